@@ -1,0 +1,135 @@
+#include "cli.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+
+namespace radar::cli {
+
+bool Args::parse(int argc, char** argv, int first, std::initializer_list<OptionSpec> specs,
+                 bool stop_at_positional) {
+  auto findLong = [&](const std::string& n) -> const OptionSpec* {
+    for (const auto& s : specs)
+      if (n == s.long_name) return &s;
+    return nullptr;
+  };
+  auto findShort = [&](char c) -> const OptionSpec* {
+    for (const auto& s : specs)
+      if (s.short_name && s.short_name == c) return &s;
+    return nullptr;
+  };
+  bool only_positional = false;
+  for (int i = first; i < argc; ++i) {
+    std::string a = argv[i];
+    if (only_positional || a == "-" || a.size() < 2 || a[0] != '-') {
+      positional_.push_back(a);
+      if (stop_at_positional) only_positional = true;
+      continue;
+    }
+    if (a == "--") {
+      only_positional = true;
+      continue;
+    }
+    const OptionSpec* spec = nullptr;
+    std::string value;
+    bool has_inline = false;
+    if (a[1] == '-') {
+      std::string name = a.substr(2);
+      const auto eq = name.find('=');
+      if (eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        has_inline = true;
+      }
+      spec = findLong(name);
+      if (!spec) {
+        error_ = "unknown option '--" + name + "'";
+        return false;
+      }
+    } else {
+      spec = findShort(a[1]);
+      if (!spec) {
+        error_ = std::string("unknown option '-") + a[1] + "'";
+        return false;
+      }
+      if (a.size() > 2) {
+        value = a.substr(2);
+        has_inline = true;
+      }
+    }
+    if (spec->takes_value) {
+      if (!has_inline) {
+        if (i + 1 >= argc) {
+          error_ = std::string("option '--") + spec->long_name + "' needs a value";
+          return false;
+        }
+        value = argv[++i];
+      }
+    } else if (has_inline) {
+      error_ = std::string("option '--") + spec->long_name + "' takes no value";
+      return false;
+    }
+    values_.emplace(spec->long_name, value);
+  }
+  return true;
+}
+
+std::optional<std::string> Args::value(const std::string& name) const {
+  auto range = values_.equal_range(name);
+  if (range.first == range.second) return std::nullopt;
+  return std::prev(range.second)->second;  // the last one given wins
+}
+
+std::vector<std::string> Args::values(const std::string& name) const {
+  std::vector<std::string> out;
+  auto range = values_.equal_range(name);
+  for (auto it = range.first; it != range.second; ++it) out.push_back(it->second);
+  return out;
+}
+
+bool Args::number(const std::string& name, unsigned long long* out, unsigned long long fallback) {
+  auto v = value(name);
+  if (!v) {
+    *out = fallback;
+    return true;
+  }
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
+  unsigned long long scale = 1;
+  if (end && *end) {
+    const std::string suffix = end;
+    if (suffix == "k" || suffix == "K" || suffix == "KiB") scale = 1024ULL;
+    else if (suffix == "M" || suffix == "MiB") scale = 1024ULL * 1024;
+    else if (suffix == "G" || suffix == "GiB") scale = 1024ULL * 1024 * 1024;
+    else scale = 0;
+  }
+  if (v->empty() || (*v)[0] == '-' || errno == ERANGE || scale == 0 || n > ULLONG_MAX / scale) {
+    error_ = "--" + name + ": expected a non-negative number, got '" + *v + "'";
+    return false;
+  }
+  *out = n * scale;
+  return true;
+}
+
+int usageError(const char* command, const std::string& message) {
+  std::fprintf(stderr, "radar %s: %s\nTry 'radar help %s'.\n", command, message.c_str(), command);
+  return kExitUsage;
+}
+
+std::string selfDirectory() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  buf[n] = 0;
+  std::string path(buf);
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+}  // namespace radar::cli

@@ -1,0 +1,52 @@
+// Small helpers shared by radar's subcommands: option parsing and errors.
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace radar::cli {
+
+// Exit codes every subcommand follows.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;  // ran, and found something (e.g. check --strict)
+inline constexpr int kExitUsage = 2;     // bad command line or unreadable input
+
+struct OptionSpec {
+  const char* long_name;   // "output" for --output
+  char short_name;         // 'o' for -o, or 0
+  bool takes_value;
+};
+
+// Parses `argv[first..]`: options may appear anywhere before "--";
+// everything after "--" (or after the first positional when
+// stop_at_positional is set, as for `record -- PROGRAM ARGS`) is positional.
+class Args {
+ public:
+  bool parse(int argc, char** argv, int first, std::initializer_list<OptionSpec> specs,
+             bool stop_at_positional = false);
+  const std::string& error() const { return error_; }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  std::optional<std::string> value(const std::string& name) const;
+  std::vector<std::string> values(const std::string& name) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+  // Numbers with a clear error on junk: "--payload-limit: expected a
+  // number of bytes, got 'x'".
+  bool number(const std::string& name, unsigned long long* out, unsigned long long fallback);
+
+ private:
+  std::multimap<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+  std::string error_;
+};
+
+// Prints "radar CMD: message" and a hint; returns kExitUsage.
+int usageError(const char* command, const std::string& message);
+
+// The directory holding the running radar executable.
+std::string selfDirectory();
+
+}  // namespace radar::cli

@@ -1,0 +1,21 @@
+// The subcommands `radar` knows. Each lives with the component that builds
+// it; CMake defines RADAR_HAVE_<NAME> for those compiled in.
+#pragma once
+
+namespace radar::cli {
+
+struct Command {
+  const char* name;
+  const char* summary;  // one line for `radar help`
+  const char* help;     // full text for `radar help NAME`
+  int (*run)(int argc, char** argv);  // argv[0] is the command name
+};
+
+int runDump(int argc, char** argv);
+extern const char kDumpHelp[];
+#ifdef RADAR_HAVE_RECORD
+int runRecord(int argc, char** argv);
+extern const char kRecordHelp[];
+#endif
+
+}  // namespace radar::cli

@@ -1,0 +1,129 @@
+// `radar dump LOG...`: every record of a log, one per line, as stored.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli.h"
+#include "commands.h"
+#include "radar/proto/radarlog.pb.h"
+#include "reader.h"
+
+namespace radar::cli {
+
+const char kDumpHelp[] =
+    "usage: radar dump [--payload] LOG...\n\n"
+    "Prints the header and every record of radar log files (*.rlog) as stored:\n"
+    "counter, thread, time since the process started, kind and fields. Damage is\n"
+    "reported with the file and byte offset, after every record before it.\n\n"
+    "  --payload   show payload bytes (escaped), not only their length\n\n"
+    "Exit status: 0 when every log reads to its end, 2 otherwise.\n";
+
+namespace {
+
+std::string escaped(std::string_view bytes, size_t limit) {
+  std::string out;
+  for (size_t i = 0; i < bytes.size() && i < limit; ++i) {
+    const unsigned char c = static_cast<unsigned char>(bytes[i]);
+    if (c == '\n') out += "\\n";
+    else if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
+    else {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (bytes.size() > limit) out += "...";
+  return out;
+}
+
+void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
+  using log::Kind;
+  if (r.kind == Kind::Channel) {
+    proto::ChannelInfo ci;
+    log::LogReader::parseChannel(r.channel_bytes, &ci);
+    std::printf("         channel %u: %s fd %d dev %llu ino %llu%s%s%s\n", ci.index(),
+                log::channelTypeName(static_cast<log::ChannelType>(ci.type())), ci.fd(),
+                static_cast<unsigned long long>(ci.dev()),
+                static_cast<unsigned long long>(ci.ino()), ci.external() ? " external" : "",
+                ci.path().empty() ? "" : " path ", ci.path().c_str());
+    return;
+  }
+  if (r.kind == Kind::Note) {
+    std::printf("         note: %s\n",
+                r.strings.empty() ? "" : std::string(r.strings[0]).c_str());
+    return;
+  }
+  const double t = static_cast<double>(r.entry_ns - start_ns) / 1e9;
+  std::printf("#%-6llu tid %-6u +%.6fs %-11s", static_cast<unsigned long long>(r.counter), r.tid,
+              t, log::kindName(r.kind));
+  if (r.fd || log::isData(r.kind)) std::printf(" fd %d", r.fd);
+  if (r.channel) std::printf(" ch %u", r.channel);
+  if (r.has_offset) std::printf(" off %llu", static_cast<unsigned long long>(r.offset));
+  if (r.size) std::printf(" size %llu", static_cast<unsigned long long>(r.size));
+  std::printf(" -> %lld", static_cast<long long>(r.result));
+  if (r.error) std::printf(" (%s)", std::strerror(static_cast<int>(r.error)));
+  if (r.flags) std::printf(" flags 0x%x", r.flags);
+  if (r.peer_pid) std::printf(" pid %d", r.peer_pid);
+  if (r.status) std::printf(" status 0x%x", r.status);
+  if (r.signal) std::printf(" signal %d", r.signal);
+  if (!r.fds.empty()) {
+    std::printf(" fds");
+    for (int fd : r.fds) std::printf(" %d", fd);
+  }
+  for (auto s : r.strings) std::printf(" \"%s\"", escaped(s, 200).c_str());
+  for (const auto& rd : r.ready) std::printf(" ready %d:0x%x", rd.fd, rd.events);
+  if (r.has_hash) std::printf(" crc %08x", r.hash);
+  if (!r.payload.empty()) {
+    std::printf(" payload %zu B", r.payload.size());
+    if (payload) std::printf(" \"%s\"", escaped(r.payload, 4096).c_str());
+  }
+  if (r.payload_omitted)
+    std::printf(" (%llu B not stored)", static_cast<unsigned long long>(r.payload_omitted));
+  std::printf(" [%.1f us]\n", static_cast<double>(r.return_ns - r.entry_ns) / 1e3);
+}
+
+}  // namespace
+
+int runDump(int argc, char** argv) {
+  Args args;
+  if (!args.parse(argc, argv, 1, {{"payload", 0, false}})) return usageError("dump", args.error());
+  if (args.positional().empty()) return usageError("dump", "no log file given");
+  int status = kExitOk;
+  for (const std::string& path : args.positional()) {
+    log::LogError err;
+    auto reader = log::LogReader::open(path, &err);
+    if (!reader) {
+      std::fprintf(stderr, "radar dump: %s\n", err.toString().c_str());
+      status = kExitUsage;
+      continue;
+    }
+    const auto& h = reader->header();
+    std::printf("%s: pid %d (parent %d), %s, format %u.%u\n", path.c_str(), h.pid(), h.ppid(),
+                h.executable().c_str(), h.format_major(), h.format_minor());
+    std::printf("  argv:");
+    for (const auto& a : h.argv()) std::printf(" %s", a.c_str());
+    std::printf("\n");
+    const auto& c = reader->control();
+    if (c.incomplete)
+      std::printf("  incomplete: %llu events lost from event %llu (%s)\n",
+                  static_cast<unsigned long long>(c.lost_events),
+                  static_cast<unsigned long long>(c.lost_from_counter),
+                  std::strerror(c.lost_errno));
+    for (const auto& th : c.threads)
+      if (th.kind)
+        std::printf("  thread %u was in %s on fd %d when the log was last written\n", th.tid,
+                    log::kindName(static_cast<log::Kind>(th.kind)), th.fd);
+    log::Record r;
+    while (reader->next(r)) printRecord(r, h.monotonic_ns(), args.has("payload"));
+    for (const auto& note : reader->notes()) std::printf("  note: %s\n", note.c_str());
+    if (reader->error()) {
+      std::fprintf(stderr, "radar dump: %s\n", reader->error()->toString().c_str());
+      status = kExitUsage;
+    }
+  }
+  return status;
+}
+
+}  // namespace radar::cli

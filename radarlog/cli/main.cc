@@ -1,0 +1,99 @@
+// radar: the one entry point, with git-style subcommands.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli.h"
+#include "commands.h"
+
+#ifndef RADAR_VERSION
+#define RADAR_VERSION "unknown"
+#endif
+
+namespace radar::cli {
+namespace {
+
+int runHelp(int argc, char** argv);
+int runVersion(int, char**) {
+  std::printf("radar %s\n", RADAR_VERSION);
+  return kExitOk;
+}
+
+const char kHelpHelp[] =
+    "usage: radar help [COMMAND]\n\n"
+    "Lists radar's commands, or explains one of them.\n";
+const char kVersionHelp[] = "usage: radar version\n\nPrints radar's version.\n";
+
+const Command kCommands[] = {
+#ifdef RADAR_HAVE_RECORD
+    {"record", "run a program and record every process it creates", kRecordHelp, runRecord},
+#endif
+    {"dump", "print the raw records of log files (for readers and bug reports)", kDumpHelp,
+     runDump},
+    {"help", "list commands, or explain one", kHelpHelp, runHelp},
+    {"version", "print radar's version", kVersionHelp, runVersion},
+};
+
+const Command* find(const char* name) {
+  for (const Command& c : kCommands)
+    if (std::strcmp(c.name, name) == 0) return &c;
+  return nullptr;
+}
+
+void overview(FILE* out) {
+  std::fprintf(out,
+               "usage: radar COMMAND [ARGS...]\n\n"
+               "radar records programs made of several processes that talk over pipes and\n"
+               "sockets, and replays what happened between them.\n\n"
+               "Commands:\n");
+  for (const Command& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  std::fprintf(out, "\nSee 'radar help COMMAND' for one command's options.\n");
+}
+
+int runHelp(int argc, char** argv) {
+  if (argc < 2) {
+    overview(stdout);
+    return kExitOk;
+  }
+  const Command* c = find(argv[1]);
+  if (!c) {
+    std::fprintf(stderr, "radar help: no command '%s'\n\n", argv[1]);
+    overview(stderr);
+    return kExitUsage;
+  }
+  std::fputs(c->help, stdout);
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace radar::cli
+
+int main(int argc, char** argv) {
+  using namespace radar::cli;
+  if (argc < 2) {
+    overview(stderr);
+    return kExitUsage;
+  }
+  const char* name = argv[1];
+  if (std::strcmp(name, "--help") == 0 || std::strcmp(name, "-h") == 0) {
+    overview(stdout);
+    return kExitOk;
+  }
+  if (std::strcmp(name, "--version") == 0) return find("version")->run(1, argv + 1);
+  const Command* c = find(name);
+  if (!c) {
+    std::fprintf(stderr, "radar: '%s' is not a radar command.\n\n", name);
+    overview(stderr);
+    return kExitUsage;
+  }
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--") == 0) break;
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(c->help, stdout);
+      return kExitOk;
+    }
+  }
+  return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,86 @@
+#include "crc32c.h"
+
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
+
+namespace radar {
+namespace {
+
+struct Table {
+  uint32_t t[8][256];
+  constexpr Table() : t() {
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+      t[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; ++i)
+      for (int s = 1; s < 8; ++s) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
+  }
+};
+constexpr Table kTable;
+
+uint32_t crcPortable(uint32_t crc, const uint8_t* p, size_t n) {
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    w ^= crc;
+    crc = kTable.t[7][w & 0xff] ^ kTable.t[6][(w >> 8) & 0xff] ^ kTable.t[5][(w >> 16) & 0xff] ^
+          kTable.t[4][(w >> 24) & 0xff] ^ kTable.t[3][(w >> 32) & 0xff] ^
+          kTable.t[2][(w >> 40) & 0xff] ^ kTable.t[1][(w >> 48) & 0xff] ^ kTable.t[0][w >> 56];
+    p += 8;
+    n -= 8;
+  }
+  while (n--) crc = (crc >> 8) ^ kTable.t[0][(crc ^ *p++) & 0xff];
+  return crc;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) uint32_t crcHardware(uint32_t crc, const uint8_t* p, size_t n) {
+  uint64_t c = crc;
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    c = _mm_crc32_u64(c, w);
+    p += 8;
+    n -= 8;
+  }
+  uint32_t c32 = static_cast<uint32_t>(c);
+  while (n--) c32 = _mm_crc32_u8(c32, *p++);
+  return c32;
+}
+
+bool haveSse42() {
+  // cpuid leaf 1, ecx bit 20; read directly so that nothing needs
+  // initialising before the first call (the interposer hashes early).
+  unsigned eax = 1, ebx, ecx = 0, edx;
+  asm volatile("cpuid" : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
+  return (ecx >> 20) & 1;
+}
+#endif
+
+}  // namespace
+
+uint32_t crc32c(uint32_t crc, const void* data, size_t len) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  crc = ~crc;
+#if defined(__x86_64__)
+  // No function-local static: its guard would need the C++ runtime, which
+  // the injected library does not link. A benign race: both threads agree.
+  static int hardware = 0;  // 0 unknown, 1 yes, 2 no
+  int h = __atomic_load_n(&hardware, __ATOMIC_RELAXED);
+  if (h == 0) {
+    h = haveSse42() ? 1 : 2;
+    __atomic_store_n(&hardware, h, __ATOMIC_RELAXED);
+  }
+  crc = h == 1 ? crcHardware(crc, p, len) : crcPortable(crc, p, len);
+#else
+  crc = crcPortable(crc, p, len);
+#endif
+  return ~crc;
+}
+
+}  // namespace radar

@@ -1,0 +1,148 @@
+// What a writer is given for one record: plain structs of borrowed pointers,
+// so that the recorder fills them on its stack without allocating.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kinds.h"
+
+namespace radar::log {
+
+// Field numbers of radarlog.proto's messages.
+namespace field {
+enum EventField : uint32_t {
+  kKind = 1, kCounter = 2, kTid = 3, kEntryDelta = 4, kDuration = 5, kFd = 6, kChannel = 7,
+  kOffset = 8, kSize = 9, kResult = 10, kError = 11, kFlags = 12, kHash = 13,
+  kPayloadOmitted = 14, kPayload = 15, kPeerPid = 16, kStatus = 17, kSignal = 18,
+  kAddress = 19, kFds = 20, kStrings = 21, kReady = 22, kHeader = 23, kChannelInfo = 24,
+  kTimeout = 25, kLengths = 26,
+};
+enum HeaderField : uint32_t {
+  kMagic = 1, kFormatMajor = 2, kFormatMinor = 3, kRecordingId = 4, kLogId = 5, kHostName = 6,
+  kBootId = 7, kPid = 8, kPpid = 9, kOrigin = 10, kParentLogId = 11, kParentCounter = 12,
+  kGeneration = 13, kExecutable = 14, kExecutableSize = 15, kExecutableMtime = 16, kArgv = 17,
+  kCwd = 18, kEnvironment = 19, kRealtime = 20, kMonotonic = 21, kPayloadLimit = 22,
+  kNondet = 23, kStartTicks = 24, kRecorderVersion = 25, kUid = 26, kGid = 27,
+};
+enum ChannelField : uint32_t {
+  kIndex = 1, kType = 2, kChannelOrigin = 3, kChannelFd = 4, kDev = 5, kIno = 6, kPeerIno = 7,
+  kLocalAddress = 8, kPeerAddress = 9, kPath = 10, kAccess = 11, kExternal = 12, kDomain = 13,
+  kSocketType = 14, kProtocol = 15, kRdev = 16,
+};
+enum ReadyField : uint32_t { kReadyFd = 1, kReadyEvents = 2, kReadyData = 3 };
+}  // namespace field
+
+struct Iov {
+  const void* base;
+  size_t len;
+};
+
+struct ReadyFd {
+  int32_t fd;
+  uint32_t events;
+  uint64_t data;
+};
+
+struct HeaderFields {
+  const uint8_t* recording_id = nullptr;  // 16 bytes
+  uint64_t log_id = 0;
+  const char* host_name = nullptr;
+  const char* boot_id = nullptr;
+  int32_t pid = 0;
+  int32_t ppid = 0;
+  Origin origin = Origin::Unspecified;
+  uint64_t parent_log_id = 0;
+  uint64_t parent_counter = 0;
+  uint32_t generation = 0;
+  const char* executable = nullptr;
+  uint64_t executable_size = 0;
+  int64_t executable_mtime_ns = 0;
+  const char* const* argv = nullptr;  // null-terminated, like main's argv
+  const char* cwd = nullptr;
+  const char* const* environment = nullptr;  // null-terminated
+  int64_t realtime_ns = 0;
+  int64_t monotonic_ns = 0;
+  uint64_t payload_limit = 0;
+  bool nondet = false;
+  uint64_t start_ticks = 0;
+  const char* recorder_version = nullptr;
+  int32_t uid = 0;
+  int32_t gid = 0;
+};
+
+struct ChannelFields {
+  uint32_t index = 0;
+  ChannelType type = ChannelType::Unspecified;
+  ChannelOrigin origin = ChannelOrigin::Unspecified;
+  int32_t fd = -1;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  uint64_t peer_ino = 0;
+  const void* local_address = nullptr;
+  size_t local_address_len = 0;
+  const void* peer_address = nullptr;
+  size_t peer_address_len = 0;
+  const char* path = nullptr;
+  uint32_t access = 0;
+  bool external = false;
+  int32_t domain = 0;
+  int32_t socket_type = 0;
+  int32_t protocol = 0;
+  uint64_t rdev = 0;
+};
+
+struct EventFields {
+  Kind kind = Kind::Unspecified;
+  uint32_t tid = 0;  // 0: the main thread
+  int64_t entry_ns = 0;
+  int64_t return_ns = 0;
+  int32_t fd = 0;
+  uint32_t channel = 0;
+  bool has_offset = false;  // data events on a channel
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  int64_t result = 0;
+  uint32_t error = 0;
+  uint32_t flags = 0;
+  bool has_hash = false;
+  uint32_t hash = 0;
+  // The stored payload is the first payload_len bytes of the iovecs.
+  const Iov* payload = nullptr;
+  size_t payload_iov_count = 0;
+  size_t payload_len = 0;
+  uint64_t payload_omitted = 0;
+  int32_t peer_pid = 0;
+  int32_t status = 0;
+  int32_t signal = 0;
+  const void* address = nullptr;
+  size_t address_len = 0;
+  const int32_t* fds = nullptr;
+  size_t fd_count = 0;
+  const char* const* strings = nullptr;
+  size_t string_count = 0;
+  const ReadyFd* ready = nullptr;
+  size_t ready_count = 0;
+  const uint64_t* lengths = nullptr;  // sendmmsg/recvmmsg: bytes of each message
+  size_t length_count = 0;
+  const HeaderFields* header = nullptr;
+  const ChannelFields* channel_info = nullptr;
+  bool has_timeout = false;
+  int32_t timeout_ms = 0;
+};
+
+// Bytes a data event moved on its channel: the implied offset of the next
+// event in the same direction advances by this much.
+inline uint64_t bytesMoved(Kind kind, int64_t result, uint32_t flags, const uint64_t* lengths,
+                           size_t length_count) {
+  constexpr uint32_t kMsgPeek = 0x2;
+  if (categoryOf(kind) == Category::Receive && (flags & kMsgPeek)) return 0;
+  if (isMultiMessage(kind)) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < length_count; ++i) sum += lengths[i];
+    return sum;
+  }
+  return result > 0 ? static_cast<uint64_t>(result) : 0;
+}
+
+}  // namespace radar::log

@@ -1,0 +1,68 @@
+// The fixed byte layout of a radar log file (docs/log-format.md).
+//
+//   offset 0      zstd skippable frame: magic 0x184D2A5A, u32 size
+//   offset 8      FileControl (below): magic, version, tail state, thread slots
+//   offset 4096   the tail: records not compressed yet, then zero bytes
+//   4096 + cap    zstd frames, each holding whole records
+//
+// Everything here is little-endian. The first 4096 + tail capacity bytes are
+// mapped into the recording process (MAP_SHARED), so what it stores there is
+// in the page cache the moment the store retires and survives SIGKILL.
+#pragma once
+
+#include <cstdint>
+
+namespace radar::log {
+
+inline constexpr uint32_t kFormatMajor = 1;
+inline constexpr uint32_t kFormatMinor = 0;
+
+inline constexpr uint32_t kZstdMagic = 0xFD2FB528u;
+inline constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0u;
+inline constexpr uint32_t kSkippableMagicBase = 0x184D2A50u;
+inline constexpr uint32_t kFileMagicFrame = 0x184D2A5Au;  // a skippable frame: zstd -d ignores it
+inline constexpr char kFileMagic[8] = {'R', 'A', 'D', 'A', 'R', 'L', 'O', 'G'};
+inline constexpr const char* kHeaderMagic = "radarlog";
+
+inline constexpr uint32_t kControlSize = 4096;  // file offset of the tail records
+inline constexpr uint32_t kDefaultTailCapacity = 256 * 1024;
+inline constexpr uint32_t kMinTailCapacity = 4096;
+inline constexpr uint32_t kMaxTailCapacity = 64 * 1024 * 1024;
+
+// Control state bits.
+inline constexpr uint32_t kStateClosed = 1u << 0;      // closed cleanly: tail flushed
+inline constexpr uint32_t kStateIncomplete = 1u << 1;  // events were lost: see lost_*
+inline constexpr uint32_t kStateFinalized = 1u << 2;   // `radar record` compacted it afterwards
+
+// What one thread is doing, kept current by the recorder so that a reader
+// can tell what every thread was blocked in when the process was killed.
+struct ThreadSlot {
+  uint32_t tid;          // 0: free slot
+  uint16_t kind;         // Kind of the call in progress, 0 if none
+  uint16_t reserved;
+  int32_t fd;
+  uint32_t channel;
+  int64_t entry_ns;      // CLOCK_MONOTONIC at entry
+  uint64_t last_counter; // the thread's last recorded event
+};
+static_assert(sizeof(ThreadSlot) == 32);
+
+struct FileControl {
+  char magic[8];            // "RADARLOG"
+  uint16_t format_major;
+  uint16_t format_minor;
+  uint32_t tail_capacity;   // bytes of the tail region after kControlSize
+  uint64_t tail_first_counter;  // counter the tail's records start at; 0: tail empty
+  uint32_t state;  // kState* bits
+  uint32_t lost_errno;
+  uint64_t lost_from_counter;   // first counter not recorded (0: none lost)
+  uint64_t lost_events;
+  uint64_t last_counter;        // highest counter stored so far
+  uint32_t thread_slot_count;
+  uint32_t reserved[5];
+  ThreadSlot threads[124];
+};
+static_assert(sizeof(FileControl) + 8 <= kControlSize);
+inline constexpr uint32_t kThreadSlots = sizeof(FileControl::threads) / sizeof(ThreadSlot);
+
+}  // namespace radar::log

@@ -1,0 +1,637 @@
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader
+#include "reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+
+#include "radar/proto/radarlog.pb.h"
+#include "wire.h"
+
+namespace radar::log {
+namespace {
+
+// A frame may not claim more content than this; real logs stay far below
+// (a frame holds one tail's worth of records, or one large message).
+constexpr uint64_t kMaxFrameContent = uint64_t{1} << 30;
+constexpr size_t kMaxBlock = 128 * 1024;
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "0x%08x", v);
+  return buf;
+}
+
+// Skips an unknown field. Returns false on an impossible wire type or when
+// the field runs past `end`.
+bool skipField(const uint8_t*& p, const uint8_t* end, uint32_t wire_type) {
+  uint64_t v;
+  switch (wire_type) {
+    case wire::kVarint: return wire::getVarint(p, end, v);
+    case wire::kFixed64:
+      if (end - p < 8) return false;
+      p += 8;
+      return true;
+    case wire::kLengthDelimited:
+      if (!wire::getVarint(p, end, v) || v > static_cast<uint64_t>(end - p)) return false;
+      p += v;
+      return true;
+    case wire::kFixed32:
+      if (end - p < 4) return false;
+      p += 4;
+      return true;
+    default: return false;
+  }
+}
+
+// The fields of an Event as they are on the wire, before the compactness
+// rules are applied.
+struct WireEvent {
+  bool has_counter = false, has_tid = false, has_offset = false;
+  uint64_t counter = 0, offset = 0, duration = 0;
+  uint32_t tid = 0;
+  int64_t entry_delta = 0;
+};
+
+bool decodeReady(const uint8_t* p, const uint8_t* end, ReadyFd& r) {
+  r = {};
+  while (p < end) {
+    uint64_t key, v;
+    if (!wire::getVarint(p, end, key)) return false;
+    const uint32_t f = static_cast<uint32_t>(key >> 3), t = key & 7;
+    if (t == wire::kVarint && f >= 1 && f <= 3) {
+      if (!wire::getVarint(p, end, v)) return false;
+      if (f == field::kReadyFd) r.fd = static_cast<int32_t>(v);
+      if (f == field::kReadyEvents) r.events = static_cast<uint32_t>(v);
+      if (f == field::kReadyData) r.data = v;
+    } else if (!skipField(p, end, t)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Decodes one Event body. `base` is the start of the content, for payload
+// locations. Returns an empty string or why the bytes are not an Event.
+const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* base, Record& r,
+                        WireEvent& w) {
+  r.kind = Kind::Unspecified;
+  r.fd = 0;
+  r.channel = 0;
+  r.size = 0;
+  r.result = 0;
+  r.error = r.flags = 0;
+  r.has_hash = false;
+  r.hash = 0;
+  r.payload_omitted = 0;
+  r.payload = {};
+  r.payload_location.offset = 0;
+  r.peer_pid = r.status = r.signal = 0;
+  r.address = {};
+  r.fds.clear();
+  r.strings.clear();
+  r.ready.clear();
+  r.lengths.clear();
+  r.header_bytes = r.channel_bytes = {};
+  r.has_timeout = false;
+  r.timeout_ms = 0;
+  w = {};
+  bool has_kind = false;
+  while (p < end) {
+    uint64_t key;
+    if (!wire::getVarint(p, end, key)) return "truncated field key";
+    const uint32_t f = static_cast<uint32_t>(key >> 3);
+    const uint32_t t = key & 7;
+    uint64_t v = 0;
+    if (t == wire::kVarint) {
+      if (!wire::getVarint(p, end, v)) return "truncated varint";
+      switch (f) {
+        case field::kKind:
+          r.kind = static_cast<Kind>(v);
+          has_kind = true;
+          break;
+        case field::kCounter:
+          w.has_counter = true;
+          w.counter = v;
+          break;
+        case field::kTid:
+          w.has_tid = true;
+          w.tid = static_cast<uint32_t>(v);
+          break;
+        case field::kEntryDelta: w.entry_delta = wire::unzigzag(v); break;
+        case field::kDuration: w.duration = v; break;
+        case field::kFd: r.fd = static_cast<int32_t>(v); break;
+        case field::kChannel: r.channel = static_cast<uint32_t>(v); break;
+        case field::kOffset:
+          w.has_offset = true;
+          w.offset = v;
+          break;
+        case field::kSize: r.size = v; break;
+        case field::kResult: r.result = wire::unzigzag(v); break;
+        case field::kError: r.error = static_cast<uint32_t>(v); break;
+        case field::kFlags: r.flags = static_cast<uint32_t>(v); break;
+        case field::kPayloadOmitted: r.payload_omitted = v; break;
+        case field::kPeerPid: r.peer_pid = static_cast<int32_t>(v); break;
+        case field::kStatus: r.status = static_cast<int32_t>(v); break;
+        case field::kSignal: r.signal = static_cast<int32_t>(v); break;
+        case field::kFds: r.fds.push_back(static_cast<int32_t>(v)); break;
+        case field::kLengths: r.lengths.push_back(v); break;
+        case field::kTimeout:
+          r.has_timeout = true;
+          r.timeout_ms = static_cast<int32_t>(wire::unzigzag(v));
+          break;
+        default: break;  // a newer field
+      }
+    } else if (t == wire::kLengthDelimited) {
+      if (!wire::getVarint(p, end, v)) return "truncated length";
+      if (v > static_cast<uint64_t>(end - p)) return "field runs past the end of the record";
+      const uint8_t* d = p;
+      p += v;
+      const std::string_view bytes(reinterpret_cast<const char*>(d), v);
+      switch (f) {
+        case field::kPayload:
+          r.payload = bytes;
+          r.payload_location.offset = static_cast<uint32_t>(d - base);
+          break;
+        case field::kAddress: r.address = bytes; break;
+        case field::kStrings: r.strings.push_back(bytes); break;
+        case field::kHeader: r.header_bytes = bytes; break;
+        case field::kChannelInfo: r.channel_bytes = bytes; break;
+        case field::kFds:
+          for (const uint8_t* q = d; q < p;) {
+            uint64_t x;
+            if (!wire::getVarint(q, p, x)) return "bad packed fds";
+            r.fds.push_back(static_cast<int32_t>(x));
+          }
+          break;
+        case field::kLengths:
+          for (const uint8_t* q = d; q < p;) {
+            uint64_t x;
+            if (!wire::getVarint(q, p, x)) return "bad packed lengths";
+            r.lengths.push_back(x);
+          }
+          break;
+        case field::kReady: {
+          ReadyFd ready;
+          if (!decodeReady(d, p, ready)) return "bad ready entry";
+          r.ready.push_back(ready);
+          break;
+        }
+        default: break;
+      }
+    } else if (t == wire::kFixed32) {
+      if (end - p < 4) return "truncated fixed32";
+      if (f == field::kHash) {
+        r.has_hash = true;
+        r.hash = wire::loadLE32(p);
+      }
+      p += 4;
+    } else if (!skipField(p, end, t)) {
+      return "invalid wire type";
+    }
+  }
+  if (!has_kind || r.kind == Kind::Unspecified) return "record has no kind";
+  return "";
+}
+
+}  // namespace
+
+std::string LogError::toString() const {
+  return path + ": offset " + std::to_string(offset) + ": " + message;
+}
+
+LogReader::~LogReader() {
+  if (fd_ >= 0) ::close(fd_);
+  if (dctx_) ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_));
+}
+
+bool LogReader::fail(uint64_t offset, std::string message) {
+  if (!error_) error_ = LogError{path_, offset, std::move(message)};
+  done_ = true;
+  return false;
+}
+
+bool LogReader::readAt(uint64_t offset, void* buf, size_t n) {
+  auto* out = static_cast<uint8_t*>(buf);
+  while (n) {
+    ssize_t r = ::pread(fd_, out, n, static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    out += r;
+    offset += static_cast<uint64_t>(r);
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+std::unique_ptr<LogReader> LogReader::open(const std::string& path, LogError* error) {
+  std::unique_ptr<LogReader> r(new LogReader);
+  r->path_ = path;
+  auto bad = [&](uint64_t offset, std::string message) {
+    if (error) *error = LogError{path, offset, std::move(message)};
+    return nullptr;
+  };
+  r->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (r->fd_ < 0) return bad(0, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(r->fd_, &st) != 0) return bad(0, std::string("cannot stat: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return bad(0, "not a regular file");
+  r->file_size_ = static_cast<uint64_t>(st.st_size);
+  if (r->file_size_ == 0) return bad(0, "empty file (the recording process could not write it)");
+
+  uint8_t head[8 + sizeof(FileControl)] = {};
+  const size_t have = r->file_size_ < sizeof(head) ? r->file_size_ : sizeof(head);
+  if (!r->readAt(0, head, have)) return bad(0, std::string("cannot read: ") + std::strerror(errno));
+  if (have < 8 + 16 || wire::loadLE32(head) != kFileMagicFrame ||
+      std::memcmp(head + 8, kFileMagic, sizeof(kFileMagic)) != 0)
+    return bad(0, "not a radar log (bad magic)");
+  FileControl c;
+  std::memcpy(&c, head + 8, sizeof(c));
+  if (c.format_major > kFormatMajor)
+    return bad(16, "log format " + std::to_string(c.format_major) + "." +
+                       std::to_string(c.format_minor) + " is newer than this radar reads (" +
+                       std::to_string(kFormatMajor) + ".x); use a newer radar");
+  if (c.format_major == 0) return bad(16, "log format version 0 is invalid");
+  if (have < sizeof(head)) return bad(have, "file ends inside its control block");
+  if (c.tail_capacity < kMinTailCapacity || c.tail_capacity > kMaxTailCapacity ||
+      c.tail_capacity % 4096 != 0)
+    return bad(20, "absurd tail capacity " + std::to_string(c.tail_capacity));
+  if (wire::loadLE32(head + 4) != kControlSize + c.tail_capacity - 8)
+    return bad(4, "control frame size does not match the tail capacity");
+
+  ControlState& cs = r->control_;
+  cs.format_major = c.format_major;
+  cs.format_minor = c.format_minor;
+  cs.tail_capacity = c.tail_capacity;
+  cs.closed = c.state & kStateClosed;
+  cs.incomplete = c.state & kStateIncomplete;
+  cs.finalized = c.state & kStateFinalized;
+  cs.lost_from_counter = c.lost_from_counter;
+  cs.lost_events = c.lost_events;
+  cs.lost_errno = static_cast<int>(c.lost_errno);
+  cs.last_counter = c.last_counter;
+  const uint32_t slots = c.thread_slot_count < kThreadSlots ? c.thread_slot_count : kThreadSlots;
+  for (uint32_t i = 0; i < slots; ++i)
+    if (c.threads[i].tid) cs.threads.push_back(c.threads[i]);
+
+  r->frames_start_ = kControlSize + uint64_t{c.tail_capacity};
+  r->pos_ = r->frames_start_;
+  r->dctx_ = ZSTD_createDCtx();
+  r->header_ = std::make_unique<proto::Header>();
+
+  Record first;
+  if (!r->decodeNext(first)) {
+    if (r->error_) {
+      if (error) *error = *r->error_;
+      return nullptr;
+    }
+    return bad(r->frames_start_, "log has no header record");
+  }
+  if (first.kind != Kind::Header || !parseHeader(first.header_bytes, r->header_.get()))
+    return bad(r->frames_start_, "first record is not a valid header");
+  // The header opened the first frame, whose compactness rules imply the
+  // main thread (header.pid) until a record names another.
+  if (!r->counter_known_) r->prev_tid_ = static_cast<uint32_t>(r->header_->pid());
+  if (r->header_->format_major() > kFormatMajor)
+    return bad(r->frames_start_, "header declares format " +
+                                     std::to_string(r->header_->format_major()) +
+                                     ", newer than this radar reads; use a newer radar");
+  return r;
+}
+
+bool LogReader::parseHeader(std::string_view bytes, proto::Header* out) {
+  return out->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+}
+
+bool LogReader::parseChannel(std::string_view bytes, proto::ChannelInfo* out) {
+  return out->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+}
+
+// Reads the zstd frame at `offset` block by block (its size is not stored
+// anywhere but in the block headers) and decompresses it. Returns false
+// with why = "truncated" when the file ends inside the frame.
+bool LogReader::decompressFrameAt(uint64_t offset, std::vector<uint8_t>* content,
+                                  size_t* frame_size, std::string* why) {
+  uint8_t hdr[ZSTD_FRAMEHEADERSIZE_MAX];
+  const uint64_t left = file_size_ - offset;
+  const size_t hn = left < sizeof(hdr) ? static_cast<size_t>(left) : sizeof(hdr);
+  if (!readAt(offset, hdr, hn)) {
+    *why = "cannot read";
+    return false;
+  }
+  ZSTD_frameHeader fh;
+  const size_t need = ZSTD_getFrameHeader(&fh, hdr, hn);
+  if (ZSTD_isError(need)) {
+    *why = std::string("bad frame header: ") + ZSTD_getErrorName(need);
+    return false;
+  }
+  if (need > 0) {
+    *why = "truncated";
+    return false;
+  }
+  if (fh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN && fh.frameContentSize > kMaxFrameContent) {
+    *why = "frame declares " + std::to_string(fh.frameContentSize) +
+           " bytes of content, more than a log frame can hold";
+    return false;
+  }
+  scratch_.resize(fh.headerSize);
+  std::memcpy(scratch_.data(), hdr, fh.headerSize);
+  uint64_t at = offset + fh.headerSize;
+  for (;;) {
+    uint8_t bh[3];
+    if (at + 3 > file_size_) {
+      *why = "truncated";
+      return false;
+    }
+    readAt(at, bh, 3);
+    const uint32_t h = bh[0] | (bh[1] << 8) | (bh[2] << 16);
+    const bool last = h & 1;
+    const uint32_t type = (h >> 1) & 3;
+    const uint32_t size = h >> 3;
+    if (type == 3) {
+      *why = "reserved block type";
+      return false;
+    }
+    if (size > kMaxBlock) {
+      *why = "block of " + std::to_string(size) + " bytes exceeds zstd's maximum";
+      return false;
+    }
+    const uint32_t stored = type == 1 ? 1 : size;  // RLE blocks store one byte
+    if (at + 3 + stored > file_size_) {
+      *why = "truncated";
+      return false;
+    }
+    const size_t old = scratch_.size();
+    if (old + 3 + stored > kMaxFrameContent + kMaxBlock) {
+      *why = "frame too large";
+      return false;
+    }
+    scratch_.resize(old + 3 + stored);
+    std::memcpy(scratch_.data() + old, bh, 3);
+    if (stored && !readAt(at + 3, scratch_.data() + old + 3, stored)) {
+      *why = "cannot read";
+      return false;
+    }
+    at += 3 + stored;
+    if (last) break;
+  }
+  if (fh.checksumFlag) {
+    if (at + 4 > file_size_) {
+      *why = "truncated";
+      return false;
+    }
+    const size_t old = scratch_.size();
+    scratch_.resize(old + 4);
+    readAt(at, scratch_.data() + old, 4);
+    at += 4;
+  }
+  *frame_size = static_cast<size_t>(at - offset);
+
+  auto* dctx = static_cast<ZSTD_DCtx*>(dctx_);
+  if (fh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN) {
+    content->resize(fh.frameContentSize);
+    const size_t n = ZSTD_decompressDCtx(dctx, content->data(), content->size(), scratch_.data(),
+                                         scratch_.size());
+    if (ZSTD_isError(n)) {
+      *why = ZSTD_getErrorName(n);
+      return false;
+    }
+    if (n != fh.frameContentSize) {
+      *why = "content size does not match the frame header";
+      return false;
+    }
+    return true;
+  }
+  // Content size not declared (not written by radar): stream it.
+  content->clear();
+  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+  ZSTD_inBuffer in{scratch_.data(), scratch_.size(), 0};
+  uint8_t chunk[64 * 1024];
+  for (;;) {
+    ZSTD_outBuffer out{chunk, sizeof(chunk), 0};
+    const size_t ret = ZSTD_decompressStream(dctx, &out, &in);
+    if (ZSTD_isError(ret)) {
+      *why = ZSTD_getErrorName(ret);
+      return false;
+    }
+    content->insert(content->end(), chunk, chunk + out.pos);
+    if (content->size() > kMaxFrameContent) {
+      *why = "frame content too large";
+      return false;
+    }
+    if (ret == 0) return true;
+    if (in.pos == in.size && out.pos < out.size) {
+      *why = "frame ends early";
+      return false;
+    }
+  }
+}
+
+bool LogReader::loadNextFrame() {
+  while (pos_ < file_size_) {
+    uint8_t magic[8];
+    const uint64_t left = file_size_ - pos_;
+    if (left < 4) {
+      interrupted_frame_ = true;
+      return false;
+    }
+    readAt(pos_, magic, left < 8 ? static_cast<size_t>(left) : 8);
+    const uint32_t m = wire::loadLE32(magic);
+    if ((m & kSkippableMagicMask) == kSkippableMagicBase) {
+      if (left < 8 || 8 + uint64_t{wire::loadLE32(magic + 4)} > left) {
+        interrupted_frame_ = true;
+        return false;
+      }
+      pos_ += 8 + uint64_t{wire::loadLE32(magic + 4)};
+      continue;
+    }
+    if (m != kZstdMagic) return fail(pos_, "expected a zstd frame, found magic " + hex32(m));
+    size_t frame_size = 0;
+    std::string why;
+    if (!decompressFrameAt(pos_, &content_, &frame_size, &why)) {
+      if (why == "truncated") {
+        interrupted_frame_ = true;
+        return false;
+      }
+      return fail(pos_, "corrupt zstd frame: " + why);
+    }
+    content_frame_ = pos_;
+    content_base_ = 0;
+    cursor_ = 0;
+    in_tail_ = false;
+    counter_known_ = false;
+    prev_tid_ = header_ && header_->pid() ? static_cast<uint32_t>(header_->pid()) : 0;
+    prev_return_ns_ = 0;
+    ++frame_id_;
+    pos_ += frame_size;
+    return true;
+  }
+  return false;
+}
+
+// The tail holds the records written after the last frame. It continues the
+// log only if its first counter follows the frames' last one; a smaller one
+// means the process died after compressing the tail into a frame but before
+// emptying it (the frame already has those records).
+bool LogReader::loadTail() {
+  const uint64_t tail_offset = kControlSize;
+  uint64_t first = 0;
+  if (!readAt(8 + offsetof(FileControl, tail_first_counter), &first, sizeof(first))) first = 0;
+  const uint64_t interrupted_at = pos_;
+  auto interruptedError = [&]() {
+    return fail(interrupted_at, "truncated zstd frame (the file ends inside it)");
+  };
+  if (first == 0) return interrupted_frame_ ? interruptedError() : false;
+  if (first <= last_counter_) return interrupted_frame_ ? interruptedError() : false;
+  if (first > last_counter_ + 1) {
+    if (interrupted_frame_) return interruptedError();
+    return fail(tail_offset, "events " + std::to_string(last_counter_ + 1) + " to " +
+                                 std::to_string(first - 1) + " are missing before the tail");
+  }
+  if (file_size_ <= tail_offset) return fail(file_size_, "file ends before its tail");
+  uint64_t avail = file_size_ - tail_offset;
+  if (avail > control_.tail_capacity) avail = control_.tail_capacity;
+  content_.resize(avail);
+  if (!readAt(tail_offset, content_.data(), avail)) return fail(tail_offset, "cannot read the tail");
+  if (interrupted_frame_)
+    notes_.push_back("the frame at offset " + std::to_string(interrupted_at) +
+                     " was cut short when the recording process stopped; its records were "
+                     "recovered from the tail");
+  content_frame_ = Location::kTailFrame;
+  content_base_ = tail_offset;
+  cursor_ = 0;
+  in_tail_ = true;
+  counter_known_ = false;
+  prev_tid_ = header_ && header_->pid() ? static_cast<uint32_t>(header_->pid()) : 0;
+  prev_return_ns_ = 0;
+  ++frame_id_;
+  return true;
+}
+
+bool LogReader::next(Record& record) { return decodeNext(record); }
+
+bool LogReader::decodeNext(Record& r) {
+  for (;;) {
+    if (done_) return false;
+    if (cursor_ >= content_.size() || (in_tail_ && content_[cursor_] == 0)) {
+      if (in_tail_) {
+        done_ = true;
+        return false;
+      }
+      if (!frames_done_) {
+        if (loadNextFrame()) continue;
+        if (done_) return false;
+        frames_done_ = true;
+      }
+      if (!loadTail()) {
+        done_ = true;
+        return false;
+      }
+      continue;
+    }
+    // One record: varint length, then the Event.
+    const uint8_t* base = content_.data();
+    const uint8_t* p = base + cursor_;
+    const uint8_t* end = base + content_.size();
+    const uint64_t where = in_tail_ ? content_base_ + cursor_ : content_frame_;
+    auto at = [&](const std::string& what) {
+      return in_tail_ ? what : what + " (in the frame at this offset, byte " +
+                                   std::to_string(cursor_) + " of its content)";
+    };
+    uint64_t len;
+    if (!wire::getVarint(p, end, len)) return fail(where, at("truncated record length"));
+    if (len == 0) return fail(where, at("zero record length"));
+    if (len > static_cast<uint64_t>(end - p)) {
+      if (in_tail_) return fail(where, "truncated record (the file ends inside it)");
+      return fail(where, at("record length " + std::to_string(len) + " exceeds the " +
+                            std::to_string(end - p) + " bytes left in the frame"));
+    }
+    WireEvent w;
+    const char* why = decodeEvent(p, p + len, base, r, w);
+    if (*why) return fail(where, at(std::string("bad record: ") + why));
+    cursor_ = static_cast<size_t>(p + len - base);
+    r.payload_location.frame_offset = content_frame_;
+
+    if (!isCounted(r.kind)) {
+      r.counter = 0;
+      r.tid = 0;
+      r.entry_ns = r.return_ns = 0;
+      r.has_offset = false;
+      r.offset = 0;
+      return true;
+    }
+    if (w.has_counter) {
+      if (w.counter <= last_counter_)
+        return fail(where, at("event counter " + std::to_string(w.counter) +
+                              " does not follow " + std::to_string(last_counter_)));
+      r.counter = w.counter;
+    } else {
+      if (!counter_known_) return fail(where, at("first event of a frame has no counter"));
+      r.counter = last_counter_ + 1;
+    }
+    counter_known_ = true;
+    last_counter_ = r.counter;
+    r.tid = w.has_tid ? w.tid : prev_tid_;
+    prev_tid_ = r.tid;
+    r.entry_ns = prev_return_ns_ + w.entry_delta;
+    r.return_ns = r.entry_ns + static_cast<int64_t>(w.duration);
+    prev_return_ns_ = r.return_ns;
+    r.has_offset = isData(r.kind) && r.channel != 0;
+    r.offset = 0;
+    if (r.has_offset) {
+      if (r.channel >= offsets_.size()) {
+        if (r.channel > (1u << 24)) return fail(where, at("absurd channel index"));
+        offsets_.resize(r.channel + 1);
+      }
+      ChannelOffsets& co = offsets_[r.channel];
+      const int dir = categoryOf(r.kind) == Category::Send ? 0 : 1;
+      if (w.has_offset) {
+        r.offset = w.offset;
+      } else if (co.frame == frame_id_) {
+        r.offset = co.next[dir];
+      } else {
+        return fail(where, at("first use of a channel in a frame has no offset"));
+      }
+      co.frame = frame_id_;
+      co.next[dir] = r.offset + r.bytesMoved();
+    }
+    return true;
+  }
+}
+
+bool LogReader::readPayload(const Location& where, size_t length, std::string* out,
+                            LogError* error) {
+  auto bad = [&](std::string why) {
+    if (error) *error = LogError{path_, where.frame_offset, std::move(why)};
+    return false;
+  };
+  if (where.frame_offset == Location::kTailFrame) {
+    if (uint64_t{where.offset} + length > control_.tail_capacity)
+      return bad("payload outside the tail");
+    out->resize(length);
+    if (!readAt(kControlSize + where.offset, out->data(), length))
+      return bad("cannot read the payload from the tail");
+    return true;
+  }
+  if (where.frame_offset != cached_frame_) {
+    size_t frame_size = 0;
+    std::string why;
+    cached_frame_ = ~uint64_t{0};
+    if (where.frame_offset >= file_size_ ||
+        !decompressFrameAt(where.frame_offset, &cached_content_, &frame_size, &why))
+      return bad("cannot decompress the frame holding the payload: " + why);
+    cached_frame_ = where.frame_offset;
+  }
+  if (uint64_t{where.offset} + length > cached_content_.size())
+    return bad("payload outside its frame");
+  out->assign(reinterpret_cast<const char*>(cached_content_.data()) + where.offset, length);
+  return true;
+}
+
+}  // namespace radar::log

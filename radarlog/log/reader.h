@@ -1,0 +1,176 @@
+// LogReader: streams the records of one log file in constant memory.
+//
+// Reading stops at the first damage (bad magic, newer version, corrupt or
+// truncated frame, absurd length, truncated record): every complete record
+// before it is returned, and error() names the file, the byte offset and
+// what is wrong. Payloads can stay on disk: each record says where its
+// payload is (payloadLocation) and readPayload() fetches it later.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fields.h"
+#include "format.h"
+#include "kinds.h"
+
+namespace radar::proto {
+class Header;
+class ChannelInfo;
+}  // namespace radar::proto
+
+namespace radar::log {
+
+struct LogError {
+  std::string path;
+  uint64_t offset = 0;  // byte offset in the file
+  std::string message;
+  // "path: offset N: message"
+  std::string toString() const;
+};
+
+// Where a record's payload is: in the frame starting at `frame_offset`
+// (for the tail: kTailFrame), at `offset` within the frame's content.
+struct Location {
+  static constexpr uint64_t kTailFrame = ~uint64_t{0};
+  uint64_t frame_offset = 0;
+  uint32_t offset = 0;
+};
+
+// One record, with every compactness rule applied: absolute counter, thread,
+// times and offsets. Views point into the reader's buffers and stay valid
+// until the next call to next().
+struct Record {
+  Kind kind = Kind::Unspecified;
+  uint64_t counter = 0;  // 0 for annotations
+  uint32_t tid = 0;
+  int64_t entry_ns = 0;
+  int64_t return_ns = 0;
+  int32_t fd = 0;
+  uint32_t channel = 0;
+  bool has_offset = false;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  int64_t result = 0;
+  uint32_t error = 0;
+  uint32_t flags = 0;
+  bool has_hash = false;
+  uint32_t hash = 0;
+  uint64_t payload_omitted = 0;
+  std::string_view payload;
+  Location payload_location;
+  int32_t peer_pid = 0;
+  int32_t status = 0;
+  int32_t signal = 0;
+  std::string_view address;
+  std::vector<int32_t> fds;
+  std::vector<std::string_view> strings;
+  std::vector<ReadyFd> ready;
+  std::vector<uint64_t> lengths;
+  std::string_view header_bytes;   // serialized radar.proto.Header
+  std::string_view channel_bytes;  // serialized radar.proto.ChannelInfo
+  bool has_timeout = false;
+  int32_t timeout_ms = 0;
+
+  uint64_t bytesMoved() const {
+    return log::bytesMoved(kind, result, flags, lengths.data(), lengths.size());
+  }
+};
+
+// What the control block at the start of the file says.
+struct ControlState {
+  uint32_t format_major = 0, format_minor = 0;
+  uint32_t tail_capacity = 0;
+  bool closed = false;      // the writer closed the log cleanly
+  bool incomplete = false;  // the writer lost events
+  bool finalized = false;
+  uint64_t lost_from_counter = 0;
+  uint64_t lost_events = 0;
+  int lost_errno = 0;
+  uint64_t last_counter = 0;
+  std::vector<ThreadSlot> threads;  // threads with a call in progress or known
+};
+
+class LogReader {
+ public:
+  // Opens a log and reads its header. Returns null with *error set when the
+  // file cannot be used at all.
+  static std::unique_ptr<LogReader> open(const std::string& path, LogError* error);
+  ~LogReader();
+
+  const std::string& path() const { return path_; }
+  const proto::Header& header() const { return *header_; }
+  const ControlState& control() const { return control_; }
+  uint64_t fileSize() const { return file_size_; }
+
+  // The next counted event or annotation after the header; false at the end
+  // of the log or at damage (then error() is set).
+  bool next(Record& record);
+  const std::optional<LogError>& error() const { return error_; }
+  // Things worth knowing that are not damage (e.g. an interrupted write
+  // whose records were recovered from the tail).
+  const std::vector<std::string>& notes() const { return notes_; }
+  // Bytes of the file consumed so far (for progress reports).
+  uint64_t position() const { return pos_; }
+
+  // Fetches `length` payload bytes at `where`. Returns false with *error set
+  // when the file changed or is damaged there.
+  bool readPayload(const Location& where, size_t length, std::string* out, LogError* error);
+
+  static bool parseHeader(std::string_view bytes, proto::Header* out);
+  static bool parseChannel(std::string_view bytes, proto::ChannelInfo* out);
+
+ private:
+  LogReader() = default;
+  bool fail(uint64_t offset, std::string message);
+  bool readAt(uint64_t offset, void* buf, size_t n);
+  bool loadNextFrame();
+  bool loadTail();
+  bool decodeNext(Record& r);
+  bool decompressFrameAt(uint64_t offset, std::vector<uint8_t>* content, size_t* frame_size,
+                         std::string* why);
+
+  int fd_ = -1;
+  std::string path_;
+  uint64_t file_size_ = 0;
+  uint64_t frames_start_ = 0;
+  uint64_t pos_ = 0;  // next frame's file offset
+  ControlState control_;
+  std::unique_ptr<proto::Header> header_;
+  std::optional<LogError> error_;
+  std::vector<std::string> notes_;
+
+  // The content being parsed (a frame's or the tail's).
+  std::vector<uint8_t> content_;
+  size_t cursor_ = 0;
+  uint64_t content_frame_ = 0;  // file offset of its frame, or Location::kTailFrame
+  uint64_t content_base_ = 0;   // file offset of content_[0] when it is the tail
+  bool in_tail_ = false;
+  bool done_ = false;
+  bool frames_done_ = false;
+  bool interrupted_frame_ = false;  // a truncated frame at the end of the file
+
+  // Frame state for the compactness rules.
+  bool counter_known_ = false;
+  uint64_t last_counter_ = 0;  // across the whole log
+  uint32_t prev_tid_ = 0;
+  int64_t prev_return_ns_ = 0;
+  uint32_t frame_id_ = 0;
+  struct ChannelOffsets {
+    uint32_t frame = 0;
+    uint64_t next[2] = {0, 0};
+  };
+  std::vector<ChannelOffsets> offsets_;
+
+  // Random access cache: the last frame decompressed by readPayload().
+  uint64_t cached_frame_ = ~uint64_t{0};
+  std::vector<uint8_t> cached_content_;
+  std::vector<uint8_t> scratch_;
+  void* dctx_ = nullptr;
+};
+
+}  // namespace radar::log

@@ -1,0 +1,93 @@
+// Raw system calls for code that runs inside recorded programs.
+//
+// The interposer defines write(), close(), open() ... itself, so a call to
+// those names from inside it would come back into the hooks. Everything the
+// log writer and the recorder do to the system goes through here instead:
+// no errno (results are -errno), no libc wrappers that might be hooked.
+#pragma once
+
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace radar::sys {
+
+inline long raw(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0) {
+#if defined(__x86_64__)
+  long ret;
+  register long r10 asm("r10") = d;
+  register long r8 asm("r8") = e;
+  register long r9 asm("r9") = f;
+  asm volatile("syscall"
+               : "=a"(ret)
+               : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+               : "rcx", "r11", "memory");
+  return ret;
+#else
+  // Other architectures: libc's syscall(), then errno turned back into -errno.
+  long ret = ::syscall(n, a, b, c, d, e, f);
+  return ret == -1 ? -errno : ret;
+#endif
+}
+
+inline long openat(int dirfd, const char* path, int flags, int mode) {
+  return raw(SYS_openat, dirfd, reinterpret_cast<long>(path), flags, mode);
+}
+inline long close(int fd) { return raw(SYS_close, fd); }
+inline long read(int fd, void* buf, size_t n) {
+  return raw(SYS_read, fd, reinterpret_cast<long>(buf), static_cast<long>(n));
+}
+inline long write(int fd, const void* buf, size_t n) {
+  return raw(SYS_write, fd, reinterpret_cast<long>(buf), static_cast<long>(n));
+}
+inline long pwrite(int fd, const void* buf, size_t n, uint64_t off) {
+  return raw(SYS_pwrite64, fd, reinterpret_cast<long>(buf), static_cast<long>(n),
+             static_cast<long>(off));
+}
+inline long pwritev(int fd, const struct iovec* iov, int cnt, uint64_t off) {
+  return raw(SYS_pwritev, fd, reinterpret_cast<long>(iov), cnt, static_cast<long>(off), 0);
+}
+inline long pread(int fd, void* buf, size_t n, uint64_t off) {
+  return raw(SYS_pread64, fd, reinterpret_cast<long>(buf), static_cast<long>(n),
+             static_cast<long>(off));
+}
+inline long fallocate(int fd, int mode, uint64_t off, uint64_t len) {
+  return raw(SYS_fallocate, fd, mode, static_cast<long>(off), static_cast<long>(len));
+}
+inline long ftruncate(int fd, uint64_t len) {
+  return raw(SYS_ftruncate, fd, static_cast<long>(len));
+}
+inline long fcntl(int fd, int cmd, long arg = 0) { return raw(SYS_fcntl, fd, cmd, arg); }
+inline long fstat(int fd, struct stat* st) {
+  return raw(SYS_fstat, fd, reinterpret_cast<long>(st));
+}
+inline long mmap(void* addr, size_t len, int prot, int flags, int fd, uint64_t off) {
+  return raw(SYS_mmap, reinterpret_cast<long>(addr), static_cast<long>(len), prot, flags, fd,
+             static_cast<long>(off));
+}
+inline long munmap(void* addr, size_t len) {
+  return raw(SYS_munmap, reinterpret_cast<long>(addr), static_cast<long>(len));
+}
+inline long madvise(void* addr, size_t len, int advice) {
+  return raw(SYS_madvise, reinterpret_cast<long>(addr), static_cast<long>(len), advice);
+}
+inline long getpid() { return raw(SYS_getpid); }
+inline long getppid() { return raw(SYS_getppid); }
+inline long gettid() { return raw(SYS_gettid); }
+inline long prlimit(int pid, int resource, const void* newlim, void* oldlim) {
+  return raw(SYS_prlimit64, pid, resource, reinterpret_cast<long>(newlim),
+             reinterpret_cast<long>(oldlim));
+}
+inline long sched_yield() { return raw(SYS_sched_yield); }
+inline long getrandom(void* buf, size_t n, unsigned flags) {
+  return raw(SYS_getrandom, reinterpret_cast<long>(buf), static_cast<long>(n), flags);
+}
+inline long readlink(const char* path, char* buf, size_t n) {
+  return raw(SYS_readlinkat, -100 /* AT_FDCWD */, reinterpret_cast<long>(path),
+             reinterpret_cast<long>(buf), static_cast<long>(n));
+}
+
+}  // namespace radar::sys

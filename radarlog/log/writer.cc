@@ -1,0 +1,514 @@
+// Rules for this file: it runs inside recorded programs.
+//   * no malloc/new, no stdio, no exceptions, no C++ runtime: only raw system
+//     calls (sys.h) and memory mapped in open();
+//   * a record becomes visible only when its length is stored, and the first
+//     length byte is stored last: a process killed half-way leaves a zero
+//     byte, which readers take as the end of the tail.
+#define ZSTD_STATIC_LINKING_ONLY
+#include "writer.h"
+
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "sys.h"
+
+namespace radar::log {
+namespace {
+
+constexpr size_t kRawBlockMax = 128 * 1024;  // zstd's largest block
+constexpr uint32_t kPageSize = 4096;
+
+void* mapAnonymous(size_t len) {
+  long p = sys::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p < 0 && p > -4096 ? nullptr : reinterpret_cast<void*>(p);
+}
+
+void barrier() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+// Stores a record's length in front of its already-written body, first byte
+// last (see the rules above).
+void publishLength(uint8_t* at, uint64_t len) {
+  uint8_t bytes[10];
+  uint8_t* end = wire::putVarint(bytes, len);
+  size_t n = static_cast<size_t>(end - bytes);
+  barrier();
+  for (size_t i = n; i-- > 1;) at[i] = bytes[i];
+  barrier();
+  __atomic_store_n(at, bytes[0], __ATOMIC_RELEASE);
+}
+
+}  // namespace
+
+int LogWriter::open(const char* path, const HeaderFields& header, const WriterOptions& options) {
+  size_t path_len = std::strlen(path);
+  if (path_len >= sizeof(path_)) return -ENAMETOOLONG;
+  std::memcpy(path_, path, path_len + 1);
+
+  uint32_t cap = options.tail_capacity;
+  if (cap < kMinTailCapacity) cap = kMinTailCapacity;
+  if (cap > kMaxTailCapacity) cap = kMaxTailCapacity;
+  cap = (cap + kPageSize - 1) / kPageSize * kPageSize;
+  const size_t total = kControlSize + cap;
+
+  // Growing the file past RLIMIT_FSIZE would raise SIGXFSZ in the program.
+  struct rlimit64 lim {};
+  if (sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY &&
+      lim.rlim_cur < total)
+    return -EFBIG;
+
+  long fd = sys::openat(AT_FDCWD, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return static_cast<int>(fd);
+  if (options.fd_floor > 0) {
+    long moved = sys::fcntl(static_cast<int>(fd), F_DUPFD_CLOEXEC, options.fd_floor);
+    sys::close(static_cast<int>(fd));
+    if (moved < 0) return static_cast<int>(moved);
+    fd = moved;
+  }
+  // Reserve the tail's blocks now: a store into a mapped page that the file
+  // system cannot back would be SIGBUS in the program.
+  long r = sys::fallocate(static_cast<int>(fd), 0, 0, total);
+  if (r == -EOPNOTSUPP) r = sys::ftruncate(static_cast<int>(fd), total);
+  if (r < 0) {
+    sys::close(static_cast<int>(fd));
+    return static_cast<int>(r);
+  }
+  long m = sys::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
+  if (m < 0 && m > -4096) {
+    sys::close(static_cast<int>(fd));
+    return static_cast<int>(m);
+  }
+  struct stat st {};
+  sys::fstat(static_cast<int>(fd), &st);
+
+  const ZSTD_compressionParameters params = ZSTD_getCParams(options.compression_level, cap, 0);
+  const size_t cctx_len = ZSTD_estimateCStreamSize_usingCParams(params);
+  const size_t out_cap = ZSTD_compressBound(cap);
+  void* cctx_mem = mapAnonymous(cctx_len);
+  void* out = mapAnonymous(out_cap);
+  ZSTD_CCtx* cctx = cctx_mem ? ZSTD_initStaticCCtx(cctx_mem, cctx_len) : nullptr;
+  if (!cctx || !out) {
+    if (cctx_mem) sys::munmap(cctx_mem, cctx_len);
+    if (out) sys::munmap(out, out_cap);
+    sys::munmap(reinterpret_cast<void*>(m), total);
+    sys::close(static_cast<int>(fd));
+    return -ENOMEM;
+  }
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, options.compression_level);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+
+  fd_ = static_cast<int>(fd);
+  dev_ = st.st_dev;
+  ino_ = st.st_ino;
+  map_ = reinterpret_cast<uint8_t*>(m);
+  map_len_ = total;
+  tail_ = map_ + kControlSize;
+  tail_capacity_ = cap;
+  tail_used_ = 0;
+  file_end_ = total;
+  level_ = options.compression_level;
+  big_record_ = options.big_record ? options.big_record : cap / 8;
+  if (big_record_ > cap / 4) big_record_ = cap / 4;
+  cctx_ = cctx;
+  cctx_mem_ = cctx_mem;
+  cctx_mem_len_ = cctx_len;
+  out_ = static_cast<uint8_t*>(out);
+  out_cap_ = out_cap;
+  pid_ = header.pid;
+  next_counter_ = 1;
+  write_failed_ = false;
+  lost_events_ = lost_from_ = 0;
+  lost_errno_ = 0;
+
+  wire::storeLE32(map_, kFileMagicFrame);
+  wire::storeLE32(map_ + 4, static_cast<uint32_t>(total - 8));
+  control_ = reinterpret_cast<FileControl*>(map_ + 8);
+  std::memcpy(control_->magic, kFileMagic, sizeof(kFileMagic));
+  control_->format_major = kFormatMajor;
+  control_->format_minor = kFormatMinor;
+  control_->tail_capacity = cap;
+  control_->thread_slot_count = kThreadSlots;
+  startFrame();
+  __atomic_store_n(&control_->tail_first_counter, next_counter_, __ATOMIC_RELEASE);
+
+  EventFields e;
+  e.kind = Kind::Header;
+  e.header = &header;
+  append(e);
+  return 0;
+}
+
+void LogWriter::startFrame() {
+  ++frame_;
+  counter_in_frame_ = false;
+  prev_tid_ = static_cast<uint32_t>(pid_);
+  prev_return_ns_ = 0;
+}
+
+LogWriter::ChannelState* LogWriter::channelState(uint32_t index) {
+  if (index >= channel_cap_) {
+    size_t want = channel_cap_ ? channel_cap_ : 1024;
+    while (want <= index) want *= 2;
+    auto* grown = static_cast<ChannelState*>(mapAnonymous(want * sizeof(ChannelState)));
+    if (!grown) return nullptr;
+    if (channels_) {
+      std::memcpy(grown, channels_, channel_cap_ * sizeof(ChannelState));
+      sys::munmap(channels_, channel_cap_ * sizeof(ChannelState));
+    }
+    channels_ = grown;
+    channel_cap_ = want;
+  }
+  return &channels_[index];
+}
+
+Explicit LogWriter::decide(const EventFields& e, uint64_t counter) const {
+  Explicit x;
+  if (!isCounted(e.kind)) return x;  // annotations carry no counter, thread or times
+  x.counter = !counter_in_frame_;
+  x.counter_value = counter;
+  x.tid_value = e.tid ? e.tid : static_cast<uint32_t>(pid_);
+  x.tid = x.tid_value != prev_tid_;
+  x.entry_delta_ns = e.entry_ns - prev_return_ns_;
+  if (e.has_offset && e.channel) {
+    const int dir = categoryOf(e.kind) == Category::Send ? 0 : 1;
+    const ChannelState* cs = e.channel < channel_cap_ ? &channels_[e.channel] : nullptr;
+    x.offset = !cs || cs->frame != frame_ || cs->next_offset[dir] != e.offset;
+  }
+  return x;
+}
+
+void LogWriter::advance(const EventFields& e, uint64_t counter) {
+  if (!isCounted(e.kind)) return;
+  counter_in_frame_ = true;
+  prev_tid_ = e.tid ? e.tid : static_cast<uint32_t>(pid_);
+  prev_return_ns_ = e.return_ns;
+  if (e.has_offset && e.channel) {
+    if (ChannelState* cs = channelState(e.channel)) {
+      const int dir = categoryOf(e.kind) == Category::Send ? 0 : 1;
+      cs->frame = frame_;
+      cs->next_offset[dir] =
+          e.offset + bytesMoved(e.kind, e.result, e.flags, e.lengths, e.length_count);
+    }
+  }
+  __atomic_store_n(&control_->last_counter, counter, __ATOMIC_RELAXED);
+}
+
+uint64_t LogWriter::append(const EventFields& in) {
+  if (!control_) return 0;
+  EventFields e = in;
+  if (!isCounted(e.kind)) e.entry_ns = e.return_ns = 0;
+  const uint64_t counter = isCounted(e.kind) ? next_counter_ : 0;
+  if (lost_events_) {
+    // Once one event is lost, the rest is too: a log is always a prefix of
+    // what happened, and the control block says where it ends.
+    markLost(lost_errno_, counter);
+    if (isCounted(e.kind)) ++next_counter_;
+    return 0;
+  }
+
+  Explicit x = decide(e, counter);
+  wire::SizeSink size;
+  encodeEventPrefix(size, e, x);
+  size_t body = size.n + e.payload_len;
+  size_t record = wire::varintSize(body) + body;
+
+  bool stored = false;
+  bool own_frame = false;
+  if (record > big_record_) {
+    own_frame = true;
+    if (tail_used_ && flush() != 0) {
+      // The tail cannot be emptied: this record has nowhere to go.
+    } else {
+      x = decide(e, counter);
+      wire::SizeSink again;
+      encodeEventPrefix(again, e, x);
+      stored = writeOwnFrame(e, x, again.n, again.n + e.payload_len) == 0;
+    }
+  } else {
+    if (tail_used_ + record > tail_capacity_ && flush() == 0) {
+      x = decide(e, counter);
+      wire::SizeSink again;
+      encodeEventPrefix(again, e, x);
+      body = again.n + e.payload_len;
+      record = wire::varintSize(body) + body;
+    }
+    if (tail_used_ + record <= tail_capacity_) {
+      stored = appendToTail(e, x, body - e.payload_len, body);
+    }
+  }
+
+  if (!stored) {
+    markLost(lost_errno_ ? lost_errno_ : ENOSPC, counter);
+    if (isCounted(e.kind)) ++next_counter_;
+    return 0;
+  }
+  advance(e, counter);
+  if (isCounted(e.kind)) ++next_counter_;
+  if (own_frame) startFrame();  // the tail continues as a new frame
+  return counter;
+}
+
+bool LogWriter::appendToTail(const EventFields& e, const Explicit& x, size_t prefix, size_t body) {
+  uint8_t* at = tail_ + tail_used_;
+  const size_t len_size = wire::varintSize(body);
+  wire::BufferSink sink{at + len_size};
+  encodeEventPrefix(sink, e, x);
+  uint8_t* p = gatherPayload(sink.p, e.payload, e.payload_iov_count, e.payload_len);
+  if (static_cast<size_t>(p - at) != len_size + body || sink.p != at + len_size + prefix) {
+    return false;  // cannot happen: both passes encode the same fields
+  }
+  publishLength(at, body);
+  tail_used_ += static_cast<uint32_t>(len_size + body);
+  return true;
+}
+
+// A record too large for the tail becomes its own zstd frame made of raw
+// (uncompressed) blocks, written straight from the caller's buffers: bulk
+// payloads cost one copy into the page cache and no compression.
+int LogWriter::writeOwnFrame(const EventFields& e, const Explicit& x, size_t prefix, size_t body) {
+  // Metadata that precedes the payload; small except for HEADER records,
+  // whose environment can be large.
+  uint8_t small[512];
+  const size_t head_len = wire::varintSize(body) + prefix;
+  uint8_t* head = small;
+  if (head_len > sizeof(small)) {
+    head = static_cast<uint8_t*>(mapAnonymous(head_len));
+    if (!head) return -ENOMEM;
+  }
+  uint8_t* p = wire::putVarint(head, body);
+  wire::BufferSink sink{p};
+  encodeEventPrefix(sink, e, x);
+
+  const uint64_t content = head_len + e.payload_len;
+  const size_t blocks = content ? (content + kRawBlockMax - 1) / kRawBlockMax : 1;
+  const size_t frame_size = 4 + 1 + 8 + blocks * 3 + content;
+
+  uint8_t frame_header[13];
+  wire::storeLE32(frame_header, kZstdMagic);
+  frame_header[4] = 0xE0;  // 8-byte content size, single segment, no checksum
+  std::memcpy(frame_header + 5, &content, 8);
+
+  // Segments of content in order: the metadata, then the payload buffers.
+  struct Cursor {
+    const Iov* iov;
+    size_t count;
+    size_t index = 0, offset = 0;
+  };
+  Iov head_iov{head, head_len};
+  Cursor segments[2] = {{&head_iov, 1}, {e.payload, e.payload_iov_count}};
+  size_t payload_left = e.payload_len;
+
+  constexpr int kMaxIov = 64;
+  struct iovec iov[kMaxIov];
+  uint8_t block_headers[kMaxIov][3];
+  int n = 0;
+  size_t pending = 0;
+  int status = 0;
+  int rc = checkFd();
+  if (rc) status = rc;
+
+  struct rlimit64 lim {};
+  if (!status && sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 &&
+      lim.rlim_cur != RLIM64_INFINITY && file_end_ + frame_size > lim.rlim_cur)
+    status = -EFBIG;
+
+  auto flushIov = [&]() {
+    if (status || n == 0) return;
+    status = writeAtEnd(iov, n, pending);
+    n = 0;
+    pending = 0;
+  };
+  if (!status) {
+    iov[n++] = {frame_header, sizeof(frame_header)};
+    pending += sizeof(frame_header);
+    uint64_t remaining = content;
+    int seg = 0;
+    for (size_t b = 0; b < blocks && !status; ++b) {
+      const size_t block = remaining < kRawBlockMax ? remaining : kRawBlockMax;
+      remaining -= block;
+      if (n + 2 > kMaxIov) flushIov();
+      const uint32_t bh = static_cast<uint32_t>(block << 3) | (b + 1 == blocks ? 1u : 0u);
+      uint8_t* h = block_headers[n];
+      h[0] = static_cast<uint8_t>(bh);
+      h[1] = static_cast<uint8_t>(bh >> 8);
+      h[2] = static_cast<uint8_t>(bh >> 16);
+      iov[n++] = {h, 3};
+      pending += 3;
+      size_t want = block;
+      while (want && !status) {
+        if (seg >= 2) {
+          status = -EINVAL;  // the payload buffers hold less than payload_len
+          break;
+        }
+        Cursor& c = segments[seg];
+        if (c.index >= c.count) {
+          ++seg;
+          continue;
+        }
+        const Iov& v = c.iov[c.index];
+        size_t avail = v.len - c.offset;
+        if (seg == 1 && avail > payload_left) avail = payload_left;
+        if (avail == 0) {
+          ++c.index;
+          c.offset = 0;
+          if (seg == 1 && payload_left == 0) c.index = c.count;
+          continue;
+        }
+        const size_t take = avail < want ? avail : want;
+        if (n + 1 > kMaxIov) flushIov();
+        iov[n++] = {const_cast<uint8_t*>(static_cast<const uint8_t*>(v.base)) + c.offset, take};
+        pending += take;
+        c.offset += take;
+        want -= take;
+        if (seg == 1) payload_left -= take;
+      }
+    }
+    flushIov();
+  }
+  if (head != small) sys::munmap(head, head_len);
+  if (status) {
+    write_failed_ = true;
+    lost_errno_ = -status;
+    return status;
+  }
+  // The tail now continues after this record.
+  __atomic_store_n(&control_->tail_first_counter,
+                   isCounted(e.kind) ? next_counter_ + 1 : next_counter_, __ATOMIC_RELEASE);
+  return 0;
+}
+
+int LogWriter::checkFd() {
+  // The program may have closed our descriptor behind our back (a raw
+  // close_range, say) and got the number back for a file of its own: never
+  // write into that. Reopen the log by name instead.
+  struct stat st {};
+  if (fd_ >= 0 && sys::fstat(fd_, &st) == 0 && st.st_dev == dev_ && st.st_ino == ino_) return 0;
+  long fd = sys::openat(AT_FDCWD, path_, O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) return static_cast<int>(fd);
+  if (sys::fstat(static_cast<int>(fd), &st) != 0 || st.st_dev != dev_ || st.st_ino != ino_) {
+    sys::close(static_cast<int>(fd));
+    return -ESTALE;
+  }
+  if (fd_ > 0) {
+    long moved = sys::fcntl(static_cast<int>(fd), F_DUPFD_CLOEXEC, fd_);
+    if (moved >= 0) {
+      sys::close(static_cast<int>(fd));
+      fd = moved;
+    }
+  }
+  fd_ = static_cast<int>(fd);
+  return 0;
+}
+
+int LogWriter::writeAtEnd(const struct iovec* iov, int count, size_t total) {
+  struct iovec local[64];
+  if (count > 64) return -EINVAL;
+  std::memcpy(local, iov, sizeof(struct iovec) * count);
+  struct iovec* v = local;
+  size_t left = total;
+  while (left) {
+    long w = sys::pwritev(fd_, v, count, file_end_);
+    if (w == -EINTR) continue;
+    if (w < 0) return static_cast<int>(w);
+    if (w == 0) return -EIO;
+    file_end_ += static_cast<uint64_t>(w);
+    left -= static_cast<size_t>(w);
+    size_t done = static_cast<size_t>(w);
+    while (count && done >= v->iov_len) {
+      done -= v->iov_len;
+      ++v;
+      --count;
+    }
+    if (count) {
+      v->iov_base = static_cast<uint8_t*>(v->iov_base) + done;
+      v->iov_len -= done;
+    }
+  }
+  return 0;
+}
+
+int LogWriter::flush() {
+  if (!control_) return -EBADF;
+  if (tail_used_ == 0) return 0;
+  if (write_failed_) return -(lost_errno_ ? lost_errno_ : EIO);
+  int status = checkFd();
+  size_t n = 0;
+  if (!status) {
+    n = ZSTD_compress2(cctx_, out_, out_cap_, tail_, tail_used_);
+    if (ZSTD_isError(n)) status = -EIO;
+  }
+  struct rlimit64 lim {};
+  if (!status && sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 &&
+      lim.rlim_cur != RLIM64_INFINITY && file_end_ + n > lim.rlim_cur)
+    status = -EFBIG;
+  if (!status) {
+    struct iovec v = {out_, n};
+    status = writeAtEnd(&v, 1, n);
+  }
+  if (status) {
+    // The records stay readable in the tail; nothing more can be stored
+    // once it is full.
+    write_failed_ = true;
+    lost_errno_ = -status;
+    __atomic_store_n(&control_->lost_errno, static_cast<uint32_t>(lost_errno_), __ATOMIC_RELAXED);
+    return status;
+  }
+  // The frame is in the file: empty the tail. A reader that finds both (we
+  // were killed in between) drops the tail's copy by its counters.
+  __atomic_store_n(&control_->tail_first_counter, 0, __ATOMIC_RELEASE);
+  barrier();
+  std::memset(tail_, 0, tail_used_);
+  tail_used_ = 0;
+  barrier();
+  startFrame();
+  __atomic_store_n(&control_->tail_first_counter, next_counter_, __ATOMIC_RELEASE);
+  return 0;
+}
+
+void LogWriter::markLost(int err, uint64_t counter) {
+  ++lost_events_;
+  if (!lost_from_ && counter) lost_from_ = counter;
+  if (!lost_errno_) lost_errno_ = err;
+  if (!control_) return;
+  __atomic_store_n(&control_->lost_events, lost_events_, __ATOMIC_RELAXED);
+  if (lost_from_) __atomic_store_n(&control_->lost_from_counter, lost_from_, __ATOMIC_RELAXED);
+  __atomic_store_n(&control_->lost_errno, static_cast<uint32_t>(lost_errno_), __ATOMIC_RELAXED);
+  __atomic_or_fetch(&control_->state, kStateIncomplete, __ATOMIC_RELEASE);
+}
+
+void LogWriter::close() {
+  if (!control_) return;
+  if (flush() == 0) {
+    __atomic_or_fetch(&control_->state, kStateClosed, __ATOMIC_RELEASE);
+    // The tail is empty: give its blocks back (the size stays).
+    sys::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize, tail_capacity_);
+  }
+  abandon();
+}
+
+void LogWriter::abandon() {
+  if (map_) sys::munmap(map_, map_len_);
+  if (cctx_mem_) sys::munmap(cctx_mem_, cctx_mem_len_);
+  if (out_) sys::munmap(out_, out_cap_);
+  if (channels_) sys::munmap(channels_, channel_cap_ * sizeof(ChannelState));
+  if (fd_ >= 0) sys::close(fd_);  // a forked child closes only its own copy
+  map_ = nullptr;
+  control_ = nullptr;
+  tail_ = nullptr;
+  cctx_ = nullptr;
+  cctx_mem_ = nullptr;
+  out_ = nullptr;
+  channels_ = nullptr;
+  channel_cap_ = 0;
+  fd_ = -1;
+}
+
+}  // namespace radar::log

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Shared set-up for the README's two commands (and CI): installs what is
+# missing from Debian's packages, then configures and builds radar.
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+#
+#   RADAR_PRESET   CMake preset to build (default: dev)
+#   RADAR_NO_INSTALL=1   never call apt-get (fail if something is missing)
+set -euo pipefail
+
+RADAR_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RADAR_PRESET=${RADAR_PRESET:-dev}
+export RADAR_ROOT RADAR_PRESET
+
+radar_packages=(
+  build-essential cmake ninja-build pkg-config
+  libprotobuf-dev protobuf-compiler libzstd-dev zstd
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  qt6-base-dev
+  clang-14 libclang-rt-14-dev
+  gdb python3 strace xauth xvfb
+)
+
+radar_install_packages() {
+  local missing=()
+  for p in "${radar_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "${RADAR_NO_INSTALL:-0}" = 1 ]; then
+    echo "radar: missing packages: ${missing[*]}" >&2
+    return 1
+  fi
+  local sudo=()
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || { echo "radar: run as root or install sudo to install: ${missing[*]}" >&2; return 1; }
+    sudo=(sudo)
+  fi
+  echo "radar: installing ${missing[*]}" >&2
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+radar_build() {
+  cd "$RADAR_ROOT"
+  cmake --preset "$RADAR_PRESET" >/dev/null
+  cmake --build --preset "$RADAR_PRESET"
+}
+
+radar_install_packages
+radar_build

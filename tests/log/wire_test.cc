@@ -1,0 +1,229 @@
+// The hand-written encoder and decoder against libprotobuf, both ways.
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <random>
+
+#include "crc32c.h"
+#include "encode.h"
+#include "log_test_util.h"
+#include "radar/proto/radarlog.pb.h"
+#include "wire.h"
+
+namespace radar::log {
+namespace {
+
+using testing::EventGenerator;
+using testing::OwnedEvent;
+
+TEST(Wire, VarintRoundTripAndSize) {
+  const uint64_t values[] = {0, 1, 127, 128, 300, 16383, 16384, (1ULL << 32) - 1, 1ULL << 32,
+                             ~0ULL};
+  for (uint64_t v : values) {
+    uint8_t buf[10];
+    uint8_t* end = wire::putVarint(buf, v);
+    EXPECT_EQ(static_cast<size_t>(end - buf), wire::varintSize(v));
+    const uint8_t* p = buf;
+    uint64_t back = 0;
+    ASSERT_TRUE(wire::getVarint(p, end, back));
+    EXPECT_EQ(back, v);
+    EXPECT_EQ(p, end);
+    // Every truncation is detected.
+    for (const uint8_t* cut = buf; cut < end - 1; ++cut) {
+      const uint8_t* q = buf;
+      EXPECT_FALSE(wire::getVarint(q, cut + 1, back)) << v;
+    }
+  }
+  for (int64_t s : std::initializer_list<int64_t>{0, -1, 1, -64, 63, INT64_MIN, INT64_MAX})
+    EXPECT_EQ(wire::unzigzag(wire::zigzag(s)), s);
+}
+
+TEST(Wire, KindsMirrorTheProto) {
+  const auto* desc = proto::Kind_descriptor();
+  for (int i = 0; i < desc->value_count(); ++i) {
+    const auto* v = desc->value(i);
+    const Kind k = static_cast<Kind>(v->number());
+    if (v->number() == 0) continue;
+    EXPECT_NE(categoryOf(k), Category::Unknown) << v->name();
+    EXPECT_STRNE(kindName(k), "unknown") << v->name();
+  }
+  for (unsigned n = 1; n < 256; ++n) {
+    if (categoryOf(static_cast<Kind>(n)) == Category::Unknown) continue;
+    EXPECT_NE(desc->FindValueByNumber(static_cast<int>(n)), nullptr) << n;
+  }
+  EXPECT_EQ(proto::ChannelType_descriptor()->value_count(), 12);
+  EXPECT_EQ(static_cast<int>(ChannelType::Other), proto::OTHER);
+  EXPECT_EQ(static_cast<int>(Origin::Unhooked), proto::UNHOOKED);
+  EXPECT_EQ(static_cast<int>(ChannelOrigin::Received), proto::RECEIVED);
+}
+
+TEST(Wire, HandEncoderIsReadByLibprotobuf) {
+  EventGenerator gen(7, 100);
+  for (int i = 0; i < 3000; ++i) {
+    OwnedEvent e = gen.next();
+    std::vector<const char*> scratch;
+    ChannelFields cf;
+    Iov iov;
+    EventFields f = e.fields(scratch, cf, iov);
+    Explicit x;
+    x.counter = true;
+    x.counter_value = 1000 + i;
+    x.tid = true;
+    x.tid_value = 77;
+    x.entry_delta_ns = -12345 + i;
+    x.offset = e.has_offset;
+    wire::SizeSink size;
+    encodeEventPrefix(size, f, x);
+    std::string buf(size.n + f.payload_len, '\0');
+    wire::BufferSink sink{reinterpret_cast<uint8_t*>(buf.data())};
+    encodeEventPrefix(sink, f, x);
+    ASSERT_EQ(sink.p, reinterpret_cast<uint8_t*>(buf.data()) + size.n);
+    gatherPayload(sink.p, f.payload, f.payload_iov_count, f.payload_len);
+
+    proto::Event pe;
+    ASSERT_TRUE(pe.ParseFromString(buf)) << i;
+    EXPECT_EQ(static_cast<int>(pe.kind()), static_cast<int>(f.kind));
+    EXPECT_EQ(pe.counter(), 1000u + i);
+    EXPECT_EQ(pe.tid(), 77u);
+    EXPECT_EQ(pe.entry_delta_ns(), -12345 + i);
+    EXPECT_EQ(pe.has_offset(), e.has_offset);
+    if (e.is_channel) {
+      EXPECT_EQ(pe.channel_info().index(), e.channel_info.index);
+      EXPECT_EQ(pe.channel_info().ino(), e.channel_info.ino);
+      EXPECT_EQ(pe.channel_info().path(), e.channel_info.path);
+      continue;
+    }
+    EXPECT_EQ(pe.duration_ns(), static_cast<uint64_t>(e.return_ns - e.entry_ns));
+    EXPECT_EQ(pe.fd(), e.fd);
+    EXPECT_EQ(pe.channel(), e.channel);
+    if (e.has_offset) {
+      EXPECT_EQ(pe.offset(), e.offset);
+    }
+    EXPECT_EQ(pe.size(), e.size);
+    EXPECT_EQ(pe.result(), e.result);
+    EXPECT_EQ(pe.error(), e.error);
+    EXPECT_EQ(pe.flags(), e.flags);
+    EXPECT_EQ(pe.hash(), e.has_hash ? e.hash : 0u);
+    EXPECT_EQ(pe.payload(), e.payload);
+    EXPECT_EQ(pe.payload_omitted(), e.payload_omitted);
+    EXPECT_EQ(pe.peer_pid(), e.peer_pid);
+    EXPECT_EQ(pe.status(), e.status);
+    EXPECT_EQ(pe.signal(), e.signal);
+    EXPECT_EQ(pe.address(), e.address);
+    ASSERT_EQ(pe.fds_size(), static_cast<int>(e.fds.size()));
+    for (size_t k = 0; k < e.fds.size(); ++k) EXPECT_EQ(pe.fds(static_cast<int>(k)), e.fds[k]);
+    ASSERT_EQ(pe.strings_size(), static_cast<int>(e.strings.size()));
+    for (size_t k = 0; k < e.strings.size(); ++k)
+      EXPECT_EQ(pe.strings(static_cast<int>(k)), e.strings[k]);
+    ASSERT_EQ(pe.ready_size(), static_cast<int>(e.ready.size()));
+    for (size_t k = 0; k < e.ready.size(); ++k) {
+      EXPECT_EQ(pe.ready(static_cast<int>(k)).fd(), e.ready[k].fd);
+      EXPECT_EQ(pe.ready(static_cast<int>(k)).data(), e.ready[k].data);
+    }
+    EXPECT_EQ(pe.timeout_ms(), e.timeout_ms);
+  }
+}
+
+TEST(Wire, HeaderEncoderIsReadByLibprotobuf) {
+  HeaderFields h = testing::testHeader(31337);
+  h.parent_log_id = 99;
+  h.parent_counter = 1234;
+  h.generation = 2;
+  h.origin = Origin::Execed;
+  h.nondet = true;
+  h.payload_limit = 4096;
+  h.uid = 1000;
+  wire::SizeSink size;
+  encodeHeader(size, h);
+  std::string buf(size.n, '\0');
+  wire::BufferSink sink{reinterpret_cast<uint8_t*>(buf.data())};
+  encodeHeader(sink, h);
+  proto::Header ph;
+  ASSERT_TRUE(ph.ParseFromString(buf));
+  EXPECT_EQ(ph.magic(), "radarlog");
+  EXPECT_EQ(ph.format_major(), kFormatMajor);
+  EXPECT_EQ(ph.pid(), 31337);
+  EXPECT_EQ(ph.origin(), proto::EXECED);
+  EXPECT_EQ(ph.parent_log_id(), 99u);
+  EXPECT_EQ(ph.parent_counter(), 1234u);
+  EXPECT_EQ(ph.generation(), 2u);
+  EXPECT_EQ(ph.argv_size(), 3);
+  EXPECT_EQ(ph.argv(2), "value");
+  EXPECT_EQ(ph.environment(1), "LANG=C");
+  EXPECT_EQ(ph.recording_id().size(), 16u);
+  EXPECT_EQ(ph.log_id(), 0x1122334455667788ULL);
+  EXPECT_TRUE(ph.nondet());
+  EXPECT_EQ(ph.payload_limit(), 4096u);
+  EXPECT_EQ(ph.uid(), 1000);
+}
+
+// Another writer (here libprotobuf) that spells every field out: the
+// reader must accept it, as docs/log-format.md promises.
+TEST(Wire, ReaderAcceptsRecordsWrittenByLibprotobuf) {
+  const std::string dir = testing::makeTempDir();
+  const std::string path = dir + "/other.rlog";
+  {
+    LogWriter w;
+    ASSERT_EQ(w.open(path.c_str(), testing::testHeader(500)), 0);
+    w.close();  // the header is now in the first frame
+  }
+  std::string content;
+  for (int i = 1; i <= 50; ++i) {
+    proto::Event e;
+    e.set_kind(i % 2 ? proto::WRITE : proto::READ);
+    e.set_counter(i);
+    e.set_tid(500 + i % 3);
+    e.set_entry_delta_ns(1000 * i);
+    e.set_duration_ns(10);
+    e.set_fd(3);
+    e.set_channel(1);
+    e.set_offset(static_cast<uint64_t>(i) * 10);
+    e.set_result(10);
+    e.set_payload(std::string(10, static_cast<char>('A' + i % 26)));
+    e.add_strings("s");
+    std::string body = e.SerializeAsString();
+    uint8_t len[10];
+    content.append(reinterpret_cast<char*>(len), wire::putVarint(len, body.size()) - len);
+    content += body;
+  }
+  std::string frame(ZSTD_compressBound(content.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), content.data(), content.size(), 3));
+  std::string file = testing::readFile(path) + frame;
+  testing::writeFile(path, file);
+
+  std::string error;
+  std::vector<std::string> payloads;
+  auto records = testing::readAll(path, &error, &payloads);
+  EXPECT_EQ(error, "");
+  ASSERT_EQ(records.size(), 50u);
+  int64_t t = 0;
+  for (int i = 1; i <= 50; ++i) {
+    const Record& r = records[i - 1];
+    t += 1000 * i;
+    EXPECT_EQ(r.counter, static_cast<uint64_t>(i));
+    EXPECT_EQ(r.tid, 500u + i % 3);
+    EXPECT_EQ(r.entry_ns, t);
+    t += 10;
+    EXPECT_EQ(r.return_ns, t);
+    EXPECT_EQ(r.offset, static_cast<uint64_t>(i) * 10);
+    EXPECT_EQ(payloads[i - 1], std::string(10, static_cast<char>('A' + i % 26)));
+  }
+}
+
+TEST(Crc32c, KnownValuesAndChaining) {
+  // RFC 3720 test vectors.
+  const std::string zeros(32, '\0');
+  EXPECT_EQ(crc32c(0, zeros.data(), zeros.size()), 0x8A9136AAu);
+  const std::string ones(32, '\xff');
+  EXPECT_EQ(crc32c(0, ones.data(), ones.size()), 0x62A8AB43u);
+  EXPECT_EQ(crc32c(0, "123456789", 9), 0xE3069283u);
+  std::string data(10000, '\0');
+  std::mt19937 rng(1);
+  for (auto& c : data) c = static_cast<char>(rng());
+  const uint32_t whole = crc32c(0, data.data(), data.size());
+  for (size_t cut : {0ul, 1ul, 7ul, 8ul, 4097ul, 9999ul})
+    EXPECT_EQ(crc32c(crc32c(0, data.data(), cut), data.data() + cut, data.size() - cut), whole);
+}
+
+}  // namespace
+}  // namespace radar::log
