@@ -13,9 +13,8 @@ struct Command {
 
 int runDump(int argc, char** argv);
 extern const char kDumpHelp[];
-#ifdef RADAR_HAVE_RECORD
+// Declared unconditionally: the table in main.cc lists only those built.
 int runRecord(int argc, char** argv);
 extern const char kRecordHelp[];
-#endif
 
 }  // namespace radar::cli

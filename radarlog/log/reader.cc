@@ -282,6 +282,7 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path, LogError* er
 
   r->frames_start_ = kControlSize + uint64_t{c.tail_capacity};
   r->pos_ = r->frames_start_;
+  r->frames_end_ = r->file_size_ < r->frames_start_ ? r->file_size_ : r->frames_start_;
   r->dctx_ = ZSTD_createDCtx();
   r->header_ = std::make_unique<proto::Header>();
 
@@ -449,6 +450,7 @@ bool LogReader::loadNextFrame() {
         return false;
       }
       pos_ += 8 + uint64_t{wire::loadLE32(magic + 4)};
+      frames_end_ = pos_;
       continue;
     }
     if (m != kZstdMagic) return fail(pos_, "expected a zstd frame, found magic " + hex32(m));
@@ -470,6 +472,7 @@ bool LogReader::loadNextFrame() {
     prev_return_ns_ = 0;
     ++frame_id_;
     pos_ += frame_size;
+    frames_end_ = pos_;
     return true;
   }
   return false;

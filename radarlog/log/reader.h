@@ -116,6 +116,12 @@ class LogReader {
   const std::vector<std::string>& notes() const { return notes_; }
   // Bytes of the file consumed so far (for progress reports).
   uint64_t position() const { return pos_; }
+  // After reading to the end: where the last complete frame ends, whether a
+  // frame was cut short there, and how many tail bytes hold records (0 if
+  // the tail was empty or repeated a frame).
+  uint64_t framesEnd() const { return frames_end_; }
+  bool interruptedFrame() const { return interrupted_frame_; }
+  uint64_t tailUsed() const { return in_tail_ ? cursor_ : 0; }
 
   // Fetches `length` payload bytes at `where`. Returns false with *error set
   // when the file changed or is damaged there.
@@ -139,6 +145,7 @@ class LogReader {
   uint64_t file_size_ = 0;
   uint64_t frames_start_ = 0;
   uint64_t pos_ = 0;  // next frame's file offset
+  uint64_t frames_end_ = 0;
   ControlState control_;
   std::unique_ptr<proto::Header> header_;
   std::optional<LogError> error_;

@@ -1,0 +1,77 @@
+#include "finalize.h"
+
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "format.h"
+#include "reader.h"
+
+namespace radar::log {
+
+FinalizeResult finalizeLog(const std::string& path, std::string* error) {
+  LogError err;
+  auto reader = LogReader::open(path, &err);
+  if (!reader) {
+    *error = err.toString();
+    return FinalizeResult::Damaged;
+  }
+  if (reader->control().closed || reader->control().finalized)
+    return FinalizeResult::AlreadyClosed;
+  Record r;
+  while (reader->next(r)) {
+  }
+  if (reader->error()) {
+    *error = reader->error()->toString();
+    return FinalizeResult::Damaged;
+  }
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    *error = path + ": " + std::strerror(errno);
+    return FinalizeResult::Damaged;
+  }
+  const uint64_t used = reader->tailUsed();
+  const uint64_t end = reader->framesEnd();
+  bool ok = true;
+  if (reader->interruptedFrame()) ok = ::ftruncate(fd, static_cast<off_t>(end)) == 0;
+  if (ok && used) {
+    std::vector<char> tail(used);
+    ok = ::pread(fd, tail.data(), used, kControlSize) == static_cast<ssize_t>(used);
+    std::vector<char> frame(ZSTD_compressBound(used));
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    const size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), tail.data(), used);
+    ZSTD_freeCCtx(cctx);
+    ok = ok && !ZSTD_isError(n) &&
+         ::pwrite(fd, frame.data(), n, static_cast<off_t>(end)) == static_cast<ssize_t>(n);
+  }
+  if (ok) {
+    // The frame holds the tail's records now; a reader that sees both
+    // drops the tail's copy by its counters, so the order is safe.
+    const uint64_t zero = 0;
+    ok = ::pwrite(fd, &zero, sizeof(zero), 8 + offsetof(FileControl, tail_first_counter)) == 8;
+    uint32_t state = 0;
+    const off_t state_at = 8 + offsetof(FileControl, state);
+    if (ok && ::pread(fd, &state, sizeof(state), state_at) == sizeof(state)) {
+      state |= kStateFinalized;
+      ok = ::pwrite(fd, &state, sizeof(state), state_at) == sizeof(state);
+    }
+    ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize,
+                reader->control().tail_capacity);
+  }
+  ::close(fd);
+  if (!ok) {
+    *error = path + ": cannot compact: " + std::strerror(errno);
+    return FinalizeResult::Damaged;
+  }
+  return FinalizeResult::Finalized;
+}
+
+}  // namespace radar::log

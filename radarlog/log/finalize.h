@@ -1,0 +1,17 @@
+// Compacting a log after its process has ended: records left in the tail
+// (the process was killed, or exec'd) are compressed into a frame, a frame
+// cut short by the process's death is dropped (its records are in the
+// tail), and the tail's blocks are released.
+#pragma once
+
+#include <string>
+
+namespace radar::log {
+
+enum class FinalizeResult { AlreadyClosed, Finalized, Damaged };
+
+// Never call it on the log of a live process. On Damaged, *error says why
+// and the file is left as it was.
+FinalizeResult finalizeLog(const std::string& path, std::string* error);
+
+}  // namespace radar::log

@@ -1,0 +1,432 @@
+// Descriptors and channel identities (rules: see hooks.cc).
+//
+// Every descriptor the program uses is classified once: a channel (pipe,
+// FIFO, socket, terminal) gets a CHANNEL record with the identity the merge
+// needs to pair its ends across processes; anything else (regular files,
+// /dev/null, eventfds ...) is remembered as "not a channel" so that its
+// reads and writes cost one table lookup. The table is invalidated when a
+// descriptor is closed, duplicated over, or created by a call we hook, and
+// when a forked child starts its own log.
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <asm/ioctls.h>
+#include <termios.h>
+
+#include <cstring>
+
+#include "recorder.h"
+#include "state.h"
+#include "sys.h"
+
+namespace radar::preload {
+namespace {
+
+using log::ChannelFields;
+using log::ChannelOrigin;
+using log::ChannelType;
+
+// Table entry: channel index | class << 32 | flags << 36 | log_gen << 40.
+enum Class : uint64_t { kUnknown = 0, kNotChannel = 1, kChannel = 2, kRandom = 3 };
+constexpr uint64_t kFlagStoreReceived = 1, kFlagPeerUnknown = 2, kFlagExternal = 4;
+constexpr int kChunkBits = 12;
+constexpr int kChunkSize = 1 << kChunkBits;
+constexpr int kChunks = 256;  // descriptors below 1M are cached; others are classified each time
+
+std::atomic<uint64_t>* g_chunks[kChunks];
+
+uint64_t makeEntry(uint32_t index, uint64_t cls, uint64_t flags) {
+  return uint64_t{index} | cls << 32 | flags << 36 | uint64_t{g_process.log_gen & 0xFFFFFF} << 40;
+}
+uint32_t entryIndex(uint64_t e) { return static_cast<uint32_t>(e); }
+uint64_t entryClass(uint64_t e) { return (e >> 32) & 0xF; }
+uint64_t entryFlags(uint64_t e) { return (e >> 36) & 0xF; }
+bool entryCurrent(uint64_t e) {
+  return entryClass(e) != kUnknown && (e >> 40) == (g_process.log_gen & 0xFFFFFF);
+}
+
+std::atomic<uint64_t>* slotFor(int fd, bool create) {
+  if (fd < 0) return nullptr;
+  const unsigned chunk = static_cast<unsigned>(fd) >> kChunkBits;
+  if (chunk >= kChunks) return nullptr;
+  std::atomic<uint64_t>* c = __atomic_load_n(&g_chunks[chunk], __ATOMIC_ACQUIRE);
+  if (!c) {
+    if (!create) return nullptr;
+    long m = sys::mmap(nullptr, kChunkSize * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m < 0 && m > -4096) return nullptr;
+    auto* fresh = reinterpret_cast<std::atomic<uint64_t>*>(m);
+    std::atomic<uint64_t>* expected = nullptr;
+    if (__atomic_compare_exchange_n(&g_chunks[chunk], &expected, fresh, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      c = fresh;
+    } else {
+      sys::munmap(fresh, kChunkSize * sizeof(uint64_t));
+      c = expected;
+    }
+  }
+  return &c[fd & (kChunkSize - 1)];
+}
+
+uint64_t load(int fd) {
+  std::atomic<uint64_t>* s = slotFor(fd, false);
+  if (!s) return 0;
+  const uint64_t e = s->load(std::memory_order_acquire);
+  return entryCurrent(e) ? e : 0;
+}
+
+void store(int fd, uint64_t e) {
+  if (std::atomic<uint64_t>* s = slotFor(fd, true)) s->store(e, std::memory_order_release);
+}
+
+long getsockoptInt(int fd, int opt) {
+  int v = 0;
+  socklen_t len = sizeof(v);
+  long r = sys::raw(SYS_getsockopt, fd, SOL_SOCKET, opt, reinterpret_cast<long>(&v),
+                    reinterpret_cast<long>(&len));
+  return r < 0 ? r : v;
+}
+
+bool namedUnix(const sockaddr_storage& a, socklen_t len) {
+  return a.ss_family == AF_UNIX && len > sizeof(sa_family_t);
+}
+
+int ownNetlink() {
+  if (g_process.netlink_fd >= 0) return g_process.netlink_fd;
+  long fd = sys::raw(SYS_socket, AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (fd < 0) return -1;
+  if (g_process.fd_floor > 0) {
+    long high = sys::fcntl(static_cast<int>(fd), F_DUPFD_CLOEXEC, g_process.fd_floor);
+    sys::close(static_cast<int>(fd));
+    if (high < 0) return -1;
+    fd = high;
+  }
+  g_process.netlink_fd = static_cast<int>(fd);
+  return g_process.netlink_fd;
+}
+
+// The inode of the Unix socket connected to socket `ino`, from the
+// kernel's sock_diag interface (what `ss -x` uses). 0 when unknown.
+uint64_t unixPeerInode(uint64_t ino) {
+  const int nl = ownNetlink();
+  if (nl < 0) return 0;
+  struct {
+    nlmsghdr nlh;
+    unix_diag_req req;
+  } msg{};
+  msg.nlh.nlmsg_len = sizeof(msg);
+  msg.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  msg.nlh.nlmsg_flags = NLM_F_REQUEST;
+  msg.req.sdiag_family = AF_UNIX;
+  msg.req.udiag_ino = static_cast<uint32_t>(ino);
+  msg.req.udiag_states = ~0u;
+  msg.req.udiag_show = UDIAG_SHOW_PEER;
+  msg.req.udiag_cookie[0] = msg.req.udiag_cookie[1] = ~0u;
+  if (sys::raw(SYS_sendto, nl, reinterpret_cast<long>(&msg), sizeof(msg), 0, 0, 0) < 0) return 0;
+  alignas(nlmsghdr) uint8_t buf[2048];
+  const long n = sys::raw(SYS_recvfrom, nl, reinterpret_cast<long>(buf), sizeof(buf), 0, 0, 0);
+  if (n < static_cast<long>(sizeof(nlmsghdr))) return 0;
+  auto* h = reinterpret_cast<nlmsghdr*>(buf);
+  if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len > static_cast<uint32_t>(n)) return 0;
+  auto* m = static_cast<unix_diag_msg*>(NLMSG_DATA(h));
+  int len = static_cast<int>(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+  for (auto* a = reinterpret_cast<rtattr*>(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len))
+    if (a->rta_type == UNIX_DIAG_PEER) return *static_cast<uint32_t*>(RTA_DATA(a));
+  return 0;
+}
+
+bool isExternal(uint64_t dev, uint64_t ino) {
+  for (int i = 0; i < g_config.external_count; ++i)
+    if (g_config.external[i].dev == dev && g_config.external[i].ino == ino) return true;
+  return false;
+}
+
+// Classifies `fd` and, for a channel, records its CHANNEL definition under
+// `index` (0: a new index). Returns the table entry (0 if fd is not open).
+uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_ino_hint) {
+  struct stat st {};
+  if (sys::fstat(fd, &st) < 0) return 0;
+  ChannelFields c;
+  c.fd = fd;
+  c.origin = origin;
+  c.dev = st.st_dev;
+  c.ino = st.st_ino;
+  char path[256] = {};
+  sockaddr_storage local{}, peer{};
+  uint64_t flags = 0;
+  char link[64];
+  char proc[32] = "/proc/self/fd/";
+  {
+    // Append the descriptor number without stdio.
+    char digits[12];
+    int n = 0;
+    for (unsigned v = static_cast<unsigned>(fd); n == 0 || v; v /= 10) digits[n++] = '0' + v % 10;
+    size_t at = std::strlen(proc);
+    while (n) proc[at++] = digits[--n];
+    proc[at] = 0;
+  }
+  const long access = sys::fcntl(fd, F_GETFL);
+  if (access >= 0) c.access = static_cast<uint32_t>(access & O_ACCMODE);
+
+  switch (st.st_mode & S_IFMT) {
+    case S_IFIFO: {
+      const long n = sys::readlink(proc, link, sizeof(link) - 1);
+      const bool anonymous = n >= 5 && std::memcmp(link, "pipe:", 5) == 0;
+      c.type = anonymous ? ChannelType::Pipe : ChannelType::Fifo;
+      if (!anonymous) {
+        const long m = sys::readlink(proc, path, sizeof(path) - 1);
+        if (m > 0) path[m] = 0;
+        c.path = path;
+        flags |= kFlagStoreReceived;  // anyone may open a FIFO
+      }
+      break;
+    }
+    case S_IFSOCK: {
+      const long domain = getsockoptInt(fd, SO_DOMAIN);
+      const long type = getsockoptInt(fd, SO_TYPE);
+      const long protocol = getsockoptInt(fd, SO_PROTOCOL);
+      c.domain = static_cast<int32_t>(domain);
+      c.socket_type = static_cast<int32_t>(type);
+      c.protocol = static_cast<int32_t>(protocol < 0 ? 0 : protocol);
+      socklen_t llen = sizeof(local), plen = sizeof(peer);
+      if (sys::raw(SYS_getsockname, fd, reinterpret_cast<long>(&local),
+                   reinterpret_cast<long>(&llen)) < 0)
+        llen = 0;
+      const bool connected = sys::raw(SYS_getpeername, fd, reinterpret_cast<long>(&peer),
+                                      reinterpret_cast<long>(&plen)) == 0;
+      if (!connected) plen = 0;
+      c.local_address = &local;
+      c.local_address_len = llen;
+      c.peer_address = &peer;
+      c.peer_address_len = plen;
+      if (domain == AF_UNIX) {
+        c.type = type == SOCK_STREAM  ? ChannelType::UnixStream
+                 : type == SOCK_DGRAM ? ChannelType::UnixDgram
+                                      : ChannelType::UnixSeqpacket;
+        const sockaddr_un* named = namedUnix(local, llen)  ? reinterpret_cast<sockaddr_un*>(&local)
+                                   : namedUnix(peer, plen) ? reinterpret_cast<sockaddr_un*>(&peer)
+                                                           : nullptr;
+        if (named) {
+          flags |= kFlagStoreReceived;  // a named socket may have an outside peer
+          if (named->sun_path[0]) {
+            std::strncpy(path, named->sun_path, sizeof(path) - 1);
+          } else {  // abstract: shown as @name
+            path[0] = '@';
+            std::strncpy(path + 1, named->sun_path + 1, sizeof(path) - 2);
+          }
+          c.path = path;
+        }
+        c.peer_ino = peer_ino_hint ? peer_ino_hint : connected ? unixPeerInode(st.st_ino) : 0;
+        if (!connected && !peer_ino_hint && type != SOCK_DGRAM) flags |= kFlagPeerUnknown;
+      } else if (domain == AF_INET || domain == AF_INET6) {
+        c.type = type == SOCK_STREAM ? ChannelType::Tcp
+                 : type == SOCK_DGRAM ? ChannelType::Udp
+                                      : ChannelType::OtherSocket;
+        flags |= kFlagStoreReceived;
+        if (!connected && type == SOCK_STREAM) flags |= kFlagPeerUnknown;
+      } else {
+        c.type = ChannelType::OtherSocket;
+        flags |= kFlagStoreReceived;
+      }
+      break;
+    }
+    case S_IFCHR: {
+      const unsigned maj = major(st.st_rdev), min = minor(st.st_rdev);
+      if (maj == 1 && (min == 8 || min == 9)) return makeEntry(0, kRandom, 0);
+      uint8_t termios_buf[64];
+      if (sys::raw(SYS_ioctl, fd, TCGETS, reinterpret_cast<long>(termios_buf)) < 0)
+        return makeEntry(0, kNotChannel, 0);
+      c.type = ChannelType::Terminal;
+      c.rdev = st.st_rdev;
+      const long m = sys::readlink(proc, path, sizeof(path) - 1);
+      if (m > 0) path[m] = 0;
+      c.path = path;
+      flags |= kFlagStoreReceived | kFlagExternal;
+      break;
+    }
+    default:
+      return makeEntry(0, kNotChannel, 0);
+  }
+  if (isExternal(c.dev, c.ino)) flags |= kFlagExternal | kFlagStoreReceived;
+  c.external = flags & kFlagExternal;
+  c.index = index ? index : g_process.channels.fetch_add(1, std::memory_order_relaxed) + 1;
+
+  log::EventFields e;
+  e.kind = Kind::Channel;
+  e.channel_info = &c;
+  e.flags = static_cast<uint32_t>(flags);  // read by commit() to set up the channel state
+  commit(e);
+  return makeEntry(c.index, kChannel, flags);
+}
+
+uint64_t lookupOrClassify(int fd, ChannelOrigin origin) {
+  uint64_t e = load(fd);
+  if (!e) {
+    e = classify(fd, origin, 0, 0);
+    if (e) store(fd, e);
+  } else if (entryClass(e) == kChannel && (entryFlags(e) & kFlagPeerUnknown)) {
+    // A socket that was not connected when first seen: once it is, say so.
+    sockaddr_storage peer{};
+    socklen_t plen = sizeof(peer);
+    if (sys::raw(SYS_getpeername, fd, reinterpret_cast<long>(&peer),
+                 reinterpret_cast<long>(&plen)) == 0) {
+      const uint64_t fresh = classify(fd, origin, entryIndex(e), 0);
+      if (fresh) {
+        store(fd, fresh);
+        e = fresh;
+      }
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+bool isChannel(int fd) {
+  return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kChannel;
+}
+
+bool isRandomDevice(int fd) {
+  return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kRandom;
+}
+
+bool storesReceived(int fd);
+bool storesReceived(int fd) { return entryFlags(load(fd)) & kFlagStoreReceived; }
+
+uint32_t channelOf(int fd) {
+  const uint64_t e = load(fd);
+  return entryClass(e) == kChannel ? entryIndex(e) : 0;
+}
+
+void onCreated(int fd, ChannelOrigin origin) {
+  forget(fd);
+  const uint64_t e = classify(fd, origin, 0, 0);
+  if (e) store(fd, e);
+}
+
+void onPair(Kind kind, const int fds[2]) {
+  struct stat a {}, b {};
+  sys::fstat(fds[0], &a);
+  sys::fstat(fds[1], &b);
+  const bool sockets = kind == Kind::Socketpair;
+  for (int i = 0; i < 2; ++i) {
+    forget(fds[i]);
+    const uint64_t peer = sockets ? (i == 0 ? b.st_ino : a.st_ino) : 0;
+    const uint64_t e = classify(fds[i], ChannelOrigin::Created, 0, peer);
+    if (e) store(fds[i], e);
+  }
+}
+
+void onDup(int oldfd, int newfd) {
+  if (oldfd == newfd) return;
+  const uint64_t e = load(oldfd);
+  if (e) store(newfd, e);
+  else forget(newfd);
+}
+
+void onClose(int fd) { forget(fd); }
+
+void forget(int fd) {
+  if (std::atomic<uint64_t>* s = slotFor(fd, false)) s->store(0, std::memory_order_release);
+}
+
+void refreshSocket(int fd) {
+  const uint64_t e = load(fd);
+  if (entryClass(e) != kChannel) {
+    onCreated(fd, log::ChannelOrigin::Inherited);
+    return;
+  }
+  const uint64_t fresh = classify(fd, ChannelOrigin::Created, entryIndex(e), 0);
+  if (fresh) store(fd, fresh);
+}
+
+bool isOwnFd(int fd) {
+  if (fd < 0) return false;
+  return fd == g_process.writer.fd() || fd == g_process.netlink_fd;
+}
+
+int ownFds(int out[2]) {
+  int n = 0;
+  const int a = g_process.writer.fd(), b = g_process.netlink_fd;
+  if (a >= 0) out[n++] = a;
+  if (b >= 0) out[n++] = b;
+  if (n == 2 && out[0] > out[1]) {
+    out[0] = b;
+    out[1] = a;
+  }
+  return n;
+}
+
+void onRangeClosed(unsigned first, unsigned last) {
+  const int64_t t = monotonicNow();
+  for (unsigned chunk = first >> kChunkBits; chunk < kChunks && chunk <= (last >> kChunkBits); ++chunk) {
+    std::atomic<uint64_t>* c = __atomic_load_n(&g_chunks[chunk], __ATOMIC_ACQUIRE);
+    if (!c) continue;
+    for (int i = 0; i < kChunkSize; ++i) {
+      const unsigned fd = (chunk << kChunkBits) | static_cast<unsigned>(i);
+      if (fd < first || fd > last) continue;
+      const uint64_t e = c[i].exchange(0, std::memory_order_acq_rel);
+      if (!entryCurrent(e) || entryClass(e) != kChannel) continue;
+      log::EventFields ev;
+      ev.kind = Kind::Close;
+      ev.fd = static_cast<int32_t>(fd);
+      ev.channel = entryIndex(e);
+      ev.entry_ns = ev.return_ns = t;
+      commit(ev);
+    }
+  }
+}
+
+void evictOwnFd(int fd) {
+  if (fd == g_process.netlink_fd) {
+    sys::close(fd);
+    g_process.netlink_fd = -1;
+    return;
+  }
+  if (fd != g_process.writer.fd()) return;
+  if (!lockWriter()) return;
+  const long moved = sys::fcntl(fd, F_DUPFD_CLOEXEC, g_process.fd_floor);
+  if (moved >= 0) {
+    g_process.writer.setFd(static_cast<int>(moved));
+    sys::close(fd);
+  }
+  unlockWriter();
+}
+
+void resetChannelsForNewLog() {
+  // Entries of the previous log become stale through log_gen; channel
+  // indices start again.
+  g_process.log_gen++;
+  g_process.channels.store(0, std::memory_order_relaxed);
+  if (g_process.channel_table)
+    std::memset(g_process.channel_table, 0, g_process.channel_capacity * sizeof(ChannelState));
+}
+
+ChannelState* channelState(uint32_t index) {
+  Process& p = g_process;
+  if (index >= p.channel_capacity) {
+    size_t want = p.channel_capacity ? p.channel_capacity : 256;
+    while (want <= index) want *= 2;
+    long m = sys::mmap(nullptr, want * sizeof(ChannelState), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m < 0 && m > -4096) return nullptr;
+    auto* grown = reinterpret_cast<ChannelState*>(m);
+    if (p.channel_table) {
+      std::memcpy(grown, p.channel_table, p.channel_capacity * sizeof(ChannelState));
+      sys::munmap(p.channel_table, p.channel_capacity * sizeof(ChannelState));
+    }
+    p.channel_table = grown;
+    p.channel_capacity = want;
+  }
+  return &p.channel_table[index];
+}
+
+}  // namespace radar::preload

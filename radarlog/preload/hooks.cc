@@ -1,0 +1,1356 @@
+// The interposed libc functions: each one calls the real function (found
+// with dlsym(RTLD_NEXT)) and reports to the recorder (recorder.h).
+//
+// RULES for everything in preload/ -- this code runs inside other people's
+// programs, in the reach of their signal handlers and forks:
+//   1. The program sees exactly what it would without radar: the real
+//      call's return value and errno (Call saves and restores errno), its
+//      descriptor numbers (ours live high and are invisible to close(),
+//      dup2() and close_range()), its signal dispositions.
+//   2. No malloc/new, no stdio, no iostreams, no exceptions, no C++ runtime.
+//      System calls are raw (sys.h): a libc call might be one of our hooks.
+//   3. No lock that a signal handler or a forked child could find held: the
+//      one writer lock knows its owner, a handler on the owning thread defers
+//      its record, and a forked child resets it.
+//   4. Hooks never fail the program: when recording is impossible they just
+//      forward.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "recorder.h"
+#include "sys.h"
+
+extern char** environ;
+
+using radar::log::ChannelOrigin;
+using radar::log::EventFields;
+using radar::log::Iov;
+using radar::log::Kind;
+using radar::log::ReadyFd;
+using namespace radar::preload;
+namespace sys = radar::sys;
+
+static_assert(sizeof(Iov) == sizeof(struct iovec) && offsetof(Iov, len) == offsetof(struct iovec, iov_len));
+
+#define HOOK extern "C" __attribute__((visibility("default")))
+
+// The real function, resolved on first use (a hook can run before our
+// constructor, from another library's).
+#define REAL(name)                                                         \
+  static decltype(&::name) real_##name = nullptr;                          \
+  if (__builtin_expect(!real_##name, 0))                                   \
+    real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
+
+namespace {
+
+const Iov* asIov(const struct iovec* v) { return reinterpret_cast<const Iov*>(v); }
+
+uint64_t iovTotal(const struct iovec* v, int n) {
+  uint64_t total = 0;
+  for (int i = 0; i < n; ++i) total += v[i].iov_len;
+  return total;
+}
+
+uint64_t moved(ssize_t r) { return r > 0 ? static_cast<uint64_t>(r) : 0; }
+
+// Descriptors passed with SCM_RIGHTS are new in this process.
+void noteReceivedFds(const struct msghdr* msg, int32_t* out, size_t* count, size_t capacity) {
+  *count = 0;
+  if (!msg || !msg->msg_control) return;
+  for (struct cmsghdr* c = CMSG_FIRSTHDR(const_cast<struct msghdr*>(msg)); c;
+       c = CMSG_NXTHDR(const_cast<struct msghdr*>(msg), c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    const int* fds = reinterpret_cast<const int*>(CMSG_DATA(c));
+    for (size_t i = 0; i < n; ++i) {
+      forget(fds[i]);
+      if (*count < capacity) out[(*count)++] = fds[i];
+    }
+  }
+}
+
+// Bytes that sendfile()/splice() moved from a regular file: read back at
+// the same position so the payload can be stored.
+struct ReadBack {
+  void* map = nullptr;
+  size_t len = 0;
+  ~ReadBack() {
+    if (map) sys::munmap(map, len);
+  }
+  bool load(int fd, uint64_t pos, size_t n) {
+    struct stat st {};
+    if (!n || sys::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    len = n;
+    long m = sys::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m < 0 && m > -4096) {
+      len = 0;
+      return false;
+    }
+    map = reinterpret_cast<void*>(m);
+    return sys::pread(fd, map, n, pos) == static_cast<long>(n);
+  }
+};
+
+long filePosition(int fd) { return sys::raw(SYS_lseek, fd, 0, SEEK_CUR); }
+
+}  // namespace
+
+// ==== sends =====================================================================
+
+HOOK ssize_t write(int fd, const void* buf, size_t n) {
+  REAL(write);
+  if (!active() || !isChannel(fd)) return real_write(fd, buf, n);
+  Call call(Kind::Write, fd);
+  const ssize_t r = real_write(fd, buf, n);
+  call.finish(r);
+  const Iov iov{buf, n};
+  call.send(&iov, 1, n, moved(r));
+  return r;
+}
+
+HOOK ssize_t writev(int fd, const struct iovec* iov, int count) {
+  REAL(writev);
+  if (!active() || !isChannel(fd)) return real_writev(fd, iov, count);
+  Call call(Kind::Writev, fd);
+  const ssize_t r = real_writev(fd, iov, count);
+  call.finish(r);
+  call.send(asIov(iov), count > 0 ? static_cast<size_t>(count) : 0, iovTotal(iov, count), moved(r));
+  return r;
+}
+
+HOOK ssize_t send(int fd, const void* buf, size_t n, int flags) {
+  REAL(send);
+  if (!active() || !isChannel(fd)) return real_send(fd, buf, n, flags);
+  Call call(Kind::Send, fd);
+  const ssize_t r = real_send(fd, buf, n, flags);
+  call.finish(r);
+  const Iov iov{buf, n};
+  call.send(&iov, 1, n, moved(r), flags);
+  return r;
+}
+
+HOOK ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to,
+                    socklen_t to_len) {
+  REAL(sendto);
+  if (!active() || !isChannel(fd)) return real_sendto(fd, buf, n, flags, to, to_len);
+  Call call(Kind::Sendto, fd);
+  const ssize_t r = real_sendto(fd, buf, n, flags, to, to_len);
+  call.finish(r);
+  const Iov iov{buf, n};
+  call.send(&iov, 1, n, moved(r), flags, to, to ? to_len : 0);
+  return r;
+}
+
+HOOK ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
+  REAL(sendmsg);
+  if (!active() || !isChannel(fd)) return real_sendmsg(fd, msg, flags);
+  Call call(Kind::Sendmsg, fd);
+  const ssize_t r = real_sendmsg(fd, msg, flags);
+  call.finish(r);
+  int32_t fds[64];
+  size_t nfds = 0;
+  if (msg && msg->msg_control) {
+    for (struct cmsghdr* c = CMSG_FIRSTHDR(const_cast<struct msghdr*>(msg)); c;
+         c = CMSG_NXTHDR(const_cast<struct msghdr*>(msg), c))
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+        for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) && nfds < 64; ++i)
+          fds[nfds++] = reinterpret_cast<const int*>(CMSG_DATA(c))[i];
+  }
+  call.extra.fds = fds;
+  call.extra.fd_count = nfds;
+  const int iovlen = msg ? static_cast<int>(msg->msg_iovlen) : 0;
+  call.send(msg ? asIov(msg->msg_iov) : nullptr, static_cast<size_t>(iovlen),
+            msg ? iovTotal(msg->msg_iov, iovlen) : 0, moved(r), flags,
+            msg ? static_cast<const struct sockaddr*>(msg->msg_name) : nullptr,
+            msg && msg->msg_name ? msg->msg_namelen : 0);
+  return r;
+}
+
+HOOK int sendmmsg(int fd, struct mmsghdr* msgs, unsigned count, int flags) {
+  REAL(sendmmsg);
+  if (!active() || !isChannel(fd)) return real_sendmmsg(fd, msgs, count, flags);
+  Call call(Kind::Sendmmsg, fd);
+  const int r = real_sendmmsg(fd, msgs, count, flags);
+  call.finish(r);
+  call.multi(msgs, count, flags);
+  return r;
+}
+
+HOOK ssize_t sendfile(int out, int in, off_t* offset, size_t count) {
+  REAL(sendfile);
+  if (!active() || !isChannel(out)) return real_sendfile(out, in, offset, count);
+  const long pos = offset ? *offset : filePosition(in);
+  Call call(Kind::Sendfile, out);
+  const ssize_t r = real_sendfile(out, in, offset, count);
+  call.finish(r);
+  ReadBack back;
+  if (r > 0 && pos >= 0 && back.load(in, static_cast<uint64_t>(pos), static_cast<size_t>(r))) {
+    const Iov iov{back.map, static_cast<size_t>(r)};
+    call.send(&iov, 1, count, moved(r));
+  } else {
+    call.extra.payload_omitted = moved(r);
+    call.send(nullptr, 0, count, 0);
+  }
+  return r;
+}
+
+HOOK ssize_t sendfile64(int out, int in, off64_t* offset, size_t count) {
+  return sendfile(out, in, reinterpret_cast<off_t*>(offset), count);
+}
+
+HOOK ssize_t splice(int in, loff_t* off_in, int out, loff_t* off_out, size_t len, unsigned flags) {
+  REAL(splice);
+  if (!active()) return real_splice(in, off_in, out, off_out, len, flags);
+  const bool out_channel = isChannel(out), in_channel = isChannel(in);
+  if (!out_channel && !in_channel) return real_splice(in, off_in, out, off_out, len, flags);
+  const long pos = off_in ? *off_in : filePosition(in);
+  Call call(out_channel ? Kind::Splice : Kind::Read, out_channel ? out : in);
+  const ssize_t r = real_splice(in, off_in, out, off_out, len, flags);
+  call.finish(r);
+  ReadBack back;
+  if (out_channel && r > 0 && pos >= 0 &&
+      back.load(in, static_cast<uint64_t>(pos), static_cast<size_t>(r))) {
+    const Iov iov{back.map, static_cast<size_t>(r)};
+    call.send(&iov, 1, len, moved(r));
+    return r;
+  }
+  // The bytes went through a pipe we cannot read back: their size is known,
+  // their content is not.
+  call.extra.payload_omitted = moved(r);
+  call.extra.channel = channelOf(out_channel ? out : in);
+  call.extra.size = len;
+  call.record();
+  return r;
+}
+
+// ==== receives =================================================================
+
+namespace {
+
+ssize_t recordedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
+  if (!active()) return real(fd, buf, n);
+  if (isChannel(fd)) {
+    Call call(Kind::Read, fd);
+    const ssize_t r = real(fd, buf, n);
+    call.finish(r);
+    const Iov iov{buf, n};
+    call.receive(&iov, 1, n, moved(r));
+    return r;
+  }
+  if (recordingNondet() && isRandomDevice(fd)) {
+    Call call(Kind::Random, fd);
+    const ssize_t r = real(fd, buf, n);
+    call.finish(r);
+    const Iov iov{buf, moved(r)};
+    call.extra.payload = &iov;
+    call.extra.payload_iov_count = 1;
+    call.extra.payload_len = moved(r);
+    call.extra.size = n;
+    call.record();
+    return r;
+  }
+  return real(fd, buf, n);
+}
+
+}  // namespace
+
+HOOK ssize_t read(int fd, void* buf, size_t n) {
+  REAL(read);
+  return recordedRead(fd, buf, n, real_read);
+}
+
+HOOK ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
+  REAL(read);
+  if (n > buflen) {
+    REAL(__read_chk);
+    return real___read_chk(fd, buf, n, buflen);  // reports the overflow as glibc does
+  }
+  return recordedRead(fd, buf, n, real_read);
+}
+
+HOOK ssize_t readv(int fd, const struct iovec* iov, int count) {
+  REAL(readv);
+  if (!active() || !isChannel(fd)) return real_readv(fd, iov, count);
+  Call call(Kind::Readv, fd);
+  const ssize_t r = real_readv(fd, iov, count);
+  call.finish(r);
+  call.receive(asIov(iov), count > 0 ? static_cast<size_t>(count) : 0, iovTotal(iov, count),
+               moved(r));
+  return r;
+}
+
+HOOK ssize_t recv(int fd, void* buf, size_t n, int flags) {
+  REAL(recv);
+  if (!active() || !isChannel(fd)) return real_recv(fd, buf, n, flags);
+  Call call(Kind::Recv, fd);
+  const ssize_t r = real_recv(fd, buf, n, flags);
+  call.finish(r);
+  const Iov iov{buf, n};
+  call.receive(&iov, 1, n, r > 0 && static_cast<size_t>(r) > n ? n : moved(r), flags);
+  return r;
+}
+
+HOOK ssize_t __recv_chk(int fd, void* buf, size_t n, size_t buflen, int flags) {
+  if (n > buflen) {
+    REAL(__recv_chk);
+    return real___recv_chk(fd, buf, n, buflen, flags);
+  }
+  return recv(fd, buf, n, flags);
+}
+
+HOOK ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from,
+                      socklen_t* from_len) {
+  REAL(recvfrom);
+  if (!active() || !isChannel(fd)) return real_recvfrom(fd, buf, n, flags, from, from_len);
+  Call call(Kind::Recvfrom, fd);
+  const ssize_t r = real_recvfrom(fd, buf, n, flags, from, from_len);
+  call.finish(r);
+  const Iov iov{buf, n};
+  call.receive(&iov, 1, n, r > 0 && static_cast<size_t>(r) > n ? n : moved(r), flags,
+               r >= 0 ? from : nullptr, r >= 0 && from && from_len ? *from_len : 0);
+  return r;
+}
+
+HOOK ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t buflen, int flags,
+                            struct sockaddr* from, socklen_t* from_len) {
+  if (n > buflen) {
+    REAL(__recvfrom_chk);
+    return real___recvfrom_chk(fd, buf, n, buflen, flags, from, from_len);
+  }
+  return recvfrom(fd, buf, n, flags, from, from_len);
+}
+
+HOOK ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
+  REAL(recvmsg);
+  if (!active() || !isChannel(fd)) return real_recvmsg(fd, msg, flags);
+  Call call(Kind::Recvmsg, fd);
+  const ssize_t r = real_recvmsg(fd, msg, flags);
+  call.finish(r);
+  int32_t fds[64];
+  size_t nfds = 0;
+  if (r >= 0) noteReceivedFds(msg, fds, &nfds, 64);
+  call.extra.fds = fds;
+  call.extra.fd_count = nfds;
+  if (r >= 0 && msg) call.extra.status = msg->msg_flags;
+  const int iovlen = msg ? static_cast<int>(msg->msg_iovlen) : 0;
+  const uint64_t room = msg ? iovTotal(msg->msg_iov, iovlen) : 0;
+  call.receive(msg ? asIov(msg->msg_iov) : nullptr, static_cast<size_t>(iovlen), room,
+               r > 0 && static_cast<uint64_t>(r) > room ? room : moved(r), flags,
+               r >= 0 && msg ? static_cast<const struct sockaddr*>(msg->msg_name) : nullptr,
+               r >= 0 && msg && msg->msg_name ? msg->msg_namelen : 0);
+  return r;
+}
+
+HOOK int recvmmsg(int fd, struct mmsghdr* msgs, unsigned count, int flags,
+                  struct timespec* timeout) {
+  REAL(recvmmsg);
+  if (!active() || !isChannel(fd)) return real_recvmmsg(fd, msgs, count, flags, timeout);
+  Call call(Kind::Recvmmsg, fd);
+  const int r = real_recvmmsg(fd, msgs, count, flags, timeout);
+  call.finish(r);
+  call.multi(msgs, count, flags);
+  return r;
+}
+
+// ==== channel life cycle =======================================================
+
+namespace {
+
+template <class Fn>
+int pairCall(Kind kind, int fds[2], Fn&& real) {
+  Call call(kind, -1);
+  const int r = real();
+  call.finish(r);
+  if (r == 0) onPair(kind, fds);
+  int32_t both[2] = {r == 0 ? fds[0] : -1, r == 0 ? fds[1] : -1};
+  call.extra.fds = both;
+  call.extra.fd_count = r == 0 ? 2 : 0;
+  call.extra.channel = r == 0 ? channelOf(fds[0]) : 0;
+  call.record();
+  return r;
+}
+
+void recordSimple(Call& call, int fd, const struct sockaddr* addr = nullptr, socklen_t len = 0) {
+  call.extra.channel = channelOf(fd);
+  call.extra.address = addr;
+  call.extra.address_len = addr ? len : 0;
+  call.record();
+}
+
+}  // namespace
+
+HOOK int pipe(int fds[2]) {
+  REAL(pipe);
+  if (!active()) return real_pipe(fds);
+  return pairCall(Kind::Pipe, fds, [&] { return real_pipe(fds); });
+}
+
+HOOK int pipe2(int fds[2], int flags) {
+  REAL(pipe2);
+  if (!active()) return real_pipe2(fds, flags);
+  return pairCall(Kind::Pipe, fds, [&] { return real_pipe2(fds, flags); });
+}
+
+HOOK int socketpair(int domain, int type, int protocol, int fds[2]) {
+  REAL(socketpair);
+  if (!active()) return real_socketpair(domain, type, protocol, fds);
+  return pairCall(Kind::Socketpair, fds, [&] { return real_socketpair(domain, type, protocol, fds); });
+}
+
+HOOK int socket(int domain, int type, int protocol) {
+  REAL(socket);
+  if (!active()) return real_socket(domain, type, protocol);
+  Call call(Kind::Socket, -1);
+  const int r = real_socket(domain, type, protocol);
+  call.finish(r);
+  if (r >= 0) onCreated(r, ChannelOrigin::Created);
+  call.extra.flags = static_cast<uint32_t>(type);
+  recordSimple(call, r);
+  return r;
+}
+
+HOOK int bind(int fd, const struct sockaddr* addr, socklen_t len) {
+  REAL(bind);
+  if (!active() || !isChannel(fd)) return real_bind(fd, addr, len);
+  Call call(Kind::Bind, fd);
+  const int r = real_bind(fd, addr, len);
+  call.finish(r);
+  if (r == 0) refreshSocket(fd);
+  recordSimple(call, fd, addr, len);
+  return r;
+}
+
+HOOK int listen(int fd, int backlog) {
+  REAL(listen);
+  if (!active() || !isChannel(fd)) return real_listen(fd, backlog);
+  Call call(Kind::Listen, fd);
+  const int r = real_listen(fd, backlog);
+  call.finish(r);
+  call.extra.size = static_cast<uint64_t>(backlog > 0 ? backlog : 0);
+  recordSimple(call, fd);
+  return r;
+}
+
+HOOK int connect(int fd, const struct sockaddr* addr, socklen_t len) {
+  REAL(connect);
+  if (!active() || !isChannel(fd)) return real_connect(fd, addr, len);
+  Call call(Kind::Connect, fd);
+  const int r = real_connect(fd, addr, len);
+  call.finish(r);
+  if (r == 0 || call.error() == EINPROGRESS) refreshSocket(fd);
+  recordSimple(call, fd, addr, len);
+  return r;
+}
+
+namespace {
+
+int recordedAccept(int fd, struct sockaddr* addr, socklen_t* len, int flags, bool four) {
+  REAL(accept);
+  REAL(accept4);
+  if (!active() || !isChannel(fd))
+    return four ? real_accept4(fd, addr, len, flags) : real_accept(fd, addr, len);
+  Call call(Kind::Accept, fd);
+  const int r = four ? real_accept4(fd, addr, len, flags) : real_accept(fd, addr, len);
+  call.finish(r);
+  if (r >= 0) onCreated(r, ChannelOrigin::Accepted);
+  call.extra.flags = static_cast<uint32_t>(flags);
+  recordSimple(call, r >= 0 ? r : fd, r >= 0 ? addr : nullptr, r >= 0 && addr && len ? *len : 0);
+  return r;
+}
+
+}  // namespace
+
+HOOK int accept(int fd, struct sockaddr* addr, socklen_t* len) {
+  return recordedAccept(fd, addr, len, 0, false);
+}
+
+HOOK int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
+  return recordedAccept(fd, addr, len, flags, true);
+}
+
+HOOK int shutdown(int fd, int how) {
+  REAL(shutdown);
+  if (!active() || !isChannel(fd)) return real_shutdown(fd, how);
+  Call call(Kind::Shutdown, fd);
+  const int r = real_shutdown(fd, how);
+  call.finish(r);
+  call.extra.flags = static_cast<uint32_t>(how);
+  recordSimple(call, fd);
+  return r;
+}
+
+HOOK int close(int fd) {
+  REAL(close);
+  if (isOwnFd(fd)) {
+    errno = EBADF;  // to the program, our descriptors do not exist
+    return -1;
+  }
+  if (!active()) return real_close(fd);
+  const uint32_t channel = isChannel(fd) ? channelOf(fd) : 0;
+  if (!channel) {
+    forget(fd);
+    return real_close(fd);
+  }
+  Call call(Kind::Close, fd);
+  const int r = real_close(fd);
+  call.finish(r);
+  forget(fd);
+  call.extra.channel = channel;
+  call.record();
+  return r;
+}
+
+HOOK int close_range(unsigned first, unsigned last, int flags) {
+  REAL(close_range);
+  // Close everything asked for except our own descriptors.
+  int own[2];
+  const int n_own = ownFds(own);
+  unsigned lo = first;
+  int r = 0;
+  for (int i = 0; i < n_own && r == 0; ++i) {
+    const unsigned o = static_cast<unsigned>(own[i]);
+    if (o < lo || o > last) continue;
+    if (o > lo) r = real_close_range(lo, o - 1, flags);
+    lo = o + 1;
+  }
+  if (r == 0 && lo <= last && lo != 0) r = real_close_range(lo, last, flags);
+  if (r == 0 && lo == 0 && n_own == 0) r = real_close_range(first, last, flags);
+  if (r == 0 && active() && !(flags & CLOSE_RANGE_CLOEXEC)) onRangeClosed(first, last);
+  return r;
+}
+
+HOOK void closefrom(int lowfd) { close_range(static_cast<unsigned>(lowfd < 0 ? 0 : lowfd), ~0u, 0); }
+
+HOOK int dup(int oldfd) {
+  REAL(dup);
+  if (!active() || !isChannel(oldfd)) {
+    const int r = real_dup(oldfd);
+    if (r >= 0) forget(r);
+    return r;
+  }
+  Call call(Kind::Dup, oldfd);
+  const int r = real_dup(oldfd);
+  call.finish(r);
+  if (r >= 0) onDup(oldfd, r);
+  recordSimple(call, oldfd);
+  return r;
+}
+
+namespace {
+
+int dupOnto(int oldfd, int newfd, int flags, bool three) {
+  REAL(dup2);
+  REAL(dup3);
+  if (isOwnFd(newfd)) evictOwnFd(newfd);  // the program may have that number
+  auto real = [&] { return three ? real_dup3(oldfd, newfd, flags) : real_dup2(oldfd, newfd); };
+  if (!active()) return real();
+  const uint32_t clobbered = oldfd != newfd && isChannel(newfd) ? channelOf(newfd) : 0;
+  if (!isChannel(oldfd) && !clobbered) {
+    const int r = real();
+    if (r >= 0) forget(r);
+    return r;
+  }
+  Call call(Kind::Dup, oldfd);
+  const int r = real();
+  call.finish(r);
+  if (r >= 0) {
+    if (clobbered) {  // dup2 closed what newfd was
+      EventFields close_event;
+      close_event.kind = Kind::Close;
+      close_event.fd = newfd;
+      close_event.channel = clobbered;
+      close_event.entry_ns = close_event.return_ns = call.entry();
+      commitEvent(close_event);
+    }
+    onDup(oldfd, r);
+  }
+  int32_t both[2] = {oldfd, newfd};
+  call.extra.fds = both;
+  call.extra.fd_count = 2;
+  recordSimple(call, oldfd);
+  return r;
+}
+
+}  // namespace
+
+HOOK int dup2(int oldfd, int newfd) { return dupOnto(oldfd, newfd, 0, false); }
+HOOK int dup3(int oldfd, int newfd, int flags) { return dupOnto(oldfd, newfd, flags, true); }
+
+namespace {
+
+int recordedFcntl(int (*real)(int, int, ...), int fd, int cmd, void* arg) {
+  if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) return real(fd, cmd, arg);
+  if (!active() || !isChannel(fd)) {
+    const int r = real(fd, cmd, arg);
+    if (r >= 0) forget(r);
+    return r;
+  }
+  Call call(Kind::Dup, fd);
+  const int r = real(fd, cmd, arg);
+  call.finish(r);
+  if (r >= 0) onDup(fd, r);
+  recordSimple(call, fd);
+  return r;
+}
+
+}  // namespace
+
+HOOK int fcntl(int fd, int cmd, ...) {
+  REAL(fcntl);
+  va_list ap;
+  va_start(ap, cmd);
+  void* arg = va_arg(ap, void*);
+  va_end(ap);
+  return recordedFcntl(real_fcntl, fd, cmd, arg);
+}
+
+HOOK int fcntl64(int fd, int cmd, ...) {
+  REAL(fcntl64);
+  va_list ap;
+  va_start(ap, cmd);
+  void* arg = va_arg(ap, void*);
+  va_end(ap);
+  return recordedFcntl(real_fcntl64, fd, cmd, arg);
+}
+
+// open() and friends: a new descriptor number, maybe a FIFO or terminal.
+namespace {
+
+int opened(int fd) {
+  if (fd >= 0 && active()) onCreated(fd, ChannelOrigin::Opened);
+  return fd;
+}
+
+}  // namespace
+
+#define OPEN_HOOK(name, ...)                                           \
+  {                                                                    \
+    REAL(name);                                                        \
+    mode_t mode = 0;                                                   \
+    if (flags & (O_CREAT | __O_TMPFILE)) {                             \
+      va_list ap;                                                      \
+      va_start(ap, flags);                                             \
+      mode = static_cast<mode_t>(va_arg(ap, int));                     \
+      va_end(ap);                                                      \
+    }                                                                  \
+    return opened(real_##name(__VA_ARGS__, mode));                    \
+  }
+
+HOOK int open(const char* path, int flags, ...) OPEN_HOOK(open, path, flags)
+HOOK int open64(const char* path, int flags, ...) OPEN_HOOK(open64, path, flags)
+HOOK int openat(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat, dirfd, path, flags)
+HOOK int openat64(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat64, dirfd, path, flags)
+
+HOOK int __open_2(const char* path, int flags) {
+  REAL(__open_2);
+  return opened(real___open_2(path, flags));
+}
+
+HOOK int creat(const char* path, mode_t mode) {
+  REAL(creat);
+  return opened(real_creat(path, mode));
+}
+
+// ==== readiness =================================================================
+
+namespace {
+
+constexpr size_t kMaxReady = 256;
+
+int recordPoll(Call& call, struct pollfd* fds, nfds_t n, int timeout_ms, int r) {
+  ReadyFd ready[kMaxReady];
+  size_t count = 0;
+  if (r > 0)
+    for (nfds_t i = 0; i < n && count < kMaxReady; ++i)
+      if (fds[i].revents) ready[count++] = {fds[i].fd, static_cast<uint32_t>(fds[i].revents), 0};
+  call.extra.ready = ready;
+  call.extra.ready_count = count;
+  call.extra.has_timeout = true;
+  call.extra.timeout_ms = timeout_ms;
+  call.extra.size = n;
+  call.record();
+  return r;
+}
+
+int timespecMs(const struct timespec* ts) {
+  if (!ts) return -1;
+  const long long ms = ts->tv_sec * 1000LL + ts->tv_nsec / 1000000;
+  return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
+}
+
+}  // namespace
+
+HOOK int poll(struct pollfd* fds, nfds_t n, int timeout) {
+  REAL(poll);
+  if (!active()) return real_poll(fds, n, timeout);
+  Call call(Kind::Poll, -1);
+  const int r = real_poll(fds, n, timeout);
+  call.finish(r);
+  return recordPoll(call, fds, n, timeout, r);
+}
+
+HOOK int __poll_chk(struct pollfd* fds, nfds_t n, int timeout, size_t fdslen) {
+  if (fdslen / sizeof(*fds) < n) {
+    REAL(__poll_chk);
+    return real___poll_chk(fds, n, timeout, fdslen);
+  }
+  return poll(fds, n, timeout);
+}
+
+HOOK int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout,
+               const sigset_t* mask) {
+  REAL(ppoll);
+  if (!active()) return real_ppoll(fds, n, timeout, mask);
+  const int ms = timespecMs(timeout);
+  Call call(Kind::Poll, -1);
+  const int r = real_ppoll(fds, n, timeout, mask);
+  call.finish(r);
+  return recordPoll(call, fds, n, ms, r);
+}
+
+namespace {
+
+int recordSelect(Call& call, int nfds, fd_set* r, fd_set* w, fd_set* x, int timeout_ms, int ret) {
+  ReadyFd ready[kMaxReady];
+  size_t count = 0;
+  if (ret > 0)
+    for (int fd = 0; fd < nfds && fd < FD_SETSIZE && count < kMaxReady; ++fd) {
+      const uint32_t bits = (r && FD_ISSET(fd, r) ? 1u : 0u) | (w && FD_ISSET(fd, w) ? 2u : 0u) |
+                            (x && FD_ISSET(fd, x) ? 4u : 0u);
+      if (bits) ready[count++] = {fd, bits, 0};
+    }
+  call.extra.ready = ready;
+  call.extra.ready_count = count;
+  call.extra.has_timeout = true;
+  call.extra.timeout_ms = timeout_ms;
+  call.extra.size = static_cast<uint64_t>(nfds > 0 ? nfds : 0);
+  call.record();
+  return ret;
+}
+
+}  // namespace
+
+HOOK int select(int nfds, fd_set* r, fd_set* w, fd_set* x, struct timeval* tv) {
+  REAL(select);
+  if (!active()) return real_select(nfds, r, w, x, tv);
+  const int ms = tv ? static_cast<int>(tv->tv_sec * 1000 + tv->tv_usec / 1000) : -1;
+  Call call(Kind::Select, -1);
+  const int ret = real_select(nfds, r, w, x, tv);
+  call.finish(ret);
+  return recordSelect(call, nfds, r, w, x, ms, ret);
+}
+
+HOOK int pselect(int nfds, fd_set* r, fd_set* w, fd_set* x, const struct timespec* ts,
+                 const sigset_t* mask) {
+  REAL(pselect);
+  if (!active()) return real_pselect(nfds, r, w, x, ts, mask);
+  const int ms = timespecMs(ts);
+  Call call(Kind::Select, -1);
+  const int ret = real_pselect(nfds, r, w, x, ts, mask);
+  call.finish(ret);
+  return recordSelect(call, nfds, r, w, x, ms, ret);
+}
+
+namespace {
+
+int recordEpoll(Call& call, struct epoll_event* events, int timeout, int r) {
+  ReadyFd ready[kMaxReady];
+  size_t count = 0;
+  for (int i = 0; i < r && count < kMaxReady; ++i)
+    ready[count++] = {-1, events[i].events, events[i].data.u64};
+  call.extra.ready = ready;
+  call.extra.ready_count = count;
+  call.extra.has_timeout = true;
+  call.extra.timeout_ms = timeout;
+  call.record();
+  return r;
+}
+
+}  // namespace
+
+HOOK int epoll_wait(int epfd, struct epoll_event* events, int max, int timeout) {
+  REAL(epoll_wait);
+  if (!active()) return real_epoll_wait(epfd, events, max, timeout);
+  Call call(Kind::EpollWait, epfd);
+  const int r = real_epoll_wait(epfd, events, max, timeout);
+  call.finish(r);
+  return recordEpoll(call, events, timeout, r);
+}
+
+HOOK int epoll_pwait(int epfd, struct epoll_event* events, int max, int timeout,
+                     const sigset_t* mask) {
+  REAL(epoll_pwait);
+  if (!active()) return real_epoll_pwait(epfd, events, max, timeout, mask);
+  Call call(Kind::EpollWait, epfd);
+  const int r = real_epoll_pwait(epfd, events, max, timeout, mask);
+  call.finish(r);
+  return recordEpoll(call, events, timeout, r);
+}
+
+HOOK int epoll_ctl(int epfd, int op, int fd, struct epoll_event* event) {
+  REAL(epoll_ctl);
+  if (!active()) return real_epoll_ctl(epfd, op, fd, event);
+  Call call(Kind::EpollCtl, epfd);
+  const int r = real_epoll_ctl(epfd, op, fd, event);
+  call.finish(r);
+  int32_t args[3] = {epfd, op, fd};
+  ReadyFd interest{fd, event ? event->events : 0, event ? event->data.u64 : 0};
+  call.extra.fds = args;
+  call.extra.fd_count = 3;
+  call.extra.ready = &interest;
+  call.extra.ready_count = 1;
+  call.record();
+  return r;
+}
+
+// ==== processes ================================================================
+
+HOOK pid_t fork(void) {
+  REAL(fork);
+  if (!active()) return real_fork();
+  beforeFork();
+  Call call(Kind::Fork, -1);
+  const pid_t pid = real_fork();
+  if (pid == 0) {
+    call.forgetSlot();
+    afterForkInChild();
+    return 0;
+  }
+  afterForkParent();
+  call.finish(pid);
+  call.extra.peer_pid = pid > 0 ? pid : 0;
+  call.record();
+  return pid;
+}
+
+// vfork() cannot be wrapped by a function that returns in the child (its
+// frame would be gone when the parent resumes): this stub records in C,
+// then jumps to the real vfork with the caller's return address in place.
+extern "C" __attribute__((visibility("hidden"), used)) void* radar_vfork_prepare() {
+  static void* real = nullptr;
+  if (!real) real = dlsym(RTLD_NEXT, "vfork");
+  if (active()) {
+    Call call(Kind::Vfork, -1);
+    call.finish(0);
+    call.record();
+    afterVforkPrepare();
+  }
+  return real;
+}
+
+#if defined(__x86_64__)
+asm(R"(
+    .text
+    .globl vfork
+    .type vfork, @function
+vfork:
+    .cfi_startproc
+    sub $8, %rsp
+    .cfi_adjust_cfa_offset 8
+    call radar_vfork_prepare
+    add $8, %rsp
+    .cfi_adjust_cfa_offset -8
+    jmp *%rax
+    .cfi_endproc
+    .size vfork, .-vfork
+)");
+#else
+HOOK pid_t vfork(void) { return fork(); }  // correct, if slower, everywhere else
+#endif
+
+namespace {
+
+// Room for the new image's environment: on the stack when small (a vfork
+// child must not map memory: it would leak into the parent).
+struct EnvBuffer {
+  char* stack[512];
+  char** env = stack;
+  size_t capacity = 512;
+  size_t mapped = 0;
+  explicit EnvBuffer(char* const* envp) {
+    size_t n = 0;
+    for (char* const* e = envp; e && *e; ++e) ++n;
+    if (n + 16 > capacity && !inVforkChild()) {
+      mapped = (n + 16) * sizeof(char*);
+      long m = sys::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m < 0 && m > -4096) {
+        mapped = 0;
+      } else {
+        env = reinterpret_cast<char**>(m);
+        capacity = n + 16;
+      }
+    }
+  }
+  ~EnvBuffer() {
+    if (mapped) sys::munmap(env, mapped);
+  }
+};
+
+// Everything the exec family shares. `check` is the file that will run
+// (for the "not recorded" warning), `run` performs the exec with an
+// environment.
+template <class Run>
+int recordedExec(const char* check, char* const argv[], char* const envp[], Run&& run) {
+  if (!radar::preload::active() && !inVforkChild()) {
+    // Not recording this image (or it already exited): still let children be.
+    return run(envp);
+  }
+  char link[128];
+  EnvBuffer buffer(envp);
+  if (inVforkChild()) {
+    noteVforkExec(check, unrecordableReason(check));
+    formatLink(link, sizeof(link), "vfork", vforkCounter(), 0);
+    const bool built = buildExecEnvironment(envp, link, buffer.env, buffer.capacity);
+    const int r = run(built ? buffer.env : envp);
+    noteVforkExecFailed(errno);
+    return r;
+  }
+  Call call(Kind::Exec, -1);
+  call.finish(0);
+  const char* strings[258];
+  size_t n = 0;
+  strings[n++] = check ? check : "";
+  for (char* const* a = argv; a && *a && n < 258; ++a) strings[n++] = *a;
+  call.extra.strings = strings;
+  call.extra.string_count = n;
+  call.extra.flags = unrecordableReason(check);
+  call.record();
+  formatLink(link, sizeof(link), "exec", lastCounter(), generation() + 1);
+  const bool built = buildExecEnvironment(envp, link, buffer.env, buffer.capacity);
+  const int r = run(built ? buffer.env : envp);
+  const int err = errno;
+  Call failed(Kind::ExecFailed, -1);
+  failed.finish(r, err);
+  failed.record();
+  errno = err;
+  return r;
+}
+
+}  // namespace
+
+HOOK int execve(const char* path, char* const argv[], char* const envp[]) {
+  REAL(execve);
+  return recordedExec(path, argv, envp, [&](char* const* env) { return real_execve(path, argv, env); });
+}
+
+HOOK int execv(const char* path, char* const argv[]) { return execve(path, argv, environ); }
+
+HOOK int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  REAL(execvpe);
+  char found[PATH_MAX];
+  const char* check = searchPath(file, found, sizeof(found));
+  return recordedExec(check, argv, envp,
+                      [&](char* const* env) { return real_execvpe(file, argv, env); });
+}
+
+HOOK int execvp(const char* file, char* const argv[]) { return execvpe(file, argv, environ); }
+
+HOOK int fexecve(int fd, char* const argv[], char* const envp[]) {
+  REAL(fexecve);
+  char proc[64] = "/proc/self/fd/";
+  {
+    char digits[12];
+    int n = 0;
+    for (unsigned v = static_cast<unsigned>(fd); n == 0 || v; v /= 10) digits[n++] = '0' + v % 10;
+    size_t at = std::strlen(proc);
+    while (n) proc[at++] = digits[--n];
+    proc[at] = 0;
+  }
+  return recordedExec(proc, argv, envp, [&](char* const* env) { return real_fexecve(fd, argv, env); });
+}
+
+namespace {
+
+// execl(), execlp(), execle(): the arguments as an argv array.
+constexpr int kMaxListArgs = 4096;
+
+}  // namespace
+
+#define COLLECT_ARGS(first, ap, argv, n)                            \
+  char* argv[kMaxListArgs + 1];                                     \
+  int n = 0;                                                        \
+  argv[n++] = const_cast<char*>(first);                             \
+  while (n < kMaxListArgs && (argv[n] = va_arg(ap, char*)) != nullptr) ++n; \
+  argv[n] = nullptr
+
+HOOK int execl(const char* path, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  COLLECT_ARGS(arg, ap, argv, n);
+  va_end(ap);
+  if (n >= kMaxListArgs) {
+    errno = E2BIG;
+    return -1;
+  }
+  return execve(path, argv, environ);
+}
+
+HOOK int execlp(const char* file, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  COLLECT_ARGS(arg, ap, argv, n);
+  va_end(ap);
+  if (n >= kMaxListArgs) {
+    errno = E2BIG;
+    return -1;
+  }
+  return execvpe(file, argv, environ);
+}
+
+HOOK int execle(const char* path, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  COLLECT_ARGS(arg, ap, argv, n);
+  char* const* envp = va_arg(ap, char* const*);
+  va_end(ap);
+  if (n >= kMaxListArgs) {
+    errno = E2BIG;
+    return -1;
+  }
+  return execve(path, argv, envp);
+}
+
+namespace {
+
+template <class Run>
+int recordedSpawn(pid_t* pid, const char* check, char* const argv[], char* const envp[], Run&& run) {
+  if (!active()) return run(envp);
+  char link[128];
+  formatLink(link, sizeof(link), "spawn", lastCounter(), 0);
+  EnvBuffer buffer(envp ? envp : environ);
+  const bool built = buildExecEnvironment(envp ? envp : environ, link, buffer.env, buffer.capacity);
+  Call call(Kind::Spawn, -1);
+  const int r = run(built ? buffer.env : envp);
+  call.finish(r == 0 ? (pid ? *pid : 0) : -1, r);
+  const char* strings[258];
+  size_t n = 0;
+  strings[n++] = check ? check : "";
+  for (char* const* a = argv; a && *a && n < 258; ++a) strings[n++] = *a;
+  call.extra.strings = strings;
+  call.extra.string_count = n;
+  call.extra.peer_pid = r == 0 && pid ? *pid : 0;
+  call.extra.flags = unrecordableReason(check);
+  call.record();
+  return r;
+}
+
+}  // namespace
+
+HOOK int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                     const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  REAL(posix_spawn);
+  return recordedSpawn(pid, path, argv, envp, [&](char* const* env) {
+    return real_posix_spawn(pid, path, actions, attr, argv, env);
+  });
+}
+
+HOOK int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                      const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  REAL(posix_spawnp);
+  char found[PATH_MAX];
+  const char* check = searchPath(file, found, sizeof(found));
+  return recordedSpawn(pid, check, argv, envp, [&](char* const* env) {
+    return real_posix_spawnp(pid, file, actions, attr, argv, env);
+  });
+}
+
+HOOK int system(const char* command) {
+  REAL(system);
+  if (!active() || !command) return real_system(command);
+  Call call(Kind::System, -1);
+  const int r = real_system(command);
+  call.finish(r);
+  call.extra.strings = &command;
+  call.extra.string_count = 1;
+  call.extra.status = r;
+  call.record();
+  return r;
+}
+
+HOOK FILE* popen(const char* command, const char* mode) {
+  REAL(popen);
+  if (!active()) return real_popen(command, mode);
+  Call call(Kind::Popen, -1);
+  FILE* f = real_popen(command, mode);
+  const int fd = f ? fileno(f) : -1;
+  call.finish(fd);
+  if (f) {
+    onCreated(fd, ChannelOrigin::Created);
+    // popen streams have their own jump table, sharing read and write.
+    patchStdioTable(*reinterpret_cast<void**>(reinterpret_cast<char*>(f) + sizeof(FILE)));
+  }
+  const char* strings[2] = {command, mode};
+  call.extra.strings = strings;
+  call.extra.string_count = 2;
+  recordSimple(call, fd);
+  return f;
+}
+
+HOOK int pclose(FILE* f) {
+  REAL(pclose);
+  if (!active() || !f) return real_pclose(f);
+  const int fd = fileno(f);
+  const uint32_t channel = channelOf(fd);
+  Call call(Kind::Wait, -1);
+  const int r = real_pclose(f);
+  call.finish(r);
+  forget(fd);
+  if (channel) {
+    EventFields close_event;
+    close_event.kind = Kind::Close;
+    close_event.fd = fd;
+    close_event.channel = channel;
+    close_event.entry_ns = close_event.return_ns = call.entry();
+    commitEvent(close_event);
+  }
+  const char* what = "pclose";
+  call.extra.strings = &what;
+  call.extra.string_count = 1;
+  call.extra.status = r;
+  call.record();
+  return r;
+}
+
+namespace {
+
+pid_t recordWait(Call& call, pid_t r, const int* status) {
+  call.finish(r);
+  call.extra.peer_pid = r > 0 ? r : 0;
+  call.extra.status = r > 0 && status ? *status : 0;
+  call.record();
+  return r;
+}
+
+}  // namespace
+
+HOOK pid_t waitpid(pid_t pid, int* status, int options) {
+  REAL(waitpid);
+  if (!active()) return real_waitpid(pid, status, options);
+  int local = 0;
+  int* where = status ? status : &local;
+  Call call(Kind::Wait, -1);
+  call.extra.flags = static_cast<uint32_t>(options);
+  const pid_t r = real_waitpid(pid, where, options);
+  return recordWait(call, r, where);
+}
+
+HOOK pid_t wait(int* status) { return waitpid(-1, status, 0); }
+
+HOOK pid_t wait4(pid_t pid, int* status, int options, struct rusage* usage) {
+  REAL(wait4);
+  if (!active()) return real_wait4(pid, status, options, usage);
+  int local = 0;
+  int* where = status ? status : &local;
+  Call call(Kind::Wait, -1);
+  call.extra.flags = static_cast<uint32_t>(options);
+  const pid_t r = real_wait4(pid, where, options, usage);
+  return recordWait(call, r, where);
+}
+
+HOOK pid_t wait3(int* status, int options, struct rusage* usage) {
+  return wait4(-1, status, options, usage);
+}
+
+HOOK int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
+  REAL(waitid);
+  if (!active() || !info) return real_waitid(type, id, info, options);
+  Call call(Kind::Wait, -1);
+  call.extra.flags = static_cast<uint32_t>(options);
+  const int r = real_waitid(type, id, info, options);
+  call.finish(r);
+  if (r == 0 && info->si_pid) {
+    // As a wait status, so that every wait looks the same in the log.
+    int status = 0;
+    if (info->si_code == CLD_EXITED) status = (info->si_status & 0xff) << 8;
+    else if (info->si_code == CLD_KILLED) status = info->si_status & 0x7f;
+    else if (info->si_code == CLD_DUMPED) status = (info->si_status & 0x7f) | 0x80;
+    else if (info->si_code == CLD_STOPPED) status = ((info->si_status & 0xff) << 8) | 0x7f;
+    else if (info->si_code == CLD_CONTINUED) status = 0xffff;
+    call.extra.peer_pid = info->si_pid;
+    call.extra.status = status;
+  }
+  call.record();
+  return r;
+}
+
+HOOK int kill(pid_t pid, int sig) {
+  REAL(kill);
+  if (!active()) return real_kill(pid, sig);
+  Call call(Kind::Kill, -1);
+  const int r = real_kill(pid, sig);
+  call.finish(r);
+  call.extra.peer_pid = pid;
+  call.extra.signal = sig;
+  call.record();
+  return r;
+}
+
+// ---- the end of a process --------------------------------------------------------
+
+HOOK void exit(int status) {
+  REAL(exit);
+  noteExitStatus(status);
+  real_exit(status);
+  __builtin_unreachable();
+}
+
+HOOK void _exit(int status) {
+  REAL(_exit);
+  recordExit(status, /*flush_stdio=*/false);
+  real__exit(status);
+  __builtin_unreachable();
+}
+
+HOOK void _Exit(int status) { _exit(status); }
+
+// Returning from main calls exit() inside the C library, where no hook
+// sees it: wrap main to learn its return value.
+namespace {
+int (*g_main)(int, char**, char**) = nullptr;
+int wrappedMain(int argc, char** argv, char** envp) {
+  const int r = g_main(argc, argv, envp);
+  noteExitStatus(r);
+  return r;
+}
+}  // namespace
+
+HOOK int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv,
+                           void (*init)(void), void (*fini)(void), void (*rtld_fini)(void),
+                           void* stack_end) {
+  using Start = int (*)(int (*)(int, char**, char**), int, char**, void (*)(void), void (*)(void),
+                        void (*)(void), void*);
+  auto real = reinterpret_cast<Start>(dlsym(RTLD_NEXT, "__libc_start_main"));
+  g_main = main;
+  return real(wrappedMain, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+// ==== signals ===================================================================
+
+HOOK int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  REAL(sigaction);
+  return wrapSigaction(sig, act, old, real_sigaction);
+}
+
+namespace {
+
+sighandler_t bsdSignal(int sig, sighandler_t handler) {
+  struct sigaction act {}, old {};
+  act.sa_handler = handler;
+  sigemptyset(&act.sa_mask);
+  sigaddset(&act.sa_mask, sig);
+  act.sa_flags = SA_RESTART;
+  if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
+  return old.sa_handler;
+}
+
+}  // namespace
+
+HOOK sighandler_t signal(int sig, sighandler_t handler) { return bsdSignal(sig, handler); }
+HOOK sighandler_t bsd_signal(int sig, sighandler_t handler) { return bsdSignal(sig, handler); }
+HOOK sighandler_t sysv_signal(int sig, sighandler_t handler) {
+  struct sigaction act {}, old {};
+  act.sa_handler = handler;
+  sigemptyset(&act.sa_mask);
+  act.sa_flags = static_cast<int>(SA_RESETHAND | SA_NODEFER);
+  if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
+  return old.sa_handler;
+}
+
+// ==== user events (radar/radar.h) ==================================================
+
+HOOK int radar_user_event(const char* name, const void* data, size_t len) {
+  if (!active()) return 0;
+  Call call(Kind::User, -1);
+  call.finish(0);
+  const char* n = name ? name : "";
+  call.extra.strings = &n;
+  call.extra.string_count = 1;
+  const Iov iov{data, data ? len : 0};
+  call.extra.payload = &iov;
+  call.extra.payload_iov_count = 1;
+  call.extra.payload_len = data ? len : 0;
+  call.record();
+  return 1;
+}
+
+// ==== nondeterminism (radar record --nondet) =========================================
+
+namespace {
+
+void recordValue(Kind kind, uint32_t flags, const void* value, size_t len, long result) {
+  Call call(kind, -1);
+  call.finish(result);
+  const Iov iov{value, value ? len : 0};
+  call.extra.payload = &iov;
+  call.extra.payload_iov_count = 1;
+  call.extra.payload_len = value ? len : 0;
+  call.extra.flags = flags;
+  call.record();
+}
+
+}  // namespace
+
+HOOK time_t time(time_t* out) {
+  REAL(time);
+  const time_t r = real_time(out);
+  if (recordingNondet()) recordValue(Kind::Clock, CLOCK_REALTIME, &r, sizeof(r), 0);
+  return r;
+}
+
+HOOK int gettimeofday(struct timeval* tv, void* tz) {
+  using Fn = int (*)(struct timeval*, void*);
+  static Fn real = nullptr;
+  if (!real) real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "gettimeofday"));
+  const int r = real(tv, tz);
+  if (recordingNondet()) recordValue(Kind::Clock, CLOCK_REALTIME, tv, sizeof(*tv), r);
+  return r;
+}
+
+HOOK int clock_gettime(clockid_t clock, struct timespec* ts) {
+  REAL(clock_gettime);
+  const int r = real_clock_gettime(clock, ts);
+  if (recordingNondet())
+    recordValue(Kind::Clock, static_cast<uint32_t>(clock), ts, sizeof(*ts), r);
+  return r;
+}
+
+HOOK ssize_t getrandom(void* buf, size_t n, unsigned flags) {
+  REAL(getrandom);
+  const ssize_t r = real_getrandom(buf, n, flags);
+  if (recordingNondet()) recordValue(Kind::Random, flags, buf, moved(r), r);
+  return r;
+}
+
+HOOK pid_t getpid(void) {
+  REAL(getpid);
+  const pid_t r = real_getpid();
+  if (recordingNondet()) recordValue(Kind::Getpid, 0, nullptr, 0, r);
+  return r;
+}
+
+HOOK pid_t getppid(void) {
+  REAL(getppid);
+  const pid_t r = real_getppid();
+  if (recordingNondet()) recordValue(Kind::Getpid, 1, nullptr, 0, r);
+  return r;
+}

@@ -1,0 +1,920 @@
+// The recording core (rules: see hooks.cc).
+//
+// Fork and exec policy:
+//   * a forked child never writes the parent's log: its first act (in our
+//     fork hook, or at its first hooked call if it was forked behind our
+//     back, which MADV_WIPEONFORK on g_owner reveals) is to release the
+//     parent's mapping and open a log of its own, naming the parent's log
+//     and the parent's counter at the fork;
+//   * state the parent held locked (the writer lock) is reset in the child;
+//   * exec passes RADAR_LINK=<origin>:<log id>:<counter>:<generation> to
+//     the new image, which consumes it at start; LD_PRELOAD and radar's
+//     variables are put back if the program scrubbed its environment;
+//   * nothing is flushed at exec: the tail is in the page cache already.
+#include "recorder.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "crc32c.h"
+#include "state.h"
+#include "sys.h"
+
+extern char** environ;
+
+namespace radar::preload {
+
+Config g_config;
+Process g_process;
+__thread ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {
+    0, 0, -1, false, false, 0, 0, 0, 0, {}, 0, 0, nullptr};
+OwnerPage* g_owner = nullptr;
+
+bool storesReceived(int fd);
+
+namespace {
+
+using log::EventFields;
+
+int (*g_real_clock_gettime)(clockid_t, struct timespec*) = nullptr;
+pthread_key_t g_thread_key;
+bool g_thread_key_ok = false;
+
+// ---- small helpers without libc state ------------------------------------
+
+size_t appendStr(char* buf, size_t at, size_t size, const char* s) {
+  while (*s && at + 1 < size) buf[at++] = *s++;
+  buf[at] = 0;
+  return at;
+}
+
+size_t appendHex(char* buf, size_t at, size_t size, uint64_t v) {
+  char tmp[17];
+  int n = 0;
+  do {
+    tmp[n++] = "0123456789abcdef"[v & 15];
+    v >>= 4;
+  } while (v);
+  while (n && at + 1 < size) buf[at++] = tmp[--n];
+  buf[at] = 0;
+  return at;
+}
+
+size_t appendDec(char* buf, size_t at, size_t size, uint64_t v) {
+  char tmp[21];
+  int n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n && at + 1 < size) buf[at++] = tmp[--n];
+  buf[at] = 0;
+  return at;
+}
+
+uint64_t parseHex(const char*& s) {
+  uint64_t v = 0;
+  for (;; ++s) {
+    const char c = *s;
+    if (c >= '0' && c <= '9') v = v * 16 + static_cast<uint64_t>(c - '0');
+    else if (c >= 'a' && c <= 'f') v = v * 16 + static_cast<uint64_t>(c - 'a' + 10);
+    else break;
+  }
+  return v;
+}
+
+uint64_t parseDec(const char*& s) {
+  uint64_t v = 0;
+  while (*s >= '0' && *s <= '9') v = v * 10 + static_cast<uint64_t>(*s++ - '0');
+  return v;
+}
+
+// Reads a small file into buf (NUL-terminated). Returns its length or -1.
+long readSmallFile(const char* path, char* buf, size_t size) {
+  const long fd = sys::openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  long n = sys::read(static_cast<int>(fd), buf, size - 1);
+  sys::close(static_cast<int>(fd));
+  if (n < 0) return -1;
+  buf[n] = 0;
+  return n;
+}
+
+const char* findEnv(char** envp, const char* name) {
+  const size_t len = std::strlen(name);
+  for (char** e = envp; e && *e; ++e)
+    if (std::strncmp(*e, name, len) == 0 && (*e)[len] == '=') return *e + len + 1;
+  return nullptr;
+}
+
+bool startsWith(const char* s, const char* prefix) {
+  return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
+}
+
+// ---- configuration ----------------------------------------------------------
+
+void parseConfig(char** envp) {
+  Config& c = g_config;
+  const char* dir = findEnv(envp, "RADAR_DIR");
+  if (!dir || !*dir || std::strlen(dir) >= sizeof(c.dir) - 64) return;
+  std::strcpy(c.dir, dir);
+  if (const char* id = findEnv(envp, "RADAR_RECORDING_ID")) {
+    for (int i = 0; i < 16 && id[0] && id[1]; ++i, id += 2) {
+      char two[3] = {id[0], id[1], 0};
+      const char* p = two;
+      c.recording_id[i] = static_cast<uint8_t>(parseHex(p));
+    }
+  }
+  if (const char* limit = findEnv(envp, "RADAR_PAYLOAD_LIMIT")) c.payload_limit = parseDec(limit);
+  if (const char* tail = findEnv(envp, "RADAR_TAIL")) c.tail_capacity = static_cast<uint32_t>(parseDec(tail));
+  if (const char* nondet = findEnv(envp, "RADAR_NONDET")) c.nondet = nondet[0] == '1';
+  if (const char* ext = findEnv(envp, "RADAR_EXTERNAL")) {
+    while (*ext && c.external_count < 32) {
+      const uint64_t dev = parseDec(ext);
+      if (*ext != ':') break;
+      ++ext;
+      const uint64_t ino = parseDec(ext);
+      c.external[c.external_count++] = {dev, ino};
+      if (*ext == ',') ++ext;
+      else break;
+    }
+  }
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&parseConfig), &info) && info.dli_fname)
+    std::strncpy(c.self_path, info.dli_fname, sizeof(c.self_path) - 1);
+  // Remember radar's variables, to put them back into scrubbed environments.
+  for (char** e = envp; e && *e && c.var_count < Config::kMaxVars; ++e)
+    if (startsWith(*e, "RADAR_") && !startsWith(*e, "RADAR_LINK=") &&
+        std::strlen(*e) < sizeof(c.vars[0]))
+      std::strcpy(c.vars[c.var_count++], *e);
+  c.enabled = true;
+}
+
+// ---- the log ----------------------------------------------------------------
+
+int computeFdFloor() {
+  struct rlimit64 lim {};
+  if (sys::prlimit(0, RLIMIT_NOFILE, nullptr, &lim) != 0 || lim.rlim_cur < 64) return 0;
+  // High enough to stay out of the program's way, low enough not to make
+  // the kernel grow every process's descriptor table to a million entries.
+  const uint64_t top = lim.rlim_cur > 65536 ? 65536 : lim.rlim_cur;
+  return static_cast<int>(top - 16);
+}
+
+uint64_t startTicks() {
+  char buf[1024];
+  if (readSmallFile("/proc/self/stat", buf, sizeof(buf)) < 0) return 0;
+  const char* p = std::strrchr(buf, ')');
+  if (!p) return 0;
+  // Field 22 (starttime); p points at the end of field 2.
+  for (int field = 2; field < 22 && *p; ++p)
+    if (*p == ' ') ++field;
+  return parseDec(p);
+}
+
+}  // namespace
+
+int64_t monotonicNow() {
+  struct timespec ts;
+  if (g_real_clock_gettime) g_real_clock_gettime(CLOCK_MONOTONIC, &ts);
+  else sys::raw(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&ts));
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+int64_t now() { return monotonicNow(); }
+
+uint32_t currentTid() {
+  if (!t_thread.tid) t_thread.tid = static_cast<uint32_t>(sys::gettid());
+  return t_thread.tid;
+}
+
+bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter,
+             uint32_t generation, char** envp) {
+  Process& p = g_process;
+  p.pid = static_cast<int32_t>(sys::getpid());
+  p.generation = generation;
+  p.closed = false;
+  uint64_t id = 0;
+  sys::getrandom(&id, sizeof(id), 0);
+  p.log_id = id ? id : static_cast<uint64_t>(p.pid) << 32 | generation;
+
+  char exe[PATH_MAX] = {};
+  const long n = sys::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) exe[n] = 0;
+  struct stat st {};
+  if (sys::raw(SYS_newfstatat, AT_FDCWD, reinterpret_cast<long>(exe), reinterpret_cast<long>(&st),
+               0) != 0)
+    st = {};
+  const char* base = std::strrchr(exe, '/');
+  base = base ? base + 1 : exe;
+
+  char path[PATH_MAX + 128];
+  size_t at = appendStr(path, 0, sizeof(path), g_config.dir);
+  at = appendStr(path, at, sizeof(path), "/");
+  at = appendDec(path, at, sizeof(path), static_cast<uint64_t>(p.pid));
+  at = appendStr(path, at, sizeof(path), "-");
+  at = appendDec(path, at, sizeof(path), generation);
+  at = appendStr(path, at, sizeof(path), "-");
+  char name[64] = {};
+  appendStr(name, 0, sizeof(name), base);
+  for (char* c = name; *c; ++c)
+    if (*c == '/' || *c == ' ') *c = '_';
+  at = appendStr(path, at, sizeof(path), name);
+  const size_t stem = at;
+
+  char cwd[PATH_MAX] = {};
+  if (sys::raw(SYS_getcwd, reinterpret_cast<long>(cwd), sizeof(cwd)) < 0) cwd[0] = 0;
+  struct utsname uts {};
+  sys::raw(SYS_uname, reinterpret_cast<long>(&uts));
+  char boot_id[64] = {};
+  if (readSmallFile("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id)) > 0) {
+    if (char* nl = std::strchr(boot_id, '\n')) *nl = 0;
+  }
+  struct timespec rt, mono;
+  sys::raw(SYS_clock_gettime, CLOCK_REALTIME, reinterpret_cast<long>(&rt));
+  sys::raw(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&mono));
+
+  log::HeaderFields h;
+  h.recording_id = g_config.recording_id;
+  h.log_id = p.log_id;
+  h.host_name = uts.nodename;
+  h.boot_id = boot_id;
+  h.pid = p.pid;
+  h.ppid = static_cast<int32_t>(sys::getppid());
+  h.origin = origin;
+  h.parent_log_id = parent_log_id;
+  h.parent_counter = parent_counter;
+  h.generation = generation;
+  h.executable = exe;
+  h.executable_size = static_cast<uint64_t>(st.st_size);
+  h.executable_mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+  h.argv = p.argv;
+  h.cwd = cwd;
+  h.environment = envp;
+  h.realtime_ns = rt.tv_sec * 1'000'000'000LL + rt.tv_nsec;
+  h.monotonic_ns = mono.tv_sec * 1'000'000'000LL + mono.tv_nsec;
+  h.payload_limit = g_config.payload_limit;
+  h.nondet = g_config.nondet;
+  h.start_ticks = startTicks();
+  h.recorder_version = "radar " RADAR_VERSION;
+  h.uid = static_cast<int32_t>(sys::raw(SYS_getuid));
+  h.gid = static_cast<int32_t>(sys::raw(SYS_getgid));
+
+  log::WriterOptions options;
+  options.fd_floor = p.fd_floor;
+  if (g_config.tail_capacity) options.tail_capacity = g_config.tail_capacity;
+  // A pid can be reused within one recording: never overwrite a log.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    size_t end = stem;
+    if (attempt) {
+      end = appendStr(path, end, sizeof(path), ".");
+      end = appendDec(path, end, sizeof(path), static_cast<uint64_t>(attempt));
+    }
+    appendStr(path, end, sizeof(path), ".rlog");
+    const int r = p.writer.open(path, h, options);
+    if (r == 0) return true;
+    if (r != -EEXIST) return false;
+  }
+  return false;
+}
+
+// ---- the writer lock and deferred records ---------------------------------
+
+bool lockWriter() {
+  const uint32_t tid = currentTid();
+  for (unsigned spins = 0;; ++spins) {
+    uint32_t expected = 0;
+    if (g_process.lock_owner.compare_exchange_weak(expected, tid, std::memory_order_acquire))
+      return true;
+    if (expected == tid) return false;  // a signal handler on the thread holding it
+    if (spins > 64) sys::sched_yield();
+  }
+}
+
+void unlockWriter() { g_process.lock_owner.store(0, std::memory_order_release); }
+
+namespace {
+
+void appendLocked(EventFields& e) {
+  Process& p = g_process;
+  if (!p.writer.isOpen() || p.closed) return;
+  if (__builtin_expect(p.deferred_lost.load(std::memory_order_relaxed) != 0, 0)) {
+    const uint64_t lost = p.deferred_lost.exchange(0);
+    char text[96];
+    size_t at = appendDec(text, 0, sizeof(text), lost);
+    appendStr(text, at, sizeof(text), " records of signal handlers were lost: no memory to keep them");
+    const char* note = text;
+    EventFields n;
+    n.kind = Kind::Note;
+    n.strings = &note;
+    n.string_count = 1;
+    p.writer.append(n);
+  }
+  if (e.kind == Kind::Channel && e.channel_info) {
+    if (ChannelState* cs = channelState(e.channel_info->index)) {
+      if (!cs->type) cs->moved[0] = cs->moved[1] = 0;
+      cs->type = static_cast<uint8_t>(e.channel_info->type);
+      cs->flags = static_cast<uint8_t>(e.flags);
+    }
+    e.flags = 0;
+  } else if (log::isData(e.kind) && e.channel) {
+    if (ChannelState* cs = channelState(e.channel)) {
+      const int dir = log::categoryOf(e.kind) == log::Category::Send ? 0 : 1;
+      e.has_offset = true;
+      e.offset = cs->moved[dir];
+      cs->moved[dir] += log::bytesMoved(e.kind, e.result, e.flags, e.lengths, e.length_count);
+    }
+  }
+  const uint64_t counter = p.writer.append(e);
+  if (counter && t_thread.slot >= 0 && t_thread.slot_gen == p.log_gen)
+    p.writer.control()->threads[t_thread.slot].last_counter = counter;
+}
+
+void drainDeferred() {
+  ThreadState& t = t_thread;
+  for (uint32_t i = 0; i < t.deferred_count; ++i) {
+    Deferred& d = t.deferred[i];
+    Iov iov{d.payload, d.payload_len};
+    d.e.payload = &iov;
+    d.e.payload_iov_count = 1;
+    d.e.payload_len = d.payload_len;
+    appendLocked(d.e);
+  }
+  t.deferred_count = 0;
+}
+
+// Keeps what a signal handler recorded while its thread held the writer.
+// Pointers into the handler's memory do not survive it: the payload is
+// copied (bounded), variable-length extras are dropped.
+void defer(const EventFields& e) {
+  ThreadState& t = t_thread;
+  if (t.deferred_count == t.deferred_capacity) {
+    // mmap and mremap are safe in a signal handler; malloc is not.
+    const uint32_t want = t.deferred_capacity ? t.deferred_capacity * 2 : 16;
+    long m = t.deferred
+                 ? sys::raw(SYS_mremap, reinterpret_cast<long>(t.deferred),
+                            static_cast<long>(t.deferred_capacity * sizeof(Deferred)),
+                            static_cast<long>(want * sizeof(Deferred)), MREMAP_MAYMOVE)
+                 : sys::mmap(nullptr, want * sizeof(Deferred), PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m < 0 && m > -4096) {
+      g_process.deferred_lost.fetch_add(1, std::memory_order_relaxed);  // said in a NOTE
+      return;
+    }
+    t.deferred = reinterpret_cast<Deferred*>(m);
+    t.deferred_capacity = want;
+  }
+  Deferred& d = t.deferred[t.deferred_count++];
+  d.e = e;
+  d.payload_len = 0;
+  size_t total = e.payload_len;
+  if (total > sizeof(d.payload)) {
+    d.e.payload_omitted += total - sizeof(d.payload);
+    total = sizeof(d.payload);
+  }
+  log::gatherPayload(d.payload, e.payload, e.payload_iov_count, total);
+  d.payload_len = static_cast<uint32_t>(total);
+  d.e.address = nullptr;
+  d.e.address_len = 0;
+  d.e.fds = nullptr;
+  d.e.fd_count = 0;
+  d.e.strings = nullptr;
+  d.e.string_count = 0;
+  d.e.ready = nullptr;
+  d.e.ready_count = 0;
+  d.e.lengths = nullptr;
+  d.e.length_count = 0;
+  d.e.channel_info = nullptr;
+}
+
+}  // namespace
+
+void commit(EventFields& e) {
+  const uint32_t tid = currentTid();
+  e.tid = tid == static_cast<uint32_t>(g_process.pid) ? 0 : tid;
+  if (!lockWriter()) {
+    defer(e);
+    return;
+  }
+  appendLocked(e);
+  // A handler may run between the drain and the unlock: look again after.
+  for (;;) {
+    if (t_thread.deferred_count) drainDeferred();
+    unlockWriter();
+    if (!t_thread.deferred_count || !lockWriter()) break;
+  }
+}
+
+// ---- thread slots: what each thread is in ----------------------------------
+
+namespace {
+
+int claimSlot() {
+  Process& p = g_process;
+  ThreadState& t = t_thread;
+  if (t.slot >= 0 && t.slot_gen == p.log_gen) return t.slot;
+  log::FileControl* c = p.writer.control();
+  if (!c) return -1;
+  const uint32_t tid = currentTid();
+  for (uint32_t i = 0; i < log::kThreadSlots; ++i) {
+    uint32_t expected = 0;
+    if (__atomic_compare_exchange_n(&c->threads[i].tid, &expected, tid, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED) ||
+        expected == tid) {
+      t.slot = static_cast<int>(i);
+      t.slot_gen = p.log_gen;
+      if (g_thread_key_ok) pthread_setspecific(g_thread_key, reinterpret_cast<void*>(1));
+      return t.slot;
+    }
+  }
+  return -1;  // more threads than slots: this one is not tracked
+}
+
+void releaseSlot(void*) {
+  Process& p = g_process;
+  ThreadState& t = t_thread;
+  if (t.deferred) {
+    sys::munmap(t.deferred, t.deferred_capacity * sizeof(Deferred));
+    t.deferred = nullptr;
+    t.deferred_capacity = t.deferred_count = 0;
+  }
+  if (t.slot < 0 || t.slot_gen != p.log_gen || !p.writer.control()) return;
+  p.writer.control()->threads[t.slot].kind = 0;
+  __atomic_store_n(&p.writer.control()->threads[t.slot].tid, 0, __ATOMIC_RELEASE);
+  t.slot = -1;
+}
+
+}  // namespace
+
+// ---- activity checks ---------------------------------------------------------
+
+bool inVforkChild() {
+  return t_thread.vfork_pending && sys::getpid() != g_process.pid;
+}
+
+void noteVforkExec(const char* path, uint32_t reason) {
+  ThreadState& t = t_thread;
+  t.vfork_child_pid = static_cast<int32_t>(sys::getpid());
+  t.vfork_exec_reason = reason;
+  t.vfork_exec_error = 0;
+  appendStr(t.vfork_exec_path, 0, sizeof(t.vfork_exec_path), path ? path : "");
+}
+
+void noteVforkExecFailed(int error) { t_thread.vfork_exec_error = error; }
+
+namespace {
+
+// The parent, resumed after vfork(): records who the child was and what it
+// exec'd, which only the child knew.
+void recordVforkChild() {
+  ThreadState& t = t_thread;
+  const int32_t child = t.vfork_child_pid;
+  t.vfork_child_pid = 0;
+  if (!child) return;
+  Call call(Kind::Vfork, -1);
+  call.finish(child, t.vfork_exec_error);
+  const char* path = t.vfork_exec_path;
+  call.extra.peer_pid = child;
+  call.extra.strings = &path;
+  call.extra.string_count = 1;
+  call.extra.flags = t.vfork_exec_reason;
+  call.record();
+}
+
+}  // namespace
+
+bool active() {
+  if (!g_config.enabled || g_process.closed) return false;
+  ThreadState& t = t_thread;
+  if (__builtin_expect(t.vfork_pending, 0)) {
+    if (sys::getpid() != g_process.pid) return false;  // the vfork child: hands off
+    t.vfork_pending = false;  // the parent, resumed
+    if (t.vfork_child_pid && g_process.writer.isOpen()) recordVforkChild();
+  }
+  if (__builtin_expect(g_owner && g_owner->pid == 0, 0))
+    adoptFork(t.in_fork ? log::Origin::Forked : log::Origin::Unhooked);
+  return g_process.writer.isOpen();
+}
+
+bool recordingNondet() { return g_config.nondet && active(); }
+
+// ---- Call ----------------------------------------------------------------------
+
+namespace {
+// Calls that can wait: the thread slot says the thread is in one.
+bool mayBlock(Kind k) {
+  using log::Category;
+  const Category c = log::categoryOf(k);
+  return c == Category::Send || c == Category::Receive || c == Category::Readiness ||
+         k == Kind::Accept || k == Kind::Connect || k == Kind::Open || k == Kind::Wait ||
+         k == Kind::System;
+}
+}  // namespace
+
+Call::Call(Kind kind, int fd) : kind_(kind), fd_(fd), entry_(monotonicNow()), saved_errno_(errno) {
+  if (mayBlock(kind)) slot_ = claimSlot();
+  if (slot_ >= 0) {
+    log::ThreadSlot& s = g_process.writer.control()->threads[slot_];
+    s.fd = fd;
+    s.channel = fd >= 0 ? channelOf(fd) : 0;
+    s.entry_ns = entry_;
+    __atomic_store_n(&s.kind, static_cast<uint16_t>(kind), __ATOMIC_RELEASE);
+  }
+}
+
+Call::~Call() {
+  if (slot_ >= 0 && t_thread.slot == slot_ && g_process.writer.control())
+    __atomic_store_n(&g_process.writer.control()->threads[slot_].kind, 0, __ATOMIC_RELEASE);
+  errno = finished_ ? errno_ : saved_errno_;
+}
+
+void Call::finish(long result) { finish(result, result < 0 ? errno : 0); }
+
+void Call::finish(long result, int error) {
+  errno_ = errno;
+  result_ = result;
+  call_error_ = error;
+  return_ = monotonicNow();
+  finished_ = true;
+}
+
+void Call::fill(EventFields& e) const {
+  e = extra;
+  e.kind = kind_;
+  e.fd = fd_;
+  e.entry_ns = entry_;
+  e.return_ns = return_ ? return_ : monotonicNow();
+  e.result = result_;
+  e.error = static_cast<uint32_t>(call_error_);
+}
+
+void Call::send(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved, int flags,
+                const struct sockaddr* to, socklen_t to_len) {
+  EventFields e;
+  fill(e);
+  if (!e.channel) e.channel = channelOf(fd_);
+  e.size = size;
+  e.flags = static_cast<uint32_t>(flags);
+  e.payload = iov;
+  e.payload_iov_count = iov_count;
+  e.payload_len = moved;
+  if (g_config.payload_limit && moved > g_config.payload_limit) {
+    e.payload_len = g_config.payload_limit;
+    e.payload_omitted = moved - g_config.payload_limit;
+    uint32_t crc = 0;
+    uint64_t left = moved;
+    for (size_t i = 0; i < iov_count && left; ++i) {
+      const size_t n = iov[i].len < left ? iov[i].len : left;
+      crc = crc32c(crc, iov[i].base, n);
+      left -= n;
+    }
+    e.has_hash = true;
+    e.hash = crc;
+  }
+  if (to && to_len) {
+    e.address = to;
+    e.address_len = to_len;
+  }
+  commit(e);
+}
+
+void Call::receive(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved, int flags,
+                   const struct sockaddr* from, socklen_t from_len) {
+  EventFields e;
+  fill(e);
+  if (!e.channel) e.channel = channelOf(fd_);
+  e.size = size;
+  e.flags = static_cast<uint32_t>(flags);
+  if (moved) {
+    uint32_t crc = 0;
+    uint64_t left = moved;
+    for (size_t i = 0; i < iov_count && left; ++i) {
+      const size_t n = iov[i].len < left ? iov[i].len : left;
+      crc = crc32c(crc, iov[i].base, n);
+      left -= n;
+    }
+    e.has_hash = true;
+    e.hash = crc;
+    // The sender's log holds these bytes when the sender is recorded.
+    if (storesReceived(fd_)) {
+      e.payload = iov;
+      e.payload_iov_count = iov_count;
+      e.payload_len = moved;
+      if (g_config.payload_limit && moved > g_config.payload_limit) {
+        e.payload_len = g_config.payload_limit;
+        e.payload_omitted = moved - g_config.payload_limit;
+      }
+    }
+  }
+  if (from && from_len) {
+    e.address = from;
+    e.address_len = from_len;
+  }
+  commit(e);
+}
+
+void Call::multi(const struct mmsghdr* msgs, unsigned count, int flags) {
+  EventFields e;
+  fill(e);
+  e.channel = channelOf(fd_);
+  e.flags = static_cast<uint32_t>(flags);
+  const bool sending = log::categoryOf(kind_) == log::Category::Send;
+  uint64_t lengths[64];
+  Iov iovs[256];
+  size_t n_iov = 0;
+  uint64_t total = 0;
+  const unsigned done = result_ > 0 ? static_cast<unsigned>(result_) : 0;
+  const unsigned shown = done < 64 ? done : 64;
+  for (unsigned m = 0; m < shown; ++m) {
+    lengths[m] = msgs[m].msg_len;
+    uint64_t left = msgs[m].msg_len;
+    const struct msghdr& h = msgs[m].msg_hdr;
+    for (size_t i = 0; i < h.msg_iovlen && left && n_iov < 256; ++i) {
+      const size_t take = h.msg_iov[i].iov_len < left ? h.msg_iov[i].iov_len : left;
+      iovs[n_iov++] = {h.msg_iov[i].iov_base, take};
+      left -= take;
+    }
+    total += msgs[m].msg_len;
+  }
+  for (unsigned m = 0; m < count; ++m)
+    for (size_t i = 0; i < msgs[m].msg_hdr.msg_iovlen; ++i) e.size += msgs[m].msg_hdr.msg_iov[i].iov_len;
+  e.lengths = lengths;
+  e.length_count = shown;
+  uint64_t stored = 0;
+  for (size_t i = 0; i < n_iov; ++i) stored += iovs[i].len;
+  if (sending || storesReceived(fd_)) {
+    e.payload = iovs;
+    e.payload_iov_count = n_iov;
+    e.payload_len = stored;
+    if (g_config.payload_limit && stored > g_config.payload_limit) e.payload_len = g_config.payload_limit;
+    e.payload_omitted = total - e.payload_len;
+  }
+  if (!sending && stored) {
+    uint32_t crc = 0;
+    for (size_t i = 0; i < n_iov; ++i) crc = crc32c(crc, iovs[i].base, iovs[i].len);
+    e.has_hash = true;
+    e.hash = crc;
+  }
+  commit(e);
+}
+
+void Call::record() {
+  EventFields e;
+  fill(e);
+  commit(e);
+}
+
+// ---- processes -------------------------------------------------------------
+
+uint64_t lastCounter() { return g_process.writer.isOpen() ? g_process.writer.lastCounter() : 0; }
+uint64_t logId() { return g_process.log_id; }
+uint32_t generation() { return g_process.generation; }
+
+void beforeFork() { t_thread.in_fork = true; }
+void afterForkParent() { t_thread.in_fork = false; }
+uint64_t vforkCounter() { return t_thread.vfork_counter; }
+void commitEvent(EventFields& e) { commit(e); }
+
+// In a child forked by any means: leave the parent's log, start our own.
+void adoptFork(log::Origin origin) {
+  Process& p = g_process;
+  const uint64_t parent_log = p.log_id;
+  const uint64_t parent_counter = p.writer.isOpen() ? p.writer.lastCounter() : 0;
+  p.writer.abandon();
+  if (p.netlink_fd >= 0) {
+    sys::close(p.netlink_fd);  // shared with the parent: its replies could reach either
+    p.netlink_fd = -1;
+  }
+  p.lock_owner.store(0, std::memory_order_relaxed);
+  ThreadState& t = t_thread;
+  t.tid = 0;
+  t.slot = -1;
+  t.deferred_count = 0;
+  t.vfork_pending = false;
+  resetChannelsForNewLog();
+  if (g_owner) g_owner->pid = static_cast<int32_t>(sys::getpid());
+  openLog(origin, parent_log, parent_counter, 0, environ);
+}
+
+void afterForkInChild() {
+  t_thread.in_fork = false;
+  if (g_owner && g_owner->pid == static_cast<int32_t>(sys::getpid())) return;  // done already
+  adoptFork(log::Origin::Forked);
+}
+
+void afterVforkPrepare() {
+  ThreadState& t = t_thread;
+  t.vfork_pending = true;
+  t.vfork_child_pid = 0;
+  t.vfork_counter = lastCounter();
+}
+
+void formatLink(char* buf, size_t size, const char* origin, uint64_t counter, uint32_t gen) {
+  size_t at = appendStr(buf, 0, size, "RADAR_LINK=");
+  at = appendStr(buf, at, size, origin);
+  at = appendStr(buf, at, size, ":");
+  at = appendHex(buf, at, size, g_process.log_id);
+  at = appendStr(buf, at, size, ":");
+  at = appendDec(buf, at, size, counter);
+  at = appendStr(buf, at, size, ":");
+  appendDec(buf, at, size, gen);
+}
+
+bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_t capacity) {
+  static __thread char preload[PATH_MAX + 64];
+  size_t n = 0;
+  bool have_preload = false;
+  bool have_var[Config::kMaxVars] = {};
+  for (char* const* e = envp; e && *e; ++e) {
+    if (startsWith(*e, "RADAR_LINK=")) continue;
+    if (n + Config::kMaxVars + 3 >= capacity) return false;
+    if (startsWith(*e, "LD_PRELOAD=")) {
+      have_preload = true;
+      if (g_config.self_path[0] && !std::strstr(*e, g_config.self_path)) {
+        // The program set its own LD_PRELOAD: keep it, after ours.
+        size_t at = appendStr(preload, 0, sizeof(preload), "LD_PRELOAD=");
+        at = appendStr(preload, at, sizeof(preload), g_config.self_path);
+        at = appendStr(preload, at, sizeof(preload), ":");
+        appendStr(preload, at, sizeof(preload), *e + 11);
+        out[n++] = preload;
+        continue;
+      }
+    }
+    for (int v = 0; v < g_config.var_count; ++v) {
+      const char* eq = std::strchr(g_config.vars[v], '=');
+      if (eq && std::strncmp(*e, g_config.vars[v], static_cast<size_t>(eq - g_config.vars[v]) + 1) == 0)
+        have_var[v] = true;
+    }
+    out[n++] = *e;
+  }
+  if (!have_preload && g_config.self_path[0]) {
+    size_t at = appendStr(preload, 0, sizeof(preload), "LD_PRELOAD=");
+    appendStr(preload, at, sizeof(preload), g_config.self_path);
+    out[n++] = preload;
+  }
+  for (int v = 0; v < g_config.var_count; ++v)
+    if (!have_var[v]) out[n++] = g_config.vars[v];
+  if (link) out[n++] = const_cast<char*>(link);
+  out[n] = nullptr;
+  return true;
+}
+
+const char* searchPath(const char* file, char* buf, size_t size) {
+  if (!file || std::strchr(file, '/')) return file;
+  const char* path = getenv("PATH");
+  if (!path) path = "/bin:/usr/bin";
+  while (*path) {
+    const char* colon = std::strchr(path, ':');
+    const size_t len = colon ? static_cast<size_t>(colon - path) : std::strlen(path);
+    if (len + std::strlen(file) + 2 < size) {
+      std::memcpy(buf, path, len);
+      size_t at = len;
+      if (len == 0) buf[at++] = '.';
+      buf[at++] = '/';
+      std::strcpy(buf + at, file);
+      if (sys::raw(SYS_faccessat, AT_FDCWD, reinterpret_cast<long>(buf), X_OK) == 0) return buf;
+    }
+    if (!colon) break;
+    path = colon + 1;
+  }
+  return file;
+}
+
+uint32_t unrecordableReason(const char* path) {
+  if (!path) return 0;
+  const long fd = sys::openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  uint32_t reason = 0;
+  struct stat st {};
+  if (sys::fstat(static_cast<int>(fd), &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+    reason |= 2;
+  char caps[64];
+  if (sys::raw(SYS_fgetxattr, fd, reinterpret_cast<long>("security.capability"),
+               reinterpret_cast<long>(caps), sizeof(caps)) > 0)
+    reason |= 2;
+  Elf64_Ehdr eh;
+  if (sys::pread(static_cast<int>(fd), &eh, sizeof(eh), 0) == sizeof(eh) &&
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+      eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 64) {
+    Elf64_Phdr ph[64];
+    const size_t bytes = sizeof(Elf64_Phdr) * eh.e_phnum;
+    if (sys::pread(static_cast<int>(fd), ph, bytes, eh.e_phoff) == static_cast<long>(bytes)) {
+      bool interp = false;
+      for (int i = 0; i < eh.e_phnum; ++i) interp |= ph[i].p_type == PT_INTERP;
+      if (!interp) reason |= 1;
+    }
+  }
+  sys::close(static_cast<int>(fd));
+  return reason;
+}
+
+// ---- exit --------------------------------------------------------------------
+
+void noteExitStatus(int status) {
+  if (g_process.exit_status_known) return;
+  g_process.exit_status = status;
+  g_process.exit_status_known = true;
+}
+
+void recordExit(int status, bool flush_stdio) {
+  if (!active()) return;
+  // What stdio still buffers is written now (exactly what exit would write
+  // next), so that those writes come before EXIT.
+  if (flush_stdio) fflush(nullptr);
+  Call call(Kind::Exit, -1);
+  call.finish(0);
+  call.extra.status = status;
+  call.record();
+  if (!lockWriter()) return;
+  g_process.closed = true;
+  g_process.writer.close();
+  unlockWriter();
+}
+
+// ---- start and end of the process ------------------------------------------
+
+namespace {
+
+void parseLink(char** envp, log::Origin* origin, uint64_t* parent_log, uint64_t* counter,
+               uint32_t* gen) {
+  *origin = log::Origin::ShellSpawned;
+  *parent_log = *counter = 0;
+  *gen = 0;
+  const char* link = findEnv(envp, "RADAR_LINK");
+  if (!link) return;
+  const char* colon = std::strchr(link, ':');
+  const size_t kind_len = colon ? static_cast<size_t>(colon - link) : std::strlen(link);
+  auto is = [&](const char* s) {
+    return std::strlen(s) == kind_len && std::strncmp(link, s, kind_len) == 0;
+  };
+  if (is("root")) *origin = log::Origin::Root;
+  else if (is("exec")) *origin = log::Origin::Execed;
+  else if (is("vfork")) *origin = log::Origin::Vforked;
+  else if (is("spawn")) *origin = log::Origin::Spawned;
+  if (!colon) return;
+  const char* p = colon + 1;
+  *parent_log = parseHex(p);
+  if (*p == ':') ++p;
+  *counter = parseDec(p);
+  if (*p == ':') ++p;
+  *gen = static_cast<uint32_t>(parseDec(p));
+}
+
+__attribute__((constructor(101))) void radarStart(int argc, char** argv, char** envp) {
+  (void)argc;
+  g_real_clock_gettime = reinterpret_cast<int (*)(clockid_t, struct timespec*)>(
+      dlsym(RTLD_NEXT, "clock_gettime"));
+  parseConfig(envp);
+  if (!g_config.enabled) return;
+  Process& p = g_process;
+  p.argv = argv;
+  p.fd_floor = computeFdFloor();
+  long m = sys::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m >= 0 || m < -4095) {
+    g_owner = reinterpret_cast<OwnerPage*>(m);
+    sys::madvise(g_owner, 4096, MADV_WIPEONFORK);
+  }
+  g_thread_key_ok = pthread_key_create(&g_thread_key, releaseSlot) == 0;
+
+  log::Origin origin;
+  uint64_t parent_log, counter;
+  uint32_t gen;
+  parseLink(envp, &origin, &parent_log, &counter, &gen);
+  // The link describes this image only: a child started without our exec
+  // hook (system(), popen()) must not inherit it.
+  unsetenv("RADAR_LINK");
+  if (!openLog(origin, parent_log, counter, gen, environ)) {
+    g_config.enabled = false;  // run unrecorded; `radar record` reports the missing log
+    return;
+  }
+  if (g_owner) g_owner->pid = p.pid;
+
+  // stdio writes and reads through write()/read() inside the C library.
+  for (FILE* f : {stdin, stdout, stderr})
+    patchStdioTable(*reinterpret_cast<void**>(reinterpret_cast<char*>(f) + sizeof(FILE)));
+  if (void* wide = dlsym(RTLD_NEXT, "_IO_wfile_jumps")) patchStdioTable(wide);
+}
+
+__attribute__((destructor(101))) void radarEnd() {
+  if (!g_config.enabled) return;
+  recordExit(g_process.exit_status, /*flush_stdio=*/true);
+}
+
+}  // namespace
+
+}  // namespace radar::preload

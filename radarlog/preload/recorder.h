@@ -1,0 +1,152 @@
+// The recording core of the interposer: what hooks.cc calls after (or
+// around) each real libc call. Unit tests call it directly.
+//
+// Rules (see hooks.cc for the full list): no malloc, no stdio, no
+// exceptions; raw system calls only; errno is the program's and is restored
+// by every entry point that might touch it.
+#pragma once
+
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "fields.h"
+#include "kinds.h"
+
+namespace radar::preload {
+
+using log::Iov;
+using log::Kind;
+
+// True when this process is being recorded (and is not a vfork child that
+// has not yet exec'd). Cheap: called by every hook first.
+bool active();
+
+// CLOCK_MONOTONIC in nanoseconds, through the real clock_gettime.
+int64_t now();
+
+// Whether `fd` is a channel worth recording (classifying it on first use).
+bool isChannel(int fd);
+// Whether reads of `fd` are reads of /dev/urandom or /dev/random.
+bool isRandomDevice(int fd);
+
+// One intercepted call: marks the calling thread as "in" it (so a reader
+// can tell what every thread was blocked in when the process was killed),
+// and records it when finished. errno is saved at finish() and restored
+// when the Call ends, so the program sees the real call's errno.
+class Call {
+ public:
+  Call(Kind kind, int fd);
+  ~Call();
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+
+  // Captures the result and errno of the real call (call right after it).
+  void finish(long result);
+  // For calls that return an error number instead of setting errno.
+  void finish(long result, int error);
+  // In a forked child: the slot belongs to the parent's log.
+  void forgetSlot() { slot_ = -1; }
+
+  // Data transfer: `iov` describes the program's buffers; `moved` is how
+  // many bytes the call transferred (result for most calls).
+  void send(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved, int flags = 0,
+            const struct sockaddr* to = nullptr, socklen_t to_len = 0);
+  void receive(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved, int flags = 0,
+               const struct sockaddr* from = nullptr, socklen_t from_len = 0);
+  // sendmmsg/recvmmsg: one event, per-message lengths.
+  void multi(const struct mmsghdr* msgs, unsigned count, int flags);
+  // Everything else: the event is `extra` plus kind, fd, times, result
+  // and errno, which are set here.
+  void record();
+
+  // Extra fields (fds, strings, address ...) merged into the event.
+  log::EventFields extra;
+
+  long result() const { return result_; }
+  int error() const { return errno_; }
+  int64_t entry() const { return entry_; }
+
+ private:
+  void fill(log::EventFields& e) const;
+
+  Kind kind_;
+  int fd_;
+  int64_t entry_;
+  int64_t return_ = 0;
+  long result_ = 0;
+  int errno_ = 0;       // errno right after the real call: what the program sees
+  int call_error_ = 0;  // the call's error, recorded in the event
+  int saved_errno_;
+  int slot_ = -1;
+  bool finished_ = false;
+};
+
+// Descriptor bookkeeping after calls that create, copy or close them.
+void onCreated(int fd, log::ChannelOrigin origin);  // socket, accept, open of a FIFO ...
+void onPair(Kind kind, const int fds[2]);           // pipe, socketpair: before the event
+void onDup(int oldfd, int newfd);
+void onClose(int fd);                                // forget; the caller records CLOSE
+void forget(int fd);                                 // an fd we know nothing about now
+void refreshSocket(int fd);                          // after bind/connect: new addresses
+uint32_t channelOf(int fd);                          // 0 when not a channel
+
+// Descriptors of our own the program must not see or clobber.
+bool isOwnFd(int fd);
+// Our descriptors in ascending order; returns how many (at most 2).
+int ownFds(int out[2]);
+// After close_range(): records CLOSE for the channels in [first, last]
+// and forgets every descriptor there.
+void onRangeClosed(unsigned first, unsigned last);
+// Moves our descriptor out of the way before the program dup2()s onto it.
+void evictOwnFd(int fd);
+
+// Appends an event that is not tied to one Call (e.g. the CLOSE that a
+// dup2() implies).
+void commitEvent(log::EventFields& e);
+
+// Processes.
+void beforeFork();
+void afterForkInChild();
+void afterForkParent();
+uint64_t vforkCounter();  // the VFORK event's counter, read in the vfork child
+void afterVforkPrepare();  // in the vfork hook, before the real vfork
+uint64_t lastCounter();
+uint64_t logId();
+uint32_t generation();
+
+// Exec: builds the environment for the new image (radar's variables
+// present, RADAR_LINK describing this image) in `out`, which must hold
+// `capacity` pointers. Returns false if it does not fit.
+bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_t capacity);
+// "exec:<log id>:<counter>:<generation>" for the image about to start.
+void formatLink(char* buf, size_t size, const char* origin, uint64_t counter, uint32_t gen);
+// Why the file `path` would not be recorded if exec'd: 0, or bit 0 static,
+// bit 1 set-user/group-id or file capabilities.
+uint32_t unrecordableReason(const char* path);
+// Finds `file` on PATH as execvp does (into buf); returns buf or file.
+const char* searchPath(const char* file, char* buf, size_t size);
+bool inVforkChild();
+// In the vfork child, just before its exec: what the parent should know.
+void noteVforkExec(const char* path, uint32_t reason);
+void noteVforkExecFailed(int error);
+
+// Exit: records EXIT and closes the log (from exit hooks and the destructor).
+void recordExit(int status, bool flush_stdio);
+void noteExitStatus(int status);  // exit() and main's return: recorded at the end
+
+// Signals: the program's handlers are wrapped so that deliveries are
+// recorded; the program sees its own handlers when it asks.
+int wrapSigaction(int sig, const struct sigaction* act, struct sigaction* old,
+                  int (*real)(int, const struct sigaction*, struct sigaction*));
+
+// stdio: redirects the C library's FILE write/read/close slots through the
+// recorder (they call write()/read() internally, where no hook sees them).
+void patchStdioTable(void* vtable);
+
+// Nondeterminism (radar record --nondet).
+bool recordingNondet();
+
+}  // namespace radar::preload

@@ -1,0 +1,120 @@
+// State shared by the interposer's core files (recorder.cc, channels.cc,
+// signals.cc). Everything lives in static storage or in memory mapped with
+// raw system calls; nothing here is allocated with malloc.
+#pragma once
+
+#include <limits.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "fields.h"
+#include "writer.h"
+
+namespace radar::preload {
+
+// What `radar record` told us through the environment.
+struct Config {
+  bool enabled = false;
+  char dir[PATH_MAX] = {};
+  uint8_t recording_id[16] = {};
+  uint64_t payload_limit = 0;  // 0: keep whole payloads
+  bool nondet = false;
+  uint32_t tail_capacity = 0;
+  struct External {
+    uint64_t dev, ino;
+  } external[32] = {};
+  int external_count = 0;
+  char self_path[PATH_MAX] = {};  // this library, for LD_PRELOAD at exec
+  // Our variables as they were at start, re-injected into scrubbed
+  // environments at exec.
+  static constexpr int kMaxVars = 8;
+  char vars[kMaxVars][PATH_MAX + 32] = {};
+  int var_count = 0;
+};
+
+// Per-channel state, indexed by the channel index of the current log.
+struct ChannelState {
+  uint8_t type;
+  uint8_t flags;        // kChannel* below
+  uint64_t moved[2];    // bytes sent [0] and received [1] by this image
+};
+inline constexpr uint8_t kChannelStoreReceived = 1;  // receives keep their payload
+inline constexpr uint8_t kChannelPeerUnknown = 2;    // a socket not connected when defined
+inline constexpr uint8_t kChannelExternal = 4;
+
+struct Process {
+  log::LogWriter writer;
+  int32_t pid = 0;
+  uint64_t log_id = 0;
+  uint32_t generation = 0;
+  uint32_t log_gen = 1;          // bumps with every log this address space opens
+  std::atomic<uint32_t> lock_owner{0};  // tid holding the writer, 0 free
+  std::atomic<uint32_t> channels{0};    // channel indices handed out in this log
+  std::atomic<uint64_t> deferred_lost{0};
+  ChannelState* channel_table = nullptr;
+  size_t channel_capacity = 0;
+  int netlink_fd = -1;           // for Unix socket peers (sock_diag), opened lazily
+  int exit_status = 0;
+  bool exit_status_known = false;
+  bool closed = false;           // EXIT recorded: nothing more is written
+  char** argv = nullptr;         // as given to the constructor
+  int fd_floor = 0;              // our descriptors live at or above this
+};
+
+// One deferred record: a signal handler recorded something while its
+// thread held the writer. Stored with a bounded copy of its payload.
+struct Deferred {
+  log::EventFields e;
+  uint32_t payload_len;
+  uint8_t payload[4096];
+};
+
+struct ThreadState {
+  uint32_t tid;
+  uint32_t slot_gen;   // log_gen the slot belongs to
+  int slot;            // thread slot in the log's control block, -1 none
+  bool vfork_pending;  // vfork() called; the child may run on this TLS
+  bool in_fork;        // inside our fork hook (atfork handlers run)
+  uint64_t vfork_counter;
+  // Left by the vfork child (it runs on this thread's memory) for the
+  // parent to record when it resumes: who it was and what it exec'd.
+  int32_t vfork_child_pid;
+  uint32_t vfork_exec_reason;
+  int vfork_exec_error;
+  char vfork_exec_path[256];
+  uint32_t deferred_count;
+  uint32_t deferred_capacity;
+  Deferred* deferred;  // mapped on first use, grown as needed
+};
+
+extern Config g_config;
+extern Process g_process;
+extern __thread ThreadState t_thread __attribute__((tls_model("initial-exec")));
+
+// The page that tells a forked child it was forked: MADV_WIPEONFORK zeroes
+// it in every child, including those created by a raw clone or fork that no
+// hook saw.
+struct OwnerPage {
+  int32_t pid;
+};
+extern OwnerPage* g_owner;
+
+// Serialised appends. Returns false if this thread already holds the writer
+// (a signal handler interrupted it): the caller defers its record.
+bool lockWriter();
+void unlockWriter();
+// Appends under the lock, assigning channel offsets; defers if reentered.
+void commit(log::EventFields& e);
+uint32_t currentTid();
+ChannelState* channelState(uint32_t index);  // under the lock
+
+// Raw helpers.
+int64_t monotonicNow();
+void resetChannelsForNewLog();
+bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter,
+             uint32_t generation, char** envp);
+void adoptFork(log::Origin origin);
+
+}  // namespace radar::preload

@@ -1,0 +1,326 @@
+// `radar record`: runs a program with the interposer, follows every
+// descendant (radar record is their subreaper, so orphans come back to it),
+// then compacts the logs, reports what could not be recorded, and exits
+// with the program's status.
+#include <dirent.h>
+#include <fcntl.h>
+#include <google/protobuf/text_format.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "commands.h"
+#include "finalize.h"
+#include "radar/proto/radarlog.pb.h"
+#include "reader.h"
+#include "recording.h"
+
+extern char** environ;
+
+namespace radar::cli {
+
+const char kRecordHelp[] =
+    "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--nondet] -- PROGRAM [ARGS...]\n"
+    "\n"
+    "Runs PROGRAM and records it and every process it creates (fork, vfork,\n"
+    "posix_spawn, system, popen, exec): each send and receive on pipes, FIFOs,\n"
+    "sockets and terminals with its bytes, each process creation and end, signals,\n"
+    "poll/select/epoll results, and user events. One log per process image goes\n"
+    "into DIR.\n"
+    "\n"
+    "  -o, --output DIR         where to write the recording (default: a new directory\n"
+    "                           named after the program and the time)\n"
+    "  --force                  replace the recording already in DIR\n"
+    "  --payload-limit BYTES    keep at most BYTES of each message (default: all);\n"
+    "                           suffixes K, M, G\n"
+    "  --nondet                 also record clock reads, random bytes and pids, so that\n"
+    "                           `radar debug` can replay them\n"
+    "\n"
+    "Exit status: PROGRAM's (128+N when a signal N killed it); 2 when radar could not\n"
+    "start it. A summary goes to stderr, with every process that could not be recorded.\n";
+
+namespace {
+
+std::string hexBytes(const uint8_t* p, size_t n) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    s += digits[p[i] >> 4];
+    s += digits[p[i] & 15];
+  }
+  return s;
+}
+
+std::string humanBytes(uint64_t n) {
+  char buf[32];
+  if (n < 10 * 1024) std::snprintf(buf, sizeof(buf), "%llu bytes", static_cast<unsigned long long>(n));
+  else if (n < 10ull * 1024 * 1024) std::snprintf(buf, sizeof(buf), "%.1f KiB", n / 1024.0);
+  else if (n < 10ull * 1024 * 1024 * 1024) std::snprintf(buf, sizeof(buf), "%.1f MiB", n / 1048576.0);
+  else std::snprintf(buf, sizeof(buf), "%.1f GiB", n / 1073741824.0);
+  return buf;
+}
+
+int64_t clockNs(clockid_t c) {
+  timespec ts{};
+  clock_gettime(c, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+// Where the program's executable is, as execvp would find it.
+std::string findProgram(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/bin:/usr/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+bool isEmptyDirectory(const std::string& dir, bool* exists) {
+  DIR* d = ::opendir(dir.c_str());
+  *exists = d != nullptr;
+  if (!d) return true;
+  bool empty = true;
+  while (dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) empty = false;
+  ::closedir(d);
+  return empty;
+}
+
+// Descriptors radar record passes on: their channels lead outside the
+// recording (the terminal, the shell's pipes), so receives on them keep
+// their bytes.
+std::string externalChannels() {
+  std::string out;
+  DIR* d = ::opendir("/proc/self/fd");
+  if (!d) return out;
+  const int self = ::dirfd(d);
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const int fd = std::atoi(e->d_name);
+    if (fd == self) continue;
+    const int flags = ::fcntl(fd, F_GETFD);
+    if (flags < 0 || (flags & FD_CLOEXEC)) continue;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) continue;
+    if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode) && !S_ISCHR(st.st_mode)) continue;
+    if (!out.empty()) out += ',';
+    out += std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  }
+  ::closedir(d);
+  return out;
+}
+
+volatile sig_atomic_t g_child = 0;
+
+void forwardSignal(int sig) {
+  if (g_child > 0) ::kill(g_child, sig);
+}
+
+std::string statusText(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")" + (WCOREDUMP(status) ? ", core dumped" : "");
+  return "status " + std::to_string(status);
+}
+
+}  // namespace
+
+int runRecord(int argc, char** argv) {
+  Args args;
+  if (!args.parse(argc, argv, 1,
+                  {{"output", 'o', true},
+                   {"force", 0, false},
+                   {"payload-limit", 0, true},
+                   {"nondet", 0, false},
+                   {"tail", 0, true}},
+                  /*stop_at_positional=*/true))
+    return usageError("record", args.error());
+  if (args.positional().empty()) return usageError("record", "no program given");
+  unsigned long long payload_limit = 0, tail = 0;
+  if (!args.number("payload-limit", &payload_limit, 0) || !args.number("tail", &tail, 0))
+    return usageError("record", args.error());
+
+  const std::vector<std::string>& command = args.positional();
+  const std::string program = findProgram(command[0]);
+  if (program.empty()) {
+    std::fprintf(stderr, "radar record: %s: command not found\n", command[0].c_str());
+    return 127;
+  }
+  const std::string preload = selfDirectory() + "/../lib/radar/libradar-preload.so";
+  if (::access(preload.c_str(), R_OK) != 0) {
+    std::fprintf(stderr, "radar record: the interposer is missing (%s): was radar built with "
+                 "RADAR_BUILD_INTERPOSER=ON?\n", preload.c_str());
+    return kExitUsage;
+  }
+
+  // The recording directory.
+  std::string dir;
+  if (auto o = args.value("output")) {
+    dir = *o;
+  } else {
+    char stamp[32];
+    const time_t t = ::time(nullptr);
+    std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::localtime(&t));
+    std::string base = command[0].substr(command[0].rfind('/') + 1);
+    dir = base + "-" + stamp;
+    for (int i = 2; ::access(dir.c_str(), F_OK) == 0; ++i)
+      dir = base + "-" + stamp + "-" + std::to_string(i);
+  }
+  bool exists = false;
+  if (!isEmptyDirectory(dir, &exists)) {
+    if (!args.has("force")) {
+      std::fprintf(stderr, "radar record: %s is not empty (use --force to replace the recording "
+                   "in it)\n", dir.c_str());
+      return kExitUsage;
+    }
+    if (!clearRecording(dir)) {
+      std::fprintf(stderr, "radar record: cannot clear %s: %s\n", dir.c_str(), std::strerror(errno));
+      return kExitUsage;
+    }
+  }
+  if (!exists && ::mkdir(dir.c_str(), 0700) != 0) {
+    std::fprintf(stderr, "radar record: cannot create %s: %s\n", dir.c_str(), std::strerror(errno));
+    return kExitUsage;
+  }
+  ::chmod(dir.c_str(), 0700);
+  char* real = ::realpath(dir.c_str(), nullptr);
+  const std::string abs_dir = real ? real : dir;
+  std::free(real);
+
+  uint8_t id[16];
+  std::random_device rd;
+  for (auto& b : id) b = static_cast<uint8_t>(rd());
+
+  // The program's environment: ours plus the interposer and its settings.
+  std::vector<std::string> env;
+  std::string ld_preload = preload;
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "RADAR_", 6) == 0) continue;  // never inherit another recording's
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) == 0) {
+      if (std::strlen(*e) > 11) ld_preload += std::string(":") + (*e + 11);
+      continue;
+    }
+    env.emplace_back(*e);
+  }
+  env.push_back("LD_PRELOAD=" + ld_preload);
+  env.push_back("RADAR_DIR=" + abs_dir);
+  env.push_back("RADAR_RECORDING_ID=" + hexBytes(id, 16));
+  if (payload_limit) env.push_back("RADAR_PAYLOAD_LIMIT=" + std::to_string(payload_limit));
+  if (tail) env.push_back("RADAR_TAIL=" + std::to_string(tail));
+  if (args.has("nondet")) env.push_back("RADAR_NONDET=1");
+  const std::string external = externalChannels();
+  if (!external.empty()) env.push_back("RADAR_EXTERNAL=" + external);
+  env.push_back("RADAR_LINK=root");
+  std::vector<char*> envp;
+  for (auto& s : env) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<char*> child_argv;
+  for (const auto& a : command) child_argv.push_back(const_cast<char*>(a.c_str()));
+  child_argv.push_back(nullptr);
+
+  proto::Recording recording;
+  recording.set_recording_id(std::string(reinterpret_cast<char*>(id), 16));
+  recording.set_radar_version(RADAR_VERSION);
+  for (const auto& a : command) recording.add_command(a);
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof(cwd))) recording.set_cwd(cwd);
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  recording.set_host_name(host);
+  recording.set_payload_limit(payload_limit);
+  recording.set_nondet(args.has("nondet"));
+  recording.set_start_realtime_ns(clockNs(CLOCK_REALTIME));
+  const int64_t start = clockNs(CLOCK_MONOTONIC);
+
+  // Orphaned descendants come back to us, so that we see every process end.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // Ctrl-C and Ctrl-\ reach the whole foreground group: the program decides
+  // what they mean; we wait for it. Termination requests are passed on.
+  struct sigaction ignore {}, forward {};
+  ignore.sa_handler = SIG_IGN;
+  forward.sa_handler = forwardSignal;
+  struct sigaction old_int {}, old_quit {};
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  for (int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) ::sigaction(sig, &forward, nullptr);
+
+  const pid_t child = ::fork();
+  if (child < 0) {
+    std::fprintf(stderr, "radar record: fork: %s\n", std::strerror(errno));
+    return kExitUsage;
+  }
+  if (child == 0) {
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGQUIT, &old_quit, nullptr);
+    for (int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) ::signal(sig, SIG_DFL);
+    ::execve(program.c_str(), child_argv.data(), envp.data());
+    std::fprintf(stderr, "radar record: cannot run %s: %s\n", program.c_str(), std::strerror(errno));
+    ::_exit(127);
+  }
+  g_child = child;
+  recording.set_root_pid(child);
+
+  int root_status = 0;
+  for (;;) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;  // ECHILD: every descendant has ended
+    }
+    auto* reaped = recording.add_reaped();
+    reaped->set_pid(pid);
+    reaped->set_status(status);
+    reaped->set_monotonic_ns(clockNs(CLOCK_MONOTONIC));
+    if (pid == child) {
+      root_status = status;
+      g_child = 0;
+    }
+  }
+  const double seconds = static_cast<double>(clockNs(CLOCK_MONOTONIC) - start) / 1e9;
+  recording.set_root_status(root_status);
+  recording.set_end_realtime_ns(clockNs(CLOCK_REALTIME));
+
+  // Compact, inspect, report.
+  RecordingSummary summary = summarizeRecording(abs_dir, recording, /*finalize=*/true);
+  for (const auto& p : summary.problems) *recording.add_problems() = p;
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(recording, &text);
+  std::ofstream(abs_dir + "/recording.txt") << text;
+  ::chmod((abs_dir + "/recording.txt").c_str(), 0600);
+
+  std::fprintf(stderr,
+               "radar: recorded %zu process%s, %llu events, %s in %.2f s into %s\n",
+               summary.logs, summary.logs == 1 ? "" : "es",
+               static_cast<unsigned long long>(summary.events), humanBytes(summary.bytes).c_str(),
+               seconds, dir.c_str());
+  std::fprintf(stderr, "radar: %s %s\n", command[0].c_str(), statusText(root_status).c_str());
+  for (const auto& p : summary.problems)
+    std::fprintf(stderr, "radar: pid %d %s: %s\n", p.pid(), p.executable().c_str(), p.what().c_str());
+
+  if (WIFEXITED(root_status)) return WEXITSTATUS(root_status);
+  if (WIFSIGNALED(root_status)) return 128 + WTERMSIG(root_status);
+  return kExitFindings;
+}
+
+}  // namespace radar::cli

@@ -1,0 +1,623 @@
+// `radar record` on small real programs, one per family of calls, checked
+// record by record.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "recorded.h"
+
+namespace radar::testing {
+namespace {
+
+using log::Kind;
+
+// Every log readable, none incomplete, unless a test says otherwise.
+void expectClean(const Recording& rec) {
+  for (const auto& l : rec.logs) {
+    EXPECT_EQ(l.error, "") << l.path;
+    EXPECT_FALSE(l.control.incomplete) << l.path;
+  }
+}
+
+// Counters of a log run 1, 2, 3 ... with nothing missing.
+void expectDenseCounters(const ProcessLog& l) {
+  uint64_t expect = 1;
+  for (const auto& e : l.events) EXPECT_EQ(e.r.counter, expect++) << l.path;
+}
+
+uint64_t inoOf(const ProcessLog& l, const Event& e) {
+  const auto* c = l.channel(e.r.channel);
+  return c ? c->ino() : 0;
+}
+
+TEST(Record, PipesReadsWritesDupsAndErrors) {
+  Recording rec = record({programPath("pipes")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  ASSERT_EQ(rec.logs.size(), 2u) << rec.err;
+  const ProcessLog* parent = rec.byPid(rec.meta.root_pid());
+  ASSERT_TRUE(parent);
+  const auto forks = parent->ofKind(Kind::Fork);
+  ASSERT_EQ(forks.size(), 1u);
+  const ProcessLog* child = rec.byPid(forks[0]->r.peer_pid);
+  ASSERT_TRUE(child);
+  expectDenseCounters(*parent);
+  expectDenseCounters(*child);
+
+  // The child's two sends, with their bytes and offsets.
+  EXPECT_EQ(child->header.origin(), proto::FORKED);
+  EXPECT_EQ(child->header.parent_log_id(), parent->header.log_id());
+  EXPECT_LT(child->header.parent_counter(), forks[0]->r.counter);
+  const auto writes = child->ofKind(Kind::Write);
+  const auto writevs = child->ofKind(Kind::Writev);
+  ASSERT_EQ(writes.size(), 1u);
+  ASSERT_EQ(writevs.size(), 1u);
+  EXPECT_EQ(writes[0]->payload, "hello");
+  EXPECT_EQ(writes[0]->r.offset, 0u);
+  EXPECT_EQ(writes[0]->r.result, 5);
+  EXPECT_EQ(writevs[0]->payload, "abcdef");
+  EXPECT_EQ(writevs[0]->r.size, 6u);
+  EXPECT_EQ(writevs[0]->r.offset, 5u);
+  const uint64_t pipe_ino = inoOf(*child, *writes[0]);
+  ASSERT_NE(pipe_ino, 0u);
+  EXPECT_EQ(child->channel(writes[0]->r.channel)->type(), proto::PIPE_CHANNEL);
+  EXPECT_EQ(child->channel(writes[0]->r.channel)->access(), unsigned{O_WRONLY});
+
+  // The parent's receives: every byte, at consecutive offsets, hashed but
+  // not stored (the sender's log has them), then EOF.
+  std::vector<const Event*> reads;
+  for (const auto* e : parent->ofKind(Kind::Read))
+    if (inoOf(*parent, *e) == pipe_ino) reads.push_back(e);
+  for (const auto* e : parent->ofKind(Kind::Readv)) reads.insert(reads.begin() + 1, e);
+  ASSERT_GE(reads.size(), 3u);
+  EXPECT_EQ(reads[0]->r.result, 3);
+  EXPECT_EQ(reads[0]->r.offset, 0u);
+  EXPECT_TRUE(reads[0]->r.has_hash);
+  EXPECT_EQ(reads[0]->r.hash, crc("hel"));
+  EXPECT_EQ(reads[0]->payload, "");
+  EXPECT_EQ(reads[1]->kind(), Kind::Readv);
+  EXPECT_EQ(reads[1]->r.offset, 3u);
+  EXPECT_EQ(reads[1]->r.size, 8u);
+  uint64_t total = 0;
+  for (const auto* e : reads) total += e->r.result > 0 ? static_cast<uint64_t>(e->r.result) : 0;
+  EXPECT_EQ(total, 11u);
+  const Event* eof = nullptr;
+  for (const auto* e : reads)
+    if (e->r.result == 0) eof = e;
+  ASSERT_TRUE(eof);
+  EXPECT_EQ(eof->r.offset, 11u);
+
+  // EAGAIN on the non-blocking pipe is an event, with its errno.
+  const Event* eagain = nullptr;
+  for (const auto* e : parent->ofKind(Kind::Read))
+    if (e->r.error == EAGAIN) eagain = e;
+  ASSERT_TRUE(eagain);
+  EXPECT_EQ(eagain->r.result, -1);
+  EXPECT_EQ(eagain->r.size, 1u);
+
+  // dup, dup2, dup3 and F_DUPFD: four copies of one channel.
+  const auto dups = parent->ofKind(Kind::Dup);
+  ASSERT_EQ(dups.size(), 4u);
+  EXPECT_EQ(dups[1]->r.result, 40);
+  EXPECT_EQ(dups[2]->r.result, 41);
+  EXPECT_GE(dups[3]->r.result, 50);
+  std::set<uint32_t> channels;
+  std::string sent;
+  for (const auto* w : parent->ofKind(Kind::Write)) {
+    channels.insert(w->r.channel);
+    sent += w->payload;
+    EXPECT_EQ(w->r.offset, sent.size() - 1);
+  }
+  EXPECT_EQ(sent, "1234");
+  EXPECT_EQ(channels.size(), 1u) << "all copies write to the same channel";
+
+  // EINTR: the signal is an event, then the interrupted read.
+  const auto signals = parent->ofKind(Kind::Signal);
+  ASSERT_EQ(signals.size(), 1u);
+  EXPECT_EQ(signals[0]->r.signal, SIGALRM);
+  const Event& after = parent->events[signals[0]->r.counter];  // the next event
+  EXPECT_EQ(after.kind(), Kind::Read);
+  EXPECT_EQ(after.r.error, EINTR);
+
+  const Event* exit = parent->first(Kind::Exit);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->r.status, 0);
+  EXPECT_EQ(&parent->events.back(), exit);
+}
+
+TEST(Record, UnixSocketsPairsNamesAndDescriptorPassing) {
+  const std::string sock = testTempDir() + "/server.sock";
+  Recording rec = record({programPath("unix_sockets"), sock});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  const ProcessLog* server = rec.byPid(rec.meta.root_pid());
+  ASSERT_TRUE(server);
+  const ProcessLog* client = rec.byPid(server->first(Kind::Fork)->r.peer_pid);
+  ASSERT_TRUE(client);
+
+  // Three socket pairs, each end naming the other.
+  const auto pairs = server->ofKind(Kind::Socketpair);
+  ASSERT_EQ(pairs.size(), 3u);
+  const proto::ChannelType types[] = {proto::UNIX_STREAM, proto::UNIX_DGRAM, proto::UNIX_SEQPACKET};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(pairs[i]->r.fds.size(), 2u);
+    const auto* a = server->channel(pairs[i]->r.channel);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->type(), types[i]);
+    EXPECT_NE(a->peer_ino(), 0u);
+    EXPECT_NE(a->peer_ino(), a->ino());
+  }
+
+  // The accepted connection and the client's socket name each other.
+  const Event* accept = server->first(Kind::Accept);
+  ASSERT_TRUE(accept);
+  const auto* accepted = server->channel(accept->r.channel);
+  ASSERT_TRUE(accepted);
+  EXPECT_EQ(accepted->origin(), proto::ACCEPTED);
+  EXPECT_EQ(accepted->path(), sock);
+  const Event* connect = client->first(Kind::Connect);
+  ASSERT_TRUE(connect);
+  EXPECT_EQ(connect->r.result, 0);
+  const auto* connected = client->channel(connect->r.channel);
+  ASSERT_TRUE(connected);
+  EXPECT_EQ(accepted->peer_ino(), connected->ino()) << "sock_diag names the peer";
+  EXPECT_EQ(connected->peer_ino(), accepted->ino());
+  EXPECT_EQ(client->bytesOn(connected->ino(), true).substr(0, 7), "request");
+
+  // A peek consumes nothing: the next receive starts at the same offset.
+  std::vector<const Event*> on_conn;
+  for (const auto& e : server->events)
+    if (e.r.channel == accept->r.channel && log::categoryOf(e.kind()) == log::Category::Receive)
+      on_conn.push_back(&e);
+  ASSERT_GE(on_conn.size(), 2u);
+  EXPECT_EQ(on_conn[0]->kind(), Kind::Recv);
+  EXPECT_EQ(on_conn[0]->r.flags & MSG_PEEK, unsigned{MSG_PEEK});
+  EXPECT_EQ(on_conn[0]->r.offset, 0u);
+  EXPECT_EQ(on_conn[1]->r.offset, 0u);
+  // Receives on a named socket keep their bytes (the peer could be outside).
+  EXPECT_EQ(on_conn[1]->payload.substr(0, 7), "request");
+
+  // SCM_RIGHTS: sent and received descriptors are in the events; the
+  // server's writes through the passed pipe land on the client's pipe.
+  const Event* sendmsg = client->first(Kind::Sendmsg);
+  ASSERT_TRUE(sendmsg);
+  EXPECT_EQ(sendmsg->r.fds.size(), 1u);
+  const Event* recvmsg = server->first(Kind::Recvmsg);
+  ASSERT_TRUE(recvmsg);
+  ASSERT_EQ(recvmsg->r.fds.size(), 1u);
+  const Event* passed_write = nullptr;
+  for (const auto* w : server->ofKind(Kind::Write))
+    if (w->payload == "passed") passed_write = w;
+  ASSERT_TRUE(passed_write);
+  const auto* passed = server->channel(passed_write->r.channel);
+  ASSERT_TRUE(passed);
+  EXPECT_EQ(passed->type(), proto::PIPE_CHANNEL);
+  EXPECT_EQ(client->first(Kind::Pipe) ? client->channel(client->first(Kind::Pipe)->r.channel)->ino() : 0,
+            passed->ino());
+  EXPECT_TRUE(client->first(Kind::Shutdown));
+
+  // Datagrams on an abstract socket; sendmmsg/recvmmsg as one event each.
+  const Event* mm = server->first(Kind::Sendmmsg);
+  ASSERT_TRUE(mm);
+  EXPECT_EQ(mm->r.result, 2);
+  EXPECT_EQ(mm->r.lengths, (std::vector<uint64_t>{3, 5}));
+  EXPECT_EQ(mm->payload, "twothree");
+  const Event* rm = server->first(Kind::Recvmmsg);
+  ASSERT_TRUE(rm);
+  EXPECT_EQ(rm->r.lengths, (std::vector<uint64_t>{3, 5}));
+  EXPECT_EQ(rm->r.hash, crc("twothree"));
+  const Event* bind = nullptr;
+  for (const auto* b : server->ofKind(Kind::Bind))
+    if (server->channel(b->r.channel)->path() == "@radar-test-abstract") bind = b;
+  EXPECT_TRUE(bind) << "abstract names are shown as @name";
+}
+
+void checkTcp(const char* version) {
+  Recording rec = record({programPath("tcp"), version});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  const ProcessLog* server = rec.byPid(rec.meta.root_pid());
+  ASSERT_TRUE(server);
+  const ProcessLog* client = rec.byPid(server->first(Kind::Fork)->r.peer_pid);
+  ASSERT_TRUE(client);
+  const auto* accepted = server->channel(server->first(Kind::Accept)->r.channel);
+  const auto* connected = client->channel(client->first(Kind::Connect)->r.channel);
+  ASSERT_TRUE(accepted && connected);
+  EXPECT_EQ(accepted->type(), proto::TCP);
+  EXPECT_EQ(accepted->domain(), version[0] == '6' ? AF_INET6 : AF_INET);
+  // The connection's identity: each end's local address is the other's peer.
+  EXPECT_EQ(accepted->local_address(), connected->peer_address());
+  EXPECT_EQ(accepted->peer_address(), connected->local_address());
+  EXPECT_FALSE(accepted->local_address().empty());
+  EXPECT_EQ(client->bytesOn(connected->ino(), true), "GET key");
+  EXPECT_EQ(server->bytesOn(accepted->ino(), true), "value");
+  // TCP receives keep their bytes: the peer may be another machine.
+  EXPECT_EQ(server->bytesOn(accepted->ino(), false), "GET key");
+  const Event* udp_in = server->first(Kind::Recvfrom);
+  ASSERT_TRUE(udp_in);
+  EXPECT_EQ(udp_in->payload, "datagram");
+  EXPECT_FALSE(udp_in->address.empty());
+  EXPECT_EQ(server->channel(udp_in->r.channel)->type(), proto::UDP);
+}
+
+TEST(Record, TcpAndUdpOverIpv4) { checkTcp("4"); }
+TEST(Record, TcpAndUdpOverIpv6) { checkTcp("6"); }
+
+TEST(Record, ProcessesAreFollowedAndLinked) {
+  Recording rec = record({programPath("processes")});
+  EXPECT_EQ(rec.exit_code, 4) << rec.err;
+  expectClean(rec);
+  const ProcessLog* main = rec.byPid(rec.meta.root_pid());
+  ASSERT_TRUE(main);
+  EXPECT_EQ(main->header.origin(), proto::ROOT);
+  expectDenseCounters(*main);
+
+  // fork: the child names the parent's log and counter.
+  const Event* fork = main->first(Kind::Fork);
+  ASSERT_TRUE(fork);
+  const ProcessLog* forked = rec.byPid(fork->r.peer_pid);
+  ASSERT_TRUE(forked);
+  EXPECT_EQ(forked->header.origin(), proto::FORKED);
+  EXPECT_EQ(forked->header.parent_log_id(), main->header.log_id());
+  EXPECT_EQ(forked->first(Kind::Exit)->r.status, 3);
+
+  // vfork + exec: the new image links to the VFORK event.
+  const Event* vfork = main->first(Kind::Vfork);
+  ASSERT_TRUE(vfork);
+  const ProcessLog* vforked = nullptr;
+  for (const auto& l : rec.logs)
+    if (l.header.origin() == proto::VFORKED) vforked = &l;
+  ASSERT_TRUE(vforked);
+  EXPECT_EQ(vforked->header.parent_log_id(), main->header.log_id());
+  EXPECT_EQ(vforked->header.parent_counter(), vfork->r.counter);
+  EXPECT_EQ(vforked->header.argv(1), "child");
+  EXPECT_EQ(vforked->first(Kind::Exit)->r.status, 7);
+
+  // posix_spawn: the child's pid, and the child's link back.
+  const Event* spawn = main->first(Kind::Spawn);
+  ASSERT_TRUE(spawn);
+  const ProcessLog* spawned = rec.byPid(spawn->r.peer_pid);
+  ASSERT_TRUE(spawned);
+  EXPECT_EQ(spawned->header.origin(), proto::SPAWNED);
+  EXPECT_LT(spawned->header.parent_counter(), spawn->r.counter);
+
+  // system() and popen(): a shell each, started without our exec hook.
+  const Event* system = main->first(Kind::System);
+  ASSERT_TRUE(system);
+  EXPECT_EQ(system->strings.at(0), "exit 5");
+  EXPECT_EQ(system->r.status, 5 << 8);
+  const Event* popen = main->first(Kind::Popen);
+  ASSERT_TRUE(popen);
+  const auto shells = rec.byExe("dash").empty() ? rec.byExe("bash") : rec.byExe("dash");
+  ASSERT_GE(shells.size(), 2u);
+  for (const auto* s : shells) {
+    EXPECT_EQ(s->header.ppid(), main->header.pid());
+    EXPECT_EQ(s->header.origin(), proto::SHELL_SPAWNED);
+  }
+  // popen's pipe: what the shell's echo wrote is what the parent read.
+  const auto* pipe = main->channel(popen->r.channel);
+  ASSERT_TRUE(pipe);
+  std::string echoed;
+  for (const auto& l : rec.logs) echoed += l.bytesOn(pipe->ino(), true);
+  EXPECT_EQ(echoed, "from-popen\n");
+
+  // The wait family reports who ended how.
+  const auto waits = main->ofKind(Kind::Wait);
+  ASSERT_GE(waits.size(), 4u);
+  EXPECT_EQ(waits[0]->r.peer_pid, fork->r.peer_pid);
+  EXPECT_EQ(waits[0]->r.status, 3 << 8);
+  EXPECT_EQ(waits[2]->r.peer_pid, spawn->r.peer_pid);  // waitid, as a wait status
+  EXPECT_EQ(waits[2]->r.status, 7 << 8);
+
+  // kill() and the handler's delivery, with the sender's pid.
+  const Event* kill = main->first(Kind::Kill);
+  ASSERT_TRUE(kill);
+  EXPECT_EQ(kill->r.signal, SIGUSR1);
+  const Event* signal = main->first(Kind::Signal);
+  ASSERT_TRUE(signal);
+  EXPECT_EQ(signal->r.signal, SIGUSR1);
+  EXPECT_EQ(signal->r.peer_pid, main->header.pid());
+
+  // Returning 4 from main is the exit status, recorded last.
+  EXPECT_EQ(main->events.back().kind(), Kind::Exit);
+  EXPECT_EQ(main->events.back().r.status, 4);
+  EXPECT_TRUE(rec.meta.problems().empty()) << rec.err;
+}
+
+TEST(Record, ReadinessResults) {
+  Recording rec = record({programPath("readiness")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  const ProcessLog& l = rec.logs.at(0);
+  const auto polls = l.ofKind(Kind::Poll);
+  ASSERT_EQ(polls.size(), 2u);
+  EXPECT_EQ(polls[0]->r.result, 1);
+  ASSERT_EQ(polls[0]->r.ready.size(), 1u);
+  EXPECT_EQ(polls[0]->r.ready[0].events, unsigned{POLLIN});
+  EXPECT_EQ(polls[0]->r.timeout_ms, 1000);
+  EXPECT_EQ(polls[1]->r.result, 0);
+  EXPECT_EQ(polls[1]->r.timeout_ms, 0);
+  EXPECT_TRUE(polls[1]->r.ready.empty());
+  const Event* select = l.first(Kind::Select);
+  ASSERT_TRUE(select);
+  ASSERT_EQ(select->r.ready.size(), 1u);
+  EXPECT_EQ(select->r.ready[0].fd, polls[0]->r.ready[0].fd);
+  EXPECT_EQ(select->r.ready[0].events, 1u);
+  EXPECT_EQ(l.ofKind(Kind::EpollCtl).size(), 2u);
+  const Event* wait = l.first(Kind::EpollWait);
+  ASSERT_TRUE(wait);
+  ASSERT_EQ(wait->r.ready.size(), 1u);
+  EXPECT_EQ(wait->r.ready[0].data, 1002u);
+}
+
+TEST(Record, StdioStreamsAndUserEvents) {
+  Recording rec = record({programPath("stdio_user")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  const ProcessLog* parent = rec.byPid(rec.meta.root_pid());
+  const ProcessLog* child = rec.byPid(parent->first(Kind::Fork)->r.peer_pid);
+  ASSERT_TRUE(parent && child);
+  // fprintf/fputs flushed by fclose: bytes written by the C library itself.
+  std::string sent;
+  for (const auto* w : child->ofKind(Kind::Write)) sent += w->payload;
+  EXPECT_EQ(sent, "line 1\nline 2\n");
+  EXPECT_TRUE(child->first(Kind::Close)) << "fclose closes a channel";
+  // fgets reads through the same path.
+  uint64_t received = 0;
+  for (const auto* r : parent->ofKind(Kind::Read)) received += static_cast<uint64_t>(std::max<int64_t>(r->r.result, 0));
+  EXPECT_EQ(received, 14u);
+  const auto users = parent->ofKind(Kind::User);
+  ASSERT_EQ(users.size(), 2u);
+  EXPECT_EQ(users[0]->strings.at(0), "checkpoint");
+  int value = 0;
+  ASSERT_EQ(users[0]->payload.size(), sizeof(value));
+  std::memcpy(&value, users[0]->payload.data(), sizeof(value));
+  EXPECT_EQ(value, 42);
+  EXPECT_EQ(users[1]->strings.at(0), "progress");
+  EXPECT_EQ(users[1]->payload, "3 of 4");
+}
+
+TEST(Record, UserEventsCostNothingWithoutRadar) {
+  // The same program, not recorded: radar_event() returns 0 and the program
+  // still passes its own checks.
+  const int status = std::system((programPath("stdio_user") + " >/dev/null").c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST(Record, NondeterminismOnRequest) {
+  Recording plain = record({programPath("nondet")});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(plain.logs.at(0).first(Kind::Clock));
+  EXPECT_FALSE(plain.logs.at(0).first(Kind::Random));
+
+  Recording rec = record({programPath("nondet")}, {.radar_args = {"--nondet"}});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const ProcessLog& l = rec.logs.at(0);
+  EXPECT_TRUE(l.header.nondet());
+  const auto clocks = l.ofKind(Kind::Clock);
+  ASSERT_GE(clocks.size(), 3u);
+  EXPECT_EQ(clocks[0]->r.flags, unsigned{CLOCK_MONOTONIC});
+  EXPECT_EQ(clocks[0]->payload.size(), sizeof(struct timespec));
+  const auto random = l.ofKind(Kind::Random);
+  ASSERT_EQ(random.size(), 2u);
+  EXPECT_EQ(random[0]->payload.size(), 16u);  // getrandom
+  EXPECT_EQ(random[1]->payload.size(), 8u);   // read of /dev/urandom
+  const auto pids = l.ofKind(Kind::Getpid);
+  ASSERT_EQ(pids.size(), 2u);
+  EXPECT_EQ(pids[0]->r.result, l.header.pid());
+  EXPECT_EQ(pids[1]->r.result, l.header.ppid());
+}
+
+TEST(Record, ProgramThatClosesEveryDescriptor) {
+  Recording rec = record({programPath("closeall")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  ASSERT_EQ(rec.logs.size(), 2u);
+  const ProcessLog* child = rec.byPid(rec.byPid(rec.meta.root_pid())->first(Kind::Fork)->r.peer_pid);
+  ASSERT_TRUE(child);
+  const Event* pipe = child->first(Kind::Pipe);
+  ASSERT_TRUE(pipe);
+  EXPECT_EQ(pipe->r.fds, (std::vector<int32_t>{3, 4})) << "descriptor numbers are the program's";
+  EXPECT_EQ(child->ofKind(Kind::Write).size(), 100u);
+  EXPECT_EQ(child->ofKind(Kind::Read).size(), 100u);
+  EXPECT_EQ(child->events.back().kind(), Kind::Exit);
+  expectDenseCounters(*child);
+}
+
+TEST(Record, ThreadsAndForkFromThreads) {
+  Recording rec = record({programPath("threads"), "40"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  const ProcessLog* main = rec.byPid(rec.meta.root_pid());
+  ASSERT_TRUE(main);
+  EXPECT_EQ(rec.logs.size(), 41u);
+  std::set<uint32_t> senders;
+  size_t writes = 0;
+  std::set<uint32_t> channels;
+  for (const auto* w : main->ofKind(Kind::Write)) {
+    senders.insert(w->r.tid);
+    channels.insert(w->r.channel);
+    EXPECT_EQ(w->r.offset, writes * 10);
+    ++writes;
+  }
+  EXPECT_EQ(writes, 4u * 2000);  // the forked children write in their own logs
+  EXPECT_EQ(senders.size(), 4u);
+  EXPECT_EQ(senders.count(static_cast<uint32_t>(main->header.pid())), 0u);
+  uint64_t received = 0;
+  for (const auto* r : main->ofKind(Kind::Read)) received += static_cast<uint64_t>(r->r.result);
+  EXPECT_EQ(received, (4u * 2000 + 40) * 10);
+  size_t forked_writes = 0;
+  for (const auto& l : rec.logs)
+    if (l.header.origin() == proto::FORKED)
+      for (const auto* w : l.ofKind(Kind::Write)) forked_writes += w->payload == "forked:00\n";
+  EXPECT_EQ(forked_writes, 40u);
+  expectDenseCounters(*main);
+}
+
+TEST(Record, SignalHandlerWritingDuringRecordedCalls) {
+  Recording rec = record({programPath("sighandler")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  const int handled = std::atoi(rec.out.c_str());
+  ASSERT_GT(handled, 0);
+  const ProcessLog& l = rec.logs.at(0);
+  size_t bangs = 0, signals = 0;
+  for (const auto* w : l.ofKind(Kind::Write)) bangs += w->payload == "!";
+  signals = l.ofKind(Kind::Signal).size();
+  EXPECT_EQ(bangs, static_cast<size_t>(handled)) << "every write by the handler is recorded";
+  EXPECT_GE(signals, static_cast<size_t>(handled));
+  expectDenseCounters(l);
+}
+
+TEST(Record, SigkillLosesNoCompletedCall) {
+  Recording rec = record({programPath("killed"), "3000"}, {.radar_args = {"--tail", "16K"}});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const ProcessLog* parent = rec.byPid(rec.meta.root_pid());
+  const ProcessLog* child = rec.byPid(parent->first(Kind::Fork)->r.peer_pid);
+  ASSERT_TRUE(child);
+  EXPECT_EQ(child->error, "");
+  // The parent saw 3000 acknowledgements: the child completed 3000 reads
+  // and 3000 writes before it died, and all of them are in its log.
+  EXPECT_GE(child->ofKind(Kind::Read).size(), 3000u);
+  EXPECT_GE(child->ofKind(Kind::Write).size(), 3000u);
+  EXPECT_FALSE(child->first(Kind::Exit));
+  expectDenseCounters(*child);
+  // The child's last words are in the parent's wait status.
+  const auto waits = parent->ofKind(Kind::Wait);
+  ASSERT_FALSE(waits.empty());
+  EXPECT_TRUE(WIFSIGNALED(waits.back()->r.status));
+  EXPECT_EQ(WTERMSIG(waits.back()->r.status), SIGKILL);
+}
+
+TEST(Record, CrashKeepsWhatWasSent) {
+  Recording rec = record({programPath("crash")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const ProcessLog* parent = rec.byPid(rec.meta.root_pid());
+  const ProcessLog* child = rec.byPid(parent->first(Kind::Fork)->r.peer_pid);
+  ASSERT_TRUE(child);
+  EXPECT_EQ(child->first(Kind::Write)->payload, "last words");
+  const auto* wait = parent->first(Kind::Wait);
+  ASSERT_TRUE(wait);
+  EXPECT_EQ(WTERMSIG(wait->r.status), SIGABRT);
+}
+
+TEST(Record, ExitStatusOfAKilledProgram) {
+  Recording rec = record({"sh", "-c", "kill -TERM $$"});
+  EXPECT_EQ(rec.exit_code, 128 + SIGTERM);
+  EXPECT_NE(rec.err.find("killed by signal 15"), std::string::npos) << rec.err;
+}
+
+TEST(Record, StaticProgramsAreReportedByName) {
+  Recording direct = record({programPath("static_hello")});
+  EXPECT_EQ(direct.exit_code, 0);
+  EXPECT_NE(direct.err.find("not recorded"), std::string::npos) << direct.err;
+  Recording via_shell = record({"sh", "-c", programPath("static_hello") + "; true"});
+  EXPECT_EQ(via_shell.exit_code, 0);
+  EXPECT_NE(via_shell.err.find("static_hello: not recorded: statically linked"), std::string::npos)
+      << via_shell.err;
+}
+
+TEST(Record, ShellPipeline) {
+  Recording rec = record({"sh", "-c", "printf 'one\\ntwo\\n' | tr a-z A-Z | sort -r > /dev/null"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  const ProcessLog* tr = rec.onlyExe("tr");
+  const ProcessLog* sort = rec.onlyExe("sort");
+  ASSERT_TRUE(tr && sort) << rec.err;
+  EXPECT_EQ(tr->header.origin(), proto::EXECED);
+  const Event* out = tr->first(Kind::Write);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->payload, "ONE\nTWO\n");
+  const uint64_t ino = tr->channel(out->r.channel)->ino();
+  uint64_t got = 0;
+  for (const auto* r : sort->ofKind(Kind::Read))
+    if (sort->channel(r->r.channel)->ino() == ino) got += static_cast<uint64_t>(r->r.result);
+  EXPECT_EQ(got, 8u);
+}
+
+TEST(Record, PythonMultiprocessingAndSockets) {
+  if (std::system("python3 -c 'import multiprocessing' 2>/dev/null") != 0)
+    GTEST_SKIP() << "python3 with multiprocessing is not installed";
+  Recording rec = record({"python3", programPath("mp_socket.py")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  EXPECT_NE(rec.out.find("285"), std::string::npos);
+  EXPECT_GE(rec.logs.size(), 4u) << "the script, two pool workers and a forked child";
+  bool hello = false;
+  for (const auto& l : rec.logs)
+    for (const auto& e : l.events)
+      hello |= log::categoryOf(e.kind()) == log::Category::Send && e.payload == "hello from the child";
+  EXPECT_TRUE(hello);
+  EXPECT_TRUE(rec.meta.problems().empty()) << rec.err;
+}
+
+TEST(Record, FullRecordingDirectoryNeverFailsTheProgram) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  const std::string mnt = testTempDir();
+  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=400k") != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
+  Recording rec = record({programPath("pingpong"), "40000"},
+                         {.radar_args = {"--tail", "64K"}, .dir = mnt + "/rec"});
+  ::umount2(mnt.c_str(), MNT_DETACH);
+  EXPECT_EQ(rec.exit_code, 0) << "the program runs to completion: " << rec.err;
+  EXPECT_NE(rec.err.find("log incomplete from event"), std::string::npos) << rec.err;
+  EXPECT_NE(rec.err.find("No space left on device"), std::string::npos) << rec.err;
+}
+
+TEST(Record, FileSizeLimitNeverKillsTheProgram) {
+  Recording rec = record({programPath("pingpong"), "40000"},
+                         {.radar_args = {"--tail", "64K"}, .shell_prefix = "ulimit -f 200;"});
+  EXPECT_EQ(rec.exit_code, 0) << "no SIGXFSZ: " << rec.err;
+  EXPECT_NE(rec.err.find("log incomplete from event"), std::string::npos) << rec.err;
+  EXPECT_NE(rec.err.find("File too large"), std::string::npos) << rec.err;
+  for (const auto& l : rec.logs) {
+    if (!l.control.incomplete) continue;
+    EXPECT_EQ(l.error, "");
+    ASSERT_FALSE(l.events.empty());
+    EXPECT_EQ(l.events.back().r.counter + 1, l.control.lost_from_counter)
+        << "everything before the loss is readable";
+  }
+}
+
+TEST(Record, RefusesANonEmptyDirectoryWithoutForce) {
+  const std::string dir = testTempDir();
+  std::FILE* f = std::fopen((dir + "/something").c_str(), "w");
+  std::fclose(f);
+  const std::string cmd = radarPath() + " record -o " + dir + " -- true 2>/dev/null";
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  struct stat st {};
+  const std::string fresh = testTempDir() + "/new";
+  ASSERT_EQ(std::system((radarPath() + " record -o " + fresh + " -- true 2>/dev/null").c_str()), 0);
+  ASSERT_EQ(::stat(fresh.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  for (const auto& l : load(fresh).logs) {
+    ASSERT_EQ(::stat(l.path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+  }
+}
+
+TEST(Record, BadCommandLines) {
+  auto run = [](const std::string& args) {
+    const int status = std::system((radarPath() + " record " + args + " >/dev/null 2>&1").c_str());
+    return WEXITSTATUS(status);
+  };
+  EXPECT_EQ(run(""), 2);
+  EXPECT_EQ(run("--payload-limit lots -- true"), 2);
+  EXPECT_EQ(run("--no-such-option -- true"), 2);
+  EXPECT_EQ(run("-- /no/such/program"), 127);
+}
+
+}  // namespace
+}  // namespace radar::testing

@@ -1,0 +1,65 @@
+// Test helper: runs `radar record` on a program and loads the recording.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "radar/proto/radarlog.pb.h"
+#include "reader.h"
+
+namespace radar::testing {
+
+// A record with its own copies of what the reader's views pointed to.
+struct Event {
+  log::Record r;
+  std::string payload;
+  std::vector<std::string> strings;
+  std::string address;
+  log::Kind kind() const { return r.kind; }
+};
+
+struct ProcessLog {
+  std::string path;
+  proto::Header header;
+  log::ControlState control;
+  std::vector<Event> events;  // counted events, in counter order
+  std::map<uint32_t, proto::ChannelInfo> channels;  // by index (latest definition)
+  std::vector<std::string> notes;
+  std::string error;  // damage, if any
+
+  std::string exe() const;  // basename of header.executable
+  std::vector<const Event*> ofKind(log::Kind kind) const;
+  const Event* first(log::Kind kind) const;
+  const proto::ChannelInfo* channel(uint32_t index) const;
+  // Concatenated payloads of the sends (or receives) on channels with this inode.
+  std::string bytesOn(uint64_t ino, bool sends) const;
+};
+
+struct Recording {
+  int exit_code = -1;
+  std::string out, err, dir;
+  std::vector<ProcessLog> logs;
+  proto::Recording meta;
+
+  std::vector<const ProcessLog*> byExe(const std::string& name) const;
+  const ProcessLog* onlyExe(const std::string& name) const;  // null unless exactly one
+  const ProcessLog* byPid(int pid, uint32_t generation = 0) const;
+};
+
+struct RecordOptions {
+  std::vector<std::string> radar_args;  // before "--"
+  std::string input;                    // the program's stdin
+  std::string dir;                      // default: a new temporary directory
+  std::string shell_prefix;             // e.g. "ulimit -f 300;" (run through sh)
+};
+
+std::string programPath(const std::string& name);  // a test program
+std::string radarPath();
+std::string testTempDir();
+Recording record(const std::vector<std::string>& command, const RecordOptions& options = {});
+Recording load(const std::string& dir);
+uint32_t crc(const std::string& bytes);
+
+}  // namespace radar::testing
