@@ -487,10 +487,12 @@ TEST(Record, SigkillLosesNoCompletedCall) {
   const ProcessLog* child = rec.byPid(parent->first(Kind::Fork)->r.peer_pid);
   ASSERT_TRUE(child);
   EXPECT_EQ(child->error, "");
-  // The parent saw 3000 acknowledgements: the child completed 3000 reads
-  // and 3000 writes before it died, and all of them are in its log.
+  // The parent saw 3000 acknowledgements, so 3000 of the child's reads had
+  // returned (each before the write that acknowledged it) and 2999 of its
+  // writes: the last one's bytes reach the parent the moment the system
+  // call moves them, possibly before that call returns to the program.
   EXPECT_GE(child->ofKind(Kind::Read).size(), 3000u);
-  EXPECT_GE(child->ofKind(Kind::Write).size(), 3000u);
+  EXPECT_GE(child->ofKind(Kind::Write).size(), 2999u);
   EXPECT_FALSE(child->first(Kind::Exit));
   expectDenseCounters(*child);
   // The child's last words are in the parent's wait status.
