@@ -225,7 +225,9 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
           c.path = path;
         }
         c.peer_ino = peer_ino_hint ? peer_ino_hint : connected ? unixPeerInode(st.st_ino) : 0;
-        if (!connected && !peer_ino_hint && type != SOCK_DGRAM) flags |= kFlagPeerUnknown;
+        // Until the server accepts, a client's peer has no inode yet: ask
+        // again on the next uses.
+        if (!c.peer_ino && type != SOCK_DGRAM) flags |= kFlagPeerUnknown;
       } else if (domain == AF_INET || domain == AF_INET6) {
         c.type = type == SOCK_STREAM ? ChannelType::Tcp
                  : type == SOCK_DGRAM ? ChannelType::Udp
@@ -273,15 +275,27 @@ uint64_t lookupOrClassify(int fd, ChannelOrigin origin) {
     e = classify(fd, origin, 0, 0);
     if (e) store(fd, e);
   } else if (entryClass(e) == kChannel && (entryFlags(e) & kFlagPeerUnknown)) {
-    // A socket that was not connected when first seen: once it is, say so.
-    sockaddr_storage peer{};
-    socklen_t plen = sizeof(peer);
-    if (sys::raw(SYS_getpeername, fd, reinterpret_cast<long>(&peer),
-                 reinterpret_cast<long>(&plen)) == 0) {
-      const uint64_t fresh = classify(fd, origin, entryIndex(e), 0);
-      if (fresh) {
-        store(fd, fresh);
-        e = fresh;
+    // A socket whose peer was unknown when first seen: once it is known,
+    // define the channel again. A few tries, then it stays unknown (a
+    // listening socket, a peer that never accepts).
+    ChannelState* cs = entryIndex(e) < g_process.channel_capacity
+                           ? &g_process.channel_table[entryIndex(e)]
+                           : nullptr;
+    if (cs && cs->refresh_tries < 8) {
+      ++cs->refresh_tries;
+      sockaddr_storage peer{};
+      socklen_t plen = sizeof(peer);
+      struct stat st {};
+      const bool connected = sys::raw(SYS_getpeername, fd, reinterpret_cast<long>(&peer),
+                                      reinterpret_cast<long>(&plen)) == 0;
+      const bool known = connected && (peer.ss_family != AF_UNIX ||
+                                       (sys::fstat(fd, &st) == 0 && unixPeerInode(st.st_ino)));
+      if (known) {
+        const uint64_t fresh = classify(fd, origin, entryIndex(e), 0);
+        if (fresh) {
+          store(fd, fresh);
+          e = fresh;
+        }
       }
     }
   }

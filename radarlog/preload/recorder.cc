@@ -327,7 +327,10 @@ void appendLocked(EventFields& e) {
   }
   if (e.kind == Kind::Channel && e.channel_info) {
     if (ChannelState* cs = channelState(e.channel_info->index)) {
-      if (!cs->type) cs->moved[0] = cs->moved[1] = 0;
+      if (!cs->type) {
+        cs->moved[0] = cs->moved[1] = 0;
+        cs->refresh_tries = 0;
+      }
       cs->type = static_cast<uint8_t>(e.channel_info->type);
       cs->flags = static_cast<uint8_t>(e.flags);
     }

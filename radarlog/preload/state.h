@@ -38,6 +38,7 @@ struct Config {
 struct ChannelState {
   uint8_t type;
   uint8_t flags;        // kChannel* below
+  uint8_t refresh_tries;  // attempts to learn a socket's peer
   uint64_t moved[2];    // bytes sent [0] and received [1] by this image
 };
 inline constexpr uint8_t kChannelStoreReceived = 1;  // receives keep their payload
