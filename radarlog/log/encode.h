@@ -46,7 +46,7 @@ void encodeHeader(Sink& s, const HeaderFields& h) {
     for (const char* const* e = h.environment; *e; ++e) putString(s, f::kEnvironment, *e);
   putInt(s, f::kRealtime, h.realtime_ns);
   putInt(s, f::kMonotonic, h.monotonic_ns);
-  if (h.payload_limit) putUint(s, f::kPayloadLimit, h.payload_limit);
+  if (h.has_payload_limit) putUint(s, f::kPayloadLimit, h.payload_limit);
   if (h.nondet) putUint(s, f::kNondet, 1);
   if (h.start_ticks) putUint(s, f::kStartTicks, h.start_ticks);
   if (h.recorder_version) putString(s, f::kRecorderVersion, h.recorder_version);

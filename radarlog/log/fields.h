@@ -63,6 +63,7 @@ struct HeaderFields {
   const char* const* environment = nullptr;  // null-terminated
   int64_t realtime_ns = 0;
   int64_t monotonic_ns = 0;
+  bool has_payload_limit = false;
   uint64_t payload_limit = 0;
   bool nondet = false;
   uint64_t start_ticks = 0;

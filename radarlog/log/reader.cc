@@ -98,7 +98,8 @@ const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* bas
   r.strings.clear();
   r.ready.clear();
   r.lengths.clear();
-  r.header_bytes = r.channel_bytes = {};
+  r.header_bytes = {};
+  r.channel_bytes = {};
   r.has_timeout = false;
   r.timeout_ms = 0;
   w = {};

@@ -41,6 +41,10 @@ constexpr int64_t unzigzag(uint64_t v) {
 // Reads a varint from [p, end). Returns false on truncation or on more than
 // ten bytes; p is advanced past the varint on success.
 inline bool getVarint(const uint8_t*& p, const uint8_t* end, uint64_t& out) {
+  if (__builtin_expect(p < end && *p < 0x80, 1)) {  // most tags and values
+    out = *p++;
+    return true;
+  }
   uint64_t v = 0;
   for (int shift = 0; shift < 70 && p < end; shift += 7) {
     uint8_t b = *p++;

@@ -34,14 +34,16 @@ void* mapAnonymous(size_t len) {
 void barrier() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 // Stores a record's length in front of its already-written body, first byte
-// last (see the rules above).
+// last (see the rules above). What must hold is the order in which the
+// stores reach memory, as seen after the process dies: release fences give
+// it (on x86, whose stores are never reordered, they only stop the compiler).
 void publishLength(uint8_t* at, uint64_t len) {
   uint8_t bytes[10];
   uint8_t* end = wire::putVarint(bytes, len);
   size_t n = static_cast<size_t>(end - bytes);
-  barrier();
+  __atomic_thread_fence(__ATOMIC_RELEASE);
   for (size_t i = n; i-- > 1;) at[i] = bytes[i];
-  barrier();
+  __atomic_thread_fence(__ATOMIC_RELEASE);
   __atomic_store_n(at, bytes[0], __ATOMIC_RELEASE);
 }
 
@@ -201,19 +203,55 @@ void LogWriter::advance(const EventFields& e, uint64_t counter) {
   __atomic_store_n(&control_->last_counter, counter, __ATOMIC_RELAXED);
 }
 
-uint64_t LogWriter::append(const EventFields& in) {
+// Most records are plain events (a send, a receive): encoded in one pass,
+// straight into the tail, with room for the longest length prefix left in
+// front and closed up afterwards.
+bool LogWriter::appendSimple(const EventFields& e, uint64_t counter) {
+  constexpr size_t kReserve = 4;  // varint of a body below 256 MiB
+  const size_t worst = kReserve + 200 + e.address_len + e.payload_len;
+  if (tail_used_ + worst > tail_capacity_ || worst > big_record_) return false;
+  const Explicit x = decide(e, counter);
+  uint8_t* at = tail_ + tail_used_;
+  wire::BufferSink sink{at + kReserve};
+  encodeEventPrefix(sink, e, x);
+  const size_t prefix = static_cast<size_t>(sink.p - (at + kReserve));
+  const size_t body = prefix + e.payload_len;
+  const size_t len_size = wire::varintSize(body);
+  if (len_size != kReserve) std::memmove(at + len_size, at + kReserve, prefix);
+  gatherPayload(at + len_size + prefix, e.payload, e.payload_iov_count, e.payload_len);
+  publishLength(at, body);
+  tail_used_ += static_cast<uint32_t>(len_size + body);
+  return true;
+}
+
+uint64_t LogWriter::append(const EventFields& e) {
   if (!control_) return 0;
-  EventFields e = in;
-  if (!isCounted(e.kind)) e.entry_ns = e.return_ns = 0;
-  const uint64_t counter = isCounted(e.kind) ? next_counter_ : 0;
+  const bool counted = isCounted(e.kind);
+  const uint64_t counter = counted ? next_counter_ : 0;
   if (lost_events_) {
     // Once one event is lost, the rest is too: a log is always a prefix of
     // what happened, and the control block says where it ends.
     markLost(lost_errno_, counter);
-    if (isCounted(e.kind)) ++next_counter_;
+    if (counted) ++next_counter_;
     return 0;
   }
+  const bool simple = counted && !e.fd_count && !e.string_count && !e.ready_count &&
+                      !e.length_count && !e.header && !e.channel_info;
+  if (simple && appendSimple(e, counter)) {
+    advance(e, counter);
+    ++next_counter_;
+    return counter;
+  }
+  if (!counted && (e.entry_ns || e.return_ns)) {
+    EventFields annotation = e;  // annotations carry no times
+    annotation.entry_ns = annotation.return_ns = 0;
+    return appendGeneral(annotation, counter);
+  }
+  return appendGeneral(e, counter);
+}
 
+uint64_t LogWriter::appendGeneral(const EventFields& e, uint64_t counter) {
+  const bool counted = isCounted(e.kind);
   Explicit x = decide(e, counter);
   wire::SizeSink size;
   encodeEventPrefix(size, e, x);
@@ -247,11 +285,11 @@ uint64_t LogWriter::append(const EventFields& in) {
 
   if (!stored) {
     markLost(lost_errno_ ? lost_errno_ : ENOSPC, counter);
-    if (isCounted(e.kind)) ++next_counter_;
+    if (counted) ++next_counter_;
     return 0;
   }
   advance(e, counter);
-  if (isCounted(e.kind)) ++next_counter_;
+  if (counted) ++next_counter_;
   if (own_frame) startFrame();  // the tail continues as a new frame
   return counter;
 }

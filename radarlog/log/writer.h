@@ -76,6 +76,8 @@ class LogWriter {
   };
 
   Explicit decide(const EventFields& e, uint64_t counter) const;
+  bool appendSimple(const EventFields& e, uint64_t counter);
+  uint64_t appendGeneral(const EventFields& e, uint64_t counter);
   bool appendToTail(const EventFields& e, const Explicit& x, size_t prefix, size_t body);
   int writeOwnFrame(const EventFields& e, const Explicit& x, size_t prefix, size_t body);
   void advance(const EventFields& e, uint64_t counter);

@@ -140,7 +140,10 @@ void parseConfig(char** envp) {
       c.recording_id[i] = static_cast<uint8_t>(parseHex(p));
     }
   }
-  if (const char* limit = findEnv(envp, "RADAR_PAYLOAD_LIMIT")) c.payload_limit = parseDec(limit);
+  if (const char* limit = findEnv(envp, "RADAR_PAYLOAD_LIMIT")) {
+    c.has_payload_limit = true;
+    c.payload_limit = parseDec(limit);
+  }
   if (const char* tail = findEnv(envp, "RADAR_TAIL")) c.tail_capacity = static_cast<uint32_t>(parseDec(tail));
   if (const char* nondet = findEnv(envp, "RADAR_NONDET")) c.nondet = nondet[0] == '1';
   if (const char* ext = findEnv(envp, "RADAR_EXTERNAL")) {
@@ -268,6 +271,7 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   h.environment = envp;
   h.realtime_ns = rt.tv_sec * 1'000'000'000LL + rt.tv_nsec;
   h.monotonic_ns = mono.tv_sec * 1'000'000'000LL + mono.tv_nsec;
+  h.has_payload_limit = g_config.has_payload_limit;
   h.payload_limit = g_config.payload_limit;
   h.nondet = g_config.nondet;
   h.start_ticks = startTicks();
@@ -576,7 +580,7 @@ void Call::send(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved,
   e.payload = iov;
   e.payload_iov_count = iov_count;
   e.payload_len = moved;
-  if (g_config.payload_limit && moved > g_config.payload_limit) {
+  if (g_config.has_payload_limit && moved > g_config.payload_limit) {
     e.payload_len = g_config.payload_limit;
     e.payload_omitted = moved - g_config.payload_limit;
     uint32_t crc = 0;
@@ -618,7 +622,7 @@ void Call::receive(const Iov* iov, size_t iov_count, uint64_t size, uint64_t mov
       e.payload = iov;
       e.payload_iov_count = iov_count;
       e.payload_len = moved;
-      if (g_config.payload_limit && moved > g_config.payload_limit) {
+      if (g_config.has_payload_limit && moved > g_config.payload_limit) {
         e.payload_len = g_config.payload_limit;
         e.payload_omitted = moved - g_config.payload_limit;
       }
@@ -664,7 +668,7 @@ void Call::multi(const struct mmsghdr* msgs, unsigned count, int flags) {
     e.payload = iovs;
     e.payload_iov_count = n_iov;
     e.payload_len = stored;
-    if (g_config.payload_limit && stored > g_config.payload_limit) e.payload_len = g_config.payload_limit;
+    if (g_config.has_payload_limit && stored > g_config.payload_limit) e.payload_len = g_config.payload_limit;
     e.payload_omitted = total - e.payload_len;
   }
   if (!sending && stored) {

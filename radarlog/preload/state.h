@@ -19,7 +19,8 @@ struct Config {
   bool enabled = false;
   char dir[PATH_MAX] = {};
   uint8_t recording_id[16] = {};
-  uint64_t payload_limit = 0;  // 0: keep whole payloads
+  bool has_payload_limit = false;  // else payloads are kept whole
+  uint64_t payload_limit = 0;
   bool nondet = false;
   uint32_t tail_capacity = 0;
   struct External {

@@ -46,8 +46,9 @@ const char kRecordHelp[] =
     "  -o, --output DIR         where to write the recording (default: a new directory\n"
     "                           named after the program and the time)\n"
     "  --force                  replace the recording already in DIR\n"
-    "  --payload-limit BYTES    keep at most BYTES of each message (default: all);\n"
-    "                           suffixes K, M, G\n"
+    "  --payload-limit BYTES    keep at most BYTES of each message (default: all; 0 keeps\n"
+    "                           sizes and checksums only); suffixes K, M, G\n"
+    "  --tail BYTES             each log's crash-safe buffer (default 256K; 4K to 64M)\n"
     "  --nondet                 also record clock reads, random bytes and pids, so that\n"
     "                           `radar debug` can replay them\n"
     "\n"
@@ -157,8 +158,11 @@ int runRecord(int argc, char** argv) {
     return usageError("record", args.error());
   if (args.positional().empty()) return usageError("record", "no program given");
   unsigned long long payload_limit = 0, tail = 0;
+  const bool limited = args.has("payload-limit");
   if (!args.number("payload-limit", &payload_limit, 0) || !args.number("tail", &tail, 0))
     return usageError("record", args.error());
+  if (tail && (tail < 4096 || tail > 64ull * 1024 * 1024))
+    return usageError("record", "--tail: expected 4K to 64M");
 
   const std::vector<std::string>& command = args.positional();
   const std::string program = findProgram(command[0]);
@@ -225,7 +229,7 @@ int runRecord(int argc, char** argv) {
   env.push_back("LD_PRELOAD=" + ld_preload);
   env.push_back("RADAR_DIR=" + abs_dir);
   env.push_back("RADAR_RECORDING_ID=" + hexBytes(id, 16));
-  if (payload_limit) env.push_back("RADAR_PAYLOAD_LIMIT=" + std::to_string(payload_limit));
+  if (limited) env.push_back("RADAR_PAYLOAD_LIMIT=" + std::to_string(payload_limit));
   if (tail) env.push_back("RADAR_TAIL=" + std::to_string(tail));
   if (args.has("nondet")) env.push_back("RADAR_NONDET=1");
   const std::string external = externalChannels();
@@ -247,7 +251,7 @@ int runRecord(int argc, char** argv) {
   char host[256] = {};
   ::gethostname(host, sizeof(host) - 1);
   recording.set_host_name(host);
-  recording.set_payload_limit(payload_limit);
+  if (limited) recording.set_payload_limit(payload_limit);
   recording.set_nondet(args.has("nondet"));
   recording.set_start_realtime_ns(clockNs(CLOCK_REALTIME));
   const int64_t start = clockNs(CLOCK_MONOTONIC);

@@ -131,6 +131,7 @@ TEST(Wire, HeaderEncoderIsReadByLibprotobuf) {
   h.generation = 2;
   h.origin = Origin::Execed;
   h.nondet = true;
+  h.has_payload_limit = true;
   h.payload_limit = 4096;
   h.uid = 1000;
   wire::SizeSink size;

@@ -623,3 +623,34 @@ TEST(Record, BadCommandLines) {
 
 }  // namespace
 }  // namespace radar::testing
+
+namespace radar::testing {
+namespace {
+
+TEST(Record, PayloadLimitSaysWhatWasCut) {
+  Recording rec = record({programPath("pipes")}, {.radar_args = {"--payload-limit", "3"}});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const ProcessLog* parent = rec.byPid(rec.meta.root_pid());
+  const ProcessLog* child = rec.byPid(parent->first(log::Kind::Fork)->r.peer_pid);
+  ASSERT_TRUE(child);
+  EXPECT_TRUE(child->header.has_payload_limit());
+  const Event* write = child->first(log::Kind::Write);
+  ASSERT_TRUE(write);
+  EXPECT_EQ(write->payload, "hel");
+  EXPECT_EQ(write->r.payload_omitted, 2u);
+  EXPECT_TRUE(write->r.has_hash) << "the checksum covers what was cut";
+  EXPECT_EQ(write->r.hash, crc("hello"));
+  EXPECT_EQ(write->r.result, 5);
+
+  Recording none = record({programPath("pipes")}, {.radar_args = {"--payload-limit", "0"}});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  for (const auto& l : none.logs)
+    for (const auto& e : l.events) {
+      if (log::isData(e.kind())) {
+        EXPECT_EQ(e.payload, "");
+      }
+    }
+}
+
+}  // namespace
+}  // namespace radar::testing
