@@ -219,6 +219,11 @@ bool LogWriter::appendSimple(const EventFields& e, uint64_t counter) {
   const size_t len_size = wire::varintSize(body);
   if (len_size != kReserve) std::memmove(at + len_size, at + kReserve, prefix);
   gatherPayload(at + len_size + prefix, e.payload, e.payload_iov_count, e.payload_len);
+  // What the move left behind the record must be zero again: it is where
+  // the next record's length goes, and zero there means "end".
+  uint8_t* const end = at + len_size + body;
+  uint8_t* const dirty = at + kReserve + prefix;
+  if (dirty > end) std::memset(end, 0, static_cast<size_t>(dirty - end));
   publishLength(at, body);
   tail_used_ += static_cast<uint32_t>(len_size + body);
   return true;
