@@ -48,7 +48,6 @@ void encodeHeader(Sink& s, const HeaderFields& h) {
   putInt(s, f::kMonotonic, h.monotonic_ns);
   if (h.has_payload_limit) putUint(s, f::kPayloadLimit, h.payload_limit);
   if (h.nondet) putUint(s, f::kNondet, 1);
-  if (h.start_ticks) putUint(s, f::kStartTicks, h.start_ticks);
   if (h.recorder_version) putString(s, f::kRecorderVersion, h.recorder_version);
   if (h.uid) putInt(s, f::kUid, h.uid);
   if (h.gid) putInt(s, f::kGid, h.gid);

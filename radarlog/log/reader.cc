@@ -218,7 +218,31 @@ bool LogReader::fail(uint64_t offset, std::string message) {
   return false;
 }
 
+// Reads through a window of the file: frames are read header, block
+// header, block ... and most logs are small, so one pread serves many.
 bool LogReader::readAt(uint64_t offset, void* buf, size_t n) {
+  constexpr size_t kWindow = 256 * 1024;
+  if (offset >= window_start_ && offset + n <= window_start_ + window_.size()) {
+    std::memcpy(buf, window_.data() + (offset - window_start_), n);
+    return true;
+  }
+  if (n < kWindow && offset < file_size_) {
+    const uint64_t want = file_size_ - offset < kWindow ? file_size_ - offset : kWindow;
+    window_.resize(want);
+    if (readDirect(offset, window_.data(), want)) {
+      window_start_ = offset;
+      if (offset + n <= offset + want) {
+        std::memcpy(buf, window_.data(), n);
+        return true;
+      }
+    } else {
+      window_.clear();
+    }
+  }
+  return readDirect(offset, buf, n);
+}
+
+bool LogReader::readDirect(uint64_t offset, void* buf, size_t n) {
   auto* out = static_cast<uint8_t*>(buf);
   while (n) {
     ssize_t r = ::pread(fd_, out, n, static_cast<off_t>(offset));
@@ -486,7 +510,8 @@ bool LogReader::loadNextFrame() {
 bool LogReader::loadTail() {
   const uint64_t tail_offset = kControlSize;
   uint64_t first = 0;
-  if (!readAt(8 + offsetof(FileControl, tail_first_counter), &first, sizeof(first))) first = 0;
+  // Read directly: a live writer changes these bytes.
+  if (!readDirect(8 + offsetof(FileControl, tail_first_counter), &first, sizeof(first))) first = 0;
   const uint64_t interrupted_at = pos_;
   auto interruptedError = [&]() {
     return fail(interrupted_at, "truncated zstd frame (the file ends inside it)");
@@ -502,7 +527,7 @@ bool LogReader::loadTail() {
   uint64_t avail = file_size_ - tail_offset;
   if (avail > control_.tail_capacity) avail = control_.tail_capacity;
   content_.resize(avail);
-  if (!readAt(tail_offset, content_.data(), avail)) return fail(tail_offset, "cannot read the tail");
+  if (!readDirect(tail_offset, content_.data(), avail)) return fail(tail_offset, "cannot read the tail");
   if (interrupted_frame_)
     notes_.push_back("the frame at offset " + std::to_string(interrupted_at) +
                      " was cut short when the recording process stopped; its records were "
@@ -619,7 +644,7 @@ bool LogReader::readPayload(const Location& where, size_t length, std::string* o
     if (uint64_t{where.offset} + length > control_.tail_capacity)
       return bad("payload outside the tail");
     out->resize(length);
-    if (!readAt(kControlSize + where.offset, out->data(), length))
+    if (!readDirect(kControlSize + where.offset, out->data(), length))
       return bad("cannot read the payload from the tail");
     return true;
   }

@@ -134,6 +134,7 @@ class LogReader {
   LogReader() = default;
   bool fail(uint64_t offset, std::string message);
   bool readAt(uint64_t offset, void* buf, size_t n);
+  bool readDirect(uint64_t offset, void* buf, size_t n);
   bool loadNextFrame();
   bool loadTail();
   bool decodeNext(Record& r);
@@ -178,6 +179,8 @@ class LogReader {
   std::vector<uint8_t> cached_content_;
   std::vector<uint8_t> scratch_;
   void* dctx_ = nullptr;
+  std::vector<uint8_t> window_;  // a read-ahead window of the file
+  uint64_t window_start_ = 0;
 };
 
 }  // namespace radar::log

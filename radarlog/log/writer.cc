@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "sys.h"
+#include "xxhash64.h"
 
 namespace radar::log {
 namespace {
@@ -74,11 +75,14 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
     if (moved < 0) return static_cast<int>(moved);
     fd = moved;
   }
-  // Reserve the tail's blocks now: a store into a mapped page that the file
-  // system cannot back would be SIGBUS in the program.
-  long r = sys::fallocate(static_cast<int>(fd), 0, 0, total);
-  if (r == -EOPNOTSUPP) r = sys::ftruncate(static_cast<int>(fd), total);
-  if (r < 0) {
+  // The file has its full size; blocks behind the tail are reserved as the
+  // tail fills (reserve()): a store into a mapped page that the file system
+  // cannot back would be SIGBUS in the program.
+  const size_t first = kControlSize + (cap < kFirstReserve ? cap : kFirstReserve);
+  long r = sys::ftruncate(static_cast<int>(fd), total);
+  if (r == 0) r = sys::fallocate(static_cast<int>(fd), 0, 0, first);
+  const bool preallocate = r != -EOPNOTSUPP;  // file systems without fallocate: sparse
+  if (r < 0 && preallocate) {
     sys::close(static_cast<int>(fd));
     return static_cast<int>(r);
   }
@@ -90,23 +94,6 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
   struct stat st {};
   sys::fstat(static_cast<int>(fd), &st);
 
-  const ZSTD_compressionParameters params = ZSTD_getCParams(options.compression_level, cap, 0);
-  const size_t cctx_len = ZSTD_estimateCStreamSize_usingCParams(params);
-  const size_t out_cap = ZSTD_compressBound(cap);
-  void* cctx_mem = mapAnonymous(cctx_len);
-  void* out = mapAnonymous(out_cap);
-  ZSTD_CCtx* cctx = cctx_mem ? ZSTD_initStaticCCtx(cctx_mem, cctx_len) : nullptr;
-  if (!cctx || !out) {
-    if (cctx_mem) sys::munmap(cctx_mem, cctx_len);
-    if (out) sys::munmap(out, out_cap);
-    sys::munmap(reinterpret_cast<void*>(m), total);
-    sys::close(static_cast<int>(fd));
-    return -ENOMEM;
-  }
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, options.compression_level);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
-
   fd_ = static_cast<int>(fd);
   dev_ = st.st_dev;
   ino_ = st.st_ino;
@@ -115,15 +102,12 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
   tail_ = map_ + kControlSize;
   tail_capacity_ = cap;
   tail_used_ = 0;
+  tail_reserved_ = preallocate ? static_cast<uint32_t>(first - kControlSize) : cap;
   file_end_ = total;
   level_ = options.compression_level;
   big_record_ = options.big_record ? options.big_record : cap / 8;
   if (big_record_ > cap / 4) big_record_ = cap / 4;
-  cctx_ = cctx;
-  cctx_mem_ = cctx_mem;
-  cctx_mem_len_ = cctx_len;
-  out_ = static_cast<uint8_t*>(out);
-  out_cap_ = out_cap;
+  cctx_ = nullptr;  // made at the first flush that compresses
   pid_ = header.pid;
   next_counter_ = 1;
   write_failed_ = false;
@@ -153,6 +137,45 @@ void LogWriter::startFrame() {
   counter_in_frame_ = false;
   prev_tid_ = static_cast<uint32_t>(pid_);
   prev_return_ns_ = 0;
+}
+
+bool LogWriter::reserve(size_t end) {
+  if (end <= tail_reserved_) return true;
+  if (end > tail_capacity_) return false;
+  size_t want = tail_reserved_ + kReserveStep;
+  while (want < end) want += kReserveStep;
+  if (want > tail_capacity_) want = tail_capacity_;
+  if (sys::fallocate(fd_, 0, kControlSize + tail_reserved_, want - tail_reserved_) != 0) {
+    write_failed_ = true;
+    if (!lost_errno_) lost_errno_ = ENOSPC;
+    return false;
+  }
+  tail_reserved_ = static_cast<uint32_t>(want);
+  return true;
+}
+
+bool LogWriter::makeCompressor() {
+  if (cctx_) return true;
+  const ZSTD_compressionParameters params = ZSTD_getCParams(level_, tail_capacity_, 0);
+  const size_t cctx_len = ZSTD_estimateCStreamSize_usingCParams(params);
+  const size_t out_cap = ZSTD_compressBound(tail_capacity_);
+  void* mem = mapAnonymous(cctx_len);
+  void* out = mapAnonymous(out_cap);
+  ZSTD_CCtx* cctx = mem ? ZSTD_initStaticCCtx(mem, cctx_len) : nullptr;
+  if (!cctx || !out) {
+    if (mem) sys::munmap(mem, cctx_len);
+    if (out) sys::munmap(out, out_cap);
+    return false;
+  }
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level_);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+  cctx_ = cctx;
+  cctx_mem_ = mem;
+  cctx_mem_len_ = cctx_len;
+  out_ = static_cast<uint8_t*>(out);
+  out_cap_ = out_cap;
+  return true;
 }
 
 LogWriter::ChannelState* LogWriter::channelState(uint32_t index) {
@@ -210,6 +233,7 @@ bool LogWriter::appendSimple(const EventFields& e, uint64_t counter) {
   constexpr size_t kReserve = 4;  // varint of a body below 256 MiB
   const size_t worst = kReserve + 200 + e.address_len + e.payload_len;
   if (tail_used_ + worst > tail_capacity_ || worst > big_record_) return false;
+  if (!reserve(tail_used_ + worst)) return false;
   const Explicit x = decide(e, counter);
   uint8_t* at = tail_ + tail_used_;
   wire::BufferSink sink{at + kReserve};
@@ -302,6 +326,7 @@ uint64_t LogWriter::appendGeneral(const EventFields& e, uint64_t counter) {
 bool LogWriter::appendToTail(const EventFields& e, const Explicit& x, size_t prefix, size_t body) {
   uint8_t* at = tail_ + tail_used_;
   const size_t len_size = wire::varintSize(body);
+  if (!reserve(tail_used_ + len_size + body)) return false;
   wire::BufferSink sink{at + len_size};
   encodeEventPrefix(sink, e, x);
   uint8_t* p = gatherPayload(sink.p, e.payload, e.payload_iov_count, e.payload_len);
@@ -330,24 +355,59 @@ int LogWriter::writeOwnFrame(const EventFields& e, const Explicit& x, size_t pre
   wire::BufferSink sink{p};
   encodeEventPrefix(sink, e, x);
 
-  const uint64_t content = head_len + e.payload_len;
-  const size_t blocks = content ? (content + kRawBlockMax - 1) / kRawBlockMax : 1;
-  const size_t frame_size = 4 + 1 + 8 + blocks * 3 + content;
+  // The content: the metadata, then the payload buffers cut at payload_len.
+  constexpr size_t kMaxSegments = 64;
+  Iov segments[kMaxSegments];
+  size_t count = 0;
+  segments[count++] = {head, head_len};
+  size_t left = e.payload_len;
+  for (size_t i = 0; i < e.payload_iov_count && left; ++i) {
+    const size_t n = e.payload[i].len < left ? e.payload[i].len : left;
+    if (!n) continue;
+    if (count == kMaxSegments) {
+      left = 1;  // more buffers than we take: refuse rather than cut
+      break;
+    }
+    segments[count++] = {e.payload[i].base, n};
+    left -= n;
+  }
+  const int status = left ? -EINVAL : writeRawFrame(segments, count, head_len + e.payload_len);
+  if (head != small) sys::munmap(head, head_len);
+  if (status) return status;
+  // The tail now continues after this record.
+  __atomic_store_n(&control_->tail_first_counter,
+                   isCounted(e.kind) ? next_counter_ + 1 : next_counter_, __ATOMIC_RELEASE);
+  return 0;
+}
 
+// Appends a zstd frame of raw blocks holding the concatenated segments.
+int LogWriter::writeRawFrame(const Iov* segments, size_t count, uint64_t content) {
+  const size_t blocks = content ? (content + kRawBlockMax - 1) / kRawBlockMax : 1;
+  const uint64_t frame_size = 4 + 1 + 8 + blocks * 3 + content + 4;
+  if (int rc = checkFd()) return rc;
+  struct rlimit64 lim {};
+  if (sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY &&
+      file_end_ + frame_size > lim.rlim_cur) {
+    write_failed_ = true;
+    lost_errno_ = EFBIG;
+    return -EFBIG;
+  }
   uint8_t frame_header[13];
   wire::storeLE32(frame_header, kZstdMagic);
-  frame_header[4] = 0xE0;  // 8-byte content size, single segment, no checksum
+  frame_header[4] = 0xE4;  // 8-byte content size, single segment, checksum
   std::memcpy(frame_header + 5, &content, 8);
-
-  // Segments of content in order: the metadata, then the payload buffers.
-  struct Cursor {
-    const Iov* iov;
-    size_t count;
-    size_t index = 0, offset = 0;
-  };
-  Iov head_iov{head, head_len};
-  Cursor segments[2] = {{&head_iov, 1}, {e.payload, e.payload_iov_count}};
-  size_t payload_left = e.payload_len;
+  // Readers verify every frame's content against this checksum.
+  Xxh64 hash;
+  {
+    uint64_t left = content;
+    for (size_t i = 0; i < count && left; ++i) {
+      const size_t n = segments[i].len < left ? segments[i].len : left;
+      hash.update(segments[i].base, n);
+      left -= n;
+    }
+  }
+  uint8_t checksum[4];
+  wire::storeLE32(checksum, static_cast<uint32_t>(hash.digest()));
 
   constexpr int kMaxIov = 64;
   struct iovec iov[kMaxIov];
@@ -355,77 +415,55 @@ int LogWriter::writeOwnFrame(const EventFields& e, const Explicit& x, size_t pre
   int n = 0;
   size_t pending = 0;
   int status = 0;
-  int rc = checkFd();
-  if (rc) status = rc;
-
-  struct rlimit64 lim {};
-  if (!status && sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 &&
-      lim.rlim_cur != RLIM64_INFINITY && file_end_ + frame_size > lim.rlim_cur)
-    status = -EFBIG;
-
   auto flushIov = [&]() {
     if (status || n == 0) return;
     status = writeAtEnd(iov, n, pending);
     n = 0;
     pending = 0;
   };
-  if (!status) {
-    iov[n++] = {frame_header, sizeof(frame_header)};
-    pending += sizeof(frame_header);
-    uint64_t remaining = content;
-    int seg = 0;
-    for (size_t b = 0; b < blocks && !status; ++b) {
-      const size_t block = remaining < kRawBlockMax ? remaining : kRawBlockMax;
-      remaining -= block;
-      if (n + 2 > kMaxIov) flushIov();
-      const uint32_t bh = static_cast<uint32_t>(block << 3) | (b + 1 == blocks ? 1u : 0u);
-      uint8_t* h = block_headers[n];
-      h[0] = static_cast<uint8_t>(bh);
-      h[1] = static_cast<uint8_t>(bh >> 8);
-      h[2] = static_cast<uint8_t>(bh >> 16);
-      iov[n++] = {h, 3};
-      pending += 3;
-      size_t want = block;
-      while (want && !status) {
-        if (seg >= 2) {
-          status = -EINVAL;  // the payload buffers hold less than payload_len
-          break;
-        }
-        Cursor& c = segments[seg];
-        if (c.index >= c.count) {
-          ++seg;
-          continue;
-        }
-        const Iov& v = c.iov[c.index];
-        size_t avail = v.len - c.offset;
-        if (seg == 1 && avail > payload_left) avail = payload_left;
-        if (avail == 0) {
-          ++c.index;
-          c.offset = 0;
-          if (seg == 1 && payload_left == 0) c.index = c.count;
-          continue;
-        }
-        const size_t take = avail < want ? avail : want;
-        if (n + 1 > kMaxIov) flushIov();
-        iov[n++] = {const_cast<uint8_t*>(static_cast<const uint8_t*>(v.base)) + c.offset, take};
-        pending += take;
-        c.offset += take;
-        want -= take;
-        if (seg == 1) payload_left -= take;
+  iov[n++] = {frame_header, sizeof(frame_header)};
+  pending += sizeof(frame_header);
+  size_t seg = 0, seg_offset = 0;
+  uint64_t remaining = content;
+  for (size_t b = 0; b < blocks && !status; ++b) {
+    const size_t block = remaining < kRawBlockMax ? remaining : kRawBlockMax;
+    remaining -= block;
+    if (n + 2 > kMaxIov) flushIov();
+    const uint32_t bh = static_cast<uint32_t>(block << 3) | (b + 1 == blocks ? 1u : 0u);
+    uint8_t* h = block_headers[n];
+    h[0] = static_cast<uint8_t>(bh);
+    h[1] = static_cast<uint8_t>(bh >> 8);
+    h[2] = static_cast<uint8_t>(bh >> 16);
+    iov[n++] = {h, 3};
+    pending += 3;
+    for (size_t want = block; want && !status;) {
+      if (seg >= count) {
+        status = -EINVAL;  // the segments hold less than `content`
+        break;
+      }
+      const size_t avail = segments[seg].len - seg_offset;
+      const size_t take = avail < want ? avail : want;
+      if (n + 1 > kMaxIov) flushIov();
+      iov[n++] = {const_cast<uint8_t*>(static_cast<const uint8_t*>(segments[seg].base)) + seg_offset,
+                  take};
+      pending += take;
+      want -= take;
+      seg_offset += take;
+      if (seg_offset == segments[seg].len) {
+        ++seg;
+        seg_offset = 0;
       }
     }
-    flushIov();
   }
-  if (head != small) sys::munmap(head, head_len);
+  if (n + 1 > kMaxIov) flushIov();
+  iov[n++] = {checksum, sizeof(checksum)};
+  pending += sizeof(checksum);
+  flushIov();
   if (status) {
     write_failed_ = true;
     lost_errno_ = -status;
-    return status;
   }
-  // The tail now continues after this record.
-  __atomic_store_n(&control_->tail_first_counter,
-                   isCounted(e.kind) ? next_counter_ + 1 : next_counter_, __ATOMIC_RELEASE);
-  return 0;
+  return status;
 }
 
 int LogWriter::checkFd() {
@@ -482,19 +520,27 @@ int LogWriter::flush() {
   if (!control_) return -EBADF;
   if (tail_used_ == 0) return 0;
   if (write_failed_) return -(lost_errno_ ? lost_errno_ : EIO);
-  int status = checkFd();
-  size_t n = 0;
-  if (!status) {
-    n = ZSTD_compress2(cctx_, out_, out_cap_, tail_, tail_used_);
-    if (ZSTD_isError(n)) status = -EIO;
-  }
-  struct rlimit64 lim {};
-  if (!status && sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 &&
-      lim.rlim_cur != RLIM64_INFINITY && file_end_ + n > lim.rlim_cur)
-    status = -EFBIG;
-  if (!status) {
-    struct iovec v = {out_, n};
-    status = writeAtEnd(&v, 1, n);
+  int status = 0;
+  if (tail_used_ < kRawFlushBelow || !makeCompressor()) {
+    // A small tail (a short-lived process closing its log) is not worth
+    // setting up a compressor for.
+    const Iov whole{tail_, tail_used_};
+    status = writeRawFrame(&whole, 1, tail_used_);
+  } else {
+    status = checkFd();
+    size_t n = 0;
+    if (!status) {
+      n = ZSTD_compress2(cctx_, out_, out_cap_, tail_, tail_used_);
+      if (ZSTD_isError(n)) status = -EIO;
+    }
+    struct rlimit64 lim {};
+    if (!status && sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 &&
+        lim.rlim_cur != RLIM64_INFINITY && file_end_ + n > lim.rlim_cur)
+      status = -EFBIG;
+    if (!status) {
+      struct iovec v = {out_, n};
+      status = writeAtEnd(&v, 1, n);
+    }
   }
   if (status) {
     // The records stay readable in the tail; nothing more can be stored

@@ -23,6 +23,12 @@
 struct ZSTD_CCtx_s;
 
 namespace radar::log {
+inline constexpr uint32_t kFirstReserve = 16 * 1024;  // tail blocks reserved when a log starts
+inline constexpr uint32_t kReserveStep = 64 * 1024;   // and then at a time
+inline constexpr uint32_t kRawFlushBelow = 4096;     // smaller tails are stored uncompressed
+}  // namespace radar::log
+
+namespace radar::log {
 
 struct WriterOptions {
   uint32_t tail_capacity = kDefaultTailCapacity;
@@ -77,6 +83,9 @@ class LogWriter {
 
   Explicit decide(const EventFields& e, uint64_t counter) const;
   bool appendSimple(const EventFields& e, uint64_t counter);
+  bool reserve(size_t tail_end);
+  bool makeCompressor();
+  int writeRawFrame(const Iov* segments, size_t count, uint64_t content);
   uint64_t appendGeneral(const EventFields& e, uint64_t counter);
   bool appendToTail(const EventFields& e, const Explicit& x, size_t prefix, size_t body);
   int writeOwnFrame(const EventFields& e, const Explicit& x, size_t prefix, size_t body);
@@ -96,6 +105,7 @@ class LogWriter {
   uint8_t* tail_ = nullptr;
   uint32_t tail_capacity_ = 0;
   uint32_t tail_used_ = 0;
+  uint32_t tail_reserved_ = 0;  // tail bytes whose blocks are allocated
   uint64_t file_end_ = 0;
   uint32_t big_record_ = 0;
   int level_ = 1;

@@ -15,7 +15,9 @@
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <asm/ioctls.h>
@@ -162,7 +164,6 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
   char path[256] = {};
   sockaddr_storage local{}, peer{};
   uint64_t flags = 0;
-  char link[64];
   char proc[32] = "/proc/self/fd/";
   {
     // Append the descriptor number without stdio.
@@ -178,8 +179,10 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
 
   switch (st.st_mode & S_IFMT) {
     case S_IFIFO: {
-      const long n = sys::readlink(proc, link, sizeof(link) - 1);
-      const bool anonymous = n >= 5 && std::memcmp(link, "pipe:", 5) == 0;
+      // Anonymous pipes live on pipefs; a FIFO on the file system of its path.
+      struct statfs fs {};
+      const bool anonymous = sys::raw(SYS_fstatfs, fd, reinterpret_cast<long>(&fs)) == 0 &&
+                             fs.f_type == PIPEFS_MAGIC;
       c.type = anonymous ? ChannelType::Pipe : ChannelType::Fifo;
       if (!anonymous) {
         const long m = sys::readlink(proc, path, sizeof(path) - 1);

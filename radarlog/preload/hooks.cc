@@ -906,9 +906,9 @@ struct EnvBuffer {
   }
 };
 
-// Everything the exec family shares. `check` is the file that will run
-// (for the "not recorded" warning), `run` performs the exec with an
-// environment.
+// Everything the exec family shares. `check` is the file as the program
+// named it (radar record looks at it if the new image leaves no log), `run`
+// performs the exec with an environment.
 template <class Run>
 int recordedExec(const char* check, char* const argv[], char* const envp[], Run&& run) {
   if (!radar::preload::active() && !inVforkChild()) {
@@ -918,7 +918,7 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
   char link[128];
   EnvBuffer buffer(envp);
   if (inVforkChild()) {
-    noteVforkExec(check, unrecordableReason(check));
+    noteVforkExec(check);
     formatLink(link, sizeof(link), "vfork", vforkCounter(), 0);
     const bool built = buildExecEnvironment(envp, link, buffer.env, buffer.capacity);
     const int r = run(built ? buffer.env : envp);
@@ -933,7 +933,6 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
   for (char* const* a = argv; a && *a && n < 258; ++a) strings[n++] = *a;
   call.extra.strings = strings;
   call.extra.string_count = n;
-  call.extra.flags = unrecordableReason(check);
   call.record();
   formatLink(link, sizeof(link), "exec", lastCounter(), generation() + 1);
   const bool built = buildExecEnvironment(envp, link, buffer.env, buffer.capacity);
@@ -957,9 +956,7 @@ HOOK int execv(const char* path, char* const argv[]) { return execve(path, argv,
 
 HOOK int execvpe(const char* file, char* const argv[], char* const envp[]) {
   REAL(execvpe);
-  char found[PATH_MAX];
-  const char* check = searchPath(file, found, sizeof(found));
-  return recordedExec(check, argv, envp,
+  return recordedExec(file, argv, envp,
                       [&](char* const* env) { return real_execvpe(file, argv, env); });
 }
 
@@ -1049,7 +1046,6 @@ int recordedSpawn(pid_t* pid, const char* check, char* const argv[], char* const
   call.extra.strings = strings;
   call.extra.string_count = n;
   call.extra.peer_pid = r == 0 && pid ? *pid : 0;
-  call.extra.flags = unrecordableReason(check);
   call.record();
   return r;
 }
@@ -1067,9 +1063,7 @@ HOOK int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_action
 HOOK int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                       const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   REAL(posix_spawnp);
-  char found[PATH_MAX];
-  const char* check = searchPath(file, found, sizeof(found));
-  return recordedSpawn(pid, check, argv, envp, [&](char* const* env) {
+  return recordedSpawn(pid, file, argv, envp, [&](char* const* env) {
     return real_posix_spawnp(pid, file, actions, attr, argv, env);
   });
 }

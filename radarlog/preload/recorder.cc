@@ -14,7 +14,6 @@
 #include "recorder.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -22,7 +21,6 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
-#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,7 +40,7 @@ namespace radar::preload {
 Config g_config;
 Process g_process;
 __thread ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {
-    0, 0, -1, false, false, 0, 0, 0, 0, {}, 0, 0, nullptr};
+    0, 0, -1, false, false, 0, 0, 0, {}, 0, 0, nullptr};
 OwnerPage* g_owner = nullptr;
 
 bool storesReceived(int fd);
@@ -146,6 +144,8 @@ void parseConfig(char** envp) {
   }
   if (const char* tail = findEnv(envp, "RADAR_TAIL")) c.tail_capacity = static_cast<uint32_t>(parseDec(tail));
   if (const char* nondet = findEnv(envp, "RADAR_NONDET")) c.nondet = nondet[0] == '1';
+  if (const char* boot = findEnv(envp, "RADAR_BOOT_ID")) appendStr(c.boot_id, 0, sizeof(c.boot_id), boot);
+  if (const char* host = findEnv(envp, "RADAR_HOST")) appendStr(c.host, 0, sizeof(c.host), host);
   if (const char* ext = findEnv(envp, "RADAR_EXTERNAL")) {
     while (*ext && c.external_count < 32) {
       const uint64_t dev = parseDec(ext);
@@ -177,17 +177,6 @@ int computeFdFloor() {
   // the kernel grow every process's descriptor table to a million entries.
   const uint64_t top = lim.rlim_cur > 65536 ? 65536 : lim.rlim_cur;
   return static_cast<int>(top - 16);
-}
-
-uint64_t startTicks() {
-  char buf[1024];
-  if (readSmallFile("/proc/self/stat", buf, sizeof(buf)) < 0) return 0;
-  const char* p = std::strrchr(buf, ')');
-  if (!p) return 0;
-  // Field 22 (starttime); p points at the end of field 2.
-  for (int field = 2; field < 22 && *p; ++p)
-    if (*p == ' ') ++field;
-  return parseDec(p);
 }
 
 }  // namespace
@@ -243,9 +232,12 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   char cwd[PATH_MAX] = {};
   if (sys::raw(SYS_getcwd, reinterpret_cast<long>(cwd), sizeof(cwd)) < 0) cwd[0] = 0;
   struct utsname uts {};
-  sys::raw(SYS_uname, reinterpret_cast<long>(&uts));
+  if (g_config.host[0]) appendStr(uts.nodename, 0, sizeof(uts.nodename), g_config.host);
+  else sys::raw(SYS_uname, reinterpret_cast<long>(&uts));
   char boot_id[64] = {};
-  if (readSmallFile("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id)) > 0) {
+  if (g_config.boot_id[0]) {
+    appendStr(boot_id, 0, sizeof(boot_id), g_config.boot_id);
+  } else if (readSmallFile("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id)) > 0) {
     if (char* nl = std::strchr(boot_id, '\n')) *nl = 0;
   }
   struct timespec rt, mono;
@@ -274,7 +266,6 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   h.has_payload_limit = g_config.has_payload_limit;
   h.payload_limit = g_config.payload_limit;
   h.nondet = g_config.nondet;
-  h.start_ticks = startTicks();
   h.recorder_version = "radar " RADAR_VERSION;
   h.uid = static_cast<int32_t>(sys::raw(SYS_getuid));
   h.gid = static_cast<int32_t>(sys::raw(SYS_getgid));
@@ -474,10 +465,9 @@ bool inVforkChild() {
   return t_thread.vfork_pending && sys::getpid() != g_process.pid;
 }
 
-void noteVforkExec(const char* path, uint32_t reason) {
+void noteVforkExec(const char* path) {
   ThreadState& t = t_thread;
   t.vfork_child_pid = static_cast<int32_t>(sys::getpid());
-  t.vfork_exec_reason = reason;
   t.vfork_exec_error = 0;
   appendStr(t.vfork_exec_path, 0, sizeof(t.vfork_exec_path), path ? path : "");
 }
@@ -499,7 +489,6 @@ void recordVforkChild() {
   call.extra.peer_pid = child;
   call.extra.strings = &path;
   call.extra.string_count = 1;
-  call.extra.flags = t.vfork_exec_reason;
   call.record();
 }
 
@@ -779,55 +768,6 @@ bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_
   if (link) out[n++] = const_cast<char*>(link);
   out[n] = nullptr;
   return true;
-}
-
-const char* searchPath(const char* file, char* buf, size_t size) {
-  if (!file || std::strchr(file, '/')) return file;
-  const char* path = getenv("PATH");
-  if (!path) path = "/bin:/usr/bin";
-  while (*path) {
-    const char* colon = std::strchr(path, ':');
-    const size_t len = colon ? static_cast<size_t>(colon - path) : std::strlen(path);
-    if (len + std::strlen(file) + 2 < size) {
-      std::memcpy(buf, path, len);
-      size_t at = len;
-      if (len == 0) buf[at++] = '.';
-      buf[at++] = '/';
-      std::strcpy(buf + at, file);
-      if (sys::raw(SYS_faccessat, AT_FDCWD, reinterpret_cast<long>(buf), X_OK) == 0) return buf;
-    }
-    if (!colon) break;
-    path = colon + 1;
-  }
-  return file;
-}
-
-uint32_t unrecordableReason(const char* path) {
-  if (!path) return 0;
-  const long fd = sys::openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  uint32_t reason = 0;
-  struct stat st {};
-  if (sys::fstat(static_cast<int>(fd), &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
-    reason |= 2;
-  char caps[64];
-  if (sys::raw(SYS_fgetxattr, fd, reinterpret_cast<long>("security.capability"),
-               reinterpret_cast<long>(caps), sizeof(caps)) > 0)
-    reason |= 2;
-  Elf64_Ehdr eh;
-  if (sys::pread(static_cast<int>(fd), &eh, sizeof(eh), 0) == sizeof(eh) &&
-      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-      eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 64) {
-    Elf64_Phdr ph[64];
-    const size_t bytes = sizeof(Elf64_Phdr) * eh.e_phnum;
-    if (sys::pread(static_cast<int>(fd), ph, bytes, eh.e_phoff) == static_cast<long>(bytes)) {
-      bool interp = false;
-      for (int i = 0; i < eh.e_phnum; ++i) interp |= ph[i].p_type == PT_INTERP;
-      if (!interp) reason |= 1;
-    }
-  }
-  sys::close(static_cast<int>(fd));
-  return reason;
 }
 
 // ---- exit --------------------------------------------------------------------

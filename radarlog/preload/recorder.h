@@ -123,14 +123,9 @@ uint32_t generation();
 bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_t capacity);
 // "exec:<log id>:<counter>:<generation>" for the image about to start.
 void formatLink(char* buf, size_t size, const char* origin, uint64_t counter, uint32_t gen);
-// Why the file `path` would not be recorded if exec'd: 0, or bit 0 static,
-// bit 1 set-user/group-id or file capabilities.
-uint32_t unrecordableReason(const char* path);
-// Finds `file` on PATH as execvp does (into buf); returns buf or file.
-const char* searchPath(const char* file, char* buf, size_t size);
 bool inVforkChild();
 // In the vfork child, just before its exec: what the parent should know.
-void noteVforkExec(const char* path, uint32_t reason);
+void noteVforkExec(const char* path);
 void noteVforkExecFailed(int error);
 
 // Exit: records EXIT and closes the log (from exit hooks and the destructor).

@@ -28,6 +28,8 @@ struct Config {
   } external[32] = {};
   int external_count = 0;
   char self_path[PATH_MAX] = {};  // this library, for LD_PRELOAD at exec
+  char boot_id[64] = {};          // from radar record, to save every process a read
+  char host[128] = {};
   // Our variables as they were at start, re-injected into scrubbed
   // environments at exec.
   static constexpr int kMaxVars = 8;
@@ -83,7 +85,6 @@ struct ThreadState {
   // Left by the vfork child (it runs on this thread's memory) for the
   // parent to record when it resumes: who it was and what it exec'd.
   int32_t vfork_child_pid;
-  uint32_t vfork_exec_reason;
   int vfork_exec_error;
   char vfork_exec_path[256];
   uint32_t deferred_count;

@@ -75,13 +75,16 @@ int wrappedClose(FILE* fp) {
   return r;
 }
 
-bool setSlot(void** slot, void* value) {
-  const uintptr_t page = reinterpret_cast<uintptr_t>(slot) & ~uintptr_t{4095};
-  const size_t len = reinterpret_cast<uintptr_t>(slot + 1) - page;
+// Makes slots [first, last] writable for the time it takes to store into
+// them (the table is in the C library's read-only-after-relocation data).
+bool setSlots(void** first, void** last, void* const* values) {
+  const uintptr_t page = reinterpret_cast<uintptr_t>(first) & ~uintptr_t{4095};
+  const size_t len = reinterpret_cast<uintptr_t>(last + 1) - page;
   if (sys::raw(SYS_mprotect, static_cast<long>(page), static_cast<long>(len),
                PROT_READ | PROT_WRITE) != 0)
     return false;
-  __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+  for (void** slot = first; slot <= last; ++slot, ++values)
+    if (*values) __atomic_store_n(slot, *values, __ATOMIC_RELEASE);
   sys::raw(SYS_mprotect, static_cast<long>(page), static_cast<long>(len), PROT_READ);
   return true;
 }
@@ -112,10 +115,12 @@ void patchStdioTable(void* vtable) {
     }
     return;
   }
-  setSlot(&slots[kReadSlot], read);
-  setSlot(&slots[kWriteSlot], write);
+  void* values[kCloseSlot - kReadSlot + 1] = {};
+  values[0] = read;
+  values[kWriteSlot - kReadSlot] = write;
   if (slots[kCloseSlot] == reinterpret_cast<void*>(g_io_close))
-    setSlot(&slots[kCloseSlot], reinterpret_cast<void*>(&wrappedClose));
+    values[kCloseSlot - kReadSlot] = reinterpret_cast<void*>(&wrappedClose);
+  setSlots(&slots[kReadSlot], &slots[kCloseSlot], values);
 }
 
 // ---- signals ------------------------------------------------------------------

@@ -235,6 +235,14 @@ int runRecord(int argc, char** argv) {
   const std::string external = externalChannels();
   if (!external.empty()) env.push_back("RADAR_EXTERNAL=" + external);
   env.push_back("RADAR_LINK=root");
+  // Facts every recorded process would otherwise look up itself.
+  {
+    std::ifstream boot("/proc/sys/kernel/random/boot_id");
+    std::string boot_id;
+    if (std::getline(boot, boot_id) && !boot_id.empty()) env.push_back("RADAR_BOOT_ID=" + boot_id);
+    char name[256] = {};
+    if (::gethostname(name, sizeof(name) - 1) == 0) env.push_back(std::string("RADAR_HOST=") + name);
+  }
   std::vector<char*> envp;
   for (auto& s : env) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -228,3 +228,30 @@ TEST(Crc32c, KnownValuesAndChaining) {
 
 }  // namespace
 }  // namespace radar::log
+
+#include "xxhash64.h"
+
+namespace radar {
+namespace {
+
+TEST(Xxh64, KnownValuesAndStreaming) {
+  // Reference values of XXH64 with seed 0.
+  Xxh64 empty;
+  EXPECT_EQ(empty.digest(), 0xEF46DB3751D8E999ULL);
+  Xxh64 abc;
+  abc.update("abc", 3);
+  EXPECT_EQ(abc.digest(), 0x44BC2CF5AD770999ULL);
+  std::string data(1000, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 31 + 7);
+  Xxh64 whole;
+  whole.update(data.data(), data.size());
+  for (size_t cut : {1ul, 31ul, 32ul, 33ul, 500ul, 999ul}) {
+    Xxh64 parts;
+    parts.update(data.data(), cut);
+    parts.update(data.data() + cut, data.size() - cut);
+    EXPECT_EQ(parts.digest(), whole.digest()) << cut;
+  }
+}
+
+}  // namespace
+}  // namespace radar
