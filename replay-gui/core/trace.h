@@ -1,0 +1,199 @@
+// The merged story of a recording: processes, channels, events in one
+// causal order, and which send delivered the bytes of which receive. Plain
+// data (no Qt), built by the loader and the merge (merge.h), read by the
+// narrative, the checks, the statistics, the GUI and the driver.
+//
+// Payloads stay on disk: an event says where its record is, and
+// Trace::record() and Trace::payload() fetch them on demand.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kinds.h"
+#include "reader.h"
+
+namespace radar::proto {
+class Header;
+class ChannelInfo;
+}  // namespace radar::proto
+
+namespace radar::replay {
+
+using log::Kind;
+
+inline constexpr uint32_t kNone = ~0u;
+
+// One process image: one log.
+struct Process {
+  uint32_t index = 0;
+  int32_t pid = 0;
+  uint32_t generation = 0;     // exec count
+  uint64_t log_id = 0;
+  std::string log_path;
+  std::string host;            // host name
+  uint32_t boot = 0;           // index into Trace::boots (channel identities are per boot)
+  std::string executable;
+  std::vector<std::string> argv;
+  std::string name;            // shown to users: program name, or a netdesc name
+  log::Origin origin = log::Origin::Unspecified;
+  uint32_t parent = kNone;     // process that created this image (or the image before an exec)
+  uint64_t parent_counter = 0; // its counter at that moment
+  int64_t realtime_offset = 0; // realtime_ns - monotonic_ns for this host
+  uint32_t first_event = kNone;  // by position in Trace::events
+  uint32_t last_event = kNone;
+  uint32_t event_count = 0;
+  // How it ended: exited (status), killed (signal), exec'd into `next_image`,
+  // or unknown (still running or killed when the recording stopped).
+  enum class End : uint8_t { Unknown, Exited, Signaled, Execed } end = End::Unknown;
+  int end_code = 0;            // exit status or signal number
+  bool core_dumped = false;
+  uint32_t next_image = kNone;
+  std::vector<uint32_t> threads;  // thread ids seen (first: the main thread)
+  log::ControlState control;      // lost events, what threads were in at the end
+  std::string damage;             // why reading the log stopped early, if it did
+  bool external = false;          // stands for something outside the recording
+  std::string label() const;      // "name[pid]"
+};
+
+// One end of a channel in one process image (a CHANNEL definition).
+struct Endpoint {
+  uint32_t process = kNone;
+  uint32_t local_index = 0;    // the log's channel index
+  uint32_t channel = kNone;    // Trace::channels
+  log::ChannelType type = log::ChannelType::Unspecified;
+  uint32_t access = 0;         // O_RDONLY / O_WRONLY / O_RDWR (pipes, FIFOs)
+  bool external = false;
+  uint64_t ino = 0, peer_ino = 0, dev = 0;
+  std::string local_address, peer_address;  // struct sockaddr bytes
+  std::string path;
+  int32_t fd = -1;
+};
+
+// A channel: a pipe, a FIFO, a socket connection, a datagram socket...
+// with the endpoints of every process that used it.
+struct Channel {
+  uint32_t index = 0;
+  log::ChannelType type = log::ChannelType::Unspecified;
+  std::string name;            // "pipe 3", "unix socket /tmp/s", "tcp 127.0.0.1:80", or a netdesc name
+  std::vector<uint32_t> endpoints;
+  bool external = false;       // an end is outside the recording (terminal, outside peer)
+  std::string external_peer;   // who that is, as far as known ("terminal /dev/pts/1", an address)
+};
+
+// One event, compact (the merge keeps millions in memory). The full record
+// (strings, addresses, descriptor lists ...) is re-read from the log by
+// Trace::record().
+struct Event {
+  int64_t entry_ns = 0;        // CLOCK_MONOTONIC of the process's host
+  int64_t return_ns = 0;
+  uint64_t record_frame = 0;   // where the record is in its log
+  uint32_t record_offset = 0;
+  uint32_t process = 0;
+  uint32_t counter = 0;        // the process's local event counter
+  uint32_t number = 0;         // RADAR's global event number (Lamport time)
+  uint32_t channel = kNone;    // Trace::channels
+  uint32_t endpoint = kNone;   // Trace::endpoints
+  int64_t result = 0;
+  uint32_t bytes = 0;          // bytes moved (data events)
+  uint32_t peer = 0;           // pid of the other side (fork, wait, kill, signal)
+  uint16_t kind = 0;           // log::Kind
+  uint8_t thread = 0;          // index into the process's threads (255: beyond)
+  uint8_t flags = 0;           // kEvent* below
+  uint32_t first_edge = kNone; // incoming edges: Trace::edges[first_edge ..]
+  Kind eventKind() const { return static_cast<Kind>(kind); }
+};
+static_assert(sizeof(Event) <= 64);
+inline constexpr uint8_t kEventFailed = 1;       // the call returned an error
+inline constexpr uint8_t kEventHasPayload = 2;   // its record holds payload bytes
+inline constexpr uint8_t kEventEof = 4;          // a receive that returned 0
+inline constexpr uint8_t kEventUnmatched = 8;    // received bytes with no recorded sender
+inline constexpr uint8_t kEventPeek = 16;
+
+// A causal edge into an event from another process: the send whose bytes a
+// receive got, the event that created a process, a kill delivered as a
+// signal, an exit reaped by a wait. Edges of one event are contiguous.
+struct Edge {
+  enum class Why : uint8_t { Message, Create, Signal, Exit, Eof };
+  uint32_t from = 0;  // event position
+  uint32_t to = 0;
+  Why why = Why::Message;
+  uint64_t bytes = 0;  // Message: bytes of `from` that `to` received
+};
+
+struct Finding {
+  enum class Kind : uint8_t {
+    NeverReceived,   // bytes sent and never received (in flight or queued at the end)
+    NoSender,        // bytes received with no recorded send
+    Abnormal,        // a process killed by a signal or crashed
+    NeverEnded,      // a process still running (or killed) when the recording stopped
+    Deadlock,        // a wait-for cycle among processes blocked at the end
+    LostEvents,      // a log that could not be written completely
+    Damaged,         // a log that could not be read completely
+    Unrecorded,      // a process the recording does not have
+  };
+  Kind kind;
+  std::string text;                // one line, for people
+  std::vector<uint32_t> processes;
+  std::vector<uint32_t> channels;
+  std::vector<uint32_t> events;    // where to look (positions)
+  uint64_t bytes = 0;
+};
+
+const char* findingKindName(Finding::Kind k);
+
+struct LoadProblem {
+  std::string path;
+  std::string message;
+};
+
+class Trace {
+ public:
+  std::vector<Process> processes;
+  std::vector<Endpoint> endpoints;
+  std::vector<Channel> channels;
+  std::vector<Event> events;       // in the linear order (position = index)
+  std::vector<Edge> edges;         // grouped by `to`
+  std::vector<Finding> findings;
+  std::vector<LoadProblem> problems;  // logs that could not be used, or only in part
+  std::vector<std::string> boots;
+  std::vector<std::string> directories;
+
+  // Statistics of the matching.
+  uint64_t bytes_sent = 0, bytes_received = 0, bytes_matched = 0;
+  uint64_t bytes_external = 0;       // received from outside the recording
+  uint64_t bytes_ambiguous = 0;      // matched by time among concurrent writers
+
+  // Incoming edges of an event.
+  std::pair<const Edge*, const Edge*> incoming(uint32_t position) const;
+  // The local predecessor (same process) of an event, kNone for the first.
+  uint32_t localPredecessor(uint32_t position) const;
+
+  // The full record of an event, re-read from its log.
+  bool record(uint32_t position, log::Record* out, std::string* payload,
+              std::vector<std::string>* strings, std::string* error) const;
+  // The bytes an event moved: its own payload, or, for a receive whose
+  // bytes only the sender's log holds, those of the matched sends.
+  bool payload(uint32_t position, std::string* out, std::string* error) const;
+
+  // Time on a common scale (realtime of the event's host, ns).
+  int64_t wallTime(uint32_t position) const;
+
+  // "does a happen before b?" (see clocks.h)
+  bool happensBefore(uint32_t a, uint32_t b) const;
+
+  std::string channelLabel(uint32_t channel) const;
+
+  // Attached by the merge.
+  std::shared_ptr<const class Clocks> clocks;
+  std::vector<uint32_t> local_pred;  // per event: local predecessor position
+
+ private:
+  mutable std::vector<std::unique_ptr<log::LogReader>> readers_;
+  friend class Loader;
+};
+
+}  // namespace radar::replay
