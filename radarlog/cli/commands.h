@@ -16,5 +16,11 @@ extern const char kDumpHelp[];
 // Declared unconditionally: the table in main.cc lists only those built.
 int runRecord(int argc, char** argv);
 extern const char kRecordHelp[];
+int runEvents(int argc, char** argv);
+extern const char kEventsHelp[];
+int runCheck(int argc, char** argv);
+extern const char kCheckHelp[];
+int runStats(int argc, char** argv);
+extern const char kStatsHelp[];
 
 }  // namespace radar::cli

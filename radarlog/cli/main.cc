@@ -30,6 +30,12 @@ const Command kCommands[] = {
 #ifdef RADAR_HAVE_RECORD
     {"record", "run a program and record every process it creates", kRecordHelp, runRecord},
 #endif
+#ifdef RADAR_HAVE_MERGE
+    {"events", "tell what happened, one event per line, in causal order", kEventsHelp, runEvents},
+    {"check", "check a recording and list what went wrong (lost messages, deadlocks ...)",
+     kCheckHelp, runCheck},
+    {"stats", "messages, bytes and time per process and channel", kStatsHelp, runStats},
+#endif
     {"dump", "print the raw records of log files (for readers and bug reports)", kDumpHelp,
      runDump},
     {"help", "list commands, or explain one", kHelpHelp, runHelp},

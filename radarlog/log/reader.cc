@@ -584,6 +584,7 @@ bool LogReader::decodeNext(Record& r) {
     WireEvent w;
     const char* why = decodeEvent(p, p + len, base, r, w);
     if (*why) return fail(where, at(std::string("bad record: ") + why));
+    r.location = {content_frame_, static_cast<uint32_t>(cursor_)};
     cursor_ = static_cast<size_t>(p + len - base);
     r.payload_location.frame_offset = content_frame_;
 
@@ -632,6 +633,83 @@ bool LogReader::decodeNext(Record& r) {
     }
     return true;
   }
+}
+
+bool LogReader::readRecord(const Location& where, Record* out, LogError* error) {
+  auto bad = [&](std::string why) {
+    if (error) *error = LogError{path_, where.frame_offset, std::move(why)};
+    return false;
+  };
+  // Decode from the start of the record's frame, so that its compact fields
+  // (implied counter, thread, times, offsets) are right.
+  std::vector<uint8_t> saved_content;
+  saved_content.swap(content_);
+  const size_t saved_cursor = cursor_;
+  const uint64_t saved_frame = content_frame_, saved_base = content_base_;
+  const bool saved_in_tail = in_tail_, saved_done = done_, saved_frames_done = frames_done_;
+  const bool saved_known = counter_known_;
+  const uint64_t saved_last = last_counter_;
+  const uint32_t saved_tid = prev_tid_;
+  const int64_t saved_return = prev_return_ns_;
+  const uint32_t saved_frame_id = frame_id_;
+  const std::optional<LogError> saved_error = error_;
+  bool ok = true;
+  std::string why;
+  if (where.frame_offset == Location::kTailFrame) {
+    uint64_t avail = file_size_ > kControlSize ? file_size_ - kControlSize : 0;
+    if (avail > control_.tail_capacity) avail = control_.tail_capacity;
+    content_.resize(avail);
+    ok = readDirect(kControlSize, content_.data(), avail);
+    why = "cannot read the tail";
+    content_base_ = kControlSize;
+    in_tail_ = true;
+  } else {
+    size_t frame_size = 0;
+    ok = where.frame_offset < file_size_ &&
+         decompressFrameAt(where.frame_offset, &content_, &frame_size, &why);
+    in_tail_ = false;
+    content_base_ = 0;
+  }
+  if (ok) {
+    content_frame_ = where.frame_offset;
+    cursor_ = 0;
+    done_ = false;
+    frames_done_ = true;
+    counter_known_ = false;
+    last_counter_ = 0;
+    prev_tid_ = header_ ? static_cast<uint32_t>(header_->pid()) : 0;
+    prev_return_ns_ = 0;
+    ++frame_id_;
+    error_.reset();
+    ok = false;
+    while (cursor_ < content_.size() && !(in_tail_ && content_[cursor_] == 0)) {
+      const size_t at = cursor_;
+      if (!decodeNext(*out)) break;
+      if (at == where.offset) {
+        ok = true;
+        break;
+      }
+      if (at > where.offset) break;
+    }
+    why = error_ ? error_->message : "no record starts at this offset";
+  }
+  // The record's views point into this content: keep it until next time.
+  record_content_ = std::move(content_);
+  content_ = std::move(saved_content);
+  cursor_ = saved_cursor;
+  content_frame_ = saved_frame;
+  content_base_ = saved_base;
+  in_tail_ = saved_in_tail;
+  done_ = saved_done;
+  frames_done_ = saved_frames_done;
+  counter_known_ = saved_known;
+  last_counter_ = saved_last;
+  prev_tid_ = saved_tid;
+  prev_return_ns_ = saved_return;
+  frame_id_ = saved_frame_id;
+  error_ = saved_error;
+  if (!ok) return bad("cannot re-read the record: " + why);
+  return true;
 }
 
 bool LogReader::readPayload(const Location& where, size_t length, std::string* out,

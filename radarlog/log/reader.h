@@ -63,6 +63,7 @@ struct Record {
   uint64_t payload_omitted = 0;
   std::string_view payload;
   Location payload_location;
+  Location location;  // where the record itself starts (its varint length)
   int32_t peer_pid = 0;
   int32_t status = 0;
   int32_t signal = 0;
@@ -127,6 +128,11 @@ class LogReader {
   // when the file changed or is damaged there.
   bool readPayload(const Location& where, size_t length, std::string* out, LogError* error);
 
+  // Re-reads one record found earlier (Record::location). Its views point
+  // into `out`'s own storage until the next call. Slow for records deep in
+  // a large frame: meant for a few records at a time (details on demand).
+  bool readRecord(const Location& where, Record* out, LogError* error);
+
   static bool parseHeader(std::string_view bytes, proto::Header* out);
   static bool parseChannel(std::string_view bytes, proto::ChannelInfo* out);
 
@@ -179,6 +185,7 @@ class LogReader {
   std::vector<uint8_t> cached_content_;
   std::vector<uint8_t> scratch_;
   void* dctx_ = nullptr;
+  std::vector<uint8_t> record_content_;  // what readRecord() decoded last
   std::vector<uint8_t> window_;  // a read-ahead window of the file
   uint64_t window_start_ = 0;
 };

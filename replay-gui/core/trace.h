@@ -41,7 +41,9 @@ struct Process {
   std::string name;            // shown to users: program name, or a netdesc name
   log::Origin origin = log::Origin::Unspecified;
   uint32_t parent = kNone;     // process that created this image (or the image before an exec)
-  uint64_t parent_counter = 0; // its counter at that moment
+  uint64_t parent_log_id = 0;  // as the header says
+  uint64_t parent_counter = 0; // the parent's counter at that moment
+  int32_t ppid = 0;
   int64_t realtime_offset = 0; // realtime_ns - monotonic_ns for this host
   uint32_t first_event = kNone;  // by position in Trace::events
   uint32_t last_event = kNone;
@@ -84,45 +86,57 @@ struct Channel {
   std::string external_peer;   // who that is, as far as known ("terminal /dev/pts/1", an address)
 };
 
-// One event, compact (the merge keeps millions in memory). The full record
-// (strings, addresses, descriptor lists ...) is re-read from the log by
-// Trace::record().
+// One event, compact: the merge keeps millions in memory (48 bytes each).
+// The full record (strings, addresses, payload ...) is re-read from the
+// log by Trace::record().
 struct Event {
   int64_t entry_ns = 0;        // CLOCK_MONOTONIC of the process's host
-  int64_t return_ns = 0;
-  uint64_t record_frame = 0;   // where the record is in its log
-  uint32_t record_offset = 0;
+  uint64_t where = 0;          // the record in its log: frame offset << 26 | offset in frame
+  uint32_t duration = 0;       // see durationNs(): ns, or us above 2^31 ns
   uint32_t process = 0;
   uint32_t counter = 0;        // the process's local event counter
   uint32_t number = 0;         // RADAR's global event number (Lamport time)
-  uint32_t channel = kNone;    // Trace::channels
-  uint32_t endpoint = kNone;   // Trace::endpoints
-  int64_t result = 0;
-  uint32_t bytes = 0;          // bytes moved (data events)
-  uint32_t peer = 0;           // pid of the other side (fork, wait, kill, signal)
+  uint32_t endpoint = kNone;   // Trace::endpoints (channel events)
+  int32_t result = 0;
+  uint32_t value = 0;          // data events: bytes moved; process events: the other pid
   uint16_t kind = 0;           // log::Kind
   uint8_t thread = 0;          // index into the process's threads (255: beyond)
   uint8_t flags = 0;           // kEvent* below
-  uint32_t first_edge = kNone; // incoming edges: Trace::edges[first_edge ..]
+
   Kind eventKind() const { return static_cast<Kind>(kind); }
+  int64_t returnNs() const { return entry_ns + durationNs(); }
+  int64_t durationNs() const {
+    return duration & 0x80000000u ? int64_t{duration & 0x7fffffffu} * 1000 : int64_t{duration};
+  }
+  void setDuration(int64_t ns) {
+    if (ns < 0) ns = 0;
+    if (ns < 0x80000000LL) duration = static_cast<uint32_t>(ns);
+    else if (ns / 1000 < 0x80000000LL) duration = 0x80000000u | static_cast<uint32_t>(ns / 1000);
+    else duration = 0xffffffffu;  // 35 minutes and more
+  }
+  uint64_t frame() const { return where >> 26; }
+  uint32_t frameOffset() const { return static_cast<uint32_t>(where & ((1u << 26) - 1)); }
+  bool isTail() const { return frame() == (log::Location::kTailFrame >> 26); }
 };
-static_assert(sizeof(Event) <= 64);
+static_assert(sizeof(Event) == 48);
 inline constexpr uint8_t kEventFailed = 1;       // the call returned an error
 inline constexpr uint8_t kEventHasPayload = 2;   // its record holds payload bytes
 inline constexpr uint8_t kEventEof = 4;          // a receive that returned 0
 inline constexpr uint8_t kEventUnmatched = 8;    // received bytes with no recorded sender
 inline constexpr uint8_t kEventPeek = 16;
+inline constexpr uint8_t kEventExternal = 32;    // to or from outside the recording
 
 // A causal edge into an event from another process: the send whose bytes a
 // receive got, the event that created a process, a kill delivered as a
 // signal, an exit reaped by a wait. Edges of one event are contiguous.
 struct Edge {
-  enum class Why : uint8_t { Message, Create, Signal, Exit, Eof };
-  uint32_t from = 0;  // event position
-  uint32_t to = 0;
-  Why why = Why::Message;
-  uint64_t bytes = 0;  // Message: bytes of `from` that `to` received
+  enum class Why : uint32_t { Message, Create, Signal, Exit, Eof };
+  uint32_t from : 29;  // event position (fewer than 2^29 events)
+  Why why : 3;
+  uint32_t to;
+  uint32_t bytes;      // Message: bytes of `from` that `to` received
 };
+static_assert(sizeof(Edge) == 12);
 
 struct Finding {
   enum class Kind : uint8_t {
@@ -156,7 +170,8 @@ class Trace {
   std::vector<Endpoint> endpoints;
   std::vector<Channel> channels;
   std::vector<Event> events;       // in the linear order (position = index)
-  std::vector<Edge> edges;         // grouped by `to`
+  std::vector<Edge> edges;         // sorted by `to`, then `from`
+  std::vector<std::vector<uint32_t>> process_events;  // per process: its events' positions (counter order)
   std::vector<Finding> findings;
   std::vector<LoadProblem> problems;  // logs that could not be used, or only in part
   std::vector<std::string> boots;
@@ -167,10 +182,14 @@ class Trace {
   uint64_t bytes_external = 0;       // received from outside the recording
   uint64_t bytes_ambiguous = 0;      // matched by time among concurrent writers
 
-  // Incoming edges of an event.
+  // Incoming edges of an event (from other processes).
   std::pair<const Edge*, const Edge*> incoming(uint32_t position) const;
-  // The local predecessor (same process) of an event, kNone for the first.
-  uint32_t localPredecessor(uint32_t position) const;
+  // The event before it in its process (events of one process are in
+  // counter order), or kNone.
+  uint32_t localPredecessor(uint32_t position) const {
+    const Event& e = events[position];
+    return e.counter >= 2 ? process_events[e.process][e.counter - 2] : kNone;
+  }
 
   // The full record of an event, re-read from its log.
   bool record(uint32_t position, log::Record* out, std::string* payload,
@@ -187,13 +206,15 @@ class Trace {
 
   std::string channelLabel(uint32_t channel) const;
 
-  // Attached by the merge.
-  std::shared_ptr<const class Clocks> clocks;
-  std::vector<uint32_t> local_pred;  // per event: local predecessor position
+  uint32_t channelOf(uint32_t position) const {
+    const uint32_t e = events[position].endpoint;
+    return e == kNone ? kNone : endpoints[e].channel;
+  }
+
+  std::shared_ptr<const class Clocks> clocks;  // attached by the merge
 
  private:
-  mutable std::vector<std::unique_ptr<log::LogReader>> readers_;
-  friend class Loader;
+  mutable std::vector<std::unique_ptr<log::LogReader>> readers_;  // one per process, opened on demand
 };
 
 }  // namespace radar::replay

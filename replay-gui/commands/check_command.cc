@@ -1,0 +1,85 @@
+// `radar check DIR...`: is the recording readable and consistent, and what
+// went wrong in the program (messages never received, crashes, deadlocks).
+#include <cstdio>
+
+#include "cli.h"
+#include "commands.h"
+#include "common.h"
+
+namespace radar::cli {
+
+const char kCheckHelp[] =
+    "usage: radar check [--strict] [--json] DIR...\n"
+    "\n"
+    "Reads and merges a recording, then reports how well sends and receives match\n"
+    "and what a user should look at: messages sent and never received, bytes\n"
+    "received that no recorded process sent, processes that crashed, were killed or\n"
+    "never ended (with what they were blocked in), deadlocks (processes waiting for\n"
+    "each other in a cycle), and logs that are incomplete or damaged.\n"
+    "\n"
+    "  --strict   exit 1 when there are findings\n"
+    "  --json     one JSON object, for tools\n"
+    "\n"
+    "Exit status: 0 when the recording is readable (findings are printed, not\n"
+    "errors), 1 for findings with --strict, 2 when it cannot be read.\n";
+
+int runCheck(int argc, char** argv) {
+  Args args;
+  if (!args.parse(argc, argv, 1, {{"strict", 0, false}, {"json", 0, false}}))
+    return usageError("check", args.error());
+  if (args.positional().empty()) return usageError("check", "no recording given");
+  auto trace = loadForCommand("check", args.positional());
+  if (!trace) return kExitUsage;
+  const replay::Trace& t = *trace;
+  uint64_t unmatched = t.bytes_received - t.bytes_matched - t.bytes_external;
+  if (args.has("json")) {
+    std::printf("{\"processes\":%zu,\"channels\":%zu,\"events\":%zu,\"bytes_sent\":%llu,"
+                "\"bytes_received\":%llu,\"bytes_matched\":%llu,\"bytes_external\":%llu,"
+                "\"bytes_unmatched\":%llu,\"bytes_ambiguous\":%llu,\"problems\":[",
+                t.processes.size(), t.channels.size(), t.events.size(),
+                static_cast<unsigned long long>(t.bytes_sent), static_cast<unsigned long long>(t.bytes_received),
+                static_cast<unsigned long long>(t.bytes_matched),
+                static_cast<unsigned long long>(t.bytes_external), static_cast<unsigned long long>(unmatched),
+                static_cast<unsigned long long>(t.bytes_ambiguous));
+    for (size_t i = 0; i < t.problems.size(); ++i)
+      std::printf("%s{\"path\":%s,\"message\":%s}", i ? "," : "", jsonString(t.problems[i].path).c_str(),
+                  jsonString(t.problems[i].message).c_str());
+    std::printf("],\"findings\":[");
+    for (size_t i = 0; i < t.findings.size(); ++i) {
+      const auto& f = t.findings[i];
+      std::printf("%s{\"kind\":%s,\"text\":%s,\"events\":[", i ? "," : "",
+                  jsonString(replay::findingKindName(f.kind)).c_str(), jsonString(f.text).c_str());
+      for (size_t k = 0; k < f.events.size(); ++k) std::printf("%s%u", k ? "," : "", f.events[k] + 1);
+      std::printf("],\"processes\":[");
+      for (size_t k = 0; k < f.processes.size(); ++k)
+        std::printf("%s%s", k ? "," : "", jsonString(t.processes[f.processes[k]].label()).c_str());
+      std::printf("],\"channels\":[");
+      for (size_t k = 0; k < f.channels.size(); ++k)
+        std::printf("%s%s", k ? "," : "", jsonString(t.channels[f.channels[k]].name).c_str());
+      std::printf("]}");
+    }
+    std::printf("]}\n");
+  } else {
+    std::printf("%zu processes, %zu channels, %zu events\n", t.processes.size(), t.channels.size(),
+                t.events.size());
+    std::printf("bytes sent %llu, received %llu: %llu matched to their sends, %llu from outside the "
+                "recording, %llu with no recorded sender\n",
+                static_cast<unsigned long long>(t.bytes_sent), static_cast<unsigned long long>(t.bytes_received),
+                static_cast<unsigned long long>(t.bytes_matched),
+                static_cast<unsigned long long>(t.bytes_external), static_cast<unsigned long long>(unmatched));
+    if (t.bytes_ambiguous)
+      std::printf("%llu of the matched bytes went through channels with several writers or readers: "
+                  "their order is by time\n",
+                  static_cast<unsigned long long>(t.bytes_ambiguous));
+    if (t.findings.empty()) std::printf("no findings\n");
+    for (const auto& f : t.findings) {
+      std::printf("%s: %s", replay::findingKindName(f.kind), f.text.c_str());
+      if (!f.events.empty()) std::printf(" (event %u)", f.events.front() + 1);
+      std::printf("\n");
+    }
+  }
+  if (args.has("strict") && !t.findings.empty()) return kExitFindings;
+  return kExitOk;
+}
+
+}  // namespace radar::cli

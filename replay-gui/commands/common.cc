@@ -1,0 +1,99 @@
+#include "common.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include "merge.h"
+
+namespace radar::cli {
+
+std::unique_ptr<replay::Trace> loadForCommand(const char* command, const std::vector<std::string>& dirs) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const bool tty = ::isatty(2);
+  bool shown = false;
+  replay::LoadOptions options;
+  options.progress = [&](uint64_t done, uint64_t total) {
+    // Only for loads that take a while.
+    if (Clock::now() - start < std::chrono::seconds(1) || !total) return;
+    const int pct = static_cast<int>(100 * done / total);
+    static int last = -1;
+    if (pct == last) return;
+    last = pct;
+    if (tty) std::fprintf(stderr, "\rradar %s: reading %.1f MiB of logs: %d%%", command, total / 1048576.0, pct);
+    else if (pct % 25 == 0) std::fprintf(stderr, "radar %s: reading logs: %d%%\n", command, pct);
+    shown = true;
+  };
+  std::string error;
+  auto trace = replay::loadTrace(dirs, options, &error);
+  if (shown && tty) std::fprintf(stderr, "\n");
+  if (!trace) {
+    std::fprintf(stderr, "radar %s: %s\n", command, error.c_str());
+    return nullptr;
+  }
+  for (const auto& p : trace->problems)
+    std::fprintf(stderr, "radar %s: %s%s%s\n", command, p.path.c_str(), p.path.empty() ? "" : ": ",
+                 p.message.c_str());
+  return trace;
+}
+
+std::vector<uint32_t> findProcesses(const replay::Trace& t, const std::string& spec, bool unique,
+                                    std::string* error) {
+  std::vector<uint32_t> out;
+  std::string name = spec;
+  long pid = -1;
+  // "name[pid]"
+  if (const auto open = spec.find('['); open != std::string::npos && spec.back() == ']') {
+    name = spec.substr(0, open);
+    pid = std::strtol(spec.substr(open + 1).c_str(), nullptr, 10);
+  } else if (!spec.empty() && spec.find_first_not_of("0123456789") == std::string::npos) {
+    pid = std::strtol(spec.c_str(), nullptr, 10);
+    name.clear();
+  }
+  for (const auto& p : t.processes) {
+    if (pid >= 0 && p.pid != pid) continue;
+    if (!name.empty() && p.name != name) continue;
+    out.push_back(p.index);
+  }
+  if (out.empty()) {
+    *error = "no process '" + spec + "' in this recording";
+    return out;
+  }
+  if (unique && !name.empty() && pid < 0) {
+    std::set<int32_t> pids;
+    for (uint32_t i : out) pids.insert(t.processes[i].pid);
+    if (pids.size() > 1) {
+      *error = "'" + spec + "' names " + std::to_string(pids.size()) + " processes; give the pid, e.g. " +
+               t.processes[out[0]].label();
+      out.clear();
+    }
+  }
+  return out;
+}
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace radar::cli

@@ -1,0 +1,130 @@
+// `radar events DIR...`: RADAR's running narrative, one line per event.
+#include <cstdio>
+#include <set>
+
+#include "cli.h"
+#include "commands.h"
+#include "common.h"
+#include "narrative.h"
+
+namespace radar::cli {
+
+const char kEventsHelp[] =
+    "usage: radar events [options] DIR...\n"
+    "\n"
+    "Tells what happened in a recording, one event per line, in causal order:\n"
+    "  Process parser[4123] receives a message from scanner[4122] on pipe 2 (32 bytes). Event 9.\n"
+    "\"Event N\" is the event's place in the replay, the number to give `radar replay\n"
+    "--at-event`. Several directories (say, one per host) are merged into one story.\n"
+    "\n"
+    "  -p, --process P   only events of P: a pid, a program name, or name[pid]\n"
+    "                    (repeat for several)\n"
+    "  -c, --channel C   only events on channel C (its name, e.g. 'pipe 2', or number)\n"
+    "  -k, --kind K      only events of kind K: send, receive, process, channel,\n"
+    "                    readiness, user, signal, or a call name (write, fork ...)\n"
+    "  --from N          from event N on\n"
+    "  --to N            up to event N\n"
+    "  --json            one JSON object per line, for tools\n"
+    "\n"
+    "Exit status: 0, or 2 when the recording cannot be read or an option is wrong.\n";
+
+namespace {
+
+bool kindMatches(const std::string& want, log::Kind k) {
+  using log::Category;
+  const Category c = log::categoryOf(k);
+  if (want == "send") return c == Category::Send;
+  if (want == "receive") return c == Category::Receive;
+  if (want == "process") return c == Category::Process;
+  if (want == "channel") return c == Category::Channel;
+  if (want == "readiness") return c == Category::Readiness;
+  if (want == "user") return c == Category::User;
+  if (want == "signal") return k == log::Kind::Signal || k == log::Kind::Kill;
+  if (want == "message") return c == Category::Send || c == Category::Receive;
+  return want == log::kindName(k);
+}
+
+}  // namespace
+
+int runEvents(int argc, char** argv) {
+  Args args;
+  if (!args.parse(argc, argv, 1,
+                  {{"process", 'p', true}, {"channel", 'c', true}, {"kind", 'k', true},
+                   {"from", 0, true}, {"to", 0, true}, {"json", 0, false}}))
+    return usageError("events", args.error());
+  if (args.positional().empty()) return usageError("events", "no recording given");
+  unsigned long long from = 1, to = ~0ull;
+  if (!args.number("from", &from, 1) || !args.number("to", &to, ~0ull)) return usageError("events", args.error());
+  static const std::set<std::string> kinds = {"send", "receive", "process", "channel", "readiness",
+                                              "user", "signal", "message"};
+  for (const auto& k : args.values("kind")) {
+    bool known = kinds.count(k);
+    for (unsigned v = 1; v < 256 && !known; ++v)
+      known = log::categoryOf(static_cast<log::Kind>(v)) != log::Category::Unknown &&
+              k == log::kindName(static_cast<log::Kind>(v));
+    if (!known) return usageError("events", "unknown kind '" + k + "'");
+  }
+  auto trace = loadForCommand("events", args.positional());
+  if (!trace) return kExitUsage;
+  const replay::Trace& t = *trace;
+
+  std::set<uint32_t> processes;
+  for (const auto& spec : args.values("process")) {
+    std::string error;
+    auto found = findProcesses(t, spec, false, &error);
+    if (found.empty()) return usageError("events", error);
+    processes.insert(found.begin(), found.end());
+  }
+  std::set<uint32_t> channels;
+  for (const auto& spec : args.values("channel")) {
+    bool found = false;
+    for (const auto& c : t.channels)
+      if (c.name == spec || std::to_string(c.index + 1) == spec) {
+        channels.insert(c.index);
+        found = true;
+      }
+    if (!found) return usageError("events", "no channel '" + spec + "' in this recording");
+  }
+  const auto wanted_kinds = args.values("kind");
+  const bool json = args.has("json");
+  replay::Narrator narrator(t);
+  const uint64_t last = std::min<uint64_t>(to, t.events.size());
+  for (uint64_t n = std::max<uint64_t>(from, 1); n <= last; ++n) {
+    const uint32_t i = static_cast<uint32_t>(n - 1);
+    const replay::Event& e = t.events[i];
+    if (!processes.empty() && !processes.count(e.process)) continue;
+    const uint32_t ch = t.channelOf(i);
+    if (!channels.empty() && (ch == replay::kNone || !channels.count(ch))) continue;
+    if (!wanted_kinds.empty()) {
+      bool ok = false;
+      for (const auto& k : wanted_kinds) ok |= kindMatches(k, e.eventKind());
+      if (!ok) continue;
+    }
+    if (!json) {
+      std::printf("%s\n", narrator.sentence(i).c_str());
+      continue;
+    }
+    const replay::Process& p = t.processes[e.process];
+    std::printf("{\"event\":%u,\"number\":%u,\"process\":%s,\"pid\":%d,\"counter\":%u,\"thread\":%u,"
+                "\"kind\":%s,\"time_ns\":%lld,\"duration_ns\":%lld,\"result\":%d",
+                i + 1, e.number, jsonString(p.name).c_str(), p.pid, e.counter, e.thread,
+                jsonString(log::kindName(e.eventKind())).c_str(), static_cast<long long>(t.wallTime(i)),
+                static_cast<long long>(e.durationNs()), e.result);
+    if (ch != replay::kNone) std::printf(",\"channel\":%s", jsonString(t.channels[ch].name).c_str());
+    if (log::isData(e.eventKind())) {
+      std::printf(",\"bytes\":%u", e.value);
+      const auto others = log::categoryOf(e.eventKind()) == log::Category::Send ? narrator.receivers(i)
+                                                                               : narrator.senders(i);
+      std::printf(",\"%s\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
+      for (size_t k = 0; k < others.size(); ++k)
+        std::printf("%s%s", k ? "," : "", jsonString(t.processes[others[k]].label()).c_str());
+      std::printf("]");
+    }
+    if (e.flags & replay::kEventFailed) std::printf(",\"failed\":true");
+    if (e.flags & replay::kEventExternal) std::printf(",\"external\":true");
+    std::printf(",\"text\":%s}\n", jsonString(narrator.describe(i)).c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace radar::cli

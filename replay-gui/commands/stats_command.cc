@@ -1,0 +1,79 @@
+// `radar stats DIR...`: messages, bytes and time per process and channel.
+#include <cstdio>
+
+#include "cli.h"
+#include "commands.h"
+#include "common.h"
+#include "stats.h"
+
+namespace radar::cli {
+
+const char kStatsHelp[] =
+    "usage: radar stats [--json] DIR...\n"
+    "\n"
+    "Per process: messages and bytes sent and received, time spent in sends, in\n"
+    "receives and waiting in poll/select/epoll. Per channel: messages, bytes, and\n"
+    "how long messages spent in it (from the send's return to the receive's).\n"
+    "\n"
+    "  --json   one JSON object, for tools\n";
+
+namespace {
+double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+}  // namespace
+
+int runStats(int argc, char** argv) {
+  Args args;
+  if (!args.parse(argc, argv, 1, {{"json", 0, false}})) return usageError("stats", args.error());
+  if (args.positional().empty()) return usageError("stats", "no recording given");
+  auto trace = loadForCommand("stats", args.positional());
+  if (!trace) return kExitUsage;
+  const replay::Trace& t = *trace;
+  const replay::Statistics s = replay::computeStatistics(t);
+  if (args.has("json")) {
+    std::printf("{\"processes\":[");
+    for (size_t i = 0; i < t.processes.size(); ++i) {
+      const auto& p = s.processes[i];
+      std::printf("%s{\"process\":%s,\"pid\":%d,\"events\":%llu,\"sends\":%llu,\"receives\":%llu,"
+                  "\"bytes_sent\":%llu,\"bytes_received\":%llu,\"send_ms\":%.3f,\"receive_ms\":%.3f,"
+                  "\"wait_ms\":%.3f}",
+                  i ? "," : "", jsonString(t.processes[i].name).c_str(), t.processes[i].pid,
+                  static_cast<unsigned long long>(p.events), static_cast<unsigned long long>(p.sends),
+                  static_cast<unsigned long long>(p.receives), static_cast<unsigned long long>(p.bytes_sent),
+                  static_cast<unsigned long long>(p.bytes_received), ms(p.send_ns), ms(p.receive_ns),
+                  ms(p.wait_ns));
+    }
+    std::printf("],\"channels\":[");
+    for (size_t i = 0; i < t.channels.size(); ++i) {
+      const auto& c = s.channels[i];
+      std::printf("%s{\"channel\":%s,\"messages\":%llu,\"bytes\":%llu,\"received\":%llu,"
+                  "\"queued_ms_total\":%.3f,\"queued_ms_max\":%.3f}",
+                  i ? "," : "", jsonString(t.channels[i].name).c_str(),
+                  static_cast<unsigned long long>(c.messages), static_cast<unsigned long long>(c.bytes),
+                  static_cast<unsigned long long>(c.matched), ms(c.queued_ns), ms(c.max_queued_ns));
+    }
+    std::printf("]}\n");
+    return kExitOk;
+  }
+  std::printf("%-28s %8s %8s %12s %12s %10s %10s %10s\n", "process", "sends", "receives", "bytes out",
+              "bytes in", "send ms", "recv ms", "wait ms");
+  for (size_t i = 0; i < t.processes.size(); ++i) {
+    const auto& p = s.processes[i];
+    std::printf("%-28s %8llu %8llu %12llu %12llu %10.3f %10.3f %10.3f\n", t.processes[i].label().c_str(),
+                static_cast<unsigned long long>(p.sends), static_cast<unsigned long long>(p.receives),
+                static_cast<unsigned long long>(p.bytes_sent), static_cast<unsigned long long>(p.bytes_received),
+                ms(p.send_ns), ms(p.receive_ns), ms(p.wait_ns));
+  }
+  std::printf("\n%-36s %10s %12s %10s %14s %12s\n", "channel", "messages", "bytes", "received",
+              "queued ms avg", "queued ms max");
+  for (size_t i = 0; i < t.channels.size(); ++i) {
+    const auto& c = s.channels[i];
+    if (!c.messages && !c.matched) continue;
+    std::printf("%-36s %10llu %12llu %10llu %14.3f %12.3f\n", t.channels[i].name.c_str(),
+                static_cast<unsigned long long>(c.messages), static_cast<unsigned long long>(c.bytes),
+                static_cast<unsigned long long>(c.matched), c.matched ? ms(c.queued_ns) / c.matched : 0.0,
+                ms(c.max_queued_ns));
+  }
+  return kExitOk;
+}
+
+}  // namespace radar::cli

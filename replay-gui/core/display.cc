@@ -1,0 +1,160 @@
+#include "display.h"
+
+#include <algorithm>
+
+namespace radar::replay {
+namespace {
+
+template <class T>
+void insertSorted(std::vector<T>& v, const T& x) {
+  auto it = std::lower_bound(v.begin(), v.end(), x);
+  if (it == v.end() || *it != x) v.insert(it, x);
+}
+
+template <class T>
+void eraseSorted(std::vector<T>& v, const T& x) {
+  auto it = std::lower_bound(v.begin(), v.end(), x);
+  if (it != v.end() && *it == x) v.erase(it);
+}
+
+}  // namespace
+
+DisplayModel::DisplayModel(const Trace& trace, uint32_t every) : t_(trace), every_(every) {
+  const uint32_t n = static_cast<uint32_t>(t_.events.size());
+  out_begin_.assign(n + 1, 0);
+  for (const Edge& e : t_.edges)
+    if (e.why == Edge::Why::Message) ++out_begin_[e.from + 1];
+  for (uint32_t i = 0; i < n; ++i) out_begin_[i + 1] += out_begin_[i];
+  out_edges_.resize(out_begin_[n]);
+  std::vector<uint32_t> fill(out_begin_.begin(), out_begin_.end() - 1);
+  for (uint32_t k = 0; k < t_.edges.size(); ++k)
+    if (t_.edges[k].why == Edge::Why::Message) out_edges_[fill[t_.edges[k].from]++] = k;
+
+  if (!every_) every_ = n < 100'000 ? 1024 : 4096;
+  // Checkpoints by replaying once; a state that grows large (many messages
+  // in flight) makes checkpoints rarer, to bound memory.
+  const uint64_t budget = std::max<uint64_t>(uint64_t{n} * 8, 64ull << 20);
+  auto bytes = [](const DisplayState& st) {
+    return sizeof(st) + st.alive.size() * 4 + st.open.size() * 4 + st.queued.size() * sizeof(QueuedMessage);
+  };
+  uint64_t used = 0;
+  DisplayState s;
+  checkpoints_.push_back(s);
+  for (uint32_t i = 0; i < n; ++i) {
+    apply(s);
+    if ((i + 1) % every_ != 0) continue;
+    checkpoints_.push_back(s);
+    used += bytes(s);
+    if (used > budget) {
+      // Keep every other checkpoint: twice the interval, half the memory.
+      std::vector<DisplayState> kept;
+      used = 0;
+      for (size_t k = 0; k < checkpoints_.size(); k += 2) {
+        used += bytes(checkpoints_[k]);
+        kept.push_back(std::move(checkpoints_[k]));
+      }
+      checkpoints_ = std::move(kept);
+      every_ *= 2;
+    }
+  }
+}
+
+uint32_t DisplayModel::firstReceiver(uint32_t send) const {
+  for (uint32_t k = out_begin_[send]; k < out_begin_[send + 1]; ++k) {
+    const Edge& e = t_.edges[out_edges_[k]];
+    if (!(t_.events[e.to].flags & kEventPeek)) return t_.events[e.to].process;
+  }
+  return kNone;
+}
+
+void DisplayModel::apply(DisplayState& s) const {
+  const uint32_t i = s.position;
+  if (i >= t_.events.size()) return;
+  const Event& ev = t_.events[i];
+  const Process& p = t_.processes[ev.process];
+  if (i == p.first_event) insertSorted(s.alive, ev.process);
+  if (ev.endpoint != kNone) {
+    if (ev.eventKind() == Kind::Close) eraseSorted(s.open, ev.endpoint);
+    else insertSorted(s.open, ev.endpoint);
+  }
+  const log::Category cat = log::categoryOf(ev.eventKind());
+  if (cat == log::Category::Send && !(ev.flags & kEventFailed) && ev.value) {
+    // Bytes that go outside the recording are not shown queued anywhere.
+    uint64_t received = 0;
+    for (uint32_t k = out_begin_[i]; k < out_begin_[i + 1]; ++k) {
+      const Edge& e = t_.edges[out_edges_[k]];
+      if (!(t_.events[e.to].flags & kEventPeek)) received += e.bytes;
+    }
+    const uint32_t left = (ev.flags & kEventExternal) ? static_cast<uint32_t>(received) : ev.value;
+    if (left) s.queued.push_back({i, left, firstReceiver(i)});  // positions grow: stays sorted
+  }
+  if (cat == log::Category::Receive && !(ev.flags & kEventPeek)) {
+    auto [b, e] = t_.incoming(i);
+    for (; b != e; ++b) {
+      if (b->why != Edge::Why::Message) continue;
+      auto it = std::lower_bound(s.queued.begin(), s.queued.end(), b->from,
+                                 [](const QueuedMessage& m, uint32_t v) { return m.send < v; });
+      if (it == s.queued.end() || it->send != b->from) continue;
+      it->bytes_left = it->bytes_left > b->bytes ? it->bytes_left - b->bytes : 0;
+      if (!it->bytes_left) s.queued.erase(it);
+    }
+  }
+  if (i == p.last_event && p.end != Process::End::Unknown) {
+    eraseSorted(s.alive, ev.process);
+    // Its channel ends close with it.
+    s.open.erase(std::remove_if(s.open.begin(), s.open.end(),
+                                [&](uint32_t ep) { return t_.endpoints[ep].process == ev.process; }),
+                 s.open.end());
+  }
+  s.position = i + 1;
+}
+
+// Threads in a call at that point: the next event of each thread of each
+// process not ended yet, if it had already begun (its entry is before the
+// return of the last event shown). A process whose first event is such a
+// call is in it too, although nothing of it has been shown yet.
+void DisplayModel::blockedAt(DisplayState& s) const {
+  s.blocked.clear();
+  if (s.position == 0 || s.position > t_.events.size()) return;
+  const uint32_t last = s.position - 1;
+  const Event& now = t_.events[last];
+  const int64_t now_wall = now.returnNs() + t_.processes[now.process].realtime_offset;
+  for (uint32_t p = 0; p < t_.processes.size(); ++p) {
+    const Process& proc = t_.processes[p];
+    if (proc.first_event == kNone) continue;
+    if (proc.last_event < s.position && proc.end != Process::End::Unknown) continue;  // over
+    const auto& mine = t_.process_events[p];
+    // The first of its events not yet applied.
+    auto it = std::lower_bound(mine.begin(), mine.end(), s.position);
+    std::vector<uint8_t> seen;
+    for (; it != mine.end() && seen.size() < 8; ++it) {
+      const Event& ev = t_.events[*it];
+      if (std::find(seen.begin(), seen.end(), ev.thread) != seen.end()) continue;
+      seen.push_back(ev.thread);
+      const int64_t entry_wall = ev.entry_ns + t_.processes[p].realtime_offset;
+      if (entry_wall <= now_wall) s.blocked.push_back({p, ev.thread, *it});
+      if (seen.size() >= t_.processes[p].threads.size()) break;
+    }
+  }
+  std::sort(s.blocked.begin(), s.blocked.end(), [](const BlockedThread& a, const BlockedThread& b) {
+    return a.process != b.process ? a.process < b.process : a.thread < b.thread;
+  });
+}
+
+DisplayState DisplayModel::stateAt(uint32_t position) const {
+  if (position > t_.events.size()) position = static_cast<uint32_t>(t_.events.size());
+  DisplayState s = checkpoints_[std::min<size_t>(position / every_, checkpoints_.size() - 1)];
+  while (s.position < position) apply(s);
+  blockedAt(s);
+  return s;
+}
+
+DisplayState DisplayModel::replayFromStart(uint32_t position) const {
+  if (position > t_.events.size()) position = static_cast<uint32_t>(t_.events.size());
+  DisplayState s;
+  while (s.position < position) apply(s);
+  blockedAt(s);
+  return s;
+}
+
+}  // namespace radar::replay

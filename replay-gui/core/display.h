@@ -1,0 +1,66 @@
+// What the replay shows at any point of a trace: processes alive, channel
+// ends open, messages sent and not yet (fully) received with where they are
+// queued, and the calls threads are blocked in. The state before event N
+// is found from the nearest checkpoint, so skipping to the end costs no
+// more than skipping to the start.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "trace.h"
+
+namespace radar::replay {
+
+struct QueuedMessage {
+  uint32_t send;        // position of the send event
+  uint32_t bytes_left;  // not yet received
+  uint32_t to_process;  // who receives (first of them), kNone: nobody recorded
+  bool operator==(const QueuedMessage&) const = default;
+};
+
+struct BlockedThread {
+  uint32_t process;
+  uint8_t thread;
+  uint32_t event;  // the call it is in (not yet returned at that point)
+  bool operator==(const BlockedThread&) const = default;
+};
+
+// The state after applying events [0, position).
+struct DisplayState {
+  uint32_t position = 0;
+  std::vector<uint32_t> alive;          // processes, sorted
+  std::vector<uint32_t> open;           // endpoints, sorted
+  std::vector<QueuedMessage> queued;    // sorted by send position
+  std::vector<BlockedThread> blocked;   // sorted by (process, thread)
+  bool operator==(const DisplayState&) const = default;
+};
+
+class DisplayModel {
+ public:
+  // `every`: events between checkpoints (0: chosen from the trace's size).
+  explicit DisplayModel(const Trace& trace, uint32_t every = 0);
+
+  // The state before event `position` (position == events: the end).
+  DisplayState stateAt(uint32_t position) const;
+  // The same, computed from the start (slow; for tests).
+  DisplayState replayFromStart(uint32_t position) const;
+  // The state after one more event.
+  void apply(DisplayState& state) const;
+
+  // Who receives a send first (kNone: nobody recorded).
+  uint32_t firstReceiver(uint32_t send) const;
+  uint32_t checkpointInterval() const { return every_; }
+  size_t checkpointCount() const { return checkpoints_.size(); }
+
+ private:
+  void blockedAt(DisplayState& state) const;
+
+  const Trace& t_;
+  uint32_t every_;
+  std::vector<uint32_t> out_begin_;  // outgoing message edges by source: CSR
+  std::vector<uint32_t> out_edges_;
+  std::vector<DisplayState> checkpoints_;
+};
+
+}  // namespace radar::replay

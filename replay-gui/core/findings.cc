@@ -1,0 +1,217 @@
+#include "findings.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "trace.h"
+
+namespace radar::replay {
+namespace {
+
+std::string plural(uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+bool crashSignal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL ||
+         sig == SIGSYS || sig == SIGTRAP;
+}
+
+// The endpoint of process p defined with the log's channel index `local`.
+uint32_t endpointOf(const Trace& t, uint32_t p, uint32_t local) {
+  for (uint32_t i = 0; i < t.endpoints.size(); ++i)
+    if (t.endpoints[i].process == p && t.endpoints[i].local_index == local) return i;
+  return kNone;
+}
+
+}  // namespace
+
+std::string blockedCallName(unsigned kind) {
+  return log::kindName(static_cast<log::Kind>(kind));
+}
+
+void findProblems(Trace& t) {
+  auto& out = t.findings;
+
+  // Bytes of each send that some receive consumed.
+  std::vector<uint64_t> consumed(t.events.size(), 0);
+  for (const Edge& e : t.edges)
+    if (e.why == Edge::Why::Message && !(t.events[e.to].flags & kEventPeek)) consumed[e.from] += e.bytes;
+
+  // Never received: grouped by channel and sending process.
+  std::map<std::pair<uint32_t, uint32_t>, Finding> lost;
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const Event& ev = t.events[i];
+    if (log::categoryOf(ev.eventKind()) != log::Category::Send || (ev.flags & (kEventFailed | kEventExternal)))
+      continue;
+    if (ev.endpoint == kNone || ev.value <= consumed[i]) continue;
+    const uint32_t ch = t.endpoints[ev.endpoint].channel;
+    Finding& f = lost[{ch, ev.process}];
+    f.kind = Finding::Kind::NeverReceived;
+    f.events.push_back(i);
+    f.bytes += ev.value - consumed[i];
+  }
+  for (auto& [key, f] : lost) {
+    f.processes = {key.second};
+    f.channels = {key.first};
+    f.text = plural(f.events.size(), "message", "messages") + " (" + plural(f.bytes, "byte", "bytes") +
+             ") sent by " + t.processes[key.second].label() + " on " + t.channels[key.first].name +
+             " never received";
+    out.push_back(std::move(f));
+  }
+
+  // Received with no recorded sender.
+  std::map<uint32_t, Finding> orphan;
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const Event& ev = t.events[i];
+    if (!(ev.flags & kEventUnmatched) || ev.endpoint == kNone) continue;
+    const uint32_t ch = t.endpoints[ev.endpoint].channel;
+    Finding& f = orphan[ch];
+    f.kind = Finding::Kind::NoSender;
+    f.events.push_back(i);
+    f.bytes += ev.value;
+    if (std::find(f.processes.begin(), f.processes.end(), ev.process) == f.processes.end())
+      f.processes.push_back(ev.process);
+  }
+  for (auto& [ch, f] : orphan) {
+    f.channels = {ch};
+    f.text = plural(f.events.size(), "receive", "receives") + " on " + t.channels[ch].name +
+             " got bytes no recorded process sent (" + plural(f.bytes, "byte", "bytes") + ")";
+    out.push_back(std::move(f));
+  }
+
+  // How processes ended, and what the unfinished ones were blocked in.
+  struct Blocked {
+    uint32_t process, endpoint;
+    unsigned kind;
+    int32_t fd;
+  };
+  std::vector<Blocked> blocked;
+  for (const Process& p : t.processes) {
+    if (p.external) continue;
+    for (const auto& slot : p.control.threads)
+      if (slot.kind)
+        blocked.push_back({p.index, slot.channel ? endpointOf(t, p.index, slot.channel) : kNone,
+                           slot.kind, slot.fd});
+    if (p.end == Process::End::Signaled) {
+      Finding f;
+      f.kind = Finding::Kind::Abnormal;
+      f.processes = {p.index};
+      if (p.last_event != kNone) f.events = {p.last_event};
+      f.text = p.label() + (crashSignal(p.end_code) ? " crashed: " : " was killed by signal ") +
+               (crashSignal(p.end_code) ? std::string(strsignal(p.end_code)) : std::to_string(p.end_code) + " (" + strsignal(p.end_code) + ")") +
+               (p.core_dumped ? ", core dumped" : "");
+      out.push_back(std::move(f));
+    } else if (p.end == Process::End::Unknown) {
+      Finding f;
+      f.kind = Finding::Kind::NeverEnded;
+      f.processes = {p.index};
+      if (p.last_event != kNone) f.events = {p.last_event};
+      f.text = p.label() + " did not end while it was recorded";
+      for (const Blocked& b : blocked)
+        if (b.process == p.index) {
+          f.text += std::string(", blocked in ") + blockedCallName(b.kind);
+          if (b.endpoint != kNone) f.text += " on " + t.channels[t.endpoints[b.endpoint].channel].name;
+          else if (b.fd >= 0) f.text += " on fd " + std::to_string(b.fd);
+        }
+      out.push_back(std::move(f));
+    }
+    if (p.control.incomplete) {
+      Finding f;
+      f.kind = Finding::Kind::LostEvents;
+      f.processes = {p.index};
+      f.text = p.label() + ": log incomplete from its event " + std::to_string(p.control.lost_from_counter) +
+               " (" + plural(p.control.lost_events, "event", "events") + " lost: " +
+               std::strerror(p.control.lost_errno ? p.control.lost_errno : EIO) + ")";
+      out.push_back(std::move(f));
+    }
+    if (!p.damage.empty()) {
+      Finding f;
+      f.kind = Finding::Kind::Damaged;
+      f.processes = {p.index};
+      f.text = p.label() + ": log damaged, read up to the damage: " + p.damage;
+      out.push_back(std::move(f));
+    }
+  }
+
+  // Deadlocks: processes blocked at the end waiting for each other. A
+  // reader waits for whoever still holds the other end of its channel open
+  // (a writer that closed it, or ended, would have given it end of file);
+  // a writer blocked on a full channel waits for the readers.
+  std::vector<std::set<std::pair<uint32_t, uint32_t>>> waits(t.processes.size());  // (process, channel)
+  std::vector<bool> closed(t.endpoints.size(), false);
+  for (const Event& e : t.events)
+    if (e.eventKind() == Kind::Close && e.endpoint != kNone) closed[e.endpoint] = true;
+  for (const Blocked& b : blocked) {
+    if (b.endpoint == kNone) continue;
+    const log::Category cat = log::categoryOf(static_cast<log::Kind>(b.kind));
+    if (cat != log::Category::Send && cat != log::Category::Receive) continue;
+    const Endpoint& mine = t.endpoints[b.endpoint];
+    const Channel& ch = t.channels[mine.channel];
+    for (uint32_t other : ch.endpoints) {
+      const Endpoint& e = t.endpoints[other];
+      if (e.process == b.process || closed[other]) continue;
+      const Process& holder = t.processes[e.process];
+      if (holder.end == Process::End::Exited || holder.end == Process::End::Execed) continue;
+      const bool pipe = ch.type == log::ChannelType::Pipe || ch.type == log::ChannelType::Fifo;
+      const bool other_side = pipe ? (cat == log::Category::Receive ? e.access != 0 : e.access != 1)
+                                   : e.ino != mine.ino;
+      if (other_side) waits[b.process].insert({e.process, mine.channel});
+    }
+  }
+  // Cycles: Tarjan's strongly connected components.
+  const uint32_t n = static_cast<uint32_t>(t.processes.size());
+  std::vector<int> index(n, -1), low(n, 0);
+  std::vector<bool> on(n, false);
+  std::vector<uint32_t> stack;
+  int counter = 0;
+  std::function<void(uint32_t)> visit = [&](uint32_t v) {
+    index[v] = low[v] = counter++;
+    stack.push_back(v);
+    on[v] = true;
+    for (const auto& [w, ch] : waits[v]) {
+      if (index[w] < 0) {
+        visit(w);
+        low[v] = std::min(low[v], low[w]);
+      } else if (on[w]) {
+        low[v] = std::min(low[v], index[w]);
+      }
+    }
+    if (low[v] != index[v]) return;
+    std::vector<uint32_t> scc;
+    uint32_t w;
+    do {
+      w = stack.back();
+      stack.pop_back();
+      on[w] = false;
+      scc.push_back(w);
+    } while (w != v);
+    const bool self = waits[v].count({v, 0}) != 0;
+    if (scc.size() < 2 && !self) return;
+    Finding f;
+    f.kind = Finding::Kind::Deadlock;
+    std::reverse(scc.begin(), scc.end());
+    f.processes = scc;
+    std::string cycle;
+    for (uint32_t p : scc) {
+      for (const auto& [q, ch] : waits[p]) {
+        if (std::find(scc.begin(), scc.end(), q) == scc.end()) continue;
+        if (!cycle.empty()) cycle += ", ";
+        cycle += t.processes[p].label() + " waits for " + t.processes[q].label() + " on " + t.channels[ch].name;
+        if (std::find(f.channels.begin(), f.channels.end(), ch) == f.channels.end()) f.channels.push_back(ch);
+        break;
+      }
+      if (t.processes[p].last_event != kNone) f.events.push_back(t.processes[p].last_event);
+    }
+    f.text = "deadlock: " + cycle;
+    out.push_back(std::move(f));
+  };
+  for (uint32_t v = 0; v < n; ++v)
+    if (index[v] < 0 && !waits[v].empty()) visit(v);
+}
+
+}  // namespace radar::replay

@@ -1,0 +1,340 @@
+#include "load.h"
+
+#include <dirent.h>
+#include <google/protobuf/text_format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+namespace radar::replay {
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string baseName(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::vector<std::string> logsIn(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = ::readdir(d))
+    if (endsWith(e->d_name, ".rlog")) out.push_back(dir + "/" + e->d_name);
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool isSendOrReceive(log::Kind k) { return log::isData(k); }
+
+bool isDatagramAddressKind(log::Kind k) {
+  using log::Kind;
+  return k == Kind::Sendto || k == Kind::Recvfrom || k == Kind::Sendmsg || k == Kind::Recvmsg;
+}
+
+// One log being read: its process, its endpoints (by the log's channel
+// index), and where its events go.
+struct LogJob {
+  std::string path;
+  uint32_t process = 0;
+  uint64_t size = 0;
+  uint32_t begin = 0, capacity = 0, count = 0;
+  std::vector<Endpoint> endpoints;            // in order of first definition
+  std::unordered_map<uint32_t, uint32_t> by_index;  // log channel index -> endpoints[]
+  std::map<uint32_t, std::string> addresses;  // event index (global) -> address
+  std::vector<uint32_t> threads;
+  std::string damage;
+  bool overflow = false;
+};
+
+void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
+             const LoadOptions& options) {
+  log::LogError err;
+  auto reader = log::LogReader::open(job.path, &err);
+  if (!reader) {
+    job.damage = err.toString();
+    return;
+  }
+  const int32_t pid = reader->header().pid();
+  job.threads.push_back(static_cast<uint32_t>(pid));
+  log::Record r;
+  uint64_t last_report = 0;
+  while (reader->next(r)) {
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) return;
+    if (r.kind == log::Kind::Channel) {
+      proto::ChannelInfo ci;
+      if (!log::LogReader::parseChannel(r.channel_bytes, &ci)) continue;
+      auto [it, fresh] = job.by_index.try_emplace(ci.index(), static_cast<uint32_t>(job.endpoints.size()));
+      if (fresh) job.endpoints.emplace_back();
+      Endpoint& e = job.endpoints[it->second];
+      e.local_index = ci.index();
+      e.type = static_cast<log::ChannelType>(ci.type());
+      e.access = ci.access();
+      e.external = ci.external();
+      e.ino = ci.ino();
+      e.peer_ino = ci.peer_ino();
+      e.dev = ci.dev();
+      e.local_address = ci.local_address();
+      e.peer_address = ci.peer_address();
+      e.path = ci.path();
+      e.fd = ci.fd();
+      continue;
+    }
+    if (!r.counter) continue;  // other annotations
+    if (job.count == job.capacity) {
+      job.overflow = true;
+      break;
+    }
+    const uint32_t index = job.begin + job.count++;
+    Event& ev = raw.events[index];
+    ev.entry_ns = r.entry_ns;
+    ev.setDuration(r.return_ns - r.entry_ns);
+    const uint64_t frame = r.location.frame_offset >> 0;
+    ev.where = (frame == log::Location::kTailFrame ? (log::Location::kTailFrame >> 26) : frame) << 26 |
+               (r.location.offset & ((1u << 26) - 1));
+    ev.process = job.process;
+    ev.counter = static_cast<uint32_t>(r.counter);
+    ev.kind = static_cast<uint16_t>(r.kind);
+    ev.result = static_cast<int32_t>(r.result);
+    ev.flags = 0;
+    if (r.error || r.result < 0) ev.flags |= kEventFailed;
+    if (!r.payload.empty()) ev.flags |= kEventHasPayload;
+    // The thread, as a small index.
+    uint32_t t = 0;
+    while (t < job.threads.size() && job.threads[t] != r.tid) ++t;
+    if (t == job.threads.size()) job.threads.push_back(r.tid);
+    ev.thread = static_cast<uint8_t>(t < 255 ? t : 255);
+    ev.endpoint = kNone;
+    if (r.channel) {
+      auto it = job.by_index.find(r.channel);
+      if (it != job.by_index.end()) ev.endpoint = it->second;  // made global later
+    }
+    const log::Kind k = r.kind;
+    if (isSendOrReceive(k)) {
+      const uint64_t moved = r.bytesMoved();
+      ev.value = static_cast<uint32_t>(moved > 0xffffffffu ? 0xffffffffu : moved);
+      if (log::categoryOf(k) == log::Category::Receive) {
+        if (r.flags & 0x2) ev.flags |= kEventPeek;
+        if (r.result == 0 && !r.error && r.size) ev.flags |= kEventEof;
+        if (r.has_hash) {
+          raw.hashes[index] = r.hash;
+          ev.flags |= kEventHasHash;
+        }
+      }
+      if (isDatagramAddressKind(k) && !r.address.empty())
+        job.addresses.emplace(index, std::string(r.address));
+    } else if (k == log::Kind::Kill || k == log::Kind::Signal) {
+      ev.value = static_cast<uint32_t>(r.peer_pid);
+      ev.result = r.signal;
+    } else if (k == log::Kind::Wait) {
+      ev.value = static_cast<uint32_t>(r.peer_pid);
+      ev.result = r.status;
+    } else if (k == log::Kind::Exit) {
+      ev.result = r.status;
+    } else if (k == log::Kind::System) {
+      ev.result = r.status;
+    } else if (r.peer_pid) {
+      ev.value = static_cast<uint32_t>(r.peer_pid);
+    } else if (k == log::Kind::User) {
+      ev.value = static_cast<uint32_t>(r.payload.size());
+    }
+    if (reader->position() - last_report > (1u << 20)) {
+      done_bytes += reader->position() - last_report;
+      last_report = reader->position();
+    }
+  }
+  done_bytes += reader->fileSize() - last_report;
+  if (reader->error()) job.damage = reader->error()->toString();
+  else if (job.overflow) job.damage = job.path + ": more events than its control block says";
+  Process& p = raw.processes[job.process];
+  p.control = reader->control();
+}
+
+}  // namespace
+
+std::string processName(const std::vector<std::string>& argv, const std::string& executable) {
+  static const char* const interpreters[] = {"python", "python3", "perl", "ruby", "node", "bash",
+                                             "sh", "dash", "tclsh", "lua"};
+  std::string program = argv.empty() || argv[0].empty() ? baseName(executable) : baseName(argv[0]);
+  const std::string exe = baseName(executable);
+  for (const char* i : interpreters) {
+    const std::string name(i);
+    const bool is_interpreter = exe == name || (exe.rfind(name, 0) == 0 && exe.size() > name.size() &&
+                                                (std::isdigit(static_cast<unsigned char>(exe[name.size()])) ||
+                                                 exe[name.size()] == '.'));
+    if (!is_interpreter) continue;
+    // `python3 script.py args`: the script is what the user thinks of.
+    for (size_t a = 1; a < argv.size(); ++a) {
+      if (argv[a].empty() || argv[a][0] == '-') {
+        if (argv[a] == "-c" || argv[a] == "-m") break;
+        continue;
+      }
+      return baseName(argv[a]);
+    }
+    break;
+  }
+  return program.empty() ? exe : program;
+}
+
+bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out,
+              std::string* error) {
+  RawRecording& raw = *out;
+  std::vector<LogJob> jobs;
+  for (const std::string& dir : dirs) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0) {
+      *error = dir + ": no such file or directory";
+      return false;
+    }
+    raw.directories.push_back(dir);
+    std::vector<std::string> paths;
+    if (S_ISDIR(st.st_mode)) {
+      paths = logsIn(dir);
+      if (paths.empty()) raw.problems.push_back({dir, "no logs (*.rlog) in this directory"});
+      std::ifstream meta(dir + "/recording.txt");
+      if (meta) {
+        std::stringstream text;
+        text << meta.rdbuf();
+        proto::Recording rec;
+        if (google::protobuf::TextFormat::ParseFromString(text.str(), &rec))
+          raw.recordings.push_back(std::move(rec));
+        else
+          raw.problems.push_back({dir + "/recording.txt", "cannot parse it; ignored"});
+      }
+    } else {
+      paths.push_back(dir);
+    }
+    for (const auto& p : paths) jobs.push_back({p});
+  }
+
+  // First pass: headers and sizes, so that every log's events land straight
+  // in their place in one vector (no copy of millions of events later).
+  uint64_t total_events = 0, total_bytes = 0;
+  std::vector<LogJob> usable;
+  for (LogJob& job : jobs) {
+    log::LogError err;
+    auto reader = log::LogReader::open(job.path, &err);
+    if (!reader) {
+      raw.problems.push_back({job.path, err.toString()});
+      continue;
+    }
+    const auto& h = reader->header();
+    Process p;
+    p.index = static_cast<uint32_t>(raw.processes.size());
+    p.pid = h.pid();
+    p.generation = h.generation();
+    p.log_id = h.log_id();
+    p.log_path = job.path;
+    p.host = h.host_name();
+    auto boot = std::find(raw.boots.begin(), raw.boots.end(), h.boot_id());
+    p.boot = static_cast<uint32_t>(boot - raw.boots.begin());
+    if (boot == raw.boots.end()) raw.boots.push_back(h.boot_id());
+    p.executable = h.executable();
+    p.argv.assign(h.argv().begin(), h.argv().end());
+    p.name = processName(p.argv, p.executable);
+    p.origin = static_cast<log::Origin>(h.origin());
+    p.parent_counter = h.parent_counter();
+    p.parent_log_id = h.parent_log_id();
+    p.ppid = h.ppid();
+    p.realtime_offset = h.realtime_ns() - h.monotonic_ns();
+    raw.processes.push_back(std::move(p));
+    job.process = raw.processes.back().index;
+    job.size = reader->fileSize();
+    // The control block knows how many events there are; a log whose
+    // writer died mid-block may hold a few more in an interrupted frame,
+    // never more than the tail can.
+    job.capacity = static_cast<uint32_t>(reader->control().last_counter + 1);
+    total_events += job.capacity;
+    total_bytes += job.size;
+    usable.push_back(std::move(job));
+  }
+  if (usable.empty()) {
+    *error = dirs.empty() ? "no recording given" : "no readable log in " + dirs[0];
+    for (const auto& p : raw.problems) *error += "\n  " + p.path + ": " + p.message;
+    return false;
+  }
+  raw.events.resize(total_events);
+  raw.hashes.assign(total_events, 0);
+  uint32_t at = 0;
+  for (LogJob& job : usable) {
+    job.begin = at;
+    at += job.capacity;
+  }
+
+  // Second pass, in parallel: the records. Big logs first, spread over the
+  // threads.
+  std::vector<LogJob*> order;
+  for (auto& j : usable) order.push_back(&j);
+  std::sort(order.begin(), order.end(), [](LogJob* a, LogJob* b) { return a->size > b->size; });
+  std::atomic<size_t> next{0};
+  std::atomic<uint64_t> done_bytes{0};
+  auto work = [&]() {
+    for (size_t i; (i = next.fetch_add(1)) < order.size();) readLog(*order[i], raw, done_bytes, options);
+  };
+  const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(order.size())));
+  std::vector<std::thread> pool;
+  std::atomic<int> running{options.progress ? threads : threads - 1};
+  auto worker = [&]() {
+    work();
+    --running;
+  };
+  for (int t = options.progress ? 0 : 1; t < threads; ++t) pool.emplace_back(worker);
+  if (options.progress) {
+    // The calling thread reports while the others read.
+    while (running.load() > 0) {
+      options.progress(done_bytes.load(), total_bytes);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  } else {
+    work();
+  }
+  for (auto& t : pool) t.join();
+  if (options.progress) options.progress(done_bytes.load(), total_bytes);
+  if (options.cancel && options.cancel->load()) {
+    *error = "cancelled";
+    return false;
+  }
+
+  // Compact: each log's events to the front of its slice, slices together.
+  uint32_t write = 0;
+  raw.ranges.assign(raw.processes.size(), {0, 0});
+  for (LogJob& job : usable) {
+    if (write != job.begin) {
+      std::move(raw.events.begin() + job.begin, raw.events.begin() + job.begin + job.count,
+                raw.events.begin() + write);
+      std::move(raw.hashes.begin() + job.begin, raw.hashes.begin() + job.begin + job.count,
+                raw.hashes.begin() + write);
+    }
+    // Endpoints become global.
+    const uint32_t base = static_cast<uint32_t>(raw.endpoints.size());
+    for (Endpoint& e : job.endpoints) {
+      e.process = job.process;
+      raw.endpoints.push_back(std::move(e));
+    }
+    for (uint32_t i = write; i < write + job.count; ++i)
+      if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
+    for (auto& [index, address] : job.addresses) raw.addresses.emplace(index - job.begin + write, address);
+    Process& p = raw.processes[job.process];
+    p.threads = job.threads;
+    p.damage = job.damage;
+    if (!job.damage.empty()) raw.problems.push_back({job.path, job.damage});
+    raw.ranges[job.process] = {write, write + job.count};
+    write += job.count;
+  }
+  raw.events.resize(write);
+  raw.events.shrink_to_fit();
+  raw.hashes.resize(write);
+  raw.hashes.shrink_to_fit();
+  return true;
+}
+
+}  // namespace radar::replay

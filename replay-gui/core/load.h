@@ -1,0 +1,49 @@
+// Reading the logs of one or several recording directories into compact
+// events, before the merge orders and connects them (merge.h).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "radar/proto/radarlog.pb.h"
+#include "trace.h"
+
+namespace radar::replay {
+
+struct LoadOptions {
+  // Called now and then with bytes of logs read so far and in all.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+  const std::atomic<bool>* cancel = nullptr;  // set it to stop loading (the load fails)
+  int threads = 2;
+};
+
+// What the logs say, before the merge.
+struct RawRecording {
+  std::vector<Process> processes;
+  std::vector<Endpoint> endpoints;
+  std::vector<Event> events;  // grouped by process, each group in counter order
+  std::vector<std::pair<uint32_t, uint32_t>> ranges;  // per process: [begin, end) in events
+  std::vector<uint32_t> hashes;  // per event: CRC-32C of the bytes received (receives)
+  std::map<uint32_t, std::string> addresses;  // datagram events: the other side's address
+  std::vector<std::string> boots;
+  std::vector<std::string> directories;
+  std::vector<LoadProblem> problems;
+  std::vector<proto::Recording> recordings;  // each directory's recording.txt
+};
+inline constexpr uint8_t kEventHasHash = 64;  // during loading: hashes[i] is valid
+
+// Reads every *.rlog in `dirs` (a log file may also be given directly).
+// Damaged and unreadable logs are read up to the damage and reported in
+// `problems`; the load fails (returns false, *error) only when nothing at
+// all can be read or when cancelled.
+bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out,
+              std::string* error);
+
+// The name a process is shown with: its program, or the script an
+// interpreter runs ("mp_socket.py" rather than "python3").
+std::string processName(const std::vector<std::string>& argv, const std::string& executable);
+
+}  // namespace radar::replay

@@ -1,0 +1,785 @@
+#include "merge.h"
+
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <unordered_map>
+
+#include "clocks.h"
+#include "findings.h"
+
+namespace radar::replay {
+namespace {
+
+using log::Category;
+using log::ChannelType;
+
+bool isStreamType(ChannelType t) {
+  return t == ChannelType::Pipe || t == ChannelType::Fifo || t == ChannelType::UnixStream ||
+         t == ChannelType::UnixSeqpacket || t == ChannelType::Tcp || t == ChannelType::Terminal ||
+         t == ChannelType::CharacterDevice || t == ChannelType::Other;
+}
+bool isDatagramType(ChannelType t) {
+  return t == ChannelType::Udp || t == ChannelType::UnixDgram || t == ChannelType::OtherSocket;
+}
+// Pipes and FIFOs carry one stream from all writers to all readers.
+bool isOneSided(ChannelType t) { return t == ChannelType::Pipe || t == ChannelType::Fifo; }
+// A terminal or a device talks to the outside both ways: what a process
+// writes there is not what it (or another) reads.
+bool isDevice(ChannelType t) {
+  return t == ChannelType::Terminal || t == ChannelType::CharacterDevice || t == ChannelType::Other;
+}
+
+std::string hexKey(uint64_t v) {
+  char buf[20];
+  std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// "127.0.0.1:7000", "[::1]:7000", "/tmp/socket", "@abstract"
+std::string formatAddress(const std::string& raw) {
+  if (raw.size() < sizeof(sa_family_t)) return "";
+  sa_family_t family;
+  std::memcpy(&family, raw.data(), sizeof(family));
+  char buf[128];
+  if (family == AF_INET && raw.size() >= 8) {
+    const auto* b = reinterpret_cast<const unsigned char*>(raw.data());
+    std::snprintf(buf, sizeof(buf), "%u.%u.%u.%u:%u", b[4], b[5], b[6], b[7], (b[2] << 8) | b[3]);
+    return buf;
+  }
+  if (family == AF_INET6 && raw.size() >= 24) {
+    const auto* b = reinterpret_cast<const unsigned char*>(raw.data());
+    std::string s = "[";
+    for (int i = 0; i < 8; ++i) {
+      std::snprintf(buf, sizeof(buf), "%s%x", i ? ":" : "", (b[8 + 2 * i] << 8) | b[9 + 2 * i]);
+      s += buf;
+    }
+    std::snprintf(buf, sizeof(buf), "]:%u", (b[2] << 8) | b[3]);
+    return s + buf;
+  }
+  if (family == AF_UNIX) {
+    std::string path = raw.substr(2);
+    if (!path.empty() && path[0] == 0) return "@" + std::string(path.c_str() + 1, strnlen(path.c_str() + 1, path.size() - 1));
+    return std::string(path.c_str(), strnlen(path.c_str(), path.size()));
+  }
+  return "";
+}
+
+// Two socket addresses name the same socket: same family and port, and the
+// same host unless the receiver is bound to any address.
+bool sameAddress(const std::string& to, const std::string& bound) {
+  if (to == bound) return true;
+  if (to.size() < 4 || bound.size() < 4) return false;
+  sa_family_t f1, f2;
+  std::memcpy(&f1, to.data(), sizeof(f1));
+  std::memcpy(&f2, bound.data(), sizeof(f2));
+  if (f1 != f2 || (f1 != AF_INET && f1 != AF_INET6)) return false;
+  if (std::memcmp(to.data() + 2, bound.data() + 2, 2) != 0) return false;  // port
+  if (f1 == AF_INET && bound.size() >= 8)
+    return std::memcmp(bound.data() + 4, "\0\0\0\0", 4) == 0 ||
+           (to.size() >= 8 && std::memcmp(to.data() + 4, bound.data() + 4, 4) == 0);
+  if (f1 == AF_INET6 && bound.size() >= 24) {
+    static const char zero[16] = {};
+    return std::memcmp(bound.data() + 8, zero, 16) == 0 ||
+           (to.size() >= 24 && std::memcmp(to.data() + 8, bound.data() + 8, 16) == 0);
+  }
+  return false;
+}
+
+Edge makeEdge(uint32_t from, Edge::Why why, uint32_t to, uint64_t bytes) {
+  Edge e;
+  e.from = from;
+  e.why = why;
+  e.to = to;
+  e.bytes = static_cast<uint32_t>(bytes);
+  return e;
+}
+
+class Merger {
+ public:
+  Merger(RawRecording& raw, Trace& t) : raw_(raw), t_(t) {}
+  void run();
+
+ private:
+  void linkProcesses();
+  void buildChannels();
+  void matchStreams();
+  void matchDatagrams();
+  void otherEdges();
+  void localPredecessors();
+  void linearize();
+  void endings();
+
+  int64_t wallOf(uint32_t i, bool at_return) const {
+    const Event& e = raw_.events[i];
+    return (at_return ? e.returnNs() : e.entry_ns) + raw_.processes[e.process].realtime_offset;
+  }
+  uint32_t processOf(uint32_t i) const { return raw_.events[i].process; }
+  // The last event of process p that returned at or before `ns` (same
+  // host clock), or kNone.
+  uint32_t lastEventBefore(uint32_t p, int64_t ns) const;
+
+  RawRecording& raw_;
+  Trace& t_;
+  std::vector<Edge> edges_;      // in raw indices until linearize()
+  std::vector<uint8_t> side_;    // per endpoint: 0 or 1
+  std::vector<uint32_t> local_pred_;  // raw indices
+};
+
+void Merger::run() {
+  linkProcesses();
+  buildChannels();
+  matchStreams();
+  matchDatagrams();
+  otherEdges();
+  localPredecessors();
+  linearize();
+  t_.processes = std::move(raw_.processes);
+  endings();
+}
+
+uint32_t Merger::lastEventBefore(uint32_t p, int64_t ns) const {
+  const auto [begin, end] = raw_.ranges[p];
+  uint32_t lo = begin, hi = end;  // find the first event returning after ns
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (raw_.events[mid].returnNs() <= ns) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo == begin ? kNone : lo - 1;
+}
+
+// Who created whom: the header says which log and counter, except for
+// processes started by system() or popen(), found by pid and time.
+void Merger::linkProcesses() {
+  auto& procs = raw_.processes;
+  std::unordered_map<uint64_t, uint32_t> by_log;
+  for (auto& p : procs) by_log[p.log_id] = p.index;
+  for (auto& p : procs) {
+    if (p.origin == log::Origin::Root) continue;
+    uint32_t parent = kNone;
+    if (p.parent_log_id) {
+      auto it = by_log.find(p.parent_log_id);
+      if (it != by_log.end()) parent = it->second;
+    }
+    if (parent == kNone && p.ppid && raw_.ranges[p.index].first < raw_.ranges[p.index].second) {
+      // By pid and time: the image of the parent pid alive when this one started.
+      const int64_t start = raw_.events[raw_.ranges[p.index].first].entry_ns;
+      for (auto& q : procs) {
+        if (q.pid != p.ppid || q.boot != p.boot || q.index == p.index) continue;
+        const auto [b, e] = raw_.ranges[q.index];
+        if (b == e || raw_.events[b].entry_ns > start) continue;
+        if (parent == kNone || raw_.events[raw_.ranges[parent].first].entry_ns < raw_.events[b].entry_ns)
+          parent = q.index;
+      }
+      if (parent != kNone) {
+        const uint32_t before = lastEventBefore(parent, start);
+        p.parent_counter = before == kNone ? 0 : raw_.events[before].counter;
+      }
+    }
+    p.parent = parent;
+    if (parent != kNone && p.origin == log::Origin::Execed) {
+      procs[parent].next_image = p.index;
+      procs[parent].end = Process::End::Execed;
+    }
+  }
+}
+
+// Channels: ends with the same identity. Sides: a socket connection has
+// two (each socket); a pipe has one stream of bytes from all writers to
+// all readers.
+void Merger::buildChannels() {
+  auto& eps = raw_.endpoints;
+  std::map<std::string, uint32_t> by_key;
+  std::unordered_map<std::string, std::vector<uint32_t>> unix_by_peer;  // boot|peer_ino -> endpoints
+  for (uint32_t i = 0; i < eps.size(); ++i) {
+    const Endpoint& e = eps[i];
+    if ((e.type == ChannelType::UnixStream || e.type == ChannelType::UnixSeqpacket ||
+         e.type == ChannelType::UnixDgram) && e.peer_ino)
+      unix_by_peer[std::to_string(raw_.processes[e.process].boot) + "|" + hexKey(e.peer_ino)].push_back(i);
+  }
+  std::vector<std::string> side_identity(eps.size());
+  side_.assign(eps.size(), 0);
+  std::map<ChannelType, int> numbers;
+  for (uint32_t i = 0; i < eps.size(); ++i) {
+    Endpoint& e = eps[i];
+    const std::string boot = std::to_string(raw_.processes[e.process].boot);
+    std::string key, identity;
+    switch (e.type) {
+      case ChannelType::Pipe:
+      case ChannelType::Fifo:
+      case ChannelType::Terminal:
+      case ChannelType::CharacterDevice:
+      case ChannelType::Other:
+        key = "F|" + boot + "|" + hexKey(e.dev) + "|" + hexKey(e.ino);
+        break;
+      case ChannelType::UnixStream:
+      case ChannelType::UnixSeqpacket:
+      case ChannelType::UnixDgram: {
+        uint64_t peer = e.peer_ino;
+        if (!peer) {  // the other side may know us
+          auto it = unix_by_peer.find(boot + "|" + hexKey(e.ino));
+          if (it != unix_by_peer.end()) peer = eps[it->second.front()].ino;
+        }
+        identity = hexKey(e.ino);
+        key = peer ? "U|" + boot + "|" + hexKey(std::min(e.ino, peer)) + "|" + hexKey(std::max(e.ino, peer))
+                   : "U|" + boot + "|" + hexKey(e.ino);
+        if (!e.peer_ino) e.peer_ino = peer;
+        break;
+      }
+      case ChannelType::Tcp:
+        identity = e.local_address;
+        key = e.peer_address.empty()
+                  ? "T|" + boot + "|" + hexKey(e.ino)
+                  : "T|" + std::min(e.local_address, e.peer_address) + "|" + std::max(e.local_address, e.peer_address);
+        break;
+      default:  // UDP and other datagram sockets: one channel per socket
+        identity = hexKey(e.ino);
+        key = "S|" + boot + "|" + hexKey(e.ino);
+        break;
+    }
+    side_identity[i] = identity;
+    auto [it, fresh] = by_key.try_emplace(key, static_cast<uint32_t>(t_.channels.size()));
+    if (fresh) {
+      Channel c;
+      c.index = it->second;
+      c.type = e.type;
+      t_.channels.push_back(c);
+    }
+    Channel& c = t_.channels[it->second];
+    e.channel = c.index;
+    c.endpoints.push_back(i);
+    if (e.external) c.external = true;
+  }
+  // Sides and names.
+  for (Channel& c : t_.channels) {
+    std::vector<std::string> ids;
+    for (uint32_t ep : c.endpoints) {
+      auto found = std::find(ids.begin(), ids.end(), side_identity[ep]);
+      if (found == ids.end()) {
+        ids.push_back(side_identity[ep]);
+        found = ids.end() - 1;
+      }
+      side_[ep] = static_cast<uint8_t>(std::min<size_t>(found - ids.begin(), 1));
+    }
+    const Endpoint& e = eps[c.endpoints.front()];
+    const int n = ++numbers[c.type];
+    switch (c.type) {
+      case ChannelType::Pipe: c.name = "pipe " + std::to_string(n); break;
+      case ChannelType::Fifo: c.name = "fifo " + e.path; break;
+      case ChannelType::Terminal:
+        c.name = "terminal" + (e.path.empty() ? "" : " " + e.path);
+        c.external = true;
+        c.external_peer = "terminal";
+        break;
+      case ChannelType::UnixStream:
+      case ChannelType::UnixSeqpacket:
+      case ChannelType::UnixDgram:
+        c.name = e.path.empty() ? "socketpair " + std::to_string(n) : "unix socket " + e.path;
+        if (ids.size() < 2 && !e.path.empty()) {
+          c.external = true;
+          c.external_peer = e.path;
+        }
+        break;
+      case ChannelType::Tcp: {
+        const std::string a = formatAddress(e.local_address), b = formatAddress(e.peer_address);
+        c.name = b.empty() ? "tcp " + a : "tcp " + a + " - " + b;
+        if (ids.size() < 2 && !b.empty()) {
+          c.external = true;
+          c.external_peer = b;
+        }
+        break;
+      }
+      case ChannelType::Udp: c.name = "udp " + formatAddress(e.local_address); break;
+      default: c.name = std::string(log::channelTypeName(c.type)) + " " + std::to_string(n); break;
+    }
+    if (!c.external) {
+      // A channel some of whose ends were inherited from outside the
+      // recording (radar record's own stdin, stdout) leads outside.
+      for (uint32_t ep : c.endpoints)
+        if (eps[ep].external) {
+          c.external = true;
+          c.external_peer = "outside the recording";
+        }
+    }
+  }
+}
+
+// Byte streams: the bytes sent on one side are the bytes received on the
+// other (a pipe: from all writers to all readers). Sends and receives are
+// put in order, their offsets accumulated, and every receive is matched to
+// the sends whose bytes it got.
+void Merger::matchStreams() {
+  const auto& eps = raw_.endpoints;
+  const size_t streams = t_.channels.size() * 2;
+  std::vector<std::vector<uint32_t>> sends(streams), receives(streams);
+  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+    Event& ev = raw_.events[i];
+    if (ev.endpoint == kNone || !log::isData(ev.eventKind())) continue;
+    const Endpoint& e = eps[ev.endpoint];
+    const Channel& c = t_.channels[e.channel];
+    if (!isStreamType(c.type)) continue;
+    const bool send = log::categoryOf(ev.eventKind()) == Category::Send;
+    if (ev.flags & kEventFailed) continue;
+    if (isDevice(c.type)) {
+      ev.flags |= kEventExternal;
+      if (send) {
+        t_.bytes_sent += ev.value;
+      } else {
+        t_.bytes_received += ev.value;
+        t_.bytes_external += ev.value;
+      }
+      continue;
+    }
+    const uint32_t side = isOneSided(c.type) ? 0 : side_[ev.endpoint];
+    const size_t stream = c.index * 2 + (send || isOneSided(c.type) ? side : side ^ 1);
+    (send ? sends : receives)[stream].push_back(i);
+  }
+  // Events of several processes on one stream: in the order their calls
+  // returned (the kernel moves the bytes during the call).
+  auto order = [&](std::vector<uint32_t>& v) {
+    bool several = false;
+    for (uint32_t i : v) several |= processOf(i) != processOf(v.front());
+    if (several)
+      std::stable_sort(v.begin(), v.end(),
+                       [&](uint32_t a, uint32_t b) { return wallOf(a, true) < wallOf(b, true); });
+    return several;
+  };
+  for (size_t s = 0; s < streams; ++s) {
+    auto& out = sends[s];
+    auto& in = receives[s];
+    if (out.empty() && in.empty()) continue;
+    const Channel& c = t_.channels[s / 2];
+    const bool several_writers = order(out);
+    const bool several_readers = order(in);
+    // Where each send starts in the stream.
+    std::vector<uint64_t> start(out.size() + 1, 0);
+    for (size_t k = 0; k < out.size(); ++k) start[k + 1] = start[k] + raw_.events[out[k]].value;
+    for (uint32_t i : out) t_.bytes_sent += raw_.events[i].value;
+    size_t k = 0;  // first send not fully consumed
+    uint64_t consumed = 0;
+    for (uint32_t r : in) {
+      Event& rev = raw_.events[r];
+      const uint64_t n = rev.value;
+      if (!n) continue;
+      t_.bytes_received += n;
+      uint64_t from = consumed, left = n;
+      size_t j = k;
+      while (j < out.size() && start[j + 1] <= from) ++j;
+      while (left && j < out.size()) {
+        const uint64_t take = std::min(left, start[j + 1] - from);
+        edges_.push_back(makeEdge(out[j], Edge::Why::Message, r, static_cast<uint32_t>(take)));
+        from += take;
+        left -= take;
+        if (from == start[j + 1]) ++j;
+      }
+      t_.bytes_matched += n - left;
+      if (several_writers || several_readers) t_.bytes_ambiguous += n - left;
+      if (left) {
+        // Bytes no recorded send produced: from outside, or lost.
+        if (c.external) {
+          rev.flags |= kEventExternal;
+          t_.bytes_external += left;
+        } else {
+          rev.flags |= kEventUnmatched;
+        }
+      }
+      if (!(rev.flags & kEventPeek)) {
+        consumed += n;
+        k = j;
+      }
+    }
+    if (c.external)
+      for (uint32_t i : out)
+        if (start.back() > consumed) raw_.events[i].flags |= kEventExternal;
+  }
+}
+
+// Datagrams: each receive is the oldest unmatched datagram sent to its
+// socket with the same length (and checksum, when both are known).
+void Merger::matchDatagrams() {
+  const auto& eps = raw_.endpoints;
+  // Where a datagram goes: the socket bound to its address, or the
+  // connected peer.
+  std::vector<std::vector<uint32_t>> queue(eps.size());  // per receiving endpoint: sends
+  std::map<std::pair<uint32_t, std::string>, std::vector<uint32_t>> cache;
+  auto destinations = [&](uint32_t i, std::vector<uint32_t>* out) {
+    const Event& ev = raw_.events[i];
+    const Endpoint& from = eps[ev.endpoint];
+    auto addr = raw_.addresses.find(i);
+    const std::pair<uint32_t, std::string> key{ev.endpoint, addr == raw_.addresses.end() ? "" : addr->second};
+    auto hit = cache.find(key);
+    if (hit != cache.end()) {
+      *out = hit->second;
+      return;
+    }
+    for (uint32_t j = 0; j < eps.size(); ++j) {
+      const Endpoint& to = eps[j];
+      if (j == ev.endpoint || !isDatagramType(to.type)) continue;
+      if (raw_.processes[to.process].boot != raw_.processes[from.process].boot &&
+          to.type != ChannelType::Udp)
+        continue;
+      bool match = false;
+      if (addr != raw_.addresses.end() && !addr->second.empty())
+        match = !to.local_address.empty() && sameAddress(addr->second, to.local_address);
+      else if (from.peer_ino)
+        match = to.ino == from.peer_ino;
+      else if (!from.peer_address.empty())
+        match = !to.local_address.empty() && sameAddress(from.peer_address, to.local_address);
+      if (match) out->push_back(j);
+    }
+    cache.emplace(key, *out);
+  };
+  std::vector<std::vector<uint32_t>> receives(eps.size());
+  bool any = false;
+  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+    const Event& ev = raw_.events[i];
+    if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
+    if (!isDatagramType(eps[ev.endpoint].type)) continue;
+    any = true;
+    if (log::categoryOf(ev.eventKind()) == Category::Send) {
+      t_.bytes_sent += ev.value;
+      std::vector<uint32_t> to;
+      destinations(i, &to);
+      // Several sockets of one identity (a socket shared after fork) are
+      // one destination: keep the first of each inode.
+      std::vector<uint64_t> seen;
+      for (uint32_t j : to)
+        if (std::find(seen.begin(), seen.end(), eps[j].ino) == seen.end()) {
+          seen.push_back(eps[j].ino);
+          // Queue on every endpoint of that socket identity.
+          for (uint32_t k : t_.channels[eps[j].channel].endpoints)
+            if (eps[k].ino == eps[j].ino) queue[k].push_back(i);
+        }
+      if (to.empty()) raw_.events[i].flags |= kEventExternal;
+    } else {
+      receives[ev.endpoint].push_back(i);
+    }
+  }
+  if (!any) return;
+  std::vector<uint8_t> used(raw_.events.size(), 0);  // a datagram is received once
+  for (uint32_t ep = 0; ep < eps.size(); ++ep) {
+    auto& q = queue[ep];
+    std::stable_sort(q.begin(), q.end(), [&](uint32_t a, uint32_t b) { return wallOf(a, true) < wallOf(b, true); });
+    size_t head = 0;
+    for (uint32_t r : receives[ep]) {
+      Event& rev = raw_.events[r];
+      t_.bytes_received += rev.value;
+      bool found = false;
+      for (size_t k = head; k < q.size() && k < head + 256; ++k) {
+        const uint32_t s = q[k];
+        if (used[s] || raw_.events[s].value != rev.value) continue;
+        if (wallOf(s, false) > wallOf(r, true)) break;
+        edges_.push_back(makeEdge(s, Edge::Why::Message, r, rev.value));
+        if (!(rev.flags & kEventPeek)) used[s] = 1;
+        t_.bytes_matched += rev.value;
+        found = true;
+        while (head < q.size() && used[q[head]]) ++head;
+        break;
+      }
+      if (!found) {
+        rev.flags |= kEventExternal;
+        t_.bytes_external += rev.value;
+      }
+    }
+  }
+}
+
+// Process creation, signals, exits reaped by wait(), end of file.
+void Merger::otherEdges() {
+  auto& procs = raw_.processes;
+  std::unordered_map<int64_t, std::vector<uint32_t>> by_pid;  // boot << 32 | pid -> images
+  for (auto& p : procs) by_pid[int64_t{p.boot} << 32 | static_cast<uint32_t>(p.pid)].push_back(p.index);
+
+  for (auto& p : procs) {
+    const auto [b, e] = raw_.ranges[p.index];
+    if (p.parent == kNone || b == e) continue;
+    const auto [pb, pe] = raw_.ranges[p.parent];
+    if (pb == pe) continue;
+    // The parent's event with that counter (counters are dense: index).
+    uint32_t from = kNone;
+    if (p.parent_counter >= 1 && p.parent_counter <= pe - pb) from = pb + static_cast<uint32_t>(p.parent_counter) - 1;
+    else if (p.parent_counter == 0) continue;  // created before the parent's first event
+    else from = pe - 1;
+    edges_.push_back(makeEdge(from, Edge::Why::Create, b, 0));
+  }
+
+  // A signal delivered to a handler comes from the kill() that sent it.
+  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+    const Event& ev = raw_.events[i];
+    if (ev.eventKind() != Kind::Signal || !ev.value) continue;
+    const Process& target = procs[ev.process];
+    auto it = by_pid.find(int64_t{target.boot} << 32 | ev.value);
+    if (it == by_pid.end()) continue;
+    uint32_t best = kNone;
+    for (uint32_t q : it->second) {
+      const auto [qb, qe] = raw_.ranges[q];
+      for (uint32_t k = qb; k < qe; ++k) {
+        const Event& kill = raw_.events[k];
+        if (kill.eventKind() != Kind::Kill || kill.result != ev.result) continue;
+        const int32_t to = static_cast<int32_t>(kill.value);
+        if (to != target.pid && to != 0 && to != -1 && to != -target.pid) continue;
+        if (kill.entry_ns > ev.returnNs()) continue;
+        if (best == kNone || raw_.events[best].entry_ns < kill.entry_ns) best = k;
+      }
+    }
+    if (best != kNone && best != i) edges_.push_back(makeEdge(best, Edge::Why::Signal, i, 0));
+  }
+
+  // wait() returns after the child's last event.
+  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+    const Event& ev = raw_.events[i];
+    if (ev.eventKind() != Kind::Wait || !ev.value || (ev.flags & kEventFailed)) continue;
+    auto it = by_pid.find(int64_t{procs[ev.process].boot} << 32 | ev.value);
+    if (it == by_pid.end()) continue;
+    uint32_t last = kNone;
+    for (uint32_t q : it->second) {
+      const auto [qb, qe] = raw_.ranges[q];
+      if (qb == qe || raw_.events[qb].entry_ns > ev.returnNs()) continue;
+      if (last == kNone || raw_.events[qe - 1].entry_ns > raw_.events[last].entry_ns) last = qe - 1;
+    }
+    if (last != kNone && processOf(last) != ev.process) edges_.push_back(makeEdge(last, Edge::Why::Exit, i, 0));
+  }
+
+  // End of file on a pipe or stream socket comes after the writers closed.
+  std::vector<std::vector<uint32_t>> closes(t_.channels.size());
+  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+    const Event& ev = raw_.events[i];
+    if (ev.eventKind() == Kind::Close && ev.endpoint != kNone) closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
+  }
+  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+    const Event& ev = raw_.events[i];
+    if (!(ev.flags & kEventEof) || ev.endpoint == kNone) continue;
+    const Endpoint& reader = raw_.endpoints[ev.endpoint];
+    for (uint32_t c : closes[reader.channel]) {
+      const Event& close = raw_.events[c];
+      const Endpoint& writer = raw_.endpoints[close.endpoint];
+      if (close.process == ev.process) continue;
+      if (isOneSided(writer.type) ? writer.access == 0 /* O_RDONLY */ : writer.ino == reader.ino) continue;
+      if (raw_.processes[close.process].boot != raw_.processes[ev.process].boot) continue;
+      if (close.returnNs() <= ev.returnNs()) edges_.push_back(makeEdge(c, Edge::Why::Eof, i, 0));
+    }
+  }
+}
+
+// Within a process, events are in counter order (RADAR's rule; for
+// threads, the order in which their calls returned).
+void Merger::localPredecessors() {
+  local_pred_.assign(raw_.events.size(), kNone);
+  for (const auto& p : raw_.processes) {
+    const auto [b, e] = raw_.ranges[p.index];
+    for (uint32_t i = b + 1; i < e; ++i) local_pred_[i] = i - 1;
+  }
+}
+
+// A deterministic topological order: processes' events in counter order,
+// an event only after everything it depends on, ties broken by wall time
+// (then log id and counter, so that the order is the same everywhere).
+// RADAR's number: one more than the largest number of what it depends on.
+void Merger::linearize() {
+  const uint32_t n = static_cast<uint32_t>(raw_.events.size());
+  // Incoming edges by target; outgoing by source.
+  std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
+    return a.to != b.to ? a.to < b.to : a.from < b.from;
+  });
+  // Several edges between the same two events (a receive matched to two
+  // pieces of one send cannot happen, but creation + message can): keep one
+  // per (from, to, why) with bytes summed.
+  std::vector<Edge> unique;
+  unique.reserve(edges_.size());
+  for (const Edge& e : edges_) {
+    if (e.from == e.to) continue;
+    if (!unique.empty() && unique.back().from == e.from && unique.back().to == e.to &&
+        unique.back().why == e.why)
+      unique.back().bytes += e.bytes;
+    else
+      unique.push_back(e);
+  }
+  edges_.swap(unique);
+  std::vector<uint32_t> pending(n, 0);
+  std::vector<uint32_t> out_begin(n + 1, 0);
+  for (const Edge& e : edges_) {
+    if (processOf(e.from) == processOf(e.to)) continue;  // local order covers it
+    ++pending[e.to];
+    ++out_begin[e.from + 1];
+  }
+  for (uint32_t i = 0; i < n; ++i) out_begin[i + 1] += out_begin[i];
+  std::vector<uint32_t> out(out_begin[n]);
+  {
+    std::vector<uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
+    for (uint32_t k = 0; k < edges_.size(); ++k) {
+      const Edge& e = edges_[k];
+      if (processOf(e.from) != processOf(e.to)) out[fill[e.from]++] = k;
+    }
+  }
+  struct Head {
+    int64_t wall;
+    uint64_t log_id;
+    uint32_t index;
+    bool operator>(const Head& o) const {
+      if (wall != o.wall) return wall > o.wall;
+      if (log_id != o.log_id) return log_id > o.log_id;
+      return index > o.index;
+    }
+  };
+  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> ready;
+  std::vector<uint32_t> next(raw_.processes.size());
+  auto offer = [&](uint32_t p) {
+    const uint32_t i = next[p];
+    if (i < raw_.ranges[p].second && pending[i] == 0)
+      ready.push({wallOf(i, false), raw_.processes[p].log_id, i});
+  };
+  for (const auto& p : raw_.processes) {
+    next[p.index] = raw_.ranges[p.index].first;
+    offer(p.index);
+  }
+  std::vector<uint32_t> position(n, kNone);
+  std::vector<uint32_t> order;
+  order.reserve(n);
+  std::vector<uint32_t>& numbers = pending;  // reused once an event is out: its number
+  uint32_t broken = 0;
+  while (order.size() < n) {
+    if (ready.empty()) {
+      // A cycle in what the logs say (for instance bytes received before the
+      // call that sent them returned, seen from another thread): release the
+      // waiting head that comes first in time, ignoring what it waits for.
+      uint32_t pick = kNone;
+      for (const auto& p : raw_.processes) {
+        const uint32_t i = next[p.index];
+        if (i >= raw_.ranges[p.index].second) continue;
+        if (pick == kNone || wallOf(i, false) < wallOf(pick, false)) pick = i;
+      }
+      pending[pick] = 0;
+      ++broken;
+      ready.push({wallOf(pick, false), raw_.processes[processOf(pick)].log_id, pick});
+    }
+    const Head h = ready.top();
+    ready.pop();
+    const uint32_t i = h.index;
+    position[i] = static_cast<uint32_t>(order.size());
+    order.push_back(i);
+    // Its number.
+    uint32_t number = local_pred_[i] == kNone ? 0 : numbers[local_pred_[i]];
+    for (auto it = std::lower_bound(edges_.begin(), edges_.end(), i,
+                                    [](const Edge& e, uint32_t v) { return e.to < v; });
+         it != edges_.end() && it->to == i; ++it)
+      if (position[it->from] != kNone) number = std::max(number, numbers[it->from]);
+    // Release what waited on it, then store the number (pending[i] is 0 now).
+    for (uint32_t k = out_begin[i]; k < out_begin[i + 1]; ++k) {
+      const uint32_t to = edges_[out[k]].to;
+      if (pending[to] > 0 && position[to] == kNone && --pending[to] == 0 && to == next[processOf(to)]) offer(processOf(to));
+    }
+    numbers[i] = number + 1;
+    const uint32_t p = processOf(i);
+    ++next[p];
+    offer(p);
+  }
+  if (broken)
+    raw_.problems.push_back({"", "the logs' order had " + std::to_string(broken) +
+                                     " contradictions (a send seen received before it returned); "
+                                     "they were resolved by time"});
+  // Numbers into the events, then everything into linear order, in place.
+  for (uint32_t i = 0; i < n; ++i) raw_.events[i].number = numbers[i];
+  std::vector<uint32_t>().swap(pending);
+  for (Edge& e : edges_) {
+    e.from = position[e.from];
+    e.to = position[e.to];
+  }
+  std::vector<uint32_t>().swap(local_pred_);
+  // Apply the permutation by following its cycles (no second copy of the
+  // events: there can be millions).
+  std::vector<bool> done(n, false);
+  for (uint32_t start = 0; start < n; ++start) {
+    if (done[start] || position[start] == start) continue;
+    Event carry = raw_.events[start];
+    uint32_t at = start;
+    for (;;) {
+      const uint32_t to = position[at];
+      done[at] = true;
+      if (to == start) {
+        raw_.events[to] = carry;
+        break;
+      }
+      std::swap(carry, raw_.events[to]);
+      at = to;
+    }
+  }
+  t_.events = std::move(raw_.events);
+  std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
+    return a.to != b.to ? a.to < b.to : a.from < b.from;
+  });
+  t_.edges = std::move(edges_);
+}
+
+// Where each process starts and ends, and how it ended.
+void Merger::endings() {
+  auto& procs = t_.processes;
+  t_.process_events.assign(procs.size(), {});
+  for (auto& p : procs) t_.process_events[p.index].reserve(raw_.ranges[p.index].second - raw_.ranges[p.index].first);
+  for (uint32_t i = 0; i < t_.events.size(); ++i) {
+    const Event& e = t_.events[i];
+    Process& p = procs[e.process];
+    if (p.first_event == kNone) p.first_event = i;
+    p.last_event = i;
+    ++p.event_count;
+    t_.process_events[e.process].push_back(i);
+    if (e.eventKind() == Kind::Exit && p.end != Process::End::Execed) {
+      p.end = Process::End::Exited;
+      p.end_code = e.result & 0xff;
+    }
+  }
+  std::unordered_map<int64_t, std::vector<uint32_t>> by_pid;
+  for (auto& p : procs) by_pid[int64_t{p.boot} << 32 | static_cast<uint32_t>(p.pid)].push_back(p.index);
+  // The last image of a pid takes the status its parent (or radar record) reaped.
+  auto reaped = [&](uint32_t boot, int32_t pid, int status) {
+    auto it = by_pid.find(int64_t{boot} << 32 | static_cast<uint32_t>(pid));
+    if (it == by_pid.end()) return;
+    uint32_t last = it->second.front();
+    for (uint32_t q : it->second)
+      if (procs[q].generation >= procs[last].generation) last = q;
+    Process& p = procs[last];
+    if (WIFSIGNALED(status)) {
+      p.end = Process::End::Signaled;
+      p.end_code = WTERMSIG(status);
+      p.core_dumped = WCOREDUMP(status);
+    } else if (WIFEXITED(status) && p.end == Process::End::Unknown) {
+      p.end = Process::End::Exited;
+      p.end_code = WEXITSTATUS(status);
+    }
+  };
+  for (const Event& e : t_.events)
+    if (e.eventKind() == Kind::Wait && e.value && !(e.flags & kEventFailed))
+      reaped(procs[e.process].boot, static_cast<int32_t>(e.value), e.result);
+  for (const auto& rec : raw_.recordings)
+    for (const auto& r : rec.reaped()) {
+      for (uint32_t boot = 0; boot < t_.boots.size(); ++boot) reaped(boot, r.pid(), r.status());
+    }
+}
+
+}  // namespace
+
+std::unique_ptr<Trace> merge(RawRecording&& raw) {
+  auto t = std::make_unique<Trace>();
+  t->boots = raw.boots;
+  t->directories = raw.directories;
+  Merger(raw, *t).run();
+  t->endpoints = std::move(raw.endpoints);
+  t->problems = std::move(raw.problems);
+  t->clocks = std::make_shared<Clocks>(*t);
+  findProblems(*t);
+  return t;
+}
+
+std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const LoadOptions& options,
+                                 std::string* error) {
+  RawRecording raw;
+  if (!loadLogs(dirs, options, &raw, error)) return nullptr;
+  return merge(std::move(raw));
+}
+
+}  // namespace radar::replay

@@ -1,0 +1,30 @@
+// The causal merge: from per-process logs to one story.
+//
+//   1. processes are linked to their parents (fork, spawn, exec, system);
+//   2. channel ends are grouped into channels by their identity (pipe inode,
+//      socket pair, TCP addresses) and every received byte is matched to the
+//      send that produced it (streams byte by byte, datagrams one to one);
+//   3. the edges (messages, process creation, signals, exits reaped) and
+//      each process's own order give the partial order; RADAR's global
+//      event number is the longest chain to an event; a deterministic
+//      linearization respects the order and breaks ties by wall time.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "load.h"
+#include "trace.h"
+
+namespace radar::replay {
+
+// Builds the trace from what loadLogs() read. Never fails: what cannot be
+// matched or ordered is reported in the trace's problems and findings.
+std::unique_ptr<Trace> merge(RawRecording&& raw);
+
+// loadLogs() then merge().
+std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const LoadOptions& options,
+                                 std::string* error);
+
+}  // namespace radar::replay

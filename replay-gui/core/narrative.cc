@@ -1,0 +1,198 @@
+#include "narrative.h"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+
+namespace radar::replay {
+
+std::string signalText(int sig) {
+  const char* name = sig > 0 && sig < NSIG ? sigabbrev_np(sig) : nullptr;
+  return std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : "");
+}
+
+std::string statusText(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return "was killed by signal " + signalText(WTERMSIG(status)) + (WCOREDUMP(status) ? ", core dumped" : "");
+  if (WIFSTOPPED(status)) return "stopped on signal " + signalText(WSTOPSIG(status));
+  return "continued";
+}
+
+Narrator::Narrator(const Trace& trace) : t_(trace) {
+  const uint32_t n = static_cast<uint32_t>(t_.events.size());
+  out_begin_.assign(n + 1, 0);
+  for (const Edge& e : t_.edges) ++out_begin_[e.from + 1];
+  for (uint32_t i = 0; i < n; ++i) out_begin_[i + 1] += out_begin_[i];
+  out_edges_.resize(out_begin_[n]);
+  std::vector<uint32_t> fill(out_begin_.begin(), out_begin_.end() - 1);
+  for (uint32_t k = 0; k < t_.edges.size(); ++k) out_edges_[fill[t_.edges[k].from]++] = k;
+}
+
+std::vector<uint32_t> Narrator::receivers(uint32_t send) const {
+  std::vector<uint32_t> out;
+  for (uint32_t k = out_begin_[send]; k < out_begin_[send + 1]; ++k) {
+    const Edge& e = t_.edges[out_edges_[k]];
+    if (e.why != Edge::Why::Message) continue;
+    const uint32_t p = t_.events[e.to].process;
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<uint32_t> Narrator::senders(uint32_t receive) const {
+  std::vector<uint32_t> out;
+  auto [b, e] = t_.incoming(receive);
+  for (; b != e; ++b) {
+    if (b->why != Edge::Why::Message) continue;
+    const uint32_t p = t_.events[b->from].process;
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  }
+  return out;
+}
+
+std::string Narrator::who(uint32_t process) const {
+  return process < t_.processes.size() ? t_.processes[process].label() : std::string("?");
+}
+
+std::string Narrator::channel(const Event& e) const {
+  if (e.endpoint == kNone) return "an unknown channel";
+  return t_.channelLabel(t_.endpoints[e.endpoint].channel);
+}
+
+namespace {
+
+std::string bytes(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
+
+std::string names(const Trace& t, const std::vector<uint32_t>& ps) {
+  std::string s;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    if (i) s += i + 1 == ps.size() ? " and " : ", ";
+    s += t.processes[ps[i]].label();
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string Narrator::describe(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const Process& p = t_.processes[e.process];
+  std::string subject = "Process " + p.label();
+  if (p.threads.size() > 1 && e.thread) subject += " (thread " + std::to_string(e.thread + 1) + ")";
+  const std::string on = " on " + channel(e);
+  const Kind k = e.eventKind();
+  const bool failed = e.flags & kEventFailed;
+  switch (log::categoryOf(k)) {
+    case log::Category::Send: {
+      if (failed) return subject + " fails to send" + on;
+      const auto to = receivers(position);
+      std::string whom;
+      if (!to.empty()) whom = " to " + names(t_, to);
+      else if (e.flags & kEventExternal) {
+        const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
+        whom = " to " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
+      }
+      std::string s = subject + " sends a message" + whom + on + " (" + bytes(e.value) + ")";
+      if (to.empty() && !(e.flags & kEventExternal)) s += ", which nobody receives";
+      return s;
+    }
+    case log::Category::Receive: {
+      if (failed) {
+        // EAGAIN: RADAR's "unsuccessful conditional receive".
+        return subject + " finds no message" + on + " (the call failed)";
+      }
+      if (e.flags & kEventEof) return subject + " reads end of file" + on;
+      const auto from = senders(position);
+      std::string whence;
+      if (!from.empty()) whence = " from " + names(t_, from);
+      else if (e.flags & kEventExternal) {
+        const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
+        whence = " from " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
+      } else if (e.flags & kEventUnmatched) {
+        whence = " that no recorded process sent";
+      }
+      const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
+      return subject + verb + whence + on + " (" + bytes(e.value) + ")";
+    }
+    default: break;
+  }
+  switch (k) {
+    case Kind::Fork:
+    case Kind::Vfork:
+    case Kind::Spawn: {
+      if (failed) return subject + " fails to create a process";
+      if (!e.value) return subject + " creates a process";
+      for (const auto& q : t_.processes)
+        if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process) return subject + " creates " + q.label();
+      return subject + " creates process " + std::to_string(e.value);
+    }
+    case Kind::System: return subject + " runs a shell command, which " + statusText(e.result);
+    case Kind::Popen: return subject + " starts a shell command with a pipe" + on;
+    case Kind::Exec:
+      if (p.next_image != kNone) return subject + " executes " + t_.processes[p.next_image].executable;
+      return subject + " executes a new program";
+    case Kind::ExecFailed: return subject + " fails to execute a program";
+    case Kind::Exit: return subject + " exits with status " + std::to_string(e.result);
+    case Kind::Wait: {
+      if (failed) return subject + " waits for a child, in vain";
+      if (!e.value) return subject + " finds no child ended yet";
+      std::string child = "process " + std::to_string(e.value);
+      for (const auto& q : t_.processes)
+        if (q.pid == static_cast<int32_t>(e.value)) child = q.label();
+      return subject + " learns that " + child + " " + statusText(e.result);
+    }
+    case Kind::Kill: {
+      std::string target = "process " + std::to_string(static_cast<int32_t>(e.value));
+      for (const auto& q : t_.processes)
+        if (q.pid == static_cast<int32_t>(e.value)) target = q.label();
+      return subject + " sends signal " + signalText(e.result) + " to " + target + (failed ? " (it fails)" : "");
+    }
+    case Kind::Signal: {
+      std::string from;
+      if (e.value)
+        for (const auto& q : t_.processes)
+          if (q.pid == static_cast<int32_t>(e.value)) from = " from " + q.label();
+      return subject + " receives signal " + signalText(e.result) + from;
+    }
+    case Kind::Pipe: return subject + " creates " + channel(e);
+    case Kind::Socketpair: return subject + " creates " + channel(e);
+    case Kind::Socket: return subject + " opens a socket" + (e.endpoint != kNone ? " (" + channel(e) + ")" : "");
+    case Kind::Bind: return subject + (failed ? " fails to bind " : " binds ") + channel(e);
+    case Kind::Listen: return subject + " listens on " + channel(e);
+    case Kind::Connect: return subject + (failed ? " fails to connect " : " connects ") + channel(e);
+    case Kind::Accept: return subject + " accepts a connection: " + channel(e);
+    case Kind::Shutdown: return subject + " shuts down its end of " + channel(e);
+    case Kind::Close: return subject + " closes its end of " + channel(e);
+    case Kind::Dup: return subject + " duplicates its end of " + channel(e);
+    case Kind::Open: return subject + " opens " + channel(e);
+    case Kind::EpollCtl: return subject + " changes what it waits for";
+    case Kind::Poll:
+    case Kind::Select:
+    case Kind::EpollWait:
+      if (failed) return subject + " waits for channels, interrupted";
+      if (e.result == 0) return subject + " waits for channels: none ready";
+      return subject + " waits for channels: " + std::to_string(e.result) + " ready";
+    case Kind::User: {
+      // The name is in the record (user events are few).
+      log::Record r;
+      std::vector<std::string> strings;
+      std::string name = "an event";
+      if (t_.record(position, &r, nullptr, &strings, nullptr) && !strings.empty()) name = strings[0];
+      return subject + " announces " + name + (e.value ? " (" + bytes(e.value) + ")" : "");
+    }
+    case Kind::Clock: return subject + " reads the clock";
+    case Kind::Random: return subject + " reads random bytes";
+    case Kind::Getpid: return subject + " asks for its process id";
+    case Kind::ThreadStart: return subject + " starts a thread";
+    default: return subject + " does " + log::kindName(k);
+  }
+}
+
+std::string Narrator::sentence(uint32_t position) const {
+  return describe(position) + ". Event " + std::to_string(position + 1) + ".";
+}
+
+}  // namespace radar::replay

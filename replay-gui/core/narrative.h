@@ -1,0 +1,37 @@
+// RADAR's running narrative: one sentence per event, e.g.
+//   Process parser[4123] receives a message from scanner[4122] on pipe 2 (32 bytes). Event 9.
+// "Event N" is the event's place in the replay (1, 2, 3 ...), the number
+// users skip to.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trace.h"
+
+namespace radar::replay {
+
+class Narrator {
+ public:
+  explicit Narrator(const Trace& trace);
+  // The sentence for the event at `position`, with "Event N." at the end.
+  std::string sentence(uint32_t position) const;
+  // The same without the event number.
+  std::string describe(uint32_t position) const;
+  // Processes that receive what a send sent (first first).
+  std::vector<uint32_t> receivers(uint32_t send) const;
+  // Processes whose sends a receive got.
+  std::vector<uint32_t> senders(uint32_t receive) const;
+
+ private:
+  std::string who(uint32_t process) const;
+  std::string channel(const Event& e) const;
+
+  const Trace& t_;
+  std::vector<uint32_t> out_begin_, out_edges_;
+};
+
+std::string statusText(int raw_wait_status);
+std::string signalText(int sig);
+
+}  // namespace radar::replay

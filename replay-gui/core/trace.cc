@@ -1,0 +1,118 @@
+#include "trace.h"
+
+#include <algorithm>
+
+#include "clocks.h"
+#include "radar/proto/radarlog.pb.h"
+
+namespace radar::replay {
+
+std::string Process::label() const { return name + "[" + std::to_string(pid) + "]"; }
+
+const char* findingKindName(Finding::Kind k) {
+  switch (k) {
+    case Finding::Kind::NeverReceived: return "never-received";
+    case Finding::Kind::NoSender: return "no-sender";
+    case Finding::Kind::Abnormal: return "abnormal-end";
+    case Finding::Kind::NeverEnded: return "never-ended";
+    case Finding::Kind::Deadlock: return "deadlock";
+    case Finding::Kind::LostEvents: return "lost-events";
+    case Finding::Kind::Damaged: return "damaged-log";
+    case Finding::Kind::Unrecorded: return "not-recorded";
+  }
+  return "finding";
+}
+
+std::pair<const Edge*, const Edge*> Trace::incoming(uint32_t position) const {
+  auto lo = std::lower_bound(edges.begin(), edges.end(), position,
+                             [](const Edge& e, uint32_t v) { return e.to < v; });
+  auto hi = lo;
+  while (hi != edges.end() && hi->to == position) ++hi;
+  return {edges.data() + (lo - edges.begin()), edges.data() + (hi - edges.begin())};
+}
+
+int64_t Trace::wallTime(uint32_t position) const {
+  const Event& e = events[position];
+  return e.entry_ns + processes[e.process].realtime_offset;
+}
+
+bool Trace::happensBefore(uint32_t a, uint32_t b) const { return clocks && clocks->happensBefore(a, b); }
+
+std::string Trace::channelLabel(uint32_t channel) const {
+  return channel < channels.size() ? channels[channel].name : std::string("an unknown channel");
+}
+
+bool Trace::record(uint32_t position, log::Record* out, std::string* payload,
+                   std::vector<std::string>* strings, std::string* error) const {
+  const Event& ev = events[position];
+  const Process& p = processes[ev.process];
+  if (readers_.size() < processes.size()) readers_.resize(processes.size());
+  // Keep a bounded number of logs open: recordings can have thousands.
+  static constexpr size_t kMaxOpen = 64;
+  auto& reader = readers_[ev.process];
+  if (!reader) {
+    size_t open = 0;
+    for (const auto& r : readers_) open += r != nullptr;
+    if (open >= kMaxOpen)
+      for (auto& r : readers_) r.reset();
+    log::LogError err;
+    reader = log::LogReader::open(p.log_path, &err);
+    if (!reader) {
+      if (error) *error = err.toString();
+      return false;
+    }
+  }
+  const uint64_t frame = ev.frame();
+  log::Location where{ev.isTail() ? log::Location::kTailFrame : frame, ev.frameOffset()};
+  log::LogError err;
+  if (!reader->readRecord(where, out, &err)) {
+    if (error) *error = err.toString();
+    return false;
+  }
+  if (payload) payload->assign(out->payload);
+  if (strings) {
+    strings->clear();
+    for (auto s : out->strings) strings->emplace_back(s);
+  }
+  return true;
+}
+
+bool Trace::payload(uint32_t position, std::string* out, std::string* error) const {
+  log::Record r;
+  std::string own;
+  if (!record(position, &r, &own, nullptr, error)) return false;
+  const Event& ev = events[position];
+  if (!own.empty() || log::categoryOf(ev.eventKind()) != log::Category::Receive) {
+    *out = own;
+    return true;
+  }
+  // A receive whose bytes only the senders' logs hold: the matched pieces,
+  // in stream order.
+  out->clear();
+  auto [b, e] = incoming(position);
+  std::vector<const Edge*> pieces;
+  for (; b != e; ++b)
+    if (b->why == Edge::Why::Message) pieces.push_back(b);
+  // The first piece may start inside its send; the edges do not say where,
+  // but a receive takes the end of its first send and the start of the
+  // others: work out the offset from the bytes the earlier receives took.
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    const Edge* piece = pieces[k];
+    std::string bytes;
+    log::Record sr;
+    if (!record(piece->from, &sr, &bytes, nullptr, error)) return false;
+    uint64_t skip = 0;
+    if (k == 0 && pieces.size() >= 1) {
+      // Bytes of this send that earlier receives consumed.
+      for (const Edge& other : edges)
+        if (other.from == piece->from && other.why == Edge::Why::Message && other.to < position &&
+            !(events[other.to].flags & kEventPeek))
+          skip += other.bytes;
+    }
+    if (skip > bytes.size()) skip = bytes.size();
+    out->append(bytes, static_cast<size_t>(skip), piece->bytes);
+  }
+  return true;
+}
+
+}  // namespace radar::replay

@@ -1,0 +1,254 @@
+#include "fake_recording.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <queue>
+
+#include "crc32c.h"
+#include "merge.h"
+
+namespace radar::testing {
+
+FakeProcess& FakeProcess::pipeEnd(uint32_t index, uint64_t ino, bool write_end) {
+  Item it{log::Kind::Channel};
+  it.annotation = true;
+  it.info.index = index;
+  it.info.type = log::ChannelType::Pipe;
+  it.info.origin = log::ChannelOrigin::Created;
+  it.info.dev = 15;
+  it.info.ino = ino;
+  it.info.access = write_end ? O_WRONLY : O_RDONLY;
+  items_.push_back(it);
+  return *this;
+}
+
+FakeProcess& FakeProcess::socketEnd(uint32_t index, uint64_t ino, uint64_t peer_ino,
+                                    log::ChannelType type) {
+  Item it{log::Kind::Channel};
+  it.annotation = true;
+  it.info.index = index;
+  it.info.type = type;
+  it.info.origin = log::ChannelOrigin::Created;
+  it.info.dev = 8;
+  it.info.ino = ino;
+  it.info.peer_ino = peer_ino;
+  it.info.access = O_RDWR;
+  items_.push_back(it);
+  return *this;
+}
+
+FakeProcess& FakeProcess::terminal(uint32_t index) {
+  Item it{log::Kind::Channel};
+  it.annotation = true;
+  it.info.index = index;
+  it.info.type = log::ChannelType::Terminal;
+  it.info.origin = log::ChannelOrigin::Inherited;
+  it.info.dev = 22;
+  it.info.ino = 7;
+  it.info.external = true;
+  items_.push_back(it);
+  return *this;
+}
+
+FakeProcess& FakeProcess::send(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
+                               uint32_t tid) {
+  Item it{log::Kind::Write, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
+  it.tid = tid;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::receive(uint32_t channel, const std::string& bytes, int64_t entry,
+                                  int64_t ret, uint32_t tid) {
+  Item it{log::Kind::Read, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
+  it.tid = tid;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::failedReceive(uint32_t channel, int err, int64_t entry, int64_t ret) {
+  Item it{log::Kind::Read, channel, "", entry, ret, -1, static_cast<uint32_t>(err)};
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::close(uint32_t channel, int64_t at) {
+  items_.push_back(Item{log::Kind::Close, channel, "", at, at});
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::fork(int32_t child_pid, int64_t entry, int64_t ret) {
+  Item it{log::Kind::Fork, 0, "", entry, ret, child_pid};
+  it.peer = child_pid;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::wait(int32_t child_pid, int status, int64_t entry, int64_t ret) {
+  Item it{log::Kind::Wait, 0, "", entry, ret, child_pid};
+  it.peer = child_pid;
+  it.status = status;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::exit(int status, int64_t at) {
+  Item it{log::Kind::Exit, 0, "", at, at};
+  it.status = status;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::user(const std::string& name, int64_t at) {
+  Item it{log::Kind::User, 0, "", at, at};
+  it.name = name;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::blockedIn(log::Kind kind, uint32_t channel, int32_t fd) {
+  blocked_.push_back({static_cast<uint32_t>(pid_), static_cast<uint16_t>(kind), 0, fd, channel, 0, 0});
+  return *this;
+}
+
+FakeRecording::FakeRecording() {
+  const char* base = std::getenv("TMPDIR");
+  std::string templ = std::string(base ? base : "/tmp") + "/radar-fake-XXXXXX";
+  dir_ = ::mkdtemp(templ.data());
+}
+
+FakeProcess& FakeRecording::process(const std::string& name, int32_t pid) {
+  auto p = std::make_unique<FakeProcess>();
+  p->name_ = name;
+  p->pid_ = pid;
+  p->log_id_ = next_log_id_++;
+  processes_.push_back(std::move(p));
+  return *processes_.back();
+}
+
+FakeProcess& FakeRecording::child(FakeProcess& parent, const std::string& name, int32_t pid) {
+  FakeProcess& c = process(name, pid);
+  c.origin_ = log::Origin::Forked;
+  c.parent_log_ = parent.log_id_;
+  c.parent_counter_ = parent.counter_;
+  return c;
+}
+
+std::string FakeRecording::write() {
+  written_ = true;
+  static const uint8_t id[16] = {9};
+  for (const auto& p : processes_) {
+    const std::string path = dir_ + "/" + std::to_string(p->pid_) + "-0-" + p->name_ + ".rlog";
+    const std::string exe = "/bin/" + p->name_;
+    const char* argv[] = {p->name_.c_str(), nullptr};
+    log::HeaderFields h;
+    h.recording_id = id;
+    h.log_id = p->log_id_;
+    h.host_name = "test";
+    h.boot_id = "boot";
+    h.pid = p->pid_;
+    h.ppid = 1;
+    h.origin = p->origin_;
+    h.parent_log_id = p->parent_log_;
+    h.parent_counter = p->parent_counter_;
+    h.executable = exe.c_str();
+    h.argv = argv;
+    h.realtime_ns = 1'700'000'000'000'000'000;
+    h.monotonic_ns = 0;
+    log::LogWriter w;
+    log::WriterOptions options;
+    options.tail_capacity = 4096;  // several frames in longer tests
+    if (w.open(path.c_str(), h, options) != 0) std::abort();
+    std::vector<uint64_t> sent(256, 0), received(256, 0);
+    for (const auto& it : p->items_) {
+      log::EventFields e;
+      e.kind = it.kind;
+      if (it.annotation) {
+        e.channel_info = &it.info;
+        w.append(e);
+        continue;
+      }
+      e.tid = it.tid;
+      e.entry_ns = it.entry;
+      e.return_ns = it.ret;
+      e.fd = 3;
+      e.channel = it.channel;
+      e.result = it.result;
+      e.error = it.error;
+      e.peer_pid = it.peer;
+      e.status = it.status;
+      log::Iov iov{it.bytes.data(), it.bytes.size()};
+      const char* name = it.name.c_str();
+      if (it.kind == log::Kind::User) {
+        e.strings = &name;
+        e.string_count = 1;
+      }
+      if (log::isData(it.kind)) {
+        const bool is_send = log::categoryOf(it.kind) == log::Category::Send;
+        e.has_offset = true;
+        e.size = it.bytes.empty() ? 64 : it.bytes.size();
+        auto& offset = is_send ? sent[it.channel] : received[it.channel];
+        e.offset = offset;
+        if (it.result > 0) offset += static_cast<uint64_t>(it.result);
+        if (is_send) {
+          e.payload = &iov;
+          e.payload_iov_count = 1;
+          e.payload_len = it.bytes.size();
+        } else if (it.result > 0) {
+          e.has_hash = true;
+          e.hash = crc32c(0, it.bytes.data(), it.bytes.size());
+        }
+      }
+      w.append(e);
+    }
+    for (size_t i = 0; i < p->blocked_.size(); ++i) w.control()->threads[i] = p->blocked_[i];
+    w.abandon();  // as if the recording stopped here: not closed
+  }
+  return dir_;
+}
+
+std::unique_ptr<replay::Trace> FakeRecording::load() {
+  if (!written_) write();
+  std::string error;
+  replay::LoadOptions options;
+  auto t = replay::loadTrace({dir_}, options, &error);
+  if (!t) std::abort();
+  return t;
+}
+
+bool reaches(const replay::Trace& t, uint32_t a, uint32_t b) {
+  std::vector<std::vector<uint32_t>> next(t.events.size());
+  for (const auto& e : t.edges) next[e.from].push_back(e.to);
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const uint32_t pred = t.localPredecessor(i);
+    if (pred != replay::kNone) next[pred].push_back(i);
+  }
+  std::vector<bool> seen(t.events.size(), false);
+  std::queue<uint32_t> q;
+  q.push(a);
+  seen[a] = true;
+  while (!q.empty()) {
+    const uint32_t x = q.front();
+    q.pop();
+    for (uint32_t y : next[x]) {
+      if (y == b) return true;
+      if (!seen[y]) {
+        seen[y] = true;
+        q.push(y);
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace radar::testing

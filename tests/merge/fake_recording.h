@@ -1,0 +1,88 @@
+// Test helper: writes hand-made recordings (one log per process) with
+// LogWriter, with exact times, channels and contents, so that the merge can
+// be checked against known answers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fields.h"
+#include "trace.h"
+#include "writer.h"
+
+namespace radar::testing {
+
+class FakeRecording;
+
+class FakeProcess {
+ public:
+  // Channel ends: `index` is this log's channel index; pipes share `ino`.
+  FakeProcess& pipeEnd(uint32_t index, uint64_t ino, bool write_end);
+  FakeProcess& socketEnd(uint32_t index, uint64_t ino, uint64_t peer_ino,
+                         log::ChannelType type = log::ChannelType::UnixStream);
+  FakeProcess& terminal(uint32_t index);
+  // Events, in the order the process did them; times in ns.
+  FakeProcess& send(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
+                    uint32_t tid = 0);
+  FakeProcess& receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
+                       uint32_t tid = 0);
+  FakeProcess& failedReceive(uint32_t channel, int err, int64_t entry, int64_t ret);
+  FakeProcess& close(uint32_t channel, int64_t at);
+  FakeProcess& fork(int32_t child_pid, int64_t entry, int64_t ret);
+  FakeProcess& wait(int32_t child_pid, int status, int64_t entry, int64_t ret);
+  FakeProcess& exit(int status, int64_t at);
+  FakeProcess& user(const std::string& name, int64_t at);
+  // The call a thread was blocked in when the recording ended.
+  FakeProcess& blockedIn(log::Kind kind, uint32_t channel, int32_t fd = 3);
+  uint64_t counter() const { return counter_; }  // events so far
+  uint64_t logId() const { return log_id_; }
+
+ private:
+  friend class FakeRecording;
+  struct Item {
+    log::Kind kind;
+    uint32_t channel = 0;
+    std::string bytes;
+    int64_t entry = 0, ret = 0;
+    int64_t result = 0;
+    uint32_t error = 0;
+    int32_t peer = 0, status = 0;
+    uint32_t tid = 0;
+    bool annotation = false;
+    log::ChannelFields info;
+    std::string name;
+  };
+  std::string name_;
+  int32_t pid_ = 0;
+  uint64_t log_id_ = 0;
+  log::Origin origin_ = log::Origin::Root;
+  uint64_t parent_log_ = 0, parent_counter_ = 0;
+  std::vector<Item> items_;
+  uint64_t counter_ = 0;
+  std::vector<log::ThreadSlot> blocked_;
+};
+
+class FakeRecording {
+ public:
+  FakeRecording();
+  FakeProcess& process(const std::string& name, int32_t pid);
+  // A child created by `parent`'s fork, linked at the parent's counter now.
+  FakeProcess& child(FakeProcess& parent, const std::string& name, int32_t pid);
+  // Writes the logs. Returns the directory.
+  std::string write();
+  std::unique_ptr<replay::Trace> load();
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  std::vector<std::unique_ptr<FakeProcess>> processes_;
+  uint64_t next_log_id_ = 1000;
+  bool written_ = false;
+};
+
+// Brute force: does `a` reach `b` through local order and edges?
+bool reaches(const replay::Trace& t, uint32_t a, uint32_t b);
+
+}  // namespace radar::testing

@@ -1,0 +1,365 @@
+// The merge on hand-made recordings whose answers are known.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <fstream>
+
+#include "display.h"
+#include "fake_recording.h"
+#include "merge.h"
+#include "narrative.h"
+
+namespace radar::testing {
+namespace {
+
+using replay::Edge;
+using replay::Finding;
+using replay::kNone;
+using replay::Trace;
+
+// Position of the n-th event (1-based counter) of the process with this pid.
+uint32_t at(const Trace& t, int32_t pid, uint32_t counter) {
+  for (const auto& p : t.processes)
+    if (p.pid == pid) return t.process_events[p.index].at(counter - 1);
+  ADD_FAILURE() << "no process " << pid;
+  return 0;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> messages(const Trace& t) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const Edge& e : t.edges)
+    if (e.why == Edge::Why::Message) out.push_back({e.from, e.to});
+  return out;
+}
+
+const Finding* findingOf(const Trace& t, Finding::Kind kind) {
+  for (const auto& f : t.findings)
+    if (f.kind == kind) return &f;
+  return nullptr;
+}
+
+// Every edge goes forward in the linear order; every process's events are
+// in counter order; numbers follow RADAR's rule.
+void expectConsistent(const Trace& t) {
+  for (const Edge& e : t.edges) EXPECT_LT(e.from, e.to);
+  for (const auto& list : t.process_events)
+    for (size_t k = 1; k < list.size(); ++k) {
+      EXPECT_LT(list[k - 1], list[k]);
+      EXPECT_EQ(t.events[list[k]].counter, t.events[list[k - 1]].counter + 1);
+    }
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    uint32_t want = 0;
+    const uint32_t pred = t.localPredecessor(i);
+    if (pred != kNone) want = t.events[pred].number;
+    auto [b, e] = t.incoming(i);
+    for (; b != e; ++b) want = std::max(want, t.events[b->from].number);
+    EXPECT_EQ(t.events[i].number, want + 1) << "event " << i;
+  }
+}
+
+// The four cases of the Interaction Network paper (Fig. 2): blocking or
+// non-blocking send, message or receiver first.
+struct Case {
+  bool blocking, message_first;
+};
+class InteractionNetwork : public ::testing::TestWithParam<Case> {};
+
+TEST_P(InteractionNetwork, MatchedOrderedNumberedAndShown) {
+  const Case c = GetParam();
+  FakeRecording rec;
+  FakeProcess& s = rec.process("sender", 100).pipeEnd(1, 11, true);
+  FakeProcess& r = rec.process("receiver", 200).pipeEnd(1, 11, false);
+  // The receiver is either in its receive before the message comes (from
+  // t=5) or comes to it after the message waited (from t=20).
+  const int64_t recv_entry = c.message_first ? 20 : 5;
+  s.send(1, "message", 10, 11);
+  r.receive(1, "message", recv_entry, 21);
+  if (c.blocking) {
+    // Synchronous: the sender waits for the receiver's unblocking reply.
+    s.pipeEnd(2, 12, false).receive(2, "ack", 12, 41);
+    r.pipeEnd(2, 12, true).send(2, "ack", 30, 31);
+  }
+  s.exit(0, 50);
+  r.exit(0, 51);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const uint32_t send = at(*t, 100, 1), receive = at(*t, 200, 1);
+  auto m = messages(*t);
+  ASSERT_GE(m.size(), 1u);
+  EXPECT_EQ(m[0], std::make_pair(send, receive));
+  EXPECT_EQ(t->bytes_matched, c.blocking ? 10u : 7u);
+  EXPECT_TRUE(t->happensBefore(send, receive));
+  EXPECT_FALSE(t->happensBefore(receive, send));
+  EXPECT_EQ(t->events[send].number, 1u);
+  EXPECT_EQ(t->events[receive].number, 2u);  // max(0, 1) + 1
+  if (c.blocking) {
+    const uint32_t ack = at(*t, 200, 2), unblocked = at(*t, 100, 2);
+    EXPECT_EQ(m[1], std::make_pair(ack, unblocked));
+    EXPECT_EQ(t->events[unblocked].number, 4u);  // max(1, 3) + 1
+    EXPECT_TRUE(t->happensBefore(receive, unblocked));
+  }
+
+  // Between the send and the receive the message is queued at the
+  // receiver; the receiver is blocked in its receive only if it came first.
+  replay::DisplayModel display(*t, 2);
+  const auto after_send = display.stateAt(send + 1);
+  ASSERT_EQ(after_send.queued.size(), 1u);
+  EXPECT_EQ(after_send.queued[0].send, send);
+  EXPECT_EQ(after_send.queued[0].bytes_left, 7u);
+  EXPECT_EQ(after_send.queued[0].to_process, t->events[receive].process);
+  bool receiver_blocked = false;
+  for (const auto& b : after_send.blocked) receiver_blocked |= b.event == receive;
+  EXPECT_EQ(receiver_blocked, !c.message_first);
+  const auto after_receive = display.stateAt(receive + 1);
+  for (const auto& q : after_receive.queued) EXPECT_NE(q.send, send);
+  EXPECT_TRUE(t->findings.empty()) << t->findings[0].text;
+}
+
+INSTANTIATE_TEST_SUITE_P(Figure2, InteractionNetwork,
+                         ::testing::Values(Case{true, true}, Case{true, false}, Case{false, true},
+                                           Case{false, false}),
+                         [](const auto& param_info) {
+                           return std::string(param_info.param.blocking ? "Blocking" : "NonBlocking") +
+                                  (param_info.param.message_first ? "MessageFirst" : "ReceiverFirst");
+                         });
+
+// RADAR report, section 3.3: a receive's count becomes the larger of its
+// own and the sender's, plus one.
+TEST(Merge, RadarCounterRule) {
+  FakeRecording rec;
+  FakeProcess& a = rec.process("a", 10).pipeEnd(1, 5, true);
+  FakeProcess& b = rec.process("b", 20).pipeEnd(1, 5, false);
+  for (int i = 0; i < 5; ++i) a.user("step", 10 + i);
+  a.send(1, "x", 20, 21);  // a's sixth event
+  b.user("one", 1).user("two", 2);
+  b.receive(1, "x", 30, 31);  // b's third event
+  b.user("after", 40);
+  auto t = rec.load();
+  expectConsistent(*t);
+  EXPECT_EQ(t->events[at(*t, 10, 6)].number, 6u);
+  EXPECT_EQ(t->events[at(*t, 20, 3)].number, 7u);  // max(2, 6) + 1
+  EXPECT_EQ(t->events[at(*t, 20, 4)].number, 8u);
+  // Unrelated events may share a number: b's first two are 1 and 2.
+  EXPECT_EQ(t->events[at(*t, 20, 2)].number, 2u);
+  EXPECT_EQ(t->events[at(*t, 10, 2)].number, 2u);
+}
+
+TEST(Merge, StreamsSplitAndJoinedAcrossReads) {
+  FakeRecording rec;
+  FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 7, true);
+  FakeProcess& r = rec.process("reader", 2).pipeEnd(1, 7, false);
+  w.send(1, "abcdef", 10, 11).send(1, "gh", 12, 13);
+  r.receive(1, "ab", 20, 21).receive(1, "cdefg", 22, 23).receive(1, "h", 24, 25);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const uint32_t w1 = at(*t, 1, 1), w2 = at(*t, 1, 2);
+  const uint32_t r1 = at(*t, 2, 1), r2 = at(*t, 2, 2), r3 = at(*t, 2, 3);
+  auto [b, e] = t->incoming(r2);
+  ASSERT_EQ(e - b, 2);
+  EXPECT_EQ(b[0].from, w1);
+  EXPECT_EQ(b[0].bytes, 4u);  // "cdef"
+  EXPECT_EQ(b[1].from, w2);
+  EXPECT_EQ(b[1].bytes, 1u);  // "g"
+  EXPECT_EQ(t->incoming(r1).first->from, w1);
+  EXPECT_EQ(t->incoming(r3).first->from, w2);
+  // The bytes a receive got come from the senders' logs.
+  std::string bytes, error;
+  ASSERT_TRUE(t->payload(r2, &bytes, &error)) << error;
+  EXPECT_EQ(bytes, "cdefg");
+  ASSERT_TRUE(t->payload(r3, &bytes, &error)) << error;
+  EXPECT_EQ(bytes, "h");
+  EXPECT_EQ(t->bytes_matched, 8u);
+}
+
+TEST(Merge, SharedPipeWithTwoWritersAfterFork) {
+  FakeRecording rec;
+  FakeProcess& parent = rec.process("parent", 1).pipeEnd(1, 9, true);
+  parent.send(1, "P1", 10, 11);
+  parent.fork(2, 12, 13);
+  FakeProcess& child = rec.child(parent, "child", 2);
+  child.pipeEnd(1, 9, true).send(1, "C1", 20, 21);
+  parent.send(1, "P2", 30, 31);
+  FakeProcess& reader = rec.process("reader", 3).pipeEnd(1, 9, false);
+  reader.receive(1, "P1C1", 40, 41).receive(1, "P2", 42, 43);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const uint32_t first = at(*t, 3, 1);
+  auto [b, e] = t->incoming(first);
+  ASSERT_EQ(e - b, 2);
+  EXPECT_EQ(b[0].from, at(*t, 1, 1));
+  EXPECT_EQ(b[1].from, at(*t, 2, 1));
+  EXPECT_EQ(t->incoming(at(*t, 3, 2)).first->from, at(*t, 1, 3));
+  // The child was created by the fork: its first event follows it.
+  EXPECT_TRUE(t->happensBefore(at(*t, 1, 1), at(*t, 2, 1)));
+  EXPECT_EQ(t->processes[t->events[at(*t, 2, 1)].process].parent, t->events[at(*t, 1, 1)].process);
+}
+
+TEST(Merge, DeadlockOfTwo) {
+  FakeRecording rec;
+  rec.process("alpha", 1).pipeEnd(1, 101, true).pipeEnd(2, 102, false).blockedIn(log::Kind::Read, 2);
+  rec.process("beta", 2).pipeEnd(1, 101, false).pipeEnd(2, 102, true).blockedIn(log::Kind::Read, 1);
+  auto t = rec.load();
+  const Finding* d = findingOf(*t, Finding::Kind::Deadlock);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->processes.size(), 2u);
+  EXPECT_EQ(d->channels.size(), 2u);
+  EXPECT_NE(d->text.find("alpha[1] waits for beta[2] on pipe"), std::string::npos) << d->text;
+  EXPECT_NE(d->text.find("beta[2] waits for alpha[1] on pipe"), std::string::npos) << d->text;
+  EXPECT_TRUE(findingOf(*t, Finding::Kind::NeverEnded));
+}
+
+TEST(Merge, DeadlockOfThree) {
+  FakeRecording rec;
+  rec.process("a", 1).pipeEnd(1, 201, true).pipeEnd(3, 203, false).blockedIn(log::Kind::Read, 3);
+  rec.process("b", 2).pipeEnd(1, 201, false).pipeEnd(2, 202, true).blockedIn(log::Kind::Read, 1);
+  rec.process("c", 3).pipeEnd(2, 202, false).pipeEnd(3, 203, true).blockedIn(log::Kind::Read, 2);
+  // A bystander blocked on a pipe whose writer has exited is not part of it.
+  rec.process("d", 4).pipeEnd(1, 204, false).blockedIn(log::Kind::Read, 1);
+  rec.process("e", 5).pipeEnd(1, 204, true).exit(0, 5);
+  auto t = rec.load();
+  int deadlocks = 0;
+  for (const auto& f : t->findings)
+    if (f.kind == Finding::Kind::Deadlock) {
+      ++deadlocks;
+      EXPECT_EQ(f.processes.size(), 3u) << f.text;
+      EXPECT_EQ(f.text.find("d[4]"), std::string::npos) << f.text;
+    }
+  EXPECT_EQ(deadlocks, 1);
+}
+
+TEST(Merge, NoDeadlockWhenTheWriterCouldStillSend) {
+  FakeRecording rec;
+  rec.process("reader", 1).pipeEnd(1, 301, false).blockedIn(log::Kind::Read, 1);
+  rec.process("writer", 2).pipeEnd(1, 301, true).user("busy", 1);  // alive, not blocked on reader
+  auto t = rec.load();
+  EXPECT_FALSE(findingOf(*t, Finding::Kind::Deadlock));
+  const Finding* never = findingOf(*t, Finding::Kind::NeverEnded);
+  ASSERT_TRUE(never);
+  EXPECT_NE(never->text.find("blocked in read on pipe"), std::string::npos) << never->text;
+}
+
+TEST(Merge, MessageNeverReceived) {
+  FakeRecording rec;
+  rec.process("talker", 1).pipeEnd(1, 401, true).send(1, "hello?", 10, 11).send(1, "anyone?", 12, 13).exit(0, 14);
+  rec.process("deaf", 2).pipeEnd(1, 401, false).exit(0, 20);
+  auto t = rec.load();
+  const Finding* f = findingOf(*t, Finding::Kind::NeverReceived);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->bytes, 13u);
+  EXPECT_EQ(f->events.size(), 2u);
+  EXPECT_NE(f->text.find("2 messages (13 bytes) sent by talker[1] on pipe 1 never received"), std::string::npos)
+      << f->text;
+  replay::DisplayModel display(*t);
+  EXPECT_EQ(display.stateAt(static_cast<uint32_t>(t->events.size())).queued.size(), 2u);
+  replay::Narrator narrator(*t);
+  EXPECT_NE(narrator.sentence(at(*t, 1, 1)).find("which nobody receives"), std::string::npos);
+}
+
+TEST(Merge, CrashedProcess) {
+  FakeRecording rec;
+  FakeProcess& parent = rec.process("parent", 1);
+  parent.fork(2, 1, 2);
+  FakeProcess& child = rec.child(parent, "worker", 2);
+  child.user("working", 5);
+  parent.wait(2, SIGSEGV | 0x80, 3, 10);  // killed by SIGSEGV, core dumped
+  parent.exit(1, 11);
+  auto t = rec.load();
+  const Finding* f = findingOf(*t, Finding::Kind::Abnormal);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->text.find("worker[2] crashed: Segmentation fault, core dumped"), std::string::npos) << f->text;
+  // The wait follows the child's last event.
+  EXPECT_TRUE(t->happensBefore(at(*t, 2, 1), at(*t, 1, 2)));
+  replay::Narrator narrator(*t);
+  EXPECT_NE(narrator.sentence(at(*t, 1, 2)).find("learns that worker[2] was killed by signal 11 (SIGSEGV)"),
+            std::string::npos)
+      << narrator.sentence(at(*t, 1, 2));
+}
+
+TEST(Merge, DamagedAndMissingLogs) {
+  FakeRecording rec;
+  FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 501, true);
+  for (int i = 0; i < 300; ++i) w.send(1, std::string(20, 'w'), 10 + 2 * i, 11 + 2 * i);
+  FakeProcess& r = rec.process("reader", 2).pipeEnd(1, 501, false);
+  for (int i = 0; i < 300; ++i) r.receive(1, std::string(20, 'w'), 1000 + 2 * i, 1001 + 2 * i);
+  rec.write();
+  // Cut the writer's log inside its last frame (the first ones, and the
+  // header, survive); add a file that is not a log at all.
+  const std::string writer_log = rec.dir() + "/1-0-writer.rlog";
+  std::ifstream in(writer_log, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_GT(bytes.size(), 4096u + 4096u + 2000u);
+  bytes.resize(bytes.size() - 100);
+  std::ofstream(writer_log, std::ios::binary | std::ios::trunc) << bytes;
+  std::ofstream(rec.dir() + "/9-0-junk.rlog") << "not a log";
+  std::string error;
+  auto t = replay::loadTrace({rec.dir()}, {}, &error);
+  ASSERT_TRUE(t) << error;
+  bool junk = false, cut = false;
+  for (const auto& p : t->problems) {
+    junk |= p.path.find("junk") != std::string::npos && p.message.find("bad magic") != std::string::npos;
+    cut |= p.path.find("writer") != std::string::npos;
+  }
+  EXPECT_TRUE(junk);
+  EXPECT_TRUE(cut);
+  EXPECT_TRUE(findingOf(*t, Finding::Kind::Damaged));
+  // What the lost sends carried was received: with no recorded sender.
+  const Finding* orphan = findingOf(*t, Finding::Kind::NoSender);
+  ASSERT_TRUE(orphan);
+  EXPECT_GT(orphan->bytes, 0u);
+  EXPECT_GT(t->bytes_matched, 0u);
+  expectConsistent(*t);
+
+  // A directory with nothing readable: a clear error.
+  const std::string empty = rec.dir() + "/empty";
+  ::mkdir(empty.c_str(), 0700);
+  EXPECT_FALSE(replay::loadTrace({empty}, {}, &error));
+  EXPECT_NE(error.find("no readable log"), std::string::npos) << error;
+  EXPECT_FALSE(replay::loadTrace({rec.dir() + "/missing"}, {}, &error));
+  EXPECT_NE(error.find("no such file"), std::string::npos) << error;
+}
+
+TEST(Merge, InputFromTheTerminalIsExternal) {
+  FakeRecording rec;
+  rec.process("shell", 1).terminal(1).receive(1, "ls\n", 5, 6).send(1, "file\n", 7, 8).exit(0, 9);
+  auto t = rec.load();
+  EXPECT_EQ(t->bytes_external, 3u);
+  EXPECT_TRUE(t->findings.empty()) << t->findings[0].text;
+  replay::Narrator narrator(*t);
+  EXPECT_NE(narrator.sentence(0).find("from terminal"), std::string::npos) << narrator.sentence(0);
+  EXPECT_NE(narrator.sentence(1).find("to terminal"), std::string::npos) << narrator.sentence(1);
+}
+
+TEST(Merge, SocketPairBothWays) {
+  FakeRecording rec;
+  rec.process("client", 1).socketEnd(1, 601, 602).send(1, "GET", 10, 11).receive(1, "200", 30, 31);
+  rec.process("server", 2).socketEnd(1, 602, 601).receive(1, "GET", 15, 16).send(1, "200", 20, 21);
+  auto t = rec.load();
+  expectConsistent(*t);
+  ASSERT_EQ(messages(*t).size(), 2u);
+  EXPECT_EQ(t->channels.size(), 1u);
+  EXPECT_TRUE(t->happensBefore(at(*t, 1, 1), at(*t, 1, 2)));
+  EXPECT_TRUE(t->happensBefore(at(*t, 2, 1), at(*t, 1, 2)));
+  EXPECT_FALSE(t->happensBefore(at(*t, 2, 2), at(*t, 2, 1)));
+}
+
+TEST(Merge, DisplayStateFromCheckpointsEqualsReplayFromStart) {
+  FakeRecording rec;
+  FakeProcess& a = rec.process("a", 1).pipeEnd(1, 701, true).pipeEnd(2, 702, false);
+  FakeProcess& b = rec.process("b", 2).pipeEnd(1, 701, false).pipeEnd(2, 702, true);
+  for (int i = 0; i < 40; ++i) {
+    a.send(1, "ping" + std::to_string(i), 100 * i, 100 * i + 5);
+    b.receive(1, "ping" + std::to_string(i), 100 * i + 2, 100 * i + 10);
+    b.send(2, "pong", 100 * i + 20, 100 * i + 25);
+    if (i % 3) a.receive(2, "pong", 100 * i + 30, 100 * i + 40);
+  }
+  auto t = rec.load();
+  replay::DisplayModel display(*t, 7);
+  for (uint32_t n = 0; n <= t->events.size(); ++n) EXPECT_EQ(display.stateAt(n), display.replayFromStart(n)) << n;
+}
+
+}  // namespace
+}  // namespace radar::testing

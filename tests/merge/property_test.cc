@@ -1,0 +1,201 @@
+// The merge on randomly generated executions: many processes, shared pipes
+// with several writers and readers, blocking reads. The simulator knows
+// which send produced every received byte; the merge must find exactly that,
+// and its order, numbers, clocks and display states must be consistent.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+#include <random>
+
+#include "clocks.h"
+#include "display.h"
+#include "fake_recording.h"
+#include "merge.h"
+
+namespace radar::testing {
+namespace {
+
+using replay::Edge;
+using replay::kNone;
+using replay::Trace;
+
+struct Piece {
+  int sender;              // process index
+  uint64_t send_counter;   // that process's counter
+  std::string bytes;
+};
+
+struct Truth {
+  // (receiver, counter) -> [(sender, counter, bytes)]
+  std::map<std::pair<int, uint64_t>, std::vector<std::tuple<int, uint64_t, uint32_t>>> received;
+};
+
+// Runs a random execution and writes its logs into `rec`.
+Truth simulate(uint64_t seed, FakeRecording& rec, int processes, int channels, int steps) {
+  std::mt19937_64 rng(seed);
+  struct Proc {
+    FakeProcess* log;
+    std::vector<int> out, in;  // channels it writes / reads
+    bool blocked = false;
+    int blocked_on = -1;
+    int64_t blocked_since = 0;
+    uint64_t counter = 0;
+  };
+  std::vector<Proc> procs(processes);
+  for (int p = 0; p < processes; ++p) procs[p].log = &rec.process("p" + std::to_string(p), 100 + p);
+  std::vector<std::deque<Piece>> pipe(channels);
+  for (int c = 0; c < channels; ++c) {
+    // One or two writers, one or two readers, no process on both ends.
+    std::vector<int> order(processes);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    const int writers = 1 + static_cast<int>(rng() % 2), readers = 1 + static_cast<int>(rng() % 2);
+    for (int k = 0; k < writers; ++k) procs[order[k]].out.push_back(c);
+    for (int k = writers; k < writers + readers && k < processes; ++k) procs[order[k]].in.push_back(c);
+  }
+  for (int p = 0; p < processes; ++p) {
+    for (int c : procs[p].out) procs[p].log->pipeEnd(c + 1, 1000 + c, true);
+    for (int c : procs[p].in) procs[p].log->pipeEnd(c + 1, 1000 + c, false);
+  }
+  Truth truth;
+  int64_t now = 1000;
+  for (int step = 0; step < steps; ++step) {
+    const int p = static_cast<int>(rng() % processes);
+    Proc& me = procs[p];
+    now += 1 + static_cast<int64_t>(rng() % 50);
+    if (me.blocked) {
+      auto& q = pipe[me.blocked_on];
+      if (q.empty()) continue;
+    }
+    const bool can_send = !me.out.empty(), can_receive = !me.in.empty();
+    const bool do_send = !me.blocked && can_send && (!can_receive || rng() % 2);
+    if (do_send) {
+      const int c = me.out[rng() % me.out.size()];
+      std::string bytes(1 + rng() % 30, 'a');
+      for (auto& ch : bytes) ch = static_cast<char>('a' + rng() % 26);
+      me.log->send(c + 1, bytes, now, now + 1);
+      pipe[c].push_back({p, ++me.counter, bytes});
+      now += 1;
+      continue;
+    }
+    if (!can_receive) continue;
+    const int c = me.blocked ? me.blocked_on : me.in[rng() % me.in.size()];
+    auto& q = pipe[c];
+    if (q.empty()) {  // a blocking read: waits until something arrives
+      me.blocked = true;
+      me.blocked_on = c;
+      me.blocked_since = now;
+      continue;
+    }
+    const int64_t entry = me.blocked ? me.blocked_since : now;
+    me.blocked = false;
+    size_t want = 1 + rng() % 40;
+    std::string got;
+    auto& pieces = truth.received[{p, me.counter + 1}];
+    while (want && !q.empty()) {
+      Piece& head = q.front();
+      const size_t take = std::min(want, head.bytes.size());
+      got += head.bytes.substr(0, take);
+      pieces.emplace_back(head.sender, head.send_counter, static_cast<uint32_t>(take));
+      head.bytes.erase(0, take);
+      want -= take;
+      if (head.bytes.empty()) q.pop_front();
+    }
+    me.log->receive(c + 1, got, entry, now + 1);
+    ++me.counter;
+    now += 1;
+  }
+  for (auto& me : procs)
+    if (me.blocked) me.log->blockedIn(log::Kind::Read, me.blocked_on + 1);
+  return truth;
+}
+
+class RandomExecutions : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(RandomExecutions, MergeIsExactAndConsistent) {
+  const uint64_t seed = GetParam();
+  std::mt19937_64 rng(seed * 7919);
+  const int processes = 2 + static_cast<int>(rng() % 7);
+  const int channels = 1 + static_cast<int>(rng() % 6);
+  FakeRecording rec;
+  Truth truth = simulate(seed, rec, processes, channels, 150 + static_cast<int>(rng() % 400));
+  auto t = rec.load();
+  ASSERT_TRUE(t->problems.empty()) << t->problems[0].message;
+  std::map<int32_t, uint32_t> by_pid;
+  for (const auto& p : t->processes) by_pid[p.pid] = p.index;
+  auto position = [&](int proc, uint64_t counter) {
+    return t->process_events[by_pid.at(100 + proc)].at(counter - 1);
+  };
+
+  // Every received byte is matched to the send that produced it.
+  uint64_t edges = 0;
+  for (const auto& [receiver, pieces] : truth.received) {
+    const uint32_t r = position(receiver.first, receiver.second);
+    auto [b, e] = t->incoming(r);
+    std::vector<std::tuple<uint32_t, uint32_t>> got, want;
+    for (; b != e; ++b)
+      if (b->why == Edge::Why::Message) got.emplace_back(b->from, b->bytes);
+    // Two pieces of one send in one receive are one edge.
+    for (const auto& [s, counter, n] : pieces) {
+      const uint32_t from = position(s, counter);
+      if (!want.empty() && std::get<0>(want.back()) == from) std::get<1>(want.back()) += n;
+      else want.emplace_back(from, n);
+    }
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want) << "receive " << r;
+    edges += want.size();
+  }
+
+  // Order: edges go forward; each process's events in counter order;
+  // RADAR's numbers are longest paths.
+  for (const Edge& e : t->edges) ASSERT_LT(e.from, e.to);
+  for (const auto& list : t->process_events)
+    for (size_t k = 1; k < list.size(); ++k) ASSERT_LT(list[k - 1], list[k]);
+  for (uint32_t i = 0; i < t->events.size(); ++i) {
+    uint32_t want = 0;
+    if (const uint32_t pred = t->localPredecessor(i); pred != kNone) want = t->events[pred].number;
+    for (auto [b, e] = t->incoming(i); b != e; ++b) want = std::max(want, t->events[b->from].number);
+    ASSERT_EQ(t->events[i].number, want + 1);
+  }
+
+  // "happens before" agrees with reachability.
+  const uint32_t n = static_cast<uint32_t>(t->events.size());
+  for (int k = 0; k < 150 && n > 1; ++k) {
+    const uint32_t a = static_cast<uint32_t>(rng() % n), b = static_cast<uint32_t>(rng() % n);
+    EXPECT_EQ(t->happensBefore(a, b), a != b && reaches(*t, a, b)) << "events " << a << " and " << b;
+  }
+
+  // The display state through checkpoints is the state replayed from 0.
+  replay::DisplayModel display(*t, 1 + static_cast<uint32_t>(rng() % 50));
+  for (uint32_t i = 0; i <= n; i += 1 + static_cast<uint32_t>(rng() % 7))
+    ASSERT_EQ(display.stateAt(i), display.replayFromStart(i)) << "position " << i;
+  ASSERT_EQ(display.stateAt(n), display.replayFromStart(n));
+  // Same recording, same order, whenever it is merged.
+  auto again = rec.load();
+  ASSERT_EQ(again->events.size(), t->events.size());
+  for (uint32_t i = 0; i < n; ++i) {
+    ASSERT_EQ(again->events[i].process, t->events[i].process);
+    ASSERT_EQ(again->events[i].counter, t->events[i].counter);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomExecutions, ::testing::Range<uint64_t>(1, 41));
+
+// Many processes: the clocks keep checkpoints, not a clock per event, and
+// still answer exactly.
+TEST(Clocks, CheckpointedClocksAnswerExactly) {
+  FakeRecording rec;
+  Truth truth = simulate(4242, rec, 40, 30, 6000);
+  auto t = rec.load();
+  EXPECT_GT(t->clocks->checkpointInterval(), 1u);
+  std::mt19937_64 rng(5);
+  const uint32_t n = static_cast<uint32_t>(t->events.size());
+  for (int k = 0; k < 300; ++k) {
+    const uint32_t a = static_cast<uint32_t>(rng() % n), b = static_cast<uint32_t>(rng() % n);
+    ASSERT_EQ(t->happensBefore(a, b), a != b && reaches(*t, a, b)) << a << " " << b;
+  }
+}
+
+}  // namespace
+}  // namespace radar::testing
