@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "address.h"
 #include "cli.h"
 #include "commands.h"
 #include "radar/proto/radarlog.pb.h"
@@ -43,11 +44,17 @@ void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
   if (r.kind == Kind::Channel) {
     proto::ChannelInfo ci;
     log::LogReader::parseChannel(r.channel_bytes, &ci);
-    std::printf("         channel %u: %s fd %d dev %llu ino %llu%s%s%s\n", ci.index(),
+    std::printf("         channel %u: %s fd %d dev %llu ino %llu", ci.index(),
                 log::channelTypeName(static_cast<log::ChannelType>(ci.type())), ci.fd(),
-                static_cast<unsigned long long>(ci.dev()),
-                static_cast<unsigned long long>(ci.ino()), ci.external() ? " external" : "",
-                ci.path().empty() ? "" : " path ", ci.path().c_str());
+                static_cast<unsigned long long>(ci.dev()), static_cast<unsigned long long>(ci.ino()));
+    if (ci.peer_ino()) std::printf(" peer ino %llu", static_cast<unsigned long long>(ci.peer_ino()));
+    if (!ci.local_address().empty()) std::printf(" local %s", log::formatAddress(ci.local_address()).c_str());
+    if (!ci.peer_address().empty()) std::printf(" peer %s", log::formatAddress(ci.peer_address()).c_str());
+    if (!ci.path().empty()) std::printf(" path %s", ci.path().c_str());
+    if (ci.access() == 0 || ci.access() == 1)
+      std::printf(" %s", ci.access() == 0 ? "read end" : "write end");
+    if (ci.external()) std::printf(" external");
+    std::printf("\n");
     return;
   }
   if (r.kind == Kind::Note) {

@@ -307,6 +307,33 @@ uint64_t lookupOrClassify(int fd, ChannelOrigin origin) {
 
 }  // namespace
 
+void classifyOpenDescriptors() {
+  const long dir = sys::openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (dir < 0) return;
+  struct Dirent64 {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+  };
+  alignas(8) char buf[4096];
+  for (;;) {
+    const long n = sys::raw(SYS_getdents64, dir, reinterpret_cast<long>(buf), sizeof(buf));
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      const auto* d = reinterpret_cast<const Dirent64*>(buf + off);
+      off += d->reclen;
+      if (d->name[0] < '0' || d->name[0] > '9') continue;
+      int fd = 0;
+      for (const char* c = d->name; *c >= '0' && *c <= '9'; ++c) fd = fd * 10 + (*c - '0');
+      if (fd == dir || isOwnFd(fd)) continue;
+      lookupOrClassify(fd, ChannelOrigin::Inherited);
+    }
+  }
+  sys::close(static_cast<int>(dir));
+}
+
 bool isChannel(int fd) {
   return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kChannel;
 }

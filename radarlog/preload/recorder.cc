@@ -30,6 +30,7 @@
 #include <cstring>
 
 #include "crc32c.h"
+#include "recorder_env.h"
 #include "state.h"
 #include "sys.h"
 
@@ -162,7 +163,7 @@ void parseConfig(char** envp) {
     std::strncpy(c.self_path, info.dli_fname, sizeof(c.self_path) - 1);
   // Remember radar's variables, to put them back into scrubbed environments.
   for (char** e = envp; e && *e && c.var_count < Config::kMaxVars; ++e)
-    if (startsWith(*e, "RADAR_") && !startsWith(*e, "RADAR_LINK=") &&
+    if (log::isRecorderVariable(*e) && !startsWith(*e, "RADAR_LINK=") &&
         std::strlen(*e) < sizeof(c.vars[0]))
       std::strcpy(c.vars[c.var_count++], *e);
   c.enabled = true;
@@ -704,7 +705,7 @@ void adoptFork(log::Origin origin) {
   t.vfork_pending = false;
   resetChannelsForNewLog();
   if (g_owner) g_owner->pid = static_cast<int32_t>(sys::getpid());
-  openLog(origin, parent_log, parent_counter, 0, environ);
+  if (openLog(origin, parent_log, parent_counter, 0, environ)) classifyOpenDescriptors();
 }
 
 void afterForkInChild() {
@@ -851,6 +852,7 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
   }
   if (g_owner) g_owner->pid = p.pid;
 
+  classifyOpenDescriptors();
   // stdio writes and reads through write()/read() inside the C library.
   for (FILE* f : {stdin, stdout, stderr})
     patchStdioTable(*reinterpret_cast<void**>(reinterpret_cast<char*>(f) + sizeof(FILE)));

@@ -92,6 +92,10 @@ void onClose(int fd);                                // forget; the caller recor
 void forget(int fd);                                 // an fd we know nothing about now
 void refreshSocket(int fd);                          // after bind/connect: new addresses
 uint32_t channelOf(int fd);                          // 0 when not a channel
+// Defines the channels of every descriptor open now: a log lists each
+// channel end its process holds, used or not (a writer that holds a pipe
+// and never writes is what a deadlock is made of).
+void classifyOpenDescriptors();
 
 // Descriptors of our own the program must not see or clobber.
 bool isOwnFd(int fd);

@@ -32,7 +32,7 @@ struct Config {
   char host[128] = {};
   // Our variables as they were at start, re-injected into scrubbed
   // environments at exec.
-  static constexpr int kMaxVars = 8;
+  static constexpr int kMaxVars = 12;
   char vars[kMaxVars][PATH_MAX + 32] = {};
   int var_count = 0;
 };

@@ -28,6 +28,7 @@
 #include "finalize.h"
 #include "radar/proto/radarlog.pb.h"
 #include "reader.h"
+#include "recorder_env.h"
 #include "recording.h"
 
 extern char** environ;
@@ -219,7 +220,7 @@ int runRecord(int argc, char** argv) {
   std::vector<std::string> env;
   std::string ld_preload = preload;
   for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "RADAR_", 6) == 0) continue;  // never inherit another recording's
+    if (log::isRecorderVariable(*e)) continue;  // never inherit another recording's
     if (std::strncmp(*e, "LD_PRELOAD=", 11) == 0) {
       if (std::strlen(*e) > 11) ld_preload += std::string(":") + (*e + 11);
       continue;

@@ -207,7 +207,7 @@ void findProblems(Trace& t) {
       }
       if (t.processes[p].last_event != kNone) f.events.push_back(t.processes[p].last_event);
     }
-    f.text = "deadlock: " + cycle;
+    f.text = cycle;
     out.push_back(std::move(f));
   };
   for (uint32_t v = 0; v < n; ++v)

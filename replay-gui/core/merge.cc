@@ -4,12 +4,16 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <numeric>
 #include <queue>
 #include <unordered_map>
 
+#include "address.h"
 #include "clocks.h"
 #include "findings.h"
 
@@ -39,35 +43,6 @@ std::string hexKey(uint64_t v) {
   char buf[20];
   std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(v));
   return buf;
-}
-
-// "127.0.0.1:7000", "[::1]:7000", "/tmp/socket", "@abstract"
-std::string formatAddress(const std::string& raw) {
-  if (raw.size() < sizeof(sa_family_t)) return "";
-  sa_family_t family;
-  std::memcpy(&family, raw.data(), sizeof(family));
-  char buf[128];
-  if (family == AF_INET && raw.size() >= 8) {
-    const auto* b = reinterpret_cast<const unsigned char*>(raw.data());
-    std::snprintf(buf, sizeof(buf), "%u.%u.%u.%u:%u", b[4], b[5], b[6], b[7], (b[2] << 8) | b[3]);
-    return buf;
-  }
-  if (family == AF_INET6 && raw.size() >= 24) {
-    const auto* b = reinterpret_cast<const unsigned char*>(raw.data());
-    std::string s = "[";
-    for (int i = 0; i < 8; ++i) {
-      std::snprintf(buf, sizeof(buf), "%s%x", i ? ":" : "", (b[8 + 2 * i] << 8) | b[9 + 2 * i]);
-      s += buf;
-    }
-    std::snprintf(buf, sizeof(buf), "]:%u", (b[2] << 8) | b[3]);
-    return s + buf;
-  }
-  if (family == AF_UNIX) {
-    std::string path = raw.substr(2);
-    if (!path.empty() && path[0] == 0) return "@" + std::string(path.c_str() + 1, strnlen(path.c_str() + 1, path.size() - 1));
-    return std::string(path.c_str(), strnlen(path.c_str(), path.size()));
-  }
-  return "";
 }
 
 // Two socket addresses name the same socket: same family and port, and the
@@ -111,7 +86,6 @@ class Merger {
   void matchStreams();
   void matchDatagrams();
   void otherEdges();
-  void localPredecessors();
   void linearize();
   void endings();
 
@@ -128,19 +102,35 @@ class Merger {
   Trace& t_;
   std::vector<Edge> edges_;      // in raw indices until linearize()
   std::vector<uint8_t> side_;    // per endpoint: 0 or 1
-  std::vector<uint32_t> local_pred_;  // raw indices
 };
 
 void Merger::run() {
+  // RADAR_MERGE_TIMING=1 prints how long each step takes (for tuning).
+  const bool timing = std::getenv("RADAR_MERGE_TIMING") != nullptr;
+  auto last = std::chrono::steady_clock::now();
+  auto step = [&](const char* name) {
+    if (!timing) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "merge: %-12s %8.1f ms\n", name, std::chrono::duration<double, std::milli>(now - last).count());
+    last = now;
+  };
   linkProcesses();
+  step("link");
   buildChannels();
+  step("channels");
   matchStreams();
+  step("streams");
   matchDatagrams();
+  step("datagrams");
   otherEdges();
-  localPredecessors();
+  std::vector<uint32_t>().swap(raw_.hashes);
+  std::map<uint32_t, std::string>().swap(raw_.addresses);
+  step("other edges");
   linearize();
+  step("linearize");
   t_.processes = std::move(raw_.processes);
   endings();
+  step("endings");
 }
 
 uint32_t Merger::lastEventBefore(uint32_t p, int64_t ns) const {
@@ -287,7 +277,7 @@ void Merger::buildChannels() {
         }
         break;
       case ChannelType::Tcp: {
-        const std::string a = formatAddress(e.local_address), b = formatAddress(e.peer_address);
+        const std::string a = log::formatAddress(e.local_address), b = log::formatAddress(e.peer_address);
         c.name = b.empty() ? "tcp " + a : "tcp " + a + " - " + b;
         if (ids.size() < 2 && !b.empty()) {
           c.external = true;
@@ -295,7 +285,7 @@ void Merger::buildChannels() {
         }
         break;
       }
-      case ChannelType::Udp: c.name = "udp " + formatAddress(e.local_address); break;
+      case ChannelType::Udp: c.name = "udp " + log::formatAddress(e.local_address); break;
       default: c.name = std::string(log::channelTypeName(c.type)) + " " + std::to_string(n); break;
     }
     if (!c.external) {
@@ -567,56 +557,44 @@ void Merger::otherEdges() {
   }
 }
 
-// Within a process, events are in counter order (RADAR's rule; for
-// threads, the order in which their calls returned).
-void Merger::localPredecessors() {
-  local_pred_.assign(raw_.events.size(), kNone);
-  for (const auto& p : raw_.processes) {
-    const auto [b, e] = raw_.ranges[p.index];
-    for (uint32_t i = b + 1; i < e; ++i) local_pred_[i] = i - 1;
-  }
-}
-
 // A deterministic topological order: processes' events in counter order,
 // an event only after everything it depends on, ties broken by wall time
 // (then log id and counter, so that the order is the same everywhere).
 // RADAR's number: one more than the largest number of what it depends on.
+//
+// Events of a process are contiguous and edges are sorted by target, so a
+// cursor per process finds each event's incoming edges. A process whose next
+// event waits for an event not yet placed is parked on that event's process
+// until it gets there.
 void Merger::linearize() {
   const uint32_t n = static_cast<uint32_t>(raw_.events.size());
-  // Incoming edges by target; outgoing by source.
+  auto& events = raw_.events;
   std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
     return a.to != b.to ? a.to < b.to : a.from < b.from;
   });
-  // Several edges between the same two events (a receive matched to two
-  // pieces of one send cannot happen, but creation + message can): keep one
-  // per (from, to, why) with bytes summed.
-  std::vector<Edge> unique;
-  unique.reserve(edges_.size());
-  for (const Edge& e : edges_) {
-    if (e.from == e.to) continue;
-    if (!unique.empty() && unique.back().from == e.from && unique.back().to == e.to &&
-        unique.back().why == e.why)
-      unique.back().bytes += e.bytes;
-    else
-      unique.push_back(e);
-  }
-  edges_.swap(unique);
-  std::vector<uint32_t> pending(n, 0);
-  std::vector<uint32_t> out_begin(n + 1, 0);
-  for (const Edge& e : edges_) {
-    if (processOf(e.from) == processOf(e.to)) continue;  // local order covers it
-    ++pending[e.to];
-    ++out_begin[e.from + 1];
-  }
-  for (uint32_t i = 0; i < n; ++i) out_begin[i + 1] += out_begin[i];
-  std::vector<uint32_t> out(out_begin[n]);
-  {
-    std::vector<uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
-    for (uint32_t k = 0; k < edges_.size(); ++k) {
-      const Edge& e = edges_[k];
-      if (processOf(e.from) != processOf(e.to)) out[fill[e.from]++] = k;
+  // One edge per (from, to, why), bytes summed; none within a process
+  // (its own order covers them).
+  size_t kept = 0;
+  for (size_t k = 0; k < edges_.size(); ++k) {
+    const Edge e = edges_[k];
+    if (processOf(e.from) == processOf(e.to)) continue;
+    if (kept && edges_[kept - 1].from == e.from && edges_[kept - 1].to == e.to && edges_[kept - 1].why == e.why) {
+      edges_[kept - 1].bytes += e.bytes;
+      continue;
     }
+    edges_[kept++] = e;
   }
+  edges_.resize(kept);
+
+  const uint32_t processes = static_cast<uint32_t>(raw_.processes.size());
+  std::vector<uint32_t> next(processes), cursor(processes);
+  for (uint32_t p = 0; p < processes; ++p) {
+    next[p] = raw_.ranges[p].first;
+    cursor[p] = static_cast<uint32_t>(std::lower_bound(edges_.begin(), edges_.end(), next[p],
+                                                       [](const Edge& e, uint32_t v) { return e.to < v; }) -
+                                      edges_.begin());
+  }
+  std::vector<uint32_t> position(n, kNone);
   struct Head {
     int64_t wall;
     uint64_t log_id;
@@ -628,88 +606,99 @@ void Merger::linearize() {
     }
   };
   std::priority_queue<Head, std::vector<Head>, std::greater<Head>> ready;
-  std::vector<uint32_t> next(raw_.processes.size());
+  // parked[q]: processes waiting for q to place the event they name.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> parked(processes);
+  std::vector<bool> forced(processes, false);  // released by the cycle breaker
   auto offer = [&](uint32_t p) {
     const uint32_t i = next[p];
-    if (i < raw_.ranges[p].second && pending[i] == 0)
-      ready.push({wallOf(i, false), raw_.processes[p].log_id, i});
+    if (i >= raw_.ranges[p].second) return;
+    if (!forced[p]) {
+      for (uint32_t k = cursor[p]; k < edges_.size() && edges_[k].to == i; ++k) {
+        const uint32_t from = edges_[k].from;
+        if (position[from] == kNone) {
+          parked[processOf(from)].push_back({from, p});
+          return;
+        }
+      }
+    }
+    ready.push({wallOf(i, false), raw_.processes[p].log_id, i});
   };
-  for (const auto& p : raw_.processes) {
-    next[p.index] = raw_.ranges[p.index].first;
-    offer(p.index);
-  }
-  std::vector<uint32_t> position(n, kNone);
-  std::vector<uint32_t> order;
-  order.reserve(n);
-  std::vector<uint32_t>& numbers = pending;  // reused once an event is out: its number
-  uint32_t broken = 0;
-  while (order.size() < n) {
+  for (uint32_t p = 0; p < processes; ++p) offer(p);
+  uint32_t placed = 0, broken = 0;
+  while (placed < n) {
     if (ready.empty()) {
-      // A cycle in what the logs say (for instance bytes received before the
-      // call that sent them returned, seen from another thread): release the
-      // waiting head that comes first in time, ignoring what it waits for.
+      // A cycle in what the logs say (for instance bytes received before
+      // the call that sent them returned, seen from another thread):
+      // release the waiting head that comes first in time.
       uint32_t pick = kNone;
-      for (const auto& p : raw_.processes) {
-        const uint32_t i = next[p.index];
-        if (i >= raw_.ranges[p.index].second) continue;
+      for (uint32_t p = 0; p < processes; ++p) {
+        const uint32_t i = next[p];
+        if (i >= raw_.ranges[p].second) continue;
         if (pick == kNone || wallOf(i, false) < wallOf(pick, false)) pick = i;
       }
-      pending[pick] = 0;
+      const uint32_t p = processOf(pick);
+      for (auto& list : parked)
+        list.erase(std::remove_if(list.begin(), list.end(), [&](const auto& w) { return w.second == p; }),
+                   list.end());
+      forced[p] = true;
       ++broken;
-      ready.push({wallOf(pick, false), raw_.processes[processOf(pick)].log_id, pick});
+      offer(p);
+      forced[p] = false;
     }
     const Head h = ready.top();
     ready.pop();
     const uint32_t i = h.index;
-    position[i] = static_cast<uint32_t>(order.size());
-    order.push_back(i);
-    // Its number.
-    uint32_t number = local_pred_[i] == kNone ? 0 : numbers[local_pred_[i]];
-    for (auto it = std::lower_bound(edges_.begin(), edges_.end(), i,
-                                    [](const Edge& e, uint32_t v) { return e.to < v; });
-         it != edges_.end() && it->to == i; ++it)
-      if (position[it->from] != kNone) number = std::max(number, numbers[it->from]);
-    // Release what waited on it, then store the number (pending[i] is 0 now).
-    for (uint32_t k = out_begin[i]; k < out_begin[i + 1]; ++k) {
-      const uint32_t to = edges_[out[k]].to;
-      if (pending[to] > 0 && position[to] == kNone && --pending[to] == 0 && to == next[processOf(to)]) offer(processOf(to));
-    }
-    numbers[i] = number + 1;
     const uint32_t p = processOf(i);
+    position[i] = placed++;
+    uint32_t number = i > raw_.ranges[p].first ? events[i - 1].number : 0;
+    for (; cursor[p] < edges_.size() && edges_[cursor[p]].to == i; ++cursor[p]) {
+      const uint32_t from = edges_[cursor[p]].from;
+      if (position[from] != kNone) number = std::max(number, events[from].number);
+    }
+    events[i].number = number + 1;
     ++next[p];
     offer(p);
+    // Wake those that waited for this event.
+    auto& waiting = parked[p];
+    for (size_t k = 0; k < waiting.size();) {
+      if (waiting[k].first <= i) {
+        const uint32_t q = waiting[k].second;
+        waiting[k] = waiting.back();
+        waiting.pop_back();
+        offer(q);
+      } else {
+        ++k;
+      }
+    }
   }
   if (broken)
     raw_.problems.push_back({"", "the logs' order had " + std::to_string(broken) +
                                      " contradictions (a send seen received before it returned); "
                                      "they were resolved by time"});
-  // Numbers into the events, then everything into linear order, in place.
-  for (uint32_t i = 0; i < n; ++i) raw_.events[i].number = numbers[i];
-  std::vector<uint32_t>().swap(pending);
   for (Edge& e : edges_) {
     e.from = position[e.from];
     e.to = position[e.to];
   }
-  std::vector<uint32_t>().swap(local_pred_);
-  // Apply the permutation by following its cycles (no second copy of the
-  // events: there can be millions).
+  // Events into linear order, in place, following the permutation's cycles
+  // (no second copy of millions of events).
   std::vector<bool> done(n, false);
   for (uint32_t start = 0; start < n; ++start) {
     if (done[start] || position[start] == start) continue;
-    Event carry = raw_.events[start];
+    Event carry = events[start];
     uint32_t at = start;
     for (;;) {
       const uint32_t to = position[at];
       done[at] = true;
       if (to == start) {
-        raw_.events[to] = carry;
+        events[to] = carry;
         break;
       }
-      std::swap(carry, raw_.events[to]);
+      std::swap(carry, events[to]);
       at = to;
     }
   }
-  t_.events = std::move(raw_.events);
+  std::vector<uint32_t>().swap(position);
+  t_.events = std::move(events);
   std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
     return a.to != b.to ? a.to < b.to : a.from < b.from;
   });
@@ -764,21 +753,33 @@ void Merger::endings() {
 }  // namespace
 
 std::unique_ptr<Trace> merge(RawRecording&& raw) {
+  const bool timing = std::getenv("RADAR_MERGE_TIMING") != nullptr;
   auto t = std::make_unique<Trace>();
   t->boots = raw.boots;
   t->directories = raw.directories;
   Merger(raw, *t).run();
   t->endpoints = std::move(raw.endpoints);
   t->problems = std::move(raw.problems);
+  auto a = std::chrono::steady_clock::now();
   t->clocks = std::make_shared<Clocks>(*t);
+  auto b = std::chrono::steady_clock::now();
   findProblems(*t);
+  auto c = std::chrono::steady_clock::now();
+  if (timing)
+    std::fprintf(stderr, "merge: clocks %.1f ms, findings %.1f ms\n",
+                 std::chrono::duration<double, std::milli>(b - a).count(),
+                 std::chrono::duration<double, std::milli>(c - b).count());
   return t;
 }
 
 std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const LoadOptions& options,
                                  std::string* error) {
   RawRecording raw;
+  const auto a = std::chrono::steady_clock::now();
   if (!loadLogs(dirs, options, &raw, error)) return nullptr;
+  if (std::getenv("RADAR_MERGE_TIMING"))
+    std::fprintf(stderr, "load: %.1f ms\n",
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
   return merge(std::move(raw));
 }
 

@@ -255,3 +255,40 @@ TEST(Xxh64, KnownValuesAndStreaming) {
 
 }  // namespace
 }  // namespace radar
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/un.h>
+
+#include "address.h"
+
+namespace radar::log {
+namespace {
+
+TEST(Address, FormatsEveryFamily) {
+  sockaddr_in a4{};
+  a4.sin_family = AF_INET;
+  a4.sin_port = htons(7000);
+  inet_pton(AF_INET, "127.0.0.1", &a4.sin_addr);
+  EXPECT_EQ(formatAddress(std::string(reinterpret_cast<char*>(&a4), sizeof(a4))), "127.0.0.1:7000");
+  sockaddr_in6 a6{};
+  a6.sin6_family = AF_INET6;
+  a6.sin6_port = htons(80);
+  for (const auto& [text, want] : std::vector<std::pair<const char*, const char*>>{
+           {"::1", "[::1]:80"}, {"::", "[::]:80"}, {"fe80::1:2", "[fe80::1:2]:80"},
+           {"2001:db8:0:0:1:0:0:1", "[2001:db8::1:0:0:1]:80"}, {"1:2:3:4:5:6:7:8", "[1:2:3:4:5:6:7:8]:80"}}) {
+    inet_pton(AF_INET6, text, &a6.sin6_addr);
+    EXPECT_EQ(formatAddress(std::string(reinterpret_cast<char*>(&a6), sizeof(a6))), want) << text;
+  }
+  sockaddr_un un{};
+  un.sun_family = AF_UNIX;
+  std::strcpy(un.sun_path, "/tmp/s");
+  EXPECT_EQ(formatAddress(std::string(reinterpret_cast<char*>(&un), 2 + 7)), "/tmp/s");
+  un.sun_path[0] = 0;
+  std::memcpy(un.sun_path + 1, "abs", 3);
+  EXPECT_EQ(formatAddress(std::string(reinterpret_cast<char*>(&un), 2 + 4)), "@abs");
+  EXPECT_EQ(formatAddress(""), "");
+}
+
+}  // namespace
+}  // namespace radar::log

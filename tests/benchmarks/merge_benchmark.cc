@@ -1,0 +1,219 @@
+// The merge at scale.
+//   merge_benchmark generate DIR PROCESSES EVENTS   write a recording: processes in a ring of
+//                                                   pipes, each sending to the next
+//   merge_benchmark run DIR                         load + merge (in a child, for its peak
+//                                                   memory), display state near the start and
+//                                                   near the end
+// tests/benchmarks/merge_benchmark.sh runs both and compares with `zstd -d`.
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "crc32c.h"
+#include "display.h"
+#include "merge.h"
+#include "writer.h"
+
+using namespace radar;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+int generate(const std::string& dir, int processes, uint64_t events) {
+  ::mkdir(dir.c_str(), 0700);
+  std::vector<std::unique_ptr<log::LogWriter>> logs;
+  static const uint8_t id[16] = {1};
+  for (int p = 0; p < processes; ++p) {
+    const std::string path = dir + "/" + std::to_string(1000 + p) + "-0-worker.rlog";
+    const std::string name = "worker" + std::to_string(p);
+    const char* argv[] = {name.c_str(), nullptr};
+    log::HeaderFields h;
+    h.recording_id = id;
+    h.log_id = 5000 + p;
+    h.host_name = "bench";
+    h.boot_id = "boot";
+    h.pid = 1000 + p;
+    h.origin = log::Origin::Root;
+    h.executable = "/bin/worker";
+    h.argv = argv;
+    auto w = std::make_unique<log::LogWriter>();
+    log::WriterOptions options;
+    options.tail_capacity = processes > 200 ? 64 * 1024 : 256 * 1024;
+    if (w->open(path.c_str(), h, options) != 0) {
+      std::fprintf(stderr, "cannot write %s\n", path.c_str());
+      return 1;
+    }
+    // Pipe p goes from process p to process p+1: our write end and the
+    // read end of the pipe from p-1.
+    log::ChannelFields out, in;
+    out.index = 1;
+    out.type = log::ChannelType::Pipe;
+    out.dev = 15;
+    out.ino = 100000 + p;
+    out.access = 1;
+    in.index = 2;
+    in.type = log::ChannelType::Pipe;
+    in.dev = 15;
+    in.ino = 100000 + (p + processes - 1) % processes;
+    in.access = 0;
+    for (auto* c : {&out, &in}) {
+      log::EventFields e;
+      e.kind = log::Kind::Channel;
+      e.channel_info = c;
+      w->append(e);
+    }
+    logs.push_back(std::move(w));
+  }
+  std::mt19937_64 rng(1);
+  std::vector<std::deque<uint32_t>> pipe(processes);  // message sizes waiting
+  std::vector<uint64_t> sent(processes, 0), received(processes, 0);
+  char payload[64];
+  std::memset(payload, 'm', sizeof(payload));
+  int64_t now = 1'000'000'000;
+  for (uint64_t i = 0; i < events; ++i) {
+    const int p = static_cast<int>(rng() % processes);
+    auto& inbox = pipe[(p + processes - 1) % processes];
+    log::EventFields e;
+    now += 50 + static_cast<int64_t>(rng() % 500);
+    e.entry_ns = now;
+    now += 100 + static_cast<int64_t>(rng() % 2000);
+    e.return_ns = now;
+    e.fd = 3;
+    e.has_offset = true;
+    if (!inbox.empty() && rng() % 2) {
+      uint32_t n = 0;
+      while (!inbox.empty() && n < 128) {
+        n += inbox.front();
+        inbox.pop_front();
+      }
+      e.kind = log::Kind::Read;
+      e.channel = 2;
+      e.size = 4096;
+      e.result = n;
+      e.offset = received[p];
+      received[p] += n;
+      e.has_hash = true;
+      e.hash = static_cast<uint32_t>(rng());
+    } else {
+      const uint32_t n = 32 + static_cast<uint32_t>(rng() % 32);
+      e.kind = log::Kind::Write;
+      e.channel = 1;
+      e.size = n;
+      e.result = n;
+      e.offset = sent[p];
+      sent[p] += n;
+      log::Iov iov{payload, n};
+      e.payload = &iov;
+      e.payload_iov_count = 1;
+      e.payload_len = n;
+      pipe[p].push_back(n);
+      logs[p]->append(e);
+      continue;
+    }
+    logs[p]->append(e);
+  }
+  for (auto& w : logs) w->close();
+  return 0;
+}
+
+long peakRssKiB() {
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+int run(const std::string& dir) {
+  // Load and merge in a child: its peak memory is the merge's alone.
+  int pipefd[2];
+  if (::pipe(pipefd) != 0) return 1;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const long before = peakRssKiB();
+    const auto t0 = Clock::now();
+    std::string error;
+    replay::LoadOptions options;
+    auto trace = replay::loadTrace({dir}, options, &error);
+    const auto t1 = Clock::now();
+    if (!trace) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      _exit(1);
+    }
+    const long after = peakRssKiB();
+    char line[256];
+    const int n = std::snprintf(line, sizeof(line), "%zu %.3f %ld %zu %zu\n", trace->events.size(),
+                                seconds(t0, t1), after - before, trace->edges.size(),
+                                trace->processes.size());
+    if (::write(pipefd[1], line, n) != n) _exit(1);
+    _exit(0);
+  }
+  ::close(pipefd[1]);
+  char line[256] = {};
+  const ssize_t got = ::read(pipefd[0], line, sizeof(line) - 1);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+  size_t events = 0, edges = 0, procs = 0;
+  double load = 0;
+  long rss = 0;
+  std::sscanf(line, "%zu %lf %ld %zu %zu", &events, &load, &rss, &edges, &procs);
+  std::printf("processes: %zu, events: %zu, message edges: %zu\n", procs, events, edges);
+  std::printf("load + merge: %.3f s, %.2f M events/s\n", load, events / load / 1e6);
+  std::printf("peak memory of load + merge: %.1f MiB, %.1f bytes per event\n", rss / 1024.0,
+              rss * 1024.0 / static_cast<double>(events));
+
+  // Display state: near the start vs near the end (same cost, thanks to
+  // checkpoints).
+  std::string error;
+  auto trace = replay::loadTrace({dir}, {}, &error);
+  const auto d0 = Clock::now();
+  replay::DisplayModel display(*trace);
+  const auto d1 = Clock::now();
+  std::printf("display checkpoints: %zu every %u events, built in %.3f s\n", display.checkpointCount(),
+              display.checkpointInterval(), seconds(d0, d1));
+  const uint32_t n = static_cast<uint32_t>(trace->events.size());
+  std::mt19937 rng(3);
+  auto timeAt = [&](uint32_t lo, uint32_t hi) {
+    const auto a = Clock::now();
+    size_t sink = 0;
+    for (int k = 0; k < 200; ++k) sink += display.stateAt(lo + rng() % (hi - lo)).queued.size();
+    const auto b = Clock::now();
+    if (sink == 42) std::printf(" ");
+    return seconds(a, b) / 200;
+  };
+  const double start = timeAt(0, n / 100 + 1), end = timeAt(n - n / 100 - 1, n);
+  std::printf("display state near the start: %.3f ms, near the end: %.3f ms, ratio %.2f\n", start * 1e3,
+              end * 1e3, end / start);
+  // happens-before queries.
+  const auto h0 = Clock::now();
+  int yes = 0;
+  for (int k = 0; k < 2000; ++k) yes += trace->happensBefore(rng() % n, rng() % n);
+  const auto h1 = Clock::now();
+  std::printf("happens-before: %.1f us per query (%d of 2000 true), clocks %.1f MiB\n",
+              seconds(h0, h1) / 2000 * 1e6, yes, 0.0);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 5 && std::strcmp(argv[1], "generate") == 0)
+    return generate(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
+  if (argc >= 3 && std::strcmp(argv[1], "run") == 0) return run(argv[2]);
+  std::fprintf(stderr, "usage: merge_benchmark generate DIR PROCESSES EVENTS | run DIR\n");
+  return 2;
+}
