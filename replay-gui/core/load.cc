@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -49,7 +51,7 @@ struct LogJob {
   uint64_t size = 0;
   uint32_t begin = 0, capacity = 0, count = 0;
   std::vector<Endpoint> endpoints;            // in order of first definition
-  std::unordered_map<uint32_t, uint32_t> by_index;  // log channel index -> endpoints[]
+  std::vector<uint32_t> by_index;             // log channel index -> endpoints[] (kNone: none)
   std::map<uint32_t, std::string> addresses;  // event index (global) -> address
   std::vector<uint32_t> threads;
   std::string damage;
@@ -73,9 +75,14 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
     if (r.kind == log::Kind::Channel) {
       proto::ChannelInfo ci;
       if (!log::LogReader::parseChannel(r.channel_bytes, &ci)) continue;
-      auto [it, fresh] = job.by_index.try_emplace(ci.index(), static_cast<uint32_t>(job.endpoints.size()));
-      if (fresh) job.endpoints.emplace_back();
-      Endpoint& e = job.endpoints[it->second];
+      if (ci.index() > (1u << 24)) continue;  // absurd: the log is damaged
+      if (ci.index() >= job.by_index.size()) job.by_index.resize(ci.index() + 1, kNone);
+      uint32_t& slot = job.by_index[ci.index()];
+      if (slot == kNone) {
+        slot = static_cast<uint32_t>(job.endpoints.size());
+        job.endpoints.emplace_back();
+      }
+      Endpoint& e = job.endpoints[slot];
       e.local_index = ci.index();
       e.type = static_cast<log::ChannelType>(ci.type());
       e.access = ci.access();
@@ -96,6 +103,8 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
     }
     const uint32_t index = job.begin + job.count++;
     Event& ev = raw.events[index];
+    ev.number = 0;
+    ev.value = 0;
     ev.entry_ns = r.entry_ns;
     ev.setDuration(r.return_ns - r.entry_ns);
     const uint64_t frame = r.location.frame_offset >> 0;
@@ -114,10 +123,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
     if (t == job.threads.size()) job.threads.push_back(r.tid);
     ev.thread = static_cast<uint8_t>(t < 255 ? t : 255);
     ev.endpoint = kNone;
-    if (r.channel) {
-      auto it = job.by_index.find(r.channel);
-      if (it != job.by_index.end()) ev.endpoint = it->second;  // made global later
-    }
+    if (r.channel && r.channel < job.by_index.size()) ev.endpoint = job.by_index[r.channel];  // made global later
     const log::Kind k = r.kind;
     if (isSendOrReceive(k)) {
       const uint64_t moved = r.bytesMoved();
@@ -154,7 +160,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
   }
   done_bytes += reader->fileSize() - last_report;
   if (reader->error()) job.damage = reader->error()->toString();
-  else if (job.overflow) job.damage = job.path + ": more events than its control block says";
+
   Process& p = raw.processes[job.process];
   p.control = reader->control();
 }
@@ -249,10 +255,10 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     raw.processes.push_back(std::move(p));
     job.process = raw.processes.back().index;
     job.size = reader->fileSize();
-    // The control block knows how many events there are; a log whose
-    // writer died mid-block may hold a few more in an interrupted frame,
-    // never more than the tail can.
-    job.capacity = static_cast<uint32_t>(reader->control().last_counter + 1);
+    // The control block knows how many events there are (a writer killed
+    // between storing a record and counting it leaves one more: such a log
+    // is read again at the end, see below).
+    job.capacity = static_cast<uint32_t>(reader->control().last_counter);
     total_events += job.capacity;
     total_bytes += job.size;
     usable.push_back(std::move(job));
@@ -262,8 +268,8 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     for (const auto& p : raw.problems) *error += "\n  " + p.path + ": " + p.message;
     return false;
   }
-  raw.events.resize(total_events);
-  raw.hashes.assign(total_events, 0);
+  raw.events.resize(total_events);  // uninitialized: readLog() writes every field
+  raw.hashes.resize(total_events);
   uint32_t at = 0;
   for (LogJob& job : usable) {
     job.begin = at;
@@ -282,18 +288,21 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
   };
   const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(order.size())));
   std::vector<std::thread> pool;
-  std::atomic<int> running{options.progress ? threads : threads - 1};
+  std::mutex mutex;
+  std::condition_variable finished;
+  int running = options.progress ? threads : threads - 1;
   auto worker = [&]() {
     work();
-    --running;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (--running == 0) finished.notify_all();
   };
   for (int t = options.progress ? 0 : 1; t < threads; ++t) pool.emplace_back(worker);
   if (options.progress) {
     // The calling thread reports while the others read.
-    while (running.load() > 0) {
-      options.progress(done_bytes.load(), total_bytes);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    std::unique_lock<std::mutex> lock(mutex);
+    while (running > 0)
+      if (!finished.wait_for(lock, std::chrono::milliseconds(100), [&] { return running == 0; }))
+        options.progress(done_bytes.load(), total_bytes);
   } else {
     work();
   }
@@ -330,10 +339,39 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     raw.ranges[job.process] = {write, write + job.count};
     write += job.count;
   }
-  raw.events.resize(write);
-  raw.events.shrink_to_fit();
+  raw.events.resize(write);  // no shrink_to_fit: it would copy millions of events
   raw.hashes.resize(write);
-  raw.hashes.shrink_to_fit();
+  // Logs with more events than their control block said: read again, into
+  // the end of the array.
+  for (LogJob& job : usable) {
+    if (!job.overflow) continue;
+    LogJob again;
+    again.path = job.path;
+    again.process = job.process;
+    const uint32_t old_begin = raw.ranges[job.process].first, old_end = raw.ranges[job.process].second;
+    again.begin = static_cast<uint32_t>(raw.events.size());
+    again.capacity = (old_end - old_begin) * 2 + 1024;
+    raw.events.resize(raw.events.size() + again.capacity);
+    raw.hashes.resize(raw.events.size());
+    readLog(again, raw, done_bytes, options);
+    if (again.overflow) again.damage = job.path + ": cannot be read consistently";
+    const uint32_t base = static_cast<uint32_t>(raw.endpoints.size());
+    for (Endpoint& e : again.endpoints) {
+      e.process = job.process;
+      raw.endpoints.push_back(std::move(e));
+    }
+    for (uint32_t i = again.begin; i < again.begin + again.count; ++i)
+      if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
+    for (auto& [index, address] : again.addresses) raw.addresses.insert_or_assign(index, address);
+    // The old slice stays as a hole of events nobody owns: mark it empty.
+    for (uint32_t i = old_begin; i < old_end; ++i) raw.events[i].kind = 0;
+    raw.ranges[job.process] = {again.begin, again.begin + again.count};
+    raw.events.resize(again.begin + again.count);
+    raw.hashes.resize(raw.events.size());
+    Process& p = raw.processes[job.process];
+    p.threads = again.threads;
+    p.damage = again.damage;
+  }
   return true;
 }
 

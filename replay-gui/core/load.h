@@ -24,9 +24,9 @@ struct LoadOptions {
 struct RawRecording {
   std::vector<Process> processes;
   std::vector<Endpoint> endpoints;
-  std::vector<Event> events;  // grouped by process, each group in counter order
+  std::vector<Event, DefaultInitAllocator<Event>> events;  // grouped by process, each in counter order
   std::vector<std::pair<uint32_t, uint32_t>> ranges;  // per process: [begin, end) in events
-  std::vector<uint32_t> hashes;  // per event: CRC-32C of the bytes received (receives)
+  std::vector<uint32_t, DefaultInitAllocator<uint32_t>> hashes;  // per event: CRC-32C received (receives)
   std::map<uint32_t, std::string> addresses;  // datagram events: the other side's address
   std::vector<std::string> boots;
   std::vector<std::string> directories;

@@ -1,5 +1,6 @@
 #include "merge.h"
 
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -94,6 +95,12 @@ class Merger {
     return (at_return ? e.returnNs() : e.entry_ns) + raw_.processes[e.process].realtime_offset;
   }
   uint32_t processOf(uint32_t i) const { return raw_.events[i].process; }
+  // The same from the process ranges: no access to the event (a cache miss
+  // each, for the millions of edges).
+  uint32_t owner(uint32_t i) const {
+    auto it = std::upper_bound(starts_.begin(), starts_.end(), i);
+    return owners_[static_cast<size_t>(it - starts_.begin()) - 1];
+  }
   // The last event of process p that returned at or before `ns` (same
   // host clock), or kNone.
   uint32_t lastEventBefore(uint32_t p, int64_t ns) const;
@@ -102,9 +109,18 @@ class Merger {
   Trace& t_;
   std::vector<Edge> edges_;      // in raw indices until linearize()
   std::vector<uint8_t> side_;    // per endpoint: 0 or 1
+  std::vector<uint32_t> starts_, owners_;  // process ranges by start, for owner()
 };
 
 void Merger::run() {
+  std::vector<std::pair<uint32_t, uint32_t>> by_start;
+  for (uint32_t p = 0; p < raw_.ranges.size(); ++p)
+    if (raw_.ranges[p].first < raw_.ranges[p].second) by_start.push_back({raw_.ranges[p].first, p});
+  std::sort(by_start.begin(), by_start.end());
+  for (const auto& [start, p] : by_start) {
+    starts_.push_back(start);
+    owners_.push_back(p);
+  }
   // RADAR_MERGE_TIMING=1 prints how long each step takes (for tuning).
   const bool timing = std::getenv("RADAR_MERGE_TIMING") != nullptr;
   auto last = std::chrono::steady_clock::now();
@@ -123,7 +139,7 @@ void Merger::run() {
   matchDatagrams();
   step("datagrams");
   otherEdges();
-  std::vector<uint32_t>().swap(raw_.hashes);
+  decltype(raw_.hashes)().swap(raw_.hashes);
   std::map<uint32_t, std::string>().swap(raw_.addresses);
   step("other edges");
   linearize();
@@ -307,16 +323,50 @@ void Merger::buildChannels() {
 void Merger::matchStreams() {
   const auto& eps = raw_.endpoints;
   const size_t streams = t_.channels.size() * 2;
-  std::vector<std::vector<uint32_t>> sends(streams), receives(streams);
+  // What the loop over millions of events needs, per endpoint, small.
+  enum : uint8_t { kSkip, kDevice, kStream };
+  struct Route {
+    uint8_t what;
+    uint32_t send_stream, receive_stream;
+  };
+  std::vector<Route> routes(eps.size());
+  for (uint32_t k = 0; k < eps.size(); ++k) {
+    const Channel& c = t_.channels[eps[k].channel];
+    Route& r = routes[k];
+    r.what = isDevice(c.type) ? kDevice : isStreamType(c.type) ? kStream : kSkip;
+    const uint32_t side = isOneSided(c.type) ? 0 : side_[k];
+    r.send_stream = c.index * 2 + side;
+    r.receive_stream = c.index * 2 + (isOneSided(c.type) ? side : side ^ 1);
+  }
+  std::vector<uint32_t> send_count(streams, 0), receive_count(streams, 0);
+  for (const Event& ev : raw_.events) {
+    if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
+    const Route& r = routes[ev.endpoint];
+    if (r.what != kStream) continue;
+    if (log::categoryOf(ev.eventKind()) == Category::Send) ++send_count[r.send_stream];
+    else ++receive_count[r.receive_stream];
+  }
+  // What matching reads, copied out in one sequential pass: the events
+  // themselves are spread over memory.
+  struct Item {
+    uint32_t index, bytes, process;
+    bool peek;
+  };
+  std::vector<std::vector<Item>> sends(streams), receives(streams);
+  size_t total_receives = 0;
+  for (size_t k = 0; k < streams; ++k) {
+    sends[k].reserve(send_count[k]);
+    receives[k].reserve(receive_count[k]);
+    total_receives += receive_count[k];
+  }
+  edges_.reserve(edges_.size() + total_receives + total_receives / 4);
   for (uint32_t i = 0; i < raw_.events.size(); ++i) {
     Event& ev = raw_.events[i];
-    if (ev.endpoint == kNone || !log::isData(ev.eventKind())) continue;
-    const Endpoint& e = eps[ev.endpoint];
-    const Channel& c = t_.channels[e.channel];
-    if (!isStreamType(c.type)) continue;
+    if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
+    const Route& r = routes[ev.endpoint];
+    if (r.what == kSkip) continue;
     const bool send = log::categoryOf(ev.eventKind()) == Category::Send;
-    if (ev.flags & kEventFailed) continue;
-    if (isDevice(c.type)) {
+    if (r.what == kDevice) {
       ev.flags |= kEventExternal;
       if (send) {
         t_.bytes_sent += ev.value;
@@ -326,36 +376,36 @@ void Merger::matchStreams() {
       }
       continue;
     }
-    const uint32_t side = isOneSided(c.type) ? 0 : side_[ev.endpoint];
-    const size_t stream = c.index * 2 + (send || isOneSided(c.type) ? side : side ^ 1);
-    (send ? sends : receives)[stream].push_back(i);
+    const Item item{i, ev.value, ev.process, (ev.flags & kEventPeek) != 0};
+    if (send) sends[r.send_stream].push_back(item);
+    else receives[r.receive_stream].push_back(item);
   }
   // Events of several processes on one stream: in the order their calls
   // returned (the kernel moves the bytes during the call).
-  auto order = [&](std::vector<uint32_t>& v) {
+  auto order = [&](std::vector<Item>& v) {
     bool several = false;
-    for (uint32_t i : v) several |= processOf(i) != processOf(v.front());
+    for (const Item& it : v) several |= it.process != v.front().process;
     if (several)
       std::stable_sort(v.begin(), v.end(),
-                       [&](uint32_t a, uint32_t b) { return wallOf(a, true) < wallOf(b, true); });
+                       [&](const Item& a, const Item& b) { return wallOf(a.index, true) < wallOf(b.index, true); });
     return several;
   };
-  for (size_t s = 0; s < streams; ++s) {
-    auto& out = sends[s];
-    auto& in = receives[s];
+  std::vector<uint64_t> start;
+  for (size_t st = 0; st < streams; ++st) {
+    auto& out = sends[st];
+    auto& in = receives[st];
     if (out.empty() && in.empty()) continue;
-    const Channel& c = t_.channels[s / 2];
+    const Channel& c = t_.channels[st / 2];
     const bool several_writers = order(out);
     const bool several_readers = order(in);
     // Where each send starts in the stream.
-    std::vector<uint64_t> start(out.size() + 1, 0);
-    for (size_t k = 0; k < out.size(); ++k) start[k + 1] = start[k] + raw_.events[out[k]].value;
-    for (uint32_t i : out) t_.bytes_sent += raw_.events[i].value;
+    start.assign(out.size() + 1, 0);
+    for (size_t k = 0; k < out.size(); ++k) start[k + 1] = start[k] + out[k].bytes;
+    t_.bytes_sent += start.back();
     size_t k = 0;  // first send not fully consumed
     uint64_t consumed = 0;
-    for (uint32_t r : in) {
-      Event& rev = raw_.events[r];
-      const uint64_t n = rev.value;
+    for (const Item& r : in) {
+      const uint64_t n = r.bytes;
       if (!n) continue;
       t_.bytes_received += n;
       uint64_t from = consumed, left = n;
@@ -363,7 +413,7 @@ void Merger::matchStreams() {
       while (j < out.size() && start[j + 1] <= from) ++j;
       while (left && j < out.size()) {
         const uint64_t take = std::min(left, start[j + 1] - from);
-        edges_.push_back(makeEdge(out[j], Edge::Why::Message, r, static_cast<uint32_t>(take)));
+        edges_.push_back(makeEdge(out[j].index, Edge::Why::Message, r.index, take));
         from += take;
         left -= take;
         if (from == start[j + 1]) ++j;
@@ -373,20 +423,19 @@ void Merger::matchStreams() {
       if (left) {
         // Bytes no recorded send produced: from outside, or lost.
         if (c.external) {
-          rev.flags |= kEventExternal;
+          raw_.events[r.index].flags |= kEventExternal;
           t_.bytes_external += left;
         } else {
-          rev.flags |= kEventUnmatched;
+          raw_.events[r.index].flags |= kEventUnmatched;
         }
       }
-      if (!(rev.flags & kEventPeek)) {
+      if (!r.peek) {
         consumed += n;
         k = j;
       }
     }
-    if (c.external)
-      for (uint32_t i : out)
-        if (start.back() > consumed) raw_.events[i].flags |= kEventExternal;
+    if (c.external && start.back() > consumed)
+      for (const Item& it : out) raw_.events[it.index].flags |= kEventExternal;
   }
 }
 
@@ -567,22 +616,28 @@ void Merger::otherEdges() {
 // event waits for an event not yet placed is parked on that event's process
 // until it gets there.
 void Merger::linearize() {
+  // Events in processes' ranges (a log read twice leaves a hole behind).
+  uint32_t total = 0;
+  for (const auto& [b, e] : raw_.ranges) total += e - b;
   const uint32_t n = static_cast<uint32_t>(raw_.events.size());
   auto& events = raw_.events;
-  std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
-    return a.to != b.to ? a.to < b.to : a.from < b.from;
-  });
+  // By target; for one target, in the order the matcher found the pieces
+  // (stream order: what Trace::payload() puts together).
+  std::stable_sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) { return a.to < b.to; });
   // One edge per (from, to, why), bytes summed; none within a process
   // (its own order covers them).
   size_t kept = 0;
   for (size_t k = 0; k < edges_.size(); ++k) {
     const Edge e = edges_[k];
-    if (processOf(e.from) == processOf(e.to)) continue;
-    if (kept && edges_[kept - 1].from == e.from && edges_[kept - 1].to == e.to && edges_[kept - 1].why == e.why) {
-      edges_[kept - 1].bytes += e.bytes;
-      continue;
-    }
-    edges_[kept++] = e;
+    if (owner(e.from) == owner(e.to)) continue;
+    bool merged = false;
+    for (size_t j = kept; j-- > 0 && edges_[j].to == e.to;)
+      if (edges_[j].from == e.from && edges_[j].why == e.why) {
+        edges_[j].bytes += e.bytes;
+        merged = true;
+        break;
+      }
+    if (!merged) edges_[kept++] = e;
   }
   edges_.resize(kept);
 
@@ -609,23 +664,46 @@ void Merger::linearize() {
   // parked[q]: processes waiting for q to place the event they name.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> parked(processes);
   std::vector<bool> forced(processes, false);  // released by the cycle breaker
-  auto offer = [&](uint32_t p) {
+  // Whether process p's next event can be placed now; if not, p waits.
+  auto isReady = [&](uint32_t p) {
     const uint32_t i = next[p];
-    if (i >= raw_.ranges[p].second) return;
+    if (i >= raw_.ranges[p].second) return false;
     if (!forced[p]) {
       for (uint32_t k = cursor[p]; k < edges_.size() && edges_[k].to == i; ++k) {
         const uint32_t from = edges_[k].from;
         if (position[from] == kNone) {
-          parked[processOf(from)].push_back({from, p});
-          return;
+          parked[owner(from)].push_back({from, p});
+          return false;
         }
       }
     }
-    ready.push({wallOf(i, false), raw_.processes[p].log_id, i});
+    return true;
+  };
+  auto offer = [&](uint32_t p) {
+    if (isReady(p)) ready.push({wallOf(next[p], false), raw_.processes[p].log_id, next[p]});
   };
   for (uint32_t p = 0; p < processes; ++p) offer(p);
-  uint32_t placed = 0, broken = 0;
-  while (placed < n) {
+
+  // The events go to their place as they are placed: writes in order, reads
+  // in order within each process. Pages of the input that every process
+  // has moved past are given back at once, so the two arrays together stay
+  // about the size of one.
+  std::vector<Event> out;
+  out.reserve(total);
+  std::vector<Edge> edges_out;
+  edges_out.reserve(edges_.size());
+  std::vector<uint32_t> late;  // edges from events placed after their target (broken cycles)
+  constexpr uint64_t kPage = 4096;
+  auto release = [&](uint32_t p) {
+    const auto* base = reinterpret_cast<const char*>(events.data());
+    const uint64_t begin = (reinterpret_cast<uint64_t>(base + uint64_t{raw_.ranges[p].first} * sizeof(Event)) + kPage - 1) & ~(kPage - 1);
+    const uint64_t end = reinterpret_cast<uint64_t>(base + uint64_t{next[p]} * sizeof(Event)) & ~(kPage - 1);
+    if (end > begin + 16 * kPage)  // in batches
+      ::madvise(reinterpret_cast<void*>(begin), end - begin - 16 * kPage, MADV_DONTNEED);
+  };
+  std::vector<uint64_t> released(processes, 0);
+  uint32_t broken = 0;
+  while (out.size() < total) {
     if (ready.empty()) {
       // A cycle in what the logs say (for instance bytes received before
       // the call that sent them returned, seen from another thread):
@@ -645,19 +723,30 @@ void Merger::linearize() {
       offer(p);
       forced[p] = false;
     }
-    const Head h = ready.top();
+    Head h = ready.top();
     ready.pop();
+  place:
     const uint32_t i = h.index;
     const uint32_t p = processOf(i);
-    position[i] = placed++;
-    uint32_t number = i > raw_.ranges[p].first ? events[i - 1].number : 0;
+    const uint32_t here = static_cast<uint32_t>(out.size());
+    position[i] = here;
+    out.push_back(events[i]);
+    Event& placed = out.back();
+    uint32_t number = i > raw_.ranges[p].first ? out[position[i - 1]].number : 0;
     for (; cursor[p] < edges_.size() && edges_[cursor[p]].to == i; ++cursor[p]) {
-      const uint32_t from = edges_[cursor[p]].from;
-      if (position[from] != kNone) number = std::max(number, events[from].number);
+      Edge e = edges_[cursor[p]];
+      e.to = here;
+      if (position[e.from] != kNone) {
+        number = std::max(number, out[position[e.from]].number);
+        e.from = position[e.from];
+      } else {
+        late.push_back(static_cast<uint32_t>(edges_out.size()));  // its source comes later
+      }
+      edges_out.push_back(e);
     }
-    events[i].number = number + 1;
+    placed.number = number + 1;
     ++next[p];
-    offer(p);
+    if (++released[p] % 4096 == 0) release(p);
     // Wake those that waited for this event.
     auto& waiting = parked[p];
     for (size_t k = 0; k < waiting.size();) {
@@ -670,39 +759,26 @@ void Merger::linearize() {
         ++k;
       }
     }
+    // Most often the same process goes on: no need to go through the heap
+    // when its next event is ready and still comes first.
+    if (isReady(p)) {
+      const Head mine{wallOf(next[p], false), raw_.processes[p].log_id, next[p]};
+      if (ready.empty() || !(mine > ready.top())) {
+        h = mine;
+        goto place;
+      }
+      ready.push(mine);
+    }
   }
+  for (uint32_t k : late) edges_out[k].from = position[edges_out[k].from];
   if (broken)
     raw_.problems.push_back({"", "the logs' order had " + std::to_string(broken) +
                                      " contradictions (a send seen received before it returned); "
                                      "they were resolved by time"});
-  for (Edge& e : edges_) {
-    e.from = position[e.from];
-    e.to = position[e.to];
-  }
-  // Events into linear order, in place, following the permutation's cycles
-  // (no second copy of millions of events).
-  std::vector<bool> done(n, false);
-  for (uint32_t start = 0; start < n; ++start) {
-    if (done[start] || position[start] == start) continue;
-    Event carry = events[start];
-    uint32_t at = start;
-    for (;;) {
-      const uint32_t to = position[at];
-      done[at] = true;
-      if (to == start) {
-        events[to] = carry;
-        break;
-      }
-      std::swap(carry, events[to]);
-      at = to;
-    }
-  }
-  std::vector<uint32_t>().swap(position);
-  t_.events = std::move(events);
-  std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
-    return a.to != b.to ? a.to < b.to : a.from < b.from;
-  });
-  t_.edges = std::move(edges_);
+  decltype(raw_.events)().swap(events);
+  std::vector<Edge>().swap(edges_);
+  t_.events = std::move(out);
+  t_.edges = std::move(edges_out);
 }
 
 // Where each process starts and ends, and how it ended.
@@ -760,15 +836,11 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   Merger(raw, *t).run();
   t->endpoints = std::move(raw.endpoints);
   t->problems = std::move(raw.problems);
-  auto a = std::chrono::steady_clock::now();
-  t->clocks = std::make_shared<Clocks>(*t);
   auto b = std::chrono::steady_clock::now();
   findProblems(*t);
   auto c = std::chrono::steady_clock::now();
   if (timing)
-    std::fprintf(stderr, "merge: clocks %.1f ms, findings %.1f ms\n",
-                 std::chrono::duration<double, std::milli>(b - a).count(),
-                 std::chrono::duration<double, std::milli>(c - b).count());
+    std::fprintf(stderr, "merge: findings %.1f ms\n", std::chrono::duration<double, std::milli>(c - b).count());
   return t;
 }
 

@@ -36,7 +36,12 @@ int64_t Trace::wallTime(uint32_t position) const {
   return e.entry_ns + processes[e.process].realtime_offset;
 }
 
-bool Trace::happensBefore(uint32_t a, uint32_t b) const { return clocks && clocks->happensBefore(a, b); }
+const Clocks& Trace::clocks() const {
+  if (!clocks_) clocks_ = std::make_shared<Clocks>(*this);
+  return *clocks_;
+}
+
+bool Trace::happensBefore(uint32_t a, uint32_t b) const { return clocks().happensBefore(a, b); }
 
 std::string Trace::channelLabel(uint32_t channel) const {
   return channel < channels.size() ? channels[channel].name : std::string("an unknown channel");

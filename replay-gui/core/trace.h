@@ -27,6 +27,27 @@ using log::Kind;
 
 inline constexpr uint32_t kNone = ~0u;
 
+// An allocator whose resize() leaves trivially constructible elements
+// uninitialized: the loader fills millions of events itself.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) {}
+  template <class U>
+  void construct(U* p) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 // One process image: one log.
 struct Process {
   uint32_t index = 0;
@@ -89,19 +110,19 @@ struct Channel {
 // One event, compact: the merge keeps millions in memory (48 bytes each).
 // The full record (strings, addresses, payload ...) is re-read from the
 // log by Trace::record().
-struct Event {
-  int64_t entry_ns = 0;        // CLOCK_MONOTONIC of the process's host
-  uint64_t where = 0;          // the record in its log: frame offset << 26 | offset in frame
-  uint32_t duration = 0;       // see durationNs(): ns, or us above 2^31 ns
-  uint32_t process = 0;
-  uint32_t counter = 0;        // the process's local event counter
-  uint32_t number = 0;         // RADAR's global event number (Lamport time)
-  uint32_t endpoint = kNone;   // Trace::endpoints (channel events)
-  int32_t result = 0;
-  uint32_t value = 0;          // data events: bytes moved; process events: the other pid
-  uint16_t kind = 0;           // log::Kind
-  uint8_t thread = 0;          // index into the process's threads (255: beyond)
-  uint8_t flags = 0;           // kEvent* below
+struct Event {  // no member initializers: loading leaves fresh memory untouched
+  int64_t entry_ns;        // CLOCK_MONOTONIC of the process's host
+  uint64_t where;          // the record in its log: frame offset << 26 | offset in frame
+  uint32_t duration;       // see durationNs(): ns, or us above 2^31 ns
+  uint32_t process;
+  uint32_t counter;        // the process's local event counter
+  uint32_t number;         // RADAR's global event number (Lamport time)
+  uint32_t endpoint;       // Trace::endpoints (channel events), kNone
+  int32_t result;
+  uint32_t value;          // data events: bytes moved; process events: the other pid
+  uint16_t kind;           // log::Kind
+  uint8_t thread;          // index into the process's threads (255: beyond)
+  uint8_t flags;           // kEvent* below
 
   Kind eventKind() const { return static_cast<Kind>(kind); }
   int64_t returnNs() const { return entry_ns + durationNs(); }
@@ -211,10 +232,13 @@ class Trace {
     return e == kNone ? kNone : endpoints[e].channel;
   }
 
-  std::shared_ptr<const class Clocks> clocks;  // attached by the merge
+  // The clocks behind happensBefore(), made on first use (they cost a pass
+  // over the trace that listing or checking events does not need).
+  const class Clocks& clocks() const;
 
  private:
   mutable std::vector<std::unique_ptr<log::LogReader>> readers_;  // one per process, opened on demand
+  mutable std::shared_ptr<const class Clocks> clocks_;
 };
 
 }  // namespace radar::replay

@@ -188,7 +188,7 @@ TEST(Clocks, CheckpointedClocksAnswerExactly) {
   FakeRecording rec;
   Truth truth = simulate(4242, rec, 40, 30, 6000);
   auto t = rec.load();
-  EXPECT_GT(t->clocks->checkpointInterval(), 1u);
+  EXPECT_GT(t->clocks().checkpointInterval(), 1u);
   std::mt19937_64 rng(5);
   const uint32_t n = static_cast<uint32_t>(t->events.size());
   for (int k = 0; k < 300; ++k) {
