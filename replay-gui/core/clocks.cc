@@ -13,13 +13,13 @@ Clocks::Clocks(const Trace& trace) : t_(trace) {
   // About 2 bytes per event for the checkpoints.
   const uint64_t budget_words = std::max<uint64_t>(events / 2, 4096);
   k_ = 1;
-  while (uint64_t{processes_} * (events / k_ + processes_) > budget_words && k_ < (1u << 20)) k_ *= 2;
+  while (uint64_t{processes_} * (events / k_ + 2 * processes_) > budget_words && k_ < (1u << 20)) k_ *= 2;
 
   first_checkpoint_.resize(processes_ + 1);
   uint64_t at = 0;
   for (uint32_t p = 0; p < processes_; ++p) {
     first_checkpoint_[p] = at;
-    at += (t_.process_events[p].size() + k_ - 1) / k_ * uint64_t{processes_};
+    at += ((t_.process_events[p].size() + k_ - 1) / k_ + 1) * uint64_t{processes_};
   }
   first_checkpoint_[processes_] = at;
   checkpoints_.assign(at, 0);
@@ -47,37 +47,57 @@ Clocks::Clocks(const Trace& trace) : t_(trace) {
     }
     if (outgoing[i]) in_flight[i].assign(mine, mine + processes_);
     const uint32_t local = ev.counter - 1;
-    if (local % k_ == 0) {
-      uint32_t* ck = &checkpoints_[first_checkpoint_[ev.process] + uint64_t{local / k_} * processes_];
-      std::copy(mine, mine + processes_, ck);
+    if (local % k_ == 0) std::copy(mine, mine + processes_, const_cast<uint32_t*>(lowerBound(ev.process, local)));
+  }
+  for (uint32_t p = 0; p < processes_; ++p) {
+    const uint32_t* final_clock = &current[uint64_t{p} * processes_];
+    std::copy(final_clock, final_clock + processes_, &checkpoints_[first_checkpoint_[p + 1] - processes_]);
+  }
+}
+
+const uint32_t* Clocks::lowerBound(uint32_t process, uint32_t local) const {
+  return &checkpoints_[first_checkpoint_[process] + uint64_t{local / k_} * processes_];
+}
+
+const uint32_t* Clocks::upperBound(uint32_t process, uint32_t local) const {
+  const uint64_t next = first_checkpoint_[process] + uint64_t{local / k_ + 1} * processes_;
+  // Past the last checkpoint of the process: its final clock.
+  return &checkpoints_[std::min(next, first_checkpoint_[process + 1] - processes_)];
+}
+
+bool Clocks::knowsAtLeast(uint32_t position, uint32_t process, uint32_t counter) const {
+  // Depth-first search backwards over received messages, pruned by the
+  // checkpoint bounds. `expanded` remembers, per checkpoint block, up to
+  // which event the receives have been followed already.
+  std::unordered_map<uint64_t, uint32_t> expanded;
+  std::vector<uint32_t> stack{position};
+  while (!stack.empty()) {
+    const uint32_t x = stack.back();
+    stack.pop_back();
+    const Event& ev = t_.events[x];
+    if (ev.process == process) {
+      if (ev.counter >= counter) return true;
+      continue;
+    }
+    const uint32_t local = ev.counter - 1;
+    if (lowerBound(ev.process, local)[process] >= counter) return true;
+    if (upperBound(ev.process, local)[process] < counter) continue;
+    // Open: what it knows beyond the checkpoint came through the messages
+    // received since.
+    const uint32_t base = local / k_ * k_;
+    auto [done, fresh] = expanded.try_emplace(uint64_t{ev.process} << 32 | base / k_, base);
+    if (done->second >= local && !fresh) continue;
+    const uint32_t from = fresh ? base + 1 : done->second + 1;
+    done->second = local;
+    const auto& mine = t_.process_events[ev.process];
+    for (uint32_t l = from; l <= local; ++l) {
+      const uint32_t y = mine[l];
+      auto [b, e] = t_.incoming(y);
+      for (; b != e; ++b)
+        if (t_.events[b->from].process != ev.process && b->from < y) stack.push_back(b->from);
     }
   }
-}
-
-uint32_t Clocks::knows(uint32_t position, uint32_t process) const {
-  std::unordered_map<uint64_t, uint32_t> memo;
-  return knowsMemo(position, process, memo);
-}
-
-uint32_t Clocks::knowsMemo(uint32_t position, uint32_t process,
-                           std::unordered_map<uint64_t, uint32_t>& memo) const {
-  const Event& ev = t_.events[position];
-  if (ev.process == process) return ev.counter;
-  const uint64_t key = uint64_t{position} << 32 | process;
-  if (auto it = memo.find(key); it != memo.end()) return it->second;
-  const uint32_t local = ev.counter - 1;
-  const uint32_t base = local / k_ * k_;
-  uint32_t v = checkpoints_[first_checkpoint_[ev.process] + uint64_t{base / k_} * processes_ + process];
-  const auto& mine = t_.process_events[ev.process];
-  for (uint32_t l = base + 1; l <= local; ++l) {
-    const uint32_t x = mine[l];
-    auto [b, e] = t_.incoming(x);
-    for (; b != e; ++b)
-      if (t_.events[b->from].process != ev.process && b->from < x)
-        v = std::max(v, knowsMemo(b->from, process, memo));
-  }
-  memo.emplace(key, v);
-  return v;
+  return false;
 }
 
 bool Clocks::happensBefore(uint32_t a, uint32_t b) const {
@@ -86,7 +106,7 @@ bool Clocks::happensBefore(uint32_t a, uint32_t b) const {
   const Event& eb = t_.events[b];
   if (ea.number >= eb.number) return false;  // Lamport numbers grow along every path
   if (ea.process == eb.process) return ea.counter < eb.counter;
-  return knows(b, ea.process) >= ea.counter;
+  return knowsAtLeast(b, ea.process, ea.counter);
 }
 
 }  // namespace radar::replay

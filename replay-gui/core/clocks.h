@@ -5,13 +5,14 @@
 // question. Storing one per event would take events x processes words;
 // instead a clock is kept every K events of each process (K grows with the
 // number of processes so that this stays within a few bytes per event),
-// and a query replays the few events since the checkpoint, following the
-// messages they received (memoized).
+// plus each process's final clock. Clocks only grow along a process, so
+// the checkpoints before and after an event bound what it knows; a query
+// searches backwards through received messages only where those bounds
+// leave the answer open.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace radar::replay {
@@ -22,22 +23,25 @@ class Clocks {
  public:
   explicit Clocks(const Trace& trace);
 
-  // The highest counter of process `process` that happens before `position`
-  // or is it (0: none).
-  uint32_t knows(uint32_t position, uint32_t process) const;
+  // Whether event `position` knows counter `counter` of process `process`:
+  // that event, or one after it in its process, happens before `position`
+  // (or is it).
+  bool knowsAtLeast(uint32_t position, uint32_t process, uint32_t counter) const;
   bool happensBefore(uint32_t a, uint32_t b) const;
   uint32_t checkpointInterval() const { return k_; }
   size_t memoryBytes() const { return checkpoints_.size() * sizeof(uint32_t); }
 
  private:
-  uint32_t knowsMemo(uint32_t position, uint32_t process,
-                     std::unordered_map<uint64_t, uint32_t>& memo) const;
+  // The clocks at the checkpoints at or before / after an event.
+  const uint32_t* lowerBound(uint32_t process, uint32_t local) const;
+  const uint32_t* upperBound(uint32_t process, uint32_t local) const;
 
   const Trace& t_;
   uint32_t processes_ = 0;
   uint32_t k_ = 1;
   // Per process: offset into checkpoints_ of its first checkpoint; each
-  // checkpoint holds `processes_` counters.
+  // checkpoint holds `processes_` counters, and the last one of a process
+  // is its final clock.
   std::vector<uint64_t> first_checkpoint_;
   std::vector<uint32_t> checkpoints_;
 };
