@@ -22,5 +22,7 @@ int runCheck(int argc, char** argv);
 extern const char kCheckHelp[];
 int runStats(int argc, char** argv);
 extern const char kStatsHelp[];
+int runReplay(int argc, char** argv);
+extern const char kReplayHelp[];
 
 }  // namespace radar::cli

@@ -36,6 +36,9 @@ const Command kCommands[] = {
      kCheckHelp, runCheck},
     {"stats", "messages, bytes and time per process and channel", kStatsHelp, runStats},
 #endif
+#ifdef RADAR_HAVE_REPLAY
+    {"replay", "watch the messages move between processes, event by event", kReplayHelp, runReplay},
+#endif
     {"dump", "print the raw records of log files (for readers and bug reports)", kDumpHelp,
      runDump},
     {"help", "list commands, or explain one", kHelpHelp, runHelp},

@@ -1,0 +1,174 @@
+#include "controller.h"
+
+#include <algorithm>
+
+namespace radar::gui {
+
+ReplayController::ReplayController(uint32_t events, QObject* parent) : QObject(parent), events_(events) {}
+
+void ReplayController::play() {
+  if (playing_) return;
+  if (position_ >= events_ && !animating()) {
+    // At the end: nothing left to play.
+    emit stateChanged();
+    return;
+  }
+  playing_ = true;
+  if (!animating()) startEvent();
+  emit stateChanged();
+  emit changed();
+}
+
+void ReplayController::pause() {
+  if (!playing_) return;
+  playing_ = false;
+  emit stateChanged();
+}
+
+void ReplayController::togglePlay() { playing_ ? pause() : play(); }
+
+void ReplayController::setMode(Mode mode) {
+  if (mode_ == mode) return;
+  mode_ = mode;
+  emit stateChanged();
+}
+
+void ReplayController::toggleMode() {
+  setMode(mode_ == Mode::Continuous ? Mode::SingleStep : Mode::Continuous);
+}
+
+void ReplayController::setSecondsPerEvent(double seconds) {
+  seconds = std::max(seconds, kMinSecondsPerEvent);
+  if (seconds == seconds_per_event_) return;
+  seconds_per_event_ = seconds;
+  emit stateChanged();
+}
+
+void ReplayController::startEvent() {
+  if (position_ >= events_) {
+    playing_ = false;
+    return;
+  }
+  ++position_;
+  progress_ = 0;
+}
+
+void ReplayController::stepForward() {
+  if (animating()) {
+    // The event being shown is finished at once; the next one starts.
+    progress_ = 1;
+  }
+  if (position_ >= events_) {
+    if (saved_) finishInstantReplay();
+    emit changed();
+    return;
+  }
+  startEvent();
+  // Each event takes its full time, in single-step too (RADAR: long enough
+  // for the process's change of colour to make an impression).
+  emit changed();
+}
+
+void ReplayController::stepBack() {
+  if (saved_) {
+    saved_.reset();
+    emit stateChanged();
+  }
+  playing_ = false;
+  if (animating()) {
+    // Back to before the event being shown.
+    --position_;
+  } else if (position_ > 0) {
+    --position_;
+  }
+  progress_ = 1;
+  emit stateChanged();
+  emit changed();
+}
+
+void ReplayController::skipTo(uint32_t number) {
+  if (saved_) saved_.reset();
+  position_ = std::min(number, events_);
+  progress_ = 1;
+  emit stateChanged();
+  emit changed();
+}
+
+void ReplayController::instantReplay(uint32_t count) {
+  if (!saved_) saved_ = Saved{position_, progress_, playing_, mode_, count};
+  saved_->count = count;
+  const uint32_t back_to = saved_->position;
+  position_ = back_to > count ? back_to - count : 0;
+  progress_ = 1;
+  // The replay plays on its own, continuously, up to where it started.
+  playing_ = position_ < back_to;
+  if (playing_) startEvent();
+  else finishInstantReplay();
+  emit stateChanged();
+  emit changed();
+}
+
+void ReplayController::endInstantReplay() {
+  if (!saved_) return;
+  finishInstantReplay();
+  emit stateChanged();
+  emit changed();
+}
+
+void ReplayController::finishInstantReplay() {
+  const Saved s = *saved_;
+  saved_.reset();
+  position_ = s.position;
+  progress_ = s.progress < 1 ? 1 : s.progress;
+  playing_ = false;  // the user goes on when ready (or replays again)
+  mode_ = s.mode;
+}
+
+void ReplayController::restart() {
+  saved_.reset();
+  position_ = 0;
+  progress_ = 1;
+  const bool was_playing = playing_;
+  playing_ = false;
+  if (was_playing) play();
+  emit stateChanged();
+  emit changed();
+}
+
+void ReplayController::advance(double seconds) {
+  if (seconds <= 0) return;
+  bool moved = false;
+  // Several events may pass in one call at high speed.
+  while (seconds > 0) {
+    if (animating()) {
+      const double left = (1 - progress_) * seconds_per_event_;
+      if (seconds < left) {
+        progress_ += seconds / seconds_per_event_;
+        moved = true;
+        break;
+      }
+      seconds -= left;
+      progress_ = 1;
+      moved = true;
+    }
+    if (saved_ && position_ >= saved_->position) {
+      finishInstantReplay();
+      emit stateChanged();
+      moved = true;
+      break;
+    }
+    const bool go_on = playing_ && (saved_ || mode_ == Mode::Continuous);
+    if (!go_on || position_ >= events_) {
+      if (playing_ && position_ >= events_) {
+        playing_ = false;
+        emit stateChanged();
+      }
+      break;
+    }
+    startEvent();
+    moved = true;
+  }
+  if (moved) emit changed();
+}
+
+}  // namespace radar::gui

@@ -1,0 +1,85 @@
+#include "geometry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <queue>
+
+namespace radar::gui {
+
+std::vector<uint32_t> assignSlots(const std::vector<Lifetime>& lifetimes) {
+  std::vector<uint32_t> order(lifetimes.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return lifetimes[a].first < lifetimes[b].first; });
+  std::vector<uint32_t> slot(lifetimes.size(), 0);
+  // Slots in use, by the last event of their holder; free slots, lowest first.
+  using Busy = std::pair<uint32_t, uint32_t>;  // (last event, slot)
+  std::priority_queue<Busy, std::vector<Busy>, std::greater<Busy>> busy;
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> free_slots;
+  uint32_t used = 0;
+  for (uint32_t p : order) {
+    // A slot is free once its holder's last event is before this start.
+    while (!busy.empty() && busy.top().first < lifetimes[p].first) {
+      free_slots.push(busy.top().second);
+      busy.pop();
+    }
+    uint32_t s;
+    if (!free_slots.empty()) {
+      s = free_slots.top();
+      free_slots.pop();
+    } else {
+      s = used++;
+    }
+    slot[p] = s;
+    busy.push({lifetimes[p].last, s});
+  }
+  return slot;
+}
+
+GridLayout::GridLayout(uint32_t slots) : slots_(std::max(slots, 1u)) {
+  using namespace geometry;
+  // Columns so that the grid's width is about 2.2 times its height: the
+  // view is wide, with the diagram and the tables below it.
+  const double cell_w = kBoxWidth + kGapX, cell_h = kBoxHeight + kGapY;
+  columns_ = std::max(1u, static_cast<uint32_t>(std::lround(std::sqrt(slots_ * 2.2 * cell_h / cell_w))));
+  columns_ = std::min(columns_, slots_);
+}
+
+Rect GridLayout::slotRect(uint32_t slot) const {
+  using namespace geometry;
+  const uint32_t col = slot % columns_, row = slot / columns_;
+  return {kGapX / 2 + col * (kBoxWidth + kGapX), kGapY / 2 + row * (kBoxHeight + kGapY), kBoxWidth,
+          kBoxHeight};
+}
+
+Rect GridLayout::bounds() const {
+  using namespace geometry;
+  const uint32_t rows = (slots_ + columns_ - 1) / columns_;
+  return {0, 0, columns_ * (kBoxWidth + kGapX), rows * (kBoxHeight + kGapY)};
+}
+
+Point portPosition(const Rect& box, bool input, uint32_t index, uint32_t count) {
+  count = std::max(count, 1u);
+  index = std::min(index, count - 1);
+  const double y = box.y + box.h * (index + 1) / (count + 1);
+  return {input ? box.x : box.x + box.w, y};
+}
+
+Rect queueSlot(Point input_port, uint32_t index) {
+  using namespace geometry;
+  const double right = input_port.x - kMessageGap - index * (kMessageSize + kMessageGap);
+  return {right - kMessageSize, input_port.y - kMessageSize / 2, kMessageSize, kMessageSize};
+}
+
+double ease(double t) {
+  t = std::clamp(t, 0.0, 1.0);
+  return t * t * (3 - 2 * t);
+}
+
+Point along(Point from, Point to, double t) {
+  const double e = ease(t);
+  return {from.x + (to.x - from.x) * e, from.y + (to.y - from.y) * e};
+}
+
+}  // namespace radar::gui

@@ -1,0 +1,65 @@
+// Where things are drawn in the network view: process boxes in slots,
+// ports on their borders, messages queued in front of input ports or on
+// their way. Plain code (no Qt), so that it is tested on its own.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace radar::gui {
+
+struct Point {
+  double x = 0, y = 0;
+  bool operator==(const Point&) const = default;
+};
+
+struct Rect {
+  double x = 0, y = 0, w = 0, h = 0;
+  Point center() const { return {x + w / 2, y + h / 2}; }
+  bool contains(Point p) const { return p.x >= x && p.x <= x + w && p.y >= y && p.y <= y + h; }
+  bool operator==(const Rect&) const = default;
+};
+
+namespace geometry {
+inline constexpr double kBoxWidth = 170, kBoxHeight = 70;
+inline constexpr double kGapX = 130, kGapY = 70;  // room for queues and arrows
+inline constexpr double kMessageSize = 12, kMessageGap = 3;
+}  // namespace geometry
+
+// A lifetime: the positions of a process's first and last events.
+struct Lifetime {
+  uint32_t first = 0, last = 0;
+};
+
+// Gives each process a slot that no process alive at the same time has:
+// a new process is drawn into the first free place, and the place of one
+// that ended is free again. Lifetimes are known for the whole recording, so
+// the layout at any event is the same however the user got there.
+std::vector<uint32_t> assignSlots(const std::vector<Lifetime>& lifetimes);
+
+// Slots on a grid, left to right and top to bottom, about as wide as high
+// on screen for `slots` boxes.
+class GridLayout {
+ public:
+  explicit GridLayout(uint32_t slots);
+  uint32_t columns() const { return columns_; }
+  Rect slotRect(uint32_t slot) const;
+  // The whole grid.
+  Rect bounds() const;
+
+ private:
+  uint32_t slots_, columns_;
+};
+
+// Port `index` of `count` on the box's left (input) or right (output)
+// border, spread evenly.
+Point portPosition(const Rect& box, bool input, uint32_t index, uint32_t count);
+// Place `index` (0 is the head, received next) of a queue in front of an
+// input port: messages line up leftwards from the port.
+Rect queueSlot(Point input_port, uint32_t index);
+// Ease in and out: a message starts and stops gently.
+double ease(double t);
+// A message on its way: at t = 0 leaving `from`, at t = 1 arrived at `to`.
+Point along(Point from, Point to, double t);
+
+}  // namespace radar::gui

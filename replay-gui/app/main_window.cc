@@ -1,0 +1,476 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QSettings>
+#include <QSlider>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QThread>
+#include <QToolBar>
+#include <QVBoxLayout>
+#include <atomic>
+
+#include "merge.h"
+#include "message_text.h"
+
+namespace radar::gui {
+
+using replay::kNone;
+
+MainWindow::MainWindow(std::unique_ptr<replay::Trace> trace, QWidget* parent)
+    : QMainWindow(parent), trace_(std::move(trace)) {
+  display_ = std::make_unique<replay::DisplayModel>(*trace_);
+  narrator_ = std::make_unique<replay::Narrator>(*trace_);
+  builder_ = std::make_unique<SceneBuilder>(*trace_, *display_);
+  controller_ = new ReplayController(static_cast<uint32_t>(trace_->events.size()), this);
+
+  QString title = QStringLiteral("radar replay");
+  if (!trace_->directories.empty())
+    title = QFileInfo(QString::fromStdString(trace_->directories.front())).fileName() + QStringLiteral(" — radar replay");
+  setWindowTitle(title);
+  setAcceptDrops(true);
+
+  // Centre: the narrative over the network view, the timeline below.
+  auto* centre = new QWidget(this);
+  auto* layout = new QVBoxLayout(centre);
+  layout->setContentsMargins(4, 4, 4, 4);
+  narrative_ = new QLabel(centre);
+  narrative_->setObjectName(QStringLiteral("narrative"));
+  narrative_->setWordWrap(true);
+  narrative_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  narrative_->setFrameShape(QFrame::Box);
+  narrative_->setMargin(6);
+  QFont nf = narrative_->font();
+  nf.setPointSizeF(nf.pointSizeF() * 1.25);
+  nf.setBold(true);
+  narrative_->setFont(nf);
+  layout->addWidget(narrative_);
+  network_ = new NetworkView(*builder_, centre);
+  spacetime_ = new SpaceTimeView(*trace_, centre);
+  auto* split = new QSplitter(Qt::Vertical, centre);
+  split->addWidget(network_);
+  split->addWidget(spacetime_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  layout->addWidget(split, 1);
+  slider_ = new QSlider(Qt::Horizontal, centre);
+  slider_->setRange(0, static_cast<int>(trace_->events.size()));
+  slider_->setToolTip(tr("Drag to any event"));
+  layout->addWidget(slider_);
+  setCentralWidget(centre);
+
+  // Docks: events and findings.
+  event_model_ = new EventTableModel(*trace_, *narrator_, this);
+  auto* events_dock = new QDockWidget(tr("Events"), this);
+  events_dock->setObjectName(QStringLiteral("events"));
+  auto* events_box = new QWidget(events_dock);
+  auto* events_layout = new QVBoxLayout(events_box);
+  events_layout->setContentsMargins(2, 2, 2, 2);
+  filter_ = new QLineEdit(events_box);
+  filter_->setPlaceholderText(tr("Filter: words, or process:NAME channel:NAME kind:NAME"));
+  filter_->setClearButtonEnabled(true);
+  events_layout->addWidget(filter_);
+  events_view_ = new QTableView(events_box);
+  events_view_->setModel(event_model_);
+  events_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  events_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  events_view_->verticalHeader()->hide();
+  events_view_->verticalHeader()->setDefaultSectionSize(20);
+  events_view_->horizontalHeader()->setStretchLastSection(true);
+  events_view_->setWordWrap(false);
+  events_layout->addWidget(events_view_);
+  events_dock->setWidget(events_box);
+  addDockWidget(Qt::BottomDockWidgetArea, events_dock);
+
+  findings_model_ = new FindingsModel(*trace_, this);
+  auto* findings_dock = new QDockWidget(tr("Findings"), this);
+  findings_dock->setObjectName(QStringLiteral("findings"));
+  findings_view_ = new QTableView(findings_dock);
+  findings_view_->setModel(findings_model_);
+  findings_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  findings_view_->verticalHeader()->hide();
+  findings_view_->horizontalHeader()->setStretchLastSection(true);
+  findings_dock->setWidget(findings_view_);
+  addDockWidget(Qt::RightDockWidgetArea, findings_dock);
+
+  position_label_ = new QLabel(this);
+  statusBar()->addPermanentWidget(position_label_);
+
+  buildActions();
+
+  connect(controller_, &ReplayController::changed, this, &MainWindow::refresh);
+  connect(controller_, &ReplayController::stateChanged, this, &MainWindow::refreshControls);
+  connect(slider_, &QSlider::valueChanged, this, [this](int v) {
+    if (!updating_) controller_->skipTo(static_cast<uint32_t>(v));
+  });
+  connect(network_, &NetworkView::messageClicked, this, &MainWindow::showMessage);
+  connect(network_, &NetworkView::layoutChanged, this, [this] { saveLayout(); });
+  connect(spacetime_, &SpaceTimeView::eventClicked, this, [this](uint32_t position) {
+    const int row = event_model_->rowOf(position);
+    if (row >= 0) events_view_->selectRow(row);
+  });
+  connect(events_view_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    const uint32_t position = event_model_->positionOf(index.row());
+    if (position != kNone) goToEvent(position);
+  });
+  connect(findings_view_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    const uint32_t position = findings_model_->eventOf(index.row());
+    if (position != kNone) goToEvent(position);
+  });
+  connect(filter_, &QLineEdit::returnPressed, this, [this] { event_model_->setFilter(filter_->text()); });
+  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    if (text.isEmpty()) event_model_->setFilter(QString());
+  });
+  connect(&timer_, &QTimer::timeout, this, &MainWindow::tick);
+  timer_.start(16);
+  clock_.start();
+
+  restoreLayout();
+  resize(1280, 860);
+  split->setSizes({520, 180});
+  resizeDocks({events_dock}, {170}, Qt::Vertical);
+  resizeDocks({findings_dock}, {280}, Qt::Horizontal);
+  refresh();
+  refreshControls();
+  reportProblems();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions() {
+  auto* file = menuBar()->addMenu(tr("&File"));
+  auto* replay = menuBar()->addMenu(tr("&Replay"));
+  auto* view = menuBar()->addMenu(tr("&View"));
+  auto* help = menuBar()->addMenu(tr("&Help"));
+  auto* bar = addToolBar(tr("Replay"));
+  bar->setObjectName(QStringLiteral("toolbar"));
+  auto add = [&](QMenu* menu, const QString& text, const QKeySequence& key, auto slot, bool on_bar = false) {
+    auto* a = new QAction(text, this);
+    if (!key.isEmpty()) a->setShortcut(key);
+    a->setShortcutContext(Qt::WindowShortcut);
+    connect(a, &QAction::triggered, this, slot);
+    menu->addAction(a);
+    if (on_bar) bar->addAction(a);
+    return a;
+  };
+
+  add(file, tr("&Open recording…"), QKeySequence::Open, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a recording directory"));
+    if (!dir.isEmpty()) openRecording({dir}, this);
+  });
+  auto* recent = file->addMenu(tr("Open &recent"));
+  connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+    recent->clear();
+    const QStringList list = QSettings().value(QStringLiteral("recent")).toStringList();
+    for (const QString& dir : list)
+      recent->addAction(dir, this, [this, dir] { openRecording({dir}, this); });
+    if (list.isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
+  });
+  file->addSeparator();
+  add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+
+  // RADAR's menu (seed 002, Figure 14), and what a scrubbing viewer adds.
+  play_action_ = add(replay, tr("&Play"), QKeySequence(Qt::Key_Space), [this] { controller_->togglePlay(); }, true);
+  mode_action_ = add(replay, tr("&Single-step"), QKeySequence(Qt::Key_S), [this] { controller_->toggleMode(); }, true);
+  mode_action_->setCheckable(true);
+  add(replay, tr("Step &forward"), QKeySequence(Qt::Key_Right), [this] { controller_->stepForward(); }, true);
+  add(replay, tr("Step &back"), QKeySequence(Qt::Key_Left), [this] { controller_->stepBack(); }, true);
+  add(replay, tr("S&kip to event…"), QKeySequence(Qt::CTRL | Qt::Key_G), [this] { askSkip(); }, true);
+  add(replay, tr("&Instant replay…"), QKeySequence(Qt::Key_R), [this] { askInstantReplay(); }, true);
+  instant_again_action_ = add(replay, tr("Instant replay &again"), QKeySequence(Qt::SHIFT | Qt::Key_R),
+                              [this] { controller_->instantReplay(instant_replay_count_); });
+  add(replay, tr("&End instant replay"), QKeySequence(Qt::Key_E), [this] { controller_->endInstantReplay(); });
+  add(replay, tr("Start from s&cratch"), QKeySequence(Qt::Key_Home), [this] { controller_->restart(); }, true);
+  replay->addSeparator();
+  add(replay, tr("&Faster"), QKeySequence(Qt::Key_BracketRight),
+      [this] { speed_->setValue(speed_->value() / 2); });
+  add(replay, tr("S&lower"), QKeySequence(Qt::Key_BracketLeft), [this] { speed_->setValue(speed_->value() * 2); });
+  add(replay, tr("&Message under the mouse"), QKeySequence(Qt::Key_M), [this] { showMessageUnderMouse(); });
+  add(replay, tr("F&ollow selected message"), QKeySequence(Qt::Key_O), [this] {
+    if (selected_message_ != kNone) followMessage(selected_message_);
+  });
+  replay->addSeparator();
+  add(replay, tr("&Never mind"), QKeySequence(), [] {});
+
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Seconds per event "), bar));
+  speed_ = new QDoubleSpinBox(bar);
+  speed_->setDecimals(3);
+  speed_->setRange(ReplayController::kMinSecondsPerEvent, 60);
+  speed_->setValue(ReplayController::kDefaultSecondsPerEvent);
+  speed_->setToolTip(tr("Seconds each event takes to show ([ slower, ] faster)"));
+  bar->addWidget(speed_);
+  connect(speed_, &QDoubleSpinBox::valueChanged, controller_, &ReplayController::setSecondsPerEvent);
+
+  add(view, tr("&Fit"), QKeySequence(Qt::Key_F), [this] { network_->fitToView(); }, true);
+  add(view, tr("Zoom &in"), QKeySequence::ZoomIn, [this] { network_->zoomBy(1.25); });
+  add(view, tr("Zoom &out"), QKeySequence::ZoomOut, [this] { network_->zoomBy(0.8); });
+  auto* channels = add(view, tr("Show &channels"), QKeySequence(Qt::Key_C),
+                       [this] { network_->setShowChannels(!network_->showChannels()); });
+  channels->setCheckable(true);
+  auto* wall = add(view, tr("&Wall time in the diagram"), QKeySequence(Qt::Key_W),
+                   [this] { spacetime_->setWallTime(!spacetime_->wallTime()); });
+  wall->setCheckable(true);
+  add(view, tr("&Reset layout"), QKeySequence(), [this] {
+    builder_->resetLayout();
+    saveLayout();
+    network_->fitToView();
+    refresh();
+  });
+  add(help, tr("&How to use the replay"), QKeySequence::HelpContents, [this] { showHelp(); });
+}
+
+QString MainWindow::narrative() const { return narrative_->text(); }
+
+void MainWindow::refresh() {
+  const uint32_t pos = controller_->position();
+  network_->setScene(builder_->build(pos, controller_->progress()));
+  updating_ = true;
+  narrative_->setText(pos == 0 ? tr("Before the first event. Press Space to play, → to step.")
+                               : QString::fromStdString(narrator_->sentence(pos - 1)));
+  slider_->setValue(static_cast<int>(pos));
+  spacetime_->setCurrent(pos == 0 ? kNone : pos - 1);
+  updating_ = false;
+  position_label_->setText(tr("Event %1 of %2").arg(pos).arg(trace_->events.size()));
+}
+
+void MainWindow::refreshControls() {
+  play_action_->setText(controller_->playing() ? tr("&Pause") : tr("&Play"));
+  mode_action_->setChecked(controller_->mode() == ReplayController::Mode::SingleStep);
+  if (speed_->value() != controller_->secondsPerEvent()) speed_->setValue(controller_->secondsPerEvent());
+  if (controller_->inInstantReplay())
+    statusBar()->showMessage(tr("Instant replay: back to event %1 at the end (E ends it now)")
+                                 .arg(controller_->instantReplayReturn()));
+  else
+    statusBar()->clearMessage();
+}
+
+void MainWindow::tick() {
+  const double elapsed = clock_.restart() / 1000.0;
+  if (controller_->playing() || controller_->animating()) controller_->advance(elapsed);
+}
+
+void MainWindow::goToEvent(uint32_t position) {
+  controller_->skipTo(position + 1);
+  spacetime_->setSelected(position);
+  const int row = event_model_->rowOf(position);
+  if (row >= 0) {
+    events_view_->selectRow(row);
+    events_view_->scrollTo(event_model_->index(row, 0));
+  }
+}
+
+void MainWindow::askSkip() {
+  bool ok = false;
+  const int n = QInputDialog::getInt(this, tr("Skip to event"), tr("Event number:"),
+                                     static_cast<int>(controller_->position()), 0,
+                                     static_cast<int>(trace_->events.size()), 1, &ok);
+  if (ok) controller_->skipTo(static_cast<uint32_t>(n));
+}
+
+void MainWindow::askInstantReplay() {
+  bool ok = false;
+  const int n = QInputDialog::getInt(this, tr("Instant replay"), tr("Replay the last how many events?"),
+                                     static_cast<int>(instant_replay_count_), 1, 1000000, 1, &ok);
+  if (!ok) return;
+  instant_replay_count_ = static_cast<uint32_t>(n);
+  controller_->instantReplay(instant_replay_count_);
+}
+
+void MainWindow::showMessageUnderMouse() {
+  const QPointF at = network_->mapFromGlobal(QCursor::pos());
+  const uint32_t m = network_->scene().messageAt(network_->toScene(at));
+  if (m == kNone) {
+    statusBar()->showMessage(tr("No message under the mouse"), 3000);
+    return;
+  }
+  showMessage(m);
+}
+
+void MainWindow::showMessage(uint32_t send) {
+  selected_message_ = send;
+  network_->setSelectedMessage(send);
+  spacetime_->setSelected(send);
+  last_message_text_ = QString::fromStdString(describeMessage(*trace_, *narrator_, send));
+  if (QGuiApplication::platformName() == QLatin1String("offscreen") && !isVisible()) return;
+  auto* dialog = new QDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("Message of event %1").arg(send + 1));
+  auto* box = new QVBoxLayout(dialog);
+  auto* text = new QPlainTextEdit(last_message_text_, dialog);
+  text->setReadOnly(true);
+  text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  box->addWidget(text);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  auto* follow = buttons->addButton(tr("Follow this message"), QDialogButtonBox::ActionRole);
+  connect(follow, &QPushButton::clicked, dialog, [this, dialog, send] {
+    followMessage(send);
+    dialog->close();
+  });
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+  box->addWidget(buttons);
+  dialog->resize(720, 420);
+  dialog->show();
+}
+
+bool MainWindow::followMessage(uint32_t send) {
+  // Its first receive: the earliest event with an edge from it.
+  uint32_t first = kNone;
+  for (const auto& e : trace_->edges)
+    if (e.from == send && e.why == replay::Edge::Why::Message && e.to < first) first = e.to;
+  if (first == kNone) {
+    statusBar()->showMessage(tr("No recorded process received this message"), 4000);
+    return false;
+  }
+  goToEvent(first);
+  return true;
+}
+
+void MainWindow::showHelp() {
+  QMessageBox::information(
+      this, tr("radar replay"),
+      tr("<p>The replay shows what the recorded processes did, one event at a time, in an order "
+         "that respects causality. Boxes are processes (name, pid, channel ends open for input and "
+         "output); a port opens on a box's border while it is used; small boxes are messages, "
+         "travelling (orange) or queued in front of the receiver's input port (blue). The process "
+         "taking part in the event changes colour.</p>"
+         "<p><b>Space</b> play/pause · <b>S</b> single-step or continuous · <b>→</b> next event · "
+         "<b>←</b> back · <b>Ctrl+G</b> skip to event · <b>R</b> instant replay of the last n "
+         "events, <b>Shift+R</b> again, <b>E</b> end it · <b>Home</b> from the start · "
+         "<b>[</b> <b>]</b> slower, faster · click a message or <b>M</b> over it: its contents · "
+         "<b>O</b> follow the selected message · <b>F</b> fit · wheel: zoom · drag: pan or move a "
+         "box · <b>C</b> channels · <b>W</b> wall time in the diagram.</p>"
+         "<p>Double-click an event or a finding to go there. See docs/replay.md.</p>"));
+}
+
+QString MainWindow::settingsKey() const {
+  QString key = QStringLiteral("layout/");
+  for (const auto& d : trace_->directories) key += QFileInfo(QString::fromStdString(d)).absoluteFilePath();
+  return key.replace(QLatin1Char('/'), QLatin1Char('|'));
+}
+
+void MainWindow::saveLayout() {
+  QStringList boxes;
+  for (const auto& [p, at] : builder_->movedBoxes())
+    boxes << QStringLiteral("%1:%2:%3").arg(trace_->processes[p].log_id).arg(at.x).arg(at.y);
+  QSettings().setValue(settingsKey(), boxes);
+}
+
+void MainWindow::restoreLayout() {
+  const QStringList boxes = QSettings().value(settingsKey()).toStringList();
+  for (const QString& b : boxes) {
+    const QStringList parts = b.split(QLatin1Char(':'));
+    if (parts.size() != 3) continue;
+    const uint64_t id = parts[0].toULongLong();
+    for (const auto& p : trace_->processes)
+      if (p.log_id == id) builder_->moveBox(p.index, {parts[1].toDouble(), parts[2].toDouble()});
+  }
+  if (!trace_->directories.empty()) {
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recent")).toStringList();
+    const QString dir = QFileInfo(QString::fromStdString(trace_->directories.front())).absoluteFilePath();
+    recent.removeAll(dir);
+    recent.prepend(dir);
+    while (recent.size() > 10) recent.removeLast();
+    settings.setValue(QStringLiteral("recent"), recent);
+  }
+}
+
+void MainWindow::reportProblems() {
+  if (trace_->problems.empty()) return;
+  QString text;
+  for (const auto& p : trace_->problems)
+    text += QString::fromStdString(p.path.empty() ? p.message : p.path + ": " + p.message) + QLatin1Char('\n');
+  statusBar()->showMessage(tr("%1 problem(s) reading the recording: see the Findings").arg(trace_->problems.size()));
+  setToolTip(text);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  QStringList dirs;
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile()) dirs << url.toLocalFile();
+  if (!dirs.isEmpty()) openRecording(dirs, this);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveLayout();
+  event->accept();
+}
+
+std::unique_ptr<replay::Trace> MainWindow::loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
+                                                            QString* error) {
+  // Loading runs off the GUI thread; the dialog shows bytes read.
+  std::atomic<bool> cancel{false};
+  std::atomic<uint64_t> done{0}, total{0};
+  std::unique_ptr<replay::Trace> trace;
+  std::string load_error;
+  QThread* worker = QThread::create([&] {
+    replay::LoadOptions options;
+    options.cancel = &cancel;
+    options.progress = [&](uint64_t d, uint64_t t) {
+      done = d;
+      total = t;
+    };
+    trace = replay::loadTrace(dirs, options, &load_error);
+  });
+  QProgressDialog progress(tr("Loading the recording…"), tr("Cancel"), 0, 1000, parent);
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(300);
+  QEventLoop loop;
+  QObject::connect(worker, &QThread::finished, &loop, &QEventLoop::quit);
+  QTimer poll;
+  QObject::connect(&poll, &QTimer::timeout, &progress, [&] {
+    if (total) progress.setValue(static_cast<int>(done * 1000 / total));
+    if (progress.wasCanceled()) cancel = true;
+  });
+  poll.start(50);
+  worker->start();
+  loop.exec();
+  worker->wait();
+  delete worker;
+  if (!trace && error) *error = cancel ? tr("Loading was cancelled.") : QString::fromStdString(load_error);
+  return trace;
+}
+
+void MainWindow::openRecording(const QStringList& dirs, QWidget* parent) {
+  std::vector<std::string> list;
+  for (const QString& d : dirs) list.push_back(d.toStdString());
+  QString error;
+  auto trace = loadWithProgress(list, parent, &error);
+  if (!trace) {
+    QMessageBox::critical(parent, tr("radar replay"), tr("The recording could not be opened:\n%1").arg(error));
+    return;
+  }
+  auto* window = new MainWindow(std::move(trace));
+  window->setAttribute(Qt::WA_DeleteOnClose);
+  window->show();
+  if (parent && parent->window() != window) parent->window()->close();
+}
+
+}  // namespace radar::gui

@@ -1,0 +1,105 @@
+// The replay window: the network view with RADAR's running narrative above
+// it, the space-time diagram, the event table and the findings, and the
+// controls (menu, toolbar, keyboard) of the replay controller.
+#pragma once
+
+#include <QMainWindow>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "controller.h"
+#include "display.h"
+#include "models.h"
+#include "narrative.h"
+#include "network_view.h"
+#include "scene.h"
+#include "spacetime_view.h"
+#include "trace.h"
+
+class QLabel;
+class QSlider;
+class QDoubleSpinBox;
+class QTableView;
+class QLineEdit;
+class QAction;
+
+namespace radar::gui {
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(std::unique_ptr<replay::Trace> trace, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  ReplayController& controller() { return *controller_; }
+  NetworkView& networkView() { return *network_; }
+  SpaceTimeView& spaceTimeView() { return *spacetime_; }
+  EventTableModel& eventModel() { return *event_model_; }
+  FindingsModel& findingsModel() { return *findings_model_; }
+  const replay::Trace& trace() const { return *trace_; }
+  QString narrative() const;
+  // Jumps to an event (position) and selects it in every view.
+  void goToEvent(uint32_t position);
+  // Opens the window showing a message's contents (a send's position).
+  void showMessage(uint32_t send);
+  // Jumps to the first receive of a message.
+  bool followMessage(uint32_t send);
+  // The text of the message window last opened (for tests).
+  QString lastMessageText() const { return last_message_text_; }
+  // Loads recordings with a progress dialog (cancel stops loading). Null
+  // and *error set when nothing could be loaded or the user cancelled.
+  static std::unique_ptr<replay::Trace> loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
+                                                         QString* error);
+  static void openRecording(const QStringList& dirs, QWidget* parent);
+
+ protected:
+  void dragEnterEvent(class QDragEnterEvent*) override;
+  void dropEvent(class QDropEvent*) override;
+  void closeEvent(class QCloseEvent*) override;
+
+ private:
+  void buildActions();
+  void refresh();
+  void refreshControls();
+  void tick();
+  void askSkip();
+  void askInstantReplay();
+  void showMessageUnderMouse();
+  void showHelp();
+  void saveLayout();
+  void restoreLayout();
+  void reportProblems();
+  QString settingsKey() const;
+
+  std::unique_ptr<replay::Trace> trace_;
+  std::unique_ptr<replay::DisplayModel> display_;
+  std::unique_ptr<replay::Narrator> narrator_;
+  std::unique_ptr<SceneBuilder> builder_;
+  ReplayController* controller_;
+  NetworkView* network_;
+  SpaceTimeView* spacetime_;
+  EventTableModel* event_model_;
+  FindingsModel* findings_model_;
+  QLabel* narrative_;
+  QSlider* slider_;
+  QDoubleSpinBox* speed_;
+  QTableView* events_view_;
+  QTableView* findings_view_;
+  QLineEdit* filter_;
+  QLabel* position_label_;
+  QTimer timer_;
+  QElapsedTimer clock_;
+  uint32_t instant_replay_count_ = 10;
+  uint32_t selected_message_ = replay::kNone;
+  QString last_message_text_;
+  QAction* play_action_ = nullptr;
+  QAction* mode_action_ = nullptr;
+  QAction* instant_again_action_ = nullptr;
+  bool updating_ = false;  // the views follow the controller, not the reverse
+};
+
+}  // namespace radar::gui

@@ -1,0 +1,139 @@
+#include "models.h"
+
+#include <QStringList>
+
+namespace radar::gui {
+
+using replay::kNone;
+
+EventTableModel::EventTableModel(const replay::Trace& trace, const replay::Narrator& narrator, QObject* parent)
+    : QAbstractTableModel(parent), t_(trace), narrator_(narrator) {}
+
+int EventTableModel::rowCount(const QModelIndex& parent) const {
+  if (parent.isValid()) return 0;
+  return static_cast<int>(all_ ? t_.events.size() : rows_.size());
+}
+
+int EventTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+uint32_t EventTableModel::positionOf(int row) const {
+  if (row < 0 || row >= rowCount()) return kNone;
+  return all_ ? static_cast<uint32_t>(row) : rows_[row];
+}
+
+int EventTableModel::rowOf(uint32_t position) const {
+  if (position >= t_.events.size()) return -1;
+  if (all_) return static_cast<int>(position);
+  auto it = std::lower_bound(rows_.begin(), rows_.end(), position);
+  return it != rows_.end() && *it == position ? static_cast<int>(it - rows_.begin()) : -1;
+}
+
+QVariant EventTableModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
+  const uint32_t i = positionOf(index.row());
+  const replay::Event& e = t_.events[i];
+  if (role == Qt::TextAlignmentRole)
+    return index.column() == Number || index.column() == Result ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                : QVariant();
+  if (role == Qt::ToolTipRole) return QString::fromStdString(narrator_.sentence(i));
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case Number: return i + 1;
+    case Time: {
+      // Seconds since the first event, on the common wall clock.
+      const double s = t_.events.empty() ? 0 : (t_.wallTime(i) - t_.wallTime(0)) / 1e9;
+      return QString::number(s, 'f', 6);
+    }
+    case Process: return QString::fromStdString(t_.processes[e.process].label());
+    case Kind: return QString::fromLatin1(log::kindName(e.eventKind()));
+    case Channel: {
+      const uint32_t c = t_.channelOf(i);
+      return c == kNone ? QString() : QString::fromStdString(t_.channelLabel(c));
+    }
+    case Result: return e.result;
+    case Description: return QString::fromStdString(narrator_.describe(i));
+  }
+  return {};
+}
+
+QVariant EventTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
+  switch (section) {
+    case Number: return tr("Event");
+    case Time: return tr("Time (s)");
+    case Process: return tr("Process");
+    case Kind: return tr("Call");
+    case Channel: return tr("Channel");
+    case Result: return tr("Result");
+    case Description: return tr("What happened");
+  }
+  return {};
+}
+
+bool EventTableModel::matches(uint32_t i, const QStringList& words) const {
+  const replay::Event& e = t_.events[i];
+  const QString process = QString::fromStdString(t_.processes[e.process].label());
+  const QString kind = QString::fromLatin1(log::kindName(e.eventKind()));
+  const uint32_t c = t_.channelOf(i);
+  const QString channel = c == kNone ? QString() : QString::fromStdString(t_.channelLabel(c));
+  QString description;  // made only when a plain word needs it
+  for (const QString& w : words) {
+    if (w.startsWith(QLatin1String("process:"))) {
+      if (!process.contains(w.mid(8), Qt::CaseInsensitive)) return false;
+    } else if (w.startsWith(QLatin1String("channel:"))) {
+      if (!channel.contains(w.mid(8), Qt::CaseInsensitive)) return false;
+    } else if (w.startsWith(QLatin1String("kind:"))) {
+      if (!kind.contains(w.mid(5), Qt::CaseInsensitive)) return false;
+    } else {
+      if (process.contains(w, Qt::CaseInsensitive) || kind.contains(w, Qt::CaseInsensitive) ||
+          channel.contains(w, Qt::CaseInsensitive))
+        continue;
+      if (description.isNull()) description = QString::fromStdString(narrator_.describe(i));
+      if (!description.contains(w, Qt::CaseInsensitive)) return false;
+    }
+  }
+  return true;
+}
+
+void EventTableModel::setFilter(const QString& filter) {
+  const QStringList words = filter.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+  beginResetModel();
+  filter_ = filter;
+  rows_.clear();
+  all_ = words.isEmpty();
+  if (!all_)
+    for (uint32_t i = 0; i < t_.events.size(); ++i)
+      if (matches(i, words)) rows_.push_back(i);
+  endResetModel();
+}
+
+FindingsModel::FindingsModel(const replay::Trace& trace, QObject* parent)
+    : QAbstractTableModel(parent), t_(trace) {}
+
+int FindingsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(t_.findings.size());
+}
+
+int FindingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant FindingsModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
+  const replay::Finding& f = t_.findings[index.row()];
+  if (role == Qt::ToolTipRole) return QString::fromStdString(f.text);
+  if (role != Qt::DisplayRole) return {};
+  if (index.column() == Kind) return QString::fromLatin1(replay::findingKindName(f.kind));
+  return QString::fromStdString(f.text);
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
+  return section == Kind ? tr("Finding") : tr("What");
+}
+
+uint32_t FindingsModel::eventOf(int row) const {
+  if (row < 0 || row >= rowCount()) return kNone;
+  const auto& events = t_.findings[row].events;
+  return events.empty() ? kNone : events.front();
+}
+
+}  // namespace radar::gui

@@ -1,0 +1,65 @@
+// Item models of the replay window: every event as a table row (filtered
+// by process, channel, kind or text, without copying millions of rows), and
+// the merge's findings.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QString>
+#include <vector>
+
+#include "narrative.h"
+#include "trace.h"
+
+namespace radar::gui {
+
+class EventTableModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { Number, Time, Process, Kind, Channel, Result, Description, ColumnCount };
+
+  EventTableModel(const replay::Trace& trace, const replay::Narrator& narrator, QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+  // Keeps the events whose process name or pid, kind, channel or
+  // description contain every word of `filter` (case-insensitive; "" keeps
+  // all). A word may be qualified: process:NAME, channel:NAME, kind:NAME.
+  void setFilter(const QString& filter);
+  QString filter() const { return filter_; }
+  // Event position of a row, and the row of an event (-1 if filtered out).
+  uint32_t positionOf(int row) const;
+  int rowOf(uint32_t position) const;
+
+ private:
+  bool matches(uint32_t position, const QStringList& words) const;
+
+  const replay::Trace& t_;
+  const replay::Narrator& narrator_;
+  QString filter_;
+  bool all_ = true;
+  std::vector<uint32_t> rows_;  // positions kept, when filtered
+};
+
+class FindingsModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { Kind, Description, ColumnCount };
+  explicit FindingsModel(const replay::Trace& trace, QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  // Where to look for finding `row`: an event position, or kNone.
+  uint32_t eventOf(int row) const;
+
+ private:
+  const replay::Trace& t_;
+};
+
+}  // namespace radar::gui

@@ -1,0 +1,198 @@
+#include "network_view.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "palette.h"
+
+namespace radar::gui {
+
+NetworkView::NetworkView(SceneBuilder& builder, QWidget* parent) : QWidget(parent), builder_(builder) {
+  setMouseTracking(true);
+  setFocusPolicy(Qt::ClickFocus);
+  setAutoFillBackground(true);
+  QPalette pal = palette();
+  pal.setColor(QPalette::Window, colors::kBackground);
+  setPalette(pal);
+}
+
+void NetworkView::setScene(Scene scene) {
+  scene_ = std::move(scene);
+  update();
+}
+
+void NetworkView::setShowChannels(bool on) {
+  show_channels_ = on;
+  update();
+}
+
+void NetworkView::setSelectedMessage(uint32_t send) {
+  selected_message_ = send;
+  update();
+}
+
+QPointF NetworkView::toWidget(Point p) const { return {pan_.x() + p.x * zoom_, pan_.y() + p.y * zoom_}; }
+
+Point NetworkView::toScene(QPointF p) const { return {(p.x() - pan_.x()) / zoom_, (p.y() - pan_.y()) / zoom_}; }
+
+void NetworkView::fitToView() {
+  const Rect b = builder_.bounds();
+  if (b.w <= 0 || b.h <= 0 || width() <= 0 || height() <= 0) return;
+  zoom_ = std::clamp(std::min(width() / b.w, height() / b.h), 0.05, 2.0);
+  pan_ = {(width() - b.w * zoom_) / 2 - b.x * zoom_, (height() - b.h * zoom_) / 2 - b.y * zoom_};
+  fitted_ = true;
+  update();
+}
+
+void NetworkView::zoomBy(double factor) {
+  const QPointF c(width() / 2.0, height() / 2.0);
+  const Point at = toScene(c);
+  zoom_ = std::clamp(zoom_ * factor, 0.02, 8.0);
+  pan_ = {c.x() - at.x * zoom_, c.y() - at.y * zoom_};
+  update();
+}
+
+void NetworkView::resizeEvent(QResizeEvent*) {
+  if (!fitted_) fitToView();
+}
+
+void NetworkView::drawChannels(QPainter& painter) {
+  // Faint lines between processes on screen that share a channel.
+  std::set<std::pair<uint32_t, uint32_t>> drawn;
+  const auto& t = builder_.trace();
+  painter.setPen(QPen(colors::kChannelLine, 1, Qt::DashLine));
+  for (const auto& c : t.channels) {
+    std::vector<uint32_t> procs;
+    for (uint32_t ep : c.endpoints) {
+      const uint32_t p = t.endpoints[ep].process;
+      if (scene_.box(p) && std::find(procs.begin(), procs.end(), p) == procs.end()) procs.push_back(p);
+    }
+    for (size_t a = 0; a < procs.size(); ++a)
+      for (size_t b = a + 1; b < procs.size(); ++b) {
+        const auto key = std::minmax(procs[a], procs[b]);
+        if (!drawn.insert(key).second) continue;
+        painter.drawLine(toWidget(scene_.box(procs[a])->box.center()), toWidget(scene_.box(procs[b])->box.center()));
+      }
+  }
+}
+
+void NetworkView::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  painter.setRenderHint(QPainter::Antialiasing);
+  if (show_channels_) drawChannels(painter);
+
+  QFont name_font = font();
+  name_font.setPointSizeF(std::max(4.0, 10 * std::min(zoom_, 1.5)));
+  name_font.setBold(true);
+  QFont small_font = font();
+  small_font.setPointSizeF(std::max(3.5, 8 * std::min(zoom_, 1.5)));
+
+  for (const ProcessBox& b : scene_.processes) {
+    const QRectF r(toWidget({b.box.x, b.box.y}), QSizeF(b.box.w * zoom_, b.box.h * zoom_));
+    QColor fill = b.active ? colors::kActive : b.blocked ? colors::kBlocked : colors::kProcess;
+    if (b.ending) fill = fill.lighter(115);
+    painter.setPen(QPen(b.active ? colors::kActiveBorder : colors::kBorder, b.active ? 2.5 : 1.2));
+    painter.setBrush(fill);
+    painter.drawRoundedRect(r, 6 * zoom_, 6 * zoom_);
+    if (zoom_ < 0.25) continue;  // too small to read
+    painter.setPen(colors::kText);
+    painter.setFont(name_font);
+    const QRectF top(r.x(), r.y() + 4 * zoom_, r.width(), r.height() * 0.5);
+    painter.drawText(top, Qt::AlignHCenter | Qt::AlignVCenter,
+                     painter.fontMetrics().elidedText(QString::fromStdString(b.name), Qt::ElideRight,
+                                                      static_cast<int>(r.width() - 8)));
+    painter.setFont(small_font);
+    const QRectF bottom(r.x(), r.y() + r.height() * 0.5, r.width(), r.height() * 0.45);
+    painter.drawText(bottom, Qt::AlignHCenter | Qt::AlignVCenter,
+                     tr("pid %1 · %2 in · %3 out").arg(b.pid).arg(b.inputs).arg(b.outputs));
+  }
+
+  // Open ports: a notch on the border.
+  for (const PortMark& port : scene_.ports) {
+    const QPointF at = toWidget(port.at);
+    const double w = 7 * zoom_, h = 12 * zoom_;
+    painter.setPen(QPen(colors::kBorder, 1));
+    painter.setBrush(port.input ? colors::kInputPort : colors::kOutputPort);
+    painter.drawRect(QRectF(at.x() - w / 2, at.y() - h / 2, w, h));
+    if (port.hidden) {
+      painter.setPen(colors::kText);
+      painter.setFont(small_font);
+      const Rect last = queueSlot(port.at, SceneBuilder::kMaxQueueDrawn);
+      painter.drawText(QRectF(toWidget({last.x - 30, last.y - 2}), QSizeF(40 * zoom_, 16 * zoom_)),
+                       Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+%1").arg(port.hidden));
+    }
+  }
+
+  for (const MessageBox& m : scene_.messages) {
+    const QRectF r(toWidget({m.box.x, m.box.y}), QSizeF(m.box.w * zoom_, m.box.h * zoom_));
+    const QColor fill = m.state == MessageBox::State::Travelling ? colors::kTravelling
+                        : m.state == MessageBox::State::Consumed ? colors::kConsumed
+                        : m.to_process == kNone                  ? colors::kUndelivered
+                                                                 : colors::kQueued;
+    painter.setPen(QPen(m.send == selected_message_ ? colors::kSelected : colors::kBorder,
+                        m.send == selected_message_ ? 2.5 : 1));
+    painter.setBrush(fill);
+    painter.drawRect(r);
+  }
+}
+
+void NetworkView::wheelEvent(QWheelEvent* event) {
+  const double factor = std::pow(1.0015, event->angleDelta().y());
+  const QPointF c = event->position();
+  const Point at = toScene(c);
+  zoom_ = std::clamp(zoom_ * factor, 0.02, 8.0);
+  pan_ = {c.x() - at.x * zoom_, c.y() - at.y * zoom_};
+  update();
+}
+
+void NetworkView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return;
+  const Point at = toScene(event->position());
+  drag_start_ = event->position();
+  dragged_ = false;
+  drag_process_ = scene_.messageAt(at) == kNone ? scene_.processAt(at) : kNone;
+  if (drag_process_ != kNone) {
+    drag_ = Drag::Box;
+    const Rect box = builder_.boxOf(drag_process_);
+    drag_origin_ = {box.x, box.y};
+  } else {
+    drag_ = Drag::Pan;
+    drag_origin_ = pan_;
+  }
+}
+
+void NetworkView::mouseMoveEvent(QMouseEvent* event) {
+  const Point at = toScene(event->position());
+  if (drag_ == Drag::None) {
+    setCursor(scene_.messageAt(at) != kNone ? Qt::PointingHandCursor : Qt::ArrowCursor);
+    return;
+  }
+  const QPointF d = event->position() - drag_start_;
+  if (!dragged_ && d.manhattanLength() < 4) return;
+  dragged_ = true;
+  if (drag_ == Drag::Pan) {
+    pan_ = drag_origin_ + d;
+  } else {
+    builder_.moveBox(drag_process_, {drag_origin_.x() + d.x() / zoom_, drag_origin_.y() + d.y() / zoom_});
+    emit layoutChanged();
+  }
+  update();
+}
+
+void NetworkView::mouseReleaseEvent(QMouseEvent* event) {
+  const Drag was = drag_;
+  drag_ = Drag::None;
+  if (dragged_ || event->button() != Qt::LeftButton) return;
+  const Point at = toScene(event->position());
+  if (const uint32_t m = scene_.messageAt(at); m != kNone) {
+    emit messageClicked(m);
+  } else if (was == Drag::Box && drag_process_ != kNone) {
+    emit processClicked(drag_process_);
+  }
+}
+
+}  // namespace radar::gui

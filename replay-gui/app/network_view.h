@@ -1,0 +1,65 @@
+// The network view: process boxes, their ports and the messages between
+// them, drawn from a Scene. Zoom with the wheel, pan by dragging the
+// background, rearrange by dragging boxes, fit with fitToView().
+#pragma once
+
+#include <QPointF>
+#include <QWidget>
+
+#include "scene.h"
+
+namespace radar::gui {
+
+class NetworkView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit NetworkView(SceneBuilder& builder, QWidget* parent = nullptr);
+
+  void setScene(Scene scene);
+  const Scene& scene() const { return scene_; }
+  // Shows the whole layout.
+  void fitToView();
+  void zoomBy(double factor);
+  void setShowChannels(bool on);
+  bool showChannels() const { return show_channels_; }
+  void setSelectedMessage(uint32_t send);
+  // Between the scene's coordinates and the widget's.
+  QPointF toWidget(Point p) const;
+  Point toScene(QPointF p) const;
+  double zoom() const { return zoom_; }
+
+  QSize sizeHint() const override { return {900, 560}; }
+
+ signals:
+  void messageClicked(uint32_t send);
+  void processClicked(uint32_t process);
+  void layoutChanged();
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void wheelEvent(QWheelEvent*) override;
+  void mousePressEvent(QMouseEvent*) override;
+  void mouseMoveEvent(QMouseEvent*) override;
+  void mouseReleaseEvent(QMouseEvent*) override;
+  void resizeEvent(QResizeEvent*) override;
+
+ private:
+  void drawChannels(class QPainter& painter);
+
+  SceneBuilder& builder_;
+  Scene scene_;
+  double zoom_ = 1;
+  QPointF pan_;  // widget position of the scene's origin
+  bool fitted_ = false;
+  bool show_channels_ = false;
+  uint32_t selected_message_ = kNone;
+  // Dragging: the background (pan) or a box.
+  enum class Drag { None, Pan, Box } drag_ = Drag::None;
+  QPointF drag_start_;
+  QPointF drag_origin_;
+  uint32_t drag_process_ = kNone;
+  bool dragged_ = false;
+};
+
+}  // namespace radar::gui

@@ -1,0 +1,87 @@
+// radar-replay: the replay window (started by `radar replay`), or, with
+// --snapshot, the view at an event rendered to a PNG without a display.
+#include <QApplication>
+#include <QDir>
+#include <QImage>
+#include <QPainter>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "main_window.h"
+#include "merge.h"
+#include "replay_options.h"
+
+int main(int argc, char** argv) {
+  using radar::gui::ReplayOptions;
+  ReplayOptions options;
+  std::string error;
+  if (!radar::gui::parseReplayOptions(argc, argv, &options, &error)) {
+    std::fprintf(stderr, "radar replay: %s\n%s", error.c_str(), radar::gui::kReplayUsage);
+    return 2;
+  }
+  if (options.help) {
+    std::fputs(radar::gui::kReplayUsage, stdout);
+    return 0;
+  }
+  const bool have_display = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM");
+  if (!have_display) {
+    if (options.snapshot.empty()) {
+      std::fprintf(stderr,
+                   "radar replay: no display (DISPLAY is not set); use --snapshot FILE.png to render the view "
+                   "to an image, or `radar events` for the narrative\n");
+      return 1;
+    }
+    ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  }
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("radar"));
+  QApplication::setApplicationName(QStringLiteral("replay"));
+
+  std::unique_ptr<radar::replay::Trace> trace;
+  if (!options.snapshot.empty()) {
+    trace = radar::replay::loadTrace(options.dirs, {}, &error);
+    if (!trace) {
+      std::fprintf(stderr, "radar replay: %s\n", error.c_str());
+      return 1;
+    }
+  } else {
+    QString qerror;
+    trace = radar::gui::MainWindow::loadWithProgress(options.dirs, nullptr, &qerror);
+    if (!trace) {
+      std::fprintf(stderr, "radar replay: %s\n", qerror.toLocal8Bit().constData());
+      return 1;
+    }
+  }
+  for (const auto& p : trace->problems)
+    std::fprintf(stderr, "radar replay: %s%s%s\n", p.path.c_str(), p.path.empty() ? "" : ": ", p.message.c_str());
+  const uint32_t events = static_cast<uint32_t>(trace->events.size());
+  if (options.at_event > events) {
+    std::fprintf(stderr, "radar replay: --at-event %u: the recording has %u events\n", options.at_event, events);
+    return 2;
+  }
+
+  radar::gui::MainWindow window(std::move(trace));
+  window.controller().setSecondsPerEvent(options.seconds_per_event);
+  if (!options.snapshot.empty()) {
+    window.setAttribute(Qt::WA_DontShowOnScreen);
+    window.resize(options.width, options.height);
+    window.show();
+    QApplication::processEvents();
+    window.networkView().fitToView();
+    window.controller().skipTo(options.at_event);
+    QApplication::processEvents();
+    const QImage image = window.grab().toImage();
+    if (!image.save(QString::fromStdString(options.snapshot), "PNG")) {
+      std::fprintf(stderr, "radar replay: cannot write %s\n", options.snapshot.c_str());
+      return 1;
+    }
+    std::printf("%s\n", window.narrative().toLocal8Bit().constData());
+    return 0;
+  }
+  if (options.at_event) window.controller().skipTo(options.at_event);
+  window.show();
+  return QApplication::exec();
+}

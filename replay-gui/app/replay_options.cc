@@ -1,0 +1,100 @@
+#include "replay_options.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace radar::gui {
+
+const char kReplayUsage[] =
+    "usage: radar replay DIR... [--at-event N] [--seconds-per-event S]\n"
+    "       radar replay DIR... --snapshot FILE.png [--at-event N] [--size WxH]\n\n"
+    "Replays a recording: processes as boxes, messages moving between them, RADAR's\n"
+    "running narrative, a space-time diagram, the events and the findings.\n"
+    "Several directories (one per host) are merged into one replay.\n\n"
+    "  --at-event N            start after event N (0: before the first)\n"
+    "  --seconds-per-event S   how long each event takes to show (default 3)\n"
+    "  --snapshot FILE.png     render the view at --at-event to FILE.png and exit;\n"
+    "                          needs no display; prints the narrative line\n"
+    "  --size WxH              size of the snapshot (default 1280x800)\n";
+
+namespace {
+bool parseUnsigned(const char* s, unsigned long max, unsigned long* out) {
+  if (!*s || *s == '-' || *s == '+') return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long v = std::strtoul(s, &end, 10);
+  if (errno || *end || v > max) return false;
+  *out = v;
+  return true;
+}
+}  // namespace
+
+bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* error) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) {
+        *error = std::string(name) + " needs a value";
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    if (a == "-h" || a == "--help") {
+      out->help = true;
+      return true;
+    } else if (a == "--snapshot") {
+      const char* v = value("--snapshot");
+      if (!v) return false;
+      if (!*v) {
+        *error = "--snapshot needs a file name";
+        return false;
+      }
+      out->snapshot = v;
+    } else if (a == "--at-event") {
+      const char* v = value("--at-event");
+      unsigned long n = 0;
+      if (!v) return false;
+      if (!parseUnsigned(v, 0xffffffffUL, &n)) {
+        *error = "--at-event wants an event number (0 or more), not '" + std::string(v) + "'";
+        return false;
+      }
+      out->at_event = static_cast<uint32_t>(n);
+    } else if (a == "--size") {
+      const char* v = value("--size");
+      if (!v) return false;
+      const char* x = std::strchr(v, 'x');
+      unsigned long w = 0, h = 0;
+      if (!x || !parseUnsigned(std::string(v, x).c_str(), 16384, &w) || !parseUnsigned(x + 1, 16384, &h) ||
+          w < 64 || h < 64) {
+        *error = "--size wants WIDTHxHEIGHT between 64 and 16384, not '" + std::string(v) + "'";
+        return false;
+      }
+      out->width = static_cast<int>(w);
+      out->height = static_cast<int>(h);
+    } else if (a == "--seconds-per-event") {
+      const char* v = value("--seconds-per-event");
+      if (!v) return false;
+      char* end = nullptr;
+      const double s = std::strtod(v, &end);
+      if (!*v || *end || !(s >= 0.001 && s <= 60)) {
+        *error = "--seconds-per-event wants a number from 0.001 to 60, not '" + std::string(v) + "'";
+        return false;
+      }
+      out->seconds_per_event = s;
+    } else if (a.size() > 1 && a[0] == '-') {
+      *error = "unknown option " + a;
+      return false;
+    } else {
+      out->dirs.push_back(a);
+    }
+  }
+  if (out->dirs.empty()) {
+    *error = "which recording? give its directory";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace radar::gui

@@ -1,0 +1,23 @@
+// The command line of `radar replay` (parsed without Qt, so that bad
+// arguments get a clear message before any window or display is needed).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace radar::gui {
+
+struct ReplayOptions {
+  std::vector<std::string> dirs;
+  std::string snapshot;          // render to this PNG and exit
+  uint32_t at_event = 0;         // events applied (0: before the first)
+  int width = 1280, height = 800;
+  double seconds_per_event = 3;
+  bool help = false;
+};
+
+extern const char kReplayUsage[];
+bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* error);
+
+}  // namespace radar::gui

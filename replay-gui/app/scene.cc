@@ -1,0 +1,294 @@
+#include "scene.h"
+
+#include <algorithm>
+#include <fcntl.h>
+#include <map>
+#include <set>
+
+namespace radar::gui {
+
+using replay::DisplayState;
+using replay::Event;
+using replay::Kind;
+
+const ProcessBox* Scene::box(uint32_t process) const {
+  for (const auto& b : processes)
+    if (b.process == process) return &b;
+  return nullptr;
+}
+
+uint32_t Scene::messageAt(Point p) const {
+  // The last drawn is on top.
+  for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
+    Rect r = it->box;
+    r.x -= 2, r.y -= 2, r.w += 4, r.h += 4;  // small targets: a little slack
+    if (r.contains(p)) return it->send;
+  }
+  return kNone;
+}
+
+uint32_t Scene::processAt(Point p) const {
+  for (auto it = processes.rbegin(); it != processes.rend(); ++it)
+    if (it->box.contains(p)) return it->process;
+  return kNone;
+}
+
+namespace {
+// A process and the images it exec's into share one place on screen:
+// slots are given to chains of images, each image takes its chain's slot.
+std::vector<uint32_t> slotsOfImages(const replay::Trace& t) {
+  const uint32_t n = static_cast<uint32_t>(t.processes.size());
+  std::vector<uint32_t> chain(n, kNone);
+  std::vector<Lifetime> lifetimes;
+  std::vector<bool> has_previous(n, false);
+  for (const auto& q : t.processes)
+    if (q.next_image < n) has_previous[q.next_image] = true;
+  for (uint32_t p = 0; p < n; ++p) {
+    if (chain[p] != kNone || has_previous[p]) continue;  // reached from its first image
+    const uint32_t id = static_cast<uint32_t>(lifetimes.size());
+    Lifetime life{~0u, 0};
+    bool open_end = false;
+    for (uint32_t image = p; image != kNone && chain[image] == kNone; image = t.processes[image].next_image) {
+      chain[image] = id;
+      const auto& proc = t.processes[image];
+      if (proc.first_event == kNone) continue;
+      life.first = std::min(life.first, proc.first_event);
+      life.last = std::max(life.last, proc.last_event);
+      open_end = proc.end == replay::Process::End::Unknown;
+    }
+    if (life.first == ~0u) life = {~0u - 1, ~0u - 1};  // never shown: a slot nobody else needs
+    else if (open_end) life.last = ~0u - 1;            // never ended: keeps its place to the end
+    lifetimes.push_back(life);
+  }
+  for (uint32_t p = 0; p < n; ++p)
+    if (chain[p] == kNone) {  // a cycle of next images (damaged logs): its own slot
+      chain[p] = static_cast<uint32_t>(lifetimes.size());
+      lifetimes.push_back({~0u - 1, ~0u - 1});
+    }
+  const std::vector<uint32_t> slots = assignSlots(lifetimes);
+  std::vector<uint32_t> out(n);
+  for (uint32_t p = 0; p < n; ++p) out[p] = slots[chain[p]];
+  return out;
+}
+uint32_t countSlots(const std::vector<uint32_t>& slots) {
+  uint32_t n = 0;
+  for (uint32_t s : slots) n = std::max(n, s + 1);
+  return n;
+}
+}  // namespace
+
+SceneBuilder::SceneBuilder(const replay::Trace& trace, const replay::DisplayModel& display)
+    : t_(trace),
+      display_(display),
+      slot_(slotsOfImages(trace)),
+      slot_count_(countSlots(slot_)),
+      grid_(slot_count_) {
+  for (uint32_t k = 0; k < t_.endpoints.size(); ++k) {
+    const auto& ep = t_.endpoints[k];
+    if (ep.process == kNone || ep.channel == kNone || !reads(k)) continue;
+    end_by_process_channel_.try_emplace(uint64_t{ep.process} << 32 | ep.channel, k);
+  }
+}
+
+bool SceneBuilder::reads(uint32_t endpoint) const {
+  const auto& ep = t_.endpoints[endpoint];
+  const bool one_way = ep.type == log::ChannelType::Pipe || ep.type == log::ChannelType::Fifo;
+  return !one_way || (ep.access & O_ACCMODE) != O_WRONLY;
+}
+
+bool SceneBuilder::writes(uint32_t endpoint) const {
+  const auto& ep = t_.endpoints[endpoint];
+  const bool one_way = ep.type == log::ChannelType::Pipe || ep.type == log::ChannelType::Fifo;
+  return !one_way || (ep.access & O_ACCMODE) != O_RDONLY;
+}
+
+uint32_t SceneBuilder::receivingEnd(uint32_t process, uint32_t channel) const {
+  auto it = end_by_process_channel_.find(uint64_t{process} << 32 | channel);
+  return it == end_by_process_channel_.end() ? kNone : it->second;
+}
+
+Rect SceneBuilder::boxOf(uint32_t process) const {
+  if (auto it = moved_.find(process); it != moved_.end())
+    return {it->second.x, it->second.y, geometry::kBoxWidth, geometry::kBoxHeight};
+  return grid_.slotRect(slot_[process]);
+}
+
+void SceneBuilder::moveBox(uint32_t process, Point top_left) { moved_[process] = top_left; }
+
+std::vector<std::pair<uint32_t, Point>> SceneBuilder::movedBoxes() const {
+  std::vector<std::pair<uint32_t, Point>> out(moved_.begin(), moved_.end());
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+Rect SceneBuilder::bounds() const {
+  Rect r = grid_.bounds();
+  for (const auto& [p, at] : moved_) {
+    const double x0 = std::min(r.x, at.x), y0 = std::min(r.y, at.y);
+    const double x1 = std::max(r.x + r.w, at.x + geometry::kBoxWidth + geometry::kGapX / 2);
+    const double y1 = std::max(r.y + r.h, at.y + geometry::kBoxHeight + geometry::kGapY / 2);
+    r = {x0, y0, x1 - x0, y1 - y0};
+  }
+  return r;
+}
+
+Scene SceneBuilder::build(uint32_t position, double progress) const {
+  const uint32_t n = static_cast<uint32_t>(t_.events.size());
+  position = std::min(position, n);
+  Scene s;
+  s.position = position;
+  s.progress = std::clamp(progress, 0.0, 1.0);
+  s.bounds = bounds();
+  const DisplayState after = display_.stateAt(position);
+  const bool animating = position > 0 && s.progress < 1;
+  DisplayState before;
+  if (position > 0) {
+    s.event = position - 1;
+    if (animating) before = display_.stateAt(position - 1);
+  }
+  const Event* ev = s.event == kNone ? nullptr : &t_.events[s.event];
+  const auto category = ev ? log::categoryOf(ev->eventKind()) : log::Category::Annotation;
+
+  // Processes: those alive after the event; while it is shown, also one
+  // that leaves with it.
+  std::set<uint32_t> shown(after.alive.begin(), after.alive.end());
+  if (animating) shown.insert(before.alive.begin(), before.alive.end());
+  if (ev) shown.insert(ev->process);
+  std::set<uint32_t> blocked;
+  for (const auto& b : after.blocked) blocked.insert(b.process);
+  std::map<uint32_t, size_t> index;
+  for (uint32_t p : shown) {
+    const auto& proc = t_.processes[p];
+    ProcessBox b;
+    b.process = p;
+    b.box = boxOf(p);
+    b.name = proc.name;
+    b.pid = proc.pid;
+    b.active = animating && ev && ev->process == p;
+    b.blocked = blocked.count(p) != 0;
+    b.ending = !std::binary_search(after.alive.begin(), after.alive.end(), p);
+    index[p] = s.processes.size();
+    s.processes.push_back(b);
+  }
+  for (uint32_t ep : after.open) {
+    auto it = index.find(t_.endpoints[ep].process);
+    if (it == index.end()) continue;
+    if (reads(ep)) ++s.processes[it->second].inputs;
+    if (writes(ep)) ++s.processes[it->second].outputs;
+  }
+
+  // Ports in use: an output port while a message it sent is on its way or
+  // queued, an input port while messages wait in front of it.
+  struct Pending {
+    const replay::QueuedMessage* m;
+    uint32_t in_end;
+    MessageBox::State state;
+  };
+  std::vector<Pending> pending;
+  std::map<uint32_t, std::set<uint32_t>> ins, outs;  // process -> endpoints
+  auto note = [&](const replay::QueuedMessage& m, MessageBox::State st) {
+    const Event& send = t_.events[m.send];
+    if (send.endpoint != kNone && index.count(send.process)) outs[send.process].insert(send.endpoint);
+    uint32_t in_end = kNone;
+    if (m.to_process != kNone && index.count(m.to_process)) {
+      in_end = receivingEnd(m.to_process, t_.endpoints[send.endpoint].channel);
+      if (in_end != kNone) ins[m.to_process].insert(in_end);
+    }
+    pending.push_back({&m, in_end, st});
+  };
+  for (const auto& m : after.queued) {
+    if (m.send == s.event && animating) note(m, MessageBox::State::Travelling);
+    else note(m, MessageBox::State::Queued);
+  }
+  // What the event being shown takes off a queue goes into the process.
+  if (animating && category == log::Category::Receive) {
+    for (const auto& m : before.queued) {
+      auto it = std::lower_bound(after.queued.begin(), after.queued.end(), m.send,
+                                 [](const replay::QueuedMessage& q, uint32_t v) { return q.send < v; });
+      if (it == after.queued.end() || it->send != m.send) note(m, MessageBox::State::Consumed);
+    }
+  }
+  if (animating && ev->endpoint != kNone) {
+    if (category == log::Category::Send) outs[ev->process].insert(ev->endpoint);
+    if (category == log::Category::Receive) ins[ev->process].insert(ev->endpoint);
+  }
+  // Ends a process inherited and has not used yet are not in the display
+  // state's open set; a port in use is open all the same.
+  for (const auto& [p, ends] : ins) {
+    auto& b = s.processes[index[p]];
+    b.inputs = std::max<uint32_t>(b.inputs, static_cast<uint32_t>(ends.size()));
+  }
+  for (const auto& [p, ends] : outs) {
+    auto& b = s.processes[index[p]];
+    b.outputs = std::max<uint32_t>(b.outputs, static_cast<uint32_t>(ends.size()));
+  }
+  std::map<uint32_t, Point> port_at;  // endpoint -> where its port is
+  std::map<uint32_t, size_t> port_index;
+  for (int side = 0; side < 2; ++side) {
+    for (const auto& [p, ends] : side == 0 ? ins : outs) {
+      const Rect& box = s.processes[index[p]].box;
+      uint32_t k = 0;
+      for (uint32_t ep : ends) {
+        PortMark mark{p, ep, side == 0, portPosition(box, side == 0, k++, static_cast<uint32_t>(ends.size()))};
+        port_at[ep * 2 + side] = mark.at;
+        port_index[ep * 2 + side] = s.ports.size();
+        s.ports.push_back(mark);
+      }
+    }
+  }
+
+  // Messages: queued in send order in front of their input port (the head
+  // is received next); the one being sent travels to the end of its queue.
+  std::map<uint32_t, uint32_t> queue_length;  // input endpoint -> messages so far
+  std::vector<MessageBox> travelling;
+  for (const Pending& q : pending) {
+    const Event& send = t_.events[q.m->send];
+    MessageBox mb;
+    mb.send = q.m->send;
+    mb.to_process = q.m->to_process;
+    mb.state = q.state;
+    const auto out_port = port_at.find(send.endpoint * 2 + 1);
+    const Point from = out_port != port_at.end() ? out_port->second
+                       : index.count(send.process)
+                           ? s.processes[index[send.process]].box.center()
+                           : Point{};
+    if (q.in_end == kNone) {
+      // Nobody recorded will receive it: it waits just outside the sender.
+      mb.box = {from.x + geometry::kMessageGap, from.y - geometry::kMessageSize / 2, geometry::kMessageSize,
+                geometry::kMessageSize};
+      if (q.state == MessageBox::State::Travelling)
+        mb.box.x = from.x + geometry::kGapX * 0.3 * ease(s.progress);
+      s.messages.push_back(mb);
+      continue;
+    }
+    const Point in = port_at[q.in_end * 2];
+    if (q.state == MessageBox::State::Consumed) {
+      // From the head of the queue into the box.
+      const Rect head = queueSlot(in, 0);
+      const Point c = along({head.x, head.y}, {in.x + 4, head.y}, s.progress);
+      mb.box = {c.x, c.y, geometry::kMessageSize, geometry::kMessageSize};
+      s.messages.push_back(mb);
+      continue;
+    }
+    const uint32_t slot = queue_length[q.in_end]++;
+    if (slot >= kMaxQueueDrawn) {
+      ++s.ports[port_index[q.in_end * 2]].hidden;
+      continue;
+    }
+    const Rect target = queueSlot(in, slot);
+    if (q.state == MessageBox::State::Travelling) {
+      const Point start{from.x, from.y - geometry::kMessageSize / 2};
+      const Point c = along(start, {target.x, target.y}, s.progress);
+      mb.box = {c.x, c.y, geometry::kMessageSize, geometry::kMessageSize};
+      travelling.push_back(mb);
+    } else {
+      mb.box = target;
+      s.messages.push_back(mb);
+    }
+  }
+  // Those on their way are drawn last, over the queues.
+  s.messages.insert(s.messages.end(), travelling.begin(), travelling.end());
+  return s;
+}
+
+}  // namespace radar::gui

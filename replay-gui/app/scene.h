@@ -1,0 +1,96 @@
+// What the network view shows at a point of the replay: process boxes with
+// their port counts, the ports in use, messages queued or on their way,
+// who is taking part in the current event. Built from the merge's display
+// state (exact at every event, however it was reached) and an animation
+// progress; plain code, drawn by NetworkView and checked by tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "display.h"
+#include "geometry.h"
+#include "trace.h"
+
+namespace radar::gui {
+
+using replay::kNone;
+
+struct ProcessBox {
+  uint32_t process = kNone;
+  Rect box;
+  std::string name;
+  int32_t pid = 0;
+  uint32_t inputs = 0, outputs = 0;  // channel ends open for reading / writing
+  bool active = false;               // takes part in the event being shown
+  bool blocked = false;              // a thread waits in a call
+  bool ending = false;               // leaves during the event being shown
+};
+
+struct PortMark {
+  uint32_t process = kNone;
+  uint32_t endpoint = kNone;
+  bool input = false;
+  Point at;
+  uint32_t hidden = 0;  // queued messages not drawn (the queue is longer than shown)
+};
+
+struct MessageBox {
+  uint32_t send = kNone;  // the send event (position)
+  Rect box;
+  uint32_t to_process = kNone;
+  enum class State : uint8_t { Queued, Travelling, Consumed } state = State::Queued;
+};
+
+struct Scene {
+  uint32_t position = 0;        // events applied
+  uint32_t event = kNone;       // the event being shown (position - 1)
+  double progress = 1;          // of its animation, 0 to 1
+  std::vector<ProcessBox> processes;
+  std::vector<PortMark> ports;
+  std::vector<MessageBox> messages;
+  Rect bounds;                  // of everything that can be drawn
+
+  const ProcessBox* box(uint32_t process) const;
+  // The message drawn under a point, or kNone.
+  uint32_t messageAt(Point p) const;
+  uint32_t processAt(Point p) const;
+};
+
+class SceneBuilder {
+ public:
+  // Queues longer than this are drawn shortened, with a count.
+  static constexpr uint32_t kMaxQueueDrawn = 10;
+
+  SceneBuilder(const replay::Trace& trace, const replay::DisplayModel& display);
+
+  // The scene after `position` events, the last of them `progress` of the
+  // way through its animation.
+  Scene build(uint32_t position, double progress) const;
+
+  Rect boxOf(uint32_t process) const;
+  // A box dragged by the user (top left corner).
+  void moveBox(uint32_t process, Point top_left);
+  std::vector<std::pair<uint32_t, Point>> movedBoxes() const;
+  void resetLayout() { moved_.clear(); }
+  Rect bounds() const;
+  uint32_t slotCount() const { return slot_count_; }
+  const replay::Trace& trace() const { return t_; }
+
+ private:
+  uint32_t receivingEnd(uint32_t process, uint32_t channel) const;
+  bool reads(uint32_t endpoint) const;
+  bool writes(uint32_t endpoint) const;
+
+  const replay::Trace& t_;
+  const replay::DisplayModel& display_;
+  std::vector<uint32_t> slot_;
+  uint32_t slot_count_ = 0;
+  GridLayout grid_;
+  std::unordered_map<uint32_t, Point> moved_;
+  std::unordered_map<uint64_t, uint32_t> end_by_process_channel_;  // the end a process reads a channel by
+};
+
+}  // namespace radar::gui

@@ -1,0 +1,152 @@
+#include "spacetime_view.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <algorithm>
+#include <map>
+
+#include "palette.h"
+
+namespace radar::gui {
+
+using replay::kNone;
+
+namespace {
+constexpr double kLaneHeight = 26, kLabelWidth = 150, kMargin = 12;
+}
+
+SpaceTimeView::SpaceTimeView(const replay::Trace& trace, QWidget* parent) : QWidget(parent), t_(trace) {
+  setAutoFillBackground(true);
+  QPalette pal = palette();
+  pal.setColor(QPalette::Window, Qt::white);
+  setPalette(pal);
+  setMinimumHeight(120);
+}
+
+void SpaceTimeView::setCurrent(uint32_t position) {
+  if (position == current_) return;
+  current_ = position;
+  relayout();
+}
+
+void SpaceTimeView::setSelected(uint32_t position) {
+  selected_ = position;
+  update();
+}
+
+void SpaceTimeView::setWallTime(bool on) {
+  wall_time_ = on;
+  relayout();
+}
+
+void SpaceTimeView::resizeEvent(QResizeEvent*) { relayout(); }
+
+void SpaceTimeView::relayout() {
+  lanes_.clear();
+  dots_.clear();
+  const uint32_t n = static_cast<uint32_t>(t_.events.size());
+  if (!n) {
+    update();
+    return;
+  }
+  const uint32_t center = current_ == kNone ? 0 : current_;
+  const uint32_t lo = center > kWindow ? center - kWindow : 0;
+  const uint32_t hi = std::min(n, center + kWindow + 1);
+  std::map<uint32_t, size_t> lane_of;
+  for (uint32_t i = lo; i < hi; ++i) lane_of.emplace(t_.events[i].process, 0);
+  size_t k = 0;
+  for (auto& [p, lane] : lane_of) {
+    lane = k++;
+    lanes_.push_back(p);
+  }
+  // x: logical (event number) or wall time, scaled to the width.
+  auto key = [&](uint32_t i) -> double {
+    return wall_time_ ? static_cast<double>(t_.wallTime(i) - t_.wallTime(lo)) : t_.events[i].number;
+  };
+  double min_key = key(lo), max_key = key(lo);
+  for (uint32_t i = lo; i < hi; ++i) {
+    min_key = std::min(min_key, key(i));
+    max_key = std::max(max_key, key(i));
+  }
+  const double span = std::max(max_key - min_key, 1.0);
+  const double x0 = kLabelWidth, x1 = std::max(x0 + 50, width() - kMargin);
+  for (uint32_t i = lo; i < hi; ++i) {
+    const double x = x0 + (key(i) - min_key) / span * (x1 - x0);
+    const double y = kMargin + lane_of[t_.events[i].process] * kLaneHeight + kLaneHeight / 2;
+    dots_.push_back({i, QPointF(x, y)});
+  }
+  setMinimumHeight(static_cast<int>(std::min<size_t>(lanes_.size(), 12) * kLaneHeight + 2 * kMargin));
+  update();
+}
+
+void SpaceTimeView::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  painter.setRenderHint(QPainter::Antialiasing);
+  for (size_t k = 0; k < lanes_.size(); ++k) {
+    const double y = kMargin + k * kLaneHeight + kLaneHeight / 2;
+    painter.setPen(colors::kChannelLine);
+    painter.drawLine(QPointF(kLabelWidth, y), QPointF(width() - kMargin, y));
+    painter.setPen(colors::kText);
+    painter.drawText(QRectF(4, y - kLaneHeight / 2, kLabelWidth - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
+                     painter.fontMetrics().elidedText(QString::fromStdString(t_.processes[lanes_[k]].label()),
+                                                      Qt::ElideRight, static_cast<int>(kLabelWidth - 8)));
+  }
+  if (dots_.empty()) return;
+  const uint32_t lo = dots_.front().position;
+  auto dotOf = [&](uint32_t position) -> const Dot* {
+    if (position < lo || position - lo >= dots_.size()) return nullptr;
+    return &dots_[position - lo];
+  };
+  // Message arrows between visible events.
+  for (const Dot& d : dots_) {
+    auto [b, e] = t_.incoming(d.position);
+    for (; b != e; ++b) {
+      const Dot* from = dotOf(b->from);
+      if (!from) continue;
+      painter.setPen(QPen(b->why == replay::Edge::Why::Message ? colors::kQueued : colors::kBorder, 1.2,
+                          b->why == replay::Edge::Why::Message ? Qt::SolidLine : Qt::DashLine));
+      painter.drawLine(from->at, d.at);
+      // Arrow head.
+      const QPointF dir = d.at - from->at;
+      const double len = std::max(1.0, std::hypot(dir.x(), dir.y()));
+      const QPointF u = dir / len, nrm(-u.y(), u.x());
+      QPainterPath head;
+      head.moveTo(d.at);
+      head.lineTo(d.at - u * 7 + nrm * 3);
+      head.lineTo(d.at - u * 7 - nrm * 3);
+      head.closeSubpath();
+      painter.fillPath(head, painter.pen().color());
+    }
+  }
+  for (const Dot& d : dots_) {
+    QColor c = colors::kProcess.darker(160);
+    if (selected_ != kNone && d.position != selected_) {
+      if (t_.happensBefore(d.position, selected_)) c = colors::kPast;
+      else if (t_.happensBefore(selected_, d.position)) c = colors::kFuture;
+    }
+    const bool now = d.position == current_;
+    painter.setPen(QPen(d.position == selected_ ? colors::kSelected : colors::kBorder, d.position == selected_ ? 2 : 0.8));
+    painter.setBrush(now ? colors::kActive : c);
+    const double r = now ? 6 : 4;
+    painter.drawEllipse(d.at, r, r);
+  }
+}
+
+void SpaceTimeView::mousePressEvent(QMouseEvent* event) {
+  const Dot* best = nullptr;
+  double best_d = 8 * 8;
+  for (const Dot& d : dots_) {
+    const QPointF v = d.at - event->position();
+    const double dist = QPointF::dotProduct(v, v);
+    if (dist <= best_d) {
+      best_d = dist;
+      best = &d;
+    }
+  }
+  if (!best) return;
+  setSelected(best->position);
+  emit eventClicked(best->position);
+}
+
+}  // namespace radar::gui

@@ -1,0 +1,58 @@
+// The space-time (Lamport) diagram: a lane per process, its events as dots
+// left to right, an arrow for each message from its send to its receive;
+// by logical order (RADAR's event numbers) or by wall time. It shows a
+// window of events around the current one. Clicking an event selects it
+// and highlights its causal past and future.
+#pragma once
+
+#include <QWidget>
+#include <vector>
+
+#include "trace.h"
+
+namespace radar::gui {
+
+class SpaceTimeView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit SpaceTimeView(const replay::Trace& trace, QWidget* parent = nullptr);
+
+  void setCurrent(uint32_t position);  // the event shown (kNone: none yet)
+  void setSelected(uint32_t position);
+  uint32_t selected() const { return selected_; }
+  void setWallTime(bool on);
+  bool wallTime() const { return wall_time_; }
+  // Events drawn either side of the current one.
+  static constexpr uint32_t kWindow = 150;
+
+  // What is drawn (for tests): the lanes' processes, and each visible
+  // event's position with its place.
+  struct Dot {
+    uint32_t position;
+    QPointF at;
+  };
+  const std::vector<uint32_t>& lanes() const { return lanes_; }
+  const std::vector<Dot>& dots() const { return dots_; }
+  QSize sizeHint() const override { return {900, 220}; }
+
+ signals:
+  void eventClicked(uint32_t position);
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void mousePressEvent(QMouseEvent*) override;
+  void resizeEvent(QResizeEvent*) override;
+
+ private:
+  void relayout();
+
+  const replay::Trace& t_;
+  uint32_t current_ = replay::kNone;
+  uint32_t selected_ = replay::kNone;
+  bool wall_time_ = false;
+  std::vector<uint32_t> lanes_;
+  std::vector<Dot> dots_;
+};
+
+}  // namespace radar::gui

@@ -1,0 +1,33 @@
+// radar replay: starts the replay application (libexec/radar/radar-replay),
+// which links Qt; `radar` itself does not.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "commands.h"
+
+namespace radar::cli {
+
+const char kReplayHelp[] =
+    "usage: radar replay DIR... [--at-event N] [--seconds-per-event S]\n"
+    "       radar replay DIR... --snapshot FILE.png [--at-event N] [--size WxH]\n\n"
+    "Opens the animated replay of a recording (see docs/replay.md). Without a\n"
+    "display, --snapshot renders the view at an event to a PNG.\n";
+
+int runReplay(int argc, char** argv) {
+  const std::string app = selfDirectory() + "/../libexec/radar/radar-replay";
+  std::vector<char*> args;
+  args.push_back(const_cast<char*>(app.c_str()));
+  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  ::execv(app.c_str(), args.data());
+  std::fprintf(stderr, "radar replay: cannot start %s: %s\n", app.c_str(), std::strerror(errno));
+  return kExitUsage;
+}
+
+}  // namespace radar::cli
