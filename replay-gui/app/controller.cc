@@ -139,7 +139,7 @@ void ReplayController::advance(double seconds) {
   if (seconds <= 0) return;
   bool moved = false;
   // Several events may pass in one call at high speed.
-  while (seconds > 0) {
+  for (;;) {
     if (animating()) {
       const double left = (1 - progress_) * seconds_per_event_;
       if (seconds < left) {

@@ -153,7 +153,7 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   // that leaves with it.
   std::set<uint32_t> shown(after.alive.begin(), after.alive.end());
   if (animating) shown.insert(before.alive.begin(), before.alive.end());
-  if (ev) shown.insert(ev->process);
+  if (animating) shown.insert(ev->process);
   std::set<uint32_t> blocked;
   for (const auto& b : after.blocked) blocked.insert(b.process);
   std::map<uint32_t, size_t> index;
@@ -256,8 +256,6 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
       // Nobody recorded will receive it: it waits just outside the sender.
       mb.box = {from.x + geometry::kMessageGap, from.y - geometry::kMessageSize / 2, geometry::kMessageSize,
                 geometry::kMessageSize};
-      if (q.state == MessageBox::State::Travelling)
-        mb.box.x = from.x + geometry::kGapX * 0.3 * ease(s.progress);
       s.messages.push_back(mb);
       continue;
     }

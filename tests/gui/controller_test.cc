@@ -1,0 +1,164 @@
+#include "controller.h"
+
+#include <gtest/gtest.h>
+
+#include <QSignalSpy>
+
+namespace radar::gui {
+namespace {
+
+using Mode = ReplayController::Mode;
+
+TEST(Controller, StartsBeforeTheFirstEventWithRadarsDefaults) {
+  ReplayController c(10);
+  EXPECT_EQ(c.position(), 0u);
+  EXPECT_FALSE(c.playing());
+  EXPECT_EQ(c.secondsPerEvent(), 3.0);
+  EXPECT_EQ(c.mode(), Mode::Continuous);
+  c.advance(100);  // time passing while paused changes nothing
+  EXPECT_EQ(c.position(), 0u);
+}
+
+TEST(Controller, ContinuousPlayTakesSecondsPerEvent) {
+  ReplayController c(10);
+  c.setSecondsPerEvent(2);
+  c.play();
+  EXPECT_EQ(c.position(), 1u);
+  EXPECT_DOUBLE_EQ(c.progress(), 0);
+  c.advance(1);
+  EXPECT_EQ(c.position(), 1u);
+  EXPECT_DOUBLE_EQ(c.progress(), 0.5);
+  c.advance(1.5);  // event 1 ends, event 2 is a quarter through
+  EXPECT_EQ(c.position(), 2u);
+  EXPECT_DOUBLE_EQ(c.progress(), 0.25);
+  c.advance(2 * 0.75 + 8 * 2);  // the rest of event 2 and 8 more: all 10 shown, play stops
+  EXPECT_EQ(c.position(), 10u);
+  EXPECT_DOUBLE_EQ(c.progress(), 1);
+  EXPECT_FALSE(c.playing());
+}
+
+TEST(Controller, SpeedChangesMidPlayApplyToTheRestOfTheEvent) {
+  ReplayController c(10);
+  c.play();           // 3 s per event
+  c.advance(1.5);     // half of event 1
+  c.setSecondsPerEvent(1);
+  c.advance(0.25);    // a quarter more at the new speed
+  EXPECT_EQ(c.position(), 1u);
+  EXPECT_DOUBLE_EQ(c.progress(), 0.75);
+  c.advance(0.25);
+  EXPECT_EQ(c.position(), 2u);
+}
+
+TEST(Controller, SingleStepWaitsAfterEachEventButEachTakesItsTime) {
+  ReplayController c(5);
+  c.setMode(Mode::SingleStep);
+  c.stepForward();
+  EXPECT_EQ(c.position(), 1u);
+  EXPECT_TRUE(c.animating());
+  c.advance(1);
+  EXPECT_TRUE(c.animating());  // RADAR: the event takes the full time in single-step too
+  c.advance(10);
+  EXPECT_FALSE(c.animating());
+  EXPECT_EQ(c.position(), 1u);  // and waits
+  c.play();                      // playing in single-step still waits per event
+  c.advance(3);
+  c.advance(10);
+  EXPECT_EQ(c.position(), 2u);
+  // Switched to continuous while playing: goes on by itself.
+  c.setMode(Mode::Continuous);
+  c.advance(0.001);
+  EXPECT_EQ(c.position(), 3u);
+}
+
+TEST(Controller, StepBackShowsThePreviousEventComplete) {
+  ReplayController c(5);
+  c.skipTo(3);
+  c.stepBack();
+  EXPECT_EQ(c.position(), 2u);
+  EXPECT_DOUBLE_EQ(c.progress(), 1);
+  c.stepForward();
+  c.advance(1);  // event 3 a third through
+  c.stepBack();  // back to before it
+  EXPECT_EQ(c.position(), 2u);
+  EXPECT_FALSE(c.animating());
+  c.skipTo(0);
+  c.stepBack();
+  EXPECT_EQ(c.position(), 0u);
+}
+
+TEST(Controller, SkipToIsClampedAndStopsNothing) {
+  ReplayController c(5);
+  QSignalSpy changed(&c, &ReplayController::changed);
+  c.skipTo(4);
+  EXPECT_EQ(c.position(), 4u);
+  EXPECT_FALSE(c.animating());
+  c.skipTo(99);
+  EXPECT_EQ(c.position(), 5u);
+  EXPECT_EQ(changed.count(), 2);
+}
+
+TEST(Controller, InstantReplayReplaysTheLastEventsThenRestoresTheView) {
+  ReplayController c(100);
+  c.setMode(Mode::SingleStep);
+  c.setSecondsPerEvent(1);
+  c.skipTo(50);
+  c.instantReplay(5);
+  EXPECT_TRUE(c.inInstantReplay());
+  EXPECT_EQ(c.position(), 46u);  // from 45 applied: event 46 is the first replayed
+  EXPECT_TRUE(c.playing());
+  c.advance(2.5);
+  EXPECT_EQ(c.position(), 48u);
+  // Asked again during the replay: starts over, still returns to 50.
+  c.instantReplay(5);
+  EXPECT_EQ(c.position(), 46u);
+  EXPECT_EQ(c.instantReplayReturn(), 50u);
+  c.advance(5);  // the five events
+  EXPECT_FALSE(c.inInstantReplay());
+  EXPECT_EQ(c.position(), 50u);
+  EXPECT_DOUBLE_EQ(c.progress(), 1);
+  EXPECT_EQ(c.mode(), Mode::SingleStep);  // restored
+  EXPECT_FALSE(c.playing());
+  // Repeatable after it ended, before going on.
+  c.instantReplay(3);
+  EXPECT_EQ(c.position(), 48u);
+  c.endInstantReplay();
+  EXPECT_EQ(c.position(), 50u);
+  EXPECT_FALSE(c.inInstantReplay());
+}
+
+TEST(Controller, InstantReplayNearTheStartBeginsAtTheStart) {
+  ReplayController c(10);
+  c.skipTo(2);
+  c.instantReplay(50);
+  EXPECT_EQ(c.position(), 1u);
+  c.advance(100);
+  EXPECT_EQ(c.position(), 2u);
+  EXPECT_FALSE(c.inInstantReplay());
+}
+
+TEST(Controller, RestartGoesBackToTheBeginningAndKeepsPlaying) {
+  ReplayController c(10);
+  c.play();
+  c.advance(10);
+  c.restart();
+  EXPECT_EQ(c.position(), 1u);  // playing: the first event is on its way
+  EXPECT_TRUE(c.playing());
+  c.pause();
+  c.restart();
+  EXPECT_EQ(c.position(), 0u);
+  EXPECT_FALSE(c.playing());
+}
+
+TEST(Controller, EmptyRecordingDoesNothing) {
+  ReplayController c(0);
+  c.play();
+  EXPECT_FALSE(c.playing());
+  c.stepForward();
+  c.stepBack();
+  c.instantReplay(3);
+  c.advance(5);
+  EXPECT_EQ(c.position(), 0u);
+}
+
+}  // namespace
+}  // namespace radar::gui

@@ -1,0 +1,317 @@
+// The replay over hand-made recordings with known answers: the scene (what
+// is drawn where), the item models, the window's actions, and a rendering
+// test that checks the grabbed image against the display state.
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QImage>
+
+#include "fake_recording.h"
+#include "main_window.h"
+#include "message_text.h"
+#include "palette.h"
+#include "replay_options.h"
+#include "scene.h"
+
+namespace radar::gui {
+namespace {
+
+using radar::testing::FakeRecording;
+
+// producer[100] writes "hello" then "world!" into a pipe; consumer[200],
+// started first, reads "hello", later "world!", and both exit.
+std::unique_ptr<replay::Trace> producerConsumer() {
+  FakeRecording rec;
+  auto& p = rec.process("producer", 100);
+  auto& c = rec.process("consumer", 200);
+  p.pipeEnd(1, 7, true).send(1, "hello", 10, 11).send(1, "world!", 20, 21).exit(0, 60);
+  c.user("ready", 5).pipeEnd(1, 7, false).receive(1, "hello", 30, 31).receive(1, "world!", 40, 41).exit(0, 70);
+  return rec.load();
+}
+
+uint32_t positionOf(const replay::Trace& t, int32_t pid, uint32_t counter) {
+  for (const auto& p : t.processes)
+    if (p.pid == pid) return t.process_events[p.index].at(counter - 1);
+  ADD_FAILURE() << "no process " << pid;
+  return 0;
+}
+
+uint32_t processOf(const replay::Trace& t, int32_t pid) {
+  for (const auto& p : t.processes)
+    if (p.pid == pid) return p.index;
+  return kNone;
+}
+
+TEST(Scene, QueuedMessagesWaitInFrontOfTheReceiversInputPortInSendOrder) {
+  auto t = producerConsumer();
+  replay::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const uint32_t second_send = positionOf(*t, 100, 2);
+  const Scene s = builder.build(second_send + 1, 1);
+  ASSERT_EQ(s.messages.size(), 2u);
+  const uint32_t consumer = processOf(*t, 200);
+  const ProcessBox* box = s.box(consumer);
+  ASSERT_NE(box, nullptr);
+  EXPECT_EQ(s.messages[0].send, positionOf(*t, 100, 1));
+  EXPECT_EQ(s.messages[1].send, second_send);
+  for (const auto& m : s.messages) {
+    EXPECT_EQ(m.state, MessageBox::State::Queued);
+    EXPECT_EQ(m.to_process, consumer);
+    EXPECT_LT(m.box.x + m.box.w, box->box.x + 0.001);  // left of the consumer's box
+  }
+  // The head (sent first, received next) is nearest the port.
+  EXPECT_GT(s.messages[0].box.x, s.messages[1].box.x);
+  // One input port open on the consumer's left border, one output port on
+  // the producer's right border.
+  int inputs = 0, outputs = 0;
+  for (const auto& port : s.ports) {
+    if (port.input) {
+      ++inputs;
+      EXPECT_EQ(port.process, consumer);
+      EXPECT_DOUBLE_EQ(port.at.x, box->box.x);
+    } else {
+      ++outputs;
+      EXPECT_DOUBLE_EQ(port.at.x, s.box(processOf(*t, 100))->box.x + geometry::kBoxWidth);
+    }
+  }
+  EXPECT_EQ(inputs, 1);
+  EXPECT_EQ(outputs, 1);
+  EXPECT_EQ(s.messageAt(s.messages[0].box.center()), s.messages[0].send);
+  EXPECT_EQ(s.processAt(box->box.center()), consumer);
+}
+
+TEST(Scene, TheMessageBeingSentTravelsAndItsSenderIsHighlighted) {
+  auto t = producerConsumer();
+  replay::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const uint32_t send = positionOf(*t, 100, 1);
+  const Scene start = builder.build(send + 1, 0), half = builder.build(send + 1, 0.5), end = builder.build(send + 1, 1);
+  ASSERT_EQ(half.messages.size(), 1u);
+  EXPECT_EQ(half.messages[0].state, MessageBox::State::Travelling);
+  EXPECT_EQ(end.messages[0].state, MessageBox::State::Queued);
+  // Half way between where it left and where it queues.
+  EXPECT_NEAR(half.messages[0].box.x, (start.messages[0].box.x + end.messages[0].box.x) / 2, 0.001);
+  EXPECT_TRUE(half.box(processOf(*t, 100))->active);
+  EXPECT_FALSE(half.box(processOf(*t, 200))->active);
+  EXPECT_FALSE(end.box(processOf(*t, 100))->active);  // the colour goes back when the event is over
+}
+
+TEST(Scene, AReceiveTakesTheHeadOfTheQueue) {
+  auto t = producerConsumer();
+  replay::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const uint32_t receive = positionOf(*t, 200, 2);
+  const Scene during = builder.build(receive + 1, 0.5), after = builder.build(receive + 1, 1);
+  int consumed = 0;
+  for (const auto& m : during.messages) consumed += m.state == MessageBox::State::Consumed;
+  EXPECT_EQ(consumed, 1);
+  ASSERT_EQ(after.messages.size(), 1u);
+  EXPECT_EQ(after.messages[0].send, positionOf(*t, 100, 2));
+  EXPECT_TRUE(during.box(processOf(*t, 200))->active);
+}
+
+TEST(Scene, EndedProcessesLeaveAndTheSameSceneComesFromAnyPath) {
+  auto t = producerConsumer();
+  replay::DisplayModel display(*t, 2);
+  SceneBuilder builder(*t, display);
+  const Scene end = builder.build(static_cast<uint32_t>(t->events.size()), 1);
+  EXPECT_TRUE(end.processes.empty());
+  EXPECT_TRUE(end.messages.empty());
+  // Built fresh at each position: the same whatever came before.
+  for (uint32_t n = 0; n <= t->events.size(); ++n) {
+    const Scene a = builder.build(n, 1);
+    builder.build(static_cast<uint32_t>(t->events.size()) - n, 0.3);
+    const Scene b = builder.build(n, 1);
+    ASSERT_EQ(a.processes.size(), b.processes.size());
+    ASSERT_EQ(a.messages.size(), b.messages.size());
+    for (size_t k = 0; k < a.messages.size(); ++k) EXPECT_EQ(a.messages[k].box, b.messages[k].box);
+  }
+}
+
+TEST(Models, EventTableAndFindingsPassQtsModelTester) {
+  auto t = producerConsumer();
+  replay::Narrator narrator(*t);
+  EventTableModel events(*t, narrator);
+  QAbstractItemModelTester tester(&events, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  EXPECT_EQ(events.rowCount(), static_cast<int>(t->events.size()));
+  EXPECT_EQ(events.data(events.index(0, EventTableModel::Number)).toInt(), 1);
+  events.setFilter(QStringLiteral("consumer kind:read"));
+  EXPECT_EQ(events.rowCount(), 2);
+  for (int r = 0; r < events.rowCount(); ++r) {
+    EXPECT_EQ(events.data(events.index(r, EventTableModel::Process)).toString(), QStringLiteral("consumer[200]"));
+    EXPECT_EQ(events.rowOf(events.positionOf(r)), r);
+  }
+  events.setFilter(QStringLiteral("no-such-thing"));
+  EXPECT_EQ(events.rowCount(), 0);
+  EXPECT_EQ(events.rowOf(0), -1);
+  events.setFilter(QString());
+  EXPECT_EQ(events.rowCount(), static_cast<int>(t->events.size()));
+
+  FindingsModel findings(*t);
+  QAbstractItemModelTester tester2(&findings, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  EXPECT_EQ(findings.rowCount(), static_cast<int>(t->findings.size()));
+}
+
+TEST(Models, FindingsLeadToTheirEvent) {
+  // A message never received: the finding points at its send.
+  FakeRecording rec;
+  rec.process("talker", 100).pipeEnd(1, 9, true).send(1, "anyone?", 10, 11).exit(0, 20);
+  rec.process("sleeper", 200).pipeEnd(1, 9, false).exit(0, 30);
+  auto t = rec.load();
+  FindingsModel findings(*t);
+  int row = -1;
+  for (int r = 0; r < findings.rowCount(); ++r)
+    if (t->findings[r].kind == replay::Finding::Kind::NeverReceived) row = r;
+  ASSERT_GE(row, 0);
+  EXPECT_EQ(findings.eventOf(row), positionOf(*t, 100, 1));
+}
+
+TEST(MessageText, TextAsTextBinaryAsHex) {
+  EXPECT_TRUE(looksLikeText("hello\n\tworld"));
+  EXPECT_TRUE(looksLikeText("caf\xc3\xa9"));
+  EXPECT_FALSE(looksLikeText(std::string("a\0b", 3)));
+  EXPECT_FALSE(looksLikeText("\xc3"));  // cut UTF-8
+  const std::string dump = hexDump(std::string("\x01\x02hello", 7));
+  EXPECT_NE(dump.find("00000000  01 02 68 65 6c 6c 6f"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("|..hello|"), std::string::npos) << dump;
+
+  auto t = producerConsumer();
+  replay::Narrator narrator(*t);
+  const std::string text = describeMessage(*t, narrator, positionOf(*t, 100, 2));
+  EXPECT_NE(text.find("world!"), std::string::npos) << text;
+  EXPECT_NE(text.find("consumer[200]"), std::string::npos) << text;
+}
+
+TEST(ReplayOptions, BadCommandLinesGetClearErrors) {
+  auto parse = [](std::vector<const char*> args, std::string* error) {
+    args.insert(args.begin(), "radar-replay");
+    ReplayOptions o;
+    return parseReplayOptions(static_cast<int>(args.size()), const_cast<char**>(args.data()), &o, error) ? o
+                                                                                                          : ReplayOptions{};
+  };
+  std::string error;
+  EXPECT_TRUE(parse({}, &error).dirs.empty());
+  EXPECT_NE(error.find("which recording"), std::string::npos);
+  error.clear();
+  parse({"dir", "--at-event", "-3"}, &error);
+  EXPECT_NE(error.find("--at-event"), std::string::npos);
+  error.clear();
+  parse({"dir", "--size", "10x10"}, &error);
+  EXPECT_NE(error.find("--size"), std::string::npos);
+  error.clear();
+  parse({"dir", "--snapshot"}, &error);
+  EXPECT_NE(error.find("needs a value"), std::string::npos);
+  error.clear();
+  parse({"dir", "--bogus"}, &error);
+  EXPECT_NE(error.find("unknown option"), std::string::npos);
+  error.clear();
+  const ReplayOptions ok = parse({"a", "b", "--snapshot", "x.png", "--at-event", "7", "--size", "800x600"}, &error);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(ok.dirs.size(), 2u);
+  EXPECT_EQ(ok.at_event, 7u);
+  EXPECT_EQ(ok.width, 800);
+}
+
+// The window, headless: the controller drives every view.
+class Window : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    window = std::make_unique<MainWindow>(producerConsumer());
+    window->setAttribute(Qt::WA_DontShowOnScreen);
+    window->resize(1100, 760);
+    window->show();
+    QApplication::processEvents();
+    window->networkView().fitToView();
+  }
+  std::unique_ptr<MainWindow> window;
+};
+
+TEST_F(Window, NarrativeFollowsTheController) {
+  const auto& t = window->trace();
+  replay::Narrator narrator(t);
+  window->controller().skipTo(3);
+  EXPECT_EQ(window->narrative(), QString::fromStdString(narrator.sentence(2)));
+  EXPECT_TRUE(window->narrative().endsWith(QStringLiteral("Event 3.")));
+  window->controller().stepBack();
+  EXPECT_TRUE(window->narrative().endsWith(QStringLiteral("Event 2.")));
+  window->controller().restart();
+  EXPECT_TRUE(window->narrative().startsWith(QStringLiteral("Before the first event")));
+}
+
+TEST_F(Window, FollowingAMessageGoesToItsReceive) {
+  const auto& t = window->trace();
+  const uint32_t send = positionOf(t, 100, 2), receive = positionOf(t, 200, 3);
+  window->showMessage(send);
+  EXPECT_TRUE(window->lastMessageText().contains(QStringLiteral("world!")));
+  ASSERT_TRUE(window->followMessage(send));
+  EXPECT_EQ(window->controller().position(), receive + 1);
+  EXPECT_EQ(window->spaceTimeView().selected(), receive);
+}
+
+TEST_F(Window, SpaceTimeDiagramHasALanePerProcessAndMarksCausality) {
+  const auto& t = window->trace();
+  window->controller().skipTo(static_cast<uint32_t>(t.events.size()));
+  QApplication::processEvents();
+  EXPECT_EQ(window->spaceTimeView().lanes().size(), 2u);
+  // In logical order, a receive is right of its send.
+  const uint32_t send = positionOf(t, 100, 1), receive = positionOf(t, 200, 2);
+  QPointF s, r;
+  for (const auto& d : window->spaceTimeView().dots()) {
+    if (d.position == send) s = d.at;
+    if (d.position == receive) r = d.at;
+  }
+  EXPECT_LT(s.x(), r.x());
+  EXPECT_NE(s.y(), r.y());
+}
+
+// Rendering: grab the network view and look where the scene says things are.
+TEST_F(Window, GrabbedViewShowsProcessesAndQueuedMessagesWhereTheStateSaysTheyAre) {
+  const auto& t = window->trace();
+  const uint32_t second_send = positionOf(t, 100, 2);
+  window->controller().skipTo(second_send + 1);
+  QApplication::processEvents();
+  NetworkView& view = window->networkView();
+  const QImage image = view.grab().toImage();
+  const Scene& scene = view.scene();
+  ASSERT_EQ(scene.processes.size(), 2u);
+  ASSERT_EQ(scene.messages.size(), 2u);
+  auto colourAt = [&](Point p) {
+    const QPointF at = view.toWidget(p);
+    return image.pixelColor(static_cast<int>(at.x()), static_cast<int>(at.y()));
+  };
+  auto near = [](QColor a, QColor b) {
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue()) < 30;
+  };
+  // A point inside each box, clear of its text.
+  for (const auto& b : scene.processes) {
+    const QColor c = colourAt({b.box.x + 6, b.box.y + b.box.h - 6});
+    EXPECT_TRUE(near(c, colors::kProcess) || near(c, colors::kBlocked)) << c.name().toStdString();
+  }
+  for (const auto& m : scene.messages)
+    EXPECT_TRUE(near(colourAt(m.box.center()), colors::kQueued)) << colourAt(m.box.center()).name().toStdString();
+  // Where nothing is drawn: the background.
+  EXPECT_TRUE(near(colourAt({scene.processes[0].box.x - 60, scene.processes[0].box.y - 30}), colors::kBackground));
+
+  // Mid-flight: the travelling message is drawn in its colour, between.
+  window->controller().skipTo(second_send);
+  window->controller().stepForward();
+  window->controller().advance(window->controller().secondsPerEvent() / 2);
+  QApplication::processEvents();
+  const QImage mid = view.grab().toImage();
+  const Scene& moving = view.scene();
+  const MessageBox* travelling = nullptr;
+  for (const auto& m : moving.messages)
+    if (m.state == MessageBox::State::Travelling) travelling = &m;
+  ASSERT_NE(travelling, nullptr);
+  const QPointF at = view.toWidget(travelling->box.center());
+  EXPECT_TRUE(near(mid.pixelColor(static_cast<int>(at.x()), static_cast<int>(at.y())), colors::kTravelling));
+  // And the sender has changed colour for its event.
+  const ProcessBox* sender = moving.box(processOf(t, 100));
+  ASSERT_NE(sender, nullptr);
+  const QPointF inside = view.toWidget({sender->box.x + 6, sender->box.y + sender->box.h - 6});
+  EXPECT_TRUE(near(mid.pixelColor(static_cast<int>(inside.x()), static_cast<int>(inside.y())), colors::kActive));
+}
+
+}  // namespace
+}  // namespace radar::gui
