@@ -51,7 +51,10 @@ std::vector<uint32_t> slotsOfImages(const replay::Trace& t) {
     for (uint32_t image = p; image != kNone && chain[image] == kNone; image = t.processes[image].next_image) {
       chain[image] = id;
       const auto& proc = t.processes[image];
-      if (proc.first_event == kNone) continue;
+      if (proc.first_event == kNone) {
+        open_end = true;  // exec'd into and nothing recorded: shown to the end (display.cc)
+        continue;
+      }
       life.first = std::min(life.first, proc.first_event);
       life.last = std::max(life.last, proc.last_event);
       open_end = proc.end == replay::Process::End::Unknown;

@@ -102,10 +102,13 @@ void DisplayModel::apply(DisplayState& s) const {
   if (i == p.last_event && p.end != Process::End::Unknown) {
     eraseSorted(s.alive, ev.process);
     // After an exec the process lives on as its next image, which may do
-    // nothing for a while (a server waiting for its first client).
-    if (p.end == Process::End::Execed && p.next_image != kNone &&
-        t_.processes[p.next_image].first_event != kNone && t_.processes[p.next_image].first_event > i)
-      insertSorted(s.alive, p.next_image);
+    // nothing for a while (a server waiting for its first client), or
+    // nothing recorded at all (blocked at once, then killed): such an image
+    // is shown to the end, as nothing says when it died.
+    if (p.end == Process::End::Execed && p.next_image != kNone) {
+      const uint32_t first = t_.processes[p.next_image].first_event;
+      if (first == kNone || first > i) insertSorted(s.alive, p.next_image);
+    }
     // Its channel ends close with it.
     s.open.erase(std::remove_if(s.open.begin(), s.open.end(),
                                 [&](uint32_t ep) { return t_.endpoints[ep].process == ev.process; }),

@@ -15,6 +15,7 @@ void* __libc_realloc(void*, size_t);
 void* __libc_memalign(size_t, size_t);
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 namespace {
 thread_local bool armed = false;
 thread_local long allocations = 0;
@@ -23,7 +24,6 @@ void count() {
 }
 }  // namespace
 
-#if !defined(__SANITIZE_ADDRESS__)
 extern "C" {
 void* malloc(size_t n) {
   count();
