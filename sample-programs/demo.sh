@@ -20,6 +20,7 @@ if ! have record || [ ! -x build/bin/calc ]; then
 fi
 
 rm -rf "$out"
+mkdir -p "$(dirname "$out")"
 echo "radar: recording calc on: $expression" >&2
 echo "$expression" | "$radar" record --force -o "$out" -- build/bin/calc
 
@@ -31,6 +32,10 @@ if have replay; then
   if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
     exec "$radar" replay "$out"
   fi
-  "$radar" replay "$out" --snapshot "$out/replay.png" --at-event 6
-  echo "radar: no display; the replay view at event 6 is in $out/replay.png" >&2
+  # An interesting moment: the first message sent between the workers.
+  at=$("$radar" events "$out" 2>/dev/null | grep -n "sends a message to" | head -1 | cut -d: -f1)
+  at=${at:-1}
+  echo
+  "$radar" replay "$out" --snapshot "$out/replay.png" --at-event "$at"
+  echo "radar: no display; the replay view at event $at is in $out/replay.png" >&2
 fi

@@ -14,6 +14,17 @@
 #include "merge.h"
 #include "replay_options.h"
 
+namespace {
+// The offscreen platform's notes about what it cannot do are not the
+// user's business; everything else goes to stderr as usual.
+void quietOffscreenMessages(QtMsgType type, const QMessageLogContext&, const QString& message) {
+  if (type == QtDebugMsg || type == QtInfoMsg || message.contains(QLatin1String("propagateSizeHints")) ||
+      message.contains(QLatin1String("XDG_RUNTIME_DIR")))
+    return;
+  std::fprintf(stderr, "radar replay: %s\n", message.toLocal8Bit().constData());
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   using radar::gui::ReplayOptions;
   ReplayOptions options;
@@ -35,6 +46,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    qInstallMessageHandler(quietOffscreenMessages);
   }
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("radar"));
