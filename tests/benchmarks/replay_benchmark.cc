@@ -1,0 +1,111 @@
+// The replay window at scale, offscreen: time to first frame, seeking near
+// the end vs near the start, frame times while many messages are in
+// flight, and the memory the window holds per event.
+//   replay_benchmark DIR   (a recording, e.g. from `merge_benchmark generate`)
+#include <sys/resource.h>
+
+#include <QApplication>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "main_window.h"
+#include "merge.h"
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+long rssKiB() {  // current, not peak
+  std::ifstream in("/proc/self/statm");
+  long pages = 0, resident = 0;
+  in >> pages >> resident;
+  return resident * 4;
+}
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: replay_benchmark DIR\n");
+    return 2;
+  }
+  ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  QApplication app(argc, argv);
+  const auto t0 = Clock::now();
+  std::string error;
+  auto trace = radar::replay::loadTrace({argv[1]}, {}, &error);
+  if (!trace) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  const auto t1 = Clock::now();
+  const long before = rssKiB();
+  const size_t events = trace->events.size(), processes = trace->processes.size();
+  radar::gui::MainWindow window(std::move(trace));
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(1280, 800);
+  window.show();
+  QApplication::processEvents();
+  radar::gui::NetworkView& view = window.networkView();
+  view.fitToView();
+  (void)view.grab();
+  const auto t2 = Clock::now();
+  const long after = rssKiB();
+  std::printf("recording: %zu processes, %zu events\n", processes, events);
+  std::printf("first frame: %.0f ms (load + merge %.0f ms, window and first frame %.0f ms)\n", ms(t0, t2),
+              ms(t0, t1), ms(t1, t2));
+  std::printf("memory held by the window beyond the trace: %.1f MiB, %.1f bytes per event\n",
+              (after - before) / 1024.0, (after - before) * 1024.0 / static_cast<double>(events));
+
+  // Seeking: skip + full redraw of the network view.
+  auto& c = window.controller();
+  std::mt19937 rng(1);
+  auto seek = [&](uint32_t lo, uint32_t hi) {
+    std::vector<double> t;
+    for (int k = 0; k < 40; ++k) {
+      const uint32_t n = lo + rng() % (hi - lo);
+      const auto a = Clock::now();
+      c.skipTo(n);
+      (void)view.grab();
+      t.push_back(ms(a, Clock::now()));
+    }
+    return percentile(t, 0.5);
+  };
+  const uint32_t n = static_cast<uint32_t>(events);
+  const double start = seek(1, n / 100), end = seek(n - n / 100, n);
+  std::printf("seek + frame near the start: %.2f ms, near the end: %.2f ms (median), ratio %.2f\n", start, end,
+              end / start);
+
+  // Frames while playing: where the most messages are in flight.
+  uint32_t busiest = n / 2;
+  size_t most = 0;
+  for (uint32_t at = n / 20; at < n; at += n / 20) {
+    c.skipTo(at);
+    if (view.scene().messages.size() > most) {
+      most = view.scene().messages.size();
+      busiest = at;
+    }
+  }
+  c.skipTo(busiest);
+  c.setSecondsPerEvent(0.05);
+  c.play();
+  std::vector<double> frames;
+  for (int k = 0; k < 300; ++k) {
+    const auto a = Clock::now();
+    c.advance(1.0 / 60);
+    (void)view.grab();
+    frames.push_back(ms(a, Clock::now()));
+  }
+  std::printf("playing near event %u (%zu processes and %zu messages drawn): frame p50 %.2f ms, p99 %.2f ms\n",
+              busiest, view.scene().processes.size(), view.scene().messages.size(), percentile(frames, 0.5),
+              percentile(frames, 0.99));
+  return 0;
+}
