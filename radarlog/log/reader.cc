@@ -1,11 +1,13 @@
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader
 #include "reader.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -739,6 +741,21 @@ bool LogReader::readPayload(const Location& where, size_t length, std::string* o
     return bad("payload outside its frame");
   out->assign(reinterpret_cast<const char*>(cached_content_.data()) + where.offset, length);
   return true;
+}
+
+std::vector<std::string> listLogs(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  constexpr std::string_view kSuffix = ".rlog";
+  while (dirent* e = ::readdir(d)) {
+    const std::string_view name = e->d_name;
+    if (name.size() >= kSuffix.size() && name.substr(name.size() - kSuffix.size()) == kSuffix)
+      out.push_back(dir + "/" + e->d_name);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace radar::log

@@ -190,4 +190,8 @@ class LogReader {
   uint64_t window_start_ = 0;
 };
 
+// The logs (*.rlog) of a recording directory, sorted by name; none when
+// the directory cannot be read.
+std::vector<std::string> listLogs(const std::string& dir);
+
 }  // namespace radar::log

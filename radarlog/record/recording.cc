@@ -1,6 +1,5 @@
 #include "recording.h"
 
-#include <dirent.h>
 #include <elf.h>
 #include <sys/xattr.h>
 #include <sys/stat.h>
@@ -19,10 +18,6 @@
 
 namespace radar::cli {
 namespace {
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // The file an exec of `name` ran, as execvp would find it from the
 // image's PATH and working directory.
@@ -77,19 +72,8 @@ std::string describeStatus(int status) {
 
 }  // namespace
 
-std::vector<std::string> listLogs(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = ::readdir(d))
-    if (endsWith(e->d_name, ".rlog")) out.push_back(dir + "/" + e->d_name);
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 bool clearRecording(const std::string& dir) {
-  for (const auto& log : listLogs(dir))
+  for (const auto& log : log::listLogs(dir))
     if (::unlink(log.c_str()) != 0) return false;
   const std::string meta = dir + "/recording.txt";
   if (::access(meta.c_str(), F_OK) == 0 && ::unlink(meta.c_str()) != 0) return false;
@@ -116,7 +100,7 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
   };
   std::vector<Child> children;
 
-  for (const auto& path : listLogs(dir)) {
+  for (const auto& path : log::listLogs(dir)) {
     auto problem = [&](int pid, const std::string& exe, const std::string& what) {
       proto::Recording::Problem p;
       p.set_pid(pid);

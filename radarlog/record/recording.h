@@ -17,9 +17,6 @@ struct RecordingSummary {
   std::vector<proto::Recording::Problem> problems;
 };
 
-// Lists the logs (*.rlog) of a recording directory, sorted.
-std::vector<std::string> listLogs(const std::string& dir);
-
 // Removes a previous recording's files from `dir` (logs, recording.txt).
 bool clearRecording(const std::string& dir);
 

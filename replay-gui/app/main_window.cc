@@ -199,8 +199,8 @@ void MainWindow::buildActions() {
   add(replay, tr("Step &back"), QKeySequence(Qt::Key_Left), [this] { controller_->stepBack(); }, true);
   add(replay, tr("S&kip to event…"), QKeySequence(Qt::CTRL | Qt::Key_G), [this] { askSkip(); }, true);
   add(replay, tr("&Instant replay…"), QKeySequence(Qt::Key_R), [this] { askInstantReplay(); }, true);
-  instant_again_action_ = add(replay, tr("Instant replay &again"), QKeySequence(Qt::SHIFT | Qt::Key_R),
-                              [this] { controller_->instantReplay(instant_replay_count_); });
+  add(replay, tr("Instant replay &again"), QKeySequence(Qt::SHIFT | Qt::Key_R),
+      [this] { controller_->instantReplay(instant_replay_count_); });
   add(replay, tr("&End instant replay"), QKeySequence(Qt::Key_E), [this] { controller_->endInstantReplay(); });
   add(replay, tr("Start from s&cratch"), QKeySequence(Qt::Key_Home), [this] { controller_->restart(); }, true);
   replay->addSeparator();
@@ -404,7 +404,7 @@ void MainWindow::reportProblems() {
   for (const auto& p : trace_->problems)
     text += QString::fromStdString(p.path.empty() ? p.message : p.path + ": " + p.message) + QLatin1Char('\n');
   statusBar()->showMessage(tr("%1 problem(s) reading the recording: see the Findings").arg(trace_->problems.size()));
-  setToolTip(text);
+  statusBar()->setToolTip(text);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -98,7 +98,6 @@ class MainWindow : public QMainWindow {
   QString last_message_text_;
   QAction* play_action_ = nullptr;
   QAction* mode_action_ = nullptr;
-  QAction* instant_again_action_ = nullptr;
   bool updating_ = false;  // the views follow the controller, not the reverse
 };
 

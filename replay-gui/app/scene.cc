@@ -84,8 +84,7 @@ SceneBuilder::SceneBuilder(const replay::Trace& trace, const replay::DisplayMode
     : t_(trace),
       display_(display),
       slot_(slotsOfImages(trace)),
-      slot_count_(countSlots(slot_)),
-      grid_(slot_count_) {
+      grid_(countSlots(slot_)) {
   for (uint32_t k = 0; k < t_.endpoints.size(); ++k) {
     const auto& ep = t_.endpoints[k];
     if (ep.process == kNone || ep.channel == kNone || !reads(k)) continue;
@@ -93,16 +92,23 @@ SceneBuilder::SceneBuilder(const replay::Trace& trace, const replay::DisplayMode
   }
 }
 
+namespace {
+// Sockets go both ways; pipes, FIFOs, terminals and devices as opened.
+bool isSocket(log::ChannelType t) {
+  using T = log::ChannelType;
+  return t == T::UnixStream || t == T::UnixDgram || t == T::UnixSeqpacket || t == T::Tcp || t == T::Udp ||
+         t == T::OtherSocket;
+}
+}  // namespace
+
 bool SceneBuilder::reads(uint32_t endpoint) const {
   const auto& ep = t_.endpoints[endpoint];
-  const bool one_way = ep.type == log::ChannelType::Pipe || ep.type == log::ChannelType::Fifo;
-  return !one_way || (ep.access & O_ACCMODE) != O_WRONLY;
+  return isSocket(ep.type) || (ep.access & O_ACCMODE) != O_WRONLY;
 }
 
 bool SceneBuilder::writes(uint32_t endpoint) const {
   const auto& ep = t_.endpoints[endpoint];
-  const bool one_way = ep.type == log::ChannelType::Pipe || ep.type == log::ChannelType::Fifo;
-  return !one_way || (ep.access & O_ACCMODE) != O_RDONLY;
+  return isSocket(ep.type) || (ep.access & O_ACCMODE) != O_RDONLY;
 }
 
 uint32_t SceneBuilder::receivingEnd(uint32_t process, uint32_t channel) const {
@@ -214,16 +220,6 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   if (animating && ev->endpoint != kNone) {
     if (category == log::Category::Send) outs[ev->process].insert(ev->endpoint);
     if (category == log::Category::Receive) ins[ev->process].insert(ev->endpoint);
-  }
-  // Ends a process inherited and has not used yet are not in the display
-  // state's open set; a port in use is open all the same.
-  for (const auto& [p, ends] : ins) {
-    auto& b = s.processes[index[p]];
-    b.inputs = std::max<uint32_t>(b.inputs, static_cast<uint32_t>(ends.size()));
-  }
-  for (const auto& [p, ends] : outs) {
-    auto& b = s.processes[index[p]];
-    b.outputs = std::max<uint32_t>(b.outputs, static_cast<uint32_t>(ends.size()));
   }
   std::map<uint32_t, Point> port_at;  // endpoint -> where its port is
   std::map<uint32_t, size_t> port_index;

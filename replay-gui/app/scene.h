@@ -76,7 +76,6 @@ class SceneBuilder {
   std::vector<std::pair<uint32_t, Point>> movedBoxes() const;
   void resetLayout() { moved_.clear(); }
   Rect bounds() const;
-  uint32_t slotCount() const { return slot_count_; }
   const replay::Trace& trace() const { return t_; }
 
  private:
@@ -87,7 +86,6 @@ class SceneBuilder {
   const replay::Trace& t_;
   const replay::DisplayModel& display_;
   std::vector<uint32_t> slot_;
-  uint32_t slot_count_ = 0;
   GridLayout grid_;
   std::unordered_map<uint32_t, Point> moved_;
   std::unordered_map<uint64_t, uint32_t> end_by_process_channel_;  // the end a process reads a channel by

@@ -30,6 +30,17 @@ DisplayModel::DisplayModel(const Trace& trace, uint32_t every) : t_(trace), ever
   for (uint32_t k = 0; k < t_.edges.size(); ++k)
     if (t_.edges[k].why == Edge::Why::Message) out_edges_[fill[t_.edges[k].from]++] = k;
 
+  // Ends each process image inherited, open from its start.
+  inherited_begin_.assign(t_.processes.size() + 1, 0);
+  for (const Endpoint& ep : t_.endpoints)
+    if (ep.inherited && ep.process < t_.processes.size()) ++inherited_begin_[ep.process + 1];
+  for (size_t p = 0; p < t_.processes.size(); ++p) inherited_begin_[p + 1] += inherited_begin_[p];
+  inherited_.resize(inherited_begin_.back());
+  std::vector<uint32_t> next(inherited_begin_.begin(), inherited_begin_.end() - 1);
+  for (uint32_t k = 0; k < t_.endpoints.size(); ++k)
+    if (t_.endpoints[k].inherited && t_.endpoints[k].process < t_.processes.size())
+      inherited_[next[t_.endpoints[k].process]++] = k;
+
   if (!every_) every_ = n < 100'000 ? 1024 : 4096;
   // Checkpoints by replaying once; a state that grows large (many messages
   // in flight) makes checkpoints rarer, to bound memory.
@@ -67,12 +78,18 @@ uint32_t DisplayModel::firstReceiver(uint32_t send) const {
   return kNone;
 }
 
+void DisplayModel::appear(DisplayState& s, uint32_t process) const {
+  insertSorted(s.alive, process);
+  for (uint32_t k = inherited_begin_[process]; k < inherited_begin_[process + 1]; ++k)
+    insertSorted(s.open, inherited_[k]);
+}
+
 void DisplayModel::apply(DisplayState& s) const {
   const uint32_t i = s.position;
   if (i >= t_.events.size()) return;
   const Event& ev = t_.events[i];
   const Process& p = t_.processes[ev.process];
-  if (i == p.first_event) insertSorted(s.alive, ev.process);
+  if (i == p.first_event) appear(s, ev.process);
   if (ev.endpoint != kNone) {
     if (ev.eventKind() == Kind::Close) eraseSorted(s.open, ev.endpoint);
     else insertSorted(s.open, ev.endpoint);
@@ -107,7 +124,7 @@ void DisplayModel::apply(DisplayState& s) const {
     // is shown to the end, as nothing says when it died.
     if (p.end == Process::End::Execed && p.next_image != kNone) {
       const uint32_t first = t_.processes[p.next_image].first_event;
-      if (first == kNone || first > i) insertSorted(s.alive, p.next_image);
+      if (first == kNone || first > i) appear(s, p.next_image);
     }
     // Its channel ends close with it.
     s.open.erase(std::remove_if(s.open.begin(), s.open.end(),

@@ -55,11 +55,14 @@ class DisplayModel {
 
  private:
   void blockedAt(DisplayState& state) const;
+  // A process image comes on stage: alive, with the ends it inherited open.
+  void appear(DisplayState& state, uint32_t process) const;
 
   const Trace& t_;
   uint32_t every_;
   std::vector<uint32_t> out_begin_;  // outgoing message edges by source: CSR
   std::vector<uint32_t> out_edges_;
+  std::vector<uint32_t> inherited_begin_, inherited_;  // inherited ends by process: CSR
   std::vector<DisplayState> checkpoints_;
 };
 

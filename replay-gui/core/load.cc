@@ -1,6 +1,5 @@
 #include "load.h"
 
-#include <dirent.h>
 #include <google/protobuf/text_format.h>
 #include <sys/stat.h>
 
@@ -16,27 +15,10 @@
 namespace radar::replay {
 namespace {
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string baseName(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
-
-std::vector<std::string> logsIn(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = ::readdir(d))
-    if (endsWith(e->d_name, ".rlog")) out.push_back(dir + "/" + e->d_name);
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-bool isSendOrReceive(log::Kind k) { return log::isData(k); }
 
 bool isDatagramAddressKind(log::Kind k) {
   using log::Kind;
@@ -94,6 +76,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
       e.peer_address = ci.peer_address();
       e.path = ci.path();
       e.fd = ci.fd();
+      e.inherited = ci.origin() == proto::INHERITED;
       continue;
     }
     if (!r.counter) continue;  // other annotations
@@ -125,7 +108,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
     ev.endpoint = kNone;
     if (r.channel && r.channel < job.by_index.size()) ev.endpoint = job.by_index[r.channel];  // made global later
     const log::Kind k = r.kind;
-    if (isSendOrReceive(k)) {
+    if (log::isData(k)) {
       const uint64_t moved = r.bytesMoved();
       ev.value = static_cast<uint32_t>(moved > 0xffffffffu ? 0xffffffffu : moved);
       if (log::categoryOf(k) == log::Category::Receive) {
@@ -204,7 +187,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     raw.directories.push_back(dir);
     std::vector<std::string> paths;
     if (S_ISDIR(st.st_mode)) {
-      paths = logsIn(dir);
+      paths = log::listLogs(dir);
       if (paths.empty()) raw.problems.push_back({dir, "no logs (*.rlog) in this directory"});
       std::ifstream meta(dir + "/recording.txt");
       if (meta) {

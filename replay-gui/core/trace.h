@@ -90,6 +90,7 @@ struct Endpoint {
   log::ChannelType type = log::ChannelType::Unspecified;
   uint32_t access = 0;         // O_RDONLY / O_WRONLY / O_RDWR (pipes, FIFOs)
   bool external = false;
+  bool inherited = false;      // open when the image started (ChannelOrigin INHERITED)
   uint64_t ino = 0, peer_ino = 0, dev = 0;
   std::string local_address, peer_address;  // struct sockaddr bytes
   std::string path;

@@ -10,7 +10,6 @@
 
 #include "pingpong_stream.h"
 #include "reader.h"
-#include "recording.h"
 #include "writer.h"
 
 using namespace radar;
@@ -51,7 +50,7 @@ int main(int argc, char** argv) {
   }
   if (argc >= 3 && std::strcmp(argv[1], "size") == 0) {
     uint64_t events = 0, bytes = 0, payload = 0;
-    for (const auto& path : cli::listLogs(argv[2])) {
+    for (const auto& path : log::listLogs(argv[2])) {
       log::LogError err;
       auto r = log::LogReader::open(path, &err);
       if (!r) continue;

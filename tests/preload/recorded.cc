@@ -98,7 +98,7 @@ Recording load(const std::string& dir) {
   Recording rec;
   rec.dir = dir;
   google::protobuf::TextFormat::ParseFromString(slurp(dir + "/recording.txt"), &rec.meta);
-  for (const auto& path : cli::listLogs(dir)) {
+  for (const auto& path : log::listLogs(dir)) {
     ProcessLog pl;
     pl.path = path;
     log::LogError err;
