@@ -1,11 +1,9 @@
 // Two places where the program's activity does not pass through an
 // exported libc function (rules: see hooks.cc).
 //
-// stdio: printf, fwrite, fgets ... reach the kernel through the FILE jump
-// table, whose read/write/close slots call the C library's internal
-// write()/read()/close(). We point those slots at wrappers, after checking
-// that they hold exactly what we expect (glibc's exported _IO_file_*
-// functions); on any other C library we leave them alone and say so.
+// stdio: printf, fwrite, fgets ... write and read inside the C library;
+// stdio_table.h points the FILE jump table's slots at wrappers (and we say
+// so in the log when the table is not glibc's).
 //
 // Signals: the program's handlers are wrapped so that a delivery is an
 // event; sigaction() still reports the program's own handler.
@@ -19,22 +17,16 @@
 
 #include "recorder.h"
 #include "state.h"
+#include "stdio_table.h"
 #include "sys.h"
 
 namespace radar::preload {
 namespace {
 
-using IoRead = ssize_t (*)(FILE*, void*, ssize_t);
-using IoWrite = ssize_t (*)(FILE*, const void*, ssize_t);
-using IoClose = int (*)(FILE*);
 IoRead g_io_read = nullptr;
 IoWrite g_io_write = nullptr;
 IoClose g_io_close = nullptr;
 bool g_stdio_warned = false;
-
-// struct _IO_jump_t: two size_t, then function pointers; read, write and
-// close are at these indices in glibc 2.x.
-constexpr int kReadSlot = 14, kWriteSlot = 15, kCloseSlot = 17;
 
 ssize_t wrappedRead(FILE* fp, void* buf, ssize_t n) {
   const int fd = fp->_fileno;
@@ -75,52 +67,24 @@ int wrappedClose(FILE* fp) {
   return r;
 }
 
-// Makes slots [first, last] writable for the time it takes to store into
-// them (the table is in the C library's read-only-after-relocation data).
-bool setSlots(void** first, void** last, void* const* values) {
-  const uintptr_t page = reinterpret_cast<uintptr_t>(first) & ~uintptr_t{4095};
-  const size_t len = reinterpret_cast<uintptr_t>(last + 1) - page;
-  if (sys::raw(SYS_mprotect, static_cast<long>(page), static_cast<long>(len),
-               PROT_READ | PROT_WRITE) != 0)
-    return false;
-  for (void** slot = first; slot <= last; ++slot, ++values)
-    if (*values) __atomic_store_n(slot, *values, __ATOMIC_RELEASE);
-  sys::raw(SYS_mprotect, static_cast<long>(page), static_cast<long>(len), PROT_READ);
-  return true;
-}
-
 }  // namespace
 
 void patchStdioTable(void* vtable) {
   if (!vtable) return;
-  if (!g_io_write) {
-    g_io_read = reinterpret_cast<IoRead>(dlsym(RTLD_NEXT, "_IO_file_read"));
-    g_io_write = reinterpret_cast<IoWrite>(dlsym(RTLD_NEXT, "_IO_file_write"));
-    g_io_close = reinterpret_cast<IoClose>(dlsym(RTLD_NEXT, "_IO_file_close"));
-  }
-  auto** slots = static_cast<void**>(vtable);
-  void* const read = reinterpret_cast<void*>(&wrappedRead);
-  void* const write = reinterpret_cast<void*>(&wrappedWrite);
-  if (slots[kWriteSlot] == write) return;  // done already
-  if (!g_io_write || !g_io_read || slots[kWriteSlot] != reinterpret_cast<void*>(g_io_write) ||
-      slots[kReadSlot] != reinterpret_cast<void*>(g_io_read)) {
-    if (!g_stdio_warned && active()) {
-      g_stdio_warned = true;
-      const char* note = "stdio streams are not recorded: unknown C library stream table";
-      log::EventFields e;
-      e.kind = Kind::Note;
-      e.strings = &note;
-      e.string_count = 1;
-      commit(e);
-    }
+  const StdioSlots& real = realStdioSlots();
+  g_io_read = real.read;
+  g_io_write = real.write;
+  g_io_close = real.close;
+  if (patchStdioSlots(vtable, {&wrappedRead, &wrappedWrite, &wrappedClose}) != StdioPatch::UnknownTable ||
+      g_stdio_warned || !active())
     return;
-  }
-  void* values[kCloseSlot - kReadSlot + 1] = {};
-  values[0] = read;
-  values[kWriteSlot - kReadSlot] = write;
-  if (slots[kCloseSlot] == reinterpret_cast<void*>(g_io_close))
-    values[kCloseSlot - kReadSlot] = reinterpret_cast<void*>(&wrappedClose);
-  setSlots(&slots[kReadSlot], &slots[kCloseSlot], values);
+  g_stdio_warned = true;
+  const char* note = "stdio streams are not recorded: unknown C library stream table";
+  log::EventFields e;
+  e.kind = Kind::Note;
+  e.strings = &note;
+  e.string_count = 1;
+  commit(e);
 }
 
 // ---- signals ------------------------------------------------------------------
