@@ -38,7 +38,10 @@ TEST(Crash, SigkillLosesNoCompletedRecord) {
         acked->store(i, std::memory_order_release);
       }
     }
-    usleep(2000 + rng() % 40000);
+    // Kill at a random point once the child is writing: on a loaded
+    // machine opening the log alone can take longer than the random delay.
+    for (int waited_ms = 0; acked->load() == 0 && waited_ms < 20000; ++waited_ms) usleep(1000);
+    usleep(rng() % 40000);
     kill(child, SIGKILL);
     int status = 0;
     waitpid(child, &status, 0);
