@@ -96,13 +96,18 @@ void DisplayModel::apply(DisplayState& s) const {
   }
   const log::Category cat = log::categoryOf(ev.eventKind());
   if (cat == log::Category::Send && !(ev.flags & kEventFailed) && ev.value) {
-    // Bytes that go outside the recording are not shown queued anywhere.
-    uint64_t received = 0;
+    // Bytes that go outside the recording are not shown queued anywhere;
+    // bytes a thread of the same process got before this call returned
+    // (shown earlier) are not queued either.
+    uint64_t received = 0, taken = 0;
     for (uint32_t k = out_begin_[i]; k < out_begin_[i + 1]; ++k) {
       const Edge& e = t_.edges[out_edges_[k]];
-      if (!(t_.events[e.to].flags & kEventPeek)) received += e.bytes;
+      if (t_.events[e.to].flags & kEventPeek) continue;
+      received += e.bytes;
+      if (e.to < i) taken += e.bytes;
     }
-    const uint32_t left = (ev.flags & kEventExternal) ? static_cast<uint32_t>(received) : ev.value;
+    const uint64_t sent = (ev.flags & kEventExternal) ? received : ev.value;
+    const uint32_t left = static_cast<uint32_t>(sent > taken ? sent - taken : 0);
     if (left) s.queued.push_back({i, left, firstReceiver(i)});  // positions grow: stays sorted
   }
   if (cat == log::Category::Receive && !(ev.flags & kEventPeek)) {

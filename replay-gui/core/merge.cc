@@ -632,12 +632,14 @@ void Merger::linearize() {
     for (const Edge& e : edges_) sorted[first[e.to]++] = e;
     edges_.swap(sorted);
   }
-  // One edge per (from, to, why), bytes summed; none within a process
-  // (its own order covers them).
+  // One edge per (from, to, why), bytes summed. Within a process, only the
+  // messages (one thread to another, a self-pipe): its own order covers the
+  // rest, and even these are not causal edges for the order (the reading
+  // thread's call may have returned before the writing thread's did).
   size_t kept = 0;
   for (size_t k = 0; k < edges_.size(); ++k) {
     const Edge e = edges_[k];
-    if (owner(e.from) == owner(e.to)) continue;
+    if (owner(e.from) == owner(e.to) && e.why != Edge::Why::Message) continue;
     bool merged = false;
     for (size_t j = kept; j-- > 0 && edges_[j].to == e.to;)
       if (edges_[j].from == e.from && edges_[j].why == e.why) {
@@ -679,7 +681,7 @@ void Merger::linearize() {
     if (!forced[p]) {
       for (uint32_t k = cursor[p]; k < edges_.size() && edges_[k].to == i; ++k) {
         const uint32_t from = edges_[k].from;
-        if (position[from] == kNone) {
+        if (position[from] == kNone && owner(from) != p) {
           parked[owner(from)].push_back({from, p});
           return false;
         }
@@ -745,7 +747,7 @@ void Merger::linearize() {
       Edge e = edges_[cursor[p]];
       e.to = here;
       if (position[e.from] != kNone) {
-        number = std::max(number, out[position[e.from]].number);
+        if (owner(e.from) != p) number = std::max(number, out[position[e.from]].number);
         e.from = position[e.from];
       } else {
         late.push_back(static_cast<uint32_t>(edges_out.size()));  // its source comes later

@@ -66,11 +66,13 @@ namespace {
 
 std::string bytes(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
-std::string names(const Trace& t, const std::vector<uint32_t>& ps) {
+// "parser[4123] and itself": a message between threads of one process, or
+// through a self-pipe, names the subject as itself.
+std::string names(const Trace& t, const std::vector<uint32_t>& ps, uint32_t subject) {
   std::string s;
   for (size_t i = 0; i < ps.size(); ++i) {
     if (i) s += i + 1 == ps.size() ? " and " : ", ";
-    s += t.processes[ps[i]].label();
+    s += ps[i] == subject ? std::string("itself") : t.processes[ps[i]].label();
   }
   return s;
 }
@@ -90,7 +92,7 @@ std::string Narrator::describe(uint32_t position) const {
       if (failed) return subject + " fails to send" + on;
       const auto to = receivers(position);
       std::string whom;
-      if (!to.empty()) whom = " to " + names(t_, to);
+      if (!to.empty()) whom = " to " + names(t_, to, e.process);
       else if (e.flags & kEventExternal) {
         const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
         whom = " to " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
@@ -107,7 +109,7 @@ std::string Narrator::describe(uint32_t position) const {
       if (e.flags & kEventEof) return subject + " reads end of file" + on;
       const auto from = senders(position);
       std::string whence;
-      if (!from.empty()) whence = " from " + names(t_, from);
+      if (!from.empty()) whence = " from " + names(t_, from, e.process);
       else if (e.flags & kEventExternal) {
         const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
         whence = " from " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);

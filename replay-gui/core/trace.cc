@@ -82,6 +82,20 @@ bool Trace::record(uint32_t position, log::Record* out, std::string* payload,
   return true;
 }
 
+const Trace::SendIndex& Trace::sendReceivers() const {
+  if (send_receivers_.begin.size() == events.size() + 1) return send_receivers_;
+  auto& [begin, list] = send_receivers_;
+  begin.assign(events.size() + 1, 0);
+  for (const Edge& e : edges)
+    if (e.why == Edge::Why::Message) ++begin[e.from + 1];
+  for (size_t i = 1; i < begin.size(); ++i) begin[i] += begin[i - 1];
+  list.resize(begin.back());
+  std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+  for (uint32_t i = 0; i < edges.size(); ++i)
+    if (edges[i].why == Edge::Why::Message) list[fill[edges[i].from]++] = i;
+  return send_receivers_;
+}
+
 bool Trace::payload(uint32_t position, std::string* out, std::string* error) const {
   log::Record r;
   std::string own;
@@ -107,12 +121,13 @@ bool Trace::payload(uint32_t position, std::string* out, std::string* error) con
     log::Record sr;
     if (!record(piece->from, &sr, &bytes, nullptr, error)) return false;
     uint64_t skip = 0;
-    if (k == 0 && pieces.size() >= 1) {
+    if (k == 0) {
       // Bytes of this send that earlier receives consumed.
-      for (const Edge& other : edges)
-        if (other.from == piece->from && other.why == Edge::Why::Message && other.to < position &&
-            !(events[other.to].flags & kEventPeek))
-          skip += other.bytes;
+      const auto& [begin, receivers] = sendReceivers();
+      for (uint32_t i = begin[piece->from]; i < begin[piece->from + 1]; ++i) {
+        const Edge& other = edges[receivers[i]];
+        if (other.to < position && !(events[other.to].flags & kEventPeek)) skip += other.bytes;
+      }
     }
     if (skip > bytes.size()) skip = bytes.size();
     out->append(bytes, static_cast<size_t>(skip), piece->bytes);

@@ -148,9 +148,13 @@ inline constexpr uint8_t kEventUnmatched = 8;    // received bytes with no recor
 inline constexpr uint8_t kEventPeek = 16;
 inline constexpr uint8_t kEventExternal = 32;    // to or from outside the recording
 
-// A causal edge into an event from another process: the send whose bytes a
+// An edge into an event from another process: the send whose bytes a
 // receive got, the event that created a process, a kill delivered as a
 // signal, an exit reaped by a wait. Edges of one event are contiguous.
+// Messages within one process (between its threads, or a self-pipe) are
+// edges too, for the matching; they are not causal edges (the process's own
+// order decides), and may even point backwards: the reading thread's call
+// can return before the writing thread's does. Causal code skips them.
 struct Edge {
   enum class Why : uint32_t { Message, Create, Signal, Exit, Eof };
   uint32_t from : 29;  // event position (fewer than 2^29 events)
@@ -240,6 +244,13 @@ class Trace {
  private:
   mutable std::vector<std::unique_ptr<log::LogReader>> readers_;  // one per process, opened on demand
   mutable std::shared_ptr<const class Clocks> clocks_;
+  // Message edges by sending event (CSR: begin[send]..begin[send + 1] index
+  // `edges`), made on the first payload() that needs them.
+  struct SendIndex {
+    std::vector<uint32_t> begin, edges;
+  };
+  const SendIndex& sendReceivers() const;
+  mutable SendIndex send_receivers_;
 };
 
 }  // namespace radar::replay

@@ -228,7 +228,8 @@ std::unique_ptr<replay::Trace> FakeRecording::load() {
 
 bool reaches(const replay::Trace& t, uint32_t a, uint32_t b) {
   std::vector<std::vector<uint32_t>> next(t.events.size());
-  for (const auto& e : t.edges) next[e.from].push_back(e.to);
+  for (const auto& e : t.edges)
+    if (t.events[e.from].process != t.events[e.to].process) next[e.from].push_back(e.to);  // causal edges only
   for (uint32_t i = 0; i < t.events.size(); ++i) {
     const uint32_t pred = t.localPredecessor(i);
     if (pred != replay::kNone) next[pred].push_back(i);
