@@ -24,5 +24,7 @@ int runStats(int argc, char** argv);
 extern const char kStatsHelp[];
 int runReplay(int argc, char** argv);
 extern const char kReplayHelp[];
+int runDebug(int argc, char** argv);
+extern const char kDebugHelp[];
 
 }  // namespace radar::cli

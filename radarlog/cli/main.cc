@@ -39,6 +39,9 @@ const Command kCommands[] = {
 #ifdef RADAR_HAVE_REPLAY
     {"replay", "watch the messages move between processes, event by event", kReplayHelp, runReplay},
 #endif
+#ifdef RADAR_HAVE_DEBUG
+    {"debug", "re-run one recorded process alone under gdb, fed what it received", kDebugHelp, runDebug},
+#endif
     {"dump", "print the raw records of log files (for readers and bug reports)", kDumpHelp,
      runDump},
     {"help", "list commands, or explain one", kHelpHelp, runHelp},

@@ -1,0 +1,448 @@
+// radar debug: re-runs one recorded process image alone, under gdb or on
+// its own, fed from the recording by libradar-replay.so.
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "commands.h"
+#include "common.h"
+#include "launch.h"
+#include "narrative.h"
+#include "script.h"
+#include "script_builder.h"
+
+namespace radar::cli {
+
+const char kDebugHelp[] =
+    "usage: radar debug DIR... PROCESS [--at-event N] [-- GDB-ARGS...]\n"
+    "       radar debug DIR... PROCESS --no-gdb [--at-event N]\n"
+    "       radar debug DIR... PROCESS --batch [GDB-ARGS...]\n\n"
+    "Re-runs one recorded process alone: the same executable, arguments,\n"
+    "environment and working directory, fed exactly the messages and call\n"
+    "results it saw in the recording. What it sends is compared with what it\n"
+    "sent then and discarded; the first difference is reported and stops it.\n"
+    "Its peers are never started and never touched.\n\n"
+    "PROCESS is a pid, a name (when unique), name[pid], or pid.generation for\n"
+    "the image a pid exec'd into.\n\n"
+    "  --at-event N      stop just before the replay's event N (the number\n"
+    "                    radar events and radar replay show)\n"
+    "  --no-gdb          run it without a debugger; exit 0 when it did what\n"
+    "                    the recording says, 1 when it diverged. With\n"
+    "                    --at-event, it stops itself there (SIGSTOP) for\n"
+    "                    another debugger to attach\n"
+    "  --batch ARGS...   run gdb non-interactively: the rest of the command\n"
+    "                    line goes to gdb (e.g. -ex 'break f' -ex run)\n"
+    "  --allow-changed   re-run an executable rebuilt since the recording\n"
+    "                    (to see where a fix changes what it sends)\n"
+    "  --env NAME=VALUE  change the re-run's environment (repeatable); the\n"
+    "                    recorded one is used otherwise\n"
+    "  --unset-env NAME  remove a variable from the re-run's environment\n"
+    "  --keep            keep the replay script and print where it is\n\n"
+    "In gdb: 'radar event', 'radar continue-to N', 'radar next-message';\n"
+    "'help radar' explains them. See docs/debugging-one-process.md.\n";
+
+namespace {
+
+using driver::ReplayOutcome;
+using driver::ScriptStatus;
+
+std::string findInPath(const std::string& name) {
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (size_t at = 0; at <= dirs.size();) {
+    size_t end = dirs.find(':', at);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string candidate = dirs.substr(at, end - at) + "/" + name;
+    if (end > at && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = end + 1;
+  }
+  return "";
+}
+
+// PROCESS as the user wrote it: one image.
+bool chooseImage(const replay::Trace& t, const std::string& spec, uint32_t* image, std::string* error) {
+  // pid.generation
+  if (const auto dot = spec.find('.'); dot != std::string::npos && dot > 0 &&
+      spec.find_first_not_of("0123456789.") == std::string::npos && spec.find('.', dot + 1) == std::string::npos) {
+    const long pid = std::strtol(spec.c_str(), nullptr, 10);
+    const long gen = std::strtol(spec.c_str() + dot + 1, nullptr, 10);
+    for (const auto& p : t.processes)
+      if (p.pid == pid && static_cast<long>(p.generation) == gen && !p.external) {
+        *image = p.index;
+        return true;
+      }
+    *error = "no process image " + spec + " in this recording";
+    return false;
+  }
+  std::vector<uint32_t> found = findProcesses(t, spec, true, error);
+  std::erase_if(found, [&](uint32_t i) { return t.processes[i].external; });
+  if (found.empty()) {
+    if (error->empty()) *error = "no recorded process '" + spec + "'";
+    return false;
+  }
+  if (found.size() > 1) {
+    *error = "'" + spec + "' names " + std::to_string(found.size()) + " process images (a pid that exec'd):";
+    for (uint32_t i : found)
+      *error += " " + std::to_string(t.processes[i].pid) + "." + std::to_string(t.processes[i].generation) + " (" +
+                t.processes[i].name + ")";
+    *error += "; name one of them";
+    return false;
+  }
+  *image = found[0];
+  return true;
+}
+
+// The recorded executable must still be the one that ran.
+bool sameExecutable(const driver::Launch& l, bool allow_changed, std::string* error) {
+  struct stat st {};
+  if (::stat(l.executable.c_str(), &st) != 0) {
+    *error = "the recorded executable " + l.executable + " is gone: " + std::strerror(errno);
+    return false;
+  }
+  const int64_t mtime = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+  if (static_cast<uint64_t>(st.st_size) == l.executable_size && mtime == l.executable_mtime_ns) return true;
+  const std::string what = l.executable + " has changed since the recording (" +
+                           std::to_string(l.executable_size) + " bytes then, " + std::to_string(st.st_size) +
+                           " now" + (mtime != l.executable_mtime_ns ? "; modified since" : "") + ")";
+  if (allow_changed) {
+    std::fprintf(stderr, "radar debug: %s; re-running it anyway (--allow-changed)\n", what.c_str());
+    return true;
+  }
+  *error = what + ": the re-run would not be the recorded program. Use --allow-changed to re-run the new one "
+                  "against the recording";
+  return false;
+}
+
+std::string describeStatus(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "was killed by " + replay::signalText(WTERMSIG(status));
+  return "stopped";
+}
+
+class TempDir {
+ public:
+  bool create(std::string* error) {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/radar-debug-XXXXXX";
+    if (!::mkdtemp(pattern.data())) {
+      *error = "cannot create a directory in " + std::string(base && *base ? base : "/tmp") + ": " +
+               std::strerror(errno);
+      return false;
+    }
+    path_ = pattern;
+    return true;
+  }
+  void keep() { keep_ = true; }
+  const std::string& path() const { return path_; }
+  ~TempDir() {
+    if (!path_.empty() && !keep_) {
+      std::error_code ec;
+      std::filesystem::remove_all(path_, ec);
+    }
+  }
+
+ private:
+  std::string path_;
+  bool keep_ = false;
+};
+
+bool writeFile(const std::string& path, const std::string& bytes, std::string* error) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  f.close();
+  if (!f) *error = "cannot write " + path + ": " + std::strerror(errno);
+  return static_cast<bool>(f);
+}
+
+// What the library wrote to the status file.
+ScriptStatus readStatus(const std::string& path) {
+  ScriptStatus s{};
+  std::ifstream f(path, std::ios::binary);
+  f.read(reinterpret_cast<char*>(&s), sizeof(s));
+  s.report[sizeof(s.report) - 1] = 0;
+  return s;
+}
+
+// --no-gdb: run it, wait, and say how the re-run compares.
+int runAlone(const driver::LaunchSpec& spec, const std::string& status_path, const driver::Script& script,
+             bool stop_at_event) {
+  const pid_t child = ::fork();
+  if (child < 0) {
+    std::fprintf(stderr, "radar debug: cannot fork: %s\n", std::strerror(errno));
+    return kExitUsage;
+  }
+  if (child == 0) {
+    std::string error;
+    driver::execLaunch(spec, &error);
+    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    ::_exit(127);
+  }
+  // Ctrl-C belongs to the re-run program.
+  ::signal(SIGINT, SIG_IGN);
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(child, &status, stop_at_event ? WUNTRACED : 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      std::fprintf(stderr, "radar debug: lost the re-run: %s\n", std::strerror(errno));
+      return kExitUsage;
+    }
+    if (WIFSTOPPED(status)) {
+      const ScriptStatus s = readStatus(status_path);
+      std::fprintf(stderr,
+                   "radar debug: pid %d stopped itself before event %llu:\n  %s\n"
+                   "Attach a debugger (gdb -p %d), or resume it with kill -CONT %d.\n",
+                   child, static_cast<unsigned long long>(s.last_number + 1), s.report, child, child);
+      continue;
+    }
+    break;
+  }
+  const ScriptStatus s = readStatus(status_path);
+  const auto outcome = static_cast<ReplayOutcome>(s.outcome);
+  const std::string how = describeStatus(status);
+  switch (outcome) {
+    case ReplayOutcome::Complete:
+    case ReplayOutcome::Blocked:
+      std::fprintf(stderr, "%s\n", s.report);
+      return kExitOk;
+    case ReplayOutcome::Diverged:
+      std::fprintf(stderr, "%s\n", s.report);
+      return kExitFindings;
+    case ReplayOutcome::Failed:
+      std::fprintf(stderr, "%s\n", s.report);
+      return kExitUsage;
+    case ReplayOutcome::Running:
+      break;
+  }
+  // The program ended without the library seeing an exit: a signal, or it
+  // never started.
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && s.consumed == 0) return kExitUsage;
+  const bool crashed_as_recorded = WIFSIGNALED(status) && script.bytes.size() >= sizeof(driver::ScriptHeader) &&
+                                   reinterpret_cast<const driver::ScriptHeader*>(script.bytes.data())->end ==
+                                       driver::ScriptEnd::Signaled &&
+                                   reinterpret_cast<const driver::ScriptHeader*>(script.bytes.data())->end_code ==
+                                       WTERMSIG(status) &&
+                                   s.consumed == script.events;
+  if (crashed_as_recorded) {
+    std::fprintf(stderr, "radar debug: replayed %u of %u events; the re-run %s, as recorded\n", s.consumed,
+                 script.events, how.c_str());
+    return kExitOk;
+  }
+  std::fprintf(stderr,
+               "radar debug: the re-run %s after %u of %u recorded events (the last: event %llu); the recording "
+               "has more\n",
+               how.c_str(), s.consumed, script.events, static_cast<unsigned long long>(s.last_number));
+  return kExitFindings;
+}
+
+// Sets (entry = "NAME=VALUE") or removes (null) a variable.
+void setVariable(std::vector<std::string>* env, const std::string& name, const std::string* entry) {
+  std::erase_if(*env, [&](const std::string& e) { return e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '='; });
+  if (entry) env->push_back(*entry);
+}
+
+// gdb runs its exec-wrapper through the shell.
+std::string shellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+int runDebug(int argc, char** argv) {
+  // Split off what goes to gdb: after --batch, or after "--".
+  std::vector<std::string> gdb_args;
+  bool batch = false;
+  std::vector<char*> ours;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && (std::strcmp(argv[i], "--batch") == 0 || std::strcmp(argv[i], "--") == 0)) {
+      batch = std::strcmp(argv[i], "--batch") == 0;
+      for (int j = i + 1; j < argc; ++j) gdb_args.emplace_back(argv[j]);
+      break;
+    }
+    ours.push_back(argv[i]);
+  }
+  Args args;
+  if (!args.parse(static_cast<int>(ours.size()), ours.data(), 1,
+                  {{"at-event", 0, true},
+                   {"no-gdb", 0, false},
+                   {"allow-changed", 0, false},
+                   {"keep", 0, false},
+                   {"env", 0, true},
+                   {"unset-env", 0, true}}))
+    return usageError("debug", args.error());
+  const auto& pos = args.positional();
+  if (pos.size() < 2) return usageError("debug", "give a recording directory and the process to re-run");
+  const bool no_gdb = args.has("no-gdb");
+  if (no_gdb && (batch || !gdb_args.empty()))
+    return usageError("debug", "--no-gdb runs without gdb: gdb arguments make no sense with it");
+  unsigned long long at_event = 0;
+  if (!args.number("at-event", &at_event, 0)) return usageError("debug", args.error());
+  if (args.has("at-event") && at_event == 0) return usageError("debug", "--at-event: events are numbered from 1");
+
+  std::string gdb;
+  if (!no_gdb) {
+    const char* custom = std::getenv("RADAR_GDB");
+    gdb = findInPath(custom && *custom ? custom : "gdb");
+    if (gdb.empty()) {
+      std::fprintf(stderr,
+                   "radar debug: gdb is not installed (apt-get install gdb); --no-gdb re-runs the process "
+                   "without it\n");
+      return kExitUsage;
+    }
+  }
+  const std::string self = selfDirectory();
+  const std::string library = self + "/../lib/radar/libradar-replay.so";
+  const std::string launcher = self + "/../libexec/radar/radar-launch";
+  const std::string extension = self + "/../share/radar/gdb/radar.py";
+  for (const std::string& f : {library, launcher, extension})
+    if (::access(f.c_str(), R_OK) != 0) {
+      std::fprintf(stderr, "radar debug: %s is missing: this radar installation is incomplete\n", f.c_str());
+      return kExitUsage;
+    }
+
+  const std::vector<std::string> dirs(pos.begin(), pos.end() - 1);
+  const std::string& spec = pos.back();
+  auto trace = loadForCommand("debug", dirs);
+  if (!trace) return kExitUsage;
+  uint32_t image = 0;
+  std::string error;
+  if (!chooseImage(*trace, spec, &image, &error)) {
+    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  const replay::Process& proc = trace->processes[image];
+  driver::Script script;
+  if (!driver::buildScript(*trace, image, &script, &error)) {
+    std::fprintf(stderr, "radar debug: cannot re-run %s: %s\n", proc.label().c_str(), error.c_str());
+    return kExitUsage;
+  }
+  if (at_event && (at_event > trace->events.size() || at_event > script.last_number)) {
+    std::fprintf(stderr, "radar debug: %s has no event at or after event %llu (its last is event %u)\n",
+                 proc.label().c_str(), at_event, script.last_number);
+    return kExitUsage;
+  }
+  if (!sameExecutable(script.launch, args.has("allow-changed"), &error)) {
+    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    return kExitUsage;
+  }
+
+  TempDir temp;
+  if (!temp.create(&error)) {
+    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (args.has("keep")) {
+    temp.keep();
+    std::fprintf(stderr, "radar debug: the replay script is kept in %s\n", temp.path().c_str());
+  }
+  const std::string script_path = temp.path() + "/script";
+  const std::string status_path = temp.path() + "/status";
+  if (!writeFile(script_path, script.bytes, &error) ||
+      !writeFile(status_path, std::string(sizeof(ScriptStatus), '\0'), &error)) {
+    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    return kExitUsage;
+  }
+
+  driver::LaunchSpec launch;
+  launch.cwd = script.launch.cwd;
+  launch.executable = script.launch.executable;
+  launch.argv = script.launch.argv;
+  if (launch.argv.empty()) launch.argv.push_back(launch.executable);
+  launch.environment = script.launch.environment;
+  for (const std::string& change : args.values("env")) {
+    const auto eq = change.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return usageError("debug", "--env: expected NAME=VALUE, got '" + change + "'");
+    setVariable(&launch.environment, change.substr(0, eq), &change);
+  }
+  for (const std::string& name : args.values("unset-env")) setVariable(&launch.environment, name, nullptr);
+  std::string preload = "LD_PRELOAD=" + std::filesystem::weakly_canonical(library).string();
+  for (const auto& p : script.launch.preloads) preload += ":" + p;
+  launch.environment.push_back(preload);
+  launch.environment.push_back(std::string(driver::kScriptEnv) + "=" + script_path);
+  launch.environment.push_back(std::string(driver::kStatusEnv) + "=" + status_path);
+  if (no_gdb) {
+    launch.environment.push_back(std::string(driver::kExitAtEndEnv) + "=1");
+    if (at_event) launch.environment.push_back("RADAR_REPLAY_SIGSTOP=1");
+  }
+  if (at_event) launch.environment.push_back("RADAR_REPLAY_STOP_AT=" + std::to_string(at_event));
+
+  const size_t own_events = trace->process_events[image].size();
+  std::fprintf(stderr, "radar debug: re-running %s (%zu recorded events, event %u to %u of the replay)%s\n",
+               proc.label().c_str(), own_events, script.first_number, script.last_number,
+               no_gdb ? "" : " under gdb");
+  if (script.chain.size() > 1) {
+    const replay::Process& first = trace->processes[script.chain.front()];
+    std::fprintf(stderr,
+                 "radar debug: it was forked, so the re-run starts as %s and follows the fork%s to it\n",
+                 first.label().c_str(), script.chain.size() > 2 ? "s" : "");
+  }
+  for (const auto& note : script.notes) std::fprintf(stderr, "radar debug: %s\n", note.c_str());
+
+  if (no_gdb) return runAlone(launch, status_path, script, at_event != 0);
+
+  const std::string launch_path = temp.path() + "/launch";
+  if (!driver::writeLaunchFile(launch_path, launch, &error)) {
+    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  std::string commands;
+  commands += "set exec-wrapper " + shellQuote(launcher) + " " + shellQuote(launch_path) + "\n";
+  commands += "set breakpoint pending on\n";
+  commands += "source " + extension + "\n";
+  if (batch) commands += "set pagination off\nset confirm off\n";
+  commands += "echo radar: " + proc.label() + " is ready to re-run, fed from the recording; 'help radar' lists radar's commands.\\n\n";
+  if (at_event) commands += "run\n";
+  else if (!batch) commands += "echo radar: 'run' starts it.\\n\n";
+  const std::string commands_path = temp.path() + "/commands.gdb";
+  if (!writeFile(commands_path, commands, &error)) {
+    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    return kExitUsage;
+  }
+
+  std::vector<std::string> gdb_argv = {gdb, "-q"};
+  if (batch) gdb_argv.push_back("-batch");
+  gdb_argv.push_back("-x");
+  gdb_argv.push_back(commands_path);
+  gdb_argv.insert(gdb_argv.end(), gdb_args.begin(), gdb_args.end());
+  gdb_argv.push_back("--args");
+  gdb_argv.push_back(launch.executable);
+  std::vector<char*> cargv;
+  for (auto& a : gdb_argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) {
+    std::fprintf(stderr, "radar debug: cannot fork: %s\n", std::strerror(errno));
+    return kExitUsage;
+  }
+  if (child == 0) {
+    ::execv(gdb.c_str(), cargv.data());
+    std::fprintf(stderr, "radar debug: cannot start %s: %s\n", gdb.c_str(), std::strerror(errno));
+    ::_exit(127);
+  }
+  // gdb owns the terminal and Ctrl-C while it runs.
+  ::signal(SIGINT, SIG_IGN);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : kExitUsage;
+}
+
+}  // namespace radar::cli

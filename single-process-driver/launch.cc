@@ -1,0 +1,94 @@
+#include "launch.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace radar::driver {
+namespace {
+
+constexpr char kMagic[] = "radar-launch 1";
+
+}  // namespace
+
+bool writeLaunchFile(const std::string& path, const LaunchSpec& spec, std::string* error) {
+  std::string out = kMagic;
+  out.push_back('\0');
+  auto field = [&](const std::string& s) {
+    out += s;
+    out.push_back('\0');
+  };
+  field(spec.cwd);
+  field(spec.executable);
+  field(std::to_string(spec.argv.size()));
+  for (const auto& a : spec.argv) field(a);
+  field(std::to_string(spec.environment.size()));
+  for (const auto& e : spec.environment) field(e);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(out.data(), static_cast<std::streamsize>(out.size()));
+  f.close();
+  if (!f) {
+    *error = "cannot write " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool readLaunchFile(const std::string& path, LaunchSpec* spec, std::string* error) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    *error = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::string> fields;
+  for (size_t at = 0; at < all.size();) {
+    const size_t end = all.find('\0', at);
+    if (end == std::string::npos) break;
+    fields.push_back(all.substr(at, end - at));
+    at = end + 1;
+  }
+  size_t i = 0;
+  auto next = [&](std::string* out) {
+    if (i >= fields.size()) return false;
+    *out = fields[i++];
+    return true;
+  };
+  auto count = [&](size_t* n) {
+    std::string s;
+    if (!next(&s) || s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    *n = std::stoul(s);
+    return *n <= fields.size();
+  };
+  std::string magic;
+  size_t n = 0;
+  bool ok = next(&magic) && magic == kMagic && next(&spec->cwd) && next(&spec->executable) && count(&n);
+  for (size_t k = 0; ok && k < n; ++k) ok = next(&spec->argv.emplace_back());
+  ok = ok && count(&n);
+  for (size_t k = 0; ok && k < n; ++k) ok = next(&spec->environment.emplace_back());
+  if (!ok || i != fields.size()) {
+    *error = path + " is not a launch description written by radar debug";
+    return false;
+  }
+  return true;
+}
+
+void execLaunch(const LaunchSpec& spec, std::string* error) {
+  if (::chdir(spec.cwd.c_str()) != 0) {
+    *error = "cannot enter the recorded working directory " + spec.cwd + ": " + std::strerror(errno);
+    return;
+  }
+  std::vector<char*> argv, envp;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : spec.environment) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  ::execve(spec.executable.c_str(), argv.data(), envp.data());
+  *error = "cannot start " + spec.executable + ": " + std::strerror(errno);
+}
+
+}  // namespace radar::driver

@@ -1,0 +1,716 @@
+// The replay core: loads the script at start, keeps each thread's place in
+// it, and reports where the program leaves it. See replay.h.
+#include "replay.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <linux/futex.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <climits>
+#include <cstring>
+
+#include "replay_api.h"
+#include "sys.h"
+
+// Declared extern "C" in replay_api.h.
+#define API __attribute__((visibility("default")))
+
+// ---- the debugger's view (replay_api.h) ------------------------------------------
+
+API volatile uint64_t radar_replay_last_number = 0;
+API volatile uint64_t radar_replay_last_local = 0;
+API const char* volatile radar_replay_last_text = nullptr;
+API volatile uint64_t radar_replay_next_number = 0;
+API volatile uint64_t radar_replay_next_local = 0;
+API const char* volatile radar_replay_next_text = nullptr;
+API volatile uint32_t radar_replay_consumed = 0;
+API volatile uint32_t radar_replay_total = 0;
+API volatile uint64_t radar_replay_stop_at_number = 0;
+API volatile uint64_t radar_replay_stop_at_local = 0;
+API volatile uint32_t radar_replay_stop_on_message = 0;
+API const char* volatile radar_replay_message = nullptr;
+API volatile uint32_t radar_replay_outcome = 0;
+
+// Breakpoint targets: they must exist as calls, not be folded away.
+API __attribute__((noinline)) void radar_replay_stop(const char* why) { asm volatile("" ::"r"(why) : "memory"); }
+API __attribute__((noinline)) void radar_replay_diverged(const char* report) {
+  asm volatile("" ::"r"(report) : "memory");
+}
+API __attribute__((noinline)) void radar_replay_ended(const char* report) {
+  asm volatile("" ::"r"(report) : "memory");
+}
+
+namespace radar::rerun {
+
+using driver::ReplayOutcome;
+using driver::ScriptEnd;
+using driver::ScriptFd;
+using driver::ScriptHeader;
+using driver::ScriptStatus;
+using driver::ScriptThread;
+using driver::StandIn;
+using driver::kNoEvent;
+
+namespace {
+
+constexpr uint32_t kMaxThreads = 4096;
+constexpr int kStallLimit = 50;  // waits of 100 ms for another thread's event
+constexpr int kMaxFd = 1 << 16;
+
+struct State {
+  bool started = false;
+  std::atomic<bool> detached{false};
+  bool exit_at_end = false;
+  bool sigstop_at_stop = false;  // no debugger: stop the process for one to attach
+  const uint8_t* base = nullptr;
+  size_t size = 0;
+  const ScriptHeader* header = nullptr;
+  const ScriptEvent* events = nullptr;
+  const ScriptThread* threads = nullptr;
+  const ScriptFd* inherited = nullptr;
+  const uint8_t* data = nullptr;
+  ScriptStatus* status = nullptr;
+  std::atomic<uint32_t> segment{0};
+  uint32_t last_segment = 0;
+  bool exit_noted = false;
+  int exit_status = 0;
+};
+State g;
+
+// Per script thread: the real thread that plays it (0: nobody yet) and
+// its next event.
+std::atomic<uint32_t> g_player[kMaxThreads];
+uint32_t g_cursor[kMaxThreads];
+std::atomic<uint64_t> g_channel_bits[kMaxFd / 64];
+std::atomic<const driver::SocketNames*> g_socket_names[kMaxFd];
+std::atomic_flag g_lock = ATOMIC_FLAG_INIT;
+
+struct ThreadPlace {
+  int32_t index;     // into the script's threads, -1 unknown
+  uint32_t segment;  // the segment it was claimed in
+};
+__thread ThreadPlace t_place __attribute__((tls_model("initial-exec"))) = {-1, 0};
+
+class Lock {
+ public:
+  Lock() {
+    while (g_lock.test_and_set(std::memory_order_acquire)) sys::sched_yield();
+  }
+  ~Lock() { g_lock.clear(std::memory_order_release); }
+};
+
+uint32_t tid() { return static_cast<uint32_t>(sys::gettid()); }
+
+// Calls one of the functions a debugger breaks on, with the message where
+// the debugger can read it (the text lives on our stack until it returns).
+void announce(void (*breakpoint)(const char*), const char* message) {
+  radar_replay_message = message;
+  breakpoint(message);
+  radar_replay_message = nullptr;
+}
+
+[[noreturn]] void exitNow(int status) {
+  sys::raw(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+void copyReport(const char* report, ReplayOutcome outcome) {
+  radar_replay_outcome = static_cast<uint32_t>(outcome);
+  if (g.status) {
+    const size_t n = std::strlen(report);
+    const size_t room = sizeof(g.status->report) - 1;
+    std::memcpy(g.status->report, report, n < room ? n : room);
+    g.status->report[n < room ? n : room] = 0;
+    __atomic_store_n(&g.status->outcome, static_cast<uint32_t>(outcome), __ATOMIC_RELEASE);
+  } else {
+    sys::write(2, report, std::strlen(report));
+    sys::write(2, "\n", 1);
+  }
+}
+
+const char* label() {
+  return g.header ? static_cast<const char*>(blob(g.header->label)) : "the process";
+}
+
+bool isMessage(uint16_t kind) {
+  const log::Category c = log::categoryOf(static_cast<Kind>(kind));
+  return c == log::Category::Send || c == log::Category::Receive;
+}
+
+// What the debugger shows as "next" for the calling thread.
+void publishNext(int32_t index) {
+  const uint32_t i = index >= 0 ? g_cursor[index] : kNoEvent;
+  if (i == kNoEvent) {
+    radar_replay_next_number = 0;
+    radar_replay_next_local = 0;
+    radar_replay_next_text = nullptr;
+    return;
+  }
+  const ScriptEvent& e = g.events[i];
+  radar_replay_next_number = e.number;
+  radar_replay_next_local = e.counter;
+  radar_replay_next_text = text(&e);
+}
+
+// The script thread played by the calling thread, claiming one when it
+// has none: the first unclaimed thread of the current segment whose next
+// event is this call.
+int32_t placeOfThisThread(Kind kind, int fd) {
+  const uint32_t segment = g.segment.load(std::memory_order_acquire);
+  if (t_place.index >= 0 && t_place.segment == segment) return t_place.index;
+  Lock lock;
+  const uint32_t me = tid();
+  int32_t fallback = -1;
+  for (uint32_t i = 0; i < g.header->thread_count && i < kMaxThreads; ++i) {
+    const ScriptThread& t = g.threads[i];
+    if (t.segment != segment || g_player[i].load(std::memory_order_relaxed)) continue;
+    uint32_t next = g_cursor[i];
+    while (next != kNoEvent && g.events[next].kind == static_cast<uint16_t>(Kind::Signal))
+      next = g.events[next].next_in_thread;
+    if (next == kNoEvent) continue;
+    const ScriptEvent& e = g.events[next];
+    if (e.kind == static_cast<uint16_t>(kind) && e.fd == fd) {
+      fallback = static_cast<int32_t>(i);
+      break;
+    }
+  }
+  if (fallback < 0) return -1;
+  g_player[fallback].store(me, std::memory_order_relaxed);
+  t_place = {fallback, segment};
+  return fallback;
+}
+
+bool recordingStoppedHere() {
+  const ScriptEnd end = g.header->end;
+  return end == ScriptEnd::Blocked || end == ScriptEnd::Signaled || end == ScriptEnd::Unknown;
+}
+
+// The calling thread has replayed all it recorded and calls again.
+void endOfThread(int32_t index, Kind kind, int fd, const char* what) {
+  const ScriptThread& t = g.threads[index];
+  const bool last_segment = t.segment == g.last_segment;
+  if (last_segment && recordingStoppedHere()) {
+    Report r;
+    r << "radar: every recorded event of this thread of " << label() << " has been replayed; ";
+    if (t.end_kind == static_cast<uint16_t>(kind) && t.end_fd == fd)
+      r << "the recording stopped while it was in this call, " << what << ": the re-run stops here too";
+    else
+      r << "the recording stopped before its next call, " << what << ": the re-run stops here";
+    copyReport(r.str(), ReplayOutcome::Blocked);
+    g.detached.store(true);
+    announce(radar_replay_ended, r.str());
+    if (g.exit_at_end) exitNow(driver::kBlockedExitStatus);
+    for (;;) sys::raw(SYS_pause);  // as it was: waiting for ever
+  }
+  Report r;
+  r << "the program calls " << what << " after this thread's last recorded event";
+  diverge(nullptr, r.str());
+}
+
+bool deliverRecordedSignals(int32_t index, bool unblocked_only = false);
+bool waitTurn(const ScriptEvent* e);
+
+}  // namespace
+
+// ---- blobs and reports ------------------------------------------------------------
+
+const void* blob(const driver::Blob& b) {
+  static const char empty[1] = {0};
+  return b.size ? static_cast<const void*>(g.data + b.offset) : empty;
+}
+
+const char* text(const ScriptEvent* e) {
+  return e && e->text.size ? static_cast<const char*>(blob(e->text)) : "(an event without narrative)";
+}
+
+Report& Report::operator<<(const char* s) {
+  for (; s && *s && len_ + 1 < sizeof(buf_); ++s) buf_[len_++] = *s;
+  buf_[len_] = 0;
+  return *this;
+}
+
+Report& Report::operator<<(uint64_t v) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n && len_ + 1 < sizeof(buf_)) buf_[len_++] = digits[--n];
+  buf_[len_] = 0;
+  return *this;
+}
+
+Report& Report::operator<<(int64_t v) {
+  if (v < 0) {
+    *this << "-";
+    return *this << static_cast<uint64_t>(-(v + 1)) + 1;
+  }
+  return *this << static_cast<uint64_t>(v);
+}
+
+Report& Report::bytes(const void* data, size_t n, size_t max) {
+  static const char hex[] = "0123456789abcdef";
+  if (!n) return *this << "(nothing)";
+  const auto* p = static_cast<const uint8_t*>(data);
+  const size_t shown = n < max ? n : max;
+  for (size_t i = 0; i < shown && len_ + 4 < sizeof(buf_); ++i) {
+    buf_[len_++] = hex[p[i] >> 4];
+    buf_[len_++] = hex[p[i] & 15];
+    if (i + 1 < shown) buf_[len_++] = ' ';
+  }
+  buf_[len_] = 0;
+  *this << (n > shown ? " ... \"" : "  \"");
+  for (size_t i = 0; i < shown && len_ + 2 < sizeof(buf_); ++i)
+    buf_[len_++] = p[i] >= 32 && p[i] < 127 ? static_cast<char>(p[i]) : '.';
+  buf_[len_] = 0;
+  return *this << "\"";
+}
+
+// ---- the replay --------------------------------------------------------------------
+
+bool replaying() { return g.started && !g.detached.load(std::memory_order_relaxed); }
+
+bool isChannelFd(int fd) {
+  if (fd < 0 || fd >= kMaxFd) return false;
+  return g_channel_bits[fd / 64].load(std::memory_order_relaxed) >> (fd % 64) & 1;
+}
+
+void setChannelFd(int fd, bool channel) {
+  if (fd < 0 || fd >= kMaxFd) return;
+  const uint64_t bit = uint64_t{1} << (fd % 64);
+  if (channel) {
+    g_channel_bits[fd / 64].fetch_or(bit, std::memory_order_relaxed);
+  } else {
+    g_channel_bits[fd / 64].fetch_and(~bit, std::memory_order_relaxed);
+    g_socket_names[fd].store(nullptr, std::memory_order_relaxed);
+  }
+}
+
+void setSocketNames(int fd, const driver::SocketNames* names) {
+  if (fd >= 0 && fd < kMaxFd && names && (names->local.size || names->peer.size))
+    g_socket_names[fd].store(names, std::memory_order_relaxed);
+}
+
+const driver::SocketNames* socketNames(int fd) {
+  return fd >= 0 && fd < kMaxFd ? g_socket_names[fd].load(std::memory_order_relaxed) : nullptr;
+}
+
+namespace {
+
+void checkStops(const ScriptEvent& e) {
+  const char* why = nullptr;
+  const uint64_t at_number = radar_replay_stop_at_number;
+  const uint64_t at_local = radar_replay_stop_at_local;
+  if (at_number && e.number >= at_number) {
+    radar_replay_stop_at_number = 0;
+    why = "the event asked for";
+  } else if (at_local && e.segment == g.last_segment && e.counter >= at_local) {
+    radar_replay_stop_at_local = 0;
+    why = "the local event asked for";
+  } else if (radar_replay_stop_on_message && isMessage(e.kind)) {
+    radar_replay_stop_on_message = 0;
+    why = "the next message";
+  }
+  if (!why) return;
+  Report r;
+  r << "radar: stopped before " << why << ", event " << e.number << " (local " << e.counter
+    << "): " << text(&e);
+  copyReport(r.str(), ReplayOutcome::Running);
+  announce(radar_replay_stop, r.str());
+  if (g.sigstop_at_stop) sys::raw(SYS_tgkill, sys::getpid(), sys::gettid(), SIGSTOP);
+}
+
+// Threads take their turns as recorded: an event is replayed only once
+// every event before it in the script (the image's counter order: the order
+// calls returned) has been, so that what one thread does with what another
+// received happens in the recorded order. A thread that waits for an event
+// no other thread reaches is a divergence (the threads took other paths);
+// time spent stopped in a debugger does not count.
+bool waitTurn(const ScriptEvent* e) {
+  const auto mine = static_cast<uint32_t>(e - g.events);
+  uint32_t seen = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE);
+  int stalled = 0;
+  while (seen < mine) {
+    struct timespec wait = {0, 100 * 1000 * 1000};
+    sys::raw(SYS_futex, reinterpret_cast<long>(&radar_replay_consumed), FUTEX_WAIT_PRIVATE, seen,
+             reinterpret_cast<long>(&wait));
+    const uint32_t now = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE);
+    if (!replaying()) return false;
+    stalled = now == seen ? stalled + 1 : 0;
+    seen = now;
+    if (stalled == kStallLimit) {
+      const ScriptEvent& waited = g.events[seen];
+      Report r;
+      r << "a thread waits to replay " << text(e) << "\n  but the event before it, " << text(&waited)
+        << "\n  never comes: the re-run's threads have taken other paths than the recorded ones";
+      diverge(&waited, r.str());
+      return false;
+    }
+  }
+  return true;
+}
+
+const ScriptEvent* nextOf(int32_t index) {
+  const uint32_t i = g_cursor[index];
+  return i == kNoEvent ? nullptr : &g.events[i];
+}
+
+// The thread's next call, past the signals delivered before it.
+const ScriptEvent* nextCallOf(int32_t index) {
+  uint32_t i = g_cursor[index];
+  while (i != kNoEvent && g.events[i].kind == static_cast<uint16_t>(Kind::Signal)) i = g.events[i].next_in_thread;
+  return i == kNoEvent ? nullptr : &g.events[i];
+}
+
+}  // namespace
+
+const ScriptEvent* expect(Kind kind, int fd, const char* what) {
+  if (!replaying()) return nullptr;
+  const int32_t index = placeOfThisThread(kind, fd);
+  if (index < 0) {
+    Report r;
+    r << "a thread calls " << what << ", which no recorded thread of " << label()
+      << " does next";
+    diverge(nullptr, r.str());
+    return nullptr;
+  }
+  if (!deliverRecordedSignals(index)) return nullptr;
+  const ScriptEvent* e = nextOf(index);
+  if (!e) {
+    endOfThread(index, kind, fd, what);
+    return nullptr;
+  }
+  if (e->kind != static_cast<uint16_t>(kind) || e->fd != fd) {
+    Report r;
+    r << "the program calls " << what << " where the recording has: " << text(e);
+    diverge(e, r.str());
+    return nullptr;
+  }
+  if (!waitTurn(e)) return nullptr;
+  publishNext(index);
+  checkStops(*e);
+  return e;
+}
+
+const ScriptEvent* expectIf(Kind kind, int fd) {
+  if (!replaying()) return nullptr;
+  const int32_t index = placeOfThisThread(kind, fd);
+  if (index < 0) return nullptr;
+  const ScriptEvent* e = nextCallOf(index);
+  if (!e || e->kind != static_cast<uint16_t>(kind) || e->fd != fd) return nullptr;
+  if (!deliverRecordedSignals(index)) return nullptr;
+  if (!waitTurn(e)) return nullptr;
+  publishNext(index);
+  checkStops(*e);
+  return e;
+}
+
+void deliverDueSignals() {
+  if (!replaying()) return;
+  const uint32_t segment = g.segment.load(std::memory_order_acquire);
+  if (t_place.index < 0 || t_place.segment != segment) return;
+  deliverRecordedSignals(t_place.index, true);
+}
+
+void consume(const ScriptEvent* e) {
+  const int32_t index = static_cast<int32_t>(e->thread);
+  g_cursor[index] = e->next_in_thread;
+  radar_replay_last_number = e->number;
+  radar_replay_last_local = e->counter;
+  radar_replay_last_text = text(e);
+  const uint32_t consumed = __atomic_add_fetch(&radar_replay_consumed, 1, __ATOMIC_RELAXED);
+  if (g.status) {
+    __atomic_store_n(&g.status->consumed, consumed, __ATOMIC_RELAXED);
+    __atomic_store_n(&g.status->last_number, e->number, __ATOMIC_RELAXED);
+  }
+  publishNext(index);
+  sys::raw(SYS_futex, reinterpret_cast<long>(&radar_replay_consumed), FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+namespace {
+
+bool isBlocked(int sig) {
+  sigset_t now;
+  sys::raw(SYS_rt_sigprocmask, SIG_BLOCK, 0, reinterpret_cast<long>(&now), _NSIG / 8);
+  return sigismember(&now, sig) == 1;
+}
+
+// Signals whose handlers ran before the thread's next call returned: most
+// often they interrupted it (EINTR follows), or arrived while the program
+// held them blocked and ran when it unblocked them. They run again at the
+// entry of that call or when the program unblocks them, whichever comes
+// first (`unblocked_only`: only those it does not block now). False when
+// the replay left the recording meanwhile.
+bool deliverRecordedSignals(int32_t index, bool unblocked_only) {
+  while (const ScriptEvent* next = nextOf(index)) {
+    if (next->kind != static_cast<uint16_t>(Kind::Signal)) return true;
+    const int sig = next->signal;
+    if (unblocked_only && (!hasHandler(sig) || isBlocked(sig))) return true;
+    if (!waitTurn(next)) return false;
+    if (!hasHandler(sig)) {
+      Report r;
+      r << "the recording has the program's handler for signal " << sig << " run here, but the re-run has "
+        << "no handler for it: " << text(next);
+      diverge(next, r.str());
+      return false;
+    }
+    consume(next);
+    deliverSignal(sig);
+    if (!replaying()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void diverge(const ScriptEvent* e, const char* message) {
+  if (g.detached.exchange(true)) return;
+  Report r;
+  r << "radar: the re-run of " << label() << " left the recording";
+  if (e) r << " at event " << e->number << " (local " << e->counter << ")";
+  r << ":\n  " << message;
+  copyReport(r.str(), ReplayOutcome::Diverged);
+  announce(radar_replay_diverged, r.str());
+  if (g.exit_at_end) exitNow(driver::kDivergedExitStatus);
+}
+
+void branchToChild(const ScriptEvent* e) {
+  Lock lock;
+  const uint32_t segment = e->segment + 1;
+  g.segment.store(segment, std::memory_order_release);
+  for (uint32_t i = 0; i < g.header->thread_count && i < kMaxThreads; ++i) {
+    if (g.threads[i].segment == segment && g.threads[i].main) {
+      g_player[i].store(tid(), std::memory_order_relaxed);
+      t_place = {static_cast<int32_t>(i), segment};
+      while (g_cursor[i] != kNoEvent && g.events[g_cursor[i]].kind == static_cast<uint16_t>(Kind::ThreadStart))
+        g_cursor[i] = g.events[g_cursor[i]].next_in_thread;
+      publishNext(static_cast<int32_t>(i));
+      return;
+    }
+  }
+}
+
+void programExits(int status) {
+  if (!replaying()) return;
+  Report what;
+  what << "exit(" << status << ")";
+  const ScriptEvent* e = expect(Kind::Exit, -1, what.str());
+  if (!e) return;
+  if (e->status != status) {
+    Report r;
+    r << "the program exits with status " << status << "; the recording has " << text(e);
+    diverge(e, r.str());
+    return;
+  }
+  consume(e);
+  Report r;
+  r << "radar: replayed " << static_cast<uint64_t>(radar_replay_consumed) << " of "
+    << static_cast<uint64_t>(radar_replay_total) << " events; " << label() << " exits with status "
+    << status << ", as recorded";
+  copyReport(r.str(), ReplayOutcome::Complete);
+  g.detached.store(true);
+  announce(radar_replay_ended, r.str());
+}
+
+void imageExecs(const ScriptEvent* e) {
+  Report r;
+  r << "radar: replayed " << static_cast<uint64_t>(radar_replay_consumed) << " of "
+    << static_cast<uint64_t>(radar_replay_total) << " events; " << label()
+    << " execs here: " << text(e) << " (debug the new image as " << static_cast<int64_t>(g.header->recorded_pid)
+    << "." << static_cast<uint64_t>(g.header->recorded_generation + 1) << ")";
+  copyReport(r.str(), ReplayOutcome::Complete);
+  g.detached.store(true);
+  announce(radar_replay_ended, r.str());
+  exitNow(0);
+}
+
+bool placeAt(int fd, int want, bool cloexec) {
+  if (fd == want) {
+    if (cloexec) sys::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return true;
+  }
+  if (want < 0 || sys::fcntl(want, F_GETFD) >= 0) {
+    sys::close(fd);
+    return false;
+  }
+  const long r = sys::raw(SYS_dup3, fd, want, cloexec ? O_CLOEXEC : 0);
+  sys::close(fd);
+  return r == want;
+}
+
+// ---- start -----------------------------------------------------------------------
+
+namespace {
+
+const char* envValue(char** envp, const char* name) {
+  const size_t n = std::strlen(name);
+  for (char** e = envp; e && *e; ++e)
+    if (std::strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
+  return nullptr;
+}
+
+[[noreturn]] void failStart(const char* why) {
+  Report r;
+  r << "radar: cannot replay: " << why;
+  copyReport(r.str(), ReplayOutcome::Failed);
+  // Running the program unfed would let it reach the real network and its
+  // real peers: stop instead.
+  exitNow(127);
+}
+
+bool within(const driver::Blob& b) { return b.offset <= g.header->data_size && b.size <= g.header->data_size - b.offset; }
+
+// Everything the hooks will trust, checked once.
+const char* validate() {
+  const ScriptHeader& h = *g.header;
+  if (g.size < sizeof(ScriptHeader) || std::memcmp(h.magic, driver::kScriptMagic, 8) != 0)
+    return "not a replay script";
+  if (h.version != driver::kScriptVersion) return "a replay script of another version";
+  auto fits = [&](uint64_t offset, uint64_t count, uint64_t size) {
+    return offset % 8 == 0 && offset <= g.size && count <= (g.size - offset) / size;
+  };
+  if (!fits(h.events_offset, h.event_count, sizeof(ScriptEvent)) ||
+      !fits(h.threads_offset, h.thread_count, sizeof(ScriptThread)) ||
+      !fits(h.inherited_offset, h.inherited_count, sizeof(ScriptFd)) ||
+      !fits(h.data_offset, h.data_size, 1) || h.thread_count > kMaxThreads || h.segment_count == 0)
+    return "the replay script is damaged (its tables do not fit the file)";
+  g.events = reinterpret_cast<const ScriptEvent*>(g.base + h.events_offset);
+  g.threads = reinterpret_cast<const ScriptThread*>(g.base + h.threads_offset);
+  g.inherited = reinterpret_cast<const ScriptFd*>(g.base + h.inherited_offset);
+  g.data = g.base + h.data_offset;
+  if (!within(h.label) || (h.label.size && g.data[h.label.offset + h.label.size - 1] != 0))
+    return "the replay script is damaged (label)";
+  for (uint32_t i = 0; i < h.event_count; ++i) {
+    const ScriptEvent& e = g.events[i];
+    if (e.thread >= h.thread_count || (e.next_in_thread != kNoEvent && e.next_in_thread >= h.event_count) ||
+        e.segment >= h.segment_count || !within(e.data) || !within(e.address) || !within(e.fds) ||
+        !within(e.ready) || !within(e.lengths) || !within(e.strings) || !within(e.text) ||
+        !within(e.names.local) || !within(e.names.peer) ||
+        (e.text.size && g.data[e.text.offset + e.text.size - 1] != 0) ||
+        (e.strings.size && g.data[e.strings.offset + e.strings.size - 1] != 0))
+      return "the replay script is damaged (an event points outside it)";
+  }
+  for (uint32_t i = 0; i < h.thread_count; ++i)
+    if (g.threads[i].first_event != kNoEvent && g.threads[i].first_event >= h.event_count)
+      return "the replay script is damaged (threads)";
+  for (uint32_t i = 0; i < h.inherited_count; ++i)
+    if (!within(g.inherited[i].names.local) || !within(g.inherited[i].names.peer))
+      return "the replay script is damaged (inherited descriptors)";
+  return nullptr;
+}
+
+// A descriptor the image inherited and that is not open now: something of
+// the same kind stands in for it (the program may poll it or fcntl it;
+// what it reads and writes comes from the script).
+void standIn(const ScriptFd& f) {
+  if (sys::fcntl(f.fd, F_GETFD) >= 0) return;  // open already (a terminal, gdb's)
+  long fd = -1;
+  int pair[2];
+  switch (f.stand_in) {
+    case StandIn::PipeRead:
+    case StandIn::PipeWrite:
+      if (sys::raw(SYS_pipe2, reinterpret_cast<long>(pair), 0) == 0) {
+        const bool read = f.stand_in == StandIn::PipeRead;
+        sys::close(read ? pair[1] : pair[0]);
+        fd = read ? pair[0] : pair[1];
+      }
+      break;
+    case StandIn::Socket:
+      fd = sys::raw(SYS_socket, f.domain, f.type, f.protocol);
+      if (fd < 0 && sys::raw(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, reinterpret_cast<long>(pair)) == 0) {
+        sys::close(pair[1]);
+        fd = pair[0];
+      }
+      break;
+    case StandIn::Null:
+      fd = sys::openat(AT_FDCWD, "/dev/null", static_cast<int>(f.access & O_ACCMODE), 0);
+      break;
+  }
+  if (fd >= 0) placeAt(static_cast<int>(fd), f.fd, false);
+}
+
+__attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
+  const char* script = envValue(envp, driver::kScriptEnv);
+  if (!script) return;  // loaded without a script: nothing to do
+  if (const char* status = envValue(envp, driver::kStatusEnv)) {
+    const long fd = sys::openat(AT_FDCWD, status, O_RDWR | O_CLOEXEC, 0);
+    if (fd >= 0) {
+      const long m = sys::mmap(nullptr, sizeof(ScriptStatus), PROT_READ | PROT_WRITE, MAP_SHARED,
+                               static_cast<int>(fd), 0);
+      if (m >= 0 || m < -4095) g.status = reinterpret_cast<ScriptStatus*>(m);
+      sys::close(static_cast<int>(fd));
+    }
+  }
+  const char* exit_at_end = envValue(envp, driver::kExitAtEndEnv);
+  g.exit_at_end = exit_at_end && exit_at_end[0] == '1';
+  const char* sigstop = envValue(envp, "RADAR_REPLAY_SIGSTOP");
+  g.sigstop_at_stop = sigstop && sigstop[0] == '1';
+  if (const char* stop = envValue(envp, "RADAR_REPLAY_STOP_AT")) {
+    uint64_t n = 0;
+    for (; *stop >= '0' && *stop <= '9'; ++stop) n = n * 10 + static_cast<uint64_t>(*stop - '0');
+    radar_replay_stop_at_number = n;
+  }
+
+  const long fd = sys::openat(AT_FDCWD, script, O_RDONLY | O_CLOEXEC, 0);
+  struct stat st {};
+  if (fd < 0 || sys::fstat(static_cast<int>(fd), &st) < 0) failStart("the replay script cannot be opened");
+  g.size = static_cast<size_t>(st.st_size);
+  const long m = g.size ? sys::mmap(nullptr, g.size, PROT_READ, MAP_PRIVATE, static_cast<int>(fd), 0) : -EINVAL;
+  sys::close(static_cast<int>(fd));
+  if (m < 0 && m > -4096) failStart("the replay script cannot be mapped");
+  g.base = reinterpret_cast<const uint8_t*>(m);
+  g.header = reinterpret_cast<const ScriptHeader*>(g.base);
+  if (const char* why = validate()) failStart(why);
+  g.last_segment = g.header->segment_count - 1;
+  radar_replay_total = g.header->event_count;
+
+  for (uint32_t i = 0; i < g.header->inherited_count; ++i) {
+    standIn(g.inherited[i]);
+    setChannelFd(g.inherited[i].fd, true);
+    setSocketNames(g.inherited[i].fd, &g.inherited[i].names);
+  }
+  for (uint32_t i = 0; i < g.header->thread_count; ++i) {
+    uint32_t c = g.threads[i].first_event;
+    while (c != kNoEvent && g.events[c].kind == static_cast<uint16_t>(Kind::ThreadStart))
+      c = g.events[c].next_in_thread;
+    g_cursor[i] = c;
+    if (g.threads[i].segment == 0 && g.threads[i].main) {
+      g_player[i].store(tid());
+      t_place = {static_cast<int32_t>(i), 0};
+    }
+  }
+  // Our variables are not the program's.
+  unsetenv(driver::kScriptEnv);
+  unsetenv(driver::kStatusEnv);
+  unsetenv(driver::kExitAtEndEnv);
+  unsetenv("RADAR_REPLAY_STOP_AT");
+  unsetenv("RADAR_REPLAY_SIGSTOP");
+  patchStdio();
+  g.started = true;
+  if (t_place.index >= 0) publishNext(t_place.index);
+}
+
+// Returning from main and exit() end here, after the program's atexit
+// handlers; stdio is flushed first, as the recorder did, so that what it
+// held is replayed before the exit.
+__attribute__((destructor(101))) void replayEnd() {
+  if (!replaying()) return;
+  fflush(nullptr);
+  programExits(g.exit_noted ? g.exit_status : 0);
+}
+
+}  // namespace
+
+void noteExitStatus(int status) {
+  g.exit_noted = true;
+  g.exit_status = status;
+}
+
+}  // namespace radar::rerun

@@ -1,0 +1,106 @@
+// The core of libradar-replay.so: the script of one recorded process
+// image (script.h), where each thread is in it, and what the program is
+// told when it leaves it. replay_hooks.cc calls this from each hook.
+//
+// The same rules as the recorder (radarlog/preload/hooks.cc): no malloc,
+// no stdio, raw system calls only (the libc names are our own hooks), the
+// program's errno restored by the hooks.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kinds.h"
+#include "script.h"
+
+namespace radar::rerun {
+
+using driver::ScriptEvent;
+using log::Kind;
+
+// True while the program is being fed from the script: false before the
+// library started, without a script, and after a divergence (from then
+// on, the program runs on its own).
+bool replaying();
+
+// Descriptors that were channels in the recording (their calls are in the
+// script); everything else goes to the real system call.
+bool isChannelFd(int fd);
+void setChannelFd(int fd, bool channel);
+
+// The calling thread's next recorded event, checked against the call the
+// program makes now (`kind` on descriptor `fd`; `fd` is compared as the
+// recorder stored it). Returns null when the program left the recording:
+// the divergence has been reported, replaying() is now false and the hook
+// should perform the real call. `what` names the call for the report, e.g.
+// "read(fd 3, 100 bytes)".
+const ScriptEvent* expect(Kind kind, int fd, const char* what);
+// Like expect(), but returns null without reporting when the next event
+// is not `kind` (calls that are recorded only sometimes).
+const ScriptEvent* expectIf(Kind kind, int fd);
+// Marks `e` replayed: advances the thread, updates what the debugger sees,
+// and delivers the signals recorded right after it.
+void consume(const ScriptEvent* e);
+
+// Reports a divergence at `e` (the event the program failed to match):
+// `fmt` is a message built with Report below.
+void diverge(const ScriptEvent* e, const char* message);
+
+// The blobs of an event.
+const void* blob(const driver::Blob& b);
+const char* text(const ScriptEvent* e);  // its narrative line, never null
+
+// A fork recorded with kBranchToChild: from now on the calling thread is
+// the child's main thread.
+void branchToChild(const ScriptEvent* e);
+// The program ends (exit, _exit, return from main) with `status`.
+void programExits(int status);
+// The program execs: the image ends here.
+void imageExecs(const ScriptEvent* e);
+
+// Runs the program's handler for `sig` now, as the recording had it
+// (replay_hooks.cc): real deliveries of a handled signal are dropped while
+// replaying, since the recording says when the handler ran.
+// False when the program has no handler for it now.
+bool deliverSignal(int sig);
+bool hasHandler(int sig);
+
+// The calling thread's recorded signals that are due now that the program
+// changed its signal mask or handlers (see deliverRecordedSignals).
+void deliverDueSignals();
+
+// The names (getsockname, getpeername) of socket descriptor `fd` as the
+// recording knew them, kept from the event that made or named it.
+void setSocketNames(int fd, const driver::SocketNames* names);
+const driver::SocketNames* socketNames(int fd);
+
+// exit() and return from main: the status replayed when the program ends.
+void noteExitStatus(int status);
+// Points stdio's reads and writes at the replay (replay_hooks.cc).
+void patchStdio();
+
+// Puts descriptor `fd` at number `want` (the one the recording has),
+// closing `fd` when it moves; O_CLOEXEC as given. False when `want` is
+// taken (the caller reports it).
+bool placeAt(int fd, int want, bool cloexec);
+
+// A bounded text builder for reports (no allocation).
+class Report {
+ public:
+  Report& operator<<(const char* s);
+  Report& operator<<(int64_t v);
+  Report& operator<<(uint64_t v);
+  Report& operator<<(int v) { return *this << static_cast<int64_t>(v); }
+  Report& operator<<(unsigned v) { return *this << static_cast<uint64_t>(v); }
+  // Up to `max` bytes as hex, then as text where printable.
+  Report& bytes(const void* data, size_t n, size_t max = 32);
+  const char* str() const { return buf_; }
+
+ private:
+  char buf_[2048] = {};
+  size_t len_ = 0;
+};
+
+}  // namespace radar::rerun

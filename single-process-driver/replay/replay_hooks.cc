@@ -1,0 +1,1548 @@
+// The interposed libc functions of the replay: where the recorder (radarlog/
+// preload/hooks.cc) recorded a call, this library answers it from the
+// script instead: receives get the recorded bytes, sends are compared with
+// the recorded ones and discarded, descriptors are stand-ins placed at the
+// recorded numbers, children are never started, peers never touched.
+//
+// Each hook mirrors the recorder's condition for recording the call, so
+// that a call is replayed exactly when the recording has it. When the
+// program leaves the recording (replay.h: expect() returned null), the hook
+// performs the real call: the program runs on its own from there.
+//
+// Rules: as for the recorder (no malloc, no stdio, raw system calls; errno
+// is set only to what the recorded call returned).
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "crc32c.h"
+#include "replay.h"
+#include "stdio_table.h"
+#include "sys.h"
+
+extern char** environ;
+
+using radar::driver::kBranchToChild;
+using radar::driver::kHashKnown;
+using radar::driver::kPassThrough;
+using radar::driver::ScriptReady;
+using radar::log::Kind;
+using namespace radar::rerun;
+namespace sys = radar::sys;
+
+#define HOOK extern "C" __attribute__((visibility("default")))
+
+#define REAL(name)                                                \
+  static decltype(&::name) real_##name = nullptr;                 \
+  if (__builtin_expect(!real_##name, 0))                          \
+    real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
+
+namespace {
+
+// "name(fd N, M bytes)" for reports.
+struct What {
+  Report r;
+  What(const char* name, int fd, uint64_t bytes) { r << name << "(fd " << fd << ", " << bytes << " bytes)"; }
+  explicit What(const char* name) { r << name << "()"; }
+  What(const char* name, int fd) { r << name << "(fd " << fd << ")"; }
+  const char* str() const { return r.str(); }
+};
+
+template <class T>
+T finishWith(const ScriptEvent* e) {
+  if (e->result < 0) errno = e->error;
+  return static_cast<T>(e->result);
+}
+
+const int32_t* fdsOf(const ScriptEvent* e, size_t* n) {
+  *n = e->fds.size / sizeof(int32_t);
+  return static_cast<const int32_t*>(blob(e->fds));
+}
+
+// Copies the recorded bytes of a receive into the program's buffers.
+void scatter(const ScriptEvent* e, const struct iovec* iov, size_t count) {
+  const auto* p = static_cast<const uint8_t*>(blob(e->data));
+  size_t left = e->data.size;
+  for (size_t i = 0; i < count && left; ++i) {
+    const size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;
+    std::memcpy(iov[i].iov_base, p, n);
+    p += n;
+    left -= n;
+  }
+}
+
+uint64_t total(const struct iovec* iov, size_t count) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < count; ++i) n += iov[i].iov_len;
+  return n;
+}
+
+void fillAddress(const ScriptEvent* e, struct sockaddr* addr, socklen_t* len) {
+  if (!addr || !len) return;
+  const socklen_t have = static_cast<socklen_t>(e->address.size);
+  std::memcpy(addr, blob(e->address), have < *len ? have : *len);
+  *len = have;
+}
+
+// A receive: the recorded bytes, result and errno. False when the program
+// left the recording (the caller makes the real call).
+bool replayReceive(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count,
+                   ssize_t* result) {
+  const uint64_t room = total(iov, count);
+  const What what(name, fd, room);
+  const ScriptEvent* e = expect(kind, fd, what.str());
+  if (!e) return false;
+  if (e->data.size > room) {
+    Report r;
+    r << "the program's " << what.str() << " has room for " << room << " bytes; the recorded call received "
+      << static_cast<uint64_t>(e->data.size) << ": " << text(e);
+    diverge(e, r.str());
+    return false;
+  }
+  scatter(e, iov, count);
+  consume(e);
+  *result = finishWith<ssize_t>(e);
+  return true;
+}
+
+// The first byte where the program's bytes differ from the recorded ones,
+// or -1.
+long firstDifference(const struct iovec* iov, size_t count, const uint8_t* expected, size_t n) {
+  size_t at = 0;
+  for (size_t i = 0; i < count && at < n; ++i) {
+    const auto* p = static_cast<const uint8_t*>(iov[i].iov_base);
+    for (size_t j = 0; j < iov[i].iov_len && at < n; ++j, ++at)
+      if (p[j] != expected[at]) return static_cast<long>(at);
+  }
+  return at < n ? static_cast<long>(at) : -1;
+}
+
+// Up to 32 bytes of the program's buffers from `from`, for the report.
+size_t gather(const struct iovec* iov, size_t count, size_t from, uint8_t* out, size_t max) {
+  size_t at = 0, n = 0;
+  for (size_t i = 0; i < count && n < max; ++i) {
+    const auto* p = static_cast<const uint8_t*>(iov[i].iov_base);
+    for (size_t j = 0; j < iov[i].iov_len && n < max; ++j, ++at)
+      if (at >= from) out[n++] = p[j];
+  }
+  return n;
+}
+
+uint32_t crcOf(const struct iovec* iov, size_t count, uint64_t n) {
+  uint32_t crc = 0;
+  for (size_t i = 0; i < count && n; ++i) {
+    const size_t len = iov[i].iov_len < n ? iov[i].iov_len : n;
+    crc = radar::crc32c(crc, iov[i].iov_base, len);
+    n -= len;
+  }
+  return crc;
+}
+
+// A send: compared with the recorded one, then discarded (or also written
+// to the terminal), and answered with the recorded result.
+bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count,
+                ssize_t* result) {
+  const uint64_t size = total(iov, count);
+  const What what(name, fd, size);
+  const ScriptEvent* e = expect(kind, fd, what.str());
+  if (!e) return false;
+  // The bytes the recorded call moved (as far as the recording kept them)
+  // must be the program's; the rest it will send again later, as then.
+  const uint64_t moved = e->result > 0 ? static_cast<uint64_t>(e->result) : 0;
+  const uint64_t kept = e->data.size < moved ? e->data.size : moved;
+  const auto* expected = static_cast<const uint8_t*>(blob(e->data));
+  const uint64_t common = kept < size ? kept : size;
+  long at = firstDifference(iov, count, expected, common);
+  const bool size_differs = size != e->size;
+  const bool hash_differs =
+      !size_differs && at < 0 && e->omitted && (e->flags & kHashKnown) && crcOf(iov, count, moved) != e->hash;
+  if (size_differs || at >= 0 || hash_differs) {
+    Report r;
+    r << "the program's " << what.str();
+    if (size_differs) r << " sends " << size << " bytes where the recording sends " << e->size;
+    else r << " sends other bytes than the recording";
+    r << ": " << text(e);
+    if (at < 0 && size_differs) at = static_cast<long>(common);  // one is a prefix of the other
+    if (at >= 0) {
+      uint8_t got[32];
+      const size_t n = gather(iov, count, static_cast<size_t>(at), got, sizeof(got));
+      r << "\n  first difference at byte " << at << "\n  recorded: ";
+      r.bytes(expected + at, kept - static_cast<size_t>(at));
+      r << "\n  re-run:   ";
+      r.bytes(got, n);
+    } else {
+      r << "\n  (beyond the " << static_cast<uint64_t>(e->data.size) << " bytes kept: their checksum differs)";
+    }
+    diverge(e, r.str());
+    return false;
+  }
+  if ((e->flags & kPassThrough) && moved) {
+    uint64_t left = moved;
+    for (size_t i = 0; i < count && left; ++i) {
+      const size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;
+      sys::write(fd, iov[i].iov_base, n);
+      left -= n;
+    }
+  }
+  consume(e);
+  *result = finishWith<ssize_t>(e);
+  return true;
+}
+
+// Where the recording has a new descriptor, a real one of the same kind is
+// put at its number.
+bool placeNew(const ScriptEvent* e, long real_fd, int want, bool cloexec) {
+  if (real_fd < 0) {
+    Report r;
+    r << "no stand-in for descriptor " << want << " could be made (" << -real_fd << "): " << text(e);
+    diverge(e, r.str());
+    return false;
+  }
+  if (!placeAt(static_cast<int>(real_fd), want, cloexec)) {
+    Report r;
+    r << "descriptor " << want << ", new in the recording here, is already open in the re-run: "
+      << text(e);
+    diverge(e, r.str());
+    return false;
+  }
+  setChannelFd(want, true);
+  return true;
+}
+
+// Both ends of a pipe or socket pair at the recorded numbers, which may be
+// each other's.
+bool placePair(const ScriptEvent* e, int real[2], bool cloexec) {
+  size_t n = 0;
+  const int32_t* want = fdsOf(e, &n);
+  if (n < 2) return true;
+  if (real[0] == want[0] && real[1] == want[1]) {
+    setChannelFd(want[0], true);
+    setChannelFd(want[1], true);
+    return true;
+  }
+  const long a = sys::fcntl(real[0], F_DUPFD_CLOEXEC, 512);
+  const long b = sys::fcntl(real[1], F_DUPFD_CLOEXEC, 512);
+  sys::close(real[0]);
+  sys::close(real[1]);
+  return placeNew(e, a, want[0], cloexec) && placeNew(e, b, want[1], cloexec);
+}
+
+bool isChannelKindOfFile(int fd) {
+  struct stat st {};
+  if (sys::fstat(fd, &st) < 0) return false;
+  switch (st.st_mode & S_IFMT) {
+    case S_IFIFO:
+    case S_IFSOCK:
+      return true;
+    case S_IFCHR: {
+      struct termios t;
+      return sys::raw(SYS_ioctl, fd, TCGETS, reinterpret_cast<long>(&t)) == 0;
+    }
+    default:
+      return false;
+  }
+}
+
+long socketLike(int like, int extra_flags) {
+  int domain = AF_UNIX, type = SOCK_STREAM;
+  socklen_t len = sizeof(int);
+  sys::raw(SYS_getsockopt, like, SOL_SOCKET, SO_DOMAIN, reinterpret_cast<long>(&domain),
+           reinterpret_cast<long>(&len));
+  len = sizeof(int);
+  sys::raw(SYS_getsockopt, like, SOL_SOCKET, SO_TYPE, reinterpret_cast<long>(&type),
+           reinterpret_cast<long>(&len));
+  return sys::raw(SYS_socket, domain, type | extra_flags, 0);
+}
+
+}  // namespace
+
+// ==== receives =====================================================================
+
+namespace radar::rerun {
+
+ssize_t replayedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
+  const struct iovec iov{buf, n};
+  ssize_t r;
+  if (replayReceive(Kind::Read, "read", fd, &iov, 1, &r)) return r;
+  return real ? real(fd, buf, n) : -1;
+}
+
+}  // namespace radar::rerun
+
+namespace {
+
+ssize_t readHook(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
+  if (!replaying()) return real(fd, buf, n);
+  if (isChannelFd(fd)) return replayedRead(fd, buf, n, real);
+  // Reads of /dev/urandom, recorded with --nondet.
+  if (const ScriptEvent* e = expectIf(Kind::Random, fd)) {
+    const size_t have = e->data.size < n ? e->data.size : n;
+    std::memcpy(buf, blob(e->data), have);
+    consume(e);
+    return finishWith<ssize_t>(e);
+  }
+  return real(fd, buf, n);
+}
+
+}  // namespace
+
+HOOK ssize_t read(int fd, void* buf, size_t n) {
+  REAL(read);
+  return readHook(fd, buf, n, real_read);
+}
+
+HOOK ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
+  REAL(read);
+  if (n > buflen) {
+    REAL(__read_chk);
+    return real___read_chk(fd, buf, n, buflen);
+  }
+  return readHook(fd, buf, n, real_read);
+}
+
+HOOK ssize_t readv(int fd, const struct iovec* iov, int count) {
+  REAL(readv);
+  if (!replaying() || !isChannelFd(fd)) return real_readv(fd, iov, count);
+  ssize_t r;
+  if (replayReceive(Kind::Readv, "readv", fd, iov, count > 0 ? static_cast<size_t>(count) : 0, &r)) return r;
+  return real_readv(fd, iov, count);
+}
+
+HOOK ssize_t recv(int fd, void* buf, size_t n, int flags) {
+  REAL(recv);
+  if (!replaying() || !isChannelFd(fd)) return real_recv(fd, buf, n, flags);
+  const struct iovec iov{buf, n};
+  ssize_t r;
+  if (replayReceive(Kind::Recv, "recv", fd, &iov, 1, &r)) return r;
+  return real_recv(fd, buf, n, flags);
+}
+
+HOOK ssize_t __recv_chk(int fd, void* buf, size_t n, size_t buflen, int flags) {
+  if (n > buflen) {
+    REAL(__recv_chk);
+    return real___recv_chk(fd, buf, n, buflen, flags);
+  }
+  return recv(fd, buf, n, flags);
+}
+
+HOOK ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from, socklen_t* from_len) {
+  REAL(recvfrom);
+  if (!replaying() || !isChannelFd(fd)) return real_recvfrom(fd, buf, n, flags, from, from_len);
+  const What what("recvfrom", fd, n);
+  const ScriptEvent* e = expect(Kind::Recvfrom, fd, what.str());
+  if (!e) return real_recvfrom(fd, buf, n, flags, from, from_len);
+  const size_t have = e->data.size < n ? e->data.size : n;
+  std::memcpy(buf, blob(e->data), have);
+  if (e->result >= 0) fillAddress(e, from, from_len);
+  consume(e);
+  return finishWith<ssize_t>(e);
+}
+
+HOOK ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t buflen, int flags, struct sockaddr* from,
+                            socklen_t* from_len) {
+  if (n > buflen) {
+    REAL(__recvfrom_chk);
+    return real___recvfrom_chk(fd, buf, n, buflen, flags, from, from_len);
+  }
+  return recvfrom(fd, buf, n, flags, from, from_len);
+}
+
+HOOK ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
+  REAL(recvmsg);
+  if (!replaying() || !isChannelFd(fd) || !msg) return real_recvmsg(fd, msg, flags);
+  const uint64_t room = total(msg->msg_iov, msg->msg_iovlen);
+  const What what("recvmsg", fd, room);
+  const ScriptEvent* e = expect(Kind::Recvmsg, fd, what.str());
+  if (!e) return real_recvmsg(fd, msg, flags);
+  scatter(e, msg->msg_iov, msg->msg_iovlen);
+  if (e->result >= 0) {
+    if (msg->msg_name) fillAddress(e, static_cast<struct sockaddr*>(msg->msg_name), &msg->msg_namelen);
+    msg->msg_flags = e->status;
+    // Descriptors passed with SCM_RIGHTS: stand-ins at the recorded numbers.
+    size_t n = 0;
+    const int32_t* fds = fdsOf(e, &n);
+    const size_t space = CMSG_SPACE(n * sizeof(int));
+    if (n && msg->msg_control && msg->msg_controllen >= space) {
+      struct cmsghdr* c = reinterpret_cast<struct cmsghdr*>(msg->msg_control);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN(n * sizeof(int));
+      for (size_t i = 0; i < n; ++i) {
+        const long s = sys::openat(AT_FDCWD, "/dev/null", O_RDWR, 0);
+        if (s >= 0) placeAt(static_cast<int>(s), fds[i], (flags & MSG_CMSG_CLOEXEC) != 0);
+        setChannelFd(fds[i], true);
+        std::memcpy(CMSG_DATA(c) + i * sizeof(int), &fds[i], sizeof(int));
+      }
+      msg->msg_controllen = space;
+    } else {
+      msg->msg_controllen = 0;
+    }
+  }
+  consume(e);
+  return finishWith<ssize_t>(e);
+}
+
+HOOK int recvmmsg(int fd, struct mmsghdr* msgs, unsigned count, int flags, struct timespec* timeout) {
+  REAL(recvmmsg);
+  if (!replaying() || !isChannelFd(fd)) return real_recvmmsg(fd, msgs, count, flags, timeout);
+  const ScriptEvent* e = expect(Kind::Recvmmsg, fd, What("recvmmsg", fd).str());
+  if (!e) return real_recvmmsg(fd, msgs, count, flags, timeout);
+  const auto* lengths = static_cast<const uint64_t*>(blob(e->lengths));
+  const size_t n = e->lengths.size / sizeof(uint64_t);
+  const auto* p = static_cast<const uint8_t*>(blob(e->data));
+  size_t left = e->data.size;
+  for (size_t m = 0; m < n && m < count; ++m) {
+    size_t len = lengths[m] < left ? lengths[m] : left;
+    msgs[m].msg_len = static_cast<unsigned>(len);
+    for (size_t i = 0; i < msgs[m].msg_hdr.msg_iovlen && len; ++i) {
+      const size_t k = msgs[m].msg_hdr.msg_iov[i].iov_len < len ? msgs[m].msg_hdr.msg_iov[i].iov_len : len;
+      std::memcpy(msgs[m].msg_hdr.msg_iov[i].iov_base, p, k);
+      p += k;
+      left -= k;
+      len -= k;
+    }
+  }
+  consume(e);
+  return finishWith<int>(e);
+}
+
+// ==== sends =========================================================================
+
+namespace radar::rerun {
+
+ssize_t replayedWrite(int fd, const void* buf, size_t n, ssize_t (*real)(int, const void*, size_t)) {
+  const struct iovec iov{const_cast<void*>(buf), n};
+  ssize_t r;
+  if (replaySend(Kind::Write, "write", fd, &iov, 1, &r)) return r;
+  return real ? real(fd, buf, n) : static_cast<ssize_t>(n);
+}
+
+}  // namespace radar::rerun
+
+HOOK ssize_t write(int fd, const void* buf, size_t n) {
+  REAL(write);
+  if (!replaying() || !isChannelFd(fd)) return real_write(fd, buf, n);
+  return replayedWrite(fd, buf, n, real_write);
+}
+
+HOOK ssize_t writev(int fd, const struct iovec* iov, int count) {
+  REAL(writev);
+  if (!replaying() || !isChannelFd(fd)) return real_writev(fd, iov, count);
+  ssize_t r;
+  if (replaySend(Kind::Writev, "writev", fd, iov, count > 0 ? static_cast<size_t>(count) : 0, &r)) return r;
+  return real_writev(fd, iov, count);
+}
+
+HOOK ssize_t send(int fd, const void* buf, size_t n, int flags) {
+  REAL(send);
+  if (!replaying() || !isChannelFd(fd)) return real_send(fd, buf, n, flags);
+  const struct iovec iov{const_cast<void*>(buf), n};
+  ssize_t r;
+  if (replaySend(Kind::Send, "send", fd, &iov, 1, &r)) return r;
+  return real_send(fd, buf, n, flags);
+}
+
+HOOK ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to, socklen_t to_len) {
+  REAL(sendto);
+  if (!replaying() || !isChannelFd(fd)) return real_sendto(fd, buf, n, flags, to, to_len);
+  const struct iovec iov{const_cast<void*>(buf), n};
+  ssize_t r;
+  if (replaySend(Kind::Sendto, "sendto", fd, &iov, 1, &r)) return r;
+  return real_sendto(fd, buf, n, flags, to, to_len);
+}
+
+HOOK ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
+  REAL(sendmsg);
+  if (!replaying() || !isChannelFd(fd) || !msg) return real_sendmsg(fd, msg, flags);
+  ssize_t r;
+  if (replaySend(Kind::Sendmsg, "sendmsg", fd, msg->msg_iov, msg->msg_iovlen, &r)) return r;
+  return real_sendmsg(fd, msg, flags);
+}
+
+HOOK int sendmmsg(int fd, struct mmsghdr* msgs, unsigned count, int flags) {
+  REAL(sendmmsg);
+  if (!replaying() || !isChannelFd(fd)) return real_sendmmsg(fd, msgs, count, flags);
+  const ScriptEvent* e = expect(Kind::Sendmmsg, fd, What("sendmmsg", fd).str());
+  if (!e) return real_sendmmsg(fd, msgs, count, flags);
+  const auto* lengths = static_cast<const uint64_t*>(blob(e->lengths));
+  const size_t n = e->lengths.size / sizeof(uint64_t);
+  for (size_t m = 0; m < n && m < count; ++m) msgs[m].msg_len = static_cast<unsigned>(lengths[m]);
+  consume(e);
+  return finishWith<int>(e);
+}
+
+namespace {
+
+// sendfile()/splice() from a file: the bytes come from the file, whose
+// position moves as it did.
+ssize_t replayFileSend(const ScriptEvent* e, int in, off_t* offset, size_t count) {
+  if (e->size != count) {
+    Report r;
+    r << "the program sends " << static_cast<uint64_t>(count) << " bytes from a file; the recording has "
+      << e->size << ": " << text(e);
+    diverge(e, r.str());
+    return -2;
+  }
+  if (e->result > 0) {
+    if (offset) *offset += e->result;
+    else sys::raw(SYS_lseek, in, e->result, SEEK_CUR);
+  }
+  consume(e);
+  return finishWith<ssize_t>(e);
+}
+
+}  // namespace
+
+HOOK ssize_t sendfile(int out, int in, off_t* offset, size_t count) {
+  REAL(sendfile);
+  if (!replaying() || !isChannelFd(out)) return real_sendfile(out, in, offset, count);
+  const ScriptEvent* e = expect(Kind::Sendfile, out, What("sendfile", out, count).str());
+  const ssize_t r = e ? replayFileSend(e, in, offset, count) : -2;
+  return r != -2 ? r : real_sendfile(out, in, offset, count);
+}
+
+HOOK ssize_t sendfile64(int out, int in, off64_t* offset, size_t count) {
+  return sendfile(out, in, reinterpret_cast<off_t*>(offset), count);
+}
+
+HOOK ssize_t splice(int in, loff_t* off_in, int out, loff_t* off_out, size_t len, unsigned flags) {
+  REAL(splice);
+  if (!replaying() || (!isChannelFd(out) && !isChannelFd(in)))
+    return real_splice(in, off_in, out, off_out, len, flags);
+  if (isChannelFd(out)) {
+    const ScriptEvent* e = expect(Kind::Splice, out, What("splice", out, len).str());
+    const ssize_t r = e ? replayFileSend(e, in, reinterpret_cast<off_t*>(off_in), len) : -2;
+    return r != -2 ? r : real_splice(in, off_in, out, off_out, len, flags);
+  }
+  // From a channel into a file: the recorded bytes are written there.
+  const ScriptEvent* e = expect(Kind::Read, in, What("splice", in, len).str());
+  if (!e) return real_splice(in, off_in, out, off_out, len, flags);
+  if (e->data.size) {
+    if (off_out) {
+      sys::pwrite(out, blob(e->data), e->data.size, static_cast<uint64_t>(*off_out));
+      *off_out += e->data.size;
+    } else {
+      sys::write(out, blob(e->data), e->data.size);
+    }
+  }
+  consume(e);
+  return finishWith<ssize_t>(e);
+}
+
+// ==== channel life cycle ==============================================================
+
+HOOK int pipe2(int fds[2], int flags) {
+  REAL(pipe2);
+  if (!replaying()) return real_pipe2(fds, flags);
+  const ScriptEvent* e = expect(Kind::Pipe, -1, "pipe()");
+  if (!e) return real_pipe2(fds, flags);
+  consume(e);
+  if (e->result == 0) {
+    int real[2];
+    if (sys::raw(SYS_pipe2, reinterpret_cast<long>(real), flags) != 0 ||
+        !placePair(e, real, (flags & O_CLOEXEC) != 0))
+      return real_pipe2(fds, flags);
+    size_t n = 0;
+    const int32_t* want = fdsOf(e, &n);
+    fds[0] = want[0];
+    fds[1] = want[1];
+  }
+  return finishWith<int>(e);
+}
+
+HOOK int pipe(int fds[2]) { return pipe2(fds, 0); }
+
+HOOK int socketpair(int domain, int type, int protocol, int fds[2]) {
+  REAL(socketpair);
+  if (!replaying()) return real_socketpair(domain, type, protocol, fds);
+  const ScriptEvent* e = expect(Kind::Socketpair, -1, "socketpair()");
+  if (!e) return real_socketpair(domain, type, protocol, fds);
+  consume(e);
+  if (e->result == 0) {
+    int real[2];
+    if (sys::raw(SYS_socketpair, domain, type, protocol, reinterpret_cast<long>(real)) != 0 ||
+        !placePair(e, real, (type & SOCK_CLOEXEC) != 0))
+      return real_socketpair(domain, type, protocol, fds);
+    size_t n = 0;
+    const int32_t* want = fdsOf(e, &n);
+    fds[0] = want[0];
+    fds[1] = want[1];
+  }
+  return finishWith<int>(e);
+}
+
+HOOK int socket(int domain, int type, int protocol) {
+  REAL(socket);
+  if (!replaying()) return real_socket(domain, type, protocol);
+  const ScriptEvent* e = expect(Kind::Socket, -1, "socket()");
+  if (!e) return real_socket(domain, type, protocol);
+  consume(e);
+  if (e->result >= 0) {
+    // A real, unconnected socket of the same kind: setsockopt() and fcntl()
+    // behave; it never reaches the network (bind/connect are replayed).
+    long s = sys::raw(SYS_socket, domain, type, protocol);
+    if (s < 0) s = sys::raw(SYS_socket, AF_UNIX, SOCK_STREAM | (type & (SOCK_CLOEXEC | SOCK_NONBLOCK)), 0);
+    if (!placeNew(e, s, static_cast<int>(e->result), (type & SOCK_CLOEXEC) != 0))
+      return real_socket(domain, type, protocol);
+    setSocketNames(static_cast<int>(e->result), &e->names);
+  }
+  return finishWith<int>(e);
+}
+
+namespace {
+
+// bind, listen, shutdown: answered as recorded, never performed.
+int replaySimple(Kind kind, const char* name, int fd) {
+  const ScriptEvent* e = expect(kind, fd, What(name, fd).str());
+  if (!e) return INT_MIN;
+  consume(e);
+  setSocketNames(fd, &e->names);
+  return finishWith<int>(e);
+}
+
+}  // namespace
+
+HOOK int bind(int fd, const struct sockaddr* addr, socklen_t len) {
+  REAL(bind);
+  if (!replaying() || !isChannelFd(fd)) return real_bind(fd, addr, len);
+  const int r = replaySimple(Kind::Bind, "bind", fd);
+  return r != INT_MIN ? r : real_bind(fd, addr, len);
+}
+
+HOOK int listen(int fd, int backlog) {
+  REAL(listen);
+  if (!replaying() || !isChannelFd(fd)) return real_listen(fd, backlog);
+  const int r = replaySimple(Kind::Listen, "listen", fd);
+  return r != INT_MIN ? r : real_listen(fd, backlog);
+}
+
+HOOK int shutdown(int fd, int how) {
+  REAL(shutdown);
+  if (!replaying() || !isChannelFd(fd)) return real_shutdown(fd, how);
+  const int r = replaySimple(Kind::Shutdown, "shutdown", fd);
+  return r != INT_MIN ? r : real_shutdown(fd, how);
+}
+
+HOOK int connect(int fd, const struct sockaddr* addr, socklen_t len) {
+  REAL(connect);
+  if (!replaying() || !isChannelFd(fd)) return real_connect(fd, addr, len);
+  const ScriptEvent* e = expect(Kind::Connect, fd, What("connect", fd).str());
+  if (!e) return real_connect(fd, addr, len);
+  if (e->address.size && (e->address.size != len || std::memcmp(blob(e->address), addr, len) != 0)) {
+    Report r;
+    r << "the program connects to another address than the recording: " << text(e);
+    diverge(e, r.str());
+    return real_connect(fd, addr, len);
+  }
+  consume(e);
+  setSocketNames(fd, &e->names);
+  return finishWith<int>(e);
+}
+
+namespace {
+
+int replayAccept(int fd, struct sockaddr* addr, socklen_t* len, int flags, bool four) {
+  REAL(accept);
+  REAL(accept4);
+  auto real = [&] { return four ? real_accept4(fd, addr, len, flags) : real_accept(fd, addr, len); };
+  if (!replaying() || !isChannelFd(fd)) return real();
+  const ScriptEvent* e = expect(Kind::Accept, fd, What("accept", fd).str());
+  if (!e) return real();
+  consume(e);
+  if (e->result >= 0) {
+    if (!placeNew(e, socketLike(fd, flags & (SOCK_NONBLOCK | SOCK_CLOEXEC)), static_cast<int>(e->result),
+                  (flags & SOCK_CLOEXEC) != 0))
+      return real();
+    setSocketNames(static_cast<int>(e->result), &e->names);
+    fillAddress(e, addr, len);
+  }
+  return finishWith<int>(e);
+}
+
+}  // namespace
+
+HOOK int accept(int fd, struct sockaddr* addr, socklen_t* len) { return replayAccept(fd, addr, len, 0, false); }
+
+HOOK int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
+  return replayAccept(fd, addr, len, flags, true);
+}
+
+HOOK int close(int fd) {
+  REAL(close);
+  if (!replaying() || !isChannelFd(fd)) return real_close(fd);
+  const ScriptEvent* e = expect(Kind::Close, fd, What("close", fd).str());
+  if (!e) return real_close(fd);
+  if (e->result == 0) sys::close(fd);
+  setChannelFd(fd, false);
+  consume(e);
+  return finishWith<int>(e);
+}
+
+HOOK int close_range(unsigned first, unsigned last, int flags) {
+  REAL(close_range);
+  if (replaying() && !(flags & CLOSE_RANGE_CLOEXEC)) {
+    for (unsigned fd = first; fd <= last && fd < (1u << 16); ++fd) {
+      if (!isChannelFd(static_cast<int>(fd))) continue;
+      const ScriptEvent* e = expect(Kind::Close, static_cast<int>(fd), What("close_range", static_cast<int>(fd)).str());
+      if (!e) break;
+      setChannelFd(static_cast<int>(fd), false);
+      consume(e);
+    }
+  }
+  return real_close_range(first, last, flags);
+}
+
+HOOK void closefrom(int lowfd) { close_range(static_cast<unsigned>(lowfd < 0 ? 0 : lowfd), ~0u, 0); }
+
+namespace {
+
+// A copy of a channel descriptor at the number the recording has.
+int replayDup(const ScriptEvent* e, int oldfd, int cloexec) {
+  consume(e);
+  if (e->result < 0) return finishWith<int>(e);
+  const long copy = sys::fcntl(oldfd, F_DUPFD_CLOEXEC, 512);
+  if (!placeNew(e, copy, static_cast<int>(e->result), cloexec != 0)) return -1;
+  setSocketNames(static_cast<int>(e->result), socketNames(oldfd));
+  return static_cast<int>(e->result);
+}
+
+}  // namespace
+
+HOOK int dup(int oldfd) {
+  REAL(dup);
+  if (!replaying() || !isChannelFd(oldfd)) {
+    const int r = real_dup(oldfd);
+    setChannelFd(r, false);
+    return r;
+  }
+  const ScriptEvent* e = expect(Kind::Dup, oldfd, What("dup", oldfd).str());
+  return e ? replayDup(e, oldfd, 0) : real_dup(oldfd);
+}
+
+namespace {
+
+int dupOnto(int oldfd, int newfd, int flags, bool three) {
+  REAL(dup2);
+  REAL(dup3);
+  auto real = [&] { return three ? real_dup3(oldfd, newfd, flags) : real_dup2(oldfd, newfd); };
+  if (!replaying()) return real();
+  const bool clobbers = oldfd != newfd && isChannelFd(newfd);
+  const bool from_channel = isChannelFd(oldfd);
+  if (!from_channel && !clobbers) {
+    const int r = real();
+    if (r >= 0) setChannelFd(r, false);
+    return r;
+  }
+  if (clobbers) {  // the recorder logged the close that dup2 implies
+    const ScriptEvent* c = expect(Kind::Close, newfd, What("dup2", newfd).str());
+    if (!c) return real();
+    consume(c);
+  }
+  const ScriptEvent* e = expect(Kind::Dup, oldfd, What("dup2", oldfd).str());
+  if (!e) return real();
+  consume(e);
+  if (e->result < 0) return finishWith<int>(e);
+  const int r = real();
+  if (r >= 0) {
+    setChannelFd(r, from_channel);
+    setSocketNames(r, socketNames(oldfd));
+  }
+  return r;
+}
+
+int fcntlHook(int (*real)(int, int, ...), int fd, int cmd, void* arg) {
+  if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) return real(fd, cmd, arg);
+  if (!replaying() || !isChannelFd(fd)) {
+    const int r = real(fd, cmd, arg);
+    setChannelFd(r, false);
+    return r;
+  }
+  const ScriptEvent* e = expect(Kind::Dup, fd, What("fcntl(F_DUPFD)", fd).str());
+  return e ? replayDup(e, fd, cmd == F_DUPFD_CLOEXEC) : real(fd, cmd, arg);
+}
+
+}  // namespace
+
+HOOK int dup2(int oldfd, int newfd) { return dupOnto(oldfd, newfd, 0, false); }
+HOOK int dup3(int oldfd, int newfd, int flags) { return dupOnto(oldfd, newfd, flags, true); }
+
+HOOK int fcntl(int fd, int cmd, ...) {
+  REAL(fcntl);
+  va_list ap;
+  va_start(ap, cmd);
+  void* arg = va_arg(ap, void*);
+  va_end(ap);
+  return fcntlHook(real_fcntl, fd, cmd, arg);
+}
+
+HOOK int fcntl64(int fd, int cmd, ...) {
+  REAL(fcntl64);
+  va_list ap;
+  va_start(ap, cmd);
+  void* arg = va_arg(ap, void*);
+  va_end(ap);
+  return fcntlHook(real_fcntl64, fd, cmd, arg);
+}
+
+// open() and friends are real (files are the program's own); a FIFO or a
+// terminal opened by path becomes a channel, as it was for the recorder.
+namespace {
+
+int opened(int fd) {
+  if (fd >= 0 && replaying()) setChannelFd(fd, isChannelKindOfFile(fd));
+  return fd;
+}
+
+}  // namespace
+
+#define OPEN_HOOK(name, ...)                               \
+  {                                                        \
+    REAL(name);                                            \
+    mode_t mode = 0;                                       \
+    if (flags & (O_CREAT | __O_TMPFILE)) {                 \
+      va_list ap;                                          \
+      va_start(ap, flags);                                 \
+      mode = static_cast<mode_t>(va_arg(ap, int));         \
+      va_end(ap);                                          \
+    }                                                      \
+    return opened(real_##name(__VA_ARGS__, mode));        \
+  }
+
+HOOK int open(const char* path, int flags, ...) OPEN_HOOK(open, path, flags)
+HOOK int open64(const char* path, int flags, ...) OPEN_HOOK(open64, path, flags)
+HOOK int openat(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat, dirfd, path, flags)
+HOOK int openat64(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat64, dirfd, path, flags)
+
+HOOK int __open_2(const char* path, int flags) {
+  REAL(__open_2);
+  return opened(real___open_2(path, flags));
+}
+
+HOOK int creat(const char* path, mode_t mode) {
+  REAL(creat);
+  return opened(real_creat(path, mode));
+}
+
+// ==== readiness: the recorded answer, at once ==========================================
+
+namespace {
+
+const ScriptReady* readyOf(const ScriptEvent* e, size_t* n) {
+  *n = e->ready.size / sizeof(ScriptReady);
+  return static_cast<const ScriptReady*>(blob(e->ready));
+}
+
+int replayPoll(struct pollfd* fds, nfds_t n, bool* replayed) {
+  *replayed = false;
+  const ScriptEvent* e = expect(Kind::Poll, -1, "poll()");
+  if (!e) return 0;
+  if (e->size != n) {
+    Report r;
+    r << "the program polls " << static_cast<uint64_t>(n) << " descriptors; the recording has " << e->size
+      << ": " << text(e);
+    diverge(e, r.str());
+    return 0;
+  }
+  for (nfds_t i = 0; i < n; ++i) fds[i].revents = 0;
+  size_t count = 0;
+  const ScriptReady* ready = readyOf(e, &count);
+  for (size_t k = 0; k < count; ++k)
+    for (nfds_t i = 0; i < n; ++i)
+      if (fds[i].fd == ready[k].fd) fds[i].revents = static_cast<short>(ready[k].events);
+  consume(e);
+  *replayed = true;
+  return finishWith<int>(e);
+}
+
+int replaySelect(int nfds, fd_set* r, fd_set* w, fd_set* x, bool* replayed) {
+  *replayed = false;
+  const ScriptEvent* e = expect(Kind::Select, -1, "select()");
+  if (!e) return 0;
+  for (int fd = 0; fd < nfds && fd < FD_SETSIZE; ++fd) {
+    if (r) FD_CLR(fd, r);
+    if (w) FD_CLR(fd, w);
+    if (x) FD_CLR(fd, x);
+  }
+  size_t count = 0;
+  const ScriptReady* ready = readyOf(e, &count);
+  for (size_t k = 0; k < count; ++k) {
+    const int fd = ready[k].fd;
+    if (fd < 0 || fd >= FD_SETSIZE) continue;
+    if (r && (ready[k].events & 1)) FD_SET(fd, r);
+    if (w && (ready[k].events & 2)) FD_SET(fd, w);
+    if (x && (ready[k].events & 4)) FD_SET(fd, x);
+  }
+  consume(e);
+  *replayed = true;
+  return finishWith<int>(e);
+}
+
+int replayEpollWait(int epfd, struct epoll_event* events, int max, bool* replayed) {
+  *replayed = false;
+  const ScriptEvent* e = expect(Kind::EpollWait, epfd, What("epoll_wait", epfd).str());
+  if (!e) return 0;
+  size_t count = 0;
+  const ScriptReady* ready = readyOf(e, &count);
+  if (static_cast<int64_t>(count) > max) {
+    Report r;
+    r << "the program's epoll_wait takes " << max << " events; the recording has " << static_cast<uint64_t>(count)
+      << ": " << text(e);
+    diverge(e, r.str());
+    return 0;
+  }
+  for (size_t k = 0; k < count; ++k) {
+    events[k].events = ready[k].events;
+    events[k].data.u64 = ready[k].data;
+  }
+  consume(e);
+  *replayed = true;
+  return finishWith<int>(e);
+}
+
+}  // namespace
+
+HOOK int poll(struct pollfd* fds, nfds_t n, int timeout) {
+  REAL(poll);
+  if (!replaying()) return real_poll(fds, n, timeout);
+  bool replayed;
+  const int r = replayPoll(fds, n, &replayed);
+  return replayed ? r : real_poll(fds, n, timeout);
+}
+
+HOOK int __poll_chk(struct pollfd* fds, nfds_t n, int timeout, size_t fdslen) {
+  if (fdslen / sizeof(*fds) < n) {
+    REAL(__poll_chk);
+    return real___poll_chk(fds, n, timeout, fdslen);
+  }
+  return poll(fds, n, timeout);
+}
+
+HOOK int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout, const sigset_t* mask) {
+  REAL(ppoll);
+  if (!replaying()) return real_ppoll(fds, n, timeout, mask);
+  bool replayed;
+  const int r = replayPoll(fds, n, &replayed);
+  return replayed ? r : real_ppoll(fds, n, timeout, mask);
+}
+
+HOOK int select(int nfds, fd_set* r, fd_set* w, fd_set* x, struct timeval* tv) {
+  REAL(select);
+  if (!replaying()) return real_select(nfds, r, w, x, tv);
+  bool replayed;
+  const int ret = replaySelect(nfds, r, w, x, &replayed);
+  return replayed ? ret : real_select(nfds, r, w, x, tv);
+}
+
+HOOK int pselect(int nfds, fd_set* r, fd_set* w, fd_set* x, const struct timespec* ts, const sigset_t* mask) {
+  REAL(pselect);
+  if (!replaying()) return real_pselect(nfds, r, w, x, ts, mask);
+  bool replayed;
+  const int ret = replaySelect(nfds, r, w, x, &replayed);
+  return replayed ? ret : real_pselect(nfds, r, w, x, ts, mask);
+}
+
+HOOK int epoll_wait(int epfd, struct epoll_event* events, int max, int timeout) {
+  REAL(epoll_wait);
+  if (!replaying()) return real_epoll_wait(epfd, events, max, timeout);
+  bool replayed;
+  const int r = replayEpollWait(epfd, events, max, &replayed);
+  return replayed ? r : real_epoll_wait(epfd, events, max, timeout);
+}
+
+HOOK int epoll_pwait(int epfd, struct epoll_event* events, int max, int timeout, const sigset_t* mask) {
+  REAL(epoll_pwait);
+  if (!replaying()) return real_epoll_pwait(epfd, events, max, timeout, mask);
+  bool replayed;
+  const int r = replayEpollWait(epfd, events, max, &replayed);
+  return replayed ? r : real_epoll_pwait(epfd, events, max, timeout, mask);
+}
+
+// The interest list is the program's business; its answers come from the
+// recording, so the call is answered as recorded without being made.
+HOOK int epoll_ctl(int epfd, int op, int fd, struct epoll_event* event) {
+  REAL(epoll_ctl);
+  if (!replaying()) return real_epoll_ctl(epfd, op, fd, event);
+  const ScriptEvent* e = expect(Kind::EpollCtl, epfd, What("epoll_ctl", epfd).str());
+  if (!e) return real_epoll_ctl(epfd, op, fd, event);
+  consume(e);
+  return finishWith<int>(e);
+}
+
+// ==== processes: never started, answered as recorded ======================================
+
+HOOK pid_t fork(void) {
+  REAL(fork);
+  if (!replaying()) return real_fork();
+  const ScriptEvent* e = expect(Kind::Fork, -1, "fork()");
+  if (!e) return real_fork();
+  consume(e);
+  if (e->flags & kBranchToChild) {
+    branchToChild(e);
+    return 0;
+  }
+  return finishWith<pid_t>(e);
+}
+
+// No real vfork here: nothing is started while replaying, and afterwards a
+// fork() does what vfork() promises.
+HOOK pid_t vfork(void) {
+  if (!replaying()) return fork();
+  const ScriptEvent* e = expect(Kind::Vfork, -1, "vfork()");
+  if (!e) return fork();
+  consume(e);
+  if (e->flags & kBranchToChild) {
+    branchToChild(e);
+    return 0;
+  }
+  // The recorder logs a second VFORK when the parent resumes: the child's pid.
+  pid_t child = e->peer_pid;
+  if (const ScriptEvent* resumed = expectIf(Kind::Vfork, -1)) {
+    consume(resumed);
+    child = resumed->peer_pid;
+  }
+  return child;
+}
+
+namespace {
+
+// The exec family: a failed exec fails as it did; a successful one ends
+// this image's replay (the new image has its own log).
+bool replayExec(const char* path) {
+  if (!replaying()) return false;
+  Report what;
+  what << "execve(" << (path ? path : "") << ")";
+  const ScriptEvent* e = expect(Kind::Exec, -1, what.str());
+  if (!e) return false;
+  consume(e);
+  if (const ScriptEvent* failed = expectIf(Kind::ExecFailed, -1)) {
+    consume(failed);
+    errno = failed->error;
+    return true;
+  }
+  imageExecs(e);
+  return true;
+}
+
+constexpr int kMaxListArgs = 4096;
+
+}  // namespace
+
+HOOK int execve(const char* path, char* const argv[], char* const envp[]) {
+  REAL(execve);
+  if (replayExec(path)) return -1;
+  return real_execve(path, argv, envp);
+}
+
+HOOK int execv(const char* path, char* const argv[]) { return execve(path, argv, environ); }
+
+HOOK int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  REAL(execvpe);
+  if (replayExec(file)) return -1;
+  return real_execvpe(file, argv, envp);
+}
+
+HOOK int execvp(const char* file, char* const argv[]) { return execvpe(file, argv, environ); }
+
+HOOK int fexecve(int fd, char* const argv[], char* const envp[]) {
+  REAL(fexecve);
+  if (replayExec("(a descriptor)")) return -1;
+  return real_fexecve(fd, argv, envp);
+}
+
+#define COLLECT_ARGS(first, ap, argv, n)                                    \
+  char* argv[kMaxListArgs + 1];                                             \
+  int n = 0;                                                                \
+  argv[n++] = const_cast<char*>(first);                                     \
+  while (n < kMaxListArgs && (argv[n] = va_arg(ap, char*)) != nullptr) ++n; \
+  argv[n] = nullptr
+
+HOOK int execl(const char* path, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  COLLECT_ARGS(arg, ap, argv, n);
+  va_end(ap);
+  (void)n;
+  return execve(path, argv, environ);
+}
+
+HOOK int execlp(const char* file, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  COLLECT_ARGS(arg, ap, argv, n);
+  va_end(ap);
+  (void)n;
+  return execvpe(file, argv, environ);
+}
+
+HOOK int execle(const char* path, const char* arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  COLLECT_ARGS(arg, ap, argv, n);
+  char* const* envp = va_arg(ap, char* const*);
+  va_end(ap);
+  (void)n;
+  return execve(path, argv, envp);
+}
+
+namespace {
+
+int replaySpawn(pid_t* pid, bool* replayed) {
+  *replayed = false;
+  const ScriptEvent* e = expect(Kind::Spawn, -1, "posix_spawn()");
+  if (!e) return 0;
+  consume(e);
+  if (pid && e->error == 0) *pid = e->peer_pid;
+  *replayed = true;
+  return e->error;  // posix_spawn returns the error number
+}
+
+}  // namespace
+
+HOOK int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                     const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  REAL(posix_spawn);
+  bool replayed = false;
+  if (replaying()) {
+    const int r = replaySpawn(pid, &replayed);
+    if (replayed) return r;
+  }
+  return real_posix_spawn(pid, path, actions, attr, argv, envp);
+}
+
+HOOK int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                      const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  REAL(posix_spawnp);
+  bool replayed = false;
+  if (replaying()) {
+    const int r = replaySpawn(pid, &replayed);
+    if (replayed) return r;
+  }
+  return real_posix_spawnp(pid, file, actions, attr, argv, envp);
+}
+
+HOOK int system(const char* command) {
+  REAL(system);
+  if (!replaying() || !command) return real_system(command);
+  const ScriptEvent* e = expect(Kind::System, -1, "system()");
+  if (!e) return real_system(command);
+  consume(e);
+  return e->status;
+}
+
+// popen() would start its child for real and read from it: not replayed.
+HOOK FILE* popen(const char* command, const char* mode) {
+  REAL(popen);
+  if (replaying()) {
+    if (const ScriptEvent* e = expect(Kind::Popen, -1, "popen()"))
+      diverge(e, "popen() cannot be replayed (its child would run for real)");
+  }
+  return real_popen(command, mode);
+}
+
+namespace {
+
+pid_t replayWait(int* status, bool* replayed) {
+  *replayed = false;
+  const ScriptEvent* e = expect(Kind::Wait, -1, "waitpid()");
+  if (!e) return 0;
+  consume(e);
+  if (status && e->result > 0) *status = e->status;
+  *replayed = true;
+  return finishWith<pid_t>(e);
+}
+
+}  // namespace
+
+HOOK pid_t waitpid(pid_t pid, int* status, int options) {
+  REAL(waitpid);
+  if (!replaying()) return real_waitpid(pid, status, options);
+  bool replayed;
+  const pid_t r = replayWait(status, &replayed);
+  return replayed ? r : real_waitpid(pid, status, options);
+}
+
+HOOK pid_t wait(int* status) { return waitpid(-1, status, 0); }
+
+HOOK pid_t wait4(pid_t pid, int* status, int options, struct rusage* usage) {
+  REAL(wait4);
+  if (!replaying()) return real_wait4(pid, status, options, usage);
+  bool replayed;
+  const pid_t r = replayWait(status, &replayed);
+  if (replayed && usage) std::memset(usage, 0, sizeof(*usage));
+  return replayed ? r : real_wait4(pid, status, options, usage);
+}
+
+HOOK pid_t wait3(int* status, int options, struct rusage* usage) { return wait4(-1, status, options, usage); }
+
+HOOK int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
+  REAL(waitid);
+  if (!replaying() || !info) return real_waitid(type, id, info, options);
+  const ScriptEvent* e = expect(Kind::Wait, -1, "waitid()");
+  if (!e) return real_waitid(type, id, info, options);
+  consume(e);
+  std::memset(info, 0, sizeof(*info));
+  if (e->result == 0 && e->peer_pid) {
+    const int s = e->status;
+    info->si_signo = SIGCHLD;
+    info->si_pid = e->peer_pid;
+    if (WIFEXITED(s)) {
+      info->si_code = CLD_EXITED;
+      info->si_status = WEXITSTATUS(s);
+    } else if (WIFSIGNALED(s)) {
+      info->si_code = WCOREDUMP(s) ? CLD_DUMPED : CLD_KILLED;
+      info->si_status = WTERMSIG(s);
+    } else if (WIFSTOPPED(s)) {
+      info->si_code = CLD_STOPPED;
+      info->si_status = WSTOPSIG(s);
+    } else {
+      info->si_code = CLD_CONTINUED;
+    }
+  }
+  return finishWith<int>(e);
+}
+
+// Signals to other processes are never sent: the recorded pids are not
+// those processes any more.
+HOOK int kill(pid_t pid, int sig) {
+  REAL(kill);
+  if (!replaying()) return real_kill(pid, sig);
+  const ScriptEvent* e = expect(Kind::Kill, -1, "kill()");
+  if (!e) return real_kill(pid, sig);
+  consume(e);
+  return finishWith<int>(e);
+}
+
+// ==== the end ==============================================================================
+
+HOOK void exit(int status) {
+  REAL(exit);
+  noteExitStatus(status);
+  real_exit(status);
+  __builtin_unreachable();
+}
+
+HOOK void _exit(int status) {
+  REAL(_exit);
+  programExits(status);
+  real__exit(status);
+  __builtin_unreachable();
+}
+
+HOOK void _Exit(int status) { _exit(status); }
+
+namespace {
+int (*g_main)(int, char**, char**) = nullptr;
+int wrappedMain(int argc, char** argv, char** envp) {
+  const int r = g_main(argc, argv, envp);
+  noteExitStatus(r);
+  return r;
+}
+}  // namespace
+
+HOOK int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(void),
+                           void (*fini)(void), void (*rtld_fini)(void), void* stack_end) {
+  using Start = int (*)(int (*)(int, char**, char**), int, char**, void (*)(void), void (*)(void),
+                        void (*)(void), void*);
+  auto real = reinterpret_cast<Start>(dlsym(RTLD_NEXT, "__libc_start_main"));
+  g_main = main;
+  return real(wrappedMain, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+// ==== user events and recorded nondeterminism =================================================
+
+HOOK int radar_user_event(const char* name, const void* data, size_t len) {
+  (void)data;
+  (void)len;
+  if (!replaying()) return 0;
+  const ScriptEvent* e = expect(Kind::User, -1, "radar_event()");
+  if (!e) return 0;
+  const char* recorded = static_cast<const char*>(blob(e->strings));
+  if (std::strcmp(recorded, name ? name : "") != 0) {
+    Report r;
+    r << "the program announces user event \"" << (name ? name : "") << "\"; the recording has " << text(e);
+    diverge(e, r.str());
+    return 0;
+  }
+  consume(e);
+  return 1;
+}
+
+namespace {
+
+// A value the recording captured with --nondet, copied out as it was.
+const ScriptEvent* recordedValue(Kind kind, void* out, size_t room) {
+  if (!replaying()) return nullptr;
+  const ScriptEvent* e = expectIf(kind, -1);
+  if (!e) return nullptr;
+  if (out) std::memcpy(out, blob(e->data), e->data.size < room ? e->data.size : room);
+  consume(e);
+  return e;
+}
+
+}  // namespace
+
+HOOK time_t time(time_t* out) {
+  REAL(time);
+  time_t v;
+  if (recordedValue(Kind::Clock, &v, sizeof(v))) {
+    if (out) *out = v;
+    return v;
+  }
+  return real_time(out);
+}
+
+HOOK int gettimeofday(struct timeval* tv, void* tz) {
+  using Fn = int (*)(struct timeval*, void*);
+  static Fn real = nullptr;
+  if (!real) real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "gettimeofday"));
+  if (const ScriptEvent* e = recordedValue(Kind::Clock, tv, sizeof(*tv))) return finishWith<int>(e);
+  return real(tv, tz);
+}
+
+HOOK int clock_gettime(clockid_t clock, struct timespec* ts) {
+  REAL(clock_gettime);
+  if (const ScriptEvent* e = recordedValue(Kind::Clock, ts, sizeof(*ts))) return finishWith<int>(e);
+  return real_clock_gettime(clock, ts);
+}
+
+HOOK ssize_t getrandom(void* buf, size_t n, unsigned flags) {
+  REAL(getrandom);
+  if (const ScriptEvent* e = recordedValue(Kind::Random, buf, n)) return finishWith<ssize_t>(e);
+  return real_getrandom(buf, n, flags);
+}
+
+HOOK pid_t getpid(void) {
+  REAL(getpid);
+  if (const ScriptEvent* e = recordedValue(Kind::Getpid, nullptr, 0)) return static_cast<pid_t>(e->result);
+  return real_getpid();
+}
+
+HOOK pid_t getppid(void) {
+  REAL(getppid);
+  if (const ScriptEvent* e = recordedValue(Kind::Getpid, nullptr, 0)) return static_cast<pid_t>(e->result);
+  return real_getppid();
+}
+
+// ==== socket names ===============================================================================
+
+namespace {
+
+// The stand-ins are not bound or connected: their names come from the
+// recording (a server that bound port 0 prints the port it got).
+int replayName(int fd, struct sockaddr* addr, socklen_t* len, bool peer) {
+  const radar::driver::SocketNames* names = socketNames(fd);
+  const radar::driver::Blob& b = peer ? names->peer : names->local;
+  if (!b.size) return INT_MIN;
+  if (!addr || !len) {
+    errno = EFAULT;
+    return -1;
+  }
+  const socklen_t have = static_cast<socklen_t>(b.size);
+  std::memcpy(addr, blob(b), have < *len ? have : *len);
+  *len = have;
+  return 0;
+}
+
+}  // namespace
+
+HOOK int getsockname(int fd, struct sockaddr* addr, socklen_t* len) {
+  REAL(getsockname);
+  if (replaying() && isChannelFd(fd) && socketNames(fd)) {
+    const int r = replayName(fd, addr, len, false);
+    if (r != INT_MIN) return r;
+  }
+  return real_getsockname(fd, addr, len);
+}
+
+HOOK int getpeername(int fd, struct sockaddr* addr, socklen_t* len) {
+  REAL(getpeername);
+  if (replaying() && isChannelFd(fd) && socketNames(fd)) {
+    const int r = replayName(fd, addr, len, true);
+    if (r != INT_MIN) return r;
+  }
+  return real_getpeername(fd, addr, len);
+}
+
+// ==== signals =====================================================================================
+//
+// The program's handlers are wrapped, as the recorder wraps them: while
+// replaying, a handler runs only where the recording says it ran (the
+// script's SIGNAL events, delivered by deliverSignal()); the same signal
+// arriving for real (an alarm, a timer) is dropped. sigaction() still
+// reports the program's own handler.
+
+namespace {
+
+struct Wrapped {
+  bool active;
+  struct sigaction user;
+};
+Wrapped g_handlers[_NSIG];
+__thread int t_delivering __attribute__((tls_model("initial-exec")));
+
+void trampoline(int sig, siginfo_t* info, void* context) {
+  const int saved = errno;
+  const Wrapped w = g_handlers[sig];
+  if (replaying() && t_delivering != sig) return;  // not at this point of the recording
+  if (w.active && (w.user.sa_flags & SA_RESETHAND)) g_handlers[sig].active = false;
+  errno = saved;
+  if (!w.active) return;
+  if (w.user.sa_flags & SA_SIGINFO) w.user.sa_sigaction(sig, info, context);
+  else if (w.user.sa_handler != SIG_IGN && w.user.sa_handler != SIG_DFL) w.user.sa_handler(sig);
+}
+
+bool isHandler(const struct sigaction* act) {
+  if (act->sa_flags & SA_SIGINFO) return act->sa_sigaction != nullptr;
+  return act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
+}
+
+int wrapSigaction(int sig, const struct sigaction* act, struct sigaction* old,
+                  int (*real)(int, const struct sigaction*, struct sigaction*)) {
+  if (sig <= 0 || sig >= _NSIG || sig == SIGKILL || sig == SIGSTOP) return real(sig, act, old);
+  const Wrapped before = g_handlers[sig];
+  struct sigaction kernel_old;
+  int r;
+  if (act && isHandler(act)) {
+    struct sigaction mine = *act;
+    mine.sa_flags |= SA_SIGINFO;
+    mine.sa_sigaction = trampoline;
+    g_handlers[sig].user = *act;
+    g_handlers[sig].active = true;
+    r = real(sig, &mine, &kernel_old);
+    if (r != 0) g_handlers[sig] = before;
+  } else {
+    r = real(sig, act, &kernel_old);
+    if (r == 0 && act) g_handlers[sig].active = false;
+  }
+  const bool ours = (kernel_old.sa_flags & SA_SIGINFO) && kernel_old.sa_sigaction == trampoline;
+  if (r == 0 && old) *old = before.active && ours ? before.user : kernel_old;
+  return r;
+}
+
+sighandler_t bsdSignal(int sig, sighandler_t handler, int flags, bool mask_self) {
+  struct sigaction act {}, old {};
+  act.sa_handler = handler;
+  sigemptyset(&act.sa_mask);
+  if (mask_self) sigaddset(&act.sa_mask, sig);
+  act.sa_flags = flags;
+  if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
+  return old.sa_handler;
+}
+
+}  // namespace
+
+HOOK int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  REAL(sigaction);
+  return wrapSigaction(sig, act, old, real_sigaction);
+}
+
+// Unblocking a signal that arrived while blocked is when its handler ran.
+HOOK int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
+  REAL(sigprocmask);
+  const int r = real_sigprocmask(how, set, old);
+  if (r == 0 && set && how != SIG_BLOCK) deliverDueSignals();
+  return r;
+}
+
+HOOK int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
+  REAL(pthread_sigmask);
+  const int r = real_pthread_sigmask(how, set, old);
+  if (r == 0 && set && how != SIG_BLOCK) deliverDueSignals();
+  return r;
+}
+
+HOOK sighandler_t signal(int sig, sighandler_t handler) { return bsdSignal(sig, handler, SA_RESTART, true); }
+HOOK sighandler_t bsd_signal(int sig, sighandler_t handler) { return bsdSignal(sig, handler, SA_RESTART, true); }
+HOOK sighandler_t sysv_signal(int sig, sighandler_t handler) {
+  return bsdSignal(sig, handler, static_cast<int>(SA_RESETHAND | SA_NODEFER), false);
+}
+
+namespace radar::rerun {
+
+bool deliverSignal(int sig) {
+  if (!g_handlers[sig].active) return false;  // no handler of the program's to run
+  // Delivered here and now even if the program blocks it at this point (it
+  // was unblocked inside the call the handler interrupted: ppoll, pselect).
+  sigset_t only, old;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  sys::raw(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&only), reinterpret_cast<long>(&old),
+           _NSIG / 8);
+  t_delivering = sig;
+  sys::raw(SYS_tgkill, sys::getpid(), sys::gettid(), sig);
+  t_delivering = 0;
+  sys::raw(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&old), 0, _NSIG / 8);
+  return true;
+}
+
+bool hasHandler(int sig) { return sig > 0 && sig < _NSIG && g_handlers[sig].active; }
+
+}  // namespace radar::rerun
+
+// ==== stdio (stdio_table.h) =====================================================================
+
+namespace {
+
+ssize_t stdioRead(FILE* fp, void* buf, ssize_t n) {
+  const int fd = fp->_fileno;
+  if (!replaying() || !isChannelFd(fd)) return radar::preload::realStdioSlots().read(fp, buf, n);
+  const struct iovec iov{buf, static_cast<size_t>(n)};
+  ssize_t r;
+  if (replayReceive(Kind::Read, "read", fd, &iov, 1, &r)) return r;
+  return radar::preload::realStdioSlots().read(fp, buf, n);
+}
+
+ssize_t stdioWrite(FILE* fp, const void* data, ssize_t n) {
+  const int fd = fp->_fileno;
+  if (!replaying() || !isChannelFd(fd)) return radar::preload::realStdioSlots().write(fp, data, n);
+  const struct iovec iov{const_cast<void*>(data), static_cast<size_t>(n)};
+  ssize_t r;
+  if (replaySend(Kind::Write, "write", fd, &iov, 1, &r)) return r;
+  return radar::preload::realStdioSlots().write(fp, data, n);
+}
+
+int stdioClose(FILE* fp) {
+  const int fd = fp->_fileno;
+  if (!replaying() || !isChannelFd(fd)) return radar::preload::realStdioSlots().close(fp);
+  const ScriptEvent* e = expect(Kind::Close, fd, What("fclose", fd).str());
+  if (!e) return radar::preload::realStdioSlots().close(fp);
+  if (e->result == 0) sys::close(fd);
+  setChannelFd(fd, false);
+  consume(e);
+  return finishWith<int>(e);
+}
+
+}  // namespace
+
+namespace radar::rerun {
+
+void patchStdio() {
+  using radar::preload::patchStdioSlots;
+  const radar::preload::StdioSlots mine{&stdioRead, &stdioWrite, &stdioClose};
+  FILE* const standard[] = {stdin, stdout, stderr};
+  for (FILE* f : standard) patchStdioSlots(radar::preload::stdioTableOf(f), mine);
+  if (void* wide = dlsym(RTLD_NEXT, "_IO_wfile_jumps")) patchStdioSlots(wide, mine);
+}
+
+}  // namespace radar::rerun

@@ -1,0 +1,521 @@
+#include "script_builder.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "narrative.h"
+#include "radar/proto/radarlog.pb.h"
+#include "reader.h"
+#include "recorder_env.h"
+#include "script.h"
+
+namespace radar::driver {
+namespace {
+
+using log::Category;
+using log::ChannelType;
+using log::Kind;
+using replay::kNone;
+using replay::Process;
+using replay::Trace;
+
+std::string eventName(const Trace& t, uint32_t position) {
+  return "event " + std::to_string(position + 1) + " (" + t.processes[t.events[position].process].label() +
+         "'s local event " + std::to_string(t.events[position].counter) + ")";
+}
+
+// The script's tables and data area, filled event by event.
+class ScriptWriter {
+ public:
+  Blob put(const void* bytes, size_t n) {
+    if (!n) return {};
+    data_.resize((data_.size() + 7) & ~size_t{7});
+    const Blob b{data_.size(), static_cast<uint32_t>(n), 0};
+    data_.append(static_cast<const char*>(bytes), n);
+    return b;
+  }
+  Blob put(std::string_view s) { return put(s.data(), s.size()); }
+  Blob putText(const std::string& s) { return put(s.c_str(), s.size() + 1); }  // with its NUL
+  std::string_view view(const Blob& b) const { return std::string_view(data_).substr(b.offset, b.size); }
+
+  std::vector<ScriptEvent> events;
+  std::vector<ScriptThread> threads;
+  std::vector<ScriptFd> inherited;
+
+  std::string finish(ScriptHeader h) const {
+    auto align = [](uint64_t v) { return (v + 7) & ~uint64_t{7}; };
+    h.events_offset = align(sizeof(ScriptHeader));
+    h.threads_offset = align(h.events_offset + events.size() * sizeof(ScriptEvent));
+    h.inherited_offset = align(h.threads_offset + threads.size() * sizeof(ScriptThread));
+    h.data_offset = align(h.inherited_offset + inherited.size() * sizeof(ScriptFd));
+    h.data_size = data_.size();
+    h.file_size = h.data_offset + data_.size();
+    h.event_count = static_cast<uint32_t>(events.size());
+    h.thread_count = static_cast<uint32_t>(threads.size());
+    h.inherited_count = static_cast<uint32_t>(inherited.size());
+    std::string out(h.file_size, '\0');
+    std::memcpy(out.data(), &h, sizeof(h));
+    std::memcpy(out.data() + h.events_offset, events.data(), events.size() * sizeof(ScriptEvent));
+    std::memcpy(out.data() + h.threads_offset, threads.data(), threads.size() * sizeof(ScriptThread));
+    std::memcpy(out.data() + h.inherited_offset, inherited.data(), inherited.size() * sizeof(ScriptFd));
+    std::memcpy(out.data() + h.data_offset, data_.data(), data_.size());
+    return out;
+  }
+
+ private:
+  std::string data_;
+};
+
+// What stands in for an inherited channel end in the re-run.
+ScriptFd standInFor(const replay::Endpoint& ep, int fd) {
+  ScriptFd f{};
+  f.fd = fd;
+  f.access = ep.access;
+  sa_family_t family = AF_UNIX;
+  if (ep.local_address.size() >= sizeof(family)) std::memcpy(&family, ep.local_address.data(), sizeof(family));
+  auto socket = [&](int domain, int type) {
+    f.stand_in = StandIn::Socket;
+    f.domain = domain;
+    f.type = type;
+  };
+  switch (ep.type) {
+    case ChannelType::Pipe:
+    case ChannelType::Fifo:
+      if ((ep.access & O_ACCMODE) == O_WRONLY) f.stand_in = StandIn::PipeWrite;
+      else if ((ep.access & O_ACCMODE) == O_RDONLY) f.stand_in = StandIn::PipeRead;
+      else socket(AF_UNIX, SOCK_STREAM);
+      break;
+    case ChannelType::UnixStream: socket(AF_UNIX, SOCK_STREAM); break;
+    case ChannelType::UnixDgram: socket(AF_UNIX, SOCK_DGRAM); break;
+    case ChannelType::UnixSeqpacket: socket(AF_UNIX, SOCK_SEQPACKET); break;
+    case ChannelType::Tcp: socket(family == AF_INET6 ? AF_INET6 : AF_INET, SOCK_STREAM); break;
+    case ChannelType::Udp: socket(family == AF_INET6 ? AF_INET6 : AF_INET, SOCK_DGRAM); break;
+    default:
+      f.stand_in = StandIn::Null;
+      if (!f.access) f.access = O_RDWR;
+      break;
+  }
+  return f;
+}
+
+// Descriptors an event creates in the program (they are not inherited).
+void noteCreated(const log::Record& r, std::set<int>* created) {
+  switch (r.kind) {
+    case Kind::Pipe:
+    case Kind::Socketpair:
+    case Kind::Recvmsg:
+      for (int32_t fd : r.fds) created->insert(fd);
+      break;
+    case Kind::Socket:
+    case Kind::Accept:
+    case Kind::Dup:
+      if (r.result >= 0) created->insert(static_cast<int>(r.result));
+      break;
+    default:
+      break;
+  }
+}
+
+// Events after which the program may ask a socket its names.
+bool hasSocketNames(Kind k) {
+  return k == Kind::Socket || k == Kind::Bind || k == Kind::Listen || k == Kind::Connect || k == Kind::Accept;
+}
+
+bool isChannelCall(Kind k) {
+  const Category c = log::categoryOf(k);
+  return c == Category::Send || c == Category::Receive || k == Kind::Close || k == Kind::Dup ||
+         k == Kind::Bind || k == Kind::Listen || k == Kind::Connect || k == Kind::Accept ||
+         k == Kind::Shutdown;
+}
+
+class Builder {
+ public:
+  Builder(const Trace& t, Script* out) : t_(t), out_(out), narrator_(t) {}
+
+  bool build(uint32_t image, std::string* error) {
+    out_->chain = imageChain(t_, image, error);
+    if (out_->chain.empty()) return false;
+    const auto& chain = out_->chain;
+    for (uint32_t p : chain)
+      if (!usable(p, error)) return false;
+    for (size_t k = 0; k < chain.size(); ++k) {
+      uint64_t limit = ~uint64_t{0};
+      uint32_t fork_position = kNone;
+      if (k + 1 < chain.size()) {
+        fork_position = forkOf(chain[k], chain[k + 1], error);
+        if (fork_position == kNone) return false;
+        limit = t_.events[fork_position].counter;
+      }
+      if (!addImage(static_cast<uint32_t>(k), chain[k], limit, fork_position, error)) return false;
+    }
+    if (!resolvePeeks(error)) return false;
+    return finish(error);
+  }
+
+ private:
+  // Logs the replay must read from start to end.
+  bool usable(uint32_t p, std::string* error) const {
+    const Process& proc = t_.processes[p];
+    if (proc.external || proc.log_path.empty()) {
+      *error = proc.label() + " was not recorded (it has no log)";
+      return false;
+    }
+    if (!proc.damage.empty()) {
+      *error = proc.label() + "'s log is damaged, so its re-run would stop short: " + proc.damage;
+      return false;
+    }
+    if (proc.control.incomplete) {
+      *error = proc.label() + " lost " + std::to_string(proc.control.lost_events) +
+               " events while it was recorded (from its local event " +
+               std::to_string(proc.control.lost_from_counter) + "): it cannot be re-run faithfully";
+      return false;
+    }
+    return true;
+  }
+
+  // The parent's FORK that created `child`.
+  uint32_t forkOf(uint32_t parent, uint32_t child, std::string* error) const {
+    const Process& c = t_.processes[child];
+    for (uint32_t pos : t_.process_events[parent]) {
+      const replay::Event& e = t_.events[pos];
+      if (e.eventKind() == Kind::Fork && e.counter > c.parent_counter && static_cast<int32_t>(e.value) == c.pid)
+        return pos;
+    }
+    *error = "the fork() that created " + c.label() + " is not in " + t_.processes[parent].label() + "'s log";
+    return kNone;
+  }
+
+  uint32_t threadIndex(uint32_t segment, uint32_t tid, int32_t pid) {
+    const auto key = std::make_pair(segment, tid);
+    auto it = threads_.find(key);
+    if (it != threads_.end()) return it->second;
+    ScriptThread th{};
+    th.segment = segment;
+    th.tid = tid;
+    th.first_event = kNoEvent;
+    th.main = static_cast<int32_t>(tid) == pid;
+    th.end_fd = -1;
+    w_.threads.push_back(th);
+    last_of_thread_.push_back(kNoEvent);
+    const auto index = static_cast<uint32_t>(w_.threads.size() - 1);
+    threads_.emplace(key, index);
+    return index;
+  }
+
+  bool addImage(uint32_t segment, uint32_t p, uint64_t limit, uint32_t fork_position, std::string* error) {
+    const Process& proc = t_.processes[p];
+    log::LogError err;
+    auto reader = log::LogReader::open(proc.log_path, &err);
+    if (!reader) {
+      *error = "cannot read " + proc.label() + "'s log: " + err.toString();
+      return false;
+    }
+    if (segment == 0) launchOf(reader->header());
+    const bool last = segment + 1 == out_->chain.size();
+    // Every thread of the image has a place, even one that recorded nothing
+    // (the main thread of a child that only exits through a signal ...).
+    threadIndex(segment, static_cast<uint32_t>(proc.pid), proc.pid);
+    std::set<int> created;
+    std::set<int> inherited;
+    log::Record r;
+    uint64_t expected_counter = 1;
+    std::map<uint32_t, proto::ChannelInfo> channels;  // as defined so far
+    while (reader->next(r)) {
+      if (r.kind == Kind::Channel) {
+        proto::ChannelInfo info;
+        if (log::LogReader::parseChannel(r.channel_bytes, &info)) channels[info.index()] = info;
+        continue;
+      }
+      if (!log::isCounted(r.kind)) continue;
+      if (r.counter > limit) break;
+      if (r.counter != expected_counter || r.counter > t_.process_events[p].size()) {
+        *error = proc.label() + "'s log skips from local event " + std::to_string(expected_counter - 1) +
+                 " to " + std::to_string(r.counter) + ": it cannot be re-run faithfully";
+        return false;
+      }
+      ++expected_counter;
+      const uint32_t position = t_.process_events[p][r.counter - 1];
+      if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && !created.count(r.fd)) inherited.insert(r.fd);
+      noteCreated(r, &created);
+      if (r.kind == Kind::Close) created.erase(r.fd);
+      if (!addEvent(segment, proc, r, position, position == fork_position, error)) return false;
+      if (hasSocketNames(r.kind) && r.channel) {
+        auto it = channels.find(r.channel);
+        if (it != channels.end()) {
+          w_.events.back().names.local = w_.put(it->second.local_address());
+          w_.events.back().names.peer = w_.put(it->second.peer_address());
+        }
+      }
+      if (last) {
+        if (!out_->first_number) out_->first_number = position + 1;
+        out_->last_number = position + 1;
+      }
+    }
+    if (reader->error()) {
+      *error = "cannot read " + proc.label() + "'s log: " + reader->error()->toString();
+      return false;
+    }
+    if (limit != ~uint64_t{0} && expected_counter <= limit) {
+      *error = proc.label() + "'s log ends before its local event " + std::to_string(limit);
+      return false;
+    }
+    if (segment == 0) standIns(p, inherited);
+    if (last) endOf(proc);
+    return true;
+  }
+
+  void launchOf(const proto::Header& h) {
+    Launch& l = out_->launch;
+    l.executable = h.executable();
+    l.argv.assign(h.argv().begin(), h.argv().end());
+    l.cwd = h.cwd();
+    l.executable_size = h.executable_size();
+    l.executable_mtime_ns = h.executable_mtime_ns();
+    for (const std::string& e : h.environment()) {
+      if (log::isRecorderVariable(e.c_str())) continue;
+      if (e.rfind("LD_PRELOAD=", 0) == 0) {
+        // The recorder put itself first; the program's own entries stay.
+        std::string list = e.substr(11);
+        for (size_t at = 0; at <= list.size();) {
+          size_t end = list.find_first_of(": ", at);
+          if (end == std::string::npos) end = list.size();
+          const std::string entry = list.substr(at, end - at);
+          if (!entry.empty() && entry.find("libradar-preload.so") == std::string::npos) l.preloads.push_back(entry);
+          at = end + 1;
+        }
+        continue;
+      }
+      l.environment.push_back(e);
+    }
+  }
+
+  // Stand-ins for the channel ends the first image started with.
+  void standIns(uint32_t p, const std::set<int>& used_before_created) {
+    std::map<int, ScriptFd> fds;
+    for (const replay::Endpoint& ep : t_.endpoints) {
+      if (ep.process != p || !ep.inherited || ep.fd < 0) continue;
+      ScriptFd f = standInFor(ep, ep.fd);
+      f.names.local = w_.put(ep.local_address);
+      f.names.peer = w_.put(ep.peer_address);
+      fds.emplace(ep.fd, f);
+    }
+    for (int fd : used_before_created) {
+      if (fds.count(fd)) continue;
+      // An end first seen in use: its kind from the first event on it.
+      const replay::Endpoint* ep = nullptr;
+      for (uint32_t pos : t_.process_events[p]) {
+        const uint32_t e = t_.events[pos].endpoint;
+        if (e != kNone && t_.endpoints[e].fd == fd) {
+          ep = &t_.endpoints[e];
+          break;
+        }
+      }
+      replay::Endpoint unknown;
+      unknown.type = ChannelType::Other;
+      unknown.access = O_RDWR;
+      fds.emplace(fd, standInFor(ep ? *ep : unknown, fd));
+    }
+    for (const auto& [fd, f] : fds) w_.inherited.push_back(f);
+  }
+
+  void endOf(const Process& proc) {
+    switch (proc.end) {
+      case Process::End::Exited: end_ = ScriptEnd::Exited, end_code_ = proc.end_code; break;
+      case Process::End::Signaled: end_ = ScriptEnd::Signaled, end_code_ = proc.end_code; break;
+      case Process::End::Execed: end_ = ScriptEnd::Execed; break;
+      case Process::End::Unknown: end_ = ScriptEnd::Unknown; break;
+    }
+    const uint32_t segment = static_cast<uint32_t>(out_->chain.size() - 1);
+    for (const log::ThreadSlot& slot : proc.control.threads) {
+      if (!slot.tid || !slot.kind) continue;
+      auto it = threads_.find({segment, slot.tid});
+      if (it == threads_.end()) continue;
+      w_.threads[it->second].end_kind = slot.kind;
+      w_.threads[it->second].end_fd = slot.fd;
+      if (end_ == ScriptEnd::Unknown) end_ = ScriptEnd::Blocked;
+      out_->notes.push_back(proc.label() + " was in " + log::kindName(static_cast<Kind>(slot.kind)) +
+                            "() when the recording stopped: the re-run stops there too");
+    }
+  }
+
+  // The bytes a receive delivered.
+  bool receivedBytes(const log::Record& r, uint32_t position, std::string* data, std::string* error) {
+    uint64_t want = 0;
+    if (log::isMultiMessage(r.kind)) {
+      for (uint64_t n : r.lengths) want += n;
+    } else if (r.result > 0) {
+      want = std::min<uint64_t>(static_cast<uint64_t>(r.result), r.size);
+    }
+    if (!want) return true;
+    const bool peek = (r.flags & MSG_PEEK) && !log::isMultiMessage(r.kind);
+    if (r.payload.size() >= want) {
+      data->assign(r.payload.substr(0, want));
+      return true;
+    }
+    if (peek) {  // found later, in the receives that took these bytes
+      peeks_.push_back({static_cast<uint32_t>(w_.events.size()), r.fd, want, position});
+      return true;
+    }
+    std::string why;
+    if (r.payload.empty() && t_.payload(position, data, &why) && data->size() >= want) {
+      data->resize(want);
+      return true;
+    }
+    *error = "the recording does not have all " + std::to_string(want) + " bytes received at " +
+             eventName(t_, position) +
+             (r.payload_omitted ? " (recorded with --payload-limit)" : why.empty() ? "" : ": " + why) +
+             ": that process cannot be re-run faithfully";
+    return false;
+  }
+
+  bool addEvent(uint32_t segment, const Process& proc, const log::Record& r, uint32_t position, bool branch,
+                std::string* error) {
+    ScriptEvent e{};
+    e.kind = static_cast<uint16_t>(r.kind);
+    e.thread = threadIndex(segment, r.tid ? r.tid : static_cast<uint32_t>(proc.pid), proc.pid);
+    e.next_in_thread = kNoEvent;
+    e.segment = segment;
+    e.counter = r.counter;
+    e.number = position + 1;
+    e.result = r.result;
+    e.error = static_cast<int32_t>(r.error);
+    e.fd = r.fd;
+    e.size = r.size;
+    e.call_flags = r.flags;
+    e.peer_pid = r.peer_pid;
+    e.status = r.status;
+    e.signal = r.signal;
+    e.hash = r.hash;
+    e.omitted = r.payload_omitted;
+    if (r.has_hash) e.flags |= kHashKnown;
+    if (branch) e.flags |= kBranchToChild;
+
+    const Category category = log::categoryOf(r.kind);
+    if (category == Category::Receive) {
+      std::string bytes;
+      if (!receivedBytes(r, position, &bytes, error)) return false;
+      e.data = w_.put(bytes);
+    } else {
+      e.data = w_.put(r.payload);
+      if (category == Category::Send) {
+        const uint32_t ep = t_.events[position].endpoint;
+        if (ep != kNone) {
+          const replay::Channel& c = t_.channels[t_.endpoints[ep].channel];
+          // Output nobody in the recording read (the terminal, a file the
+          // recording's stdout went to) still reaches the user.
+          if (c.external || c.type == ChannelType::Terminal) e.flags |= kPassThrough;
+        }
+      }
+    }
+    e.address = w_.put(r.address);
+    e.fds = w_.put(r.fds.data(), r.fds.size() * sizeof(int32_t));
+    if (!r.ready.empty()) {
+      std::vector<ScriptReady> ready;
+      for (const auto& rf : r.ready) ready.push_back({rf.fd, rf.events, rf.data});
+      e.ready = w_.put(ready.data(), ready.size() * sizeof(ScriptReady));
+    }
+    e.lengths = w_.put(r.lengths.data(), r.lengths.size() * sizeof(uint64_t));
+    if (!r.strings.empty()) {
+      std::string joined;
+      for (auto s : r.strings) joined.append(s).push_back('\0');
+      e.strings = w_.put(joined);
+    }
+    e.text = w_.putText(narrator_.sentence(position));
+
+    const auto index = static_cast<uint32_t>(w_.events.size());
+    ScriptThread& th = w_.threads[e.thread];
+    if (th.first_event == kNoEvent) th.first_event = index;
+    if (last_of_thread_[e.thread] != kNoEvent) w_.events[last_of_thread_[e.thread]].next_in_thread = index;
+    last_of_thread_[e.thread] = index;
+    w_.events.push_back(e);
+    return true;
+  }
+
+  // A MSG_PEEK receive delivered the bytes that the next receives on its
+  // descriptor took.
+  bool resolvePeeks(std::string* error) {
+    for (const Peek& pk : peeks_) {
+      std::string bytes;
+      for (uint32_t i = pk.event + 1; i < w_.events.size() && bytes.size() < pk.want; ++i) {
+        const ScriptEvent& later = w_.events[i];
+        if (later.fd != pk.fd) continue;
+        if (later.kind == static_cast<uint16_t>(Kind::Close)) break;
+        if (log::categoryOf(static_cast<Kind>(later.kind)) != Category::Receive) continue;
+        if ((later.call_flags & MSG_PEEK) || !later.data.size) continue;
+        bytes.append(w_.view(later.data));
+      }
+      if (bytes.size() < pk.want) {
+        *error = "the bytes peeked at " + eventName(t_, pk.position) +
+                 " were never received afterwards, so the recording does not have them";
+        return false;
+      }
+      bytes.resize(pk.want);
+      w_.events[pk.event].data = w_.put(bytes);
+    }
+    return true;
+  }
+
+  bool finish(std::string*) {
+    ScriptHeader h{};
+    std::memcpy(h.magic, kScriptMagic, sizeof(h.magic));
+    h.version = kScriptVersion;
+    h.segment_count = static_cast<uint32_t>(out_->chain.size());
+    const Process& debugged = t_.processes[out_->chain.back()];
+    h.recorded_pid = debugged.pid;
+    h.recorded_generation = debugged.generation;
+    h.end = end_;
+    h.end_code = end_code_;
+    h.label = w_.putText(debugged.label());
+    out_->events = static_cast<uint32_t>(w_.events.size());
+    out_->bytes = w_.finish(h);
+    return true;
+  }
+
+  struct Peek {
+    uint32_t event;  // in the script
+    int32_t fd;
+    uint64_t want;
+    uint32_t position;
+  };
+
+  const Trace& t_;
+  Script* out_;
+  replay::Narrator narrator_;
+  ScriptWriter w_;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> threads_;  // (segment, tid) -> index
+  std::vector<uint32_t> last_of_thread_;
+  std::vector<Peek> peeks_;
+  ScriptEnd end_ = ScriptEnd::Unknown;
+  int32_t end_code_ = 0;
+};
+
+}  // namespace
+
+std::vector<uint32_t> imageChain(const Trace& t, uint32_t image, std::string* error) {
+  std::vector<uint32_t> chain{image};
+  for (uint32_t p = image; t.processes[p].origin == log::Origin::Forked;) {
+    const uint32_t parent = t.processes[p].parent;
+    if (parent == kNone || t.processes[parent].external) {
+      *error = t.processes[p].label() + " was forked by a process whose log is missing: it starts inside its "
+               "parent's memory, so the parent must be replayed up to the fork";
+      return {};
+    }
+    chain.insert(chain.begin(), parent);
+    p = parent;
+  }
+  return chain;
+}
+
+bool buildScript(const Trace& trace, uint32_t image, Script* out, std::string* error) {
+  *out = Script{};
+  Builder b(trace, out);
+  return b.build(image, error);
+}
+
+}  // namespace radar::driver
