@@ -64,6 +64,37 @@ bool haveSse42() {
 
 }  // namespace
 
+namespace {
+
+constexpr uint32_t kPoly = 0x82F63B78u;  // reflected
+
+// a * b modulo the polynomial, bits reflected (bit 31 is x^0).
+uint32_t multiplyModP(uint32_t a, uint32_t b) {
+  uint32_t product = 0;
+  for (uint32_t m = 1u << 31; m; m >>= 1) {
+    if (a & m) product ^= b;
+    b = (b & 1) ? (b >> 1) ^ kPoly : b >> 1;
+  }
+  return product;
+}
+
+// x^(8 * len) modulo the polynomial: shifts a CRC over len zero bytes.
+uint32_t shiftBytes(uint64_t len) {
+  uint32_t power = 1u << 30;  // x^1, squared below into x^(2^k)
+  uint32_t result = 1u << 31;  // x^0
+  for (uint64_t bits = len * 8; bits; bits >>= 1) {
+    if (bits & 1) result = multiplyModP(power, result);
+    power = multiplyModP(power, power);
+  }
+  return result;
+}
+
+}  // namespace
+
+uint32_t crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
+  return multiplyModP(shiftBytes(len_b), crc_a) ^ crc_b;
+}
+
 uint32_t crc32c(uint32_t crc, const void* data, size_t len) {
   const auto* p = static_cast<const uint8_t*>(data);
   crc = ~crc;

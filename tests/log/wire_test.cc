@@ -226,6 +226,19 @@ TEST(Crc32c, KnownValuesAndChaining) {
     EXPECT_EQ(crc32c(crc32c(0, data.data(), cut), data.data() + cut, data.size() - cut), whole);
 }
 
+TEST(Crc32c, CombinedFromThePartsAlone) {
+  std::string data(5000, '\0');
+  std::mt19937 rng(2);
+  for (auto& c : data) c = static_cast<char>(rng());
+  const uint32_t whole = crc32c(0, data.data(), data.size());
+  for (size_t cut : {0ul, 1ul, 3ul, 8ul, 255ul, 256ul, 4096ul, 4999ul, 5000ul}) {
+    const uint32_t a = crc32c(0, data.data(), cut);
+    const uint32_t b = crc32c(0, data.data() + cut, data.size() - cut);
+    EXPECT_EQ(crc32cCombine(a, b, data.size() - cut), whole) << cut;
+  }
+  EXPECT_NE(crc32cCombine(crc32c(0, "ba", 2), crc32c(0, "c", 1), 1), crc32c(0, "abc", 3));
+}
+
 }  // namespace
 }  // namespace radar::log
 
