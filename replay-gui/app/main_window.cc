@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include <algorithm>
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -338,8 +339,7 @@ void MainWindow::showMessage(uint32_t send) {
 bool MainWindow::followMessage(uint32_t send) {
   // Its first receive: the earliest event with an edge from it.
   uint32_t first = kNone;
-  for (const auto& e : trace_->edges)
-    if (e.from == send && e.why == replay::Edge::Why::Message && e.to < first) first = e.to;
+  for (uint32_t k : trace_->messagesFrom(send)) first = std::min(first, trace_->edges[k].to);
   if (first == kNone) {
     statusBar()->showMessage(tr("No recorded process received this message"), 4000);
     return false;

@@ -35,12 +35,13 @@ int runCheck(int argc, char** argv) {
   if (args.has("json")) {
     std::printf("{\"processes\":%zu,\"channels\":%zu,\"events\":%zu,\"bytes_sent\":%llu,"
                 "\"bytes_received\":%llu,\"bytes_matched\":%llu,\"bytes_external\":%llu,"
-                "\"bytes_unmatched\":%llu,\"bytes_ambiguous\":%llu,\"problems\":[",
+                "\"bytes_unmatched\":%llu,\"bytes_ambiguous\":%llu,\"placed_by_time\":%llu,\"problems\":[",
                 t.processes.size(), t.channels.size(), t.events.size(),
                 static_cast<unsigned long long>(t.bytes_sent), static_cast<unsigned long long>(t.bytes_received),
                 static_cast<unsigned long long>(t.bytes_matched),
                 static_cast<unsigned long long>(t.bytes_external), static_cast<unsigned long long>(unmatched),
-                static_cast<unsigned long long>(t.bytes_ambiguous));
+                static_cast<unsigned long long>(t.bytes_ambiguous),
+                static_cast<unsigned long long>(t.placed_by_time));
     for (size_t i = 0; i < t.problems.size(); ++i)
       std::printf("%s{\"path\":%s,\"message\":%s}", i ? "," : "", jsonString(t.problems[i].path).c_str(),
                   jsonString(t.problems[i].message).c_str());
@@ -68,9 +69,13 @@ int runCheck(int argc, char** argv) {
                 static_cast<unsigned long long>(t.bytes_matched),
                 static_cast<unsigned long long>(t.bytes_external), static_cast<unsigned long long>(unmatched));
     if (t.bytes_ambiguous)
-      std::printf("%llu of the matched bytes went through channels with several writers or readers: "
-                  "their order is by time\n",
+      std::printf("%llu of the matched bytes went through channels with several writers or readers whose "
+                  "calls overlapped, and their content could not tell their order: it is by time\n",
                   static_cast<unsigned long long>(t.bytes_ambiguous));
+    if (t.placed_by_time)
+      std::printf("%llu events of multi-threaded processes were placed by time, where the order of their "
+                  "threads' calls and the messages between processes disagree\n",
+                  static_cast<unsigned long long>(t.placed_by_time));
     if (t.findings.empty()) std::printf("no findings\n");
     for (const auto& f : t.findings) {
       std::printf("%s: %s", replay::findingKindName(f.kind), f.text.c_str());

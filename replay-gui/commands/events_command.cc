@@ -118,6 +118,17 @@ int runEvents(int argc, char** argv) {
       std::printf(",\"%s\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
       for (size_t k = 0; k < others.size(); ++k)
         std::printf("%s%s", k ? "," : "", jsonString(t.processes[others[k]].label()).c_str());
+      // The events at the other end: the receives of a send, the sends a
+      // receive got bytes from.
+      std::vector<uint32_t> ends;
+      if (log::categoryOf(e.eventKind()) == log::Category::Send) {
+        for (uint32_t k : t.messagesFrom(i)) ends.push_back(t.edges[k].to);
+      } else {
+        for (auto [b, end] = t.incoming(i); b != end; ++b)
+          if (b->why == replay::Edge::Why::Message) ends.push_back(b->from);
+      }
+      std::printf("],\"%s_events\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
+      for (size_t k = 0; k < ends.size(); ++k) std::printf("%s%u", k ? "," : "", ends[k] + 1);
       std::printf("]");
     }
     if (e.flags & replay::kEventFailed) std::printf(",\"failed\":true");

@@ -21,14 +21,6 @@ void eraseSorted(std::vector<T>& v, const T& x) {
 
 DisplayModel::DisplayModel(const Trace& trace, uint32_t every) : t_(trace), every_(every) {
   const uint32_t n = static_cast<uint32_t>(t_.events.size());
-  out_begin_.assign(n + 1, 0);
-  for (const Edge& e : t_.edges)
-    if (e.why == Edge::Why::Message) ++out_begin_[e.from + 1];
-  for (uint32_t i = 0; i < n; ++i) out_begin_[i + 1] += out_begin_[i];
-  out_edges_.resize(out_begin_[n]);
-  std::vector<uint32_t> fill(out_begin_.begin(), out_begin_.end() - 1);
-  for (uint32_t k = 0; k < t_.edges.size(); ++k)
-    if (t_.edges[k].why == Edge::Why::Message) out_edges_[fill[t_.edges[k].from]++] = k;
 
   // Ends each process image inherited, open from its start.
   inherited_begin_.assign(t_.processes.size() + 1, 0);
@@ -71,8 +63,8 @@ DisplayModel::DisplayModel(const Trace& trace, uint32_t every) : t_(trace), ever
 }
 
 uint32_t DisplayModel::firstReceiver(uint32_t send) const {
-  for (uint32_t k = out_begin_[send]; k < out_begin_[send + 1]; ++k) {
-    const Edge& e = t_.edges[out_edges_[k]];
+  for (uint32_t k : t_.messagesFrom(send)) {
+    const Edge& e = t_.edges[k];
     if (!(t_.events[e.to].flags & kEventPeek)) return t_.events[e.to].process;
   }
   return kNone;
@@ -100,8 +92,8 @@ void DisplayModel::apply(DisplayState& s) const {
     // bytes a thread of the same process got before this call returned
     // (shown earlier) are not queued either.
     uint64_t received = 0, taken = 0;
-    for (uint32_t k = out_begin_[i]; k < out_begin_[i + 1]; ++k) {
-      const Edge& e = t_.edges[out_edges_[k]];
+    for (uint32_t k : t_.messagesFrom(i)) {
+      const Edge& e = t_.edges[k];
       if (t_.events[e.to].flags & kEventPeek) continue;
       received += e.bytes;
       if (e.to < i) taken += e.bytes;

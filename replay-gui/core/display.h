@@ -60,8 +60,6 @@ class DisplayModel {
 
   const Trace& t_;
   uint32_t every_;
-  std::vector<uint32_t> out_begin_;  // outgoing message edges by source: CSR
-  std::vector<uint32_t> out_edges_;
   std::vector<uint32_t> inherited_begin_, inherited_;  // inherited ends by process: CSR
   std::vector<DisplayState> checkpoints_;
 };

@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <fstream>
+#include <limits>
+#include <mutex>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
+
+#include "crc32c.h"
 
 namespace radar::replay {
 namespace {
@@ -115,6 +118,16 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
         if (r.flags & 0x2) ev.flags |= kEventPeek;
         if (r.result == 0 && !r.error && r.size) ev.flags |= kEventEof;
         if (r.has_hash) {
+          raw.hashes[index] = r.hash;
+          ev.flags |= kEventHasHash;
+        }
+      } else if (moved && !log::isMultiMessage(k)) {
+        // A send's hash too: the matching checks which sends a receive's
+        // bytes came from where several processes share a stream.
+        if (r.payload.size() == moved) {
+          raw.hashes[index] = crc32c(0, r.payload.data(), r.payload.size());
+          ev.flags |= kEventHasHash;
+        } else if (r.has_hash) {
           raw.hashes[index] = r.hash;
           ev.flags |= kEventHasHash;
         }
@@ -250,6 +263,18 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     *error = dirs.empty() ? "no recording given" : "no readable log in " + dirs[0];
     for (const auto& p : raw.problems) *error += "\n  " + p.path + ": " + p.message;
     return false;
+  }
+  // One wall clock per machine. Processes of one boot share CLOCK_MONOTONIC,
+  // but each read it beside CLOCK_REALTIME at its own start; one preempted
+  // between the two reads got an offset too small by as long as it waited
+  // (milliseconds on a loaded machine), which would misorder its calls
+  // against the others'. The largest offset of a boot is the closest.
+  {
+    std::vector<int64_t> boot_offset(raw.boots.size(), std::numeric_limits<int64_t>::min());
+    for (const Process& p : raw.processes)
+      if (!raw.boots[p.boot].empty()) boot_offset[p.boot] = std::max(boot_offset[p.boot], p.realtime_offset);
+    for (Process& p : raw.processes)
+      if (!raw.boots[p.boot].empty()) p.realtime_offset = boot_offset[p.boot];
   }
   raw.events.resize(total_events);  // uninitialized: readLog() writes every field
   raw.hashes.resize(total_events);

@@ -16,6 +16,7 @@
 
 #include "address.h"
 #include "clocks.h"
+#include "crc32c.h"
 #include "findings.h"
 
 namespace radar::replay {
@@ -76,6 +77,12 @@ Edge makeEdge(uint32_t from, Edge::Why why, uint32_t to, uint64_t bytes) {
   return e;
 }
 
+// A send or receive of a byte stream, as the matching sees it.
+struct StreamItem {
+  uint32_t index, bytes, process;
+  bool peek;
+};
+
 class Merger {
  public:
   Merger(RawRecording& raw, Trace& t) : raw_(raw), t_(t) {}
@@ -85,6 +92,9 @@ class Merger {
   void linkProcesses();
   void buildChannels();
   void matchStreams();
+  // Returns the receives (by index into `receives`, after reordering) whose
+  // bytes their content confirmed.
+  std::vector<bool> orderByContent(std::vector<StreamItem>& sends, std::vector<StreamItem>& receives);
   void matchDatagrams();
   void otherEdges();
   void linearize();
@@ -348,10 +358,7 @@ void Merger::matchStreams() {
   }
   // What matching reads, copied out in one sequential pass: the events
   // themselves are spread over memory.
-  struct Item {
-    uint32_t index, bytes, process;
-    bool peek;
-  };
+  using Item = StreamItem;
   std::vector<std::vector<Item>> sends(streams), receives(streams);
   size_t total_receives = 0;
   for (size_t k = 0; k < streams; ++k) {
@@ -398,13 +405,16 @@ void Merger::matchStreams() {
     const Channel& c = t_.channels[st / 2];
     const bool several_writers = order(out);
     const bool several_readers = order(in);
+    std::vector<bool> confirmed;
+    if (several_writers || several_readers) confirmed = orderByContent(out, in);
     // Where each send starts in the stream.
     start.assign(out.size() + 1, 0);
     for (size_t k = 0; k < out.size(); ++k) start[k + 1] = start[k] + out[k].bytes;
     t_.bytes_sent += start.back();
     size_t k = 0;  // first send not fully consumed
     uint64_t consumed = 0;
-    for (const Item& r : in) {
+    for (size_t ri = 0; ri < in.size(); ++ri) {
+      const Item& r = in[ri];
       const uint64_t n = r.bytes;
       if (!n) continue;
       t_.bytes_received += n;
@@ -419,7 +429,7 @@ void Merger::matchStreams() {
         if (from == start[j + 1]) ++j;
       }
       t_.bytes_matched += n - left;
-      if (several_writers || several_readers) t_.bytes_ambiguous += n - left;
+      if ((several_writers || several_readers) && !confirmed[ri]) t_.bytes_ambiguous += n - left;
       if (left) {
         // Bytes no recorded send produced: from outside, or lost.
         if (c.external) {
@@ -437,6 +447,117 @@ void Merger::matchStreams() {
     if (c.external && start.back() > consumed)
       for (const Item& it : out) raw_.events[it.index].flags |= kEventExternal;
   }
+}
+
+// Several processes (or threads) writing or reading one stream: the order
+// of their calls by time is only a guess where the calls overlap (the
+// kernel moved the bytes at some moment inside each call). The content
+// hashes decide: a receive's bytes must be those of the sends it covers, so
+// where the time order gives other bytes, an order of the overlapping calls
+// that gives the right ones is looked for -- sends of each writer and
+// receives of each reader keep their own order. A send's hash covers it
+// whole, so a reader's consecutive receives are checked together until
+// they end where a send ends (a 4-byte length, then the message it
+// announces); what cannot be checked keeps the time order.
+std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vector<StreamItem>& in) {
+  constexpr size_t kWindow = 32;      // overlapping calls considered together
+  constexpr size_t kMaxGroup = 8;     // a reader's receives checked together
+  constexpr uint32_t kMaxTries = 20000;
+  auto hashed = [&](const StreamItem& it) { return (raw_.events[it.index].flags & kEventHasHash) != 0; };
+  auto actor = [&](const StreamItem& it) { return uint64_t{it.process} << 8 | raw_.events[it.index].thread; };
+  // `b` may come before `a`, listed first, if the calls overlap.
+  auto mayPrecede = [&](const StreamItem& a, const StreamItem& b) {
+    return wallOf(b.index, false) <= wallOf(a.index, true) && actor(a) != actor(b);
+  };
+
+  size_t head = 0;      // first send not fully received
+  uint64_t offset = 0;  // bytes of out[head] received
+  std::vector<size_t> path, group;
+  std::vector<bool> used, confirmed(in.size(), false);
+  // Sends (from `head`, whole) whose bytes are `bytes` long with this hash.
+  auto findSends = [&](uint64_t bytes, uint32_t target) {
+    const size_t end = std::min(out.size(), head + kWindow);
+    used.assign(end - head, false);
+    path.clear();
+    uint32_t tries = 0;
+    auto search = [&](auto&& self, uint64_t so_far, uint32_t crc) -> bool {
+      if (++tries > kMaxTries) return false;
+      for (size_t k = head; k < end; ++k) {
+        if (used[k - head]) continue;
+        bool ok = hashed(out[k]);
+        for (size_t e = head; e < k && ok; ++e)
+          if (!used[e - head]) ok = mayPrecede(out[e], out[k]);
+        if (!ok) continue;
+        const uint64_t total = so_far + out[k].bytes;
+        if (total > bytes) continue;
+        const uint32_t next = crc32cCombine(crc, raw_.hashes[out[k].index], out[k].bytes);
+        used[k - head] = true;
+        path.push_back(k);
+        if (total == bytes ? next == target : self(self, total, next)) return true;
+        path.pop_back();
+        used[k - head] = false;
+      }
+      return false;
+    };
+    return search(search, 0, 0);
+  };
+
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (offset == 0 && head < out.size() && !confirmed[i]) {
+      // The receives that may come next: in[i], and later ones that overlap
+      // every receive before them.
+      for (size_t j = i; j < in.size() && j < i + kWindow; ++j) {
+        bool may = true;
+        for (size_t k = i; k < j && may; ++k) may = mayPrecede(in[k], in[j]);
+        if (!may) continue;  // its reader's earlier receive, or one that ended before it began, comes first
+        if (in[j].peek || !in[j].bytes || !hashed(in[j])) {
+          if (j == i) break;  // nothing to check: the time order stands
+          continue;
+        }
+        // in[j], then the same reader's next receives, until their bytes
+        // are whole sends with the same hash.
+        group.assign(1, j);
+        uint64_t bytes = in[j].bytes;
+        uint32_t crc = raw_.hashes[in[j].index];
+        bool found = findSends(bytes, crc);
+        for (size_t k = j + 1; !found && k < in.size() && group.size() < kMaxGroup; ++k) {
+          if (actor(in[k]) != actor(in[j])) continue;
+          if (in[k].peek || !in[k].bytes || !hashed(in[k])) break;
+          group.push_back(k);
+          crc = crc32cCombine(crc, raw_.hashes[in[k].index], in[k].bytes);
+          bytes += in[k].bytes;
+          found = findSends(bytes, crc);
+        }
+        if (!found) continue;
+        // These receives, with these sends, come next.
+        std::vector<StreamItem> receives;
+        for (size_t k : group) receives.push_back(in[k]);
+        for (size_t k = i; k < in.size() && k <= group.back(); ++k)
+          if (std::find(group.begin(), group.end(), k) == group.end()) receives.push_back(in[k]);
+        std::copy(receives.begin(), receives.end(), in.begin() + i);
+        for (size_t k = 0; k < group.size(); ++k) confirmed[i + k] = true;
+        std::vector<StreamItem> sends;
+        for (size_t k : path) sends.push_back(out[k]);
+        for (size_t k = head; k < head + used.size(); ++k)
+          if (!used[k - head]) sends.push_back(out[k]);
+        std::copy(sends.begin(), sends.end(), out.begin() + head);
+        break;
+      }
+    }
+    // Take in[i]'s bytes.
+    if (in[i].peek) continue;
+    uint64_t left = in[i].bytes;
+    while (left && head < out.size()) {
+      const uint64_t take = std::min<uint64_t>(left, out[head].bytes - offset);
+      left -= take;
+      offset += take;
+      if (offset == out[head].bytes) {
+        ++head;
+        offset = 0;
+      }
+    }
+  }
+  return confirmed;
 }
 
 // Datagrams: each receive is the oldest unmatched datagram sent to its
@@ -689,6 +810,23 @@ void Merger::linearize() {
     }
     return true;
   };
+  // Follows what each process waits for from process `start`.
+  auto cycleHasThreads = [&](uint32_t start) {
+    uint32_t q = start;
+    for (uint32_t steps = 0; steps <= processes; ++steps) {
+      if (raw_.processes[q].threads.size() > 1) return true;
+      const uint32_t i = next[q];
+      uint32_t waits_for = kNone;
+      for (uint32_t k = cursor[q]; k < edges_.size() && edges_[k].to == i; ++k)
+        if (position[edges_[k].from] == kNone && owner(edges_[k].from) != q) {
+          waits_for = owner(edges_[k].from);
+          break;
+        }
+      if (waits_for == kNone || waits_for == start) return false;
+      q = waits_for;
+    }
+    return false;
+  };
   auto offer = [&](uint32_t p) {
     if (isReady(p)) ready.push({wallOf(next[p], false), raw_.processes[p].log_id, next[p]});
   };
@@ -725,11 +863,16 @@ void Merger::linearize() {
         if (pick == kNone || wallOf(i, false) < wallOf(pick, false)) pick = i;
       }
       const uint32_t p = processOf(pick);
+      // Threads: a process's events are in the order its calls returned,
+      // which is not a causal order between its threads (one thread's write
+      // may be answered before another's earlier write returned). A cycle
+      // through a multi-threaded process is that, not a contradiction.
+      if (cycleHasThreads(p)) ++t_.placed_by_time;
+      else ++broken;
       for (auto& list : parked)
         list.erase(std::remove_if(list.begin(), list.end(), [&](const auto& w) { return w.second == p; }),
                    list.end());
       forced[p] = true;
-      ++broken;
       offer(p);
       forced[p] = false;
     }

@@ -21,22 +21,12 @@ std::string statusText(int status) {
   return "continued";
 }
 
-Narrator::Narrator(const Trace& trace) : t_(trace) {
-  const uint32_t n = static_cast<uint32_t>(t_.events.size());
-  out_begin_.assign(n + 1, 0);
-  for (const Edge& e : t_.edges) ++out_begin_[e.from + 1];
-  for (uint32_t i = 0; i < n; ++i) out_begin_[i + 1] += out_begin_[i];
-  out_edges_.resize(out_begin_[n]);
-  std::vector<uint32_t> fill(out_begin_.begin(), out_begin_.end() - 1);
-  for (uint32_t k = 0; k < t_.edges.size(); ++k) out_edges_[fill[t_.edges[k].from]++] = k;
-}
+Narrator::Narrator(const Trace& trace) : t_(trace) {}
 
 std::vector<uint32_t> Narrator::receivers(uint32_t send) const {
   std::vector<uint32_t> out;
-  for (uint32_t k = out_begin_[send]; k < out_begin_[send + 1]; ++k) {
-    const Edge& e = t_.edges[out_edges_[k]];
-    if (e.why != Edge::Why::Message) continue;
-    const uint32_t p = t_.events[e.to].process;
+  for (uint32_t k : t_.messagesFrom(send)) {
+    const uint32_t p = t_.events[t_.edges[k].to].process;
     if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
   }
   return out;

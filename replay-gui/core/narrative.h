@@ -28,7 +28,6 @@ class Narrator {
   std::string channel(const Event& e) const;
 
   const Trace& t_;
-  std::vector<uint32_t> out_begin_, out_edges_;
 };
 
 std::string statusText(int raw_wait_status);

@@ -37,8 +37,26 @@ int64_t Trace::wallTime(uint32_t position) const {
 }
 
 const Clocks& Trace::clocks() const {
-  if (!clocks_) clocks_ = std::make_shared<Clocks>(*this);
-  return *clocks_;
+  std::call_once(lazy_->clocks_once, [&] { lazy_->clocks = std::make_shared<Clocks>(*this); });
+  return *lazy_->clocks;
+}
+
+std::span<const uint32_t> Trace::messagesFrom(uint32_t send) const {
+  std::call_once(lazy_->sends_once, [&] {
+    auto& begin = lazy_->send_begin;
+    auto& list = lazy_->send_edges;
+    begin.assign(events.size() + 1, 0);
+    for (const Edge& e : edges)
+      if (e.why == Edge::Why::Message) ++begin[e.from + 1];
+    for (size_t i = 1; i < begin.size(); ++i) begin[i] += begin[i - 1];
+    list.resize(begin.back());
+    std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+    for (uint32_t i = 0; i < edges.size(); ++i)
+      if (edges[i].why == Edge::Why::Message) list[fill[edges[i].from]++] = i;
+  });
+  const auto& begin = lazy_->send_begin;
+  if (send + 1 >= begin.size()) return {};
+  return std::span<const uint32_t>(lazy_->send_edges).subspan(begin[send], begin[send + 1] - begin[send]);
 }
 
 bool Trace::happensBefore(uint32_t a, uint32_t b) const { return clocks().happensBefore(a, b); }
@@ -82,20 +100,6 @@ bool Trace::record(uint32_t position, log::Record* out, std::string* payload,
   return true;
 }
 
-const Trace::SendIndex& Trace::sendReceivers() const {
-  if (send_receivers_.begin.size() == events.size() + 1) return send_receivers_;
-  auto& [begin, list] = send_receivers_;
-  begin.assign(events.size() + 1, 0);
-  for (const Edge& e : edges)
-    if (e.why == Edge::Why::Message) ++begin[e.from + 1];
-  for (size_t i = 1; i < begin.size(); ++i) begin[i] += begin[i - 1];
-  list.resize(begin.back());
-  std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
-  for (uint32_t i = 0; i < edges.size(); ++i)
-    if (edges[i].why == Edge::Why::Message) list[fill[edges[i].from]++] = i;
-  return send_receivers_;
-}
-
 bool Trace::payload(uint32_t position, std::string* out, std::string* error) const {
   log::Record r;
   std::string own;
@@ -123,9 +127,8 @@ bool Trace::payload(uint32_t position, std::string* out, std::string* error) con
     uint64_t skip = 0;
     if (k == 0) {
       // Bytes of this send that earlier receives consumed.
-      const auto& [begin, receivers] = sendReceivers();
-      for (uint32_t i = begin[piece->from]; i < begin[piece->from + 1]; ++i) {
-        const Edge& other = edges[receivers[i]];
+      for (uint32_t other_edge : messagesFrom(piece->from)) {
+        const Edge& other = edges[other_edge];
         if (other.to < position && !(events[other.to].flags & kEventPeek)) skip += other.bytes;
       }
     }

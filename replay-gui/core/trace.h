@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -206,7 +208,10 @@ class Trace {
   // Statistics of the matching.
   uint64_t bytes_sent = 0, bytes_received = 0, bytes_matched = 0;
   uint64_t bytes_external = 0;       // received from outside the recording
-  uint64_t bytes_ambiguous = 0;      // matched by time among concurrent writers
+  uint64_t bytes_ambiguous = 0;      // matched by time among overlapping writers or readers, unconfirmed by content
+  // Events of multi-threaded processes placed by time where their threads'
+  // order and the messages disagree (see linearize()).
+  uint64_t placed_by_time = 0;
 
   // Incoming edges of an event (from other processes).
   std::pair<const Edge*, const Edge*> incoming(uint32_t position) const;
@@ -216,6 +221,10 @@ class Trace {
     const Event& e = events[position];
     return e.counter >= 2 ? process_events[e.process][e.counter - 2] : kNone;
   }
+
+  // The message edges out of a send (indices into `edges`), in the order
+  // its bytes were received. The index behind it is made on first use.
+  std::span<const uint32_t> messagesFrom(uint32_t send) const;
 
   // The full record of an event, re-read from its log.
   bool record(uint32_t position, log::Record* out, std::string* payload,
@@ -243,14 +252,16 @@ class Trace {
 
  private:
   mutable std::vector<std::unique_ptr<log::LogReader>> readers_;  // one per process, opened on demand
-  mutable std::shared_ptr<const class Clocks> clocks_;
-  // Message edges by sending event (CSR: begin[send]..begin[send + 1] index
-  // `edges`), made on the first payload() that needs them.
-  struct SendIndex {
-    std::vector<uint32_t> begin, edges;
+  // Made on first use, once even when threads ask together (the replay
+  // window's loader and views).
+  struct Lazy {
+    std::once_flag clocks_once, sends_once;
+    std::shared_ptr<const class Clocks> clocks;
+    // Message edges by sending event (CSR: begin[send]..begin[send + 1]
+    // index `edges`).
+    std::vector<uint32_t> send_begin, send_edges;
   };
-  const SendIndex& sendReceivers() const;
-  mutable SendIndex send_receivers_;
+  std::unique_ptr<Lazy> lazy_ = std::make_unique<Lazy>();
 };
 
 }  // namespace radar::replay

@@ -163,7 +163,7 @@ std::string FakeRecording::write() {
     h.parent_counter = p->parent_counter_;
     h.executable = exe.c_str();
     h.argv = argv;
-    h.realtime_ns = 1'700'000'000'000'000'000;
+    h.realtime_ns = 1'700'000'000'000'000'000 - p->clock_lag_;
     h.monotonic_ns = 0;
     log::LogWriter w;
     log::WriterOptions options;

@@ -36,6 +36,12 @@ class FakeProcess {
   FakeProcess& user(const std::string& name, int64_t at);
   // The call a thread was blocked in when the recording ended.
   FakeProcess& blockedIn(log::Kind kind, uint32_t channel, int32_t fd = 3);
+  // The process read CLOCK_REALTIME `ns` too early against CLOCK_MONOTONIC
+  // (preempted between the two reads at its start).
+  FakeProcess& clockLag(int64_t ns) {
+    clock_lag_ = ns;
+    return *this;
+  }
   uint64_t counter() const { return counter_; }  // events so far
   uint64_t logId() const { return log_id_; }
 
@@ -61,6 +67,7 @@ class FakeProcess {
   uint64_t parent_log_ = 0, parent_counter_ = 0;
   std::vector<Item> items_;
   uint64_t counter_ = 0;
+  int64_t clock_lag_ = 0;
   std::vector<log::ThreadSlot> blocked_;
 };
 

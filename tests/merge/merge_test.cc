@@ -263,6 +263,87 @@ TEST(Merge, MessageNeverReceived) {
   EXPECT_NE(narrator.sentence(at(*t, 1, 1)).find("which nobody receives"), std::string::npos);
 }
 
+// Two writers whose writes overlap in time: the second to return wrote
+// first. The receive's content says so, and the matching follows it.
+TEST(Merge, OverlappingWritersOrderedByWhatWasReceived) {
+  FakeRecording rec;
+  FakeProcess& a = rec.process("a", 1).pipeEnd(1, 88, true);
+  FakeProcess& b = rec.process("b", 2).pipeEnd(1, 88, true);
+  FakeProcess& r = rec.process("reader", 3).pipeEnd(1, 88, false);
+  a.send(1, "from a..", 10, 30);  // returns last, but its bytes came first
+  b.send(1, "from b..", 12, 20);
+  r.receive(1, "from a..", 5, 25).receive(1, "from b..", 31, 32);
+  auto t = rec.load();
+  expectConsistent(*t);
+  EXPECT_EQ(t->incoming(at(*t, 3, 1)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->incoming(at(*t, 3, 2)).first->from, at(*t, 2, 1));
+  std::string bytes, error;
+  ASSERT_TRUE(t->payload(at(*t, 3, 1), &bytes, &error)) << error;
+  EXPECT_EQ(bytes, "from a..");
+}
+
+// Processes of one machine share one monotonic clock: one whose start-up
+// clock reading was delayed must not see its calls shifted against the
+// others'. Two writers, one of them with a 5 ms lag: their order by time
+// stays the true one.
+TEST(Merge, OneWallClockPerMachine) {
+  FakeRecording rec;
+  FakeProcess& a = rec.process("a", 1).pipeEnd(1, 92, true);
+  FakeProcess& b = rec.process("b", 2).pipeEnd(1, 92, true).clockLag(5'000'000);
+  FakeProcess& r = rec.process("reader", 3).pipeEnd(1, 92, false);
+  a.send(1, "first", 10, 11);
+  b.send(1, "second", 20, 21);
+  r.receive(1, "firstsecond", 30, 31);
+  auto t = rec.load();
+  EXPECT_EQ(t->processes[0].realtime_offset, t->processes[1].realtime_offset);
+  EXPECT_LT(t->wallTime(at(*t, 1, 1)), t->wallTime(at(*t, 2, 1)));
+  auto [first, end] = t->incoming(at(*t, 3, 1));
+  ASSERT_EQ(end - first, 2);
+  EXPECT_EQ(first->from, at(*t, 1, 1));
+}
+
+// A length, then the message it announces, written at once and read in two
+// reads: the reads are checked together against the whole write.
+TEST(Merge, ReadsOfOneWriteCheckedTogether) {
+  FakeRecording rec;
+  FakeProcess& a = rec.process("a", 1).pipeEnd(1, 91, true);
+  FakeProcess& b = rec.process("b", 2).pipeEnd(1, 91, true);
+  FakeProcess& r = rec.process("reader", 3).pipeEnd(1, 91, false);
+  a.send(1, "\x05hello", 10, 30);
+  b.send(1, "\x03" "bye", 12, 20);  // returned first, wrote second
+  r.receive(1, "\x05", 5, 25).receive(1, "hello", 26, 27).receive(1, "\x03", 28, 29).receive(1, "bye", 31, 32);
+  auto t = rec.load();
+  EXPECT_EQ(t->incoming(at(*t, 3, 1)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->incoming(at(*t, 3, 2)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->incoming(at(*t, 3, 4)).first->from, at(*t, 2, 1));
+  EXPECT_EQ(t->bytes_ambiguous, 0u);
+}
+
+// Two readers of one pipe whose reads overlap: the first to return got the
+// second message.
+TEST(Merge, OverlappingReadersOrderedByWhatTheyGot) {
+  FakeRecording rec;
+  FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 89, true);
+  FakeProcess& r1 = rec.process("r1", 2).pipeEnd(1, 89, false);
+  FakeProcess& r2 = rec.process("r2", 3).pipeEnd(1, 89, false);
+  w.send(1, "request 1", 10, 11).send(1, "request 2", 12, 13);
+  r1.receive(1, "request 2", 5, 20);
+  r2.receive(1, "request 1", 6, 21);
+  auto t = rec.load();
+  expectConsistent(*t);
+  EXPECT_EQ(t->incoming(at(*t, 2, 1)).first->from, at(*t, 1, 2));
+  EXPECT_EQ(t->incoming(at(*t, 3, 1)).first->from, at(*t, 1, 1));
+  // Calls that do not overlap keep their order whatever the bytes say: the
+  // bytes are then simply not those sent (reported, not rearranged).
+  FakeRecording late;
+  FakeProcess& w2 = late.process("writer", 1).pipeEnd(1, 90, true);
+  late.process("r1", 2).pipeEnd(1, 90, false).receive(1, "request 2", 20, 21);
+  late.process("r2", 3).pipeEnd(1, 90, false).receive(1, "request 1", 30, 31);
+  w2.send(1, "request 1", 10, 11).send(1, "request 2", 12, 13);
+  auto t2 = late.load();
+  EXPECT_EQ(t2->incoming(at(*t2, 2, 1)).first->from, at(*t2, 1, 1));
+}
+
 // A self-pipe between two threads: the reading thread's call returned (and
 // was counted) before the writing thread's did. The bytes are matched and
 // nothing is reported lost, and the order stays the process's own.
