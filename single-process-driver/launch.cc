@@ -78,6 +78,10 @@ bool readLaunchFile(const std::string& path, LaunchSpec* spec, std::string* erro
 }
 
 void execLaunch(const LaunchSpec& spec, std::string* error) {
+  // The program starts with what it had: 0, 1 and 2, then the stand-ins
+  // the replay library makes. A descriptor of ours (or of whoever started
+  // radar) would take a number the recording gives to something else.
+  ::close_range(3, ~0u, 0);
   if (::chdir(spec.cwd.c_str()) != 0) {
     *error = "cannot enter the recorded working directory " + spec.cwd + ": " + std::strerror(errno);
     return;

@@ -114,7 +114,8 @@ struct ScriptEvent {
   int32_t status;
   int32_t signal;
   uint32_t hash;            // CRC-32C of the bytes moved (receives; sends cut short)
-  uint32_t reserved;
+  uint32_t after_arrival;   // an event of another thread whose call must have begun
+                            // before this one returns (kNoEvent: none), see below
   uint64_t omitted;         // bytes of a send the recording did not keep
   Blob data;       // receives: the bytes to deliver; sends: the bytes expected;
                    // CLOCK/RANDOM: the value; USER: the user data
@@ -126,6 +127,11 @@ struct ScriptEvent {
   Blob text;       // the narrative line, NUL-terminated
   SocketNames names;  // socket, bind, listen, connect, accept: the socket's names after it
 };
+// after_arrival: a thread's receive (or poll that found it readable) got
+// bytes another thread of the process wrote in a call that returned later:
+// counted later, yet begun before. The reading call waits until the writing
+// thread reaches that call, so that what the writer did before it (a flag
+// set, then a wake-up written) is done in the re-run too.
 inline constexpr uint16_t kBranchToChild = 1;    // FORK/VFORK where the replay becomes the child
 inline constexpr uint16_t kHashKnown = 2;        // `hash` is meaningful
 inline constexpr uint16_t kPassThrough = 4;      // also write the bytes to the real descriptor (terminals)

@@ -1,6 +1,7 @@
 #include "script_builder.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -8,7 +9,9 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <unordered_map>
 
+#include "crc32c.h"
 #include "narrative.h"
 #include "radar/proto/radarlog.pb.h"
 #include "reader.h"
@@ -155,6 +158,7 @@ class Builder {
       if (!addImage(static_cast<uint32_t>(k), chain[k], limit, fork_position, error)) return false;
     }
     if (!resolvePeeks(error)) return false;
+    linkArrivals();
     return finish(error);
   }
 
@@ -365,7 +369,11 @@ class Builder {
     std::string why;
     if (r.payload.empty() && t_.payload(position, data, &why) && data->size() >= want) {
       data->resize(want);
-      return true;
+      if (!r.has_hash || crc32c(0, data->data(), data->size()) == r.hash) return true;
+      *error = "the recording does not say which bytes " + eventName(t_, position) +
+               " received: several processes wrote to (or read from) its channel at the same moment, and the "
+               "bytes matched by time are not the ones received";
+      return false;
     }
     *error = "the recording does not have all " + std::to_string(want) + " bytes received at " +
              eventName(t_, position) +
@@ -392,6 +400,7 @@ class Builder {
     e.status = r.status;
     e.signal = r.signal;
     e.hash = r.hash;
+    e.after_arrival = kNoEvent;
     e.omitted = r.payload_omitted;
     if (r.has_hash) e.flags |= kHashKnown;
     if (branch) e.flags |= kBranchToChild;
@@ -429,12 +438,62 @@ class Builder {
     e.text = w_.putText(narrator_.sentence(position));
 
     const auto index = static_cast<uint32_t>(w_.events.size());
+    script_index_.emplace(position, index);
+    positions_.push_back(position);
     ScriptThread& th = w_.threads[e.thread];
     if (th.first_event == kNoEvent) th.first_event = index;
     if (last_of_thread_[e.thread] != kNoEvent) w_.events[last_of_thread_[e.thread]].next_in_thread = index;
     last_of_thread_[e.thread] = index;
     w_.events.push_back(e);
     return true;
+  }
+
+  // The send of another thread of the same process, counted after `at`,
+  // whose bytes the receive at trace position `receive` got (script index),
+  // or kNoEvent.
+  uint32_t laterLocalSend(uint32_t receive, const ScriptEvent& at) const {
+    uint32_t found = kNoEvent;
+    const uint32_t process = t_.events[receive].process;
+    for (auto [b, end] = t_.incoming(receive); b != end; ++b) {
+      if (b->why != replay::Edge::Why::Message) continue;
+      const replay::Event& send = t_.events[b->from];
+      if (send.process != process || send.counter <= at.counter) continue;
+      auto it = script_index_.find(b->from);
+      if (it != script_index_.end() && w_.events[it->second].segment == at.segment &&
+          w_.events[it->second].thread != at.thread)
+        found = std::min(found, it->second);
+    }
+    return found;
+  }
+
+  // See ScriptEvent::after_arrival: receives, and polls that found a
+  // descriptor readable, whose bytes a later-counted call of another thread
+  // wrote.
+  void linkArrivals() {
+    std::map<std::pair<uint32_t, int32_t>, std::vector<uint32_t>> receives_on;  // (segment, fd) -> script indices
+    for (uint32_t i = 0; i < w_.events.size(); ++i) {
+      const ScriptEvent& e = w_.events[i];
+      if (log::categoryOf(static_cast<Kind>(e.kind)) == Category::Receive) receives_on[{e.segment, e.fd}].push_back(i);
+    }
+    for (uint32_t i = 0; i < w_.events.size(); ++i) {
+      ScriptEvent& e = w_.events[i];
+      const auto kind = static_cast<Kind>(e.kind);
+      if (log::categoryOf(kind) == Category::Receive) {
+        e.after_arrival = laterLocalSend(positions_[i], e);
+      } else if ((kind == Kind::Poll || kind == Kind::Select) && e.ready.size && e.result > 0) {
+        const auto* ready = reinterpret_cast<const ScriptReady*>(w_.view(e.ready).data());
+        for (size_t k = 0; k < e.ready.size / sizeof(ScriptReady); ++k) {
+          const bool readable = kind == Kind::Poll ? (ready[k].events & (POLLIN | POLLRDNORM)) : (ready[k].events & 1);
+          if (!readable) continue;
+          // What made it readable: the bytes its next receive got.
+          auto list = receives_on.find({e.segment, ready[k].fd});
+          if (list == receives_on.end()) continue;
+          auto next = std::upper_bound(list->second.begin(), list->second.end(), i);
+          if (next == list->second.end()) continue;
+          e.after_arrival = std::min(e.after_arrival, laterLocalSend(positions_[*next], e));
+        }
+      }
+    }
   }
 
   // A MSG_PEEK receive delivered the bytes that the next receives on its
@@ -456,6 +515,10 @@ class Builder {
         return false;
       }
       bytes.resize(pk.want);
+      if (w_.events[pk.event].flags & kHashKnown && crc32c(0, bytes.data(), bytes.size()) != w_.events[pk.event].hash) {
+        *error = "the bytes peeked at " + eventName(t_, pk.position) + " are not those received afterwards";
+        return false;
+      }
       w_.events[pk.event].data = w_.put(bytes);
     }
     return true;
@@ -490,6 +553,8 @@ class Builder {
   ScriptWriter w_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> threads_;  // (segment, tid) -> index
   std::vector<uint32_t> last_of_thread_;
+  std::vector<uint32_t> positions_;                       // per script event: its trace position
+  std::unordered_map<uint32_t, uint32_t> script_index_;   // trace position -> script event
   std::vector<Peek> peeks_;
   ScriptEnd end_ = ScriptEnd::Unknown;
   int32_t end_code_ = 0;

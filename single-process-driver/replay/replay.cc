@@ -61,6 +61,7 @@ namespace {
 
 constexpr uint32_t kMaxThreads = 4096;
 constexpr int kStallLimit = 50;  // waits of 100 ms for another thread's event
+constexpr int kIdleHoldMs = 20;  // holdUntilNext(): how long nobody may progress
 constexpr int kMaxFd = 1 << 16;
 
 struct State {
@@ -90,6 +91,10 @@ uint32_t g_cursor[kMaxThreads];
 std::atomic<uint64_t> g_channel_bits[kMaxFd / 64];
 std::atomic<const driver::SocketNames*> g_socket_names[kMaxFd];
 std::atomic_flag g_lock = ATOMIC_FLAG_INIT;
+// Events whose call a thread has reached (a bit each), and how many: see
+// ScriptEvent::after_arrival.
+uint64_t* g_arrived = nullptr;
+uint32_t g_arrivals = 0;
 
 struct ThreadPlace {
   int32_t index;     // into the script's threads, -1 unknown
@@ -195,26 +200,62 @@ bool recordingStoppedHere() {
 void endOfThread(int32_t index, Kind kind, int fd, const char* what) {
   const ScriptThread& t = g.threads[index];
   const bool last_segment = t.segment == g.last_segment;
-  if (last_segment && recordingStoppedHere()) {
+  if (!last_segment || !recordingStoppedHere()) {
     Report r;
-    r << "radar: every recorded event of this thread of " << label() << " has been replayed; ";
-    if (t.end_kind == static_cast<uint16_t>(kind) && t.end_fd == fd)
-      r << "the recording stopped while it was in this call, " << what << ": the re-run stops here too";
+    r << "the program calls " << what << " after this thread's last recorded event";
+    diverge(nullptr, r.str());
+    return;
+  }
+  // The recording stopped with this thread here (killed, or still in this
+  // call): so does the re-run, once the other threads have replayed all
+  // they recorded too.
+  uint32_t seen;
+  while ((seen = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE)) < g.header->event_count) {
+    if (!replaying()) return;
+    sys::raw(SYS_futex, reinterpret_cast<long>(&radar_replay_consumed), FUTEX_WAIT_PRIVATE, seen, 0);
+  }
+  static std::atomic<bool> reported{false};
+  if (!reported.exchange(true)) {
+    Report r;
+    r << "radar: replayed " << static_cast<uint64_t>(seen) << " of " << static_cast<uint64_t>(g.header->event_count)
+      << " events; ";
+    const bool in_call = t.end_kind == static_cast<uint16_t>(kind) && t.end_fd == fd;
+    if (g.header->end == ScriptEnd::Signaled)
+      r << label() << " was killed by signal " << static_cast<int64_t>(g.header->end_code)
+        << (in_call ? " in " : " before its next call, ") << what << ", as recorded";
+    else if (in_call)
+      r << "the recording stopped while " << label() << " was in " << what << ": the re-run stops there, as recorded";
     else
-      r << "the recording stopped before its next call, " << what << ": the re-run stops here";
+      r << "the recording stopped before " << label() << "'s next call, " << what
+        << ": the re-run stops there, as recorded";
     copyReport(r.str(), ReplayOutcome::Blocked);
     g.detached.store(true);
     announce(radar_replay_ended, r.str());
-    if (g.exit_at_end) exitNow(driver::kBlockedExitStatus);
-    for (;;) sys::raw(SYS_pause);  // as it was: waiting for ever
+    if (g.exit_at_end) {
+      const int sig = g.header->end_code;
+      if (g.header->end == ScriptEnd::Signaled && sig > 0 && sig < _NSIG && sig != SIGSTOP) {
+        // Die as the recorded process died.
+        struct kernel_sigaction {
+          void* handler;
+          unsigned long flags;
+          void* restorer;
+          uint64_t mask;
+        } dfl{};
+        sys::raw(SYS_rt_sigaction, sig, reinterpret_cast<long>(&dfl), 0, 8);
+        uint64_t only = uint64_t{1} << (sig - 1);
+        sys::raw(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&only), 0, 8);
+        sys::raw(SYS_tgkill, sys::getpid(), sys::gettid(), sig);
+      }
+      exitNow(driver::kBlockedExitStatus);
+    }
   }
-  Report r;
-  r << "the program calls " << what << " after this thread's last recorded event";
-  diverge(nullptr, r.str());
+  for (;;) sys::raw(SYS_pause);  // as it was: stopped for ever
 }
 
 bool deliverRecordedSignals(int32_t index, bool unblocked_only = false);
 bool waitTurn(const ScriptEvent* e);
+bool arrive(const ScriptEvent* e);
+void holdUntilNext(int32_t index);
 
 }  // namespace
 
@@ -327,6 +368,39 @@ void checkStops(const ScriptEvent& e) {
   if (g.sigstop_at_stop) sys::raw(SYS_tgkill, sys::getpid(), sys::gettid(), SIGSTOP);
 }
 
+// The calling thread has reached event `e`'s call; if the recording says
+// another thread had reached one of its calls before this one returned
+// (after_arrival), it waits for that too. False when the replay left the
+// recording meanwhile.
+bool arrive(const ScriptEvent* e) {
+  const auto mine = static_cast<uint32_t>(e - g.events);
+  if (g_arrived) {
+    __atomic_fetch_or(&g_arrived[mine / 64], uint64_t{1} << (mine % 64), __ATOMIC_ACQ_REL);
+    __atomic_add_fetch(&g_arrivals, 1, __ATOMIC_ACQ_REL);
+    sys::raw(SYS_futex, reinterpret_cast<long>(&g_arrivals), FUTEX_WAKE_PRIVATE, INT_MAX);
+  }
+  const uint32_t other = e->after_arrival;
+  if (!g_arrived || other == kNoEvent || other >= g.header->event_count) return true;
+  int stalled = 0;
+  for (;;) {
+    const uint32_t seen = __atomic_load_n(&g_arrivals, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&g_arrived[other / 64], __ATOMIC_ACQUIRE) >> (other % 64) & 1) return true;
+    if (!replaying()) return false;
+    struct timespec wait = {0, 100 * 1000 * 1000};
+    sys::raw(SYS_futex, reinterpret_cast<long>(&g_arrivals), FUTEX_WAIT_PRIVATE, seen,
+             reinterpret_cast<long>(&wait));
+    stalled = __atomic_load_n(&g_arrivals, __ATOMIC_ACQUIRE) == seen ? stalled + 1 : 0;
+    if (stalled == kStallLimit) {
+      Report r;
+      r << "a thread waits to replay " << text(e) << "\n  which got what another thread sent in "
+        << text(&g.events[other]) << "\n  but that thread never gets there: the re-run's threads have taken other "
+        << "paths than the recorded ones";
+      diverge(&g.events[other], r.str());
+      return false;
+    }
+  }
+}
+
 // Threads take their turns as recorded: an event is replayed only once
 // every event before it in the script (the image's counter order: the order
 // calls returned) has been, so that what one thread does with what another
@@ -355,6 +429,27 @@ bool waitTurn(const ScriptEvent* e) {
     }
   }
   return true;
+}
+
+// The thread's own code between this call and its next one runs, as far
+// as possible, once every other thread's event before that next one has
+// been replayed: what it reads of the others' state (a flag, a queue's
+// length) is then what it read in the recording. Held only while the
+// others make progress: when they wait for this thread (a lock, a
+// condition, a queue of its own), it goes on after a few idle milliseconds.
+void holdUntilNext(int32_t index) {
+  const uint32_t next = g_cursor[index];
+  if (next == kNoEvent) return;
+  uint32_t seen = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE);
+  int idle = 0;
+  while (seen < next && idle < kIdleHoldMs && replaying()) {
+    struct timespec wait = {0, 1000 * 1000};
+    sys::raw(SYS_futex, reinterpret_cast<long>(&radar_replay_consumed), FUTEX_WAIT_PRIVATE, seen,
+             reinterpret_cast<long>(&wait));
+    const uint32_t now = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE);
+    idle = now == seen ? idle + 1 : 0;
+    seen = now;
+  }
 }
 
 const ScriptEvent* nextOf(int32_t index) {
@@ -393,7 +488,7 @@ const ScriptEvent* expect(Kind kind, int fd, const char* what) {
     diverge(e, r.str());
     return nullptr;
   }
-  if (!waitTurn(e)) return nullptr;
+  if (!arrive(e) || !waitTurn(e)) return nullptr;
   publishNext(index);
   checkStops(*e);
   return e;
@@ -406,7 +501,7 @@ const ScriptEvent* expectIf(Kind kind, int fd) {
   const ScriptEvent* e = nextCallOf(index);
   if (!e || e->kind != static_cast<uint16_t>(kind) || e->fd != fd) return nullptr;
   if (!deliverRecordedSignals(index)) return nullptr;
-  if (!waitTurn(e)) return nullptr;
+  if (!arrive(e) || !waitTurn(e)) return nullptr;
   publishNext(index);
   checkStops(*e);
   return e;
@@ -425,13 +520,14 @@ void consume(const ScriptEvent* e) {
   radar_replay_last_number = e->number;
   radar_replay_last_local = e->counter;
   radar_replay_last_text = text(e);
-  const uint32_t consumed = __atomic_add_fetch(&radar_replay_consumed, 1, __ATOMIC_RELAXED);
+  const uint32_t consumed = __atomic_add_fetch(&radar_replay_consumed, 1, __ATOMIC_ACQ_REL);
   if (g.status) {
     __atomic_store_n(&g.status->consumed, consumed, __ATOMIC_RELAXED);
     __atomic_store_n(&g.status->last_number, e->number, __ATOMIC_RELAXED);
   }
   publishNext(index);
   sys::raw(SYS_futex, reinterpret_cast<long>(&radar_replay_consumed), FUTEX_WAKE_PRIVATE, INT_MAX);
+  holdUntilNext(index);
 }
 
 namespace {
@@ -670,6 +766,12 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   if (const char* why = validate()) failStart(why);
   g.last_segment = g.header->segment_count - 1;
   radar_replay_total = g.header->event_count;
+  {
+    const size_t bytes = (g.header->event_count / 64 + 1) * sizeof(uint64_t);
+    const long a = sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (a < 0 && a > -4096) failStart("no memory for the replay's bookkeeping");
+    g_arrived = reinterpret_cast<uint64_t*>(a);
+  }
 
   for (uint32_t i = 0; i < g.header->inherited_count; ++i) {
     standIn(g.inherited[i]);
