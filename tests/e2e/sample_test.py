@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""End to end over one sample program, in the record -> check -> replay ->
+compare style:
+
+  1. record the sample with `radar record`, as a user would;
+  2. `radar check`: every received byte matched to its send, and exactly the
+     findings the sample is about (the deadlock's cycle), nothing else;
+  3. `radar events`: the sample's story appears in the narrative, in an order
+     consistent with causality (every receive after the sends it got);
+  4. `radar debug --no-gdb`: every process image re-runs alone, fed from the
+     recording, with zero divergences;
+  5. `radar replay --snapshot`: the replay window renders the recording
+     headless at its last event (when the GUI is built).
+
+    sample_test.py BUILD_DIR SAMPLE
+
+A failure keeps the recording and prints the command that reproduces the
+failing step. Exit 77 (skipped) when the sample needs what is missing.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+class Sample:
+    def __init__(self, command, stdin="", status=0, stdout=(), story=(), findings=(), allowed=(), needs=()):
+        self.command = command      # relative to the build's bin directory, or a program on PATH
+        self.stdin = stdin
+        self.status = status        # the program's exit status
+        self.stdout = stdout        # regexes its output must match
+        self.story = story          # causal chains: regexes that narrative lines must match, in order
+        self.findings = findings    # (kind, regex) that `radar check` must report, and no other ...
+        self.allowed = allowed      # ... except these, which it may report (what the program leaves behind)
+        self.needs = needs          # programs that must be installed
+
+
+P = r"\[\d+\]"  # a pid in a label
+
+SAMPLES = {
+    "static_net": Sample(
+        ["static_net"],
+        stdout=[r"proc3"],
+        story=[
+            [rf"proc1{P} sends a message to proc3{P}", rf"proc3{P} receives a message from proc1{P}",
+             rf"proc3{P} sends a message to proc1{P}", rf"proc1{P} receives a message from proc3{P}"],
+            [rf"proc2{P} sends a message to proc3{P}", rf"proc3{P} receives a message from proc2{P}"],
+            [rf"proc3{P} sends a message to proc2{P}", rf"proc2{P} receives a message from proc3{P}"],
+        ],
+    ),
+    "broadcast": Sample(
+        ["broadcast"],
+        stdin="5\n7\n999\n",
+        stdout=[r"receiver1: 5", r"receiver2: 7"],
+        story=[
+            [rf"sender{P} receives a message from outside the recording",
+             rf"sender{P} sends a message to receiver1{P}", rf"receiver1{P} receives a message from sender{P}"],
+            [rf"sender{P} sends a message to receiver2{P}", rf"receiver2{P} receives a message from sender{P}"],
+        ],
+    ),
+    "calc": Sample(
+        ["calc"],
+        stdin="(2 + 3) * x - 4 / 2\n10 - (2 + 3)\n",
+        stdout=[r"= 33", r"= -5"],
+        story=[
+            [rf"scanner{P} receives a message from outside the recording",
+             rf"scanner{P} sends a message to parser{P}", rf"parser{P} receives a message from scanner{P}",
+             rf"parser{P} sends a message to interpreter{P}", rf"interpreter{P} receives a message from parser{P}",
+             rf"interpreter{P} sends a message to outside the recording"],
+            [rf"scanner{P} sends a message to interpreter{P}", rf"interpreter{P} receives a message from scanner{P}"],
+        ],
+    ),
+    "mpx": Sample(
+        ["mpx", "2", "20"],
+        stdout=[r"server"],
+        story=[
+            [rf"initiator{P} sends a message to server{P}", rf"server{P} receives a message from initiator{P}",
+             rf"server{P} sends a message to initiator{P}", rf"initiator{P} receives a message from server{P}"],
+        ],
+    ),
+    "deadlock_ring": Sample(
+        ["deadlock", "ring"],
+        status=3,
+        stdout=[r"workers killed after 2 s"],
+        story=[
+            [rf"deadlock{P} receives signal 14 \(SIGALRM\)", rf"deadlock{P} sends signal 9 \(SIGKILL\) to alpha{P}"],
+        ],
+        findings=[
+            ("deadlock", rf"alpha{P} waits for gamma{P} on pipe \d+, gamma{P} waits for beta{P} on pipe \d+, "
+                         rf"beta{P} waits for alpha{P}"),
+            ("abnormal-end", rf"alpha{P} was killed by signal 9"),
+            ("abnormal-end", rf"beta{P} was killed by signal 9"),
+            ("abnormal-end", rf"gamma{P} was killed by signal 9"),
+        ],
+    ),
+    "deadlock_chain": Sample(
+        ["deadlock", "chain"],
+        story=[
+            [rf"alpha{P} sends a message to beta{P}", rf"beta{P} receives a message from alpha{P}",
+             rf"beta{P} sends a message to gamma{P}", rf"gamma{P} receives a message from beta{P}",
+             rf"gamma{P} sends a message to alpha{P}", rf"alpha{P} receives a message from gamma{P}"],
+        ],
+    ),
+    "race": Sample(
+        ["race"],
+        stdout=[r"hits = \d+"],
+        story=[
+            [rf"client{P} sends a message to server{P} on socketpair", rf"server{P} receives a message from client{P}",
+             rf"server{P} sends a message to client{P}", rf"client{P} receives a message from server{P}"],
+        ],
+    ),
+    "kvstore4": Sample(
+        ["kvstore", "4"],
+        story=[
+            # The launcher learns the port from the server, then starts the clients.
+            [rf"server{P} listens on tcp 127\.0\.0\.1:\d+", rf"server{P} sends a message to kvstore{P}",
+             rf"kvstore{P} receives a message from server{P}", rf"client{P} connects tcp 127\.0\.0\.1:\d+",
+             rf"client{P} sends a message to server{P} on tcp", rf"server{P} receives a message from client{P}",
+             rf"server{P} sends a message to client{P}", rf"client{P} receives a message from server{P}"],
+        ],
+    ),
+    "kvstore6": Sample(
+        ["kvstore", "6", "3"],
+        story=[
+            [rf"server{P} listens on tcp \[::1\]:\d+", rf"client{P} connects tcp \[::1\]:\d+",
+             rf"client{P} sends a message to server{P} on tcp \[::1\]", rf"server{P} receives a message from client{P}",
+             rf"server{P} sends a message to client{P}", rf"client{P} receives a message from server{P}"],
+        ],
+    ),
+    "pipeline": Sample(
+        ["pipeline.sh"],
+        stdout=[r"consumer: 10 lines, 148 bytes"],
+        story=[
+            [rf"pipeline_producer{P} sends a message to pipeline_filter{P}",
+             rf"pipeline_filter{P} receives a message from pipeline_producer{P}",
+             rf"pipeline_filter{P} sends a message to pipeline_consumer{P}",
+             rf"pipeline_consumer{P} receives a message from pipeline_filter{P}"],
+        ],
+    ),
+    "pool": Sample(
+        ["python3", "pool.py"],
+        stdout=[r"sum of squares 1\.\.100 = 338350"],
+        story=[
+            [rf"pool\.py{P} creates pool\.py{P}", rf"pool\.py{P} sends a message to pool\.py{P}",
+             rf"pool\.py{P} receives a message from pool\.py{P}"],
+        ],
+        # The pool sends its threads and workers more end-of-work sentinels
+        # than they read before they stop.
+        allowed=[("never-received", rf"sent by pool\.py{P} on pipe \d+ never received")],
+        needs=["python3"],
+    ),
+    "ports_demo": Sample(
+        ["python3", "ports_demo.py", "launch"],
+        story=[
+            [rf"ports_demo\.py{P} sends a message to ports_demo\.py{P}",
+             rf"ports_demo\.py{P} receives a message from ports_demo\.py{P}"],
+        ],
+        needs=["python3"],
+    ),
+}
+
+
+class Failure(Exception):
+    pass
+
+
+def run(argv, stdin="", timeout=120, env=None):
+    return subprocess.run(argv, input=stdin.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=timeout, env=env)
+
+
+def text(b):
+    return b.decode(errors="replace")
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[2] not in SAMPLES:
+        print("usage: sample_test.py BUILD_DIR SAMPLE (one of %s)" % ", ".join(SAMPLES), file=sys.stderr)
+        return 2
+    build, name = sys.argv[1], sys.argv[2]
+    sample = SAMPLES[name]
+    for program in sample.needs:
+        if not shutil.which(program):
+            print("SKIP: %s needs %s, which is not installed" % (name, program))
+            return 77
+    bin_dir = os.path.join(build, "bin")
+    radar = os.path.join(bin_dir, "radar")
+    work = tempfile.mkdtemp(prefix="radar-e2e-%s-" % name)
+    rec = os.path.join(work, "rec")
+    command = [os.path.join(bin_dir, c) if os.path.exists(os.path.join(bin_dir, c)) else c for c in sample.command]
+    record = [radar, "record", "-o", rec, "--"] + command
+    step = "record"
+    reproduce = " ".join(record)
+    try:
+        # 1. record
+        r = run(record, sample.stdin)
+        out = text(r.stdout)
+        if r.returncode != sample.status:
+            raise Failure("the program exited %d, expected %d:\n%s" % (r.returncode, sample.status, text(r.stderr)))
+        for pattern in sample.stdout:
+            if not re.search(pattern, out):
+                raise Failure("its output lacks /%s/:\n%s" % (pattern, out))
+
+        # 2. check
+        step = "check"
+        reproduce = "%s check --json %s" % (radar, rec)
+        r = run([radar, "check", "--json", rec])
+        if r.returncode != 0:
+            raise Failure("radar check exited %d: %s" % (r.returncode, text(r.stderr)))
+        check = json.loads(r.stdout)
+        if check["bytes_unmatched"] or check["bytes_received"] != check["bytes_matched"] + check["bytes_external"]:
+            raise Failure("received bytes not all matched: %s" % r.stdout.decode())
+        if check["problems"]:
+            raise Failure("problems reading the recording: %s" % check["problems"])
+        found = [(f["kind"], f["text"]) for f in check["findings"]]
+        for kind, pattern in sample.findings:
+            match = [f for f in found if f[0] == kind and re.search(pattern, f[1])]
+            if not match:
+                raise Failure("no %s finding like /%s/ in %s" % (kind, pattern, found))
+            found.remove(match[0])
+        found = [f for f in found if not any(f[0] == kind and re.search(p, f[1]) for kind, p in sample.allowed)]
+        if found:
+            raise Failure("unexpected findings: %s" % found)
+
+        # 3. the narrative: the story in order, receives after their sends
+        step = "events"
+        reproduce = "%s events --json %s" % (radar, rec)
+        r = run([radar, "events", "--json", rec])
+        if r.returncode != 0:
+            raise Failure("radar events exited %d: %s" % (r.returncode, text(r.stderr)))
+        events = [json.loads(line) for line in r.stdout.splitlines()]
+        if not events or [e["event"] for e in events] != list(range(1, len(events) + 1)):
+            raise Failure("events are not numbered 1, 2, 3 ...")
+        # A process with several threads has its events in the order its
+        # calls returned, not a causal order between threads: `radar check`
+        # counts where that placed a receive before its send.
+        threaded = {e["pid"] for e in events if e["thread"] > 0}
+        backwards = 0
+        for e in events:
+            for sender in e.get("from_events") or []:
+                other = events[sender - 1]
+                if sender < e["event"] or other["pid"] == e["pid"]:
+                    continue
+                if (other["pid"] in threaded or e["pid"] in threaded) and check["placed_by_time"] > backwards:
+                    backwards += 1
+                    continue
+                raise Failure("event %d receives from event %d, which comes later" % (e["event"], sender))
+        for chain in sample.story:
+            at = 0
+            for pattern in chain:
+                while at < len(events) and not re.search(pattern, events[at]["text"]):
+                    at += 1
+                if at == len(events):
+                    raise Failure("the narrative lacks /%s/ (after the events before it in %s)" % (pattern, chain))
+                at += 1
+
+        # 4. every process image re-runs alone with zero divergences
+        step = "debug"
+        images = sorted(f[:-5] for f in os.listdir(rec) if f.endswith(".rlog"))
+        for image in images:
+            pid, generation = image.split("-")[:2]
+            spec = "%s.%s" % (pid, generation)
+            argv = [radar, "debug", rec, spec, "--no-gdb"]
+            reproduce = " ".join(argv)
+            r = run(argv, timeout=60)
+            report = text(r.stderr)
+            if r.returncode != 0:
+                raise Failure("the re-run of %s exited %d:\n%s" % (image, r.returncode, report))
+            if not re.search(r"as recorded|execs here", report):
+                raise Failure("the re-run of %s did not say it matched the recording:\n%s" % (image, report))
+
+        # 5. the replay window, headless, at the last event
+        step = "replay"
+        if os.path.exists(os.path.join(build, "libexec", "radar", "radar-replay")):
+            png = os.path.join(work, "end.png")
+            argv = [radar, "replay", rec, "--snapshot", png, "--at-event", str(len(events)), "--size", "800x600"]
+            reproduce = " ".join(argv)
+            env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+            r = run(argv, env=env)
+            if r.returncode != 0:
+                raise Failure("radar replay exited %d: %s" % (r.returncode, text(r.stderr)))
+            with open(png, "rb") as f:
+                if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                    raise Failure("the snapshot is not a PNG")
+            if text(r.stdout).strip() != events[-1]["text"] + ". Event %d." % len(events):
+                raise Failure("the replay's narrative at the end is %r, radar events says %r"
+                              % (text(r.stdout).strip(), events[-1]["text"]))
+    except (Failure, subprocess.TimeoutExpired) as failure:
+        print("FAIL (%s step of %s): %s" % (step, name, failure), file=sys.stderr)
+        print("The recording is kept in %s; reproduce with:\n  %s" % (rec, reproduce), file=sys.stderr)
+        return 1
+    shutil.rmtree(work)
+    print("ok: %s recorded (%d events), checked, re-run image by image (%d), replayed" % (name, len(events), len(images)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
