@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -38,6 +39,7 @@
 #include <cstring>
 
 #include "recorder.h"
+#include "state.h"
 #include "sys.h"
 
 extern char** environ;
@@ -1236,6 +1238,64 @@ HOOK int __libc_start_main(int (*main)(int, char**, char**), int argc, char** ar
   auto real = reinterpret_cast<Start>(dlsym(RTLD_NEXT, "__libc_start_main"));
   g_main = main;
   return real(wrappedMain, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+// ==== threads ===================================================================
+//
+// A new thread's first record is THREAD_START with the order in which its
+// image created it (1, 2, 3 ...): a re-run matches its threads to the
+// recorded ones by that order. The start routine and its argument travel
+// to the new thread in a slot of a fixed table (no allocation); with every
+// slot in use the thread starts unannounced.
+
+namespace {
+
+struct ThreadLaunch {
+  std::atomic<uint32_t> busy;
+  void* (*start)(void*);
+  void* arg;
+  uint32_t ordinal;
+};
+ThreadLaunch g_launches[256];
+
+void* launchedThread(void* p) {
+  auto* slot = static_cast<ThreadLaunch*>(p);
+  void* (*start)(void*) = slot->start;
+  void* arg = slot->arg;
+  const uint32_t ordinal = slot->ordinal;
+  slot->busy.store(0, std::memory_order_release);
+  if (active()) {
+    Call call(Kind::ThreadStart, -1);
+    call.finish(0);
+    call.extra.size = ordinal;
+    call.record();
+  }
+  return start(arg);
+}
+
+}  // namespace
+
+HOOK int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
+  REAL(pthread_create);
+  if (!active()) return real_pthread_create(thread, attr, start, arg);
+  ThreadLaunch* slot = nullptr;
+  for (auto& l : g_launches) {
+    uint32_t free = 0;
+    if (l.busy.compare_exchange_strong(free, 1, std::memory_order_acquire)) {
+      slot = &l;
+      break;
+    }
+  }
+  if (!slot) return real_pthread_create(thread, attr, start, arg);
+  slot->start = start;
+  slot->arg = arg;
+  slot->ordinal = g_process.threads_created.fetch_add(1, std::memory_order_relaxed) + 1;
+  const int r = real_pthread_create(thread, attr, launchedThread, slot);
+  if (r != 0) {
+    g_process.threads_created.fetch_sub(1, std::memory_order_relaxed);
+    slot->busy.store(0, std::memory_order_release);
+  }
+  return r;
 }
 
 // ==== signals ===================================================================

@@ -202,6 +202,7 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   p.pid = static_cast<int32_t>(sys::getpid());
   p.generation = generation;
   p.closed = false;
+  p.threads_created.store(0, std::memory_order_relaxed);  // counted per image
   uint64_t id = 0;
   sys::getrandom(&id, sizeof(id), 0);
   p.log_id = id ? id : static_cast<uint64_t>(p.pid) << 32 | generation;

@@ -65,6 +65,7 @@ struct Process {
   bool closed = false;           // EXIT recorded: nothing more is written
   char** argv = nullptr;         // as given to the constructor
   int fd_floor = 0;              // our descriptors live at or above this
+  std::atomic<uint32_t> threads_created{0};  // pthread_create calls of this image
 };
 
 // One deferred record: a signal handler recorded something while its
