@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <queue>
@@ -389,9 +390,12 @@ void Merger::matchStreams() {
   }
   // Events of several processes on one stream: in the order their calls
   // returned (the kernel moves the bytes during the call).
+  // Several threads of one process are several writers too.
   auto order = [&](std::vector<Item>& v) {
     bool several = false;
-    for (const Item& it : v) several |= it.process != v.front().process;
+    for (const Item& it : v)
+      several |= it.process != v.front().process ||
+                 raw_.events[it.index].thread != raw_.events[v.front().index].thread;
     if (several)
       std::stable_sort(v.begin(), v.end(),
                        [&](const Item& a, const Item& b) { return wallOf(a.index, true) < wallOf(b.index, true); });
@@ -460,20 +464,17 @@ void Merger::matchStreams() {
 // they end where a send ends (a 4-byte length, then the message it
 // announces); what cannot be checked keeps the time order.
 std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vector<StreamItem>& in) {
-  constexpr size_t kWindow = 32;      // overlapping calls considered together
+  constexpr size_t kWindow = 256;     // overlapping calls considered together
   constexpr size_t kMaxGroup = 8;     // a reader's receives checked together
   constexpr uint32_t kMaxTries = 20000;
   auto hashed = [&](const StreamItem& it) { return (raw_.events[it.index].flags & kEventHasHash) != 0; };
   auto actor = [&](const StreamItem& it) { return uint64_t{it.process} << 8 | raw_.events[it.index].thread; };
-  // `b` may come before `a`, listed first, if the calls overlap.
-  auto mayPrecede = [&](const StreamItem& a, const StreamItem& b) {
-    return wallOf(b.index, false) <= wallOf(a.index, true) && actor(a) != actor(b);
-  };
 
   size_t head = 0;      // first send not fully received
   uint64_t offset = 0;  // bytes of out[head] received
   std::vector<size_t> path, group;
   std::vector<bool> used, confirmed(in.size(), false);
+  std::vector<uint64_t> actors_ahead;
   // Sends (from `head`, whole) whose bytes are `bytes` long with this hash.
   auto findSends = [&](uint64_t bytes, uint32_t target) {
     const size_t end = std::min(out.size(), head + kWindow);
@@ -482,18 +483,27 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
     uint32_t tries = 0;
     auto search = [&](auto&& self, uint64_t so_far, uint32_t crc) -> bool {
       if (++tries > kMaxTries) return false;
+      // out[k] may come next if it began before every send still ahead of
+      // it returned, and no earlier send of its writer is still ahead.
+      int64_t first_return = std::numeric_limits<int64_t>::max();
+      std::vector<uint64_t>& ahead = actors_ahead;
+      ahead.clear();
       for (size_t k = head; k < end; ++k) {
         if (used[k - head]) continue;
-        bool ok = hashed(out[k]);
-        for (size_t e = head; e < k && ok; ++e)
-          if (!used[e - head]) ok = mayPrecede(out[e], out[k]);
+        const uint64_t who = actor(out[k]);
+        const bool ok = hashed(out[k]) && wallOf(out[k].index, false) <= first_return &&
+                        std::find(ahead.begin(), ahead.end(), who) == ahead.end();
+        first_return = std::min(first_return, wallOf(out[k].index, true));
+        ahead.push_back(who);
         if (!ok) continue;
         const uint64_t total = so_far + out[k].bytes;
         if (total > bytes) continue;
         const uint32_t next = crc32cCombine(crc, raw_.hashes[out[k].index], out[k].bytes);
         used[k - head] = true;
         path.push_back(k);
+        const std::vector<uint64_t> saved = ahead;
         if (total == bytes ? next == target : self(self, total, next)) return true;
+        ahead = saved;
         path.pop_back();
         used[k - head] = false;
       }
@@ -506,10 +516,17 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
     if (offset == 0 && head < out.size() && !confirmed[i]) {
       // The receives that may come next: in[i], and later ones that overlap
       // every receive before them.
+      int64_t first_return = std::numeric_limits<int64_t>::max();
+      std::vector<uint64_t> readers_ahead;
       for (size_t j = i; j < in.size() && j < i + kWindow; ++j) {
-        bool may = true;
-        for (size_t k = i; k < j && may; ++k) may = mayPrecede(in[k], in[j]);
-        if (!may) continue;  // its reader's earlier receive, or one that ended before it began, comes first
+        // in[j] may come next if it began before every receive ahead of it
+        // returned, and its reader has none ahead of it.
+        const uint64_t who = actor(in[j]);
+        const bool may = wallOf(in[j].index, false) <= first_return &&
+                         std::find(readers_ahead.begin(), readers_ahead.end(), who) == readers_ahead.end();
+        first_return = std::min(first_return, wallOf(in[j].index, true));
+        readers_ahead.push_back(who);
+        if (!may) continue;
         if (in[j].peek || !in[j].bytes || !hashed(in[j])) {
           if (j == i) break;  // nothing to check: the time order stands
           continue;

@@ -178,7 +178,7 @@ std::string Narrator::describe(uint32_t position) const {
     case Kind::Clock: return subject + " reads the clock";
     case Kind::Random: return subject + " reads random bytes";
     case Kind::Getpid: return subject + " asks for its process id";
-    case Kind::ThreadStart: return subject + " starts a thread";
+    case Kind::ThreadStart: return subject + " starts";
     default: return subject + " does " + log::kindName(k);
   }
 }
