@@ -66,6 +66,11 @@ int main(int argc, char** argv) {
     while (waitpid(pids[i], &status, 0) < 0) {
       if (errno != EINTR) launch_die("waitpid");
       if (timed_out) {
+        /* Stop them all, then kill them: killed one at a time, a worker
+           whose predecessor died first would read end of file and leave
+           the cycle before its own turn came. */
+        for (int j = 0; j < WORKERS; j++)
+          if (pids[j] > 0) kill(pids[j], SIGSTOP);
         for (int j = 0; j < WORKERS; j++)
           if (pids[j] > 0) kill(pids[j], SIGKILL);
         for (int j = 0; j < WORKERS; j++)

@@ -118,6 +118,7 @@ void noteCreated(const log::Record& r, std::set<int>* created) {
     case Kind::Socket:
     case Kind::Accept:
     case Kind::Dup:
+    case Kind::Popen:
       if (r.result >= 0) created->insert(static_cast<int>(r.result));
       break;
     default:
@@ -225,7 +226,7 @@ class Builder {
     // Every thread of the image has a place, even one that recorded nothing
     // (the main thread of a child that only exits through a signal ...).
     threadIndex(segment, static_cast<uint32_t>(proc.pid), proc.pid);
-    std::set<int> created;
+    std::set<int> created, created_ever;
     std::set<int> inherited;
     log::Record r;
     uint64_t expected_counter = 1;
@@ -237,7 +238,11 @@ class Builder {
         continue;
       }
       if (!log::isCounted(r.kind)) continue;
-      if (r.counter > limit) break;
+      if (r.counter > limit) {
+        // Past the fork: only which descriptors the image makes itself.
+        noteCreated(r, &created_ever);
+        continue;
+      }
       if (r.counter != expected_counter || r.counter > t_.process_events[p].size()) {
         *error = proc.label() + "'s log skips from local event " + std::to_string(expected_counter - 1) +
                  " to " + std::to_string(r.counter) + ": it cannot be re-run faithfully";
@@ -247,6 +252,7 @@ class Builder {
       const uint32_t position = t_.process_events[p][r.counter - 1];
       if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && !created.count(r.fd)) inherited.insert(r.fd);
       noteCreated(r, &created);
+      noteCreated(r, &created_ever);
       if (r.kind == Kind::Close) created.erase(r.fd);
       if (!addEvent(segment, proc, r, position, position == fork_position, error)) return false;
       if (hasSocketNames(r.kind) && r.channel) {
@@ -269,7 +275,7 @@ class Builder {
       *error = proc.label() + "'s log ends before its local event " + std::to_string(limit);
       return false;
     }
-    if (segment == 0) standIns(p, inherited);
+    if (segment == 0) standIns(p, inherited, created_ever);
     if (last) endOf(proc);
     return true;
   }
@@ -300,10 +306,14 @@ class Builder {
   }
 
   // Stand-ins for the channel ends the first image started with.
-  void standIns(uint32_t p, const std::set<int>& used_before_created) {
+  // `used_before_created`: descriptors its calls used before making them;
+  // `made`: descriptors it made at some point (an end it received or
+  // accepted is defined as inherited when first seen in use: not one).
+  void standIns(uint32_t p, const std::set<int>& used_before_created, const std::set<int>& made) {
     std::map<int, ScriptFd> fds;
     for (const replay::Endpoint& ep : t_.endpoints) {
       if (ep.process != p || !ep.inherited || ep.fd < 0) continue;
+      if (made.count(ep.fd) && !used_before_created.count(ep.fd)) continue;
       ScriptFd f = standInFor(ep, ep.fd);
       f.names.local = w_.put(ep.local_address);
       f.names.peer = w_.put(ep.peer_address);

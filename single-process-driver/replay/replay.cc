@@ -60,8 +60,9 @@ using driver::kNoEvent;
 namespace {
 
 constexpr uint32_t kMaxThreads = 4096;
-constexpr int kStallLimit = 50;  // waits of 100 ms for another thread's event
-constexpr int kIdleHoldMs = 20;  // holdUntilNext(): how long nobody may progress
+constexpr int kIdleWaitMs = 200;  // a call waits for other threads' events while they progress ...
+constexpr int kIdleHoldMs = 20;   // ... and code between calls a little
+constexpr int kIdleEndMs = 2000;  // the end of the recording waits for the last events
 constexpr int kMaxFd = 1 << 16;
 
 struct State {
@@ -94,13 +95,17 @@ std::atomic_flag g_lock = ATOMIC_FLAG_INIT;
 // Events whose call a thread has reached (a bit each), and how many: see
 // ScriptEvent::after_arrival.
 uint64_t* g_arrived = nullptr;
-uint32_t g_arrivals = 0;
+uint64_t* g_replayed = nullptr;  // events replayed (a bit each)
+uint32_t g_prefix = 0;           // events [0, g_prefix) all replayed
+uint32_t g_progress = 0;         // bumped at every arrival and replay: what waits sleep on
 
 struct ThreadPlace {
   int32_t index;     // into the script's threads, -1 unknown
   uint32_t segment;  // the segment it was claimed in
 };
 __thread ThreadPlace t_place __attribute__((tls_model("initial-exec"))) = {-1, 0};
+// A thread of a parent image that the debugged child does not have.
+__thread bool t_outside __attribute__((tls_model("initial-exec"))) = false;
 
 class Lock {
  public:
@@ -169,6 +174,11 @@ void publishNext(int32_t index) {
 int32_t placeOfThisThread(Kind kind, int fd) {
   const uint32_t segment = g.segment.load(std::memory_order_acquire);
   if (t_place.index >= 0 && t_place.segment == segment) return t_place.index;
+  if (t_place.index >= 0 || t_outside) {
+    // A thread of a parent image: fork() did not copy it into the recorded
+    // child, which the replay now is. It stops here, for good.
+    for (;;) sys::raw(SYS_pause);
+  }
   Lock lock;
   const uint32_t me = tid();
   int32_t fallback = -1;
@@ -180,6 +190,7 @@ int32_t placeOfThisThread(Kind kind, int fd) {
       next = g.events[next].next_in_thread;
     if (next == kNoEvent) continue;
     const ScriptEvent& e = g.events[next];
+    if (e.kind == static_cast<uint16_t>(Kind::ThreadStart)) continue;  // claimed by its creation order
     if (e.kind == static_cast<uint16_t>(kind) && e.fd == fd) {
       fallback = static_cast<int32_t>(i);
       break;
@@ -196,11 +207,80 @@ bool recordingStoppedHere() {
   return end == ScriptEnd::Blocked || end == ScriptEnd::Signaled || end == ScriptEnd::Unknown;
 }
 
+// ---- the threads' order ---------------------------------------------------
+//
+// Each thread replays its own events strictly in order. Between threads,
+// the recorded order (the image's counter order: the order calls returned)
+// is followed as far as the program lets it: a thread waits before a call
+// until every earlier event has been replayed (waitTurn), waits for the
+// thread whose write its read got when that write was counted later
+// (arrive), and, between two calls, runs once the others' earlier events
+// are done (holdUntilNext). The program may hold a lock the awaited thread
+// needs -- nothing in the recording says so -- so every wait ends when no
+// thread has made progress for a while: the order is kept where the
+// program allows it, and the program never hangs for it. Time stopped in a
+// debugger does not count: waits are counted in short sleeps.
+
+// Called with `done` reading the condition; waits while it is false and
+// the other threads make progress. False when the replay left the
+// recording meanwhile.
+template <class Done>
+bool waitFor(Done&& done, int idle_limit) {
+  int idle = 0;
+  while (!done()) {
+    if (!replaying()) return false;
+    const uint32_t seen = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE);
+    if (done()) break;
+    struct timespec wait = {0, 1000 * 1000};
+    sys::raw(SYS_futex, reinterpret_cast<long>(&g_progress), FUTEX_WAIT_PRIVATE, seen, reinterpret_cast<long>(&wait));
+    idle = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) == seen ? idle + 1 : 0;
+    if (idle >= idle_limit) break;  // nobody moves: go on out of order
+  }
+  return true;
+}
+
+void progress() {
+  __atomic_add_fetch(&g_progress, 1, __ATOMIC_ACQ_REL);
+  sys::raw(SYS_futex, reinterpret_cast<long>(&g_progress), FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+bool isSet(const uint64_t* bits, uint32_t i) { return __atomic_load_n(&bits[i / 64], __ATOMIC_ACQUIRE) >> (i % 64) & 1; }
+
+// Every event before `i` has been replayed.
+bool replayedBefore(uint32_t i) { return __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE) >= i; }
+
+// The calling thread has reached event `e`'s call.
+bool arrive(const ScriptEvent* e) {
+  const auto mine = static_cast<uint32_t>(e - g.events);
+  __atomic_fetch_or(&g_arrived[mine / 64], uint64_t{1} << (mine % 64), __ATOMIC_ACQ_REL);
+  progress();
+  const uint32_t other = e->after_arrival;
+  if (other == kNoEvent || other >= g.header->event_count) return true;
+  return waitFor([&] { return isSet(g_arrived, other); }, kIdleWaitMs);
+}
+
+bool waitTurn(const ScriptEvent* e) {
+  const auto mine = static_cast<uint32_t>(e - g.events);
+  return waitFor([&] { return replayedBefore(mine); }, kIdleWaitMs);
+}
+
+void holdUntilNext(int32_t index) {
+  const uint32_t next = g_cursor[index];
+  if (next == kNoEvent) return;
+  waitFor([&] { return replayedBefore(next); }, kIdleHoldMs);
+}
+
 // The calling thread has replayed all it recorded and calls again.
 void endOfThread(int32_t index, Kind kind, int fd, const char* what) {
   const ScriptThread& t = g.threads[index];
   const bool last_segment = t.segment == g.last_segment;
-  if (!last_segment || !recordingStoppedHere()) {
+  if (!last_segment) {
+    // A thread of an image that forks the one being debugged: all it did
+    // before the fork is replayed, and fork() does not copy it into the
+    // child. It waits for good.
+    for (;;) sys::raw(SYS_pause);
+  }
+  if (!recordingStoppedHere()) {
     Report r;
     r << "the program calls " << what << " after this thread's last recorded event";
     diverge(nullptr, r.str());
@@ -209,11 +289,10 @@ void endOfThread(int32_t index, Kind kind, int fd, const char* what) {
   // The recording stopped with this thread here (killed, or still in this
   // call): so does the re-run, once the other threads have replayed all
   // they recorded too.
-  uint32_t seen;
-  while ((seen = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE)) < g.header->event_count) {
-    if (!replaying()) return;
-    sys::raw(SYS_futex, reinterpret_cast<long>(&radar_replay_consumed), FUTEX_WAIT_PRIVATE, seen, 0);
-  }
+  if (!waitFor([] { return __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE) >= g.header->event_count; },
+               kIdleEndMs))
+    return;
+  const uint32_t seen = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE);
   static std::atomic<bool> reported{false};
   if (!reported.exchange(true)) {
     Report r;
@@ -256,6 +335,7 @@ bool deliverRecordedSignals(int32_t index, bool unblocked_only = false);
 bool waitTurn(const ScriptEvent* e);
 bool arrive(const ScriptEvent* e);
 void holdUntilNext(int32_t index);
+bool isSet(const uint64_t* bits, uint32_t i);
 
 }  // namespace
 
@@ -368,90 +448,6 @@ void checkStops(const ScriptEvent& e) {
   if (g.sigstop_at_stop) sys::raw(SYS_tgkill, sys::getpid(), sys::gettid(), SIGSTOP);
 }
 
-// The calling thread has reached event `e`'s call; if the recording says
-// another thread had reached one of its calls before this one returned
-// (after_arrival), it waits for that too. False when the replay left the
-// recording meanwhile.
-bool arrive(const ScriptEvent* e) {
-  const auto mine = static_cast<uint32_t>(e - g.events);
-  if (g_arrived) {
-    __atomic_fetch_or(&g_arrived[mine / 64], uint64_t{1} << (mine % 64), __ATOMIC_ACQ_REL);
-    __atomic_add_fetch(&g_arrivals, 1, __ATOMIC_ACQ_REL);
-    sys::raw(SYS_futex, reinterpret_cast<long>(&g_arrivals), FUTEX_WAKE_PRIVATE, INT_MAX);
-  }
-  const uint32_t other = e->after_arrival;
-  if (!g_arrived || other == kNoEvent || other >= g.header->event_count) return true;
-  int stalled = 0;
-  for (;;) {
-    const uint32_t seen = __atomic_load_n(&g_arrivals, __ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&g_arrived[other / 64], __ATOMIC_ACQUIRE) >> (other % 64) & 1) return true;
-    if (!replaying()) return false;
-    struct timespec wait = {0, 100 * 1000 * 1000};
-    sys::raw(SYS_futex, reinterpret_cast<long>(&g_arrivals), FUTEX_WAIT_PRIVATE, seen,
-             reinterpret_cast<long>(&wait));
-    stalled = __atomic_load_n(&g_arrivals, __ATOMIC_ACQUIRE) == seen ? stalled + 1 : 0;
-    if (stalled == kStallLimit) {
-      Report r;
-      r << "a thread waits to replay " << text(e) << "\n  which got what another thread sent in "
-        << text(&g.events[other]) << "\n  but that thread never gets there: the re-run's threads have taken other "
-        << "paths than the recorded ones";
-      diverge(&g.events[other], r.str());
-      return false;
-    }
-  }
-}
-
-// Threads take their turns as recorded: an event is replayed only once
-// every event before it in the script (the image's counter order: the order
-// calls returned) has been, so that what one thread does with what another
-// received happens in the recorded order. A thread that waits for an event
-// no other thread reaches is a divergence (the threads took other paths);
-// time spent stopped in a debugger does not count.
-bool waitTurn(const ScriptEvent* e) {
-  const auto mine = static_cast<uint32_t>(e - g.events);
-  uint32_t seen = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE);
-  int stalled = 0;
-  while (seen < mine) {
-    struct timespec wait = {0, 100 * 1000 * 1000};
-    sys::raw(SYS_futex, reinterpret_cast<long>(&radar_replay_consumed), FUTEX_WAIT_PRIVATE, seen,
-             reinterpret_cast<long>(&wait));
-    const uint32_t now = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE);
-    if (!replaying()) return false;
-    stalled = now == seen ? stalled + 1 : 0;
-    seen = now;
-    if (stalled == kStallLimit) {
-      const ScriptEvent& waited = g.events[seen];
-      Report r;
-      r << "a thread waits to replay " << text(e) << "\n  but the event before it, " << text(&waited)
-        << "\n  never comes: the re-run's threads have taken other paths than the recorded ones";
-      diverge(&waited, r.str());
-      return false;
-    }
-  }
-  return true;
-}
-
-// The thread's own code between this call and its next one runs, as far
-// as possible, once every other thread's event before that next one has
-// been replayed: what it reads of the others' state (a flag, a queue's
-// length) is then what it read in the recording. Held only while the
-// others make progress: when they wait for this thread (a lock, a
-// condition, a queue of its own), it goes on after a few idle milliseconds.
-void holdUntilNext(int32_t index) {
-  const uint32_t next = g_cursor[index];
-  if (next == kNoEvent) return;
-  uint32_t seen = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE);
-  int idle = 0;
-  while (seen < next && idle < kIdleHoldMs && replaying()) {
-    struct timespec wait = {0, 1000 * 1000};
-    sys::raw(SYS_futex, reinterpret_cast<long>(&radar_replay_consumed), FUTEX_WAIT_PRIVATE, seen,
-             reinterpret_cast<long>(&wait));
-    const uint32_t now = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE);
-    idle = now == seen ? idle + 1 : 0;
-    seen = now;
-  }
-}
-
 const ScriptEvent* nextOf(int32_t index) {
   const uint32_t i = g_cursor[index];
   return i == kNoEvent ? nullptr : &g.events[i];
@@ -520,12 +516,18 @@ void consume(const ScriptEvent* e) {
   radar_replay_last_number = e->number;
   radar_replay_last_local = e->counter;
   radar_replay_last_text = text(e);
+  const auto me = static_cast<uint32_t>(e - g.events);
+  __atomic_fetch_or(&g_replayed[me / 64], uint64_t{1} << (me % 64), __ATOMIC_ACQ_REL);
+  for (uint32_t p = __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE); p < g.header->event_count && isSet(g_replayed, p);) {
+    if (__atomic_compare_exchange_n(&g_prefix, &p, p + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) ++p;
+  }
   const uint32_t consumed = __atomic_add_fetch(&radar_replay_consumed, 1, __ATOMIC_ACQ_REL);
   if (g.status) {
     __atomic_store_n(&g.status->consumed, consumed, __ATOMIC_RELAXED);
     __atomic_store_n(&g.status->last_number, e->number, __ATOMIC_RELAXED);
   }
   publishNext(index);
+  progress();
   sys::raw(SYS_futex, reinterpret_cast<long>(&radar_replay_consumed), FUTEX_WAKE_PRIVATE, INT_MAX);
   holdUntilNext(index);
 }
@@ -577,16 +579,53 @@ void diverge(const ScriptEvent* e, const char* message) {
   if (g.exit_at_end) exitNow(driver::kDivergedExitStatus);
 }
 
+namespace {
+std::atomic<uint32_t> g_threads_created{0};  // of the current segment's image
+}  // namespace
+
+uint32_t nextThreadOrdinal() { return g_threads_created.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+void threadStarts(uint32_t ordinal) {
+  if (!replaying()) return;
+  const uint32_t segment = g.segment.load(std::memory_order_acquire);
+  int32_t found = -1;
+  {
+    Lock lock;
+    for (uint32_t i = 0; i < g.header->thread_count && i < kMaxThreads; ++i) {
+      const uint32_t next = g_cursor[i];
+      if (g.threads[i].segment != segment || g_player[i].load(std::memory_order_relaxed) || next == kNoEvent)
+        continue;
+      const ScriptEvent& e = g.events[next];
+      if (e.kind == static_cast<uint16_t>(Kind::ThreadStart) && e.size == ordinal) {
+        found = static_cast<int32_t>(i);
+        g_player[i].store(tid(), std::memory_order_relaxed);
+        t_place = {found, segment};
+        break;
+      }
+    }
+  }
+  if (found < 0) {
+    // Recorded as started after the fork this replay follows into the
+    // child: not in the child. It waits for good at its first call.
+    if (segment != g.last_segment) t_outside = true;
+    return;  // else not recorded as such: its first call claims a thread
+  }
+  const ScriptEvent* e = nextOf(found);
+  if (!arrive(e) || !waitTurn(e)) return;
+  publishNext(found);
+  checkStops(*e);
+  consume(e);
+}
+
 void branchToChild(const ScriptEvent* e) {
   Lock lock;
+  g_threads_created.store(0, std::memory_order_relaxed);
   const uint32_t segment = e->segment + 1;
   g.segment.store(segment, std::memory_order_release);
   for (uint32_t i = 0; i < g.header->thread_count && i < kMaxThreads; ++i) {
     if (g.threads[i].segment == segment && g.threads[i].main) {
       g_player[i].store(tid(), std::memory_order_relaxed);
       t_place = {static_cast<int32_t>(i), segment};
-      while (g_cursor[i] != kNoEvent && g.events[g_cursor[i]].kind == static_cast<uint16_t>(Kind::ThreadStart))
-        g_cursor[i] = g.events[g_cursor[i]].next_in_thread;
       publishNext(static_cast<int32_t>(i));
       return;
     }
@@ -767,10 +806,12 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   g.last_segment = g.header->segment_count - 1;
   radar_replay_total = g.header->event_count;
   {
-    const size_t bytes = (g.header->event_count / 64 + 1) * sizeof(uint64_t);
-    const long a = sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const size_t words = g.header->event_count / 64 + 1;
+    const long a = sys::mmap(nullptr, 2 * words * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (a < 0 && a > -4096) failStart("no memory for the replay's bookkeeping");
     g_arrived = reinterpret_cast<uint64_t*>(a);
+    g_replayed = g_arrived + words;
   }
 
   for (uint32_t i = 0; i < g.header->inherited_count; ++i) {
@@ -779,10 +820,7 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
     setSocketNames(g.inherited[i].fd, &g.inherited[i].names);
   }
   for (uint32_t i = 0; i < g.header->thread_count; ++i) {
-    uint32_t c = g.threads[i].first_event;
-    while (c != kNoEvent && g.events[c].kind == static_cast<uint16_t>(Kind::ThreadStart))
-      c = g.events[c].next_in_thread;
-    g_cursor[i] = c;
+    g_cursor[i] = g.threads[i].first_event;
     if (g.threads[i].segment == 0 && g.threads[i].main) {
       g_player[i].store(tid());
       t_place = {static_cast<int32_t>(i), 0};

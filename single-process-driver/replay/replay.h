@@ -52,6 +52,12 @@ void diverge(const ScriptEvent* e, const char* message);
 const void* blob(const driver::Blob& b);
 const char* text(const ScriptEvent* e);  // its narrative line, never null
 
+// Threads the program creates, numbered in order per image (1, 2, 3 ...),
+// as the recorder numbered them; a new thread plays the recorded thread of
+// the same number, whose first event is THREAD_START.
+uint32_t nextThreadOrdinal();
+void threadStarts(uint32_t ordinal);
+
 // A fork recorded with kBranchToChild: from now on the calling thread is
 // the child's main thread.
 void branchToChild(const ScriptEvent* e);

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -32,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -1150,14 +1152,61 @@ HOOK int system(const char* command) {
   return e->status;
 }
 
-// popen() would start its child for real and read from it: not replayed.
+// popen(): no child; the stream reads or writes a stand-in pipe end at the
+// recorded descriptor, and what goes through it is replayed like any
+// channel. pclose() returns the recorded status.
+namespace {
+
+FILE* g_popened[64];  // streams popen() returned while replaying
+
+}  // namespace
+
 HOOK FILE* popen(const char* command, const char* mode) {
   REAL(popen);
-  if (replaying()) {
-    if (const ScriptEvent* e = expect(Kind::Popen, -1, "popen()"))
-      diverge(e, "popen() cannot be replayed (its child would run for real)");
+  if (!replaying() || !mode) return real_popen(command, mode);
+  const ScriptEvent* e = expect(Kind::Popen, -1, "popen()");
+  if (!e) return real_popen(command, mode);
+  consume(e);
+  if (e->result < 0) {
+    errno = e->error;
+    return nullptr;
   }
-  return real_popen(command, mode);
+  const int fd = static_cast<int>(e->result);
+  int pair[2];
+  if (sys::raw(SYS_pipe2, reinterpret_cast<long>(pair), O_CLOEXEC) != 0) {
+    diverge(e, "no pipe could stand in for the popen() stream");
+    return real_popen(command, mode);
+  }
+  const bool reads = mode[0] == 'r';
+  sys::close(reads ? pair[1] : pair[0]);
+  if (!placeNew(e, reads ? pair[0] : pair[1], fd, std::strchr(mode, 'e') != nullptr)) return nullptr;
+  FILE* f = fdopen(fd, reads ? "r" : "w");
+  for (auto& slot : g_popened)
+    if (!slot) {
+      slot = f;
+      break;
+    }
+  return f;
+}
+
+HOOK int pclose(FILE* f) {
+  REAL(pclose);
+  FILE** slot = nullptr;
+  for (auto& s : g_popened)
+    if (f && s == f) slot = &s;
+  if (!slot) return real_pclose(f);
+  *slot = nullptr;
+  // As the recorder logs it: the stream's close, then the wait.
+  fflush(f);
+  const int fd = fileno(f);
+  if (const ScriptEvent* c = expectIf(Kind::Close, fd)) consume(c);
+  setChannelFd(fd, false);
+  const ScriptEvent* w = expect(Kind::Wait, -1, "pclose()");
+  fclose(f);
+  if (!w) return -1;
+  consume(w);
+  if (w->result < 0) errno = w->error;
+  return w->status;
 }
 
 namespace {
@@ -1344,6 +1393,53 @@ HOOK pid_t getppid(void) {
   return real_getppid();
 }
 
+// ==== threads ======================================================================================
+//
+// As the recorder does (radarlog/preload/hooks.cc): the new thread learns
+// its creation order through a slot of a fixed table.
+
+namespace {
+
+struct ThreadLaunch {
+  std::atomic<uint32_t> busy;
+  void* (*start)(void*);
+  void* arg;
+  uint32_t ordinal;
+};
+ThreadLaunch g_launches[256];
+
+void* launchedThread(void* p) {
+  auto* slot = static_cast<ThreadLaunch*>(p);
+  void* (*start)(void*) = slot->start;
+  void* arg = slot->arg;
+  const uint32_t ordinal = slot->ordinal;
+  slot->busy.store(0, std::memory_order_release);
+  threadStarts(ordinal);
+  return start(arg);
+}
+
+}  // namespace
+
+HOOK int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
+  REAL(pthread_create);
+  if (!replaying()) return real_pthread_create(thread, attr, start, arg);
+  ThreadLaunch* slot = nullptr;
+  for (auto& l : g_launches) {
+    uint32_t free = 0;
+    if (l.busy.compare_exchange_strong(free, 1, std::memory_order_acquire)) {
+      slot = &l;
+      break;
+    }
+  }
+  if (!slot) return real_pthread_create(thread, attr, start, arg);
+  slot->start = start;
+  slot->arg = arg;
+  slot->ordinal = nextThreadOrdinal();
+  const int r = real_pthread_create(thread, attr, launchedThread, slot);
+  if (r != 0) slot->busy.store(0, std::memory_order_release);
+  return r;
+}
+
 // ==== socket names ===============================================================================
 
 namespace {
@@ -1404,7 +1500,14 @@ __thread int t_delivering __attribute__((tls_model("initial-exec")));
 void trampoline(int sig, siginfo_t* info, void* context) {
   const int saved = errno;
   const Wrapped w = g_handlers[sig];
-  if (replaying() && t_delivering != sig) return;  // not at this point of the recording
+  if (replaying()) {
+    // Only the delivery deliverSignal() makes, once: a real one arriving
+    // meanwhile (a timer firing while the handler runs) is dropped too.
+    const bool ours = t_delivering == sig && info && info->si_code == SI_TKILL &&
+                      info->si_pid == static_cast<pid_t>(sys::getpid());
+    if (!ours) return;
+    t_delivering = 0;
+  }
   if (w.active && (w.user.sa_flags & SA_RESETHAND)) g_handlers[sig].active = false;
   errno = saved;
   if (!w.active) return;

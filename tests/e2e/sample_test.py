@@ -86,7 +86,8 @@ SAMPLES = {
         status=3,
         stdout=[r"workers killed after 2 s"],
         story=[
-            [rf"deadlock{P} receives signal 14 \(SIGALRM\)", rf"deadlock{P} sends signal 9 \(SIGKILL\) to alpha{P}"],
+            [rf"deadlock{P} receives signal 14 \(SIGALRM\)", rf"deadlock{P} sends signal 19 \(SIGSTOP\) to alpha{P}",
+             rf"deadlock{P} sends signal 9 \(SIGKILL\) to alpha{P}"],
         ],
         findings=[
             ("deadlock", rf"alpha{P} waits for gamma{P} on pipe \d+, gamma{P} waits for beta{P} on pipe \d+, "
