@@ -205,9 +205,9 @@ int runAlone(const driver::LaunchSpec& spec, const std::string& status_path, con
     if (WIFSTOPPED(status)) {
       const ScriptStatus s = readStatus(status_path);
       std::fprintf(stderr,
-                   "radar debug: pid %d stopped itself before event %llu:\n  %s\n"
-                   "Attach a debugger (gdb -p %d), or resume it with kill -CONT %d.\n",
-                   child, static_cast<unsigned long long>(s.last_number + 1), s.report, child, child);
+                   "radar debug: pid %d stopped itself:\n%s\n"
+                   "radar debug: attach a debugger (gdb -p %d), or resume it with kill -CONT %d\n",
+                   child, s.report, child, child);
       continue;
     }
     break;
@@ -324,7 +324,8 @@ int runDebug(int argc, char** argv) {
   uint32_t image = 0;
   std::string error;
   if (!chooseImage(*trace, spec, &image, &error)) {
-    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    std::fprintf(stderr, "radar debug: %s%s\n", error.c_str(),
+                 trace->problems.empty() ? "" : " (some logs could not be read: see above)");
     return kExitUsage;
   }
   const replay::Process& proc = trace->processes[image];

@@ -222,6 +222,7 @@ class Builder {
       return false;
     }
     if (segment == 0) launchOf(reader->header());
+    payload_limited_ = reader->header().has_payload_limit();
     const bool last = segment + 1 == out_->chain.size();
     // Every thread of the image has a place, even one that recorded nothing
     // (the main thread of a child that only exits through a signal ...).
@@ -387,7 +388,10 @@ class Builder {
     }
     *error = "the recording does not have all " + std::to_string(want) + " bytes received at " +
              eventName(t_, position) +
-             (r.payload_omitted ? " (recorded with --payload-limit)" : why.empty() ? "" : ": " + why) +
+             (r.payload_omitted || payload_limited_ ? " (it was made with --payload-limit, which keeps only the "
+                                                      "first bytes of each message)"
+              : why.empty()                         ? ""
+                                                    : ": " + why) +
              ": that process cannot be re-run faithfully";
     return false;
   }
@@ -566,6 +570,7 @@ class Builder {
   std::vector<uint32_t> positions_;                       // per script event: its trace position
   std::unordered_map<uint32_t, uint32_t> script_index_;   // trace position -> script event
   std::vector<Peek> peeks_;
+  bool payload_limited_ = false;  // the recording kept only part of each message
   ScriptEnd end_ = ScriptEnd::Unknown;
   int32_t end_code_ = 0;
 };

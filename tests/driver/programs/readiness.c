@@ -3,7 +3,7 @@
  * over several channels fed by a child at its own pace. It prints what it
  * received, so that a re-run can be compared with the recording.
  *
- *   readiness_program poll|epoll
+ *   readiness poll|epoll
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,0 +1,318 @@
+// radar debug on real recordings: the re-run is fed what the recorded
+// process received and checked against what it sent; gdb stops where asked
+// with the recorded values in the program's variables; what cannot be
+// re-run is refused clearly.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "merge.h"
+#include "recorded.h"
+#include "script.h"
+#include "script_builder.h"
+
+namespace radar::testing {
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs a shell command line with `input` on its stdin.
+Result shell(const std::string& line, const std::string& input = "") {
+  const std::string dir = testTempDir();
+  std::ofstream(dir + "/in") << input;
+  const std::string full = "(" + line + ") <" + quote(dir + "/in") + " >" + quote(dir + "/out") + " 2>" +
+                           quote(dir + "/err");
+  const int status = std::system(full.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir + "/out");
+  r.err = slurp(dir + "/err");
+  return r;
+}
+
+Result radar(const std::vector<std::string>& args, const std::string& input = "") {
+  std::string line = quote(radarPath());
+  for (const auto& a : args) line += " " + quote(a);
+  return shell(line, input);
+}
+
+std::string sample(const std::string& name) { return std::string(RADAR_SAMPLES) + "/" + name; }
+std::string driverProgram(const std::string& name) { return std::string(RADAR_DRIVER_PROGRAMS) + "/" + name; }
+
+// Records calc on `input` with its stdout a pipe, so that what the
+// interpreter prints is a message in the recording (to outside it).
+std::string recordCalc(const std::string& input, std::string* printed) {
+  const std::string dir = testTempDir() + "/rec";
+  Result r = shell(quote(radarPath()) + " record -o " + quote(dir) + " -- " + quote(sample("calc")) + " | cat", input);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  *printed = r.out;
+  return dir;
+}
+
+// The number ("Event N") of the first event of process `name` whose
+// narrative matches `pattern`.
+uint32_t eventNumber(const std::string& dir, const std::string& pattern) {
+  Result r = radar({"events", dir});
+  std::istringstream lines(r.out);
+  std::string line;
+  const std::regex re(pattern);
+  const std::regex number(R"(Event (\d+)\.$)");
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (std::regex_search(line, re) && std::regex_search(line, m, number)) return std::stoul(m[1]);
+  }
+  ADD_FAILURE() << "no event like /" << pattern << "/ in\n" << r.out;
+  return 0;
+}
+
+bool haveGdb() { return shell("command -v gdb").exit_code == 0; }
+
+TEST(Debug, ReadinessEagainPollAndEpollReplayFaithfully) {
+  for (const char* mode : {"poll", "epoll"}) {
+    SCOPED_TRACE(mode);
+    Recording rec = record({driverProgram("readiness"), mode});
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    ASSERT_NE(rec.out.find("early read: -1 (EAGAIN)"), std::string::npos) << rec.out;
+    // Both processes re-run alone; the parent prints, fed from the script,
+    // exactly what it printed when recorded: the EAGAIN, every channel's
+    // message in the order readiness gave them, as many rounds.
+    for (const auto& l : rec.logs) {
+      const std::string spec = std::to_string(l.header.pid()) + "." + std::to_string(l.header.generation());
+      Result r = radar({"debug", rec.dir, spec, "--no-gdb"});
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+      if (l.header.pid() == rec.meta.root_pid()) {
+        EXPECT_EQ(r.out, rec.out);
+      }
+    }
+  }
+}
+
+TEST(Debug, DivergenceReportedAtTheEventWhereTheProgramChangesWhatItSends) {
+  // The planted bug: "10 - (2 + 3)" prints -5; CALC_FIXED=1 fixes it.
+  std::string printed;
+  const std::string dir = recordCalc("10 - (2 + 3)\n", &printed);
+  ASSERT_EQ(printed, "= -5\n");
+  const uint32_t write = eventNumber(dir, R"(interpreter\[\d+\] sends a message to outside the recording)");
+  Result same = radar({"debug", dir, "interpreter", "--no-gdb"});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.out, "= -5\n");  // what went to the terminal still does
+  Result fixed = radar({"debug", dir, "interpreter", "--no-gdb", "--env", "CALC_FIXED=1"});
+  EXPECT_EQ(fixed.exit_code, 1) << fixed.err;
+  EXPECT_NE(fixed.err.find("left the recording at event " + std::to_string(write) + " "), std::string::npos)
+      << fixed.err;
+  EXPECT_NE(fixed.err.find("recorded: 2d 35 0a  \"-5.\""), std::string::npos) << fixed.err;
+  EXPECT_NE(fixed.err.find("re-run:   35 0a  \"5.\""), std::string::npos) << fixed.err;
+  // Removing the variable again is the recorded run.
+  Result unset = radar({"debug", dir, "interpreter", "--no-gdb", "--env", "CALC_FIXED=1", "--unset-env", "CALC_FIXED"});
+  EXPECT_EQ(unset.exit_code, 0) << unset.err;
+}
+
+TEST(Debug, GdbStopsAfterAReceiveWithTheValueTheRecordedRunComputed) {
+  if (!haveGdb()) GTEST_SKIP() << "gdb is not installed";
+  std::string printed;
+  const std::string dir = recordCalc("(2 + 3) * x - 4 / 2\n", &printed);
+  ASSERT_EQ(printed, "= 33\n");
+  // Where the interpreter prints its result: after it received the
+  // scanner's values and the parser's syntax, and evaluated them.
+  std::ifstream source(std::string(RADAR_SOURCE_DIR) + "/sample-programs/calc_proc.c");
+  std::string line;
+  int at = 0, n = 0;
+  while (std::getline(source, line) && !at)
+    if (++n && line.find("printf(\"= %.10g\\n\"") != std::string::npos) at = n;
+  ASSERT_GT(at, 0);
+  Result r = radar({"debug", dir, "interpreter", "--batch", "-ex", "break calc_proc.c:" + std::to_string(at), "-ex",
+                 "run", "-ex", "print m.stack[0]", "-ex", "radar event", "-ex", "continue"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("$1 = 33\n"), std::string::npos) << r.out << r.err;
+  // `radar event`: the last event replayed is the receive of the syntax.
+  const uint32_t syntax = eventNumber(dir, R"(interpreter\[\d+\] receives a message from parser)");
+  EXPECT_NE(r.out.find("last: Event " + std::to_string(syntax) + " "), std::string::npos) << r.out;
+  // Continued to the end: it printed as recorded and said so.
+  EXPECT_NE(r.out.find("= 33\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exits with status 0, as recorded"), std::string::npos) << r.out;
+}
+
+TEST(Debug, GdbAtEventNextMessageAndContinueTo) {
+  if (!haveGdb()) GTEST_SKIP() << "gdb is not installed";
+  std::string printed;
+  const std::string dir = recordCalc("(2 + 3) * x - 4 / 2\n", &printed);
+  const uint32_t send = eventNumber(dir, R"(parser\[\d+\] sends a message to interpreter)");
+  const uint32_t receive = eventNumber(dir, R"(parser\[\d+\] receives a message from scanner)");
+  // --at-event: stopped just before it, in the program's own code.
+  Result at = radar({"debug", dir, "parser", "--at-event", std::to_string(send), "--batch", "-ex", "radar event"});
+  EXPECT_NE(at.out.find("stopped before the event asked for, event " + std::to_string(send)), std::string::npos)
+      << at.out << at.err;
+  EXPECT_NE(at.out.find("next: Event " + std::to_string(send) + " "), std::string::npos) << at.out;
+  EXPECT_NE(at.out.find("radar_port_send"), std::string::npos) << "the program's frame is shown\n" << at.out;
+  // next-message from the start stops before the first receive; then
+  // continue-to the send.
+  Result steps = radar({"debug", dir, "parser", "--batch", "-ex", "radar next-message", "-ex", "radar event", "-ex",
+                     "radar continue-to " + std::to_string(send), "-ex", "radar event"});
+  EXPECT_NE(steps.out.find("stopped before the next message, event " + std::to_string(receive)), std::string::npos)
+      << steps.out << steps.err;
+  EXPECT_NE(steps.out.find("stopped before the event asked for, event " + std::to_string(send)), std::string::npos)
+      << steps.out;
+  EXPECT_NE(steps.out.find("last: Event " + std::to_string(receive) + " "), std::string::npos) << steps.out;
+  // Under gdb a divergence stops the program with the report.
+  std::string printed2;
+  const std::string buggy = recordCalc("10 - (2 + 3)\n", &printed2);
+  Result diverged = radar({"debug", buggy, "interpreter", "--env", "CALC_FIXED=1", "--batch", "-ex", "run", "-ex",
+                        "print m.error"});
+  EXPECT_NE(diverged.out.find("left the recording at event"), std::string::npos) << diverged.out << diverged.err;
+  EXPECT_NE(diverged.out.find("$1 = '\\000'"), std::string::npos) << "stopped inside the program\n" << diverged.out;
+}
+
+TEST(Debug, NoGdbAtEventStopsItselfForAnotherDebugger) {
+  std::string printed;
+  const std::string dir = recordCalc("1 + 2\n", &printed);
+  const uint32_t send = eventNumber(dir, R"(parser\[\d+\] sends a message to interpreter)");
+  // Resume the stopped process from outside, as a debugger would.
+  const std::string line = quote(radarPath()) + " debug " + quote(dir) + " parser --no-gdb --at-event " +
+                           std::to_string(send) + " 2>&1 | while read -r l; do echo \"$l\"; case \"$l\" in "
+                           "*'stopped itself'*) pid=${l#*pid }; kill -CONT ${pid%% *};; esac; done";
+  Result r = shell(line);
+  EXPECT_NE(r.out.find("stopped itself"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stopped before the event asked for, event " + std::to_string(send)), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("exits with status 0, as recorded"), std::string::npos) << r.out;
+}
+
+TEST(Debug, AForkedProcessStartsInItsParent) {
+  Recording rec = record({programPath("pipes")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::string error;
+  auto trace = replay::loadTrace({rec.dir}, replay::LoadOptions{}, &error);
+  ASSERT_TRUE(trace) << error;
+  uint32_t child = replay::kNone, parent = replay::kNone;
+  for (const auto& p : trace->processes)
+    (p.origin == log::Origin::Forked ? child : parent) = p.index;
+  ASSERT_NE(child, replay::kNone);
+  driver::Script script;
+  ASSERT_TRUE(driver::buildScript(*trace, child, &script, &error)) << error;
+  ASSERT_EQ(script.chain, (std::vector<uint32_t>{parent, child}));
+  const auto* h = reinterpret_cast<const driver::ScriptHeader*>(script.bytes.data());
+  ASSERT_EQ(h->segment_count, 2u);
+  const auto* events = reinterpret_cast<const driver::ScriptEvent*>(script.bytes.data() + h->events_offset);
+  // The parent's events up to its fork, the fork flagged as where the
+  // replay becomes the child, then the child's.
+  uint32_t branches = 0, last_segment0 = 0;
+  for (uint32_t i = 0; i < h->event_count; ++i) {
+    if (events[i].flags & driver::kBranchToChild) {
+      ++branches;
+      EXPECT_EQ(events[i].kind, static_cast<uint16_t>(log::Kind::Fork));
+      EXPECT_EQ(events[i].segment, 0u);
+    }
+    if (events[i].segment == 0) last_segment0 = i;
+  }
+  EXPECT_EQ(branches, 1u);
+  EXPECT_TRUE(events[last_segment0].flags & driver::kBranchToChild) << "nothing of the parent after its fork";
+  EXPECT_EQ(script.launch.argv, std::vector<std::string>{programPath("pipes")});
+  for (const auto& e : script.launch.environment) {
+    EXPECT_NE(e.rfind("RADAR_", 0), 0u) << e;
+    EXPECT_NE(e.rfind("LD_PRELOAD=", 0), 0u) << e;
+  }
+  Result r = radar({"debug", rec.dir, std::to_string(trace->processes[child].pid), "--no-gdb"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("starts as"), std::string::npos) << r.err;
+}
+
+TEST(Debug, BadInputGetsAClearMessage) {
+  std::string printed;
+  const std::string dir = recordCalc("1 + 2\n", &printed);
+  auto expect = [](const Result& r, int code, const std::string& says) {
+    EXPECT_EQ(r.exit_code, code) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  };
+  expect(radar({"debug", dir, "nobody", "--no-gdb"}), 2, "no process 'nobody'");
+  expect(radar({"debug", dir, "calc", "--no-gdb"}), 2, "names 4 processes");
+  expect(radar({"debug", dir, "99999999.3", "--no-gdb"}), 2, "no process image 99999999.3");
+  expect(radar({"debug", dir}), 2, "give a recording directory and the process");
+  expect(radar({"debug", dir, "parser", "--no-gdb", "--batch", "-ex", "run"}), 2, "--no-gdb runs without gdb");
+  expect(radar({"debug", dir, "parser", "--at-event", "0"}), 2, "numbered from 1");
+  expect(radar({"debug", dir, "parser", "--at-event", "x"}), 2, "--at-event");
+  expect(radar({"debug", dir, "parser", "--at-event", "100000", "--no-gdb"}), 2, "has no event at or after");
+  expect(radar({"debug", dir, "parser", "--env", "NOEQUALS", "--no-gdb"}), 2, "expected NAME=VALUE");
+  expect(radar({"debug", testTempDir(), "parser", "--no-gdb"}), 2, "radar debug:");
+  // Without gdb, the way around it is named.
+  Result no_gdb = shell("RADAR_GDB=/nonexistent/gdb " + quote(radarPath()) + " debug " + quote(dir) + " parser");
+  expect(no_gdb, 2, "gdb is not installed");
+}
+
+TEST(Debug, AChangedExecutableIsRefusedUnlessAllowed) {
+  // A copy of a test program, recorded, then rebuilt (here: changed).
+  const std::string bin = testTempDir() + "/pipes";
+  ASSERT_EQ(shell("cp " + quote(programPath("pipes")) + " " + quote(bin)).exit_code, 0);
+  Recording rec = record({bin});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string root = std::to_string(rec.meta.root_pid());
+  ASSERT_EQ(radar({"debug", rec.dir, root, "--no-gdb"}).exit_code, 0);
+  ASSERT_EQ(shell("printf x >> " + quote(bin)).exit_code, 0);
+  Result refused = radar({"debug", rec.dir, root, "--no-gdb"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("has changed since the recording"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--allow-changed"), std::string::npos) << refused.err;
+  Result allowed = radar({"debug", rec.dir, root, "--no-gdb", "--allow-changed"});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  ASSERT_EQ(::unlink(bin.c_str()), 0);
+  Result gone = radar({"debug", rec.dir, root, "--no-gdb"});
+  EXPECT_EQ(gone.exit_code, 2);
+  EXPECT_NE(gone.err.find("is gone"), std::string::npos) << gone.err;
+}
+
+TEST(Debug, WhatTheRecordingLacksIsRefused) {
+  // Bytes cut by --payload-limit: the reader of the pipes program cannot be
+  // fed what it read.
+  Recording cut = record({programPath("pipes")}, {.radar_args = {"--payload-limit", "2"}});
+  ASSERT_EQ(cut.exit_code, 0) << cut.err;
+  Result r = radar({"debug", cut.dir, std::to_string(cut.meta.root_pid()), "--no-gdb"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--payload-limit"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot be re-run faithfully"), std::string::npos) << r.err;
+
+  // A forked child whose parent's log is missing; a damaged log.
+  Recording rec = record({programPath("pipes")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const ProcessLog* parent = rec.byPid(rec.meta.root_pid());
+  const int child = parent->first(log::Kind::Fork)->r.peer_pid;
+  const std::string damaged = testTempDir();
+  ASSERT_EQ(shell("cp -r " + quote(rec.dir) + "/. " + quote(damaged)).exit_code, 0);
+  ASSERT_EQ(::unlink(parent->path.c_str()), 0);
+  Result orphan = radar({"debug", rec.dir, std::to_string(child), "--no-gdb"});
+  EXPECT_EQ(orphan.exit_code, 2);
+  EXPECT_NE(orphan.err.find("log is missing"), std::string::npos) << orphan.err;
+  const std::string log = damaged + "/" + parent->path.substr(parent->path.rfind('/') + 1);
+  struct stat st {};
+  ASSERT_EQ(::stat(log.c_str(), &st), 0);
+  ASSERT_EQ(::truncate(log.c_str(), st.st_size / 2), 0);
+  Result broken = radar({"debug", damaged, std::to_string(rec.meta.root_pid()), "--no-gdb"});
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find(log + ": offset"), std::string::npos) << "names the log and where\n" << broken.err;
+  EXPECT_NE(broken.err.find("could not be read"), std::string::npos) << broken.err;
+}
+
+}  // namespace
+}  // namespace radar::testing
