@@ -1,6 +1,7 @@
 // radar debug: re-runs one recorded process image alone, under gdb or on
 // its own, fed from the recording by libradar-replay.so.
 #include <fcntl.h>
+#include <time.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -265,7 +266,33 @@ std::string shellQuote(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+int64_t monotonicNs() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+// RADAR_DEBUG_TIMING=1: where the time goes (the benchmark reads it).
+struct Timing {
+  bool on = std::getenv("RADAR_DEBUG_TIMING") != nullptr;
+  int64_t start = monotonicNs(), loaded = 0, built = 0;
+  void report(const std::string& status_path) const {
+    if (!on) return;
+    const ScriptStatus s = readStatus(status_path);
+    auto ms = [&](int64_t t) { return t ? (t - start) / 1e6 : -1.0; };
+    std::fprintf(stderr,
+                 "radar debug: timing: recording loaded %.1f ms, script built %.1f ms, program started %.1f ms, "
+                 "first event %.1f ms, last event %.1f ms, %u events\n",
+                 ms(loaded), ms(built), ms(s.started_ns), ms(s.first_event_ns), ms(s.last_event_ns), s.consumed);
+  }
+};
+
+}  // namespace
+
 int runDebug(int argc, char** argv) {
+  Timing timing;
   // Split off what goes to gdb: after --batch, or after "--".
   std::vector<std::string> gdb_args;
   bool batch = false;
@@ -320,6 +347,7 @@ int runDebug(int argc, char** argv) {
   const std::vector<std::string> dirs(pos.begin(), pos.end() - 1);
   const std::string& spec = pos.back();
   auto trace = loadForCommand("debug", dirs);
+  timing.loaded = monotonicNs();
   if (!trace) return kExitUsage;
   uint32_t image = 0;
   std::string error;
@@ -334,6 +362,7 @@ int runDebug(int argc, char** argv) {
     std::fprintf(stderr, "radar debug: cannot re-run %s: %s\n", proc.label().c_str(), error.c_str());
     return kExitUsage;
   }
+  timing.built = monotonicNs();
   if (at_event && (at_event > trace->events.size() || at_event > script.last_number)) {
     std::fprintf(stderr, "radar debug: %s has no event at or after event %llu (its last is event %u)\n",
                  proc.label().c_str(), at_event, script.last_number);
@@ -397,7 +426,11 @@ int runDebug(int argc, char** argv) {
   }
   for (const auto& note : script.notes) std::fprintf(stderr, "radar debug: %s\n", note.c_str());
 
-  if (no_gdb) return runAlone(launch, status_path, script, at_event != 0);
+  if (no_gdb) {
+    const int code = runAlone(launch, status_path, script, at_event != 0);
+    timing.report(status_path);
+    return code;
+  }
 
   const std::string launch_path = temp.path() + "/launch";
   if (!driver::writeLaunchFile(launch_path, launch, &error)) {

@@ -82,7 +82,10 @@ struct SocketNames {
 
 // A descriptor the debugged image (segment 0) inherited: the library puts
 // a stand-in there at start when nothing is open on it.
-enum class StandIn : uint32_t { PipeRead = 1, PipeWrite = 2, Socket = 3, Null = 4 };
+// Placeholder: a descriptor that was open but not a channel (a file, an
+// epoll instance): /dev/null holds its number, so that the program's own
+// descriptors get the numbers they had.
+enum class StandIn : uint32_t { PipeRead = 1, PipeWrite = 2, Socket = 3, Null = 4, Placeholder = 5 };
 struct ScriptFd {
   int32_t fd;
   StandIn stand_in;
@@ -146,6 +149,9 @@ struct ScriptStatus {
   uint32_t consumed;         // events of the script replayed so far
   uint32_t outcome;          // ReplayOutcome
   uint64_t last_number;      // number ("Event N") of the last event replayed
+  int64_t started_ns;        // CLOCK_MONOTONIC: the library started in the program
+  int64_t first_event_ns;    // ... the first event was replayed
+  int64_t last_event_ns;     // ... the last one so far
   char report[8192];         // what happened, for people (NUL-terminated)
 };
 enum class ReplayOutcome : uint32_t {

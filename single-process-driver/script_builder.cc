@@ -158,7 +158,7 @@ class Builder {
       }
       if (!addImage(static_cast<uint32_t>(k), chain[k], limit, fork_position, error)) return false;
     }
-    if (!resolvePeeks(error)) return false;
+    if (!resolveReceives(error) || !resolvePeeks(error)) return false;
     linkArrivals();
     return finish(error);
   }
@@ -221,7 +221,10 @@ class Builder {
       *error = "cannot read " + proc.label() + "'s log: " + err.toString();
       return false;
     }
-    if (segment == 0) launchOf(reader->header());
+    if (segment == 0) {
+      launchOf(reader->header());
+      open_at_start_.assign(reader->header().open_fds().begin(), reader->header().open_fds().end());
+    }
     payload_limited_ = reader->header().has_payload_limit();
     const bool last = segment + 1 == out_->chain.size();
     // Every thread of the image has a place, even one that recorded nothing
@@ -336,6 +339,15 @@ class Builder {
       unknown.access = O_RDWR;
       fds.emplace(fd, standInFor(ep ? *ep : unknown, fd));
     }
+    // Every other descriptor open at start holds its number.
+    for (int fd : open_at_start_)
+      if (!fds.count(fd) && (!made.count(fd) || used_before_created.count(fd))) {
+        ScriptFd f{};
+        f.fd = fd;
+        f.stand_in = StandIn::Placeholder;
+        f.access = O_RDWR;
+        fds.emplace(fd, f);
+      }
     for (const auto& [fd, f] : fds) w_.inherited.push_back(f);
   }
 
@@ -359,7 +371,9 @@ class Builder {
     }
   }
 
-  // The bytes a receive delivered.
+  // The bytes a receive delivered: its own payload (from outside the
+  // recording), or pieces of the sends the matching gave it, fetched later
+  // in one pass over each sender's log (resolveReceives).
   bool receivedBytes(const log::Record& r, uint32_t position, std::string* data, std::string* error) {
     uint64_t want = 0;
     if (log::isMultiMessage(r.kind)) {
@@ -377,23 +391,82 @@ class Builder {
       peeks_.push_back({static_cast<uint32_t>(w_.events.size()), r.fd, want, position});
       return true;
     }
-    std::string why;
-    if (r.payload.empty() && t_.payload(position, data, &why) && data->size() >= want) {
-      data->resize(want);
-      if (!r.has_hash || crc32c(0, data->data(), data->size()) == r.hash) return true;
-      *error = "the recording does not say which bytes " + eventName(t_, position) +
-               " received: several processes wrote to (or read from) its channel at the same moment, and the "
-               "bytes matched by time are not the ones received";
+    Pending pending{static_cast<uint32_t>(w_.events.size()), position, want, r.has_hash, r.hash, {}};
+    uint64_t found = 0;
+    bool first = true;
+    for (auto [b, end] = t_.incoming(position); b != end; ++b) {
+      if (b->why != replay::Edge::Why::Message) continue;
+      // The first piece starts where the earlier receives of its send
+      // stopped; the others at their send's start.
+      uint64_t skip = 0;
+      if (first)
+        for (uint32_t k : t_.messagesFrom(b->from)) {
+          const replay::Edge& other = t_.edges[k];
+          if (other.to < position && !(t_.events[other.to].flags & replay::kEventPeek)) skip += other.bytes;
+        }
+      first = false;
+      pending.pieces.push_back({b->from, skip, b->bytes});
+      needed_sends_[t_.events[b->from].process].insert(b->from);
+      found += b->bytes;
+    }
+    if (found < want) {
+      *error = "the recording does not have all " + std::to_string(want) + " bytes received at " +
+               eventName(t_, position) +
+               (r.payload_omitted || payload_limited_ ? " (it was made with --payload-limit, which keeps only the "
+                                                        "first bytes of each message)"
+                                                      : " (no recorded process sent them)") +
+               ": that process cannot be re-run faithfully";
       return false;
     }
-    *error = "the recording does not have all " + std::to_string(want) + " bytes received at " +
-             eventName(t_, position) +
-             (r.payload_omitted || payload_limited_ ? " (it was made with --payload-limit, which keeps only the "
-                                                      "first bytes of each message)"
-              : why.empty()                         ? ""
-                                                    : ": " + why) +
-             ": that process cannot be re-run faithfully";
-    return false;
+    pending_.push_back(std::move(pending));
+    return true;
+  }
+
+  // The sends' bytes that receives got, read in one pass over each
+  // sender's log, then checked against the receives' own hashes.
+  bool resolveReceives(std::string* error) {
+    std::unordered_map<uint32_t, std::string> payloads;  // send position -> bytes
+    for (const auto& [process, sends] : needed_sends_) {
+      const Process& proc = t_.processes[process];
+      log::LogError err;
+      auto reader = log::LogReader::open(proc.log_path, &err);
+      if (!reader) {
+        *error = "cannot read " + proc.label() + "'s log for the bytes it sent: " + err.toString();
+        return false;
+      }
+      log::Record r;
+      while (reader->next(r)) {
+        if (!log::isCounted(r.kind) || r.counter > t_.process_events[process].size()) continue;
+        const uint32_t position = t_.process_events[process][r.counter - 1];
+        if (sends.count(position)) payloads.emplace(position, std::string(r.payload));
+      }
+    }
+    for (const Pending& p : pending_) {
+      std::string bytes;
+      for (const Piece& piece : p.pieces) {
+        auto it = payloads.find(piece.send);
+        const std::string& sent = it == payloads.end() ? std::string() : it->second;
+        if (piece.skip + piece.bytes > sent.size()) {
+          *error = "the recording does not have all " + std::to_string(p.want) + " bytes received at " +
+                   eventName(t_, p.position) +
+                   (payload_limited_ ? " (it was made with --payload-limit, which keeps only the first bytes of "
+                                       "each message)"
+                                     : " (the sender's log lacks them)") +
+                   ": that process cannot be re-run faithfully";
+          return false;
+        }
+        bytes.append(sent, piece.skip, piece.bytes);
+      }
+      bytes.resize(p.want);
+      if (p.has_hash && crc32c(0, bytes.data(), bytes.size()) != p.hash) {
+        *error = "the recording does not say which bytes " + eventName(t_, p.position) +
+                 " received: several processes wrote to (or read from) its channel at the same moment, and the "
+                 "bytes matched by time are not the ones received";
+        return false;
+      }
+      w_.events[p.event].data = w_.put(bytes);
+    }
+    return true;
   }
 
   bool addEvent(uint32_t segment, const Process& proc, const log::Record& r, uint32_t position, bool branch,
@@ -554,6 +627,20 @@ class Builder {
     return true;
   }
 
+  struct Piece {
+    uint32_t send;   // trace position
+    uint64_t skip;   // bytes of it that earlier receives took
+    uint64_t bytes;
+  };
+  struct Pending {   // a receive whose bytes are in its senders' logs
+    uint32_t event;  // in the script
+    uint32_t position;
+    uint64_t want;
+    bool has_hash;
+    uint32_t hash;
+    std::vector<Piece> pieces;
+  };
+
   struct Peek {
     uint32_t event;  // in the script
     int32_t fd;
@@ -570,6 +657,9 @@ class Builder {
   std::vector<uint32_t> positions_;                       // per script event: its trace position
   std::unordered_map<uint32_t, uint32_t> script_index_;   // trace position -> script event
   std::vector<Peek> peeks_;
+  std::vector<Pending> pending_;
+  std::map<uint32_t, std::set<uint32_t>> needed_sends_;  // process -> send positions
+  std::vector<int> open_at_start_;  // the first image's descriptors at start (format 1.1)
   bool payload_limited_ = false;  // the recording kept only part of each message
   ScriptEnd end_ = ScriptEnd::Unknown;
   int32_t end_code_ = 0;

@@ -112,6 +112,11 @@ int runDump(int argc, char** argv) {
     std::printf("  argv:");
     for (const auto& a : h.argv()) std::printf(" %s", a.c_str());
     std::printf("\n");
+    if (h.open_fds_size()) {
+      std::printf("  open descriptors at start:");
+      for (int fd : h.open_fds()) std::printf(" %d", fd);
+      std::printf("\n");
+    }
     const auto& c = reader->control();
     if (c.incomplete)
       std::printf("  incomplete: %llu events lost from event %llu (%s)\n",

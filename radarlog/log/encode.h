@@ -51,6 +51,7 @@ void encodeHeader(Sink& s, const HeaderFields& h) {
   if (h.recorder_version) putString(s, f::kRecorderVersion, h.recorder_version);
   if (h.uid) putInt(s, f::kUid, h.uid);
   if (h.gid) putInt(s, f::kGid, h.gid);
+  for (size_t i = 0; i < h.open_fd_count; ++i) putInt(s, f::kOpenFds, h.open_fds[i]);
 }
 
 template <class Sink>

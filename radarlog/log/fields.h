@@ -23,7 +23,7 @@ enum HeaderField : uint32_t {
   kBootId = 7, kPid = 8, kPpid = 9, kOrigin = 10, kParentLogId = 11, kParentCounter = 12,
   kGeneration = 13, kExecutable = 14, kExecutableSize = 15, kExecutableMtime = 16, kArgv = 17,
   kCwd = 18, kEnvironment = 19, kRealtime = 20, kMonotonic = 21, kPayloadLimit = 22,
-  kNondet = 23, kRecorderVersion = 25, kUid = 26, kGid = 27,
+  kNondet = 23, kRecorderVersion = 25, kUid = 26, kGid = 27, kOpenFds = 28,
 };
 enum ChannelField : uint32_t {
   kIndex = 1, kType = 2, kChannelOrigin = 3, kChannelFd = 4, kDev = 5, kIno = 6, kPeerIno = 7,
@@ -69,6 +69,8 @@ struct HeaderFields {
   const char* recorder_version = nullptr;
   int32_t uid = 0;
   int32_t gid = 0;
+  const int32_t* open_fds = nullptr;
+  size_t open_fd_count = 0;
 };
 
 struct ChannelFields {

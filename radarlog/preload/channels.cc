@@ -305,9 +305,9 @@ uint64_t lookupOrClassify(int fd, ChannelOrigin origin) {
   return e;
 }
 
-}  // namespace
-
-void classifyOpenDescriptors() {
+// Every descriptor open now but ours.
+template <class Fn>
+void forEachOpenDescriptor(Fn&& fn) {
   const long dir = sys::openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (dir < 0) return;
   struct Dirent64 {
@@ -328,11 +328,26 @@ void classifyOpenDescriptors() {
       int fd = 0;
       for (const char* c = d->name; *c >= '0' && *c <= '9'; ++c) fd = fd * 10 + (*c - '0');
       if (fd == dir || isOwnFd(fd)) continue;
-      lookupOrClassify(fd, ChannelOrigin::Inherited);
+      fn(fd);
     }
   }
   sys::close(static_cast<int>(dir));
 }
+
+}  // namespace
+
+size_t listOpenDescriptors(int32_t* out, size_t capacity) {
+  size_t count = 0;
+  forEachOpenDescriptor([&](int fd) {
+    if (count < capacity && (g_process.fd_floor == 0 || fd < g_process.fd_floor)) out[count++] = fd;
+  });
+  return count;
+}
+
+void classifyOpenDescriptors() {
+  forEachOpenDescriptor([](int fd) { lookupOrClassify(fd, ChannelOrigin::Inherited); });
+}
+
 
 bool isChannel(int fd) {
   return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kChannel;

@@ -271,6 +271,9 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   h.recorder_version = "radar " RADAR_VERSION;
   h.uid = static_cast<int32_t>(sys::raw(SYS_getuid));
   h.gid = static_cast<int32_t>(sys::raw(SYS_getgid));
+  static int32_t open_fds[1024];  // one image starts at a time in an address space
+  h.open_fds = open_fds;
+  h.open_fd_count = listOpenDescriptors(open_fds, sizeof(open_fds) / sizeof(open_fds[0]));
 
   log::WriterOptions options;
   options.fd_floor = p.fd_floor;

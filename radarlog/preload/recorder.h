@@ -96,6 +96,8 @@ uint32_t channelOf(int fd);                          // 0 when not a channel
 // channel end its process holds, used or not (a writer that holds a pipe
 // and never writes is what a deadlock is made of).
 void classifyOpenDescriptors();
+// The program's open descriptors (below ours), for the log's header.
+size_t listOpenDescriptors(int32_t* out, size_t capacity);
 
 // Descriptors of our own the program must not see or clobber.
 bool isOwnFd(int fd);

@@ -1,8 +1,8 @@
 #include "main_window.h"
 
-#include <algorithm>
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -21,6 +21,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
@@ -31,8 +32,10 @@
 #include <QThread>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <atomic>
 
+#include "debug_launch.h"
 #include "merge.h"
 #include "message_text.h"
 
@@ -127,6 +130,7 @@ MainWindow::MainWindow(std::unique_ptr<replay::Trace> trace, QWidget* parent)
     if (!updating_) controller_->skipTo(static_cast<uint32_t>(v));
   });
   connect(network_, &NetworkView::messageClicked, this, &MainWindow::showMessage);
+  connect(network_, &NetworkView::processClicked, this, [this](uint32_t p) { selected_process_ = p; });
   connect(network_, &NetworkView::layoutChanged, this, [this] { saveLayout(); });
   connect(spacetime_, &SpaceTimeView::eventClicked, this, [this](uint32_t position) {
     const int row = event_model_->rowOf(position);
@@ -213,6 +217,7 @@ void MainWindow::buildActions() {
     if (selected_message_ != kNone) followMessage(selected_message_);
   });
   replay->addSeparator();
+  add(replay, tr("&Debug this process from here…"), QKeySequence(Qt::CTRL | Qt::Key_D), [this] { debugFromHere(); });
   add(replay, tr("&Never mind"), QKeySequence(), [] {});
 
   bar->addSeparator();
@@ -336,6 +341,53 @@ void MainWindow::showMessage(uint32_t send) {
   dialog->show();
 }
 
+QString MainWindow::debugFromHere() {
+  const uint32_t position = controller_->position();
+  uint32_t process = selected_process_;
+  if (process == kNone && position > 0) process = trace_->events[position - 1].process;
+  if (process == kNone || trace_->processes[process].external) {
+    statusBar()->showMessage(tr("Select a recorded process (click its box) to debug it"), 4000);
+    return {};
+  }
+  const QString radar = QCoreApplication::applicationDirPath() + QStringLiteral("/../../bin/radar");
+  // From the current event on: the process's next event is where it stops.
+  const DebugCommand command = debugCommand(*trace_, process, position > 0 ? position - 1 : 0,
+                                            QFileInfo(radar).canonicalFilePath().isEmpty()
+                                                ? QStringLiteral("radar")
+                                                : QFileInfo(radar).canonicalFilePath());
+  const QString line = command.commandLine();
+  const QString terminal = findTerminal(QProcessEnvironment::systemEnvironment());
+  const bool offscreen = QGuiApplication::platformName() == QLatin1String("offscreen");
+  if (!terminal.isEmpty() && !offscreen && QProcess::startDetached(terminal, terminalArguments(terminal, command))) {
+    statusBar()->showMessage(tr("Debugging %1 in a terminal: %2")
+                                 .arg(QString::fromStdString(trace_->processes[process].label()), line),
+                             8000);
+    return line;
+  }
+  // No terminal: the command, ready to copy.
+  if (offscreen && !isVisible()) return line;
+  auto* dialog = new QDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("Debug %1").arg(QString::fromStdString(trace_->processes[process].label())));
+  auto* box = new QVBoxLayout(dialog);
+  box->addWidget(new QLabel(tr("No terminal was found ($TERMINAL, x-terminal-emulator, xterm). Run this in one "
+                               "to re-run the process under gdb, stopped before event %1:")
+                                .arg(command.at_event),
+                            dialog));
+  auto* text = new QLineEdit(line, dialog);
+  text->setReadOnly(true);
+  text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  box->addWidget(text);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  auto* copy = buttons->addButton(tr("Copy"), QDialogButtonBox::ActionRole);
+  connect(copy, &QPushButton::clicked, dialog, [line] { QGuiApplication::clipboard()->setText(line); });
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+  box->addWidget(buttons);
+  dialog->resize(760, 140);
+  dialog->show();
+  return line;
+}
+
 bool MainWindow::followMessage(uint32_t send) {
   // Its first receive: the earliest event with an edge from it.
   uint32_t first = kNone;
@@ -361,7 +413,8 @@ void MainWindow::showHelp() {
          "events, <b>Shift+R</b> again, <b>E</b> end it · <b>Home</b> from the start · "
          "<b>[</b> <b>]</b> slower, faster · click a message or <b>M</b> over it: its contents · "
          "<b>O</b> follow the selected message · <b>F</b> fit · wheel: zoom · drag: pan or move a "
-         "box · <b>C</b> channels · <b>W</b> wall time in the diagram.</p>"
+         "box · <b>C</b> channels · <b>W</b> wall time in the diagram · click a process, then "
+         "<b>Ctrl+D</b>: debug it from here, re-run alone under gdb (radar debug).</p>"
          "<p>Double-click an event or a finding to go there. See docs/replay.md.</p>"));
 }
 

@@ -50,6 +50,11 @@ class MainWindow : public QMainWindow {
   bool followMessage(uint32_t send);
   // The text of the message window last opened (for tests).
   QString lastMessageText() const { return last_message_text_; }
+  // "Debug this process from here": radar debug for the selected process
+  // (else the current event's) at the current event, in a terminal; the
+  // command is shown to copy when no terminal is found. Returns it.
+  QString debugFromHere();
+  void selectProcess(uint32_t process) { selected_process_ = process; }
   // Loads recordings with a progress dialog (cancel stops loading). Null
   // and *error set when nothing could be loaded or the user cancelled.
   static std::unique_ptr<replay::Trace> loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
@@ -95,6 +100,7 @@ class MainWindow : public QMainWindow {
   QElapsedTimer clock_;
   uint32_t instant_replay_count_ = 10;
   uint32_t selected_message_ = replay::kNone;
+  uint32_t selected_process_ = replay::kNone;
   QString last_message_text_;
   QAction* play_action_ = nullptr;
   QAction* mode_action_ = nullptr;

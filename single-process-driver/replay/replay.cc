@@ -117,6 +117,12 @@ class Lock {
 
 uint32_t tid() { return static_cast<uint32_t>(sys::gettid()); }
 
+int64_t monotonicNs() {
+  struct timespec ts {};
+  sys::raw(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&ts));
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
 // Calls one of the functions a debugger breaks on, with the message where
 // the debugger can read it (the text lives on our stack until it returns).
 void announce(void (*breakpoint)(const char*), const char* message) {
@@ -525,6 +531,9 @@ void consume(const ScriptEvent* e) {
   if (g.status) {
     __atomic_store_n(&g.status->consumed, consumed, __ATOMIC_RELAXED);
     __atomic_store_n(&g.status->last_number, e->number, __ATOMIC_RELAXED);
+    const int64_t now = monotonicNs();
+    if (consumed == 1) __atomic_store_n(&g.status->first_event_ns, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&g.status->last_event_ns, now, __ATOMIC_RELAXED);
   }
   publishNext(index);
   progress();
@@ -765,6 +774,7 @@ void standIn(const ScriptFd& f) {
       }
       break;
     case StandIn::Null:
+    case StandIn::Placeholder:
       fd = sys::openat(AT_FDCWD, "/dev/null", static_cast<int>(f.access & O_ACCMODE), 0);
       break;
   }
@@ -779,7 +789,10 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
     if (fd >= 0) {
       const long m = sys::mmap(nullptr, sizeof(ScriptStatus), PROT_READ | PROT_WRITE, MAP_SHARED,
                                static_cast<int>(fd), 0);
-      if (m >= 0 || m < -4095) g.status = reinterpret_cast<ScriptStatus*>(m);
+      if (m >= 0 || m < -4095) {
+        g.status = reinterpret_cast<ScriptStatus*>(m);
+        g.status->started_ns = monotonicNs();
+      }
       sys::close(static_cast<int>(fd));
     }
   }
@@ -816,6 +829,7 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
 
   for (uint32_t i = 0; i < g.header->inherited_count; ++i) {
     standIn(g.inherited[i]);
+    if (g.inherited[i].stand_in == StandIn::Placeholder) continue;
     setChannelFd(g.inherited[i].fd, true);
     setSocketNames(g.inherited[i].fd, &g.inherited[i].names);
   }

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -109,6 +110,25 @@ TEST(Debug, ReadinessEagainPollAndEpollReplayFaithfully) {
       }
     }
   }
+}
+
+// Descriptors the program started with that are no channels (files left
+// open by whoever started it) still take numbers: the re-run holds them, so
+// that the program's pipes and its epoll instance get the recorded ones.
+TEST(Debug, DescriptorsOpenAtStartKeepTheirNumbers) {
+  const std::string dir = testTempDir() + "/rec";
+  Result r = shell(quote(radarPath()) + " record -o " + quote(dir) + " -- " + quote(driverProgram("readiness")) +
+                   " epoll 3</dev/null 5</dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Recording rec = load(dir);
+  const ProcessLog* root = rec.byPid(rec.meta.root_pid());
+  ASSERT_TRUE(root);
+  const auto& fds = root->header.open_fds();
+  EXPECT_NE(std::find(fds.begin(), fds.end(), 3), fds.end());
+  EXPECT_NE(std::find(fds.begin(), fds.end(), 5), fds.end());
+  Result again = radar({"debug", dir, std::to_string(rec.meta.root_pid()), "--no-gdb"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, r.out);
 }
 
 TEST(Debug, DivergenceReportedAtTheEventWhereTheProgramChangesWhatItSends) {

@@ -3,10 +3,15 @@
 // test that checks the grabbed image against the display state.
 #include <gtest/gtest.h>
 
+#include <QDir>
+#include <QFile>
+#include <QProcessEnvironment>
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QImage>
 
+#include "debug_launch.h"
 #include "fake_recording.h"
 #include "main_window.h"
 #include "message_text.h"
@@ -247,6 +252,56 @@ TEST_F(Window, FollowingAMessageGoesToItsReceive) {
   ASSERT_TRUE(window->followMessage(send));
   EXPECT_EQ(window->controller().position(), receive + 1);
   EXPECT_EQ(window->spaceTimeView().selected(), receive);
+}
+
+// "Debug this process from here": radar debug for the clicked process (or
+// the current event's), stopped before its first event from here on.
+TEST_F(Window, DebugFromHereGivesTheCommandForTheProcessAtThisEvent) {
+  const auto& t = window->trace();
+  const uint32_t consumer = t.events[positionOf(t, 200, 1)].process;
+  window->controller().skipTo(positionOf(t, 100, 2) + 1);  // the producer's second event is current
+  const QString producer_line = window->debugFromHere();
+  EXPECT_TRUE(producer_line.contains(QStringLiteral(" debug ")));
+  EXPECT_TRUE(producer_line.contains(QStringLiteral(" 100.0 --at-event %1").arg(positionOf(t, 100, 2) + 1)))
+      << producer_line.toStdString();
+  window->selectProcess(consumer);
+  const QString consumer_line = window->debugFromHere();
+  uint32_t next = 0;
+  for (uint32_t pos : t.process_events[consumer])
+    if (pos >= positionOf(t, 100, 2)) {
+      next = pos + 1;
+      break;
+    }
+  EXPECT_TRUE(consumer_line.endsWith(QStringLiteral(" 200.0 --at-event %1").arg(next))) << consumer_line.toStdString();
+  for (const auto& dir : t.directories) EXPECT_TRUE(consumer_line.contains(QString::fromStdString(dir)));
+}
+
+TEST(DebugLaunch, TerminalFromTheEnvironmentOrTheUsualOnes) {
+  const QString dir = QDir::tempPath() + QStringLiteral("/radar-terminal-test");
+  QDir(dir).removeRecursively();
+  ASSERT_TRUE(QDir().mkpath(dir));
+  auto tool = [&](const QString& name) {
+    QFile f(dir + QLatin1Char('/') + name);
+    EXPECT_TRUE(f.open(QIODevice::WriteOnly));
+    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::ExeOwner);
+  };
+  QProcessEnvironment env;
+  env.insert(QStringLiteral("PATH"), dir);
+  EXPECT_EQ(findTerminal(env), QString());  // none: the window shows the command to copy
+  tool(QStringLiteral("xterm"));
+  EXPECT_EQ(findTerminal(env), dir + QStringLiteral("/xterm"));
+  tool(QStringLiteral("x-terminal-emulator"));
+  EXPECT_EQ(findTerminal(env), dir + QStringLiteral("/x-terminal-emulator"));
+  tool(QStringLiteral("myterm"));
+  env.insert(QStringLiteral("TERMINAL"), QStringLiteral("myterm"));
+  EXPECT_EQ(findTerminal(env), dir + QStringLiteral("/myterm"));
+  DebugCommand c;
+  c.program = QStringLiteral("/opt/my radar/radar");
+  c.arguments = {QStringLiteral("debug"), QStringLiteral("rec"), QStringLiteral("4.0")};
+  EXPECT_EQ(c.commandLine(), QStringLiteral("'/opt/my radar/radar' debug rec 4.0"));
+  EXPECT_EQ(terminalArguments(QStringLiteral("/usr/bin/xterm"), c).first(), QStringLiteral("-e"));
+  EXPECT_EQ(terminalArguments(QStringLiteral("/usr/bin/gnome-terminal"), c).first(), QStringLiteral("--"));
+  QDir(dir).removeRecursively();
 }
 
 TEST_F(Window, SpaceTimeDiagramHasALanePerProcessAndMarksCausality) {

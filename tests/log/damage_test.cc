@@ -76,7 +76,8 @@ TEST(Damage, NewerMajorVersionIsRefusedClearly) {
   std::string bytes = s.bytes;
   bytes[16] = 2;  // FileControl::format_major
   const std::string error = errorOf(bytes);
-  EXPECT_NE(error.find("log format 2.0 is newer than this radar reads (1.x)"), std::string::npos)
+  EXPECT_NE(error.find("log format 2." + std::to_string(kFormatMinor) + " is newer than this radar reads (1.x)"),
+            std::string::npos)
       << error;
   EXPECT_NE(error.find("offset 16"), std::string::npos) << error;
 }
