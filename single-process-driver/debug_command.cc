@@ -162,7 +162,7 @@ class TempDir {
   bool keep_ = false;
 };
 
-bool writeFile(const std::string& path, const std::string& bytes, std::string* error) {
+bool writeFile(const std::string& path, std::string_view bytes, std::string* error) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   f.close();
@@ -384,7 +384,7 @@ int runDebug(int argc, char** argv) {
   }
   const std::string script_path = temp.path() + "/script";
   const std::string status_path = temp.path() + "/status";
-  if (!writeFile(script_path, script.bytes, &error) ||
+  if (!writeFile(script_path, script.bytes.view(), &error) ||
       !writeFile(status_path, std::string(sizeof(ScriptStatus), '\0'), &error)) {
     std::fprintf(stderr, "radar debug: %s\n", error.c_str());
     return kExitUsage;

@@ -7,8 +7,9 @@
 // anything up on the way. Every receive's bytes are already resolved here
 // (from the matched sends when only the sender's log holds them).
 //
-// Layout: ScriptHeader, then the arrays and the data area at the offsets
-// the header gives (each 8-byte aligned). Blobs point into the data area.
+// Layout: ScriptHeader at offset 0, then the data area and the arrays at
+// the offsets the header gives (each 8-byte aligned; the builder writes the
+// data area first). Blobs point into the data area.
 //
 // Chains: an image created by fork() starts inside its parent. Its script
 // is the parent's events up to the FORK that created it (flagged

@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <new>
 #include <set>
 #include <unordered_map>
 
@@ -33,46 +35,62 @@ std::string eventName(const Trace& t, uint32_t position) {
          "'s local event " + std::to_string(t.events[position].counter) + ")";
 }
 
-// The script's tables and data area, filled event by event.
+// The script's tables and data area, filled event by event. The file is
+// the header, the data area, then the tables: data_ holds it all as it
+// grows, so that a data area of hundreds of megabytes is never copied.
 class ScriptWriter {
  public:
+  static constexpr size_t kDataStart = (sizeof(ScriptHeader) + 7) & ~size_t{7};
+
+  ScriptWriter() { data_.resize(kDataStart); }
+
   Blob put(const void* bytes, size_t n) {
     if (!n) return {};
-    data_.resize((data_.size() + 7) & ~size_t{7});
-    const Blob b{data_.size(), static_cast<uint32_t>(n), 0};
-    data_.append(static_cast<const char*>(bytes), n);
+    Blob b = begin();
+    data_.append(bytes, n);
+    b.size = static_cast<uint32_t>(n);
     return b;
   }
   Blob put(std::string_view s) { return put(s.data(), s.size()); }
+  // A blob made of several pieces, appended one after the other.
+  Blob begin() {
+    data_.resize((data_.size() + 7) & ~size_t{7});
+    return {data_.size() - kDataStart, 0, 0};
+  }
+  void append(Blob& b, std::string_view piece) {
+    data_.append(piece);
+    b.size += static_cast<uint32_t>(piece.size());
+  }
   Blob putText(const std::string& s) { return put(s.c_str(), s.size() + 1); }  // with its NUL
-  std::string_view view(const Blob& b) const { return std::string_view(data_).substr(b.offset, b.size); }
+  std::string_view view(const Blob& b) const { return data_.view().substr(kDataStart + b.offset, b.size); }
 
   std::vector<ScriptEvent> events;
   std::vector<ScriptThread> threads;
   std::vector<ScriptFd> inherited;
 
-  std::string finish(ScriptHeader h) const {
-    auto align = [](uint64_t v) { return (v + 7) & ~uint64_t{7}; };
-    h.events_offset = align(sizeof(ScriptHeader));
-    h.threads_offset = align(h.events_offset + events.size() * sizeof(ScriptEvent));
-    h.inherited_offset = align(h.threads_offset + threads.size() * sizeof(ScriptThread));
-    h.data_offset = align(h.inherited_offset + inherited.size() * sizeof(ScriptFd));
-    h.data_size = data_.size();
-    h.file_size = h.data_offset + data_.size();
+  // The whole file; the writer is spent.
+  ScriptBytes finish(ScriptHeader h) {
+    auto table = [&](const void* p, size_t n) {
+      data_.resize((data_.size() + 7) & ~size_t{7});
+      const uint64_t at = data_.size();
+      data_.append(p, n);
+      return at;
+    };
+    h.data_offset = kDataStart;
+    h.data_size = data_.size() - kDataStart;
+    h.events_offset = table(events.data(), events.size() * sizeof(ScriptEvent));
+    h.threads_offset = table(threads.data(), threads.size() * sizeof(ScriptThread));
+    h.inherited_offset = table(inherited.data(), inherited.size() * sizeof(ScriptFd));
+    h.file_size = data_.size();
     h.event_count = static_cast<uint32_t>(events.size());
     h.thread_count = static_cast<uint32_t>(threads.size());
     h.inherited_count = static_cast<uint32_t>(inherited.size());
-    std::string out(h.file_size, '\0');
-    std::memcpy(out.data(), &h, sizeof(h));
-    std::memcpy(out.data() + h.events_offset, events.data(), events.size() * sizeof(ScriptEvent));
-    std::memcpy(out.data() + h.threads_offset, threads.data(), threads.size() * sizeof(ScriptThread));
-    std::memcpy(out.data() + h.inherited_offset, inherited.data(), inherited.size() * sizeof(ScriptFd));
-    std::memcpy(out.data() + h.data_offset, data_.data(), data_.size());
-    return out;
+    std::memcpy(data_.data(), &h, sizeof(h));
+    return std::move(data_);
   }
 
  private:
-  std::string data_;
+  ScriptBytes data_;
 };
 
 // What stands in for an inherited channel end in the re-run.
@@ -442,7 +460,9 @@ class Builder {
       }
     }
     for (const Pending& p : pending_) {
-      std::string bytes;
+      Blob blob = w_.begin();
+      uint32_t crc = 0;
+      uint64_t left = p.want;
       for (const Piece& piece : p.pieces) {
         auto it = payloads.find(piece.send);
         const std::string& sent = it == payloads.end() ? std::string() : it->second;
@@ -455,16 +475,18 @@ class Builder {
                    ": that process cannot be re-run faithfully";
           return false;
         }
-        bytes.append(sent, piece.skip, piece.bytes);
+        const std::string_view bytes = std::string_view(sent).substr(piece.skip, std::min(piece.bytes, left));
+        left -= bytes.size();
+        crc = crc32c(crc, bytes.data(), bytes.size());
+        w_.append(blob, bytes);
       }
-      bytes.resize(p.want);
-      if (p.has_hash && crc32c(0, bytes.data(), bytes.size()) != p.hash) {
+      if (p.has_hash && crc != p.hash) {
         *error = "the recording does not say which bytes " + eventName(t_, p.position) +
                  " received: several processes wrote to (or read from) its channel at the same moment, and the "
                  "bytes matched by time are not the ones received";
         return false;
       }
-      w_.events[p.event].data = w_.put(bytes);
+      w_.events[p.event].data = blob;
     }
     return true;
   }
@@ -666,6 +688,52 @@ class Builder {
 };
 
 }  // namespace
+
+ScriptBytes::ScriptBytes(ScriptBytes&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
+  o.data_ = nullptr;
+  o.size_ = o.capacity_ = 0;
+}
+
+ScriptBytes& ScriptBytes::operator=(ScriptBytes&& o) noexcept {
+  if (this != &o) {
+    if (data_) ::munmap(data_, capacity_);
+    data_ = o.data_;
+    size_ = o.size_;
+    capacity_ = o.capacity_;
+    o.data_ = nullptr;
+    o.size_ = o.capacity_ = 0;
+  }
+  return *this;
+}
+
+ScriptBytes::~ScriptBytes() {
+  if (data_) ::munmap(data_, capacity_);
+}
+
+void ScriptBytes::reserve(size_t n) {
+  if (n <= capacity_) return;
+  constexpr size_t kHuge = size_t{2} << 20;
+  const size_t want = (std::max({n, capacity_ * 2, kHuge}) + kHuge - 1) & ~(kHuge - 1);
+  void* p = data_ ? ::mremap(data_, capacity_, want, MREMAP_MAYMOVE)
+                  : ::mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  ::madvise(p, want, MADV_HUGEPAGE);  // a hint: fewer page faults where the kernel allows
+  data_ = static_cast<char*>(p);
+  capacity_ = want;
+}
+
+void ScriptBytes::append(const void* p, size_t n) {
+  if (!n) return;
+  reserve(size_ + n);
+  std::memcpy(data_ + size_, p, n);
+  size_ += n;
+}
+
+void ScriptBytes::resize(size_t n) {
+  reserve(n);
+  if (n > size_) std::memset(data_ + size_, 0, n - size_);
+  size_ = n;
+}
 
 std::vector<uint32_t> imageChain(const Trace& t, uint32_t image, std::string* error) {
   std::vector<uint32_t> chain{image};

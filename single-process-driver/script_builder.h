@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trace.h"
@@ -21,8 +22,34 @@ struct Launch {
   int64_t executable_mtime_ns = 0;
 };
 
+// A growing byte buffer for scripts of hundreds of megabytes: mapped
+// memory that grows in place (mremap) on transparent huge pages, where a
+// string would copy itself at each doubling and fault on every 4 KiB page.
+class ScriptBytes {
+ public:
+  ScriptBytes() = default;
+  ScriptBytes(ScriptBytes&& o) noexcept;
+  ScriptBytes& operator=(ScriptBytes&& o) noexcept;
+  ScriptBytes(const ScriptBytes&) = delete;
+  ScriptBytes& operator=(const ScriptBytes&) = delete;
+  ~ScriptBytes();
+
+  void append(const void* p, size_t n);
+  void append(std::string_view s) { append(s.data(), s.size()); }
+  void resize(size_t n);  // grows with zero bytes, or shrinks
+  char* data() { return data_; }
+  const char* data() const { return data_; }
+  size_t size() const { return size_; }
+  std::string_view view() const { return {data_, size_}; }
+
+ private:
+  void reserve(size_t n);
+  char* data_ = nullptr;
+  size_t size_ = 0, capacity_ = 0;
+};
+
 struct Script {
-  std::string bytes;              // the script file (script.h layout)
+  ScriptBytes bytes;              // the script file (script.h layout)
   Launch launch;
   std::vector<uint32_t> chain;    // process images replayed, the debugged one last
   uint32_t events = 0;            // events in the script

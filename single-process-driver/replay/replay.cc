@@ -810,7 +810,7 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   struct stat st {};
   if (fd < 0 || sys::fstat(static_cast<int>(fd), &st) < 0) failStart("the replay script cannot be opened");
   g.size = static_cast<size_t>(st.st_size);
-  const long m = g.size ? sys::mmap(nullptr, g.size, PROT_READ, MAP_PRIVATE, static_cast<int>(fd), 0) : -EINVAL;
+  const long m = g.size ? sys::mmap(nullptr, g.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, static_cast<int>(fd), 0) : -EINVAL;
   sys::close(static_cast<int>(fd));
   if (m < 0 && m > -4096) failStart("the replay script cannot be mapped");
   g.base = reinterpret_cast<const uint8_t*>(m);

@@ -134,8 +134,11 @@ long firstDifference(const struct iovec* iov, size_t count, const uint8_t* expec
   size_t at = 0;
   for (size_t i = 0; i < count && at < n; ++i) {
     const auto* p = static_cast<const uint8_t*>(iov[i].iov_base);
-    for (size_t j = 0; j < iov[i].iov_len && at < n; ++j, ++at)
-      if (p[j] != expected[at]) return static_cast<long>(at);
+    const size_t len = iov[i].iov_len < n - at ? iov[i].iov_len : n - at;
+    if (std::memcmp(p, expected + at, len) != 0)  // the common case at memory speed; then where
+      for (size_t j = 0; j < len; ++j)
+        if (p[j] != expected[at + j]) return static_cast<long>(at + j);
+    at += len;
   }
   return at < n ? static_cast<long>(at) : -1;
 }
