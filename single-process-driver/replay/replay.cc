@@ -98,6 +98,7 @@ uint64_t* g_arrived = nullptr;
 uint64_t* g_replayed = nullptr;  // events replayed (a bit each)
 uint32_t g_prefix = 0;           // events [0, g_prefix) all replayed
 uint32_t g_progress = 0;         // bumped at every arrival and replay: what waits sleep on
+uint32_t g_waiters = 0;          // threads sleeping on it
 
 struct ThreadPlace {
   int32_t index;     // into the script's threads, -1 unknown
@@ -235,10 +236,14 @@ bool waitFor(Done&& done, int idle_limit) {
   int idle = 0;
   while (!done()) {
     if (!replaying()) return false;
-    const uint32_t seen = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE);
-    if (done()) break;
-    struct timespec wait = {0, 1000 * 1000};
-    sys::raw(SYS_futex, reinterpret_cast<long>(&g_progress), FUTEX_WAIT_PRIVATE, seen, reinterpret_cast<long>(&wait));
+    __atomic_add_fetch(&g_waiters, 1, __ATOMIC_SEQ_CST);
+    const uint32_t seen = __atomic_load_n(&g_progress, __ATOMIC_SEQ_CST);
+    if (!done()) {
+      struct timespec wait = {0, 1000 * 1000};
+      sys::raw(SYS_futex, reinterpret_cast<long>(&g_progress), FUTEX_WAIT_PRIVATE, seen,
+               reinterpret_cast<long>(&wait));
+    }
+    __atomic_sub_fetch(&g_waiters, 1, __ATOMIC_SEQ_CST);
     idle = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) == seen ? idle + 1 : 0;
     if (idle >= idle_limit) break;  // nobody moves: go on out of order
   }
@@ -246,8 +251,10 @@ bool waitFor(Done&& done, int idle_limit) {
 }
 
 void progress() {
-  __atomic_add_fetch(&g_progress, 1, __ATOMIC_ACQ_REL);
-  sys::raw(SYS_futex, reinterpret_cast<long>(&g_progress), FUTEX_WAKE_PRIVATE, INT_MAX);
+  __atomic_add_fetch(&g_progress, 1, __ATOMIC_SEQ_CST);
+  // A system call only when a thread waits (single-threaded programs: never).
+  if (__atomic_load_n(&g_waiters, __ATOMIC_SEQ_CST))
+    sys::raw(SYS_futex, reinterpret_cast<long>(&g_progress), FUTEX_WAKE_PRIVATE, INT_MAX);
 }
 
 bool isSet(const uint64_t* bits, uint32_t i) { return __atomic_load_n(&bits[i / 64], __ATOMIC_ACQUIRE) >> (i % 64) & 1; }
@@ -537,7 +544,6 @@ void consume(const ScriptEvent* e) {
   }
   publishNext(index);
   progress();
-  sys::raw(SYS_futex, reinterpret_cast<long>(&radar_replay_consumed), FUTEX_WAKE_PRIVATE, INT_MAX);
   holdUntilNext(index);
 }
 
