@@ -248,6 +248,8 @@ class Builder {
     // Every thread of the image has a place, even one that recorded nothing
     // (the main thread of a child that only exits through a signal ...).
     threadIndex(segment, static_cast<uint32_t>(proc.pid), proc.pid);
+    w_.events.reserve(w_.events.size() + t_.process_events[p].size());
+    positions_.reserve(w_.events.capacity());
     std::set<int> created, created_ever;
     std::set<int> inherited;
     log::Record r;
