@@ -13,7 +13,7 @@ export RADAR_ROOT RADAR_PRESET
 
 radar_packages=(
   build-essential cmake ninja-build pkg-config
-  libprotobuf-dev protobuf-compiler libzstd-dev zstd
+  libprotobuf-dev libprotoc-dev protobuf-compiler libzstd-dev zstd
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev
   clang-14 libclang-rt-14-dev

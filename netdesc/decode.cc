@@ -1,0 +1,452 @@
+#include "decode.h"
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/dynamic_message.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+namespace radar::netdesc {
+namespace {
+
+namespace pb = google::protobuf;
+
+constexpr int kMaxDepth = 32;          // nesting shown (templates cannot recurse; protobuf can)
+constexpr size_t kMaxArrayShown = 64;  // elements of a scalar array on one line
+
+size_t scalarSize(Scalar s) {
+  switch (s) {
+    case U8: case I8: return 1;
+    case U16: case I16: return 2;
+    case U32: case I32: case F32: return 4;
+    case U64: case I64: case F64: return 8;
+    default: return 0;
+  }
+}
+
+uint64_t readUnsigned(const unsigned char* p, size_t n, ByteOrder order) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= uint64_t{p[order == BIG ? n - 1 - i : i]} << (8 * i);
+  return v;
+}
+
+std::string scalarText(Scalar s, const unsigned char* p, ByteOrder order) {
+  const uint64_t u = readUnsigned(p, scalarSize(s), order);
+  char buf[48];
+  switch (s) {
+    case U8: case U16: case U32: case U64:
+      std::snprintf(buf, sizeof(buf), "%" PRIu64, u);
+      break;
+    case I8: std::snprintf(buf, sizeof(buf), "%d", static_cast<int8_t>(u)); break;
+    case I16: std::snprintf(buf, sizeof(buf), "%d", static_cast<int16_t>(u)); break;
+    case I32: std::snprintf(buf, sizeof(buf), "%d", static_cast<int32_t>(u)); break;
+    case I64: std::snprintf(buf, sizeof(buf), "%" PRId64, static_cast<int64_t>(u)); break;
+    case F32: {
+      float f;
+      const uint32_t w = static_cast<uint32_t>(u);
+      std::memcpy(&f, &w, 4);
+      std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(f));
+      break;
+    }
+    case F64: {
+      double d;
+      std::memcpy(&d, &u, 8);
+      std::snprintf(buf, sizeof(buf), "%.17g", d);
+      break;
+    }
+    default: return "?";
+  }
+  return buf;
+}
+
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char b[8];
+          std::snprintf(b, sizeof(b), "\\x%02x", c);
+          out += b;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// The bytes a template takes (0 when a record is unknown).
+size_t templateSize(const Description* d, const Template& t, int depth = 0) {
+  if (depth > kMaxDepth) return 0;
+  size_t total = 0;
+  for (const auto& f : t.field()) {
+    size_t one = 0;
+    if (f.scalar() != SCALAR_UNSPECIFIED) one = scalarSize(f.scalar());
+    else if (f.chars()) one = f.chars();
+    else if (const Type* r = d ? d->type(f.record()) : nullptr; r && r->how_case() == Type::kTemplate)
+      one = templateSize(d, r->template_(), depth + 1);
+    total += one * std::max<uint32_t>(f.count(), 1);
+  }
+  return total;
+}
+
+// Decodes a template's fields from bytes[*at], appending lines. False when
+// the bytes end first (*problem says where).
+bool decodeTemplate(const Description* d, const std::string& type_name, const Template& t, std::string_view bytes,
+                    size_t* at, int depth, std::vector<std::string>* lines, std::string* problem) {
+  const std::string indent(2 * static_cast<size_t>(depth + 1), ' ');
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  for (const auto& f : t.field()) {
+    const uint32_t count = std::max<uint32_t>(f.count(), 1);
+    const bool array = f.count() > 1;
+    auto shortOf = [&](size_t need) {
+      *problem = "the message ends after " + std::to_string(bytes.size()) + " bytes, inside field '" + f.name() +
+                 "' of '" + type_name + "' (" + std::to_string(need) + " more bytes needed there)";
+      return false;
+    };
+    if (f.chars()) {
+      for (uint32_t i = 0; i < count; ++i) {
+        if (*at + f.chars() > bytes.size()) return shortOf(*at + f.chars() - bytes.size());
+        std::string_view s = bytes.substr(*at, f.chars());
+        s = s.substr(0, std::min(s.find('\0'), s.size()));
+        lines->push_back(indent + f.name() + (array ? "[" + std::to_string(i + 1) + "]" : "") + " = " + quoted(s));
+        *at += f.chars();
+      }
+    } else if (f.scalar() != SCALAR_UNSPECIFIED) {
+      const size_t size = scalarSize(f.scalar());
+      std::string values;
+      uint32_t shown = 0;
+      for (uint32_t i = 0; i < count; ++i) {
+        if (*at + size > bytes.size()) {
+          if (shown) lines->push_back(indent + f.name() + "[1.." + std::to_string(shown) + "] = " + values);
+          return shortOf(*at + size - bytes.size());
+        }
+        if (i < kMaxArrayShown) {
+          values += (i ? " " : "") + scalarText(f.scalar(), p + *at, t.order());
+          ++shown;
+        }
+        *at += size;
+      }
+      if (count > kMaxArrayShown) values += " ... (" + std::to_string(count) + " in all)";
+      lines->push_back(indent + f.name() + (array ? "[1.." + std::to_string(count) + "]" : "") + " = " + values);
+    } else {
+      const Type* r = d ? d->type(f.record()) : nullptr;
+      if (!r || r->how_case() != Type::kTemplate || depth >= kMaxDepth) {
+        *problem = "field '" + f.name() + "' of '" + type_name + "' is a record of unknown template '" + f.record() + "'";
+        return false;
+      }
+      for (uint32_t i = 0; i < count; ++i) {
+        lines->push_back(indent + f.name() + (array ? "[" + std::to_string(i + 1) + "]" : "") + ":");
+        if (!decodeTemplate(d, r->name(), r->template_(), bytes, at, depth + 1, lines, problem)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::string scalarFieldText(const pb::Message& m, const pb::Reflection* r, const pb::FieldDescriptor* f, int i) {
+  using FD = pb::FieldDescriptor;
+  const bool rep = f->is_repeated();
+  switch (f->cpp_type()) {
+    case FD::CPPTYPE_INT32: return std::to_string(rep ? r->GetRepeatedInt32(m, f, i) : r->GetInt32(m, f));
+    case FD::CPPTYPE_INT64: return std::to_string(rep ? r->GetRepeatedInt64(m, f, i) : r->GetInt64(m, f));
+    case FD::CPPTYPE_UINT32: return std::to_string(rep ? r->GetRepeatedUInt32(m, f, i) : r->GetUInt32(m, f));
+    case FD::CPPTYPE_UINT64: return std::to_string(rep ? r->GetRepeatedUInt64(m, f, i) : r->GetUInt64(m, f));
+    case FD::CPPTYPE_BOOL: return (rep ? r->GetRepeatedBool(m, f, i) : r->GetBool(m, f)) ? "true" : "false";
+    case FD::CPPTYPE_FLOAT: {
+      char b[32];
+      std::snprintf(b, sizeof(b), "%.9g", static_cast<double>(rep ? r->GetRepeatedFloat(m, f, i) : r->GetFloat(m, f)));
+      return b;
+    }
+    case FD::CPPTYPE_DOUBLE: {
+      char b[32];
+      std::snprintf(b, sizeof(b), "%.17g", rep ? r->GetRepeatedDouble(m, f, i) : r->GetDouble(m, f));
+      return b;
+    }
+    case FD::CPPTYPE_ENUM: {
+      const pb::EnumValueDescriptor* e = rep ? r->GetRepeatedEnum(m, f, i) : r->GetEnum(m, f);
+      return e ? e->name() : "?";
+    }
+    case FD::CPPTYPE_STRING: {
+      const std::string s = rep ? r->GetRepeatedString(m, f, i) : r->GetString(m, f);
+      return f->type() == FD::TYPE_BYTES && !looksLikeText(s) ? "bytes " + std::to_string(s.size()) + ": " + quoted(s)
+                                                              : quoted(s);
+    }
+    default: return "?";
+  }
+}
+
+void protobufLines(const pb::Message& m, int depth, std::vector<std::string>* lines) {
+  const pb::Reflection* r = m.GetReflection();
+  std::vector<const pb::FieldDescriptor*> fields;
+  r->ListFields(m, &fields);
+  const std::string indent(2 * static_cast<size_t>(depth + 1), ' ');
+  for (const auto* f : fields) {
+    const int n = f->is_repeated() ? r->FieldSize(m, f) : 1;
+    for (int i = 0; i < n; ++i) {
+      const std::string name = f->name() + (f->is_repeated() ? "[" + std::to_string(i + 1) + "]" : "");
+      if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+        lines->push_back(indent + name + ":");
+        if (depth < kMaxDepth)
+          protobufLines(f->is_repeated() ? r->GetRepeatedMessage(m, f, i) : r->GetMessage(m, f), depth + 1, lines);
+      } else {
+        lines->push_back(indent + name + " = " + scalarFieldText(m, r, f, i));
+      }
+    }
+  }
+}
+
+// A protobuf message that does not parse: its fields, by number and wire
+// type, as far as they go.
+size_t protobufWireLines(const pb::Descriptor* type, std::string_view bytes, std::vector<std::string>* lines,
+                         std::string* problem) {
+  using WFL = pb::internal::WireFormatLite;
+  pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+  size_t good = 0;
+  while (true) {
+    const uint32_t tag = in.ReadTag();
+    if (!tag) {
+      if (in.CurrentPosition() < static_cast<int>(bytes.size()))
+        *problem = "not a valid " + type->full_name() + ": a bad field tag at byte " + std::to_string(good);
+      return good;
+    }
+    const int number = static_cast<int>(WFL::GetTagFieldNumber(tag));
+    const pb::FieldDescriptor* f = type->FindFieldByNumber(number);
+    const std::string name = "  " + (f ? f->name() : "field " + std::to_string(number));
+    bool ok = true;
+    switch (WFL::GetTagWireType(tag)) {
+      case WFL::WIRETYPE_VARINT: {
+        uint64_t v = 0;
+        ok = in.ReadVarint64(&v);
+        if (ok) lines->push_back(name + " = " + std::to_string(v) + " (varint)");
+        break;
+      }
+      case WFL::WIRETYPE_FIXED32: {
+        uint32_t v = 0;
+        ok = in.ReadLittleEndian32(&v);
+        if (ok) lines->push_back(name + " = " + std::to_string(v) + " (fixed32)");
+        break;
+      }
+      case WFL::WIRETYPE_FIXED64: {
+        uint64_t v = 0;
+        ok = in.ReadLittleEndian64(&v);
+        if (ok) lines->push_back(name + " = " + std::to_string(v) + " (fixed64)");
+        break;
+      }
+      case WFL::WIRETYPE_LENGTH_DELIMITED: {
+        uint32_t len = 0;
+        std::string s;
+        ok = in.ReadVarint32(&len) && in.ReadString(&s, static_cast<int>(len));
+        if (ok) lines->push_back(name + " = " + std::to_string(len) + " bytes " + quoted(s.substr(0, 64)) +
+                                 (s.size() > 64 ? "..." : ""));
+        break;
+      }
+      default:
+        ok = false;
+    }
+    if (!ok) {
+      *problem = "not a valid " + type->full_name() + ": field " + std::to_string(number) + " at byte " +
+                 std::to_string(good) + " is cut short or of an unknown kind";
+      return good;
+    }
+    good = static_cast<size_t>(in.CurrentPosition());
+  }
+}
+
+}  // namespace
+
+bool looksLikeText(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: a lead byte and its continuation bytes.
+    const int more = (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
+    if (more < 0 || i + static_cast<size_t>(more) >= s.size()) return false;
+    for (int k = 1; k <= more; ++k)
+      if ((static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) & 0xc0) != 0x80) return false;
+    i += static_cast<size_t>(more) + 1;
+  }
+  return true;
+}
+
+std::string hexDump(std::string_view bytes, size_t limit) {
+  std::string out;
+  const size_t n = std::min(bytes.size(), limit);
+  char line[128];
+  for (size_t at = 0; at < n; at += 16) {
+    int w = std::snprintf(line, sizeof(line), "%08zx  ", at);
+    std::string text;
+    for (size_t k = 0; k < 16; ++k) {
+      if (at + k < n) {
+        const unsigned char c = static_cast<unsigned char>(bytes[at + k]);
+        w += std::snprintf(line + w, sizeof(line) - static_cast<size_t>(w), "%02x ", c);
+        text += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '.';
+      } else {
+        w += std::snprintf(line + w, sizeof(line) - static_cast<size_t>(w), "   ");
+      }
+      if (k == 7) w += std::snprintf(line + w, sizeof(line) - static_cast<size_t>(w), " ");
+    }
+    out += line;
+    out += " |" + text + "|\n";
+  }
+  if (bytes.size() > n) out += "... " + std::to_string(bytes.size() - n) + " more bytes\n";
+  return out;
+}
+
+std::string Decoded::toString() const {
+  std::string out = type + "\n";
+  for (const auto& l : lines) out += l + "\n";
+  if (!problem.empty()) out += "  (" + problem + ")\n";
+  if (!rest.empty()) out += rest;
+  return out;
+}
+
+Decoded decodeMessage(const Description* d, const Type* type, std::string_view bytes) {
+  Decoded out;
+  if (!type || type->how_case() == Type::kText || type->how_case() == Type::HOW_NOT_SET) {
+    if (type && type->how_case() == Type::kText) out.type = type->name();
+    if (bytes.empty() || looksLikeText(bytes)) {
+      if (out.type.empty()) out.type = "text";
+      std::string_view s = bytes;
+      while (!s.empty()) {
+        const size_t nl = s.find('\n');
+        out.lines.push_back("  " + quoted(s.substr(0, nl == std::string_view::npos ? s.size() : nl + 1)));
+        s = nl == std::string_view::npos ? std::string_view() : s.substr(nl + 1);
+      }
+      out.decoded_bytes = bytes.size();
+    } else {
+      if (out.type.empty()) out.type = "bytes";
+      else out.problem = "not text";
+      out.rest = hexDump(bytes);
+    }
+    return out;
+  }
+  out.type = type->name();
+  if (type->how_case() == Type::kTemplate) {
+    size_t at = 0;
+    decodeTemplate(d, type->name(), type->template_(), bytes, &at, 0, &out.lines, &out.problem);
+    out.decoded_bytes = at;
+    if (out.problem.empty() && at < bytes.size())
+      out.problem = std::to_string(bytes.size() - at) + " bytes beyond the " + std::to_string(at) + " of '" +
+                    type->name() + "'";
+    if (at < bytes.size()) out.rest = hexDump(bytes.substr(at));
+    const size_t size = templateSize(d, type->template_());
+    if (!out.problem.empty() && size) out.problem += " (a '" + type->name() + "' is " + std::to_string(size) + " bytes)";
+    return out;
+  }
+  // A protobuf message type.
+  const pb::Descriptor* descriptor = d ? d->protobufType(*type) : nullptr;
+  if (!descriptor) {
+    out.problem = "protobuf type '" + type->protobuf() + "' is not loaded";
+    out.rest = hexDump(bytes);
+    return out;
+  }
+  std::unique_ptr<pb::Message> m(d->messageFactory().GetPrototype(descriptor)->New());
+  if (m->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    protobufLines(*m, 0, &out.lines);
+    out.decoded_bytes = bytes.size();
+    return out;
+  }
+  out.decoded_bytes = protobufWireLines(descriptor, bytes, &out.lines, &out.problem);
+  if (out.problem.empty()) out.problem = "not a valid " + descriptor->full_name();
+  if (out.decoded_bytes < bytes.size()) out.rest = hexDump(bytes.substr(out.decoded_bytes));
+  return out;
+}
+
+Split splitMessages(const Framing& framing, std::string_view bytes) {
+  Split s;
+  size_t at = 0;
+  switch (framing.how_case()) {
+    case Framing::kLengthPrefix: {
+      const auto& lp = framing.length_prefix();
+      const size_t prefix = lp.bytes() == 1 || lp.bytes() == 2 || lp.bytes() == 8 ? lp.bytes() : 4;
+      while (at + prefix <= bytes.size()) {
+        const uint64_t announced =
+            readUnsigned(reinterpret_cast<const unsigned char*>(bytes.data()) + at, prefix, lp.order());
+        uint64_t len = lp.includes_prefix() ? announced
+                       : announced > UINT64_MAX - prefix ? UINT64_MAX
+                                                         : announced + prefix;
+        if (len < prefix) len = prefix;  // a length smaller than its own prefix: take the prefix alone
+        if (len > bytes.size() - at) {
+          s.unfinished_needs = len;
+          break;
+        }
+        s.messages.push_back({at, static_cast<size_t>(len)});
+        at += static_cast<size_t>(len);
+      }
+      break;
+    }
+    case Framing::kNewline:
+      while (at < bytes.size()) {
+        const size_t nl = bytes.find('\n', at);
+        if (nl == std::string_view::npos) break;
+        s.messages.push_back({at, nl + 1 - at});
+        at = nl + 1;
+      }
+      break;
+    case Framing::kFixedSize:
+      while (framing.fixed_size() && at + framing.fixed_size() <= bytes.size()) {
+        s.messages.push_back({at, framing.fixed_size()});
+        at += framing.fixed_size();
+      }
+      break;
+    default:
+      if (!bytes.empty()) s.messages.push_back({0, bytes.size()});
+      at = bytes.size();
+  }
+  s.unfinished_at = at;
+  return s;
+}
+
+std::string describeBytes(const Description* d, const Port* port, std::string_view bytes) {
+  const Type* type = d && port && !port->type().empty() ? d->type(port->type()) : nullptr;
+  const Framing framing = port ? port->framing() : Framing();
+  const Split split = splitMessages(framing, bytes);
+  std::string out;
+  const bool several = split.messages.size() > 1 || split.unfinished_at < bytes.size();
+  size_t n = 0;
+  for (const auto& [at, len] : split.messages) {
+    std::string_view message = bytes.substr(at, len);
+    std::string label;
+    if (several) label = "message " + std::to_string(++n) + " (bytes " + std::to_string(at) + " to " +
+                         std::to_string(at + len - 1) + "): ";
+    // What the framing adds around the message is not the type's.
+    std::string frame;
+    if (framing.how_case() == Framing::kLengthPrefix) {
+      const size_t prefix = framing.length_prefix().bytes() ? framing.length_prefix().bytes() : 4;
+      frame = "length " + std::to_string(len - prefix) + ", ";
+      message = message.substr(std::min(prefix, message.size()));
+    } else if (framing.how_case() == Framing::kNewline && type && type->how_case() != Type::kText) {
+      message = message.substr(0, message.size() - 1);
+    }
+    const Decoded dec = decodeMessage(d, type, message);
+    out += label + frame + dec.toString();
+  }
+  if (split.unfinished_at < bytes.size()) {
+    const size_t left = bytes.size() - split.unfinished_at;
+    out += std::to_string(left) + " bytes of a message that continues after this send";
+    if (split.unfinished_needs) out += " (it announces " + std::to_string(split.unfinished_needs) + " bytes)";
+    out += ":\n" + hexDump(bytes.substr(split.unfinished_at));
+  }
+  if (bytes.empty()) out += decodeMessage(d, type, bytes).toString();
+  return out;
+}
+
+}  // namespace radar::netdesc

@@ -1,0 +1,52 @@
+// Decoding messages for people, field by field, as a description says
+// (RADAR's "Freeze Frame": "an integer and two floating point numbers, not
+// 10 octal bytes"). A message that does not fit its type is decoded as far
+// as it fits, with the rest in hex and a one-line reason; without a type,
+// text is shown as text and anything else as hex and ASCII. Never throws,
+// never reads past the bytes given.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "description.h"
+
+namespace radar::netdesc {
+
+struct Decoded {
+  std::string type;                // the type's name; "text" or "bytes" without one
+  std::vector<std::string> lines;  // "name = value", indented two spaces per level of nesting
+  std::string problem;             // why decoding stopped short, one line; empty when it did not
+  std::string rest;                // the bytes not decoded, as hex and ASCII
+  size_t decoded_bytes = 0;
+  std::string toString() const;
+};
+
+// One message. `type` null: text or hex and ASCII.
+Decoded decodeMessage(const Description* description, const Type* type, std::string_view bytes);
+
+// How bytes split into messages under a framing: [offset, length) of each
+// whole message, then where the bytes of an unfinished one start (==
+// bytes.size() when none).
+struct Split {
+  std::vector<std::pair<size_t, size_t>> messages;
+  size_t unfinished_at = 0;
+  // For a length prefix: how many bytes the unfinished message announced
+  // (its prefix included), 0 when unknown.
+  uint64_t unfinished_needs = 0;
+};
+Split splitMessages(const Framing& framing, std::string_view bytes);
+
+// Everything a send carried, for people: its messages as the port's
+// framing splits them, each decoded with the port's type. `port` null:
+// one message, undescribed.
+std::string describeBytes(const Description* description, const Port* port, std::string_view bytes);
+
+// The shared renderings.
+bool looksLikeText(std::string_view bytes);
+std::string hexDump(std::string_view bytes, size_t limit = 4096);
+
+}  // namespace radar::netdesc

@@ -1,0 +1,236 @@
+// Decoding: every template field type in both byte orders, nesting and
+// arrays, protobuf messages from a .proto file, text, every framing, and
+// messages too short or too long for their type.
+#include <gtest/gtest.h>
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/dynamic_message.h>
+
+#include <cstring>
+#include <memory>
+
+#include "decode.h"
+
+namespace radar::netdesc {
+namespace {
+
+std::unique_ptr<Description> describe(const std::string& text) {
+  std::vector<Problem> problems;
+  auto d = Description::parse(text, std::string(RADAR_TEST_DATA) + "/../t.netdesc", &problems);
+  EXPECT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
+  return d;
+}
+
+// Appends v's low `n` bytes in `order`.
+void put(std::string& s, uint64_t v, size_t n, bool big) {
+  for (size_t i = 0; i < n; ++i) s.push_back(static_cast<char>(v >> (8 * (big ? n - 1 - i : i))));
+}
+
+std::string allScalars(bool big) {
+  std::string b;
+  put(b, 200, 1, big);
+  put(b, 60000, 2, big);
+  put(b, 4000000000u, 4, big);
+  put(b, 18000000000000000000ull, 8, big);
+  put(b, static_cast<uint8_t>(-100), 1, big);
+  put(b, static_cast<uint16_t>(-30000), 2, big);
+  put(b, static_cast<uint32_t>(-2000000000), 4, big);
+  put(b, static_cast<uint64_t>(-9000000000000000000ll), 8, big);
+  float f = 1.5f;
+  uint32_t fw;
+  std::memcpy(&fw, &f, 4);
+  put(b, fw, 4, big);
+  double d = -2.25;
+  uint64_t dw;
+  std::memcpy(&dw, &d, 8);
+  put(b, dw, 8, big);
+  return b;
+}
+
+std::string scalarsType(const char* order) {
+  return std::string("type { name: \"S\" template { order: ") + order +
+         " field { name: \"u8\" scalar: U8 } field { name: \"u16\" scalar: U16 } field { name: \"u32\" scalar: U32 }"
+         " field { name: \"u64\" scalar: U64 } field { name: \"i8\" scalar: I8 } field { name: \"i16\" scalar: I16 }"
+         " field { name: \"i32\" scalar: I32 } field { name: \"i64\" scalar: I64 } field { name: \"f32\" scalar: F32 }"
+         " field { name: \"f64\" scalar: F64 } } }\n";
+}
+
+const std::vector<std::string> kScalarLines = {
+    "  u8 = 200", "  u16 = 60000", "  u32 = 4000000000", "  u64 = 18000000000000000000", "  i8 = -100",
+    "  i16 = -30000", "  i32 = -2000000000", "  i64 = -9000000000000000000", "  f32 = 1.5", "  f64 = -2.25"};
+
+TEST(Decode, EveryScalarInBothByteOrders) {
+  for (bool big : {false, true}) {
+    auto d = describe(scalarsType(big ? "BIG" : "LITTLE"));
+    const Decoded out = decodeMessage(d.get(), d->type("S"), allScalars(big));
+    EXPECT_EQ(out.type, "S");
+    EXPECT_EQ(out.lines, kScalarLines) << out.toString();
+    EXPECT_EQ(out.problem, "");
+    EXPECT_EQ(out.decoded_bytes, 42u);
+    // Read in the other order, the values differ: the order is honoured.
+    auto other = describe(scalarsType(big ? "LITTLE" : "BIG"));
+    EXPECT_NE(decodeMessage(other.get(), other->type("S"), allScalars(big)).lines, kScalarLines);
+  }
+}
+
+TEST(Decode, CharsArraysAndNestedRecords) {
+  auto d = describe(R"(
+type { name: "Point" template { field { name: "x" scalar: I16 } field { name: "y" scalar: I16 } } }
+type { name: "Path" template {
+  field { name: "name" chars: 6 }
+  field { name: "tags" chars: 3 count: 2 }
+  field { name: "count" scalar: U8 }
+  field { name: "weights" scalar: U8 count: 3 }
+  field { name: "start" record: "Point" }
+  field { name: "steps" record: "Point" count: 2 }
+} }
+)");
+  std::string b = std::string("north\0", 6) + std::string("ab\0xyz", 6);
+  b += '\x02';
+  b += std::string("\x01\x02\x03", 3);
+  put(b, 1, 2, false);
+  put(b, static_cast<uint16_t>(-1), 2, false);
+  put(b, 10, 2, false);
+  put(b, 20, 2, false);
+  put(b, 30, 2, false);
+  put(b, 40, 2, false);
+  const Decoded out = decodeMessage(d.get(), d->type("Path"), b);
+  const std::vector<std::string> want = {"  name = \"north\"", "  tags[1] = \"ab\"", "  tags[2] = \"xyz\"",
+                                         "  count = 2",       "  weights[1..3] = 1 2 3", "  start:",
+                                         "    x = 1",         "    y = -1",        "  steps[1]:",
+                                         "    x = 10",        "    y = 20",        "  steps[2]:",
+                                         "    x = 30",        "    y = 40"};
+  EXPECT_EQ(out.lines, want) << out.toString();
+  EXPECT_EQ(out.problem, "");
+}
+
+TEST(Decode, TooShortIsDecodedAsFarAsItGoesTooLongShowsTheRest) {
+  auto d = describe(scalarsType("LITTLE"));
+  const std::string all = allScalars(false);
+  const Decoded cut = decodeMessage(d.get(), d->type("S"), all.substr(0, 20));  // 2 bytes into i32
+  EXPECT_EQ(cut.lines, std::vector<std::string>(kScalarLines.begin(), kScalarLines.begin() + 6)) << cut.toString();
+  EXPECT_NE(cut.problem.find("ends after 20 bytes, inside field 'i32' of 'S' (2 more bytes needed there)"),
+            std::string::npos)
+      << cut.problem;
+  EXPECT_NE(cut.problem.find("a 'S' is 42 bytes"), std::string::npos) << cut.problem;
+  EXPECT_EQ(cut.decoded_bytes, 18u);
+  EXPECT_NE(cut.rest.find("00000000  00 6c "), std::string::npos) << cut.rest;  // i32's first 2 bytes
+  const Decoded extra = decodeMessage(d.get(), d->type("S"), all + "tail");
+  EXPECT_EQ(extra.lines, kScalarLines);
+  EXPECT_NE(extra.problem.find("4 bytes beyond the 42 of 'S'"), std::string::npos) << extra.problem;
+  EXPECT_NE(extra.rest.find("74 61 69 6c"), std::string::npos) << extra.rest;
+  EXPECT_NE(extra.rest.find("|tail|"), std::string::npos) << extra.rest;
+  // Nothing at all, and one byte: never a crash, always a reason.
+  EXPECT_NE(decodeMessage(d.get(), d->type("S"), "").problem.find("ends after 0 bytes"), std::string::npos);
+  EXPECT_NE(decodeMessage(d.get(), d->type("S"), "x").problem.find("inside field 'u16'"), std::string::npos);
+}
+
+TEST(Decode, ProtobufMessagesFromAProtoFile) {
+  auto d = describe("proto_file: \"data/shapes.proto\"\ntype { name: \"Shape\" protobuf: \"shapes.Polygon\" }\n");
+  const auto* type = d->protobufType(*d->type("Shape"));
+  ASSERT_TRUE(type);
+  std::unique_ptr<google::protobuf::Message> m(d->messageFactory().GetPrototype(type)->New());
+  const auto* r = m->GetReflection();
+  r->SetString(m.get(), type->FindFieldByName("name"), "triangle");
+  for (int i = 0; i < 2; ++i) {
+    auto* point = r->AddMessage(m.get(), type->FindFieldByName("point"));
+    point->GetReflection()->SetInt32(point, point->GetDescriptor()->FindFieldByName("x"), i + 1);
+    point->GetReflection()->SetInt32(point, point->GetDescriptor()->FindFieldByName("y"), -(i + 1));
+  }
+  r->SetDouble(m.get(), type->FindFieldByName("area"), 0.5);
+  r->SetEnumValue(m.get(), type->FindFieldByName("kind"), 1);
+  const std::string bytes = m->SerializeAsString();
+  const Decoded out = decodeMessage(d.get(), d->type("Shape"), bytes);
+  const std::vector<std::string> want = {"  name = \"triangle\"", "  point[1]:", "    x = 1", "    y = -1",
+                                         "  point[2]:",          "    x = 2",   "    y = -2", "  area = 0.5",
+                                         "  kind = CONCAVE"};
+  EXPECT_EQ(out.lines, want) << out.toString();
+  EXPECT_EQ(out.problem, "");
+  // Cut in the middle of a field: the fields before it, and why.
+  const Decoded cut = decodeMessage(d.get(), d->type("Shape"), bytes.substr(0, 13));
+  ASSERT_FALSE(cut.lines.empty());
+  EXPECT_EQ(cut.lines[0], "  name = 8 bytes \"triangle\"") << cut.toString();
+  EXPECT_NE(cut.problem.find("not a valid shapes.Polygon"), std::string::npos) << cut.problem;
+  EXPECT_FALSE(cut.rest.empty());
+}
+
+TEST(Decode, TextAndBytesWithoutAType) {
+  const Decoded text = decodeMessage(nullptr, nullptr, "hello\nworld");
+  EXPECT_EQ(text.type, "text");
+  EXPECT_EQ(text.lines, (std::vector<std::string>{"  \"hello\\n\"", "  \"world\""}));
+  const Decoded bytes = decodeMessage(nullptr, nullptr, std::string("\x01\x02\xff", 3));
+  EXPECT_EQ(bytes.type, "bytes");
+  EXPECT_NE(bytes.rest.find("01 02 ff"), std::string::npos);
+  EXPECT_NE(bytes.rest.find("|...|"), std::string::npos);
+  auto d = describe("type { name: \"Line\" text {} }\n");
+  EXPECT_EQ(decodeMessage(d.get(), d->type("Line"), "ok\n").lines, std::vector<std::string>{"  \"ok\\n\""});
+  EXPECT_EQ(decodeMessage(d.get(), d->type("Line"), std::string("\0\1", 2)).problem, "not text");
+}
+
+Framing lengthPrefix(uint32_t bytes, ByteOrder order, bool includes = false) {
+  Framing f;
+  f.mutable_length_prefix()->set_bytes(bytes);
+  f.mutable_length_prefix()->set_order(order);
+  f.mutable_length_prefix()->set_includes_prefix(includes);
+  return f;
+}
+
+TEST(Decode, EveryFraming) {
+  using Messages = std::vector<std::pair<size_t, size_t>>;
+  for (uint32_t n : {1u, 2u, 4u, 8u})
+    for (ByteOrder order : {LITTLE, BIG}) {
+      std::string b;
+      put(b, 3, n, order == BIG);
+      b += "abc";
+      put(b, 0, n, order == BIG);
+      put(b, 5, n, order == BIG);
+      b += "de";  // announced 5, only 2 here
+      const Split s = splitMessages(lengthPrefix(n, order), b);
+      EXPECT_EQ(s.messages, (Messages{{0, n + 3}, {n + 3, n}})) << n << " " << order;
+      EXPECT_EQ(s.unfinished_at, 2 * n + 3);
+      EXPECT_EQ(s.unfinished_needs, n + 5);
+    }
+  std::string inclusive;
+  put(inclusive, 6, 2, true);
+  inclusive += "abcd";
+  EXPECT_EQ(splitMessages(lengthPrefix(2, BIG, true), inclusive).messages, (Messages{{0, 6}}));
+  Framing lines;
+  lines.set_newline(true);
+  const Split l = splitMessages(lines, "one\ntwo\nthr");
+  EXPECT_EQ(l.messages, (Messages{{0, 4}, {4, 4}}));
+  EXPECT_EQ(l.unfinished_at, 8u);
+  Framing fixed;
+  fixed.set_fixed_size(4);
+  EXPECT_EQ(splitMessages(fixed, "aaaabbbbcc").messages, (Messages{{0, 4}, {4, 4}}));
+  EXPECT_EQ(splitMessages(Framing(), "anything").messages, (Messages{{0, 8}}));
+  // An absurd length never reads past the bytes.
+  std::string absurd;
+  put(absurd, ~uint64_t{0}, 8, true);
+  EXPECT_TRUE(splitMessages(lengthPrefix(8, BIG), absurd + "x").messages.empty());
+}
+
+TEST(Decode, ASendSplitIntoItsMessagesEachDecoded) {
+  auto d = describe(R"(
+process { name: "p" port { name: "OUT" direction: OUT type: "Pair" framing { length_prefix { bytes: 2 order: BIG } } } }
+type { name: "Pair" template { field { name: "a" scalar: U8 } field { name: "b" scalar: U8 } } }
+)");
+  const Port* port = d->port(*d->process("p"), "OUT");
+  std::string b;
+  put(b, 2, 2, true);
+  b += "\x01\x02";
+  put(b, 2, 2, true);
+  b += "\x03\x04";
+  put(b, 9, 2, true);
+  b += "\x05";
+  const std::string text = describeBytes(d.get(), port, b);
+  EXPECT_NE(text.find("message 1 (bytes 0 to 3): length 2, Pair\n  a = 1\n  b = 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("message 2 (bytes 4 to 7): length 2, Pair\n  a = 3\n  b = 4\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("3 bytes of a message that continues after this send (it announces 11 bytes)"),
+            std::string::npos)
+      << text;
+  // Without a description: as text or hex.
+  EXPECT_EQ(describeBytes(nullptr, nullptr, "hi"), "text\n  \"hi\"\n");
+}
+
+}  // namespace
+}  // namespace radar::netdesc
