@@ -23,44 +23,6 @@
 namespace radar::testing {
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs a shell command line with `input` on its stdin.
-Result shell(const std::string& line, const std::string& input = "") {
-  const std::string dir = testTempDir();
-  std::ofstream(dir + "/in") << input;
-  const std::string full = "(" + line + ") <" + quote(dir + "/in") + " >" + quote(dir + "/out") + " 2>" +
-                           quote(dir + "/err");
-  const int status = std::system(full.c_str());
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(dir + "/out");
-  r.err = slurp(dir + "/err");
-  return r;
-}
-
-Result radar(const std::vector<std::string>& args, const std::string& input = "") {
-  std::string line = quote(radarPath());
-  for (const auto& a : args) line += " " + quote(a);
-  return shell(line, input);
-}
-
 std::string sample(const std::string& name) { return std::string(RADAR_SAMPLES) + "/" + name; }
 std::string driverProgram(const std::string& name) { return std::string(RADAR_DRIVER_PROGRAMS) + "/" + name; }
 
@@ -68,7 +30,7 @@ std::string driverProgram(const std::string& name) { return std::string(RADAR_DR
 // interpreter prints is a message in the recording (to outside it).
 std::string recordCalc(const std::string& input, std::string* printed) {
   const std::string dir = testTempDir() + "/rec";
-  Result r = shell(quote(radarPath()) + " record -o " + quote(dir) + " -- " + quote(sample("calc")) + " | cat", input);
+  Result r = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + shellQuote(sample("calc")) + " | cat", input);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   *printed = r.out;
   return dir;
@@ -118,7 +80,7 @@ TEST(Debug, ReadinessEagainPollAndEpollReplayFaithfully) {
 // that the program's pipes and its epoll instance get the recorded ones.
 TEST(Debug, DescriptorsOpenAtStartKeepTheirNumbers) {
   const std::string dir = testTempDir() + "/rec";
-  Result r = shell(quote(radarPath()) + " record -o " + quote(dir) + " -- " + quote(driverProgram("readiness")) +
+  Result r = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + shellQuote(driverProgram("readiness")) +
                    " epoll 3</dev/null 5</dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Recording rec = load(dir);
@@ -212,7 +174,7 @@ TEST(Debug, NoGdbAtEventStopsItselfForAnotherDebugger) {
   const std::string dir = recordCalc("1 + 2\n", &printed);
   const uint32_t send = eventNumber(dir, R"(parser\[\d+\] sends a message to interpreter)");
   // Resume the stopped process from outside, as a debugger would.
-  const std::string line = quote(radarPath()) + " debug " + quote(dir) + " parser --no-gdb --at-event " +
+  const std::string line = shellQuote(radarPath()) + " debug " + shellQuote(dir) + " parser --no-gdb --at-event " +
                            std::to_string(send) + " 2>&1 | while read -r l; do echo \"$l\"; case \"$l\" in "
                            "*'stopped itself'*) pid=${l#*pid }; kill -CONT ${pid%% *};; esac; done";
   Result r = shell(line);
@@ -280,19 +242,19 @@ TEST(Debug, BadInputGetsAClearMessage) {
   expect(radar({"debug", dir, "parser", "--env", "NOEQUALS", "--no-gdb"}), 2, "expected NAME=VALUE");
   expect(radar({"debug", testTempDir(), "parser", "--no-gdb"}), 2, "radar debug:");
   // Without gdb, the way around it is named.
-  Result no_gdb = shell("RADAR_GDB=/nonexistent/gdb " + quote(radarPath()) + " debug " + quote(dir) + " parser");
+  Result no_gdb = shell("RADAR_GDB=/nonexistent/gdb " + shellQuote(radarPath()) + " debug " + shellQuote(dir) + " parser");
   expect(no_gdb, 2, "gdb is not installed");
 }
 
 TEST(Debug, AChangedExecutableIsRefusedUnlessAllowed) {
   // A copy of a test program, recorded, then rebuilt (here: changed).
   const std::string bin = testTempDir() + "/pipes";
-  ASSERT_EQ(shell("cp " + quote(programPath("pipes")) + " " + quote(bin)).exit_code, 0);
+  ASSERT_EQ(shell("cp " + shellQuote(programPath("pipes")) + " " + shellQuote(bin)).exit_code, 0);
   Recording rec = record({bin});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const std::string root = std::to_string(rec.meta.root_pid());
   ASSERT_EQ(radar({"debug", rec.dir, root, "--no-gdb"}).exit_code, 0);
-  ASSERT_EQ(shell("printf x >> " + quote(bin)).exit_code, 0);
+  ASSERT_EQ(shell("printf x >> " + shellQuote(bin)).exit_code, 0);
   Result refused = radar({"debug", rec.dir, root, "--no-gdb"});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("has changed since the recording"), std::string::npos) << refused.err;
@@ -321,7 +283,7 @@ TEST(Debug, WhatTheRecordingLacksIsRefused) {
   const ProcessLog* parent = rec.byPid(rec.meta.root_pid());
   const int child = parent->first(log::Kind::Fork)->r.peer_pid;
   const std::string damaged = testTempDir();
-  ASSERT_EQ(shell("cp -r " + quote(rec.dir) + "/. " + quote(damaged)).exit_code, 0);
+  ASSERT_EQ(shell("cp -r " + shellQuote(rec.dir) + "/. " + shellQuote(damaged)).exit_code, 0);
   ASSERT_EQ(::unlink(parent->path.c_str()), 0);
   Result orphan = radar({"debug", rec.dir, std::to_string(child), "--no-gdb"});
   EXPECT_EQ(orphan.exit_code, 2);

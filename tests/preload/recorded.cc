@@ -77,8 +77,6 @@ std::string testTempDir() {
 
 uint32_t crc(const std::string& bytes) { return radar::crc32c(0, bytes.data(), bytes.size()); }
 
-namespace {
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
@@ -92,7 +90,24 @@ std::string shellQuote(const std::string& s) {
   return q + "'";
 }
 
-}  // namespace
+Result shell(const std::string& line, const std::string& input) {
+  const std::string dir = testTempDir();
+  std::ofstream(dir + "/in") << input;
+  const std::string full = "(" + line + ") <" + shellQuote(dir + "/in") + " >" + shellQuote(dir + "/out") + " 2>" +
+                           shellQuote(dir + "/err");
+  const int status = std::system(full.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir + "/out");
+  r.err = slurp(dir + "/err");
+  return r;
+}
+
+Result radar(const std::vector<std::string>& args, const std::string& input) {
+  std::string line = shellQuote(radarPath());
+  for (const auto& a : args) line += " " + shellQuote(a);
+  return shell(line, input);
+}
 
 Recording load(const std::string& dir) {
   Recording rec;

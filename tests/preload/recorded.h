@@ -55,6 +55,18 @@ struct RecordOptions {
   std::string shell_prefix;             // e.g. "ulimit -f 300;" (run through sh)
 };
 
+// A command's exit status and what it printed.
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+// Runs a shell command line with `input` on its stdin.
+Result shell(const std::string& line, const std::string& input = "");
+// Runs the radar executable with `args`.
+Result radar(const std::vector<std::string>& args, const std::string& input = "");
+std::string shellQuote(const std::string& s);
+std::string slurp(const std::string& path);
+
 std::string programPath(const std::string& name);  // a test program
 std::string radarPath();
 std::string testTempDir();
