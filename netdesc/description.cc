@@ -65,9 +65,10 @@ std::string suggestion(const std::string& name, const std::vector<std::string>& 
 
 class Collector : public pb::io::ErrorCollector {
  public:
-  Collector(std::string file, std::vector<Problem>* out) : file_(std::move(file)), out_(out) {}
+  Collector(std::string file, const std::string& text, std::vector<Problem>* out)
+      : file_(std::move(file)), text_(text), out_(out) {}
   void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
-    out_->push_back({file_, line + 1, column + 1, explain(message)});
+    out_->push_back({file_, line + 1, fieldColumn(line, column, message) + 1, explain(message)});
   }
   void AddWarning(int, pb::io::ColumnNumber, const std::string&) override {}
 
@@ -110,7 +111,27 @@ class Collector : public pb::io::ErrorCollector {
     return message;
   }
 
+  // protobuf places an unknown field's error after its name (at the ':'
+  // or '{' that follows): point at the name itself.
+  int fieldColumn(int line, int column, const std::string& message) const {
+    const std::string prefix = "has no field named \"";
+    const auto at = message.find(prefix);
+    if (at == std::string::npos || line < 0) return column;
+    const std::string field = message.substr(at + prefix.size(), message.find('"', at + prefix.size()) - at - prefix.size());
+    size_t begin = 0;
+    for (int l = 0; l < line && begin != std::string::npos; ++l) {
+      begin = text_.find('\n', begin);
+      if (begin != std::string::npos) ++begin;
+    }
+    if (begin == std::string::npos || field.empty()) return column;
+    const std::string_view text_line =
+        std::string_view(text_).substr(begin, std::min<size_t>(column, text_.size() - begin));
+    const auto found = text_line.rfind(field);
+    return found == std::string_view::npos ? column : static_cast<int>(found);
+  }
+
   std::string file_;
+  const std::string& text_;
   std::vector<Problem>* out_;
 };
 
@@ -222,7 +243,7 @@ const pb::Descriptor* Description::protobufType(const Type& type) const {
 bool Description::check(const std::string& text, std::vector<Problem>* problems) {
   const size_t before = problems->size();
   Tree tree;
-  Collector collector(path_, problems);
+  Collector collector(path_, text, problems);
   pb::TextFormat::Parser parser;
   parser.RecordErrorsTo(&collector);
   parser.WriteLocationsTo(&tree);

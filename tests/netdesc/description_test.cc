@@ -95,7 +95,7 @@ TEST(Description, EveryConstructParses) {
 
 TEST(Description, SyntaxErrorsHaveTheirPlace) {
   expectProblem("process {\n  name: \"a\"\n  port { name: \"x\" direction: IN\n}\n", 5, 1, "");
-  expectProblem("process {\n  name: \"a\"\n  port { name: \"x\" directoin: IN }\n}\n", 3, 29,
+  expectProblem("process {\n  name: \"a\"\n  port { name: \"x\" directoin: IN }\n}\n", 3, 20,
                 "did you mean 'direction'?");
   expectProblem("type { name: \"T\" template { field { name: \"f\" scalar: U33 } } }\n", 1, 59,
                 "unknown scalar 'U33'; did you mean");
