@@ -346,9 +346,11 @@ int runDebug(int argc, char** argv) {
 
   const std::vector<std::string> dirs(pos.begin(), pos.end() - 1);
   const std::string& spec = pos.back();
-  auto trace = loadForCommand("debug", dirs);
+  // Processes may be named as the recording's network description names them.
+  const Loaded loaded = loadForCommand("debug", dirs);
   timing.loaded = monotonicNs();
-  if (!trace) return kExitUsage;
+  if (!loaded) return kExitUsage;
+  const auto& trace = loaded.trace;
   uint32_t image = 0;
   std::string error;
   if (!chooseImage(*trace, spec, &image, &error)) {

@@ -26,5 +26,9 @@ int runReplay(int argc, char** argv);
 extern const char kReplayHelp[];
 int runDebug(int argc, char** argv);
 extern const char kDebugHelp[];
+int runRun(int argc, char** argv);
+extern const char kRunHelp[];
+int runNetdesc(int argc, char** argv);
+extern const char kNetdescHelp[];
 
 }  // namespace radar::cli

@@ -30,6 +30,9 @@ const Command kCommands[] = {
 #ifdef RADAR_HAVE_RECORD
     {"record", "run a program and record every process it creates", kRecordHelp, runRecord},
 #endif
+#ifdef RADAR_HAVE_NETDESC
+    {"run", "start a described network of processes and record it", kRunHelp, runRun},
+#endif
 #ifdef RADAR_HAVE_MERGE
     {"events", "tell what happened, one event per line, in causal order", kEventsHelp, runEvents},
     {"check", "check a recording and list what went wrong (lost messages, deadlocks ...)",
@@ -41,6 +44,9 @@ const Command kCommands[] = {
 #endif
 #ifdef RADAR_HAVE_DEBUG
     {"debug", "re-run one recorded process alone under gdb, fed what it received", kDebugHelp, runDebug},
+#endif
+#ifdef RADAR_HAVE_NETDESC
+    {"netdesc", "write a network description of a recording, to edit and reuse", kNetdescHelp, runNetdesc},
 #endif
     {"dump", "print the raw records of log files (for readers and bug reports)", kDumpHelp,
      runDump},

@@ -28,6 +28,7 @@
 #include "finalize.h"
 #include "radar/proto/radarlog.pb.h"
 #include "reader.h"
+#include "description.h"
 #include "recorder_env.h"
 #include "recording.h"
 
@@ -36,7 +37,8 @@ extern char** environ;
 namespace radar::cli {
 
 const char kRecordHelp[] =
-    "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--nondet] -- PROGRAM [ARGS...]\n"
+    "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--nondet] [--net FILE]\n"
+    "                    -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM and records it and every process it creates (fork, vfork,\n"
     "posix_spawn, system, popen, exec): each send and receive on pipes, FIFOs,\n"
@@ -52,6 +54,8 @@ const char kRecordHelp[] =
     "  --tail BYTES             each log's crash-safe buffer (default 256K; 4K to 64M)\n"
     "  --nondet                 also record clock reads, random bytes and pids, so that\n"
     "                           `radar debug` can replay them\n"
+    "  --net FILE               a network description (docs/netdesc.md) the recording\n"
+    "                           carries: the replay names and decodes by it\n"
     "\n"
     "Exit status: PROGRAM's (128+N when a signal N killed it); 2 when radar could not\n"
     "start it. A summary goes to stderr, with every process that could not be recorded.\n";
@@ -131,6 +135,19 @@ std::string externalChannels() {
   return out;
 }
 
+void writeRecordingFile(const std::string& dir, const proto::Recording& recording) {
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(recording, &text);
+  // Replaced whole: a reader never sees half of it.
+  const std::string path = dir + "/recording.txt", partial = path + ".partial";
+  {
+    std::ofstream out(partial);
+    out << text;
+  }
+  ::chmod(partial.c_str(), 0600);
+  ::rename(partial.c_str(), path.c_str());
+}
+
 volatile sig_atomic_t g_child = 0;
 
 void forwardSignal(int sig) {
@@ -154,7 +171,8 @@ int runRecord(int argc, char** argv) {
                    {"force", 0, false},
                    {"payload-limit", 0, true},
                    {"nondet", 0, false},
-                   {"tail", 0, true}},
+                   {"tail", 0, true},
+                   {"net", 0, true}},
                   /*stop_at_positional=*/true))
     return usageError("record", args.error());
   if (args.positional().empty()) return usageError("record", "no program given");
@@ -164,6 +182,19 @@ int runRecord(int argc, char** argv) {
     return usageError("record", args.error());
   if (tail && (tail < 4096 || tail > 64ull * 1024 * 1024))
     return usageError("record", "--tail: expected 4K to 64M");
+
+  // A network description is checked before anything runs.
+  std::string net_text, net_path;
+  if (auto net = args.value("net")) {
+    std::vector<netdesc::Problem> problems;
+    auto description = netdesc::Description::load(*net, &problems);
+    for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.toString().c_str());
+    if (!description) return kExitUsage;
+    net_text = description->text();
+    char* real = ::realpath(net->c_str(), nullptr);
+    net_path = real ? real : *net;
+    std::free(real);
+  }
 
   const std::vector<std::string>& command = args.positional();
   const std::string program = findProgram(command[0]);
@@ -262,7 +293,12 @@ int runRecord(int argc, char** argv) {
   recording.set_host_name(host);
   if (limited) recording.set_payload_limit(payload_limit);
   recording.set_nondet(args.has("nondet"));
+  recording.set_network(net_text);
+  recording.set_network_file(net_path);
   recording.set_start_realtime_ns(clockNs(CLOCK_REALTIME));
+  // Written now, and again with the results at the end: a recording whose
+  // recorder was killed still says what it is.
+  writeRecordingFile(abs_dir, recording);
   const int64_t start = clockNs(CLOCK_MONOTONIC);
 
   // Orphaned descendants come back to us, so that we see every process end.
@@ -317,10 +353,7 @@ int runRecord(int argc, char** argv) {
   // Compact, inspect, report.
   RecordingSummary summary = summarizeRecording(abs_dir, recording, /*finalize=*/true);
   for (const auto& p : summary.problems) *recording.add_problems() = p;
-  std::string text;
-  google::protobuf::TextFormat::PrintToString(recording, &text);
-  std::ofstream(abs_dir + "/recording.txt") << text;
-  ::chmod((abs_dir + "/recording.txt").c_str(), 0600);
+  writeRecordingFile(abs_dir, recording);
 
   std::fprintf(stderr,
                "radar: recorded %zu process%s, %llu events, %s in %.2f s into %s\n",

@@ -43,8 +43,8 @@ namespace radar::gui {
 
 using replay::kNone;
 
-MainWindow::MainWindow(std::unique_ptr<replay::Trace> trace, QWidget* parent)
-    : QMainWindow(parent), trace_(std::move(trace)) {
+MainWindow::MainWindow(std::unique_ptr<replay::Trace> trace, std::unique_ptr<netdesc::Binding> net, QWidget* parent)
+    : QMainWindow(parent), trace_(std::move(trace)), net_(std::move(net)) {
   display_ = std::make_unique<replay::DisplayModel>(*trace_);
   narrator_ = std::make_unique<replay::Narrator>(*trace_);
   builder_ = std::make_unique<SceneBuilder>(*trace_, *display_);
@@ -319,7 +319,7 @@ void MainWindow::showMessage(uint32_t send) {
   selected_message_ = send;
   network_->setSelectedMessage(send);
   spacetime_->setSelected(send);
-  last_message_text_ = QString::fromStdString(describeMessage(*trace_, *narrator_, send));
+  last_message_text_ = QString::fromStdString(describeMessage(*trace_, *narrator_, net_.get(), send));
   if (QGuiApplication::platformName() == QLatin1String("offscreen") && !isVisible()) return;
   auto* dialog = new QDialog(this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -520,7 +520,15 @@ void MainWindow::openRecording(const QStringList& dirs, QWidget* parent) {
     QMessageBox::critical(parent, tr("radar replay"), tr("The recording could not be opened:\n%1").arg(error));
     return;
   }
-  auto* window = new MainWindow(std::move(trace));
+  // A recording made by radar run carries its network description.
+  std::vector<std::string> unmatched;
+  std::string net_error;
+  auto net = netdesc::Binding::forRecording(*trace, "", true, &unmatched, &net_error);
+  if (!net_error.empty())
+    QMessageBox::warning(parent, tr("radar replay"),
+                         tr("The recording's network description cannot be used; processes keep their program "
+                            "names:\n%1").arg(QString::fromStdString(net_error)));
+  auto* window = new MainWindow(std::move(trace), std::move(net));
   window->setAttribute(Qt::WA_DeleteOnClose);
   window->show();
   if (parent && parent->window() != window) parent->window()->close();

@@ -13,6 +13,7 @@
 #include "controller.h"
 #include "display.h"
 #include "models.h"
+#include "apply.h"
 #include "narrative.h"
 #include "network_view.h"
 #include "scene.h"
@@ -32,7 +33,9 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  explicit MainWindow(std::unique_ptr<replay::Trace> trace, QWidget* parent = nullptr);
+  // `net`: the network description already applied to `trace`, or null.
+  explicit MainWindow(std::unique_ptr<replay::Trace> trace, std::unique_ptr<netdesc::Binding> net = nullptr,
+                      QWidget* parent = nullptr);
   ~MainWindow() override;
 
   ReplayController& controller() { return *controller_; }
@@ -81,6 +84,7 @@ class MainWindow : public QMainWindow {
   QString settingsKey() const;
 
   std::unique_ptr<replay::Trace> trace_;
+  std::unique_ptr<netdesc::Binding> net_;
   std::unique_ptr<replay::DisplayModel> display_;
   std::unique_ptr<replay::Narrator> narrator_;
   std::unique_ptr<SceneBuilder> builder_;

@@ -69,13 +69,22 @@ int main(int argc, char** argv) {
   }
   for (const auto& p : trace->problems)
     std::fprintf(stderr, "radar replay: %s%s%s\n", p.path.c_str(), p.path.empty() ? "" : ": ", p.message.c_str());
+  std::vector<std::string> unmatched;
+  auto net = radar::netdesc::Binding::forRecording(*trace, options.net, !options.no_net, &unmatched, &error);
+  if (!net && !error.empty()) {
+    std::fprintf(stderr, "%s\nradar replay: the network description cannot be used (--no-net ignores the one a "
+                 "recording carries)\n", error.c_str());
+    return 2;
+  }
+  for (const auto& u : unmatched)
+    std::fprintf(stderr, "radar replay: %s: %s\n", options.net.empty() ? "the recording's network description" : options.net.c_str(), u.c_str());
   const uint32_t events = static_cast<uint32_t>(trace->events.size());
   if (options.at_event > events) {
     std::fprintf(stderr, "radar replay: --at-event %u: the recording has %u events\n", options.at_event, events);
     return 2;
   }
 
-  radar::gui::MainWindow window(std::move(trace));
+  radar::gui::MainWindow window(std::move(trace), std::move(net));
   window.controller().setSecondsPerEvent(options.seconds_per_event);
   if (!options.snapshot.empty()) {
     window.setAttribute(Qt::WA_DontShowOnScreen);

@@ -17,7 +17,11 @@ const char kReplayUsage[] =
     "  --seconds-per-event S   how long each event takes to show (default 3)\n"
     "  --snapshot FILE.png     render the view at --at-event to FILE.png and exit;\n"
     "                          needs no display; prints the narrative line\n"
-    "  --size WxH              size of the snapshot (default 1280x800)\n";
+    "  --size WxH              size of the snapshot (default 1280x800)\n"
+    "  --net FILE              name processes and channels and decode messages by\n"
+    "                          this network description (docs/netdesc.md); a recording\n"
+    "                          made by `radar run` carries its own\n"
+    "  --no-net                ignore the description the recording carries\n";
 
 namespace {
 bool parseUnsigned(const char* s, unsigned long max, unsigned long* out) {
@@ -61,6 +65,16 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
         return false;
       }
       out->at_event = static_cast<uint32_t>(n);
+    } else if (a == "--net") {
+      const char* v = value("--net");
+      if (!v) return false;
+      if (!*v) {
+        *error = "--net needs a description file";
+        return false;
+      }
+      out->net = v;
+    } else if (a == "--no-net") {
+      out->no_net = true;
     } else if (a == "--size") {
       const char* v = value("--size");
       if (!v) return false;

@@ -9,7 +9,7 @@
 namespace radar::cli {
 
 const char kCheckHelp[] =
-    "usage: radar check [--strict] [--json] DIR...\n"
+    "usage: radar check [--strict] [--json] [--net FILE] DIR...\n"
     "\n"
     "Reads and merges a recording, then reports how well sends and receives match\n"
     "and what a user should look at: messages sent and never received, bytes\n"
@@ -17,20 +17,21 @@ const char kCheckHelp[] =
     "never ended (with what they were blocked in), deadlocks (processes waiting for\n"
     "each other in a cycle), and logs that are incomplete or damaged.\n"
     "\n"
-    "  --strict   exit 1 when there are findings\n"
-    "  --json     one JSON object, for tools\n"
+    "  --strict          exit 1 when there are findings\n"
+    "  --json            one JSON object, for tools\n"
+    RADAR_NET_HELP
     "\n"
     "Exit status: 0 when the recording is readable (findings are printed, not\n"
     "errors), 1 for findings with --strict, 2 when it cannot be read.\n";
 
 int runCheck(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"strict", 0, false}, {"json", 0, false}}))
+  if (!args.parse(argc, argv, 1, {{"strict", 0, false}, {"json", 0, false}, kNetOption, kNoNetOption}))
     return usageError("check", args.error());
   if (args.positional().empty()) return usageError("check", "no recording given");
-  auto trace = loadForCommand("check", args.positional());
-  if (!trace) return kExitUsage;
-  const replay::Trace& t = *trace;
+  const Loaded loaded = loadForCommand("check", args.positional(), netChoice(args));
+  if (!loaded) return kExitUsage;
+  const replay::Trace& t = *loaded.trace;
   uint64_t unmatched = t.bytes_received - t.bytes_matched - t.bytes_external;
   if (args.has("json")) {
     std::printf("{\"processes\":%zu,\"channels\":%zu,\"events\":%zu,\"bytes_sent\":%llu,"

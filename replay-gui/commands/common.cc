@@ -10,7 +10,7 @@
 
 namespace radar::cli {
 
-std::unique_ptr<replay::Trace> loadForCommand(const char* command, const std::vector<std::string>& dirs) {
+Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const bool tty = ::isatty(2);
@@ -32,12 +32,23 @@ std::unique_ptr<replay::Trace> loadForCommand(const char* command, const std::ve
   if (shown && tty) std::fprintf(stderr, "\n");
   if (!trace) {
     std::fprintf(stderr, "radar %s: %s\n", command, error.c_str());
-    return nullptr;
+    return {};
   }
   for (const auto& p : trace->problems)
     std::fprintf(stderr, "radar %s: %s%s%s\n", command, p.path.c_str(), p.path.empty() ? "" : ": ",
                  p.message.c_str());
-  return trace;
+  Loaded out;
+  std::vector<std::string> unmatched;
+  out.net = netdesc::Binding::forRecording(*trace, net.path, net.carried, &unmatched, &error);
+  if (!out.net && !error.empty()) {
+    std::fprintf(stderr, "%s\nradar %s: the network description cannot be used (--no-net ignores the one a "
+                 "recording carries)\n", error.c_str(), command);
+    return {};
+  }
+  const std::string source = net.path.empty() ? "the recording's network description" : net.path;
+  for (const auto& u : unmatched) std::fprintf(stderr, "radar %s: %s: %s\n", command, source.c_str(), u.c_str());
+  out.trace = std::move(trace);
+  return out;
 }
 
 std::vector<uint32_t> findProcesses(const replay::Trace& t, const std::string& spec, bool unique,

@@ -6,13 +6,38 @@
 #include <string>
 #include <vector>
 
+#include "apply.h"
+#include "cli.h"
 #include "trace.h"
 
 namespace radar::cli {
 
-// Loads and merges; reports problems and progress on stderr. Returns null
-// (after printing why) when nothing could be read.
-std::unique_ptr<replay::Trace> loadForCommand(const char* command, const std::vector<std::string>& dirs);
+// Which network description names and decodes: --net FILE, else the one
+// the recording carries (radar run), unless --no-net.
+struct NetChoice {
+  std::string path;
+  bool carried = true;
+};
+inline constexpr OptionSpec kNetOption{"net", 0, true};
+inline constexpr OptionSpec kNoNetOption{"no-net", 0, false};
+inline NetChoice netChoice(const Args& args) { return {args.value("net").value_or(""), !args.has("no-net")}; }
+// Their help lines, for the commands' help texts.
+#define RADAR_NET_HELP                                                                \
+  "  --net FILE        name processes and channels and decode messages by this\n"    \
+  "                    network description (docs/netdesc.md); a recording made by\n" \
+  "                    `radar run` or `radar record --net` carries its own\n"       \
+  "  --no-net          ignore the description the recording carries\n"
+
+struct Loaded {
+  std::unique_ptr<replay::Trace> trace;
+  std::unique_ptr<netdesc::Binding> net;  // null without a description
+  explicit operator bool() const { return trace != nullptr; }
+};
+
+// Loads and merges, and applies the network description; reports problems
+// and progress on stderr. Returns no trace (after printing why) when
+// nothing could be read or the description cannot be used.
+Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net = {});
 
 // A process named by pid ("4123"), by name ("parser") or "name[pid]":
 // every image that matches. Sets *error when none does, or when a name is

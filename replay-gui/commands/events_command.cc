@@ -24,7 +24,10 @@ const char kEventsHelp[] =
     "                    readiness, user, signal, or a call name (write, fork ...)\n"
     "  --from N          from event N on\n"
     "  --to N            up to event N\n"
+    "  --decode          show what each send and receive carried, field by field\n"
+    "                    with a network description, else as text or hex\n"
     "  --json            one JSON object per line, for tools\n"
+    RADAR_NET_HELP
     "\n"
     "Exit status: 0, or 2 when the recording cannot be read or an option is wrong.\n";
 
@@ -50,7 +53,8 @@ int runEvents(int argc, char** argv) {
   Args args;
   if (!args.parse(argc, argv, 1,
                   {{"process", 'p', true}, {"channel", 'c', true}, {"kind", 'k', true},
-                   {"from", 0, true}, {"to", 0, true}, {"json", 0, false}}))
+                   {"from", 0, true}, {"to", 0, true}, {"json", 0, false}, {"decode", 0, false}, kNetOption,
+                   kNoNetOption}))
     return usageError("events", args.error());
   if (args.positional().empty()) return usageError("events", "no recording given");
   unsigned long long from = 1, to = ~0ull;
@@ -64,9 +68,16 @@ int runEvents(int argc, char** argv) {
               k == log::kindName(static_cast<log::Kind>(v));
     if (!known) return usageError("events", "unknown kind '" + k + "'");
   }
-  auto trace = loadForCommand("events", args.positional());
-  if (!trace) return kExitUsage;
-  const replay::Trace& t = *trace;
+  const Loaded loaded = loadForCommand("events", args.positional(), netChoice(args));
+  if (!loaded) return kExitUsage;
+  const replay::Trace& t = *loaded.trace;
+  const bool decode = args.has("decode");
+  // What a data event carried, for --decode.
+  auto contents = [&](uint32_t i) {
+    std::string text, error;
+    if (!netdesc::describeContents(loaded.net.get(), t, i, &text, &error)) text = "(cannot read its bytes: " + error + ")\n";
+    return text;
+  };
 
   std::set<uint32_t> processes;
   for (const auto& spec : args.values("process")) {
@@ -102,6 +113,15 @@ int runEvents(int argc, char** argv) {
     }
     if (!json) {
       std::printf("%s\n", narrator.sentence(i).c_str());
+      if (decode && log::isData(e.eventKind()) && !(e.flags & replay::kEventFailed)) {
+        const std::string text = contents(i);
+        for (size_t at = 0; at < text.size();) {
+          size_t end = text.find('\n', at);
+          if (end == std::string::npos) end = text.size();
+          std::printf("    %.*s\n", static_cast<int>(end - at), text.data() + at);
+          at = end + 1;
+        }
+      }
       continue;
     }
     const replay::Process& p = t.processes[e.process];
@@ -130,6 +150,7 @@ int runEvents(int argc, char** argv) {
       std::printf("],\"%s_events\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
       for (size_t k = 0; k < ends.size(); ++k) std::printf("%s%u", k ? "," : "", ends[k] + 1);
       std::printf("]");
+      if (decode && !(e.flags & replay::kEventFailed)) std::printf(",\"decoded\":%s", jsonString(contents(i)).c_str());
     }
     if (e.flags & replay::kEventFailed) std::printf(",\"failed\":true");
     if (e.flags & replay::kEventExternal) std::printf(",\"external\":true");

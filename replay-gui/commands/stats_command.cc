@@ -9,13 +9,14 @@
 namespace radar::cli {
 
 const char kStatsHelp[] =
-    "usage: radar stats [--json] DIR...\n"
+    "usage: radar stats [--json] [--net FILE] DIR...\n"
     "\n"
     "Per process: messages and bytes sent and received, time spent in sends, in\n"
     "receives and waiting in poll/select/epoll. Per channel: messages, bytes, and\n"
     "how long messages spent in it (from the send's return to the receive's).\n"
     "\n"
-    "  --json   one JSON object, for tools\n";
+    "  --json            one JSON object, for tools\n"
+    RADAR_NET_HELP;
 
 namespace {
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -23,11 +24,11 @@ double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 int runStats(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"json", 0, false}})) return usageError("stats", args.error());
+  if (!args.parse(argc, argv, 1, {{"json", 0, false}, kNetOption, kNoNetOption})) return usageError("stats", args.error());
   if (args.positional().empty()) return usageError("stats", "no recording given");
-  auto trace = loadForCommand("stats", args.positional());
-  if (!trace) return kExitUsage;
-  const replay::Trace& t = *trace;
+  const Loaded loaded = loadForCommand("stats", args.positional(), netChoice(args));
+  if (!loaded) return kExitUsage;
+  const replay::Trace& t = *loaded.trace;
   const replay::Statistics s = replay::computeStatistics(t);
   if (args.has("json")) {
     std::printf("{\"processes\":[");

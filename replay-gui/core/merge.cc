@@ -1006,6 +1006,8 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   auto t = std::make_unique<Trace>();
   t->boots = raw.boots;
   t->directories = raw.directories;
+  for (const auto& rec : raw.recordings)
+    if (!rec.network().empty()) t->networks.push_back({rec.network(), rec.network_file()});
   Merger(raw, *t).run();
   t->endpoints = std::move(raw.endpoints);
   t->problems = std::move(raw.problems);

@@ -204,6 +204,12 @@ class Trace {
   std::vector<LoadProblem> problems;  // logs that could not be used, or only in part
   std::vector<std::string> boots;
   std::vector<std::string> directories;
+  // Network descriptions the recordings carry (radar run, radar record
+  // --net): their text and the path they were read from.
+  struct CarriedNetwork {
+    std::string text, path;
+  };
+  std::vector<CarriedNetwork> networks;
 
   // Statistics of the matching.
   uint64_t bytes_sent = 0, bytes_received = 0, bytes_matched = 0;

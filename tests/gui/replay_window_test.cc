@@ -11,7 +11,9 @@
 #include <QApplication>
 #include <QImage>
 
+#include "apply.h"
 #include "debug_launch.h"
+#include "decode.h"
 #include "fake_recording.h"
 #include "main_window.h"
 #include "message_text.h"
@@ -173,17 +175,17 @@ TEST(Models, FindingsLeadToTheirEvent) {
 }
 
 TEST(MessageText, TextAsTextBinaryAsHex) {
-  EXPECT_TRUE(looksLikeText("hello\n\tworld"));
-  EXPECT_TRUE(looksLikeText("caf\xc3\xa9"));
-  EXPECT_FALSE(looksLikeText(std::string("a\0b", 3)));
-  EXPECT_FALSE(looksLikeText("\xc3"));  // cut UTF-8
-  const std::string dump = hexDump(std::string("\x01\x02hello", 7));
+  EXPECT_TRUE(netdesc::looksLikeText("hello\n\tworld"));
+  EXPECT_TRUE(netdesc::looksLikeText("caf\xc3\xa9"));
+  EXPECT_FALSE(netdesc::looksLikeText(std::string("a\0b", 3)));
+  EXPECT_FALSE(netdesc::looksLikeText("\xc3"));  // cut UTF-8
+  const std::string dump = netdesc::hexDump(std::string("\x01\x02hello", 7));
   EXPECT_NE(dump.find("00000000  01 02 68 65 6c 6c 6f"), std::string::npos) << dump;
   EXPECT_NE(dump.find("|..hello|"), std::string::npos) << dump;
 
   auto t = producerConsumer();
   replay::Narrator narrator(*t);
-  const std::string text = describeMessage(*t, narrator, positionOf(*t, 100, 2));
+  const std::string text = describeMessage(*t, narrator, nullptr, positionOf(*t, 100, 2));
   EXPECT_NE(text.find("world!"), std::string::npos) << text;
   EXPECT_NE(text.find("consumer[200]"), std::string::npos) << text;
 }
@@ -252,6 +254,34 @@ TEST_F(Window, FollowingAMessageGoesToItsReceive) {
   ASSERT_TRUE(window->followMessage(send));
   EXPECT_EQ(window->controller().position(), receive + 1);
   EXPECT_EQ(window->spaceTimeView().selected(), receive);
+}
+
+// With a network description, processes and channels carry its names and
+// the message window shows the message field by field; a message that does
+// not fit its type says so.
+TEST(WindowWithNetwork, NamesAndDecodesByTheDescription) {
+  auto trace = producerConsumer();
+  std::vector<netdesc::Problem> problems;
+  std::shared_ptr<const netdesc::Description> d = netdesc::Description::parse(R"(
+    process { name: "writer" match { program: "producer" } port { name: "out" direction: OUT fd: 3 type: "Word" } }
+    process { name: "reader" match { program: "consumer" } port { name: "in" direction: IN fd: 3 type: "Word" } }
+    connect { from: "writer.out" to: "reader.in" name: "words" }
+    type { name: "Word" template { field { name: "word" chars: 6 } } }
+  )", "/tmp/words.netdesc", &problems);
+  ASSERT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
+  std::vector<std::string> unmatched;
+  auto net = netdesc::Binding::apply(d, *trace, &unmatched);
+  ASSERT_TRUE(unmatched.empty()) << unmatched[0];
+  MainWindow window(std::move(trace), std::move(net));
+  const auto& t = window.trace();
+  window.showMessage(positionOf(t, 100, 2));
+  const std::string second = window.lastMessageText().toStdString();
+  EXPECT_NE(second.find("Process writer[100] sends a message to reader[200] on words"), std::string::npos) << second;
+  EXPECT_NE(second.find("word = \"world!\""), std::string::npos) << second;
+  window.showMessage(positionOf(t, 100, 1));  // "hello": 5 bytes of a 6-byte Word
+  const std::string first = window.lastMessageText().toStdString();
+  EXPECT_NE(first.find("6 bytes"), std::string::npos) << first;
+  EXPECT_NE(first.find("68 65 6c 6c 6f"), std::string::npos) << first;
 }
 
 // "Debug this process from here": radar debug for the clicked process (or

@@ -20,6 +20,7 @@ FakeProcess& FakeProcess::pipeEnd(uint32_t index, uint64_t ino, bool write_end) 
   it.info.dev = 15;
   it.info.ino = ino;
   it.info.access = write_end ? O_WRONLY : O_RDONLY;
+  it.info.fd = 3;  // every fake event's descriptor
   items_.push_back(it);
   return *this;
 }
@@ -35,6 +36,7 @@ FakeProcess& FakeProcess::socketEnd(uint32_t index, uint64_t ino, uint64_t peer_
   it.info.ino = ino;
   it.info.peer_ino = peer_ino;
   it.info.access = O_RDWR;
+  it.info.fd = 3;
   items_.push_back(it);
   return *this;
 }

@@ -1,0 +1,296 @@
+#include "apply.h"
+
+#include <fnmatch.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "decode.h"
+#include "findings.h"
+#include "radar/proto/radarlog.pb.h"
+#include "reader.h"
+
+namespace radar::netdesc {
+namespace {
+
+using replay::kNone;
+
+bool glob(const std::string& pattern, const std::string& s) {
+  return pattern.empty() || ::fnmatch(pattern.c_str(), s.c_str(), 0) == 0;
+}
+
+// The port number of a struct sockaddr (IPv4 or IPv6), 0 for others.
+uint32_t portOfAddress(const std::string& sa) {
+  if (sa.size() < 4) return 0;
+  sa_family_t family;
+  std::memcpy(&family, sa.data(), sizeof(family));
+  if (family != AF_INET && family != AF_INET6) return 0;
+  return (static_cast<unsigned char>(sa[2]) << 8) | static_cast<unsigned char>(sa[3]);
+}
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The descriptors RADAR_PORT_<NAME>=3,4 lists in a process's environment.
+std::vector<int> portFds(const proto::Header& h, const std::string& port) {
+  const std::string key = "RADAR_PORT_" + upper(port) + "=";
+  for (const auto& e : h.environment()) {
+    if (e.rfind(key, 0) != 0) continue;
+    std::vector<int> fds;
+    size_t at = key.size();
+    while (at < e.size()) {
+      size_t end = e.find(',', at);
+      if (end == std::string::npos) end = e.size();
+      const std::string n = e.substr(at, end - at);
+      if (!n.empty() && n.find_first_not_of("0123456789") == std::string::npos) fds.push_back(std::stoi(n));
+      at = end + 1;
+    }
+    return fds;
+  }
+  return {};
+}
+
+std::string portLabel(const Process& p, const Port& port) { return p.name() + "." + port.name(); }
+
+}  // namespace
+
+std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> description, replay::Trace& t,
+                                        std::vector<std::string>* unmatched) {
+  auto b = std::unique_ptr<Binding>(new Binding());
+  b->description_ = std::move(description);
+  const Description& d = *b->description_;
+  b->ports_.assign(t.endpoints.size(), nullptr);
+  b->processes_.assign(t.processes.size(), nullptr);
+
+  // Processes: the recorded images each described process matches, in the
+  // order they were created.
+  std::vector<uint32_t> by_creation;
+  for (const auto& p : t.processes)
+    if (!p.external && !p.log_path.empty()) by_creation.push_back(p.index);
+  std::stable_sort(by_creation.begin(), by_creation.end(), [&](uint32_t a, uint32_t c) {
+    return t.processes[a].first_event < t.processes[c].first_event;
+  });
+  std::map<uint32_t, proto::Header> headers;  // read when ports need the environment
+  auto header = [&](uint32_t p) -> const proto::Header& {
+    auto it = headers.find(p);
+    if (it != headers.end()) return it->second;
+    proto::Header h;
+    log::LogError err;
+    if (auto reader = log::LogReader::open(t.processes[p].log_path, &err)) h = reader->header();
+    return headers.emplace(p, h).first->second;
+  };
+  // Matched by the names the recording gave, not those given on the way.
+  std::vector<std::string> recorded_names;
+  for (const auto& p : t.processes) recorded_names.push_back(p.name);
+  for (const Process& dp : d.network().process()) {
+    const Match& m = dp.match();
+    const std::string program = m.program().empty() && m.executable().empty() ? dp.name() : m.program();
+    std::vector<uint32_t> images;
+    for (uint32_t p : by_creation) {
+      const replay::Process& rp = t.processes[p];
+      if (!glob(program, recorded_names[p]) || !glob(m.executable(), rp.executable)) continue;
+      bool args = true;
+      for (int k = 0; k < m.arg_size() && args; ++k)
+        args = static_cast<size_t>(k + 1) < rp.argv.size() && glob(m.arg(k), rp.argv[k + 1]);
+      if (args) images.push_back(p);
+    }
+    // The order counts every image that matches; an image an earlier
+    // process already is stays that one.
+    if (m.order()) {
+      if (images.size() >= m.order()) images = {images[m.order() - 1]};
+      else images.clear();
+    }
+    std::erase_if(images, [&](uint32_t p) { return b->processes_[p] != nullptr; });
+    if (images.empty()) {
+      unmatched->push_back("process '" + dp.name() + "' matched no recorded process (it looks for program '" +
+                           program + "'" + (m.executable().empty() ? "" : ", executable '" + m.executable() + "'") +
+                           (m.order() ? ", number " + std::to_string(m.order()) + " in order of creation" : "") + ")");
+      continue;
+    }
+    for (uint32_t p : images) {
+      b->processes_[p] = &dp;
+      t.processes[p].name = dp.name();
+    }
+    // Its ports: the channel ends they are.
+    for (const Port& port : dp.port()) {
+      bool found = false;
+      for (uint32_t p : images) {
+        std::vector<int> env_fds;
+        const bool by_env = !port.has_fd() && port.path().empty() && !port.tcp_port();
+        if (by_env) env_fds = portFds(header(p), port.name());
+        for (uint32_t e = 0; e < t.endpoints.size(); ++e) {
+          const replay::Endpoint& ep = t.endpoints[e];
+          if (ep.process != p) continue;
+          bool is = false;
+          if (port.has_fd()) is = ep.fd == port.fd();
+          else if (!port.path().empty()) is = !ep.path.empty() && glob(port.path(), ep.path);
+          else if (port.tcp_port()) is = portOfAddress(ep.local_address) == port.tcp_port() ||
+                                          portOfAddress(ep.peer_address) == port.tcp_port();
+          else is = std::find(env_fds.begin(), env_fds.end(), ep.fd) != env_fds.end();
+          if (is) {
+            b->ports_[e] = &port;
+            found = true;
+          }
+        }
+      }
+      if (!found) {
+        const std::string where = port.has_fd()         ? "descriptor " + std::to_string(port.fd())
+                                  : !port.path().empty() ? "path '" + port.path() + "'"
+                                  : port.tcp_port()      ? "port " + std::to_string(port.tcp_port())
+                                                         : "the descriptors of RADAR_PORT_" + upper(port.name());
+        unmatched->push_back("port '" + portLabel(dp, port) + "' matched no channel end of " +
+                             t.processes[images[0]].label() + " (it looks for " + where + ")");
+      }
+    }
+  }
+
+  // Channels: named after their ports, or their connection's name.
+  for (auto& c : t.channels) {
+    std::vector<std::string> senders, receivers;
+    std::set<const Port*> ports;
+    bool inout = false;
+    for (uint32_t e : c.endpoints) {
+      const Port* port = b->ports_[e];
+      const Process* owner = b->processes_[t.endpoints[e].process];
+      if (!port || !owner || !ports.insert(port).second) continue;
+      const std::string label = portLabel(*owner, *port);
+      inout |= port->direction() == INOUT;
+      if (port->direction() == IN) receivers.push_back(label);
+      else senders.push_back(label);
+    }
+    if (senders.empty() && receivers.empty()) continue;
+    for (const Connect& k : d.network().connect()) {
+      if (k.name().empty() || std::find(senders.begin(), senders.end(), k.from()) == senders.end()) continue;
+      for (const auto& to : k.to())
+        if (std::find(receivers.begin(), receivers.end(), to) != receivers.end() ||
+            std::find(senders.begin(), senders.end(), to) != senders.end())
+          c.name = k.name();
+    }
+    if (c.name.find("->") != std::string::npos || c.name.find("<->") != std::string::npos) continue;
+    bool named = false;
+    for (const Connect& k : d.network().connect())
+      named |= !k.name().empty() && c.name == k.name();
+    if (named) continue;
+    auto join = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+      return s;
+    };
+    if (inout && receivers.empty() && senders.size() == 2) c.name = senders[0] + " <-> " + senders[1];
+    else if (!senders.empty() && !receivers.empty()) c.name = join(senders) + " -> " + join(receivers);
+    else c.name = join(senders.empty() ? receivers : senders);
+  }
+  // The findings name processes and channels: tell them again by the new names.
+  t.findings.clear();
+  replay::findProblems(t);
+  return b;
+}
+
+const Port* Binding::portOf(uint32_t endpoint) const {
+  return endpoint < ports_.size() ? ports_[endpoint] : nullptr;
+}
+
+const Process* Binding::processOf(uint32_t process) const {
+  return process < processes_.size() ? processes_[process] : nullptr;
+}
+
+const Port* Binding::portForMessage(const replay::Trace& t, uint32_t send) const {
+  const Port* mine = portOf(t.events[send].endpoint);
+  if (mine && !mine->type().empty()) return mine;
+  for (uint32_t k : t.messagesFrom(send)) {
+    const Port* theirs = portOf(t.events[t.edges[k].to].endpoint);
+    if (theirs && !theirs->type().empty()) return theirs;
+  }
+  return mine;
+}
+
+const Port* Binding::portForReceive(const replay::Trace& t, uint32_t receive) const {
+  const Port* mine = portOf(t.events[receive].endpoint);
+  if (mine && !mine->type().empty()) return mine;
+  for (auto [b, end] = t.incoming(receive); b != end; ++b) {
+    if (b->why != replay::Edge::Why::Message) continue;
+    const Port* theirs = portOf(t.events[b->from].endpoint);
+    if (theirs && !theirs->type().empty()) return theirs;
+  }
+  return mine;
+}
+
+bool Binding::describeContents(const replay::Trace& t, uint32_t position, std::string* out,
+                               std::string* error) const {
+  std::string bytes;
+  if (!t.payload(position, &bytes, error)) return false;
+  const replay::Event& ev = t.events[position];
+  const bool send = log::categoryOf(ev.eventKind()) == log::Category::Send;
+  const Port* port = send ? portForMessage(t, position) : portForReceive(t, position);
+  if (!port) {
+    *out = describeBytes(&description(), nullptr, bytes);
+    return true;
+  }
+  // A message whose length prefix announces more than this send holds:
+  // the next sends on the same channel end finish it (a header written,
+  // then the body).
+  std::string note;
+  if (send && port->framing().how_case() == Framing::kLengthPrefix) {
+    const auto& mine = t.process_events[ev.process];
+    uint32_t next = ev.counter;  // index of the following event in its process
+    int added = 0;
+    constexpr uint64_t kMaxGathered = 4u << 20;
+    for (Split s = splitMessages(port->framing(), bytes);
+         s.unfinished_at < bytes.size() && s.unfinished_needs &&
+         s.unfinished_needs - (bytes.size() - s.unfinished_at) <= kMaxGathered && next < mine.size() && added < 64;
+         s = splitMessages(port->framing(), bytes)) {
+      const uint32_t pos = mine[next++];
+      const replay::Event& later = t.events[pos];
+      if (later.endpoint != ev.endpoint) continue;
+      if (log::categoryOf(later.eventKind()) != log::Category::Send) continue;
+      std::string more;
+      if (!t.payload(pos, &more, error)) break;
+      bytes += more;
+      ++added;
+    }
+    if (added)
+      note = "(with the " + std::string(added == 1 ? "next send" : std::to_string(added) + " next sends") +
+             " on this channel, which finish its last message)\n";
+  }
+  *out = note + describeBytes(&description(), port, bytes);
+  return true;
+}
+
+bool describeContents(const Binding* binding, const replay::Trace& t, uint32_t position, std::string* out,
+                      std::string* error) {
+  if (binding) return binding->describeContents(t, position, out, error);
+  std::string bytes;
+  if (!t.payload(position, &bytes, error)) return false;
+  *out = describeBytes(nullptr, nullptr, bytes);
+  return true;
+}
+
+std::unique_ptr<Binding> Binding::forRecording(replay::Trace& t, const std::string& net_path, bool carried,
+                                               std::vector<std::string>* unmatched, std::string* error) {
+  std::vector<Problem> problems;
+  std::unique_ptr<Description> d;
+  if (!net_path.empty()) {
+    d = Description::load(net_path, &problems);
+  } else if (carried && !t.networks.empty()) {
+    // Recordings merged from several hosts each carry the same one.
+    const auto& n = t.networks.front();
+    d = Description::parse(n.text, n.path.empty() ? t.directories.front() + "/network.netdesc" : n.path, &problems);
+  } else {
+    return nullptr;
+  }
+  if (!d) {
+    error->clear();
+    for (const auto& p : problems) *error += (error->empty() ? "" : "\n") + p.toString();
+    if (error->empty()) *error = "the network description cannot be used";
+    return nullptr;
+  }
+  return apply(std::shared_ptr<const Description>(std::move(d)), t, unmatched);
+}
+
+}  // namespace radar::netdesc

@@ -1,0 +1,59 @@
+// A network description applied to a recording: which recorded process
+// image each described process is, which channel end each port is; the
+// processes and channels take the description's names, and messages decode
+// with the types of their ports.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "description.h"
+#include "trace.h"
+
+namespace radar::netdesc {
+
+class Binding {
+ public:
+  // Matches `description` against `trace` and renames the trace's
+  // processes and channels. `unmatched` gets, one line each, the parts of
+  // the description that matched nothing in the recording.
+  static std::unique_ptr<Binding> apply(std::shared_ptr<const Description> description, replay::Trace& trace,
+                                        std::vector<std::string>* unmatched);
+  // The description for a recording: the file `net_path` when given, else
+  // the one the recording carries (radar run) unless `carried` is false.
+  // Null without *error when there is none; null with *error (one problem
+  // a line, each naming file, line and column) when it cannot be used.
+  static std::unique_ptr<Binding> forRecording(replay::Trace& trace, const std::string& net_path, bool carried,
+                                               std::vector<std::string>* unmatched, std::string* error);
+
+  const Description& description() const { return *description_; }
+  // The port a channel end is, or null.
+  const Port* portOf(uint32_t endpoint) const;
+  // The described process a recorded process image is, or null.
+  const Process* processOf(uint32_t process) const;
+  // The port whose type and framing decode what a send sent: the sender's
+  // port, else a receiver's (null when neither is described with a type).
+  const Port* portForMessage(const replay::Trace& trace, uint32_t send) const;
+
+  // The port whose type and framing decode what a receive got: its own,
+  // else a sender's.
+  const Port* portForReceive(const replay::Trace& trace, uint32_t receive) const;
+
+  // The contents of a send or receive, decoded as the description says:
+  // its messages field by field (for a send, one announced by a length
+  // prefix and finished by the next sends on the channel is completed from
+  // them). False with *error when its bytes cannot be read.
+  bool describeContents(const replay::Trace& trace, uint32_t position, std::string* out, std::string* error) const;
+
+ private:
+  std::shared_ptr<const Description> description_;
+  std::vector<const Port*> ports_;         // by endpoint
+  std::vector<const Process*> processes_;  // by process image
+};
+
+// The same with or without a binding (without: text, or hex and ASCII).
+bool describeContents(const Binding* binding, const replay::Trace& trace, uint32_t position, std::string* out,
+                      std::string* error);
+
+}  // namespace radar::netdesc

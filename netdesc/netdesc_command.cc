@@ -1,0 +1,168 @@
+// `radar netdesc DIR...`: a network description of a recording, with
+// generated names, for the user to edit and reuse (--net, radar run).
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "commands.h"
+#include "common.h"
+
+namespace radar::cli {
+
+const char kNetdescHelp[] =
+    "usage: radar netdesc [-o FILE] DIR...\n"
+    "\n"
+    "Writes a network description (docs/netdesc.md) of a recording: every process\n"
+    "that sent or received a message, how to recognise it (program name, and its\n"
+    "place among processes of the same program), its ports (the descriptors it used,\n"
+    "with their direction) and the connections between them. Rename processes and\n"
+    "ports, add message types, and give it back with --net.\n"
+    "\n"
+    "  -o, --output FILE   write it to FILE (default: standard output)\n";
+
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A name the description's syntax accepts: letters, digits, '_', '-'.
+std::string safeName(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
+  return out.empty() ? "process" : out;
+}
+
+std::string portName(int fd) {
+  switch (fd) {
+    case 0: return "stdin";
+    case 1: return "stdout";
+    case 2: return "stderr";
+    default: return "fd" + std::to_string(fd);
+  }
+}
+
+}  // namespace
+
+int runNetdesc(int argc, char** argv) {
+  Args args;
+  if (!args.parse(argc, argv, 1, {{"output", 'o', true}})) return usageError("netdesc", args.error());
+  if (args.positional().empty()) return usageError("netdesc", "no recording given");
+  // The generated names stand on their own: no description applied.
+  const Loaded loaded = loadForCommand("netdesc", args.positional(), NetChoice{"", false});
+  if (!loaded) return kExitUsage;
+  const replay::Trace& t = *loaded.trace;
+
+  // What each channel end did: sent, received.
+  std::vector<uint8_t> did(t.endpoints.size(), 0);
+  for (const auto& e : t.events) {
+    if (e.endpoint == replay::kNone || !log::isData(e.eventKind()) || (e.flags & replay::kEventFailed)) continue;
+    did[e.endpoint] |= log::categoryOf(e.eventKind()) == log::Category::Send ? 1 : 2;
+  }
+  // The processes that took part, named after their program (proc, proc_2 ...).
+  std::map<uint32_t, std::string> names;
+  std::map<std::string, int> taken;
+  std::vector<uint32_t> by_creation;
+  for (const auto& p : t.processes)
+    if (!p.external && !p.log_path.empty()) by_creation.push_back(p.index);
+  std::stable_sort(by_creation.begin(), by_creation.end(), [&](uint32_t a, uint32_t b) {
+    return t.processes[a].first_event < t.processes[b].first_event;
+  });
+  std::map<uint32_t, uint32_t> order;  // image -> its place among images of its program
+  std::map<std::string, uint32_t> images_of;
+  for (uint32_t p : by_creation) order[p] = ++images_of[t.processes[p].name];
+  std::vector<uint32_t> shown;
+  for (uint32_t p : by_creation) {
+    bool active = false;
+    for (uint32_t e = 0; e < t.endpoints.size() && !active; ++e) active = t.endpoints[e].process == p && did[e];
+    if (!active) continue;
+    std::string name = safeName(t.processes[p].name);
+    if (int n = ++taken[name]; n > 1) name += "_" + std::to_string(n);
+    names[p] = name;
+    shown.push_back(p);
+  }
+
+  std::string out;
+  out += "# A network description of " + t.directories.front() + ", written by `radar netdesc`.\n";
+  out += "# Rename processes and ports, add message types and framings (docs/netdesc.md),\n";
+  out += "# then: radar events --net THIS_FILE DIR, radar replay --net THIS_FILE DIR.\n";
+  std::string network = t.directories.front();
+  while (network.size() > 1 && network.back() == '/') network.pop_back();
+  network = safeName(network.substr(network.rfind('/') + 1));
+  out += "name: " + quoted(network) + "\n";
+  std::map<uint32_t, std::string> port_of;  // endpoint -> "process.port"
+  for (uint32_t p : shown) {
+    const auto& rp = t.processes[p];
+    out += "\nprocess {\n  name: " + quoted(names[p]) + "\n";
+    out += "  match { program: " + quoted(rp.name);
+    if (images_of[rp.name] > 1) out += " order: " + std::to_string(order[p]);
+    out += " }\n";
+    out += "  # start { command: " + quoted(rp.executable);
+    for (size_t k = 1; k < rp.argv.size(); ++k) out += " arg: " + quoted(rp.argv[k]);
+    out += " }\n";
+    std::set<int> fds;
+    for (uint32_t e = 0; e < t.endpoints.size(); ++e) {
+      const auto& ep = t.endpoints[e];
+      if (ep.process != p || !did[e] || ep.fd < 0) continue;
+      const std::string port = portName(ep.fd);
+      port_of[e] = names[p] + "." + port;
+      if (!fds.insert(ep.fd).second) continue;
+      uint8_t what = 0;  // an fd reused for several channels: every use
+      for (uint32_t f = 0; f < t.endpoints.size(); ++f)
+        if (t.endpoints[f].process == p && t.endpoints[f].fd == ep.fd) what |= did[f];
+      const char* direction = what == 1 ? "OUT" : what == 2 ? "IN" : "INOUT";
+      out += "  port { name: " + quoted(port) + " direction: " + direction + " fd: " + std::to_string(ep.fd) +
+             " }  # " + t.channels[ep.channel].name + "\n";
+    }
+    out += "}\n";
+  }
+  // Connections: a channel's senders to its receivers, where the
+  // directions allow one (OUT to IN, INOUT with INOUT).
+  std::set<std::pair<std::string, std::string>> made;
+  std::string connects;
+  for (const auto& c : t.channels) {
+    std::vector<uint32_t> ends;
+    for (uint32_t e : c.endpoints)
+      if (port_of.count(e)) ends.push_back(e);
+    for (uint32_t a : ends)
+      for (uint32_t b : ends) {
+        if (a == b || t.endpoints[a].process == t.endpoints[b].process) continue;
+        if (!(did[a] & 1) || !(did[b] & 2)) continue;
+        const bool a_inout = did[a] == 3, b_inout = did[b] == 3;
+        if (a_inout != b_inout) continue;
+        if (a_inout && port_of[a] > port_of[b]) continue;  // one connection per socket pair
+        if (!made.insert({port_of[a], port_of[b]}).second) continue;
+        connects += "connect { from: " + quoted(port_of[a]) + " to: " + quoted(port_of[b]) + " }  # " + c.name + "\n";
+      }
+  }
+  if (!connects.empty()) out += "\n" + connects;
+
+  if (auto file = args.value("output")) {
+    std::ofstream f(*file);
+    f << out;
+    if (!f) {
+      std::fprintf(stderr, "radar netdesc: cannot write %s\n", file->c_str());
+      return kExitUsage;
+    }
+  } else {
+    std::fputs(out.c_str(), stdout);
+  }
+  return kExitOk;
+}
+
+}  // namespace radar::cli
