@@ -657,7 +657,15 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
   const std::optional<LogError> saved_error = error_;
   bool ok = true;
   std::string why;
-  if (where.frame_offset == Location::kTailFrame) {
+  // The next record of the frame read last: go on from there.
+  const bool resume = resume_.valid && where.frame_offset != Location::kTailFrame &&
+                      resume_.frame == where.frame_offset && resume_.next <= where.offset;
+  offsets_.swap(record_offsets_);
+  if (resume) {
+    content_ = std::move(record_content_);
+    in_tail_ = false;
+    content_base_ = 0;
+  } else if (where.frame_offset == Location::kTailFrame) {
     uint64_t avail = file_size_ > kControlSize ? file_size_ - kControlSize : 0;
     if (avail > control_.tail_capacity) avail = control_.tail_capacity;
     content_.resize(avail);
@@ -674,14 +682,23 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
   }
   if (ok) {
     content_frame_ = where.frame_offset;
-    cursor_ = 0;
     done_ = false;
     frames_done_ = true;
-    counter_known_ = false;
-    last_counter_ = 0;
-    prev_tid_ = header_ ? static_cast<uint32_t>(header_->pid()) : 0;
-    prev_return_ns_ = 0;
-    ++frame_id_;
+    if (resume) {
+      cursor_ = resume_.next;
+      counter_known_ = resume_.counter_known;
+      last_counter_ = resume_.last_counter;
+      prev_tid_ = resume_.prev_tid;
+      prev_return_ns_ = resume_.prev_return_ns;
+      frame_id_ = resume_.frame_id;
+    } else {
+      cursor_ = 0;
+      counter_known_ = false;
+      last_counter_ = 0;
+      prev_tid_ = header_ ? static_cast<uint32_t>(header_->pid()) : 0;
+      prev_return_ns_ = 0;
+      frame_id_ = ++record_frame_id_;
+    }
     error_.reset();
     ok = false;
     while (cursor_ < content_.size() && !(in_tail_ && content_[cursor_] == 0)) {
@@ -695,6 +712,17 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
     }
     why = error_ ? error_->message : "no record starts at this offset";
   }
+  resume_.valid = ok && !in_tail_;
+  if (resume_.valid) {
+    resume_.frame = where.frame_offset;
+    resume_.next = cursor_;
+    resume_.counter_known = counter_known_;
+    resume_.last_counter = last_counter_;
+    resume_.prev_tid = prev_tid_;
+    resume_.prev_return_ns = prev_return_ns_;
+    resume_.frame_id = frame_id_;
+  }
+  offsets_.swap(record_offsets_);
   // The record's views point into this content: keep it until next time.
   record_content_ = std::move(content_);
   content_ = std::move(saved_content);

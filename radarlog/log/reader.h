@@ -129,8 +129,9 @@ class LogReader {
   bool readPayload(const Location& where, size_t length, std::string* out, LogError* error);
 
   // Re-reads one record found earlier (Record::location). Its views point
-  // into `out`'s own storage until the next call. Slow for records deep in
-  // a large frame: meant for a few records at a time (details on demand).
+  // into `out`'s own storage until the next call. Records of one frame
+  // asked for in order cost one decompression of the frame; a record
+  // before the last one asked for decodes its frame from the start.
   bool readRecord(const Location& where, Record* out, LogError* error);
 
   static bool parseHeader(std::string_view bytes, proto::Header* out);
@@ -186,6 +187,22 @@ class LogReader {
   std::vector<uint8_t> scratch_;
   void* dctx_ = nullptr;
   std::vector<uint8_t> record_content_;  // what readRecord() decoded last
+  // Where readRecord() stopped in record_content_, so that reading the
+  // records of a frame in order decodes it once, not once per record.
+  struct RecordResume {
+    bool valid = false;
+    uint64_t frame = 0;
+    size_t next = 0;  // offset of the record after the one returned
+    bool counter_known = false;
+    uint64_t last_counter = 0;
+    uint32_t prev_tid = 0;
+    int64_t prev_return_ns = 0;
+    uint32_t frame_id = 0;
+  } resume_;
+  // readRecord()'s own channel offsets and frame ids, apart from the
+  // sequential reader's.
+  std::vector<ChannelOffsets> record_offsets_;
+  uint32_t record_frame_id_ = 0;
   std::vector<uint8_t> window_;  // a read-ahead window of the file
   uint64_t window_start_ = 0;
 };

@@ -205,7 +205,7 @@ Explicit LogWriter::decide(const EventFields& e, uint64_t counter) const {
   if (e.has_offset && e.channel) {
     const int dir = categoryOf(e.kind) == Category::Send ? 0 : 1;
     const ChannelState* cs = e.channel < channel_cap_ ? &channels_[e.channel] : nullptr;
-    x.offset = !cs || cs->frame != frame_ || cs->next_offset[dir] != e.offset;
+    x.offset = !cs || cs->frame[dir] != frame_ || cs->next_offset[dir] != e.offset;
   }
   return x;
 }
@@ -218,7 +218,7 @@ void LogWriter::advance(const EventFields& e, uint64_t counter) {
   if (e.has_offset && e.channel) {
     if (ChannelState* cs = channelState(e.channel)) {
       const int dir = categoryOf(e.kind) == Category::Send ? 0 : 1;
-      cs->frame = frame_;
+      cs->frame[dir] = frame_;
       cs->next_offset[dir] =
           e.offset + bytesMoved(e.kind, e.result, e.flags, e.lengths, e.length_count);
     }

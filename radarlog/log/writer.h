@@ -77,7 +77,10 @@ class LogWriter {
 
  private:
   struct ChannelState {
-    uint32_t frame;  // frame_ when next_offset was last set
+    // Per direction, so that an offset is implied only by a record of the
+    // same (channel, direction) in the same frame: a reader decoding one
+    // frame alone gets it right.
+    uint32_t frame[2];        // frame_ when next_offset[dir] was last set
     uint64_t next_offset[2];  // [0] sends, [1] receives
   };
 
