@@ -211,14 +211,14 @@ const Port* Binding::portForMessage(const replay::Trace& t, uint32_t send) const
 }
 
 const Port* Binding::portForReceive(const replay::Trace& t, uint32_t receive) const {
-  const Port* mine = portOf(t.events[receive].endpoint);
-  if (mine && !mine->type().empty()) return mine;
+  // What was sent decides how the bytes read: a sender's type first (a
+  // request/response connection types each side with what it sends).
   for (auto [b, end] = t.incoming(receive); b != end; ++b) {
     if (b->why != replay::Edge::Why::Message) continue;
     const Port* theirs = portOf(t.events[b->from].endpoint);
     if (theirs && !theirs->type().empty()) return theirs;
   }
-  return mine;
+  return portOf(t.events[receive].endpoint);
 }
 
 bool Binding::describeContents(const replay::Trace& t, uint32_t position, std::string* out,

@@ -36,8 +36,8 @@ class Binding {
   // port, else a receiver's (null when neither is described with a type).
   const Port* portForMessage(const replay::Trace& trace, uint32_t send) const;
 
-  // The port whose type and framing decode what a receive got: its own,
-  // else a sender's.
+  // The port whose type and framing decode what a receive got: a
+  // sender's, else its own.
   const Port* portForReceive(const replay::Trace& trace, uint32_t receive) const;
 
   // The contents of a send or receive, decoded as the description says:

@@ -42,7 +42,7 @@ Split splitMessages(const Framing& framing, std::string_view bytes);
 
 // Everything a send carried, for people: its messages as the port's
 // framing splits them, each decoded with the port's type. `port` null:
-// one message, undescribed.
+// one message, undescribed. No bytes at all (end of file): "no bytes".
 std::string describeBytes(const Description* description, const Port* port, std::string_view bytes);
 
 // The shared renderings.

@@ -10,7 +10,10 @@ compare style:
   4. `radar debug --no-gdb`: every process image re-runs alone, fed from the
      recording, with zero divergences;
   5. `radar replay --snapshot`: the replay window renders the recording
-     headless at its last event (when the GUI is built).
+     headless at its last event (when the GUI is built);
+  6. `radar events --net SAMPLE.netdesc --decode`: the sample's network
+     description matches the recording in every part, renames its channels,
+     and decodes every message without a complaint.
 
     sample_test.py BUILD_DIR SAMPLE
 
@@ -27,7 +30,8 @@ import tempfile
 
 
 class Sample:
-    def __init__(self, command, stdin="", status=0, stdout=(), story=(), findings=(), allowed=(), needs=()):
+    def __init__(self, command, stdin="", status=0, stdout=(), story=(), findings=(), allowed=(), needs=(),
+                 net=None):
         self.command = command      # relative to the build's bin directory, or a program on PATH
         self.stdin = stdin
         self.status = status        # the program's exit status
@@ -36,6 +40,7 @@ class Sample:
         self.findings = findings    # (kind, regex) that `radar check` must report, and no other ...
         self.allowed = allowed      # ... except these, which it may report (what the program leaves behind)
         self.needs = needs          # programs that must be installed
+        self.net = net              # its network description in the build's bin directory (default: NAME.netdesc)
 
 
 P = r"\[\d+\]"  # a pid in a label
@@ -83,6 +88,7 @@ SAMPLES = {
     ),
     "deadlock_ring": Sample(
         ["deadlock", "ring"],
+        net="deadlock.netdesc",
         status=3,
         stdout=[r"workers killed after 2 s"],
         story=[
@@ -99,6 +105,7 @@ SAMPLES = {
     ),
     "deadlock_chain": Sample(
         ["deadlock", "chain"],
+        net="deadlock.netdesc",
         story=[
             [rf"alpha{P} sends a message to beta{P}", rf"beta{P} receives a message from alpha{P}",
              rf"beta{P} sends a message to gamma{P}", rf"gamma{P} receives a message from beta{P}",
@@ -115,6 +122,7 @@ SAMPLES = {
     ),
     "kvstore4": Sample(
         ["kvstore", "4"],
+        net="kvstore.netdesc",
         story=[
             # The launcher learns the port from the server, then starts the clients.
             [rf"server{P} listens on tcp 127\.0\.0\.1:\d+", rf"server{P} sends a message to kvstore{P}",
@@ -125,6 +133,7 @@ SAMPLES = {
     ),
     "kvstore6": Sample(
         ["kvstore", "6", "3"],
+        net="kvstore.netdesc",
         story=[
             [rf"server{P} listens on tcp \[::1\]:\d+", rf"client{P} connects tcp \[::1\]:\d+",
              rf"client{P} sends a message to server{P} on tcp \[::1\]", rf"server{P} receives a message from client{P}",
@@ -289,12 +298,31 @@ def main():
             if text(r.stdout).strip() != events[-1]["text"] + ". Event %d." % len(events):
                 raise Failure("the replay's narrative at the end is %r, radar events says %r"
                               % (text(r.stdout).strip(), events[-1]["text"]))
+
+        # 6. its network description: every part matches, channels take its
+        #    names, every message decodes without a complaint
+        step = "netdesc"
+        net = os.path.join(bin_dir, sample.net or name + ".netdesc")
+        argv = [radar, "events", "--json", "--decode", "--net", net, rec]
+        reproduce = " ".join(argv)
+        r = run(argv)
+        if r.returncode != 0 or r.stderr:
+            raise Failure("radar events --net exited %d:\n%s" % (r.returncode, text(r.stderr)))
+        described = [json.loads(line) for line in r.stdout.splitlines()]
+        renamed = {e.get("channel") for e in described} - {e.get("channel") for e in events}
+        if not renamed:
+            raise Failure("no channel took a name from %s" % net)
+        for e in described:
+            problem = re.search(r"^  \(.*\)$", e.get("decoded", ""), re.M)
+            if problem:
+                raise Failure("event %d does not decode cleanly: %s\n%s" % (e["event"], problem.group(0), e["decoded"]))
     except (Failure, subprocess.TimeoutExpired) as failure:
         print("FAIL (%s step of %s): %s" % (step, name, failure), file=sys.stderr)
         print("The recording is kept in %s; reproduce with:\n  %s" % (rec, reproduce), file=sys.stderr)
         return 1
     shutil.rmtree(work)
-    print("ok: %s recorded (%d events), checked, re-run image by image (%d), replayed" % (name, len(events), len(images)))
+    print("ok: %s recorded (%d events), checked, re-run image by image (%d), replayed, described"
+          % (name, len(events), len(images)))
     return 0
 
 

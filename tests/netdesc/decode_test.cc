@@ -230,6 +230,9 @@ type { name: "Pair" template { field { name: "a" scalar: U8 } field { name: "b" 
       << text;
   // Without a description: as text or hex.
   EXPECT_EQ(describeBytes(nullptr, nullptr, "hi"), "text\n  \"hi\"\n");
+  // A read at end of file moved nothing: nothing to decode, no complaint.
+  EXPECT_EQ(describeBytes(d.get(), port, ""), "no bytes\n");
+  EXPECT_EQ(describeBytes(nullptr, nullptr, ""), "no bytes\n");
 }
 
 }  // namespace
