@@ -657,6 +657,7 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
   const std::optional<LogError> saved_error = error_;
   bool ok = true;
   std::string why;
+  RecordResume before;
   // The next record of the frame read last: go on from there.
   const bool resume = resume_.valid && where.frame_offset != Location::kTailFrame &&
                       resume_.frame == where.frame_offset && resume_.next <= where.offset;
@@ -691,6 +692,12 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
       prev_tid_ = resume_.prev_tid;
       prev_return_ns_ = resume_.prev_return_ns;
       frame_id_ = resume_.frame_id;
+      // The record there moved its channel's offset on: back to its start.
+      if (resume_.channel) {
+        if (resume_.channel >= offsets_.size()) offsets_.resize(resume_.channel + 1);
+        offsets_[resume_.channel].frame = frame_id_;
+        offsets_[resume_.channel].next[resume_.direction] = resume_.offset;
+      }
     } else {
       cursor_ = 0;
       counter_known_ = false;
@@ -703,6 +710,12 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
     ok = false;
     while (cursor_ < content_.size() && !(in_tail_ && content_[cursor_] == 0)) {
       const size_t at = cursor_;
+      // The state before each record: the next call may ask for this one again.
+      before.next = at;
+      before.counter_known = counter_known_;
+      before.last_counter = last_counter_;
+      before.prev_tid = prev_tid_;
+      before.prev_return_ns = prev_return_ns_;
       if (!decodeNext(*out)) break;
       if (at == where.offset) {
         ok = true;
@@ -712,15 +725,14 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
     }
     why = error_ ? error_->message : "no record starts at this offset";
   }
+  resume_ = before;
   resume_.valid = ok && !in_tail_;
   if (resume_.valid) {
     resume_.frame = where.frame_offset;
-    resume_.next = cursor_;
-    resume_.counter_known = counter_known_;
-    resume_.last_counter = last_counter_;
-    resume_.prev_tid = prev_tid_;
-    resume_.prev_return_ns = prev_return_ns_;
     resume_.frame_id = frame_id_;
+    resume_.channel = out->has_offset ? out->channel : 0;
+    resume_.direction = categoryOf(out->kind) == Category::Send ? 0 : 1;
+    resume_.offset = out->offset;
   }
   offsets_.swap(record_offsets_);
   // The record's views point into this content: keep it until next time.

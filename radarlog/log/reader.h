@@ -188,11 +188,15 @@ class LogReader {
   void* dctx_ = nullptr;
   std::vector<uint8_t> record_content_;  // what readRecord() decoded last
   // Where readRecord() stopped in record_content_, so that reading the
-  // records of a frame in order decodes it once, not once per record.
+  // records of a frame in order decodes it once, not once per record: the
+  // state just before the record it returned last.
   struct RecordResume {
     bool valid = false;
     uint64_t frame = 0;
-    size_t next = 0;  // offset of the record after the one returned
+    size_t next = 0;  // offset of the record returned
+    uint32_t channel = 0;  // its channel (0: none), direction and offset
+    int direction = 0;
+    uint64_t offset = 0;
     bool counter_known = false;
     uint64_t last_counter = 0;
     uint32_t prev_tid = 0;
