@@ -85,6 +85,12 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
     if (auto reader = log::LogReader::open(t.processes[p].log_path, &err)) h = reader->header();
     return headers.emplace(p, h).first->second;
   };
+  struct Deferred {
+    const Process* process;
+    const Port* port;
+    std::vector<uint32_t> images;
+  };
+  std::vector<Deferred> deferred;
   // Matched by the names the recording gave, not those given on the way.
   std::vector<std::string> recorded_names;
   for (const auto& p : t.processes) recorded_names.push_back(p.name);
@@ -140,14 +146,51 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
         }
       }
       if (!found) {
+        const bool by_env = !port.has_fd() && port.path().empty() && !port.tcp_port();
+        // Neither a descriptor, a path, a port nor RADAR_PORT_*: the
+        // channels its connections reach, once every other port is placed.
+        if (by_env) {
+          deferred.push_back({&dp, &port, images});
+          continue;
+        }
         const std::string where = port.has_fd()         ? "descriptor " + std::to_string(port.fd())
                                   : !port.path().empty() ? "path '" + port.path() + "'"
-                                  : port.tcp_port()      ? "port " + std::to_string(port.tcp_port())
-                                                         : "the descriptors of RADAR_PORT_" + upper(port.name());
+                                                         : "port " + std::to_string(port.tcp_port());
         unmatched->push_back("port '" + portLabel(dp, port) + "' matched no channel end of " +
                              t.processes[images[0]].label() + " (it looks for " + where + ")");
       }
     }
+  }
+
+  // Ports found through their connections: this process's ends of the
+  // channels the connected ports are on (a server's accepted connections,
+  // whatever descriptors they got).
+  for (const Deferred& dport : deferred) {
+    const std::string label = portLabel(*dport.process, *dport.port);
+    std::set<uint32_t> channels;
+    for (const Connect& k : d.network().connect()) {
+      std::vector<std::string> others;
+      if (k.from() == label) others.assign(k.to().begin(), k.to().end());
+      else if (std::find(k.to().begin(), k.to().end(), label) != k.to().end()) others.push_back(k.from());
+      for (const std::string& other : others) {
+        const Process* op = d.process(other.substr(0, other.find('.')));
+        const Port* oport = op ? d.port(*op, other.substr(other.find('.') + 1)) : nullptr;
+        for (uint32_t e = 0; oport && e < t.endpoints.size(); ++e)
+          if (b->ports_[e] == oport && t.endpoints[e].channel != kNone) channels.insert(t.endpoints[e].channel);
+      }
+    }
+    bool found = false;
+    for (uint32_t e = 0; e < t.endpoints.size(); ++e) {
+      const replay::Endpoint& ep = t.endpoints[e];
+      if (b->ports_[e] || !channels.count(ep.channel)) continue;
+      if (std::find(dport.images.begin(), dport.images.end(), ep.process) == dport.images.end()) continue;
+      b->ports_[e] = dport.port;
+      found = true;
+    }
+    if (!found)
+      unmatched->push_back("port '" + label + "' matched no channel end of " +
+                           t.processes[dport.images[0]].label() + " (it looks for the descriptors of RADAR_PORT_" +
+                           upper(dport.port->name()) + ", then for the channels its connections reach)");
   }
 
   // Channels: named after their ports, or their connection's name.

@@ -121,7 +121,7 @@ bool decodeTemplate(const Description* d, const std::string& type_name, const Te
         if (*at + f.chars() > bytes.size()) return shortOf(*at + f.chars() - bytes.size());
         std::string_view s = bytes.substr(*at, f.chars());
         s = s.substr(0, std::min(s.find('\0'), s.size()));
-        lines->push_back(indent + f.name() + (array ? "[" + std::to_string(i + 1) + "]" : "") + " = " + quoted(s));
+        lines->push_back(indent + f.name() + (array ? "[" + std::to_string(i) + "]" : "") + " = " + quoted(s));
         *at += f.chars();
       }
     } else if (f.scalar() != SCALAR_UNSPECIFIED) {
@@ -130,7 +130,7 @@ bool decodeTemplate(const Description* d, const std::string& type_name, const Te
       uint32_t shown = 0;
       for (uint32_t i = 0; i < count; ++i) {
         if (*at + size > bytes.size()) {
-          if (shown) lines->push_back(indent + f.name() + "[1.." + std::to_string(shown) + "] = " + values);
+          if (shown) lines->push_back(indent + f.name() + "[0.." + std::to_string(shown - 1) + "] = " + values);
           return shortOf(*at + size - bytes.size());
         }
         if (i < kMaxArrayShown) {
@@ -140,7 +140,7 @@ bool decodeTemplate(const Description* d, const std::string& type_name, const Te
         *at += size;
       }
       if (count > kMaxArrayShown) values += " ... (" + std::to_string(count) + " in all)";
-      lines->push_back(indent + f.name() + (array ? "[1.." + std::to_string(count) + "]" : "") + " = " + values);
+      lines->push_back(indent + f.name() + (array ? "[0.." + std::to_string(count - 1) + "]" : "") + " = " + values);
     } else {
       const Type* r = d ? d->type(f.record()) : nullptr;
       if (!r || r->how_case() != Type::kTemplate || depth >= kMaxDepth) {
@@ -148,7 +148,7 @@ bool decodeTemplate(const Description* d, const std::string& type_name, const Te
         return false;
       }
       for (uint32_t i = 0; i < count; ++i) {
-        lines->push_back(indent + f.name() + (array ? "[" + std::to_string(i + 1) + "]" : "") + ":");
+        lines->push_back(indent + f.name() + (array ? "[" + std::to_string(i) + "]" : "") + ":");
         if (!decodeTemplate(d, r->name(), r->template_(), bytes, at, depth + 1, lines, problem)) return false;
       }
     }
@@ -196,7 +196,7 @@ void protobufLines(const pb::Message& m, int depth, std::vector<std::string>* li
   for (const auto* f : fields) {
     const int n = f->is_repeated() ? r->FieldSize(m, f) : 1;
     for (int i = 0; i < n; ++i) {
-      const std::string name = f->name() + (f->is_repeated() ? "[" + std::to_string(i + 1) + "]" : "");
+      const std::string name = f->name() + (f->is_repeated() ? "[" + std::to_string(i) + "]" : "");
       if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
         lines->push_back(indent + name + ":");
         if (depth < kMaxDepth)

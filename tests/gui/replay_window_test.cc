@@ -218,6 +218,12 @@ TEST(ReplayOptions, BadCommandLinesGetClearErrors) {
   EXPECT_EQ(ok.dirs.size(), 2u);
   EXPECT_EQ(ok.at_event, 7u);
   EXPECT_EQ(ok.width, 800);
+  const ReplayOptions net = parse({"a", "--net", "calc.netdesc"}, &error);
+  EXPECT_EQ(net.net, "calc.netdesc");
+  EXPECT_FALSE(net.no_net);
+  EXPECT_TRUE(parse({"a", "--no-net"}, &error).no_net);
+  EXPECT_TRUE(parse({"a", "--net"}, &error).dirs.empty());
+  EXPECT_NE(error.find("--net needs a value"), std::string::npos) << error;
 }
 
 // The window, headless: the controller drives every view.

@@ -95,10 +95,10 @@ type { name: "Path" template {
   put(b, 30, 2, false);
   put(b, 40, 2, false);
   const Decoded out = decodeMessage(d.get(), d->type("Path"), b);
-  const std::vector<std::string> want = {"  name = \"north\"", "  tags[1] = \"ab\"", "  tags[2] = \"xyz\"",
-                                         "  count = 2",       "  weights[1..3] = 1 2 3", "  start:",
-                                         "    x = 1",         "    y = -1",        "  steps[1]:",
-                                         "    x = 10",        "    y = 20",        "  steps[2]:",
+  const std::vector<std::string> want = {"  name = \"north\"", "  tags[0] = \"ab\"", "  tags[1] = \"xyz\"",
+                                         "  count = 2",       "  weights[0..2] = 1 2 3", "  start:",
+                                         "    x = 1",         "    y = -1",        "  steps[0]:",
+                                         "    x = 10",        "    y = 20",        "  steps[1]:",
                                          "    x = 30",        "    y = 40"};
   EXPECT_EQ(out.lines, want) << out.toString();
   EXPECT_EQ(out.problem, "");
@@ -141,8 +141,8 @@ TEST(Decode, ProtobufMessagesFromAProtoFile) {
   r->SetEnumValue(m.get(), type->FindFieldByName("kind"), 1);
   const std::string bytes = m->SerializeAsString();
   const Decoded out = decodeMessage(d.get(), d->type("Shape"), bytes);
-  const std::vector<std::string> want = {"  name = \"triangle\"", "  point[1]:", "    x = 1", "    y = -1",
-                                         "  point[2]:",          "    x = 2",   "    y = -2", "  area = 0.5",
+  const std::vector<std::string> want = {"  name = \"triangle\"", "  point[0]:", "    x = 1", "    y = -1",
+                                         "  point[1]:",          "    x = 2",   "    y = -2", "  area = 0.5",
                                          "  kind = CONCAVE"};
   EXPECT_EQ(out.lines, want) << out.toString();
   EXPECT_EQ(out.problem, "");

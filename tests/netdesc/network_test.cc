@@ -58,7 +58,8 @@ std::multimap<std::string, std::string> endsOf(const replay::Trace& t, const std
     if (c.name != name) continue;
     for (uint32_t e : c.endpoints) {
       const auto& ep = t.endpoints[e];
-      if (t.processes[ep.process].name == "radar-network") continue;  // the launcher made them
+      const std::string& who = t.processes[ep.process].name;
+      if (who == "radar-network" || who == "static_net") continue;  // the launchers made them
       out.emplace(t.processes[ep.process].name, ep.access == 1 /* O_WRONLY */ ? "write" : "read");
     }
   }
@@ -241,6 +242,28 @@ TEST(Apply, WhatMatchesNothingIsReported) {
   Result gone = radar({"stats", rec.dir, "--net", "/nonexistent.netdesc"});
   EXPECT_EQ(gone.exit_code, 2);
   EXPECT_NE(gone.err.find("/nonexistent.netdesc"), std::string::npos) << gone.err;
+}
+
+// A port given neither a descriptor, a path, a TCP port nor a RADAR_PORT_
+// variable is found through its connections: the process's ends of the
+// channels the connected ports are on (a server's accepted connections).
+TEST(Apply, APortIsFoundThroughItsConnections) {
+  Recording rec = record({bin("static_net")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string net = write("through.netdesc", R"(
+    process { name: "proc1" port { name: "OUTPUT" direction: OUT } }
+    process { name: "proc2" port { name: "OUTPUT" direction: OUT } }
+    process { name: "proc3" port { name: "REQUESTS" direction: IN } port { name: "NOWHERE" direction: IN } }
+    connect { from: "proc1.OUTPUT" to: "proc3.REQUESTS" name: "asks" }
+    connect { from: "proc2.OUTPUT" to: "proc3.REQUESTS" name: "asks" }
+  )");
+  Applied a = applied(rec.dir, net);
+  ASSERT_TRUE(a.net);
+  ASSERT_EQ(a.unmatched.size(), 1u);
+  EXPECT_NE(a.unmatched[0].find("port 'proc3.NOWHERE' matched no channel end of proc3["), std::string::npos)
+      << a.unmatched[0];
+  EXPECT_EQ(endsOf(*a.trace, "asks"), (std::multimap<std::string, std::string>{
+                                          {"proc1", "write"}, {"proc2", "write"}, {"proc3", "read"}}));
 }
 
 // radar netdesc writes a description that reads back and matches the
