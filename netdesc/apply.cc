@@ -4,13 +4,13 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <map>
 #include <set>
 
 #include "decode.h"
 #include "findings.h"
+#include "plan.h"
 #include "radar/proto/radarlog.pb.h"
 #include "reader.h"
 
@@ -32,14 +32,9 @@ uint32_t portOfAddress(const std::string& sa) {
   return (static_cast<unsigned char>(sa[2]) << 8) | static_cast<unsigned char>(sa[3]);
 }
 
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // The descriptors RADAR_PORT_<NAME>=3,4 lists in a process's environment.
 std::vector<int> portFds(const proto::Header& h, const std::string& port) {
-  const std::string key = "RADAR_PORT_" + upper(port) + "=";
+  const std::string key = portVariable(port) + "=";
   for (const auto& e : h.environment()) {
     if (e.rfind(key, 0) != 0) continue;
     std::vector<int> fds;
@@ -189,8 +184,8 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
     }
     if (!found)
       unmatched->push_back("port '" + label + "' matched no channel end of " +
-                           t.processes[dport.images[0]].label() + " (it looks for the descriptors of RADAR_PORT_" +
-                           upper(dport.port->name()) + ", then for the channels its connections reach)");
+                           t.processes[dport.images[0]].label() + " (it looks for the descriptors of " +
+                           portVariable(dport.port->name()) + ", then for the channels its connections reach)");
   }
 
   // Channels: named after their ports, or their connection's name.
@@ -208,17 +203,17 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
       else senders.push_back(label);
     }
     if (senders.empty() && receivers.empty()) continue;
+    // A connection's name, when it connects ports of this channel.
+    bool named = false;
     for (const Connect& k : d.network().connect()) {
       if (k.name().empty() || std::find(senders.begin(), senders.end(), k.from()) == senders.end()) continue;
       for (const auto& to : k.to())
         if (std::find(receivers.begin(), receivers.end(), to) != receivers.end() ||
-            std::find(senders.begin(), senders.end(), to) != senders.end())
+            std::find(senders.begin(), senders.end(), to) != senders.end()) {
           c.name = k.name();
+          named = true;
+        }
     }
-    if (c.name.find("->") != std::string::npos || c.name.find("<->") != std::string::npos) continue;
-    bool named = false;
-    for (const Connect& k : d.network().connect())
-      named |= !k.name().empty() && c.name == k.name();
     if (named) continue;
     auto join = [](const std::vector<std::string>& v) {
       std::string s;

@@ -65,27 +65,6 @@ std::string scalarText(Scalar s, const unsigned char* p, ByteOrder order) {
   return buf;
 }
 
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char b[8];
-          std::snprintf(b, sizeof(b), "\\x%02x", c);
-          out += b;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
 
 // The bytes a template takes (0 when a record is unknown).
 size_t templateSize(const Description* d, const Template& t, int depth = 0) {
@@ -266,6 +245,28 @@ size_t protobufWireLines(const pb::Descriptor* type, std::string_view bytes, std
 }
 
 }  // namespace
+
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char b[8];
+          std::snprintf(b, sizeof(b), "\\x%02x", c);
+          out += b;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
 
 bool looksLikeText(std::string_view s) {
   size_t i = 0;

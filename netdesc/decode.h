@@ -45,8 +45,10 @@ Split splitMessages(const Framing& framing, std::string_view bytes);
 // one message, undescribed. No bytes at all (end of file): "no bytes".
 std::string describeBytes(const Description* description, const Port* port, std::string_view bytes);
 
-// The shared renderings.
+// The shared renderings. quoted(): in double quotes, with C escapes
+// (\n, \", \\, \x01): as protobuf's text format writes strings.
 bool looksLikeText(std::string_view bytes);
+std::string quoted(std::string_view s);
 std::string hexDump(std::string_view bytes, size_t limit = 4096);
 
 }  // namespace radar::netdesc

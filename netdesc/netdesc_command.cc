@@ -12,8 +12,11 @@
 #include "cli.h"
 #include "commands.h"
 #include "common.h"
+#include "decode.h"
 
 namespace radar::cli {
+
+using netdesc::quoted;
 
 const char kNetdescHelp[] =
     "usage: radar netdesc [-o FILE] DIR...\n"
@@ -27,19 +30,6 @@ const char kNetdescHelp[] =
     "  -o, --output FILE   write it to FILE (default: standard output)\n";
 
 namespace {
-
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 // A name the description's syntax accepts: letters, digits, '_', '-'.
 std::string safeName(const std::string& s) {

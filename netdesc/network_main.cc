@@ -12,7 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -32,11 +31,6 @@ std::vector<pid_t> g_children;
 
 void forward(int sig) {
   for (pid_t p : g_children) ::kill(p, sig);
-}
-
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // NAME of "NAME=VALUE".
@@ -86,7 +80,7 @@ int main(int argc, char** argv) {
     std::vector<int> keep;
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e)
-      if (std::strncmp(*e, "RADAR_PORT_", 11) != 0) env.emplace_back(*e);
+      if (std::strncmp(*e, kPortVariablePrefix, sizeof(kPortVariablePrefix) - 1) != 0) env.emplace_back(*e);
     for (const auto& port : p.ports) {
       std::string list;
       for (const auto& end : port.ends) {
@@ -100,7 +94,7 @@ int main(int argc, char** argv) {
         keep.push_back(fd);
         list += (list.empty() ? "" : ",") + std::to_string(fd);
       }
-      if (!list.empty()) env.push_back("RADAR_PORT_" + upper(port.name) + "=" + list);
+      if (!list.empty()) env.push_back(portVariable(port.name) + "=" + list);
     }
     for (const auto& e : p.env) {
       const std::string name = variableName(e);

@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <cctype>
 #include <cstdlib>
 
 namespace radar::netdesc {
@@ -38,6 +39,12 @@ bool tokens(const std::string& text, std::vector<std::string>* out, std::string*
 }
 
 }  // namespace
+
+std::string portVariable(const std::string& port) {
+  std::string name = kPortVariablePrefix;
+  for (char c : port) name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
 
 std::string writePlan(const Plan& plan) {
   std::string out;

@@ -41,6 +41,11 @@ struct Plan {
   std::vector<PlanProcess> processes;
 };
 
+// The port convention: the environment variable naming a port's
+// descriptors, RADAR_PORT_<NAME> with the name in upper case.
+inline constexpr char kPortVariablePrefix[] = "RADAR_PORT_";
+std::string portVariable(const std::string& port);
+
 std::string writePlan(const Plan& plan);
 // False with *error on a malformed file.
 bool readPlan(const std::string& text, Plan* plan, std::string* error);

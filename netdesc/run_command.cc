@@ -3,7 +3,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "commands.h"
 #include "description.h"
 #include "plan.h"
+#include "recording.h"
 
 namespace radar::cli {
 
@@ -65,11 +65,7 @@ int runRun(int argc, char** argv) {
       base = net.substr(net.rfind('/') + 1);
       base = base.substr(0, base.find('.'));
     }
-    char stamp[32];
-    const time_t now = ::time(nullptr);
-    std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::localtime(&now));
-    dir = base + "-" + stamp;
-    for (int i = 2; ::access(dir.c_str(), F_OK) == 0; ++i) dir = base + "-" + stamp + "-" + std::to_string(i);
+    dir = newRecordingDirectory(base);
   }
 
   // The plan goes to the launcher in a file of its own, gone afterwards.

@@ -214,13 +214,7 @@ int runRecord(int argc, char** argv) {
   if (auto o = args.value("output")) {
     dir = *o;
   } else {
-    char stamp[32];
-    const time_t t = ::time(nullptr);
-    std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::localtime(&t));
-    std::string base = command[0].substr(command[0].rfind('/') + 1);
-    dir = base + "-" + stamp;
-    for (int i = 2; ::access(dir.c_str(), F_OK) == 0; ++i)
-      dir = base + "-" + stamp + "-" + std::to_string(i);
+    dir = newRecordingDirectory(command[0].substr(command[0].rfind('/') + 1));
   }
   bool exists = false;
   if (!isEmptyDirectory(dir, &exists)) {

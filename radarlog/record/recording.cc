@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <set>
 
@@ -71,6 +72,15 @@ std::string describeStatus(int status) {
 }
 
 }  // namespace
+
+std::string newRecordingDirectory(const std::string& base) {
+  char stamp[32];
+  const time_t now = ::time(nullptr);
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::localtime(&now));
+  std::string dir = base + "-" + stamp;
+  for (int i = 2; ::access(dir.c_str(), F_OK) == 0; ++i) dir = base + "-" + stamp + "-" + std::to_string(i);
+  return dir;
+}
 
 bool clearRecording(const std::string& dir) {
   for (const auto& log : log::listLogs(dir))

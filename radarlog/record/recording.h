@@ -17,6 +17,10 @@ struct RecordingSummary {
   std::vector<proto::Recording::Problem> problems;
 };
 
+// A new directory name for a recording: BASE-YYYYMMDD-HHMMSS, with -2,
+// -3 ... when that exists.
+std::string newRecordingDirectory(const std::string& base);
+
 // Removes a previous recording's files from `dir` (logs, recording.txt).
 bool clearRecording(const std::string& dir);
 

@@ -45,17 +45,22 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       }
       return argv[++i];
     };
+    // An option whose value names a file: given, and not empty.
+    auto file = [&](const char* name, const char* what, std::string* to) {
+      const char* v = value(name);
+      if (!v) return false;
+      if (!*v) {
+        *error = std::string(name) + " needs " + what;
+        return false;
+      }
+      *to = v;
+      return true;
+    };
     if (a == "-h" || a == "--help") {
       out->help = true;
       return true;
     } else if (a == "--snapshot") {
-      const char* v = value("--snapshot");
-      if (!v) return false;
-      if (!*v) {
-        *error = "--snapshot needs a file name";
-        return false;
-      }
-      out->snapshot = v;
+      if (!file("--snapshot", "a file name", &out->snapshot)) return false;
     } else if (a == "--at-event") {
       const char* v = value("--at-event");
       unsigned long n = 0;
@@ -66,13 +71,7 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       }
       out->at_event = static_cast<uint32_t>(n);
     } else if (a == "--net") {
-      const char* v = value("--net");
-      if (!v) return false;
-      if (!*v) {
-        *error = "--net needs a description file";
-        return false;
-      }
-      out->net = v;
+      if (!file("--net", "a description file", &out->net)) return false;
     } else if (a == "--no-net") {
       out->no_net = true;
     } else if (a == "--size") {
