@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "trace.h"
 
@@ -37,10 +38,31 @@ std::string blockedCallName(unsigned kind) {
 void findProblems(Trace& t) {
   auto& out = t.findings;
 
-  // Bytes of each send that some receive consumed.
-  std::vector<uint64_t> consumed(t.events.size(), 0);
-  for (const Edge& e : t.edges)
-    if (e.why == Edge::Why::Message && !(t.events[e.to].flags & kEventPeek)) consumed[e.from] += e.bytes;
+  // Bytes of each send that some receive consumed. Most sends are received
+  // whole, by one receive: a bit says so; the few received in pieces are
+  // summed in a map until they are whole (an array of sums would be the
+  // merge's peak of memory).
+  std::vector<bool> whole(t.events.size(), false);
+  std::unordered_map<uint32_t, uint64_t> pieces;
+  for (const Edge& e : t.edges) {
+    if (e.why != Edge::Why::Message || (t.events[e.to].flags & kEventPeek)) continue;
+    const uint32_t sent = t.events[e.from].value;
+    if (e.bytes >= sent) {
+      whole[e.from] = true;
+      continue;
+    }
+    uint64_t& sum = pieces[e.from];
+    sum += e.bytes;
+    if (sum >= sent) {
+      whole[e.from] = true;
+      pieces.erase(e.from);
+    }
+  }
+  auto consumed = [&](uint32_t send) -> uint64_t {
+    if (whole[send]) return t.events[send].value;
+    auto it = pieces.find(send);
+    return it == pieces.end() ? 0 : it->second;
+  };
 
   // Never received: grouped by channel and sending process.
   std::map<std::pair<uint32_t, uint32_t>, Finding> lost;
@@ -48,12 +70,12 @@ void findProblems(Trace& t) {
     const Event& ev = t.events[i];
     if (log::categoryOf(ev.eventKind()) != log::Category::Send || (ev.flags & (kEventFailed | kEventExternal)))
       continue;
-    if (ev.endpoint == kNone || ev.value <= consumed[i]) continue;
+    if (ev.endpoint == kNone || ev.value == 0 || whole[i]) continue;
     const uint32_t ch = t.endpoints[ev.endpoint].channel;
     Finding& f = lost[{ch, ev.process}];
     f.kind = Finding::Kind::NeverReceived;
     f.events.push_back(i);
-    f.bytes += ev.value - consumed[i];
+    f.bytes += ev.value - consumed(i);
   }
   for (auto& [key, f] : lost) {
     f.processes = {key.second};

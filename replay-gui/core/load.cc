@@ -118,17 +118,17 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
         if (r.flags & 0x2) ev.flags |= kEventPeek;
         if (r.result == 0 && !r.error && r.size) ev.flags |= kEventEof;
         if (r.has_hash) {
-          raw.hashes[index] = r.hash;
+          ev.number = r.hash;
           ev.flags |= kEventHasHash;
         }
       } else if (moved && !log::isMultiMessage(k)) {
         // A send's hash too: the matching checks which sends a receive's
         // bytes came from where several processes share a stream.
         if (r.payload.size() == moved) {
-          raw.hashes[index] = crc32c(0, r.payload.data(), r.payload.size());
+          ev.number = crc32c(0, r.payload.data(), r.payload.size());
           ev.flags |= kEventHasHash;
         } else if (r.has_hash) {
-          raw.hashes[index] = r.hash;
+          ev.number = r.hash;
           ev.flags |= kEventHasHash;
         }
       }
@@ -277,7 +277,6 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
       if (!raw.boots[p.boot].empty()) p.realtime_offset = boot_offset[p.boot];
   }
   raw.events.resize(total_events);  // uninitialized: readLog() writes every field
-  raw.hashes.resize(total_events);
   uint32_t at = 0;
   for (LogJob& job : usable) {
     job.begin = at;
@@ -328,8 +327,6 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     if (write != job.begin) {
       std::move(raw.events.begin() + job.begin, raw.events.begin() + job.begin + job.count,
                 raw.events.begin() + write);
-      std::move(raw.hashes.begin() + job.begin, raw.hashes.begin() + job.begin + job.count,
-                raw.hashes.begin() + write);
     }
     // Endpoints become global.
     const uint32_t base = static_cast<uint32_t>(raw.endpoints.size());
@@ -348,7 +345,6 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     write += job.count;
   }
   raw.events.resize(write);  // no shrink_to_fit: it would copy millions of events
-  raw.hashes.resize(write);
   // Logs with more events than their control block said: read again, into
   // the end of the array.
   for (LogJob& job : usable) {
@@ -360,7 +356,6 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     again.begin = static_cast<uint32_t>(raw.events.size());
     again.capacity = (old_end - old_begin) * 2 + 1024;
     raw.events.resize(raw.events.size() + again.capacity);
-    raw.hashes.resize(raw.events.size());
     readLog(again, raw, done_bytes, options);
     if (again.overflow) again.damage = job.path + ": cannot be read consistently";
     const uint32_t base = static_cast<uint32_t>(raw.endpoints.size());
@@ -375,7 +370,6 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     for (uint32_t i = old_begin; i < old_end; ++i) raw.events[i].kind = 0;
     raw.ranges[job.process] = {again.begin, again.begin + again.count};
     raw.events.resize(again.begin + again.count);
-    raw.hashes.resize(raw.events.size());
     Process& p = raw.processes[job.process];
     p.threads = again.threads;
     p.damage = again.damage;

@@ -24,16 +24,18 @@ struct LoadOptions {
 struct RawRecording {
   std::vector<Process> processes;
   std::vector<Endpoint> endpoints;
-  std::vector<Event, DefaultInitAllocator<Event>> events;  // grouped by process, each in counter order
+  BigArray<Event> events;  // grouped by process, each in counter order
   std::vector<std::pair<uint32_t, uint32_t>> ranges;  // per process: [begin, end) in events
-  std::vector<uint32_t, DefaultInitAllocator<uint32_t>> hashes;  // per event: CRC-32C received (receives)
   std::map<uint32_t, std::string> addresses;  // datagram events: the other side's address
   std::vector<std::string> boots;
   std::vector<std::string> directories;
   std::vector<LoadProblem> problems;
   std::vector<proto::Recording> recordings;  // each directory's recording.txt
 };
-inline constexpr uint8_t kEventHasHash = 64;  // during loading: hashes[i] is valid
+// Until the merge numbers the events, a data event's `number` holds the
+// CRC-32C of the bytes it moved, when this flag says it is known (the
+// matching checks with it which sends a receive's bytes came from).
+inline constexpr uint8_t kEventHasHash = 64;
 
 // Reads every *.rlog in `dirs` (a log file may also be given directly).
 // Damaged and unreadable logs are read up to the damage and reported in

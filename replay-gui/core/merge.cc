@@ -1,6 +1,7 @@
 #include "merge.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -78,6 +79,65 @@ Edge makeEdge(uint32_t from, Edge::Why why, uint32_t to, uint64_t bytes) {
   return e;
 }
 
+// RADAR_MERGE_TIMING=1 prints what each step costs: time, and the memory
+// it touched for the first time (page faults are most of the cost of a big
+// merge on some virtual machines).
+class StepTimer {
+ public:
+  StepTimer() : on_(std::getenv("RADAR_MERGE_TIMING") != nullptr) { reset(); }
+  void operator()(const char* name) {
+    if (!on_) return;
+    const auto then = last_;
+    const long faults_then = faults_;
+    reset();
+    // Resident now and at most so far (VmRSS, VmHWM), in KiB.
+    long rss = 0, peak = 0;
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+      char line[128];
+      while (std::fgets(line, sizeof(line), f)) {
+        std::sscanf(line, "VmHWM: %ld", &peak);
+        std::sscanf(line, "VmRSS: %ld", &rss);
+      }
+      std::fclose(f);
+    }
+    std::fprintf(stderr, "merge: %-12s %8.1f ms %8ld page faults, resident %6.1f MiB, peak %6.1f MiB\n", name,
+                 std::chrono::duration<double, std::milli>(last_ - then).count(), faults_ - faults_then,
+                 rss / 1024.0, peak / 1024.0);
+  }
+
+ private:
+  void reset() {
+    last_ = std::chrono::steady_clock::now();
+    struct rusage ru {};
+    ::getrusage(RUSAGE_SELF, &ru);
+    faults_ = ru.ru_minflt;
+  }
+  bool on_;
+  std::chrono::steady_clock::time_point last_;
+  long faults_ = 0;
+};
+
+// An array read once from the front, about to be thrown away: the pages
+// already read can go back to the kernel. The merge copies its biggest arrays
+// into a new order, and this keeps both copies from being resident at once.
+// Only whole pages are given back, 64 KiB at least at a time.
+class ReadArray {
+ public:
+  explicit ReadArray(const void* front) : released_((address(front) + kPage - 1) & ~(kPage - 1)) {}
+  // Everything before `upto` has been read for the last time.
+  void release(const void* upto) {
+    const uintptr_t end = address(upto) & ~(kPage - 1);
+    if (end < released_ + 16 * kPage) return;
+    ::madvise(reinterpret_cast<void*>(released_), end - released_, MADV_DONTNEED);
+    released_ = end;
+  }
+
+ private:
+  static constexpr uintptr_t kPage = 4096;
+  static uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+  uintptr_t released_;
+};
+
 // A send or receive of a byte stream, as the matching sees it.
 struct StreamItem {
   uint32_t index, bytes, process;
@@ -87,7 +147,7 @@ struct StreamItem {
 class Merger {
  public:
   Merger(RawRecording& raw, Trace& t) : raw_(raw), t_(t) {}
-  void run();
+  void run(StepTimer& step);
 
  private:
   void linkProcesses();
@@ -103,7 +163,7 @@ class Merger {
 
   int64_t wallOf(uint32_t i, bool at_return) const {
     const Event& e = raw_.events[i];
-    return (at_return ? e.returnNs() : e.entry_ns) + raw_.processes[e.process].realtime_offset;
+    return (at_return ? e.returnNs() : e.entry_ns) + realtime_offset_[e.process];
   }
   uint32_t processOf(uint32_t i) const { return raw_.events[i].process; }
   // The same from the process ranges: no access to the event (a cache miss
@@ -118,12 +178,13 @@ class Merger {
 
   RawRecording& raw_;
   Trace& t_;
-  std::vector<Edge> edges_;      // in raw indices until linearize()
+  BigArray<Edge> edges_;         // in raw indices until linearize()
   std::vector<uint8_t> side_;    // per endpoint: 0 or 1
   std::vector<uint32_t> starts_, owners_;  // process ranges by start, for owner()
+  std::vector<int64_t> realtime_offset_;   // per process (the Process structs are big and far apart)
 };
 
-void Merger::run() {
+void Merger::run(StepTimer& step) {
   std::vector<std::pair<uint32_t, uint32_t>> by_start;
   for (uint32_t p = 0; p < raw_.ranges.size(); ++p)
     if (raw_.ranges[p].first < raw_.ranges[p].second) by_start.push_back({raw_.ranges[p].first, p});
@@ -132,15 +193,7 @@ void Merger::run() {
     starts_.push_back(start);
     owners_.push_back(p);
   }
-  // RADAR_MERGE_TIMING=1 prints how long each step takes (for tuning).
-  const bool timing = std::getenv("RADAR_MERGE_TIMING") != nullptr;
-  auto last = std::chrono::steady_clock::now();
-  auto step = [&](const char* name) {
-    if (!timing) return;
-    const auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "merge: %-12s %8.1f ms\n", name, std::chrono::duration<double, std::milli>(now - last).count());
-    last = now;
-  };
+  for (const Process& p : raw_.processes) realtime_offset_.push_back(p.realtime_offset);
   linkProcesses();
   step("link");
   buildChannels();
@@ -150,7 +203,6 @@ void Merger::run() {
   matchDatagrams();
   step("datagrams");
   otherEdges();
-  decltype(raw_.hashes)().swap(raw_.hashes);
   std::map<uint32_t, std::string>().swap(raw_.addresses);
   step("other edges");
   linearize();
@@ -349,24 +401,23 @@ void Merger::matchStreams() {
     r.send_stream = c.index * 2 + side;
     r.receive_stream = c.index * 2 + (isOneSided(c.type) ? side : side ^ 1);
   }
-  std::vector<uint32_t> send_count(streams, 0), receive_count(streams, 0);
+  // The events of each stream, sends and receives apart, as indices (CSR:
+  // stream st's sends are members[begin[st]..begin[st + 1]], its receives
+  // members[begin[streams + st]..]). What matching reads is copied out one
+  // stream at a time: the events themselves are spread over memory, and
+  // copying every stream's at once would be the merge's peak of memory.
+  std::vector<uint64_t> begin(2 * streams + 1, 0);
   for (const Event& ev : raw_.events) {
     if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
     const Route& r = routes[ev.endpoint];
     if (r.what != kStream) continue;
-    if (log::categoryOf(ev.eventKind()) == Category::Send) ++send_count[r.send_stream];
-    else ++receive_count[r.receive_stream];
+    if (log::categoryOf(ev.eventKind()) == Category::Send) ++begin[r.send_stream + 1];
+    else ++begin[streams + r.receive_stream + 1];
   }
-  // What matching reads, copied out in one sequential pass: the events
-  // themselves are spread over memory.
-  using Item = StreamItem;
-  std::vector<std::vector<Item>> sends(streams), receives(streams);
-  size_t total_receives = 0;
-  for (size_t k = 0; k < streams; ++k) {
-    sends[k].reserve(send_count[k]);
-    receives[k].reserve(receive_count[k]);
-    total_receives += receive_count[k];
-  }
+  std::partial_sum(begin.begin(), begin.end(), begin.begin());
+  const uint64_t total_receives = begin[2 * streams] - begin[streams];
+  BigArray<uint32_t> members(begin[2 * streams]);
+  std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
   edges_.reserve(edges_.size() + total_receives + total_receives / 4);
   for (uint32_t i = 0; i < raw_.events.size(); ++i) {
     Event& ev = raw_.events[i];
@@ -384,10 +435,17 @@ void Merger::matchStreams() {
       }
       continue;
     }
-    const Item item{i, ev.value, ev.process, (ev.flags & kEventPeek) != 0};
-    if (send) sends[r.send_stream].push_back(item);
-    else receives[r.receive_stream].push_back(item);
+    members[fill[send ? r.send_stream : streams + r.receive_stream]++] = i;
   }
+  using Item = StreamItem;
+  auto items = [&](uint64_t from, uint64_t to, std::vector<Item>& v) {
+    v.clear();
+    for (uint64_t k = from; k < to; ++k) {
+      const uint32_t i = members[k];
+      const Event& ev = raw_.events[i];
+      v.push_back({i, ev.value, ev.process, (ev.flags & kEventPeek) != 0});
+    }
+  };
   // Events of several processes on one stream: in the order their calls
   // returned (the kernel moves the bytes during the call).
   // Several threads of one process are several writers too.
@@ -402,10 +460,11 @@ void Merger::matchStreams() {
     return several;
   };
   std::vector<uint64_t> start;
+  std::vector<Item> out, in;
   for (size_t st = 0; st < streams; ++st) {
-    auto& out = sends[st];
-    auto& in = receives[st];
-    if (out.empty() && in.empty()) continue;
+    if (begin[st] == begin[st + 1] && begin[streams + st] == begin[streams + st + 1]) continue;
+    items(begin[st], begin[st + 1], out);
+    items(begin[streams + st], begin[streams + st + 1], in);
     const Channel& c = t_.channels[st / 2];
     const bool several_writers = order(out);
     const bool several_readers = order(in);
@@ -498,7 +557,7 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
         if (!ok) continue;
         const uint64_t total = so_far + out[k].bytes;
         if (total > bytes) continue;
-        const uint32_t next = crc32cCombine(crc, raw_.hashes[out[k].index], out[k].bytes);
+        const uint32_t next = crc32cCombine(crc, raw_.events[out[k].index].number, out[k].bytes);
         used[k - head] = true;
         path.push_back(k);
         const std::vector<uint64_t> saved = ahead;
@@ -535,13 +594,13 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
         // are whole sends with the same hash.
         group.assign(1, j);
         uint64_t bytes = in[j].bytes;
-        uint32_t crc = raw_.hashes[in[j].index];
+        uint32_t crc = raw_.events[in[j].index].number;
         bool found = findSends(bytes, crc);
         for (size_t k = j + 1; !found && k < in.size() && group.size() < kMaxGroup; ++k) {
           if (actor(in[k]) != actor(in[j])) continue;
           if (in[k].peek || !in[k].bytes || !hashed(in[k])) break;
           group.push_back(k);
-          crc = crc32cCombine(crc, raw_.hashes[in[k].index], in[k].bytes);
+          crc = crc32cCombine(crc, raw_.events[in[k].index].number, in[k].bytes);
           bytes += in[k].bytes;
           found = findSends(bytes, crc);
         }
@@ -763,11 +822,16 @@ void Merger::linearize() {
   // (stream order: what Trace::payload() puts together).
   // A counting sort: stable, and linear in events + edges.
   {
-    std::vector<uint32_t> first(n + 1, 0);
+    BigArray<uint32_t> first(n + 1);
+    std::fill(first.begin(), first.end(), 0);
     for (const Edge& e : edges_) ++first[e.to + 1];
     std::partial_sum(first.begin(), first.end(), first.begin());
-    std::vector<Edge> sorted(edges_.size());
-    for (const Edge& e : edges_) sorted[first[e.to]++] = e;
+    BigArray<Edge> sorted(edges_.size());
+    ReadArray done(edges_.data());
+    for (size_t k = 0; k < edges_.size(); ++k) {
+      sorted[first[edges_[k].to]++] = edges_[k];
+      if (k % 65536 == 0) done.release(edges_.data() + k);
+    }
     edges_.swap(sorted);
   }
   // One edge per (from, to, why), bytes summed. Within a process, only the
@@ -797,16 +861,25 @@ void Merger::linearize() {
                                                        [](const Edge& e, uint32_t v) { return e.to < v; }) -
                                       edges_.begin());
   }
-  std::vector<uint32_t> position(n, kNone);
+  BigArray<uint32_t> position(n);
+  std::fill(position.begin(), position.end(), kNone);
+  // Ties in time go by log id, through each process's rank in that order
+  // (a process has one head at a time, so the rank decides between heads).
+  std::vector<uint32_t> rank(processes);
+  {
+    std::vector<uint32_t> by_log(processes);
+    std::iota(by_log.begin(), by_log.end(), 0u);
+    std::sort(by_log.begin(), by_log.end(), [&](uint32_t a, uint32_t b) {
+      return raw_.processes[a].log_id != raw_.processes[b].log_id ? raw_.processes[a].log_id < raw_.processes[b].log_id
+                                                                  : a < b;
+    });
+    for (uint32_t r = 0; r < processes; ++r) rank[by_log[r]] = r;
+  }
   struct Head {
     int64_t wall;
-    uint64_t log_id;
+    uint32_t rank;
     uint32_t index;
-    bool operator>(const Head& o) const {
-      if (wall != o.wall) return wall > o.wall;
-      if (log_id != o.log_id) return log_id > o.log_id;
-      return index > o.index;
-    }
+    bool operator>(const Head& o) const { return wall != o.wall ? wall > o.wall : rank > o.rank; }
   };
   std::priority_queue<Head, std::vector<Head>, std::greater<Head>> ready;
   // parked[q]: processes waiting for q to place the event they name.
@@ -845,28 +918,25 @@ void Merger::linearize() {
     return false;
   };
   auto offer = [&](uint32_t p) {
-    if (isReady(p)) ready.push({wallOf(next[p], false), raw_.processes[p].log_id, next[p]});
+    if (isReady(p)) ready.push({wallOf(next[p], false), rank[p], next[p]});
   };
   for (uint32_t p = 0; p < processes; ++p) offer(p);
 
   // The events go to their place as they are placed: writes in order, reads
-  // in order within each process. Pages of the input that every process
-  // has moved past are given back at once, so the two arrays together stay
-  // about the size of one.
-  std::vector<Event> out;
+  // in order within each process. Pages of the input that a process has
+  // moved past are given back at once (events, and the edges into them), so
+  // the input and output arrays together stay about the size of one.
+  BigArray<Event> out;
   out.reserve(total);
-  std::vector<Edge> edges_out;
+  BigArray<Edge> edges_out;
   edges_out.reserve(edges_.size());
   std::vector<uint32_t> late;  // edges from events placed after their target (broken cycles)
-  constexpr uint64_t kPage = 4096;
-  auto release = [&](uint32_t p) {
-    const auto* base = reinterpret_cast<const char*>(events.data());
-    const uint64_t begin = (reinterpret_cast<uint64_t>(base + uint64_t{raw_.ranges[p].first} * sizeof(Event)) + kPage - 1) & ~(kPage - 1);
-    const uint64_t end = reinterpret_cast<uint64_t>(base + uint64_t{next[p]} * sizeof(Event)) & ~(kPage - 1);
-    if (end > begin + 16 * kPage)  // in batches
-      ::madvise(reinterpret_cast<void*>(begin), end - begin - 16 * kPage, MADV_DONTNEED);
-  };
-  std::vector<uint64_t> released(processes, 0);
+  std::vector<ReadArray> events_done, edges_done;
+  for (uint32_t p = 0; p < processes; ++p) {
+    events_done.emplace_back(events.data() + raw_.ranges[p].first);
+    edges_done.emplace_back(edges_.data() + cursor[p]);
+  }
+  std::vector<uint32_t> placed_count(processes, 0);
   uint32_t broken = 0;
   while (out.size() < total) {
     if (ready.empty()) {
@@ -919,7 +989,10 @@ void Merger::linearize() {
     // The process's events are read in order, but 100s of processes make
     // too many streams for the hardware prefetcher.
     __builtin_prefetch(&events[std::min(next[p] + 4, n - 1)]);
-    if (++released[p] % 4096 == 0) release(p);
+    if (++placed_count[p] % 1024 == 0) {
+      events_done[p].release(events.data() + next[p]);
+      edges_done[p].release(edges_.data() + cursor[p]);
+    }
     // Wake those that waited for this event.
     auto& waiting = parked[p];
     for (size_t k = 0; k < waiting.size();) {
@@ -935,7 +1008,7 @@ void Merger::linearize() {
     // Most often the same process goes on: no need to go through the heap
     // when its next event is ready and still comes first.
     if (isReady(p)) {
-      const Head mine{wallOf(next[p], false), raw_.processes[p].log_id, next[p]};
+      const Head mine{wallOf(next[p], false), rank[p], next[p]};
       if (ready.empty() || !(mine > ready.top())) {
         h = mine;
         goto place;
@@ -949,7 +1022,7 @@ void Merger::linearize() {
                                      " contradictions (a send seen received before it returned); "
                                      "they were resolved by time"});
   decltype(raw_.events)().swap(events);
-  std::vector<Edge>().swap(edges_);
+  BigArray<Edge>().swap(edges_);
   t_.events = std::move(out);
   t_.edges = std::move(edges_out);
 }
@@ -1002,31 +1075,26 @@ void Merger::endings() {
 }  // namespace
 
 std::unique_ptr<Trace> merge(RawRecording&& raw) {
-  const bool timing = std::getenv("RADAR_MERGE_TIMING") != nullptr;
+  StepTimer step;
   auto t = std::make_unique<Trace>();
   t->boots = raw.boots;
   t->directories = raw.directories;
   for (const auto& rec : raw.recordings)
     if (!rec.network().empty()) t->networks.push_back({rec.network(), rec.network_file()});
-  Merger(raw, *t).run();
+  Merger(raw, *t).run(step);
   t->endpoints = std::move(raw.endpoints);
   t->problems = std::move(raw.problems);
-  auto b = std::chrono::steady_clock::now();
   findProblems(*t);
-  auto c = std::chrono::steady_clock::now();
-  if (timing)
-    std::fprintf(stderr, "merge: findings %.1f ms\n", std::chrono::duration<double, std::milli>(c - b).count());
+  step("findings");
   return t;
 }
 
 std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const LoadOptions& options,
                                  std::string* error) {
   RawRecording raw;
-  const auto a = std::chrono::steady_clock::now();
+  StepTimer step;
   if (!loadLogs(dirs, options, &raw, error)) return nullptr;
-  if (std::getenv("RADAR_MERGE_TIMING"))
-    std::fprintf(stderr, "load: %.1f ms\n",
-                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+  step("load");
   return merge(std::move(raw));
 }
 

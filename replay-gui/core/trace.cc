@@ -1,11 +1,33 @@
 #include "trace.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 
 #include "clocks.h"
 #include "radar/proto/radarlog.pb.h"
 
 namespace radar::replay {
+
+namespace {
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kBigArray = size_t{4} << 20;
+}  // namespace
+
+void* allocateBigArray(size_t bytes) {
+  if (bytes < kBigArray) {
+    if (void* p = std::malloc(bytes ? bytes : 1)) return p;
+    throw std::bad_alloc();
+  }
+  void* p = nullptr;
+  if (::posix_memalign(&p, kHugePage, bytes) != 0) throw std::bad_alloc();
+  ::madvise(p, bytes & ~(kHugePage - 1), MADV_HUGEPAGE);  // a hint: where the kernel allows
+  return p;
+}
+
+void freeBigArray(void* p, size_t) { std::free(p); }
 
 std::string Process::label() const { return name + "[" + std::to_string(pid) + "]"; }
 

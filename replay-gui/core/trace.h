@@ -29,17 +29,22 @@ using log::Kind;
 
 inline constexpr uint32_t kNone = ~0u;
 
-// An allocator whose resize() leaves trivially constructible elements
-// uninitialized: the loader fills millions of events itself.
+// Storage for the millions of events and edges. resize() leaves elements
+// uninitialized (the loader and the merge write every field), and arrays of
+// 4 MiB and more are asked to live on transparent huge pages: one page fault
+// per 2 MiB instead of per 4 KiB. Touching fresh memory is most of what a
+// big merge costs on virtual machines whose page faults are slow.
+void* allocateBigArray(size_t bytes);
+void freeBigArray(void* p, size_t bytes);
+
 template <class T>
-struct DefaultInitAllocator : std::allocator<T> {
+struct BigArrayAllocator {
+  using value_type = T;
+  BigArrayAllocator() = default;
   template <class U>
-  struct rebind {
-    using other = DefaultInitAllocator<U>;
-  };
-  DefaultInitAllocator() = default;
-  template <class U>
-  DefaultInitAllocator(const DefaultInitAllocator<U>&) {}
+  BigArrayAllocator(const BigArrayAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(allocateBigArray(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { freeBigArray(p, n * sizeof(T)); }
   template <class U>
   void construct(U* p) {
     ::new (static_cast<void*>(p)) U;
@@ -48,7 +53,13 @@ struct DefaultInitAllocator : std::allocator<T> {
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
+  template <class U>
+  bool operator==(const BigArrayAllocator<U>&) const {
+    return true;
+  }
 };
+template <class T>
+using BigArray = std::vector<T, BigArrayAllocator<T>>;
 
 // One process image: one log.
 struct Process {
@@ -197,8 +208,8 @@ class Trace {
   std::vector<Process> processes;
   std::vector<Endpoint> endpoints;
   std::vector<Channel> channels;
-  std::vector<Event> events;       // in the linear order (position = index)
-  std::vector<Edge> edges;         // sorted by `to`, then `from`
+  BigArray<Event> events;          // in the linear order (position = index)
+  BigArray<Edge> edges;            // sorted by `to`, then `from`
   std::vector<std::vector<uint32_t>> process_events;  // per process: its events' positions (counter order)
   std::vector<Finding> findings;
   std::vector<LoadProblem> problems;  // logs that could not be used, or only in part
