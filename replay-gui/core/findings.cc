@@ -29,6 +29,29 @@ uint32_t endpointOf(const Trace& t, uint32_t p, uint32_t local) {
   return kNone;
 }
 
+// Where to look for what a process image last did: its last event; for an
+// image with none of its own (blocked from its start, as a program that
+// reads at once after exec), the last event of the image that exec'd into
+// it, or the event that created it.
+uint32_t lastSeen(const Trace& t, uint32_t p) {
+  for (uint32_t steps = 0; p != kNone && steps <= t.processes.size(); ++steps) {
+    const Process& proc = t.processes[p];
+    if (proc.last_event != kNone) return proc.last_event;
+    uint32_t before = kNone;
+    for (const Process& q : t.processes)
+      if (q.next_image == p) before = q.index;
+    if (before != kNone) {
+      p = before;
+      continue;
+    }
+    if (proc.parent != kNone && proc.parent_counter >= 1 &&
+        proc.parent_counter <= t.process_events[proc.parent].size())
+      return t.process_events[proc.parent][proc.parent_counter - 1];
+    return kNone;
+  }
+  return kNone;
+}
+
 }  // namespace
 
 std::string blockedCallName(unsigned kind) {
@@ -123,7 +146,7 @@ void findProblems(Trace& t) {
       Finding f;
       f.kind = Finding::Kind::Abnormal;
       f.processes = {p.index};
-      if (p.last_event != kNone) f.events = {p.last_event};
+      if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
       f.text = p.label() + (crashSignal(p.end_code) ? " crashed: " : " was killed by signal ") +
                (crashSignal(p.end_code) ? std::string(strsignal(p.end_code)) : std::to_string(p.end_code) + " (" + strsignal(p.end_code) + ")") +
                (p.core_dumped ? ", core dumped" : "");
@@ -132,7 +155,7 @@ void findProblems(Trace& t) {
       Finding f;
       f.kind = Finding::Kind::NeverEnded;
       f.processes = {p.index};
-      if (p.last_event != kNone) f.events = {p.last_event};
+      if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
       f.text = p.label() + " did not end while it was recorded";
       for (const Blocked& b : blocked)
         if (b.process == p.index) {
@@ -227,7 +250,7 @@ void findProblems(Trace& t) {
         if (std::find(f.channels.begin(), f.channels.end(), ch) == f.channels.end()) f.channels.push_back(ch);
         break;
       }
-      if (t.processes[p].last_event != kNone) f.events.push_back(t.processes[p].last_event);
+      if (const uint32_t seen = lastSeen(t, p); seen != kNone) f.events.push_back(seen);
     }
     f.text = cycle;
     out.push_back(std::move(f));

@@ -225,6 +225,10 @@ def main():
             raise Failure("received bytes not all matched: %s" % r.stdout.decode())
         if check["problems"]:
             raise Failure("problems reading the recording: %s" % check["problems"])
+        # Every finding about processes is one click from an event.
+        for f in check["findings"]:
+            if f["kind"] in ("deadlock", "abnormal-end", "never-ended") and len(f["events"]) < 1:
+                raise Failure("finding without an event to go to: %s" % f)
         found = [(f["kind"], f["text"]) for f in check["findings"]]
         for kind, pattern in sample.findings:
             match = [f for f in found if f[0] == kind and re.search(pattern, f[1])]

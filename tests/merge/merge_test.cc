@@ -235,6 +235,29 @@ TEST(Merge, DeadlockOfThree) {
   EXPECT_EQ(deadlocks, 1);
 }
 
+// A finding is one click from where to look: each deadlocked process's
+// last event, or, for one blocked before it did anything (a child that
+// reads at once), the event that created it.
+TEST(Merge, DeadlockFindingPointsAtWhereEachProcessWasLastSeen) {
+  FakeRecording rec;
+  auto& parent = rec.process("parent", 1);
+  parent.pipeEnd(1, 401, true).pipeEnd(2, 402, false).user("started", 5).fork(2, 10, 11);
+  rec.child(parent, "child", 2).pipeEnd(1, 401, false).pipeEnd(2, 402, true).blockedIn(log::Kind::Read, 1);
+  parent.send(1, "", 20, 20).blockedIn(log::Kind::Read, 2);
+  auto t = rec.load();
+  const Finding* d = findingOf(*t, Finding::Kind::Deadlock);
+  ASSERT_TRUE(d);
+  const uint32_t fork = at(*t, 1, 2), last = at(*t, 1, 3);
+  ASSERT_EQ(t->events[fork].eventKind(), log::Kind::Fork);
+  ASSERT_EQ(d->events.size(), 2u);
+  EXPECT_NE(std::find(d->events.begin(), d->events.end(), last), d->events.end());
+  EXPECT_NE(std::find(d->events.begin(), d->events.end(), fork), d->events.end());
+  for (const auto& f : t->findings)
+    if (f.kind == Finding::Kind::NeverEnded) {
+      EXPECT_EQ(f.events.size(), 1u) << f.text;
+    }
+}
+
 TEST(Merge, NoDeadlockWhenTheWriterCouldStillSend) {
   FakeRecording rec;
   rec.process("reader", 1).pipeEnd(1, 301, false).blockedIn(log::Kind::Read, 1);
