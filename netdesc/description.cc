@@ -395,6 +395,14 @@ bool Description::check(const std::string& text, std::vector<Problem>* problems)
       continue;
     }
     process_names.push_back(p.name());
+    if (p.has_position()) {
+      const auto& at = p.position();
+      const Place place = pp.nested("position", at);
+      if (!(at.column() >= 0 && at.column() <= 1000))
+        error(place.of("column"), "column " + std::to_string(at.column()) + ": expected 0 to 1000");
+      if (!(at.row() >= 0 && at.row() <= 1000))
+        error(place.of("row"), "row " + std::to_string(at.row()) + ": expected 0 to 1000");
+    }
     if (p.has_start() && p.start().command().empty())
       error(pp.nested("start", p.start()).of("command"), "start of '" + p.name() + "' needs a command");
     for (const auto& e : p.start().env())

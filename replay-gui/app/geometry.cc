@@ -46,11 +46,11 @@ GridLayout::GridLayout(uint32_t slots) : slots_(std::max(slots, 1u)) {
   columns_ = std::min(columns_, slots_);
 }
 
-Rect GridLayout::slotRect(uint32_t slot) const {
+Rect GridLayout::slotRect(uint32_t slot) const { return cellRect(slot % columns_, slot / columns_); }
+
+Rect GridLayout::cellRect(double column, double row) {
   using namespace geometry;
-  const uint32_t col = slot % columns_, row = slot / columns_;
-  return {kGapX / 2 + col * (kBoxWidth + kGapX), kGapY / 2 + row * (kBoxHeight + kGapY), kBoxWidth,
-          kBoxHeight};
+  return {kGapX / 2 + column * (kBoxWidth + kGapX), kGapY / 2 + row * (kBoxHeight + kGapY), kBoxWidth, kBoxHeight};
 }
 
 Rect GridLayout::bounds() const {

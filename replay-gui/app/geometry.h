@@ -44,6 +44,9 @@ class GridLayout {
   explicit GridLayout(uint32_t slots);
   uint32_t columns() const { return columns_; }
   Rect slotRect(uint32_t slot) const;
+  // The box at a cell given by column and row (fractions allowed), as a
+  // network description places it.
+  static Rect cellRect(double column, double row);
   // The whole grid.
   Rect bounds() const;
 

@@ -34,6 +34,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <atomic>
+#include <map>
 
 #include "debug_launch.h"
 #include "merge.h"
@@ -48,6 +49,19 @@ MainWindow::MainWindow(std::unique_ptr<replay::Trace> trace, std::unique_ptr<net
   display_ = std::make_unique<replay::DisplayModel>(*trace_);
   narrator_ = std::make_unique<replay::Narrator>(*trace_);
   builder_ = std::make_unique<SceneBuilder>(*trace_, *display_);
+  if (net_) {
+    // Where the description places processes; several images of one
+    // described process cascade from its cell.
+    std::vector<std::pair<uint32_t, Point>> cells;
+    std::map<const netdesc::Process*, int> instances;
+    for (const auto& p : trace_->processes) {
+      const netdesc::Process* d = net_->processOf(p.index);
+      if (!d || !d->has_position()) continue;
+      const int k = instances[d]++;
+      cells.push_back({p.index, {d->position().column() + 0.15 * k, d->position().row() + 0.3 * k}});
+    }
+    builder_->placeDescribed(cells);
+  }
   controller_ = new ReplayController(static_cast<uint32_t>(trace_->events.size()), this);
 
   QString title = QStringLiteral("radar replay");

@@ -1,6 +1,7 @@
 #include "scene.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fcntl.h>
 #include <map>
 #include <set>
@@ -119,7 +120,22 @@ uint32_t SceneBuilder::receivingEnd(uint32_t process, uint32_t channel) const {
 Rect SceneBuilder::boxOf(uint32_t process) const {
   if (auto it = moved_.find(process); it != moved_.end())
     return {it->second.x, it->second.y, geometry::kBoxWidth, geometry::kBoxHeight};
-  return grid_.slotRect(slot_[process]);
+  if (auto it = described_.find(process); it != described_.end())
+    return {it->second.x, it->second.y, geometry::kBoxWidth, geometry::kBoxHeight};
+  Rect r = grid_.slotRect(slot_[process]);
+  r.y += automatic_y_;
+  return r;
+}
+
+void SceneBuilder::placeDescribed(const std::vector<std::pair<uint32_t, Point>>& cells) {
+  described_.clear();
+  double last_row = -1;
+  for (const auto& [p, cell] : cells) {
+    const Rect r = GridLayout::cellRect(cell.x, cell.y);
+    described_[p] = {r.x, r.y};
+    last_row = std::max(last_row, cell.y);
+  }
+  automatic_y_ = std::ceil(last_row + 1) * (geometry::kBoxHeight + geometry::kGapY);
 }
 
 void SceneBuilder::moveBox(uint32_t process, Point top_left) { moved_[process] = top_left; }
@@ -132,7 +148,11 @@ std::vector<std::pair<uint32_t, Point>> SceneBuilder::movedBoxes() const {
 
 Rect SceneBuilder::bounds() const {
   Rect r = grid_.bounds();
-  for (const auto& [p, at] : moved_) {
+  r.h += automatic_y_;
+  std::vector<Point> corners;
+  for (const auto& [p, at] : moved_) corners.push_back(at);
+  for (const auto& [p, at] : described_) corners.push_back(at);
+  for (const Point& at : corners) {
     const double x0 = std::min(r.x, at.x), y0 = std::min(r.y, at.y);
     const double x1 = std::max(r.x + r.w, at.x + geometry::kBoxWidth + geometry::kGapX / 2);
     const double y1 = std::max(r.y + r.h, at.y + geometry::kBoxHeight + geometry::kGapY / 2);

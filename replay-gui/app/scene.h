@@ -71,6 +71,10 @@ class SceneBuilder {
   Scene build(uint32_t position, double progress) const;
 
   Rect boxOf(uint32_t process) const;
+  // Boxes placed by a network description, at (column, row) cells of the
+  // grid; the other processes are laid out below them. A box the user drags
+  // goes where it is dragged all the same.
+  void placeDescribed(const std::vector<std::pair<uint32_t, Point>>& cells);
   // A box dragged by the user (top left corner).
   void moveBox(uint32_t process, Point top_left);
   std::vector<std::pair<uint32_t, Point>> movedBoxes() const;
@@ -88,6 +92,8 @@ class SceneBuilder {
   std::vector<uint32_t> slot_;
   GridLayout grid_;
   std::unordered_map<uint32_t, Point> moved_;
+  std::unordered_map<uint32_t, Point> described_;  // top left corners
+  double automatic_y_ = 0;                          // where the automatic layout starts
   std::unordered_map<uint64_t, uint32_t> end_by_process_channel_;  // the end a process reads a channel by
 };
 

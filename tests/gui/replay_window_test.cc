@@ -290,6 +290,31 @@ TEST(WindowWithNetwork, NamesAndDecodesByTheDescription) {
   EXPECT_NE(first.find("68 65 6c 6c 6f"), std::string::npos) << first;
 }
 
+// A description's positions: the box where it says, the others below.
+TEST(WindowWithNetwork, PlacesProcessesWhereTheDescriptionSays) {
+  auto trace = producerConsumer();
+  std::vector<netdesc::Problem> problems;
+  std::shared_ptr<const netdesc::Description> d = netdesc::Description::parse(R"(
+    process { name: "reader" match { program: "consumer" } position { column: 2 row: 1.5 } }
+  )", "/tmp/placed.netdesc", &problems);
+  ASSERT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
+  std::vector<std::string> unmatched;
+  auto net = netdesc::Binding::apply(d, *trace, &unmatched);
+  MainWindow window(std::move(trace), std::move(net));
+  const auto& t = window.trace();
+  window.controller().skipTo(positionOf(t, 100, 1) + 1);
+  QApplication::processEvents();
+  const Scene& scene = window.networkView().scene();
+  const ProcessBox* reader = scene.box(processOf(t, 200));
+  const ProcessBox* writer = scene.box(processOf(t, 100));
+  ASSERT_TRUE(reader && writer);
+  EXPECT_EQ(reader->box, GridLayout::cellRect(2, 1.5));
+  // Row 1.5 is the description's last: the automatic layout starts at row 3.
+  EXPECT_GE(writer->box.y, GridLayout::cellRect(0, 3).y);
+  EXPECT_FALSE(writer->box.x < reader->box.x + reader->box.w && reader->box.x < writer->box.x + writer->box.w &&
+               writer->box.y < reader->box.y + reader->box.h && reader->box.y < writer->box.y + writer->box.h);
+}
+
 // "Debug this process from here": radar debug for the clicked process (or
 // the current event's), stopped before its first event from here on.
 TEST_F(Window, DebugFromHereGivesTheCommandForTheProcessAtThisEvent) {

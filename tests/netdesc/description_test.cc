@@ -144,6 +144,8 @@ TEST(Description, EveryOtherMistakeIsNamed) {
   expectProblem("process { name: \"a\" port { name: \"p\" direction: IN } port { name: \"p\" direction: OUT } }\n", 1,
                 61, "appears twice");
   expectProblem("process { name: \"a\" start { arg: \"x\" } }\n", 1, 21, "needs a command");
+  expectProblem("process { name: \"a\" position { column: -1 row: 2 } }\n", 1, 32, "column -1.000000: expected 0 to 1000");
+  expectProblem("process { name: \"a\" position { column: 1 row: 2000 } }\n", 1, 42, "row 2000.000000: expected 0 to 1000");
   expectProblem("process { name: \"a\" start { command: \"x\" env: \"NOVALUE\" } }\n", 1, 42, "expected NAME=VALUE");
   expectProblem("process { name: \"a\" port { name: \"p\" direction: IN framing { length_prefix { bytes: 3 } } } }\n", 1,
                 78, "1, 2, 4 or 8 bytes, not 3");
