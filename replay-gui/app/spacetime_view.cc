@@ -53,12 +53,14 @@ void SpaceTimeView::relayout() {
   const uint32_t center = current_ == kNone ? 0 : current_;
   const uint32_t lo = center > kWindow ? center - kWindow : 0;
   const uint32_t hi = std::min(n, center + kWindow + 1);
-  std::map<uint32_t, size_t> lane_of;
-  for (uint32_t i = lo; i < hi; ++i) lane_of.emplace(t_.events[i].process, 0);
-  size_t k = 0;
-  for (auto& [p, lane] : lane_of) {
-    lane = k++;
-    lanes_.push_back(p);
+  // A lane per thread that has events in the window, those of one process
+  // together (processes by index, threads by their order of appearance).
+  std::map<std::pair<uint32_t, uint8_t>, size_t> lane_of;
+  for (uint32_t i = lo; i < hi; ++i) lane_of.emplace(std::make_pair(t_.events[i].process, t_.events[i].thread), 0);
+  for (auto& [key, lane] : lane_of) {
+    lane = lanes_.size();
+    const bool sub = !lanes_.empty() && lanes_.back().process == key.first;
+    lanes_.push_back({key.first, key.second, sub});
   }
   // x: logical (event number) or wall time, scaled to the width.
   auto key = [&](uint32_t i) -> double {
@@ -73,7 +75,7 @@ void SpaceTimeView::relayout() {
   const double x0 = kLabelWidth, x1 = std::max(x0 + 50, width() - kMargin);
   for (uint32_t i = lo; i < hi; ++i) {
     const double x = x0 + (key(i) - min_key) / span * (x1 - x0);
-    const double y = kMargin + lane_of[t_.events[i].process] * kLaneHeight + kLaneHeight / 2;
+    const double y = kMargin + lane_of[{t_.events[i].process, t_.events[i].thread}] * kLaneHeight + kLaneHeight / 2;
     dots_.push_back({i, QPointF(x, y)});
   }
   setMinimumHeight(static_cast<int>(std::min<size_t>(lanes_.size(), 12) * kLaneHeight + 2 * kMargin));
@@ -84,13 +86,22 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.setRenderHint(QPainter::Antialiasing);
   for (size_t k = 0; k < lanes_.size(); ++k) {
+    const Lane& lane = lanes_[k];
     const double y = kMargin + k * kLaneHeight + kLaneHeight / 2;
     painter.setPen(colors::kChannelLine);
     painter.drawLine(QPointF(kLabelWidth, y), QPointF(width() - kMargin, y));
-    painter.setPen(colors::kText);
+    const bool threaded = lane.sub_lane || (k + 1 < lanes_.size() && lanes_[k + 1].sub_lane);
+    QString label = QString::fromStdString(t_.processes[lane.process].label());
+    if (lane.sub_lane) label = QStringLiteral("  ") + threadName(lane);
+    else if (threaded) label += QLatin1Char(' ') + threadName(lane);
+    painter.setPen(lane.sub_lane ? colors::kBorder : colors::kText);
     painter.drawText(QRectF(4, y - kLaneHeight / 2, kLabelWidth - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                     painter.fontMetrics().elidedText(QString::fromStdString(t_.processes[lanes_[k]].label()),
-                                                      Qt::ElideRight, static_cast<int>(kLabelWidth - 8)));
+                     painter.fontMetrics().elidedText(label, Qt::ElideRight, static_cast<int>(kLabelWidth - 8)));
+    // The threads of one process: a bracket joins their lanes.
+    if (lane.sub_lane) {
+      painter.setPen(QPen(colors::kBorder, 1));
+      painter.drawLine(QPointF(kLabelWidth - 3, y - kLaneHeight), QPointF(kLabelWidth - 3, y));
+    }
   }
   if (dots_.empty()) return;
   const uint32_t lo = dots_.front().position;
@@ -131,6 +142,12 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
     const double r = now ? 6 : 4;
     painter.drawEllipse(d.at, r, r);
   }
+}
+
+QString SpaceTimeView::threadName(const Lane& lane) const {
+  const auto& threads = t_.processes[lane.process].threads;
+  if (lane.thread < threads.size() && lane.thread != 255) return tr("thread %1").arg(threads[lane.thread]);
+  return tr("other threads");
 }
 
 void SpaceTimeView::mousePressEvent(QMouseEvent* event) {

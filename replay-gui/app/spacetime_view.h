@@ -1,4 +1,5 @@
-// The space-time (Lamport) diagram: a lane per process, its events as dots
+// The space-time (Lamport) diagram: a lane per process (and per thread, as
+// sub-lanes, where several threads of a process take part), its events as dots
 // left to right, an arrow for each message from its send to its receive;
 // by logical order (RADAR's event numbers) or by wall time. It shows a
 // window of events around the current one. Clicking an event selects it
@@ -26,13 +27,18 @@ class SpaceTimeView : public QWidget {
   // Events drawn either side of the current one.
   static constexpr uint32_t kWindow = 150;
 
-  // What is drawn (for tests): the lanes' processes, and each visible
-  // event's position with its place.
+  // What is drawn (for tests): the lanes, and each visible event's position
+  // with its place.
+  struct Lane {
+    uint32_t process;
+    uint8_t thread;     // Event::thread
+    bool sub_lane;      // a thread of a process drawn on several lanes, not its first
+  };
   struct Dot {
     uint32_t position;
     QPointF at;
   };
-  const std::vector<uint32_t>& lanes() const { return lanes_; }
+  const std::vector<Lane>& lanes() const { return lanes_; }
   const std::vector<Dot>& dots() const { return dots_; }
   QSize sizeHint() const override { return {900, 220}; }
 
@@ -46,12 +52,13 @@ class SpaceTimeView : public QWidget {
 
  private:
   void relayout();
+  QString threadName(const Lane& lane) const;  // "thread 4125"
 
   const replay::Trace& t_;
   uint32_t current_ = replay::kNone;
   uint32_t selected_ = replay::kNone;
   bool wall_time_ = false;
-  std::vector<uint32_t> lanes_;
+  std::vector<Lane> lanes_;
   std::vector<Dot> dots_;
 };
 

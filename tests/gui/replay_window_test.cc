@@ -20,6 +20,7 @@
 #include "palette.h"
 #include "replay_options.h"
 #include "scene.h"
+#include "spacetime_view.h"
 
 namespace radar::gui {
 namespace {
@@ -379,6 +380,43 @@ TEST_F(Window, SpaceTimeDiagramHasALanePerProcessAndMarksCausality) {
   }
   EXPECT_LT(s.x(), r.x());
   EXPECT_NE(s.y(), r.y());
+}
+
+// Threads: a process whose threads take part gets a sub-lane for each.
+TEST(SpaceTime, ThreadsOfAProcessHaveSubLanes) {
+  FakeRecording rec;
+  auto& server = rec.process("server", 100);
+  auto& client = rec.process("client", 200);
+  server.pipeEnd(1, 7, true).send(1, "from main", 10, 11, 100).send(1, "from worker", 20, 21, 101).exit(0, 60);
+  client.pipeEnd(1, 7, false).receive(1, "from main", 30, 31).receive(1, "from worker", 40, 41).exit(0, 70);
+  auto t = rec.load();
+  SpaceTimeView view(*t);
+  view.resize(900, 300);
+  view.setCurrent(static_cast<uint32_t>(t->events.size() - 1));
+  const auto& lanes = view.lanes();
+  ASSERT_EQ(lanes.size(), 3u);
+  const uint32_t server_index = processOf(*t, 100), client_index = processOf(*t, 200);
+  int server_lanes = 0, sub_lanes = 0;
+  for (const auto& lane : lanes) {
+    server_lanes += lane.process == server_index;
+    sub_lanes += lane.sub_lane;
+    if (lane.process == client_index) {
+      EXPECT_FALSE(lane.sub_lane);
+    }
+  }
+  EXPECT_EQ(server_lanes, 2);
+  EXPECT_EQ(sub_lanes, 1);
+  auto yOf = [&](uint32_t position) {
+    for (const auto& dot : view.dots())
+      if (dot.position == position) return dot.at.y();
+    ADD_FAILURE() << "no dot for " << position;
+    return -1.0;
+  };
+  const double main_y = yOf(positionOf(*t, 100, 1)), worker_y = yOf(positionOf(*t, 100, 2));
+  EXPECT_NE(main_y, worker_y);
+  EXPECT_NE(yOf(positionOf(*t, 200, 1)), main_y);
+  EXPECT_NE(yOf(positionOf(*t, 200, 1)), worker_y);
+  EXPECT_FALSE(view.grab().isNull());
 }
 
 // Rendering: grab the network view and look where the scene says things are.
