@@ -44,6 +44,7 @@ class MainWindow : public QMainWindow {
   EventTableModel& eventModel() { return *event_model_; }
   FindingsModel& findingsModel() { return *findings_model_; }
   const replay::Trace& trace() const { return *trace_; }
+  const replay::DisplayModel& display() const { return *display_; }
   QString narrative() const;
   // Jumps to an event (position) and selects it in every view.
   void goToEvent(uint32_t position);

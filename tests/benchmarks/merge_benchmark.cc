@@ -1,6 +1,9 @@
 // The merge at scale.
-//   merge_benchmark generate DIR PROCESSES EVENTS   write a recording: processes in a ring of
-//                                                   pipes, each sending to the next
+//   merge_benchmark generate DIR PROCESSES EVENTS [IN_FLIGHT]
+//                                                   write a recording: processes in a ring of
+//                                                   pipes, each sending to the next; with
+//                                                   IN_FLIGHT, about that many messages wait
+//                                                   in the pipes at any time
 //   merge_benchmark run DIR                         load + merge (in a child, for its peak
 //                                                   memory), display state near the start and
 //                                                   near the end
@@ -35,7 +38,7 @@ double seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-int generate(const std::string& dir, int processes, uint64_t events) {
+int generate(const std::string& dir, int processes, uint64_t events, uint32_t in_flight) {
   ::mkdir(dir.c_str(), 0700);
   std::vector<std::unique_ptr<log::LogWriter>> logs;
   static const uint8_t id[16] = {1};
@@ -96,9 +99,12 @@ int generate(const std::string& dir, int processes, uint64_t events) {
     e.return_ns = now;
     e.fd = 3;
     e.has_offset = true;
-    if (!inbox.empty() && rng() % 2) {
-      uint32_t n = 0;
-      while (!inbox.empty() && n < 128) {
+    // Deep queues: a process reads only when more than its share of the
+    // messages in flight wait for it, and then a few.
+    const size_t share = in_flight / static_cast<uint32_t>(processes);
+    if (inbox.size() > share && rng() % 2) {
+      uint32_t n = 0, messages = 0;
+      while (!inbox.empty() && n < 128 && (!in_flight || messages++ < 2)) {
         n += inbox.front();
         inbox.pop_front();
       }
@@ -216,8 +222,9 @@ int run(const std::string& dir) {
 
 int main(int argc, char** argv) {
   if (argc >= 5 && std::strcmp(argv[1], "generate") == 0)
-    return generate(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
+    return generate(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10),
+                    argc >= 6 ? static_cast<uint32_t>(std::strtoul(argv[5], nullptr, 10)) : 0);
   if (argc >= 3 && std::strcmp(argv[1], "run") == 0) return run(argv[2]);
-  std::fprintf(stderr, "usage: merge_benchmark generate DIR PROCESSES EVENTS | run DIR\n");
+  std::fprintf(stderr, "usage: merge_benchmark generate DIR PROCESSES EVENTS [IN_FLIGHT] | run DIR\n");
   return 2;
 }

@@ -104,8 +104,10 @@ int main(int argc, char** argv) {
     (void)view.grab();
     frames.push_back(ms(a, Clock::now()));
   }
-  std::printf("playing near event %u (%zu processes and %zu messages drawn): frame p50 %.2f ms, p99 %.2f ms\n",
-              busiest, view.scene().processes.size(), view.scene().messages.size(), percentile(frames, 0.5),
-              percentile(frames, 0.99));
+  const auto state = window.display().stateAt(c.position());
+  std::printf("playing near event %u (%zu processes, %zu messages in flight, %zu drawn): frame p50 %.2f ms, "
+              "p99 %.2f ms\n",
+              busiest, view.scene().processes.size(), state.queued.size(), view.scene().messages.size(),
+              percentile(frames, 0.5), percentile(frames, 0.99));
   return 0;
 }
