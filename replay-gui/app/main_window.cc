@@ -50,17 +50,29 @@ MainWindow::MainWindow(std::unique_ptr<replay::Trace> trace, std::unique_ptr<net
   narrator_ = std::make_unique<replay::Narrator>(*trace_);
   builder_ = std::make_unique<SceneBuilder>(*trace_, *display_);
   if (net_) {
-    // Where the description places processes; several images of one
-    // described process cascade from its cell.
-    std::vector<std::pair<uint32_t, Point>> cells;
+    // Where the description places processes: the images of one process
+    // (before and after exec) share the place, and several processes one
+    // description matches cascade from its cell.
+    std::map<uint32_t, Point> cells;
     std::map<const netdesc::Process*, int> instances;
+    std::vector<uint32_t> previous(trace_->processes.size(), kNone);
+    for (const auto& p : trace_->processes)
+      if (p.next_image < previous.size()) previous[p.next_image] = p.index;
     for (const auto& p : trace_->processes) {
       const netdesc::Process* d = net_->processOf(p.index);
       if (!d || !d->has_position()) continue;
       const int k = instances[d]++;
-      cells.push_back({p.index, {d->position().column() + 0.15 * k, d->position().row() + 0.3 * k}});
+      cells[p.index] = {d->position().column() + 0.15 * k, d->position().row() + 0.3 * k};
     }
-    builder_->placeDescribed(cells);
+    const std::map<uint32_t, Point> described = cells;
+    for (const auto& [p, cell] : described) {
+      for (uint32_t q = previous[p], steps = 0; q != kNone && steps < previous.size(); q = previous[q], ++steps)
+        if (!cells.try_emplace(q, cell).second) break;
+      for (uint32_t q = trace_->processes[p].next_image, steps = 0; q < previous.size() && steps < previous.size();
+           q = trace_->processes[q].next_image, ++steps)
+        if (!cells.try_emplace(q, cell).second) break;
+    }
+    builder_->placeDescribed({cells.begin(), cells.end()});
   }
   controller_ = new ReplayController(static_cast<uint32_t>(trace_->events.size()), this);
 
