@@ -10,6 +10,7 @@ trap 'rm -rf "$work"' EXIT
 configs=("$@")
 [ ${#configs[@]} -eq 0 ] && configs=(100 10000000 1000 1000000)
 now() { date +%s%N; }
+"$bench" touch 1024
 while [ ${#configs[@]} -ge 2 ]; do
   p=${configs[0]} e=${configs[1]}
   configs=("${configs[@]:2}")
