@@ -55,21 +55,21 @@ MainWindow::MainWindow(std::unique_ptr<replay::Trace> trace, std::unique_ptr<net
     // description matches cascade from its cell.
     std::map<uint32_t, Point> cells;
     std::map<const netdesc::Process*, int> instances;
-    std::vector<uint32_t> previous(trace_->processes.size(), kNone);
-    for (const auto& p : trace_->processes)
-      if (p.next_image < previous.size()) previous[p.next_image] = p.index;
     for (const auto& p : trace_->processes) {
       const netdesc::Process* d = net_->processOf(p.index);
       if (!d || !d->has_position()) continue;
       const int k = instances[d]++;
       cells[p.index] = {d->position().column() + 0.15 * k, d->position().row() + 0.3 * k};
     }
+    const auto& procs = trace_->processes;
     const std::map<uint32_t, Point> described = cells;
     for (const auto& [p, cell] : described) {
-      for (uint32_t q = previous[p], steps = 0; q != kNone && steps < previous.size(); q = previous[q], ++steps)
+      // An exec'd image's parent is the image before it.
+      for (uint32_t q = p; procs[q].origin == log::Origin::Execed && procs[q].parent != kNone;) {
+        q = procs[q].parent;
         if (!cells.try_emplace(q, cell).second) break;
-      for (uint32_t q = trace_->processes[p].next_image, steps = 0; q < previous.size() && steps < previous.size();
-           q = trace_->processes[q].next_image, ++steps)
+      }
+      for (uint32_t q = procs[p].next_image; q < procs.size(); q = procs[q].next_image)
         if (!cells.try_emplace(q, cell).second) break;
     }
     builder_->placeDescribed({cells.begin(), cells.end()});

@@ -31,25 +31,15 @@ uint32_t endpointOf(const Trace& t, uint32_t p, uint32_t local) {
 
 // Where to look for what a process image last did: its last event; for an
 // image with none of its own (blocked from its start, as a program that
-// reads at once after exec), the last event of the image that exec'd into
-// it, or the event that created it.
+// reads at once after exec), the event of its parent -- the image before
+// the exec, or the process that forked it -- that started it.
 uint32_t lastSeen(const Trace& t, uint32_t p) {
-  for (uint32_t steps = 0; p != kNone && steps <= t.processes.size(); ++steps) {
-    const Process& proc = t.processes[p];
-    if (proc.last_event != kNone) return proc.last_event;
-    uint32_t before = kNone;
-    for (const Process& q : t.processes)
-      if (q.next_image == p) before = q.index;
-    if (before != kNone) {
-      p = before;
-      continue;
-    }
-    if (proc.parent != kNone && proc.parent_counter >= 1 &&
-        proc.parent_counter <= t.process_events[proc.parent].size())
-      return t.process_events[proc.parent][proc.parent_counter - 1];
+  const Process& proc = t.processes[p];
+  if (proc.last_event != kNone) return proc.last_event;
+  if (proc.parent == kNone || proc.parent_counter == 0 ||
+      proc.parent_counter > t.process_events[proc.parent].size())
     return kNone;
-  }
-  return kNone;
+  return t.process_events[proc.parent][proc.parent_counter - 1];
 }
 
 }  // namespace
