@@ -77,15 +77,28 @@ void findProblems(Trace& t) {
     return it == pieces.end() ? 0 : it->second;
   };
 
-  // Never received: grouped by channel and sending process.
+  // One pass over the events for what the findings below need: sends never
+  // received (by channel and sending process), receives with no recorded
+  // sender (by channel), ends closed.
   std::map<std::pair<uint32_t, uint32_t>, Finding> lost;
+  std::map<uint32_t, Finding> orphan;
+  std::vector<bool> closed(t.endpoints.size(), false);
   for (uint32_t i = 0; i < t.events.size(); ++i) {
     const Event& ev = t.events[i];
+    if (ev.endpoint == kNone) continue;
+    if (ev.eventKind() == Kind::Close) closed[ev.endpoint] = true;
+    if (ev.flags & kEventUnmatched) {
+      Finding& f = orphan[t.endpoints[ev.endpoint].channel];
+      f.kind = Finding::Kind::NoSender;
+      f.events.push_back(i);
+      f.bytes += ev.value;
+      if (std::find(f.processes.begin(), f.processes.end(), ev.process) == f.processes.end())
+        f.processes.push_back(ev.process);
+    }
     if (log::categoryOf(ev.eventKind()) != log::Category::Send || (ev.flags & (kEventFailed | kEventExternal)))
       continue;
-    if (ev.endpoint == kNone || ev.value == 0 || whole[i]) continue;
-    const uint32_t ch = t.endpoints[ev.endpoint].channel;
-    Finding& f = lost[{ch, ev.process}];
+    if (ev.value == 0 || whole[i]) continue;
+    Finding& f = lost[{t.endpoints[ev.endpoint].channel, ev.process}];
     f.kind = Finding::Kind::NeverReceived;
     f.events.push_back(i);
     f.bytes += ev.value - consumed(i);
@@ -100,18 +113,6 @@ void findProblems(Trace& t) {
   }
 
   // Received with no recorded sender.
-  std::map<uint32_t, Finding> orphan;
-  for (uint32_t i = 0; i < t.events.size(); ++i) {
-    const Event& ev = t.events[i];
-    if (!(ev.flags & kEventUnmatched) || ev.endpoint == kNone) continue;
-    const uint32_t ch = t.endpoints[ev.endpoint].channel;
-    Finding& f = orphan[ch];
-    f.kind = Finding::Kind::NoSender;
-    f.events.push_back(i);
-    f.bytes += ev.value;
-    if (std::find(f.processes.begin(), f.processes.end(), ev.process) == f.processes.end())
-      f.processes.push_back(ev.process);
-  }
   for (auto& [ch, f] : orphan) {
     f.channels = {ch};
     f.text = plural(f.events.size(), "receive", "receives") + " on " + t.channels[ch].name +
@@ -178,9 +179,6 @@ void findProblems(Trace& t) {
   // (a writer that closed it, or ended, would have given it end of file);
   // a writer blocked on a full channel waits for the readers.
   std::vector<std::set<std::pair<uint32_t, uint32_t>>> waits(t.processes.size());  // (process, channel)
-  std::vector<bool> closed(t.endpoints.size(), false);
-  for (const Event& e : t.events)
-    if (e.eventKind() == Kind::Close && e.endpoint != kNone) closed[e.endpoint] = true;
   for (const Blocked& b : blocked) {
     if (b.endpoint == kNone) continue;
     const log::Category cat = log::categoryOf(static_cast<log::Kind>(b.kind));

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +14,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <queue>
+#include <thread>
 #include <unordered_map>
 
 #include "address.h"
@@ -138,6 +139,92 @@ class ReadArray {
   uintptr_t released_;
 };
 
+// Faults in the pages of an array being written front to back, a few MiB
+// ahead of the writer, on another core. A merge writes hundreds of MiB of
+// fresh memory, and where page faults are slow (virtual machines whose host
+// backs guest memory lazily) they cost as much as the work itself; this
+// takes them off the merge's own thread. MADV_POPULATE_WRITE faults pages in
+// without writing to them, so racing the writer is harmless; on kernels
+// without it (before 5.14) the helper just stops.
+class FaultAhead {
+ public:
+  FaultAhead(const void* begin, size_t bytes)
+      : done_(address(begin) & ~(kPage - 1)), end_(address(begin) + bytes), cursor_(address(begin)) {
+    if (bytes >= kStep) thread_ = std::thread([this] { run(); });
+  }
+  ~FaultAhead() {
+    stop_.store(true, std::memory_order_relaxed);
+    if (thread_.joinable()) thread_.join();
+  }
+  // Everything before `cursor` has been written.
+  void at(const void* cursor) { cursor_.store(address(cursor), std::memory_order_relaxed); }
+
+ private:
+  static constexpr uintptr_t kPage = 4096, kStep = uintptr_t{2} << 20, kLead = uintptr_t{4} << 20;
+  static uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+  void run() {
+    while (!stop_.load(std::memory_order_relaxed) && done_ < end_) {
+      const uintptr_t target = std::min(end_, cursor_.load(std::memory_order_relaxed) + kLead);
+      if (done_ >= target) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        continue;
+      }
+      const uintptr_t to = std::min({target, (done_ + kStep) & ~(kStep - 1), end_});
+      if (::madvise(reinterpret_cast<void*>(done_), to - done_, MADV_POPULATE_WRITE) != 0) return;
+      done_ = to;
+    }
+  }
+  uintptr_t done_;
+  const uintptr_t end_;
+  std::atomic<uintptr_t> cursor_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// The smallest of a few hundred keys that change one at a time: a winner
+// tree over leaves 0..n-1, each node holding the key and leaf that win below
+// it. Changing a key replays one path, comparing with the siblings: their
+// loads do not wait on each other, and the choice is branch-free (a binary
+// heap pops and pushes, with unpredictable branches, for every event).
+// Ties go to the lower leaf. kNever keeps a leaf out.
+class Tournament {
+ public:
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+  explicit Tournament(uint32_t leaves) {
+    while (size_ < leaves) size_ *= 2;
+    node_.resize(2 * size_);
+    for (uint32_t k = 0; k < size_; ++k) node_[size_ + k] = {kNever, k};
+    for (uint32_t k = size_ - 1; k >= 1; --k) node_[k] = node_[2 * k];
+  }
+  // The leaf with the smallest key.
+  uint32_t top() const { return node_[1].leaf; }
+  bool empty() const { return node_[1].key == kNever; }
+  void set(uint32_t leaf, int64_t key) {
+    Node cur{key == kNever ? kNever : std::min(key, kNever - 1), leaf};  // an event's time is never kNever
+    uint32_t k = size_ + leaf;
+    node_[k] = cur;
+    for (; k > 1; k /= 2) {
+      const Node sibling = node_[k ^ 1];
+      // The sibling is on the left when k is odd, and wins ties there.
+      // Masks rather than branches: which side wins is a coin toss.
+      const bool sibling_wins = (sibling.key < cur.key) | ((k & 1) & (sibling.key == cur.key));
+      const uint64_t mask = -static_cast<uint64_t>(sibling_wins);
+      cur.key = static_cast<int64_t>((static_cast<uint64_t>(sibling.key) & mask) |
+                                     (static_cast<uint64_t>(cur.key) & ~mask));
+      cur.leaf = static_cast<uint32_t>((sibling.leaf & mask) | (cur.leaf & ~mask));
+      node_[k / 2] = cur;
+    }
+  }
+
+ private:
+  struct Node {
+    int64_t key;
+    uint32_t leaf;
+  };
+  uint32_t size_ = 1;
+  std::vector<Node> node_;  // node_[1] the root, leaves at size_ + leaf
+};
+
 // A send or receive of a byte stream, as the matching sees it.
 struct StreamItem {
   uint32_t index, bytes, process;
@@ -168,9 +255,12 @@ class Merger {
   uint32_t processOf(uint32_t i) const { return raw_.events[i].process; }
   // The same from the process ranges: no access to the event (a cache miss
   // each, for the millions of edges).
+  // A table by blocks of events says where to start looking: ranges hold
+  // thousands of events, so the first guess is nearly always right.
   uint32_t owner(uint32_t i) const {
-    auto it = std::upper_bound(starts_.begin(), starts_.end(), i);
-    return owners_[static_cast<size_t>(it - starts_.begin()) - 1];
+    uint32_t k = owner_block_[i >> kOwnerBlockShift];
+    while (k + 1 < starts_.size() && starts_[k + 1] <= i) ++k;
+    return owners_[k];
   }
   // The last event of process p that returned at or before `ns` (same
   // host clock), or kNone.
@@ -181,6 +271,8 @@ class Merger {
   BigArray<Edge> edges_;         // in raw indices until linearize()
   std::vector<uint8_t> side_;    // per endpoint: 0 or 1
   std::vector<uint32_t> starts_, owners_;  // process ranges by start, for owner()
+  static constexpr uint32_t kOwnerBlockShift = 10;
+  std::vector<uint32_t> owner_block_;       // per block of events: the last range starting at or before it
   std::vector<int64_t> realtime_offset_;   // per process (the Process structs are big and far apart)
 };
 
@@ -192,6 +284,13 @@ void Merger::run(StepTimer& step) {
   for (const auto& [start, p] : by_start) {
     starts_.push_back(start);
     owners_.push_back(p);
+  }
+  // Events before the first range (none, but a damaged recording) count as
+  // the first range's, as before.
+  owner_block_.assign((raw_.events.size() >> kOwnerBlockShift) + 1, 0);
+  for (uint32_t b = 0, k = 0; b < owner_block_.size(); ++b) {
+    while (k + 1 < starts_.size() && starts_[k + 1] <= (b << kOwnerBlockShift)) ++k;
+    owner_block_[b] = k;
   }
   for (const Process& p : raw_.processes) realtime_offset_.push_back(p.realtime_offset);
   linkProcesses();
@@ -875,13 +974,11 @@ void Merger::linearize() {
     });
     for (uint32_t r = 0; r < processes; ++r) rank[by_log[r]] = r;
   }
-  struct Head {
-    int64_t wall;
-    uint32_t rank;
-    uint32_t index;
-    bool operator>(const Head& o) const { return wall != o.wall ? wall > o.wall : rank > o.rank; }
-  };
-  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> ready;
+  // The ready heads, one leaf per process in rank order: the first in
+  // time wins, ties go to the lower rank.
+  std::vector<uint32_t> by_rank(processes);
+  for (uint32_t p = 0; p < processes; ++p) by_rank[rank[p]] = p;
+  Tournament ready(processes);
   // parked[q]: processes waiting for q to place the event they name.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> parked(processes);
   std::vector<bool> forced(processes, false);  // released by the cycle breaker
@@ -917,9 +1014,8 @@ void Merger::linearize() {
     }
     return false;
   };
-  auto offer = [&](uint32_t p) {
-    if (isReady(p)) ready.push({wallOf(next[p], false), rank[p], next[p]});
-  };
+  // p's leaf: its next event's time if it can be placed now.
+  auto offer = [&](uint32_t p) { ready.set(rank[p], isReady(p) ? wallOf(next[p], false) : Tournament::kNever); };
   for (uint32_t p = 0; p < processes; ++p) offer(p);
 
   // The events go to their place as they are placed: writes in order, reads
@@ -936,7 +1032,8 @@ void Merger::linearize() {
     events_done.emplace_back(events.data() + raw_.ranges[p].first);
     edges_done.emplace_back(edges_.data() + cursor[p]);
   }
-  std::vector<uint32_t> placed_count(processes, 0);
+  std::vector<uint32_t> placed_count(processes, 0), last_number(processes, 0);
+  FaultAhead out_pages(out.data(), total * sizeof(Event)), edge_pages(edges_out.data(), edges_.size() * sizeof(Edge));
   uint32_t broken = 0;
   while (out.size() < total) {
     if (ready.empty()) {
@@ -963,16 +1060,13 @@ void Merger::linearize() {
       offer(p);
       forced[p] = false;
     }
-    Head h = ready.top();
-    ready.pop();
-  place:
-    const uint32_t i = h.index;
-    const uint32_t p = processOf(i);
+    const uint32_t p = by_rank[ready.top()];
+    const uint32_t i = next[p];
     const uint32_t here = static_cast<uint32_t>(out.size());
     position[i] = here;
     out.push_back(events[i]);
     Event& placed = out.back();
-    uint32_t number = i > raw_.ranges[p].first ? out[position[i - 1]].number : 0;
+    uint32_t number = last_number[p];
     for (; cursor[p] < edges_.size() && edges_[cursor[p]].to == i; ++cursor[p]) {
       Edge e = edges_[cursor[p]];
       e.to = here;
@@ -984,7 +1078,7 @@ void Merger::linearize() {
       }
       edges_out.push_back(e);
     }
-    placed.number = number + 1;
+    placed.number = last_number[p] = number + 1;
     ++next[p];
     // The process's events are read in order, but 100s of processes make
     // too many streams for the hardware prefetcher.
@@ -992,6 +1086,10 @@ void Merger::linearize() {
     if (++placed_count[p] % 1024 == 0) {
       events_done[p].release(events.data() + next[p]);
       edges_done[p].release(edges_.data() + cursor[p]);
+    }
+    if (here % 16384 == 0) {
+      out_pages.at(out.data() + here);
+      edge_pages.at(edges_out.data() + edges_out.size());
     }
     // Wake those that waited for this event.
     auto& waiting = parked[p];
@@ -1005,16 +1103,7 @@ void Merger::linearize() {
         ++k;
       }
     }
-    // Most often the same process goes on: no need to go through the heap
-    // when its next event is ready and still comes first.
-    if (isReady(p)) {
-      const Head mine{wallOf(next[p], false), rank[p], next[p]};
-      if (ready.empty() || !(mine > ready.top())) {
-        h = mine;
-        goto place;
-      }
-      ready.push(mine);
-    }
+    offer(p);
   }
   for (uint32_t k : late) edges_out[k].from = position[edges_out[k].from];
   if (broken)
@@ -1032,6 +1121,7 @@ void Merger::endings() {
   auto& procs = t_.processes;
   t_.process_events.assign(procs.size(), {});
   for (auto& p : procs) t_.process_events[p.index].reserve(raw_.ranges[p.index].second - raw_.ranges[p.index].first);
+  std::vector<uint32_t> waits;  // successful wait() calls, for the statuses they reaped
   for (uint32_t i = 0; i < t_.events.size(); ++i) {
     const Event& e = t_.events[i];
     Process& p = procs[e.process];
@@ -1043,6 +1133,7 @@ void Merger::endings() {
       p.end = Process::End::Exited;
       p.end_code = e.result & 0xff;
     }
+    if (e.eventKind() == Kind::Wait && e.value && !(e.flags & kEventFailed)) waits.push_back(i);
   }
   std::unordered_map<int64_t, std::vector<uint32_t>> by_pid;
   for (auto& p : procs) by_pid[int64_t{p.boot} << 32 | static_cast<uint32_t>(p.pid)].push_back(p.index);
@@ -1063,9 +1154,10 @@ void Merger::endings() {
       p.end_code = WEXITSTATUS(status);
     }
   };
-  for (const Event& e : t_.events)
-    if (e.eventKind() == Kind::Wait && e.value && !(e.flags & kEventFailed))
-      reaped(procs[e.process].boot, static_cast<int32_t>(e.value), e.result);
+  for (uint32_t i : waits) {
+    const Event& e = t_.events[i];
+    reaped(procs[e.process].boot, static_cast<int32_t>(e.value), e.result);
+  }
   for (const auto& rec : raw_.recordings)
     for (const auto& r : rec.reaped()) {
       for (uint32_t boot = 0; boot < t_.boots.size(); ++boot) reaped(boot, r.pid(), r.status());
