@@ -844,10 +844,30 @@ void Merger::otherEdges() {
     edges_.push_back(makeEdge(from, Edge::Why::Create, b, 0));
   }
 
-  // A signal delivered to a handler comes from the kill() that sent it.
+  // The few events the rules below look at, in one pass over millions.
+  std::vector<uint32_t> signals, waits, eofs;
+  std::vector<std::vector<uint32_t>> closes(t_.channels.size());
   for (uint32_t i = 0; i < raw_.events.size(); ++i) {
     const Event& ev = raw_.events[i];
-    if (ev.eventKind() != Kind::Signal || !ev.value) continue;
+    switch (ev.eventKind()) {
+      case Kind::Signal:
+        if (ev.value) signals.push_back(i);
+        break;
+      case Kind::Wait:
+        if (ev.value && !(ev.flags & kEventFailed)) waits.push_back(i);
+        break;
+      case Kind::Close:
+        if (ev.endpoint != kNone) closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
+        break;
+      default:
+        break;
+    }
+    if ((ev.flags & kEventEof) && ev.endpoint != kNone) eofs.push_back(i);
+  }
+
+  // A signal delivered to a handler comes from the kill() that sent it.
+  for (uint32_t i : signals) {
+    const Event& ev = raw_.events[i];
     const Process& target = procs[ev.process];
     auto it = by_pid.find(int64_t{target.boot} << 32 | ev.value);
     if (it == by_pid.end()) continue;
@@ -867,9 +887,8 @@ void Merger::otherEdges() {
   }
 
   // wait() returns after the child's last event.
-  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+  for (uint32_t i : waits) {
     const Event& ev = raw_.events[i];
-    if (ev.eventKind() != Kind::Wait || !ev.value || (ev.flags & kEventFailed)) continue;
     auto it = by_pid.find(int64_t{procs[ev.process].boot} << 32 | ev.value);
     if (it == by_pid.end()) continue;
     uint32_t last = kNone;
@@ -882,14 +901,8 @@ void Merger::otherEdges() {
   }
 
   // End of file on a pipe or stream socket comes after the writers closed.
-  std::vector<std::vector<uint32_t>> closes(t_.channels.size());
-  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+  for (uint32_t i : eofs) {
     const Event& ev = raw_.events[i];
-    if (ev.eventKind() == Kind::Close && ev.endpoint != kNone) closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
-  }
-  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
-    const Event& ev = raw_.events[i];
-    if (!(ev.flags & kEventEof) || ev.endpoint == kNone) continue;
     const Endpoint& reader = raw_.endpoints[ev.endpoint];
     for (uint32_t c : closes[reader.channel]) {
       const Event& close = raw_.events[c];
