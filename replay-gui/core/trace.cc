@@ -1,7 +1,5 @@
 #include "trace.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <new>
@@ -12,7 +10,7 @@
 namespace radar::replay {
 
 namespace {
-constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kPage = 4096;
 constexpr size_t kBigArray = size_t{4} << 20;
 }  // namespace
 
@@ -22,8 +20,7 @@ void* allocateBigArray(size_t bytes) {
     throw std::bad_alloc();
   }
   void* p = nullptr;
-  if (::posix_memalign(&p, kHugePage, bytes) != 0) throw std::bad_alloc();
-  ::madvise(p, bytes & ~(kHugePage - 1), MADV_HUGEPAGE);  // a hint: where the kernel allows
+  if (::posix_memalign(&p, kPage, bytes) != 0) throw std::bad_alloc();
   return p;
 }
 

@@ -30,10 +30,12 @@ using log::Kind;
 inline constexpr uint32_t kNone = ~0u;
 
 // Storage for the millions of events and edges. resize() leaves elements
-// uninitialized (the loader and the merge write every field), and arrays of
-// 4 MiB and more are asked to live on transparent huge pages: one page fault
-// per 2 MiB instead of per 4 KiB. Touching fresh memory is most of what a
-// big merge costs on virtual machines whose page faults are slow.
+// uninitialized (the loader and the merge write every field): touching
+// fresh memory is much of what a big merge costs. Arrays of 4 MiB and more
+// are page-aligned and stay on 4 KiB pages: the merge gives back the pages
+// of its inputs as it reads past them, and 4 KiB faults of its outputs get
+// those very pages again, still warm, where huge pages would need fresh
+// 2 MiB blocks (see docs/performance.md).
 void* allocateBigArray(size_t bytes);
 void freeBigArray(void* p, size_t bytes);
 
