@@ -37,6 +37,7 @@ struct LogJob {
   uint32_t begin = 0, capacity = 0, count = 0;
   std::vector<Endpoint> endpoints;            // in order of first definition
   std::vector<uint32_t> by_index;             // log channel index -> endpoints[] (kNone: none)
+  std::vector<uint32_t> data_sends, data_receives;  // per endpoints[]: see RawRecording
   std::map<uint32_t, std::string> addresses;  // event index (global) -> address
   std::vector<uint32_t> threads;
   std::string damage;
@@ -66,6 +67,8 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
       if (slot == kNone) {
         slot = static_cast<uint32_t>(job.endpoints.size());
         job.endpoints.emplace_back();
+        job.data_sends.push_back(0);
+        job.data_receives.push_back(0);
       }
       Endpoint& e = job.endpoints[slot];
       e.local_index = ci.index();
@@ -112,6 +115,8 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
     if (r.channel && r.channel < job.by_index.size()) ev.endpoint = job.by_index[r.channel];  // made global later
     const log::Kind k = r.kind;
     if (log::isData(k)) {
+      if (ev.endpoint != kNone && !(ev.flags & kEventFailed))
+        ++(log::categoryOf(k) == log::Category::Send ? job.data_sends : job.data_receives)[ev.endpoint];
       const uint64_t moved = r.bytesMoved();
       ev.value = static_cast<uint32_t>(moved > 0xffffffffu ? 0xffffffffu : moved);
       if (log::categoryOf(k) == log::Category::Receive) {
@@ -334,6 +339,8 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
       e.process = job.process;
       raw.endpoints.push_back(std::move(e));
     }
+    raw.data_sends.insert(raw.data_sends.end(), job.data_sends.begin(), job.data_sends.end());
+    raw.data_receives.insert(raw.data_receives.end(), job.data_receives.begin(), job.data_receives.end());
     for (uint32_t i = write; i < write + job.count; ++i)
       if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
     for (auto& [index, address] : job.addresses) raw.addresses.emplace(index - job.begin + write, address);
@@ -363,6 +370,11 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
       e.process = job.process;
       raw.endpoints.push_back(std::move(e));
     }
+    raw.data_sends.insert(raw.data_sends.end(), again.data_sends.begin(), again.data_sends.end());
+    raw.data_receives.insert(raw.data_receives.end(), again.data_receives.begin(), again.data_receives.end());
+    // The first reading's endpoints keep no events (their slice becomes a hole).
+    for (uint32_t e = 0; e < base; ++e)
+      if (raw.endpoints[e].process == job.process) raw.data_sends[e] = raw.data_receives[e] = 0;
     for (uint32_t i = again.begin; i < again.begin + again.count; ++i)
       if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
     for (auto& [index, address] : again.addresses) raw.addresses.insert_or_assign(index, address);

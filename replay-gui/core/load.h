@@ -24,6 +24,10 @@ struct LoadOptions {
 struct RawRecording {
   std::vector<Process> processes;
   std::vector<Endpoint> endpoints;
+  // Per endpoint: its data events that did not fail, sends and receives
+  // (counted while loading: the matching sizes its tables with them without
+  // another pass over millions of events).
+  std::vector<uint32_t> data_sends, data_receives;
   BigArray<Event> events;  // grouped by process, each in counter order
   std::vector<std::pair<uint32_t, uint32_t>> ranges;  // per process: [begin, end) in events
   std::map<uint32_t, std::string> addresses;  // datagram events: the other side's address

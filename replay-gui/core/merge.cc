@@ -506,18 +506,17 @@ void Merger::matchStreams() {
   // stream at a time: the events themselves are spread over memory, and
   // copying every stream's at once would be the merge's peak of memory.
   std::vector<uint64_t> begin(2 * streams + 1, 0);
-  for (const Event& ev : raw_.events) {
-    if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
-    const Route& r = routes[ev.endpoint];
-    if (r.what != kStream) continue;
-    if (log::categoryOf(ev.eventKind()) == Category::Send) ++begin[r.send_stream + 1];
-    else ++begin[streams + r.receive_stream + 1];
+  for (uint32_t k = 0; k < eps.size(); ++k) {
+    if (routes[k].what != kStream) continue;
+    begin[routes[k].send_stream + 1] += raw_.data_sends[k];
+    begin[streams + routes[k].receive_stream + 1] += raw_.data_receives[k];
   }
   std::partial_sum(begin.begin(), begin.end(), begin.begin());
   const uint64_t total_receives = begin[2 * streams] - begin[streams];
   BigArray<uint32_t> members(begin[2 * streams]);
   std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
   edges_.reserve(edges_.size() + total_receives + total_receives / 4);
+  FaultAhead edge_pages(edges_.data() + edges_.size(), (edges_.capacity() - edges_.size()) * sizeof(Edge));
   for (uint32_t i = 0; i < raw_.events.size(); ++i) {
     Event& ev = raw_.events[i];
     if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
@@ -562,6 +561,7 @@ void Merger::matchStreams() {
   std::vector<Item> out, in;
   for (size_t st = 0; st < streams; ++st) {
     if (begin[st] == begin[st + 1] && begin[streams + st] == begin[streams + st + 1]) continue;
+    edge_pages.at(edges_.data() + edges_.size());
     items(begin[st], begin[st + 1], out);
     items(begin[streams + st], begin[streams + st + 1], in);
     const Channel& c = t_.channels[st / 2];

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstddef>
 #include <fstream>
 
 #include "display.h"
+#include "format.h"
 #include "fake_recording.h"
 #include "merge.h"
 #include "narrative.h"
@@ -463,6 +465,40 @@ TEST(Merge, DamagedAndMissingLogs) {
   EXPECT_NE(error.find("no readable log"), std::string::npos) << error;
   EXPECT_FALSE(replay::loadTrace({rec.dir() + "/missing"}, {}, &error));
   EXPECT_NE(error.find("no such file"), std::string::npos) << error;
+}
+
+// A writer killed between storing a record and counting it leaves a log
+// with more events than its control block says: the loader reads it again,
+// and the matching must see the second reading only.
+TEST(Merge, LogWithMoreEventsThanItsControlBlockSays) {
+  FakeRecording rec;
+  FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 601, true);
+  for (int i = 0; i < 5; ++i) w.send(1, "msg" + std::to_string(i), 10 + 2 * i, 11 + 2 * i);
+  FakeProcess& r = rec.process("reader", 2).pipeEnd(1, 601, false);
+  for (int i = 0; i < 5; ++i) r.receive(1, "msg" + std::to_string(i), 100 + 2 * i, 101 + 2 * i);
+  rec.write();
+  const std::string writer_log = rec.dir() + "/1-0-writer.rlog";
+  const int fd = ::open(writer_log.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  const uint64_t counted = 2;  // of 5 (the control block follows an 8-byte frame head)
+  ASSERT_EQ(::pwrite(fd, &counted, sizeof(counted), 8 + offsetof(log::FileControl, last_counter)),
+            static_cast<ssize_t>(sizeof(counted)));
+  ::close(fd);
+  std::string error;
+  auto t = replay::loadTrace({rec.dir()}, {}, &error);
+  ASSERT_TRUE(t) << error;
+  expectConsistent(*t);
+  EXPECT_EQ(t->events.size(), 10u);
+  for (uint32_t k = 1; k <= 5; ++k) {
+    auto [b, e] = t->incoming(at(*t, 2, k));
+    ASSERT_EQ(e - b, 1) << "receive " << k;
+    EXPECT_EQ(b->from, at(*t, 1, k));
+  }
+  EXPECT_EQ(t->bytes_sent, 20u);
+  EXPECT_EQ(t->bytes_received, 20u);
+  EXPECT_EQ(t->bytes_matched, 20u);
+  EXPECT_FALSE(findingOf(*t, Finding::Kind::NoSender));
+  EXPECT_FALSE(findingOf(*t, Finding::Kind::NeverReceived));
 }
 
 TEST(Merge, InputFromTheTerminalIsExternal) {
