@@ -505,36 +505,62 @@ void Merger::matchStreams() {
   // members[begin[streams + st]..]). What matching reads is copied out one
   // stream at a time: the events themselves are spread over memory, and
   // copying every stream's at once would be the merge's peak of memory.
-  std::vector<uint64_t> begin(2 * streams + 1, 0);
+  //
+  // Two threads share the work: each fills the members of the processes in
+  // its half of the events, then they take streams in turn, each with its
+  // own edges (a receive's edges all come from its one stream, so after the
+  // linearization's sort by target the result does not depend on which
+  // thread took which stream).
+  const uint32_t n = static_cast<uint32_t>(raw_.events.size());
+  uint32_t mid = n;  // the second half starts with a process
+  for (uint32_t k = 0; k < starts_.size(); ++k)
+    if (starts_[k] >= n / 2) {
+      mid = starts_[k];
+      break;
+    }
+  std::vector<uint64_t> begin(2 * streams + 1, 0), second_half(2 * streams, 0);
   for (uint32_t k = 0; k < eps.size(); ++k) {
     if (routes[k].what != kStream) continue;
-    begin[routes[k].send_stream + 1] += raw_.data_sends[k];
-    begin[streams + routes[k].receive_stream + 1] += raw_.data_receives[k];
+    const uint32_t send = routes[k].send_stream, receive = streams + routes[k].receive_stream;
+    begin[send + 1] += raw_.data_sends[k];
+    begin[receive + 1] += raw_.data_receives[k];
+    if (raw_.ranges[eps[k].process].first >= mid) {
+      second_half[send] += raw_.data_sends[k];
+      second_half[receive] += raw_.data_receives[k];
+    }
   }
   std::partial_sum(begin.begin(), begin.end(), begin.begin());
   const uint64_t total_receives = begin[2 * streams] - begin[streams];
   BigArray<uint32_t> members(begin[2 * streams]);
-  std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
-  edges_.reserve(edges_.size() + total_receives + total_receives / 4);
-  FaultAhead edge_pages(edges_.data() + edges_.size(), (edges_.capacity() - edges_.size()) * sizeof(Edge));
-  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
-    Event& ev = raw_.events[i];
-    if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
-    const Route& r = routes[ev.endpoint];
-    if (r.what == kSkip) continue;
-    const bool send = log::categoryOf(ev.eventKind()) == Category::Send;
-    if (r.what == kDevice) {
-      ev.flags |= kEventExternal;
-      if (send) {
-        t_.bytes_sent += ev.value;
-      } else {
-        t_.bytes_received += ev.value;
-        t_.bytes_external += ev.value;
+  struct Sums {
+    uint64_t sent = 0, received = 0, external = 0, matched = 0, ambiguous = 0;
+  };
+  struct Worker {
+    Sums sums;
+    BigArray<Edge> edges;
+    std::exception_ptr failed;
+  };
+  Worker workers[2];
+  auto fillMembers = [&](uint32_t from, uint32_t to, std::vector<uint64_t> fill, Sums& sums) {
+    for (uint32_t i = from; i < to; ++i) {
+      Event& ev = raw_.events[i];
+      if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
+      const Route& r = routes[ev.endpoint];
+      if (r.what == kSkip) continue;
+      const bool send = log::categoryOf(ev.eventKind()) == Category::Send;
+      if (r.what == kDevice) {
+        ev.flags |= kEventExternal;
+        if (send) {
+          sums.sent += ev.value;
+        } else {
+          sums.received += ev.value;
+          sums.external += ev.value;
+        }
+        continue;
       }
-      continue;
+      members[fill[send ? r.send_stream : streams + r.receive_stream]++] = i;
     }
-    members[fill[send ? r.send_stream : streams + r.receive_stream]++] = i;
-  }
+  };
   using Item = StreamItem;
   auto items = [&](uint64_t from, uint64_t to, std::vector<Item>& v) {
     v.clear();
@@ -557,11 +583,9 @@ void Merger::matchStreams() {
                        [&](const Item& a, const Item& b) { return wallOf(a.index, true) < wallOf(b.index, true); });
     return several;
   };
-  std::vector<uint64_t> start;
-  std::vector<Item> out, in;
-  for (size_t st = 0; st < streams; ++st) {
-    if (begin[st] == begin[st + 1] && begin[streams + st] == begin[streams + st + 1]) continue;
-    edge_pages.at(edges_.data() + edges_.size());
+  auto matchStream = [&](size_t st, Worker& w, std::vector<Item>& out, std::vector<Item>& in,
+                         std::vector<uint64_t>& start) {
+    Sums& sums = w.sums;
     items(begin[st], begin[st + 1], out);
     items(begin[streams + st], begin[streams + st + 1], in);
     const Channel& c = t_.channels[st / 2];
@@ -572,42 +596,93 @@ void Merger::matchStreams() {
     // Where each send starts in the stream.
     start.assign(out.size() + 1, 0);
     for (size_t k = 0; k < out.size(); ++k) start[k + 1] = start[k] + out[k].bytes;
-    t_.bytes_sent += start.back();
+    sums.sent += start.back();
     size_t k = 0;  // first send not fully consumed
     uint64_t consumed = 0;
     for (size_t ri = 0; ri < in.size(); ++ri) {
       const Item& r = in[ri];
-      const uint64_t n = r.bytes;
-      if (!n) continue;
-      t_.bytes_received += n;
-      uint64_t from = consumed, left = n;
+      const uint64_t bytes = r.bytes;
+      if (!bytes) continue;
+      sums.received += bytes;
+      uint64_t from = consumed, left = bytes;
       size_t j = k;
       while (j < out.size() && start[j + 1] <= from) ++j;
       while (left && j < out.size()) {
         const uint64_t take = std::min(left, start[j + 1] - from);
-        edges_.push_back(makeEdge(out[j].index, Edge::Why::Message, r.index, take));
+        w.edges.push_back(makeEdge(out[j].index, Edge::Why::Message, r.index, take));
         from += take;
         left -= take;
         if (from == start[j + 1]) ++j;
       }
-      t_.bytes_matched += n - left;
-      if ((several_writers || several_readers) && !confirmed[ri]) t_.bytes_ambiguous += n - left;
+      sums.matched += bytes - left;
+      if ((several_writers || several_readers) && !confirmed[ri]) sums.ambiguous += bytes - left;
       if (left) {
         // Bytes no recorded send produced: from outside, or lost.
         if (c.external) {
           raw_.events[r.index].flags |= kEventExternal;
-          t_.bytes_external += left;
+          sums.external += left;
         } else {
           raw_.events[r.index].flags |= kEventUnmatched;
         }
       }
       if (!r.peek) {
-        consumed += n;
+        consumed += bytes;
         k = j;
       }
     }
     if (c.external && start.back() > consumed)
       for (const Item& it : out) raw_.events[it.index].flags |= kEventExternal;
+  };
+  std::atomic<size_t> next_stream{0};
+  std::atomic<int> filled{0};
+  auto work = [&](int me) {
+    Worker& w = workers[me];
+    try {
+      std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
+      if (me == 1)
+        for (size_t st = 0; st < 2 * streams; ++st) fill[st] += begin[st + 1] - begin[st] - second_half[st];
+      fillMembers(me == 0 ? 0 : mid, me == 0 ? mid : n, std::move(fill), w.sums);
+      // Matching needs every member of a stream: wait for the other half.
+      filled.fetch_add(1, std::memory_order_acq_rel);
+      while (filled.load(std::memory_order_acquire) < 2) std::this_thread::yield();
+      w.edges.reserve(total_receives + total_receives / 4);
+      std::vector<Item> out, in;
+      std::vector<uint64_t> start;
+      for (size_t st; (st = next_stream.fetch_add(1)) < streams;) {
+        if (begin[st] == begin[st + 1] && begin[streams + st] == begin[streams + st + 1]) continue;
+        matchStream(st, w, out, in, start);
+      }
+    } catch (...) {
+      w.failed = std::current_exception();
+      filled.fetch_add(2);  // never leave the other waiting
+    }
+  };
+  {
+    std::thread helper(work, 1);
+    work(0);
+    helper.join();
+  }
+  for (Worker& w : workers)
+    if (w.failed) std::rethrow_exception(w.failed);
+  BigArray<uint32_t>().swap(members);
+  // The edges of both, one after the other, the copies' pages given back
+  // as they are read.
+  edges_.reserve(edges_.size() + workers[0].edges.size() + workers[1].edges.size());
+  FaultAhead edge_pages(edges_.data() + edges_.size(), (edges_.capacity() - edges_.size()) * sizeof(Edge));
+  for (Worker& w : workers) {
+    t_.bytes_sent += w.sums.sent;
+    t_.bytes_received += w.sums.received;
+    t_.bytes_external += w.sums.external;
+    t_.bytes_matched += w.sums.matched;
+    t_.bytes_ambiguous += w.sums.ambiguous;
+    ReadArray done(w.edges.data());
+    for (size_t k = 0; k < w.edges.size(); k += 16384) {
+      const size_t end = std::min(w.edges.size(), k + 16384);
+      edges_.insert(edges_.end(), w.edges.begin() + k, w.edges.begin() + end);
+      done.release(w.edges.data() + end);
+      edge_pages.at(edges_.data() + edges_.size());
+    }
+    BigArray<Edge>().swap(w.edges);
   }
 }
 

@@ -181,6 +181,16 @@ TEST_P(RandomExecutions, MergeIsExactAndConsistent) {
   for (uint32_t i = 0; i < n; ++i) {
     ASSERT_EQ(again->events[i].process, t->events[i].process);
     ASSERT_EQ(again->events[i].counter, t->events[i].counter);
+    ASSERT_EQ(again->events[i].number, t->events[i].number);
+  }
+  // The same edges in the same order (the matching shares streams among
+  // threads: which thread takes which stream must not show).
+  ASSERT_EQ(again->edges.size(), t->edges.size());
+  for (size_t k = 0; k < t->edges.size(); ++k) {
+    ASSERT_EQ(again->edges[k].from, t->edges[k].from) << "edge " << k;
+    ASSERT_EQ(again->edges[k].to, t->edges[k].to) << "edge " << k;
+    ASSERT_EQ(again->edges[k].bytes, t->edges[k].bytes) << "edge " << k;
+    ASSERT_EQ(again->edges[k].why, t->edges[k].why) << "edge " << k;
   }
 }
 
