@@ -814,6 +814,11 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
 // socket with the same length (and checksum, when both are known).
 void Merger::matchDatagrams() {
   const auto& eps = raw_.endpoints;
+  // Most recordings have none: no pass over their events then.
+  bool datagrams = false;
+  for (uint32_t k = 0; k < eps.size(); ++k)
+    datagrams |= isDatagramType(eps[k].type) && (raw_.data_sends[k] || raw_.data_receives[k]);
+  if (!datagrams) return;
   // Where a datagram goes: the socket bound to its address, or the
   // connected peer.
   std::vector<std::vector<uint32_t>> queue(eps.size());  // per receiving endpoint: sends

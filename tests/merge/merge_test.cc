@@ -525,6 +525,31 @@ TEST(Merge, SocketPairBothWays) {
   EXPECT_FALSE(t->happensBefore(at(*t, 2, 2), at(*t, 2, 1)));
 }
 
+// Datagrams go one to one, the oldest unreceived of that length first; one
+// lost on the way is a send never received.
+TEST(Merge, DatagramsOfASocketPair) {
+  FakeRecording rec;
+  rec.process("client", 1)
+      .socketEnd(1, 701, 702, log::ChannelType::UnixDgram)
+      .send(1, "ping", 10, 11)
+      .send(1, "lost!", 12, 13)
+      .send(1, "pong", 14, 15);
+  rec.process("server", 2)
+      .socketEnd(1, 702, 701, log::ChannelType::UnixDgram)
+      .receive(1, "ping", 20, 21)
+      .receive(1, "pong", 22, 23);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const auto got = messages(*t);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(t->incoming(at(*t, 2, 1)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->incoming(at(*t, 2, 2)).first->from, at(*t, 1, 3));
+  EXPECT_EQ(t->bytes_matched, 8u);
+  const Finding* lost = findingOf(*t, Finding::Kind::NeverReceived);
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(lost->bytes, 5u);
+}
+
 TEST(Merge, DisplayStateFromCheckpointsEqualsReplayFromStart) {
   FakeRecording rec;
   FakeProcess& a = rec.process("a", 1).pipeEnd(1, 701, true).pipeEnd(2, 702, false);
