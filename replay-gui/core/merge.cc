@@ -1026,24 +1026,6 @@ void Merger::linearize() {
     }
     edges_.swap(sorted);
   }
-  // One edge per (from, to, why), bytes summed. Within a process, only the
-  // messages (one thread to another, a self-pipe): its own order covers the
-  // rest, and even these are not causal edges for the order (the reading
-  // thread's call may have returned before the writing thread's did).
-  size_t kept = 0;
-  for (size_t k = 0; k < edges_.size(); ++k) {
-    const Edge e = edges_[k];
-    if (owner(e.from) == owner(e.to) && e.why != Edge::Why::Message) continue;
-    bool merged = false;
-    for (size_t j = kept; j-- > 0 && edges_[j].to == e.to;)
-      if (edges_[j].from == e.from && edges_[j].why == e.why) {
-        edges_[j].bytes += e.bytes;
-        merged = true;
-        break;
-      }
-    if (!merged) edges_[kept++] = e;
-  }
-  edges_.resize(kept);
 
   const uint32_t processes = static_cast<uint32_t>(raw_.processes.size());
   std::vector<uint32_t> next(processes), cursor(processes);
@@ -1126,6 +1108,7 @@ void Merger::linearize() {
     edges_done.emplace_back(edges_.data() + cursor[p]);
   }
   std::vector<uint32_t> placed_count(processes, 0), last_number(processes, 0);
+  std::vector<std::pair<uint32_t, size_t>> sources;  // the event's edges so far: raw source, index in edges_out
   FaultAhead out_pages(out.data(), total * sizeof(Event)), edge_pages(edges_out.data(), edges_.size() * sizeof(Edge));
   uint32_t broken = 0;
   while (out.size() < total) {
@@ -1160,11 +1143,27 @@ void Merger::linearize() {
     out.push_back(events[i]);
     Event& placed = out.back();
     uint32_t number = last_number[p];
+    // One edge per (from, why), bytes summed. Within a process, only the
+    // messages (one thread to another, a self-pipe): its own order covers
+    // the rest, and even these are not causal edges for the order (the
+    // reading thread's call may have returned before the writing thread's
+    // did).
+    sources.clear();
     for (; cursor[p] < edges_.size() && edges_[cursor[p]].to == i; ++cursor[p]) {
       Edge e = edges_[cursor[p]];
+      const bool own = owner(e.from) == p;
+      if (own && e.why != Edge::Why::Message) continue;
+      const auto same = std::find_if(sources.begin(), sources.end(), [&](const auto& s) {
+        return s.first == e.from && edges_out[s.second].why == e.why;
+      });
+      if (same != sources.end()) {
+        edges_out[same->second].bytes += e.bytes;
+        continue;
+      }
+      sources.emplace_back(static_cast<uint32_t>(e.from), edges_out.size());
       e.to = here;
       if (position[e.from] != kNone) {
-        if (owner(e.from) != p) number = std::max(number, out[position[e.from]].number);
+        if (!own) number = std::max(number, out[position[e.from]].number);
         e.from = position[e.from];
       } else {
         late.push_back(static_cast<uint32_t>(edges_out.size()));  // its source comes later
