@@ -274,6 +274,7 @@ class Merger {
   static constexpr uint32_t kOwnerBlockShift = 10;
   std::vector<uint32_t> owner_block_;       // per block of events: the last range starting at or before it
   std::vector<int64_t> realtime_offset_;   // per process (the Process structs are big and far apart)
+  std::vector<uint32_t> exits_and_waits_;  // positions, for endings()
 };
 
 void Merger::run(StepTimer& step) {
@@ -1171,6 +1172,7 @@ void Merger::linearize() {
       edges_out.push_back(e);
     }
     placed.number = last_number[p] = number + 1;
+    if (placed.eventKind() == Kind::Exit || placed.eventKind() == Kind::Wait) exits_and_waits_.push_back(here);
     ++next[p];
     // The process's events are read in order, but 100s of processes make
     // too many streams for the hardware prefetcher.
@@ -1206,21 +1208,28 @@ void Merger::linearize() {
   BigArray<Edge>().swap(edges_);
   t_.events = std::move(out);
   t_.edges = std::move(edges_out);
+  // A process's events are contiguous in the logs' order and in counter
+  // order there: its slice of `position` lists their positions.
+  t_.process_event_positions = std::move(position);
 }
 
 // Where each process starts and ends, and how it ended.
 void Merger::endings() {
   auto& procs = t_.processes;
   t_.process_events.assign(procs.size(), {});
-  for (auto& p : procs) t_.process_events[p.index].reserve(raw_.ranges[p.index].second - raw_.ranges[p.index].first);
+  for (auto& p : procs) {
+    const auto [b, e] = raw_.ranges[p.index];
+    if (b == e) continue;
+    const EventList list(t_.process_event_positions.data() + b, e - b);
+    t_.process_events[p.index] = list;
+    p.first_event = list.front();
+    p.last_event = list.back();
+    p.event_count = static_cast<uint32_t>(list.size());
+  }
   std::vector<uint32_t> waits;  // successful wait() calls, for the statuses they reaped
-  for (uint32_t i = 0; i < t_.events.size(); ++i) {
+  for (uint32_t i : exits_and_waits_) {
     const Event& e = t_.events[i];
     Process& p = procs[e.process];
-    if (p.first_event == kNone) p.first_event = i;
-    p.last_event = i;
-    ++p.event_count;
-    t_.process_events[e.process].push_back(i);
     if (e.eventKind() == Kind::Exit && p.end != Process::End::Execed) {
       p.end = Process::End::Exited;
       p.end_code = e.result & 0xff;

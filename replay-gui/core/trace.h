@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,30 @@ struct Edge {
 };
 static_assert(sizeof(Edge) == 12);
 
+// The positions of one process's events, in counter order: a slice of one
+// array for all processes (the linearization's map from the logs' order to
+// the linear one, which is exactly that).
+class EventList {
+ public:
+  EventList() = default;
+  EventList(const uint32_t* data, size_t size) : data_(data), size_(size) {}
+  const uint32_t* begin() const { return data_; }
+  const uint32_t* end() const { return data_ + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  uint32_t operator[](size_t k) const { return data_[k]; }
+  uint32_t at(size_t k) const {
+    if (k >= size_) throw std::out_of_range("EventList::at");
+    return data_[k];
+  }
+  uint32_t front() const { return data_[0]; }
+  uint32_t back() const { return data_[size_ - 1]; }
+
+ private:
+  const uint32_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 struct Finding {
   enum class Kind : uint8_t {
     NeverReceived,   // bytes sent and never received (in flight or queued at the end)
@@ -212,7 +237,8 @@ class Trace {
   std::vector<Channel> channels;
   BigArray<Event> events;          // in the linear order (position = index)
   BigArray<Edge> edges;            // sorted by `to`, then `from`
-  std::vector<std::vector<uint32_t>> process_events;  // per process: its events' positions (counter order)
+  std::vector<EventList> process_events;  // per process: its events' positions (counter order)
+  BigArray<uint32_t> process_event_positions;  // what process_events point into
   std::vector<Finding> findings;
   std::vector<LoadProblem> problems;  // logs that could not be used, or only in part
   std::vector<std::string> boots;
