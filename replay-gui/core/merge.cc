@@ -182,47 +182,43 @@ class FaultAhead {
 };
 
 // The smallest of a few hundred keys that change one at a time: a winner
-// tree over leaves 0..n-1, each node holding the key and leaf that win below
+// tree over leaves 0..n-1, each node holding the (key, leaf) that wins below
 // it. Changing a key replays one path, comparing with the siblings: their
-// loads do not wait on each other, and the choice is branch-free (a binary
-// heap pops and pushes, with unpredictable branches, for every event).
-// Ties go to the lower leaf. kNever keeps a leaf out.
+// loads do not wait on each other, and (key, leaf) as one 128-bit number
+// makes each step one comparison and a conditional move, with ties going
+// to the lower leaf (a binary heap pops and pushes, with unpredictable
+// branches, for every event). kNever keeps a leaf out.
 class Tournament {
  public:
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
   explicit Tournament(uint32_t leaves) {
     while (size_ < leaves) size_ *= 2;
     node_.resize(2 * size_);
-    for (uint32_t k = 0; k < size_; ++k) node_[size_ + k] = {kNever, k};
-    for (uint32_t k = size_ - 1; k >= 1; --k) node_[k] = node_[2 * k];
+    for (uint32_t k = 0; k < size_; ++k) node_[size_ + k] = pack(kNever, k);
+    for (uint32_t k = size_ - 1; k >= 1; --k) node_[k] = std::min(node_[2 * k], node_[2 * k + 1]);
   }
   // The leaf with the smallest key.
-  uint32_t top() const { return node_[1].leaf; }
-  bool empty() const { return node_[1].key == kNever; }
+  uint32_t top() const { return static_cast<uint32_t>(node_[1]); }
+  bool empty() const { return node_[1] >> 32 == pack(kNever, 0) >> 32; }
   void set(uint32_t leaf, int64_t key) {
-    Node cur{key == kNever ? kNever : std::min(key, kNever - 1), leaf};  // an event's time is never kNever
+    Packed cur = pack(key == kNever ? kNever : std::min(key, kNever - 1), leaf);  // an event's time is never kNever
     uint32_t k = size_ + leaf;
     node_[k] = cur;
     for (; k > 1; k /= 2) {
-      const Node sibling = node_[k ^ 1];
-      // The sibling is on the left when k is odd, and wins ties there.
-      // Masks rather than branches: which side wins is a coin toss.
-      const bool sibling_wins = (sibling.key < cur.key) | ((k & 1) & (sibling.key == cur.key));
-      const uint64_t mask = -static_cast<uint64_t>(sibling_wins);
-      cur.key = static_cast<int64_t>((static_cast<uint64_t>(sibling.key) & mask) |
-                                     (static_cast<uint64_t>(cur.key) & ~mask));
-      cur.leaf = static_cast<uint32_t>((sibling.leaf & mask) | (cur.leaf & ~mask));
+      const Packed sibling = node_[k ^ 1];
+      cur = sibling < cur ? sibling : cur;
       node_[k / 2] = cur;
     }
   }
 
  private:
-  struct Node {
-    int64_t key;
-    uint32_t leaf;
-  };
+  using Packed = unsigned __int128;
+  // The key's order as an unsigned number, above the leaf.
+  static Packed pack(int64_t key, uint32_t leaf) {
+    return Packed{static_cast<uint64_t>(key) ^ (uint64_t{1} << 63)} << 32 | leaf;
+  }
   uint32_t size_ = 1;
-  std::vector<Node> node_;  // node_[1] the root, leaves at size_ + leaf
+  std::vector<Packed> node_;  // node_[1] the root, leaves at size_ + leaf
 };
 
 // A send or receive of a byte stream, as the matching sees it.
