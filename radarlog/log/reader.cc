@@ -344,7 +344,7 @@ bool LogReader::parseChannel(std::string_view bytes, proto::ChannelInfo* out) {
 // Reads the zstd frame at `offset` block by block (its size is not stored
 // anywhere but in the block headers) and decompresses it. Returns false
 // with why = "truncated" when the file ends inside the frame.
-bool LogReader::decompressFrameAt(uint64_t offset, std::vector<uint8_t>* content,
+bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content,
                                   size_t* frame_size, std::string* why) {
   uint8_t hdr[ZSTD_FRAMEHEADERSIZE_MAX];
   const uint64_t left = file_size_ - offset;
@@ -644,7 +644,7 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
   };
   // Decode from the start of the record's frame, so that its compact fields
   // (implied counter, thread, times, offsets) are right.
-  std::vector<uint8_t> saved_content;
+  Bytes saved_content;
   saved_content.swap(content_);
   const size_t saved_cursor = cursor_;
   const uint64_t saved_frame = content_frame_, saved_base = content_base_;

@@ -25,6 +25,32 @@ class ChannelInfo;
 
 namespace radar::log {
 
+// Bytes that a read or zstd overwrites whole: resize() leaves them
+// uninitialized (zero-filling each 256 KiB frame before zstd wrote it was
+// the biggest single cost of opening a log).
+template <class T>
+struct UninitializedAllocator {
+  using value_type = T;
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) {}
+  T* allocate(size_t n) { return std::allocator<T>().allocate(n); }
+  void deallocate(T* p, size_t n) { std::allocator<T>().deallocate(p, n); }
+  template <class U>
+  void construct(U* p) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  template <class U>
+  bool operator==(const UninitializedAllocator<U>&) const {
+    return true;
+  }
+};
+using Bytes = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
+
 struct LogError {
   std::string path;
   uint64_t offset = 0;  // byte offset in the file
@@ -145,7 +171,7 @@ class LogReader {
   bool loadNextFrame();
   bool loadTail();
   bool decodeNext(Record& r);
-  bool decompressFrameAt(uint64_t offset, std::vector<uint8_t>* content, size_t* frame_size,
+  bool decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size,
                          std::string* why);
 
   int fd_ = -1;
@@ -160,7 +186,7 @@ class LogReader {
   std::vector<std::string> notes_;
 
   // The content being parsed (a frame's or the tail's).
-  std::vector<uint8_t> content_;
+  Bytes content_;
   size_t cursor_ = 0;
   uint64_t content_frame_ = 0;  // file offset of its frame, or Location::kTailFrame
   uint64_t content_base_ = 0;   // file offset of content_[0] when it is the tail
@@ -183,10 +209,10 @@ class LogReader {
 
   // Random access cache: the last frame decompressed by readPayload().
   uint64_t cached_frame_ = ~uint64_t{0};
-  std::vector<uint8_t> cached_content_;
-  std::vector<uint8_t> scratch_;
+  Bytes cached_content_;
+  Bytes scratch_;
   void* dctx_ = nullptr;
-  std::vector<uint8_t> record_content_;  // what readRecord() decoded last
+  Bytes record_content_;  // what readRecord() decoded last
   // Where readRecord() stopped in record_content_, so that reading the
   // records of a frame in order decodes it once, not once per record: the
   // state just before the record it returned last.
@@ -207,7 +233,7 @@ class LogReader {
   // sequential reader's.
   std::vector<ChannelOffsets> record_offsets_;
   uint32_t record_frame_id_ = 0;
-  std::vector<uint8_t> window_;  // a read-ahead window of the file
+  Bytes window_;  // a read-ahead window of the file
   uint64_t window_start_ = 0;
 };
 
