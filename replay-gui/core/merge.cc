@@ -265,6 +265,9 @@ class Merger {
   RawRecording& raw_;
   Trace& t_;
   BigArray<Edge> edges_;         // in raw indices until linearize()
+  // The stream matching's edges, one array per thread: they come before
+  // edges_ (the sort by target keeps that order within a target).
+  std::vector<BigArray<Edge>> stream_edges_;
   std::vector<uint8_t> side_;    // per endpoint: 0 or 1
   std::vector<uint32_t> starts_, owners_;  // process ranges by start, for owner()
   static constexpr uint32_t kOwnerBlockShift = 10;
@@ -662,24 +665,13 @@ void Merger::matchStreams() {
   for (Worker& w : workers)
     if (w.failed) std::rethrow_exception(w.failed);
   BigArray<uint32_t>().swap(members);
-  // The edges of both, one after the other, the copies' pages given back
-  // as they are read.
-  edges_.reserve(edges_.size() + workers[0].edges.size() + workers[1].edges.size());
-  FaultAhead edge_pages(edges_.data() + edges_.size(), (edges_.capacity() - edges_.size()) * sizeof(Edge));
   for (Worker& w : workers) {
     t_.bytes_sent += w.sums.sent;
     t_.bytes_received += w.sums.received;
     t_.bytes_external += w.sums.external;
     t_.bytes_matched += w.sums.matched;
     t_.bytes_ambiguous += w.sums.ambiguous;
-    ReadArray done(w.edges.data());
-    for (size_t k = 0; k < w.edges.size(); k += 16384) {
-      const size_t end = std::min(w.edges.size(), k + 16384);
-      edges_.insert(edges_.end(), w.edges.begin() + k, w.edges.begin() + end);
-      done.release(w.edges.data() + end);
-      edge_pages.at(edges_.data() + edges_.size());
-    }
-    BigArray<Edge>().swap(w.edges);
+    stream_edges_.push_back(std::move(w.edges));
   }
 }
 
@@ -1013,14 +1005,23 @@ void Merger::linearize() {
   {
     BigArray<uint32_t> first(n + 1);
     std::fill(first.begin(), first.end(), 0);
-    for (const Edge& e : edges_) ++first[e.to + 1];
-    std::partial_sum(first.begin(), first.end(), first.begin());
-    BigArray<Edge> sorted(edges_.size());
-    ReadArray done(edges_.data());
-    for (size_t k = 0; k < edges_.size(); ++k) {
-      sorted[first[edges_[k].to]++] = edges_[k];
-      if (k % 65536 == 0) done.release(edges_.data() + k);
+    stream_edges_.push_back(std::move(edges_));
+    size_t count = 0;
+    for (const auto& part : stream_edges_) {
+      for (const Edge& e : part) ++first[e.to + 1];
+      count += part.size();
     }
+    std::partial_sum(first.begin(), first.end(), first.begin());
+    BigArray<Edge> sorted(count);
+    for (auto& part : stream_edges_) {
+      ReadArray done(part.data());
+      for (size_t k = 0; k < part.size(); ++k) {
+        sorted[first[part[k].to]++] = part[k];
+        if (k % 65536 == 0) done.release(part.data() + k);
+      }
+      BigArray<Edge>().swap(part);
+    }
+    stream_edges_.clear();
     edges_.swap(sorted);
   }
 
