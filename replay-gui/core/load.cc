@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
@@ -225,16 +226,42 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
 
   // First pass: headers and sizes, so that every log's events land straight
   // in their place in one vector (no copy of millions of events later).
+  // Opening a log decompresses its first frame: the threads share that.
+  struct Opened {
+    proto::Header header;
+    uint64_t last_counter = 0, size = 0;
+    std::string error;  // empty: opened
+  };
+  std::vector<Opened> opened(jobs.size());
+  {
+    std::atomic<size_t> next{0};
+    auto open = [&]() {
+      for (size_t k; (k = next.fetch_add(1)) < jobs.size();) {
+        log::LogError err;
+        auto reader = log::LogReader::open(jobs[k].path, &err);
+        if (!reader) {
+          opened[k].error = err.toString();
+          continue;
+        }
+        opened[k].header = reader->header();
+        opened[k].last_counter = reader->control().last_counter;
+        opened[k].size = reader->fileSize();
+      }
+    };
+    std::vector<std::thread> helpers;
+    for (int t = 1; t < std::min<int>(options.threads, static_cast<int>(jobs.size())); ++t) helpers.emplace_back(open);
+    open();
+    for (auto& t : helpers) t.join();
+  }
   uint64_t total_events = 0, total_bytes = 0;
   std::vector<LogJob> usable;
-  for (LogJob& job : jobs) {
-    log::LogError err;
-    auto reader = log::LogReader::open(job.path, &err);
-    if (!reader) {
-      raw.problems.push_back({job.path, err.toString()});
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    LogJob& job = jobs[k];
+    if (!opened[k].error.empty()) {
+      raw.problems.push_back({job.path, opened[k].error});
       continue;
     }
-    const auto& h = reader->header();
+    const proto::Header& h = opened[k].header;
     Process p;
     p.index = static_cast<uint32_t>(raw.processes.size());
     p.pid = h.pid();
@@ -255,11 +282,11 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     p.realtime_offset = h.realtime_ns() - h.monotonic_ns();
     raw.processes.push_back(std::move(p));
     job.process = raw.processes.back().index;
-    job.size = reader->fileSize();
+    job.size = opened[k].size;
     // The control block knows how many events there are (a writer killed
     // between storing a record and counting it leaves one more: such a log
     // is read again at the end, see below).
-    job.capacity = static_cast<uint32_t>(reader->control().last_counter);
+    job.capacity = static_cast<uint32_t>(opened[k].last_counter);
     total_events += job.capacity;
     total_bytes += job.size;
     usable.push_back(std::move(job));
