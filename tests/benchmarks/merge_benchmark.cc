@@ -7,6 +7,7 @@
 //   merge_benchmark run DIR                         load + merge (in a child, for its peak
 //                                                   memory), display state near the start and
 //                                                   near the end
+//   merge_benchmark merge DIR                       load + merge only
 //   merge_benchmark touch MIB                       what fresh memory costs here: time to
 //                                                   touch MIB MiB, on 4 KiB and on huge pages
 // tests/benchmarks/merge_benchmark.sh runs them and compares with `zstd -d`.
@@ -147,8 +148,9 @@ long peakRssKiB() {
   return ru.ru_maxrss;
 }
 
-int run(const std::string& dir) {
-  // Load and merge in a child: its peak memory is the merge's alone.
+// Load and merge in a child: its peak memory is the merge's alone. Prints
+// the time and the peak.
+int loadAndMerge(const std::string& dir) {
   int pipefd[2];
   if (::pipe(pipefd) != 0) return 1;
   const pid_t child = ::fork();
@@ -185,6 +187,12 @@ int run(const std::string& dir) {
   std::printf("load + merge: %.3f s, %.2f M events/s\n", load, events / load / 1e6);
   std::printf("peak memory of load + merge: %.1f MiB, %.1f bytes per event\n", rss / 1024.0,
               rss * 1024.0 / static_cast<double>(events));
+  std::fflush(stdout);
+  return 0;
+}
+
+int run(const std::string& dir) {
+  if (loadAndMerge(dir) != 0) return 1;
 
   // Display state: near the start vs near the end (same cost, thanks to
   // checkpoints).
@@ -245,7 +253,9 @@ int main(int argc, char** argv) {
     return generate(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10),
                     argc >= 6 ? static_cast<uint32_t>(std::strtoul(argv[5], nullptr, 10)) : 0);
   if (argc >= 3 && std::strcmp(argv[1], "run") == 0) return run(argv[2]);
+  if (argc >= 3 && std::strcmp(argv[1], "merge") == 0) return loadAndMerge(argv[2]);
   if (argc >= 3 && std::strcmp(argv[1], "touch") == 0) return touch(std::strtoul(argv[2], nullptr, 10));
-  std::fprintf(stderr, "usage: merge_benchmark generate DIR PROCESSES EVENTS [IN_FLIGHT] | run DIR | touch MIB\n");
+  std::fprintf(stderr,
+               "usage: merge_benchmark generate DIR PROCESSES EVENTS [IN_FLIGHT] | run DIR | merge DIR | touch MIB\n");
   return 2;
 }
