@@ -1,7 +1,6 @@
 #include "load.h"
 
 #include <google/protobuf/text_format.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -58,12 +57,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
   job.threads.push_back(static_cast<uint32_t>(pid));
   // The slice its events go to, faulted in with one call rather than a page
   // fault every 85 events.
-  if (job.capacity) {
-    const uintptr_t page = 4096, from = reinterpret_cast<uintptr_t>(raw.events.data() + job.begin);
-    const uintptr_t first = (from + page - 1) & ~(page - 1),
-                    last = (from + uintptr_t{job.capacity} * sizeof(Event)) & ~(page - 1);
-    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
-  }
+  faultIn(raw.events.data() + job.begin, size_t{job.capacity} * sizeof(Event));
   log::Record r;
   uint64_t last_report = 0;
   while (reader->next(r)) {

@@ -1,5 +1,7 @@
 #include "trace.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <new>
@@ -25,6 +27,12 @@ void* allocateBigArray(size_t bytes) {
 }
 
 void freeBigArray(void* p, size_t) { std::free(p); }
+
+void faultIn(void* p, size_t bytes) {
+  const uintptr_t from = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t first = (from + kPage - 1) & ~(kPage - 1), last = (from + bytes) & ~(kPage - 1);
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+}
 
 std::string Process::label() const { return name + "[" + std::to_string(pid) + "]"; }
 

@@ -39,6 +39,10 @@ inline constexpr uint32_t kNone = ~0u;
 // 2 MiB blocks (see docs/performance.md).
 void* allocateBigArray(size_t bytes);
 void freeBigArray(void* p, size_t bytes);
+// Maps the whole pages of [p, p + bytes) in one call (MADV_POPULATE_WRITE),
+// for an array about to be written all over: cheaper than a page fault per
+// 4 KiB. Contents are kept; a kernel without it (before 5.14) skips it.
+void faultIn(void* p, size_t bytes);
 
 template <class T>
 struct BigArrayAllocator {
