@@ -1,11 +1,14 @@
 #include "findings.h"
 
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <map>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "trace.h"
@@ -52,23 +55,58 @@ void findProblems(Trace& t) {
   auto& out = t.findings;
 
   // Bytes of each send that some receive consumed. Most sends are received
-  // whole, by one receive: a bit says so; the few received in pieces are
+  // whole, by one receive: a byte says so; the few received in pieces are
   // summed in a map until they are whole (an array of sums would be the
-  // merge's peak of memory).
-  std::vector<bool> whole(t.events.size(), false);
-  std::unordered_map<uint32_t, uint64_t> pieces;
-  for (const Edge& e : t.edges) {
-    if (e.why != Edge::Why::Message || (t.events[e.to].flags & kEventPeek)) continue;
-    const uint32_t sent = t.events[e.from].value;
-    if (e.bytes >= sent) {
-      whole[e.from] = true;
-      continue;
+  // merge's peak of memory). Then one pass over the events for what the
+  // findings below need: sends never received (by channel and sending
+  // process), receives with no recorded sender (by channel), ends closed.
+  // Each of the two passes is shared by two threads, each with its own half
+  // and its own tables, put together after.
+  std::vector<uint8_t> whole(t.events.size(), 0);
+  struct Half {
+    std::unordered_map<uint32_t, uint64_t> pieces;
+    std::map<std::pair<uint32_t, uint32_t>, Finding> lost;
+    std::map<uint32_t, Finding> orphan;
+    std::vector<uint8_t> closed;
+    std::exception_ptr failed;
+  };
+  Half halves[2];
+  auto onBothHalves = [&](auto&& pass) {
+    auto run = [&](int h) {
+      try {
+        pass(h);
+      } catch (...) {
+        halves[h].failed = std::current_exception();
+      }
+    };
+    std::thread other(run, 1);
+    run(0);
+    other.join();
+    for (const Half& h : halves)
+      if (h.failed) std::rethrow_exception(h.failed);
+  };
+  onBothHalves([&](int h) {
+    const size_t from = h == 0 ? 0 : t.edges.size() / 2, to = h == 0 ? t.edges.size() / 2 : t.edges.size();
+    auto& pieces = halves[h].pieces;
+    for (size_t k = from; k < to; ++k) {
+      const Edge& e = t.edges[k];
+      if (e.why != Edge::Why::Message || (t.events[e.to].flags & kEventPeek)) continue;
+      const uint32_t sent = t.events[e.from].value;
+      if (e.bytes >= sent) {
+        std::atomic_ref<uint8_t>(whole[e.from]).store(1, std::memory_order_relaxed);
+        continue;
+      }
+      pieces[e.from] += e.bytes;  // whole or not: decided when both halves are in
     }
-    uint64_t& sum = pieces[e.from];
-    sum += e.bytes;
-    if (sum >= sent) {
-      whole[e.from] = true;
-      pieces.erase(e.from);
+  });
+  std::unordered_map<uint32_t, uint64_t> pieces = std::move(halves[0].pieces);
+  for (const auto& [send, bytes] : halves[1].pieces) pieces[send] += bytes;
+  for (auto it = pieces.begin(); it != pieces.end();) {
+    if (it->second >= t.events[it->first].value) {
+      whole[it->first] = 1;
+      it = pieces.erase(it);
+    } else {
+      ++it;
     }
   }
   auto consumed = [&](uint32_t send) -> uint64_t {
@@ -76,33 +114,53 @@ void findProblems(Trace& t) {
     auto it = pieces.find(send);
     return it == pieces.end() ? 0 : it->second;
   };
-
-  // One pass over the events for what the findings below need: sends never
-  // received (by channel and sending process), receives with no recorded
-  // sender (by channel), ends closed.
-  std::map<std::pair<uint32_t, uint32_t>, Finding> lost;
-  std::map<uint32_t, Finding> orphan;
-  std::vector<bool> closed(t.endpoints.size(), false);
-  for (uint32_t i = 0; i < t.events.size(); ++i) {
-    const Event& ev = t.events[i];
-    if (ev.endpoint == kNone) continue;
-    if (ev.eventKind() == Kind::Close) closed[ev.endpoint] = true;
-    if (ev.flags & kEventUnmatched) {
-      Finding& f = orphan[t.endpoints[ev.endpoint].channel];
-      f.kind = Finding::Kind::NoSender;
+  onBothHalves([&](int h) {
+    const uint32_t n = static_cast<uint32_t>(t.events.size());
+    const uint32_t from = h == 0 ? 0 : n / 2, to = h == 0 ? n / 2 : n;
+    Half& mine = halves[h];
+    mine.closed.assign(t.endpoints.size(), 0);
+    for (uint32_t i = from; i < to; ++i) {
+      const Event& ev = t.events[i];
+      if (ev.endpoint == kNone) continue;
+      if (ev.eventKind() == Kind::Close) mine.closed[ev.endpoint] = 1;
+      if (ev.flags & kEventUnmatched) {
+        Finding& f = mine.orphan[t.endpoints[ev.endpoint].channel];
+        f.kind = Finding::Kind::NoSender;
+        f.events.push_back(i);
+        f.bytes += ev.value;
+        if (std::find(f.processes.begin(), f.processes.end(), ev.process) == f.processes.end())
+          f.processes.push_back(ev.process);
+      }
+      if (log::categoryOf(ev.eventKind()) != log::Category::Send ||
+          (ev.flags & (kEventFailed | kEventExternal)))
+        continue;
+      if (ev.value == 0 || whole[i]) continue;
+      Finding& f = mine.lost[{t.endpoints[ev.endpoint].channel, ev.process}];
+      f.kind = Finding::Kind::NeverReceived;
       f.events.push_back(i);
-      f.bytes += ev.value;
-      if (std::find(f.processes.begin(), f.processes.end(), ev.process) == f.processes.end())
-        f.processes.push_back(ev.process);
+      f.bytes += ev.value - consumed(i);
     }
-    if (log::categoryOf(ev.eventKind()) != log::Category::Send || (ev.flags & (kEventFailed | kEventExternal)))
-      continue;
-    if (ev.value == 0 || whole[i]) continue;
-    Finding& f = lost[{t.endpoints[ev.endpoint].channel, ev.process}];
-    f.kind = Finding::Kind::NeverReceived;
-    f.events.push_back(i);
-    f.bytes += ev.value - consumed(i);
+  });
+  // The second half's events come after the first's.
+  auto& lost = halves[0].lost;
+  for (auto& [key, f] : halves[1].lost) {
+    Finding& into = lost[key];
+    into.kind = f.kind;
+    into.events.insert(into.events.end(), f.events.begin(), f.events.end());
+    into.bytes += f.bytes;
   }
+  auto& orphan = halves[0].orphan;
+  for (auto& [key, f] : halves[1].orphan) {
+    Finding& into = orphan[key];
+    into.kind = f.kind;
+    into.events.insert(into.events.end(), f.events.begin(), f.events.end());
+    into.bytes += f.bytes;
+    for (uint32_t p : f.processes)
+      if (std::find(into.processes.begin(), into.processes.end(), p) == into.processes.end())
+        into.processes.push_back(p);
+  }
+  std::vector<uint8_t>& closed = halves[0].closed;
+  for (size_t k = 0; k < closed.size(); ++k) closed[k] |= halves[1].closed[k];
   for (auto& [key, f] : lost) {
     f.processes = {key.second};
     f.channels = {key.first};
