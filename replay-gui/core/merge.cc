@@ -268,6 +268,7 @@ class Merger {
   // The stream matching's edges, one array per thread: they come before
   // edges_ (the sort by target keeps that order within a target).
   std::vector<BigArray<Edge>> stream_edges_;
+  std::vector<uint32_t> notable_;  // signals, waits, closes, ends of file, by index
   std::vector<uint8_t> side_;    // per endpoint: 0 or 1
   std::vector<uint32_t> starts_, owners_;  // process ranges by start, for owner()
   static constexpr uint32_t kOwnerBlockShift = 10;
@@ -538,12 +539,18 @@ void Merger::matchStreams() {
   struct Worker {
     Sums sums;
     BigArray<Edge> edges;
+    std::vector<uint32_t> notable;  // for otherEdges()
     std::exception_ptr failed;
   };
   Worker workers[2];
-  auto fillMembers = [&](uint32_t from, uint32_t to, std::vector<uint64_t> fill, Sums& sums) {
+  auto fillMembers = [&](uint32_t from, uint32_t to, std::vector<uint64_t> fill, Sums& sums,
+                         std::vector<uint32_t>& notable) {
     for (uint32_t i = from; i < to; ++i) {
       Event& ev = raw_.events[i];
+      // While here: the few events otherEdges() looks at.
+      const Kind kind = ev.eventKind();
+      if (kind == Kind::Signal || kind == Kind::Wait || kind == Kind::Close || (ev.flags & kEventEof))
+        notable.push_back(i);
       if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
       const Route& r = routes[ev.endpoint];
       if (r.what == kSkip) continue;
@@ -641,7 +648,7 @@ void Merger::matchStreams() {
       std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
       if (me == 1)
         for (size_t st = 0; st < 2 * streams; ++st) fill[st] += begin[st + 1] - begin[st] - second_half[st];
-      fillMembers(me == 0 ? 0 : mid, me == 0 ? mid : n, std::move(fill), w.sums);
+      fillMembers(me == 0 ? 0 : mid, me == 0 ? mid : n, std::move(fill), w.sums, w.notable);
       // Matching needs every member of a stream: wait for the other half.
       filled.fetch_add(1, std::memory_order_acq_rel);
       while (filled.load(std::memory_order_acquire) < 2) std::this_thread::yield();
@@ -672,6 +679,7 @@ void Merger::matchStreams() {
     t_.bytes_matched += w.sums.matched;
     t_.bytes_ambiguous += w.sums.ambiguous;
     stream_edges_.push_back(std::move(w.edges));
+    notable_.insert(notable_.end(), w.notable.begin(), w.notable.end());  // the halves in order
   }
 }
 
@@ -913,10 +921,11 @@ void Merger::otherEdges() {
     edges_.push_back(makeEdge(from, Edge::Why::Create, b, 0));
   }
 
-  // The few events the rules below look at, in one pass over millions.
+  // The few events the rules below look at (matchStreams() picked them out
+  // while it read every event).
   std::vector<uint32_t> signals, waits, eofs;
   std::vector<std::vector<uint32_t>> closes(t_.channels.size());
-  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+  for (uint32_t i : notable_) {
     const Event& ev = raw_.events[i];
     switch (ev.eventKind()) {
       case Kind::Signal:
