@@ -533,6 +533,7 @@ void Merger::matchStreams() {
   std::partial_sum(begin.begin(), begin.end(), begin.begin());
   const uint64_t total_receives = begin[2 * streams] - begin[streams];
   BigArray<uint32_t> members(begin[2 * streams]);
+  faultIn(members.data(), members.size() * sizeof(uint32_t));  // all written below
   struct Sums {
     uint64_t sent = 0, received = 0, external = 0, matched = 0, ambiguous = 0;
   };
@@ -1013,6 +1014,7 @@ void Merger::linearize() {
   // A counting sort: stable, and linear in events + edges.
   {
     BigArray<uint32_t> first(n + 1);
+    faultIn(first.data(), first.size() * sizeof(uint32_t));  // all written now: one call, not a fault per page
     std::fill(first.begin(), first.end(), 0);
     stream_edges_.push_back(std::move(edges_));
     size_t count = 0;
@@ -1043,6 +1045,7 @@ void Merger::linearize() {
                                       edges_.begin());
   }
   BigArray<uint32_t> position(n);
+  faultIn(position.data(), n * sizeof(uint32_t));
   std::fill(position.begin(), position.end(), kNone);
   // Ties in time go by log id, through each process's rank in that order
   // (a process has one head at a time, so the rank decides between heads).
