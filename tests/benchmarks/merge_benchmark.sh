@@ -2,13 +2,13 @@
 # The merge at scale, side by side with `zstd -d` on the same files.
 #   bash tests/benchmarks/merge_benchmark.sh [PROCESSES EVENTS]...
 #   (default: 100 10000000, then 1000 1000000)
-# zstd -d and load + merge run in turn, ROUNDS times (default 3), and the
+# zstd -d and load + merge run in turn, ROUNDS times (default 5), and the
 # ratio is that of their medians: both see the same moments of a shared,
 # noisy machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$root/build/tests/benchmarks/merge_benchmark
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 configs=("$@")
