@@ -142,23 +142,21 @@ void findProblems(Trace& t) {
     }
   });
   // The second half's events come after the first's.
+  auto join = [](auto& into_map, auto& from_map) {
+    for (auto& [key, f] : from_map) {
+      Finding& into = into_map[key];
+      into.kind = f.kind;
+      into.events.insert(into.events.end(), f.events.begin(), f.events.end());
+      into.bytes += f.bytes;
+      for (uint32_t p : f.processes)
+        if (std::find(into.processes.begin(), into.processes.end(), p) == into.processes.end())
+          into.processes.push_back(p);
+    }
+  };
   auto& lost = halves[0].lost;
-  for (auto& [key, f] : halves[1].lost) {
-    Finding& into = lost[key];
-    into.kind = f.kind;
-    into.events.insert(into.events.end(), f.events.begin(), f.events.end());
-    into.bytes += f.bytes;
-  }
+  join(lost, halves[1].lost);
   auto& orphan = halves[0].orphan;
-  for (auto& [key, f] : halves[1].orphan) {
-    Finding& into = orphan[key];
-    into.kind = f.kind;
-    into.events.insert(into.events.end(), f.events.begin(), f.events.end());
-    into.bytes += f.bytes;
-    for (uint32_t p : f.processes)
-      if (std::find(into.processes.begin(), into.processes.end(), p) == into.processes.end())
-        into.processes.push_back(p);
-  }
+  join(orphan, halves[1].orphan);
   std::vector<uint8_t>& closed = halves[0].closed;
   for (size_t k = 0; k < closed.size(); ++k) closed[k] |= halves[1].closed[k];
   for (auto& [key, f] : lost) {

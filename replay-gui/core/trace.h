@@ -45,25 +45,12 @@ void freeBigArray(void* p, size_t bytes);
 void faultIn(void* p, size_t bytes);
 
 template <class T>
-struct BigArrayAllocator {
-  using value_type = T;
+struct BigArrayAllocator : log::UninitializedAllocator<T> {  // resize() leaves elements uninitialized
   BigArrayAllocator() = default;
   template <class U>
   BigArrayAllocator(const BigArrayAllocator<U>&) {}
   T* allocate(size_t n) { return static_cast<T*>(allocateBigArray(n * sizeof(T))); }
   void deallocate(T* p, size_t n) { freeBigArray(p, n * sizeof(T)); }
-  template <class U>
-  void construct(U* p) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-  template <class U>
-  bool operator==(const BigArrayAllocator<U>&) const {
-    return true;
-  }
 };
 template <class T>
 using BigArray = std::vector<T, BigArrayAllocator<T>>;
