@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "fields.h"
@@ -42,7 +44,15 @@ struct UninitializedAllocator {
   }
   template <class U, class... Args>
   void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    if constexpr (sizeof...(Args) == 1 && std::is_trivially_copyable_v<U> &&
+                  (std::is_same_v<std::remove_cvref_t<Args>, U> && ...)) {
+      // A plain copy of the bytes: GCC copies bit fields one by one, reading
+      // the destination first, and a read of fresh memory costs a page fault
+      // for the zero page, then another (and a TLB flush) to write it.
+      std::memcpy(static_cast<void*>(p), static_cast<const void*>(std::addressof(args))..., sizeof(U));
+    } else {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
   }
   template <class U>
   bool operator==(const UninitializedAllocator<U>&) const {
