@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include <csignal>
 
 #include "log_test_util.h"
@@ -102,6 +104,65 @@ TEST(WriterReader, ManyFramesWithImplicitFields) {
   small.tail_capacity = 16 * 1024;  // many frames
   expectRoundTrip(events, small);
   expectRoundTrip(events, small, /*close=*/false);  // last records only in the tail
+}
+
+// radar declares each frame's size; other zstd writers may not, and then
+// the reader streams the frame in pieces. Every frame of a log written with
+// big tails is recompressed without its size: the records read are the same.
+TEST(WriterReader, FramesWithoutADeclaredSizeAreStreamed) {
+  EventGenerator gen(7, 4242, 120);
+  std::vector<OwnedEvent> events;
+  for (int i = 0; i < 20000; ++i) events.push_back(gen.next());
+  const std::string path = makeTempDir() + "/sized.rlog";
+  WriterOptions options;
+  options.tail_capacity = 256 * 1024;  // frames of up to 256 KiB, streamed 64 KiB at a time
+  writeLog(path, events, options);
+  const std::string bytes = readFile(path);
+  std::string error;
+  std::vector<std::string> payloads;
+  const auto records = readAll(path, &error, &payloads);
+  ASSERT_EQ(error, "");
+  ASSERT_EQ(records.size(), events.size());
+
+  std::string unsized = bytes.substr(0, kControlSize + options.tail_capacity);
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+  size_t frames = 0, biggest = 0;
+  for (size_t at = unsized.size(); at < bytes.size();) {
+    const void* frame = bytes.data() + at;
+    const size_t size = ZSTD_findFrameCompressedSize(frame, bytes.size() - at);
+    ASSERT_FALSE(ZSTD_isError(size)) << "at " << at;
+    const unsigned long long content_size = ZSTD_getFrameContentSize(frame, size);
+    if (content_size == ZSTD_CONTENTSIZE_ERROR) {  // a skippable frame: kept as it is
+      unsized += bytes.substr(at, size);
+      at += size;
+      continue;
+    }
+    ASSERT_NE(content_size, ZSTD_CONTENTSIZE_UNKNOWN);
+    std::string content(content_size, '\0'), again(ZSTD_compressBound(content_size), '\0');
+    ASSERT_EQ(ZSTD_decompress(content.data(), content.size(), frame, size), content_size);
+    const size_t n = ZSTD_compress2(cctx, again.data(), again.size(), content.data(), content.size());
+    ASSERT_FALSE(ZSTD_isError(n));
+    ASSERT_EQ(ZSTD_getFrameContentSize(again.data(), n), ZSTD_CONTENTSIZE_UNKNOWN);
+    unsized.append(again.data(), n);
+    ++frames;
+    biggest = std::max<size_t>(biggest, content_size);
+    at += size;
+  }
+  ZSTD_freeCCtx(cctx);
+  EXPECT_GE(frames, 3u);
+  EXPECT_GT(biggest, 64u * 1024);
+
+  const std::string unsized_path = makeTempDir() + "/unsized.rlog";
+  writeFile(unsized_path, unsized);
+  std::vector<std::string> unsized_payloads;
+  const auto unsized_records = readAll(unsized_path, &error, &unsized_payloads);
+  EXPECT_EQ(error, "");
+  ASSERT_EQ(unsized_records.size(), records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    ASSERT_EQ(compare(events[i], unsized_records[i], records[i].counter, unsized_payloads[i]), "")
+        << "record " << i;
+  }
 }
 
 // Records re-read by location, in order (each frame decoded once, going on
