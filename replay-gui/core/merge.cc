@@ -1186,6 +1186,8 @@ void Merger::linearize() {
     // The process's events are read in order, but 100s of processes make
     // too many streams for the hardware prefetcher.
     __builtin_prefetch(&events[std::min(next[p] + 4, n - 1)]);
+    __builtin_prefetch(&position[std::min(next[p] + 16, n - 1)], 1);
+    __builtin_prefetch(&edges_[std::min<size_t>(cursor[p] + 8, edges_.size() - 1)]);
     if (++placed_count[p] % 1024 == 0) {
       events_done[p].release(events.data() + next[p]);
       edges_done[p].release(edges_.data() + cursor[p]);
