@@ -181,6 +181,84 @@ class FaultAhead {
   std::thread thread_;
 };
 
+// Copies the events to the places the linearization gives them, on another
+// core, a window of positions behind it: the ordering then touches neither
+// the output nor the pages the copy fills. The input's pages are given back
+// as the copy passes them (once the ordering says it will not read them
+// again) and the output's are faulted in just before the copy writes them,
+// so that the two arrays together stay about the size of one.
+class Placer {
+ public:
+  Placer(const BigArray<Event>& events, Event* out, const uint32_t* position,
+         const std::vector<std::pair<uint32_t, uint32_t>>& ranges, uint32_t total)
+      : events_(events.data()), out_(out), position_(position), processes_(static_cast<uint32_t>(ranges.size())),
+        total_(total), window_(std::max<uint32_t>(uint32_t{1} << 16, processes_ * 64)),
+        windows_((total + window_ - 1) / window_) {
+    next_.resize((size_t{windows_} + 1) * processes_);
+    for (uint32_t p = 0; p < processes_; ++p) {
+      next_[p] = ranges[p].first;
+      done_.emplace_back(events_ + ranges[p].first);
+    }
+    if (windows_) thread_ = std::thread([this] { run(); });
+  }
+  ~Placer() {
+    stop_.store(true, std::memory_order_relaxed);
+    published_.fetch_add(1, std::memory_order_release);
+    published_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+  uint32_t window() const { return window_; }
+  // Every position before `end` (the end of the next window) is decided;
+  // next[p] is process p's first event not placed yet.
+  void ordered(const std::vector<uint32_t>& next) {
+    const uint32_t w = published_.load(std::memory_order_relaxed);
+    std::copy(next.begin(), next.end(), next_.begin() + (size_t{w} + 1) * processes_);
+    published_.store(w + 1, std::memory_order_release);
+    published_.notify_one();
+  }
+  // Positions before this are in the output.
+  uint32_t placed() const { return placed_.load(std::memory_order_acquire); }
+  // The ordering will not read the input events placed before `end` again.
+  void readBefore(uint32_t end) { readable_.store(end, std::memory_order_release); }
+  // Waits for the copy to finish.
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run() {
+    for (uint32_t w = 0; w < windows_; ++w) {
+      for (uint32_t seen; (seen = published_.load(std::memory_order_acquire)) <= w;) published_.wait(seen);
+      if (stop_.load(std::memory_order_relaxed)) return;
+      const uint32_t begin = w * window_, end = std::min(total_, begin + window_);
+      faultIn(out_ + begin, size_t{end - begin} * sizeof(Event));
+      const uint32_t* from = &next_[size_t{w} * processes_];
+      const uint32_t* to = from + processes_;
+      for (uint32_t p = 0; p < processes_; ++p)
+        for (uint32_t i = from[p]; i < to[p]; ++i) out_[position_[i]] = events_[i];
+      placed_.store(end, std::memory_order_release);
+      // Give back the input of the windows the ordering no longer reads.
+      const uint32_t gone = readable_.load(std::memory_order_acquire) / window_;
+      if (gone > released_) {
+        released_ = gone;
+        const uint32_t* upto = &next_[size_t{gone} * processes_];
+        for (uint32_t p = 0; p < processes_; ++p) done_[p].release(events_ + upto[p]);
+      }
+    }
+  }
+  const Event* events_;
+  Event* out_;
+  const uint32_t* position_;
+  const uint32_t processes_, total_, window_, windows_;
+  // Window w's events of process p: [next_[w * processes_ + p], next_[(w + 1) * processes_ + p]).
+  std::vector<uint32_t> next_;
+  std::vector<ReadArray> done_;  // per process
+  uint32_t released_ = 0;        // windows whose input was given back
+  std::atomic<uint32_t> published_{0}, placed_{0}, readable_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 // The smallest of a few hundred keys that change one at a time: a winner
 // tree over leaves 0..n-1, each node holding the (key, leaf) that wins below
 // it. Changing a key replays one path, comparing with the siblings: their
@@ -1103,25 +1181,24 @@ void Merger::linearize() {
   auto offer = [&](uint32_t p) { ready.set(rank[p], isReady(p) ? wallOf(next[p], false) : Tournament::kNever); };
   for (uint32_t p = 0; p < processes; ++p) offer(p);
 
-  // The events go to their place as they are placed: writes in order, reads
-  // in order within each process. Pages of the input that a process has
-  // moved past are given back at once (events, and the edges into them), so
-  // the input and output arrays together stay about the size of one.
+  // Each event's number goes into its slot of the input; a Placer copies
+  // the events to their positions behind the ordering. Pages of the edges
+  // that a process has moved past are given back at once.
   BigArray<Event> out;
-  out.reserve(total);
+  out.resize(total);  // not touched: the Placer faults it in window by window
   BigArray<Edge> edges_out;
   edges_out.reserve(edges_.size());
   std::vector<uint32_t> late;  // edges from events placed after their target (broken cycles)
-  std::vector<ReadArray> events_done, edges_done;
-  for (uint32_t p = 0; p < processes; ++p) {
-    events_done.emplace_back(events.data() + raw_.ranges[p].first);
-    edges_done.emplace_back(edges_.data() + cursor[p]);
-  }
+  std::vector<ReadArray> edges_done;
+  for (uint32_t p = 0; p < processes; ++p) edges_done.emplace_back(edges_.data() + cursor[p]);
   std::vector<uint32_t> placed_count(processes, 0), last_number(processes, 0);
   std::vector<std::pair<uint32_t, size_t>> sources;  // the event's edges so far: raw source, index in edges_out
-  FaultAhead out_pages(out.data(), total * sizeof(Event)), edge_pages(edges_out.data(), edges_.size() * sizeof(Edge));
+  FaultAhead edge_pages(edges_out.data(), edges_.size() * sizeof(Edge));
+  Placer placer(events, out.data(), position.data(), raw_.ranges, total);
+  // Positions before `in_output` are in `out`, and their input may be gone.
+  uint32_t in_output = 0;
   uint32_t broken = 0;
-  while (out.size() < total) {
+  for (uint32_t here = 0; here < total; ++here) {
     if (ready.empty()) {
       // A cycle in what the logs say (for instance bytes received before
       // the call that sent them returned, seen from another thread):
@@ -1148,10 +1225,8 @@ void Merger::linearize() {
     }
     const uint32_t p = by_rank[ready.top()];
     const uint32_t i = next[p];
-    const uint32_t here = static_cast<uint32_t>(out.size());
     position[i] = here;
-    out.push_back(events[i]);
-    Event& placed = out.back();
+    Event& placed = events[i];
     uint32_t number = last_number[p];
     // One edge per (from, why), bytes summed. Within a process, only the
     // messages (one thread to another, a self-pipe): its own order covers
@@ -1173,7 +1248,10 @@ void Merger::linearize() {
       sources.emplace_back(static_cast<uint32_t>(e.from), edges_out.size());
       e.to = here;
       if (position[e.from] != kNone) {
-        if (!own) number = std::max(number, out[position[e.from]].number);
+        if (!own) {
+          const uint32_t at = position[e.from];
+          number = std::max(number, at < in_output ? out[at].number : events[e.from].number);
+        }
         e.from = position[e.from];
       } else {
         late.push_back(static_cast<uint32_t>(edges_out.size()));  // its source comes later
@@ -1188,13 +1266,12 @@ void Merger::linearize() {
     __builtin_prefetch(&events[std::min(next[p] + 4, n - 1)]);
     __builtin_prefetch(&position[std::min(next[p] + 16, n - 1)], 1);
     __builtin_prefetch(&edges_[std::min<size_t>(cursor[p] + 8, edges_.size() - 1)]);
-    if (++placed_count[p] % 1024 == 0) {
-      events_done[p].release(events.data() + next[p]);
-      edges_done[p].release(edges_.data() + cursor[p]);
-    }
-    if (here % 16384 == 0) {
-      out_pages.at(out.data() + here);
-      edge_pages.at(edges_out.data() + edges_out.size());
+    if (++placed_count[p] % 1024 == 0) edges_done[p].release(edges_.data() + cursor[p]);
+    if (here % 16384 == 0) edge_pages.at(edges_out.data() + edges_out.size());
+    if ((here + 1) % placer.window() == 0 || here + 1 == total) {
+      placer.ordered(next);
+      in_output = placer.placed();
+      placer.readBefore(in_output);
     }
     // Wake those that waited for this event.
     auto& waiting = parked[p];
@@ -1210,6 +1287,7 @@ void Merger::linearize() {
     }
     offer(p);
   }
+  placer.join();
   for (uint32_t k : late) edges_out[k].from = position[edges_out[k].from];
   if (broken)
     raw_.problems.push_back({"", "the logs' order had " + std::to_string(broken) +

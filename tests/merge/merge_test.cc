@@ -154,6 +154,26 @@ TEST(Merge, RadarCounterRule) {
   EXPECT_EQ(t->events[at(*t, 10, 2)].number, 2u);
 }
 
+// A message received hundreds of thousands of events after it was sent:
+// the receive's number still comes from its send, though by then the merge
+// has copied the send out to the linear order and given back the memory it
+// was read from.
+TEST(Merge, MessageReceivedLongAfterItWasSent) {
+  FakeRecording rec;
+  FakeProcess& a = rec.process("a", 10).pipeEnd(1, 5, true);
+  FakeProcess& b = rec.process("b", 20).pipeEnd(1, 5, false);
+  for (int i = 0; i < 5; ++i) a.user("step", 10 + i);
+  a.send(1, "early", 20, 21);  // a's sixth event
+  int64_t now = 100;
+  for (int i = 0; i < 300000; ++i) a.user("tick", now += 10);
+  b.receive(1, "early", now + 10, now + 20);  // b's first event
+  auto t = rec.load();
+  ASSERT_TRUE(t->problems.empty()) << t->problems[0].message;
+  EXPECT_EQ(t->events[at(*t, 10, 6)].number, 6u);
+  EXPECT_EQ(t->events[at(*t, 20, 1)].number, 7u);  // max(0, 6) + 1
+  EXPECT_EQ(t->events[at(*t, 10, 300006)].number, 300006u);
+}
+
 TEST(Merge, StreamsSplitAndJoinedAcrossReads) {
   FakeRecording rec;
   FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 7, true);

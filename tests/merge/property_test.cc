@@ -111,17 +111,15 @@ Truth simulate(uint64_t seed, FakeRecording& rec, int processes, int channels, i
   return truth;
 }
 
-class RandomExecutions : public ::testing::TestWithParam<uint64_t> {};
-
-TEST_P(RandomExecutions, MergeIsExactAndConsistent) {
-  const uint64_t seed = GetParam();
-  std::mt19937_64 rng(seed * 7919);
-  const int processes = 2 + static_cast<int>(rng() % 7);
-  const int channels = 1 + static_cast<int>(rng() % 6);
+// Merges the recording of a random execution and checks it against what the
+// simulator knows; *events tells how many it had.
+void expectExactAndConsistent(uint64_t seed, std::mt19937_64& rng, int processes, int channels, int steps,
+                              size_t* events = nullptr) {
   FakeRecording rec;
-  Truth truth = simulate(seed, rec, processes, channels, 150 + static_cast<int>(rng() % 400));
+  Truth truth = simulate(seed, rec, processes, channels, steps);
   auto t = rec.load();
   ASSERT_TRUE(t->problems.empty()) << t->problems[0].message;
+  if (events) *events = t->events.size();
   std::map<int32_t, uint32_t> by_pid;
   for (const auto& p : t->processes) by_pid[p.pid] = p.index;
   auto position = [&](int proc, uint64_t counter) {
@@ -147,6 +145,15 @@ TEST_P(RandomExecutions, MergeIsExactAndConsistent) {
     edges += want.size();
   }
 
+  // Each event is where the process's list says, whole.
+  for (uint32_t p = 0; p < t->processes.size(); ++p) {
+    const auto& list = t->process_events[p];
+    for (size_t k = 0; k < list.size(); ++k) {
+      ASSERT_EQ(t->events[list[k]].process, p) << "position " << list[k];
+      ASSERT_EQ(t->events[list[k]].counter, k + 1) << "position " << list[k];
+    }
+  }
+
   // Order: edges go forward; each process's events in counter order;
   // RADAR's numbers are longest paths.
   for (const Edge& e : t->edges)
@@ -165,14 +172,16 @@ TEST_P(RandomExecutions, MergeIsExactAndConsistent) {
 
   // "happens before" agrees with reachability.
   const uint32_t n = static_cast<uint32_t>(t->events.size());
-  for (int k = 0; k < 150 && n > 1; ++k) {
+  const int queries = n > 10000 ? 10 : 150;  // each builds the graph anew
+  for (int k = 0; k < queries && n > 1; ++k) {
     const uint32_t a = static_cast<uint32_t>(rng() % n), b = static_cast<uint32_t>(rng() % n);
     EXPECT_EQ(t->happensBefore(a, b), a != b && reaches(*t, a, b)) << "events " << a << " and " << b;
   }
 
   // The display state through checkpoints is the state replayed from 0.
   replay::DisplayModel display(*t, 1 + static_cast<uint32_t>(rng() % 50));
-  for (uint32_t i = 0; i <= n; i += 1 + static_cast<uint32_t>(rng() % 7))
+  const uint32_t stride = n > 10000 ? n / 10 : 7;  // each replay from 0 costs n
+  for (uint32_t i = 0; i <= n; i += 1 + static_cast<uint32_t>(rng() % stride))
     ASSERT_EQ(display.stateAt(i), display.replayFromStart(i)) << "position " << i;
   ASSERT_EQ(display.stateAt(n), display.replayFromStart(n));
   // Same recording, same order, whenever it is merged.
@@ -194,7 +203,26 @@ TEST_P(RandomExecutions, MergeIsExactAndConsistent) {
   }
 }
 
+class RandomExecutions : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(RandomExecutions, MergeIsExactAndConsistent) {
+  const uint64_t seed = GetParam();
+  std::mt19937_64 rng(seed * 7919);
+  const int processes = 2 + static_cast<int>(rng() % 7);
+  const int channels = 1 + static_cast<int>(rng() % 6);
+  expectExactAndConsistent(seed, rng, processes, channels, 150 + static_cast<int>(rng() % 400));
+}
+
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomExecutions, ::testing::Range<uint64_t>(1, 41));
+
+// Big enough for the linearization to hand its output to the copying
+// thread in several windows (of 65 536 positions), giving input pages back.
+TEST(RandomExecutions, ManyEventsMergeIsExactAndConsistent) {
+  std::mt19937_64 rng(4242);
+  size_t events = 0;
+  expectExactAndConsistent(4242, rng, 12, 9, 500000, &events);
+  EXPECT_GT(events, 3u * 65536);
+}
 
 // Many processes: the clocks keep checkpoints, not a clock per event, and
 // still answer exactly.
