@@ -135,6 +135,50 @@ const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* bas
   r.timeout_ms = 0;
   w = {};
   bool has_kind = false;
+  // The writer puts the common fields first, in field order: each is read
+  // here with one well-predicted test of its tag, where the loop below
+  // would jump through its switch for every field. Whatever comes after
+  // them, or in another order, the loop reads.
+  bool truncated = false;
+  auto varintField = [&](uint32_t f, uint64_t& out) {
+    if (p >= end || *p != wire::tag(f, wire::kVarint)) return false;
+    ++p;
+    if (wire::getVarint(p, end, out)) return true;
+    truncated = true;
+    p = end;
+    return false;
+  };
+  uint64_t got;
+  if (varintField(field::kKind, got)) {
+    r.kind = static_cast<Kind>(got);
+    has_kind = true;
+  }
+  if (varintField(field::kCounter, got)) {
+    w.has_counter = true;
+    w.counter = got;
+  }
+  if (varintField(field::kTid, got)) {
+    w.has_tid = true;
+    w.tid = static_cast<uint32_t>(got);
+  }
+  if (varintField(field::kEntryDelta, got)) w.entry_delta = wire::unzigzag(got);
+  if (varintField(field::kDuration, got)) w.duration = got;
+  if (varintField(field::kFd, got)) r.fd = static_cast<int32_t>(got);
+  if (varintField(field::kChannel, got)) r.channel = static_cast<uint32_t>(got);
+  if (varintField(field::kOffset, got)) {
+    w.has_offset = true;
+    w.offset = got;
+  }
+  if (varintField(field::kSize, got)) r.size = got;
+  if (varintField(field::kResult, got)) r.result = wire::unzigzag(got);
+  if (varintField(field::kError, got)) r.error = static_cast<uint32_t>(got);
+  if (varintField(field::kFlags, got)) r.flags = static_cast<uint32_t>(got);
+  if (p < end && *p == wire::tag(field::kHash, wire::kFixed32) && end - p >= 5) {
+    r.has_hash = true;
+    r.hash = wire::loadLE32(p + 1);
+    p += 5;
+  }
+  if (truncated) return "truncated varint";
   while (p < end) {
     uint64_t key;
     if (!wire::getVarint(p, end, key)) return "truncated field key";
