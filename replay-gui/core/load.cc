@@ -41,6 +41,8 @@ struct LogJob {
   std::vector<uint32_t> data_sends, data_receives;  // per endpoints[]: see RawRecording
   std::map<uint32_t, std::string> addresses;  // event index (global) -> address
   std::vector<uint32_t> threads;
+  int64_t first_entry = std::numeric_limits<int64_t>::max(),
+          last_entry = std::numeric_limits<int64_t>::min();
   std::string damage;
   bool overflow = false;
 };
@@ -99,6 +101,8 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
     ev.number = 0;
     ev.value = 0;
     ev.entry_ns = r.entry_ns;
+    job.first_entry = std::min(job.first_entry, r.entry_ns);
+    job.last_entry = std::max(job.last_entry, r.entry_ns);
     ev.setDuration(r.return_ns - r.entry_ns);
     const uint64_t frame = r.location.frame_offset >> 0;
     ev.where = (frame == log::Location::kTailFrame ? (log::Location::kTailFrame >> 26) : frame) << 26 |
@@ -415,7 +419,19 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     Process& p = raw.processes[job.process];
     p.threads = again.threads;
     p.damage = again.damage;
+    job.first_entry = again.first_entry;
+    job.last_entry = again.last_entry;
   }
+  __int128 first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+  for (const LogJob& job : usable) {
+    if (job.first_entry > job.last_entry) continue;  // no events
+    const int64_t offset = raw.processes[job.process].realtime_offset;
+    first = std::min(first, __int128{job.first_entry} + offset);
+    last = std::max(last, __int128{job.last_entry} + offset);
+  }
+  if (first <= last && first >= std::numeric_limits<int64_t>::min() &&
+      last <= std::numeric_limits<int64_t>::max())
+    raw.wall_range = {static_cast<int64_t>(first), static_cast<int64_t>(last)};
   return true;
 }
 

@@ -30,6 +30,10 @@ struct RawRecording {
   std::vector<uint32_t> data_sends, data_receives;
   BigArray<Event> events;  // grouped by process, each in counter order
   std::vector<std::pair<uint32_t, uint32_t>> ranges;  // per process: [begin, end) in events
+  // The earliest and the latest call entry of any event, by the wall clock
+  // (entry_ns + its process's realtime_offset); first > second when there
+  // are no events, or when damaged times go beyond 64 bits.
+  std::pair<int64_t, int64_t> wall_range{1, 0};
   std::map<uint32_t, std::string> addresses;  // datagram events: the other side's address
   std::vector<std::string> boots;
   std::vector<std::string> directories;

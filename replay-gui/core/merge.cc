@@ -262,24 +262,41 @@ class Placer {
 // The smallest of a few hundred keys that change one at a time: a winner
 // tree over leaves 0..n-1, each node holding the (key, leaf) that wins below
 // it. Changing a key replays one path, comparing with the siblings: their
-// loads do not wait on each other, and (key, leaf) as one 128-bit number
-// makes each step one comparison and a conditional move, with ties going
-// to the lower leaf (a binary heap pops and pushes, with unpredictable
-// branches, for every event). kNever keeps a leaf out.
+// loads do not wait on each other, and (key, leaf) as one number makes each
+// step one comparison and a conditional move, with ties going to the lower
+// leaf (a binary heap pops and pushes, with unpredictable branches, for
+// every event). kNever keeps a leaf out.
+//
+// Packed is uint64_t when every key fits in the bits above the leaf's,
+// counted from `base` (fits(): a recording's times span days, in ns), and
+// unsigned __int128 for any key.
+template <class Packed>
 class Tournament {
  public:
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
-  explicit Tournament(uint32_t leaves) {
+  static constexpr bool kWide = sizeof(Packed) > sizeof(uint64_t);
+  // Whether keys from `first` to `last` fit, with this many leaves.
+  static bool fits(uint32_t leaves, int64_t first, int64_t last) {
+    if (kWide) return true;
+    if (first > last) return false;
+    const uint64_t span = static_cast<uint64_t>(last) - static_cast<uint64_t>(first);
+    return span < (~uint64_t{0} >> leafBits(leaves)) - 1;
+  }
+  Tournament(uint32_t leaves, int64_t base)
+      : shift_(kWide ? 32 : leafBits(leaves)),
+        base_(kWide ? std::numeric_limits<int64_t>::min() : base),
+        never_(Packed{~uint64_t{0} >> (kWide ? 0 : shift_)} << shift_) {
     while (size_ < leaves) size_ *= 2;
     node_.resize(2 * size_);
-    for (uint32_t k = 0; k < size_; ++k) node_[size_ + k] = pack(kNever, k);
+    for (uint32_t k = 0; k < size_; ++k) node_[size_ + k] = never_ | k;
     for (uint32_t k = size_ - 1; k >= 1; --k) node_[k] = std::min(node_[2 * k], node_[2 * k + 1]);
   }
   // The leaf with the smallest key.
-  uint32_t top() const { return static_cast<uint32_t>(node_[1]); }
-  bool empty() const { return node_[1] >> 32 == pack(kNever, 0) >> 32; }
+  uint32_t top() const { return static_cast<uint32_t>(node_[1] & ((Packed{1} << shift_) - 1)); }
+  bool empty() const { return node_[1] >= never_; }
   void set(uint32_t leaf, int64_t key) {
-    Packed cur = pack(key == kNever ? kNever : std::min(key, kNever - 1), leaf);  // an event's time is never kNever
+    // An event's time is never kNever (and, with 64 bits, within fits()).
+    Packed cur = (key == kNever ? never_ : pack(std::min(key, kNever - 1))) | leaf;
     uint32_t k = size_ + leaf;
     node_[k] = cur;
     for (; k > 1; k /= 2) {
@@ -290,11 +307,18 @@ class Tournament {
   }
 
  private:
-  using Packed = unsigned __int128;
-  // The key's order as an unsigned number, above the leaf.
-  static Packed pack(int64_t key, uint32_t leaf) {
-    return Packed{static_cast<uint64_t>(key) ^ (uint64_t{1} << 63)} << 32 | leaf;
+  static int leafBits(uint32_t leaves) {
+    int bits = 1;
+    while ((uint64_t{1} << bits) < leaves) ++bits;
+    return bits;
   }
+  // The key's order as an unsigned number, above the leaf.
+  Packed pack(int64_t key) const {
+    return Packed{static_cast<uint64_t>(key) - static_cast<uint64_t>(base_)} << shift_;
+  }
+  const int shift_;
+  const int64_t base_;
+  const Packed never_;
   uint32_t size_ = 1;
   std::vector<Packed> node_;  // node_[1] the root, leaves at size_ + leaf
 };
@@ -1141,7 +1165,6 @@ void Merger::linearize() {
   // time wins, ties go to the lower rank.
   std::vector<uint32_t> by_rank(processes);
   for (uint32_t p = 0; p < processes; ++p) by_rank[rank[p]] = p;
-  Tournament ready(processes);
   // parked[q]: processes waiting for q to place the event they name.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> parked(processes);
   std::vector<bool> forced(processes, false);  // released by the cycle breaker
@@ -1177,10 +1200,6 @@ void Merger::linearize() {
     }
     return false;
   };
-  // p's leaf: its next event's time if it can be placed now.
-  auto offer = [&](uint32_t p) { ready.set(rank[p], isReady(p) ? wallOf(next[p], false) : Tournament::kNever); };
-  for (uint32_t p = 0; p < processes; ++p) offer(p);
-
   // Each event's number goes into its slot of the input; a Placer copies
   // the events to their positions behind the ordering. Pages of the edges
   // that a process has moved past are given back at once.
@@ -1198,94 +1217,112 @@ void Merger::linearize() {
   // Positions before `in_output` are in `out`, and their input may be gone.
   uint32_t in_output = 0;
   uint32_t broken = 0;
-  for (uint32_t here = 0; here < total; ++here) {
-    if (ready.empty()) {
-      // A cycle in what the logs say (for instance bytes received before
-      // the call that sent them returned, seen from another thread):
-      // release the waiting head that comes first in time.
-      uint32_t pick = kNone;
-      for (uint32_t p = 0; p < processes; ++p) {
-        const uint32_t i = next[p];
-        if (i >= raw_.ranges[p].second) continue;
-        if (pick == kNone || wallOf(i, false) < wallOf(pick, false)) pick = i;
-      }
-      const uint32_t p = processOf(pick);
-      // Threads: a process's events are in the order its calls returned,
-      // which is not a causal order between its threads (one thread's write
-      // may be answered before another's earlier write returned). A cycle
-      // through a multi-threaded process is that, not a contradiction.
-      if (cycleHasThreads(p)) ++t_.placed_by_time;
-      else ++broken;
-      for (auto& list : parked)
-        list.erase(std::remove_if(list.begin(), list.end(), [&](const auto& w) { return w.second == p; }),
-                   list.end());
-      forced[p] = true;
-      offer(p);
-      forced[p] = false;
-    }
-    const uint32_t p = by_rank[ready.top()];
-    const uint32_t i = next[p];
-    position[i] = here;
-    Event& placed = events[i];
-    uint32_t number = last_number[p];
-    // One edge per (from, why), bytes summed. Within a process, only the
-    // messages (one thread to another, a self-pipe): its own order covers
-    // the rest, and even these are not causal edges for the order (the
-    // reading thread's call may have returned before the writing thread's
-    // did).
-    sources.clear();
-    for (; cursor[p] < edges_.size() && edges_[cursor[p]].to == i; ++cursor[p]) {
-      Edge e = edges_[cursor[p]];
-      const bool own = owner(e.from) == p;
-      if (own && e.why != Edge::Why::Message) continue;
-      const auto same = std::find_if(sources.begin(), sources.end(), [&](const auto& s) {
-        return s.first == e.from && edges_out[s.second].why == e.why;
-      });
-      if (same != sources.end()) {
-        edges_out[same->second].bytes += e.bytes;
-        continue;
-      }
-      sources.emplace_back(static_cast<uint32_t>(e.from), edges_out.size());
-      e.to = here;
-      if (position[e.from] != kNone) {
-        if (!own) {
-          const uint32_t at = position[e.from];
-          number = std::max(number, at < in_output ? out[at].number : events[e.from].number);
+  auto order = [&](auto& ready) {
+    // p's leaf: its next event's time if it can be placed now.
+    auto offer = [&](uint32_t p) {
+      ready.set(rank[p], isReady(p) ? wallOf(next[p], false) : ready.kNever);
+    };
+    for (uint32_t p = 0; p < processes; ++p) offer(p);
+    for (uint32_t here = 0; here < total; ++here) {
+      if (ready.empty()) {
+        // A cycle in what the logs say (for instance bytes received before
+        // the call that sent them returned, seen from another thread):
+        // release the waiting head that comes first in time.
+        uint32_t pick = kNone;
+        for (uint32_t p = 0; p < processes; ++p) {
+          const uint32_t i = next[p];
+          if (i >= raw_.ranges[p].second) continue;
+          if (pick == kNone || wallOf(i, false) < wallOf(pick, false)) pick = i;
         }
-        e.from = position[e.from];
-      } else {
-        late.push_back(static_cast<uint32_t>(edges_out.size()));  // its source comes later
+        const uint32_t p = processOf(pick);
+        // Threads: a process's events are in the order its calls returned,
+        // which is not a causal order between its threads (one thread's write
+        // may be answered before another's earlier write returned). A cycle
+        // through a multi-threaded process is that, not a contradiction.
+        if (cycleHasThreads(p))
+          ++t_.placed_by_time;
+        else
+          ++broken;
+        for (auto& list : parked)
+          list.erase(std::remove_if(list.begin(), list.end(),
+                                    [&](const auto& w) { return w.second == p; }),
+                     list.end());
+        forced[p] = true;
+        offer(p);
+        forced[p] = false;
       }
-      edges_out.push_back(e);
-    }
-    placed.number = last_number[p] = number + 1;
-    if (placed.eventKind() == Kind::Exit || placed.eventKind() == Kind::Wait) exits_and_waits_.push_back(here);
-    ++next[p];
-    // The process's events are read in order, but 100s of processes make
-    // too many streams for the hardware prefetcher.
-    __builtin_prefetch(&events[std::min(next[p] + 4, n - 1)]);
-    __builtin_prefetch(&position[std::min(next[p] + 16, n - 1)], 1);
-    __builtin_prefetch(&edges_[std::min<size_t>(cursor[p] + 8, edges_.size() - 1)]);
-    if (++placed_count[p] % 1024 == 0) edges_done[p].release(edges_.data() + cursor[p]);
-    if (here % 16384 == 0) edge_pages.at(edges_out.data() + edges_out.size());
-    if ((here + 1) % placer.window() == 0 || here + 1 == total) {
-      placer.ordered(next);
-      in_output = placer.placed();
-      placer.readBefore(in_output);
-    }
-    // Wake those that waited for this event.
-    auto& waiting = parked[p];
-    for (size_t k = 0; k < waiting.size();) {
-      if (waiting[k].first <= i) {
-        const uint32_t q = waiting[k].second;
-        waiting[k] = waiting.back();
-        waiting.pop_back();
-        offer(q);
-      } else {
-        ++k;
+      const uint32_t p = by_rank[ready.top()];
+      const uint32_t i = next[p];
+      position[i] = here;
+      Event& placed = events[i];
+      uint32_t number = last_number[p];
+      // One edge per (from, why), bytes summed. Within a process, only the
+      // messages (one thread to another, a self-pipe): its own order covers
+      // the rest, and even these are not causal edges for the order (the
+      // reading thread's call may have returned before the writing thread's
+      // did).
+      sources.clear();
+      for (; cursor[p] < edges_.size() && edges_[cursor[p]].to == i; ++cursor[p]) {
+        Edge e = edges_[cursor[p]];
+        const bool own = owner(e.from) == p;
+        if (own && e.why != Edge::Why::Message) continue;
+        const auto same = std::find_if(sources.begin(), sources.end(), [&](const auto& s) {
+          return s.first == e.from && edges_out[s.second].why == e.why;
+        });
+        if (same != sources.end()) {
+          edges_out[same->second].bytes += e.bytes;
+          continue;
+        }
+        sources.emplace_back(static_cast<uint32_t>(e.from), edges_out.size());
+        e.to = here;
+        if (position[e.from] != kNone) {
+          if (!own) {
+            const uint32_t at = position[e.from];
+            number = std::max(number, at < in_output ? out[at].number : events[e.from].number);
+          }
+          e.from = position[e.from];
+        } else {
+          late.push_back(static_cast<uint32_t>(edges_out.size()));  // its source comes later
+        }
+        edges_out.push_back(e);
       }
+      placed.number = last_number[p] = number + 1;
+      if (placed.eventKind() == Kind::Exit || placed.eventKind() == Kind::Wait)
+        exits_and_waits_.push_back(here);
+      ++next[p];
+      // The process's events are read in order, but 100s of processes make
+      // too many streams for the hardware prefetcher.
+      __builtin_prefetch(&events[std::min(next[p] + 4, n - 1)]);
+      __builtin_prefetch(&position[std::min(next[p] + 16, n - 1)], 1);
+      __builtin_prefetch(&edges_[std::min<size_t>(cursor[p] + 8, edges_.size() - 1)]);
+      if (++placed_count[p] % 1024 == 0) edges_done[p].release(edges_.data() + cursor[p]);
+      if (here % 16384 == 0) edge_pages.at(edges_out.data() + edges_out.size());
+      if ((here + 1) % placer.window() == 0 || here + 1 == total) {
+        placer.ordered(next);
+        in_output = placer.placed();
+        placer.readBefore(in_output);
+      }
+      // Wake those that waited for this event.
+      auto& waiting = parked[p];
+      for (size_t k = 0; k < waiting.size();) {
+        if (waiting[k].first <= i) {
+          const uint32_t q = waiting[k].second;
+          waiting[k] = waiting.back();
+          waiting.pop_back();
+          offer(q);
+        } else {
+          ++k;
+        }
+      }
+      offer(p);
     }
-    offer(p);
+  };
+  if (Tournament<uint64_t>::fits(processes, raw_.wall_range.first, raw_.wall_range.second)) {
+    Tournament<uint64_t> ready(processes, raw_.wall_range.first);
+    order(ready);
+  } else {
+    Tournament<unsigned __int128> ready(processes, 0);
+    order(ready);
   }
   placer.join();
   for (uint32_t k : late) edges_out[k].from = position[edges_out[k].from];

@@ -174,6 +174,31 @@ TEST(Merge, MessageReceivedLongAfterItWasSent) {
   EXPECT_EQ(t->events[at(*t, 10, 300006)].number, 300006u);
 }
 
+// The linearization compares times as one 64-bit number with the process
+// when the recording's times allow, and as a wider one when they do not:
+// calls 146 years apart are still placed by time.
+TEST(Merge, TimesFarApartStillOrderByTime) {
+  // 2^62 ns after the rest: with four processes, two bits for the process
+  // leave 62 for the time, and a far time taken modulo 2^62 would come first.
+  constexpr int64_t kFar = int64_t{1} << 62;
+  for (const int64_t late : {int64_t{1000}, kFar}) {
+    FakeRecording rec;
+    FakeProcess& a = rec.process("a", 10);
+    FakeProcess& b = rec.process("b", 20);
+    FakeProcess& c = rec.process("c", 30);
+    FakeProcess& d = rec.process("d", 40);
+    a.user("a1", 10).user("a2", late + 30);
+    b.user("b1", 20).user("b2", late + 10);
+    c.user("c1", late + 6);
+    d.user("d1", 5).user("d2", late + 40);
+    auto t = rec.load();
+    ASSERT_TRUE(t->problems.empty()) << t->problems[0].message;
+    std::vector<std::string> order;
+    for (const auto& ev : t->events) order.push_back(t->processes[ev.process].name + std::to_string(ev.counter));
+    EXPECT_EQ(order, (std::vector<std::string>{"d1", "a1", "b1", "c1", "b2", "a2", "d2"})) << "late " << late;
+  }
+}
+
 TEST(Merge, StreamsSplitAndJoinedAcrossReads) {
   FakeRecording rec;
   FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 7, true);
