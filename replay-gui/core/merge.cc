@@ -1167,7 +1167,7 @@ void Merger::linearize() {
   for (uint32_t p = 0; p < processes; ++p) by_rank[rank[p]] = p;
   // parked[q]: processes waiting for q to place the event they name.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> parked(processes);
-  std::vector<bool> forced(processes, false);  // released by the cycle breaker
+  std::vector<uint8_t> forced(processes, 0);  // released by the cycle breaker
   // Whether process p's next event can be placed now; if not, p waits.
   auto isReady = [&](uint32_t p) {
     const uint32_t i = next[p];
@@ -1216,6 +1216,7 @@ void Merger::linearize() {
   Placer placer(events, out.data(), position.data(), raw_.ranges, total);
   // Positions before `in_output` are in `out`, and their input may be gone.
   uint32_t in_output = 0;
+  uint32_t window_end = std::min(total, placer.window());  // where the Placer's next window ends
   uint32_t broken = 0;
   auto order = [&](auto& ready) {
     // p's leaf: its next event's time if it can be placed now.
@@ -1247,9 +1248,9 @@ void Merger::linearize() {
           list.erase(std::remove_if(list.begin(), list.end(),
                                     [&](const auto& w) { return w.second == p; }),
                      list.end());
-        forced[p] = true;
+        forced[p] = 1;
         offer(p);
-        forced[p] = false;
+        forced[p] = 0;
       }
       const uint32_t p = by_rank[ready.top()];
       const uint32_t i = next[p];
@@ -1297,7 +1298,8 @@ void Merger::linearize() {
       __builtin_prefetch(&edges_[std::min<size_t>(cursor[p] + 8, edges_.size() - 1)]);
       if (++placed_count[p] % 1024 == 0) edges_done[p].release(edges_.data() + cursor[p]);
       if (here % 16384 == 0) edge_pages.at(edges_out.data() + edges_out.size());
-      if ((here + 1) % placer.window() == 0 || here + 1 == total) {
+      if (here + 1 == window_end) {
+        window_end = std::min(total, window_end + placer.window());
         placer.ordered(next);
         in_output = placer.placed();
         placer.readBefore(in_output);
