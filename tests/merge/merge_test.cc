@@ -316,6 +316,30 @@ TEST(Merge, NoDeadlockWhenTheWriterCouldStillSend) {
   EXPECT_NE(never->text.find("blocked in read on pipe"), std::string::npos) << never->text;
 }
 
+// A message read in pieces is received once all its pieces are; one read
+// in part counts the bytes nobody read.
+TEST(Merge, MessagesReceivedInPartCountTheBytesLeft) {
+  FakeRecording rec;
+  rec.process("talker", 1)
+      .pipeEnd(1, 402, true)
+      .send(1, "0123456789", 10, 11)
+      .send(1, "abcdef", 12, 13)
+      .exit(0, 14);
+  rec.process("reader", 2)
+      .pipeEnd(1, 402, false)
+      .receive(1, "0123", 20, 21)
+      .receive(1, "456789ab", 22, 23)
+      .exit(0, 30);
+  auto t = rec.load();
+  const Finding* f = findingOf(*t, Finding::Kind::NeverReceived);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->bytes, 4u);
+  ASSERT_EQ(f->events.size(), 1u);
+  EXPECT_EQ(f->events[0], at(*t, 1, 2));
+  EXPECT_NE(f->text.find("1 message (4 bytes) sent by talker[1] on pipe 1 never received"), std::string::npos)
+      << f->text;
+}
+
 TEST(Merge, MessageNeverReceived) {
   FakeRecording rec;
   rec.process("talker", 1).pipeEnd(1, 401, true).send(1, "hello?", 10, 11).send(1, "anyone?", 12, 13).exit(0, 14);
