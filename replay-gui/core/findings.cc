@@ -1,7 +1,6 @@
 #include "findings.h"
 
 #include <algorithm>
-#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <exception>
@@ -9,7 +8,6 @@
 #include <map>
 #include <set>
 #include <thread>
-#include <unordered_map>
 
 #include "trace.h"
 
@@ -54,17 +52,12 @@ std::string blockedCallName(unsigned kind) {
 void findProblems(Trace& t) {
   auto& out = t.findings;
 
-  // Bytes of each send that some receive consumed. Most sends are received
-  // whole, by one receive: a byte says so; the few received in pieces are
-  // summed in a map until they are whole (an array of sums would be the
-  // merge's peak of memory). Then one pass over the events for what the
-  // findings below need: sends never received (by channel and sending
-  // process), receives with no recorded sender (by channel), ends closed.
-  // Each of the two passes is shared by two threads, each with its own half
-  // and its own tables, put together after.
-  std::vector<uint8_t> whole(t.events.size(), 0);
+  // One pass over the events for what the findings below need: sends never
+  // received whole (by channel and sending process; the matching marked
+  // those received whole), receives with no recorded sender (by channel),
+  // ends closed. Two threads share it, each with its own half and its own
+  // tables, put together after.
   struct Half {
-    std::unordered_map<uint32_t, uint64_t> pieces;
     std::map<std::pair<uint32_t, uint32_t>, Finding> lost;
     std::map<uint32_t, Finding> orphan;
     std::vector<uint8_t> closed;
@@ -85,34 +78,11 @@ void findProblems(Trace& t) {
     for (const Half& h : halves)
       if (h.failed) std::rethrow_exception(h.failed);
   };
-  onBothHalves([&](int h) {
-    const size_t from = h == 0 ? 0 : t.edges.size() / 2, to = h == 0 ? t.edges.size() / 2 : t.edges.size();
-    auto& pieces = halves[h].pieces;
-    for (size_t k = from; k < to; ++k) {
-      const Edge& e = t.edges[k];
-      if (e.why != Edge::Why::Message || (t.events[e.to].flags & kEventPeek)) continue;
-      const uint32_t sent = t.events[e.from].value;
-      if (e.bytes >= sent) {
-        std::atomic_ref<uint8_t>(whole[e.from]).store(1, std::memory_order_relaxed);
-        continue;
-      }
-      pieces[e.from] += e.bytes;  // whole or not: decided when both halves are in
-    }
-  });
-  std::unordered_map<uint32_t, uint64_t> pieces = std::move(halves[0].pieces);
-  for (const auto& [send, bytes] : halves[1].pieces) pieces[send] += bytes;
-  for (auto it = pieces.begin(); it != pieces.end();) {
-    if (it->second >= t.events[it->first].value) {
-      whole[it->first] = 1;
-      it = pieces.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  // Bytes of a send some receive consumed, when not all.
   auto consumed = [&](uint32_t send) -> uint64_t {
-    if (whole[send]) return t.events[send].value;
-    auto it = pieces.find(send);
-    return it == pieces.end() ? 0 : it->second;
+    auto it = std::lower_bound(t.received_in_part.begin(), t.received_in_part.end(),
+                               std::pair<uint32_t, uint64_t>{send, 0});
+    return it != t.received_in_part.end() && it->first == send ? it->second : 0;
   };
   onBothHalves([&](int h) {
     const uint32_t n = static_cast<uint32_t>(t.events.size());
@@ -134,7 +104,7 @@ void findProblems(Trace& t) {
       if (log::categoryOf(ev.eventKind()) != log::Category::Send ||
           (ev.flags & (kEventFailed | kEventExternal)))
         continue;
-      if (ev.value == 0 || whole[i]) continue;
+      if (ev.value == 0 || (ev.flags & kEventReceivedWhole)) continue;
       Finding& f = mine.lost[{t.endpoints[ev.endpoint].channel, ev.process}];
       f.kind = Finding::Kind::NeverReceived;
       f.events.push_back(i);

@@ -643,6 +643,7 @@ void Merger::matchStreams() {
     Sums sums;
     BigArray<Edge> edges;
     std::vector<uint32_t> notable;  // for otherEdges()
+    std::vector<std::pair<uint32_t, uint64_t>> received_in_part;
     std::exception_ptr failed;
   };
   Worker workers[2];
@@ -742,6 +743,12 @@ void Merger::matchStreams() {
     }
     if (c.external && start.back() > consumed)
       for (const Item& it : out) raw_.events[it.index].flags |= kEventExternal;
+    // The receives (not the peeks) took the stream's first `consumed` bytes:
+    // the sends within them were received whole, the one they end in, in part.
+    for (size_t j = 0; j < out.size() && start[j] < consumed; ++j) {
+      if (start[j + 1] <= consumed) raw_.events[out[j].index].flags |= kEventReceivedWhole;
+      else w.received_in_part.emplace_back(out[j].index, consumed - start[j]);
+    }
   };
   std::atomic<size_t> next_stream{0};
   std::atomic<int> filled{0};
@@ -783,6 +790,7 @@ void Merger::matchStreams() {
     t_.bytes_ambiguous += w.sums.ambiguous;
     stream_edges_.push_back(std::move(w.edges));
     notable_.insert(notable_.end(), w.notable.begin(), w.notable.end());  // the halves in order
+    t_.received_in_part.insert(t_.received_in_part.end(), w.received_in_part.begin(), w.received_in_part.end());
   }
 }
 
@@ -991,7 +999,10 @@ void Merger::matchDatagrams() {
         if (used[s] || raw_.events[s].value != rev.value) continue;
         if (wallOf(s, false) > wallOf(r, true)) break;
         edges_.push_back(makeEdge(s, Edge::Why::Message, r, rev.value));
-        if (!(rev.flags & kEventPeek)) used[s] = 1;
+        if (!(rev.flags & kEventPeek)) {
+          used[s] = 1;
+          raw_.events[s].flags |= kEventReceivedWhole;  // same length
+        }
         t_.bytes_matched += rev.value;
         found = true;
         while (head < q.size() && used[q[head]]) ++head;
@@ -1343,6 +1354,9 @@ void Merger::linearize() {
 
 // Where each process starts and ends, and how it ended.
 void Merger::endings() {
+  // Sends received in part: by position now.
+  for (auto& [send, bytes] : t_.received_in_part) send = t_.process_event_positions[send];
+  std::sort(t_.received_in_part.begin(), t_.received_in_part.end());
   auto& procs = t_.processes;
   t_.process_events.assign(procs.size(), {});
   for (auto& p : procs) {

@@ -154,6 +154,7 @@ inline constexpr uint8_t kEventEof = 4;          // a receive that returned 0
 inline constexpr uint8_t kEventUnmatched = 8;    // received bytes with no recorded sender
 inline constexpr uint8_t kEventPeek = 16;
 inline constexpr uint8_t kEventExternal = 32;    // to or from outside the recording
+inline constexpr uint8_t kEventReceivedWhole = 128;  // a send whose bytes were all received (peeks aside)
 
 // An edge into an event from another process: the send whose bytes a
 // receive got, the event that created a process, a kill delivered as a
@@ -248,6 +249,9 @@ class Trace {
   // Events of multi-threaded processes placed by time where their threads'
   // order and the messages disagree (see linearize()).
   uint64_t placed_by_time = 0;
+  // Sends received in part, by position: the bytes received. Others were
+  // received whole (kEventReceivedWhole) or not at all.
+  std::vector<std::pair<uint32_t, uint64_t>> received_in_part;
 
   // Incoming edges of an event (from other processes).
   std::pair<const Edge*, const Edge*> incoming(uint32_t position) const;

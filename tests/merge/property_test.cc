@@ -145,6 +145,26 @@ void expectExactAndConsistent(uint64_t seed, std::mt19937_64& rng, int processes
     edges += want.size();
   }
 
+  // The matching marked the sends received whole and noted those received
+  // in part: what the receives' edges say (peeks aside).
+  std::map<uint32_t, uint64_t> received;
+  for (const Edge& e : t->edges)
+    if (e.why == Edge::Why::Message && !(t->events[e.to].flags & replay::kEventPeek)) received[e.from] += e.bytes;
+  for (uint32_t i = 0; i < t->events.size(); ++i) {
+    const auto& ev = t->events[i];
+    if (log::categoryOf(ev.eventKind()) != log::Category::Send || ev.value == 0) continue;
+    const uint64_t got = received.count(i) ? received[i] : 0;
+    ASSERT_EQ((ev.flags & replay::kEventReceivedWhole) != 0, got >= ev.value) << "send " << i;
+    const auto part = std::find_if(t->received_in_part.begin(), t->received_in_part.end(),
+                                   [&](const auto& s) { return s.first == i; });
+    if (got > 0 && got < ev.value) {
+      ASSERT_NE(part, t->received_in_part.end()) << "send " << i;
+      ASSERT_EQ(part->second, got) << "send " << i;
+    } else {
+      ASSERT_EQ(part, t->received_in_part.end()) << "send " << i;
+    }
+  }
+
   // Each event is where the process's list says, whole.
   for (uint32_t p = 0; p < t->processes.size(); ++p) {
     const auto& list = t->process_events[p];
