@@ -1125,9 +1125,12 @@ void Merger::linearize() {
   // By target; for one target, in the order the matcher found the pieces
   // (stream order: what Trace::payload() puts together).
   // A counting sort: stable, and linear in events + edges.
+  // The sort's table of where each target's edges go becomes, once done
+  // with, the position of each event: its pages are faulted in once.
+  BigArray<uint32_t> position(n + 1);
+  faultIn(position.data(), position.size() * sizeof(uint32_t));  // all written now: one call, not a fault per page
   {
-    BigArray<uint32_t> first(n + 1);
-    faultIn(first.data(), first.size() * sizeof(uint32_t));  // all written now: one call, not a fault per page
+    BigArray<uint32_t>& first = position;
     std::fill(first.begin(), first.end(), 0);
     stream_edges_.push_back(std::move(edges_));
     size_t count = 0;
@@ -1157,8 +1160,7 @@ void Merger::linearize() {
                                                        [](const Edge& e, uint32_t v) { return e.to < v; }) -
                                       edges_.begin());
   }
-  BigArray<uint32_t> position(n);
-  faultIn(position.data(), n * sizeof(uint32_t));
+  position.resize(n);
   std::fill(position.begin(), position.end(), kNone);
   // Ties in time go by log id, through each process's rank in that order
   // (a process has one head at a time, so the rank decides between heads).
@@ -1265,6 +1267,7 @@ void Merger::linearize() {
       }
       const uint32_t p = by_rank[ready.top()];
       const uint32_t i = next[p];
+      const auto range = raw_.ranges[p];
       position[i] = here;
       Event& placed = events[i];
       uint32_t number = last_number[p];
@@ -1276,7 +1279,7 @@ void Merger::linearize() {
       sources.clear();
       for (; cursor[p] < edges_.size() && edges_[cursor[p]].to == i; ++cursor[p]) {
         Edge e = edges_[cursor[p]];
-        const bool own = owner(e.from) == p;
+        const bool own = e.from >= range.first && e.from < range.second;  // owner(e.from) == p
         if (own && e.why != Edge::Why::Message) continue;
         const auto same = std::find_if(sources.begin(), sources.end(), [&](const auto& s) {
           return s.first == e.from && edges_out[s.second].why == e.why;
