@@ -4,7 +4,9 @@
 #   (default: 100 10000000, then 1000 1000000)
 # zstd -d and load + merge run in turn, ROUNDS times (default 5), and the
 # ratio is that of their medians: both see the same moments of a shared,
-# noisy machine.
+# noisy machine. For 100 processes x 10 M events it checks the targets
+# (time <= 3 x zstd -d, <= 64 bytes per event, display state near the end
+# <= 2 x near the start) and exits 1 when one is missed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$root/build/tests/benchmarks/merge_benchmark
@@ -33,6 +35,22 @@ while [ ${#configs[@]} -ge 2 ]; do
   done
   z=$(echo "${zstd_ms[@]}" | median) m=$(echo "${merge_ms[@]}" | median)
   awk -v z="$z" -v m="$m" 'BEGIN { printf "medians: zstd -d %d ms, load + merge %d ms; load + merge / zstd -d: %.2f\n", z, m, m / z }'
-  "$bench" run "$dir"
+  out=$("$bench" run "$dir")
+  echo "$out"
   rm -rf "$dir"
+  # The targets, for the recording they are set for.
+  if [ "$p" = 100 ] && [ "$e" = 10000000 ]; then
+    per_event=$(echo "$out" | sed -n 's/^peak memory of load + merge: .*, \([0-9.]*\) bytes per event/\1/p')
+    display=$(echo "$out" | sed -n 's/^display state near the start: .* ratio \([0-9.]*\)/\1/p')
+    verdict=$(awk -v z="$z" -v m="$m" -v b="$per_event" -v d="$display" 'BEGIN {
+      ok = 1
+      if (b == "" || d == "" || z == 0) { print "MISSED: the benchmark printed no figure to check"; exit }
+      if (m / z > 3) { printf "MISSED: load + merge is %.2f times zstd -d (target 3)\n", m / z; ok = 0 }
+      if (b > 64) { printf "MISSED: %s bytes per event (target 64)\n", b; ok = 0 }
+      if (d > 2) { printf "MISSED: display state near the end costs %s times near the start (target 2)\n", d; ok = 0 }
+      if (ok) print "targets met: time <= 3 x zstd -d, memory <= 64 bytes per event, display ratio <= 2" }')
+    echo "$verdict"
+    case $verdict in MISSED*) failed=1 ;; esac
+  fi
 done
+exit "${failed:-0}"
