@@ -92,6 +92,19 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
       continue;
     }
     if (!r.counter) continue;  // other annotations
+    // A log holds what its process did from its first event on, counted one
+    // by one (radar's writer stops at the first event it loses). A gap is
+    // damage: the log is read up to it.
+    if (r.counter != job.count + 1) {
+      const bool tail = r.location.frame_offset == log::Location::kTailFrame;
+      job.damage = log::LogError{job.path, tail ? log::kControlSize + r.location.offset : r.location.frame_offset,
+                                 "event counter " + std::to_string(r.counter) + " after " +
+                                     std::to_string(job.count) + (tail ? " (in the tail)" : " (in the frame at this offset)") +
+                                     ": events " + std::to_string(job.count + 1) + " to " +
+                                     std::to_string(r.counter - 1) + " are missing"}
+                       .toString();
+      break;
+    }
     if (job.count == job.capacity) {
       job.overflow = true;
       break;
@@ -419,6 +432,11 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     Process& p = raw.processes[job.process];
     p.threads = again.threads;
     p.damage = again.damage;
+    // The second reading's damage, if any, replaces the first's.
+    raw.problems.erase(std::remove_if(raw.problems.begin(), raw.problems.end(),
+                                      [&](const LoadProblem& problem) { return problem.path == job.path; }),
+                       raw.problems.end());
+    if (!again.damage.empty()) raw.problems.push_back({job.path, again.damage});
     job.first_entry = again.first_entry;
     job.last_entry = again.last_entry;
   }

@@ -9,11 +9,16 @@
 #include <cstddef>
 #include <fstream>
 
+#include <zstd.h>
+
 #include "display.h"
 #include "format.h"
 #include "fake_recording.h"
 #include "merge.h"
 #include "narrative.h"
+#include "radar/proto/radarlog.pb.h"
+#include "wire.h"
+#include "writer.h"
 
 namespace radar::testing {
 namespace {
@@ -534,6 +539,66 @@ TEST(Merge, DamagedAndMissingLogs) {
   EXPECT_NE(error.find("no readable log"), std::string::npos) << error;
   EXPECT_FALSE(replay::loadTrace({rec.dir() + "/missing"}, {}, &error));
   EXPECT_NE(error.find("no such file"), std::string::npos) << error;
+}
+
+// radar's writer counts a process's events one by one and stops at the
+// first it loses, so a log whose counters skip is damaged: it is read up to
+// the gap, and the damage says which events are missing, in which file.
+TEST(Merge, LogWhoseCountersSkipIsReadUpToTheGap) {
+  FakeRecording rec;
+  rec.process("steady", 1).user("one", 10).user("two", 20).exit(0, 30);
+  rec.write();
+  const std::string path = rec.dir() + "/2-0-skipper.rlog";
+  {
+    static const uint8_t id[16] = {9};
+    const char* argv[] = {"skipper", nullptr};
+    log::HeaderFields h;
+    h.recording_id = id;
+    h.log_id = 77;
+    h.host_name = "test";
+    h.boot_id = "boot";
+    h.pid = 2;
+    h.ppid = 1;
+    h.executable = "/bin/skipper";
+    h.argv = argv;
+    log::LogWriter w;
+    ASSERT_EQ(w.open(path.c_str(), h), 0);
+    w.close();  // the header only
+  }
+  // Records as another writer could put them: counters 1, 2, then 7.
+  std::string content;
+  for (const uint64_t counter : {1, 2, 7}) {
+    proto::Event e;
+    e.set_kind(proto::USER);
+    e.set_counter(counter);
+    e.set_tid(2);
+    e.set_entry_delta_ns(100);
+    const std::string body = e.SerializeAsString();
+    uint8_t len[10];
+    content.append(reinterpret_cast<char*>(len), wire::putVarint(len, body.size()) - len);
+    content += body;
+  }
+  std::string frame(ZSTD_compressBound(content.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), content.data(), content.size(), 1));
+  const auto frame_offset = static_cast<uint64_t>(std::ifstream(path, std::ios::binary | std::ios::ate).tellg());
+  std::ofstream(path, std::ios::binary | std::ios::app) << frame;
+
+  std::string error;
+  auto t = replay::loadTrace({rec.dir()}, {}, &error);
+  ASSERT_TRUE(t) << error;
+  uint32_t skipper = kNone;
+  for (const auto& p : t->processes)
+    if (p.pid == 2) skipper = p.index;
+  ASSERT_NE(skipper, kNone);
+  EXPECT_EQ(t->process_events[skipper].size(), 2u);
+  bool reported = false;
+  for (const auto& p : t->problems)
+    reported |= p.path == path && p.message.find("offset " + std::to_string(frame_offset) +
+                                                 ": event counter 7 after 2 (in the frame at this offset): "
+                                                 "events 3 to 6 are missing") != std::string::npos;
+  EXPECT_TRUE(reported);
+  EXPECT_TRUE(findingOf(*t, Finding::Kind::Damaged));
+  expectConsistent(*t);
 }
 
 // A writer killed between storing a record and counting it leaves a log
