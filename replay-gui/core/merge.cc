@@ -208,8 +208,8 @@ class Placer {
     if (thread_.joinable()) thread_.join();
   }
   uint32_t window() const { return window_; }
-  // Every position before `end` (the end of the next window) is decided;
-  // next[p] is process p's first event not placed yet.
+  // The positions of the next window are decided; next[p] is process p's
+  // first event not placed yet.
   void ordered(const std::vector<uint32_t>& next) {
     const uint32_t w = published_.load(std::memory_order_relaxed);
     std::copy(next.begin(), next.end(), next_.begin() + (size_t{w} + 1) * processes_);

@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "radar/proto/radarlog.pb.h"
+#include "wire.h"
 
 namespace radar::log::testing {
 
@@ -282,6 +284,23 @@ std::string readFile(const std::string& path) {
 void writeFile(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+void writeForeignLog(const std::string& path, int32_t pid, const std::vector<std::string>& bodies) {
+  {
+    LogWriter w;
+    if (w.open(path.c_str(), testHeader(pid)) != 0) std::abort();
+    w.close();  // the header is now in the first frame
+  }
+  std::string content;
+  for (const std::string& body : bodies) {
+    uint8_t len[10];
+    content.append(reinterpret_cast<char*>(len), wire::putVarint(len, body.size()) - len);
+    content += body;
+  }
+  std::string frame(ZSTD_compressBound(content.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), content.data(), content.size(), 3));
+  writeFile(path, readFile(path) + frame);
 }
 
 }  // namespace radar::log::testing

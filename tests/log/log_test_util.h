@@ -84,6 +84,10 @@ std::vector<Record> readAll(const std::string& path, std::string* error = nullpt
 std::string compare(const OwnedEvent& expected, const Record& actual, uint64_t counter,
                     const std::string& payload);
 
+// A log as another writer could make it: radar's header for `pid`, then one
+// zstd frame of these record bodies, each behind its varint length.
+void writeForeignLog(const std::string& path, int32_t pid, const std::vector<std::string>& bodies);
+
 std::string makeTempDir();
 std::string readFile(const std::string& path);
 void writeFile(const std::string& path, const std::string& bytes);

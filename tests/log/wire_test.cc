@@ -1,6 +1,5 @@
 // The hand-written encoder and decoder against libprotobuf, both ways.
 #include <gtest/gtest.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <random>
@@ -164,12 +163,7 @@ TEST(Wire, HeaderEncoderIsReadByLibprotobuf) {
 TEST(Wire, ReaderAcceptsRecordsWrittenByLibprotobuf) {
   const std::string dir = testing::makeTempDir();
   const std::string path = dir + "/other.rlog";
-  {
-    LogWriter w;
-    ASSERT_EQ(w.open(path.c_str(), testing::testHeader(500)), 0);
-    w.close();  // the header is now in the first frame
-  }
-  std::string content;
+  std::vector<std::string> bodies;
   for (int i = 1; i <= 50; ++i) {
     proto::Event e;
     e.set_kind(i % 2 ? proto::WRITE : proto::READ);
@@ -183,15 +177,9 @@ TEST(Wire, ReaderAcceptsRecordsWrittenByLibprotobuf) {
     e.set_result(10);
     e.set_payload(std::string(10, static_cast<char>('A' + i % 26)));
     e.add_strings("s");
-    std::string body = e.SerializeAsString();
-    uint8_t len[10];
-    content.append(reinterpret_cast<char*>(len), wire::putVarint(len, body.size()) - len);
-    content += body;
+    bodies.push_back(e.SerializeAsString());
   }
-  std::string frame(ZSTD_compressBound(content.size()), '\0');
-  frame.resize(ZSTD_compress(frame.data(), frame.size(), content.data(), content.size(), 3));
-  std::string file = testing::readFile(path) + frame;
-  testing::writeFile(path, file);
+  testing::writeForeignLog(path, 500, bodies);
 
   std::string error;
   std::vector<std::string> payloads;
@@ -219,13 +207,8 @@ TEST(Wire, ReaderAcceptsRecordsWrittenByLibprotobuf) {
 TEST(Wire, ReaderTakesFieldsInAnyOrder) {
   const std::string dir = testing::makeTempDir();
   const std::string path = dir + "/shuffled.rlog";
-  {
-    LogWriter w;
-    ASSERT_EQ(w.open(path.c_str(), testing::testHeader(500)), 0);
-    w.close();
-  }
   std::mt19937_64 rng(3);
-  std::string content;
+  std::vector<std::string> bodies;
   const int count = 90;
   for (int i = 1; i <= count; ++i) {
     std::vector<proto::Event> fields(14);
@@ -253,13 +236,9 @@ TEST(Wire, ReaderTakesFieldsInAnyOrder) {
       body += early.SerializeAsString();
     }
     for (const proto::Event& f : fields) body += f.SerializeAsString();
-    uint8_t len[10];
-    content.append(reinterpret_cast<char*>(len), wire::putVarint(len, body.size()) - len);
-    content += body;
+    bodies.push_back(body);
   }
-  std::string frame(ZSTD_compressBound(content.size()), '\0');
-  frame.resize(ZSTD_compress(frame.data(), frame.size(), content.data(), content.size(), 3));
-  testing::writeFile(path, testing::readFile(path) + frame);
+  testing::writeForeignLog(path, 500, bodies);
 
   std::string error;
   std::vector<std::string> payloads;
@@ -294,17 +273,9 @@ TEST(Wire, ReaderTakesFieldsInAnyOrder) {
 TEST(Wire, RecordCutInsideItsFirstFieldsIsAnError) {
   const std::string dir = testing::makeTempDir();
   const std::string path = dir + "/cut.rlog";
-  {
-    LogWriter w;
-    ASSERT_EQ(w.open(path.c_str(), testing::testHeader(500)), 0);
-    w.close();
-  }
   // kind = WRITE, counter = 1, then an entry delta whose varint never ends.
   const std::string body = std::string("\x08", 1) + static_cast<char>(proto::WRITE) + "\x10\x01\x20\xff\xff";
-  std::string content = std::string(1, static_cast<char>(body.size())) + body;
-  std::string frame(ZSTD_compressBound(content.size()), '\0');
-  frame.resize(ZSTD_compress(frame.data(), frame.size(), content.data(), content.size(), 3));
-  testing::writeFile(path, testing::readFile(path) + frame);
+  testing::writeForeignLog(path, 500, {body});
   std::string error;
   auto records = testing::readAll(path, &error);
   EXPECT_TRUE(records.empty());
