@@ -988,7 +988,11 @@ void Merger::matchDatagrams() {
   std::vector<uint8_t> used(raw_.events.size(), 0);  // a datagram is received once
   for (uint32_t ep = 0; ep < eps.size(); ++ep) {
     auto& q = queue[ep];
-    std::stable_sort(q.begin(), q.end(), [&](uint32_t a, uint32_t b) { return wallOf(a, true) < wallOf(b, true); });
+    // By the time each send began: a datagram cannot be received before its
+    // send began, which is what stops the search below. (A send's return
+    // can come long after the receive: a signal handler run on its way out
+    // of the kernel, or a preemption, is part of the call's time.)
+    std::stable_sort(q.begin(), q.end(), [&](uint32_t a, uint32_t b) { return wallOf(a, false) < wallOf(b, false); });
     size_t head = 0;
     for (uint32_t r : receives[ep]) {
       Event& rev = raw_.events[r];

@@ -684,6 +684,31 @@ TEST(Merge, DatagramsOfASocketPair) {
   EXPECT_EQ(lost->bytes, 5u);
 }
 
+// A send interrupted on its way out of the kernel by a signal handler (or
+// preempted there) returns long after its datagram was received; sends
+// after it returned earlier. Each receive still takes its own datagram.
+TEST(Merge, DatagramWhoseSendReturnedAfterItsReceive) {
+  FakeRecording rec;
+  rec.process("client", 1)
+      .socketEnd(1, 701, 702, log::ChannelType::UnixDgram)
+      .send(1, "tick", 10, 1000)  // a handler ran before the call returned
+      .send(1, "tick", 500, 510)
+      .send(1, "tick", 600, 610);
+  rec.process("server", 2)
+      .socketEnd(1, 702, 701, log::ChannelType::UnixDgram)
+      .receive(1, "tick", 15, 20)
+      .receive(1, "tick", 520, 530)
+      .receive(1, "tick", 620, 630);
+  auto t = rec.load();
+  expectConsistent(*t);
+  ASSERT_EQ(messages(*t).size(), 3u);
+  EXPECT_EQ(t->incoming(at(*t, 2, 1)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->incoming(at(*t, 2, 2)).first->from, at(*t, 1, 2));
+  EXPECT_EQ(t->incoming(at(*t, 2, 3)).first->from, at(*t, 1, 3));
+  EXPECT_EQ(t->bytes_external, 0u);
+  EXPECT_FALSE(findingOf(*t, Finding::Kind::NeverReceived));
+}
+
 TEST(Merge, DisplayStateFromCheckpointsEqualsReplayFromStart) {
   FakeRecording rec;
   FakeProcess& a = rec.process("a", 1).pipeEnd(1, 701, true).pipeEnd(2, 702, false);
