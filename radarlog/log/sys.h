@@ -7,6 +7,7 @@
 #pragma once
 
 #include <errno.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -82,6 +83,33 @@ inline long prlimit(int pid, int resource, const void* newlim, void* oldlim) {
              reinterpret_cast<long>(oldlim));
 }
 inline long sched_yield() { return raw(SYS_sched_yield); }
+// The calling thread's signal mask, as the kernel's 64-bit set.
+inline long setSignalMask(int how, const uint64_t* set, uint64_t* old) {
+  return raw(SYS_rt_sigprocmask, how, reinterpret_cast<long>(set), reinterpret_cast<long>(old), 8);
+}
+// Every signal but those a fault raises (held back, they would kill at once).
+inline constexpr uint64_t kHeldSignals =
+    ~((uint64_t{1} << (SIGSEGV - 1)) | (uint64_t{1} << (SIGBUS - 1)) | (uint64_t{1} << (SIGILL - 1)) |
+      (uint64_t{1} << (SIGFPE - 1)) | (uint64_t{1} << (SIGTRAP - 1)) | (uint64_t{1} << (SIGSYS - 1)));
+// Holds the calling thread's signals back for a scope; they are delivered
+// when it ends. For short stretches a signal handler must not lengthen.
+class HeldSignals {
+ public:
+  HeldSignals() { setSignalMask(SIG_BLOCK, &kHeldSignals, &saved_); }
+  ~HeldSignals() { setSignalMask(SIG_SETMASK, &saved_, nullptr); }
+  HeldSignals(const HeldSignals&) = delete;
+  HeldSignals& operator=(const HeldSignals&) = delete;
+
+ private:
+  uint64_t saved_ = 0;
+};
+// Sleeps while *word == expected (or until a signal); wakes up to n sleepers.
+inline long futexWait(const void* word, uint32_t expected) {
+  return raw(SYS_futex, reinterpret_cast<long>(word), 128 /* FUTEX_WAIT_PRIVATE */, expected, 0);
+}
+inline long futexWake(const void* word, int n) {
+  return raw(SYS_futex, reinterpret_cast<long>(word), 129 /* FUTEX_WAKE_PRIVATE */, n);
+}
 inline long getrandom(void* buf, size_t n, unsigned flags) {
   return raw(SYS_getrandom, reinterpret_cast<long>(buf), static_cast<long>(n), flags);
 }

@@ -527,6 +527,10 @@ int LogWriter::flush() {
     const Iov whole{tail_, tail_used_};
     status = writeRawFrame(&whole, 1, tail_used_);
   } else {
+    // A frame takes a few hundred microseconds to compress. The writer's
+    // holder is what every other thread of the process waits for: a storm
+    // of signals whose handlers record must not stretch that further.
+    sys::HeldSignals held;
     status = checkFd();
     size_t n = 0;
     if (!status) {

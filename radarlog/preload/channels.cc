@@ -102,7 +102,7 @@ bool namedUnix(const sockaddr_storage& a, socklen_t len) {
 }
 
 int ownNetlink() {
-  if (g_process.netlink_fd >= 0) return g_process.netlink_fd;
+  if (const int nl = __atomic_load_n(&g_process.netlink_fd, __ATOMIC_ACQUIRE); nl >= 0) return nl;
   long fd = sys::raw(SYS_socket, AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
   if (fd < 0) return -1;
   if (g_process.fd_floor > 0) {
@@ -111,8 +111,14 @@ int ownNetlink() {
     if (high < 0) return -1;
     fd = high;
   }
-  g_process.netlink_fd = static_cast<int>(fd);
-  return g_process.netlink_fd;
+  // Another thread or a signal handler may have made one meanwhile: one is kept.
+  int none = -1;
+  if (!__atomic_compare_exchange_n(&g_process.netlink_fd, &none, static_cast<int>(fd), false,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    sys::close(static_cast<int>(fd));
+    return none;
+  }
+  return static_cast<int>(fd);
 }
 
 // The inode of the Unix socket connected to socket `ino`, from the
@@ -132,16 +138,26 @@ uint64_t unixPeerInode(uint64_t ino) {
   msg.req.udiag_states = ~0u;
   msg.req.udiag_show = UDIAG_SHOW_PEER;
   msg.req.udiag_cookie[0] = msg.req.udiag_cookie[1] = ~0u;
-  if (sys::raw(SYS_sendto, nl, reinterpret_cast<long>(&msg), sizeof(msg), 0, 0, 0) < 0) return 0;
-  alignas(nlmsghdr) uint8_t buf[2048];
-  const long n = sys::raw(SYS_recvfrom, nl, reinterpret_cast<long>(buf), sizeof(buf), 0, 0, 0);
-  if (n < static_cast<long>(sizeof(nlmsghdr))) return 0;
-  auto* h = reinterpret_cast<nlmsghdr*>(buf);
-  if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len > static_cast<uint32_t>(n)) return 0;
-  auto* m = static_cast<unix_diag_msg*>(NLMSG_DATA(h));
-  int len = static_cast<int>(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
-  for (auto* a = reinterpret_cast<rtattr*>(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len))
-    if (a->rta_type == UNIX_DIAG_PEER) return *static_cast<uint32_t*>(RTA_DATA(a));
+  // The socket is shared by the threads and the signal handlers of the
+  // process: a reply read here may answer another's request (each request
+  // gets one reply, so nobody waits forever). Ask again until it is ours.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (sys::raw(SYS_sendto, nl, reinterpret_cast<long>(&msg), sizeof(msg), 0, 0, 0) < 0) return 0;
+    alignas(nlmsghdr) uint8_t buf[2048];
+    const long n = sys::raw(SYS_recvfrom, nl, reinterpret_cast<long>(buf), sizeof(buf), 0, 0, 0);
+    if (n < static_cast<long>(sizeof(nlmsghdr))) return 0;
+    auto* h = reinterpret_cast<nlmsghdr*>(buf);
+    if (h->nlmsg_type == NLMSG_ERROR) return 0;  // whoever's it was, nobody learns a peer
+    if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len > static_cast<uint32_t>(n) ||
+        h->nlmsg_len < NLMSG_LENGTH(sizeof(unix_diag_msg)))
+      continue;
+    auto* m = static_cast<unix_diag_msg*>(NLMSG_DATA(h));
+    if (m->udiag_ino != static_cast<uint32_t>(ino)) continue;
+    int len = static_cast<int>(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+    for (auto* a = reinterpret_cast<rtattr*>(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len))
+      if (a->rta_type == UNIX_DIAG_PEER) return *static_cast<uint32_t*>(RTA_DATA(a));
+    return 0;
+  }
   return 0;
 }
 

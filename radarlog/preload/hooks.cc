@@ -14,6 +14,24 @@
 //      its record, and a forked child resets it.
 //   4. Hooks never fail the program: when recording is impossible they just
 //      forward.
+//   5. A signal handler may arrive at any instruction of a hook, and may make
+//      recorded calls itself. What it may do there:
+//        * state it shares with the code it interrupted is per thread and
+//          changed only by single atomic instructions (the deferred queue's
+//          reservation, table entries, slot claims) or saved and restored
+//          around its own use (the thread slot a Call marks);
+//        * if its thread holds the writer, it never waits for it: its records
+//          go to the thread's deferred queue, whose entries never move and
+//          own copies of everything they point to; the holder drains them
+//          before it lets go (recorder.cc);
+//        * the trampoline then makes the holder resume with signals held back
+//          until it lets go of the writer, so a thread is interrupted at most
+//          once per hold, however fast signals come; frames are compressed
+//          with signals held back too (writer.cc);
+//        * other threads' handlers wait for the writer like any caller:
+//          briefly spinning, then asleep on a futex.
+//      tests/preload/signal_storm_test.cc holds every call family to this
+//      under interval timers of 20 to 50 microseconds.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>

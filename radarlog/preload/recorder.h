@@ -82,6 +82,11 @@ class Call {
   int saved_errno_;
   int slot_ = -1;
   bool finished_ = false;
+  // What the thread slot said before: the call a signal handler interrupted.
+  uint16_t outer_kind_ = 0;
+  int32_t outer_fd_ = 0;
+  uint32_t outer_channel_ = 0;
+  int64_t outer_entry_ = 0;
 };
 
 // Descriptor bookkeeping after calls that create, copy or close them.

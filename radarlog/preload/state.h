@@ -4,6 +4,7 @@
 #pragma once
 
 #include <limits.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -55,6 +56,7 @@ struct Process {
   uint32_t generation = 0;
   uint32_t log_gen = 1;          // bumps with every log this address space opens
   std::atomic<uint32_t> lock_owner{0};  // tid holding the writer, 0 free
+  std::atomic<uint32_t> lock_waiters{0};  // threads asleep on lock_owner
   std::atomic<uint32_t> channels{0};    // channel indices handed out in this log
   std::atomic<uint64_t> deferred_lost{0};
   ChannelState* channel_table = nullptr;
@@ -69,11 +71,39 @@ struct Process {
 };
 
 // One deferred record: a signal handler recorded something while its
-// thread held the writer. Stored with a bounded copy of its payload.
+// thread held the writer. Its payload and variable-length fields are copied
+// into the entry (a few entries a page: a storm of handlers does not fault
+// in a page each) or, when larger, into a mapping of their own, given back
+// when the entry is drained.
 struct Deferred {
-  log::EventFields e;
-  uint32_t payload_len;
-  uint8_t payload[4096];
+  static constexpr size_t kInline = 256;
+  static constexpr size_t kMaxPayload = size_t{64} << 20;  // beyond: counted as omitted
+  log::EventFields e;            // its pointers point into `buffer`
+  log::ChannelFields channel;    // e.channel_info, when it has one
+  uint8_t* buffer;               // inline_buffer, or mapped_len bytes mapped for it
+  size_t mapped_len;
+  const uint8_t* payload;
+  size_t payload_len;
+  uint8_t ready;  // filled in whole (a handler left by siglongjmp may not be)
+  alignas(8) uint8_t inline_buffer[kInline];
+};
+
+// The records a thread's signal handlers made while the thread held the
+// writer, in the order they were made. Written only by handlers (which may
+// nest), drained only by the thread while it holds the writer, so that:
+//   * an entry never moves once handed out: the queue is a list of
+//     segments, each twice the size of the one before, mapped on demand;
+//   * an entry is handed out by one atomic read-modify-write on `reserved`,
+//     which a nested handler cannot split;
+//   * the drain starts again at entry 0 only by a compare-and-swap of
+//     `reserved` from what it drained, so an entry reserved in between is
+//     never dropped.
+struct DeferredQueue {
+  static constexpr uint32_t kFirstSegment = 16;  // entries in segment 0
+  static constexpr int kSegments = 16;           // 16 * (2^16 - 1) entries at most
+  Deferred* segments[kSegments];
+  uint32_t reserved;  // entries handed out
+  uint32_t drained;   // entries the drain has taken
 };
 
 struct ThreadState {
@@ -88,9 +118,11 @@ struct ThreadState {
   int32_t vfork_child_pid;
   int vfork_exec_error;
   char vfork_exec_path[256];
-  uint32_t deferred_count;
-  uint32_t deferred_capacity;
-  Deferred* deferred;  // mapped on first use, grown as needed
+  DeferredQueue deferred;
+  // Signals held back while this thread holds the writer, and the mask the
+  // thread had before, given back by unlockWriter().
+  bool signals_held;
+  uint64_t resume_mask;
 };
 
 extern Config g_config;
@@ -108,7 +140,14 @@ extern OwnerPage* g_owner;
 // Serialised appends. Returns false if this thread already holds the writer
 // (a signal handler interrupted it): the caller defers its record.
 bool lockWriter();
-void unlockWriter();
+void unlockWriter();  // also gives back a mask holdSignals*() changed
+// Whether the calling thread holds the writer (a handler asks: it then
+// interrupted the holder).
+bool holdsWriter();
+// The thread holds the writer: signals are held back until it releases it.
+// From a signal handler, through the mask the interrupted code resumes with.
+void holdSignalsUntilUnlock(sigset_t* resume_mask);
+void holdSignalsUntilUnlock();
 // Appends under the lock, assigning channel offsets; defers if reentered.
 void commit(log::EventFields& e);
 uint32_t currentTid();

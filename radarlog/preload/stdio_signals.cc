@@ -9,6 +9,7 @@
 // event; sigaction() still reports the program's own handler.
 #include <dlfcn.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <stdio.h>
 #include <sys/mman.h>
 
@@ -110,12 +111,19 @@ void trampoline(int sig, siginfo_t* info, void* context) {
     call.record();
   }
   errno = saved;
-  if (!w.active) return;  // raced with a change of disposition
-  if (w.user.sa_flags & SA_SIGINFO) {
-    w.user.sa_sigaction(sig, info, context);
-  } else if (w.user.sa_handler != SIG_IGN && w.user.sa_handler != SIG_DFL) {
-    w.user.sa_handler(sig);
+  if (w.active) {  // else raced with a change of disposition
+    if (w.user.sa_flags & SA_SIGINFO) {
+      w.user.sa_sigaction(sig, info, context);
+    } else if (w.user.sa_handler != SIG_IGN && w.user.sa_handler != SIG_DFL) {
+      w.user.sa_handler(sig);
+    }
   }
+  // The code this handler interrupted holds the writer: it resumes with
+  // signals held back until it releases it (unlockWriter() gives the mask
+  // back). A thread is so interrupted at most once per hold of the writer,
+  // however fast signals come: its handlers' records, deferred meanwhile,
+  // cannot pile up faster than it appends them.
+  if (context && holdsWriter()) holdSignalsUntilUnlock(&static_cast<ucontext_t*>(context)->uc_sigmask);
 }
 
 bool isHandler(const struct sigaction* act) {
