@@ -19,6 +19,9 @@
 namespace radar::replay {
 namespace {
 
+// Events are numbered with 32 bits across the whole recording.
+constexpr uint64_t kMaxEventsPerLog = uint64_t{1} << 30;
+
 std::string baseName(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -303,10 +306,14 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     raw.processes.push_back(std::move(p));
     job.process = raw.processes.back().index;
     job.size = opened[k].size;
-    // The control block knows how many events there are (a writer killed
+    // The control block says how many events there are (a writer killed
     // between storing a record and counting it leaves one more: such a log
-    // is read again at the end, see below).
-    job.capacity = static_cast<uint32_t>(opened[k].last_counter);
+    // is read again at the end, see below). It is only the file's claim:
+    // room is made for no more events than its bytes could hold (radar's
+    // records compress to two and a half bytes at best; room is made for
+    // eight a byte), and a log holding more after all is read again.
+    job.capacity = static_cast<uint32_t>(
+        std::min<uint64_t>({opened[k].last_counter, opened[k].size * 8 + 1024, kMaxEventsPerLog}));
     total_events += job.capacity;
     total_bytes += job.size;
     usable.push_back(std::move(job));
@@ -327,6 +334,11 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
       if (!raw.boots[p.boot].empty()) boot_offset[p.boot] = std::max(boot_offset[p.boot], p.realtime_offset);
     for (Process& p : raw.processes)
       if (!raw.boots[p.boot].empty()) p.realtime_offset = boot_offset[p.boot];
+  }
+  if (total_events > std::numeric_limits<uint32_t>::max() - kMaxEventsPerLog) {
+    *error = "the recording claims " + std::to_string(total_events) +
+             " events: more than radar numbers (4 294 967 295)";
+    return false;
   }
   raw.events.resize(total_events);  // uninitialized: readLog() writes every field
   uint32_t at = 0;
@@ -403,14 +415,21 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
   // the end of the array.
   for (LogJob& job : usable) {
     if (!job.overflow) continue;
-    LogJob again;
-    again.path = job.path;
-    again.process = job.process;
     const uint32_t old_begin = raw.ranges[job.process].first, old_end = raw.ranges[job.process].second;
-    again.begin = static_cast<uint32_t>(raw.events.size());
-    again.capacity = (old_end - old_begin) * 2 + 1024;
-    raw.events.resize(raw.events.size() + again.capacity);
-    readLog(again, raw, done_bytes, options);
+    LogJob again;
+    // Twice the room each time: a log may hold far more than its first
+    // reading had room for (see the capacity above).
+    for (uint64_t room = uint64_t{old_end - old_begin} * 2 + 1024;; room *= 2) {
+      again = LogJob{};
+      again.path = job.path;
+      again.process = job.process;
+      again.begin = static_cast<uint32_t>(raw.events.size());
+      again.capacity = static_cast<uint32_t>(std::min<uint64_t>(room, kMaxEventsPerLog));
+      raw.events.resize(raw.events.size() + again.capacity);
+      readLog(again, raw, done_bytes, options);
+      if (!again.overflow || again.capacity == kMaxEventsPerLog) break;
+      raw.events.resize(again.begin);
+    }
     if (again.overflow) again.damage = job.path + ": cannot be read consistently";
     const uint32_t base = static_cast<uint32_t>(raw.endpoints.size());
     for (Endpoint& e : again.endpoints) {

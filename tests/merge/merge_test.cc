@@ -1,5 +1,6 @@
 // The merge on hand-made recordings whose answers are known.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -633,6 +634,34 @@ TEST(Merge, LogWithMoreEventsThanItsControlBlockSays) {
   EXPECT_EQ(t->bytes_matched, 20u);
   EXPECT_FALSE(findingOf(*t, Finding::Kind::NoSender));
   EXPECT_FALSE(findingOf(*t, Finding::Kind::NeverReceived));
+}
+
+// A control block is the file's claim, not a size to allocate: a log whose
+// count says 2^31 - 1 (or 10^8) events is read for the events it holds,
+// without exhausting memory.
+TEST(Merge, LogWhoseControlBlockClaimsBillionsOfEvents) {
+  for (const uint64_t claimed : {uint64_t{2147483647}, uint64_t{100000000}}) {
+    FakeRecording rec;
+    FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 601, true);
+    for (int i = 0; i < 5; ++i) w.send(1, "msg" + std::to_string(i), 10 + 2 * i, 11 + 2 * i);
+    FakeProcess& r = rec.process("reader", 2).pipeEnd(1, 601, false);
+    for (int i = 0; i < 5; ++i) r.receive(1, "msg" + std::to_string(i), 100 + 2 * i, 101 + 2 * i);
+    rec.write();
+    const int fd = ::open((rec.dir() + "/1-0-writer.rlog").c_str(), O_RDWR);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, &claimed, sizeof(claimed), 8 + offsetof(log::FileControl, last_counter)),
+              static_cast<ssize_t>(sizeof(claimed)));
+    ::close(fd);
+    std::string error;
+    auto t = replay::loadTrace({rec.dir()}, {}, &error);
+    ASSERT_TRUE(t) << error;
+    expectConsistent(*t);
+    EXPECT_EQ(t->events.size(), 10u);
+    EXPECT_EQ(t->bytes_matched, 20u);
+    struct rusage usage {};
+    ::getrusage(RUSAGE_SELF, &usage);
+    EXPECT_LT(usage.ru_maxrss, 512 * 1024) << "peak KiB after a claim of " << claimed;
+  }
 }
 
 TEST(Merge, InputFromTheTerminalIsExternal) {
