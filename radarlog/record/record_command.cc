@@ -100,17 +100,6 @@ std::string findProgram(const std::string& name) {
   return "";
 }
 
-bool isEmptyDirectory(const std::string& dir, bool* exists) {
-  DIR* d = ::opendir(dir.c_str());
-  *exists = d != nullptr;
-  if (!d) return true;
-  bool empty = true;
-  while (dirent* e = ::readdir(d))
-    if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) empty = false;
-  ::closedir(d);
-  return empty;
-}
-
 // Descriptors radar record passes on: their channels lead outside the
 // recording (the terminal, the shell's pipes), so receives on them keep
 // their bytes.
@@ -135,17 +124,11 @@ std::string externalChannels() {
   return out;
 }
 
-void writeRecordingFile(const std::string& dir, const proto::Recording& recording) {
+void writeRecordingFile(int dir_fd, const std::string& dir, const proto::Recording& recording) {
   std::string text;
   google::protobuf::TextFormat::PrintToString(recording, &text);
-  // Replaced whole: a reader never sees half of it.
-  const std::string path = dir + "/recording.txt", partial = path + ".partial";
-  {
-    std::ofstream out(partial);
-    out << text;
-  }
-  ::chmod(partial.c_str(), 0600);
-  ::rename(partial.c_str(), path.c_str());
+  if (!writeFileAtomically(dir_fd, "recording.txt", text))
+    std::fprintf(stderr, "radar record: cannot write %s/recording.txt: %s\n", dir.c_str(), std::strerror(errno));
 }
 
 volatile sig_atomic_t g_child = 0;
@@ -216,23 +199,24 @@ int runRecord(int argc, char** argv) {
   } else {
     dir = newRecordingDirectory(command[0].substr(command[0].rfind('/') + 1));
   }
-  bool exists = false;
-  if (!isEmptyDirectory(dir, &exists)) {
+  bool created = false, empty = true;
+  std::string dir_error;
+  const int dir_fd = openRecordingDirectory(dir, &created, &empty, &dir_error);
+  if (dir_fd < 0) {
+    std::fprintf(stderr, "radar record: %s\n", dir_error.c_str());
+    return kExitUsage;
+  }
+  if (!empty) {
     if (!args.has("force")) {
       std::fprintf(stderr, "radar record: %s is not empty (use --force to replace the recording "
                    "in it)\n", dir.c_str());
       return kExitUsage;
     }
-    if (!clearRecording(dir)) {
+    if (!clearRecording(dir_fd)) {
       std::fprintf(stderr, "radar record: cannot clear %s: %s\n", dir.c_str(), std::strerror(errno));
       return kExitUsage;
     }
   }
-  if (!exists && ::mkdir(dir.c_str(), 0700) != 0) {
-    std::fprintf(stderr, "radar record: cannot create %s: %s\n", dir.c_str(), std::strerror(errno));
-    return kExitUsage;
-  }
-  ::chmod(dir.c_str(), 0700);
   char* real = ::realpath(dir.c_str(), nullptr);
   const std::string abs_dir = real ? real : dir;
   std::free(real);
@@ -292,7 +276,7 @@ int runRecord(int argc, char** argv) {
   recording.set_start_realtime_ns(clockNs(CLOCK_REALTIME));
   // Written now, and again with the results at the end: a recording whose
   // recorder was killed still says what it is.
-  writeRecordingFile(abs_dir, recording);
+  writeRecordingFile(dir_fd, dir, recording);
   const int64_t start = clockNs(CLOCK_MONOTONIC);
 
   // Orphaned descendants come back to us, so that we see every process end.
@@ -347,7 +331,8 @@ int runRecord(int argc, char** argv) {
   // Compact, inspect, report.
   RecordingSummary summary = summarizeRecording(abs_dir, recording, /*finalize=*/true);
   for (const auto& p : summary.problems) *recording.add_problems() = p;
-  writeRecordingFile(abs_dir, recording);
+  for (const auto& e : summary.executables) *recording.add_executables() = e;
+  writeRecordingFile(dir_fd, dir, recording);
 
   std::fprintf(stderr,
                "radar: recorded %zu process%s, %llu events, %s in %.2f s into %s\n",

@@ -1,6 +1,8 @@
 #include "recording.h"
 
+#include <dirent.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <sys/xattr.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -9,11 +11,13 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <map>
 #include <set>
 
+#include "file_hash.h"
 #include "finalize.h"
 #include "reader.h"
 
@@ -65,6 +69,26 @@ std::string envValue(const proto::Header& h, const std::string& name) {
   return "";
 }
 
+// Adds the image's program to `out` (once), with the hash of its content
+// if the file still has the size and time it had when the image started.
+void hashExecutable(const proto::Header& h, std::vector<proto::Recording::Executable>* out) {
+  for (const auto& e : *out)
+    if (e.path() == h.executable() && e.size() == h.executable_size() && e.mtime_ns() == h.executable_mtime_ns())
+      return;
+  struct stat st {};
+  if (h.executable().empty() || ::stat(h.executable().c_str(), &st) != 0) return;
+  const int64_t mtime = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+  if (static_cast<uint64_t>(st.st_size) != h.executable_size() || mtime != h.executable_mtime_ns()) return;
+  uint64_t hash = 0, size = 0;
+  if (!log::hashFile(h.executable(), &hash, &size) || size != h.executable_size()) return;
+  proto::Recording::Executable e;
+  e.set_path(h.executable());
+  e.set_size(size);
+  e.set_mtime_ns(mtime);
+  e.set_xxh64(hash);
+  out->push_back(e);
+}
+
 std::string describeStatus(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
@@ -82,12 +106,83 @@ std::string newRecordingDirectory(const std::string& base) {
   return dir;
 }
 
-bool clearRecording(const std::string& dir) {
-  for (const auto& log : log::listLogs(dir))
-    if (::unlink(log.c_str()) != 0) return false;
-  const std::string meta = dir + "/recording.txt";
-  if (::access(meta.c_str(), F_OK) == 0 && ::unlink(meta.c_str()) != 0) return false;
+int openRecordingDirectory(const std::string& dir, bool* created, bool* empty, std::string* error) {
+  *created = false;
+  *empty = true;
+  if (::mkdir(dir.c_str(), 0700) == 0) *created = true;
+  else if (errno != EEXIST) {
+    *error = "cannot create " + dir + ": " + std::strerror(errno);
+    return -1;
+  }
+  // A link to a directory is followed; what it leads to is checked below,
+  // on the descriptor every later file is made through.
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot open " + dir + ": " + std::strerror(errno);
+    return -1;
+  }
+  struct stat st {};
+  std::string refusal;
+  if (::fstat(fd, &st) != 0) refusal = std::string("cannot examine it: ") + std::strerror(errno);
+  else if (st.st_uid != ::geteuid())
+    refusal = "it belongs to uid " + std::to_string(st.st_uid) + ", not to you (uid " +
+              std::to_string(::geteuid()) + "): its owner could replace what radar writes there";
+  else if (st.st_mode & (S_IWGRP | S_IWOTH))
+    refusal = "others can write into it: they could replace what radar writes there (chmod go-w " +
+              dir + ")";
+  if (!refusal.empty()) {
+    *error = "refusing to record into " + dir + ": " + refusal;
+    ::close(fd);
+    return -1;
+  }
+  if (*created) ::fchmod(fd, 0700);  // whatever the umask
+  const int scan = ::dup(fd);
+  if (DIR* d = scan >= 0 ? ::fdopendir(scan) : nullptr) {
+    while (dirent* e = ::readdir(d))
+      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) *empty = false;
+    ::closedir(d);
+  } else if (scan >= 0) {
+    ::close(scan);
+  }
+  return fd;
+}
+
+bool clearRecording(int dir_fd) {
+  const int scan = ::dup(dir_fd);
+  DIR* d = scan >= 0 ? ::fdopendir(scan) : nullptr;
+  if (!d) {
+    if (scan >= 0) ::close(scan);
+    return false;
+  }
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    const bool log = name.size() > 5 && name.compare(name.size() - 5, 5, ".rlog") == 0;
+    if (log || name == "recording.txt" || name == "recording.txt.partial") names.push_back(name);
+  }
+  ::closedir(d);
+  // unlinkat removes a link itself, never what it points to.
+  for (const auto& name : names)
+    if (::unlinkat(dir_fd, name.c_str(), 0) != 0 && errno != ENOENT) return false;
   return true;
+}
+
+bool writeFileAtomically(int dir_fd, const std::string& name, const std::string& text) {
+  const std::string partial = name + ".partial";
+  ::unlinkat(dir_fd, partial.c_str(), 0);
+  const int fd = ::openat(dir_fd, partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  bool ok = ::fchmod(fd, 0600) == 0;
+  for (size_t done = 0; ok && done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  ok = ::close(fd) == 0 && ok;
+  if (ok) ok = ::renameat(dir_fd, partial.c_str(), dir_fd, name.c_str()) == 0;
+  if (!ok) ::unlinkat(dir_fd, partial.c_str(), 0);
+  return ok;
 }
 
 RecordingSummary summarizeRecording(const std::string& dir, const proto::Recording& recording,
@@ -157,6 +252,7 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
                                 : resolveProgram(std::string(r.strings[0]), img.cwd, img.path_env)});
     }
     img.ended_in_exec = last == log::Kind::Exec;
+    hashExecutable(reader->header(), &s.executables);
     if (reader->error()) problem(img.pid, img.exe, "log damaged: " + reader->error()->toString());
     const auto& c = reader->control();
     if (c.incomplete)

@@ -15,14 +15,29 @@ struct RecordingSummary {
   uint64_t events = 0;
   uint64_t bytes = 0;  // disk space the logs use
   std::vector<proto::Recording::Problem> problems;
+  // Each program that ran, hashed if the file is still as it was then.
+  std::vector<proto::Recording::Executable> executables;
 };
 
 // A new directory name for a recording: BASE-YYYYMMDD-HHMMSS, with -2,
 // -3 ... when that exists.
 std::string newRecordingDirectory(const std::string& base);
 
-// Removes a previous recording's files from `dir` (logs, recording.txt).
-bool clearRecording(const std::string& dir);
+// Opens the directory a recording is written into, creating it (0700) when
+// it does not exist. One that exists must be a directory owned by the user
+// and writable by nobody else: someone who can write into it could plant a
+// link where radar writes, or replace the logs. Returns a descriptor
+// (O_DIRECTORY) for the files radar writes there, or -1 with `error` set.
+// `created` says whether it was made now; `empty` whether it holds nothing.
+int openRecordingDirectory(const std::string& dir, bool* created, bool* empty, std::string* error);
+
+// Removes a previous recording's files from the directory (logs,
+// recording.txt), never following a link.
+bool clearRecording(int dir_fd);
+
+// Writes `text` to `name` in the directory, replaced whole (a reader never
+// sees half of it), 0600, never following a link.
+bool writeFileAtomically(int dir_fd, const std::string& name, const std::string& text);
 
 // Reads every log; with `finalize`, first compacts those whose process died
 // without closing them. `recording` gives the processes radar record reaped.

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <cstring>
 #include <set>
 
@@ -650,6 +651,59 @@ TEST(Record, PayloadLimitSaysWhatWasCut) {
         EXPECT_EQ(e.payload, "");
       }
     }
+}
+
+
+// A directory someone else can write into is refused: its owner could plant
+// a link where radar writes (and radar would write through it), or replace
+// the logs. Here uid 65534 makes a world-writable directory in a sticky one
+// and plants recording.txt.partial -> a file of ours.
+TEST(Record, RefusesADirectoryOwnedBySomeoneElse) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a directory owned by another user";
+  const std::string base = testTempDir();
+  ASSERT_EQ(::chmod(base.c_str(), 01777), 0);
+  const std::string dir = base + "/theirs", victim = testTempDir() + "/victim";
+  { std::ofstream(victim) << "precious"; }
+  ASSERT_EQ(::chmod(victim.c_str(), 0644), 0);
+  ASSERT_EQ(::mkdir(dir.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  ASSERT_EQ(::chown(dir.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::symlink(victim.c_str(), (dir + "/recording.txt.partial").c_str()), 0);
+  const Result r = radar({"record", "--force", "-o", dir, "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("refusing to record into " + dir + ": it belongs to uid 65534"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(victim), "precious");
+  struct stat st {};
+  ASSERT_EQ(::stat(victim.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+}
+
+TEST(Record, RefusesADirectoryOthersCanWrite) {
+  const std::string dir = testTempDir() + "/open";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  const Result r = radar({"record", "-o", dir, "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("others can write into it"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(dir + "/recording.txt").good());
+}
+
+// Even in a directory of one's own, a link left where radar writes is
+// removed, never written through.
+TEST(Record, NeverWritesThroughALinkInItsDirectory) {
+  const std::string dir = testTempDir() + "/mine", victim = testTempDir() + "/victim";
+  { std::ofstream(victim) << "precious"; }
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_EQ(::symlink(victim.c_str(), (dir + "/recording.txt.partial").c_str()), 0);
+  ASSERT_EQ(::symlink(victim.c_str(), (dir + "/recording.txt").c_str()), 0);
+  Recording rec = record({"/bin/true"}, {.dir = dir});  // with --force
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(slurp(victim), "precious");
+  struct stat st {};
+  ASSERT_EQ(::lstat((dir + "/recording.txt").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(rec.meta.root_pid() > 0, true);
 }
 
 }  // namespace
