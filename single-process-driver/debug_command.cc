@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "file_hash.h"
 #include "commands.h"
 #include "common.h"
 #include "launch.h"
@@ -52,7 +53,11 @@ const char kDebugHelp[] =
     "  --env NAME=VALUE  change the re-run's environment (repeatable); the\n"
     "                    recorded one is used otherwise\n"
     "  --unset-env NAME  remove a variable from the re-run's environment\n"
-    "  --keep            keep the replay script and print where it is\n\n"
+    "  --keep            keep the replay script and print where it is\n"
+    "  -y, --yes         run it without asking: radar debug first shows what it\n"
+    "                    will run (program, arguments, directory, environment\n"
+    "                    unlike yours) and asks, as a recording may come from\n"
+    "                    someone else\n\n"
     "In gdb: 'radar event', 'radar continue-to N', 'radar next-message';\n"
     "'help radar' explains them. See docs/debugging-one-process.md.\n";
 
@@ -108,24 +113,86 @@ bool chooseImage(const replay::Trace& t, const std::string& spec, uint32_t* imag
   return true;
 }
 
-// The recorded executable must still be the one that ran.
-bool sameExecutable(const driver::Launch& l, bool allow_changed, std::string* error) {
+std::string shellQuote(const std::string& s);
+
+// The recorded executable must still be the one that ran: the same content
+// (radar record hashed it), or, for a recording without a hash of it, the
+// same size and modification time.
+bool sameExecutable(const driver::Launch& l, const replay::Trace& t, bool allow_changed, std::string* error) {
   struct stat st {};
   if (::stat(l.executable.c_str(), &st) != 0) {
-    *error = "the recorded executable " + l.executable + " is gone: " + std::strerror(errno);
+    *error = "the recorded executable " + terminalSafe(l.executable) + " is gone: " + std::strerror(errno);
     return false;
   }
   const int64_t mtime = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
-  if (static_cast<uint64_t>(st.st_size) == l.executable_size && mtime == l.executable_mtime_ns) return true;
-  const std::string what = l.executable + " has changed since the recording (" +
-                           std::to_string(l.executable_size) + " bytes then, " + std::to_string(st.st_size) +
-                           " now" + (mtime != l.executable_mtime_ns ? "; modified since" : "") + ")";
+  const replay::Trace::RecordedExecutable* recorded = nullptr;
+  for (const auto& e : t.executables)
+    if (e.path == l.executable && e.size == l.executable_size && e.mtime_ns == l.executable_mtime_ns) recorded = &e;
+  std::string what;
+  if (recorded) {
+    uint64_t hash = 0, size = 0;
+    if (!log::hashFile(l.executable, &hash, &size)) {
+      *error = "cannot read " + terminalSafe(l.executable) + ": " + std::strerror(errno);
+      return false;
+    }
+    if (hash == recorded->xxh64 && size == recorded->size) return true;
+    what = terminalSafe(l.executable) + " has changed since the recording (its content differs: " +
+           std::to_string(recorded->size) + " bytes then, " + std::to_string(size) + " now)";
+  } else {
+    if (static_cast<uint64_t>(st.st_size) == l.executable_size && mtime == l.executable_mtime_ns) return true;
+    what = terminalSafe(l.executable) + " has changed since the recording (" + std::to_string(l.executable_size) +
+           " bytes then, " + std::to_string(st.st_size) + " now" +
+           (mtime != l.executable_mtime_ns ? "; modified since" : "") + ")";
+  }
   if (allow_changed) {
     std::fprintf(stderr, "radar debug: %s; re-running it anyway (--allow-changed)\n", what.c_str());
     return true;
   }
   *error = what + ": the re-run would not be the recorded program. Use --allow-changed to re-run the new one "
                   "against the recording";
+  return false;
+}
+
+// A recording may come from someone else: what it would run is shown
+// before anything runs, and run only when the user agrees (or said --yes).
+bool confirmLaunch(const driver::LaunchSpec& launch, const std::vector<std::string>& dropped_preloads,
+                   const std::set<std::string>& ours, bool yes) {
+  std::string text = "radar debug: it will run, as recorded:\n";
+  text += "  program      " + terminalSafe(launch.executable) + "\n";
+  std::string argv;
+  for (const auto& a : launch.argv) argv += (argv.empty() ? "" : " ") + shellQuote(a);
+  text += "  arguments    " + terminalSafe(argv) + "\n";
+  text += "  directory    " + terminalSafe(launch.cwd) + "\n";
+  // Entries unlike the user's own environment: what a crafted recording
+  // could use to change what the program does.
+  std::set<std::string> mine;
+  for (char** e = environ; e && *e; ++e) mine.insert(*e);
+  std::vector<std::string> differ;
+  for (const auto& e : launch.environment) {
+    const std::string name = e.substr(0, e.find('='));
+    if (!mine.count(e) && !ours.count(name)) differ.push_back(e);
+  }
+  if (differ.empty()) {
+    text += "  environment  yours\n";
+  } else {
+    text += "  environment  yours, but:\n";
+    for (const auto& e : differ) text += "                 " + terminalSafe(e) + "\n";
+  }
+  for (const auto& p : dropped_preloads)
+    text += "  not loaded   " + terminalSafe(p) + " (the recorded process's LD_PRELOAD: libraries a recording names "
+            "are never loaded)\n";
+  std::fputs(text.c_str(), stderr);
+  if (yes) return true;
+  if (!::isatty(STDIN_FILENO)) {
+    std::fprintf(stderr, "radar debug: no terminal to ask whether to run it: add --yes to run it\n");
+    return false;
+  }
+  std::fprintf(stderr, "Run it? [y/N] ");
+  std::fflush(stderr);
+  std::string answer;
+  for (int c; (c = std::getchar()) != EOF && c != '\n';) answer += static_cast<char>(c);
+  if (answer == "y" || answer == "Y" || answer == "yes") return true;
+  std::fprintf(stderr, "radar debug: not run\n");
   return false;
 }
 
@@ -311,6 +378,7 @@ int runDebug(int argc, char** argv) {
                    {"no-gdb", 0, false},
                    {"allow-changed", 0, false},
                    {"keep", 0, false},
+                   {"yes", 'y', false},
                    {"env", 0, true},
                    {"unset-env", 0, true}}))
     return usageError("debug", args.error());
@@ -370,7 +438,7 @@ int runDebug(int argc, char** argv) {
                  proc.label().c_str(), at_event, script.last_number);
     return kExitUsage;
   }
-  if (!sameExecutable(script.launch, args.has("allow-changed"), &error)) {
+  if (!sameExecutable(script.launch, *trace, args.has("allow-changed"), &error)) {
     std::fprintf(stderr, "radar debug: %s\n", error.c_str());
     return kExitUsage;
   }
@@ -405,9 +473,13 @@ int runDebug(int argc, char** argv) {
     setVariable(&launch.environment, change.substr(0, eq), &change);
   }
   for (const std::string& name : args.values("unset-env")) setVariable(&launch.environment, name, nullptr);
-  std::string preload = "LD_PRELOAD=" + std::filesystem::weakly_canonical(library).string();
-  for (const auto& p : script.launch.preloads) preload += ":" + p;
-  launch.environment.push_back(preload);
+  if (!confirmLaunch(launch, script.launch.preloads,
+                     {"LD_PRELOAD", driver::kScriptEnv, driver::kStatusEnv, driver::kExitAtEndEnv,
+                      "RADAR_REPLAY_SIGSTOP", "RADAR_REPLAY_STOP_AT"},
+                     args.has("yes")))
+    return kExitUsage;
+  // Only radar's own library: never one a recording names.
+  launch.environment.push_back("LD_PRELOAD=" + std::filesystem::weakly_canonical(library).string());
   launch.environment.push_back(std::string(driver::kScriptEnv) + "=" + script_path);
   launch.environment.push_back(std::string(driver::kStatusEnv) + "=" + status_path);
   if (no_gdb) {

@@ -132,4 +132,55 @@ std::string selfDirectory() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+std::string terminalSafe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  auto hex = [&](unsigned char c) {
+    static const char digits[] = "0123456789abcdef";
+    out += "\\x";
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  };
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      out += "\\n";
+      ++i;
+    } else if (c == '\t') {
+      out += "\\t";
+      ++i;
+    } else if (c == 0x1b) {
+      out += "\\e";
+      ++i;
+    } else if (c < 0x20 || c == 0x7f) {
+      hex(c);
+      ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+    } else {
+      // A whole, shortest-form UTF-8 sequence is kept, unless it encodes a
+      // C1 control (U+0080 to U+009F) or a surrogate.
+      const size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+      bool ok = len && i + len <= text.size();
+      for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+      if (ok) {
+        const auto c1 = static_cast<unsigned char>(text[i + 1]);
+        if (len == 2 && c == 0xc2 && c1 < 0xa0) ok = false;                 // C1 control
+        if (len == 3 && c == 0xe0 && c1 < 0xa0) ok = false;                 // overlong
+        if (len == 3 && c == 0xed && c1 >= 0xa0) ok = false;                // surrogate
+        if (len == 4 && ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))) ok = false;
+      }
+      if (ok) {
+        out.append(text.substr(i, len));
+        i += len;
+      } else {
+        hex(c);
+        ++i;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace radar::cli

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace radar::cli {
@@ -48,5 +49,11 @@ int usageError(const char* command, const std::string& message);
 
 // The directory holding the running radar executable.
 std::string selfDirectory();
+
+// Text a recorded program supplied (its argv, paths, names), made safe to
+// print on a terminal: control characters (newlines and escape sequences
+// included, C1 controls too) and bytes that are not UTF-8 are written as
+// \n, \t, \e or \xNN; printable UTF-8 is kept.
+std::string terminalSafe(std::string_view text);
 
 }  // namespace radar::cli

@@ -1421,8 +1421,10 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   auto t = std::make_unique<Trace>();
   t->boots = raw.boots;
   t->directories = raw.directories;
-  for (const auto& rec : raw.recordings)
+  for (const auto& rec : raw.recordings) {
     if (!rec.network().empty()) t->networks.push_back({rec.network(), rec.network_file()});
+    for (const auto& e : rec.executables()) t->executables.push_back({e.path(), e.size(), e.mtime_ns(), e.xxh64()});
+  }
   Merger(raw, *t).run(step);
   t->endpoints = std::move(raw.endpoints);
   t->problems = std::move(raw.problems);

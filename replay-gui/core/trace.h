@@ -241,6 +241,14 @@ class Trace {
     std::string text, path;
   };
   std::vector<CarriedNetwork> networks;
+  // The programs that ran, by content, as radar record found them.
+  struct RecordedExecutable {
+    std::string path;
+    uint64_t size = 0;
+    int64_t mtime_ns = 0;
+    uint64_t xxh64 = 0;
+  };
+  std::vector<RecordedExecutable> executables;
 
   // Statistics of the matching.
   uint64_t bytes_sent = 0, bytes_received = 0, bytes_matched = 0;

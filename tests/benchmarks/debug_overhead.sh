@@ -27,7 +27,7 @@ plain() {  # NAME COMMAND...: the original run, uninstrumented
 rerun() {  # NAME DIR IMAGE: radar debug --no-gdb, with its timing
   local name=$1 dir=$2 image=$3 t0 t1 line
   t0=$(now)
-  line=$(RADAR_DEBUG_TIMING=1 "$radar" debug "$dir" "$image" --no-gdb 2>&1 >/dev/null | grep 'timing:')
+  line=$(RADAR_DEBUG_TIMING=1 "$radar" debug --yes "$dir" "$image" --no-gdb 2>&1 >/dev/null | grep 'timing:')
   t1=$(now)
   echo $(( (t1 - t0) / 1000000 )) >> "$work/$name.total"
   echo "$line" | sed -E 's/.*first event ([0-9.]+) ms.*/\1/' >> "$work/$name.first"

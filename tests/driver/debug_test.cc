@@ -2,6 +2,7 @@
 // process received and checked against what it sent; gdb stops where asked
 // with the recorded values in the program's variables; what cannot be
 // re-run is refused clearly.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -65,7 +66,7 @@ TEST(Debug, ReadinessEagainPollAndEpollReplayFaithfully) {
     // message in the order readiness gave them, as many rounds.
     for (const auto& l : rec.logs) {
       const std::string spec = std::to_string(l.header.pid()) + "." + std::to_string(l.header.generation());
-      Result r = radar({"debug", rec.dir, spec, "--no-gdb"});
+      Result r = radar({"debug", "--yes", rec.dir, spec, "--no-gdb"});
       EXPECT_EQ(r.exit_code, 0) << r.err;
       EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
       if (l.header.pid() == rec.meta.root_pid()) {
@@ -89,7 +90,7 @@ TEST(Debug, DescriptorsOpenAtStartKeepTheirNumbers) {
   const auto& fds = root->header.open_fds();
   EXPECT_NE(std::find(fds.begin(), fds.end(), 3), fds.end());
   EXPECT_NE(std::find(fds.begin(), fds.end(), 5), fds.end());
-  Result again = radar({"debug", dir, std::to_string(rec.meta.root_pid()), "--no-gdb"});
+  Result again = radar({"debug", "--yes", dir, std::to_string(rec.meta.root_pid()), "--no-gdb"});
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(again.out, r.out);
 }
@@ -100,17 +101,17 @@ TEST(Debug, DivergenceReportedAtTheEventWhereTheProgramChangesWhatItSends) {
   const std::string dir = recordCalc("10 - (2 + 3)\n", &printed);
   ASSERT_EQ(printed, "= -5\n");
   const uint32_t write = eventNumber(dir, R"(interpreter\[\d+\] sends a message to outside the recording)");
-  Result same = radar({"debug", dir, "interpreter", "--no-gdb"});
+  Result same = radar({"debug", "--yes", dir, "interpreter", "--no-gdb"});
   EXPECT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(same.out, "= -5\n");  // what went to the terminal still does
-  Result fixed = radar({"debug", dir, "interpreter", "--no-gdb", "--env", "CALC_FIXED=1"});
+  Result fixed = radar({"debug", "--yes", dir, "interpreter", "--no-gdb", "--env", "CALC_FIXED=1"});
   EXPECT_EQ(fixed.exit_code, 1) << fixed.err;
   EXPECT_NE(fixed.err.find("left the recording at event " + std::to_string(write) + " "), std::string::npos)
       << fixed.err;
   EXPECT_NE(fixed.err.find("recorded: 2d 35 0a  \"-5.\""), std::string::npos) << fixed.err;
   EXPECT_NE(fixed.err.find("re-run:   35 0a  \"5.\""), std::string::npos) << fixed.err;
   // Removing the variable again is the recorded run.
-  Result unset = radar({"debug", dir, "interpreter", "--no-gdb", "--env", "CALC_FIXED=1", "--unset-env", "CALC_FIXED"});
+  Result unset = radar({"debug", "--yes", dir, "interpreter", "--no-gdb", "--env", "CALC_FIXED=1", "--unset-env", "CALC_FIXED"});
   EXPECT_EQ(unset.exit_code, 0) << unset.err;
 }
 
@@ -127,7 +128,7 @@ TEST(Debug, GdbStopsAfterAReceiveWithTheValueTheRecordedRunComputed) {
   while (std::getline(source, line) && !at)
     if (++n && line.find("printf(\"= %.10g\\n\"") != std::string::npos) at = n;
   ASSERT_GT(at, 0);
-  Result r = radar({"debug", dir, "interpreter", "--batch", "-ex", "break calc_proc.c:" + std::to_string(at), "-ex",
+  Result r = radar({"debug", "--yes", dir, "interpreter", "--batch", "-ex", "break calc_proc.c:" + std::to_string(at), "-ex",
                  "run", "-ex", "print m.stack[0]", "-ex", "radar event", "-ex", "continue"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("$1 = 33\n"), std::string::npos) << r.out << r.err;
@@ -146,14 +147,14 @@ TEST(Debug, GdbAtEventNextMessageAndContinueTo) {
   const uint32_t send = eventNumber(dir, R"(parser\[\d+\] sends a message to interpreter)");
   const uint32_t receive = eventNumber(dir, R"(parser\[\d+\] receives a message from scanner)");
   // --at-event: stopped just before it, in the program's own code.
-  Result at = radar({"debug", dir, "parser", "--at-event", std::to_string(send), "--batch", "-ex", "radar event"});
+  Result at = radar({"debug", "--yes", dir, "parser", "--at-event", std::to_string(send), "--batch", "-ex", "radar event"});
   EXPECT_NE(at.out.find("stopped before the event asked for, event " + std::to_string(send)), std::string::npos)
       << at.out << at.err;
   EXPECT_NE(at.out.find("next: Event " + std::to_string(send) + " "), std::string::npos) << at.out;
   EXPECT_NE(at.out.find("radar_port_send"), std::string::npos) << "the program's frame is shown\n" << at.out;
   // next-message from the start stops before the first receive; then
   // continue-to the send.
-  Result steps = radar({"debug", dir, "parser", "--batch", "-ex", "radar next-message", "-ex", "radar event", "-ex",
+  Result steps = radar({"debug", "--yes", dir, "parser", "--batch", "-ex", "radar next-message", "-ex", "radar event", "-ex",
                      "radar continue-to " + std::to_string(send), "-ex", "radar event"});
   EXPECT_NE(steps.out.find("stopped before the next message, event " + std::to_string(receive)), std::string::npos)
       << steps.out << steps.err;
@@ -163,7 +164,7 @@ TEST(Debug, GdbAtEventNextMessageAndContinueTo) {
   // Under gdb a divergence stops the program with the report.
   std::string printed2;
   const std::string buggy = recordCalc("10 - (2 + 3)\n", &printed2);
-  Result diverged = radar({"debug", buggy, "interpreter", "--env", "CALC_FIXED=1", "--batch", "-ex", "run", "-ex",
+  Result diverged = radar({"debug", "--yes", buggy, "interpreter", "--env", "CALC_FIXED=1", "--batch", "-ex", "run", "-ex",
                         "print m.error"});
   EXPECT_NE(diverged.out.find("left the recording at event"), std::string::npos) << diverged.out << diverged.err;
   EXPECT_NE(diverged.out.find("$1 = '\\000'"), std::string::npos) << "stopped inside the program\n" << diverged.out;
@@ -174,7 +175,7 @@ TEST(Debug, NoGdbAtEventStopsItselfForAnotherDebugger) {
   const std::string dir = recordCalc("1 + 2\n", &printed);
   const uint32_t send = eventNumber(dir, R"(parser\[\d+\] sends a message to interpreter)");
   // Resume the stopped process from outside, as a debugger would.
-  const std::string line = shellQuote(radarPath()) + " debug " + shellQuote(dir) + " parser --no-gdb --at-event " +
+  const std::string line = shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " parser --no-gdb --at-event " +
                            std::to_string(send) + " 2>&1 | while read -r l; do echo \"$l\"; case \"$l\" in "
                            "*'stopped itself'*) pid=${l#*pid }; kill -CONT ${pid%% *};; esac; done";
   Result r = shell(line);
@@ -219,7 +220,7 @@ TEST(Debug, AForkedProcessStartsInItsParent) {
     EXPECT_FALSE(log::isRecorderVariable(e.c_str())) << e;
     EXPECT_NE(e.rfind("LD_PRELOAD=", 0), 0u) << e;
   }
-  Result r = radar({"debug", rec.dir, std::to_string(trace->processes[child].pid), "--no-gdb"});
+  Result r = radar({"debug", "--yes", rec.dir, std::to_string(trace->processes[child].pid), "--no-gdb"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("starts as"), std::string::npos) << r.err;
 }
@@ -231,18 +232,18 @@ TEST(Debug, BadInputGetsAClearMessage) {
     EXPECT_EQ(r.exit_code, code) << r.err;
     EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
   };
-  expect(radar({"debug", dir, "nobody", "--no-gdb"}), 2, "no process 'nobody'");
-  expect(radar({"debug", dir, "calc", "--no-gdb"}), 2, "names 4 processes");
-  expect(radar({"debug", dir, "99999999.3", "--no-gdb"}), 2, "no process image 99999999.3");
-  expect(radar({"debug", dir}), 2, "give a recording directory and the process");
-  expect(radar({"debug", dir, "parser", "--no-gdb", "--batch", "-ex", "run"}), 2, "--no-gdb runs without gdb");
-  expect(radar({"debug", dir, "parser", "--at-event", "0"}), 2, "numbered from 1");
-  expect(radar({"debug", dir, "parser", "--at-event", "x"}), 2, "--at-event");
-  expect(radar({"debug", dir, "parser", "--at-event", "100000", "--no-gdb"}), 2, "has no event at or after");
-  expect(radar({"debug", dir, "parser", "--env", "NOEQUALS", "--no-gdb"}), 2, "expected NAME=VALUE");
-  expect(radar({"debug", testTempDir(), "parser", "--no-gdb"}), 2, "radar debug:");
+  expect(radar({"debug", "--yes", dir, "nobody", "--no-gdb"}), 2, "no process 'nobody'");
+  expect(radar({"debug", "--yes", dir, "calc", "--no-gdb"}), 2, "names 4 processes");
+  expect(radar({"debug", "--yes", dir, "99999999.3", "--no-gdb"}), 2, "no process image 99999999.3");
+  expect(radar({"debug", "--yes", dir}), 2, "give a recording directory and the process");
+  expect(radar({"debug", "--yes", dir, "parser", "--no-gdb", "--batch", "-ex", "run"}), 2, "--no-gdb runs without gdb");
+  expect(radar({"debug", "--yes", dir, "parser", "--at-event", "0"}), 2, "numbered from 1");
+  expect(radar({"debug", "--yes", dir, "parser", "--at-event", "x"}), 2, "--at-event");
+  expect(radar({"debug", "--yes", dir, "parser", "--at-event", "100000", "--no-gdb"}), 2, "has no event at or after");
+  expect(radar({"debug", "--yes", dir, "parser", "--env", "NOEQUALS", "--no-gdb"}), 2, "expected NAME=VALUE");
+  expect(radar({"debug", "--yes", testTempDir(), "parser", "--no-gdb"}), 2, "radar debug:");
   // Without gdb, the way around it is named.
-  Result no_gdb = shell("RADAR_GDB=/nonexistent/gdb " + shellQuote(radarPath()) + " debug " + shellQuote(dir) + " parser");
+  Result no_gdb = shell("RADAR_GDB=/nonexistent/gdb " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " parser");
   expect(no_gdb, 2, "gdb is not installed");
 }
 
@@ -253,16 +254,16 @@ TEST(Debug, AChangedExecutableIsRefusedUnlessAllowed) {
   Recording rec = record({bin});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const std::string root = std::to_string(rec.meta.root_pid());
-  ASSERT_EQ(radar({"debug", rec.dir, root, "--no-gdb"}).exit_code, 0);
+  ASSERT_EQ(radar({"debug", "--yes", rec.dir, root, "--no-gdb"}).exit_code, 0);
   ASSERT_EQ(shell("printf x >> " + shellQuote(bin)).exit_code, 0);
-  Result refused = radar({"debug", rec.dir, root, "--no-gdb"});
+  Result refused = radar({"debug", "--yes", rec.dir, root, "--no-gdb"});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("has changed since the recording"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("--allow-changed"), std::string::npos) << refused.err;
-  Result allowed = radar({"debug", rec.dir, root, "--no-gdb", "--allow-changed"});
+  Result allowed = radar({"debug", "--yes", rec.dir, root, "--no-gdb", "--allow-changed"});
   EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
   ASSERT_EQ(::unlink(bin.c_str()), 0);
-  Result gone = radar({"debug", rec.dir, root, "--no-gdb"});
+  Result gone = radar({"debug", "--yes", rec.dir, root, "--no-gdb"});
   EXPECT_EQ(gone.exit_code, 2);
   EXPECT_NE(gone.err.find("is gone"), std::string::npos) << gone.err;
 }
@@ -272,7 +273,7 @@ TEST(Debug, WhatTheRecordingLacksIsRefused) {
   // fed what it read.
   Recording cut = record({programPath("pipes")}, {.radar_args = {"--payload-limit", "2"}});
   ASSERT_EQ(cut.exit_code, 0) << cut.err;
-  Result r = radar({"debug", cut.dir, std::to_string(cut.meta.root_pid()), "--no-gdb"});
+  Result r = radar({"debug", "--yes", cut.dir, std::to_string(cut.meta.root_pid()), "--no-gdb"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--payload-limit"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cannot be re-run faithfully"), std::string::npos) << r.err;
@@ -285,17 +286,78 @@ TEST(Debug, WhatTheRecordingLacksIsRefused) {
   const std::string damaged = testTempDir();
   ASSERT_EQ(shell("cp -r " + shellQuote(rec.dir) + "/. " + shellQuote(damaged)).exit_code, 0);
   ASSERT_EQ(::unlink(parent->path.c_str()), 0);
-  Result orphan = radar({"debug", rec.dir, std::to_string(child), "--no-gdb"});
+  Result orphan = radar({"debug", "--yes", rec.dir, std::to_string(child), "--no-gdb"});
   EXPECT_EQ(orphan.exit_code, 2);
   EXPECT_NE(orphan.err.find("log is missing"), std::string::npos) << orphan.err;
   const std::string log = damaged + "/" + parent->path.substr(parent->path.rfind('/') + 1);
   struct stat st {};
   ASSERT_EQ(::stat(log.c_str(), &st), 0);
   ASSERT_EQ(::truncate(log.c_str(), st.st_size / 2), 0);
-  Result broken = radar({"debug", damaged, std::to_string(rec.meta.root_pid()), "--no-gdb"});
+  Result broken = radar({"debug", "--yes", damaged, std::to_string(rec.meta.root_pid()), "--no-gdb"});
   EXPECT_EQ(broken.exit_code, 2);
   EXPECT_NE(broken.err.find(log + ": offset"), std::string::npos) << "names the log and where\n" << broken.err;
   EXPECT_NE(broken.err.find("could not be read"), std::string::npos) << broken.err;
+}
+
+
+// A recording is input: radar debug says what it would run (program,
+// arguments, directory, environment unlike the user's) and runs nothing
+// unless asked to; a library the recorded LD_PRELOAD names is never loaded.
+TEST(Debug, ShowsWhatItWouldRunAndRunsNothingUnasked) {
+  const std::string scratch = testTempDir();
+  const std::string marker = scratch + "/marker", touched = scratch + "/touched";
+  const std::string library = driverProgram("libmarker_preload.so");
+  const std::string dir = scratch + "/rec";
+  Result rec = shell("RADAR_TEST_MARKER=" + shellQuote(marker) + " LD_PRELOAD=" + shellQuote(library) + " " +
+                     shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- /bin/sh -c " +
+                     shellQuote("echo x > " + touched));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_NE(slurp(marker).find("loaded"), std::string::npos) << "the library ran in the recorded program";
+  ASSERT_EQ(::unlink(marker.c_str()), 0);
+  ASSERT_EQ(::unlink(touched.c_str()), 0);
+
+  // No terminal and no --yes: shown, not run.
+  Result asked = shell(shellQuote(radarPath()) + " debug " + shellQuote(dir) + " sh --no-gdb </dev/null");
+  EXPECT_EQ(asked.exit_code, 2) << asked.err;
+  EXPECT_NE(asked.err.find("it will run, as recorded:"), std::string::npos) << asked.err;
+  EXPECT_NE(asked.err.find("  arguments    '/bin/sh' '-c' 'echo x > " + touched + "'"), std::string::npos) << asked.err;
+  EXPECT_NE(asked.err.find("RADAR_TEST_MARKER=" + marker), std::string::npos) << "an entry unlike the user's environment\n" << asked.err;
+  EXPECT_NE(asked.err.find("  not loaded   " + library), std::string::npos) << asked.err;
+  EXPECT_NE(asked.err.find("add --yes to run it"), std::string::npos) << asked.err;
+  EXPECT_FALSE(std::ifstream(touched).good()) << "nothing ran";
+
+  // With --yes it runs, without the recorded library.
+  Result ran = radar({"debug", "--yes", dir, "sh", "--no-gdb"});
+  EXPECT_FALSE(std::ifstream(marker).good()) << "the recorded LD_PRELOAD was loaded:\n" << ran.err;
+}
+
+// The program is checked by content: the same size and modification time
+// with other bytes is another program.
+TEST(Debug, RefusesAProgramWhoseContentChanged) {
+  const std::string scratch = testTempDir();
+  const std::string program = scratch + "/pipes";
+  ASSERT_EQ(shell("cp " + shellQuote(programPath("pipes")) + " " + shellQuote(program)).exit_code, 0);
+  const std::string dir = scratch + "/rec";
+  Result rec = radar({"record", "-o", dir, "--", program});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  Result same = radar({"debug", "--yes", dir, std::to_string(load(dir).meta.root_pid()), "--no-gdb"});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+
+  struct stat before {};
+  ASSERT_EQ(::stat(program.c_str(), &before), 0);
+  {
+    std::fstream f(program, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(-1, std::ios::end);
+    const char last = static_cast<char>(f.get());
+    f.seekp(-1, std::ios::end);
+    f.put(static_cast<char>(last ^ 0x5a));
+  }
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, program.c_str(), times, 0), 0);
+  Result changed = radar({"debug", "--yes", dir, std::to_string(load(dir).meta.root_pid()), "--no-gdb"});
+  EXPECT_EQ(changed.exit_code, 2) << changed.err;
+  EXPECT_NE(changed.err.find("has changed since the recording (its content differs"), std::string::npos)
+      << changed.err;
 }
 
 }  // namespace

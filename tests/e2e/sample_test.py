@@ -277,7 +277,7 @@ def main():
         for image in images:
             pid, generation = image.split("-")[:2]
             spec = "%s.%s" % (pid, generation)
-            argv = [radar, "debug", rec, spec, "--no-gdb"]
+            argv = [radar, "debug", "--yes", rec, spec, "--no-gdb"]
             reproduce = " ".join(argv)
             r = run(argv, timeout=60)
             report = text(r.stderr)
