@@ -132,6 +132,19 @@ std::string selfDirectory() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+size_t printableUtf8Length(std::string_view text, size_t at) {
+  const auto c = static_cast<unsigned char>(text[at]);
+  const size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+  if (!len || at + len > text.size()) return 0;
+  for (size_t k = 1; k < len; ++k)
+    if ((static_cast<unsigned char>(text[at + k]) & 0xc0) != 0x80) return 0;
+  const auto c1 = static_cast<unsigned char>(text[at + 1]);
+  if (len == 2 && c == 0xc2 && c1 < 0xa0) return 0;                           // C1 control
+  if (len == 3 && ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0))) return 0;  // overlong, surrogate
+  if (len == 4 && ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))) return 0;  // overlong, too large
+  return len;
+}
+
 std::string terminalSafe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -158,26 +171,12 @@ std::string terminalSafe(std::string_view text) {
     } else if (c < 0x80) {
       out += static_cast<char>(c);
       ++i;
+    } else if (const size_t len = printableUtf8Length(text, i)) {
+      out.append(text.substr(i, len));
+      i += len;
     } else {
-      // A whole, shortest-form UTF-8 sequence is kept, unless it encodes a
-      // C1 control (U+0080 to U+009F) or a surrogate.
-      const size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
-      bool ok = len && i + len <= text.size();
-      for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-      if (ok) {
-        const auto c1 = static_cast<unsigned char>(text[i + 1]);
-        if (len == 2 && c == 0xc2 && c1 < 0xa0) ok = false;                 // C1 control
-        if (len == 3 && c == 0xe0 && c1 < 0xa0) ok = false;                 // overlong
-        if (len == 3 && c == 0xed && c1 >= 0xa0) ok = false;                // surrogate
-        if (len == 4 && ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))) ok = false;
-      }
-      if (ok) {
-        out.append(text.substr(i, len));
-        i += len;
-      } else {
-        hex(c);
-        ++i;
-      }
+      hex(c);
+      ++i;
     }
   }
   return out;

@@ -79,7 +79,7 @@ int runCheck(int argc, char** argv) {
                   static_cast<unsigned long long>(t.placed_by_time));
     if (t.findings.empty()) std::printf("no findings\n");
     for (const auto& f : t.findings) {
-      std::printf("%s: %s", replay::findingKindName(f.kind), f.text.c_str());
+      std::printf("%s: %s", replay::findingKindName(f.kind), terminalSafe(f.text).c_str());
       if (!f.events.empty()) std::printf(" (event %u)", f.events.front() + 1);
       std::printf("\n");
     }

@@ -87,7 +87,13 @@ std::vector<uint32_t> findProcesses(const replay::Trace& t, const std::string& s
 
 std::string jsonString(const std::string& s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
+  auto u = [&](unsigned char c) {
+    char buf[8];
+    std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+    out += buf;
+  };
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -95,14 +101,28 @@ std::string jsonString(const std::string& s) {
       case '\t': out += "\\t"; break;
       case '\r': out += "\\r"; break;
       default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
+        if (c >= 0x80) {
+          // Valid JSON is valid UTF-8: a byte that is not part of a printable
+          // character (C1 controls included) is written as the code point
+          // of the same number.
+          if (const size_t len = printableUtf8Length(s, i)) {
+            out.append(s, i, len);
+            i += len;
+            continue;
+          }
+          if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(s[i + 1]) < 0xa0) {
+            u(static_cast<unsigned char>(s[++i]));  // a C1 control, well formed
+          } else {
+            u(c);
+          }
+        } else if (c < 0x20 || c == 0x7f) {
+          u(c);
         } else {
           out += static_cast<char>(c);
         }
     }
+    ++i;
   }
   return out + "\"";
 }

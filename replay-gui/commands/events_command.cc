@@ -112,13 +112,13 @@ int runEvents(int argc, char** argv) {
       if (!ok) continue;
     }
     if (!json) {
-      std::printf("%s\n", narrator.sentence(i).c_str());
+      std::printf("%s\n", terminalSafe(narrator.sentence(i)).c_str());
       if (decode && log::isData(e.eventKind()) && !(e.flags & replay::kEventFailed)) {
         const std::string text = contents(i);
         for (size_t at = 0; at < text.size();) {
           size_t end = text.find('\n', at);
           if (end == std::string::npos) end = text.size();
-          std::printf("    %.*s\n", static_cast<int>(end - at), text.data() + at);
+          std::printf("    %s\n", terminalSafe(std::string_view(text).substr(at, end - at)).c_str());
           at = end + 1;
         }
       }

@@ -59,7 +59,7 @@ int runStats(int argc, char** argv) {
               "bytes in", "send ms", "recv ms", "wait ms");
   for (size_t i = 0; i < t.processes.size(); ++i) {
     const auto& p = s.processes[i];
-    std::printf("%-28s %8llu %8llu %12llu %12llu %10.3f %10.3f %10.3f\n", t.processes[i].label().c_str(),
+    std::printf("%-28s %8llu %8llu %12llu %12llu %10.3f %10.3f %10.3f\n", terminalSafe(t.processes[i].label()).c_str(),
                 static_cast<unsigned long long>(p.sends), static_cast<unsigned long long>(p.receives),
                 static_cast<unsigned long long>(p.bytes_sent), static_cast<unsigned long long>(p.bytes_received),
                 ms(p.send_ns), ms(p.receive_ns), ms(p.wait_ns));
@@ -69,7 +69,7 @@ int runStats(int argc, char** argv) {
   for (size_t i = 0; i < t.channels.size(); ++i) {
     const auto& c = s.channels[i];
     if (!c.messages && !c.matched) continue;
-    std::printf("%-36s %10llu %12llu %10llu %14.3f %12.3f\n", t.channels[i].name.c_str(),
+    std::printf("%-36s %10llu %12llu %10llu %14.3f %12.3f\n", terminalSafe(t.channels[i].name).c_str(),
                 static_cast<unsigned long long>(c.messages), static_cast<unsigned long long>(c.bytes),
                 static_cast<unsigned long long>(c.matched), c.matched ? ms(c.queued_ns) / c.matched : 0.0,
                 ms(c.max_queued_ns));

@@ -61,6 +61,7 @@ void findProblems(Trace& t) {
     std::map<std::pair<uint32_t, uint32_t>, Finding> lost;
     std::map<uint32_t, Finding> orphan;
     std::vector<uint8_t> closed;
+    std::vector<uint32_t> created;  // fork, vfork and spawn events that made a process
     std::exception_ptr failed;
   };
   Half halves[2];
@@ -91,7 +92,12 @@ void findProblems(Trace& t) {
     mine.closed.assign(t.endpoints.size(), 0);
     for (uint32_t i = from; i < to; ++i) {
       const Event& ev = t.events[i];
-      if (ev.endpoint == kNone) continue;
+      if (ev.endpoint == kNone) {
+        const Kind k = ev.eventKind();
+        if ((k == Kind::Fork || k == Kind::Vfork || k == Kind::Spawn) && ev.value && !(ev.flags & kEventFailed))
+          mine.created.push_back(i);
+        continue;
+      }
       if (ev.eventKind() == Kind::Close) mine.closed[ev.endpoint] = 1;
       if (ev.flags & kEventUnmatched) {
         Finding& f = mine.orphan[t.endpoints[ev.endpoint].channel];
@@ -136,6 +142,52 @@ void findProblems(Trace& t) {
              ") sent by " + t.processes[key.second].label() + " on " + t.channels[key.first].name +
              " never received";
     out.push_back(std::move(f));
+  }
+
+  // Processes the recording has no log of: created by a recorded one, or
+  // exec'd into by one, and never heard from (radar record says why when it
+  // knows: statically linked, set-user-ID ...).
+  {
+    auto why = [&](int32_t pid) -> std::string {
+      for (const auto& n : t.unrecorded_notes)
+        if (n.pid == pid) return (n.executable.empty() ? "" : n.executable + ": ") + n.what;
+      return "its log is missing";
+    };
+    std::set<std::pair<uint32_t, int32_t>> children;  // (parent image, pid) of every image with a log
+    for (const Process& q : t.processes)
+      if (q.parent != kNone) children.insert({q.parent, q.pid});
+    for (const Half& h : halves)
+      for (uint32_t i : h.created) {
+        const Event& ev = t.events[i];
+        const auto pid = static_cast<int32_t>(ev.value);
+        if (children.count({ev.process, pid})) continue;
+        Finding f;
+        f.kind = Finding::Kind::Unrecorded;
+        f.processes = {ev.process};
+        f.events = {i};
+        f.text = t.processes[ev.process].label() + " created process " + std::to_string(pid) +
+                 ", which the recording has no log of (" + why(pid) + ")";
+        out.push_back(std::move(f));
+      }
+    for (const Process& p : t.processes)
+      if (!p.external && p.end == Process::End::Execed && p.next_image == kNone) {
+        Finding f;
+        f.kind = Finding::Kind::Unrecorded;
+        f.processes = {p.index};
+        if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
+        f.text = p.label() + " executed a program the recording has no log of (" + why(p.pid) + ")";
+        out.push_back(std::move(f));
+      }
+    // A log that could not be read at all is part of the story too.
+    for (const LoadProblem& problem : t.problems) {
+      bool read_in_part = false;
+      for (const Process& p : t.processes) read_in_part |= p.log_path == problem.path;
+      if (read_in_part) continue;  // said above as damage
+      Finding f;
+      f.kind = Finding::Kind::Damaged;
+      f.text = problem.path + ": cannot be read: " + problem.message;
+      out.push_back(std::move(f));
+    }
   }
 
   // Received with no recorded sender.

@@ -1424,6 +1424,8 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   for (const auto& rec : raw.recordings) {
     if (!rec.network().empty()) t->networks.push_back({rec.network(), rec.network_file()});
     for (const auto& e : rec.executables()) t->executables.push_back({e.path(), e.size(), e.mtime_ns(), e.xxh64()});
+    for (const auto& p : rec.problems())
+      if (p.pid() > 0) t->unrecorded_notes.push_back({p.pid(), p.executable(), p.what()});
   }
   Merger(raw, *t).run(step);
   t->endpoints = std::move(raw.endpoints);

@@ -249,6 +249,13 @@ class Trace {
     uint64_t xxh64 = 0;
   };
   std::vector<RecordedExecutable> executables;
+  // What radar record found about processes that left no log (by pid):
+  // "not recorded: statically linked" ...
+  struct UnrecordedNote {
+    int32_t pid = 0;
+    std::string executable, what;
+  };
+  std::vector<UnrecordedNote> unrecorded_notes;
 
   // Statistics of the matching.
   uint64_t bytes_sent = 0, bytes_received = 0, bytes_matched = 0;

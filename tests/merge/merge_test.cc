@@ -664,6 +664,34 @@ TEST(Merge, LogWhoseControlBlockClaimsBillionsOfEvents) {
   }
 }
 
+// A process created by a recorded one and absent from the recording is a
+// finding (check --strict fails on it), and so is a log that cannot be read
+// at all.
+TEST(Merge, ChildrenWithoutALogAndUnreadableLogsAreFindings) {
+  FakeRecording rec;
+  auto& parent = rec.process("parent", 1);
+  parent.fork(2, 10, 11);
+  rec.child(parent, "child", 2).exit(0, 15);
+  parent.fork(3, 12, 13).wait(2, 0, 20, 21).wait(3, 0, 22, 23).exit(0, 30);
+  rec.write();
+  { std::ofstream(rec.dir() + "/9-0-garbage.rlog") << "not a log"; }
+  std::string error;
+  auto t = replay::loadTrace({rec.dir()}, {}, &error);
+  ASSERT_TRUE(t) << error;
+  std::vector<const Finding*> unrecorded, damaged;
+  for (const auto& f : t->findings) {
+    if (f.kind == Finding::Kind::Unrecorded) unrecorded.push_back(&f);
+    if (f.kind == Finding::Kind::Damaged) damaged.push_back(&f);
+  }
+  ASSERT_EQ(unrecorded.size(), 1u);
+  EXPECT_NE(unrecorded[0]->text.find("created process 3, which the recording has no log of"), std::string::npos)
+      << unrecorded[0]->text;
+  ASSERT_EQ(unrecorded[0]->events.size(), 1u);
+  EXPECT_EQ(unrecorded[0]->events[0], at(*t, 1, 2));
+  ASSERT_EQ(damaged.size(), 1u);
+  EXPECT_NE(damaged[0]->text.find("9-0-garbage.rlog: cannot be read"), std::string::npos) << damaged[0]->text;
+}
+
 TEST(Merge, InputFromTheTerminalIsExternal) {
   FakeRecording rec;
   rec.process("shell", 1).terminal(1).receive(1, "ls\n", 5, 6).send(1, "file\n", 7, 8).exit(0, 9);
