@@ -490,7 +490,7 @@ int runDebug(int argc, char** argv) {
 
   const size_t own_events = trace->process_events[image].size();
   std::fprintf(stderr, "radar debug: re-running %s (%zu recorded events, event %u to %u of the replay)%s\n",
-               proc.label().c_str(), own_events, script.first_number, script.last_number,
+               terminalSafe(proc.label()).c_str(), own_events, script.first_number, script.last_number,
                no_gdb ? "" : " under gdb");
   if (script.chain.size() > 1) {
     const replay::Process& first = trace->processes[script.chain.front()];

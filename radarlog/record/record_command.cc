@@ -339,9 +339,10 @@ int runRecord(int argc, char** argv) {
                summary.logs, summary.logs == 1 ? "" : "es",
                static_cast<unsigned long long>(summary.events), humanBytes(summary.bytes).c_str(),
                seconds, dir.c_str());
-  std::fprintf(stderr, "radar: %s %s\n", command[0].c_str(), statusText(root_status).c_str());
+  std::fprintf(stderr, "radar: %s %s\n", terminalSafe(command[0]).c_str(), statusText(root_status).c_str());
   for (const auto& p : summary.problems)
-    std::fprintf(stderr, "radar: pid %d %s: %s\n", p.pid(), p.executable().c_str(), p.what().c_str());
+    std::fprintf(stderr, "radar: pid %d %s: %s\n", p.pid(), terminalSafe(p.executable()).c_str(),
+                 terminalSafe(p.what()).c_str());
 
   if (WIFEXITED(root_status)) return WEXITSTATUS(root_status);
   if (WIFSIGNALED(root_status)) return 128 + WTERMSIG(root_status);

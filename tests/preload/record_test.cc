@@ -708,3 +708,31 @@ TEST(Record, NeverWritesThroughALinkInItsDirectory) {
 
 }  // namespace
 }  // namespace radar::testing
+
+namespace radar::testing {
+namespace {
+
+// A program chooses its own argv[0]: a newline or an escape sequence in it
+// must not forge a line or drive the terminal when events, check or stats
+// print it, nor break the JSON.
+TEST(Commands, PrintProgramSuppliedNamesSafely) {
+  if (shell("command -v python3").exit_code != 0) GTEST_SKIP() << "needs python3 to exec with any argv[0]";
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
+                     " -- python3 -c 'import os; os.execv(b\"/bin/sh\", [b\"evil\\nforged line\\x1b[2J\\xc2\\x9b\", b\"-c\", b\"exit 3\"])'");
+  ASSERT_EQ(rec.exit_code, 3) << rec.err;
+  for (const auto& command : {"events", "check", "stats"}) {
+    Result r = radar({command, dir});
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << command << ":\n" << r.out;
+    EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << command << ": a C1 control\n" << r.out;
+    EXPECT_EQ(r.out.find("\nforged line"), std::string::npos) << command << ":\n" << r.out;
+  }
+  Result events = radar({"events", dir});
+  EXPECT_NE(events.out.find("evil\\nforged line\\e[2J\\xc2\\x9b"), std::string::npos) << events.out;
+  Result json = radar({"events", "--json", dir});
+  for (char c : json.out) EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << int(c);
+  EXPECT_NE(json.out.find("evil\\nforged line\\u001b[2J\\u009b"), std::string::npos) << json.out;
+}
+
+}  // namespace
+}  // namespace radar::testing
