@@ -135,6 +135,10 @@ void findProblems(Trace& t) {
   join(orphan, halves[1].orphan);
   std::vector<uint8_t>& closed = halves[0].closed;
   for (size_t k = 0; k < closed.size(); ++k) closed[k] |= halves[1].closed[k];
+  // Channels with bytes in flight, and who sent them (the deadlock search
+  // below: a reader with bytes waiting for it is not waiting for anyone).
+  std::set<std::pair<uint32_t, uint32_t>> in_flight;  // (channel, sending process)
+  for (const auto& [key, f] : lost) in_flight.insert(key);
   for (auto& [key, f] : lost) {
     f.processes = {key.second};
     f.channels = {key.first};
@@ -263,6 +267,14 @@ void findProblems(Trace& t) {
     if (cat != log::Category::Send && cat != log::Category::Receive) continue;
     const Endpoint& mine = t.endpoints[b.endpoint];
     const Channel& ch = t.channels[mine.channel];
+    // Killed while bytes for it were in the channel: its read was about to
+    // return them (a whole process group killed at once stops readers
+    // between the send and the wake-up), so it waited for nobody.
+    if (cat == log::Category::Receive) {
+      bool pending = false;
+      for (const auto& [channel, sender] : in_flight) pending |= channel == mine.channel && sender != b.process;
+      if (pending) continue;
+    }
     for (uint32_t other : ch.endpoints) {
       const Endpoint& e = t.endpoints[other];
       if (e.process == b.process || closed[other]) continue;

@@ -692,6 +692,23 @@ TEST(Merge, ChildrenWithoutALogAndUnreadableLogsAreFindings) {
   EXPECT_NE(damaged[0]->text.find("9-0-garbage.rlog: cannot be read"), std::string::npos) << damaged[0]->text;
 }
 
+// Killed together while a message to B was in flight: B's read was about
+// to return it, so B waited for nobody and there is no deadlock. The
+// message itself was never received: that much is true.
+TEST(Merge, NoDeadlockWhileAMessageToTheBlockedReaderIsInFlight) {
+  FakeRecording rec;
+  rec.process("a", 1)
+      .socketEnd(1, 501, 502)
+      .send(1, "sixteen bytes!!!", 10, 11)
+      .blockedIn(log::Kind::Read, 1);
+  rec.process("b", 2).socketEnd(1, 502, 501).blockedIn(log::Kind::Read, 1);
+  auto t = rec.load();
+  EXPECT_FALSE(findingOf(*t, Finding::Kind::Deadlock)) << findingOf(*t, Finding::Kind::Deadlock)->text;
+  const Finding* lost = findingOf(*t, Finding::Kind::NeverReceived);
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(lost->bytes, 16u);
+}
+
 TEST(Merge, InputFromTheTerminalIsExternal) {
   FakeRecording rec;
   rec.process("shell", 1).terminal(1).receive(1, "ls\n", 5, 6).send(1, "file\n", 7, 8).exit(0, 9);
