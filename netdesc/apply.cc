@@ -259,15 +259,30 @@ const Port* Binding::portForReceive(const replay::Trace& t, uint32_t receive) co
   return portOf(t.events[receive].endpoint);
 }
 
+namespace {
+// What the recording did not keep of a message is said, never shown as
+// "no bytes" or as a shorter message.
+void noteOmitted(const std::string& kept, uint64_t omitted, std::string* out) {
+  if (!omitted) return;
+  const std::string what = std::to_string(omitted) + (omitted == 1 ? " byte" : " bytes") +
+                           " not kept: the recording keeps only the start of each message (radar record "
+                           "--payload-limit)\n";
+  if (kept.empty()) *out = what;
+  else *out += "and " + what;
+}
+}  // namespace
+
 bool Binding::describeContents(const replay::Trace& t, uint32_t position, std::string* out,
                                std::string* error) const {
   std::string bytes;
-  if (!t.payload(position, &bytes, error)) return false;
+  uint64_t omitted = 0;
+  if (!t.payload(position, &bytes, error, &omitted)) return false;
   const replay::Event& ev = t.events[position];
   const bool send = log::categoryOf(ev.eventKind()) == log::Category::Send;
   const Port* port = send ? portForMessage(t, position) : portForReceive(t, position);
   if (!port) {
     *out = describeBytes(&description(), nullptr, bytes);
+    noteOmitted(bytes, omitted, out);
     return true;
   }
   // A message whose length prefix announces more than this send holds:
@@ -297,6 +312,7 @@ bool Binding::describeContents(const replay::Trace& t, uint32_t position, std::s
              " on this channel, which finish its last message)\n";
   }
   *out = note + describeBytes(&description(), port, bytes);
+  noteOmitted(bytes, omitted, out);
   return true;
 }
 
@@ -304,8 +320,10 @@ bool describeContents(const Binding* binding, const replay::Trace& t, uint32_t p
                       std::string* error) {
   if (binding) return binding->describeContents(t, position, out, error);
   std::string bytes;
-  if (!t.payload(position, &bytes, error)) return false;
+  uint64_t omitted = 0;
+  if (!t.payload(position, &bytes, error, &omitted)) return false;
   *out = describeBytes(nullptr, nullptr, bytes);
+  noteOmitted(bytes, omitted, out);
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "asan_options.h"
 #include "cli.h"
 #include "file_hash.h"
 #include "commands.h"
@@ -480,6 +482,13 @@ int runDebug(int argc, char** argv) {
     return kExitUsage;
   // Only radar's own library: never one a recording names.
   launch.environment.push_back("LD_PRELOAD=" + std::filesystem::weakly_canonical(library).string());
+  // A program built with ASan would abort with it preloaded (asan_options.h).
+  {
+    auto asan = std::find_if(launch.environment.begin(), launch.environment.end(),
+                             [](const std::string& e) { return e.rfind("ASAN_OPTIONS=", 0) == 0; });
+    if (asan != launch.environment.end()) *asan = log::withAsanLinkOrder(*asan);
+    else launch.environment.push_back(log::withAsanLinkOrder("ASAN_OPTIONS="));
+  }
   launch.environment.push_back(std::string(driver::kScriptEnv) + "=" + script_path);
   launch.environment.push_back(std::string(driver::kStatusEnv) + "=" + status_path);
   if (no_gdb) {

@@ -13,6 +13,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "asan_options.h"
 #include "crc32c.h"
 #include "narrative.h"
 #include "radar/proto/radarlog.pb.h"
@@ -325,6 +326,12 @@ class Builder {
         }
         continue;
       }
+      if (e.rfind("ASAN_OPTIONS=", 0) == 0) {
+        // radar record's addition is radar's: radar debug makes its own.
+        const std::string own = log::withoutAsanLinkOrder(e);
+        if (!own.empty()) l.environment.push_back(own);
+        continue;
+      }
       l.environment.push_back(e);
     }
   }
@@ -517,6 +524,15 @@ class Builder {
     if (branch) e.flags |= kBranchToChild;
 
     const Category category = log::categoryOf(r.kind);
+    // A value the re-run will hand to the program as a call's result must
+    // be one the call could have returned: a read of 16 bytes that
+    // "returned" 300 would make the program read past its buffer.
+    if ((category == Category::Receive || category == Category::Send) && !log::isMultiMessage(r.kind) &&
+        r.result > 0 && static_cast<uint64_t>(r.result) > r.size) {
+      *error = "the log is damaged: its event " + std::to_string(r.counter) + " (" + log::kindName(r.kind) +
+               ") moved " + std::to_string(r.result) + " bytes with a buffer of " + std::to_string(r.size);
+      return false;
+    }
     if (category == Category::Receive) {
       std::string bytes;
       if (!receivedBytes(r, position, &bytes, error)) return false;

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -83,6 +85,22 @@ inline long prlimit(int pid, int resource, const void* newlim, void* oldlim) {
              reinterpret_cast<long>(oldlim));
 }
 inline long sched_yield() { return raw(SYS_sched_yield); }
+// A copy of `fd` at `floor` or above (close-on-exec). A floor at or above
+// the soft RLIMIT_NOFILE is reached by raising the soft limit for the one
+// call, when the hard limit allows: a descriptor there is out of the
+// program's reach, and the program keeps every number below its limit.
+inline long dupAtOrAbove(int fd, int floor) {
+  long r = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+  if (r != -EINVAL) return r;
+  struct { uint64_t cur, max; } lim{}, raised{};
+  if (prlimit(0, RLIMIT_NOFILE, nullptr, &lim) != 0 || lim.max <= static_cast<uint64_t>(floor)) return r;
+  raised = {static_cast<uint64_t>(floor) + 1, lim.max};
+  if (prlimit(0, RLIMIT_NOFILE, &raised, nullptr) != 0) return r;
+  r = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+  prlimit(0, RLIMIT_NOFILE, &lim, nullptr);
+  return r;
+}
+
 // The calling thread's signal mask, as the kernel's 64-bit set.
 inline long setSignalMask(int how, const uint64_t* set, uint64_t* old) {
   return raw(SYS_rt_sigprocmask, how, reinterpret_cast<long>(set), reinterpret_cast<long>(old), 8);

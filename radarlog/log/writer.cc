@@ -70,7 +70,7 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
   long fd = sys::openat(AT_FDCWD, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return static_cast<int>(fd);
   if (options.fd_floor > 0) {
-    long moved = sys::fcntl(static_cast<int>(fd), F_DUPFD_CLOEXEC, options.fd_floor);
+    long moved = sys::dupAtOrAbove(static_cast<int>(fd), options.fd_floor);
     sys::close(static_cast<int>(fd));
     if (moved < 0) return static_cast<int>(moved);
     fd = moved;

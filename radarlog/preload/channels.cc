@@ -106,7 +106,7 @@ int ownNetlink() {
   long fd = sys::raw(SYS_socket, AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
   if (fd < 0) return -1;
   if (g_process.fd_floor > 0) {
-    long high = sys::fcntl(static_cast<int>(fd), F_DUPFD_CLOEXEC, g_process.fd_floor);
+    long high = sys::dupAtOrAbove(static_cast<int>(fd), g_process.fd_floor);
     sys::close(static_cast<int>(fd));
     if (high < 0) return -1;
     fd = high;
@@ -468,7 +468,7 @@ void evictOwnFd(int fd) {
   }
   if (fd != g_process.writer.fd()) return;
   if (!lockWriter()) return;
-  const long moved = sys::fcntl(fd, F_DUPFD_CLOEXEC, g_process.fd_floor);
+  const long moved = sys::dupAtOrAbove(fd, g_process.fd_floor);
   if (moved >= 0) {
     g_process.writer.setFd(static_cast<int>(moved));
     sys::close(fd);

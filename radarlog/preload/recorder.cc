@@ -175,7 +175,11 @@ void parseConfig(char** envp) {
 
 int computeFdFloor() {
   struct rlimit64 lim {};
-  if (sys::prlimit(0, RLIMIT_NOFILE, nullptr, &lim) != 0 || lim.rlim_cur < 64) return 0;
+  if (sys::prlimit(0, RLIMIT_NOFILE, nullptr, &lim) != 0) return 0;
+  // Few descriptors allowed: ours go just above the soft limit, where the
+  // program cannot have any (sys::dupAtOrAbove), when the hard limit leaves
+  // room; else they take the lowest free numbers, as any descriptor would.
+  if (lim.rlim_cur < 64) return lim.rlim_max > lim.rlim_cur + 4 ? static_cast<int>(lim.rlim_cur) : 0;
   // High enough to stay out of the program's way, low enough not to make
   // the kernel grow every process's descriptor table to a million entries.
   const uint64_t top = lim.rlim_cur > 65536 ? 65536 : lim.rlim_cur;
@@ -910,6 +914,20 @@ void formatLink(char* buf, size_t size, const char* origin, uint64_t counter, ui
   appendDec(buf, at, size, gen);
 }
 
+// Whether the LD_PRELOAD entry entry[0..len) is a sanitizer's runtime.
+bool isSanitizerRuntime(const char* entry, size_t len) {
+  const char* base = entry;
+  for (size_t i = 0; i < len; ++i)
+    if (entry[i] == '/') base = entry + i + 1;
+  const size_t base_len = len - static_cast<size_t>(base - entry);
+  for (const char* name : {"libasan.so", "libtsan.so", "liblsan.so", "libubsan.so", "libhwasan.so",
+                           "libclang_rt.asan", "libclang_rt.tsan", "libclang_rt.ubsan", "libclang_rt.lsan"}) {
+    const size_t n = std::strlen(name);
+    if (base_len >= n && std::strncmp(base, name, n) == 0) return true;
+  }
+  return false;
+}
+
 bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_t capacity) {
   static __thread char preload[PATH_MAX + 64];
   size_t n = 0;
@@ -921,11 +939,28 @@ bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_
     if (startsWith(*e, "LD_PRELOAD=")) {
       have_preload = true;
       if (g_config.self_path[0] && !std::strstr(*e, g_config.self_path)) {
-        // The program set its own LD_PRELOAD: keep it, after ours.
+        // The program set its own LD_PRELOAD: keep it, after ours, but for
+        // sanitizer runtimes, which must come first (see radar record).
         size_t at = appendStr(preload, 0, sizeof(preload), "LD_PRELOAD=");
-        at = appendStr(preload, at, sizeof(preload), g_config.self_path);
-        at = appendStr(preload, at, sizeof(preload), ":");
-        appendStr(preload, at, sizeof(preload), *e + 11);
+        for (int sanitizers = 1; sanitizers >= 0; --sanitizers) {
+          if (!sanitizers) {
+            at = appendStr(preload, at, sizeof(preload), g_config.self_path);
+            at = appendStr(preload, at, sizeof(preload), ":");
+          }
+          for (const char* entry = *e + 11; *entry;) {
+            size_t len = 0;
+            while (entry[len] && entry[len] != ':' && entry[len] != ' ') ++len;
+            if (len && isSanitizerRuntime(entry, len) == (sanitizers == 1) && at + len + 2 < sizeof(preload)) {
+              std::memcpy(preload + at, entry, len);
+              at += len;
+              preload[at++] = ':';
+              preload[at] = 0;
+            }
+            entry += len;
+            if (*entry) ++entry;
+          }
+        }
+        if (at && preload[at - 1] == ':') preload[--at] = 0;
         out[n++] = preload;
         continue;
       }

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "asan_options.h"
 #include "cli.h"
 #include "commands.h"
 #include "finalize.h"
@@ -57,8 +58,10 @@ const char kRecordHelp[] =
     "  --net FILE               a network description (docs/netdesc.md) the recording\n"
     "                           carries: the replay names and decodes by it\n"
     "\n"
-    "Exit status: PROGRAM's (128+N when a signal N killed it); 2 when radar could not\n"
-    "start it. A summary goes to stderr, with every process that could not be recorded.\n";
+    "Exit status: PROGRAM's (128+N when a signal N killed it); 127 when PROGRAM cannot\n"
+    "be found or executed, as a shell says; 2 for a bad command line or a recording\n"
+    "directory radar cannot use. A summary goes to stderr, with every process that\n"
+    "could not be recorded.\n";
 
 namespace {
 
@@ -121,6 +124,35 @@ std::string externalChannels() {
     out += std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
   }
   ::closedir(d);
+  return out;
+}
+
+// A program built with AddressSanitizer aborts unless the sanitizer's
+// runtime comes first among the libraries loaded, which LD_PRELOAD=radar's
+// interposer breaks. A sanitizer runtime the user preloads is put first; for
+// one the program links itself, ASan is told not to insist (the interposer
+// only forwards calls: ASan still sees them all): asan_options.h.
+bool isSanitizerRuntime(const std::string& path) {
+  const std::string base = path.substr(path.rfind('/') + 1);
+  for (const char* name : {"libasan.so", "libtsan.so", "liblsan.so", "libubsan.so", "libhwasan.so",
+                           "libclang_rt.asan", "libclang_rt.tsan", "libclang_rt.ubsan", "libclang_rt.lsan"})
+    if (base.rfind(name, 0) == 0) return true;
+  return false;
+}
+
+// LD_PRELOAD for the program: sanitizer runtimes the user preloads, the
+// interposer, then the user's other libraries, in the user's order.
+std::string preloadList(const std::string& interposer, const std::string& users) {
+  std::string first, rest;
+  for (size_t at = 0; at <= users.size();) {
+    size_t end = users.find_first_of(": ", at);
+    if (end == std::string::npos) end = users.size();
+    const std::string entry = users.substr(at, end - at);
+    if (!entry.empty()) (isSanitizerRuntime(entry) ? first : rest) += entry + ":";
+    at = end + 1;
+  }
+  std::string out = first + interposer;
+  if (!rest.empty()) out += ":" + rest.substr(0, rest.size() - 1);
   return out;
 }
 
@@ -228,15 +260,22 @@ int runRecord(int argc, char** argv) {
   // The program's environment: ours plus the interposer and its settings.
   std::vector<std::string> env;
   std::string ld_preload = preload;
+  bool asan_options = false;
   for (char** e = environ; *e; ++e) {
     if (log::isRecorderVariable(*e)) continue;  // never inherit another recording's
     if (std::strncmp(*e, "LD_PRELOAD=", 11) == 0) {
-      if (std::strlen(*e) > 11) ld_preload += std::string(":") + (*e + 11);
+      ld_preload = preloadList(preload, *e + 11);
+      continue;
+    }
+    if (std::strncmp(*e, "ASAN_OPTIONS=", 13) == 0) {
+      env.push_back(log::withAsanLinkOrder(*e));
+      asan_options = true;
       continue;
     }
     env.emplace_back(*e);
   }
   env.push_back("LD_PRELOAD=" + ld_preload);
+  if (!asan_options) env.push_back(log::withAsanLinkOrder("ASAN_OPTIONS="));
   env.push_back("RADAR_DIR=" + abs_dir);
   env.push_back("RADAR_RECORDING_ID=" + hexBytes(id, 16));
   if (limited) env.push_back("RADAR_PAYLOAD_LIMIT=" + std::to_string(payload_limit));

@@ -127,13 +127,15 @@ bool Trace::record(uint32_t position, log::Record* out, std::string* payload,
   return true;
 }
 
-bool Trace::payload(uint32_t position, std::string* out, std::string* error) const {
+bool Trace::payload(uint32_t position, std::string* out, std::string* error, uint64_t* omitted) const {
   log::Record r;
   std::string own;
   if (!record(position, &r, &own, nullptr, error)) return false;
+  if (omitted) *omitted = 0;
   const Event& ev = events[position];
-  if (!own.empty() || log::categoryOf(ev.eventKind()) != log::Category::Receive) {
+  if (!own.empty() || log::categoryOf(ev.eventKind()) != log::Category::Receive || r.payload_omitted) {
     *out = own;
+    if (omitted) *omitted = r.payload_omitted;
     return true;
   }
   // A receive whose bytes only the senders' logs hold: the matched pieces,
@@ -148,9 +150,16 @@ bool Trace::payload(uint32_t position, std::string* out, std::string* error) con
   // others: work out the offset from the bytes the earlier receives took.
   for (size_t k = 0; k < pieces.size(); ++k) {
     const Edge* piece = pieces[k];
-    std::string bytes;
-    log::Record sr;
-    if (!record(piece->from, &sr, &bytes, nullptr, error)) return false;
+    if (cached_send_ != piece->from) {
+      log::Record sr;
+      if (!record(piece->from, &sr, &cached_send_bytes_, nullptr, error)) {
+        cached_send_ = kNone;
+        return false;
+      }
+      cached_send_ = piece->from;
+      cached_send_omitted_ = sr.payload_omitted;
+    }
+    const std::string& bytes = cached_send_bytes_;
     uint64_t skip = 0;
     if (k == 0) {
       // Bytes of this send that earlier receives consumed.
@@ -159,8 +168,9 @@ bool Trace::payload(uint32_t position, std::string* out, std::string* error) con
         if (other.to < position && !(events[other.to].flags & kEventPeek)) skip += other.bytes;
       }
     }
-    if (skip > bytes.size()) skip = bytes.size();
-    out->append(bytes, static_cast<size_t>(skip), piece->bytes);
+    const uint64_t kept = skip < bytes.size() ? std::min<uint64_t>(piece->bytes, bytes.size() - skip) : 0;
+    if (omitted) *omitted += piece->bytes - kept;
+    if (kept) out->append(bytes, static_cast<size_t>(skip), static_cast<size_t>(kept));
   }
   return true;
 }

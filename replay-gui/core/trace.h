@@ -286,7 +286,9 @@ class Trace {
               std::vector<std::string>* strings, std::string* error) const;
   // The bytes an event moved: its own payload, or, for a receive whose
   // bytes only the sender's log holds, those of the matched sends.
-  bool payload(uint32_t position, std::string* out, std::string* error) const;
+  // `omitted`, when given, counts the bytes the event moved that the
+  // recording did not keep (radar record --payload-limit).
+  bool payload(uint32_t position, std::string* out, std::string* error, uint64_t* omitted = nullptr) const;
 
   // Time on a common scale (realtime of the event's host, ns).
   int64_t wallTime(uint32_t position) const;
@@ -307,6 +309,11 @@ class Trace {
 
  private:
   mutable std::vector<std::unique_ptr<log::LogReader>> readers_;  // one per process, opened on demand
+  // The last send payload() read for a receive: a big message read in many
+  // pieces is read from its log once, not once per piece.
+  mutable uint32_t cached_send_ = kNone;
+  mutable std::string cached_send_bytes_;
+  mutable uint64_t cached_send_omitted_ = 0;
   // Made on first use, once even when threads ask together (the replay
   // window's loader and views).
   struct Lazy {

@@ -15,6 +15,7 @@
 #include <regex>
 #include <sstream>
 
+#include "fake_recording.h"
 #include "merge.h"
 #include "recorded.h"
 #include "recorder_env.h"
@@ -308,8 +309,9 @@ TEST(Debug, ShowsWhatItWouldRunAndRunsNothingUnasked) {
   const std::string marker = scratch + "/marker", touched = scratch + "/touched";
   const std::string library = driverProgram("libmarker_preload.so");
   const std::string dir = scratch + "/rec";
-  Result rec = shell("RADAR_TEST_MARKER=" + shellQuote(marker) + " LD_PRELOAD=" + shellQuote(library) + " " +
-                     shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- /bin/sh -c " +
+  // (The library goes to the program only, not to radar itself.)
+  Result rec = shell("RADAR_TEST_MARKER=" + shellQuote(marker) + " " + shellQuote(radarPath()) + " record -o " +
+                     shellQuote(dir) + " -- env LD_PRELOAD=" + shellQuote(library) + " /bin/sh -c " +
                      shellQuote("echo x > " + touched));
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_NE(slurp(marker).find("loaded"), std::string::npos) << "the library ran in the recorded program";
@@ -358,6 +360,23 @@ TEST(Debug, RefusesAProgramWhoseContentChanged) {
   EXPECT_EQ(changed.exit_code, 2) << changed.err;
   EXPECT_NE(changed.err.find("has changed since the recording (its content differs"), std::string::npos)
       << changed.err;
+}
+
+
+// A value from the log is checked before the re-run hands it to the
+// program: a read of 16 bytes that returned 300 is damage, not a result.
+TEST(Debug, RefusesAReceiveLargerThanItsBuffer) {
+  FakeRecording rec;
+  rec.process("writer", 1).pipeEnd(1, 801, true).send(1, std::string(300, 'x'), 10, 11);
+  rec.process("reader", 2).pipeEnd(1, 801, false).receiveIntoSmallerBuffer(1, std::string(300, 'x'), 16, 20, 21);
+  auto trace = rec.load();
+  uint32_t reader = 0;
+  for (const auto& p : trace->processes)
+    if (p.pid == 2) reader = p.index;
+  driver::Script script;
+  std::string error;
+  EXPECT_FALSE(driver::buildScript(*trace, reader, &script, &error));
+  EXPECT_NE(error.find("moved 300 bytes with a buffer of 16"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -72,6 +72,15 @@ FakeProcess& FakeProcess::receive(uint32_t channel, const std::string& bytes, in
   return *this;
 }
 
+FakeProcess& FakeProcess::receiveIntoSmallerBuffer(uint32_t channel, const std::string& bytes, uint64_t buffer,
+                                                   int64_t entry, int64_t ret) {
+  Item it{log::Kind::Read, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
+  it.size = buffer;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
 FakeProcess& FakeProcess::failedReceive(uint32_t channel, int err, int64_t entry, int64_t ret) {
   Item it{log::Kind::Read, channel, "", entry, ret, -1, static_cast<uint32_t>(err)};
   items_.push_back(it);
@@ -198,7 +207,7 @@ std::string FakeRecording::write() {
       if (log::isData(it.kind)) {
         const bool is_send = log::categoryOf(it.kind) == log::Category::Send;
         e.has_offset = true;
-        e.size = it.bytes.empty() ? 64 : it.bytes.size();
+        e.size = it.size ? it.size : it.bytes.empty() ? 64 : it.bytes.size();
         auto& offset = is_send ? sent[it.channel] : received[it.channel];
         e.offset = offset;
         if (it.result > 0) offset += static_cast<uint64_t>(it.result);

@@ -29,6 +29,10 @@ class FakeProcess {
   FakeProcess& receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
                        uint32_t tid = 0);
   FakeProcess& failedReceive(uint32_t channel, int err, int64_t entry, int64_t ret);
+  // A receive whose log says it moved more bytes than its buffer holds (a
+  // damaged or crafted log).
+  FakeProcess& receiveIntoSmallerBuffer(uint32_t channel, const std::string& bytes, uint64_t buffer,
+                                        int64_t entry, int64_t ret);
   FakeProcess& close(uint32_t channel, int64_t at);
   FakeProcess& fork(int32_t child_pid, int64_t entry, int64_t ret);
   FakeProcess& wait(int32_t child_pid, int status, int64_t entry, int64_t ret);
@@ -56,6 +60,7 @@ class FakeProcess {
     uint32_t error = 0;
     int32_t peer = 0, status = 0;
     uint32_t tid = 0;
+    uint64_t size = 0;  // the buffer; 0: as long as the bytes
     bool annotation = false;
     log::ChannelFields info;
     std::string name;

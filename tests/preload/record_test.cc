@@ -620,6 +620,9 @@ TEST(Record, BadCommandLines) {
   EXPECT_EQ(run("--payload-limit lots -- true"), 2);
   EXPECT_EQ(run("--no-such-option -- true"), 2);
   EXPECT_EQ(run("-- /no/such/program"), 127);
+  EXPECT_EQ(run("-- /etc/hostname"), 127) << "not executable: as a shell says, and as the help says";
+  const std::string help = shell(shellQuote(radarPath()) + " help record").out;
+  EXPECT_NE(help.find("127 when PROGRAM cannot\nbe found or executed"), std::string::npos) << help;
 }
 
 }  // namespace
@@ -645,6 +648,13 @@ TEST(Record, PayloadLimitSaysWhatWasCut) {
 
   Recording none = record({programPath("pipes")}, {.radar_args = {"--payload-limit", "0"}});
   ASSERT_EQ(none.exit_code, 0) << none.err;
+  // Decoded, a message not kept says so, on its send and on its receive.
+  const Result decoded = radar({"events", "--decode", none.dir});
+  EXPECT_EQ(decoded.out.find("(5 bytes).\n    no bytes"), std::string::npos) << decoded.out;
+  EXPECT_NE(decoded.out.find("5 bytes not kept: the recording keeps only the start of each message"),
+            std::string::npos) << decoded.out;
+  const Result partly = radar({"events", "--decode", rec.dir});
+  EXPECT_NE(partly.out.find("and 2 bytes not kept"), std::string::npos) << partly.out;
   for (const auto& l : none.logs)
     for (const auto& e : l.events) {
       if (log::isData(e.kind())) {
@@ -704,6 +714,50 @@ TEST(Record, NeverWritesThroughALinkInItsDirectory) {
   EXPECT_TRUE(S_ISREG(st.st_mode));
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_EQ(rec.meta.root_pid() > 0, true);
+}
+
+// With few descriptors allowed, the program gets the numbers it gets bare
+// and as many before EMFILE: radar's own live above its soft limit.
+TEST(Record, SmallDescriptorLimitShiftsNothing) {
+  for (const char* limit : {"8", "32", "63"}) {
+    SCOPED_TRACE(limit);
+    // The limit is set in a shell of its own: dash keeps copies of the
+    // descriptors it redirects at 10 and above, which a limit of 8 forbids.
+    auto limited = [&](const std::string& command) {
+      return shell("sh -c " + shellQuote(std::string("ulimit -S -n ") + limit + "; exec " + command));
+    };
+    const Result bare = limited(shellQuote(programPath("fd_limit")));
+    ASSERT_EQ(bare.exit_code, 0) << bare.err;
+    const std::string dir = testTempDir() + "/rec";
+    const Result recorded =
+        limited(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + shellQuote(programPath("fd_limit")));
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    EXPECT_EQ(recorded.out, bare.out);
+    const Recording rec = load(dir);
+    expectClean(rec);
+    ASSERT_EQ(rec.logs.size(), 1u);
+    EXPECT_EQ(rec.logs[0].ofKind(Kind::Write).size(), 1u) << "still recorded";
+  }
+}
+
+// A program built with AddressSanitizer records like any other, also when
+// the user preloads the sanitizer's runtime.
+TEST(Record, ProgramBuiltWithAddressSanitizer) {
+  const Result where = shell("gcc -print-file-name=libasan.so");
+  const std::string libasan = where.out.substr(0, where.out.find('\n'));
+  Recording rec = record({programPath("pipes_asan")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  ASSERT_EQ(rec.logs.size(), 2u) << rec.err;
+  const ProcessLog* parent = rec.byPid(rec.meta.root_pid());
+  ASSERT_TRUE(parent);
+  const ProcessLog* child = rec.byPid(parent->first(Kind::Fork)->r.peer_pid);
+  ASSERT_TRUE(child);
+  EXPECT_EQ(child->ofKind(Kind::Write).at(0)->payload, "hello");
+  if (libasan.empty() || libasan[0] != '/') GTEST_SKIP() << "gcc does not say where libasan.so is";
+  Recording preloaded = record({"env", "LD_PRELOAD=" + libasan, programPath("pipes_asan")});
+  ASSERT_EQ(preloaded.exit_code, 0) << preloaded.err;
+  EXPECT_EQ(preloaded.logs.size(), 3u) << preloaded.err;  // env, then the program and its child
 }
 
 }  // namespace
