@@ -941,26 +941,48 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
     noteVforkExec(check);
     formatLink(link, sizeof(link), "vfork", vforkCounter(), 0);
     const bool built = buildExecEnvironment(envp, link, buffer.env, buffer.capacity);
-    const int r = run(built ? buffer.env : envp);
+    int r = run(built ? buffer.env : envp);
+    if (r < 0 && errno == E2BIG && buildBareEnvironment(envp, buffer.env, buffer.capacity))
+      r = run(buffer.env);  // see below
     noteVforkExecFailed(errno);
     return r;
   }
-  Call call(Kind::Exec, -1);
-  call.finish(0);
-  const char* strings[258];
-  size_t n = 0;
-  strings[n++] = check ? check : "";
-  for (char* const* a = argv; a && *a && n < 258; ++a) strings[n++] = *a;
-  call.extra.strings = strings;
-  call.extra.string_count = n;
-  call.record();
+  {
+    // Ended before the exec: a Call gives errno back when it ends, and the
+    // program must see the exec's own errno when it fails (execvp and
+    // shells decide by it).
+    Call call(Kind::Exec, -1);
+    call.finish(0);
+    const char* strings[258];
+    size_t n = 0;
+    strings[n++] = check ? check : "";
+    for (char* const* a = argv; a && *a && n < 258; ++a) strings[n++] = *a;
+    call.extra.strings = strings;
+    call.extra.string_count = n;
+    call.record();
+  }
   formatLink(link, sizeof(link), "exec", lastCounter(), generation() + 1);
   const bool built = buildExecEnvironment(envp, link, buffer.env, buffer.capacity);
-  const int r = run(built ? buffer.env : envp);
+  int r = run(built ? buffer.env : envp);
+  if (r < 0 && errno == E2BIG && buildBareEnvironment(envp, buffer.env, buffer.capacity)) {
+    // radar's variables made the arguments and environment too large for
+    // the kernel, where they would fit without radar: the program runs as
+    // it would have, unrecorded from here, and the log says why.
+    const char* note = "exec: radar's variables would make the arguments and environment too large (E2BIG): "
+                       "the program runs without them, not recorded";
+    EventFields e;
+    e.kind = Kind::Note;
+    e.strings = &note;
+    e.string_count = 1;
+    commitEvent(e);
+    r = run(buffer.env);
+  }
   const int err = errno;
-  Call failed(Kind::ExecFailed, -1);
-  failed.finish(r, err);
-  failed.record();
+  {
+    Call failed(Kind::ExecFailed, -1);
+    failed.finish(r, err);
+    failed.record();
+  }
   errno = err;
   return r;
 }

@@ -984,7 +984,55 @@ bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_
   return true;
 }
 
-// ---- exit --------------------------------------------------------------------
+bool buildBareEnvironment(char* const* envp, char** out, size_t capacity) {
+  static __thread char preload[PATH_MAX + 64];
+  const char* self = g_config.self_path;
+  const size_t self_len = std::strlen(self);
+  size_t n = 0;
+  for (char* const* e = envp; e && *e; ++e) {
+    if (n + 1 >= capacity) return false;
+    if (log::isRecorderVariable(*e)) continue;
+    if (startsWith(*e, "ASAN_OPTIONS=")) {
+      // radar record's addition (see radarlog/log/asan_options.h) taken out.
+      static __thread char asan[4096];
+      const char* kOurs = "verify_asan_link_order=0";
+      const size_t len = std::strlen(*e), ours = std::strlen(kOurs);
+      if (std::strcmp(*e + 13, kOurs) == 0) continue;
+      if (len > 13 + ours + 1 && len < sizeof(asan) && std::strcmp(*e + len - ours, kOurs) == 0 &&
+          (*e)[len - ours - 1] == ':') {
+        std::memcpy(asan, *e, len - ours - 1);
+        asan[len - ours - 1] = 0;
+        out[n++] = asan;
+        continue;
+      }
+    }
+    if (self_len && startsWith(*e, "LD_PRELOAD=")) {
+      // Every entry but ours, in order.
+      size_t at = appendStr(preload, 0, sizeof(preload), "LD_PRELOAD=");
+      const size_t start = at;
+      for (const char* entry = *e + 11; *entry;) {
+        size_t len = 0;
+        while (entry[len] && entry[len] != ':' && entry[len] != ' ') ++len;
+        const bool ours = len == self_len && std::strncmp(entry, self, len) == 0;
+        if (len && !ours && at + len + 2 < sizeof(preload)) {
+          if (at > start) preload[at++] = ':';
+          std::memcpy(preload + at, entry, len);
+          at += len;
+          preload[at] = 0;
+        }
+        entry += len;
+        if (*entry) ++entry;
+      }
+      if (at > start) out[n++] = preload;
+      continue;
+    }
+    out[n++] = *e;
+  }
+  out[n] = nullptr;
+  return true;
+}
+
+// ---- exit --------------------------------------------------------------------// ---- exit --------------------------------------------------------------------
 
 void noteExitStatus(int status) {
   if (g_process.exit_status_known) return;

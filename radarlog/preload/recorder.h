@@ -132,6 +132,10 @@ uint32_t generation();
 // present, RADAR_LINK describing this image) in `out`, which must hold
 // `capacity` pointers. Returns false if it does not fit.
 bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_t capacity);
+// `envp` as it would be without radar: its variables left out, and its
+// library taken out of LD_PRELOAD. For an exec that radar's variables
+// alone would push over the kernel's limit (E2BIG).
+bool buildBareEnvironment(char* const* envp, char** out, size_t capacity);
 // "exec:<log id>:<counter>:<generation>" for the image about to start.
 void formatLink(char* buf, size_t size, const char* origin, uint64_t counter, uint32_t gen);
 bool inVforkChild();

@@ -74,10 +74,8 @@ FakeProcess& FakeProcess::receive(uint32_t channel, const std::string& bytes, in
 
 FakeProcess& FakeProcess::receiveIntoSmallerBuffer(uint32_t channel, const std::string& bytes, uint64_t buffer,
                                                    int64_t entry, int64_t ret) {
-  Item it{log::Kind::Read, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
-  it.size = buffer;
-  items_.push_back(it);
-  ++counter_;
+  receive(channel, bytes, entry, ret);
+  items_.back().size = buffer;
   return *this;
 }
 

@@ -605,20 +605,25 @@ TEST(Merge, LogWhoseCountersSkipIsReadUpToTheGap) {
 // A writer killed between storing a record and counting it leaves a log
 // with more events than its control block says: the loader reads it again,
 // and the matching must see the second reading only.
-TEST(Merge, LogWithMoreEventsThanItsControlBlockSays) {
-  FakeRecording rec;
+// A writer's five messages to a reader, written, with the writer's control
+// block then claiming `counted` events.
+void writeFiveMessagesClaiming(FakeRecording& rec, uint64_t counted) {
   FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 601, true);
   for (int i = 0; i < 5; ++i) w.send(1, "msg" + std::to_string(i), 10 + 2 * i, 11 + 2 * i);
   FakeProcess& r = rec.process("reader", 2).pipeEnd(1, 601, false);
   for (int i = 0; i < 5; ++i) r.receive(1, "msg" + std::to_string(i), 100 + 2 * i, 101 + 2 * i);
   rec.write();
-  const std::string writer_log = rec.dir() + "/1-0-writer.rlog";
-  const int fd = ::open(writer_log.c_str(), O_RDWR);
+  const int fd = ::open((rec.dir() + "/1-0-writer.rlog").c_str(), O_RDWR);
   ASSERT_GE(fd, 0);
-  const uint64_t counted = 2;  // of 5 (the control block follows an 8-byte frame head)
+  // (The control block follows an 8-byte frame head.)
   ASSERT_EQ(::pwrite(fd, &counted, sizeof(counted), 8 + offsetof(log::FileControl, last_counter)),
             static_cast<ssize_t>(sizeof(counted)));
   ::close(fd);
+}
+
+TEST(Merge, LogWithMoreEventsThanItsControlBlockSays) {
+  FakeRecording rec;
+  writeFiveMessagesClaiming(rec, 2);  // of 5
   std::string error;
   auto t = replay::loadTrace({rec.dir()}, {}, &error);
   ASSERT_TRUE(t) << error;
@@ -642,16 +647,7 @@ TEST(Merge, LogWithMoreEventsThanItsControlBlockSays) {
 TEST(Merge, LogWhoseControlBlockClaimsBillionsOfEvents) {
   for (const uint64_t claimed : {uint64_t{2147483647}, uint64_t{100000000}}) {
     FakeRecording rec;
-    FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 601, true);
-    for (int i = 0; i < 5; ++i) w.send(1, "msg" + std::to_string(i), 10 + 2 * i, 11 + 2 * i);
-    FakeProcess& r = rec.process("reader", 2).pipeEnd(1, 601, false);
-    for (int i = 0; i < 5; ++i) r.receive(1, "msg" + std::to_string(i), 100 + 2 * i, 101 + 2 * i);
-    rec.write();
-    const int fd = ::open((rec.dir() + "/1-0-writer.rlog").c_str(), O_RDWR);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(::pwrite(fd, &claimed, sizeof(claimed), 8 + offsetof(log::FileControl, last_counter)),
-              static_cast<ssize_t>(sizeof(claimed)));
-    ::close(fd);
+    writeFiveMessagesClaiming(rec, claimed);
     std::string error;
     auto t = replay::loadTrace({rec.dir()}, {}, &error);
     ASSERT_TRUE(t) << error;

@@ -760,6 +760,21 @@ TEST(Record, ProgramBuiltWithAddressSanitizer) {
   EXPECT_EQ(preloaded.logs.size(), 3u) << preloaded.err;  // env, then the program and its child
 }
 
+// radar's variables must never push an exec over the kernel's limit where
+// the program's own arguments and environment fit: the program runs on,
+// unrecorded from there, and the log says why.
+TEST(Record, ExecNearTheArgumentLimitSucceedsAsBare) {
+  const Result bare = shell(shellQuote(programPath("arg_max")));
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  Recording rec = record({programPath("arg_max")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, bare.out);
+  bool said = false;
+  for (const auto& l : rec.logs)
+    for (const auto& n : l.notes) said |= n.find("too large (E2BIG)") != std::string::npos;
+  EXPECT_TRUE(said) << "the largest exec ran unrecorded without a word";
+}
+
 }  // namespace
 }  // namespace radar::testing
 
