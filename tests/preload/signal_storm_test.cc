@@ -42,6 +42,7 @@ void checkStorm(const std::string& interval_us, const std::string& threads) {
 
   const ProcessLog* root = rec.byPid(rec.meta.root_pid());
   ASSERT_TRUE(root) << rec.dir;
+  SCOPED_TRACE("recording kept in " + rec.dir);
   for (const auto& l : rec.logs) {
     EXPECT_EQ(l.error, "") << l.path;
     EXPECT_FALSE(l.control.incomplete) << l.path;
