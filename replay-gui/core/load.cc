@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
+#include <map>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -220,12 +221,23 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
               std::string* error) {
   RawRecording& raw = *out;
   std::vector<LogJob> jobs;
+  // A recording given twice (the same directory under two names, a copy of
+  // it, a log also inside a directory given) would be merged with itself:
+  // every message twice, and processes that "never ended".
+  std::map<std::pair<dev_t, ino_t>, std::string> seen_files;
+  std::map<std::string, std::string> seen_ids;  // recording id -> directory
+  auto once = [&](const std::string& path, const struct stat& st) {
+    auto [it, fresh] = seen_files.emplace(std::pair{st.st_dev, st.st_ino}, path);
+    if (!fresh) *error = "the same recording is given twice: " + it->second + " and " + path;
+    return fresh;
+  };
   for (const std::string& dir : dirs) {
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0) {
       *error = dir + ": no such file or directory";
       return false;
     }
+    if (!once(dir, st)) return false;
     raw.directories.push_back(dir);
     std::vector<std::string> paths;
     if (S_ISDIR(st.st_mode)) {
@@ -236,15 +248,26 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
         std::stringstream text;
         text << meta.rdbuf();
         proto::Recording rec;
-        if (google::protobuf::TextFormat::ParseFromString(text.str(), &rec))
+        if (google::protobuf::TextFormat::ParseFromString(text.str(), &rec)) {
+          if (!rec.recording_id().empty()) {
+            auto [it, fresh] = seen_ids.emplace(rec.recording_id(), dir);
+            if (!fresh) {
+              *error = "the same recording is given twice: " + it->second + " and " + dir + " (a copy of it)";
+              return false;
+            }
+          }
           raw.recordings.push_back(std::move(rec));
-        else
+        } else
           raw.problems.push_back({dir + "/recording.txt", "cannot parse it; ignored"});
       }
     } else {
       paths.push_back(dir);
     }
-    for (const auto& p : paths) jobs.push_back({p});
+    for (const auto& p : paths) {
+      struct stat log_st {};
+      if (::stat(p.c_str(), &log_st) == 0 && !once(p, log_st)) return false;
+      jobs.push_back({p});
+    }
   }
 
   // First pass: headers and sizes, so that every log's events land straight

@@ -803,5 +803,25 @@ TEST(Commands, PrintProgramSuppliedNamesSafely) {
   EXPECT_NE(json.out.find("evil\\nforged line\\u001b[2J\\u009b"), std::string::npos) << json.out;
 }
 
+// A recording given twice, under two names or as a copy, is refused with
+// both paths named: merged with itself it would count every message twice.
+TEST(Commands, SameRecordingGivenTwiceIsRefused) {
+  const std::string base = testTempDir();
+  Recording rec = record({programPath("pipes")}, {.dir = base + "/a"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(shell("cp -r " + shellQuote(base + "/a") + " " + shellQuote(base + "/b")).exit_code, 0);
+  const Result twice = radar({"check", base + "/a", base + "/a/."});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("the same recording is given twice: " + base + "/a and " + base + "/a/."),
+            std::string::npos) << twice.err;
+  const Result copy = radar({"events", base + "/a", base + "/b"});
+  EXPECT_EQ(copy.exit_code, 2);
+  EXPECT_NE(copy.err.find("and " + base + "/b (a copy of it)"), std::string::npos) << copy.err;
+  const Result log_too = radar({"stats", base + "/a", rec.logs.at(0).path});
+  EXPECT_EQ(log_too.exit_code, 2);
+  EXPECT_NE(log_too.err.find("given twice"), std::string::npos) << log_too.err;
+  EXPECT_EQ(radar({"check", base + "/a"}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace radar::testing
