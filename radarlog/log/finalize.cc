@@ -39,18 +39,33 @@ FinalizeResult finalizeLog(const std::string& path, std::string* error) {
   const uint64_t used = reader->tailUsed();
   const uint64_t end = reader->framesEnd();
   bool ok = true;
-  if (reader->interruptedFrame()) ok = ::ftruncate(fd, static_cast<off_t>(end)) == 0;
+  std::string why;  // what failed, said where it failed (errno is stale after)
+  auto failed = [&](const char* what) {
+    why = std::string(what) + ": " + std::strerror(errno);
+    return false;
+  };
+  if (reader->interruptedFrame() && ::ftruncate(fd, static_cast<off_t>(end)) != 0) ok = failed("truncating");
   if (ok && used) {
     std::vector<char> tail(used);
-    ok = ::pread(fd, tail.data(), used, kControlSize) == static_cast<ssize_t>(used);
+    if (::pread(fd, tail.data(), used, kControlSize) != static_cast<ssize_t>(used)) ok = failed("reading the tail");
     std::vector<char> frame(ZSTD_compressBound(used));
     ZSTD_CCtx* cctx = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
     const size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), tail.data(), used);
     ZSTD_freeCCtx(cctx);
-    ok = ok && !ZSTD_isError(n) &&
-         ::pwrite(fd, frame.data(), n, static_cast<off_t>(end)) == static_cast<ssize_t>(n);
+    if (ok && ZSTD_isError(n)) {
+      ok = false;
+      why = std::string("compressing: ") + ZSTD_getErrorName(n);
+    }
+    if (ok) {
+      errno = ENOSPC;  // a short write sets none: the file system is full
+      if (::pwrite(fd, frame.data(), n, static_cast<off_t>(end)) != static_cast<ssize_t>(n)) {
+        ok = failed("writing the frame");
+        // What was written of it goes: the log stays as it was, readable.
+        if (::ftruncate(fd, static_cast<off_t>(end)) != 0) why += " (and the part written stays)";
+      }
+    }
   }
   if (ok) {
     // The frame holds the tail's records now; a reader that sees both
@@ -63,13 +78,15 @@ FinalizeResult finalizeLog(const std::string& path, std::string* error) {
       state |= kStateFinalized;
       ok = ::pwrite(fd, &state, sizeof(state), state_at) == sizeof(state);
     }
+    if (!ok && why.empty()) why = std::string("marking it compacted: ") + std::strerror(errno);
     ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize,
                 reader->control().tail_capacity);
   }
   ::close(fd);
   if (!ok) {
-    *error = path + ": cannot compact: " + std::strerror(errno);
-    return FinalizeResult::Damaged;
+    if (why.empty()) why = "marking it compacted failed";
+    *error = path + ": not compacted (" + why + "); it stays readable as it is";
+    return FinalizeResult::NotCompacted;
   }
   return FinalizeResult::Finalized;
 }

@@ -8,10 +8,11 @@
 
 namespace radar::log {
 
-enum class FinalizeResult { AlreadyClosed, Finalized, Damaged };
+enum class FinalizeResult { AlreadyClosed, Finalized, Damaged, NotCompacted };
 
-// Never call it on the log of a live process. On Damaged, *error says why
-// and the file is left as it was.
+// Never call it on the log of a live process. On Damaged (the log cannot
+// be read) and NotCompacted (a full disk, say: the log stays readable as it
+// was), *error says why and the file is left as it was.
 FinalizeResult finalizeLog(const std::string& path, std::string* error);
 
 }  // namespace radar::log

@@ -215,8 +215,9 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
       s.problems.push_back(p);
     };
     std::string error;
-    if (finalize && log::finalizeLog(path, &error) == log::FinalizeResult::Damaged)
-      problem(0, "", "log damaged: " + error);
+    const log::FinalizeResult finalized =
+        finalize ? log::finalizeLog(path, &error) : log::FinalizeResult::AlreadyClosed;
+    if (finalized == log::FinalizeResult::Damaged) problem(0, "", "log damaged: " + error);
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) s.bytes += static_cast<uint64_t>(st.st_blocks) * 512;
     log::LogError err;
@@ -232,6 +233,7 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
     img.pid = reader->header().pid();
     img.generation = reader->header().generation();
     img.cwd = reader->header().cwd();
+    if (finalized == log::FinalizeResult::NotCompacted) problem(img.pid, img.exe, error);
     img.path_env = envValue(reader->header(), "PATH");
     present.insert({img.pid, img.generation});
     pids_with_logs.insert(img.pid);

@@ -576,6 +576,10 @@ TEST(Record, FullRecordingDirectoryNeverFailsTheProgram) {
   EXPECT_EQ(rec.exit_code, 0) << "the program runs to completion: " << rec.err;
   EXPECT_NE(rec.err.find("log incomplete from event"), std::string::npos) << rec.err;
   EXPECT_NE(rec.err.find("No space left on device"), std::string::npos) << rec.err;
+  // Every problem is said of its process, with its cause.
+  EXPECT_EQ(rec.err.find("pid 0 "), std::string::npos) << rec.err;
+  EXPECT_EQ(rec.err.find("No child processes"), std::string::npos) << rec.err;
+  for (const auto& l : rec.logs) EXPECT_EQ(l.error, "") << l.path << ": readable as it is";
 }
 
 TEST(Record, FileSizeLimitNeverKillsTheProgram) {
