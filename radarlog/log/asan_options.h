@@ -4,11 +4,9 @@
 
 #include <string>
 
-namespace radar::log {
+#include "recorder_env.h"
 
-// What radar record adds to ASAN_OPTIONS (a program built with ASan would
-// abort with radar's library preloaded before the sanitizer's runtime).
-inline constexpr char kAsanLinkOrder[] = "verify_asan_link_order=0";
+namespace radar::log {
 
 // "ASAN_OPTIONS=..." with radar's addition; and as it was before it.
 inline std::string withAsanLinkOrder(const std::string& entry) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstring>
+#include <initializer_list>
 
 namespace radar::log {
 
@@ -20,6 +21,38 @@ inline bool isRecorderVariable(const char* entry) {
     if (std::strncmp(entry, name, n) == 0 && (entry[n] == '=' || entry[n] == 0)) return true;
   }
   return false;
+}
+
+// What radar record adds to ASAN_OPTIONS: a program built with ASan would
+// abort with radar's library preloaded before the sanitizer's runtime.
+inline constexpr char kAsanLinkOrder[] = "verify_asan_link_order=0";
+
+// Whether the LD_PRELOAD entry entry[0..len) is a sanitizer's runtime,
+// which must come before radar's library.
+inline bool isSanitizerRuntime(const char* entry, size_t len) {
+  const char* base = entry;
+  for (size_t i = 0; i < len; ++i)
+    if (entry[i] == '/') base = entry + i + 1;
+  const size_t base_len = len - static_cast<size_t>(base - entry);
+  for (const char* name : {"libasan.so", "libtsan.so", "liblsan.so", "libubsan.so", "libhwasan.so",
+                           "libclang_rt.asan", "libclang_rt.tsan", "libclang_rt.ubsan", "libclang_rt.lsan"}) {
+    const size_t n = std::strlen(name);
+    if (base_len >= n && std::strncmp(base, name, n) == 0) return true;
+  }
+  return false;
+}
+
+// Calls f(entry, len) for each entry of an LD_PRELOAD list (separated by
+// colons or spaces, as the dynamic linker reads it).
+template <typename F>
+void forEachPreloadEntry(const char* list, F&& f) {
+  for (const char* entry = list; *entry;) {
+    size_t len = 0;
+    while (entry[len] && entry[len] != ':' && entry[len] != ' ') ++len;
+    if (len) f(entry, len);
+    entry += len;
+    if (*entry) ++entry;
+  }
 }
 
 }  // namespace radar::log

@@ -929,6 +929,16 @@ struct EnvBuffer {
 // Everything the exec family shares. `check` is the file as the program
 // named it (radar record looks at it if the new image leaves no log), `run`
 // performs the exec with an environment.
+
+// An EXEC or SPAWN event's strings: the program, then its arguments.
+constexpr size_t kProgramStrings = 258;
+size_t programStrings(const char* program, char* const argv[], const char* (&out)[kProgramStrings]) {
+  size_t n = 0;
+  out[n++] = program ? program : "";
+  for (char* const* a = argv; a && *a && n < kProgramStrings; ++a) out[n++] = *a;
+  return n;
+}
+
 template <class Run>
 int recordedExec(const char* check, char* const argv[], char* const envp[], Run&& run) {
   if (!radar::preload::active() && !inVforkChild()) {
@@ -953,12 +963,9 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
     // shells decide by it).
     Call call(Kind::Exec, -1);
     call.finish(0);
-    const char* strings[258];
-    size_t n = 0;
-    strings[n++] = check ? check : "";
-    for (char* const* a = argv; a && *a && n < 258; ++a) strings[n++] = *a;
+    const char* strings[kProgramStrings];
     call.extra.strings = strings;
-    call.extra.string_count = n;
+    call.extra.string_count = programStrings(check, argv, strings);
     call.record();
   }
   formatLink(link, sizeof(link), "exec", lastCounter(), generation() + 1);
@@ -1081,12 +1088,9 @@ int recordedSpawn(pid_t* pid, const char* check, char* const argv[], char* const
   Call call(Kind::Spawn, -1);
   const int r = run(built ? buffer.env : envp);
   call.finish(r == 0 ? (pid ? *pid : 0) : -1, r);
-  const char* strings[258];
-  size_t n = 0;
-  strings[n++] = check ? check : "";
-  for (char* const* a = argv; a && *a && n < 258; ++a) strings[n++] = *a;
+  const char* strings[kProgramStrings];
   call.extra.strings = strings;
-  call.extra.string_count = n;
+  call.extra.string_count = programStrings(check, argv, strings);
   call.extra.peer_pid = r == 0 && pid ? *pid : 0;
   call.record();
   return r;

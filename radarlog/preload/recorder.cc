@@ -914,20 +914,6 @@ void formatLink(char* buf, size_t size, const char* origin, uint64_t counter, ui
   appendDec(buf, at, size, gen);
 }
 
-// Whether the LD_PRELOAD entry entry[0..len) is a sanitizer's runtime.
-bool isSanitizerRuntime(const char* entry, size_t len) {
-  const char* base = entry;
-  for (size_t i = 0; i < len; ++i)
-    if (entry[i] == '/') base = entry + i + 1;
-  const size_t base_len = len - static_cast<size_t>(base - entry);
-  for (const char* name : {"libasan.so", "libtsan.so", "liblsan.so", "libubsan.so", "libhwasan.so",
-                           "libclang_rt.asan", "libclang_rt.tsan", "libclang_rt.ubsan", "libclang_rt.lsan"}) {
-    const size_t n = std::strlen(name);
-    if (base_len >= n && std::strncmp(base, name, n) == 0) return true;
-  }
-  return false;
-}
-
 bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_t capacity) {
   static __thread char preload[PATH_MAX + 64];
   size_t n = 0;
@@ -947,18 +933,14 @@ bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_
             at = appendStr(preload, at, sizeof(preload), g_config.self_path);
             at = appendStr(preload, at, sizeof(preload), ":");
           }
-          for (const char* entry = *e + 11; *entry;) {
-            size_t len = 0;
-            while (entry[len] && entry[len] != ':' && entry[len] != ' ') ++len;
-            if (len && isSanitizerRuntime(entry, len) == (sanitizers == 1) && at + len + 2 < sizeof(preload)) {
+          log::forEachPreloadEntry(*e + 11, [&](const char* entry, size_t len) {
+            if (log::isSanitizerRuntime(entry, len) == (sanitizers == 1) && at + len + 2 < sizeof(preload)) {
               std::memcpy(preload + at, entry, len);
               at += len;
               preload[at++] = ':';
               preload[at] = 0;
             }
-            entry += len;
-            if (*entry) ++entry;
-          }
+          });
         }
         if (at && preload[at - 1] == ':') preload[--at] = 0;
         out[n++] = preload;
@@ -995,10 +977,9 @@ bool buildBareEnvironment(char* const* envp, char** out, size_t capacity) {
     if (startsWith(*e, "ASAN_OPTIONS=")) {
       // radar record's addition (see radarlog/log/asan_options.h) taken out.
       static __thread char asan[4096];
-      const char* kOurs = "verify_asan_link_order=0";
-      const size_t len = std::strlen(*e), ours = std::strlen(kOurs);
-      if (std::strcmp(*e + 13, kOurs) == 0) continue;
-      if (len > 13 + ours + 1 && len < sizeof(asan) && std::strcmp(*e + len - ours, kOurs) == 0 &&
+      const size_t len = std::strlen(*e), ours = sizeof(log::kAsanLinkOrder) - 1;
+      if (std::strcmp(*e + 13, log::kAsanLinkOrder) == 0) continue;
+      if (len > 13 + ours + 1 && len < sizeof(asan) && std::strcmp(*e + len - ours, log::kAsanLinkOrder) == 0 &&
           (*e)[len - ours - 1] == ':') {
         std::memcpy(asan, *e, len - ours - 1);
         asan[len - ours - 1] = 0;
@@ -1010,19 +991,15 @@ bool buildBareEnvironment(char* const* envp, char** out, size_t capacity) {
       // Every entry but ours, in order.
       size_t at = appendStr(preload, 0, sizeof(preload), "LD_PRELOAD=");
       const size_t start = at;
-      for (const char* entry = *e + 11; *entry;) {
-        size_t len = 0;
-        while (entry[len] && entry[len] != ':' && entry[len] != ' ') ++len;
+      log::forEachPreloadEntry(*e + 11, [&](const char* entry, size_t len) {
         const bool ours = len == self_len && std::strncmp(entry, self, len) == 0;
-        if (len && !ours && at + len + 2 < sizeof(preload)) {
+        if (!ours && at + len + 2 < sizeof(preload)) {
           if (at > start) preload[at++] = ':';
           std::memcpy(preload + at, entry, len);
           at += len;
           preload[at] = 0;
         }
-        entry += len;
-        if (*entry) ++entry;
-      }
+      });
       if (at > start) out[n++] = preload;
       continue;
     }
@@ -1032,7 +1009,7 @@ bool buildBareEnvironment(char* const* envp, char** out, size_t capacity) {
   return true;
 }
 
-// ---- exit --------------------------------------------------------------------// ---- exit --------------------------------------------------------------------
+// ---- exit --------------------------------------------------------------------
 
 void noteExitStatus(int status) {
   if (g_process.exit_status_known) return;

@@ -132,25 +132,14 @@ std::string externalChannels() {
 // interposer breaks. A sanitizer runtime the user preloads is put first; for
 // one the program links itself, ASan is told not to insist (the interposer
 // only forwards calls: ASan still sees them all): asan_options.h.
-bool isSanitizerRuntime(const std::string& path) {
-  const std::string base = path.substr(path.rfind('/') + 1);
-  for (const char* name : {"libasan.so", "libtsan.so", "liblsan.so", "libubsan.so", "libhwasan.so",
-                           "libclang_rt.asan", "libclang_rt.tsan", "libclang_rt.ubsan", "libclang_rt.lsan"})
-    if (base.rfind(name, 0) == 0) return true;
-  return false;
-}
-
+//
 // LD_PRELOAD for the program: sanitizer runtimes the user preloads, the
 // interposer, then the user's other libraries, in the user's order.
 std::string preloadList(const std::string& interposer, const std::string& users) {
   std::string first, rest;
-  for (size_t at = 0; at <= users.size();) {
-    size_t end = users.find_first_of(": ", at);
-    if (end == std::string::npos) end = users.size();
-    const std::string entry = users.substr(at, end - at);
-    if (!entry.empty()) (isSanitizerRuntime(entry) ? first : rest) += entry + ":";
-    at = end + 1;
-  }
+  log::forEachPreloadEntry(users.c_str(), [&](const char* entry, size_t len) {
+    (log::isSanitizerRuntime(entry, len) ? first : rest).append(entry, len).append(":");
+  });
   std::string out = first + interposer;
   if (!rest.empty()) out += ":" + rest.substr(0, rest.size() - 1);
   return out;
