@@ -136,4 +136,20 @@ inline long readlink(const char* path, char* buf, size_t n) {
              reinterpret_cast<long>(buf), static_cast<long>(n));
 }
 
+// `v` in decimal into buf (NUL-terminated, cut to fit); returns its length.
+// For code that may not call printf.
+inline size_t formatDecimal(char* buf, size_t size, uint64_t v) {
+  if (!size) return 0;
+  char digits[20];
+  size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  size_t at = 0;
+  while (n && at + 1 < size) buf[at++] = digits[--n];
+  buf[at] = 0;
+  return at;
+}
+
 }  // namespace radar::sys

@@ -181,15 +181,7 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
   sockaddr_storage local{}, peer{};
   uint64_t flags = 0;
   char proc[32] = "/proc/self/fd/";
-  {
-    // Append the descriptor number without stdio.
-    char digits[12];
-    int n = 0;
-    for (unsigned v = static_cast<unsigned>(fd); n == 0 || v; v /= 10) digits[n++] = '0' + v % 10;
-    size_t at = std::strlen(proc);
-    while (n) proc[at++] = digits[--n];
-    proc[at] = 0;
-  }
+  sys::formatDecimal(proc + 14, sizeof proc - 14, static_cast<unsigned>(fd));
   const long access = sys::fcntl(fd, F_GETFL);
   if (access >= 0) c.access = static_cast<uint32_t>(access & O_ACCMODE);
 

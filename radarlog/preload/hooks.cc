@@ -32,6 +32,7 @@
 //          briefly spinning, then asleep on a futex.
 //      tests/preload/signal_storm_test.cc holds every call family to this
 //      under interval timers of 20 to 50 microseconds.
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -561,6 +562,87 @@ HOOK int close_range(unsigned first, unsigned last, int flags) {
 
 HOOK void closefrom(int lowfd) { close_range(static_cast<unsigned>(lowfd < 0 ? 0 : lowfd), ~0u, 0); }
 
+// ==== the program's view of its descriptors ===================================
+//
+// Our descriptors do not exist for the program: close() says EBADF for them
+// (above), and a listing of this process's /proc/PID/fd leaves them out, so
+// that a program that closes whatever it finds there sees what it would see
+// without radar.
+
+namespace {
+
+// "/proc/PID/fd" or "/proc/PID/task/TID/fd", PID this process: where the
+// directory open as `dirfd` leads.
+bool listsOwnDescriptors(int dirfd) {
+  char path[40] = "/proc/self/fd/";
+  sys::formatDecimal(path + 14, sizeof path - 14, static_cast<uint64_t>(dirfd));
+  char target[96];
+  const long n = sys::readlink(path, target, sizeof target - 1);
+  if (n <= 0) return false;
+  target[n] = 0;
+  char pid[24] = "/proc/";
+  const size_t len = 6 + sys::formatDecimal(pid + 6, sizeof pid - 7, static_cast<uint64_t>(sys::getpid()));
+  pid[len] = '/';
+  pid[len + 1] = 0;
+  if (strncmp(target, pid, len + 1) != 0) return false;
+  const char* rest = target + len + 1;
+  if (strcmp(rest, "fd") == 0) return true;
+  if (strncmp(rest, "task/", 5) != 0) return false;
+  rest += 5;
+  while (*rest >= '0' && *rest <= '9') ++rest;
+  return strcmp(rest, "/fd") == 0;
+}
+
+// Whether an entry named `name` of the directory open as `dirfd` is one of
+// our descriptors. Only an entry whose name is our descriptor's number costs
+// more than a few comparisons.
+bool hiddenEntry(const char* name, int dirfd) {
+  int fd = 0;
+  if (!*name) return false;
+  for (const char* c = name; *c; ++c) {
+    if (*c < '0' || *c > '9' || fd > 100000000) return false;
+    fd = fd * 10 + (*c - '0');
+  }
+  return isOwnFd(fd) && listsOwnDescriptors(dirfd);
+}
+
+}  // namespace
+
+HOOK struct dirent* readdir(DIR* dir) {
+  REAL(readdir);
+  struct dirent* e;
+  while ((e = real_readdir(dir)) && hiddenEntry(e->d_name, dirfd(dir))) {
+  }
+  return e;
+}
+
+HOOK struct dirent64* readdir64(DIR* dir) {
+  REAL(readdir64);
+  struct dirent64* e;
+  while ((e = real_readdir64(dir)) && hiddenEntry(e->d_name, dirfd(dir))) {
+  }
+  return e;
+}
+
+HOOK ssize_t getdents64(int fd, void* buf, size_t n) {
+  REAL(getdents64);
+  ssize_t r = real_getdents64(fd, buf, n);
+  // Entries are packed records: ours is cut out of the buffer.
+  char* b = static_cast<char*>(buf);
+  for (ssize_t at = 0; r > 0 && at < r;) {
+    struct dirent64* e = reinterpret_cast<struct dirent64*>(b + at);
+    const size_t len = e->d_reclen;
+    if (len == 0 || at + static_cast<ssize_t>(len) > r) break;
+    if (hiddenEntry(e->d_name, fd)) {
+      memmove(b + at, b + at + len, static_cast<size_t>(r - at) - len);
+      r -= static_cast<ssize_t>(len);
+    } else {
+      at += static_cast<ssize_t>(len);
+    }
+  }
+  return r;
+}
+
 HOOK int dup(int oldfd) {
   REAL(dup);
   if (!active() || !isChannel(oldfd)) {
@@ -1014,14 +1096,7 @@ HOOK int execvp(const char* file, char* const argv[]) { return execvpe(file, arg
 HOOK int fexecve(int fd, char* const argv[], char* const envp[]) {
   REAL(fexecve);
   char proc[64] = "/proc/self/fd/";
-  {
-    char digits[12];
-    int n = 0;
-    for (unsigned v = static_cast<unsigned>(fd); n == 0 || v; v /= 10) digits[n++] = '0' + v % 10;
-    size_t at = std::strlen(proc);
-    while (n) proc[at++] = digits[--n];
-    proc[at] = 0;
-  }
+  sys::formatDecimal(proc + 14, sizeof proc - 14, static_cast<unsigned>(fd));
   return recordedExec(proc, argv, envp, [&](char* const* env) { return real_fexecve(fd, argv, env); });
 }
 
