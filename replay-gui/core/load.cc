@@ -1,6 +1,7 @@
 #include "load.h"
 
 #include <google/protobuf/text_format.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -44,6 +45,7 @@ struct LogJob {
   std::vector<uint32_t> by_index;             // log channel index -> endpoints[] (kNone: none)
   std::vector<uint32_t> data_sends, data_receives;  // per endpoints[]: see RawRecording
   std::map<uint32_t, std::string> addresses;  // event index (global) -> address
+  std::map<uint32_t, std::vector<uint32_t>> message_lengths;  // likewise
   std::vector<uint32_t> threads;
   int64_t first_entry = std::numeric_limits<int64_t>::max(),
           last_entry = std::numeric_limits<int64_t>::min();
@@ -144,8 +146,18 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
         ++(log::categoryOf(k) == log::Category::Send ? job.data_sends : job.data_receives)[ev.endpoint];
       const uint64_t moved = r.bytesMoved();
       ev.value = static_cast<uint32_t>(moved > 0xffffffffu ? 0xffffffffu : moved);
+      if (log::isMultiMessage(k) && !(ev.flags & kEventFailed)) {
+        std::vector<uint32_t>& lengths = job.message_lengths[index];
+        for (uint64_t n : r.lengths) lengths.push_back(static_cast<uint32_t>(std::min<uint64_t>(n, 0xffffffffu)));
+      }
       if (log::categoryOf(k) == log::Category::Receive) {
-        if (r.flags & 0x2) ev.flags |= kEventPeek;
+        if ((r.flags & MSG_PEEK) && !log::isMultiMessage(k)) {
+          // A peek moves nothing, but it saw `result` bytes: the matching
+          // ties them to their sends without consuming them.
+          ev.flags |= kEventPeek;
+          if (r.result > 0 && !r.error)
+            ev.value = static_cast<uint32_t>(std::min<uint64_t>({static_cast<uint64_t>(r.result), r.size, 0xffffffffu}));
+        }
         if (r.result == 0 && !r.error && r.size) ev.flags |= kEventEof;
         if (r.has_hash) {
           ev.number = r.hash;
@@ -426,6 +438,8 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     for (uint32_t i = write; i < write + job.count; ++i)
       if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
     for (auto& [index, address] : job.addresses) raw.addresses.emplace(index - job.begin + write, address);
+    for (auto& [index, lengths] : job.message_lengths)
+      raw.message_lengths.emplace(index - job.begin + write, std::move(lengths));
     Process& p = raw.processes[job.process];
     p.threads = job.threads;
     p.damage = job.damage;
@@ -467,6 +481,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     for (uint32_t i = again.begin; i < again.begin + again.count; ++i)
       if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
     for (auto& [index, address] : again.addresses) raw.addresses.insert_or_assign(index, address);
+    for (auto& [index, lengths] : again.message_lengths) raw.message_lengths.insert_or_assign(index, std::move(lengths));
     // The old slice stays as a hole of events nobody owns: mark it empty.
     for (uint32_t i = old_begin; i < old_end; ++i) raw.events[i].kind = 0;
     raw.ranges[job.process] = {again.begin, again.begin + again.count};

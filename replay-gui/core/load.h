@@ -35,6 +35,9 @@ struct RawRecording {
   // are no events, or when damaged times go beyond 64 bits.
   std::pair<int64_t, int64_t> wall_range{1, 0};
   std::map<uint32_t, std::string> addresses;  // datagram events: the other side's address
+  // sendmmsg/recvmmsg events: the length of each message they moved (a
+  // datagram socket matches them one datagram at a time).
+  std::map<uint32_t, std::vector<uint32_t>> message_lengths;
   std::vector<std::string> boots;
   std::vector<std::string> directories;
   std::vector<LoadProblem> problems;

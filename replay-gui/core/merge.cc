@@ -406,6 +406,7 @@ void Merger::run(StepTimer& step) {
   step("datagrams");
   otherEdges();
   std::map<uint32_t, std::string>().swap(raw_.addresses);
+  std::map<uint32_t, std::vector<uint32_t>>().swap(raw_.message_lengths);
   step("other edges");
   linearize();
   step("linearize");
@@ -539,7 +540,11 @@ void Merger::buildChannels() {
       side_[ep] = static_cast<uint8_t>(std::min<size_t>(found - ids.begin(), 1));
     }
     const Endpoint& e = eps[c.endpoints.front()];
-    const int n = ++numbers[c.type];
+    // Socket pairs of every type share one numbering: two called
+    // "socketpair 1" would be one to a reader.
+    const bool unix_socket = c.type == ChannelType::UnixStream || c.type == ChannelType::UnixSeqpacket ||
+                             c.type == ChannelType::UnixDgram;
+    const int n = ++numbers[unix_socket ? ChannelType::UnixStream : c.type];
     switch (c.type) {
       case ChannelType::Pipe: c.name = "pipe " + std::to_string(n); break;
       case ChannelType::Fifo: c.name = "fifo " + e.path; break;
@@ -714,7 +719,7 @@ void Merger::matchStreams() {
       const Item& r = in[ri];
       const uint64_t bytes = r.bytes;
       if (!bytes) continue;
-      sums.received += bytes;
+      if (!r.peek) sums.received += bytes;  // a peek's bytes are received later
       uint64_t from = consumed, left = bytes;
       size_t j = k;
       while (j < out.size() && start[j + 1] <= from) ++j;
@@ -725,14 +730,14 @@ void Merger::matchStreams() {
         left -= take;
         if (from == start[j + 1]) ++j;
       }
-      sums.matched += bytes - left;
-      if ((several_writers || several_readers) && !confirmed[ri]) sums.ambiguous += bytes - left;
+      if (!r.peek) sums.matched += bytes - left;
+      if ((several_writers || several_readers) && !confirmed[ri] && !r.peek) sums.ambiguous += bytes - left;
       if (left) {
         // Bytes no recorded send produced: from outside, or lost.
         if (c.external) {
           raw_.events[r.index].flags |= kEventExternal;
-          sums.external += left;
-        } else {
+          if (!r.peek) sums.external += left;
+        } else if (!r.peek) {  // the receive that takes them is blamed, once
           raw_.events[r.index].flags |= kEventUnmatched;
         }
       }
@@ -929,7 +934,13 @@ void Merger::matchDatagrams() {
   if (!datagrams) return;
   // Where a datagram goes: the socket bound to its address, or the
   // connected peer.
-  std::vector<std::vector<uint32_t>> queue(eps.size());  // per receiving endpoint: sends
+  // One datagram: a send, or one message of a sendmmsg.
+  struct Datagram {
+    uint32_t send;
+    uint32_t part;  // its message in a sendmmsg (0 otherwise)
+    uint32_t bytes;
+  };
+  std::vector<std::vector<Datagram>> queue(eps.size());  // per receiving endpoint: sends
   std::map<std::pair<uint32_t, std::string>, std::vector<uint32_t>> cache;
   auto destinations = [&](uint32_t i, std::vector<uint32_t>* out) {
     const Event& ev = raw_.events[i];
@@ -958,6 +969,14 @@ void Merger::matchDatagrams() {
     }
     cache.emplace(key, *out);
   };
+  // The messages of an event: those of a sendmmsg/recvmmsg, else the one.
+  auto messages = [&](uint32_t i, std::vector<uint32_t>* out) {
+    out->clear();
+    auto multi = raw_.message_lengths.find(i);
+    if (multi != raw_.message_lengths.end()) *out = multi->second;
+    else out->push_back(raw_.events[i].value);
+  };
+  std::vector<uint32_t> parts;
   std::vector<std::vector<uint32_t>> receives(eps.size());
   bool any = false;
   for (uint32_t i = 0; i < raw_.events.size(); ++i) {
@@ -976,8 +995,10 @@ void Merger::matchDatagrams() {
         if (std::find(seen.begin(), seen.end(), eps[j].ino) == seen.end()) {
           seen.push_back(eps[j].ino);
           // Queue on every endpoint of that socket identity.
+          messages(i, &parts);
           for (uint32_t k : t_.channels[eps[j].channel].endpoints)
-            if (eps[k].ino == eps[j].ino) queue[k].push_back(i);
+            if (eps[k].ino == eps[j].ino)
+              for (uint32_t part = 0; part < parts.size(); ++part) queue[k].push_back({i, part, parts[part]});
         }
       if (to.empty()) raw_.events[i].flags |= kEventExternal;
     } else {
@@ -985,36 +1006,63 @@ void Merger::matchDatagrams() {
     }
   }
   if (!any) return;
-  std::vector<uint8_t> used(raw_.events.size(), 0);  // a datagram is received once
+  // A datagram is received once: a send's flag, or for a sendmmsg, its
+  // messages taken so far.
+  std::vector<uint8_t> used(raw_.events.size(), 0);
+  std::map<uint32_t, std::vector<uint8_t>> used_parts;
+  auto isUsed = [&](const Datagram& d) {
+    if (!raw_.message_lengths.count(d.send)) return used[d.send] != 0;
+    auto it = used_parts.find(d.send);
+    return it != used_parts.end() && d.part < it->second.size() && it->second[d.part];
+  };
+  auto take = [&](const Datagram& d) {
+    auto multi = raw_.message_lengths.find(d.send);
+    if (multi == raw_.message_lengths.end()) {
+      used[d.send] = 1;
+      raw_.events[d.send].flags |= kEventReceivedWhole;  // same length
+      return;
+    }
+    std::vector<uint8_t>& taken = used_parts[d.send];
+    taken.resize(multi->second.size(), 0);
+    taken[d.part] = 1;
+    if (std::all_of(taken.begin(), taken.end(), [](uint8_t u) { return u != 0; }))
+      raw_.events[d.send].flags |= kEventReceivedWhole;
+  };
   for (uint32_t ep = 0; ep < eps.size(); ++ep) {
     auto& q = queue[ep];
     // By the time each send began: a datagram cannot be received before its
     // send began, which is what stops the search below. (A send's return
     // can come long after the receive: a signal handler run on its way out
     // of the kernel, or a preemption, is part of the call's time.)
-    std::stable_sort(q.begin(), q.end(), [&](uint32_t a, uint32_t b) { return wallOf(a, false) < wallOf(b, false); });
+    std::stable_sort(q.begin(), q.end(),
+                     [&](const Datagram& a, const Datagram& b) { return wallOf(a.send, false) < wallOf(b.send, false); });
     size_t head = 0;
     for (uint32_t r : receives[ep]) {
       Event& rev = raw_.events[r];
       t_.bytes_received += rev.value;
-      bool found = false;
-      for (size_t k = head; k < q.size() && k < head + 256; ++k) {
-        const uint32_t s = q[k];
-        if (used[s] || raw_.events[s].value != rev.value) continue;
-        if (wallOf(s, false) > wallOf(r, true)) break;
-        edges_.push_back(makeEdge(s, Edge::Why::Message, r, rev.value));
-        if (!(rev.flags & kEventPeek)) {
-          used[s] = 1;
-          raw_.events[s].flags |= kEventReceivedWhole;  // same length
+      messages(r, &parts);
+      for (uint32_t bytes : parts) {
+        bool found = false;
+        for (size_t k = head; k < q.size() && k < head + 256; ++k) {
+          const Datagram& d = q[k];
+          if (d.bytes != bytes || isUsed(d)) continue;
+          if (wallOf(d.send, false) > wallOf(r, true)) break;
+          // Two messages of one sendmmsg taken by one recvmmsg: one edge.
+          if (!edges_.empty() && edges_.back().from == d.send && edges_.back().to == r &&
+              edges_.back().why == Edge::Why::Message)
+            edges_.back().bytes += bytes;
+          else
+            edges_.push_back(makeEdge(d.send, Edge::Why::Message, r, bytes));
+          if (!(rev.flags & kEventPeek)) take(d);
+          t_.bytes_matched += bytes;
+          found = true;
+          while (head < q.size() && isUsed(q[head])) ++head;
+          break;
         }
-        t_.bytes_matched += rev.value;
-        found = true;
-        while (head < q.size() && used[q[head]]) ++head;
-        break;
-      }
-      if (!found) {
-        rev.flags |= kEventExternal;
-        t_.bytes_external += rev.value;
+        if (!found) {
+          rev.flags |= kEventExternal;
+          t_.bytes_external += bytes;
+        }
       }
     }
   }

@@ -149,8 +149,8 @@ std::string Narrator::describe(uint32_t position) const {
           if (q.pid == static_cast<int32_t>(e.value)) from = " from " + q.label();
       return subject + " receives signal " + signalText(e.result) + from;
     }
-    case Kind::Pipe: return subject + " creates " + channel(e);
-    case Kind::Socketpair: return subject + " creates " + channel(e);
+    case Kind::Pipe: return subject + (failed ? " fails to create a pipe" : " creates " + channel(e));
+    case Kind::Socketpair: return subject + (failed ? " fails to create a socket pair" : " creates " + channel(e));
     case Kind::Socket: return subject + " opens a socket" + (e.endpoint != kNone ? " (" + channel(e) + ")" : "");
     case Kind::Bind: return subject + (failed ? " fails to bind " : " binds ") + channel(e);
     case Kind::Listen: return subject + " listens on " + channel(e);

@@ -27,7 +27,7 @@ Statistics computeStatistics(const Trace& t) {
       }
     } else if (cat == log::Category::Receive) {
       p.receive_ns += e.durationNs();
-      if (ok && e.value) {
+      if (ok && e.value && !(e.flags & kEventPeek)) {  // a peek's bytes are counted when received
         ++p.receives;
         p.bytes_received += e.value;
       }
@@ -41,7 +41,7 @@ Statistics computeStatistics(const Trace& t) {
     if (e.why != Edge::Why::Message) continue;
     const Event& from = t.events[e.from];
     const Event& to = t.events[e.to];
-    if (from.endpoint == kNone) continue;
+    if (from.endpoint == kNone || (to.flags & kEventPeek)) continue;
     ChannelStats& c = s.channels[t.endpoints[from.endpoint].channel];
     if (e.to != last_to) ++c.matched;
     last_to = e.to;

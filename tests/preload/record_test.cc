@@ -436,6 +436,45 @@ TEST(Record, ProgramThatClosesEveryDescriptor) {
   expectDenseCounters(*child);
 }
 
+// A program that closes whatever /proc/self/fd lists, or counts it, sees
+// what it sees without radar: our log's descriptor is not listed.
+TEST(Record, OwnDescriptorsAreNotListedInProcSelfFd) {
+  const Result bare = shell(shellQuote(programPath("proc_fd")));
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  ASSERT_EQ(bare.out.find("close "), std::string::npos) << bare.out;
+  Recording rec = record({programPath("proc_fd")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, bare.out);
+  expectClean(rec);
+  ASSERT_EQ(rec.logs.size(), 1u);
+  EXPECT_EQ(rec.logs[0].events.back().kind(), Kind::Exit) << "the log survived the closes";
+}
+
+// Calls that move several messages, or look at bytes without taking them,
+// are told as they happened and leave no false finding.
+TEST(Record, BatchedPeekedAndFailedChannelCallsAreToldTrue) {
+  Recording rec = record({programPath("batched_messages")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  expectClean(rec);
+  const Result check = radar({"check", "--strict", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("bytes sent 23, received 23: 23 matched to their sends, 0 from outside"),
+            std::string::npos)
+      << check.out;
+  EXPECT_NE(check.out.find("no findings"), std::string::npos) << check.out;
+  const Result events = radar({"events", rec.dir});
+  ASSERT_EQ(events.exit_code, 0) << events.err;
+  EXPECT_NE(events.out.find("receives a message from itself on socketpair 1 (9 bytes)"), std::string::npos)
+      << events.out;
+  EXPECT_NE(events.out.find("receives a message from itself on socketpair 1 (7 bytes)"), std::string::npos)
+      << events.out;
+  EXPECT_NE(events.out.find("peeks at a message from itself on socketpair 2 (4 bytes)"), std::string::npos)
+      << events.out;
+  EXPECT_NE(events.out.find("fails to create a socket pair"), std::string::npos) << events.out;
+  EXPECT_EQ(events.out.find("unknown channel"), std::string::npos) << events.out;
+  EXPECT_EQ(events.out.find("outside the recording"), std::string::npos) << events.out;
+}
+
 TEST(Record, ThreadsAndForkFromThreads) {
   Recording rec = record({programPath("threads"), "40"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
