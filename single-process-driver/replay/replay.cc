@@ -155,6 +155,7 @@ const char* label() {
   return g.header ? static_cast<const char*>(blob(g.header->label)) : "the process";
 }
 
+
 bool isMessage(uint16_t kind) {
   const log::Category c = log::categoryOf(static_cast<Kind>(kind));
   return c == log::Category::Send || c == log::Category::Receive;
@@ -351,6 +352,8 @@ void holdUntilNext(int32_t index);
 bool isSet(const uint64_t* bits, uint32_t i);
 
 }  // namespace
+
+int32_t recordedPid() { return g.header ? g.header->recorded_pid : 0; }
 
 // ---- blobs and reports ------------------------------------------------------------
 

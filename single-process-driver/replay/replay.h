@@ -51,6 +51,7 @@ void diverge(const ScriptEvent* e, const char* message);
 // The blobs of an event.
 const void* blob(const driver::Blob& b);
 const char* text(const ScriptEvent* e);  // its narrative line, never null
+int32_t recordedPid();  // of the image being re-run
 
 // Threads the program creates, numbered in order per image (1, 2, 3 ...),
 // as the recorder numbered them; a new thread plays the recorded thread of

@@ -380,4 +380,21 @@ TEST(Debug, RefusesAReceiveLargerThanItsBuffer) {
 }
 
 }  // namespace
+// Signals a process sends itself reach it in the re-run: one it blocks and
+// takes with sigwait() (the re-run waited for ever when kill() was not
+// performed), one a handler takes (once, where recorded), one it ignores.
+TEST(Debug, SignalsAProcessSendsItselfReachIt) {
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                     shellQuote(driverProgram("signals_to_self")) + " | cat");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.out, "sigwait got 10\nhandler got 12\nignored\n");
+  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) +
+                   " signals_to_self --no-gdb");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, rec.out);
+  EXPECT_NE(r.err.find("replayed 8 of 8 events"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+}
+
 }  // namespace radar::testing
