@@ -158,7 +158,7 @@ bool sameExecutable(const driver::Launch& l, const replay::Trace& t, bool allow_
 // A recording may come from someone else: what it would run is shown
 // before anything runs, and run only when the user agrees (or said --yes).
 bool confirmLaunch(const driver::LaunchSpec& launch, const std::vector<std::string>& dropped_preloads,
-                   const std::set<std::string>& ours, bool yes) {
+                   const std::vector<std::string>& redacted_notes, const std::set<std::string>& ours, bool yes) {
   std::string text = "radar debug: it will run, as recorded:\n";
   text += "  program      " + terminalSafe(launch.executable) + "\n";
   std::string argv;
@@ -180,6 +180,7 @@ bool confirmLaunch(const driver::LaunchSpec& launch, const std::vector<std::stri
     text += "  environment  yours, but:\n";
     for (const auto& e : differ) text += "                 " + terminalSafe(e) + "\n";
   }
+  for (const auto& note : redacted_notes) text += note;
   for (const auto& p : dropped_preloads)
     text += "  not loaded   " + terminalSafe(p) + " (the recorded process's LD_PRELOAD: libraries a recording names "
             "are never loaded)\n";
@@ -468,6 +469,24 @@ int runDebug(int argc, char** argv) {
   launch.argv = script.launch.argv;
   if (launch.argv.empty()) launch.argv.push_back(launch.executable);
   launch.environment = script.launch.environment;
+  // Values the recording left out (radar record --redact): the user's own,
+  // or none, said so.
+  std::vector<std::string> redacted_notes;
+  for (const std::string& name : script.launch.redacted) {
+    const auto options = args.values("env");
+    if (std::any_of(options.begin(), options.end(),
+                    [&](const std::string& o) { return o.rfind(name + "=", 0) == 0; }))
+      continue;  // given on the command line
+    if (const char* value = std::getenv(name.c_str())) {
+      const std::string entry = name + "=" + value;
+      setVariable(&launch.environment, name, &entry);
+      redacted_notes.push_back("  from yours   " + terminalSafe(name) + " (its value was left out of the recording)\n");
+    } else {
+      redacted_notes.push_back("  left out     " + terminalSafe(name) +
+                               " (its value was left out of the recording and your environment has none; "
+                               "--env " + terminalSafe(name) + "=VALUE gives one)\n");
+    }
+  }
   for (const std::string& change : args.values("env")) {
     const auto eq = change.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -475,7 +494,7 @@ int runDebug(int argc, char** argv) {
     setVariable(&launch.environment, change.substr(0, eq), &change);
   }
   for (const std::string& name : args.values("unset-env")) setVariable(&launch.environment, name, nullptr);
-  if (!confirmLaunch(launch, script.launch.preloads,
+  if (!confirmLaunch(launch, script.launch.preloads, redacted_notes,
                      {"LD_PRELOAD", driver::kScriptEnv, driver::kStatusEnv, driver::kExitAtEndEnv,
                       "RADAR_REPLAY_SIGSTOP", "RADAR_REPLAY_STOP_AT"},
                      args.has("yes")))

@@ -334,6 +334,9 @@ class Builder {
       }
       l.environment.push_back(e);
     }
+    for (const std::string& name : h.redacted_environment())
+      if (!name.empty() && name.find('=') == std::string::npos && name.find('\0') == std::string::npos)
+        l.redacted.push_back(name);
   }
 
   // Stand-ins for the channel ends the first image started with.

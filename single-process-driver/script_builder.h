@@ -17,6 +17,7 @@ struct Launch {
   std::vector<std::string> argv;
   std::vector<std::string> environment;  // as recorded, minus radar's own variables
   std::vector<std::string> preloads;     // the program's own LD_PRELOAD entries, kept
+  std::vector<std::string> redacted;     // variables whose values the recording left out
   std::string cwd;
   uint64_t executable_size = 0;          // when recorded, to notice a rebuilt program
   int64_t executable_mtime_ns = 0;

@@ -50,7 +50,7 @@ void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
     if (ci.peer_ino()) std::printf(" peer ino %llu", static_cast<unsigned long long>(ci.peer_ino()));
     if (!ci.local_address().empty()) std::printf(" local %s", log::formatAddress(ci.local_address()).c_str());
     if (!ci.peer_address().empty()) std::printf(" peer %s", log::formatAddress(ci.peer_address()).c_str());
-    if (!ci.path().empty()) std::printf(" path %s", ci.path().c_str());
+    if (!ci.path().empty()) std::printf(" path %s", terminalSafe(ci.path()).c_str());
     if (ci.access() == 0 || ci.access() == 1)
       std::printf(" %s", ci.access() == 0 ? "read end" : "write end");
     if (ci.external()) std::printf(" external");
@@ -107,11 +107,16 @@ int runDump(int argc, char** argv) {
       continue;
     }
     const auto& h = reader->header();
-    std::printf("%s: pid %d (parent %d), %s, format %u.%u\n", path.c_str(), h.pid(), h.ppid(),
-                h.executable().c_str(), h.format_major(), h.format_minor());
+    std::printf("%s: pid %d (parent %d), %s, format %u.%u\n", terminalSafe(path).c_str(), h.pid(), h.ppid(),
+                terminalSafe(h.executable()).c_str(), h.format_major(), h.format_minor());
     std::printf("  argv:");
-    for (const auto& a : h.argv()) std::printf(" %s", a.c_str());
+    for (const auto& a : h.argv()) std::printf(" %s", terminalSafe(a).c_str());
     std::printf("\n");
+    if (h.redacted_environment_size()) {
+      std::printf("  environment values left out (--redact):");
+      for (const auto& name : h.redacted_environment()) std::printf(" %s", terminalSafe(name).c_str());
+      std::printf("\n");
+    }
     if (h.open_fds_size()) {
       std::printf("  open descriptors at start:");
       for (int fd : h.open_fds()) std::printf(" %d", fd);
@@ -129,7 +134,7 @@ int runDump(int argc, char** argv) {
                     log::kindName(static_cast<log::Kind>(th.kind)), th.fd);
     log::Record r;
     while (reader->next(r)) printRecord(r, h.monotonic_ns(), args.has("payload"));
-    for (const auto& note : reader->notes()) std::printf("  note: %s\n", note.c_str());
+    for (const auto& note : reader->notes()) std::printf("  note: %s\n", terminalSafe(note).c_str());
     if (reader->error()) {
       std::fprintf(stderr, "radar dump: %s\n", reader->error()->toString().c_str());
       status = kExitUsage;

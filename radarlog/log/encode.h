@@ -4,6 +4,7 @@
 
 #include "fields.h"
 #include "format.h"
+#include "recorder_env.h"
 #include "wire.h"
 
 namespace radar::log {
@@ -43,7 +44,10 @@ void encodeHeader(Sink& s, const HeaderFields& h) {
     for (const char* const* a = h.argv; *a; ++a) putString(s, f::kArgv, *a);
   if (h.cwd) putString(s, f::kCwd, h.cwd);
   if (h.environment)
-    for (const char* const* e = h.environment; *e; ++e) putString(s, f::kEnvironment, *e);
+    for (const char* const* e = h.environment; *e; ++e) {
+      if (h.redact && isRedacted(h.redact, *e)) putBytes(s, f::kRedactedEnvironment, *e, variableNameLength(*e));
+      else putString(s, f::kEnvironment, *e);
+    }
   putInt(s, f::kRealtime, h.realtime_ns);
   putInt(s, f::kMonotonic, h.monotonic_ns);
   if (h.has_payload_limit) putUint(s, f::kPayloadLimit, h.payload_limit);

@@ -23,7 +23,7 @@ enum HeaderField : uint32_t {
   kBootId = 7, kPid = 8, kPpid = 9, kOrigin = 10, kParentLogId = 11, kParentCounter = 12,
   kGeneration = 13, kExecutable = 14, kExecutableSize = 15, kExecutableMtime = 16, kArgv = 17,
   kCwd = 18, kEnvironment = 19, kRealtime = 20, kMonotonic = 21, kPayloadLimit = 22,
-  kNondet = 23, kRecorderVersion = 25, kUid = 26, kGid = 27, kOpenFds = 28,
+  kNondet = 23, kRecorderVersion = 25, kUid = 26, kGid = 27, kOpenFds = 28, kRedactedEnvironment = 29,
 };
 enum ChannelField : uint32_t {
   kIndex = 1, kType = 2, kChannelOrigin = 3, kChannelFd = 4, kDev = 5, kIno = 6, kPeerIno = 7,
@@ -61,6 +61,8 @@ struct HeaderFields {
   const char* const* argv = nullptr;  // null-terminated, like main's argv
   const char* cwd = nullptr;
   const char* const* environment = nullptr;  // null-terminated
+  // Name patterns (recorder_env.h) of variables whose values are left out.
+  const char* redact = nullptr;
   int64_t realtime_ns = 0;
   int64_t monotonic_ns = 0;
   bool has_payload_limit = false;

@@ -15,7 +15,7 @@
 namespace radar::log {
 
 inline constexpr uint32_t kFormatMajor = 1;
-inline constexpr uint32_t kFormatMinor = 1;  // 1.1: Header.open_fds
+inline constexpr uint32_t kFormatMinor = 2;  // 1.1: Header.open_fds; 1.2: Header.redacted_environment
 
 inline constexpr uint32_t kZstdMagic = 0xFD2FB528u;
 inline constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0u;

@@ -11,8 +11,59 @@ namespace radar::log {
 
 inline constexpr const char* kRecorderVariables[] = {
     "RADAR_DIR",      "RADAR_RECORDING_ID", "RADAR_PAYLOAD_LIMIT", "RADAR_TAIL", "RADAR_NONDET",
-    "RADAR_EXTERNAL", "RADAR_LINK",         "RADAR_BOOT_ID",       "RADAR_HOST",
+    "RADAR_EXTERNAL", "RADAR_LINK",         "RADAR_BOOT_ID",       "RADAR_HOST", "RADAR_REDACT",
 };
+
+// ---- secrets ----------------------------------------------------------------
+// Variables whose values a log leaves out (radar record --redact): their
+// names matched against glob patterns (`*` any run, `?` one character,
+// letters of either case alike), given as one list separated by colons.
+// Free of libc calls beyond string.h: the interposer uses it too.
+
+inline constexpr char kDefaultRedactPatterns[] =
+    "*SECRET*:*TOKEN*:*PASSWORD*:*PASSWD*:*_KEY:*_KEY_*:*API_KEY*:*CREDENTIAL*:*PRIVATE*:*_AUTH*:PGPASS*";
+
+inline char foldCase(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+
+inline bool globMatches(const char* pattern, size_t plen, const char* name, size_t nlen) {
+  size_t p = 0, n = 0, star_p = static_cast<size_t>(-1), star_n = 0;
+  while (n < nlen) {
+    if (p < plen && (pattern[p] == '?' || foldCase(pattern[p]) == foldCase(name[n]))) {
+      ++p;
+      ++n;
+    } else if (p < plen && pattern[p] == '*') {
+      star_p = p++;
+      star_n = n;
+    } else if (star_p != static_cast<size_t>(-1)) {
+      p = star_p + 1;
+      n = ++star_n;
+    } else {
+      return false;
+    }
+  }
+  while (p < plen && pattern[p] == '*') ++p;
+  return p == plen;
+}
+
+// The length of NAME in "NAME=value".
+inline size_t variableNameLength(const char* entry) {
+  size_t n = 0;
+  while (entry[n] && entry[n] != '=') ++n;
+  return n;
+}
+
+// Whether the variable "NAME=value" matches one of `patterns`.
+inline bool isRedacted(const char* patterns, const char* entry) {
+  const size_t nlen = variableNameLength(entry);
+  for (const char* p = patterns; *p;) {
+    size_t len = 0;
+    while (p[len] && p[len] != ':') ++len;
+    if (len && globMatches(p, len, entry, nlen)) return true;
+    p += len;
+    if (*p) ++p;
+  }
+  return false;
+}
 
 // Whether "NAME=value" (or "NAME") is one of them.
 inline bool isRecorderVariable(const char* entry) {

@@ -149,6 +149,11 @@ void parseConfig(char** envp) {
   if (const char* nondet = findEnv(envp, "RADAR_NONDET")) c.nondet = nondet[0] == '1';
   if (const char* boot = findEnv(envp, "RADAR_BOOT_ID")) appendStr(c.boot_id, 0, sizeof(c.boot_id), boot);
   if (const char* host = findEnv(envp, "RADAR_HOST")) appendStr(c.host, 0, sizeof(c.host), host);
+  if (const char* redact = findEnv(envp, "RADAR_REDACT")) {
+    // Cut whole patterns only: half a pattern would redact the wrong names.
+    if (std::strlen(redact) < sizeof(c.redact)) appendStr(c.redact, 0, sizeof(c.redact), redact);
+    else appendStr(c.redact, 0, sizeof(c.redact), log::kDefaultRedactPatterns);
+  }
   if (const char* ext = findEnv(envp, "RADAR_EXTERNAL")) {
     while (*ext && c.external_count < 32) {
       const uint64_t dev = parseDec(ext);
@@ -269,6 +274,7 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   h.argv = p.argv;
   h.cwd = cwd;
   h.environment = envp;
+  h.redact = g_config.redact[0] ? g_config.redact : nullptr;
   h.realtime_ns = rt.tv_sec * 1'000'000'000LL + rt.tv_nsec;
   h.monotonic_ns = mono.tv_sec * 1'000'000'000LL + mono.tv_nsec;
   h.has_payload_limit = g_config.has_payload_limit;

@@ -57,6 +57,13 @@ const char kRecordHelp[] =
     "                           `radar debug` can replay them\n"
     "  --net FILE               a network description (docs/netdesc.md) the recording\n"
     "                           carries: the replay names and decodes by it\n"
+    "  --redact PATTERN         leave out the value of every environment variable whose\n"
+    "                           name matches PATTERN (* and ?, any case; repeatable); the\n"
+    "                           logs keep its name. Always left out, unless\n"
+    "                           --no-default-redact: *SECRET*, *TOKEN*, *PASSWORD*,\n"
+    "                           *PASSWD*, *_KEY, *_KEY_*, *API_KEY*, *CREDENTIAL*,\n"
+    "                           *PRIVATE*, *_AUTH*, PGPASS*\n"
+    "  --no-default-redact      keep the values of those variables too\n"
     "\n"
     "Exit status: PROGRAM's (128+N when a signal N killed it); 127 when PROGRAM cannot\n"
     "be found or executed, as a shell says; 2 for a bad command line or a recording\n"
@@ -176,7 +183,9 @@ int runRecord(int argc, char** argv) {
                    {"payload-limit", 0, true},
                    {"nondet", 0, false},
                    {"tail", 0, true},
-                   {"net", 0, true}},
+                   {"net", 0, true},
+                   {"redact", 0, true},
+                   {"no-default-redact", 0, false}},
                   /*stop_at_positional=*/true))
     return usageError("record", args.error());
   if (args.positional().empty()) return usageError("record", "no program given");
@@ -186,6 +195,15 @@ int runRecord(int argc, char** argv) {
     return usageError("record", args.error());
   if (tail && (tail < 4096 || tail > 64ull * 1024 * 1024))
     return usageError("record", "--tail: expected 4K to 64M");
+
+  // Variables whose values the logs leave out.
+  std::string redact = args.has("no-default-redact") ? "" : log::kDefaultRedactPatterns;
+  for (const std::string& pattern : args.values("redact")) {
+    if (pattern.empty() || pattern.find_first_of(":=") != std::string::npos)
+      return usageError("record", "--redact: a variable name pattern, without ':' or '=': '" + pattern + "'");
+    redact += (redact.empty() ? "" : ":") + pattern;
+  }
+  if (redact.size() > 1000) return usageError("record", "--redact: too many patterns (1000 characters at most)");
 
   // A network description is checked before anything runs.
   std::string net_text, net_path;
@@ -270,6 +288,7 @@ int runRecord(int argc, char** argv) {
   if (limited) env.push_back("RADAR_PAYLOAD_LIMIT=" + std::to_string(payload_limit));
   if (tail) env.push_back("RADAR_TAIL=" + std::to_string(tail));
   if (args.has("nondet")) env.push_back("RADAR_NONDET=1");
+  if (!redact.empty()) env.push_back("RADAR_REDACT=" + redact);
   const std::string external = externalChannels();
   if (!external.empty()) env.push_back("RADAR_EXTERNAL=" + external);
   env.push_back("RADAR_LINK=root");
@@ -299,6 +318,7 @@ int runRecord(int argc, char** argv) {
   recording.set_host_name(host);
   if (limited) recording.set_payload_limit(payload_limit);
   recording.set_nondet(args.has("nondet"));
+  recording.set_redact(redact);
   recording.set_network(net_text);
   recording.set_network_file(net_path);
   recording.set_start_realtime_ns(clockNs(CLOCK_REALTIME));

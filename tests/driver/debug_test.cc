@@ -397,4 +397,26 @@ TEST(Debug, SignalsAProcessSendsItselfReachIt) {
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
 }
 
+// A value the recording left out (radar record --redact) comes from the
+// user's environment in the re-run, or its absence is named.
+TEST(Debug, RedactedValuesComeFromTheUsersEnvironment) {
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell("MY_API_TOKEN=s3cr3t " + shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
+                     " -- sh -c 'echo \"$MY_API_TOKEN\"' | cat");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.out, "s3cr3t\n");
+  const std::string debug = shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " sh --no-gdb";
+  Result with = shell("MY_API_TOKEN=s3cr3t " + debug);
+  EXPECT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_EQ(with.out, "s3cr3t\n");
+  EXPECT_NE(with.err.find("from yours   MY_API_TOKEN"), std::string::npos) << with.err;
+  EXPECT_NE(with.err.find("as recorded"), std::string::npos) << with.err;
+  Result without = shell("env -u MY_API_TOKEN " + debug);
+  EXPECT_NE(without.exit_code, 0) << without.err;
+  EXPECT_NE(without.err.find("left out     MY_API_TOKEN"), std::string::npos) << without.err;
+  Result given = shell("env -u MY_API_TOKEN " + debug + " --env MY_API_TOKEN=s3cr3t");
+  EXPECT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_EQ(given.err.find("MY_API_TOKEN ("), std::string::npos) << given.err;
+}
+
 }  // namespace radar::testing

@@ -475,6 +475,52 @@ TEST(Record, BatchedPeekedAndFailedChannelCallsAreToldTrue) {
   EXPECT_EQ(events.out.find("outside the recording"), std::string::npos) << events.out;
 }
 
+// Secrets in the environment stay out of the logs: by the default
+// patterns and by the user's own, names kept, values not.
+TEST(Record, SecretsAreLeftOutOfTheLogs) {
+  const std::string env = "MY_API_TOKEN=s3cr3t-token DEPLOY_CERT=s3cr3t-cert PLAIN=visible ";
+  const std::string dir = testTempDir() + "/rec";
+  Result r = shell(env + shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " --redact 'deploy*' -- " +
+                   shellQuote(programPath("pipes")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Recording rec = load(dir);
+  expectClean(rec);
+  ASSERT_EQ(rec.logs.size(), 2u);
+  for (const auto& l : rec.logs) {
+    SCOPED_TRACE(l.path);
+    const auto& e = l.header.environment();
+    EXPECT_NE(std::find(e.begin(), e.end(), "PLAIN=visible"), e.end());
+    for (const std::string& entry : e) EXPECT_EQ(entry.find("s3cr3t"), std::string::npos) << entry;
+    const auto& names = l.header.redacted_environment();
+    EXPECT_NE(std::find(names.begin(), names.end(), "MY_API_TOKEN"), names.end());
+    EXPECT_NE(std::find(names.begin(), names.end(), "DEPLOY_CERT"), names.end());
+    EXPECT_EQ(std::find(names.begin(), names.end(), "PLAIN"), names.end());
+  }
+  for (const auto& l : rec.logs) {
+    const Result dump = radar({"dump", l.path});
+    EXPECT_EQ(dump.exit_code, 0) << dump.err;
+    EXPECT_EQ(dump.out.find("s3cr3t"), std::string::npos) << dump.out;
+    EXPECT_NE(dump.out.find("environment values left out (--redact):"), std::string::npos) << dump.out;
+  }
+  EXPECT_EQ(slurp(dir + "/recording.txt").find("s3cr3t"), std::string::npos);
+
+  // Without the defaults, only the user's patterns apply.
+  const std::string kept = testTempDir() + "/kept";
+  r = shell(env + shellQuote(radarPath()) + " record -o " + shellQuote(kept) +
+            " --no-default-redact --redact DEPLOY_CERT -- " + shellQuote(programPath("pipes")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Recording again = load(kept);
+  const auto& e = again.logs.at(0).header.environment();
+  EXPECT_NE(std::find(e.begin(), e.end(), "MY_API_TOKEN=s3cr3t-token"), e.end());
+  EXPECT_EQ(std::find(e.begin(), e.end(), "DEPLOY_CERT=s3cr3t-cert"), e.end());
+
+  for (const char* bad : {"A:B", "A=B", ""}) {
+    const Result refused = radar({"record", "-o", testTempDir() + "/bad", "--redact", bad, "--", "true"});
+    EXPECT_EQ(refused.exit_code, 2) << bad;
+    EXPECT_NE(refused.err.find("--redact"), std::string::npos) << refused.err;
+  }
+}
+
 TEST(Record, ThreadsAndForkFromThreads) {
   Recording rec = record({programPath("threads"), "40"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
