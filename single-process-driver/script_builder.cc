@@ -411,7 +411,7 @@ class Builder {
     } else if (r.result > 0) {
       want = std::min<uint64_t>(static_cast<uint64_t>(r.result), r.size);
     }
-    if (!want) return true;
+    if (!want || (r.flags & log::kFlagPassThrough)) return true;  // none reached the program
     const bool peek = (r.flags & MSG_PEEK) && !log::isMultiMessage(r.kind);
     if (r.payload.size() >= want) {
       data->assign(r.payload.substr(0, want));

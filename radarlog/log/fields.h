@@ -135,6 +135,11 @@ struct EventFields {
   int32_t timeout_ms = 0;
 };
 
+// In a data event's flags, beside the call's own (MSG_*): the bytes went
+// between two descriptors inside the kernel (splice, tee) and never reached
+// the program's memory, so a re-run needs none of them.
+inline constexpr uint32_t kFlagPassThrough = 0x40000000;
+
 // Bytes a data event moved on its channel: the implied offset of the next
 // event in the same direction advances by this much.
 inline uint64_t bytesMoved(Kind kind, int64_t result, uint32_t flags, const uint64_t* lengths,

@@ -239,12 +239,45 @@ HOOK ssize_t sendfile64(int out, int in, off64_t* offset, size_t count) {
   return sendfile(out, in, reinterpret_cast<off_t*>(offset), count);
 }
 
+namespace {
+
+// Bytes that went from one channel to another inside the kernel (splice
+// between a pipe and a socket or another pipe, tee): a receive on `in`
+// (a peek for tee, which consumes nothing), then a send on `out`. Their
+// sizes are known, their content is not.
+void recordPassThrough(Call& call, int in, int out, size_t len, ssize_t r, bool peek) {
+  if (in >= 0) {
+    call.extra.payload_omitted = peek ? 0 : moved(r);
+    call.extra.channel = channelOf(in);
+    call.extra.size = len;
+    call.extra.flags = radar::log::kFlagPassThrough | (peek ? MSG_PEEK : 0);
+    call.record();
+    if (out < 0 || r <= 0) return;  // one failed call is one event
+    call.retarget(Kind::Splice, out);
+  }
+  call.extra.payload_omitted = moved(r);
+  call.extra.channel = channelOf(out);
+  call.extra.size = len;
+  call.extra.flags = radar::log::kFlagPassThrough;
+  call.record();
+}
+
+}  // namespace
+
 HOOK ssize_t splice(int in, loff_t* off_in, int out, loff_t* off_out, size_t len, unsigned flags) {
   REAL(splice);
   if (!active()) return real_splice(in, off_in, out, off_out, len, flags);
   const bool out_channel = isChannel(out), in_channel = isChannel(in);
   if (!out_channel && !in_channel) return real_splice(in, off_in, out, off_out, len, flags);
+  if (out_channel && in_channel) {
+    Call call(Kind::Read, in);
+    const ssize_t r = real_splice(in, off_in, out, off_out, len, flags);
+    call.finish(r);
+    recordPassThrough(call, in, out, len, r, false);
+    return r;
+  }
   const long pos = off_in ? *off_in : filePosition(in);
+  const long out_pos = off_out ? *off_out : filePosition(out);
   Call call(out_channel ? Kind::Splice : Kind::Read, out_channel ? out : in);
   const ssize_t r = real_splice(in, off_in, out, off_out, len, flags);
   call.finish(r);
@@ -255,12 +288,43 @@ HOOK ssize_t splice(int in, loff_t* off_in, int out, loff_t* off_out, size_t len
     call.send(&iov, 1, len, moved(r));
     return r;
   }
+  if (!out_channel && r > 0 && out_pos >= 0 &&
+      back.load(out, static_cast<uint64_t>(out_pos), static_cast<size_t>(r))) {
+    // Into a file: what the channel gave is there to read back.
+    const Iov iov{back.map, static_cast<size_t>(r)};
+    call.receive(&iov, 1, len, moved(r));
+    return r;
+  }
   // The bytes went through a pipe we cannot read back: their size is known,
   // their content is not.
-  call.extra.payload_omitted = moved(r);
-  call.extra.channel = channelOf(out_channel ? out : in);
-  call.extra.size = len;
-  call.record();
+  recordPassThrough(call, out_channel ? -1 : in, out_channel ? out : -1, len, r, false);
+  return r;
+}
+
+HOOK ssize_t tee(int in, int out, size_t len, unsigned flags) {
+  REAL(tee);
+  if (!active()) return real_tee(in, out, len, flags);
+  const bool out_channel = isChannel(out), in_channel = isChannel(in);
+  if (!out_channel && !in_channel) return real_tee(in, out, len, flags);
+  Call call(in_channel ? Kind::Read : Kind::Splice, in_channel ? in : out);
+  const ssize_t r = real_tee(in, out, len, flags);
+  call.finish(r);
+  recordPassThrough(call, in_channel ? in : -1, out_channel ? out : -1, len, r, true);
+  return r;
+}
+
+// vmsplice() into a pipe sends the program's buffers, as writev() does; from
+// a pipe's read end it receives into them, as readv() does.
+HOOK ssize_t vmsplice(int fd, const struct iovec* iov, size_t count, unsigned flags) {
+  REAL(vmsplice);
+  if (!active() || !isChannel(fd)) return real_vmsplice(fd, iov, count, flags);
+  const bool receiving = (sys::fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
+  Call call(receiving ? Kind::Readv : Kind::Writev, fd);
+  const ssize_t r = real_vmsplice(fd, iov, count, flags);
+  call.finish(r);
+  const int n = static_cast<int>(count > 1024 ? 1024 : count);
+  if (receiving) call.receive(asIov(iov), static_cast<size_t>(n), iovTotal(iov, n), moved(r));
+  else call.send(asIov(iov), static_cast<size_t>(n), iovTotal(iov, n), moved(r));
   return r;
 }
 

@@ -49,6 +49,12 @@ class Call {
   void finish(long result, int error);
   // In a forked child: the slot belongs to the parent's log.
   void forgetSlot() { slot_ = -1; }
+  // The next record() is of the call's other side (splice between two
+  // channels is a receive and a send).
+  void retarget(Kind kind, int fd) {
+    kind_ = kind;
+    fd_ = fd;
+  }
 
   // Data transfer: `iov` describes the program's buffers; `moved` is how
   // many bytes the call transferred (result for most calls).

@@ -699,6 +699,24 @@ void Merger::matchStreams() {
                        [&](const Item& a, const Item& b) { return wallOf(a.index, true) < wallOf(b.index, true); });
     return several;
   };
+  // Whether receive `r`, taking the stream's bytes from `from` on (in send
+  // out[j] and the next), got the bytes those sends hold. Checked where both
+  // sides' checksums are known and the receive took whole sends (most
+  // message protocols); elsewhere the stream's order stands.
+  auto contentAgrees = [&](const std::vector<Item>& out, const std::vector<uint64_t>& start, size_t j,
+                           uint64_t from, const Item& r) {
+    auto hashed = [&](uint32_t i) { return (raw_.events[i].flags & kEventHasHash) != 0; };
+    if (!hashed(r.index) || j >= out.size() || start[j] != from) return true;
+    uint32_t crc = 0;
+    uint64_t end = from;
+    for (size_t e = j; e < out.size() && end < from + r.bytes; ++e) {
+      if (!hashed(out[e].index)) return true;
+      const uint32_t send_crc = raw_.events[out[e].index].number;
+      crc = e == j ? send_crc : crc32cCombine(crc, send_crc, out[e].bytes);  // one send: no combining
+      end += out[e].bytes;
+    }
+    return end != from + r.bytes || crc == raw_.events[r.index].number;
+  };
   auto matchStream = [&](size_t st, Worker& w, std::vector<Item>& out, std::vector<Item>& in,
                          std::vector<uint64_t>& start) {
     Sums& sums = w.sums;
@@ -723,6 +741,19 @@ void Merger::matchStreams() {
       uint64_t from = consumed, left = bytes;
       size_t j = k;
       while (j < out.size() && start[j + 1] <= from) ++j;
+      if (!contentAgrees(out, start, j, from, r)) {
+        // Not the bytes of the sends at this point of the stream: a writer
+        // radar did not see (a raw system call, an unrecorded process) put
+        // them there. They are nobody's here, and the sends wait for the
+        // receives whose bytes they are.
+        if (c.external) {
+          raw_.events[r.index].flags |= kEventExternal;
+          if (!r.peek) sums.external += bytes;
+        } else if (!r.peek) {
+          raw_.events[r.index].flags |= kEventUnmatched;
+        }
+        continue;
+      }
       while (left && j < out.size()) {
         const uint64_t take = std::min(left, start[j + 1] - from);
         w.edges.push_back(makeEdge(out[j].index, Edge::Why::Message, r.index, take));

@@ -531,10 +531,55 @@ HOOK ssize_t sendfile64(int out, int in, off64_t* offset, size_t count) {
   return sendfile(out, in, reinterpret_cast<off_t*>(offset), count);
 }
 
+namespace {
+
+// Bytes from one channel to another inside the kernel (splice, tee): the
+// receive on `in` (kind Read, a peek for tee), then the send on `out`; the
+// re-run's stand-ins need neither's bytes. Returns -2 on a divergence.
+ssize_t replayPassThrough(const char* name, int in, int out, size_t len) {
+  ssize_t r = 0;
+  if (in >= 0) {
+    const ScriptEvent* e = expect(Kind::Read, in, What(name, in, len).str());
+    if (!e) return -2;
+    consume(e);
+    r = finishWith<ssize_t>(e);
+    if (r <= 0 || out < 0) return r;
+  }
+  const ScriptEvent* e = expect(Kind::Splice, out, What(name, out, len).str());
+  if (!e) return -2;
+  consume(e);
+  return finishWith<ssize_t>(e);
+}
+
+}  // namespace
+
+HOOK ssize_t tee(int in, int out, size_t len, unsigned flags) {
+  REAL(tee);
+  if (!replaying() || (!isChannelFd(out) && !isChannelFd(in))) return real_tee(in, out, len, flags);
+  const ssize_t r = replayPassThrough("tee", isChannelFd(in) ? in : -1, isChannelFd(out) ? out : -1, len);
+  return r != -2 ? r : real_tee(in, out, len, flags);
+}
+
+HOOK ssize_t vmsplice(int fd, const struct iovec* iov, size_t count, unsigned flags) {
+  REAL(vmsplice);
+  if (!replaying() || !isChannelFd(fd)) return real_vmsplice(fd, iov, count, flags);
+  const size_t n = count > 1024 ? 1024 : count;
+  ssize_t r;
+  const bool receiving = (sys::fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
+  if (receiving ? replayReceive(Kind::Readv, "vmsplice", fd, iov, n, &r)
+                : replaySend(Kind::Writev, "vmsplice", fd, iov, n, &r))
+    return r;
+  return real_vmsplice(fd, iov, count, flags);
+}
+
 HOOK ssize_t splice(int in, loff_t* off_in, int out, loff_t* off_out, size_t len, unsigned flags) {
   REAL(splice);
   if (!replaying() || (!isChannelFd(out) && !isChannelFd(in)))
     return real_splice(in, off_in, out, off_out, len, flags);
+  if (isChannelFd(out) && isChannelFd(in)) {
+    const ssize_t r = replayPassThrough("splice", in, out, len);
+    return r != -2 ? r : real_splice(in, off_in, out, off_out, len, flags);
+  }
   if (isChannelFd(out)) {
     const ScriptEvent* e = expect(Kind::Splice, out, What("splice", out, len).str());
     const ssize_t r = e ? replayFileSend(e, in, reinterpret_cast<off_t*>(off_in), len) : -2;

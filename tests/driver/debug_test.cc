@@ -419,4 +419,14 @@ TEST(Debug, RedactedValuesComeFromTheUsersEnvironment) {
   EXPECT_EQ(given.err.find("MY_API_TOKEN ("), std::string::npos) << given.err;
 }
 
+// A process that moves bytes with splice(), tee() and vmsplice() re-runs:
+// the bytes that never reached its memory are not needed.
+TEST(Debug, SpliceTeeAndVmspliceReRun) {
+  Recording rec = record({"sh", "-c", "printf 'hello world\\n' | " + shellQuote(programPath("splicer")) + " | cat"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) + " splicer --no-gdb");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+}
+
 }  // namespace radar::testing

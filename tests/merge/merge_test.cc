@@ -363,6 +363,39 @@ TEST(Merge, MessageNeverReceived) {
   EXPECT_NE(narrator.sentence(at(*t, 1, 1)).find("which nobody receives"), std::string::npos);
 }
 
+// A writer radar did not see (a raw write system call) put "BBBB" into the
+// pipe before the recorded "AAAA": the first receive's checksum says its
+// bytes are not the recorded send's, so it is blamed on nobody recorded and
+// the send goes to the receive that got it.
+TEST(Merge, ReceivedBytesAreCheckedAgainstTheSendsContent) {
+  FakeRecording rec;
+  rec.process("writer", 1).pipeEnd(1, 402, true).send(1, "AAAA", 10, 11).exit(0, 12);
+  rec.process("reader", 2).pipeEnd(1, 402, false).receive(1, "BBBB", 20, 21).receive(1, "AAAA", 22, 23).exit(0, 24);
+  auto t = rec.load();
+  expectConsistent(*t);
+  EXPECT_EQ(t->incoming(at(*t, 2, 1)).first, t->incoming(at(*t, 2, 1)).second) << "no sender for BBBB";
+  ASSERT_NE(t->incoming(at(*t, 2, 2)).first, t->incoming(at(*t, 2, 2)).second);
+  EXPECT_EQ(t->incoming(at(*t, 2, 2)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->bytes_matched, 4u);
+  const Finding* orphan = findingOf(*t, Finding::Kind::NoSender);
+  ASSERT_TRUE(orphan);
+  EXPECT_EQ(orphan->bytes, 4u);
+  EXPECT_EQ(findingOf(*t, Finding::Kind::NeverReceived), nullptr);
+  replay::Narrator narrator(*t);
+  EXPECT_NE(narrator.sentence(at(*t, 2, 1)).find("that no recorded process sent"), std::string::npos);
+
+  // Whole sends taken by one receive are checked together: right content,
+  // matched; one byte changed, not.
+  for (const char* got : {"onetwo", "onetwO"}) {
+    SCOPED_TRACE(got);
+    FakeRecording two;
+    two.process("writer", 1).pipeEnd(1, 403, true).send(1, "one", 10, 11).send(1, "two", 12, 13).exit(0, 14);
+    two.process("reader", 2).pipeEnd(1, 403, false).receive(1, got, 20, 21).exit(0, 24);
+    auto u = two.load();
+    EXPECT_EQ(u->bytes_matched, got == std::string("onetwo") ? 6u : 0u);
+  }
+}
+
 // Two writers whose writes overlap in time: the second to return wrote
 // first. The receive's content says so, and the matching follows it.
 TEST(Merge, OverlappingWritersOrderedByWhatWasReceived) {

@@ -521,6 +521,34 @@ TEST(Record, SecretsAreLeftOutOfTheLogs) {
   }
 }
 
+// splice(), tee() and vmsplice() move bytes between channels inside the
+// kernel: each is a receive and a send (tee's receive a peek), so nothing
+// is "never received" and later matches do not shift.
+TEST(Record, SpliceTeeAndVmspliceAreMessages) {
+  Recording rec = record({"sh", "-c", "printf 'hello world\\n' | " + shellQuote(programPath("splicer")) + " | cat"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "hello world\n[12 bytes]\n");
+  expectClean(rec);
+  const ProcessLog* splicer = rec.onlyExe("splicer");
+  ASSERT_TRUE(splicer);
+  const auto splices = splicer->ofKind(Kind::Splice);
+  ASSERT_EQ(splices.size(), 2u) << "into its own pipe, and tee's copy to stdout";
+  for (const Event* e : splices) {
+    EXPECT_EQ(e->r.result, 12);
+    EXPECT_EQ(e->r.payload_omitted, 12u);
+    EXPECT_TRUE(e->r.flags & log::kFlagPassThrough);
+  }
+  EXPECT_EQ(splicer->ofKind(Kind::Writev).size(), 1u) << "vmsplice";
+  const Result check = radar({"check", "--strict", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("bytes sent 47, received 47: 47 matched to their sends, 0 from outside"),
+            std::string::npos)
+      << check.out;
+  const Result events = radar({"events", rec.dir});
+  EXPECT_NE(events.out.find("peeks at a message from itself on pipe"), std::string::npos) << events.out;
+  EXPECT_NE(events.out.find("(12 bytes)"), std::string::npos) << events.out;
+}
+
 TEST(Record, ThreadsAndForkFromThreads) {
   Recording rec = record({programPath("threads"), "40"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
