@@ -24,7 +24,7 @@
 namespace radar::driver {
 
 inline constexpr char kScriptMagic[8] = {'R', 'A', 'D', 'A', 'R', 'R', 'P', 'L'};
-inline constexpr uint32_t kScriptVersion = 2;
+inline constexpr uint32_t kScriptVersion = 3;
 inline constexpr uint32_t kNoEvent = ~0u;
 
 struct Blob {
@@ -60,6 +60,8 @@ struct ScriptHeader {
   ScriptEnd end;             // how that image ended
   int32_t end_code;          // exit status or signal number
   uint32_t recorded_generation;  // of the image being debugged (execs before it)
+  uint32_t closed_at_start;  // bit n: descriptor n (0 to 2) was not open when the first image started
+  uint32_t reserved;
   Blob label;                // "parser[4123]", NUL-terminated
 };
 inline constexpr uint32_t kScriptNondet = 1;  // clock, random and pid reads were recorded
@@ -139,6 +141,7 @@ struct ScriptEvent {
 inline constexpr uint16_t kBranchToChild = 1;    // FORK/VFORK where the replay becomes the child
 inline constexpr uint16_t kHashKnown = 2;        // `hash` is meaningful
 inline constexpr uint16_t kPassThrough = 4;      // also write the bytes to the real descriptor (terminals)
+inline constexpr uint16_t kNeverReturns = 8;     // the thread ended in this call (cancelled): it waits there
 
 static_assert(sizeof(Blob) == 16);
 static_assert(sizeof(ScriptEvent) % 8 == 0);

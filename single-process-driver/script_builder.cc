@@ -243,6 +243,12 @@ class Builder {
     if (segment == 0) {
       launchOf(reader->header());
       open_at_start_.assign(reader->header().open_fds().begin(), reader->header().open_fds().end());
+      // Known from format 1.1 on: a program started with stdin, stdout or
+      // stderr closed re-runs so (its first pipe is descriptor 0 again).
+      if (reader->control().format_major > 1 || reader->control().format_minor >= 1)
+        for (int fd = 0; fd < 3; ++fd)
+          if (std::find(open_at_start_.begin(), open_at_start_.end(), fd) == open_at_start_.end())
+            closed_at_start_ |= 1u << fd;
     }
     payload_limited_ = reader->header().has_payload_limit();
     const bool last = segment + 1 == out_->chain.size();
@@ -528,6 +534,7 @@ class Builder {
     e.omitted = r.payload_omitted;
     if (r.has_hash) e.flags |= kHashKnown;
     if (branch) e.flags |= kBranchToChild;
+    if (r.flags & log::kFlagNeverReturned) e.flags |= kNeverReturns;
 
     const Category category = log::categoryOf(r.kind);
     // A value the re-run will hand to the program as a call's result must
@@ -667,6 +674,7 @@ class Builder {
     h.recorded_generation = debugged.generation;
     h.end = end_;
     h.end_code = end_code_;
+    h.closed_at_start = closed_at_start_;
     h.label = w_.putText(debugged.label());
     out_->events = static_cast<uint32_t>(w_.events.size());
     out_->bytes = w_.finish(h);
@@ -706,6 +714,7 @@ class Builder {
   std::vector<Pending> pending_;
   std::map<uint32_t, std::set<uint32_t>> needed_sends_;  // process -> send positions
   std::vector<int> open_at_start_;  // the first image's descriptors at start (format 1.1)
+  uint32_t closed_at_start_ = 0;    // ScriptHeader::closed_at_start
   bool payload_limited_ = false;  // the recording kept only part of each message
   ScriptEnd end_ = ScriptEnd::Unknown;
   int32_t end_code_ = 0;

@@ -139,6 +139,10 @@ struct EventFields {
 // between two descriptors inside the kernel (splice, tee) and never reached
 // the program's memory, so a re-run needs none of them.
 inline constexpr uint32_t kFlagPassThrough = 0x40000000;
+// In any event's flags: the call never returned, its thread ended in it
+// (pthread_cancel, or pthread_exit from a signal handler). Recorded when the
+// thread ends; result -1, error ECANCELED.
+inline constexpr uint32_t kFlagNeverReturned = 0x20000000;
 
 // Bytes a data event moved on its channel: the implied offset of the next
 // event in the same direction advances by this much.

@@ -1395,6 +1395,7 @@ HOOK void exit(int status) {
 
 HOOK void _exit(int status) {
   REAL(_exit);
+  if (inVforkChild()) noteVforkExit();
   recordExit(status, /*flush_stdio=*/false);
   real__exit(status);
   __builtin_unreachable();

@@ -42,7 +42,7 @@ namespace radar::preload {
 Config g_config;
 Process g_process;
 __thread ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {
-    0, 0, -1, false, false, 0, 0, 0, {}, {}, false, 0};
+    0, 0, -1, false, false, 0, 0, 0, false, {}, {}, false, 0};
 OwnerPage* g_owner = nullptr;
 
 bool storesReceived(int fd);
@@ -625,6 +625,21 @@ void releaseSlot(void*) {
   }
   releaseDeferred(/*unmap=*/true);
   if (t.slot < 0 || t.slot_gen != p.log_gen || !p.writer.control()) return;
+  log::ThreadSlot& s = p.writer.control()->threads[t.slot];
+  if (const uint16_t kind = __atomic_load_n(&s.kind, __ATOMIC_ACQUIRE); kind && !p.closed) {
+    // The thread ends inside a call (cancelled): the call never returned,
+    // and no Call will record it.
+    EventFields e;
+    e.kind = static_cast<Kind>(kind);
+    e.fd = s.fd;
+    e.channel = s.channel;
+    e.entry_ns = s.entry_ns;
+    e.return_ns = monotonicNow();
+    e.result = -1;
+    e.error = ECANCELED;
+    e.flags = log::kFlagNeverReturned;
+    commit(e);
+  }
   p.writer.control()->threads[t.slot].kind = 0;
   __atomic_store_n(&p.writer.control()->threads[t.slot].tid, 0, __ATOMIC_RELEASE);
   t.slot = -1;
@@ -647,6 +662,14 @@ void noteVforkExec(const char* path) {
 
 void noteVforkExecFailed(int error) { t_thread.vfork_exec_error = error; }
 
+void noteVforkExit() {
+  ThreadState& t = t_thread;
+  if (t.vfork_child_pid) return;  // it tried an exec: that is the news
+  t.vfork_child_pid = static_cast<int32_t>(sys::getpid());
+  t.vfork_exec_error = 0;
+  t.vfork_exited = true;
+}
+
 namespace {
 
 // The parent, resumed after vfork(): records who the child was and what it
@@ -654,14 +677,16 @@ namespace {
 void recordVforkChild() {
   ThreadState& t = t_thread;
   const int32_t child = t.vfork_child_pid;
+  const bool exited = t.vfork_exited;
   t.vfork_child_pid = 0;
+  t.vfork_exited = false;
   if (!child) return;
   Call call(Kind::Vfork, -1);
   call.finish(child, t.vfork_exec_error);
   const char* path = t.vfork_exec_path;
   call.extra.peer_pid = child;
   call.extra.strings = &path;
-  call.extra.string_count = 1;
+  call.extra.string_count = exited ? 0 : 1;  // no program: it ended without an exec
   call.record();
 }
 
@@ -906,6 +931,7 @@ void afterVforkPrepare() {
   ThreadState& t = t_thread;
   t.vfork_pending = true;
   t.vfork_child_pid = 0;
+  t.vfork_exited = false;
   t.vfork_counter = lastCounter();
 }
 

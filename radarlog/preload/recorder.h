@@ -148,6 +148,9 @@ bool inVforkChild();
 // In the vfork child, just before its exec: what the parent should know.
 void noteVforkExec(const char* path);
 void noteVforkExecFailed(int error);
+// In the vfork child, in _exit(): it ends without an exec (if it tried
+// none), which the parent records when it resumes.
+void noteVforkExit();
 
 // Exit: records EXIT and closes the log (from exit hooks and the destructor).
 void recordExit(int status, bool flush_stdio);

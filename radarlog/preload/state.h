@@ -118,6 +118,7 @@ struct ThreadState {
   // parent to record when it resumes: who it was and what it exec'd.
   int32_t vfork_child_pid;
   int vfork_exec_error;
+  bool vfork_exited;  // it called _exit() without an exec
   char vfork_exec_path[256];
   DeferredQueue deferred;
   // Signals held back while this thread holds the writer, and the mask the

@@ -245,8 +245,10 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
       s.events = s.events + 1;
       if (r.kind == log::Kind::Exec)
         img.exec_path = r.strings.empty() ? "" : std::string(r.strings[0]);
+      // A vfork child that ended without an exec (no program named) never
+      // runs code of its own: it has no log to expect.
       const bool creates = r.kind == log::Kind::Fork || r.kind == log::Kind::Spawn ||
-                           (r.kind == log::Kind::Vfork && r.error == 0);
+                           (r.kind == log::Kind::Vfork && r.error == 0 && !r.strings.empty());
       if (creates && r.peer_pid > 0)
         children.push_back({r.peer_pid, img.pid,
                             r.kind == log::Kind::Fork || r.strings.empty()

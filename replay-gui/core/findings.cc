@@ -94,7 +94,10 @@ void findProblems(Trace& t) {
       const Event& ev = t.events[i];
       if (ev.endpoint == kNone) {
         const Kind k = ev.eventKind();
-        if ((k == Kind::Fork || k == Kind::Vfork || k == Kind::Spawn) && ev.value && !(ev.flags & kEventFailed))
+        // (A vfork child that ended without an exec never ran code of its
+        // own: no log is missing.)
+        if ((k == Kind::Fork || k == Kind::Vfork || k == Kind::Spawn) && ev.value && !(ev.flags & kEventFailed) &&
+            !(k == Kind::Vfork && ev.result == 0))
           mine.created.push_back(i);
         continue;
       }

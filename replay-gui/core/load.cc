@@ -132,6 +132,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
     ev.result = static_cast<int32_t>(r.result);
     ev.flags = 0;
     if (r.error || r.result < 0) ev.flags |= kEventFailed;
+    if (r.flags & log::kFlagNeverReturned) ev.result = kResultNeverReturned;
     if (!r.payload.empty()) ev.flags |= kEventHasPayload;
     // The thread, as a small index.
     uint32_t t = 0;
@@ -188,6 +189,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
       ev.result = r.status;
     } else if (r.peer_pid) {
       ev.value = static_cast<uint32_t>(r.peer_pid);
+      if (k == log::Kind::Vfork && r.strings.empty()) ev.result = 0;  // ended without an exec
     } else if (k == log::Kind::User) {
       ev.value = static_cast<uint32_t>(r.payload.size());
     }

@@ -77,6 +77,9 @@ std::string Narrator::describe(uint32_t position) const {
   const std::string on = " on " + channel(e);
   const Kind k = e.eventKind();
   const bool failed = e.flags & kEventFailed;
+  if (failed && e.result == kResultNeverReturned)
+    return subject + " is cancelled in " + log::kindName(k) + "()" + (e.endpoint != kNone ? on : "") +
+           ": the call never returns";
   switch (log::categoryOf(k)) {
     case log::Category::Send: {
       if (failed) return subject + " fails to send" + on;
@@ -112,8 +115,21 @@ std::string Narrator::describe(uint32_t position) const {
     default: break;
   }
   switch (k) {
+    case Kind::Vfork: {
+      // Two events: the call, then (once the child has exec'd or ended and
+      // the parent runs again) who the child was.
+      if (failed && !e.value) return subject + " fails to create a process";
+      if (!e.value) return subject + " calls vfork: a child runs in its memory while it waits";
+      for (const auto& q : t_.processes)
+        if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process)
+          return subject + " resumes: its vfork child " + q.label() + " executes " + q.executable;
+      if (failed) return subject + " resumes: its vfork child, process " + std::to_string(e.value) +
+                         ", failed to execute a program";
+      if (e.result == 0)
+        return subject + " resumes: its vfork child, process " + std::to_string(e.value) + ", ended without executing a program";
+      return subject + " resumes: its vfork child, process " + std::to_string(e.value) + ", executed a program radar could not record";
+    }
     case Kind::Fork:
-    case Kind::Vfork:
     case Kind::Spawn: {
       if (failed) return subject + " fails to create a process";
       if (!e.value) return subject + " creates a process";

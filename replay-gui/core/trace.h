@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -126,7 +127,7 @@ struct Event {  // no member initializers: loading leaves fresh memory untouched
   uint32_t counter;        // the process's local event counter
   uint32_t number;         // RADAR's global event number (Lamport time)
   uint32_t endpoint;       // Trace::endpoints (channel events), kNone
-  int32_t result;
+  int32_t result;          // the call's; for the second VFORK event, 0 when the child ended without an exec
   uint32_t value;          // data events: bytes moved; process events: the other pid
   uint16_t kind;           // log::Kind
   uint8_t thread;          // index into the process's threads (255: beyond)
@@ -149,6 +150,9 @@ struct Event {  // no member initializers: loading leaves fresh memory untouched
 };
 static_assert(sizeof(Event) == 48);
 inline constexpr uint8_t kEventFailed = 1;       // the call returned an error
+// Event::result of a call that never returned: its thread ended in it
+// (cancelled); kEventFailed is set too.
+inline constexpr int32_t kResultNeverReturned = std::numeric_limits<int32_t>::min();
 inline constexpr uint8_t kEventHasPayload = 2;   // its record holds payload bytes
 inline constexpr uint8_t kEventEof = 4;          // a receive that returned 0
 inline constexpr uint8_t kEventUnmatched = 8;    // received bytes with no recorded sender

@@ -3,6 +3,7 @@
 #include "replay.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -503,6 +504,16 @@ const ScriptEvent* expect(Kind kind, int fd, const char* what) {
   if (!arrive(e) || !waitTurn(e)) return nullptr;
   publishNext(index);
   checkStops(*e);
+  if (e->flags & driver::kNeverReturns) {
+    // The recorded thread was cancelled in this call: the re-run's waits
+    // here, at a cancellation point, until it is cancelled too.
+    consume(e);
+    for (;;) {
+      pthread_testcancel();
+      const struct timespec tick = {0, 10'000'000};
+      sys::raw(SYS_nanosleep, reinterpret_cast<long>(&tick), 0);
+    }
+  }
   return e;
 }
 
@@ -836,6 +847,11 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
     g_replayed = g_arrived + words;
   }
 
+  // Standard descriptors the recorded program started without: closed, so
+  // that the numbers it gets are the recorded ones (its reports then go to
+  // the status file only, never into a file that took number 2).
+  for (int standard = 0; standard < 3; ++standard)
+    if (g.header->closed_at_start & (1u << standard)) sys::close(standard);
   for (uint32_t i = 0; i < g.header->inherited_count; ++i) {
     standIn(g.inherited[i]);
     if (g.inherited[i].stand_in == StandIn::Placeholder) continue;

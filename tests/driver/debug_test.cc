@@ -429,4 +429,36 @@ TEST(Debug, SpliceTeeAndVmspliceReRun) {
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
 }
 
+// Re-runs that diverged though nothing differed: a vfork child that ends
+// without an exec, a thread cancelled in read(), a program started with
+// descriptors 0 to 2 closed. Each re-runs as recorded, and the story says
+// what happened.
+TEST(Debug, NoFalseDivergences) {
+  struct Case {
+    const char* mode;
+    const char* shell_suffix;  // redirections for the recorded command
+    const char* told;          // in `radar events`
+  };
+  for (const Case& c : {Case{"vfork", "", "its vfork child, process "},
+                        Case{"cancel", "", "is cancelled in read() on pipe"},
+                        Case{"closed", " <&- >&- 2>&-", "creates pipe"}}) {
+    SCOPED_TRACE(c.mode);
+    const std::string dir = testTempDir() + "/rec-" + c.mode;
+    Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +
+                       shellQuote("exec " + shellQuote(driverProgram("rerun_traps")) + " " + c.mode + c.shell_suffix) +
+                       " | cat");
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    Result events = radar({"events", dir});
+    EXPECT_NE(events.out.find(c.told), std::string::npos) << events.out;
+    EXPECT_EQ(events.out.find("creates a process. "), std::string::npos) << events.out;
+    Result check = radar({"check", "--strict", dir});
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) +
+                     " rerun_traps --no-gdb");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, rec.out);
+    EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace radar::testing

@@ -1,0 +1,50 @@
+// Programs whose re-runs used to diverge though nothing differed:
+//   vfork   a vfork() child that calls _exit() without an exec (the re-run
+//           took the child's branch);
+//   cancel  a thread cancelled while it waits in read() (the call never
+//           returned, so the log had no event for it);
+//   closed  started with descriptors 0 to 2 closed (its first pipe is 0
+//           and 1, which the re-run had open).
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int p[2];
+
+static void* waitForever(void* arg) {
+  char b[8];
+  (void)!read(p[0], b, sizeof b);
+  return arg;
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  if (pipe(p) != 0) return 10;
+  if (strcmp(mode, "vfork") == 0) {
+    const pid_t child = vfork();
+    if (child == 0) _exit(7);
+    int status = 0;
+    if (waitpid(child, &status, 0) != child) return 11;
+    printf("child %d\n", WEXITSTATUS(status));
+  } else if (strcmp(mode, "cancel") == 0) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, waitForever, NULL) != 0) return 12;
+    usleep(50000);
+    pthread_cancel(t);
+    pthread_join(t, NULL);
+    printf("cancelled\n");
+  } else if (strcmp(mode, "closed") == 0) {
+    // No stdout: the answer is the exit status.
+    return p[0] == 0 && p[1] == 1 ? 0 : 13;
+  } else {
+    return 2;
+  }
+  if (write(p[1], "x", 1) != 1) return 14;
+  char b;
+  if (read(p[0], &b, 1) != 1) return 15;
+  printf("done\n");
+  return 0;
+}
