@@ -469,6 +469,8 @@ int runDebug(int argc, char** argv) {
   launch.argv = script.launch.argv;
   if (launch.argv.empty()) launch.argv.push_back(launch.executable);
   launch.environment = script.launch.environment;
+  launch.nofile_soft = script.launch.nofile_soft;
+  launch.nofile_hard = script.launch.nofile_hard;
   // Values the recording left out (radar record --redact): the user's own,
   // or none, said so.
   std::vector<std::string> redacted_notes;

@@ -1,6 +1,9 @@
 #include "launch.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <cerrno>
 #include <cstring>
@@ -11,7 +14,7 @@
 namespace radar::driver {
 namespace {
 
-constexpr char kMagic[] = "radar-launch 1";
+constexpr char kMagic[] = "radar-launch 2";
 
 }  // namespace
 
@@ -28,6 +31,8 @@ bool writeLaunchFile(const std::string& path, const LaunchSpec& spec, std::strin
   for (const auto& a : spec.argv) field(a);
   field(std::to_string(spec.environment.size()));
   for (const auto& e : spec.environment) field(e);
+  field(std::to_string(spec.nofile_soft));
+  field(std::to_string(spec.nofile_hard));
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(out.data(), static_cast<std::streamsize>(out.size()));
   f.close();
@@ -70,6 +75,14 @@ bool readLaunchFile(const std::string& path, LaunchSpec* spec, std::string* erro
   for (size_t k = 0; ok && k < n; ++k) ok = next(&spec->argv.emplace_back());
   ok = ok && count(&n);
   for (size_t k = 0; ok && k < n; ++k) ok = next(&spec->environment.emplace_back());
+  auto number = [&](uint64_t* v) {
+    std::string s;
+    if (!next(&s) || s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    *v = std::stoull(s);
+    return true;
+  };
+  ok = ok && number(&spec->nofile_soft) && number(&spec->nofile_hard);
   if (!ok || i != fields.size()) {
     *error = path + " is not a launch description written by radar debug";
     return false;
@@ -82,6 +95,17 @@ void execLaunch(const LaunchSpec& spec, std::string* error) {
   // the replay library makes. A descriptor of ours (or of whoever started
   // radar) would take a number the recording gives to something else.
   ::close_range(3, ~0u, 0);
+  if (spec.nofile_soft) {
+    // As recorded, within what this process may have.
+    struct rlimit now {};
+    ::getrlimit(RLIMIT_NOFILE, &now);
+    struct rlimit want {static_cast<rlim_t>(spec.nofile_soft), static_cast<rlim_t>(spec.nofile_hard)};
+    if (want.rlim_max > now.rlim_max) want.rlim_max = now.rlim_max;
+    if (want.rlim_cur > want.rlim_max) want.rlim_cur = want.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &want) != 0)
+      std::fprintf(stderr, "radar debug: cannot set the recorded descriptor limit (%llu): %s\n",
+                   static_cast<unsigned long long>(spec.nofile_soft), std::strerror(errno));
+  }
   if (::chdir(spec.cwd.c_str()) != 0) {
     *error = "cannot enter the recorded working directory " + spec.cwd + ": " + std::strerror(errno);
     return;

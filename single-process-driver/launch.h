@@ -15,6 +15,9 @@ struct LaunchSpec {
   std::string executable;
   std::vector<std::string> argv;
   std::vector<std::string> environment;
+  // RLIMIT_NOFILE as recorded (0: leave it): a program near its limit
+  // runs out of descriptors where it did.
+  uint64_t nofile_soft = 0, nofile_hard = 0;
 };
 
 // The file radar-launch reads: NUL-separated fields after a magic line.

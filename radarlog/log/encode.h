@@ -56,6 +56,10 @@ void encodeHeader(Sink& s, const HeaderFields& h) {
   if (h.uid) putInt(s, f::kUid, h.uid);
   if (h.gid) putInt(s, f::kGid, h.gid);
   for (size_t i = 0; i < h.open_fd_count; ++i) putInt(s, f::kOpenFds, h.open_fds[i]);
+  if (h.has_nofile) {
+    putUint(s, f::kNofileSoft, h.nofile_soft);
+    putUint(s, f::kNofileHard, h.nofile_hard);
+  }
 }
 
 template <class Sink>

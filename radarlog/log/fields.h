@@ -24,6 +24,7 @@ enum HeaderField : uint32_t {
   kGeneration = 13, kExecutable = 14, kExecutableSize = 15, kExecutableMtime = 16, kArgv = 17,
   kCwd = 18, kEnvironment = 19, kRealtime = 20, kMonotonic = 21, kPayloadLimit = 22,
   kNondet = 23, kRecorderVersion = 25, kUid = 26, kGid = 27, kOpenFds = 28, kRedactedEnvironment = 29,
+  kNofileSoft = 30, kNofileHard = 31,
 };
 enum ChannelField : uint32_t {
   kIndex = 1, kType = 2, kChannelOrigin = 3, kChannelFd = 4, kDev = 5, kIno = 6, kPeerIno = 7,
@@ -73,6 +74,8 @@ struct HeaderFields {
   int32_t gid = 0;
   const int32_t* open_fds = nullptr;
   size_t open_fd_count = 0;
+  bool has_nofile = false;  // RLIMIT_NOFILE at start
+  uint64_t nofile_soft = 0, nofile_hard = 0;
 };
 
 struct ChannelFields {

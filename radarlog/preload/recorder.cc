@@ -286,6 +286,12 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   static int32_t open_fds[1024];  // one image starts at a time in an address space
   h.open_fds = open_fds;
   h.open_fd_count = listOpenDescriptors(open_fds, sizeof(open_fds) / sizeof(open_fds[0]));
+  struct rlimit64 nofile {};
+  if (sys::prlimit(0, RLIMIT_NOFILE, nullptr, &nofile) == 0) {
+    h.has_nofile = true;
+    h.nofile_soft = nofile.rlim_cur;
+    h.nofile_hard = nofile.rlim_max;
+  }
 
   log::WriterOptions options;
   options.fd_floor = p.fd_floor;

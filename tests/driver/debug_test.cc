@@ -461,4 +461,19 @@ TEST(Debug, NoFalseDivergences) {
   }
 }
 
+// A program recorded under a small descriptor limit re-runs under the
+// same limit: it runs out of descriptors where it did.
+TEST(Debug, RecordedDescriptorLimitIsRestored) {
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell("sh -c " + shellQuote("ulimit -S -n 8; exec " + shellQuote(radarPath()) + " record -o " +
+                                           shellQuote(dir) + " -- " + shellQuote(programPath("fd_limit"))) +
+                     " | cat");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_NE(rec.out.find(" more before EMFILE"), std::string::npos) << rec.out;
+  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " fd_limit --no-gdb | cat");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, rec.out);
+  EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+}
+
 }  // namespace radar::testing
