@@ -193,6 +193,7 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
     int pid = 0;
     uint32_t generation = 0;
     bool ended_in_exec = false;
+    bool ended_seen = false;  // an EXIT or EXEC event, or a log closed cleanly
     std::string exec_path;
     std::string cwd, path_env;
   };
@@ -204,6 +205,7 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
     std::string path;  // resolved; empty for fork()
   };
   std::vector<Child> children;
+  std::map<int, int> reaped_by_parents;  // pid -> wait status a recorded parent got
 
   for (const auto& path : log::listLogs(dir)) {
     auto problem = [&](int pid, const std::string& exe, const std::string& what) {
@@ -245,6 +247,8 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
       s.events = s.events + 1;
       if (r.kind == log::Kind::Exec)
         img.exec_path = r.strings.empty() ? "" : std::string(r.strings[0]);
+      if (r.kind == log::Kind::Wait && r.peer_pid > 0 && r.result == r.peer_pid)
+        reaped_by_parents[r.peer_pid] = r.status;
       // A vfork child that ended without an exec (no program named) never
       // runs code of its own: it has no log to expect.
       const bool creates = r.kind == log::Kind::Fork || r.kind == log::Kind::Spawn ||
@@ -256,6 +260,7 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
                                 : resolveProgram(std::string(r.strings[0]), img.cwd, img.path_env)});
     }
     img.ended_in_exec = last == log::Kind::Exec;
+    img.ended_seen = last == log::Kind::Exit || last == log::Kind::Exec || reader->control().closed;
     hashExecutable(reader->header(), &s.executables);
     if (reader->error()) problem(img.pid, img.exe, "log damaged: " + reader->error()->toString());
     const auto& c = reader->control();
@@ -278,6 +283,20 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
     if (!img.ended_in_exec || present.count({img.pid, img.generation + 1})) continue;
     const std::string file = resolveProgram(img.exec_path, img.cwd, img.path_env);
     add(img.pid, file, unrecordable(file));
+  }
+  // An image that exited normally, by the status its parent or radar record
+  // reaped, though its log saw no exit: it exec'd (with the environment
+  // scrubbed, or statically) or exited through a raw system call.
+  std::map<int, int> statuses = reaped_by_parents;
+  for (const auto& r : recording.reaped()) statuses[r.pid()] = r.status();
+  for (const auto& img : images) {
+    if (img.ended_seen || present.count({img.pid, img.generation + 1})) continue;
+    auto status = statuses.find(img.pid);
+    if (status == statuses.end() || !WIFEXITED(status->second)) continue;
+    add(img.pid, img.exe,
+        "exited with status " + std::to_string(WEXITSTATUS(status->second)) +
+            " without radar seeing it exit: it executed a program (or exited) through a raw system call, "
+            "and was not recorded from then on");
   }
   std::set<int> reported;
   for (const auto& c : children)

@@ -177,6 +177,17 @@ void findProblems(Trace& t) {
         out.push_back(std::move(f));
       }
     for (const Process& p : t.processes)
+      if (p.ended_unseen) {
+        Finding f;
+        f.kind = Finding::Kind::Unrecorded;
+        f.processes = {p.index};
+        if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
+        f.text = p.label() + " exited with status " + std::to_string(p.end_code) +
+                 " without radar seeing it exit: it executed a program (or exited) through a raw system "
+                 "call, and what it did from then on was not recorded";
+        out.push_back(std::move(f));
+      }
+    for (const Process& p : t.processes)
       if (!p.external && p.end == Process::End::Execed && p.next_image == kNone) {
         Finding f;
         f.kind = Finding::Kind::Unrecorded;

@@ -1481,6 +1481,7 @@ void Merger::endings() {
     } else if (WIFEXITED(status) && p.end == Process::End::Unknown) {
       p.end = Process::End::Exited;
       p.end_code = WEXITSTATUS(status);
+      p.ended_unseen = !p.external && !p.control.closed;
     }
   };
   for (uint32_t i : waits) {

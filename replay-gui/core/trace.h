@@ -82,6 +82,9 @@ struct Process {
   enum class End : uint8_t { Unknown, Exited, Signaled, Execed } end = End::Unknown;
   int end_code = 0;            // exit status or signal number
   bool core_dumped = false;
+  // Exited by its reaped status, but its log has no EXIT: it exec'd or
+  // exited through a raw system call, unseen (what followed is unrecorded).
+  bool ended_unseen = false;
   uint32_t next_image = kNone;
   std::vector<uint32_t> threads;  // thread ids seen (first: the main thread)
   log::ControlState control;      // lost events, what threads were in at the end

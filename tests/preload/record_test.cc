@@ -549,6 +549,32 @@ TEST(Record, SpliceTeeAndVmspliceAreMessages) {
   EXPECT_NE(events.out.find("(12 bytes)"), std::string::npos) << events.out;
 }
 
+// An exec through a raw system call with a scrubbed environment: the new
+// image runs unrecorded. radar record, check and the story say so.
+TEST(Record, RawExecWithAScrubbedEnvironmentIsReported) {
+  Recording rec = record({programPath("raw_exec")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "got 6 bytes, child 0\n");
+  const ProcessLog* parent = rec.byPid(rec.meta.root_pid());
+  ASSERT_TRUE(parent);
+  const int child = parent->first(Kind::Fork)->r.peer_pid;
+  EXPECT_NE(rec.err.find("pid " + std::to_string(child) + " "), std::string::npos) << rec.err;
+  EXPECT_NE(rec.err.find("without radar seeing it exit"), std::string::npos) << rec.err;
+  bool in_recording_txt = false;
+  for (const auto& p : rec.meta.problems()) in_recording_txt |= p.pid() == child;
+  EXPECT_TRUE(in_recording_txt);
+  const Result check = radar({"check", "--strict", rec.dir});
+  EXPECT_EQ(check.exit_code, 1) << check.out;
+  EXPECT_NE(check.out.find("not-recorded: raw_exec[" + std::to_string(child) +
+                           "] exited with status 0 without radar seeing it exit"),
+            std::string::npos)
+      << check.out;
+  // A program that exits normally is never reported so.
+  Recording plain = record({programPath("pipes")});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("without radar seeing it exit"), std::string::npos) << plain.err;
+}
+
 TEST(Record, ThreadsAndForkFromThreads) {
   Recording rec = record({programPath("threads"), "40"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
