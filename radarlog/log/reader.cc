@@ -686,7 +686,11 @@ bool LogReader::decodeNext(Record& r) {
     last_counter_ = r.counter;
     r.tid = w.has_tid ? w.tid : prev_tid_;
     prev_tid_ = r.tid;
-    r.entry_ns = prev_return_ns_ + w.entry_delta;
+    // Clocks read by a recorder are below 2^62 ns (146 years): a time past
+    // that is damage, and would overflow every reader's arithmetic.
+    if (__builtin_add_overflow(prev_return_ns_, w.entry_delta, &r.entry_ns) || r.entry_ns < 0 ||
+        r.entry_ns >= kMaxTimeNs || w.duration >= static_cast<uint64_t>(kMaxTimeNs - r.entry_ns))
+      return fail(where, at("absurd time"));
     r.return_ns = r.entry_ns + static_cast<int64_t>(w.duration);
     prev_return_ns_ = r.return_ns;
     r.has_offset = isData(r.kind) && r.channel != 0;

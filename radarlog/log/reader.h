@@ -118,6 +118,10 @@ struct Record {
   }
 };
 
+// Event times are CLOCK_MONOTONIC nanoseconds below this (146 years); a
+// reader refuses a record past it as damaged.
+inline constexpr int64_t kMaxTimeNs = int64_t{1} << 62;
+
 // What the control block at the start of the file says.
 struct ControlState {
   uint32_t format_major = 0, format_minor = 0;

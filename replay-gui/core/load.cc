@@ -339,7 +339,10 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     p.parent_counter = h.parent_counter();
     p.parent_log_id = h.parent_log_id();
     p.ppid = h.ppid();
-    p.realtime_offset = h.realtime_ns() - h.monotonic_ns();
+    // A clock outside what any machine reads (a damaged or crafted header)
+    // gives no offset rather than an overflow.
+    auto sane = [](int64_t ns) { return ns >= 0 && ns < log::kMaxTimeNs; };
+    p.realtime_offset = sane(h.realtime_ns()) && sane(h.monotonic_ns()) ? h.realtime_ns() - h.monotonic_ns() : 0;
     raw.processes.push_back(std::move(p));
     job.process = raw.processes.back().index;
     job.size = opened[k].size;

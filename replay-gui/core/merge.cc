@@ -1392,7 +1392,7 @@ void Merger::linearize() {
       // too many streams for the hardware prefetcher.
       __builtin_prefetch(&events[std::min(next[p] + 4, n - 1)]);
       __builtin_prefetch(&position[std::min(next[p] + 16, n - 1)], 1);
-      __builtin_prefetch(&edges_[std::min<size_t>(cursor[p] + 8, edges_.size() - 1)]);
+      if (!edges_.empty()) __builtin_prefetch(&edges_[std::min<size_t>(cursor[p] + 8, edges_.size() - 1)]);
       if (++placed_count[p] % 1024 == 0) edges_done[p].release(edges_.data() + cursor[p]);
       if (here % 16384 == 0) edge_pages.at(edges_out.data() + edges_out.size());
       if (here + 1 == window_end) {
@@ -1481,7 +1481,10 @@ void Merger::endings() {
     } else if (WIFEXITED(status) && p.end == Process::End::Unknown) {
       p.end = Process::End::Exited;
       p.end_code = WEXITSTATUS(status);
-      p.ended_unseen = !p.external && !p.control.closed;
+      // (An image whose last event is its exec ended in a new program, whose
+      // log is missing or unreadable: another finding.)
+      p.ended_unseen = !p.external && !p.control.closed && p.last_event != kNone &&
+                       t_.events[p.last_event].eventKind() != Kind::Exec;
     }
   };
   for (uint32_t i : waits) {

@@ -946,6 +946,28 @@ TEST(Commands, PrintProgramSuppliedNamesSafely) {
   EXPECT_NE(json.out.find("evil\\nforged line\\u001b[2J\\u009b"), std::string::npos) << json.out;
 }
 
+// Arguments, environment values and paths are bytes, not always UTF-8: a
+// log holds them as they were, and every reader reads it.
+TEST(Commands, ArgumentsAndEnvironmentThatAreNotUtf8) {
+  if (shell("command -v python3").exit_code != 0) GTEST_SKIP() << "needs python3 to exec with any argv";
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell("LATIN1=$(printf 'caf\\351') " + shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
+                     " -- python3 -c 'import os; os.execv(b\"/bin/sh\", [b\"\\xff\\xfe-name\", b\"-c\", b\"exit 4\"])'");
+  ASSERT_EQ(rec.exit_code, 4) << rec.err;
+  EXPECT_EQ(rec.err.find("damaged"), std::string::npos) << rec.err;
+  const Recording r = load(dir);
+  expectClean(r);
+  bool found = false;
+  for (const auto& l : r.logs)
+    for (const auto& a : l.header.argv()) found |= a == "\xff\xfe-name";
+  EXPECT_TRUE(found) << "argv kept byte for byte";
+  Result events = radar({"events", dir});
+  EXPECT_EQ(events.exit_code, 0) << events.err;
+  EXPECT_NE(events.out.find("\\xff\\xfe-name["), std::string::npos) << events.out;
+  Result check = radar({"check", "--strict", dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
 // A recording given twice, under two names or as a copy, is refused with
 // both paths named: merged with itself it would count every message twice.
 TEST(Commands, SameRecordingGivenTwiceIsRefused) {
