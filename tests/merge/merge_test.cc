@@ -184,15 +184,17 @@ TEST(Merge, MessageReceivedLongAfterItWasSent) {
 // when the recording's times allow, and as a wider one when they do not:
 // calls 146 years apart are still placed by time.
 TEST(Merge, TimesFarApartStillOrderByTime) {
-  // 2^62 ns after the rest: with four processes, two bits for the process
-  // leave 62 for the time, and a far time taken modulo 2^62 would come first.
-  constexpr int64_t kFar = int64_t{1} << 62;
+  // 2^61 ns after the rest: with eight processes, three bits for the
+  // process leave 61 for the time, and a far time taken modulo 2^61 would
+  // come first. (Times from 2^62 on are damage: the reader refuses them.)
+  constexpr int64_t kFar = int64_t{1} << 61;
   for (const int64_t late : {int64_t{1000}, kFar}) {
     FakeRecording rec;
     FakeProcess& a = rec.process("a", 10);
     FakeProcess& b = rec.process("b", 20);
     FakeProcess& c = rec.process("c", 30);
     FakeProcess& d = rec.process("d", 40);
+    for (int k = 0; k < 4; ++k) rec.process(std::string(1, static_cast<char>('e' + k)), 50 + k).user("early", 1 + k);
     a.user("a1", 10).user("a2", late + 30);
     b.user("b1", 20).user("b2", late + 10);
     c.user("c1", late + 6);
@@ -201,7 +203,8 @@ TEST(Merge, TimesFarApartStillOrderByTime) {
     ASSERT_TRUE(t->problems.empty()) << t->problems[0].message;
     std::vector<std::string> order;
     for (const auto& ev : t->events) order.push_back(t->processes[ev.process].name + std::to_string(ev.counter));
-    EXPECT_EQ(order, (std::vector<std::string>{"d1", "a1", "b1", "c1", "b2", "a2", "d2"})) << "late " << late;
+    EXPECT_EQ(order, (std::vector<std::string>{"e1", "f1", "g1", "h1", "d1", "a1", "b1", "c1", "b2", "a2", "d2"}))
+        << "late " << late;
   }
 }
 
