@@ -23,6 +23,7 @@ struct Decoded {
   std::string rest;                // the bytes not decoded, as hex and ASCII
   size_t decoded_bytes = 0;
   std::string toString() const;
+  void appendTo(std::string* out) const;  // the same, appended
 };
 
 // One message. `type` null: text or hex and ASCII.
@@ -49,6 +50,7 @@ std::string describeBytes(const Description* description, const Port* port, std:
 // (\n, \", \\, \x01): as protobuf's text format writes strings.
 bool looksLikeText(std::string_view bytes);
 std::string quoted(std::string_view s);
+void appendQuoted(std::string* out, std::string_view s);  // the same, appended (no copy of a large one)
 std::string hexDump(std::string_view bytes, size_t limit = 4096);
 
 }  // namespace radar::netdesc

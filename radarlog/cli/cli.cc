@@ -145,9 +145,8 @@ size_t printableUtf8Length(std::string_view text, size_t at) {
   return len;
 }
 
-std::string terminalSafe(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
+template <class Sink>
+void escapeForTerminal(std::string_view text, Sink& out) {
   auto hex = [&](unsigned char c) {
     static const char digits[] = "0123456789abcdef";
     out += "\\x";
@@ -155,6 +154,14 @@ std::string terminalSafe(std::string_view text) {
     out += digits[c & 15];
   };
   for (size_t i = 0; i < text.size();) {
+    // Most of what is printed is printable ASCII: taken a run at a time.
+    size_t run = i;
+    while (run < text.size() && static_cast<unsigned char>(text[run]) - 0x20u < 0x5fu) ++run;
+    if (run > i) {
+      out.append(text.data() + i, run - i);
+      i = run;
+      continue;
+    }
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == '\n') {
       out += "\\n";
@@ -179,7 +186,37 @@ std::string terminalSafe(std::string_view text) {
       ++i;
     }
   }
+}
+
+namespace {
+
+// Appends to a string, or writes to a stream through a buffer.
+struct FileSink {
+  std::FILE* f;
+  void append(const char* p, size_t n) { std::fwrite(p, 1, n, f); }
+  void append(std::string_view s) { append(s.data(), s.size()); }
+  FileSink& operator+=(const char* s) {
+    append(s, std::strlen(s));
+    return *this;
+  }
+  FileSink& operator+=(char c) {
+    std::fputc(c, f);
+    return *this;
+  }
+};
+
+}  // namespace
+
+std::string terminalSafe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  escapeForTerminal(text, out);
   return out;
+}
+
+void printTerminalSafe(std::FILE* f, std::string_view text) {
+  FileSink sink{f};
+  escapeForTerminal(text, sink);
 }
 
 }  // namespace radar::cli

@@ -1,6 +1,7 @@
 // Small helpers shared by radar's subcommands: option parsing and errors.
 #pragma once
 
+#include <cstdio>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -55,6 +56,8 @@ std::string selfDirectory();
 // included, C1 controls too) and bytes that are not UTF-8 are written as
 // \n, \t, \e or \xNN; printable UTF-8 is kept.
 std::string terminalSafe(std::string_view text);
+// The same, written to `out` as it goes (large texts are not copied).
+void printTerminalSafe(std::FILE* out, std::string_view text);
 
 // The length of the well-formed UTF-8 sequence at text[at] of a character
 // from U+00A0 on (so no C1 control), or 0 when there is none there.

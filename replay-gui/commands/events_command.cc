@@ -118,7 +118,9 @@ int runEvents(int argc, char** argv) {
         for (size_t at = 0; at < text.size();) {
           size_t end = text.find('\n', at);
           if (end == std::string::npos) end = text.size();
-          std::printf("    %s\n", terminalSafe(std::string_view(text).substr(at, end - at)).c_str());
+          std::fputs("    ", stdout);
+          printTerminalSafe(stdout, std::string_view(text).substr(at, end - at));
+          std::fputc('\n', stdout);
           at = end + 1;
         }
       }
