@@ -658,7 +658,8 @@ void Merger::matchStreams() {
       Event& ev = raw_.events[i];
       // While here: the few events otherEdges() looks at.
       const Kind kind = ev.eventKind();
-      if (kind == Kind::Signal || kind == Kind::Wait || kind == Kind::Close || (ev.flags & kEventEof))
+      if (kind == Kind::Signal || kind == Kind::Wait || kind == Kind::Close || kind == Kind::Connect ||
+          kind == Kind::Accept || (ev.flags & kEventEof))
         notable.push_back(i);
       if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
       const Route& r = routes[ev.endpoint];
@@ -1120,8 +1121,8 @@ void Merger::otherEdges() {
 
   // The few events the rules below look at (matchStreams() picked them out
   // while it read every event).
-  std::vector<uint32_t> signals, waits, eofs;
-  std::vector<std::vector<uint32_t>> closes(t_.channels.size());
+  std::vector<uint32_t> signals, waits, eofs, accepts;
+  std::vector<std::vector<uint32_t>> closes(t_.channels.size()), connects(t_.channels.size());
   for (uint32_t i : notable_) {
     const Event& ev = raw_.events[i];
     switch (ev.eventKind()) {
@@ -1133,6 +1134,12 @@ void Merger::otherEdges() {
         break;
       case Kind::Close:
         if (ev.endpoint != kNone) closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
+        break;
+      case Kind::Connect:  // one that failed with EINPROGRESS goes on in the kernel
+        if (ev.endpoint != kNone) connects[raw_.endpoints[ev.endpoint].channel].push_back(i);
+        break;
+      case Kind::Accept:
+        if (ev.endpoint != kNone && !(ev.flags & kEventFailed)) accepts.push_back(i);
         break;
       default:
         break;
@@ -1175,17 +1182,49 @@ void Merger::otherEdges() {
     if (last != kNone && processOf(last) != ev.process) edges_.push_back(makeEdge(last, Edge::Why::Exit, i, 0));
   }
 
-  // End of file on a pipe or stream socket comes after the writers closed.
+  // accept() returns the connection a connect() asked for: the connecting
+  // socket's end and the accepted one are the two sides of one channel.
+  for (uint32_t a : accepts) {
+    const Event& accept = raw_.events[a];
+    const Endpoint& mine = raw_.endpoints[accept.endpoint];
+    for (uint32_t k : connects[mine.channel]) {
+      const Event& connect = raw_.events[k];
+      if (connect.endpoint == accept.endpoint || raw_.endpoints[connect.endpoint].ino == mine.ino) continue;
+      // The same machine's clock: the connect began before the accept returned.
+      if (raw_.processes[connect.process].boot == raw_.processes[accept.process].boot &&
+          connect.entry_ns > accept.returnNs())
+        continue;
+      edges_.push_back(makeEdge(k, Edge::Why::Connect, a, 0));
+    }
+  }
+
+  // End of file on a pipe or stream socket comes after the writers closed
+  // their ends: by close() (which began before the end of file was read:
+  // the reader can wake before the close returns), or by ending while they
+  // held one.
+  std::vector<uint8_t> closed_endpoint(raw_.endpoints.size(), 0);
+  for (const auto& list : closes)
+    for (uint32_t c : list) closed_endpoint[raw_.events[c].endpoint] = 1;
   for (uint32_t i : eofs) {
     const Event& ev = raw_.events[i];
     const Endpoint& reader = raw_.endpoints[ev.endpoint];
+    auto writes = [&](const Endpoint& writer) {
+      return isOneSided(writer.type) ? writer.access != 0 /* not O_RDONLY */ : writer.ino != reader.ino;
+    };
     for (uint32_t c : closes[reader.channel]) {
       const Event& close = raw_.events[c];
-      const Endpoint& writer = raw_.endpoints[close.endpoint];
-      if (close.process == ev.process) continue;
-      if (isOneSided(writer.type) ? writer.access == 0 /* O_RDONLY */ : writer.ino == reader.ino) continue;
+      if (close.process == ev.process || !writes(raw_.endpoints[close.endpoint])) continue;
       if (raw_.processes[close.process].boot != raw_.processes[ev.process].boot) continue;
-      if (close.returnNs() <= ev.returnNs()) edges_.push_back(makeEdge(c, Edge::Why::Eof, i, 0));
+      if (close.entry_ns <= ev.returnNs()) edges_.push_back(makeEdge(c, Edge::Why::Eof, i, 0));
+    }
+    for (uint32_t e : t_.channels[reader.channel].endpoints) {
+      const Endpoint& writer = raw_.endpoints[e];
+      if (writer.process == ev.process || closed_endpoint[e] || !writes(writer)) continue;
+      const auto [b, end] = raw_.ranges[writer.process];
+      if (b == end || raw_.processes[writer.process].boot != raw_.processes[ev.process].boot) continue;
+      const Event& last = raw_.events[end - 1];
+      if (last.eventKind() == Kind::Exit && last.entry_ns <= ev.returnNs())
+        edges_.push_back(makeEdge(end - 1, Edge::Why::Eof, i, 0));
     }
   }
 }

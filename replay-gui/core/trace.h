@@ -171,7 +171,7 @@ inline constexpr uint8_t kEventReceivedWhole = 128;  // a send whose bytes were 
 // order decides), and may even point backwards: the reading thread's call
 // can return before the writing thread's does. Causal code skips them.
 struct Edge {
-  enum class Why : uint32_t { Message, Create, Signal, Exit, Eof };
+  enum class Why : uint32_t { Message, Create, Signal, Exit, Eof, Connect };
   uint32_t from : 29;  // event position (fewer than 2^29 events)
   Why why : 3;
   uint32_t to;

@@ -399,6 +399,27 @@ TEST(Merge, ReceivedBytesAreCheckedAgainstTheSendsContent) {
   }
 }
 
+// End of file comes after the last writer let go of its end: here the
+// writer never closes it and exits while the reader is already waiting, so
+// the reader's call began first; the story must still tell the exit first.
+TEST(Merge, EndOfFileComesAfterTheWriterExits) {
+  FakeRecording rec;
+  rec.process("writer", 1).pipeEnd(1, 404, true).send(1, "x", 10, 11).exit(0, 50);
+  rec.process("reader", 2)
+      .pipeEnd(1, 404, false)
+      .receive(1, "x", 20, 21)
+      .receiveIntoSmallerBuffer(1, "", 16, 40, 60)  // returns 0: end of file
+      .exit(0, 70);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const uint32_t eof = at(*t, 2, 2), exit = at(*t, 1, 2);
+  EXPECT_TRUE(t->events[eof].flags & replay::kEventEof);
+  EXPECT_LT(exit, eof) << "the exit that closed the pipe comes first";
+  bool edge = false;
+  for (auto [b, e] = t->incoming(eof); b != e; ++b) edge |= b->why == Edge::Why::Eof && b->from == exit;
+  EXPECT_TRUE(edge);
+}
+
 // Two writers whose writes overlap in time: the second to return wrote
 // first. The receive's content says so, and the matching follows it.
 TEST(Merge, OverlappingWritersOrderedByWhatWasReceived) {

@@ -255,6 +255,28 @@ void checkTcp(const char* version) {
 TEST(Record, TcpAndUdpOverIpv4) { checkTcp("4"); }
 TEST(Record, TcpAndUdpOverIpv6) { checkTcp("6"); }
 
+// The story keeps the order the kernel imposes on a connection: the
+// connect before the accept that returns its connection, the peer's close
+// before the end of file it causes (in every run: the server accepts in
+// the parent while the child connects, so their calls overlap).
+TEST(Record, ConnectComesBeforeItsAcceptAndCloseBeforeEndOfFile) {
+  for (int run = 0; run < 5; ++run) {
+    SCOPED_TRACE(run);
+    Recording rec = record({programPath("tcp"), "4"});
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    const Result events = radar({"events", rec.dir});
+    const std::string& out = events.out;
+    const size_t connect = out.find(" connects tcp "), accept = out.find(" accepts a connection: tcp ");
+    ASSERT_NE(connect, std::string::npos) << out;
+    ASSERT_NE(accept, std::string::npos) << out;
+    EXPECT_LT(connect, accept) << out;
+    const size_t eof = out.find(" reads end of file on tcp ");
+    ASSERT_NE(eof, std::string::npos) << out;
+    const size_t client_close = out.rfind(" closes its end of tcp ", eof);
+    ASSERT_NE(client_close, std::string::npos) << out;
+  }
+}
+
 TEST(Record, ProcessesAreFollowedAndLinked) {
   Recording rec = record({programPath("processes")});
   EXPECT_EQ(rec.exit_code, 4) << rec.err;
