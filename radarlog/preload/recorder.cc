@@ -77,15 +77,7 @@ size_t appendHex(char* buf, size_t at, size_t size, uint64_t v) {
 }
 
 size_t appendDec(char* buf, size_t at, size_t size, uint64_t v) {
-  char tmp[21];
-  int n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n && at + 1 < size) buf[at++] = tmp[--n];
-  buf[at] = 0;
-  return at;
+  return at < size ? at + sys::formatDecimal(buf + at, size - at, v) : at;
 }
 
 uint64_t parseHex(const char*& s) {

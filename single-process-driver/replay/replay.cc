@@ -374,14 +374,7 @@ Report& Report::operator<<(const char* s) {
 }
 
 Report& Report::operator<<(uint64_t v) {
-  char digits[24];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n && len_ + 1 < sizeof(buf_)) buf_[len_++] = digits[--n];
-  buf_[len_] = 0;
+  len_ += sys::formatDecimal(buf_ + len_, sizeof(buf_) - len_, v);
   return *this;
 }
 
