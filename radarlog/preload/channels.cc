@@ -405,6 +405,15 @@ void forget(int fd) {
   if (std::atomic<uint64_t>* s = slotFor(fd, false)) s->store(0, std::memory_order_release);
 }
 
+uint64_t descriptorEntry(int fd) {
+  std::atomic<uint64_t>* s = slotFor(fd, false);
+  return s ? s->load(std::memory_order_acquire) : 0;
+}
+
+void forgetIfStill(int fd, uint64_t entry) {
+  if (std::atomic<uint64_t>* s = slotFor(fd, false)) s->compare_exchange_strong(entry, 0, std::memory_order_acq_rel);
+}
+
 void refreshSocket(int fd) {
   const uint64_t e = load(fd);
   if (entryClass(e) != kChannel) {

@@ -596,10 +596,11 @@ HOOK int close(int fd) {
     forget(fd);
     return real_close(fd);
   }
+  const uint64_t entry = descriptorEntry(fd);
   Call call(Kind::Close, fd);
   const int r = real_close(fd);
   call.finish(r);
-  forget(fd);
+  forgetIfStill(fd, entry);
   call.extra.channel = channel;
   call.record();
   return r;

@@ -101,6 +101,11 @@ void onPair(Kind kind, const int fds[2]);           // pipe, socketpair: before 
 void onDup(int oldfd, int newfd);
 void onClose(int fd);                                // forget; the caller records CLOSE
 void forget(int fd);                                 // an fd we know nothing about now
+// What we know of `fd` (opaque), and forget() unless it changed since: once
+// close() has returned, another thread may already have been given the
+// same number for something new.
+uint64_t descriptorEntry(int fd);
+void forgetIfStill(int fd, uint64_t entry);
 void refreshSocket(int fd);                          // after bind/connect: new addresses
 uint32_t channelOf(int fd);                          // 0 when not a channel
 // Defines the channels of every descriptor open now: a log lists each
