@@ -25,7 +25,9 @@ int main(void) {
     }
   }
   CHECK(n == 0);
-  char tail[32];
+  // vmsplice() puts the pages themselves into the pipe: they must not
+  // change until the reader has read them (not a stack frame main leaves).
+  static char tail[32];
   const int len = snprintf(tail, sizeof tail, "[%zd bytes]\n", total);
   struct iovec iov = {tail, (size_t)len};
   CHECK(vmsplice(1, &iov, 1, 0) == len);
