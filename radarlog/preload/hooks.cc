@@ -608,6 +608,7 @@ HOOK int close(int fd) {
 
 HOOK int close_range(unsigned first, unsigned last, int flags) {
   REAL(close_range);
+  if (first > last) return real_close_range(first, last, flags);  // EINVAL, as the kernel says
   // Close everything asked for except our own descriptors.
   int own[2];
   const int n_own = ownFds(own);

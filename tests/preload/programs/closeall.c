@@ -16,6 +16,7 @@ int main(void) {
   if (child == 0) {
     for (int fd = 3; fd < 65536; ++fd) close(fd);
     CHECK(close_range(3, ~0U, 0) == 0);
+    CHECK(close_range(5, 3, 0) == -1 && errno == EINVAL);  // what the kernel says, unchanged
     closefrom(3);
     // Every number the program may use, the recorder's own included.
     struct rlimit lim;
