@@ -742,7 +742,9 @@ void Merger::matchStreams() {
       uint64_t from = consumed, left = bytes;
       size_t j = k;
       while (j < out.size() && start[j + 1] <= from) ++j;
-      if (!contentAgrees(out, start, j, from, r)) {
+      // (Where several writers or readers overlap, the order is by time
+      // unless the content confirmed it: a mismatch there proves nothing.)
+      if (!several_writers && !several_readers && !contentAgrees(out, start, j, from, r)) {
         // Not the bytes of the sends at this point of the stream: a writer
         // radar did not see (a raw system call, an unrecorded process) put
         // them there. They are nobody's here, and the sends wait for the
@@ -845,6 +847,10 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
   constexpr size_t kWindow = 256;     // overlapping calls considered together
   constexpr size_t kMaxGroup = 8;     // a reader's receives checked together
   constexpr uint32_t kMaxTries = 20000;
+  // For the whole stream: past it, the rest keeps the order of time (a
+  // storm of overlapping calls must not make the merge take minutes).
+  constexpr uint64_t kMaxStreamTries = 2'000'000;
+  uint64_t stream_tries = 0;
   auto hashed = [&](const StreamItem& it) { return (raw_.events[it.index].flags & kEventHasHash) != 0; };
   auto actor = [&](const StreamItem& it) { return uint64_t{it.process} << 8 | raw_.events[it.index].thread; };
 
@@ -860,7 +866,7 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
     path.clear();
     uint32_t tries = 0;
     auto search = [&](auto&& self, uint64_t so_far, uint32_t crc) -> bool {
-      if (++tries > kMaxTries) return false;
+      if (++tries > kMaxTries || ++stream_tries > kMaxStreamTries) return false;
       // out[k] may come next if it began before every send still ahead of
       // it returned, and no earlier send of its writer is still ahead.
       int64_t first_return = std::numeric_limits<int64_t>::max();
