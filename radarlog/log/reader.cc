@@ -8,21 +8,78 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "radar/proto/radarlog.pb.h"
 #include "wire.h"
 
 namespace radar::log {
 namespace {
+// The kept big buffers (allocateBig): a few, by rounded size.
+struct BigBuffers {
+#if defined(__SANITIZE_ADDRESS__)
+  static constexpr int kKept = 0;  // a use after free stays visible to ASan
+#else
+  static constexpr int kKept = 8;
+#endif
+  static constexpr size_t kMaxKeptBytes = size_t{1} << 30;
+  std::mutex lock;
+  void* block[kKept + 1] = {};
+  size_t size[kKept + 1] = {};
+  size_t kept_bytes = 0;
+};
+BigBuffers& bigBuffers() {
+  static BigBuffers* b = new BigBuffers;  // never destroyed: freed into at exit
+  return *b;
+}
+size_t roundedBig(size_t bytes) { return std::bit_ceil(bytes); }
+}  // namespace
+
+void* allocateBig(size_t bytes) {
+  const size_t rounded = roundedBig(bytes);
+  BigBuffers& b = bigBuffers();
+  {
+    std::lock_guard<std::mutex> hold(b.lock);
+    for (int k = 0; k < BigBuffers::kKept; ++k)
+      if (b.block[k] && b.size[k] == rounded) {
+        void* p = b.block[k];
+        b.block[k] = nullptr;
+        b.kept_bytes -= rounded;
+        return p;
+      }
+  }
+  return ::operator new(rounded);
+}
+
+void freeBig(void* p, size_t bytes) {
+  const size_t rounded = roundedBig(bytes);
+  BigBuffers& b = bigBuffers();
+  {
+    std::lock_guard<std::mutex> hold(b.lock);
+    if (b.kept_bytes + rounded <= BigBuffers::kMaxKeptBytes)
+      for (int k = 0; k < BigBuffers::kKept; ++k)
+        if (!b.block[k]) {
+          b.block[k] = p;
+          b.size[k] = rounded;
+          b.kept_bytes += rounded;
+          return;
+        }
+  }
+  ::operator delete(p);
+}
+
+namespace {
 
 // A frame may not claim more content than this; real logs stay far below
 // (a frame holds one tail's worth of records, or one large message).
 constexpr uint64_t kMaxFrameContent = uint64_t{1} << 30;
 constexpr size_t kMaxBlock = 128 * 1024;
+constexpr size_t kReadWindow = 256 * 1024;  // read-ahead for small reads (readAt)
 
 // Byte buffers are resized through these two. With an allocator of its own
 // (Bytes does not zero what it allocates), a vector that grows copies its
@@ -296,7 +353,7 @@ bool LogReader::fail(uint64_t offset, std::string message) {
 // Reads through a window of the file: frames are read header, block
 // header, block ... and most logs are small, so one pread serves many.
 bool LogReader::readAt(uint64_t offset, void* buf, size_t n) {
-  constexpr size_t kWindow = 256 * 1024;
+  constexpr size_t kWindow = kReadWindow;
   if (offset >= window_start_ && offset + n <= window_start_ + window_.size()) {
     std::memcpy(buf, window_.data() + (offset - window_start_), n);
     return true;
@@ -441,8 +498,11 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content,
            " bytes of content, more than a log frame can hold";
     return false;
   }
-  resizeForOverwrite(scratch_, fh.headerSize);
-  std::memcpy(scratch_.data(), hdr, fh.headerSize);
+  // The blocks' headers first, for the frame's size; then the frame in one
+  // read. (Read block by block, a 100 MB frame grew its buffer ten times,
+  // copying and faulting in 2.5 times its size, and went through the
+  // read-ahead window twice.) Past the window's reach the headers are read
+  // alone, not with the blocks between them.
   uint64_t at = offset + fh.headerSize;
   for (;;) {
     uint8_t bh[3];
@@ -450,7 +510,10 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content,
       *why = "truncated";
       return false;
     }
-    readAt(at, bh, 3);
+    if (!(at - offset < kReadWindow ? readAt(at, bh, 3) : readDirect(at, bh, 3))) {
+      *why = "cannot read";
+      return false;
+    }
     const uint32_t h = bh[0] | (bh[1] << 8) | (bh[2] << 16);
     const bool last = h & 1;
     const uint32_t type = (h >> 1) & 3;
@@ -468,15 +531,8 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content,
       *why = "truncated";
       return false;
     }
-    const size_t old = scratch_.size();
-    if (old + 3 + stored > kMaxFrameContent + kMaxBlock) {
+    if (at + 3 + stored - offset > kMaxFrameContent + kMaxBlock) {
       *why = "frame too large";
-      return false;
-    }
-    growKeeping(scratch_, old + 3 + stored);
-    std::memcpy(scratch_.data() + old, bh, 3);
-    if (stored && !readAt(at + 3, scratch_.data() + old + 3, stored)) {
-      *why = "cannot read";
       return false;
     }
     at += 3 + stored;
@@ -487,12 +543,14 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content,
       *why = "truncated";
       return false;
     }
-    const size_t old = scratch_.size();
-    growKeeping(scratch_, old + 4);
-    readAt(at, scratch_.data() + old, 4);
     at += 4;
   }
   *frame_size = static_cast<size_t>(at - offset);
+  resizeForOverwrite(scratch_, *frame_size);
+  if (!readAt(offset, scratch_.data(), *frame_size)) {
+    *why = "cannot read";
+    return false;
+  }
 
   auto* dctx = static_cast<ZSTD_DCtx*>(dctx_);
   if (fh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN) {

@@ -311,5 +311,30 @@ TEST(WriterReader, FileSizeLimitLosesEventsVisibly) {
   EXPECT_EQ(last + 1, lost_from) << "every event before the loss is readable";
 }
 
+// Big buffers given back are handed out again (no fresh pages for the
+// kernel to zero), by size rounded to a power of two; other sizes get
+// other memory.
+TEST(BigBuffers, FreedBuffersAreHandedOutAgain) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "under ASan nothing is kept, so that a use after free is seen";
+#endif
+  void* a = allocateBig(3 << 20);
+  std::memset(a, 1, 3 << 20);
+  freeBig(a, 3 << 20);
+  void* b = allocateBig(4 << 20);  // rounded alike: the same block
+  EXPECT_EQ(a, b);
+  void* c = allocateBig(5 << 20);  // 8 MiB: not the one in use
+  EXPECT_NE(c, b);
+  freeBig(c, 5 << 20);
+  freeBig(b, 4 << 20);
+  {
+    Bytes v;
+    v.resize(3 << 20);  // a vector of bytes takes it too
+    EXPECT_EQ(static_cast<void*>(v.data()), a);
+  }
+  EXPECT_EQ(allocateBig(7 << 20), c);
+  freeBig(c, 7 << 20);
+}
+
 }  // namespace
 }  // namespace radar::log
