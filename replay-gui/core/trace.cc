@@ -92,26 +92,28 @@ std::string Trace::channelLabel(uint32_t channel) const {
   return channel < channels.size() ? channels[channel].name : std::string("an unknown channel");
 }
 
+log::LogReader* Trace::openReader(std::vector<std::unique_ptr<log::LogReader>>& set, uint32_t process,
+                                  std::string* error) const {
+  if (set.size() < processes.size()) set.resize(processes.size());
+  auto& reader = set[process];
+  if (reader) return reader.get();
+  // Keep a bounded number of logs open: recordings can have thousands.
+  static constexpr size_t kMaxOpen = 64;
+  size_t open = 0;
+  for (const auto& r : set) open += r != nullptr;
+  if (open >= kMaxOpen)
+    for (auto& r : set) r.reset();
+  log::LogError err;
+  reader = log::LogReader::open(processes[process].log_path, &err);
+  if (!reader && error) *error = err.toString();
+  return reader.get();
+}
+
 bool Trace::record(uint32_t position, log::Record* out, std::string* payload,
                    std::vector<std::string>* strings, std::string* error) const {
   const Event& ev = events[position];
-  const Process& p = processes[ev.process];
-  if (readers_.size() < processes.size()) readers_.resize(processes.size());
-  // Keep a bounded number of logs open: recordings can have thousands.
-  static constexpr size_t kMaxOpen = 64;
-  auto& reader = readers_[ev.process];
-  if (!reader) {
-    size_t open = 0;
-    for (const auto& r : readers_) open += r != nullptr;
-    if (open >= kMaxOpen)
-      for (auto& r : readers_) r.reset();
-    log::LogError err;
-    reader = log::LogReader::open(p.log_path, &err);
-    if (!reader) {
-      if (error) *error = err.toString();
-      return false;
-    }
-  }
+  log::LogReader* reader = openReader(readers_, ev.process, error);
+  if (!reader) return false;
   const uint64_t frame = ev.frame();
   log::Location where{ev.isTail() ? log::Location::kTailFrame : frame, ev.frameOffset()};
   log::LogError err;
@@ -128,19 +130,30 @@ bool Trace::record(uint32_t position, log::Record* out, std::string* payload,
 }
 
 bool Trace::payload(uint32_t position, std::string* out, std::string* error, uint64_t* omitted) const {
-  log::Record r;
-  std::string own;
-  if (!record(position, &r, &own, nullptr, error)) return false;
+  std::string_view bytes;
+  if (!payloadView(position, &bytes, error, omitted)) return false;
+  out->assign(bytes);
+  return true;
+}
+
+bool Trace::payloadView(uint32_t position, std::string_view* out, std::string* error, uint64_t* omitted) const {
   if (omitted) *omitted = 0;
   const Event& ev = events[position];
-  if (!own.empty() || log::categoryOf(ev.eventKind()) != log::Category::Receive || r.payload_omitted) {
-    *out = own;
+  if (log::categoryOf(ev.eventKind()) == log::Category::Send) {
+    if (!cachedSend(position, error)) return false;
+    *out = cached_send_record_.payload;
+    if (omitted) *omitted = cached_send_record_.payload_omitted;
+    return true;
+  }
+  log::Record r;
+  if (!record(position, &r, &received_bytes_, nullptr, error)) return false;
+  *out = received_bytes_;
+  if (!received_bytes_.empty() || log::categoryOf(ev.eventKind()) != log::Category::Receive || r.payload_omitted) {
     if (omitted) *omitted = r.payload_omitted;
     return true;
   }
   // A receive whose bytes only the senders' logs hold: the matched pieces,
   // in stream order.
-  out->clear();
   auto [b, e] = incoming(position);
   std::vector<const Edge*> pieces;
   for (; b != e; ++b)
@@ -150,16 +163,8 @@ bool Trace::payload(uint32_t position, std::string* out, std::string* error, uin
   // others: work out the offset from the bytes the earlier receives took.
   for (size_t k = 0; k < pieces.size(); ++k) {
     const Edge* piece = pieces[k];
-    if (cached_send_ != piece->from) {
-      log::Record sr;
-      if (!record(piece->from, &sr, &cached_send_bytes_, nullptr, error)) {
-        cached_send_ = kNone;
-        return false;
-      }
-      cached_send_ = piece->from;
-      cached_send_omitted_ = sr.payload_omitted;
-    }
-    const std::string& bytes = cached_send_bytes_;
+    if (!cachedSend(piece->from, error)) return false;
+    const std::string_view bytes = cached_send_record_.payload;
     uint64_t skip = 0;
     if (k == 0) {
       // Bytes of this send that earlier receives consumed.
@@ -170,8 +175,26 @@ bool Trace::payload(uint32_t position, std::string* out, std::string* error, uin
     }
     const uint64_t kept = skip < bytes.size() ? std::min<uint64_t>(piece->bytes, bytes.size() - skip) : 0;
     if (omitted) *omitted += piece->bytes - kept;
-    if (kept) out->append(bytes, static_cast<size_t>(skip), static_cast<size_t>(kept));
+    if (kept) received_bytes_.append(bytes.substr(static_cast<size_t>(skip), static_cast<size_t>(kept)));
   }
+  *out = received_bytes_;
+  return true;
+}
+
+bool Trace::cachedSend(uint32_t send, std::string* error) const {
+  if (cached_send_ == send) return true;
+  cached_send_ = kNone;
+  const Event& ev = events[send];
+  // Its own readers: record() must not overwrite the bytes behind the view.
+  log::LogReader* reader = openReader(send_readers_, ev.process, error);
+  if (!reader) return false;
+  const log::Location where{ev.isTail() ? log::Location::kTailFrame : ev.frame(), ev.frameOffset()};
+  log::LogError err;
+  if (!reader->readRecord(where, &cached_send_record_, &err)) {
+    if (error) *error = err.toString();
+    return false;
+  }
+  cached_send_ = send;
   return true;
 }
 

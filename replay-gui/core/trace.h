@@ -15,6 +15,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kinds.h"
@@ -296,6 +297,9 @@ class Trace {
   // `omitted`, when given, counts the bytes the event moved that the
   // recording did not keep (radar record --payload-limit).
   bool payload(uint32_t position, std::string* out, std::string* error, uint64_t* omitted = nullptr) const;
+  // The same without a copy: `out` is valid until the next call of
+  // payload(), payloadView() or record() on this trace.
+  bool payloadView(uint32_t position, std::string_view* out, std::string* error, uint64_t* omitted = nullptr) const;
 
   // Time on a common scale (realtime of the event's host, ns).
   int64_t wallTime(uint32_t position) const;
@@ -316,11 +320,16 @@ class Trace {
 
  private:
   mutable std::vector<std::unique_ptr<log::LogReader>> readers_;  // one per process, opened on demand
-  // The last send payload() read for a receive: a big message read in many
-  // pieces is read from its log once, not once per piece.
+  // The last send payloadView() read: a big message read in many pieces is
+  // read from its log once, not once per piece (nor once more for itself).
+  // Its bytes stay in the record buffer of a reader of its own, not copied.
   mutable uint32_t cached_send_ = kNone;
-  mutable std::string cached_send_bytes_;
-  mutable uint64_t cached_send_omitted_ = 0;
+  mutable std::vector<std::unique_ptr<log::LogReader>> send_readers_;  // one per process, as readers_
+  mutable log::Record cached_send_record_;
+  mutable std::string received_bytes_;  // a receive's bytes, behind the last view of them
+  bool cachedSend(uint32_t send, std::string* error) const;  // reads it into cached_send_record_
+  log::LogReader* openReader(std::vector<std::unique_ptr<log::LogReader>>& set, uint32_t process,
+                             std::string* error) const;
   // Made on first use, once even when threads ask together (the replay
   // window's loader and views).
   struct Lazy {

@@ -235,6 +235,31 @@ TEST(Merge, StreamsSplitAndJoinedAcrossReads) {
   EXPECT_EQ(t->bytes_matched, 8u);
 }
 
+// A send's bytes are shown without a copy: the view stays good while the
+// other events of its process are read, and each receive of it takes its
+// part from the one read of it.
+TEST(Merge, SendViewOutlivesReadsOfItsProcess) {
+  FakeRecording rec;
+  FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 7, true);
+  FakeProcess& r = rec.process("reader", 2).pipeEnd(1, 7, false);
+  const std::string big(300000, 'x');
+  w.send(1, big + "tail", 10, 11).user("after", 12);
+  r.receive(1, big.substr(0, 100000), 20, 21).receive(1, big.substr(100000) + "tail", 22, 23);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const uint32_t send = at(*t, 1, 1);
+  std::string_view view;
+  std::string error;
+  ASSERT_TRUE(t->payloadView(send, &view, &error)) << error;
+  log::Record other;
+  ASSERT_TRUE(t->record(at(*t, 1, 2), &other, nullptr, nullptr, &error)) << error;
+  std::string part;
+  ASSERT_TRUE(t->payload(at(*t, 2, 2), &part, &error)) << error;
+  EXPECT_TRUE(part == big.substr(100000) + "tail") << "the second receive's bytes differ";
+  ASSERT_EQ(view.size(), big.size() + 4);
+  EXPECT_TRUE(view == big + "tail") << "the send's view changed under it";
+}
+
 TEST(Merge, SharedPipeWithTwoWritersAfterFork) {
   FakeRecording rec;
   FakeProcess& parent = rec.process("parent", 1).pipeEnd(1, 9, true);
