@@ -262,7 +262,7 @@ const Port* Binding::portForReceive(const replay::Trace& t, uint32_t receive) co
 namespace {
 // What the recording did not keep of a message is said, never shown as
 // "no bytes" or as a shorter message.
-void noteOmitted(const std::string& kept, uint64_t omitted, std::string* out) {
+void noteOmitted(std::string_view kept, uint64_t omitted, std::string* out) {
   if (!omitted) return;
   const std::string what = std::to_string(omitted) + (omitted == 1 ? " byte" : " bytes") +
                            " not kept: the recording keeps only the start of each message (radar record "
@@ -274,21 +274,30 @@ void noteOmitted(const std::string& kept, uint64_t omitted, std::string* out) {
 
 bool Binding::describeContents(const replay::Trace& t, uint32_t position, std::string* out,
                                std::string* error) const {
-  std::string bytes;
+  TextOut text;
+  if (!describeContents(t, position, &text, error)) return false;
+  *out = std::move(text.text);
+  return true;
+}
+
+bool Binding::describeContents(const replay::Trace& t, uint32_t position, TextOut* out, std::string* error) const {
+  std::string_view bytes;
   uint64_t omitted = 0;
-  if (!t.payload(position, &bytes, error, &omitted)) return false;
+  if (!t.payloadView(position, &bytes, error, &omitted)) return false;
+  out->text.clear();
   const replay::Event& ev = t.events[position];
   const bool send = log::categoryOf(ev.eventKind()) == log::Category::Send;
   const Port* port = send ? portForMessage(t, position) : portForReceive(t, position);
   if (!port) {
-    *out = describeBytes(&description(), nullptr, bytes);
-    noteOmitted(bytes, omitted, out);
+    appendDescribedBytes(&description(), nullptr, bytes, out);
+    noteOmitted(bytes, omitted, &out->text);
+    out->flush();
     return true;
   }
   // A message whose length prefix announces more than this send holds:
   // the next sends on the same channel end finish it (a header written,
   // then the body).
-  std::string note;
+  std::string gathered;  // the bytes, copied only when later sends are added
   if (send && port->framing().how_case() == Framing::kLengthPrefix) {
     const auto& mine = t.process_events[ev.process];
     uint32_t next = ev.counter;  // index of the following event in its process
@@ -302,28 +311,41 @@ bool Binding::describeContents(const replay::Trace& t, uint32_t position, std::s
       const replay::Event& later = t.events[pos];
       if (later.endpoint != ev.endpoint) continue;
       if (log::categoryOf(later.eventKind()) != log::Category::Send) continue;
-      std::string more;
-      if (!t.payload(pos, &more, error)) break;
-      bytes += more;
+      if (!added) gathered.assign(bytes);  // before the next view replaces them
+      std::string_view more;
+      if (!t.payloadView(pos, &more, error)) break;
+      gathered += more;
+      bytes = gathered;
       ++added;
     }
     if (added)
-      note = "(with the " + std::string(added == 1 ? "next send" : std::to_string(added) + " next sends") +
+      out->text = "(with the " + std::string(added == 1 ? "next send" : std::to_string(added) + " next sends") +
              " on this channel, which finish its last message)\n";
   }
-  *out = note + describeBytes(&description(), port, bytes);
-  noteOmitted(bytes, omitted, out);
+  appendDescribedBytes(&description(), port, bytes, out);
+  noteOmitted(bytes, omitted, &out->text);
+  out->flush();
+  return true;
+}
+
+bool describeContents(const Binding* binding, const replay::Trace& t, uint32_t position, TextOut* out,
+                      std::string* error) {
+  if (binding) return binding->describeContents(t, position, out, error);
+  std::string_view bytes;
+  uint64_t omitted = 0;
+  if (!t.payloadView(position, &bytes, error, &omitted)) return false;
+  out->text.clear();
+  appendDescribedBytes(nullptr, nullptr, bytes, out);
+  noteOmitted(bytes, omitted, &out->text);
+  out->flush();
   return true;
 }
 
 bool describeContents(const Binding* binding, const replay::Trace& t, uint32_t position, std::string* out,
                       std::string* error) {
-  if (binding) return binding->describeContents(t, position, out, error);
-  std::string bytes;
-  uint64_t omitted = 0;
-  if (!t.payload(position, &bytes, error, &omitted)) return false;
-  *out = describeBytes(nullptr, nullptr, bytes);
-  noteOmitted(bytes, omitted, out);
+  TextOut text;
+  if (!describeContents(binding, t, position, &text, error)) return false;
+  *out = std::move(text.text);
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "decode.h"
 #include "description.h"
 #include "trace.h"
 
@@ -45,6 +46,8 @@ class Binding {
   // prefix and finished by the next sends on the channel is completed from
   // them). False with *error when its bytes cannot be read.
   bool describeContents(const replay::Trace& trace, uint32_t position, std::string* out, std::string* error) const;
+  // The same as it is made (TextOut::spill), for messages too big to hold.
+  bool describeContents(const replay::Trace& trace, uint32_t position, TextOut* out, std::string* error) const;
 
  private:
   std::shared_ptr<const Description> description_;
@@ -54,6 +57,8 @@ class Binding {
 
 // The same with or without a binding (without: text, or hex and ASCII).
 bool describeContents(const Binding* binding, const replay::Trace& trace, uint32_t position, std::string* out,
+                      std::string* error);
+bool describeContents(const Binding* binding, const replay::Trace& trace, uint32_t position, TextOut* out,
                       std::string* error);
 
 }  // namespace radar::netdesc

@@ -12,6 +12,8 @@
 #include <memory>
 #include <sstream>
 
+#include "plain_text.h"
+
 namespace radar::netdesc {
 namespace {
 
@@ -253,16 +255,22 @@ std::string quoted(std::string_view s) {
 }
 
 void appendQuoted(std::string* into, std::string_view s) {
+  into->reserve(into->size() + s.size() + 2);
+  *into += '"';
+  appendEscaped(into, s);
+  *into += '"';
+}
+
+void appendEscaped(std::string* into, std::string_view s) {
   std::string& out = *into;
-  out.reserve(out.size() + s.size() + 2);
-  out += '"';
   for (size_t i = 0; i < s.size(); ++i) {
     // Runs of characters that stand for themselves, appended at once.
-    size_t run = i;
-    while (run < s.size()) {
+    size_t run = i + log::plainAsciiPrefix(s.data() + i, s.size() - i, '"', '\\');
+    while (run < s.size()) {  // bytes above 0x7f stand for themselves too
       const unsigned char r = static_cast<unsigned char>(s[run]);
       if (r < 0x20 || r == 0x7f || r == '"' || r == '\\') break;
       ++run;
+      run += log::plainAsciiPrefix(s.data() + run, s.size() - run, '"', '\\');
     }
     if (run > i) {
       out.append(s.data() + i, run - i);
@@ -286,19 +294,12 @@ void appendQuoted(std::string* into, std::string_view s) {
         }
     }
   }
-  out += '"';
 }
 
 bool looksLikeText(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
-    // Printable ASCII, 32 bytes at a time (a loop the compiler vectorizes).
-    while (i + 32 <= s.size()) {
-      bool plain = true;
-      for (size_t k = 0; k < 32; ++k) plain &= static_cast<unsigned char>(s[i + k]) - 0x20u < 0x5fu;
-      if (!plain) break;
-      i += 32;
-    }
+    i += log::plainAsciiPrefix(s.data() + i, s.size() - i);
     if (i >= s.size()) break;
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
@@ -361,20 +362,56 @@ void Decoded::appendTo(std::string* into) const {
   out += rest;
 }
 
+namespace {
+// Text as decoded: one quoted line per line of the text, its newline kept.
+template <class Each>
+void forEachTextLine(std::string_view s, Each each) {
+  while (!s.empty()) {
+    const size_t nl = s.find('\n');
+    each(s.substr(0, nl == std::string_view::npos ? s.size() : nl + 1));
+    s = nl == std::string_view::npos ? std::string_view() : s.substr(nl + 1);
+  }
+}
+bool isTextType(const Type* type) {
+  return !type || type->how_case() == Type::kText || type->how_case() == Type::HOW_NOT_SET;
+}
+}  // namespace
+
+void appendDecoded(const Description* d, const Type* type, std::string_view bytes, TextOut* out) {
+  if (!isTextType(type) || !(bytes.empty() || looksLikeText(bytes))) {
+    decodeMessage(d, type, bytes).appendTo(&out->text);
+    out->grew();
+    return;
+  }
+  // Text, the common big case: written in place, a piece of a long line at
+  // a time, not line by line into a Decoded and then copied.
+  std::string& text = out->text;
+  const bool named = type && type->how_case() == Type::kText && !type->name().empty();
+  text += named ? type->name() : std::string("text");
+  text += '\n';
+  if (!out->spill) text.reserve(text.size() + bytes.size() + bytes.size() / 16 + 64);
+  forEachTextLine(bytes, [&](std::string_view line) {
+    text += "  \"";
+    for (size_t at = 0; at < line.size(); at += TextOut::kPiece) {
+      appendEscaped(&text, line.substr(at, TextOut::kPiece));
+      out->grew();
+    }
+    text += "\"\n";
+    out->grew();
+  });
+}
+
 Decoded decodeMessage(const Description* d, const Type* type, std::string_view bytes) {
   Decoded out;
-  if (!type || type->how_case() == Type::kText || type->how_case() == Type::HOW_NOT_SET) {
+  if (isTextType(type)) {
     if (type && type->how_case() == Type::kText) out.type = type->name();
     if (bytes.empty() || looksLikeText(bytes)) {
       if (out.type.empty()) out.type = "text";
-      std::string_view s = bytes;
-      while (!s.empty()) {
-        const size_t nl = s.find('\n');
-        std::string line = "  ";
-        appendQuoted(&line, s.substr(0, nl == std::string_view::npos ? s.size() : nl + 1));
-        out.lines.push_back(std::move(line));
-        s = nl == std::string_view::npos ? std::string_view() : s.substr(nl + 1);
-      }
+      forEachTextLine(bytes, [&](std::string_view line) {
+        std::string quoted_line = "  ";
+        appendQuoted(&quoted_line, line);
+        out.lines.push_back(std::move(quoted_line));
+      });
       out.decoded_bytes = bytes.size();
     } else {
       if (out.type.empty()) out.type = "bytes";
@@ -460,11 +497,41 @@ Split splitMessages(const Framing& framing, std::string_view bytes) {
   return s;
 }
 
+void TextOut::flush() {
+  if (!spill) return;
+  if (!text.empty()) spill(text);
+  text.clear();
+}
+
+void TextOut::spillWholeCharacters() {
+  size_t cut = text.size();
+  // A UTF-8 lead byte among the last three whose character is not complete.
+  for (size_t back = 1; back <= 3 && back <= text.size(); ++back) {
+    const auto c = static_cast<unsigned char>(text[text.size() - back]);
+    if ((c & 0xc0) == 0x80) continue;  // a continuation byte
+    const size_t length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    if (length > back) cut = text.size() - back;
+    break;
+  }
+  spill(std::string_view(text).substr(0, cut));
+  text.erase(0, cut);
+}
+
 std::string describeBytes(const Description* d, const Port* port, std::string_view bytes) {
+  TextOut out;
+  appendDescribedBytes(d, port, bytes, &out);
+  return std::move(out.text);
+}
+
+void appendDescribedBytes(const Description* d, const Port* port, std::string_view bytes, TextOut* into) {
+  std::string& out = into->text;
+  if (bytes.empty()) {  // nothing to decode: a read at end of file, or an empty send
+    out += "no bytes\n";
+    return;
+  }
   const Type* type = d && port && !port->type().empty() ? d->type(port->type()) : nullptr;
   const Framing framing = port ? port->framing() : Framing();
   const Split split = splitMessages(framing, bytes);
-  std::string out;
   const bool several = split.messages.size() > 1 || split.unfinished_at < bytes.size();
   size_t n = 0;
   for (const auto& [at, len] : split.messages) {
@@ -481,10 +548,9 @@ std::string describeBytes(const Description* d, const Port* port, std::string_vi
     } else if (framing.how_case() == Framing::kNewline && type && type->how_case() != Type::kText) {
       message = message.substr(0, message.size() - 1);
     }
-    const Decoded dec = decodeMessage(d, type, message);
     out += label;
     out += frame;
-    dec.appendTo(&out);
+    appendDecoded(d, type, message, into);
   }
   if (split.unfinished_at < bytes.size()) {
     const size_t left = bytes.size() - split.unfinished_at;
@@ -492,9 +558,6 @@ std::string describeBytes(const Description* d, const Port* port, std::string_vi
     if (split.unfinished_needs) out += " (it announces " + std::to_string(split.unfinished_needs) + " bytes)";
     out += ":\n" + hexDump(bytes.substr(split.unfinished_at));
   }
-  // Nothing to decode: a read at end of file, or an empty send.
-  if (bytes.empty()) out = "no bytes\n";
-  return out;
 }
 
 }  // namespace radar::netdesc

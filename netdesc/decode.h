@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +30,26 @@ struct Decoded {
 // One message. `type` null: text or hex and ASCII.
 Decoded decodeMessage(const Description* description, const Type* type, std::string_view bytes);
 
+// Decoded text as it is made: appended to `text`; with a `spill`, handed
+// over in pieces of about a megabyte as it grows, so that a message of
+// hundreds of megabytes is never held whole (nor its memory touched).
+struct TextOut {
+  static constexpr size_t kPiece = size_t{1} << 20;
+  std::string text;
+  std::function<void(std::string_view)> spill;
+  // A piece never ends inside a UTF-8 character: the terminal safety
+  // checks each piece on its own.
+  void grew() {
+    if (spill && text.size() >= kPiece) spillWholeCharacters();
+  }
+  void flush();  // what is left, at the end
+ private:
+  void spillWholeCharacters();
+};
+
+// decodeMessage(...).appendTo(&out->text), without holding a big text.
+void appendDecoded(const Description* description, const Type* type, std::string_view bytes, TextOut* out);
+
 // How bytes split into messages under a framing: [offset, length) of each
 // whole message, then where the bytes of an unfinished one start (==
 // bytes.size() when none).
@@ -45,12 +66,15 @@ Split splitMessages(const Framing& framing, std::string_view bytes);
 // framing splits them, each decoded with the port's type. `port` null:
 // one message, undescribed. No bytes at all (end of file): "no bytes".
 std::string describeBytes(const Description* description, const Port* port, std::string_view bytes);
+void appendDescribedBytes(const Description* description, const Port* port, std::string_view bytes,
+                          TextOut* out);  // the same, appended
 
 // The shared renderings. quoted(): in double quotes, with C escapes
 // (\n, \", \\, \x01): as protobuf's text format writes strings.
 bool looksLikeText(std::string_view bytes);
 std::string quoted(std::string_view s);
 void appendQuoted(std::string* out, std::string_view s);  // the same, appended (no copy of a large one)
+void appendEscaped(std::string* out, std::string_view s);  // the same without the quotes
 std::string hexDump(std::string_view bytes, size_t limit = 4096);
 
 }  // namespace radar::netdesc

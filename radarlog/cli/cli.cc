@@ -9,6 +9,8 @@
 #include <cstring>
 #include <iterator>
 
+#include "plain_text.h"
+
 namespace radar::cli {
 
 bool Args::parse(int argc, char** argv, int first, std::initializer_list<OptionSpec> specs,
@@ -155,8 +157,7 @@ void escapeForTerminal(std::string_view text, Sink& out) {
   };
   for (size_t i = 0; i < text.size();) {
     // Most of what is printed is printable ASCII: taken a run at a time.
-    size_t run = i;
-    while (run < text.size() && static_cast<unsigned char>(text[run]) - 0x20u < 0x5fu) ++run;
+    const size_t run = i + log::plainAsciiPrefix(text.data() + i, text.size() - i);
     if (run > i) {
       out.append(text.data() + i, run - i);
       i = run;

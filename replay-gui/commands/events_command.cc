@@ -78,6 +78,28 @@ int runEvents(int argc, char** argv) {
     if (!netdesc::describeContents(loaded.net.get(), t, i, &text, &error)) text = "(cannot read its bytes: " + error + ")\n";
     return text;
   };
+  // The same, printed as it is decoded (a message can be hundreds of
+  // megabytes), each line indented under its event.
+  bool line_start = true;
+  netdesc::TextOut printer;
+  printer.spill = [&](std::string_view piece) {
+    for (size_t at = 0; at < piece.size();) {
+      if (line_start) std::fputs("    ", stdout);
+      size_t end = piece.find('\n', at);
+      line_start = end != std::string_view::npos;
+      if (!line_start) end = piece.size();
+      printTerminalSafe(stdout, piece.substr(at, end - at));
+      if (line_start) std::fputc('\n', stdout);
+      at = end + line_start;
+    }
+  };
+  auto printContents = [&](uint32_t i) {
+    std::string error;
+    line_start = true;
+    if (!netdesc::describeContents(loaded.net.get(), t, i, &printer, &error))
+      printer.spill("(cannot read its bytes: " + error + ")\n");
+    if (!line_start) std::fputc('\n', stdout);
+  };
 
   std::set<uint32_t> processes;
   for (const auto& spec : args.values("process")) {
@@ -114,15 +136,7 @@ int runEvents(int argc, char** argv) {
     if (!json) {
       std::printf("%s\n", terminalSafe(narrator.sentence(i)).c_str());
       if (decode && log::isData(e.eventKind()) && !(e.flags & replay::kEventFailed)) {
-        const std::string text = contents(i);
-        for (size_t at = 0; at < text.size();) {
-          size_t end = text.find('\n', at);
-          if (end == std::string::npos) end = text.size();
-          std::fputs("    ", stdout);
-          printTerminalSafe(stdout, std::string_view(text).substr(at, end - at));
-          std::fputc('\n', stdout);
-          at = end + 1;
-        }
+        printContents(i);
       }
       continue;
     }

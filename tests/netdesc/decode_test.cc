@@ -235,5 +235,37 @@ type { name: "Pair" template { field { name: "a" scalar: U8 } field { name: "b" 
   EXPECT_EQ(describeBytes(nullptr, nullptr, ""), "no bytes\n");
 }
 
+// A big text decoded as it is made: the pieces handed over add up to the
+// whole, none ends inside a UTF-8 character, and none is much bigger than
+// TextOut::kPiece (the text is never held whole).
+TEST(DescribeBytes, BigTextIsHandedOverInWholeCharacters) {
+  std::string bytes;
+  for (int line = 0; bytes.size() < 5 * TextOut::kPiece; ++line) {
+    bytes += "line " + std::to_string(line) + " caf\xc3\xa9 \xe2\x82\xac \"quoted\" ";
+    bytes.append(static_cast<size_t>(line % 7) * 40000, 'x');
+    bytes += line % 3 ? "\n" : "\t";
+  }
+  for (size_t shift = 0; shift < 4; ++shift) {
+    // A line longer than two pieces, with a 4-byte character across the
+    // boundary of its second piece.
+    std::string shifted = bytes + "\n" + std::string(2 * TextOut::kPiece - shift, 'y') + "\xf0\x9f\x99\x82";
+    shifted.append(10, 'y');
+    TextOut out;
+    std::string joined;
+    size_t pieces = 0;
+    out.spill = [&](std::string_view piece) {
+      ++pieces;
+      EXPECT_LE(piece.size(), 3 * TextOut::kPiece);
+      EXPECT_TRUE(looksLikeText(piece)) << "piece " << pieces << " cuts a character";
+      joined += piece;
+    };
+    appendDescribedBytes(nullptr, nullptr, shifted, &out);
+    out.flush();
+    EXPECT_TRUE(out.text.empty());
+    EXPECT_GE(pieces, 5u);
+    EXPECT_EQ(joined, describeBytes(nullptr, nullptr, shifted));
+  }
+}
+
 }  // namespace
 }  // namespace radar::netdesc
