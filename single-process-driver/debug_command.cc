@@ -430,7 +430,27 @@ int runDebug(int argc, char** argv) {
     return kExitUsage;
   }
   const replay::Process& proc = trace->processes[image];
+  TempDir temp;
+  if (!temp.create(&error)) {
+    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  const std::string script_path = temp.path() + "/script";
+  const std::string status_path = temp.path() + "/status";
   driver::Script script;
+  // The script is made in its file where the file system can reserve its
+  // blocks ahead (else it is made in memory and written out).
+  bool script_in_file = false;
+  {
+    const int fd = ::open(script_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      std::fprintf(stderr, "radar debug: cannot create %s: %s\n", script_path.c_str(), std::strerror(errno));
+      return kExitUsage;
+    }
+    script_in_file = ::fallocate(fd, 0, 0, 1) == 0;
+    if (script_in_file) script.bytes = driver::ScriptBytes::inFile(fd);
+    else ::close(fd);
+  }
   if (!driver::buildScript(*trace, image, &script, &error)) {
     std::fprintf(stderr, "radar debug: cannot re-run %s: %s\n", proc.label().c_str(), error.c_str());
     return kExitUsage;
@@ -446,18 +466,11 @@ int runDebug(int argc, char** argv) {
     return kExitUsage;
   }
 
-  TempDir temp;
-  if (!temp.create(&error)) {
-    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
-    return kExitUsage;
-  }
   if (args.has("keep")) {
     temp.keep();
     std::fprintf(stderr, "radar debug: the replay script is kept in %s\n", temp.path().c_str());
   }
-  const std::string script_path = temp.path() + "/script";
-  const std::string status_path = temp.path() + "/status";
-  if (!writeFile(script_path, script.bytes.view(), &error) ||
+  if ((!script_in_file && !writeFile(script_path, script.bytes.view(), &error)) ||
       !writeFile(status_path, std::string(sizeof(ScriptStatus), '\0'), &error)) {
     std::fprintf(stderr, "radar debug: %s\n", error.c_str());
     return kExitUsage;

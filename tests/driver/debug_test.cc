@@ -216,6 +216,24 @@ TEST(Debug, AForkedProcessStartsInItsParent) {
   EXPECT_EQ(branches, 1u);
   EXPECT_TRUE(events[last_segment0].flags & driver::kBranchToChild) << "nothing of the parent after its fork";
   EXPECT_EQ(script.launch.argv, std::vector<std::string>{programPath("pipes")});
+  // Made in its file (as radar debug makes it), the script is the same
+  // bytes, and the file is cut to them.
+  {
+    char path[] = "/tmp/radar-script-test-XXXXXX";
+    const int fd = ::mkstemp(path);
+    ASSERT_GE(fd, 0);
+    ::unlink(path);
+    driver::Script in_file;
+    in_file.bytes = driver::ScriptBytes::inFile(::dup(fd));
+    ASSERT_TRUE(driver::buildScript(*trace, child, &in_file, &error)) << error;
+    struct stat st {};
+    ASSERT_EQ(::fstat(fd, &st), 0);
+    std::string on_disk(static_cast<size_t>(st.st_size), '\0');
+    ASSERT_EQ(::pread(fd, on_disk.data(), on_disk.size(), 0), static_cast<ssize_t>(on_disk.size()));
+    ::close(fd);
+    EXPECT_TRUE(on_disk == script.bytes.view()) << on_disk.size() << " bytes in the file, " << script.bytes.size()
+                                                << " made in memory";
+  }
   for (const auto& e : script.launch.environment) {
     // The recorder's own variables go; the user's (even RADAR_-named) stay.
     EXPECT_FALSE(log::isRecorderVariable(e.c_str())) << e;
