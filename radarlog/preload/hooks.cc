@@ -692,21 +692,26 @@ HOOK struct dirent64* readdir64(DIR* dir) {
 
 HOOK ssize_t getdents64(int fd, void* buf, size_t n) {
   REAL(getdents64);
-  ssize_t r = real_getdents64(fd, buf, n);
-  // Entries are packed records: ours is cut out of the buffer.
-  char* b = static_cast<char*>(buf);
-  for (ssize_t at = 0; r > 0 && at < r;) {
-    struct dirent64* e = reinterpret_cast<struct dirent64*>(b + at);
-    const size_t len = e->d_reclen;
-    if (len == 0 || at + static_cast<ssize_t>(len) > r) break;
-    if (hiddenEntry(e->d_name, fd)) {
-      memmove(b + at, b + at + len, static_cast<size_t>(r - at) - len);
-      r -= static_cast<ssize_t>(len);
-    } else {
-      at += static_cast<ssize_t>(len);
+  for (;;) {
+    const ssize_t got = real_getdents64(fd, buf, n);
+    ssize_t r = got;
+    // Entries are packed records: ours is cut out of the buffer.
+    char* b = static_cast<char*>(buf);
+    for (ssize_t at = 0; r > 0 && at < r;) {
+      struct dirent64* e = reinterpret_cast<struct dirent64*>(b + at);
+      const size_t len = e->d_reclen;
+      if (len == 0 || at + static_cast<ssize_t>(len) > r) break;
+      if (hiddenEntry(e->d_name, fd)) {
+        memmove(b + at, b + at + len, static_cast<size_t>(r - at) - len);
+        r -= static_cast<ssize_t>(len);
+      } else {
+        at += static_cast<ssize_t>(len);
+      }
     }
+    // A buffer that held only ours must not read as the end of the
+    // directory: the entries after it are read instead.
+    if (r != 0 || got == 0) return r;
   }
-  return r;
 }
 
 HOOK int dup(int oldfd) {
