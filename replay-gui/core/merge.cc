@@ -1077,7 +1077,8 @@ void Merger::matchDatagrams() {
     size_t head = 0;
     for (uint32_t r : receives[ep]) {
       Event& rev = raw_.events[r];
-      t_.bytes_received += rev.value;
+      const bool peek = rev.flags & kEventPeek;  // ties bytes to their send, moves none
+      if (!peek) t_.bytes_received += rev.value;
       messages(r, &parts);
       for (uint32_t bytes : parts) {
         bool found = false;
@@ -1091,15 +1092,17 @@ void Merger::matchDatagrams() {
             edges_.back().bytes += bytes;
           else
             edges_.push_back(makeEdge(d.send, Edge::Why::Message, r, bytes));
-          if (!(rev.flags & kEventPeek)) take(d);
-          t_.bytes_matched += bytes;
+          if (!peek) {
+            take(d);
+            t_.bytes_matched += bytes;
+          }
           found = true;
           while (head < q.size() && isUsed(q[head])) ++head;
           break;
         }
         if (!found) {
           rev.flags |= kEventExternal;
-          t_.bytes_external += bytes;
+          if (!peek) t_.bytes_external += bytes;
         }
       }
     }

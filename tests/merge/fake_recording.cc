@@ -1,5 +1,7 @@
 #include "fake_recording.h"
 
+#include <sys/socket.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -67,6 +69,14 @@ FakeProcess& FakeProcess::receive(uint32_t channel, const std::string& bytes, in
                                   int64_t ret, uint32_t tid) {
   Item it{log::Kind::Read, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
   it.tid = tid;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::peek(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret) {
+  Item it{log::Kind::Recv, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
+  it.flags = MSG_PEEK;
   items_.push_back(it);
   ++counter_;
   return *this;
@@ -188,6 +198,7 @@ std::string FakeRecording::write() {
         continue;
       }
       e.tid = it.tid;
+      e.flags = it.flags;
       e.entry_ns = it.entry;
       e.return_ns = it.ret;
       e.fd = 3;

@@ -29,6 +29,8 @@ class FakeProcess {
   FakeProcess& receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
                        uint32_t tid = 0);
   FakeProcess& failedReceive(uint32_t channel, int err, int64_t entry, int64_t ret);
+  // recv(MSG_PEEK): sees the bytes without taking them.
+  FakeProcess& peek(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret);
   // A receive whose log says it moved more bytes than its buffer holds (a
   // damaged or crafted log).
   FakeProcess& receiveIntoSmallerBuffer(uint32_t channel, const std::string& bytes, uint64_t buffer,
@@ -61,6 +63,7 @@ class FakeProcess {
     int32_t peer = 0, status = 0;
     uint32_t tid = 0;
     uint64_t size = 0;  // the buffer; 0: as long as the bytes
+    uint32_t flags = 0;  // the call's (MSG_PEEK ...)
     bool annotation = false;
     log::ChannelFields info;
     std::string name;

@@ -836,6 +836,24 @@ TEST(Merge, DatagramsOfASocketPair) {
   EXPECT_EQ(lost->bytes, 5u);
 }
 
+// A datagram peeked at, then received: tied to its send twice, counted once
+// (a peek moves nothing).
+TEST(Merge, DatagramPeekedAtIsCountedOnce) {
+  FakeRecording rec;
+  rec.process("client", 1).socketEnd(1, 701, 702, log::ChannelType::UnixDgram).send(1, "ping", 10, 11);
+  rec.process("server", 2)
+      .socketEnd(1, 702, 701, log::ChannelType::UnixDgram)
+      .peek(1, "ping", 20, 21)
+      .receive(1, "ping", 22, 23);
+  auto t = rec.load();
+  expectConsistent(*t);
+  EXPECT_EQ(t->incoming(at(*t, 2, 1)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->incoming(at(*t, 2, 2)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->bytes_received, 4u);
+  EXPECT_EQ(t->bytes_matched, 4u);
+  EXPECT_EQ(t->bytes_external, 0u);
+}
+
 // A send interrupted on its way out of the kernel by a signal handler (or
 // preempted there) returns long after its datagram was received; sends
 // after it returned earlier. Each receive still takes its own datagram.
