@@ -297,6 +297,25 @@ TEST(Crc32c, KnownValuesAndChaining) {
     EXPECT_EQ(crc32c(crc32c(0, data.data(), cut), data.data() + cut, data.size() - cut), whole);
 }
 
+// Against the definition, one bit at a time, over lengths on both sides of
+// where the computation runs several streams at once, at every alignment.
+TEST(Crc32c, LongInputsMatchTheBitwiseDefinition) {
+  auto bitwise = [](const uint8_t* p, size_t n) {
+    uint32_t c = ~0u;
+    while (n--) {
+      c ^= *p++;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    }
+    return ~c;
+  };
+  std::vector<uint8_t> data(100000 + 8);
+  std::mt19937 rng(3);
+  for (auto& c : data) c = static_cast<uint8_t>(rng());
+  for (size_t n : {12287ul, 12288ul, 12289ul, 24576ul, 24583ul, 36864ul + 5, 99991ul, 100000ul})
+    for (size_t align = 0; align < 8; align += 3)
+      EXPECT_EQ(crc32c(0, data.data() + align, n), bitwise(data.data() + align, n)) << n << " at +" << align;
+}
+
 TEST(Crc32c, CombinedFromThePartsAlone) {
   std::string data(5000, '\0');
   std::mt19937 rng(2);
