@@ -1320,20 +1320,23 @@ HOOK int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
 }
 
 // Signals to other processes are never sent: the recorded pids are not
-// those processes any more. A signal the process sends itself (by its pid
-// now or as recorded, or to its process group, which in the re-run is
-// itself alone) is sent to it for real: a program that blocks it and waits
-// for it with sigwait() must get it, and one that leaves it to its default
-// action ends as it did. A handler still runs only where the recording
-// says (the trampoline drops the real delivery).
+// those processes any more. A signal the process sent itself (to its pid,
+// or to its process group, which in the re-run is itself alone) is sent to
+// it for real: a program that blocks it and waits for it with sigwait()
+// must get it, and one that leaves it to its default action ends as it
+// did. A handler still runs only where the recording says (the trampoline
+// drops the real delivery). Whether it was to itself is the recording's
+// word (the target it recorded): a pid the re-run hands the program (a
+// recorded child's, from fork()) may be any process now, this one too.
 HOOK int kill(pid_t pid, int sig) {
   REAL(kill);
   if (!replaying()) return real_kill(pid, sig);
   const ScriptEvent* e = expect(Kind::Kill, -1, "kill()");
   if (!e) return real_kill(pid, sig);
   const pid_t self = static_cast<pid_t>(sys::getpid());
-  const bool to_self = pid == self || pid == recordedPid() || pid == 0 ||
-                       (pid < -1 && -pid == static_cast<pid_t>(sys::raw(SYS_getpgid, 0)));
+  const pid_t target = e->peer_pid;
+  const bool to_self = target == recordedPid() || target == 0 ||
+                       (target < -1 && pid < -1 && -pid == static_cast<pid_t>(sys::raw(SYS_getpgid, 0)));
   consume(e);
   if (to_self && e->result == 0 && sig > 0) sys::raw(SYS_kill, self, sig);
   return finishWith<int>(e);
