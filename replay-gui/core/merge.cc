@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -1144,8 +1145,9 @@ void Merger::otherEdges() {
       case Kind::Close:
         if (ev.endpoint != kNone) closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
         break;
-      case Kind::Connect:  // one that failed with EINPROGRESS goes on in the kernel
-        if (ev.endpoint != kNone) connects[raw_.endpoints[ev.endpoint].channel].push_back(i);
+      case Kind::Connect:  // one that failed with EINPROGRESS goes on in the kernel; other failures do not
+        if (ev.endpoint != kNone && (!(ev.flags & kEventFailed) || ev.value == EINPROGRESS))
+          connects[raw_.endpoints[ev.endpoint].channel].push_back(i);
         break;
       case Kind::Accept:
         if (ev.endpoint != kNone && !(ev.flags & kEventFailed)) accepts.push_back(i);

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 
@@ -170,7 +171,9 @@ std::string Narrator::describe(uint32_t position) const {
     case Kind::Socket: return subject + " opens a socket" + (e.endpoint != kNone ? " (" + channel(e) + ")" : "");
     case Kind::Bind: return subject + (failed ? " fails to bind " : " binds ") + channel(e);
     case Kind::Listen: return subject + " listens on " + channel(e);
-    case Kind::Connect: return subject + (failed ? " fails to connect " : " connects ") + channel(e);
+    case Kind::Connect:
+      if (failed && e.value == EINPROGRESS) return subject + " starts connecting " + channel(e) + " (in progress)";
+      return subject + (failed ? " fails to connect " : " connects ") + channel(e);
     case Kind::Accept: return subject + " accepts a connection: " + channel(e);
     case Kind::Shutdown: return subject + " shuts down its end of " + channel(e);
     case Kind::Close: return subject + " closes its end of " + channel(e);

@@ -284,6 +284,28 @@ TEST(Record, ConnectComesBeforeItsAcceptAndCloseBeforeEndOfFile) {
   }
 }
 
+// A non-blocking connect that is still going on (EINPROGRESS) is told as
+// such, not as a failure; the EISCONN of a connect() on the connected
+// socket is one.
+TEST(Record, ConnectInProgressIsToldAsSuch) {
+  Recording rec = record({programPath("connect_in_progress")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const Result events = radar({"events", rec.dir});
+  const std::string& out = events.out;
+  const bool in_progress = rec.out.find("connect: in progress") != std::string::npos;
+  if (in_progress) {
+    EXPECT_NE(out.find(" starts connecting tcp "), std::string::npos) << out;
+    EXPECT_NE(out.find(" (in progress). Event"), std::string::npos) << out;
+  }
+  const size_t first = out.find(in_progress ? " starts connecting tcp " : " connects tcp ");
+  const size_t failure = out.find(" fails to connect tcp ");
+  ASSERT_NE(first, std::string::npos) << out;
+  ASSERT_NE(failure, std::string::npos) << out;
+  EXPECT_LT(first, failure) << out;
+  const Result check = radar({"check", "--strict", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
 TEST(Record, ProcessesAreFollowedAndLinked) {
   Recording rec = record({programPath("processes")});
   EXPECT_EQ(rec.exit_code, 4) << rec.err;
