@@ -365,7 +365,6 @@ bool isRandomDevice(int fd) {
   return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kRandom;
 }
 
-bool storesReceived(int fd);
 bool storesReceived(int fd) { return entryFlags(load(fd)) & kFlagStoreReceived; }
 
 uint32_t channelOf(int fd) {

@@ -295,8 +295,20 @@ HOOK ssize_t splice(int in, loff_t* off_in, int out, loff_t* off_out, size_t len
     call.receive(&iov, 1, len, moved(r));
     return r;
   }
-  // The bytes went through a pipe we cannot read back: their size is known,
-  // their content is not.
+  struct stat target {};
+  if (!out_channel && sys::fstat(out, &target) == 0 && S_ISREG(target.st_mode)) {
+    // Into a file that cannot be read back (opened write-only, as a
+    // download's is): the program received the bytes all the same. A
+    // receive whose bytes are the senders', matched as any receive's (not
+    // checked: no hash), and the re-run writes them into the file.
+    call.extra.channel = channelOf(in);
+    call.extra.size = len;
+    if (storesReceived(in)) call.extra.payload_omitted = moved(r);  // from outside: not kept
+    call.record();
+    return r;
+  }
+  // The bytes went through a pipe we cannot read back, or to a device
+  // (/dev/null): their size is known, their content is not.
   recordPassThrough(call, out_channel ? -1 : in, out_channel ? out : -1, len, r, false);
   return r;
 }

@@ -45,8 +45,6 @@ __thread ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {
     0, 0, -1, false, false, 0, 0, 0, false, {}, {}, false, 0};
 OwnerPage* g_owner = nullptr;
 
-bool storesReceived(int fd);
-
 namespace {
 
 using log::ChannelFields;

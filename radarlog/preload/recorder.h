@@ -108,6 +108,7 @@ uint64_t descriptorEntry(int fd);
 void forgetIfStill(int fd, uint64_t entry);
 void refreshSocket(int fd);                          // after bind/connect: new addresses
 uint32_t channelOf(int fd);                          // 0 when not a channel
+bool storesReceived(int fd);  // a channel whose senders are not recorded: receives keep their bytes
 // Defines the channels of every descriptor open now: a log lists each
 // channel end its process holds, used or not (a writer that holds a pipe
 // and never writes is what a deadlock is made of).

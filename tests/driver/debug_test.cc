@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -445,6 +446,27 @@ TEST(Debug, SpliceTeeAndVmspliceReRun) {
   Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) + " splicer --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+}
+
+// Bytes spliced from a pipe into a file opened write-only (which radar
+// cannot read back) are the sender's: the re-run writes them into the file,
+// and the program reads back what it did.
+TEST(Debug, SpliceIntoAWriteOnlyFileReRuns) {
+  char dir[] = "/tmp/radar-splice-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  const std::string file = std::string(dir) + "/out";
+  Recording rec = record({"sh", "-c", "printf 'hello file\\n' | " + shellQuote(programPath("splice_to_file")) + " " +
+                                          shellQuote(file) + " | cat"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.out.find("11 bytes in the file: hello file"), std::string::npos) << rec.out;
+  const Result check = radar({"check", "--strict", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  ::unlink(file.c_str());
+  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) +
+                   " splice_to_file --no-gdb");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
 }
 
 // Re-runs that diverged though nothing differed: a vfork child that ends
