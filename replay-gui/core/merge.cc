@@ -745,11 +745,21 @@ void Merger::matchStreams() {
       while (j < out.size() && start[j + 1] <= from) ++j;
       // (Where several writers or readers overlap, the order is by time
       // unless the content confirmed it: a mismatch there proves nothing.)
-      if (!several_writers && !several_readers && !contentAgrees(out, start, j, from, r)) {
-        // Not the bytes of the sends at this point of the stream: a writer
-        // radar did not see (a raw system call, an unrecorded process) put
-        // them there. They are nobody's here, and the sends wait for the
-        // receives whose bytes they are.
+      // Not the bytes of the sends at this point of the stream: a writer
+      // radar did not see (a raw system call, an unrecorded process) put
+      // them there, if the next receive has the bytes these sends hold.
+      // Else the checksum is what is wrong (pages given with vmsplice() and
+      // changed later), and the stream's order stands: one bad checksum
+      // must not shift every later receive off its sends.
+      auto foreign = [&] {
+        if (several_writers || several_readers || contentAgrees(out, start, j, from, r)) return false;
+        for (size_t next = ri + 1; next < in.size(); ++next)
+          if (in[next].bytes && !in[next].peek) return contentAgrees(out, start, j, from, in[next]);
+        return true;  // nothing after it: the sends were never received
+      };
+      if (foreign()) {
+        // They are nobody's here, and the sends wait for the receives whose
+        // bytes they are.
         if (c.external) {
           raw_.events[r.index].flags |= kEventExternal;
           if (!r.peek) sums.external += bytes;
