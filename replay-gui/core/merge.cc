@@ -908,7 +908,9 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
   };
 
   for (size_t i = 0; i < in.size(); ++i) {
-    if (offset == 0 && head < out.size() && !confirmed[i]) {
+    // Once the stream's budget is spent, the search is not started again:
+    // the window below costs per receive even when every search gives up.
+    if (offset == 0 && head < out.size() && !confirmed[i] && stream_tries <= kMaxStreamTries) {
       // The receives that may come next: in[i], and later ones that overlap
       // every receive before them.
       int64_t first_return = std::numeric_limits<int64_t>::max();
