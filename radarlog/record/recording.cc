@@ -260,7 +260,10 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
                                 : resolveProgram(std::string(r.strings[0]), img.cwd, img.path_env)});
     }
     img.ended_in_exec = last == log::Kind::Exec;
-    img.ended_seen = last == log::Kind::Exit || last == log::Kind::Exec || reader->control().closed;
+    // A log that lost its end (damaged, events lost: already a problem of
+    // its own) says nothing of how the image ended.
+    img.ended_seen = last == log::Kind::Exit || last == log::Kind::Exec || reader->control().closed ||
+                     reader->error() || reader->control().incomplete;
     hashExecutable(reader->header(), &s.executables);
     if (reader->error()) problem(img.pid, img.exe, "log damaged: " + reader->error()->toString());
     const auto& c = reader->control();

@@ -1545,8 +1545,9 @@ void Merger::endings() {
       p.end_code = WEXITSTATUS(status);
       // (An image whose last event is its exec ended in a new program, whose
       // log is missing or unreadable: another finding.)
-      p.ended_unseen = !p.external && !p.control.closed && p.last_event != kNone &&
-                       t_.events[p.last_event].eventKind() != Kind::Exec;
+      // (Nor one whose log lost its end: damaged, or events lost.)
+      p.ended_unseen = !p.external && !p.control.closed && p.last_event != kNone && p.damage.empty() &&
+                       !p.control.incomplete && t_.events[p.last_event].eventKind() != Kind::Exec;
     }
   };
   for (uint32_t i : waits) {

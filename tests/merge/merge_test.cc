@@ -772,6 +772,35 @@ TEST(Merge, LogWhoseControlBlockClaimsBillionsOfEvents) {
   }
 }
 
+// A child whose log lost its end (cut inside its last frame) and which its
+// parent reaped with status 0: the damage is the finding, not an exec
+// through a raw system call that nothing shows.
+TEST(Merge, ALogThatLostItsEndIsNotAnUnseenExec) {
+  FakeRecording rec;
+  auto& parent = rec.process("parent", 1);
+  parent.fork(2, 10, 11);
+  FakeProcess& child = rec.child(parent, "child", 2).pipeEnd(1, 601, true);
+  for (int i = 0; i < 300; ++i) child.send(1, std::string(20, 'w'), 20 + 2 * i, 21 + 2 * i);
+  child.exit(0, 700);
+  parent.pipeEnd(1, 601, false).wait(2, 0, 800, 801).exit(0, 900);
+  rec.write();
+  const std::string child_log = rec.dir() + "/2-0-child.rlog";
+  std::string bytes;
+  {
+    std::ifstream in(child_log, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(bytes.size(), 2000u);
+  bytes.resize(bytes.size() - 100);
+  std::ofstream(child_log, std::ios::binary | std::ios::trunc) << bytes;
+  std::string error;
+  auto t = replay::loadTrace({rec.dir()}, {}, &error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_TRUE(findingOf(*t, Finding::Kind::Damaged));
+  for (const auto& f : t->findings)
+    EXPECT_EQ(f.text.find("without radar seeing it exit"), std::string::npos) << f.text;
+}
+
 // A process created by a recorded one and absent from the recording is a
 // finding (check --strict fails on it), and so is a log that cannot be read
 // at all.
