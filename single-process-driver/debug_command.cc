@@ -26,6 +26,7 @@
 #include "common.h"
 #include "launch.h"
 #include "narrative.h"
+#include "recorder_env.h"
 #include "script.h"
 #include "script_builder.h"
 
@@ -54,6 +55,7 @@ const char kDebugHelp[] =
     "                    (to see where a fix changes what it sends)\n"
     "  --env NAME=VALUE  change the re-run's environment (repeatable); the\n"
     "                    recorded one is used otherwise\n"
+    "  --env NAME        give the re-run NAME as your environment has it\n"
     "  --unset-env NAME  remove a variable from the re-run's environment\n"
     "  --keep            keep the replay script and print where it is\n"
     "  -y, --yes         run it without asking: radar debug first shows what it\n"
@@ -484,28 +486,40 @@ int runDebug(int argc, char** argv) {
   launch.environment = script.launch.environment;
   launch.nofile_soft = script.launch.nofile_soft;
   launch.nofile_hard = script.launch.nofile_hard;
-  // Values the recording left out (radar record --redact): the user's own,
-  // or none, said so.
+  // Values the recording left out (radar record --redact): the user's own
+  // for the usual names of secrets, or none, said so. Which names were left
+  // out is the recording's word: one received from someone else must not
+  // get any variable of the user's (SSH_AUTH_SOCK, say) by naming it.
   std::vector<std::string> redacted_notes;
   for (const std::string& name : script.launch.redacted) {
     const auto options = args.values("env");
     if (std::any_of(options.begin(), options.end(),
-                    [&](const std::string& o) { return o.rfind(name + "=", 0) == 0; }))
+                    [&](const std::string& o) { return o == name || o.rfind(name + "=", 0) == 0; }))
       continue;  // given on the command line
-    if (const char* value = std::getenv(name.c_str())) {
+    const char* value = std::getenv(name.c_str());
+    if (value && log::isRedacted(log::kDefaultRedactPatterns, name.c_str())) {
       const std::string entry = name + "=" + value;
       setVariable(&launch.environment, name, &entry);
       redacted_notes.push_back("  from yours   " + terminalSafe(name) + " (its value was left out of the recording)\n");
     } else {
-      redacted_notes.push_back("  left out     " + terminalSafe(name) +
-                               " (its value was left out of the recording and your environment has none; "
-                               "--env " + terminalSafe(name) + "=VALUE gives one)\n");
+      redacted_notes.push_back("  left out     " + terminalSafe(name) + " (its value was left out of the recording" +
+                               (value ? "; not a usual name of a secret, so yours is given only with --env " +
+                                            terminalSafe(name)
+                                      : " and your environment has none; --env " + terminalSafe(name) +
+                                            "=VALUE gives one") +
+                               ")\n");
     }
   }
   for (const std::string& change : args.values("env")) {
     const auto eq = change.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return usageError("debug", "--env: expected NAME=VALUE, got '" + change + "'");
+    if (eq == 0 || change.empty()) return usageError("debug", "--env: expected NAME=VALUE or NAME, got '" + change + "'");
+    if (eq == std::string::npos) {  // the user's own value
+      const char* value = std::getenv(change.c_str());
+      if (!value) return usageError("debug", "--env " + change + ": your environment has no " + change);
+      const std::string entry = change + "=" + value;
+      setVariable(&launch.environment, change, &entry);
+      continue;
+    }
     setVariable(&launch.environment, change.substr(0, eq), &change);
   }
   for (const std::string& name : args.values("unset-env")) setVariable(&launch.environment, name, nullptr);

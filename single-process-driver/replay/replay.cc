@@ -510,6 +510,14 @@ const ScriptEvent* expect(Kind kind, int fd, const char* what) {
   return e;
 }
 
+bool nextIs(Kind kind, int fd) {
+  if (!replaying()) return false;
+  const int32_t index = placeOfThisThread(kind, fd);
+  if (index < 0) return false;
+  const ScriptEvent* e = nextCallOf(index);
+  return e && e->kind == static_cast<uint16_t>(kind) && e->fd == fd;
+}
+
 const ScriptEvent* expectIf(Kind kind, int fd) {
   if (!replaying()) return nullptr;
   const int32_t index = placeOfThisThread(kind, fd);

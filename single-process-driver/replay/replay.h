@@ -40,6 +40,9 @@ const ScriptEvent* expect(Kind kind, int fd, const char* what);
 // Like expect(), but returns null without reporting when the next event
 // is not `kind` (calls that are recorded only sometimes).
 const ScriptEvent* expectIf(Kind kind, int fd);
+// Whether the calling thread's next recorded call is `kind` on `fd`: a
+// look only (nothing waited for, reported or delivered).
+bool nextIs(Kind kind, int fd);
 // Marks `e` replayed: advances the thread, updates what the debugger sees,
 // and delivers the signals recorded right after it.
 void consume(const ScriptEvent* e);

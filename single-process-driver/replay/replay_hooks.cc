@@ -565,7 +565,9 @@ HOOK ssize_t vmsplice(int fd, const struct iovec* iov, size_t count, unsigned fl
   if (!replaying() || !isChannelFd(fd)) return real_vmsplice(fd, iov, count, flags);
   const size_t n = count > 1024 ? 1024 : count;
   ssize_t r;
-  const bool receiving = (sys::fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
+  // Which way, as the recording says: the descriptor that stands in for
+  // the recorded one may be open both ways (a terminal for a pipe's end).
+  const bool receiving = nextIs(Kind::Readv, fd);
   if (receiving ? replayReceive(Kind::Readv, "vmsplice", fd, iov, n, &r)
                 : replaySend(Kind::Writev, "vmsplice", fd, iov, n, &r))
     return r;

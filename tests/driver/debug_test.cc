@@ -436,6 +436,27 @@ TEST(Debug, RedactedValuesComeFromTheUsersEnvironment) {
   Result given = shell("env -u MY_API_TOKEN " + debug + " --env MY_API_TOKEN=s3cr3t");
   EXPECT_EQ(given.exit_code, 0) << given.err;
   EXPECT_EQ(given.err.find("MY_API_TOKEN ("), std::string::npos) << given.err;
+
+  // A name left out by a pattern of the user's (not a usual name of a
+  // secret) is the recording's word: the user's value only when asked for
+  // (--env NAME), so that a recording cannot name any variable to get it.
+  const std::string dir2 = testTempDir() + "/rec2";
+  rec = shell("DEPLOY_HOST=h1 " + shellQuote(radarPath()) + " record -o " + shellQuote(dir2) +
+              " --redact 'DEPLOY_*' -- sh -c 'echo \"$DEPLOY_HOST\"' | cat");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.out, "h1\n");
+  const std::string debug2 = shellQuote(radarPath()) + " debug --yes " + shellQuote(dir2) + " sh --no-gdb";
+  Result named = shell("DEPLOY_HOST=h1 " + debug2);
+  EXPECT_NE(named.exit_code, 0) << named.err;
+  EXPECT_NE(named.err.find("left out     DEPLOY_HOST (its value was left out of the recording; not a usual name"),
+            std::string::npos)
+      << named.err;
+  Result asked = shell("DEPLOY_HOST=h1 " + debug2 + " --env DEPLOY_HOST");
+  EXPECT_EQ(asked.exit_code, 0) << asked.err;
+  EXPECT_EQ(asked.out, "h1\n");
+  Result unset = shell("env -u DEPLOY_HOST " + debug2 + " --env DEPLOY_HOST");
+  EXPECT_EQ(unset.exit_code, 2) << unset.err;
+  EXPECT_NE(unset.err.find("your environment has no DEPLOY_HOST"), std::string::npos) << unset.err;
 }
 
 // A process that moves bytes with splice(), tee() and vmsplice() re-runs:
