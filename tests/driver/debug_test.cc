@@ -260,7 +260,9 @@ TEST(Debug, BadInputGetsAClearMessage) {
   expect(radar({"debug", "--yes", dir, "parser", "--at-event", "0"}), 2, "numbered from 1");
   expect(radar({"debug", "--yes", dir, "parser", "--at-event", "x"}), 2, "--at-event");
   expect(radar({"debug", "--yes", dir, "parser", "--at-event", "100000", "--no-gdb"}), 2, "has no event at or after");
-  expect(radar({"debug", "--yes", dir, "parser", "--env", "NOEQUALS", "--no-gdb"}), 2, "expected NAME=VALUE");
+  expect(radar({"debug", "--yes", dir, "parser", "--env", "RADAR_TEST_UNSET_NAME", "--no-gdb"}), 2,
+         "your environment has no RADAR_TEST_UNSET_NAME");
+  expect(radar({"debug", "--yes", dir, "parser", "--env", "=x", "--no-gdb"}), 2, "expected NAME=VALUE or NAME");
   expect(radar({"debug", "--yes", testTempDir(), "parser", "--no-gdb"}), 2, "radar debug:");
   // Without gdb, the way around it is named.
   Result no_gdb = shell("RADAR_GDB=/nonexistent/gdb " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " parser");
