@@ -311,7 +311,10 @@ bool Binding::describeContents(const replay::Trace& t, uint32_t position, TextOu
       const replay::Event& later = t.events[pos];
       if (later.endpoint != ev.endpoint) continue;
       if (log::categoryOf(later.eventKind()) != log::Category::Send) continue;
-      if (!added) gathered.assign(bytes);  // before the next view replaces them
+      if (!added) {  // copied before the next view replaces them, and read from the copy from now on
+        gathered.assign(bytes);
+        bytes = gathered;
+      }
       std::string_view more;
       if (!t.payloadView(pos, &more, error)) break;
       gathered += more;
