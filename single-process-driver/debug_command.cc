@@ -26,7 +26,6 @@
 #include "common.h"
 #include "launch.h"
 #include "narrative.h"
-#include "recorder_env.h"
 #include "script.h"
 #include "script_builder.h"
 
@@ -486,29 +485,20 @@ int runDebug(int argc, char** argv) {
   launch.environment = script.launch.environment;
   launch.nofile_soft = script.launch.nofile_soft;
   launch.nofile_hard = script.launch.nofile_hard;
-  // Values the recording left out (radar record --redact): the user's own
-  // for the usual names of secrets, or none, said so. Which names were left
-  // out is the recording's word: one received from someone else must not
-  // get any variable of the user's (SSH_AUTH_SOCK, say) by naming it.
+  // Values the recording left out (radar record --redact) are the user's
+  // only when asked for (--env NAME): which names were left out is the
+  // recording's word, and one received from someone else must not get a
+  // variable of the user's (GITHUB_TOKEN, SSH_AUTH_SOCK) by naming it.
   std::vector<std::string> redacted_notes;
   for (const std::string& name : script.launch.redacted) {
     const auto options = args.values("env");
     if (std::any_of(options.begin(), options.end(),
                     [&](const std::string& o) { return o == name || o.rfind(name + "=", 0) == 0; }))
       continue;  // given on the command line
-    const char* value = std::getenv(name.c_str());
-    if (value && log::isRedacted(log::kDefaultRedactPatterns, name.c_str())) {
-      const std::string entry = name + "=" + value;
-      setVariable(&launch.environment, name, &entry);
-      redacted_notes.push_back("  from yours   " + terminalSafe(name) + " (its value was left out of the recording)\n");
-    } else {
-      redacted_notes.push_back("  left out     " + terminalSafe(name) + " (its value was left out of the recording" +
-                               (value ? "; not a usual name of a secret, so yours is given only with --env " +
-                                            terminalSafe(name)
-                                      : " and your environment has none; --env " + terminalSafe(name) +
-                                            "=VALUE gives one") +
-                               ")\n");
-    }
+    redacted_notes.push_back("  left out     " + terminalSafe(name) + " (its value was left out of the recording; " +
+                             (std::getenv(name.c_str()) ? "--env " + terminalSafe(name) + " gives yours"
+                                                        : "--env " + terminalSafe(name) + "=VALUE gives one") +
+                             ")\n");
   }
   for (const std::string& change : args.values("env")) {
     const auto eq = change.find('=');
