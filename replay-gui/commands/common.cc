@@ -37,6 +37,7 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
   for (const auto& p : trace->problems)
     std::fprintf(stderr, "radar %s: %s%s%s\n", command, p.path.c_str(), p.path.empty() ? "" : ": ",
                  p.message.c_str());
+  for (const auto& w : trace->warnings) std::fprintf(stderr, "radar %s: warning: %s\n", command, terminalSafe(w).c_str());
   Loaded out;
   std::vector<std::string> unmatched;
   out.net = netdesc::Binding::forRecording(*trace, net.path, net.carried, &unmatched, &error);

@@ -705,19 +705,23 @@ void Merger::matchStreams() {
   // out[j] and the next), got the bytes those sends hold. Checked where both
   // sides' checksums are known and the receive took whole sends (most
   // message protocols); elsewhere the stream's order stands.
-  auto contentAgrees = [&](const std::vector<Item>& out, const std::vector<uint64_t>& start, size_t j,
-                           uint64_t from, const Item& r) {
+  enum class Content { Agrees, Differs, Unknown };
+  auto checkContent = [&](const std::vector<Item>& out, const std::vector<uint64_t>& start, uint64_t from,
+                          const Item& r) {
     auto hashed = [&](uint32_t i) { return (raw_.events[i].flags & kEventHasHash) != 0; };
-    if (!hashed(r.index) || j >= out.size() || start[j] != from) return true;
+    size_t j = 0;
+    while (j < out.size() && start[j + 1] <= from) ++j;
+    if (!hashed(r.index) || j >= out.size() || start[j] != from) return Content::Unknown;
     uint32_t crc = 0;
     uint64_t end = from;
     for (size_t e = j; e < out.size() && end < from + r.bytes; ++e) {
-      if (!hashed(out[e].index)) return true;
+      if (!hashed(out[e].index)) return Content::Unknown;
       const uint32_t send_crc = raw_.events[out[e].index].number;
       crc = e == j ? send_crc : crc32cCombine(crc, send_crc, out[e].bytes);  // one send: no combining
       end += out[e].bytes;
     }
-    return end != from + r.bytes || crc == raw_.events[r.index].number;
+    if (end != from + r.bytes) return Content::Unknown;
+    return crc == raw_.events[r.index].number ? Content::Agrees : Content::Differs;
   };
   auto matchStream = [&](size_t st, Worker& w, std::vector<Item>& out, std::vector<Item>& in,
                          std::vector<uint64_t>& start) {
@@ -752,10 +756,23 @@ void Merger::matchStreams() {
       // changed later), and the stream's order stands: one bad checksum
       // must not shift every later receive off its sends.
       auto foreign = [&] {
-        if (several_writers || several_readers || contentAgrees(out, start, j, from, r)) return false;
-        for (size_t next = ri + 1; next < in.size(); ++next)
-          if (in[next].bytes && !in[next].peek) return contentAgrees(out, start, j, from, in[next]);
-        return true;  // nothing after it: the sends were never received
+        if (several_writers || several_readers || checkContent(out, start, from, r) != Content::Differs)
+          return false;
+        // A later receive (of the next few) with these sends' bytes: the
+        // ones before it were someone else's.
+        constexpr int kLookAhead = 16;
+        size_t next = ri + 1;
+        while (next < in.size() && (!in[next].bytes || in[next].peek)) ++next;
+        int looked = 0;
+        for (size_t later = next; later < in.size() && looked < kLookAhead; ++later) {
+          if (!in[later].bytes || in[later].peek) continue;
+          ++looked;
+          if (checkContent(out, start, from, in[later]) == Content::Agrees) return true;
+        }
+        // The next receive taking the sends after these: this one took
+        // them, and its checksum is what is wrong.
+        if (next < in.size() && checkContent(out, start, from + bytes, in[next]) == Content::Agrees) return false;
+        return true;  // no sign of either: as the checksums say
       };
       if (foreign()) {
         // They are nobody's here, and the sends wait for the receives whose
@@ -1560,6 +1577,54 @@ void Merger::endings() {
     }
 }
 
+// Recordings given together (several hosts, or runs of one) that share no
+// channel are shown side by side, but nothing in one is related to
+// anything in the other: said, with the groups that are.
+void warnUnrelatedRecordings(Trace& t) {
+  const size_t n = t.directories.size();
+  if (n < 2) return;
+  auto recordingOf = [&](const Process& p) {
+    for (size_t d = 0; d < n; ++d) {
+      std::string dir = t.directories[d];
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      if (p.log_path == dir || (p.log_path.size() > dir.size() && p.log_path.compare(0, dir.size(), dir) == 0 &&
+                                p.log_path[dir.size()] == '/'))
+        return d;
+    }
+    return n;
+  };
+  std::vector<size_t> of(t.processes.size(), n);
+  for (const Process& p : t.processes)
+    if (!p.external) of[p.index] = recordingOf(p);
+  std::vector<size_t> root(n);
+  for (size_t d = 0; d < n; ++d) root[d] = d;
+  auto find = [&](size_t d) {
+    while (root[d] != d) d = root[d] = root[root[d]];
+    return d;
+  };
+  for (const Channel& c : t.channels) {
+    if (c.external) continue;  // a terminal both wrote to relates nothing
+    size_t first = n;
+    for (uint32_t e : c.endpoints) {
+      const uint32_t p = t.endpoints[e].process;
+      if (p == kNone || of[p] == n) continue;
+      if (first == n) first = of[p];
+      else root[find(of[p])] = find(first);
+    }
+  }
+  std::map<size_t, std::vector<std::string>> groups;
+  for (size_t d = 0; d < n; ++d) groups[find(d)].push_back(t.directories[d]);
+  if (groups.size() < 2) return;
+  std::string text = "the recordings given share no channel between these groups, so nothing in one group is "
+                     "related to anything in another:";
+  for (const auto& [r, dirs] : groups) {
+    text += " {";
+    for (size_t k = 0; k < dirs.size(); ++k) text += (k ? ", " : "") + dirs[k];
+    text += "}";
+  }
+  t.warnings.push_back(text);
+}
+
 }  // namespace
 
 std::unique_ptr<Trace> merge(RawRecording&& raw) {
@@ -1576,6 +1641,7 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   Merger(raw, *t).run(step);
   t->endpoints = std::move(raw.endpoints);
   t->problems = std::move(raw.problems);
+  warnUnrelatedRecordings(*t);
   findProblems(*t);
   step("findings");
   return t;

@@ -241,6 +241,9 @@ class Trace {
   BigArray<uint32_t> process_event_positions;  // what process_events point into
   std::vector<Finding> findings;
   std::vector<LoadProblem> problems;  // logs that could not be used, or only in part
+  // What a person should know about how the recordings were put together
+  // (recordings given together that share no channel).
+  std::vector<std::string> warnings;
   std::vector<std::string> boots;
   std::vector<std::string> directories;
   // Network descriptions the recordings carry (radar run, radar record

@@ -452,6 +452,24 @@ TEST(Merge, OneBadChecksumDoesNotShiftTheStream) {
   EXPECT_EQ(t->bytes_matched, 15u);
   EXPECT_EQ(findingOf(*t, Finding::Kind::NoSender), nullptr);
   EXPECT_EQ(findingOf(*t, Finding::Kind::NeverReceived), nullptr);
+
+  // Two receives in a row of bytes a writer radar did not see, then the
+  // recorded send: both foreign, the send matched to the third.
+  FakeRecording two;
+  two.process("writer", 1).pipeEnd(1, 405, true).send(1, "AAAA", 10, 11).exit(0, 12);
+  two.process("reader", 2)
+      .pipeEnd(1, 405, false)
+      .receive(1, "BBBB", 20, 21)
+      .receive(1, "CCCC", 22, 23)
+      .receive(1, "AAAA", 24, 25)
+      .exit(0, 26);
+  auto u = two.load();
+  expectConsistent(*u);
+  EXPECT_EQ(u->incoming(at(*u, 2, 1)).first, u->incoming(at(*u, 2, 1)).second) << "no sender for BBBB";
+  EXPECT_EQ(u->incoming(at(*u, 2, 2)).first, u->incoming(at(*u, 2, 2)).second) << "no sender for CCCC";
+  ASSERT_NE(u->incoming(at(*u, 2, 3)).first, u->incoming(at(*u, 2, 3)).second);
+  EXPECT_EQ(u->incoming(at(*u, 2, 3)).first->from, at(*u, 1, 1));
+  EXPECT_EQ(u->bytes_matched, 4u);
 }
 
 // End of file comes after the last writer let go of its end: here the
@@ -799,6 +817,31 @@ TEST(Merge, ALogThatLostItsEndIsNotAnUnseenExec) {
   EXPECT_TRUE(findingOf(*t, Finding::Kind::Damaged));
   for (const auto& f : t->findings)
     EXPECT_EQ(f.text.find("without radar seeing it exit"), std::string::npos) << f.text;
+}
+
+// Recordings given together are merged; when they share no channel, a
+// warning says which groups are unrelated (nothing to compare across them).
+TEST(Merge, RecordingsThatShareNoChannelAreMergedWithAWarning) {
+  FakeRecording writer, reader, alone;
+  writer.process("writer", 1).pipeEnd(1, 901, true).send(1, "hi", 10, 11).exit(0, 12);
+  reader.process("reader", 2).pipeEnd(1, 901, false).receive(1, "hi", 20, 21).exit(0, 22);
+  alone.process("alone", 3).pipeEnd(1, 902, true).send(1, "x", 30, 31).exit(0, 32);
+  writer.write();
+  reader.write();
+  alone.write();
+  std::string error;
+  auto joined = replay::loadTrace({writer.dir(), reader.dir()}, {}, &error);
+  ASSERT_TRUE(joined) << error;
+  EXPECT_TRUE(joined->warnings.empty()) << joined->warnings[0];
+  EXPECT_EQ(joined->bytes_matched, 2u);
+  auto apart = replay::loadTrace({writer.dir(), reader.dir(), alone.dir()}, {}, &error);
+  ASSERT_TRUE(apart) << error;
+  ASSERT_EQ(apart->warnings.size(), 1u);
+  const std::string& w = apart->warnings[0];
+  EXPECT_NE(w.find("share no channel"), std::string::npos) << w;
+  EXPECT_NE(w.find("{" + writer.dir() + ", " + reader.dir() + "}"), std::string::npos) << w;
+  EXPECT_NE(w.find("{" + alone.dir() + "}"), std::string::npos) << w;
+  EXPECT_EQ(apart->processes.size(), 3u);
 }
 
 // A process created by a recorded one and absent from the recording is a
