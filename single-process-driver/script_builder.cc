@@ -11,6 +11,7 @@
 #include <memory>
 #include <new>
 #include <set>
+#include <stdexcept>
 #include <system_error>
 #include <unordered_map>
 
@@ -734,28 +735,28 @@ ScriptBytes ScriptBytes::inFile(int fd) {
   return b;
 }
 
-ScriptBytes::ScriptBytes(ScriptBytes&& o) noexcept
-    : data_(o.data_), size_(o.size_), capacity_(o.capacity_), fd_(o.fd_) {
-  o.data_ = nullptr;
-  o.size_ = o.capacity_ = 0;
-  o.fd_ = -1;
-}
+ScriptBytes::ScriptBytes(ScriptBytes&& o) noexcept { *this = std::move(o); }
 
 ScriptBytes& ScriptBytes::operator=(ScriptBytes&& o) noexcept {
   if (this != &o) {
-    this->~ScriptBytes();
+    release();
     data_ = o.data_;
     size_ = o.size_;
     capacity_ = o.capacity_;
     fd_ = o.fd_;
+    reserved_ = o.reserved_;
+    finished_ = o.finished_;
     o.data_ = nullptr;
-    o.size_ = o.capacity_ = 0;
+    o.size_ = o.capacity_ = o.reserved_ = 0;
     o.fd_ = -1;
+    o.finished_ = false;
   }
   return *this;
 }
 
-ScriptBytes::~ScriptBytes() {
+ScriptBytes::~ScriptBytes() { release(); }
+
+void ScriptBytes::release() {
   if (data_) ::munmap(data_, capacity_);
   if (fd_ >= 0) ::close(fd_);
   data_ = nullptr;
@@ -763,16 +764,22 @@ ScriptBytes::~ScriptBytes() {
 }
 
 void ScriptBytes::reserve(size_t n) {
+  if (finished_ && n > size_) throw std::logic_error("the replay script grew after it was finished");
+  constexpr size_t kStep = size_t{2} << 20;
+  // The file's blocks are reserved first, for what is used (in steps): a
+  // page of a mapping that the file system cannot back (a full disk) would
+  // be a SIGBUS, not an error.
+  if (fd_ >= 0 && n > reserved_) {
+    const size_t want = (n + kStep - 1) & ~(kStep - 1);
+    if (::fallocate(fd_, 0, static_cast<off_t>(reserved_), static_cast<off_t>(want - reserved_)) != 0)
+      throw std::system_error(errno, std::generic_category(), "cannot write the replay script");
+    reserved_ = want;
+  }
   if (n <= capacity_) return;
   // Not on transparent huge pages: where the kernel compacts memory for
   // them on demand (defrag "madvise", Debian's default), faulting in
   // 100 MB of them took 190 to 300 ms against 60 to 80 for small pages.
-  constexpr size_t kStep = size_t{2} << 20;
   const size_t want = (std::max({n, capacity_ * 2, kStep}) + kStep - 1) & ~(kStep - 1);
-  // The file's blocks are reserved first: a page of a mapping that the
-  // file system cannot back (a full disk) would be a SIGBUS, not an error.
-  if (fd_ >= 0 && ::fallocate(fd_, 0, static_cast<off_t>(capacity_), static_cast<off_t>(want - capacity_)) != 0)
-    throw std::system_error(errno, std::generic_category(), "cannot write the replay script");
   const int share = fd_ >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS;
   void* p = data_ ? ::mremap(data_, capacity_, want, MREMAP_MAYMOVE)
                   : ::mmap(nullptr, want, PROT_READ | PROT_WRITE, share, fd_, 0);
@@ -787,6 +794,7 @@ bool ScriptBytes::finishFile(std::string* error) {
     *error = std::string("cannot write the replay script: ") + std::strerror(errno);
     return false;
   }
+  finished_ = true;
   return true;
 }
 

@@ -53,9 +53,12 @@ class ScriptBytes {
 
  private:
   void reserve(size_t n);
+  void release();
   char* data_ = nullptr;
   size_t size_ = 0, capacity_ = 0;
-  int fd_ = -1;  // the file it is made in, or -1
+  int fd_ = -1;             // the file it is made in, or -1
+  size_t reserved_ = 0;     // the file's blocks reserved so far (fallocate)
+  bool finished_ = false;   // cut to size: no more growth (past the file's end is SIGBUS)
 };
 
 struct Script {
