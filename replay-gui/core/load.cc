@@ -192,8 +192,8 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
       if (k == log::Kind::Vfork && r.strings.empty()) ev.result = 0;  // ended without an exec
     } else if (k == log::Kind::User) {
       ev.value = static_cast<uint32_t>(r.payload.size());
-    } else if (k == log::Kind::Connect && (ev.flags & kEventFailed)) {
-      ev.value = r.error;  // EINPROGRESS: the connection goes on in the kernel
+    } else if ((k == log::Kind::Connect || k == log::Kind::ExecFailed) && (ev.flags & kEventFailed)) {
+      ev.value = r.error;  // EINPROGRESS: the connection goes on in the kernel; why an exec failed
     }
     if (reader->position() - last_report > (1u << 20)) {
       done_bytes += reader->position() - last_report;

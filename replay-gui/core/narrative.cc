@@ -70,6 +70,14 @@ std::string names(const Trace& t, const std::vector<uint32_t>& ps, uint32_t subj
 
 }  // namespace
 
+std::string Narrator::execPath(uint32_t position) const {
+  log::Record r;
+  std::vector<std::string> strings;
+  if (!t_.record(position, &r, nullptr, &strings, nullptr) || strings.empty() || strings[0].empty())
+    return "a program";
+  return strings[0];
+}
+
 std::string Narrator::describe(uint32_t position) const {
   const Event& e = t_.events[position];
   const Process& p = t_.processes[e.process];
@@ -140,10 +148,21 @@ std::string Narrator::describe(uint32_t position) const {
     }
     case Kind::System: return subject + " runs a shell command, which " + statusText(e.result);
     case Kind::Popen: return subject + " starts a shell command with a pipe" + on;
-    case Kind::Exec:
+    case Kind::Exec: {
+      // One try of several (a PATH search tries each directory in turn):
+      // the program it tried is the record's, not the one that ran.
+      const auto& mine = t_.process_events[e.process];
+      if (e.counter < mine.size() && t_.events[mine[e.counter]].eventKind() == Kind::ExecFailed)
+        return subject + " tries to execute " + execPath(position);
       if (p.next_image != kNone) return subject + " executes " + t_.processes[p.next_image].executable;
       return subject + " executes a new program";
-    case Kind::ExecFailed: return subject + " fails to execute a program";
+    }
+    case Kind::ExecFailed: {
+      const uint32_t before = t_.localPredecessor(position);
+      const std::string what =
+          before != kNone && t_.events[before].eventKind() == Kind::Exec ? execPath(before) : "a program";
+      return subject + " fails to execute " + what + (e.value ? ": " + std::string(std::strerror(static_cast<int>(e.value))) : "");
+    }
     case Kind::Exit: return subject + " exits with status " + std::to_string(e.result);
     case Kind::Wait: {
       if (failed) return subject + " waits for a child, in vain";

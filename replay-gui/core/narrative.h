@@ -24,6 +24,7 @@ class Narrator {
   std::vector<uint32_t> senders(uint32_t receive) const;
 
  private:
+  std::string execPath(uint32_t position) const;  // the program an EXEC event names, from its record
   std::string who(uint32_t process) const;
   std::string channel(const Event& e) const;
 

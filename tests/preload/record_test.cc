@@ -306,6 +306,24 @@ TEST(Record, ConnectInProgressIsToldAsSuch) {
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
 }
 
+// A shell's exec searches PATH, trying each directory: every try that
+// failed is told with the program it tried and why, and only the one that
+// ran is told as executing.
+TEST(Record, AnExecThroughAPathSearchIsToldTryByTry) {
+  Recording rec = record({"env", "PATH=/nonexistent-radar-dir:/usr/bin:/bin", "sh", "-c", "exec true"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string out = radar({"events", rec.dir}).out;
+  const size_t tried = out.find(" tries to execute /nonexistent-radar-dir/true. Event");
+  const size_t failed = out.find(" fails to execute /nonexistent-radar-dir/true: No such file or directory. Event");
+  const size_t ran = out.find(" executes /usr/bin/true. Event");
+  ASSERT_NE(tried, std::string::npos) << out;
+  ASSERT_NE(failed, std::string::npos) << out;
+  ASSERT_NE(ran, std::string::npos) << out;
+  EXPECT_LT(tried, failed) << out;
+  EXPECT_LT(failed, ran) << out;
+  EXPECT_EQ(out.find(" fails to execute a program"), std::string::npos) << out;
+}
+
 TEST(Record, ProcessesAreFollowedAndLinked) {
   Recording rec = record({programPath("processes")});
   EXPECT_EQ(rec.exit_code, 4) << rec.err;
