@@ -212,8 +212,17 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
 std::string processName(const std::vector<std::string>& argv, const std::string& executable) {
   static const char* const interpreters[] = {"python", "python3", "perl", "ruby", "node", "bash",
                                              "sh", "dash", "tclsh", "lua"};
-  std::string program = argv.empty() || argv[0].empty() ? baseName(executable) : baseName(argv[0]);
   const std::string exe = baseName(executable);
+  // A title the program gave itself over its arguments (nginx's "nginx:
+  // worker process", PostgreSQL's "postgres: checkpointer"): ps shows it
+  // whole, and so does the story (its last word after a '/' is no name).
+  const size_t space = argv.empty() ? std::string::npos : argv[0].find(' ');
+  if (space != std::string::npos && argv[0].rfind('/', space) == std::string::npos) {  // not "/opt/My App/x
+    std::string title = argv[0];
+    while (!title.empty() && title.back() == ' ') title.pop_back();
+    if (!title.empty()) return title;
+  }
+  std::string program = argv.empty() || argv[0].empty() ? exe : baseName(argv[0]);
   for (const char* i : interpreters) {
     const std::string name(i);
     const bool is_interpreter = exe == name || (exe.rfind(name, 0) == 0 && exe.size() > name.size() &&

@@ -15,6 +15,7 @@
 #include "display.h"
 #include "format.h"
 #include "fake_recording.h"
+#include "load.h"
 #include "merge.h"
 #include "narrative.h"
 #include "radar/proto/radarlog.pb.h"
@@ -940,6 +941,22 @@ TEST(Merge, DatagramsOfASocketPair) {
 
 // A datagram peeked at, then received: tied to its send twice, counted once
 // (a peek moves nothing).
+// Processes are named as ps names them: the program, the script an
+// interpreter runs, or the title a program gave itself over its arguments
+// (not the last word after a '/' in that title).
+TEST(Names, LikePsNamesThem) {
+  EXPECT_EQ(replay::processName({"/usr/bin/calc", "-v"}, "/usr/bin/calc"), "calc");
+  EXPECT_EQ(replay::processName({"python3", "-u", "/srv/app.py"}, "/usr/bin/python3.11"), "app.py");
+  EXPECT_EQ(replay::processName({"nginx: worker process"}, "/usr/sbin/nginx"), "nginx: worker process");
+  EXPECT_EQ(replay::processName({"nginx: master process /usr/sbin/nginx -c /etc/nginx/nginx.conf", "", ""},
+                                "/usr/sbin/nginx"),
+            "nginx: master process /usr/sbin/nginx -c /etc/nginx/nginx.conf");
+  EXPECT_EQ(replay::processName({"postgres: 15/main: checkpointer "}, "/usr/lib/postgresql/15/bin/postgres"),
+            "postgres: 15/main: checkpointer");
+  EXPECT_EQ(replay::processName({"/opt/My App/bin/tool"}, "/opt/My App/bin/tool"), "tool");
+  EXPECT_EQ(replay::processName({}, "/usr/bin/env"), "env");
+}
+
 TEST(Merge, DatagramPeekedAtIsCountedOnce) {
   FakeRecording rec;
   rec.process("client", 1).socketEnd(1, 701, 702, log::ChannelType::UnixDgram).send(1, "ping", 10, 11);
