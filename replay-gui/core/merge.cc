@@ -558,6 +558,15 @@ void Merger::buildChannels() {
       case ChannelType::UnixSeqpacket:
       case ChannelType::UnixDgram:
         c.name = e.path.empty() ? "socketpair " + std::to_string(n) : "unix socket " + e.path;
+        if (ids.size() >= 2 && !e.path.empty()) {
+          // One connection of many to a named socket: named after the
+          // process that connected (its end has no name of its own).
+          for (uint32_t ep : c.endpoints)
+            if (log::formatAddress(eps[ep].local_address).empty() && eps[ep].process != kNone) {
+              c.name += " \u2190 " + raw_.processes[eps[ep].process].label();
+              break;
+            }
+        }
         if (ids.size() < 2 && !e.path.empty()) {
           c.external = true;
           c.external_peer = e.path;

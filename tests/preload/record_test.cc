@@ -175,6 +175,15 @@ TEST(Record, UnixSocketsPairsNamesAndDescriptorPassing) {
   EXPECT_EQ(accepted->peer_ino(), connected->ino()) << "sock_diag names the peer";
   EXPECT_EQ(connected->peer_ino(), accepted->ino());
   EXPECT_EQ(client->bytesOn(connected->ino(), true).substr(0, 7), "request");
+  // In the story the connection has a name of its own, after the process
+  // that connected, and -c selects it alone.
+  const std::string conn = "unix socket " + sock + " \u2190 unix_sockets[" + std::to_string(client->header.pid()) + "]";
+  const Result stats = radar({"stats", rec.dir});
+  EXPECT_NE(stats.out.find(conn), std::string::npos) << stats.out;
+  const Result selected = radar({"events", "-c", conn, rec.dir});
+  EXPECT_EQ(selected.exit_code, 0) << selected.err;
+  EXPECT_NE(selected.out.find(" accepts a connection: " + conn), std::string::npos) << selected.out;
+  EXPECT_EQ(selected.out.find("socketpair"), std::string::npos) << selected.out;
 
   // A peek consumes nothing: the next receive starts at the same offset.
   std::vector<const Event*> on_conn;
