@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 
@@ -572,9 +573,19 @@ class Builder {
     }
     e.address = w_.put(r.address);
     e.fds = w_.put(r.fds.data(), r.fds.size() * sizeof(int32_t));
+    noteEpollInterest(r);
     if (!r.ready.empty()) {
       std::vector<ScriptReady> ready;
-      for (const auto& rf : r.ready) ready.push_back({rf.fd, rf.events, rf.data});
+      for (const auto& rf : r.ready) {
+        // epoll_wait gives back the program's data, often a pointer: which
+        // descriptor it stood for, so that the re-run gives back its own.
+        int32_t fd = rf.fd;
+        if (fd < 0 && r.kind == Kind::EpollWait) {
+          auto it = epoll_data_.find({r.fd, rf.data});
+          if (it != epoll_data_.end()) fd = it->second;
+        }
+        ready.push_back({fd, rf.events, rf.data});
+      }
       e.ready = w_.put(ready.data(), ready.size() * sizeof(ScriptReady));
     }
     e.lengths = w_.put(r.lengths.data(), r.lengths.size() * sizeof(uint64_t));
@@ -723,6 +734,16 @@ class Builder {
   std::vector<int> open_at_start_;  // the first image's descriptors at start (format 1.1)
   uint32_t closed_at_start_ = 0;    // ScriptHeader::closed_at_start
   bool payload_limited_ = false;  // the recording kept only part of each message
+  // The epoll registrations so far: (epoll descriptor, the program's data)
+  // -> the descriptor registered with it.
+  std::map<std::pair<int32_t, uint64_t>, int32_t> epoll_data_;
+  void noteEpollInterest(const log::Record& r) {
+    if (r.kind != Kind::EpollCtl || r.result != 0 || r.fds.size() < 3) return;
+    const int32_t epfd = r.fds[0], op = r.fds[1], fd = r.fds[2];
+    for (auto it = epoll_data_.begin(); it != epoll_data_.end();)
+      it = it->first.first == epfd && it->second == fd ? epoll_data_.erase(it) : std::next(it);
+    if ((op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && !r.ready.empty()) epoll_data_[{epfd, r.ready[0].data}] = fd;
+  }
   ScriptEnd end_ = ScriptEnd::Unknown;
   int32_t end_code_ = 0;
 };

@@ -401,6 +401,26 @@ TEST(Debug, RefusesAReceiveLargerThanItsBuffer) {
 }
 
 }  // namespace
+// A program that keeps pointers in its epoll registrations re-runs: epoll_wait
+// gives back what the re-run registered, not the recorded run's pointers
+// (another address space: the re-run followed them and crashed). Five
+// recordings, so that their heaps are not all where the re-run's is.
+TEST(Debug, EpollGivesBackWhatTheReRunRegistered) {
+  for (int round = 0; round < 5; ++round) {
+    SCOPED_TRACE(round);
+    const std::string dir = testTempDir() + "/rec" + std::to_string(round);
+    Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                       shellQuote(driverProgram("epoll_pointers")) + " | cat");
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    ASSERT_NE(rec.out.find("conn-1: world!"), std::string::npos) << rec.out;
+    Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) +
+                     " epoll_pointers --no-gdb");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, rec.out);
+    EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+  }
+}
+
 // Signals a process sends itself reach it in the re-run: one it blocks and
 // takes with sigwait() (the re-run waited for ever when kill() was not
 // performed), one a handler takes (once, where recorded), one it ignores.
