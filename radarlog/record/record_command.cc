@@ -378,6 +378,13 @@ int runRecord(int argc, char** argv) {
 
   // Compact, inspect, report.
   RecordingSummary summary = summarizeRecording(abs_dir, recording, /*finalize=*/true);
+  // A program that could not be run at all (radar said why): no directory
+  // of radar's choosing is left behind for it.
+  if (summary.logs == 0 && !args.value("output") && WIFEXITED(root_status) &&
+      WEXITSTATUS(root_status) == 127 && clearRecording(dir_fd) && ::rmdir(abs_dir.c_str()) == 0) {
+    std::fprintf(stderr, "radar: nothing was recorded: %s could not be run\n", terminalSafe(command[0]).c_str());
+    return 127;
+  }
   for (const auto& p : summary.problems) *recording.add_problems() = p;
   for (const auto& e : summary.executables) *recording.add_executables() = e;
   writeRecordingFile(dir_fd, dir, recording);

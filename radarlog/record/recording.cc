@@ -136,8 +136,11 @@ int openRecordingDirectory(const std::string& dir, bool* created, bool* empty, s
     return -1;
   }
   if (*created) ::fchmod(fd, 0700);  // whatever the umask
+  // A copy of the descriptor shares its position: the listing starts from
+  // the beginning, and leaves it there for the next one.
   const int scan = ::dup(fd);
   if (DIR* d = scan >= 0 ? ::fdopendir(scan) : nullptr) {
+    ::rewinddir(d);
     while (dirent* e = ::readdir(d))
       if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) *empty = false;
     ::closedir(d);
@@ -154,6 +157,10 @@ bool clearRecording(int dir_fd) {
     if (scan >= 0) ::close(scan);
     return false;
   }
+  // From the beginning: the copy shares the position where an earlier
+  // listing of the same directory left it (at its end: nothing was
+  // cleared, and --force mixed the old recording's logs with the new).
+  ::rewinddir(d);
   std::vector<std::string> names;
   while (dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;

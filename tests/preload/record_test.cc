@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <cstring>
 #include <set>
@@ -833,8 +834,13 @@ TEST(Record, RefusesANonEmptyDirectoryWithoutForce) {
 }
 
 TEST(Record, BadCommandLines) {
-  auto run = [](const std::string& args) {
-    const int status = std::system((radarPath() + " record " + args + " >/dev/null 2>&1").c_str());
+  // In a directory of its own: a program that cannot be run leaves no
+  // recording directory behind.
+  const std::string cwd = testTempDir() + "/cwd";
+  ASSERT_EQ(::mkdir(cwd.c_str(), 0700), 0);
+  auto run = [&](const std::string& args) {
+    const int status =
+        std::system(("cd " + shellQuote(cwd) + " && " + radarPath() + " record " + args + " >/dev/null 2>&1").c_str());
     return WEXITSTATUS(status);
   };
   EXPECT_EQ(run(""), 2);
@@ -842,6 +848,7 @@ TEST(Record, BadCommandLines) {
   EXPECT_EQ(run("--no-such-option -- true"), 2);
   EXPECT_EQ(run("-- /no/such/program"), 127);
   EXPECT_EQ(run("-- /etc/hostname"), 127) << "not executable: as a shell says, and as the help says";
+  EXPECT_TRUE(std::filesystem::is_empty(cwd)) << "a recording directory was left for a program that never ran";
   const std::string help = shell(shellQuote(radarPath()) + " help record").out;
   EXPECT_NE(help.find("127 when PROGRAM cannot\nbe found or executed"), std::string::npos) << help;
 }
@@ -907,6 +914,19 @@ TEST(Record, RefusesADirectoryOwnedBySomeoneElse) {
   struct stat st {};
   ASSERT_EQ(::stat(victim.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0644u);
+}
+
+// --force replaces the recording in a directory: none of the old logs is
+// left to be merged with the new ones.
+TEST(Record, ForceReplacesTheOldRecordingWhole) {
+  const std::string dir = testTempDir() + "/again";
+  ASSERT_EQ(radar({"record", "-o", dir, "--", "sh", "-c", "true; true"}).exit_code, 0);
+  ASSERT_EQ(radar({"record", "-o", dir, "--force", "--", "/bin/true"}).exit_code, 0);
+  std::vector<std::string> logs;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == ".rlog") logs.push_back(entry.path().filename());
+  ASSERT_EQ(logs.size(), 1u) << "old logs left: " << ::testing::PrintToString(logs);
+  EXPECT_NE(logs[0].find("-true.rlog"), std::string::npos) << logs[0];
 }
 
 TEST(Record, RefusesADirectoryOthersCanWrite) {
