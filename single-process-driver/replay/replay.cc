@@ -531,6 +531,25 @@ const ScriptEvent* expectIf(Kind kind, int fd) {
   return e;
 }
 
+bool waitForRecordedSignal(const char* what) {
+  if (!replaying()) return false;
+  const uint32_t segment = g.segment.load(std::memory_order_acquire);
+  if (t_place.index < 0 || t_place.segment != segment) return false;  // a thread with no recorded call yet
+  const int32_t index = t_place.index;
+  const ScriptEvent* next = nextOf(index);
+  if (!next) {
+    // The thread's recording ended in this wait (or after it): the re-run
+    // ends as recorded, or reports that the program went further.
+    endOfThread(index, Kind::Signal, -1, what);
+    return false;
+  }
+  // The signals recorded next are the ones that ended the wait; a call
+  // recorded next means the wait ended without a handler the recording
+  // saw run (the next call is checked as usual).
+  if (next->kind == static_cast<uint16_t>(Kind::Signal)) deliverRecordedSignals(index);
+  return replaying();
+}
+
 void deliverDueSignals() {
   if (!replaying()) return;
   const uint32_t segment = g.segment.load(std::memory_order_acquire);

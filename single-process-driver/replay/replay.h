@@ -43,6 +43,11 @@ const ScriptEvent* expectIf(Kind kind, int fd);
 // Whether the calling thread's next recorded call is `kind` on `fd`: a
 // look only (nothing waited for, reported or delivered).
 bool nextIs(Kind kind, int fd);
+// A wait for a signal (sigsuspend, pause): the recorded signals that ended
+// it are delivered now. True when the wait is over (the call returns -1,
+// EINTR); false when the caller makes the real call (not replaying, or
+// the recording ended in the wait and the re-run does not stop there).
+bool waitForRecordedSignal(const char* what);
 // Marks `e` replayed: advances the thread, updates what the debugger sees,
 // and delivers the signals recorded right after it.
 void consume(const ScriptEvent* e);

@@ -1394,6 +1394,23 @@ HOOK int kill(pid_t pid, int sig) {
   return finishWith<int>(e);
 }
 
+// A wait for a signal: in the re-run the processes that sent them are not
+// running, so the recorded signals that ended the wait are delivered here
+// (nginx's master waits in sigsuspend; the re-run waited for ever).
+HOOK int sigsuspend(const sigset_t* mask) {
+  REAL(sigsuspend);
+  if (!waitForRecordedSignal("sigsuspend()")) return real_sigsuspend(mask);
+  errno = EINTR;
+  return -1;
+}
+
+HOOK int pause(void) {
+  REAL(pause);
+  if (!waitForRecordedSignal("pause()")) return real_pause();
+  errno = EINTR;
+  return -1;
+}
+
 // ==== the end ==============================================================================
 
 HOOK void exit(int status) {

@@ -421,6 +421,29 @@ TEST(Debug, EpollGivesBackWhatTheReRunRegistered) {
   }
 }
 
+// A process that waits for signals in sigsuspend() and pause() (nginx's
+// master) gets them in the re-run, where their sender does not run: the
+// re-run waited for ever.
+TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                     shellQuote(driverProgram("signal_waits")) + " | cat");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.out, "sigsuspend ended by 10\npause ended by 12\n");
+  std::string error;
+  auto trace = replay::loadTrace({dir}, replay::LoadOptions{}, &error);
+  ASSERT_TRUE(trace) << error;
+  std::string pid;
+  for (const auto& p : trace->processes)
+    if (p.origin != log::Origin::Forked && !p.external) pid = std::to_string(p.pid);
+  ASSERT_FALSE(pid.empty());
+  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + pid +
+                   " --no-gdb");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, rec.out);
+  EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+}
+
 // Signals a process sends itself reach it in the re-run: one it blocks and
 // takes with sigwait() (the re-run waited for ever when kill() was not
 // performed), one a handler takes (once, where recorded), one it ignores.
