@@ -57,6 +57,8 @@ const char kDebugHelp[] =
     "  --env NAME        give the re-run NAME as your environment has it\n"
     "  --unset-env NAME  remove a variable from the re-run's environment\n"
     "  --keep            keep the replay script and print where it is\n"
+    "  --aslr            keep address-space randomization on (off by default, as\n"
+    "                    radar record leaves it: the re-run has the recorded addresses)\n"
     "  -y, --yes         run it without asking: radar debug first shows what it\n"
     "                    will run (program, arguments, directory, environment\n"
     "                    unlike yours) and asks, as a recording may come from\n"
@@ -382,6 +384,7 @@ int runDebug(int argc, char** argv) {
                    {"no-gdb", 0, false},
                    {"allow-changed", 0, false},
                    {"keep", 0, false},
+                   {"aslr", 0, false},
                    {"yes", 'y', false},
                    {"env", 0, true},
                    {"unset-env", 0, true}}))
@@ -485,6 +488,7 @@ int runDebug(int argc, char** argv) {
   launch.environment = script.launch.environment;
   launch.nofile_soft = script.launch.nofile_soft;
   launch.nofile_hard = script.launch.nofile_hard;
+  launch.randomize_addresses = args.has("aslr");
   // Values the recording left out (radar record --redact) are the user's
   // only when asked for (--env NAME): which names were left out is the
   // recording's word, and one received from someone else must not get a

@@ -1,5 +1,6 @@
 #include "launch.h"
 
+#include <sys/personality.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -14,7 +15,7 @@
 namespace radar::driver {
 namespace {
 
-constexpr char kMagic[] = "radar-launch 2";
+constexpr char kMagic[] = "radar-launch 3";
 
 }  // namespace
 
@@ -33,6 +34,7 @@ bool writeLaunchFile(const std::string& path, const LaunchSpec& spec, std::strin
   for (const auto& e : spec.environment) field(e);
   field(std::to_string(spec.nofile_soft));
   field(std::to_string(spec.nofile_hard));
+  field(spec.randomize_addresses ? "1" : "0");
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(out.data(), static_cast<std::streamsize>(out.size()));
   f.close();
@@ -82,7 +84,9 @@ bool readLaunchFile(const std::string& path, LaunchSpec* spec, std::string* erro
     *v = std::stoull(s);
     return true;
   };
-  ok = ok && number(&spec->nofile_soft) && number(&spec->nofile_hard);
+  uint64_t randomize = 0;
+  ok = ok && number(&spec->nofile_soft) && number(&spec->nofile_hard) && number(&randomize) && randomize <= 1;
+  spec->randomize_addresses = randomize == 1;
   if (!ok || i != fields.size()) {
     *error = path + " is not a launch description written by radar debug";
     return false;
@@ -105,6 +109,12 @@ void execLaunch(const LaunchSpec& spec, std::string* error) {
     if (::setrlimit(RLIMIT_NOFILE, &want) != 0)
       std::fprintf(stderr, "radar debug: cannot set the recorded descriptor limit (%llu): %s\n",
                    static_cast<unsigned long long>(spec.nofile_soft), std::strerror(errno));
+  }
+  if (!spec.randomize_addresses) {
+    const int now = ::personality(0xffffffff);
+    if (now == -1 || ::personality(static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE) == -1)
+      std::fprintf(stderr, "radar debug: cannot turn address-space randomization off (%s): addresses will differ "
+                   "from the recorded ones\n", std::strerror(errno));
   }
   if (::chdir(spec.cwd.c_str()) != 0) {
     *error = "cannot enter the recorded working directory " + spec.cwd + ": " + std::strerror(errno);

@@ -18,6 +18,9 @@ struct LaunchSpec {
   // RLIMIT_NOFILE as recorded (0: leave it): a program near its limit
   // runs out of descriptors where it did.
   uint64_t nofile_soft = 0, nofile_hard = 0;
+  // Address-space randomization left on (radar debug --aslr); off by
+  // default, as radar record leaves it, so that addresses are the recorded ones.
+  bool randomize_addresses = false;
 };
 
 // The file radar-launch reads: NUL-separated fields after a magic line.

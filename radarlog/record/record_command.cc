@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <google/protobuf/text_format.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -55,6 +56,8 @@ const char kRecordHelp[] =
     "  --tail BYTES             each log's crash-safe buffer (default 256K; 4K to 64M)\n"
     "  --nondet                 also record clock reads, random bytes and pids, so that\n"
     "                           `radar debug` can replay them\n"
+    "  --aslr                   keep address-space randomization on (radar turns it off\n"
+    "                           for the program, so that a re-run has the same addresses)\n"
     "  --net FILE               a network description (docs/netdesc.md) the recording\n"
     "                           carries: the replay names and decodes by it\n"
     "  --redact PATTERN         leave out the value of every environment variable whose\n"
@@ -180,6 +183,7 @@ int runRecord(int argc, char** argv) {
   if (!args.parse(argc, argv, 1,
                   {{"output", 'o', true},
                    {"force", 0, false},
+                   {"aslr", 0, false},
                    {"payload-limit", 0, true},
                    {"nondet", 0, false},
                    {"tail", 0, true},
@@ -345,6 +349,15 @@ int runRecord(int argc, char** argv) {
     return kExitUsage;
   }
   if (child == 0) {
+    if (!args.has("aslr")) {
+      // As rr does: the same addresses in every run and in every re-run, so
+      // that values derived from them (Python's id(), hash tables ordered by
+      // address, pointers printed in logs) are the same.
+      const int now = ::personality(0xffffffff);
+      if (now == -1 || ::personality(static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE) == -1)
+        std::fprintf(stderr, "radar record: cannot turn address-space randomization off (%s): a re-run will have "
+                     "other addresses\n", std::strerror(errno));
+    }
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGQUIT, &old_quit, nullptr);
     for (int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) ::signal(sig, SIG_DFL);

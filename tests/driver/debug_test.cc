@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "fake_recording.h"
@@ -442,6 +443,33 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+}
+
+// Address-space randomization is off for the recorded program and for its
+// re-run (as rr does): two recordings print the same addresses, and a
+// re-run has the recorded heap addresses. --aslr keeps it on.
+TEST(Debug, AddressesAreTheRecordedOnes) {
+  const std::string base = testTempDir();
+  auto recordAddresses = [&](const std::string& dir, const std::string& options, const std::string& what) {
+    Result rec = shell(shellQuote(radarPath()) + " record " + options + " -o " + shellQuote(dir) + " -- " +
+                       shellQuote(driverProgram("addresses")) + " " + what + " | cat");
+    EXPECT_EQ(rec.exit_code, 0) << rec.err;
+    EXPECT_EQ(rec.err.find("cannot turn address-space randomization off"), std::string::npos) << rec.err;
+    return rec.out;
+  };
+  const std::string first = recordAddresses(base + "/one", "", "all");
+  ASSERT_NE(first.find("heap 0x"), std::string::npos) << first;
+  EXPECT_EQ(recordAddresses(base + "/two", "", "all"), first);
+  const std::string heap = recordAddresses(base + "/heap", "", "heap");
+  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(base + "/heap") +
+                   " addresses --no-gdb");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, heap);
+  EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+  // With randomization kept on, three recordings do not all print the same.
+  std::set<std::string> seen;
+  for (int k = 0; k < 3; ++k) seen.insert(recordAddresses(base + "/on" + std::to_string(k), "--aslr", "all"));
+  EXPECT_GT(seen.size(), 1u) << "--aslr: the same addresses three times";
 }
 
 // Signals a process sends itself reach it in the re-run: one it blocks and
