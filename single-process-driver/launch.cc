@@ -110,12 +110,14 @@ void execLaunch(const LaunchSpec& spec, std::string* error) {
       std::fprintf(stderr, "radar debug: cannot set the recorded descriptor limit (%llu): %s\n",
                    static_cast<unsigned long long>(spec.nofile_soft), std::strerror(errno));
   }
-  if (!spec.randomize_addresses) {
-    const int now = ::personality(0xffffffff);
-    if (now == -1 || ::personality(static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE) == -1)
-      std::fprintf(stderr, "radar debug: cannot turn address-space randomization off (%s): addresses will differ "
-                   "from the recorded ones\n", std::strerror(errno));
-  }
+  // Off unless asked for, and on when asked for (gdb turns it off for
+  // what it starts, and setarch -R for its children).
+  const int now = ::personality(0xffffffff);
+  const unsigned long want = spec.randomize_addresses ? static_cast<unsigned long>(now) & ~ADDR_NO_RANDOMIZE
+                                                      : static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE;
+  if (now == -1 || (want != static_cast<unsigned long>(now) && ::personality(want) == -1))
+    std::fprintf(stderr, "radar debug: cannot turn address-space randomization %s (%s): addresses will differ "
+                 "from the recorded ones\n", spec.randomize_addresses ? "on" : "off", std::strerror(errno));
   if (::chdir(spec.cwd.c_str()) != 0) {
     *error = "cannot enter the recorded working directory " + spec.cwd + ": " + std::strerror(errno);
     return;

@@ -343,27 +343,49 @@ int runRecord(int argc, char** argv) {
   ::sigaction(SIGQUIT, &ignore, &old_quit);
   for (int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) ::sigaction(sig, &forward, nullptr);
 
+  // Whether the program could be run at all: the child writes exec's errno
+  // here when it fails; a successful exec closes it (close-on-exec), so the
+  // program never sees it.
+  int exec_report[2] = {-1, -1};
+  if (::pipe2(exec_report, O_CLOEXEC) != 0) exec_report[0] = exec_report[1] = -1;
   const pid_t child = ::fork();
   if (child < 0) {
     std::fprintf(stderr, "radar record: fork: %s\n", std::strerror(errno));
     return kExitUsage;
   }
   if (child == 0) {
-    if (!args.has("aslr")) {
+    if (exec_report[0] >= 0) ::close(exec_report[0]);
+    {
       // As rr does: the same addresses in every run and in every re-run, so
       // that values derived from them (Python's id(), hash tables ordered by
-      // address, pointers printed in logs) are the same.
+      // address, pointers printed in logs) are the same; --aslr: random, even
+      // where radar was started with it off (setarch -R, gdb).
+      const bool random = args.has("aslr");
       const int now = ::personality(0xffffffff);
-      if (now == -1 || ::personality(static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE) == -1)
-        std::fprintf(stderr, "radar record: cannot turn address-space randomization off (%s): a re-run will have "
-                     "other addresses\n", std::strerror(errno));
+      const unsigned long want = random ? static_cast<unsigned long>(now) & ~ADDR_NO_RANDOMIZE
+                                        : static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE;
+      if (now == -1 || (want != static_cast<unsigned long>(now) && ::personality(want) == -1))
+        std::fprintf(stderr, "radar record: cannot turn address-space randomization %s (%s): a re-run will have "
+                     "other addresses\n", random ? "on" : "off", std::strerror(errno));
     }
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGQUIT, &old_quit, nullptr);
     for (int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) ::signal(sig, SIG_DFL);
     ::execve(program.c_str(), child_argv.data(), envp.data());
-    std::fprintf(stderr, "radar record: cannot run %s: %s\n", program.c_str(), std::strerror(errno));
+    const int error = errno;
+    std::fprintf(stderr, "radar record: cannot run %s: %s\n", program.c_str(), std::strerror(error));
+    if (exec_report[1] >= 0 && ::write(exec_report[1], &error, sizeof error) != sizeof error) ::_exit(127);
     ::_exit(127);
+  }
+  bool exec_failed = false;
+  if (exec_report[1] >= 0) {
+    ::close(exec_report[1]);
+    int error = 0;
+    ssize_t n;
+    while ((n = ::read(exec_report[0], &error, sizeof error)) < 0 && errno == EINTR) {
+    }
+    exec_failed = n == static_cast<ssize_t>(sizeof error);
+    ::close(exec_report[0]);
   }
   g_child = child;
   recording.set_root_pid(child);
@@ -393,8 +415,8 @@ int runRecord(int argc, char** argv) {
   RecordingSummary summary = summarizeRecording(abs_dir, recording, /*finalize=*/true);
   // A program that could not be run at all (radar said why): no directory
   // of radar's choosing is left behind for it.
-  if (summary.logs == 0 && !args.value("output") && WIFEXITED(root_status) &&
-      WEXITSTATUS(root_status) == 127 && clearRecording(dir_fd) && ::rmdir(abs_dir.c_str()) == 0) {
+  if (exec_failed && summary.logs == 0 && !args.value("output") && clearRecording(dir_fd) &&
+      ::rmdir(abs_dir.c_str()) == 0) {
     std::fprintf(stderr, "radar: nothing was recorded: %s could not be run\n", terminalSafe(command[0]).c_str());
     return 127;
   }

@@ -58,7 +58,7 @@ std::vector<uint32_t> findProcesses(const replay::Trace& t, const std::string& s
   std::string name = spec;
   long pid = -1;
   // "name[pid]"
-  if (const auto open = spec.find('['); open != std::string::npos && spec.back() == ']') {
+  if (const auto open = spec.rfind('['); open != std::string::npos && spec.back() == ']') {  // titles may hold '['
     name = spec.substr(0, open);
     pid = std::strtol(spec.substr(open + 1).c_str(), nullptr, 10);
   } else if (!spec.empty() && spec.find_first_not_of("0123456789") == std::string::npos) {

@@ -21,7 +21,8 @@ const char kEventsHelp[] =
     "                    (repeat for several)\n"
     "  -c, --channel C   only events on channel C (its name, e.g. 'pipe 2', or number;\n"
     "                    a connection to a named socket is named after the process\n"
-    "                    that connected: 'unix socket /run/s \u2190 client[42]')\n"
+    "                    that connected: 'unix socket /run/s \u2190 client[42]'; the\n"
+    "                    socket's name selects every connection to it)\n"
     "  -k, --kind K      only events of kind K: send, receive, process, channel,\n"
     "                    readiness, user, signal, or a call name (write, fork ...)\n"
     "  --from N          from event N on\n"
@@ -113,8 +114,9 @@ int runEvents(int argc, char** argv) {
   std::set<uint32_t> channels;
   for (const auto& spec : args.values("channel")) {
     bool found = false;
+    // A named socket's name selects every connection to it.
     for (const auto& c : t.channels)
-      if (c.name == spec || std::to_string(c.index + 1) == spec) {
+      if (c.name == spec || std::to_string(c.index + 1) == spec || c.name.rfind(spec + " \u2190 ", 0) == 0) {
         channels.insert(c.index);
         found = true;
       }

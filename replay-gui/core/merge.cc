@@ -594,6 +594,11 @@ void Merger::buildChannels() {
         }
     }
   }
+  // Two connections from one process to one socket: numbered, so that
+  // every channel's name selects it alone.
+  std::map<std::string, int> seen;
+  for (Channel& c : t_.channels)
+    if (const int k = ++seen[c.name]; k > 1) c.name += " (" + std::to_string(k) + ")";
 }
 
 // Byte streams: the bytes sent on one side are the bytes received on the

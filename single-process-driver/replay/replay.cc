@@ -543,11 +543,18 @@ bool waitForRecordedSignal(const char* what) {
     endOfThread(index, Kind::Signal, -1, what);
     return false;
   }
-  // The signals recorded next are the ones that ended the wait; a call
-  // recorded next means the wait ended without a handler the recording
-  // saw run (the next call is checked as usual).
-  if (next->kind == static_cast<uint16_t>(Kind::Signal)) deliverRecordedSignals(index);
-  return replaying();
+  // The signals recorded next are the ones that ended the wait.
+  if (next->kind == static_cast<uint16_t>(Kind::Signal)) {
+    deliverRecordedSignals(index);
+    return replaying();
+  }
+  // Only a handler ends such a wait, and the recording has none run here:
+  // the program waits where it did not (an endless wait, else).
+  Report r;
+  r << "the program waits for a signal in " << what << ", but the recording has no signal for it here; its next "
+    << "event is: " << text(next);
+  diverge(next, r.str());
+  return false;
 }
 
 void deliverDueSignals() {

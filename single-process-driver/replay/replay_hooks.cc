@@ -740,8 +740,65 @@ HOOK int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
   return replayAccept(fd, addr, len, flags, true);
 }
 
+namespace {
+
+// The program's own epoll registrations in the re-run, (epoll descriptor,
+// descriptor) -> its data: epoll_wait gives back what this process
+// registered, as the kernel would, never the recorded run's value (often a
+// pointer into another address space). Fixed size, no allocation; a full
+// table gives back the recorded value, as before.
+struct EpollInterest {
+  static constexpr int kSlots = 4096;
+  struct Slot {
+    int32_t epfd = -1, fd = -1;
+    uint64_t data = 0;
+  } slots[kSlots];
+  int lock = 0;
+  void hold() {
+    while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE)) sys::sched_yield();
+  }
+  void release() { __atomic_store_n(&lock, 0, __ATOMIC_RELEASE); }
+  Slot* find(int32_t epfd, int32_t fd, bool make) {
+    Slot* free_slot = nullptr;
+    for (Slot& s : slots) {
+      if (s.epfd == epfd && s.fd == fd) return &s;
+      if (!free_slot && s.epfd < 0) free_slot = &s;
+    }
+    return make ? free_slot : nullptr;
+  }
+  void set(int32_t epfd, int32_t fd, uint64_t data) {
+    hold();
+    if (Slot* s = find(epfd, fd, true)) *s = {epfd, fd, data};
+    release();
+  }
+  void forget(int32_t epfd, int32_t fd) {
+    hold();
+    if (Slot* s = find(epfd, fd, false)) *s = {};
+    release();
+  }
+  // A closed descriptor leaves every interest list, and a closed epoll
+  // descriptor takes its list with it.
+  void closed(int32_t fd) {
+    hold();
+    for (Slot& s : slots)
+      if (s.epfd == fd || s.fd == fd) s = {};
+    release();
+  }
+  bool get(int32_t epfd, int32_t fd, uint64_t* data) {
+    hold();
+    const Slot* s = find(epfd, fd, false);
+    if (s) *data = s->data;
+    release();
+    return s != nullptr;
+  }
+};
+EpollInterest g_epoll;
+
+}  // namespace
+
 HOOK int close(int fd) {
   REAL(close);
+  if (replaying()) g_epoll.closed(fd);
   if (!replaying() || !isChannelFd(fd)) return real_close(fd);
   const ScriptEvent* e = expect(Kind::Close, fd, What("close", fd).str());
   if (!e) return real_close(fd);
@@ -950,49 +1007,6 @@ int replaySelect(int nfds, fd_set* r, fd_set* w, fd_set* x, bool* replayed) {
   return finishWith<int>(e);
 }
 
-// The program's own epoll registrations in the re-run, (epoll descriptor,
-// descriptor) -> its data: epoll_wait gives back what this process
-// registered, as the kernel would, never the recorded run's value (often a
-// pointer into another address space). Fixed size, no allocation; a full
-// table gives back the recorded value, as before.
-struct EpollInterest {
-  static constexpr int kSlots = 4096;
-  struct Slot {
-    int32_t epfd = -1, fd = -1;
-    uint64_t data = 0;
-  } slots[kSlots];
-  int lock = 0;
-  void hold() {
-    while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE)) sys::sched_yield();
-  }
-  void release() { __atomic_store_n(&lock, 0, __ATOMIC_RELEASE); }
-  Slot* find(int32_t epfd, int32_t fd, bool make) {
-    Slot* free_slot = nullptr;
-    for (Slot& s : slots) {
-      if (s.epfd == epfd && s.fd == fd) return &s;
-      if (!free_slot && s.epfd < 0) free_slot = &s;
-    }
-    return make ? free_slot : nullptr;
-  }
-  void set(int32_t epfd, int32_t fd, uint64_t data) {
-    hold();
-    if (Slot* s = find(epfd, fd, true)) *s = {epfd, fd, data};
-    release();
-  }
-  void forget(int32_t epfd, int32_t fd) {
-    hold();
-    if (Slot* s = find(epfd, fd, false)) *s = {};
-    release();
-  }
-  bool get(int32_t epfd, int32_t fd, uint64_t* data) {
-    hold();
-    const Slot* s = find(epfd, fd, false);
-    if (s) *data = s->data;
-    release();
-    return s != nullptr;
-  }
-};
-EpollInterest g_epoll;
 
 int replayEpollWait(int epfd, struct epoll_event* events, int max, bool* replayed) {
   *replayed = false;
@@ -1083,11 +1097,13 @@ HOOK int epoll_ctl(int epfd, int op, int fd, struct epoll_event* event) {
   if (!replaying()) return real_epoll_ctl(epfd, op, fd, event);
   const ScriptEvent* e = expect(Kind::EpollCtl, epfd, What("epoll_ctl", epfd).str());
   if (!e) return real_epoll_ctl(epfd, op, fd, event);
-  consume(e);
+  // Kept before the call is replayed: another thread's epoll_wait may be
+  // replayed while this one waits for its turn in consume().
   if (e->result == 0) {
     if (op == EPOLL_CTL_DEL) g_epoll.forget(epfd, fd);
     else if (event) g_epoll.set(epfd, fd, event->data.u64);
   }
+  consume(e);
   return finishWith<int>(e);
 }
 

@@ -185,6 +185,9 @@ TEST(Record, UnixSocketsPairsNamesAndDescriptorPassing) {
   EXPECT_EQ(selected.exit_code, 0) << selected.err;
   EXPECT_NE(selected.out.find(" accepts a connection: " + conn), std::string::npos) << selected.out;
   EXPECT_EQ(selected.out.find("socketpair"), std::string::npos) << selected.out;
+  // The socket's own name selects every connection to it.
+  const Result all = radar({"events", "-c", "unix socket " + sock, rec.dir});
+  EXPECT_NE(all.out.find(" accepts a connection: " + conn), std::string::npos) << all.out;
 
   // A peek consumes nothing: the next receive starts at the same offset.
   std::vector<const Event*> on_conn;
