@@ -213,15 +213,14 @@ std::string processName(const std::vector<std::string>& argv, const std::string&
   static const char* const interpreters[] = {"python", "python3", "perl", "ruby", "node", "bash",
                                              "sh", "dash", "tclsh", "lua"};
   const std::string exe = baseName(executable);
-  // A title the program gave itself over its arguments (nginx's "nginx:
-  // worker process", PostgreSQL's "postgres: checkpointer"): ps shows it
-  // whole, and so does the story (its last word after a '/' is no name).
+  // A title a program gave itself over its arguments (nginx's "nginx:
+  // master process /usr/sbin/nginx -c /etc/nginx/nginx.conf"), as its
+  // children inherit it at fork, before they set their own ("nginx: worker
+  // process", which the log does not see): named by the program, as ps
+  // names it by its command, not by the last word after a '/' of the title.
+  // ("/opt/My App/tool" is a path, not a title.)
   const size_t space = argv.empty() ? std::string::npos : argv[0].find(' ');
-  if (space != std::string::npos && argv[0].rfind('/', space) == std::string::npos) {  // not "/opt/My App/x
-    std::string title = argv[0];
-    while (!title.empty() && title.back() == ' ') title.pop_back();
-    if (!title.empty()) return title;
-  }
+  if (space != std::string::npos && argv[0].rfind('/', space) == std::string::npos && !exe.empty()) return exe;
   std::string program = argv.empty() || argv[0].empty() ? exe : baseName(argv[0]);
   for (const char* i : interpreters) {
     const std::string name(i);

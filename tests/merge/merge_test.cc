@@ -941,18 +941,19 @@ TEST(Merge, DatagramsOfASocketPair) {
 
 // A datagram peeked at, then received: tied to its send twice, counted once
 // (a peek moves nothing).
-// Processes are named as ps names them: the program, the script an
-// interpreter runs, or the title a program gave itself over its arguments
-// (not the last word after a '/' in that title).
+// Processes are named as ps names them by their command: the program, the
+// script an interpreter runs; a process whose arguments hold a title (a
+// child inherits its parent's at fork) by its program, not by the last
+// word after a '/' in that title.
 TEST(Names, LikePsNamesThem) {
   EXPECT_EQ(replay::processName({"/usr/bin/calc", "-v"}, "/usr/bin/calc"), "calc");
   EXPECT_EQ(replay::processName({"python3", "-u", "/srv/app.py"}, "/usr/bin/python3.11"), "app.py");
-  EXPECT_EQ(replay::processName({"nginx: worker process"}, "/usr/sbin/nginx"), "nginx: worker process");
+  EXPECT_EQ(replay::processName({"nginx: worker process"}, "/usr/sbin/nginx"), "nginx");
   EXPECT_EQ(replay::processName({"nginx: master process /usr/sbin/nginx -c /etc/nginx/nginx.conf", "", ""},
                                 "/usr/sbin/nginx"),
-            "nginx: master process /usr/sbin/nginx -c /etc/nginx/nginx.conf");
+            "nginx");
   EXPECT_EQ(replay::processName({"postgres: 15/main: checkpointer "}, "/usr/lib/postgresql/15/bin/postgres"),
-            "postgres: 15/main: checkpointer");
+            "postgres");
   EXPECT_EQ(replay::processName({"/opt/My App/bin/tool"}, "/opt/My App/bin/tool"), "tool");
   EXPECT_EQ(replay::processName({}, "/usr/bin/env"), "env");
 }
