@@ -1027,12 +1027,13 @@ namespace {
 
 // A program chooses its own argv[0]: a newline or an escape sequence in it
 // must not forge a line or drive the terminal when events, check or stats
-// print it, nor break the JSON.
+// print it, nor break the JSON. (A path: a title would name it by its
+// program.)
 TEST(Commands, PrintProgramSuppliedNamesSafely) {
   if (shell("command -v python3").exit_code != 0) GTEST_SKIP() << "needs python3 to exec with any argv[0]";
   const std::string dir = testTempDir() + "/rec";
   Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
-                     " -- python3 -c 'import os; os.execv(b\"/bin/sh\", [b\"evil\\nforged line\\x1b[2J\\xc2\\x9b\", b\"-c\", b\"exit 3\"])'");
+                     " -- python3 -c 'import os; os.execv(b\"/bin/sh\", [b\"./evil\\nforged line\\x1b[2J\\xc2\\x9b\", b\"-c\", b\"exit 3\"])'");
   ASSERT_EQ(rec.exit_code, 3) << rec.err;
   for (const auto& command : {"events", "check", "stats"}) {
     Result r = radar({command, dir});
