@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "common.h"
 #include "launch.h"
 #include "narrative.h"
+#include "sandbox.h"
 #include "script.h"
 #include "script_builder.h"
 
@@ -59,6 +61,10 @@ const char kDebugHelp[] =
     "  --keep            keep the replay script and print where it is\n"
     "  --aslr            keep address-space randomization on (off by default, as\n"
     "                    radar record leaves it: the re-run has the recorded addresses)\n"
+    "  --no-sandbox      run it in the real world: without it, the re-run (and\n"
+    "                    gdb) sees every file but writes only to a throwaway\n"
+    "                    layer, has a network, IPC and processes of its own, and\n"
+    "                    all of it goes when radar debug ends\n"
     "  -y, --yes         run it without asking: radar debug first shows what it\n"
     "                    will run (program, arguments, directory, environment\n"
     "                    unlike yours) and asks, as a recording may come from\n"
@@ -252,36 +258,74 @@ ScriptStatus readStatus(const std::string& path) {
   return s;
 }
 
-// --no-gdb: run it, wait, and say how the re-run compares.
-int runAlone(const driver::LaunchSpec& spec, const std::string& status_path, const driver::Script& script,
-             bool stop_at_event) {
-  const pid_t child = ::fork();
-  if (child < 0) {
-    std::fprintf(stderr, "radar debug: cannot fork: %s\n", std::strerror(errno));
-    return kExitUsage;
+// SIGTERM, SIGHUP (and Ctrl-C without gdb) end the re-run and radar debug.
+volatile sig_atomic_t g_ending = 0;
+void onEndingSignal(int sig) { g_ending = sig; }
+
+void catchEndingSignals(bool with_ctrl_c) {
+  struct sigaction sa {};
+  sa.sa_handler = onEndingSignal;  // no SA_RESTART: the waits return
+  sigemptyset(&sa.sa_mask);
+  std::vector<int> signals = {SIGTERM, SIGHUP};
+  if (with_ctrl_c) signals.push_back(SIGINT);
+  for (int sig : signals) {
+    struct sigaction given {};
+    ::sigaction(sig, nullptr, &given);
+    if (given.sa_handler != SIG_IGN) ::sigaction(sig, &sa, nullptr);  // an ignored one stays ignored
   }
-  if (child == 0) {
-    std::string error;
-    driver::execLaunch(spec, &error);
+}
+
+int endedBySignal(driver::Sandbox* sandbox) {
+  sandbox->killAll();
+  std::fprintf(stderr, "radar debug: %s: the re-run was ended\n", replay::signalText(g_ending).c_str());
+  return 128 + g_ending;
+}
+
+bool startReRun(driver::Sandbox* sandbox, const driver::Sandbox::Options& options, const std::function<void()>& exec) {
+  std::string error;
+  if (sandbox->start(options, exec, &error)) return true;
+  if (options.enabled)
+    std::fprintf(stderr,
+                 "radar debug: cannot sandbox the re-run: %s\n"
+                 "radar debug: the kernel must allow user namespaces (sysctl user.max_user_namespaces,\n"
+                 "radar debug: kernel.unprivileged_userns_clone, or a container's seccomp and AppArmor rules);\n"
+                 "radar debug: --no-sandbox re-runs it without one: it may then change files, bind ports and\n"
+                 "radar debug: reach services as the recorded program did\n",
+                 error.c_str());
+  else
     std::fprintf(stderr, "radar debug: %s\n", error.c_str());
-    ::_exit(127);
-  }
-  // Ctrl-C belongs to the re-run program.
-  ::signal(SIGINT, SIG_IGN);
+  return false;
+}
+
+// --no-gdb: run it, wait, and say how the re-run compares.
+int runAlone(const driver::LaunchSpec& spec, const driver::Sandbox::Options& where, const std::string& status_path,
+             const driver::Script& script) {
+  driver::Sandbox sandbox;
+  // Ctrl-C ends the re-run: the program itself may not end on it (its
+  // signals are the recording's).
+  catchEndingSignals(true);
+  if (!startReRun(&sandbox, where, [&] {
+        std::string error;
+        driver::execLaunch(spec, &error);
+        std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+      }))
+    return kExitUsage;
   int status = 0;
   for (;;) {
-    const pid_t r = ::waitpid(child, &status, stop_at_event ? WUNTRACED : 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      std::fprintf(stderr, "radar debug: lost the re-run: %s\n", std::strerror(errno));
+    std::string error;
+    const auto change = sandbox.wait(&status, &g_ending, &error);
+    if (change == driver::Sandbox::Change::Interrupted) return endedBySignal(&sandbox);
+    if (change == driver::Sandbox::Change::Failed) {
+      std::fprintf(stderr, "radar debug: %s\n", error.c_str());
       return kExitUsage;
     }
-    if (WIFSTOPPED(status)) {
+    if (change == driver::Sandbox::Change::Stopped) {
       const ScriptStatus s = readStatus(status_path);
+      const pid_t pid = sandbox.programPid();
       std::fprintf(stderr,
                    "radar debug: pid %d stopped itself:\n%s\n"
                    "radar debug: attach a debugger (gdb -p %d), or resume it with kill -CONT %d\n",
-                   child, s.report, child, child);
+                   pid, s.report, pid, pid);
       continue;
     }
     break;
@@ -385,6 +429,7 @@ int runDebug(int argc, char** argv) {
                    {"allow-changed", 0, false},
                    {"keep", 0, false},
                    {"aslr", 0, false},
+                   {"no-sandbox", 0, false},
                    {"yes", 'y', false},
                    {"env", 0, true},
                    {"unset-env", 0, true}}))
@@ -539,10 +584,15 @@ int runDebug(int argc, char** argv) {
   }
   if (at_event) launch.environment.push_back("RADAR_REPLAY_STOP_AT=" + std::to_string(at_event));
 
+  driver::Sandbox::Options sandbox_options;
+  sandbox_options.enabled = !args.has("no-sandbox");
+  sandbox_options.own_dir = std::filesystem::canonical(temp.path()).string();
+  sandbox_options.report_stops = no_gdb && at_event;
+
   const size_t own_events = trace->process_events[image].size();
-  std::fprintf(stderr, "radar debug: re-running %s (%zu recorded events, event %u to %u of the replay)%s\n",
+  std::fprintf(stderr, "radar debug: re-running %s (%zu recorded events, event %u to %u of the replay)%s%s\n",
                terminalSafe(proc.label()).c_str(), own_events, script.first_number, script.last_number,
-               no_gdb ? "" : " under gdb");
+               no_gdb ? "" : " under gdb", sandbox_options.enabled ? ", in a sandbox" : ", not sandboxed");
   if (script.chain.size() > 1) {
     const replay::Process& first = trace->processes[script.chain.front()];
     std::fprintf(stderr,
@@ -552,7 +602,7 @@ int runDebug(int argc, char** argv) {
   for (const auto& note : script.notes) std::fprintf(stderr, "radar debug: %s\n", note.c_str());
 
   if (no_gdb) {
-    const int code = runAlone(launch, status_path, script, at_event != 0);
+    const int code = runAlone(launch, sandbox_options, status_path, script);
     timing.report(status_path);
     return code;
   }
@@ -586,20 +636,24 @@ int runDebug(int argc, char** argv) {
   std::vector<char*> cargv;
   for (auto& a : gdb_argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
-  const pid_t child = ::fork();
-  if (child < 0) {
-    std::fprintf(stderr, "radar debug: cannot fork: %s\n", std::strerror(errno));
-    return kExitUsage;
-  }
-  if (child == 0) {
-    ::execv(gdb.c_str(), cargv.data());
-    std::fprintf(stderr, "radar debug: cannot start %s: %s\n", gdb.c_str(), std::strerror(errno));
-    ::_exit(127);
-  }
   // gdb owns the terminal and Ctrl-C while it runs.
   ::signal(SIGINT, SIG_IGN);
+  catchEndingSignals(false);
+  driver::Sandbox sandbox;
+  if (!startReRun(&sandbox, sandbox_options, [&] {
+        ::execv(gdb.c_str(), cargv.data());
+        std::fprintf(stderr, "radar debug: cannot start %s: %s\n", gdb.c_str(), std::strerror(errno));
+      }))
+    return kExitUsage;
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  for (;;) {
+    const auto change = sandbox.wait(&status, &g_ending, &error);
+    if (change == driver::Sandbox::Change::Interrupted) return endedBySignal(&sandbox);
+    if (change == driver::Sandbox::Change::Failed) {
+      std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    if (change == driver::Sandbox::Change::Ended) break;
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : kExitUsage;
 }

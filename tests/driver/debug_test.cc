@@ -2,9 +2,13 @@
 // process received and checked against what it sent; gdb stops where asked
 // with the recorded values in the program's variables; what cannot be
 // re-run is refused clearly.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -350,8 +354,10 @@ TEST(Debug, ShowsWhatItWouldRunAndRunsNothingUnasked) {
   EXPECT_NE(asked.err.find("add --yes to run it"), std::string::npos) << asked.err;
   EXPECT_FALSE(std::ifstream(touched).good()) << "nothing ran";
 
-  // With --yes it runs, without the recorded library.
-  Result ran = radar({"debug", "--yes", dir, "sh", "--no-gdb"});
+  // With --yes it runs, without the recorded library (out of the sandbox,
+  // where the marker would be seen).
+  Result ran = radar({"debug", "--yes", dir, "sh", "--no-gdb", "--no-sandbox"});
+  EXPECT_TRUE(std::ifstream(touched).good()) << "it ran\n" << ran.err;
   EXPECT_FALSE(std::ifstream(marker).good()) << "the recorded LD_PRELOAD was loaded:\n" << ran.err;
 }
 
@@ -608,6 +614,225 @@ TEST(Debug, RecordedDescriptorLimitIsRestored) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+}
+
+// ---- the sandbox ------------------------------------------------------------------------------
+
+// What sandbox_probe does to the world, seen from outside: a directory's
+// files, a SysV segment, connections to a listening socket, a process
+// named after the test.
+class ProbedWorld {
+ public:
+  ProbedWorld() {
+    dir_ = testTempDir();
+    files_ = dir_ + "/files";
+    tmp_ = dir_ + "/tmp";
+    ::mkdir(tmp_.c_str(), 0700);
+    key_ = 0x52440000 + (::getpid() & 0xffff);
+    name_ = "rprobe" + std::to_string(::getpid() % 100000);
+    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    EXPECT_EQ(::bind(listener_, reinterpret_cast<sockaddr*>(&a), len), 0);
+    EXPECT_EQ(::listen(listener_, 16), 0);
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    reset();
+  }
+  ~ProbedWorld() {
+    reset();
+    ::close(listener_);
+  }
+  std::vector<std::string> command() const {
+    return {driverProgram("sandbox_probe"), files_, std::to_string(port_), std::to_string(key_), name_};
+  }
+  const std::string& tmp() const { return tmp_; }
+
+  // The state before the program ran.
+  void reset() {
+    killLingering();
+    std::filesystem::remove_all(files_);
+    ::mkdir(files_.c_str(), 0755);
+    std::ofstream(files_ + "/existing") << "old\n";
+    ::chmod((files_ + "/existing").c_str(), 0644);
+    std::ofstream(files_ + "/doomed") << "doomed\n";
+    std::ofstream(files_ + "/moved") << "moved\n";
+    const int id = ::shmget(key_, 0, 0);
+    if (id >= 0) ::shmctl(id, IPC_RMID, nullptr);
+    connections();
+  }
+  // Everything the program may have changed, as text.
+  std::string state() {
+    std::string out;
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(files_)) names.push_back(e.path().string());
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) {
+      struct stat st {};
+      ::stat(n.c_str(), &st);
+      char mode[16];
+      std::snprintf(mode, sizeof(mode), "%o", st.st_mode & 07777);
+      out += n.substr(files_.size()) + " " + mode + " " + (S_ISREG(st.st_mode) ? slurp(n) : "dir\n");
+    }
+    out += "segment: " + std::string(::shmget(key_, 0, 0) >= 0 ? "yes" : "no") + "\n";
+    out += "connections: " + std::to_string(connections()) + "\n";
+    out += "lingering: " + std::to_string(lingering().size()) + "\n";
+    std::error_code ec;
+    out += "left in TMPDIR: " + std::to_string(std::distance(std::filesystem::directory_iterator(tmp_, ec),
+                                                             std::filesystem::directory_iterator())) + "\n";
+    return out;
+  }
+
+ private:
+  int connections() {
+    int n = 0;
+    for (int fd; (fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0; ++n) ::close(fd);
+    return n;
+  }
+  std::vector<pid_t> lingering() const {
+    std::vector<pid_t> found;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+      const std::string pid = e.path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      if (slurp("/proc/" + pid + "/comm") == name_ + "\n") found.push_back(std::stoi(pid));
+    }
+    return found;
+  }
+  void killLingering() const {
+    for (pid_t p : lingering()) ::kill(p, SIGKILL);
+    for (int i = 0; i < 100 && !lingering().empty(); ++i) ::usleep(10000);
+  }
+
+  std::string dir_, files_, tmp_, name_;
+  key_t key_ = 0;
+  int listener_ = -1;
+  int port_ = 0;
+};
+
+std::string joinQuoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + shellQuote(w);
+  return out;
+}
+
+// A re-run changes no file, leaves no IPC object, reaches no real service
+// and leaves no process behind; without the sandbox (--no-sandbox) the same
+// re-run does all of that, as the recorded program did.
+TEST(Debug, SandboxedReRunLeavesTheWorldAsItWas) {
+  ProbedWorld world;
+  const std::string before = world.state();
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + joinQuoted(world.command()));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.out, "done\n");
+  const std::string changed = world.state();
+  ASSERT_NE(changed, before);
+  EXPECT_NE(changed.find("segment: yes"), std::string::npos) << changed;
+  EXPECT_NE(changed.find("connections: 1"), std::string::npos) << changed;
+  world.reset();
+  ASSERT_EQ(world.state(), before);
+
+  const std::string debug = "TMPDIR=" + shellQuote(world.tmp()) + " timeout 120 " + shellQuote(radarPath()) +
+                            " debug --yes --env PROBE_LINGER=1 " + shellQuote(dir) + " sandbox_probe ";
+  Result alone = shell(debug + "--no-gdb");
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(alone.out, "done\n");
+  EXPECT_NE(alone.err.find("in a sandbox"), std::string::npos) << alone.err;
+  EXPECT_NE(alone.err.find("as recorded"), std::string::npos) << alone.err;
+  EXPECT_EQ(world.state(), before) << alone.err;
+
+  if (haveGdb()) {
+    // gdb is in the sandbox with it; when gdb quits, all of it goes.
+    Result under_gdb = shell(debug + "--batch -ex run");
+    EXPECT_EQ(under_gdb.exit_code, 0) << under_gdb.err;
+    EXPECT_NE(under_gdb.out.find("done\n"), std::string::npos) << under_gdb.out;
+    EXPECT_EQ(world.state(), before) << under_gdb.err;
+  }
+
+  Result unsandboxed = shell(debug + "--no-gdb --no-sandbox");
+  EXPECT_EQ(unsandboxed.exit_code, 0) << unsandboxed.err;
+  EXPECT_NE(unsandboxed.err.find("not sandboxed"), std::string::npos) << unsandboxed.err;
+  const std::string outside = world.state();
+  EXPECT_NE(outside.find("segment: yes"), std::string::npos) << outside;
+  EXPECT_NE(outside.find("connections: 1"), std::string::npos) << outside;
+  EXPECT_NE(outside.find("lingering: 1"), std::string::npos) << outside;
+  EXPECT_NE(outside.find("/created 644 new"), std::string::npos) << outside;
+}
+
+// Ended from outside (a timeout's SIGTERM, a closed terminal's SIGHUP,
+// Ctrl-C), radar debug ends the re-run with everything it started and
+// removes its directory.
+TEST(Debug, SandboxEndsWithRadarDebug) {
+  ProbedWorld world;
+  const std::string before = world.state();
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + joinQuoted(world.command()) + " | cat");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  world.reset();
+  const uint32_t last = eventNumber(dir, R"(sends a message to outside the recording)");
+  for (int sig : {SIGTERM, SIGHUP, SIGINT}) {
+    SCOPED_TRACE(strsignal(sig));
+    const std::string err_path = testTempDir() + "/err";
+    const pid_t debug = ::fork();
+    ASSERT_GE(debug, 0);
+    if (debug == 0) {
+      const int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      ::dup2(fd, 2);
+      const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+      ::dup2(null, 0);
+      ::dup2(null, 1);
+      ::setenv("TMPDIR", world.tmp().c_str(), 1);
+      ::signal(SIGINT, SIG_DFL);
+      const std::string at = std::to_string(last);
+      ::execl(radarPath().c_str(), "radar", "debug", "--yes", "--env", "PROBE_LINGER=1", dir.c_str(), "sandbox_probe",
+              "--no-gdb", "--at-event", at.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    std::string err;
+    for (int i = 0; i < 3000 && err.find("stopped itself") == std::string::npos; ++i) {
+      ::usleep(10000);
+      err = slurp(err_path);
+    }
+    ASSERT_NE(err.find("stopped itself"), std::string::npos) << err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(err, m, std::regex(R"(pid (\d+) stopped itself)"))) << err;
+    const pid_t program = std::stoi(m[1]);
+    EXPECT_EQ(::kill(program, 0), 0) << "the stopped re-run is there to attach to";
+    ASSERT_EQ(::kill(debug, sig), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(debug, &status, 0), debug);
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    EXPECT_NE(slurp(err_path).find("the re-run was ended"), std::string::npos) << slurp(err_path);
+    EXPECT_NE(::kill(program, 0), 0) << "the re-run outlived radar debug";
+    EXPECT_EQ(world.state(), before);
+  }
+}
+
+// Where the kernel does not let radar debug make namespaces, it says so
+// and what to do, and runs nothing; --no-sandbox runs it.
+TEST(Debug, WithoutNamespacesSaysSoAndRunsOnlyWhenAsked) {
+  if (shell("unshare -Ur true").exit_code != 0) GTEST_SKIP() << "unshare -Ur: user namespaces are not allowed here";
+  ProbedWorld world;
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + joinQuoted(world.command()));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  world.reset();
+  // In a user namespace of its own that may have no more below it.
+  const std::string no_namespaces = "unshare -Ur sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"' - ";
+  const std::string debug = shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " sandbox_probe --no-gdb";
+  Result refused = shell(no_namespaces + debug);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_EQ(refused.out, "");
+  EXPECT_NE(refused.err.find("cannot sandbox the re-run: cannot make the sandbox's namespaces"), std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("--no-sandbox re-runs it without one"), std::string::npos) << refused.err;
+  EXPECT_EQ(world.state().find("/created"), std::string::npos) << "nothing ran";
+  Result ran = shell(no_namespaces + debug + " --no-sandbox");
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_EQ(ran.out, "done\n");
 }
 
 }  // namespace radar::testing

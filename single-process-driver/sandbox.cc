@@ -1,0 +1,572 @@
+#include "sandbox.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace radar::driver {
+namespace {
+
+// What the sandbox's first processes tell radar debug, one record per
+// write (smaller than PIPE_BUF, so never interleaved).
+struct Report {
+  enum Kind : int32_t { Init = 1, Ready, Failed, Stopped, Ended };
+  int32_t kind;
+  int32_t value;  // Init: the init's pid (ours); Stopped, Ended: the wait status
+  char text[1016];
+};
+
+void report(int fd, Report::Kind kind, int32_t value, const std::string& text = {}) {
+  Report r{};
+  r.kind = kind;
+  r.value = value;
+  std::strncpy(r.text, text.c_str(), sizeof(r.text) - 1);
+  while (::write(fd, &r, sizeof(r)) < 0 && errno == EINTR) {
+  }
+}
+
+std::string why(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// ---- the view of the file systems ------------------------------------------------------------
+
+struct MountPoint {
+  std::string path;
+  std::string type;
+};
+
+// /proc/self/mountinfo escapes space, tab, newline and backslash as \ooo.
+std::string unescape(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 3), nullptr, 8)));
+      i += 3;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+std::vector<MountPoint> mountTable() {
+  std::vector<MountPoint> table;
+  std::ifstream f("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    std::istringstream fields(line);
+    std::string field, point;
+    for (int i = 0; i < 5 && fields >> field; ++i)
+      if (i == 4) point = unescape(field);
+    while (fields >> field && field != "-") {
+    }
+    std::string type;
+    fields >> type;
+    if (!point.empty() && !type.empty()) table.push_back({point, type});
+  }
+  return table;
+}
+
+// File systems that are views of the kernel, not stores of files: bound
+// read-only as they are (the process file system is mounted anew).
+bool kernelView(const std::string& type) {
+  static const char* const kTypes[] = {"sysfs",   "cgroup",     "cgroup2",     "debugfs",   "tracefs",
+                                       "securityfs", "pstore",  "bpf",         "configfs",  "fusectl",
+                                       "hugetlbfs", "mqueue",   "binfmt_misc", "autofs",    "efivarfs",
+                                       "selinuxfs", "nsfs",     "rpc_pipefs",  "nfsd",      "devpts"};
+  return std::any_of(std::begin(kTypes), std::end(kTypes), [&](const char* t) { return type == t; });
+}
+
+// Overlay's option syntax: ',' ':' and '\' in a path are escaped.
+std::string overlayPath(const std::string& p) {
+  std::string out;
+  for (char c : p) {
+    if (c == ',' || c == ':' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+int mountSetattr(const char* path, unsigned flags, uint64_t set) {
+#ifndef SYS_mount_setattr
+  (void)path, (void)flags, (void)set;
+  errno = ENOSYS;
+  return -1;
+#else
+  struct {
+    uint64_t attr_set, attr_clr, propagation, userns_fd;
+  } attr = {set, 0, 0, 0};
+  return static_cast<int>(::syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &attr, sizeof(attr)));
+#endif
+}
+constexpr uint64_t kMountAttrRdonly = 0x1;
+constexpr unsigned kAtRecursive = 0x8000;
+
+class ViewBuilder {
+ public:
+  ViewBuilder(std::vector<MountPoint> table, std::string layers) : table_(std::move(table)), layers_(std::move(layers)) {}
+
+  // src as the re-run sees it, built at dst (an existing directory).
+  bool build(const std::string& src, const std::string& dst, std::string* error) {
+    if (src == "/dev") return devices(dst, error);
+    const MountPoint* at = mountAt(src);
+    if (at && at->type == "proc") {
+      // The new PID namespace's own; where the kernel refuses a new one
+      // (a container that hides parts of /proc), the existing one.
+      if (::mount("proc", dst.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0) return true;
+      return readOnlyTree(src, dst, error);
+    }
+    if (at && kernelView(at->type)) return readOnlyTree(src, dst, error);
+    if (!mountsBelow(src)) return overlay(src, dst, error);
+    return skeleton(src, dst, error);
+  }
+
+ private:
+  const MountPoint* mountAt(const std::string& path) const {
+    const MountPoint* top = nullptr;
+    for (const auto& m : table_)
+      if (m.path == path) top = &m;
+    return top;
+  }
+  bool mountsBelow(const std::string& path) const {
+    const std::string prefix = path == "/" ? "/" : path + "/";
+    return std::any_of(table_.begin(), table_.end(), [&](const MountPoint& m) {
+      return m.path.size() > prefix.size() && m.path.compare(0, prefix.size(), prefix) == 0;
+    });
+  }
+
+  // Reads come from src, writes go to a layer in the sandbox's memory.
+  bool overlay(const std::string& src, const std::string& dst, std::string* error) {
+    const std::string layer = layers_ + "/" + std::to_string(++layer_count_);
+    if (::mkdir(layer.c_str(), 0700) != 0 || ::mkdir((layer + "/upper").c_str(), 0755) != 0 ||
+        ::mkdir((layer + "/work").c_str(), 0700) != 0) {
+      *error = why("cannot make a layer in " + layers_);
+      return false;
+    }
+    const std::string options =
+        "lowerdir=" + overlayPath(src) + ",upperdir=" + layer + "/upper,workdir=" + layer + "/work";
+    if (::mount("overlay", dst.c_str(), "overlay", 0, (options + ",userxattr").c_str()) == 0 ||
+        ::mount("overlay", dst.c_str(), "overlay", 0, options.c_str()) == 0)
+      return true;
+    // A file system overlayfs does not take stays unchanged: read-only.
+    return readOnlyTree(src, dst, error);
+  }
+
+  bool readOnlyTree(const std::string& src, const std::string& dst, std::string* error) {
+    if (::mount(src.c_str(), dst.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+      *error = why("cannot show " + src + " in the sandbox");
+      return false;
+    }
+    if (mountSetattr(dst.c_str(), kAtRecursive, kMountAttrRdonly) == 0) return true;
+    if (::mount(nullptr, dst.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) == 0) return true;
+    *error = why("cannot make " + src + " read-only in the sandbox");
+    return false;
+  }
+
+  // A directory with mount points below it: made in memory, entry by
+  // entry, each directory built again (an overlay cannot span mounts).
+  bool skeleton(const std::string& src, const std::string& dst, std::string* error) {
+    DIR* dir = ::opendir(src.c_str());
+    if (!dir) {
+      *error = why("cannot read " + src);
+      return false;
+    }
+    bool ok = true;
+    while (const dirent* d = ::readdir(dir)) {
+      const std::string name = d->d_name;
+      if (name == "." || name == "..") continue;
+      const std::string from = (src == "/" ? "" : src) + "/" + name, to = dst + "/" + name;
+      struct stat st;
+      if (::lstat(from.c_str(), &st) != 0) continue;
+      if (S_ISDIR(st.st_mode)) {
+        if (::mkdir(to.c_str(), st.st_mode & 07777) != 0 || !build(from, to, error)) {
+          if (error->empty()) *error = why("cannot make " + to);
+          ok = false;
+          break;
+        }
+        copyAttributes(st, to);
+      } else if (S_ISLNK(st.st_mode)) {
+        char target[PATH_MAX];
+        const ssize_t n = ::readlink(from.c_str(), target, sizeof(target) - 1);
+        if (n < 0) continue;
+        target[n] = 0;
+        if (::symlink(target, to.c_str()) == 0 && ::lchown(to.c_str(), st.st_uid, st.st_gid) != 0) {
+          // an owner outside the sandbox's ids shows as nobody
+        }
+      } else if (S_ISREG(st.st_mode)) {
+        copyFile(from, to, st);
+      } else if (S_ISFIFO(st.st_mode)) {
+        ::mkfifo(to.c_str(), st.st_mode & 07777);
+      }
+      // Sockets are left out: connecting to one would reach outside.
+    }
+    ::closedir(dir);
+    return ok;
+  }
+
+  // A file next to mount points: a copy the re-run may change (or, if it
+  // cannot be read, the file itself, read-only).
+  void copyFile(const std::string& from, const std::string& to, const struct stat& st) {
+    const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+    bool copied = in >= 0 && out >= 0 && st.st_size <= (64 << 20);
+    for (off_t done = 0; copied && done < st.st_size;) {
+      const ssize_t n = ::sendfile(out, in, &done, static_cast<size_t>(st.st_size - done));
+      if (n <= 0) copied = false;
+    }
+    if (in >= 0) ::close(in);
+    if (out >= 0) ::close(out);
+    if (copied) {
+      copyAttributes(st, to);
+    } else if (out >= 0 && ::mount(from.c_str(), to.c_str(), nullptr, MS_BIND, nullptr) == 0) {
+      ::mount(nullptr, to.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr);
+    }
+  }
+
+  static void copyAttributes(const struct stat& st, const std::string& path) {
+    if (::lchown(path.c_str(), st.st_uid, st.st_gid) != 0) {
+      // an owner outside the sandbox's ids shows as nobody
+    }
+    ::chmod(path.c_str(), st.st_mode & 07777);
+    const struct timespec times[2] = {st.st_atim, st.st_mtim};
+    ::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW);
+  }
+
+  // /dev: the harmless devices, a terminal, and shared memory of its own;
+  // no disks, no logging socket.
+  bool devices(const std::string& dst, std::string* error) {
+    if (::mount("tmpfs", dst.c_str(), "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") != 0) {
+      *error = why("cannot make /dev in the sandbox");
+      return false;
+    }
+    for (const char* node : {"null", "zero", "full", "random", "urandom", "tty"}) {
+      const std::string from = std::string("/dev/") + node, to = dst + "/" + node;
+      if (::access(from.c_str(), F_OK) != 0) continue;
+      const int fd = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd >= 0) ::close(fd);
+      if (::mount(from.c_str(), to.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+        *error = why("cannot show " + from + " in the sandbox");
+        return false;
+      }
+    }
+    // The terminal the re-run (or gdb) was given is one of these.
+    if (::mkdir((dst + "/pts").c_str(), 0755) == 0 &&
+        ::mount("/dev/pts", (dst + "/pts").c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+      // no pseudo-terminals here
+    }
+    ::symlink("pts/ptmx", (dst + "/ptmx").c_str());
+    ::symlink("/proc/self/fd", (dst + "/fd").c_str());
+    ::symlink("/proc/self/fd/0", (dst + "/stdin").c_str());
+    ::symlink("/proc/self/fd/1", (dst + "/stdout").c_str());
+    ::symlink("/proc/self/fd/2", (dst + "/stderr").c_str());
+    if (::mkdir((dst + "/shm").c_str(), 01777) != 0 ||
+        ::mount("tmpfs", (dst + "/shm").c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
+      *error = why("cannot make /dev/shm in the sandbox");
+      return false;
+    }
+    if (::mkdir((dst + "/mqueue").c_str(), 01777) == 0)
+      ::mount("mqueue", (dst + "/mqueue").c_str(), "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+    return true;
+  }
+
+  std::vector<MountPoint> table_;
+  std::string layers_;
+  int layer_count_ = 0;
+};
+
+// The mounts are the new namespace's own from here on; then every file
+// system is placed, radar debug's directory shown as it is, and the view
+// made the root.
+bool buildView(const std::string& own_dir, std::string* error) {
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    *error = why("cannot make the sandbox's mounts private");
+    return false;
+  }
+  std::vector<MountPoint> table = mountTable();
+  const std::string base = own_dir + "/sandbox", layers = base + "/layers", root = base + "/root";
+  if (::mkdir(base.c_str(), 0700) != 0 ||
+      ::mount("tmpfs", base.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") != 0 ||
+      ::mkdir(layers.c_str(), 0700) != 0 || ::mkdir(root.c_str(), 0755) != 0 ||
+      ::mount("tmpfs", root.c_str(), "tmpfs", 0, "mode=0755") != 0) {
+    *error = why("cannot make the sandbox's memory in " + own_dir);
+    return false;
+  }
+  ViewBuilder view(std::move(table), layers);
+  if (!view.build("/", root, error)) return false;
+  // radar debug's own directory, where the script is read and the status
+  // written; the path may be new in the view (under /dev/shm, say).
+  std::string at = root;
+  for (size_t i = 1; i <= own_dir.size(); ++i) {
+    if (i < own_dir.size() && own_dir[i] != '/') continue;
+    at = root + own_dir.substr(0, i);
+    ::mkdir(at.c_str(), 0700);
+  }
+  if (::mount(own_dir.c_str(), at.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    *error = why("cannot show " + own_dir + " in the sandbox");
+    return false;
+  }
+  if (::chdir(root.c_str()) != 0 || ::syscall(SYS_pivot_root, ".", ".") != 0 ||
+      ::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) {
+    *error = why("cannot enter the sandbox's view");
+    return false;
+  }
+  return true;
+}
+
+// The network namespace starts with its loopback down.
+bool loopbackUp(std::string* error) {
+  const int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  ifreq ifr{};
+  std::strcpy(ifr.ifr_name, "lo");
+  const bool ok = s >= 0 && ::ioctl(s, SIOCGIFFLAGS, &ifr) == 0 &&
+                  (ifr.ifr_flags |= IFF_UP | IFF_RUNNING, ::ioctl(s, SIOCSIFFLAGS, &ifr) == 0);
+  if (!ok) *error = why("cannot bring up the sandbox's loopback");
+  if (s >= 0) ::close(s);
+  return ok;
+}
+
+// Identity maps: the re-run has the ids it has outside. Root keeps every
+// id its namespace has; anyone else has one uid and one gid.
+bool writeIdMaps(pid_t pid, std::string* error) {
+  auto write = [&](const std::string& file, const std::string& text) {
+    const int fd = ::open(("/proc/" + std::to_string(pid) + "/" + file).c_str(), O_WRONLY | O_CLOEXEC);
+    const bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    if (!ok) *error = why("cannot write the sandbox's " + file);
+    if (fd >= 0) ::close(fd);
+    return ok;
+  };
+  auto identity = [](const char* own) {
+    std::ifstream f(own);
+    std::string out;
+    unsigned long inner, outer, count;
+    while (f >> inner >> outer >> count) out += std::to_string(inner) + " " + std::to_string(inner) + " " + std::to_string(count) + "\n";
+    return out;
+  };
+  if (::geteuid() == 0 && write("uid_map", identity("/proc/self/uid_map")) &&
+      write("gid_map", identity("/proc/self/gid_map")))
+    return true;
+  const std::string uid = std::to_string(::geteuid()), gid = std::to_string(::getegid());
+  return (write("setgroups", "deny") || errno == ENOENT) && write("uid_map", uid + " " + uid + " 1\n") &&
+         write("gid_map", gid + " " + gid + " 1\n");
+}
+
+// Pid 1 of the sandbox: builds the view, starts the program, reaps every
+// process, and ends (the kernel then kills all that is left) when the
+// program does.
+[[noreturn]] void runInit(const Sandbox::Options& options, const std::function<void()>& exec, int reports,
+                          const struct sigaction given[2]) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  std::string cwd(PATH_MAX, '\0');
+  if (!::getcwd(cwd.data(), cwd.size())) cwd = "/";
+  cwd.resize(std::strlen(cwd.c_str()));
+  std::string error;
+  if (!buildView(options.own_dir, &error) || !loopbackUp(&error)) {
+    report(reports, Report::Failed, 0, error);
+    ::_exit(1);
+  }
+  report(reports, Report::Ready, 0);
+  // The program gets the terminal's signals as radar debug was given them
+  // (pid 1 ignores them anyway).
+  ::sigaction(SIGINT, &given[0], nullptr);
+  ::sigaction(SIGQUIT, &given[1], nullptr);
+  const pid_t program = ::fork();
+  if (program < 0) {
+    report(reports, Report::Failed, 0, why("cannot fork in the sandbox"));
+    ::_exit(1);
+  }
+  if (program == 0) {
+    ::close(reports);
+    if (::chdir(cwd.c_str()) != 0) {
+      // the working directory is recorded and set by the launch itself
+    }
+    exec();
+    ::_exit(127);
+  }
+  for (;;) {
+    int status = 0;
+    const pid_t r = ::waitpid(-1, &status, __WALL | (options.report_stops ? WUNTRACED : 0));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) ::_exit(0);
+    if (r != program) continue;
+    if (WIFSTOPPED(status)) {
+      report(reports, Report::Stopped, status);
+      continue;
+    }
+    report(reports, Report::Ended, status);
+    ::_exit(0);
+  }
+}
+
+}  // namespace
+
+bool Sandbox::start(const Options& options, const std::function<void()>& exec, std::string* error) {
+  enabled_ = options.enabled;
+  if (!enabled_) {
+    child_ = ::fork();
+    if (child_ < 0) {
+      *error = why("cannot fork");
+      return false;
+    }
+    if (child_ == 0) {
+      exec();
+      ::_exit(127);
+    }
+    return true;
+  }
+  int up[2], down[2], reports[2];
+  if (::pipe2(up, O_CLOEXEC) != 0 || ::pipe2(down, O_CLOEXEC) != 0 || ::pipe2(reports, O_CLOEXEC) != 0) {
+    *error = why("cannot make pipes");
+    return false;
+  }
+  const pid_t parent = ::getpid();
+  child_ = ::fork();
+  if (child_ < 0) {
+    *error = why("cannot fork");
+    return false;
+  }
+  if (child_ == 0) {
+    ::close(up[0]);
+    ::close(down[1]);
+    ::close(reports[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
+    // The terminal's Ctrl-C is the program's (or gdb's); this process
+    // ends with radar debug.
+    struct sigaction given[2];
+    ::sigaction(SIGINT, nullptr, &given[0]);
+    ::sigaction(SIGQUIT, nullptr, &given[1]);
+    ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGQUIT, SIG_IGN);
+    constexpr int kNamespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID;
+    if (::unshare(kNamespaces) != 0) {
+      report(reports[1], Report::Failed, errno, why("cannot make the sandbox's namespaces (unshare)"));
+      ::_exit(1);
+    }
+    char go = 0;
+    if (::write(up[1], "1", 1) != 1 || ::read(down[0], &go, 1) != 1 || go != '1') ::_exit(1);
+    const pid_t init = ::fork();
+    if (init < 0) {
+      report(reports[1], Report::Failed, 0, why("cannot fork"));
+      ::_exit(1);
+    }
+    if (init == 0) runInit(options, exec, reports[1], given);
+    report(reports[1], Report::Init, init);
+    ::close(reports[1]);
+    int status;
+    while (::waitpid(init, &status, 0) < 0 && errno == EINTR) {
+    }
+    ::_exit(0);
+  }
+  ::close(up[1]);
+  ::close(down[0]);
+  ::close(reports[1]);
+  reports_ = reports[0];
+  char ready = 0;
+  const bool unshared = ::read(up[0], &ready, 1) == 1;
+  ::close(up[0]);
+  std::string failure;
+  if (unshared && !writeIdMaps(child_, &failure)) {
+    ::close(down[1]);
+    killAll();
+    *error = failure;
+    return false;
+  }
+  if (unshared && ::write(down[1], "1", 1) != 1) failure = why("cannot reach the sandbox");
+  ::close(down[1]);
+  // Until the view is built: the init's pid, then ready or why not.
+  for (;;) {
+    Report r{};
+    const ssize_t n = ::read(reports_, &r, sizeof(r));
+    if (n < 0 && errno == EINTR) continue;
+    if (n != static_cast<ssize_t>(sizeof(r))) {
+      if (failure.empty()) failure = "the sandbox ended while it was being made";
+      break;
+    }
+    if (r.kind == Report::Init) init_ = r.value;
+    if (r.kind == Report::Ready) return true;
+    if (r.kind == Report::Failed) {
+      failure = r.text;
+      break;
+    }
+  }
+  killAll();
+  *error = failure;
+  return false;
+}
+
+Sandbox::Change Sandbox::wait(int* status, const volatile sig_atomic_t* stop, std::string* error) {
+  if (!enabled_) {
+    for (;;) {
+      const pid_t r = ::waitpid(child_, status, WUNTRACED);
+      if (r == child_) {
+        if (WIFSTOPPED(*status)) return Change::Stopped;
+        child_ = -1;
+        return Change::Ended;
+      }
+      if (errno == EINTR && !(stop && *stop)) continue;
+      if (errno == EINTR) return Change::Interrupted;
+      *error = why("lost the re-run");
+      return Change::Failed;
+    }
+  }
+  for (;;) {
+    Report r{};
+    const ssize_t n = ::read(reports_, &r, sizeof(r));
+    if (n < 0 && errno == EINTR) {
+      if (stop && *stop) return Change::Interrupted;
+      continue;
+    }
+    if (n != static_cast<ssize_t>(sizeof(r))) {
+      *error = "the sandbox ended before the re-run did";
+      killAll();
+      return Change::Failed;
+    }
+    *status = r.value;
+    if (r.kind == Report::Stopped) return Change::Stopped;
+    if (r.kind == Report::Ended) {
+      killAll();  // the init is ending: wait until all it held is gone
+      return Change::Ended;
+    }
+  }
+}
+
+pid_t Sandbox::programPid() const {
+  if (!enabled_) return child_;
+  std::ifstream f("/proc/" + std::to_string(init_) + "/task/" + std::to_string(init_) + "/children");
+  pid_t pid = -1;
+  f >> pid;
+  return pid;
+}
+
+void Sandbox::killAll() {
+  if (child_ > 0) {
+    // The holder of the namespaces ends once its init has, and the init
+    // only once every process of its namespace is gone.
+    ::kill(enabled_ && init_ > 0 ? init_ : child_, SIGKILL);
+    int status;
+    while (::waitpid(child_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  child_ = init_ = -1;
+  if (reports_ >= 0) ::close(reports_);
+  reports_ = -1;
+}
+
+}  // namespace radar::driver
