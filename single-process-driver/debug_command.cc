@@ -583,11 +583,27 @@ int runDebug(int argc, char** argv) {
     if (at_event) launch.environment.push_back("RADAR_REPLAY_SIGSTOP=1");
   }
   if (at_event) launch.environment.push_back("RADAR_REPLAY_STOP_AT=" + std::to_string(at_event));
+  if (!args.has("no-sandbox")) launch.environment.push_back(std::string(driver::kSandboxedEnv) + "=1");
 
   driver::Sandbox::Options sandbox_options;
   sandbox_options.enabled = !args.has("no-sandbox");
   sandbox_options.own_dir = std::filesystem::canonical(temp.path()).string();
   sandbox_options.report_stops = no_gdb && at_event;
+  {
+    // Where the program is likely to write: its directory, and the
+    // directories its arguments and environment name.
+    std::vector<std::string> named = {launch.cwd};
+    for (const auto& a : launch.argv) named.push_back(a.empty() || a[0] == '/' ? a : launch.cwd + "/" + a);
+    for (const auto& e : launch.environment)
+      if (const auto eq = e.find('='); eq != std::string::npos && e.compare(eq + 1, 1, "/") == 0) named.push_back(e.substr(eq + 1));
+    for (const auto& n : named) {
+      if (n.empty() || n[0] != '/') continue;
+      std::error_code ec;
+      const std::filesystem::path p = std::filesystem::path(n).lexically_normal();
+      if (std::filesystem::is_directory(p, ec)) sandbox_options.write_places.push_back(p.string());
+      else if (std::filesystem::is_directory(p.parent_path(), ec)) sandbox_options.write_places.push_back(p.parent_path().string());
+    }
+  }
 
   const size_t own_events = trace->process_events[image].size();
   std::fprintf(stderr, "radar debug: re-running %s (%zu recorded events, event %u to %u of the replay)%s%s\n",

@@ -121,7 +121,8 @@ constexpr unsigned kAtRecursive = 0x8000;
 
 class ViewBuilder {
  public:
-  ViewBuilder(std::vector<MountPoint> table, std::string layers) : table_(std::move(table)), layers_(std::move(layers)) {}
+  ViewBuilder(std::vector<MountPoint> table, std::string layers, std::vector<std::string> places)
+      : table_(std::move(table)), layers_(std::move(layers)), places_(std::move(places)) {}
 
   // src as the re-run sees it, built at dst (an existing directory).
   bool build(const std::string& src, const std::string& dst, std::string* error) {
@@ -160,6 +161,7 @@ class ViewBuilder {
       *error = why("cannot make a layer in " + layers_);
       return false;
     }
+    prepareUpper(src, layer + "/upper");
     const std::string options =
         "lowerdir=" + overlayPath(src) + ",upperdir=" + layer + "/upper,workdir=" + layer + "/work";
     if (::mount("overlay", dst.c_str(), "overlay", 0, (options + ",userxattr").c_str()) == 0 ||
@@ -167,6 +169,31 @@ class ViewBuilder {
       return true;
     // A file system overlayfs does not take stays unchanged: read-only.
     return readOnlyTree(src, dst, error);
+  }
+
+  // overlayfs copies a directory up to the layer before anything in it
+  // changes, and refuses to (EOVERFLOW) when its owner has no id in the
+  // sandbox: a user other than root has only their own, so writing into
+  // /tmp/pg/data (a directory of theirs in one of root's) would fail.
+  // The directories on the way to the places the program is likely to
+  // write to are made in the layer beforehand, with their modes and times:
+  // overlayfs merges them with the ones below and copies nothing up.
+  void prepareUpper(const std::string& src, const std::string& upper) const {
+    if (::geteuid() == 0) return;  // every id is in the sandbox
+    const std::string prefix = src == "/" ? "/" : src + "/";
+    for (const std::string& place : places_) {
+      if (place.compare(0, prefix.size(), prefix) != 0) continue;
+      for (size_t end = prefix.size(); end <= place.size(); ++end) {
+        if (end < place.size() && place[end] != '/') continue;
+        const std::string from = place.substr(0, end), to = upper + "/" + place.substr(prefix.size(), end - prefix.size());
+        struct stat st;
+        if (::lstat(from.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) break;
+        if (::mkdir(to.c_str(), 0700) != 0 && errno != EEXIST) break;
+        ::chmod(to.c_str(), st.st_mode & 07777);
+        const struct timespec times[2] = {st.st_atim, st.st_mtim};
+        ::utimensat(AT_FDCWD, to.c_str(), times, 0);
+      }
+    }
   }
 
   bool readOnlyTree(const std::string& src, const std::string& dst, std::string* error) {
@@ -288,13 +315,33 @@ class ViewBuilder {
 
   std::vector<MountPoint> table_;
   std::string layers_;
+  std::vector<std::string> places_;
   int layer_count_ = 0;
 };
+
+// Directories near the root that this user may write in (/tmp/theirs,
+// /var/tmp, /var/lib/theirs): the usual places a program writes to that
+// its arguments do not name.
+void addWritableDirectories(std::vector<std::string>* places) {
+  auto scan = [&](const std::string& dir, int depth, auto&& self) -> void {
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return;
+    while (const dirent* e = ::readdir(d)) {
+      if (e->d_type != DT_DIR || e->d_name[0] == '.') continue;
+      const std::string path = (dir == "/" ? "" : dir) + "/" + e->d_name;
+      if (path == "/proc" || path == "/sys" || path == "/dev") continue;
+      if (::access(path.c_str(), W_OK) == 0) places->push_back(path);
+      if (depth < 2) self(path, depth + 1, self);
+    }
+    ::closedir(d);
+  };
+  scan("/", 1, scan);
+}
 
 // The mounts are the new namespace's own from here on; then every file
 // system is placed, radar debug's directory shown as it is, and the view
 // made the root.
-bool buildView(const std::string& own_dir, std::string* error) {
+bool buildView(const std::string& own_dir, const std::vector<std::string>& places, std::string* error) {
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
     *error = why("cannot make the sandbox's mounts private");
     return false;
@@ -308,7 +355,9 @@ bool buildView(const std::string& own_dir, std::string* error) {
     *error = why("cannot make the sandbox's memory in " + own_dir);
     return false;
   }
-  ViewBuilder view(std::move(table), layers);
+  std::vector<std::string> write_places = places;
+  if (::geteuid() != 0) addWritableDirectories(&write_places);
+  ViewBuilder view(std::move(table), layers, std::move(write_places));
   if (!view.build("/", root, error)) return false;
   // radar debug's own directory, where the script is read and the status
   // written; the path may be new in the view (under /dev/shm, say).
@@ -377,7 +426,7 @@ bool writeIdMaps(pid_t pid, std::string* error) {
   if (!::getcwd(cwd.data(), cwd.size())) cwd = "/";
   cwd.resize(std::strlen(cwd.c_str()));
   std::string error;
-  if (!buildView(options.own_dir, &error) || !loopbackUp(&error)) {
+  if (!buildView(options.own_dir, options.write_places, &error) || !loopbackUp(&error)) {
     report(reports, Report::Failed, 0, error);
     ::_exit(1);
   }

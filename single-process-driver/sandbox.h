@@ -25,6 +25,10 @@ class Sandbox {
   struct Options {
     bool enabled = true;  // false: --no-sandbox, a plain child process
     std::string own_dir;  // seen read-write, as it is
+    // Directories the program is likely to write in (its working
+    // directory, directories its arguments and environment name): writes
+    // there work for a user other than root too (sandbox.cc).
+    std::vector<std::string> write_places;
     bool report_stops = false;
   };
   enum class Change { Stopped, Ended, Interrupted, Failed };

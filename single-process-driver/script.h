@@ -177,5 +177,7 @@ inline constexpr char kScriptEnv[] = "RADAR_REPLAY_SCRIPT";
 inline constexpr char kStatusEnv[] = "RADAR_REPLAY_STATUS";
 // "1": end the program at a divergence or at the recording's end (no gdb).
 inline constexpr char kExitAtEndEnv[] = "RADAR_REPLAY_EXIT_AT_END";
+// "1": the re-run is in radar debug's sandbox (sandbox.h).
+inline constexpr char kSandboxedEnv[] = "RADAR_REPLAY_SANDBOXED";
 
 }  // namespace radar::driver

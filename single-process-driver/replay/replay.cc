@@ -12,6 +12,7 @@
 #include <linux/futex.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstring>
@@ -70,6 +71,7 @@ struct State {
   bool started = false;
   std::atomic<bool> detached{false};
   bool exit_at_end = false;
+  bool sandboxed = false;  // radar debug's sandbox: effects on files stay inside
   bool sigstop_at_stop = false;  // no debugger: stop the process for one to attach
   const uint8_t* base = nullptr;
   size_t size = 0;
@@ -406,6 +408,8 @@ Report& Report::bytes(const void* data, size_t n, size_t max) {
 
 // ---- the replay --------------------------------------------------------------------
 
+bool sandboxed() { return g.sandboxed; }
+
 bool replaying() { return g.started && !g.detached.load(std::memory_order_relaxed); }
 
 bool isChannelFd(int fd) {
@@ -624,12 +628,126 @@ bool deliverRecordedSignals(int32_t index, bool unblocked_only) {
 
 }  // namespace
 
+// ---- what the recording does not have -------------------------------------------------------
+//
+// After a divergence: the inputs this process had that radar does not
+// record, named as the probable cause. Memory shared with processes that
+// do not run in the re-run comes first (a PostgreSQL backend reads what
+// the others wrote there), then files read as they are now, then clocks
+// and random numbers when the recording was made without --nondet.
+
+namespace {
+
+char g_scratch[65536];  // /proc/self/maps; used once, after a divergence
+std::atomic<uint32_t> g_live_values{0};
+
+uint64_t hexNumber(const char*& p) {
+  uint64_t v = 0;
+  for (;; ++p) {
+    const char c = *p;
+    if (c >= '0' && c <= '9') v = v * 16 + static_cast<uint64_t>(c - '0');
+    else if (c >= 'a' && c <= 'f') v = v * 16 + static_cast<uint64_t>(c - 'a' + 10);
+    else return v;
+  }
+}
+
+void sharedMemory(Report& r, bool* any) {
+  const long fd = sys::openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return;
+  size_t n = 0;
+  for (long got; n < sizeof(g_scratch) - 1 && (got = sys::read(static_cast<int>(fd), g_scratch + n, sizeof(g_scratch) - 1 - n)) > 0;)
+    n += static_cast<size_t>(got);
+  sys::close(static_cast<int>(fd));
+  g_scratch[n] = 0;
+  uint64_t total = 0;
+  int named = 0;
+  Report names;
+  for (const char* line = g_scratch; *line;) {
+    const char* end = std::strchr(line, '\n');
+    if (!end) break;
+    const char* p = line;
+    const uint64_t start = hexNumber(p);
+    ++p;
+    const uint64_t stop = hexNumber(p);
+    ++p;
+    const bool shared_writable = p[1] == 'w' && p[3] == 's';
+    const bool ours = g.status && reinterpret_cast<uint64_t>(g.status) >= start && reinterpret_cast<uint64_t>(g.status) < stop;
+    if (shared_writable && !ours) {
+      total += stop - start;
+      // the path is the sixth field
+      const char* path = p;
+      for (int field = 0; field < 4 && path < end; ++field) {
+        while (path < end && *path != ' ') ++path;
+        while (path < end && *path == ' ') ++path;
+      }
+      char name[160] = {};
+      std::memcpy(name, path, std::min<size_t>(static_cast<size_t>(end - path), sizeof(name) - 1));
+      const char* what = name;
+      if (std::strncmp(name, "/dev/zero", 9) == 0 || name[0] == 0) what = "anonymous";
+      else if (std::strncmp(name, "/SYSV", 5) == 0) what = "a SysV segment";
+      if (named < 3) {
+        names << (named ? ", " : "") << what << " (" << (stop - start) / 1024 << " KiB)";
+        ++named;
+      } else if (named == 3) {
+        names << ", …";
+        ++named;
+      }
+    }
+    line = end + 1;
+  }
+  if (total == 0) return;
+  r << "\n  probable cause, an input radar does not record: memory this process shares with others (" << names.str()
+    << "): what they wrote there is not in the recording, and they do not run in the re-run";
+  *any = true;
+}
+
+void openFiles(Report& r, bool* any) {
+  int listed = 0;
+  Report names;
+  for (int fd = 0; fd < 1024 && listed < 4; ++fd) {
+    char link[32], path[256] = {};
+    Report l;
+    l << "/proc/self/fd/" << fd;
+    std::strncpy(link, l.str(), sizeof(link) - 1);
+    link[sizeof(link) - 1] = 0;
+    const long n = sys::readlink(link, path, sizeof(path) - 1);
+    if (n <= 0 || path[0] != '/' || std::strncmp(path, "/dev/", 5) == 0 || std::strncmp(path, "/proc/", 6) == 0) continue;
+    struct stat st {};
+    if (sys::fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || isChannelFd(fd)) continue;
+    // Files it may read: not write-only ones, and a standard descriptor
+    // (a harness's redirection) only once it was read from.
+    const long flags = sys::raw(SYS_fcntl, fd, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_WRONLY) continue;
+    if (fd <= 2 && sys::raw(SYS_lseek, fd, 0, SEEK_CUR) <= 0) continue;
+    names << (listed ? ", " : "") << path;
+    ++listed;
+  }
+  if (!listed) return;
+  r << "\n  " << (*any ? "also" : "probable cause") << ", files it has open (" << names.str()
+    << ") are read as they are now, not as they were";
+  *any = true;
+}
+
+}  // namespace
+
+void noteLiveValue() { g_live_values.fetch_add(1, std::memory_order_relaxed); }
+
+void nameUnrecordedInputs(Report& r) {
+  bool any = false;
+  sharedMemory(r, &any);
+  openFiles(r, &any);
+  if (const uint32_t live = g_live_values.load(std::memory_order_relaxed))
+    r << "\n  " << (any ? "also" : "possible cause") << ", it read the clock or random numbers " << live
+      << " time" << (live > 1 ? "s" : "") << " live (" << (g.header->flags & driver::kScriptNondet ? "not in the recording" : "recorded without --nondet") << ")";
+}
+
 void diverge(const ScriptEvent* e, const char* message) {
   if (g.detached.exchange(true)) return;
   Report r;
   r << "radar: the re-run of " << label() << " left the recording";
   if (e) r << " at event " << e->number << " (local " << e->counter << ")";
   r << ":\n  " << message;
+  nameUnrecordedInputs(r);
   copyReport(r.str(), ReplayOutcome::Diverged);
   announce(radar_replay_diverged, r.str());
   if (g.exit_at_end) exitNow(driver::kDivergedExitStatus);
@@ -845,6 +963,8 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   }
   const char* exit_at_end = envValue(envp, driver::kExitAtEndEnv);
   g.exit_at_end = exit_at_end && exit_at_end[0] == '1';
+  const char* sandboxed = envValue(envp, driver::kSandboxedEnv);
+  g.sandboxed = sandboxed && sandboxed[0] == '1';
   const char* sigstop = envValue(envp, "RADAR_REPLAY_SIGSTOP");
   g.sigstop_at_stop = sigstop && sigstop[0] == '1';
   if (const char* stop = envValue(envp, "RADAR_REPLAY_STOP_AT")) {
@@ -896,6 +1016,7 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   unsetenv(driver::kScriptEnv);
   unsetenv(driver::kStatusEnv);
   unsetenv(driver::kExitAtEndEnv);
+  unsetenv(driver::kSandboxedEnv);
   unsetenv("RADAR_REPLAY_STOP_AT");
   unsetenv("RADAR_REPLAY_SIGSTOP");
   patchStdio();

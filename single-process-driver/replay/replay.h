@@ -24,6 +24,11 @@ using log::Kind;
 // library started, without a script, and after a divergence (from then
 // on, the program runs on its own).
 bool replaying();
+// Run in radar debug's sandbox, where effects on files stay inside it.
+bool sandboxed();
+// A clock or random number read live (not in the recording): a possible
+// cause named with a divergence.
+void noteLiveValue();
 
 // Descriptors that were channels in the recording (their calls are in the
 // script); everything else goes to the real system call.

@@ -25,6 +25,7 @@
 #include <sys/select.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -679,6 +680,11 @@ HOOK int bind(int fd, const struct sockaddr* addr, socklen_t len) {
   REAL(bind);
   if (!replaying() || !isChannelFd(fd)) return real_bind(fd, addr, len);
   const int r = replaySimple(Kind::Bind, "bind", fd);
+  // A Unix socket's file is part of what the program sees (it may chmod,
+  // stat or unlink it): in the sandbox, where it stays, it is made.
+  if (r == 0 && sandboxed() && addr && len > offsetof(sockaddr_un, sun_path) && addr->sa_family == AF_UNIX &&
+      reinterpret_cast<const sockaddr_un*>(addr)->sun_path[0] != 0)
+    sys::raw(SYS_bind, fd, reinterpret_cast<long>(addr), len);
   return r != INT_MIN ? r : real_bind(fd, addr, len);
 }
 
@@ -1488,7 +1494,10 @@ namespace {
 const ScriptEvent* recordedValue(Kind kind, void* out, size_t room) {
   if (!replaying()) return nullptr;
   const ScriptEvent* e = expectIf(kind, -1);
-  if (!e) return nullptr;
+  if (!e) {
+    noteLiveValue();
+    return nullptr;
+  }
   if (out) std::memcpy(out, blob(e->data), e->data.size < room ? e->data.size : room);
   consume(e);
   return e;

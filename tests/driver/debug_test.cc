@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -835,4 +836,54 @@ TEST(Debug, WithoutNamespacesSaysSoAndRunsOnlyWhenAsked) {
   EXPECT_EQ(ran.out, "done\n");
 }
 
+}  // namespace radar::testing
+
+namespace radar::testing {
+namespace {
+
+// A divergence that comes from an input radar does not record says what
+// that input probably is: memory shared with a process that does not run
+// in the re-run, a file read as it is now, the clock read live.
+TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
+  const std::string scratch = testTempDir();
+  const std::string file = scratch + "/said";
+  std::ofstream(file) << "then\n";
+  struct Case {
+    std::vector<std::string> args;
+    std::string recorded, cause;
+    std::function<void()> change;
+  };
+  const std::vector<Case> cases = {
+      {{"shared"}, "the child wrote 42\n",
+       "probable cause, an input radar does not record: memory this process shares with others (anonymous (4 KiB))",
+       [] {}},
+      {{"file", file}, "the file says then\n", "probable cause, files it has open (" + file + ") are read as they are now",
+       [&] { std::ofstream(file) << "now\n"; }},
+      {{"clock"}, "the time is ", "possible cause, it read the clock or random numbers 1 time live (recorded without --nondet)",
+       [] { ::usleep(2000); }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args[0]);
+    const std::string dir = testTempDir() + "/rec";
+    std::vector<std::string> command = {driverProgram("unrecorded_inputs")};
+    command.insert(command.end(), c.args.begin(), c.args.end());
+    Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + joinQuoted(command) + " | cat");
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    ASSERT_EQ(rec.out.rfind(c.recorded, 0), 0u) << rec.out;
+    c.change();
+    Result r = shell(shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " +
+                     std::to_string(load(dir).meta.root_pid()) + " --no-gdb");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("left the recording at event"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.cause), std::string::npos) << r.err;
+  }
+  // A divergence with no such input names none.
+  std::string printed;
+  const std::string calc = recordCalc("10 - (2 + 3)\n", &printed);
+  Result fixed = radar({"debug", "--yes", calc, "interpreter", "--no-gdb", "--env", "CALC_FIXED=1"});
+  EXPECT_EQ(fixed.exit_code, 1) << fixed.err;
+  EXPECT_EQ(fixed.err.find("cause"), std::string::npos) << fixed.err;
+}
+
+}  // namespace
 }  // namespace radar::testing
