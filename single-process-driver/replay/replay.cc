@@ -358,6 +358,16 @@ bool isSet(const uint64_t* bits, uint32_t i);
 
 int32_t recordedPid() { return g.header ? g.header->recorded_pid : 0; }
 
+namespace {
+std::atomic<int32_t> g_believed_pid{0};
+}  // namespace
+
+int32_t believedPid() {
+  const int32_t pid = g_believed_pid.load(std::memory_order_relaxed);
+  return pid ? pid : recordedPid();
+}
+void noteBelievedPid(int32_t pid) { g_believed_pid.store(pid, std::memory_order_relaxed); }
+
 // ---- blobs and reports ------------------------------------------------------------
 
 const void* blob(const driver::Blob& b) {
@@ -568,6 +578,10 @@ void deliverDueSignals() {
   deliverRecordedSignals(t_place.index, true);
 }
 
+namespace {
+std::atomic<bool> g_forked{false};  // a fork replayed: anonymous shared memory may be shared
+}  // namespace
+
 void consume(const ScriptEvent* e) {
   const int32_t index = static_cast<int32_t>(e->thread);
   g_cursor[index] = e->next_in_thread;
@@ -575,6 +589,8 @@ void consume(const ScriptEvent* e) {
   radar_replay_last_local = e->counter;
   radar_replay_last_text = text(e);
   const auto me = static_cast<uint32_t>(e - g.events);
+  if (e->kind == static_cast<uint16_t>(Kind::Fork) || e->kind == static_cast<uint16_t>(Kind::Vfork))
+    g_forked.store(true, std::memory_order_relaxed);
   __atomic_fetch_or(&g_replayed[me / 64], uint64_t{1} << (me % 64), __ATOMIC_ACQ_REL);
   for (uint32_t p = __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE); p < g.header->event_count && isSet(g_replayed, p);) {
     if (__atomic_compare_exchange_n(&g_prefix, &p, p + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) ++p;
@@ -641,6 +657,16 @@ namespace {
 char g_scratch[65536];  // /proc/self/maps; used once, after a divergence
 std::atomic<uint32_t> g_live_values{0};
 
+
+// The path of a /proc/self/maps line, from its permissions on.
+const char* path_of(const char* p, const char* end) {
+  for (int field = 0; field < 4 && p < end; ++field) {
+    while (p < end && *p != ' ') ++p;
+    while (p < end && *p == ' ') ++p;
+  }
+  return p;
+}
+
 uint64_t hexNumber(const char*& p) {
   uint64_t v = 0;
   for (;; ++p) {
@@ -672,14 +698,12 @@ void sharedMemory(Report& r, bool* any) {
     ++p;
     const bool shared_writable = p[1] == 'w' && p[3] == 's';
     const bool ours = g.status && reinterpret_cast<uint64_t>(g.status) >= start && reinterpret_cast<uint64_t>(g.status) < stop;
-    if (shared_writable && !ours) {
+    // Memory without a name is shared only through fork: with a parent
+    // (this image was forked) or with children it made before.
+    const bool anonymous = path_of(p, end)[0] != '/' || std::strncmp(path_of(p, end), "/dev/zero", 9) == 0;
+    if (shared_writable && !ours && (!anonymous || g.header->segment_count > 1 || g_forked.load(std::memory_order_relaxed))) {
       total += stop - start;
-      // the path is the sixth field
-      const char* path = p;
-      for (int field = 0; field < 4 && path < end; ++field) {
-        while (path < end && *path != ' ') ++path;
-        while (path < end && *path == ' ') ++path;
-      }
+      const char* path = path_of(p, end);
       char name[160] = {};
       std::memcpy(name, path, std::min<size_t>(static_cast<size_t>(end - path), sizeof(name) - 1));
       const char* what = name;

@@ -65,6 +65,10 @@ void diverge(const ScriptEvent* e, const char* message);
 const void* blob(const driver::Blob& b);
 const char* text(const ScriptEvent* e);  // its narrative line, never null
 int32_t recordedPid();  // of the image being re-run
+// The pid the program was last told it has (a --nondet recording's
+// getpid(): in a forked image's ancestor, the ancestor's), else recordedPid().
+int32_t believedPid();
+void noteBelievedPid(int32_t pid);
 
 // Threads the program creates, numbered in order per image (1, 2, 3 ...),
 // as the recorder numbered them; a new thread plays the recorded thread of

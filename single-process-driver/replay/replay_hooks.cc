@@ -887,6 +887,20 @@ int dupOnto(int oldfd, int newfd, int flags, bool three) {
 }
 
 int fcntlHook(int (*real)(int, int, ...), int fd, int cmd, void* arg) {
+  // The program knows itself by the recorded pid (getpid() answered from a
+  // --nondet recording); the kernel, by the real one (nginx's F_SETOWN
+  // failed with ESRCH and it gave up a worker).
+  const long self = static_cast<long>(sys::getpid());
+  const long believed = believedPid();
+  if (cmd == F_SETOWN && replaying() && reinterpret_cast<long>(arg) == believed && self != believed)
+    return real(fd, cmd, reinterpret_cast<void*>(self));
+  if (cmd == F_SETOWN_EX && replaying() && arg) {
+    f_owner_ex owner = *static_cast<const f_owner_ex*>(arg);
+    if (owner.type != F_OWNER_PGRP && owner.pid == believed && self != believed) {
+      owner.pid = static_cast<pid_t>(self);
+      return real(fd, cmd, &owner);
+    }
+  }
   if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) return real(fd, cmd, arg);
   if (!replaying() || !isChannelFd(fd)) {
     const int r = real(fd, cmd, arg);
@@ -1409,7 +1423,7 @@ HOOK int kill(pid_t pid, int sig) {
   if (!e) return real_kill(pid, sig);
   const pid_t self = static_cast<pid_t>(sys::getpid());
   const pid_t target = e->peer_pid;
-  const bool to_self = target == recordedPid() || target == 0 ||
+  const bool to_self = target == recordedPid() || target == believedPid() || target == 0 ||
                        (target < -1 && pid < -1 && -pid == static_cast<pid_t>(sys::raw(SYS_getpgid, 0)));
   consume(e);
   if (to_self && e->result == 0 && sig > 0) sys::raw(SYS_kill, self, sig);
@@ -1537,7 +1551,10 @@ HOOK ssize_t getrandom(void* buf, size_t n, unsigned flags) {
 
 HOOK pid_t getpid(void) {
   REAL(getpid);
-  if (const ScriptEvent* e = recordedValue(Kind::Getpid, nullptr, 0)) return static_cast<pid_t>(e->result);
+  if (const ScriptEvent* e = recordedValue(Kind::Getpid, nullptr, 0)) {
+    noteBelievedPid(static_cast<int32_t>(e->result));
+    return static_cast<pid_t>(e->result);
+  }
   return real_getpid();
 }
 

@@ -887,3 +887,29 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
 
 }  // namespace
 }  // namespace radar::testing
+
+namespace radar::testing {
+namespace {
+
+// A --nondet recording answers getpid() with the recorded pid; where the
+// program hands it back to the kernel (F_SETOWN: nginx's channels), the
+// re-run's real pid is meant, in a forked child's ancestor too.
+TEST(Debug, TheRecordedPidHandedToTheKernelIsTheReRunsOwn) {
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record --nondet -o " + shellQuote(dir) + " -- " +
+                     shellQuote(driverProgram("own_pid")) + " | cat");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.out, "parent: F_SETOWN ok\nchild: F_SETOWN ok\n");
+  Recording loaded = load(dir);
+  ASSERT_EQ(loaded.logs.size(), 2u);
+  for (const auto& l : loaded.logs) {
+    const std::string spec = std::to_string(l.header.pid()) + "." + std::to_string(l.header.generation());
+    SCOPED_TRACE(spec);
+    Result r = radar({"debug", "--yes", dir, spec, "--no-gdb"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace radar::testing
