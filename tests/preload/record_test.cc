@@ -15,7 +15,10 @@
 #include <filesystem>
 #include <fstream>
 #include <cstring>
+#include <map>
+#include <regex>
 #include <set>
+#include <sstream>
 
 #include "recorded.h"
 
@@ -1088,6 +1091,44 @@ TEST(Commands, SameRecordingGivenTwiceIsRefused) {
   EXPECT_EQ(log_too.exit_code, 2);
   EXPECT_NE(log_too.err.find("given twice"), std::string::npos) << log_too.err;
   EXPECT_EQ(radar({"check", base + "/a"}).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace radar::testing
+
+namespace radar::testing {
+namespace {
+
+// A forked child's events come after the fork in the story and in RADAR's
+// numbers: the child saw its parent's counter before the fork was
+// recorded (at its return), and a SIGCHLD handler may come between.
+TEST(Record, AForkedChildComesAfterTheForkThatMadeIt) {
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
+                     " -- sh -c 'for i in 1 2 3 4 5 6; do (echo $i) | cat; done'");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  Result events = radar({"events", "--json", dir});
+  ASSERT_EQ(events.exit_code, 0) << events.err;
+  struct Told { uint64_t position, number; };
+  std::map<long, std::vector<Told>> by_pid;
+  std::vector<std::pair<long, Told>> forks;  // child pid, the fork
+  const std::regex fields(R"re("event":(\d+),"number":(\d+),"process":"[^"]*","pid":(\d+),.*"kind":"([a-z_0-9]+)".*"result":(-?\d+))re");
+  std::istringstream lines(events.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, fields)) continue;
+    const Told t{std::stoull(m[1]), std::stoull(m[2])};
+    by_pid[std::stol(m[3])].push_back(t);
+    if (m[4] == "fork") forks.push_back({std::stol(m[5]), t});
+  }
+  ASSERT_GE(forks.size(), 12u);
+  for (const auto& [child, fork] : forks) {
+    ASSERT_TRUE(by_pid.count(child)) << child;
+    for (const Told& e : by_pid[child]) {
+      EXPECT_GT(e.position, fork.position) << "child " << child;
+      EXPECT_GT(e.number, fork.number) << "child " << child;
+    }
+  }
 }
 
 }  // namespace
