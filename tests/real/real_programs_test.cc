@@ -1,0 +1,193 @@
+// Real programs from Debian, recorded and re-run the way a new user would:
+// for each, the program's output and exit status equal a bare run's,
+// `radar check` finds nothing, the story keeps every causal relation the
+// kernel imposes, per-connection byte totals equal a packet capture of the
+// loopback, and every process image re-runs alone as recorded, leaving
+// nothing behind. Label `real` (ctest -L real).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "real_check.h"
+#include "recorded.h"
+
+namespace radar::testing {
+namespace {
+
+std::string radarRecord(const std::string& dir, const std::string& options = "") {
+  return shellQuote(radarPath()) + " record " + options + " -o " + shellQuote(dir) + " -- ";
+}
+
+// The recording's checks, story and re-runs; `port` > 0: its connections
+// against the capture `pcap` ("" when none could be made: `no_capture`
+// says why, and the test is then reported skipped).
+// `real_findings`: patterns of findings the program really gives (each
+// with its reason at the call); any other finding fails.
+void expectTrueRecording(const std::string& dir, const std::string& run_as, const Excuse& excused = {},
+                         const std::vector<std::string>& images = {},
+                         const std::vector<std::string>& real_findings = {}) {
+  Result check = radar({"check", dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  std::istringstream lines(check.out);
+  std::string line;
+  int findings = 0;
+  for (int n = 0; std::getline(lines, line); ++n) {
+    if (n < 2 || line == "no findings") continue;  // the summary
+    ++findings;
+    const bool real = std::any_of(real_findings.begin(), real_findings.end(),
+                                  [&](const std::string& p) { return std::regex_search(line, std::regex(p)); });
+    EXPECT_TRUE(real) << "a finding: " << line << "\n" << check.out;
+  }
+  if (real_findings.empty()) {
+    EXPECT_NE(check.out.find("no findings"), std::string::npos) << check.out;
+  }
+  std::printf("radar check: %d findings, all of them real\n", findings);
+
+  const auto story = readStory(dir);
+  ASSERT_FALSE(story.empty());
+  const CausalCheck causal = checkCausalOrder(story);
+  for (size_t i = 0; i < causal.violations.size() && i < 10; ++i) ADD_FAILURE() << causal.violations[i];
+  std::string counts;
+  for (const auto& [relation, n] : causal.checked) counts += relation + ": " + std::to_string(n) + "; ";
+  std::printf("causal pairs checked: %s\n", counts.c_str());
+
+  const ReRuns reruns = reRunEveryImage(dir, run_as, excused, images);
+  for (const auto& f : reruns.failures) ADD_FAILURE() << "re-run: " << f;
+  std::printf("re-runs: %d as recorded, %d with a divergence whose named cause is real\n", reruns.as_recorded,
+              reruns.excused);
+  EXPECT_GT(reruns.as_recorded, 0);
+}
+
+void expectBytesAsCaptured(const std::string& dir, const std::string& pcap, int port, const std::string& no_capture) {
+  if (!no_capture.empty()) return;
+  ConnectionBytes captured, told = storyConnectionBytes(readStory(dir), port);
+  std::string error;
+  ASSERT_TRUE(captureConnectionBytes(pcap, port, &captured, &error)) << error;
+  EXPECT_FALSE(captured.empty());
+  EXPECT_EQ(told, captured);
+  uint64_t total = 0;
+  for (const auto& [ports, bytes] : captured) total += bytes;
+  std::printf("%zu connections, %llu bytes: the story and the capture agree on each\n", captured.size(),
+              static_cast<unsigned long long>(total));
+}
+
+// ---- nginx: a master and two workers serving 40 requests ------------------------------------
+
+TEST(RealPrograms, NginxMasterAndTwoWorkersServeFortyRequests) {
+  if (!have("nginx") || !have("curl")) GTEST_SKIP() << "nginx or curl is not installed (apt-get install nginx-light curl)";
+  const std::string work = testTempDir();
+  ::chmod(work.c_str(), 0755);  // the workers run as another user
+  const int port = freePort();
+  std::filesystem::create_directories(work + "/html");
+  for (int i = 0; i < 40; ++i) std::ofstream(work + "/html/page" + std::to_string(i) + ".html") << "page " << i << "\n";
+  std::ofstream(work + "/nginx.conf")
+      << "worker_processes 2;\ndaemon off;\npid " << work << "/nginx.pid;\nerror_log " << work << "/error.log;\n"
+      << "events { worker_connections 64; }\nhttp {\n  access_log off;\n"
+      << "  client_body_temp_path " << work << "/body; proxy_temp_path " << work << "/proxy; fastcgi_temp_path " << work
+      << "/fcgi; uwsgi_temp_path " << work << "/uwsgi; scgi_temp_path " << work << "/scgi;\n"
+      << "  server { listen 127.0.0.1:" << port << "; root " << work << "/html; }\n}\n";
+  // The same session bare and recorded: start, 40 requests, a graceful stop.
+  auto session = [&](const std::string& prefix, const std::string& out) {
+    const std::string script =
+        prefix + "nginx -p " + shellQuote(work) + " -c " + shellQuote(work + "/nginx.conf") + " & server=$!\n" +
+        "for i in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:" + std::to_string(port) + "/ && break; sleep 0.05; done\n" +
+        "for i in $(seq 0 39); do curl -s -i http://127.0.0.1:" + std::to_string(port) +
+        "/page$i.html | grep -v '^Date:\\|^Last-Modified:\\|^ETag:'; done > " + shellQuote(out) + "\n" +
+        "kill -QUIT $(cat " + shellQuote(work + "/nginx.pid") + "); wait $server; echo \"nginx: $?\" >> " + shellQuote(out);
+    return shell(script);
+  };
+  Result bare = session("", work + "/bare.out");
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  const std::string dir = work + "/rec";
+  Capture capture;
+  std::string no_capture;
+  capture.start(work + "/lo.pcap", port, &no_capture);
+  Result rec = session(radarRecord(dir, "--nondet"), work + "/rec.out");
+  capture.stop();
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(slurp(work + "/rec.out"), slurp(work + "/bare.out"));
+  EXPECT_NE(slurp(work + "/rec.out").find("page 39"), std::string::npos);
+  EXPECT_NE(slurp(work + "/rec.out").find("nginx: 0"), std::string::npos);
+  EXPECT_EQ(processImages(dir).size(), 3u);
+  expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
+  // At its shutdown the master tells each worker that another one ended
+  // (NGX_CMD_CLOSE_CHANNEL); a worker that is already gone never reads it,
+  // and the master holds both ends of the socket pair: nobody receives it.
+  expectTrueRecording(dir, "", {}, {},
+                      {R"(^never-received: 1 message \(32 bytes\) sent by nginx\[\d+\] on socketpair \d never received)"});
+  if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
+}
+
+// ---- a 200-process shell pipeline --------------------------------------------------------------
+
+TEST(RealPrograms, ShellPipelineOfTwoHundredProcesses) {
+  std::string pipeline = "seq 1 20000";
+  for (int i = 0; i < 198; ++i) pipeline += i % 2 ? " | cat" : " | tr 0-9 0-9";
+  pipeline += " | md5sum";
+  const std::string work = testTempDir();
+  Result bare = shell("sh -c " + shellQuote(pipeline));
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  const std::string dir = work + "/rec";
+  Result rec = shell(radarRecord(dir) + "sh -c " + shellQuote(pipeline));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, bare.out);
+  EXPECT_EQ(processImages(dir).size(), 401u);  // sh, and 200 children forked by it that exec
+  expectTrueRecording(dir, "");
+}
+
+// ---- make -j2 of 20 small C files --------------------------------------------------------------
+
+TEST(RealPrograms, MakeWithTwoJobsBuildsTwentyFiles) {
+  if (!have("make") || !have("cc")) GTEST_SKIP() << "make or cc is not installed (apt-get install build-essential)";
+  const std::string work = testTempDir();
+  auto project = [&](const std::string& at) {
+    std::filesystem::create_directories(at);
+    std::string objects, declarations, sum;
+    for (int i = 1; i <= 20; ++i) {
+      std::ofstream(at + "/f" + std::to_string(i) + ".c") << "int f" << i << "(void) { return " << i * i << "; }\n";
+      objects += " f" + std::to_string(i) + ".o";
+      declarations += "int f" + std::to_string(i) + "(void);\n";
+      sum += " + f" + std::to_string(i) + "()";
+    }
+    std::ofstream(at + "/main.c") << "#include <stdio.h>\n" << declarations << "int main(void) { printf(\"%d\\n\", 0"
+                                  << sum << "); return 0; }\n";
+    // -pipe: the compiler's stages talk through pipes, which are recorded.
+    std::ofstream(at + "/Makefile") << "CFLAGS = -O1 -pipe\nsum: main.o" << objects << "\n\t$(CC) -o $@ $^\n";
+  };
+  project(work + "/bare");
+  project(work + "/recorded");
+  Result bare = shell("cd " + shellQuote(work + "/bare") + " && make -j2 && ./sum");
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  const std::string dir = work + "/rec";
+  Result rec = shell("cd " + shellQuote(work + "/recorded") + " && " + radarRecord(dir) + "make -j2 && ./sum");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto sorted = [](const std::string& s) {
+    std::vector<std::string> lines;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  };
+  EXPECT_EQ(sorted(rec.out), sorted(bare.out));  // -j2: the order of make's lines may differ
+  EXPECT_NE(rec.out.find("2870\n"), std::string::npos) << rec.out;
+  // make's decisions come from the files' times: it re-runs from the state
+  // it started in (no objects yet); the compilers and the linker, from the
+  // state they left (their inputs there).
+  const auto make_images = processImages(dir, [](const std::string& p) { return p == "make"; });
+  const auto tool_images = processImages(dir, [](const std::string& p) { return p != "make"; });
+  ASSERT_EQ(make_images.size(), 1u);
+  expectTrueRecording(dir, "", {}, tool_images);
+  shell("cd " + shellQuote(work + "/recorded") + " && rm -f *.o sum");
+  const ReRuns make = reRunEveryImage(dir, "", {}, make_images);
+  for (const auto& f : make.failures) ADD_FAILURE() << "re-run: " << f;
+  EXPECT_EQ(make.as_recorded, 1);
+}
+
+}  // namespace
+}  // namespace radar::testing
