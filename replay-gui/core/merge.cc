@@ -1165,16 +1165,17 @@ void Merger::otherEdges() {
     const auto [pb, pe] = raw_.ranges[p.parent];
     if (pb == pe) continue;
     // The parent's event with that counter (counters are dense: index).
+    // (Counter 0: before the parent's first event.)
     uint32_t from = kNone;
     if (p.parent_counter >= 1 && p.parent_counter <= pe - pb) from = pb + static_cast<uint32_t>(p.parent_counter) - 1;
-    else if (p.parent_counter == 0) continue;  // created before the parent's first event
-    else from = pe - 1;
+    else if (p.parent_counter > pe - pb) from = pe - 1;
     // The child saw the parent's counter before the call that made it was
     // recorded (fork and posix_spawn are recorded when they return; vfork
     // has an event before it): that call, next in the parent, is what the
     // child comes after.
     // (A signal handler's events may come between.)
-    for (uint32_t next = from + 1; next < pe && next <= from + 16; ++next) {
+    const uint32_t first = from == kNone ? pb : from + 1;
+    for (uint32_t next = first; next < pe && next < first + 16; ++next) {
       const Event& call = raw_.events[next];
       const Kind k = call.eventKind();
       if ((k == Kind::Fork || k == Kind::Spawn) &&
@@ -1183,6 +1184,7 @@ void Merger::otherEdges() {
         break;
       }
     }
+    if (from == kNone) continue;
     edges_.push_back(makeEdge(from, Edge::Why::Create, b, 0));
   }
 

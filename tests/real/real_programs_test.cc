@@ -189,5 +189,83 @@ TEST(RealPrograms, MakeWithTwoJobsBuildsTwentyFiles) {
   EXPECT_EQ(make.as_recorded, 1);
 }
 
+// ---- Python: an asyncio server and its clients ------------------------------------------------
+
+const char kAsyncioServer[] = R"py(import asyncio, sys
+
+async def main(port, clients):
+    done = asyncio.Event()
+    served = 0
+
+    async def serve(reader, writer):
+        nonlocal served
+        while line := await reader.readline():
+            writer.write(line.upper())
+            await writer.drain()
+        writer.close()
+        await writer.wait_closed()
+        served += 1
+        if served == clients:
+            done.set()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", port)
+    async with server:
+        await done.wait()
+    print(f"served {served} clients")
+
+asyncio.run(main(int(sys.argv[1]), int(sys.argv[2])))
+)py";
+
+const char kAsyncioClient[] = R"py(import asyncio, sys
+
+async def main(port, me):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    for i in range(5):
+        writer.write(f"client {me} line {i}\n".encode())
+        await writer.drain()
+        print((await reader.readline()).decode(), end="")
+    writer.close()
+    await writer.wait_closed()
+
+asyncio.run(main(int(sys.argv[1]), int(sys.argv[2])))
+)py";
+
+std::vector<std::string> sortedLines(const std::string& s) {
+  std::vector<std::string> lines;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+TEST(RealPrograms, PythonAsyncioServerWithFourClients) {
+  const std::string python = "/usr/bin/python3";
+  if (::access(python.c_str(), X_OK) != 0) GTEST_SKIP() << "python3 is not installed";
+  const std::string work = testTempDir();
+  std::ofstream(work + "/server.py") << kAsyncioServer;
+  std::ofstream(work + "/client.py") << kAsyncioClient;
+  const int port = freePort();
+  const std::string p = std::to_string(port);
+  // Server and clients in one recording: both sides of every connection.
+  const std::string session = "sh -c " + shellQuote(
+      python + " " + work + "/server.py " + p + " 5 & server=$!\n" +  // the readiness probe is one
+      "until " + python + " -c 'import socket; socket.create_connection((\"127.0.0.1\", " + p + ")).close()' 2>/dev/null; do sleep 0.05; done\n" +
+      "for i in 1 2 3 4; do " + python + " " + work + "/client.py " + p + " $i & done; wait");
+  Result bare = shell(session);
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  const std::string dir = work + "/rec";
+  Capture capture;
+  std::string no_capture;
+  capture.start(work + "/lo.pcap", port, &no_capture);
+  Result rec = shell(radarRecord(dir) + session);
+  capture.stop();
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(sortedLines(rec.out), sortedLines(bare.out));
+  EXPECT_NE(rec.out.find("served 5 clients"), std::string::npos) << rec.out;
+  expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
+  expectTrueRecording(dir, "");
+  if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
+}
+
 }  // namespace
 }  // namespace radar::testing
