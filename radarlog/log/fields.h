@@ -146,6 +146,10 @@ inline constexpr uint32_t kFlagPassThrough = 0x40000000;
 // (pthread_cancel, or pthread_exit from a signal handler). Recorded when the
 // thread ends; result -1, error ECANCELED.
 inline constexpr uint32_t kFlagNeverReturned = 0x20000000;
+// In a CONNECT event's flags: not connect() but getsockopt(SO_ERROR), the
+// kernel telling the program how a connect in progress ended; size is the
+// error it gave (0: connected), result getsockopt's own.
+inline constexpr uint32_t kFlagConnectOutcome = 0x10000000;
 
 // Bytes a data event moved on its channel: the implied offset of the next
 // event in the same direction advances by this much.

@@ -559,6 +559,21 @@ HOOK int connect(int fd, const struct sockaddr* addr, socklen_t len) {
   return r;
 }
 
+// getsockopt(SO_ERROR) on a socket: how a connect in progress ended. The
+// kernel's answer is an input like a received byte: a re-run must get it.
+HOOK int getsockopt(int fd, int level, int name, void* value, socklen_t* len) {
+  REAL(getsockopt);
+  if (level != SOL_SOCKET || name != SO_ERROR || !active() || !isChannel(fd))
+    return real_getsockopt(fd, level, name, value, len);
+  Call call(Kind::Connect, fd);
+  const int r = real_getsockopt(fd, level, name, value, len);
+  call.finish(r);
+  call.extra.flags = radar::log::kFlagConnectOutcome;
+  if (r == 0 && value && len && *len >= sizeof(int)) call.extra.size = static_cast<uint32_t>(*static_cast<const int*>(value));
+  recordSimple(call, fd);
+  return r;
+}
+
 namespace {
 
 int recordedAccept(int fd, struct sockaddr* addr, socklen_t* len, int flags, bool four) {

@@ -192,6 +192,11 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
       if (k == log::Kind::Vfork && r.strings.empty()) ev.result = 0;  // ended without an exec
     } else if (k == log::Kind::User) {
       ev.value = static_cast<uint32_t>(r.payload.size());
+    } else if (k == log::Kind::Connect && (r.flags & log::kFlagConnectOutcome)) {
+      // How a connect in progress ended (getsockopt(SO_ERROR)): its error.
+      ev.flags |= kEventOutcome;
+      ev.value = static_cast<uint32_t>(r.size);
+      if (r.size) ev.flags |= kEventFailed;
     } else if ((k == log::Kind::Connect || k == log::Kind::ExecFailed) && (ev.flags & kEventFailed)) {
       ev.value = r.error;  // EINPROGRESS: the connection goes on in the kernel; why an exec failed
     }

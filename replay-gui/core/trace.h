@@ -162,6 +162,7 @@ inline constexpr uint8_t kEventEof = 4;          // a receive that returned 0
 inline constexpr uint8_t kEventUnmatched = 8;    // received bytes with no recorded sender
 inline constexpr uint8_t kEventPeek = 16;
 inline constexpr uint8_t kEventExternal = 32;    // to or from outside the recording
+inline constexpr uint8_t kEventOutcome = 64;     // CONNECT: getsockopt(SO_ERROR), how a connect ended (value: its errno)
 inline constexpr uint8_t kEventReceivedWhole = 128;  // a send whose bytes were all received (peeks aside)
 
 // An edge into an event from another process: the send whose bytes a

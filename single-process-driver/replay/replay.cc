@@ -17,6 +17,7 @@
 #include <climits>
 #include <cstring>
 
+#include "fields.h"
 #include "replay_api.h"
 #include "sys.h"
 
@@ -532,6 +533,15 @@ bool nextIs(Kind kind, int fd) {
   return e && e->kind == static_cast<uint16_t>(kind) && e->fd == fd;
 }
 
+bool nextIsConnectOutcome(int fd) {
+  if (!replaying()) return false;
+  const int32_t index = placeOfThisThread(Kind::Connect, fd);
+  if (index < 0) return false;
+  const ScriptEvent* e = nextCallOf(index);
+  return e && e->kind == static_cast<uint16_t>(Kind::Connect) && e->fd == fd &&
+         (e->call_flags & log::kFlagConnectOutcome);
+}
+
 const ScriptEvent* expectIf(Kind kind, int fd) {
   if (!replaying()) return nullptr;
   const int32_t index = placeOfThisThread(kind, fd);
@@ -725,6 +735,30 @@ void sharedMemory(Report& r, bool* any) {
   *any = true;
 }
 
+// The last files opened for reading, and the last looked for in vain.
+struct NotedFiles {
+  static constexpr int kSlots = 4;
+  char path[kSlots][128];
+  std::atomic<uint32_t> next{0};
+};
+NotedFiles g_read_files, g_missing_files;
+
+void note(NotedFiles& list, const char* path) {
+  for (int i = 0; i < NotedFiles::kSlots; ++i)
+    if (std::strncmp(list.path[i], path, sizeof(list.path[i]) - 1) == 0) return;
+  char* slot = list.path[list.next.fetch_add(1, std::memory_order_relaxed) % NotedFiles::kSlots];
+  std::strncpy(slot, path, sizeof(list.path[0]) - 1);
+}
+
+void listNoted(Report& r, const NotedFiles& list) {
+  bool first = true;
+  for (int i = 0; i < NotedFiles::kSlots; ++i)
+    if (list.path[i][0]) {
+      r << (first ? "" : ", ") << list.path[i];
+      first = false;
+    }
+}
+
 void openFiles(Report& r, bool* any) {
   int listed = 0;
   Report names;
@@ -746,8 +780,15 @@ void openFiles(Report& r, bool* any) {
     names << (listed ? ", " : "") << path;
     ++listed;
   }
+  // And those it opened and closed again.
+  for (int i = 0; i < NotedFiles::kSlots; ++i) {
+    const char* p = g_read_files.path[i];
+    if (!p[0] || std::strstr(names.str(), p)) continue;
+    names << (listed ? ", " : "") << p;
+    ++listed;
+  }
   if (!listed) return;
-  r << "\n  " << (*any ? "also" : "probable cause") << ", files it has open (" << names.str()
+  r << "\n  " << (*any ? "also" : "probable cause") << ", files it read (" << names.str()
     << ") are read as they are now, not as they were";
   *any = true;
 }
@@ -756,9 +797,29 @@ void openFiles(Report& r, bool* any) {
 
 void noteLiveValue() { g_live_values.fetch_add(1, std::memory_order_relaxed); }
 
+
+void noteFileOpened(const char* path, int error) {
+  if (!path || !path[0] || std::strncmp(path, "/proc/", 6) == 0 || std::strncmp(path, "/dev/", 5) == 0 ||
+      std::strncmp(path, "/sys/", 5) == 0)
+    return;
+  const size_t n = std::strlen(path);
+  // Libraries and locale data say nothing about what it received.
+  if ((n > 3 && std::strcmp(path + n - 3, ".so") == 0) || std::strstr(path, ".so.") || std::strncmp(path, "/usr/", 5) == 0 ||
+      std::strncmp(path, "/etc/ld.so", 10) == 0)
+    return;
+  if (error == 0) note(g_read_files, path);
+  else if (error == ENOENT) note(g_missing_files, path);
+}
+
 void nameUnrecordedInputs(Report& r) {
   bool any = false;
   sharedMemory(r, &any);
+  if (g_missing_files.path[0][0]) {
+    r << "\n  " << (any ? "also" : "probable cause") << ", files it looked for are not there now (";
+    listNoted(r, g_missing_files);
+    r << ")";
+    any = true;
+  }
   openFiles(r, &any);
   if (const uint32_t live = g_live_values.load(std::memory_order_relaxed))
     r << "\n  " << (any ? "also" : "possible cause") << ", it read the clock or random numbers " << live

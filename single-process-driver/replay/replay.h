@@ -29,6 +29,9 @@ bool sandboxed();
 // A clock or random number read live (not in the recording): a possible
 // cause named with a divergence.
 void noteLiveValue();
+// A file the program opened for reading (error 0), or looked for and did
+// not find: named with a divergence as an input radar does not record.
+void noteFileOpened(const char* path, int error);
 
 // Descriptors that were channels in the recording (their calls are in the
 // script); everything else goes to the real system call.
@@ -45,6 +48,9 @@ const ScriptEvent* expect(Kind kind, int fd, const char* what);
 // Like expect(), but returns null without reporting when the next event
 // is not `kind` (calls that are recorded only sometimes).
 const ScriptEvent* expectIf(Kind kind, int fd);
+// The thread's next recorded call is getsockopt(SO_ERROR) on fd (a
+// CONNECT event with kFlagConnectOutcome).
+bool nextIsConnectOutcome(int fd);
 // Whether the calling thread's next recorded call is `kind` on `fd`: a
 // look only (nothing waited for, reported or delivered).
 bool nextIs(Kind kind, int fd);

@@ -41,6 +41,7 @@
 
 #include "crc32c.h"
 #include "replay.h"
+#include "fields.h"
 #include "stdio_table.h"
 #include "sys.h"
 
@@ -707,6 +708,12 @@ HOOK int connect(int fd, const struct sockaddr* addr, socklen_t len) {
   if (!replaying() || !isChannelFd(fd)) return real_connect(fd, addr, len);
   const ScriptEvent* e = expect(Kind::Connect, fd, What("connect", fd).str());
   if (!e) return real_connect(fd, addr, len);
+  if (e->call_flags & radar::log::kFlagConnectOutcome) {
+    Report r;
+    r << "the program calls connect() where the recording has: " << text(e);
+    diverge(e, r.str());
+    return real_connect(fd, addr, len);
+  }
   if (e->address.size && (e->address.size != len || std::memcmp(blob(e->address), addr, len) != 0)) {
     Report r;
     r << "the program connects to another address than the recording: " << text(e);
@@ -938,8 +945,10 @@ HOOK int fcntl64(int fd, int cmd, ...) {
 // terminal opened by path becomes a channel, as it was for the recorder.
 namespace {
 
-int opened(int fd) {
-  if (fd >= 0 && replaying()) setChannelFd(fd, isChannelKindOfFile(fd));
+int opened(int fd, const char* path, int flags) {
+  if (!replaying()) return fd;
+  if (fd >= 0) setChannelFd(fd, isChannelKindOfFile(fd));
+  if ((flags & O_ACCMODE) != O_WRONLY) noteFileOpened(path, fd >= 0 ? 0 : errno);
   return fd;
 }
 
@@ -955,7 +964,7 @@ int opened(int fd) {
       mode = static_cast<mode_t>(va_arg(ap, int));         \
       va_end(ap);                                          \
     }                                                      \
-    return opened(real_##name(__VA_ARGS__, mode));        \
+    return opened(real_##name(__VA_ARGS__, mode), path, flags); \
   }
 
 HOOK int open(const char* path, int flags, ...) OPEN_HOOK(open, path, flags)
@@ -965,12 +974,28 @@ HOOK int openat64(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat6
 
 HOOK int __open_2(const char* path, int flags) {
   REAL(__open_2);
-  return opened(real___open_2(path, flags));
+  return opened(real___open_2(path, flags), path, flags);
 }
 
 HOOK int creat(const char* path, mode_t mode) {
   REAL(creat);
-  return opened(real_creat(path, mode));
+  return opened(real_creat(path, mode), path, O_WRONLY);
+}
+
+// stdio opens files without open() (glibc calls the kernel itself): noted
+// here, so that a divergence can name the files the re-run read.
+HOOK FILE* fopen(const char* path, const char* mode) {
+  REAL(fopen);
+  FILE* f = real_fopen(path, mode);
+  if (replaying() && mode && mode[0] == 'r') noteFileOpened(path, f ? 0 : errno);
+  return f;
+}
+
+HOOK FILE* fopen64(const char* path, const char* mode) {
+  REAL(fopen64);
+  FILE* f = real_fopen64(path, mode);
+  if (replaying() && mode && mode[0] == 'r') noteFileOpened(path, f ? 0 : errno);
+  return f;
 }
 
 // ==== readiness: the recorded answer, at once ==========================================
@@ -1632,6 +1657,23 @@ int replayName(int fd, struct sockaddr* addr, socklen_t* len, bool peer) {
 }
 
 }  // namespace
+
+// How a connect in progress ended, as the kernel told the recorded program
+// (the stand-in socket never connected). A recording made before these
+// were recorded has none: the stand-in answers.
+HOOK int getsockopt(int fd, int level, int name, void* value, socklen_t* len) {
+  REAL(getsockopt);
+  if (level != SOL_SOCKET || name != SO_ERROR || !replaying() || !isChannelFd(fd) || !nextIsConnectOutcome(fd))
+    return real_getsockopt(fd, level, name, value, len);
+  const ScriptEvent* e = expectIf(Kind::Connect, fd);
+  if (!e) return real_getsockopt(fd, level, name, value, len);
+  consume(e);
+  if (e->result == 0 && value && len && *len >= sizeof(int)) {
+    *static_cast<int*>(value) = static_cast<int>(e->size);
+    *len = sizeof(int);
+  }
+  return finishWith<int>(e);
+}
 
 HOOK int getsockname(int fd, struct sockaddr* addr, socklen_t* len) {
   REAL(getsockname);

@@ -851,19 +851,22 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
   struct Case {
     std::vector<std::string> args;
     std::string recorded, cause;
-    std::function<void()> change;
+    std::function<void()> before, change;
   };
   const std::vector<Case> cases = {
       {{"shared"}, "the child wrote 42\n",
        "probable cause, an input radar does not record: memory this process shares with others (anonymous (4 KiB))",
-       [] {}},
-      {{"file", file}, "the file says then\n", "probable cause, files it has open (" + file + ") are read as they are now",
-       [&] { std::ofstream(file) << "now\n"; }},
+       [] {}, [] {}},
+      {{"file", file}, "the file says then\n", "probable cause, files it read (" + file + ") are read as they are now",
+       [&] { std::ofstream(file) << "then\n"; }, [&] { std::ofstream(file) << "now\n"; }},
+      {{"file", file}, "the file says then\n", "probable cause, files it looked for are not there now (" + file + ")",
+       [&] { std::ofstream(file) << "then\n"; }, [&] { ::unlink(file.c_str()); }},
       {{"clock"}, "the time is ", "possible cause, it read the clock or random numbers 1 time live (recorded without --nondet)",
-       [] { ::usleep(2000); }},
+       [] {}, [] { ::usleep(2000); }},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args[0]);
+    c.before();
     const std::string dir = testTempDir() + "/rec";
     std::vector<std::string> command = {driverProgram("unrecorded_inputs")};
     command.insert(command.end(), c.args.begin(), c.args.end());
@@ -909,6 +912,31 @@ TEST(Debug, TheRecordedPidHandedToTheKernelIsTheReRunsOwn) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
   }
+}
+
+}  // namespace
+}  // namespace radar::testing
+
+namespace radar::testing {
+namespace {
+
+// How a connect in progress ended is the kernel's answer to the program
+// (getsockopt SO_ERROR): recorded, told, and given to the re-run, whose
+// stand-in socket never connected (pg_isready's re-run took a refused
+// connection for an open one).
+TEST(Debug, HowAConnectInProgressEndedIsRecordedAndReplayed) {
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                     shellQuote(driverProgram("connect_outcome")) + " | cat");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.out, "before listen: Connection refused\nlistening: connected\n");
+  const std::string events = radar({"events", dir}).out;
+  EXPECT_NE(events.find(" ended: it failed: Connection refused. Event"), std::string::npos) << events;
+  EXPECT_NE(events.find(" ended: connected. Event"), std::string::npos) << events;
+  Result r = shell(shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " connect_outcome --no-gdb");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, rec.out);
+  EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
 }
 
 }  // namespace

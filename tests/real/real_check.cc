@@ -267,7 +267,8 @@ size_t ipcObjects() {
 ReRuns reRunEveryImage(const std::string& dir, const std::string& run_as, const Excuse& excused,
                        const std::vector<std::string>& images) {
   ReRuns out;
-  const std::string tmp = testTempDir() + "/debug-tmp";
+  const std::string parent = testTempDir(), tmp = parent + "/debug-tmp";
+  ::chmod(parent.c_str(), 0755);  // for run_as
   ::mkdir(tmp.c_str(), 01777);
   ::chmod(tmp.c_str(), 01777);
   const size_t ipc_before = ipcObjects();

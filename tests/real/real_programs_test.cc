@@ -267,5 +267,72 @@ TEST(RealPrograms, PythonAsyncioServerWithFourClients) {
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
 }
 
+// ---- PostgreSQL: initdb, a server, psql inserting and selecting 1 000 rows ----------------------
+
+std::string postgresBin() {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/usr/lib/postgresql", ec))
+    if (::access((e.path() / "bin/postgres").c_str(), X_OK) == 0) return (e.path() / "bin").string();
+  return "";
+}
+
+TEST(RealPrograms, PostgresqlServesPsqlInsertingAndSelectingAThousandRows) {
+  const std::string bin = postgresBin();
+  if (bin.empty() || !have("psql")) GTEST_SKIP() << "PostgreSQL is not installed (apt-get install postgresql)";
+  // PostgreSQL refuses to run as root: as root, the session runs as postgres.
+  const bool root = ::geteuid() == 0;
+  if (root && shell("id postgres").exit_code != 0) GTEST_SKIP() << "no postgres user";
+  const std::string as = root ? "runuser -u postgres -- " : "";
+  const std::string work = testTempDir();
+  if (root) shell("chown postgres " + shellQuote(work));
+  Result init = shell(as + bin + "/initdb -A trust -D " + shellQuote(work + "/pristine") + " >/dev/null");
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  const int port = freePort();
+  const std::string p = std::to_string(port);
+  auto session = [&](const std::string& data, const std::string& record) {
+    const std::string script =
+        bin + "/postgres -D " + data + " -k " + work + " -p " + p + " -c listen_addresses=127.0.0.1 >" + data +
+        ".log 2>&1 &\n" +
+        "until " + bin + "/pg_isready -q -h 127.0.0.1 -p " + p + "; do sleep 0.1; done\n" +
+        "psql -X -q -h 127.0.0.1 -p " + p + " -d postgres -v ON_ERROR_STOP=1 -c 'create table t (x int)' " +
+        "-c 'insert into t select generate_series(1, 1000)' -c 'select count(*), sum(x) from t'\n" +
+        bin + "/pg_ctl -D " + data + " stop -m fast -w >/dev/null\nwait";
+    shell(as + "cp -a " + shellQuote(work + "/pristine") + " " + shellQuote(data));
+    return shell("cd " + shellQuote(work) + " && " + as + record + "sh -c " + shellQuote(script));
+  };
+  Result bare = session(work + "/bare", "");
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  ASSERT_NE(bare.out.find("1000 | 500500"), std::string::npos) << bare.out;
+  const std::string dir = work + "/rec";
+  Capture capture;
+  std::string no_capture;
+  capture.start(work + "/lo.pcap", port, &no_capture);
+  Result rec = session(work + "/recorded", radarRecord(dir));
+  capture.stop();
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, bare.out);
+  expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
+  // A backend, the autovacuum launcher and the logical replication
+  // launcher read what other processes wrote in shared memory (the
+  // databases, the latches that wake them), and pg_ctl reads the server's
+  // pid from postmaster.pid, gone once the server stopped: a process
+  // re-run alone cannot have them, and must say so, truly.
+  expectTrueRecording(dir, as, [](const std::string&, const std::string& report) {
+    if (report.find("probable cause, an input radar does not record: memory this process shares with others") !=
+        std::string::npos)
+      return true;
+    std::smatch m;
+    if (!std::regex_search(report, m, std::regex(R"(probable cause, files it looked for are not there now \(([^)]*)\))")))
+      return false;
+    std::istringstream paths(m[1].str());
+    for (std::string path; std::getline(paths, path, ',');) {
+      if (path.front() == ' ') path.erase(0, 1);
+      if (::access(path.c_str(), F_OK) == 0) return false;  // it is there: not the cause
+    }
+    return true;
+  });
+  if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
+}
+
 }  // namespace
 }  // namespace radar::testing
