@@ -244,6 +244,154 @@ TEST(RandomExecutions, ManyEventsMergeIsExactAndConsistent) {
   EXPECT_GT(events, 3u * 65536);
 }
 
+// Random executions with every relation the kernel imposes between
+// processes that the logs can show: a fork before the child's events (the
+// child links to its parent's counter before the fork is recorded, as the
+// interposer does), a child's exit before the wait that reaps it, a send
+// before the receives that got its bytes, and the writer's close or exit
+// before the end of file it causes. The simulator knows every such pair;
+// the story must have each in order, by position and by RADAR's number.
+class CausalRelations : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(CausalRelations, EveryPairIsInOrder) {
+  std::mt19937_64 rng(GetParam() * 104729);
+  FakeRecording rec;
+  struct Proc {
+    FakeProcess* log;
+    int32_t pid;
+    int parent;
+    bool exited = false, reaped = false;
+  };
+  struct Pipe {
+    int writer, reader;
+    uint32_t w_index, r_index;
+    std::deque<std::pair<uint64_t, std::string>> queued;  // writer's counter, bytes
+    bool writer_gone = false;
+    uint64_t gone_at = 0;  // the writer's close or exit
+    bool eof_read = false;
+  };
+  using Place = std::pair<int32_t, uint64_t>;  // pid, counter
+  std::vector<std::pair<Place, Place>> truth;
+  std::vector<Proc> procs;
+  std::vector<Pipe> pipes;
+  std::vector<uint32_t> next_index;
+  int64_t now = 1'000'000;
+  auto tick = [&] { return now += 1000 + static_cast<int64_t>(rng() % 5000); };
+  procs.push_back({&rec.process("p0", 100), 100, -1});
+  next_index.push_back(1);
+  const int steps = 800 + static_cast<int>(rng() % 400);
+  for (int step = 0; step < steps; ++step) {
+    const int i = static_cast<int>(rng() % procs.size());
+    if (procs[i].exited) continue;
+    Proc& me = procs[i];
+    const unsigned what = rng() % 100;
+    if (what < 8 && procs.size() < 12) {
+      // fork
+      const int32_t pid = 100 + static_cast<int32_t>(procs.size());
+      FakeProcess& child = rec.child(*me.log, "p" + std::to_string(procs.size()), pid);
+      const int64_t entry = tick(), ret = tick();
+      me.log->fork(pid, entry, ret);
+      const Place fork_at{me.pid, me.log->counter()};
+      procs.push_back({&child, pid, i});
+      next_index.push_back(1);
+      // Its first event (a user event) comes after the fork.
+      child.user("start", tick());
+      truth.push_back({fork_at, {pid, child.counter()}});
+    } else if (what < 20 && procs.size() >= 2) {
+      // a pipe from me to another live process
+      const int j = static_cast<int>(rng() % procs.size());
+      if (j == i || procs[j].exited) continue;
+      Pipe p{i, j, next_index[i]++, next_index[j]++, {}};
+      const uint64_t ino = 5000 + pipes.size();
+      me.log->pipeEnd(p.w_index, ino, true);
+      procs[j].log->pipeEnd(p.r_index, ino, false);
+      pipes.push_back(p);
+    } else if (what < 50) {
+      // send on one of my open pipes
+      for (Pipe& p : pipes)
+        if (p.writer == i && !p.writer_gone) {
+          const std::string bytes(1 + rng() % 40, static_cast<char>('a' + rng() % 26));
+          const int64_t entry = tick(), ret = tick();
+          me.log->send(p.w_index, bytes, entry, ret);
+          p.queued.push_back({me.log->counter(), bytes});
+          break;
+        }
+    } else if (what < 80) {
+      // receive on one of my pipes: queued bytes, or the end of file
+      for (Pipe& p : pipes) {
+        if (p.reader != i || p.eof_read) continue;
+        if (p.queued.empty() && !p.writer_gone) continue;
+        const int64_t entry = tick(), ret = tick();
+        if (p.queued.empty()) {
+          me.log->receive(p.r_index, "", entry, ret);
+          p.eof_read = true;
+          truth.push_back({{procs[p.writer].pid, p.gone_at}, {me.pid, me.log->counter()}});
+          break;
+        }
+        // Whole sends, one or more.
+        std::string got;
+        std::vector<uint64_t> from;
+        const size_t take = 1 + rng() % p.queued.size();
+        for (size_t k = 0; k < take; ++k) {
+          got += p.queued.front().second;
+          from.push_back(p.queued.front().first);
+          p.queued.pop_front();
+        }
+        me.log->receive(p.r_index, got, entry, ret);
+        for (uint64_t c : from) truth.push_back({{procs[p.writer].pid, c}, {me.pid, me.log->counter()}});
+        break;
+      }
+    } else if (what < 86) {
+      // close a write end (what is queued stays readable)
+      for (Pipe& p : pipes)
+        if (p.writer == i && !p.writer_gone) {
+          me.log->close(p.w_index, tick());
+          p.writer_gone = true;
+          p.gone_at = me.log->counter();
+          break;
+        }
+    } else if (what < 92 && i != 0) {
+      // exit: the write ends it held close with it
+      me.log->exit(0, tick());
+      me.exited = true;
+      for (Pipe& p : pipes)
+        if (p.writer == i && !p.writer_gone) {
+          p.writer_gone = true;
+          p.gone_at = me.log->counter();
+        }
+    } else {
+      // reap an exited child
+      for (Proc& c : procs)
+        if (c.parent == i && c.exited && !c.reaped) {
+          const int64_t entry = tick(), ret = tick();
+          me.log->wait(c.pid, 0, entry, ret);
+          c.reaped = true;
+          truth.push_back({{c.pid, c.log->counter()}, {me.pid, me.log->counter()}});
+          break;
+        }
+    }
+  }
+  auto t = rec.load();
+  ASSERT_TRUE(t);
+  std::map<int32_t, uint32_t> by_pid;
+  for (const auto& p : t->processes) by_pid[p.pid] = p.index;
+  auto position = [&](const Place& place) {
+    const auto& list = t->process_events[by_pid.at(place.first)];
+    return list[place.second - 1];
+  };
+  std::map<std::string, int> kinds;
+  for (const auto& [a, b] : truth) {
+    const uint32_t from = position(a), to = position(b);
+    ++kinds[std::string(log::kindName(t->events[from].eventKind())) + " -> " + log::kindName(t->events[to].eventKind())];
+    EXPECT_LT(from, to) << a.first << "#" << a.second << " -> " << b.first << "#" << b.second;
+    EXPECT_LT(t->events[from].number, t->events[to].number) << a.first << "#" << a.second << " -> " << b.first << "#" << b.second;
+  }
+  EXPECT_GT(truth.size(), 10u);
+  EXPECT_GE(kinds.size(), 2u);  // several kinds of relation in every run
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, CausalRelations, ::testing::Range<uint64_t>(1, 31));
+
 // Many processes: the clocks keep checkpoints, not a clock per event, and
 // still answer exactly.
 TEST(Clocks, CheckpointedClocksAnswerExactly) {
