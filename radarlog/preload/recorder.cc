@@ -31,6 +31,7 @@
 #include <cstring>
 
 #include "crc32c.h"
+#include "go_program.h"
 #include "recorder_env.h"
 #include "state.h"
 #include "sys.h"
@@ -1112,6 +1113,12 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
   // The link describes this image only: a child started without our exec
   // hook (system(), popen()) must not inherit it.
   unsetenv("RADAR_LINK");
+  // A Go program makes its own system calls: recorded, it would look
+  // silent. It runs unrecorded; `radar record` says why.
+  if (log::isGoExecutable("/proc/self/exe")) {
+    g_config.enabled = false;
+    return;
+  }
   if (!openLog(origin, parent_log, counter, gen, environ)) {
     g_config.enabled = false;  // run unrecorded; `radar record` reports the missing log
     return;

@@ -19,6 +19,7 @@
 
 #include "file_hash.h"
 #include "finalize.h"
+#include "go_program.h"
 #include "reader.h"
 
 namespace radar::cli {
@@ -57,6 +58,7 @@ std::string unrecordable(const std::string& file) {
       if (!in.read(reinterpret_cast<char*>(&ph), sizeof(ph))) break;
       interp |= ph.p_type == PT_INTERP;
     }
+    if (log::isGoExecutable(file.c_str())) return "not recorded: a Go program (it makes its own system calls)";
     if (!interp) return "not recorded: statically linked";
   }
   return "not recorded: it wrote no log (exec'd with a scrubbed environment, or a raw system call?)";
@@ -315,10 +317,17 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
           !c.path.empty() ? unrecordable(c.path)
                           : "no log (child of pid " + std::to_string(c.parent) +
                                 "): it could not write one, or it exited before its first instruction");
-  for (const auto& r : recording.reaped())
-    if (!pids_with_logs.count(r.pid()) && reported.insert(r.pid()).second)
-      add(r.pid(), r.pid() == recording.root_pid() && recording.command_size() ? recording.command(0) : "",
-          describeStatus(r.status()) + " but was not recorded");
+  for (const auto& r : recording.reaped()) {
+    if (pids_with_logs.count(r.pid()) || !reported.insert(r.pid()).second) continue;
+    if (r.pid() == recording.root_pid() && recording.command_size()) {
+      // The program radar record started: why it left no log.
+      const char* path = std::getenv("PATH");  // radar record gave the program its own environment
+      const std::string file = resolveProgram(recording.command(0), recording.cwd(), path ? path : "");
+      add(r.pid(), file, unrecordable(file) + "; it " + describeStatus(r.status()));
+    } else {
+      add(r.pid(), "", describeStatus(r.status()) + " but was not recorded");
+    }
+  }
   return s;
 }
 

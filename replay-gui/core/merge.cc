@@ -338,6 +338,7 @@ class Merger {
  private:
   void linkProcesses();
   void buildChannels();
+  std::string unrecordedHolder(uint32_t endpoint) const;
   void matchStreams();
   // Returns the receives (by index into `receives`, after reordering) whose
   // bytes their content confirmed.
@@ -466,6 +467,33 @@ void Merger::linkProcesses() {
 // Channels: ends with the same identity. Sides: a socket connection has
 // two (each socket); a pipe has one stream of bytes from all writers to
 // all readers.
+// The program an endpoint went on into, when radar could not record it:
+// the endpoint's image exec'd, with the end still open, a program that left
+// no log. "" otherwise.
+std::string Merger::unrecordedHolder(uint32_t endpoint) const {
+  const Endpoint& e = raw_.endpoints[endpoint];
+  if (e.process == kNone) return "";
+  const Process& p = raw_.processes[e.process];
+  const auto [b, end] = raw_.ranges[e.process];
+  if (p.next_image != kNone || b == end || raw_.events[end - 1].eventKind() != Kind::Exec) return "";
+  // Still open at the exec: its descriptors, counted through dups and
+  // closes (a shell dups a pipe onto 0 and closes the original).
+  int open = 1;
+  for (uint32_t i = b; i < end; ++i) {
+    const Event& ev = raw_.events[i];
+    if (ev.endpoint != endpoint || (ev.flags & kEventFailed)) continue;
+    if (ev.eventKind() == Kind::Dup) ++open;
+    if (ev.eventKind() == Kind::Close) --open;
+  }
+  if (open <= 0) return "";
+  for (const auto& n : t_.unrecorded_notes)
+    if (n.pid == p.pid) {
+      const std::string program = n.executable.empty() ? p.name : n.executable.substr(n.executable.rfind('/') + 1);
+      return program + "[" + std::to_string(p.pid) + "], " + n.what;
+    }
+  return p.label() + "'s next program, not recorded";
+}
+
 void Merger::buildChannels() {
   auto& eps = raw_.endpoints;
   std::map<std::string, uint32_t> by_key;
@@ -591,6 +619,17 @@ void Merger::buildChannels() {
         if (eps[ep].external) {
           c.external = true;
           c.external_peer = "outside the recording";
+        }
+    }
+    if (!c.external) {
+      // An end carried into a program radar could not record (statically
+      // linked, set-user-ID, a Go program ...): what went through the
+      // channel may have gone to or come from that program, which is named.
+      for (uint32_t ep : c.endpoints)
+        if (const std::string who = unrecordedHolder(ep); !who.empty()) {
+          c.external = true;
+          c.external_peer = who;
+          break;
         }
     }
   }
@@ -1563,6 +1602,12 @@ void Merger::endings() {
     p.last_event = list.back();
     p.event_count = static_cast<uint32_t>(list.size());
   }
+  // An image whose last event is a successful exec, with no log after it,
+  // went on into a program radar could not record.
+  for (Process& p : procs)
+    if (p.next_image == kNone && p.last_event != kNone && t_.events[p.last_event].eventKind() == Kind::Exec &&
+        !(t_.events[p.last_event].flags & kEventFailed))
+      p.end = Process::End::Execed;
   std::vector<uint32_t> waits;  // successful wait() calls, for the statuses they reaped
   for (uint32_t i : exits_and_waits_) {
     const Event& e = t_.events[i];

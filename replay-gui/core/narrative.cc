@@ -155,7 +155,11 @@ std::string Narrator::describe(uint32_t position) const {
       if (e.counter < mine.size() && t_.events[mine[e.counter]].eventKind() == Kind::ExecFailed)
         return subject + " tries to execute " + execPath(position);
       if (p.next_image != kNone) return subject + " executes " + t_.processes[p.next_image].executable;
-      return subject + " executes a new program";
+      // A program radar could not record: which, and why.
+      for (const auto& n : t_.unrecorded_notes)
+        if (n.pid == p.pid && !n.executable.empty()) return subject + " executes " + n.executable + ", " + n.what;
+      const std::string path = execPath(position);
+      return subject + (path.empty() || path == "a program" ? " executes a new program" : " executes " + path);
     }
     case Kind::ExecFailed: {
       const uint32_t before = t_.localPredecessor(position);

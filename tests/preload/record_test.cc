@@ -755,6 +755,26 @@ TEST(Record, StaticProgramsAreReportedByName) {
       << via_shell.err;
 }
 
+// A program radar cannot record is part of the story: named, with why, on
+// the channels recorded processes share with it; nothing that went to it
+// or came from it is blamed on a recorded process.
+TEST(Record, UnrecordedProgramsAreNamedOnTheirChannelsAndBlameNobody) {
+  Recording rec = record({"sh", "-c", "echo hello | " + programPath("static_upper") + " | cat"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "HELLO\n");
+  EXPECT_NE(rec.err.find("static_upper: not recorded: statically linked"), std::string::npos) << rec.err;
+  const std::string events = radar({"events", rec.dir}).out;
+  const std::regex sent(R"(sends a message to static_upper\[\d+\], not recorded: statically linked on pipe \d \(6 bytes\))");
+  const std::regex received(R"(cat\[\d+\] receives a message from static_upper\[\d+\], not recorded: statically linked on pipe \d \(6 bytes\))");
+  EXPECT_TRUE(std::regex_search(events, sent)) << events;
+  EXPECT_TRUE(std::regex_search(events, received)) << events;
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.out.find("never-received"), std::string::npos) << check.out;
+  EXPECT_EQ(check.out.find("no-sender"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("static_upper: not recorded: statically linked"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
+}
+
 TEST(Record, ShellPipeline) {
   Recording rec = record({"sh", "-c", "printf 'one\\ntwo\\n' | tr a-z A-Z | sort -r > /dev/null"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
