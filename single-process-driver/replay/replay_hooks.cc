@@ -204,7 +204,10 @@ bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, si
     diverge(e, r.str());
     return false;
   }
-  if ((e->flags & kPassThrough) && moved) {
+  // (Not into a stand-in socket: it leads nowhere, and writing to it
+  // raises SIGPIPE in a program that does not ignore it.)
+  struct stat st {};
+  if ((e->flags & kPassThrough) && moved && sys::fstat(fd, &st) == 0 && !S_ISSOCK(st.st_mode)) {
     uint64_t left = moved;
     for (size_t i = 0; i < count && left; ++i) {
       const size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;

@@ -334,5 +334,106 @@ TEST(RealPrograms, PostgresqlServesPsqlInsertingAndSelectingAThousandRows) {
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
 }
 
+// ---- Go: a TCP server (Go makes its own system calls) and a C client ---------------------------
+
+const char kGoServer[] = R"go(package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	clients, _ := strconv.Atoi(os.Args[2])
+	l, err := net.Listen("tcp", "127.0.0.1:"+os.Args[1])
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	for i := 0; i < clients; i++ {
+		c, err := l.Accept()
+		if err != nil {
+			os.Exit(1)
+		}
+		in := bufio.NewScanner(c)
+		for in.Scan() {
+			fmt.Fprintln(c, strings.ToUpper(in.Text()))
+		}
+		c.Close()
+	}
+	fmt.Printf("served %d clients\n", clients)
+}
+)go";
+
+const char kCClient[] = R"c(#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int main(int argc, char** argv) {
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[1]))};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  while (connect(s, (struct sockaddr*)&a, sizeof a) != 0) {
+    close(s);
+    usleep(20000);
+    s = socket(AF_INET, SOCK_STREAM, 0);
+  }
+  char line[64], reply[64];
+  for (int i = 0; i < 3; ++i) {
+    int n = snprintf(line, sizeof line, "client %s line %d\n", argv[2], i);
+    if (write(s, line, n) != n) return 1;
+    int got = 0;
+    while (got < n) {
+      int r = read(s, reply + got, sizeof reply - got);
+      if (r <= 0) return 1;
+      got += r;
+    }
+    fwrite(reply, 1, got, stdout);
+  }
+  shutdown(s, SHUT_WR);
+  char end;
+  return read(s, &end, 1) == 0 ? 0 : 1;
+}
+)c";
+
+TEST(RealPrograms, GoServerTalksTcpToCClients) {
+  if (!have("go") || !have("cc")) GTEST_SKIP() << "Go or cc is not installed (apt-get install golang-go gcc)";
+  const std::string work = testTempDir();
+  std::ofstream(work + "/server.go") << kGoServer;
+  std::ofstream(work + "/client.c") << kCClient;
+  Result built = shell("cd " + shellQuote(work) + " && HOME=" + shellQuote(work) + " GOCACHE=" + shellQuote(work + "/gocache") +
+                       " GOFLAGS=-mod=mod GO111MODULE=off go build -o server server.go && cc -O1 -o client client.c");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const int port = freePort();
+  const std::string p = std::to_string(port);
+  const std::string session = "timeout 120 sh -c " + shellQuote("cd " + work + "; ./server " + p +
+                                                                " 3 & for i in 1 2 3; do ./client " + p + " $i; done; wait");
+  Result bare = shell(session);
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  const std::string dir = work + "/rec";
+  Capture capture;
+  std::string no_capture;
+  capture.start(work + "/lo.pcap", port, &no_capture);
+  Result rec = shell(radarRecord(dir) + session);
+  capture.stop();
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(sortedLines(rec.out), sortedLines(bare.out));  // the server's last line races the last client's
+  EXPECT_NE(rec.out.find("served 3 clients"), std::string::npos) << rec.out;
+  // Reported by name, with why; its peers' bytes went to it and came from
+  // it, not lost.
+  EXPECT_NE(rec.err.find("/server: not recorded: a Go program (it makes its own system calls)"), std::string::npos)
+      << rec.err;
+  expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
+  expectTrueRecording(dir, "", {}, {}, {R"(^not-recorded: .*/server: not recorded: a Go program)"});
+  if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
+}
+
 }  // namespace
 }  // namespace radar::testing
