@@ -283,7 +283,8 @@ int endedBySignal(driver::Sandbox* sandbox) {
 
 bool startReRun(driver::Sandbox* sandbox, const driver::Sandbox::Options& options, const std::function<void()>& exec) {
   std::string error;
-  if (sandbox->start(options, exec, &error)) return true;
+  if (sandbox->start(options, exec, &g_ending, &error)) return true;
+  if (g_ending) return false;
   if (options.enabled)
     std::fprintf(stderr,
                  "radar debug: cannot sandbox the re-run: %s\n"
@@ -309,7 +310,7 @@ int runAlone(const driver::LaunchSpec& spec, const driver::Sandbox::Options& whe
         driver::execLaunch(spec, &error);
         std::fprintf(stderr, "radar debug: %s\n", error.c_str());
       }))
-    return kExitUsage;
+    return g_ending ? endedBySignal(&sandbox) : kExitUsage;
   int status = 0;
   for (;;) {
     std::string error;
@@ -599,7 +600,7 @@ int runDebug(int argc, char** argv) {
     for (const auto& n : named) {
       if (n.empty() || n[0] != '/') continue;
       std::error_code ec;
-      const std::filesystem::path p = std::filesystem::path(n).lexically_normal();
+      const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::path(n), ec);
       if (std::filesystem::is_directory(p, ec)) sandbox_options.write_places.push_back(p.string());
       else if (std::filesystem::is_directory(p.parent_path(), ec)) sandbox_options.write_places.push_back(p.parent_path().string());
     }
@@ -652,15 +653,16 @@ int runDebug(int argc, char** argv) {
   std::vector<char*> cargv;
   for (auto& a : gdb_argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
-  // gdb owns the terminal and Ctrl-C while it runs.
-  ::signal(SIGINT, SIG_IGN);
   catchEndingSignals(false);
   driver::Sandbox sandbox;
   if (!startReRun(&sandbox, sandbox_options, [&] {
         ::execv(gdb.c_str(), cargv.data());
         std::fprintf(stderr, "radar debug: cannot start %s: %s\n", gdb.c_str(), std::strerror(errno));
       }))
-    return kExitUsage;
+    return g_ending ? endedBySignal(&sandbox) : kExitUsage;
+  // gdb owns the terminal and Ctrl-C while it runs (set once gdb has
+  // radar debug's own dispositions: it gives them to the program).
+  ::signal(SIGINT, SIG_IGN);
   int status = 0;
   for (;;) {
     const auto change = sandbox.wait(&status, &g_ending, &error);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -128,12 +130,9 @@ class ViewBuilder {
   bool build(const std::string& src, const std::string& dst, std::string* error) {
     if (src == "/dev") return devices(dst, error);
     const MountPoint* at = mountAt(src);
-    if (at && at->type == "proc") {
-      // The new PID namespace's own; where the kernel refuses a new one
-      // (a container that hides parts of /proc), the existing one.
-      if (::mount("proc", dst.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0) return true;
-      return readOnlyTree(src, dst, error);
-    }
+    if (at && at->type == "proc") return processes(dst, error);
+    // An automount point is left empty: looking it up would mount it.
+    if (at && at->type == "autofs") return true;
     if (at && kernelView(at->type)) return readOnlyTree(src, dst, error);
     if (!mountsBelow(src)) return overlay(src, dst, error);
     return skeleton(src, dst, error);
@@ -162,8 +161,8 @@ class ViewBuilder {
       return false;
     }
     prepareUpper(src, layer + "/upper");
-    const std::string options =
-        "lowerdir=" + overlayPath(src) + ",upperdir=" + layer + "/upper,workdir=" + layer + "/work";
+    const std::string options = "lowerdir=" + overlayPath(src) + ",upperdir=" + overlayPath(layer + "/upper") +
+                                ",workdir=" + overlayPath(layer + "/work");
     if (::mount("overlay", dst.c_str(), "overlay", 0, (options + ",userxattr").c_str()) == 0 ||
         ::mount("overlay", dst.c_str(), "overlay", 0, options.c_str()) == 0)
       return true;
@@ -202,16 +201,41 @@ class ViewBuilder {
       return false;
     }
     if (mountSetattr(dst.c_str(), kAtRecursive, kMountAttrRdonly) == 0) return true;
-    if (::mount(nullptr, dst.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) == 0) return true;
+    // No mount_setattr (before Linux 5.12): a remount, which covers one
+    // mount only.
+    if (!mountsBelow(src) && ::mount(nullptr, dst.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) == 0)
+      return true;
     *error = why("cannot make " + src + " read-only in the sandbox");
+    ::umount2(dst.c_str(), MNT_DETACH);
     return false;
   }
 
   // A directory with mount points below it: made in memory, entry by
   // entry, each directory built again (an overlay cannot span mounts).
+  // The new PID namespace's own /proc, with the kernel's settings
+  // read-only (a re-run as root must not change the host's sysctls).
+  bool processes(const std::string& dst, std::string* error) {
+    if (::mount("proc", dst.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+      *error = why("cannot mount a /proc of the sandbox's own (a container that hides parts of /proc?)");
+      return false;
+    }
+    for (const char* settings : {"sys", "sysrq-trigger", "irq", "bus", "fs"}) {
+      const std::string at = dst + "/" + settings;
+      if (::access(at.c_str(), F_OK) != 0) continue;
+      if (::mount(at.c_str(), at.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
+          mountSetattr(at.c_str(), kAtRecursive, kMountAttrRdonly) != 0) {
+        *error = why("cannot make /proc/" + std::string(settings) + " read-only in the sandbox");
+        return false;
+      }
+    }
+    return true;
+  }
+
   bool skeleton(const std::string& src, const std::string& dst, std::string* error) {
     DIR* dir = ::opendir(src.c_str());
     if (!dir) {
+      // A directory this user cannot read (/var/lib/docker): the same here.
+      if (errno == EACCES || errno == EPERM) return readOnlyTree(src, dst, error) || (error->clear(), true);
       *error = why("cannot read " + src);
       return false;
     }
@@ -262,8 +286,9 @@ class ViewBuilder {
     if (out >= 0) ::close(out);
     if (copied) {
       copyAttributes(st, to);
-    } else if (out >= 0 && ::mount(from.c_str(), to.c_str(), nullptr, MS_BIND, nullptr) == 0) {
-      ::mount(nullptr, to.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr);
+    } else if (out >= 0 && ::mount(from.c_str(), to.c_str(), nullptr, MS_BIND, nullptr) == 0 &&
+               mountSetattr(to.c_str(), 0, kMountAttrRdonly) != 0) {
+      ::umount2(to.c_str(), MNT_DETACH);  // never the real file writable: an empty one instead
     }
   }
 
@@ -283,7 +308,7 @@ class ViewBuilder {
       *error = why("cannot make /dev in the sandbox");
       return false;
     }
-    for (const char* node : {"null", "zero", "full", "random", "urandom", "tty"}) {
+    for (const char* node : {"null", "zero", "full", "random", "urandom", "tty", "ptmx"}) {
       const std::string from = std::string("/dev/") + node, to = dst + "/" + node;
       if (::access(from.c_str(), F_OK) != 0) continue;
       const int fd = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -298,7 +323,6 @@ class ViewBuilder {
         ::mount("/dev/pts", (dst + "/pts").c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
       // no pseudo-terminals here
     }
-    ::symlink("pts/ptmx", (dst + "/ptmx").c_str());
     ::symlink("/proc/self/fd", (dst + "/fd").c_str());
     ::symlink("/proc/self/fd/0", (dst + "/stdin").c_str());
     ::symlink("/proc/self/fd/1", (dst + "/stdout").c_str());
@@ -430,11 +454,19 @@ bool writeIdMaps(pid_t pid, std::string* error) {
     report(reports, Report::Failed, 0, error);
     ::_exit(1);
   }
-  report(reports, Report::Ready, 0);
   // The program gets the terminal's signals as radar debug was given them
   // (pid 1 ignores them anyway).
   ::sigaction(SIGINT, &given[0], nullptr);
   ::sigaction(SIGQUIT, &given[1], nullptr);
+  // Root in the sandbox could remount what was made read-only (/proc/sys,
+  // /sys): the program gets a user and mount namespace of its own below
+  // this one, where the kernel locks those mounts as they are.
+  const bool lock = ::geteuid() == 0;
+  int up[2] = {-1, -1}, down[2] = {-1, -1};
+  if (lock && (::pipe2(up, O_CLOEXEC) != 0 || ::pipe2(down, O_CLOEXEC) != 0)) {
+    report(reports, Report::Failed, 0, why("cannot make pipes in the sandbox"));
+    ::_exit(1);
+  }
   const pid_t program = ::fork();
   if (program < 0) {
     report(reports, Report::Failed, 0, why("cannot fork in the sandbox"));
@@ -442,12 +474,26 @@ bool writeIdMaps(pid_t pid, std::string* error) {
   }
   if (program == 0) {
     ::close(reports);
+    if (lock) {
+      const char done = ::unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? '1' : '0';
+      char go = 0;
+      if (::write(up[1], &done, 1) != 1 || ::read(down[0], &go, 1) != 1 || go != '1') ::_exit(127);
+    }
     if (::chdir(cwd.c_str()) != 0) {
       // the working directory is recorded and set by the launch itself
     }
     exec();
     ::_exit(127);
   }
+  if (lock) {
+    char done = 0;
+    if (::read(up[0], &done, 1) != 1 || done != '1' || !writeIdMaps(program, &error) || ::write(down[1], "1", 1) != 1) {
+      report(reports, Report::Failed, 0,
+             error.empty() ? "cannot make the program's own user namespace in the sandbox" : error);
+      ::_exit(1);
+    }
+  }
+  report(reports, Report::Ready, 0);
   for (;;) {
     int status = 0;
     const pid_t r = ::waitpid(-1, &status, __WALL | (options.report_stops ? WUNTRACED : 0));
@@ -465,7 +511,8 @@ bool writeIdMaps(pid_t pid, std::string* error) {
 
 }  // namespace
 
-bool Sandbox::start(const Options& options, const std::function<void()>& exec, std::string* error) {
+bool Sandbox::start(const Options& options, const std::function<void()>& exec, const volatile sig_atomic_t* stop,
+                    std::string* error) {
   enabled_ = options.enabled;
   if (!enabled_) {
     child_ = ::fork();
@@ -528,61 +575,83 @@ bool Sandbox::start(const Options& options, const std::function<void()>& exec, s
   ::close(reports[1]);
   reports_ = reports[0];
   char ready = 0;
-  const bool unshared = ::read(up[0], &ready, 1) == 1;
+  ssize_t n;
+  while ((n = ::read(up[0], &ready, 1)) < 0 && errno == EINTR) {
+  }
   ::close(up[0]);
   std::string failure;
-  if (unshared && !writeIdMaps(child_, &failure)) {
+  if (n == 1 && !writeIdMaps(child_, &failure)) {
     ::close(down[1]);
     killAll();
     *error = failure;
     return false;
   }
-  if (unshared && ::write(down[1], "1", 1) != 1) failure = why("cannot reach the sandbox");
+  if (n == 1 && ::write(down[1], "1", 1) != 1) failure = why("cannot reach the sandbox");
   ::close(down[1]);
-  // Until the view is built: the init's pid, then ready or why not.
-  for (;;) {
+  // Until the view is built: the init's pid, and ready (or why not).
+  bool have_init = false, have_ready = false;
+  while (failure.empty() && !(have_init && have_ready)) {
     Report r{};
-    const ssize_t n = ::read(reports_, &r, sizeof(r));
-    if (n < 0 && errno == EINTR) continue;
-    if (n != static_cast<ssize_t>(sizeof(r))) {
-      if (failure.empty()) failure = "the sandbox ended while it was being made";
+    const Read got = readReport(&r, stop);
+    if (got == Read::Stopped) {
+      failure = "interrupted";
       break;
     }
-    if (r.kind == Report::Init) init_ = r.value;
-    if (r.kind == Report::Ready) return true;
-    if (r.kind == Report::Failed) {
-      failure = r.text;
+    if (got == Read::Closed) {
+      failure = "the sandbox ended while it was being made";
       break;
     }
+    if (r.kind == Report::Init) {
+      init_ = r.value;
+      init_pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, init_, 0));
+      have_init = true;
+    }
+    if (r.kind == Report::Ready) have_ready = true;
+    if (r.kind == Report::Failed) failure = r.text;
   }
+  if (failure.empty()) return true;
   killAll();
   *error = failure;
   return false;
 }
 
+Sandbox::Read Sandbox::readReport(void* report, const volatile sig_atomic_t* stop) {
+  for (;;) {
+    // A signal that comes between the check and poll() is seen at the next
+    // check, a tenth of a second later.
+    if (stop && *stop) return Read::Stopped;
+    pollfd p{reports_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 100);
+    if (ready <= 0) continue;
+    const ssize_t got = ::read(reports_, report, sizeof(Report));
+    if (got < 0 && errno == EINTR) continue;
+    return got == static_cast<ssize_t>(sizeof(Report)) ? Read::Got : Read::Closed;
+  }
+}
+
 Sandbox::Change Sandbox::wait(int* status, const volatile sig_atomic_t* stop, std::string* error) {
   if (!enabled_) {
     for (;;) {
-      const pid_t r = ::waitpid(child_, status, WUNTRACED);
+      if (stop && *stop) return Change::Interrupted;
+      const pid_t r = ::waitpid(child_, status, WUNTRACED | WNOHANG);
       if (r == child_) {
         if (WIFSTOPPED(*status)) return Change::Stopped;
         child_ = -1;
         return Change::Ended;
       }
-      if (errno == EINTR && !(stop && *stop)) continue;
-      if (errno == EINTR) return Change::Interrupted;
-      *error = why("lost the re-run");
-      return Change::Failed;
+      if (r < 0 && errno != EINTR) {
+        *error = why("lost the re-run");
+        return Change::Failed;
+      }
+      const struct timespec tick = {0, 5'000'000};
+      ::nanosleep(&tick, nullptr);
     }
   }
   for (;;) {
     Report r{};
-    const ssize_t n = ::read(reports_, &r, sizeof(r));
-    if (n < 0 && errno == EINTR) {
-      if (stop && *stop) return Change::Interrupted;
-      continue;
-    }
-    if (n != static_cast<ssize_t>(sizeof(r))) {
+    const Read got = readReport(&r, stop);
+    if (got == Read::Stopped) return Change::Interrupted;
+    if (got == Read::Closed) {
       *error = "the sandbox ended before the re-run did";
       killAll();
       return Change::Failed;
@@ -590,7 +659,13 @@ Sandbox::Change Sandbox::wait(int* status, const volatile sig_atomic_t* stop, st
     *status = r.value;
     if (r.kind == Report::Stopped) return Change::Stopped;
     if (r.kind == Report::Ended) {
-      killAll();  // the init is ending: wait until all it held is gone
+      // The init ends now, and its holder once every process of the
+      // namespace is gone.
+      int held;
+      while (::waitpid(child_, &held, 0) < 0 && errno == EINTR) {
+      }
+      child_ = -1;
+      killAll();
       return Change::Ended;
     }
   }
@@ -606,14 +681,17 @@ pid_t Sandbox::programPid() const {
 
 void Sandbox::killAll() {
   if (child_ > 0) {
-    // The holder of the namespaces ends once its init has, and the init
-    // only once every process of its namespace is gone.
-    ::kill(enabled_ && init_ > 0 ? init_ : child_, SIGKILL);
+    // The init by its pidfd (its pid may be another process's once it is
+    // gone); without one, the holder, whose death takes the init with it.
+    if (enabled_ && init_pidfd_ >= 0) ::syscall(SYS_pidfd_send_signal, init_pidfd_, SIGKILL, nullptr, 0);
+    else ::kill(child_, SIGKILL);
     int status;
     while (::waitpid(child_, &status, 0) < 0 && errno == EINTR) {
     }
   }
   child_ = init_ = -1;
+  if (init_pidfd_ >= 0) ::close(init_pidfd_);
+  init_pidfd_ = -1;
   if (reports_ >= 0) ::close(reports_);
   reports_ = -1;
 }

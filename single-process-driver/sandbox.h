@@ -39,8 +39,10 @@ class Sandbox {
   ~Sandbox() { killAll(); }
 
   // Runs `exec` (which must exec or _exit) in a new process, inside the
-  // sandbox when enabled. false with *error when the sandbox cannot be made.
-  bool start(const Options& options, const std::function<void()>& exec, std::string* error);
+  // sandbox when enabled. false with *error when the sandbox cannot be made
+  // ("interrupted" when *stop was set meanwhile).
+  bool start(const Options& options, const std::function<void()>& exec, const volatile sig_atomic_t* stop,
+             std::string* error);
 
   // Waits until the program stops (Stopped) or ends (Ended: *status is its
   // wait status). Interrupted when *stop is set by a signal handler (that
@@ -55,9 +57,13 @@ class Sandbox {
   void killAll();
 
  private:
+  enum class Read { Got, Stopped, Closed };
+  Read readReport(void* report, const volatile sig_atomic_t* stop);
+
   bool enabled_ = false;
   pid_t child_ = -1;  // the program itself, or the process that holds the namespaces
   pid_t init_ = -1;   // the sandbox's init (pid 1 inside)
+  int init_pidfd_ = -1;
   int reports_ = -1;  // init -> us
 };
 
