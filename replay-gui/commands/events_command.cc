@@ -148,7 +148,7 @@ int runEvents(int argc, char** argv) {
     std::printf("{\"event\":%u,\"number\":%u,\"process\":%s,\"pid\":%d,\"counter\":%u,\"thread\":%u,"
                 "\"kind\":%s,\"time_ns\":%lld,\"duration_ns\":%lld,\"result\":%d",
                 i + 1, e.number, jsonString(p.name).c_str(), p.pid, e.counter, e.thread,
-                jsonString((e.flags & replay::kEventOutcome) ? "getsockopt" : log::kindName(e.eventKind())).c_str(), static_cast<long long>(t.wallTime(i)),
+                jsonString(replay::isConnectOutcome(e) ? "getsockopt" : log::kindName(e.eventKind())).c_str(), static_cast<long long>(t.wallTime(i)),
                 static_cast<long long>(e.durationNs()), e.result);
     if (ch != replay::kNone) std::printf(",\"channel\":%s", jsonString(t.channels[ch].name).c_str());
     if (log::isData(e.eventKind())) {

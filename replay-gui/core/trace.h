@@ -162,8 +162,13 @@ inline constexpr uint8_t kEventEof = 4;          // a receive that returned 0
 inline constexpr uint8_t kEventUnmatched = 8;    // received bytes with no recorded sender
 inline constexpr uint8_t kEventPeek = 16;
 inline constexpr uint8_t kEventExternal = 32;    // to or from outside the recording
-inline constexpr uint8_t kEventOutcome = 64;     // CONNECT: getsockopt(SO_ERROR), how a connect ended (value: its errno)
+// CONNECT only: getsockopt(SO_ERROR), how a connect ended (value: its
+// errno). The bit is kEventHasHash's (load.h) on data events.
+inline constexpr uint8_t kEventOutcome = 64;
 inline constexpr uint8_t kEventReceivedWhole = 128;  // a send whose bytes were all received (peeks aside)
+inline bool isConnectOutcome(const Event& e) {
+  return e.eventKind() == log::Kind::Connect && (e.flags & kEventOutcome);
+}
 
 // An edge into an event from another process: the send whose bytes a
 // receive got, the event that created a process, a kill delivered as a

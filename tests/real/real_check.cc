@@ -119,7 +119,11 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
         for (const StoryEvent* child : it->second) before("child -> wait", *child, e);
     const auto ports = tcpPorts(e.channel);
     if (ports.first == 0) continue;
-    if (e.kind == "connect") connects[ports].push_back(&e);
+    // The connect that asks for the connection: a process's first on it (a
+    // non-blocking client calls connect() again to learn it is made).
+    if (e.kind == "connect" &&
+        std::none_of(connects[ports].begin(), connects[ports].end(), [&](const StoryEvent* k) { return k->pid == e.pid; }))
+      connects[ports].push_back(&e);
     if (e.kind == "accept") accepts[ports].push_back(&e);
     if (e.kind == "close" || e.kind == "shutdown" || e.kind == "exit") closes[ports].push_back(&e);
     if (e.has_bytes && e.bytes == 0 && !e.is_send && e.result == 0) eofs[ports].push_back(&e);
@@ -204,14 +208,17 @@ bool Capture::start(const std::string& pcap, int port, std::string* why_not) {
     *why_not = "tcpdump is not installed";
     return false;
   }
+  log_ = pcap + ".log";
   pid_ = ::fork();
   if (pid_ == 0) {
     const int null = ::open("/dev/null", O_RDWR);
+    const int log = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(null, 1);
-    ::dup2(null, 2);
+    ::dup2(log, 2);
     const std::string filter = "tcp port " + std::to_string(port);
-    ::execlp("tcpdump", "tcpdump", "-i", "lo", "--immediate-mode", "-U", "-s", "0", "-w", pcap.c_str(), filter.c_str(),
-             static_cast<char*>(nullptr));
+    // A big buffer: the kernel drops no packet of a benchmark's burst.
+    ::execlp("tcpdump", "tcpdump", "-i", "lo", "--immediate-mode", "-U", "-B", "65536", "-s", "0", "-w", pcap.c_str(),
+             filter.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   // tcpdump writes the file's header once it listens.
@@ -235,6 +242,10 @@ void Capture::stop() {
   int status;
   ::waitpid(pid_, &status, 0);
   pid_ = -1;
+  std::smatch m;
+  const std::string log = slurp(log_);
+  if (std::regex_search(log, m, std::regex(R"((\d+) packets dropped by kernel)")) && m[1] != "0")
+    dropped_ = std::stoul(m[1]);
 }
 
 std::vector<std::string> processImages(const std::string& dir, const std::function<bool(const std::string&)>& keep) {

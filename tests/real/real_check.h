@@ -50,9 +50,13 @@ class Capture {
   bool start(const std::string& pcap, int port, std::string* why_not);
   void stop();
   ~Capture() { stop(); }
+  // Packets the kernel dropped (tcpdump's count): the capture is then short.
+  unsigned long dropped() const { return dropped_; }
 
  private:
   int pid_ = -1;
+  std::string log_;
+  unsigned long dropped_ = 0;
 };
 
 // "pid.generation" of every process image in a recording directory, or of

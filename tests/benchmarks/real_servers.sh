@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Recording real servers, bare and recorded, alternating, side by side in
+# one run (median of RUNS):
+#   redis   redis-server under redis-benchmark -n REQUESTS -c 4 -t set,get:
+#           requests per second, and the server's CPU time (user + system)
+#   nginx   a master and 2 workers serving REQUESTS/10 requests from 4 curl
+#           loops: wall time, and the server's CPU time (workers included)
+#   shell   a 200-process pipeline moving `seq 1 200000`: wall time
+#   bash tests/benchmarks/real_servers.sh [RUNS]    (default 5)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+radar=$root/build/bin/radar
+runs=${1:-5}
+requests=${REQUESTS:-50000}
+work=$(mktemp -d)
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+
+now() { date +%s%N; }
+median() { sort -n "$work/$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" 'BEGIN { printf "%.2f", a / b }'; }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+# cpu_ms PID: user + system time of a process and its reaped children, in ms
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15 + $16 + $17) * 1000 / hz) }' "/proc/$1/stat"; }
+
+# The server runs under a small bash that, once it has reaped it, writes
+# the CPU time of everything it reaped (the server, its workers, and radar
+# record when recorded). Sets server_pid.
+serve() {  # NAME PREFIX COMMAND... (PREFIX: "" or the radar record words)
+  local name=$1 prefix=$2
+  shift 2
+  rm -f "$work/$name.cpu_last"
+  bash -c "$prefix"' "$@"; awk -v hz=$(getconf CLK_TCK) "{ print int((\$16 + \$17) * 1000 / hz) }" /proc/$$/stat > '"$work/$name.cpu_last" -- "$@" &
+  server_pid=$!
+}
+
+redis_round() {  # NAME PREFIX
+  local name=$1 prefix=$2 port pid
+  port=$(free_port)
+  serve "$name" "$prefix" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no --logfile /dev/null
+  pid=$server_pid
+  wait_port "$port"
+  redis-benchmark -p "$port" -n "$requests" -c 4 -t set,get -q --csv 2>/dev/null |
+    awk -F'"' '/"SET"|"GET"/ { s += $4; n++ } END { printf "%d\n", s / n }' >> "$work/$name.rps"
+  redis-cli -p "$port" shutdown nosave > /dev/null 2>&1 || true
+  wait "$pid" 2>/dev/null || true
+  cat "$work/$name.cpu_last" >> "$work/$name.cpu"
+}
+
+nginx_round() {  # NAME PREFIX
+  local name=$1 prefix=$2 port pid t0 t1 n=$((requests / 10))
+  port=$(free_port)
+  mkdir -p "$work/html"
+  echo "hello" > "$work/html/index.html"
+  cat > "$work/nginx.conf" <<EOF
+worker_processes 2;
+daemon off;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $work/body; proxy_temp_path $work/proxy; fastcgi_temp_path $work/fcgi;
+  uwsgi_temp_path $work/uwsgi; scgi_temp_path $work/scgi;
+  server { listen 127.0.0.1:$port; root $work/html; }
+}
+EOF
+  serve "$name" "$prefix" nginx -p "$work" -c "$work/nginx.conf"
+  pid=$server_pid
+  wait_port "$port"
+  t0=$(now)
+  local clients=()
+  for _ in 1 2 3 4; do
+    (for _ in $(seq $((n / 4))); do echo "url = \"http://127.0.0.1:$port/\""; echo "output = /dev/null"; done |
+      curl -s -K - > /dev/null) &
+    clients+=($!)
+  done
+  wait "${clients[@]}"
+  t1=$(now)
+  echo $(( (t1 - t0) / 1000000 )) >> "$work/$name.wall"
+  kill -QUIT "$(cat "$work/nginx.pid")"
+  wait "$pid" 2>/dev/null || true
+  cat "$work/$name.cpu_last" >> "$work/$name.cpu"
+}
+
+pipeline() {
+  local p="seq 1 200000"
+  for _ in $(seq 198); do p="$p | cat"; done
+  echo "$p | md5sum"
+}
+shell_round() {  # NAME PREFIX
+  local name=$1 prefix=$2 t0 t1
+  t0=$(now)
+  # shellcheck disable=SC2086
+  $prefix sh -c "$(pipeline)" > /dev/null 2>&1
+  t1=$(now)
+  echo $(( (t1 - t0) / 1000000 )) >> "$work/$name.wall"
+}
+
+record="$radar record --force -o $work/rec --"
+for _ in $(seq "$runs"); do
+  if command -v redis-server > /dev/null && command -v redis-benchmark > /dev/null; then
+    redis_round redis_bare ""
+    redis_round redis_radar "$record"
+  fi
+  if command -v nginx > /dev/null && command -v curl > /dev/null; then
+    nginx_round nginx_bare ""
+    nginx_round nginx_radar "$record"
+  fi
+  shell_round shell_bare ""
+  shell_round shell_radar "$record"
+done
+
+printf '| workload | bare | recorded | recorded / bare |\n| --- | --- | --- | --- |\n'
+if [ -s "$work/redis_bare.rps" ]; then
+  printf '| redis, %d requests (set, get), 4 clients: requests/s | %s | %s | %s× |\n' "$requests" \
+    "$(median redis_bare.rps)" "$(median redis_radar.rps)" "$(ratio redis_radar.rps redis_bare.rps)"
+  printf '| redis: server CPU (ms) | %s | %s | **%s×** |\n' \
+    "$(median redis_bare.cpu)" "$(median redis_radar.cpu)" "$(ratio redis_radar.cpu redis_bare.cpu)"
+fi
+if [ -s "$work/nginx_bare.wall" ]; then
+  printf '| nginx, %d requests, 4 curl clients: wall (ms) | %s | %s | %s× |\n' "$((requests / 10))" \
+    "$(median nginx_bare.wall)" "$(median nginx_radar.wall)" "$(ratio nginx_radar.wall nginx_bare.wall)"
+  printf '| nginx: server CPU, master and workers (ms) | %s | %s | **%s×** |\n' \
+    "$(median nginx_bare.cpu)" "$(median nginx_radar.cpu)" "$(ratio nginx_radar.cpu nginx_bare.cpu)"
+fi
+printf '| 200-process shell pipeline, 200 000 lines: wall (ms) | %s | %s | **%s×** |\n' \
+  "$(median shell_bare.wall)" "$(median shell_radar.wall)" "$(ratio shell_radar.wall shell_bare.wall)"
