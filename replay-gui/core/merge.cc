@@ -762,8 +762,10 @@ void Merger::matchStreams() {
   auto checkContent = [&](const std::vector<Item>& out, const std::vector<uint64_t>& start, uint64_t from,
                           const Item& r) {
     auto hashed = [&](uint32_t i) { return (raw_.events[i].flags & kEventHasHash) != 0; };
-    size_t j = 0;
-    while (j < out.size() && start[j + 1] <= from) ++j;
+    // The send holding byte `from`: the first whose end is past it (a
+    // binary search: a scan from the first send made a long stream
+    // quadratic).
+    const size_t j = static_cast<size_t>(std::upper_bound(start.begin() + 1, start.end(), from) - (start.begin() + 1));
     if (!hashed(r.index) || j >= out.size() || start[j] != from) return Content::Unknown;
     uint32_t crc = 0;
     uint64_t end = from;
