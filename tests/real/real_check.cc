@@ -248,6 +248,16 @@ void Capture::stop() {
     dropped_ = std::stoul(m[1]);
 }
 
+Result whileCapturing(const std::string& pcap, int port, std::string* no_capture, const std::function<Result()>& run) {
+  Capture capture;
+  capture.start(pcap, port, no_capture);
+  Result r = run();
+  capture.stop();
+  if (no_capture->empty() && capture.dropped())
+    *no_capture = "the kernel dropped " + std::to_string(capture.dropped()) + " packets of the capture";
+  return r;
+}
+
 std::vector<std::string> processImages(const std::string& dir, const std::function<bool(const std::string&)>& keep) {
   std::vector<std::string> images;
   static const std::regex re(R"(^(\d+)-(\d+)-(.*)\.rlog$)");

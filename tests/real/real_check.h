@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "recorded.h"
+
 namespace radar::testing {
 
 // One line of `radar events --json`, the fields the checks use.
@@ -58,6 +60,10 @@ class Capture {
   std::string log_;
   unsigned long dropped_ = 0;
 };
+
+// Runs `run` while the loopback is captured on `port` into `pcap`;
+// *no_capture says why the capture cannot be compared, when it cannot.
+Result whileCapturing(const std::string& pcap, int port, std::string* no_capture, const std::function<Result()>& run);
 
 // "pid.generation" of every process image in a recording directory, or of
 // those whose program's name `keep` accepts.

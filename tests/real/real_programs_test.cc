@@ -105,13 +105,9 @@ TEST(RealPrograms, NginxMasterAndTwoWorkersServeFortyRequests) {
   Result bare = session("", work + "/bare.out");
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   const std::string dir = work + "/rec";
-  Capture capture;
   std::string no_capture;
-  capture.start(work + "/lo.pcap", port, &no_capture);
-  Result rec = session(radarRecord(dir, "--nondet"), work + "/rec.out");
-  capture.stop();
-  if (no_capture.empty() && capture.dropped())
-    no_capture = "the kernel dropped " + std::to_string(capture.dropped()) + " packets of the capture";
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
+                              [&] { return session(radarRecord(dir, "--nondet"), work + "/rec.out"); });
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(slurp(work + "/rec.out"), slurp(work + "/bare.out"));
   EXPECT_NE(slurp(work + "/rec.out").find("page 39"), std::string::npos);
@@ -256,13 +252,9 @@ TEST(RealPrograms, PythonAsyncioServerWithFourClients) {
   Result bare = shell(session);
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   const std::string dir = work + "/rec";
-  Capture capture;
   std::string no_capture;
-  capture.start(work + "/lo.pcap", port, &no_capture);
-  Result rec = shell(radarRecord(dir) + session);
-  capture.stop();
-  if (no_capture.empty() && capture.dropped())
-    no_capture = "the kernel dropped " + std::to_string(capture.dropped()) + " packets of the capture";
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
+                              [&] { return shell(radarRecord(dir) + session); });
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(sortedLines(rec.out), sortedLines(bare.out));
   EXPECT_NE(rec.out.find("served 5 clients"), std::string::npos) << rec.out;
@@ -308,13 +300,9 @@ TEST(RealPrograms, PostgresqlServesPsqlInsertingAndSelectingAThousandRows) {
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   ASSERT_NE(bare.out.find("1000 | 500500"), std::string::npos) << bare.out;
   const std::string dir = work + "/rec";
-  Capture capture;
   std::string no_capture;
-  capture.start(work + "/lo.pcap", port, &no_capture);
-  Result rec = session(work + "/recorded", radarRecord(dir));
-  capture.stop();
-  if (no_capture.empty() && capture.dropped())
-    no_capture = "the kernel dropped " + std::to_string(capture.dropped()) + " packets of the capture";
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
+                              [&] { return session(work + "/recorded", radarRecord(dir)); });
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(rec.out, bare.out);
   expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
@@ -424,13 +412,9 @@ TEST(RealPrograms, GoServerTalksTcpToCClients) {
   Result bare = shell(session);
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   const std::string dir = work + "/rec";
-  Capture capture;
   std::string no_capture;
-  capture.start(work + "/lo.pcap", port, &no_capture);
-  Result rec = shell(radarRecord(dir) + session);
-  capture.stop();
-  if (no_capture.empty() && capture.dropped())
-    no_capture = "the kernel dropped " + std::to_string(capture.dropped()) + " packets of the capture";
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
+                              [&] { return shell(radarRecord(dir) + session); });
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(sortedLines(rec.out), sortedLines(bare.out));  // the server's last line races the last client's
   EXPECT_NE(rec.out.find("served 3 clients"), std::string::npos) << rec.out;
@@ -463,13 +447,9 @@ TEST(RealPrograms, RedisUnderRedisBenchmark) {
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   ASSERT_EQ(bare.out, "1\n3\n") << bare.out;
   const std::string dir = work + "/rec";
-  Capture capture;
   std::string no_capture;
-  capture.start(work + "/lo.pcap", port, &no_capture);
-  Result rec = shell(radarRecord(dir) + session);
-  capture.stop();
-  if (no_capture.empty() && capture.dropped())
-    no_capture = "the kernel dropped " + std::to_string(capture.dropped()) + " packets of the capture";
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
+                              [&] { return shell(radarRecord(dir) + session); });
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(rec.out, bare.out);
   expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
