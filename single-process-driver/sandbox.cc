@@ -514,6 +514,7 @@ bool writeIdMaps(pid_t pid, std::string* error) {
 bool Sandbox::start(const Options& options, const std::function<void()>& exec, const volatile sig_atomic_t* stop,
                     std::string* error) {
   enabled_ = options.enabled;
+  report_stops_ = options.report_stops;
   if (!enabled_) {
     child_ = ::fork();
     if (child_ < 0) {
@@ -633,7 +634,7 @@ Sandbox::Change Sandbox::wait(int* status, const volatile sig_atomic_t* stop, st
   if (!enabled_) {
     for (;;) {
       if (stop && *stop) return Change::Interrupted;
-      const pid_t r = ::waitpid(child_, status, WUNTRACED | WNOHANG);
+      const pid_t r = ::waitpid(child_, status, (report_stops_ ? WUNTRACED : 0) | WNOHANG);
       if (r == child_) {
         if (WIFSTOPPED(*status)) return Change::Stopped;
         child_ = -1;

@@ -61,6 +61,7 @@ class Sandbox {
   Read readReport(void* report, const volatile sig_atomic_t* stop);
 
   bool enabled_ = false;
+  bool report_stops_ = false;
   pid_t child_ = -1;  // the program itself, or the process that holds the namespaces
   pid_t init_ = -1;   // the sandbox's init (pid 1 inside)
   int init_pidfd_ = -1;

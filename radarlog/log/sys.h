@@ -152,4 +152,16 @@ inline size_t formatDecimal(char* buf, size_t size, uint64_t v) {
   return at;
 }
 
+// Lower-case hexadecimal digits at s, which is left at the first other
+// character. For code that may not call strtoul's locale machinery.
+inline uint64_t parseHex(const char*& s) {
+  uint64_t v = 0;
+  for (;; ++s) {
+    const char c = *s;
+    if (c >= '0' && c <= '9') v = v * 16 + static_cast<uint64_t>(c - '0');
+    else if (c >= 'a' && c <= 'f') v = v * 16 + static_cast<uint64_t>(c - 'a' + 10);
+    else return v;
+  }
+}
+
 }  // namespace radar::sys

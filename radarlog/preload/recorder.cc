@@ -79,17 +79,6 @@ size_t appendDec(char* buf, size_t at, size_t size, uint64_t v) {
   return at < size ? at + sys::formatDecimal(buf + at, size - at, v) : at;
 }
 
-uint64_t parseHex(const char*& s) {
-  uint64_t v = 0;
-  for (;; ++s) {
-    const char c = *s;
-    if (c >= '0' && c <= '9') v = v * 16 + static_cast<uint64_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') v = v * 16 + static_cast<uint64_t>(c - 'a' + 10);
-    else break;
-  }
-  return v;
-}
-
 uint64_t parseDec(const char*& s) {
   uint64_t v = 0;
   while (*s >= '0' && *s <= '9') v = v * 10 + static_cast<uint64_t>(*s++ - '0');
@@ -129,7 +118,7 @@ void parseConfig(char** envp) {
     for (int i = 0; i < 16 && id[0] && id[1]; ++i, id += 2) {
       char two[3] = {id[0], id[1], 0};
       const char* p = two;
-      c.recording_id[i] = static_cast<uint8_t>(parseHex(p));
+      c.recording_id[i] = static_cast<uint8_t>(sys::parseHex(p));
     }
   }
   if (const char* limit = findEnv(envp, "RADAR_PAYLOAD_LIMIT")) {
@@ -1083,7 +1072,7 @@ void parseLink(char** envp, log::Origin* origin, uint64_t* parent_log, uint64_t*
   else if (is("spawn")) *origin = log::Origin::Spawned;
   if (!colon) return;
   const char* p = colon + 1;
-  *parent_log = parseHex(p);
+  *parent_log = sys::parseHex(p);
   if (*p == ':') ++p;
   *counter = parseDec(p);
   if (*p == ':') ++p;

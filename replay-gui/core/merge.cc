@@ -1246,7 +1246,7 @@ void Merger::otherEdges() {
         if (ev.endpoint != kNone) closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
         break;
       case Kind::Connect:  // one that failed with EINPROGRESS goes on in the kernel; other failures do not
-        if (ev.endpoint != kNone && !(ev.flags & kEventOutcome) && (!(ev.flags & kEventFailed) || ev.value == EINPROGRESS))
+        if (ev.endpoint != kNone && !isConnectOutcome(ev) && (!(ev.flags & kEventFailed) || ev.value == EINPROGRESS))
           connects[raw_.endpoints[ev.endpoint].channel].push_back(i);
         break;
       case Kind::Accept:

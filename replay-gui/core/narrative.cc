@@ -195,7 +195,7 @@ std::string Narrator::describe(uint32_t position) const {
     case Kind::Bind: return subject + (failed ? " fails to bind " : " binds ") + channel(e);
     case Kind::Listen: return subject + " listens on " + channel(e);
     case Kind::Connect:
-      if (e.flags & kEventOutcome)
+      if (isConnectOutcome(e))
         return subject + " learns how connecting " + channel(e) + " ended: " +
                (e.value ? "it failed: " + std::string(std::strerror(static_cast<int>(e.value))) : "connected");
       if (failed && e.value == EINPROGRESS) return subject + " starts connecting " + channel(e) + " (in progress)";

@@ -677,16 +677,6 @@ const char* path_of(const char* p, const char* end) {
   return p;
 }
 
-uint64_t hexNumber(const char*& p) {
-  uint64_t v = 0;
-  for (;; ++p) {
-    const char c = *p;
-    if (c >= '0' && c <= '9') v = v * 16 + static_cast<uint64_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') v = v * 16 + static_cast<uint64_t>(c - 'a' + 10);
-    else return v;
-  }
-}
-
 void sharedMemory(Report& r, bool* any) {
   const long fd = sys::openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return;
@@ -702,9 +692,9 @@ void sharedMemory(Report& r, bool* any) {
     const char* end = std::strchr(line, '\n');
     if (!end) break;
     const char* p = line;
-    const uint64_t start = hexNumber(p);
+    const uint64_t start = sys::parseHex(p);
     ++p;
-    const uint64_t stop = hexNumber(p);
+    const uint64_t stop = sys::parseHex(p);
     ++p;
     const bool shared_writable = p[1] == 'w' && p[3] == 's';
     const bool ours = g.status && reinterpret_cast<uint64_t>(g.status) >= start && reinterpret_cast<uint64_t>(g.status) < stop;
