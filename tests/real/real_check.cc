@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -272,15 +273,34 @@ std::vector<std::string> processImages(const std::string& dir, const std::functi
 
 namespace {
 
-size_t ipcObjects() {
+// The SysV IPC objects created by `uid` (tests that run at the same time
+// as other users, PostgreSQL's, come and go meanwhile).
+size_t ipcObjects(uid_t uid) {
   size_t n = 0;
   for (const char* f : {"/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg"}) {
     std::ifstream in(f);
-    std::string line;
-    for (bool header = true; std::getline(in, line); header = false)
-      if (!header) ++n;
+    std::string line, word;
+    size_t cuid = std::string::npos;
+    for (bool header = true; std::getline(in, line); header = false) {
+      std::istringstream words(line);
+      std::vector<std::string> columns;
+      while (words >> word) columns.push_back(word);
+      if (header) {
+        cuid = std::find(columns.begin(), columns.end(), "cuid") - columns.begin();
+        continue;
+      }
+      if (cuid < columns.size() && columns[cuid] == std::to_string(uid)) ++n;
+    }
   }
   return n;
+}
+
+// The user `run_as` ("runuser -u NAME --", or "" for this one) runs as.
+uid_t runAsUid(const std::string& run_as) {
+  std::smatch m;
+  if (std::regex_search(run_as, m, std::regex(R"(-u (\S+))")))
+    if (const struct passwd* pw = ::getpwnam(m[1].str().c_str())) return pw->pw_uid;
+  return ::geteuid();
 }
 
 }  // namespace
@@ -292,7 +312,8 @@ ReRuns reRunEveryImage(const std::string& dir, const std::string& run_as, const 
   ::chmod(parent.c_str(), 0755);  // for run_as
   ::mkdir(tmp.c_str(), 01777);
   ::chmod(tmp.c_str(), 01777);
-  const size_t ipc_before = ipcObjects();
+  const uid_t uid = runAsUid(run_as);
+  const size_t ipc_before = ipcObjects(uid);
   for (const std::string& image : images.empty() ? processImages(dir) : images) {
     Result r = shell("cd / && timeout 300 " + run_as + " env TMPDIR=" + shellQuote(tmp) + " " + shellQuote(radarPath()) +
                      " debug --yes " + shellQuote(dir) + " " + image + " --no-gdb");
@@ -311,9 +332,9 @@ ReRuns reRunEveryImage(const std::string& dir, const std::string& run_as, const 
   std::error_code ec;
   const auto left = std::distance(std::filesystem::directory_iterator(tmp, ec), std::filesystem::directory_iterator());
   if (left != 0) out.failures.push_back(std::to_string(left) + " entries left in radar debug's TMPDIR " + tmp);
-  if (ipcObjects() != ipc_before)
-    out.failures.push_back("SysV IPC objects: " + std::to_string(ipc_before) + " before the re-runs, " +
-                           std::to_string(ipcObjects()) + " after");
+  if (const size_t after = ipcObjects(uid); after != ipc_before)
+    out.failures.push_back("SysV IPC objects of uid " + std::to_string(uid) + ": " + std::to_string(ipc_before) +
+                           " before the re-runs, " + std::to_string(after) + " after");
   return out;
 }
 
