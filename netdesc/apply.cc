@@ -299,8 +299,8 @@ bool Binding::describeContents(const replay::Trace& t, uint32_t position, TextOu
   // then the body).
   std::string gathered;  // the bytes, copied only when later sends are added
   if (send && port->framing().how_case() == Framing::kLengthPrefix) {
-    const auto& mine = t.process_events[ev.process];
-    uint32_t next = ev.counter;  // index of the following event in its process
+    const auto& mine = t.counter_events[ev.process];
+    uint32_t next = ev.counter;  // index of the following event in its log
     int added = 0;
     constexpr uint64_t kMaxGathered = 4u << 20;
     for (Split s = splitMessages(port->framing(), bytes);

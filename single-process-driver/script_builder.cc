@@ -215,7 +215,7 @@ class Builder {
   // The parent's FORK that created `child`.
   uint32_t forkOf(uint32_t parent, uint32_t child, std::string* error) const {
     const Process& c = t_.processes[child];
-    for (uint32_t pos : t_.process_events[parent]) {
+    for (uint32_t pos : t_.counter_events[parent]) {
       const replay::Event& e = t_.events[pos];
       if (e.eventKind() == Kind::Fork && e.counter > c.parent_counter && static_cast<int32_t>(e.value) == c.pid)
         return pos;
@@ -279,13 +279,13 @@ class Builder {
       }
       if (!log::isCounted(r.kind)) continue;
       if (r.counter > limit) break;
-      if (r.counter != expected_counter || r.counter > t_.process_events[p].size()) {
+      if (r.counter != expected_counter || r.counter > t_.counter_events[p].size()) {
         *error = proc.label() + "'s log skips from local event " + std::to_string(expected_counter - 1) +
                  " to " + std::to_string(r.counter) + ": it cannot be re-run faithfully";
         return false;
       }
       ++expected_counter;
-      const uint32_t position = t_.process_events[p][r.counter - 1];
+      const uint32_t position = t_.positionOfCounter(p, r.counter);
       if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && !created.count(r.fd)) inherited.insert(r.fd);
       noteCreated(r, &created);
       noteCreated(r, &created_ever);
@@ -314,7 +314,7 @@ class Builder {
     // Past the fork: only which descriptors the image makes itself, read
     // from the records of the calls that make them (not through the log:
     // a 100 MB send after the fork would be decompressed for nothing).
-    const auto& mine = t_.process_events[p];
+    const auto& mine = t_.counter_events[p];
     for (uint64_t counter = limit + 1; limit != ~uint64_t{0} && counter <= mine.size(); ++counter) {
       const uint32_t position = mine[counter - 1];
       if (!makesDescriptors(t_.events[position].eventKind())) continue;

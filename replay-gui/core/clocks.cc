@@ -35,7 +35,8 @@ Clocks::Clocks(const Trace& trace) : t_(trace) {
   for (uint32_t i = 0; i < t_.events.size(); ++i) {
     const Event& ev = t_.events[i];
     uint32_t* mine = &current[uint64_t{ev.process} * processes_];
-    mine[ev.process] = ev.counter;
+    const uint32_t local = t_.indexInProcess(i);
+    mine[ev.process] = local + 1;
     for (; edge != t_.edges.end() && edge->to < i; ++edge) {
     }
     for (; edge != t_.edges.end() && edge->to == i; ++edge) {
@@ -46,7 +47,6 @@ Clocks::Clocks(const Trace& trace) : t_(trace) {
       if (--outgoing[edge->from] == 0) in_flight.erase(it);
     }
     if (outgoing[i]) in_flight[i].assign(mine, mine + processes_);
-    const uint32_t local = ev.counter - 1;
     if (local % k_ == 0) std::copy(mine, mine + processes_, const_cast<uint32_t*>(lowerBound(ev.process, local)));
   }
   for (uint32_t p = 0; p < processes_; ++p) {
@@ -65,7 +65,7 @@ const uint32_t* Clocks::upperBound(uint32_t process, uint32_t local) const {
   return &checkpoints_[std::min(next, first_checkpoint_[process + 1] - processes_)];
 }
 
-bool Clocks::knowsAtLeast(uint32_t position, uint32_t process, uint32_t counter) const {
+bool Clocks::knowsAtLeast(uint32_t position, uint32_t process, uint32_t count) const {
   // Depth-first search backwards over received messages, pruned by the
   // checkpoint bounds. `expanded` remembers, per checkpoint block, up to
   // which event the receives have been followed already.
@@ -75,13 +75,13 @@ bool Clocks::knowsAtLeast(uint32_t position, uint32_t process, uint32_t counter)
     const uint32_t x = stack.back();
     stack.pop_back();
     const Event& ev = t_.events[x];
+    const uint32_t local = t_.indexInProcess(x);
     if (ev.process == process) {
-      if (ev.counter >= counter) return true;
+      if (local + 1 >= count) return true;
       continue;
     }
-    const uint32_t local = ev.counter - 1;
-    if (lowerBound(ev.process, local)[process] >= counter) return true;
-    if (upperBound(ev.process, local)[process] < counter) continue;
+    if (lowerBound(ev.process, local)[process] >= count) return true;
+    if (upperBound(ev.process, local)[process] < count) continue;
     // Open: what it knows beyond the checkpoint came through the messages
     // received since.
     const uint32_t base = local / k_ * k_;
@@ -105,8 +105,8 @@ bool Clocks::happensBefore(uint32_t a, uint32_t b) const {
   const Event& ea = t_.events[a];
   const Event& eb = t_.events[b];
   if (ea.number >= eb.number) return false;  // Lamport numbers grow along every path
-  if (ea.process == eb.process) return ea.counter < eb.counter;
-  return knowsAtLeast(b, ea.process, ea.counter);
+  if (ea.process == eb.process) return a < b;  // the story's order of the process
+  return knowsAtLeast(b, ea.process, t_.indexInProcess(a) + 1);
 }
 
 }  // namespace radar::replay

@@ -1,7 +1,7 @@
 // "Does a happen before b?" for any two events of a trace.
 //
-// Every process is a chain (its events in counter order), so a vector
-// clock (for each process, the highest counter known) answers the
+// Every process is a chain (its events in the story's order), so a vector
+// clock (for each process, how many of its events are known) answers the
 // question. Storing one per event would take events x processes words;
 // instead a clock is kept every K events of each process (K grows with the
 // number of processes so that this stays within a few bytes per event),
@@ -23,10 +23,10 @@ class Clocks {
  public:
   explicit Clocks(const Trace& trace);
 
-  // Whether event `position` knows counter `counter` of process `process`:
-  // that event, or one after it in its process, happens before `position`
+  // Whether event `position` knows the first `count` events of `process`
+  // (Trace::process_events): the last of them happens before `position`
   // (or is it).
-  bool knowsAtLeast(uint32_t position, uint32_t process, uint32_t counter) const;
+  bool knowsAtLeast(uint32_t position, uint32_t process, uint32_t count) const;
   bool happensBefore(uint32_t a, uint32_t b) const;
   uint32_t checkpointInterval() const { return k_; }
   size_t memoryBytes() const { return checkpoints_.size() * sizeof(uint32_t); }

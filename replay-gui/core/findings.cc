@@ -37,10 +37,8 @@ uint32_t endpointOf(const Trace& t, uint32_t p, uint32_t local) {
 uint32_t lastSeen(const Trace& t, uint32_t p) {
   const Process& proc = t.processes[p];
   if (proc.last_event != kNone) return proc.last_event;
-  if (proc.parent == kNone || proc.parent_counter == 0 ||
-      proc.parent_counter > t.process_events[proc.parent].size())
-    return kNone;
-  return t.process_events[proc.parent][proc.parent_counter - 1];
+  if (proc.parent == kNone) return kNone;
+  return t.positionOfCounter(proc.parent, proc.parent_counter);
 }
 
 }  // namespace

@@ -209,6 +209,7 @@ class Placer {
     if (thread_.joinable()) thread_.join();
   }
   uint32_t window() const { return window_; }
+  uint32_t windows() const { return windows_; }
   // The positions of the next window are decided; next[p] is process p's
   // first event not placed yet.
   void ordered(const std::vector<uint32_t>& next) {
@@ -1340,8 +1341,9 @@ void Merger::otherEdges() {
   }
 }
 
-// A deterministic topological order: processes' events in counter order,
-// an event only after everything it depends on, ties broken by wall time
+// A deterministic topological order: processes' events in counter order
+// (but for their threads' messages, below), an event only after everything
+// it depends on, ties broken by wall time
 // (then log id and counter, so that the order is the same everywhere).
 // RADAR's number: one more than the largest number of what it depends on.
 //
@@ -1386,6 +1388,8 @@ void Merger::linearize() {
   }
 
   const uint32_t processes = static_cast<uint32_t>(raw_.processes.size());
+  // next[p]: process p's first event (in the logs' order) not placed yet;
+  // cursor[p]: its first edge.
   std::vector<uint32_t> next(processes), cursor(processes);
   for (uint32_t p = 0; p < processes; ++p) {
     next[p] = raw_.ranges[p].first;
@@ -1407,6 +1411,40 @@ void Merger::linearize() {
     });
     for (uint32_t r = 0; r < processes; ++r) rank[by_log[r]] = r;
   }
+  // A process's log has its calls in the order they were logged, after
+  // they returned: between threads that is not a causal order. When an
+  // event needs one of its process's later events first (the bytes a
+  // thread read were written by another thread whose call returned later),
+  // the writing thread's calls up to that one are pulled ahead of it. They
+  // all returned before the reading call did (the bytes were written while
+  // they ran), so the story stays in real time too. pulled[p]: events to
+  // place before next[p], the next one last.
+  std::vector<std::vector<uint32_t>> pulled(processes);
+  std::vector<uint32_t> pulls(processes, 0);  // since p last placed an event: a bound against cycles
+  std::vector<uint32_t> ahead(processes, 0);  // events placed past next[p]
+  bool reordered = false;                    // some event was placed before an earlier one of its process
+  auto head = [&](uint32_t p) {
+    auto& list = pulled[p];
+    while (!list.empty() && position[list.back()] != kNone) list.pop_back();
+    return list.empty() ? next[p] : list.back();
+  };
+  auto firstEdge = [&](uint32_t p, uint32_t i) {
+    if (i == next[p]) return cursor[p];
+    return static_cast<uint32_t>(std::lower_bound(edges_.begin(), edges_.end(), i,
+                                                  [](const Edge& e, uint32_t v) { return e.to < v; }) -
+                                 edges_.begin());
+  };
+  // Pulls the events of `source`'s thread up to it ahead of p's head.
+  auto pull = [&](uint32_t p, uint32_t source, uint32_t i) {
+    constexpr uint32_t kMaxPullSpan = 1u << 16;  // farther: the logs' order stands (placed by time)
+    const uint8_t thread = events[source].thread;
+    if (thread == events[i].thread || thread == 255 || source - next[p] > kMaxPullSpan || ++pulls[p] > 64)
+      return false;
+    auto& list = pulled[p];
+    for (uint32_t j = source + 1; j-- > next[p];)
+      if (position[j] == kNone && events[j].thread == thread) list.push_back(j);
+    return true;
+  };
   // The ready heads, one leaf per process in rank order: the first in
   // time wins, ties go to the lower rank.
   std::vector<uint32_t> by_rank(processes);
@@ -1414,18 +1452,44 @@ void Merger::linearize() {
   // parked[q]: processes waiting for q to place the event they name.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> parked(processes);
   std::vector<uint8_t> forced(processes, 0);  // released by the cycle breaker
-  // Whether process p's next event can be placed now; if not, p waits.
-  auto isReady = [&](uint32_t p) {
-    const uint32_t i = next[p];
-    if (i >= raw_.ranges[p].second) return false;
-    if (!forced[p]) {
-      for (uint32_t k = cursor[p]; k < edges_.size() && edges_[k].to == i; ++k) {
+  // Whether process p's head can be placed now; if not, p waits.
+  // The general case: p has events pulled ahead, or its head needs one.
+  auto isReadyPulling = [&](uint32_t p) __attribute__((noinline)) {
+    for (;;) {
+      const uint32_t i = head(p);
+      if (i >= raw_.ranges[p].second) return false;
+      if (forced[p]) return true;
+      bool again = false;
+      for (uint32_t k = firstEdge(p, i); k < edges_.size() && edges_[k].to == i; ++k) {
         const uint32_t from = edges_[k].from;
-        if (position[from] == kNone && owner(from) != p) {
-          parked[owner(from)].push_back({from, p});
+        if (position[from] != kNone) continue;
+        const uint32_t q = owner(from);
+        if (q != p) {
+          parked[q].push_back({from, p});
           return false;
         }
+        if (pull(p, from, i)) {
+          again = true;
+          break;
+        }
       }
+      if (!again) return true;
+    }
+  };
+  auto isReady = [&](uint32_t p) {
+    if (!pulled[p].empty()) return isReadyPulling(p);
+    const uint32_t i = next[p];
+    if (i >= raw_.ranges[p].second) return false;
+    if (forced[p]) return true;
+    for (uint32_t k = cursor[p]; k < edges_.size() && edges_[k].to == i; ++k) {
+      const uint32_t from = edges_[k].from;
+      if (position[from] != kNone) continue;
+      const uint32_t q = owner(from);
+      if (q != p) {
+        parked[q].push_back({from, p});
+        return false;
+      }
+      return isReadyPulling(p);  // one of its own later events first
     }
     return true;
   };
@@ -1434,9 +1498,9 @@ void Merger::linearize() {
     uint32_t q = start;
     for (uint32_t steps = 0; steps <= processes; ++steps) {
       if (raw_.processes[q].threads.size() > 1) return true;
-      const uint32_t i = next[q];
+      const uint32_t i = head(q);
       uint32_t waits_for = kNone;
-      for (uint32_t k = cursor[q]; k < edges_.size() && edges_[k].to == i; ++k)
+      for (uint32_t k = firstEdge(q, i); k < edges_.size() && edges_[k].to == i; ++k)
         if (position[edges_[k].from] == kNone && owner(edges_[k].from) != q) {
           waits_for = owner(edges_[k].from);
           break;
@@ -1463,29 +1527,42 @@ void Merger::linearize() {
   // Positions before `in_output` are in `out`, and their input may be gone.
   uint32_t in_output = 0;
   uint32_t window_end = std::min(total, placer.window());  // where the Placer's next window ends
+  uint32_t published = 0;                                   // windows handed to the Placer
   uint32_t broken = 0;
   auto order = [&](auto& ready) {
-    // p's leaf: its next event's time if it can be placed now.
+    // p's leaf: its head's time if it can be placed now.
     auto offer = [&](uint32_t p) {
-      ready.set(rank[p], isReady(p) ? wallOf(next[p], false) : ready.kNever);
+      ready.set(rank[p], isReady(p) ? wallOf(pulled[p].empty() ? next[p] : pulled[p].back(), false) : ready.kNever);
     };
     for (uint32_t p = 0; p < processes; ++p) offer(p);
     for (uint32_t here = 0; here < total; ++here) {
+      // A cycle through a process with threads whose head waits while
+      // another process waits for a later event of another of its threads:
+      // that thread's calls go first.
+      for (uint32_t q = 0; q < processes && ready.empty(); ++q) {
+        if (raw_.processes[q].threads.size() < 2) continue;
+        const uint32_t h = head(q);
+        if (h >= raw_.ranges[q].second) continue;
+        uint32_t wanted = kNone;
+        for (const auto& w : parked[q])
+          if (position[w.first] == kNone && events[w.first].thread != events[h].thread) wanted = w.first;
+        if (wanted != kNone && pull(q, wanted, h)) offer(q);
+      }
       if (ready.empty()) {
         // A cycle in what the logs say (for instance bytes received before
         // the call that sent them returned, seen from another thread):
         // release the waiting head that comes first in time.
         uint32_t pick = kNone;
         for (uint32_t p = 0; p < processes; ++p) {
-          const uint32_t i = next[p];
+          const uint32_t i = head(p);
           if (i >= raw_.ranges[p].second) continue;
           if (pick == kNone || wallOf(i, false) < wallOf(pick, false)) pick = i;
         }
         const uint32_t p = processOf(pick);
         // Threads: a process's events are in the order its calls returned,
-        // which is not a causal order between its threads (one thread's write
-        // may be answered before another's earlier write returned). A cycle
-        // through a multi-threaded process is that, not a contradiction.
+        // which is not a causal order between its threads. A cycle through a
+        // multi-threaded process that pulling could not resolve is that, not
+        // a contradiction.
         if (cycleHasThreads(p))
           ++t_.placed_by_time;
         else
@@ -1499,19 +1576,18 @@ void Merger::linearize() {
         forced[p] = 0;
       }
       const uint32_t p = by_rank[ready.top()];
-      const uint32_t i = next[p];
+      const uint32_t i = pulled[p].empty() ? next[p] : head(p);
+      const bool in_order = i == next[p];
       const auto range = raw_.ranges[p];
       position[i] = here;
       Event& placed = events[i];
       uint32_t number = last_number[p];
       // One edge per (from, why), bytes summed. Within a process, only the
-      // messages (one thread to another, a self-pipe): its own order covers
-      // the rest, and even these are not causal edges for the order (the
-      // reading thread's call may have returned before the writing thread's
-      // did).
+      // messages: its own order covers the rest.
       sources.clear();
-      for (; cursor[p] < edges_.size() && edges_[cursor[p]].to == i; ++cursor[p]) {
-        Edge e = edges_[cursor[p]];
+      uint32_t k = in_order ? cursor[p] : firstEdge(p, i);
+      for (; k < edges_.size() && edges_[k].to == i; ++k) {
+        Edge e = edges_[k];
         const bool own = e.from >= range.first && e.from < range.second;  // owner(e.from) == p
         if (own && e.why != Edge::Why::Message) continue;
         const auto same = std::find_if(sources.begin(), sources.end(), [&](const auto& s) {
@@ -1530,6 +1606,7 @@ void Merger::linearize() {
           }
           e.from = position[e.from];
         } else {
+          if (own) ++t_.placed_by_time;  // a thread's message that pulling could not put first
           late.push_back(static_cast<uint32_t>(edges_out.size()));  // its source comes later
         }
         edges_out.push_back(e);
@@ -1537,7 +1614,18 @@ void Merger::linearize() {
       placed.number = last_number[p] = number + 1;
       if (placed.eventKind() == Kind::Exit || placed.eventKind() == Kind::Wait)
         exits_and_waits_.push_back(here);
-      ++next[p];
+      if (in_order) {
+        cursor[p] = k;
+        ++next[p];
+        if (ahead[p]) {  // past those placed ahead already
+          for (; next[p] < range.second && position[next[p]] != kNone; ++next[p]) --ahead[p];
+          while (cursor[p] < edges_.size() && edges_[cursor[p]].to < next[p]) ++cursor[p];
+        }
+      } else {
+        ++ahead[p];
+        reordered = true;
+      }
+      pulls[p] = 0;
       // The process's events are read in order, but 100s of processes make
       // too many streams for the hardware prefetcher.
       __builtin_prefetch(&events[std::min(next[p] + 4, n - 1)]);
@@ -1545,22 +1633,25 @@ void Merger::linearize() {
       if (!edges_.empty()) __builtin_prefetch(&edges_[std::min<size_t>(cursor[p] + 8, edges_.size() - 1)]);
       if (++placed_count[p] % 1024 == 0) edges_done[p].release(edges_.data() + cursor[p]);
       if (here % 16384 == 0) edge_pages.at(edges_out.data() + edges_out.size());
-      if (here + 1 == window_end) {
+      // The Placer copies each process's events up to next[]: once one was
+      // placed ahead of that, the rest is copied at the end.
+      if (here + 1 == window_end && !reordered) {
         window_end = std::min(total, window_end + placer.window());
         placer.ordered(next);
+        ++published;
         in_output = placer.placed();
         placer.readBefore(in_output);
       }
       // Wake those that waited for this event.
       auto& waiting = parked[p];
-      for (size_t k = 0; k < waiting.size();) {
-        if (waiting[k].first <= i) {
-          const uint32_t q = waiting[k].second;
-          waiting[k] = waiting.back();
+      for (size_t w = 0; w < waiting.size();) {
+        if (waiting[w].first < next[p] || position[waiting[w].first] != kNone) {
+          const uint32_t q = waiting[w].second;
+          waiting[w] = waiting.back();
           waiting.pop_back();
           offer(q);
         } else {
-          ++k;
+          ++w;
         }
       }
       offer(p);
@@ -1573,6 +1664,7 @@ void Merger::linearize() {
     Tournament<unsigned __int128> ready(processes, 0);
     order(ready);
   }
+  for (; published < placer.windows(); ++published) placer.ordered(next);
   placer.join();
   for (uint32_t k : late) edges_out[k].from = position[edges_out[k].from];
   if (broken)
@@ -1595,11 +1687,33 @@ void Merger::endings() {
   std::sort(t_.received_in_part.begin(), t_.received_in_part.end());
   auto& procs = t_.processes;
   t_.process_events.assign(procs.size(), {});
+  t_.counter_events.assign(procs.size(), {});
+  // A process whose threads' events the story put in another order than
+  // the log's gets its own list in the story's order.
+  std::vector<uint32_t> reordered;
+  size_t reordered_events = 0;
   for (auto& p : procs) {
     const auto [b, e] = raw_.ranges[p.index];
     if (b == e) continue;
     const EventList list(t_.process_event_positions.data() + b, e - b);
-    t_.process_events[p.index] = list;
+    t_.process_events[p.index] = t_.counter_events[p.index] = list;
+    if (!std::is_sorted(list.begin(), list.end())) {
+      reordered.push_back(p.index);
+      reordered_events += list.size();
+    }
+  }
+  t_.reordered_positions.resize(reordered_events);
+  for (uint32_t at = 0; uint32_t p : reordered) {
+    const EventList& by_counter = t_.counter_events[p];
+    uint32_t* mine = t_.reordered_positions.data() + at;
+    std::copy(by_counter.begin(), by_counter.end(), mine);
+    std::sort(mine, mine + by_counter.size());
+    t_.process_events[p] = EventList(mine, by_counter.size());
+    at += static_cast<uint32_t>(by_counter.size());
+  }
+  for (auto& p : procs) {
+    const EventList& list = t_.process_events[p.index];
+    if (list.empty()) continue;
     p.first_event = list.front();
     p.last_event = list.back();
     p.event_count = static_cast<uint32_t>(list.size());

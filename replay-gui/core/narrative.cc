@@ -151,8 +151,8 @@ std::string Narrator::describe(uint32_t position) const {
     case Kind::Exec: {
       // One try of several (a PATH search tries each directory in turn):
       // the program it tried is the record's, not the one that ran.
-      const auto& mine = t_.process_events[e.process];
-      if (e.counter < mine.size() && t_.events[mine[e.counter]].eventKind() == Kind::ExecFailed)
+      const uint32_t after = t_.positionOfCounter(e.process, e.counter + 1);
+      if (after != kNone && t_.events[after].eventKind() == Kind::ExecFailed)
         return subject + " tries to execute " + execPath(position);
       if (p.next_image != kNone) return subject + " executes " + t_.processes[p.next_image].executable;
       // A program radar could not record: which, and why.

@@ -7,6 +7,7 @@
 // Trace::record() and Trace::payload() fetch them on demand.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -174,9 +175,10 @@ inline bool isConnectOutcome(const Event& e) {
 // receive got, the event that created a process, a kill delivered as a
 // signal, an exit reaped by a wait. Edges of one event are contiguous.
 // Messages within one process (between its threads, or a self-pipe) are
-// edges too, for the matching; they are not causal edges (the process's own
-// order decides), and may even point backwards: the reading thread's call
-// can return before the writing thread's does. Causal code skips them.
+// edges too. The story puts a process's events in an order that has them
+// forward (the sending thread's calls first where the logs say otherwise),
+// so the process's own order implies them; only where the logs contradict
+// themselves (counted in placed_by_time) may one point backwards.
 struct Edge {
   enum class Why : uint32_t { Message, Create, Signal, Exit, Eof, Connect };
   uint32_t from : 29;  // event position (fewer than 2^29 events)
@@ -186,9 +188,8 @@ struct Edge {
 };
 static_assert(sizeof(Edge) == 12);
 
-// The positions of one process's events, in counter order: a slice of one
-// array for all processes (the linearization's map from the logs' order to
-// the linear one, which is exactly that).
+// The positions of one process's events: a slice of one array for all
+// processes, or of a process's own copy (see Trace::process_events).
 class EventList {
  public:
   EventList() = default;
@@ -243,8 +244,16 @@ class Trace {
   std::vector<Channel> channels;
   BigArray<Event> events;          // in the linear order (position = index)
   BigArray<Edge> edges;            // sorted by `to`, then `from`
-  std::vector<EventList> process_events;  // per process: its events' positions (counter order)
-  BigArray<uint32_t> process_event_positions;  // what process_events point into
+  // Per process: its events' positions in the story's order (ascending).
+  // That is the order of the log's counters, except in a process whose
+  // threads sent each other messages: a thread's call can be logged after
+  // the call of another thread that got its bytes, and the story puts the
+  // send first (see linearize()).
+  std::vector<EventList> process_events;
+  // Per process: its events' positions in counter order.
+  std::vector<EventList> counter_events;
+  BigArray<uint32_t> process_event_positions;  // what counter_events point into (in the logs' order)
+  BigArray<uint32_t> reordered_positions;      // what the process_events of reordered processes point into
   std::vector<Finding> findings;
   std::vector<LoadProblem> problems;  // logs that could not be used, or only in part
   // What a person should know about how the recordings were put together
@@ -287,11 +296,22 @@ class Trace {
 
   // Incoming edges of an event (from other processes).
   std::pair<const Edge*, const Edge*> incoming(uint32_t position) const;
-  // The event before it in its process (events of one process are in
-  // counter order), or kNone.
-  uint32_t localPredecessor(uint32_t position) const {
+  // Where an event is in its process's story: process_events[process][k].
+  uint32_t indexInProcess(uint32_t position) const {
     const Event& e = events[position];
-    return e.counter >= 2 ? process_events[e.process][e.counter - 2] : kNone;
+    const EventList& mine = process_events[e.process];
+    if (e.counter >= 1 && e.counter - 1 < mine.size() && mine[e.counter - 1] == position) return e.counter - 1;
+    return static_cast<uint32_t>(std::lower_bound(mine.begin(), mine.end(), position) - mine.begin());
+  }
+  // The event of `process` with this counter (as its log numbers them), or kNone.
+  uint32_t positionOfCounter(uint32_t process, uint64_t counter) const {
+    const EventList& mine = counter_events[process];
+    return counter >= 1 && counter <= mine.size() ? mine[counter - 1] : kNone;
+  }
+  // The event before it in its process's story, or kNone.
+  uint32_t localPredecessor(uint32_t position) const {
+    const uint32_t k = indexInProcess(position);
+    return k ? process_events[events[position].process][k - 1] : kNone;
   }
 
   // The message edges out of a send (indices into `edges`), in the order

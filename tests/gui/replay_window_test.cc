@@ -40,7 +40,7 @@ std::unique_ptr<replay::Trace> producerConsumer() {
 
 uint32_t positionOf(const replay::Trace& t, int32_t pid, uint32_t counter) {
   for (const auto& p : t.processes)
-    if (p.pid == pid) return t.process_events[p.index].at(counter - 1);
+    if (p.pid == pid) return t.counter_events[p.index].at(counter - 1);
   ADD_FAILURE() << "no process " << pid;
   return 0;
 }

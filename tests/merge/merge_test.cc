@@ -33,7 +33,7 @@ using replay::Trace;
 // Position of the n-th event (1-based counter) of the process with this pid.
 uint32_t at(const Trace& t, int32_t pid, uint32_t counter) {
   for (const auto& p : t.processes)
-    if (p.pid == pid) return t.process_events[p.index].at(counter - 1);
+    if (p.pid == pid) return t.counter_events[p.index].at(counter - 1);
   ADD_FAILURE() << "no process " << pid;
   return 0;
 }
@@ -51,17 +51,20 @@ const Finding* findingOf(const Trace& t, Finding::Kind kind) {
   return nullptr;
 }
 
-// Every edge between processes goes forward in the linear order; every
-// process's events are in counter order; numbers follow RADAR's rule.
+// Every edge goes forward in the linear order (one between threads of a
+// process too); every process's events are in the story's order, each
+// thread's in counter order; numbers follow RADAR's rule.
 void expectConsistent(const Trace& t) {
-  for (const Edge& e : t.edges)
-    if (t.events[e.from].process != t.events[e.to].process) {
-      EXPECT_LT(e.from, e.to);
-    }
+  for (const Edge& e : t.edges) EXPECT_LT(e.from, e.to);
   for (const auto& list : t.process_events)
+    for (size_t k = 1; k < list.size(); ++k) EXPECT_LT(list[k - 1], list[k]);
+  for (const auto& list : t.counter_events)
     for (size_t k = 1; k < list.size(); ++k) {
-      EXPECT_LT(list[k - 1], list[k]);
       EXPECT_EQ(t.events[list[k]].counter, t.events[list[k - 1]].counter + 1);
+      for (size_t j = 0; j < k; ++j)
+        if (t.events[list[j]].thread == t.events[list[k]].thread) {
+          EXPECT_LT(list[j], list[k]);
+        }
     }
   for (uint32_t i = 0; i < t.events.size(); ++i) {
     uint32_t want = 0;
@@ -598,9 +601,16 @@ TEST(Merge, MessagesBetweenThreadsOfOneProcess) {
   EXPECT_EQ(bytes, "wake");
   EXPECT_EQ(t->bytes_matched, 6u);
   EXPECT_FALSE(findingOf(*t, Finding::Kind::NeverReceived));
-  // Not a causal edge: numbers and order are the process's own.
-  EXPECT_EQ(t->events[r1].number, 1u);
-  EXPECT_EQ(t->events[s1].number, 2u);
+  // The reading thread's call was logged first, but the story tells the
+  // send first: the writing thread's call is pulled ahead of it.
+  EXPECT_LT(s1, r1);
+  EXPECT_EQ(t->events[s1].number, 1u);
+  EXPECT_EQ(t->events[r1].number, 2u);
+  EXPECT_TRUE(t->happensBefore(s1, r1));
+  EXPECT_FALSE(t->happensBefore(r1, s1));
+  EXPECT_EQ(t->localPredecessor(r1), s1);
+  EXPECT_EQ(t->indexInProcess(s1), 0u);
+  EXPECT_EQ(t->placed_by_time, 0u);
   replay::DisplayModel display(*t);
   for (uint32_t i = 0; i <= t->events.size(); ++i)
     EXPECT_EQ(display.stateAt(i), display.replayFromStart(i)) << i;
@@ -608,6 +618,54 @@ TEST(Merge, MessagesBetweenThreadsOfOneProcess) {
   replay::Narrator narrator(*t);
   EXPECT_EQ(narrator.describe(s1), "Process server[100] sends a message to itself on pipe 1 (4 bytes)");
   EXPECT_EQ(narrator.describe(r1), "Process server[100] (thread 2) receives a message from itself on pipe 1 (4 bytes)");
+}
+
+// The reading thread's call is logged before the writing thread's, and a
+// third thread's call between them: the writing thread's calls up to its
+// send come first, the third thread keeps its place after the receive.
+TEST(Merge, AThreadsSendIsToldBeforeTheReceiveLoggedFirst) {
+  FakeRecording rec;
+  FakeProcess& p = rec.process("server", 100).pipeEnd(1, 77, true).pipeEnd(2, 77, false).pipeEnd(3, 78, true);
+  p.receive(2, "ab", 10, 31, 101);  // counter 1, thread 101
+  p.send(3, "x", 30, 33, 102);      // counter 2, thread 102
+  p.user("before", 12);             // counter 3, the main thread, before its send
+  p.send(1, "ab", 20, 34);          // counter 4, the main thread
+  p.exit(0, 50);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const uint32_t r = at(*t, 100, 1), x = at(*t, 100, 2), u = at(*t, 100, 3), s = at(*t, 100, 4);
+  EXPECT_LT(u, s);
+  EXPECT_LT(s, r);
+  EXPECT_LT(r, x);
+  EXPECT_TRUE(t->happensBefore(u, r));
+  EXPECT_EQ(t->placed_by_time, 0u);
+  const auto& story = t->process_events[t->events[r].process];
+  ASSERT_EQ(story.size(), 5u);
+  EXPECT_EQ(std::vector<uint32_t>(story.begin(), story.end()), (std::vector<uint32_t>{u, s, r, x, at(*t, 100, 5)}));
+}
+
+// A message from one thread goes through another process and comes back to
+// another thread, whose receive was logged before the first send: the
+// cycle the logs' order makes is resolved by the send going first, not by
+// time.
+TEST(Merge, AThreadsMessageBackThroughAnotherProcessComesAfterIt) {
+  FakeRecording rec;
+  FakeProcess& p = rec.process("client", 100).pipeEnd(1, 77, true).pipeEnd(2, 78, false);
+  FakeProcess& q = rec.process("echo", 200).pipeEnd(1, 77, false).pipeEnd(2, 78, true);
+  p.receive(2, "ping", 10, 40, 101);  // counter 1: thread 101 reads the echo
+  p.send(1, "ping", 20, 41);          // counter 2: the main thread's send returned late
+  q.receive(1, "ping", 5, 25);
+  q.send(2, "ping", 26, 27);
+  p.exit(0, 50);
+  q.exit(0, 51);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const uint32_t pr = at(*t, 100, 1), ps = at(*t, 100, 2), qr = at(*t, 200, 1), qs = at(*t, 200, 2);
+  EXPECT_LT(ps, qr);
+  EXPECT_LT(qs, pr);
+  EXPECT_TRUE(t->happensBefore(ps, pr));
+  EXPECT_EQ(t->placed_by_time, 0u);
+  EXPECT_TRUE(t->problems.empty());
 }
 
 TEST(Merge, CrashedProcess) {

@@ -123,7 +123,7 @@ void expectExactAndConsistent(uint64_t seed, std::mt19937_64& rng, int processes
   std::map<int32_t, uint32_t> by_pid;
   for (const auto& p : t->processes) by_pid[p.pid] = p.index;
   auto position = [&](int proc, uint64_t counter) {
-    return t->process_events[by_pid.at(100 + proc)].at(counter - 1);
+    return t->counter_events[by_pid.at(100 + proc)].at(counter - 1);
   };
 
   // Every received byte is matched to the send that produced it.
@@ -165,23 +165,36 @@ void expectExactAndConsistent(uint64_t seed, std::mt19937_64& rng, int processes
     }
   }
 
-  // Each event is where the process's list says, whole.
+  // Each event is where the process's lists say, whole.
   for (uint32_t p = 0; p < t->processes.size(); ++p) {
-    const auto& list = t->process_events[p];
+    const auto& list = t->counter_events[p];
+    ASSERT_EQ(list.size(), t->process_events[p].size());
     for (size_t k = 0; k < list.size(); ++k) {
       ASSERT_EQ(t->events[list[k]].process, p) << "position " << list[k];
       ASSERT_EQ(t->events[list[k]].counter, k + 1) << "position " << list[k];
+      ASSERT_EQ(t->events[t->process_events[p][k]].process, p);
+      ASSERT_EQ(t->process_events[p][t->indexInProcess(t->process_events[p][k])], t->process_events[p][k]);
     }
   }
 
-  // Order: edges go forward; each process's events in counter order;
-  // RADAR's numbers are longest paths.
-  for (const Edge& e : t->edges)
-    if (t->events[e.from].process != t->events[e.to].process) {
+  // Order: edges go forward (a thread's message to another of its process
+  // too); each process's events in the story's order, and each thread's in
+  // counter order; RADAR's numbers are longest paths.
+  if (t->placed_by_time == 0)
+    for (const Edge& e : t->edges) {
       ASSERT_LT(e.from, e.to);
     }
   for (const auto& list : t->process_events)
-    for (size_t k = 1; k < list.size(); ++k) ASSERT_LT(list[k - 1], list[k]);
+    for (size_t k = 1; k < list.size(); ++k) {
+      ASSERT_LT(list[k - 1], list[k]);
+    }
+  for (const auto& list : t->counter_events)
+    for (size_t k = 0; k < list.size(); ++k)
+      for (size_t j = k + 1; j < list.size(); ++j)
+        if (t->events[list[j]].thread == t->events[list[k]].thread) {
+          ASSERT_LT(list[k], list[j]);
+          break;
+        }
   for (uint32_t i = 0; i < t->events.size(); ++i) {
     uint32_t want = 0;
     if (const uint32_t pred = t->localPredecessor(i); pred != kNone) want = t->events[pred].number;
@@ -376,7 +389,7 @@ TEST_P(CausalRelations, EveryPairIsInOrder) {
   std::map<int32_t, uint32_t> by_pid;
   for (const auto& p : t->processes) by_pid[p.pid] = p.index;
   auto position = [&](const Place& place) {
-    const auto& list = t->process_events[by_pid.at(place.first)];
+    const auto& list = t->counter_events[by_pid.at(place.first)];
     return list[place.second - 1];
   };
   std::map<std::string, int> kinds;

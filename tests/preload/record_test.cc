@@ -1151,5 +1151,32 @@ TEST(Record, AForkedChildComesAfterTheForkThatMadeIt) {
   }
 }
 
+// Threads of one process writing a pipe that another of its threads
+// reads: a reading thread's call often returns, and is logged, before the
+// writing thread's. The story still tells each send before its receives.
+TEST(Record, AThreadsSendIsToldBeforeAnotherThreadReceivesIt) {
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                     shellQuote(programPath("threads")) + " 0");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  Result events = radar({"events", "--json", dir});
+  ASSERT_EQ(events.exit_code, 0) << events.err;
+  const std::regex event_re(R"re("event":(\d+))re"), to_re(R"re("to_events":\[([0-9,]+)\])re");
+  std::istringstream lines(events.out);
+  size_t sends = 0, late = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m, to;
+    if (!std::regex_search(line, m, event_re) || !std::regex_search(line, to, to_re)) continue;
+    ++sends;
+    const uint64_t send = std::stoull(m[1]);
+    std::istringstream list(to[1].str());
+    for (std::string receive; std::getline(list, receive, ',');) late += std::stoull(receive) < send;
+  }
+  EXPECT_GE(sends, 8000u);
+  EXPECT_EQ(late, 0u) << "receives told before the sends whose bytes they got";
+  Result check = radar({"check", "--json", dir});
+  EXPECT_NE(check.out.find("\"placed_by_time\":0,"), std::string::npos) << check.out;
+}
+
 }  // namespace
 }  // namespace radar::testing
