@@ -24,7 +24,7 @@
 namespace radar::driver {
 
 inline constexpr char kScriptMagic[8] = {'R', 'A', 'D', 'A', 'R', 'R', 'P', 'L'};
-inline constexpr uint32_t kScriptVersion = 3;
+inline constexpr uint32_t kScriptVersion = 4;
 inline constexpr uint32_t kNoEvent = ~0u;
 
 struct Blob {
@@ -63,6 +63,7 @@ struct ScriptHeader {
   uint32_t closed_at_start;  // bit n: descriptor n (0 to 2) was not open when the first image started
   uint32_t reserved;
   Blob label;                // "parser[4123]", NUL-terminated
+  int64_t started_realtime_ns;  // when the first image of the chain started (CLOCK_REALTIME)
 };
 inline constexpr uint32_t kScriptNondet = 1;  // clock, random and pid reads were recorded
 

@@ -260,6 +260,8 @@ class Builder {
             closed_at_start_ |= 1u << fd;
     }
     payload_limited_ = reader->header().has_payload_limit();
+    nondet_ = reader->header().nondet();  // the last segment's: the image being debugged
+    if (segment == 0) started_realtime_ns_ = reader->header().realtime_ns();
     const bool last = segment + 1 == out_->chain.size();
     // Every thread of the image has a place, even one that recorded nothing
     // (the main thread of a child that only exits through a signal ...).
@@ -694,6 +696,8 @@ class Builder {
     h.end = end_;
     h.end_code = end_code_;
     h.closed_at_start = closed_at_start_;
+    if (nondet_) h.flags |= kScriptNondet;
+    h.started_realtime_ns = started_realtime_ns_;
     h.label = w_.putText(debugged.label());
     out_->events = static_cast<uint32_t>(w_.events.size());
     out_->bytes = w_.finish(h);
@@ -733,6 +737,8 @@ class Builder {
   std::vector<Pending> pending_;
   std::vector<int> open_at_start_;  // the first image's descriptors at start (format 1.1)
   uint32_t closed_at_start_ = 0;    // ScriptHeader::closed_at_start
+  bool nondet_ = false;             // recorded with --nondet
+  int64_t started_realtime_ns_ = 0;  // ScriptHeader::started_realtime_ns
   bool payload_limited_ = false;  // the recording kept only part of each message
   // The epoll registrations so far: (epoll descriptor, the program's data)
   // -> the descriptor registered with it.

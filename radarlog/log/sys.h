@@ -67,6 +67,9 @@ inline long fcntl(int fd, int cmd, long arg = 0) { return raw(SYS_fcntl, fd, cmd
 inline long fstat(int fd, struct stat* st) {
   return raw(SYS_fstat, fd, reinterpret_cast<long>(st));
 }
+inline long stat(const char* path, struct stat* st) {
+  return raw(SYS_newfstatat, AT_FDCWD, reinterpret_cast<long>(path), reinterpret_cast<long>(st), 0);
+}
 inline long mmap(void* addr, size_t len, int prot, int flags, int fd, uint64_t off) {
   return raw(SYS_mmap, reinterpret_cast<long>(addr), static_cast<long>(len), prot, flags, fd,
              static_cast<long>(off));

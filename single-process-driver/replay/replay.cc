@@ -659,8 +659,9 @@ bool deliverRecordedSignals(int32_t index, bool unblocked_only) {
 // After a divergence: the inputs this process had that radar does not
 // record, named as the probable cause. Memory shared with processes that
 // do not run in the re-run comes first (a PostgreSQL backend reads what
-// the others wrote there), then files read as they are now, then clocks
-// and random numbers when the recording was made without --nondet.
+// the others wrote there), then clocks and random numbers read live when
+// the recording was made without --nondet, then files read as they are now
+// (those changed since the recorded process started).
 
 namespace {
 
@@ -749,6 +750,13 @@ void listNoted(Report& r, const NotedFiles& list) {
     }
 }
 
+// A file last changed before the recorded process started reads now as it
+// read then: not a cause.
+bool changedSinceRecorded(const struct stat& st) {
+  const int64_t mtime = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+  return !g.header->started_realtime_ns || mtime >= g.header->started_realtime_ns;
+}
+
 void openFiles(Report& r, bool* any) {
   int listed = 0;
   Report names;
@@ -761,7 +769,7 @@ void openFiles(Report& r, bool* any) {
     const long n = sys::readlink(link, path, sizeof(path) - 1);
     if (n <= 0 || path[0] != '/' || std::strncmp(path, "/dev/", 5) == 0 || std::strncmp(path, "/proc/", 6) == 0) continue;
     struct stat st {};
-    if (sys::fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || isChannelFd(fd)) continue;
+    if (sys::fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || isChannelFd(fd) || !changedSinceRecorded(st)) continue;
     // Files it may read: not write-only ones, and a standard descriptor
     // (a harness's redirection) only once it was read from.
     const long flags = sys::raw(SYS_fcntl, fd, F_GETFL);
@@ -774,6 +782,8 @@ void openFiles(Report& r, bool* any) {
   for (int i = 0; i < NotedFiles::kSlots; ++i) {
     const char* p = g_read_files.path[i];
     if (!p[0] || std::strstr(names.str(), p)) continue;
+    struct stat st {};
+    if (sys::stat(p, &st) == 0 && !changedSinceRecorded(st)) continue;
     names << (listed ? ", " : "") << p;
     ++listed;
   }
@@ -804,6 +814,17 @@ void noteFileOpened(const char* path, int error) {
 void nameUnrecordedInputs(Report& r) {
   bool any = false;
   sharedMemory(r, &any);
+  // Clocks and random numbers read live where the recording could have
+  // had them: a different value is the likeliest cause (a random key, a
+  // timeout computed from the time), more than a file that may not have
+  // changed.
+  const uint32_t live = g_live_values.load(std::memory_order_relaxed);
+  const bool nondet = g.header->flags & driver::kScriptNondet;
+  if (live && !nondet) {
+    r << "\n  " << (any ? "also" : "probable cause") << ", it read the clock or random numbers " << live << " time"
+      << (live > 1 ? "s" : "") << " live (recorded without --nondet, which records them)";
+    any = true;
+  }
   if (g_missing_files.path[0][0]) {
     r << "\n  " << (any ? "also" : "probable cause") << ", files it looked for are not there now (";
     listNoted(r, g_missing_files);
@@ -811,9 +832,9 @@ void nameUnrecordedInputs(Report& r) {
     any = true;
   }
   openFiles(r, &any);
-  if (const uint32_t live = g_live_values.load(std::memory_order_relaxed))
-    r << "\n  " << (any ? "also" : "possible cause") << ", it read the clock or random numbers " << live
-      << " time" << (live > 1 ? "s" : "") << " live (" << (g.header->flags & driver::kScriptNondet ? "not in the recording" : "recorded without --nondet") << ")";
+  if (live && nondet)
+    r << "\n  " << (any ? "also" : "possible cause") << ", it read the clock or random numbers " << live << " time"
+      << (live > 1 ? "s" : "") << " live, beyond what the recording has";
 }
 
 void diverge(const ScriptEvent* e, const char* message) {

@@ -951,7 +951,9 @@ namespace {
 int opened(int fd, const char* path, int flags) {
   if (!replaying()) return fd;
   if (fd >= 0) setChannelFd(fd, isChannelKindOfFile(fd));
-  if ((flags & O_ACCMODE) != O_WRONLY) noteFileOpened(path, fd >= 0 ? 0 : errno);
+  // A file it made itself now (O_EXCL, O_TRUNC) holds what the re-run wrote.
+  const bool made = fd >= 0 && (flags & O_CREAT) && (flags & (O_EXCL | O_TRUNC));
+  if ((flags & O_ACCMODE) != O_WRONLY && !made) noteFileOpened(path, fd >= 0 ? 0 : errno);
   return fd;
 }
 

@@ -861,7 +861,7 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
        [&] { std::ofstream(file) << "then\n"; }, [&] { std::ofstream(file) << "now\n"; }},
       {{"file", file}, "the file says then\n", "probable cause, files it looked for are not there now (" + file + ")",
        [&] { std::ofstream(file) << "then\n"; }, [&] { ::unlink(file.c_str()); }},
-      {{"clock"}, "the time is ", "possible cause, it read the clock or random numbers 1 time live (recorded without --nondet)",
+      {{"clock"}, "the time is ", "probable cause, it read the clock or random numbers 1 time live (recorded without --nondet, which records them)",
        [] {}, [] { ::usleep(2000); }},
   };
   for (const auto& c : cases) {
