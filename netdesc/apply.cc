@@ -9,7 +9,7 @@
 #include <set>
 
 #include "decode.h"
-#include "findings.h"
+#include "trace/findings.h"
 #include "plan.h"
 #include "radar/proto/radarlog.pb.h"
 #include "reader.h"
@@ -17,7 +17,7 @@
 namespace radar::netdesc {
 namespace {
 
-using replay::kNone;
+using trace::kNone;
 
 bool glob(const std::string& pattern, const std::string& s) {
   return pattern.empty() || ::fnmatch(pattern.c_str(), s.c_str(), 0) == 0;
@@ -55,7 +55,7 @@ std::string portLabel(const Process& p, const Port& port) { return p.name() + ".
 
 }  // namespace
 
-std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> description, replay::Trace& t,
+std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> description, trace::Trace& t,
                                         std::vector<std::string>* unmatched) {
   auto b = std::unique_ptr<Binding>(new Binding());
   b->description_ = std::move(description);
@@ -94,7 +94,7 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
     const std::string program = m.program().empty() && m.executable().empty() ? dp.name() : m.program();
     std::vector<uint32_t> images;
     for (uint32_t p : by_creation) {
-      const replay::Process& rp = t.processes[p];
+      const trace::Process& rp = t.processes[p];
       if (!glob(program, recorded_names[p]) || !glob(m.executable(), rp.executable)) continue;
       bool args = true;
       for (int k = 0; k < m.arg_size() && args; ++k)
@@ -126,7 +126,7 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
         const bool by_env = !port.has_fd() && port.path().empty() && !port.tcp_port();
         if (by_env) env_fds = portFds(header(p), port.name());
         for (uint32_t e = 0; e < t.endpoints.size(); ++e) {
-          const replay::Endpoint& ep = t.endpoints[e];
+          const trace::Endpoint& ep = t.endpoints[e];
           if (ep.process != p) continue;
           bool is = false;
           if (port.has_fd()) is = ep.fd == port.fd();
@@ -176,7 +176,7 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
     }
     bool found = false;
     for (uint32_t e = 0; e < t.endpoints.size(); ++e) {
-      const replay::Endpoint& ep = t.endpoints[e];
+      const trace::Endpoint& ep = t.endpoints[e];
       if (b->ports_[e] || !channels.count(ep.channel)) continue;
       if (std::find(dport.images.begin(), dport.images.end(), ep.process) == dport.images.end()) continue;
       b->ports_[e] = dport.port;
@@ -226,7 +226,7 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
   }
   // The findings name processes and channels: tell them again by the new names.
   t.findings.clear();
-  replay::findProblems(t);
+  trace::findProblems(t);
   return b;
 }
 
@@ -238,7 +238,7 @@ const Process* Binding::processOf(uint32_t process) const {
   return process < processes_.size() ? processes_[process] : nullptr;
 }
 
-const Port* Binding::portForMessage(const replay::Trace& t, uint32_t send) const {
+const Port* Binding::portForMessage(const trace::Trace& t, uint32_t send) const {
   const Port* mine = portOf(t.events[send].endpoint);
   if (mine && !mine->type().empty()) return mine;
   for (uint32_t k : t.messagesFrom(send)) {
@@ -248,11 +248,11 @@ const Port* Binding::portForMessage(const replay::Trace& t, uint32_t send) const
   return mine;
 }
 
-const Port* Binding::portForReceive(const replay::Trace& t, uint32_t receive) const {
+const Port* Binding::portForReceive(const trace::Trace& t, uint32_t receive) const {
   // What was sent decides how the bytes read: a sender's type first (a
   // request/response connection types each side with what it sends).
   for (auto [b, end] = t.incoming(receive); b != end; ++b) {
-    if (b->why != replay::Edge::Why::Message) continue;
+    if (b->why != trace::Edge::Why::Message) continue;
     const Port* theirs = portOf(t.events[b->from].endpoint);
     if (theirs && !theirs->type().empty()) return theirs;
   }
@@ -272,7 +272,7 @@ void noteOmitted(std::string_view kept, uint64_t omitted, std::string* out) {
 }
 }  // namespace
 
-bool Binding::describeContents(const replay::Trace& t, uint32_t position, std::string* out,
+bool Binding::describeContents(const trace::Trace& t, uint32_t position, std::string* out,
                                std::string* error) const {
   TextOut text;
   if (!describeContents(t, position, &text, error)) return false;
@@ -280,12 +280,12 @@ bool Binding::describeContents(const replay::Trace& t, uint32_t position, std::s
   return true;
 }
 
-bool Binding::describeContents(const replay::Trace& t, uint32_t position, TextOut* out, std::string* error) const {
+bool Binding::describeContents(const trace::Trace& t, uint32_t position, TextOut* out, std::string* error) const {
   std::string_view bytes;
   uint64_t omitted = 0;
   if (!t.payloadView(position, &bytes, error, &omitted)) return false;
   out->text.clear();
-  const replay::Event& ev = t.events[position];
+  const trace::Event& ev = t.events[position];
   const bool send = log::categoryOf(ev.eventKind()) == log::Category::Send;
   const Port* port = send ? portForMessage(t, position) : portForReceive(t, position);
   if (!port) {
@@ -308,7 +308,7 @@ bool Binding::describeContents(const replay::Trace& t, uint32_t position, TextOu
          s.unfinished_needs - (bytes.size() - s.unfinished_at) <= kMaxGathered && next < mine.size() && added < 64;
          s = splitMessages(port->framing(), bytes)) {
       const uint32_t pos = mine[next++];
-      const replay::Event& later = t.events[pos];
+      const trace::Event& later = t.events[pos];
       if (later.endpoint != ev.endpoint) continue;
       if (log::categoryOf(later.eventKind()) != log::Category::Send) continue;
       if (!added) {  // copied before the next view replaces them, and read from the copy from now on
@@ -331,7 +331,7 @@ bool Binding::describeContents(const replay::Trace& t, uint32_t position, TextOu
   return true;
 }
 
-bool describeContents(const Binding* binding, const replay::Trace& t, uint32_t position, TextOut* out,
+bool describeContents(const Binding* binding, const trace::Trace& t, uint32_t position, TextOut* out,
                       std::string* error) {
   if (binding) return binding->describeContents(t, position, out, error);
   std::string_view bytes;
@@ -344,7 +344,7 @@ bool describeContents(const Binding* binding, const replay::Trace& t, uint32_t p
   return true;
 }
 
-bool describeContents(const Binding* binding, const replay::Trace& t, uint32_t position, std::string* out,
+bool describeContents(const Binding* binding, const trace::Trace& t, uint32_t position, std::string* out,
                       std::string* error) {
   TextOut text;
   if (!describeContents(binding, t, position, &text, error)) return false;
@@ -352,7 +352,7 @@ bool describeContents(const Binding* binding, const replay::Trace& t, uint32_t p
   return true;
 }
 
-std::unique_ptr<Binding> Binding::forRecording(replay::Trace& t, const std::string& net_path, bool carried,
+std::unique_ptr<Binding> Binding::forRecording(trace::Trace& t, const std::string& net_path, bool carried,
                                                std::vector<std::string>* unmatched, std::string* error) {
   std::vector<Problem> problems;
   std::unique_ptr<Description> d;

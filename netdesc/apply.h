@@ -10,7 +10,7 @@
 
 #include "decode.h"
 #include "description.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 namespace radar::netdesc {
 
@@ -19,13 +19,13 @@ class Binding {
   // Matches `description` against `trace` and renames the trace's
   // processes and channels. `unmatched` gets, one line each, the parts of
   // the description that matched nothing in the recording.
-  static std::unique_ptr<Binding> apply(std::shared_ptr<const Description> description, replay::Trace& trace,
+  static std::unique_ptr<Binding> apply(std::shared_ptr<const Description> description, trace::Trace& trace,
                                         std::vector<std::string>* unmatched);
   // The description for a recording: the file `net_path` when given, else
   // the one the recording carries (radar run) unless `carried` is false.
   // Null without *error when there is none; null with *error (one problem
   // a line, each naming file, line and column) when it cannot be used.
-  static std::unique_ptr<Binding> forRecording(replay::Trace& trace, const std::string& net_path, bool carried,
+  static std::unique_ptr<Binding> forRecording(trace::Trace& trace, const std::string& net_path, bool carried,
                                                std::vector<std::string>* unmatched, std::string* error);
 
   const Description& description() const { return *description_; }
@@ -35,19 +35,19 @@ class Binding {
   const Process* processOf(uint32_t process) const;
   // The port whose type and framing decode what a send sent: the sender's
   // port, else a receiver's (null when neither is described with a type).
-  const Port* portForMessage(const replay::Trace& trace, uint32_t send) const;
+  const Port* portForMessage(const trace::Trace& trace, uint32_t send) const;
 
   // The port whose type and framing decode what a receive got: a
   // sender's, else its own.
-  const Port* portForReceive(const replay::Trace& trace, uint32_t receive) const;
+  const Port* portForReceive(const trace::Trace& trace, uint32_t receive) const;
 
   // The contents of a send or receive, decoded as the description says:
   // its messages field by field (for a send, one announced by a length
   // prefix and finished by the next sends on the channel is completed from
   // them). False with *error when its bytes cannot be read.
-  bool describeContents(const replay::Trace& trace, uint32_t position, std::string* out, std::string* error) const;
+  bool describeContents(const trace::Trace& trace, uint32_t position, std::string* out, std::string* error) const;
   // The same as it is made (TextOut::spill), for messages too big to hold.
-  bool describeContents(const replay::Trace& trace, uint32_t position, TextOut* out, std::string* error) const;
+  bool describeContents(const trace::Trace& trace, uint32_t position, TextOut* out, std::string* error) const;
 
  private:
   std::shared_ptr<const Description> description_;
@@ -56,9 +56,9 @@ class Binding {
 };
 
 // The same with or without a binding (without: text, or hex and ASCII).
-bool describeContents(const Binding* binding, const replay::Trace& trace, uint32_t position, std::string* out,
+bool describeContents(const Binding* binding, const trace::Trace& trace, uint32_t position, std::string* out,
                       std::string* error);
-bool describeContents(const Binding* binding, const replay::Trace& trace, uint32_t position, TextOut* out,
+bool describeContents(const Binding* binding, const trace::Trace& trace, uint32_t position, TextOut* out,
                       std::string* error);
 
 }  // namespace radar::netdesc

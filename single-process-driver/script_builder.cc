@@ -18,7 +18,7 @@
 
 #include "asan_options.h"
 #include "crc32c.h"
-#include "narrative.h"
+#include "trace/narrative.h"
 #include "radar/proto/radarlog.pb.h"
 #include "reader.h"
 #include "recorder_env.h"
@@ -30,9 +30,9 @@ namespace {
 using log::Category;
 using log::ChannelType;
 using log::Kind;
-using replay::kNone;
-using replay::Process;
-using replay::Trace;
+using trace::kNone;
+using trace::Process;
+using trace::Trace;
 
 std::string eventName(const Trace& t, uint32_t position) {
   return "event " + std::to_string(position + 1) + " (" + t.processes[t.events[position].process].label() +
@@ -98,7 +98,7 @@ class ScriptWriter {
 };
 
 // What stands in for an inherited channel end in the re-run.
-ScriptFd standInFor(const replay::Endpoint& ep, int fd) {
+ScriptFd standInFor(const trace::Endpoint& ep, int fd) {
   ScriptFd f{};
   f.fd = fd;
   f.access = ep.access;
@@ -216,7 +216,7 @@ class Builder {
   uint32_t forkOf(uint32_t parent, uint32_t child, std::string* error) const {
     const Process& c = t_.processes[child];
     for (uint32_t pos : t_.counter_events[parent]) {
-      const replay::Event& e = t_.events[pos];
+      const trace::Event& e = t_.events[pos];
       if (e.eventKind() == Kind::Fork && e.counter > c.parent_counter && static_cast<int32_t>(e.value) == c.pid)
         return pos;
     }
@@ -376,7 +376,7 @@ class Builder {
   // accepted is defined as inherited when first seen in use: not one).
   void standIns(uint32_t p, const std::set<int>& used_before_created, const std::set<int>& made) {
     std::map<int, ScriptFd> fds;
-    for (const replay::Endpoint& ep : t_.endpoints) {
+    for (const trace::Endpoint& ep : t_.endpoints) {
       if (ep.process != p || !ep.inherited || ep.fd < 0) continue;
       if (made.count(ep.fd) && !used_before_created.count(ep.fd)) continue;
       ScriptFd f = standInFor(ep, ep.fd);
@@ -387,7 +387,7 @@ class Builder {
     for (int fd : used_before_created) {
       if (fds.count(fd)) continue;
       // An end first seen in use: its kind from the first event on it.
-      const replay::Endpoint* ep = nullptr;
+      const trace::Endpoint* ep = nullptr;
       for (uint32_t pos : t_.process_events[p]) {
         const uint32_t e = t_.events[pos].endpoint;
         if (e != kNone && t_.endpoints[e].fd == fd) {
@@ -395,7 +395,7 @@ class Builder {
           break;
         }
       }
-      replay::Endpoint unknown;
+      trace::Endpoint unknown;
       unknown.type = ChannelType::Other;
       unknown.access = O_RDWR;
       fds.emplace(fd, standInFor(ep ? *ep : unknown, fd));
@@ -456,14 +456,14 @@ class Builder {
     uint64_t found = 0;
     bool first = true;
     for (auto [b, end] = t_.incoming(position); b != end; ++b) {
-      if (b->why != replay::Edge::Why::Message) continue;
+      if (b->why != trace::Edge::Why::Message) continue;
       // The first piece starts where the earlier receives of its send
       // stopped; the others at their send's start.
       uint64_t skip = 0;
       if (first)
         for (uint32_t k : t_.messagesFrom(b->from)) {
-          const replay::Edge& other = t_.edges[k];
-          if (other.to < position && !(t_.events[other.to].flags & replay::kEventPeek)) skip += other.bytes;
+          const trace::Edge& other = t_.edges[k];
+          if (other.to < position && !(t_.events[other.to].flags & trace::kEventPeek)) skip += other.bytes;
         }
       first = false;
       pending.pieces.push_back({b->from, skip, b->bytes});
@@ -566,7 +566,7 @@ class Builder {
       if (category == Category::Send) {
         const uint32_t ep = t_.events[position].endpoint;
         if (ep != kNone) {
-          const replay::Channel& c = t_.channels[t_.endpoints[ep].channel];
+          const trace::Channel& c = t_.channels[t_.endpoints[ep].channel];
           // Output nobody in the recording read (the terminal, a file the
           // recording's stdout went to) still reaches the user.
           if (c.external || c.type == ChannelType::Terminal) e.flags |= kPassThrough;
@@ -616,8 +616,8 @@ class Builder {
     uint32_t found = kNoEvent;
     const uint32_t process = t_.events[receive].process;
     for (auto [b, end] = t_.incoming(receive); b != end; ++b) {
-      if (b->why != replay::Edge::Why::Message) continue;
-      const replay::Event& send = t_.events[b->from];
+      if (b->why != trace::Edge::Why::Message) continue;
+      const trace::Event& send = t_.events[b->from];
       if (send.process != process || send.counter <= at.counter) continue;
       auto it = script_index_.find(b->from);
       if (it != script_index_.end() && w_.events[it->second].segment == at.segment &&
@@ -727,7 +727,7 @@ class Builder {
 
   const Trace& t_;
   Script* out_;
-  replay::Narrator narrator_;
+  trace::Narrator narrator_;
   ScriptWriter w_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> threads_;  // (segment, tid) -> index
   std::vector<uint32_t> last_of_thread_;

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trace.h"
+#include "trace/trace.h"
 
 namespace radar::driver {
 
@@ -78,10 +78,10 @@ struct Script {
 // cannot be replayed faithfully (a log missing or damaged, bytes the
 // recording did not keep, events lost while recording).
 // The script is made in out->bytes as given (ScriptBytes::inFile).
-bool buildScript(const replay::Trace& trace, uint32_t image, Script* out, std::string* error);
+bool buildScript(const trace::Trace& trace, uint32_t image, Script* out, std::string* error);
 
 // The images a script for `image` replays, first started first; empty with
 // *error when an ancestor is missing.
-std::vector<uint32_t> imageChain(const replay::Trace& trace, uint32_t image, std::string* error);
+std::vector<uint32_t> imageChain(const trace::Trace& trace, uint32_t image, std::string* error);
 
 }  // namespace radar::driver

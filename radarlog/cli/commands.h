@@ -1,5 +1,5 @@
-// The subcommands `radar` knows. Each lives with the component that builds
-// it; CMake defines RADAR_HAVE_<NAME> for those compiled in.
+// The subcommands `radar` knows, each in its *_command.cc here, built when
+// the component it drives is: CMake defines RADAR_HAVE_<NAME> for those.
 #pragma once
 
 namespace radar::cli {

@@ -33,12 +33,12 @@ QString DebugCommand::commandLine() const {
   return words.join(QLatin1Char(' '));
 }
 
-DebugCommand debugCommand(const replay::Trace& t, uint32_t process, uint32_t position, const QString& radar) {
+DebugCommand debugCommand(const trace::Trace& t, uint32_t process, uint32_t position, const QString& radar) {
   DebugCommand c;
   c.program = radar;
   c.arguments << QStringLiteral("debug");
   for (const auto& dir : t.directories) c.arguments << QString::fromStdString(dir);
-  const replay::Process& p = t.processes[process];
+  const trace::Process& p = t.processes[process];
   c.arguments << QStringLiteral("%1.%2").arg(p.pid).arg(p.generation);
   for (uint32_t pos : t.process_events[process])
     if (pos >= position) {

@@ -7,7 +7,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "trace.h"
+#include "trace/trace.h"
 
 namespace radar::gui {
 
@@ -21,7 +21,7 @@ struct DebugCommand {
 
 // The command that debugs `process` from the replay's event `position`
 // (0-based): it stops before that process's first event at or after it.
-DebugCommand debugCommand(const replay::Trace& trace, uint32_t process, uint32_t position, const QString& radar);
+DebugCommand debugCommand(const trace::Trace& trace, uint32_t process, uint32_t position, const QString& radar);
 
 // The terminal emulator to run it in: $TERMINAL, else the first of
 // x-terminal-emulator, gnome-terminal, konsole, xterm found in PATH; empty

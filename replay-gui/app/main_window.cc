@@ -37,17 +37,17 @@
 #include <map>
 
 #include "debug_launch.h"
-#include "merge.h"
+#include "trace/merge.h"
 #include "message_text.h"
 
 namespace radar::gui {
 
-using replay::kNone;
+using trace::kNone;
 
-MainWindow::MainWindow(std::unique_ptr<replay::Trace> trace, std::unique_ptr<netdesc::Binding> net, QWidget* parent)
+MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netdesc::Binding> net, QWidget* parent)
     : QMainWindow(parent), trace_(std::move(trace)), net_(std::move(net)) {
-  display_ = std::make_unique<replay::DisplayModel>(*trace_);
-  narrator_ = std::make_unique<replay::Narrator>(*trace_);
+  display_ = std::make_unique<trace::DisplayModel>(*trace_);
+  narrator_ = std::make_unique<trace::Narrator>(*trace_);
   builder_ = std::make_unique<SceneBuilder>(*trace_, *display_);
   if (net_) {
     // Where the description places processes: the images of one process
@@ -502,21 +502,21 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   event->accept();
 }
 
-std::unique_ptr<replay::Trace> MainWindow::loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
+std::unique_ptr<trace::Trace> MainWindow::loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
                                                             QString* error) {
   // Loading runs off the GUI thread; the dialog shows bytes read.
   std::atomic<bool> cancel{false};
   std::atomic<uint64_t> done{0}, total{0};
-  std::unique_ptr<replay::Trace> trace;
+  std::unique_ptr<trace::Trace> trace;
   std::string load_error;
   QThread* worker = QThread::create([&] {
-    replay::LoadOptions options;
+    trace::LoadOptions options;
     options.cancel = &cancel;
     options.progress = [&](uint64_t d, uint64_t t) {
       done = d;
       total = t;
     };
-    trace = replay::loadTrace(dirs, options, &load_error);
+    trace = trace::loadTrace(dirs, options, &load_error);
   });
   QProgressDialog progress(tr("Loading the recording…"), tr("Cancel"), 0, 1000, parent);
   progress.setWindowModality(Qt::WindowModal);

@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "controller.h"
-#include "display.h"
+#include "trace/display.h"
 #include "models.h"
 #include "apply.h"
-#include "narrative.h"
+#include "trace/narrative.h"
 #include "network_view.h"
 #include "scene.h"
 #include "spacetime_view.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 class QLabel;
 class QSlider;
@@ -34,7 +34,7 @@ class MainWindow : public QMainWindow {
 
  public:
   // `net`: the network description already applied to `trace`, or null.
-  explicit MainWindow(std::unique_ptr<replay::Trace> trace, std::unique_ptr<netdesc::Binding> net = nullptr,
+  explicit MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netdesc::Binding> net = nullptr,
                       QWidget* parent = nullptr);
   ~MainWindow() override;
 
@@ -43,8 +43,8 @@ class MainWindow : public QMainWindow {
   SpaceTimeView& spaceTimeView() { return *spacetime_; }
   EventTableModel& eventModel() { return *event_model_; }
   FindingsModel& findingsModel() { return *findings_model_; }
-  const replay::Trace& trace() const { return *trace_; }
-  const replay::DisplayModel& display() const { return *display_; }
+  const trace::Trace& trace() const { return *trace_; }
+  const trace::DisplayModel& display() const { return *display_; }
   QString narrative() const;
   // Jumps to an event (position) and selects it in every view.
   void goToEvent(uint32_t position);
@@ -61,7 +61,7 @@ class MainWindow : public QMainWindow {
   void selectProcess(uint32_t process) { selected_process_ = process; }
   // Loads recordings with a progress dialog (cancel stops loading). Null
   // and *error set when nothing could be loaded or the user cancelled.
-  static std::unique_ptr<replay::Trace> loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
+  static std::unique_ptr<trace::Trace> loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
                                                          QString* error);
   static void openRecording(const QStringList& dirs, QWidget* parent);
 
@@ -84,10 +84,10 @@ class MainWindow : public QMainWindow {
   void reportProblems();
   QString settingsKey() const;
 
-  std::unique_ptr<replay::Trace> trace_;
+  std::unique_ptr<trace::Trace> trace_;
   std::unique_ptr<netdesc::Binding> net_;
-  std::unique_ptr<replay::DisplayModel> display_;
-  std::unique_ptr<replay::Narrator> narrator_;
+  std::unique_ptr<trace::DisplayModel> display_;
+  std::unique_ptr<trace::Narrator> narrator_;
   std::unique_ptr<SceneBuilder> builder_;
   ReplayController* controller_;
   NetworkView* network_;
@@ -104,8 +104,8 @@ class MainWindow : public QMainWindow {
   QTimer timer_;
   QElapsedTimer clock_;
   uint32_t instant_replay_count_ = 10;
-  uint32_t selected_message_ = replay::kNone;
-  uint32_t selected_process_ = replay::kNone;
+  uint32_t selected_message_ = trace::kNone;
+  uint32_t selected_process_ = trace::kNone;
   QString last_message_text_;
   QAction* play_action_ = nullptr;
   QAction* mode_action_ = nullptr;

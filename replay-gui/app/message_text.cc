@@ -2,7 +2,7 @@
 
 namespace radar::gui {
 
-std::string describeMessage(const replay::Trace& t, const replay::Narrator& narrator, const netdesc::Binding* net,
+std::string describeMessage(const trace::Trace& t, const trace::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t send) {
   if (send >= t.events.size()) return "No such message.";
   std::string out = narrator.sentence(send) + "\n";

@@ -4,9 +4,9 @@
 
 namespace radar::gui {
 
-using replay::kNone;
+using trace::kNone;
 
-EventTableModel::EventTableModel(const replay::Trace& trace, const replay::Narrator& narrator, QObject* parent)
+EventTableModel::EventTableModel(const trace::Trace& trace, const trace::Narrator& narrator, QObject* parent)
     : QAbstractTableModel(parent), t_(trace), narrator_(narrator) {}
 
 int EventTableModel::rowCount(const QModelIndex& parent) const {
@@ -31,7 +31,7 @@ int EventTableModel::rowOf(uint32_t position) const {
 QVariant EventTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
   const uint32_t i = positionOf(index.row());
-  const replay::Event& e = t_.events[i];
+  const trace::Event& e = t_.events[i];
   if (role == Qt::TextAlignmentRole)
     return index.column() == Number || index.column() == Result ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                                                 : QVariant();
@@ -71,7 +71,7 @@ QVariant EventTableModel::headerData(int section, Qt::Orientation orientation, i
 }
 
 bool EventTableModel::matches(uint32_t i, const QStringList& words) const {
-  const replay::Event& e = t_.events[i];
+  const trace::Event& e = t_.events[i];
   const QString process = QString::fromStdString(t_.processes[e.process].label());
   const QString kind = QString::fromLatin1(log::kindName(e.eventKind()));
   const uint32_t c = t_.channelOf(i);
@@ -107,7 +107,7 @@ void EventTableModel::setFilter(const QString& filter) {
   endResetModel();
 }
 
-FindingsModel::FindingsModel(const replay::Trace& trace, QObject* parent)
+FindingsModel::FindingsModel(const trace::Trace& trace, QObject* parent)
     : QAbstractTableModel(parent), t_(trace) {}
 
 int FindingsModel::rowCount(const QModelIndex& parent) const {
@@ -118,10 +118,10 @@ int FindingsModel::columnCount(const QModelIndex& parent) const { return parent.
 
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
-  const replay::Finding& f = t_.findings[index.row()];
+  const trace::Finding& f = t_.findings[index.row()];
   if (role == Qt::ToolTipRole) return QString::fromStdString(f.text);
   if (role != Qt::DisplayRole) return {};
-  if (index.column() == Kind) return QString::fromLatin1(replay::findingKindName(f.kind));
+  if (index.column() == Kind) return QString::fromLatin1(trace::findingKindName(f.kind));
   return QString::fromStdString(f.text);
 }
 

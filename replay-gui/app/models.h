@@ -7,8 +7,8 @@
 #include <QString>
 #include <vector>
 
-#include "narrative.h"
-#include "trace.h"
+#include "trace/narrative.h"
+#include "trace/trace.h"
 
 namespace radar::gui {
 
@@ -18,7 +18,7 @@ class EventTableModel : public QAbstractTableModel {
  public:
   enum Column { Number, Time, Process, Kind, Channel, Result, Description, ColumnCount };
 
-  EventTableModel(const replay::Trace& trace, const replay::Narrator& narrator, QObject* parent = nullptr);
+  EventTableModel(const trace::Trace& trace, const trace::Narrator& narrator, QObject* parent = nullptr);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -37,8 +37,8 @@ class EventTableModel : public QAbstractTableModel {
  private:
   bool matches(uint32_t position, const QStringList& words) const;
 
-  const replay::Trace& t_;
-  const replay::Narrator& narrator_;
+  const trace::Trace& t_;
+  const trace::Narrator& narrator_;
   QString filter_;
   bool all_ = true;
   std::vector<uint32_t> rows_;  // positions kept, when filtered
@@ -49,7 +49,7 @@ class FindingsModel : public QAbstractTableModel {
 
  public:
   enum Column { Kind, Description, ColumnCount };
-  explicit FindingsModel(const replay::Trace& trace, QObject* parent = nullptr);
+  explicit FindingsModel(const trace::Trace& trace, QObject* parent = nullptr);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -59,7 +59,7 @@ class FindingsModel : public QAbstractTableModel {
   uint32_t eventOf(int row) const;
 
  private:
-  const replay::Trace& t_;
+  const trace::Trace& t_;
 };
 
 }  // namespace radar::gui

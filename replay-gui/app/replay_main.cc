@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "main_window.h"
-#include "merge.h"
+#include "trace/merge.h"
 #include "replay_options.h"
 
 namespace {
@@ -52,9 +52,9 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("radar"));
   QApplication::setApplicationName(QStringLiteral("replay"));
 
-  std::unique_ptr<radar::replay::Trace> trace;
+  std::unique_ptr<radar::trace::Trace> trace;
   if (!options.snapshot.empty()) {
-    trace = radar::replay::loadTrace(options.dirs, {}, &error);
+    trace = radar::trace::loadTrace(options.dirs, {}, &error);
     if (!trace) {
       std::fprintf(stderr, "radar replay: %s\n", error.c_str());
       return 1;

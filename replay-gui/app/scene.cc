@@ -8,9 +8,9 @@
 
 namespace radar::gui {
 
-using replay::DisplayState;
-using replay::Event;
-using replay::Kind;
+using trace::DisplayState;
+using trace::Event;
+using trace::Kind;
 
 const ProcessBox* Scene::box(uint32_t process) const {
   for (const auto& b : processes)
@@ -37,7 +37,7 @@ uint32_t Scene::processAt(Point p) const {
 namespace {
 // A process and the images it exec's into share one place on screen:
 // slots are given to chains of images, each image takes its chain's slot.
-std::vector<uint32_t> slotsOfImages(const replay::Trace& t) {
+std::vector<uint32_t> slotsOfImages(const trace::Trace& t) {
   const uint32_t n = static_cast<uint32_t>(t.processes.size());
   std::vector<uint32_t> chain(n, kNone);
   std::vector<Lifetime> lifetimes;
@@ -58,7 +58,7 @@ std::vector<uint32_t> slotsOfImages(const replay::Trace& t) {
       }
       life.first = std::min(life.first, proc.first_event);
       life.last = std::max(life.last, proc.last_event);
-      open_end = proc.end == replay::Process::End::Unknown;
+      open_end = proc.end == trace::Process::End::Unknown;
     }
     if (life.first == ~0u) life = {~0u - 1, ~0u - 1};  // never shown: a slot nobody else needs
     else if (open_end) life.last = ~0u - 1;            // never ended: keeps its place to the end
@@ -81,7 +81,7 @@ uint32_t countSlots(const std::vector<uint32_t>& slots) {
 }
 }  // namespace
 
-SceneBuilder::SceneBuilder(const replay::Trace& trace, const replay::DisplayModel& display)
+SceneBuilder::SceneBuilder(const trace::Trace& trace, const trace::DisplayModel& display)
     : t_(trace),
       display_(display),
       slot_(slotsOfImages(trace)),
@@ -209,13 +209,13 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   // Ports in use: an output port while a message it sent is on its way or
   // queued, an input port while messages wait in front of it.
   struct Pending {
-    const replay::QueuedMessage* m;
+    const trace::QueuedMessage* m;
     uint32_t in_end;
     MessageBox::State state;
   };
   std::vector<Pending> pending;
   std::map<uint32_t, std::set<uint32_t>> ins, outs;  // process -> endpoints
-  auto note = [&](const replay::QueuedMessage& m, MessageBox::State st) {
+  auto note = [&](const trace::QueuedMessage& m, MessageBox::State st) {
     const Event& send = t_.events[m.send];
     if (send.endpoint != kNone && index.count(send.process)) outs[send.process].insert(send.endpoint);
     uint32_t in_end = kNone;
@@ -233,7 +233,7 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   if (animating && category == log::Category::Receive) {
     for (const auto& m : before.queued) {
       auto it = std::lower_bound(after.queued.begin(), after.queued.end(), m.send,
-                                 [](const replay::QueuedMessage& q, uint32_t v) { return q.send < v; });
+                                 [](const trace::QueuedMessage& q, uint32_t v) { return q.send < v; });
       if (it == after.queued.end() || it->send != m.send) note(m, MessageBox::State::Consumed);
     }
   }

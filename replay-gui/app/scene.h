@@ -10,13 +10,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "display.h"
+#include "trace/display.h"
 #include "geometry.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 namespace radar::gui {
 
-using replay::kNone;
+using trace::kNone;
 
 struct ProcessBox {
   uint32_t process = kNone;
@@ -64,7 +64,7 @@ class SceneBuilder {
   // Queues longer than this are drawn shortened, with a count.
   static constexpr uint32_t kMaxQueueDrawn = 10;
 
-  SceneBuilder(const replay::Trace& trace, const replay::DisplayModel& display);
+  SceneBuilder(const trace::Trace& trace, const trace::DisplayModel& display);
 
   // The scene after `position` events, the last of them `progress` of the
   // way through its animation.
@@ -80,15 +80,15 @@ class SceneBuilder {
   std::vector<std::pair<uint32_t, Point>> movedBoxes() const;
   void resetLayout() { moved_.clear(); }
   Rect bounds() const;
-  const replay::Trace& trace() const { return t_; }
+  const trace::Trace& trace() const { return t_; }
 
  private:
   uint32_t receivingEnd(uint32_t process, uint32_t channel) const;
   bool reads(uint32_t endpoint) const;
   bool writes(uint32_t endpoint) const;
 
-  const replay::Trace& t_;
-  const replay::DisplayModel& display_;
+  const trace::Trace& t_;
+  const trace::DisplayModel& display_;
   std::vector<uint32_t> slot_;
   GridLayout grid_;
   std::unordered_map<uint32_t, Point> moved_;

@@ -10,13 +10,13 @@
 
 namespace radar::gui {
 
-using replay::kNone;
+using trace::kNone;
 
 namespace {
 constexpr double kLaneHeight = 26, kLabelWidth = 150, kMargin = 12;
 }
 
-SpaceTimeView::SpaceTimeView(const replay::Trace& trace, QWidget* parent) : QWidget(parent), t_(trace) {
+SpaceTimeView::SpaceTimeView(const trace::Trace& trace, QWidget* parent) : QWidget(parent), t_(trace) {
   setAutoFillBackground(true);
   QPalette pal = palette();
   pal.setColor(QPalette::Window, Qt::white);
@@ -115,8 +115,8 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
     for (; b != e; ++b) {
       const Dot* from = dotOf(b->from);
       if (!from) continue;
-      painter.setPen(QPen(b->why == replay::Edge::Why::Message ? colors::kQueued : colors::kBorder, 1.2,
-                          b->why == replay::Edge::Why::Message ? Qt::SolidLine : Qt::DashLine));
+      painter.setPen(QPen(b->why == trace::Edge::Why::Message ? colors::kQueued : colors::kBorder, 1.2,
+                          b->why == trace::Edge::Why::Message ? Qt::SolidLine : Qt::DashLine));
       painter.drawLine(from->at, d.at);
       // Arrow head.
       const QPointF dir = d.at - from->at;

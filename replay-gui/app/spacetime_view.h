@@ -9,7 +9,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "trace.h"
+#include "trace/trace.h"
 
 namespace radar::gui {
 
@@ -17,7 +17,7 @@ class SpaceTimeView : public QWidget {
   Q_OBJECT
 
  public:
-  explicit SpaceTimeView(const replay::Trace& trace, QWidget* parent = nullptr);
+  explicit SpaceTimeView(const trace::Trace& trace, QWidget* parent = nullptr);
 
   void setCurrent(uint32_t position);  // the event shown (kNone: none yet)
   void setSelected(uint32_t position);
@@ -54,9 +54,9 @@ class SpaceTimeView : public QWidget {
   void relayout();
   QString threadName(const Lane& lane) const;  // "thread 4125"
 
-  const replay::Trace& t_;
-  uint32_t current_ = replay::kNone;
-  uint32_t selected_ = replay::kNone;
+  const trace::Trace& t_;
+  uint32_t current_ = trace::kNone;
+  uint32_t selected_ = trace::kNone;
   bool wall_time_ = false;
   std::vector<Lane> lanes_;
   std::vector<Dot> dots_;

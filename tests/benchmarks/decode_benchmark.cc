@@ -22,7 +22,7 @@
 
 #include "apply.h"
 #include "decode.h"
-#include "merge.h"
+#include "trace/merge.h"
 #include "writer.h"
 
 using namespace radar;
@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
   const auto generated = Clock::now();
 
   std::string error;
-  auto trace = replay::loadTrace({dir}, replay::LoadOptions{}, &error);
+  auto trace = trace::loadTrace({dir}, trace::LoadOptions{}, &error);
   if (!trace) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;

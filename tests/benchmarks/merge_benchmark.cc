@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "clocks.h"
+#include "trace/clocks.h"
 #include "crc32c.h"
-#include "display.h"
-#include "merge.h"
+#include "trace/display.h"
+#include "trace/merge.h"
 #include "writer.h"
 
 using namespace radar;
@@ -158,8 +158,8 @@ int loadAndMerge(const std::string& dir) {
     const long before = peakRssKiB();
     const auto t0 = Clock::now();
     std::string error;
-    replay::LoadOptions options;
-    auto trace = replay::loadTrace({dir}, options, &error);
+    trace::LoadOptions options;
+    auto trace = trace::loadTrace({dir}, options, &error);
     const auto t1 = Clock::now();
     if (!trace) {
       std::fprintf(stderr, "%s\n", error.c_str());
@@ -197,9 +197,9 @@ int run(const std::string& dir) {
   // Display state: near the start vs near the end (same cost, thanks to
   // checkpoints).
   std::string error;
-  auto trace = replay::loadTrace({dir}, {}, &error);
+  auto trace = trace::loadTrace({dir}, {}, &error);
   const auto d0 = Clock::now();
-  replay::DisplayModel display(*trace);
+  trace::DisplayModel display(*trace);
   const auto d1 = Clock::now();
   std::printf("display checkpoints: %zu every %u events, built in %.3f s\n", display.checkpointCount(),
               display.checkpointInterval(), seconds(d0, d1));

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "main_window.h"
-#include "merge.h"
+#include "trace/merge.h"
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   const auto t0 = Clock::now();
   std::string error;
-  auto trace = radar::replay::loadTrace({argv[1]}, {}, &error);
+  auto trace = radar::trace::loadTrace({argv[1]}, {}, &error);
   if (!trace) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;

@@ -23,7 +23,7 @@
 #include <sstream>
 
 #include "fake_recording.h"
-#include "merge.h"
+#include "trace/merge.h"
 #include "recorded.h"
 #include "recorder_env.h"
 #include "script.h"
@@ -197,12 +197,12 @@ TEST(Debug, AForkedProcessStartsInItsParent) {
   Recording rec = record({programPath("pipes")});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   std::string error;
-  auto trace = replay::loadTrace({rec.dir}, replay::LoadOptions{}, &error);
+  auto trace = trace::loadTrace({rec.dir}, trace::LoadOptions{}, &error);
   ASSERT_TRUE(trace) << error;
-  uint32_t child = replay::kNone, parent = replay::kNone;
+  uint32_t child = trace::kNone, parent = trace::kNone;
   for (const auto& p : trace->processes)
     (p.origin == log::Origin::Forked ? child : parent) = p.index;
-  ASSERT_NE(child, replay::kNone);
+  ASSERT_NE(child, trace::kNone);
   driver::Script script;
   ASSERT_TRUE(driver::buildScript(*trace, child, &script, &error)) << error;
   ASSERT_EQ(script.chain, (std::vector<uint32_t>{parent, child}));
@@ -439,7 +439,7 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_EQ(rec.out, "sigsuspend ended by 10\npause ended by 12\n");
   std::string error;
-  auto trace = replay::loadTrace({dir}, replay::LoadOptions{}, &error);
+  auto trace = trace::loadTrace({dir}, trace::LoadOptions{}, &error);
   ASSERT_TRUE(trace) << error;
   std::string pid;
   for (const auto& p : trace->processes)

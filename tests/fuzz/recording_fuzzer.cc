@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "apply.h"
-#include "display.h"
-#include "findings.h"
+#include "trace/display.h"
+#include "trace/findings.h"
 #include "fuzz_recording.h"
-#include "merge.h"
-#include "narrative.h"
+#include "trace/merge.h"
+#include "trace/narrative.h"
 #include "script_builder.h"
-#include "stats.h"
+#include "trace/stats.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
@@ -244,16 +244,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!radar::fuzz::writeRecording(rec, dir)) return 0;
 
   // radar check, events, stats.
-  radar::replay::LoadOptions options;
+  radar::trace::LoadOptions options;
   std::string error;
-  auto trace = radar::replay::loadTrace({dir}, options, &error);
+  auto trace = radar::trace::loadTrace({dir}, options, &error);
   if (!trace) return 0;
-  radar::replay::Narrator narrator(*trace);
+  radar::trace::Narrator narrator(*trace);
   const uint32_t events = static_cast<uint32_t>(trace->events.size());
   for (uint32_t i = 0; i < events && i < 4000; ++i) (void)narrator.sentence(i);
-  (void)radar::replay::computeStatistics(*trace);
+  (void)radar::trace::computeStatistics(*trace);
   // radar replay: the state the window draws, at a few points.
-  radar::replay::DisplayModel display(*trace);
+  radar::trace::DisplayModel display(*trace);
   for (uint32_t at : {0u, events / 3, events / 2, events}) (void)display.stateAt(at);
   // --net: the description the recording carries, names and decoding.
   std::vector<std::string> unmatched;

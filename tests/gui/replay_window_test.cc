@@ -29,7 +29,7 @@ using radar::testing::FakeRecording;
 
 // producer[100] writes "hello" then "world!" into a pipe; consumer[200],
 // started first, reads "hello", later "world!", and both exit.
-std::unique_ptr<replay::Trace> producerConsumer() {
+std::unique_ptr<trace::Trace> producerConsumer() {
   FakeRecording rec;
   auto& p = rec.process("producer", 100);
   auto& c = rec.process("consumer", 200);
@@ -38,14 +38,14 @@ std::unique_ptr<replay::Trace> producerConsumer() {
   return rec.load();
 }
 
-uint32_t positionOf(const replay::Trace& t, int32_t pid, uint32_t counter) {
+uint32_t positionOf(const trace::Trace& t, int32_t pid, uint32_t counter) {
   for (const auto& p : t.processes)
     if (p.pid == pid) return t.counter_events[p.index].at(counter - 1);
   ADD_FAILURE() << "no process " << pid;
   return 0;
 }
 
-uint32_t processOf(const replay::Trace& t, int32_t pid) {
+uint32_t processOf(const trace::Trace& t, int32_t pid) {
   for (const auto& p : t.processes)
     if (p.pid == pid) return p.index;
   return kNone;
@@ -53,7 +53,7 @@ uint32_t processOf(const replay::Trace& t, int32_t pid) {
 
 TEST(Scene, QueuedMessagesWaitInFrontOfTheReceiversInputPortInSendOrder) {
   auto t = producerConsumer();
-  replay::DisplayModel display(*t);
+  trace::DisplayModel display(*t);
   SceneBuilder builder(*t, display);
   const uint32_t second_send = positionOf(*t, 100, 2);
   const Scene s = builder.build(second_send + 1, 1);
@@ -91,7 +91,7 @@ TEST(Scene, QueuedMessagesWaitInFrontOfTheReceiversInputPortInSendOrder) {
 
 TEST(Scene, TheMessageBeingSentTravelsAndItsSenderIsHighlighted) {
   auto t = producerConsumer();
-  replay::DisplayModel display(*t);
+  trace::DisplayModel display(*t);
   SceneBuilder builder(*t, display);
   const uint32_t send = positionOf(*t, 100, 1);
   const Scene start = builder.build(send + 1, 0), half = builder.build(send + 1, 0.5), end = builder.build(send + 1, 1);
@@ -107,7 +107,7 @@ TEST(Scene, TheMessageBeingSentTravelsAndItsSenderIsHighlighted) {
 
 TEST(Scene, AReceiveTakesTheHeadOfTheQueue) {
   auto t = producerConsumer();
-  replay::DisplayModel display(*t);
+  trace::DisplayModel display(*t);
   SceneBuilder builder(*t, display);
   const uint32_t receive = positionOf(*t, 200, 2);
   const Scene during = builder.build(receive + 1, 0.5), after = builder.build(receive + 1, 1);
@@ -121,7 +121,7 @@ TEST(Scene, AReceiveTakesTheHeadOfTheQueue) {
 
 TEST(Scene, EndedProcessesLeaveAndTheSameSceneComesFromAnyPath) {
   auto t = producerConsumer();
-  replay::DisplayModel display(*t, 2);
+  trace::DisplayModel display(*t, 2);
   SceneBuilder builder(*t, display);
   const Scene end = builder.build(static_cast<uint32_t>(t->events.size()), 1);
   EXPECT_TRUE(end.processes.empty());
@@ -139,7 +139,7 @@ TEST(Scene, EndedProcessesLeaveAndTheSameSceneComesFromAnyPath) {
 
 TEST(Models, EventTableAndFindingsPassQtsModelTester) {
   auto t = producerConsumer();
-  replay::Narrator narrator(*t);
+  trace::Narrator narrator(*t);
   EventTableModel events(*t, narrator);
   QAbstractItemModelTester tester(&events, QAbstractItemModelTester::FailureReportingMode::Fatal);
   EXPECT_EQ(events.rowCount(), static_cast<int>(t->events.size()));
@@ -170,7 +170,7 @@ TEST(Models, FindingsLeadToTheirEvent) {
   FindingsModel findings(*t);
   int row = -1;
   for (int r = 0; r < findings.rowCount(); ++r)
-    if (t->findings[r].kind == replay::Finding::Kind::NeverReceived) row = r;
+    if (t->findings[r].kind == trace::Finding::Kind::NeverReceived) row = r;
   ASSERT_GE(row, 0);
   EXPECT_EQ(findings.eventOf(row), positionOf(*t, 100, 1));
 }
@@ -185,7 +185,7 @@ TEST(MessageText, TextAsTextBinaryAsHex) {
   EXPECT_NE(dump.find("|..hello|"), std::string::npos) << dump;
 
   auto t = producerConsumer();
-  replay::Narrator narrator(*t);
+  trace::Narrator narrator(*t);
   const std::string text = describeMessage(*t, narrator, nullptr, positionOf(*t, 100, 2));
   EXPECT_NE(text.find("world!"), std::string::npos) << text;
   EXPECT_NE(text.find("consumer[200]"), std::string::npos) << text;
@@ -243,7 +243,7 @@ class Window : public ::testing::Test {
 
 TEST_F(Window, NarrativeFollowsTheController) {
   const auto& t = window->trace();
-  replay::Narrator narrator(t);
+  trace::Narrator narrator(t);
   window->controller().skipTo(3);
   EXPECT_EQ(window->narrative(), QString::fromStdString(narrator.sentence(2)));
   EXPECT_TRUE(window->narrative().endsWith(QStringLiteral("Event 3.")));

@@ -9,7 +9,7 @@
 #include <queue>
 
 #include "crc32c.h"
-#include "merge.h"
+#include "trace/merge.h"
 
 namespace radar::testing {
 
@@ -237,22 +237,22 @@ std::string FakeRecording::write() {
   return dir_;
 }
 
-std::unique_ptr<replay::Trace> FakeRecording::load() {
+std::unique_ptr<trace::Trace> FakeRecording::load() {
   if (!written_) write();
   std::string error;
-  replay::LoadOptions options;
-  auto t = replay::loadTrace({dir_}, options, &error);
+  trace::LoadOptions options;
+  auto t = trace::loadTrace({dir_}, options, &error);
   if (!t) std::abort();
   return t;
 }
 
-bool reaches(const replay::Trace& t, uint32_t a, uint32_t b) {
+bool reaches(const trace::Trace& t, uint32_t a, uint32_t b) {
   std::vector<std::vector<uint32_t>> next(t.events.size());
   for (const auto& e : t.edges)
     if (t.events[e.from].process != t.events[e.to].process) next[e.from].push_back(e.to);  // causal edges only
   for (uint32_t i = 0; i < t.events.size(); ++i) {
     const uint32_t pred = t.localPredecessor(i);
-    if (pred != replay::kNone) next[pred].push_back(i);
+    if (pred != trace::kNone) next[pred].push_back(i);
   }
   std::vector<bool> seen(t.events.size(), false);
   std::queue<uint32_t> q;

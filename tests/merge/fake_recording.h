@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fields.h"
-#include "trace.h"
+#include "trace/trace.h"
 #include "writer.h"
 
 namespace radar::testing {
@@ -87,7 +87,7 @@ class FakeRecording {
   FakeProcess& child(FakeProcess& parent, const std::string& name, int32_t pid);
   // Writes the logs. Returns the directory.
   std::string write();
-  std::unique_ptr<replay::Trace> load();
+  std::unique_ptr<trace::Trace> load();
   const std::string& dir() const { return dir_; }
 
  private:
@@ -98,6 +98,6 @@ class FakeRecording {
 };
 
 // Brute force: does `a` reach `b` through local order and edges?
-bool reaches(const replay::Trace& t, uint32_t a, uint32_t b);
+bool reaches(const trace::Trace& t, uint32_t a, uint32_t b);
 
 }  // namespace radar::testing

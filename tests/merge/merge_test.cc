@@ -12,12 +12,12 @@
 
 #include <zstd.h>
 
-#include "display.h"
+#include "trace/display.h"
 #include "format.h"
 #include "fake_recording.h"
-#include "load.h"
-#include "merge.h"
-#include "narrative.h"
+#include "trace/load.h"
+#include "trace/merge.h"
+#include "trace/narrative.h"
 #include "radar/proto/radarlog.pb.h"
 #include "wire.h"
 #include "writer.h"
@@ -25,10 +25,10 @@
 namespace radar::testing {
 namespace {
 
-using replay::Edge;
-using replay::Finding;
-using replay::kNone;
-using replay::Trace;
+using trace::Edge;
+using trace::Finding;
+using trace::kNone;
+using trace::Trace;
 
 // Position of the n-th event (1-based counter) of the process with this pid.
 uint32_t at(const Trace& t, int32_t pid, uint32_t counter) {
@@ -121,7 +121,7 @@ TEST_P(InteractionNetwork, MatchedOrderedNumberedAndShown) {
 
   // Between the send and the receive the message is queued at the
   // receiver; the receiver is blocked in its receive only if it came first.
-  replay::DisplayModel display(*t, 2);
+  trace::DisplayModel display(*t, 2);
   const auto after_send = display.stateAt(send + 1);
   ASSERT_EQ(after_send.queued.size(), 1u);
   EXPECT_EQ(after_send.queued[0].send, send);
@@ -389,9 +389,9 @@ TEST(Merge, MessageNeverReceived) {
   EXPECT_EQ(f->events.size(), 2u);
   EXPECT_NE(f->text.find("2 messages (13 bytes) sent by talker[1] on pipe 1 never received"), std::string::npos)
       << f->text;
-  replay::DisplayModel display(*t);
+  trace::DisplayModel display(*t);
   EXPECT_EQ(display.stateAt(static_cast<uint32_t>(t->events.size())).queued.size(), 2u);
-  replay::Narrator narrator(*t);
+  trace::Narrator narrator(*t);
   EXPECT_NE(narrator.sentence(at(*t, 1, 1)).find("which nobody receives"), std::string::npos);
 }
 
@@ -413,7 +413,7 @@ TEST(Merge, ReceivedBytesAreCheckedAgainstTheSendsContent) {
   ASSERT_TRUE(orphan);
   EXPECT_EQ(orphan->bytes, 4u);
   EXPECT_EQ(findingOf(*t, Finding::Kind::NeverReceived), nullptr);
-  replay::Narrator narrator(*t);
+  trace::Narrator narrator(*t);
   EXPECT_NE(narrator.sentence(at(*t, 2, 1)).find("that no recorded process sent"), std::string::npos);
 
   // Whole sends taken by one receive are checked together: right content,
@@ -490,7 +490,7 @@ TEST(Merge, EndOfFileComesAfterTheWriterExits) {
   auto t = rec.load();
   expectConsistent(*t);
   const uint32_t eof = at(*t, 2, 2), exit = at(*t, 1, 2);
-  EXPECT_TRUE(t->events[eof].flags & replay::kEventEof);
+  EXPECT_TRUE(t->events[eof].flags & trace::kEventEof);
   EXPECT_LT(exit, eof) << "the exit that closed the pipe comes first";
   bool edge = false;
   for (auto [b, e] = t->incoming(eof); b != e; ++b) edge |= b->why == Edge::Why::Eof && b->from == exit;
@@ -611,11 +611,11 @@ TEST(Merge, MessagesBetweenThreadsOfOneProcess) {
   EXPECT_EQ(t->localPredecessor(r1), s1);
   EXPECT_EQ(t->indexInProcess(s1), 0u);
   EXPECT_EQ(t->placed_by_time, 0u);
-  replay::DisplayModel display(*t);
+  trace::DisplayModel display(*t);
   for (uint32_t i = 0; i <= t->events.size(); ++i)
     EXPECT_EQ(display.stateAt(i), display.replayFromStart(i)) << i;
   EXPECT_TRUE(display.stateAt(static_cast<uint32_t>(t->events.size())).queued.empty());
-  replay::Narrator narrator(*t);
+  trace::Narrator narrator(*t);
   EXPECT_EQ(narrator.describe(s1), "Process server[100] sends a message to itself on pipe 1 (4 bytes)");
   EXPECT_EQ(narrator.describe(r1), "Process server[100] (thread 2) receives a message from itself on pipe 1 (4 bytes)");
 }
@@ -682,7 +682,7 @@ TEST(Merge, CrashedProcess) {
   EXPECT_NE(f->text.find("worker[2] crashed: Segmentation fault, core dumped"), std::string::npos) << f->text;
   // The wait follows the child's last event.
   EXPECT_TRUE(t->happensBefore(at(*t, 2, 1), at(*t, 1, 2)));
-  replay::Narrator narrator(*t);
+  trace::Narrator narrator(*t);
   EXPECT_NE(narrator.sentence(at(*t, 1, 2)).find("learns that worker[2] was killed by signal 11 (SIGSEGV)"),
             std::string::npos)
       << narrator.sentence(at(*t, 1, 2));
@@ -705,7 +705,7 @@ TEST(Merge, DamagedAndMissingLogs) {
   std::ofstream(writer_log, std::ios::binary | std::ios::trunc) << bytes;
   std::ofstream(rec.dir() + "/9-0-junk.rlog") << "not a log";
   std::string error;
-  auto t = replay::loadTrace({rec.dir()}, {}, &error);
+  auto t = trace::loadTrace({rec.dir()}, {}, &error);
   ASSERT_TRUE(t) << error;
   bool junk = false, cut = false;
   for (const auto& p : t->problems) {
@@ -725,9 +725,9 @@ TEST(Merge, DamagedAndMissingLogs) {
   // A directory with nothing readable: a clear error.
   const std::string empty = rec.dir() + "/empty";
   ::mkdir(empty.c_str(), 0700);
-  EXPECT_FALSE(replay::loadTrace({empty}, {}, &error));
+  EXPECT_FALSE(trace::loadTrace({empty}, {}, &error));
   EXPECT_NE(error.find("no readable log"), std::string::npos) << error;
-  EXPECT_FALSE(replay::loadTrace({rec.dir() + "/missing"}, {}, &error));
+  EXPECT_FALSE(trace::loadTrace({rec.dir() + "/missing"}, {}, &error));
   EXPECT_NE(error.find("no such file"), std::string::npos) << error;
 }
 
@@ -774,7 +774,7 @@ TEST(Merge, LogWhoseCountersSkipIsReadUpToTheGap) {
   std::ofstream(path, std::ios::binary | std::ios::app) << frame;
 
   std::string error;
-  auto t = replay::loadTrace({rec.dir()}, {}, &error);
+  auto t = trace::loadTrace({rec.dir()}, {}, &error);
   ASSERT_TRUE(t) << error;
   uint32_t skipper = kNone;
   for (const auto& p : t->processes)
@@ -814,7 +814,7 @@ TEST(Merge, LogWithMoreEventsThanItsControlBlockSays) {
   FakeRecording rec;
   writeFiveMessagesClaiming(rec, 2);  // of 5
   std::string error;
-  auto t = replay::loadTrace({rec.dir()}, {}, &error);
+  auto t = trace::loadTrace({rec.dir()}, {}, &error);
   ASSERT_TRUE(t) << error;
   expectConsistent(*t);
   EXPECT_EQ(t->events.size(), 10u);
@@ -838,7 +838,7 @@ TEST(Merge, LogWhoseControlBlockClaimsBillionsOfEvents) {
     FakeRecording rec;
     writeFiveMessagesClaiming(rec, claimed);
     std::string error;
-    auto t = replay::loadTrace({rec.dir()}, {}, &error);
+    auto t = trace::loadTrace({rec.dir()}, {}, &error);
     ASSERT_TRUE(t) << error;
     expectConsistent(*t);
     EXPECT_EQ(t->events.size(), 10u);
@@ -871,7 +871,7 @@ TEST(Merge, ALogThatLostItsEndIsNotAnUnseenExec) {
   bytes.resize(bytes.size() - 100);
   std::ofstream(child_log, std::ios::binary | std::ios::trunc) << bytes;
   std::string error;
-  auto t = replay::loadTrace({rec.dir()}, {}, &error);
+  auto t = trace::loadTrace({rec.dir()}, {}, &error);
   ASSERT_TRUE(t) << error;
   EXPECT_TRUE(findingOf(*t, Finding::Kind::Damaged));
   for (const auto& f : t->findings)
@@ -889,11 +889,11 @@ TEST(Merge, RecordingsThatShareNoChannelAreMergedWithAWarning) {
   reader.write();
   alone.write();
   std::string error;
-  auto joined = replay::loadTrace({writer.dir(), reader.dir()}, {}, &error);
+  auto joined = trace::loadTrace({writer.dir(), reader.dir()}, {}, &error);
   ASSERT_TRUE(joined) << error;
   EXPECT_TRUE(joined->warnings.empty()) << joined->warnings[0];
   EXPECT_EQ(joined->bytes_matched, 2u);
-  auto apart = replay::loadTrace({writer.dir(), reader.dir(), alone.dir()}, {}, &error);
+  auto apart = trace::loadTrace({writer.dir(), reader.dir(), alone.dir()}, {}, &error);
   ASSERT_TRUE(apart) << error;
   ASSERT_EQ(apart->warnings.size(), 1u);
   const std::string& w = apart->warnings[0];
@@ -915,7 +915,7 @@ TEST(Merge, ChildrenWithoutALogAndUnreadableLogsAreFindings) {
   rec.write();
   { std::ofstream(rec.dir() + "/9-0-garbage.rlog") << "not a log"; }
   std::string error;
-  auto t = replay::loadTrace({rec.dir()}, {}, &error);
+  auto t = trace::loadTrace({rec.dir()}, {}, &error);
   ASSERT_TRUE(t) << error;
   std::vector<const Finding*> unrecorded, damaged;
   for (const auto& f : t->findings) {
@@ -954,7 +954,7 @@ TEST(Merge, InputFromTheTerminalIsExternal) {
   auto t = rec.load();
   EXPECT_EQ(t->bytes_external, 3u);
   EXPECT_TRUE(t->findings.empty()) << t->findings[0].text;
-  replay::Narrator narrator(*t);
+  trace::Narrator narrator(*t);
   EXPECT_NE(narrator.sentence(0).find("from terminal"), std::string::npos) << narrator.sentence(0);
   EXPECT_NE(narrator.sentence(1).find("to terminal"), std::string::npos) << narrator.sentence(1);
 }
@@ -1004,16 +1004,16 @@ TEST(Merge, DatagramsOfASocketPair) {
 // child inherits its parent's at fork) by its program, not by the last
 // word after a '/' in that title.
 TEST(Names, LikePsNamesThem) {
-  EXPECT_EQ(replay::processName({"/usr/bin/calc", "-v"}, "/usr/bin/calc"), "calc");
-  EXPECT_EQ(replay::processName({"python3", "-u", "/srv/app.py"}, "/usr/bin/python3.11"), "app.py");
-  EXPECT_EQ(replay::processName({"nginx: worker process"}, "/usr/sbin/nginx"), "nginx");
-  EXPECT_EQ(replay::processName({"nginx: master process /usr/sbin/nginx -c /etc/nginx/nginx.conf", "", ""},
+  EXPECT_EQ(trace::processName({"/usr/bin/calc", "-v"}, "/usr/bin/calc"), "calc");
+  EXPECT_EQ(trace::processName({"python3", "-u", "/srv/app.py"}, "/usr/bin/python3.11"), "app.py");
+  EXPECT_EQ(trace::processName({"nginx: worker process"}, "/usr/sbin/nginx"), "nginx");
+  EXPECT_EQ(trace::processName({"nginx: master process /usr/sbin/nginx -c /etc/nginx/nginx.conf", "", ""},
                                 "/usr/sbin/nginx"),
             "nginx");
-  EXPECT_EQ(replay::processName({"postgres: 15/main: checkpointer "}, "/usr/lib/postgresql/15/bin/postgres"),
+  EXPECT_EQ(trace::processName({"postgres: 15/main: checkpointer "}, "/usr/lib/postgresql/15/bin/postgres"),
             "postgres");
-  EXPECT_EQ(replay::processName({"/opt/My App/bin/tool"}, "/opt/My App/bin/tool"), "tool");
-  EXPECT_EQ(replay::processName({}, "/usr/bin/env"), "env");
+  EXPECT_EQ(trace::processName({"/opt/My App/bin/tool"}, "/opt/My App/bin/tool"), "tool");
+  EXPECT_EQ(trace::processName({}, "/usr/bin/env"), "env");
 }
 
 TEST(Merge, DatagramPeekedAtIsCountedOnce) {
@@ -1068,7 +1068,7 @@ TEST(Merge, DisplayStateFromCheckpointsEqualsReplayFromStart) {
     if (i % 3) a.receive(2, "pong", 100 * i + 30, 100 * i + 40);
   }
   auto t = rec.load();
-  replay::DisplayModel display(*t, 7);
+  trace::DisplayModel display(*t, 7);
   for (uint32_t n = 0; n <= t->events.size(); ++n) EXPECT_EQ(display.stateAt(n), display.replayFromStart(n)) << n;
 }
 

@@ -8,17 +8,17 @@
 #include <map>
 #include <random>
 
-#include "clocks.h"
-#include "display.h"
+#include "trace/clocks.h"
+#include "trace/display.h"
 #include "fake_recording.h"
-#include "merge.h"
+#include "trace/merge.h"
 
 namespace radar::testing {
 namespace {
 
-using replay::Edge;
-using replay::kNone;
-using replay::Trace;
+using trace::Edge;
+using trace::kNone;
+using trace::Trace;
 
 struct Piece {
   int sender;              // process index
@@ -149,12 +149,12 @@ void expectExactAndConsistent(uint64_t seed, std::mt19937_64& rng, int processes
   // in part: what the receives' edges say (peeks aside).
   std::map<uint32_t, uint64_t> received;
   for (const Edge& e : t->edges)
-    if (e.why == Edge::Why::Message && !(t->events[e.to].flags & replay::kEventPeek)) received[e.from] += e.bytes;
+    if (e.why == Edge::Why::Message && !(t->events[e.to].flags & trace::kEventPeek)) received[e.from] += e.bytes;
   for (uint32_t i = 0; i < t->events.size(); ++i) {
     const auto& ev = t->events[i];
     if (log::categoryOf(ev.eventKind()) != log::Category::Send || ev.value == 0) continue;
     const uint64_t got = received.count(i) ? received[i] : 0;
-    ASSERT_EQ((ev.flags & replay::kEventReceivedWhole) != 0, got >= ev.value) << "send " << i;
+    ASSERT_EQ((ev.flags & trace::kEventReceivedWhole) != 0, got >= ev.value) << "send " << i;
     const auto part = std::find_if(t->received_in_part.begin(), t->received_in_part.end(),
                                    [&](const auto& s) { return s.first == i; });
     if (got > 0 && got < ev.value) {
@@ -212,7 +212,7 @@ void expectExactAndConsistent(uint64_t seed, std::mt19937_64& rng, int processes
   }
 
   // The display state through checkpoints is the state replayed from 0.
-  replay::DisplayModel display(*t, 1 + static_cast<uint32_t>(rng() % 50));
+  trace::DisplayModel display(*t, 1 + static_cast<uint32_t>(rng() % 50));
   const uint32_t stride = n > 10000 ? n / 10 : 7;  // each replay from 0 costs n
   for (uint32_t i = 0; i <= n; i += 1 + static_cast<uint32_t>(rng() % stride))
     ASSERT_EQ(display.stateAt(i), display.replayFromStart(i)) << "position " << i;

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "apply.h"
-#include "merge.h"
+#include "trace/merge.h"
 #include "plan.h"
 #include "recorded.h"
 
@@ -24,7 +24,7 @@ std::string write(const std::string& name, const std::string& text) {
 }
 
 struct Applied {
-  std::unique_ptr<replay::Trace> trace;
+  std::unique_ptr<trace::Trace> trace;
   std::unique_ptr<netdesc::Binding> net;
   std::vector<std::string> unmatched;
 };
@@ -33,7 +33,7 @@ struct Applied {
 Applied applied(const std::string& dir, const std::string& net = "") {
   Applied a;
   std::string error;
-  a.trace = replay::loadTrace({dir}, replay::LoadOptions{}, &error);
+  a.trace = trace::loadTrace({dir}, trace::LoadOptions{}, &error);
   EXPECT_TRUE(a.trace) << error;
   if (!a.trace) return a;
   a.net = netdesc::Binding::forRecording(*a.trace, net, true, &a.unmatched, &error);
@@ -42,7 +42,7 @@ Applied applied(const std::string& dir, const std::string& net = "") {
 }
 
 // The processes by name (each must be one image), the channels by name.
-std::map<std::string, uint32_t> processesByName(const replay::Trace& t) {
+std::map<std::string, uint32_t> processesByName(const trace::Trace& t) {
   std::map<std::string, uint32_t> out;
   for (const auto& p : t.processes) {
     if (p.event_count == 0) continue;
@@ -52,7 +52,7 @@ std::map<std::string, uint32_t> processesByName(const replay::Trace& t) {
 }
 
 // Which processes hold an end of channel `name`, writing or reading.
-std::multimap<std::string, std::string> endsOf(const replay::Trace& t, const std::string& name) {
+std::multimap<std::string, std::string> endsOf(const trace::Trace& t, const std::string& name) {
   std::multimap<std::string, std::string> out;
   for (const auto& c : t.channels) {
     if (c.name != name) continue;

@@ -3,8 +3,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "common.h"
-#include "stats.h"
+#include "trace_command.h"
+#include "trace/stats.h"
 
 namespace radar::cli {
 
@@ -28,8 +28,8 @@ int runStats(int argc, char** argv) {
   if (args.positional().empty()) return usageError("stats", "no recording given");
   const Loaded loaded = loadForCommand("stats", args.positional(), netChoice(args));
   if (!loaded) return kExitUsage;
-  const replay::Trace& t = *loaded.trace;
-  const replay::Statistics s = replay::computeStatistics(t);
+  const trace::Trace& t = *loaded.trace;
+  const trace::Statistics s = trace::computeStatistics(t);
   if (args.has("json")) {
     std::printf("{\"processes\":[");
     for (size_t i = 0; i < t.processes.size(); ++i) {

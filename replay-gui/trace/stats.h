@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "trace.h"
+#include "trace/trace.h"
 
-namespace radar::replay {
+namespace radar::trace {
 
 struct ProcessStats {
   uint64_t sends = 0, receives = 0, bytes_sent = 0, bytes_received = 0;
@@ -28,4 +28,4 @@ struct Statistics {
 
 Statistics computeStatistics(const Trace& trace);
 
-}  // namespace radar::replay
+}  // namespace radar::trace

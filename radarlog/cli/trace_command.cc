@@ -1,4 +1,4 @@
-#include "common.h"
+#include "trace_command.h"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <set>
 
-#include "merge.h"
+#include "trace/merge.h"
 
 namespace radar::cli {
 
@@ -15,7 +15,7 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
   const auto start = Clock::now();
   const bool tty = ::isatty(2);
   bool shown = false;
-  replay::LoadOptions options;
+  trace::LoadOptions options;
   options.progress = [&](uint64_t done, uint64_t total) {
     // Only for loads that take a while.
     if (Clock::now() - start < std::chrono::seconds(1) || !total) return;
@@ -28,7 +28,7 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
     shown = true;
   };
   std::string error;
-  auto trace = replay::loadTrace(dirs, options, &error);
+  auto trace = trace::loadTrace(dirs, options, &error);
   if (shown && tty) std::fprintf(stderr, "\n");
   if (!trace) {
     std::fprintf(stderr, "radar %s: %s\n", command, error.c_str());
@@ -52,7 +52,7 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
   return out;
 }
 
-std::vector<uint32_t> findProcesses(const replay::Trace& t, const std::string& spec, bool unique,
+std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique,
                                     std::string* error) {
   std::vector<uint32_t> out;
   std::string name = spec;

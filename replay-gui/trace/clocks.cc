@@ -1,11 +1,11 @@
-#include "clocks.h"
+#include "trace/clocks.h"
 
 #include <algorithm>
 #include <unordered_map>
 
-#include "trace.h"
+#include "trace/trace.h"
 
-namespace radar::replay {
+namespace radar::trace {
 
 Clocks::Clocks(const Trace& trace) : t_(trace) {
   processes_ = static_cast<uint32_t>(t_.processes.size());
@@ -109,4 +109,4 @@ bool Clocks::happensBefore(uint32_t a, uint32_t b) const {
   return knowsAtLeast(b, ea.process, t_.indexInProcess(a) + 1);
 }
 
-}  // namespace radar::replay
+}  // namespace radar::trace

@@ -24,9 +24,9 @@
 #include "cli.h"
 #include "file_hash.h"
 #include "commands.h"
-#include "common.h"
+#include "trace_command.h"
 #include "launch.h"
-#include "narrative.h"
+#include "trace/narrative.h"
 #include "sandbox.h"
 #include "script.h"
 #include "script_builder.h"
@@ -92,7 +92,7 @@ std::string findInPath(const std::string& name) {
 }
 
 // PROCESS as the user wrote it: one image.
-bool chooseImage(const replay::Trace& t, const std::string& spec, uint32_t* image, std::string* error) {
+bool chooseImage(const trace::Trace& t, const std::string& spec, uint32_t* image, std::string* error) {
   // pid.generation
   if (const auto dot = spec.find('.'); dot != std::string::npos && dot > 0 &&
       spec.find_first_not_of("0123456789.") == std::string::npos && spec.find('.', dot + 1) == std::string::npos) {
@@ -129,14 +129,14 @@ std::string shellQuote(const std::string& s);
 // The recorded executable must still be the one that ran: the same content
 // (radar record hashed it), or, for a recording without a hash of it, the
 // same size and modification time.
-bool sameExecutable(const driver::Launch& l, const replay::Trace& t, bool allow_changed, std::string* error) {
+bool sameExecutable(const driver::Launch& l, const trace::Trace& t, bool allow_changed, std::string* error) {
   struct stat st {};
   if (::stat(l.executable.c_str(), &st) != 0) {
     *error = "the recorded executable " + terminalSafe(l.executable) + " is gone: " + std::strerror(errno);
     return false;
   }
   const int64_t mtime = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
-  const replay::Trace::RecordedExecutable* recorded = nullptr;
+  const trace::Trace::RecordedExecutable* recorded = nullptr;
   for (const auto& e : t.executables)
     if (e.path == l.executable && e.size == l.executable_size && e.mtime_ns == l.executable_mtime_ns) recorded = &e;
   std::string what;
@@ -210,7 +210,7 @@ bool confirmLaunch(const driver::LaunchSpec& launch, const std::vector<std::stri
 
 std::string describeStatus(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "was killed by " + replay::signalText(WTERMSIG(status));
+  if (WIFSIGNALED(status)) return "was killed by " + trace::signalText(WTERMSIG(status));
   return "stopped";
 }
 
@@ -277,7 +277,7 @@ void catchEndingSignals(bool with_ctrl_c) {
 
 int endedBySignal(driver::Sandbox* sandbox) {
   sandbox->killAll();
-  std::fprintf(stderr, "radar debug: %s: the re-run was ended\n", replay::signalText(g_ending).c_str());
+  std::fprintf(stderr, "radar debug: %s: the re-run was ended\n", trace::signalText(g_ending).c_str());
   return 128 + g_ending;
 }
 
@@ -479,7 +479,7 @@ int runDebug(int argc, char** argv) {
                  trace->problems.empty() ? "" : " (some logs could not be read: see above)");
     return kExitUsage;
   }
-  const replay::Process& proc = trace->processes[image];
+  const trace::Process& proc = trace->processes[image];
   TempDir temp;
   if (!temp.create(&error)) {
     std::fprintf(stderr, "radar debug: %s\n", error.c_str());
@@ -611,7 +611,7 @@ int runDebug(int argc, char** argv) {
                terminalSafe(proc.label()).c_str(), own_events, script.first_number, script.last_number,
                no_gdb ? "" : " under gdb", sandbox_options.enabled ? ", in a sandbox" : ", not sandboxed");
   if (script.chain.size() > 1) {
-    const replay::Process& first = trace->processes[script.chain.front()];
+    const trace::Process& first = trace->processes[script.chain.front()];
     std::fprintf(stderr,
                  "radar debug: it was forked, so the re-run starts as %s and follows the fork%s to it\n",
                  first.label().c_str(), script.chain.size() > 2 ? "s" : "");

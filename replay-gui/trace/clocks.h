@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace radar::replay {
+namespace radar::trace {
 
 class Trace;
 
@@ -46,4 +46,4 @@ class Clocks {
   std::vector<uint32_t> checkpoints_;
 };
 
-}  // namespace radar::replay
+}  // namespace radar::trace

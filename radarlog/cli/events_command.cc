@@ -4,8 +4,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "common.h"
-#include "narrative.h"
+#include "trace_command.h"
+#include "trace/narrative.h"
 
 namespace radar::cli {
 
@@ -73,7 +73,7 @@ int runEvents(int argc, char** argv) {
   }
   const Loaded loaded = loadForCommand("events", args.positional(), netChoice(args));
   if (!loaded) return kExitUsage;
-  const replay::Trace& t = *loaded.trace;
+  const trace::Trace& t = *loaded.trace;
   const bool decode = args.has("decode");
   // What a data event carried, for --decode.
   auto contents = [&](uint32_t i) {
@@ -124,14 +124,14 @@ int runEvents(int argc, char** argv) {
   }
   const auto wanted_kinds = args.values("kind");
   const bool json = args.has("json");
-  replay::Narrator narrator(t);
+  trace::Narrator narrator(t);
   const uint64_t last = std::min<uint64_t>(to, t.events.size());
   for (uint64_t n = std::max<uint64_t>(from, 1); n <= last; ++n) {
     const uint32_t i = static_cast<uint32_t>(n - 1);
-    const replay::Event& e = t.events[i];
+    const trace::Event& e = t.events[i];
     if (!processes.empty() && !processes.count(e.process)) continue;
     const uint32_t ch = t.channelOf(i);
-    if (!channels.empty() && (ch == replay::kNone || !channels.count(ch))) continue;
+    if (!channels.empty() && (ch == trace::kNone || !channels.count(ch))) continue;
     if (!wanted_kinds.empty()) {
       bool ok = false;
       for (const auto& k : wanted_kinds) ok |= kindMatches(k, e.eventKind());
@@ -139,18 +139,18 @@ int runEvents(int argc, char** argv) {
     }
     if (!json) {
       std::printf("%s\n", terminalSafe(narrator.sentence(i)).c_str());
-      if (decode && log::isData(e.eventKind()) && !(e.flags & replay::kEventFailed)) {
+      if (decode && log::isData(e.eventKind()) && !(e.flags & trace::kEventFailed)) {
         printContents(i);
       }
       continue;
     }
-    const replay::Process& p = t.processes[e.process];
+    const trace::Process& p = t.processes[e.process];
     std::printf("{\"event\":%u,\"number\":%u,\"process\":%s,\"pid\":%d,\"counter\":%u,\"thread\":%u,"
                 "\"kind\":%s,\"time_ns\":%lld,\"duration_ns\":%lld,\"result\":%d",
                 i + 1, e.number, jsonString(p.name).c_str(), p.pid, e.counter, e.thread,
-                jsonString(replay::isConnectOutcome(e) ? "getsockopt" : log::kindName(e.eventKind())).c_str(), static_cast<long long>(t.wallTime(i)),
+                jsonString(trace::isConnectOutcome(e) ? "getsockopt" : log::kindName(e.eventKind())).c_str(), static_cast<long long>(t.wallTime(i)),
                 static_cast<long long>(e.durationNs()), e.result);
-    if (ch != replay::kNone) std::printf(",\"channel\":%s", jsonString(t.channels[ch].name).c_str());
+    if (ch != trace::kNone) std::printf(",\"channel\":%s", jsonString(t.channels[ch].name).c_str());
     if (log::isData(e.eventKind())) {
       std::printf(",\"bytes\":%u", e.value);
       const auto others = log::categoryOf(e.eventKind()) == log::Category::Send ? narrator.receivers(i)
@@ -165,15 +165,15 @@ int runEvents(int argc, char** argv) {
         for (uint32_t k : t.messagesFrom(i)) ends.push_back(t.edges[k].to);
       } else {
         for (auto [b, end] = t.incoming(i); b != end; ++b)
-          if (b->why == replay::Edge::Why::Message) ends.push_back(b->from);
+          if (b->why == trace::Edge::Why::Message) ends.push_back(b->from);
       }
       std::printf("],\"%s_events\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
       for (size_t k = 0; k < ends.size(); ++k) std::printf("%s%u", k ? "," : "", ends[k] + 1);
       std::printf("]");
-      if (decode && !(e.flags & replay::kEventFailed)) std::printf(",\"decoded\":%s", jsonString(contents(i)).c_str());
+      if (decode && !(e.flags & trace::kEventFailed)) std::printf(",\"decoded\":%s", jsonString(contents(i)).c_str());
     }
-    if (e.flags & replay::kEventFailed) std::printf(",\"failed\":true");
-    if (e.flags & replay::kEventExternal) std::printf(",\"external\":true");
+    if (e.flags & trace::kEventFailed) std::printf(",\"failed\":true");
+    if (e.flags & trace::kEventExternal) std::printf(",\"external\":true");
     std::printf(",\"text\":%s}\n", jsonString(narrator.describe(i)).c_str());
   }
   return kExitOk;

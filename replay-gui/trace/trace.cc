@@ -1,4 +1,4 @@
-#include "trace.h"
+#include "trace/trace.h"
 
 #include <sys/mman.h>
 
@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <new>
 
-#include "clocks.h"
+#include "trace/clocks.h"
 #include "radar/proto/radarlog.pb.h"
 
-namespace radar::replay {
+namespace radar::trace {
 
 namespace {
 constexpr size_t kPage = 4096;
@@ -198,4 +198,4 @@ bool Trace::cachedSend(uint32_t send, std::string* error) const {
   return true;
 }
 
-}  // namespace radar::replay
+}  // namespace radar::trace

@@ -1,4 +1,4 @@
-#include "merge.h"
+#include "trace/merge.h"
 
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -19,11 +19,11 @@
 #include <unordered_map>
 
 #include "address.h"
-#include "clocks.h"
+#include "trace/clocks.h"
 #include "crc32c.h"
-#include "findings.h"
+#include "trace/findings.h"
 
-namespace radar::replay {
+namespace radar::trace {
 namespace {
 
 using log::Category;
@@ -1847,4 +1847,4 @@ std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const Loa
   return merge(std::move(raw));
 }
 
-}  // namespace radar::replay
+}  // namespace radar::trace

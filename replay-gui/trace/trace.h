@@ -27,7 +27,7 @@ class Header;
 class ChannelInfo;
 }  // namespace radar::proto
 
-namespace radar::replay {
+namespace radar::trace {
 
 using log::Kind;
 
@@ -371,4 +371,4 @@ class Trace {
   std::unique_ptr<Lazy> lazy_ = std::make_unique<Lazy>();
 };
 
-}  // namespace radar::replay
+}  // namespace radar::trace

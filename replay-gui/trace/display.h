@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "trace.h"
+#include "trace/trace.h"
 
-namespace radar::replay {
+namespace radar::trace {
 
 struct QueuedMessage {
   uint32_t send;        // position of the send event
@@ -64,4 +64,4 @@ class DisplayModel {
   std::vector<DisplayState> checkpoints_;
 };
 
-}  // namespace radar::replay
+}  // namespace radar::trace

@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "common.h"
+#include "trace_command.h"
 #include "decode.h"
 
 namespace radar::cli {
@@ -56,12 +56,12 @@ int runNetdesc(int argc, char** argv) {
   // The generated names stand on their own: no description applied.
   const Loaded loaded = loadForCommand("netdesc", args.positional(), NetChoice{"", false});
   if (!loaded) return kExitUsage;
-  const replay::Trace& t = *loaded.trace;
+  const trace::Trace& t = *loaded.trace;
 
   // What each channel end did: sent, received.
   std::vector<uint8_t> did(t.endpoints.size(), 0);
   for (const auto& e : t.events) {
-    if (e.endpoint == replay::kNone || !log::isData(e.eventKind()) || (e.flags & replay::kEventFailed)) continue;
+    if (e.endpoint == trace::kNone || !log::isData(e.eventKind()) || (e.flags & trace::kEventFailed)) continue;
     did[e.endpoint] |= log::categoryOf(e.eventKind()) == log::Category::Send ? 1 : 2;
   }
   // The processes that took part, named after their program (proc, proc_2 ...).

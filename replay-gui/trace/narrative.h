@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "trace.h"
+#include "trace/trace.h"
 
-namespace radar::replay {
+namespace radar::trace {
 
 class Narrator {
  public:
@@ -34,4 +34,4 @@ class Narrator {
 std::string statusText(int raw_wait_status);
 std::string signalText(int sig);
 
-}  // namespace radar::replay
+}  // namespace radar::trace

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "load.h"
-#include "trace.h"
+#include "trace/load.h"
+#include "trace/trace.h"
 
-namespace radar::replay {
+namespace radar::trace {
 
 // Builds the trace from what loadLogs() read. Never fails: what cannot be
 // matched or ordered is reported in the trace's problems and findings.
@@ -27,4 +27,4 @@ std::unique_ptr<Trace> merge(RawRecording&& raw);
 std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const LoadOptions& options,
                                  std::string* error);
 
-}  // namespace radar::replay
+}  // namespace radar::trace

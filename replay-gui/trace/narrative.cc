@@ -1,4 +1,4 @@
-#include "narrative.h"
+#include "trace/narrative.h"
 
 #include <sys/wait.h>
 
@@ -7,7 +7,7 @@
 #include <csignal>
 #include <cstring>
 
-namespace radar::replay {
+namespace radar::trace {
 
 std::string signalText(int sig) {
   const char* name = sig > 0 && sig < NSIG ? sigabbrev_np(sig) : nullptr;
@@ -232,4 +232,4 @@ std::string Narrator::sentence(uint32_t position) const {
   return describe(position) + ". Event " + std::to_string(position + 1) + ".";
 }
 
-}  // namespace radar::replay
+}  // namespace radar::trace

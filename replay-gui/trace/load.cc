@@ -1,4 +1,4 @@
-#include "load.h"
+#include "trace/load.h"
 
 #include <google/protobuf/text_format.h>
 #include <sys/socket.h>
@@ -18,7 +18,7 @@
 
 #include "crc32c.h"
 
-namespace radar::replay {
+namespace radar::trace {
 namespace {
 
 // Events are numbered with 32 bits across the whole recording.
@@ -530,4 +530,4 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
   return true;
 }
 
-}  // namespace radar::replay
+}  // namespace radar::trace

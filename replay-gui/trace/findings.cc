@@ -1,4 +1,4 @@
-#include "findings.h"
+#include "trace/findings.h"
 
 #include <algorithm>
 #include <csignal>
@@ -9,9 +9,9 @@
 #include <set>
 #include <thread>
 
-#include "trace.h"
+#include "trace/trace.h"
 
-namespace radar::replay {
+namespace radar::trace {
 namespace {
 
 std::string plural(uint64_t n, const char* one, const char* many) {
@@ -349,4 +349,4 @@ void findProblems(Trace& t) {
     if (index[v] < 0 && !waits[v].empty()) visit(v);
 }
 
-}  // namespace radar::replay
+}  // namespace radar::trace

@@ -1,10 +1,10 @@
-#include "stats.h"
+#include "trace/stats.h"
 
 #include <limits>
 
 #include <algorithm>
 
-namespace radar::replay {
+namespace radar::trace {
 
 Statistics computeStatistics(const Trace& t) {
   Statistics s;
@@ -56,4 +56,4 @@ Statistics computeStatistics(const Trace& t) {
   return s;
 }
 
-}  // namespace radar::replay
+}  // namespace radar::trace

@@ -4,7 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "common.h"
+#include "trace_command.h"
 
 namespace radar::cli {
 
@@ -31,7 +31,7 @@ int runCheck(int argc, char** argv) {
   if (args.positional().empty()) return usageError("check", "no recording given");
   const Loaded loaded = loadForCommand("check", args.positional(), netChoice(args));
   if (!loaded) return kExitUsage;
-  const replay::Trace& t = *loaded.trace;
+  const trace::Trace& t = *loaded.trace;
   uint64_t unmatched = t.bytes_received - t.bytes_matched - t.bytes_external;
   if (args.has("json")) {
     std::printf("{\"processes\":%zu,\"channels\":%zu,\"events\":%zu,\"bytes_sent\":%llu,"
@@ -50,7 +50,7 @@ int runCheck(int argc, char** argv) {
     for (size_t i = 0; i < t.findings.size(); ++i) {
       const auto& f = t.findings[i];
       std::printf("%s{\"kind\":%s,\"text\":%s,\"events\":[", i ? "," : "",
-                  jsonString(replay::findingKindName(f.kind)).c_str(), jsonString(f.text).c_str());
+                  jsonString(trace::findingKindName(f.kind)).c_str(), jsonString(f.text).c_str());
       for (size_t k = 0; k < f.events.size(); ++k) std::printf("%s%u", k ? "," : "", f.events[k] + 1);
       std::printf("],\"processes\":[");
       for (size_t k = 0; k < f.processes.size(); ++k)
@@ -79,7 +79,7 @@ int runCheck(int argc, char** argv) {
                   static_cast<unsigned long long>(t.placed_by_time));
     if (t.findings.empty()) std::printf("no findings\n");
     for (const auto& f : t.findings) {
-      std::printf("%s: %s", replay::findingKindName(f.kind), terminalSafe(f.text).c_str());
+      std::printf("%s: %s", trace::findingKindName(f.kind), terminalSafe(f.text).c_str());
       if (!f.events.empty()) std::printf(" (event %u)", f.events.front() + 1);
       std::printf("\n");
     }

@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace radar::replay {
+namespace radar::trace {
 
 class Trace;
 
@@ -14,4 +14,4 @@ void findProblems(Trace& trace);
 // "read" -> "a read", for sentences; the call a thread was blocked in.
 std::string blockedCallName(unsigned kind);
 
-}  // namespace radar::replay
+}  // namespace radar::trace

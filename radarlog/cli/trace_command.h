@@ -8,7 +8,7 @@
 
 #include "apply.h"
 #include "cli.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 namespace radar::cli {
 
@@ -29,7 +29,7 @@ inline NetChoice netChoice(const Args& args) { return {args.value("net").value_o
   "  --no-net          ignore the description the recording carries\n"
 
 struct Loaded {
-  std::unique_ptr<replay::Trace> trace;
+  std::unique_ptr<trace::Trace> trace;
   std::unique_ptr<netdesc::Binding> net;  // null without a description
   explicit operator bool() const { return trace != nullptr; }
 };
@@ -42,7 +42,7 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
 // A process named by pid ("4123"), by name ("parser") or "name[pid]":
 // every image that matches. Sets *error when none does, or when a name is
 // ambiguous and `unique` is asked for.
-std::vector<uint32_t> findProcesses(const replay::Trace& t, const std::string& spec, bool unique,
+std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique,
                                     std::string* error);
 
 std::string jsonString(const std::string& s);

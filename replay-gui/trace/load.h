@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "radar/proto/radarlog.pb.h"
-#include "trace.h"
+#include "trace/trace.h"
 
-namespace radar::replay {
+namespace radar::trace {
 
 struct LoadOptions {
   // Called now and then with bytes of logs read so far and in all.
@@ -59,4 +59,4 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
 // interpreter runs ("mp_socket.py" rather than "python3").
 std::string processName(const std::vector<std::string>& argv, const std::string& executable);
 
-}  // namespace radar::replay
+}  // namespace radar::trace

@@ -1,8 +1,8 @@
-#include "display.h"
+#include "trace/display.h"
 
 #include <algorithm>
 
-namespace radar::replay {
+namespace radar::trace {
 namespace {
 
 template <class T>
@@ -179,4 +179,4 @@ DisplayState DisplayModel::replayFromStart(uint32_t position) const {
   return s;
 }
 
-}  // namespace radar::replay
+}  // namespace radar::trace
