@@ -1,6 +1,8 @@
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader
 #include "reader.h"
 
+#include "check.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -721,6 +723,7 @@ bool LogReader::decodeNext(Record& r) {
     if (*why) return fail(where, at(std::string("bad record: ") + why));
     r.location = {content_frame_, static_cast<uint32_t>(cursor_)};
     cursor_ = static_cast<size_t>(p + len - base);
+    RADAR_CHECK(cursor_ <= content_.size());  // the length was checked against the frame
     r.payload_location.frame_offset = content_frame_;
 
     if (!isCounted(r.kind)) {
@@ -741,6 +744,7 @@ bool LogReader::decodeNext(Record& r) {
       r.counter = last_counter_ + 1;
     }
     counter_known_ = true;
+    RADAR_CHECK(r.counter > last_counter_);  // counters only grow within a log
     last_counter_ = r.counter;
     r.tid = w.has_tid ? w.tid : prev_tid_;
     prev_tid_ = r.tid;

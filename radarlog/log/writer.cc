@@ -20,6 +20,7 @@
 
 #include "sys.h"
 #include "xxhash64.h"
+#include "inject/injected.h"  // last: compiled into the interposer too
 
 namespace radar::log {
 namespace {
@@ -250,6 +251,7 @@ bool LogWriter::appendSimple(const EventFields& e, uint64_t counter) {
   if (dirty > end) std::memset(end, 0, static_cast<size_t>(dirty - end));
   publishLength(at, body);
   tail_used_ += static_cast<uint32_t>(len_size + body);
+  RADAR_INJECTED_CHECK(tail_used_ <= tail_capacity_);
   return true;
 }
 
@@ -335,6 +337,7 @@ bool LogWriter::appendToTail(const EventFields& e, const Explicit& x, size_t pre
   }
   publishLength(at, body);
   tail_used_ += static_cast<uint32_t>(len_size + body);
+  RADAR_INJECTED_CHECK(tail_used_ <= tail_capacity_);
   return true;
 }
 

@@ -28,6 +28,7 @@
 #include "recorder.h"
 #include "state.h"
 #include "sys.h"
+#include "inject/injected.h"  // last: it poisons what injected code must not call
 
 namespace radar::preload {
 namespace {

@@ -35,6 +35,7 @@
 #include "recorder_env.h"
 #include "state.h"
 #include "sys.h"
+#include "inject/injected.h"  // last: it poisons what injected code must not call
 
 extern char** environ;
 

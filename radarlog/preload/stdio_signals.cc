@@ -20,6 +20,7 @@
 #include "state.h"
 #include "stdio_table.h"
 #include "sys.h"
+#include "inject/injected.h"  // last: it poisons what injected code must not call
 
 namespace radar::preload {
 namespace {

@@ -1,5 +1,7 @@
 #include "trace/merge.h"
 
+#include "check.h"
+
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -1579,6 +1581,7 @@ void Merger::linearize() {
       const uint32_t i = pulled[p].empty() ? next[p] : head(p);
       const bool in_order = i == next[p];
       const auto range = raw_.ranges[p];
+      RADAR_CHECK(i >= range.first && i < range.second && position[i] == kNone);  // each event placed once
       position[i] = here;
       Event& placed = events[i];
       uint32_t number = last_number[p];
@@ -1664,6 +1667,7 @@ void Merger::linearize() {
     Tournament<unsigned __int128> ready(processes, 0);
     order(ready);
   }
+  for (uint32_t p = 0; p < processes; ++p) RADAR_CHECK(next[p] == raw_.ranges[p].second);  // every event placed
   for (; published < placer.windows(); ++published) placer.ordered(next);
   placer.join();
   for (uint32_t k : late) edges_out[k].from = position[edges_out[k].from];

@@ -20,6 +20,7 @@
 #include "fields.h"
 #include "replay_api.h"
 #include "sys.h"
+#include "inject/injected.h"  // last: it poisons what injected code must not call
 
 // Declared extern "C" in replay_api.h.
 #define API __attribute__((visibility("default")))

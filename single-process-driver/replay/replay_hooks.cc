@@ -44,6 +44,7 @@
 #include "fields.h"
 #include "stdio_table.h"
 #include "sys.h"
+#include "inject/injected.h"  // last: it poisons what injected code must not call
 
 extern char** environ;
 
@@ -1626,8 +1627,8 @@ HOOK int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*s
   if (!replaying()) return real_pthread_create(thread, attr, start, arg);
   ThreadLaunch* slot = nullptr;
   for (auto& l : g_launches) {
-    uint32_t free = 0;
-    if (l.busy.compare_exchange_strong(free, 1, std::memory_order_acquire)) {
+    uint32_t idle = 0;
+    if (l.busy.compare_exchange_strong(idle, 1, std::memory_order_acquire)) {
       slot = &l;
       break;
     }
