@@ -1,0 +1,183 @@
+// The merge's channels: ends of one channel grouped, sides, names.
+#include "trace/merger.h"
+
+namespace radar::trace::merging {
+
+// Channels: ends with the same identity. Sides: a socket connection has
+// two (each socket); a pipe has one stream of bytes from all writers to
+// all readers.
+// The program an endpoint went on into, when radar could not record it:
+// the endpoint's image exec'd, with the end still open, a program that left
+// no log. "" otherwise.
+std::string Merger::unrecordedHolder(uint32_t endpoint) const {
+  const Endpoint& e = raw_.endpoints[endpoint];
+  if (e.process == kNone) return "";
+  const Process& p = raw_.processes[e.process];
+  const auto [b, end] = raw_.ranges[e.process];
+  if (p.next_image != kNone || b == end || raw_.events[end - 1].eventKind() != Kind::Exec) return "";
+  // Still open at the exec: its descriptors, counted through dups and
+  // closes (a shell dups a pipe onto 0 and closes the original).
+  int open = 1;
+  for (uint32_t i = b; i < end; ++i) {
+    const Event& ev = raw_.events[i];
+    if (ev.endpoint != endpoint || (ev.flags & kEventFailed)) continue;
+    if (ev.eventKind() == Kind::Dup) ++open;
+    if (ev.eventKind() == Kind::Close) --open;
+  }
+  if (open <= 0) return "";
+  for (const auto& n : t_.unrecorded_notes)
+    if (n.pid == p.pid) {
+      const std::string program = n.executable.empty() ? p.name : n.executable.substr(n.executable.rfind('/') + 1);
+      return program + "[" + std::to_string(p.pid) + "], " + n.what;
+    }
+  return p.label() + "'s next program, not recorded";
+}
+
+void Merger::buildChannels() {
+  auto& eps = raw_.endpoints;
+  std::map<std::string, uint32_t> by_key;
+  std::unordered_map<std::string, std::vector<uint32_t>> unix_by_peer;  // boot|peer_ino -> endpoints
+  for (uint32_t i = 0; i < eps.size(); ++i) {
+    const Endpoint& e = eps[i];
+    if ((e.type == ChannelType::UnixStream || e.type == ChannelType::UnixSeqpacket ||
+         e.type == ChannelType::UnixDgram) && e.peer_ino)
+      unix_by_peer[std::to_string(raw_.processes[e.process].boot) + "|" + hexKey(e.peer_ino)].push_back(i);
+  }
+  std::vector<std::string> side_identity(eps.size());
+  side_.assign(eps.size(), 0);
+  std::map<ChannelType, int> numbers;
+  for (uint32_t i = 0; i < eps.size(); ++i) {
+    Endpoint& e = eps[i];
+    const std::string boot = std::to_string(raw_.processes[e.process].boot);
+    std::string key, identity;
+    switch (e.type) {
+      case ChannelType::Pipe:
+      case ChannelType::Fifo:
+      case ChannelType::Terminal:
+      case ChannelType::CharacterDevice:
+      case ChannelType::Other:
+        key = "F|" + boot + "|" + hexKey(e.dev) + "|" + hexKey(e.ino);
+        break;
+      case ChannelType::UnixStream:
+      case ChannelType::UnixSeqpacket:
+      case ChannelType::UnixDgram: {
+        uint64_t peer = e.peer_ino;
+        if (!peer) {  // the other side may know us
+          auto it = unix_by_peer.find(boot + "|" + hexKey(e.ino));
+          if (it != unix_by_peer.end()) peer = eps[it->second.front()].ino;
+        }
+        identity = hexKey(e.ino);
+        key = peer ? "U|" + boot + "|" + hexKey(std::min(e.ino, peer)) + "|" + hexKey(std::max(e.ino, peer))
+                   : "U|" + boot + "|" + hexKey(e.ino);
+        if (!e.peer_ino) e.peer_ino = peer;
+        break;
+      }
+      case ChannelType::Tcp:
+        identity = e.local_address;
+        key = e.peer_address.empty()
+                  ? "T|" + boot + "|" + hexKey(e.ino)
+                  : "T|" + std::min(e.local_address, e.peer_address) + "|" + std::max(e.local_address, e.peer_address);
+        break;
+      default:  // UDP and other datagram sockets: one channel per socket
+        identity = hexKey(e.ino);
+        key = "S|" + boot + "|" + hexKey(e.ino);
+        break;
+    }
+    side_identity[i] = identity;
+    auto [it, fresh] = by_key.try_emplace(key, static_cast<uint32_t>(t_.channels.size()));
+    if (fresh) {
+      Channel c;
+      c.index = it->second;
+      c.type = e.type;
+      t_.channels.push_back(c);
+    }
+    Channel& c = t_.channels[it->second];
+    e.channel = c.index;
+    c.endpoints.push_back(i);
+    if (e.external) c.external = true;
+  }
+  // Sides and names.
+  for (Channel& c : t_.channels) {
+    std::vector<std::string> ids;
+    for (uint32_t ep : c.endpoints) {
+      auto found = std::find(ids.begin(), ids.end(), side_identity[ep]);
+      if (found == ids.end()) {
+        ids.push_back(side_identity[ep]);
+        found = ids.end() - 1;
+      }
+      side_[ep] = static_cast<uint8_t>(std::min<size_t>(found - ids.begin(), 1));
+    }
+    const Endpoint& e = eps[c.endpoints.front()];
+    // Socket pairs of every type share one numbering: two called
+    // "socketpair 1" would be one to a reader.
+    const bool unix_socket = c.type == ChannelType::UnixStream || c.type == ChannelType::UnixSeqpacket ||
+                             c.type == ChannelType::UnixDgram;
+    const int n = ++numbers[unix_socket ? ChannelType::UnixStream : c.type];
+    switch (c.type) {
+      case ChannelType::Pipe: c.name = "pipe " + std::to_string(n); break;
+      case ChannelType::Fifo: c.name = "fifo " + e.path; break;
+      case ChannelType::Terminal:
+        c.name = "terminal" + (e.path.empty() ? "" : " " + e.path);
+        c.external = true;
+        c.external_peer = "terminal";
+        break;
+      case ChannelType::UnixStream:
+      case ChannelType::UnixSeqpacket:
+      case ChannelType::UnixDgram:
+        c.name = e.path.empty() ? "socketpair " + std::to_string(n) : "unix socket " + e.path;
+        if (ids.size() >= 2 && !e.path.empty()) {
+          // One connection of many to a named socket: named after the
+          // process that connected (its end has no name of its own).
+          for (uint32_t ep : c.endpoints)
+            if (log::formatAddress(eps[ep].local_address).empty() && eps[ep].process != kNone) {
+              c.name += " \u2190 " + raw_.processes[eps[ep].process].label();
+              break;
+            }
+        }
+        if (ids.size() < 2 && !e.path.empty()) {
+          c.external = true;
+          c.external_peer = e.path;
+        }
+        break;
+      case ChannelType::Tcp: {
+        const std::string a = log::formatAddress(e.local_address), b = log::formatAddress(e.peer_address);
+        c.name = b.empty() ? "tcp " + a : "tcp " + a + " - " + b;
+        if (ids.size() < 2 && !b.empty()) {
+          c.external = true;
+          c.external_peer = b;
+        }
+        break;
+      }
+      case ChannelType::Udp: c.name = "udp " + log::formatAddress(e.local_address); break;
+      default: c.name = std::string(log::channelTypeName(c.type)) + " " + std::to_string(n); break;
+    }
+    if (!c.external) {
+      // A channel some of whose ends were inherited from outside the
+      // recording (radar record's own stdin, stdout) leads outside.
+      for (uint32_t ep : c.endpoints)
+        if (eps[ep].external) {
+          c.external = true;
+          c.external_peer = "outside the recording";
+        }
+    }
+    if (!c.external) {
+      // An end carried into a program radar could not record (statically
+      // linked, set-user-ID, a Go program ...): what went through the
+      // channel may have gone to or come from that program, which is named.
+      for (uint32_t ep : c.endpoints)
+        if (const std::string who = unrecordedHolder(ep); !who.empty()) {
+          c.external = true;
+          c.external_peer = who;
+          break;
+        }
+    }
+  }
+  // Two connections from one process to one socket: numbered, so that
+  // every channel's name selects it alone.
+  std::map<std::string, int> seen;
+  for (Channel& c : t_.channels)
+    if (const int k = ++seen[c.name]; k > 1) c.name += " (" + std::to_string(k) + ")";
+}
+
+
+}  // namespace radar::trace::merging

@@ -1,0 +1,153 @@
+// The merge's other edges: creation, signals, exits reaped, ends of file, accepts.
+#include "trace/merger.h"
+
+namespace radar::trace::merging {
+
+// Process creation, signals, exits reaped by wait(), end of file.
+void Merger::otherEdges() {
+  auto& procs = raw_.processes;
+  std::unordered_map<int64_t, std::vector<uint32_t>> by_pid;  // boot << 32 | pid -> images
+  for (auto& p : procs) by_pid[int64_t{p.boot} << 32 | static_cast<uint32_t>(p.pid)].push_back(p.index);
+
+  for (auto& p : procs) {
+    const auto [b, e] = raw_.ranges[p.index];
+    if (p.parent == kNone || b == e) continue;
+    const auto [pb, pe] = raw_.ranges[p.parent];
+    if (pb == pe) continue;
+    // The parent's event with that counter (counters are dense: index).
+    // (Counter 0: before the parent's first event.)
+    uint32_t from = kNone;
+    if (p.parent_counter >= 1 && p.parent_counter <= pe - pb) from = pb + static_cast<uint32_t>(p.parent_counter) - 1;
+    else if (p.parent_counter > pe - pb) from = pe - 1;
+    // The child saw the parent's counter before the call that made it was
+    // recorded (fork and posix_spawn are recorded when they return; vfork
+    // has an event before it): that call, next in the parent, is what the
+    // child comes after.
+    // (A signal handler's events may come between.)
+    const uint32_t first = from == kNone ? pb : from + 1;
+    for (uint32_t next = first; next < pe && next < first + 16; ++next) {
+      const Event& call = raw_.events[next];
+      const Kind k = call.eventKind();
+      if ((k == Kind::Fork || k == Kind::Spawn) &&
+          (call.result == p.pid || static_cast<int64_t>(call.value) == p.pid)) {
+        from = next;
+        break;
+      }
+    }
+    if (from == kNone) continue;
+    edges_.push_back(makeEdge(from, Edge::Why::Create, b, 0));
+  }
+
+  // The few events the rules below look at (matchStreams() picked them out
+  // while it read every event).
+  std::vector<uint32_t> signals, waits, eofs, accepts;
+  std::vector<std::vector<uint32_t>> closes(t_.channels.size()), connects(t_.channels.size());
+  for (uint32_t i : notable_) {
+    const Event& ev = raw_.events[i];
+    switch (ev.eventKind()) {
+      case Kind::Signal:
+        if (ev.value) signals.push_back(i);
+        break;
+      case Kind::Wait:
+        if (ev.value && !(ev.flags & kEventFailed)) waits.push_back(i);
+        break;
+      case Kind::Close:
+        if (ev.endpoint != kNone) closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
+        break;
+      case Kind::Connect:  // one that failed with EINPROGRESS goes on in the kernel; other failures do not
+        if (ev.endpoint != kNone && !isConnectOutcome(ev) && (!(ev.flags & kEventFailed) || ev.value == EINPROGRESS))
+          connects[raw_.endpoints[ev.endpoint].channel].push_back(i);
+        break;
+      case Kind::Accept:
+        if (ev.endpoint != kNone && !(ev.flags & kEventFailed)) accepts.push_back(i);
+        break;
+      default:
+        break;
+    }
+    if ((ev.flags & kEventEof) && ev.endpoint != kNone) eofs.push_back(i);
+  }
+
+  // A signal delivered to a handler comes from the kill() that sent it.
+  for (uint32_t i : signals) {
+    const Event& ev = raw_.events[i];
+    const Process& target = procs[ev.process];
+    auto it = by_pid.find(int64_t{target.boot} << 32 | ev.value);
+    if (it == by_pid.end()) continue;
+    uint32_t best = kNone;
+    for (uint32_t q : it->second) {
+      const auto [qb, qe] = raw_.ranges[q];
+      for (uint32_t k = qb; k < qe; ++k) {
+        const Event& kill = raw_.events[k];
+        if (kill.eventKind() != Kind::Kill || kill.result != ev.result) continue;
+        const int32_t to = static_cast<int32_t>(kill.value);
+        if (to != target.pid && to != 0 && to != -1 && to != -target.pid) continue;
+        if (kill.entry_ns > ev.returnNs()) continue;
+        if (best == kNone || raw_.events[best].entry_ns < kill.entry_ns) best = k;
+      }
+    }
+    if (best != kNone && best != i) edges_.push_back(makeEdge(best, Edge::Why::Signal, i, 0));
+  }
+
+  // wait() returns after the child's last event.
+  for (uint32_t i : waits) {
+    const Event& ev = raw_.events[i];
+    auto it = by_pid.find(int64_t{procs[ev.process].boot} << 32 | ev.value);
+    if (it == by_pid.end()) continue;
+    uint32_t last = kNone;
+    for (uint32_t q : it->second) {
+      const auto [qb, qe] = raw_.ranges[q];
+      if (qb == qe || raw_.events[qb].entry_ns > ev.returnNs()) continue;
+      if (last == kNone || raw_.events[qe - 1].entry_ns > raw_.events[last].entry_ns) last = qe - 1;
+    }
+    if (last != kNone && processOf(last) != ev.process) edges_.push_back(makeEdge(last, Edge::Why::Exit, i, 0));
+  }
+
+  // accept() returns the connection a connect() asked for: the connecting
+  // socket's end and the accepted one are the two sides of one channel.
+  for (uint32_t a : accepts) {
+    const Event& accept = raw_.events[a];
+    const Endpoint& mine = raw_.endpoints[accept.endpoint];
+    for (uint32_t k : connects[mine.channel]) {
+      const Event& connect = raw_.events[k];
+      if (connect.endpoint == accept.endpoint || raw_.endpoints[connect.endpoint].ino == mine.ino) continue;
+      // The same machine's clock: the connect began before the accept returned.
+      if (raw_.processes[connect.process].boot == raw_.processes[accept.process].boot &&
+          connect.entry_ns > accept.returnNs())
+        continue;
+      edges_.push_back(makeEdge(k, Edge::Why::Connect, a, 0));
+    }
+  }
+
+  // End of file on a pipe or stream socket comes after the writers closed
+  // their ends: by close() (which began before the end of file was read:
+  // the reader can wake before the close returns), or by ending while they
+  // held one.
+  std::vector<uint8_t> closed_endpoint(raw_.endpoints.size(), 0);
+  for (const auto& list : closes)
+    for (uint32_t c : list) closed_endpoint[raw_.events[c].endpoint] = 1;
+  for (uint32_t i : eofs) {
+    const Event& ev = raw_.events[i];
+    const Endpoint& reader = raw_.endpoints[ev.endpoint];
+    auto writes = [&](const Endpoint& writer) {
+      return isOneSided(writer.type) ? writer.access != 0 /* not O_RDONLY */ : writer.ino != reader.ino;
+    };
+    for (uint32_t c : closes[reader.channel]) {
+      const Event& close = raw_.events[c];
+      if (close.process == ev.process || !writes(raw_.endpoints[close.endpoint])) continue;
+      if (raw_.processes[close.process].boot != raw_.processes[ev.process].boot) continue;
+      if (close.entry_ns <= ev.returnNs()) edges_.push_back(makeEdge(c, Edge::Why::Eof, i, 0));
+    }
+    for (uint32_t e : t_.channels[reader.channel].endpoints) {
+      const Endpoint& writer = raw_.endpoints[e];
+      if (writer.process == ev.process || closed_endpoint[e] || !writes(writer)) continue;
+      const auto [b, end] = raw_.ranges[writer.process];
+      if (b == end || raw_.processes[writer.process].boot != raw_.processes[ev.process].boot) continue;
+      const Event& last = raw_.events[end - 1];
+      if (last.eventKind() == Kind::Exit && last.entry_ns <= ev.returnNs())
+        edges_.push_back(makeEdge(end - 1, Edge::Why::Eof, i, 0));
+    }
+  }
+}
+
+
+}  // namespace radar::trace::merging

@@ -1,0 +1,413 @@
+// The merge's byte streams: every received byte matched to its send.
+#include "trace/merger.h"
+
+namespace radar::trace::merging {
+
+// Byte streams: the bytes sent on one side are the bytes received on the
+// other (a pipe: from all writers to all readers). Sends and receives are
+// put in order, their offsets accumulated, and every receive is matched to
+// the sends whose bytes it got.
+void Merger::matchStreams() {
+  const auto& eps = raw_.endpoints;
+  const size_t streams = t_.channels.size() * 2;
+  // What the loop over millions of events needs, per endpoint, small.
+  enum : uint8_t { kSkip, kDevice, kStream };
+  struct Route {
+    uint8_t what;
+    uint32_t send_stream, receive_stream;
+  };
+  std::vector<Route> routes(eps.size());
+  for (uint32_t k = 0; k < eps.size(); ++k) {
+    const Channel& c = t_.channels[eps[k].channel];
+    Route& r = routes[k];
+    r.what = isDevice(c.type) ? kDevice : isStreamType(c.type) ? kStream : kSkip;
+    const uint32_t side = isOneSided(c.type) ? 0 : side_[k];
+    r.send_stream = c.index * 2 + side;
+    r.receive_stream = c.index * 2 + (isOneSided(c.type) ? side : side ^ 1);
+  }
+  // The events of each stream, sends and receives apart, as indices (CSR:
+  // stream st's sends are members[begin[st]..begin[st + 1]], its receives
+  // members[begin[streams + st]..]). What matching reads is copied out one
+  // stream at a time: the events themselves are spread over memory, and
+  // copying every stream's at once would be the merge's peak of memory.
+  //
+  // Two threads share the work: each fills the members of the processes in
+  // its half of the events, then they take streams in turn, each with its
+  // own edges (a receive's edges all come from its one stream, so after the
+  // linearization's sort by target the result does not depend on which
+  // thread took which stream).
+  const uint32_t n = static_cast<uint32_t>(raw_.events.size());
+  uint32_t mid = n;  // the second half starts with a process
+  for (uint32_t k = 0; k < starts_.size(); ++k)
+    if (starts_[k] >= n / 2) {
+      mid = starts_[k];
+      break;
+    }
+  std::vector<uint64_t> begin(2 * streams + 1, 0), second_half(2 * streams, 0);
+  for (uint32_t k = 0; k < eps.size(); ++k) {
+    if (routes[k].what != kStream) continue;
+    const uint32_t send = routes[k].send_stream, receive = streams + routes[k].receive_stream;
+    begin[send + 1] += raw_.data_sends[k];
+    begin[receive + 1] += raw_.data_receives[k];
+    if (raw_.ranges[eps[k].process].first >= mid) {
+      second_half[send] += raw_.data_sends[k];
+      second_half[receive] += raw_.data_receives[k];
+    }
+  }
+  std::partial_sum(begin.begin(), begin.end(), begin.begin());
+  const uint64_t total_receives = begin[2 * streams] - begin[streams];
+  BigArray<uint32_t> members(begin[2 * streams]);
+  faultIn(members.data(), members.size() * sizeof(uint32_t));  // all written below
+  struct Sums {
+    uint64_t sent = 0, received = 0, external = 0, matched = 0, ambiguous = 0;
+  };
+  struct Worker {
+    Sums sums;
+    BigArray<Edge> edges;
+    std::vector<uint32_t> notable;  // for otherEdges()
+    std::vector<std::pair<uint32_t, uint64_t>> received_in_part;
+    std::exception_ptr failed;
+  };
+  Worker workers[2];
+  auto fillMembers = [&](uint32_t from, uint32_t to, std::vector<uint64_t> fill, Sums& sums,
+                         std::vector<uint32_t>& notable) {
+    for (uint32_t i = from; i < to; ++i) {
+      Event& ev = raw_.events[i];
+      // While here: the few events otherEdges() looks at.
+      const Kind kind = ev.eventKind();
+      if (kind == Kind::Signal || kind == Kind::Wait || kind == Kind::Close || kind == Kind::Connect ||
+          kind == Kind::Accept || (ev.flags & kEventEof))
+        notable.push_back(i);
+      if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
+      const Route& r = routes[ev.endpoint];
+      if (r.what == kSkip) continue;
+      const bool send = log::categoryOf(ev.eventKind()) == Category::Send;
+      if (r.what == kDevice) {
+        ev.flags |= kEventExternal;
+        if (send) {
+          sums.sent += ev.value;
+        } else {
+          sums.received += ev.value;
+          sums.external += ev.value;
+        }
+        continue;
+      }
+      members[fill[send ? r.send_stream : streams + r.receive_stream]++] = i;
+    }
+  };
+  using Item = StreamItem;
+  auto items = [&](uint64_t from, uint64_t to, std::vector<Item>& v) {
+    v.clear();
+    for (uint64_t k = from; k < to; ++k) {
+      const uint32_t i = members[k];
+      const Event& ev = raw_.events[i];
+      v.push_back({i, ev.value, ev.process, (ev.flags & kEventPeek) != 0});
+    }
+  };
+  // Events of several processes on one stream: in the order their calls
+  // returned (the kernel moves the bytes during the call).
+  // Several threads of one process are several writers too.
+  auto order = [&](std::vector<Item>& v) {
+    bool several = false;
+    for (const Item& it : v)
+      several |= it.process != v.front().process ||
+                 raw_.events[it.index].thread != raw_.events[v.front().index].thread;
+    if (several)
+      std::stable_sort(v.begin(), v.end(),
+                       [&](const Item& a, const Item& b) { return wallOf(a.index, true) < wallOf(b.index, true); });
+    return several;
+  };
+  // Whether receive `r`, taking the stream's bytes from `from` on (in send
+  // out[j] and the next), got the bytes those sends hold. Checked where both
+  // sides' checksums are known and the receive took whole sends (most
+  // message protocols); elsewhere the stream's order stands.
+  enum class Content { Agrees, Differs, Unknown };
+  auto checkContent = [&](const std::vector<Item>& out, const std::vector<uint64_t>& start, uint64_t from,
+                          const Item& r) {
+    auto hashed = [&](uint32_t i) { return (raw_.events[i].flags & kEventHasHash) != 0; };
+    // The send holding byte `from`: the first whose end is past it (a
+    // binary search: a scan from the first send made a long stream
+    // quadratic).
+    const size_t j = static_cast<size_t>(std::upper_bound(start.begin() + 1, start.end(), from) - (start.begin() + 1));
+    if (!hashed(r.index) || j >= out.size() || start[j] != from) return Content::Unknown;
+    uint32_t crc = 0;
+    uint64_t end = from;
+    for (size_t e = j; e < out.size() && end < from + r.bytes; ++e) {
+      if (!hashed(out[e].index)) return Content::Unknown;
+      const uint32_t send_crc = raw_.events[out[e].index].number;
+      crc = e == j ? send_crc : crc32cCombine(crc, send_crc, out[e].bytes);  // one send: no combining
+      end += out[e].bytes;
+    }
+    if (end != from + r.bytes) return Content::Unknown;
+    return crc == raw_.events[r.index].number ? Content::Agrees : Content::Differs;
+  };
+  auto matchStream = [&](size_t st, Worker& w, std::vector<Item>& out, std::vector<Item>& in,
+                         std::vector<uint64_t>& start) {
+    Sums& sums = w.sums;
+    items(begin[st], begin[st + 1], out);
+    items(begin[streams + st], begin[streams + st + 1], in);
+    const Channel& c = t_.channels[st / 2];
+    const bool several_writers = order(out);
+    const bool several_readers = order(in);
+    std::vector<bool> confirmed;
+    if (several_writers || several_readers) confirmed = orderByContent(out, in);
+    // Where each send starts in the stream.
+    start.assign(out.size() + 1, 0);
+    for (size_t k = 0; k < out.size(); ++k) start[k + 1] = start[k] + out[k].bytes;
+    sums.sent += start.back();
+    size_t k = 0;  // first send not fully consumed
+    uint64_t consumed = 0;
+    for (size_t ri = 0; ri < in.size(); ++ri) {
+      const Item& r = in[ri];
+      const uint64_t bytes = r.bytes;
+      if (!bytes) continue;
+      if (!r.peek) sums.received += bytes;  // a peek's bytes are received later
+      uint64_t from = consumed, left = bytes;
+      size_t j = k;
+      while (j < out.size() && start[j + 1] <= from) ++j;
+      // (Where several writers or readers overlap, the order is by time
+      // unless the content confirmed it: a mismatch there proves nothing.)
+      // Not the bytes of the sends at this point of the stream: a writer
+      // radar did not see (a raw system call, an unrecorded process) put
+      // them there, if the next receive has the bytes these sends hold.
+      // Else the checksum is what is wrong (pages given with vmsplice() and
+      // changed later), and the stream's order stands: one bad checksum
+      // must not shift every later receive off its sends.
+      auto foreign = [&] {
+        if (several_writers || several_readers || checkContent(out, start, from, r) != Content::Differs)
+          return false;
+        // A later receive (of the next few) with these sends' bytes: the
+        // ones before it were someone else's.
+        constexpr int kLookAhead = 16;
+        size_t next = ri + 1;
+        while (next < in.size() && (!in[next].bytes || in[next].peek)) ++next;
+        int looked = 0;
+        for (size_t later = next; later < in.size() && looked < kLookAhead; ++later) {
+          if (!in[later].bytes || in[later].peek) continue;
+          ++looked;
+          if (checkContent(out, start, from, in[later]) == Content::Agrees) return true;
+        }
+        // The next receive taking the sends after these: this one took
+        // them, and its checksum is what is wrong.
+        if (next < in.size() && checkContent(out, start, from + bytes, in[next]) == Content::Agrees) return false;
+        return true;  // no sign of either: as the checksums say
+      };
+      if (foreign()) {
+        // They are nobody's here, and the sends wait for the receives whose
+        // bytes they are.
+        if (c.external) {
+          raw_.events[r.index].flags |= kEventExternal;
+          if (!r.peek) sums.external += bytes;
+        } else if (!r.peek) {
+          raw_.events[r.index].flags |= kEventUnmatched;
+        }
+        continue;
+      }
+      while (left && j < out.size()) {
+        const uint64_t take = std::min(left, start[j + 1] - from);
+        w.edges.push_back(makeEdge(out[j].index, Edge::Why::Message, r.index, take));
+        from += take;
+        left -= take;
+        if (from == start[j + 1]) ++j;
+      }
+      if (!r.peek) sums.matched += bytes - left;
+      if ((several_writers || several_readers) && !confirmed[ri] && !r.peek) sums.ambiguous += bytes - left;
+      if (left) {
+        // Bytes no recorded send produced: from outside, or lost.
+        if (c.external) {
+          raw_.events[r.index].flags |= kEventExternal;
+          if (!r.peek) sums.external += left;
+        } else if (!r.peek) {  // the receive that takes them is blamed, once
+          raw_.events[r.index].flags |= kEventUnmatched;
+        }
+      }
+      if (!r.peek) {
+        consumed += bytes;
+        k = j;
+      }
+    }
+    if (c.external && start.back() > consumed)
+      for (const Item& it : out) raw_.events[it.index].flags |= kEventExternal;
+    // The receives (not the peeks) took the stream's first `consumed` bytes:
+    // the sends within them were received whole, the one they end in, in part.
+    for (size_t j = 0; j < out.size() && start[j] < consumed; ++j) {
+      if (start[j + 1] <= consumed) raw_.events[out[j].index].flags |= kEventReceivedWhole;
+      else w.received_in_part.emplace_back(out[j].index, consumed - start[j]);
+    }
+  };
+  std::atomic<size_t> next_stream{0};
+  std::atomic<int> filled{0};
+  auto work = [&](int me) {
+    Worker& w = workers[me];
+    try {
+      std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
+      if (me == 1)
+        for (size_t st = 0; st < 2 * streams; ++st) fill[st] += begin[st + 1] - begin[st] - second_half[st];
+      fillMembers(me == 0 ? 0 : mid, me == 0 ? mid : n, std::move(fill), w.sums, w.notable);
+      // Matching needs every member of a stream: wait for the other half.
+      filled.fetch_add(1, std::memory_order_acq_rel);
+      while (filled.load(std::memory_order_acquire) < 2) std::this_thread::yield();
+      w.edges.reserve(total_receives + total_receives / 4);
+      std::vector<Item> out, in;
+      std::vector<uint64_t> start;
+      for (size_t st; (st = next_stream.fetch_add(1)) < streams;) {
+        if (begin[st] == begin[st + 1] && begin[streams + st] == begin[streams + st + 1]) continue;
+        matchStream(st, w, out, in, start);
+      }
+    } catch (...) {
+      w.failed = std::current_exception();
+      filled.fetch_add(2);  // never leave the other waiting
+    }
+  };
+  {
+    std::thread helper(work, 1);
+    work(0);
+    helper.join();
+  }
+  for (Worker& w : workers)
+    if (w.failed) std::rethrow_exception(w.failed);
+  BigArray<uint32_t>().swap(members);
+  for (Worker& w : workers) {
+    t_.bytes_sent += w.sums.sent;
+    t_.bytes_received += w.sums.received;
+    t_.bytes_external += w.sums.external;
+    t_.bytes_matched += w.sums.matched;
+    t_.bytes_ambiguous += w.sums.ambiguous;
+    stream_edges_.push_back(std::move(w.edges));
+    notable_.insert(notable_.end(), w.notable.begin(), w.notable.end());  // the halves in order
+    t_.received_in_part.insert(t_.received_in_part.end(), w.received_in_part.begin(), w.received_in_part.end());
+  }
+}
+
+// Several processes (or threads) writing or reading one stream: the order
+// of their calls by time is only a guess where the calls overlap (the
+// kernel moved the bytes at some moment inside each call). The content
+// hashes decide: a receive's bytes must be those of the sends it covers, so
+// where the time order gives other bytes, an order of the overlapping calls
+// that gives the right ones is looked for -- sends of each writer and
+// receives of each reader keep their own order. A send's hash covers it
+// whole, so a reader's consecutive receives are checked together until
+// they end where a send ends (a 4-byte length, then the message it
+// announces); what cannot be checked keeps the time order.
+std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vector<StreamItem>& in) {
+  constexpr size_t kWindow = 256;     // overlapping calls considered together
+  constexpr size_t kMaxGroup = 8;     // a reader's receives checked together
+  constexpr uint32_t kMaxTries = 20000;
+  // For the whole stream: past it, the rest keeps the order of time (a
+  // storm of overlapping calls must not make the merge take minutes).
+  constexpr uint64_t kMaxStreamTries = 2'000'000;
+  uint64_t stream_tries = 0;
+  auto hashed = [&](const StreamItem& it) { return (raw_.events[it.index].flags & kEventHasHash) != 0; };
+  auto actor = [&](const StreamItem& it) { return uint64_t{it.process} << 8 | raw_.events[it.index].thread; };
+
+  size_t head = 0;      // first send not fully received
+  uint64_t offset = 0;  // bytes of out[head] received
+  std::vector<size_t> path, group;
+  std::vector<bool> used, confirmed(in.size(), false);
+  std::vector<uint64_t> actors_ahead;
+  // Sends (from `head`, whole) whose bytes are `bytes` long with this hash.
+  auto findSends = [&](uint64_t bytes, uint32_t target) {
+    const size_t end = std::min(out.size(), head + kWindow);
+    used.assign(end - head, false);
+    path.clear();
+    uint32_t tries = 0;
+    auto search = [&](auto&& self, uint64_t so_far, uint32_t crc) -> bool {
+      if (++tries > kMaxTries || ++stream_tries > kMaxStreamTries) return false;
+      // out[k] may come next if it began before every send still ahead of
+      // it returned, and no earlier send of its writer is still ahead.
+      int64_t first_return = std::numeric_limits<int64_t>::max();
+      std::vector<uint64_t>& ahead = actors_ahead;
+      ahead.clear();
+      for (size_t k = head; k < end; ++k) {
+        if (used[k - head]) continue;
+        const uint64_t who = actor(out[k]);
+        const bool ok = hashed(out[k]) && wallOf(out[k].index, false) <= first_return &&
+                        std::find(ahead.begin(), ahead.end(), who) == ahead.end();
+        first_return = std::min(first_return, wallOf(out[k].index, true));
+        ahead.push_back(who);
+        if (!ok) continue;
+        const uint64_t total = so_far + out[k].bytes;
+        if (total > bytes) continue;
+        const uint32_t next = crc32cCombine(crc, raw_.events[out[k].index].number, out[k].bytes);
+        used[k - head] = true;
+        path.push_back(k);
+        const std::vector<uint64_t> saved = ahead;
+        if (total == bytes ? next == target : self(self, total, next)) return true;
+        ahead = saved;
+        path.pop_back();
+        used[k - head] = false;
+      }
+      return false;
+    };
+    return search(search, 0, 0);
+  };
+
+  for (size_t i = 0; i < in.size(); ++i) {
+    // Once the stream's budget is spent, the search is not started again:
+    // the window below costs per receive even when every search gives up.
+    if (offset == 0 && head < out.size() && !confirmed[i] && stream_tries <= kMaxStreamTries) {
+      // The receives that may come next: in[i], and later ones that overlap
+      // every receive before them.
+      int64_t first_return = std::numeric_limits<int64_t>::max();
+      std::vector<uint64_t> readers_ahead;
+      for (size_t j = i; j < in.size() && j < i + kWindow; ++j) {
+        // in[j] may come next if it began before every receive ahead of it
+        // returned, and its reader has none ahead of it.
+        const uint64_t who = actor(in[j]);
+        const bool may = wallOf(in[j].index, false) <= first_return &&
+                         std::find(readers_ahead.begin(), readers_ahead.end(), who) == readers_ahead.end();
+        first_return = std::min(first_return, wallOf(in[j].index, true));
+        readers_ahead.push_back(who);
+        if (!may) continue;
+        if (in[j].peek || !in[j].bytes || !hashed(in[j])) {
+          if (j == i) break;  // nothing to check: the time order stands
+          continue;
+        }
+        // in[j], then the same reader's next receives, until their bytes
+        // are whole sends with the same hash.
+        group.assign(1, j);
+        uint64_t bytes = in[j].bytes;
+        uint32_t crc = raw_.events[in[j].index].number;
+        bool found = findSends(bytes, crc);
+        for (size_t k = j + 1; !found && k < in.size() && group.size() < kMaxGroup; ++k) {
+          if (actor(in[k]) != actor(in[j])) continue;
+          if (in[k].peek || !in[k].bytes || !hashed(in[k])) break;
+          group.push_back(k);
+          crc = crc32cCombine(crc, raw_.events[in[k].index].number, in[k].bytes);
+          bytes += in[k].bytes;
+          found = findSends(bytes, crc);
+        }
+        if (!found) continue;
+        // These receives, with these sends, come next.
+        std::vector<StreamItem> receives;
+        for (size_t k : group) receives.push_back(in[k]);
+        for (size_t k = i; k < in.size() && k <= group.back(); ++k)
+          if (std::find(group.begin(), group.end(), k) == group.end()) receives.push_back(in[k]);
+        std::copy(receives.begin(), receives.end(), in.begin() + i);
+        for (size_t k = 0; k < group.size(); ++k) confirmed[i + k] = true;
+        std::vector<StreamItem> sends;
+        for (size_t k : path) sends.push_back(out[k]);
+        for (size_t k = head; k < head + used.size(); ++k)
+          if (!used[k - head]) sends.push_back(out[k]);
+        std::copy(sends.begin(), sends.end(), out.begin() + head);
+        break;
+      }
+    }
+    // Take in[i]'s bytes.
+    if (in[i].peek) continue;
+    uint64_t left = in[i].bytes;
+    while (left && head < out.size()) {
+      const uint64_t take = std::min<uint64_t>(left, out[head].bytes - offset);
+      left -= take;
+      offset += take;
+      if (offset == out[head].bytes) {
+        ++head;
+        offset = 0;
+      }
+    }
+  }
+  return confirmed;
+}
+
+
+}  // namespace radar::trace::merging

@@ -1,0 +1,190 @@
+// The merge's stages, one class: merge.cc runs them in order (links,
+// channels, streams, datagrams, other edges, linearization, endings), each
+// stage in a file of its own (merge_*.cc, linearize.cc). Private to
+// replay-gui/trace: everything else calls merge() (merge.h).
+#pragma once
+
+#include "check.h"
+
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <thread>
+#include <unordered_map>
+
+#include "address.h"
+#include "trace/clocks.h"
+#include "crc32c.h"
+#include "trace/findings.h"
+
+#include "trace/merge.h"
+#include "trace/placer.h"
+#include "trace/tournament.h"
+
+namespace radar::trace::merging {
+
+using log::Category;
+using log::ChannelType;
+
+inline bool isStreamType(ChannelType t) {
+  return t == ChannelType::Pipe || t == ChannelType::Fifo || t == ChannelType::UnixStream ||
+         t == ChannelType::UnixSeqpacket || t == ChannelType::Tcp || t == ChannelType::Terminal ||
+         t == ChannelType::CharacterDevice || t == ChannelType::Other;
+}
+inline bool isDatagramType(ChannelType t) {
+  return t == ChannelType::Udp || t == ChannelType::UnixDgram || t == ChannelType::OtherSocket;
+}
+// Pipes and FIFOs carry one stream from all writers to all readers.
+inline bool isOneSided(ChannelType t) { return t == ChannelType::Pipe || t == ChannelType::Fifo; }
+// A terminal or a device talks to the outside both ways: what a process
+// writes there is not what it (or another) reads.
+inline bool isDevice(ChannelType t) {
+  return t == ChannelType::Terminal || t == ChannelType::CharacterDevice || t == ChannelType::Other;
+}
+
+inline std::string hexKey(uint64_t v) {
+  char buf[20];
+  std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Two socket addresses name the same socket: same family and port, and the
+// same host unless the receiver is bound to any address.
+inline bool sameAddress(const std::string& to, const std::string& bound) {
+  if (to == bound) return true;
+  if (to.size() < 4 || bound.size() < 4) return false;
+  sa_family_t f1, f2;
+  std::memcpy(&f1, to.data(), sizeof(f1));
+  std::memcpy(&f2, bound.data(), sizeof(f2));
+  if (f1 != f2 || (f1 != AF_INET && f1 != AF_INET6)) return false;
+  if (std::memcmp(to.data() + 2, bound.data() + 2, 2) != 0) return false;  // port
+  if (f1 == AF_INET && bound.size() >= 8)
+    return std::memcmp(bound.data() + 4, "\0\0\0\0", 4) == 0 ||
+           (to.size() >= 8 && std::memcmp(to.data() + 4, bound.data() + 4, 4) == 0);
+  if (f1 == AF_INET6 && bound.size() >= 24) {
+    static const char zero[16] = {};
+    return std::memcmp(bound.data() + 8, zero, 16) == 0 ||
+           (to.size() >= 24 && std::memcmp(to.data() + 8, bound.data() + 8, 16) == 0);
+  }
+  return false;
+}
+
+inline Edge makeEdge(uint32_t from, Edge::Why why, uint32_t to, uint64_t bytes) {
+  Edge e;
+  e.from = from;
+  e.why = why;
+  e.to = to;
+  e.bytes = static_cast<uint32_t>(bytes);
+  return e;
+}
+
+// RADAR_MERGE_TIMING=1 prints what each step costs: time, and the memory
+// it touched for the first time (page faults are most of the cost of a big
+// merge on some virtual machines).
+class StepTimer {
+ public:
+  StepTimer() : on_(std::getenv("RADAR_MERGE_TIMING") != nullptr) { reset(); }
+  void operator()(const char* name) {
+    if (!on_) return;
+    const auto then = last_;
+    const long faults_then = faults_;
+    reset();
+    // Resident now and at most so far (VmRSS, VmHWM), in KiB.
+    long rss = 0, peak = 0;
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+      char line[128];
+      while (std::fgets(line, sizeof(line), f)) {
+        std::sscanf(line, "VmHWM: %ld", &peak);
+        std::sscanf(line, "VmRSS: %ld", &rss);
+      }
+      std::fclose(f);
+    }
+    std::fprintf(stderr, "merge: %-12s %8.1f ms %8ld page faults, resident %6.1f MiB, peak %6.1f MiB\n", name,
+                 std::chrono::duration<double, std::milli>(last_ - then).count(), faults_ - faults_then,
+                 rss / 1024.0, peak / 1024.0);
+  }
+
+ private:
+  void reset() {
+    last_ = std::chrono::steady_clock::now();
+    struct rusage ru {};
+    ::getrusage(RUSAGE_SELF, &ru);
+    faults_ = ru.ru_minflt;
+  }
+  bool on_;
+  std::chrono::steady_clock::time_point last_;
+  long faults_ = 0;
+};
+
+
+// A send or receive of a byte stream, as the matching sees it.
+struct StreamItem {
+  uint32_t index, bytes, process;
+  bool peek;
+};
+
+class Merger {
+ public:
+  Merger(RawRecording& raw, Trace& t) : raw_(raw), t_(t) {}
+  void run(StepTimer& step);
+
+ private:
+  void linkProcesses();
+  void buildChannels();
+  std::string unrecordedHolder(uint32_t endpoint) const;
+  void matchStreams();
+  // Returns the receives (by index into `receives`, after reordering) whose
+  // bytes their content confirmed.
+  std::vector<bool> orderByContent(std::vector<StreamItem>& sends, std::vector<StreamItem>& receives);
+  void matchDatagrams();
+  void otherEdges();
+  void linearize();
+  void endings();
+
+  int64_t wallOf(uint32_t i, bool at_return) const {
+    const Event& e = raw_.events[i];
+    return (at_return ? e.returnNs() : e.entry_ns) + realtime_offset_[e.process];
+  }
+  uint32_t processOf(uint32_t i) const { return raw_.events[i].process; }
+  // The same from the process ranges: no access to the event (a cache miss
+  // each, for the millions of edges).
+  // A table by blocks of events says where to start looking: ranges hold
+  // thousands of events, so the first guess is nearly always right.
+  uint32_t owner(uint32_t i) const {
+    uint32_t k = owner_block_[i >> kOwnerBlockShift];
+    while (k + 1 < starts_.size() && starts_[k + 1] <= i) ++k;
+    return owners_[k];
+  }
+  // The last event of process p that returned at or before `ns` (same
+  // host clock), or kNone.
+  uint32_t lastEventBefore(uint32_t p, int64_t ns) const;
+
+  RawRecording& raw_;
+  Trace& t_;
+  BigArray<Edge> edges_;         // in raw indices until linearize()
+  // The stream matching's edges, one array per thread: they come before
+  // edges_ (the sort by target keeps that order within a target).
+  std::vector<BigArray<Edge>> stream_edges_;
+  std::vector<uint32_t> notable_;  // signals, waits, closes, ends of file, by index
+  std::vector<uint8_t> side_;    // per endpoint: 0 or 1
+  std::vector<uint32_t> starts_, owners_;  // process ranges by start, for owner()
+  static constexpr uint32_t kOwnerBlockShift = 10;
+  std::vector<uint32_t> owner_block_;       // per block of events: the last range starting at or before it
+  std::vector<int64_t> realtime_offset_;   // per process (the Process structs are big and far apart)
+  std::vector<uint32_t> exits_and_waits_;  // positions, for endings()
+};
+
+
+}  // namespace radar::trace::merging
