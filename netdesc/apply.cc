@@ -9,10 +9,10 @@
 #include <set>
 
 #include "decode.h"
-#include "trace/findings.h"
 #include "plan.h"
 #include "radar/proto/radarlog.pb.h"
 #include "reader.h"
+#include "trace/findings.h"
 
 namespace radar::netdesc {
 namespace {
@@ -68,9 +68,8 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
   std::vector<uint32_t> by_creation;
   for (const auto& p : t.processes)
     if (!p.external && !p.log_path.empty()) by_creation.push_back(p.index);
-  std::stable_sort(by_creation.begin(), by_creation.end(), [&](uint32_t a, uint32_t c) {
-    return t.processes[a].first_event < t.processes[c].first_event;
-  });
+  std::stable_sort(by_creation.begin(), by_creation.end(),
+                   [&](uint32_t a, uint32_t c) { return t.processes[a].first_event < t.processes[c].first_event; });
   std::map<uint32_t, proto::Header> headers;  // read when ports need the environment
   auto header = [&](uint32_t p) -> const proto::Header& {
     auto it = headers.find(p);
@@ -104,13 +103,15 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
     // The order counts every image that matches; an image an earlier
     // process already is stays that one.
     if (m.order()) {
-      if (images.size() >= m.order()) images = {images[m.order() - 1]};
-      else images.clear();
+      if (images.size() >= m.order())
+        images = {images[m.order() - 1]};
+      else
+        images.clear();
     }
     std::erase_if(images, [&](uint32_t p) { return b->processes_[p] != nullptr; });
     if (images.empty()) {
-      unmatched->push_back("process '" + dp.name() + "' matched no recorded process (it looks for program '" +
-                           program + "'" + (m.executable().empty() ? "" : ", executable '" + m.executable() + "'") +
+      unmatched->push_back("process '" + dp.name() + "' matched no recorded process (it looks for program '" + program +
+                           "'" + (m.executable().empty() ? "" : ", executable '" + m.executable() + "'") +
                            (m.order() ? ", number " + std::to_string(m.order()) + " in order of creation" : "") + ")");
       continue;
     }
@@ -129,11 +130,15 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
           const trace::Endpoint& ep = t.endpoints[e];
           if (ep.process != p) continue;
           bool is = false;
-          if (port.has_fd()) is = ep.fd == port.fd();
-          else if (!port.path().empty()) is = !ep.path.empty() && glob(port.path(), ep.path);
-          else if (port.tcp_port()) is = portOfAddress(ep.local_address) == port.tcp_port() ||
-                                          portOfAddress(ep.peer_address) == port.tcp_port();
-          else is = std::find(env_fds.begin(), env_fds.end(), ep.fd) != env_fds.end();
+          if (port.has_fd())
+            is = ep.fd == port.fd();
+          else if (!port.path().empty())
+            is = !ep.path.empty() && glob(port.path(), ep.path);
+          else if (port.tcp_port())
+            is =
+                portOfAddress(ep.local_address) == port.tcp_port() || portOfAddress(ep.peer_address) == port.tcp_port();
+          else
+            is = std::find(env_fds.begin(), env_fds.end(), ep.fd) != env_fds.end();
           if (is) {
             b->ports_[e] = &port;
             found = true;
@@ -148,7 +153,7 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
           deferred.push_back({&dp, &port, images});
           continue;
         }
-        const std::string where = port.has_fd()         ? "descriptor " + std::to_string(port.fd())
+        const std::string where = port.has_fd()          ? "descriptor " + std::to_string(port.fd())
                                   : !port.path().empty() ? "path '" + port.path() + "'"
                                                          : "port " + std::to_string(port.tcp_port());
         unmatched->push_back("port '" + portLabel(dp, port) + "' matched no channel end of " +
@@ -165,8 +170,10 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
     std::set<uint32_t> channels;
     for (const Connect& k : d.network().connect()) {
       std::vector<std::string> others;
-      if (k.from() == label) others.assign(k.to().begin(), k.to().end());
-      else if (std::find(k.to().begin(), k.to().end(), label) != k.to().end()) others.push_back(k.from());
+      if (k.from() == label)
+        others.assign(k.to().begin(), k.to().end());
+      else if (std::find(k.to().begin(), k.to().end(), label) != k.to().end())
+        others.push_back(k.from());
       for (const std::string& other : others) {
         const Process* op = d.process(other.substr(0, other.find('.')));
         const Port* oport = op ? d.port(*op, other.substr(other.find('.') + 1)) : nullptr;
@@ -183,9 +190,9 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
       found = true;
     }
     if (!found)
-      unmatched->push_back("port '" + label + "' matched no channel end of " +
-                           t.processes[dport.images[0]].label() + " (it looks for the descriptors of " +
-                           portVariable(dport.port->name()) + ", then for the channels its connections reach)");
+      unmatched->push_back("port '" + label + "' matched no channel end of " + t.processes[dport.images[0]].label() +
+                           " (it looks for the descriptors of " + portVariable(dport.port->name()) +
+                           ", then for the channels its connections reach)");
   }
 
   // Channels: named after their ports, or their connection's name.
@@ -199,8 +206,10 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
       if (!port || !owner || !ports.insert(port).second) continue;
       const std::string label = portLabel(*owner, *port);
       inout |= port->direction() == INOUT;
-      if (port->direction() == IN) receivers.push_back(label);
-      else senders.push_back(label);
+      if (port->direction() == IN)
+        receivers.push_back(label);
+      else
+        senders.push_back(label);
     }
     if (senders.empty() && receivers.empty()) continue;
     // A connection's name, when it connects ports of this channel.
@@ -220,9 +229,12 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
       for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
       return s;
     };
-    if (inout && receivers.empty() && senders.size() == 2) c.name = senders[0] + " <-> " + senders[1];
-    else if (!senders.empty() && !receivers.empty()) c.name = join(senders) + " -> " + join(receivers);
-    else c.name = join(senders.empty() ? receivers : senders);
+    if (inout && receivers.empty() && senders.size() == 2)
+      c.name = senders[0] + " <-> " + senders[1];
+    else if (!senders.empty() && !receivers.empty())
+      c.name = join(senders) + " -> " + join(receivers);
+    else
+      c.name = join(senders.empty() ? receivers : senders);
   }
   // The findings name processes and channels: tell them again by the new names.
   t.findings.clear();
@@ -230,9 +242,7 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
   return b;
 }
 
-const Port* Binding::portOf(uint32_t endpoint) const {
-  return endpoint < ports_.size() ? ports_[endpoint] : nullptr;
-}
+const Port* Binding::portOf(uint32_t endpoint) const { return endpoint < ports_.size() ? ports_[endpoint] : nullptr; }
 
 const Process* Binding::processOf(uint32_t process) const {
   return process < processes_.size() ? processes_[process] : nullptr;
@@ -267,13 +277,14 @@ void noteOmitted(std::string_view kept, uint64_t omitted, std::string* out) {
   const std::string what = std::to_string(omitted) + (omitted == 1 ? " byte" : " bytes") +
                            " not kept: the recording keeps only the start of each message (radar record "
                            "--payload-limit)\n";
-  if (kept.empty()) *out = what;
-  else *out += "and " + what;
+  if (kept.empty())
+    *out = what;
+  else
+    *out += "and " + what;
 }
 }  // namespace
 
-bool Binding::describeContents(const trace::Trace& t, uint32_t position, std::string* out,
-                               std::string* error) const {
+bool Binding::describeContents(const trace::Trace& t, uint32_t position, std::string* out, std::string* error) const {
   TextOut text;
   if (!describeContents(t, position, &text, error)) return false;
   *out = std::move(text.text);
@@ -323,7 +334,7 @@ bool Binding::describeContents(const trace::Trace& t, uint32_t position, TextOut
     }
     if (added)
       out->text = "(with the " + std::string(added == 1 ? "next send" : std::to_string(added) + " next sends") +
-             " on this channel, which finish its last message)\n";
+                  " on this channel, which finish its last message)\n";
   }
   appendDescribedBytes(&description(), port, bytes, out);
   noteOmitted(bytes, omitted, &out->text);

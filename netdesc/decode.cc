@@ -24,11 +24,22 @@ constexpr size_t kMaxArrayShown = 64;  // elements of a scalar array on one line
 
 size_t scalarSize(Scalar s) {
   switch (s) {
-    case U8: case I8: return 1;
-    case U16: case I16: return 2;
-    case U32: case I32: case F32: return 4;
-    case U64: case I64: case F64: return 8;
-    default: return 0;
+    case U8:
+    case I8:
+      return 1;
+    case U16:
+    case I16:
+      return 2;
+    case U32:
+    case I32:
+    case F32:
+      return 4;
+    case U64:
+    case I64:
+    case F64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -42,13 +53,24 @@ std::string scalarText(Scalar s, const unsigned char* p, ByteOrder order) {
   const uint64_t u = readUnsigned(p, scalarSize(s), order);
   char buf[48];
   switch (s) {
-    case U8: case U16: case U32: case U64:
+    case U8:
+    case U16:
+    case U32:
+    case U64:
       std::snprintf(buf, sizeof(buf), "%" PRIu64, u);
       break;
-    case I8: std::snprintf(buf, sizeof(buf), "%d", static_cast<int8_t>(u)); break;
-    case I16: std::snprintf(buf, sizeof(buf), "%d", static_cast<int16_t>(u)); break;
-    case I32: std::snprintf(buf, sizeof(buf), "%d", static_cast<int32_t>(u)); break;
-    case I64: std::snprintf(buf, sizeof(buf), "%" PRId64, static_cast<int64_t>(u)); break;
+    case I8:
+      std::snprintf(buf, sizeof(buf), "%d", static_cast<int8_t>(u));
+      break;
+    case I16:
+      std::snprintf(buf, sizeof(buf), "%d", static_cast<int16_t>(u));
+      break;
+    case I32:
+      std::snprintf(buf, sizeof(buf), "%d", static_cast<int32_t>(u));
+      break;
+    case I64:
+      std::snprintf(buf, sizeof(buf), "%" PRId64, static_cast<int64_t>(u));
+      break;
     case F32: {
       float f;
       const uint32_t w = static_cast<uint32_t>(u);
@@ -62,11 +84,11 @@ std::string scalarText(Scalar s, const unsigned char* p, ByteOrder order) {
       std::snprintf(buf, sizeof(buf), "%.17g", d);
       break;
     }
-    default: return "?";
+    default:
+      return "?";
   }
   return buf;
 }
-
 
 // The bytes a template takes (0 when a record is unknown).
 size_t templateSize(const Description* d, const Template& t, int depth = 0) {
@@ -74,8 +96,10 @@ size_t templateSize(const Description* d, const Template& t, int depth = 0) {
   size_t total = 0;
   for (const auto& f : t.field()) {
     size_t one = 0;
-    if (f.scalar() != SCALAR_UNSPECIFIED) one = scalarSize(f.scalar());
-    else if (f.chars()) one = f.chars();
+    if (f.scalar() != SCALAR_UNSPECIFIED)
+      one = scalarSize(f.scalar());
+    else if (f.chars())
+      one = f.chars();
     else if (const Type* r = d ? d->type(f.record()) : nullptr; r && r->how_case() == Type::kTemplate)
       one = templateSize(d, r->template_(), depth + 1);
     total += one * std::max<uint32_t>(f.count(), 1);
@@ -125,7 +149,8 @@ bool decodeTemplate(const Description* d, const std::string& type_name, const Te
     } else {
       const Type* r = d ? d->type(f.record()) : nullptr;
       if (!r || r->how_case() != Type::kTemplate || depth >= kMaxDepth) {
-        *problem = "field '" + f.name() + "' of '" + type_name + "' is a record of unknown template '" + f.record() + "'";
+        *problem =
+            "field '" + f.name() + "' of '" + type_name + "' is a record of unknown template '" + f.record() + "'";
         return false;
       }
       for (uint32_t i = 0; i < count; ++i) {
@@ -141,11 +166,16 @@ std::string scalarFieldText(const pb::Message& m, const pb::Reflection* r, const
   using FD = pb::FieldDescriptor;
   const bool rep = f->is_repeated();
   switch (f->cpp_type()) {
-    case FD::CPPTYPE_INT32: return std::to_string(rep ? r->GetRepeatedInt32(m, f, i) : r->GetInt32(m, f));
-    case FD::CPPTYPE_INT64: return std::to_string(rep ? r->GetRepeatedInt64(m, f, i) : r->GetInt64(m, f));
-    case FD::CPPTYPE_UINT32: return std::to_string(rep ? r->GetRepeatedUInt32(m, f, i) : r->GetUInt32(m, f));
-    case FD::CPPTYPE_UINT64: return std::to_string(rep ? r->GetRepeatedUInt64(m, f, i) : r->GetUInt64(m, f));
-    case FD::CPPTYPE_BOOL: return (rep ? r->GetRepeatedBool(m, f, i) : r->GetBool(m, f)) ? "true" : "false";
+    case FD::CPPTYPE_INT32:
+      return std::to_string(rep ? r->GetRepeatedInt32(m, f, i) : r->GetInt32(m, f));
+    case FD::CPPTYPE_INT64:
+      return std::to_string(rep ? r->GetRepeatedInt64(m, f, i) : r->GetInt64(m, f));
+    case FD::CPPTYPE_UINT32:
+      return std::to_string(rep ? r->GetRepeatedUInt32(m, f, i) : r->GetUInt32(m, f));
+    case FD::CPPTYPE_UINT64:
+      return std::to_string(rep ? r->GetRepeatedUInt64(m, f, i) : r->GetUInt64(m, f));
+    case FD::CPPTYPE_BOOL:
+      return (rep ? r->GetRepeatedBool(m, f, i) : r->GetBool(m, f)) ? "true" : "false";
     case FD::CPPTYPE_FLOAT: {
       char b[32];
       std::snprintf(b, sizeof(b), "%.9g", static_cast<double>(rep ? r->GetRepeatedFloat(m, f, i) : r->GetFloat(m, f)));
@@ -165,7 +195,8 @@ std::string scalarFieldText(const pb::Message& m, const pb::Reflection* r, const
       return f->type() == FD::TYPE_BYTES && !looksLikeText(s) ? "bytes " + std::to_string(s.size()) + ": " + quoted(s)
                                                               : quoted(s);
     }
-    default: return "?";
+    default:
+      return "?";
   }
 }
 
@@ -230,8 +261,9 @@ size_t protobufWireLines(const pb::Descriptor* type, std::string_view bytes, std
         uint32_t len = 0;
         std::string s;
         ok = in.ReadVarint32(&len) && in.ReadString(&s, static_cast<int>(len));
-        if (ok) lines->push_back(name + " = " + std::to_string(len) + " bytes " + quoted(s.substr(0, 64)) +
-                                 (s.size() > 64 ? "..." : ""));
+        if (ok)
+          lines->push_back(name + " = " + std::to_string(len) + " bytes " + quoted(s.substr(0, 64)) +
+                           (s.size() > 64 ? "..." : ""));
         break;
       }
       default:
@@ -279,11 +311,21 @@ void appendEscaped(std::string* into, std::string_view s) {
     }
     const unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           char b[8];
@@ -414,8 +456,10 @@ Decoded decodeMessage(const Description* d, const Type* type, std::string_view b
       });
       out.decoded_bytes = bytes.size();
     } else {
-      if (out.type.empty()) out.type = "bytes";
-      else out.problem = "not text";
+      if (out.type.empty())
+        out.type = "bytes";
+      else
+        out.problem = "not text";
       out.rest = hexDump(bytes);
     }
     return out;
@@ -426,11 +470,12 @@ Decoded decodeMessage(const Description* d, const Type* type, std::string_view b
     decodeTemplate(d, type->name(), type->template_(), bytes, &at, 0, &out.lines, &out.problem);
     out.decoded_bytes = at;
     if (out.problem.empty() && at < bytes.size())
-      out.problem = std::to_string(bytes.size() - at) + " bytes beyond the " + std::to_string(at) + " of '" +
-                    type->name() + "'";
+      out.problem =
+          std::to_string(bytes.size() - at) + " bytes beyond the " + std::to_string(at) + " of '" + type->name() + "'";
     if (at < bytes.size()) out.rest = hexDump(bytes.substr(at));
     const size_t size = templateSize(d, type->template_());
-    if (!out.problem.empty() && size) out.problem += " (a '" + type->name() + "' is " + std::to_string(size) + " bytes)";
+    if (!out.problem.empty() && size)
+      out.problem += " (a '" + type->name() + "' is " + std::to_string(size) + " bytes)";
     return out;
   }
   // A protobuf message type.
@@ -462,7 +507,7 @@ Split splitMessages(const Framing& framing, std::string_view bytes) {
       while (at + prefix <= bytes.size()) {
         const uint64_t announced =
             readUnsigned(reinterpret_cast<const unsigned char*>(bytes.data()) + at, prefix, lp.order());
-        uint64_t len = lp.includes_prefix() ? announced
+        uint64_t len = lp.includes_prefix()              ? announced
                        : announced > UINT64_MAX - prefix ? UINT64_MAX
                                                          : announced + prefix;
         if (len < prefix) len = prefix;  // a length smaller than its own prefix: take the prefix alone
@@ -537,8 +582,9 @@ void appendDescribedBytes(const Description* d, const Port* port, std::string_vi
   for (const auto& [at, len] : split.messages) {
     std::string_view message = bytes.substr(at, len);
     std::string label;
-    if (several) label = "message " + std::to_string(++n) + " (bytes " + std::to_string(at) + " to " +
-                         std::to_string(at + len - 1) + "): ";
+    if (several)
+      label = "message " + std::to_string(++n) + " (bytes " + std::to_string(at) + " to " +
+              std::to_string(at + len - 1) + "): ";
     // What the framing adds around the message is not the type's.
     std::string frame;
     if (framing.how_case() == Framing::kLengthPrefix) {

@@ -73,7 +73,7 @@ void appendDescribedBytes(const Description* description, const Port* port, std:
 // (\n, \", \\, \x01): as protobuf's text format writes strings.
 bool looksLikeText(std::string_view bytes);
 std::string quoted(std::string_view s);
-void appendQuoted(std::string* out, std::string_view s);  // the same, appended (no copy of a large one)
+void appendQuoted(std::string* out, std::string_view s);   // the same, appended (no copy of a large one)
 void appendEscaped(std::string* out, std::string_view s);  // the same without the quotes
 std::string hexDump(std::string_view bytes, size_t limit = 4096);
 

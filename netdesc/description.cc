@@ -35,8 +35,8 @@ size_t editDistance(const std::string& a, const std::string& b) {
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t up = row[j];
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      const bool same =
+          std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
       diagonal = up;
     }
@@ -117,7 +117,8 @@ class Collector : public pb::io::ErrorCollector {
     const std::string prefix = "has no field named \"";
     const auto at = message.find(prefix);
     if (at == std::string::npos || line < 0) return column;
-    const std::string field = message.substr(at + prefix.size(), message.find('"', at + prefix.size()) - at - prefix.size());
+    const std::string field =
+        message.substr(at + prefix.size(), message.find('"', at + prefix.size()) - at - prefix.size());
     size_t begin = 0;
     for (int l = 0; l < line && begin != std::string::npos; ++l) {
       begin = text_.find('\n', begin);
@@ -209,7 +210,7 @@ std::unique_ptr<Description> Description::load(const std::string& path, std::vec
 }
 
 std::unique_ptr<Description> Description::parse(const std::string& text, const std::string& path,
-                                                 std::vector<Problem>* problems) {
+                                                std::vector<Problem>* problems) {
   std::unique_ptr<Description> d(new Description());
   d->path_ = path;
   d->text_ = text;
@@ -310,8 +311,9 @@ bool Description::check(const std::string& text, std::vector<Problem>* problems)
     const Place place = top.nested("type", t, i);
     switch (t.how_case()) {
       case Type::HOW_NOT_SET:
-        error(place.of("name"), "type '" + t.name() + "' says neither how it decodes: give template { ... }, "
-                                "protobuf: \"package.Message\" or text {}");
+        error(place.of("name"), "type '" + t.name() +
+                                    "' says neither how it decodes: give template { ... }, "
+                                    "protobuf: \"package.Message\" or text {}");
         break;
       case Type::kProtobuf:
         if (!importer_) {
@@ -330,17 +332,21 @@ bool Description::check(const std::string& text, std::vector<Problem>* problems)
         for (int k = 0; k < t.template_().field_size(); ++k) {
           const Field& f = t.template_().field(k);
           const Place fp = tp.nested("field", f, k);
-          if (f.name().empty()) error(fp.of("name"), "a field needs a name");
+          if (f.name().empty())
+            error(fp.of("name"), "a field needs a name");
           else if (!fields.insert(f.name()).second)
             error(fp.of("name"), "field '" + f.name() + "' appears twice in '" + t.name() + "'");
           const int kinds = (f.scalar() != SCALAR_UNSPECIFIED) + !f.record().empty() + (f.chars() != 0);
           if (kinds != 1) {
-            error(fp.of("name"), "field '" + f.name() + "' needs exactly one of scalar: (U8 ... F64), record: "
-                                 "\"Type\" or chars: N" + (kinds ? " (it has " + std::to_string(kinds) + ")" : ""));
+            error(fp.of("name"), "field '" + f.name() +
+                                     "' needs exactly one of scalar: (U8 ... F64), record: "
+                                     "\"Type\" or chars: N" +
+                                     (kinds ? " (it has " + std::to_string(kinds) + ")" : ""));
           } else if (!f.record().empty()) {
             auto it = type_index.find(f.record());
             if (it == type_index.end())
-              error(fp.of("record"), "unknown type '" + f.record() + "'" + suggestion(f.record(), template_names, "templates"));
+              error(fp.of("record"),
+                    "unknown type '" + f.record() + "'" + suggestion(f.record(), template_names, "templates"));
             else if (network_.type(it->second).how_case() != Type::kTemplate)
               error(fp.of("record"), "'" + f.record() + "' is not a template: a record field names a template type");
           }
@@ -352,21 +358,21 @@ bool Description::check(const std::string& text, std::vector<Problem>* problems)
   // A template containing itself, through records, would never end.
   {
     std::map<std::string, int> state;  // 1 visiting, 2 done
-    std::function<bool(const std::string&, std::vector<std::string>&)> cyclic =
-        [&](const std::string& name, std::vector<std::string>& path) {
-          auto it = type_index.find(name);
-          if (it == type_index.end() || network_.type(it->second).how_case() != Type::kTemplate) return false;
-          int& s = state[name];
-          if (s == 2) return false;
-          if (s == 1) return true;
-          s = 1;
-          path.push_back(name);
-          for (const auto& f : network_.type(it->second).template_().field())
-            if (!f.record().empty() && cyclic(f.record(), path)) return true;
-          path.pop_back();
-          state[name] = 2;
-          return false;
-        };
+    std::function<bool(const std::string&, std::vector<std::string>&)> cyclic = [&](const std::string& name,
+                                                                                    std::vector<std::string>& path) {
+      auto it = type_index.find(name);
+      if (it == type_index.end() || network_.type(it->second).how_case() != Type::kTemplate) return false;
+      int& s = state[name];
+      if (s == 2) return false;
+      if (s == 1) return true;
+      s = 1;
+      path.push_back(name);
+      for (const auto& f : network_.type(it->second).template_().field())
+        if (!f.record().empty() && cyclic(f.record(), path)) return true;
+      path.pop_back();
+      state[name] = 2;
+      return false;
+    };
     for (int i = 0; i < network_.type_size(); ++i) {
       std::vector<std::string> path;
       if (state[network_.type(i).name()] == 0 && cyclic(network_.type(i).name(), path)) {
@@ -474,18 +480,21 @@ bool Description::check(const std::string& text, std::vector<Problem>* problems)
     const bool from_ok = endpoint(c.from(), cp.of("from"), &from, &from_process);
     if (from_ok && from->direction() == IN)
       error(cp.of("from"), "'" + c.from() + "' is an input port: a connection goes from an output (OUT or INOUT)");
-    if (c.to_size() == 0) error(cp.of("from"), "connection from '" + c.from() + "' goes nowhere: add to: \"process.port\"");
+    if (c.to_size() == 0)
+      error(cp.of("from"), "connection from '" + c.from() + "' goes nowhere: add to: \"process.port\"");
     for (int k = 0; k < c.to_size(); ++k) {
       const Port* to = nullptr;
       const Process* to_process = nullptr;
       if (!endpoint(c.to(k), cp.of("to", k), &to, &to_process)) continue;
       if (to->direction() == OUT)
         error(cp.of("to", k), from_ok && from->direction() == OUT
-                                  ? "'" + c.from() + "' and '" + c.to(k) + "' are both outputs: connect an output to an input (IN or INOUT)"
+                                  ? "'" + c.from() + "' and '" + c.to(k) +
+                                        "' are both outputs: connect an output to an input (IN or INOUT)"
                                   : "'" + c.to(k) + "' is an output port: a connection goes to an input (IN or INOUT)");
       else if (from_ok && (from->direction() == INOUT) != (to->direction() == INOUT))
-        error(cp.of("to", k), "'" + c.from() + "' and '" + c.to(k) +
-                                  "': an INOUT port connects to an INOUT port (a socket pair), an OUT port to an IN port");
+        error(cp.of("to", k),
+              "'" + c.from() + "' and '" + c.to(k) +
+                  "': an INOUT port connects to an INOUT port (a socket pair), an OUT port to an IN port");
       else if (from_ok && from->direction() == INOUT && c.to_size() > 1)
         error(cp.of("to", k), "an INOUT port connects to one other INOUT port only");
       if (from_ok && from_process == to_process && from == to)

@@ -98,8 +98,7 @@ int main(int argc, char** argv) {
     }
     for (const auto& e : p.env) {
       const std::string name = variableName(e);
-      for (auto it = env.begin(); it != env.end();)
-        it = variableName(*it) == name ? env.erase(it) : it + 1;
+      for (auto it = env.begin(); it != env.end();) it = variableName(*it) == name ? env.erase(it) : it + 1;
       env.push_back(e);
     }
     std::vector<char*> child_argv{const_cast<char*>(p.argv0.c_str())};

@@ -19,8 +19,7 @@ int main(void) {
   launch_pipe(to_receiver1);
   launch_pipe(to_receiver2);
 
-  const struct launch_port sender_ports[] = {
-      {"OUTPUT", 2, {to_receiver1[1], to_receiver2[1]}}, {NULL, 0, {0}}};
+  const struct launch_port sender_ports[] = {{"OUTPUT", 2, {to_receiver1[1], to_receiver2[1]}}, {NULL, 0, {0}}};
   const struct launch_port receiver1_ports[] = {{"INPUT", 1, {to_receiver1[0]}}, {NULL, 0, {0}}};
   const struct launch_port receiver2_ports[] = {{"INPUT", 1, {to_receiver2[0]}}, {NULL, 0, {0}}};
   const char* sender_argv[] = {"sender", NULL};

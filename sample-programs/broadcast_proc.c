@@ -25,8 +25,7 @@ static int sender(void) {
     long number = strtol(line, &end, 10);
     while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
     if (end == line || *end != '\0' || errno != 0 || number < INT32_MIN || number > INT32_MAX) {
-      if (strspn(line, " \t\r\n") != strlen(line))
-        fprintf(stderr, "sender: not an integer: %s", line);
+      if (strspn(line, " \t\r\n") != strlen(line)) fprintf(stderr, "sender: not an integer: %s", line);
       continue;
     }
     value = (int32_t)number;

@@ -20,10 +20,8 @@ int main(void) {
   launch_pipe(values);
   launch_pipe(syntax);
 
-  const struct launch_port scanner_ports[] = {
-      {"CLASSES", 1, {classes[1]}}, {"VALUES", 1, {values[1]}}, {NULL, 0, {0}}};
-  const struct launch_port parser_ports[] = {
-      {"CLASSES", 1, {classes[0]}}, {"SYNTAX", 1, {syntax[1]}}, {NULL, 0, {0}}};
+  const struct launch_port scanner_ports[] = {{"CLASSES", 1, {classes[1]}}, {"VALUES", 1, {values[1]}}, {NULL, 0, {0}}};
+  const struct launch_port parser_ports[] = {{"CLASSES", 1, {classes[0]}}, {"SYNTAX", 1, {syntax[1]}}, {NULL, 0, {0}}};
   const struct launch_port interpreter_ports[] = {
       {"VALUES", 1, {values[0]}}, {"SYNTAX", 1, {syntax[0]}}, {NULL, 0, {0}}};
   const char* scanner_argv[] = {"scanner", NULL};
@@ -34,8 +32,7 @@ int main(void) {
   pid_t pids[3];
   pids[0] = launch_worker("calc_proc", scanner_argv, scanner_ports, LAUNCH_INHERIT, LAUNCH_INHERIT);
   pids[1] = launch_worker("calc_proc", parser_argv, parser_ports, LAUNCH_DEVNULL, LAUNCH_INHERIT);
-  pids[2] = launch_worker("calc_proc", interpreter_argv, interpreter_ports, LAUNCH_DEVNULL,
-                          LAUNCH_INHERIT);
+  pids[2] = launch_worker("calc_proc", interpreter_argv, interpreter_ports, LAUNCH_DEVNULL, LAUNCH_INHERIT);
   launch_close_all();
   return launch_wait("calc", pids, names, 3);
 }

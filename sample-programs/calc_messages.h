@@ -58,22 +58,22 @@ enum calc_token_kind {
 
 /* scanner -> parser: what kind each token is. */
 struct TokenClasses {
-  uint32_t line;                   /* the expression's number, from 1 */
-  uint32_t count;                  /* tokens in kind[] */
-  uint8_t kind[CALC_MAX_TOKENS];   /* enum calc_token_kind */
+  uint32_t line;                 /* the expression's number, from 1 */
+  uint32_t count;                /* tokens in kind[] */
+  uint8_t kind[CALC_MAX_TOKENS]; /* enum calc_token_kind */
 };
 
 /* One token's value. */
 struct TokenValue {
-  double number;                   /* TOK_NUMBER: its value; 0 otherwise */
-  char name[CALC_NAME_SIZE];       /* TOK_NAME: the identifier; otherwise the
-                                      token's text ("+", "3.5" cut to 7
-                                      characters); NUL-terminated */
+  double number;             /* TOK_NUMBER: its value; 0 otherwise */
+  char name[CALC_NAME_SIZE]; /* TOK_NAME: the identifier; otherwise the
+                                token's text ("+", "3.5" cut to 7
+                                characters); NUL-terminated */
 };
 
 /* scanner -> interpreter: the value of each token, same indices as TokenClasses. */
 struct TokenValues {
-  uint32_t line;                   /* same as TokenClasses.line */
+  uint32_t line; /* same as TokenClasses.line */
   uint32_t count;
   struct TokenValue value[CALC_MAX_TOKENS];
 };
@@ -102,11 +102,11 @@ struct SyntaxNode {
 /* parser -> interpreter: the expression's tree. Children always come before
    their parent in node[] (postfix order). */
 struct Syntax {
-  uint32_t line;          /* same as TokenClasses.line */
-  uint32_t count;         /* nodes in node[] */
-  int16_t root;           /* index of the root node; -1 when there is an error */
-  int16_t error_token;    /* index of the token where a syntax error was found
-                             (== token count: unexpected end); -1 if none */
+  uint32_t line;       /* same as TokenClasses.line */
+  uint32_t count;      /* nodes in node[] */
+  int16_t root;        /* index of the root node; -1 when there is an error */
+  int16_t error_token; /* index of the token where a syntax error was found
+                          (== token count: unexpected end); -1 if none */
   struct SyntaxNode node[CALC_MAX_TOKENS];
 };
 

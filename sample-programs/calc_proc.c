@@ -25,8 +25,8 @@ static void die(const char* who, const char* what) {
 
 /* ---- scanner ---------------------------------------------------------- */
 
-static void add_token(struct TokenClasses* classes, struct TokenValues* values, int kind,
-                      double number, const char* text, size_t length) {
+static void add_token(struct TokenClasses* classes, struct TokenValues* values, int kind, double number,
+                      const char* text, size_t length) {
   uint32_t i = classes->count;
   if (i == CALC_MAX_TOKENS) return;
   if (i == CALC_MAX_TOKENS - 1) { /* no room for more: the last one says so */
@@ -51,8 +51,8 @@ static void scan(const char* s, struct TokenClasses* classes, struct TokenValues
       double number = strtod(s, &end);
       if (end == s) end++; /* a lone "." */
       s = end;
-      add_token(classes, values, end == start + 1 && *start == '.' ? TOK_ERROR : TOK_NUMBER,
-                number, start, (size_t)(s - start));
+      add_token(classes, values, end == start + 1 && *start == '.' ? TOK_ERROR : TOK_NUMBER, number, start,
+                (size_t)(s - start));
     } else if (isalpha((unsigned char)*s) || *s == '_') {
       while (isalnum((unsigned char)*s) || *s == '_') s++;
       size_t length = (size_t)(s - start);
@@ -92,9 +92,7 @@ struct parser {
   uint32_t next; /* the next token */
 };
 
-static int peek(const struct parser* p) {
-  return p->next < p->in->count ? p->in->kind[p->next] : 0;
-}
+static int peek(const struct parser* p) { return p->next < p->in->count ? p->in->kind[p->next] : 0; }
 
 /* Appends a node; returns its index, or -1 after recording an error. */
 static int node(struct parser* p, int op, uint32_t token, int left, int right) {
@@ -119,22 +117,22 @@ static int expr(struct parser* p);
 static int primary(struct parser* p) {
   uint32_t token = p->next;
   switch (peek(p)) {
-  case TOK_NUMBER:
-    p->next++;
-    return node(p, OP_NUMBER, token, -1, -1);
-  case TOK_NAME:
-    p->next++;
-    return node(p, OP_NAME, token, -1, -1);
-  case TOK_LPAREN: {
-    p->next++;
-    int inside = expr(p);
-    if (inside == -2) return -2;
-    if (peek(p) != TOK_RPAREN) return error(p);
-    p->next++;
-    return node(p, OP_GROUP, token, inside, -1);
-  }
-  default:
-    return error(p);
+    case TOK_NUMBER:
+      p->next++;
+      return node(p, OP_NUMBER, token, -1, -1);
+    case TOK_NAME:
+      p->next++;
+      return node(p, OP_NAME, token, -1, -1);
+    case TOK_LPAREN: {
+      p->next++;
+      int inside = expr(p);
+      if (inside == -2) return -2;
+      if (peek(p) != TOK_RPAREN) return error(p);
+      p->next++;
+      return node(p, OP_GROUP, token, inside, -1);
+    }
+    default:
+      return error(p);
   }
 }
 
@@ -220,26 +218,26 @@ static void eval(struct machine* m, int n) {
   const struct SyntaxNode* node = &m->syntax->node[n];
   const struct TokenValue* token = &m->values->value[node->token];
   switch (node->op) {
-  case OP_NUMBER:
-    push(m, token->number);
-    return;
-  case OP_NAME:
-    for (size_t i = 0; i < sizeof variables / sizeof variables[0]; i++) {
-      if (strncmp(token->name, variables[i].name, CALC_NAME_SIZE) == 0) {
-        push(m, variables[i].value);
-        return;
+    case OP_NUMBER:
+      push(m, token->number);
+      return;
+    case OP_NAME:
+      for (size_t i = 0; i < sizeof variables / sizeof variables[0]; i++) {
+        if (strncmp(token->name, variables[i].name, CALC_NAME_SIZE) == 0) {
+          push(m, variables[i].value);
+          return;
+        }
       }
-    }
-    if (m->error[0] == '\0') snprintf(m->error, sizeof m->error, "unknown variable %.7s", token->name);
-    push(m, 0);
-    return;
-  case OP_GROUP:
-    eval(m, node->left);
-    return;
-  case OP_NEG:
-    eval(m, node->left);
-    push(m, -pop(m));
-    return;
+      if (m->error[0] == '\0') snprintf(m->error, sizeof m->error, "unknown variable %.7s", token->name);
+      push(m, 0);
+      return;
+    case OP_GROUP:
+      eval(m, node->left);
+      return;
+    case OP_NEG:
+      eval(m, node->left);
+      push(m, -pop(m));
+      return;
   }
 
   /* A binary operator. Evaluate the bigger operand first: the stack then
@@ -255,19 +253,19 @@ static void eval(struct machine* m, int n) {
   double top = pop(m), below = pop(m);
   double left = right_first ? top : below, right = right_first ? below : top;
   switch (node->op) {
-  case OP_ADD:
-    push(m, left + right);
-    break;
-  case OP_SUB:
-    push(m, calc_fixed ? left - right : below - top);
-    break;
-  case OP_MUL:
-    push(m, left * right);
-    break;
-  case OP_DIV:
-    if (right == 0 && m->error[0] == '\0') snprintf(m->error, sizeof m->error, "division by zero");
-    push(m, right != 0 ? left / right : 0);
-    break;
+    case OP_ADD:
+      push(m, left + right);
+      break;
+    case OP_SUB:
+      push(m, calc_fixed ? left - right : below - top);
+      break;
+    case OP_MUL:
+      push(m, left * right);
+      break;
+    case OP_DIV:
+      if (right == 0 && m->error[0] == '\0') snprintf(m->error, sizeof m->error, "division by zero");
+      push(m, right != 0 ? left / right : 0);
+      break;
   }
 }
 

@@ -44,9 +44,8 @@ int main(int argc, char** argv) {
   const char* names[WORKERS] = {"alpha", "beta", "gamma"};
   pid_t pids[WORKERS];
   for (int i = 0; i < WORKERS; i++) {
-    const struct launch_port ports[] = {{"INPUT", 1, {ring[(i + WORKERS - 1) % WORKERS][0]}},
-                                        {"OUTPUT", 1, {ring[i][1]}},
-                                        {NULL, 0, {0}}};
+    const struct launch_port ports[] = {
+        {"INPUT", 1, {ring[(i + WORKERS - 1) % WORKERS][0]}}, {"OUTPUT", 1, {ring[i][1]}}, {NULL, 0, {0}}};
     const char* worker_argv[] = {names[i], mode, NULL};
     pids[i] = launch_worker("deadlock_proc", worker_argv, ports, LAUNCH_DEVNULL, LAUNCH_INHERIT);
   }

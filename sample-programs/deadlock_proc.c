@@ -16,8 +16,9 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if ((strcmp(name, "alpha") != 0 && strcmp(name, "beta") != 0 && strcmp(name, "gamma") != 0) ||
       (strcmp(mode, "ring") != 0 && strcmp(mode, "chain") != 0)) {
-    fprintf(stderr, "deadlock_proc: run me as alpha, beta or gamma (argv[0]) with ring or chain, "
-                    "from deadlock\n");
+    fprintf(stderr,
+            "deadlock_proc: run me as alpha, beta or gamma (argv[0]) with ring or chain, "
+            "from deadlock\n");
     return 2;
   }
   int starts = strcmp(mode, "chain") == 0 && strcmp(name, "alpha") == 0;

@@ -51,8 +51,7 @@ void print_prefixed(const char* prefix, const std::string& text) {
 int main(int argc, char** argv) {
   const char* family = argc > 1 ? argv[1] : "4";
   int clients = argc > 2 ? std::atoi(argv[2]) : 2;
-  if (argc > 3 || (std::strcmp(family, "4") != 0 && std::strcmp(family, "6") != 0) || clients < 1 ||
-      clients > 9) {
+  if (argc > 3 || (std::strcmp(family, "4") != 0 && std::strcmp(family, "6") != 0) || clients < 1 || clients > 9) {
     std::fprintf(stderr, "usage: kvstore [4|6] [CLIENTS]   (CLIENTS 1..9, default 2)\n");
     return 2;
   }
@@ -77,19 +76,28 @@ int main(int argc, char** argv) {
   std::string port_arg = std::to_string(port);
 
   // The clients, each with its stdout on its own pipe.
-  static const char* const colours[] = {"red", "green", "blue", "cyan", "magenta",
+  static const char* const colours[] = {"red",    "green", "blue",  "cyan",  "magenta",
                                         "yellow", "black", "white", "orange"};
   std::vector<pid_t> pids;
   std::vector<int> outputs;
   for (int i = 1; i <= clients; i++) {
     std::string c = "c" + std::to_string(i);
     std::string colour_key = c + ".colour", size_key = c + ".size", size = std::to_string(10 * i);
-    const char* client_argv[] = {"client", host, port_arg.c_str(),
-                                 "put", colour_key.c_str(), colours[i - 1],
-                                 "put", size_key.c_str(), size.c_str(),
-                                 "get", colour_key.c_str(),
-                                 "delete", size_key.c_str(),
-                                 "get", size_key.c_str(),
+    const char* client_argv[] = {"client",
+                                 host,
+                                 port_arg.c_str(),
+                                 "put",
+                                 colour_key.c_str(),
+                                 colours[i - 1],
+                                 "put",
+                                 size_key.c_str(),
+                                 size.c_str(),
+                                 "get",
+                                 colour_key.c_str(),
+                                 "delete",
+                                 size_key.c_str(),
+                                 "get",
+                                 size_key.c_str(),
                                  nullptr};
     int out[2];
     launch_pipe(out);

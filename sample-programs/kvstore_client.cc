@@ -45,7 +45,8 @@ int connect_to(const char* host, const char* port) {
       fd = -1;
     }
   }
-  if (fd < 0) std::fprintf(stderr, "kvstore_client: cannot connect to %s port %s: %s\n", host, port, std::strerror(errno));
+  if (fd < 0)
+    std::fprintf(stderr, "kvstore_client: cannot connect to %s port %s: %s\n", host, port, std::strerror(errno));
   freeaddrinfo(addresses);
   return fd;
 }

@@ -167,8 +167,8 @@ int main(int argc, char** argv) {
 
   int listener = listen_on(family, port);
   if (listener < 0) {
-    std::fprintf(stderr, "kvstore_server: cannot listen on %s port %u: %s\n",
-                 family == AF_INET ? "127.0.0.1" : "::1", port, std::strerror(errno));
+    std::fprintf(stderr, "kvstore_server: cannot listen on %s port %u: %s\n", family == AF_INET ? "127.0.0.1" : "::1",
+                 port, std::strerror(errno));
     return 1;
   }
   std::printf("port %u\n", bound_port(listener));

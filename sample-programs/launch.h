@@ -108,8 +108,8 @@ static inline void launch_redirect(int fd, int target, int flags) {
    worker's name, the list ends with NULL) and the given ports. in_fd and
    out_fd become its stdin and stdout (or LAUNCH_INHERIT, LAUNCH_DEVNULL).
    Returns the worker's pid. */
-static inline pid_t launch_worker(const char* exe, const char* const argv[],
-                           const struct launch_port* ports, int in_fd, int out_fd) {
+static inline pid_t launch_worker(const char* exe, const char* const argv[], const struct launch_port* ports, int in_fd,
+                                  int out_fd) {
   char path[PATH_MAX];
   launch_exe_path(exe, path, sizeof path);
   fflush(NULL); /* or buffered output would be written twice */
@@ -123,8 +123,7 @@ static inline pid_t launch_worker(const char* exe, const char* const argv[],
   for (const struct launch_port* p = ports; p != NULL && p->name != NULL; p++) {
     char var[64] = "RADAR_PORT_", value[LAUNCH_MAX_PORT_FDS * 12] = "";
     size_t n = strlen(var);
-    for (const char* c = p->name; *c != '\0' && n + 1 < sizeof var; c++)
-      var[n++] = (char)toupper((unsigned char)*c);
+    for (const char* c = p->name; *c != '\0' && n + 1 < sizeof var; c++) var[n++] = (char)toupper((unsigned char)*c);
     var[n] = '\0';
     for (int i = 0; i < p->nfds; i++) {
       size_t len = strlen(value);

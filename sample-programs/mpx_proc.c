@@ -15,17 +15,17 @@
 
 /* initiator -> servers: 16 of them fill the 4096-byte request pipe. */
 struct Request {
-  uint32_t id;        /* 1, 2, ... */
-  uint32_t work_us;   /* how long the server works on it */
-  char text[248];     /* "request 7" */
+  uint32_t id;      /* 1, 2, ... */
+  uint32_t work_us; /* how long the server works on it */
+  char text[248];   /* "request 7" */
 };
 
 /* server -> initiator */
 struct Reply {
-  uint32_t id;        /* the request's id */
-  uint32_t server;    /* which server answered: 1..N */
-  uint32_t served;    /* how many requests that server has answered so far */
-  uint32_t length;    /* strlen of the request's text */
+  uint32_t id;     /* the request's id */
+  uint32_t server; /* which server answered: 1..N */
+  uint32_t served; /* how many requests that server has answered so far */
+  uint32_t length; /* strlen of the request's text */
 };
 
 _Static_assert(sizeof(struct Request) == 256, "Request layout");
@@ -70,8 +70,7 @@ static int server(uint32_t id) {
   int r;
   while ((r = radar_port_receive("REQUESTS", &request, sizeof request)) == 1) {
     usleep(request.work_us);
-    struct Reply reply = {request.id, id, ++served,
-                          (uint32_t)strnlen(request.text, sizeof request.text)};
+    struct Reply reply = {request.id, id, ++served, (uint32_t)strnlen(request.text, sizeof request.text)};
     if (radar_port_send("REPLIES", &reply, sizeof reply) < 0) {
       perror("server: REPLIES");
       return 1;

@@ -23,10 +23,8 @@ int main(void) {
   launch_pipe(to_proc1);
   launch_pipe(to_proc2);
 
-  const struct launch_port proc1_ports[] = {
-      {"INPUT", 1, {to_proc1[0]}}, {"OUTPUT", 1, {to_proc3[1]}}, {NULL, 0, {0}}};
-  const struct launch_port proc2_ports[] = {
-      {"INPUT", 1, {to_proc2[0]}}, {"OUTPUT", 1, {to_proc3[1]}}, {NULL, 0, {0}}};
+  const struct launch_port proc1_ports[] = {{"INPUT", 1, {to_proc1[0]}}, {"OUTPUT", 1, {to_proc3[1]}}, {NULL, 0, {0}}};
+  const struct launch_port proc2_ports[] = {{"INPUT", 1, {to_proc2[0]}}, {"OUTPUT", 1, {to_proc3[1]}}, {NULL, 0, {0}}};
   const struct launch_port proc3_ports[] = {
       {"INPUT", 1, {to_proc3[0]}}, {"OUTPUT", 2, {to_proc1[1], to_proc2[1]}}, {NULL, 0, {0}}};
   const char* proc1_argv[] = {"proc1", NULL};

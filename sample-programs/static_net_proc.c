@@ -16,7 +16,7 @@
 
 /* proc1/proc2 -> proc3 */
 struct Request {
-  int32_t from;  /* the sender: 1 or 2 */
+  int32_t from; /* the sender: 1 or 2 */
   int32_t value;
 };
 
@@ -64,8 +64,7 @@ static int answerer(void) {
       fprintf(stderr, "proc3: expected %d requests, got %d\n", SENDERS * REQUESTS_PER_SENDER, i);
       return 1;
     }
-    if (request.from < 1 || request.from > SENDERS ||
-        count[request.from - 1] == REQUESTS_PER_SENDER) {
+    if (request.from < 1 || request.from > SENDERS || count[request.from - 1] == REQUESTS_PER_SENDER) {
       fprintf(stderr, "proc3: unexpected request from %d\n", request.from);
       return 1;
     }

@@ -79,8 +79,7 @@ bool readLaunchFile(const std::string& path, LaunchSpec* spec, std::string* erro
   for (size_t k = 0; ok && k < n; ++k) ok = next(&spec->environment.emplace_back());
   auto number = [&](uint64_t* v) {
     std::string s;
-    if (!next(&s) || s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos)
-      return false;
+    if (!next(&s) || s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos) return false;
     *v = std::stoull(s);
     return true;
   };
@@ -103,7 +102,9 @@ void execLaunch(const LaunchSpec& spec, std::string* error) {
     // As recorded, within what this process may have.
     struct rlimit now {};
     ::getrlimit(RLIMIT_NOFILE, &now);
-    struct rlimit want {static_cast<rlim_t>(spec.nofile_soft), static_cast<rlim_t>(spec.nofile_hard)};
+    struct rlimit want {
+      static_cast<rlim_t>(spec.nofile_soft), static_cast<rlim_t>(spec.nofile_hard)
+    };
     if (want.rlim_max > now.rlim_max) want.rlim_max = now.rlim_max;
     if (want.rlim_cur > want.rlim_max) want.rlim_cur = want.rlim_max;
     if (::setrlimit(RLIMIT_NOFILE, &want) != 0)
@@ -116,8 +117,10 @@ void execLaunch(const LaunchSpec& spec, std::string* error) {
   const unsigned long want = spec.randomize_addresses ? static_cast<unsigned long>(now) & ~ADDR_NO_RANDOMIZE
                                                       : static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE;
   if (now == -1 || (want != static_cast<unsigned long>(now) && ::personality(want) == -1))
-    std::fprintf(stderr, "radar debug: cannot turn address-space randomization %s (%s): addresses will differ "
-                 "from the recorded ones\n", spec.randomize_addresses ? "on" : "off", std::strerror(errno));
+    std::fprintf(stderr,
+                 "radar debug: cannot turn address-space randomization %s (%s): addresses will differ "
+                 "from the recorded ones\n",
+                 spec.randomize_addresses ? "on" : "off", std::strerror(errno));
   if (::chdir(spec.cwd.c_str()) != 0) {
     *error = "cannot enter the recorded working directory " + spec.cwd + ": " + std::strerror(errno);
     return;

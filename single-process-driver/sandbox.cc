@@ -89,10 +89,10 @@ std::vector<MountPoint> mountTable() {
 // File systems that are views of the kernel, not stores of files: bound
 // read-only as they are (the process file system is mounted anew).
 bool kernelView(const std::string& type) {
-  static const char* const kTypes[] = {"sysfs",   "cgroup",     "cgroup2",     "debugfs",   "tracefs",
-                                       "securityfs", "pstore",  "bpf",         "configfs",  "fusectl",
-                                       "hugetlbfs", "mqueue",   "binfmt_misc", "autofs",    "efivarfs",
-                                       "selinuxfs", "nsfs",     "rpc_pipefs",  "nfsd",      "devpts"};
+  static const char* const kTypes[] = {"sysfs",      "cgroup", "cgroup2",     "debugfs",  "tracefs",
+                                       "securityfs", "pstore", "bpf",         "configfs", "fusectl",
+                                       "hugetlbfs",  "mqueue", "binfmt_misc", "autofs",   "efivarfs",
+                                       "selinuxfs",  "nsfs",   "rpc_pipefs",  "nfsd",     "devpts"};
   return std::any_of(std::begin(kTypes), std::end(kTypes), [&](const char* t) { return type == t; });
 }
 
@@ -184,7 +184,8 @@ class ViewBuilder {
       if (place.compare(0, prefix.size(), prefix) != 0) continue;
       for (size_t end = prefix.size(); end <= place.size(); ++end) {
         if (end < place.size() && place[end] != '/') continue;
-        const std::string from = place.substr(0, end), to = upper + "/" + place.substr(prefix.size(), end - prefix.size());
+        const std::string from = place.substr(0, end),
+                          to = upper + "/" + place.substr(prefix.size(), end - prefix.size());
         struct stat st;
         if (::lstat(from.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) break;
         if (::mkdir(to.c_str(), 0700) != 0 && errno != EEXIST) break;
@@ -395,8 +396,8 @@ bool buildView(const std::string& own_dir, const std::vector<std::string>& place
     *error = why("cannot show " + own_dir + " in the sandbox");
     return false;
   }
-  if (::chdir(root.c_str()) != 0 || ::syscall(SYS_pivot_root, ".", ".") != 0 ||
-      ::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) {
+  if (::chdir(root.c_str()) != 0 || ::syscall(SYS_pivot_root, ".", ".") != 0 || ::umount2(".", MNT_DETACH) != 0 ||
+      ::chdir("/") != 0) {
     *error = why("cannot enter the sandbox's view");
     return false;
   }
@@ -429,7 +430,8 @@ bool writeIdMaps(pid_t pid, std::string* error) {
     std::ifstream f(own);
     std::string out;
     unsigned long inner, outer, count;
-    while (f >> inner >> outer >> count) out += std::to_string(inner) + " " + std::to_string(inner) + " " + std::to_string(count) + "\n";
+    while (f >> inner >> outer >> count)
+      out += std::to_string(inner) + " " + std::to_string(inner) + " " + std::to_string(count) + "\n";
     return out;
   };
   if (::geteuid() == 0 && write("uid_map", identity("/proc/self/uid_map")) &&
@@ -684,8 +686,10 @@ void Sandbox::killAll() {
   if (child_ > 0) {
     // The init by its pidfd (its pid may be another process's once it is
     // gone); without one, the holder, whose death takes the init with it.
-    if (enabled_ && init_pidfd_ >= 0) ::syscall(SYS_pidfd_send_signal, init_pidfd_, SIGKILL, nullptr, 0);
-    else ::kill(child_, SIGKILL);
+    if (enabled_ && init_pidfd_ >= 0)
+      ::syscall(SYS_pidfd_send_signal, init_pidfd_, SIGKILL, nullptr, 0);
+    else
+      ::kill(child_, SIGKILL);
     int status;
     while (::waitpid(child_, &status, 0) < 0 && errno == EINTR) {
     }

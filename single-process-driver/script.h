@@ -45,36 +45,36 @@ enum class ScriptEnd : uint32_t {
 struct ScriptHeader {
   char magic[8];
   uint32_t version;
-  uint32_t flags;            // kScript* below
+  uint32_t flags;  // kScript* below
   uint32_t event_count;
   uint32_t thread_count;
   uint32_t inherited_count;
   uint32_t segment_count;
-  uint64_t events_offset;    // ScriptEvent[event_count], in replay order
-  uint64_t threads_offset;   // ScriptThread[thread_count]
-  uint64_t inherited_offset; // ScriptFd[inherited_count]
+  uint64_t events_offset;     // ScriptEvent[event_count], in replay order
+  uint64_t threads_offset;    // ScriptThread[thread_count]
+  uint64_t inherited_offset;  // ScriptFd[inherited_count]
   uint64_t data_offset;
   uint64_t data_size;
   uint64_t file_size;
-  int32_t recorded_pid;      // of the image being debugged
-  ScriptEnd end;             // how that image ended
-  int32_t end_code;          // exit status or signal number
+  int32_t recorded_pid;          // of the image being debugged
+  ScriptEnd end;                 // how that image ended
+  int32_t end_code;              // exit status or signal number
   uint32_t recorded_generation;  // of the image being debugged (execs before it)
-  uint32_t closed_at_start;  // bit n: descriptor n (0 to 2) was not open when the first image started
+  uint32_t closed_at_start;      // bit n: descriptor n (0 to 2) was not open when the first image started
   uint32_t reserved;
-  Blob label;                // "parser[4123]", NUL-terminated
+  Blob label;                   // "parser[4123]", NUL-terminated
   int64_t started_realtime_ns;  // when the first image of the chain started (CLOCK_REALTIME)
 };
 inline constexpr uint32_t kScriptNondet = 1;  // clock, random and pid reads were recorded
 
 struct ScriptThread {
   uint32_t segment;
-  uint32_t tid;              // recorded thread id
-  uint32_t first_event;      // kNoEvent when it recorded nothing
-  uint16_t end_kind;         // log::Kind of the call it was in at the end, 0 none
+  uint32_t tid;          // recorded thread id
+  uint32_t first_event;  // kNoEvent when it recorded nothing
+  uint16_t end_kind;     // log::Kind of the call it was in at the end, 0 none
   uint16_t reserved;
   int32_t end_fd;
-  uint32_t main;             // 1 for the segment's main thread
+  uint32_t main;  // 1 for the segment's main thread
 };
 
 // A socket's names as the recording knew them: what getsockname() and
@@ -100,8 +100,8 @@ struct ScriptFd {
 
 struct ScriptReady {  // one element of ScriptEvent::ready
   int32_t fd;
-  uint32_t events;    // revents, EPOLL* bits, or 1 read / 2 write / 4 except (select)
-  uint64_t data;      // epoll user data
+  uint32_t events;  // revents, EPOLL* bits, or 1 read / 2 write / 4 except (select)
+  uint64_t data;    // epoll user data
 };
 
 struct ScriptEvent {
@@ -110,39 +110,39 @@ struct ScriptEvent {
   uint32_t thread;          // index into the thread array
   uint32_t next_in_thread;  // the same thread's next event, kNoEvent
   uint32_t segment;
-  uint64_t counter;         // the local counter in its own log
-  uint64_t number;          // its number in the replay ("Event N" of radar events and the window)
+  uint64_t counter;  // the local counter in its own log
+  uint64_t number;   // its number in the replay ("Event N" of radar events and the window)
   int64_t result;
-  int32_t error;            // errno, 0 on success
+  int32_t error;  // errno, 0 on success
   int32_t fd;
-  uint64_t size;            // bytes the program asked to move
-  uint32_t call_flags;      // MSG_*, clock id, shutdown how, epoll_ctl events ...
+  uint64_t size;        // bytes the program asked to move
+  uint32_t call_flags;  // MSG_*, clock id, shutdown how, epoll_ctl events ...
   int32_t peer_pid;
   int32_t status;
   int32_t signal;
-  uint32_t hash;            // CRC-32C of the bytes moved (receives; sends cut short)
-  uint32_t after_arrival;   // an event of another thread whose call must have begun
-                            // before this one returns (kNoEvent: none), see below
-  uint64_t omitted;         // bytes of a send the recording did not keep
-  Blob data;       // receives: the bytes to deliver; sends: the bytes expected;
-                   // CLOCK/RANDOM: the value; USER: the user data
-  Blob address;    // struct sockaddr (accept, recvfrom, connect, bind, sendto)
-  Blob fds;        // int32_t[]: pipe/socketpair pair, SCM_RIGHTS, epoll_ctl [epfd, op, fd]
-  Blob ready;      // ScriptReady[]: poll/select/epoll results
-  Blob lengths;    // uint64_t[]: sendmmsg/recvmmsg per-message lengths
-  Blob strings;    // NUL-separated: exec path and argv, user event name ...
-  Blob text;       // the narrative line, NUL-terminated
-  SocketNames names;  // socket, bind, listen, connect, accept: the socket's names after it
+  uint32_t hash;           // CRC-32C of the bytes moved (receives; sends cut short)
+  uint32_t after_arrival;  // an event of another thread whose call must have begun
+                           // before this one returns (kNoEvent: none), see below
+  uint64_t omitted;        // bytes of a send the recording did not keep
+  Blob data;               // receives: the bytes to deliver; sends: the bytes expected;
+                           // CLOCK/RANDOM: the value; USER: the user data
+  Blob address;            // struct sockaddr (accept, recvfrom, connect, bind, sendto)
+  Blob fds;                // int32_t[]: pipe/socketpair pair, SCM_RIGHTS, epoll_ctl [epfd, op, fd]
+  Blob ready;              // ScriptReady[]: poll/select/epoll results
+  Blob lengths;            // uint64_t[]: sendmmsg/recvmmsg per-message lengths
+  Blob strings;            // NUL-separated: exec path and argv, user event name ...
+  Blob text;               // the narrative line, NUL-terminated
+  SocketNames names;       // socket, bind, listen, connect, accept: the socket's names after it
 };
 // after_arrival: a thread's receive (or poll that found it readable) got
 // bytes another thread of the process wrote in a call that returned later:
 // counted later, yet begun before. The reading call waits until the writing
 // thread reaches that call, so that what the writer did before it (a flag
 // set, then a wake-up written) is done in the re-run too.
-inline constexpr uint16_t kBranchToChild = 1;    // FORK/VFORK where the replay becomes the child
-inline constexpr uint16_t kHashKnown = 2;        // `hash` is meaningful
-inline constexpr uint16_t kPassThrough = 4;      // also write the bytes to the real descriptor (terminals)
-inline constexpr uint16_t kNeverReturns = 8;     // the thread ended in this call (cancelled): it waits there
+inline constexpr uint16_t kBranchToChild = 1;  // FORK/VFORK where the replay becomes the child
+inline constexpr uint16_t kHashKnown = 2;      // `hash` is meaningful
+inline constexpr uint16_t kPassThrough = 4;    // also write the bytes to the real descriptor (terminals)
+inline constexpr uint16_t kNeverReturns = 8;   // the thread ended in this call (cancelled): it waits there
 
 static_assert(sizeof(Blob) == 16);
 static_assert(sizeof(ScriptEvent) % 8 == 0);
@@ -151,20 +151,20 @@ static_assert(sizeof(ScriptEvent) % 8 == 0);
 // driver creates (RADAR_REPLAY_STATUS) and the library maps: how far the
 // replay went, readable even if the program crashed.
 struct ScriptStatus {
-  uint32_t consumed;         // events of the script replayed so far
-  uint32_t outcome;          // ReplayOutcome
-  uint64_t last_number;      // number ("Event N") of the last event replayed
-  int64_t started_ns;        // CLOCK_MONOTONIC: the library started in the program
-  int64_t first_event_ns;    // ... the first event was replayed
-  int64_t last_event_ns;     // ... the last one so far
-  char report[8192];         // what happened, for people (NUL-terminated)
+  uint32_t consumed;       // events of the script replayed so far
+  uint32_t outcome;        // ReplayOutcome
+  uint64_t last_number;    // number ("Event N") of the last event replayed
+  int64_t started_ns;      // CLOCK_MONOTONIC: the library started in the program
+  int64_t first_event_ns;  // ... the first event was replayed
+  int64_t last_event_ns;   // ... the last one so far
+  char report[8192];       // what happened, for people (NUL-terminated)
 };
 enum class ReplayOutcome : uint32_t {
   Running = 0,
-  Complete = 1,   // every event replayed and the program ended as recorded
-  Blocked = 2,    // every event replayed; the program is now in the call it was in when the recording stopped
-  Diverged = 3,   // the program did something the recording does not have
-  Failed = 4,     // the library could not start (bad script ...)
+  Complete = 1,  // every event replayed and the program ended as recorded
+  Blocked = 2,   // every event replayed; the program is now in the call it was in when the recording stopped
+  Diverged = 3,  // the program did something the recording does not have
+  Failed = 4,    // the library could not start (bad script ...)
 };
 
 // Exit status of the program when the library ends it after a divergence

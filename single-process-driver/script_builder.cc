@@ -18,11 +18,11 @@
 
 #include "asan_options.h"
 #include "crc32c.h"
-#include "trace/narrative.h"
 #include "radar/proto/radarlog.pb.h"
 #include "reader.h"
 #include "recorder_env.h"
 #include "script.h"
+#include "trace/narrative.h"
 
 namespace radar::driver {
 namespace {
@@ -112,15 +112,28 @@ ScriptFd standInFor(const trace::Endpoint& ep, int fd) {
   switch (ep.type) {
     case ChannelType::Pipe:
     case ChannelType::Fifo:
-      if ((ep.access & O_ACCMODE) == O_WRONLY) f.stand_in = StandIn::PipeWrite;
-      else if ((ep.access & O_ACCMODE) == O_RDONLY) f.stand_in = StandIn::PipeRead;
-      else socket(AF_UNIX, SOCK_STREAM);
+      if ((ep.access & O_ACCMODE) == O_WRONLY)
+        f.stand_in = StandIn::PipeWrite;
+      else if ((ep.access & O_ACCMODE) == O_RDONLY)
+        f.stand_in = StandIn::PipeRead;
+      else
+        socket(AF_UNIX, SOCK_STREAM);
       break;
-    case ChannelType::UnixStream: socket(AF_UNIX, SOCK_STREAM); break;
-    case ChannelType::UnixDgram: socket(AF_UNIX, SOCK_DGRAM); break;
-    case ChannelType::UnixSeqpacket: socket(AF_UNIX, SOCK_SEQPACKET); break;
-    case ChannelType::Tcp: socket(family == AF_INET6 ? AF_INET6 : AF_INET, SOCK_STREAM); break;
-    case ChannelType::Udp: socket(family == AF_INET6 ? AF_INET6 : AF_INET, SOCK_DGRAM); break;
+    case ChannelType::UnixStream:
+      socket(AF_UNIX, SOCK_STREAM);
+      break;
+    case ChannelType::UnixDgram:
+      socket(AF_UNIX, SOCK_DGRAM);
+      break;
+    case ChannelType::UnixSeqpacket:
+      socket(AF_UNIX, SOCK_SEQPACKET);
+      break;
+    case ChannelType::Tcp:
+      socket(family == AF_INET6 ? AF_INET6 : AF_INET, SOCK_STREAM);
+      break;
+    case ChannelType::Udp:
+      socket(family == AF_INET6 ? AF_INET6 : AF_INET, SOCK_DGRAM);
+      break;
     default:
       f.stand_in = StandIn::Null;
       if (!f.access) f.access = O_RDWR;
@@ -132,8 +145,8 @@ ScriptFd standInFor(const trace::Endpoint& ep, int fd) {
 // Descriptors an event creates in the program (they are not inherited).
 // The calls noteCreated() learns from.
 bool makesDescriptors(Kind k) {
-  return k == Kind::Pipe || k == Kind::Socketpair || k == Kind::Recvmsg || k == Kind::Socket ||
-         k == Kind::Accept || k == Kind::Dup || k == Kind::Popen;
+  return k == Kind::Pipe || k == Kind::Socketpair || k == Kind::Recvmsg || k == Kind::Socket || k == Kind::Accept ||
+         k == Kind::Dup || k == Kind::Popen;
 }
 
 void noteCreated(const log::Record& r, std::set<int>* created) {
@@ -161,9 +174,8 @@ bool hasSocketNames(Kind k) {
 
 bool isChannelCall(Kind k) {
   const Category c = log::categoryOf(k);
-  return c == Category::Send || c == Category::Receive || k == Kind::Close || k == Kind::Dup ||
-         k == Kind::Bind || k == Kind::Listen || k == Kind::Connect || k == Kind::Accept ||
-         k == Kind::Shutdown;
+  return c == Category::Send || c == Category::Receive || k == Kind::Close || k == Kind::Dup || k == Kind::Bind ||
+         k == Kind::Listen || k == Kind::Connect || k == Kind::Accept || k == Kind::Shutdown;
 }
 
 class Builder {
@@ -205,8 +217,8 @@ class Builder {
     }
     if (proc.control.incomplete) {
       *error = proc.label() + " lost " + std::to_string(proc.control.lost_events) +
-               " events while it was recorded (from its local event " +
-               std::to_string(proc.control.lost_from_counter) + "): it cannot be re-run faithfully";
+               " events while it was recorded (from its local event " + std::to_string(proc.control.lost_from_counter) +
+               "): it cannot be re-run faithfully";
       return false;
     }
     return true;
@@ -282,8 +294,8 @@ class Builder {
       if (!log::isCounted(r.kind)) continue;
       if (r.counter > limit) break;
       if (r.counter != expected_counter || r.counter > t_.counter_events[p].size()) {
-        *error = proc.label() + "'s log skips from local event " + std::to_string(expected_counter - 1) +
-                 " to " + std::to_string(r.counter) + ": it cannot be re-run faithfully";
+        *error = proc.label() + "'s log skips from local event " + std::to_string(expected_counter - 1) + " to " +
+                 std::to_string(r.counter) + ": it cannot be re-run faithfully";
         return false;
       }
       ++expected_counter;
@@ -414,10 +426,18 @@ class Builder {
 
   void endOf(const Process& proc) {
     switch (proc.end) {
-      case Process::End::Exited: end_ = ScriptEnd::Exited, end_code_ = proc.end_code; break;
-      case Process::End::Signaled: end_ = ScriptEnd::Signaled, end_code_ = proc.end_code; break;
-      case Process::End::Execed: end_ = ScriptEnd::Execed; break;
-      case Process::End::Unknown: end_ = ScriptEnd::Unknown; break;
+      case Process::End::Exited:
+        end_ = ScriptEnd::Exited, end_code_ = proc.end_code;
+        break;
+      case Process::End::Signaled:
+        end_ = ScriptEnd::Signaled, end_code_ = proc.end_code;
+        break;
+      case Process::End::Execed:
+        end_ = ScriptEnd::Execed;
+        break;
+      case Process::End::Unknown:
+        end_ = ScriptEnd::Unknown;
+        break;
     }
     const uint32_t segment = static_cast<uint32_t>(out_->chain.size() - 1);
     for (const log::ThreadSlot& slot : proc.control.threads) {
@@ -551,8 +571,8 @@ class Builder {
     // A value the re-run will hand to the program as a call's result must
     // be one the call could have returned: a read of 16 bytes that
     // "returned" 300 would make the program read past its buffer.
-    if ((category == Category::Receive || category == Category::Send) && !log::isMultiMessage(r.kind) &&
-        r.result > 0 && static_cast<uint64_t>(r.result) > r.size) {
+    if ((category == Category::Receive || category == Category::Send) && !log::isMultiMessage(r.kind) && r.result > 0 &&
+        static_cast<uint64_t>(r.result) > r.size) {
       *error = "the log is damaged: its event " + std::to_string(r.counter) + " (" + log::kindName(r.kind) +
                ") moved " + std::to_string(r.result) + " bytes with a buffer of " + std::to_string(r.size);
       return false;
@@ -705,8 +725,8 @@ class Builder {
   }
 
   struct Piece {
-    uint32_t send;   // trace position
-    uint64_t skip;   // bytes of it that earlier receives took
+    uint32_t send;  // trace position
+    uint64_t skip;  // bytes of it that earlier receives took
     uint64_t bytes;
   };
   struct Pending {   // a receive whose bytes are in its senders' logs
@@ -731,15 +751,15 @@ class Builder {
   ScriptWriter w_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> threads_;  // (segment, tid) -> index
   std::vector<uint32_t> last_of_thread_;
-  std::vector<uint32_t> positions_;                       // per script event: its trace position
-  std::unordered_map<uint32_t, uint32_t> script_index_;   // trace position -> script event
+  std::vector<uint32_t> positions_;                      // per script event: its trace position
+  std::unordered_map<uint32_t, uint32_t> script_index_;  // trace position -> script event
   std::vector<Peek> peeks_;
   std::vector<Pending> pending_;
-  std::vector<int> open_at_start_;  // the first image's descriptors at start (format 1.1)
-  uint32_t closed_at_start_ = 0;    // ScriptHeader::closed_at_start
-  bool nondet_ = false;             // recorded with --nondet
+  std::vector<int> open_at_start_;   // the first image's descriptors at start (format 1.1)
+  uint32_t closed_at_start_ = 0;     // ScriptHeader::closed_at_start
+  bool nondet_ = false;              // recorded with --nondet
   int64_t started_realtime_ns_ = 0;  // ScriptHeader::started_realtime_ns
-  bool payload_limited_ = false;  // the recording kept only part of each message
+  bool payload_limited_ = false;     // the recording kept only part of each message
   // The epoll registrations so far: (epoll descriptor, the program's data)
   // -> the descriptor registered with it.
   std::map<std::pair<int32_t, uint64_t>, int32_t> epoll_data_;
@@ -843,7 +863,8 @@ std::vector<uint32_t> imageChain(const Trace& t, uint32_t image, std::string* er
   for (uint32_t p = image; t.processes[p].origin == log::Origin::Forked;) {
     const uint32_t parent = t.processes[p].parent;
     if (parent == kNone || t.processes[parent].external) {
-      *error = t.processes[p].label() + " was forked by a process whose log is missing: it starts inside its "
+      *error = t.processes[p].label() +
+               " was forked by a process whose log is missing: it starts inside its "
                "parent's memory, so the parent must be replayed up to the fork";
       return {};
     }

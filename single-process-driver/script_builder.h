@@ -13,13 +13,13 @@ namespace radar::driver {
 
 // How the first image of a script was started: what `radar debug` execs.
 struct Launch {
-  std::string executable;                // /proc/self/exe as recorded
+  std::string executable;  // /proc/self/exe as recorded
   std::vector<std::string> argv;
   std::vector<std::string> environment;  // as recorded, minus radar's own variables
   std::vector<std::string> preloads;     // the program's own LD_PRELOAD entries, kept
   std::vector<std::string> redacted;     // variables whose values the recording left out
   std::string cwd;
-  uint64_t executable_size = 0;          // when recorded, to notice a rebuilt program
+  uint64_t executable_size = 0;  // when recorded, to notice a rebuilt program
   int64_t executable_mtime_ns = 0;
   uint64_t nofile_soft = 0, nofile_hard = 0;  // RLIMIT_NOFILE at start; 0: not recorded
 };
@@ -56,19 +56,19 @@ class ScriptBytes {
   void release();
   char* data_ = nullptr;
   size_t size_ = 0, capacity_ = 0;
-  int fd_ = -1;             // the file it is made in, or -1
-  size_t reserved_ = 0;     // the file's blocks reserved so far (fallocate)
-  bool finished_ = false;   // cut to size: no more growth (past the file's end is SIGBUS)
+  int fd_ = -1;            // the file it is made in, or -1
+  size_t reserved_ = 0;    // the file's blocks reserved so far (fallocate)
+  bool finished_ = false;  // cut to size: no more growth (past the file's end is SIGBUS)
 };
 
 struct Script {
-  ScriptBytes bytes;              // the script file (script.h layout)
+  ScriptBytes bytes;  // the script file (script.h layout)
   Launch launch;
-  std::vector<uint32_t> chain;    // process images replayed, the debugged one last
-  uint32_t events = 0;            // events in the script
-  uint32_t first_number = 0;      // replay event numbers ("Event N") of the debugged image
+  std::vector<uint32_t> chain;  // process images replayed, the debugged one last
+  uint32_t events = 0;          // events in the script
+  uint32_t first_number = 0;    // replay event numbers ("Event N") of the debugged image
   uint32_t last_number = 0;
-  std::vector<std::string> notes; // what the user should know (limits met, ...)
+  std::vector<std::string> notes;  // what the user should know (limits met, ...)
 };
 
 // Builds the script that re-runs process image `image` of `trace`. An image

@@ -16,7 +16,7 @@ radar_packages=(
   libprotobuf-dev libprotoc-dev protobuf-compiler libzstd-dev zstd
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev clang-format-14
   gdb python3 strace xauth xvfb
 )
 # The real programs the `real` tests record (tests/real); without them

@@ -18,8 +18,7 @@ const char kCheckHelp[] =
     "each other in a cycle), and logs that are incomplete or damaged.\n"
     "\n"
     "  --strict          exit 1 when there are findings\n"
-    "  --json            one JSON object, for tools\n"
-    RADAR_NET_HELP
+    "  --json            one JSON object, for tools\n" RADAR_NET_HELP
     "\n"
     "Exit status: 0 when the recording is readable (findings are printed, not\n"
     "errors), 1 for findings with --strict, 2 when it cannot be read.\n";
@@ -34,15 +33,14 @@ int runCheck(int argc, char** argv) {
   const trace::Trace& t = *loaded.trace;
   uint64_t unmatched = t.bytes_received - t.bytes_matched - t.bytes_external;
   if (args.has("json")) {
-    std::printf("{\"processes\":%zu,\"channels\":%zu,\"events\":%zu,\"bytes_sent\":%llu,"
-                "\"bytes_received\":%llu,\"bytes_matched\":%llu,\"bytes_external\":%llu,"
-                "\"bytes_unmatched\":%llu,\"bytes_ambiguous\":%llu,\"placed_by_time\":%llu,\"problems\":[",
-                t.processes.size(), t.channels.size(), t.events.size(),
-                static_cast<unsigned long long>(t.bytes_sent), static_cast<unsigned long long>(t.bytes_received),
-                static_cast<unsigned long long>(t.bytes_matched),
-                static_cast<unsigned long long>(t.bytes_external), static_cast<unsigned long long>(unmatched),
-                static_cast<unsigned long long>(t.bytes_ambiguous),
-                static_cast<unsigned long long>(t.placed_by_time));
+    std::printf(
+        "{\"processes\":%zu,\"channels\":%zu,\"events\":%zu,\"bytes_sent\":%llu,"
+        "\"bytes_received\":%llu,\"bytes_matched\":%llu,\"bytes_external\":%llu,"
+        "\"bytes_unmatched\":%llu,\"bytes_ambiguous\":%llu,\"placed_by_time\":%llu,\"problems\":[",
+        t.processes.size(), t.channels.size(), t.events.size(), static_cast<unsigned long long>(t.bytes_sent),
+        static_cast<unsigned long long>(t.bytes_received), static_cast<unsigned long long>(t.bytes_matched),
+        static_cast<unsigned long long>(t.bytes_external), static_cast<unsigned long long>(unmatched),
+        static_cast<unsigned long long>(t.bytes_ambiguous), static_cast<unsigned long long>(t.placed_by_time));
     for (size_t i = 0; i < t.problems.size(); ++i)
       std::printf("%s{\"path\":%s,\"message\":%s}", i ? "," : "", jsonString(t.problems[i].path).c_str(),
                   jsonString(t.problems[i].message).c_str());
@@ -62,21 +60,23 @@ int runCheck(int argc, char** argv) {
     }
     std::printf("]}\n");
   } else {
-    std::printf("%zu processes, %zu channels, %zu events\n", t.processes.size(), t.channels.size(),
-                t.events.size());
-    std::printf("bytes sent %llu, received %llu: %llu matched to their sends, %llu from outside the "
-                "recording, %llu with no recorded sender\n",
-                static_cast<unsigned long long>(t.bytes_sent), static_cast<unsigned long long>(t.bytes_received),
-                static_cast<unsigned long long>(t.bytes_matched),
-                static_cast<unsigned long long>(t.bytes_external), static_cast<unsigned long long>(unmatched));
+    std::printf("%zu processes, %zu channels, %zu events\n", t.processes.size(), t.channels.size(), t.events.size());
+    std::printf(
+        "bytes sent %llu, received %llu: %llu matched to their sends, %llu from outside the "
+        "recording, %llu with no recorded sender\n",
+        static_cast<unsigned long long>(t.bytes_sent), static_cast<unsigned long long>(t.bytes_received),
+        static_cast<unsigned long long>(t.bytes_matched), static_cast<unsigned long long>(t.bytes_external),
+        static_cast<unsigned long long>(unmatched));
     if (t.bytes_ambiguous)
-      std::printf("%llu of the matched bytes went through channels with several writers or readers whose "
-                  "calls overlapped, and their content could not tell their order: it is by time\n",
-                  static_cast<unsigned long long>(t.bytes_ambiguous));
+      std::printf(
+          "%llu of the matched bytes went through channels with several writers or readers whose "
+          "calls overlapped, and their content could not tell their order: it is by time\n",
+          static_cast<unsigned long long>(t.bytes_ambiguous));
     if (t.placed_by_time)
-      std::printf("%llu events of multi-threaded processes were placed by time, where the order of their "
-                  "threads' calls and the messages between processes disagree\n",
-                  static_cast<unsigned long long>(t.placed_by_time));
+      std::printf(
+          "%llu events of multi-threaded processes were placed by time, where the order of their "
+          "threads' calls and the messages between processes disagree\n",
+          static_cast<unsigned long long>(t.placed_by_time));
     if (t.findings.empty()) std::printf("no findings\n");
     for (const auto& f : t.findings) {
       std::printf("%s: %s", trace::findingKindName(f.kind), terminalSafe(f.text).c_str());

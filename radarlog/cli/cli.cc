@@ -13,8 +13,7 @@
 
 namespace radar::cli {
 
-bool Args::parse(int argc, char** argv, int first, std::initializer_list<OptionSpec> specs,
-                 bool stop_at_positional) {
+bool Args::parse(int argc, char** argv, int first, std::initializer_list<OptionSpec> specs, bool stop_at_positional) {
   auto findLong = [&](const std::string& n) -> const OptionSpec* {
     for (const auto& s : specs)
       if (n == s.long_name) return &s;
@@ -106,10 +105,14 @@ bool Args::number(const std::string& name, unsigned long long* out, unsigned lon
   unsigned long long scale = 1;
   if (end && *end) {
     const std::string suffix = end;
-    if (suffix == "k" || suffix == "K" || suffix == "KiB") scale = 1024ULL;
-    else if (suffix == "M" || suffix == "MiB") scale = 1024ULL * 1024;
-    else if (suffix == "G" || suffix == "GiB") scale = 1024ULL * 1024 * 1024;
-    else scale = 0;
+    if (suffix == "k" || suffix == "K" || suffix == "KiB")
+      scale = 1024ULL;
+    else if (suffix == "M" || suffix == "MiB")
+      scale = 1024ULL * 1024;
+    else if (suffix == "G" || suffix == "GiB")
+      scale = 1024ULL * 1024 * 1024;
+    else
+      scale = 0;
   }
   if (v->empty() || (*v)[0] == '-' || errno == ERANGE || scale == 0 || n > ULLONG_MAX / scale) {
     error_ = "--" + name + ": expected a non-negative number, got '" + *v + "'";
@@ -141,7 +144,7 @@ size_t printableUtf8Length(std::string_view text, size_t at) {
   for (size_t k = 1; k < len; ++k)
     if ((static_cast<unsigned char>(text[at + k]) & 0xc0) != 0x80) return 0;
   const auto c1 = static_cast<unsigned char>(text[at + 1]);
-  if (len == 2 && c == 0xc2 && c1 < 0xa0) return 0;                           // C1 control
+  if (len == 2 && c == 0xc2 && c1 < 0xa0) return 0;                                   // C1 control
   if (len == 3 && ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0))) return 0;  // overlong, surrogate
   if (len == 4 && ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))) return 0;  // overlong, too large
   return len;

@@ -17,8 +17,8 @@ inline constexpr int kExitFindings = 1;  // ran, and found something (e.g. check
 inline constexpr int kExitUsage = 2;     // bad command line or unreadable input
 
 struct OptionSpec {
-  const char* long_name;   // "output" for --output
-  char short_name;         // 'o' for -o, or 0
+  const char* long_name;  // "output" for --output
+  char short_name;        // 'o' for -o, or 0
   bool takes_value;
 };
 

@@ -6,8 +6,8 @@ namespace radar::cli {
 
 struct Command {
   const char* name;
-  const char* summary;  // one line for `radar help`
-  const char* help;     // full text for `radar help NAME`
+  const char* summary;                // one line for `radar help`
+  const char* help;                   // full text for `radar help NAME`
   int (*run)(int argc, char** argv);  // argv[0] is the command name
 };
 

@@ -1,12 +1,12 @@
 // radar debug: re-runs one recorded process image alone, under gdb or on
 // its own, fed from the recording by libradar-replay.so.
 #include <fcntl.h>
-#include <time.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,14 +22,14 @@
 
 #include "asan_options.h"
 #include "cli.h"
-#include "file_hash.h"
 #include "commands.h"
-#include "trace_command.h"
+#include "file_hash.h"
 #include "launch.h"
-#include "trace/narrative.h"
 #include "sandbox.h"
 #include "script.h"
 #include "script_builder.h"
+#include "trace/narrative.h"
+#include "trace_command.h"
 
 namespace radar::cli {
 
@@ -95,7 +95,8 @@ std::string findInPath(const std::string& name) {
 bool chooseImage(const trace::Trace& t, const std::string& spec, uint32_t* image, std::string* error) {
   // pid.generation
   if (const auto dot = spec.find('.'); dot != std::string::npos && dot > 0 &&
-      spec.find_first_not_of("0123456789.") == std::string::npos && spec.find('.', dot + 1) == std::string::npos) {
+                                       spec.find_first_not_of("0123456789.") == std::string::npos &&
+                                       spec.find('.', dot + 1) == std::string::npos) {
     const long pid = std::strtol(spec.c_str(), nullptr, 10);
     const long gen = std::strtol(spec.c_str() + dot + 1, nullptr, 10);
     for (const auto& p : t.processes)
@@ -147,8 +148,9 @@ bool sameExecutable(const driver::Launch& l, const trace::Trace& t, bool allow_c
       return false;
     }
     if (hash == recorded->xxh64 && size == recorded->size) return true;
-    what = terminalSafe(l.executable) + " has changed since the recording (its content differs: " +
-           std::to_string(recorded->size) + " bytes then, " + std::to_string(size) + " now)";
+    what = terminalSafe(l.executable) +
+           " has changed since the recording (its content differs: " + std::to_string(recorded->size) +
+           " bytes then, " + std::to_string(size) + " now)";
   } else {
     if (static_cast<uint64_t>(st.st_size) == l.executable_size && mtime == l.executable_mtime_ns) return true;
     what = terminalSafe(l.executable) + " has changed since the recording (" + std::to_string(l.executable_size) +
@@ -159,8 +161,9 @@ bool sameExecutable(const driver::Launch& l, const trace::Trace& t, bool allow_c
     std::fprintf(stderr, "radar debug: %s; re-running it anyway (--allow-changed)\n", what.c_str());
     return true;
   }
-  *error = what + ": the re-run would not be the recorded program. Use --allow-changed to re-run the new one "
-                  "against the recording";
+  *error = what +
+           ": the re-run would not be the recorded program. Use --allow-changed to re-run the new one "
+           "against the recording";
   return false;
 }
 
@@ -191,7 +194,8 @@ bool confirmLaunch(const driver::LaunchSpec& launch, const std::vector<std::stri
   }
   for (const auto& note : redacted_notes) text += note;
   for (const auto& p : dropped_preloads)
-    text += "  not loaded   " + terminalSafe(p) + " (the recorded process's LD_PRELOAD: libraries a recording names "
+    text += "  not loaded   " + terminalSafe(p) +
+            " (the recorded process's LD_PRELOAD: libraries a recording names "
             "are never loaded)\n";
   std::fputs(text.c_str(), stderr);
   if (yes) return true;
@@ -220,8 +224,8 @@ class TempDir {
     const char* base = std::getenv("TMPDIR");
     std::string pattern = std::string(base && *base ? base : "/tmp") + "/radar-debug-XXXXXX";
     if (!::mkdtemp(pattern.data())) {
-      *error = "cannot create a directory in " + std::string(base && *base ? base : "/tmp") + ": " +
-               std::strerror(errno);
+      *error =
+          "cannot create a directory in " + std::string(base && *base ? base : "/tmp") + ": " + std::strerror(errno);
       return false;
     }
     path_ = pattern;
@@ -351,12 +355,11 @@ int runAlone(const driver::LaunchSpec& spec, const driver::Sandbox::Options& whe
   // The program ended without the library seeing an exit: a signal, or it
   // never started.
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && s.consumed == 0) return kExitUsage;
-  const bool crashed_as_recorded = WIFSIGNALED(status) && script.bytes.size() >= sizeof(driver::ScriptHeader) &&
-                                   reinterpret_cast<const driver::ScriptHeader*>(script.bytes.data())->end ==
-                                       driver::ScriptEnd::Signaled &&
-                                   reinterpret_cast<const driver::ScriptHeader*>(script.bytes.data())->end_code ==
-                                       WTERMSIG(status) &&
-                                   s.consumed == script.events;
+  const bool crashed_as_recorded =
+      WIFSIGNALED(status) && script.bytes.size() >= sizeof(driver::ScriptHeader) &&
+      reinterpret_cast<const driver::ScriptHeader*>(script.bytes.data())->end == driver::ScriptEnd::Signaled &&
+      reinterpret_cast<const driver::ScriptHeader*>(script.bytes.data())->end_code == WTERMSIG(status) &&
+      s.consumed == script.events;
   if (crashed_as_recorded) {
     std::fprintf(stderr, "radar debug: replayed %u of %u events; the re-run %s, as recorded\n", s.consumed,
                  script.events, how.c_str());
@@ -371,7 +374,9 @@ int runAlone(const driver::LaunchSpec& spec, const driver::Sandbox::Options& whe
 
 // Sets (entry = "NAME=VALUE") or removes (null) a variable.
 void setVariable(std::vector<std::string>* env, const std::string& name, const std::string* entry) {
-  std::erase_if(*env, [&](const std::string& e) { return e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '='; });
+  std::erase_if(*env, [&](const std::string& e) {
+    return e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=';
+  });
   if (entry) env->push_back(*entry);
 }
 
@@ -498,8 +503,10 @@ int runDebug(int argc, char** argv) {
       return kExitUsage;
     }
     script_in_file = ::fallocate(fd, 0, 0, 1) == 0;
-    if (script_in_file) script.bytes = driver::ScriptBytes::inFile(fd);
-    else ::close(fd);
+    if (script_in_file)
+      script.bytes = driver::ScriptBytes::inFile(fd);
+    else
+      ::close(fd);
   }
   if (!driver::buildScript(*trace, image, &script, &error)) {
     std::fprintf(stderr, "radar debug: cannot re-run %s: %s\n", proc.label().c_str(), error.c_str());
@@ -552,7 +559,8 @@ int runDebug(int argc, char** argv) {
   }
   for (const std::string& change : args.values("env")) {
     const auto eq = change.find('=');
-    if (eq == 0 || change.empty()) return usageError("debug", "--env: expected NAME=VALUE or NAME, got '" + change + "'");
+    if (eq == 0 || change.empty())
+      return usageError("debug", "--env: expected NAME=VALUE or NAME, got '" + change + "'");
     if (eq == std::string::npos) {  // the user's own value
       const char* value = std::getenv(change.c_str());
       if (!value) return usageError("debug", "--env " + change + ": your environment has no " + change);
@@ -574,8 +582,10 @@ int runDebug(int argc, char** argv) {
   {
     auto asan = std::find_if(launch.environment.begin(), launch.environment.end(),
                              [](const std::string& e) { return e.rfind("ASAN_OPTIONS=", 0) == 0; });
-    if (asan != launch.environment.end()) *asan = log::withAsanLinkOrder(*asan);
-    else launch.environment.push_back(log::withAsanLinkOrder("ASAN_OPTIONS="));
+    if (asan != launch.environment.end())
+      *asan = log::withAsanLinkOrder(*asan);
+    else
+      launch.environment.push_back(log::withAsanLinkOrder("ASAN_OPTIONS="));
   }
   launch.environment.push_back(std::string(driver::kScriptEnv) + "=" + script_path);
   launch.environment.push_back(std::string(driver::kStatusEnv) + "=" + status_path);
@@ -596,13 +606,16 @@ int runDebug(int argc, char** argv) {
     std::vector<std::string> named = {launch.cwd};
     for (const auto& a : launch.argv) named.push_back(a.empty() || a[0] == '/' ? a : launch.cwd + "/" + a);
     for (const auto& e : launch.environment)
-      if (const auto eq = e.find('='); eq != std::string::npos && e.compare(eq + 1, 1, "/") == 0) named.push_back(e.substr(eq + 1));
+      if (const auto eq = e.find('='); eq != std::string::npos && e.compare(eq + 1, 1, "/") == 0)
+        named.push_back(e.substr(eq + 1));
     for (const auto& n : named) {
       if (n.empty() || n[0] != '/') continue;
       std::error_code ec;
       const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::path(n), ec);
-      if (std::filesystem::is_directory(p, ec)) sandbox_options.write_places.push_back(p.string());
-      else if (std::filesystem::is_directory(p.parent_path(), ec)) sandbox_options.write_places.push_back(p.parent_path().string());
+      if (std::filesystem::is_directory(p, ec))
+        sandbox_options.write_places.push_back(p.string());
+      else if (std::filesystem::is_directory(p.parent_path(), ec))
+        sandbox_options.write_places.push_back(p.parent_path().string());
     }
   }
 
@@ -612,8 +625,7 @@ int runDebug(int argc, char** argv) {
                no_gdb ? "" : " under gdb", sandbox_options.enabled ? ", in a sandbox" : ", not sandboxed");
   if (script.chain.size() > 1) {
     const trace::Process& first = trace->processes[script.chain.front()];
-    std::fprintf(stderr,
-                 "radar debug: it was forked, so the re-run starts as %s and follows the fork%s to it\n",
+    std::fprintf(stderr, "radar debug: it was forked, so the re-run starts as %s and follows the fork%s to it\n",
                  first.label().c_str(), script.chain.size() > 2 ? "s" : "");
   }
   for (const auto& note : script.notes) std::fprintf(stderr, "radar debug: %s\n", note.c_str());
@@ -634,9 +646,12 @@ int runDebug(int argc, char** argv) {
   commands += "set breakpoint pending on\n";
   commands += "source " + extension + "\n";
   if (batch) commands += "set pagination off\nset confirm off\n";
-  commands += "echo radar: " + proc.label() + " is ready to re-run, fed from the recording; 'help radar' lists radar's commands.\\n\n";
-  if (at_event) commands += "run\n";
-  else if (!batch) commands += "echo radar: 'run' starts it.\\n\n";
+  commands += "echo radar: " + proc.label() +
+              " is ready to re-run, fed from the recording; 'help radar' lists radar's commands.\\n\n";
+  if (at_event)
+    commands += "run\n";
+  else if (!batch)
+    commands += "echo radar: 'run' starts it.\\n\n";
   const std::string commands_path = temp.path() + "/commands.gdb";
   if (!writeFile(commands_path, commands, &error)) {
     std::fprintf(stderr, "radar debug: %s\n", error.c_str());

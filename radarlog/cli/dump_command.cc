@@ -25,10 +25,14 @@ std::string escaped(std::string_view bytes, size_t limit) {
   std::string out;
   for (size_t i = 0; i < bytes.size() && i < limit; ++i) {
     const unsigned char c = static_cast<unsigned char>(bytes[i]);
-    if (c == '\n') out += "\\n";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c >= 0x20 && c < 0x7f)
+      out += static_cast<char>(c);
     else {
       char buf[8];
       std::snprintf(buf, sizeof(buf), "\\x%02x", c);
@@ -51,20 +55,18 @@ void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
     if (!ci.local_address().empty()) std::printf(" local %s", log::formatAddress(ci.local_address()).c_str());
     if (!ci.peer_address().empty()) std::printf(" peer %s", log::formatAddress(ci.peer_address()).c_str());
     if (!ci.path().empty()) std::printf(" path %s", terminalSafe(ci.path()).c_str());
-    if (ci.access() == 0 || ci.access() == 1)
-      std::printf(" %s", ci.access() == 0 ? "read end" : "write end");
+    if (ci.access() == 0 || ci.access() == 1) std::printf(" %s", ci.access() == 0 ? "read end" : "write end");
     if (ci.external()) std::printf(" external");
     std::printf("\n");
     return;
   }
   if (r.kind == Kind::Note) {
-    std::printf("         note: %s\n",
-                r.strings.empty() ? "" : std::string(r.strings[0]).c_str());
+    std::printf("         note: %s\n", r.strings.empty() ? "" : std::string(r.strings[0]).c_str());
     return;
   }
   const double t = static_cast<double>(r.entry_ns - start_ns) / 1e9;
-  std::printf("#%-6llu tid %-6u +%.6fs %-11s", static_cast<unsigned long long>(r.counter), r.tid,
-              t, log::kindName(r.kind));
+  std::printf("#%-6llu tid %-6u +%.6fs %-11s", static_cast<unsigned long long>(r.counter), r.tid, t,
+              log::kindName(r.kind));
   if (r.fd || log::isData(r.kind)) std::printf(" fd %d", r.fd);
   if (r.channel) std::printf(" ch %u", r.channel);
   if (r.has_offset) std::printf(" off %llu", static_cast<unsigned long long>(r.offset));
@@ -86,8 +88,7 @@ void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
     std::printf(" payload %zu B", r.payload.size());
     if (payload) std::printf(" \"%s\"", escaped(r.payload, 4096).c_str());
   }
-  if (r.payload_omitted)
-    std::printf(" (%llu B not stored)", static_cast<unsigned long long>(r.payload_omitted));
+  if (r.payload_omitted) std::printf(" (%llu B not stored)", static_cast<unsigned long long>(r.payload_omitted));
   std::printf(" [%.1f us]\n", static_cast<double>(r.return_ns - r.entry_ns) / 1e3);
 }
 
@@ -125,8 +126,7 @@ int runDump(int argc, char** argv) {
     const auto& c = reader->control();
     if (c.incomplete)
       std::printf("  incomplete: %llu events lost from event %llu (%s)\n",
-                  static_cast<unsigned long long>(c.lost_events),
-                  static_cast<unsigned long long>(c.lost_from_counter),
+                  static_cast<unsigned long long>(c.lost_events), static_cast<unsigned long long>(c.lost_from_counter),
                   std::strerror(c.lost_errno));
     for (const auto& th : c.threads)
       if (th.kind)

@@ -4,8 +4,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "trace_command.h"
 #include "trace/narrative.h"
+#include "trace_command.h"
 
 namespace radar::cli {
 
@@ -29,8 +29,7 @@ const char kEventsHelp[] =
     "  --to N            up to event N\n"
     "  --decode          show what each send and receive carried, field by field\n"
     "                    with a network description, else as text or hex\n"
-    "  --json            one JSON object per line, for tools\n"
-    RADAR_NET_HELP
+    "  --json            one JSON object per line, for tools\n" RADAR_NET_HELP
     "\n"
     "Exit status: 0, or 2 when the recording cannot be read or an option is wrong.\n";
 
@@ -55,15 +54,21 @@ bool kindMatches(const std::string& want, log::Kind k) {
 int runEvents(int argc, char** argv) {
   Args args;
   if (!args.parse(argc, argv, 1,
-                  {{"process", 'p', true}, {"channel", 'c', true}, {"kind", 'k', true},
-                   {"from", 0, true}, {"to", 0, true}, {"json", 0, false}, {"decode", 0, false}, kNetOption,
+                  {{"process", 'p', true},
+                   {"channel", 'c', true},
+                   {"kind", 'k', true},
+                   {"from", 0, true},
+                   {"to", 0, true},
+                   {"json", 0, false},
+                   {"decode", 0, false},
+                   kNetOption,
                    kNoNetOption}))
     return usageError("events", args.error());
   if (args.positional().empty()) return usageError("events", "no recording given");
   unsigned long long from = 1, to = ~0ull;
   if (!args.number("from", &from, 1) || !args.number("to", &to, ~0ull)) return usageError("events", args.error());
-  static const std::set<std::string> kinds = {"send", "receive", "process", "channel", "readiness",
-                                              "user", "signal", "message"};
+  static const std::set<std::string> kinds = {"send",      "receive", "process", "channel",
+                                              "readiness", "user",    "signal",  "message"};
   for (const auto& k : args.values("kind")) {
     bool known = kinds.count(k);
     for (unsigned v = 1; v < 256 && !known; ++v)
@@ -78,7 +83,8 @@ int runEvents(int argc, char** argv) {
   // What a data event carried, for --decode.
   auto contents = [&](uint32_t i) {
     std::string text, error;
-    if (!netdesc::describeContents(loaded.net.get(), t, i, &text, &error)) text = "(cannot read its bytes: " + error + ")\n";
+    if (!netdesc::describeContents(loaded.net.get(), t, i, &text, &error))
+      text = "(cannot read its bytes: " + error + ")\n";
     return text;
   };
   // The same, printed as it is decoded (a message can be hundreds of
@@ -145,16 +151,17 @@ int runEvents(int argc, char** argv) {
       continue;
     }
     const trace::Process& p = t.processes[e.process];
-    std::printf("{\"event\":%u,\"number\":%u,\"process\":%s,\"pid\":%d,\"counter\":%u,\"thread\":%u,"
-                "\"kind\":%s,\"time_ns\":%lld,\"duration_ns\":%lld,\"result\":%d",
-                i + 1, e.number, jsonString(p.name).c_str(), p.pid, e.counter, e.thread,
-                jsonString(trace::isConnectOutcome(e) ? "getsockopt" : log::kindName(e.eventKind())).c_str(), static_cast<long long>(t.wallTime(i)),
-                static_cast<long long>(e.durationNs()), e.result);
+    std::printf(
+        "{\"event\":%u,\"number\":%u,\"process\":%s,\"pid\":%d,\"counter\":%u,\"thread\":%u,"
+        "\"kind\":%s,\"time_ns\":%lld,\"duration_ns\":%lld,\"result\":%d",
+        i + 1, e.number, jsonString(p.name).c_str(), p.pid, e.counter, e.thread,
+        jsonString(trace::isConnectOutcome(e) ? "getsockopt" : log::kindName(e.eventKind())).c_str(),
+        static_cast<long long>(t.wallTime(i)), static_cast<long long>(e.durationNs()), e.result);
     if (ch != trace::kNone) std::printf(",\"channel\":%s", jsonString(t.channels[ch].name).c_str());
     if (log::isData(e.eventKind())) {
       std::printf(",\"bytes\":%u", e.value);
-      const auto others = log::categoryOf(e.eventKind()) == log::Category::Send ? narrator.receivers(i)
-                                                                               : narrator.senders(i);
+      const auto others =
+          log::categoryOf(e.eventKind()) == log::Category::Send ? narrator.receivers(i) : narrator.senders(i);
       std::printf(",\"%s\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
       for (size_t k = 0; k < others.size(); ++k)
         std::printf("%s%s", k ? "," : "", jsonString(t.processes[others[k]].label()).c_str());

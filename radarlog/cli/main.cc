@@ -35,8 +35,7 @@ const Command kCommands[] = {
 #endif
 #ifdef RADAR_HAVE_MERGE
     {"events", "tell what happened, one event per line, in causal order", kEventsHelp, runEvents},
-    {"check", "check a recording and list what went wrong (lost messages, deadlocks ...)",
-     kCheckHelp, runCheck},
+    {"check", "check a recording and list what went wrong (lost messages, deadlocks ...)", kCheckHelp, runCheck},
     {"stats", "messages, bytes and time per process and channel", kStatsHelp, runStats},
 #endif
 #ifdef RADAR_HAVE_REPLAY
@@ -48,8 +47,7 @@ const Command kCommands[] = {
 #ifdef RADAR_HAVE_NETDESC
     {"netdesc", "write a network description of a recording, to edit and reuse", kNetdescHelp, runNetdesc},
 #endif
-    {"dump", "print the raw records of log files (for readers and bug reports)", kDumpHelp,
-     runDump},
+    {"dump", "print the raw records of log files (for readers and bug reports)", kDumpHelp, runDump},
     {"help", "list commands, or explain one", kHelpHelp, runHelp},
     {"version", "print radar's version", kVersionHelp, runVersion},
 };

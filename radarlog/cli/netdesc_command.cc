@@ -11,8 +11,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "trace_command.h"
 #include "decode.h"
+#include "trace_command.h"
 
 namespace radar::cli {
 
@@ -40,10 +40,14 @@ std::string safeName(const std::string& s) {
 
 std::string portName(int fd) {
   switch (fd) {
-    case 0: return "stdin";
-    case 1: return "stdout";
-    case 2: return "stderr";
-    default: return "fd" + std::to_string(fd);
+    case 0:
+      return "stdin";
+    case 1:
+      return "stdout";
+    case 2:
+      return "stderr";
+    default:
+      return "fd" + std::to_string(fd);
   }
 }
 
@@ -70,9 +74,8 @@ int runNetdesc(int argc, char** argv) {
   std::vector<uint32_t> by_creation;
   for (const auto& p : t.processes)
     if (!p.external && !p.log_path.empty()) by_creation.push_back(p.index);
-  std::stable_sort(by_creation.begin(), by_creation.end(), [&](uint32_t a, uint32_t b) {
-    return t.processes[a].first_event < t.processes[b].first_event;
-  });
+  std::stable_sort(by_creation.begin(), by_creation.end(),
+                   [&](uint32_t a, uint32_t b) { return t.processes[a].first_event < t.processes[b].first_event; });
   std::map<uint32_t, uint32_t> order;  // image -> its place among images of its program
   std::map<std::string, uint32_t> images_of;
   for (uint32_t p : by_creation) order[p] = ++images_of[t.processes[p].name];

@@ -27,10 +27,10 @@
 #include "asan_options.h"
 #include "cli.h"
 #include "commands.h"
+#include "description.h"
 #include "finalize.h"
 #include "radar/proto/radarlog.pb.h"
 #include "reader.h"
-#include "description.h"
 #include "recorder_env.h"
 #include "recording.h"
 
@@ -87,10 +87,14 @@ std::string hexBytes(const uint8_t* p, size_t n) {
 
 std::string humanBytes(uint64_t n) {
   char buf[32];
-  if (n < 10 * 1024) std::snprintf(buf, sizeof(buf), "%llu bytes", static_cast<unsigned long long>(n));
-  else if (n < 10ull * 1024 * 1024) std::snprintf(buf, sizeof(buf), "%.1f KiB", n / 1024.0);
-  else if (n < 10ull * 1024 * 1024 * 1024) std::snprintf(buf, sizeof(buf), "%.1f MiB", n / 1048576.0);
-  else std::snprintf(buf, sizeof(buf), "%.1f GiB", n / 1073741824.0);
+  if (n < 10 * 1024)
+    std::snprintf(buf, sizeof(buf), "%llu bytes", static_cast<unsigned long long>(n));
+  else if (n < 10ull * 1024 * 1024)
+    std::snprintf(buf, sizeof(buf), "%.1f KiB", n / 1024.0);
+  else if (n < 10ull * 1024 * 1024 * 1024)
+    std::snprintf(buf, sizeof(buf), "%.1f MiB", n / 1048576.0);
+  else
+    std::snprintf(buf, sizeof(buf), "%.1f GiB", n / 1073741824.0);
   return buf;
 }
 
@@ -171,8 +175,8 @@ void forwardSignal(int sig) {
 std::string statusText(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status))
-    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")" + (WCOREDUMP(status) ? ", core dumped" : "");
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+           ")" + (WCOREDUMP(status) ? ", core dumped" : "");
   return "status " + std::to_string(status);
 }
 
@@ -197,8 +201,7 @@ int runRecord(int argc, char** argv) {
   const bool limited = args.has("payload-limit");
   if (!args.number("payload-limit", &payload_limit, 0) || !args.number("tail", &tail, 0))
     return usageError("record", args.error());
-  if (tail && (tail < 4096 || tail > 64ull * 1024 * 1024))
-    return usageError("record", "--tail: expected 4K to 64M");
+  if (tail && (tail < 4096 || tail > 64ull * 1024 * 1024)) return usageError("record", "--tail: expected 4K to 64M");
 
   // Variables whose values the logs leave out.
   std::string redact = args.has("no-default-redact") ? "" : log::kDefaultRedactPatterns;
@@ -230,8 +233,10 @@ int runRecord(int argc, char** argv) {
   }
   const std::string preload = selfDirectory() + "/../lib/radar/libradar-preload.so";
   if (::access(preload.c_str(), R_OK) != 0) {
-    std::fprintf(stderr, "radar record: the interposer is missing (%s): was radar built with "
-                 "RADAR_BUILD_INTERPOSER=ON?\n", preload.c_str());
+    std::fprintf(stderr,
+                 "radar record: the interposer is missing (%s): was radar built with "
+                 "RADAR_BUILD_INTERPOSER=ON?\n",
+                 preload.c_str());
     return kExitUsage;
   }
 
@@ -251,8 +256,10 @@ int runRecord(int argc, char** argv) {
   }
   if (!empty) {
     if (!args.has("force")) {
-      std::fprintf(stderr, "radar record: %s is not empty (use --force to replace the recording "
-                   "in it)\n", dir.c_str());
+      std::fprintf(stderr,
+                   "radar record: %s is not empty (use --force to replace the recording "
+                   "in it)\n",
+                   dir.c_str());
       return kExitUsage;
     }
     if (!clearRecording(dir_fd)) {
@@ -335,10 +342,12 @@ int runRecord(int argc, char** argv) {
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   // Ctrl-C and Ctrl-\ reach the whole foreground group: the program decides
   // what they mean; we wait for it. Termination requests are passed on.
-  struct sigaction ignore {}, forward {};
+  struct sigaction ignore {
+  }, forward{};
   ignore.sa_handler = SIG_IGN;
   forward.sa_handler = forwardSignal;
-  struct sigaction old_int {}, old_quit {};
+  struct sigaction old_int {
+  }, old_quit{};
   ::sigaction(SIGINT, &ignore, &old_int);
   ::sigaction(SIGQUIT, &ignore, &old_quit);
   for (int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) ::sigaction(sig, &forward, nullptr);
@@ -365,8 +374,10 @@ int runRecord(int argc, char** argv) {
       const unsigned long want = random ? static_cast<unsigned long>(now) & ~ADDR_NO_RANDOMIZE
                                         : static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE;
       if (now == -1 || (want != static_cast<unsigned long>(now) && ::personality(want) == -1))
-        std::fprintf(stderr, "radar record: cannot turn address-space randomization %s (%s): a re-run will have "
-                     "other addresses\n", random ? "on" : "off", std::strerror(errno));
+        std::fprintf(stderr,
+                     "radar record: cannot turn address-space randomization %s (%s): a re-run will have "
+                     "other addresses\n",
+                     random ? "on" : "off", std::strerror(errno));
     }
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGQUIT, &old_quit, nullptr);
@@ -424,11 +435,9 @@ int runRecord(int argc, char** argv) {
   for (const auto& e : summary.executables) *recording.add_executables() = e;
   writeRecordingFile(dir_fd, dir, recording);
 
-  std::fprintf(stderr,
-               "radar: recorded %zu process%s, %llu events, %s in %.2f s into %s\n",
-               summary.logs, summary.logs == 1 ? "" : "es",
-               static_cast<unsigned long long>(summary.events), humanBytes(summary.bytes).c_str(),
-               seconds, dir.c_str());
+  std::fprintf(stderr, "radar: recorded %zu process%s, %llu events, %s in %.2f s into %s\n", summary.logs,
+               summary.logs == 1 ? "" : "es", static_cast<unsigned long long>(summary.events),
+               humanBytes(summary.bytes).c_str(), seconds, dir.c_str());
   std::fprintf(stderr, "radar: %s %s\n", terminalSafe(command[0]).c_str(), statusText(root_status).c_str());
   for (const auto& p : summary.problems)
     std::fprintf(stderr, "radar: pid %d %s: %s\n", p.pid(), terminalSafe(p.executable()).c_str(),

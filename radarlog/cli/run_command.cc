@@ -37,8 +37,8 @@ int runRun(int argc, char** argv) {
   if (!args.parse(argc, argv, 1, {{"output", 'o', true}, {"force", 0, false}, {"payload-limit", 0, true}}))
     return usageError("run", args.error());
   if (args.positional().size() != 1)
-    return usageError("run", args.positional().empty() ? "no network description given"
-                                                       : "one network description at a time");
+    return usageError("run",
+                      args.positional().empty() ? "no network description given" : "one network description at a time");
   const std::string& net = args.positional()[0];
   std::vector<netdesc::Problem> problems;
   auto description = netdesc::Description::load(net, &problems);

@@ -3,8 +3,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "trace_command.h"
 #include "trace/stats.h"
+#include "trace_command.h"
 
 namespace radar::cli {
 
@@ -15,8 +15,7 @@ const char kStatsHelp[] =
     "receives and waiting in poll/select/epoll. Per channel: messages, bytes, and\n"
     "how long messages spent in it (from the send's return to the receive's).\n"
     "\n"
-    "  --json            one JSON object, for tools\n"
-    RADAR_NET_HELP;
+    "  --json            one JSON object, for tools\n" RADAR_NET_HELP;
 
 namespace {
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -24,7 +23,8 @@ double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 int runStats(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"json", 0, false}, kNetOption, kNoNetOption})) return usageError("stats", args.error());
+  if (!args.parse(argc, argv, 1, {{"json", 0, false}, kNetOption, kNoNetOption}))
+    return usageError("stats", args.error());
   if (args.positional().empty()) return usageError("stats", "no recording given");
   const Loaded loaded = loadForCommand("stats", args.positional(), netChoice(args));
   if (!loaded) return kExitUsage;
@@ -34,29 +34,30 @@ int runStats(int argc, char** argv) {
     std::printf("{\"processes\":[");
     for (size_t i = 0; i < t.processes.size(); ++i) {
       const auto& p = s.processes[i];
-      std::printf("%s{\"process\":%s,\"pid\":%d,\"events\":%llu,\"sends\":%llu,\"receives\":%llu,"
-                  "\"bytes_sent\":%llu,\"bytes_received\":%llu,\"send_ms\":%.3f,\"receive_ms\":%.3f,"
-                  "\"wait_ms\":%.3f}",
-                  i ? "," : "", jsonString(t.processes[i].name).c_str(), t.processes[i].pid,
-                  static_cast<unsigned long long>(p.events), static_cast<unsigned long long>(p.sends),
-                  static_cast<unsigned long long>(p.receives), static_cast<unsigned long long>(p.bytes_sent),
-                  static_cast<unsigned long long>(p.bytes_received), ms(p.send_ns), ms(p.receive_ns),
-                  ms(p.wait_ns));
+      std::printf(
+          "%s{\"process\":%s,\"pid\":%d,\"events\":%llu,\"sends\":%llu,\"receives\":%llu,"
+          "\"bytes_sent\":%llu,\"bytes_received\":%llu,\"send_ms\":%.3f,\"receive_ms\":%.3f,"
+          "\"wait_ms\":%.3f}",
+          i ? "," : "", jsonString(t.processes[i].name).c_str(), t.processes[i].pid,
+          static_cast<unsigned long long>(p.events), static_cast<unsigned long long>(p.sends),
+          static_cast<unsigned long long>(p.receives), static_cast<unsigned long long>(p.bytes_sent),
+          static_cast<unsigned long long>(p.bytes_received), ms(p.send_ns), ms(p.receive_ns), ms(p.wait_ns));
     }
     std::printf("],\"channels\":[");
     for (size_t i = 0; i < t.channels.size(); ++i) {
       const auto& c = s.channels[i];
-      std::printf("%s{\"channel\":%s,\"messages\":%llu,\"bytes\":%llu,\"received\":%llu,"
-                  "\"queued_ms_total\":%.3f,\"queued_ms_max\":%.3f}",
-                  i ? "," : "", jsonString(t.channels[i].name).c_str(),
-                  static_cast<unsigned long long>(c.messages), static_cast<unsigned long long>(c.bytes),
-                  static_cast<unsigned long long>(c.matched), ms(c.queued_ns), ms(c.max_queued_ns));
+      std::printf(
+          "%s{\"channel\":%s,\"messages\":%llu,\"bytes\":%llu,\"received\":%llu,"
+          "\"queued_ms_total\":%.3f,\"queued_ms_max\":%.3f}",
+          i ? "," : "", jsonString(t.channels[i].name).c_str(), static_cast<unsigned long long>(c.messages),
+          static_cast<unsigned long long>(c.bytes), static_cast<unsigned long long>(c.matched), ms(c.queued_ns),
+          ms(c.max_queued_ns));
     }
     std::printf("]}\n");
     return kExitOk;
   }
-  std::printf("%-28s %8s %8s %12s %12s %10s %10s %10s\n", "process", "sends", "receives", "bytes out",
-              "bytes in", "send ms", "recv ms", "wait ms");
+  std::printf("%-28s %8s %8s %12s %12s %10s %10s %10s\n", "process", "sends", "receives", "bytes out", "bytes in",
+              "send ms", "recv ms", "wait ms");
   for (size_t i = 0; i < t.processes.size(); ++i) {
     const auto& p = s.processes[i];
     std::printf("%-28s %8llu %8llu %12llu %12llu %10.3f %10.3f %10.3f\n", terminalSafe(t.processes[i].label()).c_str(),
@@ -64,8 +65,8 @@ int runStats(int argc, char** argv) {
                 static_cast<unsigned long long>(p.bytes_sent), static_cast<unsigned long long>(p.bytes_received),
                 ms(p.send_ns), ms(p.receive_ns), ms(p.wait_ns));
   }
-  std::printf("\n%-36s %10s %12s %10s %14s %12s\n", "channel", "messages", "bytes", "received",
-              "queued ms avg", "queued ms max");
+  std::printf("\n%-36s %10s %12s %10s %14s %12s\n", "channel", "messages", "bytes", "received", "queued ms avg",
+              "queued ms max");
   for (size_t i = 0; i < t.channels.size(); ++i) {
     const auto& c = s.channels[i];
     if (!c.messages && !c.matched) continue;

@@ -23,8 +23,10 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
     static int last = -1;
     if (pct == last) return;
     last = pct;
-    if (tty) std::fprintf(stderr, "\rradar %s: reading %.1f MiB of logs: %d%%", command, total / 1048576.0, pct);
-    else if (pct % 25 == 0) std::fprintf(stderr, "radar %s: reading logs: %d%%\n", command, pct);
+    if (tty)
+      std::fprintf(stderr, "\rradar %s: reading %.1f MiB of logs: %d%%", command, total / 1048576.0, pct);
+    else if (pct % 25 == 0)
+      std::fprintf(stderr, "radar %s: reading logs: %d%%\n", command, pct);
     shown = true;
   };
   std::string error;
@@ -35,15 +37,17 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
     return {};
   }
   for (const auto& p : trace->problems)
-    std::fprintf(stderr, "radar %s: %s%s%s\n", command, p.path.c_str(), p.path.empty() ? "" : ": ",
-                 p.message.c_str());
-  for (const auto& w : trace->warnings) std::fprintf(stderr, "radar %s: warning: %s\n", command, terminalSafe(w).c_str());
+    std::fprintf(stderr, "radar %s: %s%s%s\n", command, p.path.c_str(), p.path.empty() ? "" : ": ", p.message.c_str());
+  for (const auto& w : trace->warnings)
+    std::fprintf(stderr, "radar %s: warning: %s\n", command, terminalSafe(w).c_str());
   Loaded out;
   std::vector<std::string> unmatched;
   out.net = netdesc::Binding::forRecording(*trace, net.path, net.carried, &unmatched, &error);
   if (!out.net && !error.empty()) {
-    std::fprintf(stderr, "%s\nradar %s: the network description cannot be used (--no-net ignores the one a "
-                 "recording carries)\n", error.c_str(), command);
+    std::fprintf(stderr,
+                 "%s\nradar %s: the network description cannot be used (--no-net ignores the one a "
+                 "recording carries)\n",
+                 error.c_str(), command);
     return {};
   }
   const std::string source = net.path.empty() ? "the recording's network description" : net.path;
@@ -52,8 +56,7 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
   return out;
 }
 
-std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique,
-                                    std::string* error) {
+std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique, std::string* error) {
   std::vector<uint32_t> out;
   std::string name = spec;
   long pid = -1;
@@ -96,11 +99,21 @@ std::string jsonString(const std::string& s) {
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c >= 0x80) {
           // Valid JSON is valid UTF-8: a byte that is not part of a printable

@@ -22,10 +22,10 @@ inline constexpr OptionSpec kNetOption{"net", 0, true};
 inline constexpr OptionSpec kNoNetOption{"no-net", 0, false};
 inline NetChoice netChoice(const Args& args) { return {args.value("net").value_or(""), !args.has("no-net")}; }
 // Their help lines, for the commands' help texts.
-#define RADAR_NET_HELP                                                                \
+#define RADAR_NET_HELP                                                               \
   "  --net FILE        name processes and channels and decode messages by this\n"    \
   "                    network description (docs/netdesc.md); a recording made by\n" \
-  "                    `radar run` or `radar record --net` carries its own\n"       \
+  "                    `radar run` or `radar record --net` carries its own\n"        \
   "  --no-net          ignore the description the recording carries\n"
 
 struct Loaded {
@@ -42,8 +42,7 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
 // A process named by pid ("4123"), by name ("parser") or "name[pid]":
 // every image that matches. Sets *error when none does, or when a name is
 // ambiguous and `unique` is asked for.
-std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique,
-                                    std::string* error);
+std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique, std::string* error);
 
 std::string jsonString(const std::string& s);
 

@@ -56,8 +56,8 @@ namespace radar::inject {
 
 }  // namespace radar::inject
 
-#define RADAR_INJECTED_CHECK(condition)                                                          \
-  do {                                                                                           \
+#define RADAR_INJECTED_CHECK(condition)                                                                  \
+  do {                                                                                                   \
     if (__builtin_expect(!(condition), 0)) ::radar::inject::checkFailed(__FILE__, __LINE__, #condition); \
   } while (0)
 

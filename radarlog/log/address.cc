@@ -48,7 +48,8 @@ std::string formatAddress(const std::string& raw) {
   }
   if (family == AF_UNIX) {
     std::string path = raw.substr(2);
-    if (!path.empty() && path[0] == 0) return "@" + std::string(path.c_str() + 1, strnlen(path.c_str() + 1, path.size() - 1));
+    if (!path.empty() && path[0] == 0)
+      return "@" + std::string(path.c_str() + 1, strnlen(path.c_str() + 1, path.size() - 1));
     return std::string(path.c_str(), strnlen(path.c_str(), path.size()));
   }
   return "";

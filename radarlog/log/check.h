@@ -10,7 +10,7 @@ namespace radar::log {
 [[noreturn, gnu::cold, gnu::noinline]] void checkFailed(const char* file, int line, const char* what);
 }  // namespace radar::log
 
-#define RADAR_CHECK(condition)                                                              \
-  do {                                                                                      \
+#define RADAR_CHECK(condition)                                                                        \
+  do {                                                                                                \
     if (__builtin_expect(!(condition), 0)) ::radar::log::checkFailed(__FILE__, __LINE__, #condition); \
   } while (0)

@@ -4,6 +4,7 @@
 
 #if defined(__x86_64__)
 #include <nmmintrin.h>
+
 #include "inject/injected.h"  // last: compiled into the interposer too
 #endif
 
@@ -30,8 +31,8 @@ uint32_t crcPortable(uint32_t crc, const uint8_t* p, size_t n) {
     std::memcpy(&w, p, 8);
     w ^= crc;
     crc = kTable.t[7][w & 0xff] ^ kTable.t[6][(w >> 8) & 0xff] ^ kTable.t[5][(w >> 16) & 0xff] ^
-          kTable.t[4][(w >> 24) & 0xff] ^ kTable.t[3][(w >> 32) & 0xff] ^
-          kTable.t[2][(w >> 40) & 0xff] ^ kTable.t[1][(w >> 48) & 0xff] ^ kTable.t[0][w >> 56];
+          kTable.t[4][(w >> 24) & 0xff] ^ kTable.t[3][(w >> 32) & 0xff] ^ kTable.t[2][(w >> 40) & 0xff] ^
+          kTable.t[1][(w >> 48) & 0xff] ^ kTable.t[0][w >> 56];
     p += 8;
     n -= 8;
   }
@@ -81,7 +82,7 @@ uint32_t multiplyModP(uint32_t a, uint32_t b) {
 
 // x^(8 * len) modulo the polynomial: shifts a CRC over len zero bytes.
 uint32_t shiftBytes(uint64_t len) {
-  uint32_t power = 1u << 30;  // x^1, squared below into x^(2^k)
+  uint32_t power = 1u << 30;   // x^1, squared below into x^(2^k)
   uint32_t result = 1u << 31;  // x^0
   for (uint64_t bits = len * 8; bits; bits >>= 1) {
     if (bits & 1) result = multiplyModP(power, result);

@@ -45,8 +45,10 @@ void encodeHeader(Sink& s, const HeaderFields& h) {
   if (h.cwd) putString(s, f::kCwd, h.cwd);
   if (h.environment)
     for (const char* const* e = h.environment; *e; ++e) {
-      if (h.redact && isRedacted(h.redact, *e)) putBytes(s, f::kRedactedEnvironment, *e, variableNameLength(*e));
-      else putString(s, f::kEnvironment, *e);
+      if (h.redact && isRedacted(h.redact, *e))
+        putBytes(s, f::kRedactedEnvironment, *e, variableNameLength(*e));
+      else
+        putString(s, f::kEnvironment, *e);
     }
   putInt(s, f::kRealtime, h.realtime_ns);
   putInt(s, f::kMonotonic, h.monotonic_ns);
@@ -124,8 +126,7 @@ void encodeEventPrefix(Sink& s, const EventFields& e, const Explicit& x) {
     });
   }
   if (e.header) putMessage(s, f::kHeader, [&](auto& body) { encodeHeader(body, *e.header); });
-  if (e.channel_info)
-    putMessage(s, f::kChannelInfo, [&](auto& body) { encodeChannel(body, *e.channel_info); });
+  if (e.channel_info) putMessage(s, f::kChannelInfo, [&](auto& body) { encodeChannel(body, *e.channel_info); });
   if (e.has_timeout) putSint(s, f::kTimeout, e.timeout_ms);
   if (e.length_count) {
     putMessage(s, f::kLengths, [&](auto& body) {

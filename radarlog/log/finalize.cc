@@ -22,8 +22,7 @@ FinalizeResult finalizeLog(const std::string& path, std::string* error) {
     *error = err.toString();
     return FinalizeResult::Damaged;
   }
-  if (reader->control().closed || reader->control().finalized)
-    return FinalizeResult::AlreadyClosed;
+  if (reader->control().closed || reader->control().finalized) return FinalizeResult::AlreadyClosed;
   Record r;
   while (reader->next(r)) {
   }
@@ -79,8 +78,7 @@ FinalizeResult finalizeLog(const std::string& path, std::string* error) {
       ok = ::pwrite(fd, &state, sizeof(state), state_at) == sizeof(state);
     }
     if (!ok && why.empty()) why = std::string("marking it compacted: ") + std::strerror(errno);
-    ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize,
-                reader->control().tail_capacity);
+    ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize, reader->control().tail_capacity);
   }
   ::close(fd);
   if (!ok) {

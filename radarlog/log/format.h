@@ -37,27 +37,27 @@ inline constexpr uint32_t kStateFinalized = 1u << 2;   // `radar record` compact
 // What one thread is doing, kept current by the recorder so that a reader
 // can tell what every thread was blocked in when the process was killed.
 struct ThreadSlot {
-  uint32_t tid;          // 0: free slot
-  uint16_t kind;         // Kind of the call in progress, 0 if none
+  uint32_t tid;   // 0: free slot
+  uint16_t kind;  // Kind of the call in progress, 0 if none
   uint16_t reserved;
   int32_t fd;
   uint32_t channel;
-  int64_t entry_ns;      // CLOCK_MONOTONIC at entry
-  uint64_t last_counter; // the thread's last recorded event
+  int64_t entry_ns;       // CLOCK_MONOTONIC at entry
+  uint64_t last_counter;  // the thread's last recorded event
 };
 static_assert(sizeof(ThreadSlot) == 32);
 
 struct FileControl {
-  char magic[8];            // "RADARLOG"
+  char magic[8];  // "RADARLOG"
   uint16_t format_major;
   uint16_t format_minor;
-  uint32_t tail_capacity;   // bytes of the tail region after kControlSize
+  uint32_t tail_capacity;       // bytes of the tail region after kControlSize
   uint64_t tail_first_counter;  // counter the tail's records start at; 0: tail empty
-  uint32_t state;  // kState* bits
+  uint32_t state;               // kState* bits
   uint32_t lost_errno;
-  uint64_t lost_from_counter;   // first counter not recorded (0: none lost)
+  uint64_t lost_from_counter;  // first counter not recorded (0: none lost)
   uint64_t lost_events;
-  uint64_t last_counter;        // highest counter stored so far
+  uint64_t last_counter;  // highest counter stored so far
   uint32_t thread_slot_count;
   uint32_t reserved[5];
   ThreadSlot threads[124];

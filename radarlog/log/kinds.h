@@ -8,29 +8,66 @@ namespace radar::log {
 
 enum class Kind : uint16_t {
   Unspecified = 0,
-  Header = 1, Channel = 2, Note = 3,
-  Write = 10, Writev = 11, Send = 12, Sendto = 13, Sendmsg = 14, Sendmmsg = 15, Sendfile = 16,
+  Header = 1,
+  Channel = 2,
+  Note = 3,
+  Write = 10,
+  Writev = 11,
+  Send = 12,
+  Sendto = 13,
+  Sendmsg = 14,
+  Sendmmsg = 15,
+  Sendfile = 16,
   Splice = 17,
-  Read = 20, Readv = 21, Recv = 22, Recvfrom = 23, Recvmsg = 24, Recvmmsg = 25,
-  Pipe = 30, Socketpair = 31, Socket = 32, Bind = 33, Listen = 34, Connect = 35, Accept = 36,
-  Shutdown = 37, Close = 38, Dup = 39, Open = 40, EpollCtl = 41,
-  Poll = 50, Select = 51, EpollWait = 52,
-  Fork = 60, Vfork = 61, Spawn = 62, System = 63, Popen = 64, Exec = 65, ExecFailed = 66,
-  Exit = 67, Wait = 68, Signal = 69, Kill = 70, ThreadStart = 71,
+  Read = 20,
+  Readv = 21,
+  Recv = 22,
+  Recvfrom = 23,
+  Recvmsg = 24,
+  Recvmmsg = 25,
+  Pipe = 30,
+  Socketpair = 31,
+  Socket = 32,
+  Bind = 33,
+  Listen = 34,
+  Connect = 35,
+  Accept = 36,
+  Shutdown = 37,
+  Close = 38,
+  Dup = 39,
+  Open = 40,
+  EpollCtl = 41,
+  Poll = 50,
+  Select = 51,
+  EpollWait = 52,
+  Fork = 60,
+  Vfork = 61,
+  Spawn = 62,
+  System = 63,
+  Popen = 64,
+  Exec = 65,
+  ExecFailed = 66,
+  Exit = 67,
+  Wait = 68,
+  Signal = 69,
+  Kill = 70,
+  ThreadStart = 71,
   User = 80,
-  Clock = 90, Random = 91, Getpid = 92,
+  Clock = 90,
+  Random = 91,
+  Getpid = 92,
 };
 
 enum class Category : uint8_t {
   Annotation,  // not counted: header, channel definitions, notes
   Send,
   Receive,
-  Channel,     // creation, naming and closing of channels
+  Channel,  // creation, naming and closing of channels
   Readiness,
   Process,
   User,
   Nondeterminism,
-  Unknown,     // a kind from a newer minor version
+  Unknown,  // a kind from a newer minor version
 };
 
 constexpr Category categoryOf(Kind k) {
@@ -47,9 +84,7 @@ constexpr Category categoryOf(Kind k) {
 }
 
 constexpr bool isCounted(Kind k) { return categoryOf(k) != Category::Annotation; }
-constexpr bool isData(Kind k) {
-  return categoryOf(k) == Category::Send || categoryOf(k) == Category::Receive;
-}
+constexpr bool isData(Kind k) { return categoryOf(k) == Category::Send || categoryOf(k) == Category::Receive; }
 constexpr bool isMultiMessage(Kind k) { return k == Kind::Sendmmsg || k == Kind::Recvmmsg; }
 
 // The libc function name a kind stands for (the first of its family).
@@ -57,14 +92,35 @@ const char* kindName(Kind k);
 
 // Channel types and origins, mirrored from the proto like Kind.
 enum class ChannelType : uint8_t {
-  Unspecified = 0, Pipe = 1, Fifo = 2, UnixStream = 3, UnixDgram = 4, UnixSeqpacket = 5,
-  Tcp = 6, Udp = 7, Terminal = 8, OtherSocket = 9, CharacterDevice = 10, Other = 11,
+  Unspecified = 0,
+  Pipe = 1,
+  Fifo = 2,
+  UnixStream = 3,
+  UnixDgram = 4,
+  UnixSeqpacket = 5,
+  Tcp = 6,
+  Udp = 7,
+  Terminal = 8,
+  OtherSocket = 9,
+  CharacterDevice = 10,
+  Other = 11,
 };
 enum class ChannelOrigin : uint8_t {
-  Unspecified = 0, Created = 1, Inherited = 2, Accepted = 3, Opened = 4, Received = 5,
+  Unspecified = 0,
+  Created = 1,
+  Inherited = 2,
+  Accepted = 3,
+  Opened = 4,
+  Received = 5,
 };
 enum class Origin : uint8_t {
-  Unspecified = 0, Root = 1, Forked = 2, Vforked = 3, Spawned = 4, Execed = 5, ShellSpawned = 6,
+  Unspecified = 0,
+  Root = 1,
+  Forked = 2,
+  Vforked = 3,
+  Spawned = 4,
+  Execed = 5,
+  ShellSpawned = 6,
   Unhooked = 7,
 };
 

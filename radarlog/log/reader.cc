@@ -123,7 +123,8 @@ std::string hex32(uint32_t v) {
 bool skipField(const uint8_t*& p, const uint8_t* end, uint32_t wire_type) {
   uint64_t v;
   switch (wire_type) {
-    case wire::kVarint: return wire::getVarint(p, end, v);
+    case wire::kVarint:
+      return wire::getVarint(p, end, v);
     case wire::kFixed64:
       if (end - p < 8) return false;
       p += 8;
@@ -136,7 +137,8 @@ bool skipField(const uint8_t*& p, const uint8_t* end, uint32_t wire_type) {
       if (end - p < 4) return false;
       p += 4;
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -169,8 +171,7 @@ bool decodeReady(const uint8_t* p, const uint8_t* end, ReadyFd& r) {
 
 // Decodes one Event body. `base` is the start of the content, for payload
 // locations. Returns an empty string or why the bytes are not an Event.
-const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* base, Record& r,
-                        WireEvent& w) {
+const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* base, Record& r, WireEvent& w) {
   r.kind = Kind::Unspecified;
   r.fd = 0;
   r.channel = 0;
@@ -259,29 +260,58 @@ const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* bas
           w.has_tid = true;
           w.tid = static_cast<uint32_t>(v);
           break;
-        case field::kEntryDelta: w.entry_delta = wire::unzigzag(v); break;
-        case field::kDuration: w.duration = v; break;
-        case field::kFd: r.fd = static_cast<int32_t>(v); break;
-        case field::kChannel: r.channel = static_cast<uint32_t>(v); break;
+        case field::kEntryDelta:
+          w.entry_delta = wire::unzigzag(v);
+          break;
+        case field::kDuration:
+          w.duration = v;
+          break;
+        case field::kFd:
+          r.fd = static_cast<int32_t>(v);
+          break;
+        case field::kChannel:
+          r.channel = static_cast<uint32_t>(v);
+          break;
         case field::kOffset:
           w.has_offset = true;
           w.offset = v;
           break;
-        case field::kSize: r.size = v; break;
-        case field::kResult: r.result = wire::unzigzag(v); break;
-        case field::kError: r.error = static_cast<uint32_t>(v); break;
-        case field::kFlags: r.flags = static_cast<uint32_t>(v); break;
-        case field::kPayloadOmitted: r.payload_omitted = v; break;
-        case field::kPeerPid: r.peer_pid = static_cast<int32_t>(v); break;
-        case field::kStatus: r.status = static_cast<int32_t>(v); break;
-        case field::kSignal: r.signal = static_cast<int32_t>(v); break;
-        case field::kFds: r.fds.push_back(static_cast<int32_t>(v)); break;
-        case field::kLengths: r.lengths.push_back(v); break;
+        case field::kSize:
+          r.size = v;
+          break;
+        case field::kResult:
+          r.result = wire::unzigzag(v);
+          break;
+        case field::kError:
+          r.error = static_cast<uint32_t>(v);
+          break;
+        case field::kFlags:
+          r.flags = static_cast<uint32_t>(v);
+          break;
+        case field::kPayloadOmitted:
+          r.payload_omitted = v;
+          break;
+        case field::kPeerPid:
+          r.peer_pid = static_cast<int32_t>(v);
+          break;
+        case field::kStatus:
+          r.status = static_cast<int32_t>(v);
+          break;
+        case field::kSignal:
+          r.signal = static_cast<int32_t>(v);
+          break;
+        case field::kFds:
+          r.fds.push_back(static_cast<int32_t>(v));
+          break;
+        case field::kLengths:
+          r.lengths.push_back(v);
+          break;
         case field::kTimeout:
           r.has_timeout = true;
           r.timeout_ms = static_cast<int32_t>(wire::unzigzag(v));
           break;
-        default: break;  // a newer field
+        default:
+          break;  // a newer field
       }
     } else if (t == wire::kLengthDelimited) {
       if (!wire::getVarint(p, end, v)) return "truncated length";
@@ -294,10 +324,18 @@ const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* bas
           r.payload = bytes;
           r.payload_location.offset = static_cast<uint32_t>(d - base);
           break;
-        case field::kAddress: r.address = bytes; break;
-        case field::kStrings: r.strings.push_back(bytes); break;
-        case field::kHeader: r.header_bytes = bytes; break;
-        case field::kChannelInfo: r.channel_bytes = bytes; break;
+        case field::kAddress:
+          r.address = bytes;
+          break;
+        case field::kStrings:
+          r.strings.push_back(bytes);
+          break;
+        case field::kHeader:
+          r.header_bytes = bytes;
+          break;
+        case field::kChannelInfo:
+          r.channel_bytes = bytes;
+          break;
         case field::kFds:
           for (const uint8_t* q = d; q < p;) {
             uint64_t x;
@@ -318,7 +356,8 @@ const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* bas
           r.ready.push_back(ready);
           break;
         }
-        default: break;
+        default:
+          break;
       }
     } else if (t == wire::kFixed32) {
       if (end - p < 4) return "truncated fixed32";
@@ -337,9 +376,7 @@ const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* bas
 
 }  // namespace
 
-std::string LogError::toString() const {
-  return path + ": offset " + std::to_string(offset) + ": " + message;
-}
+std::string LogError::toString() const { return path + ": offset " + std::to_string(offset) + ": " + message; }
 
 LogReader::~LogReader() {
   if (fd_ >= 0) ::close(fd_);
@@ -413,13 +450,11 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path, LogError* er
   FileControl c;
   std::memcpy(&c, head + 8, sizeof(c));
   if (c.format_major > kFormatMajor)
-    return bad(16, "log format " + std::to_string(c.format_major) + "." +
-                       std::to_string(c.format_minor) + " is newer than this radar reads (" +
-                       std::to_string(kFormatMajor) + ".x); use a newer radar");
+    return bad(16, "log format " + std::to_string(c.format_major) + "." + std::to_string(c.format_minor) +
+                       " is newer than this radar reads (" + std::to_string(kFormatMajor) + ".x); use a newer radar");
   if (c.format_major == 0) return bad(16, "log format version 0 is invalid");
   if (have < sizeof(head)) return bad(have, "file ends inside its control block");
-  if (c.tail_capacity < kMinTailCapacity || c.tail_capacity > kMaxTailCapacity ||
-      c.tail_capacity % 4096 != 0)
+  if (c.tail_capacity < kMinTailCapacity || c.tail_capacity > kMaxTailCapacity || c.tail_capacity % 4096 != 0)
     return bad(20, "absurd tail capacity " + std::to_string(c.tail_capacity));
   if (wire::loadLE32(head + 4) != kControlSize + c.tail_capacity - 8)
     return bad(4, "control frame size does not match the tail capacity");
@@ -459,8 +494,7 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path, LogError* er
   // main thread (header.pid) until a record names another.
   if (!r->counter_known_) r->prev_tid_ = static_cast<uint32_t>(r->header_->pid());
   if (r->header_->format_major() > kFormatMajor)
-    return bad(r->frames_start_, "header declares format " +
-                                     std::to_string(r->header_->format_major()) +
+    return bad(r->frames_start_, "header declares format " + std::to_string(r->header_->format_major()) +
                                      ", newer than this radar reads; use a newer radar");
   return r;
 }
@@ -476,8 +510,7 @@ bool LogReader::parseChannel(std::string_view bytes, proto::ChannelInfo* out) {
 // Reads the zstd frame at `offset` block by block (its size is not stored
 // anywhere but in the block headers) and decompresses it. Returns false
 // with why = "truncated" when the file ends inside the frame.
-bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content,
-                                  size_t* frame_size, std::string* why) {
+bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size, std::string* why) {
   uint8_t hdr[ZSTD_FRAMEHEADERSIZE_MAX];
   const uint64_t left = file_size_ - offset;
   const size_t hn = left < sizeof(hdr) ? static_cast<size_t>(left) : sizeof(hdr);
@@ -496,8 +529,8 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content,
     return false;
   }
   if (fh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN && fh.frameContentSize > kMaxFrameContent) {
-    *why = "frame declares " + std::to_string(fh.frameContentSize) +
-           " bytes of content, more than a log frame can hold";
+    *why =
+        "frame declares " + std::to_string(fh.frameContentSize) + " bytes of content, more than a log frame can hold";
     return false;
   }
   // The blocks' headers first, for the frame's size; then the frame in one
@@ -557,8 +590,7 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content,
   auto* dctx = static_cast<ZSTD_DCtx*>(dctx_);
   if (fh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN) {
     resizeForOverwrite(*content, fh.frameContentSize);
-    const size_t n = ZSTD_decompressDCtx(dctx, content->data(), content->size(), scratch_.data(),
-                                         scratch_.size());
+    const size_t n = ZSTD_decompressDCtx(dctx, content->data(), content->size(), scratch_.data(), scratch_.size());
     if (ZSTD_isError(n)) {
       *why = ZSTD_getErrorName(n);
       return false;
@@ -650,15 +682,13 @@ bool LogReader::loadTail() {
   // Read directly: a live writer changes these bytes.
   if (!readDirect(8 + offsetof(FileControl, tail_first_counter), &first, sizeof(first))) first = 0;
   const uint64_t interrupted_at = pos_;
-  auto interruptedError = [&]() {
-    return fail(interrupted_at, "truncated zstd frame (the file ends inside it)");
-  };
+  auto interruptedError = [&]() { return fail(interrupted_at, "truncated zstd frame (the file ends inside it)"); };
   if (first == 0) return interrupted_frame_ ? interruptedError() : false;
   if (first <= last_counter_) return interrupted_frame_ ? interruptedError() : false;
   if (first > last_counter_ + 1) {
     if (interrupted_frame_) return interruptedError();
-    return fail(tail_offset, "events " + std::to_string(last_counter_ + 1) + " to " +
-                                 std::to_string(first - 1) + " are missing before the tail");
+    return fail(tail_offset, "events " + std::to_string(last_counter_ + 1) + " to " + std::to_string(first - 1) +
+                                 " are missing before the tail");
   }
   if (file_size_ <= tail_offset) return fail(file_size_, "file ends before its tail");
   uint64_t avail = file_size_ - tail_offset;
@@ -707,16 +737,16 @@ bool LogReader::decodeNext(Record& r) {
     const uint8_t* end = base + content_.size();
     const uint64_t where = in_tail_ ? content_base_ + cursor_ : content_frame_;
     auto at = [&](const std::string& what) {
-      return in_tail_ ? what : what + " (in the frame at this offset, byte " +
-                                   std::to_string(cursor_) + " of its content)";
+      return in_tail_ ? what
+                      : what + " (in the frame at this offset, byte " + std::to_string(cursor_) + " of its content)";
     };
     uint64_t len;
     if (!wire::getVarint(p, end, len)) return fail(where, at("truncated record length"));
     if (len == 0) return fail(where, at("zero record length"));
     if (len > static_cast<uint64_t>(end - p)) {
       if (in_tail_) return fail(where, "truncated record (the file ends inside it)");
-      return fail(where, at("record length " + std::to_string(len) + " exceeds the " +
-                            std::to_string(end - p) + " bytes left in the frame"));
+      return fail(where, at("record length " + std::to_string(len) + " exceeds the " + std::to_string(end - p) +
+                            " bytes left in the frame"));
     }
     WireEvent w;
     const char* why = decodeEvent(p, p + len, base, r, w);
@@ -736,8 +766,8 @@ bool LogReader::decodeNext(Record& r) {
     }
     if (w.has_counter) {
       if (w.counter <= last_counter_)
-        return fail(where, at("event counter " + std::to_string(w.counter) +
-                              " does not follow " + std::to_string(last_counter_)));
+        return fail(where, at("event counter " + std::to_string(w.counter) + " does not follow " +
+                              std::to_string(last_counter_)));
       r.counter = w.counter;
     } else {
       if (!counter_known_) return fail(where, at("first event of a frame has no counter"));
@@ -817,8 +847,7 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
     in_tail_ = true;
   } else {
     size_t frame_size = 0;
-    ok = where.frame_offset < file_size_ &&
-         decompressFrameAt(where.frame_offset, &content_, &frame_size, &why);
+    ok = where.frame_offset < file_size_ && decompressFrameAt(where.frame_offset, &content_, &frame_size, &why);
     in_tail_ = false;
     content_base_ = 0;
   }
@@ -895,15 +924,13 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
   return true;
 }
 
-bool LogReader::readPayload(const Location& where, size_t length, std::string* out,
-                            LogError* error) {
+bool LogReader::readPayload(const Location& where, size_t length, std::string* out, LogError* error) {
   auto bad = [&](std::string why) {
     if (error) *error = LogError{path_, where.frame_offset, std::move(why)};
     return false;
   };
   if (where.frame_offset == Location::kTailFrame) {
-    if (uint64_t{where.offset} + length > control_.tail_capacity)
-      return bad("payload outside the tail");
+    if (uint64_t{where.offset} + length > control_.tail_capacity) return bad("payload outside the tail");
     out->resize(length);
     if (!readDirect(kControlSize + where.offset, out->data(), length))
       return bad("cannot read the payload from the tail");
@@ -913,13 +940,11 @@ bool LogReader::readPayload(const Location& where, size_t length, std::string* o
     size_t frame_size = 0;
     std::string why;
     cached_frame_ = ~uint64_t{0};
-    if (where.frame_offset >= file_size_ ||
-        !decompressFrameAt(where.frame_offset, &cached_content_, &frame_size, &why))
+    if (where.frame_offset >= file_size_ || !decompressFrameAt(where.frame_offset, &cached_content_, &frame_size, &why))
       return bad("cannot decompress the frame holding the payload: " + why);
     cached_frame_ = where.frame_offset;
   }
-  if (uint64_t{where.offset} + length > cached_content_.size())
-    return bad("payload outside its frame");
+  if (uint64_t{where.offset} + length > cached_content_.size()) return bad("payload outside its frame");
   out->assign(reinterpret_cast<const char*>(cached_content_.data()) + where.offset, length);
   return true;
 }

@@ -53,7 +53,8 @@ struct UninitializedAllocator {
     return std::allocator<T>().allocate(n);
   }
   void deallocate(T* p, size_t n) {
-    if (n >= kBigBuffer / sizeof(T) && n <= std::numeric_limits<size_t>::max() / 2 / sizeof(T)) return freeBig(p, n * sizeof(T));
+    if (n >= kBigBuffer / sizeof(T) && n <= std::numeric_limits<size_t>::max() / 2 / sizeof(T))
+      return freeBig(p, n * sizeof(T));
     std::allocator<T>().deallocate(p, n);
   }
   template <class U>
@@ -131,9 +132,7 @@ struct Record {
   bool has_timeout = false;
   int32_t timeout_ms = 0;
 
-  uint64_t bytesMoved() const {
-    return log::bytesMoved(kind, result, flags, lengths.data(), lengths.size());
-  }
+  uint64_t bytesMoved() const { return log::bytesMoved(kind, result, flags, lengths.data(), lengths.size()); }
 };
 
 // Event times are CLOCK_MONOTONIC nanoseconds below this (146 years); a
@@ -203,8 +202,7 @@ class LogReader {
   bool loadNextFrame();
   bool loadTail();
   bool decodeNext(Record& r);
-  bool decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size,
-                         std::string* why);
+  bool decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size, std::string* why);
 
   int fd_ = -1;
   std::string path_;
@@ -251,7 +249,7 @@ class LogReader {
   struct RecordResume {
     bool valid = false;
     uint64_t frame = 0;
-    size_t next = 0;  // offset of the record returned
+    size_t next = 0;       // offset of the record returned
     uint32_t channel = 0;  // its channel (0: none), direction and offset
     int direction = 0;
     uint64_t offset = 0;

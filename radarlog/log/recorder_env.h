@@ -85,8 +85,8 @@ inline bool isSanitizerRuntime(const char* entry, size_t len) {
   for (size_t i = 0; i < len; ++i)
     if (entry[i] == '/') base = entry + i + 1;
   const size_t base_len = len - static_cast<size_t>(base - entry);
-  for (const char* name : {"libasan.so", "libtsan.so", "liblsan.so", "libubsan.so", "libhwasan.so",
-                           "libclang_rt.asan", "libclang_rt.tsan", "libclang_rt.ubsan", "libclang_rt.lsan"}) {
+  for (const char* name : {"libasan.so", "libtsan.so", "liblsan.so", "libubsan.so", "libhwasan.so", "libclang_rt.asan",
+                           "libclang_rt.tsan", "libclang_rt.ubsan", "libclang_rt.lsan"}) {
     const size_t n = std::strlen(name);
     if (base_len >= n && std::strncmp(base, name, n) == 0) return true;
   }

@@ -47,32 +47,25 @@ inline long write(int fd, const void* buf, size_t n) {
   return raw(SYS_write, fd, reinterpret_cast<long>(buf), static_cast<long>(n));
 }
 inline long pwrite(int fd, const void* buf, size_t n, uint64_t off) {
-  return raw(SYS_pwrite64, fd, reinterpret_cast<long>(buf), static_cast<long>(n),
-             static_cast<long>(off));
+  return raw(SYS_pwrite64, fd, reinterpret_cast<long>(buf), static_cast<long>(n), static_cast<long>(off));
 }
 inline long pwritev(int fd, const struct iovec* iov, int cnt, uint64_t off) {
   return raw(SYS_pwritev, fd, reinterpret_cast<long>(iov), cnt, static_cast<long>(off), 0);
 }
 inline long pread(int fd, void* buf, size_t n, uint64_t off) {
-  return raw(SYS_pread64, fd, reinterpret_cast<long>(buf), static_cast<long>(n),
-             static_cast<long>(off));
+  return raw(SYS_pread64, fd, reinterpret_cast<long>(buf), static_cast<long>(n), static_cast<long>(off));
 }
 inline long fallocate(int fd, int mode, uint64_t off, uint64_t len) {
   return raw(SYS_fallocate, fd, mode, static_cast<long>(off), static_cast<long>(len));
 }
-inline long ftruncate(int fd, uint64_t len) {
-  return raw(SYS_ftruncate, fd, static_cast<long>(len));
-}
+inline long ftruncate(int fd, uint64_t len) { return raw(SYS_ftruncate, fd, static_cast<long>(len)); }
 inline long fcntl(int fd, int cmd, long arg = 0) { return raw(SYS_fcntl, fd, cmd, arg); }
-inline long fstat(int fd, struct stat* st) {
-  return raw(SYS_fstat, fd, reinterpret_cast<long>(st));
-}
+inline long fstat(int fd, struct stat* st) { return raw(SYS_fstat, fd, reinterpret_cast<long>(st)); }
 inline long stat(const char* path, struct stat* st) {
   return raw(SYS_newfstatat, AT_FDCWD, reinterpret_cast<long>(path), reinterpret_cast<long>(st), 0);
 }
 inline long mmap(void* addr, size_t len, int prot, int flags, int fd, uint64_t off) {
-  return raw(SYS_mmap, reinterpret_cast<long>(addr), static_cast<long>(len), prot, flags, fd,
-             static_cast<long>(off));
+  return raw(SYS_mmap, reinterpret_cast<long>(addr), static_cast<long>(len), prot, flags, fd, static_cast<long>(off));
 }
 inline long munmap(void* addr, size_t len) {
   return raw(SYS_munmap, reinterpret_cast<long>(addr), static_cast<long>(len));
@@ -84,8 +77,7 @@ inline long getpid() { return raw(SYS_getpid); }
 inline long getppid() { return raw(SYS_getppid); }
 inline long gettid() { return raw(SYS_gettid); }
 inline long prlimit(int pid, int resource, const void* newlim, void* oldlim) {
-  return raw(SYS_prlimit64, pid, resource, reinterpret_cast<long>(newlim),
-             reinterpret_cast<long>(oldlim));
+  return raw(SYS_prlimit64, pid, resource, reinterpret_cast<long>(newlim), reinterpret_cast<long>(oldlim));
 }
 inline long sched_yield() { return raw(SYS_sched_yield); }
 // A copy of `fd` at `floor` or above (close-on-exec). A floor at or above
@@ -95,7 +87,9 @@ inline long sched_yield() { return raw(SYS_sched_yield); }
 inline long dupAtOrAbove(int fd, int floor) {
   long r = fcntl(fd, F_DUPFD_CLOEXEC, floor);
   if (r != -EINVAL) return r;
-  struct { uint64_t cur, max; } lim{}, raised{};
+  struct {
+    uint64_t cur, max;
+  } lim{}, raised{};
   if (prlimit(0, RLIMIT_NOFILE, nullptr, &lim) != 0 || lim.max <= static_cast<uint64_t>(floor)) return r;
   raised = {static_cast<uint64_t>(floor) + 1, lim.max};
   if (prlimit(0, RLIMIT_NOFILE, &raised, nullptr) != 0) return r;
@@ -135,8 +129,8 @@ inline long getrandom(void* buf, size_t n, unsigned flags) {
   return raw(SYS_getrandom, reinterpret_cast<long>(buf), static_cast<long>(n), flags);
 }
 inline long readlink(const char* path, char* buf, size_t n) {
-  return raw(SYS_readlinkat, -100 /* AT_FDCWD */, reinterpret_cast<long>(path),
-             reinterpret_cast<long>(buf), static_cast<long>(n));
+  return raw(SYS_readlinkat, -100 /* AT_FDCWD */, reinterpret_cast<long>(path), reinterpret_cast<long>(buf),
+             static_cast<long>(n));
 }
 
 // `v` in decimal into buf (NUL-terminated, cut to fit); returns its length.
@@ -161,9 +155,12 @@ inline uint64_t parseHex(const char*& s) {
   uint64_t v = 0;
   for (;; ++s) {
     const char c = *s;
-    if (c >= '0' && c <= '9') v = v * 16 + static_cast<uint64_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') v = v * 16 + static_cast<uint64_t>(c - 'a' + 10);
-    else return v;
+    if (c >= '0' && c <= '9')
+      v = v * 16 + static_cast<uint64_t>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v = v * 16 + static_cast<uint64_t>(c - 'a' + 10);
+    else
+      return v;
   }
 }
 

@@ -20,6 +20,7 @@
 
 #include "sys.h"
 #include "xxhash64.h"
+
 #include "inject/injected.h"  // last: compiled into the interposer too
 
 namespace radar::log {
@@ -64,8 +65,7 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
 
   // Growing the file past RLIMIT_FSIZE would raise SIGXFSZ in the program.
   struct rlimit64 lim {};
-  if (sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY &&
-      lim.rlim_cur < total)
+  if (sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY && lim.rlim_cur < total)
     return -EFBIG;
 
   long fd = sys::openat(AT_FDCWD, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -220,8 +220,7 @@ void LogWriter::advance(const EventFields& e, uint64_t counter) {
     if (ChannelState* cs = channelState(e.channel)) {
       const int dir = categoryOf(e.kind) == Category::Send ? 0 : 1;
       cs->frame[dir] = frame_;
-      cs->next_offset[dir] =
-          e.offset + bytesMoved(e.kind, e.result, e.flags, e.lengths, e.length_count);
+      cs->next_offset[dir] = e.offset + bytesMoved(e.kind, e.result, e.flags, e.lengths, e.length_count);
     }
   }
   __atomic_store_n(&control_->last_counter, counter, __ATOMIC_RELAXED);
@@ -266,8 +265,8 @@ uint64_t LogWriter::append(const EventFields& e) {
     if (counted) ++next_counter_;
     return 0;
   }
-  const bool simple = counted && !e.fd_count && !e.string_count && !e.ready_count &&
-                      !e.length_count && !e.header && !e.channel_info;
+  const bool simple =
+      counted && !e.fd_count && !e.string_count && !e.ready_count && !e.length_count && !e.header && !e.channel_info;
   if (simple && appendSimple(e, counter)) {
     advance(e, counter);
     ++next_counter_;
@@ -378,8 +377,8 @@ int LogWriter::writeOwnFrame(const EventFields& e, const Explicit& x, size_t pre
   if (head != small) sys::munmap(head, head_len);
   if (status) return status;
   // The tail now continues after this record.
-  __atomic_store_n(&control_->tail_first_counter,
-                   isCounted(e.kind) ? next_counter_ + 1 : next_counter_, __ATOMIC_RELEASE);
+  __atomic_store_n(&control_->tail_first_counter, isCounted(e.kind) ? next_counter_ + 1 : next_counter_,
+                   __ATOMIC_RELEASE);
   return 0;
 }
 
@@ -447,8 +446,7 @@ int LogWriter::writeRawFrame(const Iov* segments, size_t count, uint64_t content
       const size_t avail = segments[seg].len - seg_offset;
       const size_t take = avail < want ? avail : want;
       if (n + 1 > kMaxIov) flushIov();
-      iov[n++] = {const_cast<uint8_t*>(static_cast<const uint8_t*>(segments[seg].base)) + seg_offset,
-                  take};
+      iov[n++] = {const_cast<uint8_t*>(static_cast<const uint8_t*>(segments[seg].base)) + seg_offset, take};
       pending += take;
       want -= take;
       seg_offset += take;
@@ -541,8 +539,8 @@ int LogWriter::flush() {
       if (ZSTD_isError(n)) status = -EIO;
     }
     struct rlimit64 lim {};
-    if (!status && sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 &&
-        lim.rlim_cur != RLIM64_INFINITY && file_end_ + n > lim.rlim_cur)
+    if (!status && sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY &&
+        file_end_ + n > lim.rlim_cur)
       status = -EFBIG;
     if (!status) {
       struct iovec v = {out_, n};

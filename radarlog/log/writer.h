@@ -25,7 +25,7 @@ struct ZSTD_CCtx_s;
 namespace radar::log {
 inline constexpr uint32_t kFirstReserve = 16 * 1024;  // tail blocks reserved when a log starts
 inline constexpr uint32_t kReserveStep = 64 * 1024;   // and then at a time
-inline constexpr uint32_t kRawFlushBelow = 4096;     // smaller tails are stored uncompressed
+inline constexpr uint32_t kRawFlushBelow = 4096;      // smaller tails are stored uncompressed
 }  // namespace radar::log
 
 namespace radar::log {

@@ -7,7 +7,9 @@
 // reads and writes cost one table lookup. The table is invalidated when a
 // descriptor is closed, duplicated over, or created by a call we hook, and
 // when a forked child starts its own log.
+#include <asm/ioctls.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
@@ -15,12 +17,10 @@
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
-#include <asm/ioctls.h>
 #include <termios.h>
 
 #include <cstring>
@@ -28,6 +28,7 @@
 #include "recorder.h"
 #include "state.h"
 #include "sys.h"
+
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
 namespace radar::preload {
@@ -52,9 +53,7 @@ uint64_t makeEntry(uint32_t index, uint64_t cls, uint64_t flags) {
 uint32_t entryIndex(uint64_t e) { return static_cast<uint32_t>(e); }
 uint64_t entryClass(uint64_t e) { return (e >> 32) & 0xF; }
 uint64_t entryFlags(uint64_t e) { return (e >> 36) & 0xF; }
-bool entryCurrent(uint64_t e) {
-  return entryClass(e) != kUnknown && (e >> 40) == (g_process.log_gen & 0xFFFFFF);
-}
+bool entryCurrent(uint64_t e) { return entryClass(e) != kUnknown && (e >> 40) == (g_process.log_gen & 0xFFFFFF); }
 
 std::atomic<uint64_t>* slotFor(int fd, bool create) {
   if (fd < 0) return nullptr;
@@ -63,13 +62,12 @@ std::atomic<uint64_t>* slotFor(int fd, bool create) {
   std::atomic<uint64_t>* c = __atomic_load_n(&g_chunks[chunk], __ATOMIC_ACQUIRE);
   if (!c) {
     if (!create) return nullptr;
-    long m = sys::mmap(nullptr, kChunkSize * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long m =
+        sys::mmap(nullptr, kChunkSize * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0 && m > -4096) return nullptr;
     auto* fresh = reinterpret_cast<std::atomic<uint64_t>*>(m);
     std::atomic<uint64_t>* expected = nullptr;
-    if (__atomic_compare_exchange_n(&g_chunks[chunk], &expected, fresh, false, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
+    if (__atomic_compare_exchange_n(&g_chunks[chunk], &expected, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
       c = fresh;
     } else {
       sys::munmap(fresh, kChunkSize * sizeof(uint64_t));
@@ -93,14 +91,11 @@ void store(int fd, uint64_t e) {
 long getsockoptInt(int fd, int opt) {
   int v = 0;
   socklen_t len = sizeof(v);
-  long r = sys::raw(SYS_getsockopt, fd, SOL_SOCKET, opt, reinterpret_cast<long>(&v),
-                    reinterpret_cast<long>(&len));
+  long r = sys::raw(SYS_getsockopt, fd, SOL_SOCKET, opt, reinterpret_cast<long>(&v), reinterpret_cast<long>(&len));
   return r < 0 ? r : v;
 }
 
-bool namedUnix(const sockaddr_storage& a, socklen_t len) {
-  return a.ss_family == AF_UNIX && len > sizeof(sa_family_t);
-}
+bool namedUnix(const sockaddr_storage& a, socklen_t len) { return a.ss_family == AF_UNIX && len > sizeof(sa_family_t); }
 
 int ownNetlink() {
   if (const int nl = __atomic_load_n(&g_process.netlink_fd, __ATOMIC_ACQUIRE); nl >= 0) return nl;
@@ -114,8 +109,8 @@ int ownNetlink() {
   }
   // Another thread or a signal handler may have made one meanwhile: one is kept.
   int none = -1;
-  if (!__atomic_compare_exchange_n(&g_process.netlink_fd, &none, static_cast<int>(fd), false,
-                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+  if (!__atomic_compare_exchange_n(&g_process.netlink_fd, &none, static_cast<int>(fd), false, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE)) {
     sys::close(static_cast<int>(fd));
     return none;
   }
@@ -190,8 +185,7 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
     case S_IFIFO: {
       // Anonymous pipes live on pipefs; a FIFO on the file system of its path.
       struct statfs fs {};
-      const bool anonymous = sys::raw(SYS_fstatfs, fd, reinterpret_cast<long>(&fs)) == 0 &&
-                             fs.f_type == PIPEFS_MAGIC;
+      const bool anonymous = sys::raw(SYS_fstatfs, fd, reinterpret_cast<long>(&fs)) == 0 && fs.f_type == PIPEFS_MAGIC;
       c.type = anonymous ? ChannelType::Pipe : ChannelType::Fifo;
       if (!anonymous) {
         const long m = sys::readlink(proc, path, sizeof(path) - 1);
@@ -209,11 +203,9 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
       c.socket_type = static_cast<int32_t>(type);
       c.protocol = static_cast<int32_t>(protocol < 0 ? 0 : protocol);
       socklen_t llen = sizeof(local), plen = sizeof(peer);
-      if (sys::raw(SYS_getsockname, fd, reinterpret_cast<long>(&local),
-                   reinterpret_cast<long>(&llen)) < 0)
-        llen = 0;
-      const bool connected = sys::raw(SYS_getpeername, fd, reinterpret_cast<long>(&peer),
-                                      reinterpret_cast<long>(&plen)) == 0;
+      if (sys::raw(SYS_getsockname, fd, reinterpret_cast<long>(&local), reinterpret_cast<long>(&llen)) < 0) llen = 0;
+      const bool connected =
+          sys::raw(SYS_getpeername, fd, reinterpret_cast<long>(&peer), reinterpret_cast<long>(&plen)) == 0;
       if (!connected) plen = 0;
       c.local_address = &local;
       c.local_address_len = llen;
@@ -241,7 +233,7 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
         // again on the next uses.
         if (!c.peer_ino && type != SOCK_DGRAM) flags |= kFlagPeerUnknown;
       } else if (domain == AF_INET || domain == AF_INET6) {
-        c.type = type == SOCK_STREAM ? ChannelType::Tcp
+        c.type = type == SOCK_STREAM  ? ChannelType::Tcp
                  : type == SOCK_DGRAM ? ChannelType::Udp
                                       : ChannelType::OtherSocket;
         flags |= kFlagStoreReceived;
@@ -256,8 +248,7 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
       const unsigned maj = major(st.st_rdev), min = minor(st.st_rdev);
       if (maj == 1 && (min == 8 || min == 9)) return makeEntry(0, kRandom, 0);
       uint8_t termios_buf[64];
-      if (sys::raw(SYS_ioctl, fd, TCGETS, reinterpret_cast<long>(termios_buf)) < 0)
-        return makeEntry(0, kNotChannel, 0);
+      if (sys::raw(SYS_ioctl, fd, TCGETS, reinterpret_cast<long>(termios_buf)) < 0) return makeEntry(0, kNotChannel, 0);
       c.type = ChannelType::Terminal;
       c.rdev = st.st_rdev;
       const long m = sys::readlink(proc, path, sizeof(path) - 1);
@@ -290,18 +281,16 @@ uint64_t lookupOrClassify(int fd, ChannelOrigin origin) {
     // A socket whose peer was unknown when first seen: once it is known,
     // define the channel again. A few tries, then it stays unknown (a
     // listening socket, a peer that never accepts).
-    ChannelState* cs = entryIndex(e) < g_process.channel_capacity
-                           ? &g_process.channel_table[entryIndex(e)]
-                           : nullptr;
+    ChannelState* cs = entryIndex(e) < g_process.channel_capacity ? &g_process.channel_table[entryIndex(e)] : nullptr;
     if (cs && cs->refresh_tries < 8) {
       ++cs->refresh_tries;
       sockaddr_storage peer{};
       socklen_t plen = sizeof(peer);
       struct stat st {};
-      const bool connected = sys::raw(SYS_getpeername, fd, reinterpret_cast<long>(&peer),
-                                      reinterpret_cast<long>(&plen)) == 0;
-      const bool known = connected && (peer.ss_family != AF_UNIX ||
-                                       (sys::fstat(fd, &st) == 0 && unixPeerInode(st.st_ino)));
+      const bool connected =
+          sys::raw(SYS_getpeername, fd, reinterpret_cast<long>(&peer), reinterpret_cast<long>(&plen)) == 0;
+      const bool known =
+          connected && (peer.ss_family != AF_UNIX || (sys::fstat(fd, &st) == 0 && unixPeerInode(st.st_ino)));
       if (known) {
         const uint64_t fresh = classify(fd, origin, entryIndex(e), 0);
         if (fresh) {
@@ -357,14 +346,9 @@ void classifyOpenDescriptors() {
   forEachOpenDescriptor([](int fd) { lookupOrClassify(fd, ChannelOrigin::Inherited); });
 }
 
+bool isChannel(int fd) { return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kChannel; }
 
-bool isChannel(int fd) {
-  return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kChannel;
-}
-
-bool isRandomDevice(int fd) {
-  return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kRandom;
-}
+bool isRandomDevice(int fd) { return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kRandom; }
 
 bool storesReceived(int fd) { return entryFlags(load(fd)) & kFlagStoreReceived; }
 
@@ -380,7 +364,8 @@ void onCreated(int fd, ChannelOrigin origin) {
 }
 
 void onPair(Kind kind, const int fds[2]) {
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   sys::fstat(fds[0], &a);
   sys::fstat(fds[1], &b);
   const bool sockets = kind == Kind::Socketpair;
@@ -395,8 +380,10 @@ void onPair(Kind kind, const int fds[2]) {
 void onDup(int oldfd, int newfd) {
   if (oldfd == newfd) return;
   const uint64_t e = load(oldfd);
-  if (e) store(newfd, e);
-  else forget(newfd);
+  if (e)
+    store(newfd, e);
+  else
+    forget(newfd);
 }
 
 void onClose(int fd) { forget(fd); }
@@ -491,8 +478,8 @@ ChannelState* channelState(uint32_t index) {
   if (index >= p.channel_capacity) {
     size_t want = p.channel_capacity ? p.channel_capacity : 256;
     while (want <= index) want *= 2;
-    long m = sys::mmap(nullptr, want * sizeof(ChannelState), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long m =
+        sys::mmap(nullptr, want * sizeof(ChannelState), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0 && m > -4096) return nullptr;
     auto* grown = reinterpret_cast<ChannelState*>(m);
     if (p.channel_table) {

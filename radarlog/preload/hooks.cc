@@ -60,6 +60,7 @@
 #include "recorder.h"
 #include "state.h"
 #include "sys.h"
+
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
 extern char** environ;
@@ -78,10 +79,9 @@ static_assert(sizeof(Iov) == sizeof(struct iovec) && offsetof(Iov, len) == offse
 
 // The real function, resolved on first use (a hook can run before our
 // constructor, from another library's).
-#define REAL(name)                                                         \
-  static decltype(&::name) real_##name = nullptr;                          \
-  if (__builtin_expect(!real_##name, 0))                                   \
-    real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
+#define REAL(name)                                \
+  static decltype(&::name) real_##name = nullptr; \
+  if (__builtin_expect(!real_##name, 0)) real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
 
 namespace {
 
@@ -171,8 +171,7 @@ HOOK ssize_t send(int fd, const void* buf, size_t n, int flags) {
   return r;
 }
 
-HOOK ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to,
-                    socklen_t to_len) {
+HOOK ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to, socklen_t to_len) {
   REAL(sendto);
   if (!active() || !isChannel(fd)) return real_sendto(fd, buf, n, flags, to, to_len);
   Call call(Kind::Sendto, fd);
@@ -201,9 +200,8 @@ HOOK ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
   call.extra.fds = fds;
   call.extra.fd_count = nfds;
   const int iovlen = msg ? static_cast<int>(msg->msg_iovlen) : 0;
-  call.send(msg ? asIov(msg->msg_iov) : nullptr, static_cast<size_t>(iovlen),
-            msg ? iovTotal(msg->msg_iov, iovlen) : 0, moved(r), flags,
-            msg ? static_cast<const struct sockaddr*>(msg->msg_name) : nullptr,
+  call.send(msg ? asIov(msg->msg_iov) : nullptr, static_cast<size_t>(iovlen), msg ? iovTotal(msg->msg_iov, iovlen) : 0,
+            moved(r), flags, msg ? static_cast<const struct sockaddr*>(msg->msg_name) : nullptr,
             msg && msg->msg_name ? msg->msg_namelen : 0);
   return r;
 }
@@ -283,14 +281,12 @@ HOOK ssize_t splice(int in, loff_t* off_in, int out, loff_t* off_out, size_t len
   const ssize_t r = real_splice(in, off_in, out, off_out, len, flags);
   call.finish(r);
   ReadBack back;
-  if (out_channel && r > 0 && pos >= 0 &&
-      back.load(in, static_cast<uint64_t>(pos), static_cast<size_t>(r))) {
+  if (out_channel && r > 0 && pos >= 0 && back.load(in, static_cast<uint64_t>(pos), static_cast<size_t>(r))) {
     const Iov iov{back.map, static_cast<size_t>(r)};
     call.send(&iov, 1, len, moved(r));
     return r;
   }
-  if (!out_channel && r > 0 && out_pos >= 0 &&
-      back.load(out, static_cast<uint64_t>(out_pos), static_cast<size_t>(r))) {
+  if (!out_channel && r > 0 && out_pos >= 0 && back.load(out, static_cast<uint64_t>(out_pos), static_cast<size_t>(r))) {
     // Into a file: what the channel gave is there to read back.
     const Iov iov{back.map, static_cast<size_t>(r)};
     call.receive(&iov, 1, len, moved(r));
@@ -336,8 +332,10 @@ HOOK ssize_t vmsplice(int fd, const struct iovec* iov, size_t count, unsigned fl
   const ssize_t r = real_vmsplice(fd, iov, count, flags);
   call.finish(r);
   const int n = static_cast<int>(count > 1024 ? 1024 : count);
-  if (receiving) call.receive(asIov(iov), static_cast<size_t>(n), iovTotal(iov, n), moved(r));
-  else call.send(asIov(iov), static_cast<size_t>(n), iovTotal(iov, n), moved(r));
+  if (receiving)
+    call.receive(asIov(iov), static_cast<size_t>(n), iovTotal(iov, n), moved(r));
+  else
+    call.send(asIov(iov), static_cast<size_t>(n), iovTotal(iov, n), moved(r));
   return r;
 }
 
@@ -392,8 +390,7 @@ HOOK ssize_t readv(int fd, const struct iovec* iov, int count) {
   Call call(Kind::Readv, fd);
   const ssize_t r = real_readv(fd, iov, count);
   call.finish(r);
-  call.receive(asIov(iov), count > 0 ? static_cast<size_t>(count) : 0, iovTotal(iov, count),
-               moved(r));
+  call.receive(asIov(iov), count > 0 ? static_cast<size_t>(count) : 0, iovTotal(iov, count), moved(r));
   return r;
 }
 
@@ -416,21 +413,20 @@ HOOK ssize_t __recv_chk(int fd, void* buf, size_t n, size_t buflen, int flags) {
   return recv(fd, buf, n, flags);
 }
 
-HOOK ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from,
-                      socklen_t* from_len) {
+HOOK ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from, socklen_t* from_len) {
   REAL(recvfrom);
   if (!active() || !isChannel(fd)) return real_recvfrom(fd, buf, n, flags, from, from_len);
   Call call(Kind::Recvfrom, fd);
   const ssize_t r = real_recvfrom(fd, buf, n, flags, from, from_len);
   call.finish(r);
   const Iov iov{buf, n};
-  call.receive(&iov, 1, n, r > 0 && static_cast<size_t>(r) > n ? n : moved(r), flags,
-               r >= 0 ? from : nullptr, r >= 0 && from && from_len ? *from_len : 0);
+  call.receive(&iov, 1, n, r > 0 && static_cast<size_t>(r) > n ? n : moved(r), flags, r >= 0 ? from : nullptr,
+               r >= 0 && from && from_len ? *from_len : 0);
   return r;
 }
 
-HOOK ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t buflen, int flags,
-                            struct sockaddr* from, socklen_t* from_len) {
+HOOK ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t buflen, int flags, struct sockaddr* from,
+                            socklen_t* from_len) {
   if (n > buflen) {
     REAL(__recvfrom_chk);
     return real___recvfrom_chk(fd, buf, n, buflen, flags, from, from_len);
@@ -459,8 +455,7 @@ HOOK ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
   return r;
 }
 
-HOOK int recvmmsg(int fd, struct mmsghdr* msgs, unsigned count, int flags,
-                  struct timespec* timeout) {
+HOOK int recvmmsg(int fd, struct mmsghdr* msgs, unsigned count, int flags, struct timespec* timeout) {
   REAL(recvmmsg);
   if (!active() || !isChannel(fd)) return real_recvmmsg(fd, msgs, count, flags, timeout);
   Call call(Kind::Recvmmsg, fd);
@@ -570,7 +565,8 @@ HOOK int getsockopt(int fd, int level, int name, void* value, socklen_t* len) {
   const int r = real_getsockopt(fd, level, name, value, len);
   call.finish(r);
   call.extra.flags = radar::log::kFlagConnectOutcome;
-  if (r == 0 && value && len && *len >= sizeof(int)) call.extra.size = static_cast<uint32_t>(*static_cast<const int*>(value));
+  if (r == 0 && value && len && *len >= sizeof(int))
+    call.extra.size = static_cast<uint32_t>(*static_cast<const int*>(value));
   recordSimple(call, fd);
   return r;
 }
@@ -580,8 +576,7 @@ namespace {
 int recordedAccept(int fd, struct sockaddr* addr, socklen_t* len, int flags, bool four) {
   REAL(accept);
   REAL(accept4);
-  if (!active() || !isChannel(fd))
-    return four ? real_accept4(fd, addr, len, flags) : real_accept(fd, addr, len);
+  if (!active() || !isChannel(fd)) return four ? real_accept4(fd, addr, len, flags) : real_accept(fd, addr, len);
   Call call(Kind::Accept, fd);
   const int r = four ? real_accept4(fd, addr, len, flags) : real_accept(fd, addr, len);
   call.finish(r);
@@ -593,9 +588,7 @@ int recordedAccept(int fd, struct sockaddr* addr, socklen_t* len, int flags, boo
 
 }  // namespace
 
-HOOK int accept(int fd, struct sockaddr* addr, socklen_t* len) {
-  return recordedAccept(fd, addr, len, 0, false);
-}
+HOOK int accept(int fd, struct sockaddr* addr, socklen_t* len) { return recordedAccept(fd, addr, len, 0, false); }
 
 HOOK int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
   return recordedAccept(fd, addr, len, flags, true);
@@ -844,25 +837,25 @@ int opened(int fd) {
 
 }  // namespace
 
-#define OPEN_HOOK(name, ...)                                           \
-  {                                                                    \
-    REAL(name);                                                        \
-    mode_t mode = 0;                                                   \
-    if (flags & (O_CREAT | __O_TMPFILE)) {                             \
-      va_list ap;                                                      \
-      va_start(ap, flags);                                             \
-      mode = static_cast<mode_t>(va_arg(ap, int));                     \
-      va_end(ap);                                                      \
-    }                                                                  \
-    return opened(real_##name(__VA_ARGS__, mode));                    \
+#define OPEN_HOOK(name, ...)                       \
+  {                                                \
+    REAL(name);                                    \
+    mode_t mode = 0;                               \
+    if (flags & (O_CREAT | __O_TMPFILE)) {         \
+      va_list ap;                                  \
+      va_start(ap, flags);                         \
+      mode = static_cast<mode_t>(va_arg(ap, int)); \
+      va_end(ap);                                  \
+    }                                              \
+    return opened(real_##name(__VA_ARGS__, mode)); \
   }
 
-HOOK int open(const char* path, int flags, ...) OPEN_HOOK(open, path, flags)
-HOOK int open64(const char* path, int flags, ...) OPEN_HOOK(open64, path, flags)
-HOOK int openat(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat, dirfd, path, flags)
-HOOK int openat64(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat64, dirfd, path, flags)
+HOOK int open(const char* path, int flags, ...) OPEN_HOOK(open, path, flags) HOOK
+    int open64(const char* path, int flags, ...) OPEN_HOOK(open64, path, flags) HOOK
+    int openat(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat, dirfd, path, flags) HOOK
+    int openat64(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat64, dirfd, path, flags)
 
-HOOK int __open_2(const char* path, int flags) {
+        HOOK int __open_2(const char* path, int flags) {
   REAL(__open_2);
   return opened(real___open_2(path, flags));
 }
@@ -918,8 +911,7 @@ HOOK int __poll_chk(struct pollfd* fds, nfds_t n, int timeout, size_t fdslen) {
   return poll(fds, n, timeout);
 }
 
-HOOK int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout,
-               const sigset_t* mask) {
+HOOK int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout, const sigset_t* mask) {
   REAL(ppoll);
   if (!active()) return real_ppoll(fds, n, timeout, mask);
   const int ms = timespecMs(timeout);
@@ -936,8 +928,8 @@ int recordSelect(Call& call, int nfds, fd_set* r, fd_set* w, fd_set* x, int time
   size_t count = 0;
   if (ret > 0)
     for (int fd = 0; fd < nfds && fd < FD_SETSIZE && count < kMaxReady; ++fd) {
-      const uint32_t bits = (r && FD_ISSET(fd, r) ? 1u : 0u) | (w && FD_ISSET(fd, w) ? 2u : 0u) |
-                            (x && FD_ISSET(fd, x) ? 4u : 0u);
+      const uint32_t bits =
+          (r && FD_ISSET(fd, r) ? 1u : 0u) | (w && FD_ISSET(fd, w) ? 2u : 0u) | (x && FD_ISSET(fd, x) ? 4u : 0u);
       if (bits) ready[count++] = {fd, bits, 0};
     }
   call.extra.ready = ready;
@@ -961,8 +953,7 @@ HOOK int select(int nfds, fd_set* r, fd_set* w, fd_set* x, struct timeval* tv) {
   return recordSelect(call, nfds, r, w, x, ms, ret);
 }
 
-HOOK int pselect(int nfds, fd_set* r, fd_set* w, fd_set* x, const struct timespec* ts,
-                 const sigset_t* mask) {
+HOOK int pselect(int nfds, fd_set* r, fd_set* w, fd_set* x, const struct timespec* ts, const sigset_t* mask) {
   REAL(pselect);
   if (!active()) return real_pselect(nfds, r, w, x, ts, mask);
   const int ms = timespecMs(ts);
@@ -977,8 +968,7 @@ namespace {
 int recordEpoll(Call& call, struct epoll_event* events, int timeout, int r) {
   ReadyFd ready[kMaxReady];
   size_t count = 0;
-  for (int i = 0; i < r && count < kMaxReady; ++i)
-    ready[count++] = {-1, events[i].events, events[i].data.u64};
+  for (int i = 0; i < r && count < kMaxReady; ++i) ready[count++] = {-1, events[i].events, events[i].data.u64};
   call.extra.ready = ready;
   call.extra.ready_count = count;
   call.extra.has_timeout = true;
@@ -998,8 +988,7 @@ HOOK int epoll_wait(int epfd, struct epoll_event* events, int max, int timeout) 
   return recordEpoll(call, events, timeout, r);
 }
 
-HOOK int epoll_pwait(int epfd, struct epoll_event* events, int max, int timeout,
-                     const sigset_t* mask) {
+HOOK int epoll_pwait(int epfd, struct epoll_event* events, int max, int timeout, const sigset_t* mask) {
   REAL(epoll_pwait);
   if (!active()) return real_epoll_pwait(epfd, events, max, timeout, mask);
   Call call(Kind::EpollWait, epfd);
@@ -1156,8 +1145,9 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
     // radar's variables made the arguments and environment too large for
     // the kernel, where they would fit without radar: the program runs as
     // it would have, unrecorded from here, and the log says why.
-    const char* note = "exec: radar's variables would make the arguments and environment too large (E2BIG): "
-                       "the program runs without them, not recorded";
+    const char* note =
+        "exec: radar's variables would make the arguments and environment too large (E2BIG): "
+        "the program runs without them, not recorded";
     EventFields e;
     e.kind = Kind::Note;
     e.strings = &note;
@@ -1186,8 +1176,7 @@ HOOK int execv(const char* path, char* const argv[]) { return execve(path, argv,
 
 HOOK int execvpe(const char* file, char* const argv[], char* const envp[]) {
   REAL(execvpe);
-  return recordedExec(file, argv, envp,
-                      [&](char* const* env) { return real_execvpe(file, argv, env); });
+  return recordedExec(file, argv, envp, [&](char* const* env) { return real_execvpe(file, argv, env); });
 }
 
 HOOK int execvp(const char* file, char* const argv[]) { return execvpe(file, argv, environ); }
@@ -1206,10 +1195,10 @@ constexpr int kMaxListArgs = 4096;
 
 }  // namespace
 
-#define COLLECT_ARGS(first, ap, argv, n)                            \
-  char* argv[kMaxListArgs + 1];                                     \
-  int n = 0;                                                        \
-  argv[n++] = const_cast<char*>(first);                             \
+#define COLLECT_ARGS(first, ap, argv, n)                                    \
+  char* argv[kMaxListArgs + 1];                                             \
+  int n = 0;                                                                \
+  argv[n++] = const_cast<char*>(first);                                     \
   while (n < kMaxListArgs && (argv[n] = va_arg(ap, char*)) != nullptr) ++n; \
   argv[n] = nullptr
 
@@ -1275,17 +1264,15 @@ int recordedSpawn(pid_t* pid, const char* check, char* const argv[], char* const
 HOOK int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                      const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   REAL(posix_spawn);
-  return recordedSpawn(pid, path, argv, envp, [&](char* const* env) {
-    return real_posix_spawn(pid, path, actions, attr, argv, env);
-  });
+  return recordedSpawn(pid, path, argv, envp,
+                       [&](char* const* env) { return real_posix_spawn(pid, path, actions, attr, argv, env); });
 }
 
 HOOK int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                       const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   REAL(posix_spawnp);
-  return recordedSpawn(pid, file, argv, envp, [&](char* const* env) {
-    return real_posix_spawnp(pid, file, actions, attr, argv, env);
-  });
+  return recordedSpawn(pid, file, argv, envp,
+                       [&](char* const* env) { return real_posix_spawnp(pid, file, actions, attr, argv, env); });
 }
 
 HOOK int system(const char* command) {
@@ -1381,9 +1368,7 @@ HOOK pid_t wait4(pid_t pid, int* status, int options, struct rusage* usage) {
   return recordWait(call, r, where);
 }
 
-HOOK pid_t wait3(int* status, int options, struct rusage* usage) {
-  return wait4(-1, status, options, usage);
-}
+HOOK pid_t wait3(int* status, int options, struct rusage* usage) { return wait4(-1, status, options, usage); }
 
 HOOK int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
   REAL(waitid);
@@ -1395,11 +1380,16 @@ HOOK int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
   if (r == 0 && info->si_pid) {
     // As a wait status, so that every wait looks the same in the log.
     int status = 0;
-    if (info->si_code == CLD_EXITED) status = (info->si_status & 0xff) << 8;
-    else if (info->si_code == CLD_KILLED) status = info->si_status & 0x7f;
-    else if (info->si_code == CLD_DUMPED) status = (info->si_status & 0x7f) | 0x80;
-    else if (info->si_code == CLD_STOPPED) status = ((info->si_status & 0xff) << 8) | 0x7f;
-    else if (info->si_code == CLD_CONTINUED) status = 0xffff;
+    if (info->si_code == CLD_EXITED)
+      status = (info->si_status & 0xff) << 8;
+    else if (info->si_code == CLD_KILLED)
+      status = info->si_status & 0x7f;
+    else if (info->si_code == CLD_DUMPED)
+      status = (info->si_status & 0x7f) | 0x80;
+    else if (info->si_code == CLD_STOPPED)
+      status = ((info->si_status & 0xff) << 8) | 0x7f;
+    else if (info->si_code == CLD_CONTINUED)
+      status = 0xffff;
     call.extra.peer_pid = info->si_pid;
     call.extra.status = status;
   }
@@ -1449,11 +1439,10 @@ int wrappedMain(int argc, char** argv, char** envp) {
 }
 }  // namespace
 
-HOOK int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv,
-                           void (*init)(void), void (*fini)(void), void (*rtld_fini)(void),
-                           void* stack_end) {
-  using Start = int (*)(int (*)(int, char**, char**), int, char**, void (*)(void), void (*)(void),
-                        void (*)(void), void*);
+HOOK int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(void),
+                           void (*fini)(void), void (*rtld_fini)(void), void* stack_end) {
+  using Start =
+      int (*)(int (*)(int, char**, char**), int, char**, void (*)(void), void (*)(void), void (*)(void), void*);
   auto real = reinterpret_cast<Start>(dlsym(RTLD_NEXT, "__libc_start_main"));
   g_main = main;
   return real(wrappedMain, argc, argv, init, fini, rtld_fini, stack_end);
@@ -1527,7 +1516,8 @@ HOOK int sigaction(int sig, const struct sigaction* act, struct sigaction* old) 
 namespace {
 
 sighandler_t bsdSignal(int sig, sighandler_t handler) {
-  struct sigaction act {}, old {};
+  struct sigaction act {
+  }, old{};
   act.sa_handler = handler;
   sigemptyset(&act.sa_mask);
   sigaddset(&act.sa_mask, sig);
@@ -1541,7 +1531,8 @@ sighandler_t bsdSignal(int sig, sighandler_t handler) {
 HOOK sighandler_t signal(int sig, sighandler_t handler) { return bsdSignal(sig, handler); }
 HOOK sighandler_t bsd_signal(int sig, sighandler_t handler) { return bsdSignal(sig, handler); }
 HOOK sighandler_t sysv_signal(int sig, sighandler_t handler) {
-  struct sigaction act {}, old {};
+  struct sigaction act {
+  }, old{};
   act.sa_handler = handler;
   sigemptyset(&act.sa_mask);
   act.sa_flags = static_cast<int>(SA_RESETHAND | SA_NODEFER);
@@ -1602,8 +1593,7 @@ HOOK int gettimeofday(struct timeval* tv, void* tz) {
 HOOK int clock_gettime(clockid_t clock, struct timespec* ts) {
   REAL(clock_gettime);
   const int r = real_clock_gettime(clock, ts);
-  if (recordingNondet())
-    recordValue(Kind::Clock, static_cast<uint32_t>(clock), ts, sizeof(*ts), r);
+  if (recordingNondet()) recordValue(Kind::Clock, static_cast<uint32_t>(clock), ts, sizeof(*ts), r);
   return r;
 }
 

@@ -35,6 +35,7 @@
 #include "recorder_env.h"
 #include "state.h"
 #include "sys.h"
+
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
 extern char** environ;
@@ -43,8 +44,8 @@ namespace radar::preload {
 
 Config g_config;
 Process g_process;
-__thread ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {
-    0, 0, -1, false, false, 0, 0, 0, false, {}, {}, false, 0};
+__thread ThreadState t_thread
+    __attribute__((tls_model("initial-exec"))) = {0, 0, -1, false, false, 0, 0, 0, false, {}, {}, false, 0};
 OwnerPage* g_owner = nullptr;
 
 namespace {
@@ -104,9 +105,7 @@ const char* findEnv(char** envp, const char* name) {
   return nullptr;
 }
 
-bool startsWith(const char* s, const char* prefix) {
-  return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
-}
+bool startsWith(const char* s, const char* prefix) { return std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
 
 // ---- configuration ----------------------------------------------------------
 
@@ -132,8 +131,10 @@ void parseConfig(char** envp) {
   if (const char* host = findEnv(envp, "RADAR_HOST")) appendStr(c.host, 0, sizeof(c.host), host);
   if (const char* redact = findEnv(envp, "RADAR_REDACT")) {
     // Cut whole patterns only: half a pattern would redact the wrong names.
-    if (std::strlen(redact) < sizeof(c.redact)) appendStr(c.redact, 0, sizeof(c.redact), redact);
-    else appendStr(c.redact, 0, sizeof(c.redact), log::kDefaultRedactPatterns);
+    if (std::strlen(redact) < sizeof(c.redact))
+      appendStr(c.redact, 0, sizeof(c.redact), redact);
+    else
+      appendStr(c.redact, 0, sizeof(c.redact), log::kDefaultRedactPatterns);
   }
   if (const char* ext = findEnv(envp, "RADAR_EXTERNAL")) {
     while (*ext && c.external_count < 32) {
@@ -142,8 +143,10 @@ void parseConfig(char** envp) {
       ++ext;
       const uint64_t ino = parseDec(ext);
       c.external[c.external_count++] = {dev, ino};
-      if (*ext == ',') ++ext;
-      else break;
+      if (*ext == ',')
+        ++ext;
+      else
+        break;
     }
   }
   Dl_info info{};
@@ -151,8 +154,7 @@ void parseConfig(char** envp) {
     std::strncpy(c.self_path, info.dli_fname, sizeof(c.self_path) - 1);
   // Remember radar's variables, to put them back into scrubbed environments.
   for (char** e = envp; e && *e && c.var_count < Config::kMaxVars; ++e)
-    if (log::isRecorderVariable(*e) && !startsWith(*e, "RADAR_LINK=") &&
-        std::strlen(*e) < sizeof(c.vars[0]))
+    if (log::isRecorderVariable(*e) && !startsWith(*e, "RADAR_LINK=") && std::strlen(*e) < sizeof(c.vars[0]))
       std::strcpy(c.vars[c.var_count++], *e);
   c.enabled = true;
 }
@@ -176,8 +178,10 @@ int computeFdFloor() {
 
 int64_t monotonicNow() {
   struct timespec ts;
-  if (g_real_clock_gettime) g_real_clock_gettime(CLOCK_MONOTONIC, &ts);
-  else sys::raw(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&ts));
+  if (g_real_clock_gettime)
+    g_real_clock_gettime(CLOCK_MONOTONIC, &ts);
+  else
+    sys::raw(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&ts));
   return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
 }
 
@@ -188,8 +192,7 @@ uint32_t currentTid() {
   return t_thread.tid;
 }
 
-bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter,
-             uint32_t generation, char** envp) {
+bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter, uint32_t generation, char** envp) {
   Process& p = g_process;
   p.pid = static_cast<int32_t>(sys::getpid());
   p.generation = generation;
@@ -203,9 +206,7 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   const long n = sys::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n > 0) exe[n] = 0;
   struct stat st {};
-  if (sys::raw(SYS_newfstatat, AT_FDCWD, reinterpret_cast<long>(exe), reinterpret_cast<long>(&st),
-               0) != 0)
-    st = {};
+  if (sys::raw(SYS_newfstatat, AT_FDCWD, reinterpret_cast<long>(exe), reinterpret_cast<long>(&st), 0) != 0) st = {};
   const char* base = std::strrchr(exe, '/');
   base = base ? base + 1 : exe;
 
@@ -226,8 +227,10 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   char cwd[PATH_MAX] = {};
   if (sys::raw(SYS_getcwd, reinterpret_cast<long>(cwd), sizeof(cwd)) < 0) cwd[0] = 0;
   struct utsname uts {};
-  if (g_config.host[0]) appendStr(uts.nodename, 0, sizeof(uts.nodename), g_config.host);
-  else sys::raw(SYS_uname, reinterpret_cast<long>(&uts));
+  if (g_config.host[0])
+    appendStr(uts.nodename, 0, sizeof(uts.nodename), g_config.host);
+  else
+    sys::raw(SYS_uname, reinterpret_cast<long>(&uts));
   char boot_id[64] = {};
   if (g_config.boot_id[0]) {
     appendStr(boot_id, 0, sizeof(boot_id), g_config.boot_id);
@@ -329,9 +332,7 @@ void unlockWriter() {
   }
 }
 
-bool holdsWriter() {
-  return g_process.lock_owner.load(std::memory_order_relaxed) == currentTid();
-}
+bool holdsWriter() { return g_process.lock_owner.load(std::memory_order_relaxed) == currentTid(); }
 
 void holdSignalsUntilUnlock(sigset_t* resume_mask) {
   ThreadState& t = t_thread;
@@ -404,12 +405,10 @@ Deferred* deferredEntry(DeferredQueue& q, uint32_t i, bool map) {
     // mmap is safe in a signal handler; malloc is not. A nested handler
     // may map the same segment first: then ours is given back.
     const size_t bytes = (size_t{first} << k) * sizeof(Deferred);
-    const long m =
-        sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const long m = sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0 && m > -4096) return nullptr;
     Deferred* fresh = reinterpret_cast<Deferred*>(m);
-    if (__atomic_compare_exchange_n(&q.segments[k], &seg, fresh, false, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
+    if (__atomic_compare_exchange_n(&q.segments[k], &seg, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
       seg = fresh;
     } else {
       sys::munmap(fresh, bytes);
@@ -432,8 +431,7 @@ void drainDeferred() {
     uint32_t reserved = __atomic_load_n(&q.reserved, __ATOMIC_ACQUIRE);
     if (at == reserved) {
       if (!at) return;
-      if (__atomic_compare_exchange_n(&q.reserved, &reserved, 0u, false, __ATOMIC_ACQ_REL,
-                                      __ATOMIC_ACQUIRE)) {
+      if (__atomic_compare_exchange_n(&q.reserved, &reserved, 0u, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         // A handler here reserves entry 0 again and finds it drained-to.
         q.drained = 0;
         return;
@@ -480,13 +478,12 @@ void defer(const EventFields& e) {
   const ChannelFields* c = e.channel_info;
   auto padded = [](size_t n) { return (n + 7) & ~size_t{7}; };
   size_t extras = padded(e.address_len) + padded(e.fd_count * sizeof(int32_t)) +
-                  padded(e.ready_count * sizeof(log::ReadyFd)) +
-                  padded(e.length_count * sizeof(uint64_t)) + e.string_count * sizeof(char*);
-  for (size_t k = 0; k < e.string_count; ++k)
-    extras += padded(std::strlen(e.strings[k] ? e.strings[k] : "") + 1);
+                  padded(e.ready_count * sizeof(log::ReadyFd)) + padded(e.length_count * sizeof(uint64_t)) +
+                  e.string_count * sizeof(char*);
+  for (size_t k = 0; k < e.string_count; ++k) extras += padded(std::strlen(e.strings[k] ? e.strings[k] : "") + 1);
   if (c)
-    extras += padded(c->local_address_len) + padded(c->peer_address_len) +
-              padded(std::strlen(c->path ? c->path : "") + 1);
+    extras +=
+        padded(c->local_address_len) + padded(c->peer_address_len) + padded(std::strlen(c->path ? c->path : "") + 1);
   d->buffer = d->inline_buffer;
   d->mapped_len = 0;
   if (padded(payload) + extras > Deferred::kInline) {
@@ -589,8 +586,7 @@ int claimSlot() {
   const uint32_t tid = currentTid();
   for (uint32_t i = 0; i < log::kThreadSlots; ++i) {
     uint32_t expected = 0;
-    if (__atomic_compare_exchange_n(&c->threads[i].tid, &expected, tid, false, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_RELAXED) ||
+    if (__atomic_compare_exchange_n(&c->threads[i].tid, &expected, tid, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) ||
         expected == tid) {
       t.slot = static_cast<int>(i);
       t.slot_gen = p.log_gen;
@@ -636,9 +632,7 @@ void releaseSlot(void*) {
 
 // ---- activity checks ---------------------------------------------------------
 
-bool inVforkChild() {
-  return t_thread.vfork_pending && sys::getpid() != g_process.pid;
-}
+bool inVforkChild() { return t_thread.vfork_pending && sys::getpid() != g_process.pid; }
 
 void noteVforkExec(const char* path) {
   ThreadState& t = t_thread;
@@ -684,7 +678,7 @@ bool active() {
   ThreadState& t = t_thread;
   if (__builtin_expect(t.vfork_pending, 0)) {
     if (sys::getpid() != g_process.pid) return false;  // the vfork child: hands off
-    t.vfork_pending = false;  // the parent, resumed
+    t.vfork_pending = false;                           // the parent, resumed
     if (t.vfork_child_pid && g_process.writer.isOpen()) recordVforkChild();
   }
   if (__builtin_expect(g_owner && g_owner->pid == 0, 0))
@@ -701,9 +695,8 @@ namespace {
 bool mayBlock(Kind k) {
   using log::Category;
   const Category c = log::categoryOf(k);
-  return c == Category::Send || c == Category::Receive || c == Category::Readiness ||
-         k == Kind::Accept || k == Kind::Connect || k == Kind::Open || k == Kind::Wait ||
-         k == Kind::System;
+  return c == Category::Send || c == Category::Receive || c == Category::Readiness || k == Kind::Accept ||
+         k == Kind::Connect || k == Kind::Open || k == Kind::Wait || k == Kind::System;
 }
 }  // namespace
 
@@ -758,8 +751,8 @@ void Call::fill(EventFields& e) const {
   e.error = static_cast<uint32_t>(call_error_);
 }
 
-void Call::send(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved, int flags,
-                const struct sockaddr* to, socklen_t to_len) {
+void Call::send(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved, int flags, const struct sockaddr* to,
+                socklen_t to_len) {
   EventFields e;
   fill(e);
   if (!e.channel) e.channel = channelOf(fd_);
@@ -1055,8 +1048,7 @@ void recordExit(int status, bool flush_stdio) {
 
 namespace {
 
-void parseLink(char** envp, log::Origin* origin, uint64_t* parent_log, uint64_t* counter,
-               uint32_t* gen) {
+void parseLink(char** envp, log::Origin* origin, uint64_t* parent_log, uint64_t* counter, uint32_t* gen) {
   *origin = log::Origin::ShellSpawned;
   *parent_log = *counter = 0;
   *gen = 0;
@@ -1064,13 +1056,15 @@ void parseLink(char** envp, log::Origin* origin, uint64_t* parent_log, uint64_t*
   if (!link) return;
   const char* colon = std::strchr(link, ':');
   const size_t kind_len = colon ? static_cast<size_t>(colon - link) : std::strlen(link);
-  auto is = [&](const char* s) {
-    return std::strlen(s) == kind_len && std::strncmp(link, s, kind_len) == 0;
-  };
-  if (is("root")) *origin = log::Origin::Root;
-  else if (is("exec")) *origin = log::Origin::Execed;
-  else if (is("vfork")) *origin = log::Origin::Vforked;
-  else if (is("spawn")) *origin = log::Origin::Spawned;
+  auto is = [&](const char* s) { return std::strlen(s) == kind_len && std::strncmp(link, s, kind_len) == 0; };
+  if (is("root"))
+    *origin = log::Origin::Root;
+  else if (is("exec"))
+    *origin = log::Origin::Execed;
+  else if (is("vfork"))
+    *origin = log::Origin::Vforked;
+  else if (is("spawn"))
+    *origin = log::Origin::Spawned;
   if (!colon) return;
   const char* p = colon + 1;
   *parent_log = sys::parseHex(p);
@@ -1082,8 +1076,7 @@ void parseLink(char** envp, log::Origin* origin, uint64_t* parent_log, uint64_t*
 
 __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** envp) {
   (void)argc;
-  g_real_clock_gettime = reinterpret_cast<int (*)(clockid_t, struct timespec*)>(
-      dlsym(RTLD_NEXT, "clock_gettime"));
+  g_real_clock_gettime = reinterpret_cast<int (*)(clockid_t, struct timespec*)>(dlsym(RTLD_NEXT, "clock_gettime"));
   parseConfig(envp);
   if (!g_config.enabled) return;
   Process& p = g_process;

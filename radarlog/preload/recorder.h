@@ -99,15 +99,15 @@ class Call {
 void onCreated(int fd, log::ChannelOrigin origin);  // socket, accept, open of a FIFO ...
 void onPair(Kind kind, const int fds[2]);           // pipe, socketpair: before the event
 void onDup(int oldfd, int newfd);
-void onClose(int fd);                                // forget; the caller records CLOSE
-void forget(int fd);                                 // an fd we know nothing about now
+void onClose(int fd);  // forget; the caller records CLOSE
+void forget(int fd);   // an fd we know nothing about now
 // What we know of `fd` (opaque), and forget() unless it changed since: once
 // close() has returned, another thread may already have been given the
 // same number for something new.
 uint64_t descriptorEntry(int fd);
 void forgetIfStill(int fd, uint64_t entry);
-void refreshSocket(int fd);                          // after bind/connect: new addresses
-uint32_t channelOf(int fd);                          // 0 when not a channel
+void refreshSocket(int fd);   // after bind/connect: new addresses
+uint32_t channelOf(int fd);   // 0 when not a channel
 bool storesReceived(int fd);  // a channel whose senders are not recorded: receives keep their bytes
 // Defines the channels of every descriptor open now: a log lists each
 // channel end its process holds, used or not (a writer that holds a pipe
@@ -134,7 +134,7 @@ void commitEvent(log::EventFields& e);
 void beforeFork();
 void afterForkInChild();
 void afterForkParent();
-uint64_t vforkCounter();  // the VFORK event's counter, read in the vfork child
+uint64_t vforkCounter();   // the VFORK event's counter, read in the vfork child
 void afterVforkPrepare();  // in the vfork hook, before the real vfork
 uint64_t lastCounter();
 uint64_t logId();

@@ -42,9 +42,9 @@ struct Config {
 // Per-channel state, indexed by the channel index of the current log.
 struct ChannelState {
   uint8_t type;
-  uint8_t flags;        // kChannel* below
+  uint8_t flags;          // kChannel* below
   uint8_t refresh_tries;  // attempts to learn a socket's peer
-  uint64_t moved[2];    // bytes sent [0] and received [1] by this image
+  uint64_t moved[2];      // bytes sent [0] and received [1] by this image
 };
 inline constexpr uint8_t kChannelStoreReceived = 1;  // receives keep their payload
 inline constexpr uint8_t kChannelPeerUnknown = 2;    // a socket not connected when defined
@@ -55,19 +55,19 @@ struct Process {
   int32_t pid = 0;
   uint64_t log_id = 0;
   uint32_t generation = 0;
-  uint32_t log_gen = 1;          // bumps with every log this address space opens
-  std::atomic<uint32_t> lock_owner{0};  // tid holding the writer, 0 free
+  uint32_t log_gen = 1;                   // bumps with every log this address space opens
+  std::atomic<uint32_t> lock_owner{0};    // tid holding the writer, 0 free
   std::atomic<uint32_t> lock_waiters{0};  // threads asleep on lock_owner
-  std::atomic<uint32_t> channels{0};    // channel indices handed out in this log
+  std::atomic<uint32_t> channels{0};      // channel indices handed out in this log
   std::atomic<uint64_t> deferred_lost{0};
   ChannelState* channel_table = nullptr;
   size_t channel_capacity = 0;
-  int netlink_fd = -1;           // for Unix socket peers (sock_diag), opened lazily
+  int netlink_fd = -1;  // for Unix socket peers (sock_diag), opened lazily
   int exit_status = 0;
   bool exit_status_known = false;
-  bool closed = false;           // EXIT recorded: nothing more is written
-  char** argv = nullptr;         // as given to the constructor
-  int fd_floor = 0;              // our descriptors live at or above this
+  bool closed = false;                       // EXIT recorded: nothing more is written
+  char** argv = nullptr;                     // as given to the constructor
+  int fd_floor = 0;                          // our descriptors live at or above this
   std::atomic<uint32_t> threads_created{0};  // pthread_create calls of this image
 };
 
@@ -79,9 +79,9 @@ struct Process {
 struct Deferred {
   static constexpr size_t kInline = 256;
   static constexpr size_t kMaxPayload = size_t{64} << 20;  // beyond: counted as omitted
-  log::EventFields e;            // its pointers point into `buffer`
-  log::ChannelFields channel;    // e.channel_info, when it has one
-  uint8_t* buffer;               // inline_buffer, or mapped_len bytes mapped for it
+  log::EventFields e;                                      // its pointers point into `buffer`
+  log::ChannelFields channel;                              // e.channel_info, when it has one
+  uint8_t* buffer;                                         // inline_buffer, or mapped_len bytes mapped for it
   size_t mapped_len;
   const uint8_t* payload;
   size_t payload_len;
@@ -158,8 +158,7 @@ ChannelState* channelState(uint32_t index);  // under the lock
 // Raw helpers.
 int64_t monotonicNow();
 void resetChannelsForNewLog();
-bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter,
-             uint32_t generation, char** envp);
+bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter, uint32_t generation, char** envp);
 void adoptFork(log::Origin origin);
 
 }  // namespace radar::preload

@@ -9,9 +9,9 @@
 // event; sigaction() still reports the program's own handler.
 #include <dlfcn.h>
 #include <signal.h>
-#include <ucontext.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 
 #include <cerrno>
 #include <cstring>
@@ -20,6 +20,7 @@
 #include "state.h"
 #include "stdio_table.h"
 #include "sys.h"
+
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
 namespace radar::preload {
@@ -136,8 +137,7 @@ bool isHandler(const struct sigaction* act) {
 
 int wrapSigaction(int sig, const struct sigaction* act, struct sigaction* old,
                   int (*real)(int, const struct sigaction*, struct sigaction*)) {
-  if (!g_config.enabled || sig <= 0 || sig >= _NSIG || sig == SIGKILL || sig == SIGSTOP)
-    return real(sig, act, old);
+  if (!g_config.enabled || sig <= 0 || sig >= _NSIG || sig == SIGKILL || sig == SIGSTOP) return real(sig, act, old);
   const Wrapped before = g_handlers[sig];
   struct sigaction kernel_old;
   int r;

@@ -40,9 +40,7 @@ inline const StdioSlots& realStdioSlots() {
 }
 
 // The jump table of a stream (it follows the FILE in struct _IO_FILE_plus).
-inline void* stdioTableOf(FILE* f) {
-  return *reinterpret_cast<void**>(reinterpret_cast<char*>(f) + sizeof(FILE));
-}
+inline void* stdioTableOf(FILE* f) { return *reinterpret_cast<void**>(reinterpret_cast<char*>(f) + sizeof(FILE)); }
 
 enum class StdioPatch { Patched, AlreadyPatched, UnknownTable };
 
@@ -69,8 +67,7 @@ inline StdioPatch patchStdioSlots(void* vtable, const StdioSlots& mine) {
   void** last = &slots[kCloseSlot];
   const uintptr_t page = reinterpret_cast<uintptr_t>(first) & ~uintptr_t{4095};
   const size_t len = reinterpret_cast<uintptr_t>(last + 1) - page;
-  if (sys::raw(SYS_mprotect, static_cast<long>(page), static_cast<long>(len),
-               PROT_READ | PROT_WRITE) != 0)
+  if (sys::raw(SYS_mprotect, static_cast<long>(page), static_cast<long>(len), PROT_READ | PROT_WRITE) != 0)
     return StdioPatch::UnknownTable;
   void* const* value = values;
   for (void** slot = first; slot <= last; ++slot, ++value)

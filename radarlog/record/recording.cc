@@ -3,19 +3,19 @@
 #include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
-#include <sys/xattr.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "file_hash.h"
 #include "finalize.h"
@@ -49,8 +49,8 @@ std::string unrecordable(const std::string& file) {
     return "not recorded: it has file capabilities";
   std::ifstream in(file, std::ios::binary);
   Elf64_Ehdr eh{};
-  if (in.read(reinterpret_cast<char*>(&eh), sizeof(eh)) &&
-      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64) {
+  if (in.read(reinterpret_cast<char*>(&eh), sizeof(eh)) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh.e_ident[EI_CLASS] == ELFCLASS64) {
     bool interp = false;
     for (int i = 0; i < eh.e_phnum && i < 128; ++i) {
       Elf64_Phdr ph{};
@@ -111,7 +111,8 @@ std::string newRecordingDirectory(const std::string& base) {
 int openRecordingDirectory(const std::string& dir, bool* created, bool* empty, std::string* error) {
   *created = false;
   *empty = true;
-  if (::mkdir(dir.c_str(), 0700) == 0) *created = true;
+  if (::mkdir(dir.c_str(), 0700) == 0)
+    *created = true;
   else if (errno != EEXIST) {
     *error = "cannot create " + dir + ": " + std::strerror(errno);
     return -1;
@@ -125,13 +126,13 @@ int openRecordingDirectory(const std::string& dir, bool* created, bool* empty, s
   }
   struct stat st {};
   std::string refusal;
-  if (::fstat(fd, &st) != 0) refusal = std::string("cannot examine it: ") + std::strerror(errno);
+  if (::fstat(fd, &st) != 0)
+    refusal = std::string("cannot examine it: ") + std::strerror(errno);
   else if (st.st_uid != ::geteuid())
-    refusal = "it belongs to uid " + std::to_string(st.st_uid) + ", not to you (uid " +
-              std::to_string(::geteuid()) + "): its owner could replace what radar writes there";
+    refusal = "it belongs to uid " + std::to_string(st.st_uid) + ", not to you (uid " + std::to_string(::geteuid()) +
+              "): its owner could replace what radar writes there";
   else if (st.st_mode & (S_IWGRP | S_IWOTH))
-    refusal = "others can write into it: they could replace what radar writes there (chmod go-w " +
-              dir + ")";
+    refusal = "others can write into it: they could replace what radar writes there (chmod go-w " + dir + ")";
   if (!refusal.empty()) {
     *error = "refusing to record into " + dir + ": " + refusal;
     ::close(fd);
@@ -194,8 +195,7 @@ bool writeFileAtomically(int dir_fd, const std::string& name, const std::string&
   return ok;
 }
 
-RecordingSummary summarizeRecording(const std::string& dir, const proto::Recording& recording,
-                                    bool finalize) {
+RecordingSummary summarizeRecording(const std::string& dir, const proto::Recording& recording, bool finalize) {
   RecordingSummary s;
   struct Image {
     std::string path, exe;
@@ -254,8 +254,7 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
       if (!r.counter) continue;
       last = r.kind;
       s.events = s.events + 1;
-      if (r.kind == log::Kind::Exec)
-        img.exec_path = r.strings.empty() ? "" : std::string(r.strings[0]);
+      if (r.kind == log::Kind::Exec) img.exec_path = r.strings.empty() ? "" : std::string(r.strings[0]);
       if (r.kind == log::Kind::Wait && r.peer_pid > 0 && r.result == r.peer_pid)
         reaped_by_parents[r.peer_pid] = r.status;
       // A vfork child that ended without an exec (no program named) never
@@ -279,8 +278,8 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
     if (c.incomplete)
       problem(img.pid, img.exe,
               "log incomplete from event " + std::to_string(c.lost_from_counter) + ": " +
-                  std::strerror(c.lost_errno ? c.lost_errno : EIO) + " (" +
-                  std::to_string(c.lost_events) + " events lost)");
+                  std::strerror(c.lost_errno ? c.lost_errno : EIO) + " (" + std::to_string(c.lost_events) +
+                  " events lost)");
     images.push_back(img);
   }
 

@@ -41,7 +41,6 @@ bool writeFileAtomically(int dir_fd, const std::string& name, const std::string&
 
 // Reads every log; with `finalize`, first compacts those whose process died
 // without closing them. `recording` gives the processes radar record reaped.
-RecordingSummary summarizeRecording(const std::string& dir, const proto::Recording& recording,
-                                    bool finalize);
+RecordingSummary summarizeRecording(const std::string& dir, const proto::Recording& recording, bool finalize);
 
 }  // namespace radar::cli

@@ -33,9 +33,7 @@ void ReplayController::setMode(Mode mode) {
   emit stateChanged();
 }
 
-void ReplayController::toggleMode() {
-  setMode(mode_ == Mode::Continuous ? Mode::SingleStep : Mode::Continuous);
-}
+void ReplayController::toggleMode() { setMode(mode_ == Mode::Continuous ? Mode::SingleStep : Mode::Continuous); }
 
 void ReplayController::setSecondsPerEvent(double seconds) {
   seconds = std::max(seconds, kMinSecondsPerEvent);
@@ -102,8 +100,10 @@ void ReplayController::instantReplay(uint32_t count) {
   progress_ = 1;
   // The replay plays on its own, continuously, up to where it started.
   playing_ = position_ < back_to;
-  if (playing_) startEvent();
-  else finishInstantReplay();
+  if (playing_)
+    startEvent();
+  else
+    finishInstantReplay();
   emit stateChanged();
   emit changed();
 }

@@ -37,8 +37,8 @@
 #include <map>
 
 #include "debug_launch.h"
-#include "trace/merge.h"
 #include "message_text.h"
+#include "trace/merge.h"
 
 namespace radar::gui {
 
@@ -78,7 +78,8 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
 
   QString title = QStringLiteral("radar replay");
   if (!trace_->directories.empty())
-    title = QFileInfo(QString::fromStdString(trace_->directories.front())).fileName() + QStringLiteral(" — radar replay");
+    title =
+        QFileInfo(QString::fromStdString(trace_->directories.front())).fileName() + QStringLiteral(" — radar replay");
   setWindowTitle(title);
   setAcceptDrops(true);
 
@@ -215,28 +216,33 @@ void MainWindow::buildActions() {
   connect(recent, &QMenu::aboutToShow, this, [this, recent] {
     recent->clear();
     const QStringList list = QSettings().value(QStringLiteral("recent")).toStringList();
-    for (const QString& dir : list)
-      recent->addAction(dir, this, [this, dir] { openRecording({dir}, this); });
+    for (const QString& dir : list) recent->addAction(dir, this, [this, dir] { openRecording({dir}, this); });
     if (list.isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
   });
   file->addSeparator();
   add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
   // RADAR's menu (seed 002, Figure 14), and what a scrubbing viewer adds.
-  play_action_ = add(replay, tr("&Play"), QKeySequence(Qt::Key_Space), [this] { controller_->togglePlay(); }, true);
-  mode_action_ = add(replay, tr("&Single-step"), QKeySequence(Qt::Key_S), [this] { controller_->toggleMode(); }, true);
+  play_action_ = add(
+      replay, tr("&Play"), QKeySequence(Qt::Key_Space), [this] { controller_->togglePlay(); }, true);
+  mode_action_ = add(
+      replay, tr("&Single-step"), QKeySequence(Qt::Key_S), [this] { controller_->toggleMode(); }, true);
   mode_action_->setCheckable(true);
-  add(replay, tr("Step &forward"), QKeySequence(Qt::Key_Right), [this] { controller_->stepForward(); }, true);
-  add(replay, tr("Step &back"), QKeySequence(Qt::Key_Left), [this] { controller_->stepBack(); }, true);
-  add(replay, tr("S&kip to event…"), QKeySequence(Qt::CTRL | Qt::Key_G), [this] { askSkip(); }, true);
-  add(replay, tr("&Instant replay…"), QKeySequence(Qt::Key_R), [this] { askInstantReplay(); }, true);
+  add(
+      replay, tr("Step &forward"), QKeySequence(Qt::Key_Right), [this] { controller_->stepForward(); }, true);
+  add(
+      replay, tr("Step &back"), QKeySequence(Qt::Key_Left), [this] { controller_->stepBack(); }, true);
+  add(
+      replay, tr("S&kip to event…"), QKeySequence(Qt::CTRL | Qt::Key_G), [this] { askSkip(); }, true);
+  add(
+      replay, tr("&Instant replay…"), QKeySequence(Qt::Key_R), [this] { askInstantReplay(); }, true);
   add(replay, tr("Instant replay &again"), QKeySequence(Qt::SHIFT | Qt::Key_R),
       [this] { controller_->instantReplay(instant_replay_count_); });
   add(replay, tr("&End instant replay"), QKeySequence(Qt::Key_E), [this] { controller_->endInstantReplay(); });
-  add(replay, tr("Start from s&cratch"), QKeySequence(Qt::Key_Home), [this] { controller_->restart(); }, true);
+  add(
+      replay, tr("Start from s&cratch"), QKeySequence(Qt::Key_Home), [this] { controller_->restart(); }, true);
   replay->addSeparator();
-  add(replay, tr("&Faster"), QKeySequence(Qt::Key_BracketRight),
-      [this] { speed_->setValue(speed_->value() / 2); });
+  add(replay, tr("&Faster"), QKeySequence(Qt::Key_BracketRight), [this] { speed_->setValue(speed_->value() / 2); });
   add(replay, tr("S&lower"), QKeySequence(Qt::Key_BracketLeft), [this] { speed_->setValue(speed_->value() * 2); });
   add(replay, tr("&Message under the mouse"), QKeySequence(Qt::Key_M), [this] { showMessageUnderMouse(); });
   add(replay, tr("F&ollow selected message"), QKeySequence(Qt::Key_O), [this] {
@@ -256,7 +262,8 @@ void MainWindow::buildActions() {
   bar->addWidget(speed_);
   connect(speed_, &QDoubleSpinBox::valueChanged, controller_, &ReplayController::setSecondsPerEvent);
 
-  add(view, tr("&Fit"), QKeySequence(Qt::Key_F), [this] { network_->fitToView(); }, true);
+  add(
+      view, tr("&Fit"), QKeySequence(Qt::Key_F), [this] { network_->fitToView(); }, true);
   add(view, tr("Zoom &in"), QKeySequence::ZoomIn, [this] { network_->zoomBy(1.25); });
   add(view, tr("Zoom &out"), QKeySequence::ZoomOut, [this] { network_->zoomBy(0.8); });
   auto* channels = add(view, tr("Show &channels"), QKeySequence(Qt::Key_C),
@@ -293,8 +300,8 @@ void MainWindow::refreshControls() {
   mode_action_->setChecked(controller_->mode() == ReplayController::Mode::SingleStep);
   if (speed_->value() != controller_->secondsPerEvent()) speed_->setValue(controller_->secondsPerEvent());
   if (controller_->inInstantReplay())
-    statusBar()->showMessage(tr("Instant replay: back to event %1 at the end (E ends it now)")
-                                 .arg(controller_->instantReplayReturn()));
+    statusBar()->showMessage(
+        tr("Instant replay: back to event %1 at the end (E ends it now)").arg(controller_->instantReplayReturn()));
   else
     statusBar()->clearMessage();
 }
@@ -316,9 +323,9 @@ void MainWindow::goToEvent(uint32_t position) {
 
 void MainWindow::askSkip() {
   bool ok = false;
-  const int n = QInputDialog::getInt(this, tr("Skip to event"), tr("Event number:"),
-                                     static_cast<int>(controller_->position()), 0,
-                                     static_cast<int>(trace_->events.size()), 1, &ok);
+  const int n =
+      QInputDialog::getInt(this, tr("Skip to event"), tr("Event number:"), static_cast<int>(controller_->position()), 0,
+                           static_cast<int>(trace_->events.size()), 1, &ok);
   if (ok) controller_->skipTo(static_cast<uint32_t>(n));
 }
 
@@ -377,17 +384,16 @@ QString MainWindow::debugFromHere() {
   }
   const QString radar = QCoreApplication::applicationDirPath() + QStringLiteral("/../../bin/radar");
   // From the current event on: the process's next event is where it stops.
-  const DebugCommand command = debugCommand(*trace_, process, position > 0 ? position - 1 : 0,
-                                            QFileInfo(radar).canonicalFilePath().isEmpty()
-                                                ? QStringLiteral("radar")
-                                                : QFileInfo(radar).canonicalFilePath());
+  const DebugCommand command = debugCommand(
+      *trace_, process, position > 0 ? position - 1 : 0,
+      QFileInfo(radar).canonicalFilePath().isEmpty() ? QStringLiteral("radar") : QFileInfo(radar).canonicalFilePath());
   const QString line = command.commandLine();
   const QString terminal = findTerminal(QProcessEnvironment::systemEnvironment());
   const bool offscreen = QGuiApplication::platformName() == QLatin1String("offscreen");
   if (!terminal.isEmpty() && !offscreen && QProcess::startDetached(terminal, terminalArguments(terminal, command))) {
-    statusBar()->showMessage(tr("Debugging %1 in a terminal: %2")
-                                 .arg(QString::fromStdString(trace_->processes[process].label()), line),
-                             8000);
+    statusBar()->showMessage(
+        tr("Debugging %1 in a terminal: %2").arg(QString::fromStdString(trace_->processes[process].label()), line),
+        8000);
     return line;
   }
   // No terminal: the command, ready to copy.
@@ -503,7 +509,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 std::unique_ptr<trace::Trace> MainWindow::loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
-                                                            QString* error) {
+                                                           QString* error) {
   // Loading runs off the GUI thread; the dialog shows bytes read.
   std::atomic<bool> cancel{false};
   std::atomic<uint64_t> done{0}, total{0};
@@ -553,7 +559,8 @@ void MainWindow::openRecording(const QStringList& dirs, QWidget* parent) {
   if (!net_error.empty())
     QMessageBox::warning(parent, tr("radar replay"),
                          tr("The recording's network description cannot be used; processes keep their program "
-                            "names:\n%1").arg(QString::fromStdString(net_error)));
+                            "names:\n%1")
+                             .arg(QString::fromStdString(net_error)));
   auto* window = new MainWindow(std::move(trace), std::move(net));
   window->setAttribute(Qt::WA_DeleteOnClose);
   window->show();

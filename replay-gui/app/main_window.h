@@ -3,21 +3,21 @@
 // controls (menu, toolbar, keyboard) of the replay controller.
 #pragma once
 
-#include <QMainWindow>
 #include <QElapsedTimer>
+#include <QMainWindow>
 #include <QTimer>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "controller.h"
-#include "trace/display.h"
-#include "models.h"
 #include "apply.h"
-#include "trace/narrative.h"
+#include "controller.h"
+#include "models.h"
 #include "network_view.h"
 #include "scene.h"
 #include "spacetime_view.h"
+#include "trace/display.h"
+#include "trace/narrative.h"
 #include "trace/trace.h"
 
 class QLabel;
@@ -62,7 +62,7 @@ class MainWindow : public QMainWindow {
   // Loads recordings with a progress dialog (cancel stops loading). Null
   // and *error set when nothing could be loaded or the user cancelled.
   static std::unique_ptr<trace::Trace> loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
-                                                         QString* error);
+                                                        QString* error);
   static void openRecording(const QStringList& dirs, QWidget* parent);
 
  protected:

@@ -14,7 +14,7 @@ namespace radar::gui {
 // The whole window's text for the message sent by event `send`: who sent
 // it to whom on which channel, when, and its contents (decoded by `net`
 // when it is not null).
-std::string describeMessage(const trace::Trace& trace, const trace::Narrator& narrator,
-                            const netdesc::Binding* net, uint32_t send);
+std::string describeMessage(const trace::Trace& trace, const trace::Narrator& narrator, const netdesc::Binding* net,
+                            uint32_t send);
 
 }  // namespace radar::gui

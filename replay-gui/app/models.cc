@@ -38,20 +38,25 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) return QString::fromStdString(narrator_.sentence(i));
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case Number: return i + 1;
+    case Number:
+      return i + 1;
     case Time: {
       // Seconds since the first event, on the common wall clock.
       const double s = t_.events.empty() ? 0 : (t_.wallTime(i) - t_.wallTime(0)) / 1e9;
       return QString::number(s, 'f', 6);
     }
-    case Process: return QString::fromStdString(t_.processes[e.process].label());
-    case Kind: return QString::fromLatin1(log::kindName(e.eventKind()));
+    case Process:
+      return QString::fromStdString(t_.processes[e.process].label());
+    case Kind:
+      return QString::fromLatin1(log::kindName(e.eventKind()));
     case Channel: {
       const uint32_t c = t_.channelOf(i);
       return c == kNone ? QString() : QString::fromStdString(t_.channelLabel(c));
     }
-    case Result: return e.result;
-    case Description: return QString::fromStdString(narrator_.describe(i));
+    case Result:
+      return e.result;
+    case Description:
+      return QString::fromStdString(narrator_.describe(i));
   }
   return {};
 }
@@ -59,13 +64,20 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
 QVariant EventTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
   switch (section) {
-    case Number: return tr("Event");
-    case Time: return tr("Time (s)");
-    case Process: return tr("Process");
-    case Kind: return tr("Call");
-    case Channel: return tr("Channel");
-    case Result: return tr("Result");
-    case Description: return tr("What happened");
+    case Number:
+      return tr("Event");
+    case Time:
+      return tr("Time (s)");
+    case Process:
+      return tr("Process");
+    case Kind:
+      return tr("Call");
+    case Channel:
+      return tr("Channel");
+    case Result:
+      return tr("Result");
+    case Description:
+      return tr("What happened");
   }
   return {};
 }
@@ -107,8 +119,7 @@ void EventTableModel::setFilter(const QString& filter) {
   endResetModel();
 }
 
-FindingsModel::FindingsModel(const trace::Trace& trace, QObject* parent)
-    : QAbstractTableModel(parent), t_(trace) {}
+FindingsModel::FindingsModel(const trace::Trace& trace, QObject* parent) : QAbstractTableModel(parent), t_(trace) {}
 
 int FindingsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(t_.findings.size());

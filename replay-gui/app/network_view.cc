@@ -133,8 +133,8 @@ void NetworkView::paintEvent(QPaintEvent*) {
                         : m.state == MessageBox::State::Consumed ? colors::kConsumed
                         : m.to_process == kNone                  ? colors::kUndelivered
                                                                  : colors::kQueued;
-    painter.setPen(QPen(m.send == selected_message_ ? colors::kSelected : colors::kBorder,
-                        m.send == selected_message_ ? 2.5 : 1));
+    painter.setPen(
+        QPen(m.send == selected_message_ ? colors::kSelected : colors::kBorder, m.send == selected_message_ ? 2.5 : 1));
     painter.setBrush(fill);
     painter.drawRect(r);
   }

@@ -6,7 +6,7 @@
 namespace radar::gui::colors {
 inline const QColor kBackground{250, 250, 247};
 inline const QColor kProcess{226, 234, 244};
-inline const QColor kActive{255, 205, 110};       // RADAR: the process changes colour during its event
+inline const QColor kActive{255, 205, 110};  // RADAR: the process changes colour during its event
 inline const QColor kActiveBorder{176, 96, 0};
 inline const QColor kBlocked{240, 222, 222};
 inline const QColor kBorder{70, 80, 95};

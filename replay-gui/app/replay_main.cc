@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "main_window.h"
-#include "trace/merge.h"
 #include "replay_options.h"
+#include "trace/merge.h"
 
 namespace {
 // The offscreen platform's notes about what it cannot do are not the
@@ -72,12 +72,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> unmatched;
   auto net = radar::netdesc::Binding::forRecording(*trace, options.net, !options.no_net, &unmatched, &error);
   if (!net && !error.empty()) {
-    std::fprintf(stderr, "%s\nradar replay: the network description cannot be used (--no-net ignores the one a "
-                 "recording carries)\n", error.c_str());
+    std::fprintf(stderr,
+                 "%s\nradar replay: the network description cannot be used (--no-net ignores the one a "
+                 "recording carries)\n",
+                 error.c_str());
     return 2;
   }
   for (const auto& u : unmatched)
-    std::fprintf(stderr, "radar replay: %s: %s\n", options.net.empty() ? "the recording's network description" : options.net.c_str(), u.c_str());
+    std::fprintf(stderr, "radar replay: %s: %s\n",
+                 options.net.empty() ? "the recording's network description" : options.net.c_str(), u.c_str());
   const uint32_t events = static_cast<uint32_t>(trace->events.size());
   if (options.at_event > events) {
     std::fprintf(stderr, "radar replay: --at-event %u: the recording has %u events\n", options.at_event, events);

@@ -79,8 +79,8 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       if (!v) return false;
       const char* x = std::strchr(v, 'x');
       unsigned long w = 0, h = 0;
-      if (!x || !parseUnsigned(std::string(v, x).c_str(), 16384, &w) || !parseUnsigned(x + 1, 16384, &h) ||
-          w < 64 || h < 64) {
+      if (!x || !parseUnsigned(std::string(v, x).c_str(), 16384, &w) || !parseUnsigned(x + 1, 16384, &h) || w < 64 ||
+          h < 64) {
         *error = "--size wants WIDTHxHEIGHT between 64 and 16384, not '" + std::string(v) + "'";
         return false;
       }

@@ -10,12 +10,12 @@ namespace radar::gui {
 
 struct ReplayOptions {
   std::vector<std::string> dirs;
-  std::string snapshot;          // render to this PNG and exit
-  uint32_t at_event = 0;         // events applied (0: before the first)
+  std::string snapshot;   // render to this PNG and exit
+  uint32_t at_event = 0;  // events applied (0: before the first)
   int width = 1280, height = 800;
   double seconds_per_event = 3;
-  std::string net;               // a network description to apply (--net)
-  bool no_net = false;           // ignore the one the recording carries
+  std::string net;      // a network description to apply (--net)
+  bool no_net = false;  // ignore the one the recording carries
   bool help = false;
 };
 

@@ -1,8 +1,8 @@
 #include "scene.h"
 
+#include <fcntl.h>
 #include <algorithm>
 #include <cmath>
-#include <fcntl.h>
 #include <map>
 #include <set>
 
@@ -60,8 +60,10 @@ std::vector<uint32_t> slotsOfImages(const trace::Trace& t) {
       life.last = std::max(life.last, proc.last_event);
       open_end = proc.end == trace::Process::End::Unknown;
     }
-    if (life.first == ~0u) life = {~0u - 1, ~0u - 1};  // never shown: a slot nobody else needs
-    else if (open_end) life.last = ~0u - 1;            // never ended: keeps its place to the end
+    if (life.first == ~0u)
+      life = {~0u - 1, ~0u - 1};  // never shown: a slot nobody else needs
+    else if (open_end)
+      life.last = ~0u - 1;  // never ended: keeps its place to the end
     lifetimes.push_back(life);
   }
   for (uint32_t p = 0; p < n; ++p)
@@ -82,10 +84,7 @@ uint32_t countSlots(const std::vector<uint32_t>& slots) {
 }  // namespace
 
 SceneBuilder::SceneBuilder(const trace::Trace& trace, const trace::DisplayModel& display)
-    : t_(trace),
-      display_(display),
-      slot_(slotsOfImages(trace)),
-      grid_(countSlots(slot_)) {
+    : t_(trace), display_(display), slot_(slotsOfImages(trace)), grid_(countSlots(slot_)) {
   for (uint32_t k = 0; k < t_.endpoints.size(); ++k) {
     const auto& ep = t_.endpoints[k];
     if (ep.process == kNone || ep.channel == kNone || !reads(k)) continue;
@@ -226,8 +225,10 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     pending.push_back({&m, in_end, st});
   };
   for (const auto& m : after.queued) {
-    if (m.send == s.event && animating) note(m, MessageBox::State::Travelling);
-    else note(m, MessageBox::State::Queued);
+    if (m.send == s.event && animating)
+      note(m, MessageBox::State::Travelling);
+    else
+      note(m, MessageBox::State::Queued);
   }
   // What the event being shown takes off a queue goes into the process.
   if (animating && category == log::Category::Receive) {
@@ -267,10 +268,9 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     mb.to_process = q.m->to_process;
     mb.state = q.state;
     const auto out_port = port_at.find(send.endpoint * 2 + 1);
-    const Point from = out_port != port_at.end() ? out_port->second
-                       : index.count(send.process)
-                           ? s.processes[index[send.process]].box.center()
-                           : Point{};
+    const Point from = out_port != port_at.end()   ? out_port->second
+                       : index.count(send.process) ? s.processes[index[send.process]].box.center()
+                                                   : Point{};
     if (q.in_end == kNone) {
       // Nobody recorded will receive it: it waits just outside the sender.
       mb.box = {from.x + geometry::kMessageGap, from.y - geometry::kMessageSize / 2, geometry::kMessageSize,

@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "trace/display.h"
 #include "geometry.h"
+#include "trace/display.h"
 #include "trace/trace.h"
 
 namespace radar::gui {
@@ -45,13 +45,13 @@ struct MessageBox {
 };
 
 struct Scene {
-  uint32_t position = 0;        // events applied
-  uint32_t event = kNone;       // the event being shown (position - 1)
-  double progress = 1;          // of its animation, 0 to 1
+  uint32_t position = 0;   // events applied
+  uint32_t event = kNone;  // the event being shown (position - 1)
+  double progress = 1;     // of its animation, 0 to 1
   std::vector<ProcessBox> processes;
   std::vector<PortMark> ports;
   std::vector<MessageBox> messages;
-  Rect bounds;                  // of everything that can be drawn
+  Rect bounds;  // of everything that can be drawn
 
   const ProcessBox* box(uint32_t process) const;
   // The message drawn under a point, or kNone.
@@ -92,8 +92,8 @@ class SceneBuilder {
   std::vector<uint32_t> slot_;
   GridLayout grid_;
   std::unordered_map<uint32_t, Point> moved_;
-  std::unordered_map<uint32_t, Point> described_;  // top left corners
-  double automatic_y_ = 0;                          // where the automatic layout starts
+  std::unordered_map<uint32_t, Point> described_;                  // top left corners
+  double automatic_y_ = 0;                                         // where the automatic layout starts
   std::unordered_map<uint64_t, uint32_t> end_by_process_channel_;  // the end a process reads a channel by
 };
 

@@ -92,8 +92,10 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
     painter.drawLine(QPointF(kLabelWidth, y), QPointF(width() - kMargin, y));
     const bool threaded = lane.sub_lane || (k + 1 < lanes_.size() && lanes_[k + 1].sub_lane);
     QString label = QString::fromStdString(t_.processes[lane.process].label());
-    if (lane.sub_lane) label = QStringLiteral("  ") + threadName(lane);
-    else if (threaded) label += QLatin1Char(' ') + threadName(lane);
+    if (lane.sub_lane)
+      label = QStringLiteral("  ") + threadName(lane);
+    else if (threaded)
+      label += QLatin1Char(' ') + threadName(lane);
     painter.setPen(lane.sub_lane ? colors::kBorder : colors::kText);
     painter.drawText(QRectF(4, y - kLaneHeight / 2, kLabelWidth - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
                      painter.fontMetrics().elidedText(label, Qt::ElideRight, static_cast<int>(kLabelWidth - 8)));
@@ -133,11 +135,14 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
   for (const Dot& d : dots_) {
     QColor c = colors::kProcess.darker(160);
     if (selected_ != kNone && d.position != selected_) {
-      if (t_.happensBefore(d.position, selected_)) c = colors::kPast;
-      else if (t_.happensBefore(selected_, d.position)) c = colors::kFuture;
+      if (t_.happensBefore(d.position, selected_))
+        c = colors::kPast;
+      else if (t_.happensBefore(selected_, d.position))
+        c = colors::kFuture;
     }
     const bool now = d.position == current_;
-    painter.setPen(QPen(d.position == selected_ ? colors::kSelected : colors::kBorder, d.position == selected_ ? 2 : 0.8));
+    painter.setPen(
+        QPen(d.position == selected_ ? colors::kSelected : colors::kBorder, d.position == selected_ ? 2 : 0.8));
     painter.setBrush(now ? colors::kActive : c);
     const double r = now ? 6 : 4;
     painter.drawEllipse(d.at, r, r);

@@ -31,8 +31,8 @@ class SpaceTimeView : public QWidget {
   // with its place.
   struct Lane {
     uint32_t process;
-    uint8_t thread;     // Event::thread
-    bool sub_lane;      // a thread of a process drawn on several lanes, not its first
+    uint8_t thread;  // Event::thread
+    bool sub_lane;   // a thread of a process drawn on several lanes, not its first
   };
   struct Dot {
     uint32_t position;

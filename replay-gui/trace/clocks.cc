@@ -104,7 +104,7 @@ bool Clocks::happensBefore(uint32_t a, uint32_t b) const {
   if (a == b) return false;
   const Event& ea = t_.events[a];
   const Event& eb = t_.events[b];
-  if (ea.number >= eb.number) return false;  // Lamport numbers grow along every path
+  if (ea.number >= eb.number) return false;    // Lamport numbers grow along every path
   if (ea.process == eb.process) return a < b;  // the story's order of the process
   return knowsAtLeast(b, ea.process, t_.indexInProcess(a) + 1);
 }

@@ -83,8 +83,10 @@ void DisplayModel::apply(DisplayState& s) const {
   const Process& p = t_.processes[ev.process];
   if (i == p.first_event) appear(s, ev.process);
   if (ev.endpoint != kNone) {
-    if (ev.eventKind() == Kind::Close) eraseSorted(s.open, ev.endpoint);
-    else insertSorted(s.open, ev.endpoint);
+    if (ev.eventKind() == Kind::Close)
+      eraseSorted(s.open, ev.endpoint);
+    else
+      insertSorted(s.open, ev.endpoint);
   }
   const log::Category cat = log::categoryOf(ev.eventKind());
   if (cat == log::Category::Send && !(ev.flags & kEventFailed) && ev.value) {

@@ -29,10 +29,10 @@ struct BlockedThread {
 // The state after applying events [0, position).
 struct DisplayState {
   uint32_t position = 0;
-  std::vector<uint32_t> alive;          // processes, sorted
-  std::vector<uint32_t> open;           // endpoints, sorted
-  std::vector<QueuedMessage> queued;    // sorted by send position
-  std::vector<BlockedThread> blocked;   // sorted by (process, thread)
+  std::vector<uint32_t> alive;         // processes, sorted
+  std::vector<uint32_t> open;          // endpoints, sorted
+  std::vector<QueuedMessage> queued;   // sorted by send position
+  std::vector<BlockedThread> blocked;  // sorted by (process, thread)
   bool operator==(const DisplayState&) const = default;
 };
 

@@ -19,8 +19,8 @@ std::string plural(uint64_t n, const char* one, const char* many) {
 }
 
 bool crashSignal(int sig) {
-  return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL ||
-         sig == SIGSYS || sig == SIGTRAP;
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL || sig == SIGSYS ||
+         sig == SIGTRAP;
 }
 
 // The endpoint of process p defined with the log's channel index `local`.
@@ -43,9 +43,7 @@ uint32_t lastSeen(const Trace& t, uint32_t p) {
 
 }  // namespace
 
-std::string blockedCallName(unsigned kind) {
-  return log::kindName(static_cast<log::Kind>(kind));
-}
+std::string blockedCallName(unsigned kind) { return log::kindName(static_cast<log::Kind>(kind)); }
 
 void findProblems(Trace& t) {
   auto& out = t.findings;
@@ -79,8 +77,8 @@ void findProblems(Trace& t) {
   };
   // Bytes of a send some receive consumed, when not all.
   auto consumed = [&](uint32_t send) -> uint64_t {
-    auto it = std::lower_bound(t.received_in_part.begin(), t.received_in_part.end(),
-                               std::pair<uint32_t, uint64_t>{send, 0});
+    auto it =
+        std::lower_bound(t.received_in_part.begin(), t.received_in_part.end(), std::pair<uint32_t, uint64_t>{send, 0});
     return it != t.received_in_part.end() && it->first == send ? it->second : 0;
   };
   onBothHalves([&](int h) {
@@ -108,8 +106,7 @@ void findProblems(Trace& t) {
         if (std::find(f.processes.begin(), f.processes.end(), ev.process) == f.processes.end())
           f.processes.push_back(ev.process);
       }
-      if (log::categoryOf(ev.eventKind()) != log::Category::Send ||
-          (ev.flags & (kEventFailed | kEventExternal)))
+      if (log::categoryOf(ev.eventKind()) != log::Category::Send || (ev.flags & (kEventFailed | kEventExternal)))
         continue;
       if (ev.value == 0 || (ev.flags & kEventReceivedWhole)) continue;
       Finding& f = mine.lost[{t.endpoints[ev.endpoint].channel, ev.process}];
@@ -143,9 +140,8 @@ void findProblems(Trace& t) {
   for (auto& [key, f] : lost) {
     f.processes = {key.second};
     f.channels = {key.first};
-    f.text = plural(f.events.size(), "message", "messages") + " (" + plural(f.bytes, "byte", "bytes") +
-             ") sent by " + t.processes[key.second].label() + " on " + t.channels[key.first].name +
-             " never received";
+    f.text = plural(f.events.size(), "message", "messages") + " (" + plural(f.bytes, "byte", "bytes") + ") sent by " +
+             t.processes[key.second].label() + " on " + t.channels[key.first].name + " never received";
     out.push_back(std::move(f));
   }
 
@@ -225,15 +221,15 @@ void findProblems(Trace& t) {
     if (p.external) continue;
     for (const auto& slot : p.control.threads)
       if (slot.kind)
-        blocked.push_back({p.index, slot.channel ? endpointOf(t, p.index, slot.channel) : kNone,
-                           slot.kind, slot.fd});
+        blocked.push_back({p.index, slot.channel ? endpointOf(t, p.index, slot.channel) : kNone, slot.kind, slot.fd});
     if (p.end == Process::End::Signaled) {
       Finding f;
       f.kind = Finding::Kind::Abnormal;
       f.processes = {p.index};
       if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
       f.text = p.label() + (crashSignal(p.end_code) ? " crashed: " : " was killed by signal ") +
-               (crashSignal(p.end_code) ? std::string(strsignal(p.end_code)) : std::to_string(p.end_code) + " (" + strsignal(p.end_code) + ")") +
+               (crashSignal(p.end_code) ? std::string(strsignal(p.end_code))
+                                        : std::to_string(p.end_code) + " (" + strsignal(p.end_code) + ")") +
                (p.core_dumped ? ", core dumped" : "");
       out.push_back(std::move(f));
     } else if (p.end == Process::End::Unknown) {
@@ -245,8 +241,10 @@ void findProblems(Trace& t) {
       for (const Blocked& b : blocked)
         if (b.process == p.index) {
           f.text += std::string(", blocked in ") + blockedCallName(b.kind);
-          if (b.endpoint != kNone) f.text += " on " + t.channels[t.endpoints[b.endpoint].channel].name;
-          else if (b.fd >= 0) f.text += " on fd " + std::to_string(b.fd);
+          if (b.endpoint != kNone)
+            f.text += " on " + t.channels[t.endpoints[b.endpoint].channel].name;
+          else if (b.fd >= 0)
+            f.text += " on fd " + std::to_string(b.fd);
         }
       out.push_back(std::move(f));
     }
@@ -254,9 +252,9 @@ void findProblems(Trace& t) {
       Finding f;
       f.kind = Finding::Kind::LostEvents;
       f.processes = {p.index};
-      f.text = p.label() + ": log incomplete from its event " + std::to_string(p.control.lost_from_counter) +
-               " (" + plural(p.control.lost_events, "event", "events") + " lost: " +
-               std::strerror(p.control.lost_errno ? p.control.lost_errno : EIO) + ")";
+      f.text = p.label() + ": log incomplete from its event " + std::to_string(p.control.lost_from_counter) + " (" +
+               plural(p.control.lost_events, "event", "events") +
+               " lost: " + std::strerror(p.control.lost_errno ? p.control.lost_errno : EIO) + ")";
       out.push_back(std::move(f));
     }
     if (!p.damage.empty()) {
@@ -293,8 +291,8 @@ void findProblems(Trace& t) {
       const Process& holder = t.processes[e.process];
       if (holder.end == Process::End::Exited || holder.end == Process::End::Execed) continue;
       const bool pipe = ch.type == log::ChannelType::Pipe || ch.type == log::ChannelType::Fifo;
-      const bool other_side = pipe ? (cat == log::Category::Receive ? e.access != 0 : e.access != 1)
-                                   : e.ino != mine.ino;
+      const bool other_side =
+          pipe ? (cat == log::Category::Receive ? e.access != 0 : e.access != 1) : e.ino != mine.ino;
       if (other_side) waits[b.process].insert({e.process, mine.channel});
     }
   }

@@ -55,9 +55,9 @@ void Merger::linearize() {
   std::vector<uint32_t> next(processes), cursor(processes);
   for (uint32_t p = 0; p < processes; ++p) {
     next[p] = raw_.ranges[p].first;
-    cursor[p] = static_cast<uint32_t>(std::lower_bound(edges_.begin(), edges_.end(), next[p],
-                                                       [](const Edge& e, uint32_t v) { return e.to < v; }) -
-                                      edges_.begin());
+    cursor[p] = static_cast<uint32_t>(
+        std::lower_bound(edges_.begin(), edges_.end(), next[p], [](const Edge& e, uint32_t v) { return e.to < v; }) -
+        edges_.begin());
   }
   position.resize(n);
   std::fill(position.begin(), position.end(), kNone);
@@ -84,7 +84,7 @@ void Merger::linearize() {
   std::vector<std::vector<uint32_t>> pulled(processes);
   std::vector<uint32_t> pulls(processes, 0);  // since p last placed an event: a bound against cycles
   std::vector<uint32_t> ahead(processes, 0);  // events placed past next[p]
-  bool reordered = false;                    // some event was placed before an earlier one of its process
+  bool reordered = false;                     // some event was placed before an earlier one of its process
   auto head = [&](uint32_t p) {
     auto& list = pulled[p];
     while (!list.empty() && position[list.back()] != kNone) list.pop_back();
@@ -92,16 +92,15 @@ void Merger::linearize() {
   };
   auto firstEdge = [&](uint32_t p, uint32_t i) {
     if (i == next[p]) return cursor[p];
-    return static_cast<uint32_t>(std::lower_bound(edges_.begin(), edges_.end(), i,
-                                                  [](const Edge& e, uint32_t v) { return e.to < v; }) -
-                                 edges_.begin());
+    return static_cast<uint32_t>(
+        std::lower_bound(edges_.begin(), edges_.end(), i, [](const Edge& e, uint32_t v) { return e.to < v; }) -
+        edges_.begin());
   };
   // Pulls the events of `source`'s thread up to it ahead of p's head.
   auto pull = [&](uint32_t p, uint32_t source, uint32_t i) {
     constexpr uint32_t kMaxPullSpan = 1u << 16;  // farther: the logs' order stands (placed by time)
     const uint8_t thread = events[source].thread;
-    if (thread == events[i].thread || thread == 255 || source - next[p] > kMaxPullSpan || ++pulls[p] > 64)
-      return false;
+    if (thread == events[i].thread || thread == 255 || source - next[p] > kMaxPullSpan || ++pulls[p] > 64) return false;
     auto& list = pulled[p];
     for (uint32_t j = source + 1; j-- > next[p];)
       if (position[j] == kNone && events[j].thread == thread) list.push_back(j);
@@ -189,7 +188,7 @@ void Merger::linearize() {
   // Positions before `in_output` are in `out`, and their input may be gone.
   uint32_t in_output = 0;
   uint32_t window_end = std::min(total, placer.window());  // where the Placer's next window ends
-  uint32_t published = 0;                                   // windows handed to the Placer
+  uint32_t published = 0;                                  // windows handed to the Placer
   uint32_t broken = 0;
   auto order = [&](auto& ready) {
     // p's leaf: its head's time if it can be placed now.
@@ -230,8 +229,7 @@ void Merger::linearize() {
         else
           ++broken;
         for (auto& list : parked)
-          list.erase(std::remove_if(list.begin(), list.end(),
-                                    [&](const auto& w) { return w.second == p; }),
+          list.erase(std::remove_if(list.begin(), list.end(), [&](const auto& w) { return w.second == p; }),
                      list.end());
         forced[p] = 1;
         offer(p);
@@ -275,8 +273,7 @@ void Merger::linearize() {
         edges_out.push_back(e);
       }
       placed.number = last_number[p] = number + 1;
-      if (placed.eventKind() == Kind::Exit || placed.eventKind() == Kind::Wait)
-        exits_and_waits_.push_back(here);
+      if (placed.eventKind() == Kind::Exit || placed.eventKind() == Kind::Wait) exits_and_waits_.push_back(here);
       if (in_order) {
         cursor[p] = k;
         ++next[p];
@@ -343,6 +340,5 @@ void Merger::linearize() {
   // order there: its slice of `position` lists their positions.
   t_.process_event_positions = std::move(position);
 }
-
 
 }  // namespace radar::trace::merging

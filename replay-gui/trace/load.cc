@@ -9,8 +9,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
-#include <map>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -41,20 +41,18 @@ struct LogJob {
   uint32_t process = 0;
   uint64_t size = 0;
   uint32_t begin = 0, capacity = 0, count = 0;
-  std::vector<Endpoint> endpoints;            // in order of first definition
-  std::vector<uint32_t> by_index;             // log channel index -> endpoints[] (kNone: none)
-  std::vector<uint32_t> data_sends, data_receives;  // per endpoints[]: see RawRecording
-  std::map<uint32_t, std::string> addresses;  // event index (global) -> address
+  std::vector<Endpoint> endpoints;                            // in order of first definition
+  std::vector<uint32_t> by_index;                             // log channel index -> endpoints[] (kNone: none)
+  std::vector<uint32_t> data_sends, data_receives;            // per endpoints[]: see RawRecording
+  std::map<uint32_t, std::string> addresses;                  // event index (global) -> address
   std::map<uint32_t, std::vector<uint32_t>> message_lengths;  // likewise
   std::vector<uint32_t> threads;
-  int64_t first_entry = std::numeric_limits<int64_t>::max(),
-          last_entry = std::numeric_limits<int64_t>::min();
+  int64_t first_entry = std::numeric_limits<int64_t>::max(), last_entry = std::numeric_limits<int64_t>::min();
   std::string damage;
   bool overflow = false;
 };
 
-void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
-             const LoadOptions& options) {
+void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, const LoadOptions& options) {
   log::LogError err;
   auto reader = log::LogReader::open(job.path, &err);
   if (!reader) {
@@ -103,12 +101,12 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
     // damage: the log is read up to it.
     if (r.counter != job.count + 1) {
       const bool tail = r.location.frame_offset == log::Location::kTailFrame;
-      job.damage = log::LogError{job.path, tail ? log::kControlSize + r.location.offset : r.location.frame_offset,
-                                 "event counter " + std::to_string(r.counter) + " after " +
-                                     std::to_string(job.count) + (tail ? " (in the tail)" : " (in the frame at this offset)") +
-                                     ": events " + std::to_string(job.count + 1) + " to " +
-                                     std::to_string(r.counter - 1) + " are missing"}
-                       .toString();
+      job.damage =
+          log::LogError{job.path, tail ? log::kControlSize + r.location.offset : r.location.frame_offset,
+                        "event counter " + std::to_string(r.counter) + " after " + std::to_string(job.count) +
+                            (tail ? " (in the tail)" : " (in the frame at this offset)") + ": events " +
+                            std::to_string(job.count + 1) + " to " + std::to_string(r.counter - 1) + " are missing"}
+              .toString();
       break;
     }
     if (job.count == job.capacity) {
@@ -157,7 +155,8 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
           // ties them to their sends without consuming them.
           ev.flags |= kEventPeek;
           if (r.result > 0 && !r.error)
-            ev.value = static_cast<uint32_t>(std::min<uint64_t>({static_cast<uint64_t>(r.result), r.size, 0xffffffffu}));
+            ev.value =
+                static_cast<uint32_t>(std::min<uint64_t>({static_cast<uint64_t>(r.result), r.size, 0xffffffffu}));
         }
         if (r.result == 0 && !r.error && r.size) ev.flags |= kEventEof;
         if (r.has_hash) {
@@ -175,8 +174,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
           ev.flags |= kEventHasHash;
         }
       }
-      if (isDatagramAddressKind(k) && !r.address.empty())
-        job.addresses.emplace(index, std::string(r.address));
+      if (isDatagramAddressKind(k) && !r.address.empty()) job.addresses.emplace(index, std::string(r.address));
     } else if (k == log::Kind::Kill || k == log::Kind::Signal) {
       ev.value = static_cast<uint32_t>(r.peer_pid);
       ev.result = r.signal;
@@ -215,8 +213,8 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes,
 }  // namespace
 
 std::string processName(const std::vector<std::string>& argv, const std::string& executable) {
-  static const char* const interpreters[] = {"python", "python3", "perl", "ruby", "node", "bash",
-                                             "sh", "dash", "tclsh", "lua"};
+  static const char* const interpreters[] = {"python", "python3", "perl", "ruby",  "node",
+                                             "bash",   "sh",      "dash", "tclsh", "lua"};
   const std::string exe = baseName(executable);
   // A title a program gave itself over its arguments (nginx's "nginx:
   // master process /usr/sbin/nginx -c /etc/nginx/nginx.conf"), as its
@@ -229,9 +227,9 @@ std::string processName(const std::vector<std::string>& argv, const std::string&
   std::string program = argv.empty() || argv[0].empty() ? exe : baseName(argv[0]);
   for (const char* i : interpreters) {
     const std::string name(i);
-    const bool is_interpreter = exe == name || (exe.rfind(name, 0) == 0 && exe.size() > name.size() &&
-                                                (std::isdigit(static_cast<unsigned char>(exe[name.size()])) ||
-                                                 exe[name.size()] == '.'));
+    const bool is_interpreter =
+        exe == name || (exe.rfind(name, 0) == 0 && exe.size() > name.size() &&
+                        (std::isdigit(static_cast<unsigned char>(exe[name.size()])) || exe[name.size()] == '.'));
     if (!is_interpreter) continue;
     // `python3 script.py args`: the script is what the user thinks of.
     for (size_t a = 1; a < argv.size(); ++a) {
@@ -246,8 +244,7 @@ std::string processName(const std::vector<std::string>& argv, const std::string&
   return program.empty() ? exe : program;
 }
 
-bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out,
-              std::string* error) {
+bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out, std::string* error) {
   RawRecording& raw = *out;
   std::vector<LogJob> jobs;
   // A recording given twice (the same directory under two names, a copy of
@@ -391,8 +388,8 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
       if (!raw.boots[p.boot].empty()) p.realtime_offset = boot_offset[p.boot];
   }
   if (total_events > std::numeric_limits<uint32_t>::max() - kMaxEventsPerLog) {
-    *error = "the recording claims " + std::to_string(total_events) +
-             " events: more than radar numbers (4 294 967 295)";
+    *error =
+        "the recording claims " + std::to_string(total_events) + " events: more than radar numbers (4 294 967 295)";
     return false;
   }
   raw.events.resize(total_events);  // uninitialized: readLog() writes every field
@@ -444,8 +441,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
   raw.ranges.assign(raw.processes.size(), {0, 0});
   for (LogJob& job : usable) {
     if (write != job.begin) {
-      std::move(raw.events.begin() + job.begin, raw.events.begin() + job.begin + job.count,
-                raw.events.begin() + write);
+      std::move(raw.events.begin() + job.begin, raw.events.begin() + job.begin + job.count, raw.events.begin() + write);
     }
     // Endpoints become global.
     const uint32_t base = static_cast<uint32_t>(raw.endpoints.size());
@@ -501,7 +497,8 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     for (uint32_t i = again.begin; i < again.begin + again.count; ++i)
       if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
     for (auto& [index, address] : again.addresses) raw.addresses.insert_or_assign(index, address);
-    for (auto& [index, lengths] : again.message_lengths) raw.message_lengths.insert_or_assign(index, std::move(lengths));
+    for (auto& [index, lengths] : again.message_lengths)
+      raw.message_lengths.insert_or_assign(index, std::move(lengths));
     // The old slice stays as a hole of events nobody owns: mark it empty.
     for (uint32_t i = old_begin; i < old_end; ++i) raw.events[i].kind = 0;
     raw.ranges[job.process] = {again.begin, again.begin + again.count};
@@ -524,8 +521,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     first = std::min(first, __int128{job.first_entry} + offset);
     last = std::max(last, __int128{job.last_entry} + offset);
   }
-  if (first <= last && first >= std::numeric_limits<int64_t>::min() &&
-      last <= std::numeric_limits<int64_t>::max())
+  if (first <= last && first >= std::numeric_limits<int64_t>::min() && last <= std::numeric_limits<int64_t>::max())
     raw.wall_range = {static_cast<int64_t>(first), static_cast<int64_t>(last)};
   return true;
 }

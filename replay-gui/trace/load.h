@@ -28,7 +28,7 @@ struct RawRecording {
   // (counted while loading: the matching sizes its tables with them without
   // another pass over millions of events).
   std::vector<uint32_t> data_sends, data_receives;
-  BigArray<Event> events;  // grouped by process, each in counter order
+  BigArray<Event> events;                             // grouped by process, each in counter order
   std::vector<std::pair<uint32_t, uint32_t>> ranges;  // per process: [begin, end) in events
   // The earliest and the latest call entry of any event, by the wall clock
   // (entry_ns + its process's realtime_offset); first > second when there
@@ -52,8 +52,7 @@ inline constexpr uint8_t kEventHasHash = 64;
 // Damaged and unreadable logs are read up to the damage and reported in
 // `problems`; the load fails (returns false, *error) only when nothing at
 // all can be read or when cancelled.
-bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out,
-              std::string* error);
+bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out, std::string* error);
 
 // The name a process is shown with: its program, or the script an
 // interpreter runs ("mp_socket.py" rather than "python3").

@@ -77,5 +77,4 @@ class FaultAhead {
   std::thread thread_;
 };
 
-
 }  // namespace radar::trace

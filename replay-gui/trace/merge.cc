@@ -46,8 +46,10 @@ uint32_t Merger::lastEventBefore(uint32_t p, int64_t ns) const {
   uint32_t lo = begin, hi = end;  // find the first event returning after ns
   while (lo < hi) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (raw_.events[mid].returnNs() <= ns) lo = mid + 1;
-    else hi = mid;
+    if (raw_.events[mid].returnNs() <= ns)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo == begin ? kNone : lo - 1;
 }
@@ -87,7 +89,6 @@ void Merger::linkProcesses() {
     }
   }
 }
-
 
 // Where each process starts and ends, and how it ended.
 void Merger::endings() {
@@ -177,7 +178,6 @@ void Merger::endings() {
     }
 }
 
-
 }  // namespace merging
 
 namespace {
@@ -216,15 +216,18 @@ void warnUnrelatedRecordings(Trace& t) {
     for (uint32_t e : c.endpoints) {
       const uint32_t p = t.endpoints[e].process;
       if (p == kNone || of[p] == n) continue;
-      if (first == n) first = of[p];
-      else root[find(of[p])] = find(first);
+      if (first == n)
+        first = of[p];
+      else
+        root[find(of[p])] = find(first);
     }
   }
   std::map<size_t, std::vector<std::string>> groups;
   for (size_t d = 0; d < n; ++d) groups[find(d)].push_back(t.directories[d]);
   if (groups.size() < 2) return;
-  std::string text = "the recordings given share no channel between these groups, so nothing in one group is "
-                     "related to anything in another:";
+  std::string text =
+      "the recordings given share no channel between these groups, so nothing in one group is "
+      "related to anything in another:";
   for (const auto& [r, dirs] : groups) {
     text += " {";
     for (size_t k = 0; k < dirs.size(); ++k) text += (k ? ", " : "") + dirs[k];
@@ -255,8 +258,7 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   return t;
 }
 
-std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const LoadOptions& options,
-                                 std::string* error) {
+std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const LoadOptions& options, std::string* error) {
   RawRecording raw;
   StepTimer step;
   if (!loadLogs(dirs, options, &raw, error)) return nullptr;

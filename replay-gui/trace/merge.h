@@ -24,7 +24,6 @@ namespace radar::trace {
 std::unique_ptr<Trace> merge(RawRecording&& raw);
 
 // loadLogs() then merge().
-std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const LoadOptions& options,
-                                 std::string* error);
+std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const LoadOptions& options, std::string* error);
 
 }  // namespace radar::trace

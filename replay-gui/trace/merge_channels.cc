@@ -40,7 +40,8 @@ void Merger::buildChannels() {
   for (uint32_t i = 0; i < eps.size(); ++i) {
     const Endpoint& e = eps[i];
     if ((e.type == ChannelType::UnixStream || e.type == ChannelType::UnixSeqpacket ||
-         e.type == ChannelType::UnixDgram) && e.peer_ino)
+         e.type == ChannelType::UnixDgram) &&
+        e.peer_ino)
       unix_by_peer[std::to_string(raw_.processes[e.process].boot) + "|" + hexKey(e.peer_ino)].push_back(i);
   }
   std::vector<std::string> side_identity(eps.size());
@@ -110,12 +111,16 @@ void Merger::buildChannels() {
     const Endpoint& e = eps[c.endpoints.front()];
     // Socket pairs of every type share one numbering: two called
     // "socketpair 1" would be one to a reader.
-    const bool unix_socket = c.type == ChannelType::UnixStream || c.type == ChannelType::UnixSeqpacket ||
-                             c.type == ChannelType::UnixDgram;
+    const bool unix_socket =
+        c.type == ChannelType::UnixStream || c.type == ChannelType::UnixSeqpacket || c.type == ChannelType::UnixDgram;
     const int n = ++numbers[unix_socket ? ChannelType::UnixStream : c.type];
     switch (c.type) {
-      case ChannelType::Pipe: c.name = "pipe " + std::to_string(n); break;
-      case ChannelType::Fifo: c.name = "fifo " + e.path; break;
+      case ChannelType::Pipe:
+        c.name = "pipe " + std::to_string(n);
+        break;
+      case ChannelType::Fifo:
+        c.name = "fifo " + e.path;
+        break;
       case ChannelType::Terminal:
         c.name = "terminal" + (e.path.empty() ? "" : " " + e.path);
         c.external = true;
@@ -148,8 +153,12 @@ void Merger::buildChannels() {
         }
         break;
       }
-      case ChannelType::Udp: c.name = "udp " + log::formatAddress(e.local_address); break;
-      default: c.name = std::string(log::channelTypeName(c.type)) + " " + std::to_string(n); break;
+      case ChannelType::Udp:
+        c.name = "udp " + log::formatAddress(e.local_address);
+        break;
+      default:
+        c.name = std::string(log::channelTypeName(c.type)) + " " + std::to_string(n);
+        break;
     }
     if (!c.external) {
       // A channel some of whose ends were inherited from outside the
@@ -178,6 +187,5 @@ void Merger::buildChannels() {
   for (Channel& c : t_.channels)
     if (const int k = ++seen[c.name]; k > 1) c.name += " (" + std::to_string(k) + ")";
 }
-
 
 }  // namespace radar::trace::merging

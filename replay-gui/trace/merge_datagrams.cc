@@ -35,9 +35,7 @@ void Merger::matchDatagrams() {
     for (uint32_t j = 0; j < eps.size(); ++j) {
       const Endpoint& to = eps[j];
       if (j == ev.endpoint || !isDatagramType(to.type)) continue;
-      if (raw_.processes[to.process].boot != raw_.processes[from.process].boot &&
-          to.type != ChannelType::Udp)
-        continue;
+      if (raw_.processes[to.process].boot != raw_.processes[from.process].boot && to.type != ChannelType::Udp) continue;
       bool match = false;
       if (addr != raw_.addresses.end() && !addr->second.empty())
         match = !to.local_address.empty() && sameAddress(addr->second, to.local_address);
@@ -53,8 +51,10 @@ void Merger::matchDatagrams() {
   auto messages = [&](uint32_t i, std::vector<uint32_t>* out) {
     out->clear();
     auto multi = raw_.message_lengths.find(i);
-    if (multi != raw_.message_lengths.end()) *out = multi->second;
-    else out->push_back(raw_.events[i].value);
+    if (multi != raw_.message_lengths.end())
+      *out = multi->second;
+    else
+      out->push_back(raw_.events[i].value);
   };
   std::vector<uint32_t> parts;
   std::vector<std::vector<uint32_t>> receives(eps.size());
@@ -114,8 +114,9 @@ void Merger::matchDatagrams() {
     // send began, which is what stops the search below. (A send's return
     // can come long after the receive: a signal handler run on its way out
     // of the kernel, or a preemption, is part of the call's time.)
-    std::stable_sort(q.begin(), q.end(),
-                     [&](const Datagram& a, const Datagram& b) { return wallOf(a.send, false) < wallOf(b.send, false); });
+    std::stable_sort(q.begin(), q.end(), [&](const Datagram& a, const Datagram& b) {
+      return wallOf(a.send, false) < wallOf(b.send, false);
+    });
     size_t head = 0;
     for (uint32_t r : receives[ep]) {
       Event& rev = raw_.events[r];
@@ -150,6 +151,5 @@ void Merger::matchDatagrams() {
     }
   }
 }
-
 
 }  // namespace radar::trace::merging

@@ -17,8 +17,10 @@ void Merger::otherEdges() {
     // The parent's event with that counter (counters are dense: index).
     // (Counter 0: before the parent's first event.)
     uint32_t from = kNone;
-    if (p.parent_counter >= 1 && p.parent_counter <= pe - pb) from = pb + static_cast<uint32_t>(p.parent_counter) - 1;
-    else if (p.parent_counter > pe - pb) from = pe - 1;
+    if (p.parent_counter >= 1 && p.parent_counter <= pe - pb)
+      from = pb + static_cast<uint32_t>(p.parent_counter) - 1;
+    else if (p.parent_counter > pe - pb)
+      from = pe - 1;
     // The child saw the parent's counter before the call that made it was
     // recorded (fork and posix_spawn are recorded when they return; vfork
     // has an event before it): that call, next in the parent, is what the
@@ -148,6 +150,5 @@ void Merger::otherEdges() {
     }
   }
 }
-
 
 }  // namespace radar::trace::merging

@@ -110,8 +110,7 @@ void Merger::matchStreams() {
   auto order = [&](std::vector<Item>& v) {
     bool several = false;
     for (const Item& it : v)
-      several |= it.process != v.front().process ||
-                 raw_.events[it.index].thread != raw_.events[v.front().index].thread;
+      several |= it.process != v.front().process || raw_.events[it.index].thread != raw_.events[v.front().index].thread;
     if (several)
       std::stable_sort(v.begin(), v.end(),
                        [&](const Item& a, const Item& b) { return wallOf(a.index, true) < wallOf(b.index, true); });
@@ -174,8 +173,7 @@ void Merger::matchStreams() {
       // changed later), and the stream's order stands: one bad checksum
       // must not shift every later receive off its sends.
       auto foreign = [&] {
-        if (several_writers || several_readers || checkContent(out, start, from, r) != Content::Differs)
-          return false;
+        if (several_writers || several_readers || checkContent(out, start, from, r) != Content::Differs) return false;
         // A later receive (of the next few) with these sends' bytes: the
         // ones before it were someone else's.
         constexpr int kLookAhead = 16;
@@ -231,8 +229,10 @@ void Merger::matchStreams() {
     // The receives (not the peeks) took the stream's first `consumed` bytes:
     // the sends within them were received whole, the one they end in, in part.
     for (size_t j = 0; j < out.size() && start[j] < consumed; ++j) {
-      if (start[j + 1] <= consumed) raw_.events[out[j].index].flags |= kEventReceivedWhole;
-      else w.received_in_part.emplace_back(out[j].index, consumed - start[j]);
+      if (start[j + 1] <= consumed)
+        raw_.events[out[j].index].flags |= kEventReceivedWhole;
+      else
+        w.received_in_part.emplace_back(out[j].index, consumed - start[j]);
     }
   };
   std::atomic<size_t> next_stream{0};
@@ -290,8 +290,8 @@ void Merger::matchStreams() {
 // they end where a send ends (a 4-byte length, then the message it
 // announces); what cannot be checked keeps the time order.
 std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vector<StreamItem>& in) {
-  constexpr size_t kWindow = 256;     // overlapping calls considered together
-  constexpr size_t kMaxGroup = 8;     // a reader's receives checked together
+  constexpr size_t kWindow = 256;  // overlapping calls considered together
+  constexpr size_t kMaxGroup = 8;  // a reader's receives checked together
   constexpr uint32_t kMaxTries = 20000;
   // For the whole stream: past it, the rest keeps the order of time (a
   // storm of overlapping calls must not make the merge take minutes).
@@ -408,6 +408,5 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
   }
   return confirmed;
 }
-
 
 }  // namespace radar::trace::merging

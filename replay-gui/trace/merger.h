@@ -25,8 +25,8 @@
 #include <unordered_map>
 
 #include "address.h"
-#include "trace/clocks.h"
 #include "crc32c.h"
+#include "trace/clocks.h"
 #include "trace/findings.h"
 
 #include "trace/merge.h"
@@ -112,8 +112,8 @@ class StepTimer {
       std::fclose(f);
     }
     std::fprintf(stderr, "merge: %-12s %8.1f ms %8ld page faults, resident %6.1f MiB, peak %6.1f MiB\n", name,
-                 std::chrono::duration<double, std::milli>(last_ - then).count(), faults_ - faults_then,
-                 rss / 1024.0, peak / 1024.0);
+                 std::chrono::duration<double, std::milli>(last_ - then).count(), faults_ - faults_then, rss / 1024.0,
+                 peak / 1024.0);
   }
 
  private:
@@ -127,7 +127,6 @@ class StepTimer {
   std::chrono::steady_clock::time_point last_;
   long faults_ = 0;
 };
-
 
 // A send or receive of a byte stream, as the matching sees it.
 struct StreamItem {
@@ -173,18 +172,17 @@ class Merger {
 
   RawRecording& raw_;
   Trace& t_;
-  BigArray<Edge> edges_;         // in raw indices until linearize()
+  BigArray<Edge> edges_;  // in raw indices until linearize()
   // The stream matching's edges, one array per thread: they come before
   // edges_ (the sort by target keeps that order within a target).
   std::vector<BigArray<Edge>> stream_edges_;
-  std::vector<uint32_t> notable_;  // signals, waits, closes, ends of file, by index
-  std::vector<uint8_t> side_;    // per endpoint: 0 or 1
+  std::vector<uint32_t> notable_;          // signals, waits, closes, ends of file, by index
+  std::vector<uint8_t> side_;              // per endpoint: 0 or 1
   std::vector<uint32_t> starts_, owners_;  // process ranges by start, for owner()
   static constexpr uint32_t kOwnerBlockShift = 10;
-  std::vector<uint32_t> owner_block_;       // per block of events: the last range starting at or before it
+  std::vector<uint32_t> owner_block_;      // per block of events: the last range starting at or before it
   std::vector<int64_t> realtime_offset_;   // per process (the Process structs are big and far apart)
   std::vector<uint32_t> exits_and_waits_;  // positions, for endings()
 };
-
 
 }  // namespace radar::trace::merging

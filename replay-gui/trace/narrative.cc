@@ -73,8 +73,7 @@ std::string names(const Trace& t, const std::vector<uint32_t>& ps, uint32_t subj
 std::string Narrator::execPath(uint32_t position) const {
   log::Record r;
   std::vector<std::string> strings;
-  if (!t_.record(position, &r, nullptr, &strings, nullptr) || strings.empty() || strings[0].empty())
-    return "a program";
+  if (!t_.record(position, &r, nullptr, &strings, nullptr) || strings.empty() || strings[0].empty()) return "a program";
   return strings[0];
 }
 
@@ -94,7 +93,8 @@ std::string Narrator::describe(uint32_t position) const {
       if (failed) return subject + " fails to send" + on;
       const auto to = receivers(position);
       std::string whom;
-      if (!to.empty()) whom = " to " + names(t_, to, e.process);
+      if (!to.empty())
+        whom = " to " + names(t_, to, e.process);
       else if (e.flags & kEventExternal) {
         const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
         whom = " to " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
@@ -111,7 +111,8 @@ std::string Narrator::describe(uint32_t position) const {
       if (e.flags & kEventEof) return subject + " reads end of file" + on;
       const auto from = senders(position);
       std::string whence;
-      if (!from.empty()) whence = " from " + names(t_, from, e.process);
+      if (!from.empty())
+        whence = " from " + names(t_, from, e.process);
       else if (e.flags & kEventExternal) {
         const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
         whence = " from " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
@@ -121,7 +122,8 @@ std::string Narrator::describe(uint32_t position) const {
       const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
       return subject + verb + whence + on + " (" + bytes(e.value) + ")";
     }
-    default: break;
+    default:
+      break;
   }
   switch (k) {
     case Kind::Vfork: {
@@ -132,11 +134,14 @@ std::string Narrator::describe(uint32_t position) const {
       for (const auto& q : t_.processes)
         if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process)
           return subject + " resumes: its vfork child " + q.label() + " executes " + q.executable;
-      if (failed) return subject + " resumes: its vfork child, process " + std::to_string(e.value) +
-                         ", failed to execute a program";
+      if (failed)
+        return subject + " resumes: its vfork child, process " + std::to_string(e.value) +
+               ", failed to execute a program";
       if (e.result == 0)
-        return subject + " resumes: its vfork child, process " + std::to_string(e.value) + ", ended without executing a program";
-      return subject + " resumes: its vfork child, process " + std::to_string(e.value) + ", executed a program radar could not record";
+        return subject + " resumes: its vfork child, process " + std::to_string(e.value) +
+               ", ended without executing a program";
+      return subject + " resumes: its vfork child, process " + std::to_string(e.value) +
+             ", executed a program radar could not record";
     }
     case Kind::Fork:
     case Kind::Spawn: {
@@ -146,8 +151,10 @@ std::string Narrator::describe(uint32_t position) const {
         if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process) return subject + " creates " + q.label();
       return subject + " creates process " + std::to_string(e.value);
     }
-    case Kind::System: return subject + " runs a shell command, which " + statusText(e.result);
-    case Kind::Popen: return subject + " starts a shell command with a pipe" + on;
+    case Kind::System:
+      return subject + " runs a shell command, which " + statusText(e.result);
+    case Kind::Popen:
+      return subject + " starts a shell command with a pipe" + on;
     case Kind::Exec: {
       // One try of several (a PATH search tries each directory in turn):
       // the program it tried is the record's, not the one that ran.
@@ -165,9 +172,11 @@ std::string Narrator::describe(uint32_t position) const {
       const uint32_t before = t_.localPredecessor(position);
       const std::string what =
           before != kNone && t_.events[before].eventKind() == Kind::Exec ? execPath(before) : "a program";
-      return subject + " fails to execute " + what + (e.value ? ": " + std::string(std::strerror(static_cast<int>(e.value))) : "");
+      return subject + " fails to execute " + what +
+             (e.value ? ": " + std::string(std::strerror(static_cast<int>(e.value))) : "");
     }
-    case Kind::Exit: return subject + " exits with status " + std::to_string(e.result);
+    case Kind::Exit:
+      return subject + " exits with status " + std::to_string(e.result);
     case Kind::Wait: {
       if (failed) return subject + " waits for a child, in vain";
       if (!e.value) return subject + " finds no child ended yet";
@@ -189,23 +198,34 @@ std::string Narrator::describe(uint32_t position) const {
           if (q.pid == static_cast<int32_t>(e.value)) from = " from " + q.label();
       return subject + " receives signal " + signalText(e.result) + from;
     }
-    case Kind::Pipe: return subject + (failed ? " fails to create a pipe" : " creates " + channel(e));
-    case Kind::Socketpair: return subject + (failed ? " fails to create a socket pair" : " creates " + channel(e));
-    case Kind::Socket: return subject + " opens a socket" + (e.endpoint != kNone ? " (" + channel(e) + ")" : "");
-    case Kind::Bind: return subject + (failed ? " fails to bind " : " binds ") + channel(e);
-    case Kind::Listen: return subject + " listens on " + channel(e);
+    case Kind::Pipe:
+      return subject + (failed ? " fails to create a pipe" : " creates " + channel(e));
+    case Kind::Socketpair:
+      return subject + (failed ? " fails to create a socket pair" : " creates " + channel(e));
+    case Kind::Socket:
+      return subject + " opens a socket" + (e.endpoint != kNone ? " (" + channel(e) + ")" : "");
+    case Kind::Bind:
+      return subject + (failed ? " fails to bind " : " binds ") + channel(e);
+    case Kind::Listen:
+      return subject + " listens on " + channel(e);
     case Kind::Connect:
       if (isConnectOutcome(e))
         return subject + " learns how connecting " + channel(e) + " ended: " +
                (e.value ? "it failed: " + std::string(std::strerror(static_cast<int>(e.value))) : "connected");
       if (failed && e.value == EINPROGRESS) return subject + " starts connecting " + channel(e) + " (in progress)";
       return subject + (failed ? " fails to connect " : " connects ") + channel(e);
-    case Kind::Accept: return subject + " accepts a connection: " + channel(e);
-    case Kind::Shutdown: return subject + " shuts down its end of " + channel(e);
-    case Kind::Close: return subject + " closes its end of " + channel(e);
-    case Kind::Dup: return subject + " duplicates its end of " + channel(e);
-    case Kind::Open: return subject + " opens " + channel(e);
-    case Kind::EpollCtl: return subject + " changes what it waits for";
+    case Kind::Accept:
+      return subject + " accepts a connection: " + channel(e);
+    case Kind::Shutdown:
+      return subject + " shuts down its end of " + channel(e);
+    case Kind::Close:
+      return subject + " closes its end of " + channel(e);
+    case Kind::Dup:
+      return subject + " duplicates its end of " + channel(e);
+    case Kind::Open:
+      return subject + " opens " + channel(e);
+    case Kind::EpollCtl:
+      return subject + " changes what it waits for";
     case Kind::Poll:
     case Kind::Select:
     case Kind::EpollWait:
@@ -220,11 +240,16 @@ std::string Narrator::describe(uint32_t position) const {
       if (t_.record(position, &r, nullptr, &strings, nullptr) && !strings.empty()) name = strings[0];
       return subject + " announces " + name + (e.value ? " (" + bytes(e.value) + ")" : "");
     }
-    case Kind::Clock: return subject + " reads the clock";
-    case Kind::Random: return subject + " reads random bytes";
-    case Kind::Getpid: return subject + " asks for its process id";
-    case Kind::ThreadStart: return subject + " starts";
-    default: return subject + " does " + log::kindName(k);
+    case Kind::Clock:
+      return subject + " reads the clock";
+    case Kind::Random:
+      return subject + " reads random bytes";
+    case Kind::Getpid:
+      return subject + " asks for its process id";
+    case Kind::ThreadStart:
+      return subject + " starts";
+    default:
+      return subject + " does " + log::kindName(k);
   }
 }
 

@@ -23,8 +23,12 @@ class Placer {
  public:
   Placer(const BigArray<Event>& events, Event* out, const uint32_t* position,
          const std::vector<std::pair<uint32_t, uint32_t>>& ranges, uint32_t total)
-      : events_(events.data()), out_(out), position_(position), processes_(static_cast<uint32_t>(ranges.size())),
-        total_(total), window_(std::max<uint32_t>(uint32_t{1} << 16, processes_ * 64)),
+      : events_(events.data()),
+        out_(out),
+        position_(position),
+        processes_(static_cast<uint32_t>(ranges.size())),
+        total_(total),
+        window_(std::max<uint32_t>(uint32_t{1} << 16, processes_ * 64)),
         windows_((total + window_ - 1) / window_) {
     next_.resize((size_t{windows_} + 1) * processes_);
     for (uint32_t p = 0; p < processes_; ++p) {
@@ -91,6 +95,5 @@ class Placer {
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
-
 
 }  // namespace radar::trace

@@ -50,7 +50,7 @@ Statistics computeStatistics(const Trace& t) {
     if (t.processes[from.process].boot != t.processes[to.process].boot) continue;
     const int64_t q = std::max<int64_t>(0, to.returnNs() - from.returnNs());
     c.queued_ns = q > std::numeric_limits<int64_t>::max() - c.queued_ns ? std::numeric_limits<int64_t>::max()
-                                                                         : c.queued_ns + q;  // damaged times
+                                                                        : c.queued_ns + q;  // damaged times
     c.max_queued_ns = std::max(c.max_queued_ns, q);
   }
   return s;

@@ -16,8 +16,8 @@ struct ProcessStats {
 
 struct ChannelStats {
   uint64_t messages = 0, bytes = 0;
-  uint64_t matched = 0;            // receives matched to a send
-  int64_t queued_ns = 0;           // sum over received pieces: receive return - send return
+  uint64_t matched = 0;   // receives matched to a send
+  int64_t queued_ns = 0;  // sum over received pieces: receive return - send return
   int64_t max_queued_ns = 0;
 };
 

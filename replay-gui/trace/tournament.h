@@ -62,15 +62,12 @@ class Tournament {
     return bits;
   }
   // The key's order as an unsigned number, above the leaf.
-  Packed pack(int64_t key) const {
-    return Packed{static_cast<uint64_t>(key) - static_cast<uint64_t>(base_)} << shift_;
-  }
+  Packed pack(int64_t key) const { return Packed{static_cast<uint64_t>(key) - static_cast<uint64_t>(base_)} << shift_; }
   const int shift_;
   const int64_t base_;
   const Packed never_;
   uint32_t size_ = 1;
   std::vector<Packed> node_;  // node_[1] the root, leaves at size_ + leaf
 };
-
 
 }  // namespace radar::trace

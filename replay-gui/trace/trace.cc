@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <new>
 
-#include "trace/clocks.h"
 #include "radar/proto/radarlog.pb.h"
+#include "trace/clocks.h"
 
 namespace radar::trace {
 
@@ -38,21 +38,28 @@ std::string Process::label() const { return name + "[" + std::to_string(pid) + "
 
 const char* findingKindName(Finding::Kind k) {
   switch (k) {
-    case Finding::Kind::NeverReceived: return "never-received";
-    case Finding::Kind::NoSender: return "no-sender";
-    case Finding::Kind::Abnormal: return "abnormal-end";
-    case Finding::Kind::NeverEnded: return "never-ended";
-    case Finding::Kind::Deadlock: return "deadlock";
-    case Finding::Kind::LostEvents: return "lost-events";
-    case Finding::Kind::Damaged: return "damaged-log";
-    case Finding::Kind::Unrecorded: return "not-recorded";
+    case Finding::Kind::NeverReceived:
+      return "never-received";
+    case Finding::Kind::NoSender:
+      return "no-sender";
+    case Finding::Kind::Abnormal:
+      return "abnormal-end";
+    case Finding::Kind::NeverEnded:
+      return "never-ended";
+    case Finding::Kind::Deadlock:
+      return "deadlock";
+    case Finding::Kind::LostEvents:
+      return "lost-events";
+    case Finding::Kind::Damaged:
+      return "damaged-log";
+    case Finding::Kind::Unrecorded:
+      return "not-recorded";
   }
   return "finding";
 }
 
 std::pair<const Edge*, const Edge*> Trace::incoming(uint32_t position) const {
-  auto lo = std::lower_bound(edges.begin(), edges.end(), position,
-                             [](const Edge& e, uint32_t v) { return e.to < v; });
+  auto lo = std::lower_bound(edges.begin(), edges.end(), position, [](const Edge& e, uint32_t v) { return e.to < v; });
   auto hi = lo;
   while (hi != edges.end() && hi->to == position) ++hi;
   return {edges.data() + (lo - edges.begin()), edges.data() + (hi - edges.begin())};
@@ -109,8 +116,8 @@ log::LogReader* Trace::openReader(std::vector<std::unique_ptr<log::LogReader>>& 
   return reader.get();
 }
 
-bool Trace::record(uint32_t position, log::Record* out, std::string* payload,
-                   std::vector<std::string>* strings, std::string* error) const {
+bool Trace::record(uint32_t position, log::Record* out, std::string* payload, std::vector<std::string>* strings,
+                   std::string* error) const {
   const Event& ev = events[position];
   log::LogReader* reader = openReader(readers_, ev.process, error);
   if (!reader) return false;

@@ -62,27 +62,27 @@ using BigArray = std::vector<T, BigArrayAllocator<T>>;
 struct Process {
   uint32_t index = 0;
   int32_t pid = 0;
-  uint32_t generation = 0;     // exec count
+  uint32_t generation = 0;  // exec count
   uint64_t log_id = 0;
   std::string log_path;
-  std::string host;            // host name
-  uint32_t boot = 0;           // index into Trace::boots (channel identities are per boot)
+  std::string host;   // host name
+  uint32_t boot = 0;  // index into Trace::boots (channel identities are per boot)
   std::string executable;
   std::vector<std::string> argv;
-  std::string name;            // shown to users: program name, or a netdesc name
+  std::string name;  // shown to users: program name, or a netdesc name
   log::Origin origin = log::Origin::Unspecified;
-  uint32_t parent = kNone;     // process that created this image (or the image before an exec)
-  uint64_t parent_log_id = 0;  // as the header says
-  uint64_t parent_counter = 0; // the parent's counter at that moment
+  uint32_t parent = kNone;      // process that created this image (or the image before an exec)
+  uint64_t parent_log_id = 0;   // as the header says
+  uint64_t parent_counter = 0;  // the parent's counter at that moment
   int32_t ppid = 0;
-  int64_t realtime_offset = 0; // realtime_ns - monotonic_ns for this host
+  int64_t realtime_offset = 0;   // realtime_ns - monotonic_ns for this host
   uint32_t first_event = kNone;  // by position in Trace::events
   uint32_t last_event = kNone;
   uint32_t event_count = 0;
   // How it ended: exited (status), killed (signal), exec'd into `next_image`,
   // or unknown (still running or killed when the recording stopped).
   enum class End : uint8_t { Unknown, Exited, Signaled, Execed } end = End::Unknown;
-  int end_code = 0;            // exit status or signal number
+  int end_code = 0;  // exit status or signal number
   bool core_dumped = false;
   // Exited by its reaped status, but its log has no EXIT: it exec'd or
   // exited through a raw system call, unseen (what followed is unrecorded).
@@ -98,12 +98,12 @@ struct Process {
 // One end of a channel in one process image (a CHANNEL definition).
 struct Endpoint {
   uint32_t process = kNone;
-  uint32_t local_index = 0;    // the log's channel index
-  uint32_t channel = kNone;    // Trace::channels
+  uint32_t local_index = 0;  // the log's channel index
+  uint32_t channel = kNone;  // Trace::channels
   log::ChannelType type = log::ChannelType::Unspecified;
-  uint32_t access = 0;         // O_RDONLY / O_WRONLY / O_RDWR (pipes, FIFOs)
+  uint32_t access = 0;  // O_RDONLY / O_WRONLY / O_RDWR (pipes, FIFOs)
   bool external = false;
-  bool inherited = false;      // open when the image started (ChannelOrigin INHERITED)
+  bool inherited = false;  // open when the image started (ChannelOrigin INHERITED)
   uint64_t ino = 0, peer_ino = 0, dev = 0;
   std::string local_address, peer_address;  // struct sockaddr bytes
   std::string path;
@@ -115,28 +115,28 @@ struct Endpoint {
 struct Channel {
   uint32_t index = 0;
   log::ChannelType type = log::ChannelType::Unspecified;
-  std::string name;            // "pipe 3", "unix socket /tmp/s", "tcp 127.0.0.1:80", or a netdesc name
+  std::string name;  // "pipe 3", "unix socket /tmp/s", "tcp 127.0.0.1:80", or a netdesc name
   std::vector<uint32_t> endpoints;
-  bool external = false;       // an end is outside the recording (terminal, outside peer)
-  std::string external_peer;   // who that is, as far as known ("terminal /dev/pts/1", an address)
+  bool external = false;      // an end is outside the recording (terminal, outside peer)
+  std::string external_peer;  // who that is, as far as known ("terminal /dev/pts/1", an address)
 };
 
 // One event, compact: the merge keeps millions in memory (48 bytes each).
 // The full record (strings, addresses, payload ...) is re-read from the
 // log by Trace::record().
-struct Event {  // no member initializers: loading leaves fresh memory untouched
-  int64_t entry_ns;        // CLOCK_MONOTONIC of the process's host
-  uint64_t where;          // the record in its log: frame offset << 26 | offset in frame
-  uint32_t duration;       // see durationNs(): ns, or us above 2^31 ns
+struct Event {        // no member initializers: loading leaves fresh memory untouched
+  int64_t entry_ns;   // CLOCK_MONOTONIC of the process's host
+  uint64_t where;     // the record in its log: frame offset << 26 | offset in frame
+  uint32_t duration;  // see durationNs(): ns, or us above 2^31 ns
   uint32_t process;
-  uint32_t counter;        // the process's local event counter
-  uint32_t number;         // RADAR's global event number (Lamport time)
-  uint32_t endpoint;       // Trace::endpoints (channel events), kNone
-  int32_t result;          // the call's; for the second VFORK event, 0 when the child ended without an exec
-  uint32_t value;          // data events: bytes moved; process events: the other pid; a failed connect or exec: errno
-  uint16_t kind;           // log::Kind
-  uint8_t thread;          // index into the process's threads (255: beyond)
-  uint8_t flags;           // kEvent* below
+  uint32_t counter;   // the process's local event counter
+  uint32_t number;    // RADAR's global event number (Lamport time)
+  uint32_t endpoint;  // Trace::endpoints (channel events), kNone
+  int32_t result;     // the call's; for the second VFORK event, 0 when the child ended without an exec
+  uint32_t value;     // data events: bytes moved; process events: the other pid; a failed connect or exec: errno
+  uint16_t kind;      // log::Kind
+  uint8_t thread;     // index into the process's threads (255: beyond)
+  uint8_t flags;      // kEvent* below
 
   Kind eventKind() const { return static_cast<Kind>(kind); }
   int64_t returnNs() const { return entry_ns + durationNs(); }
@@ -145,24 +145,27 @@ struct Event {  // no member initializers: loading leaves fresh memory untouched
   }
   void setDuration(int64_t ns) {
     if (ns < 0) ns = 0;
-    if (ns < 0x80000000LL) duration = static_cast<uint32_t>(ns);
-    else if (ns / 1000 < 0x80000000LL) duration = 0x80000000u | static_cast<uint32_t>(ns / 1000);
-    else duration = 0xffffffffu;  // 35 minutes and more
+    if (ns < 0x80000000LL)
+      duration = static_cast<uint32_t>(ns);
+    else if (ns / 1000 < 0x80000000LL)
+      duration = 0x80000000u | static_cast<uint32_t>(ns / 1000);
+    else
+      duration = 0xffffffffu;  // 35 minutes and more
   }
   uint64_t frame() const { return where >> 26; }
   uint32_t frameOffset() const { return static_cast<uint32_t>(where & ((1u << 26) - 1)); }
   bool isTail() const { return frame() == (log::Location::kTailFrame >> 26); }
 };
 static_assert(sizeof(Event) == 48);
-inline constexpr uint8_t kEventFailed = 1;       // the call returned an error
+inline constexpr uint8_t kEventFailed = 1;  // the call returned an error
 // Event::result of a call that never returned: its thread ended in it
 // (cancelled); kEventFailed is set too.
 inline constexpr int32_t kResultNeverReturned = std::numeric_limits<int32_t>::min();
-inline constexpr uint8_t kEventHasPayload = 2;   // its record holds payload bytes
-inline constexpr uint8_t kEventEof = 4;          // a receive that returned 0
-inline constexpr uint8_t kEventUnmatched = 8;    // received bytes with no recorded sender
+inline constexpr uint8_t kEventHasPayload = 2;  // its record holds payload bytes
+inline constexpr uint8_t kEventEof = 4;         // a receive that returned 0
+inline constexpr uint8_t kEventUnmatched = 8;   // received bytes with no recorded sender
 inline constexpr uint8_t kEventPeek = 16;
-inline constexpr uint8_t kEventExternal = 32;    // to or from outside the recording
+inline constexpr uint8_t kEventExternal = 32;  // to or from outside the recording
 // CONNECT only: getsockopt(SO_ERROR), how a connect ended (value: its
 // errno). The bit is kEventHasHash's (load.h) on data events.
 inline constexpr uint8_t kEventOutcome = 64;
@@ -184,7 +187,7 @@ struct Edge {
   uint32_t from : 29;  // event position (fewer than 2^29 events)
   Why why : 3;
   uint32_t to;
-  uint32_t bytes;      // Message: bytes of `from` that `to` received
+  uint32_t bytes;  // Message: bytes of `from` that `to` received
 };
 static_assert(sizeof(Edge) == 12);
 
@@ -213,20 +216,20 @@ class EventList {
 
 struct Finding {
   enum class Kind : uint8_t {
-    NeverReceived,   // bytes sent and never received (in flight or queued at the end)
-    NoSender,        // bytes received with no recorded send
-    Abnormal,        // a process killed by a signal or crashed
-    NeverEnded,      // a process still running (or killed) when the recording stopped
-    Deadlock,        // a wait-for cycle among processes blocked at the end
-    LostEvents,      // a log that could not be written completely
-    Damaged,         // a log that could not be read completely
-    Unrecorded,      // a process the recording does not have
+    NeverReceived,  // bytes sent and never received (in flight or queued at the end)
+    NoSender,       // bytes received with no recorded send
+    Abnormal,       // a process killed by a signal or crashed
+    NeverEnded,     // a process still running (or killed) when the recording stopped
+    Deadlock,       // a wait-for cycle among processes blocked at the end
+    LostEvents,     // a log that could not be written completely
+    Damaged,        // a log that could not be read completely
+    Unrecorded,     // a process the recording does not have
   };
   Kind kind;
-  std::string text;                // one line, for people
+  std::string text;  // one line, for people
   std::vector<uint32_t> processes;
   std::vector<uint32_t> channels;
-  std::vector<uint32_t> events;    // where to look (positions)
+  std::vector<uint32_t> events;  // where to look (positions)
   uint64_t bytes = 0;
 };
 
@@ -242,8 +245,8 @@ class Trace {
   std::vector<Process> processes;
   std::vector<Endpoint> endpoints;
   std::vector<Channel> channels;
-  BigArray<Event> events;          // in the linear order (position = index)
-  BigArray<Edge> edges;            // sorted by `to`, then `from`
+  BigArray<Event> events;  // in the linear order (position = index)
+  BigArray<Edge> edges;    // sorted by `to`, then `from`
   // Per process: its events' positions in the story's order (ascending).
   // That is the order of the log's counters, except in a process whose
   // threads sent each other messages: a thread's call can be logged after
@@ -285,8 +288,8 @@ class Trace {
 
   // Statistics of the matching.
   uint64_t bytes_sent = 0, bytes_received = 0, bytes_matched = 0;
-  uint64_t bytes_external = 0;       // received from outside the recording
-  uint64_t bytes_ambiguous = 0;      // matched by time among overlapping writers or readers, unconfirmed by content
+  uint64_t bytes_external = 0;   // received from outside the recording
+  uint64_t bytes_ambiguous = 0;  // matched by time among overlapping writers or readers, unconfirmed by content
   // Events of multi-threaded processes placed by time where their threads'
   // order and the messages disagree (see linearize()).
   uint64_t placed_by_time = 0;
@@ -319,8 +322,8 @@ class Trace {
   std::span<const uint32_t> messagesFrom(uint32_t send) const;
 
   // The full record of an event, re-read from its log.
-  bool record(uint32_t position, log::Record* out, std::string* payload,
-              std::vector<std::string>* strings, std::string* error) const;
+  bool record(uint32_t position, log::Record* out, std::string* payload, std::vector<std::string>* strings,
+              std::string* error) const;
   // The bytes an event moved: its own payload, or, for a receive whose
   // bytes only the sender's log holds, those of the matched sends.
   // `omitted`, when given, counts the bytes the event moved that the
@@ -355,7 +358,7 @@ class Trace {
   mutable uint32_t cached_send_ = kNone;
   mutable std::vector<std::unique_ptr<log::LogReader>> send_readers_;  // one per process, as readers_
   mutable log::Record cached_send_record_;
-  mutable std::string received_bytes_;  // a receive's bytes, behind the last view of them
+  mutable std::string received_bytes_;                       // a receive's bytes, behind the last view of them
   bool cachedSend(uint32_t send, std::string* error) const;  // reads it into cached_send_record_
   log::LogReader* openReader(std::vector<std::unique_ptr<log::LogReader>>& set, uint32_t process,
                              std::string* error) const;

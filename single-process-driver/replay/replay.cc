@@ -3,13 +3,13 @@
 #include "replay.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <linux/futex.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -20,6 +20,7 @@
 #include "fields.h"
 #include "replay_api.h"
 #include "sys.h"
+
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
 // Declared extern "C" in replay_api.h.
@@ -46,12 +47,11 @@ API __attribute__((noinline)) void radar_replay_stop(const char* why) { asm vola
 API __attribute__((noinline)) void radar_replay_diverged(const char* report) {
   asm volatile("" ::"r"(report) : "memory");
 }
-API __attribute__((noinline)) void radar_replay_ended(const char* report) {
-  asm volatile("" ::"r"(report) : "memory");
-}
+API __attribute__((noinline)) void radar_replay_ended(const char* report) { asm volatile("" ::"r"(report) : "memory"); }
 
 namespace radar::rerun {
 
+using driver::kNoEvent;
 using driver::ReplayOutcome;
 using driver::ScriptEnd;
 using driver::ScriptFd;
@@ -59,7 +59,6 @@ using driver::ScriptHeader;
 using driver::ScriptStatus;
 using driver::ScriptThread;
 using driver::StandIn;
-using driver::kNoEvent;
 
 namespace {
 
@@ -73,7 +72,7 @@ struct State {
   bool started = false;
   std::atomic<bool> detached{false};
   bool exit_at_end = false;
-  bool sandboxed = false;  // radar debug's sandbox: effects on files stay inside
+  bool sandboxed = false;        // radar debug's sandbox: effects on files stay inside
   bool sigstop_at_stop = false;  // no debugger: stop the process for one to attach
   const uint8_t* base = nullptr;
   size_t size = 0;
@@ -156,10 +155,7 @@ void copyReport(const char* report, ReplayOutcome outcome) {
   }
 }
 
-const char* label() {
-  return g.header ? static_cast<const char*>(blob(g.header->label)) : "the process";
-}
-
+const char* label() { return g.header ? static_cast<const char*>(blob(g.header->label)) : "the process"; }
 
 bool isMessage(uint16_t kind) {
   const log::Category c = log::categoryOf(static_cast<Kind>(kind));
@@ -246,8 +242,7 @@ bool waitFor(Done&& done, int idle_limit) {
     const uint32_t seen = __atomic_load_n(&g_progress, __ATOMIC_SEQ_CST);
     if (!done()) {
       struct timespec wait = {0, 1000 * 1000};
-      sys::raw(SYS_futex, reinterpret_cast<long>(&g_progress), FUTEX_WAIT_PRIVATE, seen,
-               reinterpret_cast<long>(&wait));
+      sys::raw(SYS_futex, reinterpret_cast<long>(&g_progress), FUTEX_WAIT_PRIVATE, seen, reinterpret_cast<long>(&wait));
     }
     __atomic_sub_fetch(&g_waiters, 1, __ATOMIC_SEQ_CST);
     idle = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) == seen ? idle + 1 : 0;
@@ -263,7 +258,9 @@ void progress() {
     sys::raw(SYS_futex, reinterpret_cast<long>(&g_progress), FUTEX_WAKE_PRIVATE, INT_MAX);
 }
 
-bool isSet(const uint64_t* bits, uint32_t i) { return __atomic_load_n(&bits[i / 64], __ATOMIC_ACQUIRE) >> (i % 64) & 1; }
+bool isSet(const uint64_t* bits, uint32_t i) {
+  return __atomic_load_n(&bits[i / 64], __ATOMIC_ACQUIRE) >> (i % 64) & 1;
+}
 
 // Every event before `i` has been replayed.
 bool replayedBefore(uint32_t i) { return __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE) >= i; }
@@ -467,8 +464,7 @@ void checkStops(const ScriptEvent& e) {
   }
   if (!why) return;
   Report r;
-  r << "radar: stopped before " << why << ", event " << e.number << " (local " << e.counter
-    << "): " << text(&e);
+  r << "radar: stopped before " << why << ", event " << e.number << " (local " << e.counter << "): " << text(&e);
   copyReport(r.str(), ReplayOutcome::Running);
   announce(radar_replay_stop, r.str());
   if (g.sigstop_at_stop) sys::raw(SYS_tgkill, sys::getpid(), sys::gettid(), SIGSTOP);
@@ -493,8 +489,7 @@ const ScriptEvent* expect(Kind kind, int fd, const char* what) {
   const int32_t index = placeOfThisThread(kind, fd);
   if (index < 0) {
     Report r;
-    r << "a thread calls " << what << ", which no recorded thread of " << label()
-      << " does next";
+    r << "a thread calls " << what << ", which no recorded thread of " << label() << " does next";
     diverge(nullptr, r.str());
     return nullptr;
   }
@@ -669,7 +664,6 @@ namespace {
 char g_scratch[65536];  // /proc/self/maps; used once, after a divergence
 std::atomic<uint32_t> g_live_values{0};
 
-
 // The path of a /proc/self/maps line, from its permissions on.
 const char* path_of(const char* p, const char* end) {
   for (int field = 0; field < 4 && p < end; ++field) {
@@ -683,7 +677,8 @@ void sharedMemory(Report& r, bool* any) {
   const long fd = sys::openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return;
   size_t n = 0;
-  for (long got; n < sizeof(g_scratch) - 1 && (got = sys::read(static_cast<int>(fd), g_scratch + n, sizeof(g_scratch) - 1 - n)) > 0;)
+  for (long got; n < sizeof(g_scratch) - 1 &&
+                 (got = sys::read(static_cast<int>(fd), g_scratch + n, sizeof(g_scratch) - 1 - n)) > 0;)
     n += static_cast<size_t>(got);
   sys::close(static_cast<int>(fd));
   g_scratch[n] = 0;
@@ -699,18 +694,22 @@ void sharedMemory(Report& r, bool* any) {
     const uint64_t stop = sys::parseHex(p);
     ++p;
     const bool shared_writable = p[1] == 'w' && p[3] == 's';
-    const bool ours = g.status && reinterpret_cast<uint64_t>(g.status) >= start && reinterpret_cast<uint64_t>(g.status) < stop;
+    const bool ours =
+        g.status && reinterpret_cast<uint64_t>(g.status) >= start && reinterpret_cast<uint64_t>(g.status) < stop;
     // Memory without a name is shared only through fork: with a parent
     // (this image was forked) or with children it made before.
     const bool anonymous = path_of(p, end)[0] != '/' || std::strncmp(path_of(p, end), "/dev/zero", 9) == 0;
-    if (shared_writable && !ours && (!anonymous || g.header->segment_count > 1 || g_forked.load(std::memory_order_relaxed))) {
+    if (shared_writable && !ours &&
+        (!anonymous || g.header->segment_count > 1 || g_forked.load(std::memory_order_relaxed))) {
       total += stop - start;
       const char* path = path_of(p, end);
       char name[160] = {};
       std::memcpy(name, path, std::min<size_t>(static_cast<size_t>(end - path), sizeof(name) - 1));
       const char* what = name;
-      if (std::strncmp(name, "/dev/zero", 9) == 0 || name[0] == 0) what = "anonymous";
-      else if (std::strncmp(name, "/SYSV", 5) == 0) what = "a SysV segment";
+      if (std::strncmp(name, "/dev/zero", 9) == 0 || name[0] == 0)
+        what = "anonymous";
+      else if (std::strncmp(name, "/SYSV", 5) == 0)
+        what = "a SysV segment";
       if (named < 3) {
         names << (named ? ", " : "") << what << " (" << (stop - start) / 1024 << " KiB)";
         ++named;
@@ -768,7 +767,8 @@ void openFiles(Report& r, bool* any) {
     std::strncpy(link, l.str(), sizeof(link) - 1);
     link[sizeof(link) - 1] = 0;
     const long n = sys::readlink(link, path, sizeof(path) - 1);
-    if (n <= 0 || path[0] != '/' || std::strncmp(path, "/dev/", 5) == 0 || std::strncmp(path, "/proc/", 6) == 0) continue;
+    if (n <= 0 || path[0] != '/' || std::strncmp(path, "/dev/", 5) == 0 || std::strncmp(path, "/proc/", 6) == 0)
+      continue;
     struct stat st {};
     if (sys::fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || isChannelFd(fd) || !changedSinceRecorded(st)) continue;
     // Files it may read: not write-only ones, and a standard descriptor
@@ -798,18 +798,19 @@ void openFiles(Report& r, bool* any) {
 
 void noteLiveValue() { g_live_values.fetch_add(1, std::memory_order_relaxed); }
 
-
 void noteFileOpened(const char* path, int error) {
   if (!path || !path[0] || std::strncmp(path, "/proc/", 6) == 0 || std::strncmp(path, "/dev/", 5) == 0 ||
       std::strncmp(path, "/sys/", 5) == 0)
     return;
   const size_t n = std::strlen(path);
   // Libraries and locale data say nothing about what it received.
-  if ((n > 3 && std::strcmp(path + n - 3, ".so") == 0) || std::strstr(path, ".so.") || std::strncmp(path, "/usr/", 5) == 0 ||
-      std::strncmp(path, "/etc/ld.so", 10) == 0)
+  if ((n > 3 && std::strcmp(path + n - 3, ".so") == 0) || std::strstr(path, ".so.") ||
+      std::strncmp(path, "/usr/", 5) == 0 || std::strncmp(path, "/etc/ld.so", 10) == 0)
     return;
-  if (error == 0) note(g_read_files, path);
-  else if (error == ENOENT) note(g_missing_files, path);
+  if (error == 0)
+    note(g_read_files, path);
+  else if (error == ENOENT)
+    note(g_missing_files, path);
 }
 
 void nameUnrecordedInputs(Report& r) {
@@ -864,8 +865,7 @@ void threadStarts(uint32_t ordinal) {
     Lock lock;
     for (uint32_t i = 0; i < g.header->thread_count && i < kMaxThreads; ++i) {
       const uint32_t next = g_cursor[i];
-      if (g.threads[i].segment != segment || g_player[i].load(std::memory_order_relaxed) || next == kNoEvent)
-        continue;
+      if (g.threads[i].segment != segment || g_player[i].load(std::memory_order_relaxed) || next == kNoEvent) continue;
       const ScriptEvent& e = g.events[next];
       if (e.kind == static_cast<uint16_t>(Kind::ThreadStart) && e.size == ordinal) {
         found = static_cast<int32_t>(i);
@@ -918,8 +918,8 @@ void programExits(int status) {
   consume(e);
   Report r;
   r << "radar: replayed " << static_cast<uint64_t>(radar_replay_consumed) << " of "
-    << static_cast<uint64_t>(radar_replay_total) << " events; " << label() << " exits with status "
-    << status << ", as recorded";
+    << static_cast<uint64_t>(radar_replay_total) << " events; " << label() << " exits with status " << status
+    << ", as recorded";
   copyReport(r.str(), ReplayOutcome::Complete);
   g.detached.store(true);
   announce(radar_replay_ended, r.str());
@@ -928,9 +928,9 @@ void programExits(int status) {
 void imageExecs(const ScriptEvent* e) {
   Report r;
   r << "radar: replayed " << static_cast<uint64_t>(radar_replay_consumed) << " of "
-    << static_cast<uint64_t>(radar_replay_total) << " events; " << label()
-    << " execs here: " << text(e) << " (debug the new image as " << static_cast<int64_t>(g.header->recorded_pid)
-    << "." << static_cast<uint64_t>(g.header->recorded_generation + 1) << ")";
+    << static_cast<uint64_t>(radar_replay_total) << " events; " << label() << " execs here: " << text(e)
+    << " (debug the new image as " << static_cast<int64_t>(g.header->recorded_pid) << "."
+    << static_cast<uint64_t>(g.header->recorded_generation + 1) << ")";
   copyReport(r.str(), ReplayOutcome::Complete);
   g.detached.store(true);
   announce(radar_replay_ended, r.str());
@@ -971,21 +971,22 @@ const char* envValue(char** envp, const char* name) {
   exitNow(127);
 }
 
-bool within(const driver::Blob& b) { return b.offset <= g.header->data_size && b.size <= g.header->data_size - b.offset; }
+bool within(const driver::Blob& b) {
+  return b.offset <= g.header->data_size && b.size <= g.header->data_size - b.offset;
+}
 
 // Everything the hooks will trust, checked once.
 const char* validate() {
   const ScriptHeader& h = *g.header;
-  if (g.size < sizeof(ScriptHeader) || std::memcmp(h.magic, driver::kScriptMagic, 8) != 0)
-    return "not a replay script";
+  if (g.size < sizeof(ScriptHeader) || std::memcmp(h.magic, driver::kScriptMagic, 8) != 0) return "not a replay script";
   if (h.version != driver::kScriptVersion) return "a replay script of another version";
   auto fits = [&](uint64_t offset, uint64_t count, uint64_t size) {
     return offset % 8 == 0 && offset <= g.size && count <= (g.size - offset) / size;
   };
   if (!fits(h.events_offset, h.event_count, sizeof(ScriptEvent)) ||
       !fits(h.threads_offset, h.thread_count, sizeof(ScriptThread)) ||
-      !fits(h.inherited_offset, h.inherited_count, sizeof(ScriptFd)) ||
-      !fits(h.data_offset, h.data_size, 1) || h.thread_count > kMaxThreads || h.segment_count == 0)
+      !fits(h.inherited_offset, h.inherited_count, sizeof(ScriptFd)) || !fits(h.data_offset, h.data_size, 1) ||
+      h.thread_count > kMaxThreads || h.segment_count == 0)
     return "the replay script is damaged (its tables do not fit the file)";
   g.events = reinterpret_cast<const ScriptEvent*>(g.base + h.events_offset);
   g.threads = reinterpret_cast<const ScriptThread*>(g.base + h.threads_offset);
@@ -996,10 +997,9 @@ const char* validate() {
   for (uint32_t i = 0; i < h.event_count; ++i) {
     const ScriptEvent& e = g.events[i];
     if (e.thread >= h.thread_count || (e.next_in_thread != kNoEvent && e.next_in_thread >= h.event_count) ||
-        e.segment >= h.segment_count || !within(e.data) || !within(e.address) || !within(e.fds) ||
-        !within(e.ready) || !within(e.lengths) || !within(e.strings) || !within(e.text) ||
-        !within(e.names.local) || !within(e.names.peer) ||
-        (e.text.size && g.data[e.text.offset + e.text.size - 1] != 0) ||
+        e.segment >= h.segment_count || !within(e.data) || !within(e.address) || !within(e.fds) || !within(e.ready) ||
+        !within(e.lengths) || !within(e.strings) || !within(e.text) || !within(e.names.local) ||
+        !within(e.names.peer) || (e.text.size && g.data[e.text.offset + e.text.size - 1] != 0) ||
         (e.strings.size && g.data[e.strings.offset + e.strings.size - 1] != 0))
       return "the replay script is damaged (an event points outside it)";
   }
@@ -1049,8 +1049,8 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   if (const char* status = envValue(envp, driver::kStatusEnv)) {
     const long fd = sys::openat(AT_FDCWD, status, O_RDWR | O_CLOEXEC, 0);
     if (fd >= 0) {
-      const long m = sys::mmap(nullptr, sizeof(ScriptStatus), PROT_READ | PROT_WRITE, MAP_SHARED,
-                               static_cast<int>(fd), 0);
+      const long m =
+          sys::mmap(nullptr, sizeof(ScriptStatus), PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
       if (m >= 0 || m < -4095) {
         g.status = reinterpret_cast<ScriptStatus*>(m);
         g.status->started_ns = monotonicNs();
@@ -1074,7 +1074,8 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   struct stat st {};
   if (fd < 0 || sys::fstat(static_cast<int>(fd), &st) < 0) failStart("the replay script cannot be opened");
   g.size = static_cast<size_t>(st.st_size);
-  const long m = g.size ? sys::mmap(nullptr, g.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, static_cast<int>(fd), 0) : -EINVAL;
+  const long m =
+      g.size ? sys::mmap(nullptr, g.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, static_cast<int>(fd), 0) : -EINVAL;
   sys::close(static_cast<int>(fd));
   if (m < 0 && m > -4096) failStart("the replay script cannot be mapped");
   g.base = reinterpret_cast<const uint8_t*>(m);
@@ -1084,8 +1085,8 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   radar_replay_total = g.header->event_count;
   {
     const size_t words = g.header->event_count / 64 + 1;
-    const long a = sys::mmap(nullptr, 2 * words * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const long a =
+        sys::mmap(nullptr, 2 * words * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (a < 0 && a > -4096) failStart("no memory for the replay's bookkeeping");
     g_arrived = reinterpret_cast<uint64_t*>(a);
     g_replayed = g_arrived + words;

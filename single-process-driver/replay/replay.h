@@ -70,7 +70,7 @@ void diverge(const ScriptEvent* e, const char* message);
 // The blobs of an event.
 const void* blob(const driver::Blob& b);
 const char* text(const ScriptEvent* e);  // its narrative line, never null
-int32_t recordedPid();  // of the image being re-run
+int32_t recordedPid();                   // of the image being re-run
 // The pid the program was last told it has (a --nondet recording's
 // getpid(): in a forked image's ancestor, the ancestor's), else recordedPid().
 int32_t believedPid();

@@ -25,10 +25,10 @@
 #include <sys/select.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -40,10 +40,11 @@
 #include <cstring>
 
 #include "crc32c.h"
-#include "replay.h"
 #include "fields.h"
+#include "replay.h"
 #include "stdio_table.h"
 #include "sys.h"
+
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
 extern char** environ;
@@ -58,10 +59,9 @@ namespace sys = radar::sys;
 
 #define HOOK extern "C" __attribute__((visibility("default")))
 
-#define REAL(name)                                                \
-  static decltype(&::name) real_##name = nullptr;                 \
-  if (__builtin_expect(!real_##name, 0))                          \
-    real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
+#define REAL(name)                                \
+  static decltype(&::name) real_##name = nullptr; \
+  if (__builtin_expect(!real_##name, 0)) real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
 
 namespace {
 
@@ -112,8 +112,7 @@ void fillAddress(const ScriptEvent* e, struct sockaddr* addr, socklen_t* len) {
 
 // A receive: the recorded bytes, result and errno. False when the program
 // left the recording (the caller makes the real call).
-bool replayReceive(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count,
-                   ssize_t* result) {
+bool replayReceive(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count, ssize_t* result) {
   const uint64_t room = total(iov, count);
   const What what(name, fd, room);
   const ScriptEvent* e = expect(kind, fd, what.str());
@@ -169,8 +168,7 @@ uint32_t crcOf(const struct iovec* iov, size_t count, uint64_t n) {
 
 // A send: compared with the recorded one, then discarded (or also written
 // to the terminal), and answered with the recorded result.
-bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count,
-                ssize_t* result) {
+bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count, ssize_t* result) {
   const uint64_t size = total(iov, count);
   const What what(name, fd, size);
   const ScriptEvent* e = expect(kind, fd, what.str());
@@ -188,8 +186,10 @@ bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, si
   if (size_differs || at >= 0 || hash_differs) {
     Report r;
     r << "the program's " << what.str();
-    if (size_differs) r << " sends " << size << " bytes where the recording sends " << e->size;
-    else r << " sends other bytes than the recording";
+    if (size_differs)
+      r << " sends " << size << " bytes where the recording sends " << e->size;
+    else
+      r << " sends other bytes than the recording";
     r << ": " << text(e);
     if (at < 0 && size_differs) at = static_cast<long>(common);  // one is a prefix of the other
     if (at >= 0) {
@@ -232,8 +232,7 @@ bool placeNew(const ScriptEvent* e, long real_fd, int want, bool cloexec) {
   }
   if (!placeAt(static_cast<int>(real_fd), want, cloexec)) {
     Report r;
-    r << "descriptor " << want << ", new in the recording here, is already open in the re-run: "
-      << text(e);
+    r << "descriptor " << want << ", new in the recording here, is already open in the re-run: " << text(e);
     diverge(e, r.str());
     return false;
   }
@@ -278,11 +277,9 @@ bool isChannelKindOfFile(int fd) {
 long socketLike(int like, int extra_flags) {
   int domain = AF_UNIX, type = SOCK_STREAM;
   socklen_t len = sizeof(int);
-  sys::raw(SYS_getsockopt, like, SOL_SOCKET, SO_DOMAIN, reinterpret_cast<long>(&domain),
-           reinterpret_cast<long>(&len));
+  sys::raw(SYS_getsockopt, like, SOL_SOCKET, SO_DOMAIN, reinterpret_cast<long>(&domain), reinterpret_cast<long>(&len));
   len = sizeof(int);
-  sys::raw(SYS_getsockopt, like, SOL_SOCKET, SO_TYPE, reinterpret_cast<long>(&type),
-           reinterpret_cast<long>(&len));
+  sys::raw(SYS_getsockopt, like, SOL_SOCKET, SO_TYPE, reinterpret_cast<long>(&type), reinterpret_cast<long>(&len));
   return sys::raw(SYS_socket, domain, type | extra_flags, 0);
 }
 
@@ -293,7 +290,7 @@ long socketLike(int like, int extra_flags) {
 namespace radar::rerun {
 
 ssize_t replayedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
-  const struct iovec iov{buf, n};
+  const struct iovec iov { buf, n };
   ssize_t r;
   if (replayReceive(Kind::Read, "read", fd, &iov, 1, &r)) return r;
   return real ? real(fd, buf, n) : -1;
@@ -343,7 +340,7 @@ HOOK ssize_t readv(int fd, const struct iovec* iov, int count) {
 HOOK ssize_t recv(int fd, void* buf, size_t n, int flags) {
   REAL(recv);
   if (!replaying() || !isChannelFd(fd)) return real_recv(fd, buf, n, flags);
-  const struct iovec iov{buf, n};
+  const struct iovec iov { buf, n };
   ssize_t r;
   if (replayReceive(Kind::Recv, "recv", fd, &iov, 1, &r)) return r;
   return real_recv(fd, buf, n, flags);
@@ -443,7 +440,7 @@ HOOK int recvmmsg(int fd, struct mmsghdr* msgs, unsigned count, int flags, struc
 namespace radar::rerun {
 
 ssize_t replayedWrite(int fd, const void* buf, size_t n, ssize_t (*real)(int, const void*, size_t)) {
-  const struct iovec iov{const_cast<void*>(buf), n};
+  const struct iovec iov { const_cast<void*>(buf), n };
   ssize_t r;
   if (replaySend(Kind::Write, "write", fd, &iov, 1, &r)) return r;
   return real ? real(fd, buf, n) : static_cast<ssize_t>(n);
@@ -468,7 +465,7 @@ HOOK ssize_t writev(int fd, const struct iovec* iov, int count) {
 HOOK ssize_t send(int fd, const void* buf, size_t n, int flags) {
   REAL(send);
   if (!replaying() || !isChannelFd(fd)) return real_send(fd, buf, n, flags);
-  const struct iovec iov{const_cast<void*>(buf), n};
+  const struct iovec iov { const_cast<void*>(buf), n };
   ssize_t r;
   if (replaySend(Kind::Send, "send", fd, &iov, 1, &r)) return r;
   return real_send(fd, buf, n, flags);
@@ -477,7 +474,7 @@ HOOK ssize_t send(int fd, const void* buf, size_t n, int flags) {
 HOOK ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to, socklen_t to_len) {
   REAL(sendto);
   if (!replaying() || !isChannelFd(fd)) return real_sendto(fd, buf, n, flags, to, to_len);
-  const struct iovec iov{const_cast<void*>(buf), n};
+  const struct iovec iov { const_cast<void*>(buf), n };
   ssize_t r;
   if (replaySend(Kind::Sendto, "sendto", fd, &iov, 1, &r)) return r;
   return real_sendto(fd, buf, n, flags, to, to_len);
@@ -510,14 +507,16 @@ namespace {
 ssize_t replayFileSend(const ScriptEvent* e, int in, off_t* offset, size_t count) {
   if (e->size != count) {
     Report r;
-    r << "the program sends " << static_cast<uint64_t>(count) << " bytes from a file; the recording has "
-      << e->size << ": " << text(e);
+    r << "the program sends " << static_cast<uint64_t>(count) << " bytes from a file; the recording has " << e->size
+      << ": " << text(e);
     diverge(e, r.str());
     return -2;
   }
   if (e->result > 0) {
-    if (offset) *offset += e->result;
-    else sys::raw(SYS_lseek, in, e->result, SEEK_CUR);
+    if (offset)
+      *offset += e->result;
+    else
+      sys::raw(SYS_lseek, in, e->result, SEEK_CUR);
   }
   consume(e);
   return finishWith<ssize_t>(e);
@@ -582,8 +581,7 @@ HOOK ssize_t vmsplice(int fd, const struct iovec* iov, size_t count, unsigned fl
 
 HOOK ssize_t splice(int in, loff_t* off_in, int out, loff_t* off_out, size_t len, unsigned flags) {
   REAL(splice);
-  if (!replaying() || (!isChannelFd(out) && !isChannelFd(in)))
-    return real_splice(in, off_in, out, off_out, len, flags);
+  if (!replaying() || (!isChannelFd(out) && !isChannelFd(in))) return real_splice(in, off_in, out, off_out, len, flags);
   if (isChannelFd(out) && isChannelFd(in)) {
     const ssize_t r = replayPassThrough("splice", in, out, len);
     return r != -2 ? r : real_splice(in, off_in, out, off_out, len, flags);
@@ -618,8 +616,7 @@ HOOK int pipe2(int fds[2], int flags) {
   consume(e);
   if (e->result == 0) {
     int real[2];
-    if (sys::raw(SYS_pipe2, reinterpret_cast<long>(real), flags) != 0 ||
-        !placePair(e, real, (flags & O_CLOEXEC) != 0))
+    if (sys::raw(SYS_pipe2, reinterpret_cast<long>(real), flags) != 0 || !placePair(e, real, (flags & O_CLOEXEC) != 0))
       return real_pipe2(fds, flags);
     size_t n = 0;
     const int32_t* want = fdsOf(e, &n);
@@ -960,25 +957,25 @@ int opened(int fd, const char* path, int flags) {
 
 }  // namespace
 
-#define OPEN_HOOK(name, ...)                               \
-  {                                                        \
-    REAL(name);                                            \
-    mode_t mode = 0;                                       \
-    if (flags & (O_CREAT | __O_TMPFILE)) {                 \
-      va_list ap;                                          \
-      va_start(ap, flags);                                 \
-      mode = static_cast<mode_t>(va_arg(ap, int));         \
-      va_end(ap);                                          \
-    }                                                      \
+#define OPEN_HOOK(name, ...)                                    \
+  {                                                             \
+    REAL(name);                                                 \
+    mode_t mode = 0;                                            \
+    if (flags & (O_CREAT | __O_TMPFILE)) {                      \
+      va_list ap;                                               \
+      va_start(ap, flags);                                      \
+      mode = static_cast<mode_t>(va_arg(ap, int));              \
+      va_end(ap);                                               \
+    }                                                           \
     return opened(real_##name(__VA_ARGS__, mode), path, flags); \
   }
 
-HOOK int open(const char* path, int flags, ...) OPEN_HOOK(open, path, flags)
-HOOK int open64(const char* path, int flags, ...) OPEN_HOOK(open64, path, flags)
-HOOK int openat(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat, dirfd, path, flags)
-HOOK int openat64(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat64, dirfd, path, flags)
+HOOK int open(const char* path, int flags, ...) OPEN_HOOK(open, path, flags) HOOK
+    int open64(const char* path, int flags, ...) OPEN_HOOK(open64, path, flags) HOOK
+    int openat(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat, dirfd, path, flags) HOOK
+    int openat64(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat64, dirfd, path, flags)
 
-HOOK int __open_2(const char* path, int flags) {
+        HOOK int __open_2(const char* path, int flags) {
   REAL(__open_2);
   return opened(real___open_2(path, flags), path, flags);
 }
@@ -1019,8 +1016,8 @@ int replayPoll(struct pollfd* fds, nfds_t n, bool* replayed) {
   if (!e) return 0;
   if (e->size != n) {
     Report r;
-    r << "the program polls " << static_cast<uint64_t>(n) << " descriptors; the recording has " << e->size
-      << ": " << text(e);
+    r << "the program polls " << static_cast<uint64_t>(n) << " descriptors; the recording has " << e->size << ": "
+      << text(e);
     diverge(e, r.str());
     return 0;
   }
@@ -1057,7 +1054,6 @@ int replaySelect(int nfds, fd_set* r, fd_set* w, fd_set* x, bool* replayed) {
   *replayed = true;
   return finishWith<int>(e);
 }
-
 
 int replayEpollWait(int epfd, struct epoll_event* events, int max, bool* replayed) {
   *replayed = false;
@@ -1151,8 +1147,10 @@ HOOK int epoll_ctl(int epfd, int op, int fd, struct epoll_event* event) {
   // Kept before the call is replayed: another thread's epoll_wait may be
   // replayed while this one waits for its turn in consume().
   if (e->result == 0) {
-    if (op == EPOLL_CTL_DEL) g_epoll.forget(epfd, fd);
-    else if (event) g_epoll.set(epfd, fd, event->data.u64);
+    if (op == EPOLL_CTL_DEL)
+      g_epoll.forget(epfd, fd);
+    else if (event)
+      g_epoll.set(epfd, fd, event->data.u64);
   }
   consume(e);
   return finishWith<int>(e);
@@ -1507,8 +1505,8 @@ int wrappedMain(int argc, char** argv, char** envp) {
 
 HOOK int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(void),
                            void (*fini)(void), void (*rtld_fini)(void), void* stack_end) {
-  using Start = int (*)(int (*)(int, char**, char**), int, char**, void (*)(void), void (*)(void),
-                        void (*)(void), void*);
+  using Start =
+      int (*)(int (*)(int, char**, char**), int, char**, void (*)(void), void (*)(void), void (*)(void), void*);
   auto real = reinterpret_cast<Start>(dlsym(RTLD_NEXT, "__libc_start_main"));
   g_main = main;
   return real(wrappedMain, argc, argv, init, fini, rtld_fini, stack_end);
@@ -1722,16 +1720,18 @@ void trampoline(int sig, siginfo_t* info, void* context) {
   if (replaying()) {
     // Only the delivery deliverSignal() makes, once: a real one arriving
     // meanwhile (a timer firing while the handler runs) is dropped too.
-    const bool ours = t_delivering == sig && info && info->si_code == SI_TKILL &&
-                      info->si_pid == static_cast<pid_t>(sys::getpid());
+    const bool ours =
+        t_delivering == sig && info && info->si_code == SI_TKILL && info->si_pid == static_cast<pid_t>(sys::getpid());
     if (!ours) return;
     t_delivering = 0;
   }
   if (w.active && (w.user.sa_flags & SA_RESETHAND)) g_handlers[sig].active = false;
   errno = saved;
   if (!w.active) return;
-  if (w.user.sa_flags & SA_SIGINFO) w.user.sa_sigaction(sig, info, context);
-  else if (w.user.sa_handler != SIG_IGN && w.user.sa_handler != SIG_DFL) w.user.sa_handler(sig);
+  if (w.user.sa_flags & SA_SIGINFO)
+    w.user.sa_sigaction(sig, info, context);
+  else if (w.user.sa_handler != SIG_IGN && w.user.sa_handler != SIG_DFL)
+    w.user.sa_handler(sig);
 }
 
 bool isHandler(const struct sigaction* act) {
@@ -1763,7 +1763,8 @@ int wrapSigaction(int sig, const struct sigaction* act, struct sigaction* old,
 }
 
 sighandler_t bsdSignal(int sig, sighandler_t handler, int flags, bool mask_self) {
-  struct sigaction act {}, old {};
+  struct sigaction act {
+  }, old{};
   act.sa_handler = handler;
   sigemptyset(&act.sa_mask);
   if (mask_self) sigaddset(&act.sa_mask, sig);
@@ -1809,8 +1810,7 @@ bool deliverSignal(int sig) {
   sigset_t only, old;
   sigemptyset(&only);
   sigaddset(&only, sig);
-  sys::raw(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&only), reinterpret_cast<long>(&old),
-           _NSIG / 8);
+  sys::raw(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&only), reinterpret_cast<long>(&old), _NSIG / 8);
   t_delivering = sig;
   sys::raw(SYS_tgkill, sys::getpid(), sys::gettid(), sig);
   t_delivering = 0;
@@ -1829,7 +1829,7 @@ namespace {
 ssize_t stdioRead(FILE* fp, void* buf, ssize_t n) {
   const int fd = fp->_fileno;
   if (!replaying() || !isChannelFd(fd)) return radar::preload::realStdioSlots().read(fp, buf, n);
-  const struct iovec iov{buf, static_cast<size_t>(n)};
+  const struct iovec iov { buf, static_cast<size_t>(n) };
   ssize_t r;
   if (replayReceive(Kind::Read, "read", fd, &iov, 1, &r)) return r;
   return radar::preload::realStdioSlots().read(fp, buf, n);
@@ -1838,7 +1838,7 @@ ssize_t stdioRead(FILE* fp, void* buf, ssize_t n) {
 ssize_t stdioWrite(FILE* fp, const void* data, ssize_t n) {
   const int fd = fp->_fileno;
   if (!replaying() || !isChannelFd(fd)) return radar::preload::realStdioSlots().write(fp, data, n);
-  const struct iovec iov{const_cast<void*>(data), static_cast<size_t>(n)};
+  const struct iovec iov { const_cast<void*>(data), static_cast<size_t>(n) };
   ssize_t r;
   if (replaySend(Kind::Write, "write", fd, &iov, 1, &r)) return r;
   return radar::preload::realStdioSlots().write(fp, data, n);

@@ -39,10 +39,10 @@ TEST(Controller, ContinuousPlayTakesSecondsPerEvent) {
 
 TEST(Controller, SpeedChangesMidPlayApplyToTheRestOfTheEvent) {
   ReplayController c(10);
-  c.play();           // 3 s per event
-  c.advance(1.5);     // half of event 1
+  c.play();        // 3 s per event
+  c.advance(1.5);  // half of event 1
   c.setSecondsPerEvent(1);
-  c.advance(0.25);    // a quarter more at the new speed
+  c.advance(0.25);  // a quarter more at the new speed
   EXPECT_EQ(c.position(), 1u);
   EXPECT_DOUBLE_EQ(c.progress(), 0.75);
   c.advance(0.25);
@@ -60,7 +60,7 @@ TEST(Controller, SingleStepWaitsAfterEachEventButEachTakesItsTime) {
   c.advance(10);
   EXPECT_FALSE(c.animating());
   EXPECT_EQ(c.position(), 1u);  // and waits
-  c.play();                      // playing in single-step still waits per event
+  c.play();                     // playing in single-step still waits per event
   c.advance(3);
   c.advance(10);
   EXPECT_EQ(c.position(), 2u);

@@ -195,8 +195,9 @@ TEST(ReplayOptions, BadCommandLinesGetClearErrors) {
   auto parse = [](std::vector<const char*> args, std::string* error) {
     args.insert(args.begin(), "radar-replay");
     ReplayOptions o;
-    return parseReplayOptions(static_cast<int>(args.size()), const_cast<char**>(args.data()), &o, error) ? o
-                                                                                                          : ReplayOptions{};
+    return parseReplayOptions(static_cast<int>(args.size()), const_cast<char**>(args.data()), &o, error)
+               ? o
+               : ReplayOptions{};
   };
   std::string error;
   EXPECT_TRUE(parse({}, &error).dirs.empty());
@@ -274,7 +275,8 @@ TEST(WindowWithNetwork, NamesAndDecodesByTheDescription) {
     process { name: "reader" match { program: "consumer" } port { name: "in" direction: IN fd: 3 type: "Word" } }
     connect { from: "writer.out" to: "reader.in" name: "words" }
     type { name: "Word" template { field { name: "word" chars: 6 } } }
-  )", "/tmp/words.netdesc", &problems);
+  )",
+                                                                              "/tmp/words.netdesc", &problems);
   ASSERT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
   std::vector<std::string> unmatched;
   auto net = netdesc::Binding::apply(d, *trace, &unmatched);
@@ -297,7 +299,8 @@ TEST(WindowWithNetwork, PlacesProcessesWhereTheDescriptionSays) {
   std::vector<netdesc::Problem> problems;
   std::shared_ptr<const netdesc::Description> d = netdesc::Description::parse(R"(
     process { name: "reader" match { program: "consumer" } position { column: 2 row: 1.5 } }
-  )", "/tmp/placed.netdesc", &problems);
+  )",
+                                                                              "/tmp/placed.netdesc", &problems);
   ASSERT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
   std::vector<std::string> unmatched;
   auto net = netdesc::Binding::apply(d, *trace, &unmatched);

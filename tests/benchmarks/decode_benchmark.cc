@@ -246,8 +246,8 @@ int main(int argc, char** argv) {
               seconds(generate_start, generated));
   std::printf("load + merge: %.3f s; applying the description: %.1f ms\n", seconds(generated, loaded),
               seconds(loaded, applied) * 1e3);
-  std::printf("decode every message, from the log (radar events --decode): %.3f s, %.2f us/message, %.0f k/s\n",
-              full, full / sends.size() * 1e6, sends.size() / full / 1e3);
+  std::printf("decode every message, from the log (radar events --decode): %.3f s, %.2f us/message, %.0f k/s\n", full,
+              full / sends.size() * 1e6, sends.size() / full / 1e3);
   std::printf("decode every message, bytes in memory: %.3f s, %.2f us/message, %.0f k/s\n", decode,
               decode / sends.size() * 1e6, sends.size() / decode / 1e3);
   std::printf("text produced: %.1f MiB (%zu chars, %zu from memory); messages that did not fit: %zu\n",

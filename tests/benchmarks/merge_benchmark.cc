@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "trace/clocks.h"
 #include "crc32c.h"
+#include "trace/clocks.h"
 #include "trace/display.h"
 #include "trace/merge.h"
 #include "writer.h"
@@ -38,9 +38,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 int generate(const std::string& dir, int processes, uint64_t events, uint32_t in_flight) {
   ::mkdir(dir.c_str(), 0700);
@@ -167,9 +165,8 @@ int loadAndMerge(const std::string& dir) {
     }
     const long after = peakRssKiB();
     char line[256];
-    const int n = std::snprintf(line, sizeof(line), "%zu %.3f %ld %zu %zu\n", trace->events.size(),
-                                seconds(t0, t1), after - before, trace->edges.size(),
-                                trace->processes.size());
+    const int n = std::snprintf(line, sizeof(line), "%zu %.3f %ld %zu %zu\n", trace->events.size(), seconds(t0, t1),
+                                after - before, trace->edges.size(), trace->processes.size());
     if (::write(pipefd[1], line, n) != n) _exit(1);
     _exit(0);
   }
@@ -214,8 +211,8 @@ int run(const std::string& dir) {
     return seconds(a, b) / 200;
   };
   const double start = timeAt(0, n / 100 + 1), end = timeAt(n - n / 100 - 1, n);
-  std::printf("display state near the start: %.3f ms, near the end: %.3f ms, ratio %.2f\n", start * 1e3,
-              end * 1e3, end / start);
+  std::printf("display state near the start: %.3f ms, near the end: %.3f ms, ratio %.2f\n", start * 1e3, end * 1e3,
+              end / start);
   // happens-before queries, after the clocks are built.
   const auto c0 = Clock::now();
   const auto& clocks = trace->clocks();

@@ -60,10 +60,10 @@ int main(int argc, char** argv) {
   const auto t2 = Clock::now();
   const long after = rssKiB();
   std::printf("recording: %zu processes, %zu events\n", processes, events);
-  std::printf("first frame: %.0f ms (load + merge %.0f ms, window and first frame %.0f ms)\n", ms(t0, t2),
-              ms(t0, t1), ms(t1, t2));
-  std::printf("memory held by the window beyond the trace: %.1f MiB, %.1f bytes per event\n",
-              (after - before) / 1024.0, (after - before) * 1024.0 / static_cast<double>(events));
+  std::printf("first frame: %.0f ms (load + merge %.0f ms, window and first frame %.0f ms)\n", ms(t0, t2), ms(t0, t1),
+              ms(t1, t2));
+  std::printf("memory held by the window beyond the trace: %.1f MiB, %.1f bytes per event\n", (after - before) / 1024.0,
+              (after - before) * 1024.0 / static_cast<double>(events));
 
   // Seeking: skip + full redraw of the network view.
   auto& c = window.controller();
@@ -105,9 +105,10 @@ int main(int argc, char** argv) {
     frames.push_back(ms(a, Clock::now()));
   }
   const auto state = window.display().stateAt(c.position());
-  std::printf("playing near event %u (%zu processes, %zu messages in flight, %zu drawn): frame p50 %.2f ms, "
-              "p99 %.2f ms\n",
-              busiest, view.scene().processes.size(), state.queued.size(), view.scene().messages.size(),
-              percentile(frames, 0.5), percentile(frames, 0.99));
+  std::printf(
+      "playing near event %u (%zu processes, %zu messages in flight, %zu drawn): frame p50 %.2f ms, "
+      "p99 %.2f ms\n",
+      busiest, view.scene().processes.size(), state.queued.size(), view.scene().messages.size(),
+      percentile(frames, 0.5), percentile(frames, 0.99));
   return 0;
 }

@@ -23,11 +23,11 @@
 #include <sstream>
 
 #include "fake_recording.h"
-#include "trace/merge.h"
 #include "recorded.h"
 #include "recorder_env.h"
 #include "script.h"
 #include "script_builder.h"
+#include "trace/merge.h"
 
 namespace radar::testing {
 namespace {
@@ -39,7 +39,9 @@ std::string driverProgram(const std::string& name) { return std::string(RADAR_DR
 // interpreter prints is a message in the recording (to outside it).
 std::string recordCalc(const std::string& input, std::string* printed) {
   const std::string dir = testTempDir() + "/rec";
-  Result r = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + shellQuote(sample("calc")) + " | cat", input);
+  Result r =
+      shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + shellQuote(sample("calc")) + " | cat",
+            input);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   *printed = r.out;
   return dir;
@@ -89,8 +91,8 @@ TEST(Debug, ReadinessEagainPollAndEpollReplayFaithfully) {
 // that the program's pipes and its epoll instance get the recorded ones.
 TEST(Debug, DescriptorsOpenAtStartKeepTheirNumbers) {
   const std::string dir = testTempDir() + "/rec";
-  Result r = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + shellQuote(driverProgram("readiness")) +
-                   " epoll 3</dev/null 5</dev/null");
+  Result r = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                   shellQuote(driverProgram("readiness")) + " epoll 3</dev/null 5</dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Recording rec = load(dir);
   const ProcessLog* root = rec.byPid(rec.meta.root_pid());
@@ -119,7 +121,8 @@ TEST(Debug, DivergenceReportedAtTheEventWhereTheProgramChangesWhatItSends) {
   EXPECT_NE(fixed.err.find("recorded: 2d 35 0a  \"-5.\""), std::string::npos) << fixed.err;
   EXPECT_NE(fixed.err.find("re-run:   35 0a  \"5.\""), std::string::npos) << fixed.err;
   // Removing the variable again is the recorded run.
-  Result unset = radar({"debug", "--yes", dir, "interpreter", "--no-gdb", "--env", "CALC_FIXED=1", "--unset-env", "CALC_FIXED"});
+  Result unset =
+      radar({"debug", "--yes", dir, "interpreter", "--no-gdb", "--env", "CALC_FIXED=1", "--unset-env", "CALC_FIXED"});
   EXPECT_EQ(unset.exit_code, 0) << unset.err;
 }
 
@@ -136,8 +139,8 @@ TEST(Debug, GdbStopsAfterAReceiveWithTheValueTheRecordedRunComputed) {
   while (std::getline(source, line) && !at)
     if (++n && line.find("printf(\"= %.10g\\n\"") != std::string::npos) at = n;
   ASSERT_GT(at, 0);
-  Result r = radar({"debug", "--yes", dir, "interpreter", "--batch", "-ex", "break calc_proc.c:" + std::to_string(at), "-ex",
-                 "run", "-ex", "print m.stack[0]", "-ex", "radar event", "-ex", "continue"});
+  Result r = radar({"debug", "--yes", dir, "interpreter", "--batch", "-ex", "break calc_proc.c:" + std::to_string(at),
+                    "-ex", "run", "-ex", "print m.stack[0]", "-ex", "radar event", "-ex", "continue"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("$1 = 33\n"), std::string::npos) << r.out << r.err;
   // `radar event`: the last event replayed is the receive of the syntax.
@@ -155,15 +158,16 @@ TEST(Debug, GdbAtEventNextMessageAndContinueTo) {
   const uint32_t send = eventNumber(dir, R"(parser\[\d+\] sends a message to interpreter)");
   const uint32_t receive = eventNumber(dir, R"(parser\[\d+\] receives a message from scanner)");
   // --at-event: stopped just before it, in the program's own code.
-  Result at = radar({"debug", "--yes", dir, "parser", "--at-event", std::to_string(send), "--batch", "-ex", "radar event"});
+  Result at =
+      radar({"debug", "--yes", dir, "parser", "--at-event", std::to_string(send), "--batch", "-ex", "radar event"});
   EXPECT_NE(at.out.find("stopped before the event asked for, event " + std::to_string(send)), std::string::npos)
       << at.out << at.err;
   EXPECT_NE(at.out.find("next: Event " + std::to_string(send) + " "), std::string::npos) << at.out;
   EXPECT_NE(at.out.find("radar_port_send"), std::string::npos) << "the program's frame is shown\n" << at.out;
   // next-message from the start stops before the first receive; then
   // continue-to the send.
-  Result steps = radar({"debug", "--yes", dir, "parser", "--batch", "-ex", "radar next-message", "-ex", "radar event", "-ex",
-                     "radar continue-to " + std::to_string(send), "-ex", "radar event"});
+  Result steps = radar({"debug", "--yes", dir, "parser", "--batch", "-ex", "radar next-message", "-ex", "radar event",
+                        "-ex", "radar continue-to " + std::to_string(send), "-ex", "radar event"});
   EXPECT_NE(steps.out.find("stopped before the next message, event " + std::to_string(receive)), std::string::npos)
       << steps.out << steps.err;
   EXPECT_NE(steps.out.find("stopped before the event asked for, event " + std::to_string(send)), std::string::npos)
@@ -172,8 +176,8 @@ TEST(Debug, GdbAtEventNextMessageAndContinueTo) {
   // Under gdb a divergence stops the program with the report.
   std::string printed2;
   const std::string buggy = recordCalc("10 - (2 + 3)\n", &printed2);
-  Result diverged = radar({"debug", "--yes", buggy, "interpreter", "--env", "CALC_FIXED=1", "--batch", "-ex", "run", "-ex",
-                        "print m.error"});
+  Result diverged = radar({"debug", "--yes", buggy, "interpreter", "--env", "CALC_FIXED=1", "--batch", "-ex", "run",
+                           "-ex", "print m.error"});
   EXPECT_NE(diverged.out.find("left the recording at event"), std::string::npos) << diverged.out << diverged.err;
   EXPECT_NE(diverged.out.find("$1 = '\\000'"), std::string::npos) << "stopped inside the program\n" << diverged.out;
 }
@@ -183,8 +187,9 @@ TEST(Debug, NoGdbAtEventStopsItselfForAnotherDebugger) {
   const std::string dir = recordCalc("1 + 2\n", &printed);
   const uint32_t send = eventNumber(dir, R"(parser\[\d+\] sends a message to interpreter)");
   // Resume the stopped process from outside, as a debugger would.
-  const std::string line = shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " parser --no-gdb --at-event " +
-                           std::to_string(send) + " 2>&1 | while read -r l; do echo \"$l\"; case \"$l\" in "
+  const std::string line = shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) +
+                           " parser --no-gdb --at-event " + std::to_string(send) +
+                           " 2>&1 | while read -r l; do echo \"$l\"; case \"$l\" in "
                            "*'stopped itself'*) pid=${l#*pid }; kill -CONT ${pid%% *};; esac; done";
   Result r = shell(line);
   EXPECT_NE(r.out.find("stopped itself"), std::string::npos) << r.out;
@@ -200,8 +205,7 @@ TEST(Debug, AForkedProcessStartsInItsParent) {
   auto trace = trace::loadTrace({rec.dir}, trace::LoadOptions{}, &error);
   ASSERT_TRUE(trace) << error;
   uint32_t child = trace::kNone, parent = trace::kNone;
-  for (const auto& p : trace->processes)
-    (p.origin == log::Origin::Forked ? child : parent) = p.index;
+  for (const auto& p : trace->processes) (p.origin == log::Origin::Forked ? child : parent) = p.index;
   ASSERT_NE(child, trace::kNone);
   driver::Script script;
   ASSERT_TRUE(driver::buildScript(*trace, child, &script, &error)) << error;
@@ -238,8 +242,8 @@ TEST(Debug, AForkedProcessStartsInItsParent) {
     std::string on_disk(static_cast<size_t>(st.st_size), '\0');
     ASSERT_EQ(::pread(fd, on_disk.data(), on_disk.size(), 0), static_cast<ssize_t>(on_disk.size()));
     ::close(fd);
-    EXPECT_TRUE(on_disk == script.bytes.view()) << on_disk.size() << " bytes in the file, " << script.bytes.size()
-                                                << " made in memory";
+    EXPECT_TRUE(on_disk == script.bytes.view())
+        << on_disk.size() << " bytes in the file, " << script.bytes.size() << " made in memory";
   }
   for (const auto& e : script.launch.environment) {
     // The recorder's own variables go; the user's (even RADAR_-named) stay.
@@ -271,7 +275,8 @@ TEST(Debug, BadInputGetsAClearMessage) {
   expect(radar({"debug", "--yes", dir, "parser", "--env", "=x", "--no-gdb"}), 2, "expected NAME=VALUE or NAME");
   expect(radar({"debug", "--yes", testTempDir(), "parser", "--no-gdb"}), 2, "radar debug:");
   // Without gdb, the way around it is named.
-  Result no_gdb = shell("RADAR_GDB=/nonexistent/gdb " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " parser");
+  Result no_gdb =
+      shell("RADAR_GDB=/nonexistent/gdb " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " parser");
   expect(no_gdb, 2, "gdb is not installed");
 }
 
@@ -327,7 +332,6 @@ TEST(Debug, WhatTheRecordingLacksIsRefused) {
   EXPECT_NE(broken.err.find("could not be read"), std::string::npos) << broken.err;
 }
 
-
 // A recording is input: radar debug says what it would run (program,
 // arguments, directory, environment unlike the user's) and runs nothing
 // unless asked to; a library the recorded LD_PRELOAD names is never loaded.
@@ -350,7 +354,9 @@ TEST(Debug, ShowsWhatItWouldRunAndRunsNothingUnasked) {
   EXPECT_EQ(asked.exit_code, 2) << asked.err;
   EXPECT_NE(asked.err.find("it will run, as recorded:"), std::string::npos) << asked.err;
   EXPECT_NE(asked.err.find("  arguments    '/bin/sh' '-c' 'echo x > " + touched + "'"), std::string::npos) << asked.err;
-  EXPECT_NE(asked.err.find("RADAR_TEST_MARKER=" + marker), std::string::npos) << "an entry unlike the user's environment\n" << asked.err;
+  EXPECT_NE(asked.err.find("RADAR_TEST_MARKER=" + marker), std::string::npos)
+      << "an entry unlike the user's environment\n"
+      << asked.err;
   EXPECT_NE(asked.err.find("  not loaded   " + library), std::string::npos) << asked.err;
   EXPECT_NE(asked.err.find("add --yes to run it"), std::string::npos) << asked.err;
   EXPECT_FALSE(std::ifstream(touched).good()) << "nothing ran";
@@ -387,10 +393,8 @@ TEST(Debug, RefusesAProgramWhoseContentChanged) {
   ASSERT_EQ(::utimensat(AT_FDCWD, program.c_str(), times, 0), 0);
   Result changed = radar({"debug", "--yes", dir, std::to_string(load(dir).meta.root_pid()), "--no-gdb"});
   EXPECT_EQ(changed.exit_code, 2) << changed.err;
-  EXPECT_NE(changed.err.find("has changed since the recording (its content differs"), std::string::npos)
-      << changed.err;
+  EXPECT_NE(changed.err.find("has changed since the recording (its content differs"), std::string::npos) << changed.err;
 }
-
 
 // A value from the log is checked before the re-run hands it to the
 // program: a read of 16 bytes that returned 300 is damage, not a result.
@@ -421,8 +425,8 @@ TEST(Debug, EpollGivesBackWhatTheReRunRegistered) {
                        shellQuote(driverProgram("epoll_pointers")) + " | cat");
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     ASSERT_NE(rec.out.find("conn-1: world!"), std::string::npos) << rec.out;
-    Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) +
-                     " epoll_pointers --no-gdb");
+    Result r =
+        shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " epoll_pointers --no-gdb");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, rec.out);
     EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
@@ -445,8 +449,8 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
   for (const auto& p : trace->processes)
     if (p.origin != log::Origin::Forked && !p.external) pid = std::to_string(p.pid);
   ASSERT_FALSE(pid.empty());
-  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + pid +
-                   " --no-gdb");
+  Result r =
+      shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + pid + " --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
@@ -495,8 +499,8 @@ TEST(Debug, SignalsAProcessSendsItselfReachIt) {
                      shellQuote(driverProgram("signals_to_self")) + " | cat");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_EQ(rec.out, "sigwait got 10\nhandler got 12\nignored\n");
-  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) +
-                   " signals_to_self --no-gdb");
+  Result r =
+      shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " signals_to_self --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
   EXPECT_NE(r.err.find("replayed 8 of 8 events"), std::string::npos) << r.err;
@@ -544,7 +548,8 @@ TEST(Debug, RedactedValuesComeFromTheUsersEnvironmentWhenAskedFor) {
 TEST(Debug, SpliceTeeAndVmspliceReRun) {
   Recording rec = record({"sh", "-c", "printf 'hello world\\n' | " + shellQuote(programPath("splicer")) + " | cat"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) + " splicer --no-gdb");
+  Result r =
+      shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) + " splicer --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
 }
@@ -556,8 +561,9 @@ TEST(Debug, SpliceIntoAWriteOnlyFileReRuns) {
   char dir[] = "/tmp/radar-splice-XXXXXX";
   ASSERT_TRUE(::mkdtemp(dir));
   const std::string file = std::string(dir) + "/out";
-  Recording rec = record({"sh", "-c", "printf 'hello file\\n' | " + shellQuote(programPath("splice_to_file")) + " " +
-                                          shellQuote(file) + " | cat"});
+  Recording rec = record(
+      {"sh", "-c",
+       "printf 'hello file\\n' | " + shellQuote(programPath("splice_to_file")) + " " + shellQuote(file) + " | cat"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_NE(rec.out.find("11 bytes in the file: hello file"), std::string::npos) << rec.out;
   const Result check = radar({"check", "--strict", rec.dir});
@@ -580,9 +586,9 @@ TEST(Debug, NoFalseDivergences) {
     const char* shell_suffix;  // redirections for the recorded command
     const char* told;          // in `radar events`
   };
-  for (const Case& c : {Case{"vfork", "", "its vfork child, process "},
-                        Case{"cancel", "", "is cancelled in read() on pipe"},
-                        Case{"closed", " <&- >&- 2>&-", "creates pipe"}}) {
+  for (const Case& c :
+       {Case{"vfork", "", "its vfork child, process "}, Case{"cancel", "", "is cancelled in read() on pipe"},
+        Case{"closed", " <&- >&- 2>&-", "creates pipe"}}) {
     SCOPED_TRACE(c.mode);
     const std::string dir = testTempDir() + "/rec-" + c.mode;
     Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +
@@ -594,8 +600,8 @@ TEST(Debug, NoFalseDivergences) {
     EXPECT_EQ(events.out.find("creates a process. "), std::string::npos) << events.out;
     Result check = radar({"check", "--strict", dir});
     EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
-    Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) +
-                     " rerun_traps --no-gdb");
+    Result r =
+        shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " rerun_traps --no-gdb");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, rec.out);
     EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
@@ -606,12 +612,14 @@ TEST(Debug, NoFalseDivergences) {
 // same limit: it runs out of descriptors where it did.
 TEST(Debug, RecordedDescriptorLimitIsRestored) {
   const std::string dir = testTempDir() + "/rec";
-  Result rec = shell("sh -c " + shellQuote("ulimit -S -n 8; exec " + shellQuote(radarPath()) + " record -o " +
-                                           shellQuote(dir) + " -- " + shellQuote(programPath("fd_limit"))) +
+  Result rec = shell("sh -c " +
+                     shellQuote("ulimit -S -n 8; exec " + shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
+                                " -- " + shellQuote(programPath("fd_limit"))) +
                      " | cat");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_NE(rec.out.find(" more before EMFILE"), std::string::npos) << rec.out;
-  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " fd_limit --no-gdb | cat");
+  Result r =
+      shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " fd_limit --no-gdb | cat");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
@@ -681,8 +689,10 @@ class ProbedWorld {
     out += "connections: " + std::to_string(connections()) + "\n";
     out += "lingering: " + std::to_string(lingering().size()) + "\n";
     std::error_code ec;
-    out += "left in TMPDIR: " + std::to_string(std::distance(std::filesystem::directory_iterator(tmp_, ec),
-                                                             std::filesystem::directory_iterator())) + "\n";
+    out += "left in TMPDIR: " +
+           std::to_string(
+               std::distance(std::filesystem::directory_iterator(tmp_, ec), std::filesystem::directory_iterator())) +
+           "\n";
     return out;
   }
 
@@ -769,7 +779,8 @@ TEST(Debug, SandboxEndsWithRadarDebug) {
   ProbedWorld world;
   const std::string before = world.state();
   const std::string dir = testTempDir() + "/rec";
-  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + joinQuoted(world.command()) + " | cat");
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + joinQuoted(world.command()) +
+                     " | cat");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   world.reset();
   const uint32_t last = eventNumber(dir, R"(sends a message to outside the recording)");
@@ -854,15 +865,27 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
     std::function<void()> before, change;
   };
   const std::vector<Case> cases = {
-      {{"shared"}, "the child wrote 42\n",
+      {{"shared"},
+       "the child wrote 42\n",
        "probable cause, an input radar does not record: memory this process shares with others (anonymous (4 KiB))",
-       [] {}, [] {}},
-      {{"file", file}, "the file says then\n", "probable cause, files it read (" + file + ") are read as they are now",
-       [&] { std::ofstream(file) << "then\n"; }, [&] { std::ofstream(file) << "now\n"; }},
-      {{"file", file}, "the file says then\n", "probable cause, files it looked for are not there now (" + file + ")",
-       [&] { std::ofstream(file) << "then\n"; }, [&] { ::unlink(file.c_str()); }},
-      {{"clock"}, "the time is ", "probable cause, it read the clock or random numbers 1 time live (recorded without --nondet, which records them)",
-       [] {}, [] { ::usleep(2000); }},
+       [] {},
+       [] {}},
+      {{"file", file},
+       "the file says then\n",
+       "probable cause, files it read (" + file + ") are read as they are now",
+       [&] { std::ofstream(file) << "then\n"; },
+       [&] { std::ofstream(file) << "now\n"; }},
+      {{"file", file},
+       "the file says then\n",
+       "probable cause, files it looked for are not there now (" + file + ")",
+       [&] { std::ofstream(file) << "then\n"; },
+       [&] { ::unlink(file.c_str()); }},
+      {{"clock"},
+       "the time is ",
+       "probable cause, it read the clock or random numbers 1 time live (recorded without --nondet, which records "
+       "them)",
+       [] {},
+       [] { ::usleep(2000); }},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args[0]);
@@ -870,7 +893,8 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
     const std::string dir = testTempDir() + "/rec";
     std::vector<std::string> command = {driverProgram("unrecorded_inputs")};
     command.insert(command.end(), c.args.begin(), c.args.end());
-    Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + joinQuoted(command) + " | cat");
+    Result rec =
+        shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + joinQuoted(command) + " | cat");
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     ASSERT_EQ(rec.out.rfind(c.recorded, 0), 0u) << rec.out;
     c.change();

@@ -26,8 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string payload;
   size_t n = 0;
   while (reader->next(record) && ++n < 100000) {
-    if (!record.payload.empty())
-      reader->readPayload(record.payload_location, record.payload.size(), &payload, &error);
+    if (!record.payload.empty()) reader->readPayload(record.payload_location, record.payload.size(), &payload, &error);
   }
   return 0;
 }

@@ -12,8 +12,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 40 * (seed + 1); ++i) events.push_back(gen.next());
     WriterOptions options;
     options.tail_capacity = 4096;
-    testing::writeLog(std::string(argv[1]) + "/seed" + std::to_string(seed) + ".rlog", events,
-                      options, seed % 2 == 0);
+    testing::writeLog(std::string(argv[1]) + "/seed" + std::to_string(seed) + ".rlog", events, options, seed % 2 == 0);
   }
   return 0;
 }

@@ -20,12 +20,12 @@
 #include <vector>
 
 #include "apply.h"
+#include "fuzz_recording.h"
+#include "script_builder.h"
 #include "trace/display.h"
 #include "trace/findings.h"
-#include "fuzz_recording.h"
 #include "trace/merge.h"
 #include "trace/narrative.h"
-#include "script_builder.h"
 #include "trace/stats.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
@@ -67,14 +67,22 @@ T pick(Rng& rng, std::initializer_list<T> values) {
 int64_t mutateInteger(Rng& rng, int64_t value) {
   const uint64_t v = static_cast<uint64_t>(value);  // wrapping, as a mutation may
   switch (rng() % 8) {
-    case 0: return static_cast<int64_t>(v + 1);
-    case 1: return static_cast<int64_t>(v - 1);
-    case 2: return 0;
-    case 3: return static_cast<int64_t>(rng() % 16);
-    case 4: return pick<int64_t>(rng, {-1, INT32_MAX, INT32_MIN, UINT32_MAX, INT64_MAX, INT64_MIN, 1LL << 31, 1LL << 40});
-    case 5: return static_cast<int64_t>(v ^ (uint64_t{1} << (rng() % 64)));
-    case 6: return static_cast<int64_t>(v * 2);
-    default: return static_cast<int64_t>(rng());
+    case 0:
+      return static_cast<int64_t>(v + 1);
+    case 1:
+      return static_cast<int64_t>(v - 1);
+    case 2:
+      return 0;
+    case 3:
+      return static_cast<int64_t>(rng() % 16);
+    case 4:
+      return pick<int64_t>(rng, {-1, INT32_MAX, INT32_MIN, UINT32_MAX, INT64_MAX, INT64_MIN, 1LL << 31, 1LL << 40});
+    case 5:
+      return static_cast<int64_t>(v ^ (uint64_t{1} << (rng() % 64)));
+    case 6:
+      return static_cast<int64_t>(v * 2);
+    default:
+      return static_cast<int64_t>(rng());
   }
 }
 
@@ -95,8 +103,10 @@ void mutateMessage(Message& m, Rng& rng, int depth = 0) {
   std::vector<const FieldDescriptor*> set;
   r->ListFields(m, &set);
   const FieldDescriptor* f = nullptr;
-  if (!set.empty() && rng() % 4 != 0) f = set[rng() % set.size()];
-  else f = d->field(static_cast<int>(rng() % static_cast<uint64_t>(d->field_count())));
+  if (!set.empty() && rng() % 4 != 0)
+    f = set[rng() % set.size()];
+  else
+    f = d->field(static_cast<int>(rng() % static_cast<uint64_t>(d->field_count())));
   if (f->is_repeated()) {
     const int n = r->FieldSize(m, f);
     const uint64_t op = rng() % 4;
@@ -106,15 +116,26 @@ void mutateMessage(Message& m, Rng& rng, int depth = 0) {
     }
     if (op == 1 || n == 0) {  // add one
       switch (f->cpp_type()) {
-        case FieldDescriptor::CPPTYPE_INT32: r->AddInt32(&m, f, static_cast<int32_t>(mutateInteger(rng, 3))); break;
-        case FieldDescriptor::CPPTYPE_INT64: r->AddInt64(&m, f, mutateInteger(rng, 3)); break;
-        case FieldDescriptor::CPPTYPE_UINT32: r->AddUInt32(&m, f, static_cast<uint32_t>(mutateInteger(rng, 3))); break;
-        case FieldDescriptor::CPPTYPE_UINT64: r->AddUInt64(&m, f, static_cast<uint64_t>(mutateInteger(rng, 3))); break;
-        case FieldDescriptor::CPPTYPE_STRING: r->AddString(&m, f, mutateBytes(rng, "", 64)); break;
+        case FieldDescriptor::CPPTYPE_INT32:
+          r->AddInt32(&m, f, static_cast<int32_t>(mutateInteger(rng, 3)));
+          break;
+        case FieldDescriptor::CPPTYPE_INT64:
+          r->AddInt64(&m, f, mutateInteger(rng, 3));
+          break;
+        case FieldDescriptor::CPPTYPE_UINT32:
+          r->AddUInt32(&m, f, static_cast<uint32_t>(mutateInteger(rng, 3)));
+          break;
+        case FieldDescriptor::CPPTYPE_UINT64:
+          r->AddUInt64(&m, f, static_cast<uint64_t>(mutateInteger(rng, 3)));
+          break;
+        case FieldDescriptor::CPPTYPE_STRING:
+          r->AddString(&m, f, mutateBytes(rng, "", 64));
+          break;
         case FieldDescriptor::CPPTYPE_MESSAGE:
           if (depth < 3) mutateMessage(*r->AddMessage(&m, f), rng, depth + 1);
           break;
-        default: break;
+        default:
+          break;
       }
       return;
     }
@@ -123,13 +144,15 @@ void mutateMessage(Message& m, Rng& rng, int depth = 0) {
       case FieldDescriptor::CPPTYPE_INT32:
         r->SetRepeatedInt32(&m, f, i, static_cast<int32_t>(mutateInteger(rng, r->GetRepeatedInt32(m, f, i))));
         break;
-      case FieldDescriptor::CPPTYPE_INT64: r->SetRepeatedInt64(&m, f, i, mutateInteger(rng, r->GetRepeatedInt64(m, f, i))); break;
+      case FieldDescriptor::CPPTYPE_INT64:
+        r->SetRepeatedInt64(&m, f, i, mutateInteger(rng, r->GetRepeatedInt64(m, f, i)));
+        break;
       case FieldDescriptor::CPPTYPE_UINT32:
         r->SetRepeatedUInt32(&m, f, i, static_cast<uint32_t>(mutateInteger(rng, r->GetRepeatedUInt32(m, f, i))));
         break;
       case FieldDescriptor::CPPTYPE_UINT64:
-        r->SetRepeatedUInt64(&m, f, i,
-                             static_cast<uint64_t>(mutateInteger(rng, static_cast<int64_t>(r->GetRepeatedUInt64(m, f, i)))));
+        r->SetRepeatedUInt64(
+            &m, f, i, static_cast<uint64_t>(mutateInteger(rng, static_cast<int64_t>(r->GetRepeatedUInt64(m, f, i)))));
         break;
       case FieldDescriptor::CPPTYPE_STRING:
         r->SetRepeatedString(&m, f, i, mutateBytes(rng, r->GetRepeatedString(m, f, i), 256));
@@ -137,31 +160,44 @@ void mutateMessage(Message& m, Rng& rng, int depth = 0) {
       case FieldDescriptor::CPPTYPE_MESSAGE:
         if (depth < 3) mutateMessage(*r->MutableRepeatedMessage(&m, f, i), rng, depth + 1);
         break;
-      default: break;
+      default:
+        break;
     }
     return;
   }
   switch (f->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32: r->SetInt32(&m, f, static_cast<int32_t>(mutateInteger(rng, r->GetInt32(m, f)))); break;
-    case FieldDescriptor::CPPTYPE_INT64: r->SetInt64(&m, f, mutateInteger(rng, r->GetInt64(m, f))); break;
-    case FieldDescriptor::CPPTYPE_UINT32: r->SetUInt32(&m, f, static_cast<uint32_t>(mutateInteger(rng, r->GetUInt32(m, f)))); break;
+    case FieldDescriptor::CPPTYPE_INT32:
+      r->SetInt32(&m, f, static_cast<int32_t>(mutateInteger(rng, r->GetInt32(m, f))));
+      break;
+    case FieldDescriptor::CPPTYPE_INT64:
+      r->SetInt64(&m, f, mutateInteger(rng, r->GetInt64(m, f)));
+      break;
+    case FieldDescriptor::CPPTYPE_UINT32:
+      r->SetUInt32(&m, f, static_cast<uint32_t>(mutateInteger(rng, r->GetUInt32(m, f))));
+      break;
     case FieldDescriptor::CPPTYPE_UINT64:
       r->SetUInt64(&m, f, static_cast<uint64_t>(mutateInteger(rng, static_cast<int64_t>(r->GetUInt64(m, f)))));
       break;
-    case FieldDescriptor::CPPTYPE_BOOL: r->SetBool(&m, f, !r->GetBool(m, f)); break;
+    case FieldDescriptor::CPPTYPE_BOOL:
+      r->SetBool(&m, f, !r->GetBool(m, f));
+      break;
     case FieldDescriptor::CPPTYPE_ENUM: {
       // A known value most often, sometimes one no reader knows.
       const auto* e = f->enum_type();
-      const int v = rng() % 8 == 0 ? static_cast<int>(mutateInteger(rng, r->GetEnumValue(m, f)))
-                                   : e->value(static_cast<int>(rng() % static_cast<uint64_t>(e->value_count())))->number();
+      const int v = rng() % 8 == 0
+                        ? static_cast<int>(mutateInteger(rng, r->GetEnumValue(m, f)))
+                        : e->value(static_cast<int>(rng() % static_cast<uint64_t>(e->value_count())))->number();
       r->SetEnumValue(&m, f, v);
       break;
     }
-    case FieldDescriptor::CPPTYPE_STRING: r->SetString(&m, f, mutateBytes(rng, r->GetString(m, f), 4096)); break;
+    case FieldDescriptor::CPPTYPE_STRING:
+      r->SetString(&m, f, mutateBytes(rng, r->GetString(m, f), 4096));
+      break;
     case FieldDescriptor::CPPTYPE_MESSAGE:
       if (depth < 3) mutateMessage(*r->MutableMessage(&m, f), rng, depth + 1);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -196,7 +232,8 @@ void mutateRecording(radar::fuzz::FuzzRecording& rec, Rng& rng) {
     events.DeleteSubrange(static_cast<int>(rng() % static_cast<uint64_t>(n)), 1);
     if (rng() % 2) renumber(l);
   } else if (op == 14 && n > 1) {  // two events swapped
-    events.SwapElements(static_cast<int>(rng() % static_cast<uint64_t>(n)), static_cast<int>(rng() % static_cast<uint64_t>(n)));
+    events.SwapElements(static_cast<int>(rng() % static_cast<uint64_t>(n)),
+                        static_cast<int>(rng() % static_cast<uint64_t>(n)));
     if (rng() % 2) renumber(l);
   } else if (op == 15 && rec.logs_size() > 1 && n < kMaxEvents) {  // an event from another log
     const auto& other = rec.logs(static_cast<int>(rng() % static_cast<uint64_t>(rec.logs_size())));

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include "check.h"
+
 #include "inject/injected.h"  // last: it poisons malloc, printf ...
 
 namespace radar::testing {

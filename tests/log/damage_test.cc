@@ -37,8 +37,7 @@ Sample makeSample(int count, uint32_t tail = 4096, uint64_t seed = 11) {
   return s;
 }
 
-bool isPrefix(const std::vector<Record>& got, const std::vector<std::string>& got_payloads,
-              const Sample& s) {
+bool isPrefix(const std::vector<Record>& got, const std::vector<std::string>& got_payloads, const Sample& s) {
   if (got.size() > s.records.size()) return false;
   for (size_t i = 0; i < got.size(); ++i) {
     if (got[i].counter != s.records[i].counter || got[i].kind != s.records[i].kind ||
@@ -59,8 +58,7 @@ std::string errorOf(const std::string& bytes, std::vector<Record>* records = nul
 }
 
 TEST(Damage, NotALog) {
-  EXPECT_NE(errorOf("hello world, this is not a log at all").find("not a radar log (bad magic)"),
-            std::string::npos);
+  EXPECT_NE(errorOf("hello world, this is not a log at all").find("not a radar log (bad magic)"), std::string::npos);
   EXPECT_NE(errorOf("").find("empty file"), std::string::npos);
   const std::string dir = makeTempDir();
   EXPECT_NE(errorOf(std::string(100, '\0')).find("bad magic"), std::string::npos);
@@ -91,9 +89,7 @@ TEST(Damage, CorruptFrameNamesItsOffset) {
   bytes[frames_start + 40] ^= 0x55;
   std::vector<Record> got;
   const std::string error = errorOf(bytes, &got);
-  EXPECT_NE(error.find("offset " + std::to_string(frames_start) + ": corrupt zstd frame"),
-            std::string::npos)
-      << error;
+  EXPECT_NE(error.find("offset " + std::to_string(frames_start) + ": corrupt zstd frame"), std::string::npos) << error;
   EXPECT_TRUE(got.empty());
 }
 
@@ -111,9 +107,7 @@ TEST(Damage, AbsurdRecordLengthInTheTail) {
   bytes[second + 2] = '\x7f';
   std::vector<Record> got;
   const std::string error = errorOf(bytes, &got);
-  EXPECT_NE(error.find("offset " + std::to_string(second) + ": truncated record"),
-            std::string::npos)
-      << error;
+  EXPECT_NE(error.find("offset " + std::to_string(second) + ": truncated record"), std::string::npos) << error;
   EXPECT_TRUE(got.empty());
 }
 
@@ -147,8 +141,7 @@ TEST(Damage, TruncatedAtEveryOffset) {
       if (end > cut) break;
       expect = 0;
       for (const auto& r : s.records)
-        if (r.payload_location.frame_offset != Location::kTailFrame &&
-            r.payload_location.frame_offset <= starts[f])
+        if (r.payload_location.frame_offset != Location::kTailFrame && r.payload_location.frame_offset <= starts[f])
           ++expect;
     }
     if (cut == s.bytes.size()) {
@@ -173,8 +166,7 @@ TEST(Damage, RandomCorruptionNeverCrashes) {
     bool only_frames = true;
     for (int k = 0; k < flips; ++k) {
       // Mostly in the frames, sometimes anywhere.
-      const size_t at = rng() % 4 ? frames_start + rng() % (bytes.size() - frames_start)
-                                  : rng() % bytes.size();
+      const size_t at = rng() % 4 ? frames_start + rng() % (bytes.size() - frames_start) : rng() % bytes.size();
       only_frames &= at >= frames_start;
       bytes[at] ^= static_cast<char>(1 + rng() % 255);
     }

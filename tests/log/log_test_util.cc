@@ -74,8 +74,7 @@ std::vector<Kind> EventGenerator::allKinds() {
   std::vector<Kind> kinds;
   for (unsigned v = 4; v < 200; ++v) {
     const Kind k = static_cast<Kind>(v);
-    if (categoryOf(k) != Category::Unknown && categoryOf(k) != Category::Annotation)
-      kinds.push_back(k);
+    if (categoryOf(k) != Category::Unknown && categoryOf(k) != Category::Annotation) kinds.push_back(k);
   }
   return kinds;
 }
@@ -99,9 +98,12 @@ OwnedEvent EventGenerator::next() {
   }
   static const std::vector<Kind> kinds = allKinds();
   const int roll = pct(rng_);
-  if (roll < 40) e.kind = Kind::Write;
-  else if (roll < 80) e.kind = Kind::Read;
-  else e.kind = kinds[rng_() % kinds.size()];
+  if (roll < 40)
+    e.kind = Kind::Write;
+  else if (roll < 80)
+    e.kind = Kind::Read;
+  else
+    e.kind = kinds[rng_() % kinds.size()];
   e.tid = pct(rng_) < 80 ? 0 : static_cast<uint32_t>(pid_ + 1 + rng_() % 3);
   now_ += static_cast<int64_t>(rng_() % 5000);
   e.entry_ns = now_;
@@ -135,11 +137,10 @@ OwnedEvent EventGenerator::next() {
     if (categoryOf(e.kind) == Category::Receive) {
       e.has_hash = true;
       e.hash = static_cast<uint32_t>(rng_());
-      if (pct(rng_) < 10) e.flags = 0x2;  // MSG_PEEK: moves nothing
+      if (pct(rng_) < 10) e.flags = 0x2;      // MSG_PEEK: moves nothing
       if (pct(rng_) < 50) e.payload.clear();  // receives often store no payload
     }
-    offsets_[dir][e.channel] += bytesMoved(e.kind, e.result, e.flags, e.lengths.data(),
-                                           e.lengths.size());
+    offsets_[dir][e.channel] += bytesMoved(e.kind, e.result, e.flags, e.lengths.data(), e.lengths.size());
   } else {
     e.result = static_cast<int64_t>(rng_() % 100) - 1;
     if (e.result < 0) e.error = 4;
@@ -195,13 +196,14 @@ std::vector<uint64_t> writeLog(const std::string& path, const std::vector<OwnedE
   std::vector<uint64_t> counters;
   if (w.open(path.c_str(), testHeader(4242), options) != 0) return counters;
   for (const auto& e : events) counters.push_back(appendEvent(w, e));
-  if (close) w.close();
-  else w.abandon();
+  if (close)
+    w.close();
+  else
+    w.abandon();
   return counters;
 }
 
-std::vector<Record> readAll(const std::string& path, std::string* error,
-                            std::vector<std::string>* payloads) {
+std::vector<Record> readAll(const std::string& path, std::string* error, std::vector<std::string>* payloads) {
   std::vector<Record> out;
   LogError err;
   auto r = LogReader::open(path, &err);
@@ -223,8 +225,7 @@ std::vector<Record> readAll(const std::string& path, std::string* error,
   return out;
 }
 
-std::string compare(const OwnedEvent& x, const Record& r, uint64_t counter,
-                    const std::string& payload) {
+std::string compare(const OwnedEvent& x, const Record& r, uint64_t counter, const std::string& payload) {
   std::ostringstream d;
   auto check = [&](const char* what, auto want, auto got) {
     if (!(want == got)) d << what << ": want " << want << " got " << got << "; ";

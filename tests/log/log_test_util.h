@@ -47,8 +47,7 @@ struct OwnedEvent {
   OwnedChannel channel_info;
 
   // A view for the writer; valid while this object and `scratch` live.
-  EventFields fields(std::vector<const char*>& scratch, ChannelFields& channel_scratch,
-                     Iov& iov_scratch) const;
+  EventFields fields(std::vector<const char*>& scratch, ChannelFields& channel_scratch, Iov& iov_scratch) const;
 };
 
 // Generates plausible event streams: increasing times, several threads,
@@ -81,8 +80,7 @@ std::vector<Record> readAll(const std::string& path, std::string* error = nullpt
                             std::vector<std::string>* payloads = nullptr);
 
 // gtest-friendly comparison: an empty string when equal, else what differs.
-std::string compare(const OwnedEvent& expected, const Record& actual, uint64_t counter,
-                    const std::string& payload);
+std::string compare(const OwnedEvent& expected, const Record& actual, uint64_t counter, const std::string& payload);
 
 // A log as another writer could make it: radar's header for `pid`, then one
 // zstd frame of these record bodies, each behind its varint length.

@@ -17,8 +17,7 @@ using testing::EventGenerator;
 using testing::OwnedEvent;
 
 TEST(Wire, VarintRoundTripAndSize) {
-  const uint64_t values[] = {0, 1, 127, 128, 300, 16383, 16384, (1ULL << 32) - 1, 1ULL << 32,
-                             ~0ULL};
+  const uint64_t values[] = {0, 1, 127, 128, 300, 16383, 16384, (1ULL << 32) - 1, 1ULL << 32, ~0ULL};
   for (uint64_t v : values) {
     uint8_t buf[10];
     uint8_t* end = wire::putVarint(buf, v);
@@ -113,8 +112,7 @@ TEST(Wire, HandEncoderIsReadByLibprotobuf) {
     ASSERT_EQ(pe.fds_size(), static_cast<int>(e.fds.size()));
     for (size_t k = 0; k < e.fds.size(); ++k) EXPECT_EQ(pe.fds(static_cast<int>(k)), e.fds[k]);
     ASSERT_EQ(pe.strings_size(), static_cast<int>(e.strings.size()));
-    for (size_t k = 0; k < e.strings.size(); ++k)
-      EXPECT_EQ(pe.strings(static_cast<int>(k)), e.strings[k]);
+    for (size_t k = 0; k < e.strings.size(); ++k) EXPECT_EQ(pe.strings(static_cast<int>(k)), e.strings[k]);
     ASSERT_EQ(pe.ready_size(), static_cast<int>(e.ready.size()));
     for (size_t k = 0; k < e.ready.size(); ++k) {
       EXPECT_EQ(pe.ready(static_cast<int>(k)).fd(), e.ready[k].fd);
@@ -377,9 +375,12 @@ TEST(Address, FormatsEveryFamily) {
   sockaddr_in6 a6{};
   a6.sin6_family = AF_INET6;
   a6.sin6_port = htons(80);
-  for (const auto& [text, want] : std::vector<std::pair<const char*, const char*>>{
-           {"::1", "[::1]:80"}, {"::", "[::]:80"}, {"fe80::1:2", "[fe80::1:2]:80"},
-           {"2001:db8:0:0:1:0:0:1", "[2001:db8::1:0:0:1]:80"}, {"1:2:3:4:5:6:7:8", "[1:2:3:4:5:6:7:8]:80"}}) {
+  for (const auto& [text, want] :
+       std::vector<std::pair<const char*, const char*>>{{"::1", "[::1]:80"},
+                                                        {"::", "[::]:80"},
+                                                        {"fe80::1:2", "[fe80::1:2]:80"},
+                                                        {"2001:db8:0:0:1:0:0:1", "[2001:db8::1:0:0:1]:80"},
+                                                        {"1:2:3:4:5:6:7:8", "[1:2:3:4:5:6:7:8]:80"}}) {
     inet_pton(AF_INET6, text, &a6.sin6_addr);
     EXPECT_EQ(formatAddress(std::string(reinterpret_cast<char*>(&a6), sizeof(a6))), want) << text;
   }

@@ -17,8 +17,7 @@ namespace {
 
 using namespace testing;
 
-void expectRoundTrip(const std::vector<OwnedEvent>& events, const WriterOptions& options,
-                     bool close = true) {
+void expectRoundTrip(const std::vector<OwnedEvent>& events, const WriterOptions& options, bool close = true) {
   const std::string path = makeTempDir() + "/log.rlog";
   auto counters = writeLog(path, events, options, close);
   ASSERT_EQ(counters.size(), events.size());
@@ -160,8 +159,7 @@ TEST(WriterReader, FramesWithoutADeclaredSizeAreStreamed) {
   EXPECT_EQ(error, "");
   ASSERT_EQ(unsized_records.size(), records.size());
   for (size_t i = 0; i < records.size(); ++i) {
-    ASSERT_EQ(compare(events[i], unsized_records[i], records[i].counter, unsized_payloads[i]), "")
-        << "record " << i;
+    ASSERT_EQ(compare(events[i], unsized_records[i], records[i].counter, unsized_payloads[i]), "") << "record " << i;
   }
 }
 
@@ -190,9 +188,9 @@ TEST(WriterReader, RecordsReReadByLocationInAnyOrder) {
   };
   std::vector<size_t> order;
   for (size_t i = 0; i < events.size(); i += 3) order.insert(order.end(), {i, i});  // forwards, each twice
-  for (size_t i = events.size(); i-- > 0;) order.push_back(i);                   // backwards
+  for (size_t i = events.size(); i-- > 0;) order.push_back(i);                      // backwards
   std::mt19937 rng(9);
-  for (int k = 0; k < 3000; ++k) order.push_back(rng() % events.size());         // anywhere
+  for (int k = 0; k < 3000; ++k) order.push_back(rng() % events.size());  // anywhere
   for (size_t i : order) {
     check(i);
     if (::testing::Test::HasFailure()) return;
@@ -234,8 +232,7 @@ TEST(WriterReader, LargeRecordsGetTheirOwnFrames) {
     if (e.has_offset) {
       const int dir = categoryOf(e.kind) == Category::Send ? 0 : 1;
       e.offset = next[dir][e.channel];
-      next[dir][e.channel] += bytesMoved(e.kind, e.result, e.flags, e.lengths.data(),
-                                         e.lengths.size());
+      next[dir][e.channel] += bytesMoved(e.kind, e.result, e.flags, e.lengths.data(), e.lengths.size());
     }
   WriterOptions options;
   options.tail_capacity = 64 * 1024;

@@ -56,8 +56,9 @@ std::string scalarsType(const char* order) {
 }
 
 const std::vector<std::string> kScalarLines = {
-    "  u8 = 200", "  u16 = 60000", "  u32 = 4000000000", "  u64 = 18000000000000000000", "  i8 = -100",
-    "  i16 = -30000", "  i32 = -2000000000", "  i64 = -9000000000000000000", "  f32 = 1.5", "  f64 = -2.25"};
+    "  u8 = 200",  "  u16 = 60000",  "  u32 = 4000000000",  "  u64 = 18000000000000000000",
+    "  i8 = -100", "  i16 = -30000", "  i32 = -2000000000", "  i64 = -9000000000000000000",
+    "  f32 = 1.5", "  f64 = -2.25"};
 
 TEST(Decode, EveryScalarInBothByteOrders) {
   for (bool big : {false, true}) {
@@ -95,11 +96,10 @@ type { name: "Path" template {
   put(b, 30, 2, false);
   put(b, 40, 2, false);
   const Decoded out = decodeMessage(d.get(), d->type("Path"), b);
-  const std::vector<std::string> want = {"  name = \"north\"", "  tags[0] = \"ab\"", "  tags[1] = \"xyz\"",
-                                         "  count = 2",       "  weights[0..2] = 1 2 3", "  start:",
-                                         "    x = 1",         "    y = -1",        "  steps[0]:",
-                                         "    x = 10",        "    y = 20",        "  steps[1]:",
-                                         "    x = 30",        "    y = 40"};
+  const std::vector<std::string> want = {
+      "  name = \"north\"", "  tags[0] = \"ab\"", "  tags[1] = \"xyz\"", "  count = 2", "  weights[0..2] = 1 2 3",
+      "  start:",           "    x = 1",          "    y = -1",          "  steps[0]:", "    x = 10",
+      "    y = 20",         "  steps[1]:",        "    x = 30",          "    y = 40"};
   EXPECT_EQ(out.lines, want) << out.toString();
   EXPECT_EQ(out.problem, "");
 }
@@ -141,8 +141,8 @@ TEST(Decode, ProtobufMessagesFromAProtoFile) {
   r->SetEnumValue(m.get(), type->FindFieldByName("kind"), 1);
   const std::string bytes = m->SerializeAsString();
   const Decoded out = decodeMessage(d.get(), d->type("Shape"), bytes);
-  const std::vector<std::string> want = {"  name = \"triangle\"", "  point[0]:", "    x = 1", "    y = -1",
-                                         "  point[1]:",          "    x = 2",   "    y = -2", "  area = 0.5",
+  const std::vector<std::string> want = {"  name = \"triangle\"", "  point[0]:", "    x = 1",  "    y = -1",
+                                         "  point[1]:",           "    x = 2",   "    y = -2", "  area = 0.5",
                                          "  kind = CONCAVE"};
   EXPECT_EQ(out.lines, want) << out.toString();
   EXPECT_EQ(out.problem, "");
@@ -225,8 +225,7 @@ type { name: "Pair" template { field { name: "a" scalar: U8 } field { name: "b" 
   const std::string text = describeBytes(d.get(), port, b);
   EXPECT_NE(text.find("message 1 (bytes 0 to 3): length 2, Pair\n  a = 1\n  b = 2\n"), std::string::npos) << text;
   EXPECT_NE(text.find("message 2 (bytes 4 to 7): length 2, Pair\n  a = 3\n  b = 4\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("3 bytes of a message that continues after this send (it announces 11 bytes)"),
-            std::string::npos)
+  EXPECT_NE(text.find("3 bytes of a message that continues after this send (it announces 11 bytes)"), std::string::npos)
       << text;
   // Without a description: as text or hex.
   EXPECT_EQ(describeBytes(nullptr, nullptr, "hi"), "text\n  \"hi\"\n");

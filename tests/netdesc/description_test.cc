@@ -144,11 +144,13 @@ TEST(Description, EveryOtherMistakeIsNamed) {
   expectProblem("process { name: \"a\" port { name: \"p\" direction: IN } port { name: \"p\" direction: OUT } }\n", 1,
                 61, "appears twice");
   expectProblem("process { name: \"a\" start { arg: \"x\" } }\n", 1, 21, "needs a command");
-  expectProblem("process { name: \"a\" position { column: -1 row: 2 } }\n", 1, 32, "column -1.000000: expected 0 to 1000");
-  expectProblem("process { name: \"a\" position { column: 1 row: 2000 } }\n", 1, 42, "row 2000.000000: expected 0 to 1000");
+  expectProblem("process { name: \"a\" position { column: -1 row: 2 } }\n", 1, 32,
+                "column -1.000000: expected 0 to 1000");
+  expectProblem("process { name: \"a\" position { column: 1 row: 2000 } }\n", 1, 42,
+                "row 2000.000000: expected 0 to 1000");
   expectProblem("process { name: \"a\" start { command: \"x\" env: \"NOVALUE\" } }\n", 1, 42, "expected NAME=VALUE");
-  expectProblem("process { name: \"a\" port { name: \"p\" direction: IN framing { length_prefix { bytes: 3 } } } }\n", 1,
-                78, "1, 2, 4 or 8 bytes, not 3");
+  expectProblem("process { name: \"a\" port { name: \"p\" direction: IN framing { length_prefix { bytes: 3 } } } }\n",
+                1, 78, "1, 2, 4 or 8 bytes, not 3");
   expectProblem("process { name: \"a\" port { name: \"p\" direction: IN framing { fixed_size: 0 } } }\n", 1, 62,
                 "at least 1");
   expectProblem("type { name: \"T\" }\n", 1, 8, "says neither how it decodes");
@@ -158,11 +160,12 @@ TEST(Description, EveryOtherMistakeIsNamed) {
   expectProblem("type { name: \"T\" template { field { name: \"f\" scalar: U8 } field { name: \"f\" scalar: U8 } } }\n",
                 1, 68, "appears twice");
   expectProblem("type { name: \"T\" text {} }\ntype { name: \"T\" text {} }\n", 2, 8, "described twice");
-  expectProblem("type { name: \"L\" text {} }\ntype { name: \"T\" template { field { name: \"f\" record: \"L\" } } }\n", 2,
-                47, "is not a template");
-  expectProblem("type { name: \"A\" template { field { name: \"b\" record: \"B\" } } }\n"
-                "type { name: \"B\" template { field { name: \"a\" record: \"A\" } } }\n",
-                1, 8, "contains itself: A -> B -> A");
+  expectProblem("type { name: \"L\" text {} }\ntype { name: \"T\" template { field { name: \"f\" record: \"L\" } } }\n",
+                2, 47, "is not a template");
+  expectProblem(
+      "type { name: \"A\" template { field { name: \"b\" record: \"B\" } } }\n"
+      "type { name: \"B\" template { field { name: \"a\" record: \"A\" } } }\n",
+      1, 8, "contains itself: A -> B -> A");
   expectProblem("type { name: \"S\" protobuf: \"shapes.Polygon\" }\n", 1, 18, "no proto_file is given");
   expectProblem("proto_file: \"data/shapes.proto\"\ntype { name: \"S\" protobuf: \"shapes.Polygn\" }\n", 2, 18,
                 "did you mean 'shapes.Polygon'");
@@ -179,7 +182,8 @@ TEST(Description, AMissingFileSaysSo) {
 }
 
 TEST(Description, NearestNames) {
-  EXPECT_EQ(nearestNames("TokenClass", {"TokenClasses", "TokenValues", "Syntax"}), std::vector<std::string>{"TokenClasses"});
+  EXPECT_EQ(nearestNames("TokenClass", {"TokenClasses", "TokenValues", "Syntax"}),
+            std::vector<std::string>{"TokenClasses"});
   EXPECT_EQ(nearestNames("synTAX", {"TokenClasses", "Syntax"}), std::vector<std::string>{"Syntax"});
   EXPECT_TRUE(nearestNames("zzzzzz", {"TokenClasses", "Syntax"}).empty());
 }

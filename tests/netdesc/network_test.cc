@@ -8,9 +8,9 @@
 #include <memory>
 
 #include "apply.h"
-#include "trace/merge.h"
 #include "plan.h"
 #include "recorded.h"
+#include "trace/merge.h"
 
 namespace radar::testing {
 namespace {
@@ -93,8 +93,8 @@ TEST(Run, Figure4NetworkIsStartedConnectedAndNamed) {
   const auto& t = *a.trace;
   const auto names = processesByName(t);
   for (const char* p : {"proc1", "proc2", "proc3"}) EXPECT_TRUE(names.count(p)) << p;
-  EXPECT_EQ(endsOf(t, "requests"), (std::multimap<std::string, std::string>{
-                                       {"proc1", "write"}, {"proc2", "write"}, {"proc3", "read"}}));
+  EXPECT_EQ(endsOf(t, "requests"),
+            (std::multimap<std::string, std::string>{{"proc1", "write"}, {"proc2", "write"}, {"proc3", "read"}}));
   EXPECT_EQ(endsOf(t, "proc3.OUTPUT -> proc1.INPUT"),
             (std::multimap<std::string, std::string>{{"proc1", "read"}, {"proc3", "write"}}));
   EXPECT_EQ(endsOf(t, "proc3.OUTPUT -> proc2.INPUT"),
@@ -133,10 +133,9 @@ TEST(Run, AppendixCBroadcastNetwork) {
   const auto names = processesByName(t);
   for (const char* p : {"sender", "receiver1", "receiver2"}) EXPECT_TRUE(names.count(p)) << p;
   // One connection, a pipe to each receiver, both named after it.
-  EXPECT_EQ(endsOf(t, "numbers"), (std::multimap<std::string, std::string>{{"receiver1", "read"},
-                                                                            {"receiver2", "read"},
-                                                                            {"sender", "write"},
-                                                                            {"sender", "write"}}));
+  EXPECT_EQ(endsOf(t, "numbers"),
+            (std::multimap<std::string, std::string>{
+                {"receiver1", "read"}, {"receiver2", "read"}, {"sender", "write"}, {"sender", "write"}}));
   // Each receiver got 5, 7 and 999, decoded as Numbers.
   std::map<std::string, std::string> got;
   for (uint32_t i = 0; i < t.events.size(); ++i) {
@@ -173,7 +172,8 @@ TEST(Run, BadInputGetsAClearMessage) {
   EXPECT_EQ(t.exit_code, 2);
   EXPECT_NE(t.err.find(typo + ":3:3:"), std::string::npos) << t.err;
 
-  const std::string missing = write("missing.netdesc", R"(process { name: "a" start { command: "no-such-program-xyz" } })");
+  const std::string missing =
+      write("missing.netdesc", R"(process { name: "a" start { command: "no-such-program-xyz" } })");
   Result m = radar({"run", "-o", testTempDir() + "/rec", missing});
   EXPECT_EQ(m.exit_code, 2);
   EXPECT_NE(m.err.find("process 'a': command 'no-such-program-xyz' not found"), std::string::npos) << m.err;
@@ -230,11 +230,13 @@ TEST(Apply, WhatMatchesNothingIsReported) {
   EXPECT_NE(r.err.find("port 'proc1.SPARE' matched no channel end of proc1["), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("(it looks for descriptor 42)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("process 'ghost' matched no recorded process (it looks for program 'nobody*')"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("process 'proc2' matched no recorded process"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("proc1.INPUT"), std::string::npos) << r.err;  // found through RADAR_PORT_INPUT
 
-  const std::string bad = write("bad.netdesc", "process { name: \"p\" port { name: \"x\" direction: IN type: \"Nope\" } }\n");
+  const std::string bad =
+      write("bad.netdesc", "process { name: \"p\" port { name: \"x\" direction: IN type: \"Nope\" } }\n");
   Result b = radar({"events", rec.dir, "--net", bad});
   EXPECT_EQ(b.exit_code, 2);
   EXPECT_NE(b.err.find(bad + ":1:"), std::string::npos) << b.err;
@@ -262,8 +264,8 @@ TEST(Apply, APortIsFoundThroughItsConnections) {
   ASSERT_EQ(a.unmatched.size(), 1u);
   EXPECT_NE(a.unmatched[0].find("port 'proc3.NOWHERE' matched no channel end of proc3["), std::string::npos)
       << a.unmatched[0];
-  EXPECT_EQ(endsOf(*a.trace, "asks"), (std::multimap<std::string, std::string>{
-                                          {"proc1", "write"}, {"proc2", "write"}, {"proc3", "read"}}));
+  EXPECT_EQ(endsOf(*a.trace, "asks"),
+            (std::multimap<std::string, std::string>{{"proc1", "write"}, {"proc2", "write"}, {"proc3", "read"}}));
 }
 
 // radar netdesc writes a description that reads back and matches the

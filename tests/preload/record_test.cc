@@ -1,7 +1,7 @@
 // `radar record` on small real programs, one per family of calls, checked
 // record by record.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <cstring>
 #include <map>
 #include <regex>
 #include <set>
@@ -195,8 +195,7 @@ TEST(Record, UnixSocketsPairsNamesAndDescriptorPassing) {
   // A peek consumes nothing: the next receive starts at the same offset.
   std::vector<const Event*> on_conn;
   for (const auto& e : server->events)
-    if (e.r.channel == accept->r.channel && log::categoryOf(e.kind()) == log::Category::Receive)
-      on_conn.push_back(&e);
+    if (e.r.channel == accept->r.channel && log::categoryOf(e.kind()) == log::Category::Receive) on_conn.push_back(&e);
   ASSERT_GE(on_conn.size(), 2u);
   EXPECT_EQ(on_conn[0]->kind(), Kind::Recv);
   EXPECT_EQ(on_conn[0]->r.flags & MSG_PEEK, unsigned{MSG_PEEK});
@@ -543,8 +542,7 @@ TEST(Record, BatchedPeekedAndFailedChannelCallsAreToldTrue) {
   expectClean(rec);
   const Result check = radar({"check", "--strict", rec.dir});
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
-  EXPECT_NE(check.out.find("bytes sent 23, received 23: 23 matched to their sends, 0 from outside"),
-            std::string::npos)
+  EXPECT_NE(check.out.find("bytes sent 23, received 23: 23 matched to their sends, 0 from outside"), std::string::npos)
       << check.out;
   EXPECT_NE(check.out.find("no findings"), std::string::npos) << check.out;
   const Result events = radar({"events", rec.dir});
@@ -626,8 +624,7 @@ TEST(Record, SpliceTeeAndVmspliceAreMessages) {
   EXPECT_EQ(splicer->ofKind(Kind::Writev).size(), 1u) << "vmsplice";
   const Result check = radar({"check", "--strict", rec.dir});
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
-  EXPECT_NE(check.out.find("bytes sent 47, received 47: 47 matched to their sends, 0 from outside"),
-            std::string::npos)
+  EXPECT_NE(check.out.find("bytes sent 47, received 47: 47 matched to their sends, 0 from outside"), std::string::npos)
       << check.out;
   const Result events = radar({"events", rec.dir});
   EXPECT_NE(events.out.find("peeks at a message from itself on pipe"), std::string::npos) << events.out;
@@ -751,8 +748,7 @@ TEST(Record, StaticProgramsAreReportedByName) {
   EXPECT_NE(direct.err.find("not recorded"), std::string::npos) << direct.err;
   Recording via_shell = record({"sh", "-c", programPath("static_hello") + "; true"});
   EXPECT_EQ(via_shell.exit_code, 0);
-  EXPECT_NE(via_shell.err.find("static_hello: not recorded: statically linked"), std::string::npos)
-      << via_shell.err;
+  EXPECT_NE(via_shell.err.find("static_hello: not recorded: statically linked"), std::string::npos) << via_shell.err;
 }
 
 // A program radar cannot record is part of the story: named, with why, on
@@ -764,8 +760,10 @@ TEST(Record, UnrecordedProgramsAreNamedOnTheirChannelsAndBlameNobody) {
   EXPECT_EQ(rec.out, "HELLO\n");
   EXPECT_NE(rec.err.find("static_upper: not recorded: statically linked"), std::string::npos) << rec.err;
   const std::string events = radar({"events", rec.dir}).out;
-  const std::regex sent(R"(sends a message to static_upper\[\d+\], not recorded: statically linked on pipe \d \(6 bytes\))");
-  const std::regex received(R"(cat\[\d+\] receives a message from static_upper\[\d+\], not recorded: statically linked on pipe \d \(6 bytes\))");
+  const std::regex sent(
+      R"(sends a message to static_upper\[\d+\], not recorded: statically linked on pipe \d \(6 bytes\))");
+  const std::regex received(
+      R"(cat\[\d+\] receives a message from static_upper\[\d+\], not recorded: statically linked on pipe \d \(6 bytes\))");
   EXPECT_TRUE(std::regex_search(events, sent)) << events;
   EXPECT_TRUE(std::regex_search(events, received)) << events;
   const Result check = radar({"check", rec.dir});
@@ -814,8 +812,7 @@ TEST(Record, FullRecordingDirectoryNeverFailsTheProgram) {
   const std::string mnt = testTempDir();
   if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=400k") != 0)
     GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
-  Recording rec = record({programPath("pingpong"), "40000"},
-                         {.radar_args = {"--tail", "64K"}, .dir = mnt + "/rec"});
+  Recording rec = record({programPath("pingpong"), "40000"}, {.radar_args = {"--tail", "64K"}, .dir = mnt + "/rec"});
   ::umount2(mnt.c_str(), MNT_DETACH);
   EXPECT_EQ(rec.exit_code, 0) << "the program runs to completion: " << rec.err;
   EXPECT_NE(rec.err.find("log incomplete from event"), std::string::npos) << rec.err;
@@ -827,8 +824,8 @@ TEST(Record, FullRecordingDirectoryNeverFailsTheProgram) {
 }
 
 TEST(Record, FileSizeLimitNeverKillsTheProgram) {
-  Recording rec = record({programPath("pingpong"), "40000"},
-                         {.radar_args = {"--tail", "64K"}, .shell_prefix = "ulimit -f 200;"});
+  Recording rec =
+      record({programPath("pingpong"), "40000"}, {.radar_args = {"--tail", "64K"}, .shell_prefix = "ulimit -f 200;"});
   EXPECT_EQ(rec.exit_code, 0) << "no SIGXFSZ: " << rec.err;
   EXPECT_NE(rec.err.find("log incomplete from event"), std::string::npos) << rec.err;
   EXPECT_NE(rec.err.find("File too large"), std::string::npos) << rec.err;
@@ -836,8 +833,7 @@ TEST(Record, FileSizeLimitNeverKillsTheProgram) {
     if (!l.control.incomplete) continue;
     EXPECT_EQ(l.error, "");
     ASSERT_FALSE(l.events.empty());
-    EXPECT_EQ(l.events.back().r.counter + 1, l.control.lost_from_counter)
-        << "everything before the loss is readable";
+    EXPECT_EQ(l.events.back().r.counter + 1, l.control.lost_from_counter) << "everything before the loss is readable";
   }
 }
 
@@ -905,8 +901,8 @@ TEST(Record, PayloadLimitSaysWhatWasCut) {
   // Decoded, a message not kept says so, on its send and on its receive.
   const Result decoded = radar({"events", "--decode", none.dir});
   EXPECT_EQ(decoded.out.find("(5 bytes).\n    no bytes"), std::string::npos) << decoded.out;
-  EXPECT_NE(decoded.out.find("5 bytes not kept: the recording keeps only the start of each message"),
-            std::string::npos) << decoded.out;
+  EXPECT_NE(decoded.out.find("5 bytes not kept: the recording keeps only the start of each message"), std::string::npos)
+      << decoded.out;
   const Result partly = radar({"events", "--decode", rec.dir});
   EXPECT_NE(partly.out.find("and 2 bytes not kept"), std::string::npos) << partly.out;
   for (const auto& l : none.logs)
@@ -916,7 +912,6 @@ TEST(Record, PayloadLimitSaysWhatWasCut) {
       }
     }
 }
-
 
 // A directory someone else can write into is refused: its owner could plant
 // a link where radar writes (and radar would write through it), or replace
@@ -996,8 +991,8 @@ TEST(Record, SmallDescriptorLimitShiftsNothing) {
     const Result bare = limited(shellQuote(programPath("fd_limit")));
     ASSERT_EQ(bare.exit_code, 0) << bare.err;
     const std::string dir = testTempDir() + "/rec";
-    const Result recorded =
-        limited(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + shellQuote(programPath("fd_limit")));
+    const Result recorded = limited(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                                    shellQuote(programPath("fd_limit")));
     ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
     EXPECT_EQ(recorded.out, bare.out);
     const Recording rec = load(dir);
@@ -1056,7 +1051,8 @@ TEST(Commands, PrintProgramSuppliedNamesSafely) {
   if (shell("command -v python3").exit_code != 0) GTEST_SKIP() << "needs python3 to exec with any argv[0]";
   const std::string dir = testTempDir() + "/rec";
   Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
-                     " -- python3 -c 'import os; os.execv(b\"/bin/sh\", [b\"./evil\\nforged line\\x1b[2J\\xc2\\x9b\", b\"-c\", b\"exit 3\"])'");
+                     " -- python3 -c 'import os; os.execv(b\"/bin/sh\", [b\"./evil\\nforged line\\x1b[2J\\xc2\\x9b\", "
+                     "b\"-c\", b\"exit 3\"])'");
   ASSERT_EQ(rec.exit_code, 3) << rec.err;
   for (const auto& command : {"events", "check", "stats"}) {
     Result r = radar({command, dir});
@@ -1076,8 +1072,9 @@ TEST(Commands, PrintProgramSuppliedNamesSafely) {
 TEST(Commands, ArgumentsAndEnvironmentThatAreNotUtf8) {
   if (shell("command -v python3").exit_code != 0) GTEST_SKIP() << "needs python3 to exec with any argv";
   const std::string dir = testTempDir() + "/rec";
-  Result rec = shell("LATIN1=$(printf 'caf\\351') " + shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
-                     " -- python3 -c 'import os; os.execv(b\"/bin/sh\", [b\"\\xff\\xfe-name\", b\"-c\", b\"exit 4\"])'");
+  Result rec =
+      shell("LATIN1=$(printf 'caf\\351') " + shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
+            " -- python3 -c 'import os; os.execv(b\"/bin/sh\", [b\"\\xff\\xfe-name\", b\"-c\", b\"exit 4\"])'");
   ASSERT_EQ(rec.exit_code, 4) << rec.err;
   EXPECT_EQ(rec.err.find("damaged"), std::string::npos) << rec.err;
   const Recording r = load(dir);
@@ -1102,8 +1099,8 @@ TEST(Commands, SameRecordingGivenTwiceIsRefused) {
   ASSERT_EQ(shell("cp -r " + shellQuote(base + "/a") + " " + shellQuote(base + "/b")).exit_code, 0);
   const Result twice = radar({"check", base + "/a", base + "/a/."});
   EXPECT_EQ(twice.exit_code, 2);
-  EXPECT_NE(twice.err.find("the same recording is given twice: " + base + "/a and " + base + "/a/."),
-            std::string::npos) << twice.err;
+  EXPECT_NE(twice.err.find("the same recording is given twice: " + base + "/a and " + base + "/a/."), std::string::npos)
+      << twice.err;
   const Result copy = radar({"events", base + "/a", base + "/b"});
   EXPECT_EQ(copy.exit_code, 2);
   EXPECT_NE(copy.err.find("and " + base + "/b (a copy of it)"), std::string::npos) << copy.err;
@@ -1129,10 +1126,13 @@ TEST(Record, AForkedChildComesAfterTheForkThatMadeIt) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   Result events = radar({"events", "--json", dir});
   ASSERT_EQ(events.exit_code, 0) << events.err;
-  struct Told { uint64_t position, number; };
+  struct Told {
+    uint64_t position, number;
+  };
   std::map<long, std::vector<Told>> by_pid;
   std::vector<std::pair<long, Told>> forks;  // child pid, the fork
-  const std::regex fields(R"re("event":(\d+),"number":(\d+),"process":"[^"]*","pid":(\d+),.*"kind":"([a-z_0-9]+)".*"result":(-?\d+))re");
+  const std::regex fields(
+      R"re("event":(\d+),"number":(\d+),"process":"[^"]*","pid":(\d+),.*"kind":"([a-z_0-9]+)".*"result":(-?\d+))re");
   std::istringstream lines(events.out);
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;

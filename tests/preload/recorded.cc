@@ -93,8 +93,8 @@ std::string shellQuote(const std::string& s) {
 Result shell(const std::string& line, const std::string& input) {
   const std::string dir = testTempDir();
   std::ofstream(dir + "/in") << input;
-  const std::string full = "(" + line + ") <" + shellQuote(dir + "/in") + " >" + shellQuote(dir + "/out") + " 2>" +
-                           shellQuote(dir + "/err");
+  const std::string full =
+      "(" + line + ") <" + shellQuote(dir + "/in") + " >" + shellQuote(dir + "/out") + " 2>" + shellQuote(dir + "/err");
   const int status = std::system(full.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -158,13 +158,13 @@ Recording load(const std::string& dir) {
 Recording record(const std::vector<std::string>& command, const RecordOptions& options) {
   const std::string dir = options.dir.empty() ? testTempDir() + "/rec" : options.dir;
   const std::string scratch = testTempDir();
-  std::string line = options.shell_prefix + " exec " + shellQuote(radarPath()) + " record --force -o " +
-                     shellQuote(dir);
+  std::string line =
+      options.shell_prefix + " exec " + shellQuote(radarPath()) + " record --force -o " + shellQuote(dir);
   for (const auto& a : options.radar_args) line += " " + shellQuote(a);
   line += " --";
   for (const auto& a : command) line += " " + shellQuote(a);
-  line += " <" + shellQuote(scratch + "/in") + " >" + shellQuote(scratch + "/out") + " 2>" +
-          shellQuote(scratch + "/err");
+  line +=
+      " <" + shellQuote(scratch + "/in") + " >" + shellQuote(scratch + "/out") + " 2>" + shellQuote(scratch + "/err");
   std::ofstream(scratch + "/in") << options.input;
   const int status = std::system(line.c_str());
   Recording rec = load(dir);

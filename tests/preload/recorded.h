@@ -24,7 +24,7 @@ struct ProcessLog {
   std::string path;
   proto::Header header;
   log::ControlState control;
-  std::vector<Event> events;  // counted events, in counter order
+  std::vector<Event> events;                        // counted events, in counter order
   std::map<uint32_t, proto::ChannelInfo> channels;  // by index (latest definition)
   std::vector<std::string> notes;
   std::string error;  // damage, if any

@@ -101,7 +101,8 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
   auto before = [&](const char* relation, const StoryEvent& first, const StoryEvent& then) {
     ++c.checked[relation];
     if (first.position < then.position && first.number < then.number) return;
-    c.violations.push_back(std::string(relation) + ": " + describe(then) + " is told before or with " + describe(first));
+    c.violations.push_back(std::string(relation) + ": " + describe(then) + " is told before or with " +
+                           describe(first));
   };
   std::map<std::pair<int, int>, std::vector<const StoryEvent*>> connects, accepts, closes, eofs;
   for (const auto& e : story) {
@@ -122,8 +123,8 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
     if (ports.first == 0) continue;
     // The connect that asks for the connection: a process's first on it (a
     // non-blocking client calls connect() again to learn it is made).
-    if (e.kind == "connect" &&
-        std::none_of(connects[ports].begin(), connects[ports].end(), [&](const StoryEvent* k) { return k->pid == e.pid; }))
+    if (e.kind == "connect" && std::none_of(connects[ports].begin(), connects[ports].end(),
+                                            [&](const StoryEvent* k) { return k->pid == e.pid; }))
       connects[ports].push_back(&e);
     if (e.kind == "accept") accepts[ports].push_back(&e);
     if (e.kind == "close" || e.kind == "shutdown" || e.kind == "exit") closes[ports].push_back(&e);
@@ -315,8 +316,8 @@ ReRuns reRunEveryImage(const std::string& dir, const std::string& run_as, const 
   const uid_t uid = runAsUid(run_as);
   const size_t ipc_before = ipcObjects(uid);
   for (const std::string& image : images.empty() ? processImages(dir) : images) {
-    Result r = shell("cd / && timeout 300 " + run_as + " env TMPDIR=" + shellQuote(tmp) + " " + shellQuote(radarPath()) +
-                     " debug --yes " + shellQuote(dir) + " " + image + " --no-gdb");
+    Result r = shell("cd / && timeout 300 " + run_as + " env TMPDIR=" + shellQuote(tmp) + " " +
+                     shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + image + " --no-gdb");
     if (r.exit_code == 0 && r.err.find("as recorded") != std::string::npos) {
       ++out.as_recorded;
       continue;

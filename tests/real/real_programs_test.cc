@@ -80,26 +80,30 @@ void expectBytesAsCaptured(const std::string& dir, const std::string& pcap, int 
 // ---- nginx: a master and two workers serving 40 requests ------------------------------------
 
 TEST(RealPrograms, NginxMasterAndTwoWorkersServeFortyRequests) {
-  if (!have("nginx") || !have("curl")) GTEST_SKIP() << "nginx or curl is not installed (apt-get install nginx-light curl)";
+  if (!have("nginx") || !have("curl"))
+    GTEST_SKIP() << "nginx or curl is not installed (apt-get install nginx-light curl)";
   const std::string work = testTempDir();
   ::chmod(work.c_str(), 0755);  // the workers run as another user
   const int port = freePort();
   std::filesystem::create_directories(work + "/html");
   for (int i = 0; i < 40; ++i) std::ofstream(work + "/html/page" + std::to_string(i) + ".html") << "page " << i << "\n";
-  std::ofstream(work + "/nginx.conf")
-      << "worker_processes 2;\ndaemon off;\npid " << work << "/nginx.pid;\nerror_log " << work << "/error.log;\n"
-      << "events { worker_connections 64; }\nhttp {\n  access_log off;\n"
-      << "  client_body_temp_path " << work << "/body; proxy_temp_path " << work << "/proxy; fastcgi_temp_path " << work
-      << "/fcgi; uwsgi_temp_path " << work << "/uwsgi; scgi_temp_path " << work << "/scgi;\n"
-      << "  server { listen 127.0.0.1:" << port << "; root " << work << "/html; }\n}\n";
+  std::ofstream(work + "/nginx.conf") << "worker_processes 2;\ndaemon off;\npid " << work << "/nginx.pid;\nerror_log "
+                                      << work << "/error.log;\n"
+                                      << "events { worker_connections 64; }\nhttp {\n  access_log off;\n"
+                                      << "  client_body_temp_path " << work << "/body; proxy_temp_path " << work
+                                      << "/proxy; fastcgi_temp_path " << work << "/fcgi; uwsgi_temp_path " << work
+                                      << "/uwsgi; scgi_temp_path " << work << "/scgi;\n"
+                                      << "  server { listen 127.0.0.1:" << port << "; root " << work << "/html; }\n}\n";
   // The same session bare and recorded: start, 40 requests, a graceful stop.
   auto session = [&](const std::string& prefix, const std::string& out) {
-    const std::string script =
-        prefix + "nginx -p " + shellQuote(work) + " -c " + shellQuote(work + "/nginx.conf") + " & server=$!\n" +
-        "for i in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:" + std::to_string(port) + "/ && break; sleep 0.05; done\n" +
-        "for i in $(seq 0 39); do curl -s -i http://127.0.0.1:" + std::to_string(port) +
-        "/page$i.html | grep -v '^Date:\\|^Last-Modified:\\|^ETag:'; done > " + shellQuote(out) + "\n" +
-        "kill -QUIT $(cat " + shellQuote(work + "/nginx.pid") + "); wait $server; echo \"nginx: $?\" >> " + shellQuote(out);
+    const std::string script = prefix + "nginx -p " + shellQuote(work) + " -c " + shellQuote(work + "/nginx.conf") +
+                               " & server=$!\n" +
+                               "for i in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:" + std::to_string(port) +
+                               "/ && break; sleep 0.05; done\n" +
+                               "for i in $(seq 0 39); do curl -s -i http://127.0.0.1:" + std::to_string(port) +
+                               "/page$i.html | grep -v '^Date:\\|^Last-Modified:\\|^ETag:'; done > " + shellQuote(out) +
+                               "\n" + "kill -QUIT $(cat " + shellQuote(work + "/nginx.pid") +
+                               "); wait $server; echo \"nginx: $?\" >> " + shellQuote(out);
     return shell(script);
   };
   Result bare = session("", work + "/bare.out");
@@ -117,8 +121,9 @@ TEST(RealPrograms, NginxMasterAndTwoWorkersServeFortyRequests) {
   // At its shutdown the master tells each worker that another one ended
   // (NGX_CMD_CLOSE_CHANNEL); a worker that is already gone never reads it,
   // and the master holds both ends of the socket pair: nobody receives it.
-  expectTrueRecording(dir, "", {}, {},
-                      {R"(^never-received: 1 message \(32 bytes\) sent by nginx\[\d+\] on socketpair \d never received)"});
+  expectTrueRecording(
+      dir, "", {}, {},
+      {R"(^never-received: 1 message \(32 bytes\) sent by nginx\[\d+\] on socketpair \d never received)"});
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
 }
 
@@ -153,8 +158,9 @@ TEST(RealPrograms, MakeWithTwoJobsBuildsTwentyFiles) {
       declarations += "int f" + std::to_string(i) + "(void);\n";
       sum += " + f" + std::to_string(i) + "()";
     }
-    std::ofstream(at + "/main.c") << "#include <stdio.h>\n" << declarations << "int main(void) { printf(\"%d\\n\", 0"
-                                  << sum << "); return 0; }\n";
+    std::ofstream(at + "/main.c") << "#include <stdio.h>\n"
+                                  << declarations << "int main(void) { printf(\"%d\\n\", 0" << sum
+                                  << "); return 0; }\n";
     // -pipe: the compiler's stages talk through pipes, which are recorded.
     std::ofstream(at + "/Makefile") << "CFLAGS = -O1 -pipe\nsum: main.o" << objects << "\n\t$(CC) -o $@ $^\n";
   };
@@ -245,16 +251,17 @@ TEST(RealPrograms, PythonAsyncioServerWithFourClients) {
   const int port = freePort();
   const std::string p = std::to_string(port);
   // Server and clients in one recording: both sides of every connection.
-  const std::string session = "sh -c " + shellQuote(
-      python + " " + work + "/server.py " + p + " 5 & server=$!\n" +  // the readiness probe is one
-      "until " + python + " -c 'import socket; socket.create_connection((\"127.0.0.1\", " + p + ")).close()' 2>/dev/null; do sleep 0.05; done\n" +
-      "for i in 1 2 3 4; do " + python + " " + work + "/client.py " + p + " $i & done; wait");
+  const std::string session =
+      "sh -c " +
+      shellQuote(python + " " + work + "/server.py " + p + " 5 & server=$!\n" +  // the readiness probe is one
+                 "until " + python + " -c 'import socket; socket.create_connection((\"127.0.0.1\", " + p +
+                 ")).close()' 2>/dev/null; do sleep 0.05; done\n" + "for i in 1 2 3 4; do " + python + " " + work +
+                 "/client.py " + p + " $i & done; wait");
   Result bare = shell(session);
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   const std::string dir = work + "/rec";
   std::string no_capture;
-  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
-                              [&] { return shell(radarRecord(dir) + session); });
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture, [&] { return shell(radarRecord(dir) + session); });
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(sortedLines(rec.out), sortedLines(bare.out));
   EXPECT_NE(rec.out.find("served 5 clients"), std::string::npos) << rec.out;
@@ -349,11 +356,10 @@ TEST(RealPrograms, PostgresqlServesPsqlInsertingAndSelectingAThousandRows) {
   auto session = [&](const std::string& data, const std::string& record) {
     const std::string script =
         bin + "/postgres -D " + data + " -k " + work + " -p " + p + " -c listen_addresses=127.0.0.1 >" + data +
-        ".log 2>&1 &\n" +
-        "until " + bin + "/pg_isready -q -h 127.0.0.1 -p " + p + "; do sleep 0.1; done\n" +
+        ".log 2>&1 &\n" + "until " + bin + "/pg_isready -q -h 127.0.0.1 -p " + p + "; do sleep 0.1; done\n" +
         "psql -X -q -h 127.0.0.1 -p " + p + " -d postgres -v ON_ERROR_STOP=1 -c 'create table t (x int)' " +
-        "-c 'insert into t select generate_series(1, 1000)' -c 'select count(*), sum(x) from t'\n" +
-        bin + "/pg_ctl -D " + data + " stop -m fast -w >/dev/null\nwait";
+        "-c 'insert into t select generate_series(1, 1000)' -c 'select count(*), sum(x) from t'\n" + bin +
+        "/pg_ctl -D " + data + " stop -m fast -w >/dev/null\nwait";
     shell(as + "cp -a " + shellQuote(work + "/pristine") + " " + shellQuote(data));
     return shell("cd " + shellQuote(work) + " && " + as + record + "sh -c " + shellQuote(script));
   };
@@ -377,7 +383,8 @@ TEST(RealPrograms, PostgresqlServesPsqlInsertingAndSelectingAThousandRows) {
         std::string::npos)
       return true;
     std::smatch m;
-    if (!std::regex_search(report, m, std::regex(R"(probable cause, files it looked for are not there now \(([^)]*)\))")))
+    if (!std::regex_search(report, m,
+                           std::regex(R"(probable cause, files it looked for are not there now \(([^)]*)\))")))
       return false;
     std::istringstream paths(m[1].str());
     for (std::string path; std::getline(paths, path, ',');) {
@@ -463,19 +470,20 @@ TEST(RealPrograms, GoServerTalksTcpToCClients) {
   const std::string work = testTempDir();
   std::ofstream(work + "/server.go") << kGoServer;
   std::ofstream(work + "/client.c") << kCClient;
-  Result built = shell("cd " + shellQuote(work) + " && HOME=" + shellQuote(work) + " GOCACHE=" + shellQuote(work + "/gocache") +
-                       " GOFLAGS=-mod=mod GO111MODULE=off go build -o server server.go && cc -O1 -o client client.c");
+  Result built =
+      shell("cd " + shellQuote(work) + " && HOME=" + shellQuote(work) + " GOCACHE=" + shellQuote(work + "/gocache") +
+            " GOFLAGS=-mod=mod GO111MODULE=off go build -o server server.go && cc -O1 -o client client.c");
   ASSERT_EQ(built.exit_code, 0) << built.err;
   const int port = freePort();
   const std::string p = std::to_string(port);
-  const std::string session = "timeout 120 sh -c " + shellQuote("cd " + work + "; ./server " + p +
-                                                                " 3 & for i in 1 2 3; do ./client " + p + " $i; done; wait");
+  const std::string session =
+      "timeout 120 sh -c " +
+      shellQuote("cd " + work + "; ./server " + p + " 3 & for i in 1 2 3; do ./client " + p + " $i; done; wait");
   Result bare = shell(session);
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   const std::string dir = work + "/rec";
   std::string no_capture;
-  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
-                              [&] { return shell(radarRecord(dir) + session); });
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture, [&] { return shell(radarRecord(dir) + session); });
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(sortedLines(rec.out), sortedLines(bare.out));  // the server's last line races the last client's
   EXPECT_NE(rec.out.find("served 3 clients"), std::string::npos) << rec.out;
@@ -497,20 +505,19 @@ TEST(RealPrograms, RedisUnderRedisBenchmark) {
   const int port = freePort();
   const std::string p = std::to_string(port);
   // The server, the benchmark's 4 clients and redis-cli in one recording.
-  const std::string session = "timeout 300 sh -c " + shellQuote(
-      "cd " + work + "; redis-server --port " + p + " --bind 127.0.0.1 --save '' --appendonly no --daemonize no " +
-      "--logfile '' >/dev/null & " +
-      "until redis-cli -p " + p + " ping >/dev/null 2>&1; do sleep 0.05; done; " +
-      "redis-benchmark -p " + p + " -n 5000 -c 4 -t set,get -q >/dev/null && " +
-      "redis-cli -p " + p + " dbsize && redis-cli -p " + p + " strlen key:__rand_int__ && " +
-      "redis-cli -p " + p + " shutdown nosave; wait");
+  const std::string session =
+      "timeout 300 sh -c " +
+      shellQuote("cd " + work + "; redis-server --port " + p +
+                 " --bind 127.0.0.1 --save '' --appendonly no --daemonize no " + "--logfile '' >/dev/null & " +
+                 "until redis-cli -p " + p + " ping >/dev/null 2>&1; do sleep 0.05; done; " + "redis-benchmark -p " +
+                 p + " -n 5000 -c 4 -t set,get -q >/dev/null && " + "redis-cli -p " + p + " dbsize && redis-cli -p " +
+                 p + " strlen key:__rand_int__ && " + "redis-cli -p " + p + " shutdown nosave; wait");
   Result bare = shell(session);
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   ASSERT_EQ(bare.out, "1\n3\n") << bare.out;
   const std::string dir = work + "/rec";
   std::string no_capture;
-  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
-                              [&] { return shell(radarRecord(dir) + session); });
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture, [&] { return shell(radarRecord(dir) + session); });
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(rec.out, bare.out);
   expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);

@@ -27,8 +27,7 @@ FakeProcess& FakeProcess::pipeEnd(uint32_t index, uint64_t ino, bool write_end) 
   return *this;
 }
 
-FakeProcess& FakeProcess::socketEnd(uint32_t index, uint64_t ino, uint64_t peer_ino,
-                                    log::ChannelType type) {
+FakeProcess& FakeProcess::socketEnd(uint32_t index, uint64_t ino, uint64_t peer_ino, log::ChannelType type) {
   Item it{log::Kind::Channel};
   it.annotation = true;
   it.info.index = index;
@@ -56,8 +55,7 @@ FakeProcess& FakeProcess::terminal(uint32_t index) {
   return *this;
 }
 
-FakeProcess& FakeProcess::send(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
-                               uint32_t tid) {
+FakeProcess& FakeProcess::send(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret, uint32_t tid) {
   Item it{log::Kind::Write, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
   it.tid = tid;
   items_.push_back(it);
@@ -65,8 +63,8 @@ FakeProcess& FakeProcess::send(uint32_t channel, const std::string& bytes, int64
   return *this;
 }
 
-FakeProcess& FakeProcess::receive(uint32_t channel, const std::string& bytes, int64_t entry,
-                                  int64_t ret, uint32_t tid) {
+FakeProcess& FakeProcess::receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
+                                  uint32_t tid) {
   Item it{log::Kind::Read, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
   it.tid = tid;
   items_.push_back(it);

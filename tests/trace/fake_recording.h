@@ -24,17 +24,15 @@ class FakeProcess {
                          log::ChannelType type = log::ChannelType::UnixStream);
   FakeProcess& terminal(uint32_t index);
   // Events, in the order the process did them; times in ns.
-  FakeProcess& send(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
-                    uint32_t tid = 0);
-  FakeProcess& receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
-                       uint32_t tid = 0);
+  FakeProcess& send(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret, uint32_t tid = 0);
+  FakeProcess& receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret, uint32_t tid = 0);
   FakeProcess& failedReceive(uint32_t channel, int err, int64_t entry, int64_t ret);
   // recv(MSG_PEEK): sees the bytes without taking them.
   FakeProcess& peek(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret);
   // A receive whose log says it moved more bytes than its buffer holds (a
   // damaged or crafted log).
-  FakeProcess& receiveIntoSmallerBuffer(uint32_t channel, const std::string& bytes, uint64_t buffer,
-                                        int64_t entry, int64_t ret);
+  FakeProcess& receiveIntoSmallerBuffer(uint32_t channel, const std::string& bytes, uint64_t buffer, int64_t entry,
+                                        int64_t ret);
   FakeProcess& close(uint32_t channel, int64_t at);
   FakeProcess& fork(int32_t child_pid, int64_t entry, int64_t ret);
   FakeProcess& wait(int32_t child_pid, int status, int64_t entry, int64_t ret);
@@ -62,7 +60,7 @@ class FakeProcess {
     uint32_t error = 0;
     int32_t peer = 0, status = 0;
     uint32_t tid = 0;
-    uint64_t size = 0;  // the buffer; 0: as long as the bytes
+    uint64_t size = 0;   // the buffer; 0: as long as the bytes
     uint32_t flags = 0;  // the call's (MSG_PEEK ...)
     bool annotation = false;
     log::ChannelFields info;

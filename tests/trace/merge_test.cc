@@ -1,7 +1,7 @@
 // The merge on hand-made recordings whose answers are known.
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,13 +12,13 @@
 
 #include <zstd.h>
 
-#include "trace/display.h"
-#include "format.h"
 #include "fake_recording.h"
+#include "format.h"
+#include "radar/proto/radarlog.pb.h"
+#include "trace/display.h"
 #include "trace/load.h"
 #include "trace/merge.h"
 #include "trace/narrative.h"
-#include "radar/proto/radarlog.pb.h"
 #include "wire.h"
 #include "writer.h"
 
@@ -136,8 +136,7 @@ TEST_P(InteractionNetwork, MatchedOrderedNumberedAndShown) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Figure2, InteractionNetwork,
-                         ::testing::Values(Case{true, true}, Case{true, false}, Case{false, true},
-                                           Case{false, false}),
+                         ::testing::Values(Case{true, true}, Case{true, false}, Case{false, true}, Case{false, false}),
                          [](const auto& param_info) {
                            return std::string(param_info.param.blocking ? "Blocking" : "NonBlocking") +
                                   (param_info.param.message_first ? "MessageFirst" : "ReceiverFirst");
@@ -358,16 +357,8 @@ TEST(Merge, NoDeadlockWhenTheWriterCouldStillSend) {
 // in part counts the bytes nobody read.
 TEST(Merge, MessagesReceivedInPartCountTheBytesLeft) {
   FakeRecording rec;
-  rec.process("talker", 1)
-      .pipeEnd(1, 402, true)
-      .send(1, "0123456789", 10, 11)
-      .send(1, "abcdef", 12, 13)
-      .exit(0, 14);
-  rec.process("reader", 2)
-      .pipeEnd(1, 402, false)
-      .receive(1, "0123", 20, 21)
-      .receive(1, "456789ab", 22, 23)
-      .exit(0, 30);
+  rec.process("talker", 1).pipeEnd(1, 402, true).send(1, "0123456789", 10, 11).send(1, "abcdef", 12, 13).exit(0, 14);
+  rec.process("reader", 2).pipeEnd(1, 402, false).receive(1, "0123", 20, 21).receive(1, "456789ab", 22, 23).exit(0, 30);
   auto t = rec.load();
   const Finding* f = findingOf(*t, Finding::Kind::NeverReceived);
   ASSERT_TRUE(f);
@@ -544,7 +535,10 @@ TEST(Merge, ReadsOfOneWriteCheckedTogether) {
   FakeProcess& b = rec.process("b", 2).pipeEnd(1, 91, true);
   FakeProcess& r = rec.process("reader", 3).pipeEnd(1, 91, false);
   a.send(1, "\x05hello", 10, 30);
-  b.send(1, "\x03" "bye", 12, 20);  // returned first, wrote second
+  b.send(1,
+         "\x03"
+         "bye",
+         12, 20);  // returned first, wrote second
   r.receive(1, "\x05", 5, 25).receive(1, "hello", 26, 27).receive(1, "\x03", 28, 29).receive(1, "bye", 31, 32);
   auto t = rec.load();
   EXPECT_EQ(t->incoming(at(*t, 3, 1)).first->from, at(*t, 1, 1));
@@ -612,8 +606,7 @@ TEST(Merge, MessagesBetweenThreadsOfOneProcess) {
   EXPECT_EQ(t->indexInProcess(s1), 0u);
   EXPECT_EQ(t->placed_by_time, 0u);
   trace::DisplayModel display(*t);
-  for (uint32_t i = 0; i <= t->events.size(); ++i)
-    EXPECT_EQ(display.stateAt(i), display.replayFromStart(i)) << i;
+  for (uint32_t i = 0; i <= t->events.size(); ++i) EXPECT_EQ(display.stateAt(i), display.replayFromStart(i)) << i;
   EXPECT_TRUE(display.stateAt(static_cast<uint32_t>(t->events.size())).queued.empty());
   trace::Narrator narrator(*t);
   EXPECT_EQ(narrator.describe(s1), "Process server[100] sends a message to itself on pipe 1 (4 bytes)");
@@ -874,8 +867,7 @@ TEST(Merge, ALogThatLostItsEndIsNotAnUnseenExec) {
   auto t = trace::loadTrace({rec.dir()}, {}, &error);
   ASSERT_TRUE(t) << error;
   EXPECT_TRUE(findingOf(*t, Finding::Kind::Damaged));
-  for (const auto& f : t->findings)
-    EXPECT_EQ(f.text.find("without radar seeing it exit"), std::string::npos) << f.text;
+  for (const auto& f : t->findings) EXPECT_EQ(f.text.find("without radar seeing it exit"), std::string::npos) << f.text;
 }
 
 // Recordings given together are merged; when they share no channel, a
@@ -936,10 +928,7 @@ TEST(Merge, ChildrenWithoutALogAndUnreadableLogsAreFindings) {
 // message itself was never received: that much is true.
 TEST(Merge, NoDeadlockWhileAMessageToTheBlockedReaderIsInFlight) {
   FakeRecording rec;
-  rec.process("a", 1)
-      .socketEnd(1, 501, 502)
-      .send(1, "sixteen bytes!!!", 10, 11)
-      .blockedIn(log::Kind::Read, 1);
+  rec.process("a", 1).socketEnd(1, 501, 502).send(1, "sixteen bytes!!!", 10, 11).blockedIn(log::Kind::Read, 1);
   rec.process("b", 2).socketEnd(1, 502, 501).blockedIn(log::Kind::Read, 1);
   auto t = rec.load();
   EXPECT_FALSE(findingOf(*t, Finding::Kind::Deadlock)) << findingOf(*t, Finding::Kind::Deadlock)->text;
@@ -1007,9 +996,9 @@ TEST(Names, LikePsNamesThem) {
   EXPECT_EQ(trace::processName({"/usr/bin/calc", "-v"}, "/usr/bin/calc"), "calc");
   EXPECT_EQ(trace::processName({"python3", "-u", "/srv/app.py"}, "/usr/bin/python3.11"), "app.py");
   EXPECT_EQ(trace::processName({"nginx: worker process"}, "/usr/sbin/nginx"), "nginx");
-  EXPECT_EQ(trace::processName({"nginx: master process /usr/sbin/nginx -c /etc/nginx/nginx.conf", "", ""},
-                                "/usr/sbin/nginx"),
-            "nginx");
+  EXPECT_EQ(
+      trace::processName({"nginx: master process /usr/sbin/nginx -c /etc/nginx/nginx.conf", "", ""}, "/usr/sbin/nginx"),
+      "nginx");
   EXPECT_EQ(trace::processName({"postgres: 15/main: checkpointer "}, "/usr/lib/postgresql/15/bin/postgres"),
             "postgres");
   EXPECT_EQ(trace::processName({"/opt/My App/bin/tool"}, "/opt/My App/bin/tool"), "tool");

@@ -8,9 +8,9 @@
 #include <map>
 #include <random>
 
+#include "fake_recording.h"
 #include "trace/clocks.h"
 #include "trace/display.h"
-#include "fake_recording.h"
 #include "trace/merge.h"
 
 namespace radar::testing {
@@ -21,8 +21,8 @@ using trace::kNone;
 using trace::Trace;
 
 struct Piece {
-  int sender;              // process index
-  uint64_t send_counter;   // that process's counter
+  int sender;             // process index
+  uint64_t send_counter;  // that process's counter
   std::string bytes;
 };
 
@@ -122,9 +122,7 @@ void expectExactAndConsistent(uint64_t seed, std::mt19937_64& rng, int processes
   if (events) *events = t->events.size();
   std::map<int32_t, uint32_t> by_pid;
   for (const auto& p : t->processes) by_pid[p.pid] = p.index;
-  auto position = [&](int proc, uint64_t counter) {
-    return t->counter_events[by_pid.at(100 + proc)].at(counter - 1);
-  };
+  auto position = [&](int proc, uint64_t counter) { return t->counter_events[by_pid.at(100 + proc)].at(counter - 1); };
 
   // Every received byte is matched to the send that produced it.
   uint64_t edges = 0;
@@ -137,8 +135,10 @@ void expectExactAndConsistent(uint64_t seed, std::mt19937_64& rng, int processes
     // Two pieces of one send in one receive are one edge.
     for (const auto& [s, counter, n] : pieces) {
       const uint32_t from = position(s, counter);
-      if (!want.empty() && std::get<0>(want.back()) == from) std::get<1>(want.back()) += n;
-      else want.emplace_back(from, n);
+      if (!want.empty() && std::get<0>(want.back()) == from)
+        std::get<1>(want.back()) += n;
+      else
+        want.emplace_back(from, n);
     }
     std::sort(want.begin(), want.end());
     EXPECT_EQ(got, want) << "receive " << r;
@@ -395,9 +395,11 @@ TEST_P(CausalRelations, EveryPairIsInOrder) {
   std::map<std::string, int> kinds;
   for (const auto& [a, b] : truth) {
     const uint32_t from = position(a), to = position(b);
-    ++kinds[std::string(log::kindName(t->events[from].eventKind())) + " -> " + log::kindName(t->events[to].eventKind())];
+    ++kinds[std::string(log::kindName(t->events[from].eventKind())) + " -> " +
+            log::kindName(t->events[to].eventKind())];
     EXPECT_LT(from, to) << a.first << "#" << a.second << " -> " << b.first << "#" << b.second;
-    EXPECT_LT(t->events[from].number, t->events[to].number) << a.first << "#" << a.second << " -> " << b.first << "#" << b.second;
+    EXPECT_LT(t->events[from].number, t->events[to].number)
+        << a.first << "#" << a.second << " -> " << b.first << "#" << b.second;
   }
   EXPECT_GT(truth.size(), 10u);
   EXPECT_GE(kinds.size(), 2u);  // several kinds of relation in every run

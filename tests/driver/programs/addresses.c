@@ -11,7 +11,9 @@ int main(int argc, char** argv) {
   int local = 0;
   void* heap = malloc(64);
   void* map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (argc > 1 && strcmp(argv[1], "heap") == 0) printf("heap %p\n", heap);
-  else printf("heap %p stack %p map %p\n", heap, (void*)&local, map);
+  if (argc > 1 && strcmp(argv[1], "heap") == 0)
+    printf("heap %p\n", heap);
+  else
+    printf("heap %p stack %p map %p\n", heap, (void*)&local, map);
   return 0;
 }

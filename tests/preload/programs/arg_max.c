@@ -44,8 +44,10 @@ int main(void) {
   CHECK(fits(lo) && !fits(hi));
   while (hi - lo > 1) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (fits(mid)) lo = mid;
-    else hi = mid;
+    if (fits(mid))
+      lo = mid;
+    else
+      hi = mid;
   }
   printf("largest argument bytes: %zu\n", lo);
   return 0;

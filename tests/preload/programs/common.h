@@ -12,13 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed: %s\n", __FILE__, __LINE__, #cond, \
-              strerror(errno));                                                  \
-      abort();                                                                   \
-    }                                                                            \
+#define CHECK(cond)                                                                                 \
+  do {                                                                                              \
+    if (!(cond)) {                                                                                  \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed: %s\n", __FILE__, __LINE__, #cond, strerror(errno)); \
+      abort();                                                                                      \
+    }                                                                                               \
   } while (0)
 
 static inline void writeAll(int fd, const void* buf, size_t n) {

@@ -15,19 +15,19 @@ int main(void) {
   CHECK(child >= 0);
   if (child == 0) {
     close(p[0]);
-    writeAll(p[1], "hello", 5);                        // one write
+    writeAll(p[1], "hello", 5);  // one write
     struct iovec v[2] = {{"ab", 2}, {"cdef", 4}};
-    CHECK(writev(p[1], v, 2) == 6);                    // gathered
+    CHECK(writev(p[1], v, 2) == 6);  // gathered
     close(p[1]);
     _exit(0);
   }
   close(p[1]);
   char buf[16];
-  readAll(p[0], buf, 3);                               // "hel": a partial read of a write
+  readAll(p[0], buf, 3);  // "hel": a partial read of a write
   CHECK(memcmp(buf, "hel", 3) == 0);
   char a[4], b[4];
   struct iovec v[2] = {{a, 4}, {b, 4}};
-  ssize_t n = readv(p[0], v, 2);                       // "loabcdef" in one or two reads
+  ssize_t n = readv(p[0], v, 2);  // "loabcdef" in one or two reads
   CHECK(n > 0);
   size_t got = (size_t)n;
   while (got < 8) {
@@ -35,7 +35,7 @@ int main(void) {
     CHECK(m > 0);
     got += (size_t)m;
   }
-  CHECK(read(p[0], buf, sizeof buf) == 0);             // EOF
+  CHECK(read(p[0], buf, sizeof buf) == 0);  // EOF
   int status;
   CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status));
 

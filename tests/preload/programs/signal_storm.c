@@ -13,6 +13,7 @@
 // goes: a byte received that differs from the byte sent aborts. At the end
 // it prints what it did, for the test to compare with the log:
 //   handler_writes=N handler_events=N handler_datagrams=N forks=N iterations=N
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,7 +24,6 @@
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <time.h>
 
 #include "common.h"
@@ -195,8 +195,7 @@ static void* work(void* arg) {
       CHECK(NOINTR(read(c[0], in, 1)) == 1 && in[0] == 'c');
       close(c[0]);
       int status = 0;
-      CHECK(NOINTR(waitpid(pid, &status, 0)) == pid && WIFEXITED(status) &&
-            WEXITSTATUS(status) == 0);
+      CHECK(NOINTR(waitpid(pid, &status, 0)) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
       atomic_fetch_add(&g_forks, 1);
     }
     ++iterations;
@@ -303,7 +302,7 @@ int main(int argc, char** argv) {
   CHECK(drained[0] == atomic_load(&g_handler_writes));
   CHECK(drained[1] == atomic_load(&g_handler_datagrams));
   printf("handler_writes=%ld handler_events=%ld handler_datagrams=%ld forks=%ld iterations=%ld\n",
-         atomic_load(&g_handler_writes), atomic_load(&g_handler_events),
-         atomic_load(&g_handler_datagrams), atomic_load(&g_forks), atomic_load(&g_iterations));
+         atomic_load(&g_handler_writes), atomic_load(&g_handler_events), atomic_load(&g_handler_datagrams),
+         atomic_load(&g_forks), atomic_load(&g_iterations));
   return 0;
 }

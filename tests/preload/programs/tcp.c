@@ -57,8 +57,10 @@ int main(int argc, char** argv) {
   int u1 = socket(family, SOCK_DGRAM, 0), u2 = socket(family, SOCK_DGRAM, 0);
   struct sockaddr_storage a1 = addr, a2 = addr;
   socklen_t l1 = len, l2 = len;
-  if (v6) ((struct sockaddr_in6*)&a1)->sin6_port = ((struct sockaddr_in6*)&a2)->sin6_port = 0;
-  else ((struct sockaddr_in*)&a1)->sin_port = ((struct sockaddr_in*)&a2)->sin_port = 0;
+  if (v6)
+    ((struct sockaddr_in6*)&a1)->sin6_port = ((struct sockaddr_in6*)&a2)->sin6_port = 0;
+  else
+    ((struct sockaddr_in*)&a1)->sin_port = ((struct sockaddr_in*)&a2)->sin_port = 0;
   CHECK(bind(u1, (struct sockaddr*)&a1, l1) == 0 && bind(u2, (struct sockaddr*)&a2, l2) == 0);
   CHECK(getsockname(u1, (struct sockaddr*)&a1, &l1) == 0);
   CHECK(getsockname(u2, (struct sockaddr*)&a2, &l2) == 0);
