@@ -57,6 +57,7 @@
 #include <climits>
 #include <cstring>
 
+#include "inject/hook.h"
 #include "recorder.h"
 #include "state.h"
 #include "sys.h"
@@ -74,14 +75,6 @@ using namespace radar::preload;
 namespace sys = radar::sys;
 
 static_assert(sizeof(Iov) == sizeof(struct iovec) && offsetof(Iov, len) == offsetof(struct iovec, iov_len));
-
-#define HOOK extern "C" __attribute__((visibility("default")))
-
-// The real function, resolved on first use (a hook can run before our
-// constructor, from another library's).
-#define REAL(name)                                \
-  static decltype(&::name) real_##name = nullptr; \
-  if (__builtin_expect(!real_##name, 0)) real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
 
 namespace {
 
@@ -1188,56 +1181,7 @@ HOOK int fexecve(int fd, char* const argv[], char* const envp[]) {
   return recordedExec(proc, argv, envp, [&](char* const* env) { return real_fexecve(fd, argv, env); });
 }
 
-namespace {
-
-// execl(), execlp(), execle(): the arguments as an argv array.
-constexpr int kMaxListArgs = 4096;
-
-}  // namespace
-
-#define COLLECT_ARGS(first, ap, argv, n)                                    \
-  char* argv[kMaxListArgs + 1];                                             \
-  int n = 0;                                                                \
-  argv[n++] = const_cast<char*>(first);                                     \
-  while (n < kMaxListArgs && (argv[n] = va_arg(ap, char*)) != nullptr) ++n; \
-  argv[n] = nullptr
-
-HOOK int execl(const char* path, const char* arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  COLLECT_ARGS(arg, ap, argv, n);
-  va_end(ap);
-  if (n >= kMaxListArgs) {
-    errno = E2BIG;
-    return -1;
-  }
-  return execve(path, argv, environ);
-}
-
-HOOK int execlp(const char* file, const char* arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  COLLECT_ARGS(arg, ap, argv, n);
-  va_end(ap);
-  if (n >= kMaxListArgs) {
-    errno = E2BIG;
-    return -1;
-  }
-  return execvpe(file, argv, environ);
-}
-
-HOOK int execle(const char* path, const char* arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  COLLECT_ARGS(arg, ap, argv, n);
-  char* const* envp = va_arg(ap, char* const*);
-  va_end(ap);
-  if (n >= kMaxListArgs) {
-    errno = E2BIG;
-    return -1;
-  }
-  return execve(path, argv, envp);
-}
+// execl(), execlp(), execle(): inject/shared_hooks.cc, through execve() and execvpe().
 
 namespace {
 
@@ -1513,32 +1457,7 @@ HOOK int sigaction(int sig, const struct sigaction* act, struct sigaction* old) 
   return wrapSigaction(sig, act, old, real_sigaction);
 }
 
-namespace {
-
-sighandler_t bsdSignal(int sig, sighandler_t handler) {
-  struct sigaction act {
-  }, old{};
-  act.sa_handler = handler;
-  sigemptyset(&act.sa_mask);
-  sigaddset(&act.sa_mask, sig);
-  act.sa_flags = SA_RESTART;
-  if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
-  return old.sa_handler;
-}
-
-}  // namespace
-
-HOOK sighandler_t signal(int sig, sighandler_t handler) { return bsdSignal(sig, handler); }
-HOOK sighandler_t bsd_signal(int sig, sighandler_t handler) { return bsdSignal(sig, handler); }
-HOOK sighandler_t sysv_signal(int sig, sighandler_t handler) {
-  struct sigaction act {
-  }, old{};
-  act.sa_handler = handler;
-  sigemptyset(&act.sa_mask);
-  act.sa_flags = static_cast<int>(SA_RESETHAND | SA_NODEFER);
-  if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
-  return old.sa_handler;
-}
+// signal(), bsd_signal(), sysv_signal(): inject/shared_hooks.cc, through sigaction().
 
 // ==== user events (radar/radar.h) ==================================================
 

@@ -16,14 +16,16 @@
 #include <cerrno>
 #include <cstring>
 
+#include "inject/stdio_table.h"
 #include "recorder.h"
 #include "state.h"
-#include "stdio_table.h"
 #include "sys.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
 namespace radar::preload {
+using namespace radar::inject;  // the stdio table (inject/stdio_table.h)
+
 namespace {
 
 IoRead g_io_read = nullptr;

@@ -655,9 +655,10 @@ bool deliverRecordedSignals(int32_t index, bool unblocked_only) {
 // After a divergence: the inputs this process had that radar does not
 // record, named as the probable cause. Memory shared with processes that
 // do not run in the re-run comes first (a PostgreSQL backend reads what
-// the others wrote there), then clocks and random numbers read live when
-// the recording was made without --nondet, then files read as they are now
-// (those changed since the recorded process started).
+// the others wrote there), then files looked for that are not there now,
+// then clocks and random numbers read live when the recording was made
+// without --nondet, then files read as they are now (those changed since
+// the recorded process started).
 
 namespace {
 
@@ -816,21 +817,21 @@ void noteFileOpened(const char* path, int error) {
 void nameUnrecordedInputs(Report& r) {
   bool any = false;
   sharedMemory(r, &any);
-  // Clocks and random numbers read live where the recording could have
-  // had them: a different value is the likeliest cause (a random key, a
-  // timeout computed from the time), more than a file that may not have
-  // changed.
+  // A file it looked for in vain (its pid file, a lock) comes next; then
+  // clocks and random numbers read live where the recording could have had
+  // them (a random key, a timeout computed from the time); then files read
+  // that changed since.
+  if (g_missing_files.path[0][0]) {
+    r << "\n  " << (any ? "also" : "probable cause") << ", files it looked for are not there now (";
+    listNoted(r, g_missing_files);
+    r << ")";
+    any = true;
+  }
   const uint32_t live = g_live_values.load(std::memory_order_relaxed);
   const bool nondet = g.header->flags & driver::kScriptNondet;
   if (live && !nondet) {
     r << "\n  " << (any ? "also" : "probable cause") << ", it read the clock or random numbers " << live << " time"
       << (live > 1 ? "s" : "") << " live (recorded without --nondet, which records them)";
-    any = true;
-  }
-  if (g_missing_files.path[0][0]) {
-    r << "\n  " << (any ? "also" : "probable cause") << ", files it looked for are not there now (";
-    listNoted(r, g_missing_files);
-    r << ")";
     any = true;
   }
   openFiles(r, &any);

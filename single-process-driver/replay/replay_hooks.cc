@@ -41,8 +41,9 @@
 
 #include "crc32c.h"
 #include "fields.h"
+#include "inject/hook.h"
+#include "inject/stdio_table.h"
 #include "replay.h"
-#include "stdio_table.h"
 #include "sys.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
@@ -56,12 +57,6 @@ using radar::driver::ScriptReady;
 using radar::log::Kind;
 using namespace radar::rerun;
 namespace sys = radar::sys;
-
-#define HOOK extern "C" __attribute__((visibility("default")))
-
-#define REAL(name)                                \
-  static decltype(&::name) real_##name = nullptr; \
-  if (__builtin_expect(!real_##name, 0)) real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
 
 namespace {
 
@@ -1211,8 +1206,6 @@ bool replayExec(const char* path) {
   return true;
 }
 
-constexpr int kMaxListArgs = 4096;
-
 }  // namespace
 
 HOOK int execve(const char* path, char* const argv[], char* const envp[]) {
@@ -1237,40 +1230,7 @@ HOOK int fexecve(int fd, char* const argv[], char* const envp[]) {
   return real_fexecve(fd, argv, envp);
 }
 
-#define COLLECT_ARGS(first, ap, argv, n)                                    \
-  char* argv[kMaxListArgs + 1];                                             \
-  int n = 0;                                                                \
-  argv[n++] = const_cast<char*>(first);                                     \
-  while (n < kMaxListArgs && (argv[n] = va_arg(ap, char*)) != nullptr) ++n; \
-  argv[n] = nullptr
-
-HOOK int execl(const char* path, const char* arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  COLLECT_ARGS(arg, ap, argv, n);
-  va_end(ap);
-  (void)n;
-  return execve(path, argv, environ);
-}
-
-HOOK int execlp(const char* file, const char* arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  COLLECT_ARGS(arg, ap, argv, n);
-  va_end(ap);
-  (void)n;
-  return execvpe(file, argv, environ);
-}
-
-HOOK int execle(const char* path, const char* arg, ...) {
-  va_list ap;
-  va_start(ap, arg);
-  COLLECT_ARGS(arg, ap, argv, n);
-  char* const* envp = va_arg(ap, char* const*);
-  va_end(ap);
-  (void)n;
-  return execve(path, argv, envp);
-}
+// execl(), execlp(), execle(): inject/shared_hooks.cc, through execve() and execvpe().
 
 namespace {
 
@@ -1762,17 +1722,6 @@ int wrapSigaction(int sig, const struct sigaction* act, struct sigaction* old,
   return r;
 }
 
-sighandler_t bsdSignal(int sig, sighandler_t handler, int flags, bool mask_self) {
-  struct sigaction act {
-  }, old{};
-  act.sa_handler = handler;
-  sigemptyset(&act.sa_mask);
-  if (mask_self) sigaddset(&act.sa_mask, sig);
-  act.sa_flags = flags;
-  if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
-  return old.sa_handler;
-}
-
 }  // namespace
 
 HOOK int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
@@ -1795,11 +1744,7 @@ HOOK int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
   return r;
 }
 
-HOOK sighandler_t signal(int sig, sighandler_t handler) { return bsdSignal(sig, handler, SA_RESTART, true); }
-HOOK sighandler_t bsd_signal(int sig, sighandler_t handler) { return bsdSignal(sig, handler, SA_RESTART, true); }
-HOOK sighandler_t sysv_signal(int sig, sighandler_t handler) {
-  return bsdSignal(sig, handler, static_cast<int>(SA_RESETHAND | SA_NODEFER), false);
-}
+// signal(), bsd_signal(), sysv_signal(): inject/shared_hooks.cc, through sigaction().
 
 namespace radar::rerun {
 
@@ -1828,27 +1773,27 @@ namespace {
 
 ssize_t stdioRead(FILE* fp, void* buf, ssize_t n) {
   const int fd = fp->_fileno;
-  if (!replaying() || !isChannelFd(fd)) return radar::preload::realStdioSlots().read(fp, buf, n);
+  if (!replaying() || !isChannelFd(fd)) return radar::inject::realStdioSlots().read(fp, buf, n);
   const struct iovec iov { buf, static_cast<size_t>(n) };
   ssize_t r;
   if (replayReceive(Kind::Read, "read", fd, &iov, 1, &r)) return r;
-  return radar::preload::realStdioSlots().read(fp, buf, n);
+  return radar::inject::realStdioSlots().read(fp, buf, n);
 }
 
 ssize_t stdioWrite(FILE* fp, const void* data, ssize_t n) {
   const int fd = fp->_fileno;
-  if (!replaying() || !isChannelFd(fd)) return radar::preload::realStdioSlots().write(fp, data, n);
+  if (!replaying() || !isChannelFd(fd)) return radar::inject::realStdioSlots().write(fp, data, n);
   const struct iovec iov { const_cast<void*>(data), static_cast<size_t>(n) };
   ssize_t r;
   if (replaySend(Kind::Write, "write", fd, &iov, 1, &r)) return r;
-  return radar::preload::realStdioSlots().write(fp, data, n);
+  return radar::inject::realStdioSlots().write(fp, data, n);
 }
 
 int stdioClose(FILE* fp) {
   const int fd = fp->_fileno;
-  if (!replaying() || !isChannelFd(fd)) return radar::preload::realStdioSlots().close(fp);
+  if (!replaying() || !isChannelFd(fd)) return radar::inject::realStdioSlots().close(fp);
   const ScriptEvent* e = expect(Kind::Close, fd, What("fclose", fd).str());
-  if (!e) return radar::preload::realStdioSlots().close(fp);
+  if (!e) return radar::inject::realStdioSlots().close(fp);
   if (e->result == 0) sys::close(fd);
   setChannelFd(fd, false);
   consume(e);
@@ -1860,10 +1805,10 @@ int stdioClose(FILE* fp) {
 namespace radar::rerun {
 
 void patchStdio() {
-  using radar::preload::patchStdioSlots;
-  const radar::preload::StdioSlots mine{&stdioRead, &stdioWrite, &stdioClose};
+  using radar::inject::patchStdioSlots;
+  const radar::inject::StdioSlots mine{&stdioRead, &stdioWrite, &stdioClose};
   FILE* const standard[] = {stdin, stdout, stderr};
-  for (FILE* f : standard) patchStdioSlots(radar::preload::stdioTableOf(f), mine);
+  for (FILE* f : standard) patchStdioSlots(radar::inject::stdioTableOf(f), mine);
   if (void* wide = dlsym(RTLD_NEXT, "_IO_wfile_jumps")) patchStdioSlots(wide, mine);
 }
 

@@ -8,6 +8,7 @@
 # One stage a list element, its targets separated by spaces.
 set(RADAR_STAGES
   "radar_proto radar_log"                                  # the log format (proto/, radarlog/log/)
+  "radar_inject"                                           # the injection scaffold (radarlog/inject/)
   "radar_preload radar_record"                             # recording: the interposer, radar record's work
   "radar_trace"                                            # the causal merge (replay-gui/trace/)
   "radar_netdesc radar-network"                            # netdesc's format and its launcher

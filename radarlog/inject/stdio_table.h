@@ -16,7 +16,7 @@
 
 #include "sys.h"
 
-namespace radar::preload {
+namespace radar::inject {
 
 using IoRead = ssize_t (*)(FILE*, void*, ssize_t);
 using IoWrite = ssize_t (*)(FILE*, const void*, ssize_t);
@@ -76,4 +76,4 @@ inline StdioPatch patchStdioSlots(void* vtable, const StdioSlots& mine) {
   return StdioPatch::Patched;
 }
 
-}  // namespace radar::preload
+}  // namespace radar::inject

@@ -1,0 +1,21 @@
+// How a hook is written, in both injected libraries (the recorder,
+// libradar-preload.so, and the re-run's, libradar-replay.so):
+//
+//   HOOK ssize_t read(int fd, void* buf, size_t n) {
+//     REAL(read);                  // real_read: the next definition (libc's)
+//     ...
+//   }
+//
+// Only hooks are exported (the libraries are built with hidden visibility);
+// tests/driver/injected_symbols.sh checks that both export the same ones.
+#pragma once
+
+#include <dlfcn.h>
+
+#define HOOK extern "C" __attribute__((visibility("default")))
+
+// The real function, resolved on first use (a hook can run before our
+// constructor, from another library's).
+#define REAL(name)                                \
+  static decltype(&::name) real_##name = nullptr; \
+  if (__builtin_expect(!real_##name, 0)) real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
