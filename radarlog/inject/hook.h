@@ -11,6 +11,8 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
 
 #define HOOK extern "C" __attribute__((visibility("default")))
 
@@ -19,3 +21,14 @@
 #define REAL(name)                                \
   static decltype(&::name) real_##name = nullptr; \
   if (__builtin_expect(!real_##name, 0)) real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
+
+// open() and friends: `mode`, the optional argument, there only with
+// O_CREAT or O_TMPFILE.
+#define OPEN_MODE(flags, mode)                          \
+  mode_t mode = 0;                                      \
+  if ((flags) & (O_CREAT | __O_TMPFILE)) {              \
+    va_list mode_args;                                  \
+    va_start(mode_args, flags);                         \
+    mode = static_cast<mode_t>(va_arg(mode_args, int)); \
+    va_end(mode_args);                                  \
+  }

@@ -25,16 +25,18 @@ constexpr int kMaxListArgs = 4096;
   while (n < kMaxListArgs && (argv[n] = va_arg(ap, char*)) != nullptr) ++n; \
   argv[n] = nullptr
 
+// glibc's answer to a list too long.
+static int tooManyArguments() {
+  errno = E2BIG;
+  return -1;
+}
+
 HOOK int execl(const char* path, const char* arg, ...) {
   va_list ap;
   va_start(ap, arg);
   COLLECT_ARGS(arg, ap, argv, n);
   va_end(ap);
-  if (n >= kMaxListArgs) {
-    errno = E2BIG;
-    return -1;
-  }
-  return execve(path, argv, environ);
+  return n >= kMaxListArgs ? tooManyArguments() : execve(path, argv, environ);
 }
 
 HOOK int execlp(const char* file, const char* arg, ...) {
@@ -42,11 +44,7 @@ HOOK int execlp(const char* file, const char* arg, ...) {
   va_start(ap, arg);
   COLLECT_ARGS(arg, ap, argv, n);
   va_end(ap);
-  if (n >= kMaxListArgs) {
-    errno = E2BIG;
-    return -1;
-  }
-  return execvpe(file, argv, environ);
+  return n >= kMaxListArgs ? tooManyArguments() : execvpe(file, argv, environ);
 }
 
 HOOK int execle(const char* path, const char* arg, ...) {
@@ -55,11 +53,7 @@ HOOK int execle(const char* path, const char* arg, ...) {
   COLLECT_ARGS(arg, ap, argv, n);
   char* const* envp = va_arg(ap, char* const*);
   va_end(ap);
-  if (n >= kMaxListArgs) {
-    errno = E2BIG;
-    return -1;
-  }
-  return execve(path, argv, envp);
+  return n >= kMaxListArgs ? tooManyArguments() : execve(path, argv, envp);
 }
 
 namespace {

@@ -830,25 +830,31 @@ int opened(int fd) {
 
 }  // namespace
 
-#define OPEN_HOOK(name, ...)                       \
-  {                                                \
-    REAL(name);                                    \
-    mode_t mode = 0;                               \
-    if (flags & (O_CREAT | __O_TMPFILE)) {         \
-      va_list ap;                                  \
-      va_start(ap, flags);                         \
-      mode = static_cast<mode_t>(va_arg(ap, int)); \
-      va_end(ap);                                  \
-    }                                              \
-    return opened(real_##name(__VA_ARGS__, mode)); \
-  }
+HOOK int open(const char* path, int flags, ...) {
+  OPEN_MODE(flags, mode);
+  REAL(open);
+  return opened(real_open(path, flags, mode));
+}
 
-HOOK int open(const char* path, int flags, ...) OPEN_HOOK(open, path, flags) HOOK
-    int open64(const char* path, int flags, ...) OPEN_HOOK(open64, path, flags) HOOK
-    int openat(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat, dirfd, path, flags) HOOK
-    int openat64(int dirfd, const char* path, int flags, ...) OPEN_HOOK(openat64, dirfd, path, flags)
+HOOK int open64(const char* path, int flags, ...) {
+  OPEN_MODE(flags, mode);
+  REAL(open64);
+  return opened(real_open64(path, flags, mode));
+}
 
-        HOOK int __open_2(const char* path, int flags) {
+HOOK int openat(int dirfd, const char* path, int flags, ...) {
+  OPEN_MODE(flags, mode);
+  REAL(openat);
+  return opened(real_openat(dirfd, path, flags, mode));
+}
+
+HOOK int openat64(int dirfd, const char* path, int flags, ...) {
+  OPEN_MODE(flags, mode);
+  REAL(openat64);
+  return opened(real_openat64(dirfd, path, flags, mode));
+}
+
+HOOK int __open_2(const char* path, int flags) {
   REAL(__open_2);
   return opened(real___open_2(path, flags));
 }
