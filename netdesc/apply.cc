@@ -9,9 +9,9 @@
 #include <set>
 
 #include "decode.h"
+#include "log/reader.h"
 #include "plan.h"
 #include "radar/proto/radarlog.pb.h"
-#include "reader.h"
 #include "trace/findings.h"
 
 namespace radar::netdesc {

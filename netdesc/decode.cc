@@ -12,7 +12,7 @@
 #include <memory>
 #include <sstream>
 
-#include "plain_text.h"
+#include "log/plain_text.h"
 
 namespace radar::netdesc {
 namespace {

@@ -16,11 +16,11 @@
 #include <system_error>
 #include <unordered_map>
 
-#include "asan_options.h"
-#include "crc32c.h"
+#include "log/asan_options.h"
+#include "log/crc32c.h"
+#include "log/reader.h"
+#include "log/recorder_env.h"
 #include "radar/proto/radarlog.pb.h"
-#include "reader.h"
-#include "recorder_env.h"
 #include "script.h"
 #include "trace/narrative.h"
 

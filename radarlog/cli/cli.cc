@@ -9,7 +9,7 @@
 #include <cstring>
 #include <iterator>
 
-#include "plain_text.h"
+#include "log/plain_text.h"
 
 namespace radar::cli {
 

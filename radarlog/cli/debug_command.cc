@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "asan_options.h"
 #include "cli.h"
 #include "commands.h"
-#include "file_hash.h"
 #include "launch.h"
+#include "log/asan_options.h"
+#include "log/file_hash.h"
 #include "sandbox.h"
 #include "script.h"
 #include "script_builder.h"

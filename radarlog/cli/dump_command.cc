@@ -3,11 +3,11 @@
 #include <cstring>
 #include <string>
 
-#include "address.h"
 #include "cli.h"
 #include "commands.h"
+#include "log/address.h"
+#include "log/reader.h"
 #include "radar/proto/radarlog.pb.h"
-#include "reader.h"
 
 namespace radar::cli {
 

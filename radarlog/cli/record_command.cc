@@ -24,14 +24,14 @@
 #include <string>
 #include <vector>
 
-#include "asan_options.h"
 #include "cli.h"
 #include "commands.h"
 #include "description.h"
-#include "finalize.h"
+#include "log/asan_options.h"
+#include "log/finalize.h"
+#include "log/reader.h"
+#include "log/recorder_env.h"
 #include "radar/proto/radarlog.pb.h"
-#include "reader.h"
-#include "recorder_env.h"
 #include "recording.h"
 
 extern char** environ;

@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "sys.h"
+#include "log/sys.h"
 
 namespace radar::inject {
 

@@ -1,4 +1,4 @@
-#include "address.h"
+#include "log/address.h"
 
 #include <sys/socket.h>
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "recorder_env.h"
+#include "log/recorder_env.h"
 
 namespace radar::log {
 

@@ -1,4 +1,4 @@
-#include "check.h"
+#include "log/check.h"
 
 #include <cstdio>
 #include <cstdlib>

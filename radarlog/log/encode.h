@@ -2,10 +2,10 @@
 // recorded programs: no allocation) and by tests.
 #pragma once
 
-#include "fields.h"
-#include "format.h"
-#include "recorder_env.h"
-#include "wire.h"
+#include "log/fields.h"
+#include "log/format.h"
+#include "log/recorder_env.h"
+#include "log/wire.h"
 
 namespace radar::log {
 

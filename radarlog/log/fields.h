@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kinds.h"
+#include "log/kinds.h"
 
 namespace radar::log {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "xxhash64.h"
+#include "log/xxhash64.h"
 
 namespace radar::log {
 

@@ -1,4 +1,4 @@
-#include "finalize.h"
+#include "log/finalize.h"
 
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -10,8 +10,8 @@
 #include <cstring>
 #include <vector>
 
-#include "format.h"
-#include "reader.h"
+#include "log/format.h"
+#include "log/reader.h"
 
 namespace radar::log {
 

@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-#include "sys.h"
+#include "log/sys.h"
 
 namespace radar::log {
 

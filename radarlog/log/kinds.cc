@@ -1,4 +1,4 @@
-#include "kinds.h"
+#include "log/kinds.h"
 
 namespace radar::log {
 

@@ -1,7 +1,7 @@
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader
-#include "reader.h"
+#include "log/reader.h"
 
-#include "check.h"
+#include "log/check.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,8 +17,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "log/wire.h"
 #include "radar/proto/radarlog.pb.h"
-#include "wire.h"
 
 namespace radar::log {
 namespace {

@@ -17,9 +17,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "fields.h"
-#include "format.h"
-#include "kinds.h"
+#include "log/fields.h"
+#include "log/format.h"
+#include "log/kinds.h"
 
 namespace radar::proto {
 class Header;

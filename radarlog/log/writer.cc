@@ -5,7 +5,7 @@
 //     length byte is stored last: a process killed half-way leaves a zero
 //     byte, which readers take as the end of the tail.
 #define ZSTD_STATIC_LINKING_ONLY
-#include "writer.h"
+#include "log/writer.h"
 
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -18,8 +18,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "sys.h"
-#include "xxhash64.h"
+#include "log/sys.h"
+#include "log/xxhash64.h"
 
 #include "inject/injected.h"  // last: compiled into the interposer too
 

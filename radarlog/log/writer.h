@@ -16,9 +16,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "encode.h"
-#include "fields.h"
-#include "format.h"
+#include "log/encode.h"
+#include "log/fields.h"
+#include "log/format.h"
 
 struct ZSTD_CCtx_s;
 

@@ -25,9 +25,9 @@
 
 #include <cstring>
 
+#include "log/sys.h"
 #include "recorder.h"
 #include "state.h"
-#include "sys.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 

@@ -58,9 +58,9 @@
 #include <cstring>
 
 #include "inject/hook.h"
+#include "log/sys.h"
 #include "recorder.h"
 #include "state.h"
-#include "sys.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 

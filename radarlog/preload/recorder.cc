@@ -30,11 +30,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "crc32c.h"
-#include "go_program.h"
-#include "recorder_env.h"
+#include "log/crc32c.h"
+#include "log/go_program.h"
+#include "log/recorder_env.h"
+#include "log/sys.h"
 #include "state.h"
-#include "sys.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 

@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fields.h"
-#include "kinds.h"
+#include "log/fields.h"
+#include "log/kinds.h"
 
 namespace radar::preload {
 

@@ -10,8 +10,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "fields.h"
-#include "writer.h"
+#include "log/fields.h"
+#include "log/writer.h"
 
 namespace radar::preload {
 

@@ -17,9 +17,9 @@
 #include <cstring>
 
 #include "inject/stdio_table.h"
+#include "log/sys.h"
 #include "recorder.h"
 #include "state.h"
-#include "sys.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 

@@ -17,10 +17,10 @@
 #include <set>
 #include <sstream>
 
-#include "file_hash.h"
-#include "finalize.h"
-#include "go_program.h"
-#include "reader.h"
+#include "log/file_hash.h"
+#include "log/finalize.h"
+#include "log/go_program.h"
+#include "log/reader.h"
 
 namespace radar::cli {
 namespace {

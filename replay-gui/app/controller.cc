@@ -1,4 +1,4 @@
-#include "controller.h"
+#include "app/controller.h"
 
 #include <algorithm>
 

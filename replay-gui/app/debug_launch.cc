@@ -1,4 +1,4 @@
-#include "debug_launch.h"
+#include "app/debug_launch.h"
 
 #include <QDir>
 #include <QFileInfo>

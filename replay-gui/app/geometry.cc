@@ -1,4 +1,4 @@
-#include "geometry.h"
+#include "app/geometry.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "main_window.h"
+#include "app/main_window.h"
 
 #include <QAction>
 #include <QApplication>
@@ -36,8 +36,8 @@
 #include <atomic>
 #include <map>
 
-#include "debug_launch.h"
-#include "message_text.h"
+#include "app/debug_launch.h"
+#include "app/message_text.h"
 #include "trace/merge.h"
 
 namespace radar::gui {

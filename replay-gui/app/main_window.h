@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "app/controller.h"
+#include "app/models.h"
+#include "app/network_view.h"
+#include "app/scene.h"
+#include "app/spacetime_view.h"
 #include "apply.h"
-#include "controller.h"
-#include "models.h"
-#include "network_view.h"
-#include "scene.h"
-#include "spacetime_view.h"
 #include "trace/display.h"
 #include "trace/narrative.h"
 #include "trace/trace.h"

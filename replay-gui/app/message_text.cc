@@ -1,4 +1,4 @@
-#include "message_text.h"
+#include "app/message_text.h"
 
 namespace radar::gui {
 

@@ -1,4 +1,4 @@
-#include "models.h"
+#include "app/models.h"
 
 #include <QStringList>
 

@@ -1,4 +1,4 @@
-#include "network_view.h"
+#include "app/network_view.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <set>
 
-#include "palette.h"
+#include "app/palette.h"
 
 namespace radar::gui {
 

@@ -6,7 +6,7 @@
 #include <QPointF>
 #include <QWidget>
 
-#include "scene.h"
+#include "app/scene.h"
 
 namespace radar::gui {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "main_window.h"
-#include "replay_options.h"
+#include "app/main_window.h"
+#include "app/replay_options.h"
 #include "trace/merge.h"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "replay_options.h"
+#include "app/replay_options.h"
 
 #include <cerrno>
 #include <cstdio>

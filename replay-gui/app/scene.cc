@@ -1,4 +1,4 @@
-#include "scene.h"
+#include "app/scene.h"
 
 #include <fcntl.h>
 #include <algorithm>

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "geometry.h"
+#include "app/geometry.h"
 #include "trace/display.h"
 #include "trace/trace.h"
 

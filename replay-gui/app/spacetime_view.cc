@@ -1,4 +1,4 @@
-#include "spacetime_view.h"
+#include "app/spacetime_view.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <map>
 
-#include "palette.h"
+#include "app/palette.h"
 
 namespace radar::gui {
 

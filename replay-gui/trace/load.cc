@@ -16,7 +16,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "crc32c.h"
+#include "log/crc32c.h"
 
 namespace radar::trace {
 namespace {

@@ -4,7 +4,7 @@
 // replay-gui/trace: everything else calls merge() (merge.h).
 #pragma once
 
-#include "check.h"
+#include "log/check.h"
 
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -24,8 +24,8 @@
 #include <thread>
 #include <unordered_map>
 
-#include "address.h"
-#include "crc32c.h"
+#include "log/address.h"
+#include "log/crc32c.h"
 #include "trace/clocks.h"
 #include "trace/findings.h"
 

@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kinds.h"
-#include "reader.h"
+#include "log/kinds.h"
+#include "log/reader.h"
 
 namespace radar::proto {
 class Header;

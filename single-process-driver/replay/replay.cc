@@ -17,9 +17,9 @@
 #include <climits>
 #include <cstring>
 
-#include "fields.h"
+#include "log/fields.h"
+#include "log/sys.h"
 #include "replay_api.h"
-#include "sys.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 

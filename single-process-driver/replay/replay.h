@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kinds.h"
+#include "log/kinds.h"
 #include "script.h"
 
 namespace radar::rerun {

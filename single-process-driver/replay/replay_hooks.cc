@@ -39,12 +39,12 @@
 #include <climits>
 #include <cstring>
 
-#include "crc32c.h"
-#include "fields.h"
 #include "inject/hook.h"
 #include "inject/stdio_table.h"
+#include "log/crc32c.h"
+#include "log/fields.h"
+#include "log/sys.h"
 #include "replay.h"
-#include "sys.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 

@@ -11,16 +11,16 @@
 #include <QApplication>
 #include <QImage>
 
+#include "app/debug_launch.h"
+#include "app/main_window.h"
+#include "app/message_text.h"
+#include "app/palette.h"
+#include "app/replay_options.h"
+#include "app/scene.h"
+#include "app/spacetime_view.h"
 #include "apply.h"
-#include "debug_launch.h"
 #include "decode.h"
 #include "fake_recording.h"
-#include "main_window.h"
-#include "message_text.h"
-#include "palette.h"
-#include "replay_options.h"
-#include "scene.h"
-#include "spacetime_view.h"
 
 namespace radar::gui {
 namespace {

@@ -22,8 +22,8 @@
 
 #include "apply.h"
 #include "decode.h"
+#include "log/writer.h"
 #include "trace/merge.h"
-#include "writer.h"
 
 using namespace radar;
 using Clock = std::chrono::steady_clock;

@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "log/reader.h"
+#include "log/writer.h"
 #include "pingpong_stream.h"
-#include "reader.h"
-#include "writer.h"
 
 namespace radar::bench {
 namespace {

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <string>
 
+#include "log/reader.h"
+#include "log/writer.h"
 #include "pingpong_stream.h"
-#include "reader.h"
-#include "writer.h"
 
 using namespace radar;
 

@@ -27,11 +27,11 @@
 #include <string>
 #include <vector>
 
-#include "crc32c.h"
+#include "log/crc32c.h"
+#include "log/writer.h"
 #include "trace/clocks.h"
 #include "trace/display.h"
 #include "trace/merge.h"
-#include "writer.h"
 
 using namespace radar;
 using Clock = std::chrono::steady_clock;

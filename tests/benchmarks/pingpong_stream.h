@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "fields.h"
+#include "log/fields.h"
 
 namespace radar::bench {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "main_window.h"
+#include "app/main_window.h"
 #include "trace/merge.h"
 
 namespace {

@@ -23,8 +23,8 @@
 #include <sstream>
 
 #include "fake_recording.h"
+#include "log/recorder_env.h"
 #include "recorded.h"
-#include "recorder_env.h"
 #include "script.h"
 #include "script_builder.h"
 #include "trace/merge.h"

@@ -10,9 +10,9 @@
 #include <iterator>
 #include <vector>
 
-#include "reader.h"
-#include "wire.h"
-#include "writer.h"
+#include "log/reader.h"
+#include "log/wire.h"
+#include "log/writer.h"
 
 namespace radar::fuzz {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "reader.h"
+#include "log/reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = [] {

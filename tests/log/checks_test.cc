@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include "check.h"
+#include "log/check.h"
 
 #include "inject/injected.h"  // last: it poisons malloc, printf ...
 

@@ -4,8 +4,8 @@
 
 #include <random>
 
+#include "log/wire.h"
 #include "log_test_util.h"
-#include "wire.h"
 
 namespace radar::log {
 namespace {

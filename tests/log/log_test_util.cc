@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "log/wire.h"
 #include "radar/proto/radarlog.pb.h"
-#include "wire.h"
 
 namespace radar::log::testing {
 

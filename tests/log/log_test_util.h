@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "fields.h"
-#include "reader.h"
-#include "writer.h"
+#include "log/fields.h"
+#include "log/reader.h"
+#include "log/writer.h"
 
 namespace radar::log::testing {
 

@@ -2,7 +2,7 @@
 // patterns of the environment variables whose values logs leave out.
 #include <gtest/gtest.h>
 
-#include "recorder_env.h"
+#include "log/recorder_env.h"
 
 namespace radar::log {
 namespace {

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <random>
 
-#include "crc32c.h"
-#include "encode.h"
+#include "log/crc32c.h"
+#include "log/encode.h"
+#include "log/wire.h"
 #include "log_test_util.h"
 #include "radar/proto/radarlog.pb.h"
-#include "wire.h"
 
 namespace radar::log {
 namespace {
@@ -330,7 +330,7 @@ TEST(Crc32c, CombinedFromThePartsAlone) {
 }  // namespace
 }  // namespace radar::log
 
-#include "xxhash64.h"
+#include "log/xxhash64.h"
 
 namespace radar {
 namespace {
@@ -361,7 +361,7 @@ TEST(Xxh64, KnownValuesAndStreaming) {
 #include <netinet/in.h>
 #include <sys/un.h>
 
-#include "address.h"
+#include "log/address.h"
 
 namespace radar::log {
 namespace {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "crc32c.h"
+#include "log/crc32c.h"
 #include "recording.h"
 
 namespace radar::testing {

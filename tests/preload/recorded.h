@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "log/reader.h"
 #include "radar/proto/radarlog.pb.h"
-#include "reader.h"
 
 namespace radar::testing {
 

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <queue>
 
-#include "crc32c.h"
+#include "log/crc32c.h"
 #include "trace/merge.h"
 
 namespace radar::testing {

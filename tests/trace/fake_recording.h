@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "fields.h"
+#include "log/fields.h"
+#include "log/writer.h"
 #include "trace/trace.h"
-#include "writer.h"
 
 namespace radar::testing {
 

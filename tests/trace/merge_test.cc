@@ -13,14 +13,14 @@
 #include <zstd.h>
 
 #include "fake_recording.h"
-#include "format.h"
+#include "log/format.h"
+#include "log/wire.h"
+#include "log/writer.h"
 #include "radar/proto/radarlog.pb.h"
 #include "trace/display.h"
 #include "trace/load.h"
 #include "trace/merge.h"
 #include "trace/narrative.h"
-#include "wire.h"
-#include "writer.h"
 
 namespace radar::testing {
 namespace {
