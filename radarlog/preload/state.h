@@ -1,5 +1,5 @@
 // State shared by the interposer's core files (recorder.cc, channels.cc,
-// signals.cc). Everything lives in static storage or in memory mapped with
+// stdio_signals.cc). Everything lives in static storage or in memory mapped with
 // raw system calls; nothing here is allocated with malloc.
 #pragma once
 
