@@ -142,6 +142,11 @@ extern OwnerPage* g_owner;
 // Serialised appends. Returns false if this thread already holds the writer
 // (a signal handler interrupted it): the caller defers its record.
 bool lockWriter();
+// Records a signal handler deferred while its thread held the writer
+// (writer_lock.cc): any left, written now, and their memory given back.
+bool deferredPending();
+void drainDeferred();
+void releaseDeferred(bool unmap);
 void unlockWriter();  // also gives back a mask holdSignals*() changed
 // Whether the calling thread holds the writer (a handler asks: it then
 // interrupted the holder).
