@@ -383,9 +383,9 @@ LogReader::~LogReader() {
   if (dctx_) ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_));
 }
 
-bool LogReader::fail(uint64_t offset, std::string message) {
-  if (!error_) error_ = LogError{path_, offset, std::move(message)};
-  done_ = true;
+bool LogReader::fail(DecodeState& s, uint64_t offset, std::string message) {
+  if (!s.error) s.error = LogError{path_, offset, std::move(message)};
+  s.done = true;
   return false;
 }
 
@@ -481,9 +481,9 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path, LogError* er
   r->header_ = std::make_unique<proto::Header>();
 
   Record first;
-  if (!r->decodeNext(first)) {
-    if (r->error_) {
-      if (error) *error = *r->error_;
+  if (!r->decodeNext(r->seq_, first)) {
+    if (r->seq_.error) {
+      if (error) *error = *r->seq_.error;
       return nullptr;
     }
     return bad(r->frames_start_, "log has no header record");
@@ -492,7 +492,7 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path, LogError* er
     return bad(r->frames_start_, "first record is not a valid header");
   // The header opened the first frame, whose compactness rules imply the
   // main thread (header.pid) until a record names another.
-  if (!r->counter_known_) r->prev_tid_ = static_cast<uint32_t>(r->header_->pid());
+  if (!r->seq_.carried.counter_known) r->seq_.carried.prev_tid = static_cast<uint32_t>(r->header_->pid());
   if (r->header_->format_major() > kFormatMajor)
     return bad(r->frames_start_, "header declares format " + std::to_string(r->header_->format_major()) +
                                      ", newer than this radar reads; use a newer radar");
@@ -628,6 +628,15 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame
   }
 }
 
+// A frame (or the tail) starts: the compactness rules imply no counter, the
+// main thread (header.pid) and times from 0 again; a new frame id.
+void LogReader::startFrame(Carried& c, const proto::Header* header) {
+  c.counter_known = false;
+  c.prev_tid = header && header->pid() ? static_cast<uint32_t>(header->pid()) : 0;
+  c.prev_return_ns = 0;
+  ++c.frame_id;
+}
+
 bool LogReader::loadNextFrame() {
   while (pos_ < file_size_) {
     uint8_t magic[8];
@@ -647,24 +656,21 @@ bool LogReader::loadNextFrame() {
       frames_end_ = pos_;
       continue;
     }
-    if (m != kZstdMagic) return fail(pos_, "expected a zstd frame, found magic " + hex32(m));
+    if (m != kZstdMagic) return fail(seq_, pos_, "expected a zstd frame, found magic " + hex32(m));
     size_t frame_size = 0;
     std::string why;
-    if (!decompressFrameAt(pos_, &content_, &frame_size, &why)) {
+    if (!decompressFrameAt(pos_, &seq_.content, &frame_size, &why)) {
       if (why == "truncated") {
         interrupted_frame_ = true;
         return false;
       }
-      return fail(pos_, "corrupt zstd frame: " + why);
+      return fail(seq_, pos_, "corrupt zstd frame: " + why);
     }
-    content_frame_ = pos_;
-    content_base_ = 0;
-    cursor_ = 0;
-    in_tail_ = false;
-    counter_known_ = false;
-    prev_tid_ = header_ && header_->pid() ? static_cast<uint32_t>(header_->pid()) : 0;
-    prev_return_ns_ = 0;
-    ++frame_id_;
+    seq_.frame = pos_;
+    seq_.base = 0;
+    seq_.cursor = 0;
+    seq_.in_tail = false;
+    startFrame(seq_.carried, header_.get());
     pos_ += frame_size;
     frames_end_ = pos_;
     return true;
@@ -682,79 +688,83 @@ bool LogReader::loadTail() {
   // Read directly: a live writer changes these bytes.
   if (!readDirect(8 + offsetof(FileControl, tail_first_counter), &first, sizeof(first))) first = 0;
   const uint64_t interrupted_at = pos_;
-  auto interruptedError = [&]() { return fail(interrupted_at, "truncated zstd frame (the file ends inside it)"); };
+  auto interruptedError = [&]() {
+    return fail(seq_, interrupted_at, "truncated zstd frame (the file ends inside it)");
+  };
   if (first == 0) return interrupted_frame_ ? interruptedError() : false;
-  if (first <= last_counter_) return interrupted_frame_ ? interruptedError() : false;
-  if (first > last_counter_ + 1) {
+  if (first <= seq_.carried.last_counter) return interrupted_frame_ ? interruptedError() : false;
+  if (first > seq_.carried.last_counter + 1) {
     if (interrupted_frame_) return interruptedError();
-    return fail(tail_offset, "events " + std::to_string(last_counter_ + 1) + " to " + std::to_string(first - 1) +
-                                 " are missing before the tail");
+    return fail(seq_, tail_offset,
+                "events " + std::to_string(seq_.carried.last_counter + 1) + " to " + std::to_string(first - 1) +
+                    " are missing before the tail");
   }
-  if (file_size_ <= tail_offset) return fail(file_size_, "file ends before its tail");
+  if (file_size_ <= tail_offset) return fail(seq_, file_size_, "file ends before its tail");
   uint64_t avail = file_size_ - tail_offset;
   if (avail > control_.tail_capacity) avail = control_.tail_capacity;
-  resizeForOverwrite(content_, avail);
-  if (!readDirect(tail_offset, content_.data(), avail)) return fail(tail_offset, "cannot read the tail");
+  resizeForOverwrite(seq_.content, avail);
+  if (!readDirect(tail_offset, seq_.content.data(), avail)) return fail(seq_, tail_offset, "cannot read the tail");
   if (interrupted_frame_)
     notes_.push_back("the frame at offset " + std::to_string(interrupted_at) +
                      " was cut short when the recording process stopped; its records were "
                      "recovered from the tail");
-  content_frame_ = Location::kTailFrame;
-  content_base_ = tail_offset;
-  cursor_ = 0;
-  in_tail_ = true;
-  counter_known_ = false;
-  prev_tid_ = header_ && header_->pid() ? static_cast<uint32_t>(header_->pid()) : 0;
-  prev_return_ns_ = 0;
-  ++frame_id_;
+  seq_.frame = Location::kTailFrame;
+  seq_.base = tail_offset;
+  seq_.cursor = 0;
+  seq_.in_tail = true;
+  startFrame(seq_.carried, header_.get());
   return true;
 }
 
-bool LogReader::next(Record& record) { return decodeNext(record); }
+bool LogReader::next(Record& record) { return decodeNext(seq_, record); }
 
-bool LogReader::decodeNext(Record& r) {
+// The next record of `s`; at the end of its content, the sequential reader
+// goes on to the next frame, then the tail; random access stops there.
+bool LogReader::decodeNext(DecodeState& s, Record& r) {
+  Carried& c = s.carried;
   for (;;) {
-    if (done_) return false;
-    if (cursor_ >= content_.size() || (in_tail_ && content_[cursor_] == 0)) {
-      if (in_tail_) {
-        done_ = true;
+    if (s.done) return false;
+    if (s.cursor >= s.content.size() || (s.in_tail && s.content[s.cursor] == 0)) {
+      if (s.in_tail || &s != &seq_) {
+        s.done = true;
         return false;
       }
-      if (!frames_done_) {
+      if (!s.frames_done) {
         if (loadNextFrame()) continue;
-        if (done_) return false;
-        frames_done_ = true;
+        if (s.done) return false;
+        s.frames_done = true;
       }
       if (!loadTail()) {
-        done_ = true;
+        s.done = true;
         return false;
       }
       continue;
     }
     // One record: varint length, then the Event.
-    const uint8_t* base = content_.data();
-    const uint8_t* p = base + cursor_;
-    const uint8_t* end = base + content_.size();
-    const uint64_t where = in_tail_ ? content_base_ + cursor_ : content_frame_;
+    const uint8_t* base = s.content.data();
+    const uint8_t* p = base + s.cursor;
+    const uint8_t* end = base + s.content.size();
+    const uint64_t where = s.in_tail ? s.base + s.cursor : s.frame;
     auto at = [&](const std::string& what) {
-      return in_tail_ ? what
-                      : what + " (in the frame at this offset, byte " + std::to_string(cursor_) + " of its content)";
+      return s.in_tail ? what
+                       : what + " (in the frame at this offset, byte " + std::to_string(s.cursor) + " of its content)";
     };
     uint64_t len;
-    if (!wire::getVarint(p, end, len)) return fail(where, at("truncated record length"));
-    if (len == 0) return fail(where, at("zero record length"));
+    if (!wire::getVarint(p, end, len)) return fail(s, where, at("truncated record length"));
+    if (len == 0) return fail(s, where, at("zero record length"));
     if (len > static_cast<uint64_t>(end - p)) {
-      if (in_tail_) return fail(where, "truncated record (the file ends inside it)");
-      return fail(where, at("record length " + std::to_string(len) + " exceeds the " + std::to_string(end - p) +
-                            " bytes left in the frame"));
+      if (s.in_tail) return fail(s, where, "truncated record (the file ends inside it)");
+      return fail(s, where,
+                  at("record length " + std::to_string(len) + " exceeds the " + std::to_string(end - p) +
+                     " bytes left in the frame"));
     }
     WireEvent w;
     const char* why = decodeEvent(p, p + len, base, r, w);
-    if (*why) return fail(where, at(std::string("bad record: ") + why));
-    r.location = {content_frame_, static_cast<uint32_t>(cursor_)};
-    cursor_ = static_cast<size_t>(p + len - base);
-    RADAR_CHECK(cursor_ <= content_.size());  // the length was checked against the frame
-    r.payload_location.frame_offset = content_frame_;
+    if (*why) return fail(s, where, at(std::string("bad record: ") + why));
+    r.location = {s.frame, static_cast<uint32_t>(s.cursor)};
+    s.cursor = static_cast<size_t>(p + len - base);
+    RADAR_CHECK(s.cursor <= s.content.size());  // the length was checked against the frame
+    r.payload_location.frame_offset = s.frame;
 
     if (!isCounted(r.kind)) {
       r.counter = 0;
@@ -765,43 +775,44 @@ bool LogReader::decodeNext(Record& r) {
       return true;
     }
     if (w.has_counter) {
-      if (w.counter <= last_counter_)
-        return fail(where, at("event counter " + std::to_string(w.counter) + " does not follow " +
-                              std::to_string(last_counter_)));
+      if (w.counter <= c.last_counter)
+        return fail(
+            s, where,
+            at("event counter " + std::to_string(w.counter) + " does not follow " + std::to_string(c.last_counter)));
       r.counter = w.counter;
     } else {
-      if (!counter_known_) return fail(where, at("first event of a frame has no counter"));
-      r.counter = last_counter_ + 1;
+      if (!c.counter_known) return fail(s, where, at("first event of a frame has no counter"));
+      r.counter = c.last_counter + 1;
     }
-    counter_known_ = true;
-    RADAR_CHECK(r.counter > last_counter_);  // counters only grow within a log
-    last_counter_ = r.counter;
-    r.tid = w.has_tid ? w.tid : prev_tid_;
-    prev_tid_ = r.tid;
+    c.counter_known = true;
+    RADAR_CHECK(r.counter > c.last_counter);  // counters only grow within a log
+    c.last_counter = r.counter;
+    r.tid = w.has_tid ? w.tid : c.prev_tid;
+    c.prev_tid = r.tid;
     // Clocks read by a recorder are below 2^62 ns (146 years): a time past
     // that is damage, and would overflow every reader's arithmetic.
-    if (__builtin_add_overflow(prev_return_ns_, w.entry_delta, &r.entry_ns) || r.entry_ns < 0 ||
+    if (__builtin_add_overflow(c.prev_return_ns, w.entry_delta, &r.entry_ns) || r.entry_ns < 0 ||
         r.entry_ns >= kMaxTimeNs || w.duration >= static_cast<uint64_t>(kMaxTimeNs - r.entry_ns))
-      return fail(where, at("absurd time"));
+      return fail(s, where, at("absurd time"));
     r.return_ns = r.entry_ns + static_cast<int64_t>(w.duration);
-    prev_return_ns_ = r.return_ns;
+    c.prev_return_ns = r.return_ns;
     r.has_offset = isData(r.kind) && r.channel != 0;
     r.offset = 0;
     if (r.has_offset) {
-      if (r.channel >= offsets_.size()) {
-        if (r.channel > (1u << 24)) return fail(where, at("absurd channel index"));
-        offsets_.resize(r.channel + 1);
+      if (r.channel >= s.offsets.size()) {
+        if (r.channel > (1u << 24)) return fail(s, where, at("absurd channel index"));
+        s.offsets.resize(r.channel + 1);
       }
-      ChannelOffsets& co = offsets_[r.channel];
+      ChannelOffsets& co = s.offsets[r.channel];
       const int dir = categoryOf(r.kind) == Category::Send ? 0 : 1;
       if (w.has_offset) {
         r.offset = w.offset;
-      } else if (co.frame == frame_id_) {
+      } else if (co.frame == c.frame_id) {
         r.offset = co.next[dir];
       } else {
-        return fail(where, at("first use of a channel in a frame has no offset"));
+        return fail(s, where, at("first use of a channel in a frame has no offset"));
       }
-      co.frame = frame_id_;
+      co.frame = c.frame_id;
       co.next[dir] = r.offset + r.bytesMoved();
     }
     return true;
@@ -813,113 +824,72 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
     if (error) *error = LogError{path_, where.frame_offset, std::move(why)};
     return false;
   };
-  // Decode from the start of the record's frame, so that its compact fields
-  // (implied counter, thread, times, offsets) are right.
-  Bytes saved_content;
-  saved_content.swap(content_);
-  const size_t saved_cursor = cursor_;
-  const uint64_t saved_frame = content_frame_, saved_base = content_base_;
-  const bool saved_in_tail = in_tail_, saved_done = done_, saved_frames_done = frames_done_;
-  const bool saved_known = counter_known_;
-  const uint64_t saved_last = last_counter_;
-  const uint32_t saved_tid = prev_tid_;
-  const int64_t saved_return = prev_return_ns_;
-  const uint32_t saved_frame_id = frame_id_;
-  const std::optional<LogError> saved_error = error_;
-  bool ok = true;
-  std::string why;
-  RecordResume before;
-  // The next record of the frame read last: go on from there.
+  // Decoded from the start of the record's frame, so that its compact
+  // fields (implied counter, thread, times, offsets) are right; or, for a
+  // later record of the frame read last, from where that one began.
+  DecodeState& s = random_;
   const bool resume = resume_.valid && where.frame_offset != Location::kTailFrame &&
                       resume_.frame == where.frame_offset && resume_.next <= where.offset;
-  offsets_.swap(record_offsets_);
+  bool ok = true;
+  std::string why;
   if (resume) {
-    content_ = std::move(record_content_);
-    in_tail_ = false;
-    content_base_ = 0;
-  } else if (where.frame_offset == Location::kTailFrame) {
-    uint64_t avail = file_size_ > kControlSize ? file_size_ - kControlSize : 0;
-    if (avail > control_.tail_capacity) avail = control_.tail_capacity;
-    resizeForOverwrite(content_, avail);
-    ok = readDirect(kControlSize, content_.data(), avail);
-    why = "cannot read the tail";
-    content_base_ = kControlSize;
-    in_tail_ = true;
-  } else {
-    size_t frame_size = 0;
-    ok = where.frame_offset < file_size_ && decompressFrameAt(where.frame_offset, &content_, &frame_size, &why);
-    in_tail_ = false;
-    content_base_ = 0;
-  }
-  if (ok) {
-    content_frame_ = where.frame_offset;
-    done_ = false;
-    frames_done_ = true;
-    if (resume) {
-      cursor_ = resume_.next;
-      counter_known_ = resume_.counter_known;
-      last_counter_ = resume_.last_counter;
-      prev_tid_ = resume_.prev_tid;
-      prev_return_ns_ = resume_.prev_return_ns;
-      frame_id_ = resume_.frame_id;
-      // The record there moved its channel's offset on: back to its start.
-      if (resume_.channel) {
-        if (resume_.channel >= offsets_.size()) offsets_.resize(resume_.channel + 1);
-        offsets_[resume_.channel].frame = frame_id_;
-        offsets_[resume_.channel].next[resume_.direction] = resume_.offset;
-      }
-    } else {
-      cursor_ = 0;
-      counter_known_ = false;
-      last_counter_ = 0;
-      prev_tid_ = header_ ? static_cast<uint32_t>(header_->pid()) : 0;
-      prev_return_ns_ = 0;
-      frame_id_ = ++record_frame_id_;
+    s.cursor = resume_.next;
+    s.carried = resume_.carried;
+    // The record there moved its channel's offset on: back to its start.
+    if (resume_.channel) {
+      if (resume_.channel >= s.offsets.size()) s.offsets.resize(resume_.channel + 1);
+      s.offsets[resume_.channel].frame = s.carried.frame_id;
+      s.offsets[resume_.channel].next[resume_.direction] = resume_.offset;
     }
-    error_.reset();
+  } else {
+    if (where.frame_offset == Location::kTailFrame) {
+      uint64_t avail = file_size_ > kControlSize ? file_size_ - kControlSize : 0;
+      if (avail > control_.tail_capacity) avail = control_.tail_capacity;
+      resizeForOverwrite(s.content, avail);
+      ok = readDirect(kControlSize, s.content.data(), avail);
+      why = "cannot read the tail";
+      s.base = kControlSize;
+      s.in_tail = true;
+    } else {
+      size_t frame_size = 0;
+      ok = where.frame_offset < file_size_ && decompressFrameAt(where.frame_offset, &s.content, &frame_size, &why);
+      s.base = 0;
+      s.in_tail = false;
+    }
+    s.cursor = 0;
+    s.carried = Carried{};
+    startFrame(s.carried, header_.get());
+    s.carried.frame_id = ++random_frame_ids_;
+  }
+  resume_.valid = false;
+  if (ok) {
+    s.frame = where.frame_offset;
+    s.done = false;
+    s.error.reset();
     ok = false;
-    while (cursor_ < content_.size() && !(in_tail_ && content_[cursor_] == 0)) {
-      const size_t at = cursor_;
+    Resume before;
+    while (s.cursor < s.content.size() && !(s.in_tail && s.content[s.cursor] == 0)) {
+      const size_t at = s.cursor;
       // The state before each record: the next call may ask for this one again.
       before.next = at;
-      before.counter_known = counter_known_;
-      before.last_counter = last_counter_;
-      before.prev_tid = prev_tid_;
-      before.prev_return_ns = prev_return_ns_;
-      if (!decodeNext(*out)) break;
+      before.carried = s.carried;
+      if (!decodeNext(s, *out)) break;
       if (at == where.offset) {
         ok = true;
         break;
       }
       if (at > where.offset) break;
     }
-    why = error_ ? error_->message : "no record starts at this offset";
+    why = s.error ? s.error->message : "no record starts at this offset";
+    if (ok && !s.in_tail) {
+      resume_ = before;
+      resume_.valid = true;
+      resume_.frame = where.frame_offset;
+      resume_.channel = out->has_offset ? out->channel : 0;
+      resume_.direction = categoryOf(out->kind) == Category::Send ? 0 : 1;
+      resume_.offset = out->offset;
+    }
   }
-  resume_ = before;
-  resume_.valid = ok && !in_tail_;
-  if (resume_.valid) {
-    resume_.frame = where.frame_offset;
-    resume_.frame_id = frame_id_;
-    resume_.channel = out->has_offset ? out->channel : 0;
-    resume_.direction = categoryOf(out->kind) == Category::Send ? 0 : 1;
-    resume_.offset = out->offset;
-  }
-  offsets_.swap(record_offsets_);
-  // The record's views point into this content: keep it until next time.
-  record_content_ = std::move(content_);
-  content_ = std::move(saved_content);
-  cursor_ = saved_cursor;
-  content_frame_ = saved_frame;
-  content_base_ = saved_base;
-  in_tail_ = saved_in_tail;
-  done_ = saved_done;
-  frames_done_ = saved_frames_done;
-  counter_known_ = saved_known;
-  last_counter_ = saved_last;
-  prev_tid_ = saved_tid;
-  prev_return_ns_ = saved_return;
-  frame_id_ = saved_frame_id;
-  error_ = saved_error;
   if (!ok) return bad("cannot re-read the record: " + why);
   return true;
 }

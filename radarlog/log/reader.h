@@ -168,7 +168,7 @@ class LogReader {
   // The next counted event or annotation after the header; false at the end
   // of the log or at damage (then error() is set).
   bool next(Record& record);
-  const std::optional<LogError>& error() const { return error_; }
+  const std::optional<LogError>& error() const { return seq_.error; }
   // Things worth knowing that are not damage (e.g. an interrupted write
   // whose records were recovered from the tail).
   const std::vector<std::string>& notes() const { return notes_; }
@@ -179,7 +179,7 @@ class LogReader {
   // the tail was empty or repeated a frame).
   uint64_t framesEnd() const { return frames_end_; }
   bool interruptedFrame() const { return interrupted_frame_; }
-  uint64_t tailUsed() const { return in_tail_ ? cursor_ : 0; }
+  uint64_t tailUsed() const { return seq_.in_tail ? seq_.cursor : 0; }
 
   // Fetches `length` payload bytes at `where`. Returns false with *error set
   // when the file changed or is damaged there.
@@ -196,12 +196,13 @@ class LogReader {
 
  private:
   LogReader() = default;
-  bool fail(uint64_t offset, std::string message);
+  struct DecodeState;
+  bool fail(DecodeState& s, uint64_t offset, std::string message);
   bool readAt(uint64_t offset, void* buf, size_t n);
   bool readDirect(uint64_t offset, void* buf, size_t n);
   bool loadNextFrame();
   bool loadTail();
-  bool decodeNext(Record& r);
+  bool decodeNext(DecodeState& s, Record& r);
   bool decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size, std::string* why);
 
   int fd_ = -1;
@@ -212,58 +213,60 @@ class LogReader {
   uint64_t frames_end_ = 0;
   ControlState control_;
   std::unique_ptr<proto::Header> header_;
-  std::optional<LogError> error_;
   std::vector<std::string> notes_;
 
-  // The content being parsed (a frame's or the tail's).
-  Bytes content_;
-  size_t cursor_ = 0;
-  uint64_t content_frame_ = 0;  // file offset of its frame, or Location::kTailFrame
-  uint64_t content_base_ = 0;   // file offset of content_[0] when it is the tail
-  bool in_tail_ = false;
-  bool done_ = false;
-  bool frames_done_ = false;
-  bool interrupted_frame_ = false;  // a truncated frame at the end of the file
-
-  // Frame state for the compactness rules.
-  bool counter_known_ = false;
-  uint64_t last_counter_ = 0;  // across the whole log
-  uint32_t prev_tid_ = 0;
-  int64_t prev_return_ns_ = 0;
-  uint32_t frame_id_ = 0;
   struct ChannelOffsets {
     uint32_t frame = 0;
     uint64_t next[2] = {0, 0};
   };
-  std::vector<ChannelOffsets> offsets_;
+  // What the compactness rules carry from one record to the next.
+  struct Carried {
+    bool counter_known = false;
+    uint64_t last_counter = 0;  // across the whole log, read in order
+    uint32_t prev_tid = 0;
+    int64_t prev_return_ns = 0;
+    uint32_t frame_id = 0;
+  };
+  // Where decoding is, as a value: the sequential reader has one (seq_),
+  // random access (readRecord) another (random_), so that neither disturbs
+  // the other.
+  struct DecodeState {
+    Bytes content;  // being parsed: a frame's or the tail's
+    size_t cursor = 0;
+    uint64_t frame = 0;  // file offset of its frame, or Location::kTailFrame
+    uint64_t base = 0;   // file offset of content[0] when it is the tail
+    bool in_tail = false;
+    bool done = false;
+    bool frames_done = false;  // the sequential reader has passed the last frame
+    Carried carried;
+    std::vector<ChannelOffsets> offsets;
+    std::optional<LogError> error;
+  };
+  DecodeState seq_;
+  static void startFrame(Carried& carried, const proto::Header* header);
+  bool interrupted_frame_ = false;  // a truncated frame at the end of the file
 
   // Random access cache: the last frame decompressed by readPayload().
   uint64_t cached_frame_ = ~uint64_t{0};
   Bytes cached_content_;
   Bytes scratch_;
   void* dctx_ = nullptr;
-  Bytes record_content_;  // what readRecord() decoded last
-  // Where readRecord() stopped in record_content_, so that reading the
-  // records of a frame in order decodes it once, not once per record: the
-  // state just before the record it returned last.
-  struct RecordResume {
+  // readRecord()'s state: its content is what it decoded last (the record's
+  // views point into it). To read the records of a frame in order it goes
+  // on from where it stopped: `resume_` is the state just before the record
+  // it returned last (the next call may ask for that one again).
+  DecodeState random_;
+  struct Resume {
     bool valid = false;
     uint64_t frame = 0;
     size_t next = 0;       // offset of the record returned
+    Carried carried;       // before it
     uint32_t channel = 0;  // its channel (0: none), direction and offset
     int direction = 0;
     uint64_t offset = 0;
-    bool counter_known = false;
-    uint64_t last_counter = 0;
-    uint32_t prev_tid = 0;
-    int64_t prev_return_ns = 0;
-    uint32_t frame_id = 0;
   } resume_;
-  // readRecord()'s own channel offsets and frame ids, apart from the
-  // sequential reader's.
-  std::vector<ChannelOffsets> record_offsets_;
-  uint32_t record_frame_id_ = 0;
-  Bytes window_;  // a read-ahead window of the file
+  uint32_t random_frame_ids_ = 0;  // frame ids of random access, apart from the sequential reader's
+  Bytes window_;                   // a read-ahead window of the file
   uint64_t window_start_ = 0;
 };
 

@@ -239,7 +239,6 @@ void Merger::linearize() {
       const uint32_t i = pulled[p].empty() ? next[p] : head(p);
       const bool in_order = i == next[p];
       const auto range = raw_.ranges[p];
-      RADAR_CHECK(i >= range.first && i < range.second && position[i] == kNone);  // each event placed once
       position[i] = here;
       Event& placed = events[i];
       uint32_t number = last_number[p];
@@ -285,7 +284,7 @@ void Merger::linearize() {
         ++ahead[p];
         reordered = true;
       }
-      pulls[p] = 0;
+      if (pulls[p]) pulls[p] = 0;
       // The process's events are read in order, but 100s of processes make
       // too many streams for the hardware prefetcher.
       __builtin_prefetch(&events[std::min(next[p] + 4, n - 1)]);
@@ -324,7 +323,10 @@ void Merger::linearize() {
     Tournament<unsigned __int128> ready(processes, 0);
     order(ready);
   }
-  for (uint32_t p = 0; p < processes; ++p) RADAR_CHECK(next[p] == raw_.ranges[p].second);  // every event placed
+  // Every event placed, each once: a process's placements are as many as
+  // its events, and none of its events is left unplaced.
+  for (uint32_t p = 0; p < processes; ++p)
+    RADAR_CHECK(next[p] == raw_.ranges[p].second && placed_count[p] == raw_.ranges[p].second - raw_.ranges[p].first);
   for (; published < placer.windows(); ++published) placer.ordered(next);
   placer.join();
   for (uint32_t k : late) edges_out[k].from = position[edges_out[k].from];
