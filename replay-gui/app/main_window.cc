@@ -353,7 +353,7 @@ void MainWindow::showMessage(uint32_t send) {
   network_->setSelectedMessage(send);
   spacetime_->setSelected(send);
   last_message_text_ = QString::fromStdString(describeMessage(*trace_, *narrator_, net_.get(), send));
-  if (QGuiApplication::platformName() == QLatin1String("offscreen") && !isVisible()) return;
+  if (!interactive_) return;
   auto* dialog = new QDialog(this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->setWindowTitle(tr("Message of event %1").arg(send + 1));
@@ -389,15 +389,14 @@ QString MainWindow::debugFromHere() {
       QFileInfo(radar).canonicalFilePath().isEmpty() ? QStringLiteral("radar") : QFileInfo(radar).canonicalFilePath());
   const QString line = command.commandLine();
   const QString terminal = findTerminal(QProcessEnvironment::systemEnvironment());
-  const bool offscreen = QGuiApplication::platformName() == QLatin1String("offscreen");
-  if (!terminal.isEmpty() && !offscreen && QProcess::startDetached(terminal, terminalArguments(terminal, command))) {
+  if (interactive_ && !terminal.isEmpty() && QProcess::startDetached(terminal, terminalArguments(terminal, command))) {
     statusBar()->showMessage(
         tr("Debugging %1 in a terminal: %2").arg(QString::fromStdString(trace_->processes[process].label()), line),
         8000);
     return line;
   }
   // No terminal: the command, ready to copy.
-  if (offscreen && !isVisible()) return line;
+  if (!interactive_) return line;
   auto* dialog = new QDialog(this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->setWindowTitle(tr("Debug %1").arg(QString::fromStdString(trace_->processes[process].label())));

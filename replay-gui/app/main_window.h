@@ -52,6 +52,10 @@ class MainWindow : public QMainWindow {
   void showMessage(uint32_t send);
   // Jumps to the first receive of a message.
   bool followMessage(uint32_t send);
+  // Not interactive (tests, snapshots): no dialog opens and no terminal
+  // starts; what they would show is still computed (lastMessageText(),
+  // debugFromHere()'s command).
+  void setInteractive(bool interactive) { interactive_ = interactive; }
   // The text of the message window last opened (for tests).
   QString lastMessageText() const { return last_message_text_; }
   // "Debug this process from here": radar debug for the selected process
@@ -110,6 +114,7 @@ class MainWindow : public QMainWindow {
   QAction* play_action_ = nullptr;
   QAction* mode_action_ = nullptr;
   bool updating_ = false;  // the views follow the controller, not the reverse
+  bool interactive_ = true;
 };
 
 }  // namespace radar::gui

@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
   radar::gui::MainWindow window(std::move(trace), std::move(net));
   window.controller().setSecondsPerEvent(options.seconds_per_event);
   if (!options.snapshot.empty()) {
+    window.setInteractive(false);  // a picture: nothing to click
     window.setAttribute(Qt::WA_DontShowOnScreen);
     window.resize(options.width, options.height);
     window.show();

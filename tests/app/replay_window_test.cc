@@ -233,6 +233,7 @@ class Window : public ::testing::Test {
  protected:
   void SetUp() override {
     window = std::make_unique<MainWindow>(producerConsumer());
+    window->setInteractive(false);
     window->setAttribute(Qt::WA_DontShowOnScreen);
     window->resize(1100, 760);
     window->show();
@@ -282,6 +283,7 @@ TEST(WindowWithNetwork, NamesAndDecodesByTheDescription) {
   auto net = netdesc::Binding::apply(d, *trace, &unmatched);
   ASSERT_TRUE(unmatched.empty()) << unmatched[0];
   MainWindow window(std::move(trace), std::move(net));
+  window.setInteractive(false);
   const auto& t = window.trace();
   window.showMessage(positionOf(t, 100, 2));
   const std::string second = window.lastMessageText().toStdString();
@@ -305,6 +307,7 @@ TEST(WindowWithNetwork, PlacesProcessesWhereTheDescriptionSays) {
   std::vector<std::string> unmatched;
   auto net = netdesc::Binding::apply(d, *trace, &unmatched);
   MainWindow window(std::move(trace), std::move(net));
+  window.setInteractive(false);
   const auto& t = window.trace();
   window.controller().skipTo(positionOf(t, 100, 1) + 1);
   QApplication::processEvents();
