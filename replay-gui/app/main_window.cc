@@ -21,6 +21,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QProcess>
 #include <QProgressDialog>
 #include <QPushButton>
@@ -37,6 +38,7 @@
 #include <map>
 
 #include "app/debug_launch.h"
+#include "app/loader.h"
 #include "app/message_text.h"
 #include "trace/merge.h"
 
@@ -507,63 +509,29 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   event->accept();
 }
 
-std::unique_ptr<trace::Trace> MainWindow::loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
-                                                           QString* error) {
-  // Loading runs off the GUI thread; the dialog shows bytes read.
-  std::atomic<bool> cancel{false};
-  std::atomic<uint64_t> done{0}, total{0};
-  std::unique_ptr<trace::Trace> trace;
-  std::string load_error;
-  QThread* worker = QThread::create([&] {
-    trace::LoadOptions options;
-    options.cancel = &cancel;
-    options.progress = [&](uint64_t d, uint64_t t) {
-      done = d;
-      total = t;
-    };
-    trace = trace::loadTrace(dirs, options, &load_error);
-  });
-  QProgressDialog progress(tr("Loading the recording…"), tr("Cancel"), 0, 1000, parent);
-  progress.setWindowModality(Qt::WindowModal);
-  progress.setMinimumDuration(300);
-  QEventLoop loop;
-  QObject::connect(worker, &QThread::finished, &loop, &QEventLoop::quit);
-  QTimer poll;
-  QObject::connect(&poll, &QTimer::timeout, &progress, [&] {
-    if (total) progress.setValue(static_cast<int>(done * 1000 / total));
-    if (progress.wasCanceled()) cancel = true;
-  });
-  poll.start(50);
-  worker->start();
-  loop.exec();
-  worker->wait();
-  delete worker;
-  if (!trace && error) *error = cancel ? tr("Loading was cancelled.") : QString::fromStdString(load_error);
-  return trace;
-}
-
 void MainWindow::openRecording(const QStringList& dirs, QWidget* parent) {
   std::vector<std::string> list;
   for (const QString& d : dirs) list.push_back(d.toStdString());
-  QString error;
-  auto trace = loadWithProgress(list, parent, &error);
-  if (!trace) {
-    QMessageBox::critical(parent, tr("radar replay"), tr("The recording could not be opened:\n%1").arg(error));
-    return;
-  }
-  // A recording made by radar run carries its network description.
-  std::vector<std::string> unmatched;
-  std::string net_error;
-  auto net = netdesc::Binding::forRecording(*trace, "", true, &unmatched, &net_error);
-  if (!net_error.empty())
-    QMessageBox::warning(parent, tr("radar replay"),
-                         tr("The recording's network description cannot be used; processes keep their program "
-                            "names:\n%1")
-                             .arg(QString::fromStdString(net_error)));
-  auto* window = new MainWindow(std::move(trace), std::move(net));
-  window->setAttribute(Qt::WA_DeleteOnClose);
-  window->show();
-  if (parent && parent->window() != window) parent->window()->close();
+  QPointer<QWidget> from(parent);
+  loadRecording(std::move(list), parent, [from](std::unique_ptr<trace::Trace> trace, const QString& error) {
+    if (!trace) {
+      QMessageBox::critical(from, tr("radar replay"), tr("The recording could not be opened:\n%1").arg(error));
+      return;
+    }
+    // A recording made by radar run carries its network description.
+    std::vector<std::string> unmatched;
+    std::string net_error;
+    auto net = netdesc::Binding::forRecording(*trace, "", true, &unmatched, &net_error);
+    if (!net_error.empty())
+      QMessageBox::warning(from, tr("radar replay"),
+                           tr("The recording's network description cannot be used; processes keep their program "
+                              "names:\n%1")
+                               .arg(QString::fromStdString(net_error)));
+    auto* window = new MainWindow(std::move(trace), std::move(net));
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    window->show();
+    if (from && from->window() != window) from->window()->close();
+  });
 }
 
 }  // namespace radar::gui

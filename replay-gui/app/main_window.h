@@ -63,10 +63,8 @@ class MainWindow : public QMainWindow {
   // command is shown to copy when no terminal is found. Returns it.
   QString debugFromHere();
   void selectProcess(uint32_t process) { selected_process_ = process; }
-  // Loads recordings with a progress dialog (cancel stops loading). Null
-  // and *error set when nothing could be loaded or the user cancelled.
-  static std::unique_ptr<trace::Trace> loadWithProgress(const std::vector<std::string>& dirs, QWidget* parent,
-                                                        QString* error);
+  // Loads recordings (app/loader.h) and opens a window on them; the one of
+  // `parent` closes once the new one shows.
   static void openRecording(const QStringList& dirs, QWidget* parent);
 
  protected:

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/loader.h"
 #include "app/main_window.h"
 #include "app/replay_options.h"
 #include "trace/merge.h"
@@ -23,6 +24,58 @@ void quietOffscreenMessages(QtMsgType type, const QMessageLogContext&, const QSt
     return;
   std::fprintf(stderr, "radar replay: %s\n", message.toLocal8Bit().constData());
 }
+}  // namespace
+
+namespace {
+
+// The window on a loaded recording, named by its description: -1 and
+// *window made, or the exit status when it cannot be (said on stderr).
+int openWindow(std::unique_ptr<radar::trace::Trace> trace, const radar::gui::ReplayOptions& options,
+               std::unique_ptr<radar::gui::MainWindow>* window) {
+  std::string error;
+  for (const auto& p : trace->problems)
+    std::fprintf(stderr, "radar replay: %s%s%s\n", p.path.c_str(), p.path.empty() ? "" : ": ", p.message.c_str());
+  std::vector<std::string> unmatched;
+  auto net = radar::netdesc::Binding::forRecording(*trace, options.net, !options.no_net, &unmatched, &error);
+  if (!net && !error.empty()) {
+    std::fprintf(stderr,
+                 "%s\nradar replay: the network description cannot be used (--no-net ignores the one a "
+                 "recording carries)\n",
+                 error.c_str());
+    return 2;
+  }
+  for (const auto& u : unmatched)
+    std::fprintf(stderr, "radar replay: %s: %s\n",
+                 options.net.empty() ? "the recording's network description" : options.net.c_str(), u.c_str());
+  const uint32_t events = static_cast<uint32_t>(trace->events.size());
+  if (options.at_event > events) {
+    std::fprintf(stderr, "radar replay: --at-event %u: the recording has %u events\n", options.at_event, events);
+    return 2;
+  }
+  *window = std::make_unique<radar::gui::MainWindow>(std::move(trace), std::move(net));
+  (*window)->controller().setSecondsPerEvent(options.seconds_per_event);
+  return -1;
+}
+
+// --snapshot FILE: the view at --at-event, drawn offscreen into a PNG.
+int snapshot(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& options) {
+  window.setInteractive(false);  // a picture: nothing to click
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(options.width, options.height);
+  window.show();
+  QApplication::processEvents();
+  window.networkView().fitToView();
+  window.controller().skipTo(options.at_event);
+  QApplication::processEvents();
+  const QImage image = window.grab().toImage();
+  if (!image.save(QString::fromStdString(options.snapshot), "PNG")) {
+    std::fprintf(stderr, "radar replay: cannot write %s\n", options.snapshot.c_str());
+    return 1;
+  }
+  std::printf("%s\n", window.narrative().toLocal8Bit().constData());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,61 +105,32 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("radar"));
   QApplication::setApplicationName(QStringLiteral("replay"));
 
-  std::unique_ptr<radar::trace::Trace> trace;
+  // A picture: loaded here, drawn once, and done.
   if (!options.snapshot.empty()) {
-    trace = radar::trace::loadTrace(options.dirs, {}, &error);
+    std::unique_ptr<radar::trace::Trace> trace = radar::trace::loadTrace(options.dirs, {}, &error);
     if (!trace) {
       std::fprintf(stderr, "radar replay: %s\n", error.c_str());
       return 1;
     }
-  } else {
-    QString qerror;
-    trace = radar::gui::MainWindow::loadWithProgress(options.dirs, nullptr, &qerror);
-    if (!trace) {
-      std::fprintf(stderr, "radar replay: %s\n", qerror.toLocal8Bit().constData());
-      return 1;
-    }
+    std::unique_ptr<radar::gui::MainWindow> window;
+    if (const int status = openWindow(std::move(trace), options, &window); status >= 0) return status;
+    return snapshot(*window, options);
   }
-  for (const auto& p : trace->problems)
-    std::fprintf(stderr, "radar replay: %s%s%s\n", p.path.c_str(), p.path.empty() ? "" : ": ", p.message.c_str());
-  std::vector<std::string> unmatched;
-  auto net = radar::netdesc::Binding::forRecording(*trace, options.net, !options.no_net, &unmatched, &error);
-  if (!net && !error.empty()) {
-    std::fprintf(stderr,
-                 "%s\nradar replay: the network description cannot be used (--no-net ignores the one a "
-                 "recording carries)\n",
-                 error.c_str());
-    return 2;
-  }
-  for (const auto& u : unmatched)
-    std::fprintf(stderr, "radar replay: %s: %s\n",
-                 options.net.empty() ? "the recording's network description" : options.net.c_str(), u.c_str());
-  const uint32_t events = static_cast<uint32_t>(trace->events.size());
-  if (options.at_event > events) {
-    std::fprintf(stderr, "radar replay: --at-event %u: the recording has %u events\n", options.at_event, events);
-    return 2;
-  }
-
-  radar::gui::MainWindow window(std::move(trace), std::move(net));
-  window.controller().setSecondsPerEvent(options.seconds_per_event);
-  if (!options.snapshot.empty()) {
-    window.setInteractive(false);  // a picture: nothing to click
-    window.setAttribute(Qt::WA_DontShowOnScreen);
-    window.resize(options.width, options.height);
-    window.show();
-    QApplication::processEvents();
-    window.networkView().fitToView();
-    window.controller().skipTo(options.at_event);
-    QApplication::processEvents();
-    const QImage image = window.grab().toImage();
-    if (!image.save(QString::fromStdString(options.snapshot), "PNG")) {
-      std::fprintf(stderr, "radar replay: cannot write %s\n", options.snapshot.c_str());
-      return 1;
-    }
-    std::printf("%s\n", window.narrative().toLocal8Bit().constData());
-    return 0;
-  }
-  if (options.at_event) window.controller().skipTo(options.at_event);
-  window.show();
+  // The window: loaded off the GUI thread, the event loop running meanwhile.
+  std::unique_ptr<radar::gui::MainWindow> window;
+  radar::gui::loadRecording(options.dirs, nullptr,
+                            [&](std::unique_ptr<radar::trace::Trace> trace, const QString& load_error) {
+                              if (!trace) {
+                                std::fprintf(stderr, "radar replay: %s\n", load_error.toLocal8Bit().constData());
+                                QApplication::exit(1);
+                                return;
+                              }
+                              if (const int status = openWindow(std::move(trace), options, &window); status >= 0) {
+                                QApplication::exit(status);
+                                return;
+                              }
+                              if (options.at_event) window->controller().skipTo(options.at_event);
+                              window->show();
+                            });
   return QApplication::exec();
 }
