@@ -474,20 +474,9 @@ class Builder {
     }
     Pending pending{static_cast<uint32_t>(w_.events.size()), position, want, r.has_hash, r.hash, {}};
     uint64_t found = 0;
-    bool first = true;
-    for (auto [b, end] = t_.incoming(position); b != end; ++b) {
-      if (b->why != trace::Edge::Why::Message) continue;
-      // The first piece starts where the earlier receives of its send
-      // stopped; the others at their send's start.
-      uint64_t skip = 0;
-      if (first)
-        for (uint32_t k : t_.messagesFrom(b->from)) {
-          const trace::Edge& other = t_.edges[k];
-          if (other.to < position && !(t_.events[other.to].flags & trace::kEventPeek)) skip += other.bytes;
-        }
-      first = false;
-      pending.pieces.push_back({b->from, skip, b->bytes});
-      found += b->bytes;
+    for (const trace::Trace::ReceivedPiece& piece : t_.receivedPieces(position)) {
+      pending.pieces.push_back({piece.send, piece.skip, piece.bytes});
+      found += piece.bytes;
     }
     if (found < want) {
       *error = "the recording does not have all " + std::to_string(want) + " bytes received at " +

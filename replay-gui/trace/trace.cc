@@ -161,31 +161,30 @@ bool Trace::payloadView(uint32_t position, std::string_view* out, std::string* e
   }
   // A receive whose bytes only the senders' logs hold: the matched pieces,
   // in stream order.
-  auto [b, e] = incoming(position);
-  std::vector<const Edge*> pieces;
-  for (; b != e; ++b)
-    if (b->why == Edge::Why::Message) pieces.push_back(b);
-  // The first piece may start inside its send; the edges do not say where,
-  // but a receive takes the end of its first send and the start of the
-  // others: work out the offset from the bytes the earlier receives took.
-  for (size_t k = 0; k < pieces.size(); ++k) {
-    const Edge* piece = pieces[k];
-    if (!cachedSend(piece->from, error)) return false;
+  for (const ReceivedPiece& piece : receivedPieces(position)) {
+    if (!cachedSend(piece.send, error)) return false;
     const std::string_view bytes = cached_send_record_.payload;
-    uint64_t skip = 0;
-    if (k == 0) {
-      // Bytes of this send that earlier receives consumed.
-      for (uint32_t other_edge : messagesFrom(piece->from)) {
-        const Edge& other = edges[other_edge];
-        if (other.to < position && !(events[other.to].flags & kEventPeek)) skip += other.bytes;
-      }
-    }
-    const uint64_t kept = skip < bytes.size() ? std::min<uint64_t>(piece->bytes, bytes.size() - skip) : 0;
-    if (omitted) *omitted += piece->bytes - kept;
-    if (kept) received_bytes_.append(bytes.substr(static_cast<size_t>(skip), static_cast<size_t>(kept)));
+    const uint64_t kept = piece.skip < bytes.size() ? std::min<uint64_t>(piece.bytes, bytes.size() - piece.skip) : 0;
+    if (omitted) *omitted += piece.bytes - kept;
+    if (kept) received_bytes_.append(bytes.substr(static_cast<size_t>(piece.skip), static_cast<size_t>(kept)));
   }
   *out = received_bytes_;
   return true;
+}
+
+std::vector<Trace::ReceivedPiece> Trace::receivedPieces(uint32_t receive) const {
+  std::vector<ReceivedPiece> pieces;
+  for (auto [b, e] = incoming(receive); b != e; ++b) {
+    if (b->why != Edge::Why::Message) continue;
+    uint64_t skip = 0;
+    if (pieces.empty())  // bytes of its send that earlier receives took
+      for (uint32_t k : messagesFrom(b->from)) {
+        const Edge& other = edges[k];
+        if (other.to < receive && !(events[other.to].flags & kEventPeek)) skip += other.bytes;
+      }
+    pieces.push_back({static_cast<uint32_t>(b->from), skip, b->bytes});
+  }
+  return pieces;
 }
 
 bool Trace::cachedSend(uint32_t send, std::string* error) const {

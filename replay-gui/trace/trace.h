@@ -321,6 +321,16 @@ class Trace {
   // its bytes were received. The index behind it is made on first use.
   std::span<const uint32_t> messagesFrom(uint32_t send) const;
 
+  // The pieces of sends a receive got, in stream order: the send, how many
+  // of its bytes earlier receives had taken (the first piece may start
+  // inside its send; the others start at their send's start), and how many
+  // this receive took.
+  struct ReceivedPiece {
+    uint32_t send;
+    uint64_t skip, bytes;
+  };
+  std::vector<ReceivedPiece> receivedPieces(uint32_t receive) const;
+
   // The full record of an event, re-read from its log.
   bool record(uint32_t position, log::Record* out, std::string* payload, std::vector<std::string>* strings,
               std::string* error) const;
