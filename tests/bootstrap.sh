@@ -18,6 +18,7 @@ radar_packages=(
   qt6-base-dev
   clang-14 libclang-rt-14-dev clang-format-14
   gdb python3 strace xauth xvfb
+  tshark libsqlite3-dev sqlite3
 )
 # The real programs the `real` tests record (tests/real); without them
 # those tests skip, saying what is missing.

@@ -28,6 +28,8 @@ int runDebug(int argc, char** argv);
 extern const char kDebugHelp[];
 int runRun(int argc, char** argv);
 extern const char kRunHelp[];
+int runExport(int argc, char** argv);
+extern const char kExportHelp[];
 int runNetdesc(int argc, char** argv);
 extern const char kNetdescHelp[];
 

@@ -37,6 +37,7 @@ const Command kCommands[] = {
     {"events", "tell what happened, one event per line, in causal order", kEventsHelp, runEvents},
     {"check", "check a recording and list what went wrong (lost messages, deadlocks ...)", kCheckHelp, runCheck},
     {"stats", "messages, bytes and time per process and channel", kStatsHelp, runStats},
+    {"export", "write a recording for Wireshark, Perfetto or SQLite", kExportHelp, runExport},
 #endif
 #ifdef RADAR_HAVE_REPLAY
     {"replay", "watch the messages move between processes, event by event", kReplayHelp, runReplay},

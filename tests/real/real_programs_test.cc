@@ -77,6 +77,59 @@ void expectBytesAsCaptured(const std::string& dir, const std::string& pcap, int 
               static_cast<unsigned long long>(total));
 }
 
+// radar's pcapng of the recording read by tshark (an independent reader):
+// the field `field` of every packet `filter` matches, with the connections
+// on `port` decoded as `protocol`. It must hold every one of `expected`,
+// and, with a capture of the loopback, equal the capture's, as must each
+// connection's bytes both ways.
+void expectWiresharkReadsTheExport(const std::string& dir, const std::string& work, int port,
+                                   const std::string& protocol, const std::string& filter, const std::string& field,
+                                   const std::vector<std::string>& expected, const std::string& no_capture) {
+  if (!have("tshark")) {
+    std::printf("pcapng export not read: tshark is not installed\n");
+    return;
+  }
+  const std::string file = work + "/radar.pcapng";
+  const Result exported = radar({"export", "--pcapng", file, dir});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const std::string decode = " -d tcp.port==" + std::to_string(port) + "," + protocol;
+  auto fields = [&](const std::string& pcap) {
+    const Result r = shell("tshark -r " + shellQuote(pcap) + decode + " -Y " + shellQuote(filter) +
+                           " -T fields -E 'aggregator=|' -e " + field + " 2>/dev/null");
+    std::vector<std::string> values;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream each(line);
+      for (std::string value; std::getline(each, value, '|');) values.push_back(value);
+    }
+    std::sort(values.begin(), values.end());
+    return values;
+  };
+  const auto told = fields(file);
+  for (const auto& e : expected)
+    EXPECT_TRUE(std::find(told.begin(), told.end(), e) != told.end()) << "tshark does not find '" << e << "'";
+  // Each connection's bytes, both ways, as tshark reassembles them.
+  auto streams = [&](const std::string& pcap) {
+    const Result r = shell("tshark -r " + shellQuote(pcap) + " -Y " +
+                           shellQuote("tcp.port == " + std::to_string(port) + " && tcp.len > 0") +
+                           " -T fields -e tcp.srcport -e tcp.dstport -e tcp.payload 2>/dev/null");
+    std::map<std::string, std::string> bytes;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) {
+      const auto tab = line.rfind('\t');
+      bytes[line.substr(0, tab)] += line.substr(tab + 1);
+    }
+    return bytes;
+  };
+  const auto radar_streams = streams(file);
+  EXPECT_FALSE(radar_streams.empty());
+  std::printf("tshark reads radar's pcapng: %zu values of %s, %zu directions of connections\n", told.size(),
+              field.c_str(), radar_streams.size());
+  if (!no_capture.empty()) return;
+  EXPECT_EQ(told, fields(work + "/lo.pcap"));
+  EXPECT_TRUE(radar_streams == streams(work + "/lo.pcap")) << "the connections' bytes differ from the capture's";
+}
+
 // ---- nginx: a master and two workers serving 40 requests ------------------------------------
 
 TEST(RealPrograms, NginxMasterAndTwoWorkersServeFortyRequests) {
@@ -118,6 +171,9 @@ TEST(RealPrograms, NginxMasterAndTwoWorkersServeFortyRequests) {
   EXPECT_NE(slurp(work + "/rec.out").find("nginx: 0"), std::string::npos);
   EXPECT_EQ(processImages(dir).size(), 3u);
   expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
+  std::vector<std::string> pages;
+  for (int i = 0; i < 40; ++i) pages.push_back("/page" + std::to_string(i) + ".html");
+  expectWiresharkReadsTheExport(dir, work, port, "http", "http.request", "http.request.uri", pages, no_capture);
   // At its shutdown the master tells each worker that another one ended
   // (NGX_CMD_CLOSE_CHANNEL); a worker that is already gone never reads it,
   // and the master holds both ends of the socket pair: nobody receives it.
@@ -373,6 +429,10 @@ TEST(RealPrograms, PostgresqlServesPsqlInsertingAndSelectingAThousandRows) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(rec.out, bare.out);
   expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
+  expectWiresharkReadsTheExport(
+      dir, work, port, "pgsql", "pgsql.query", "pgsql.query",
+      {"create table t (x int)", "insert into t select generate_series(1, 1000)", "select count(*), sum(x) from t"},
+      no_capture);
   // A backend, the autovacuum launcher and the logical replication
   // launcher read what other processes wrote in shared memory (the
   // databases, the latches that wake them), and pg_ctl reads the server's
@@ -521,6 +581,14 @@ TEST(RealPrograms, RedisUnderRedisBenchmark) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(rec.out, bare.out);
   expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
+  // tshark gives RESP's strings as hex.
+  std::vector<std::string> commands;
+  for (const std::string command : {"ping", "SET", "GET", "dbsize", "strlen", "shutdown"}) {
+    std::string hex;
+    for (unsigned char c : command) hex += "0123456789abcdef"[c >> 4], hex += "0123456789abcdef"[c & 15];
+    commands.push_back(hex);
+  }
+  expectWiresharkReadsTheExport(dir, work, port, "resp", "resp", "resp.bulk_string.value", commands, no_capture);
   expectTrueRecording(dir, "");
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
 }
