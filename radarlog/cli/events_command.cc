@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "export/event_table.h"
 #include "trace/narrative.h"
 #include "trace_command.h"
 
@@ -29,7 +30,10 @@ const char kEventsHelp[] =
     "  --to N            up to event N\n"
     "  --decode          show what each send and receive carried, field by field\n"
     "                    with a network description, else as text or hex\n"
-    "  --json            one JSON object per line, for tools\n" RADAR_NET_HELP
+    "  --json            the narration as JSON, one object per line\n"
+    "  --format F        text (the default), or the event table (the columns of\n"
+    "                    `radar sql`'s events table, docs/queries.md) as csv or\n"
+    "                    jsonl: numbers and ids, stable for tools\n" RADAR_NET_HELP
     "\n"
     "Exit status: 0, or 2 when the recording cannot be read or an option is wrong.\n";
 
@@ -60,6 +64,7 @@ int runEvents(int argc, char** argv) {
                    {"from", 0, true},
                    {"to", 0, true},
                    {"json", 0, false},
+                   {"format", 0, true},
                    {"decode", 0, false},
                    kNetOption,
                    kNoNetOption}))
@@ -76,6 +81,11 @@ int runEvents(int argc, char** argv) {
               k == log::kindName(static_cast<log::Kind>(v));
     if (!known) return usageError("events", "unknown kind '" + k + "'");
   }
+  const std::string format = args.value("format").value_or("text");
+  if (format != "text" && format != "csv" && format != "jsonl")
+    return usageError("events", "--format: expected text, csv or jsonl, got '" + format + "'");
+  if (format != "text" && (args.has("json") || args.has("decode")))
+    return usageError("events", "--format " + format + " goes without --json and --decode");
   const Loaded loaded = loadForCommand("events", args.positional(), netChoice(args));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
@@ -131,6 +141,9 @@ int runEvents(int argc, char** argv) {
   const auto wanted_kinds = args.values("kind");
   const bool json = args.has("json");
   trace::Narrator narrator(t);
+  exporting::EventRows rows(t);
+  exporting::EventRow row;
+  if (format == "csv") exporting::writeCsvHeader(stdout);
   const uint64_t last = std::min<uint64_t>(to, t.events.size());
   for (uint64_t n = std::max<uint64_t>(from, 1); n <= last; ++n) {
     const uint32_t i = static_cast<uint32_t>(n - 1);
@@ -142,6 +155,11 @@ int runEvents(int argc, char** argv) {
       bool ok = false;
       for (const auto& k : wanted_kinds) ok |= kindMatches(k, e.eventKind());
       if (!ok) continue;
+    }
+    if (format != "text") {
+      rows.fill(i, &row);
+      (format == "csv" ? exporting::writeCsvRow : exporting::writeJsonRow)(stdout, row);
+      continue;
     }
     if (!json) {
       std::printf("%s\n", terminalSafe(narrator.sentence(i)).c_str());

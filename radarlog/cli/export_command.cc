@@ -1,22 +1,20 @@
 // `radar export`: a recording in the formats of the tools people already
 // use (Wireshark, Perfetto, SQLite).
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <functional>
 
 #include "cli.h"
 #include "commands.h"
+#include "export/database.h"
 #include "export/pcapng.h"
+#include "output_file.h"
 #include "trace_command.h"
 
 namespace radar::cli {
 
 const char kExportHelp[] =
-    "usage: radar export [--pcapng FILE] [options] DIR...\n"
+    "usage: radar export [--pcapng FILE] [--sqlite FILE] [options] DIR...\n"
     "\n"
     "Writes a recording in the formats of other tools (docs/exporting.md):\n"
     "  --pcapng FILE     every message of every channel as packets, for Wireshark\n"
@@ -29,52 +27,28 @@ const char kExportHelp[] =
     "                    the port of PROTOCOL, so that Wireshark decodes it: http,\n"
     "                    pgsql, redis, dns, tls, mysql ... or a port number. CHANNEL\n"
     "                    is its number or its name as `radar events` shows (repeat)\n"
-    "FILE '-' is standard output. A file is written whole or not at all.\n" RADAR_NET_HELP
+    "  --sqlite FILE     the recording as an SQLite database: the tables and views\n"
+    "                    of `radar sql` (docs/queries.md)\n"
+    "  --bytes           with --sqlite: a table `bytes` with every message's bytes\n"
+    "FILE '-' is standard output (pcapng). A file is written whole or not at all.\n" RADAR_NET_HELP
     "\n"
     "Exit status: 0, or 2 when the recording cannot be read, an option is wrong\n"
     "or a file cannot be written.\n";
 
-namespace {
-
-// Writes `path` through a temporary file beside it, renamed over it once
-// complete: a failed export leaves nothing half-written.
-bool writeFile(const std::string& path, const std::function<bool(std::FILE*, std::string*)>& write,
-               std::string* error) {
-  if (path == "-") return write(stdout, error);
-  const std::string temporary = path + ".radar-partial";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) {
-    *error = "cannot write " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  std::FILE* f = ::fdopen(fd, "wb");
-  if (!f) {
-    ::close(fd);
-    ::unlink(temporary.c_str());
-    *error = "cannot write " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  bool ok = write(f, error);
-  if (std::fclose(f) != 0 && ok) {
-    *error = "cannot write " + path + ": " + std::strerror(errno);
-    ok = false;
-  }
-  if (ok && ::rename(temporary.c_str(), path.c_str()) != 0) {
-    *error = "cannot write " + path + ": " + std::strerror(errno);
-    ok = false;
-  }
-  if (!ok) ::unlink(temporary.c_str());
-  return ok;
-}
-
-}  // namespace
-
 int runExport(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"pcapng", 0, true}, {"decode-as", 0, true}, kNetOption, kNoNetOption}))
+  if (!args.parse(argc, argv, 1,
+                  {{"pcapng", 0, true},
+                   {"sqlite", 0, true},
+                   {"bytes", 0, false},
+                   {"decode-as", 0, true},
+                   kNetOption,
+                   kNoNetOption}))
     return usageError("export", args.error());
   if (args.positional().empty()) return usageError("export", "no recording given");
-  if (!args.has("pcapng")) return usageError("export", "nothing to export: give --pcapng FILE");
+  if (!args.has("pcapng") && !args.has("sqlite"))
+    return usageError("export", "nothing to export: give --pcapng FILE or --sqlite FILE");
+  if (args.value("sqlite") == "-") return usageError("export", "--sqlite: a database needs a file, not '-'");
   exporting::PcapngOptions pcapng;
   pcapng.application = std::string("radar ") + RADAR_VERSION;
   for (const auto& spec : args.values("decode-as")) {
@@ -97,7 +71,7 @@ int runExport(int argc, char** argv) {
   std::string error;
   if (auto path = args.value("pcapng")) {
     exporting::PcapngCounts counts;
-    if (!writeFile(
+    if (!writeStream(
             *path, [&](std::FILE* f, std::string* e) { return exporting::writePcapng(t, pcapng, f, &counts, e); },
             &error)) {
       std::fprintf(stderr, "radar export: %s\n", error.c_str());
@@ -106,6 +80,24 @@ int runExport(int argc, char** argv) {
     std::fprintf(stderr, "radar export: %s: %llu packets, %llu bytes of messages, %llu channels\n", path->c_str(),
                  static_cast<unsigned long long>(counts.packets), static_cast<unsigned long long>(counts.payload_bytes),
                  static_cast<unsigned long long>(counts.streams));
+  }
+  if (auto path = args.value("sqlite")) {
+    exporting::DatabaseOptions options;
+    options.bytes = args.has("bytes");
+    options.radar_version = RADAR_VERSION;
+    exporting::DatabaseCounts counts;
+    if (!writeThroughTemporary(
+            *path,
+            [&](const std::string& partial, std::string* e) {
+              ::unlink(partial.c_str());  // SQLite makes it
+              return exporting::writeDatabase(t, partial, options, &counts, e);
+            },
+            &error)) {
+      std::fprintf(stderr, "radar export: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    std::fprintf(stderr, "radar export: %s: %llu events, %llu messages\n", path->c_str(),
+                 static_cast<unsigned long long>(counts.events), static_cast<unsigned long long>(counts.messages));
   }
   return kExitOk;
 }

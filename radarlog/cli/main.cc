@@ -38,6 +38,7 @@ const Command kCommands[] = {
     {"check", "check a recording and list what went wrong (lost messages, deadlocks ...)", kCheckHelp, runCheck},
     {"stats", "messages, bytes and time per process and channel", kStatsHelp, runStats},
     {"export", "write a recording for Wireshark, Perfetto or SQLite", kExportHelp, runExport},
+    {"sql", "query a recording with SQL", kSqlHelp, runSql},
 #endif
 #ifdef RADAR_HAVE_REPLAY
     {"replay", "watch the messages move between processes, event by event", kReplayHelp, runReplay},

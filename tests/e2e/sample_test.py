@@ -320,12 +320,53 @@ def main():
             problem = re.search(r"^  \(.*\)$", e.get("decoded", ""), re.M)
             if problem:
                 raise Failure("event %d does not decode cleanly: %s\n%s" % (e["event"], problem.group(0), e["decoded"]))
+
+        # 7. SQL over the recording: its answers agree with radar stats and
+        #    radar check, and `radar events --format jsonl` is the events table
+        step = "sql"
+        def sql(query):
+            argv = [radar, "sql", "--no-cache", "--format", "json", rec, query]
+            r = run(argv)
+            if r.returncode != 0:
+                raise Failure("%s exited %d: %s" % (" ".join(argv), r.returncode, text(r.stderr)))
+            return json.loads(r.stdout or "[]")
+        reproduce = "%s stats --json %s" % (radar, rec)
+        stats = json.loads(run([radar, "stats", "--json", rec]).stdout)
+        rows = sql("select p.process, count(e.event) events, total(kind = 'send' and not failed) sends, "
+                   "total(kind = 'receive' and not failed and not peek and bytes > 0) receives, "
+                   "total(case when kind = 'send' and not failed then bytes end) bytes_sent, "
+                   "total(case when kind = 'receive' and not failed and not peek then bytes end) bytes_received "
+                   "from processes p left join events e using (process) group by p.process order by p.process")
+        told = [(p["events"], p["sends"], p["receives"], p["bytes_sent"], p["bytes_received"])
+                for p in stats["processes"]]
+        asked = [(r["events"], r["sends"], r["receives"], r["bytes_sent"], r["bytes_received"]) for r in rows]
+        if told != asked:
+            raise Failure("radar stats says %s per process, SQL says %s" % (told, asked))
+        rows = sql("select c.name, count(e.event) messages, total(e.bytes) bytes from channels c "
+                   "join events e on e.channel = c.channel and e.kind = 'send' and not e.failed group by c.channel")
+        told = sorted((c["channel"], c["messages"], c["bytes"]) for c in stats["channels"] if c["messages"])
+        asked = sorted((r["name"], r["messages"], r["bytes"]) for r in rows)
+        if told != asked:
+            raise Failure("radar stats says %s per channel, SQL says %s" % (told, asked))
+        findings = sorted((f["kind"], f["text"]) for f in sql("select kind, text from findings"))
+        if findings != sorted((f["kind"], f["text"]) for f in check["findings"]):
+            raise Failure("the findings table is %s, radar check says %s" % (findings, check["findings"]))
+        matched = sql("select total(bytes) b from messages where receive is not null")[0]["b"]
+        if matched != check["bytes_matched"]:
+            raise Failure("messages received hold %d bytes, radar check matched %d" % (matched, check["bytes_matched"]))
+        reproduce = "%s events --format jsonl %s" % (radar, rec)
+        table = [json.loads(line) for line in run([radar, "events", "--format", "jsonl", rec]).stdout.splitlines()]
+        if table != sql("select * from events order by event"):
+            raise Failure("radar events --format jsonl differs from the events table")
+        if [t["event"] for t in table] != [e["event"] for e in events] or \
+                [t["number"] for t in table] != [e["number"] for e in events]:
+            raise Failure("the events table is not the story radar events tells")
     except (Failure, subprocess.TimeoutExpired) as failure:
         print("FAIL (%s step of %s): %s" % (step, name, failure), file=sys.stderr)
         print("The recording is kept in %s; reproduce with:\n  %s" % (rec, reproduce), file=sys.stderr)
         return 1
     shutil.rmtree(work)
-    print("ok: %s recorded (%d events), checked, re-run image by image (%d), replayed, described"
+    print("ok: %s recorded (%d events), checked, re-run image by image (%d), replayed, described, queried"
           % (name, len(events), len(images)))
     return 0
 

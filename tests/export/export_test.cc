@@ -175,5 +175,171 @@ TEST(ExportPcapng, BadInputGetsAClearErrorAndNoFile) {
   EXPECT_NE(::access((work + "/x.pcapng").c_str(), F_OK), 0);
 }
 
+// ---- radar sql and radar export --sqlite -----------------------------------------------------
+
+Recording httpPair(const std::string& work) {
+  Recording rec = record({HTTP_PAIR, work + "/http.sock"});
+  EXPECT_EQ(rec.exit_code, 0) << rec.err;
+  return rec;
+}
+
+// radar sql with its cache in `cache`.
+Result sql(const std::string& cache, const std::string& args, const std::string& input = "") {
+  return shell("XDG_CACHE_HOME=" + shellQuote(cache) + " " + shellQuote(radarPath()) + " sql " + args, input);
+}
+
+TEST(Sql, TheEventsTableIsTheEventListing) {
+  const std::string work = testTempDir();
+  Recording rec = httpPair(work);
+  const Result csv = radar({"events", "--format", "csv", rec.dir});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  const auto rows = lines(csv.out);
+  ASSERT_GT(rows.size(), 20u);
+  // The documented columns, in their order (docs/queries.md).
+  EXPECT_EQ(rows[0],
+            "event,number,process,thread,kind,call,channel,entry_ns,return_ns,result,failed,errno,bytes,peer_pid,"
+            "external,peek\r");
+  const Result table = sql(work + "/cache", "--format csv " + shellQuote(rec.dir) + " 'select * from events'");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out, csv.out);
+  // Each event once, numbered as the narration numbers them.
+  const Result told = radar({"events", rec.dir});
+  EXPECT_EQ(lines(told.out).size() + 1, rows.size());
+}
+
+TEST(Sql, AnswersTheTemporalQuestions) {
+  const std::string work = testTempDir();
+  Recording rec = httpPair(work);
+  const std::string cache = work + "/cache", dir = shellQuote(rec.dir);
+  auto ask = [&](const std::string& query) {
+    const Result r = sql(cache, "--format csv " + dir + " " + shellQuote(query));
+    EXPECT_EQ(r.exit_code, 0) << query << "\n" << r.err;
+    auto out = lines(r.out);
+    if (!out.empty()) out.erase(out.begin());  // the header
+    for (auto& l : out)
+      if (!l.empty() && l.back() == '\r') l.pop_back();
+    return out;
+  };
+  // Every message was received: each channel's queue ends empty, and was
+  // never negative.
+  for (const auto& l : ask("select channel, min(queued_bytes) >= 0, (select queued_bytes from queue_lengths q "
+                           "where q.channel = l.channel order by event desc limit 1) from queue_lengths l "
+                           "group by channel"))
+    EXPECT_TRUE(std::regex_match(l, std::regex(R"(\d+,1,0)"))) << l;
+  // The request over the pipes was sent in two writes and read by one
+  // read: two message rows, one receive, whose bytes are the request.
+  EXPECT_EQ(ask("select count(*), count(distinct receive), sum(bytes) from messages where receive = "
+                "(select min(event) from events where kind = 'receive' and bytes > 0)"),
+            (std::vector<std::string>{"2,1,41"}));
+  EXPECT_EQ(ask("select replace(replace(cast(contents(event) as text), char(13), '\\r'), char(10), '\\n') from "
+                "events where kind = 'receive' and bytes > 0 order by event limit 1"),
+            (std::vector<std::string>{"GET /over-pipes HTTP/1.1\\r\\nHost: radar\\r\\n\\r\\n"}));
+  // Time blocked: the server waited for each request; waits add up.
+  EXPECT_EQ(ask("select (select sum(blocked_ns) from time_blocked) = (select sum(waited_ns) from waits)"),
+            (std::vector<std::string>{"1"}));
+  // After its last send, the client (the first process) never sends again.
+  EXPECT_EQ(ask("select count(*) from events e join last_sends l using (process) where e.kind = 'send' and "
+                "e.event > l.last_send"),
+            (std::vector<std::string>{"0"}));
+  // The narration of an event.
+  const auto text = ask("select text(event) from events where call = 'accept'");
+  ASSERT_EQ(text.size(), 1u);
+  EXPECT_TRUE(text[0].find("accepts a connection") != std::string::npos) << text[0];
+}
+
+TEST(Sql, TheDatabaseIsKeptUntilTheLogsChange) {
+  const std::string work = testTempDir();
+  Recording rec = httpPair(work);
+  const std::string cache = work + "/cache";
+  const std::string query = shellQuote(rec.dir) + " 'select count(*) from events'";
+  Result first = sql(cache, query);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const Result files = shell("ls " + shellQuote(cache + "/radar/sql"));
+  ASSERT_EQ(lines(files.out).size(), 1u) << files.out;
+  const std::string db = cache + "/radar/sql/" + lines(files.out)[0];
+  struct stat before;
+  ASSERT_EQ(::stat(db.c_str(), &before), 0);
+  EXPECT_EQ(before.st_mode & 0777, 0644u);
+  struct stat dir_mode;
+  ASSERT_EQ(::stat((cache + "/radar/sql").c_str(), &dir_mode), 0);
+  EXPECT_EQ(dir_mode.st_mode & 0777, 0700u);
+  // Asked again: the same file, unchanged, the same answer.
+  Result second = sql(cache, query);
+  EXPECT_EQ(second.out, first.out);
+  struct stat after;
+  ASSERT_EQ(::stat(db.c_str(), &after), 0);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  // A log changed (its time, here): a new database.
+  ASSERT_EQ(shell("touch -d '2001-01-01' " + shellQuote(rec.dir) + "/*.rlog").exit_code, 0);
+  Result third = sql(cache, query);
+  EXPECT_EQ(third.out, first.out);
+  EXPECT_EQ(lines(shell("ls " + shellQuote(cache + "/radar/sql")).out).size(), 2u);
+}
+
+TEST(Sql, TheShellSpeaksLikeSqlite3) {
+  const std::string work = testTempDir();
+  Recording rec = httpPair(work);
+  const Result r = sql(work + "/cache", shellQuote(rec.dir),
+                       ".tables\n.mode csv\nselect count(*) as n\n  from processes;\n.schema last_sends\n.quit\n"
+                       "select 'not reached';\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("arguments  channels  events  findings  last_sends  messages  processes"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("n\r\n2\r\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CREATE VIEW last_sends"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("not reached"), std::string::npos) << r.out;
+}
+
+TEST(Sql, BadInputGetsAClearErrorAndAFailingStatus) {
+  const std::string work = testTempDir();
+  Recording rec = httpPair(work);
+  const std::string cache = work + "/cache", dir = shellQuote(rec.dir);
+  Result r = sql(cache, dir + " 'selec * from events'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("syntax error"), std::string::npos) << r.err;
+  r = sql(cache, dir + " 'select * from no_such_table'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no such table: no_such_table"), std::string::npos) << r.err;
+  r = sql(cache, dir + " 'select contents(999999)'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no such event"), std::string::npos) << r.err;
+  // The database is read-only: a query cannot change what others will read.
+  r = sql(cache, dir + " 'delete from events'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("readonly"), std::string::npos) << r.err;
+  r = sql(cache, "--format xml " + dir + " 'select 1'");
+  EXPECT_EQ(r.exit_code, 2);
+  // A statement that fails in a script fails the run; the others still run.
+  r = sql(cache, dir, "select 1;\nselec 2;\nselect 3;\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("3"), std::string::npos) << r.out;
+  ::mkdir((work + "/empty").c_str(), 0755);
+  r = sql(cache, shellQuote(work + "/empty") + " " + shellQuote(work + "/empty2") + " 'select 1'");
+  EXPECT_EQ(r.exit_code, 2);
+  r = radar({"export", "--sqlite", work + "/no/such/dir/x.sqlite", rec.dir});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot write " + work + "/no/such/dir/x.sqlite"), std::string::npos) << r.err;
+}
+
+TEST(ExportSqlite, Sqlite3ReadsTheDatabaseWithItsBytes) {
+  if (shell("command -v sqlite3 >/dev/null").exit_code != 0)
+    GTEST_SKIP() << "sqlite3 is not installed (apt-get install sqlite3)";
+  const std::string work = testTempDir();
+  Recording rec = httpPair(work);
+  const std::string db = work + "/run.sqlite";
+  const Result exported = radar({"export", "--sqlite", db, "--bytes", rec.dir});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const Result events = radar({"events", rec.dir});
+  const Result count = shell("sqlite3 " + shellQuote(db) + " 'select count(*) from events'");
+  EXPECT_EQ(count.out, std::to_string(lines(events.out).size()) + "\n");
+  // The reply over the named socket, as the client received it.
+  const Result reply = shell("sqlite3 " + shellQuote(db) +
+                             " \"select b.data from bytes b join events e using (event) join channels c using "
+                             "(channel) where c.name like 'unix socket %' and e.kind = 'receive' and e.bytes > 0 "
+                             "and e.process = 1\"");
+  EXPECT_EQ(reply.out, std::string(kReply) + "\n");
+}
+
 }  // namespace
 }  // namespace radar::testing

@@ -1,0 +1,54 @@
+#include "output_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace radar::cli {
+
+bool writeThroughTemporary(const std::string& path,
+                           const std::function<bool(const std::string& temporary, std::string* error)>& write,
+                           std::string* error) {
+  const std::string temporary = path + ".radar-partial";
+  ::unlink(temporary.c_str());  // a leftover, or a link: never written through
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) {
+    *error = "cannot write " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  ::close(fd);
+  bool ok = write(temporary, error);
+  if (ok && ::rename(temporary.c_str(), path.c_str()) != 0) {
+    *error = "cannot write " + path + ": " + std::strerror(errno);
+    ok = false;
+  }
+  if (!ok) ::unlink(temporary.c_str());
+  return ok;
+}
+
+bool writeStream(const std::string& path, const std::function<bool(std::FILE*, std::string*)>& write,
+                 std::string* error) {
+  if (path == "-") return write(stdout, error);
+  return writeThroughTemporary(
+      path,
+      [&](const std::string& temporary, std::string* e) {
+        const int fd = ::open(temporary.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+        std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "wb");
+        if (!f) {
+          *e = "cannot write " + path + ": " + std::strerror(errno);
+          if (fd >= 0) ::close(fd);
+          return false;
+        }
+        bool ok = write(f, e);
+        if (std::fclose(f) != 0 && ok) {
+          *e = "cannot write " + path + ": " + std::strerror(errno);
+          ok = false;
+        }
+        return ok;
+      },
+      error);
+}
+
+}  // namespace radar::cli

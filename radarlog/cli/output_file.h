@@ -1,0 +1,22 @@
+// Files radar writes for users (exports, cached databases): whole or not
+// at all, never written through a link someone left in their place.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <string>
+
+namespace radar::cli {
+
+// Makes `path` by writing a temporary file beside it, renamed over `path`
+// once `write` succeeds; removed when it fails. `write` gets the temporary
+// file's path (created empty, mode 0644, not through a link).
+bool writeThroughTemporary(const std::string& path,
+                           const std::function<bool(const std::string& temporary, std::string* error)>& write,
+                           std::string* error);
+
+// The same for a stream: `write` writes to the FILE. "-" is standard output.
+bool writeStream(const std::string& path, const std::function<bool(std::FILE*, std::string*)>& write,
+                 std::string* error);
+
+}  // namespace radar::cli
