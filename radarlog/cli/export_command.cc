@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "export/database.h"
 #include "export/pcapng.h"
+#include "export/perfetto.h"
 #include "output_file.h"
 #include "trace_command.h"
 
@@ -27,6 +28,9 @@ const char kExportHelp[] =
     "                    the port of PROTOCOL, so that Wireshark decodes it: http,\n"
     "                    pgsql, redis, dns, tls, mysql ... or a port number. CHANNEL\n"
     "                    is its number or its name as `radar events` shows (repeat)\n"
+    "  --perfetto FILE   a Perfetto trace (ui.perfetto.dev): a track per process and\n"
+    "                    thread, a slice per call, a flow from each send to each\n"
+    "                    receive of its bytes, user events and findings as instants\n"
     "  --sqlite FILE     the recording as an SQLite database: the tables and views\n"
     "                    of `radar sql` (docs/queries.md)\n"
     "  --bytes           with --sqlite: a table `bytes` with every message's bytes\n"
@@ -39,6 +43,7 @@ int runExport(int argc, char** argv) {
   Args args;
   if (!args.parse(argc, argv, 1,
                   {{"pcapng", 0, true},
+                   {"perfetto", 0, true},
                    {"sqlite", 0, true},
                    {"bytes", 0, false},
                    {"decode-as", 0, true},
@@ -46,8 +51,8 @@ int runExport(int argc, char** argv) {
                    kNoNetOption}))
     return usageError("export", args.error());
   if (args.positional().empty()) return usageError("export", "no recording given");
-  if (!args.has("pcapng") && !args.has("sqlite"))
-    return usageError("export", "nothing to export: give --pcapng FILE or --sqlite FILE");
+  if (!args.has("pcapng") && !args.has("perfetto") && !args.has("sqlite"))
+    return usageError("export", "nothing to export: give --pcapng, --perfetto or --sqlite FILE");
   if (args.value("sqlite") == "-") return usageError("export", "--sqlite: a database needs a file, not '-'");
   exporting::PcapngOptions pcapng;
   pcapng.application = std::string("radar ") + RADAR_VERSION;
@@ -80,6 +85,19 @@ int runExport(int argc, char** argv) {
     std::fprintf(stderr, "radar export: %s: %llu packets, %llu bytes of messages, %llu channels\n", path->c_str(),
                  static_cast<unsigned long long>(counts.packets), static_cast<unsigned long long>(counts.payload_bytes),
                  static_cast<unsigned long long>(counts.streams));
+  }
+  if (auto path = args.value("perfetto")) {
+    exporting::PerfettoCounts counts;
+    if (!writeStream(
+            *path, [&](std::FILE* f, std::string* e) { return exporting::writePerfetto(t, f, &counts, e); }, &error)) {
+      std::fprintf(stderr, "radar export: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    std::fprintf(stderr,
+                 "radar export: %s: %llu process and %llu thread tracks, %llu slices, %llu instants, %llu flows\n",
+                 path->c_str(), static_cast<unsigned long long>(counts.process_tracks),
+                 static_cast<unsigned long long>(counts.thread_tracks), static_cast<unsigned long long>(counts.slices),
+                 static_cast<unsigned long long>(counts.instants), static_cast<unsigned long long>(counts.flows));
   }
   if (auto path = args.value("sqlite")) {
     exporting::DatabaseOptions options;

@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "perfetto_trace.pb.h"
 #include "recorded.h"
 
 namespace radar::testing {
@@ -339,6 +341,92 @@ TEST(ExportSqlite, Sqlite3ReadsTheDatabaseWithItsBytes) {
                              "(channel) where c.name like 'unix socket %' and e.kind = 'receive' and e.bytes > 0 "
                              "and e.process = 1\"");
   EXPECT_EQ(reply.out, std::string(kReply) + "\n");
+}
+
+// ---- radar export --perfetto -----------------------------------------------------------------
+
+TEST(ExportPerfetto, TracksSlicesAndFlowsAgreeWithTheRecording) {
+  const std::string work = testTempDir();
+  Recording rec = httpPair(work);
+  const std::string file = work + "/run.pftrace";
+  const Result exported = radar({"export", "--perfetto", file, rec.dir});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  radar::test::perfetto::Trace trace;
+  ASSERT_TRUE(trace.ParseFromString(slurp(file)));
+  ASSERT_GT(trace.packet_size(), 0);
+  EXPECT_EQ(trace.packet(0).sequence_flags(), 1u);  // incremental state cleared: events are read
+
+  using radar::test::perfetto::TrackEvent;
+  std::map<uint64_t, int32_t> process_tracks;  // uuid -> pid
+  std::map<uint64_t, uint64_t> thread_parent;
+  std::set<std::string> names;
+  std::map<int32_t, int> slices_per_pid;
+  std::map<uint64_t, std::vector<uint64_t>> open;  // per track: begin times not yet ended
+  std::multiset<uint64_t> flows_out, flows_in;
+  int begins = 0, ends = 0, instants = 0;
+  std::vector<uint64_t> begin_times;
+  for (const auto& p : trace.packet()) {
+    EXPECT_EQ(p.trusted_packet_sequence_id(), 1u);
+    if (p.has_track_descriptor()) {
+      const auto& d = p.track_descriptor();
+      if (d.has_process()) {
+        process_tracks[d.uuid()] = d.process().pid();
+        names.insert(d.process().process_name());
+      }
+      if (d.has_thread()) thread_parent[d.uuid()] = d.parent_uuid();
+      continue;
+    }
+    ASSERT_TRUE(p.has_track_event());
+    const auto& e = p.track_event();
+    if (e.type() == TrackEvent::TYPE_SLICE_BEGIN) {
+      ++begins;
+      ASSERT_TRUE(thread_parent.count(e.track_uuid())) << "a slice on a track never described";
+      ++slices_per_pid[process_tracks[thread_parent[e.track_uuid()]]];
+      open[e.track_uuid()].push_back(p.timestamp());
+      begin_times.push_back(p.timestamp());
+      for (uint64_t f : e.flow_ids()) flows_out.insert(f);
+      for (uint64_t f : e.terminating_flow_ids()) flows_in.insert(f);
+      EXPECT_FALSE(e.name().empty());
+      ASSERT_EQ(e.categories_size(), 1);
+    } else if (e.type() == TrackEvent::TYPE_SLICE_END) {
+      ++ends;
+      auto& stack = open[e.track_uuid()];
+      ASSERT_FALSE(stack.empty()) << "an end without a begin";
+      EXPECT_GE(p.timestamp(), stack.back());  // slices nest on their track
+      stack.pop_back();
+    } else if (e.type() == TrackEvent::TYPE_INSTANT) {
+      ++instants;
+    }
+  }
+  EXPECT_EQ(begins, ends);
+  for (const auto& [track, stack] : open) EXPECT_TRUE(stack.empty());
+  EXPECT_TRUE(names.count("http_pair"));
+
+  // A slice per call: as many as radar stats counts events, process by process.
+  const Result stats = radar({"stats", "--json", rec.dir});
+  std::map<int32_t, int> events_per_pid;
+  const std::regex each(R"re("pid":(\d+),"events":(\d+))re");
+  for (auto it = std::sregex_iterator(stats.out.begin(), stats.out.end(), each); it != std::sregex_iterator(); ++it)
+    events_per_pid[std::stoi((*it)[1])] += std::stoi((*it)[2]);
+  EXPECT_EQ(slices_per_pid, events_per_pid);
+  EXPECT_EQ(process_tracks.size(), events_per_pid.size());
+
+  // A flow per message: out of its send, into its receive, and as many as
+  // the database has received messages.
+  EXPECT_EQ(flows_out, flows_in);
+  const Result messages = sql(work + "/cache", shellQuote(rec.dir) +
+                                                   " --format csv 'select count(*) from messages where receive is "
+                                                   "not null'");
+  EXPECT_EQ(messages.out, "count(*)\r\n" + std::to_string(flows_out.size()) + "\r\n");
+  EXPECT_GE(flows_out.size(), 6u);
+
+  // Times are the recording's: the slices begin when the calls did.
+  const auto rows = lines(radar({"events", "--format", "jsonl", rec.dir}).out);
+  ASSERT_EQ(rows.size(), begin_times.size());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(rows[0], m, std::regex(R"re("entry_ns":(\d+))re")));
+  EXPECT_EQ(std::to_string(begin_times[0]), m[1].str());
+  EXPECT_NE(exported.err.find(std::to_string(begins) + " slices"), std::string::npos) << exported.err;
 }
 
 }  // namespace

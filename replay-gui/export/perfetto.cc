@@ -1,0 +1,296 @@
+#include "export/perfetto.h"
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <string_view>
+#include <vector>
+
+#include "export/event_table.h"
+#include "trace/narrative.h"
+
+namespace radar::exporting {
+
+using trace::kNone;
+using trace::Trace;
+
+namespace {
+
+// Field numbers of Perfetto's protos (protos/perfetto/trace/...), only
+// those written here.
+namespace field {
+constexpr int kTracePacket = 1;             // Trace.packet
+constexpr int kTimestamp = 8;               // TracePacket.timestamp
+constexpr int kSequenceId = 10;             // TracePacket.trusted_packet_sequence_id
+constexpr int kTrackEvent = 11;             // TracePacket.track_event
+constexpr int kSequenceFlags = 13;          // TracePacket.sequence_flags
+constexpr int kTrackDescriptor = 60;        // TracePacket.track_descriptor
+constexpr int kTrackUuid = 1;               // TrackDescriptor.uuid
+constexpr int kTrackName = 2;               // TrackDescriptor.name
+constexpr int kTrackProcess = 3;            // TrackDescriptor.process
+constexpr int kTrackThread = 4;             // TrackDescriptor.thread
+constexpr int kParentUuid = 5;              // TrackDescriptor.parent_uuid
+constexpr int kProcessPid = 1;              // ProcessDescriptor.pid
+constexpr int kProcessCmdline = 2;          // ProcessDescriptor.cmdline
+constexpr int kProcessName = 6;             // ProcessDescriptor.process_name
+constexpr int kThreadPid = 1;               // ThreadDescriptor.pid
+constexpr int kThreadTid = 2;               // ThreadDescriptor.tid
+constexpr int kThreadName = 5;              // ThreadDescriptor.thread_name
+constexpr int kEventAnnotations = 4;        // TrackEvent.debug_annotations
+constexpr int kEventType = 9;               // TrackEvent.type
+constexpr int kEventTrack = 11;             // TrackEvent.track_uuid
+constexpr int kEventCategories = 22;        // TrackEvent.categories
+constexpr int kEventName = 23;              // TrackEvent.name
+constexpr int kEventFlows = 47;             // TrackEvent.flow_ids (fixed64)
+constexpr int kEventTerminatingFlows = 48;  // TrackEvent.terminating_flow_ids (fixed64)
+constexpr int kAnnotationInt = 4;           // DebugAnnotation.int_value
+constexpr int kAnnotationString = 6;        // DebugAnnotation.string_value
+constexpr int kAnnotationName = 10;         // DebugAnnotation.name
+}  // namespace field
+constexpr int kSliceBegin = 1, kSliceEnd = 2, kInstant = 3;  // TrackEvent.Type
+constexpr int kIncrementalStateCleared = 1;                  // TracePacket.SequenceFlags
+
+// The protobuf wire format, written into a growing string.
+class Message {
+ public:
+  std::string bytes;
+  void varint(uint64_t v) {
+    while (v >= 0x80) {
+      bytes.push_back(static_cast<char>(v | 0x80));
+      v >>= 7;
+    }
+    bytes.push_back(static_cast<char>(v));
+  }
+  void tag(int field, int wire_type) { varint(static_cast<uint64_t>(field) << 3 | static_cast<uint64_t>(wire_type)); }
+  void integer(int field, int64_t v) {
+    tag(field, 0);
+    varint(static_cast<uint64_t>(v));
+  }
+  void fixed64(int field, uint64_t v) {
+    tag(field, 1);
+    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>(v >> (8 * i)));
+  }
+  void text(int field, std::string_view s) {
+    tag(field, 2);
+    varint(s.size());
+    bytes.append(s);
+  }
+  void message(int field, const Message& m) { text(field, m.bytes); }
+  void clear() { bytes.clear(); }
+};
+
+// Text from a recorded program, as valid UTF-8 (protobuf strings must be):
+// bytes that are not are written as \xNN.
+std::string utf8(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool ok = n && i + n <= s.size();
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (ok && c >= 0x20 && c != 0x7f) {
+      out.append(s, i, n);
+      i += n;
+    } else if (c == '\n' || c == '\t') {
+      out.push_back(static_cast<char>(c));
+      ++i;
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+      ++i;
+    }
+  }
+  return out;
+}
+
+class Writer {
+ public:
+  Writer(const Trace& t, std::FILE* out, PerfettoCounts* counts) : t_(t), out_(out), counts_(counts) {}
+
+  bool run(std::string* error) {
+    tracks();
+    trace::Narrator narrator(t_);
+    for (uint32_t i = 0; i < t_.events.size(); ++i) event(i, narrator);
+    findings();
+    if (std::fflush(out_) != 0 || std::ferror(out_)) {
+      *error = std::string("cannot write: ") + std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  // Uuids: 1 the findings' track, then a process track per pid and a
+  // thread track per thread of each image.
+  static constexpr uint64_t kFindingsTrack = 1;
+
+  void packet(const Message& body, int field, int64_t timestamp) {
+    Message& p = packet_;
+    p.clear();
+    if (timestamp >= 0) p.integer(field::kTimestamp, timestamp);
+    p.integer(field::kSequenceId, 1);
+    if (first_) p.integer(field::kSequenceFlags, kIncrementalStateCleared);
+    first_ = false;
+    p.message(field, body);
+    Message& framed = framed_;
+    framed.clear();
+    framed.message(field::kTracePacket, p);
+    std::fwrite(framed.bytes.data(), 1, framed.bytes.size(), out_);
+  }
+
+  void tracks() {
+    Message d, inner;
+    d.integer(field::kTrackUuid, kFindingsTrack);
+    d.text(field::kTrackName, "radar findings");
+    packet(d, field::kTrackDescriptor, -1);
+    // A process track per pid and host: an exec keeps the process.
+    std::map<std::pair<std::string, int32_t>, uint64_t> by_pid;
+    std::map<int32_t, std::string> pid_host;  // a pid another host has is given another number
+    thread_track_.resize(t_.processes.size());
+    for (const auto& p : t_.processes) {
+      int32_t pid = p.pid;
+      auto [at, fresh] = pid_host.emplace(pid, p.host);
+      if (!fresh && at->second != p.host) pid += (1 << 22) * static_cast<int32_t>(hostIndex(p.host));
+      uint64_t& uuid = by_pid[{p.host, p.pid}];
+      if (!uuid) {
+        uuid = next_uuid_++;
+        // The name of the pid's last image: what the process became.
+        uint32_t last = p.index;
+        while (t_.processes[last].next_image != kNone) last = t_.processes[last].next_image;
+        d.clear();
+        inner.clear();
+        d.integer(field::kTrackUuid, static_cast<int64_t>(uuid));
+        inner.integer(field::kProcessPid, pid);
+        for (const auto& a : t_.processes[last].argv) inner.text(field::kProcessCmdline, utf8(a));
+        inner.text(field::kProcessName, utf8(t_.processes[last].name));
+        d.message(field::kTrackProcess, inner);
+        packet(d, field::kTrackDescriptor, -1);
+        ++counts_->process_tracks;
+      }
+      // Threads: by tid within the pid (an exec keeps the main thread).
+      for (size_t k = 0; k < p.threads.size() && k < 256; ++k) {
+        uint64_t& thread_uuid = thread_by_tid_[{uuid, p.threads[k]}];
+        if (!thread_uuid) {
+          thread_uuid = next_uuid_++;
+          d.clear();
+          inner.clear();
+          d.integer(field::kTrackUuid, static_cast<int64_t>(thread_uuid));
+          d.integer(field::kParentUuid, static_cast<int64_t>(uuid));
+          inner.integer(field::kThreadPid, pid);
+          inner.integer(field::kThreadTid, static_cast<int32_t>(p.threads[k]) + (pid - p.pid));
+          inner.text(field::kThreadName, utf8(k == 0 ? p.name : p.name + " thread " + std::to_string(k + 1)));
+          d.message(field::kTrackThread, inner);
+          packet(d, field::kTrackDescriptor, -1);
+          ++counts_->thread_tracks;
+        }
+        thread_track_[p.index].push_back(thread_uuid);
+      }
+    }
+  }
+
+  uint32_t hostIndex(const std::string& host) {
+    return hosts_.emplace(host, static_cast<uint32_t>(hosts_.size() + 1)).first->second;
+  }
+
+  void annotation(Message& e, std::string_view name, int64_t value) {
+    Message& a = annotation_;
+    a.clear();
+    a.text(field::kAnnotationName, name);
+    a.integer(field::kAnnotationInt, value);
+    e.message(field::kEventAnnotations, a);
+  }
+  void annotation(Message& e, std::string_view name, std::string_view value) {
+    Message& a = annotation_;
+    a.clear();
+    a.text(field::kAnnotationName, name);
+    a.text(field::kAnnotationString, value);
+    e.message(field::kEventAnnotations, a);
+  }
+
+  void event(uint32_t i, const trace::Narrator& narrator) {
+    const trace::Event& ev = t_.events[i];
+    const auto& threads = thread_track_[ev.process];
+    if (threads.empty()) return;
+    const uint64_t track = threads[std::min<size_t>(ev.thread, threads.size() - 1)];
+    const log::Kind k = ev.eventKind();
+    const int64_t at = t_.wallTime(i);
+    Message& e = event_;
+    e.clear();
+    const bool instant = k == log::Kind::User;
+    e.integer(field::kEventType, instant ? kInstant : kSliceBegin);
+    e.integer(field::kEventTrack, static_cast<int64_t>(track));
+    e.text(field::kEventCategories, categoryName(log::categoryOf(k)));
+    e.text(field::kEventName, trace::isConnectOutcome(ev) ? "getsockopt" : log::kindName(k));
+    annotation(e, "event", i + 1);
+    annotation(e, "radar_number", ev.number);
+    const uint32_t channel = t_.channelOf(i);
+    if (channel != kNone) annotation(e, "channel", utf8(t_.channels[channel].name));
+    if (log::isData(k)) annotation(e, "bytes", ev.value);
+    if (ev.result != trace::kResultNeverReturned) annotation(e, "result", ev.result);
+    annotation(e, "narration", utf8(narrator.describe(i)));
+    if (instant) {
+      std::string_view data;
+      std::string error;
+      if (t_.payloadView(i, &data, &error)) annotation(e, "data", utf8(data.substr(0, 4096)));
+    }
+    // Flows: out of a send along each of its messages, into a receive.
+    if (log::categoryOf(k) == log::Category::Send) {
+      for (uint32_t m : t_.messagesFrom(i)) {
+        if (t_.events[t_.edges[m].to].flags & trace::kEventPeek) continue;
+        e.fixed64(field::kEventFlows, m + 1);
+        ++counts_->flows;
+      }
+    } else if (log::categoryOf(k) == log::Category::Receive && !(ev.flags & trace::kEventPeek)) {
+      const auto [begin, end] = t_.incoming(i);
+      for (const trace::Edge* b = begin; b != end; ++b)
+        if (b->why == trace::Edge::Why::Message)
+          e.fixed64(field::kEventTerminatingFlows, static_cast<uint64_t>(b - t_.edges.data()) + 1);
+    }
+    packet(e, field::kTrackEvent, at);
+    if (instant) {
+      ++counts_->instants;
+      return;
+    }
+    ++counts_->slices;
+    e.clear();
+    e.integer(field::kEventType, kSliceEnd);
+    e.integer(field::kEventTrack, static_cast<int64_t>(track));
+    packet(e, field::kTrackEvent, at + ev.durationNs());
+  }
+
+  void findings() {
+    Message& e = event_;
+    for (const trace::Finding& f : t_.findings) {
+      const int64_t at = f.events.empty() ? (t_.events.empty() ? 0 : t_.wallTime(0)) : t_.wallTime(f.events.front());
+      e.clear();
+      e.integer(field::kEventType, kInstant);
+      e.integer(field::kEventTrack, kFindingsTrack);
+      e.text(field::kEventCategories, "finding");
+      e.text(field::kEventName, trace::findingKindName(f.kind));
+      annotation(e, "text", utf8(f.text));
+      if (!f.events.empty()) annotation(e, "event", f.events.front() + 1);
+      packet(e, field::kTrackEvent, at);
+      ++counts_->instants;
+    }
+  }
+
+  const Trace& t_;
+  std::FILE* out_;
+  PerfettoCounts* counts_;
+  bool first_ = true;
+  uint64_t next_uuid_ = kFindingsTrack + 1;
+  std::map<std::pair<uint64_t, uint32_t>, uint64_t> thread_by_tid_;
+  std::map<std::string, uint32_t> hosts_;
+  std::vector<std::vector<uint64_t>> thread_track_;  // per image: its threads' tracks
+  Message packet_, framed_, event_, annotation_;
+};
+
+}  // namespace
+
+bool writePerfetto(const Trace& t, std::FILE* out, PerfettoCounts* counts, std::string* error) {
+  PerfettoCounts ignored;
+  return Writer(t, out, counts ? counts : &ignored).run(error);
+}
+
+}  // namespace radar::exporting
