@@ -2,6 +2,7 @@
 // use (Wireshark, Perfetto, SQLite).
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "cli.h"
@@ -74,6 +75,14 @@ int runExport(int argc, char** argv) {
     if (!found) return usageError("export", "--decode-as: no channel '" + channel + "' in this recording");
   }
   std::string error;
+  // How long each file took, beyond loading and merging (docs/performance.md).
+  auto seconds = [start = std::chrono::steady_clock::now()]() mutable {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - start).count();
+    start = now;
+    return s;
+  };
+  seconds();
   if (auto path = args.value("pcapng")) {
     exporting::PcapngCounts counts;
     if (!writeStream(
@@ -82,9 +91,10 @@ int runExport(int argc, char** argv) {
       std::fprintf(stderr, "radar export: %s\n", error.c_str());
       return kExitUsage;
     }
-    std::fprintf(stderr, "radar export: %s: %llu packets, %llu bytes of messages, %llu channels\n", path->c_str(),
-                 static_cast<unsigned long long>(counts.packets), static_cast<unsigned long long>(counts.payload_bytes),
-                 static_cast<unsigned long long>(counts.streams));
+    std::fprintf(stderr, "radar export: %s: %llu packets, %llu bytes of messages, %llu channels in %.3f s\n",
+                 path->c_str(), static_cast<unsigned long long>(counts.packets),
+                 static_cast<unsigned long long>(counts.payload_bytes), static_cast<unsigned long long>(counts.streams),
+                 seconds());
   }
   if (auto path = args.value("perfetto")) {
     exporting::PerfettoCounts counts;
@@ -93,11 +103,12 @@ int runExport(int argc, char** argv) {
       std::fprintf(stderr, "radar export: %s\n", error.c_str());
       return kExitUsage;
     }
-    std::fprintf(stderr,
-                 "radar export: %s: %llu process and %llu thread tracks, %llu slices, %llu instants, %llu flows\n",
-                 path->c_str(), static_cast<unsigned long long>(counts.process_tracks),
-                 static_cast<unsigned long long>(counts.thread_tracks), static_cast<unsigned long long>(counts.slices),
-                 static_cast<unsigned long long>(counts.instants), static_cast<unsigned long long>(counts.flows));
+    std::fprintf(
+        stderr,
+        "radar export: %s: %llu process and %llu thread tracks, %llu slices, %llu instants, %llu flows in %.3f s\n",
+        path->c_str(), static_cast<unsigned long long>(counts.process_tracks),
+        static_cast<unsigned long long>(counts.thread_tracks), static_cast<unsigned long long>(counts.slices),
+        static_cast<unsigned long long>(counts.instants), static_cast<unsigned long long>(counts.flows), seconds());
   }
   if (auto path = args.value("sqlite")) {
     exporting::DatabaseOptions options;
@@ -114,8 +125,9 @@ int runExport(int argc, char** argv) {
       std::fprintf(stderr, "radar export: %s\n", error.c_str());
       return kExitUsage;
     }
-    std::fprintf(stderr, "radar export: %s: %llu events, %llu messages\n", path->c_str(),
-                 static_cast<unsigned long long>(counts.events), static_cast<unsigned long long>(counts.messages));
+    std::fprintf(stderr, "radar export: %s: %llu events, %llu messages in %.3f s\n", path->c_str(),
+                 static_cast<unsigned long long>(counts.events), static_cast<unsigned long long>(counts.messages),
+                 seconds());
   }
   return kExitOk;
 }

@@ -31,7 +31,6 @@ create table findings (finding integer primary key, kind text, text text, event 
 
 // The temporal questions, as views (docs/queries.md has examples).
 const char kViews[] = R"sql(
-create index messages_by_receive on messages (receive);
 create view queue_changes as
   select channel, send as event, bytes as delta from messages
   union all
@@ -53,13 +52,88 @@ struct Statement {
   ~Statement() { sqlite3_finalize(s); }
 };
 
+// Rows of one table, inserted many by one statement: running a statement
+// costs more than binding its values (SQLite's per-row floor is what
+// remains). Values of text columns must outlive flush().
+class Inserter {
+ public:
+  struct Value {
+    enum Type : uint8_t { Null, Integer, Text } type = Null;
+    int64_t integer = 0;
+    std::string_view text;
+  };
+  static constexpr int kRows = 64;
+
+  Inserter(sqlite3* db, const char* table, int columns) : db_(db), table_(table), columns_(columns) {
+    values_.resize(static_cast<size_t>(kRows) * static_cast<size_t>(columns));
+  }
+  ~Inserter() {
+    sqlite3_finalize(many_);
+    sqlite3_finalize(one_);
+  }
+  // The next row's values, column by column.
+  Value* row(std::string* error, bool* ok) {
+    if (rows_ == kRows) *ok = flush(error);
+    return &values_[static_cast<size_t>(rows_++) * static_cast<size_t>(columns_)];
+  }
+  bool flush(std::string* error) {
+    if (rows_ == 0) return true;
+    sqlite3_stmt*& s = rows_ == kRows ? many_ : one_;
+    if (!s && sqlite3_prepare_v2(db_, sql(rows_ == kRows ? kRows : 1).c_str(), -1, &s, nullptr) != SQLITE_OK)
+      return fail(error);
+    const int per_statement = rows_ == kRows ? kRows : 1;
+    for (int first = 0; first < rows_; first += per_statement) {
+      for (int k = 0; k < per_statement * columns_; ++k) {
+        const Value& v = values_[static_cast<size_t>(first * columns_ + k)];
+        if (v.type == Value::Integer)
+          sqlite3_bind_int64(s, k + 1, v.integer);
+        else if (v.type == Value::Text)
+          sqlite3_bind_text(s, k + 1, v.text.data(), static_cast<int>(v.text.size()), SQLITE_STATIC);
+        else
+          sqlite3_bind_null(s, k + 1);
+      }
+      const bool done = sqlite3_step(s) == SQLITE_DONE;
+      sqlite3_reset(s);
+      if (!done) return fail(error);
+    }
+    rows_ = 0;
+    return true;
+  }
+
+ private:
+  std::string sql(int rows) const {
+    std::string one = "(";
+    for (int c = 0; c < columns_; ++c) one += c ? ", ?" : "?";
+    one += ")";
+    std::string all = std::string("insert into ") + table_ + " values ";
+    for (int r = 0; r < rows; ++r) all += (r ? ", " : "") + one;
+    return all;
+  }
+  bool fail(std::string* error) {
+    *error = std::string("SQLite: ") + sqlite3_errmsg(db_);
+    return false;
+  }
+
+  sqlite3* db_;
+  const char* table_;
+  int columns_;
+  int rows_ = 0;
+  std::vector<Value> values_;
+  sqlite3_stmt* many_ = nullptr;
+  sqlite3_stmt* one_ = nullptr;
+};
+
 class Builder {
  public:
   Builder(const Trace& t, const DatabaseOptions& options) : t_(t), options_(options) {}
   ~Builder() { sqlite3_close(db_); }
 
   bool run(const std::string& path, DatabaseCounts* counts, std::string* error) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXCLUSIVE,
+    // One thread writes: no locks around each call, no global count of
+    // memory (a lock around every allocation).
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    if (sqlite3_open_v2(path.c_str(), &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXCLUSIVE | SQLITE_OPEN_NOMUTEX,
                         nullptr) != SQLITE_OK)
       return fail(error, "cannot create " + path);
     // A file made whole or thrown away: no journal, no waiting for the disk.
@@ -180,35 +254,43 @@ class Builder {
   }
 
   bool events(DatabaseCounts* counts, std::string* error) {
-    Statement s;
-    std::string sql = "insert into events values (";
-    for (int c = 0; c < kEventColumnCount; ++c) sql += c ? ", ?" : "?";
-    if (!prepare((sql + ")").c_str(), &s, error)) return false;
+    Inserter insert(db_, "events", kEventColumnCount);
     EventRows rows(t_);
     EventRow row;
-    for (uint32_t i = 0; i < t_.events.size(); ++i) {
+    bool ok = true;
+    for (uint32_t i = 0; i < t_.events.size() && ok; ++i) {
       rows.fill(i, &row);
+      Inserter::Value* v = insert.row(error, &ok);
       for (int c = 0; c < kEventColumnCount; ++c) {
         if (row.null[c])
-          sqlite3_bind_null(s.s, c + 1);
+          v[c].type = Inserter::Value::Null;
         else if (c == kColKind || c == kColCall)
-          text(s, c + 1, row.text[c]);
+          v[c] = {Inserter::Value::Text, 0, row.text[c]};  // static strings
         else
-          integer(s, c + 1, row.integer[c]);
+          v[c] = {Inserter::Value::Integer, row.integer[c], {}};
       }
-      if (!step(s, error)) return false;
     }
     counts->events = t_.events.size();
-    return true;
+    return ok && insert.flush(error);
   }
 
   // A row per send and receive that took some of its bytes (peeks aside);
   // a send's bytes nobody received (or that went outside the recording):
   // a row without a receive.
   bool messages(DatabaseCounts* counts, std::string* error) {
-    Statement s;
-    if (!prepare("insert into messages values (?, ?, ?, ?, ?)", &s, error)) return false;
-    for (uint32_t i = 0; i < t_.events.size(); ++i) {
+    Inserter insert(db_, "messages", 5);
+    using V = Inserter::Value;
+    bool ok = true;
+    auto add = [&](uint32_t send, uint32_t receive, uint32_t channel, int64_t bytes, int64_t latency) {
+      V* v = insert.row(error, &ok);
+      v[0] = {V::Integer, send + 1, {}};
+      v[1] = receive == kNone ? V{} : V{V::Integer, receive + 1, {}};
+      v[2] = channel == kNone ? V{} : V{V::Integer, channel + 1, {}};
+      v[3] = {V::Integer, bytes, {}};
+      v[4] = receive == kNone ? V{} : V{V::Integer, latency, {}};
+      ++counts->messages;
+    };
+    for (uint32_t i = 0; i < t_.events.size() && ok; ++i) {
       const trace::Event& e = t_.events[i];
       if (log::categoryOf(e.eventKind()) != log::Category::Send || (e.flags & trace::kEventFailed) || !e.value)
         continue;
@@ -219,25 +301,11 @@ class Builder {
         const trace::Edge& edge = t_.edges[k];
         if (t_.events[edge.to].flags & trace::kEventPeek) continue;
         received += edge.bytes;
-        integer(s, 1, i + 1);
-        integer(s, 2, edge.to + 1);
-        maybe(s, 3, channel);
-        integer(s, 4, edge.bytes);
-        integer(s, 5, t_.wallTime(edge.to) + t_.events[edge.to].durationNs() - sent);
-        if (!step(s, error)) return false;
-        ++counts->messages;
+        add(i, edge.to, channel, edge.bytes, t_.wallTime(edge.to) + t_.events[edge.to].durationNs() - sent);
       }
-      if (received < e.value) {
-        integer(s, 1, i + 1);
-        sqlite3_bind_null(s.s, 2);
-        maybe(s, 3, channel);
-        integer(s, 4, e.value - received);
-        sqlite3_bind_null(s.s, 5);
-        if (!step(s, error)) return false;
-        ++counts->messages;
-      }
+      if (received < e.value) add(i, kNone, channel, static_cast<int64_t>(e.value - received), 0);
     }
-    return true;
+    return ok && insert.flush(error);
   }
 
   bool findings(std::string* error) {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "export/event_table.h"
-#include "trace/narrative.h"
 
 namespace radar::exporting {
 
@@ -23,7 +22,13 @@ constexpr int kTracePacket = 1;             // Trace.packet
 constexpr int kTimestamp = 8;               // TracePacket.timestamp
 constexpr int kSequenceId = 10;             // TracePacket.trusted_packet_sequence_id
 constexpr int kTrackEvent = 11;             // TracePacket.track_event
+constexpr int kInternedData = 12;           // TracePacket.interned_data
 constexpr int kSequenceFlags = 13;          // TracePacket.sequence_flags
+constexpr int kInternedCategories = 1;      // InternedData.event_categories
+constexpr int kInternedNames = 2;           // InternedData.event_names
+constexpr int kInternedAnnotations = 3;     // InternedData.debug_annotation_names
+constexpr int kInternedIid = 1;             // EventCategory.iid, EventName.iid, DebugAnnotationName.iid
+constexpr int kInternedName = 2;            // EventCategory.name, EventName.name, DebugAnnotationName.name
 constexpr int kTrackDescriptor = 60;        // TracePacket.track_descriptor
 constexpr int kTrackUuid = 1;               // TrackDescriptor.uuid
 constexpr int kTrackName = 2;               // TrackDescriptor.name
@@ -36,19 +41,37 @@ constexpr int kProcessName = 6;             // ProcessDescriptor.process_name
 constexpr int kThreadPid = 1;               // ThreadDescriptor.pid
 constexpr int kThreadTid = 2;               // ThreadDescriptor.tid
 constexpr int kThreadName = 5;              // ThreadDescriptor.thread_name
+constexpr int kEventCategoryIids = 3;       // TrackEvent.category_iids
 constexpr int kEventAnnotations = 4;        // TrackEvent.debug_annotations
+constexpr int kEventNameIid = 10;           // TrackEvent.name_iid
 constexpr int kEventType = 9;               // TrackEvent.type
 constexpr int kEventTrack = 11;             // TrackEvent.track_uuid
 constexpr int kEventCategories = 22;        // TrackEvent.categories
 constexpr int kEventName = 23;              // TrackEvent.name
 constexpr int kEventFlows = 47;             // TrackEvent.flow_ids (fixed64)
 constexpr int kEventTerminatingFlows = 48;  // TrackEvent.terminating_flow_ids (fixed64)
+constexpr int kAnnotationNameIid = 1;       // DebugAnnotation.name_iid
 constexpr int kAnnotationInt = 4;           // DebugAnnotation.int_value
 constexpr int kAnnotationString = 6;        // DebugAnnotation.string_value
 constexpr int kAnnotationName = 10;         // DebugAnnotation.name
 }  // namespace field
-constexpr int kSliceBegin = 1, kSliceEnd = 2, kInstant = 3;  // TrackEvent.Type
-constexpr int kIncrementalStateCleared = 1;                  // TracePacket.SequenceFlags
+constexpr int kSliceBegin = 1, kSliceEnd = 2, kInstant = 3;              // TrackEvent.Type
+constexpr int kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;  // TracePacket.SequenceFlags
+
+// Interned strings: the calls' names by their kind's number (and one more
+// for a connect's outcome), categories by category, annotation names.
+constexpr uint64_t kConnectOutcomeName = 1000;
+enum Annotation : uint64_t {
+  kAnnotEvent = 1,
+  kAnnotNumber,
+  kAnnotChannel,
+  kAnnotBytes,
+  kAnnotResult,
+  kAnnotData,
+  kAnnotText
+};
+const char* const kAnnotationNames[] = {"", "event", "radar_number", "channel", "bytes", "result", "data", "text"};
+uint64_t categoryIid(log::Category c) { return static_cast<uint64_t>(c) + 1; }
 
 // The protobuf wire format, written into a growing string.
 class Message {
@@ -110,8 +133,7 @@ class Writer {
 
   bool run(std::string* error) {
     tracks();
-    trace::Narrator narrator(t_);
-    for (uint32_t i = 0; i < t_.events.size(); ++i) event(i, narrator);
+    for (uint32_t i = 0; i < t_.events.size(); ++i) event(i);
     findings();
     if (std::fflush(out_) != 0 || std::ferror(out_)) {
       *error = std::string("cannot write: ") + std::strerror(errno);
@@ -125,18 +147,44 @@ class Writer {
   // thread track per thread of each image.
   static constexpr uint64_t kFindingsTrack = 1;
 
+  // The first packet clears the sequence's state and holds every interned
+  // string; events refer to them.
   void packet(const Message& body, int field, int64_t timestamp) {
     Message& p = packet_;
     p.clear();
     if (timestamp >= 0) p.integer(field::kTimestamp, timestamp);
     p.integer(field::kSequenceId, 1);
-    if (first_) p.integer(field::kSequenceFlags, kIncrementalStateCleared);
+    if (first_) {
+      p.integer(field::kSequenceFlags, kIncrementalStateCleared);
+      p.message(field::kInternedData, internedStrings());
+    } else if (field == field::kTrackEvent) {
+      p.integer(field::kSequenceFlags, kNeedsIncrementalState);
+    }
     first_ = false;
     p.message(field, body);
     Message& framed = framed_;
     framed.clear();
     framed.message(field::kTracePacket, p);
     std::fwrite(framed.bytes.data(), 1, framed.bytes.size(), out_);
+  }
+
+  static Message internedStrings() {
+    Message interned, entry;
+    auto add = [&](int list, uint64_t iid, std::string_view name) {
+      entry.clear();
+      entry.integer(field::kInternedIid, static_cast<int64_t>(iid));
+      entry.text(field::kInternedName, name);
+      interned.message(list, entry);
+    };
+    for (int c = 0; c <= static_cast<int>(log::Category::Unknown); ++c)
+      add(field::kInternedCategories, categoryIid(static_cast<log::Category>(c)),
+          categoryName(static_cast<log::Category>(c)));
+    for (unsigned k = 1; k < 256; ++k)
+      if (log::categoryOf(static_cast<log::Kind>(k)) != log::Category::Unknown)
+        add(field::kInternedNames, k, log::kindName(static_cast<log::Kind>(k)));
+    add(field::kInternedNames, kConnectOutcomeName, "getsockopt");
+    for (uint64_t a = kAnnotEvent; a <= kAnnotText; ++a) add(field::kInternedAnnotations, a, kAnnotationNames[a]);
+    return interned;
   }
 
   void tracks() {
@@ -189,26 +237,34 @@ class Writer {
     }
   }
 
+  // Channel names as valid UTF-8, made once.
+  const std::string& channelName(uint32_t channel) {
+    if (channel_names_.empty()) channel_names_.resize(t_.channels.size());
+    std::string& name = channel_names_[channel];
+    if (name.empty()) name = utf8(t_.channels[channel].name);
+    return name;
+  }
+
   uint32_t hostIndex(const std::string& host) {
     return hosts_.emplace(host, static_cast<uint32_t>(hosts_.size() + 1)).first->second;
   }
 
-  void annotation(Message& e, std::string_view name, int64_t value) {
+  void annotation(Message& e, Annotation name, int64_t value) {
     Message& a = annotation_;
     a.clear();
-    a.text(field::kAnnotationName, name);
+    a.integer(field::kAnnotationNameIid, static_cast<int64_t>(name));
     a.integer(field::kAnnotationInt, value);
     e.message(field::kEventAnnotations, a);
   }
-  void annotation(Message& e, std::string_view name, std::string_view value) {
+  void annotation(Message& e, Annotation name, std::string_view value) {
     Message& a = annotation_;
     a.clear();
-    a.text(field::kAnnotationName, name);
+    a.integer(field::kAnnotationNameIid, static_cast<int64_t>(name));
     a.text(field::kAnnotationString, value);
     e.message(field::kEventAnnotations, a);
   }
 
-  void event(uint32_t i, const trace::Narrator& narrator) {
+  void event(uint32_t i) {
     const trace::Event& ev = t_.events[i];
     const auto& threads = thread_track_[ev.process];
     if (threads.empty()) return;
@@ -220,19 +276,18 @@ class Writer {
     const bool instant = k == log::Kind::User;
     e.integer(field::kEventType, instant ? kInstant : kSliceBegin);
     e.integer(field::kEventTrack, static_cast<int64_t>(track));
-    e.text(field::kEventCategories, categoryName(log::categoryOf(k)));
-    e.text(field::kEventName, trace::isConnectOutcome(ev) ? "getsockopt" : log::kindName(k));
-    annotation(e, "event", i + 1);
-    annotation(e, "radar_number", ev.number);
+    e.integer(field::kEventCategoryIids, static_cast<int64_t>(categoryIid(log::categoryOf(k))));
+    e.integer(field::kEventNameIid, trace::isConnectOutcome(ev) ? kConnectOutcomeName : ev.kind);
+    annotation(e, kAnnotEvent, i + 1);
+    annotation(e, kAnnotNumber, ev.number);
     const uint32_t channel = t_.channelOf(i);
-    if (channel != kNone) annotation(e, "channel", utf8(t_.channels[channel].name));
-    if (log::isData(k)) annotation(e, "bytes", ev.value);
-    if (ev.result != trace::kResultNeverReturned) annotation(e, "result", ev.result);
-    annotation(e, "narration", utf8(narrator.describe(i)));
+    if (channel != kNone) annotation(e, kAnnotChannel, channelName(channel));
+    if (log::isData(k)) annotation(e, kAnnotBytes, ev.value);
+    if (ev.result != trace::kResultNeverReturned) annotation(e, kAnnotResult, ev.result);
     if (instant) {
       std::string_view data;
       std::string error;
-      if (t_.payloadView(i, &data, &error)) annotation(e, "data", utf8(data.substr(0, 4096)));
+      if (t_.payloadView(i, &data, &error)) annotation(e, kAnnotData, utf8(data.substr(0, 4096)));
     }
     // Flows: out of a send along each of its messages, into a receive.
     if (log::categoryOf(k) == log::Category::Send) {
@@ -268,8 +323,8 @@ class Writer {
       e.integer(field::kEventTrack, kFindingsTrack);
       e.text(field::kEventCategories, "finding");
       e.text(field::kEventName, trace::findingKindName(f.kind));
-      annotation(e, "text", utf8(f.text));
-      if (!f.events.empty()) annotation(e, "event", f.events.front() + 1);
+      annotation(e, kAnnotText, utf8(f.text));
+      if (!f.events.empty()) annotation(e, kAnnotEvent, f.events.front() + 1);
       packet(e, field::kTrackEvent, at);
       ++counts_->instants;
     }
@@ -283,6 +338,7 @@ class Writer {
   std::map<std::pair<uint64_t, uint32_t>, uint64_t> thread_by_tid_;
   std::map<std::string, uint32_t> hosts_;
   std::vector<std::vector<uint64_t>> thread_track_;  // per image: its threads' tracks
+  std::vector<std::string> channel_names_;
   Message packet_, framed_, event_, annotation_;
 };
 

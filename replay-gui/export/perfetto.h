@@ -5,13 +5,14 @@
 //     exec share it) and a thread track per thread, named;
 //   - a slice per call, from its entry to its return, named by the call,
 //     its category the event's kind (send, receive, process ...), with the
-//     event's number, channel, bytes and result as arguments;
+//     event's number (radar replay --at-event, radar events), its RADAR
+//     number, channel, bytes and result as arguments;
 //   - a flow from each send to every receive that got its bytes;
 //   - instants for user events (with their data) and for findings, on a
 //     track of their own.
 // The protobuf format rather than Chrome's JSON: exact nanoseconds, a send
-// with several receivers has several flows, and a big recording stays a
-// fraction of the size (tens of bytes per call, not hundreds).
+// with several receivers has several flows, and with names interned a call
+// takes tens of bytes, not hundreds: a big recording stays openable.
 #pragma once
 
 #include <cstdint>

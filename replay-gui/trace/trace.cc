@@ -1,6 +1,7 @@
 #include "trace/trace.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -104,12 +105,27 @@ log::LogReader* Trace::openReader(std::vector<std::unique_ptr<log::LogReader>>& 
   if (set.size() < processes.size()) set.resize(processes.size());
   auto& reader = set[process];
   if (reader) return reader.get();
-  // Keep a bounded number of logs open: recordings can have thousands.
-  static constexpr size_t kMaxOpen = 64;
+  // Keep a bounded number of logs open: recordings can have thousands, and
+  // each open log holds a frame (a quarter of a megabyte). A pass over the
+  // whole story reads every process in turn: below the bound nothing is
+  // closed; beyond it, one log at a time, picked at random (closing them
+  // all, or the least recently used, would reopen every log at every turn).
+  static const size_t kMaxOpen = [] {
+    rlimit r{};
+    const size_t fds = ::getrlimit(RLIMIT_NOFILE, &r) == 0 ? static_cast<size_t>(r.rlim_cur) : 1024;
+    return std::clamp<size_t>(fds / 4, 64, 1024);
+  }();
   size_t open = 0;
   for (const auto& r : set) open += r != nullptr;
-  if (open >= kMaxOpen)
-    for (auto& r : set) r.reset();
+  if (open >= kMaxOpen) {
+    evict_seed_ = evict_seed_ * 6364136223846793005ull + 1442695040888963407ull;
+    size_t victim = static_cast<size_t>(evict_seed_ >> 33) % open;
+    for (auto& r : set)
+      if (r && !victim--) {
+        r.reset();
+        break;
+      }
+  }
   log::LogError err;
   reader = log::LogReader::open(processes[process].log_path, &err);
   if (!reader && error) *error = err.toString();

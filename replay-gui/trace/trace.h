@@ -362,6 +362,7 @@ class Trace {
 
  private:
   mutable std::vector<std::unique_ptr<log::LogReader>> readers_;  // one per process, opened on demand
+  mutable uint64_t evict_seed_ = 1;                               // which open log to close (openReader)
   // The last send payloadView() read: a big message read in many pieces is
   // read from its log once, not once per piece (nor once more for itself).
   // Its bytes stay in the record buffer of a reader of its own, not copied.

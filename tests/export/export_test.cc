@@ -355,6 +355,12 @@ TEST(ExportPerfetto, TracksSlicesAndFlowsAgreeWithTheRecording) {
   ASSERT_TRUE(trace.ParseFromString(slurp(file)));
   ASSERT_GT(trace.packet_size(), 0);
   EXPECT_EQ(trace.packet(0).sequence_flags(), 1u);  // incremental state cleared: events are read
+  // Names, categories and argument names are interned by the first packet.
+  std::map<uint64_t, std::string> event_names, categories, argument_names;
+  for (const auto& n : trace.packet(0).interned_data().event_names()) event_names[n.iid()] = n.name();
+  for (const auto& n : trace.packet(0).interned_data().event_categories()) categories[n.iid()] = n.name();
+  for (const auto& n : trace.packet(0).interned_data().debug_annotation_names()) argument_names[n.iid()] = n.name();
+  std::map<std::string, int> calls;  // slices by name
 
   using radar::test::perfetto::TrackEvent;
   std::map<uint64_t, int32_t> process_tracks;  // uuid -> pid
@@ -386,8 +392,14 @@ TEST(ExportPerfetto, TracksSlicesAndFlowsAgreeWithTheRecording) {
       begin_times.push_back(p.timestamp());
       for (uint64_t f : e.flow_ids()) flows_out.insert(f);
       for (uint64_t f : e.terminating_flow_ids()) flows_in.insert(f);
-      EXPECT_FALSE(e.name().empty());
-      ASSERT_EQ(e.categories_size(), 1);
+      EXPECT_EQ(p.sequence_flags(), 2u);  // needs the interned strings
+      ASSERT_TRUE(event_names.count(e.name_iid()));
+      ++calls[event_names[e.name_iid()]];
+      ASSERT_EQ(e.category_iids_size(), 1);
+      EXPECT_TRUE(categories.count(e.category_iids(0)));
+      std::set<std::string> arguments;
+      for (const auto& a : e.debug_annotations()) arguments.insert(argument_names[a.name_iid()]);
+      EXPECT_TRUE(arguments.count("event") && arguments.count("radar_number"));
     } else if (e.type() == TrackEvent::TYPE_SLICE_END) {
       ++ends;
       auto& stack = open[e.track_uuid()];
@@ -400,6 +412,8 @@ TEST(ExportPerfetto, TracksSlicesAndFlowsAgreeWithTheRecording) {
   }
   EXPECT_EQ(begins, ends);
   for (const auto& [track, stack] : open) EXPECT_TRUE(stack.empty());
+  EXPECT_EQ(calls["accept"], 1);
+  EXPECT_EQ(calls["fork"], 1);
   EXPECT_TRUE(names.count("http_pair"));
 
   // A slice per call: as many as radar stats counts events, process by process.

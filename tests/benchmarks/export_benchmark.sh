@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The exports at scale, side by side with `radar stats` on the same
+# recording (what loading and merging it costs).
+#   bash tests/benchmarks/export_benchmark.sh [PROCESSES EVENTS]
+#   (default: 100 10000000)
+# Each command runs ROUNDS times (default 3) in turn; the medians are
+# compared. Checks the targets of docs/performance.md (the database in
+# <= 3 x radar stats, the latency query <= 1 s, pcapng >= 200 MB/s of
+# payload, <= 64 bytes per event beyond the trace) and exits 1 when one is
+# missed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$root/build/bin
+bench=$root/build/tests/benchmarks/merge_benchmark
+rounds=${ROUNDS:-3}
+p=${1:-100} e=${2:-10000000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME=$work/cache
+dir=$work/rec
+"$bench" generate "$dir" "$p" "$e" >/dev/null
+echo "== $p processes, $e events: $(du -sh --apparent-size "$dir" | cut -f1) of logs"
+cat "$dir"/*.rlog > /dev/null  # in the page cache for every command
+median() { tr ' ' '\n' | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+# Wall seconds and peak RSS (KiB) of a command.
+measure() {
+  /usr/bin/time -f '%e %M' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || { cat "$work/err"; exit 1; }
+  cat "$work/time"
+}
+stats=() sqlite=() pcapng=() perfetto=() rss_stats=() rss_sqlite=()
+for ((r = 1; r <= rounds; r++)); do
+  read -r s m < <(measure "$bin/radar" stats "$dir"); stats+=("$s"); rss_stats+=("$m")
+  rm -f "$work/run.sqlite"
+  read -r s m < <(measure "$bin/radar" export --sqlite "$work/run.sqlite" "$dir"); sqlite+=("$s"); rss_sqlite+=("$m")
+  read -r s m < <(measure "$bin/radar" export --pcapng "$work/run.pcapng" "$dir"); pcapng+=("$s")
+  pcap_line=$(grep 'packets' "$work/err")
+  read -r s m < <(measure "$bin/radar" export --perfetto "$work/run.pftrace" "$dir"); perfetto+=("$s")
+  echo "round $r: stats ${stats[-1]} s, --sqlite ${sqlite[-1]} s, --pcapng ${pcapng[-1]} s, --perfetto ${perfetto[-1]} s"
+done
+S=$(echo "${stats[@]}" | median) Q=$(echo "${sqlite[@]}" | median)
+P=$(echo "${pcapng[@]}" | median) F=$(echo "${perfetto[@]}" | median)
+RS=$(echo "${rss_stats[@]}" | median) RQ=$(echo "${rss_sqlite[@]}" | median)
+echo "$pcap_line"
+payload=$(echo "$pcap_line" | sed -n 's/.* packets, \([0-9]*\) bytes of messages.* in \([0-9.]*\) s$/\1 \2/p')
+read -r bytes write_s <<<"$payload"
+# The pcapng's floor: writing a file of its size (a copy of it, from the page cache).
+cat "$work/run.pcapng" > /dev/null
+t0=$(date +%s%N); cp "$work/run.pcapng" "$work/copy.pcapng"; t1=$(date +%s%N); rm -f "$work/copy.pcapng"
+copy_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+packets=$(echo "$pcap_line" | sed -n 's/.*: \([0-9]*\) packets.*/\1/p')
+# Big messages: 256 MiB through a pipe, recorded, then exported.
+head -c 256M /dev/urandom > "$work/bulk.data"
+"$bin/radar" record -o "$work/bulk" -- sh -c "cat '$work/bulk.data' | cat > /dev/null" >/dev/null 2>&1
+rm -f "$work/bulk.data"
+bulk_line=$("$bin/radar" export --pcapng "$work/bulk.pcapng" "$work/bulk" 2>&1 | grep packets)
+read -r bulk_bytes bulk_s < <(echo "$bulk_line" | sed -n 's/.* packets, \([0-9]*\) bytes of messages.* in \([0-9.]*\) s$/\1 \2/p')
+rm -rf "$work/bulk" "$work/bulk.pcapng"
+echo "files: $(du -h --apparent-size "$work/run.sqlite" | cut -f1) database, $(du -h --apparent-size "$work/run.pcapng" | cut -f1) pcapng, $(du -h --apparent-size "$work/run.pftrace" | cut -f1) Perfetto trace"
+# The query, on the database radar sql keeps (made by a first call).
+"$bin/radar" sql "$dir" 'select 1' >/dev/null
+query=()
+for ((r = 1; r <= rounds; r++)); do
+  read -r s m < <(measure "$bin/radar" sql "$dir" 'select count(*) from messages where latency_ns > 1e6')
+  query+=("$s")
+done
+Y=$(echo "${query[@]}" | median)
+# The floor: SQLite itself filling tables of the same shape with as many
+# rows, from inside (generate_series, no calls across its API), with the
+# same settings: what any SQLite export must cost at least.
+messages=$("$bin/radar" sql --format csv "$dir" 'select count(*) from messages' | tail -1 | tr -d '\r')
+columns=$("$bin/radar" sql --format csv "$dir" "select group_concat(name || ' ' || type, ', ') from pragma_table_info('events')" | tail -1 | tr -d '\r"')
+floor=()
+for ((r = 1; r <= rounds; r++)); do
+  rm -f "$work/floor.sqlite"
+  read -r s m < <(measure sqlite3 "$work/floor.sqlite" "pragma journal_mode = off; pragma synchronous = off;
+    pragma page_size = 65536; begin; create table events ($columns, primary key (event));
+    create table messages (send integer, receive integer, channel integer, bytes integer, latency_ns integer);
+    insert into events select value, value / 2, value % $p + 1, 0, 'send', 'write', value % $p + 1,
+      1795681367824422553 + value * 1000, 1795681367824423053 + value * 1000, 32, 0, null, 32, null, 0, 0
+      from generate_series(1, $e);
+    insert into messages select value, value + 7, value % $p + 1, 32, 123456 from generate_series(1, $messages);
+    commit;")
+  floor+=("$s")
+done
+L=$(echo "${floor[@]}" | median)
+awk -v c="$copy_s" -v n="$packets" -v bb="$bulk_bytes" -v bs="$bulk_s" -v l="$L" -v s="$S" -v q="$Q" -v p="$P" -v f="$F" -v y="$Y" -v b="$bytes" -v w="$write_s" -v rs="$RS" -v rq="$RQ" -v e="$e" '
+BEGIN {
+  printf "medians: radar stats %.2f s; --sqlite %.2f s (%.2f x stats); --pcapng %.2f s; --perfetto %.2f s\n", s, q, q / s, p, f
+  printf "floor: SQLite filling the same tables from inside %.2f s; stats + floor = %.2f x stats; --sqlite / (stats + floor) = %.2f\n", l, (s + l) / s, q / (s + l)
+  printf "pcapng: %.0f MB of payload in %d packets written in %.2f s beyond the merge: %.0f MB/s, %.2f us a packet\n", b / 1e6, n, w, b / 1e6 / w, w * 1e6 / n
+  printf "pcapng floor: copying a file of its size takes %.2f s\n", c
+  printf "pcapng of big messages (256 MiB through a pipe): %.0f MB in %.2f s: %.0f MB/s\n", bb / 1e6, bs, bb / 1e6 / bs
+  printf "query (count of messages with latency > 1 ms), radar sql on the kept database: %.2f s\n", y
+  printf "peak memory: stats %.0f MiB, --sqlite %.0f MiB: %.1f bytes per event beyond the trace\n", rs / 1024, rq / 1024, (rq - rs) * 1024 / e
+  bad = 0
+  if (q > 3 * s) { print "MISSED: the database takes more than 3 x radar stats"; bad = 1 }
+  if (y > 1) { print "MISSED: the query takes more than 1 s"; bad = 1 }
+  if (b / 1e6 / w < 200) { print "MISSED: pcapng below 200 MB/s of payload"; bad = 1 }
+  if ((rq - rs) * 1024 / e > 64) { print "MISSED: more than 64 bytes per event beyond the trace"; bad = 1 }
+  exit bad
+}'
