@@ -309,12 +309,13 @@ class Writer {
 
   static uint32_t isn(uint32_t channel, int dir) { return (channel + 1) * 0x9e3779b1u ^ (dir ? 0x5bd1e995u : 0); }
 
+  // "curl[5120], event 52: send() on tcp 127.0.0.1:42612 - 127.0.0.1:8088"
   std::string describe(uint32_t i, bool send) const {
     const Event& e = t_.events[i];
     const auto& p = t_.processes[e.process];
-    std::string s = p.label() + ", event " + std::to_string(i + 1) + ": " + log::kindName(e.eventKind());
-    if (e.thread) s += " (thread " + std::to_string(e.thread + 1) + ")";
-    s += send ? ", sent on " : ", received from outside on ";
+    std::string s = p.label() + ", event " + std::to_string(i + 1) + ": " + log::kindName(e.eventKind()) + "()";
+    if (e.thread) s += " in thread " + std::to_string(e.thread + 1);
+    s += send ? " on " : " from outside the recording on ";
     s += t_.channels[t_.channelOf(i)].name;
     return s;
   }
