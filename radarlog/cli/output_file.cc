@@ -5,13 +5,16 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace radar::cli {
 
 bool writeThroughTemporary(const std::string& path,
                            const std::function<bool(const std::string& temporary, std::string* error)>& write,
                            std::string* error) {
-  const std::string temporary = path + ".radar-partial";
+  // Named after this process: two radar commands making one file (a cached
+  // database) never write into each other's; the last rename wins, whole.
+  const std::string temporary = path + ".radar-partial." + std::to_string(::getpid());
   ::unlink(temporary.c_str());  // a leftover, or a link: never written through
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) {

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
@@ -135,6 +136,7 @@ class Writer {
       if (interfaces_.emplace(p.host, static_cast<uint32_t>(interfaces_.size())).second) interfaceBlock(p.host);
     }
     channels_.resize(t_.channels.size());
+    findOpeners();
     for (uint32_t i = 0; i < t_.events.size(); ++i) {
       const Event& e = t_.events[i];
       if (!log::isData(e.eventKind()) || e.endpoint == kNone) continue;
@@ -162,7 +164,7 @@ class Writer {
     }
     counts->packets = packets_;
     counts->payload_bytes = payload_bytes_;
-    for (const auto& c : channels_) counts->streams += c.used;
+    for (const auto& c : channels_) counts->streams += c.handshaken || c.datagrams;
     return true;
   }
 
@@ -172,14 +174,33 @@ class Writer {
     bool fin = false;
   };
   struct ChannelState {
-    bool used = false, handshaken = false;
+    bool used = false, handshaken = false, datagrams = false;
     uint64_t first_key = 0;  // the side key that sent first
     bool first_sent = true;  // false: the first data came in from outside to first_key
     Direction dir[2];        // [0]: first side → other, [1]: back
     uint16_t other_port = kOtherSidePort;
   };
 
-  // Which side of its channel an endpoint is: 0 the side that sent first.
+  // A connection's first side is the one that connected (its SYN comes
+  // first), known from a recorded connect or accept; other channels', the
+  // one that sent first.
+  void findOpeners() {
+    for (uint32_t i = 0; i < t_.events.size(); ++i) {
+      const Event& e = t_.events[i];
+      const log::Kind k = e.eventKind();
+      if ((k != log::Kind::Connect && k != log::Kind::Accept) || e.endpoint == kNone || trace::isConnectOutcome(e))
+        continue;
+      if (k == log::Kind::Connect && (e.flags & trace::kEventFailed) && e.value != EINPROGRESS) continue;
+      const Endpoint& ep = t_.endpoints[e.endpoint];
+      ChannelState& c = channels_[ep.channel];
+      if (c.used) continue;
+      c.used = true;
+      c.first_key = sideKey(ep, true);
+      c.first_sent = k == log::Kind::Connect;  // an accept's socket is the other side
+    }
+  }
+
+  // Which side of its channel an endpoint is: 0 the side that opened it.
   int sideOf(ChannelState& c, uint64_t key, bool sending) {
     if (!c.used) {
       c.used = true;
@@ -257,6 +278,7 @@ class Writer {
     const int64_t ns = t_.wallTime(i);
     const std::string comment = describe(i, send);
     if (datagrams) {
+      c.datagrams = true;
       if (lengths.empty()) lengths.push_back(total);
       uint64_t at = 0;
       for (uint64_t n : lengths) {
@@ -268,7 +290,7 @@ class Writer {
     }
     if (!c.handshaken) {
       c.handshaken = true;
-      // The side that spoke first opened the connection.
+      // Side 0 opened the connection (see findOpeners).
       const Address& a = dir == 0 ? src : dst;
       const Address& b = dir == 0 ? dst : src;
       c.dir[0].next_seq = isn(channel, 0);
