@@ -25,11 +25,24 @@ void ReplayController::pause() {
   emit stateChanged();
 }
 
-void ReplayController::togglePlay() { playing_ ? pause() : play(); }
+// In single-step mode Play (Space) is "show the next event": it never
+// pauses first (an instant replay plays on its own, and pauses as usual).
+void ReplayController::togglePlay() {
+  if (mode_ == Mode::SingleStep && !saved_) {
+    const bool was_playing = playing_;
+    playing_ = false;
+    stepForward();
+    if (was_playing) emit stateChanged();
+    return;
+  }
+  playing_ ? pause() : play();
+}
 
 void ReplayController::setMode(Mode mode) {
   if (mode_ == mode) return;
   mode_ = mode;
+  // Into single-step while playing: the event being shown ends, then it waits.
+  if (mode_ == Mode::SingleStep && !saved_) playing_ = false;
   emit stateChanged();
 }
 
@@ -159,7 +172,8 @@ void ReplayController::advance(double seconds) {
     }
     const bool go_on = playing_ && (saved_ || mode_ == Mode::Continuous);
     if (!go_on || position_ >= events_) {
-      if (playing_ && position_ >= events_) {
+      // The end, or an event shown in single-step: nothing plays on.
+      if (playing_ && (position_ >= events_ || !saved_)) {
         playing_ = false;
         emit stateChanged();
       }

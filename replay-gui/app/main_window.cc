@@ -28,6 +28,7 @@
 #include <QSettings>
 #include <QSlider>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QThread>
@@ -91,7 +92,10 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   layout->setContentsMargins(4, 4, 4, 4);
   narrative_ = new QLabel(centre);
   narrative_->setObjectName(QStringLiteral("narrative"));
-  narrative_->setWordWrap(true);
+  // One line, whatever the sentence: a wrapped one would move everything
+  // below at every event. The whole sentence is its tooltip.
+  narrative_->setWordWrap(false);
+  narrative_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   narrative_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   narrative_->setFrameShape(QFrame::Box);
   narrative_->setMargin(6);
@@ -140,12 +144,28 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   findings_model_ = new FindingsModel(*trace_, this);
   auto* findings_dock = new QDockWidget(tr("Findings"), this);
   findings_dock->setObjectName(QStringLiteral("findings"));
-  findings_view_ = new QTableView(findings_dock);
+  auto* findings_box = new QStackedWidget(findings_dock);
+  findings_view_ = new QTableView(findings_box);
   findings_view_->setModel(findings_model_);
   findings_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   findings_view_->verticalHeader()->hide();
   findings_view_->horizontalHeader()->setStretchLastSection(true);
-  findings_dock->setWidget(findings_view_);
+  // What a finding says, whole: wrapped in its row, and as a tooltip.
+  findings_view_->setWordWrap(true);
+  findings_view_->setTextElideMode(Qt::ElideNone);
+  findings_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  findings_box->addWidget(findings_view_);
+  auto* no_findings =
+      new QLabel(tr("No problems found: every message sent was received, every process ended normally, and no "
+                    "processes wait for each other."),
+                 findings_box);
+  no_findings->setObjectName(QStringLiteral("no-findings"));
+  no_findings->setWordWrap(true);
+  no_findings->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  no_findings->setMargin(8);
+  findings_box->addWidget(no_findings);
+  findings_box->setCurrentWidget(trace_->findings.empty() ? static_cast<QWidget*>(no_findings) : findings_view_);
+  findings_dock->setWidget(findings_box);
   addDockWidget(Qt::RightDockWidgetArea, findings_dock);
 
   position_label_ = new QLabel(this);
@@ -160,6 +180,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   });
   connect(network_, &NetworkView::messageClicked, this, &MainWindow::showMessage);
   connect(network_, &NetworkView::processClicked, this, [this](uint32_t p) { selected_process_ = p; });
+  connect(network_, &NetworkView::boxMoved, this, &MainWindow::refresh);
   connect(network_, &NetworkView::layoutChanged, this, [this] { saveLayout(); });
   connect(spacetime_, &SpaceTimeView::eventClicked, this, [this](uint32_t position) {
     const int row = event_model_->rowOf(position);
@@ -271,6 +292,10 @@ void MainWindow::buildActions() {
   auto* channels = add(view, tr("Show &channels"), QKeySequence(Qt::Key_C),
                        [this] { network_->setShowChannels(!network_->showChannels()); });
   channels->setCheckable(true);
+  auto* legend = add(view, tr("Colour &legend"), QKeySequence(Qt::Key_L),
+                     [this] { network_->setShowLegend(!network_->showLegend()); });
+  legend->setCheckable(true);
+  legend->setChecked(network_->showLegend());
   auto* wall = add(view, tr("&Wall time in the diagram"), QKeySequence(Qt::Key_W),
                    [this] { spacetime_->setWallTime(!spacetime_->wallTime()); });
   wall->setCheckable(true);
@@ -291,6 +316,7 @@ void MainWindow::refresh() {
   updating_ = true;
   narrative_->setText(pos == 0 ? tr("Before the first event. Press Space to play, → to step.")
                                : QString::fromStdString(narrator_->sentence(pos - 1)));
+  narrative_->setToolTip(narrative_->text());
   slider_->setValue(static_cast<int>(pos));
   spacetime_->setCurrent(pos == 0 ? kNone : pos - 1);
   updating_ = false;
@@ -446,7 +472,7 @@ void MainWindow::showHelp() {
          "events, <b>Shift+R</b> again, <b>E</b> end it · <b>Home</b> from the start · "
          "<b>[</b> <b>]</b> slower, faster · click a message or <b>M</b> over it: its contents · "
          "<b>O</b> follow the selected message · <b>F</b> fit · wheel: zoom · drag: pan or move a "
-         "box · <b>C</b> channels · <b>W</b> wall time in the diagram · click a process, then "
+         "box · <b>C</b> channels · <b>L</b> colour legend · <b>W</b> wall time in the diagram · click a process, then "
          "<b>Ctrl+D</b>: debug it from here, re-run alone under gdb (radar debug).</p>"
          "<p>Double-click an event or a finding to go there. See docs/replay.md.</p>"));
 }

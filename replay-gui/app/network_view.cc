@@ -80,6 +80,50 @@ void NetworkView::drawChannels(QPainter& painter) {
   }
 }
 
+void NetworkView::setShowLegend(bool on) {
+  show_legend_ = on;
+  update();
+}
+
+std::vector<NetworkView::LegendEntry> NetworkView::legend() {
+  return {{tr("process"), colors::kProcess},
+          {tr("process doing the event"), colors::kActive},
+          {tr("process blocked"), colors::kBlocked},
+          {tr("input port"), colors::kInputPort},
+          {tr("output port"), colors::kOutputPort},
+          {tr("message travelling"), colors::kTravelling},
+          {tr("message queued"), colors::kQueued},
+          {tr("message being received"), colors::kConsumed},
+          {tr("message nobody receives"), colors::kUndelivered},
+          {tr("message selected"), colors::kSelected}};
+}
+
+// Bottom left, over the scene: a swatch and a word for each colour.
+void NetworkView::drawLegend(QPainter& painter) {
+  const auto entries = legend();
+  QFont f = font();
+  f.setPointSizeF(8);
+  painter.setFont(f);
+  const QFontMetrics m(f);
+  int text_width = 0;
+  for (const auto& e : entries) text_width = std::max(text_width, m.horizontalAdvance(e.text));
+  const int line = m.height() + 2, swatch = m.height() - 4;
+  const QRect frame(6, height() - 6 - line * static_cast<int>(entries.size()) - 8, text_width + swatch + 20,
+                    line * static_cast<int>(entries.size()) + 8);
+  painter.setPen(QPen(colors::kBorder, 0.8));
+  painter.setBrush(QColor(255, 255, 255, 225));
+  painter.drawRect(frame);
+  int y = frame.y() + 4;
+  for (const auto& e : entries) {
+    painter.setPen(QPen(colors::kBorder, 0.8));
+    painter.setBrush(e.color);
+    painter.drawRect(QRect(frame.x() + 6, y + (line - swatch) / 2, swatch, swatch));
+    painter.setPen(colors::kText);
+    painter.drawText(QRect(frame.x() + 12 + swatch, y, text_width + 4, line), Qt::AlignVCenter | Qt::AlignLeft, e.text);
+    y += line;
+  }
+}
+
 void NetworkView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.setRenderHint(QPainter::Antialiasing);
@@ -138,6 +182,7 @@ void NetworkView::paintEvent(QPaintEvent*) {
     painter.setBrush(fill);
     painter.drawRect(r);
   }
+  if (show_legend_) drawLegend(painter);
 }
 
 void NetworkView::wheelEvent(QWheelEvent* event) {
@@ -178,7 +223,7 @@ void NetworkView::mouseMoveEvent(QMouseEvent* event) {
     pan_ = drag_origin_ + d;
   } else {
     builder_.moveBox(drag_process_, {drag_origin_.x() + d.x() / zoom_, drag_origin_.y() + d.y() / zoom_});
-    emit layoutChanged();
+    emit boxMoved();  // drawn where it is now, paused or not
   }
   update();
 }
@@ -186,6 +231,7 @@ void NetworkView::mouseMoveEvent(QMouseEvent* event) {
 void NetworkView::mouseReleaseEvent(QMouseEvent* event) {
   const Drag was = drag_;
   drag_ = Drag::None;
+  if (dragged_ && was == Drag::Box) emit layoutChanged();
   if (dragged_ || event->button() != Qt::LeftButton) return;
   const Point at = toScene(event->position());
   if (const uint32_t m = scene_.messageAt(at); m != kNone) {

@@ -3,8 +3,10 @@
 // background, rearrange by dragging boxes, fit with fitToView().
 #pragma once
 
+#include <QColor>
 #include <QPointF>
 #include <QWidget>
+#include <vector>
 
 #include "app/scene.h"
 
@@ -24,6 +26,15 @@ class NetworkView : public QWidget {
   void setShowChannels(bool on);
   bool showChannels() const { return show_channels_; }
   void setSelectedMessage(uint32_t send);
+  // The legend of colours, in a corner (on by default).
+  void setShowLegend(bool on);
+  bool showLegend() const { return show_legend_; }
+  // What each colour means, as the legend shows it.
+  struct LegendEntry {
+    QString text;
+    QColor color;
+  };
+  static std::vector<LegendEntry> legend();
   // Between the scene's coordinates and the widget's.
   QPointF toWidget(Point p) const;
   Point toScene(QPointF p) const;
@@ -34,7 +45,8 @@ class NetworkView : public QWidget {
  signals:
   void messageClicked(uint32_t send);
   void processClicked(uint32_t process);
-  void layoutChanged();
+  void boxMoved();       // while a box is dragged: the scene must be built again
+  void layoutChanged();  // a box was dropped somewhere new
 
  protected:
   void paintEvent(QPaintEvent*) override;
@@ -46,6 +58,7 @@ class NetworkView : public QWidget {
 
  private:
   void drawChannels(class QPainter& painter);
+  void drawLegend(class QPainter& painter);
 
   SceneBuilder& builder_;
   Scene scene_;
@@ -53,6 +66,7 @@ class NetworkView : public QWidget {
   QPointF pan_;  // widget position of the scene's origin
   bool fitted_ = false;
   bool show_channels_ = false;
+  bool show_legend_ = true;
   uint32_t selected_message_ = kNone;
   // Dragging: the background (pan) or a box.
   enum class Drag { None, Pan, Box } drag_ = Drag::None;

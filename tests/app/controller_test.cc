@@ -60,14 +60,41 @@ TEST(Controller, SingleStepWaitsAfterEachEventButEachTakesItsTime) {
   c.advance(10);
   EXPECT_FALSE(c.animating());
   EXPECT_EQ(c.position(), 1u);  // and waits
-  c.play();                     // playing in single-step still waits per event
+  c.play();                     // Play in single-step shows the next event, and waits again
   c.advance(3);
   c.advance(10);
   EXPECT_EQ(c.position(), 2u);
-  // Switched to continuous while playing: goes on by itself.
-  c.setMode(Mode::Continuous);
-  c.advance(0.001);
+  EXPECT_FALSE(c.playing());
+  // Space (togglePlay) steps: never a pause first, during an event neither.
+  c.togglePlay();
   EXPECT_EQ(c.position(), 3u);
+  EXPECT_TRUE(c.animating());
+  c.togglePlay();
+  EXPECT_EQ(c.position(), 4u);
+  EXPECT_FALSE(c.playing());
+  // Switched to continuous, Space plays on by itself.
+  c.setMode(Mode::Continuous);
+  c.advance(10);
+  c.togglePlay();
+  EXPECT_TRUE(c.playing());
+  c.advance(0.001);
+  EXPECT_EQ(c.position(), 5u);
+}
+
+TEST(Controller, SwitchedToSingleStepWhilePlayingTheEventEndsThenItWaits) {
+  ReplayController c(10);
+  c.setSecondsPerEvent(1);
+  c.play();
+  c.advance(0.5);
+  EXPECT_EQ(c.position(), 1u);
+  c.setMode(Mode::SingleStep);
+  EXPECT_FALSE(c.playing());
+  EXPECT_TRUE(c.animating());  // the event being shown goes on to its end
+  c.advance(10);
+  EXPECT_EQ(c.position(), 1u);
+  EXPECT_FALSE(c.animating());
+  c.togglePlay();  // the first Space after: the next event
+  EXPECT_EQ(c.position(), 2u);
 }
 
 TEST(Controller, StepBackShowsThePreviousEventComplete) {

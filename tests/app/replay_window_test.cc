@@ -10,6 +10,11 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QImage>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QTableView>
+#include <QTest>
+#include <algorithm>
 
 #include "app/debug_launch.h"
 #include "app/main_window.h"
@@ -423,6 +428,118 @@ TEST(SpaceTime, ThreadsOfAProcessHaveSubLanes) {
   EXPECT_NE(yOf(positionOf(*t, 200, 1)), main_y);
   EXPECT_NE(yOf(positionOf(*t, 200, 1)), worker_y);
   EXPECT_FALSE(view.grab().isNull());
+}
+
+// ---- defects of the window, each fixed -----------------------------------------------------
+
+// A box dragged while the replay is paused moves at once, not at the next step.
+TEST_F(Window, DraggingABoxWhilePausedMovesItAtOnce) {
+  window->controller().skipTo(3);
+  QApplication::processEvents();
+  NetworkView& view = window->networkView();
+  ASSERT_FALSE(window->controller().playing());
+  const ProcessBox* before = view.scene().box(0);
+  ASSERT_TRUE(before);
+  const Rect was = before->box;
+  const QPointF grab = view.toWidget({was.x + was.w / 2, was.y + was.h / 2});
+  auto send = [&](QEvent::Type type, QPointF at, Qt::MouseButtons buttons) {
+    QMouseEvent e(type, at, view.mapToGlobal(at), Qt::LeftButton, buttons, Qt::NoModifier);
+    QApplication::sendEvent(&view, &e);
+  };
+  send(QEvent::MouseButtonPress, grab, Qt::LeftButton);
+  send(QEvent::MouseMove, grab + QPointF(60, 40), Qt::LeftButton);
+  // Still pressed, still paused: the scene already has the box where it is.
+  const ProcessBox* during = view.scene().box(0);
+  ASSERT_TRUE(during);
+  EXPECT_NEAR(during->box.x, was.x + 60 / view.zoom(), 0.01);
+  EXPECT_NEAR(during->box.y, was.y + 40 / view.zoom(), 0.01);
+  send(QEvent::MouseButtonRelease, grab + QPointF(60, 40), Qt::NoButton);
+  EXPECT_EQ(window->controller().position(), 3u);
+}
+
+// In single-step mode, Space shows the next event: the first press too.
+TEST_F(Window, SpaceInSingleStepShowsTheNextEvent) {
+  window->controller().setMode(ReplayController::Mode::SingleStep);
+  window->activateWindow();
+  QApplication::setActiveWindow(window.get());
+  for (uint32_t expected = 1; expected <= 3; ++expected) {
+    QTest::keyClick(window.get(), Qt::Key_Space);
+    EXPECT_EQ(window->controller().position(), expected);
+    window->controller().advance(10);  // the event's whole time
+    EXPECT_FALSE(window->controller().playing());
+  }
+}
+
+// The narrative is one line whatever the sentence: nothing below it moves.
+TEST_F(Window, ALongNarrativeDoesNotMoveTheViews) {
+  auto* narrative = window->findChild<QLabel*>(QStringLiteral("narrative"));
+  ASSERT_TRUE(narrative);
+  EXPECT_FALSE(narrative->wordWrap());
+  const int network_top = window->networkView().mapTo(window.get(), QPoint(0, 0)).y();
+  const int height = narrative->height();
+  for (uint32_t n = 1; n <= window->trace().events.size(); ++n) {
+    window->controller().skipTo(n);
+    QApplication::processEvents();
+    EXPECT_EQ(narrative->height(), height);
+    EXPECT_EQ(window->networkView().mapTo(window.get(), QPoint(0, 0)).y(), network_top);
+    EXPECT_EQ(narrative->toolTip(), narrative->text());  // the whole sentence, wherever it is cut
+  }
+}
+
+// No findings: the pane says so; findings: wrapped whole in their rows.
+TEST_F(Window, AnEmptyFindingsPaneSaysNoProblemsWereFound) {
+  ASSERT_TRUE(window->trace().findings.empty());
+  auto* none = window->findChild<QLabel*>(QStringLiteral("no-findings"));
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->isVisible());
+  EXPECT_TRUE(none->text().startsWith(QStringLiteral("No problems found")));
+
+  FakeRecording rec;
+  rec.process("talker", 100).pipeEnd(1, 9, true).send(1, "anyone?", 10, 11).exit(0, 20);
+  rec.process("sleeper", 200).pipeEnd(1, 9, false).exit(0, 30);
+  MainWindow with(rec.load());
+  with.setInteractive(false);
+  with.setAttribute(Qt::WA_DontShowOnScreen);
+  with.resize(1100, 760);
+  with.show();
+  QApplication::processEvents();
+  ASSERT_FALSE(with.trace().findings.empty());
+  EXPECT_FALSE(with.findChild<QLabel*>(QStringLiteral("no-findings"))->isVisible());
+  const auto tables = with.findChildren<QTableView*>();
+  const QTableView* findings = nullptr;
+  for (const QTableView* v : tables)
+    if (v->model() == &with.findingsModel()) findings = v;
+  ASSERT_TRUE(findings);
+  EXPECT_TRUE(findings->isVisible());
+  EXPECT_TRUE(findings->wordWrap());
+  const QModelIndex what = with.findingsModel().index(0, FindingsModel::Description);
+  EXPECT_EQ(with.findingsModel().data(what, Qt::ToolTipRole), with.findingsModel().data(what));
+}
+
+// A legend names every colour the network view draws with, and is drawn.
+TEST_F(Window, TheLegendNamesTheColours) {
+  NetworkView& view = window->networkView();
+  EXPECT_TRUE(view.showLegend());
+  const auto legend = NetworkView::legend();
+  for (const QColor& c :
+       {colors::kProcess, colors::kActive, colors::kBlocked, colors::kInputPort, colors::kOutputPort,
+        colors::kTravelling, colors::kQueued, colors::kConsumed, colors::kUndelivered, colors::kSelected}) {
+    const bool named = std::any_of(legend.begin(), legend.end(), [&](const auto& e) { return e.color == c; });
+    EXPECT_TRUE(named) << c.name().toStdString();
+  }
+  // The "process doing the event" swatch, in the bottom-left corner.
+  auto count = [&](const QImage& image) {
+    int n = 0;
+    for (int y = image.height() / 2; y < image.height(); ++y)
+      for (int x = 0; x < 220 && x < image.width(); ++x) n += QColor(image.pixel(x, y)) == colors::kActive;
+    return n;
+  };
+  window->controller().skipTo(0);
+  QApplication::processEvents();
+  EXPECT_GT(count(view.grab().toImage()), 20);
+  view.setShowLegend(false);
+  EXPECT_EQ(count(view.grab().toImage()), 0);
+  view.setShowLegend(true);
 }
 
 // Rendering: grab the network view and look where the scene says things are.
