@@ -182,9 +182,11 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   connect(network_, &NetworkView::processClicked, this, [this](uint32_t p) { selected_process_ = p; });
   connect(network_, &NetworkView::boxMoved, this, &MainWindow::refresh);
   connect(network_, &NetworkView::layoutChanged, this, [this] { saveLayout(); });
-  connect(spacetime_, &SpaceTimeView::eventClicked, this, [this](uint32_t position) {
-    const int row = event_model_->rowOf(position);
-    if (row >= 0) events_view_->selectRow(row);
+  // Clicking an event anywhere takes every view there.
+  connect(spacetime_, &SpaceTimeView::eventClicked, this, &MainWindow::goToEvent);
+  connect(events_view_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+    const uint32_t position = event_model_->positionOf(index.row());
+    if (position != kNone) goToEvent(position);
   });
   connect(events_view_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     const uint32_t position = event_model_->positionOf(index.row());
@@ -194,9 +196,14 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
     const uint32_t position = findings_model_->eventOf(index.row());
     if (position != kNone) goToEvent(position);
   });
-  connect(filter_, &QLineEdit::returnPressed, this, [this] { event_model_->setFilter(filter_->text()); });
-  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
-    if (text.isEmpty()) event_model_->setFilter(QString());
+  auto filter = [this](const QString& text) {
+    event_model_->setFilter(text);
+    table_position_ = ~0u;  // the current event again, in the rows left
+    refresh();
+  };
+  connect(filter_, &QLineEdit::returnPressed, this, [this, filter] { filter(filter_->text()); });
+  connect(filter_, &QLineEdit::textChanged, this, [filter](const QString& text) {
+    if (text.isEmpty()) filter(QString());
   });
   connect(&timer_, &QTimer::timeout, this, &MainWindow::tick);
   timer_.start(16);
@@ -299,6 +306,7 @@ void MainWindow::buildActions() {
   auto* wall = add(view, tr("&Wall time in the diagram"), QKeySequence(Qt::Key_W),
                    [this] { spacetime_->setWallTime(!spacetime_->wallTime()); });
   wall->setCheckable(true);
+  add(view, tr("Clear the causal &highlight"), QKeySequence(Qt::Key_Escape), [this] { clearHighlight(); });
   add(view, tr("&Reset layout"), QKeySequence(), [this] {
     builder_->resetLayout();
     saveLayout();
@@ -319,6 +327,17 @@ void MainWindow::refresh() {
   narrative_->setToolTip(narrative_->text());
   slider_->setValue(static_cast<int>(pos));
   spacetime_->setCurrent(pos == 0 ? kNone : pos - 1);
+  // The event table on the current event, while playing too.
+  if (pos != table_position_) {
+    table_position_ = pos;
+    const int row = pos == 0 ? -1 : event_model_->rowOf(pos - 1);
+    if (row >= 0) {
+      events_view_->selectRow(row);
+      events_view_->scrollTo(event_model_->index(row, 0));
+    } else {
+      events_view_->clearSelection();
+    }
+  }
   updating_ = false;
   position_label_->setText(tr("Event %1 of %2").arg(pos).arg(trace_->events.size()));
 }
@@ -376,6 +395,12 @@ void MainWindow::showMessageUnderMouse() {
   showMessage(m);
 }
 
+void MainWindow::clearHighlight() {
+  selected_message_ = kNone;
+  network_->setSelectedMessage(kNone);
+  spacetime_->setSelected(kNone);
+}
+
 void MainWindow::showMessage(uint32_t send) {
   selected_message_ = send;
   network_->setSelectedMessage(send);
@@ -384,6 +409,12 @@ void MainWindow::showMessage(uint32_t send) {
   if (!interactive_) return;
   auto* dialog = new QDialog(this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
+  // RADAR's freeze frame: the replay waits while a message is open (closed
+  // any way, the dialog finishes; destroyed with the window, it does not).
+  if (controller_->playing()) {
+    controller_->pause();
+    connect(dialog, &QDialog::finished, this, [this] { controller_->play(); });
+  }
   dialog->setWindowTitle(tr("Message of event %1").arg(send + 1));
   auto* box = new QVBoxLayout(dialog);
   auto* text = new QPlainTextEdit(last_message_text_, dialog);

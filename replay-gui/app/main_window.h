@@ -50,6 +50,8 @@ class MainWindow : public QMainWindow {
   void goToEvent(uint32_t position);
   // Opens the window showing a message's contents (a send's position).
   void showMessage(uint32_t send);
+  // No selected message, no causal colouring in the diagram (Esc).
+  void clearHighlight();
   // Jumps to the first receive of a message.
   bool followMessage(uint32_t send);
   // Not interactive (tests, snapshots): no dialog opens and no terminal
@@ -111,7 +113,8 @@ class MainWindow : public QMainWindow {
   QString last_message_text_;
   QAction* play_action_ = nullptr;
   QAction* mode_action_ = nullptr;
-  bool updating_ = false;  // the views follow the controller, not the reverse
+  bool updating_ = false;          // the views follow the controller, not the reverse
+  uint32_t table_position_ = ~0u;  // the event the table was last put on
   bool interactive_ = true;
 };
 

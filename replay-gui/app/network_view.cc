@@ -22,7 +22,21 @@ NetworkView::NetworkView(SceneBuilder& builder, QWidget* parent) : QWidget(paren
 
 void NetworkView::setScene(Scene scene) {
   scene_ = std::move(scene);
+  bringActiveIntoView();
   update();
+}
+
+// The process doing the event is always in view: when its box is outside
+// the widget (zoomed in, panned away), the view pans to centre it.
+void NetworkView::bringActiveIntoView() {
+  if (drag_ != Drag::None || width() <= 0 || height() <= 0) return;
+  for (const ProcessBox& b : scene_.processes) {
+    if (!b.active) continue;
+    const QRectF r(toWidget({b.box.x, b.box.y}), QSizeF(b.box.w * zoom_, b.box.h * zoom_));
+    if (QRectF(rect()).contains(r)) return;
+    pan_ += QPointF(width() / 2.0, height() / 2.0) - r.center();
+    return;
+  }
 }
 
 void NetworkView::setShowChannels(bool on) {

@@ -58,6 +58,7 @@ class NetworkView : public QWidget {
 
  private:
   void drawChannels(class QPainter& painter);
+  void bringActiveIntoView();
   void drawLegend(class QPainter& painter);
 
   SceneBuilder& builder_;

@@ -9,7 +9,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QDialog>
 #include <QImage>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QTableView>
@@ -428,6 +430,92 @@ TEST(SpaceTime, ThreadsOfAProcessHaveSubLanes) {
   EXPECT_NE(yOf(positionOf(*t, 200, 1)), main_y);
   EXPECT_NE(yOf(positionOf(*t, 200, 1)), worker_y);
   EXPECT_FALSE(view.grab().isNull());
+}
+
+// ---- every view in step ------------------------------------------------------------------------
+
+const QTableView* eventTable(const MainWindow& window) {
+  for (const QTableView* v : window.findChildren<QTableView*>())
+    if (v->model() == &const_cast<MainWindow&>(window).eventModel()) return v;
+  return nullptr;
+}
+
+// While playing, the event table is on the current event, and scrolled to it.
+TEST_F(Window, TheEventTableFollowsTheReplayWhilePlaying) {
+  const QTableView* table = eventTable(*window);
+  ASSERT_TRUE(table);
+  window->controller().setSecondsPerEvent(0.1);
+  window->controller().play();
+  for (int frame = 0; frame < 40 && window->controller().playing(); ++frame) {
+    window->controller().advance(0.016);
+    const uint32_t pos = window->controller().position();
+    ASSERT_GT(pos, 0u);
+    const auto rows = table->selectionModel()->selectedRows();
+    ASSERT_EQ(rows.size(), 1);
+    EXPECT_EQ(window->eventModel().positionOf(rows[0].row()), pos - 1);
+    EXPECT_TRUE(table->viewport()->rect().intersects(table->visualRect(rows[0])));
+  }
+}
+
+// Clicking an event in the diagram takes the replay, the table and the
+// narrative there.
+TEST_F(Window, ClickingAnEventInTheDiagramMovesEveryView) {
+  const auto& t = window->trace();
+  const uint32_t target = positionOf(t, 200, 3);
+  emit window->spaceTimeView().eventClicked(target);
+  EXPECT_EQ(window->controller().position(), target + 1);
+  EXPECT_TRUE(window->narrative().endsWith(QStringLiteral("Event %1.").arg(target + 1)));
+  EXPECT_EQ(window->spaceTimeView().selected(), target);
+  const auto rows = eventTable(*window)->selectionModel()->selectedRows();
+  ASSERT_EQ(rows.size(), 1);
+  EXPECT_EQ(window->eventModel().positionOf(rows[0].row()), target);
+}
+
+// The causal colouring of a selection goes with Esc.
+TEST_F(Window, TheCausalHighlightCanBeCleared) {
+  const auto& t = window->trace();
+  window->showMessage(positionOf(t, 100, 2));
+  EXPECT_NE(window->spaceTimeView().selected(), kNone);
+  window->clearHighlight();
+  EXPECT_EQ(window->spaceTimeView().selected(), kNone);
+  window->showMessage(positionOf(t, 100, 2));
+  window->activateWindow();
+  QApplication::setActiveWindow(window.get());
+  QTest::keyClick(window.get(), Qt::Key_Escape);
+  EXPECT_EQ(window->spaceTimeView().selected(), kNone);
+}
+
+// RADAR's freeze frame: a message's contents open, the replay waits; closed, it goes on.
+TEST_F(Window, OpeningAMessageFreezesTheReplayUntilItIsClosed) {
+  const auto& t = window->trace();
+  window->setInteractive(true);
+  window->controller().play();
+  ASSERT_TRUE(window->controller().playing());
+  window->showMessage(positionOf(t, 100, 1));
+  EXPECT_FALSE(window->controller().playing());
+  const uint32_t frozen = window->controller().position();
+  window->controller().advance(100);
+  EXPECT_EQ(window->controller().position(), frozen);
+  auto dialogs = window->findChildren<QDialog*>();
+  ASSERT_EQ(dialogs.size(), 1);
+  dialogs[0]->close();
+  EXPECT_TRUE(window->controller().playing());
+  window->setInteractive(false);
+}
+
+// The process doing the event is always in view, however the view was zoomed and panned.
+TEST_F(Window, TheActingProcessIsAlwaysInView) {
+  NetworkView& view = window->networkView();
+  view.zoomBy(6);
+  const auto& t = window->trace();
+  for (uint32_t pos = 0; pos < t.events.size(); ++pos) {
+    window->controller().skipTo(pos + 1);
+    const ProcessBox* acting = view.scene().box(t.events[pos].process);
+    if (!acting || !acting->active) continue;
+    const QRectF r(view.toWidget({acting->box.x, acting->box.y}),
+                   QSizeF(acting->box.w * view.zoom(), acting->box.h * view.zoom()));
+    EXPECT_TRUE(QRectF(view.rect()).intersects(r)) << "event " << pos + 1;
+  }
 }
 
 // ---- defects of the window, each fixed -----------------------------------------------------
