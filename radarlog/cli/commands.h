@@ -30,6 +30,8 @@ int runRun(int argc, char** argv);
 extern const char kRunHelp[];
 int runExport(int argc, char** argv);
 extern const char kExportHelp[];
+int runCriticalPath(int argc, char** argv);
+extern const char kCriticalPathHelp[];
 int runSql(int argc, char** argv);
 extern const char kSqlHelp[];
 int runNetdesc(int argc, char** argv);

@@ -37,6 +37,8 @@ const Command kCommands[] = {
     {"events", "tell what happened, one event per line, in causal order", kEventsHelp, runEvents},
     {"check", "check a recording and list what went wrong (lost messages, deadlocks ...)", kCheckHelp, runCheck},
     {"stats", "messages, bytes and time per process and channel", kStatsHelp, runStats},
+    {"critical-path", "why an event came when it did: the chain that decided it, and where the time went",
+     kCriticalPathHelp, runCriticalPath},
     {"export", "write a recording for Wireshark, Perfetto or SQLite", kExportHelp, runExport},
     {"sql", "query a recording with SQL", kSqlHelp, runSql},
 #endif
@@ -66,7 +68,7 @@ void overview(FILE* out) {
                "radar records programs made of several processes that talk over pipes and\n"
                "sockets, and replays what happened between them.\n\n"
                "Commands:\n");
-  for (const Command& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  for (const Command& c : kCommands) std::fprintf(out, "  %-14s %s\n", c.name, c.summary);
   std::fprintf(out, "\nSee 'radar help COMMAND' for one command's options.\n");
 }
 

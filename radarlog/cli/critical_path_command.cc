@@ -1,0 +1,168 @@
+// `radar critical-path DIR...`: the chain of events and messages that
+// decided when an event happened, and where its time went.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "cli.h"
+#include "commands.h"
+#include "trace/critical_path.h"
+#include "trace/narrative.h"
+#include "trace_command.h"
+
+namespace radar::cli {
+
+const char kCriticalPathHelp[] =
+    "usage: radar critical-path [options] DIR...\n"
+    "\n"
+    "Why did it take so long? Walks back from an event along what was ready\n"
+    "last at each step (the thread's previous call, or the send, fork, exit or\n"
+    "kill that led into it) and splits the time into segments: running (in a call\n"
+    "or between calls), blocked (waiting for what the recording does not link),\n"
+    "transit (a send's completion to the return of the receive waiting for it)\n"
+    "and queued (a message waiting while its receiver was busy); with totals by\n"
+    "kind, process and channel, and the other ways in with the least slack.\n"
+    "\n"
+    "  --to N            the path to event N (default: the last event of the\n"
+    "                    recording's first process)\n"
+    "  -p, --process P   the path to the last event of process P\n"
+    "  --from N          start at event N: every step follows from it\n"
+    "  --json            the whole path as one JSON object\n" RADAR_NET_HELP
+    "\n"
+    "Exit status: 0; 2 when the recording cannot be read, an option is wrong, or\n"
+    "the end does not follow from the start.\n";
+
+namespace {
+
+double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+}  // namespace
+
+int runCriticalPath(int argc, char** argv) {
+  Args args;
+  if (!args.parse(
+          argc, argv, 1,
+          {{"to", 0, true}, {"from", 0, true}, {"process", 'p', true}, {"json", 0, false}, kNetOption, kNoNetOption}))
+    return usageError("critical-path", args.error());
+  if (args.positional().empty()) return usageError("critical-path", "no recording given");
+  if (args.has("to") && args.has("process")) return usageError("critical-path", "give --to or --process, not both");
+  unsigned long long to_n = 0, from_n = 0;
+  if (!args.number("to", &to_n, 0) || !args.number("from", &from_n, 0))
+    return usageError("critical-path", args.error());
+  const Loaded loaded = loadForCommand("critical-path", args.positional(), netChoice(args));
+  if (!loaded) return kExitUsage;
+  const trace::Trace& t = *loaded.trace;
+  const uint64_t n = t.events.size();
+  if ((args.has("to") && (to_n < 1 || to_n > n)) || (args.has("from") && (from_n < 1 || from_n > n)))
+    return usageError("critical-path", "no such event: the recording has events 1 to " + std::to_string(n));
+  uint32_t to = trace::kNone;
+  if (args.has("to")) {
+    to = static_cast<uint32_t>(to_n - 1);
+  } else if (auto spec = args.value("process")) {
+    std::string error;
+    const auto found = findProcesses(t, *spec, true, &error);
+    if (found.empty()) return usageError("critical-path", error);
+    to = t.processes[found[0]].last_event;
+    if (to == trace::kNone) return usageError("critical-path", "process '" + *spec + "' has no events");
+  } else {
+    to = trace::lastEventOfRoot(t);
+    if (to == trace::kNone) return usageError("critical-path", "the recording has no events");
+  }
+  const uint32_t from = args.has("from") ? static_cast<uint32_t>(from_n - 1) : trace::kNone;
+  trace::CriticalPath path;
+  std::string error;
+  if (!trace::criticalPath(t, from, to, &path, &error)) {
+    std::fprintf(stderr, "radar critical-path: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  trace::Narrator narrator(t);
+  auto who = [&](const trace::PathSegment& s) {
+    std::string w = s.process == trace::kNone ? std::string("?") : t.processes[s.process].label();
+    if (s.channel != trace::kNone) w += " on " + t.channels[s.channel].name;
+    return w;
+  };
+
+  if (args.has("json")) {
+    std::printf("{\"to\":%u,\"from\":%u,\"begin_ns\":%lld,\"end_ns\":%lld,\"events\":[", to + 1,
+                path.events.front() + 1, static_cast<long long>(path.begin_ns), static_cast<long long>(path.end_ns));
+    for (size_t k = 0; k < path.events.size(); ++k) std::printf("%s%u", k ? "," : "", path.events[k] + 1);
+    std::printf("],\"segments\":[");
+    for (size_t k = 0; k < path.segments.size(); ++k) {
+      const auto& s = path.segments[k];
+      std::printf("%s{\"kind\":\"%s\",\"begin_ns\":%lld,\"ns\":%lld,\"process\":%s,\"channel\":%s,\"event\":%u}",
+                  k ? "," : "", trace::pathSegmentName(s.kind), static_cast<long long>(s.begin_ns),
+                  static_cast<long long>(s.ns()),
+                  s.process == trace::kNone ? "null" : jsonString(t.processes[s.process].label()).c_str(),
+                  s.channel == trace::kNone ? "null" : jsonString(t.channels[s.channel].name).c_str(), s.event + 1);
+    }
+    std::printf("],\"branches\":[");
+    for (size_t k = 0; k < path.branches.size() && k < 100; ++k)
+      std::printf("%s{\"from\":%u,\"to\":%u,\"slack_ns\":%lld}", k ? "," : "", path.branches[k].from + 1,
+                  path.branches[k].to + 1, static_cast<long long>(path.branches[k].slack_ns));
+    std::printf("]}\n");
+    return kExitOk;
+  }
+
+  const int64_t total = path.end_ns - path.begin_ns;
+  std::printf("Critical path to event %u: %s\n", to + 1, terminalSafe(narrator.describe(to)).c_str());
+  std::printf("from event %u: %s\n", path.events.front() + 1,
+              terminalSafe(narrator.describe(path.events.front())).c_str());
+  std::printf("%.3f ms, %zu events on the path\n\n", ms(total), path.events.size());
+  // Consecutive segments of one kind and one process (and channel) read as one.
+  std::printf("%10s %10s  %-8s %-44s %s\n", "at ms", "ms", "kind", "process / channel", "up to event");
+  for (size_t k = 0; k < path.segments.size();) {
+    const auto& s = path.segments[k];
+    size_t j = k + 1;
+    int64_t end = s.end_ns;
+    while (j < path.segments.size() && path.segments[j].kind == s.kind && path.segments[j].process == s.process &&
+           path.segments[j].channel == s.channel) {
+      end = path.segments[j].end_ns;
+      ++j;
+    }
+    const uint32_t last = path.segments[j - 1].event;
+    std::printf("%10.3f %10.3f  %-8s %-44s %u: %s\n", ms(s.begin_ns - path.begin_ns), ms(end - s.begin_ns),
+                trace::pathSegmentName(s.kind), terminalSafe(who(s)).c_str(), last + 1,
+                terminalSafe(narrator.describe(last)).c_str());
+    k = j;
+  }
+  // Totals.
+  std::map<trace::PathSegment::Kind, int64_t> by_kind;
+  std::map<uint32_t, std::map<trace::PathSegment::Kind, int64_t>> by_process, by_channel;
+  for (const auto& s : path.segments) {
+    by_kind[s.kind] += s.ns();
+    if (s.process != trace::kNone) by_process[s.process][s.kind] += s.ns();
+    if (s.channel != trace::kNone) by_channel[s.channel][s.kind] += s.ns();
+  }
+  const trace::PathSegment::Kind kinds[] = {trace::PathSegment::Kind::Running, trace::PathSegment::Kind::Blocked,
+                                            trace::PathSegment::Kind::Transit, trace::PathSegment::Kind::Queued};
+  auto line = [&](const std::map<trace::PathSegment::Kind, int64_t>& m) {
+    std::string out;
+    char buf[96];
+    for (auto k : kinds) {
+      const auto it = m.find(k);
+      if (it == m.end()) continue;
+      std::snprintf(buf, sizeof buf, "  %s %.3f ms (%.1f%%)", trace::pathSegmentName(k), ms(it->second),
+                    total ? 100.0 * static_cast<double>(it->second) / static_cast<double>(total) : 0.0);
+      out += buf;
+    }
+    return out;
+  };
+  std::printf("\nby kind:%s\n", line(by_kind).c_str());
+  std::printf("by process:\n");
+  for (const auto& [p, m] : by_process)
+    std::printf("  %-30s%s\n", terminalSafe(t.processes[p].label()).c_str(), line(m).c_str());
+  if (!by_channel.empty()) {
+    std::printf("by channel:\n");
+    for (const auto& [c, m] : by_channel)
+      std::printf("  %-30s%s\n", terminalSafe(t.channels[c].name).c_str(), line(m).c_str());
+  }
+  if (!path.branches.empty()) {
+    std::printf("other ways in, least slack first:\n");
+    for (size_t k = 0; k < path.branches.size() && k < 5; ++k)
+      std::printf("  event %u -> event %u: %.3f ms of slack (%s)\n", path.branches[k].from + 1, path.branches[k].to + 1,
+                  ms(path.branches[k].slack_ns), terminalSafe(narrator.describe(path.branches[k].from)).c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace radar::cli
