@@ -1,12 +1,14 @@
 // `radar critical-path DIR...`: the chain of events and messages that
 // decided when an event happened, and where its time went.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 
 #include "cli.h"
 #include "commands.h"
 #include "trace/critical_path.h"
+#include "trace/interactions.h"
 #include "trace/narrative.h"
 #include "trace_command.h"
 
@@ -27,6 +29,10 @@ const char kCriticalPathHelp[] =
     "                    recording's first process)\n"
     "  -p, --process P   the path to the last event of process P\n"
     "  --from N          start at event N: every step follows from it\n"
+    "  --interactions    instead, every request a server received and answered on\n"
+    "                    the same connection, by service: percentiles of the\n"
+    "                    response time and of its parts (send, queued, transit in,\n"
+    "                    server, reply queued, transit out), and the slowest ones\n"
     "  --json            the whole path as one JSON object\n" RADAR_NET_HELP
     "\n"
     "Exit status: 0; 2 when the recording cannot be read, an option is wrong, or\n"
@@ -36,13 +42,79 @@ namespace {
 
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
+int printInteractions(const trace::Trace& t, bool json) {
+  const trace::Interactions found = trace::findInteractions(t);
+  if (json) std::printf("{\"groups\":[");
+  for (uint32_t g = 0; g < found.groups.size(); ++g) {
+    std::vector<const trace::Interaction*> members;
+    for (const auto& in : found.all)
+      if (in.group == g) members.push_back(&in);
+    std::vector<int64_t> values(members.size());
+    auto stats = [&](int part) {  // p50, p90, p99, max
+      for (size_t k = 0; k < members.size(); ++k) values[k] = part < 0 ? members[k]->total() : members[k]->ns[part];
+      std::array<int64_t, 4> s{trace::percentile(values, 0.5), trace::percentile(values, 0.9),
+                               trace::percentile(values, 0.99), *std::max_element(values.begin(), values.end())};
+      return s;
+    };
+    std::sort(members.begin(), members.end(),
+              [](const trace::Interaction* a, const trace::Interaction* b) { return a->total() > b->total(); });
+    std::string server;
+    for (uint32_t p : found.groups[g].servers) server += (server.empty() ? "" : ", ") + t.processes[p].label();
+    if (json) {
+      std::printf("%s{\"service\":%s,\"server\":%s,\"interactions\":%zu,\"parts\":{", g ? "," : "",
+                  jsonString(found.groups[g].name).c_str(), jsonString(server).c_str(), members.size());
+      for (int part = -1; part < trace::Interaction::kParts; ++part) {
+        const auto s = stats(part);
+        std::printf("%s\"%s\":[%lld,%lld,%lld,%lld]", part < 0 ? "" : ",",
+                    part < 0 ? "total" : trace::interactionPartName(part), static_cast<long long>(s[0]),
+                    static_cast<long long>(s[1]), static_cast<long long>(s[2]), static_cast<long long>(s[3]));
+      }
+      std::printf("},\"worst\":[");
+      for (size_t k = 0; k < members.size() && k < 5; ++k)
+        std::printf("%s{\"request\":%u,\"reply\":%u,\"ns\":%lld}", k ? "," : "", members[k]->request_receive + 1,
+                    members[k]->reply_send + 1, static_cast<long long>(members[k]->total()));
+      std::printf("]}");
+      continue;
+    }
+    std::printf("%s served by %s: %zu interactions\n", terminalSafe(found.groups[g].name).c_str(),
+                terminalSafe(server).c_str(), members.size());
+    std::printf("  %-13s %10s %10s %10s %10s  (ms)\n", "", "p50", "p90", "p99", "max");
+    for (int part = -1; part < trace::Interaction::kParts; ++part) {
+      const auto s = stats(part);
+      std::printf("  %-13s %10.3f %10.3f %10.3f %10.3f\n", part < 0 ? "total" : trace::interactionPartName(part),
+                  ms(s[0]), ms(s[1]), ms(s[2]), ms(s[3]));
+    }
+    std::printf("  slowest:\n");
+    for (size_t k = 0; k < members.size() && k < 5; ++k) {
+      const auto& in = *members[k];
+      std::printf("    %.3f ms: request received at event %u, reply sent at event %u", ms(in.total()),
+                  in.request_receive + 1, in.reply_send + 1);
+      if (in.request_send != trace::kNone) std::printf(" (asked at event %u", in.request_send + 1);
+      if (in.reply_receive != trace::kNone)
+        std::printf("%sanswered at event %u", in.request_send != trace::kNone ? ", " : " (", in.reply_receive + 1);
+      std::printf("%s\n", in.request_send != trace::kNone || in.reply_receive != trace::kNone ? ")" : "");
+    }
+    std::printf("\n");
+  }
+  if (json)
+    std::printf("]}\n");
+  else if (found.groups.empty())
+    std::printf("no interactions: no process received a request and answered it on the same channel\n");
+  return kExitOk;
+}
+
 }  // namespace
 
 int runCriticalPath(int argc, char** argv) {
   Args args;
-  if (!args.parse(
-          argc, argv, 1,
-          {{"to", 0, true}, {"from", 0, true}, {"process", 'p', true}, {"json", 0, false}, kNetOption, kNoNetOption}))
+  if (!args.parse(argc, argv, 1,
+                  {{"to", 0, true},
+                   {"from", 0, true},
+                   {"process", 'p', true},
+                   {"interactions", 0, false},
+                   {"json", 0, false},
+                   kNetOption,
+                   kNoNetOption}))
     return usageError("critical-path", args.error());
   if (args.positional().empty()) return usageError("critical-path", "no recording given");
   if (args.has("to") && args.has("process")) return usageError("critical-path", "give --to or --process, not both");
@@ -52,6 +124,7 @@ int runCriticalPath(int argc, char** argv) {
   const Loaded loaded = loadForCommand("critical-path", args.positional(), netChoice(args));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
+  if (args.has("interactions")) return printInteractions(t, args.has("json"));
   const uint64_t n = t.events.size();
   if ((args.has("to") && (to_n < 1 || to_n > n)) || (args.has("from") && (from_n < 1 || from_n > n)))
     return usageError("critical-path", "no such event: the recording has events 1 to " + std::to_string(n));

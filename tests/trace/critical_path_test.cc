@@ -9,6 +9,7 @@
 
 #include "fake_recording.h"
 #include "trace/critical_path.h"
+#include "trace/interactions.h"
 
 namespace radar::trace {
 namespace {
@@ -252,6 +253,95 @@ TEST_P(CriticalPaths, SegmentsAddUpAndEveryStepIsAnEdge) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CriticalPaths, ::testing::Range<uint64_t>(1, 31));
+
+}  // namespace
+}  // namespace radar::trace
+
+namespace radar::trace {
+namespace {
+
+// A server answering two clients over socket pairs, twice each, with known
+// times: each interaction's parts, and the percentiles over them.
+TEST(Interactions, RequestsAndRepliesSplitIntoTheirParts) {
+  FakeRecording rec;
+  // Client 1 asks at 10..11; the server, waiting since 5, gets it at 12,
+  // answers 20..21; the client, waiting since 12, has it at 22.
+  // Then again at 30..31, the server busy until it calls at 40, gets it at
+  // 41, answers 45..46; the client calls at 50 and has it at 51.
+  rec.process("client", 100)
+      .socketEnd(1, 1, 2)
+      .send(1, "q1", 10, 11)
+      .receive(1, "a1", 12, 22)
+      .send(1, "q2", 30, 31)
+      .receive(1, "a2", 50, 51)
+      .exit(0, 60);
+  rec.process("server", 200)
+      .socketEnd(1, 2, 1)
+      .receive(1, "q1", 5, 12)
+      .send(1, "a1", 20, 21)
+      .receive(1, "q2", 40, 41)
+      .send(1, "a2", 45, 46)
+      .exit(0, 70);
+  auto t = rec.load();
+  const Interactions found = findInteractions(*t);
+  ASSERT_EQ(found.all.size(), 2u);  // the client, who spoke first, serves nothing
+  ASSERT_EQ(found.groups.size(), 1u);
+  ASSERT_EQ(found.groups[0].servers.size(), 1u);
+  EXPECT_EQ(t->processes[found.groups[0].servers[0]].pid, 200);
+  const Interaction& first = found.all[0];
+  EXPECT_EQ(first.request_send, at(*t, 100, 1));
+  EXPECT_EQ(first.request_receive, at(*t, 200, 1));
+  EXPECT_EQ(first.reply_send, at(*t, 200, 2));
+  EXPECT_EQ(first.reply_receive, at(*t, 100, 2));
+  using P = Interaction;
+  EXPECT_EQ(first.ns, (std::array<int64_t, P::kParts>{1, 0, 1, 9, 0, 1}));
+  EXPECT_EQ(first.total(), 22 - 10);
+  const Interaction& second = found.all[1];
+  EXPECT_EQ(second.ns, (std::array<int64_t, P::kParts>{1, 9, 1, 5, 4, 1}));
+  EXPECT_EQ(second.total(), 51 - 30);
+  std::vector<int64_t> totals{first.total(), second.total()};
+  EXPECT_EQ(percentile(totals, 0.5), 12);
+  EXPECT_EQ(percentile(totals, 0.99), 21);
+}
+
+// Random request/response runs: every interaction's parts add up to its
+// response time, from the request's send to the reply's receive.
+TEST(Interactions, PartsAddUpToTheResponseTime) {
+  std::mt19937_64 rng(77);
+  FakeRecording rec;
+  FakeProcess& server = rec.process("server", 200);
+  std::vector<FakeProcess*> clients;
+  for (int c = 0; c < 3; ++c) {
+    clients.push_back(&rec.process("client" + std::to_string(c), 100 + c));
+    clients.back()->socketEnd(1, 10 + c, 20 + c);
+    server.socketEnd(1 + c, 20 + c, 10 + c);
+  }
+  int64_t now = 100;
+  for (int k = 0; k < 60; ++k) {
+    const int c = static_cast<int>(rng() % 3);
+    const std::string q = "q" + std::to_string(k), a = "a" + std::to_string(k);
+    const int64_t ask = now + static_cast<int64_t>(rng() % 10);
+    clients[c]->send(1, q, ask, ask + 1);
+    const int64_t got = ask + 2 + static_cast<int64_t>(rng() % 10);
+    server.receive(1 + c, q, ask - 1, got);
+    const int64_t answer = got + static_cast<int64_t>(rng() % 20);
+    server.send(1 + c, a, answer, answer + 1);
+    const int64_t call = ask + 1 + static_cast<int64_t>(rng() % 40);
+    clients[c]->receive(1, a, call, std::max(call, answer + 1) + 1);
+    now = std::max(call, answer + 1) + 2;
+  }
+  auto t = rec.load();
+  const Interactions found = findInteractions(*t);
+  ASSERT_EQ(found.all.size(), 60u);
+  for (const Interaction& in : found.all) {
+    ASSERT_NE(in.request_send, kNone);
+    ASSERT_NE(in.reply_receive, kNone);
+    const int64_t start = t->wallTime(in.request_send);
+    const int64_t end = t->wallTime(in.reply_receive) + t->events[in.reply_receive].durationNs();
+    EXPECT_EQ(in.total(), end - start);
+    for (int64_t v : in.ns) EXPECT_GE(v, 0);
+  }
+}
 
 }  // namespace
 }  // namespace radar::trace
