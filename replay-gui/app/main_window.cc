@@ -168,6 +168,25 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   findings_dock->setWidget(findings_box);
   addDockWidget(Qt::RightDockWidgetArea, findings_dock);
 
+  // The critical path to an event, asked for with P: hidden until then.
+  path_model_ = new CriticalPathModel(*trace_, *narrator_, this);
+  path_dock_ = new QDockWidget(tr("Critical path"), this);
+  path_dock_->setObjectName(QStringLiteral("critical-path"));
+  auto* path_view = new QTableView(path_dock_);
+  path_view->setModel(path_model_);
+  path_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  path_view->verticalHeader()->hide();
+  path_view->verticalHeader()->setDefaultSectionSize(20);
+  path_view->horizontalHeader()->setStretchLastSection(true);
+  path_dock_->setWidget(path_view);
+  addDockWidget(Qt::BottomDockWidgetArea, path_dock_);
+  tabifyDockWidget(events_dock, path_dock_);
+  path_dock_->hide();
+  connect(path_view, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    const uint32_t position = path_model_->eventOf(index.row());
+    if (position != kNone) goToEvent(position);
+  });
+
   position_label_ = new QLabel(this);
   statusBar()->addPermanentWidget(position_label_);
 
@@ -219,7 +238,14 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   reportProblems();
 }
 
-MainWindow::~MainWindow() = default;
+// The views read the trace and the models, members that are gone before
+// QWidget's destructor deletes its children (a table sizing its rows as it
+// is hidden would read a freed trace): the views go first.
+MainWindow::~MainWindow() {
+  const auto docks = findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly);
+  for (QDockWidget* dock : docks) delete dock;
+  delete takeCentralWidget();
+}
 
 void MainWindow::buildActions() {
   auto* file = menuBar()->addMenu(tr("&File"));
@@ -279,6 +305,7 @@ void MainWindow::buildActions() {
     if (selected_message_ != kNone) followMessage(selected_message_);
   });
   replay->addSeparator();
+  add(replay, tr("Critical &path to this event"), QKeySequence(Qt::Key_P), [this] { showCriticalPath(); });
   add(replay, tr("&Debug this process from here…"), QKeySequence(Qt::CTRL | Qt::Key_D), [this] { debugFromHere(); });
   add(replay, tr("&Never mind"), QKeySequence(), [] {});
 
@@ -399,6 +426,36 @@ void MainWindow::clearHighlight() {
   selected_message_ = kNone;
   network_->setSelectedMessage(kNone);
   spacetime_->setSelected(kNone);
+  spacetime_->setPath({});
+  network_->setPathProcesses({});
+  path_model_->setPath({});
+  path_dock_->hide();
+}
+
+bool MainWindow::showCriticalPath() {
+  const uint32_t pos = controller_->position();
+  if (pos == 0) return false;
+  trace::CriticalPath path;
+  std::string error;
+  if (!trace::criticalPath(*trace_, kNone, pos - 1, &path, &error)) {
+    statusBar()->showMessage(QString::fromStdString(error), 5000);
+    return false;
+  }
+  std::vector<uint32_t> processes;
+  for (uint32_t e : path.events) processes.push_back(trace_->events[e].process);
+  std::sort(processes.begin(), processes.end());
+  processes.erase(std::unique(processes.begin(), processes.end()), processes.end());
+  spacetime_->setPath(path.events);
+  network_->setPathProcesses(std::move(processes));
+  statusBar()->showMessage(tr("Critical path to event %1: %2 ms, %3 events")
+                               .arg(pos)
+                               .arg(static_cast<double>(path.end_ns - path.begin_ns) / 1e6, 0, 'f', 3)
+                               .arg(path.events.size()),
+                           10000);
+  path_model_->setPath(std::move(path));
+  path_dock_->show();
+  path_dock_->raise();
+  return true;
 }
 
 void MainWindow::showMessage(uint32_t send) {
@@ -502,7 +559,8 @@ void MainWindow::showHelp() {
          "<b>←</b> back · <b>Ctrl+G</b> skip to event · <b>R</b> instant replay of the last n "
          "events, <b>Shift+R</b> again, <b>E</b> end it · <b>Home</b> from the start · "
          "<b>[</b> <b>]</b> slower, faster · click a message or <b>M</b> over it: its contents · "
-         "<b>O</b> follow the selected message · <b>F</b> fit · wheel: zoom · drag: pan or move a "
+         "<b>O</b> follow the selected message · <b>P</b> critical path to this event · <b>Esc</b> clear highlights · "
+         "<b>F</b> fit · wheel: zoom · drag: pan or move a "
          "box · <b>C</b> channels · <b>L</b> colour legend · <b>W</b> wall time in the diagram · click a process, then "
          "<b>Ctrl+D</b>: debug it from here, re-run alone under gdb (radar debug).</p>"
          "<p>Double-click an event or a finding to go there. See docs/replay.md.</p>"));

@@ -50,8 +50,12 @@ class MainWindow : public QMainWindow {
   void goToEvent(uint32_t position);
   // Opens the window showing a message's contents (a send's position).
   void showMessage(uint32_t send);
-  // No selected message, no causal colouring in the diagram (Esc).
+  // No selected message, no causal colouring, no critical path (Esc).
   void clearHighlight();
+  // The critical path to the current event: its segments in a panel, its
+  // events joined in the diagram, its processes outlined (P).
+  bool showCriticalPath();
+  CriticalPathModel& criticalPathModel() { return *path_model_; }
   // Jumps to the first receive of a message.
   bool followMessage(uint32_t send);
   // Not interactive (tests, snapshots): no dialog opens and no terminal
@@ -115,6 +119,8 @@ class MainWindow : public QMainWindow {
   QAction* mode_action_ = nullptr;
   bool updating_ = false;          // the views follow the controller, not the reverse
   uint32_t table_position_ = ~0u;  // the event the table was last put on
+  CriticalPathModel* path_model_ = nullptr;
+  class QDockWidget* path_dock_ = nullptr;
   bool interactive_ = true;
 };
 

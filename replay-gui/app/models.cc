@@ -147,4 +147,66 @@ uint32_t FindingsModel::eventOf(int row) const {
   return events.empty() ? kNone : events.front();
 }
 
+CriticalPathModel::CriticalPathModel(const trace::Trace& trace, const trace::Narrator& narrator, QObject* parent)
+    : QAbstractTableModel(parent), t_(trace), narrator_(narrator) {}
+
+void CriticalPathModel::setPath(trace::CriticalPath path) {
+  beginResetModel();
+  path_ = std::move(path);
+  endResetModel();
+}
+
+int CriticalPathModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(path_.segments.size());
+}
+
+int CriticalPathModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant CriticalPathModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
+  const trace::PathSegment& s = path_.segments[index.row()];
+  if (role == Qt::TextAlignmentRole)
+    return index.column() <= Duration ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+  switch (index.column()) {
+    case At:
+      return QString::number(static_cast<double>(s.begin_ns - path_.begin_ns) / 1e6, 'f', 3);
+    case Duration:
+      return QString::number(static_cast<double>(s.ns()) / 1e6, 'f', 3);
+    case Kind:
+      return QString::fromLatin1(trace::pathSegmentName(s.kind));
+    case Where: {
+      QString w = s.process == kNone ? QString() : QString::fromStdString(t_.processes[s.process].label());
+      if (s.channel != kNone) w += tr(" on ") + QString::fromStdString(t_.channels[s.channel].name);
+      return w;
+    }
+    case Event:
+      return s.event == kNone ? QVariant() : QString::fromStdString(narrator_.sentence(s.event));
+    default:
+      return {};
+  }
+}
+
+QVariant CriticalPathModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
+  switch (section) {
+    case At:
+      return tr("At (ms)");
+    case Duration:
+      return tr("ms");
+    case Kind:
+      return tr("Kind");
+    case Where:
+      return tr("Process / channel");
+    case Event:
+      return tr("Up to");
+    default:
+      return {};
+  }
+}
+
+uint32_t CriticalPathModel::eventOf(int row) const {
+  return row >= 0 && row < rowCount() ? path_.segments[row].event : kNone;
+}
+
 }  // namespace radar::gui

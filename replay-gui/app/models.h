@@ -1,12 +1,13 @@
 // Item models of the replay window: every event as a table row (filtered
 // by process, channel, kind or text, without copying millions of rows), and
-// the merge's findings.
+// the merge's findings, a critical path's segments.
 #pragma once
 
 #include <QAbstractTableModel>
 #include <QString>
 #include <vector>
 
+#include "trace/critical_path.h"
 #include "trace/narrative.h"
 #include "trace/trace.h"
 
@@ -60,6 +61,29 @@ class FindingsModel : public QAbstractTableModel {
 
  private:
   const trace::Trace& t_;
+};
+
+// The segments of a critical path (radar critical-path), as a table.
+class CriticalPathModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { At, Duration, Kind, Where, Event, ColumnCount };
+  CriticalPathModel(const trace::Trace& trace, const trace::Narrator& narrator, QObject* parent = nullptr);
+
+  void setPath(trace::CriticalPath path);
+  const trace::CriticalPath& path() const { return path_; }
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  // The event a segment leads to (a position), or kNone.
+  uint32_t eventOf(int row) const;
+
+ private:
+  const trace::Trace& t_;
+  const trace::Narrator& narrator_;
+  trace::CriticalPath path_;
 };
 
 }  // namespace radar::gui

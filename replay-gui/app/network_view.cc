@@ -94,6 +94,12 @@ void NetworkView::drawChannels(QPainter& painter) {
   }
 }
 
+void NetworkView::setPathProcesses(std::vector<uint32_t> processes) {
+  std::sort(processes.begin(), processes.end());
+  path_processes_ = std::move(processes);
+  update();
+}
+
 void NetworkView::setShowLegend(bool on) {
   show_legend_ = on;
   update();
@@ -109,7 +115,8 @@ std::vector<NetworkView::LegendEntry> NetworkView::legend() {
           {tr("message queued"), colors::kQueued},
           {tr("message being received"), colors::kConsumed},
           {tr("message nobody receives"), colors::kUndelivered},
-          {tr("message selected"), colors::kSelected}};
+          {tr("message selected"), colors::kSelected},
+          {tr("on the critical path"), colors::kPath}};
 }
 
 // Bottom left, over the scene: a swatch and a word for each colour.
@@ -153,7 +160,11 @@ void NetworkView::paintEvent(QPaintEvent*) {
     const QRectF r(toWidget({b.box.x, b.box.y}), QSizeF(b.box.w * zoom_, b.box.h * zoom_));
     QColor fill = b.active ? colors::kActive : b.blocked ? colors::kBlocked : colors::kProcess;
     if (b.ending) fill = fill.lighter(115);
-    painter.setPen(QPen(b.active ? colors::kActiveBorder : colors::kBorder, b.active ? 2.5 : 1.2));
+    const bool on_path = std::binary_search(path_processes_.begin(), path_processes_.end(), b.process);
+    painter.setPen(QPen(b.active  ? colors::kActiveBorder
+                        : on_path ? colors::kPath
+                                  : colors::kBorder,
+                        b.active || on_path ? 2.5 : 1.2));
     painter.setBrush(fill);
     painter.drawRoundedRect(r, 6 * zoom_, 6 * zoom_);
     if (zoom_ < 0.25) continue;  // too small to read

@@ -26,6 +26,8 @@ class NetworkView : public QWidget {
   void setShowChannels(bool on);
   bool showChannels() const { return show_channels_; }
   void setSelectedMessage(uint32_t send);
+  // Processes on a critical path: their boxes outlined.
+  void setPathProcesses(std::vector<uint32_t> processes);
   // The legend of colours, in a corner (on by default).
   void setShowLegend(bool on);
   bool showLegend() const { return show_legend_; }
@@ -69,6 +71,7 @@ class NetworkView : public QWidget {
   bool show_channels_ = false;
   bool show_legend_ = true;
   uint32_t selected_message_ = kNone;
+  std::vector<uint32_t> path_processes_;  // sorted
   // Dragging: the background (pan) or a box.
   enum class Drag { None, Pan, Box } drag_ = Drag::None;
   QPointF drag_start_;

@@ -21,4 +21,5 @@ inline const QColor kSelected{220, 0, 120};
 inline const QColor kChannelLine{180, 185, 195};
 inline const QColor kPast{40, 140, 70};
 inline const QColor kFuture{150, 60, 180};
+inline const QColor kPath{200, 30, 30};  // a critical path
 }  // namespace radar::gui::colors

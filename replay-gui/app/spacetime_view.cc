@@ -30,6 +30,13 @@ void SpaceTimeView::setCurrent(uint32_t position) {
   relayout();
 }
 
+void SpaceTimeView::setPath(std::vector<uint32_t> events) {
+  path_ = std::move(events);
+  sorted_path_ = path_;
+  std::sort(sorted_path_.begin(), sorted_path_.end());
+  update();
+}
+
 void SpaceTimeView::setSelected(uint32_t position) {
   selected_ = position;
   update();
@@ -132,6 +139,15 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
       painter.fillPath(head, painter.pen().color());
     }
   }
+  // A critical path: its visible steps joined, thick, under the dots.
+  if (!path_.empty()) {
+    painter.setPen(QPen(colors::kPath, 3.5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    for (size_t k = 1; k < path_.size(); ++k) {
+      const Dot* a = dotOf(path_[k - 1]);
+      const Dot* b = dotOf(path_[k]);
+      if (a && b) painter.drawLine(a->at, b->at);
+    }
+  }
   for (const Dot& d : dots_) {
     QColor c = colors::kProcess.darker(160);
     if (selected_ != kNone && d.position != selected_) {
@@ -141,8 +157,11 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
         c = colors::kFuture;
     }
     const bool now = d.position == current_;
-    painter.setPen(
-        QPen(d.position == selected_ ? colors::kSelected : colors::kBorder, d.position == selected_ ? 2 : 0.8));
+    const bool on_path = std::binary_search(sorted_path_.begin(), sorted_path_.end(), d.position);
+    painter.setPen(QPen(d.position == selected_ ? colors::kSelected
+                        : on_path               ? colors::kPath
+                                                : colors::kBorder,
+                        d.position == selected_ || on_path ? 2 : 0.8));
     painter.setBrush(now ? colors::kActive : c);
     const double r = now ? 6 : 4;
     painter.drawEllipse(d.at, r, r);

@@ -22,6 +22,9 @@ class SpaceTimeView : public QWidget {
   void setCurrent(uint32_t position);  // the event shown (kNone: none yet)
   void setSelected(uint32_t position);
   uint32_t selected() const { return selected_; }
+  // A critical path's events (positions, in order), drawn joined; empty: none.
+  void setPath(std::vector<uint32_t> events);
+  const std::vector<uint32_t>& path() const { return path_; }
   void setWallTime(bool on);
   bool wallTime() const { return wall_time_; }
   // Events drawn either side of the current one.
@@ -60,6 +63,7 @@ class SpaceTimeView : public QWidget {
   bool wall_time_ = false;
   std::vector<Lane> lanes_;
   std::vector<Dot> dots_;
+  std::vector<uint32_t> path_, sorted_path_;
 };
 
 }  // namespace radar::gui

@@ -4,6 +4,10 @@
 //                                                   pipes, each sending to the next; with
 //                                                   IN_FLIGHT, about that many messages wait
 //                                                   in the pipes at any time
+//   merge_benchmark generate-rpc DIR CLIENTS INTERACTIONS
+//                                                   write a recording: a server answering its
+//                                                   clients over socket pairs, each interaction
+//                                                   a request and a reply (4 events)
 //   merge_benchmark run DIR                         load + merge (in a child, for its peak
 //                                                   memory), display state near the start and
 //                                                   near the end
@@ -245,14 +249,114 @@ int touch(size_t mib) {
 
 }  // namespace
 
+// A server and its clients, each client on a socket pair of its own: the
+// client writes a request, the server reads it and writes a reply, the
+// client reads it. Times are consistent: a read returns after its write.
+int generateRpc(const std::string& dir, int clients, uint64_t interactions) {
+  ::mkdir(dir.c_str(), 0700);
+  static const uint8_t id[16] = {2};
+  auto open = [&](int index, const std::string& name, const std::vector<log::ChannelFields>& channels) {
+    const std::string path = dir + "/" + std::to_string(1000 + index) + "-0-" + name + ".rlog";
+    const char* argv[] = {name.c_str(), nullptr};
+    log::HeaderFields h;
+    h.recording_id = id;
+    h.log_id = 7000 + static_cast<uint64_t>(index);
+    h.host_name = "bench";
+    h.boot_id = "boot";
+    h.pid = 1000 + index;
+    h.origin = log::Origin::Root;
+    const std::string executable = "/bin/" + name;
+    h.executable = executable.c_str();
+    h.argv = argv;
+    auto w = std::make_unique<log::LogWriter>();
+    log::WriterOptions options;
+    options.tail_capacity = clients > 200 ? 64 * 1024 : 256 * 1024;
+    if (w->open(path.c_str(), h, options) != 0) return std::unique_ptr<log::LogWriter>();
+    for (const auto& c : channels) {
+      log::EventFields e;
+      e.kind = log::Kind::Channel;
+      e.channel_info = &c;
+      w->append(e);
+    }
+    return w;
+  };
+  auto socket = [](uint32_t index, uint64_t ino, uint64_t peer) {
+    log::ChannelFields c;
+    c.index = index;
+    c.type = log::ChannelType::UnixStream;
+    c.dev = 9;
+    c.ino = ino;
+    c.peer_ino = peer;
+    c.access = 2;
+    return c;
+  };
+  std::vector<log::ChannelFields> server_ends;
+  for (int c = 0; c < clients; ++c) server_ends.push_back(socket(1 + c, 300000 + c, 200000 + c));
+  auto server = open(0, "server", server_ends);
+  if (!server) return 1;
+  std::vector<std::unique_ptr<log::LogWriter>> client;
+  for (int c = 0; c < clients; ++c) {
+    client.push_back(open(1 + c, "client", {socket(1, 200000 + c, 300000 + c)}));
+    if (!client.back()) return 1;
+  }
+  std::mt19937_64 rng(2);
+  std::vector<uint64_t> to_server(clients, 0), to_client(clients, 0);
+  char payload[64];
+  std::memset(payload, 'r', sizeof(payload));
+  int64_t now = 1'000'000'000;
+  auto data = [&](log::LogWriter& w, log::Kind kind, uint32_t channel, uint32_t n, uint64_t* offset, int64_t entry,
+                  int64_t ret) {
+    log::EventFields e;
+    e.kind = kind;
+    e.entry_ns = entry;
+    e.return_ns = ret;
+    e.fd = 3;
+    e.channel = channel;
+    e.size = kind == log::Kind::Write ? n : 4096;
+    e.result = n;
+    e.has_offset = true;
+    e.offset = *offset;
+    *offset += n;
+    log::Iov iov{payload, n};
+    if (kind == log::Kind::Write) {
+      e.payload = &iov;
+      e.payload_iov_count = 1;
+      e.payload_len = n;
+    }
+    w.append(e);
+  };
+  for (uint64_t i = 0; i < interactions; ++i) {
+    const int c = static_cast<int>(rng() % clients);
+    const uint32_t q = 16 + static_cast<uint32_t>(rng() % 48), a = 16 + static_cast<uint32_t>(rng() % 48);
+    const int64_t ask = now + 10 + static_cast<int64_t>(rng() % 200);
+    data(*client[c], log::Kind::Write, 1, q, &to_server[c], ask, ask + 300);
+    uint64_t server_in = to_server[c] - q, server_out = to_client[c];
+    const int64_t take = ask + 100 + static_cast<int64_t>(rng() % 2000);
+    data(*server, log::Kind::Read, 1 + c, q, &server_in, ask - 50, take);
+    const int64_t answer = take + 200 + static_cast<int64_t>(rng() % 5000);
+    data(*server, log::Kind::Write, 1 + c, a, &server_out, answer, answer + 300);
+    to_client[c] = server_out;
+    uint64_t client_in = to_client[c] - a;
+    const int64_t got = answer + 400 + static_cast<int64_t>(rng() % 1000);
+    data(*client[c], log::Kind::Read, 1, a, &client_in, ask + 400, got);
+    now = got;
+  }
+  server->close();
+  for (auto& w : client) w->close();
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc >= 5 && std::strcmp(argv[1], "generate") == 0)
     return generate(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10),
                     argc >= 6 ? static_cast<uint32_t>(std::strtoul(argv[5], nullptr, 10)) : 0);
+  if (argc >= 5 && std::strcmp(argv[1], "generate-rpc") == 0)
+    return generateRpc(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
   if (argc >= 3 && std::strcmp(argv[1], "run") == 0) return run(argv[2]);
   if (argc >= 3 && std::strcmp(argv[1], "merge") == 0) return loadAndMerge(argv[2]);
   if (argc >= 3 && std::strcmp(argv[1], "touch") == 0) return touch(std::strtoul(argv[2], nullptr, 10));
   std::fprintf(stderr,
-               "usage: merge_benchmark generate DIR PROCESSES EVENTS [IN_FLIGHT] | run DIR | merge DIR | touch MIB\n");
+               "usage: merge_benchmark generate DIR PROCESSES EVENTS [IN_FLIGHT] | generate-rpc DIR CLIENTS "
+               "INTERACTIONS | run DIR | merge DIR | touch MIB\n");
   return 2;
 }
