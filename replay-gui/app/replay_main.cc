@@ -66,6 +66,7 @@ int snapshot(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& op
   QApplication::processEvents();
   window.networkView().fitToView();
   window.controller().skipTo(options.at_event);
+  if (options.critical_path) window.showCriticalPath();
   QApplication::processEvents();
   const QImage image = window.grab().toImage();
   if (!image.save(QString::fromStdString(options.snapshot), "PNG")) {
@@ -130,6 +131,7 @@ int main(int argc, char** argv) {
                                 return;
                               }
                               if (options.at_event) window->controller().skipTo(options.at_event);
+                              if (options.critical_path) window->showCriticalPath();
                               window->show();
                             });
   return QApplication::exec();

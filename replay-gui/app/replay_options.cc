@@ -18,6 +18,7 @@ const char kReplayUsage[] =
     "  --snapshot FILE.png     render the view at --at-event to FILE.png and exit;\n"
     "                          needs no display; prints the narrative line\n"
     "  --size WxH              size of the snapshot (default 1280x800)\n"
+    "  --critical-path         show the critical path to the --at-event event (as P)\n"
     "  --net FILE              name processes and channels and decode messages by\n"
     "                          this network description (docs/netdesc.md); a recording\n"
     "                          made by `radar run` carries its own\n"
@@ -74,6 +75,8 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       if (!file("--net", "a description file", &out->net)) return false;
     } else if (a == "--no-net") {
       out->no_net = true;
+    } else if (a == "--critical-path") {
+      out->critical_path = true;
     } else if (a == "--size") {
       const char* v = value("--size");
       if (!v) return false;
