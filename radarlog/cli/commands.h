@@ -32,6 +32,8 @@ int runExport(int argc, char** argv);
 extern const char kExportHelp[];
 int runCriticalPath(int argc, char** argv);
 extern const char kCriticalPathHelp[];
+int runDiff(int argc, char** argv);
+extern const char kDiffHelp[];
 int runSql(int argc, char** argv);
 extern const char kSqlHelp[];
 int runNetdesc(int argc, char** argv);

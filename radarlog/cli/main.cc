@@ -39,6 +39,7 @@ const Command kCommands[] = {
     {"stats", "messages, bytes and time per process and channel", kStatsHelp, runStats},
     {"critical-path", "why an event came when it did: the chain that decided it, and where the time went",
      kCriticalPathHelp, runCriticalPath},
+    {"diff", "compare two runs: where they part first, in causal order", kDiffHelp, runDiff},
     {"export", "write a recording for Wireshark, Perfetto or SQLite", kExportHelp, runExport},
     {"sql", "query a recording with SQL", kSqlHelp, runSql},
 #endif

@@ -1,0 +1,91 @@
+// `radar diff RUN_A RUN_B`: what is different about the run that failed.
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli.h"
+#include "commands.h"
+#include "trace/diff.h"
+#include "trace/narrative.h"
+#include "trace_command.h"
+
+namespace radar::cli {
+
+const char kDiffHelp[] =
+    "usage: radar diff [options] RUN_A RUN_B\n"
+    "\n"
+    "Compares two recordings of one program: processes aligned by where they come\n"
+    "from in the process tree (names and birth order, not pids), channels by the\n"
+    "processes and descriptors that use them. Tells where the runs part first in\n"
+    "causal order (another call, a message with other bytes, a receive that took\n"
+    "another process's message, another result, a process that ended otherwise or\n"
+    "is in one run only), with both sides' events, then where each other process\n"
+    "parts, and the channels whose traffic or timing differs.\n"
+    "\n"
+    "  --timing MS       a channel's mean latency differs when the runs' are MS\n"
+    "                    apart or more and one is twice the other (default 1)\n" RADAR_NET_HELP
+    "\n"
+    "Exit status: 0 when no process parts, 1 when they do, 2 when a recording\n"
+    "cannot be read or an option is wrong.\n";
+
+int runDiff(int argc, char** argv) {
+  Args args;
+  if (!args.parse(argc, argv, 1, {{"timing", 0, true}, kNetOption, kNoNetOption}))
+    return usageError("diff", args.error());
+  if (args.positional().size() != 2) return usageError("diff", "give two recordings: RUN_A RUN_B");
+  double timing_ms = 1;
+  if (auto v = args.value("timing")) {
+    char* end = nullptr;
+    timing_ms = std::strtod(v->c_str(), &end);
+    if (v->empty() || *end || timing_ms < 0)
+      return usageError("diff", "--timing: expected milliseconds, got '" + *v + "'");
+  }
+  const Loaded a = loadForCommand("diff", {args.positional()[0]}, netChoice(args));
+  if (!a) return kExitUsage;
+  const Loaded b = loadForCommand("diff", {args.positional()[1]}, netChoice(args));
+  if (!b) return kExitUsage;
+  const trace::RunDiff diff = trace::diffRuns(*a.trace, *b.trace, timing_ms);
+  const trace::Narrator na(*a.trace), nb(*b.trace);
+  auto side = [&](const char* which, const trace::Narrator& n, uint32_t e) {
+    if (e == trace::kNone)
+      std::printf("  %s: (nothing)\n", which);
+    else
+      std::printf("  %s: %s\n", which, terminalSafe(n.sentence(e)).c_str());
+  };
+  if (diff.differences.empty()) {
+    std::printf(
+        "no causal difference: the %u processes made the same calls, with the same messages from the same "
+        "senders\n",
+        diff.processes_matched);
+  } else {
+    const auto& first = diff.differences.front();
+    std::printf("the runs part here first (%s, in %s): %s\n", trace::runDifferenceName(first.kind),
+                terminalSafe(first.process).c_str(), terminalSafe(first.what).c_str());
+    side("first run ", na, first.a);
+    side("second run", nb, first.b);
+    if (diff.differences.size() > 1) {
+      std::printf("\nthen, in causal order (each may follow from the first):\n");
+      for (size_t k = 1; k < diff.differences.size() && k < 11; ++k) {
+        const auto& d = diff.differences[k];
+        std::printf("  %s in %s: %s (events %s, %s)\n", trace::runDifferenceName(d.kind),
+                    terminalSafe(d.process).c_str(), terminalSafe(d.what).c_str(),
+                    d.a == trace::kNone ? "-" : std::to_string(d.a + 1).c_str(),
+                    d.b == trace::kNone ? "-" : std::to_string(d.b + 1).c_str());
+      }
+      if (diff.differences.size() > 11) std::printf("  ... and %zu more\n", diff.differences.size() - 11);
+    }
+  }
+  if (!diff.channels.empty()) {
+    std::printf("\n%-44s %18s %22s %22s\n", "channel (first run / second)", "messages", "bytes", "latency ms (mean)");
+    for (const auto& c : diff.channels)
+      std::printf("%-44s %8llu / %-8llu %10llu / %-10llu %10.3f / %-10.3f\n",
+                  terminalSafe(c.name_a.empty() ? c.name_b : c.name_a).c_str(),
+                  static_cast<unsigned long long>(c.messages_a), static_cast<unsigned long long>(c.messages_b),
+                  static_cast<unsigned long long>(c.bytes_a), static_cast<unsigned long long>(c.bytes_b),
+                  c.latency_ms_a, c.latency_ms_b);
+  }
+  std::printf("\nthe first run took %.3f ms, the second %.3f ms\n", static_cast<double>(diff.duration_ns_a) / 1e6,
+              static_cast<double>(diff.duration_ns_b) / 1e6);
+  return diff.differences.empty() ? kExitOk : kExitFindings;
+}
+
+}  // namespace radar::cli

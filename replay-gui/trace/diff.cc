@@ -1,0 +1,321 @@
+#include "trace/diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+namespace radar::trace {
+
+const char* runDifferenceName(RunDifference::Kind k) {
+  switch (k) {
+    case RunDifference::Kind::Call:
+      return "another call";
+    case RunDifference::Kind::Contents:
+      return "other contents";
+    case RunDifference::Kind::Race:
+      return "a race";
+    case RunDifference::Kind::Result:
+      return "another result";
+    case RunDifference::Kind::Ended:
+      return "ended otherwise";
+    case RunDifference::Kind::OnlyInOne:
+      return "in one run only";
+  }
+  return "?";
+}
+
+std::vector<std::string> processKeys(const Trace& t) {
+  const size_t n = t.processes.size();
+  std::vector<std::string> keys(n);
+  std::vector<std::vector<uint32_t>> children(n);
+  std::vector<uint32_t> roots;
+  for (const Process& p : t.processes) {
+    if (p.parent == kNone)
+      roots.push_back(p.index);
+    else if (t.processes[p.parent].next_image != p.index)
+      children[p.parent].push_back(p.index);
+  }
+  // Birth order: the parent's own order of calls (not the pids, nor the
+  // time the child first ran).
+  for (auto& c : children)
+    std::sort(c.begin(), c.end(), [&](uint32_t x, uint32_t y) {
+      const Process &a = t.processes[x], &b = t.processes[y];
+      return a.parent_counter != b.parent_counter ? a.parent_counter < b.parent_counter : a.pid < b.pid;
+    });
+  std::sort(roots.begin(), roots.end(), [&](uint32_t x, uint32_t y) {
+    const Process &a = t.processes[x], &b = t.processes[y];
+    const int64_t ta = a.first_event == kNone ? 0 : t.wallTime(a.first_event);
+    const int64_t tb = b.first_event == kNone ? 0 : t.wallTime(b.first_event);
+    return ta != tb ? ta < tb : x < y;
+  });
+  // "name", then "#k" for the k-th (k > 1) of that name among its siblings.
+  auto numbered = [&](const std::vector<uint32_t>& siblings, const std::string& prefix) {
+    std::map<std::string, int> seen;
+    std::vector<uint32_t> done;
+    for (uint32_t c : siblings) {
+      const std::string& name = t.processes[c].name;
+      const int k = ++seen[name];
+      keys[c] = prefix + name + (k > 1 ? "#" + std::to_string(k) : "");
+      done.push_back(c);
+    }
+    return done;
+  };
+  std::vector<uint32_t> work = numbered(roots, "");
+  while (!work.empty()) {
+    const uint32_t p = work.back();
+    work.pop_back();
+    if (const uint32_t next = t.processes[p].next_image; next != kNone) {
+      keys[next] = keys[p] + ">" + t.processes[next].name;
+      work.push_back(next);
+    }
+    for (uint32_t c : numbered(children[p], keys[p] + "/")) work.push_back(c);
+  }
+  return keys;
+}
+
+namespace {
+
+// A channel by the processes and descriptors that use it: the same in two
+// runs of one program, whatever its number or address.
+std::vector<std::string> channelKeys(const Trace& t, const std::vector<std::string>& process_keys) {
+  std::vector<std::string> keys(t.channels.size());
+  for (const Channel& c : t.channels) {
+    std::vector<std::string> ends;
+    for (uint32_t e : c.endpoints) {
+      const Endpoint& ep = t.endpoints[e];
+      ends.push_back((ep.process == kNone ? std::string("?") : process_keys[ep.process]) + "@" +
+                     std::to_string(ep.local_index));
+    }
+    std::sort(ends.begin(), ends.end());
+    for (const auto& s : ends) keys[c.index] += s + "|";
+  }
+  return keys;
+}
+
+// Results that are pids or timing, not behaviour.
+bool resultIsIncidental(Kind k) {
+  const log::Category c = log::categoryOf(k);
+  return c == log::Category::Readiness || c == log::Category::Nondeterminism || k == Kind::Fork || k == Kind::Vfork ||
+         k == Kind::Spawn || k == Kind::Popen || k == Kind::Kill || k == Kind::Signal || k == Kind::ThreadStart;
+}
+
+class Differ {
+ public:
+  Differ(const Trace& a, const Trace& b) : a_(a), b_(b) {
+    keys_a_ = processKeys(a);
+    keys_b_ = processKeys(b);
+    chan_a_ = channelKeys(a, keys_a_);
+    chan_b_ = channelKeys(b, keys_b_);
+  }
+
+  RunDiff run(double timing_ms) {
+    RunDiff out;
+    std::unordered_map<std::string, uint32_t> in_b;
+    for (uint32_t p = 0; p < keys_b_.size(); ++p)
+      if (!b_.processes[p].external) in_b.emplace(keys_b_[p], p);
+    std::vector<bool> b_matched(b_.processes.size(), false);
+    for (const Process& pa : a_.processes) {
+      if (pa.external) continue;
+      const auto it = in_b.find(keys_a_[pa.index]);
+      if (it == in_b.end()) {
+        out.differences.push_back({RunDifference::Kind::OnlyInOne, pa.first_event, kNone, pa.index, kNone,
+                                   "process " + keys_a_[pa.index] + " (" + pa.label() + ") is only in the first run",
+                                   keys_a_[pa.index]});
+        continue;
+      }
+      b_matched[it->second] = true;
+      ++out.processes_matched;
+      compareProcess(pa.index, it->second, &out);
+    }
+    for (const Process& pb : b_.processes)
+      if (!pb.external && !b_matched[pb.index])
+        out.differences.push_back({RunDifference::Kind::OnlyInOne, kNone, pb.first_event, kNone, pb.index,
+                                   "process " + keys_b_[pb.index] + " (" + pb.label() + ") is only in the second run",
+                                   keys_b_[pb.index]});
+    // In causal order: RADAR's number of the first side that has an event.
+    auto order = [&](const RunDifference& d) {
+      const uint32_t n = d.a != kNone ? a_.events[d.a].number : d.b != kNone ? b_.events[d.b].number : ~0u;
+      return std::make_pair(n, d.a != kNone ? d.a : d.b);
+    };
+    std::stable_sort(out.differences.begin(), out.differences.end(),
+                     [&](const RunDifference& x, const RunDifference& y) { return order(x) < order(y); });
+    compareChannels(timing_ms, &out);
+    out.duration_ns_a = duration(a_);
+    out.duration_ns_b = duration(b_);
+    return out;
+  }
+
+ private:
+  static int64_t duration(const Trace& t) {
+    if (t.events.empty()) return 0;
+    int64_t first = t.wallTime(0), last = first;
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+      first = std::min(first, t.wallTime(i));
+      last = std::max(last, t.wallTime(i) + t.events[i].durationNs());
+    }
+    return last - first;
+  }
+
+  std::string senders(const Trace& t, const std::vector<std::string>& keys, uint32_t receive) const {
+    std::vector<std::string> from;
+    for (auto [b, e] = t.incoming(receive); b != e; ++b)
+      if (b->why == Edge::Why::Message) from.push_back(keys[t.events[b->from].process]);
+    std::sort(from.begin(), from.end());
+    from.erase(std::unique(from.begin(), from.end()), from.end());
+    std::string s;
+    for (const auto& f : from) s += (s.empty() ? "" : ", ") + f;
+    return s.empty() ? std::string("no recorded process") : s;
+  }
+
+  void compareProcess(uint32_t pa, uint32_t pb, RunDiff* out) {
+    const EventList la = a_.counter_events[pa], lb = b_.counter_events[pb];
+    const size_t n = std::min(la.size(), lb.size());
+    for (size_t k = 0; k < n; ++k) {
+      RunDifference d;
+      if (differ(la[k], lb[k], &d)) {
+        d.process_a = pa;
+        d.process_b = pb;
+        d.process = keys_a_[pa];
+        out->differences.push_back(std::move(d));
+        return;
+      }
+    }
+    const Process &A = a_.processes[pa], &B = b_.processes[pb];
+    if (la.size() != lb.size()) {
+      const bool a_longer = la.size() > lb.size();
+      RunDifference d{RunDifference::Kind::Ended,
+                      a_longer ? la[n] : (n ? la[n - 1] : kNone),
+                      a_longer ? (n ? lb[n - 1] : kNone) : lb[n],
+                      pa,
+                      pb,
+                      "it goes on in the " + std::string(a_longer ? "first" : "second") + " run after " +
+                          std::to_string(n) + " events, and ends there in the other",
+                      keys_a_[pa]};
+      out->differences.push_back(std::move(d));
+      return;
+    }
+    if (A.end != B.end || A.end_code != B.end_code)
+      out->differences.push_back(
+          {RunDifference::Kind::Ended, A.last_event, B.last_event, pa, pb, keys_a_[pa] + " ends otherwise"});
+  }
+
+  bool differ(uint32_t ea, uint32_t eb, RunDifference* d) {
+    const Event &x = a_.events[ea], &y = b_.events[eb];
+    d->a = ea;
+    d->b = eb;
+    const uint32_t ca = a_.channelOf(ea), cb = b_.channelOf(eb);
+    const std::string& ka = ca == kNone ? none_ : chan_a_[ca];
+    const std::string& kb = cb == kNone ? none_ : chan_b_[cb];
+    const bool receives = x.kind == y.kind && log::categoryOf(x.eventKind()) == log::Category::Receive;
+    if (receives && ka != kb && !(x.flags & kEventFailed) && !(y.flags & kEventFailed)) {
+      // A server taking its clients' requests in another order.
+      d->kind = RunDifference::Kind::Race;
+      d->what = "it received from another channel first: from " + senders(a_, keys_a_, ea) +
+                " in the first run, from " + senders(b_, keys_b_, eb) + " in the second";
+      return true;
+    }
+    if (x.kind != y.kind || ka != kb) {
+      d->kind = RunDifference::Kind::Call;
+      d->what = "it makes another call";
+      return true;
+    }
+    if ((x.flags & kEventFailed) != (y.flags & kEventFailed) ||
+        (!resultIsIncidental(x.eventKind()) && !log::isData(x.eventKind()) && x.result != y.result)) {
+      d->kind = RunDifference::Kind::Result;
+      d->what = "the call returns something else";
+      return true;
+    }
+    if (!log::isData(x.eventKind()) || (x.flags & kEventFailed)) return false;
+    const bool receive = log::categoryOf(x.eventKind()) == log::Category::Receive;
+    if (receive) {
+      const std::string sa = senders(a_, keys_a_, ea), sb = senders(b_, keys_b_, eb);
+      if (sa != sb) {
+        d->kind = RunDifference::Kind::Race;
+        d->what =
+            "the same receive took another message: from " + sa + " in the first run, from " + sb + " in the second";
+        return true;
+      }
+    }
+    if (x.value != y.value) {
+      d->kind = RunDifference::Kind::Contents;
+      d->what = "a message of " + std::to_string(x.value) + " bytes in the first run, " + std::to_string(y.value) +
+                " in the second";
+      return true;
+    }
+    std::string_view va, vb;
+    std::string error;
+    if (!a_.payloadView(ea, &va, &error)) return false;
+    const std::string bytes_a(va);
+    if (!b_.payloadView(eb, &vb, &error)) return false;
+    if (bytes_a != vb) {
+      size_t at = 0;
+      while (at < bytes_a.size() && at < vb.size() && bytes_a[at] == vb[at]) ++at;
+      d->kind = RunDifference::Kind::Contents;
+      d->what = "the " + std::to_string(x.value) + " bytes differ from byte " + std::to_string(at);
+      return true;
+    }
+    return false;
+  }
+
+  struct Traffic {
+    uint64_t messages = 0, bytes = 0, received = 0;
+    double latency_sum = 0;
+    std::string name;
+  };
+  static std::unordered_map<std::string, Traffic> traffic(const Trace& t, const std::vector<std::string>& keys) {
+    std::unordered_map<std::string, Traffic> out;
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+      const Event& e = t.events[i];
+      if (log::categoryOf(e.eventKind()) != log::Category::Send || (e.flags & kEventFailed)) continue;
+      const uint32_t c = t.channelOf(i);
+      if (c == kNone) continue;
+      Traffic& tr = out[keys[c]];
+      tr.name = t.channels[c].name;
+      ++tr.messages;
+      tr.bytes += e.value;
+      for (uint32_t k : t.messagesFrom(i)) {
+        const uint32_t r = t.edges[k].to;
+        if (t.events[r].flags & kEventPeek) continue;
+        ++tr.received;
+        tr.latency_sum +=
+            static_cast<double>(t.wallTime(r) + t.events[r].durationNs() - t.wallTime(i) - e.durationNs());
+      }
+    }
+    return out;
+  }
+
+  void compareChannels(double timing_ms, RunDiff* out) {
+    const auto ta = traffic(a_, chan_a_), tb = traffic(b_, chan_b_);
+    std::map<std::string, ChannelComparison> rows;
+    for (const auto& [key, x] : ta) {
+      ChannelComparison& r = rows[key];
+      r.name_a = x.name;
+      r.messages_a = x.messages;
+      r.bytes_a = x.bytes;
+      r.latency_ms_a = x.received ? x.latency_sum / static_cast<double>(x.received) / 1e6 : 0;
+    }
+    for (const auto& [key, y] : tb) {
+      ChannelComparison& r = rows[key];
+      r.name_b = y.name;
+      r.messages_b = y.messages;
+      r.bytes_b = y.bytes;
+      r.latency_ms_b = y.received ? y.latency_sum / static_cast<double>(y.received) / 1e6 : 0;
+    }
+    for (auto& [key, r] : rows) {
+      const double lo = std::min(r.latency_ms_a, r.latency_ms_b), hi = std::max(r.latency_ms_a, r.latency_ms_b);
+      const bool slower = hi - lo >= timing_ms && hi >= 2 * lo;
+      if (r.messages_a != r.messages_b || r.bytes_a != r.bytes_b || slower) out->channels.push_back(r);
+    }
+  }
+
+  const Trace &a_, &b_;
+  std::vector<std::string> keys_a_, keys_b_, chan_a_, chan_b_;
+  const std::string none_;
+};
+
+}  // namespace
+
+RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms) { return Differ(a, b).run(timing_ms); }
+
+}  // namespace radar::trace

@@ -1,0 +1,58 @@
+// What is different about the run that failed? Two recordings of one
+// program compared causally: processes aligned by where they come from in
+// the process tree (the path of names and birth order from the first
+// process, not pids), channels by the processes and descriptors that use
+// them; then each aligned process's calls side by side until they part.
+// The first difference in causal order (RADAR's numbers) is the one that
+// matters: everything after it may follow from it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/trace.h"
+
+namespace radar::trace {
+
+struct RunDifference {
+  enum class Kind : uint8_t {
+    Call,       // the process made another call (or the same call on another channel)
+    Contents,   // a message with other bytes
+    Race,       // a receive took another process's message
+    Result,     // a call returned something else (a failure, another status)
+    Ended,      // one run's process ended (or was cut off) where the other's went on
+    OnlyInOne,  // a process one run has and the other has not
+  };
+  Kind kind;
+  uint32_t a = kNone, b = kNone;  // the events (positions) where they part; kNone on the side that has none
+  uint32_t process_a = kNone, process_b = kNone;
+  std::string what;     // one line, for people
+  std::string process;  // where it comes from (processKeys())
+};
+
+// A channel's traffic in both runs (when they differ in count or timing).
+struct ChannelComparison {
+  std::string name_a, name_b;
+  uint64_t messages_a = 0, messages_b = 0, bytes_a = 0, bytes_b = 0;
+  double latency_ms_a = 0, latency_ms_b = 0;  // mean, send return to receive return
+};
+
+struct RunDiff {
+  std::vector<RunDifference> differences;   // one per process pair that parts, first in causal order first
+  std::vector<ChannelComparison> channels;  // the aligned channels whose counts or timing differ
+  uint32_t processes_matched = 0;
+  int64_t duration_ns_a = 0, duration_ns_b = 0;
+};
+
+const char* runDifferenceName(RunDifference::Kind k);
+
+// `timing_ms`: a channel's mean latency differs when the two runs' are at
+// least this far apart and one is at least twice the other.
+RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms = 1.0);
+
+// Where a process comes from: "sh/curl#2>curl" (the second child named
+// curl of the first process sh, after its exec).
+std::vector<std::string> processKeys(const Trace& t);
+
+}  // namespace radar::trace

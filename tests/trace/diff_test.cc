@@ -1,0 +1,121 @@
+// Two runs of one program compared: processes aligned by where they come
+// from, not by pid; the first causal difference found and named.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "fake_recording.h"
+#include "trace/diff.h"
+
+namespace radar::trace {
+namespace {
+
+using radar::testing::FakeProcess;
+using radar::testing::FakeRecording;
+using Kind = RunDifference::Kind;
+
+struct Run {
+  std::string first_word = "hello";  // the first message
+  bool b_first = false;              // the reader gets writer b's message first (a race)
+  int64_t slow = 0;                  // added to the reader's waits
+  bool extra_child = false;          // the parent starts one more child
+  int32_t pids = 100;                // where pids start
+};
+
+// A parent starts two writers and a reader on one pipe; each writer sends
+// one message, the reader reads both.
+std::unique_ptr<Trace> record(const Run& run) {
+  FakeRecording rec;
+  const int32_t p = run.pids;
+  FakeProcess& parent = rec.process("parent", p);
+  parent.fork(p + 1, 10, 11).fork(p + 2, 12, 13).fork(p + 3, 14, 15);
+  if (run.extra_child) parent.fork(p + 4, 16, 17);
+  FakeProcess& a = rec.child(parent, "writer", p + 1);
+  FakeProcess& b = rec.child(parent, "writer", p + 2);
+  FakeProcess& r = rec.child(parent, "reader", p + 3);
+  if (run.extra_child) rec.child(parent, "helper", p + 4).exit(0, 30);
+  a.pipeEnd(1, 7, true);
+  b.pipeEnd(1, 7, true);
+  r.pipeEnd(1, 7, false);
+  const std::string first = run.first_word, second = "world";
+  if (!run.b_first) {
+    a.send(1, first, 20, 21);
+    b.send(1, second, 30, 31);
+    r.receive(1, first, 19, 22 + run.slow).receive(1, second, 23 + run.slow, 32 + run.slow);
+  } else {
+    b.send(1, second, 20, 21);
+    a.send(1, first, 30, 31);
+    r.receive(1, second, 19, 22 + run.slow).receive(1, first, 23 + run.slow, 32 + run.slow);
+  }
+  a.exit(0, 40);
+  b.exit(0, 41);
+  r.exit(0, 50 + run.slow);
+  parent.exit(0, 60 + run.slow);
+  return rec.load();
+}
+
+TEST(Diff, ProcessesAreAlignedByWhereTheyComeFrom) {
+  auto t = record({});
+  const auto keys = processKeys(*t);
+  std::set<std::string> all(keys.begin(), keys.end());
+  EXPECT_EQ(all, (std::set<std::string>{"parent", "parent/writer", "parent/writer#2", "parent/reader"}));
+}
+
+TEST(Diff, IdenticalRunsWithOtherPidsDoNotDiffer) {
+  auto a = record({}), b = record({.pids = 5000});
+  const RunDiff d = diffRuns(*a, *b);
+  EXPECT_TRUE(d.differences.empty()) << d.differences[0].what;
+  EXPECT_EQ(d.processes_matched, 4u);
+  EXPECT_TRUE(d.channels.empty());
+}
+
+TEST(Diff, RunsDifferingOnlyInTimingHaveNoCausalDifference) {
+  auto a = record({}), b = record({.slow = 5'000'000, .pids = 300});
+  const RunDiff d = diffRuns(*a, *b, 1.0);
+  EXPECT_TRUE(d.differences.empty()) << d.differences[0].what;
+  ASSERT_EQ(d.channels.size(), 1u);  // the pipe: its messages waited 5 ms longer
+  EXPECT_EQ(d.channels[0].messages_a, d.channels[0].messages_b);
+  EXPECT_GT(d.channels[0].latency_ms_b, d.channels[0].latency_ms_a + 4);
+  EXPECT_GT(d.duration_ns_b, d.duration_ns_a);
+}
+
+TEST(Diff, APlantedChangeOfContentsIsTheFirstDifference) {
+  auto a = record({}), b = record({.first_word = "HELLO"});
+  const RunDiff d = diffRuns(*a, *b);
+  ASSERT_FALSE(d.differences.empty());
+  const RunDifference& first = d.differences.front();
+  EXPECT_EQ(first.kind, Kind::Contents) << first.what;
+  EXPECT_EQ(a->processes[first.process_a].name, "writer");  // the send, before the receive that got it
+  EXPECT_EQ(log::categoryOf(a->events[first.a].eventKind()), log::Category::Send);
+  EXPECT_NE(first.what.find("differ from byte 0"), std::string::npos) << first.what;
+}
+
+TEST(Diff, AReceiveThatTookAnotherMessageIsARace) {
+  auto a = record({}), b = record({.b_first = true});
+  const RunDiff d = diffRuns(*a, *b);
+  bool race = false;
+  for (const auto& x : d.differences) race |= x.kind == Kind::Race;
+  EXPECT_TRUE(race);
+  const RunDifference& first = d.differences.front();
+  // In causal order the writers' sends come first: their times differ, not
+  // their calls; the first to part is the reader's receive.
+  EXPECT_EQ(first.kind, Kind::Race) << first.what;
+  EXPECT_NE(first.what.find("from parent/writer in the first run, from parent/writer#2 in the second"),
+            std::string::npos)
+      << first.what;
+}
+
+TEST(Diff, AProcessInOneRunOnlyIsSaid) {
+  auto a = record({}), b = record({.extra_child = true});
+  const RunDiff d = diffRuns(*a, *b);
+  bool only = false, call = false;
+  for (const auto& x : d.differences) {
+    only |= x.kind == Kind::OnlyInOne && x.what.find("parent/helper") != std::string::npos;
+    call |= x.kind == Kind::Call;  // the parent's extra fork
+  }
+  EXPECT_TRUE(only);
+  EXPECT_TRUE(call);
+}
+
+}  // namespace
+}  // namespace radar::trace
