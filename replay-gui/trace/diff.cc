@@ -115,6 +115,14 @@ class Differ {
     for (uint32_t p = 0; p < keys_b_.size(); ++p)
       if (!b_.processes[p].external) in_b.emplace(keys_b_[p], p);
     std::vector<bool> b_matched(b_.processes.size(), false);
+    b_to_a_.assign(b_.processes.size(), kNone);
+    partner_.assign(a_.processes.size(), kNone);
+    // Channels of B as A's, by their keys.
+    std::unordered_map<std::string, uint32_t> chan_in_a;
+    for (uint32_t c = 0; c < chan_a_.size(); ++c) chan_in_a.emplace(chan_a_[c], c);
+    chan_b_to_a_.assign(chan_b_.size(), kNone - 1);  // unmatched: never equal to an A channel nor to kNone
+    for (uint32_t c = 0; c < chan_b_.size(); ++c)
+      if (const auto it = chan_in_a.find(chan_b_[c]); it != chan_in_a.end()) chan_b_to_a_[c] = it->second;
     for (const Process& pa : a_.processes) {
       if (pa.external) continue;
       const auto it = in_b.find(keys_a_[pa.index]);
@@ -125,9 +133,11 @@ class Differ {
         continue;
       }
       b_matched[it->second] = true;
+      b_to_a_[it->second] = pa.index;
+      partner_[pa.index] = it->second;
       ++out.processes_matched;
-      compareProcess(pa.index, it->second, &out);
     }
+    compareProcesses(&out);
     for (const Process& pb : b_.processes)
       if (!pb.external && !b_matched[pb.index])
         out.differences.push_back({RunDifference::Kind::OnlyInOne, kNone, pb.first_event, kNone, pb.index,
@@ -168,36 +178,45 @@ class Differ {
     return s.empty() ? std::string("no recorded process") : s;
   }
 
-  void compareProcess(uint32_t pa, uint32_t pb, RunDiff* out) {
-    const EventList la = a_.counter_events[pa], lb = b_.counter_events[pb];
-    const size_t n = std::min(la.size(), lb.size());
-    for (size_t k = 0; k < n; ++k) {
+  // Every aligned pair of processes, call by call, in one pass over the
+  // first run's story (each process's calls in their log's order): the
+  // events of both runs are read nearly in order, not process by process
+  // all over memory.
+  void compareProcesses(RunDiff* out) {
+    std::vector<bool> parted(a_.processes.size(), false);
+    for (uint32_t i = 0; i < a_.events.size(); ++i) {
+      const uint32_t pa = a_.events[i].process, pb = partner_[pa];
+      if (pb == kNone || parted[pa]) continue;
+      const uint32_t k = a_.events[i].counter - 1;  // its place in its log
+      const EventList lb = b_.counter_events[pb];
+      if (k >= lb.size()) continue;  // the other run's process ended before: told below
       RunDifference d;
-      if (differ(la[k], lb[k], &d)) {
+      if (differ(a_.counter_events[pa][k], lb[k], &d)) {
         d.process_a = pa;
         d.process_b = pb;
         d.process = keys_a_[pa];
         out->differences.push_back(std::move(d));
-        return;
+        parted[pa] = true;
       }
     }
-    const Process &A = a_.processes[pa], &B = b_.processes[pb];
-    if (la.size() != lb.size()) {
-      const bool a_longer = la.size() > lb.size();
-      RunDifference d{RunDifference::Kind::Ended,
-                      a_longer ? la[n] : (n ? la[n - 1] : kNone),
-                      a_longer ? (n ? lb[n - 1] : kNone) : lb[n],
-                      pa,
-                      pb,
-                      "it goes on in the " + std::string(a_longer ? "first" : "second") + " run after " +
-                          std::to_string(n) + " events, and ends there in the other",
-                      keys_a_[pa]};
-      out->differences.push_back(std::move(d));
-      return;
+    for (uint32_t pa = 0; pa < a_.processes.size(); ++pa) {
+      const uint32_t pb = partner_[pa];
+      if (pb == kNone || parted[pa]) continue;
+      const EventList la = a_.counter_events[pa], lb = b_.counter_events[pb];
+      const size_t n = std::min(la.size(), lb.size());
+      const Process &A = a_.processes[pa], &B = b_.processes[pb];
+      if (la.size() != lb.size()) {
+        const bool a_longer = la.size() > lb.size();
+        out->differences.push_back({RunDifference::Kind::Ended, a_longer ? la[n] : (n ? la[n - 1] : kNone),
+                                    a_longer ? (n ? lb[n - 1] : kNone) : lb[n], pa, pb,
+                                    "it goes on in the " + std::string(a_longer ? "first" : "second") + " run after " +
+                                        std::to_string(n) + " events, and ends there in the other",
+                                    keys_a_[pa]});
+      } else if (A.end != B.end || A.end_code != B.end_code) {
+        out->differences.push_back(
+            {RunDifference::Kind::Ended, A.last_event, B.last_event, pa, pb, "it ends otherwise", keys_a_[pa]});
+      }
     }
-    if (A.end != B.end || A.end_code != B.end_code)
-      out->differences.push_back(
-          {RunDifference::Kind::Ended, A.last_event, B.last_event, pa, pb, keys_a_[pa] + " ends otherwise"});
   }
 
   bool differ(uint32_t ea, uint32_t eb, RunDifference* d) {
@@ -205,17 +224,16 @@ class Differ {
     d->a = ea;
     d->b = eb;
     const uint32_t ca = a_.channelOf(ea), cb = b_.channelOf(eb);
-    const std::string& ka = ca == kNone ? none_ : chan_a_[ca];
-    const std::string& kb = cb == kNone ? none_ : chan_b_[cb];
+    const bool same_channel = cb == kNone ? ca == kNone : chan_b_to_a_[cb] == ca;
     const bool receives = x.kind == y.kind && log::categoryOf(x.eventKind()) == log::Category::Receive;
-    if (receives && ka != kb && !(x.flags & kEventFailed) && !(y.flags & kEventFailed)) {
+    if (receives && !same_channel && !(x.flags & kEventFailed) && !(y.flags & kEventFailed)) {
       // A server taking its clients' requests in another order.
       d->kind = RunDifference::Kind::Race;
       d->what = "it received from another channel first: from " + senders(a_, keys_a_, ea) +
                 " in the first run, from " + senders(b_, keys_b_, eb) + " in the second";
       return true;
     }
-    if (x.kind != y.kind || ka != kb) {
+    if (x.kind != y.kind || !same_channel) {
       d->kind = RunDifference::Kind::Call;
       d->what = "it makes another call";
       return true;
@@ -228,7 +246,23 @@ class Differ {
     }
     if (!log::isData(x.eventKind()) || (x.flags & kEventFailed)) return false;
     const bool receive = log::categoryOf(x.eventKind()) == log::Category::Receive;
+    // Who sent what a receive got, as A's processes: compared without
+    // building names (millions of receives), named only when they differ.
+    auto sources = [&](const Trace& t, uint32_t e, const std::vector<uint32_t>* map, std::vector<uint32_t>* out) {
+      out->clear();
+      for (auto [b, end] = t.incoming(e); b != end; ++b)
+        if (b->why == Edge::Why::Message) {
+          const uint32_t p = t.events[b->from].process;
+          out->push_back(map ? (*map)[p] : p);
+        }
+      std::sort(out->begin(), out->end());
+      out->erase(std::unique(out->begin(), out->end()), out->end());
+    };
     if (receive) {
+      sources(a_, ea, nullptr, &from_a_);
+      sources(b_, eb, &b_to_a_, &from_b_);
+    }
+    if (receive && from_a_ != from_b_) {
       const std::string sa = senders(a_, keys_a_, ea), sb = senders(b_, keys_b_, eb);
       if (sa != sb) {
         d->kind = RunDifference::Kind::Race;
@@ -243,6 +277,10 @@ class Differ {
                 " in the second";
       return true;
     }
+    // A receive's bytes are its senders' (compared at the sends): only
+    // what came from outside the recording is read here.
+    if (receive && !(x.flags & (kEventExternal | kEventUnmatched)) && !(y.flags & (kEventExternal | kEventUnmatched)))
+      return false;
     std::string_view va, vb;
     std::string error;
     if (!a_.payloadView(ea, &va, &error)) return false;
@@ -311,7 +349,10 @@ class Differ {
 
   const Trace &a_, &b_;
   std::vector<std::string> keys_a_, keys_b_, chan_a_, chan_b_;
-  const std::string none_;
+  std::vector<uint32_t> b_to_a_;       // B's processes as A's (kNone: unmatched)
+  std::vector<uint32_t> partner_;      // A's processes as B's
+  std::vector<uint32_t> chan_b_to_a_;  // B's channels as A's
+  std::vector<uint32_t> from_a_, from_b_;
 };
 
 }  // namespace
