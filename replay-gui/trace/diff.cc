@@ -182,35 +182,62 @@ class Differ {
   // first run's story (each process's calls in their log's order): the
   // events of both runs are read nearly in order, not process by process
   // all over memory.
+  // Calls whose number or outcome is the scheduler's, not the program's: a
+  // wait for readiness (a server polls once more when a client is late), a
+  // receive that found nothing yet, a clock read. Runs are compared
+  // without them.
+  static bool timingOnly(const Event& e) {
+    const log::Category c = log::categoryOf(e.eventKind());
+    return c == log::Category::Readiness || c == log::Category::Nondeterminism ||
+           (c == log::Category::Receive && (e.flags & kEventFailed));
+  }
+
+  // Every aligned pair of processes, call by call (the calls that are not
+  // the scheduler's), in one pass over the first run's story: the events
+  // of both runs are read nearly in order, not process by process all
+  // over memory.
   void compareProcesses(RunDiff* out) {
     std::vector<bool> parted(a_.processes.size(), false);
+    std::vector<uint32_t> next_b(b_.processes.size(), 0);  // per process of B: where its story is read up to
+    std::vector<uint32_t> compared(a_.processes.size(), 0);
+    auto nextOfB = [&](uint32_t pb) -> uint32_t {
+      const EventList lb = b_.process_events[pb];
+      uint32_t& k = next_b[pb];
+      while (k < lb.size() && timingOnly(b_.events[lb[k]])) ++k;
+      return k < lb.size() ? lb[k++] : kNone;
+    };
     for (uint32_t i = 0; i < a_.events.size(); ++i) {
       const uint32_t pa = a_.events[i].process, pb = partner_[pa];
-      if (pb == kNone || parted[pa]) continue;
-      const uint32_t k = a_.events[i].counter - 1;  // its place in its log
-      const EventList lb = b_.counter_events[pb];
-      if (k >= lb.size()) continue;  // the other run's process ended before: told below
+      if (pb == kNone || parted[pa] || timingOnly(a_.events[i])) continue;
+      const uint32_t j = nextOfB(pb);
       RunDifference d;
-      if (differ(a_.counter_events[pa][k], lb[k], &d)) {
-        d.process_a = pa;
-        d.process_b = pb;
-        d.process = keys_a_[pa];
-        out->differences.push_back(std::move(d));
-        parted[pa] = true;
+      if (j == kNone) {
+        d = {RunDifference::Kind::Ended,
+             i,
+             kNone,
+             pa,
+             pb,
+             "it goes on in the first run after " + std::to_string(compared[pa]) +
+                 " calls, and ends there in the second",
+             keys_a_[pa]};
+      } else if (!differ(i, j, &d)) {
+        ++compared[pa];
+        continue;
       }
+      d.process_a = pa;
+      d.process_b = pb;
+      d.process = keys_a_[pa];
+      out->differences.push_back(std::move(d));
+      parted[pa] = true;
     }
     for (uint32_t pa = 0; pa < a_.processes.size(); ++pa) {
       const uint32_t pb = partner_[pa];
       if (pb == kNone || parted[pa]) continue;
-      const EventList la = a_.counter_events[pa], lb = b_.counter_events[pb];
-      const size_t n = std::min(la.size(), lb.size());
       const Process &A = a_.processes[pa], &B = b_.processes[pb];
-      if (la.size() != lb.size()) {
-        const bool a_longer = la.size() > lb.size();
-        out->differences.push_back({RunDifference::Kind::Ended, a_longer ? la[n] : (n ? la[n - 1] : kNone),
-                                    a_longer ? (n ? lb[n - 1] : kNone) : lb[n], pa, pb,
-                                    "it goes on in the " + std::string(a_longer ? "first" : "second") + " run after " +
-                                        std::to_string(n) + " events, and ends there in the other",
+      if (const uint32_t j = nextOfB(pb); j != kNone) {
+        out->differences.push_back({RunDifference::Kind::Ended, A.last_event, j, pa, pb,
+                                    "it goes on in the second run after " + std::to_string(compared[pa]) +
+                                        " calls, and ends there in the first",
                                     keys_a_[pa]});
       } else if (A.end != B.end || A.end_code != B.end_code) {
         out->differences.push_back(

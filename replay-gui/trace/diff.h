@@ -4,7 +4,9 @@
 // process, not pids), channels by the processes and descriptors that use
 // them; then each aligned process's calls side by side until they part.
 // The first difference in causal order (RADAR's numbers) is the one that
-// matters: everything after it may follow from it.
+// matters: everything after it may follow from it. Calls whose number or
+// outcome is the scheduler's (waits for readiness, receives that found
+// nothing yet, clock reads) are left out of the comparison.
 #pragma once
 
 #include <cstdint>
