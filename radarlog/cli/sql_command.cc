@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "export/database.h"
+#include "export/event_table.h"
 #include "output_file.h"
 #include "trace_command.h"
 
@@ -154,13 +155,6 @@ std::string valueText(sqlite3_stmt* s, int c) {
   }
 }
 
-std::string csvField(const std::string& v) {
-  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 // Column widths in characters, not bytes: UTF-8 continuation bytes do not count.
 size_t width(const std::string& s) {
   size_t n = 0;
@@ -216,9 +210,9 @@ class Printer {
       }
       if (format_ == Format::Csv) {
         if (first)
-          for (int c = 0; c < n; ++c) std::printf("%s%s", c ? "," : "", csvField(names[c]).c_str());
+          for (int c = 0; c < n; ++c) std::printf("%s%s", c ? "," : "", exporting::csvField(names[c]).c_str());
         if (first) std::fputs("\r\n", stdout);
-        for (int c = 0; c < n; ++c) std::printf("%s%s", c ? "," : "", csvField(row[c]).c_str());
+        for (int c = 0; c < n; ++c) std::printf("%s%s", c ? "," : "", exporting::csvField(row[c]).c_str());
         std::fputs("\r\n", stdout);
       } else {
         std::fputs(format_ == Format::Json ? (first ? "[{" : ",\n{") : "{", stdout);

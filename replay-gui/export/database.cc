@@ -301,7 +301,7 @@ class Builder {
         const trace::Edge& edge = t_.edges[k];
         if (t_.events[edge.to].flags & trace::kEventPeek) continue;
         received += edge.bytes;
-        add(i, edge.to, channel, edge.bytes, t_.wallTime(edge.to) + t_.events[edge.to].durationNs() - sent);
+        add(i, edge.to, channel, edge.bytes, t_.wallReturnTime(edge.to) - sent);
       }
       if (received < e.value) add(i, kNone, channel, static_cast<int64_t>(e.value - received), 0);
     }

@@ -25,24 +25,21 @@ const Column kColumns[kEventColumnCount] = {
     {"peek", "INTEGER", "1 for a receive that looked at bytes (MSG_PEEK) and took none"},
 };
 
-void csvText(std::FILE* out, std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
-    std::fwrite(s.data(), 1, s.size(), out);
-    return;
-  }
-  std::fputc('"', out);
-  for (char c : s) {
-    if (c == '"') std::fputc('"', out);
-    std::fputc(c, out);
-  }
-  std::fputc('"', out);
-}
-
 bool isText(int column) { return column == kColKind || column == kColCall; }
 
 }  // namespace
 
 const Column& eventColumn(int column) { return kColumns[column]; }
+
+std::string csvField(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
 
 const char* categoryName(log::Category c) {
   switch (c) {
@@ -115,8 +112,10 @@ void writeCsvRow(std::FILE* out, const EventRow& row) {
   for (int c = 0; c < kEventColumnCount; ++c) {
     if (c) std::fputc(',', out);
     if (row.null[c]) continue;
-    if (isText(c))
-      csvText(out, row.text[c]);
+    if (isText(c) && row.text[c].find_first_of(",\"\r\n") == std::string_view::npos)
+      std::fwrite(row.text[c].data(), 1, row.text[c].size(), out);  // call names: no copy a row
+    else if (isText(c))
+      std::fputs(csvField(row.text[c]).c_str(), out);
     else
       std::fprintf(out, "%" PRId64, row.integer[c]);
   }

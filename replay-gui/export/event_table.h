@@ -63,6 +63,9 @@ class EventRows {
 
 const char* categoryName(log::Category c);
 
+// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line end.
+std::string csvField(std::string_view s);
+
 // The table as CSV (RFC 4180, a header line first) or JSON lines.
 void writeCsvHeader(std::FILE* out);
 void writeCsvRow(std::FILE* out, const EventRow& row);

@@ -49,7 +49,7 @@ class Walker {
   Walker(const Trace& t, uint32_t from) : t_(t), from_(from) {}
 
   int64_t entryOf(uint32_t i) const { return t_.wallTime(i); }
-  int64_t returnOf(uint32_t i) const { return t_.wallTime(i) + t_.events[i].durationNs(); }
+  int64_t returnOf(uint32_t i) const { return t_.wallReturnTime(i); }
 
   // Reachable from the start: the start itself, or after it.
   bool allowed(uint32_t i) const { return from_ == kNone || i == from_ || t_.happensBefore(from_, i); }

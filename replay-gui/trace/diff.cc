@@ -162,7 +162,7 @@ class Differ {
     int64_t first = t.wallTime(0), last = first;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
       first = std::min(first, t.wallTime(i));
-      last = std::max(last, t.wallTime(i) + t.events[i].durationNs());
+      last = std::max(last, t.wallReturnTime(i));
     }
     return last - first;
   }
@@ -343,8 +343,7 @@ class Differ {
         const uint32_t r = t.edges[k].to;
         if (t.events[r].flags & kEventPeek) continue;
         ++tr.received;
-        tr.latency_sum +=
-            static_cast<double>(t.wallTime(r) + t.events[r].durationNs() - t.wallTime(i) - e.durationNs());
+        tr.latency_sum += static_cast<double>(t.wallReturnTime(r) - t.wallReturnTime(i));
       }
     }
     return out;

@@ -43,7 +43,7 @@ Interactions findInteractions(const Trace& t) {
   Interactions out;
   std::map<std::string, uint32_t> group_of;  // service -> group
   auto wall = [&](uint32_t i) { return t.wallTime(i); };
-  auto back = [&](uint32_t i) { return t.wallTime(i) + t.events[i].durationNs(); };
+  auto back = [&](uint32_t i) { return t.wallReturnTime(i); };
   for (const Process& p : t.processes) {
     // Per channel: did this process receive first (it serves), and the
     // first receive of the request it has not answered yet.

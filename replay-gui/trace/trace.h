@@ -343,8 +343,10 @@ class Trace {
   // payload(), payloadView() or record() on this trace.
   bool payloadView(uint32_t position, std::string_view* out, std::string* error, uint64_t* omitted = nullptr) const;
 
-  // Time on a common scale (realtime of the event's host, ns).
+  // Time on a common scale (realtime of the event's host, ns): when the
+  // call began, and when it returned.
   int64_t wallTime(uint32_t position) const;
+  int64_t wallReturnTime(uint32_t position) const { return wallTime(position) + events[position].durationNs(); }
 
   // "does a happen before b?" (see clocks.h)
   bool happensBefore(uint32_t a, uint32_t b) const;
