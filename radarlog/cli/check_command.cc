@@ -18,17 +18,18 @@ const char kCheckHelp[] =
     "each other in a cycle), and logs that are incomplete or damaged.\n"
     "\n"
     "  --strict          exit 1 when there are findings\n"
-    "  --json            one JSON object, for tools\n" RADAR_NET_HELP
+    "  --json            one JSON object, for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
     "Exit status: 0 when the recording is readable (findings are printed, not\n"
     "errors), 1 for findings with --strict, 2 when it cannot be read.\n";
 
 int runCheck(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"strict", 0, false}, {"json", 0, false}, kNetOption, kNoNetOption}))
+  if (!args.parse(argc, argv, 1,
+                  {{"strict", 0, false}, {"json", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption}))
     return usageError("check", args.error());
   if (args.positional().empty()) return usageError("check", "no recording given");
-  const Loaded loaded = loadForCommand("check", args.positional(), netChoice(args));
+  const Loaded loaded = loadForCommand("check", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
   uint64_t unmatched = t.bytes_received - t.bytes_matched - t.bytes_external;

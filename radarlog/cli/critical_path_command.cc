@@ -33,7 +33,7 @@ const char kCriticalPathHelp[] =
     "                    the same connection, by service: percentiles of the\n"
     "                    response time and of its parts (send, queued, transit in,\n"
     "                    server, reply queued, transit out), and the slowest ones\n"
-    "  --json            the whole path as one JSON object\n" RADAR_NET_HELP
+    "  --json            the whole path as one JSON object\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
     "Exit status: 0; 2 when the recording cannot be read, an option is wrong, or\n"
     "the end does not follow from the start.\n";
@@ -114,14 +114,16 @@ int runCriticalPath(int argc, char** argv) {
                    {"interactions", 0, false},
                    {"json", 0, false},
                    kNetOption,
-                   kNoNetOption}))
+                   kNoNetOption,
+                   kMergeUnrelatedOption}))
     return usageError("critical-path", args.error());
   if (args.positional().empty()) return usageError("critical-path", "no recording given");
   if (args.has("to") && args.has("process")) return usageError("critical-path", "give --to or --process, not both");
   unsigned long long to_n = 0, from_n = 0;
   if (!args.number("to", &to_n, 0) || !args.number("from", &from_n, 0))
     return usageError("critical-path", args.error());
-  const Loaded loaded = loadForCommand("critical-path", args.positional(), netChoice(args));
+  const Loaded loaded =
+      loadForCommand("critical-path", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
   if (args.has("interactions")) return printInteractions(t, args.has("json"));

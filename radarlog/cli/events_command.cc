@@ -33,7 +33,7 @@ const char kEventsHelp[] =
     "  --json            the narration as JSON, one object per line\n"
     "  --format F        text (the default), or the event table (the columns of\n"
     "                    `radar sql`'s events table, docs/queries.md) as csv or\n"
-    "                    jsonl: numbers and ids, stable for tools\n" RADAR_NET_HELP
+    "                    jsonl: numbers and ids, stable for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
     "Exit status: 0, or 2 when the recording cannot be read or an option is wrong.\n";
 
@@ -67,7 +67,8 @@ int runEvents(int argc, char** argv) {
                    {"format", 0, true},
                    {"decode", 0, false},
                    kNetOption,
-                   kNoNetOption}))
+                   kNoNetOption,
+                   kMergeUnrelatedOption}))
     return usageError("events", args.error());
   if (args.positional().empty()) return usageError("events", "no recording given");
   unsigned long long from = 1, to = ~0ull;
@@ -86,7 +87,7 @@ int runEvents(int argc, char** argv) {
     return usageError("events", "--format: expected text, csv or jsonl, got '" + format + "'");
   if (format != "text" && (args.has("json") || args.has("decode")))
     return usageError("events", "--format " + format + " goes without --json and --decode");
-  const Loaded loaded = loadForCommand("events", args.positional(), netChoice(args));
+  const Loaded loaded = loadForCommand("events", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
   const bool decode = args.has("decode");

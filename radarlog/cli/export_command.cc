@@ -35,7 +35,7 @@ const char kExportHelp[] =
     "  --sqlite FILE     the recording as an SQLite database: the tables and views\n"
     "                    of `radar sql` (docs/queries.md)\n"
     "  --bytes           with --sqlite: a table `bytes` with every message's bytes\n"
-    "FILE '-' is standard output (pcapng). A file is written whole or not at all.\n" RADAR_NET_HELP
+    "FILE '-' is standard output (pcapng). A file is written whole or not at all.\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
     "Exit status: 0, or 2 when the recording cannot be read, an option is wrong\n"
     "or a file cannot be written.\n";
@@ -49,7 +49,8 @@ int runExport(int argc, char** argv) {
                    {"bytes", 0, false},
                    {"decode-as", 0, true},
                    kNetOption,
-                   kNoNetOption}))
+                   kNoNetOption,
+                   kMergeUnrelatedOption}))
     return usageError("export", args.error());
   if (args.positional().empty()) return usageError("export", "no recording given");
   if (!args.has("pcapng") && !args.has("perfetto") && !args.has("sqlite"))
@@ -66,7 +67,7 @@ int runExport(int argc, char** argv) {
                                       "' (a name such as http, pgsql, redis, or a port number)");
     pcapng.decode_as[spec.substr(0, eq)] = port;
   }
-  const Loaded loaded = loadForCommand("export", args.positional(), netChoice(args));
+  const Loaded loaded = loadForCommand("export", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
   for (const auto& [channel, port] : pcapng.decode_as) {

@@ -67,11 +67,16 @@ const char kRecordHelp[] =
     "                           *PASSWD*, *_KEY, *_KEY_*, *API_KEY*, *CREDENTIAL*,\n"
     "                           *PRIVATE*, *_AUTH*, PGPASS*\n"
     "  --no-default-redact      keep the values of those variables too\n"
+    "  --repeat N               record the program N times, into DIR/run-1 ... run-N\n"
+    "  --until-fail             with --repeat: stop at the first run whose exit status\n"
+    "                           differs from the first run's, keep it and the run\n"
+    "                           before it (removing the others), and print `radar diff`\n"
+    "                           of the two: where they part first, in causal order\n"
     "\n"
     "Exit status: PROGRAM's (128+N when a signal N killed it); 127 when PROGRAM cannot\n"
     "be found or executed, as a shell says; 2 for a bad command line or a recording\n"
     "directory radar cannot use. A summary goes to stderr, with every process that\n"
-    "could not be recorded.\n";
+    "could not be recorded. With --repeat: the last run's status.\n";
 
 namespace {
 
@@ -180,6 +185,156 @@ std::string statusText(int status) {
   return "status " + std::to_string(status);
 }
 
+volatile sig_atomic_t g_stop_series = 0;
+void stopSeries(int) { g_stop_series = 1; }
+
+bool isDirectoryAt(int dir_fd, const char* name) {
+  struct stat st;
+  return ::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Removes one run's recording (its files, then the directory, never
+// following a link). False when something else is in it.
+bool removeRun(int series_fd, const std::string& name) {
+  const int fd = ::openat(series_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT;
+  const bool cleared = clearRecording(fd);
+  ::close(fd);
+  return cleared && ::unlinkat(series_fd, name.c_str(), AT_REMOVEDIR) == 0;
+}
+
+// `radar record --repeat N [--until-fail]`: each run is an ordinary
+// `radar record -o DIR/run-K` (this same executable), so that a run is
+// recorded exactly as one alone would be.
+int recordRepeatedly(const Args& args, unsigned long long runs) {
+  const std::vector<std::string>& command = args.positional();
+  const std::string dir =
+      args.value("output").value_or(newRecordingDirectory(command[0].substr(command[0].rfind('/') + 1)));
+  bool created = false, empty = true;
+  std::string error;
+  const int series_fd = openRecordingDirectory(dir, &created, &empty, &error);
+  if (series_fd < 0) {
+    std::fprintf(stderr, "radar record: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  if (!empty) {
+    // --force replaces an earlier series: its run-K recordings, nothing else.
+    std::vector<std::string> names;
+    if (const int scan = ::dup(series_fd); scan >= 0) {
+      if (DIR* d = ::fdopendir(scan)) {
+        ::rewinddir(d);  // the copy shares the position the emptiness check left at the end
+        while (dirent* e = ::readdir(d))
+          if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) names.push_back(e->d_name);
+        ::closedir(d);
+      } else {
+        ::close(scan);
+      }
+    }
+    bool replaceable = args.has("force");
+    for (const auto& n : names)
+      replaceable = replaceable && n.compare(0, 4, "run-") == 0 && isDirectoryAt(series_fd, n.c_str());
+    if (!replaceable) {
+      std::fprintf(stderr, "radar record: %s is not empty%s\n", dir.c_str(),
+                   args.has("force") ? " and holds more than runs of radar record --repeat"
+                                     : " (use --force to replace the runs in it)");
+      ::close(series_fd);
+      return kExitUsage;
+    }
+    for (const auto& n : names)
+      if (!removeRun(series_fd, n)) {
+        std::fprintf(stderr, "radar record: cannot remove %s/%s: %s\n", dir.c_str(), n.c_str(), std::strerror(errno));
+        ::close(series_fd);
+        return kExitUsage;
+      }
+  }
+
+  // Each run: this executable, with the options given, minus the series'.
+  std::vector<std::string> common{selfDirectory() + "/radar", "record"};
+  for (const char* flag : {"aslr", "nondet", "no-default-redact"})
+    if (args.has(flag)) common.push_back(std::string("--") + flag);
+  for (const char* option : {"payload-limit", "tail", "net", "redact"})
+    for (const auto& v : args.values(option)) {
+      common.push_back(std::string("--") + option);
+      common.push_back(v);
+    }
+
+  // Ctrl-C reaches the program (each run's radar record waits for it); the
+  // series then ends after that run.
+  struct sigaction stop {
+  }, old_int{}, old_term{};
+  stop.sa_handler = stopSeries;
+  ::sigaction(SIGINT, &stop, &old_int);
+  ::sigaction(SIGTERM, &stop, &old_term);
+  const bool until_fail = args.has("until-fail");
+  int first_status = -1, status = 0;
+  unsigned long long recorded = 0;
+  for (unsigned long long k = 1; k <= runs && !g_stop_series; ++k) {
+    std::vector<std::string> argv = common;
+    argv.push_back("--output");
+    argv.push_back(dir + "/run-" + std::to_string(k));
+    argv.push_back("--");
+    argv.insert(argv.end(), command.begin(), command.end());
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    std::fprintf(stderr, "radar: run %llu of %llu\n", k, runs);
+    const pid_t child = ::fork();
+    if (child < 0) {
+      std::fprintf(stderr, "radar record: fork: %s\n", std::strerror(errno));
+      return kExitUsage;
+    }
+    if (child == 0) {
+      ::sigaction(SIGINT, &old_int, nullptr);
+      ::sigaction(SIGTERM, &old_term, nullptr);
+      ::execv(cargv[0], cargv.data());
+      std::fprintf(stderr, "radar record: cannot run %s: %s\n", cargv[0], std::strerror(errno));
+      ::_exit(kExitUsage);
+    }
+    int wstatus = 0;
+    while (::waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    // A run radar could not make (not the program's status): the series ends.
+    const std::string run = "run-" + std::to_string(k);
+    if (::faccessat(series_fd, (run + "/recording.txt").c_str(), F_OK, 0) != 0) {
+      std::fprintf(stderr, "radar record: run %llu was not recorded; the series stops\n", k);
+      ::close(series_fd);
+      return status ? status : kExitUsage;
+    }
+    recorded = k;
+    if (first_status < 0) first_status = status;
+    if (until_fail && status != first_status) break;
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  if (!until_fail || status == first_status) {
+    std::fprintf(stderr, "radar: %llu run%s recorded into %s (run-1 ... run-%llu)%s\n", recorded,
+                 recorded == 1 ? "" : "s", dir.c_str(), recorded,
+                 until_fail ? (", every one exited with status " + std::to_string(status)).c_str() : "");
+    ::close(series_fd);
+    return status;
+  }
+  const unsigned long long k = recorded;
+  // Keep the run that differed and the one before it.
+  for (unsigned long long j = 1; j + 1 < k; ++j)
+    if (!removeRun(series_fd, "run-" + std::to_string(j)))
+      std::fprintf(stderr, "radar record: cannot remove %s/run-%llu: %s\n", dir.c_str(), j, std::strerror(errno));
+  ::close(series_fd);
+  const std::string before = dir + "/run-" + std::to_string(k - 1), after = dir + "/run-" + std::to_string(k);
+  std::fprintf(stderr,
+               "radar: run %llu exited with status %d, the %llu before it with status %d; kept %s and %s\n"
+               "radar: radar diff %s %s\n",
+               k, status, k - 1, first_status, before.c_str(), after.c_str(), before.c_str(), after.c_str());
+  std::fflush(stderr);
+  std::string diff_name = "diff";
+  std::vector<char*> diff_argv{diff_name.data(), const_cast<char*>(before.c_str()), const_cast<char*>(after.c_str()),
+                               nullptr};
+  std::fflush(stdout);
+  runDiff(3, diff_argv.data());
+  std::fflush(stdout);
+  return status;
+}
+
 }  // namespace
 
 int runRecord(int argc, char** argv) {
@@ -193,10 +348,16 @@ int runRecord(int argc, char** argv) {
                    {"tail", 0, true},
                    {"net", 0, true},
                    {"redact", 0, true},
-                   {"no-default-redact", 0, false}},
+                   {"no-default-redact", 0, false},
+                   {"repeat", 0, true},
+                   {"until-fail", 0, false}},
                   /*stop_at_positional=*/true))
     return usageError("record", args.error());
   if (args.positional().empty()) return usageError("record", "no program given");
+  unsigned long long runs = 0;
+  if (!args.number("repeat", &runs, 0)) return usageError("record", args.error());
+  if (args.has("repeat") && runs < 1) return usageError("record", "--repeat: expected 1 or more runs");
+  if (args.has("until-fail") && !args.has("repeat")) return usageError("record", "--until-fail needs --repeat N");
   unsigned long long payload_limit = 0, tail = 0;
   const bool limited = args.has("payload-limit");
   if (!args.number("payload-limit", &payload_limit, 0) || !args.number("tail", &tail, 0))
@@ -239,6 +400,8 @@ int runRecord(int argc, char** argv) {
                  preload.c_str());
     return kExitUsage;
   }
+
+  if (runs) return recordRepeatedly(args, runs);
 
   // The recording directory.
   std::string dir;

@@ -37,7 +37,7 @@ const char kSqlHelp[] =
     "\n"
     "  --format F        table (the default), csv, json (an array of objects) or\n"
     "                    jsonl (an object a line)\n"
-    "  --no-cache        make the database afresh, and keep none\n" RADAR_NET_HELP
+    "  --no-cache        make the database afresh, and keep none\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
     "Exit status: 0; 2 when the recording cannot be read, an option is wrong or\n"
     "a statement fails.\n";
@@ -76,10 +76,11 @@ struct Hash {
 };
 
 // What the database depends on: radar's and the schema's versions, the
-// description chosen, and each log of each directory by name, size, time
+// description chosen, whether unrelated recordings may merge, and each log of each directory by name, size, time
 // and inode. Empty when a directory cannot be read.
-std::string cacheKey(const std::vector<std::string>& dirs, const NetChoice& net) {
+std::string cacheKey(const std::vector<std::string>& dirs, const NetChoice& net, bool merge_unrelated) {
   Hash h;
+  h.add(int64_t{merge_unrelated});
   h.add(std::string(RADAR_VERSION));
   h.add(int64_t{exporting::kDatabaseVersion});
   h.add(net.path);
@@ -336,7 +337,8 @@ bool shellLoop(sqlite3* db, Printer* printer) {
 
 int runSql(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"format", 0, true}, {"no-cache", 0, false}, kNetOption, kNoNetOption}))
+  if (!args.parse(argc, argv, 1,
+                  {{"format", 0, true}, {"no-cache", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption}))
     return usageError("sql", args.error());
   std::vector<std::string> dirs = args.positional();
   if (dirs.empty()) return usageError("sql", "no recording given");
@@ -349,6 +351,7 @@ int runSql(int argc, char** argv) {
   if (!parseFormat(args.value("format").value_or("table"), &format))
     return usageError("sql", "--format: expected table, csv, json or jsonl");
   const NetChoice net = netChoice(args);
+  const bool merge_unrelated = args.has("merge-unrelated");
 
   // The trace, loaded when first needed: for a new database, or for the
   // contents() and text() of a cached one.
@@ -356,14 +359,14 @@ int runSql(int argc, char** argv) {
   bool load_failed = false;
   auto trace = [&](std::string* error) -> const trace::Trace* {
     if (!loaded && !load_failed) {
-      loaded = loadForCommand("sql", dirs, net);
+      loaded = loadForCommand("sql", dirs, net, merge_unrelated);
       load_failed = !loaded;
     }
     if (!loaded) *error = "the recording cannot be read";
     return loaded.trace.get();
   };
 
-  const std::string key = args.has("no-cache") ? "" : cacheKey(dirs, net);
+  const std::string key = args.has("no-cache") ? "" : cacheKey(dirs, net, merge_unrelated);
   const std::string cache = key.empty() ? "" : cacheDirectory();
   std::string path = cache.empty() ? "" : cache + "/" + key + ".sqlite";
   bool temporary = false;

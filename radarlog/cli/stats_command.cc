@@ -15,7 +15,7 @@ const char kStatsHelp[] =
     "receives and waiting in poll/select/epoll. Per channel: messages, bytes, and\n"
     "how long messages spent in it (from the send's return to the receive's).\n"
     "\n"
-    "  --json            one JSON object, for tools\n" RADAR_NET_HELP;
+    "  --json            one JSON object, for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP;
 
 namespace {
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -23,10 +23,10 @@ double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 int runStats(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"json", 0, false}, kNetOption, kNoNetOption}))
+  if (!args.parse(argc, argv, 1, {{"json", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption}))
     return usageError("stats", args.error());
   if (args.positional().empty()) return usageError("stats", "no recording given");
-  const Loaded loaded = loadForCommand("stats", args.positional(), netChoice(args));
+  const Loaded loaded = loadForCommand("stats", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
   const trace::Statistics s = trace::computeStatistics(t);

@@ -28,6 +28,12 @@ inline NetChoice netChoice(const Args& args) { return {args.value("net").value_o
   "                    `radar run` or `radar record --net` carries its own\n"        \
   "  --no-net          ignore the description the recording carries\n"
 
+// Directories that share no channel are refused unless --merge-unrelated.
+inline constexpr OptionSpec kMergeUnrelatedOption{"merge-unrelated", 0, false};
+#define RADAR_MERGE_HELP                                                           \
+  "  --merge-unrelated show recordings that share no channel together (two runs\n" \
+  "                    of a program are compared with `radar diff` instead)\n"
+
 struct Loaded {
   std::unique_ptr<trace::Trace> trace;
   std::unique_ptr<netdesc::Binding> net;  // null without a description
@@ -37,7 +43,8 @@ struct Loaded {
 // Loads and merges, and applies the network description; reports problems
 // and progress on stderr. Returns no trace (after printing why) when
 // nothing could be read or the description cannot be used.
-Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net = {});
+Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net = {},
+                      bool merge_unrelated = false);
 
 // A process named by pid ("4123"), by name ("parser") or "name[pid]":
 // every image that matches. Sets *error when none does, or when a name is

@@ -14,6 +14,7 @@ namespace {
 // What the worker thread and the GUI thread share while a load runs.
 struct Load {
   std::vector<std::string> dirs;
+  bool merge_unrelated = false;
   std::atomic<bool> cancel{false};
   std::atomic<uint64_t> done{0}, total{0};
   std::unique_ptr<trace::Trace> trace;
@@ -22,12 +23,14 @@ struct Load {
 
 }  // namespace
 
-void loadRecording(std::vector<std::string> dirs, QWidget* parent, LoadDone done) {
+void loadRecording(std::vector<std::string> dirs, bool merge_unrelated, QWidget* parent, LoadDone done) {
   auto load = std::make_shared<Load>();
   load->dirs = std::move(dirs);
+  load->merge_unrelated = merge_unrelated;
   QThread* worker = QThread::create([load] {
     trace::LoadOptions options;
     options.cancel = &load->cancel;
+    options.merge_unrelated = load->merge_unrelated;
     options.progress = [load](uint64_t d, uint64_t t) {
       load->done = d;
       load->total = t;

@@ -17,6 +17,7 @@ namespace radar::gui {
 
 using LoadDone = std::function<void(std::unique_ptr<trace::Trace> trace, const QString& error)>;
 
-void loadRecording(std::vector<std::string> dirs, QWidget* parent, LoadDone done);
+// Directories that share no channel are refused unless merge_unrelated.
+void loadRecording(std::vector<std::string> dirs, bool merge_unrelated, QWidget* parent, LoadDone done);
 
 }  // namespace radar::gui

@@ -628,7 +628,7 @@ void MainWindow::openRecording(const QStringList& dirs, QWidget* parent) {
   std::vector<std::string> list;
   for (const QString& d : dirs) list.push_back(d.toStdString());
   QPointer<QWidget> from(parent);
-  loadRecording(std::move(list), parent, [from](std::unique_ptr<trace::Trace> trace, const QString& error) {
+  loadRecording(std::move(list), false, parent, [from](std::unique_ptr<trace::Trace> trace, const QString& error) {
     if (!trace) {
       QMessageBox::critical(from, tr("radar replay"), tr("The recording could not be opened:\n%1").arg(error));
       return;

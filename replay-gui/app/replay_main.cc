@@ -108,7 +108,9 @@ int main(int argc, char** argv) {
 
   // A picture: loaded here, drawn once, and done.
   if (!options.snapshot.empty()) {
-    std::unique_ptr<radar::trace::Trace> trace = radar::trace::loadTrace(options.dirs, {}, &error);
+    radar::trace::LoadOptions load_options;
+    load_options.merge_unrelated = options.merge_unrelated;
+    std::unique_ptr<radar::trace::Trace> trace = radar::trace::loadTrace(options.dirs, load_options, &error);
     if (!trace) {
       std::fprintf(stderr, "radar replay: %s\n", error.c_str());
       return 1;
@@ -119,7 +121,7 @@ int main(int argc, char** argv) {
   }
   // The window: loaded off the GUI thread, the event loop running meanwhile.
   std::unique_ptr<radar::gui::MainWindow> window;
-  radar::gui::loadRecording(options.dirs, nullptr,
+  radar::gui::loadRecording(options.dirs, options.merge_unrelated, nullptr,
                             [&](std::unique_ptr<radar::trace::Trace> trace, const QString& load_error) {
                               if (!trace) {
                                 std::fprintf(stderr, "radar replay: %s\n", load_error.toLocal8Bit().constData());

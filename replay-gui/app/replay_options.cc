@@ -12,7 +12,8 @@ const char kReplayUsage[] =
     "       radar replay DIR... --snapshot FILE.png [--at-event N] [--size WxH]\n\n"
     "Replays a recording: processes as boxes, messages moving between them, RADAR's\n"
     "running narrative, a space-time diagram, the events and the findings.\n"
-    "Several directories (one per host) are merged into one replay.\n\n"
+    "Several directories (one per host) are merged into one replay; directories that\n"
+    "share no channel (two runs, say) only with --merge-unrelated.\n\n"
     "  --at-event N            start after event N (0: before the first)\n"
     "  --seconds-per-event S   how long each event takes to show (default 3)\n"
     "  --snapshot FILE.png     render the view at --at-event to FILE.png and exit;\n"
@@ -22,7 +23,8 @@ const char kReplayUsage[] =
     "  --net FILE              name processes and channels and decode messages by\n"
     "                          this network description (docs/netdesc.md); a recording\n"
     "                          made by `radar run` carries its own\n"
-    "  --no-net                ignore the description the recording carries\n";
+    "  --no-net                ignore the description the recording carries\n"
+    "  --merge-unrelated       show recordings that share no channel side by side\n";
 
 namespace {
 bool parseUnsigned(const char* s, unsigned long max, unsigned long* out) {
@@ -75,6 +77,8 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       if (!file("--net", "a description file", &out->net)) return false;
     } else if (a == "--no-net") {
       out->no_net = true;
+    } else if (a == "--merge-unrelated") {
+      out->merge_unrelated = true;
     } else if (a == "--critical-path") {
       out->critical_path = true;
     } else if (a == "--size") {

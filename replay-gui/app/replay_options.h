@@ -14,9 +14,10 @@ struct ReplayOptions {
   uint32_t at_event = 0;  // events applied (0: before the first)
   int width = 1280, height = 800;
   double seconds_per_event = 3;
-  std::string net;             // a network description to apply (--net)
-  bool no_net = false;         // ignore the one the recording carries
-  bool critical_path = false;  // show the critical path to --at-event (P)
+  std::string net;               // a network description to apply (--net)
+  bool no_net = false;           // ignore the one the recording carries
+  bool critical_path = false;    // show the critical path to --at-event (P)
+  bool merge_unrelated = false;  // merge directories that share no channel
   bool help = false;
 };
 

@@ -18,6 +18,9 @@ struct LoadOptions {
   std::function<void(uint64_t done, uint64_t total)> progress;
   const std::atomic<bool>* cancel = nullptr;  // set it to stop loading (the load fails)
   int threads = 2;
+  // Directories that share no channel (two runs, say) are merged only when
+  // asked: nothing in one would be related to anything in the other.
+  bool merge_unrelated = false;
 };
 
 // What the logs say, before the merge.

@@ -186,9 +186,9 @@ using merging::Merger;
 using merging::StepTimer;
 
 // Recordings given together (several hosts, or runs of one) that share no
-// channel are shown side by side, but nothing in one is related to
-// anything in the other: said, with the groups that are.
-void warnUnrelatedRecordings(Trace& t) {
+// channel: nothing in one is related to anything in another. Their groups,
+// when there are two or more.
+void groupRecordings(Trace& t) {
   const size_t n = t.directories.size();
   if (n < 2) return;
   auto recordingOf = [&](const Process& p) {
@@ -225,18 +225,23 @@ void warnUnrelatedRecordings(Trace& t) {
   std::map<size_t, std::vector<std::string>> groups;
   for (size_t d = 0; d < n; ++d) groups[find(d)].push_back(t.directories[d]);
   if (groups.size() < 2) return;
+  for (auto& [r, dirs] : groups) t.unrelated_groups.push_back(std::move(dirs));
+  t.warnings.push_back(describeUnrelatedGroups(t.unrelated_groups));
+}
+
+}  // namespace
+
+std::string describeUnrelatedGroups(const std::vector<std::vector<std::string>>& groups) {
   std::string text =
       "the recordings given share no channel between these groups, so nothing in one group is "
       "related to anything in another:";
-  for (const auto& [r, dirs] : groups) {
+  for (const auto& dirs : groups) {
     text += " {";
     for (size_t k = 0; k < dirs.size(); ++k) text += (k ? ", " : "") + dirs[k];
     text += "}";
   }
-  t.warnings.push_back(text);
+  return text;
 }
-
-}  // namespace
 
 std::unique_ptr<Trace> merge(RawRecording&& raw) {
   StepTimer step;
@@ -252,7 +257,7 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   Merger(raw, *t).run(step);
   t->endpoints = std::move(raw.endpoints);
   t->problems = std::move(raw.problems);
-  warnUnrelatedRecordings(*t);
+  groupRecordings(*t);
   findProblems(*t);
   step("findings");
   return t;
@@ -263,7 +268,14 @@ std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const Loa
   StepTimer step;
   if (!loadLogs(dirs, options, &raw, error)) return nullptr;
   step("load");
-  return merge(std::move(raw));
+  auto t = merge(std::move(raw));
+  if (t->unrelated_groups.size() > 1 && !options.merge_unrelated) {
+    *error = describeUnrelatedGroups(t->unrelated_groups) +
+             "\nThey are not merged into one story: to compare runs of a program, use `radar diff RUN_A RUN_B`; "
+             "to merge them anyway, give --merge-unrelated";
+    return nullptr;
+  }
+  return t;
 }
 
 }  // namespace radar::trace

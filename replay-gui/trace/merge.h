@@ -23,7 +23,11 @@ namespace radar::trace {
 // matched or ordered is reported in the trace's problems and findings.
 std::unique_ptr<Trace> merge(RawRecording&& raw);
 
-// loadLogs() then merge().
+// "the recordings given share no channel between these groups …: {a} {b}"
+std::string describeUnrelatedGroups(const std::vector<std::vector<std::string>>& groups);
+
+// loadLogs() then merge(). Recordings that share no channel are refused
+// (the error says so) unless options.merge_unrelated.
 std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const LoadOptions& options, std::string* error);
 
 }  // namespace radar::trace

@@ -262,6 +262,9 @@ class Trace {
   // What a person should know about how the recordings were put together
   // (recordings given together that share no channel).
   std::vector<std::string> warnings;
+  // The directories given, grouped by the channels between them; empty
+  // unless there are two or more groups.
+  std::vector<std::vector<std::string>> unrelated_groups;
   std::vector<std::string> boots;
   std::vector<std::string> directories;
   // Network descriptions the recordings carry (radar run, radar record

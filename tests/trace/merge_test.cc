@@ -870,9 +870,11 @@ TEST(Merge, ALogThatLostItsEndIsNotAnUnseenExec) {
   for (const auto& f : t->findings) EXPECT_EQ(f.text.find("without radar seeing it exit"), std::string::npos) << f.text;
 }
 
-// Recordings given together are merged; when they share no channel, a
-// warning says which groups are unrelated (nothing to compare across them).
-TEST(Merge, RecordingsThatShareNoChannelAreMergedWithAWarning) {
+// Recordings given together are merged when a channel joins them. When
+// some share no channel (two runs of a program, say), they are refused
+// with the groups named and a pointer to radar diff; asked to, they are
+// merged with a warning that says which groups are unrelated.
+TEST(Merge, RecordingsThatShareNoChannelAreRefusedUnlessAsked) {
   FakeRecording writer, reader, alone;
   writer.process("writer", 1).pipeEnd(1, 901, true).send(1, "hi", 10, 11).exit(0, 12);
   reader.process("reader", 2).pipeEnd(1, 901, false).receive(1, "hi", 20, 21).exit(0, 22);
@@ -884,14 +886,26 @@ TEST(Merge, RecordingsThatShareNoChannelAreMergedWithAWarning) {
   auto joined = trace::loadTrace({writer.dir(), reader.dir()}, {}, &error);
   ASSERT_TRUE(joined) << error;
   EXPECT_TRUE(joined->warnings.empty()) << joined->warnings[0];
+  EXPECT_TRUE(joined->unrelated_groups.empty());
   EXPECT_EQ(joined->bytes_matched, 2u);
-  auto apart = trace::loadTrace({writer.dir(), reader.dir(), alone.dir()}, {}, &error);
+
+  EXPECT_FALSE(trace::loadTrace({writer.dir(), reader.dir(), alone.dir()}, {}, &error));
+  EXPECT_NE(error.find("share no channel"), std::string::npos) << error;
+  EXPECT_NE(error.find("{" + writer.dir() + ", " + reader.dir() + "}"), std::string::npos) << error;
+  EXPECT_NE(error.find("{" + alone.dir() + "}"), std::string::npos) << error;
+  EXPECT_NE(error.find("radar diff"), std::string::npos) << error;
+  EXPECT_NE(error.find("--merge-unrelated"), std::string::npos) << error;
+
+  trace::LoadOptions asked;
+  asked.merge_unrelated = true;
+  auto apart = trace::loadTrace({writer.dir(), reader.dir(), alone.dir()}, asked, &error);
   ASSERT_TRUE(apart) << error;
   ASSERT_EQ(apart->warnings.size(), 1u);
   const std::string& w = apart->warnings[0];
   EXPECT_NE(w.find("share no channel"), std::string::npos) << w;
   EXPECT_NE(w.find("{" + writer.dir() + ", " + reader.dir() + "}"), std::string::npos) << w;
   EXPECT_NE(w.find("{" + alone.dir() + "}"), std::string::npos) << w;
+  ASSERT_EQ(apart->unrelated_groups.size(), 2u);
   EXPECT_EQ(apart->processes.size(), 3u);
 }
 
