@@ -11,13 +11,14 @@
 namespace radar::cli {
 
 Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net,
-                      bool merge_unrelated) {
+                      bool merge_unrelated, bool keep_hashes) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const bool tty = ::isatty(2);
   bool shown = false;
   trace::LoadOptions options;
   options.merge_unrelated = merge_unrelated;
+  options.keep_hashes = keep_hashes;
   options.progress = [&](uint64_t done, uint64_t total) {
     // Only for loads that take a while.
     if (Clock::now() - start < std::chrono::seconds(1) || !total) return;

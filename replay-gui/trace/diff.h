@@ -51,6 +51,9 @@ const char* runDifferenceName(RunDifference::Kind k);
 
 // `timing_ms`: a channel's mean latency differs when the two runs' are at
 // least this far apart and one is at least twice the other.
+// Traces loaded with LoadOptions::keep_hashes compare messages by their
+// checksums (a difference in a message's bytes goes unseen only where two
+// CRC-32Cs collide, about 1 in 4 000 000 000); others by their bytes.
 RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms = 1.0);
 
 // Where a process comes from: "sh/curl#2>curl" (the second child named

@@ -185,6 +185,7 @@ void Merger::linearize() {
   std::vector<std::pair<uint32_t, size_t>> sources;  // the event's edges so far: raw source, index in edges_out
   FaultAhead edge_pages(edges_out.data(), edges_.size() * sizeof(Edge));
   Placer placer(events, out.data(), position.data(), raw_.ranges, total);
+  if (raw_.keep_hashes) t_.hashes.resize(total);
   // Positions before `in_output` are in `out`, and their input may be gone.
   uint32_t in_output = 0;
   uint32_t window_end = std::min(total, placer.window());  // where the Placer's next window ends
@@ -271,6 +272,7 @@ void Merger::linearize() {
         }
         edges_out.push_back(e);
       }
+      if (raw_.keep_hashes) t_.hashes[here] = placed.number;  // the checksum, until now
       placed.number = last_number[p] = number + 1;
       if (placed.eventKind() == Kind::Exit || placed.eventKind() == Kind::Wait) exits_and_waits_.push_back(here);
       if (in_order) {

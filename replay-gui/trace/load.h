@@ -21,6 +21,9 @@ struct LoadOptions {
   // Directories that share no channel (two runs, say) are merged only when
   // asked: nothing in one would be related to anything in the other.
   bool merge_unrelated = false;
+  // Keep each data event's checksum beside the trace (Trace::hashes):
+  // radar diff compares messages by them instead of reading their bytes.
+  bool keep_hashes = false;
 };
 
 // What the logs say, before the merge.
@@ -45,6 +48,7 @@ struct RawRecording {
   std::vector<std::string> directories;
   std::vector<LoadProblem> problems;
   std::vector<proto::Recording> recordings;  // each directory's recording.txt
+  bool keep_hashes = false;                  // LoadOptions::keep_hashes
 };
 // Until the merge numbers the events, a data event's `number` holds the
 // CRC-32C of the bytes it moved, when this flag says it is known (the

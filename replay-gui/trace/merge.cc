@@ -267,6 +267,7 @@ std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const Loa
   RawRecording raw;
   StepTimer step;
   if (!loadLogs(dirs, options, &raw, error)) return nullptr;
+  raw.keep_hashes = options.keep_hashes;
   step("load");
   auto t = merge(std::move(raw));
   if (t->unrelated_groups.size() > 1 && !options.merge_unrelated) {

@@ -257,6 +257,10 @@ class Trace {
   std::vector<EventList> counter_events;
   BigArray<uint32_t> process_event_positions;  // what counter_events point into (in the logs' order)
   BigArray<uint32_t> reordered_positions;      // what the process_events of reordered processes point into
+  // With LoadOptions::keep_hashes, by position: a data event's CRC-32C of
+  // the bytes it moved, where its flags have kEventHasHash (load.h); else
+  // empty.
+  BigArray<uint32_t> hashes;
   std::vector<Finding> findings;
   std::vector<LoadProblem> problems;  // logs that could not be used, or only in part
   // What a person should know about how the recordings were put together

@@ -5,7 +5,9 @@
 #include <functional>
 
 #include "fake_recording.h"
+#include "log/crc32c.h"
 #include "trace/diff.h"
+#include "trace/load.h"
 
 namespace radar::trace {
 namespace {
@@ -20,6 +22,7 @@ struct Run {
   int64_t slow = 0;                  // added to the reader's waits
   bool extra_child = false;          // the parent starts one more child
   int32_t pids = 100;                // where pids start
+  bool hashes = false;               // loaded keeping the checksums (as radar diff loads)
 };
 
 // A parent starts two writers and a reader on one pipe; each writer sends
@@ -51,7 +54,9 @@ std::unique_ptr<Trace> record(const Run& run) {
   b.exit(0, 41);
   r.exit(0, 50 + run.slow);
   parent.exit(0, 60 + run.slow);
-  return rec.load();
+  trace::LoadOptions options;
+  options.keep_hashes = run.hashes;
+  return rec.load(options);
 }
 
 TEST(Diff, ProcessesAreAlignedByWhereTheyComeFrom) {
@@ -79,15 +84,38 @@ TEST(Diff, RunsDifferingOnlyInTimingHaveNoCausalDifference) {
   EXPECT_GT(d.duration_ns_b, d.duration_ns_a);
 }
 
+// By the bytes, and by the checksums radar diff's load keeps.
 TEST(Diff, APlantedChangeOfContentsIsTheFirstDifference) {
-  auto a = record({}), b = record({.first_word = "HELLO"});
-  const RunDiff d = diffRuns(*a, *b);
-  ASSERT_FALSE(d.differences.empty());
-  const RunDifference& first = d.differences.front();
-  EXPECT_EQ(first.kind, Kind::Contents) << first.what;
-  EXPECT_EQ(a->processes[first.process_a].name, "writer");  // the send, before the receive that got it
-  EXPECT_EQ(log::categoryOf(a->events[first.a].eventKind()), log::Category::Send);
-  EXPECT_NE(first.what.find("differ from byte 0"), std::string::npos) << first.what;
+  for (const bool hashes : {false, true}) {
+    auto a = record({.hashes = hashes}), b = record({.first_word = "HELLO", .hashes = hashes});
+    const RunDiff d = diffRuns(*a, *b);
+    ASSERT_FALSE(d.differences.empty());
+    const RunDifference& first = d.differences.front();
+    EXPECT_EQ(first.kind, Kind::Contents) << first.what;
+    EXPECT_EQ(a->processes[first.process_a].name, "writer");  // the send, before the receive that got it
+    EXPECT_EQ(log::categoryOf(a->events[first.a].eventKind()), log::Category::Send);
+    EXPECT_NE(first.what.find("differ from byte 0"), std::string::npos) << first.what;
+    // The same runs: nothing.
+    auto same = record({.pids = 700, .hashes = hashes});
+    EXPECT_TRUE(diffRuns(*a, *same).differences.empty());
+  }
+}
+
+// The checksums kept are each send's CRC-32C of its bytes.
+TEST(Diff, TheChecksumsKeptAreTheMessages) {
+  auto t = record({.hashes = true});
+  ASSERT_EQ(t->hashes.size(), t->events.size());
+  int sends = 0;
+  for (uint32_t i = 0; i < t->events.size(); ++i) {
+    const Event& e = t->events[i];
+    if (log::categoryOf(e.eventKind()) != log::Category::Send) continue;
+    ASSERT_TRUE(e.flags & kEventHasHash);
+    const std::string word = t->processes[e.process].pid == 101 ? "hello" : "world";
+    EXPECT_EQ(t->hashes[i], crc32c(0, word.data(), word.size())) << i;
+    ++sends;
+  }
+  EXPECT_EQ(sends, 2);
+  EXPECT_TRUE(record({}).get()->hashes.empty());
 }
 
 TEST(Diff, AReceiveThatTookAnotherMessageIsARace) {

@@ -94,6 +94,13 @@ FakeProcess& FakeProcess::failedReceive(uint32_t channel, int err, int64_t entry
   return *this;
 }
 
+FakeProcess& FakeProcess::failedSend(uint32_t channel, int err, int64_t entry, int64_t ret) {
+  Item it{log::Kind::Write, channel, "", entry, ret, -1, static_cast<uint32_t>(err)};
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
 FakeProcess& FakeProcess::close(uint32_t channel, int64_t at) {
   items_.push_back(Item{log::Kind::Close, channel, "", at, at});
   ++counter_;
@@ -235,10 +242,9 @@ std::string FakeRecording::write() {
   return dir_;
 }
 
-std::unique_ptr<trace::Trace> FakeRecording::load() {
+std::unique_ptr<trace::Trace> FakeRecording::load(const trace::LoadOptions& options) {
   if (!written_) write();
   std::string error;
-  trace::LoadOptions options;
   auto t = trace::loadTrace({dir_}, options, &error);
   if (!t) std::abort();
   return t;

@@ -10,6 +10,7 @@
 
 #include "log/fields.h"
 #include "log/writer.h"
+#include "trace/load.h"
 #include "trace/trace.h"
 
 namespace radar::testing {
@@ -27,6 +28,7 @@ class FakeProcess {
   FakeProcess& send(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret, uint32_t tid = 0);
   FakeProcess& receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret, uint32_t tid = 0);
   FakeProcess& failedReceive(uint32_t channel, int err, int64_t entry, int64_t ret);
+  FakeProcess& failedSend(uint32_t channel, int err, int64_t entry, int64_t ret);
   // recv(MSG_PEEK): sees the bytes without taking them.
   FakeProcess& peek(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret);
   // A receive whose log says it moved more bytes than its buffer holds (a
@@ -85,7 +87,7 @@ class FakeRecording {
   FakeProcess& child(FakeProcess& parent, const std::string& name, int32_t pid);
   // Writes the logs. Returns the directory.
   std::string write();
-  std::unique_ptr<trace::Trace> load();
+  std::unique_ptr<trace::Trace> load(const trace::LoadOptions& options = {});
   const std::string& dir() const { return dir_; }
 
  private:
