@@ -385,4 +385,23 @@ std::unique_ptr<Binding> Binding::forRecording(trace::Trace& t, const std::strin
   return apply(std::shared_ptr<const Description>(std::move(d)), t, unmatched);
 }
 
+trace::PatternOptions patternOptions(const Binding* binding, const trace::Trace& trace) {
+  trace::PatternOptions options;
+  if (!binding) return options;
+  options.message_type = [binding, &trace](uint32_t event) -> std::string {
+    const bool send = log::categoryOf(trace.events[event].eventKind()) == log::Category::Send;
+    const Port* port = send ? binding->portForMessage(trace, event) : binding->portForReceive(trace, event);
+    return port ? port->type() : std::string();
+  };
+  return options;
+}
+
+std::vector<trace::PatternName> patternNames(const Binding* binding) {
+  std::vector<trace::PatternName> out;
+  if (!binding) return out;
+  for (const Pattern& p : binding->description().network().pattern())
+    out.push_back({p.name(), p.process(), {p.step().begin(), p.step().end()}});
+  return out;
+}
+
 }  // namespace radar::netdesc

@@ -10,6 +10,7 @@
 
 #include "decode.h"
 #include "description.h"
+#include "trace/patterns.h"
 #include "trace/trace.h"
 
 namespace radar::netdesc {
@@ -54,6 +55,12 @@ class Binding {
   std::vector<const Port*> ports_;         // by endpoint
   std::vector<const Process*> processes_;  // by process image
 };
+
+// What radar patterns needs of a description: the message types of sends
+// and receives (by the ports' types), and the names of its `pattern`
+// entries. Both empty without a binding.
+trace::PatternOptions patternOptions(const Binding* binding, const trace::Trace& trace);
+std::vector<trace::PatternName> patternNames(const Binding* binding);
 
 // The same with or without a binding (without: text, or hex and ASCII).
 bool describeContents(const Binding* binding, const trace::Trace& trace, uint32_t position, std::string* out,

@@ -501,6 +501,23 @@ bool Description::check(const std::string& text, std::vector<Problem>* problems)
         error(cp.of("to", k), "'" + c.to(k) + "' is connected to itself");
     }
   }
+
+  // Named patterns.
+  std::set<std::string> pattern_names;
+  for (int i = 0; i < network_.pattern_size(); ++i) {
+    const Pattern& pat = network_.pattern(i);
+    const Place pp = top.nested("pattern", pat, i);
+    if (pat.name().empty()) {
+      error(pp.of("name"), "a pattern needs a name");
+      continue;
+    }
+    if (!pattern_names.insert(pat.name() + "\n" + pat.process()).second)
+      error(pp.of("name"), "pattern '" + pat.name() + "' is described twice");
+    if (pat.step_size() == 0)
+      error(pp.of("name"), "pattern '" + pat.name() + "' has no step: give its steps as `radar patterns` prints them");
+    for (int k = 0; k < pat.step_size(); ++k)
+      if (pat.step(k).empty()) error(pp.of("step", k), "an empty step in pattern '" + pat.name() + "'");
+  }
   return problems->size() == before;
 }
 

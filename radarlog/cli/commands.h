@@ -34,6 +34,8 @@ int runCriticalPath(int argc, char** argv);
 extern const char kCriticalPathHelp[];
 int runDiff(int argc, char** argv);
 extern const char kDiffHelp[];
+int runPatterns(int argc, char** argv);
+extern const char kPatternsHelp[];
 int runSql(int argc, char** argv);
 extern const char kSqlHelp[];
 int runNetdesc(int argc, char** argv);

@@ -29,9 +29,23 @@ const char kDiffHelp[] =
 
 int runDiff(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"timing", 0, true}, kNetOption, kNoNetOption}))
+  if (!args.parse(argc, argv, 1, {{"timing", 0, true}, {"replay", 0, false}, kNetOption, kNoNetOption}))
     return usageError("diff", args.error());
   if (args.positional().size() != 2) return usageError("diff", "give two recordings: RUN_A RUN_B");
+  if (args.has("replay")) {
+#ifndef RADAR_HAVE_REPLAY
+    return usageError("diff", "--replay: this radar was built without the replay");
+#else
+    // The replay application shows both side by side.
+    std::vector<std::string> replay{"replay", "--diff", args.positional()[0], args.positional()[1]};
+    if (auto net = args.value("net")) replay.insert(replay.end(), {"--net", *net});
+    if (args.has("no-net")) replay.push_back("--no-net");
+    std::vector<char*> argv_replay;
+    for (auto& a : replay) argv_replay.push_back(a.data());
+    argv_replay.push_back(nullptr);
+    return runReplay(static_cast<int>(replay.size()), argv_replay.data());
+#endif
+  }
   double timing_ms = 1;
   if (auto v = args.value("timing")) {
     char* end = nullptr;
@@ -39,9 +53,9 @@ int runDiff(int argc, char** argv) {
     if (v->empty() || *end || timing_ms < 0)
       return usageError("diff", "--timing: expected milliseconds, got '" + *v + "'");
   }
-  const Loaded a = loadForCommand("diff", {args.positional()[0]}, netChoice(args));
+  const Loaded a = loadForCommand("diff", {args.positional()[0]}, netChoice(args), false, /*keep_hashes=*/true);
   if (!a) return kExitUsage;
-  const Loaded b = loadForCommand("diff", {args.positional()[1]}, netChoice(args));
+  const Loaded b = loadForCommand("diff", {args.positional()[1]}, netChoice(args), false, /*keep_hashes=*/true);
   if (!b) return kExitUsage;
   const trace::RunDiff diff = trace::diffRuns(*a.trace, *b.trace, timing_ms);
   const trace::Narrator na(*a.trace), nb(*b.trace);

@@ -1,4 +1,5 @@
 // `radar events DIR...`: RADAR's running narrative, one line per event.
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -6,6 +7,7 @@
 #include "commands.h"
 #include "export/event_table.h"
 #include "trace/narrative.h"
+#include "trace/patterns.h"
 #include "trace_command.h"
 
 namespace radar::cli {
@@ -30,6 +32,8 @@ const char kEventsHelp[] =
     "  --to N            up to event N\n"
     "  --decode          show what each send and receive carried, field by field\n"
     "                    with a network description, else as text or hex\n"
+    "  --expand          tell every event of the patterns a description names (by\n"
+    "                    default each stretch of one is told as one event)\n"
     "  --json            the narration as JSON, one object per line\n"
     "  --format F        text (the default), or the event table (the columns of\n"
     "                    `radar sql`'s events table, docs/queries.md) as csv or\n"
@@ -68,7 +72,8 @@ int runEvents(int argc, char** argv) {
                    {"decode", 0, false},
                    kNetOption,
                    kNoNetOption,
-                   kMergeUnrelatedOption}))
+                   kMergeUnrelatedOption,
+                   {"expand", 0, false}}))
     return usageError("events", args.error());
   if (args.positional().empty()) return usageError("events", "no recording given");
   unsigned long long from = 1, to = ~0ull;
@@ -141,6 +146,21 @@ int runEvents(int argc, char** argv) {
   }
   const auto wanted_kinds = args.values("kind");
   const bool json = args.has("json");
+  // The stretches of the patterns the description names, each told as one
+  // event where it begins (the narration only; --expand tells them all).
+  std::vector<trace::PatternName> names;
+  std::vector<trace::NamedStretch> stretches;
+  std::vector<uint32_t> inside;  // by event: the stretch it belongs to, or kNone
+  if (format == "text" && !json && !args.has("expand") && !(names = netdesc::patternNames(loaded.net.get())).empty()) {
+    const trace::Patterns found = trace::findPatterns(t, netdesc::patternOptions(loaded.net.get(), t));
+    stretches = trace::namedStretches(found, names);
+    if (!stretches.empty()) inside.assign(t.events.size(), trace::kNone);
+    for (uint32_t k = 0; k < stretches.size(); ++k) {
+      const trace::EventList events = t.process_events[stretches[k].process];
+      const uint32_t* at = std::lower_bound(events.begin(), events.end(), stretches[k].first);
+      for (; at != events.end() && *at <= stretches[k].last; ++at) inside[*at] = k;
+    }
+  }
   trace::Narrator narrator(t);
   exporting::EventRows rows(t);
   exporting::EventRow row;
@@ -160,6 +180,14 @@ int runEvents(int argc, char** argv) {
     if (format != "text") {
       rows.fill(i, &row);
       (format == "csv" ? exporting::writeCsvRow : exporting::writeJsonRow)(stdout, row);
+      continue;
+    }
+    if (!json && !inside.empty() && inside[i] != trace::kNone) {
+      const trace::NamedStretch& st = stretches[inside[i]];
+      if (i == st.first)
+        std::printf("Process %s does %s × %llu (events %u to %u; --expand tells them). Event %u.\n",
+                    terminalSafe(t.processes[st.process].label()).c_str(), terminalSafe(names[st.name].name).c_str(),
+                    static_cast<unsigned long long>(st.repetitions), st.first + 1, st.last + 1, st.first + 1);
       continue;
     }
     if (!json) {

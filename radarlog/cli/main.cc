@@ -40,6 +40,7 @@ const Command kCommands[] = {
     {"critical-path", "why an event came when it did: the chain that decided it, and where the time went",
      kCriticalPathHelp, runCriticalPath},
     {"diff", "compare two runs: where they part first, in causal order", kDiffHelp, runDiff},
+    {"patterns", "what repeats: request/response, pipeline stages, rounds, retries", kPatternsHelp, runPatterns},
     {"export", "write a recording for Wireshark, Perfetto or SQLite", kExportHelp, runExport},
     {"sql", "query a recording with SQL", kSqlHelp, runSql},
 #endif

@@ -106,6 +106,20 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   layout->addWidget(narrative_);
   network_ = new NetworkView(*builder_, centre);
   spacetime_ = new SpaceTimeView(*trace_, centre);
+  // A description's named patterns: each stretch one event on the timeline
+  // (and in the narrative), expanded by a double-click.
+  pattern_names_ = netdesc::patternNames(net_.get());
+  if (!pattern_names_.empty()) {
+    named_ = trace::namedStretches(trace::findPatterns(*trace_, netdesc::patternOptions(net_.get(), *trace_)),
+                                   pattern_names_);
+    std::vector<SpaceTimeView::Stretch> bars;
+    for (const auto& st : named_)
+      bars.push_back({st.process, st.first, st.last,
+                      QStringLiteral("%1 × %2")
+                          .arg(QString::fromStdString(pattern_names_[st.name].name))
+                          .arg(static_cast<qulonglong>(st.repetitions))});
+    spacetime_->setStretches(std::move(bars));
+  }
   auto* split = new QSplitter(Qt::Vertical, centre);
   split->addWidget(network_);
   split->addWidget(spacetime_);
@@ -349,8 +363,20 @@ void MainWindow::refresh() {
   const uint32_t pos = controller_->position();
   network_->setScene(builder_->build(pos, controller_->progress()));
   updating_ = true;
-  narrative_->setText(pos == 0 ? tr("Before the first event. Press Space to play, → to step.")
-                               : QString::fromStdString(narrator_->sentence(pos - 1)));
+  QString sentence = pos == 0 ? tr("Before the first event. Press Space to play, → to step.")
+                              : QString::fromStdString(narrator_->sentence(pos - 1));
+  // Inside a folded named stretch: the higher-level event, then the step.
+  if (const uint32_t k = pos == 0 ? kNone : spacetime_->foldedStretchOf(pos - 1); k != kNone) {
+    const trace::NamedStretch& st = named_[k];
+    sentence = tr("Process %1 does %2 × %3 (events %4 to %5). Now: %6")
+                   .arg(QString::fromStdString(trace_->processes[st.process].label()),
+                        QString::fromStdString(pattern_names_[st.name].name))
+                   .arg(static_cast<qulonglong>(st.repetitions))
+                   .arg(st.first + 1)
+                   .arg(st.last + 1)
+                   .arg(sentence);
+  }
+  narrative_->setText(sentence);
   narrative_->setToolTip(narrative_->text());
   slider_->setValue(static_cast<int>(pos));
   spacetime_->setCurrent(pos == 0 ? kNone : pos - 1);

@@ -100,6 +100,10 @@ class MainWindow : public QMainWindow {
   ReplayController* controller_;
   NetworkView* network_;
   SpaceTimeView* spacetime_;
+  // The description's named patterns and their stretches (the timeline's
+  // bars, by the same index).
+  std::vector<trace::PatternName> pattern_names_;
+  std::vector<trace::NamedStretch> named_;
   EventTableModel* event_model_;
   FindingsModel* findings_model_;
   QLabel* narrative_;

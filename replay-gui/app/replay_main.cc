@@ -13,6 +13,7 @@
 #include "app/loader.h"
 #include "app/main_window.h"
 #include "app/replay_options.h"
+#include "app/runs_window.h"
 #include "trace/merge.h"
 
 namespace {
@@ -77,6 +78,43 @@ int snapshot(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& op
   return 0;
 }
 
+// --diff RUN_A RUN_B: both runs side by side, at their first difference;
+// with --snapshot, drawn into a PNG.
+int sideBySide(const radar::gui::ReplayOptions& options) {
+  std::unique_ptr<radar::gui::MainWindow> windows[2];
+  for (int k = 0; k < 2; ++k) {
+    std::string error;
+    auto trace = radar::trace::loadTrace({options.dirs[k]}, {}, &error);
+    if (!trace) {
+      std::fprintf(stderr, "radar replay: %s\n", error.c_str());
+      return 1;
+    }
+    if (const int status = openWindow(std::move(trace), options, &windows[k]); status >= 0) return status;
+  }
+  radar::gui::RunsWindow runs(std::move(windows[0]), std::move(windows[1]), QString::fromStdString(options.dirs[0]),
+                              QString::fromStdString(options.dirs[1]));
+  if (options.snapshot.empty()) {
+    runs.resize(1600, 900);
+    runs.show();
+    return QApplication::exec();
+  }
+  for (auto* w : {&runs.first(), &runs.second()}) w->setInteractive(false);
+  runs.setAttribute(Qt::WA_DontShowOnScreen);
+  runs.resize(options.width, options.height);
+  runs.show();
+  QApplication::processEvents();
+  runs.first().networkView().fitToView();
+  runs.second().networkView().fitToView();
+  runs.goToDifference(0);
+  QApplication::processEvents();
+  if (!runs.grab().toImage().save(QString::fromStdString(options.snapshot), "PNG")) {
+    std::fprintf(stderr, "radar replay: cannot write %s\n", options.snapshot.c_str());
+    return 1;
+  }
+  std::printf("%s\n", runs.summary().toLocal8Bit().constData());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,6 +144,7 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("radar"));
   QApplication::setApplicationName(QStringLiteral("replay"));
 
+  if (options.diff) return sideBySide(options);
   // A picture: loaded here, drawn once, and done.
   if (!options.snapshot.empty()) {
     radar::trace::LoadOptions load_options;

@@ -9,7 +9,8 @@ namespace radar::gui {
 
 const char kReplayUsage[] =
     "usage: radar replay DIR... [--at-event N] [--seconds-per-event S]\n"
-    "       radar replay DIR... --snapshot FILE.png [--at-event N] [--size WxH]\n\n"
+    "       radar replay DIR... --snapshot FILE.png [--at-event N] [--size WxH]\n"
+    "       radar replay --diff RUN_A RUN_B [--snapshot FILE.png]\n\n"
     "Replays a recording: processes as boxes, messages moving between them, RADAR's\n"
     "running narrative, a space-time diagram, the events and the findings.\n"
     "Several directories (one per host) are merged into one replay; directories that\n"
@@ -24,7 +25,9 @@ const char kReplayUsage[] =
     "                          this network description (docs/netdesc.md); a recording\n"
     "                          made by `radar run` carries its own\n"
     "  --no-net                ignore the description the recording carries\n"
-    "  --merge-unrelated       show recordings that share no channel side by side\n";
+    "  --merge-unrelated       show recordings that share no channel side by side\n"
+    "  --diff                  two runs of one program side by side, each at the first\n"
+    "                          event where they part (as `radar diff`), selected\n";
 
 namespace {
 bool parseUnsigned(const char* s, unsigned long max, unsigned long* out) {
@@ -77,6 +80,8 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       if (!file("--net", "a description file", &out->net)) return false;
     } else if (a == "--no-net") {
       out->no_net = true;
+    } else if (a == "--diff") {
+      out->diff = true;
     } else if (a == "--merge-unrelated") {
       out->merge_unrelated = true;
     } else if (a == "--critical-path") {
@@ -112,6 +117,14 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
   }
   if (out->dirs.empty()) {
     *error = "which recording? give its directory";
+    return false;
+  }
+  if (out->diff && out->dirs.size() != 2) {
+    *error = "--diff compares two runs: give RUN_A RUN_B";
+    return false;
+  }
+  if (out->diff && (out->at_event || out->critical_path || out->merge_unrelated)) {
+    *error = "--diff opens both runs at their first difference: no --at-event, --critical-path or --merge-unrelated";
     return false;
   }
   return true;

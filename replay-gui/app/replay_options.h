@@ -18,6 +18,7 @@ struct ReplayOptions {
   bool no_net = false;           // ignore the one the recording carries
   bool critical_path = false;    // show the critical path to --at-event (P)
   bool merge_unrelated = false;  // merge directories that share no channel
+  bool diff = false;             // two runs side by side, at their first difference
   bool help = false;
 };
 

@@ -42,6 +42,28 @@ void SpaceTimeView::setSelected(uint32_t position) {
   update();
 }
 
+void SpaceTimeView::setStretches(std::vector<Stretch> stretches) {
+  stretches_ = std::move(stretches);
+  relayout();
+}
+
+void SpaceTimeView::setExpanded(size_t stretch, bool on) {
+  if (stretch >= stretches_.size()) return;
+  stretches_[stretch].expanded = on;
+  relayout();
+}
+
+uint32_t SpaceTimeView::foldedStretchOf(uint32_t position) const {
+  if (position >= t_.events.size()) return kNone;
+  const uint32_t process = t_.events[position].process;
+  for (size_t k = 0; k < stretches_.size(); ++k) {
+    const Stretch& s = stretches_[k];
+    if (!s.expanded && s.process == process && position >= s.first && position <= s.last)
+      return static_cast<uint32_t>(k);
+  }
+  return kNone;
+}
+
 void SpaceTimeView::setWallTime(bool on) {
   wall_time_ = on;
   relayout();
@@ -52,6 +74,7 @@ void SpaceTimeView::resizeEvent(QResizeEvent*) { relayout(); }
 void SpaceTimeView::relayout() {
   lanes_.clear();
   dots_.clear();
+  bars_.clear();
   const uint32_t n = static_cast<uint32_t>(t_.events.size());
   if (!n) {
     update();
@@ -83,7 +106,25 @@ void SpaceTimeView::relayout() {
   for (uint32_t i = lo; i < hi; ++i) {
     const double x = x0 + (key(i) - min_key) / span * (x1 - x0);
     const double y = kMargin + lane_of[{t_.events[i].process, t_.events[i].thread}] * kLaneHeight + kLaneHeight / 2;
-    dots_.push_back({i, QPointF(x, y)});
+    dots_.push_back({i, QPointF(x, y), false});
+  }
+  // The stretches seen in the window: a bar from their first to their last
+  // visible event, over the lane of their first.
+  for (size_t k = 0; k < stretches_.size(); ++k) {
+    const Stretch& s = stretches_[k];
+    if (s.last < lo || s.first >= hi) continue;
+    double left = 0, right = 0, y = 0;
+    bool any = false;
+    for (uint32_t i = std::max(lo, s.first); i <= std::min(hi - 1, s.last); ++i) {
+      Dot& d = dots_[i - lo];
+      if (t_.events[i].process != s.process) continue;
+      d.hidden = !s.expanded;
+      if (!any) y = d.at.y();
+      left = any ? std::min(left, d.at.x()) : d.at.x();
+      right = any ? std::max(right, d.at.x()) : d.at.x();
+      any = true;
+    }
+    if (any) bars_.push_back({k, QRectF(left - 6, y - 8, right - left + 12, 16)});
   }
   setMinimumHeight(static_cast<int>(std::min<size_t>(lanes_.size(), 12) * kLaneHeight + 2 * kMargin));
   update();
@@ -148,7 +189,21 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
       if (a && b) painter.drawLine(a->at, b->at);
     }
   }
+  // Named stretches: a bar with its name; folded, it hides its events.
+  for (const Bar& bar : bars_) {
+    const Stretch& s = stretches_[bar.stretch];
+    painter.setPen(QPen(colors::kBorder, 1));
+    painter.setBrush(s.expanded ? QColor(0, 0, 0, 0) : colors::kProcess);
+    painter.drawRoundedRect(bar.rect, 5, 5);
+    if (!s.expanded) {
+      painter.setPen(colors::kText);
+      painter.drawText(bar.rect.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       painter.fontMetrics().elidedText(s.label, Qt::ElideRight,
+                                                        static_cast<int>(std::max(0.0, bar.rect.width() - 8))));
+    }
+  }
   for (const Dot& d : dots_) {
+    if (d.hidden && d.position != current_) continue;
     QColor c = colors::kProcess.darker(160);
     if (selected_ != kNone && d.position != selected_) {
       if (t_.happensBefore(d.position, selected_))
@@ -174,10 +229,20 @@ QString SpaceTimeView::threadName(const Lane& lane) const {
   return tr("other threads");
 }
 
+void SpaceTimeView::mouseDoubleClickEvent(QMouseEvent* event) {
+  for (const Bar& bar : bars_)
+    if (bar.rect.contains(event->position())) {
+      setExpanded(bar.stretch, !stretches_[bar.stretch].expanded);
+      return;
+    }
+  QWidget::mouseDoubleClickEvent(event);
+}
+
 void SpaceTimeView::mousePressEvent(QMouseEvent* event) {
   const Dot* best = nullptr;
   double best_d = 8 * 8;
   for (const Dot& d : dots_) {
+    if (d.hidden) continue;
     const QPointF v = d.at - event->position();
     const double dist = QPointF::dotProduct(v, v);
     if (dist <= best_d) {

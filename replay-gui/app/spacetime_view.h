@@ -3,7 +3,9 @@
 // left to right, an arrow for each message from its send to its receive;
 // by logical order (RADAR's event numbers) or by wall time. It shows a
 // window of events around the current one. Clicking an event selects it
-// and highlights its causal past and future.
+// and highlights its causal past and future. A named pattern's stretch (a
+// description's `pattern`) is one bar on its lane, its events hidden under
+// it; double-clicking the bar expands it, and again folds it.
 #pragma once
 
 #include <QWidget>
@@ -25,6 +27,17 @@ class SpaceTimeView : public QWidget {
   // A critical path's events (positions, in order), drawn joined; empty: none.
   void setPath(std::vector<uint32_t> events);
   const std::vector<uint32_t>& path() const { return path_; }
+  // Named patterns' stretches: each a higher-level event, folded at first.
+  struct Stretch {
+    uint32_t process, first, last;  // event positions
+    QString label;                  // "lookup × 40"
+    bool expanded = false;
+  };
+  void setStretches(std::vector<Stretch> stretches);
+  const std::vector<Stretch>& stretches() const { return stretches_; }
+  void setExpanded(size_t stretch, bool on);
+  // The folded stretch an event is hidden in, or kNone.
+  uint32_t foldedStretchOf(uint32_t position) const;
   void setWallTime(bool on);
   bool wallTime() const { return wall_time_; }
   // Events drawn either side of the current one.
@@ -40,9 +53,15 @@ class SpaceTimeView : public QWidget {
   struct Dot {
     uint32_t position;
     QPointF at;
+    bool hidden;  // under a folded stretch's bar
+  };
+  struct Bar {
+    size_t stretch;
+    QRectF rect;
   };
   const std::vector<Lane>& lanes() const { return lanes_; }
   const std::vector<Dot>& dots() const { return dots_; }
+  const std::vector<Bar>& bars() const { return bars_; }
   QSize sizeHint() const override { return {900, 220}; }
 
  signals:
@@ -51,6 +70,7 @@ class SpaceTimeView : public QWidget {
  protected:
   void paintEvent(QPaintEvent*) override;
   void mousePressEvent(QMouseEvent*) override;
+  void mouseDoubleClickEvent(QMouseEvent*) override;
   void resizeEvent(QResizeEvent*) override;
 
  private:
@@ -63,6 +83,8 @@ class SpaceTimeView : public QWidget {
   bool wall_time_ = false;
   std::vector<Lane> lanes_;
   std::vector<Dot> dots_;
+  std::vector<Stretch> stretches_;
+  std::vector<Bar> bars_;
   std::vector<uint32_t> path_, sorted_path_;
 };
 

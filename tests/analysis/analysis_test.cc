@@ -86,6 +86,38 @@ TEST(Diff, RecordUntilTheStatusChangesKeepsTwoRunsAndDiffsThem) {
   EXPECT_EQ(d.out, r.out);
 }
 
+// The two runs side by side in the replay (radar diff --replay opens the
+// same window): drawn, and said where they part.
+TEST(Diff, BothRunsSideBySideInTheReplay) {
+  const std::string series = testTempDir() + "/series";
+  const Result r = radar({"record", "-o", series, "--repeat", "40", "--until-fail", "--", "sh", "-c",
+                          shellQuote(std::string(RADAR_SAMPLES) + "/race") + " 3 | grep -qx 'hits = 60'"});
+  std::smatch m;
+  if (!std::regex_search(r.err, m, std::regex(R"(kept (\S+) and (\S+)\n)")))
+    GTEST_SKIP() << "40 runs of the race sample all gave the same status";
+  const std::string png = testTempDir() + "/runs.png";
+  const Result shot = shell("env -u DISPLAY " + shellQuote(radarPath()) + " replay --diff " + shellQuote(m[1]) + " " +
+                            shellQuote(m[2]) + " --snapshot " + shellQuote(png) + " --size 1600x800");
+  ASSERT_EQ(shot.exit_code, 0) << shot.err;
+  EXPECT_TRUE(
+      std::regex_search(shot.out, std::regex(R"(^First, the runs part here \(a race, in sh/sh>race/race\S*>server\))")))
+      << shot.out;
+  std::ifstream image(png, std::ios::binary);
+  char header[24] = {};
+  image.read(header, sizeof header);
+  ASSERT_EQ(std::string(header + 1, 3), "PNG");
+  const auto be32 = [&](int at) {
+    return (static_cast<uint32_t>(static_cast<uint8_t>(header[at])) << 24) |
+           (static_cast<uint32_t>(static_cast<uint8_t>(header[at + 1])) << 16) |
+           (static_cast<uint32_t>(static_cast<uint8_t>(header[at + 2])) << 8) | static_cast<uint8_t>(header[at + 3]);
+  };
+  EXPECT_EQ(be32(16), 1600u);
+  EXPECT_EQ(be32(20), 800u);
+  // Mistakes.
+  EXPECT_EQ(radar({"replay", "--diff", m[1]}).exit_code, 2);
+  EXPECT_EQ(radar({"replay", "--diff", m[1], m[2], "--at-event", "3"}).exit_code, 2);
+}
+
 TEST(Diff, RecordRepeatKeepsEveryRun) {
   const std::string series = testTempDir() + "/series";
   const Result r = radar({"record", "-o", series, "--repeat", "3", "--", "true"});
@@ -143,6 +175,131 @@ TEST(Diff, TwoRunsAreNotMergedUnlessAsked) {
   for (size_t at = 0; (at = both.out.find("server[", at)) != std::string::npos; ++at) ++servers_both;
   EXPECT_GT(servers_one, 0u) << one.out;
   EXPECT_EQ(servers_both, 2 * servers_one) << both.out;
+}
+
+// radar patterns on the samples: each one's known shape.
+class SamplePatterns : public ::testing::Test {
+ protected:
+  // Records a sample (its input on stdin) and returns radar patterns' JSON.
+  std::string patternsOf(const std::string& sample, const std::vector<std::string>& args, const std::string& input,
+                         const std::string& net = "") {
+    work_ = testTempDir();
+    const std::string dir = work_ + "/" + sample;
+    std::string line = shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                       shellQuote(std::string(RADAR_SAMPLES) + "/" + sample);
+    for (const auto& a : args) line += " " + shellQuote(a);
+    const Result r = shell(line + " >/dev/null 2>&1", input);
+    EXPECT_EQ(r.exit_code, 0) << sample;
+    std::vector<std::string> command{"patterns", "--json", dir};
+    if (!net.empty()) command.insert(command.begin() + 1, {"--net", net});
+    const Result p = radar(command);
+    EXPECT_EQ(p.exit_code, 0) << p.err;
+    return p.out;
+  }
+  std::string work_;  // where the last sample was recorded
+  static bool has(const std::string& json, const std::string& pattern) {
+    return std::regex_search(json, std::regex(pattern));
+  }
+};
+
+TEST_F(SamplePatterns, CalcPipelineStages) {
+  std::string input;
+  for (int k = 1; k <= 20; ++k) input += "(" + std::to_string(k) + " + 3) * x - 4 / 2\n";
+  const std::string json = patternsOf("calc", {}, input);
+  // The scanner sends each line's tokens to the parser and their values to
+  // the interpreter; the parser is a stage between them.
+  EXPECT_TRUE(has(
+      json,
+      R"re("kind":"round","name":null,"process":"scanner".*"steps":\[\{"text":"sends to parser".*\{"text":"sends to interpreter".*"repetitions":20,)re"))
+      << json;
+  EXPECT_TRUE(has(
+      json,
+      R"re("kind":"pipeline stage","name":null,"process":"parser".*"steps":\[\{"text":"receives from scanner".*\{"text":"sends to interpreter".*"repetitions":20,)re"))
+      << json;
+  EXPECT_TRUE(has(json, R"re("links":\[\{"kind":"pipeline","patterns":\[\d+,\d+,\d+\]\}\])re")) << json;
+}
+
+TEST_F(SamplePatterns, BroadcastRounds) {
+  std::string input;
+  for (int k = 1; k <= 30; ++k) input += std::to_string(k) + "\n";
+  const std::string json = patternsOf("broadcast", {}, input + "999\n");
+  EXPECT_TRUE(has(
+      json,
+      R"re("kind":"round","name":null,"process":"sender".*"steps":\[\{"text":"sends to receiver1".*\{"text":"sends to receiver2".*"repetitions":31,)re"))
+      << json;
+}
+
+TEST_F(SamplePatterns, KvstoreRequestResponse) {
+  const std::string json = patternsOf("kvstore", {"4", "6"}, "");
+  // Six clients of five requests each, and the shutdown: the server
+  // answers them as one role, however they interleave.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      json, m,
+      std::regex(
+          R"re("kind":"request/response","name":null,"process":"server".*?"steps":\[\{"text":"receives from client".*?\{"text":"sends to client".*?"repetitions":(\d+),)re")))
+      << json;
+  EXPECT_GE(std::stoi(m[1]), 20);
+  EXPECT_LE(std::stoi(m[1]), 31);
+}
+
+TEST_F(SamplePatterns, MpxQueueing) {
+  const std::string json = patternsOf("mpx", {"3", "200"}, "", std::string(RADAR_SOURCE_SAMPLES) + "/mpx.netdesc");
+  // Each server serves requests; the initiator's requests queue in the
+  // pipe (its capacity is 16 of them).
+  EXPECT_TRUE(has(
+      json,
+      R"re("kind":"request/response","name":null,"process":"server","processes":\["server\[\d+\]","server\[\d+\]","server\[\d+\]"\],"steps":\[\{"text":"receives Request from initiator".*?"text":"sends Reply to initiator".*?"repetitions":200,)re"))
+      << json;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      json, m,
+      std::regex(
+          R"re("kind":"burst","name":null,"process":"initiator".*?"text":"sends Request to server".*?"most_queued":(\d+))re")))
+      << json;
+  EXPECT_GE(std::stoi(m[1]), 2);
+  EXPECT_LE(std::stoi(m[1]), 18);  // what the pipe holds, and the one being written
+  EXPECT_TRUE(has(json, R"re("links":\[\{"kind":"queue")re")) << json;
+
+  // Named in the description: radar patterns says the names, radar events
+  // tells each server's stretch as one event (--expand: every event).
+  const std::string dir = work_ + "/mpx";
+  std::ifstream in(std::string(RADAR_SOURCE_SAMPLES) + "/mpx.netdesc");
+  std::stringstream text;
+  text << in.rdbuf()
+       << "pattern { name: \"serving\" process: \"server\"\n"
+          "          step: \"receives Request from initiator\" step: \"sends Reply to initiator\" }\n"
+          "pattern { name: \"queueing\" step: \"sends Request to server (200 times)\" }\n"
+          "pattern { name: \"absent\" step: \"exits\" }\n";
+  const std::string net = work_ + "/named.netdesc";
+  std::ofstream(net) << text.str();
+  const Result named = radar({"patterns", "--net", net, dir});
+  EXPECT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_TRUE(has(named.out, R"re(\n +\d+\. serving, request/response × 200 in server\[)re")) << named.out;
+  EXPECT_TRUE(has(named.out, R"re(\n +\d+\. queueing, burst × 200 in initiator\[)re")) << named.out;
+  EXPECT_NE(named.err.find("the description's pattern 'absent' matches no pattern found"), std::string::npos)
+      << named.err;
+  const Result folded = radar({"events", "--net", net, dir});
+  const Result expanded = radar({"events", "--net", net, "--expand", dir});
+  const Result plain = radar({"events", dir});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  auto lines = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n'); };
+  EXPECT_EQ(lines(expanded.out), lines(plain.out));
+  std::smatch s;
+  uint64_t served = 0, stretches = 0;
+  std::string rest = folded.out;
+  const std::regex serving(
+      R"re(Process server\[\d+\] does serving × (\d+) \(events \d+ to \d+; --expand tells them\)\. Event \d+\.)re");
+  while (std::regex_search(rest, s, serving)) {
+    served += std::stoull(s[1]);
+    ++stretches;
+    rest = s.suffix();
+  }
+  // The servers' 200 requests and replies and the initiator's 200 sends
+  // are told as one line a stretch.
+  EXPECT_EQ(lines(folded.out), lines(plain.out) - 600 + stretches + 1) << folded.out;
+  EXPECT_EQ(served, 200u) << folded.out;
+  EXPECT_TRUE(has(folded.out, R"re(Process initiator\[\d+\] does queueing × 200 )re")) << folded.out;
 }
 
 TEST(Diff, BadInputGetsAClearError) {

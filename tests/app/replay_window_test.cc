@@ -23,6 +23,7 @@
 #include "app/message_text.h"
 #include "app/palette.h"
 #include "app/replay_options.h"
+#include "app/runs_window.h"
 #include "app/scene.h"
 #include "app/spacetime_view.h"
 #include "apply.h"
@@ -300,6 +301,64 @@ TEST(WindowWithNetwork, NamesAndDecodesByTheDescription) {
   const std::string first = window.lastMessageText().toStdString();
   EXPECT_NE(first.find("6 bytes"), std::string::npos) << first;
   EXPECT_NE(first.find("68 65 6c 6c 6f"), std::string::npos) << first;
+}
+
+// A description's named pattern: each stretch of it is one bar on the
+// timeline with its name, its events hidden under it, and the narrative
+// tells the higher-level event; a double-click on the bar expands it.
+TEST(WindowWithNetwork, ANamedPatternIsOneEventUntilExpanded) {
+  FakeRecording rec;
+  auto& client = rec.process("client", 100).socketEnd(1, 1, 2);
+  auto& server = rec.process("server", 200).socketEnd(1, 2, 1);
+  int64_t now = 10;
+  for (int k = 0; k < 40; ++k, now += 10) {
+    client.send(1, "q", now, now + 1).receive(1, "a", now + 2, now + 6);
+    server.receive(1, "q", now + 1, now + 2).send(1, "a", now + 4, now + 5);
+  }
+  client.exit(0, now);
+  server.exit(0, now + 1);
+  auto trace = rec.load();
+  std::vector<netdesc::Problem> problems;
+  std::shared_ptr<const netdesc::Description> d = netdesc::Description::parse(R"(
+    pattern { name: "lookup" process: "server" step: "receives from client" step: "sends to client" }
+  )",
+                                                                              "/tmp/lookup.netdesc", &problems);
+  ASSERT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
+  std::vector<std::string> unmatched;
+  auto net = netdesc::Binding::apply(d, *trace, &unmatched);
+  MainWindow window(std::move(trace), std::move(net));
+  window.setInteractive(false);
+  window.resize(1280, 800);
+  const auto& t = window.trace();
+  SpaceTimeView& view = window.spaceTimeView();
+  ASSERT_EQ(view.stretches().size(), 1u);
+  EXPECT_EQ(view.stretches()[0].label, QStringLiteral("lookup × 40"));
+  EXPECT_EQ(view.stretches()[0].first, positionOf(t, 200, 1));
+  EXPECT_EQ(view.stretches()[0].last, positionOf(t, 200, 80));
+
+  const uint32_t inside = positionOf(t, 200, 41);
+  window.controller().skipTo(inside + 1);
+  QApplication::processEvents();
+  EXPECT_TRUE(window.narrative().startsWith(QStringLiteral("Process server[200] does lookup × 40 (events ")))
+      << window.narrative().toStdString();
+  ASSERT_EQ(view.bars().size(), 1u);
+  int hidden = 0, shown_server = 0;
+  for (const auto& dot : view.dots()) {
+    if (t.events[dot.position].process != processOf(t, 200)) continue;
+    (dot.hidden ? hidden : shown_server)++;
+  }
+  EXPECT_EQ(hidden, 80);       // the 40 receives and 40 sends
+  EXPECT_EQ(shown_server, 1);  // its exit
+  QTest::mouseDClick(&view, Qt::LeftButton, {}, view.bars()[0].rect.center().toPoint());
+  EXPECT_TRUE(view.stretches()[0].expanded);
+  for (const auto& dot : view.dots()) EXPECT_FALSE(dot.hidden);
+  window.controller().skipTo(inside);
+  QApplication::processEvents();
+  EXPECT_TRUE(window.narrative().startsWith(QStringLiteral("Process ")));
+  EXPECT_EQ(window.narrative().indexOf(QStringLiteral("does lookup")), -1) << window.narrative().toStdString();
+  // And folded again.
+  QTest::mouseDClick(&view, Qt::LeftButton, {}, view.bars()[0].rect.center().toPoint());
+  EXPECT_FALSE(view.stretches()[0].expanded);
 }
 
 // A description's positions: the box where it says, the others below.
@@ -726,6 +785,68 @@ TEST_F(Window, GrabbedViewShowsProcessesAndQueuedMessagesWhereTheStateSaysTheyAr
   ASSERT_NE(sender, nullptr);
   const QPointF inside = view.toWidget({sender->box.x + 6, sender->box.y + sender->box.h - 6});
   EXPECT_TRUE(near(mid.pixelColor(static_cast<int>(inside.x()), static_cast<int>(inside.y())), colors::kActive));
+}
+
+}  // namespace
+}  // namespace radar::gui
+
+namespace radar::gui {
+namespace {
+
+// A server that two clients ask; `first` says whose request it takes first.
+std::unique_ptr<trace::Trace> twoClients(int first) {
+  FakeRecording rec;
+  auto& server = rec.process("server", 100).socketEnd(1, 1, 2).socketEnd(2, 3, 4);
+  auto& one = rec.process("client", 200).socketEnd(1, 2, 1);
+  auto& two = rec.process("client", 300).socketEnd(1, 4, 3);
+  one.send(1, "one", 10, 11).receive(1, "ok", 12, 40).exit(0, 50);
+  two.send(1, "two", 10, 11).receive(1, "ok", 12, 40).exit(0, 50);
+  const uint32_t a = first == 1 ? 1 : 2, b = first == 1 ? 2 : 1;
+  server.receive(a, a == 1 ? "one" : "two", 20, 21)
+      .receive(b, b == 1 ? "one" : "two", 22, 23)
+      .send(1, "ok", 24, 25)
+      .send(2, "ok", 26, 27)
+      .exit(0, 60);
+  return rec.load();
+}
+
+// Two runs side by side: each at the first event where they part,
+// selected, with the difference said above them; the list of differences
+// moves both.
+TEST(RunsWindow, BothRunsAtTheirFirstDifference) {
+  auto a = std::make_unique<MainWindow>(twoClients(1));
+  auto b = std::make_unique<MainWindow>(twoClients(2));
+  a->setInteractive(false);
+  b->setInteractive(false);
+  RunsWindow runs(std::move(a), std::move(b), QStringLiteral("run1"), QStringLiteral("run2"));
+  const trace::RunDiff& diff = runs.diff();
+  ASSERT_FALSE(diff.differences.empty());
+  const trace::RunDifference& first = diff.differences[0];
+  EXPECT_EQ(first.kind, trace::RunDifference::Kind::Race);
+  ASSERT_NE(first.a, kNone);
+  ASSERT_NE(first.b, kNone);
+  EXPECT_EQ(runs.first().controller().position(), first.a + 1);
+  EXPECT_EQ(runs.second().controller().position(), first.b + 1);
+  EXPECT_EQ(runs.first().spaceTimeView().selected(), first.a);
+  EXPECT_EQ(runs.second().spaceTimeView().selected(), first.b);
+  EXPECT_EQ(runs.first().trace().events[first.a].process, positionOf(runs.first().trace(), 100, 1) == first.a
+                                                              ? runs.first().trace().events[first.a].process
+                                                              : processOf(runs.first().trace(), 100));
+  EXPECT_TRUE(runs.summary().startsWith(QStringLiteral("First, the runs part here (a race, in ")))
+      << runs.summary().toStdString();
+  if (diff.differences.size() > 1) {
+    runs.goToDifference(1);
+    const auto& second = diff.differences[1];
+    if (second.a != kNone) {
+      EXPECT_EQ(runs.first().controller().position(), second.a + 1);
+    }
+    EXPECT_TRUE(runs.summary().startsWith(QStringLiteral("Then the runs part here"))) << runs.summary().toStdString();
+  }
+  // The same run twice: no difference, said.
+  RunsWindow same(std::make_unique<MainWindow>(twoClients(1)), std::make_unique<MainWindow>(twoClients(1)),
+                  QStringLiteral("run1"), QStringLiteral("run1"));
+  EXPECT_TRUE(same.diff().differences.empty());
+  EXPECT_TRUE(same.summary().startsWith(QStringLiteral("No causal difference"))) << same.summary().toStdString();
 }
 
 }  // namespace

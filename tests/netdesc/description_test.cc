@@ -153,6 +153,13 @@ TEST(Description, EveryOtherMistakeIsNamed) {
                 1, 78, "1, 2, 4 or 8 bytes, not 3");
   expectProblem("process { name: \"a\" port { name: \"p\" direction: IN framing { fixed_size: 0 } } }\n", 1, 62,
                 "at least 1");
+  expectProblem("pattern { step: \"x\" }\n", 1, 1, "a pattern needs a name");
+  expectProblem("pattern { name: \"p\" }\n", 1, 11, "has no step");
+  expectProblem("pattern { name: \"p\" step: \"\" }\n", 1, 21, "an empty step");
+  expectProblem("pattern { name: \"p\" step: \"x\" }\npattern { name: \"p\" step: \"y\" }\n", 2, 11, "described twice");
+  EXPECT_TRUE(problemsOf("pattern { name: \"p\" process: \"a\" step: \"x\" }\n"
+                         "pattern { name: \"p\" process: \"b\" step: \"x\" }\n")
+                  .empty());
   expectProblem("type { name: \"T\" }\n", 1, 8, "says neither how it decodes");
   expectProblem("type { name: \"T\" template { } }\n", 1, 18, "has no field");
   expectProblem("type { name: \"T\" template { field { name: \"f\" } } }\n", 1, 37, "needs exactly one of");

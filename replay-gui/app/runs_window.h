@@ -1,0 +1,41 @@
+// Two runs of one program side by side (`radar replay --diff RUN_A RUN_B`,
+// `radar diff --replay`): a replay of each, both at the first event where
+// they part (radar diff's), selected; a list of every difference moves
+// both to it.
+#pragma once
+
+#include <QComboBox>
+#include <QLabel>
+#include <QWidget>
+#include <memory>
+
+#include "app/main_window.h"
+#include "trace/diff.h"
+
+namespace radar::gui {
+
+class RunsWindow : public QWidget {
+  Q_OBJECT
+
+ public:
+  // `first` and `second`: the runs' windows, not yet given a parent.
+  RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWindow> second, const QString& first_name,
+             const QString& second_name, QWidget* parent = nullptr);
+
+  MainWindow& first() { return *first_; }
+  MainWindow& second() { return *second_; }
+  const trace::RunDiff& diff() const { return diff_; }
+  // What the line above the runs says.
+  QString summary() const { return summary_->text(); }
+  // Both runs to difference k (0: the first), its events selected.
+  void goToDifference(int k);
+
+ private:
+  MainWindow* first_;
+  MainWindow* second_;
+  trace::RunDiff diff_;
+  QLabel* summary_;
+  QComboBox* differences_;
+};
+
+}  // namespace radar::gui
