@@ -1,4 +1,5 @@
 // The merge's datagrams: every receive matched to the datagram it got.
+#include "log/address.h"
 #include "trace/merger.h"
 
 namespace radar::trace::merging {
@@ -12,144 +13,197 @@ void Merger::matchDatagrams() {
   for (uint32_t k = 0; k < eps.size(); ++k)
     datagrams |= isDatagramType(eps[k].type) && (raw_.data_sends[k] || raw_.data_receives[k]);
   if (!datagrams) return;
-  // Where a datagram goes: the socket bound to its address, or the
-  // connected peer.
-  // One datagram: a send, or one message of a sendmmsg.
-  struct Datagram {
-    uint32_t send;
-    uint32_t part;  // its message in a sendmmsg (0 otherwise)
-    uint32_t bytes;
-  };
-  std::vector<std::vector<Datagram>> queue(eps.size());  // per receiving endpoint: sends
-  std::map<std::pair<uint32_t, std::string>, std::vector<uint32_t>> cache;
-  auto destinations = [&](uint32_t i, std::vector<uint32_t>* out) {
-    const Event& ev = raw_.events[i];
-    const Endpoint& from = eps[ev.endpoint];
-    auto addr = raw_.addresses.find(i);
-    const std::pair<uint32_t, std::string> key{ev.endpoint, addr == raw_.addresses.end() ? "" : addr->second};
-    auto hit = cache.find(key);
-    if (hit != cache.end()) {
-      *out = hit->second;
-      return;
-    }
-    for (uint32_t j = 0; j < eps.size(); ++j) {
-      const Endpoint& to = eps[j];
-      if (j == ev.endpoint || !isDatagramType(to.type)) continue;
-      if (raw_.processes[to.process].boot != raw_.processes[from.process].boot && to.type != ChannelType::Udp) continue;
-      bool match = false;
-      if (addr != raw_.addresses.end() && !addr->second.empty())
-        match = !to.local_address.empty() && sameAddress(addr->second, to.local_address);
-      else if (from.peer_ino)
-        match = to.ino == from.peer_ino;
-      else if (!from.peer_address.empty())
-        match = !to.local_address.empty() && sameAddress(from.peer_address, to.local_address);
-      if (match) out->push_back(j);
-    }
-    cache.emplace(key, *out);
-  };
-  // The messages of an event: those of a sendmmsg/recvmmsg, else the one.
-  auto messages = [&](uint32_t i, std::vector<uint32_t>* out) {
-    out->clear();
-    auto multi = raw_.message_lengths.find(i);
-    if (multi != raw_.message_lengths.end())
-      *out = multi->second;
-    else
-      out->push_back(raw_.events[i].value);
-  };
-  std::vector<uint32_t> parts;
-  std::vector<std::vector<uint32_t>> receives(eps.size());
-  bool any = false;
-  for (uint32_t i = 0; i < raw_.events.size(); ++i) {
-    const Event& ev = raw_.events[i];
-    if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
-    if (!isDatagramType(eps[ev.endpoint].type)) continue;
-    any = true;
-    if (log::categoryOf(ev.eventKind()) == Category::Send) {
-      t_.bytes_sent += ev.value;
-      std::vector<uint32_t> to;
-      destinations(i, &to);
-      // Several sockets of one identity (a socket shared after fork) are
-      // one destination: keep the first of each inode.
-      std::vector<uint64_t> seen;
-      for (uint32_t j : to)
-        if (std::find(seen.begin(), seen.end(), eps[j].ino) == seen.end()) {
-          seen.push_back(eps[j].ino);
-          // Queue on every endpoint of that socket identity.
-          messages(i, &parts);
-          for (uint32_t k : t_.channels[eps[j].channel].endpoints)
-            if (eps[k].ino == eps[j].ino)
-              for (uint32_t part = 0; part < parts.size(); ++part) queue[k].push_back({i, part, parts[part]});
-        }
-      if (to.empty()) raw_.events[i].flags |= kEventExternal;
-    } else {
-      receives[ev.endpoint].push_back(i);
-    }
-  }
-  if (!any) return;
-  // A datagram is received once: a send's flag, or for a sendmmsg, its
-  // messages taken so far.
-  std::vector<uint8_t> used(raw_.events.size(), 0);
-  std::map<uint32_t, std::vector<uint8_t>> used_parts;
-  auto isUsed = [&](const Datagram& d) {
-    if (!raw_.message_lengths.count(d.send)) return used[d.send] != 0;
-    auto it = used_parts.find(d.send);
-    return it != used_parts.end() && d.part < it->second.size() && it->second[d.part];
-  };
-  auto take = [&](const Datagram& d) {
-    auto multi = raw_.message_lengths.find(d.send);
-    if (multi == raw_.message_lengths.end()) {
-      used[d.send] = 1;
-      raw_.events[d.send].flags |= kEventReceivedWhole;  // same length
-      return;
-    }
-    std::vector<uint8_t>& taken = used_parts[d.send];
-    taken.resize(multi->second.size(), 0);
-    taken[d.part] = 1;
-    if (std::all_of(taken.begin(), taken.end(), [](uint8_t u) { return u != 0; }))
-      raw_.events[d.send].flags |= kEventReceivedWhole;
-  };
-  for (uint32_t ep = 0; ep < eps.size(); ++ep) {
-    auto& q = queue[ep];
-    // By the time each send began: a datagram cannot be received before its
-    // send began, which is what stops the search below. (A send's return
-    // can come long after the receive: a signal handler run on its way out
-    // of the kernel, or a preemption, is part of the call's time.)
-    std::stable_sort(q.begin(), q.end(), [&](const Datagram& a, const Datagram& b) {
-      return wallOf(a.send, false) < wallOf(b.send, false);
-    });
-    size_t head = 0;
-    for (uint32_t r : receives[ep]) {
-      Event& rev = raw_.events[r];
-      const bool peek = rev.flags & kEventPeek;  // ties bytes to their send, moves none
-      if (!peek) t_.bytes_received += rev.value;
-      messages(r, &parts);
-      for (uint32_t bytes : parts) {
-        bool found = false;
-        for (size_t k = head; k < q.size() && k < head + 256; ++k) {
-          const Datagram& d = q[k];
-          if (d.bytes != bytes || isUsed(d)) continue;
-          if (wallOf(d.send, false) > wallOf(r, true)) break;
-          // Two messages of one sendmmsg taken by one recvmmsg: one edge.
-          if (!edges_.empty() && edges_.back().from == d.send && edges_.back().to == r &&
-              edges_.back().why == Edge::Why::Message)
-            edges_.back().bytes += bytes;
-          else
-            edges_.push_back(makeEdge(d.send, Edge::Why::Message, r, bytes));
-          if (!peek) {
-            take(d);
-            t_.bytes_matched += bytes;
+  // A socket the kernel bound on its first send (a client's sendto, or
+  // its connect) was recorded unbound: where its datagrams came from is
+  // learned from the receives they were matched to, and the matching is
+  // done again with it (the replies sent there are then its).
+  const size_t edges_before = edges_.size();
+  const uint64_t sent_before = t_.bytes_sent, received_before = t_.bytes_received, matched_before = t_.bytes_matched,
+                 external_before = t_.bytes_external;
+  for (int pass = 0;; ++pass) {
+    // Where a datagram goes: the socket bound to its address, or the
+    // connected peer.
+    // One datagram: a send, or one message of a sendmmsg.
+    struct Datagram {
+      uint32_t send;
+      uint32_t part;  // its message in a sendmmsg (0 otherwise)
+      uint32_t bytes;
+    };
+    std::vector<std::vector<Datagram>> queue(eps.size());  // per receiving endpoint: sends
+    std::map<std::pair<uint32_t, std::string>, std::vector<uint32_t>> cache;
+    auto destinations = [&](uint32_t i, std::vector<uint32_t>* out) {
+      const Event& ev = raw_.events[i];
+      const Endpoint& from = eps[ev.endpoint];
+      auto addr = raw_.addresses.find(i);
+      const std::pair<uint32_t, std::string> key{ev.endpoint, addr == raw_.addresses.end() ? "" : addr->second};
+      auto hit = cache.find(key);
+      if (hit != cache.end()) {
+        *out = hit->second;
+        return;
+      }
+      for (uint32_t j = 0; j < eps.size(); ++j) {
+        const Endpoint& to = eps[j];
+        if (j == ev.endpoint || !isDatagramType(to.type)) continue;
+        if (raw_.processes[to.process].boot != raw_.processes[from.process].boot && to.type != ChannelType::Udp)
+          continue;
+        bool match = false;
+        if (addr != raw_.addresses.end() && !addr->second.empty())
+          match = !to.local_address.empty() && sameAddress(addr->second, to.local_address);
+        else if (from.peer_ino)
+          match = to.ino == from.peer_ino;
+        else if (!from.peer_address.empty())
+          match = !to.local_address.empty() && sameAddress(from.peer_address, to.local_address);
+        if (match) out->push_back(j);
+      }
+      cache.emplace(key, *out);
+    };
+    // The messages of an event: those of a sendmmsg/recvmmsg, else the one.
+    auto messages = [&](uint32_t i, std::vector<uint32_t>* out) {
+      out->clear();
+      auto multi = raw_.message_lengths.find(i);
+      if (multi != raw_.message_lengths.end())
+        *out = multi->second;
+      else
+        out->push_back(raw_.events[i].value);
+    };
+    std::vector<uint32_t> parts;
+    std::vector<std::vector<uint32_t>> receives(eps.size());
+    bool any = false;
+    for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+      const Event& ev = raw_.events[i];
+      if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
+      if (!isDatagramType(eps[ev.endpoint].type)) continue;
+      any = true;
+      if (log::categoryOf(ev.eventKind()) == Category::Send) {
+        t_.bytes_sent += ev.value;
+        std::vector<uint32_t> to;
+        destinations(i, &to);
+        // Several sockets of one identity (a socket shared after fork) are
+        // one destination: keep the first of each inode.
+        std::vector<uint64_t> seen;
+        for (uint32_t j : to)
+          if (std::find(seen.begin(), seen.end(), eps[j].ino) == seen.end()) {
+            seen.push_back(eps[j].ino);
+            // Queue on every endpoint of that socket identity.
+            messages(i, &parts);
+            for (uint32_t k : t_.channels[eps[j].channel].endpoints)
+              if (eps[k].ino == eps[j].ino)
+                for (uint32_t part = 0; part < parts.size(); ++part) queue[k].push_back({i, part, parts[part]});
           }
-          found = true;
-          while (head < q.size() && isUsed(q[head])) ++head;
-          break;
-        }
-        if (!found) {
-          rev.flags |= kEventExternal;
-          if (!peek) t_.bytes_external += bytes;
+        if (to.empty()) raw_.events[i].flags |= kEventExternal;
+      } else {
+        receives[ev.endpoint].push_back(i);
+      }
+    }
+    if (!any) return;
+    // A datagram is received once: a send's flag, or for a sendmmsg, its
+    // messages taken so far.
+    std::vector<uint8_t> used(raw_.events.size(), 0);
+    std::map<uint32_t, std::vector<uint8_t>> used_parts;
+    auto isUsed = [&](const Datagram& d) {
+      if (!raw_.message_lengths.count(d.send)) return used[d.send] != 0;
+      auto it = used_parts.find(d.send);
+      return it != used_parts.end() && d.part < it->second.size() && it->second[d.part];
+    };
+    auto take = [&](const Datagram& d) {
+      auto multi = raw_.message_lengths.find(d.send);
+      if (multi == raw_.message_lengths.end()) {
+        used[d.send] = 1;
+        raw_.events[d.send].flags |= kEventReceivedWhole;  // same length
+        return;
+      }
+      std::vector<uint8_t>& taken = used_parts[d.send];
+      taken.resize(multi->second.size(), 0);
+      taken[d.part] = 1;
+      if (std::all_of(taken.begin(), taken.end(), [](uint8_t u) { return u != 0; }))
+        raw_.events[d.send].flags |= kEventReceivedWhole;
+    };
+    for (uint32_t ep = 0; ep < eps.size(); ++ep) {
+      auto& q = queue[ep];
+      // By the time each send began: a datagram cannot be received before its
+      // send began, which is what stops the search below. (A send's return
+      // can come long after the receive: a signal handler run on its way out
+      // of the kernel, or a preemption, is part of the call's time.)
+      std::stable_sort(q.begin(), q.end(), [&](const Datagram& a, const Datagram& b) {
+        return wallOf(a.send, false) < wallOf(b.send, false);
+      });
+      size_t head = 0;
+      for (uint32_t r : receives[ep]) {
+        Event& rev = raw_.events[r];
+        const bool peek = rev.flags & kEventPeek;  // ties bytes to their send, moves none
+        if (!peek) t_.bytes_received += rev.value;
+        messages(r, &parts);
+        for (uint32_t bytes : parts) {
+          bool found = false;
+          for (size_t k = head; k < q.size() && k < head + 256; ++k) {
+            const Datagram& d = q[k];
+            if (d.bytes != bytes || isUsed(d)) continue;
+            if (wallOf(d.send, false) > wallOf(r, true)) break;
+            // Two messages of one sendmmsg taken by one recvmmsg: one edge.
+            if (!edges_.empty() && edges_.back().from == d.send && edges_.back().to == r &&
+                edges_.back().why == Edge::Why::Message)
+              edges_.back().bytes += bytes;
+            else
+              edges_.push_back(makeEdge(d.send, Edge::Why::Message, r, bytes));
+            if (!peek) {
+              take(d);
+              t_.bytes_matched += bytes;
+            }
+            found = true;
+            while (head < q.size() && isUsed(q[head])) ++head;
+            break;
+          }
+          if (!found) {
+            rev.flags |= kEventExternal;
+            if (!peek) t_.bytes_external += bytes;
+          }
         }
       }
     }
+    if (pass == 1 || !learnAddresses(edges_before)) break;
+    edges_.resize(edges_before);
+    t_.bytes_sent = sent_before;
+    t_.bytes_received = received_before;
+    t_.bytes_matched = matched_before;
+    t_.bytes_external = external_before;
+    for (Event& ev : raw_.events)
+      if (ev.endpoint != kNone && log::isData(ev.eventKind()) && isDatagramType(eps[ev.endpoint].type))
+        ev.flags &= static_cast<uint8_t>(~(kEventExternal | kEventReceivedWhole));
   }
+}
+
+// An IP socket bound to no port (bound by the kernel at its first send)
+// whose datagram was received: its address is where the receiver saw it
+// come from. True when one was learned.
+bool Merger::learnAddresses(size_t first_edge) {
+  auto unbound = [](const std::string& a) {
+    if (a.size() < 4) return true;
+    sa_family_t family;
+    std::memcpy(&family, a.data(), sizeof family);
+    return (family == AF_INET || family == AF_INET6) && a[2] == 0 && a[3] == 0;  // port 0
+  };
+  bool learned = false;
+  for (size_t k = first_edge; k < edges_.size(); ++k) {
+    const Edge& e = edges_[k];
+    if (e.why != Edge::Why::Message) continue;
+    const uint32_t from = raw_.events[e.from].endpoint;
+    if (from == kNone || raw_.endpoints[from].type != ChannelType::Udp || !unbound(raw_.endpoints[from].local_address))
+      continue;
+    auto seen = raw_.addresses.find(e.to);
+    if (seen == raw_.addresses.end() || seen->second.size() < 4 || unbound(seen->second)) continue;
+    // Every end of that socket (shared after a fork) has that address.
+    const uint64_t ino = raw_.endpoints[from].ino;
+    for (Endpoint& ep : raw_.endpoints)
+      if (ep.type == ChannelType::Udp && (ep.ino == ino && ino != 0 ? true : &ep == &raw_.endpoints[from]) &&
+          unbound(ep.local_address)) {
+        ep.local_address = seen->second;
+        learned = true;
+        // Its channel was named after the address it did not have yet.
+        if (ep.channel < t_.channels.size() && t_.channels[ep.channel].type == ChannelType::Udp)
+          t_.channels[ep.channel].name = "udp " + log::formatAddress(ep.local_address);
+      }
+  }
+  return learned;
 }
 
 }  // namespace radar::trace::merging

@@ -148,6 +148,7 @@ class Merger {
   // bytes their content confirmed.
   std::vector<bool> orderByContent(std::vector<StreamItem>& sends, std::vector<StreamItem>& receives);
   void matchDatagrams();
+  bool learnAddresses(size_t first_edge);
   void otherEdges();
   void linearize();
   void endings();

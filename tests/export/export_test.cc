@@ -131,6 +131,45 @@ TEST(ExportPcapng, PipesAndUnixSocketsAreStreamsWiresharkDecodes) {
   }
 }
 
+// UDP keeps its real addresses, also for a client whose socket the kernel
+// bound at its first sendto (recorded unbound): each ping goes from the
+// client's port to the server's, each pong back to the port it came from,
+// each once.
+TEST(ExportPcapng, UdpDatagramsKeepTheirAddressesBothWays) {
+  if (!haveTshark()) GTEST_SKIP() << "tshark is not installed (apt-get install tshark)";
+  const std::string work = testTempDir();
+  Recording rec = record({UDP_ECHO});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string file = work + "/udp.pcapng";
+  const Result exported = radar({"export", "--pcapng", file, rec.dir});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const auto packets =
+      lines(tshark(file, "-T fields -e ip.src -e udp.srcport -e ip.dst -e udp.dstport -e data.data").out);
+  ASSERT_EQ(packets.size(), 12u);
+  std::map<std::string, std::string> client_of;  // payload after "ping "/"pong " -> the client's port
+  std::string server_port;
+  int pings = 0, pongs = 0;
+  for (const auto& p : packets) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(p, m, std::regex(R"(127\.0\.0\.1\t(\d+)\t127\.0\.0\.1\t(\d+)\t(\w{8})(\w+))"))) << p;
+    const std::string kind = m[3], rest = m[4], from = m[1], to = m[2];
+    if (kind == "70696e67") {  // "ping"
+      ++pings;
+      if (server_port.empty()) server_port = to;
+      EXPECT_EQ(to, server_port) << p;
+      EXPECT_TRUE(client_of.emplace(rest, from).second) << "ping twice: " << p;
+    } else {
+      ASSERT_EQ(kind, "706f6e67") << p;  // "pong"
+      ++pongs;
+      EXPECT_EQ(from, server_port) << p;
+      ASSERT_TRUE(client_of.count(rest)) << "a pong before its ping: " << p;
+      EXPECT_EQ(to, client_of[rest]) << p;
+    }
+  }
+  EXPECT_EQ(pings, 6);
+  EXPECT_EQ(pongs, 6);
+}
+
 TEST(ExportPcapng, WithoutDecodeAsTheProtocolIsStillFoundByItsContents) {
   if (!haveTshark()) GTEST_SKIP() << "tshark is not installed (apt-get install tshark)";
   const std::string work = testTempDir();

@@ -1154,6 +1154,35 @@ TEST(Record, AForkedChildComesAfterTheForkThatMadeIt) {
 // Threads of one process writing a pipe that another of its threads
 // reads: a reading thread's call often returns, and is logged, before the
 // writing thread's. The story still tells each send before its receives.
+// A UDP client whose socket the kernel bound at its first sendto (so it
+// was recorded unbound) gets the server's replies: each reply is a message
+// from the server to it, after its request, and nothing is from outside.
+// The same for a client that connected its socket.
+TEST(Record, RepliesToAUdpSocketBoundByItsFirstSendAreItsMessages) {
+  const std::string dir = testTempDir() + "/rec";
+  Result rec =
+      shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + shellQuote(programPath("udp_echo")));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  Result check = radar({"check", "--json", dir});
+  EXPECT_NE(check.out.find("\"bytes_matched\":96,\"bytes_external\":0,"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("\"findings\":[]"), std::string::npos) << check.out;
+  Result events = radar({"events", "--json", "-k", "receive", dir});
+  ASSERT_EQ(events.exit_code, 0) << events.err;
+  const std::regex event_re(R"re("event":(\d+))re"), from_re(R"re("from_events":\[(\d+)\])re");
+  int receives = 0;
+  std::istringstream lines(events.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m, from;
+    ASSERT_TRUE(std::regex_search(line, m, event_re)) << line;
+    ASSERT_TRUE(std::regex_search(line, from, from_re)) << "a receive from no recorded send: " << line;
+    EXPECT_LT(std::stoull(from[1]), std::stoull(m[1])) << line;
+    ++receives;
+  }
+  EXPECT_EQ(receives, 12);
+  // The client's socket is named by the address the kernel gave it.
+  EXPECT_EQ(radar({"stats", dir}).out.find("udp 0.0.0.0:0"), std::string::npos);
+}
+
 TEST(Record, AThreadsSendIsToldBeforeAnotherThreadReceivesIt) {
   const std::string dir = testTempDir() + "/rec";
   Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
