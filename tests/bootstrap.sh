@@ -15,7 +15,7 @@ radar_packages=(
   build-essential cmake ninja-build pkg-config
   libprotobuf-dev libprotoc-dev protobuf-compiler libzstd-dev zstd
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  qt6-base-dev
+  qt6-base-dev qt6-svg-dev
   clang-14 libclang-rt-14-dev clang-format-14
   gdb python3 strace xauth xvfb
   tshark libsqlite3-dev sqlite3

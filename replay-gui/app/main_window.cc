@@ -41,6 +41,7 @@
 #include "app/debug_launch.h"
 #include "app/loader.h"
 #include "app/message_text.h"
+#include "app/view_image.h"
 #include "trace/merge.h"
 
 namespace radar::gui {
@@ -290,6 +291,14 @@ void MainWindow::buildActions() {
     if (list.isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
   });
   file->addSeparator();
+  add(file, tr("&Save view as image…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] {
+    QString path = QFileDialog::getSaveFileName(this, tr("Save the view as an image"), QString(),
+                                                tr("PNG image (*.png);;SVG image, vectors (*.svg)"));
+    if (path.isEmpty()) return;
+    if (!isViewImageName(path)) path += QStringLiteral(".png");
+    QString error;
+    if (!saveView(path, &error)) QMessageBox::warning(this, tr("Save view as image"), error);
+  });
   add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
   // RADAR's menu (seed 002, Figure 14), and what a scrubbing viewer adds.
@@ -410,6 +419,8 @@ void MainWindow::tick() {
   const double elapsed = clock_.restart() / 1000.0;
   if (controller_->playing() || controller_->animating()) controller_->advance(elapsed);
 }
+
+bool MainWindow::saveView(const QString& path, QString* error) { return saveViewImage(*this, path, error); }
 
 void MainWindow::goToEvent(uint32_t position) {
   controller_->skipTo(position + 1);

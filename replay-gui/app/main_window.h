@@ -48,6 +48,9 @@ class MainWindow : public QMainWindow {
   QString narrative() const;
   // Jumps to an event (position) and selects it in every view.
   void goToEvent(uint32_t position);
+  // The window as it is drawn now, into a PNG or an SVG (by the name's
+  // extension); false with *error when it cannot be written.
+  bool saveView(const QString& path, QString* error);
   // Opens the window showing a message's contents (a send's position).
   void showMessage(uint32_t send);
   // No selected message, no causal colouring, no critical path (Esc).

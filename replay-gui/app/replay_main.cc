@@ -14,6 +14,7 @@
 #include "app/main_window.h"
 #include "app/replay_options.h"
 #include "app/runs_window.h"
+#include "app/view_image.h"
 #include "trace/merge.h"
 
 namespace {
@@ -58,7 +59,8 @@ int openWindow(std::unique_ptr<radar::trace::Trace> trace, const radar::gui::Rep
   return -1;
 }
 
-// --snapshot FILE: the view at --at-event, drawn offscreen into a PNG.
+// --snapshot FILE: the view at --at-event, drawn offscreen into a PNG or
+// an SVG.
 int snapshot(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& options) {
   window.setInteractive(false);  // a picture: nothing to click
   window.setAttribute(Qt::WA_DontShowOnScreen);
@@ -69,9 +71,9 @@ int snapshot(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& op
   window.controller().skipTo(options.at_event);
   if (options.critical_path) window.showCriticalPath();
   QApplication::processEvents();
-  const QImage image = window.grab().toImage();
-  if (!image.save(QString::fromStdString(options.snapshot), "PNG")) {
-    std::fprintf(stderr, "radar replay: cannot write %s\n", options.snapshot.c_str());
+  QString error;
+  if (!radar::gui::saveViewImage(window, QString::fromStdString(options.snapshot), &error)) {
+    std::fprintf(stderr, "radar replay: %s\n", error.toLocal8Bit().constData());
     return 1;
   }
   std::printf("%s\n", window.narrative().toLocal8Bit().constData());
@@ -107,8 +109,9 @@ int sideBySide(const radar::gui::ReplayOptions& options) {
   runs.second().networkView().fitToView();
   runs.goToDifference(0);
   QApplication::processEvents();
-  if (!runs.grab().toImage().save(QString::fromStdString(options.snapshot), "PNG")) {
-    std::fprintf(stderr, "radar replay: cannot write %s\n", options.snapshot.c_str());
+  QString error;
+  if (!radar::gui::saveViewImage(runs, QString::fromStdString(options.snapshot), &error)) {
+    std::fprintf(stderr, "radar replay: %s\n", error.toLocal8Bit().constData());
     return 1;
   }
   std::printf("%s\n", runs.summary().toLocal8Bit().constData());

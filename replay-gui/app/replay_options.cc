@@ -1,5 +1,6 @@
 #include "app/replay_options.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -9,16 +10,17 @@ namespace radar::gui {
 
 const char kReplayUsage[] =
     "usage: radar replay DIR... [--at-event N] [--seconds-per-event S]\n"
-    "       radar replay DIR... --snapshot FILE.png [--at-event N] [--size WxH]\n"
-    "       radar replay --diff RUN_A RUN_B [--snapshot FILE.png]\n\n"
+    "       radar replay DIR... --snapshot FILE.png|FILE.svg [--at-event N] [--size WxH]\n"
+    "       radar replay --diff RUN_A RUN_B [--snapshot FILE.png|FILE.svg]\n\n"
     "Replays a recording: processes as boxes, messages moving between them, RADAR's\n"
     "running narrative, a space-time diagram, the events and the findings.\n"
     "Several directories (one per host) are merged into one replay; directories that\n"
     "share no channel (two runs, say) only with --merge-unrelated.\n\n"
     "  --at-event N            start after event N (0: before the first)\n"
     "  --seconds-per-event S   how long each event takes to show (default 3)\n"
-    "  --snapshot FILE.png     render the view at --at-event to FILE.png and exit;\n"
-    "                          needs no display; prints the narrative line\n"
+    "  --snapshot FILE.png     render the view at --at-event to FILE.png (or to\n"
+    "                          FILE.svg, as vectors) and exit; needs no display;\n"
+    "                          prints the narrative line\n"
     "  --size WxH              size of the snapshot (default 1280x800)\n"
     "  --critical-path         show the critical path to the --at-event event (as P)\n"
     "  --net FILE              name processes and channels and decode messages by\n"
@@ -67,6 +69,17 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       return true;
     } else if (a == "--snapshot") {
       if (!file("--snapshot", "a file name", &out->snapshot)) return false;
+      auto ends = [&](const char* ext) {
+        const std::string& f = out->snapshot;
+        if (f.size() < 4) return false;
+        for (size_t k = 0; k < 4; ++k)
+          if (std::tolower(static_cast<unsigned char>(f[f.size() - 4 + k])) != ext[k]) return false;
+        return true;
+      };
+      if (!ends(".png") && !ends(".svg")) {
+        *error = "--snapshot: the file name should end in .png or .svg, not '" + out->snapshot + "'";
+        return false;
+      }
     } else if (a == "--at-event") {
       const char* v = value("--at-event");
       unsigned long n = 0;

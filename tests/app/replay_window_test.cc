@@ -234,6 +234,20 @@ TEST(ReplayOptions, BadCommandLinesGetClearErrors) {
   EXPECT_TRUE(parse({"a", "--no-net"}, &error).no_net);
   EXPECT_TRUE(parse({"a", "--net"}, &error).dirs.empty());
   EXPECT_NE(error.find("--net needs a value"), std::string::npos) << error;
+  error.clear();
+  EXPECT_EQ(parse({"a", "--snapshot", "x.SVG"}, &error).snapshot, "x.SVG");
+  EXPECT_EQ(error, "");
+  parse({"a", "--snapshot", "x.jpg"}, &error);
+  EXPECT_NE(error.find("should end in .png or .svg"), std::string::npos) << error;
+  error.clear();
+  const ReplayOptions diff = parse({"--diff", "run1", "run2"}, &error);
+  EXPECT_EQ(error, "");
+  EXPECT_TRUE(diff.diff);
+  parse({"--diff", "run1"}, &error);
+  EXPECT_NE(error.find("--diff compares two runs"), std::string::npos) << error;
+  error.clear();
+  parse({"--diff", "run1", "run2", "--at-event", "4"}, &error);
+  EXPECT_NE(error.find("no --at-event"), std::string::npos) << error;
 }
 
 // The window, headless: the controller drives every view.
@@ -847,6 +861,45 @@ TEST(RunsWindow, BothRunsAtTheirFirstDifference) {
                   QStringLiteral("run1"), QStringLiteral("run1"));
   EXPECT_TRUE(same.diff().differences.empty());
   EXPECT_TRUE(same.summary().startsWith(QStringLiteral("No causal difference"))) << same.summary().toStdString();
+}
+
+}  // namespace
+}  // namespace radar::gui
+
+namespace radar::gui {
+namespace {
+
+// The view saved as an image: a PNG of the window's size, an SVG whose
+// text is text (the narrative can be found in it); another name is refused
+// and nothing is written.
+TEST(WindowImage, TheViewSavesAsPngAndSvg) {
+  MainWindow window(producerConsumer());
+  window.setInteractive(false);
+  window.resize(1000, 700);
+  window.controller().skipTo(3);
+  QApplication::processEvents();
+  const QString dir = QDir::tempPath() + QStringLiteral("/radar-view-%1").arg(QCoreApplication::applicationPid());
+  QDir().mkpath(dir);
+  QString error;
+  ASSERT_TRUE(window.saveView(dir + QStringLiteral("/view.png"), &error)) << error.toStdString();
+  const QImage png(dir + QStringLiteral("/view.png"));
+  EXPECT_EQ(png.size(), QSize(1000, 700));
+  ASSERT_TRUE(window.saveView(dir + QStringLiteral("/view.SVG"), &error)) << error.toStdString();
+  QFile svg(dir + QStringLiteral("/view.SVG"));
+  ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+  const QString text = QString::fromUtf8(svg.readAll());
+  EXPECT_TRUE(text.contains(QStringLiteral("<svg"))) << text.left(200).toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("viewBox=\"0 0 1000 700\""))) << text.left(400).toStdString();
+  // The narrative, HTML-escaped as SVG text.
+  QString narrative = window.narrative().toHtmlEscaped();
+  narrative.replace(QLatin1Char('"'), QStringLiteral("&quot;"));
+  EXPECT_TRUE(text.contains(narrative.left(30))) << narrative.toStdString();
+  EXPECT_FALSE(window.saveView(dir + QStringLiteral("/view.jpg"), &error));
+  EXPECT_TRUE(error.contains(QStringLiteral(".png or .svg"))) << error.toStdString();
+  EXPECT_FALSE(QFile::exists(dir + QStringLiteral("/view.jpg")));
+  EXPECT_FALSE(window.saveView(QStringLiteral("/nonexistent-dir/view.svg"), &error));
+  EXPECT_FALSE(QFile::exists(QStringLiteral("/nonexistent-dir/view.svg.radar-partial")));
+  QDir(dir).removeRecursively();
 }
 
 }  // namespace
