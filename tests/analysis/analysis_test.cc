@@ -1,4 +1,5 @@
-// radar diff and radar critical-path on programs recorded here.
+// radar diff, radar critical-path and radar patterns on programs recorded
+// here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -300,6 +301,44 @@ TEST_F(SamplePatterns, MpxQueueing) {
   EXPECT_EQ(lines(folded.out), lines(plain.out) - 600 + stretches + 1) << folded.out;
   EXPECT_EQ(served, 200u) << folded.out;
   EXPECT_TRUE(has(folded.out, R"re(Process initiator\[\d+\] does queueing × 200 )re")) << folded.out;
+}
+
+// radar critical-path on a recorded sample: the path's segments account
+// for exactly the time from its first event to its last; the server's
+// interactions are each client request answered.
+TEST_F(SamplePatterns, CriticalPathAndInteractionsOfKvstore) {
+  patternsOf("kvstore", {"4", "6"}, "");
+  const std::string dir = work_ + "/kvstore";
+  const Result path = radar({"critical-path", "--json", dir});
+  ASSERT_EQ(path.exit_code, 0) << path.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(path.out, m, std::regex(R"re("begin_ns":(-?\d+),"end_ns":(-?\d+))re"))) << path.out;
+  const long long begin = std::stoll(m[1]), end = std::stoll(m[2]);
+  long long sum = 0;
+  int segments = 0;
+  std::string rest = path.out;
+  while (std::regex_search(
+      rest, m, std::regex(R"re("kind":"(running|blocked|transit|queued)","begin_ns":-?\d+,"ns":(\d+))re"))) {
+    sum += std::stoll(m[2]);
+    ++segments;
+    rest = m.suffix();
+  }
+  EXPECT_GT(segments, 5);
+  EXPECT_EQ(sum, end - begin);
+  // Every client's five requests and the shutdown, answered by the server.
+  const Result inter = radar({"critical-path", "--interactions", "--json", dir});
+  ASSERT_EQ(inter.exit_code, 0) << inter.err;
+  int answered = 0;
+  rest = inter.out;
+  while (std::regex_search(rest, m, std::regex(R"re("server":"server\[\d+\]","interactions":(\d+))re"))) {
+    answered += std::stoi(m[1]);
+    rest = m.suffix();
+  }
+  EXPECT_EQ(answered, 31) << inter.out;
+  // An event that is not there.
+  const Result bad = radar({"critical-path", "--to", "100000", dir});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("no such event"), std::string::npos) << bad.err;
 }
 
 TEST(Diff, BadInputGetsAClearError) {

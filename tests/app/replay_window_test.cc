@@ -322,15 +322,7 @@ TEST(WindowWithNetwork, NamesAndDecodesByTheDescription) {
 // tells the higher-level event; a double-click on the bar expands it.
 TEST(WindowWithNetwork, ANamedPatternIsOneEventUntilExpanded) {
   FakeRecording rec;
-  auto& client = rec.process("client", 100).socketEnd(1, 1, 2);
-  auto& server = rec.process("server", 200).socketEnd(1, 2, 1);
-  int64_t now = 10;
-  for (int k = 0; k < 40; ++k, now += 10) {
-    client.send(1, "q", now, now + 1).receive(1, "a", now + 2, now + 6);
-    server.receive(1, "q", now + 1, now + 2).send(1, "a", now + 4, now + 5);
-  }
-  client.exit(0, now);
-  server.exit(0, now + 1);
+  radar::testing::clientAndServer(rec, 40);
   auto trace = rec.load();
   std::vector<netdesc::Problem> problems;
   std::shared_ptr<const netdesc::Description> d = netdesc::Description::parse(R"(

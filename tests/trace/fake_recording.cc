@@ -276,4 +276,16 @@ bool reaches(const trace::Trace& t, uint32_t a, uint32_t b) {
   return false;
 }
 
+void clientAndServer(FakeRecording& rec, int rounds) {
+  FakeProcess& client = rec.process("client", 100).socketEnd(1, 1, 2);
+  FakeProcess& server = rec.process("server", 200).socketEnd(1, 2, 1);
+  int64_t now = 10;
+  for (int k = 0; k < rounds; ++k, now += 10) {
+    client.send(1, "q", now, now + 1).receive(1, "a", now + 2, now + 6);
+    server.receive(1, "q", now + 1, now + 2).send(1, "a", now + 4, now + 5);
+  }
+  client.exit(0, now);
+  server.exit(0, now + 1);
+}
+
 }  // namespace radar::testing

@@ -100,4 +100,8 @@ class FakeRecording {
 // Brute force: does `a` reach `b` through local order and edges?
 bool reaches(const trace::Trace& t, uint32_t a, uint32_t b);
 
+// client[100] asks server[200] `rounds` times over a socket pair: a
+// request "q" and its answer "a", a round every 10 ns; then both exit.
+void clientAndServer(FakeRecording& rec, int rounds);
+
 }  // namespace radar::testing
