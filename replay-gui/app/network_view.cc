@@ -2,6 +2,7 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPainterPath>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -116,7 +117,8 @@ std::vector<NetworkView::LegendEntry> NetworkView::legend() {
           {tr("message being received"), colors::kConsumed},
           {tr("message nobody receives"), colors::kUndelivered},
           {tr("message selected"), colors::kSelected},
-          {tr("on the critical path"), colors::kPath}};
+          {tr("on the critical path"), colors::kPath},
+          {tr("waits for (deadlock)"), colors::kDeadlock}};
 }
 
 // Bottom left, over the scene: a swatch and a word for each colour.
@@ -194,6 +196,36 @@ void NetworkView::paintEvent(QPaintEvent*) {
       painter.drawText(QRectF(toWidget({last.x - 30, last.y - 2}), QSizeF(40 * zoom_, 16 * zoom_)),
                        Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+%1").arg(port.hidden));
     }
+  }
+
+  // A deadlock's wait-for cycle: red arrows from each waiting box to the
+  // box it waits for, border to border.
+  for (const WaitEdge& w : scene_.waits) {
+    const ProcessBox* a = scene_.box(w.from);
+    const ProcessBox* b = scene_.box(w.to);
+    if (!a || !b) continue;
+    const QRectF ra(toWidget({a->box.x, a->box.y}), QSizeF(a->box.w * zoom_, a->box.h * zoom_));
+    const QRectF rb(toWidget({b->box.x, b->box.y}), QSizeF(b->box.w * zoom_, b->box.h * zoom_));
+    const QLineF centres(ra.center(), rb.center());
+    // Where the line leaves a box: scaled to its half size.
+    auto edge = [](const QRectF& r, QPointF from, QPointF dir) {
+      const double sx = dir.x() ? (r.width() / 2) / std::abs(dir.x()) : 1e9;
+      const double sy = dir.y() ? (r.height() / 2) / std::abs(dir.y()) : 1e9;
+      return from + dir * std::min(sx, sy);
+    };
+    const QPointF dir = centres.p2() - centres.p1();
+    if (dir.isNull()) continue;
+    const QPointF start = edge(ra, ra.center(), dir), end = edge(rb, rb.center(), -dir);
+    painter.setPen(QPen(colors::kDeadlock, 3 * std::max(zoom_, 0.5), Qt::SolidLine, Qt::RoundCap));
+    painter.drawLine(start, end);
+    const double len = std::hypot(dir.x(), dir.y());
+    const QPointF u = dir / len, nrm(-u.y(), u.x());
+    QPainterPath head;
+    head.moveTo(end);
+    head.lineTo(end - u * 14 * zoom_ + nrm * 6 * zoom_);
+    head.lineTo(end - u * 14 * zoom_ - nrm * 6 * zoom_);
+    head.closeSubpath();
+    painter.fillPath(head, colors::kDeadlock);
   }
 
   for (const MessageBox& m : scene_.messages) {

@@ -21,5 +21,6 @@ inline const QColor kSelected{220, 0, 120};
 inline const QColor kChannelLine{180, 185, 195};
 inline const QColor kPast{40, 140, 70};
 inline const QColor kFuture{150, 60, 180};
-inline const QColor kPath{200, 30, 30};  // a critical path
+inline const QColor kPath{200, 30, 30};      // a critical path
+inline const QColor kDeadlock{215, 25, 25};  // a deadlock's wait-for cycle
 }  // namespace radar::gui::colors

@@ -198,6 +198,19 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     index[p] = s.processes.size();
     s.processes.push_back(b);
   }
+  // Deadlocks: drawn once every process of the cycle is in the call it
+  // never returns from (its last event: the blocked call, or the last it
+  // made before it).
+  for (const auto& f : t_.findings) {
+    if (f.kind != trace::Finding::Kind::Deadlock || f.events.empty()) continue;
+    const uint32_t formed = *std::max_element(f.events.begin(), f.events.end());
+    if (position <= formed) continue;
+    for (const auto& [from, to] : f.waits_for)
+      if (index.count(from) && index.count(to)) {
+        s.waits.push_back({from, to});
+        s.processes[index[from]].blocked = true;  // in the call it never returns from
+      }
+  }
   for (uint32_t ep : after.open) {
     auto it = index.find(t_.endpoints[ep].process);
     if (it == index.end()) continue;

@@ -44,6 +44,11 @@ struct MessageBox {
   enum class State : uint8_t { Queued, Travelling, Consumed } state = State::Queued;
 };
 
+// A deadlock's wait-for edge: `from` waits for `to`.
+struct WaitEdge {
+  uint32_t from = kNone, to = kNone;
+};
+
 struct Scene {
   uint32_t position = 0;   // events applied
   uint32_t event = kNone;  // the event being shown (position - 1)
@@ -51,6 +56,9 @@ struct Scene {
   std::vector<ProcessBox> processes;
   std::vector<PortMark> ports;
   std::vector<MessageBox> messages;
+  // The wait-for cycles of deadlocks formed by now (each from the event by
+  // which its last process had blocked).
+  std::vector<WaitEdge> waits;
   Rect bounds;  // of everything that can be drawn
 
   const ProcessBox* box(uint32_t process) const;

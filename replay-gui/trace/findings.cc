@@ -335,6 +335,7 @@ void findProblems(Trace& t) {
         if (std::find(scc.begin(), scc.end(), q) == scc.end()) continue;
         if (!cycle.empty()) cycle += ", ";
         cycle += t.processes[p].label() + " waits for " + t.processes[q].label() + " on " + t.channels[ch].name;
+        f.waits_for.emplace_back(p, q);
         if (std::find(f.channels.begin(), f.channels.end(), ch) == f.channels.end()) f.channels.push_back(ch);
         break;
       }

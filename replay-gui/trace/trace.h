@@ -231,6 +231,8 @@ struct Finding {
   std::vector<uint32_t> channels;
   std::vector<uint32_t> events;  // where to look (positions)
   uint64_t bytes = 0;
+  // Deadlock: who waits for whom (processes), around the cycle.
+  std::vector<std::pair<uint32_t, uint32_t>> waits_for;
 };
 
 const char* findingKindName(Finding::Kind k);

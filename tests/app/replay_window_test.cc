@@ -17,6 +17,7 @@
 #include <QTableView>
 #include <QTest>
 #include <algorithm>
+#include <set>
 
 #include "app/debug_launch.h"
 #include "app/main_window.h"
@@ -724,16 +725,17 @@ TEST_F(Window, TheLegendNamesTheColours) {
   NetworkView& view = window->networkView();
   EXPECT_TRUE(view.showLegend());
   const auto legend = NetworkView::legend();
-  for (const QColor& c :
-       {colors::kProcess, colors::kActive, colors::kBlocked, colors::kInputPort, colors::kOutputPort,
-        colors::kTravelling, colors::kQueued, colors::kConsumed, colors::kUndelivered, colors::kSelected}) {
+  for (const QColor& c : {colors::kProcess, colors::kActive, colors::kBlocked, colors::kInputPort, colors::kOutputPort,
+                          colors::kTravelling, colors::kQueued, colors::kConsumed, colors::kUndelivered,
+                          colors::kSelected, colors::kDeadlock}) {
     const bool named = std::any_of(legend.begin(), legend.end(), [&](const auto& e) { return e.color == c; });
     EXPECT_TRUE(named) << c.name().toStdString();
   }
-  // The "process doing the event" swatch, in the bottom-left corner.
+  // The "process doing the event" swatch, on the left (before the first
+  // event no process is doing one).
   auto count = [&](const QImage& image) {
     int n = 0;
-    for (int y = image.height() / 2; y < image.height(); ++y)
+    for (int y = 0; y < image.height(); ++y)
       for (int x = 0; x < 220 && x < image.width(); ++x) n += QColor(image.pixel(x, y)) == colors::kActive;
     return n;
   };
@@ -892,6 +894,36 @@ TEST(WindowImage, TheViewSavesAsPngAndSvg) {
   EXPECT_FALSE(window.saveView(QStringLiteral("/nonexistent-dir/view.svg"), &error));
   EXPECT_FALSE(QFile::exists(QStringLiteral("/nonexistent-dir/view.svg.radar-partial")));
   QDir(dir).removeRecursively();
+}
+
+}  // namespace
+}  // namespace radar::gui
+
+namespace radar::gui {
+namespace {
+
+// A deadlock's wait-for cycle: drawn between the boxes, each waiting
+// process blocked, once the last of them is in its call; not before.
+TEST(Scene, ADeadlocksWaitForCycleIsDrawnOnceItForms) {
+  FakeRecording rec;
+  rec.process("a", 1).pipeEnd(1, 201, true).pipeEnd(3, 203, false).user("start", 5).blockedIn(log::Kind::Read, 3);
+  rec.process("b", 2).pipeEnd(1, 201, false).pipeEnd(2, 202, true).user("start", 10).blockedIn(log::Kind::Read, 1);
+  rec.process("c", 3).pipeEnd(2, 202, false).pipeEnd(3, 203, true).user("start", 15).blockedIn(log::Kind::Read, 2);
+  auto t = rec.load();
+  trace::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const uint32_t n = static_cast<uint32_t>(t->events.size());
+  const Scene end = builder.build(n, 1);
+  ASSERT_EQ(end.waits.size(), 3u);
+  std::set<std::pair<int32_t, int32_t>> edges;
+  for (const WaitEdge& w : end.waits) edges.insert({t->processes[w.from].pid, t->processes[w.to].pid});
+  // a reads what c writes, b what a writes, c what b writes.
+  EXPECT_EQ(edges, (std::set<std::pair<int32_t, int32_t>>{{1, 3}, {2, 1}, {3, 2}}));
+  for (const ProcessBox& b : end.processes) EXPECT_TRUE(b.blocked) << b.name;
+  // Before c's last event (then it reads, and never returns), no cycle.
+  const uint32_t c_last = positionOf(*t, 3, 1);
+  EXPECT_TRUE(builder.build(c_last, 1).waits.empty());
+  EXPECT_EQ(builder.build(c_last + 1, 1).waits.size(), 3u);
 }
 
 }  // namespace
