@@ -33,6 +33,17 @@ DisplayModel::DisplayModel(const Trace& trace, uint32_t every) : t_(trace), ever
     if (t_.endpoints[k].inherited && t_.endpoints[k].process < t_.processes.size())
       inherited_[next[t_.endpoints[k].process]++] = k;
 
+  // Children that left no event of their own (blocked at once, then
+  // killed): they come on stage with the event that created them.
+  for (const Process& p : t_.processes) {
+    if (p.first_event != kNone || p.parent == kNone || !p.parent_counter || p.parent >= t_.processes.size()) continue;
+    if (t_.processes[p.parent].next_image == p.index) continue;  // an exec's image: shown when the exec is
+    const EventList parent = t_.counter_events[p.parent];
+    if (p.parent_counter > parent.size()) continue;
+    created_silent_.emplace_back(parent[p.parent_counter - 1], p.index);
+  }
+  std::sort(created_silent_.begin(), created_silent_.end());
+
   if (!every_) every_ = n < 100'000 ? 1024 : 4096;
   // Checkpoints by replaying once; a state that grows large (many messages
   // in flight) makes checkpoints rarer, to bound memory.
@@ -82,6 +93,9 @@ void DisplayModel::apply(DisplayState& s) const {
   const Event& ev = t_.events[i];
   const Process& p = t_.processes[ev.process];
   if (i == p.first_event) appear(s, ev.process);
+  for (auto it = std::lower_bound(created_silent_.begin(), created_silent_.end(), std::make_pair(i, 0u));
+       it != created_silent_.end() && it->first == i; ++it)
+    appear(s, it->second);
   if (ev.endpoint != kNone) {
     if (ev.eventKind() == Kind::Close)
       eraseSorted(s.open, ev.endpoint);
@@ -145,8 +159,11 @@ void DisplayModel::blockedAt(DisplayState& s) const {
   const int64_t now_wall = now.returnNs() + t_.processes[now.process].realtime_offset;
   for (uint32_t p = 0; p < t_.processes.size(); ++p) {
     const Process& proc = t_.processes[p];
-    if (proc.first_event == kNone) continue;
-    if (proc.last_event < s.position && proc.end != Process::End::Unknown) continue;  // over
+    // A process is looked at from before its first event (it may block in
+    // it) until it is gone from the stage.
+    const bool alive = std::binary_search(s.alive.begin(), s.alive.end(), p);
+    if (!alive && (proc.first_event == kNone || (proc.last_event < s.position && proc.end != Process::End::Unknown)))
+      continue;
     const auto& mine = t_.process_events[p];
     // The first of its events not yet applied.
     auto it = std::lower_bound(mine.begin(), mine.end(), s.position);
@@ -155,9 +172,20 @@ void DisplayModel::blockedAt(DisplayState& s) const {
       const Event& ev = t_.events[*it];
       if (std::find(seen.begin(), seen.end(), ev.thread) != seen.end()) continue;
       seen.push_back(ev.thread);
-      const int64_t entry_wall = ev.entry_ns + t_.processes[p].realtime_offset;
+      const int64_t entry_wall = ev.entry_ns + proc.realtime_offset;
       if (entry_wall <= now_wall) s.blocked.push_back({p, ev.thread, *it});
-      if (seen.size() >= t_.processes[p].threads.size()) break;
+      if (seen.size() >= proc.threads.size()) break;
+    }
+    // A thread with no event of its own left, in a call when the recording
+    // ended (or the process was killed): blocked in it from its entry, even
+    // when the process had no event at all (a child that reads at once).
+    for (const auto& slot : proc.control.threads) {
+      if (!slot.tid || !slot.kind) continue;
+      const auto at = std::find(proc.threads.begin(), proc.threads.end(), slot.tid);
+      const uint8_t thread =
+          at == proc.threads.end() ? 0 : static_cast<uint8_t>(std::min<ptrdiff_t>(at - proc.threads.begin(), 254));
+      if (std::find(seen.begin(), seen.end(), thread) != seen.end()) continue;
+      if (slot.entry_ns + proc.realtime_offset <= now_wall) s.blocked.push_back({p, thread, kNone});
     }
   }
   std::sort(s.blocked.begin(), s.blocked.end(), [](const BlockedThread& a, const BlockedThread& b) {

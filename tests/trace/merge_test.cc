@@ -319,6 +319,42 @@ TEST(Merge, DeadlockOfThree) {
   EXPECT_EQ(deadlocks, 1);
 }
 
+// A process whose last call never returned (it was in it when the
+// recording ended, or when it was killed) is blocked from then on, also
+// when that call came before any event of its own (a child that reads at
+// once after its fork): the display shows it blocked while it is there.
+TEST(Merge, AProcessInACallThatNeverReturnedIsShownBlocked) {
+  FakeRecording rec;
+  FakeProcess& parent = rec.process("parent", 1);
+  parent.pipeEnd(1, 301, true).fork(2, 10, 11);
+  FakeProcess& child = rec.child(parent, "child", 2);  // created by the fork
+  child.pipeEnd(2, 302, false).blockedIn(log::Kind::Read, 2);
+  parent.user("later", 20).send(1, "x", 30, 31).exit(0, 40);
+  rec.process("reader", 3)
+      .pipeEnd(1, 301, false)
+      .receive(1, "x", 32, 33)
+      .user("then", 34)
+      .blockedIn(log::Kind::Read, 1);
+  auto t = rec.load();
+  trace::DisplayModel display(*t, 2);
+  auto blockedIn = [&](uint32_t position, int32_t pid) {
+    for (const auto& b : display.stateAt(position).blocked)
+      if (t->processes[b.process].pid == pid) return true;
+    return false;
+  };
+  auto alive = [&](uint32_t position, int32_t pid) {
+    for (uint32_t p : display.stateAt(position).alive)
+      if (t->processes[p].pid == pid) return true;
+    return false;
+  };
+  const uint32_t later = at(*t, 1, 2), then = at(*t, 3, 2);
+  ASSERT_TRUE(alive(later + 1, 2));
+  EXPECT_TRUE(blockedIn(later + 1, 2));  // the child, with no event of its own
+  EXPECT_FALSE(blockedIn(then, 3));      // the reader, busy with its own events
+  EXPECT_TRUE(blockedIn(then + 1, 3));   // then in its read for good
+  EXPECT_EQ(display.stateAt(then + 1), display.replayFromStart(then + 1));
+}
+
 // A finding is one click from where to look: each deadlocked process's
 // last event, or, for one blocked before it did anything (a child that
 // reads at once), the event that created it.
