@@ -19,10 +19,13 @@ const char kDiffHelp[] =
     "causal order (another call, a message with other bytes, a receive that took\n"
     "another process's message, another result, a process that ended otherwise or\n"
     "is in one run only), with both sides' events, then where each other process\n"
-    "parts, and the channels whose traffic or timing differs.\n"
+    "parts, and the channels whose traffic or timing differs. To catch a run that\n"
+    "fails once in a while: `radar record --repeat N --until-fail -- PROGRAM`.\n"
     "\n"
     "  --timing MS       a channel's mean latency differs when the runs' are MS\n"
-    "                    apart or more and one is twice the other (default 1)\n" RADAR_NET_HELP
+    "                    apart or more and one is twice the other (default 1)\n"
+    "  --replay          open both runs side by side in the replay, each at the\n"
+    "                    first event where they part\n" RADAR_NET_HELP
     "\n"
     "Exit status: 0 when no process parts, 1 when they do, 2 when a recording\n"
     "cannot be read or an option is wrong.\n";
