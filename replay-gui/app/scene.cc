@@ -206,10 +206,7 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     const uint32_t formed = *std::max_element(f.events.begin(), f.events.end());
     if (position <= formed) continue;
     for (const auto& [from, to] : f.waits_for)
-      if (index.count(from) && index.count(to)) {
-        s.waits.push_back({from, to});
-        s.processes[index[from]].blocked = true;  // in the call it never returns from
-      }
+      if (index.count(from) && index.count(to)) s.waits.push_back({from, to});
   }
   for (uint32_t ep : after.open) {
     auto it = index.find(t_.endpoints[ep].process);

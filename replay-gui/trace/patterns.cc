@@ -358,7 +358,7 @@ class Finder {
       uint32_t at, symbol, channel;
     };
     std::vector<Call> calls;
-    std::unordered_map<uint32_t, std::vector<uint32_t>> by_channel;  // channel -> its calls
+    std::map<uint32_t, std::vector<uint32_t>> by_channel;  // channel -> its calls, channels in order
     for (uint32_t k = 0; k < events.size(); ++k) {
       const uint32_t at = events[k];
       const Event& e = t_.events[at];
