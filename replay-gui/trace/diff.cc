@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <map>
 #include <unordered_map>
 
@@ -186,12 +187,14 @@ class Differ {
   // all over memory.
   // Calls whose number or outcome is the scheduler's, not the program's: a
   // wait for readiness (a server polls once more when a client is late), a
-  // receive that found nothing yet, a clock read. Runs are compared
-  // without them.
+  // receive that found nothing yet, a clock read, a SIGCHLD (delivered or
+  // not as the child's end and the parent's wait happen to meet; the wait
+  // tells the same). Runs are compared without them.
   static bool timingOnly(const Event& e) {
     const log::Category c = log::categoryOf(e.eventKind());
     return c == log::Category::Readiness || c == log::Category::Nondeterminism ||
-           (c == log::Category::Receive && (e.flags & kEventFailed));
+           (c == log::Category::Receive && (e.flags & kEventFailed)) ||
+           (e.eventKind() == log::Kind::Signal && e.result == SIGCHLD);
   }
 
   // Every aligned pair of processes, call by call (the calls that are not
