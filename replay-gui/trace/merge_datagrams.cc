@@ -66,6 +66,28 @@ void Merger::matchDatagrams() {
       else
         out->push_back(raw_.events[i].value);
     };
+    auto isIp = [](const std::string& a) {
+      sa_family_t family = 0;
+      if (a.size() >= sizeof family) std::memcpy(&family, a.data(), sizeof family);
+      return family == AF_INET || family == AF_INET6;
+    };
+    // A receive's source address is its sender's address, when both are
+    // known (a socket the kernel has yet to bind is not).
+    auto fromSender = [&](uint32_t r, uint32_t send) {
+      auto source = raw_.addresses.find(r);
+      if (source == raw_.addresses.end()) return true;
+      const std::string& local = eps[raw_.events[send].endpoint].local_address;
+      if (!isIp(local) || !isIp(source->second) || unboundAddress(local) || unboundAddress(source->second) ||
+          local.compare(0, 2, source->second, 0, 2) != 0)
+        return true;  // unknown, or another family (an IPv4 peer of a dual-stack socket)
+      return sameAddress(source->second, local);
+    };
+    // One datagram's bytes against one receive's, when both are hashed.
+    auto sameBytes = [&](uint32_t r, uint32_t send, size_t messages_received) {
+      const Event &rev = raw_.events[r], &sev = raw_.events[send];
+      if (messages_received != 1 || !(rev.flags & kEventHasHash) || !(sev.flags & kEventHasHash)) return true;
+      return rev.number == sev.number;
+    };
     std::vector<uint32_t> parts;
     std::vector<std::vector<uint32_t>> receives(eps.size());
     bool any = false;
@@ -139,6 +161,9 @@ void Merger::matchDatagrams() {
             const Datagram& d = q[k];
             if (d.bytes != bytes || isUsed(d)) continue;
             if (wallOf(d.send, false) > wallOf(r, true)) break;
+            // Sends that began in one order can arrive in the other: where
+            // the datagram came from and what it holds must be the send's.
+            if (!fromSender(r, d.send) || !sameBytes(r, d.send, parts.size())) continue;
             // Two messages of one sendmmsg taken by one recvmmsg: one edge.
             if (!edges_.empty() && edges_.back().from == d.send && edges_.back().to == r &&
                 edges_.back().why == Edge::Why::Message)
@@ -176,12 +201,7 @@ void Merger::matchDatagrams() {
 // whose datagram was received: its address is where the receiver saw it
 // come from. True when one was learned.
 bool Merger::learnAddresses(size_t first_edge) {
-  auto unbound = [](const std::string& a) {
-    if (a.size() < 4) return true;
-    sa_family_t family;
-    std::memcpy(&family, a.data(), sizeof family);
-    return (family == AF_INET || family == AF_INET6) && a[2] == 0 && a[3] == 0;  // port 0
-  };
+  const auto unbound = unboundAddress;
   bool learned = false;
   for (size_t k = first_edge; k < edges_.size(); ++k) {
     const Edge& e = edges_[k];

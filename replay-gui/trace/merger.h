@@ -81,6 +81,15 @@ inline bool sameAddress(const std::string& to, const std::string& bound) {
   return false;
 }
 
+// No IP address to compare: none recorded, or a socket not bound yet (port
+// 0: the kernel binds it at its first send).
+inline bool unboundAddress(const std::string& a) {
+  if (a.size() < 4) return true;
+  sa_family_t family;
+  std::memcpy(&family, a.data(), sizeof family);
+  return (family == AF_INET || family == AF_INET6) && a[2] == 0 && a[3] == 0;
+}
+
 inline Edge makeEdge(uint32_t from, Edge::Why why, uint32_t to, uint64_t bytes) {
   Edge e;
   e.from = from;

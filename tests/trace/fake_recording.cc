@@ -1,5 +1,7 @@
 #include "fake_recording.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <fcntl.h>
@@ -52,6 +54,30 @@ FakeProcess& FakeProcess::terminal(uint32_t index) {
   it.info.ino = 7;
   it.info.external = true;
   items_.push_back(it);
+  return *this;
+}
+
+FakeProcess& FakeProcess::udpEnd(uint32_t index, uint64_t ino, const std::string& local) {
+  socketEnd(index, ino, 0, log::ChannelType::Udp);
+  items_.back().address = local;
+  items_.back().info.domain = AF_INET;
+  items_.back().info.socket_type = SOCK_DGRAM;
+  return *this;
+}
+
+FakeProcess& FakeProcess::sendTo(uint32_t channel, const std::string& bytes, const std::string& to, int64_t entry,
+                                 int64_t ret) {
+  send(channel, bytes, entry, ret);
+  items_.back().kind = log::Kind::Sendto;
+  items_.back().address = to;
+  return *this;
+}
+
+FakeProcess& FakeProcess::receiveFrom(uint32_t channel, const std::string& bytes, const std::string& from,
+                                      int64_t entry, int64_t ret) {
+  receive(channel, bytes, entry, ret);
+  items_.back().kind = log::Kind::Recvfrom;
+  items_.back().address = from;
   return *this;
 }
 
@@ -198,7 +224,12 @@ std::string FakeRecording::write() {
       log::EventFields e;
       e.kind = it.kind;
       if (it.annotation) {
-        e.channel_info = &it.info;
+        log::ChannelFields info = it.info;
+        if (!it.address.empty()) {
+          info.local_address = it.address.data();
+          info.local_address_len = it.address.size();
+        }
+        e.channel_info = &info;
         w.append(e);
         continue;
       }
@@ -217,6 +248,10 @@ std::string FakeRecording::write() {
       if (it.kind == log::Kind::User) {
         e.strings = &name;
         e.string_count = 1;
+      }
+      if (!it.address.empty()) {
+        e.address = it.address.data();
+        e.address_len = static_cast<socklen_t>(it.address.size());
       }
       if (log::isData(it.kind)) {
         const bool is_send = log::categoryOf(it.kind) == log::Category::Send;
@@ -274,6 +309,14 @@ bool reaches(const trace::Trace& t, uint32_t a, uint32_t b) {
     }
   }
   return false;
+}
+
+std::string inet4(const char* host, uint16_t port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  ::inet_pton(AF_INET, host, &a.sin_addr);
+  return std::string(reinterpret_cast<const char*>(&a), sizeof a);
 }
 
 void clientAndServer(FakeRecording& rec, int rounds) {

@@ -24,9 +24,16 @@ class FakeProcess {
   FakeProcess& socketEnd(uint32_t index, uint64_t ino, uint64_t peer_ino,
                          log::ChannelType type = log::ChannelType::UnixStream);
   FakeProcess& terminal(uint32_t index);
+  // A UDP socket bound to `local` (a sockaddr's bytes; port 0: bound by the
+  // kernel at its first send, as recorded then).
+  FakeProcess& udpEnd(uint32_t index, uint64_t ino, const std::string& local);
   // Events, in the order the process did them; times in ns.
   FakeProcess& send(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret, uint32_t tid = 0);
   FakeProcess& receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret, uint32_t tid = 0);
+  // sendto / recvfrom with the datagram's address (sockaddr bytes).
+  FakeProcess& sendTo(uint32_t channel, const std::string& bytes, const std::string& to, int64_t entry, int64_t ret);
+  FakeProcess& receiveFrom(uint32_t channel, const std::string& bytes, const std::string& from, int64_t entry,
+                           int64_t ret);
   FakeProcess& failedReceive(uint32_t channel, int err, int64_t entry, int64_t ret);
   FakeProcess& failedSend(uint32_t channel, int err, int64_t entry, int64_t ret);
   // recv(MSG_PEEK): sees the bytes without taking them.
@@ -67,6 +74,7 @@ class FakeProcess {
     bool annotation = false;
     log::ChannelFields info;
     std::string name;
+    std::string address;  // a datagram's, or a UDP socket's local one
   };
   std::string name_;
   int32_t pid_ = 0;
@@ -103,5 +111,8 @@ bool reaches(const trace::Trace& t, uint32_t a, uint32_t b);
 // client[100] asks server[200] `rounds` times over a socket pair: a
 // request "q" and its answer "a", a round every 10 ns; then both exit.
 void clientAndServer(FakeRecording& rec, int rounds);
+
+// An IPv4 socket address's bytes (struct sockaddr_in), for udpEnd & co.
+std::string inet4(const char* host, uint16_t port);
 
 }  // namespace radar::testing

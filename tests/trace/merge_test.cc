@@ -1096,6 +1096,55 @@ TEST(Merge, DatagramWhoseSendReturnedAfterItsReceive) {
   EXPECT_FALSE(findingOf(*t, Finding::Kind::NeverReceived));
 }
 
+// Two clients' datagrams of one length reach a UDP server in the other
+// order than their sends began (the first sender was preempted in its
+// call). Where each came from, and what it holds, say whose it is; and the
+// client whose socket the kernel bound at its first send gets its replies.
+TEST(Merge, DatagramsOfTwoClientsAreTheirsWhateverOrderTheirSendsBegan) {
+  const std::string server_at = inet4("127.0.0.1", 5000), a_at = inet4("127.0.0.1", 6000),
+                    b_at = inet4("127.0.0.1", 6001);
+  FakeRecording rec;
+  rec.process("a", 1)  // sendto from an unbound socket
+      .udpEnd(1, 11, inet4("0.0.0.0", 0))
+      .sendTo(1, "ping A", server_at, 10, 30)
+      .receiveFrom(1, "pong A", server_at, 31, 40);
+  rec.process("b", 2)  // connected: bound before its send
+      .udpEnd(1, 12, b_at)
+      .sendTo(1, "ping B", server_at, 12, 13)
+      .receiveFrom(1, "pong B", server_at, 14, 24);
+  rec.process("server", 3)
+      .udpEnd(1, 10, server_at)
+      .receiveFrom(1, "ping B", b_at, 5, 14)
+      .receiveFrom(1, "ping A", a_at, 15, 16)
+      .sendTo(1, "pong B", b_at, 20, 21)
+      .sendTo(1, "pong A", a_at, 22, 23);
+  auto t = rec.load();
+  expectConsistent(*t);
+  EXPECT_EQ(t->incoming(at(*t, 3, 1)).first->from, at(*t, 2, 1));
+  EXPECT_EQ(t->incoming(at(*t, 3, 2)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->incoming(at(*t, 2, 2)).first->from, at(*t, 3, 3));
+  EXPECT_EQ(t->incoming(at(*t, 1, 2)).first->from, at(*t, 3, 4));
+  EXPECT_EQ(t->bytes_matched, 24u);
+  EXPECT_EQ(t->bytes_external, 0u);
+}
+
+// The same without addresses (a Unix datagram socket two clients share by
+// path): the bytes decide.
+TEST(Merge, DatagramsOfOneLengthAreMatchedByTheirBytes) {
+  FakeRecording rec;
+  rec.process("a", 1).socketEnd(1, 701, 702, log::ChannelType::UnixDgram).send(1, "ping A", 10, 30);
+  rec.process("b", 2).socketEnd(1, 703, 702, log::ChannelType::UnixDgram).send(1, "ping B", 12, 13);
+  rec.process("server", 3)
+      .socketEnd(1, 702, 0, log::ChannelType::UnixDgram)
+      .receive(1, "ping B", 5, 14)
+      .receive(1, "ping A", 15, 16);
+  auto t = rec.load();
+  expectConsistent(*t);
+  EXPECT_EQ(t->incoming(at(*t, 3, 1)).first->from, at(*t, 2, 1));
+  EXPECT_EQ(t->incoming(at(*t, 3, 2)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->bytes_external, 0u);
+}
+
 TEST(Merge, DisplayStateFromCheckpointsEqualsReplayFromStart) {
   FakeRecording rec;
   FakeProcess& a = rec.process("a", 1).pipeEnd(1, 701, true).pipeEnd(2, 702, false);
