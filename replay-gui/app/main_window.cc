@@ -124,7 +124,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   auto* split = new QSplitter(Qt::Vertical, centre);
   split->addWidget(network_);
   split->addWidget(spacetime_);
-  split->setStretchFactor(0, 3);
+  split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
   slider_ = new QSlider(Qt::Horizontal, centre);
@@ -356,6 +356,10 @@ void MainWindow::buildActions() {
   auto* wall = add(view, tr("&Wall time in the diagram"), QKeySequence(Qt::Key_W),
                    [this] { spacetime_->setWallTime(!spacetime_->wallTime()); });
   wall->setCheckable(true);
+  add(view, tr("Whole run in the &diagram"), QKeySequence(), [this] { spacetime_->showWholeRun(); });
+  auto* life = add(view, tr("Hide creation and e&xit arrows"), QKeySequence(),
+                   [this] { spacetime_->setLifeArrowsHidden(!spacetime_->lifeArrowsHidden()); });
+  life->setCheckable(true);
   add(view, tr("Clear the causal &highlight"), QKeySequence(Qt::Key_Escape), [this] { clearHighlight(); });
   add(view, tr("&Reset layout"), QKeySequence(), [this] {
     builder_->resetLayout();

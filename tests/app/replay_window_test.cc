@@ -335,7 +335,9 @@ TEST(WindowWithNetwork, ANamedPatternIsOneEventUntilExpanded) {
   auto net = netdesc::Binding::apply(d, *trace, &unmatched);
   MainWindow window(std::move(trace), std::move(net));
   window.setInteractive(false);
+  window.setAttribute(Qt::WA_DontShowOnScreen);
   window.resize(1280, 800);
+  window.show();  // the timeline's lanes are those that fit
   const auto& t = window.trace();
   SpaceTimeView& view = window.spaceTimeView();
   ASSERT_EQ(view.stretches().size(), 1u);

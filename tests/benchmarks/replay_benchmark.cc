@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/main_window.h"
+#include "app/spacetime_view.h"
 #include "trace/merge.h"
 
 namespace {
@@ -110,5 +111,32 @@ int main(int argc, char** argv) {
       "p99 %.2f ms\n",
       busiest, view.scene().processes.size(), state.queued.size(), view.scene().messages.size(),
       percentile(frames, 0.5), percentile(frames, 0.99));
+
+  // The timeline: from the whole run down to single events and back, a
+  // frame (layout and drawing) at each wheel step.
+  radar::gui::SpaceTimeView& timeline = window.spaceTimeView();
+  for (bool wall : {false, true}) {
+    timeline.setWallTime(wall);
+    timeline.showWholeRun();
+    std::vector<double> zoom;
+    const double x = timeline.xOf((timeline.viewBegin() + timeline.viewEnd()) * 0.37);
+    auto frame = [&](double factor) {
+      const auto a = Clock::now();
+      timeline.zoomBy(factor, x);
+      (void)timeline.grab();
+      zoom.push_back(ms(a, Clock::now()));
+    };
+    const double smallest = wall ? 1000 : 4;
+    while (timeline.viewEnd() - timeline.viewBegin() > smallest * 1.01) frame(1.25);
+    const size_t in = zoom.size();
+    while (timeline.viewEnd() - timeline.viewBegin() < timeline.axisEnd()) frame(0.8);
+    std::printf(
+        "timeline zoom in %s, whole run to one event and back (%zu + %zu frames): frame p50 %.2f ms, p99 %.2f ms, "
+        "max %.2f ms\n",
+        wall ? "wall time" : "logical order", in, zoom.size() - in, percentile(zoom, 0.5), percentile(zoom, 0.99),
+        *std::max_element(zoom.begin(), zoom.end()));
+  }
+  std::printf("memory held by the window after the timeline's wall-time keys: %.1f bytes per event\n",
+              (rssKiB() - before) * 1024.0 / static_cast<double>(events));
   return 0;
 }

@@ -194,6 +194,14 @@ FakeProcess& FakeRecording::child(FakeProcess& parent, const std::string& name, 
   return c;
 }
 
+FakeProcess& FakeRecording::execed(FakeProcess& before, const std::string& name) {
+  FakeProcess& image = process(name, before.pid_);
+  image.origin_ = log::Origin::Execed;
+  image.parent_log_ = before.log_id_;
+  image.parent_counter_ = before.counter_;
+  return image;
+}
+
 std::string FakeRecording::write() {
   written_ = true;
   static const uint8_t id[16] = {9};

@@ -93,6 +93,8 @@ class FakeRecording {
   FakeProcess& process(const std::string& name, int32_t pid);
   // A child created by `parent`'s fork, linked at the parent's counter now.
   FakeProcess& child(FakeProcess& parent, const std::string& name, int32_t pid);
+  // The image `before` exec'd into: the same process, another program.
+  FakeProcess& execed(FakeProcess& before, const std::string& name);
   // Writes the logs. Returns the directory.
   std::string write();
   std::unique_ptr<trace::Trace> load(const trace::LoadOptions& options = {});
