@@ -14,6 +14,7 @@
 #include <map>
 
 #include "app/palette.h"
+#include "log/kinds.h"
 
 namespace radar::gui {
 
@@ -73,11 +74,22 @@ SpaceTimeView::SpaceTimeView(const trace::Trace& trace, QWidget* parent) : QWidg
     }
     root_of_[p] = r;
   }
+  // Each later image, in turn, and where it began: its first event, else
+  // the exec that made it (an image blocked from its start has no event).
   execs_.resize(np);
-  for (uint32_t p = 0; p < np; ++p)
-    if (root_of_[p] != p && t_.processes[p].first_event != kNone)
-      execs_[root_of_[p]].push_back({t_.processes[p].first_event, p});
-  for (auto& e : execs_) std::sort(e.begin(), e.end());
+  for (uint32_t p = 0; p < np; ++p) {
+    if (root_of_[p] == p) continue;
+    uint32_t at = t_.processes[p].first_event;
+    const uint32_t before = t_.processes[p].parent;
+    if (at == kNone && t_.processes[before].last_event != kNone &&
+        t_.events[t_.processes[before].last_event].eventKind() == log::Kind::Exec)
+      at = t_.processes[before].last_event;
+    execs_[root_of_[p]].push_back({at, p});
+  }
+  for (auto& e : execs_)
+    std::sort(e.begin(), e.end(), [&](const auto& a, const auto& b) {
+      return t_.processes[a.second].generation < t_.processes[b.second].generation;
+    });
 
   // Tracks: one per thread of each lane's process, its events in order.
   // A process of one image and one thread (most) uses the trace's list of
@@ -153,18 +165,59 @@ SpaceTimeView::SpaceTimeView(const trace::Trace& trace, QWidget* parent) : QWidg
     hi = any ? std::max(hi, b) : b;
     any = true;
   }
+  // Calls still in progress at the end began before it too.
+  for (const trace::Process& p : t_.processes)
+    for (const auto& slot : p.control.threads)
+      if (any && slot.tid && slot.kind) hi = std::max(hi, slot.entry_ns + p.realtime_offset);
   wall0_ = lo;
+  // And a little after the last: where the calls that never returned go on.
   wall_span_ = std::max<int64_t>(1, hi - lo + 1);
+  wall_span_ += std::max<int64_t>(1000, wall_span_ / 50);
   // Messages sent, over the run, for the overview.
   overview_[0].assign(std::clamp<size_t>(n, 1, kOverviewBins), 0);
   for (const trace::Edge& e : t_.edges)
     if (e.why == trace::Edge::Why::Message)
       ++overview_[0][static_cast<size_t>(e.from) * overview_[0].size() / std::max(n, 1u)];
 
+  // Threads in a call when the recording ended: blocked from their entry
+  // (in logical order, from their last event on, else from when the time
+  // of their entry falls among the others' events).
+  std::set<uint32_t> deadlocked;
+  for (const trace::Finding& f : t_.findings)
+    if (f.kind == trace::Finding::Kind::Deadlock)
+      for (const auto& [from, to] : f.waits_for) deadlocked.insert(from);
+  for (uint32_t p = 0; p < np; ++p) {
+    const trace::Process& proc = t_.processes[p];
+    for (const auto& slot : proc.control.threads) {
+      if (!slot.tid || !slot.kind) continue;
+      const auto at = std::find(proc.threads.begin(), proc.threads.end(), slot.tid);
+      const uint8_t thread =
+          at == proc.threads.end() ? 0 : static_cast<uint8_t>(std::min<ptrdiff_t>(at - proc.threads.begin(), 254));
+      const double wall = static_cast<double>(std::max<int64_t>(0, slot.entry_ns + proc.realtime_offset - wall0_));
+      double logical = -1;
+      const auto& mine = t_.process_events[p];
+      for (size_t k = mine.size(); k-- > 0;)
+        if (t_.events[mine[k]].thread == thread) {
+          logical = mine[k] + 1.0;
+          break;
+        }
+      if (logical < 0) {
+        makeWallKeys();
+        uint32_t first = n;
+        for (const Track& tr : tracks_) {
+          const size_t j = wallLowerBound(tr, wall, 0);
+          if (j < tr.events.size()) first = std::min(first, tr.events[j]);
+        }
+        logical = first;
+      }
+      blocks_.push_back({p, thread, slot.kind, logical, wall, deadlocked.count(p) != 0});
+    }
+  }
+
   filter_edit_ = new QLineEdit(this);
   filter_edit_->setPlaceholderText(tr("Filter lanes"));
   filter_edit_->setClearButtonEnabled(true);
-  filter_edit_->setGeometry(4, 7, static_cast<int>(kLabelWidth) - 10, 24);
+  filter_edit_->setToolTip(tr("Only the lanes whose name has this"));
   connect(filter_edit_, &QLineEdit::textChanged, this, &SpaceTimeView::setLaneFilter);
 
   rebuildRows();
@@ -250,7 +303,9 @@ void SpaceTimeView::setWallTime(bool on) {
 }
 
 double SpaceTimeView::axisEnd() const {
-  return wall_time_ ? static_cast<double>(wall_span_) : std::max<double>(1, static_cast<double>(t_.events.size()));
+  // In logical order, one more place: the end, where calls that never
+  // returned go on.
+  return wall_time_ ? static_cast<double>(wall_span_) : static_cast<double>(t_.events.size()) + 1;
 }
 
 double SpaceTimeView::keyOf(uint32_t position) const {
@@ -459,6 +514,17 @@ int SpaceTimeView::rowOfEvent(uint32_t position) const {
   return row_of_track_[by_thread[ev.thread]];
 }
 
+int SpaceTimeView::rowOfProcess(uint32_t process, uint8_t thread) const {
+  if (process >= track_of_.size()) return -1;
+  const auto& by_thread = track_of_[process];
+  if (thread < by_thread.size() && by_thread[thread] != kNone) return row_of_track_[by_thread[thread]];
+  // An image with no event of that thread: its process's lane.
+  const uint32_t root = root_of_[process];
+  for (size_t k = 0; k < tracks_.size(); ++k)
+    if (tracks_[k].root == root && row_of_track_[k] >= 0) return row_of_track_[k];
+  return -1;
+}
+
 QRectF SpaceTimeView::plotRect() const {
   return QRectF(kLabelWidth, kRulerHeight, std::max(50.0, width() - kLabelWidth - kMargin),
                 std::max(kLaneHeight, height() - kRulerHeight - kOverviewHeight));
@@ -569,6 +635,7 @@ void SpaceTimeView::relayout() {
     // Where the process exec'd: the first event of each later image.
     for (const auto& [first, image] : execs_[rows_[r].process]) {
       if (rows_[r].sub_lane) break;
+      if (first == kNone) continue;
       const double key = keyOf(first);
       if (key >= begin_ && key < end_)
         exec_marks_.push_back({static_cast<size_t>(r), xOf(key), QString::fromStdString(t_.processes[image].name)});
@@ -596,6 +663,33 @@ void SpaceTimeView::relayout() {
         const trace::Edge& edge = t_.edges[*k];
         if (!std::binary_search(drawn.begin(), drawn.end(), edge.to)) arrow(edge);
       }
+    }
+  }
+  // Blocked to the end, and where a deadlock formed, who waits for whom.
+  blocked_bars_.clear();
+  waits_.clear();
+  for (const Block& b : blocks_) {
+    const int r = rowOfProcess(b.process, b.thread);
+    const double from = wall_time_ ? b.wall : b.logical;
+    if (r < first_row_ || r >= first_row_ + shown || from >= end_) continue;
+    const double left = std::max(plot.left(), xOf(from)), right = std::min(plot.right(), xOf(axisEnd()));
+    if (right > left)
+      blocked_bars_.push_back({b.process, b.thread, b.kind, b.deadlocked, QRectF(left, rowY(r) - 6, right - left, 12)});
+  }
+  for (const trace::Finding& f : t_.findings) {
+    if (f.kind != trace::Finding::Kind::Deadlock || f.waits_for.empty()) continue;
+    // Formed when the last of them blocked.
+    double formed = 0;
+    for (const Block& b : blocks_)
+      for (const auto& w : f.waits_for)
+        if (b.process == w.first) formed = std::max(formed, wall_time_ ? b.wall : b.logical);
+    if (formed < begin_ || formed >= end_) continue;
+    for (size_t k = 0; k < f.waits_for.size(); ++k) {
+      const auto [from, to] = f.waits_for[k];
+      const int ra = rowOfProcess(from, 0), rb = rowOfProcess(to, 0);
+      if (ra < first_row_ || rb < first_row_ || ra >= first_row_ + shown || rb >= first_row_ + shown) continue;
+      const double x = xOf(formed) + 10 + 7.0 * static_cast<double>(k);
+      waits_.push_back({from, to, QPointF(x, rowY(ra)), QPointF(x, rowY(rb))});
     }
   }
   // Named stretches: a bar from their first to their last event, hiding
@@ -640,7 +734,12 @@ void SpaceTimeView::relayout() {
   update();
 }
 
-void SpaceTimeView::resizeEvent(QResizeEvent*) { relayout(); }
+void SpaceTimeView::resizeEvent(QResizeEvent*) {
+  // The lane filter sits beside the overview, under the lanes' names.
+  filter_edit_->setGeometry(4, static_cast<int>(height() - kOverviewHeight + 1), static_cast<int>(kLabelWidth) - 10,
+                            static_cast<int>(kOverviewHeight) - 2);
+  relayout();
+}
 
 // ---- drawing ------------------------------------------------------------------------------------
 
@@ -660,20 +759,21 @@ void SpaceTimeView::drawRuler(QPainter& painter) {
     const bool primary = tick.wall == wall_time_;
     painter.setPen(primary ? colors::kText : colors::kBorder);
     painter.drawLine(QPointF(tick.x, primary ? kRulerHeight - 8 : kRulerHeight - 5), QPointF(tick.x, kRulerHeight - 2));
-    painter.drawText(QPointF(tick.x + 3, y), tick.label);
+    if (tick.x + 3 + fm.horizontalAdvance(tick.label) <= width() - 2)
+      painter.drawText(QPointF(tick.x + 3, y), tick.label);
   }
+  // What each row tells, beside it.
   painter.setPen(colors::kBorder);
-  const QString unit = wall_time_ ? tr("time since the first event") : tr("event number · time");
-  painter.drawText(QPointF(plot.right() - fm.horizontalAdvance(unit), fm.ascent()), unit);
+  const QRectF top(4, 2, kLabelWidth - 10, kRulerHeight / 2 - 2),
+      bottom(4, kRulerHeight / 2, kLabelWidth - 10, kRulerHeight / 2 - 4);
+  painter.drawText(wall_time_ ? bottom : top, Qt::AlignRight | Qt::AlignVCenter, tr("event number"));
+  painter.drawText(wall_time_ ? top : bottom, Qt::AlignRight | Qt::AlignVCenter, tr("time since the first event"));
   painter.setFont(font());
 }
 
 void SpaceTimeView::drawOverview(QPainter& painter) {
   const QRectF o = overviewRect();
   painter.fillRect(QRectF(0, o.top() - 3, width(), kOverviewHeight), colors::kBackground);
-  painter.setPen(colors::kBorder);
-  painter.drawText(QRectF(4, o.top(), kLabelWidth - 8, o.height()), Qt::AlignVCenter | Qt::AlignLeft,
-                   tr("the whole run"));
   const auto& bins = overview_[wall_time_ ? 1 : 0];
   const uint32_t most = bins.empty() ? 0 : *std::max_element(bins.begin(), bins.end());
   if (most) {
@@ -710,7 +810,7 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
     painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
     painter.setPen(lane.sub_lane ? colors::kBorder : colors::kText);
     painter.drawText(QRectF(4, y - kLaneHeight / 2, kLabelWidth - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                     painter.fontMetrics().elidedText(laneLabel(static_cast<size_t>(r)), Qt::ElideMiddle,
+                     painter.fontMetrics().elidedText(laneLabel(static_cast<size_t>(r)), Qt::ElideLeft,
                                                       static_cast<int>(kLabelWidth - 8)));
     // The threads of one process: a bracket joins their lanes.
     if (lane.sub_lane) {
@@ -740,6 +840,32 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
     QColor col = colors::kQueued;
     col.setAlphaF(0.35 + 0.6 * f);
     painter.fillRect(QRectF(c.rect.left(), c.rect.center().y() - h / 2, c.rect.width() - 0.5, h), col);
+  }
+  for (const BlockedBar& b : blocked_bars_) {
+    painter.setPen(QPen(b.deadlocked ? colors::kDeadlock : colors::kBorder, b.deadlocked ? 1.5 : 0.8));
+    painter.setBrush(colors::kBlocked);
+    painter.drawRect(b.rect);
+    const QString what = tr("blocked in %1").arg(QString::fromLatin1(log::kindName(static_cast<log::Kind>(b.kind))));
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    painter.setFont(small);
+    if (QFontMetricsF(small).horizontalAdvance(what) + 8 < b.rect.width()) {
+      painter.setPen(colors::kText);
+      painter.drawText(b.rect.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, what);
+    }
+    painter.setFont(font());
+  }
+  painter.setBrush(Qt::NoBrush);
+  for (const Wait& w : waits_) {
+    painter.setPen(QPen(colors::kDeadlock, 2));
+    painter.drawLine(w.a, w.b);
+    const double dir = w.b.y() > w.a.y() ? 1 : -1;
+    QPainterPath head;
+    head.moveTo(w.b);
+    head.lineTo(w.b + QPointF(-4, -8 * dir));
+    head.lineTo(w.b + QPointF(4, -8 * dir));
+    head.closeSubpath();
+    painter.fillPath(head, colors::kDeadlock);
   }
   if (current_ != kNone && current_ < t_.events.size()) {
     const double x = xOf(keyOf(current_));

@@ -127,8 +127,24 @@ class SpaceTimeView : public QWidget {
     trace::Edge::Why why;
     QPointF a, b;
   };
-  const std::vector<Lane>& lanes() const { return rows_; }
-  const std::vector<Arrow>& arrows() const { return arrows_; }  // every lane, scrolled in or not
+  // A thread in a call when the recording ended, blocked from its entry on;
+  // red where it is part of a deadlock.
+  struct BlockedBar {
+    uint32_t process;  // the image
+    uint8_t thread;
+    uint16_t kind;  // log::Kind of the call
+    bool deadlocked;
+    QRectF rect;
+  };
+  // A deadlock's wait-for edge, drawn where the cycle formed.
+  struct Wait {
+    uint32_t from, to;  // processes (images)
+    QPointF a, b;
+  };
+  const std::vector<BlockedBar>& blockedBars() const { return blocked_bars_; }
+  const std::vector<Wait>& waits() const { return waits_; }
+  const std::vector<Lane>& lanes() const { return rows_; }  // every lane, scrolled in or not
+  const std::vector<Arrow>& arrows() const { return arrows_; }
   const std::vector<Dot>& dots() const { return dots_; }
   const std::vector<Bar>& bars() const { return bars_; }
   const std::vector<Column>& columns() const { return columns_; }
@@ -216,6 +232,18 @@ class SpaceTimeView : public QWidget {
   std::vector<Tick> ticks_;
   std::vector<ExecMark> exec_marks_;
   std::vector<Arrow> arrows_;
+  std::vector<BlockedBar> blocked_bars_;
+  std::vector<Wait> waits_;
+  // Threads blocked at the end: from where (logical and wall keys).
+  struct Block {
+    uint32_t process;
+    uint8_t thread;
+    uint16_t kind;
+    double logical, wall;
+    bool deadlocked;
+  };
+  std::vector<Block> blocks_;
+  int rowOfProcess(uint32_t process, uint8_t thread) const;  // -1: not shown
   std::vector<Stretch> stretches_;
   std::vector<uint32_t> path_, sorted_path_;
   std::optional<RangeStats> range_;

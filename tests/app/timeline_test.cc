@@ -16,6 +16,7 @@
 
 #include "app/spacetime_view.h"
 #include "fake_recording.h"
+#include "log/kinds.h"
 
 namespace radar::gui {
 namespace {
@@ -101,7 +102,7 @@ TEST(Timeline, ZoomsFromTheWholeRunToSingleEventsAndBack) {
   SpaceTimeView view(*t);
   show(view);
   const double whole = view.axisEnd();
-  EXPECT_EQ(whole, static_cast<double>(t->events.size()));
+  EXPECT_EQ(whole, static_cast<double>(t->events.size() + 1));  // and the end
   view.showWholeRun();
   EXPECT_EQ(view.viewBegin(), 0);
   EXPECT_EQ(view.viewEnd(), whole);
@@ -386,6 +387,46 @@ TEST(Timeline, TheCurrentEventIsBroughtIntoView) {
   key(view, Qt::Key_W);
   EXPECT_LE(view.viewBegin(), view.keyOf(last));
   EXPECT_GT(view.viewEnd(), view.keyOf(last));
+}
+
+// A ring of three processes each blocked reading from the one before:
+// each lane blocked from its last event to the end, and the wait-for
+// cycle drawn where the last of them blocked.
+TEST(Timeline, BlockedThreadsAndADeadlocksCycleAreDrawn) {
+  FakeRecording rec;
+  rec.process("a", 1).pipeEnd(1, 201, true).pipeEnd(3, 203, false).user("start", 5).blockedIn(log::Kind::Read, 3);
+  rec.process("b", 2).pipeEnd(1, 201, false).pipeEnd(2, 202, true).user("start", 10).blockedIn(log::Kind::Read, 1);
+  rec.process("c", 3).pipeEnd(2, 202, false).pipeEnd(3, 203, true).user("start", 15).blockedIn(log::Kind::Read, 2);
+  FakeProcess& idle = rec.process("idle", 4);  // busy before the others start
+  for (int k = 0; k < 10; ++k) idle.user("tick", k);
+  auto t = rec.load();
+  SpaceTimeView view(*t);
+  show(view);
+  view.showWholeRun();
+  ASSERT_EQ(view.blockedBars().size(), 3u);
+  double last_block = 0;
+  for (const auto& b : view.blockedBars()) {
+    EXPECT_TRUE(b.deadlocked);
+    EXPECT_EQ(b.kind, static_cast<uint16_t>(log::Kind::Read));
+    const uint32_t last = t->processes[b.process].last_event;  // its "start"
+    EXPECT_DOUBLE_EQ(b.rect.left(), view.xOf(last + 1.0)) << "blocked from after its last event";
+    EXPECT_DOUBLE_EQ(b.rect.right(), view.xOf(view.axisEnd()));
+    last_block = std::max(last_block, last + 1.0);
+  }
+  ASSERT_EQ(view.waits().size(), 3u);
+  std::set<std::pair<int32_t, int32_t>> edges;
+  for (const auto& w : view.waits()) {
+    edges.insert({t->processes[w.from].pid, t->processes[w.to].pid});
+    EXPECT_EQ(w.a.x(), w.b.x());
+    EXPECT_GE(w.a.x(), view.xOf(last_block));
+    EXPECT_NE(w.a.y(), w.b.y());
+  }
+  EXPECT_EQ(edges, (std::set<std::pair<int32_t, int32_t>>{{1, 3}, {2, 1}, {3, 2}}));
+  // Before the cycle formed: the two blocked first, no cycle yet.
+  view.setView(0, last_block - 0.5);
+  EXPECT_TRUE(view.waits().empty());
+  ASSERT_EQ(view.blockedBars().size(), 2u);
+  for (const auto& b : view.blockedBars()) EXPECT_NE(t->processes[b.process].pid, 3);
 }
 
 TEST(Timeline, AnEmptyRecordingDrawsNothingAndSurvivesNavigation) {
