@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
@@ -13,6 +14,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
@@ -33,6 +35,7 @@
 #include <QTableView>
 #include <QThread>
 #include <QToolBar>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <atomic>
@@ -141,9 +144,61 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   auto* events_layout = new QVBoxLayout(events_box);
   events_layout->setContentsMargins(2, 2, 2, 2);
   filter_ = new QLineEdit(events_box);
-  filter_->setPlaceholderText(tr("Filter: words, or process:NAME channel:NAME kind:NAME"));
+  filter_->setObjectName(QStringLiteral("filter"));
+  filter_->setPlaceholderText(tr("Filter: words, or process:NAME channel:NAME kind:NAME bytes>N"));
   filter_->setClearButtonEnabled(true);
-  events_layout->addWidget(filter_);
+  // Beside the filter, the search over contents: text, hex bytes or a
+  // regular expression; its matches are marked on the timeline.
+  search_ = new ContentSearch(*trace_, *narrator_, this);
+  auto* find_row = new QHBoxLayout;
+  find_row->setSpacing(4);
+  find_row->addWidget(filter_, 1);
+  find_ = new QLineEdit(events_box);
+  find_->setObjectName(QStringLiteral("find"));
+  find_->setPlaceholderText(tr("Find in contents and narrative (Ctrl+F; Enter: next, Shift+Enter: previous)"));
+  find_->setClearButtonEnabled(true);
+  find_row->addWidget(find_, 1);
+  find_mode_ = new QComboBox(events_box);
+  find_mode_->addItems({tr("Text"), tr("Hex bytes"), tr("Regular expression")});
+  find_row->addWidget(find_mode_);
+  auto* previous = new QToolButton(events_box);
+  previous->setArrowType(Qt::LeftArrow);
+  previous->setToolTip(tr("Previous match (Shift+F3)"));
+  auto* next = new QToolButton(events_box);
+  next->setArrowType(Qt::RightArrow);
+  next->setToolTip(tr("Next match (F3)"));
+  find_row->addWidget(previous);
+  find_row->addWidget(next);
+  find_status_ = new QLabel(events_box);
+  find_status_->setMinimumWidth(150);
+  find_row->addWidget(find_status_);
+  events_layout->addLayout(find_row);
+  connect(previous, &QToolButton::clicked, this, &MainWindow::findPrevious);
+  connect(next, &QToolButton::clicked, this, &MainWindow::findNext);
+  // Enter: a new search when the pattern changed, else the next match.
+  auto enter = [this](int direction) {
+    const auto mode = static_cast<ContentSearch::Mode>(find_mode_->currentIndex());
+    if (find_->text() != find_->property("searched").toString() ||
+        find_mode_->currentIndex() != find_->property("mode").toInt()) {
+      QString error;
+      if (!find(find_->text(), mode, &error)) return;
+    }
+    direction > 0 ? findNext() : findPrevious();
+  };
+  connect(find_, &QLineEdit::returnPressed, this,
+          [enter] { enter(QApplication::keyboardModifiers() & Qt::ShiftModifier ? -1 : 1); });
+  connect(find_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    if (text.isEmpty()) find(QString(), ContentSearch::Mode::Text);
+  });
+  connect(search_, &ContentSearch::matchesChanged, this, [this] {
+    spacetime_->setMarks(&search_->matches());
+    if (find_jump_) jumpToMatch(find_jump_);
+    updateFindStatus();
+  });
+  connect(search_, &ContentSearch::finished, this, [this] {
+    if (find_jump_) jumpToMatch(find_jump_);
+    updateFindStatus();
+  });
   events_view_ = new QTableView(events_box);
   events_view_->setModel(event_model_);
   events_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -222,9 +277,16 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
     const uint32_t position = event_model_->positionOf(index.row());
     if (position != kNone) goToEvent(position);
   });
+  // Double-click: there, and a message's (or a user event's data's) contents.
   connect(events_view_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     const uint32_t position = event_model_->positionOf(index.row());
-    if (position != kNone) goToEvent(position);
+    if (position == kNone) return;
+    goToEvent(position);
+    const trace::Event& e = trace_->events[position];
+    const bool has_bytes = (e.flags & trace::kEventHasPayload) || e.value;
+    if ((log::categoryOf(e.eventKind()) == log::Category::Send && e.value) ||
+        (e.eventKind() == log::Kind::User && has_bytes))
+      showMessage(position);
   });
   connect(findings_view_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     const uint32_t position = findings_model_->eventOf(index.row());
@@ -232,7 +294,8 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   });
   auto filter = [this](const QString& text) {
     event_model_->setFilter(text);
-    table_position_ = ~0u;  // the current event again, in the rows left
+    spacetime_->setKept(event_model_->kept());  // the others dimmed
+    table_position_ = ~0u;                      // the current event again, in the rows left
     refresh();
   };
   connect(filter_, &QLineEdit::returnPressed, this, [this, filter] { filter(filter_->text()); });
@@ -328,6 +391,12 @@ void MainWindow::buildActions() {
     if (selected_message_ != kNone) followMessage(selected_message_);
   });
   replay->addSeparator();
+  add(replay, tr("&Find in contents…"), QKeySequence::Find, [this] {
+    find_->setFocus();
+    find_->selectAll();
+  });
+  add(replay, tr("Find ne&xt"), QKeySequence(Qt::Key_F3), [this] { findNext(); });
+  add(replay, tr("Find pre&vious"), QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] { findPrevious(); });
   add(replay, tr("Critical &path to this event"), QKeySequence(Qt::Key_P), [this] { showCriticalPath(); });
   add(replay, tr("&Debug this process from here…"), QKeySequence(Qt::CTRL | Qt::Key_D), [this] { debugFromHere(); });
   add(replay, tr("&Never mind"), QKeySequence(), [] {});
@@ -436,6 +505,80 @@ void MainWindow::goToEvent(uint32_t position) {
   }
 }
 
+bool MainWindow::find(const QString& pattern, ContentSearch::Mode mode, QString* error) {
+  find_jump_ = 0;
+  QString why;
+  const bool ok = search_->start(pattern, mode, &why);
+  find_->setProperty("searched", ok ? pattern : QString());
+  find_->setProperty("mode", static_cast<int>(mode));
+  if (find_->text() != pattern) {
+    const QSignalBlocker quiet(find_);
+    find_->setText(pattern);
+  }
+  find_mode_->setCurrentIndex(static_cast<int>(mode));
+  spacetime_->setMarks(&search_->matches());
+  if (!ok) {
+    find_status_->setStyleSheet(QStringLiteral("color: #c00"));
+    find_status_->setText(why);
+    find_status_->setToolTip(why);
+    if (error) *error = why;
+    return false;
+  }
+  find_status_->setStyleSheet(QString());
+  updateFindStatus();
+  return true;
+}
+
+void MainWindow::findNext() { jumpToMatch(1); }
+void MainWindow::findPrevious() { jumpToMatch(-1); }
+
+// The match after (before) the current event; while the search runs and
+// none is found that way yet, the jump waits for one.
+void MainWindow::jumpToMatch(int direction) {
+  const uint32_t pos = controller_->position();
+  const uint32_t current = pos == 0 ? kNone : pos - 1;
+  const auto& m = search_->matches();
+  uint32_t to = kNone;
+  if (direction > 0) {
+    auto it = current == kNone ? m.begin() : std::upper_bound(m.begin(), m.end(), current);
+    if (it != m.end())
+      to = *it;
+    else if (!search_->running())
+      to = search_->nextAfter(current);  // round to the first
+  } else {
+    auto it = current == kNone ? m.end() : std::lower_bound(m.begin(), m.end(), current);
+    if (it != m.begin())
+      to = *(it - 1);
+    else if (!search_->running())
+      to = search_->previousBefore(current);  // round to the last
+  }
+  if (to == kNone) {
+    find_jump_ = search_->running() ? direction : 0;  // when one is found
+    updateFindStatus();
+    return;
+  }
+  find_jump_ = 0;
+  goToEvent(to);
+  updateFindStatus();
+}
+
+QString MainWindow::findStatus() const { return find_status_->text(); }
+
+void MainWindow::updateFindStatus() {
+  if (!find_->property("searched").toString().isEmpty() || search_->running()) {
+    const auto& m = search_->matches();
+    const uint32_t pos = controller_->position();
+    auto at = pos == 0 ? m.end() : std::lower_bound(m.begin(), m.end(), pos - 1);
+    QString text = at != m.end() && *at == pos - 1    ? tr("match %1 of %2").arg(at - m.begin() + 1).arg(m.size())
+                   : m.empty() && !search_->running() ? tr("no match")
+                                                      : tr("%n match(es)", nullptr, static_cast<int>(m.size()));
+    if (search_->running()) text += tr(" · searching %1 %").arg(static_cast<int>(search_->progress() * 100));
+    find_status_->setText(text);
+  } else if (find_status_->styleSheet().isEmpty()) {
+    find_status_->clear();
+  }
+}
+
 void MainWindow::askSkip() {
   bool ok = false;
   const int n =
@@ -525,10 +668,35 @@ void MainWindow::showMessage(uint32_t send) {
     followMessage(send);
     dialog->close();
   });
+  follow->setEnabled(trace_->events[send].eventKind() != log::Kind::User);
+  auto* stream = buttons->addButton(tr("Follow this channel"), QDialogButtonBox::ActionRole);
+  stream->setEnabled(trace_->channelOf(send) != kNone);
+  connect(stream, &QPushButton::clicked, dialog, [this, send] { followChannel(send); });
   connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
   box->addWidget(buttons);
   dialog->resize(720, 420);
   dialog->show();
+}
+
+QString MainWindow::followChannel(uint32_t send) {
+  const uint32_t channel = send < trace_->events.size() ? trace_->channelOf(send) : kNone;
+  if (channel == kNone) return {};
+  const QString text = QString::fromStdString(describeChannel(*trace_, *narrator_, net_.get(), channel));
+  if (!interactive_) return text;
+  auto* dialog = new QDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("Follow channel: %1").arg(QString::fromStdString(trace_->channelLabel(channel))));
+  auto* box = new QVBoxLayout(dialog);
+  auto* view = new QPlainTextEdit(text, dialog);
+  view->setReadOnly(true);
+  view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  box->addWidget(view);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+  box->addWidget(buttons);
+  dialog->resize(820, 560);
+  dialog->show();
+  return text;
 }
 
 QString MainWindow::debugFromHere() {
@@ -604,6 +772,10 @@ void MainWindow::showHelp() {
          "<b>F</b> fit · wheel: zoom · drag: pan or move a "
          "box · <b>C</b> channels · <b>L</b> colour legend · <b>W</b> wall time in the diagram · click a process, then "
          "<b>Ctrl+D</b>: debug it from here, re-run alone under gdb (radar debug).</p>"
+         "<p>The timeline: wheel zoom, drag pan, Shift+wheel lanes; focused, <b>W</b>/<b>S</b> zoom, "
+         "<b>A</b>/<b>D</b> pan, <b>0</b> the whole run · Shift+drag: a range's statistics · "
+         "right-click: lanes. <b>Ctrl+F</b> find in contents and narrative (text, hex bytes or a "
+         "regular expression), <b>F3</b>/<b>Shift+F3</b> next/previous match.</p>"
          "<p>Double-click an event or a finding to go there. See docs/replay.md.</p>"));
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/content_search.h"
 #include "app/controller.h"
 #include "app/models.h"
 #include "app/network_view.h"
@@ -25,6 +26,7 @@ class QSlider;
 class QDoubleSpinBox;
 class QTableView;
 class QLineEdit;
+class QComboBox;
 class QAction;
 
 namespace radar::gui {
@@ -61,6 +63,17 @@ class MainWindow : public QMainWindow {
   CriticalPathModel& criticalPathModel() { return *path_model_; }
   // Jumps to the first receive of a message.
   bool followMessage(uint32_t send);
+  // Wireshark's Follow Stream: the whole byte stream of the channel a
+  // message was sent on, both ways, in a window; returns its text.
+  QString followChannel(uint32_t send);
+  // Search over message contents and the narrative (the Find box): starts
+  // one (false, with *error, for a bad pattern), then goes to the next /
+  // previous match from the current event, as soon as one is found.
+  bool find(const QString& pattern, ContentSearch::Mode mode, QString* error = nullptr);
+  void findNext();
+  void findPrevious();
+  ContentSearch& contentSearch() { return *search_; }
+  QString findStatus() const;
   // Not interactive (tests, snapshots): no dialog opens and no terminal
   // starts; what they would show is still computed (lastMessageText(),
   // debugFromHere()'s command).
@@ -115,6 +128,13 @@ class MainWindow : public QMainWindow {
   QTableView* events_view_;
   QTableView* findings_view_;
   QLineEdit* filter_;
+  ContentSearch* search_ = nullptr;
+  QLineEdit* find_ = nullptr;
+  QComboBox* find_mode_ = nullptr;
+  QLabel* find_status_ = nullptr;
+  int find_jump_ = 0;  // a jump asked before a match was found: +1 next, -1 previous
+  void jumpToMatch(int direction);
+  void updateFindStatus();
   QLabel* position_label_;
   QTimer timer_;
   QElapsedTimer clock_;

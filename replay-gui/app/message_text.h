@@ -14,7 +14,15 @@ namespace radar::gui {
 // The whole window's text for the message sent by event `send`: who sent
 // it to whom on which channel, when, and its contents (decoded by `net`
 // when it is not null).
+// A user event's data (radar_event): the same window, for the event.
 std::string describeMessage(const trace::Trace& trace, const trace::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t send);
+
+// Wireshark's Follow Stream for a channel: every message sent on it, both
+// ways, in the story's order, each headed by its event, sender and
+// receivers, its contents as describeMessage() shows them. At most
+// `max_messages` of them (the rest counted).
+std::string describeChannel(const trace::Trace& trace, const trace::Narrator& narrator, const netdesc::Binding* net,
+                            uint32_t channel, size_t max_messages = 2000);
 
 }  // namespace radar::gui

@@ -1,5 +1,7 @@
 #include "app/models.h"
 
+#include <QRegularExpression>
+
 #include <QStringList>
 
 namespace radar::gui {
@@ -82,6 +84,33 @@ QVariant EventTableModel::headerData(int section, Qt::Orientation orientation, i
   return {};
 }
 
+namespace {
+const char* categoryWord(log::Category c) {
+  switch (c) {
+    case log::Category::Send:
+      return "send";
+    case log::Category::Receive:
+      return "receive";
+    case log::Category::Channel:
+      return "channel";
+    case log::Category::Readiness:
+      return "readiness";
+    case log::Category::Process:
+      return "process";
+    case log::Category::User:
+      return "user";
+    default:
+      return "";
+  }
+}
+
+const QRegularExpression& bytesTest() {
+  static const QRegularExpression re(QStringLiteral("^bytes(>=|<=|>|<|=)(\\d+)$"),
+                                     QRegularExpression::CaseInsensitiveOption);
+  return re;
+}
+}  // namespace
+
 bool EventTableModel::matches(uint32_t i, const QStringList& words) const {
   const trace::Event& e = t_.events[i];
   const QString process = QString::fromStdString(t_.processes[e.process].label());
@@ -95,7 +124,22 @@ bool EventTableModel::matches(uint32_t i, const QStringList& words) const {
     } else if (w.startsWith(QLatin1String("channel:"))) {
       if (!channel.contains(w.mid(8), Qt::CaseInsensitive)) return false;
     } else if (w.startsWith(QLatin1String("kind:"))) {
-      if (!kind.contains(w.mid(5), Qt::CaseInsensitive)) return false;
+      // A call's name, or what it is: send, receive, readiness, process, user.
+      const QString want = w.mid(5);
+      if (!kind.contains(want, Qt::CaseInsensitive) &&
+          QString::fromLatin1(categoryWord(log::categoryOf(e.eventKind()))).compare(want, Qt::CaseInsensitive) != 0)
+        return false;
+    } else if (const auto m = bytesTest().match(w); m.hasMatch()) {
+      // bytes>100: data events that moved more than 100 bytes.
+      if (!log::isData(e.eventKind()) || (e.flags & trace::kEventFailed)) return false;
+      const uint64_t have = e.value, want = m.captured(2).toULongLong();
+      const QString op = m.captured(1);
+      const bool ok = op == QLatin1String(">")    ? have > want
+                      : op == QLatin1String(">=") ? have >= want
+                      : op == QLatin1String("<")  ? have < want
+                      : op == QLatin1String("<=") ? have <= want
+                                                  : have == want;
+      if (!ok) return false;
     } else {
       if (process.contains(w, Qt::CaseInsensitive) || kind.contains(w, Qt::CaseInsensitive) ||
           channel.contains(w, Qt::CaseInsensitive))

@@ -28,9 +28,13 @@ class EventTableModel : public QAbstractTableModel {
 
   // Keeps the events whose process name or pid, kind, channel or
   // description contain every word of `filter` (case-insensitive; "" keeps
-  // all). A word may be qualified: process:NAME, channel:NAME, kind:NAME.
+  // all). A word may be qualified: process:NAME, channel:NAME, kind:NAME
+  // (a call, or send, receive, readiness, process, user), or compare the
+  // bytes a data event moved: bytes>100, bytes<=4, bytes=0.
   void setFilter(const QString& filter);
   QString filter() const { return filter_; }
+  // The positions kept (ascending), or null when nothing is filtered out.
+  const std::vector<uint32_t>* kept() const { return all_ ? nullptr : &rows_; }
   // Event position of a row, and the row of an event (-1 if filtered out).
   uint32_t positionOf(int row) const;
   int rowOf(uint32_t position) const;

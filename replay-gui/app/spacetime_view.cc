@@ -395,6 +395,16 @@ void SpaceTimeView::showAllLanes() {
   setLaneFilter(QString());
 }
 
+void SpaceTimeView::setMarks(const std::vector<uint32_t>* positions) {
+  marks_ = positions;
+  relayout();
+}
+
+void SpaceTimeView::setKept(const std::vector<uint32_t>* positions) {
+  kept_ = positions;
+  relayout();
+}
+
 void SpaceTimeView::setLifeArrowsHidden(bool hidden) {
   life_hidden_ = hidden;
   relayout();
@@ -704,11 +714,32 @@ void SpaceTimeView::relayout() {
     const double left = std::max(plot.left() - 6, xOf(a)), right = std::min(plot.right() + 6, xOf(b));
     bars_.push_back({k, QRectF(left - 6, rowY(r) - 8, right - left + 12, 16)});
   }
+  if (kept_)
+    for (Dot& d : dots_) d.dimmed = !std::binary_search(kept_->begin(), kept_->end(), d.position);
   if (!stretches_.empty())
     for (Dot& d : dots_) {
       const uint32_t k = foldedStretchOf(d.position);
       d.hidden = k != kNone;
     }
+  // Marks: those in the window, one per pixel.
+  mark_xs_.clear();
+  if (marks_ && !marks_->empty()) {
+    auto add = [&](uint32_t p) {
+      const double k = keyOf(p);
+      if (k < begin_ || k >= end_) return;
+      const double x = std::floor(xOf(k));
+      if (mark_xs_.empty() || mark_xs_.back() != x) mark_xs_.push_back(x);
+    };
+    if (wall_time_) {
+      for (uint32_t p : *marks_) add(p);
+      std::sort(mark_xs_.begin(), mark_xs_.end());
+      mark_xs_.erase(std::unique(mark_xs_.begin(), mark_xs_.end()), mark_xs_.end());
+    } else {
+      auto a =
+          std::lower_bound(marks_->begin(), marks_->end(), begin_, [](uint32_t p, double v) { return p + 0.5 < v; });
+      for (; a != marks_->end() && *a + 0.5 < end_; ++a) add(*a);
+    }
+  }
   // The ruler: event numbers (or wall time), and the other axis below.
   const double step = wall_time_ ? niceStep((end_ - begin_) * 110 / plot.width())
                                  : std::max(1.0, niceStep((end_ - begin_) * 110 / plot.width()));
@@ -784,6 +815,17 @@ void SpaceTimeView::drawOverview(QPainter& painter) {
       painter.fillRect(QRectF(o.left() + b * w, o.bottom() - h, std::max(w, 1.0), h), colors::kConsumed);
     }
   }
+  // Marks over the whole run.
+  if (marks_ && !marks_->empty()) {
+    painter.setPen(QPen(colors::kSelected, 1));
+    double last = -1;
+    for (uint32_t p : *marks_) {
+      const double x = std::floor(o.left() + keyOf(p) / axisEnd() * o.width());
+      if (x == last) continue;
+      last = x;
+      painter.drawLine(QPointF(x + 0.5, o.top()), QPointF(x + 0.5, o.top() + 5));
+    }
+  }
   painter.setPen(QPen(colors::kBorder, 1));
   painter.setBrush(QColor(60, 110, 200, 40));
   painter.drawRect(overviewWindow());
@@ -856,6 +898,9 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
     painter.setFont(font());
   }
   painter.setBrush(Qt::NoBrush);
+  // Marks (a search's matches): ticks along the top of the lanes.
+  painter.setPen(QPen(colors::kSelected, 2));
+  for (double x : mark_xs_) painter.drawLine(QPointF(x + 0.5, plot.top() + 1), QPointF(x + 0.5, plot.top() + 7));
   for (const Wait& w : waits_) {
     painter.setPen(QPen(colors::kDeadlock, 2));
     painter.drawLine(w.a, w.b);
@@ -942,8 +987,12 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
                         : on_path               ? colors::kPath
                                                 : colors::kBorder,
                         d.position == selected_ || on_path ? 2 : 0.8));
+    if (d.dimmed && !now && d.position != selected_) {
+      c = colors::kChannelLine;
+      painter.setPen(QPen(colors::kChannelLine, 0.8));
+    }
     painter.setBrush(now ? colors::kActive : c);
-    const double r = now ? 6 : 4;
+    const double r = now ? 6 : d.dimmed ? 3 : 4;
     painter.drawEllipse(d.at, r, r);
   }
   // The current event in a lane drawn as columns: still a dot.

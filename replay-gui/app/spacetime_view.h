@@ -76,6 +76,15 @@ class SpaceTimeView : public QWidget {
   void setLifeArrowsHidden(bool hidden);
   bool lifeArrowsHidden() const { return life_hidden_; }
 
+  // Events to mark above the lanes and in the overview (a search's
+  // matches): positions, ascending; null: none. The vector must outlive
+  // the view or be replaced; call again when it changed.
+  void setMarks(const std::vector<uint32_t>* positions);
+  // The events the event table's filter keeps (ascending; null: all): the
+  // others are dimmed. The same lifetime rule as setMarks().
+  void setKept(const std::vector<uint32_t>* positions);
+  const std::vector<double>& markXs() const { return mark_xs_; }  // drawn, one per pixel at most
+
   // ---- a selected range and its statistics
   struct ChannelStats {
     uint32_t channel;
@@ -100,7 +109,8 @@ class SpaceTimeView : public QWidget {
   struct Dot {
     uint32_t position;
     QPointF at;
-    bool hidden;  // under a folded stretch's bar
+    bool hidden;          // under a folded stretch's bar
+    bool dimmed = false;  // left out by the event filter
   };
   struct Bar {
     size_t stretch;
@@ -243,6 +253,9 @@ class SpaceTimeView : public QWidget {
     bool deadlocked;
   };
   std::vector<Block> blocks_;
+  const std::vector<uint32_t>* marks_ = nullptr;
+  const std::vector<uint32_t>* kept_ = nullptr;
+  std::vector<double> mark_xs_;
   int rowOfProcess(uint32_t process, uint8_t thread) const;  // -1: not shown
   std::vector<Stretch> stretches_;
   std::vector<uint32_t> path_, sorted_path_;

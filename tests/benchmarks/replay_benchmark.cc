@@ -1,7 +1,8 @@
 // The replay window at scale, offscreen: time to first frame, seeking near
 // the end vs near the start, frame times while many messages are in
 // flight, and the memory the window holds per event.
-//   replay_benchmark DIR   (a recording, e.g. from `merge_benchmark generate`)
+//   replay_benchmark DIR [FIND]   (a recording, e.g. from `merge_benchmark generate`;
+//                                  FIND: text to search for, timed to its first match)
 #include <sys/resource.h>
 
 #include <QApplication>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "app/content_search.h"
 #include "app/main_window.h"
 #include "app/spacetime_view.h"
 #include "trace/merge.h"
@@ -138,5 +140,37 @@ int main(int argc, char** argv) {
   }
   std::printf("memory held by the window after the timeline's wall-time keys: %.1f bytes per event\n",
               (rssKiB() - before) * 1024.0 / static_cast<double>(events));
+
+  // Search over every message's bytes, as the window runs it (slices on
+  // the event loop): a pattern found nowhere reads them all; FIND (the
+  // second argument) is timed to its first match and to the end.
+  const auto& t = window.trace();
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < t.events.size(); ++i)
+    if (t.events[i].flags & radar::trace::kEventHasPayload) {
+      std::string_view v;
+      std::string why;
+      if (t.payloadView(i, &v, &why)) bytes += v.size();
+    }
+  using Mode = radar::gui::ContentSearch::Mode;
+  auto search = [&](const char* what, const QString& pattern, Mode mode) {
+    auto& s = window.contentSearch();
+    double first = -1;
+    const auto a = Clock::now();
+    QObject::connect(&s, &radar::gui::ContentSearch::matchesChanged, &s, [&] {
+      if (first < 0 && !s.matches().empty()) first = ms(a, Clock::now());
+    });
+    s.start(pattern, mode, nullptr);
+    while (s.running()) QApplication::processEvents();
+    const double all = ms(a, Clock::now());
+    QObject::disconnect(&s, &radar::gui::ContentSearch::matchesChanged, nullptr, nullptr);
+    std::printf("search %s: %.0f ms for %.1f MiB of message bytes (%.0f MiB/s), %zu matches", what, all,
+                bytes / 1048576.0, bytes / 1048576.0 / (all / 1000), s.matches().size());
+    if (first >= 0) std::printf(", the first shown after %.0f ms", first);
+    std::printf("\n");
+  };
+  search("hex bytes found nowhere", QStringLiteral("de ad be ef 00 11 22 33"), Mode::Hex);
+  search("text found nowhere (bytes and narrative)", QStringLiteral("nowhere-to-be-found"), Mode::Text);
+  if (argc > 2) search("FIND", QString::fromUtf8(argv[2]), Mode::Text);
   return 0;
 }

@@ -158,8 +158,8 @@ FakeProcess& FakeProcess::exit(int status, int64_t at) {
   return *this;
 }
 
-FakeProcess& FakeProcess::user(const std::string& name, int64_t at) {
-  Item it{log::Kind::User, 0, "", at, at};
+FakeProcess& FakeProcess::user(const std::string& name, int64_t at, const std::string& data) {
+  Item it{log::Kind::User, 0, data, at, at};
   it.name = name;
   items_.push_back(it);
   ++counter_;
@@ -256,6 +256,11 @@ std::string FakeRecording::write() {
       if (it.kind == log::Kind::User) {
         e.strings = &name;
         e.string_count = 1;
+        if (!it.bytes.empty()) {  // the event's data
+          e.payload = &iov;
+          e.payload_iov_count = 1;
+          e.payload_len = it.bytes.size();
+        }
       }
       if (!it.address.empty()) {
         e.address = it.address.data();

@@ -46,7 +46,7 @@ class FakeProcess {
   FakeProcess& fork(int32_t child_pid, int64_t entry, int64_t ret);
   FakeProcess& wait(int32_t child_pid, int status, int64_t entry, int64_t ret);
   FakeProcess& exit(int status, int64_t at);
-  FakeProcess& user(const std::string& name, int64_t at);
+  FakeProcess& user(const std::string& name, int64_t at, const std::string& data = {});
   // The call a thread was blocked in when the recording ended.
   FakeProcess& blockedIn(log::Kind kind, uint32_t channel, int32_t fd = 3);
   // The process read CLOCK_REALTIME `ns` too early against CLOCK_MONOTONIC

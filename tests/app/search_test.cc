@@ -1,0 +1,244 @@
+// Search over message contents and the narrative: text (any case), hex
+// bytes, regular expressions; next and previous round the run; matches
+// marked on the timeline; the window's Find box. Headless.
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QLineEdit>
+#include <QTest>
+#include <algorithm>
+
+#include "app/content_search.h"
+#include "app/main_window.h"
+#include "app/spacetime_view.h"
+#include "fake_recording.h"
+#include "log/kinds.h"
+
+namespace radar::gui {
+namespace {
+
+using radar::testing::FakeRecording;
+using trace::kNone;
+
+// client[100] asks server[200] for four colours over a socket pair; the
+// server answers each. Three answers name green, in two cases.
+std::unique_ptr<trace::Trace> colours() {
+  FakeRecording rec;
+  auto& client = rec.process("client", 100).socketEnd(1, 1, 2);
+  auto& server = rec.process("server", 200).socketEnd(1, 2, 1);
+  const char* answers[] = {"colour=green", "colour=red", "GREEN light", "colour=green"};
+  int64_t now = 10;
+  for (const char* a : answers) {
+    client.send(1, "get", now, now + 1);
+    server.receive(1, "get", now + 2, now + 3);
+    server.send(1, a, now + 4, now + 5);
+    client.receive(1, a, now + 6, now + 7);
+    now += 10;
+  }
+  client.exit(0, now);
+  server.exit(0, now + 1);
+  return rec.load();
+}
+
+// The sends whose bytes are one of `texts`, by position.
+std::vector<uint32_t> sendsOf(const trace::Trace& t, std::initializer_list<const char*> texts) {
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    if (!(t.events[i].flags & trace::kEventHasPayload)) continue;
+    std::string bytes, error;
+    if (!t.payload(i, &bytes, &error)) continue;
+    for (const char* x : texts)
+      if (bytes == x) out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<uint32_t> search(ContentSearch& s, const QString& pattern, ContentSearch::Mode mode) {
+  QString error;
+  EXPECT_TRUE(s.start(pattern, mode, &error)) << error.toStdString();
+  s.finish();
+  EXPECT_FALSE(s.running());
+  return s.matches();
+}
+
+TEST(ContentSearch, TextHexAndExpressionsFindTheMessagesThatHoldThem) {
+  auto t = colours();
+  trace::Narrator narrator(*t);
+  ContentSearch s(*t, narrator);
+  const auto green = sendsOf(*t, {"colour=green", "GREEN light"});
+  ASSERT_EQ(green.size(), 3u);
+  EXPECT_EQ(search(s, QStringLiteral("green"), ContentSearch::Mode::Text), green);  // any case
+  EXPECT_EQ(search(s, QStringLiteral("67 72 65 65 6e"), ContentSearch::Mode::Hex),
+            sendsOf(*t, {"colour=green"}));  // the bytes as they are
+  EXPECT_EQ(search(s, QStringLiteral("0x47524545"), ContentSearch::Mode::Hex), sendsOf(*t, {"GREEN light"}));
+  EXPECT_EQ(search(s, QStringLiteral("colour=(gr|r)e+[nd]$"), ContentSearch::Mode::Regex),
+            sendsOf(*t, {"colour=green", "colour=red"}));
+  EXPECT_TRUE(search(s, QStringLiteral("purple"), ContentSearch::Mode::Text).empty());
+  // The narrative too: every event that names the server.
+  const auto named = search(s, QStringLiteral("server[200]"), ContentSearch::Mode::Text);
+  ASSERT_EQ(named.size(), t->events.size() - 1) << "all but the client's exit";
+  for (uint32_t i = 0; i < t->events.size(); ++i)
+    if (!std::binary_search(named.begin(), named.end(), i)) {
+      EXPECT_EQ(t->events[i].eventKind(), log::Kind::Exit);
+    }
+  // Bad patterns are refused with a reason.
+  QString error;
+  EXPECT_FALSE(s.start(QStringLiteral("abc"), ContentSearch::Mode::Hex, &error));
+  EXPECT_TRUE(error.contains(QStringLiteral("hex"))) << error.toStdString();
+  EXPECT_FALSE(s.start(QStringLiteral("colour=("), ContentSearch::Mode::Regex, &error));
+  EXPECT_TRUE(error.contains(QStringLiteral("regular expression"))) << error.toStdString();
+  EXPECT_TRUE(s.matches().empty());
+}
+
+TEST(ContentSearch, NextAndPreviousGoRoundTheRun) {
+  auto t = colours();
+  trace::Narrator narrator(*t);
+  ContentSearch s(*t, narrator);
+  const auto m = search(s, QStringLiteral("green"), ContentSearch::Mode::Text);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(s.nextAfter(kNone), m[0]);
+  EXPECT_EQ(s.nextAfter(m[0]), m[1]);
+  EXPECT_EQ(s.nextAfter(m[1] - 1), m[1]);
+  EXPECT_EQ(s.nextAfter(m[2]), m[0]);  // round
+  EXPECT_EQ(s.previousBefore(m[1]), m[0]);
+  EXPECT_EQ(s.previousBefore(m[0]), m[2]);  // round
+  s.clear();
+  EXPECT_EQ(s.nextAfter(0), kNone);
+}
+
+// It runs in slices on the event loop: matches come as they are found,
+// then it ends.
+TEST(ContentSearch, RunsOnTheEventLoopAndSaysWhenItEnds) {
+  auto t = colours();
+  trace::Narrator narrator(*t);
+  ContentSearch s(*t, narrator);
+  int changes = 0, ends = 0;
+  QObject::connect(&s, &ContentSearch::matchesChanged, [&] { ++changes; });
+  QObject::connect(&s, &ContentSearch::finished, [&] { ++ends; });
+  ASSERT_TRUE(s.start(QStringLiteral("green"), ContentSearch::Mode::Text, nullptr));
+  EXPECT_TRUE(s.running());
+  for (int k = 0; k < 100 && s.running(); ++k) QApplication::processEvents();
+  EXPECT_FALSE(s.running());
+  EXPECT_EQ(s.matches().size(), 3u);
+  EXPECT_GE(changes, 1);
+  EXPECT_EQ(ends, 1);
+  EXPECT_DOUBLE_EQ(s.progress(), 1.0);
+}
+
+// The window: typing in the Find box and Enter goes to the first match;
+// Enter again to the next; Shift+Enter back; the matches are marked on
+// the timeline; a bad expression is said in red.
+TEST(WindowFind, TheFindBoxGoesFromMatchToMatchAndMarksThemOnTheTimeline) {
+  auto trace = colours();
+  const auto green = sendsOf(*trace, {"colour=green", "GREEN light"});
+  MainWindow window(std::move(trace));
+  window.setInteractive(false);
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(1280, 860);
+  window.show();
+  QApplication::processEvents();
+  auto* box = window.findChild<QLineEdit*>(QStringLiteral("find"));
+  ASSERT_TRUE(box);
+  box->setFocus();
+  QTest::keyClicks(box, QStringLiteral("green"));
+  QTest::keyClick(box, Qt::Key_Return);
+  for (int k = 0; k < 100 && window.contentSearch().running(); ++k) QApplication::processEvents();
+  ASSERT_EQ(window.contentSearch().matches(), green);
+  EXPECT_EQ(window.controller().position(), green[0] + 1) << "on the first match";
+  EXPECT_EQ(window.findStatus(), QStringLiteral("match 1 of 3"));
+  window.spaceTimeView().showWholeRun();
+  EXPECT_EQ(window.spaceTimeView().markXs().size(), 3u);
+  QTest::keyClick(box, Qt::Key_Return);
+  EXPECT_EQ(window.controller().position(), green[1] + 1);
+  QTest::keyClick(box, Qt::Key_Return, Qt::ShiftModifier);
+  EXPECT_EQ(window.controller().position(), green[0] + 1);
+  window.findPrevious();  // round to the last
+  EXPECT_EQ(window.controller().position(), green[2] + 1);
+  EXPECT_EQ(window.findStatus(), QStringLiteral("match 3 of 3"));
+  QString error;
+  EXPECT_FALSE(window.find(QStringLiteral("gr(een"), ContentSearch::Mode::Regex, &error));
+  EXPECT_EQ(window.findStatus(), error);
+  EXPECT_TRUE(window.spaceTimeView().markXs().empty());
+  // Cleared: no marks, no status.
+  ASSERT_TRUE(window.find(QStringLiteral("green"), ContentSearch::Mode::Text));
+  window.contentSearch().finish();
+  box->clear();
+  EXPECT_TRUE(window.contentSearch().matches().empty());
+  EXPECT_TRUE(window.spaceTimeView().markXs().empty());
+}
+
+// Wireshark's Follow Stream: the channel's messages, both ways, in order.
+TEST(WindowFollow, AChannelsWholeStreamBothWaysInOrder) {
+  auto trace = colours();
+  const auto& t = *trace;
+  const uint32_t first_get = sendsOf(t, {"get"}).front();
+  MainWindow window(std::move(trace));
+  window.setInteractive(false);
+  const QString text = window.followChannel(first_get);
+  EXPECT_TRUE(text.contains(QStringLiteral("8 messages, 57 bytes"))) << text.toStdString();
+  EXPECT_EQ(text.count(QStringLiteral("── event ")), 8);
+  EXPECT_EQ(text.count(QStringLiteral("client[100] → server[200], 3 bytes")), 4);
+  EXPECT_EQ(text.count(QStringLiteral("server[200] → client[100]")), 4);
+  // In the story's order: each answer after the question it answers.
+  qsizetype at = 0;
+  for (const char* x : {"get", "colour=green", "get", "colour=red", "get", "GREEN light", "get", "colour=green"}) {
+    const qsizetype next = text.indexOf(QString::fromLatin1(x), at);
+    ASSERT_GE(next, 0) << x;
+    at = next + 1;
+  }
+  EXPECT_TRUE(window.followChannel(kNone).isEmpty());
+}
+
+// A user event's data is shown as a message's contents are.
+TEST(WindowFollow, AUserEventsDataIsShown) {
+  FakeRecording rec;
+  rec.process("worker", 7).user("progress", 10, "step=3 of 9").exit(0, 20);
+  auto trace = rec.load();
+  MainWindow window(std::move(trace));
+  window.setInteractive(false);
+  window.showMessage(0);
+  const QString text = window.lastMessageText();
+  EXPECT_TRUE(text.contains(QStringLiteral("announces progress (11 bytes)"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("step=3 of 9"))) << text.toStdString();
+  EXPECT_FALSE(text.contains(QStringLiteral("received"))) << text.toStdString();
+}
+
+// The event filter: what a call is (kind:receive) and the bytes it moved
+// (bytes>5) keep rows of the table, and the timeline dims the others.
+TEST(EventFilter, WhatACallIsAndItsBytesFilterTheTableAndDimTheTimeline) {
+  auto trace = colours();
+  MainWindow window(std::move(trace));
+  window.setInteractive(false);
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(1280, 860);
+  window.show();
+  QApplication::processEvents();
+  const auto& t = window.trace();
+  QAbstractItemModelTester tester(&window.eventModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+  auto* box = window.findChild<QLineEdit*>(QStringLiteral("filter"));
+  ASSERT_TRUE(box);
+  QTest::keyClicks(box, QStringLiteral("kind:receive bytes>5"));
+  QTest::keyClick(box, Qt::Key_Return);
+  // The client's four answers; not the server's "get"s.
+  ASSERT_EQ(window.eventModel().rowCount(), 4);
+  for (int row = 0; row < 4; ++row) {
+    const auto& e = t.events[window.eventModel().positionOf(row)];
+    EXPECT_EQ(log::categoryOf(e.eventKind()), log::Category::Receive);
+    EXPECT_GT(e.value, 5u);
+  }
+  window.spaceTimeView().showWholeRun();
+  size_t dimmed = 0;
+  for (const auto& d : window.spaceTimeView().dots()) dimmed += d.dimmed;
+  EXPECT_EQ(dimmed, t.events.size() - 4);
+  window.eventModel().setFilter(QStringLiteral("bytes=3"));
+  EXPECT_EQ(window.eventModel().rowCount(), 8) << "each get, sent and received (3 bytes)";
+  window.eventModel().setFilter(QStringLiteral("bytes<=3 kind:send"));
+  EXPECT_EQ(window.eventModel().rowCount(), 4);
+  // Cleared: nothing dimmed.
+  box->clear();
+  for (const auto& d : window.spaceTimeView().dots()) EXPECT_FALSE(d.dimmed);
+}
+
+}  // namespace
+}  // namespace radar::gui
