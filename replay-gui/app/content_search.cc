@@ -41,11 +41,15 @@ bool ContentSearch::start(const QString& pattern, Mode mode, QString* error) {
   clear();
   if (pattern.isEmpty()) return true;
   mode_ = mode;
+  fold_case_ = false;
   switch (mode) {
     case Mode::Text: {
       const QByteArray utf8 = pattern.toUtf8();
       needle_.assign(utf8.constData(), static_cast<size_t>(utf8.size()));
       std::transform(needle_.begin(), needle_.end(), needle_.begin(), lower);
+      // Without letters, case does not matter: the faster exact search.
+      fold_case_ = std::any_of(needle_.begin(), needle_.end(),
+                               [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
       break;
     }
     case Mode::Hex:
@@ -86,14 +90,20 @@ double ContentSearch::progress() const {
   return end_ == 0 ? 1.0 : static_cast<double>(next_) / static_cast<double>(end_);
 }
 
+bool ContentSearch::hasText(std::string_view text) const {
+  if (!fold_case_)
+    return std::search(text.begin(), text.end(), std::boyer_moore_horspool_searcher(needle_.begin(), needle_.end())) !=
+           text.end();
+  const std::boyer_moore_horspool_searcher searcher(
+      needle_.begin(), needle_.end(), [](char c) { return std::hash<char>()(lower(c)); },
+      [](char a, char b) { return lower(a) == lower(b); });
+  return std::search(text.begin(), text.end(), searcher) != text.end();
+}
+
 bool ContentSearch::inBytes(std::string_view bytes) const {
   switch (mode_) {
-    case Mode::Text: {
-      const std::boyer_moore_horspool_searcher searcher(
-          needle_.begin(), needle_.end(), [](char c) { return std::hash<char>()(lower(c)); },
-          [](char a, char b) { return lower(a) == lower(b); });
-      return std::search(bytes.begin(), bytes.end(), searcher) != bytes.end();
-    }
+    case Mode::Text:
+      return hasText(bytes);
     case Mode::Hex:
       return std::search(bytes.begin(), bytes.end(),
                          std::boyer_moore_horspool_searcher(needle_.begin(), needle_.end())) != bytes.end();
@@ -115,10 +125,7 @@ bool ContentSearch::matchesEvent(uint32_t position) {
   if (mode_ == Mode::Hex) return false;
   const std::string sentence = narrator_.describe(position);
   if (mode_ == Mode::Regex) return regex_.match(QString::fromStdString(sentence)).hasMatch();
-  const std::boyer_moore_horspool_searcher searcher(
-      needle_.begin(), needle_.end(), [](char c) { return std::hash<char>()(lower(c)); },
-      [](char a, char b) { return lower(a) == lower(b); });
-  return std::search(sentence.begin(), sentence.end(), searcher) != sentence.end();
+  return hasText(sentence);
 }
 
 void ContentSearch::slice() {

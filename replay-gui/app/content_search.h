@@ -48,11 +48,13 @@ class ContentSearch : public QObject {
   void slice();
   bool matchesEvent(uint32_t position);
   bool inBytes(std::string_view bytes) const;
+  bool hasText(std::string_view text) const;  // the text needle, in any case where it has letters
 
   const trace::Trace& t_;
   const trace::Narrator& narrator_;
   Mode mode_ = Mode::Text;
   std::string needle_;  // text (lower case) or bytes
+  bool fold_case_ = false;
   QRegularExpression regex_;
   uint32_t next_ = 0, end_ = 0;
   std::vector<uint32_t> matches_;

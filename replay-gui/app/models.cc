@@ -37,16 +37,20 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::TextAlignmentRole)
     return index.column() == Number || index.column() == Result ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                                                 : QVariant();
+  if (role == Qt::ToolTipRole && index.column() == Time) {
+    const double began = static_cast<double>(t_.wallTime(i) - t_.wallTime(0)) / 1e9;
+    return tr("The call began at %1 s and returned at %2 s; a call that waited for another process is "
+              "told when it returned")
+        .arg(began, 0, 'f', 6)
+        .arg(began + static_cast<double>(e.durationNs()) / 1e9, 0, 'f', 6);
+  }
   if (role == Qt::ToolTipRole) return QString::fromStdString(narrator_.sentence(i));
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Number:
       return i + 1;
-    case Time: {
-      // Seconds since the first event, on the common wall clock.
-      const double s = t_.events.empty() ? 0 : (t_.wallTime(i) - t_.wallTime(0)) / 1e9;
-      return QString::number(s, 'f', 6);
-    }
+    case Time:
+      return QString::number(static_cast<double>(storyTime(i) - t_.wallTime(0)) / 1e9, 'f', 6);
     case Process:
       return QString::fromStdString(t_.processes[e.process].label());
     case Kind:
@@ -110,6 +114,17 @@ const QRegularExpression& bytesTest() {
   return re;
 }
 }  // namespace
+
+// When an event happened in the story, on the common wall clock: when its
+// call began, but for a call that waited for another process (a receive,
+// a wait, an accept): when it returned, as it is told after what it
+// waited for.
+int64_t EventTableModel::storyTime(uint32_t i) const {
+  auto [b, e] = t_.incoming(i);
+  for (; b != e; ++b)
+    if (t_.events[b->from].process != t_.events[i].process) return t_.wallReturnTime(i);
+  return t_.wallTime(i);
+}
 
 bool EventTableModel::matches(uint32_t i, const QStringList& words) const {
   const trace::Event& e = t_.events[i];

@@ -41,6 +41,7 @@ class EventTableModel : public QAbstractTableModel {
 
  private:
   bool matches(uint32_t position, const QStringList& words) const;
+  int64_t storyTime(uint32_t position) const;
 
   const trace::Trace& t_;
   const trace::Narrator& narrator_;

@@ -11,6 +11,7 @@
 
 #include "app/content_search.h"
 #include "app/main_window.h"
+#include "app/models.h"
 #include "app/spacetime_view.h"
 #include "fake_recording.h"
 #include "log/kinds.h"
@@ -238,6 +239,38 @@ TEST(EventFilter, WhatACallIsAndItsBytesFilterTheTableAndDimTheTimeline) {
   // Cleared: nothing dimmed.
   box->clear();
   for (const auto& d : window.spaceTimeView().dots()) EXPECT_FALSE(d.dimmed);
+}
+
+// The Time column follows the story: a call that waited for another
+// process (a wait for a child, a read of a pipe) is told when it returned,
+// after what it waited for, so the column never goes back.
+TEST(EventTable, TheTimeColumnNeverGoesBack) {
+  FakeRecording rec;
+  auto& parent = rec.process("parent", 1);
+  parent.pipeEnd(1, 7, false).fork(2, 10, 11);
+  auto& child = rec.child(parent, "child", 2);
+  child.pipeEnd(1, 7, true).send(1, "late", 50, 51).exit(0, 90);
+  parent.receive(1, "late", 20, 60).wait(2, 0, 61, 100).exit(0, 110);
+  auto t = rec.load();
+  trace::Narrator narrator(*t);
+  EventTableModel model(*t, narrator);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  double last = -1;
+  for (int row = 0; row < model.rowCount(); ++row) {
+    const double time = model.index(row, EventTableModel::Time).data().toString().toDouble();
+    EXPECT_GE(time, last) << "row " << row;
+    last = time;
+  }
+  // The read is told at its return (60 ns after the fork's start), not its entry.
+  uint32_t read = kNone;
+  for (uint32_t i = 0; i < t->events.size(); ++i)
+    if (t->events[i].eventKind() == log::Kind::Read) read = i;
+  ASSERT_NE(read, kNone);
+  const int row = model.rowOf(read);
+  EXPECT_EQ(model.index(row, EventTableModel::Time).data().toString(),
+            QString::number(static_cast<double>(t->wallReturnTime(read) - t->wallTime(0)) / 1e9, 'f', 6));
+  EXPECT_TRUE(
+      model.index(row, EventTableModel::Time).data(Qt::ToolTipRole).toString().contains(QStringLiteral("began")));
 }
 
 }  // namespace
