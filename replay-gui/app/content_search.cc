@@ -1,5 +1,7 @@
 #include "app/content_search.h"
 
+#include "log/kinds.h"
+
 #include <QElapsedTimer>
 #include <algorithm>
 #include <cctype>
@@ -117,7 +119,14 @@ bool ContentSearch::inBytes(std::string_view bytes) const {
 bool ContentSearch::matchesEvent(uint32_t position) {
   // The bytes an event holds itself: a send's, or a receive's from outside
   // the recording (a recorded send's receive holds the same bytes as it).
-  if (t_.events[position].flags & trace::kEventHasPayload) {
+  const trace::Event& e = t_.events[position];
+  bool own = (e.flags & trace::kEventHasPayload) != 0;
+  if (own && log::categoryOf(e.eventKind()) == log::Category::Receive) {
+    // A receive that kept the bytes of recorded sends: found at the sends.
+    auto [b, end] = t_.incoming(position);
+    for (; b != end && own; ++b) own = b->why != trace::Edge::Why::Message;
+  }
+  if (own) {
     std::string_view bytes;
     std::string error;
     if (t_.payloadView(position, &bytes, &error) && inBytes(bytes)) return true;

@@ -98,6 +98,12 @@ FakeProcess& FakeProcess::receive(uint32_t channel, const std::string& bytes, in
   return *this;
 }
 
+FakeProcess& FakeProcess::receiveKeeping(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret) {
+  receive(channel, bytes, entry, ret);
+  items_.back().keep = true;
+  return *this;
+}
+
 FakeProcess& FakeProcess::peek(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret) {
   Item it{log::Kind::Recv, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
   it.flags = MSG_PEEK;
@@ -280,6 +286,11 @@ std::string FakeRecording::write() {
         } else if (it.result > 0) {
           e.has_hash = true;
           e.hash = crc32c(0, it.bytes.data(), it.bytes.size());
+          if (it.keep) {
+            e.payload = &iov;
+            e.payload_iov_count = 1;
+            e.payload_len = it.bytes.size();
+          }
         }
       }
       w.append(e);

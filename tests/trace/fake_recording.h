@@ -36,6 +36,9 @@ class FakeProcess {
                            int64_t ret);
   FakeProcess& failedReceive(uint32_t channel, int err, int64_t entry, int64_t ret);
   FakeProcess& failedSend(uint32_t channel, int err, int64_t entry, int64_t ret);
+  // A receive whose log keeps the bytes too (as radar record does on
+  // sockets a process may share).
+  FakeProcess& receiveKeeping(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret);
   // recv(MSG_PEEK): sees the bytes without taking them.
   FakeProcess& peek(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret);
   // A receive whose log says it moved more bytes than its buffer holds (a
@@ -72,6 +75,7 @@ class FakeProcess {
     uint64_t size = 0;   // the buffer; 0: as long as the bytes
     uint32_t flags = 0;  // the call's (MSG_PEEK ...)
     bool annotation = false;
+    bool keep = false;  // a receive that keeps its bytes
     log::ChannelFields info;
     std::string name;
     std::string address;  // a datagram's, or a UDP socket's local one
