@@ -72,6 +72,17 @@ Rect queueSlot(Point input_port, uint32_t index) {
   return {right - kMessageSize, input_port.y - kMessageSize / 2, kMessageSize, kMessageSize};
 }
 
+Point borderToward(const Rect& box, Point toward) {
+  const Point c = box.center();
+  const double dx = toward.x - c.x, dy = toward.y - c.y;
+  if (dx == 0 && dy == 0) return c;
+  // The smaller of the factors that reach a vertical or a horizontal side.
+  const double fx = dx == 0 ? 1e300 : (box.w / 2) / std::abs(dx);
+  const double fy = dy == 0 ? 1e300 : (box.h / 2) / std::abs(dy);
+  const double f = std::min(fx, fy);
+  return {c.x + dx * f, c.y + dy * f};
+}
+
 double ease(double t) {
   t = std::clamp(t, 0.0, 1.0);
   return t * t * (3 - 2 * t);

@@ -60,6 +60,8 @@ Point portPosition(const Rect& box, bool input, uint32_t index, uint32_t count);
 // Place `index` (0 is the head, received next) of a queue in front of an
 // input port: messages line up leftwards from the port.
 Rect queueSlot(Point input_port, uint32_t index);
+// Where the segment from a box's centre to `toward` leaves the box.
+Point borderToward(const Rect& box, Point toward);
 // Ease in and out: a message starts and stops gently.
 double ease(double t);
 // A message on its way: at t = 0 leaving `from`, at t = 1 arrived at `to`.

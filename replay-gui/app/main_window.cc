@@ -36,15 +36,18 @@
 #include <QThread>
 #include <QToolBar>
 #include <QToolButton>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <map>
 
 #include "app/debug_launch.h"
 #include "app/loader.h"
 #include "app/message_text.h"
 #include "app/view_image.h"
+#include "decode.h"
 #include "trace/merge.h"
 
 namespace radar::gui {
@@ -418,6 +421,7 @@ void MainWindow::buildActions() {
   auto* channels = add(view, tr("Show &channels"), QKeySequence(Qt::Key_C),
                        [this] { network_->setShowChannels(!network_->showChannels()); });
   channels->setCheckable(true);
+  channels->setChecked(network_->showChannels());
   auto* legend = add(view, tr("Colour &legend"), QKeySequence(Qt::Key_L),
                      [this] { network_->setShowLegend(!network_->showLegend()); });
   legend->setCheckable(true);
@@ -658,10 +662,39 @@ void MainWindow::showMessage(uint32_t send) {
   }
   dialog->setWindowTitle(tr("Message of event %1").arg(send + 1));
   auto* box = new QVBoxLayout(dialog);
-  auto* text = new QPlainTextEdit(last_message_text_, dialog);
-  text->setReadOnly(true);
-  text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  box->addWidget(text);
+  // As Wireshark's packet details and bytes: the decoded message as a tree
+  // beside its bytes in hex, under who sent it to whom.
+  const QString all = last_message_text_;
+  const qsizetype contents_at = all.indexOf(QStringLiteral(":\n\n"));
+  auto* header = new QLabel(contents_at < 0 ? all : all.left(contents_at + 1), dialog);
+  header->setWordWrap(true);
+  header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  box->addWidget(header);
+  auto* panes = new QSplitter(Qt::Horizontal, dialog);
+  auto* tree = new QTreeWidget(panes);
+  tree->setHeaderLabel(tr("Contents"));
+  std::function<void(QTreeWidgetItem*, const std::vector<TextNode>&)> add = [&](QTreeWidgetItem* parent,
+                                                                                const std::vector<TextNode>& nodes) {
+    for (const TextNode& n : nodes) {
+      auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(tree);
+      item->setText(0, QString::fromStdString(n.text));
+      item->setToolTip(0, item->text(0));
+      add(item, n.children);
+    }
+  };
+  add(nullptr, indentTree(contents_at < 0 ? std::string() : all.mid(contents_at + 3).toStdString()));
+  tree->expandAll();
+  std::string bytes, why;
+  auto* hex = new QPlainTextEdit(
+      QString::fromStdString(trace_->payload(send, &bytes, &why) ? netdesc::hexDump(bytes, size_t{1} << 16)
+                                                                 : "The bytes could not be read: " + why),
+      panes);
+  hex->setReadOnly(true);
+  hex->setLineWrapMode(QPlainTextEdit::NoWrap);
+  hex->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  panes->setStretchFactor(0, 1);
+  panes->setStretchFactor(1, 1);
+  box->addWidget(panes, 1);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
   auto* follow = buttons->addButton(tr("Follow this message"), QDialogButtonBox::ActionRole);
   connect(follow, &QPushButton::clicked, dialog, [this, dialog, send] {
@@ -674,7 +707,7 @@ void MainWindow::showMessage(uint32_t send) {
   connect(stream, &QPushButton::clicked, dialog, [this, send] { followChannel(send); });
   connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
   box->addWidget(buttons);
-  dialog->resize(720, 420);
+  dialog->resize(1000, 480);
   dialog->show();
 }
 

@@ -76,22 +76,24 @@ void NetworkView::resizeEvent(QResizeEvent*) {
 }
 
 void NetworkView::drawChannels(QPainter& painter) {
-  // Faint lines between processes on screen that share a channel.
-  std::set<std::pair<uint32_t, uint32_t>> drawn;
+  // Channels between the boxes, from output side to input side; named by
+  // the description where the view is big enough to read them.
   const auto& t = builder_.trace();
-  painter.setPen(QPen(colors::kChannelLine, 1, Qt::DashLine));
-  for (const auto& c : t.channels) {
-    std::vector<uint32_t> procs;
-    for (uint32_t ep : c.endpoints) {
-      const uint32_t p = t.endpoints[ep].process;
-      if (scene_.box(p) && std::find(procs.begin(), procs.end(), p) == procs.end()) procs.push_back(p);
+  QFont small = font();
+  small.setPointSizeF(std::max(3.5, 7.5 * std::min(zoom_, 1.5)));
+  painter.setFont(small);
+  const bool names = zoom_ >= 0.7 && scene_.channels.size() <= 40;
+  for (const ChannelLine& line : scene_.channels) {
+    painter.setPen(QPen(colors::kChannelLine, 1.4));
+    const QPointF a = toWidget(line.a), b = toWidget(line.b);
+    painter.drawLine(a, b);
+    if (names && line.channel < t.channels.size()) {
+      painter.setPen(colors::kBorder);
+      const QString name = QString::fromStdString(t.channels[line.channel].name);
+      const QPointF mid = (a + b) / 2;
+      painter.drawText(QRectF(mid.x() - 80, mid.y() - 14, 160, 12), Qt::AlignCenter,
+                       painter.fontMetrics().elidedText(name, Qt::ElideMiddle, 160));
     }
-    for (size_t a = 0; a < procs.size(); ++a)
-      for (size_t b = a + 1; b < procs.size(); ++b) {
-        const auto key = std::minmax(procs[a], procs[b]);
-        if (!drawn.insert(key).second) continue;
-        painter.drawLine(toWidget(scene_.box(procs[a])->box.center()), toWidget(scene_.box(procs[b])->box.center()));
-      }
   }
 }
 
@@ -192,8 +194,9 @@ void NetworkView::paintEvent(QPaintEvent*) {
     if (port.hidden) {
       painter.setPen(colors::kText);
       painter.setFont(small_font);
+      // Beside the last drawn, within the gap between the boxes.
       const Rect last = queueSlot(port.at, SceneBuilder::kMaxQueueDrawn);
-      painter.drawText(QRectF(toWidget({last.x - 30, last.y - 2}), QSizeF(40 * zoom_, 16 * zoom_)),
+      painter.drawText(QRectF(toWidget({last.x - 14, last.y - 2}), QSizeF(26 * zoom_, 16 * zoom_)),
                        Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+%1").arg(port.hidden));
     }
   }

@@ -68,7 +68,7 @@ class NetworkView : public QWidget {
   double zoom_ = 1;
   QPointF pan_;  // widget position of the scene's origin
   bool fitted_ = false;
-  bool show_channels_ = false;
+  bool show_channels_ = true;
   bool show_legend_ = true;
   uint32_t selected_message_ = kNone;
   std::vector<uint32_t> path_processes_;  // sorted

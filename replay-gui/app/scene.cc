@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace radar::gui {
 
@@ -208,11 +209,33 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     for (const auto& [from, to] : f.waits_for)
       if (index.count(from) && index.count(to)) s.waits.push_back({from, to});
   }
+  // Ports: a channel a process has open, however many descriptors it has
+  // for it (dup'd, inherited twice); and the channels between processes.
+  std::set<std::pair<uint32_t, uint32_t>> in_ports, out_ports;  // (process, channel)
   for (uint32_t ep : after.open) {
-    auto it = index.find(t_.endpoints[ep].process);
+    const auto& end = t_.endpoints[ep];
+    auto it = index.find(end.process);
     if (it == index.end()) continue;
-    if (reads(ep)) ++s.processes[it->second].inputs;
-    if (writes(ep)) ++s.processes[it->second].outputs;
+    if (reads(ep) && in_ports.insert({end.process, end.channel}).second) ++s.processes[it->second].inputs;
+    if (writes(ep) && out_ports.insert({end.process, end.channel}).second) ++s.processes[it->second].outputs;
+  }
+  {
+    std::map<uint32_t, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> by_channel;  // writers, readers
+    for (const auto& [p, c] : out_ports) by_channel[c].first.push_back(p);
+    for (const auto& [p, c] : in_ports) by_channel[c].second.push_back(p);
+    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> done;
+    for (const auto& [c, ends] : by_channel)
+      for (uint32_t w : ends.first)
+        for (uint32_t r : ends.second) {
+          if (w == r) continue;
+          const bool both = in_ports.count({w, c}) && out_ports.count({r, c});
+          const auto key = both ? std::make_tuple(c, std::min(w, r), std::max(w, r)) : std::make_tuple(c, w, r);
+          if (!done.insert(key).second) continue;
+          const Rect& from = s.processes[index[w]].box;
+          const Rect& to = s.processes[index[r]].box;
+          // Between the nearest borders: never across a box of its own.
+          s.channels.push_back({c, w, r, borderToward(from, to.center()), borderToward(to, from.center()), both});
+        }
   }
 
   // Ports in use: an output port while a message it sent is on its way or

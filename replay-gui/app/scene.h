@@ -23,7 +23,7 @@ struct ProcessBox {
   Rect box;
   std::string name;
   int32_t pid = 0;
-  uint32_t inputs = 0, outputs = 0;  // channel ends open for reading / writing
+  uint32_t inputs = 0, outputs = 0;  // ports: channels open for reading / writing (however many descriptors)
   bool active = false;               // takes part in the event being shown
   bool blocked = false;              // a thread waits in a call
   bool ending = false;               // leaves during the event being shown
@@ -44,6 +44,16 @@ struct MessageBox {
   enum class State : uint8_t { Queued, Travelling, Consumed } state = State::Queued;
 };
 
+// A channel between two processes on screen, from the writer to the
+// reader (both ways: a socket both use), between their boxes' borders on
+// the line between their centres.
+struct ChannelLine {
+  uint32_t channel = kNone;
+  uint32_t from = kNone, to = kNone;  // processes
+  Point a, b;
+  bool both_ways = false;
+};
+
 // A deadlock's wait-for edge: `from` waits for `to`.
 struct WaitEdge {
   uint32_t from = kNone, to = kNone;
@@ -59,7 +69,8 @@ struct Scene {
   // The wait-for cycles of deadlocks formed by now (each from the event by
   // which its last process had blocked).
   std::vector<WaitEdge> waits;
-  Rect bounds;  // of everything that can be drawn
+  std::vector<ChannelLine> channels;  // open between processes on screen
+  Rect bounds;                        // of everything that can be drawn
 
   const ProcessBox* box(uint32_t process) const;
   // The message drawn under a point, or kNone.
@@ -69,8 +80,10 @@ struct Scene {
 
 class SceneBuilder {
  public:
-  // Queues longer than this are drawn shortened, with a count.
-  static constexpr uint32_t kMaxQueueDrawn = 10;
+  // Queues longer than this are drawn shortened, with a count: as many
+  // as fit in the gap between two boxes, the count beside them.
+  static constexpr uint32_t kMaxQueueDrawn =
+      static_cast<uint32_t>((geometry::kGapX - 32) / (geometry::kMessageSize + geometry::kMessageGap));
 
   SceneBuilder(const trace::Trace& trace, const trace::DisplayModel& display);
 

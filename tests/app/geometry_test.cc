@@ -95,5 +95,18 @@ TEST(Geometry, MessagesTravelSmoothlyFromSenderToReceiver) {
   EXPECT_EQ(along(a, b, 2), b);
 }
 
+TEST(Geometry, ALineLeavesABoxOnItsBorderTowardAPoint) {
+  const Rect box{100, 50, 170, 70};                                  // centre (185, 85)
+  EXPECT_EQ(borderToward(box, {400, 85}), (Point{270, 85}));         // right
+  EXPECT_EQ(borderToward(box, {185, -100}), (Point{185, 50}));       // top
+  const Point corner_ish = borderToward(box, {185 + 170, 85 + 70});  // along the diagonal: the corner
+  EXPECT_NEAR(corner_ish.x, 270, 1e-9);
+  EXPECT_NEAR(corner_ish.y, 120, 1e-9);
+  const Point steep = borderToward(box, {195, 300});  // leaves by the bottom
+  EXPECT_NEAR(steep.y, 120, 1e-9);
+  EXPECT_GT(steep.x, 185);
+  EXPECT_EQ(borderToward(box, box.center()), box.center());
+}
+
 }  // namespace
 }  // namespace radar::gui

@@ -17,6 +17,7 @@
 #include <QTableView>
 #include <QTest>
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "app/debug_launch.h"
@@ -906,6 +907,83 @@ namespace {
 
 // A deadlock's wait-for cycle: drawn between the boxes, each waiting
 // process blocked, once the last of them is in its call; not before.
+// A queue of 18: as many as fit in the gap in front of the receiver,
+// the rest counted; none drawn over a box.
+TEST(Scene, ALongQueueStaysInTheGapInFrontOfItsReceiver) {
+  FakeRecording rec;
+  auto& p = rec.process("producer", 100).pipeEnd(1, 7, true);
+  auto& c = rec.process("consumer", 200).user("ready", 5).pipeEnd(1, 7, false);  // on stage from the start
+  for (int k = 0; k < 18; ++k) p.send(1, "m" + std::to_string(k), 10 + k, 11 + k);
+  for (int k = 0; k < 18; ++k) c.receive(1, "m" + std::to_string(k), 100 + k, 101 + k);
+  auto t = rec.load();
+  trace::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const Scene s = builder.build(positionOf(*t, 100, 18) + 1, 1);
+  const ProcessBox* consumer = s.box(processOf(*t, 200));
+  ASSERT_TRUE(consumer);
+  ASSERT_EQ(s.messages.size(), SceneBuilder::kMaxQueueDrawn);
+  uint32_t hidden = 0;
+  for (const auto& port : s.ports) hidden += port.hidden;
+  EXPECT_EQ(hidden, 18 - SceneBuilder::kMaxQueueDrawn);
+  for (const auto& m : s.messages) {
+    EXPECT_GE(m.box.x, consumer->box.x - geometry::kGapX) << "in the gap before the consumer";
+    EXPECT_LE(m.box.x + m.box.w, consumer->box.x);
+    for (const auto& b : s.processes) {
+      const bool overlaps = m.box.x < b.box.x + b.box.w && b.box.x < m.box.x + m.box.w && m.box.y < b.box.y + b.box.h &&
+                            b.box.y < m.box.y + m.box.h;
+      EXPECT_FALSE(overlaps) << b.name;
+    }
+  }
+  // The count, beside the last drawn, stays in the gap too (26 wide, 14 left of its slot).
+  const Rect last = queueSlot({consumer->box.x, 0}, SceneBuilder::kMaxQueueDrawn);
+  EXPECT_GE(last.x - 14, consumer->box.x - geometry::kGapX);
+}
+
+// Ports are channels: a process with two descriptors of one pipe has one
+// input port; the channel is a line from the writer's output side to the
+// reader's input side; a socket pair's, between the nearest borders.
+TEST(Scene, PortsAreChannelsAndChannelsAreLinesBetweenTheirProcesses) {
+  FakeRecording rec;
+  rec.process("producer", 100).pipeEnd(1, 7, true).send(1, "hello", 10, 11).exit(0, 60);
+  rec.process("consumer", 200)
+      .pipeEnd(1, 7, false)
+      .pipeEnd(2, 7, false)  // dup'd: both read
+      .receive(1, "hel", 30, 31)
+      .receive(2, "lo", 32, 33)
+      .exit(0, 70);
+  auto t = rec.load();
+  trace::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const Scene s = builder.build(positionOf(*t, 200, 2) + 1, 1);
+  const ProcessBox* consumer = s.box(processOf(*t, 200));
+  const ProcessBox* producer = s.box(processOf(*t, 100));
+  ASSERT_TRUE(consumer && producer);
+  EXPECT_EQ(consumer->inputs, 1u);
+  EXPECT_EQ(producer->outputs, 1u);
+  ASSERT_EQ(s.channels.size(), 1u);
+  const ChannelLine& line = s.channels[0];
+  EXPECT_EQ(line.from, producer->process);
+  EXPECT_EQ(line.to, consumer->process);
+  EXPECT_FALSE(line.both_ways);
+  auto onBorder = [](const Rect& r, Point p) {
+    return r.contains(p) && (std::abs(p.x - r.x) < 1e-6 || std::abs(p.x - r.x - r.w) < 1e-6 ||
+                             std::abs(p.y - r.y) < 1e-6 || std::abs(p.y - r.y - r.h) < 1e-6);
+  };
+  EXPECT_TRUE(onBorder(producer->box, line.a));
+  EXPECT_TRUE(onBorder(consumer->box, line.b));
+
+  FakeRecording pair;
+  radar::testing::clientAndServer(pair, 2);
+  auto t2 = pair.load();
+  trace::DisplayModel display2(*t2);
+  SceneBuilder builder2(*t2, display2);
+  const Scene s2 = builder2.build(positionOf(*t2, 200, 2) + 1, 1);  // both have used the pair
+  ASSERT_EQ(s2.channels.size(), 1u);
+  EXPECT_TRUE(s2.channels[0].both_ways);
+  EXPECT_TRUE(onBorder(s2.box(s2.channels[0].from)->box, s2.channels[0].a));
+  EXPECT_TRUE(onBorder(s2.box(s2.channels[0].to)->box, s2.channels[0].b));
+}
+
 TEST(Scene, ADeadlocksWaitForCycleIsDrawnOnceItForms) {
   FakeRecording rec;
   rec.process("a", 1).pipeEnd(1, 201, true).pipeEnd(3, 203, false).user("start", 5).blockedIn(log::Kind::Read, 3);

@@ -11,6 +11,7 @@
 
 #include "app/content_search.h"
 #include "app/main_window.h"
+#include "app/message_text.h"
 #include "app/models.h"
 #include "app/spacetime_view.h"
 #include "fake_recording.h"
@@ -203,6 +204,28 @@ TEST(WindowFollow, AUserEventsDataIsShown) {
   EXPECT_TRUE(text.contains(QStringLiteral("announces progress (11 bytes)"))) << text.toStdString();
   EXPECT_TRUE(text.contains(QStringLiteral("step=3 of 9"))) << text.toStdString();
   EXPECT_FALSE(text.contains(QStringLiteral("received"))) << text.toStdString();
+}
+
+// The message window's tree: decoded lines nested by their indentation.
+TEST(MessageTree, DecodedLinesNestByIndentation) {
+  const auto tree = indentTree(
+      "length 20, Request\n  put:\n    key = \"c2.colour\"\n    value = \"green\"\n"
+      "  sequence = 4\n\nlength 2, Response\n  ok = true\n}\n");
+  ASSERT_EQ(tree.size(), 2u);
+  EXPECT_EQ(tree[0].text, "length 20, Request");
+  ASSERT_EQ(tree[0].children.size(), 2u);
+  EXPECT_EQ(tree[0].children[0].text, "put:");
+  ASSERT_EQ(tree[0].children[0].children.size(), 2u);
+  EXPECT_EQ(tree[0].children[0].children[1].text, "value = \"green\"");
+  EXPECT_EQ(tree[0].children[1].text, "sequence = 4");
+  EXPECT_EQ(tree[1].text, "length 2, Response");
+  ASSERT_EQ(tree[1].children.size(), 1u);
+  EXPECT_TRUE(indentTree("").empty());
+  // Deeper then shallower but not to the top: a sibling of the deeper one's parent's child.
+  const auto odd = indentTree("a\n      b\n  c\n");
+  ASSERT_EQ(odd.size(), 1u);
+  ASSERT_EQ(odd[0].children.size(), 2u);
+  EXPECT_EQ(odd[0].children[1].text, "c");
 }
 
 // The event filter: what a call is (kind:receive) and the bytes it moved
