@@ -692,8 +692,6 @@ void MainWindow::showMessage(uint32_t send) {
   hex->setReadOnly(true);
   hex->setLineWrapMode(QPlainTextEdit::NoWrap);
   hex->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  panes->setStretchFactor(0, 1);
-  panes->setStretchFactor(1, 1);
   box->addWidget(panes, 1);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
   auto* follow = buttons->addButton(tr("Follow this message"), QDialogButtonBox::ActionRole);
@@ -707,7 +705,8 @@ void MainWindow::showMessage(uint32_t send) {
   connect(stream, &QPushButton::clicked, dialog, [this, send] { followChannel(send); });
   connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
   box->addWidget(buttons);
-  dialog->resize(1000, 480);
+  dialog->resize(1120, 480);
+  panes->setSizes({400, 700});  // a hex line (78 characters) whole
   dialog->show();
 }
 
