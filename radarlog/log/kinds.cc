@@ -136,4 +136,25 @@ const char* channelTypeName(ChannelType t) {
   return "channel";
 }
 
+const char* categoryName(Category c) {
+  switch (c) {
+    case Category::Send:
+      return "send";
+    case Category::Receive:
+      return "receive";
+    case Category::Channel:
+      return "channel";
+    case Category::Readiness:
+      return "readiness";
+    case Category::Process:
+      return "process";
+    case Category::User:
+      return "user";
+    case Category::Nondeterminism:
+      return "nondeterminism";
+    default:
+      return "other";
+  }
+}
+
 }  // namespace radar::log

@@ -89,6 +89,10 @@ constexpr bool isMultiMessage(Kind k) { return k == Kind::Sendmmsg || k == Kind:
 
 // The libc function name a kind stands for (the first of its family).
 const char* kindName(Kind k);
+// What a category of kinds is called where people read or filter by it:
+// "send", "receive", "channel", "readiness", "process", "user",
+// "nondeterminism", else "other".
+const char* categoryName(Category c);
 
 // Channel types and origins, mirrored from the proto like Kind.
 enum class ChannelType : uint8_t {

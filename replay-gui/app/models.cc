@@ -89,25 +89,6 @@ QVariant EventTableModel::headerData(int section, Qt::Orientation orientation, i
 }
 
 namespace {
-const char* categoryWord(log::Category c) {
-  switch (c) {
-    case log::Category::Send:
-      return "send";
-    case log::Category::Receive:
-      return "receive";
-    case log::Category::Channel:
-      return "channel";
-    case log::Category::Readiness:
-      return "readiness";
-    case log::Category::Process:
-      return "process";
-    case log::Category::User:
-      return "user";
-    default:
-      return "";
-  }
-}
-
 const QRegularExpression& bytesTest() {
   static const QRegularExpression re(QStringLiteral("^bytes(>=|<=|>|<|=)(\\d+)$"),
                                      QRegularExpression::CaseInsensitiveOption);
@@ -142,7 +123,8 @@ bool EventTableModel::matches(uint32_t i, const QStringList& words) const {
       // A call's name, or what it is: send, receive, readiness, process, user.
       const QString want = w.mid(5);
       if (!kind.contains(want, Qt::CaseInsensitive) &&
-          QString::fromLatin1(categoryWord(log::categoryOf(e.eventKind()))).compare(want, Qt::CaseInsensitive) != 0)
+          QString::fromLatin1(log::categoryName(log::categoryOf(e.eventKind()))).compare(want, Qt::CaseInsensitive) !=
+              0)
         return false;
     } else if (const auto m = bytesTest().match(w); m.hasMatch()) {
       // bytes>100: data events that moved more than 100 bytes.

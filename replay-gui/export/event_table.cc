@@ -41,27 +41,6 @@ std::string csvField(std::string_view s) {
   return out + "\"";
 }
 
-const char* categoryName(log::Category c) {
-  switch (c) {
-    case log::Category::Send:
-      return "send";
-    case log::Category::Receive:
-      return "receive";
-    case log::Category::Channel:
-      return "channel";
-    case log::Category::Readiness:
-      return "readiness";
-    case log::Category::Process:
-      return "process";
-    case log::Category::User:
-      return "user";
-    case log::Category::Nondeterminism:
-      return "nondeterminism";
-    default:
-      return "other";
-  }
-}
-
 void EventRows::fill(uint32_t i, EventRow* row) {
   const trace::Event& e = t_.events[i];
   const trace::Process& p = t_.processes[e.process];
@@ -73,7 +52,7 @@ void EventRows::fill(uint32_t i, EventRow* row) {
   v[kColNumber] = e.number;
   v[kColProcess] = e.process + 1;
   v[kColThread] = e.thread;
-  row->text[kColKind] = categoryName(category);
+  row->text[kColKind] = log::categoryName(category);
   row->text[kColCall] = trace::isConnectOutcome(e) ? "getsockopt" : log::kindName(k);
   const uint32_t channel = t_.channelOf(i);
   v[kColChannel] = channel + 1;

@@ -61,8 +61,6 @@ class EventRows {
   std::vector<std::string> strings_;
 };
 
-const char* categoryName(log::Category c);
-
 // A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line end.
 std::string csvField(std::string_view s);
 

@@ -178,7 +178,7 @@ class Writer {
     };
     for (int c = 0; c <= static_cast<int>(log::Category::Unknown); ++c)
       add(field::kInternedCategories, categoryIid(static_cast<log::Category>(c)),
-          categoryName(static_cast<log::Category>(c)));
+          log::categoryName(static_cast<log::Category>(c)));
     for (unsigned k = 1; k < 256; ++k)
       if (log::categoryOf(static_cast<log::Kind>(k)) != log::Category::Unknown)
         add(field::kInternedNames, k, log::kindName(static_cast<log::Kind>(k)));
