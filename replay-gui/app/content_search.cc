@@ -154,14 +154,10 @@ void ContentSearch::slice() {
 }
 
 void ContentSearch::finish() {
-  while (running()) {
-    const size_t before = matches_.size();
-    while (next_ < end_) {
-      if (matchesEvent(next_)) matches_.push_back(next_);
-      ++next_;
-    }
-    if (matches_.size() != before) emit matchesChanged();
-  }
+  const size_t before = matches_.size();
+  for (; next_ < end_; ++next_)
+    if (matchesEvent(next_)) matches_.push_back(next_);
+  if (matches_.size() != before) emit matchesChanged();
   if (timer_.isActive()) {
     timer_.stop();
     emit finished();

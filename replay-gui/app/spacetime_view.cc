@@ -154,6 +154,12 @@ SpaceTimeView::SpaceTimeView(const trace::Trace& trace, QWidget* parent) : QWidg
       if (s != kNone) s = rank[s];
   for (const Track& tr : tracks_)
     if (order_.empty() || order_.back() != tr.root) order_.push_back(tr.root);
+  root_tracks_.assign(np, {0, 0});
+  for (uint32_t k = 0; k < tracks_.size(); ++k) {
+    auto& r = root_tracks_[tracks_[k].root];
+    if (r.first == r.second) r.first = k;
+    r.second = k + 1;
+  }
 
   // The run in wall time.
   bool any = false;
@@ -190,9 +196,7 @@ SpaceTimeView::SpaceTimeView(const trace::Trace& trace, QWidget* parent) : QWidg
     const trace::Process& proc = t_.processes[p];
     for (const auto& slot : proc.control.threads) {
       if (!slot.tid || !slot.kind) continue;
-      const auto at = std::find(proc.threads.begin(), proc.threads.end(), slot.tid);
-      const uint8_t thread =
-          at == proc.threads.end() ? 0 : static_cast<uint8_t>(std::min<ptrdiff_t>(at - proc.threads.begin(), 254));
+      const uint8_t thread = proc.threadIndex(slot.tid);
       const double wall = static_cast<double>(std::max<int64_t>(0, slot.entry_ns + proc.realtime_offset - wall0_));
       double logical = -1;
       const auto& mine = t_.process_events[p];
@@ -435,15 +439,9 @@ void SpaceTimeView::rebuildRows() {
   rows_.clear();
   row_tracks_.clear();
   row_of_track_.assign(tracks_.size(), -1);
-  std::vector<std::pair<uint32_t, uint32_t>> tracks_of(t_.processes.size(), {0, 0});
-  for (uint32_t k = 0; k < tracks_.size(); ++k) {
-    auto& r = tracks_of[tracks_[k].root];
-    if (r.first == r.second) r.first = k;
-    r.second = k + 1;
-  }
   for (uint32_t root : order_) {
     if (hidden_.count(root)) continue;
-    const auto [a, b] = tracks_of[root];
+    const auto [a, b] = root_tracks_[root];
     if (a == b) continue;
     const size_t first = rows_.size();
     if (folded_.count(root) || b - a == 1) {
@@ -528,11 +526,10 @@ int SpaceTimeView::rowOfProcess(uint32_t process, uint8_t thread) const {
   if (process >= track_of_.size()) return -1;
   const auto& by_thread = track_of_[process];
   if (thread < by_thread.size() && by_thread[thread] != kNone) return row_of_track_[by_thread[thread]];
-  // An image with no event of that thread: its process's lane.
-  const uint32_t root = root_of_[process];
-  for (size_t k = 0; k < tracks_.size(); ++k)
-    if (tracks_[k].root == root && row_of_track_[k] >= 0) return row_of_track_[k];
-  return -1;
+  // An image with no event of that thread: its process's lane (a process
+  // shown has all its tracks shown).
+  const auto [a, b] = root_tracks_[root_of_[process]];
+  return a == b ? -1 : row_of_track_[a];
 }
 
 QRectF SpaceTimeView::plotRect() const {
@@ -611,23 +608,22 @@ void SpaceTimeView::relayout() {
   const double capacity = plot.width() / kDotSpacing;
   for (int r = first_row_; r < std::min(rows, first_row_ + shown); ++r) {
     const double y = rowY(r);
+    std::vector<std::pair<size_t, size_t>> spans;  // per track of the row: its events in the window
     size_t count = 0;
     for (uint32_t k : row_tracks_[r]) {
-      auto [a, b] = within(tracks_[k], begin_, end_);
-      count += b - a;
+      spans.push_back(within(tracks_[k], begin_, end_));
+      count += spans.back().second - spans.back().first;
     }
     if (count <= capacity) {
-      for (uint32_t k : row_tracks_[r]) {
-        auto [a, b] = within(tracks_[k], begin_, end_);
-        for (size_t j = a; j < b; ++j) {
-          const uint32_t pos = tracks_[k].events[j];
+      for (size_t k = 0; k < spans.size(); ++k)
+        for (size_t j = spans[k].first; j < spans[k].second; ++j) {
+          const uint32_t pos = tracks_[row_tracks_[r][k]].events[j];
           dots_.push_back({pos, QPointF(xOf(keyOf(pos)), y), false});
         }
-      }
     } else {
       // Too many to tell apart: how many fall in each column.
-      std::vector<size_t> at(row_tracks_[r].size());
-      for (size_t k = 0; k < at.size(); ++k) at[k] = within(tracks_[row_tracks_[r][k]], begin_, end_).first;
+      std::vector<size_t> at(spans.size());
+      for (size_t k = 0; k < at.size(); ++k) at[k] = spans[k].first;
       for (double x = plot.left(); x < plot.right(); x += kColumn) {
         const double hi = keyAt(x + kColumn);
         uint32_t c = 0;

@@ -227,6 +227,7 @@ class SpaceTimeView : public QWidget {
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> execs_;  // by root: (first event of a later image, image)
   // Lanes: processes (roots) in their order, those hidden, those folded.
   std::vector<uint32_t> order_;
+  std::vector<std::pair<uint32_t, uint32_t>> root_tracks_;  // by process (a lane's first image): its tracks [a, b)
   std::set<uint32_t> hidden_, folded_;
   QString filter_;
   std::vector<Lane> rows_;

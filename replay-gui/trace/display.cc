@@ -181,9 +181,7 @@ void DisplayModel::blockedAt(DisplayState& s) const {
     // when the process had no event at all (a child that reads at once).
     for (const auto& slot : proc.control.threads) {
       if (!slot.tid || !slot.kind) continue;
-      const auto at = std::find(proc.threads.begin(), proc.threads.end(), slot.tid);
-      const uint8_t thread =
-          at == proc.threads.end() ? 0 : static_cast<uint8_t>(std::min<ptrdiff_t>(at - proc.threads.begin(), 254));
+      const uint8_t thread = proc.threadIndex(slot.tid);
       if (std::find(seen.begin(), seen.end(), thread) != seen.end()) continue;
       if (slot.entry_ns + proc.realtime_offset <= now_wall) s.blocked.push_back({p, thread, kNone});
     }

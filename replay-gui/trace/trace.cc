@@ -37,6 +37,11 @@ void faultIn(void* p, size_t bytes) {
 
 std::string Process::label() const { return name + "[" + std::to_string(pid) + "]"; }
 
+uint8_t Process::threadIndex(uint32_t tid) const {
+  const auto at = std::find(threads.begin(), threads.end(), tid);
+  return at == threads.end() ? 0 : static_cast<uint8_t>(std::min<ptrdiff_t>(at - threads.begin(), 254));
+}
+
 const char* findingKindName(Finding::Kind k) {
   switch (k) {
     case Finding::Kind::NeverReceived:

@@ -93,6 +93,9 @@ struct Process {
   std::string damage;             // why reading the log stopped early, if it did
   bool external = false;          // stands for something outside the recording
   std::string label() const;      // "name[pid]"
+  // The Event::thread of a thread id (an unknown one: the main thread's;
+  // past 254 threads, 254).
+  uint8_t threadIndex(uint32_t tid) const;
 };
 
 // One end of a channel in one process image (a CHANNEL definition).
