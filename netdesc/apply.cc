@@ -291,53 +291,49 @@ bool Binding::describeContents(const trace::Trace& t, uint32_t position, std::st
   return true;
 }
 
-bool Binding::describeContents(const trace::Trace& t, uint32_t position, TextOut* out, std::string* error) const {
-  std::string_view bytes;
-  uint64_t omitted = 0;
-  if (!t.payloadView(position, &bytes, error, &omitted)) return false;
-  out->text.clear();
+bool Binding::messageBytes(const trace::Trace& t, uint32_t position, Contents* c, std::string* error) const {
+  if (!t.payloadView(position, &c->bytes, error, &c->omitted)) return false;
   const trace::Event& ev = t.events[position];
   const bool send = log::categoryOf(ev.eventKind()) == log::Category::Send;
-  const Port* port = send ? portForMessage(t, position) : portForReceive(t, position);
-  if (!port) {
-    appendDescribedBytes(&description(), nullptr, bytes, out);
-    noteOmitted(bytes, omitted, &out->text);
-    out->flush();
-    return true;
-  }
+  c->port = send ? portForMessage(t, position) : portForReceive(t, position);
+  c->added = 0;
+  if (!c->port || !send || c->port->framing().how_case() != Framing::kLengthPrefix) return true;
   // A message whose length prefix announces more than this send holds:
   // the next sends on the same channel end finish it (a header written,
   // then the body).
-  std::string gathered;  // the bytes, copied only when later sends are added
-  if (send && port->framing().how_case() == Framing::kLengthPrefix) {
-    const auto& mine = t.counter_events[ev.process];
-    uint32_t next = ev.counter;  // index of the following event in its log
-    int added = 0;
-    constexpr uint64_t kMaxGathered = 4u << 20;
-    for (Split s = splitMessages(port->framing(), bytes);
-         s.unfinished_at < bytes.size() && s.unfinished_needs &&
-         s.unfinished_needs - (bytes.size() - s.unfinished_at) <= kMaxGathered && next < mine.size() && added < 64;
-         s = splitMessages(port->framing(), bytes)) {
-      const uint32_t pos = mine[next++];
-      const trace::Event& later = t.events[pos];
-      if (later.endpoint != ev.endpoint) continue;
-      if (log::categoryOf(later.eventKind()) != log::Category::Send) continue;
-      if (!added) {  // copied before the next view replaces them, and read from the copy from now on
-        gathered.assign(bytes);
-        bytes = gathered;
-      }
-      std::string_view more;
-      if (!t.payloadView(pos, &more, error)) break;
-      gathered += more;
-      bytes = gathered;
-      ++added;
+  const auto& mine = t.counter_events[ev.process];
+  uint32_t next = ev.counter;  // index of the following event in its log
+  constexpr uint64_t kMaxGathered = 4u << 20;
+  for (Split s = splitMessages(c->port->framing(), c->bytes);
+       s.unfinished_at < c->bytes.size() && s.unfinished_needs &&
+       s.unfinished_needs - (c->bytes.size() - s.unfinished_at) <= kMaxGathered && next < mine.size() && c->added < 64;
+       s = splitMessages(c->port->framing(), c->bytes)) {
+    const uint32_t pos = mine[next++];
+    const trace::Event& later = t.events[pos];
+    if (later.endpoint != ev.endpoint) continue;
+    if (log::categoryOf(later.eventKind()) != log::Category::Send) continue;
+    if (!c->added) {  // copied before the next view replaces them, and read from the copy from now on
+      c->gathered.assign(c->bytes);
+      c->bytes = c->gathered;
     }
-    if (added)
-      out->text = "(with the " + std::string(added == 1 ? "next send" : std::to_string(added) + " next sends") +
-                  " on this channel, which finish its last message)\n";
+    std::string_view more;
+    if (!t.payloadView(pos, &more, error)) break;
+    c->gathered += more;
+    c->bytes = c->gathered;
+    ++c->added;
   }
-  appendDescribedBytes(&description(), port, bytes, out);
-  noteOmitted(bytes, omitted, &out->text);
+  return true;
+}
+
+bool Binding::describeContents(const trace::Trace& t, uint32_t position, TextOut* out, std::string* error) const {
+  Contents c;
+  if (!messageBytes(t, position, &c, error)) return false;
+  out->text.clear();
+  if (c.added)
+    out->text = "(with the " + std::string(c.added == 1 ? "next send" : std::to_string(c.added) + " next sends") +
+                " on this channel, which finish its last message)\n";
+  appendDescribedBytes(&description(), c.port, c.bytes, out);
+  noteOmitted(c.bytes, c.omitted, &out->text);
   out->flush();
   return true;
 }
@@ -402,6 +398,25 @@ std::vector<trace::PatternName> patternNames(const Binding* binding) {
   for (const Pattern& p : binding->description().network().pattern())
     out.push_back({p.name(), p.process(), {p.step().begin(), p.step().end()}});
   return out;
+}
+
+bool describeFields(const Binding* binding, const trace::Trace& t, uint32_t position, std::vector<FieldLine>* out,
+                    std::string* bytes, std::string* error) {
+  Binding::Contents c;
+  if (binding ? !binding->messageBytes(t, position, &c, error) : !t.payloadView(position, &c.bytes, error, &c.omitted))
+    return false;
+  *out = describeFields(binding ? &binding->description() : nullptr, c.port, c.bytes);
+  if (c.added)
+    out->insert(out->begin(),
+                {0,
+                 "(with the " + std::string(c.added == 1 ? "next send" : std::to_string(c.added) + " next sends") +
+                     " on this channel, which finish its last message)",
+                 {}});
+  if (c.omitted)
+    out->push_back(
+        {0, std::to_string(c.omitted) + (c.omitted == 1 ? " byte" : " bytes") + " not kept (--payload-limit)", {}});
+  if (bytes) bytes->assign(c.bytes);
+  return true;
 }
 
 }  // namespace radar::netdesc

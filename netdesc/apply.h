@@ -50,6 +50,16 @@ class Binding {
   // The same as it is made (TextOut::spill), for messages too big to hold.
   bool describeContents(const trace::Trace& trace, uint32_t position, TextOut* out, std::string* error) const;
 
+  // The bytes describeContents() decodes, and the port that decodes them.
+  struct Contents {
+    std::string_view bytes;  // the recording's, or `gathered`
+    std::string gathered;    // the send's bytes and the next sends' that finish its last message
+    int added = 0;           // how many next sends were added
+    uint64_t omitted = 0;    // bytes the recording did not keep
+    const Port* port = nullptr;
+  };
+  bool messageBytes(const trace::Trace& trace, uint32_t position, Contents* out, std::string* error) const;
+
  private:
   std::shared_ptr<const Description> description_;
   std::vector<const Port*> ports_;         // by endpoint
@@ -67,5 +77,11 @@ bool describeContents(const Binding* binding, const trace::Trace& trace, uint32_
                       std::string* error);
 bool describeContents(const Binding* binding, const trace::Trace& trace, uint32_t position, TextOut* out,
                       std::string* error);
+
+// The contents of a send or receive as a tree of fields, each with the
+// bytes it stands for (netdesc::describeFields), and those bytes in
+// `bytes` (null: not wanted). Without a binding: text, or bytes.
+bool describeFields(const Binding* binding, const trace::Trace& trace, uint32_t position, std::vector<FieldLine>* out,
+                    std::string* bytes, std::string* error);
 
 }  // namespace radar::netdesc

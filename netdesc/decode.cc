@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <sstream>
+#include <unordered_map>
 
 #include "log/plain_text.h"
 
@@ -110,7 +111,11 @@ size_t templateSize(const Description* d, const Template& t, int depth = 0) {
 // Decodes a template's fields from bytes[*at], appending lines. False when
 // the bytes end first (*problem says where).
 bool decodeTemplate(const Description* d, const std::string& type_name, const Template& t, std::string_view bytes,
-                    size_t* at, int depth, std::vector<std::string>* lines, std::string* problem) {
+                    size_t* at, int depth, Decoded* out, std::string* problem) {
+  auto line = [out](std::string text, size_t from, size_t to) {
+    out->lines.push_back(std::move(text));
+    out->spans.push_back({from, to - from});
+  };
   const std::string indent(2 * static_cast<size_t>(depth + 1), ' ');
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   for (const auto& f : t.field()) {
@@ -126,16 +131,18 @@ bool decodeTemplate(const Description* d, const std::string& type_name, const Te
         if (*at + f.chars() > bytes.size()) return shortOf(*at + f.chars() - bytes.size());
         std::string_view s = bytes.substr(*at, f.chars());
         s = s.substr(0, std::min(s.find('\0'), s.size()));
-        lines->push_back(indent + f.name() + (array ? "[" + std::to_string(i) + "]" : "") + " = " + quoted(s));
+        line(indent + f.name() + (array ? "[" + std::to_string(i) + "]" : "") + " = " + quoted(s), *at,
+             *at + f.chars());
         *at += f.chars();
       }
     } else if (f.scalar() != SCALAR_UNSPECIFIED) {
       const size_t size = scalarSize(f.scalar());
+      const size_t from = *at;
       std::string values;
       uint32_t shown = 0;
       for (uint32_t i = 0; i < count; ++i) {
         if (*at + size > bytes.size()) {
-          if (shown) lines->push_back(indent + f.name() + "[0.." + std::to_string(shown - 1) + "] = " + values);
+          if (shown) line(indent + f.name() + "[0.." + std::to_string(shown - 1) + "] = " + values, from, *at);
           return shortOf(*at + size - bytes.size());
         }
         if (i < kMaxArrayShown) {
@@ -145,7 +152,7 @@ bool decodeTemplate(const Description* d, const std::string& type_name, const Te
         *at += size;
       }
       if (count > kMaxArrayShown) values += " ... (" + std::to_string(count) + " in all)";
-      lines->push_back(indent + f.name() + (array ? "[0.." + std::to_string(count - 1) + "]" : "") + " = " + values);
+      line(indent + f.name() + (array ? "[0.." + std::to_string(count - 1) + "]" : "") + " = " + values, from, *at);
     } else {
       const Type* r = d ? d->type(f.record()) : nullptr;
       if (!r || r->how_case() != Type::kTemplate || depth >= kMaxDepth) {
@@ -154,8 +161,12 @@ bool decodeTemplate(const Description* d, const std::string& type_name, const Te
         return false;
       }
       for (uint32_t i = 0; i < count; ++i) {
-        lines->push_back(indent + f.name() + (array ? "[" + std::to_string(i) + "]" : "") + ":");
-        if (!decodeTemplate(d, r->name(), r->template_(), bytes, at, depth + 1, lines, problem)) return false;
+        // The record's line spans every byte of it, known once it is decoded.
+        const size_t head = out->lines.size(), from = *at;
+        line(indent + f.name() + (array ? "[" + std::to_string(i) + "]" : "") + ":", from, from);
+        const bool whole = decodeTemplate(d, r->name(), r->template_(), bytes, at, depth + 1, out, problem);
+        out->spans[head].length = *at - from;
+        if (!whole) return false;
       }
     }
   }
@@ -200,21 +211,77 @@ std::string scalarFieldText(const pb::Message& m, const pb::Reflection* r, const
   }
 }
 
-void protobufLines(const pb::Message& m, int depth, std::vector<std::string>* lines) {
+// Where each field of a protobuf message lies in its bytes, by number, in
+// wire order: from its tag to its end, and where its contents begin (after
+// a length). A parsed message forgets this; the message window needs it to
+// show a field's bytes.
+struct WireField {
+  size_t begin = 0, contents = 0, end = 0;
+};
+std::unordered_map<uint32_t, std::vector<WireField>> wireFields(std::string_view bytes) {
+  using WFL = pb::internal::WireFormatLite;
+  std::unordered_map<uint32_t, std::vector<WireField>> out;
+  pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+  while (true) {
+    const size_t begin = static_cast<size_t>(in.CurrentPosition());
+    const uint32_t tag = in.ReadTag();
+    if (!tag) break;
+    size_t contents = static_cast<size_t>(in.CurrentPosition());
+    bool ok;
+    if (WFL::GetTagWireType(tag) == WFL::WIRETYPE_LENGTH_DELIMITED) {
+      uint32_t len = 0;
+      ok = in.ReadVarint32(&len);
+      contents = static_cast<size_t>(in.CurrentPosition());
+      ok = ok && in.Skip(static_cast<int>(len));
+    } else {
+      ok = WFL::SkipField(&in, tag);
+    }
+    if (!ok) break;
+    out[WFL::GetTagFieldNumber(tag)].push_back({begin, contents, static_cast<size_t>(in.CurrentPosition())});
+  }
+  return out;
+}
+
+// A parsed protobuf message's fields, a line each, with the bytes each came
+// from (`bytes` are the message's, at `base` in the decoded bytes).
+void protobufLines(const pb::Message& m, int depth, std::string_view bytes, size_t base, Decoded* out) {
   const pb::Reflection* r = m.GetReflection();
   std::vector<const pb::FieldDescriptor*> fields;
   r->ListFields(m, &fields);
+  const auto where = wireFields(bytes);
   const std::string indent(2 * static_cast<size_t>(depth + 1), ' ');
   for (const auto* f : fields) {
     const int n = f->is_repeated() ? r->FieldSize(m, f) : 1;
+    const auto it = where.find(static_cast<uint32_t>(f->number()));
+    const std::vector<WireField>* seen = it == where.end() ? nullptr : &it->second;
     for (int i = 0; i < n; ++i) {
+      // One occurrence per element, or a packed run for them all (and the
+      // last occurrence of a field given twice, as protobuf keeps it).
+      WireField at;
+      bool exact = false;
+      if (seen && f->is_repeated() && seen->size() == static_cast<size_t>(n)) {
+        at = (*seen)[static_cast<size_t>(i)];
+        exact = true;
+      } else if (seen && f->is_repeated()) {
+        at = {seen->front().begin, seen->front().contents, seen->back().end};
+      } else if (seen) {
+        at = seen->back();
+        exact = true;
+      }
+      out->spans.push_back({base + at.begin, at.end - at.begin});
       const std::string name = f->name() + (f->is_repeated() ? "[" + std::to_string(i) + "]" : "");
       if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
-        lines->push_back(indent + name + ":");
-        if (depth < kMaxDepth)
-          protobufLines(f->is_repeated() ? r->GetRepeatedMessage(m, f, i) : r->GetMessage(m, f), depth + 1, lines);
+        out->lines.push_back(indent + name + ":");
+        if (depth < kMaxDepth) {
+          const std::string_view inner = exact ? bytes.substr(at.contents, at.end - at.contents) : std::string_view();
+          const size_t size_before = out->spans.size();
+          protobufLines(f->is_repeated() ? r->GetRepeatedMessage(m, f, i) : r->GetMessage(m, f), depth + 1, inner,
+                        base + at.contents, out);
+          if (!exact)  // where the inner fields lie is not known
+            for (size_t k = size_before; k < out->spans.size(); ++k) out->spans[k] = {};
+        }
       } else {
-        lines->push_back(indent + name + " = " + scalarFieldText(m, r, f, i));
+        out->lines.push_back(indent + name + " = " + scalarFieldText(m, r, f, i));
       }
     }
   }
@@ -222,8 +289,7 @@ void protobufLines(const pb::Message& m, int depth, std::vector<std::string>* li
 
 // A protobuf message that does not parse: its fields, by number and wire
 // type, as far as they go.
-size_t protobufWireLines(const pb::Descriptor* type, std::string_view bytes, std::vector<std::string>* lines,
-                         std::string* problem) {
+size_t protobufWireLines(const pb::Descriptor* type, std::string_view bytes, Decoded* out, std::string* problem) {
   using WFL = pb::internal::WireFormatLite;
   pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
   size_t good = 0;
@@ -237,24 +303,28 @@ size_t protobufWireLines(const pb::Descriptor* type, std::string_view bytes, std
     const int number = static_cast<int>(WFL::GetTagFieldNumber(tag));
     const pb::FieldDescriptor* f = type->FindFieldByNumber(number);
     const std::string name = "  " + (f ? f->name() : "field " + std::to_string(number));
+    auto line = [&](std::string text) {
+      out->lines.push_back(std::move(text));
+      out->spans.push_back({good, static_cast<size_t>(in.CurrentPosition()) - good});
+    };
     bool ok = true;
     switch (WFL::GetTagWireType(tag)) {
       case WFL::WIRETYPE_VARINT: {
         uint64_t v = 0;
         ok = in.ReadVarint64(&v);
-        if (ok) lines->push_back(name + " = " + std::to_string(v) + " (varint)");
+        if (ok) line(name + " = " + std::to_string(v) + " (varint)");
         break;
       }
       case WFL::WIRETYPE_FIXED32: {
         uint32_t v = 0;
         ok = in.ReadLittleEndian32(&v);
-        if (ok) lines->push_back(name + " = " + std::to_string(v) + " (fixed32)");
+        if (ok) line(name + " = " + std::to_string(v) + " (fixed32)");
         break;
       }
       case WFL::WIRETYPE_FIXED64: {
         uint64_t v = 0;
         ok = in.ReadLittleEndian64(&v);
-        if (ok) lines->push_back(name + " = " + std::to_string(v) + " (fixed64)");
+        if (ok) line(name + " = " + std::to_string(v) + " (fixed64)");
         break;
       }
       case WFL::WIRETYPE_LENGTH_DELIMITED: {
@@ -262,8 +332,7 @@ size_t protobufWireLines(const pb::Descriptor* type, std::string_view bytes, std
         std::string s;
         ok = in.ReadVarint32(&len) && in.ReadString(&s, static_cast<int>(len));
         if (ok)
-          lines->push_back(name + " = " + std::to_string(len) + " bytes " + quoted(s.substr(0, 64)) +
-                           (s.size() > 64 ? "..." : ""));
+          line(name + " = " + std::to_string(len) + " bytes " + quoted(s.substr(0, 64)) + (s.size() > 64 ? "..." : ""));
         break;
       }
       default:
@@ -453,6 +522,7 @@ Decoded decodeMessage(const Description* d, const Type* type, std::string_view b
         std::string quoted_line = "  ";
         appendQuoted(&quoted_line, line);
         out.lines.push_back(std::move(quoted_line));
+        out.spans.push_back({static_cast<size_t>(line.data() - bytes.data()), line.size()});
       });
       out.decoded_bytes = bytes.size();
     } else {
@@ -467,7 +537,7 @@ Decoded decodeMessage(const Description* d, const Type* type, std::string_view b
   out.type = type->name();
   if (type->how_case() == Type::kTemplate) {
     size_t at = 0;
-    decodeTemplate(d, type->name(), type->template_(), bytes, &at, 0, &out.lines, &out.problem);
+    decodeTemplate(d, type->name(), type->template_(), bytes, &at, 0, &out, &out.problem);
     out.decoded_bytes = at;
     if (out.problem.empty() && at < bytes.size())
       out.problem =
@@ -487,11 +557,11 @@ Decoded decodeMessage(const Description* d, const Type* type, std::string_view b
   }
   std::unique_ptr<pb::Message> m(d->messageFactory().GetPrototype(descriptor)->New());
   if (m->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    protobufLines(*m, 0, &out.lines);
+    protobufLines(*m, 0, bytes, 0, &out);
     out.decoded_bytes = bytes.size();
     return out;
   }
-  out.decoded_bytes = protobufWireLines(descriptor, bytes, &out.lines, &out.problem);
+  out.decoded_bytes = protobufWireLines(descriptor, bytes, &out, &out.problem);
   if (out.problem.empty()) out.problem = "not a valid " + descriptor->full_name();
   if (out.decoded_bytes < bytes.size()) out.rest = hexDump(bytes.substr(out.decoded_bytes));
   return out;
@@ -604,6 +674,115 @@ void appendDescribedBytes(const Description* d, const Port* port, std::string_vi
     if (split.unfinished_needs) out += " (it announces " + std::to_string(split.unfinished_needs) + " bytes)";
     out += ":\n" + hexDump(bytes.substr(split.unfinished_at));
   }
+}
+
+namespace {
+// A decoded message's lines under `depth`, at `base` in the bytes.
+void addDecoded(const Decoded& decoded, int depth, size_t base, size_t decoded_size, std::vector<FieldLine>* out) {
+  for (size_t k = 0; k < decoded.lines.size(); ++k) {
+    const std::string& l = decoded.lines[k];
+    const size_t indent = std::min(l.find_first_not_of(' '), l.size());
+    FieldLine f{depth + static_cast<int>(indent / 2) - 1, l.substr(indent), {}};
+    if (k < decoded.spans.size() && decoded.spans[k].length)
+      f.bytes = {base + decoded.spans[k].offset, decoded.spans[k].length};
+    out->push_back(std::move(f));
+  }
+  if (!decoded.problem.empty()) out->push_back({depth, "(" + decoded.problem + ")", {}});
+  if (decoded.decoded_bytes < decoded_size) {
+    const size_t left = decoded_size - decoded.decoded_bytes;
+    out->push_back({depth,
+                    std::to_string(left) + (left == 1 ? " byte" : " bytes") + " not decoded",
+                    {base + decoded.decoded_bytes, left}});
+  }
+}
+}  // namespace
+
+std::vector<FieldLine> describeFields(const Description* d, const Port* port, std::string_view bytes,
+                                      size_t max_lines) {
+  std::vector<FieldLine> out;
+  if (bytes.empty()) {
+    out.push_back({0, "no bytes", {}});
+    return out;
+  }
+  const Type* type = d && port && !port->type().empty() ? d->type(port->type()) : nullptr;
+  const Framing framing = port ? port->framing() : Framing();
+  const Split split = splitMessages(framing, bytes);
+  const bool several = split.messages.size() > 1 || split.unfinished_at < bytes.size();
+  const int depth = several ? 1 : 0;
+  size_t n = 0;
+  for (const auto& [at, len] : split.messages) {
+    if (out.size() >= max_lines) break;
+    if (several)
+      out.push_back({0,
+                     "message " + std::to_string(++n) + " (bytes " + std::to_string(at) + " to " +
+                         std::to_string(at + len - 1) + ")",
+                     {at, len}});
+    std::string_view message = bytes.substr(at, len);
+    size_t body = at;
+    std::vector<FieldLine> frame;  // what the framing adds around the message
+    if (framing.how_case() == Framing::kLengthPrefix) {
+      const size_t prefix =
+          std::min<size_t>(framing.length_prefix().bytes() ? framing.length_prefix().bytes() : 4, message.size());
+      frame.push_back({depth, "length prefix = " + std::to_string(len - prefix), {at, prefix}});
+      message = message.substr(prefix);
+      body += prefix;
+    } else if (framing.how_case() == Framing::kNewline && type && type->how_case() != Type::kText) {
+      message = message.substr(0, message.size() - 1);
+    }
+    const Decoded decoded = decodeMessage(d, type, message);
+    out.insert(out.end(), frame.begin(), frame.end());
+    out.push_back({depth, decoded.type, {body, message.size()}});
+    addDecoded(decoded, depth + 1, body, message.size(), &out);
+  }
+  if (split.unfinished_at < bytes.size() && out.size() < max_lines) {
+    const size_t left = bytes.size() - split.unfinished_at;
+    std::string text = std::to_string(left) + " bytes of a message that continues after this send";
+    if (split.unfinished_needs) text += " (it announces " + std::to_string(split.unfinished_needs) + " bytes)";
+    out.push_back({0, text, {split.unfinished_at, left}});
+  }
+  if (out.size() > max_lines) {
+    const size_t more = out.size() - max_lines;
+    out.resize(max_lines);
+    out.push_back({0, "… " + std::to_string(more) + " more lines", {}});
+  }
+  return out;
+}
+
+namespace {
+// A line's own name: "count" of "count = 3", "items" of "items[2]:".
+std::string_view lineName(std::string_view text) {
+  size_t end = text.find(" = ");
+  if (end == std::string_view::npos) {
+    if (text.empty() || text.back() != ':') return {};
+    end = text.size() - 1;
+  }
+  std::string_view name = text.substr(0, end);
+  if (const size_t bracket = name.find('['); bracket != std::string_view::npos) name = name.substr(0, bracket);
+  return name;
+}
+}  // namespace
+
+std::string fieldValue(const FieldLine& line) {
+  const size_t eq = line.text.find(" = ");
+  if (eq == std::string::npos) return {};
+  std::string v = line.text.substr(eq + 3);
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+  return v;
+}
+
+std::string fieldPath(const std::vector<FieldLine>& lines, size_t index) {
+  if (index >= lines.size()) return {};
+  std::string path(lineName(lines[index].text));
+  if (path.empty()) return {};
+  int depth = lines[index].depth;
+  for (size_t k = index; k-- > 0 && depth > 0;) {
+    if (lines[k].depth >= depth) continue;
+    depth = lines[k].depth;
+    const std::string_view parent = lineName(lines[k].text);
+    if (parent.empty()) break;  // a type's or a message's line: the top
+    path = std::string(parent) + "." + path;
+  }
+  return path;
 }
 
 }  // namespace radar::netdesc

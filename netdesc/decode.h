@@ -17,9 +17,16 @@
 
 namespace radar::netdesc {
 
+// Bytes a decoded line stands for: [offset, offset + length) of the bytes
+// decoded; length 0 when it has none of its own or they are not known.
+struct Span {
+  size_t offset = 0, length = 0;
+};
+
 struct Decoded {
   std::string type;                // the type's name; "text" or "bytes" without one
   std::vector<std::string> lines;  // "name = value", indented two spaces per level of nesting
+  std::vector<Span> spans;         // the bytes of each line
   std::string problem;             // why decoding stopped short, one line; empty when it did not
   std::string rest;                // the bytes not decoded, as hex and ASCII
   size_t decoded_bytes = 0;
@@ -68,6 +75,23 @@ Split splitMessages(const Framing& framing, std::string_view bytes);
 std::string describeBytes(const Description* description, const Port* port, std::string_view bytes);
 void appendDescribedBytes(const Description* description, const Port* port, std::string_view bytes,
                           TextOut* out);  // the same, appended
+
+// A send's contents as a tree, as Wireshark's packet details: a line each
+// for the type, each field (nested by `depth`), each message when a framing
+// splits several, what could not be decoded; each with the bytes it stands
+// for, so that a viewer can show them. At most `max_lines` (the rest
+// counted on a last line).
+struct FieldLine {
+  int depth = 0;
+  std::string text;  // "name = value", "name:", a type's name, a text line quoted
+  Span bytes;
+};
+std::vector<FieldLine> describeFields(const Description* description, const Port* port, std::string_view bytes,
+                                      size_t max_lines = 100000);
+// A field line's name ("header.count" for a nested field, without array
+// indexes) and value ("" for a record or a line that is not a field).
+std::string fieldValue(const FieldLine& line);
+std::string fieldPath(const std::vector<FieldLine>& lines, size_t index);
 
 // The shared renderings. quoted(): in double quotes, with C escapes
 // (\n, \", \\, \x01): as protobuf's text format writes strings.

@@ -37,6 +37,60 @@ std::vector<uint32_t> assignSlots(const std::vector<Lifetime>& lifetimes) {
   return slot;
 }
 
+std::vector<uint32_t> assignCells(const std::vector<Lifetime>& lifetimes, const Neighbours& neighbours,
+                                  uint32_t columns) {
+  using namespace geometry;
+  const size_t n = lifetimes.size();
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return lifetimes[a].first < lifetimes[b].first; });
+  columns = std::max(columns, 1u);
+  // As many cells as first fit needs, rounded up to whole rows: in start
+  // order a free one is always among them.
+  uint32_t needed = 0;
+  for (uint32_t s : assignSlots(lifetimes)) needed = std::max(needed, s + 1);
+  const uint32_t cells = (needed + columns - 1) / columns * columns;
+  std::vector<uint32_t> busy_until(cells, 0);  // the last event of the cell's holder
+  std::vector<bool> used(cells, false);
+  std::vector<uint32_t> cell(n, ~0u);
+  const double w = kBoxWidth + kGapX, h = kBoxHeight + kGapY;
+  auto distance = [&](uint32_t a, uint32_t b) {
+    return std::hypot((double(a % columns) - double(b % columns)) * w, (double(a / columns) - double(b / columns)) * h);
+  };
+  for (uint32_t p : order) {
+    const Lifetime life = lifetimes[p];
+    uint32_t best = ~0u;
+    double best_cost = 0;
+    bool connected = false;
+    if (p < neighbours.size())
+      for (const auto& [q, weight] : neighbours[p]) connected |= q < n && cell[q] != ~0u && weight > 0;
+    for (uint32_t c = 0; c < cells; ++c) {
+      if (used[c] && busy_until[c] >= life.first) continue;
+      if (!connected) {  // the first free cell, as first fit
+        best = c;
+        break;
+      }
+      double cost = 0;
+      for (const auto& [q, weight] : neighbours[p])
+        if (q < n && cell[q] != ~0u) cost += weight * distance(c, cell[q]);
+      if (best == ~0u || cost < best_cost) best = c, best_cost = cost;
+    }
+    if (best == ~0u) {  // cannot happen (see above); a new row all the same rather than an overlap
+      best = static_cast<uint32_t>(busy_until.size());
+      busy_until.resize(busy_until.size() + columns, 0);
+      used.resize(used.size() + columns, false);
+    }
+    cell[p] = best;
+    used[best] = true;
+    busy_until[best] = life.last;
+  }
+  return cell;
+}
+
+GridLayout::GridLayout(uint32_t slots, uint32_t columns)
+    : slots_(std::max(slots, 1u)), columns_(std::clamp(columns, 1u, slots_)) {}
+
 GridLayout::GridLayout(uint32_t slots) : slots_(std::max(slots, 1u)) {
   using namespace geometry;
   // Columns so that the grid's width is about 2.2 times its height: the
@@ -70,6 +124,12 @@ Rect queueSlot(Point input_port, uint32_t index) {
   using namespace geometry;
   const double right = input_port.x - kMessageGap - index * (kMessageSize + kMessageGap);
   return {right - kMessageSize, input_port.y - kMessageSize / 2, kMessageSize, kMessageSize};
+}
+
+Rect waitingSlot(Point output_port, uint32_t index) {
+  using namespace geometry;
+  const double left = output_port.x + kMessageGap + index * (kMessageSize + kMessageGap);
+  return {left, output_port.y - kMessageSize / 2, kMessageSize, kMessageSize};
 }
 
 Point borderToward(const Rect& box, Point toward) {

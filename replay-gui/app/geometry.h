@@ -37,11 +37,26 @@ struct Lifetime {
 // the layout at any event is the same however the user got there.
 std::vector<uint32_t> assignSlots(const std::vector<Lifetime>& lifetimes);
 
+// The processes each process is connected to, with a weight (how many
+// channels they share).
+using Neighbours = std::vector<std::vector<std::pair<uint32_t, double>>>;
+
+// Cells of a grid of `columns` columns for processes with these lifetimes:
+// in order of their start, each takes, of the cells free during its life,
+// the one nearest the processes placed before it that it is connected to
+// (the sum of the weighted distances least), else the first free cell. No
+// two processes alive at once share a cell; the cells used are as few as
+// assignSlots() needs, in a grid of whole rows. Like assignSlots(), it
+// depends on the whole recording only, so every event shows the same place.
+std::vector<uint32_t> assignCells(const std::vector<Lifetime>& lifetimes, const Neighbours& neighbours,
+                                  uint32_t columns);
+
 // Slots on a grid, left to right and top to bottom, about as wide as high
-// on screen for `slots` boxes.
+// on screen for `slots` boxes (or in `columns` columns).
 class GridLayout {
  public:
   explicit GridLayout(uint32_t slots);
+  GridLayout(uint32_t slots, uint32_t columns);
   uint32_t columns() const { return columns_; }
   Rect slotRect(uint32_t slot) const;
   // The box at a cell given by column and row (fractions allowed), as a
@@ -60,6 +75,9 @@ Point portPosition(const Rect& box, bool input, uint32_t index, uint32_t count);
 // Place `index` (0 is the head, received next) of a queue in front of an
 // input port: messages line up leftwards from the port.
 Rect queueSlot(Point input_port, uint32_t index);
+// Place `index` of the messages waiting at an output port for a receiver
+// not on screen (none recorded, or not started yet): rightwards from it.
+Rect waitingSlot(Point output_port, uint32_t index);
 // Where the segment from a box's centre to `toward` leaves the box.
 Point borderToward(const Rect& box, Point toward);
 // Ease in and out: a message starts and stops gently.

@@ -46,6 +46,7 @@
 #include "app/debug_launch.h"
 #include "app/loader.h"
 #include "app/message_text.h"
+#include "app/message_window.h"
 #include "app/view_image.h"
 #include "decode.h"
 #include "trace/merge.h"
@@ -140,7 +141,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   setCentralWidget(centre);
 
   // Docks: events and findings.
-  event_model_ = new EventTableModel(*trace_, *narrator_, this);
+  event_model_ = new EventTableModel(*trace_, *narrator_, net_.get(), this);
   auto* events_dock = new QDockWidget(tr("Events"), this);
   events_dock->setObjectName(QStringLiteral("events"));
   auto* events_box = new QWidget(events_dock);
@@ -148,7 +149,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   events_layout->setContentsMargins(2, 2, 2, 2);
   filter_ = new QLineEdit(events_box);
   filter_->setObjectName(QStringLiteral("filter"));
-  filter_->setPlaceholderText(tr("Filter: words, or process:NAME channel:NAME kind:NAME bytes>N"));
+  filter_->setPlaceholderText(tr("Filter: words, or process:NAME channel:NAME kind:NAME bytes>N field:NAME>N"));
   filter_->setClearButtonEnabled(true);
   // Beside the filter, the search over contents: text, hex bytes or a
   // regular expression; its matches are marked on the timeline.
@@ -298,7 +299,8 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   auto filter = [this](const QString& text) {
     event_model_->setFilter(text);
     spacetime_->setKept(event_model_->kept());  // the others dimmed
-    table_position_ = ~0u;                      // the current event again, in the rows left
+    network_->setKept(event_model_->kept());
+    table_position_ = ~0u;  // the current event again, in the rows left
     refresh();
   };
   connect(filter_, &QLineEdit::returnPressed, this, [this, filter] { filter(filter_->text()); });
@@ -652,7 +654,15 @@ void MainWindow::showMessage(uint32_t send) {
   spacetime_->setSelected(send);
   last_message_text_ = QString::fromStdString(describeMessage(*trace_, *narrator_, net_.get(), send));
   if (!interactive_) return;
-  auto* dialog = new QDialog(this);
+  // Who sent it to whom above the contents; the contents as a tree of
+  // fields beside the bytes.
+  const QString all = last_message_text_;
+  const qsizetype contents_at = all.indexOf(QStringLiteral(":\n\n"));
+  std::vector<netdesc::FieldLine> fields;
+  std::string bytes, why;
+  const bool readable = netdesc::describeFields(net_.get(), *trace_, send, &fields, &bytes, &why);
+  auto* dialog = new MessageWindow(contents_at < 0 ? all : all.left(contents_at + 1), fields, std::move(bytes),
+                                   readable ? QString() : QString::fromStdString(why), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   // RADAR's freeze frame: the replay waits while a message is open (closed
   // any way, the dialog finishes; destroyed with the window, it does not).
@@ -661,52 +671,15 @@ void MainWindow::showMessage(uint32_t send) {
     connect(dialog, &QDialog::finished, this, [this] { controller_->play(); });
   }
   dialog->setWindowTitle(tr("Message of event %1").arg(send + 1));
-  auto* box = new QVBoxLayout(dialog);
-  // As Wireshark's packet details and bytes: the decoded message as a tree
-  // beside its bytes in hex, under who sent it to whom.
-  const QString all = last_message_text_;
-  const qsizetype contents_at = all.indexOf(QStringLiteral(":\n\n"));
-  auto* header = new QLabel(contents_at < 0 ? all : all.left(contents_at + 1), dialog);
-  header->setWordWrap(true);
-  header->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  box->addWidget(header);
-  auto* panes = new QSplitter(Qt::Horizontal, dialog);
-  auto* tree = new QTreeWidget(panes);
-  tree->setHeaderLabel(tr("Contents"));
-  std::function<void(QTreeWidgetItem*, const std::vector<TextNode>&)> add = [&](QTreeWidgetItem* parent,
-                                                                                const std::vector<TextNode>& nodes) {
-    for (const TextNode& n : nodes) {
-      auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(tree);
-      item->setText(0, QString::fromStdString(n.text));
-      item->setToolTip(0, item->text(0));
-      add(item, n.children);
-    }
-  };
-  add(nullptr, indentTree(contents_at < 0 ? std::string() : all.mid(contents_at + 3).toStdString()));
-  tree->expandAll();
-  std::string bytes, why;
-  auto* hex = new QPlainTextEdit(
-      QString::fromStdString(trace_->payload(send, &bytes, &why) ? netdesc::hexDump(bytes, size_t{1} << 16)
-                                                                 : "The bytes could not be read: " + why),
-      panes);
-  hex->setReadOnly(true);
-  hex->setLineWrapMode(QPlainTextEdit::NoWrap);
-  hex->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  box->addWidget(panes, 1);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
-  auto* follow = buttons->addButton(tr("Follow this message"), QDialogButtonBox::ActionRole);
+  auto* follow = dialog->buttons()->addButton(tr("Follow this message"), QDialogButtonBox::ActionRole);
   connect(follow, &QPushButton::clicked, dialog, [this, dialog, send] {
     followMessage(send);
     dialog->close();
   });
   follow->setEnabled(trace_->events[send].eventKind() != log::Kind::User);
-  auto* stream = buttons->addButton(tr("Follow this channel"), QDialogButtonBox::ActionRole);
+  auto* stream = dialog->buttons()->addButton(tr("Follow this channel"), QDialogButtonBox::ActionRole);
   stream->setEnabled(trace_->channelOf(send) != kNone);
   connect(stream, &QPushButton::clicked, dialog, [this, send] { followChannel(send); });
-  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
-  box->addWidget(buttons);
-  dialog->resize(1120, 480);
-  panes->setSizes({400, 700});  // a hex line (78 characters) whole
   dialog->show();
 }
 

@@ -30,28 +30,6 @@ std::string describeMessage(const trace::Trace& t, const trace::Narrator& narrat
   return out;
 }
 
-std::vector<TextNode> indentTree(const std::string& text) {
-  std::vector<TextNode> roots;
-  // The open nodes, by depth, with the indentation each was seen at.
-  std::vector<std::pair<size_t, TextNode*>> open;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line(text.data() + start, end - start);
-    start = end + 1;
-    const size_t indent = line.find_first_not_of(' ');
-    if (indent == std::string_view::npos) continue;  // blank
-    std::string_view body = line.substr(indent);
-    if (body == "}") continue;
-    while (!open.empty() && open.back().first >= indent) open.pop_back();
-    std::vector<TextNode>& siblings = open.empty() ? roots : open.back().second->children;
-    siblings.push_back({std::string(body), {}});
-    open.push_back({indent, &siblings.back()});
-  }
-  return roots;
-}
-
 std::string describeChannel(const trace::Trace& t, const trace::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t channel, size_t max_messages) {
   if (channel >= t.channels.size()) return "No such channel.";

@@ -19,15 +19,6 @@ namespace radar::gui {
 std::string describeMessage(const trace::Trace& trace, const trace::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t send);
 
-// Decoded contents as a tree, as Wireshark's packet details: a node a
-// line, nested by indentation (two spaces a level); blank lines and lone
-// closing braces dropped.
-struct TextNode {
-  std::string text;
-  std::vector<TextNode> children;
-};
-std::vector<TextNode> indentTree(const std::string& text);
-
 // Wireshark's Follow Stream for a channel: every message sent on it, both
 // ways, in the story's order, each headed by its event, sender and
 // receivers, its contents as describeMessage() shows them. At most

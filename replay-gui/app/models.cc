@@ -8,8 +8,9 @@ namespace radar::gui {
 
 using trace::kNone;
 
-EventTableModel::EventTableModel(const trace::Trace& trace, const trace::Narrator& narrator, QObject* parent)
-    : QAbstractTableModel(parent), t_(trace), narrator_(narrator) {}
+EventTableModel::EventTableModel(const trace::Trace& trace, const trace::Narrator& narrator,
+                                 const netdesc::Binding* net, QObject* parent)
+    : QAbstractTableModel(parent), t_(trace), narrator_(narrator), net_(net) {}
 
 int EventTableModel::rowCount(const QModelIndex& parent) const {
   if (parent.isValid()) return 0;
@@ -94,7 +95,61 @@ const QRegularExpression& bytesTest() {
                                      QRegularExpression::CaseInsensitiveOption);
   return re;
 }
+// field:NAME, field:NAME=VALUE, field:NAME>3 ...
+const QRegularExpression& fieldTest() {
+  static const QRegularExpression re(QStringLiteral("^field:([^=<>!]+)(?:(>=|<=|!=|>|<|=)(.*))?$"),
+                                     QRegularExpression::CaseInsensitiveOption);
+  return re;
+}
+template <class T>
+bool compare(const QString& op, T have, T want) {
+  return op == QLatin1String(">")    ? have > want
+         : op == QLatin1String(">=") ? have >= want
+         : op == QLatin1String("<")  ? have < want
+         : op == QLatin1String("<=") ? have <= want
+         : op == QLatin1String("!=") ? have != want
+                                     : have == want;
+}
+// A field's value against a test: the text (any case) for = and !=, and
+// numbers as numbers, any element of an array.
+bool valueMatches(const std::string& value, const QString& op, const QString& want) {
+  if (op == QLatin1String("!=")) return !valueMatches(value, QStringLiteral("="), want);
+  const QString v = QString::fromStdString(value);
+  if (op == QLatin1String("=") && v.compare(want, Qt::CaseInsensitive) == 0) return true;
+  bool want_number = false;
+  const double w = want.toDouble(&want_number);
+  if (!want_number) return false;
+  for (const QString& element : v.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    bool is_number = false;
+    const double h = element.toDouble(&is_number);
+    if (!is_number) break;  // "... (64 in all)": the rest is not values
+    if (compare(op, h, w)) return true;
+  }
+  return false;
+}
 }  // namespace
+
+bool EventTableModel::fieldMatches(uint32_t i, const QString& test) const {
+  const auto m = fieldTest().match(test);
+  if (!m.hasMatch() || !net_) return false;
+  const trace::Event& e = t_.events[i];
+  if (!log::isData(e.eventKind()) || (e.flags & trace::kEventFailed) || !e.value) return false;
+  std::vector<netdesc::FieldLine> fields;
+  std::string error;
+  if (!netdesc::describeFields(net_, t_, i, &fields, nullptr, &error)) return false;
+  const std::string name = m.captured(1).toLower().toStdString();
+  const QString op = m.captured(2), want = m.captured(3);
+  for (size_t k = 0; k < fields.size(); ++k) {
+    std::string path = netdesc::fieldPath(fields, k);
+    if (path.empty()) continue;
+    for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool named = path == name || (path.size() > name.size() && path.ends_with(name) &&
+                                        path[path.size() - name.size() - 1] == '.');
+    if (!named) continue;
+    if (op.isEmpty() || valueMatches(netdesc::fieldValue(fields[k]), op, want)) return true;
+  }
+  return false;
+}
 
 // When an event happened in the story, on the common wall clock: when its
 // call began, but for a call that waited for another process (a receive,
@@ -126,17 +181,12 @@ bool EventTableModel::matches(uint32_t i, const QStringList& words) const {
           QString::fromLatin1(log::categoryName(log::categoryOf(e.eventKind()))).compare(want, Qt::CaseInsensitive) !=
               0)
         return false;
+    } else if (w.startsWith(QLatin1String("field:"), Qt::CaseInsensitive)) {
+      if (!fieldMatches(i, w)) return false;
     } else if (const auto m = bytesTest().match(w); m.hasMatch()) {
       // bytes>100: data events that moved more than 100 bytes.
       if (!log::isData(e.eventKind()) || (e.flags & trace::kEventFailed)) return false;
-      const uint64_t have = e.value, want = m.captured(2).toULongLong();
-      const QString op = m.captured(1);
-      const bool ok = op == QLatin1String(">")    ? have > want
-                      : op == QLatin1String(">=") ? have >= want
-                      : op == QLatin1String("<")  ? have < want
-                      : op == QLatin1String("<=") ? have <= want
-                                                  : have == want;
-      if (!ok) return false;
+      if (!compare<uint64_t>(m.captured(1), e.value, m.captured(2).toULongLong())) return false;
     } else {
       if (process.contains(w, Qt::CaseInsensitive) || kind.contains(w, Qt::CaseInsensitive) ||
           channel.contains(w, Qt::CaseInsensitive))

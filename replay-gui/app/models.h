@@ -7,6 +7,7 @@
 #include <QString>
 #include <vector>
 
+#include "apply.h"
 #include "trace/critical_path.h"
 #include "trace/narrative.h"
 #include "trace/trace.h"
@@ -19,7 +20,9 @@ class EventTableModel : public QAbstractTableModel {
  public:
   enum Column { Number, Time, Process, Kind, Channel, Result, Description, ColumnCount };
 
-  EventTableModel(const trace::Trace& trace, const trace::Narrator& narrator, QObject* parent = nullptr);
+  // `net` (may be null) decodes messages for field: words.
+  EventTableModel(const trace::Trace& trace, const trace::Narrator& narrator, const netdesc::Binding* net = nullptr,
+                  QObject* parent = nullptr);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -30,7 +33,11 @@ class EventTableModel : public QAbstractTableModel {
   // description contain every word of `filter` (case-insensitive; "" keeps
   // all). A word may be qualified: process:NAME, channel:NAME, kind:NAME
   // (a call, or send, receive, readiness, process, user), or compare the
-  // bytes a data event moved: bytes>100, bytes<=4, bytes=0.
+  // bytes a data event moved: bytes>100, bytes<=4, bytes=0. With a network
+  // description, a decoded field: field:NAME (present), field:NAME=green,
+  // field:NAME!=0, field:count>3 (>=, <, <= compare numbers; an array
+  // matches when one of its elements does); NAME is a field's name or its
+  // path (header.count) or the end of its path.
   void setFilter(const QString& filter);
   QString filter() const { return filter_; }
   // The positions kept (ascending), or null when nothing is filtered out.
@@ -41,10 +48,12 @@ class EventTableModel : public QAbstractTableModel {
 
  private:
   bool matches(uint32_t position, const QStringList& words) const;
+  bool fieldMatches(uint32_t position, const QString& test) const;
   int64_t storyTime(uint32_t position) const;
 
   const trace::Trace& t_;
   const trace::Narrator& narrator_;
+  const netdesc::Binding* net_;
   QString filter_;
   bool all_ = true;
   std::vector<uint32_t> rows_;  // positions kept, when filtered

@@ -149,6 +149,22 @@ void NetworkView::drawLegend(QPainter& painter) {
   }
 }
 
+void NetworkView::setKept(const std::vector<uint32_t>* positions) {
+  kept_ = positions;
+  update();
+}
+
+bool NetworkView::kept(uint32_t position) const {
+  return !kept_ || std::binary_search(kept_->begin(), kept_->end(), position);
+}
+
+namespace {
+QColor faded(QColor c) {
+  c.setAlpha(55);
+  return c;
+}
+}  // namespace
+
 void NetworkView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.setRenderHint(QPainter::Antialiasing);
@@ -162,13 +178,14 @@ void NetworkView::paintEvent(QPaintEvent*) {
 
   for (const ProcessBox& b : scene_.processes) {
     const QRectF r(toWidget({b.box.x, b.box.y}), QSizeF(b.box.w * zoom_, b.box.h * zoom_));
-    QColor fill = b.active ? colors::kActive : b.blocked ? colors::kBlocked : colors::kProcess;
+    const bool active = b.active && kept(scene_.event);  // a filtered-out event does not light its process
+    QColor fill = active ? colors::kActive : b.blocked ? colors::kBlocked : colors::kProcess;
     if (b.ending) fill = fill.lighter(115);
     const bool on_path = std::binary_search(path_processes_.begin(), path_processes_.end(), b.process);
-    painter.setPen(QPen(b.active  ? colors::kActiveBorder
+    painter.setPen(QPen(active    ? colors::kActiveBorder
                         : on_path ? colors::kPath
                                   : colors::kBorder,
-                        b.active || on_path ? 2.5 : 1.2));
+                        active || on_path ? 2.5 : 1.2));
     painter.setBrush(fill);
     painter.drawRoundedRect(r, 6 * zoom_, 6 * zoom_);
     if (zoom_ < 0.25) continue;  // too small to read
@@ -195,9 +212,15 @@ void NetworkView::paintEvent(QPaintEvent*) {
       painter.setPen(colors::kText);
       painter.setFont(small_font);
       // Beside the last drawn, within the gap between the boxes.
-      const Rect last = queueSlot(port.at, SceneBuilder::kMaxQueueDrawn);
-      painter.drawText(QRectF(toWidget({last.x - 14, last.y - 2}), QSizeF(26 * zoom_, 16 * zoom_)),
-                       Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+%1").arg(port.hidden));
+      if (port.input) {
+        const Rect last = queueSlot(port.at, SceneBuilder::kMaxQueueDrawn);
+        painter.drawText(QRectF(toWidget({last.x - 14, last.y - 2}), QSizeF(26 * zoom_, 16 * zoom_)),
+                         Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+%1").arg(port.hidden));
+      } else {
+        const Rect next = waitingSlot(port.at, SceneBuilder::kMaxQueueDrawn);
+        painter.drawText(QRectF(toWidget({next.x, next.y - 2}), QSizeF(26 * zoom_, 16 * zoom_)),
+                         Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("+%1").arg(port.hidden));
+      }
     }
   }
 
@@ -233,12 +256,13 @@ void NetworkView::paintEvent(QPaintEvent*) {
 
   for (const MessageBox& m : scene_.messages) {
     const QRectF r(toWidget({m.box.x, m.box.y}), QSizeF(m.box.w * zoom_, m.box.h * zoom_));
-    const QColor fill = m.state == MessageBox::State::Travelling ? colors::kTravelling
-                        : m.state == MessageBox::State::Consumed ? colors::kConsumed
-                        : m.to_process == kNone                  ? colors::kUndelivered
-                                                                 : colors::kQueued;
-    painter.setPen(
-        QPen(m.send == selected_message_ ? colors::kSelected : colors::kBorder, m.send == selected_message_ ? 2.5 : 1));
+    QColor fill = m.state == MessageBox::State::Travelling ? colors::kTravelling
+                  : m.state == MessageBox::State::Consumed ? colors::kConsumed
+                  : m.to_process == kNone                  ? colors::kUndelivered
+                                                           : colors::kQueued;
+    QColor edge = m.send == selected_message_ ? colors::kSelected : colors::kBorder;
+    if (!kept(m.send)) fill = faded(fill), edge = faded(edge);
+    painter.setPen(QPen(edge, m.send == selected_message_ ? 2.5 : 1));
     painter.setBrush(fill);
     painter.drawRect(r);
   }

@@ -26,6 +26,10 @@ class NetworkView : public QWidget {
   void setShowChannels(bool on);
   bool showChannels() const { return show_channels_; }
   void setSelectedMessage(uint32_t send);
+  // The events a filter keeps (ascending; null: all): the messages of the
+  // others, and the acting process during them, drawn faded.
+  void setKept(const std::vector<uint32_t>* positions);
+  bool kept(uint32_t position) const;
   // Processes on a critical path: their boxes outlined.
   void setPathProcesses(std::vector<uint32_t> processes);
   // The legend of colours, in a corner (on by default).
@@ -72,6 +76,7 @@ class NetworkView : public QWidget {
   bool show_legend_ = true;
   uint32_t selected_message_ = kNone;
   std::vector<uint32_t> path_processes_;  // sorted
+  const std::vector<uint32_t>* kept_ = nullptr;
   // Dragging: the background (pan) or a box.
   enum class Drag { None, Pan, Box } drag_ = Drag::None;
   QPointF drag_start_;

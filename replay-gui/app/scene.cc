@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace radar::gui {
 
@@ -36,9 +37,15 @@ uint32_t Scene::processAt(Point p) const {
 }
 
 namespace {
-// A process and the images it exec's into share one place on screen:
-// slots are given to chains of images, each image takes its chain's slot.
-std::vector<uint32_t> slotsOfImages(const trace::Trace& t) {
+// Where each process image is drawn: a process and the images it exec's
+// into share one place (a chain of images takes one cell); chains that
+// share channels are placed near each other (assignCells).
+struct Placement {
+  std::vector<uint32_t> cell;  // by process image
+  uint32_t cells = 1, columns = 1;
+};
+
+Placement placeImages(const trace::Trace& t) {
   const uint32_t n = static_cast<uint32_t>(t.processes.size());
   std::vector<uint32_t> chain(n, kNone);
   std::vector<Lifetime> lifetimes;
@@ -62,30 +69,55 @@ std::vector<uint32_t> slotsOfImages(const trace::Trace& t) {
       open_end = proc.end == trace::Process::End::Unknown;
     }
     if (life.first == ~0u)
-      life = {~0u - 1, ~0u - 1};  // never shown: a slot nobody else needs
+      life = {~0u - 1, ~0u - 1};  // never shown: a cell nobody else needs
     else if (open_end)
       life.last = ~0u - 1;  // never ended: keeps its place to the end
     lifetimes.push_back(life);
   }
   for (uint32_t p = 0; p < n; ++p)
-    if (chain[p] == kNone) {  // a cycle of next images (damaged logs): its own slot
+    if (chain[p] == kNone) {  // a cycle of next images (damaged logs): its own cell
       chain[p] = static_cast<uint32_t>(lifetimes.size());
       lifetimes.push_back({~0u - 1, ~0u - 1});
     }
-  const std::vector<uint32_t> slots = assignSlots(lifetimes);
-  std::vector<uint32_t> out(n);
-  for (uint32_t p = 0; p < n; ++p) out[p] = slots[chain[p]];
+  // Chains are connected by the channels they share, a weight each. A
+  // channel held by very many (a listening socket every worker inherits)
+  // says little about who talks to whom, and would cost pairs by the square.
+  constexpr size_t kMostHolders = 16;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> holders;  // channel -> chains
+  for (const auto& ep : t.endpoints)
+    if (ep.process < n && ep.channel != kNone) holders[ep.channel].push_back(chain[ep.process]);
+  std::map<std::pair<uint32_t, uint32_t>, double> weight;
+  for (auto& [channel, chains] : holders) {
+    std::sort(chains.begin(), chains.end());
+    chains.erase(std::unique(chains.begin(), chains.end()), chains.end());
+    if (chains.size() < 2 || chains.size() > kMostHolders) continue;
+    for (size_t i = 0; i < chains.size(); ++i)
+      for (size_t j = i + 1; j < chains.size(); ++j) weight[{chains[i], chains[j]}] += 1;
+  }
+  Neighbours neighbours(lifetimes.size());
+  for (const auto& [pair, w] : weight) {
+    neighbours[pair.first].push_back({pair.second, w});
+    neighbours[pair.second].push_back({pair.first, w});
+  }
+  uint32_t needed = 0;
+  for (uint32_t s : assignSlots(lifetimes)) needed = std::max(needed, s + 1);
+  Placement out;
+  out.columns = GridLayout(needed).columns();
+  const std::vector<uint32_t> cells = assignCells(lifetimes, neighbours, out.columns);
+  out.cell.resize(n);
+  for (uint32_t p = 0; p < n; ++p) {
+    out.cell[p] = cells[chain[p]];
+    out.cells = std::max(out.cells, out.cell[p] + 1);
+  }
   return out;
-}
-uint32_t countSlots(const std::vector<uint32_t>& slots) {
-  uint32_t n = 0;
-  for (uint32_t s : slots) n = std::max(n, s + 1);
-  return n;
 }
 }  // namespace
 
 SceneBuilder::SceneBuilder(const trace::Trace& trace, const trace::DisplayModel& display)
-    : t_(trace), display_(display), slot_(slotsOfImages(trace)), grid_(countSlots(slot_)) {
+    : t_(trace), display_(display), grid_(1) {
+  Placement placement = placeImages(trace);
+  slot_ = std::move(placement.cell);
+  grid_ = GridLayout(placement.cells, placement.columns);
   for (uint32_t k = 0; k < t_.endpoints.size(); ++k) {
     const auto& ep = t_.endpoints[k];
     if (ep.process == kNone || ep.channel == kNone || !reads(k)) continue;
@@ -292,7 +324,8 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
 
   // Messages: queued in send order in front of their input port (the head
   // is received next); the one being sent travels to the end of its queue.
-  std::map<uint32_t, uint32_t> queue_length;  // input endpoint -> messages so far
+  std::map<uint32_t, uint32_t> queue_length;    // input endpoint -> messages so far
+  std::map<uint32_t, uint32_t> waiting_length;  // output endpoint -> messages waiting for nobody on screen
   std::vector<MessageBox> travelling;
   for (const Pending& q : pending) {
     const Event& send = t_.events[q.m->send];
@@ -305,9 +338,15 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
                        : index.count(send.process) ? s.processes[index[send.process]].box.center()
                                                    : Point{};
     if (q.in_end == kNone) {
-      // Nobody recorded will receive it: it waits just outside the sender.
-      mb.box = {from.x + geometry::kMessageGap, from.y - geometry::kMessageSize / 2, geometry::kMessageSize,
-                geometry::kMessageSize};
+      // Nobody on screen will receive it (none recorded, or not started
+      // yet): it waits outside the sender, in send order, as a queue does.
+      const uint32_t slot = waiting_length[send.endpoint]++;
+      if (slot >= kMaxQueueDrawn) {
+        if (const auto at = port_index.find(send.endpoint * 2 + 1); at != port_index.end())
+          ++s.ports[at->second].hidden;
+        continue;
+      }
+      mb.box = waitingSlot(from, slot);
       s.messages.push_back(mb);
       continue;
     }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 
 namespace radar::gui {
@@ -43,6 +44,69 @@ TEST(Geometry, ProcessesAliveTogetherNeverShareASlot) {
   uint32_t used = 0;
   for (uint32_t s : slots) used = std::max(used, s + 1);
   EXPECT_LE(used, most + 1);
+}
+
+// Connected processes are placed near each other: a pipeline of six stages
+// started between six idle processes has each stage beside the one it
+// talks to, where first fit would scatter them.
+TEST(Geometry, ConnectedProcessesAreNeighbours) {
+  std::vector<Lifetime> life;
+  Neighbours talk(12);
+  for (uint32_t i = 0; i < 12; ++i) life.push_back({i, 1000});  // stages even, idle ones odd
+  for (uint32_t stage = 0; stage + 2 < 12; stage += 2) {
+    talk[stage].push_back({stage + 2, 1});
+    talk[stage + 2].push_back({stage, 1});
+  }
+  const uint32_t columns = GridLayout(12).columns();
+  ASSERT_EQ(columns, 4u);
+  auto adjacent = [&](uint32_t a, uint32_t b) {
+    const int dc = int(a % columns) - int(b % columns), dr = int(a / columns) - int(b / columns);
+    return std::abs(dc) <= 1 && std::abs(dr) <= 1;
+  };
+  const auto cells = assignCells(life, talk, columns);
+  const auto first_fit = assignSlots(life);
+  int near = 0, near_first_fit = 0;
+  for (uint32_t stage = 0; stage + 2 < 12; stage += 2) {
+    EXPECT_TRUE(adjacent(cells[stage], cells[stage + 2])) << "stage " << stage / 2;
+    near += adjacent(cells[stage], cells[stage + 2]);
+    near_first_fit += adjacent(first_fit[stage], first_fit[stage + 2]);
+  }
+  EXPECT_EQ(near, 5);
+  EXPECT_LT(near_first_fit, 3) << "the test means something: first fit scatters them";
+  // Without connections: first fit exactly.
+  EXPECT_EQ(assignCells(life, Neighbours(12), columns), first_fit);
+}
+
+// However they are connected, processes alive at once never share a cell,
+// and no more rows are used than first fit needs.
+TEST(Geometry, ConnectedCellsNeverOverlapInTime) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<Lifetime> life;
+    const uint32_t n = 20 + rng() % 200;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t a = rng() % 5000;
+      life.push_back({a, a + rng() % 800});
+    }
+    Neighbours talk(n);
+    for (uint32_t k = 0; k < n * 2; ++k) {
+      const uint32_t a = rng() % n, b = rng() % n;
+      if (a == b) continue;
+      talk[a].push_back({b, 1.0 + rng() % 3});
+      talk[b].push_back({a, talk[a].back().second});
+    }
+    uint32_t needed = 0;
+    for (uint32_t s : assignSlots(life)) needed = std::max(needed, s + 1);
+    const uint32_t columns = GridLayout(needed).columns();
+    const auto cells = assignCells(life, talk, columns);
+    for (uint32_t i = 0; i < n; ++i) {
+      EXPECT_LT(cells[i], (needed + columns - 1) / columns * columns);
+      for (uint32_t j = i + 1; j < n; ++j)
+        if (life[i].first <= life[j].last && life[j].first <= life[i].last) {
+          ASSERT_NE(cells[i], cells[j]) << "round " << round << ": " << i << " and " << j;
+        }
+    }
+  }
 }
 
 TEST(Geometry, GridIsWideAndSlotsDoNotOverlap) {

@@ -14,8 +14,10 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QPlainTextEdit>
 #include <QTableView>
 #include <QTest>
+#include <QTreeWidget>
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -23,6 +25,7 @@
 #include "app/debug_launch.h"
 #include "app/main_window.h"
 #include "app/message_text.h"
+#include "app/message_window.h"
 #include "app/palette.h"
 #include "app/replay_options.h"
 #include "app/runs_window.h"
@@ -317,6 +320,42 @@ TEST(WindowWithNetwork, NamesAndDecodesByTheDescription) {
   const std::string first = window.lastMessageText().toStdString();
   EXPECT_NE(first.find("6 bytes"), std::string::npos) << first;
   EXPECT_NE(first.find("68 65 6c 6c 6f"), std::string::npos) << first;
+}
+
+// The message window as Wireshark's details and bytes: the decoded fields
+// as a tree; selecting one marks its bytes in the hex and ASCII columns.
+TEST(WindowWithNetwork, SelectingAFieldMarksItsBytes) {
+  auto trace = producerConsumer();
+  std::vector<netdesc::Problem> problems;
+  std::shared_ptr<const netdesc::Description> d = netdesc::Description::parse(R"(
+    process { name: "writer" match { program: "producer" } port { name: "out" direction: OUT fd: 3 type: "Word" } }
+    type { name: "Word" template { field { name: "head" chars: 2 } field { name: "tail" chars: 4 } } }
+  )",
+                                                                              "/tmp/split.netdesc", &problems);
+  ASSERT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
+  std::vector<std::string> unmatched;
+  auto net = netdesc::Binding::apply(d, *trace, &unmatched);
+  MainWindow window(std::move(trace), std::move(net));
+  window.showMessage(positionOf(window.trace(), 100, 2));  // "world!"
+  auto dialogs = window.findChildren<MessageWindow*>();
+  ASSERT_EQ(dialogs.size(), 1u);
+  MessageWindow& w = *dialogs[0];
+  QTreeWidget* tree = w.tree();
+  ASSERT_EQ(tree->topLevelItemCount(), 1);
+  QTreeWidgetItem* word = tree->topLevelItem(0);
+  EXPECT_EQ(word->text(0), QStringLiteral("Word"));
+  ASSERT_EQ(word->childCount(), 2);
+  EXPECT_EQ(word->child(1)->text(0), QStringLiteral("tail = \"rld!\""));
+  tree->setCurrentItem(word->child(1));
+  EXPECT_EQ(w.markedBytes(), (std::pair<size_t, size_t>{2, 4}));
+  const auto marks = w.hex()->extraSelections();
+  ASSERT_EQ(marks.size(), 2);
+  EXPECT_EQ(marks[0].cursor.selectedText(), QStringLiteral("72 6c 64 21"));
+  EXPECT_EQ(marks[1].cursor.selectedText(), QStringLiteral("rld!"));
+  tree->setCurrentItem(word);  // the whole message
+  EXPECT_EQ(w.markedBytes(), (std::pair<size_t, size_t>{0, 6}));
+  EXPECT_EQ(w.hex()->extraSelections()[1].cursor.selectedText(), QStringLiteral("world!"));
+  w.close();
 }
 
 // A description's named pattern: each stretch of it is one bar on the
@@ -937,6 +976,36 @@ TEST(Scene, ALongQueueStaysInTheGapInFrontOfItsReceiver) {
   // The count, beside the last drawn, stays in the gap too (26 wide, 14 left of its slot).
   const Rect last = queueSlot({consumer->box.x, 0}, SceneBuilder::kMaxQueueDrawn);
   EXPECT_GE(last.x - 14, consumer->box.x - geometry::kGapX);
+}
+
+// Messages for a receiver not on screen yet (its first event comes later)
+// wait beside their sender in send order, side by side, the rest counted:
+// never stacked on one spot.
+TEST(Scene, MessagesForAReceiverNotOnScreenWaitInARowBesideTheSender) {
+  FakeRecording rec;
+  auto& p = rec.process("producer", 100).pipeEnd(1, 7, true);
+  auto& c = rec.process("consumer", 200).pipeEnd(1, 7, false);
+  for (int k = 0; k < 10; ++k) p.send(1, "m" + std::to_string(k), 10 + k, 11 + k);
+  for (int k = 0; k < 10; ++k) c.receive(1, "m" + std::to_string(k), 100 + k, 101 + k);
+  auto t = rec.load();
+  trace::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const Scene s = builder.build(positionOf(*t, 100, 10) + 1, 1);
+  ASSERT_EQ(s.box(processOf(*t, 200)), nullptr) << "the consumer has not started";
+  const ProcessBox* producer = s.box(processOf(*t, 100));
+  ASSERT_TRUE(producer);
+  ASSERT_EQ(s.messages.size(), SceneBuilder::kMaxQueueDrawn);
+  uint32_t hidden = 0;
+  for (const auto& port : s.ports) hidden += port.hidden;
+  EXPECT_EQ(hidden, 10 - SceneBuilder::kMaxQueueDrawn);
+  for (size_t k = 0; k < s.messages.size(); ++k) {
+    const Rect& m = s.messages[k].box;
+    EXPECT_GE(m.x, producer->box.x + producer->box.w) << "outside the sender";
+    EXPECT_LE(m.x + m.w, producer->box.x + producer->box.w + geometry::kGapX) << "within the gap";
+    if (k) {
+      EXPECT_GE(m.x, s.messages[k - 1].box.x + s.messages[k - 1].box.w) << "side by side, in send order";
+    }
+  }
 }
 
 // Ports are channels: a process with two descriptors of one pipe has one

@@ -12,8 +12,13 @@
 #include "app/content_search.h"
 #include "app/main_window.h"
 #include "app/message_text.h"
+#include "app/message_window.h"
 #include "app/models.h"
+#include "app/network_view.h"
+#include "app/palette.h"
 #include "app/spacetime_view.h"
+#include "apply.h"
+#include "decode.h"
 #include "fake_recording.h"
 #include "log/kinds.h"
 
@@ -206,26 +211,39 @@ TEST(WindowFollow, AUserEventsDataIsShown) {
   EXPECT_FALSE(text.contains(QStringLiteral("received"))) << text.toStdString();
 }
 
-// The message window's tree: decoded lines nested by their indentation.
-TEST(MessageTree, DecodedLinesNestByIndentation) {
-  const auto tree = indentTree(
-      "length 20, Request\n  put:\n    key = \"c2.colour\"\n    value = \"green\"\n"
-      "  sequence = 4\n\nlength 2, Response\n  ok = true\n}\n");
-  ASSERT_EQ(tree.size(), 2u);
-  EXPECT_EQ(tree[0].text, "length 20, Request");
-  ASSERT_EQ(tree[0].children.size(), 2u);
-  EXPECT_EQ(tree[0].children[0].text, "put:");
-  ASSERT_EQ(tree[0].children[0].children.size(), 2u);
-  EXPECT_EQ(tree[0].children[0].children[1].text, "value = \"green\"");
-  EXPECT_EQ(tree[0].children[1].text, "sequence = 4");
-  EXPECT_EQ(tree[1].text, "length 2, Response");
-  ASSERT_EQ(tree[1].children.size(), 1u);
-  EXPECT_TRUE(indentTree("").empty());
-  // Deeper then shallower but not to the top: a sibling of the deeper one's parent's child.
-  const auto odd = indentTree("a\n      b\n  c\n");
-  ASSERT_EQ(odd.size(), 1u);
-  ASSERT_EQ(odd[0].children.size(), 2u);
-  EXPECT_EQ(odd[0].children[1].text, "c");
+// Where bytes stand in the hex dump: every range of hexDumpRanges() holds
+// exactly those bytes, in hex and as ASCII, whatever line they start on.
+TEST(MessageWindow, HexRangesHoldTheirBytes) {
+  std::string bytes;
+  for (int i = 0; i < 100; ++i) bytes += static_cast<char>(i * 37 + 5);
+  const std::string dump = netdesc::hexDump(bytes);
+  for (size_t offset : {0u, 5u, 7u, 8u, 15u, 16u, 31u, 90u})
+    for (size_t length : {1u, 2u, 9u, 17u, 40u}) {
+      if (offset + length > bytes.size()) continue;
+      const auto ranges = hexDumpRanges(offset, length, 1 << 16);
+      ASSERT_EQ(ranges.size() % 2, 0u);
+      std::string hex_seen, ascii_seen, hex_want, ascii_want;
+      for (size_t k = 0; k < ranges.size(); k += 2) {
+        hex_seen += dump.substr(ranges[k].first, ranges[k].second) + " ";
+        ascii_seen += dump.substr(ranges[k + 1].first, ranges[k + 1].second);
+      }
+      char b[4];
+      for (size_t k = offset; k < offset + length; ++k) {
+        const unsigned char c = static_cast<unsigned char>(bytes[k]);
+        std::snprintf(b, sizeof(b), "%02x", c);
+        hex_want += b;
+        ascii_want += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '.';
+      }
+      // The hex columns: the bytes' hex with the dump's spaces between.
+      std::string packed;
+      for (char c : hex_seen)
+        if (c != ' ') packed += c;
+      EXPECT_EQ(packed, hex_want) << offset << "+" << length;
+      EXPECT_EQ(ascii_seen, ascii_want) << offset << "+" << length;
+      EXPECT_EQ(ranges.size(), 2 * ((offset + length - 1) / 16 - offset / 16 + 1));
+    }
+  EXPECT_TRUE(hexDumpRanges(10, 0, 1 << 16).empty());
+  EXPECT_TRUE(hexDumpRanges(70, 10, 64).empty());  // past what the dump shows
 }
 
 // The event filter: what a call is (kind:receive) and the bytes it moved
@@ -262,6 +280,117 @@ TEST(EventFilter, WhatACallIsAndItsBytesFilterTheTableAndDimTheTimeline) {
   // Cleared: nothing dimmed.
   box->clear();
   for (const auto& d : window.spaceTimeView().dots()) EXPECT_FALSE(d.dimmed);
+}
+
+// A writer sends four readings (a name, a count, three values) down a pipe;
+// the reader reads each. A description types them.
+struct Readings {
+  std::unique_ptr<trace::Trace> trace;
+  std::unique_ptr<netdesc::Binding> net;
+};
+Readings readings(bool described = true) {
+  FakeRecording rec;
+  auto& writer = rec.process("writer", 100);
+  auto& reader = rec.process("reader", 200);
+  writer.pipeEnd(1, 7, true);
+  reader.pipeEnd(1, 7, false);
+  struct R {
+    const char* name;
+    uint16_t count;
+    uint8_t values[3];
+  } const rs[] = {{"temp", 2, {1, 2, 3}}, {"rain", 5, {0, 0, 9}}, {"temp", 7, {4, 4, 4}}, {"wind", 3, {8, 1, 1}}};
+  int64_t now = 10;
+  for (const R& r : rs) {
+    std::string b(r.name, 4);
+    b += static_cast<char>(r.count & 0xff);
+    b += static_cast<char>(r.count >> 8);
+    b.append(reinterpret_cast<const char*>(r.values), 3);
+    writer.send(1, b, now, now + 1);
+    now += 10;
+  }
+  for (const R& r : rs) {
+    std::string b(r.name, 4);
+    b += static_cast<char>(r.count & 0xff);
+    b += static_cast<char>(r.count >> 8);
+    b.append(reinterpret_cast<const char*>(r.values), 3);
+    reader.receive(1, b, now, now + 1);
+    now += 10;
+  }
+  writer.exit(0, now);
+  reader.exit(0, now + 1);
+  Readings out{rec.load(), nullptr};
+  if (!described) return out;
+  std::vector<netdesc::Problem> problems;
+  std::shared_ptr<const netdesc::Description> d = netdesc::Description::parse(R"(
+    process { name: "writer" match { program: "writer" } port { name: "out" direction: OUT fd: 3 type: "Reading" } }
+    type { name: "Reading" template {
+      field { name: "name" chars: 4 } field { name: "count" scalar: U16 } field { name: "values" scalar: U8 count: 3 } } }
+  )",
+                                                                              "/tmp/readings.netdesc", &problems);
+  EXPECT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
+  std::vector<std::string> unmatched;
+  out.net = netdesc::Binding::apply(d, *out.trace, &unmatched);
+  return out;
+}
+
+// field: words filter by decoded fields, sends and receives alike: by name
+// and value, as numbers, any element of an array; the network view fades
+// the messages of the events filtered out.
+TEST(EventFilter, DecodedFieldsFilterTheTableAndFadeTheNetwork) {
+  auto r = readings();
+  MainWindow window(std::move(r.trace), std::move(r.net));
+  window.setInteractive(false);
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(1280, 860);
+  window.show();
+  QApplication::processEvents();
+  EventTableModel& model = window.eventModel();
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  const auto& t = window.trace();
+  auto rows = [&](const char* filter) {
+    model.setFilter(QString::fromLatin1(filter));
+    return model.rowCount();
+  };
+  EXPECT_EQ(rows("field:count>3"), 4);  // rain and the second temp, sent and received
+  EXPECT_EQ(rows("field:name=temp"), 4);
+  EXPECT_EQ(rows("field:NAME=TEMP kind:send"), 2);
+  EXPECT_EQ(rows("field:values>=8"), 4);  // rain (9) and wind (8)
+  EXPECT_EQ(rows("field:values=9 kind:send"), 1);
+  EXPECT_EQ(rows("field:count!=3"), 6);
+  EXPECT_EQ(rows("field:count"), 8);
+  EXPECT_EQ(rows("field:Reading.count"), 0) << "a type's name is not a field";
+  EXPECT_EQ(rows("field:unt>0"), 0) << "the end of a path is a whole name";
+  EXPECT_EQ(rows("field:nothing"), 0);
+  EXPECT_EQ(rows("field:name>1"), 0) << "text is not a number";
+  // The filter box: the table, the timeline and the network view follow it.
+  auto* box = window.findChild<QLineEdit*>(QStringLiteral("filter"));
+  ASSERT_TRUE(box);
+  box->clear();
+  QTest::keyClicks(box, QStringLiteral("field:count>3"));
+  QTest::keyClick(box, Qt::Key_Return);
+  ASSERT_EQ(model.rowCount(), 4);
+  const uint32_t writer = t.events[model.positionOf(0)].process;
+  window.controller().skipTo(t.counter_events[writer].at(3) + 1);  // the four sends
+  QApplication::processEvents();
+  NetworkView& view = window.networkView();
+  ASSERT_EQ(view.scene().messages.size(), 4u);
+  const QImage image = view.grab().toImage();
+  int kept = 0;
+  for (const MessageBox& m : view.scene().messages) {
+    const QPoint at = view.toWidget(m.box.center()).toPoint();
+    const QColor seen = image.pixelColor(at * image.devicePixelRatio());
+    const bool faded = seen != colors::kQueued;
+    EXPECT_EQ(faded, !model.kept() || !std::binary_search(model.kept()->begin(), model.kept()->end(), m.send))
+        << "message of event " << m.send + 1;
+    kept += !faded;
+  }
+  EXPECT_EQ(kept, 2);
+  // Without a description there are no fields to match.
+  auto plain = readings(false);
+  trace::Narrator narrator(*plain.trace);
+  EventTableModel undescribed(*plain.trace, narrator);
+  undescribed.setFilter(QStringLiteral("field:count"));
+  EXPECT_EQ(undescribed.rowCount(), 0);
 }
 
 // The Time column follows the story: a call that waited for another

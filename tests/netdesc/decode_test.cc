@@ -266,5 +266,125 @@ TEST(DescribeBytes, BigTextIsHandedOverInWholeCharacters) {
   }
 }
 
+// The message window's tree: every line knows the bytes it stands for, so
+// that selecting a field shows its bytes (Wireshark's details and bytes).
+std::string bytesOf(const std::string& all, const FieldLine& l) { return all.substr(l.bytes.offset, l.bytes.length); }
+
+const FieldLine& lineNamed(const std::vector<FieldLine>& lines, const std::string& text) {
+  for (const auto& l : lines)
+    if (l.text == text) return l;
+  static const FieldLine none{-1, "(missing)", {}};
+  ADD_FAILURE() << "no line " << text;
+  return none;
+}
+
+TEST(DescribeFields, TemplateFieldsKnowTheirBytesAndPaths) {
+  auto d = describe(R"(
+process { name: "p" port { name: "OUT" direction: OUT type: "Path" } }
+type { name: "Point" template { field { name: "x" scalar: I16 } field { name: "y" scalar: I16 } } }
+type { name: "Path" template {
+  field { name: "name" chars: 6 }
+  field { name: "count" scalar: U8 }
+  field { name: "weights" scalar: U8 count: 3 }
+  field { name: "start" record: "Point" }
+} }
+)");
+  std::string b = std::string("north\0", 6) + "\x02" + std::string("\x01\x02\x03", 3);
+  put(b, 1, 2, false);
+  put(b, static_cast<uint16_t>(-1), 2, false);
+  b += "zz";  // beyond the type
+  const auto lines = describeFields(d.get(), d->port(*d->process("p"), "OUT"), b);
+  ASSERT_GE(lines.size(), 8u);
+  EXPECT_EQ(lines[0].text, "Path");
+  EXPECT_EQ(lines[0].depth, 0);
+  EXPECT_EQ(bytesOf(b, lineNamed(lines, "name = \"north\"")), std::string("north\0", 6));
+  EXPECT_EQ(bytesOf(b, lineNamed(lines, "count = 2")), "\x02");
+  EXPECT_EQ(bytesOf(b, lineNamed(lines, "weights[0..2] = 1 2 3")), "\x01\x02\x03");
+  const FieldLine& start = lineNamed(lines, "start:");
+  EXPECT_EQ(start.bytes.offset, 10u);
+  EXPECT_EQ(start.bytes.length, 4u);
+  const FieldLine& y = lineNamed(lines, "y = -1");
+  EXPECT_EQ(y.depth, 2);
+  EXPECT_EQ(bytesOf(b, y), "\xff\xff");
+  EXPECT_EQ(bytesOf(b, lineNamed(lines, "2 bytes not decoded")), "zz");
+  // Names for a filter: nested fields by their path, values unquoted.
+  for (size_t k = 0; k < lines.size(); ++k) {
+    if (lines[k].text == "y = -1") {
+      EXPECT_EQ(fieldPath(lines, k), "start.y");
+    }
+    if (lines[k].text == "weights[0..2] = 1 2 3") {
+      EXPECT_EQ(fieldPath(lines, k), "weights");
+    }
+    if (lines[k].text == "name = \"north\"") {
+      EXPECT_EQ(fieldValue(lines[k]), "north");
+    }
+  }
+  EXPECT_EQ(fieldPath(lines, 0), "");
+}
+
+TEST(DescribeFields, ProtobufFieldsKnowTheirBytesParsedOrNot) {
+  auto d = describe(
+      "proto_file: \"data/shapes.proto\"\ntype { name: \"Shape\" protobuf: \"shapes.Polygon\" }\n"
+      "process { name: \"p\" port { name: \"OUT\" direction: OUT type: \"Shape\" } }\n");
+  const auto* type = d->protobufType(*d->type("Shape"));
+  ASSERT_TRUE(type);
+  std::unique_ptr<google::protobuf::Message> m(d->messageFactory().GetPrototype(type)->New());
+  const auto* r = m->GetReflection();
+  r->SetString(m.get(), type->FindFieldByName("name"), "triangle");
+  for (int i = 0; i < 2; ++i) {
+    auto* point = r->AddMessage(m.get(), type->FindFieldByName("point"));
+    point->GetReflection()->SetInt32(point, point->GetDescriptor()->FindFieldByName("x"), i + 7);
+  }
+  r->SetDouble(m.get(), type->FindFieldByName("area"), 0.5);
+  const std::string b = m->SerializeAsString();
+  const Port* port = d->port(*d->process("p"), "OUT");
+  const auto lines = describeFields(d.get(), port, b);
+  EXPECT_EQ(bytesOf(b, lineNamed(lines, "name = \"triangle\"")), "\x0a\x08triangle");
+  EXPECT_EQ(bytesOf(b, lineNamed(lines, "point[1]:")), "\x12\x02\x08\x08");
+  EXPECT_EQ(bytesOf(b, lineNamed(lines, "x = 8")), "\x08\x08");
+  EXPECT_EQ(bytesOf(b, lineNamed(lines, "area = 0.5")).substr(0, 1), "\x19");
+  for (size_t k = 0; k < lines.size(); ++k)
+    if (lines[k].text == "x = 8") {
+      EXPECT_EQ(fieldPath(lines, k), "point.x");
+    }
+  // A message that does not parse: its fields as far as they go, each with its bytes.
+  const auto cut = describeFields(d.get(), port, b.substr(0, 13));
+  EXPECT_EQ(bytesOf(b, lineNamed(cut, "name = 8 bytes \"triangle\"")), "\x0a\x08triangle");
+  EXPECT_EQ(bytesOf(b, lineNamed(cut, "3 bytes not decoded")), b.substr(10, 3));
+}
+
+TEST(DescribeFields, FramedMessagesAndTextKnowTheirBytes) {
+  auto d = describe(R"(
+process { name: "p" port { name: "OUT" direction: OUT type: "Pair" framing { length_prefix { bytes: 2 order: BIG } } } }
+type { name: "Pair" template { field { name: "a" scalar: U8 } field { name: "b" scalar: U8 } } }
+)");
+  std::string b;
+  put(b, 2, 2, true);
+  b += "\x01\x02";
+  put(b, 2, 2, true);
+  b += "\x03\x04";
+  put(b, 9, 2, true);
+  b += "\x05";
+  const auto lines = describeFields(d.get(), d->port(*d->process("p"), "OUT"), b);
+  const FieldLine& second = lineNamed(lines, "message 2 (bytes 4 to 7)");
+  EXPECT_EQ(second.depth, 0);
+  EXPECT_EQ(bytesOf(b, second), b.substr(4, 4));
+  EXPECT_EQ(bytesOf(b, lineNamed(lines, "b = 4")), "\x04");
+  EXPECT_EQ(lineNamed(lines, "b = 4").depth, 2);
+  EXPECT_EQ(bytesOf(b, lines[1]), b.substr(0, 2)) << lines[1].text;  // the first length prefix
+  EXPECT_EQ(bytesOf(b, lines.back()), b.substr(8)) << lines.back().text;
+  const std::string text = "hello\nworld";
+  const auto t = describeFields(nullptr, nullptr, text);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(bytesOf(text, t[2]), "world");
+  EXPECT_EQ(describeFields(nullptr, nullptr, "")[0].text, "no bytes");
+  // However many lines, at most the limit and a count of the rest.
+  std::string many;
+  for (int i = 0; i < 50; ++i) many += "line\n";
+  const auto capped = describeFields(nullptr, nullptr, many, 10);
+  ASSERT_EQ(capped.size(), 11u);
+  EXPECT_EQ(capped.back().text, "… 41 more lines");
+}
+
 }  // namespace
 }  // namespace radar::netdesc
