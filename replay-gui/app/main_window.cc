@@ -85,6 +85,16 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
     }
     builder_->placeDescribed({cells.begin(), cells.end()});
   }
+  // Many processes: the siblings of one program (a pool's workers, a
+  // shell's two hundred cats) start as one box each, to be opened at will.
+  constexpr size_t kManyProcesses = 24;
+  if (builder_->chainCount() > kManyProcesses) {
+    if (const uint32_t groups = builder_->groupSiblings(4))
+      statusBar()->showMessage(tr("%n group(s) of processes of one program drawn as one box; right-click a box, "
+                                  "or Shift+G, to show them one by one",
+                                  nullptr, static_cast<int>(groups)),
+                               15000);
+  }
   controller_ = new ReplayController(static_cast<uint32_t>(trace_->events.size()), this);
 
   QString title = QStringLiteral("radar replay");
@@ -275,6 +285,10 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   connect(network_, &NetworkView::processClicked, this, [this](uint32_t p) { selected_process_ = p; });
   connect(network_, &NetworkView::boxMoved, this, &MainWindow::refresh);
   connect(network_, &NetworkView::layoutChanged, this, [this] { saveLayout(); });
+  connect(network_, &NetworkView::groupingChanged, this, [this] {
+    network_->fitToView();
+    refresh();
+  });
   // Clicking an event anywhere takes every view there.
   connect(spacetime_, &SpaceTimeView::eventClicked, this, &MainWindow::goToEvent);
   connect(events_view_, &QTableView::clicked, this, [this](const QModelIndex& index) {
@@ -436,6 +450,14 @@ void MainWindow::buildActions() {
                    [this] { spacetime_->setLifeArrowsHidden(!spacetime_->lifeArrowsHidden()); });
   life->setCheckable(true);
   add(view, tr("Clear the causal &highlight"), QKeySequence(Qt::Key_Escape), [this] { clearHighlight(); });
+  add(view, tr("&Group the processes of one program"), QKeySequence(Qt::Key_G), [this] {
+    builder_->groupSiblings(2);
+    emit network_->groupingChanged();
+  });
+  add(view, tr("Show every process &apart"), QKeySequence(Qt::SHIFT | Qt::Key_G), [this] {
+    builder_->ungroupAll();
+    emit network_->groupingChanged();
+  });
   add(view, tr("&Reset layout"), QKeySequence(), [this] {
     builder_->resetLayout();
     saveLayout();

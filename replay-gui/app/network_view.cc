@@ -1,11 +1,14 @@
 #include "app/network_view.h"
 
+#include <QContextMenuEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "app/palette.h"
@@ -83,17 +86,30 @@ void NetworkView::drawChannels(QPainter& painter) {
   small.setPointSizeF(std::max(3.5, 7.5 * std::min(zoom_, 1.5)));
   painter.setFont(small);
   const bool names = zoom_ >= 0.7 && scene_.channels.size() <= 40;
+  // Several channels one way between two boxes (a group's pipes): one name
+  // and how many more, not names drawn over each other.
+  struct Label {
+    QPointF at;
+    QString name;
+    int more = -1;
+  };
+  std::map<std::pair<uint32_t, uint32_t>, Label> labels;
   for (const ChannelLine& line : scene_.channels) {
     painter.setPen(QPen(colors::kChannelLine, 1.4));
     const QPointF a = toWidget(line.a), b = toWidget(line.b);
     painter.drawLine(a, b);
-    if (names && line.channel < t.channels.size()) {
-      painter.setPen(colors::kBorder);
-      const QString name = QString::fromStdString(t.channels[line.channel].name);
-      const QPointF mid = a + (b - a) * 0.35;  // nearer the writer: two crossing lines' names apart
-      painter.drawText(QRectF(mid.x() - 80, mid.y() - 14, 160, 12), Qt::AlignCenter,
-                       painter.fontMetrics().elidedText(name, Qt::ElideMiddle, 160));
+    if (!names || line.channel >= t.channels.size()) continue;
+    Label& l = labels[{line.from, line.to}];
+    if (++l.more == 0) {
+      l.at = a + (b - a) * 0.35;  // nearer the writer: two crossing lines' names apart
+      l.name = QString::fromStdString(t.channels[line.channel].name);
     }
+  }
+  painter.setPen(colors::kBorder);
+  for (const auto& [ends, l] : labels) {
+    const QString text = l.more ? tr("%1 and %n more", nullptr, l.more).arg(l.name) : l.name;
+    painter.drawText(QRectF(l.at.x() - 80, l.at.y() - 14, 160, 12), Qt::AlignCenter,
+                     painter.fontMetrics().elidedText(text, Qt::ElideMiddle, 160));
   }
 }
 
@@ -197,8 +213,11 @@ void NetworkView::paintEvent(QPaintEvent*) {
                                                       static_cast<int>(r.width() - 8)));
     painter.setFont(small_font);
     const QRectF bottom(r.x(), r.y() + r.height() * 0.5, r.width(), r.height() * 0.45);
+    const QString who = !builder_.grouped(b.process) ? tr("pid %1").arg(b.pid)
+                        : b.blocked_members ? tr("%1 processes, %2 blocked").arg(b.members).arg(b.blocked_members)
+                                            : tr("%1 processes").arg(b.members);
     painter.drawText(bottom, Qt::AlignHCenter | Qt::AlignVCenter,
-                     tr("pid %1 · %2 in · %3 out").arg(b.pid).arg(b.inputs).arg(b.outputs));
+                     tr("%1 · %2 in · %3 out").arg(who).arg(b.inputs).arg(b.outputs));
   }
 
   // Open ports: a notch on the border.
@@ -267,6 +286,25 @@ void NetworkView::paintEvent(QPaintEvent*) {
     painter.drawRect(r);
   }
   if (show_legend_) drawLegend(painter);
+}
+
+void NetworkView::contextMenuEvent(QContextMenuEvent* event) {
+  const uint32_t p = scene_.processAt(toScene(event->pos()));
+  if (p == kNone) return;
+  const auto siblings = builder_.siblingsOf(p);
+  if (siblings.size() < 2) return;
+  const QString name = QString::fromStdString(builder_.trace().processes[p].name);
+  QMenu menu(this);
+  const bool grouped = builder_.grouped(p);
+  menu.addAction(grouped ? tr("Show the %1 %2 processes one by one").arg(siblings.size()).arg(name)
+                         : tr("Group the %1 %2 processes into one box").arg(siblings.size()).arg(name),
+                 this, [this, p, grouped] { setGrouped(p, !grouped); });
+  menu.exec(event->globalPos());
+}
+
+void NetworkView::setGrouped(uint32_t process, bool grouped) {
+  builder_.setGrouped(process, grouped);
+  emit groupingChanged();
 }
 
 void NetworkView::wheelEvent(QWheelEvent* event) {

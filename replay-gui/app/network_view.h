@@ -45,18 +45,24 @@ class NetworkView : public QWidget {
   QPointF toWidget(Point p) const;
   Point toScene(QPointF p) const;
   double zoom() const { return zoom_; }
+  // The siblings of `process` (the processes its creator started that run
+  // its program) drawn as one box, or one by one again (also by a right
+  // click on a box).
+  void setGrouped(uint32_t process, bool grouped);
 
   QSize sizeHint() const override { return {900, 560}; }
 
  signals:
   void messageClicked(uint32_t send);
   void processClicked(uint32_t process);
-  void boxMoved();       // while a box is dragged: the scene must be built again
-  void layoutChanged();  // a box was dropped somewhere new
+  void boxMoved();         // while a box is dragged: the scene must be built again
+  void groupingChanged();  // processes grouped or shown one by one: laid out again
+  void layoutChanged();    // a box was dropped somewhere new
 
  protected:
   void paintEvent(QPaintEvent*) override;
   void wheelEvent(QWheelEvent*) override;
+  void contextMenuEvent(QContextMenuEvent*) override;
   void mousePressEvent(QMouseEvent*) override;
   void mouseMoveEvent(QMouseEvent*) override;
   void mouseReleaseEvent(QMouseEvent*) override;

@@ -36,63 +36,95 @@ uint32_t Scene::processAt(Point p) const {
   return kNone;
 }
 
-namespace {
-// Where each process image is drawn: a process and the images it exec's
-// into share one place (a chain of images takes one cell); chains that
-// share channels are placed near each other (assignCells).
-struct Placement {
-  std::vector<uint32_t> cell;  // by process image
-  uint32_t cells = 1, columns = 1;
-};
-
-Placement placeImages(const trace::Trace& t) {
+// A process and the images it exec's into share one place on screen: a
+// chain of images. Its lifetime spans theirs.
+void SceneBuilder::findChains() {
+  const auto& t = t_;
   const uint32_t n = static_cast<uint32_t>(t.processes.size());
-  std::vector<uint32_t> chain(n, kNone);
-  std::vector<Lifetime> lifetimes;
+  chain_.assign(n, kNone);
   std::vector<bool> has_previous(n, false);
   for (const auto& q : t.processes)
     if (q.next_image < n) has_previous[q.next_image] = true;
   for (uint32_t p = 0; p < n; ++p) {
-    if (chain[p] != kNone || has_previous[p]) continue;  // reached from its first image
-    const uint32_t id = static_cast<uint32_t>(lifetimes.size());
-    Lifetime life{~0u, 0};
+    if (chain_[p] != kNone || has_previous[p]) continue;  // reached from its first image
+    const uint32_t id = static_cast<uint32_t>(chains_.size());
+    Chain c{p, p, {~0u, 0}};
     bool open_end = false;
-    for (uint32_t image = p; image != kNone && chain[image] == kNone; image = t.processes[image].next_image) {
-      chain[image] = id;
+    for (uint32_t image = p; image != kNone && chain_[image] == kNone; image = t.processes[image].next_image) {
+      chain_[image] = id;
+      c.last_image = image;
       const auto& proc = t.processes[image];
       if (proc.first_event == kNone) {
         open_end = true;  // exec'd into and nothing recorded: shown to the end (display.cc)
         continue;
       }
-      life.first = std::min(life.first, proc.first_event);
-      life.last = std::max(life.last, proc.last_event);
+      c.life.first = std::min(c.life.first, proc.first_event);
+      c.life.last = std::max(c.life.last, proc.last_event);
       open_end = proc.end == trace::Process::End::Unknown;
     }
-    if (life.first == ~0u)
-      life = {~0u - 1, ~0u - 1};  // never shown: a cell nobody else needs
+    if (c.life.first == ~0u)
+      c.life = {~0u - 1, ~0u - 1};  // never shown: a cell nobody else needs
     else if (open_end)
-      life.last = ~0u - 1;  // never ended: keeps its place to the end
-    lifetimes.push_back(life);
+      c.life.last = ~0u - 1;  // never ended: keeps its place to the end
+    chains_.push_back(c);
   }
   for (uint32_t p = 0; p < n; ++p)
-    if (chain[p] == kNone) {  // a cycle of next images (damaged logs): its own cell
-      chain[p] = static_cast<uint32_t>(lifetimes.size());
-      lifetimes.push_back({~0u - 1, ~0u - 1});
+    if (chain_[p] == kNone) {  // a cycle of next images (damaged logs): its own cell
+      chain_[p] = static_cast<uint32_t>(chains_.size());
+      chains_.push_back({p, p, {~0u - 1, ~0u - 1}});
     }
-  // Chains are connected by the channels they share, a weight each. A
+  // Siblings: chains one chain created that end as one program.
+  std::map<std::pair<uint32_t, std::string>, uint32_t> sets;
+  sibling_set_.resize(chains_.size());
+  for (uint32_t c = 0; c < chains_.size(); ++c) {
+    const uint32_t parent = t.processes[chains_[c].first_image].parent;
+    const uint32_t creator = parent < n ? chain_[parent] : kNone;
+    const auto key = std::make_pair(creator, t.processes[chains_[c].last_image].name);
+    sibling_set_[c] = sets.try_emplace(key, static_cast<uint32_t>(sets.size())).first->second;
+  }
+  sibling_count_.assign(sets.size(), 0);
+  for (uint32_t c = 0; c < chains_.size(); ++c) ++sibling_count_[sibling_set_[c]];
+}
+
+// Chains grouped into one box count as one; chains that share channels are
+// placed near each other (assignCells).
+void SceneBuilder::place() {
+  const auto& t = t_;
+  const uint32_t n = static_cast<uint32_t>(t.processes.size());
+  // Units placed: a chain, or a group of them (its first chain stands for it).
+  std::vector<uint32_t> unit(chains_.size());
+  std::vector<Lifetime> lifetimes;
+  std::map<uint32_t, uint32_t> unit_of_set;
+  for (uint32_t c = 0; c < chains_.size(); ++c) {
+    const Lifetime life = chains_[c].life;
+    if (grouped_.count(sibling_set_[c])) {
+      auto [it, fresh] = unit_of_set.try_emplace(sibling_set_[c], static_cast<uint32_t>(lifetimes.size()));
+      if (fresh) {
+        lifetimes.push_back(life);
+      } else {
+        Lifetime& l = lifetimes[it->second];
+        l = {std::min(l.first, life.first), std::max(l.last, life.last)};
+      }
+      unit[c] = it->second;
+    } else {
+      unit[c] = static_cast<uint32_t>(lifetimes.size());
+      lifetimes.push_back(life);
+    }
+  }
+  // Units are connected by the channels they share, a weight each. A
   // channel held by very many (a listening socket every worker inherits)
   // says little about who talks to whom, and would cost pairs by the square.
   constexpr size_t kMostHolders = 16;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> holders;  // channel -> chains
+  std::unordered_map<uint32_t, std::vector<uint32_t>> holders;  // channel -> units
   for (const auto& ep : t.endpoints)
-    if (ep.process < n && ep.channel != kNone) holders[ep.channel].push_back(chain[ep.process]);
+    if (ep.process < n && ep.channel != kNone) holders[ep.channel].push_back(unit[chain_[ep.process]]);
   std::map<std::pair<uint32_t, uint32_t>, double> weight;
-  for (auto& [channel, chains] : holders) {
-    std::sort(chains.begin(), chains.end());
-    chains.erase(std::unique(chains.begin(), chains.end()), chains.end());
-    if (chains.size() < 2 || chains.size() > kMostHolders) continue;
-    for (size_t i = 0; i < chains.size(); ++i)
-      for (size_t j = i + 1; j < chains.size(); ++j) weight[{chains[i], chains[j]}] += 1;
+  for (auto& [channel, units] : holders) {
+    std::sort(units.begin(), units.end());
+    units.erase(std::unique(units.begin(), units.end()), units.end());
+    if (units.size() < 2 || units.size() > kMostHolders) continue;
+    for (size_t i = 0; i < units.size(); ++i)
+      for (size_t j = i + 1; j < units.size(); ++j) weight[{units[i], units[j]}] += 1;
   }
   Neighbours neighbours(lifetimes.size());
   for (const auto& [pair, w] : weight) {
@@ -101,23 +133,65 @@ Placement placeImages(const trace::Trace& t) {
   }
   uint32_t needed = 0;
   for (uint32_t s : assignSlots(lifetimes)) needed = std::max(needed, s + 1);
-  Placement out;
-  out.columns = GridLayout(needed).columns();
-  const std::vector<uint32_t> cells = assignCells(lifetimes, neighbours, out.columns);
-  out.cell.resize(n);
+  const uint32_t columns = GridLayout(needed).columns();
+  const std::vector<uint32_t> cells = assignCells(lifetimes, neighbours, columns);
+  uint32_t used = 1;
+  slot_.resize(n);
+  box_process_.resize(n);
+  std::vector<uint32_t> first_of_unit(lifetimes.size(), kNone);
+  for (uint32_t c = 0; c < chains_.size(); ++c)
+    if (first_of_unit[unit[c]] == kNone) first_of_unit[unit[c]] = chains_[c].first_image;
   for (uint32_t p = 0; p < n; ++p) {
-    out.cell[p] = cells[chain[p]];
-    out.cells = std::max(out.cells, out.cell[p] + 1);
+    const uint32_t u = unit[chain_[p]];
+    slot_[p] = cells[u];
+    used = std::max(used, slot_[p] + 1);
+    box_process_[p] = grouped_.count(sibling_set_[chain_[p]]) ? first_of_unit[u] : p;
   }
+  grid_ = GridLayout(used, columns);
+}
+
+std::vector<uint32_t> SceneBuilder::siblingsOf(uint32_t process) const {
+  std::vector<uint32_t> out;
+  if (process >= chain_.size()) return out;
+  const uint32_t set = sibling_set_[chain_[process]];
+  for (uint32_t c = 0; c < chains_.size(); ++c)
+    if (sibling_set_[c] == set) out.push_back(chains_[c].first_image);
   return out;
 }
-}  // namespace
+
+bool SceneBuilder::grouped(uint32_t process) const {
+  return process < chain_.size() && grouped_.count(sibling_set_[chain_[process]]);
+}
+
+void SceneBuilder::setGrouped(uint32_t process, bool grouped) {
+  if (process >= chain_.size()) return;
+  const uint32_t set = sibling_set_[chain_[process]];
+  if (grouped == (grouped_.count(set) != 0) || (grouped && sibling_count_[set] < 2)) return;
+  if (grouped)
+    grouped_.insert(set);
+  else
+    grouped_.erase(set);
+  place();
+}
+
+void SceneBuilder::ungroupAll() {
+  if (grouped_.empty()) return;
+  grouped_.clear();
+  place();
+}
+
+uint32_t SceneBuilder::groupSiblings(uint32_t at_least) {
+  uint32_t groups = 0;
+  for (uint32_t set = 0; set < sibling_count_.size(); ++set)
+    if (sibling_count_[set] >= std::max(at_least, 2u) && grouped_.insert(set).second) ++groups;
+  if (groups) place();
+  return groups;
+}
 
 SceneBuilder::SceneBuilder(const trace::Trace& trace, const trace::DisplayModel& display)
     : t_(trace), display_(display), grid_(1) {
-  Placement placement = placeImages(trace);
-  slot_ = std::move(placement.cell);
-  grid_ = GridLayout(placement.cells, placement.columns);
+  findChains();
+  place();
   for (uint32_t k = 0; k < t_.endpoints.size(); ++k) {
     const auto& ep = t_.endpoints[k];
     if (ep.process == kNone || ep.channel == kNone || !reads(k)) continue;
@@ -150,6 +224,7 @@ uint32_t SceneBuilder::receivingEnd(uint32_t process, uint32_t channel) const {
 }
 
 Rect SceneBuilder::boxOf(uint32_t process) const {
+  process = boxProcess(process);
   if (auto it = moved_.find(process); it != moved_.end())
     return {it->second.x, it->second.y, geometry::kBoxWidth, geometry::kBoxHeight};
   if (auto it = described_.find(process); it != described_.end())
@@ -170,7 +245,7 @@ void SceneBuilder::placeDescribed(const std::vector<std::pair<uint32_t, Point>>&
   automatic_y_ = std::ceil(last_row + 1) * (geometry::kBoxHeight + geometry::kGapY);
 }
 
-void SceneBuilder::moveBox(uint32_t process, Point top_left) { moved_[process] = top_left; }
+void SceneBuilder::moveBox(uint32_t process, Point top_left) { moved_[boxProcess(process)] = top_left; }
 
 std::vector<std::pair<uint32_t, Point>> SceneBuilder::movedBoxes() const {
   std::vector<std::pair<uint32_t, Point>> out(moved_.begin(), moved_.end());
@@ -217,19 +292,36 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   if (animating) shown.insert(ev->process);
   std::set<uint32_t> blocked;
   for (const auto& b : after.blocked) blocked.insert(b.process);
-  std::map<uint32_t, size_t> index;
+  // A box a process, or one for a group of siblings (what every member
+  // does, its box does).
+  std::map<uint32_t, size_t> index;      // process -> its box
+  std::map<uint32_t, size_t> box_index;  // box process -> its box
   for (uint32_t p : shown) {
-    const auto& proc = t_.processes[p];
-    ProcessBox b;
-    b.process = p;
-    b.box = boxOf(p);
-    b.name = proc.name;
-    b.pid = proc.pid;
-    b.active = animating && ev && ev->process == p;
-    b.blocked = blocked.count(p) != 0;
-    b.ending = !std::binary_search(after.alive.begin(), after.alive.end(), p);
-    index[p] = s.processes.size();
-    s.processes.push_back(b);
+    const uint32_t r = boxProcess(p);
+    const auto [it, fresh] = box_index.try_emplace(r, s.processes.size());
+    if (fresh) {
+      ProcessBox b;
+      b.process = r;
+      b.box = boxOf(r);
+      b.name = t_.processes[p].name;
+      b.pid = t_.processes[p].pid;
+      b.members = 0;
+      b.ending = true;
+      s.processes.push_back(b);
+    }
+    ProcessBox& b = s.processes[it->second];
+    ++b.members;
+    b.blocked_members += blocked.count(p) != 0;
+    b.active = b.active || (animating && ev && ev->process == p);
+    b.ending = b.ending && !std::binary_search(after.alive.begin(), after.alive.end(), p);  // with its last member
+    index[p] = it->second;
+  }
+  for (ProcessBox& b : s.processes) {
+    b.blocked = b.blocked_members == b.members;
+    if (grouped(b.process)) {
+      b.name += " × " + std::to_string(b.members);
+      b.pid = 0;
+    }
   }
   // Deadlocks: drawn once every process of the cycle is in the call it
   // never returns from (its last event: the blocked call, or the last it
@@ -243,32 +335,42 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   }
   // Ports: a channel a process has open, however many descriptors it has
   // for it (dup'd, inherited twice); and the channels between processes.
-  std::set<std::pair<uint32_t, uint32_t>> in_ports, out_ports;  // (process, channel)
+  std::set<std::pair<size_t, uint32_t>> in_ports, out_ports;  // (box, channel)
   for (uint32_t ep : after.open) {
     const auto& end = t_.endpoints[ep];
     auto it = index.find(end.process);
     if (it == index.end()) continue;
-    if (reads(ep) && in_ports.insert({end.process, end.channel}).second) ++s.processes[it->second].inputs;
-    if (writes(ep) && out_ports.insert({end.process, end.channel}).second) ++s.processes[it->second].outputs;
+    if (reads(ep) && in_ports.insert({it->second, end.channel}).second) ++s.processes[it->second].inputs;
+    if (writes(ep) && out_ports.insert({it->second, end.channel}).second) ++s.processes[it->second].outputs;
   }
   {
-    std::map<uint32_t, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> by_channel;  // writers, readers
-    for (const auto& [p, c] : out_ports) by_channel[c].first.push_back(p);
-    for (const auto& [p, c] : in_ports) by_channel[c].second.push_back(p);
-    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> done;
+    std::map<uint32_t, std::pair<std::vector<size_t>, std::vector<size_t>>> by_channel;  // writers, readers
+    for (const auto& [b, c] : out_ports) by_channel[c].first.push_back(b);
+    for (const auto& [b, c] : in_ports) by_channel[c].second.push_back(b);
+    std::set<std::tuple<uint32_t, size_t, size_t>> done;
     for (const auto& [c, ends] : by_channel)
-      for (uint32_t w : ends.first)
-        for (uint32_t r : ends.second) {
-          if (w == r) continue;
+      for (size_t w : ends.first)
+        for (size_t r : ends.second) {
+          if (w == r) continue;  // within one box (a group's members)
           const bool both = in_ports.count({w, c}) && out_ports.count({r, c});
           const auto key = both ? std::make_tuple(c, std::min(w, r), std::max(w, r)) : std::make_tuple(c, w, r);
           if (!done.insert(key).second) continue;
-          const Rect& from = s.processes[index[w]].box;
-          const Rect& to = s.processes[index[r]].box;
+          const Rect& from = s.processes[w].box;
+          const Rect& to = s.processes[r].box;
           // Between the nearest borders: never across a box of its own.
-          s.channels.push_back({c, w, r, borderToward(from, to.center()), borderToward(to, from.center()), both});
+          s.channels.push_back({c, s.processes[w].process, s.processes[r].process, borderToward(from, to.center()),
+                                borderToward(to, from.center()), both});
         }
   }
+  // A port is a channel of a box: the members of a group share theirs (the
+  // first end seen stands for the others).
+  std::map<std::pair<size_t, uint32_t>, uint32_t> port_end;
+  auto portEnd = [&](uint32_t ep) {
+    const auto& end = t_.endpoints[ep];
+    const auto it = index.find(end.process);
+    if (it == index.end() || end.channel == kNone) return ep;
+    return port_end.try_emplace({it->second, end.channel}, ep).first->second;
+  };
 
   // Ports in use: an output port while a message it sent is on its way or
   // queued, an input port while messages wait in front of it.
@@ -278,14 +380,17 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     MessageBox::State state;
   };
   std::vector<Pending> pending;
-  std::map<uint32_t, std::set<uint32_t>> ins, outs;  // process -> endpoints
+  std::map<size_t, std::set<uint32_t>> ins, outs;  // box -> ports (endpoints)
   auto note = [&](const trace::QueuedMessage& m, MessageBox::State st) {
     const Event& send = t_.events[m.send];
-    if (send.endpoint != kNone && index.count(send.process)) outs[send.process].insert(send.endpoint);
+    if (send.endpoint != kNone && index.count(send.process)) outs[index[send.process]].insert(portEnd(send.endpoint));
     uint32_t in_end = kNone;
     if (m.to_process != kNone && index.count(m.to_process)) {
       in_end = receivingEnd(m.to_process, t_.endpoints[send.endpoint].channel);
-      if (in_end != kNone) ins[m.to_process].insert(in_end);
+      if (in_end != kNone) {
+        in_end = portEnd(in_end);
+        ins[index[m.to_process]].insert(in_end);
+      }
     }
     pending.push_back({&m, in_end, st});
   };
@@ -304,17 +409,18 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     }
   }
   if (animating && ev->endpoint != kNone) {
-    if (category == log::Category::Send) outs[ev->process].insert(ev->endpoint);
-    if (category == log::Category::Receive) ins[ev->process].insert(ev->endpoint);
+    if (category == log::Category::Send) outs[index[ev->process]].insert(portEnd(ev->endpoint));
+    if (category == log::Category::Receive) ins[index[ev->process]].insert(portEnd(ev->endpoint));
   }
   std::map<uint32_t, Point> port_at;  // endpoint -> where its port is
   std::map<uint32_t, size_t> port_index;
   for (int side = 0; side < 2; ++side) {
-    for (const auto& [p, ends] : side == 0 ? ins : outs) {
-      const Rect& box = s.processes[index[p]].box;
+    for (const auto& [b, ends] : side == 0 ? ins : outs) {
+      const Rect& box = s.processes[b].box;
       uint32_t k = 0;
       for (uint32_t ep : ends) {
-        PortMark mark{p, ep, side == 0, portPosition(box, side == 0, k++, static_cast<uint32_t>(ends.size()))};
+        PortMark mark{s.processes[b].process, ep, side == 0,
+                      portPosition(box, side == 0, k++, static_cast<uint32_t>(ends.size()))};
         port_at[ep * 2 + side] = mark.at;
         port_index[ep * 2 + side] = s.ports.size();
         s.ports.push_back(mark);
@@ -333,17 +439,17 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     mb.send = q.m->send;
     mb.to_process = q.m->to_process;
     mb.state = q.state;
-    const auto out_port = port_at.find(send.endpoint * 2 + 1);
+    const uint32_t out_end = send.endpoint == kNone ? kNone : portEnd(send.endpoint);
+    const auto out_port = port_at.find(out_end * 2 + 1);
     const Point from = out_port != port_at.end()   ? out_port->second
                        : index.count(send.process) ? s.processes[index[send.process]].box.center()
                                                    : Point{};
     if (q.in_end == kNone) {
       // Nobody on screen will receive it (none recorded, or not started
       // yet): it waits outside the sender, in send order, as a queue does.
-      const uint32_t slot = waiting_length[send.endpoint]++;
+      const uint32_t slot = waiting_length[out_end]++;
       if (slot >= kMaxQueueDrawn) {
-        if (const auto at = port_index.find(send.endpoint * 2 + 1); at != port_index.end())
-          ++s.ports[at->second].hidden;
+        if (const auto at = port_index.find(out_end * 2 + 1); at != port_index.end()) ++s.ports[at->second].hidden;
         continue;
       }
       mb.box = waitingSlot(from, slot);

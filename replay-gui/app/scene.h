@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,8 +26,11 @@ struct ProcessBox {
   int32_t pid = 0;
   uint32_t inputs = 0, outputs = 0;  // ports: channels open for reading / writing (however many descriptors)
   bool active = false;               // takes part in the event being shown
-  bool blocked = false;              // a thread waits in a call
+  bool blocked = false;              // a thread waits in a call (in a group: every member)
   bool ending = false;               // leaves during the event being shown
+  // A group of sibling processes of one program drawn as one box: how many
+  // are on screen and how many of them are blocked (1 and 0 or 1 alone).
+  uint32_t members = 1, blocked_members = 0;
 };
 
 struct PortMark {
@@ -100,6 +104,22 @@ class SceneBuilder {
   void moveBox(uint32_t process, Point top_left);
   std::vector<std::pair<uint32_t, Point>> movedBoxes() const;
   void resetLayout() { moved_.clear(); }
+
+  // Groups: the processes one process created that run one program
+  // (siblings), drawn as one box with a count, their messages and
+  // channels its own. A process's siblings (itself included, by first image):
+  std::vector<uint32_t> siblingsOf(uint32_t process) const;
+  bool grouped(uint32_t process) const;
+  void setGrouped(uint32_t process, bool grouped);
+  // Groups every set of at least `at_least` siblings; how many new groups.
+  uint32_t groupSiblings(uint32_t at_least);
+  void ungroupAll();
+  // Processes drawn apart, a process and the images it exec's into as one.
+  size_t chainCount() const { return chains_.size(); }
+  // The process whose box stands for `process` (itself, or its group's).
+  uint32_t boxProcess(uint32_t process) const {
+    return process < box_process_.size() ? box_process_[process] : process;
+  }
   Rect bounds() const;
   const trace::Trace& trace() const { return t_; }
 
@@ -108,8 +128,22 @@ class SceneBuilder {
   bool reads(uint32_t endpoint) const;
   bool writes(uint32_t endpoint) const;
 
+  void findChains();
+  void place();
+
   const trace::Trace& t_;
   const trace::DisplayModel& display_;
+  // A process and the images it exec's into: one chain, one place.
+  struct Chain {
+    uint32_t first_image = kNone, last_image = kNone;
+    Lifetime life;
+  };
+  std::vector<Chain> chains_;
+  std::vector<uint32_t> chain_;          // by process image
+  std::vector<uint32_t> sibling_set_;    // by chain: same creator, same program
+  std::vector<uint32_t> sibling_count_;  // by sibling set
+  std::set<uint32_t> grouped_;           // sibling sets drawn as one box
+  std::vector<uint32_t> box_process_;    // by process image
   std::vector<uint32_t> slot_;
   GridLayout grid_;
   std::unordered_map<uint32_t, Point> moved_;

@@ -83,16 +83,16 @@ TEST(Geometry, ConnectedCellsNeverOverlapInTime) {
   std::mt19937 rng(11);
   for (int round = 0; round < 20; ++round) {
     std::vector<Lifetime> life;
-    const uint32_t n = 20 + rng() % 200;
+    const uint32_t n = 20 + static_cast<uint32_t>(rng() % 200);
     for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t a = rng() % 5000;
-      life.push_back({a, a + rng() % 800});
+      const uint32_t a = static_cast<uint32_t>(rng() % 5000);
+      life.push_back({a, a + static_cast<uint32_t>(rng() % 800)});
     }
     Neighbours talk(n);
     for (uint32_t k = 0; k < n * 2; ++k) {
-      const uint32_t a = rng() % n, b = rng() % n;
+      const uint32_t a = static_cast<uint32_t>(rng() % n), b = static_cast<uint32_t>(rng() % n);
       if (a == b) continue;
-      talk[a].push_back({b, 1.0 + rng() % 3});
+      talk[a].push_back({b, 1.0 + static_cast<double>(rng() % 3)});
       talk[b].push_back({a, talk[a].back().second});
     }
     uint32_t needed = 0;

@@ -1008,6 +1008,89 @@ TEST(Scene, MessagesForAReceiverNotOnScreenWaitInARowBesideTheSender) {
   }
 }
 
+// The workers one process started, one program, drawn as one box with a
+// count: their messages queue at its input port, their channels join it,
+// and shown one by one again, each has its box back.
+TEST(Scene, SiblingsOfOneProgramGroupIntoOneBoxAndApartAgain) {
+  FakeRecording rec;
+  auto& pool = rec.process("pool", 10);
+  std::vector<radar::testing::FakeProcess*> workers;
+  for (int k = 0; k < 5; ++k) {
+    pool.pipeEnd(k + 1, 100 + k, true).fork(20 + k, 10 + k, 10 + k);
+    workers.push_back(&rec.child(pool, "worker", 20 + k).pipeEnd(1, 100 + k, false).user("ready", 20 + k));
+  }
+  for (int k = 0; k < 5; ++k) pool.send(k + 1, "job " + std::to_string(k), 30 + k, 31 + k);
+  for (int k = 0; k < 5; ++k) workers[k]->receive(1, "job " + std::to_string(k), 50 + k, 51 + k).exit(0, 60 + k);
+  pool.exit(0, 90);
+  auto t = rec.load();
+  trace::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const uint32_t last_send = positionOf(*t, 10, 10);  // five forks, five sends
+  ASSERT_EQ(builder.build(last_send + 1, 1).processes.size(), 6u);
+  const uint32_t first_worker = processOf(*t, 20);
+  EXPECT_EQ(builder.siblingsOf(first_worker).size(), 5u);
+  EXPECT_EQ(builder.siblingsOf(processOf(*t, 10)).size(), 1u);
+
+  builder.setGrouped(processOf(*t, 22), true);  // any member groups them all
+  EXPECT_TRUE(builder.grouped(first_worker));
+  const Scene s = builder.build(last_send + 1, 1);
+  ASSERT_EQ(s.processes.size(), 2u);
+  const ProcessBox* group = s.box(builder.boxProcess(processOf(*t, 24)));
+  ASSERT_TRUE(group);
+  EXPECT_EQ(group->name, "worker × 5");
+  EXPECT_EQ(group->members, 5u);
+  const ProcessBox* parent = s.box(processOf(*t, 10));
+  ASSERT_TRUE(parent);
+  EXPECT_FALSE(parent->box.x < group->box.x + group->box.w && group->box.x < parent->box.x + parent->box.w &&
+               parent->box.y < group->box.y + group->box.h && group->box.y < parent->box.y + parent->box.h);
+  ASSERT_EQ(s.messages.size(), 5u);
+  for (const auto& m : s.messages) {
+    EXPECT_LE(m.box.x + m.box.w, group->box.x + 0.001) << "queued in front of the group";
+    EXPECT_GE(m.box.y, group->box.y - m.box.h);
+    EXPECT_LE(m.box.y, group->box.y + group->box.h);
+  }
+  // Once each has read its pipe: a port per channel, each channel a line
+  // from the parent to the group.
+  const Scene read = builder.build(positionOf(*t, 24, 2) + 1, 1);
+  ASSERT_EQ(read.processes.size(), 2u);
+  EXPECT_EQ(read.box(group->process)->inputs, 5u);
+  EXPECT_EQ(read.channels.size(), 5u);
+  for (const auto& c : read.channels) {
+    EXPECT_EQ(c.from, parent->process);
+    EXPECT_EQ(c.to, group->process);
+  }
+
+  builder.setGrouped(first_worker, false);
+  EXPECT_EQ(builder.build(last_send + 1, 1).processes.size(), 6u);
+  EXPECT_EQ(builder.groupSiblings(6), 0u);
+  EXPECT_EQ(builder.groupSiblings(5), 1u);
+  EXPECT_EQ(builder.build(last_send + 1, 1).processes.size(), 2u);
+  builder.ungroupAll();
+  EXPECT_EQ(builder.build(last_send + 1, 1).processes.size(), 6u);
+}
+
+// Thirty workers of one pool: the window opens with them as one box, and
+// shows them one by one when asked.
+TEST(WindowGroups, ManySiblingsStartAsOneBox) {
+  FakeRecording rec;
+  auto& pool = rec.process("pool", 10);
+  for (int k = 0; k < 30; ++k) {
+    pool.fork(100 + k, 10 + k, 10 + k);
+    rec.child(pool, "worker", 100 + k).user("ready", 50 + k).exit(0, 100 + k);
+  }
+  pool.exit(0, 200);
+  MainWindow window(rec.load());
+  window.setInteractive(false);
+  window.controller().skipTo(positionOf(window.trace(), 129, 1) + 1);  // every worker ready
+  QApplication::processEvents();
+  const Scene& grouped = window.networkView().scene();
+  ASSERT_EQ(grouped.processes.size(), 2u);
+  EXPECT_EQ(grouped.processes[1].members + grouped.processes[0].members, 31u);
+  window.networkView().setGrouped(processOf(window.trace(), 100), false);
+  QApplication::processEvents();
+  EXPECT_EQ(window.networkView().scene().processes.size(), 31u);
+}
+
 // Ports are channels: a process with two descriptors of one pipe has one
 // input port; the channel is a line from the writer's output side to the
 // reader's input side; a socket pair's, between the nearest borders.
