@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../temp_dirs.h"
 #include "log/wire.h"
 #include "radar/proto/radarlog.pb.h"
 
@@ -268,12 +269,7 @@ std::string compare(const OwnedEvent& x, const Record& r, uint64_t counter, cons
   return d.str();
 }
 
-std::string makeTempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string templ = std::string(base ? base : "/tmp") + "/radar-test-XXXXXX";
-  char* p = ::mkdtemp(templ.data());
-  return p ? std::string(p) : std::string();
-}
+std::string makeTempDir() { return radar::testing::TempDirs::make("radar-test-"); }
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../temp_dirs.h"
 #include "log/crc32c.h"
 #include "recording.h"
 
@@ -69,11 +70,7 @@ const ProcessLog* Recording::byPid(int pid, uint32_t generation) const {
 std::string programPath(const std::string& name) { return std::string(RADAR_TEST_PROGRAMS) + "/" + name; }
 std::string radarPath() { return RADAR_BIN; }
 
-std::string testTempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string templ = std::string(base ? base : "/tmp") + "/radar-rec-XXXXXX";
-  return ::mkdtemp(templ.data()) ? templ : std::string();
-}
+std::string testTempDir() { return radar::testing::TempDirs::make("radar-rec-"); }
 
 uint32_t crc(const std::string& bytes) { return radar::crc32c(0, bytes.data(), bytes.size()); }
 

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <queue>
 
+#include "../temp_dirs.h"
 #include "log/crc32c.h"
 #include "trace/merge.h"
 
@@ -177,11 +178,7 @@ FakeProcess& FakeProcess::blockedIn(log::Kind kind, uint32_t channel, int32_t fd
   return *this;
 }
 
-FakeRecording::FakeRecording() {
-  const char* base = std::getenv("TMPDIR");
-  std::string templ = std::string(base ? base : "/tmp") + "/radar-fake-XXXXXX";
-  dir_ = ::mkdtemp(templ.data());
-}
+FakeRecording::FakeRecording() : dir_(TempDirs::make("radar-fake-")) {}
 
 FakeProcess& FakeRecording::process(const std::string& name, int32_t pid) {
   auto p = std::make_unique<FakeProcess>();
