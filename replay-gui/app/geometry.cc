@@ -46,11 +46,12 @@ std::vector<uint32_t> assignCells(const std::vector<Lifetime>& lifetimes, const 
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return lifetimes[a].first < lifetimes[b].first; });
   columns = std::max(columns, 1u);
-  // As many cells as first fit needs, rounded up to whole rows: in start
-  // order a free one is always among them.
+  // As many cells as first fit needs (in start order a free one is always
+  // among them), and a quarter more, in whole rows: room beside a process
+  // for one that comes later to talk to it.
   uint32_t needed = 0;
   for (uint32_t s : assignSlots(lifetimes)) needed = std::max(needed, s + 1);
-  const uint32_t cells = (needed + columns - 1) / columns * columns;
+  const uint32_t cells = (needed + std::max(2u, needed / 4) + columns - 1) / columns * columns;
   std::vector<uint32_t> busy_until(cells, 0);  // the last event of the cell's holder
   std::vector<bool> used(cells, false);
   std::vector<uint32_t> cell(n, ~0u);
@@ -120,16 +121,33 @@ Point portPosition(const Rect& box, bool input, uint32_t index, uint32_t count) 
   return {input ? box.x : box.x + box.w, y};
 }
 
-Rect queueSlot(Point input_port, uint32_t index) {
+Rect queueSlotToward(Point port, Point toward, uint32_t index, double first) {
   using namespace geometry;
-  const double right = input_port.x - kMessageGap - index * (kMessageSize + kMessageGap);
-  return {right - kMessageSize, input_port.y - kMessageSize / 2, kMessageSize, kMessageSize};
+  const double along = first + index * (kMessageSize + kMessageGap);
+  return {port.x + toward.x * along - kMessageSize / 2, port.y + toward.y * along - kMessageSize / 2, kMessageSize,
+          kMessageSize};
 }
 
-Rect waitingSlot(Point output_port, uint32_t index) {
+double clearOf(const Rect& box, Point from, Point toward) {
   using namespace geometry;
-  const double left = output_port.x + kMessageGap + index * (kMessageSize + kMessageGap);
-  return {left, output_port.y - kMessageSize / 2, kMessageSize, kMessageSize};
+  const double half = kMessageSize / 2;
+  double along = kMessageGap + half;
+  for (; along < 4 * (kMessageSize + kMessageGap); along += 1) {
+    const Point c{from.x + toward.x * along, from.y + toward.y * along};
+    const bool overlaps =
+        c.x - half < box.x + box.w && box.x < c.x + half && c.y - half < box.y + box.h && box.y < c.y + half;
+    if (!overlaps) break;
+  }
+  return along + (along > kMessageGap + half ? kMessageGap : 0);  // the gap from a slanted border too
+}
+
+Rect queueSlot(Point input_port, uint32_t index) { return queueSlotToward(input_port, {-1, 0}, index); }
+
+Rect waitingSlot(Point output_port, uint32_t index) { return queueSlotToward(output_port, {1, 0}, index); }
+
+Point direction(Point a, Point b) {
+  const double dx = b.x - a.x, dy = b.y - a.y, length = std::hypot(dx, dy);
+  return length == 0 ? Point{} : Point{dx / length, dy / length};
 }
 
 Point borderToward(const Rect& box, Point toward) {
@@ -141,6 +159,57 @@ Point borderToward(const Rect& box, Point toward) {
   const double fy = dy == 0 ? 1e300 : (box.h / 2) / std::abs(dy);
   const double f = std::min(fx, fy);
   return {c.x + dx * f, c.y + dy * f};
+}
+
+bool crosses(Point a, Point b, const Rect& box) {
+  // Liang–Barsky: clip the segment to the box, strictly inside.
+  double t0 = 0, t1 = 1;
+  const double dx = b.x - a.x, dy = b.y - a.y;
+  const double p[4] = {-dx, dx, -dy, dy};
+  const double q[4] = {a.x - box.x, box.x + box.w - a.x, a.y - box.y, box.y + box.h - a.y};
+  for (int i = 0; i < 4; ++i) {
+    if (p[i] == 0) {
+      if (q[i] <= 0) return false;  // parallel and outside (or on the border)
+      continue;
+    }
+    const double r = q[i] / p[i];
+    if (p[i] < 0)
+      t0 = std::max(t0, r);
+    else
+      t1 = std::min(t1, r);
+    if (t0 >= t1) return false;
+  }
+  return t1 - t0 > 1e-9;
+}
+
+Point onCurve(Point a, Point control, Point b, double t) {
+  const double u = 1 - t;
+  return {u * u * a.x + 2 * u * t * control.x + t * t * b.x, u * u * a.y + 2 * u * t * control.y + t * t * b.y};
+}
+
+Point bendAround(Point a, Point b, const std::vector<Rect>& boxes) {
+  const Point mid{(a.x + b.x) / 2, (a.y + b.y) / 2};
+  auto clear = [&](Point control) {
+    constexpr int kPieces = 16;
+    Point from = a;
+    for (int k = 1; k <= kPieces; ++k) {
+      const Point to = onCurve(a, control, b, double(k) / kPieces);
+      for (const Rect& r : boxes)
+        if (crosses(from, to, r)) return false;
+      from = to;
+    }
+    return true;
+  };
+  if (clear(mid)) return mid;
+  const double dx = b.x - a.x, dy = b.y - a.y, length = std::hypot(dx, dy);
+  if (length == 0) return mid;
+  const Point normal{-dy / length, dx / length};
+  for (double bend : {0.3, 0.6, 0.9, 1.3, 1.8})
+    for (double side : {1.0, -1.0}) {
+      const Point control{mid.x + normal.x * bend * length * side, mid.y + normal.y * bend * length * side};
+      if (clear(control)) return control;
+    }
+  return mid;
 }
 
 double ease(double t) {

@@ -45,8 +45,8 @@ using Neighbours = std::vector<std::vector<std::pair<uint32_t, double>>>;
 // in order of their start, each takes, of the cells free during its life,
 // the one nearest the processes placed before it that it is connected to
 // (the sum of the weighted distances least), else the first free cell. No
-// two processes alive at once share a cell; the cells used are as few as
-// assignSlots() needs, in a grid of whole rows. Like assignSlots(), it
+// two processes alive at once share a cell; cells past those assignSlots()
+// needs (a quarter more, in whole rows) are taken only to be nearer. Like assignSlots(), it
 // depends on the whole recording only, so every event shows the same place.
 std::vector<uint32_t> assignCells(const std::vector<Lifetime>& lifetimes, const Neighbours& neighbours,
                                   uint32_t columns);
@@ -72,14 +72,32 @@ class GridLayout {
 // Port `index` of `count` on the box's left (input) or right (output)
 // border, spread evenly.
 Point portPosition(const Rect& box, bool input, uint32_t index, uint32_t count);
-// Place `index` (0 is the head, received next) of a queue in front of an
-// input port: messages line up leftwards from the port.
+// Place `index` (0 is the head, received next) of a queue in front of a
+// port, lined up from it along `toward` (a unit vector away from its box).
+// `first`: how far from the port the head's centre stands.
+Rect queueSlotToward(Point port, Point toward, uint32_t index,
+                     double first = geometry::kMessageGap + geometry::kMessageSize / 2);
+// How far along `toward` from `from` a message's centre must stand for the
+// message to be clear of `box` (a queue leaving a border at a slant must
+// start further out than one leaving it square).
+double clearOf(const Rect& box, Point from, Point toward);
+// The same for a port on a box's left border: leftwards.
 Rect queueSlot(Point input_port, uint32_t index);
 // Place `index` of the messages waiting at an output port for a receiver
 // not on screen (none recorded, or not started yet): rightwards from it.
 Rect waitingSlot(Point output_port, uint32_t index);
+// The unit vector from a to b ({0, 0} when they are one point).
+Point direction(Point a, Point b);
 // Where the segment from a box's centre to `toward` leaves the box.
 Point borderToward(const Rect& box, Point toward);
+// Whether the segment from a to b passes through the inside of a box.
+bool crosses(Point a, Point b, const Rect& box);
+// A point of the quadratic curve from a to b bent toward `control`.
+Point onCurve(Point a, Point control, Point b, double t);
+// A control point that bends the line from a to b around `boxes` (none of
+// them crossed by the curve), as little as will do; the midpoint when the
+// straight line crosses none, and when no bend tried clears them all.
+Point bendAround(Point a, Point b, const std::vector<Rect>& boxes);
 // Ease in and out: a message starts and stops gently.
 double ease(double t);
 // A message on its way: at t = 0 leaving `from`, at t = 1 arrived at `to`.

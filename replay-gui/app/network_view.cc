@@ -96,12 +96,15 @@ void NetworkView::drawChannels(QPainter& painter) {
   std::map<std::pair<uint32_t, uint32_t>, Label> labels;
   for (const ChannelLine& line : scene_.channels) {
     painter.setPen(QPen(colors::kChannelLine, 1.4));
+    painter.setBrush(Qt::NoBrush);
     const QPointF a = toWidget(line.a), b = toWidget(line.b);
-    painter.drawLine(a, b);
+    QPainterPath path(a);
+    path.quadTo(toWidget(line.control), b);  // straight when the control is the midpoint
+    painter.drawPath(path);
     if (!names || line.channel >= t.channels.size()) continue;
     Label& l = labels[{line.from, line.to}];
     if (++l.more == 0) {
-      l.at = a + (b - a) * 0.35;  // nearer the writer: two crossing lines' names apart
+      l.at = toWidget(onCurve(line.a, line.control, line.b, 0.35));  // nearer the writer: crossing lines' names apart
       l.name = QString::fromStdString(t.channels[line.channel].name);
     }
   }
@@ -223,7 +226,9 @@ void NetworkView::paintEvent(QPaintEvent*) {
   // Open ports: a notch on the border.
   for (const PortMark& port : scene_.ports) {
     const QPointF at = toWidget(port.at);
-    const double w = 7 * zoom_, h = 12 * zoom_;
+    // A notch across the border: upright on a side, flat on the top or bottom.
+    const bool flat = std::abs(port.toward.y) > std::abs(port.toward.x);
+    const double w = (flat ? 12 : 7) * zoom_, h = (flat ? 7 : 12) * zoom_;
     painter.setPen(QPen(colors::kBorder, 1));
     painter.setBrush(port.input ? colors::kInputPort : colors::kOutputPort);
     painter.drawRect(QRectF(at.x() - w / 2, at.y() - h / 2, w, h));
@@ -231,15 +236,9 @@ void NetworkView::paintEvent(QPaintEvent*) {
       painter.setPen(colors::kText);
       painter.setFont(small_font);
       // Beside the last drawn, within the gap between the boxes.
-      if (port.input) {
-        const Rect last = queueSlot(port.at, SceneBuilder::kMaxQueueDrawn);
-        painter.drawText(QRectF(toWidget({last.x - 14, last.y - 2}), QSizeF(26 * zoom_, 16 * zoom_)),
-                         Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+%1").arg(port.hidden));
-      } else {
-        const Rect next = waitingSlot(port.at, SceneBuilder::kMaxQueueDrawn);
-        painter.drawText(QRectF(toWidget({next.x, next.y - 2}), QSizeF(26 * zoom_, 16 * zoom_)),
-                         Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("+%1").arg(port.hidden));
-      }
+      const Rect next = queueSlot(port, port.room);
+      painter.drawText(QRectF(toWidget({next.center().x - 13, next.center().y - 8}), QSizeF(26 * zoom_, 16 * zoom_)),
+                       Qt::AlignCenter, QStringLiteral("+%1").arg(port.hidden));
     }
   }
 

@@ -84,6 +84,19 @@ void SceneBuilder::findChains() {
   }
   sibling_count_.assign(sets.size(), 0);
   for (uint32_t c = 0; c < chains_.size(); ++c) ++sibling_count_[sibling_set_[c]];
+  // How much each channel ties its holders: by the messages sent on it.
+  std::vector<uint32_t> messages(t.channels.size(), 0);
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const trace::Event& e = t.events[i];
+    if (e.endpoint == kNone || !e.value || (e.flags & trace::kEventFailed) ||
+        log::categoryOf(e.eventKind()) != log::Category::Send)
+      continue;
+    const uint32_t c = t.endpoints[e.endpoint].channel;
+    if (c < messages.size()) ++messages[c];
+  }
+  channel_weight_.resize(messages.size());
+  for (size_t c = 0; c < messages.size(); ++c)
+    channel_weight_[c] = messages[c] ? 1 + std::log2(1.0 + messages[c]) : 0.05;
 }
 
 // Chains grouped into one box count as one; chains that share channels are
@@ -111,20 +124,22 @@ void SceneBuilder::place() {
       lifetimes.push_back(life);
     }
   }
-  // Units are connected by the channels they share, a weight each. A
-  // channel held by very many (a listening socket every worker inherits)
-  // says little about who talks to whom, and would cost pairs by the square.
+  // Units are connected by the channels they share, the more the more
+  // messages those carried: a descriptor inherited and never used (every
+  // server child holds its parent's pipes) pulls little. A channel held by
+  // very many (a listening socket every worker inherits) says little about
+  // who talks to whom, and would cost pairs by the square.
   constexpr size_t kMostHolders = 16;
   std::unordered_map<uint32_t, std::vector<uint32_t>> holders;  // channel -> units
   for (const auto& ep : t.endpoints)
-    if (ep.process < n && ep.channel != kNone) holders[ep.channel].push_back(unit[chain_[ep.process]]);
+    if (ep.process < n && ep.channel < channel_weight_.size()) holders[ep.channel].push_back(unit[chain_[ep.process]]);
   std::map<std::pair<uint32_t, uint32_t>, double> weight;
   for (auto& [channel, units] : holders) {
     std::sort(units.begin(), units.end());
     units.erase(std::unique(units.begin(), units.end()), units.end());
     if (units.size() < 2 || units.size() > kMostHolders) continue;
     for (size_t i = 0; i < units.size(); ++i)
-      for (size_t j = i + 1; j < units.size(); ++j) weight[{units[i], units[j]}] += 1;
+      for (size_t j = i + 1; j < units.size(); ++j) weight[{units[i], units[j]}] += channel_weight_[channel];
   }
   Neighbours neighbours(lifetimes.size());
   for (const auto& [pair, w] : weight) {
@@ -268,6 +283,17 @@ Rect SceneBuilder::bounds() const {
   return r;
 }
 
+namespace {
+// How many queued messages a line between two boxes shows before a count:
+// as many as fit on it with the count beside them (26 wide).
+uint32_t roomOnLine(Point a, Point b) {
+  const double length = std::hypot(b.x - a.x, b.y - a.y);
+  return static_cast<uint32_t>(std::clamp(
+      std::floor((length - 2 * geometry::kMessageGap - 26) / (geometry::kMessageSize + geometry::kMessageGap)), 1.0,
+      double(SceneBuilder::kMaxQueueDrawn)));
+}
+}  // namespace
+
 Scene SceneBuilder::build(uint32_t position, double progress) const {
   const uint32_t n = static_cast<uint32_t>(t_.events.size());
   position = std::min(position, n);
@@ -358,9 +384,41 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
           const Rect& from = s.processes[w].box;
           const Rect& to = s.processes[r].box;
           // Between the nearest borders: never across a box of its own.
-          s.channels.push_back({c, s.processes[w].process, s.processes[r].process, borderToward(from, to.center()),
-                                borderToward(to, from.center()), both});
+          const Point a = borderToward(from, to.center()), b = borderToward(to, from.center());
+          s.channels.push_back({c, s.processes[w].process, s.processes[r].process, a, b, {}, both});
+          // Never across another's, that would seem to join it: bent
+          // around (but for crowds too big to read lines in anyway).
+          s.channels.back().control = {(a.x + b.x) / 2, (a.y + b.y) / 2};
+          if (s.processes.size() > kMostBoxesForBends) continue;
+          std::vector<Rect> others;
+          for (size_t k = 0; k < s.processes.size(); ++k)
+            if (k != w && k != r) others.push_back(s.processes[k].box);
+          s.channels.back().control = bendAround(a, b, others);
         }
+  }
+  // Where each box meets its channels' lines: its ports stand there, and
+  // their queues line up along the line, toward the other end.
+  struct LineEnd {
+    Point at, toward, control;
+    uint32_t room;
+    bool bent;
+  };
+  auto isBent = [](Point a, Point b, Point control) {
+    return std::abs(control.x - (a.x + b.x) / 2) + std::abs(control.y - (a.y + b.y) / 2) > 1e-9;
+  };
+  std::map<std::pair<size_t, uint32_t>, LineEnd> line_end;  // (box, channel)
+  {
+    std::map<uint32_t, size_t> box_of;  // box process -> box
+    for (size_t k = 0; k < s.processes.size(); ++k) box_of[s.processes[k].process] = k;
+    for (const ChannelLine& line : s.channels) {
+      const size_t w = box_of[line.from], r = box_of[line.to];
+      const uint32_t room = roomOnLine(line.a, line.b);
+      const bool bent = isBent(line.a, line.b, line.control);
+      line_end.try_emplace({w, line.channel},
+                           LineEnd{line.a, direction(line.a, line.control), line.control, room, bent});
+      line_end.try_emplace({r, line.channel},
+                           LineEnd{line.b, direction(line.b, line.control), line.control, room, bent});
+    }
   }
   // A port is a channel of a box: the members of a group share theirs (the
   // first end seen stands for the others).
@@ -412,18 +470,74 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     if (category == log::Category::Send) outs[index[ev->process]].insert(portEnd(ev->endpoint));
     if (category == log::Category::Receive) ins[index[ev->process]].insert(portEnd(ev->endpoint));
   }
-  std::map<uint32_t, Point> port_at;  // endpoint -> where its port is
+  // A message on its way to a box whose end of the channel has no line
+  // yet (the reader has not used it): its ports face each other all the
+  // same, on the line the channel will have.
+  for (const Pending& q : pending) {
+    if (q.in_end == kNone) continue;
+    const Event& send = t_.events[q.m->send];
+    const auto wi = index.find(send.process), ri = index.find(q.m->to_process);
+    if (wi == index.end() || ri == index.end() || wi->second == ri->second) continue;
+    const uint32_t c = t_.endpoints[send.endpoint].channel;
+    if (line_end.count({wi->second, c}) && line_end.count({ri->second, c})) continue;
+    const Rect& wb = s.processes[wi->second].box;
+    const Rect& rb = s.processes[ri->second].box;
+    const Point a = borderToward(wb, rb.center()), b = borderToward(rb, wb.center());
+    Point control{(a.x + b.x) / 2, (a.y + b.y) / 2};
+    if (s.processes.size() <= kMostBoxesForBends) {
+      std::vector<Rect> others;
+      for (size_t k = 0; k < s.processes.size(); ++k)
+        if (k != wi->second && k != ri->second) others.push_back(s.processes[k].box);
+      control = bendAround(a, b, others);
+    }
+    const uint32_t room = roomOnLine(a, b);
+    const bool bent = isBent(a, b, control);
+    line_end.try_emplace({wi->second, c}, LineEnd{a, direction(a, control), control, room, bent});
+    line_end.try_emplace({ri->second, c}, LineEnd{b, direction(b, control), control, room, bent});
+  }
+  std::map<uint32_t, Point> port_at;    // endpoint * 2 + (output) -> where its port is
+  std::map<uint32_t, Point> port_bend;  // the same -> the control point of its channel's line
   std::map<uint32_t, size_t> port_index;
   for (int side = 0; side < 2; ++side) {
     for (const auto& [b, ends] : side == 0 ? ins : outs) {
       const Rect& box = s.processes[b].box;
       uint32_t k = 0;
+      std::map<std::pair<double, double>, std::vector<size_t>> at_point;  // ports of this side at one point
       for (uint32_t ep : ends) {
-        PortMark mark{s.processes[b].process, ep, side == 0,
-                      portPosition(box, side == 0, k++, static_cast<uint32_t>(ends.size()))};
+        // On the line of its channel; without one on screen, on the left
+        // (input) or right (output) border, spread along it.
+        PortMark mark{s.processes[b].process, ep, side == 0, {}, {side == 0 ? -1.0 : 1.0, 0}, {}, kMaxQueueDrawn};
+        mark.at = portPosition(box, side == 0, k++, static_cast<uint32_t>(ends.size()));
+        if (const auto it = line_end.find({b, t_.endpoints[ep].channel}); it != line_end.end()) {
+          mark.at = it->second.at;
+          mark.toward = it->second.toward;
+          mark.room = it->second.room;
+          if (it->second.bent) port_bend[ep * 2 + side] = it->second.control;
+          at_point[{mark.at.x, mark.at.y}].push_back(s.ports.size());
+        }
         port_at[ep * 2 + side] = mark.at;
         port_index[ep * 2 + side] = s.ports.size();
         s.ports.push_back(mark);
+      }
+      // Several ports where one line meets the box (channels to one peer):
+      // side by side across the line, on the box.
+      for (const auto& [point, marks] : at_point) {
+        for (size_t k2 = 0; k2 < marks.size(); ++k2) {
+          PortMark& m = s.ports[marks[k2]];
+          const double shift = (double(k2) - double(marks.size() - 1) / 2) * 16;
+          m.at = {std::clamp(m.at.x - m.toward.y * shift, box.x, box.x + box.w),
+                  std::clamp(m.at.y + m.toward.x * shift, box.y, box.y + box.h)};
+          port_at[m.endpoint * 2 + (side == 0 ? 0 : 1)] = m.at;
+        }
+      }
+      // A queue on a line keeps to its right, and the one the other way to
+      // theirs: they pass each other.
+      for (size_t k2 = s.ports.size() - ends.size(); k2 < s.ports.size(); ++k2) {
+        PortMark& m = s.ports[k2];
+        const bool on_line = line_end.count({b, t_.endpoints[m.endpoint].channel}) != 0;
+        const double aside = on_line ? geometry::kMessageSize / 2 + 1 : 0;
+        m.queue_at = {m.at.x - m.toward.y * aside, m.at.y + m.toward.x * aside};
+        m.first = clearOf(box, m.queue_at, m.toward);
       }
     }
   }
@@ -444,37 +558,48 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     const Point from = out_port != port_at.end()   ? out_port->second
                        : index.count(send.process) ? s.processes[index[send.process]].box.center()
                                                    : Point{};
+    const double half = geometry::kMessageSize / 2;
     if (q.in_end == kNone) {
       // Nobody on screen will receive it (none recorded, or not started
       // yet): it waits outside the sender, in send order, as a queue does.
       const uint32_t slot = waiting_length[out_end]++;
-      if (slot >= kMaxQueueDrawn) {
-        if (const auto at = port_index.find(out_end * 2 + 1); at != port_index.end()) ++s.ports[at->second].hidden;
+      const auto at = port_index.find(out_end * 2 + 1);
+      if (slot >= (at != port_index.end() ? s.ports[at->second].room : kMaxQueueDrawn)) {
+        if (at != port_index.end()) ++s.ports[at->second].hidden;
         continue;
       }
-      mb.box = waitingSlot(from, slot);
+      mb.box = at != port_index.end() ? queueSlot(s.ports[at->second], slot) : waitingSlot(from, slot);
       s.messages.push_back(mb);
       continue;
     }
-    const Point in = port_at[q.in_end * 2];
+    const PortMark& in_port = s.ports[port_index[q.in_end * 2]];
+    const Point in = in_port.queue_at;
     if (q.state == MessageBox::State::Consumed) {
       // From the head of the queue into the box.
-      const Rect head = queueSlot(in, 0);
-      const Point c = along({head.x, head.y}, {in.x + 4, head.y}, s.progress);
-      mb.box = {c.x, c.y, geometry::kMessageSize, geometry::kMessageSize};
+      const Point head = queueSlot(in_port, 0).center();
+      const Point inside{in.x - in_port.toward.x * (half + 4), in.y - in_port.toward.y * (half + 4)};
+      const Point c = along(head, inside, s.progress);
+      mb.box = {c.x - half, c.y - half, geometry::kMessageSize, geometry::kMessageSize};
       s.messages.push_back(mb);
       continue;
     }
     const uint32_t slot = queue_length[q.in_end]++;
-    if (slot >= kMaxQueueDrawn) {
-      ++s.ports[port_index[q.in_end * 2]].hidden;
+    if (PortMark& port = s.ports[port_index[q.in_end * 2]]; slot >= port.room) {
+      ++port.hidden;
       continue;
     }
-    const Rect target = queueSlot(in, slot);
+    const Rect target = queueSlot(in_port, slot);
     if (q.state == MessageBox::State::Travelling) {
-      const Point start{from.x, from.y - geometry::kMessageSize / 2};
-      const Point c = along(start, {target.x, target.y}, s.progress);
-      mb.box = {c.x, c.y, geometry::kMessageSize, geometry::kMessageSize};
+      // From just outside its sender's port, along its channel's line (bent
+      // around the boxes between, if it is).
+      const auto out_at = port_index.find(out_end * 2 + 1);
+      const Point start = out_at != port_index.end() ? queueSlot(s.ports[out_at->second], 0).center() : from;
+      const auto bend = port_bend.find(out_end * 2 + 1);
+      const Point end = target.center();
+      const Point control =
+          bend != port_bend.end() ? bend->second : Point{(start.x + end.x) / 2, (start.y + end.y) / 2};
+      const Point c = onCurve(start, control, end, ease(s.progress));
+      mb.box = {c.x - half, c.y - half, geometry::kMessageSize, geometry::kMessageSize};
       travelling.push_back(mb);
     } else {
       mb.box = target;

@@ -38,8 +38,17 @@ struct PortMark {
   uint32_t endpoint = kNone;
   bool input = false;
   Point at;
+  Point toward;       // away from the box, toward the channel's other end: where its queue lines up
+  Point queue_at;     // where its queue starts: beside the line, so that the other way's queue passes
+  uint32_t room = 0;  // messages its queue shows before the count: as many as fit before the other end
+  double first = geometry::kMessageGap + geometry::kMessageSize / 2;  // from queue_at to its head's centre
   uint32_t hidden = 0;  // queued messages not drawn (the queue is longer than shown)
 };
+
+// Place `index` of a port's queue (0 the head).
+inline Rect queueSlot(const PortMark& port, uint32_t index) {
+  return queueSlotToward(port.queue_at, port.toward, index, port.first);
+}
 
 struct MessageBox {
   uint32_t send = kNone;  // the send event (position)
@@ -55,6 +64,9 @@ struct ChannelLine {
   uint32_t channel = kNone;
   uint32_t from = kNone, to = kNone;  // processes
   Point a, b;
+  // Bent around the boxes between (a quadratic curve through this control
+  // point); the midpoint of a and b when straight.
+  Point control;
   bool both_ways = false;
 };
 
@@ -88,6 +100,10 @@ class SceneBuilder {
   // as fit in the gap between two boxes, the count beside them.
   static constexpr uint32_t kMaxQueueDrawn =
       static_cast<uint32_t>((geometry::kGapX - 32) / (geometry::kMessageSize + geometry::kMessageGap));
+
+  // Channel lines are bent around the boxes between their ends on screens
+  // of at most this many boxes.
+  static constexpr size_t kMostBoxesForBends = 100;
 
   SceneBuilder(const trace::Trace& trace, const trace::DisplayModel& display);
 
@@ -144,6 +160,7 @@ class SceneBuilder {
   std::vector<uint32_t> sibling_count_;  // by sibling set
   std::set<uint32_t> grouped_;           // sibling sets drawn as one box
   std::vector<uint32_t> box_process_;    // by process image
+  std::vector<double> channel_weight_;   // by channel: how much it ties its holders
   std::vector<uint32_t> slot_;
   GridLayout grid_;
   std::unordered_map<uint32_t, Point> moved_;

@@ -76,26 +76,38 @@ TEST(Scene, QueuedMessagesWaitInFrontOfTheReceiversInputPortInSendOrder) {
   ASSERT_NE(box, nullptr);
   EXPECT_EQ(s.messages[0].send, positionOf(*t, 100, 1));
   EXPECT_EQ(s.messages[1].send, second_send);
+  const ProcessBox* producer = s.box(processOf(*t, 100));
+  ASSERT_NE(producer, nullptr);
+  auto outside = [](const Rect& m, const Rect& b) {
+    return m.x + m.w <= b.x + 0.001 || b.x + b.w <= m.x + 0.001 || m.y + m.h <= b.y + 0.001 || b.y + b.h <= m.y + 0.001;
+  };
   for (const auto& m : s.messages) {
     EXPECT_EQ(m.state, MessageBox::State::Queued);
     EXPECT_EQ(m.to_process, consumer);
-    EXPECT_LT(m.box.x + m.box.w, box->box.x + 0.001);  // left of the consumer's box
+    EXPECT_TRUE(outside(m.box, box->box) && outside(m.box, producer->box)) << "between the boxes";
   }
-  // The head (sent first, received next) is nearest the port.
-  EXPECT_GT(s.messages[0].box.x, s.messages[1].box.x);
-  // One input port open on the consumer's left border, one output port on
-  // the producer's right border.
+  // One input port on the consumer's border facing the producer, one
+  // output port on the producer's facing the consumer; the head (sent
+  // first, received next) nearest the input port.
   int inputs = 0, outputs = 0;
+  Point input_at;
   for (const auto& port : s.ports) {
+    const Point want =
+        port.input ? borderToward(box->box, producer->box.center()) : borderToward(producer->box, box->box.center());
+    EXPECT_NEAR(port.at.x, want.x, 1e-6);
+    EXPECT_NEAR(port.at.y, want.y, 1e-6);
     if (port.input) {
       ++inputs;
       EXPECT_EQ(port.process, consumer);
-      EXPECT_DOUBLE_EQ(port.at.x, box->box.x);
+      input_at = port.at;
     } else {
       ++outputs;
-      EXPECT_DOUBLE_EQ(port.at.x, s.box(processOf(*t, 100))->box.x + geometry::kBoxWidth);
     }
   }
+  auto distance = [&](const MessageBox& m) {
+    return std::hypot(m.box.center().x - input_at.x, m.box.center().y - input_at.y);
+  };
+  EXPECT_LT(distance(s.messages[0]), distance(s.messages[1]));
   EXPECT_EQ(inputs, 1);
   EXPECT_EQ(outputs, 1);
   EXPECT_EQ(s.messageAt(s.messages[0].box.center()), s.messages[0].send);
@@ -960,22 +972,29 @@ TEST(Scene, ALongQueueStaysInTheGapInFrontOfItsReceiver) {
   const Scene s = builder.build(positionOf(*t, 100, 18) + 1, 1);
   const ProcessBox* consumer = s.box(processOf(*t, 200));
   ASSERT_TRUE(consumer);
-  ASSERT_EQ(s.messages.size(), SceneBuilder::kMaxQueueDrawn);
-  uint32_t hidden = 0;
-  for (const auto& port : s.ports) hidden += port.hidden;
-  EXPECT_EQ(hidden, 18 - SceneBuilder::kMaxQueueDrawn);
-  for (const auto& m : s.messages) {
-    EXPECT_GE(m.box.x, consumer->box.x - geometry::kGapX) << "in the gap before the consumer";
-    EXPECT_LE(m.box.x + m.box.w, consumer->box.x);
-    for (const auto& b : s.processes) {
-      const bool overlaps = m.box.x < b.box.x + b.box.w && b.box.x < m.box.x + m.box.w && m.box.y < b.box.y + b.box.h &&
-                            b.box.y < m.box.y + m.box.h;
-      EXPECT_FALSE(overlaps) << b.name;
-    }
-  }
-  // The count, beside the last drawn, stays in the gap too (26 wide, 14 left of its slot).
-  const Rect last = queueSlot({consumer->box.x, 0}, SceneBuilder::kMaxQueueDrawn);
-  EXPECT_GE(last.x - 14, consumer->box.x - geometry::kGapX);
+  const PortMark* in = nullptr;
+  for (const auto& port : s.ports)
+    if (port.input) in = &port;
+  ASSERT_TRUE(in);
+  EXPECT_GE(in->room, 1u);
+  EXPECT_LE(in->room, SceneBuilder::kMaxQueueDrawn);
+  ASSERT_EQ(s.messages.size(), in->room);
+  EXPECT_EQ(in->hidden, 18 - in->room);
+  auto overlaps = [](const Rect& m, const Rect& b) {
+    return m.x < b.x + b.w && b.x < m.x + m.w && m.y < b.y + b.h && b.y < m.y + m.h;
+  };
+  for (const auto& m : s.messages)
+    for (const auto& b : s.processes) EXPECT_FALSE(overlaps(m.box, b.box)) << b.name;
+  // The count, beside the last drawn (26 wide), stays in the gap too.
+  const Point count = queueSlot(*in, in->room).center();
+  for (const auto& b : s.processes) EXPECT_FALSE(overlaps({count.x - 13, count.y - 6, 26, 12}, b.box)) << b.name;
+  // Boxes side by side, with the wider gap between: all six, and a count.
+  builder.moveBox(processOf(*t, 100), {0, 0});
+  builder.moveBox(processOf(*t, 200), {geometry::kBoxWidth + geometry::kGapX, 0});
+  const Scene wide = builder.build(positionOf(*t, 100, 18) + 1, 1);
+  EXPECT_EQ(wide.messages.size(), SceneBuilder::kMaxQueueDrawn);
+  for (const auto& m : wide.messages)
+    for (const auto& b : wide.processes) EXPECT_FALSE(overlaps(m.box, b.box)) << b.name;
 }
 
 // Messages for a receiver not on screen yet (its first event comes later)
@@ -1044,10 +1063,15 @@ TEST(Scene, SiblingsOfOneProgramGroupIntoOneBoxAndApartAgain) {
   EXPECT_FALSE(parent->box.x < group->box.x + group->box.w && group->box.x < parent->box.x + parent->box.w &&
                parent->box.y < group->box.y + group->box.h && group->box.y < parent->box.y + parent->box.h);
   ASSERT_EQ(s.messages.size(), 5u);
+  // Queued in front of the group: outside both boxes, nearer the group.
+  auto gap = [](Point p, const Rect& r) {
+    const double dx = std::max({r.x - p.x, 0.0, p.x - r.x - r.w}), dy = std::max({r.y - p.y, 0.0, p.y - r.y - r.h});
+    return std::hypot(dx, dy);
+  };
   for (const auto& m : s.messages) {
-    EXPECT_LE(m.box.x + m.box.w, group->box.x + 0.001) << "queued in front of the group";
-    EXPECT_GE(m.box.y, group->box.y - m.box.h);
-    EXPECT_LE(m.box.y, group->box.y + group->box.h);
+    EXPECT_GT(gap(m.box.center(), group->box), 0);
+    EXPECT_GT(gap(m.box.center(), parent->box), 0);
+    EXPECT_LT(gap(m.box.center(), group->box), gap(m.box.center(), parent->box)) << "queued in front of the group";
   }
   // Once each has read its pipe: a port per channel, each channel a line
   // from the parent to the group.
@@ -1089,6 +1113,79 @@ TEST(WindowGroups, ManySiblingsStartAsOneBox) {
   window.networkView().setGrouped(processOf(window.trace(), 100), false);
   QApplication::processEvents();
   EXPECT_EQ(window.networkView().scene().processes.size(), 31u);
+}
+
+// A channel between two boxes with a third between them is bent around
+// it: a straight line would seem to join the third.
+TEST(Scene, AChannelLineBendsAroundTheBoxesBetweenItsEnds) {
+  FakeRecording rec;
+  rec.process("left", 1).pipeEnd(1, 7, true).send(1, "over", 10, 11).exit(0, 60);
+  rec.process("middle", 2).user("here", 5).exit(0, 70);
+  rec.process("right", 3).pipeEnd(1, 7, false).receive(1, "over", 30, 31).exit(0, 80);
+  auto t = rec.load();
+  trace::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  builder.moveBox(processOf(*t, 1), {0, 0});
+  builder.moveBox(processOf(*t, 2), {300, 10});
+  builder.moveBox(processOf(*t, 3), {600, 0});
+  const Scene s = builder.build(positionOf(*t, 3, 1) + 1, 1);
+  ASSERT_EQ(s.channels.size(), 1u);
+  const ChannelLine& line = s.channels[0];
+  const Rect middle = s.box(processOf(*t, 2))->box;
+  ASSERT_TRUE(crosses(line.a, line.b, middle)) << "the test means something: straight, it would cross";
+  Point from = line.a;
+  for (int k = 1; k <= 64; ++k) {
+    const Point to = onCurve(line.a, line.control, line.b, k / 64.0);
+    EXPECT_FALSE(crosses(from, to, middle)) << "piece " << k;
+    from = to;
+  }
+  // Nothing between: straight.
+  builder.moveBox(processOf(*t, 2), {300, 400});
+  const Scene apart = builder.build(positionOf(*t, 3, 1) + 1, 1);
+  const ChannelLine& straight = apart.channels[0];
+  EXPECT_DOUBLE_EQ(straight.control.x, (straight.a.x + straight.b.x) / 2);
+  EXPECT_DOUBLE_EQ(straight.control.y, (straight.a.y + straight.b.y) / 2);
+}
+
+// Wherever the boxes stand (the reader left of the writer, above it, below
+// it), a message travels and queues between them, never through a box: its
+// ports face each other on the line between the boxes.
+TEST(Scene, MessagesTravelAndQueueBetweenTheBoxesWhereverTheyStand) {
+  FakeRecording rec;
+  auto& p = rec.process("producer", 100).pipeEnd(1, 7, true);
+  auto& c = rec.process("consumer", 200).user("ready", 5).pipeEnd(1, 7, false);
+  for (int k = 0; k < 3; ++k) p.send(1, "m" + std::to_string(k), 10 + k, 11 + k);
+  for (int k = 0; k < 3; ++k) c.receive(1, "m" + std::to_string(k), 100 + k, 101 + k);
+  auto t = rec.load();
+  trace::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const uint32_t producer = processOf(*t, 100), consumer = processOf(*t, 200);
+  auto inside = [](const Rect& m, const Rect& b) {
+    return m.x + 0.5 < b.x + b.w && b.x < m.x + m.w - 0.5 && m.y + 0.5 < b.y + b.h && b.y < m.y + m.h - 0.5;
+  };
+  const Point places[] = {{-400, 0}, {0, -250}, {0, 250}, {-350, 220}, {400, 0}};
+  for (const Point& at : places) {
+    builder.moveBox(producer, {500, 500});
+    builder.moveBox(consumer, {500 + at.x, 500 + at.y});
+    const Rect from = builder.boxOf(producer), to = builder.boxOf(consumer);
+    const uint32_t last_send = positionOf(*t, 100, 3);
+    for (double progress = 0; progress <= 1.0; progress += 0.125) {
+      const Scene s = builder.build(last_send + 1, progress);
+      ASSERT_EQ(s.messages.size(), 3u);
+      for (const auto& m : s.messages) {
+        EXPECT_FALSE(inside(m.box, from)) << "at " << at.x << "," << at.y << " progress " << progress;
+        EXPECT_FALSE(inside(m.box, to)) << "at " << at.x << "," << at.y << " progress " << progress;
+      }
+    }
+    // The consumer's input port faces the producer, on the line between them.
+    const Scene s = builder.build(last_send + 1, 1);
+    for (const auto& port : s.ports) {
+      if (!port.input) continue;
+      const Point want = borderToward(to, from.center());
+      EXPECT_NEAR(port.at.x, want.x, 1e-6);
+      EXPECT_NEAR(port.at.y, want.y, 1e-6);
+    }
+  }
 }
 
 // Ports are channels: a process with two descriptors of one pipe has one
