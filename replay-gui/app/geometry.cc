@@ -47,17 +47,19 @@ std::vector<uint32_t> assignCells(const std::vector<Lifetime>& lifetimes, const 
                    [&](uint32_t a, uint32_t b) { return lifetimes[a].first < lifetimes[b].first; });
   columns = std::max(columns, 1u);
   // As many cells as first fit needs (in start order a free one is always
-  // among them), and a quarter more, in whole rows: room beside a process
+  // among them), in whole rows, and one row more: room beside a process
   // for one that comes later to talk to it.
   uint32_t needed = 0;
   for (uint32_t s : assignSlots(lifetimes)) needed = std::max(needed, s + 1);
-  const uint32_t cells = (needed + std::max(2u, needed / 4) + columns - 1) / columns * columns;
+  const uint32_t cells = ((needed + columns - 1) / columns + 1) * columns;
   std::vector<uint32_t> busy_until(cells, 0);  // the last event of the cell's holder
   std::vector<bool> used(cells, false);
   std::vector<uint32_t> cell(n, ~0u);
   const double w = kBoxWidth + kGapX, h = kBoxHeight + kGapY;
   auto distance = [&](uint32_t a, uint32_t b) {
-    return std::hypot((double(a % columns) - double(b % columns)) * w, (double(a / columns) - double(b / columns)) * h);
+    // Rows count nearly double: the view is wide, and side by side reads best.
+    return std::hypot((double(a % columns) - double(b % columns)) * w,
+                      (double(a / columns) - double(b / columns)) * 1.8 * h);
   };
   for (uint32_t p : order) {
     const Lifetime life = lifetimes[p];
@@ -189,21 +191,30 @@ Point onCurve(Point a, Point control, Point b, double t) {
 
 Point bendAround(Point a, Point b, const std::vector<Rect>& boxes) {
   const Point mid{(a.x + b.x) / 2, (a.y + b.y) / 2};
+  bool crossed = false;
+  for (const Rect& r : boxes) crossed = crossed || crosses(a, b, r);
+  if (!crossed) return mid;  // straight: the common case, one test a box
+  const double dx = b.x - a.x, dy = b.y - a.y, length = std::hypot(dx, dy);
+  if (length == 0) return mid;
+  const Point normal{-dy / length, dx / length};
   auto clear = [&](Point control) {
+    // The curve lies within the triangle of its three points: only the
+    // boxes that meet that triangle's bounds can be in its way.
+    const double x0 = std::min({a.x, b.x, control.x}), x1 = std::max({a.x, b.x, control.x});
+    const double y0 = std::min({a.y, b.y, control.y}), y1 = std::max({a.y, b.y, control.y});
+    std::vector<const Rect*> near;
+    for (const Rect& r : boxes)
+      if (r.x < x1 && x0 < r.x + r.w && r.y < y1 && y0 < r.y + r.h) near.push_back(&r);
     constexpr int kPieces = 16;
     Point from = a;
     for (int k = 1; k <= kPieces; ++k) {
       const Point to = onCurve(a, control, b, double(k) / kPieces);
-      for (const Rect& r : boxes)
-        if (crosses(from, to, r)) return false;
+      for (const Rect* r : near)
+        if (crosses(from, to, *r)) return false;
       from = to;
     }
     return true;
   };
-  if (clear(mid)) return mid;
-  const double dx = b.x - a.x, dy = b.y - a.y, length = std::hypot(dx, dy);
-  if (length == 0) return mid;
-  const Point normal{-dy / length, dx / length};
   for (double bend : {0.3, 0.6, 0.9, 1.3, 1.8})
     for (double side : {1.0, -1.0}) {
       const Point control{mid.x + normal.x * bend * length * side, mid.y + normal.y * bend * length * side};

@@ -22,7 +22,7 @@ struct Rect {
 
 namespace geometry {
 inline constexpr double kBoxWidth = 170, kBoxHeight = 70;
-inline constexpr double kGapX = 130, kGapY = 70;  // room for queues and arrows
+inline constexpr double kGapX = 130, kGapY = 100;  // room for queues and arrows, across and down
 inline constexpr double kMessageSize = 12, kMessageGap = 3;
 }  // namespace geometry
 
@@ -46,7 +46,7 @@ using Neighbours = std::vector<std::vector<std::pair<uint32_t, double>>>;
 // the one nearest the processes placed before it that it is connected to
 // (the sum of the weighted distances least), else the first free cell. No
 // two processes alive at once share a cell; cells past those assignSlots()
-// needs (a quarter more, in whole rows) are taken only to be nearer. Like assignSlots(), it
+// needs (in whole rows, and a row more) are taken only to be nearer. Like assignSlots(), it
 // depends on the whole recording only, so every event shows the same place.
 std::vector<uint32_t> assignCells(const std::vector<Lifetime>& lifetimes, const Neighbours& neighbours,
                                   uint32_t columns);

@@ -57,7 +57,9 @@ using trace::kNone;
 
 MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netdesc::Binding> net, QWidget* parent)
     : QMainWindow(parent), trace_(std::move(trace)), net_(std::move(net)) {
-  display_ = std::make_unique<trace::DisplayModel>(*trace_);
+  // Its checkpoints are made in the background: the first frame does not
+  // wait for a pass over every event.
+  display_ = std::make_unique<trace::DisplayModel>(*trace_, 0, /*background=*/true);
   narrator_ = std::make_unique<trace::Narrator>(*trace_);
   builder_ = std::make_unique<SceneBuilder>(*trace_, *display_);
   if (net_) {

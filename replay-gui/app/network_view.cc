@@ -59,9 +59,11 @@ Point NetworkView::toScene(QPointF p) const { return {(p.x() - pan_.x()) / zoom_
 
 void NetworkView::fitToView() {
   const Rect b = builder_.bounds();
-  if (b.w <= 0 || b.h <= 0 || width() <= 0 || height() <= 0) return;
-  zoom_ = std::clamp(std::min(width() / b.w, height() / b.h), 0.05, 2.0);
-  pan_ = {(width() - b.w * zoom_) / 2 - b.x * zoom_, (height() - b.h * zoom_) / 2 - b.y * zoom_};
+  // Beside the legend, which would cover what is under it.
+  const double left = show_legend_ ? legendFrame().right() + 6 : 0, w = width() - left;
+  if (b.w <= 0 || b.h <= 0 || w <= 0 || height() <= 0) return;
+  zoom_ = std::clamp(std::min(w / b.w, height() / b.h), 0.05, 2.0);
+  pan_ = {left + (w - b.w * zoom_) / 2 - b.x * zoom_, (height() - b.h * zoom_) / 2 - b.y * zoom_};
   fitted_ = true;
   update();
 }
@@ -90,6 +92,7 @@ void NetworkView::drawChannels(QPainter& painter) {
   // and how many more, not names drawn over each other.
   struct Label {
     QPointF at;
+    bool upright = false;  // the line runs more down than across
     QString name;
     int more = -1;
   };
@@ -98,20 +101,37 @@ void NetworkView::drawChannels(QPainter& painter) {
     painter.setPen(QPen(colors::kChannelLine, 1.4));
     painter.setBrush(Qt::NoBrush);
     const QPointF a = toWidget(line.a), b = toWidget(line.b);
-    QPainterPath path(a);
-    path.quadTo(toWidget(line.control), b);  // straight when the control is the midpoint
-    painter.drawPath(path);
+    const Point mid{(line.a.x + line.b.x) / 2, (line.a.y + line.b.y) / 2};
+    if (std::abs(line.control.x - mid.x) + std::abs(line.control.y - mid.y) < 1e-9) {
+      painter.drawLine(a, b);  // straight: the common case, and much cheaper than a curve
+    } else {
+      QPainterPath path(a);
+      path.quadTo(toWidget(line.control), b);
+      painter.drawPath(path);
+    }
     if (!names || line.channel >= t.channels.size()) continue;
     Label& l = labels[{line.from, line.to}];
     if (++l.more == 0) {
       l.at = toWidget(onCurve(line.a, line.control, line.b, 0.35));  // nearer the writer: crossing lines' names apart
       l.name = QString::fromStdString(t.channels[line.channel].name);
+      l.upright = std::abs(line.b.y - line.a.y) > std::abs(line.b.x - line.a.x);
     }
   }
   painter.setPen(colors::kBorder);
   for (const auto& [ends, l] : labels) {
     const QString text = l.more ? tr("%1 and %n more", nullptr, l.more).arg(l.name) : l.name;
-    painter.drawText(QRectF(l.at.x() - 80, l.at.y() - 14, 160, 12), Qt::AlignCenter,
+    // Beside the line, clear of the queues that keep to either side of it;
+    // the names of the two ways between two boxes on either side.
+    const double clear = (geometry::kMessageSize + 2) * zoom_;
+    const bool other_side = ends.first > ends.second && labels.count({ends.second, ends.first});
+    const QRectF where = l.upright    ? other_side ? QRectF(l.at.x() - clear - 160, l.at.y() - 6, 160, 12)
+                                                   : QRectF(l.at.x() + clear, l.at.y() - 6, 160, 12)
+                            : other_side ? QRectF(l.at.x() - 80, l.at.y() + clear, 160, 12)
+                                      : QRectF(l.at.x() - 80, l.at.y() - clear - 12, 160, 12);
+    painter.drawText(where,
+                     !l.upright   ? Qt::AlignCenter
+                     : other_side ? Qt::AlignRight | Qt::AlignVCenter
+                                  : Qt::AlignLeft | Qt::AlignVCenter,
                      painter.fontMetrics().elidedText(text, Qt::ElideMiddle, 160));
   }
 }
@@ -143,17 +163,29 @@ std::vector<NetworkView::LegendEntry> NetworkView::legend() {
 }
 
 // Bottom left, over the scene: a swatch and a word for each colour.
-void NetworkView::drawLegend(QPainter& painter) {
-  const auto entries = legend();
+QFont NetworkView::legendFont() const {
   QFont f = font();
   f.setPointSizeF(8);
-  painter.setFont(f);
-  const QFontMetrics m(f);
+  return f;
+}
+
+QRect NetworkView::legendFrame() const {
+  const auto entries = legend();
+  const QFontMetrics m(legendFont());
   int text_width = 0;
   for (const auto& e : entries) text_width = std::max(text_width, m.horizontalAdvance(e.text));
   const int line = m.height() + 2, swatch = m.height() - 4;
-  const QRect frame(6, height() - 6 - line * static_cast<int>(entries.size()) - 8, text_width + swatch + 20,
-                    line * static_cast<int>(entries.size()) + 8);
+  return {6, height() - 6 - line * static_cast<int>(entries.size()) - 8, text_width + swatch + 20,
+          line * static_cast<int>(entries.size()) + 8};
+}
+
+void NetworkView::drawLegend(QPainter& painter) {
+  const auto entries = legend();
+  const QFont f = legendFont();
+  painter.setFont(f);
+  const QFontMetrics m(f);
+  const int line = m.height() + 2, swatch = m.height() - 4;
+  const QRect frame = legendFrame();
   painter.setPen(QPen(colors::kBorder, 0.8));
   painter.setBrush(QColor(255, 255, 255, 225));
   painter.drawRect(frame);
@@ -163,7 +195,8 @@ void NetworkView::drawLegend(QPainter& painter) {
     painter.setBrush(e.color);
     painter.drawRect(QRect(frame.x() + 6, y + (line - swatch) / 2, swatch, swatch));
     painter.setPen(colors::kText);
-    painter.drawText(QRect(frame.x() + 12 + swatch, y, text_width + 4, line), Qt::AlignVCenter | Qt::AlignLeft, e.text);
+    painter.drawText(QRect(frame.x() + 12 + swatch, y, frame.width() - 12 - swatch, line),
+                     Qt::AlignVCenter | Qt::AlignLeft, e.text);
     y += line;
   }
 }

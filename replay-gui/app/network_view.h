@@ -72,6 +72,8 @@ class NetworkView : public QWidget {
   void drawChannels(class QPainter& painter);
   void bringActiveIntoView();
   void drawLegend(class QPainter& painter);
+  QFont legendFont() const;
+  QRect legendFrame() const;  // where the legend is drawn
 
   SceneBuilder& builder_;
   Scene scene_;

@@ -96,7 +96,7 @@ void SceneBuilder::findChains() {
   }
   channel_weight_.resize(messages.size());
   for (size_t c = 0; c < messages.size(); ++c)
-    channel_weight_[c] = messages[c] ? 1 + std::log2(1.0 + messages[c]) : 0.05;
+    channel_weight_[c] = messages[c] ? 1 + std::log2(1.0 + messages[c]) : 0.01;
 }
 
 // Chains grouped into one box count as one; chains that share channels are
@@ -292,6 +292,14 @@ uint32_t roomOnLine(Point a, Point b) {
       std::floor((length - 2 * geometry::kMessageGap - 26) / (geometry::kMessageSize + geometry::kMessageGap)), 1.0,
       double(SceneBuilder::kMaxQueueDrawn)));
 }
+// The box of each process in a scene, found at once: a frame looks up
+// thousands (a map's search each would cost most of the frame).
+struct BoxOf {
+  explicit BoxOf(size_t processes) : box(processes, kNone) {}
+  bool count(uint32_t p) const { return p < box.size() && box[p] != kNone; }
+  size_t operator[](uint32_t p) const { return box[p]; }
+  std::vector<uint32_t> box;  // kNone: not on screen
+};
 }  // namespace
 
 Scene SceneBuilder::build(uint32_t position, double progress) const {
@@ -320,7 +328,7 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   for (const auto& b : after.blocked) blocked.insert(b.process);
   // A box a process, or one for a group of siblings (what every member
   // does, its box does).
-  std::map<uint32_t, size_t> index;      // process -> its box
+  BoxOf index(t_.processes.size());      // process -> its box
   std::map<uint32_t, size_t> box_index;  // box process -> its box
   for (uint32_t p : shown) {
     const uint32_t r = boxProcess(p);
@@ -340,7 +348,7 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     b.blocked_members += blocked.count(p) != 0;
     b.active = b.active || (animating && ev && ev->process == p);
     b.ending = b.ending && !std::binary_search(after.alive.begin(), after.alive.end(), p);  // with its last member
-    index[p] = it->second;
+    index.box[p] = static_cast<uint32_t>(it->second);
   }
   for (ProcessBox& b : s.processes) {
     b.blocked = b.blocked_members == b.members;
@@ -364,10 +372,10 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   std::set<std::pair<size_t, uint32_t>> in_ports, out_ports;  // (box, channel)
   for (uint32_t ep : after.open) {
     const auto& end = t_.endpoints[ep];
-    auto it = index.find(end.process);
-    if (it == index.end()) continue;
-    if (reads(ep) && in_ports.insert({it->second, end.channel}).second) ++s.processes[it->second].inputs;
-    if (writes(ep) && out_ports.insert({it->second, end.channel}).second) ++s.processes[it->second].outputs;
+    if (!index.count(end.process)) continue;
+    const size_t b = index[end.process];
+    if (reads(ep) && in_ports.insert({b, end.channel}).second) ++s.processes[b].inputs;
+    if (writes(ep) && out_ports.insert({b, end.channel}).second) ++s.processes[b].outputs;
   }
   {
     std::map<uint32_t, std::pair<std::vector<size_t>, std::vector<size_t>>> by_channel;  // writers, readers
@@ -422,12 +430,14 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   }
   // A port is a channel of a box: the members of a group share theirs (the
   // first end seen stands for the others).
-  std::map<std::pair<size_t, uint32_t>, uint32_t> port_end;
+  std::unordered_map<uint64_t, uint32_t> port_end;  // (box, channel) -> the end standing for them
+  const bool any_group =
+      std::any_of(s.processes.begin(), s.processes.end(), [](const ProcessBox& b) { return b.members > 1; });
   auto portEnd = [&](uint32_t ep) {
+    if (!any_group) return ep;
     const auto& end = t_.endpoints[ep];
-    const auto it = index.find(end.process);
-    if (it == index.end() || end.channel == kNone) return ep;
-    return port_end.try_emplace({it->second, end.channel}, ep).first->second;
+    if (!index.count(end.process) || end.channel == kNone || s.processes[index[end.process]].members <= 1) return ep;
+    return port_end.try_emplace(uint64_t{index[end.process]} << 32 | end.channel, ep).first->second;
   };
 
   // Ports in use: an output port while a message it sent is on its way or
@@ -476,24 +486,25 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   for (const Pending& q : pending) {
     if (q.in_end == kNone) continue;
     const Event& send = t_.events[q.m->send];
-    const auto wi = index.find(send.process), ri = index.find(q.m->to_process);
-    if (wi == index.end() || ri == index.end() || wi->second == ri->second) continue;
+    if (!index.count(send.process) || !index.count(q.m->to_process)) continue;
+    const size_t wi = index[send.process], ri = index[q.m->to_process];
+    if (wi == ri) continue;
     const uint32_t c = t_.endpoints[send.endpoint].channel;
-    if (line_end.count({wi->second, c}) && line_end.count({ri->second, c})) continue;
-    const Rect& wb = s.processes[wi->second].box;
-    const Rect& rb = s.processes[ri->second].box;
+    if (line_end.count({wi, c}) && line_end.count({ri, c})) continue;
+    const Rect& wb = s.processes[wi].box;
+    const Rect& rb = s.processes[ri].box;
     const Point a = borderToward(wb, rb.center()), b = borderToward(rb, wb.center());
     Point control{(a.x + b.x) / 2, (a.y + b.y) / 2};
     if (s.processes.size() <= kMostBoxesForBends) {
       std::vector<Rect> others;
       for (size_t k = 0; k < s.processes.size(); ++k)
-        if (k != wi->second && k != ri->second) others.push_back(s.processes[k].box);
+        if (k != wi && k != ri) others.push_back(s.processes[k].box);
       control = bendAround(a, b, others);
     }
     const uint32_t room = roomOnLine(a, b);
     const bool bent = isBent(a, b, control);
-    line_end.try_emplace({wi->second, c}, LineEnd{a, direction(a, control), control, room, bent});
-    line_end.try_emplace({ri->second, c}, LineEnd{b, direction(b, control), control, room, bent});
+    line_end.try_emplace({wi, c}, LineEnd{a, direction(a, control), control, room, bent});
+    line_end.try_emplace({ri, c}, LineEnd{b, direction(b, control), control, room, bent});
   }
   std::map<uint32_t, Point> port_at;    // endpoint * 2 + (output) -> where its port is
   std::map<uint32_t, Point> port_bend;  // the same -> the control point of its channel's line

@@ -19,7 +19,7 @@ void eraseSorted(std::vector<T>& v, const T& x) {
 
 }  // namespace
 
-DisplayModel::DisplayModel(const Trace& trace, uint32_t every) : t_(trace), every_(every) {
+DisplayModel::DisplayModel(const Trace& trace, uint32_t every, bool background) : t_(trace), every_(every) {
   const uint32_t n = static_cast<uint32_t>(t_.events.size());
 
   // Ends each process image inherited, open from its start.
@@ -45,20 +45,35 @@ DisplayModel::DisplayModel(const Trace& trace, uint32_t every) : t_(trace), ever
   std::sort(created_silent_.begin(), created_silent_.end());
 
   if (!every_) every_ = n < 100'000 ? 1024 : 4096;
-  // Checkpoints by replaying once; a state that grows large (many messages
-  // in flight) makes checkpoints rarer, to bound memory.
+  checkpoints_.emplace_back();  // the start
+  if (background)
+    maker_ = std::thread([this] { makeCheckpoints(); });
+  else
+    makeCheckpoints();
+}
+
+DisplayModel::~DisplayModel() {
+  stop_.store(true, std::memory_order_relaxed);
+  if (maker_.joinable()) maker_.join();
+}
+
+// Checkpoints by replaying once; a state that grows large (many messages
+// in flight) makes checkpoints rarer, to bound memory.
+void DisplayModel::makeCheckpoints() {
+  const uint32_t n = static_cast<uint32_t>(t_.events.size());
   const uint64_t budget = std::max<uint64_t>(uint64_t{n} * 8, 64ull << 20);
   auto bytes = [](const DisplayState& st) {
     return sizeof(st) + st.alive.size() * 4 + st.open.size() * 4 + st.queued.size() * sizeof(QueuedMessage);
   };
   uint64_t used = 0;
+  uint32_t every = every_;  // only this thread changes it
   DisplayState s;
-  checkpoints_.push_back(s);
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < n && !stop_.load(std::memory_order_relaxed); ++i) {
     apply(s);
-    if ((i + 1) % every_ != 0) continue;
-    checkpoints_.push_back(s);
+    if ((i + 1) % every != 0) continue;
     used += bytes(s);
+    std::lock_guard<std::mutex> lock(mutex_);
+    checkpoints_.push_back(s);
     if (used > budget) {
       // Keep every other checkpoint: twice the interval, half the memory.
       std::vector<DisplayState> kept;
@@ -68,9 +83,29 @@ DisplayModel::DisplayModel(const Trace& trace, uint32_t every) : t_(trace), ever
         kept.push_back(std::move(checkpoints_[k]));
       }
       checkpoints_ = std::move(kept);
-      every_ *= 2;
+      every_ = every *= 2;
     }
   }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    made_.store(true, std::memory_order_release);
+  }
+  made_signal_.notify_all();
+}
+
+void DisplayModel::waitForCheckpoints() const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  made_signal_.wait(lock, [this] { return made_.load(std::memory_order_acquire); });
+}
+
+uint32_t DisplayModel::checkpointInterval() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return every_;
+}
+
+size_t DisplayModel::checkpointCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return checkpoints_.size();
 }
 
 uint32_t DisplayModel::firstReceiver(uint32_t send) const {
@@ -193,7 +228,11 @@ void DisplayModel::blockedAt(DisplayState& s) const {
 
 DisplayState DisplayModel::stateAt(uint32_t position) const {
   if (position > t_.events.size()) position = static_cast<uint32_t>(t_.events.size());
-  DisplayState s = checkpoints_[std::min<size_t>(position / every_, checkpoints_.size() - 1)];
+  DisplayState s;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    s = checkpoints_[std::min<size_t>(position / every_, checkpoints_.size() - 1)];
+  }
   while (s.position < position) apply(s);
   blockedAt(s);
   return s;

@@ -5,7 +5,11 @@
 // more than skipping to the start.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "trace/trace.h"
@@ -39,7 +43,17 @@ struct DisplayState {
 class DisplayModel {
  public:
   // `every`: events between checkpoints (0: chosen from the trace's size).
-  explicit DisplayModel(const Trace& trace, uint32_t every = 0);
+  // `background`: the checkpoints are made on a thread of their own, so
+  // that the model is ready at once (a window's first frame does not wait
+  // for a pass over every event); a state past those made so far is
+  // found from the last one. The trace must not change meanwhile.
+  explicit DisplayModel(const Trace& trace, uint32_t every = 0, bool background = false);
+  ~DisplayModel();
+  DisplayModel(const DisplayModel&) = delete;
+  DisplayModel& operator=(const DisplayModel&) = delete;
+  // Until every checkpoint is made (at once when not in the background).
+  void waitForCheckpoints() const;
+  bool checkpointsMade() const { return made_.load(std::memory_order_acquire); }
 
   // The state before event `position` (position == events: the end).
   DisplayState stateAt(uint32_t position) const;
@@ -50,8 +64,8 @@ class DisplayModel {
 
   // Who receives a send first (kNone: nobody recorded).
   uint32_t firstReceiver(uint32_t send) const;
-  uint32_t checkpointInterval() const { return every_; }
-  size_t checkpointCount() const { return checkpoints_.size(); }
+  uint32_t checkpointInterval() const;
+  size_t checkpointCount() const;
 
  private:
   void blockedAt(DisplayState& state) const;
@@ -62,7 +76,15 @@ class DisplayModel {
   uint32_t every_;
   std::vector<uint32_t> inherited_begin_, inherited_;          // inherited ends by process: CSR
   std::vector<std::pair<uint32_t, uint32_t>> created_silent_;  // (creating event, child with no event), sorted
+  void makeCheckpoints();
+
+  // The checkpoints, and their interval, change while they are made (in
+  // the background, under the lock): a checkpoint each `every_` events.
+  mutable std::mutex mutex_;
+  mutable std::condition_variable made_signal_;
   std::vector<DisplayState> checkpoints_;
+  std::atomic<bool> made_{false}, stop_{false};
+  std::thread maker_;
 };
 
 }  // namespace radar::trace

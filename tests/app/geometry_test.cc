@@ -78,7 +78,7 @@ TEST(Geometry, ConnectedProcessesAreNeighbours) {
 }
 
 // However they are connected, processes alive at once never share a cell,
-// and at most a quarter more cells are used than first fit needs.
+// and at most one row more is used than first fit needs.
 TEST(Geometry, ConnectedCellsNeverOverlapInTime) {
   std::mt19937 rng(11);
   for (int round = 0; round < 20; ++round) {
@@ -100,7 +100,7 @@ TEST(Geometry, ConnectedCellsNeverOverlapInTime) {
     const uint32_t columns = GridLayout(needed).columns();
     const auto cells = assignCells(life, talk, columns);
     for (uint32_t i = 0; i < n; ++i) {
-      EXPECT_LT(cells[i], (needed + std::max(2u, needed / 4) + columns - 1) / columns * columns);
+      EXPECT_LT(cells[i], ((needed + columns - 1) / columns + 1) * columns);
       for (uint32_t j = i + 1; j < n; ++j)
         if (life[i].first <= life[j].last && life[j].first <= life[i].last) {
           ASSERT_NE(cells[i], cells[j]) << "round " << round << ": " << i << " and " << j;

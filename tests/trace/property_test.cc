@@ -212,11 +212,25 @@ void expectExactAndConsistent(uint64_t seed, std::mt19937_64& rng, int processes
   }
 
   // The display state through checkpoints is the state replayed from 0.
-  trace::DisplayModel display(*t, 1 + static_cast<uint32_t>(rng() % 50));
+  const uint32_t every = 1 + static_cast<uint32_t>(rng() % 50);
+  trace::DisplayModel display(*t, every);
   const uint32_t stride = n > 10000 ? n / 10 : 7;  // each replay from 0 costs n
   for (uint32_t i = 0; i <= n; i += 1 + static_cast<uint32_t>(rng() % stride))
     ASSERT_EQ(display.stateAt(i), display.replayFromStart(i)) << "position " << i;
   ASSERT_EQ(display.stateAt(n), display.replayFromStart(n));
+  // The same with the checkpoints made in the background, asked at once
+  // (while they are made) and after.
+  {
+    { trace::DisplayModel dropped(*t, every, /*background=*/true); }  // left while made: stops, joins
+    trace::DisplayModel background(*t, every, /*background=*/true);
+    for (uint32_t i = n; i > 0; i -= std::min(i, 1 + static_cast<uint32_t>(rng() % stride)))
+      ASSERT_EQ(background.stateAt(i), display.stateAt(i)) << "position " << i << ", while made";
+    background.waitForCheckpoints();
+    EXPECT_TRUE(background.checkpointsMade());
+    EXPECT_EQ(background.checkpointCount(), display.checkpointCount());
+    for (uint32_t i = 0; i <= n; i += 1 + static_cast<uint32_t>(rng() % stride))
+      ASSERT_EQ(background.stateAt(i), display.stateAt(i)) << "position " << i;
+  }
   // Same recording, same order, whenever it is merged.
   auto again = rec.load();
   ASSERT_EQ(again->events.size(), t->events.size());
