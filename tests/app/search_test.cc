@@ -5,7 +5,10 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QDialog>
 #include <QLineEdit>
+#include <QMouseEvent>
+#include <QPlainTextEdit>
 #include <QTest>
 #include <algorithm>
 
@@ -173,6 +176,110 @@ TEST(WindowFind, TheFindBoxGoesFromMatchToMatchAndMarksThemOnTheTimeline) {
   box->clear();
   EXPECT_TRUE(window.contentSearch().matches().empty());
   EXPECT_TRUE(window.spaceTimeView().markXs().empty());
+}
+
+// A user's way through the window, by keys and mouse: open, play, pause,
+// click a message (the replay freezes while it is open), find "green" and
+// go to the next match, follow the channel, drag a box while paused (it
+// moves at once).
+TEST(WindowJourney, PlayPauseOpenAMessageFindFollowAndDrag) {
+  auto trace = colours();
+  const auto green = sendsOf(*trace, {"colour=green", "GREEN light"});
+  MainWindow window(std::move(trace));
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(1280, 860);
+  window.show();
+  QApplication::processEvents();
+  ReplayController& c = window.controller();
+  NetworkView& view = window.networkView();
+  auto dialogs = [&] { return window.findChildren<QDialog*>(); };
+  auto closeDialogs = [&] {
+    for (QDialog* d : dialogs()) d->close();
+    QApplication::processEvents();
+  };
+
+  // Play with Space, then pause with Space.
+  window.activateWindow();
+  QApplication::setActiveWindow(&window);  // its shortcuts work in the active window
+  QTest::keyClick(&window, Qt::Key_Space);
+  ASSERT_TRUE(c.playing());
+  for (int k = 0; k < 40 && c.position() < 3; ++k) c.advance(0.5);
+  EXPECT_GE(c.position(), 3u);
+  QTest::keyClick(&window, Qt::Key_Space);
+  EXPECT_FALSE(c.playing());
+
+  // A message waiting in front of the server: clicked while playing, it
+  // opens and the replay freezes; closed, it plays on.
+  uint32_t queued = kNone;
+  for (uint32_t p = 1; p <= window.trace().events.size() && queued == kNone; ++p) {
+    c.skipTo(p);
+    QApplication::processEvents();
+    if (!view.scene().messages.empty() && view.scene().messages[0].state == MessageBox::State::Queued)
+      queued = view.scene().messages[0].send;
+  }
+  ASSERT_NE(queued, kNone);
+  QTest::keyClick(&window, Qt::Key_Space);
+  ASSERT_TRUE(c.playing());
+  const QPoint at = view.toWidget(view.scene().messages[0].box.center()).toPoint();
+  QTest::mouseClick(&view, Qt::LeftButton, {}, at);
+  EXPECT_FALSE(c.playing()) << "frozen while the message is open";
+  ASSERT_EQ(window.findChildren<MessageWindow*>().size(), 1u);
+  EXPECT_EQ(window.findChildren<MessageWindow*>()[0]->windowTitle(),
+            QStringLiteral("Message of event %1").arg(queued + 1));
+  const uint32_t frozen = c.position();
+  c.advance(5);
+  EXPECT_EQ(c.position(), frozen);
+  closeDialogs();
+  EXPECT_TRUE(c.playing()) << "plays on once it is closed";
+  QTest::keyClick(&window, Qt::Key_Space);
+  EXPECT_FALSE(c.playing());
+
+  // From the start, find "green" (Ctrl+F), Enter for the first match after
+  // the current event, and Enter again for the next.
+  c.skipTo(0);
+  auto* box = window.findChild<QLineEdit*>(QStringLiteral("find"));
+  ASSERT_TRUE(box);
+  QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+  box->setFocus();  // offscreen, no window manager gives it focus
+  QTest::keyClicks(box, QStringLiteral("green"));
+  QTest::keyClick(box, Qt::Key_Return);
+  for (int k = 0; k < 100 && window.contentSearch().running(); ++k) QApplication::processEvents();
+  QTest::keyClick(box, Qt::Key_Return);
+  EXPECT_EQ(window.findStatus(), QStringLiteral("match 2 of 3"));
+  EXPECT_EQ(c.position(), green[1] + 1);
+
+  // Follow the channel of that match: its whole stream, both ways.
+  window.followChannel(green[1]);
+  bool followed = false;
+  for (QDialog* d : dialogs())
+    if (d->windowTitle().startsWith(QStringLiteral("Follow channel"))) {
+      const auto* text = d->findChild<QPlainTextEdit*>();
+      ASSERT_TRUE(text);
+      EXPECT_TRUE(text->toPlainText().contains(QStringLiteral("GREEN light")));
+      EXPECT_TRUE(text->toPlainText().contains(QStringLiteral("get")));
+      followed = true;
+    }
+  EXPECT_TRUE(followed);
+  closeDialogs();
+
+  // Drag a box while paused: it moves at once, no step needed.
+  ASSERT_FALSE(c.playing());
+  const uint32_t position = c.position();
+  ASSERT_FALSE(view.scene().processes.empty());
+  const ProcessBox moved = view.scene().processes[0];
+  const QPoint from = view.toWidget({moved.box.x + 10, moved.box.y + moved.box.h - 8}).toPoint();
+  const QPoint to = from + QPoint(60, 40);
+  QTest::mousePress(&view, Qt::LeftButton, {}, from);
+  QMouseEvent move(QEvent::MouseMove, QPointF(to), view.mapToGlobal(QPointF(to)), Qt::NoButton, Qt::LeftButton,
+                   Qt::NoModifier);
+  QApplication::sendEvent(&view, &move);
+  QTest::mouseRelease(&view, Qt::LeftButton, {}, to);
+  const ProcessBox* now = view.scene().box(moved.process);
+  ASSERT_TRUE(now);
+  EXPECT_NEAR(now->box.x, moved.box.x + 60 / view.zoom(), 1e-6);
+  EXPECT_NEAR(now->box.y, moved.box.y + 40 / view.zoom(), 1e-6);
+  EXPECT_EQ(c.position(), position);
+  window.networkView().fitToView();
 }
 
 // Wireshark's Follow Stream: the channel's messages, both ways, in order.
