@@ -406,21 +406,19 @@ Readings readings(bool described = true) {
     uint16_t count;
     uint8_t values[3];
   } const rs[] = {{"temp", 2, {1, 2, 3}}, {"rain", 5, {0, 0, 9}}, {"temp", 7, {4, 4, 4}}, {"wind", 3, {8, 1, 1}}};
-  int64_t now = 10;
-  for (const R& r : rs) {
+  auto bytes = [](const R& r) {  // as the description's Reading: little-endian count
     std::string b(r.name, 4);
     b += static_cast<char>(r.count & 0xff);
     b += static_cast<char>(r.count >> 8);
-    b.append(reinterpret_cast<const char*>(r.values), 3);
-    writer.send(1, b, now, now + 1);
+    return b.append(reinterpret_cast<const char*>(r.values), 3);
+  };
+  int64_t now = 10;
+  for (const R& r : rs) {
+    writer.send(1, bytes(r), now, now + 1);
     now += 10;
   }
   for (const R& r : rs) {
-    std::string b(r.name, 4);
-    b += static_cast<char>(r.count & 0xff);
-    b += static_cast<char>(r.count >> 8);
-    b.append(reinterpret_cast<const char*>(r.values), 3);
-    reader.receive(1, b, now, now + 1);
+    reader.receive(1, bytes(r), now, now + 1);
     now += 10;
   }
   writer.exit(0, now);

@@ -125,19 +125,29 @@ TEST(Decode, TooShortIsDecodedAsFarAsItGoesTooLongShowsTheRest) {
   EXPECT_NE(decodeMessage(d.get(), d->type("S"), "x").problem.find("inside field 'u16'"), std::string::npos);
 }
 
-TEST(Decode, ProtobufMessagesFromAProtoFile) {
-  auto d = describe("proto_file: \"data/shapes.proto\"\ntype { name: \"Shape\" protobuf: \"shapes.Polygon\" }\n");
-  const auto* type = d->protobufType(*d->type("Shape"));
-  ASSERT_TRUE(type);
-  std::unique_ptr<google::protobuf::Message> m(d->messageFactory().GetPrototype(type)->New());
+// A shapes.Polygon "triangle" of area 0.5 with two points, x = first and
+// first + 1, y = -x when `ys`.
+std::unique_ptr<google::protobuf::Message> triangle(const Description& d, int first, bool ys) {
+  const auto* type = d.protobufType(*d.type("Shape"));
+  if (!type) return nullptr;
+  std::unique_ptr<google::protobuf::Message> m(d.messageFactory().GetPrototype(type)->New());
   const auto* r = m->GetReflection();
   r->SetString(m.get(), type->FindFieldByName("name"), "triangle");
   for (int i = 0; i < 2; ++i) {
     auto* point = r->AddMessage(m.get(), type->FindFieldByName("point"));
-    point->GetReflection()->SetInt32(point, point->GetDescriptor()->FindFieldByName("x"), i + 1);
-    point->GetReflection()->SetInt32(point, point->GetDescriptor()->FindFieldByName("y"), -(i + 1));
+    point->GetReflection()->SetInt32(point, point->GetDescriptor()->FindFieldByName("x"), first + i);
+    if (ys) point->GetReflection()->SetInt32(point, point->GetDescriptor()->FindFieldByName("y"), -(first + i));
   }
   r->SetDouble(m.get(), type->FindFieldByName("area"), 0.5);
+  return m;
+}
+
+TEST(Decode, ProtobufMessagesFromAProtoFile) {
+  auto d = describe("proto_file: \"data/shapes.proto\"\ntype { name: \"Shape\" protobuf: \"shapes.Polygon\" }\n");
+  const auto* type = d->protobufType(*d->type("Shape"));
+  ASSERT_TRUE(type);
+  auto m = triangle(*d, 1, true);
+  const auto* r = m->GetReflection();
   r->SetEnumValue(m.get(), type->FindFieldByName("kind"), 1);
   const std::string bytes = m->SerializeAsString();
   const Decoded out = decodeMessage(d.get(), d->type("Shape"), bytes);
@@ -209,12 +219,14 @@ TEST(Decode, EveryFraming) {
   EXPECT_TRUE(splitMessages(lengthPrefix(8, BIG), absurd + "x").messages.empty());
 }
 
-TEST(Decode, ASendSplitIntoItsMessagesEachDecoded) {
-  auto d = describe(R"(
+// A port that frames Pairs (two bytes) by a 2-byte big-endian length, and
+// what a send on it carried: two whole Pairs (1 2, 3 4) and the start of a
+// message announcing 9 bytes.
+const char* kPairs = R"(
 process { name: "p" port { name: "OUT" direction: OUT type: "Pair" framing { length_prefix { bytes: 2 order: BIG } } } }
 type { name: "Pair" template { field { name: "a" scalar: U8 } field { name: "b" scalar: U8 } } }
-)");
-  const Port* port = d->port(*d->process("p"), "OUT");
+)";
+std::string twoPairsAndAStart() {
   std::string b;
   put(b, 2, 2, true);
   b += "\x01\x02";
@@ -222,6 +234,13 @@ type { name: "Pair" template { field { name: "a" scalar: U8 } field { name: "b" 
   b += "\x03\x04";
   put(b, 9, 2, true);
   b += "\x05";
+  return b;
+}
+
+TEST(Decode, ASendSplitIntoItsMessagesEachDecoded) {
+  auto d = describe(kPairs);
+  const Port* port = d->port(*d->process("p"), "OUT");
+  const std::string b = twoPairsAndAStart();
   const std::string text = describeBytes(d.get(), port, b);
   EXPECT_NE(text.find("message 1 (bytes 0 to 3): length 2, Pair\n  a = 1\n  b = 2\n"), std::string::npos) << text;
   EXPECT_NE(text.find("message 2 (bytes 4 to 7): length 2, Pair\n  a = 3\n  b = 4\n"), std::string::npos) << text;
@@ -326,16 +345,8 @@ TEST(DescribeFields, ProtobufFieldsKnowTheirBytesParsedOrNot) {
   auto d = describe(
       "proto_file: \"data/shapes.proto\"\ntype { name: \"Shape\" protobuf: \"shapes.Polygon\" }\n"
       "process { name: \"p\" port { name: \"OUT\" direction: OUT type: \"Shape\" } }\n");
-  const auto* type = d->protobufType(*d->type("Shape"));
-  ASSERT_TRUE(type);
-  std::unique_ptr<google::protobuf::Message> m(d->messageFactory().GetPrototype(type)->New());
-  const auto* r = m->GetReflection();
-  r->SetString(m.get(), type->FindFieldByName("name"), "triangle");
-  for (int i = 0; i < 2; ++i) {
-    auto* point = r->AddMessage(m.get(), type->FindFieldByName("point"));
-    point->GetReflection()->SetInt32(point, point->GetDescriptor()->FindFieldByName("x"), i + 7);
-  }
-  r->SetDouble(m.get(), type->FindFieldByName("area"), 0.5);
+  auto m = triangle(*d, 7, false);
+  ASSERT_TRUE(m);
   const std::string b = m->SerializeAsString();
   const Port* port = d->port(*d->process("p"), "OUT");
   const auto lines = describeFields(d.get(), port, b);
@@ -354,17 +365,8 @@ TEST(DescribeFields, ProtobufFieldsKnowTheirBytesParsedOrNot) {
 }
 
 TEST(DescribeFields, FramedMessagesAndTextKnowTheirBytes) {
-  auto d = describe(R"(
-process { name: "p" port { name: "OUT" direction: OUT type: "Pair" framing { length_prefix { bytes: 2 order: BIG } } } }
-type { name: "Pair" template { field { name: "a" scalar: U8 } field { name: "b" scalar: U8 } } }
-)");
-  std::string b;
-  put(b, 2, 2, true);
-  b += "\x01\x02";
-  put(b, 2, 2, true);
-  b += "\x03\x04";
-  put(b, 9, 2, true);
-  b += "\x05";
+  auto d = describe(kPairs);
+  const std::string b = twoPairsAndAStart();
   const auto lines = describeFields(d.get(), d->port(*d->process("p"), "OUT"), b);
   const FieldLine& second = lineNamed(lines, "message 2 (bytes 4 to 7)");
   EXPECT_EQ(second.depth, 0);
