@@ -219,7 +219,11 @@ QColor faded(QColor c) {
 
 void NetworkView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
-  painter.setRenderHint(QPainter::Antialiasing);
+  // Level of detail: zoomed far out (hundreds of boxes on screen), plain
+  // rectangles without smoothing or outlines, which cost a fraction of the
+  // rounded, smoothed ones and look the same a few pixels wide.
+  const bool coarse = zoom_ < kCoarseZoom;
+  painter.setRenderHint(QPainter::Antialiasing, !coarse);
   if (show_channels_) drawChannels(painter);
 
   QFont name_font = font();
@@ -239,7 +243,10 @@ void NetworkView::paintEvent(QPaintEvent*) {
                                   : colors::kBorder,
                         active || on_path ? 2.5 : 1.2));
     painter.setBrush(fill);
-    painter.drawRoundedRect(r, 6 * zoom_, 6 * zoom_);
+    if (coarse)
+      painter.drawRect(r);
+    else
+      painter.drawRoundedRect(r, 6 * zoom_, 6 * zoom_);
     if (zoom_ < 0.25) continue;  // too small to read
     painter.setPen(colors::kText);
     painter.setFont(name_font);
@@ -313,6 +320,10 @@ void NetworkView::paintEvent(QPaintEvent*) {
                                                            : colors::kQueued;
     QColor edge = m.send == selected_message_ ? colors::kSelected : colors::kBorder;
     if (!kept(m.send)) fill = faded(fill), edge = faded(edge);
+    if (coarse && m.send != selected_message_) {
+      painter.fillRect(r, fill);
+      continue;
+    }
     painter.setPen(QPen(edge, m.send == selected_message_ ? 2.5 : 1));
     painter.setBrush(fill);
     painter.drawRect(r);

@@ -45,6 +45,9 @@ class NetworkView : public QWidget {
   QPointF toWidget(Point p) const;
   Point toScene(QPointF p) const;
   double zoom() const { return zoom_; }
+  // Below this zoom, boxes and messages are drawn plainer (no smoothing,
+  // no rounded corners, messages without outlines).
+  static constexpr double kCoarseZoom = 0.4;
   // The siblings of `process` (the processes its creator started that run
   // its program) drawn as one box, or one by one again (also by a right
   // click on a box).

@@ -292,6 +292,12 @@ uint32_t roomOnLine(Point a, Point b) {
       std::floor((length - 2 * geometry::kMessageGap - 26) / (geometry::kMessageSize + geometry::kMessageGap)), 1.0,
       double(SceneBuilder::kMaxQueueDrawn)));
 }
+struct BoxChannelHash {
+  size_t operator()(const std::pair<size_t, uint32_t>& k) const {
+    return std::hash<uint64_t>()(uint64_t{k.first} << 32 ^ k.second);
+  }
+};
+
 // The box of each process in a scene, found at once: a frame looks up
 // thousands (a map's search each would cost most of the frame).
 struct BoxOf {
@@ -328,8 +334,8 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   for (const auto& b : after.blocked) blocked.insert(b.process);
   // A box a process, or one for a group of siblings (what every member
   // does, its box does).
-  BoxOf index(t_.processes.size());      // process -> its box
-  std::map<uint32_t, size_t> box_index;  // box process -> its box
+  BoxOf index(t_.processes.size());                // process -> its box
+  std::unordered_map<uint32_t, size_t> box_index;  // box process -> its box
   for (uint32_t p : shown) {
     const uint32_t r = boxProcess(p);
     const auto [it, fresh] = box_index.try_emplace(r, s.processes.size());
@@ -414,9 +420,9 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   auto isBent = [](Point a, Point b, Point control) {
     return std::abs(control.x - (a.x + b.x) / 2) + std::abs(control.y - (a.y + b.y) / 2) > 1e-9;
   };
-  std::map<std::pair<size_t, uint32_t>, LineEnd> line_end;  // (box, channel)
+  std::unordered_map<std::pair<size_t, uint32_t>, LineEnd, BoxChannelHash> line_end;  // (box, channel)
   {
-    std::map<uint32_t, size_t> box_of;  // box process -> box
+    std::unordered_map<uint32_t, size_t> box_of;  // box process -> box
     for (size_t k = 0; k < s.processes.size(); ++k) box_of[s.processes[k].process] = k;
     for (const ChannelLine& line : s.channels) {
       const size_t w = box_of[line.from], r = box_of[line.to];
@@ -506,9 +512,9 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     line_end.try_emplace({wi, c}, LineEnd{a, direction(a, control), control, room, bent});
     line_end.try_emplace({ri, c}, LineEnd{b, direction(b, control), control, room, bent});
   }
-  std::map<uint32_t, Point> port_at;    // endpoint * 2 + (output) -> where its port is
-  std::map<uint32_t, Point> port_bend;  // the same -> the control point of its channel's line
-  std::map<uint32_t, size_t> port_index;
+  std::unordered_map<uint32_t, Point> port_at;    // endpoint * 2 + (output) -> where its port is
+  std::unordered_map<uint32_t, Point> port_bend;  // the same -> the control point of its channel's line
+  std::unordered_map<uint32_t, size_t> port_index;
   for (int side = 0; side < 2; ++side) {
     for (const auto& [b, ends] : side == 0 ? ins : outs) {
       const Rect& box = s.processes[b].box;
@@ -555,8 +561,8 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
 
   // Messages: queued in send order in front of their input port (the head
   // is received next); the one being sent travels to the end of its queue.
-  std::map<uint32_t, uint32_t> queue_length;    // input endpoint -> messages so far
-  std::map<uint32_t, uint32_t> waiting_length;  // output endpoint -> messages waiting for nobody on screen
+  std::unordered_map<uint32_t, uint32_t> queue_length;    // input endpoint -> messages so far
+  std::unordered_map<uint32_t, uint32_t> waiting_length;  // output endpoint -> messages waiting for nobody on screen
   std::vector<MessageBox> travelling;
   for (const Pending& q : pending) {
     const Event& send = t_.events[q.m->send];
