@@ -801,6 +801,33 @@ TEST_F(Window, TheLegendNamesTheColours) {
   view.setShowLegend(true);
 }
 
+// Zoomed far out, the view draws plainer (plain boxes, messages without
+// outlines) but still what the scene says, where it says: the boxes' and
+// the messages' colours at their places.
+TEST_F(Window, ZoomedFarOutTheViewIsPlainerButTheSame) {
+  const auto& t = window->trace();
+  window->controller().skipTo(positionOf(t, 100, 2) + 1);
+  QApplication::processEvents();
+  NetworkView& view = window->networkView();
+  view.zoomBy(NetworkView::kCoarseZoom / 2 / view.zoom());
+  ASSERT_LT(view.zoom(), NetworkView::kCoarseZoom);
+  const QImage image = view.grab().toImage();
+  auto colourAt = [&](Point p) {
+    const QPointF at = view.toWidget(p);
+    return image.pixelColor(static_cast<int>(at.x()), static_cast<int>(at.y()));
+  };
+  const Scene& scene = view.scene();
+  ASSERT_EQ(scene.messages.size(), 2u);
+  for (const auto& m : scene.messages) EXPECT_EQ(colourAt(m.box.center()), colors::kQueued) << "filled, unsmoothed";
+  for (const auto& b : scene.processes) {
+    const QColor c = colourAt(b.box.center());
+    EXPECT_TRUE(c == colors::kProcess || c == colors::kBlocked) << c.name().toStdString();
+    // A plain rectangle: its corner is the box's, not the background of a rounded one.
+    EXPECT_NE(colourAt({b.box.x + 1.5 / view.zoom(), b.box.y + 1.5 / view.zoom()}), colors::kBackground);
+  }
+  view.fitToView();
+}
+
 // Rendering: grab the network view and look where the scene says things are.
 TEST_F(Window, GrabbedViewShowsProcessesAndQueuedMessagesWhereTheStateSaysTheyAre) {
   const auto& t = window->trace();
