@@ -184,6 +184,10 @@ bool crosses(Point a, Point b, const Rect& box) {
   return t1 - t0 > 1e-9;
 }
 
+bool isStraight(Point a, Point control, Point b) {
+  return std::abs(control.x - (a.x + b.x) / 2) + std::abs(control.y - (a.y + b.y) / 2) < 1e-9;
+}
+
 Point onCurve(Point a, Point control, Point b, double t) {
   const double u = 1 - t;
   return {u * u * a.x + 2 * u * t * control.x + t * t * b.x, u * u * a.y + 2 * u * t * control.y + t * t * b.y};

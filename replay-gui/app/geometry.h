@@ -92,6 +92,9 @@ Point direction(Point a, Point b);
 Point borderToward(const Rect& box, Point toward);
 // Whether the segment from a to b passes through the inside of a box.
 bool crosses(Point a, Point b, const Rect& box);
+// Whether the curve from a to b by `control` is a straight line (the
+// control is their midpoint).
+bool isStraight(Point a, Point control, Point b);
 // A point of the quadratic curve from a to b bent toward `control`.
 Point onCurve(Point a, Point control, Point b, double t);
 // A control point that bends the line from a to b around `boxes` (none of

@@ -101,8 +101,7 @@ void NetworkView::drawChannels(QPainter& painter) {
     painter.setPen(QPen(colors::kChannelLine, 1.4));
     painter.setBrush(Qt::NoBrush);
     const QPointF a = toWidget(line.a), b = toWidget(line.b);
-    const Point mid{(line.a.x + line.b.x) / 2, (line.a.y + line.b.y) / 2};
-    if (std::abs(line.control.x - mid.x) + std::abs(line.control.y - mid.y) < 1e-9) {
+    if (isStraight(line.a, line.control, line.b)) {
       painter.drawLine(a, b);  // straight: the common case, and much cheaper than a curve
     } else {
       QPainterPath path(a);

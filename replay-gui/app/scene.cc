@@ -383,6 +383,37 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     if (reads(ep) && in_ports.insert({b, end.channel}).second) ++s.processes[b].inputs;
     if (writes(ep) && out_ports.insert({b, end.channel}).second) ++s.processes[b].outputs;
   }
+  // A line between two boxes: from border to border (never across a box
+  // of its own), bent around the others (it would seem to join them; but
+  // not for crowds too big to read lines in anyway). Where it meets each
+  // box, that box's ports of the channel stand, and their queues line up
+  // along it, toward the other end.
+  struct LineEnd {
+    Point at, toward, control;
+    uint32_t room;
+    bool bent;
+  };
+  std::unordered_map<std::pair<size_t, uint32_t>, LineEnd, BoxChannelHash> line_end;  // (box, channel)
+  auto join = [&](size_t w, size_t r, uint32_t c) {
+    const Rect& from = s.processes[w].box;
+    const Rect& to = s.processes[r].box;
+    const Point a = borderToward(from, to.center()), b = borderToward(to, from.center());
+    Point control{(a.x + b.x) / 2, (a.y + b.y) / 2};
+    if (s.processes.size() <= kMostBoxesForBends) {
+      std::vector<Rect> others;
+      for (size_t k = 0; k < s.processes.size(); ++k)
+        if (k != w && k != r) others.push_back(s.processes[k].box);
+      control = bendAround(a, b, others);
+    }
+    const uint32_t room = roomOnLine(a, b);
+    const bool bent = !isStraight(a, control, b);
+    line_end.try_emplace({w, c}, LineEnd{a, direction(a, control), control, room, bent});
+    line_end.try_emplace({r, c}, LineEnd{b, direction(b, control), control, room, bent});
+    struct Joined {
+      Point a, b, control;
+    };
+    return Joined{a, b, control};
+  };
   {
     std::map<uint32_t, std::pair<std::vector<size_t>, std::vector<size_t>>> by_channel;  // writers, readers
     for (const auto& [b, c] : out_ports) by_channel[c].first.push_back(b);
@@ -395,44 +426,9 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
           const bool both = in_ports.count({w, c}) && out_ports.count({r, c});
           const auto key = both ? std::make_tuple(c, std::min(w, r), std::max(w, r)) : std::make_tuple(c, w, r);
           if (!done.insert(key).second) continue;
-          const Rect& from = s.processes[w].box;
-          const Rect& to = s.processes[r].box;
-          // Between the nearest borders: never across a box of its own.
-          const Point a = borderToward(from, to.center()), b = borderToward(to, from.center());
-          s.channels.push_back({c, s.processes[w].process, s.processes[r].process, a, b, {}, both});
-          // Never across another's, that would seem to join it: bent
-          // around (but for crowds too big to read lines in anyway).
-          s.channels.back().control = {(a.x + b.x) / 2, (a.y + b.y) / 2};
-          if (s.processes.size() > kMostBoxesForBends) continue;
-          std::vector<Rect> others;
-          for (size_t k = 0; k < s.processes.size(); ++k)
-            if (k != w && k != r) others.push_back(s.processes[k].box);
-          s.channels.back().control = bendAround(a, b, others);
+          const auto line = join(w, r, c);
+          s.channels.push_back({c, s.processes[w].process, s.processes[r].process, line.a, line.b, line.control, both});
         }
-  }
-  // Where each box meets its channels' lines: its ports stand there, and
-  // their queues line up along the line, toward the other end.
-  struct LineEnd {
-    Point at, toward, control;
-    uint32_t room;
-    bool bent;
-  };
-  auto isBent = [](Point a, Point b, Point control) {
-    return std::abs(control.x - (a.x + b.x) / 2) + std::abs(control.y - (a.y + b.y) / 2) > 1e-9;
-  };
-  std::unordered_map<std::pair<size_t, uint32_t>, LineEnd, BoxChannelHash> line_end;  // (box, channel)
-  {
-    std::unordered_map<uint32_t, size_t> box_of;  // box process -> box
-    for (size_t k = 0; k < s.processes.size(); ++k) box_of[s.processes[k].process] = k;
-    for (const ChannelLine& line : s.channels) {
-      const size_t w = box_of[line.from], r = box_of[line.to];
-      const uint32_t room = roomOnLine(line.a, line.b);
-      const bool bent = isBent(line.a, line.b, line.control);
-      line_end.try_emplace({w, line.channel},
-                           LineEnd{line.a, direction(line.a, line.control), line.control, room, bent});
-      line_end.try_emplace({r, line.channel},
-                           LineEnd{line.b, direction(line.b, line.control), line.control, room, bent});
-    }
   }
   // A port is a channel of a box: the members of a group share theirs (the
   // first end seen stands for the others).
@@ -497,20 +493,7 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     if (wi == ri) continue;
     const uint32_t c = t_.endpoints[send.endpoint].channel;
     if (line_end.count({wi, c}) && line_end.count({ri, c})) continue;
-    const Rect& wb = s.processes[wi].box;
-    const Rect& rb = s.processes[ri].box;
-    const Point a = borderToward(wb, rb.center()), b = borderToward(rb, wb.center());
-    Point control{(a.x + b.x) / 2, (a.y + b.y) / 2};
-    if (s.processes.size() <= kMostBoxesForBends) {
-      std::vector<Rect> others;
-      for (size_t k = 0; k < s.processes.size(); ++k)
-        if (k != wi && k != ri) others.push_back(s.processes[k].box);
-      control = bendAround(a, b, others);
-    }
-    const uint32_t room = roomOnLine(a, b);
-    const bool bent = isBent(a, b, control);
-    line_end.try_emplace({wi, c}, LineEnd{a, direction(a, control), control, room, bent});
-    line_end.try_emplace({ri, c}, LineEnd{b, direction(b, control), control, room, bent});
+    join(wi, ri, c);
   }
   std::unordered_map<uint32_t, Point> port_at;    // endpoint * 2 + (output) -> where its port is
   std::unordered_map<uint32_t, Point> port_bend;  // the same -> the control point of its channel's line
