@@ -1,4 +1,4 @@
-#include "apply.h"
+#include "netdesc/apply.h"
 
 #include <fnmatch.h>
 #include <sys/socket.h>
@@ -8,9 +8,9 @@
 #include <map>
 #include <set>
 
-#include "decode.h"
 #include "log/reader.h"
-#include "plan.h"
+#include "netdesc/decode.h"
+#include "netdesc/plan.h"
 #include "radar/proto/radarlog.pb.h"
 #include "trace/findings.h"
 

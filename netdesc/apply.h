@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "decode.h"
-#include "description.h"
+#include "netdesc/decode.h"
+#include "netdesc/description.h"
 #include "trace/patterns.h"
 #include "trace/trace.h"
 

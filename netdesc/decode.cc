@@ -1,4 +1,4 @@
-#include "decode.h"
+#include "netdesc/decode.h"
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/dynamic_message.h>

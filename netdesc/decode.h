@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "description.h"
+#include "netdesc/description.h"
 
 namespace radar::netdesc {
 

@@ -1,4 +1,4 @@
-#include "description.h"
+#include "netdesc/description.h"
 
 #include <google/protobuf/compiler/importer.h>
 #include <google/protobuf/dynamic_message.h>

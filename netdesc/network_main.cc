@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "plan.h"
+#include "netdesc/plan.h"
 
 extern char** environ;
 

@@ -1,4 +1,4 @@
-#include "plan.h"
+#include "netdesc/plan.h"
 
 #include <cctype>
 #include <cstdlib>

@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <map>
 
-#include "description.h"
-#include "plan.h"
+#include "netdesc/description.h"
+#include "netdesc/plan.h"
 
 namespace radar::netdesc {
 namespace {

@@ -2,9 +2,9 @@
 // went wrong in the program (messages never received, crashes, deadlocks).
 #include <cstdio>
 
-#include "cli.h"
-#include "commands.h"
-#include "trace_command.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/trace_command.h"
 
 namespace radar::cli {
 

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <map>
 
-#include "cli.h"
-#include "commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/trace_command.h"
 #include "trace/critical_path.h"
 #include "trace/interactions.h"
 #include "trace/narrative.h"
-#include "trace_command.h"
 
 namespace radar::cli {
 

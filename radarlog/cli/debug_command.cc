@@ -1,5 +1,5 @@
 // radar debug: re-runs one recorded process image alone, under gdb or on
-// its own, fed from the recording by libradar-replay.so.
+// its own, fed from the recording by libradar-rerun.so.
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -20,16 +20,16 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
-#include "commands.h"
-#include "launch.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/trace_command.h"
+#include "driver/launch.h"
+#include "driver/sandbox.h"
+#include "driver/script.h"
+#include "driver/script_builder.h"
 #include "log/asan_options.h"
 #include "log/file_hash.h"
-#include "sandbox.h"
-#include "script.h"
-#include "script_builder.h"
 #include "trace/narrative.h"
-#include "trace_command.h"
 
 namespace radar::cli {
 
@@ -461,7 +461,7 @@ int runDebug(int argc, char** argv) {
     }
   }
   const std::string self = selfDirectory();
-  const std::string library = self + "/../lib/radar/libradar-replay.so";
+  const std::string library = self + "/../lib/radar/libradar-rerun.so";
   const std::string launcher = self + "/../libexec/radar/radar-launch";
   const std::string extension = self + "/../share/radar/gdb/radar.py";
   for (const std::string& f : {library, launcher, extension})

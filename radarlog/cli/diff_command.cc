@@ -2,11 +2,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cli.h"
-#include "commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/trace_command.h"
 #include "trace/diff.h"
 #include "trace/narrative.h"
-#include "trace_command.h"
 
 namespace radar::cli {
 

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string>
 
-#include "cli.h"
-#include "commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
 #include "log/address.h"
 #include "log/reader.h"
 #include "radar/proto/radarlog.pb.h"

@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <set>
 
-#include "cli.h"
-#include "commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/trace_command.h"
 #include "export/event_table.h"
 #include "trace/narrative.h"
 #include "trace/patterns.h"
-#include "trace_command.h"
 
 namespace radar::cli {
 

@@ -5,13 +5,13 @@
 #include <chrono>
 #include <cstdio>
 
-#include "cli.h"
-#include "commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/output_file.h"
+#include "cli/trace_command.h"
 #include "export/database.h"
 #include "export/pcapng.h"
 #include "export/perfetto.h"
-#include "output_file.h"
-#include "trace_command.h"
 
 namespace radar::cli {
 

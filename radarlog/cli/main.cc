@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
-#include "cli.h"
-#include "commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
 
 #ifndef RADAR_VERSION
 #define RADAR_VERSION "unknown"

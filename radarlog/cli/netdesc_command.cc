@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
-#include "commands.h"
-#include "decode.h"
-#include "trace_command.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/trace_command.h"
+#include "netdesc/decode.h"
 
 namespace radar::cli {
 

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <string>
 
-#include "cli.h"
-#include "commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/trace_command.h"
 #include "trace/patterns.h"
-#include "trace_command.h"
 
 namespace radar::cli {
 

@@ -24,15 +24,15 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
-#include "commands.h"
-#include "description.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
 #include "log/asan_options.h"
 #include "log/finalize.h"
 #include "log/reader.h"
 #include "log/recorder_env.h"
+#include "netdesc/description.h"
 #include "radar/proto/radarlog.pb.h"
-#include "recording.h"
+#include "record/recording.h"
 
 extern char** environ;
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
-#include "commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
 
 namespace radar::cli {
 

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
-#include "commands.h"
-#include "description.h"
-#include "plan.h"
-#include "recording.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "netdesc/description.h"
+#include "netdesc/plan.h"
+#include "record/recording.h"
 
 namespace radar::cli {
 

@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
-#include "commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/output_file.h"
+#include "cli/trace_command.h"
 #include "export/database.h"
 #include "export/event_table.h"
-#include "output_file.h"
-#include "trace_command.h"
 
 namespace radar::cli {
 

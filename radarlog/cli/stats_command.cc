@@ -1,10 +1,10 @@
 // `radar stats DIR...`: messages, bytes and time per process and channel.
 #include <cstdio>
 
-#include "cli.h"
-#include "commands.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/trace_command.h"
 #include "trace/stats.h"
-#include "trace_command.h"
 
 namespace radar::cli {
 

@@ -1,5 +1,5 @@
 // How a hook is written, in both injected libraries (the recorder,
-// libradar-preload.so, and the re-run's, libradar-replay.so):
+// libradar-preload.so, and the re-run's, libradar-rerun.so):
 //
 //   HOOK ssize_t read(int fd, void* buf, size_t n) {
 //     REAL(read);                  // real_read: the next definition (libc's)
@@ -21,6 +21,17 @@
 #define REAL(name)                                \
   static decltype(&::name) real_##name = nullptr; \
   if (__builtin_expect(!real_##name, 0)) real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name))
+
+// fcntl(): the optional third argument (a number or a pointer), passed on
+// as a pointer-sized word.
+#define OPTIONAL_ARG(last, arg)         \
+  void* arg;                            \
+  {                                     \
+    va_list optional_args;              \
+    va_start(optional_args, last);      \
+    arg = va_arg(optional_args, void*); \
+    va_end(optional_args);              \
+  }
 
 // open() and friends: `mode`, the optional argument, there only with
 // O_CREAT or O_TMPFILE.

@@ -1,5 +1,5 @@
 // Included last by every source file compiled into an injected library
-// (libradar-preload.so, libradar-replay.so): code that runs inside
+// (libradar-preload.so, libradar-rerun.so): code that runs inside
 // somebody else's process, in a signal handler, after fork() in a
 // multi-threaded program, with the program's malloc possibly locked.
 //

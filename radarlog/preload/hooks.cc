@@ -59,8 +59,8 @@
 
 #include "inject/hook.h"
 #include "log/sys.h"
-#include "recorder.h"
-#include "state.h"
+#include "preload/recorder.h"
+#include "preload/state.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
@@ -804,19 +804,13 @@ int recordedFcntl(int (*real)(int, int, ...), int fd, int cmd, void* arg) {
 
 HOOK int fcntl(int fd, int cmd, ...) {
   REAL(fcntl);
-  va_list ap;
-  va_start(ap, cmd);
-  void* arg = va_arg(ap, void*);
-  va_end(ap);
+  OPTIONAL_ARG(cmd, arg);
   return recordedFcntl(real_fcntl, fd, cmd, arg);
 }
 
 HOOK int fcntl64(int fd, int cmd, ...) {
   REAL(fcntl64);
-  va_list ap;
-  va_start(ap, cmd);
-  void* arg = va_arg(ap, void*);
-  va_end(ap);
+  OPTIONAL_ARG(cmd, arg);
   return recordedFcntl(real_fcntl64, fd, cmd, arg);
 }
 
@@ -1378,92 +1372,9 @@ HOOK void _exit(int status) {
 
 HOOK void _Exit(int status) { _exit(status); }
 
-// Returning from main calls exit() inside the C library, where no hook
-// sees it: wrap main to learn its return value.
-namespace {
-int (*g_main)(int, char**, char**) = nullptr;
-int wrappedMain(int argc, char** argv, char** envp) {
-  const int r = g_main(argc, argv, envp);
-  noteExitStatus(r);
-  return r;
-}
-}  // namespace
-
-HOOK int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(void),
-                           void (*fini)(void), void (*rtld_fini)(void), void* stack_end) {
-  using Start =
-      int (*)(int (*)(int, char**, char**), int, char**, void (*)(void), void (*)(void), void (*)(void), void*);
-  auto real = reinterpret_cast<Start>(dlsym(RTLD_NEXT, "__libc_start_main"));
-  g_main = main;
-  return real(wrappedMain, argc, argv, init, fini, rtld_fini, stack_end);
-}
-
-// ==== threads ===================================================================
-//
-// A new thread's first record is THREAD_START with the order in which its
-// image created it (1, 2, 3 ...): a re-run matches its threads to the
-// recorded ones by that order. The start routine and its argument travel
-// to the new thread in a slot of a fixed table (no allocation); with every
-// slot in use the thread starts unannounced.
-
-namespace {
-
-struct ThreadLaunch {
-  std::atomic<uint32_t> busy;
-  void* (*start)(void*);
-  void* arg;
-  uint32_t ordinal;
-};
-ThreadLaunch g_launches[256];
-
-void* launchedThread(void* p) {
-  auto* slot = static_cast<ThreadLaunch*>(p);
-  void* (*start)(void*) = slot->start;
-  void* arg = slot->arg;
-  const uint32_t ordinal = slot->ordinal;
-  slot->busy.store(0, std::memory_order_release);
-  if (active()) {
-    Call call(Kind::ThreadStart, -1);
-    call.finish(0);
-    call.extra.size = ordinal;
-    call.record();
-  }
-  return start(arg);
-}
-
-}  // namespace
-
-HOOK int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
-  REAL(pthread_create);
-  if (!active()) return real_pthread_create(thread, attr, start, arg);
-  ThreadLaunch* slot = nullptr;
-  for (auto& l : g_launches) {
-    uint32_t idle = 0;
-    if (l.busy.compare_exchange_strong(idle, 1, std::memory_order_acquire)) {
-      slot = &l;
-      break;
-    }
-  }
-  if (!slot) return real_pthread_create(thread, attr, start, arg);
-  slot->start = start;
-  slot->arg = arg;
-  slot->ordinal = g_process.threads_created.fetch_add(1, std::memory_order_relaxed) + 1;
-  const int r = real_pthread_create(thread, attr, launchedThread, slot);
-  if (r != 0) {
-    g_process.threads_created.fetch_sub(1, std::memory_order_relaxed);
-    slot->busy.store(0, std::memory_order_release);
-  }
-  return r;
-}
-
-// ==== signals ===================================================================
-
-HOOK int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
-  REAL(sigaction);
-  return wrapSigaction(sig, act, old, real_sigaction);
-}
-
-// signal(), bsd_signal(), sysv_signal(): inject/shared_hooks.cc, through sigaction().
+// main's return, pthread_create, sigaction and the signal() family:
+// inject/shared_hooks.cc and inject/signals.cc, with what the recorder does
+// for them in stdio_signals.cc.
 
 // ==== user events (radar/radar.h) ==================================================
 

@@ -11,7 +11,7 @@
 //     the new image, which consumes it at start; LD_PRELOAD and radar's
 //     variables are put back if the program scrubbed its environment;
 //   * nothing is flushed at exec: the tail is in the page cache already.
-#include "recorder.h"
+#include "preload/recorder.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -35,7 +35,7 @@
 #include "log/go_program.h"
 #include "log/recorder_env.h"
 #include "log/sys.h"
-#include "state.h"
+#include "preload/state.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 

@@ -162,11 +162,6 @@ void noteVforkExit();
 void recordExit(int status, bool flush_stdio);
 void noteExitStatus(int status);  // exit() and main's return: recorded at the end
 
-// Signals: the program's handlers are wrapped so that deliveries are
-// recorded; the program sees its own handlers when it asks.
-int wrapSigaction(int sig, const struct sigaction* act, struct sigaction* old,
-                  int (*real)(int, const struct sigaction*, struct sigaction*));
-
 // stdio: redirects the C library's FILE write/read/close slots through the
 // recorder (they call write()/read() internally, where no hook sees them).
 void patchStdioTable(void* vtable);

@@ -5,8 +5,8 @@
 // stdio_table.h points the FILE jump table's slots at wrappers (and we say
 // so in the log when the table is not glibc's).
 //
-// Signals: the program's handlers are wrapped so that a delivery is an
-// event; sigaction() still reports the program's own handler.
+// And what the hooks the two injected libraries share (inject/library.h)
+// do when recording: a signal's delivery and a thread's start are events.
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,10 +16,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "inject/library.h"
 #include "inject/stdio_table.h"
 #include "log/sys.h"
-#include "recorder.h"
-#include "state.h"
+#include "preload/recorder.h"
+#include "preload/state.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
@@ -92,20 +93,18 @@ void patchStdioTable(void* vtable) {
   commit(e);
 }
 
-// ---- signals ------------------------------------------------------------------
+// ---- what the shared hooks do here (inject/library.h) -----------------------------
 
-namespace {
+}  // namespace radar::preload
 
-struct Wrapped {
-  bool active;
-  struct sigaction user;
-};
-Wrapped g_handlers[_NSIG];
+namespace radar::inject {
 
-void trampoline(int sig, siginfo_t* info, void* context) {
-  const int saved = errno;
-  Wrapped w = g_handlers[sig];
-  if (w.active && (w.user.sa_flags & SA_RESETHAND)) g_handlers[sig].active = false;
+using namespace radar::preload;
+
+bool wrapsSignals() { return g_config.enabled; }
+
+// A delivery is an event, recorded before the program's handler runs.
+bool signalArrives(int sig, const siginfo_t* info) {
   if (active()) {
     Call call(Kind::Signal, -1);
     call.finish(0);
@@ -114,14 +113,10 @@ void trampoline(int sig, siginfo_t* info, void* context) {
       call.extra.peer_pid = info->si_pid;
     call.record();
   }
-  errno = saved;
-  if (w.active) {  // else raced with a change of disposition
-    if (w.user.sa_flags & SA_SIGINFO) {
-      w.user.sa_sigaction(sig, info, context);
-    } else if (w.user.sa_handler != SIG_IGN && w.user.sa_handler != SIG_DFL) {
-      w.user.sa_handler(sig);
-    }
-  }
+  return true;
+}
+
+void signalHandled(int, void* context) {
   // The code this handler interrupted holds the writer: it resumes with
   // signals held back until it releases it (unlockWriter() gives the mask
   // back). A thread is so interrupted at most once per hold of the writer,
@@ -130,37 +125,18 @@ void trampoline(int sig, siginfo_t* info, void* context) {
   if (context && holdsWriter()) holdSignalsUntilUnlock(&static_cast<ucontext_t*>(context)->uc_sigmask);
 }
 
-bool isHandler(const struct sigaction* act) {
-  if (act->sa_flags & SA_SIGINFO) return act->sa_sigaction != nullptr;
-  return act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
+// A new thread's first record is THREAD_START with its creation order.
+bool announcesThreads() { return active(); }
+uint32_t takeThreadOrdinal() { return g_process.threads_created.fetch_add(1, std::memory_order_relaxed) + 1; }
+void returnThreadOrdinal() { g_process.threads_created.fetch_sub(1, std::memory_order_relaxed); }
+void threadStarts(uint32_t ordinal) {
+  if (!active()) return;
+  Call call(Kind::ThreadStart, -1);
+  call.finish(0);
+  call.extra.size = ordinal;
+  call.record();
 }
 
-}  // namespace
+void mainReturned(int status) { noteExitStatus(status); }
 
-int wrapSigaction(int sig, const struct sigaction* act, struct sigaction* old,
-                  int (*real)(int, const struct sigaction*, struct sigaction*)) {
-  if (!g_config.enabled || sig <= 0 || sig >= _NSIG || sig == SIGKILL || sig == SIGSTOP) return real(sig, act, old);
-  const Wrapped before = g_handlers[sig];
-  struct sigaction kernel_old;
-  int r;
-  if (act && isHandler(act)) {
-    struct sigaction mine = *act;
-    mine.sa_flags |= SA_SIGINFO;
-    mine.sa_sigaction = trampoline;
-    // Publish the program's handler before the kernel can deliver to it.
-    g_handlers[sig].user = *act;
-    g_handlers[sig].active = true;
-    r = real(sig, &mine, &kernel_old);
-    if (r != 0) g_handlers[sig] = before;
-  } else {
-    r = real(sig, act, &kernel_old);
-    if (r == 0 && act) g_handlers[sig].active = false;
-  }
-  // Report the program's own handler, unless the disposition changed behind
-  // our back (SA_RESETHAND, a raw rt_sigaction).
-  const bool ours = (kernel_old.sa_flags & SA_SIGINFO) && kernel_old.sa_sigaction == trampoline;
-  if (r == 0 && old) *old = before.active && ours ? before.user : kernel_old;
-  return r;
-}
-
-}  // namespace radar::preload
+}  // namespace radar::inject

@@ -9,8 +9,8 @@
 
 #include "inject/text.h"
 #include "log/sys.h"
-#include "recorder.h"
-#include "state.h"
+#include "preload/recorder.h"
+#include "preload/state.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 

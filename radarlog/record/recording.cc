@@ -1,4 +1,4 @@
-#include "recording.h"
+#include "record/recording.h"
 
 #include <dirent.h>
 #include <elf.h>

@@ -48,7 +48,7 @@
 #include "app/message_text.h"
 #include "app/message_window.h"
 #include "app/view_image.h"
-#include "decode.h"
+#include "netdesc/decode.h"
 #include "trace/merge.h"
 
 namespace radar::gui {

@@ -16,7 +16,7 @@
 #include "app/network_view.h"
 #include "app/scene.h"
 #include "app/spacetime_view.h"
-#include "apply.h"
+#include "netdesc/apply.h"
 #include "trace/display.h"
 #include "trace/narrative.h"
 #include "trace/trace.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "apply.h"
+#include "netdesc/apply.h"
 #include "trace/narrative.h"
 #include "trace/trace.h"
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "decode.h"
+#include "netdesc/decode.h"
 
 class QPlainTextEdit;
 class QTreeWidget;

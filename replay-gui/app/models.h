@@ -7,7 +7,7 @@
 #include <QString>
 #include <vector>
 
-#include "apply.h"
+#include "netdesc/apply.h"
 #include "trace/critical_path.h"
 #include "trace/narrative.h"
 #include "trace/trace.h"

@@ -1,8 +1,8 @@
 # gdb commands for a process re-run by `radar debug`.
 #
-# The re-run program has libradar-replay.so preloaded: it feeds the program
+# The re-run program has libradar-rerun.so preloaded: it feeds the program
 # the recorded messages and exposes where the replay is through a few C
-# symbols (single-process-driver/replay/replay_api.h). These commands read
+# symbols (single-process-driver/rerun/replay_api.h). These commands read
 # and set them:
 #
 #   radar event               the last event replayed and the next one
@@ -14,7 +14,7 @@
 # for, at a divergence from the recording, and at the recording's end.
 import gdb
 
-LIBRARY = "libradar-replay"
+LIBRARY = "libradar-rerun"
 OUTCOME_COMPLETE, OUTCOME_BLOCKED, OUTCOME_DIVERGED = 1, 2, 3
 
 

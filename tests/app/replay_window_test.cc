@@ -31,9 +31,9 @@
 #include "app/runs_window.h"
 #include "app/scene.h"
 #include "app/spacetime_view.h"
-#include "apply.h"
-#include "decode.h"
 #include "fake_recording.h"
+#include "netdesc/apply.h"
+#include "netdesc/decode.h"
 
 namespace radar::gui {
 namespace {

@@ -20,10 +20,10 @@
 #include "app/network_view.h"
 #include "app/palette.h"
 #include "app/spacetime_view.h"
-#include "apply.h"
-#include "decode.h"
 #include "fake_recording.h"
 #include "log/kinds.h"
+#include "netdesc/apply.h"
+#include "netdesc/decode.h"
 
 namespace radar::gui {
 namespace {

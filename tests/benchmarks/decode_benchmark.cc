@@ -20,9 +20,9 @@
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/message.h>
 
-#include "apply.h"
-#include "decode.h"
 #include "log/writer.h"
+#include "netdesc/apply.h"
+#include "netdesc/decode.h"
 #include "trace/merge.h"
 
 using namespace radar;

@@ -22,11 +22,11 @@
 #include <set>
 #include <sstream>
 
+#include "driver/script.h"
+#include "driver/script_builder.h"
 #include "fake_recording.h"
 #include "log/recorder_env.h"
 #include "recorded.h"
-#include "script.h"
-#include "script_builder.h"
 #include "trace/merge.h"
 
 namespace radar::testing {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The two injected libraries hook the same calls: a call recorded by
-# libradar-preload.so and forgotten by libradar-replay.so would run for real
+# libradar-preload.so and forgotten by libradar-rerun.so would run for real
 # in a re-run (and the other way round). Compares the symbols each exports;
 # every difference must be in the allow-list, with its reason, and every
 # entry of the allow-list must still be a difference.
@@ -33,9 +33,9 @@ status=0
 while read -r lib name; do
   if ! matches "$lib" "$name"; then
     if [ "$lib" = preload ]; then
-      echo "only libradar-preload.so exports $name: the re-run does not hook it (add it to replay_hooks.cc, or say why in $allowed)"
+      echo "only libradar-preload.so exports $name: the re-run does not hook it (add it to hooks.cc, or say why in $allowed)"
     else
-      echo "only libradar-replay.so exports $name: recording does not hook it (add it to hooks.cc, or say why in $allowed)"
+      echo "only libradar-rerun.so exports $name: recording does not hook it (add it to hooks.cc, or say why in $allowed)"
     fi
     status=1
   fi

@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "decode.h"
-#include "description.h"
+#include "netdesc/decode.h"
+#include "netdesc/description.h"
 
 namespace {
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "apply.h"
+#include "driver/script_builder.h"
 #include "fuzz_recording.h"
-#include "script_builder.h"
+#include "netdesc/apply.h"
 #include "trace/display.h"
 #include "trace/findings.h"
 #include "trace/merge.h"

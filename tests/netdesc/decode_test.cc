@@ -9,7 +9,7 @@
 #include <cstring>
 #include <memory>
 
-#include "decode.h"
+#include "netdesc/decode.h"
 
 namespace radar::netdesc {
 namespace {

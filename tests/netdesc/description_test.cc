@@ -4,7 +4,7 @@
 
 #include <google/protobuf/descriptor.h>
 
-#include "description.h"
+#include "netdesc/description.h"
 
 namespace radar::netdesc {
 namespace {

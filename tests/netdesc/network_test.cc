@@ -7,8 +7,8 @@
 #include <map>
 #include <memory>
 
-#include "apply.h"
-#include "plan.h"
+#include "netdesc/apply.h"
+#include "netdesc/plan.h"
 #include "recorded.h"
 #include "trace/merge.h"
 

@@ -11,7 +11,7 @@
 
 #include "../temp_dirs.h"
 #include "log/crc32c.h"
-#include "recording.h"
+#include "record/recording.h"
 
 namespace radar::testing {
 

@@ -1,4 +1,4 @@
-#include "script_builder.h"
+#include "driver/script_builder.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,12 +16,12 @@
 #include <system_error>
 #include <unordered_map>
 
+#include "driver/script.h"
 #include "log/asan_options.h"
 #include "log/crc32c.h"
 #include "log/reader.h"
 #include "log/recorder_env.h"
 #include "radar/proto/radarlog.pb.h"
-#include "script.h"
 #include "trace/narrative.h"
 
 namespace radar::driver {

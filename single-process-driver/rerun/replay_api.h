@@ -1,4 +1,4 @@
-// What libradar-replay.so shows a debugger: plain C symbols that the gdb
+// What libradar-rerun.so shows a debugger: plain C symbols that the gdb
 // extension (gdb/radar.py) reads, sets and breaks on. Nothing else in the
 // library is visible.
 #pragma once

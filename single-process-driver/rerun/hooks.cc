@@ -6,7 +6,7 @@
 //
 // Each hook mirrors the recorder's condition for recording the call, so
 // that a call is replayed exactly when the recording has it. When the
-// program leaves the recording (replay.h: expect() returned null), the hook
+// program leaves the recording (rerun.h: expect() returned null), the hook
 // performs the real call: the program runs on its own from there.
 //
 // Rules: as for the recorder (no malloc, no stdio, raw system calls; errno
@@ -40,11 +40,13 @@
 #include <cstring>
 
 #include "inject/hook.h"
+#include "inject/library.h"
+#include "inject/signals.h"
 #include "inject/stdio_table.h"
 #include "log/crc32c.h"
 #include "log/fields.h"
 #include "log/sys.h"
-#include "replay.h"
+#include "rerun/rerun.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
@@ -921,19 +923,13 @@ HOOK int dup3(int oldfd, int newfd, int flags) { return dupOnto(oldfd, newfd, fl
 
 HOOK int fcntl(int fd, int cmd, ...) {
   REAL(fcntl);
-  va_list ap;
-  va_start(ap, cmd);
-  void* arg = va_arg(ap, void*);
-  va_end(ap);
+  OPTIONAL_ARG(cmd, arg);
   return fcntlHook(real_fcntl, fd, cmd, arg);
 }
 
 HOOK int fcntl64(int fd, int cmd, ...) {
   REAL(fcntl64);
-  va_list ap;
-  va_start(ap, cmd);
-  void* arg = va_arg(ap, void*);
-  va_end(ap);
+  OPTIONAL_ARG(cmd, arg);
   return fcntlHook(real_fcntl64, fd, cmd, arg);
 }
 
@@ -1460,23 +1456,7 @@ HOOK void _exit(int status) {
 
 HOOK void _Exit(int status) { _exit(status); }
 
-namespace {
-int (*g_main)(int, char**, char**) = nullptr;
-int wrappedMain(int argc, char** argv, char** envp) {
-  const int r = g_main(argc, argv, envp);
-  noteExitStatus(r);
-  return r;
-}
-}  // namespace
-
-HOOK int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(void),
-                           void (*fini)(void), void (*rtld_fini)(void), void* stack_end) {
-  using Start =
-      int (*)(int (*)(int, char**, char**), int, char**, void (*)(void), void (*)(void), void (*)(void), void*);
-  auto real = reinterpret_cast<Start>(dlsym(RTLD_NEXT, "__libc_start_main"));
-  g_main = main;
-  return real(wrappedMain, argc, argv, init, fini, rtld_fini, stack_end);
-}
+// main's return: inject/shared_hooks.cc (mainReturned() below).
 
 // ==== user events and recorded nondeterminism =================================================
 
@@ -1561,50 +1541,9 @@ HOOK pid_t getppid(void) {
 
 // ==== threads ======================================================================================
 //
-// As the recorder does (radarlog/preload/hooks.cc): the new thread learns
-// its creation order through a slot of a fixed table.
-
-namespace {
-
-struct ThreadLaunch {
-  std::atomic<uint32_t> busy;
-  void* (*start)(void*);
-  void* arg;
-  uint32_t ordinal;
-};
-ThreadLaunch g_launches[256];
-
-void* launchedThread(void* p) {
-  auto* slot = static_cast<ThreadLaunch*>(p);
-  void* (*start)(void*) = slot->start;
-  void* arg = slot->arg;
-  const uint32_t ordinal = slot->ordinal;
-  slot->busy.store(0, std::memory_order_release);
-  threadStarts(ordinal);
-  return start(arg);
-}
-
-}  // namespace
-
-HOOK int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
-  REAL(pthread_create);
-  if (!replaying()) return real_pthread_create(thread, attr, start, arg);
-  ThreadLaunch* slot = nullptr;
-  for (auto& l : g_launches) {
-    uint32_t idle = 0;
-    if (l.busy.compare_exchange_strong(idle, 1, std::memory_order_acquire)) {
-      slot = &l;
-      break;
-    }
-  }
-  if (!slot) return real_pthread_create(thread, attr, start, arg);
-  slot->start = start;
-  slot->arg = arg;
-  slot->ordinal = nextThreadOrdinal();
-  const int r = real_pthread_create(thread, attr, launchedThread, slot);
-  if (r != 0) slot->busy.store(0, std::memory_order_release);
-  return r;
-}
+// pthread_create(): inject/shared_hooks.cc. As the recorder does, the new
+// thread learns its creation order and plays the recorded thread of that
+// order (threadStarts() below).
 
 // ==== socket names ===============================================================================
 
@@ -1672,69 +1611,10 @@ HOOK int getpeername(int fd, struct sockaddr* addr, socklen_t* len) {
 // reports the program's own handler.
 
 namespace {
-
-struct Wrapped {
-  bool active;
-  struct sigaction user;
-};
-Wrapped g_handlers[_NSIG];
 __thread int t_delivering __attribute__((tls_model("initial-exec")));
-
-void trampoline(int sig, siginfo_t* info, void* context) {
-  const int saved = errno;
-  const Wrapped w = g_handlers[sig];
-  if (replaying()) {
-    // Only the delivery deliverSignal() makes, once: a real one arriving
-    // meanwhile (a timer firing while the handler runs) is dropped too.
-    const bool ours =
-        t_delivering == sig && info && info->si_code == SI_TKILL && info->si_pid == static_cast<pid_t>(sys::getpid());
-    if (!ours) return;
-    t_delivering = 0;
-  }
-  if (w.active && (w.user.sa_flags & SA_RESETHAND)) g_handlers[sig].active = false;
-  errno = saved;
-  if (!w.active) return;
-  if (w.user.sa_flags & SA_SIGINFO)
-    w.user.sa_sigaction(sig, info, context);
-  else if (w.user.sa_handler != SIG_IGN && w.user.sa_handler != SIG_DFL)
-    w.user.sa_handler(sig);
-}
-
-bool isHandler(const struct sigaction* act) {
-  if (act->sa_flags & SA_SIGINFO) return act->sa_sigaction != nullptr;
-  return act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
-}
-
-int wrapSigaction(int sig, const struct sigaction* act, struct sigaction* old,
-                  int (*real)(int, const struct sigaction*, struct sigaction*)) {
-  if (sig <= 0 || sig >= _NSIG || sig == SIGKILL || sig == SIGSTOP) return real(sig, act, old);
-  const Wrapped before = g_handlers[sig];
-  struct sigaction kernel_old;
-  int r;
-  if (act && isHandler(act)) {
-    struct sigaction mine = *act;
-    mine.sa_flags |= SA_SIGINFO;
-    mine.sa_sigaction = trampoline;
-    g_handlers[sig].user = *act;
-    g_handlers[sig].active = true;
-    r = real(sig, &mine, &kernel_old);
-    if (r != 0) g_handlers[sig] = before;
-  } else {
-    r = real(sig, act, &kernel_old);
-    if (r == 0 && act) g_handlers[sig].active = false;
-  }
-  const bool ours = (kernel_old.sa_flags & SA_SIGINFO) && kernel_old.sa_sigaction == trampoline;
-  if (r == 0 && old) *old = before.active && ours ? before.user : kernel_old;
-  return r;
-}
-
 }  // namespace
 
-HOOK int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
-  REAL(sigaction);
-  return wrapSigaction(sig, act, old, real_sigaction);
-}
-
+// sigaction() and the trampoline: inject/signals.cc.
 // Unblocking a signal that arrived while blocked is when its handler ran.
 HOOK int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
   REAL(sigprocmask);
@@ -1755,7 +1635,7 @@ HOOK int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
 namespace radar::rerun {
 
 bool deliverSignal(int sig) {
-  if (!g_handlers[sig].active) return false;  // no handler of the program's to run
+  if (!radar::inject::programHandles(sig)) return false;  // no handler of the program's to run
   // Delivered here and now even if the program blocks it at this point (it
   // was unblocked inside the call the handler interrupted: ppoll, pselect).
   sigset_t only, old;
@@ -1769,9 +1649,37 @@ bool deliverSignal(int sig) {
   return true;
 }
 
-bool hasHandler(int sig) { return sig > 0 && sig < _NSIG && g_handlers[sig].active; }
+bool hasHandler(int sig) { return radar::inject::programHandles(sig); }
 
 }  // namespace radar::rerun
+
+// ==== what the shared hooks do here (inject/library.h) ===========================================
+
+namespace radar::inject {
+
+bool wrapsSignals() { return true; }
+
+bool signalArrives(int sig, const siginfo_t* info) {
+  if (!replaying()) return true;
+  // Only the delivery deliverSignal() makes, once: a real one arriving
+  // meanwhile (a timer firing while the handler runs) is dropped too.
+  const bool ours =
+      t_delivering == sig && info && info->si_code == SI_TKILL && info->si_pid == static_cast<pid_t>(sys::getpid());
+  if (!ours) return false;
+  t_delivering = 0;
+  return true;
+}
+
+void signalHandled(int, void*) {}
+
+bool announcesThreads() { return replaying(); }
+uint32_t takeThreadOrdinal() { return radar::rerun::nextThreadOrdinal(); }
+void returnThreadOrdinal() { radar::rerun::returnThreadOrdinal(); }
+void threadStarts(uint32_t ordinal) { radar::rerun::threadStarts(ordinal); }
+
+void mainReturned(int status) { radar::rerun::noteExitStatus(status); }
+
+}  // namespace radar::inject
 
 // ==== stdio (stdio_table.h) =====================================================================
 

@@ -1,6 +1,6 @@
 // The replay core: loads the script at start, keeps each thread's place in
-// it, and reports where the program leaves it. See replay.h.
-#include "replay.h"
+// it, and reports where the program leaves it. See rerun.h.
+#include "rerun/rerun.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -19,7 +19,7 @@
 
 #include "log/fields.h"
 #include "log/sys.h"
-#include "replay_api.h"
+#include "rerun/replay_api.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
 
@@ -857,6 +857,7 @@ std::atomic<uint32_t> g_threads_created{0};  // of the current segment's image
 }  // namespace
 
 uint32_t nextThreadOrdinal() { return g_threads_created.fetch_add(1, std::memory_order_relaxed) + 1; }
+void returnThreadOrdinal() { g_threads_created.fetch_sub(1, std::memory_order_relaxed); }
 
 void threadStarts(uint32_t ordinal) {
   if (!replaying()) return;

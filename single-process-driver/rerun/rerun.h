@@ -1,6 +1,6 @@
-// The core of libradar-replay.so: the script of one recorded process
+// The core of libradar-rerun.so: the script of one recorded process
 // image (script.h), where each thread is in it, and what the program is
-// told when it leaves it. replay_hooks.cc calls this from each hook.
+// told when it leaves it. hooks.cc calls this from each hook.
 //
 // The same rules as the recorder (radarlog/preload/hooks.cc): no malloc,
 // no stdio, raw system calls only (the libc names are our own hooks), the
@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "driver/script.h"
 #include "log/kinds.h"
-#include "script.h"
 
 namespace radar::rerun {
 
@@ -80,6 +80,7 @@ void noteBelievedPid(int32_t pid);
 // as the recorder numbered them; a new thread plays the recorded thread of
 // the same number, whose first event is THREAD_START.
 uint32_t nextThreadOrdinal();
+void returnThreadOrdinal();  // the thread could not be created
 void threadStarts(uint32_t ordinal);
 
 // A fork recorded with kBranchToChild: from now on the calling thread is
@@ -91,7 +92,7 @@ void programExits(int status);
 void imageExecs(const ScriptEvent* e);
 
 // Runs the program's handler for `sig` now, as the recording had it
-// (replay_hooks.cc): real deliveries of a handled signal are dropped while
+// (hooks.cc): real deliveries of a handled signal are dropped while
 // replaying, since the recording says when the handler ran.
 // False when the program has no handler for it now.
 bool deliverSignal(int sig);
@@ -108,7 +109,7 @@ const driver::SocketNames* socketNames(int fd);
 
 // exit() and return from main: the status replayed when the program ends.
 void noteExitStatus(int status);
-// Points stdio's reads and writes at the replay (replay_hooks.cc).
+// Points stdio's reads and writes at the replay (hooks.cc).
 void patchStdio();
 
 // Puts descriptor `fd` at number `want` (the one the recording has),

@@ -1,4 +1,4 @@
-#include "sandbox.h"
+#include "driver/sandbox.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// The replay script: everything the replay library (libradar-replay.so)
+// The replay script: everything the replay library (libradar-rerun.so)
 // needs to re-run one recorded process image, prepared by `radar debug`
 // from the merged recording and mapped read-only by the re-run program.
 //

@@ -4,7 +4,7 @@
 // environment are not the recorded ones).
 #include <cstdio>
 
-#include "launch.h"
+#include "driver/launch.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -1,4 +1,4 @@
-#include "launch.h"
+#include "driver/launch.h"
 
 #include <sys/personality.h>
 #include <sys/resource.h>

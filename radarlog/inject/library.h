@@ -1,0 +1,38 @@
+// What each injected library (the recorder, radarlog/preload, and the
+// re-run's, single-process-driver/rerun) defines for the hooks the
+// scaffold shares (shared_hooks.cc, signals.cc): the hook is written once,
+// what it does for the library is here. Declared here, defined once in each
+// library, resolved when the library is linked.
+#pragma once
+
+#include <signal.h>
+#include <stdint.h>
+
+namespace radar::inject {
+
+// ---- signals (signals.cc) ------------------------------------------------------
+// Whether the program's handlers are wrapped (the recorder: when it
+// records). A handler installed while not is the program's own to the end.
+bool wrapsSignals();
+// A signal arrived for a wrapped handler, before the program's handler
+// runs: the recorder records it; false drops it (the re-run runs a handler
+// only where the recording says it ran).
+bool signalArrives(int sig, const siginfo_t* info);
+// The program's handler has returned; `context` is the kernel's ucontext.
+void signalHandled(int sig, void* context);
+
+// ---- threads (shared_hooks.cc) -------------------------------------------------
+// Whether pthread_create() tells a new thread its creation order.
+bool announcesThreads();
+// The next thread's creation order (1, 2, 3 ...), and giving it back when
+// the thread could not be created.
+uint32_t takeThreadOrdinal();
+void returnThreadOrdinal();
+// First thing in a new thread, with its creation order.
+void threadStarts(uint32_t ordinal);
+
+// ---- the program's end (shared_hooks.cc) ---------------------------------------
+// main() returned `status` (the C library's exit() follows, unhooked).
+void mainReturned(int status);
+
+}  // namespace radar::inject
