@@ -62,31 +62,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   display_ = std::make_unique<trace::DisplayModel>(*trace_, 0, /*background=*/true);
   narrator_ = std::make_unique<trace::Narrator>(*trace_);
   builder_ = std::make_unique<SceneBuilder>(*trace_, *display_);
-  if (net_) {
-    // Where the description places processes: the images of one process
-    // (before and after exec) share the place, and several processes one
-    // description matches cascade from its cell.
-    std::map<uint32_t, Point> cells;
-    std::map<const netdesc::Process*, int> instances;
-    for (const auto& p : trace_->processes) {
-      const netdesc::Process* d = net_->processOf(p.index);
-      if (!d || !d->has_position()) continue;
-      const int k = instances[d]++;
-      cells[p.index] = {d->position().column() + 0.15 * k, d->position().row() + 0.3 * k};
-    }
-    const auto& procs = trace_->processes;
-    const std::map<uint32_t, Point> described = cells;
-    for (const auto& [p, cell] : described) {
-      // An exec'd image's parent is the image before it.
-      for (uint32_t q = p; procs[q].origin == log::Origin::Execed && procs[q].parent != kNone;) {
-        q = procs[q].parent;
-        if (!cells.try_emplace(q, cell).second) break;
-      }
-      for (uint32_t q = procs[p].next_image; q < procs.size(); q = procs[q].next_image)
-        if (!cells.try_emplace(q, cell).second) break;
-    }
-    builder_->placeDescribed({cells.begin(), cells.end()});
-  }
+  if (net_) builder_->placeDescribed(*net_);
   // Many processes: the siblings of one program (a pool's workers, a
   // shell's two hundred cats) start as one box each, to be opened at will.
   constexpr size_t kManyProcesses = 24;
@@ -106,7 +82,31 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   setWindowTitle(title);
   setAcceptDrops(true);
 
-  // Centre: the narrative over the network view, the timeline below.
+  QSplitter* split = buildCentre();
+  QDockWidget* events_dock = buildEventsDock();
+  QDockWidget* findings_dock = buildFindingsDock();
+  buildCriticalPathDock(events_dock);
+  position_label_ = new QLabel(this);
+  statusBar()->addPermanentWidget(position_label_);
+  buildActions();
+  connectViews();
+  connect(&timer_, &QTimer::timeout, this, &MainWindow::tick);
+  timer_.start(16);
+  clock_.start();
+
+  restoreLayout();
+  resize(1280, 860);
+  split->setSizes({520, 180});
+  resizeDocks({events_dock}, {170}, Qt::Vertical);
+  resizeDocks({findings_dock}, {280}, Qt::Horizontal);
+  refresh();
+  refreshControls();
+  reportProblems();
+}
+
+// The centre: the narrative over the network view, the timeline below, the
+// slider at the bottom.
+QSplitter* MainWindow::buildCentre() {
   auto* centre = new QWidget(this);
   auto* layout = new QVBoxLayout(centre);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -151,8 +151,11 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   slider_->setToolTip(tr("Drag to any event"));
   layout->addWidget(slider_);
   setCentralWidget(centre);
+  return split;
+}
 
-  // Docks: events and findings.
+// The events table with the filter and the search over contents above it.
+QDockWidget* MainWindow::buildEventsDock() {
   event_model_ = new EventTableModel(*trace_, *narrator_, net_.get(), this);
   auto* events_dock = new QDockWidget(tr("Events"), this);
   events_dock->setObjectName(QStringLiteral("events"));
@@ -227,6 +230,10 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   events_dock->setWidget(events_box);
   addDockWidget(Qt::BottomDockWidgetArea, events_dock);
 
+  return events_dock;
+}
+
+QDockWidget* MainWindow::buildFindingsDock() {
   findings_model_ = new FindingsModel(*trace_, this);
   auto* findings_dock = new QDockWidget(tr("Findings"), this);
   findings_dock->setObjectName(QStringLiteral("findings"));
@@ -254,7 +261,11 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   findings_dock->setWidget(findings_box);
   addDockWidget(Qt::RightDockWidgetArea, findings_dock);
 
-  // The critical path to an event, asked for with P: hidden until then.
+  return findings_dock;
+}
+
+// The critical path to an event, asked for with P: hidden until then.
+void MainWindow::buildCriticalPathDock(QDockWidget* events_dock) {
   path_model_ = new CriticalPathModel(*trace_, *narrator_, this);
   path_dock_ = new QDockWidget(tr("Critical path"), this);
   path_dock_->setObjectName(QStringLiteral("critical-path"));
@@ -272,12 +283,11 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
     const uint32_t position = path_model_->eventOf(index.row());
     if (position != kNone) goToEvent(position);
   });
+}
 
-  position_label_ = new QLabel(this);
-  statusBar()->addPermanentWidget(position_label_);
-
-  buildActions();
-
+// Every view follows the controller; clicking an event anywhere takes every
+// view there.
+void MainWindow::connectViews() {
   connect(controller_, &ReplayController::changed, this, &MainWindow::refresh);
   connect(controller_, &ReplayController::stateChanged, this, &MainWindow::refreshControls);
   connect(slider_, &QSlider::valueChanged, this, [this](int v) {
@@ -323,18 +333,6 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   connect(filter_, &QLineEdit::textChanged, this, [filter](const QString& text) {
     if (text.isEmpty()) filter(QString());
   });
-  connect(&timer_, &QTimer::timeout, this, &MainWindow::tick);
-  timer_.start(16);
-  clock_.start();
-
-  restoreLayout();
-  resize(1280, 860);
-  split->setSizes({520, 180});
-  resizeDocks({events_dock}, {170}, Qt::Vertical);
-  resizeDocks({findings_dock}, {280}, Qt::Horizontal);
-  refresh();
-  refreshControls();
-  reportProblems();
 }
 
 // The views read the trace and the models, members that are gone before

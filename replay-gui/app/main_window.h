@@ -28,6 +28,8 @@ class QTableView;
 class QLineEdit;
 class QComboBox;
 class QAction;
+class QDockWidget;
+class QSplitter;
 
 namespace radar::gui {
 
@@ -95,7 +97,12 @@ class MainWindow : public QMainWindow {
   void closeEvent(class QCloseEvent*) override;
 
  private:
+  QSplitter* buildCentre();
+  QDockWidget* buildEventsDock();
+  QDockWidget* buildFindingsDock();
+  void buildCriticalPathDock(QDockWidget* events_dock);
   void buildActions();
+  void connectViews();
   void refresh();
   void refreshControls();
   void tick();
@@ -147,7 +154,7 @@ class MainWindow : public QMainWindow {
   bool updating_ = false;          // the views follow the controller, not the reverse
   uint32_t table_position_ = ~0u;  // the event the table was last put on
   CriticalPathModel* path_model_ = nullptr;
-  class QDockWidget* path_dock_ = nullptr;
+  QDockWidget* path_dock_ = nullptr;
   bool interactive_ = true;
 };
 

@@ -8,6 +8,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "netdesc/apply.h"
+
 namespace radar::gui {
 
 using trace::DisplayState;
@@ -258,6 +260,29 @@ void SceneBuilder::placeDescribed(const std::vector<std::pair<uint32_t, Point>>&
     last_row = std::max(last_row, cell.y);
   }
   automatic_y_ = std::ceil(last_row + 1) * (geometry::kBoxHeight + geometry::kGapY);
+}
+
+void SceneBuilder::placeDescribed(const netdesc::Binding& net) {
+  std::map<uint32_t, Point> cells;
+  std::map<const netdesc::Process*, int> instances;
+  for (const auto& p : t_.processes) {
+    const netdesc::Process* d = net.processOf(p.index);
+    if (!d || !d->has_position()) continue;
+    const int k = instances[d]++;
+    cells[p.index] = {d->position().column() + 0.15 * k, d->position().row() + 0.3 * k};
+  }
+  const auto& procs = t_.processes;
+  const std::map<uint32_t, Point> described = cells;
+  for (const auto& [p, cell] : described) {
+    // An exec'd image's parent is the image before it.
+    for (uint32_t q = p; procs[q].origin == log::Origin::Execed && procs[q].parent != trace::kNone;) {
+      q = procs[q].parent;
+      if (!cells.try_emplace(q, cell).second) break;
+    }
+    for (uint32_t q = procs[p].next_image; q < procs.size(); q = procs[q].next_image)
+      if (!cells.try_emplace(q, cell).second) break;
+  }
+  placeDescribed({cells.begin(), cells.end()});
 }
 
 void SceneBuilder::moveBox(uint32_t process, Point top_left) { moved_[boxProcess(process)] = top_left; }

@@ -15,6 +15,10 @@
 #include "trace/display.h"
 #include "trace/trace.h"
 
+namespace radar::netdesc {
+class Binding;
+}
+
 namespace radar::gui {
 
 using trace::kNone;
@@ -116,6 +120,10 @@ class SceneBuilder {
   // grid; the other processes are laid out below them. A box the user drags
   // goes where it is dragged all the same.
   void placeDescribed(const std::vector<std::pair<uint32_t, Point>>& cells);
+  // The cells a description gives its processes: the images of one process
+  // (before and after exec) share one, and several processes one
+  // description matches cascade from it.
+  void placeDescribed(const netdesc::Binding& net);
   // A box dragged by the user (top left corner).
   void moveBox(uint32_t process, Point top_left);
   std::vector<std::pair<uint32_t, Point>> movedBoxes() const;
