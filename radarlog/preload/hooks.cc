@@ -59,6 +59,7 @@
 
 #include "inject/hook.h"
 #include "log/sys.h"
+#include "preload/environment.h"
 #include "preload/recorder.h"
 #include "preload/state.h"
 
@@ -1112,10 +1113,10 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
   EnvBuffer buffer(envp);
   if (inVforkChild()) {
     noteVforkExec(check);
-    formatLink(link, sizeof(link), "vfork", vforkCounter(), 0);
-    const bool built = buildExecEnvironment(envp, link, buffer.env, buffer.capacity);
+    formatLink(link, sizeof(link), "vfork", logId(), vforkCounter(), 0);
+    const bool built = buildExecEnvironment(g_config, envp, link, buffer.env, buffer.capacity);
     int r = run(built ? buffer.env : envp);
-    if (r < 0 && errno == E2BIG && buildBareEnvironment(envp, buffer.env, buffer.capacity))
+    if (r < 0 && errno == E2BIG && buildBareEnvironment(g_config, envp, buffer.env, buffer.capacity))
       r = run(buffer.env);  // see below
     noteVforkExecFailed(errno);
     return r;
@@ -1131,10 +1132,10 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
     call.extra.string_count = programStrings(check, argv, strings);
     call.record();
   }
-  formatLink(link, sizeof(link), "exec", lastCounter(), generation() + 1);
-  const bool built = buildExecEnvironment(envp, link, buffer.env, buffer.capacity);
+  formatLink(link, sizeof(link), "exec", logId(), lastCounter(), generation() + 1);
+  const bool built = buildExecEnvironment(g_config, envp, link, buffer.env, buffer.capacity);
   int r = run(built ? buffer.env : envp);
-  if (r < 0 && errno == E2BIG && buildBareEnvironment(envp, buffer.env, buffer.capacity)) {
+  if (r < 0 && errno == E2BIG && buildBareEnvironment(g_config, envp, buffer.env, buffer.capacity)) {
     // radar's variables made the arguments and environment too large for
     // the kernel, where they would fit without radar: the program runs as
     // it would have, unrecorded from here, and the log says why.
@@ -1189,9 +1190,9 @@ template <class Run>
 int recordedSpawn(pid_t* pid, const char* check, char* const argv[], char* const envp[], Run&& run) {
   if (!active()) return run(envp);
   char link[128];
-  formatLink(link, sizeof(link), "spawn", lastCounter(), 0);
+  formatLink(link, sizeof(link), "spawn", logId(), lastCounter(), 0);
   EnvBuffer buffer(envp ? envp : environ);
-  const bool built = buildExecEnvironment(envp ? envp : environ, link, buffer.env, buffer.capacity);
+  const bool built = buildExecEnvironment(g_config, envp ? envp : environ, link, buffer.env, buffer.capacity);
   Call call(Kind::Spawn, -1);
   const int r = run(built ? buffer.env : envp);
   call.finish(r == 0 ? (pid ? *pid : 0) : -1, r);

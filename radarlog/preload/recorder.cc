@@ -35,6 +35,7 @@
 #include "log/go_program.h"
 #include "log/recorder_env.h"
 #include "log/sys.h"
+#include "preload/environment.h"
 #include "preload/state.h"
 
 #include "inject/injected.h"  // last: it poisons what injected code must not call
@@ -72,67 +73,6 @@ long readSmallFile(const char* path, char* buf, size_t size) {
   if (n < 0) return -1;
   buf[n] = 0;
   return n;
-}
-
-const char* findEnv(char** envp, const char* name) {
-  const size_t len = std::strlen(name);
-  for (char** e = envp; e && *e; ++e)
-    if (std::strncmp(*e, name, len) == 0 && (*e)[len] == '=') return *e + len + 1;
-  return nullptr;
-}
-
-bool startsWith(const char* s, const char* prefix) { return std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
-
-// ---- configuration ----------------------------------------------------------
-
-void parseConfig(char** envp) {
-  Config& c = g_config;
-  const char* dir = findEnv(envp, "RADAR_DIR");
-  if (!dir || !*dir || std::strlen(dir) >= sizeof(c.dir) - 64) return;
-  std::strcpy(c.dir, dir);
-  if (const char* id = findEnv(envp, "RADAR_RECORDING_ID")) {
-    for (int i = 0; i < 16 && id[0] && id[1]; ++i, id += 2) {
-      char two[3] = {id[0], id[1], 0};
-      const char* p = two;
-      c.recording_id[i] = static_cast<uint8_t>(sys::parseHex(p));
-    }
-  }
-  if (const char* limit = findEnv(envp, "RADAR_PAYLOAD_LIMIT")) {
-    c.has_payload_limit = true;
-    c.payload_limit = parseDec(limit);
-  }
-  if (const char* tail = findEnv(envp, "RADAR_TAIL")) c.tail_capacity = static_cast<uint32_t>(parseDec(tail));
-  if (const char* nondet = findEnv(envp, "RADAR_NONDET")) c.nondet = nondet[0] == '1';
-  if (const char* boot = findEnv(envp, "RADAR_BOOT_ID")) appendStr(c.boot_id, 0, sizeof(c.boot_id), boot);
-  if (const char* host = findEnv(envp, "RADAR_HOST")) appendStr(c.host, 0, sizeof(c.host), host);
-  if (const char* redact = findEnv(envp, "RADAR_REDACT")) {
-    // Cut whole patterns only: half a pattern would redact the wrong names.
-    if (std::strlen(redact) < sizeof(c.redact))
-      appendStr(c.redact, 0, sizeof(c.redact), redact);
-    else
-      appendStr(c.redact, 0, sizeof(c.redact), log::kDefaultRedactPatterns);
-  }
-  if (const char* ext = findEnv(envp, "RADAR_EXTERNAL")) {
-    while (*ext && c.external_count < 32) {
-      const uint64_t dev = parseDec(ext);
-      if (*ext != ':') break;
-      ++ext;
-      const uint64_t ino = parseDec(ext);
-      c.external[c.external_count++] = {dev, ino};
-      if (*ext == ',')
-        ++ext;
-      else
-        break;
-    }
-  }
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&parseConfig), &info) && info.dli_fname)
-    std::strncpy(c.self_path, info.dli_fname, sizeof(c.self_path) - 1);
-  // Remember radar's variables, to put them back into scrubbed environments.
-  for (char** e = envp; e && *e && c.var_count < Config::kMaxVars; ++e)
-    if (log::isRecorderVariable(*e) && !startsWith(*e, "RADAR_LINK=") && std::strlen(*e) < sizeof(c.vars[0]))
-      std::strcpy(c.vars[c.var_count++], *e);
-  c.enabled = true;
 }
 
 // ---- the log ----------------------------------------------------------------
@@ -565,217 +505,16 @@ void Call::record() {
   commit(e);
 }
 
-// ---- processes -------------------------------------------------------------
-
-uint64_t lastCounter() { return g_process.writer.isOpen() ? g_process.writer.lastCounter() : 0; }
-uint64_t logId() { return g_process.log_id; }
-uint32_t generation() { return g_process.generation; }
-
-void beforeFork() { t_thread.in_fork = true; }
-void afterForkParent() { t_thread.in_fork = false; }
-uint64_t vforkCounter() { return t_thread.vfork_counter; }
-void commitEvent(EventFields& e) { commit(e); }
-
-// In a child forked by any means: leave the parent's log, start our own.
-void adoptFork(log::Origin origin) {
-  Process& p = g_process;
-  const uint64_t parent_log = p.log_id;
-  const uint64_t parent_counter = p.writer.isOpen() ? p.writer.lastCounter() : 0;
-  p.writer.abandon();
-  if (p.netlink_fd >= 0) {
-    sys::close(p.netlink_fd);  // shared with the parent: its replies could reach either
-    p.netlink_fd = -1;
-  }
-  p.lock_owner.store(0, std::memory_order_relaxed);
-  p.lock_waiters.store(0, std::memory_order_relaxed);  // the parent's other threads
-  ThreadState& t = t_thread;
-  t.signals_held = false;
-  t.tid = 0;
-  t.slot = -1;
-  releaseDeferred(/*unmap=*/false);
-  t.vfork_pending = false;
-  resetChannelsForNewLog();
-  if (g_owner) g_owner->pid = static_cast<int32_t>(sys::getpid());
-  if (openLog(origin, parent_log, parent_counter, 0, environ)) classifyOpenDescriptors();
-}
-
-void afterForkInChild() {
-  t_thread.in_fork = false;
-  if (g_owner && g_owner->pid == static_cast<int32_t>(sys::getpid())) return;  // done already
-  adoptFork(log::Origin::Forked);
-}
-
-void afterVforkPrepare() {
-  ThreadState& t = t_thread;
-  t.vfork_pending = true;
-  t.vfork_child_pid = 0;
-  t.vfork_exited = false;
-  t.vfork_counter = lastCounter();
-}
-
-void formatLink(char* buf, size_t size, const char* origin, uint64_t counter, uint32_t gen) {
-  size_t at = appendStr(buf, 0, size, "RADAR_LINK=");
-  at = appendStr(buf, at, size, origin);
-  at = appendStr(buf, at, size, ":");
-  at = appendHex(buf, at, size, g_process.log_id);
-  at = appendStr(buf, at, size, ":");
-  at = appendDec(buf, at, size, counter);
-  at = appendStr(buf, at, size, ":");
-  appendDec(buf, at, size, gen);
-}
-
-bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_t capacity) {
-  static __thread char preload[PATH_MAX + 64];
-  size_t n = 0;
-  bool have_preload = false;
-  bool have_var[Config::kMaxVars] = {};
-  for (char* const* e = envp; e && *e; ++e) {
-    if (startsWith(*e, "RADAR_LINK=")) continue;
-    if (n + Config::kMaxVars + 3 >= capacity) return false;
-    if (startsWith(*e, "LD_PRELOAD=")) {
-      have_preload = true;
-      if (g_config.self_path[0] && !std::strstr(*e, g_config.self_path)) {
-        // The program set its own LD_PRELOAD: keep it, after ours, but for
-        // sanitizer runtimes, which must come first (see radar record).
-        size_t at = appendStr(preload, 0, sizeof(preload), "LD_PRELOAD=");
-        for (int sanitizers = 1; sanitizers >= 0; --sanitizers) {
-          if (!sanitizers) {
-            at = appendStr(preload, at, sizeof(preload), g_config.self_path);
-            at = appendStr(preload, at, sizeof(preload), ":");
-          }
-          log::forEachPreloadEntry(*e + 11, [&](const char* entry, size_t len) {
-            if (log::isSanitizerRuntime(entry, len) == (sanitizers == 1) && at + len + 2 < sizeof(preload)) {
-              std::memcpy(preload + at, entry, len);
-              at += len;
-              preload[at++] = ':';
-              preload[at] = 0;
-            }
-          });
-        }
-        if (at && preload[at - 1] == ':') preload[--at] = 0;
-        out[n++] = preload;
-        continue;
-      }
-    }
-    for (int v = 0; v < g_config.var_count; ++v) {
-      const char* eq = std::strchr(g_config.vars[v], '=');
-      if (eq && std::strncmp(*e, g_config.vars[v], static_cast<size_t>(eq - g_config.vars[v]) + 1) == 0)
-        have_var[v] = true;
-    }
-    out[n++] = *e;
-  }
-  if (!have_preload && g_config.self_path[0]) {
-    size_t at = appendStr(preload, 0, sizeof(preload), "LD_PRELOAD=");
-    appendStr(preload, at, sizeof(preload), g_config.self_path);
-    out[n++] = preload;
-  }
-  for (int v = 0; v < g_config.var_count; ++v)
-    if (!have_var[v]) out[n++] = g_config.vars[v];
-  if (link) out[n++] = const_cast<char*>(link);
-  out[n] = nullptr;
-  return true;
-}
-
-bool buildBareEnvironment(char* const* envp, char** out, size_t capacity) {
-  static __thread char preload[PATH_MAX + 64];
-  const char* self = g_config.self_path;
-  const size_t self_len = std::strlen(self);
-  size_t n = 0;
-  for (char* const* e = envp; e && *e; ++e) {
-    if (n + 1 >= capacity) return false;
-    if (log::isRecorderVariable(*e)) continue;
-    if (startsWith(*e, "ASAN_OPTIONS=")) {
-      // radar record's addition (see radarlog/log/asan_options.h) taken out.
-      static __thread char asan[4096];
-      const size_t len = std::strlen(*e), ours = sizeof(log::kAsanLinkOrder) - 1;
-      if (std::strcmp(*e + 13, log::kAsanLinkOrder) == 0) continue;
-      if (len > 13 + ours + 1 && len < sizeof(asan) && std::strcmp(*e + len - ours, log::kAsanLinkOrder) == 0 &&
-          (*e)[len - ours - 1] == ':') {
-        std::memcpy(asan, *e, len - ours - 1);
-        asan[len - ours - 1] = 0;
-        out[n++] = asan;
-        continue;
-      }
-    }
-    if (self_len && startsWith(*e, "LD_PRELOAD=")) {
-      // Every entry but ours, in order.
-      size_t at = appendStr(preload, 0, sizeof(preload), "LD_PRELOAD=");
-      const size_t start = at;
-      log::forEachPreloadEntry(*e + 11, [&](const char* entry, size_t len) {
-        const bool ours = len == self_len && std::strncmp(entry, self, len) == 0;
-        if (!ours && at + len + 2 < sizeof(preload)) {
-          if (at > start) preload[at++] = ':';
-          std::memcpy(preload + at, entry, len);
-          at += len;
-          preload[at] = 0;
-        }
-      });
-      if (at > start) out[n++] = preload;
-      continue;
-    }
-    out[n++] = *e;
-  }
-  out[n] = nullptr;
-  return true;
-}
-
-// ---- exit --------------------------------------------------------------------
-
-void noteExitStatus(int status) {
-  if (g_process.exit_status_known) return;
-  g_process.exit_status = status;
-  g_process.exit_status_known = true;
-}
-
-void recordExit(int status, bool flush_stdio) {
-  if (!active()) return;
-  // What stdio still buffers is written now (exactly what exit would write
-  // next), so that those writes come before EXIT.
-  if (flush_stdio) fflush(nullptr);
-  Call call(Kind::Exit, -1);
-  call.finish(0);
-  call.extra.status = status;
-  call.record();
-  if (!lockWriter()) return;
-  g_process.closed = true;
-  g_process.writer.close();
-  unlockWriter();
-}
-
 // ---- start and end of the process ------------------------------------------
 
 namespace {
 
-void parseLink(char** envp, log::Origin* origin, uint64_t* parent_log, uint64_t* counter, uint32_t* gen) {
-  *origin = log::Origin::ShellSpawned;
-  *parent_log = *counter = 0;
-  *gen = 0;
-  const char* link = findEnv(envp, "RADAR_LINK");
-  if (!link) return;
-  const char* colon = std::strchr(link, ':');
-  const size_t kind_len = colon ? static_cast<size_t>(colon - link) : std::strlen(link);
-  auto is = [&](const char* s) { return std::strlen(s) == kind_len && std::strncmp(link, s, kind_len) == 0; };
-  if (is("root"))
-    *origin = log::Origin::Root;
-  else if (is("exec"))
-    *origin = log::Origin::Execed;
-  else if (is("vfork"))
-    *origin = log::Origin::Vforked;
-  else if (is("spawn"))
-    *origin = log::Origin::Spawned;
-  if (!colon) return;
-  const char* p = colon + 1;
-  *parent_log = sys::parseHex(p);
-  if (*p == ':') ++p;
-  *counter = parseDec(p);
-  if (*p == ':') ++p;
-  *gen = static_cast<uint32_t>(parseDec(p));
-}
-
 __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** envp) {
   (void)argc;
   g_real_clock_gettime = reinterpret_cast<int (*)(clockid_t, struct timespec*)>(dlsym(RTLD_NEXT, "clock_gettime"));
-  parseConfig(envp);
+  Dl_info self{};
+  const bool found = dladdr(reinterpret_cast<void*>(&radarStart), &self) && self.dli_fname;
+  parseConfig(envp, found ? self.dli_fname : nullptr, &g_config);
   if (!g_config.enabled) return;
   Process& p = g_process;
   p.argv = argv;
@@ -787,10 +526,7 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
   }
   g_thread_key_ok = pthread_key_create(&g_thread_key, releaseSlot) == 0;
 
-  log::Origin origin;
-  uint64_t parent_log, counter;
-  uint32_t gen;
-  parseLink(envp, &origin, &parent_log, &counter, &gen);
+  const Link link = parseLink(envp);
   // The link describes this image only: a child started without our exec
   // hook (system(), popen()) must not inherit it.
   unsetenv("RADAR_LINK");
@@ -800,7 +536,7 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
     g_config.enabled = false;
     return;
   }
-  if (!openLog(origin, parent_log, counter, gen, environ)) {
+  if (!openLog(link.origin, link.parent_log, link.counter, link.generation, environ)) {
     g_config.enabled = false;  // run unrecorded; `radar record` reports the missing log
     return;
   }

@@ -140,16 +140,7 @@ uint64_t lastCounter();
 uint64_t logId();
 uint32_t generation();
 
-// Exec: builds the environment for the new image (radar's variables
-// present, RADAR_LINK describing this image) in `out`, which must hold
-// `capacity` pointers. Returns false if it does not fit.
-bool buildExecEnvironment(char* const* envp, const char* link, char** out, size_t capacity);
-// `envp` as it would be without radar: its variables left out, and its
-// library taken out of LD_PRELOAD. For an exec that radar's variables
-// alone would push over the kernel's limit (E2BIG).
-bool buildBareEnvironment(char* const* envp, char** out, size_t capacity);
-// "exec:<log id>:<counter>:<generation>" for the image about to start.
-void formatLink(char* buf, size_t size, const char* origin, uint64_t counter, uint32_t gen);
+// Exec: the environment for the new image, preload/environment.h.
 bool inVforkChild();
 // In the vfork child, just before its exec: what the parent should know.
 void noteVforkExec(const char* path);
