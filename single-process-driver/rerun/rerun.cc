@@ -1,6 +1,7 @@
 // The replay core: loads the script at start, keeps each thread's place in
 // it, and reports where the program leaves it. See rerun.h.
 #include "rerun/rerun.h"
+#include "rerun/script_check.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -973,44 +974,14 @@ const char* envValue(char** envp, const char* name) {
   exitNow(127);
 }
 
-bool within(const driver::Blob& b) {
-  return b.offset <= g.header->data_size && b.size <= g.header->data_size - b.offset;
-}
-
-// Everything the hooks will trust, checked once.
+// Everything the hooks will trust, checked once (rerun/script_check.cc).
 const char* validate() {
-  const ScriptHeader& h = *g.header;
-  if (g.size < sizeof(ScriptHeader) || std::memcmp(h.magic, driver::kScriptMagic, 8) != 0) return "not a replay script";
-  if (h.version != driver::kScriptVersion) return "a replay script of another version";
-  auto fits = [&](uint64_t offset, uint64_t count, uint64_t size) {
-    return offset % 8 == 0 && offset <= g.size && count <= (g.size - offset) / size;
-  };
-  if (!fits(h.events_offset, h.event_count, sizeof(ScriptEvent)) ||
-      !fits(h.threads_offset, h.thread_count, sizeof(ScriptThread)) ||
-      !fits(h.inherited_offset, h.inherited_count, sizeof(ScriptFd)) || !fits(h.data_offset, h.data_size, 1) ||
-      h.thread_count > kMaxThreads || h.segment_count == 0)
-    return "the replay script is damaged (its tables do not fit the file)";
-  g.events = reinterpret_cast<const ScriptEvent*>(g.base + h.events_offset);
-  g.threads = reinterpret_cast<const ScriptThread*>(g.base + h.threads_offset);
-  g.inherited = reinterpret_cast<const ScriptFd*>(g.base + h.inherited_offset);
-  g.data = g.base + h.data_offset;
-  if (!within(h.label) || (h.label.size && g.data[h.label.offset + h.label.size - 1] != 0))
-    return "the replay script is damaged (label)";
-  for (uint32_t i = 0; i < h.event_count; ++i) {
-    const ScriptEvent& e = g.events[i];
-    if (e.thread >= h.thread_count || (e.next_in_thread != kNoEvent && e.next_in_thread >= h.event_count) ||
-        e.segment >= h.segment_count || !within(e.data) || !within(e.address) || !within(e.fds) || !within(e.ready) ||
-        !within(e.lengths) || !within(e.strings) || !within(e.text) || !within(e.names.local) ||
-        !within(e.names.peer) || (e.text.size && g.data[e.text.offset + e.text.size - 1] != 0) ||
-        (e.strings.size && g.data[e.strings.offset + e.strings.size - 1] != 0))
-      return "the replay script is damaged (an event points outside it)";
-  }
-  for (uint32_t i = 0; i < h.thread_count; ++i)
-    if (g.threads[i].first_event != kNoEvent && g.threads[i].first_event >= h.event_count)
-      return "the replay script is damaged (threads)";
-  for (uint32_t i = 0; i < h.inherited_count; ++i)
-    if (!within(g.inherited[i].names.local) || !within(g.inherited[i].names.peer))
-      return "the replay script is damaged (inherited descriptors)";
+  ScriptTables t;
+  if (const char* why = checkScript(g.base, g.size, kMaxThreads, &t)) return why;
+  g.events = t.events;
+  g.threads = t.threads;
+  g.inherited = t.inherited;
+  g.data = t.data;
   return nullptr;
 }
 
