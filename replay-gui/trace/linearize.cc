@@ -272,7 +272,7 @@ void Merger::linearize() {
         }
         edges_out.push_back(e);
       }
-      if (raw_.keep_hashes) t_.hashes[here] = placed.number;  // the checksum, until now
+      if (raw_.keep_hashes) t_.hashes[here] = placed.hash;  // the checksum, until numbered
       placed.number = last_number[p] = number + 1;
       if (placed.eventKind() == Kind::Exit || placed.eventKind() == Kind::Wait) exits_and_waits_.push_back(here);
       if (in_order) {

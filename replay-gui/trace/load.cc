@@ -115,7 +115,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     }
     const uint32_t index = job.begin + job.count++;
     Event& ev = raw.events[index];
-    ev.number = 0;
+    ev.hash = 0;
     ev.value = 0;
     ev.entry_ns = r.entry_ns;
     job.first_entry = std::min(job.first_entry, r.entry_ns);
@@ -160,17 +160,17 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
         }
         if (r.result == 0 && !r.error && r.size) ev.flags |= kEventEof;
         if (r.has_hash) {
-          ev.number = r.hash;
+          ev.hash = r.hash;
           ev.flags |= kEventHasHash;
         }
       } else if (moved && !log::isMultiMessage(k)) {
         // A send's hash too: the matching checks which sends a receive's
         // bytes came from where several processes share a stream.
         if (r.payload.size() == moved) {
-          ev.number = crc32c(0, r.payload.data(), r.payload.size());
+          ev.hash = crc32c(0, r.payload.data(), r.payload.size());
           ev.flags |= kEventHasHash;
         } else if (r.has_hash) {
-          ev.number = r.hash;
+          ev.hash = r.hash;
           ev.flags |= kEventHasHash;
         }
       }

@@ -50,10 +50,6 @@ struct RawRecording {
   std::vector<proto::Recording> recordings;  // each directory's recording.txt
   bool keep_hashes = false;                  // LoadOptions::keep_hashes
 };
-// Until the merge numbers the events, a data event's `number` holds the
-// CRC-32C of the bytes it moved, when this flag says it is known (the
-// matching checks with it which sends a receive's bytes came from).
-inline constexpr uint8_t kEventHasHash = 64;
 
 // Reads every *.rlog in `dirs` (a log file may also be given directly).
 // Damaged and unreadable logs are read up to the damage and reported in

@@ -86,7 +86,7 @@ void Merger::matchDatagrams() {
     auto sameBytes = [&](uint32_t r, uint32_t send, size_t messages_received) {
       const Event &rev = raw_.events[r], &sev = raw_.events[send];
       if (messages_received != 1 || !(rev.flags & kEventHasHash) || !(sev.flags & kEventHasHash)) return true;
-      return rev.number == sev.number;
+      return rev.hash == sev.hash;
     };
     std::vector<uint32_t> parts;
     std::vector<std::vector<uint32_t>> receives(eps.size());

@@ -133,12 +133,12 @@ void Merger::matchStreams() {
     uint64_t end = from;
     for (size_t e = j; e < out.size() && end < from + r.bytes; ++e) {
       if (!hashed(out[e].index)) return Content::Unknown;
-      const uint32_t send_crc = raw_.events[out[e].index].number;
+      const uint32_t send_crc = raw_.events[out[e].index].hash;
       crc = e == j ? send_crc : crc32cCombine(crc, send_crc, out[e].bytes);  // one send: no combining
       end += out[e].bytes;
     }
     if (end != from + r.bytes) return Content::Unknown;
-    return crc == raw_.events[r.index].number ? Content::Agrees : Content::Differs;
+    return crc == raw_.events[r.index].hash ? Content::Agrees : Content::Differs;
   };
   auto matchStream = [&](size_t st, Worker& w, std::vector<Item>& out, std::vector<Item>& in,
                          std::vector<uint64_t>& start) {
@@ -328,7 +328,7 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
         if (!ok) continue;
         const uint64_t total = so_far + out[k].bytes;
         if (total > bytes) continue;
-        const uint32_t next = crc32cCombine(crc, raw_.events[out[k].index].number, out[k].bytes);
+        const uint32_t next = crc32cCombine(crc, raw_.events[out[k].index].hash, out[k].bytes);
         used[k - head] = true;
         path.push_back(k);
         const std::vector<uint64_t> saved = ahead;
@@ -367,13 +367,13 @@ std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vect
         // are whole sends with the same hash.
         group.assign(1, j);
         uint64_t bytes = in[j].bytes;
-        uint32_t crc = raw_.events[in[j].index].number;
+        uint32_t crc = raw_.events[in[j].index].hash;
         bool found = findSends(bytes, crc);
         for (size_t k = j + 1; !found && k < in.size() && group.size() < kMaxGroup; ++k) {
           if (actor(in[k]) != actor(in[j])) continue;
           if (in[k].peek || !in[k].bytes || !hashed(in[k])) break;
           group.push_back(k);
-          crc = crc32cCombine(crc, raw_.events[in[k].index].number, in[k].bytes);
+          crc = crc32cCombine(crc, raw_.events[in[k].index].hash, in[k].bytes);
           bytes += in[k].bytes;
           found = findSends(bytes, crc);
         }

@@ -132,8 +132,11 @@ struct Event {        // no member initializers: loading leaves fresh memory unt
   uint64_t where;     // the record in its log: frame offset << 26 | offset in frame
   uint32_t duration;  // see durationNs(): ns, or us above 2^31 ns
   uint32_t process;
-  uint32_t counter;   // the process's local event counter
-  uint32_t number;    // RADAR's global event number (Lamport time)
+  uint32_t counter;  // the process's local event counter
+  union {
+    uint32_t number;  // RADAR's global event number (Lamport time), once the merge numbered the events
+    uint32_t hash;    // before: a data event's CRC-32C of the bytes it moved, with kEventHasHash
+  };
   uint32_t endpoint;  // Trace::endpoints (channel events), kNone
   int32_t result;     // the call's; for the second VFORK event, 0 when the child ended without an exec
   uint32_t value;     // data events: bytes moved; process events: the other pid; a failed connect or exec: errno
@@ -160,19 +163,25 @@ struct Event {        // no member initializers: loading leaves fresh memory unt
   bool isTail() const { return frame() == (log::Location::kTailFrame >> 26); }
 };
 static_assert(sizeof(Event) == 48);
-inline constexpr uint8_t kEventFailed = 1;  // the call returned an error
+// Event::flags, one bit each (kEventHasHash and kEventOutcome share theirs:
+// one is of data events, the other of CONNECT).
+enum EventFlag : uint8_t {
+  kEventFailed = 1,      // the call returned an error
+  kEventHasPayload = 2,  // its record holds payload bytes
+  kEventEof = 4,         // a receive that returned 0
+  kEventUnmatched = 8,   // received bytes with no recorded sender
+  kEventPeek = 16,
+  kEventExternal = 32,  // to or from outside the recording
+  // Data events: Event::hash is known (until the merge numbers the events;
+  // Trace::hashes keeps it with LoadOptions::keep_hashes).
+  kEventHasHash = 64,
+  // CONNECT only: getsockopt(SO_ERROR), how a connect ended (value: its errno).
+  kEventOutcome = 64,
+  kEventReceivedWhole = 128,  // a send whose bytes were all received (peeks aside)
+};
 // Event::result of a call that never returned: its thread ended in it
 // (cancelled); kEventFailed is set too.
 inline constexpr int32_t kResultNeverReturned = std::numeric_limits<int32_t>::min();
-inline constexpr uint8_t kEventHasPayload = 2;  // its record holds payload bytes
-inline constexpr uint8_t kEventEof = 4;         // a receive that returned 0
-inline constexpr uint8_t kEventUnmatched = 8;   // received bytes with no recorded sender
-inline constexpr uint8_t kEventPeek = 16;
-inline constexpr uint8_t kEventExternal = 32;  // to or from outside the recording
-// CONNECT only: getsockopt(SO_ERROR), how a connect ended (value: its
-// errno). The bit is kEventHasHash's (load.h) on data events.
-inline constexpr uint8_t kEventOutcome = 64;
-inline constexpr uint8_t kEventReceivedWhole = 128;  // a send whose bytes were all received (peeks aside)
 inline bool isConnectOutcome(const Event& e) {
   return e.eventKind() == log::Kind::Connect && (e.flags & kEventOutcome);
 }
@@ -263,7 +272,7 @@ class Trace {
   BigArray<uint32_t> process_event_positions;  // what counter_events point into (in the logs' order)
   BigArray<uint32_t> reordered_positions;      // what the process_events of reordered processes point into
   // With LoadOptions::keep_hashes, by position: a data event's CRC-32C of
-  // the bytes it moved, where its flags have kEventHasHash (load.h); else
+  // the bytes it moved, where its flags have kEventHasHash; else
   // empty.
   BigArray<uint32_t> hashes;
   std::vector<Finding> findings;
