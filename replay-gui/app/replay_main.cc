@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   ReplayOptions options;
   std::string error;
   if (!radar::gui::parseReplayOptions(argc, argv, &options, &error)) {
-    std::fprintf(stderr, "radar replay: %s\n%s", error.c_str(), radar::gui::kReplayUsage);
+    std::fprintf(stderr, "radar replay: %s\nTry 'radar help replay'.\n", error.c_str());
     return 2;
   }
   if (options.help) {

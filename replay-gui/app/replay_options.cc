@@ -122,7 +122,7 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       }
       out->seconds_per_event = s;
     } else if (a.size() > 1 && a[0] == '-') {
-      *error = "unknown option " + a;
+      *error = "unknown option '" + a + "'";
       return false;
     } else {
       out->dirs.push_back(a);
