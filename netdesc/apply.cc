@@ -85,16 +85,16 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
     std::vector<uint32_t> images;
   };
   std::vector<Deferred> deferred;
-  // Matched by the names the recording gave, not those given on the way.
-  std::vector<std::string> recorded_names;
-  for (const auto& p : t.processes) recorded_names.push_back(p.name);
+  // The names are an overlay: matching reads the recorded ones.
+  t.described.processes.assign(t.processes.size(), {});
+  t.described.channels.assign(t.channels.size(), {});
   for (const Process& dp : d.network().process()) {
     const Match& m = dp.match();
     const std::string program = m.program().empty() && m.executable().empty() ? dp.name() : m.program();
     std::vector<uint32_t> images;
     for (uint32_t p : by_creation) {
       const trace::Process& rp = t.processes[p];
-      if (!glob(program, recorded_names[p]) || !glob(m.executable(), rp.executable)) continue;
+      if (!glob(program, rp.recorded_name) || !glob(m.executable(), rp.executable)) continue;
       bool args = true;
       for (int k = 0; k < m.arg_size() && args; ++k)
         args = static_cast<size_t>(k + 1) < rp.argv.size() && glob(m.arg(k), rp.argv[k + 1]);
@@ -117,7 +117,7 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
     }
     for (uint32_t p : images) {
       b->processes_[p] = &dp;
-      t.processes[p].name = dp.name();
+      t.described.processes[p] = dp.name();
     }
     // Its ports: the channel ends they are.
     for (const Port& port : dp.port()) {
@@ -156,8 +156,8 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
         const std::string where = port.has_fd()          ? "descriptor " + std::to_string(port.fd())
                                   : !port.path().empty() ? "path '" + port.path() + "'"
                                                          : "port " + std::to_string(port.tcp_port());
-        unmatched->push_back("port '" + portLabel(dp, port) + "' matched no channel end of " +
-                             t.processes[images[0]].label() + " (it looks for " + where + ")");
+        unmatched->push_back("port '" + portLabel(dp, port) + "' matched no channel end of " + t.label(images[0]) +
+                             " (it looks for " + where + ")");
       }
     }
   }
@@ -190,7 +190,7 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
       found = true;
     }
     if (!found)
-      unmatched->push_back("port '" + label + "' matched no channel end of " + t.processes[dport.images[0]].label() +
+      unmatched->push_back("port '" + label + "' matched no channel end of " + t.label(dport.images[0]) +
                            " (it looks for the descriptors of " + portVariable(dport.port->name()) +
                            ", then for the channels its connections reach)");
   }
@@ -219,7 +219,7 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
       for (const auto& to : k.to())
         if (std::find(receivers.begin(), receivers.end(), to) != receivers.end() ||
             std::find(senders.begin(), senders.end(), to) != senders.end()) {
-          c.name = k.name();
+          t.described.channels[c.index] = k.name();
           named = true;
         }
     }
@@ -230,11 +230,11 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
       return s;
     };
     if (inout && receivers.empty() && senders.size() == 2)
-      c.name = senders[0] + " <-> " + senders[1];
+      t.described.channels[c.index] = senders[0] + " <-> " + senders[1];
     else if (!senders.empty() && !receivers.empty())
-      c.name = join(senders) + " -> " + join(receivers);
+      t.described.channels[c.index] = join(senders) + " -> " + join(receivers);
     else
-      c.name = join(senders.empty() ? receivers : senders);
+      t.described.channels[c.index] = join(senders.empty() ? receivers : senders);
   }
   // The findings name processes and channels: tell them again by the new names.
   t.findings.clear();

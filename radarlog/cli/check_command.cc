@@ -53,10 +53,10 @@ int runCheck(int argc, char** argv) {
       for (size_t k = 0; k < f.events.size(); ++k) std::printf("%s%u", k ? "," : "", f.events[k] + 1);
       std::printf("],\"processes\":[");
       for (size_t k = 0; k < f.processes.size(); ++k)
-        std::printf("%s%s", k ? "," : "", jsonString(t.processes[f.processes[k]].label()).c_str());
+        std::printf("%s%s", k ? "," : "", jsonString(t.label(f.processes[k])).c_str());
       std::printf("],\"channels\":[");
       for (size_t k = 0; k < f.channels.size(); ++k)
-        std::printf("%s%s", k ? "," : "", jsonString(t.channels[f.channels[k]].name).c_str());
+        std::printf("%s%s", k ? "," : "", jsonString(t.channelName(f.channels[k])).c_str());
       std::printf("]}");
     }
     std::printf("]}\n");

@@ -59,7 +59,7 @@ int printInteractions(const trace::Trace& t, bool json) {
     std::sort(members.begin(), members.end(),
               [](const trace::Interaction* a, const trace::Interaction* b) { return a->total() > b->total(); });
     std::string server;
-    for (uint32_t p : found.groups[g].servers) server += (server.empty() ? "" : ", ") + t.processes[p].label();
+    for (uint32_t p : found.groups[g].servers) server += (server.empty() ? "" : ", ") + t.label(p);
     if (json) {
       std::printf("%s{\"service\":%s,\"server\":%s,\"interactions\":%zu,\"parts\":{", g ? "," : "",
                   jsonString(found.groups[g].name).c_str(), jsonString(server).c_str(), members.size());
@@ -152,8 +152,8 @@ int runCriticalPath(int argc, char** argv) {
   }
   trace::Narrator narrator(t);
   auto who = [&](const trace::PathSegment& s) {
-    std::string w = s.process == trace::kNone ? std::string("?") : t.processes[s.process].label();
-    if (s.channel != trace::kNone) w += " on " + t.channels[s.channel].name;
+    std::string w = s.process == trace::kNone ? std::string("?") : t.label(s.process);
+    if (s.channel != trace::kNone) w += " on " + t.channelName(s.channel);
     return w;
   };
 
@@ -167,8 +167,8 @@ int runCriticalPath(int argc, char** argv) {
       std::printf("%s{\"kind\":\"%s\",\"begin_ns\":%lld,\"ns\":%lld,\"process\":%s,\"channel\":%s,\"event\":%u}",
                   k ? "," : "", trace::pathSegmentName(s.kind), static_cast<long long>(s.begin_ns),
                   static_cast<long long>(s.ns()),
-                  s.process == trace::kNone ? "null" : jsonString(t.processes[s.process].label()).c_str(),
-                  s.channel == trace::kNone ? "null" : jsonString(t.channels[s.channel].name).c_str(), s.event + 1);
+                  s.process == trace::kNone ? "null" : jsonString(t.label(s.process)).c_str(),
+                  s.channel == trace::kNone ? "null" : jsonString(t.channelName(s.channel)).c_str(), s.event + 1);
     }
     std::printf("],\"branches\":[");
     for (size_t k = 0; k < path.branches.size() && k < 100; ++k)
@@ -224,12 +224,11 @@ int runCriticalPath(int argc, char** argv) {
   };
   std::printf("\nby kind:%s\n", line(by_kind).c_str());
   std::printf("by process:\n");
-  for (const auto& [p, m] : by_process)
-    std::printf("  %-30s%s\n", terminalSafe(t.processes[p].label()).c_str(), line(m).c_str());
+  for (const auto& [p, m] : by_process) std::printf("  %-30s%s\n", terminalSafe(t.label(p)).c_str(), line(m).c_str());
   if (!by_channel.empty()) {
     std::printf("by channel:\n");
     for (const auto& [c, m] : by_channel)
-      std::printf("  %-30s%s\n", terminalSafe(t.channels[c].name).c_str(), line(m).c_str());
+      std::printf("  %-30s%s\n", terminalSafe(t.channelName(c)).c_str(), line(m).c_str());
   }
   if (!path.branches.empty()) {
     std::printf("other ways in, least slack first:\n");

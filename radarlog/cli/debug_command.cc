@@ -117,7 +117,7 @@ bool chooseImage(const trace::Trace& t, const std::string& spec, uint32_t* image
     *error = "'" + spec + "' names " + std::to_string(found.size()) + " process images (a pid that exec'd):";
     for (uint32_t i : found)
       *error += " " + std::to_string(t.processes[i].pid) + "." + std::to_string(t.processes[i].generation) + " (" +
-                t.processes[i].name + ")";
+                t.processName(i) + ")";
     *error += "; name one of them";
     return false;
   }
@@ -509,13 +509,13 @@ int runDebug(int argc, char** argv) {
       ::close(fd);
   }
   if (!driver::buildScript(*trace, image, &script, &error)) {
-    std::fprintf(stderr, "radar debug: cannot re-run %s: %s\n", proc.label().c_str(), error.c_str());
+    std::fprintf(stderr, "radar debug: cannot re-run %s: %s\n", trace->label(proc.index).c_str(), error.c_str());
     return kExitUsage;
   }
   timing.built = monotonicNs();
   if (at_event && (at_event > trace->events.size() || at_event > script.last_number)) {
     std::fprintf(stderr, "radar debug: %s has no event at or after event %llu (its last is event %u)\n",
-                 proc.label().c_str(), at_event, script.last_number);
+                 trace->label(proc.index).c_str(), at_event, script.last_number);
     return kExitUsage;
   }
   if (!sameExecutable(script.launch, *trace, args.has("allow-changed"), &error)) {
@@ -621,12 +621,12 @@ int runDebug(int argc, char** argv) {
 
   const size_t own_events = trace->process_events[image].size();
   std::fprintf(stderr, "radar debug: re-running %s (%zu recorded events, event %u to %u of the replay)%s%s\n",
-               terminalSafe(proc.label()).c_str(), own_events, script.first_number, script.last_number,
+               terminalSafe(trace->label(proc.index)).c_str(), own_events, script.first_number, script.last_number,
                no_gdb ? "" : " under gdb", sandbox_options.enabled ? ", in a sandbox" : ", not sandboxed");
   if (script.chain.size() > 1) {
     const trace::Process& first = trace->processes[script.chain.front()];
     std::fprintf(stderr, "radar debug: it was forked, so the re-run starts as %s and follows the fork%s to it\n",
-                 first.label().c_str(), script.chain.size() > 2 ? "s" : "");
+                 trace->label(first.index).c_str(), script.chain.size() > 2 ? "s" : "");
   }
   for (const auto& note : script.notes) std::fprintf(stderr, "radar debug: %s\n", note.c_str());
 
@@ -646,7 +646,7 @@ int runDebug(int argc, char** argv) {
   commands += "set breakpoint pending on\n";
   commands += "source " + extension + "\n";
   if (batch) commands += "set pagination off\nset confirm off\n";
-  commands += "echo radar: " + proc.label() +
+  commands += "echo radar: " + trace->label(proc.index) +
               " is ready to re-run, fed from the recording; 'help radar' lists radar's commands.\\n\n";
   if (at_event)
     commands += "run\n";

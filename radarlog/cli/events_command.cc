@@ -138,7 +138,8 @@ int runEvents(int argc, char** argv) {
     bool found = false;
     // A named socket's name selects every connection to it.
     for (const auto& c : t.channels)
-      if (c.name == spec || std::to_string(c.index + 1) == spec || c.name.rfind(spec + " \u2190 ", 0) == 0) {
+      if (const std::string& name = t.channelName(c.index);
+          name == spec || std::to_string(c.index + 1) == spec || name.rfind(spec + " \u2190 ", 0) == 0) {
         channels.insert(c.index);
         found = true;
       }
@@ -186,7 +187,7 @@ int runEvents(int argc, char** argv) {
       const trace::NamedStretch& st = stretches[inside[i]];
       if (i == st.first)
         std::printf("Process %s does %s × %llu (events %u to %u; --expand tells them). Event %u.\n",
-                    terminalSafe(t.processes[st.process].label()).c_str(), terminalSafe(names[st.name].name).c_str(),
+                    terminalSafe(t.label(st.process)).c_str(), terminalSafe(names[st.name].name).c_str(),
                     static_cast<unsigned long long>(st.repetitions), st.first + 1, st.last + 1, st.first + 1);
       continue;
     }
@@ -201,17 +202,17 @@ int runEvents(int argc, char** argv) {
     std::printf(
         "{\"event\":%u,\"number\":%u,\"process\":%s,\"pid\":%d,\"counter\":%u,\"thread\":%u,"
         "\"kind\":%s,\"time_ns\":%lld,\"duration_ns\":%lld,\"result\":%d",
-        i + 1, e.number, jsonString(p.name).c_str(), p.pid, e.counter, e.thread,
+        i + 1, e.number, jsonString(t.processName(p.index)).c_str(), p.pid, e.counter, e.thread,
         jsonString(trace::isConnectOutcome(e) ? "getsockopt" : log::kindName(e.eventKind())).c_str(),
         static_cast<long long>(t.wallTime(i)), static_cast<long long>(e.durationNs()), e.result);
-    if (ch != trace::kNone) std::printf(",\"channel\":%s", jsonString(t.channels[ch].name).c_str());
+    if (ch != trace::kNone) std::printf(",\"channel\":%s", jsonString(t.channelName(ch)).c_str());
     if (log::isData(e.eventKind())) {
       std::printf(",\"bytes\":%u", e.value);
       const auto others =
           log::categoryOf(e.eventKind()) == log::Category::Send ? narrator.receivers(i) : narrator.senders(i);
       std::printf(",\"%s\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
       for (size_t k = 0; k < others.size(); ++k)
-        std::printf("%s%s", k ? "," : "", jsonString(t.processes[others[k]].label()).c_str());
+        std::printf("%s%s", k ? "," : "", jsonString(t.label(others[k])).c_str());
       // The events at the other end: the receives of a send, the sends a
       // receive got bytes from.
       std::vector<uint32_t> ends;

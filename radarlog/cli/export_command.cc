@@ -72,7 +72,8 @@ int runExport(int argc, char** argv) {
   const trace::Trace& t = *loaded.trace;
   for (const auto& [channel, port] : pcapng.decode_as) {
     bool found = false;
-    for (const auto& c : t.channels) found |= c.name == channel || std::to_string(c.index + 1) == channel;
+    for (const auto& c : t.channels)
+      found |= t.channelName(c.index) == channel || std::to_string(c.index + 1) == channel;
     if (!found) return usageError("export", "--decode-as: no channel '" + channel + "' in this recording");
   }
   std::string error;

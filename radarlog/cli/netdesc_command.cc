@@ -78,13 +78,13 @@ int runNetdesc(int argc, char** argv) {
                    [&](uint32_t a, uint32_t b) { return t.processes[a].first_event < t.processes[b].first_event; });
   std::map<uint32_t, uint32_t> order;  // image -> its place among images of its program
   std::map<std::string, uint32_t> images_of;
-  for (uint32_t p : by_creation) order[p] = ++images_of[t.processes[p].name];
+  for (uint32_t p : by_creation) order[p] = ++images_of[t.processes[p].recorded_name];
   std::vector<uint32_t> shown;
   for (uint32_t p : by_creation) {
     bool active = false;
     for (uint32_t e = 0; e < t.endpoints.size() && !active; ++e) active = t.endpoints[e].process == p && did[e];
     if (!active) continue;
-    std::string name = safeName(t.processes[p].name);
+    std::string name = safeName(t.processName(p));
     if (int n = ++taken[name]; n > 1) name += "_" + std::to_string(n);
     names[p] = name;
     shown.push_back(p);
@@ -102,8 +102,8 @@ int runNetdesc(int argc, char** argv) {
   for (uint32_t p : shown) {
     const auto& rp = t.processes[p];
     out += "\nprocess {\n  name: " + quoted(names[p]) + "\n";
-    out += "  match { program: " + quoted(rp.name);
-    if (images_of[rp.name] > 1) out += " order: " + std::to_string(order[p]);
+    out += "  match { program: " + quoted(rp.recorded_name);
+    if (images_of[rp.recorded_name] > 1) out += " order: " + std::to_string(order[p]);
     out += " }\n";
     out += "  # start { command: " + quoted(rp.executable);
     for (size_t k = 1; k < rp.argv.size(); ++k) out += " arg: " + quoted(rp.argv[k]);
@@ -120,7 +120,7 @@ int runNetdesc(int argc, char** argv) {
         if (t.endpoints[f].process == p && t.endpoints[f].fd == ep.fd) what |= did[f];
       const char* direction = what == 1 ? "OUT" : what == 2 ? "IN" : "INOUT";
       out += "  port { name: " + quoted(port) + " direction: " + direction + " fd: " + std::to_string(ep.fd) +
-             " }  # " + t.channels[ep.channel].name + "\n";
+             " }  # " + t.channelName(ep.channel) + "\n";
     }
     out += "}\n";
   }
@@ -140,7 +140,8 @@ int runNetdesc(int argc, char** argv) {
         if (a_inout != b_inout) continue;
         if (a_inout && port_of[a] > port_of[b]) continue;  // one connection per socket pair
         if (!made.insert({port_of[a], port_of[b]}).second) continue;
-        connects += "connect { from: " + quoted(port_of[a]) + " to: " + quoted(port_of[b]) + " }  # " + c.name + "\n";
+        connects += "connect { from: " + quoted(port_of[a]) + " to: " + quoted(port_of[b]) + " }  # " +
+                    t.channelName(c.index) + "\n";
       }
   }
   if (!connects.empty()) out += "\n" + connects;

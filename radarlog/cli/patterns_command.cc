@@ -34,7 +34,7 @@ namespace {
 
 std::string processList(const trace::Trace& t, const std::vector<uint32_t>& processes) {
   std::string out;
-  for (size_t k = 0; k < processes.size() && k < 4; ++k) out += (k ? ", " : "") + t.processes[processes[k]].label();
+  for (size_t k = 0; k < processes.size() && k < 4; ++k) out += (k ? ", " : "") + t.label(processes[k]);
   if (processes.size() > 4) out += " and " + std::to_string(processes.size() - 4) + " more";
   return out;
 }
@@ -71,7 +71,7 @@ int runPatterns(int argc, char** argv) {
                   trace::patternKindName(p.kind), name_of[k].empty() ? "null" : jsonString(name_of[k]).c_str(),
                   jsonString(p.process_name).c_str());
       for (size_t j = 0; j < p.processes.size(); ++j)
-        std::printf("%s%s", j ? "," : "", jsonString(t.processes[p.processes[j]].label()).c_str());
+        std::printf("%s%s", j ? "," : "", jsonString(t.label(p.processes[j])).c_str());
       std::printf("],\"steps\":[");
       for (size_t j = 0; j < p.unit.size(); ++j)
         std::printf("%s{\"text\":%s,\"min_run\":%u,\"max_run\":%u}", j ? "," : "", jsonString(p.unit[j].text).c_str(),

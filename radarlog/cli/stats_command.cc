@@ -38,7 +38,7 @@ int runStats(int argc, char** argv) {
           "%s{\"process\":%s,\"pid\":%d,\"events\":%llu,\"sends\":%llu,\"receives\":%llu,"
           "\"bytes_sent\":%llu,\"bytes_received\":%llu,\"send_ms\":%.3f,\"receive_ms\":%.3f,"
           "\"wait_ms\":%.3f}",
-          i ? "," : "", jsonString(t.processes[i].name).c_str(), t.processes[i].pid,
+          i ? "," : "", jsonString(t.processName(i)).c_str(), t.processes[i].pid,
           static_cast<unsigned long long>(p.events), static_cast<unsigned long long>(p.sends),
           static_cast<unsigned long long>(p.receives), static_cast<unsigned long long>(p.bytes_sent),
           static_cast<unsigned long long>(p.bytes_received), ms(p.send_ns), ms(p.receive_ns), ms(p.wait_ns));
@@ -49,7 +49,7 @@ int runStats(int argc, char** argv) {
       std::printf(
           "%s{\"channel\":%s,\"messages\":%llu,\"bytes\":%llu,\"received\":%llu,"
           "\"queued_ms_total\":%.3f,\"queued_ms_max\":%.3f}",
-          i ? "," : "", jsonString(t.channels[i].name).c_str(), static_cast<unsigned long long>(c.messages),
+          i ? "," : "", jsonString(t.channelName(i)).c_str(), static_cast<unsigned long long>(c.messages),
           static_cast<unsigned long long>(c.bytes), static_cast<unsigned long long>(c.matched), ms(c.queued_ns),
           ms(c.max_queued_ns));
     }
@@ -60,7 +60,7 @@ int runStats(int argc, char** argv) {
               "send ms", "recv ms", "wait ms");
   for (size_t i = 0; i < t.processes.size(); ++i) {
     const auto& p = s.processes[i];
-    std::printf("%-28s %8llu %8llu %12llu %12llu %10.3f %10.3f %10.3f\n", terminalSafe(t.processes[i].label()).c_str(),
+    std::printf("%-28s %8llu %8llu %12llu %12llu %10.3f %10.3f %10.3f\n", terminalSafe(t.label(i)).c_str(),
                 static_cast<unsigned long long>(p.sends), static_cast<unsigned long long>(p.receives),
                 static_cast<unsigned long long>(p.bytes_sent), static_cast<unsigned long long>(p.bytes_received),
                 ms(p.send_ns), ms(p.receive_ns), ms(p.wait_ns));
@@ -70,7 +70,7 @@ int runStats(int argc, char** argv) {
   for (size_t i = 0; i < t.channels.size(); ++i) {
     const auto& c = s.channels[i];
     if (!c.messages && !c.matched) continue;
-    std::printf("%-36s %10llu %12llu %10llu %14.3f %12.3f\n", terminalSafe(t.channels[i].name).c_str(),
+    std::printf("%-36s %10llu %12llu %10llu %14.3f %12.3f\n", terminalSafe(t.channelName(i)).c_str(),
                 static_cast<unsigned long long>(c.messages), static_cast<unsigned long long>(c.bytes),
                 static_cast<unsigned long long>(c.matched), c.matched ? ms(c.queued_ns) / c.matched : 0.0,
                 ms(c.max_queued_ns));

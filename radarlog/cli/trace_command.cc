@@ -73,7 +73,7 @@ std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& sp
   }
   for (const auto& p : t.processes) {
     if (pid >= 0 && p.pid != pid) continue;
-    if (!name.empty() && p.name != name) continue;
+    if (!name.empty() && t.processName(p.index) != name) continue;
     out.push_back(p.index);
   }
   if (out.empty()) {
@@ -84,8 +84,8 @@ std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& sp
     std::set<int32_t> pids;
     for (uint32_t i : out) pids.insert(t.processes[i].pid);
     if (pids.size() > 1) {
-      *error = "'" + spec + "' names " + std::to_string(pids.size()) + " processes; give the pid, e.g. " +
-               t.processes[out[0]].label();
+      *error =
+          "'" + spec + "' names " + std::to_string(pids.size()) + " processes; give the pid, e.g. " + t.label(out[0]);
       out.clear();
     }
   }

@@ -479,7 +479,7 @@ void MainWindow::refresh() {
   if (const uint32_t k = pos == 0 ? kNone : spacetime_->foldedStretchOf(pos - 1); k != kNone) {
     const trace::NamedStretch& st = named_[k];
     sentence = tr("Process %1 does %2 × %3 (events %4 to %5). Now: %6")
-                   .arg(QString::fromStdString(trace_->processes[st.process].label()),
+                   .arg(QString::fromStdString(trace_->label(st.process)),
                         QString::fromStdString(pattern_names_[st.name].name))
                    .arg(static_cast<qulonglong>(st.repetitions))
                    .arg(st.first + 1)
@@ -743,15 +743,14 @@ QString MainWindow::debugFromHere() {
   const QString terminal = findTerminal(QProcessEnvironment::systemEnvironment());
   if (interactive_ && !terminal.isEmpty() && QProcess::startDetached(terminal, terminalArguments(terminal, command))) {
     statusBar()->showMessage(
-        tr("Debugging %1 in a terminal: %2").arg(QString::fromStdString(trace_->processes[process].label()), line),
-        8000);
+        tr("Debugging %1 in a terminal: %2").arg(QString::fromStdString(trace_->label(process)), line), 8000);
     return line;
   }
   // No terminal: the command, ready to copy.
   if (!interactive_) return line;
   auto* dialog = new QDialog(this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setWindowTitle(tr("Debug %1").arg(QString::fromStdString(trace_->processes[process].label())));
+  dialog->setWindowTitle(tr("Debug %1").arg(QString::fromStdString(trace_->label(process))));
   auto* box = new QVBoxLayout(dialog);
   box->addWidget(new QLabel(tr("No terminal was found ($TERMINAL, x-terminal-emulator, xterm). Run this in one "
                                "to re-run the process under gdb, stopped before event %1:")

@@ -16,7 +16,7 @@ std::string describeMessage(const trace::Trace& t, const trace::Narrator& narrat
     out += "No recorded process received it.\n";
   } else {
     out += "Received by:";
-    for (uint32_t p : receivers) out += " " + t.processes[p].label();
+    for (uint32_t p : receivers) out += " " + t.label(p);
     out += "\n";
   }
   std::string bytes, error, contents;
@@ -46,10 +46,10 @@ std::string describeChannel(const trace::Trace& t, const trace::Narrator& narrat
     bytes_total += e.value;
     if (shown == max_messages) continue;
     ++shown;
-    body += "\n── event " + std::to_string(i + 1) + ": " + t.processes[e.process].label();
+    body += "\n── event " + std::to_string(i + 1) + ": " + t.label(e.process);
     const auto receivers = narrator.receivers(i);
     body += receivers.empty() ? std::string(" → nobody recorded") : " →";
-    for (uint32_t p : receivers) body += " " + t.processes[p].label();
+    for (uint32_t p : receivers) body += " " + t.label(p);
     body += ", " + std::to_string(e.value) + " bytes ──\n";
     std::string contents, error;
     body += netdesc::describeContents(net, t, i, &contents, &error) ? contents : "(not readable: " + error + ")";

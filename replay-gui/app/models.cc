@@ -53,7 +53,7 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     case Time:
       return QString::number(static_cast<double>(storyTime(i) - t_.wallTime(0)) / 1e9, 'f', 6);
     case Process:
-      return QString::fromStdString(t_.processes[e.process].label());
+      return QString::fromStdString(t_.label(e.process));
     case Kind:
       return QString::fromLatin1(log::kindName(e.eventKind()));
     case Channel: {
@@ -164,7 +164,7 @@ int64_t EventTableModel::storyTime(uint32_t i) const {
 
 bool EventTableModel::matches(uint32_t i, const QStringList& words) const {
   const trace::Event& e = t_.events[i];
-  const QString process = QString::fromStdString(t_.processes[e.process].label());
+  const QString process = QString::fromStdString(t_.label(e.process));
   const QString kind = QString::fromLatin1(log::kindName(e.eventKind()));
   const uint32_t c = t_.channelOf(i);
   const QString channel = c == kNone ? QString() : QString::fromStdString(t_.channelLabel(c));
@@ -267,8 +267,8 @@ QVariant CriticalPathModel::data(const QModelIndex& index, int role) const {
     case Kind:
       return QString::fromLatin1(trace::pathSegmentName(s.kind));
     case Where: {
-      QString w = s.process == kNone ? QString() : QString::fromStdString(t_.processes[s.process].label());
-      if (s.channel != kNone) w += tr(" on ") + QString::fromStdString(t_.channels[s.channel].name);
+      QString w = s.process == kNone ? QString() : QString::fromStdString(t_.label(s.process));
+      if (s.channel != kNone) w += tr(" on ") + QString::fromStdString(t_.channelName(s.channel));
       return w;
     }
     case Event:

@@ -112,7 +112,7 @@ void NetworkView::drawChannels(QPainter& painter) {
     Label& l = labels[{line.from, line.to}];
     if (++l.more == 0) {
       l.at = toWidget(onCurve(line.a, line.control, line.b, 0.35));  // nearer the writer: crossing lines' names apart
-      l.name = QString::fromStdString(t.channels[line.channel].name);
+      l.name = QString::fromStdString(t.channelName(line.channel));
       l.upright = std::abs(line.b.y - line.a.y) > std::abs(line.b.x - line.a.x);
     }
   }
@@ -335,7 +335,7 @@ void NetworkView::contextMenuEvent(QContextMenuEvent* event) {
   if (p == kNone) return;
   const auto siblings = builder_.siblingsOf(p);
   if (siblings.size() < 2) return;
-  const QString name = QString::fromStdString(builder_.trace().processes[p].name);
+  const QString name = QString::fromStdString(builder_.trace().processName(p));
   QMenu menu(this);
   const bool grouped = builder_.grouped(p);
   menu.addAction(grouped ? tr("Show the %1 %2 processes one by one").arg(siblings.size()).arg(name)

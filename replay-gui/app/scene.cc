@@ -81,7 +81,7 @@ void SceneBuilder::findChains() {
   for (uint32_t c = 0; c < chains_.size(); ++c) {
     const uint32_t parent = t.processes[chains_[c].first_image].parent;
     const uint32_t creator = parent < n ? chain_[parent] : kNone;
-    const auto key = std::make_pair(creator, t.processes[chains_[c].last_image].name);
+    const auto key = std::make_pair(creator, t.processName(chains_[c].last_image));
     sibling_set_[c] = sets.try_emplace(key, static_cast<uint32_t>(sets.size())).first->second;
   }
   sibling_count_.assign(sets.size(), 0);
@@ -368,7 +368,7 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
       ProcessBox b;
       b.process = r;
       b.box = boxOf(r);
-      b.name = t_.processes[p].name;
+      b.name = t_.processName(p);
       b.pid = t_.processes[p].pid;
       b.members = 0;
       b.ending = true;

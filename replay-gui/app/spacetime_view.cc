@@ -421,7 +421,7 @@ QString SpaceTimeView::laneLabel(size_t lane) const {
   QString name;
   QString last;
   auto add = [&](uint32_t p) {
-    const QString part = QString::fromStdString(t_.processes[p].name);
+    const QString part = QString::fromStdString(t_.processName(p));
     if (part != last) name += (name.isEmpty() ? QString() : QStringLiteral(" → ")) + part;
     last = part;
   };
@@ -644,7 +644,7 @@ void SpaceTimeView::relayout() {
       if (first == kNone) continue;
       const double key = keyOf(first);
       if (key >= begin_ && key < end_)
-        exec_marks_.push_back({static_cast<size_t>(r), xOf(key), QString::fromStdString(t_.processes[image].name)});
+        exec_marks_.push_back({static_cast<size_t>(r), xOf(key), QString::fromStdString(t_.processName(image))});
     }
   }
   // Arrows: into every dot, and out of every dot to an event not drawn

@@ -211,7 +211,7 @@ class Builder {
       integer(p, 1, pr.index + 1);
       integer(p, 2, pr.pid);
       integer(p, 3, pr.generation);
-      text(p, 4, pr.name);
+      text(p, 4, t_.processName(pr.index));
       text(p, 5, pr.executable);
       maybe(p, 6, pr.parent);
       text(p, 7, pr.host);
@@ -244,7 +244,7 @@ class Builder {
     if (!prepare("insert into channels values (?, ?, ?, ?, ?)", &s, error)) return false;
     for (const auto& c : t_.channels) {
       integer(s, 1, c.index + 1);
-      text(s, 2, c.name);
+      text(s, 2, t_.channelName(c.index));
       text(s, 3, log::channelTypeName(c.type));
       integer(s, 4, c.external);
       text(s, 5, c.external_peer);

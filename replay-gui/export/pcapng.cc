@@ -213,7 +213,7 @@ class Writer {
 
   uint16_t portFor(uint32_t channel) const {
     const Channel& ch = t_.channels[channel];
-    for (const auto& key : {std::to_string(channel + 1), ch.name}) {
+    for (const auto& key : {std::to_string(channel + 1), t_.channelName(ch.index)}) {
       auto it = options_.decode_as.find(key);
       if (it != options_.decode_as.end()) return it->second;
     }
@@ -335,10 +335,10 @@ class Writer {
   std::string describe(uint32_t i, bool send) const {
     const Event& e = t_.events[i];
     const auto& p = t_.processes[e.process];
-    std::string s = p.label() + ", event " + std::to_string(i + 1) + ": " + log::kindName(e.eventKind()) + "()";
+    std::string s = t_.label(p.index) + ", event " + std::to_string(i + 1) + ": " + log::kindName(e.eventKind()) + "()";
     if (e.thread) s += " in thread " + std::to_string(e.thread + 1);
     s += send ? " on " : " from outside the recording on ";
-    s += t_.channels[t_.channelOf(i)].name;
+    s += t_.channelName(t_.channelOf(i));
     return s;
   }
 

@@ -211,7 +211,7 @@ class Writer {
         d.integer(field::kTrackUuid, static_cast<int64_t>(uuid));
         inner.integer(field::kProcessPid, pid);
         for (const auto& a : t_.processes[last].argv) inner.text(field::kProcessCmdline, utf8(a));
-        inner.text(field::kProcessName, utf8(t_.processes[last].name));
+        inner.text(field::kProcessName, utf8(t_.processName(last)));
         d.message(field::kTrackProcess, inner);
         packet(d, field::kTrackDescriptor, -1);
         ++counts_->process_tracks;
@@ -227,7 +227,8 @@ class Writer {
           d.integer(field::kParentUuid, static_cast<int64_t>(uuid));
           inner.integer(field::kThreadPid, pid);
           inner.integer(field::kThreadTid, static_cast<int32_t>(p.threads[k]) + (pid - p.pid));
-          inner.text(field::kThreadName, utf8(k == 0 ? p.name : p.name + " thread " + std::to_string(k + 1)));
+          inner.text(field::kThreadName, utf8(k == 0 ? t_.processName(p.index)
+                                                     : t_.processName(p.index) + " thread " + std::to_string(k + 1)));
           d.message(field::kTrackThread, inner);
           packet(d, field::kTrackDescriptor, -1);
           ++counts_->thread_tracks;
@@ -241,7 +242,7 @@ class Writer {
   const std::string& channelName(uint32_t channel) {
     if (channel_names_.empty()) channel_names_.resize(t_.channels.size());
     std::string& name = channel_names_[channel];
-    if (name.empty()) name = utf8(t_.channels[channel].name);
+    if (name.empty()) name = utf8(t_.channelName(channel));
     return name;
   }
 

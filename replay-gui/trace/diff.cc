@@ -57,7 +57,7 @@ std::vector<std::string> processKeys(const Trace& t) {
     std::map<std::string, int> seen;
     std::vector<uint32_t> done;
     for (uint32_t c : siblings) {
-      const std::string& name = t.processes[c].name;
+      const std::string& name = t.processName(c);
       const int k = ++seen[name];
       keys[c] = prefix + name + (k > 1 ? "#" + std::to_string(k) : "");
       done.push_back(c);
@@ -69,7 +69,7 @@ std::vector<std::string> processKeys(const Trace& t) {
     const uint32_t p = work.back();
     work.pop_back();
     if (const uint32_t next = t.processes[p].next_image; next != kNone) {
-      keys[next] = keys[p] + ">" + t.processes[next].name;
+      keys[next] = keys[p] + ">" + t.processName(next);
       work.push_back(next);
     }
     for (uint32_t c : numbered(children[p], keys[p] + "/")) work.push_back(c);
@@ -130,9 +130,10 @@ class Differ {
       if (pa.external) continue;
       const auto it = in_b.find(keys_a_[pa.index]);
       if (it == in_b.end()) {
-        out.differences.push_back({RunDifference::Kind::OnlyInOne, pa.first_event, kNone, pa.index, kNone,
-                                   "process " + keys_a_[pa.index] + " (" + pa.label() + ") is only in the first run",
-                                   keys_a_[pa.index]});
+        out.differences.push_back(
+            {RunDifference::Kind::OnlyInOne, pa.first_event, kNone, pa.index, kNone,
+             "process " + keys_a_[pa.index] + " (" + a_.label(pa.index) + ") is only in the first run",
+             keys_a_[pa.index]});
         continue;
       }
       b_matched[it->second] = true;
@@ -143,9 +144,10 @@ class Differ {
     compareProcesses(&out);
     for (const Process& pb : b_.processes)
       if (!pb.external && !b_matched[pb.index])
-        out.differences.push_back({RunDifference::Kind::OnlyInOne, kNone, pb.first_event, kNone, pb.index,
-                                   "process " + keys_b_[pb.index] + " (" + pb.label() + ") is only in the second run",
-                                   keys_b_[pb.index]});
+        out.differences.push_back(
+            {RunDifference::Kind::OnlyInOne, kNone, pb.first_event, kNone, pb.index,
+             "process " + keys_b_[pb.index] + " (" + b_.label(pb.index) + ") is only in the second run",
+             keys_b_[pb.index]});
     // In causal order: RADAR's number of the first side that has an event.
     auto order = [&](const RunDifference& d) {
       const uint32_t n = d.a != kNone ? a_.events[d.a].number : d.b != kNone ? b_.events[d.b].number : ~0u;
@@ -368,7 +370,7 @@ class Differ {
       const Traffic& x = per_channel[c];
       if (!x.messages) continue;
       Traffic& tr = out[keys[c]];
-      tr.name = t.channels[c].name;
+      tr.name = t.channelName(c);
       tr.messages += x.messages;
       tr.bytes += x.bytes;
       tr.received += x.received;

@@ -141,7 +141,7 @@ void findProblems(Trace& t) {
     f.processes = {key.second};
     f.channels = {key.first};
     f.text = plural(f.events.size(), "message", "messages") + " (" + plural(f.bytes, "byte", "bytes") + ") sent by " +
-             t.processes[key.second].label() + " on " + t.channels[key.first].name + " never received";
+             t.label(key.second) + " on " + t.channelName(key.first) + " never received";
     out.push_back(std::move(f));
   }
 
@@ -166,7 +166,7 @@ void findProblems(Trace& t) {
         f.kind = Finding::Kind::Unrecorded;
         f.processes = {ev.process};
         f.events = {i};
-        f.text = t.processes[ev.process].label() + " created process " + std::to_string(pid) +
+        f.text = t.label(ev.process) + " created process " + std::to_string(pid) +
                  ", which the recording has no log of (" + why(pid) + ")";
         out.push_back(std::move(f));
       }
@@ -176,7 +176,7 @@ void findProblems(Trace& t) {
         f.kind = Finding::Kind::Unrecorded;
         f.processes = {p.index};
         if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
-        f.text = p.label() + " exited with status " + std::to_string(p.end_code) +
+        f.text = t.label(p.index) + " exited with status " + std::to_string(p.end_code) +
                  " without radar seeing it exit: it executed a program (or exited) through a raw system "
                  "call, and what it did from then on was not recorded";
         out.push_back(std::move(f));
@@ -187,7 +187,7 @@ void findProblems(Trace& t) {
         f.kind = Finding::Kind::Unrecorded;
         f.processes = {p.index};
         if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
-        f.text = p.label() + " executed a program the recording has no log of (" + why(p.pid) + ")";
+        f.text = t.label(p.index) + " executed a program the recording has no log of (" + why(p.pid) + ")";
         out.push_back(std::move(f));
       }
     // A log that could not be read at all is part of the story too.
@@ -205,7 +205,7 @@ void findProblems(Trace& t) {
   // Received with no recorded sender.
   for (auto& [ch, f] : orphan) {
     f.channels = {ch};
-    f.text = plural(f.events.size(), "receive", "receives") + " on " + t.channels[ch].name +
+    f.text = plural(f.events.size(), "receive", "receives") + " on " + t.channelName(ch) +
              " got bytes no recorded process sent (" + plural(f.bytes, "byte", "bytes") + ")";
     out.push_back(std::move(f));
   }
@@ -227,7 +227,7 @@ void findProblems(Trace& t) {
       f.kind = Finding::Kind::Abnormal;
       f.processes = {p.index};
       if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
-      f.text = p.label() + (crashSignal(p.end_code) ? " crashed: " : " was killed by signal ") +
+      f.text = t.label(p.index) + (crashSignal(p.end_code) ? " crashed: " : " was killed by signal ") +
                (crashSignal(p.end_code) ? std::string(strsignal(p.end_code))
                                         : std::to_string(p.end_code) + " (" + strsignal(p.end_code) + ")") +
                (p.core_dumped ? ", core dumped" : "");
@@ -237,12 +237,12 @@ void findProblems(Trace& t) {
       f.kind = Finding::Kind::NeverEnded;
       f.processes = {p.index};
       if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
-      f.text = p.label() + " did not end while it was recorded";
+      f.text = t.label(p.index) + " did not end while it was recorded";
       for (const Blocked& b : blocked)
         if (b.process == p.index) {
           f.text += std::string(", blocked in ") + blockedCallName(b.kind);
           if (b.endpoint != kNone)
-            f.text += " on " + t.channels[t.endpoints[b.endpoint].channel].name;
+            f.text += " on " + t.channelName(t.endpoints[b.endpoint].channel);
           else if (b.fd >= 0)
             f.text += " on fd " + std::to_string(b.fd);
         }
@@ -252,8 +252,8 @@ void findProblems(Trace& t) {
       Finding f;
       f.kind = Finding::Kind::LostEvents;
       f.processes = {p.index};
-      f.text = p.label() + ": log incomplete from its event " + std::to_string(p.control.lost_from_counter) + " (" +
-               plural(p.control.lost_events, "event", "events") +
+      f.text = t.label(p.index) + ": log incomplete from its event " + std::to_string(p.control.lost_from_counter) +
+               " (" + plural(p.control.lost_events, "event", "events") +
                " lost: " + std::strerror(p.control.lost_errno ? p.control.lost_errno : EIO) + ")";
       out.push_back(std::move(f));
     }
@@ -261,7 +261,7 @@ void findProblems(Trace& t) {
       Finding f;
       f.kind = Finding::Kind::Damaged;
       f.processes = {p.index};
-      f.text = p.label() + ": log damaged, read up to the damage: " + p.damage;
+      f.text = t.label(p.index) + ": log damaged, read up to the damage: " + p.damage;
       out.push_back(std::move(f));
     }
   }
@@ -334,7 +334,7 @@ void findProblems(Trace& t) {
       for (const auto& [q, ch] : waits[p]) {
         if (std::find(scc.begin(), scc.end(), q) == scc.end()) continue;
         if (!cycle.empty()) cycle += ", ";
-        cycle += t.processes[p].label() + " waits for " + t.processes[q].label() + " on " + t.channels[ch].name;
+        cycle += t.label(p) + " waits for " + t.label(q) + " on " + t.channelName(ch);
         f.waits_for.emplace_back(p, q);
         if (std::find(f.channels.begin(), f.channels.end(), ch) == f.channels.end()) f.channels.push_back(ch);
         break;

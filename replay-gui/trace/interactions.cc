@@ -34,7 +34,7 @@ std::string serviceOf(const Trace& t, uint32_t endpoint) {
     const std::string a = log::formatAddress(e.local_address);
     if (!a.empty()) return "tcp " + a;
   }
-  return t.channels[e.channel].name;
+  return t.channelName(e.channel);
 }
 
 }  // namespace

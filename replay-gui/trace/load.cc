@@ -346,7 +346,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     if (boot == raw.boots.end()) raw.boots.push_back(h.boot_id());
     p.executable = h.executable();
     p.argv.assign(h.argv().begin(), h.argv().end());
-    p.name = processName(p.argv, p.executable);
+    p.recorded_name = processName(p.argv, p.executable);
     p.origin = static_cast<log::Origin>(h.origin());
     p.parent_counter = h.parent_counter();
     p.parent_log_id = h.parent_log_id();

@@ -27,10 +27,11 @@ std::string Merger::unrecordedHolder(uint32_t endpoint) const {
   if (open <= 0) return "";
   for (const auto& n : t_.unrecorded_notes)
     if (n.pid == p.pid) {
-      const std::string program = n.executable.empty() ? p.name : n.executable.substr(n.executable.rfind('/') + 1);
+      const std::string program =
+          n.executable.empty() ? p.recorded_name : n.executable.substr(n.executable.rfind('/') + 1);
       return program + "[" + std::to_string(p.pid) + "], " + n.what;
     }
-  return p.label() + "'s next program, not recorded";
+  return p.recordedLabel() + "'s next program, not recorded";
 }
 
 void Merger::buildChannels() {
@@ -116,26 +117,26 @@ void Merger::buildChannels() {
     const int n = ++numbers[unix_socket ? ChannelType::UnixStream : c.type];
     switch (c.type) {
       case ChannelType::Pipe:
-        c.name = "pipe " + std::to_string(n);
+        c.recorded_name = "pipe " + std::to_string(n);
         break;
       case ChannelType::Fifo:
-        c.name = "fifo " + e.path;
+        c.recorded_name = "fifo " + e.path;
         break;
       case ChannelType::Terminal:
-        c.name = "terminal" + (e.path.empty() ? "" : " " + e.path);
+        c.recorded_name = "terminal" + (e.path.empty() ? "" : " " + e.path);
         c.external = true;
         c.external_peer = "terminal";
         break;
       case ChannelType::UnixStream:
       case ChannelType::UnixSeqpacket:
       case ChannelType::UnixDgram:
-        c.name = e.path.empty() ? "socketpair " + std::to_string(n) : "unix socket " + e.path;
+        c.recorded_name = e.path.empty() ? "socketpair " + std::to_string(n) : "unix socket " + e.path;
         if (ids.size() >= 2 && !e.path.empty()) {
           // One connection of many to a named socket: named after the
           // process that connected (its end has no name of its own).
           for (uint32_t ep : c.endpoints)
             if (log::formatAddress(eps[ep].local_address).empty() && eps[ep].process != kNone) {
-              c.name += " \u2190 " + raw_.processes[eps[ep].process].label();
+              c.recorded_name += " \u2190 " + raw_.processes[eps[ep].process].recordedLabel();
               break;
             }
         }
@@ -146,7 +147,7 @@ void Merger::buildChannels() {
         break;
       case ChannelType::Tcp: {
         const std::string a = log::formatAddress(e.local_address), b = log::formatAddress(e.peer_address);
-        c.name = b.empty() ? "tcp " + a : "tcp " + a + " - " + b;
+        c.recorded_name = b.empty() ? "tcp " + a : "tcp " + a + " - " + b;
         if (ids.size() < 2 && !b.empty()) {
           c.external = true;
           c.external_peer = b;
@@ -154,10 +155,10 @@ void Merger::buildChannels() {
         break;
       }
       case ChannelType::Udp:
-        c.name = "udp " + log::formatAddress(e.local_address);
+        c.recorded_name = "udp " + log::formatAddress(e.local_address);
         break;
       default:
-        c.name = std::string(log::channelTypeName(c.type)) + " " + std::to_string(n);
+        c.recorded_name = std::string(log::channelTypeName(c.type)) + " " + std::to_string(n);
         break;
     }
     if (!c.external) {
@@ -185,7 +186,7 @@ void Merger::buildChannels() {
   // every channel's name selects it alone.
   std::map<std::string, int> seen;
   for (Channel& c : t_.channels)
-    if (const int k = ++seen[c.name]; k > 1) c.name += " (" + std::to_string(k) + ")";
+    if (const int k = ++seen[c.recorded_name]; k > 1) c.recorded_name += " (" + std::to_string(k) + ")";
 }
 
 }  // namespace radar::trace::merging

@@ -220,7 +220,7 @@ bool Merger::learnAddresses(size_t first_edge) {
         learned = true;
         // Its channel was named after the address it did not have yet.
         if (ep.channel < t_.channels.size() && t_.channels[ep.channel].type == ChannelType::Udp)
-          t_.channels[ep.channel].name = "udp " + log::formatAddress(ep.local_address);
+          t_.channels[ep.channel].recorded_name = "udp " + log::formatAddress(ep.local_address);
       }
   }
   return learned;

@@ -45,7 +45,7 @@ std::vector<uint32_t> Narrator::senders(uint32_t receive) const {
 }
 
 std::string Narrator::who(uint32_t process) const {
-  return process < t_.processes.size() ? t_.processes[process].label() : std::string("?");
+  return process < t_.processes.size() ? t_.label(process) : std::string("?");
 }
 
 std::string Narrator::channel(const Event& e) const {
@@ -63,7 +63,7 @@ std::string names(const Trace& t, const std::vector<uint32_t>& ps, uint32_t subj
   std::string s;
   for (size_t i = 0; i < ps.size(); ++i) {
     if (i) s += i + 1 == ps.size() ? " and " : ", ";
-    s += ps[i] == subject ? std::string("itself") : t.processes[ps[i]].label();
+    s += ps[i] == subject ? std::string("itself") : t.label(ps[i]);
   }
   return s;
 }
@@ -80,7 +80,7 @@ std::string Narrator::execPath(uint32_t position) const {
 std::string Narrator::describe(uint32_t position) const {
   const Event& e = t_.events[position];
   const Process& p = t_.processes[e.process];
-  std::string subject = "Process " + p.label();
+  std::string subject = "Process " + t_.label(p.index);
   if (p.threads.size() > 1 && e.thread) subject += " (thread " + std::to_string(e.thread + 1) + ")";
   const std::string on = " on " + channel(e);
   const Kind k = e.eventKind();
@@ -133,7 +133,7 @@ std::string Narrator::describe(uint32_t position) const {
       if (!e.value) return subject + " calls vfork: a child runs in its memory while it waits";
       for (const auto& q : t_.processes)
         if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process)
-          return subject + " resumes: its vfork child " + q.label() + " executes " + q.executable;
+          return subject + " resumes: its vfork child " + t_.label(q.index) + " executes " + q.executable;
       if (failed)
         return subject + " resumes: its vfork child, process " + std::to_string(e.value) +
                ", failed to execute a program";
@@ -148,7 +148,8 @@ std::string Narrator::describe(uint32_t position) const {
       if (failed) return subject + " fails to create a process";
       if (!e.value) return subject + " creates a process";
       for (const auto& q : t_.processes)
-        if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process) return subject + " creates " + q.label();
+        if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process)
+          return subject + " creates " + t_.label(q.index);
       return subject + " creates process " + std::to_string(e.value);
     }
     case Kind::System:
@@ -182,20 +183,20 @@ std::string Narrator::describe(uint32_t position) const {
       if (!e.value) return subject + " finds no child ended yet";
       std::string child = "process " + std::to_string(e.value);
       for (const auto& q : t_.processes)
-        if (q.pid == static_cast<int32_t>(e.value)) child = q.label();
+        if (q.pid == static_cast<int32_t>(e.value)) child = t_.label(q.index);
       return subject + " learns that " + child + " " + statusText(e.result);
     }
     case Kind::Kill: {
       std::string target = "process " + std::to_string(static_cast<int32_t>(e.value));
       for (const auto& q : t_.processes)
-        if (q.pid == static_cast<int32_t>(e.value)) target = q.label();
+        if (q.pid == static_cast<int32_t>(e.value)) target = t_.label(q.index);
       return subject + " sends signal " + signalText(e.result) + " to " + target + (failed ? " (it fails)" : "");
     }
     case Kind::Signal: {
       std::string from;
       if (e.value)
         for (const auto& q : t_.processes)
-          if (q.pid == static_cast<int32_t>(e.value)) from = " from " + q.label();
+          if (q.pid == static_cast<int32_t>(e.value)) from = " from " + t_.label(q.index);
       return subject + " receives signal " + signalText(e.result) + from;
     }
     case Kind::Pipe:

@@ -244,7 +244,7 @@ class Finder {
           outside = true;
           continue;
         }
-        peers.push_back(t_.processes[q].name);
+        peers.push_back(t_.processName(q));
       }
     }
     std::sort(peers.begin(), peers.end());
@@ -510,7 +510,7 @@ class Finder {
     // stretches are each unlikely (E < 1): k stretches each expected at
     // most e times come by chance with probability about e^k / k! (Poisson).
     const double threshold = std::log(kChance);
-    const std::string& name = t_.processes[process].name;
+    const std::string& name = t_.processName(process);
     // (A unit is the same from any of its steps: a stretch may begin at any.)
     std::map<std::vector<uint32_t>, std::vector<double>> unlikely;  // unit -> ln E of its unlikely stretches
     for (const Stretch& st : stretches)
@@ -552,7 +552,7 @@ class Finder {
   // occurrence with its steps in the order first found (`unit`).
   Found& foundFor(uint32_t process, const std::vector<uint32_t>& key, const std::vector<uint32_t>& unit,
                   double log_chance) {
-    const std::string& name = t_.processes[process].name;
+    const std::string& name = t_.processName(process);
     auto [it, added] = pattern_ids_.emplace(std::make_pair(name, key), static_cast<uint32_t>(found_.size()));
     if (added) {
       Found f;

@@ -35,7 +35,7 @@ void faultIn(void* p, size_t bytes) {
   if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
 }
 
-std::string Process::label() const { return name + "[" + std::to_string(pid) + "]"; }
+std::string Process::recordedLabel() const { return recorded_name + "[" + std::to_string(pid) + "]"; }
 
 uint8_t Process::threadIndex(uint32_t tid) const {
   const auto at = std::find(threads.begin(), threads.end(), tid);
@@ -102,7 +102,7 @@ std::span<const uint32_t> Trace::messagesFrom(uint32_t send) const {
 bool Trace::happensBefore(uint32_t a, uint32_t b) const { return clocks().happensBefore(a, b); }
 
 std::string Trace::channelLabel(uint32_t channel) const {
-  return channel < channels.size() ? channels[channel].name : std::string("an unknown channel");
+  return channel < channels.size() ? channelName(channel) : std::string("an unknown channel");
 }
 
 log::LogReader* Trace::openReader(std::vector<std::unique_ptr<log::LogReader>>& set, uint32_t process,

@@ -69,7 +69,7 @@ struct Process {
   uint32_t boot = 0;  // index into Trace::boots (channel identities are per boot)
   std::string executable;
   std::vector<std::string> argv;
-  std::string name;  // shown to users: program name, or a netdesc name
+  std::string recorded_name;  // its program, or the script an interpreter runs; shown: Trace::processName()
   log::Origin origin = log::Origin::Unspecified;
   uint32_t parent = kNone;      // process that created this image (or the image before an exec)
   uint64_t parent_log_id = 0;   // as the header says
@@ -88,11 +88,11 @@ struct Process {
   // exited through a raw system call, unseen (what followed is unrecorded).
   bool ended_unseen = false;
   uint32_t next_image = kNone;
-  std::vector<uint32_t> threads;  // thread ids seen (first: the main thread)
-  log::ControlState control;      // lost events, what threads were in at the end
-  std::string damage;             // why reading the log stopped early, if it did
-  bool external = false;          // stands for something outside the recording
-  std::string label() const;      // "name[pid]"
+  std::vector<uint32_t> threads;      // thread ids seen (first: the main thread)
+  log::ControlState control;          // lost events, what threads were in at the end
+  std::string damage;                 // why reading the log stopped early, if it did
+  bool external = false;              // stands for something outside the recording
+  std::string recordedLabel() const;  // "name[pid]" by the recorded name; shown: Trace::label()
   // The Event::thread of a thread id (an unknown one: the main thread's;
   // past 254 threads, 254).
   uint8_t threadIndex(uint32_t tid) const;
@@ -118,7 +118,7 @@ struct Endpoint {
 struct Channel {
   uint32_t index = 0;
   log::ChannelType type = log::ChannelType::Unspecified;
-  std::string name;  // "pipe 3", "unix socket /tmp/s", "tcp 127.0.0.1:80", or a netdesc name
+  std::string recorded_name;  // "pipe 3", "unix socket /tmp/s", "tcp 127.0.0.1:80"; shown: Trace::channelName()
   std::vector<uint32_t> endpoints;
   bool external = false;      // an end is outside the recording (terminal, outside peer)
   std::string external_peer;  // who that is, as far as known ("terminal /dev/pts/1", an address)
@@ -259,6 +259,27 @@ class Trace {
   std::vector<Process> processes;
   std::vector<Endpoint> endpoints;
   std::vector<Channel> channels;
+  // Names a network description gives (netdesc::Binding::apply): an overlay
+  // over the recorded names, laid after the merge, which neither writes nor
+  // reads it. Empty, or one per process and per channel ("": none).
+  struct Names {
+    std::vector<std::string> processes, channels;
+  };
+  Names described;
+  // The names people are shown: the described one, else the recorded one.
+  const std::string& processName(uint32_t process) const {
+    return process < described.processes.size() && !described.processes[process].empty()
+               ? described.processes[process]
+               : processes[process].recorded_name;
+  }
+  std::string label(uint32_t process) const {  // "name[pid]"
+    return processName(process) + "[" + std::to_string(processes[process].pid) + "]";
+  }
+  const std::string& channelName(uint32_t channel) const {
+    return channel < described.channels.size() && !described.channels[channel].empty()
+               ? described.channels[channel]
+               : channels[channel].recorded_name;
+  }
   BigArray<Event> events;  // in the linear order (position = index)
   BigArray<Edge> edges;    // sorted by `to`, then `from`
   // Per process: its events' positions in the story's order (ascending).

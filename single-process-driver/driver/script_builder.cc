@@ -35,8 +35,8 @@ using trace::Process;
 using trace::Trace;
 
 std::string eventName(const Trace& t, uint32_t position) {
-  return "event " + std::to_string(position + 1) + " (" + t.processes[t.events[position].process].label() +
-         "'s local event " + std::to_string(t.events[position].counter) + ")";
+  return "event " + std::to_string(position + 1) + " (" + t.label(t.events[position].process) + "'s local event " +
+         std::to_string(t.events[position].counter) + ")";
 }
 
 // The script's tables and data area, filled event by event. The file is
@@ -208,15 +208,15 @@ class Builder {
   bool usable(uint32_t p, std::string* error) const {
     const Process& proc = t_.processes[p];
     if (proc.external || proc.log_path.empty()) {
-      *error = proc.label() + " was not recorded (it has no log)";
+      *error = t_.label(proc.index) + " was not recorded (it has no log)";
       return false;
     }
     if (!proc.damage.empty()) {
-      *error = proc.label() + "'s log is damaged, so its re-run would stop short: " + proc.damage;
+      *error = t_.label(proc.index) + "'s log is damaged, so its re-run would stop short: " + proc.damage;
       return false;
     }
     if (proc.control.incomplete) {
-      *error = proc.label() + " lost " + std::to_string(proc.control.lost_events) +
+      *error = t_.label(proc.index) + " lost " + std::to_string(proc.control.lost_events) +
                " events while it was recorded (from its local event " + std::to_string(proc.control.lost_from_counter) +
                "): it cannot be re-run faithfully";
       return false;
@@ -232,7 +232,7 @@ class Builder {
       if (e.eventKind() == Kind::Fork && e.counter > c.parent_counter && static_cast<int32_t>(e.value) == c.pid)
         return pos;
     }
-    *error = "the fork() that created " + c.label() + " is not in " + t_.processes[parent].label() + "'s log";
+    *error = "the fork() that created " + t_.label(c.index) + " is not in " + t_.label(parent) + "'s log";
     return kNone;
   }
 
@@ -258,7 +258,7 @@ class Builder {
     log::LogError err;
     auto reader = log::LogReader::open(proc.log_path, &err);
     if (!reader) {
-      *error = "cannot read " + proc.label() + "'s log: " + err.toString();
+      *error = "cannot read " + t_.label(proc.index) + "'s log: " + err.toString();
       return false;
     }
     if (segment == 0) {
@@ -294,8 +294,8 @@ class Builder {
       if (!log::isCounted(r.kind)) continue;
       if (r.counter > limit) break;
       if (r.counter != expected_counter || r.counter > t_.counter_events[p].size()) {
-        *error = proc.label() + "'s log skips from local event " + std::to_string(expected_counter - 1) + " to " +
-                 std::to_string(r.counter) + ": it cannot be re-run faithfully";
+        *error = t_.label(proc.index) + "'s log skips from local event " + std::to_string(expected_counter - 1) +
+                 " to " + std::to_string(r.counter) + ": it cannot be re-run faithfully";
         return false;
       }
       ++expected_counter;
@@ -318,11 +318,11 @@ class Builder {
       }
     }
     if (reader->error()) {
-      *error = "cannot read " + proc.label() + "'s log: " + reader->error()->toString();
+      *error = "cannot read " + t_.label(proc.index) + "'s log: " + reader->error()->toString();
       return false;
     }
     if (limit != ~uint64_t{0} && expected_counter <= limit) {
-      *error = proc.label() + "'s log ends before its local event " + std::to_string(limit);
+      *error = t_.label(proc.index) + "'s log ends before its local event " + std::to_string(limit);
       return false;
     }
     // Past the fork: only which descriptors the image makes itself, read
@@ -334,7 +334,7 @@ class Builder {
       if (!makesDescriptors(t_.events[position].eventKind())) continue;
       std::string why;
       if (!t_.record(position, &r, nullptr, nullptr, &why)) {
-        *error = "cannot read " + proc.label() + "'s log: " + why;
+        *error = "cannot read " + t_.label(proc.index) + "'s log: " + why;
         return false;
       }
       noteCreated(r, &created_ever);
@@ -447,7 +447,7 @@ class Builder {
       w_.threads[it->second].end_kind = slot.kind;
       w_.threads[it->second].end_fd = slot.fd;
       if (end_ == ScriptEnd::Unknown) end_ = ScriptEnd::Blocked;
-      out_->notes.push_back(proc.label() + " was in " + log::kindName(static_cast<Kind>(slot.kind)) +
+      out_->notes.push_back(t_.label(proc.index) + " was in " + log::kindName(static_cast<Kind>(slot.kind)) +
                             "() when the recording stopped: the re-run stops there too");
     }
   }
@@ -707,7 +707,7 @@ class Builder {
     h.closed_at_start = closed_at_start_;
     if (nondet_) h.flags |= kScriptNondet;
     h.started_realtime_ns = started_realtime_ns_;
-    h.label = w_.putText(debugged.label());
+    h.label = w_.putText(t_.label(debugged.index));
     out_->events = static_cast<uint32_t>(w_.events.size());
     out_->bytes = w_.finish(h);
     return true;
@@ -852,7 +852,7 @@ std::vector<uint32_t> imageChain(const Trace& t, uint32_t image, std::string* er
   for (uint32_t p = image; t.processes[p].origin == log::Origin::Forked;) {
     const uint32_t parent = t.processes[p].parent;
     if (parent == kNone || t.processes[parent].external) {
-      *error = t.processes[p].label() +
+      *error = t.label(p) +
                " was forked by a process whose log is missing: it starts inside its "
                "parent's memory, so the parent must be replayed up to the fork";
       return {};

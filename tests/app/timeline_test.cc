@@ -239,7 +239,7 @@ TEST(Timeline, AProcessAndTheProgramItExecsShareOneLane) {
   ASSERT_EQ(view.lanes().size(), 2u);
   uint32_t sh_image = kNone;
   for (const auto& p : t->processes)
-    if (p.name == "sh") sh_image = p.index;
+    if (p.recorded_name == "sh") sh_image = p.index;
   size_t lane = 0;
   while (lane < 2 && view.lanes()[lane].process != sh_image) ++lane;
   ASSERT_LT(lane, 2u);
@@ -252,7 +252,7 @@ TEST(Timeline, AProcessAndTheProgramItExecsShareOneLane) {
   EXPECT_EQ(view.execMarks()[0].program, QStringLiteral("server"));
   uint32_t first_of_server = kNone;
   for (const auto& p : t->processes)
-    if (p.name == "server") first_of_server = p.first_event;
+    if (p.recorded_name == "server") first_of_server = p.first_event;
   EXPECT_DOUBLE_EQ(view.execMarks()[0].x, view.xOf(view.keyOf(first_of_server)));
   // The fork's arrow, dimmed; hidden on request; the message stays.
   auto count = [&](trace::Edge::Why why) {

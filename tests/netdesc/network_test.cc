@@ -46,7 +46,8 @@ std::map<std::string, uint32_t> processesByName(const trace::Trace& t) {
   std::map<std::string, uint32_t> out;
   for (const auto& p : t.processes) {
     if (p.event_count == 0) continue;
-    EXPECT_TRUE(out.emplace(p.name, p.index).second || p.name == "radar-network") << "two images named " << p.name;
+    const std::string& name = t.processName(p.index);
+    EXPECT_TRUE(out.emplace(name, p.index).second || name == "radar-network") << "two images named " << name;
   }
   return out;
 }
@@ -55,12 +56,12 @@ std::map<std::string, uint32_t> processesByName(const trace::Trace& t) {
 std::multimap<std::string, std::string> endsOf(const trace::Trace& t, const std::string& name) {
   std::multimap<std::string, std::string> out;
   for (const auto& c : t.channels) {
-    if (c.name != name) continue;
+    if (t.channelName(c.index) != name) continue;
     for (uint32_t e : c.endpoints) {
       const auto& ep = t.endpoints[e];
-      const std::string& who = t.processes[ep.process].name;
+      const std::string& who = t.processName(ep.process);
       if (who == "radar-network" || who == "static_net") continue;  // the launchers made them
-      out.emplace(t.processes[ep.process].name, ep.access == 1 /* O_WRONLY */ ? "write" : "read");
+      out.emplace(t.processName(ep.process), ep.access == 1 /* O_WRONLY */ ? "write" : "read");
     }
   }
   return out;
@@ -70,7 +71,7 @@ std::multimap<std::string, std::string> endsOf(const trace::Trace& t, const std:
 std::string firstSendOf(const Applied& a, const std::string& process) {
   const auto& t = *a.trace;
   for (uint32_t i = 0; i < t.events.size(); ++i) {
-    if (t.processes[t.events[i].process].name != process) continue;
+    if (t.processName(t.events[i].process) != process) continue;
     if (log::categoryOf(t.events[i].eventKind()) != log::Category::Send) continue;
     std::string out, error;
     EXPECT_TRUE(a.net->describeContents(t, i, &out, &error)) << error;
@@ -140,7 +141,7 @@ TEST(Run, AppendixCBroadcastNetwork) {
   std::map<std::string, std::string> got;
   for (uint32_t i = 0; i < t.events.size(); ++i) {
     if (log::categoryOf(t.events[i].eventKind()) != log::Category::Receive) continue;
-    const std::string who = t.processes[t.events[i].process].name;
+    const std::string who = t.processName(t.events[i].process);
     if (who.rfind("receiver", 0) != 0) continue;
     std::string out, error;
     ASSERT_TRUE(a.net->describeContents(t, i, &out, &error)) << error;
@@ -288,7 +289,8 @@ TEST(Skeleton, DescribesTheRecordingItCameFrom) {
       bool sent = false;
       for (uint32_t e : c.endpoints) sent |= a.net->portOf(e) != nullptr;
       if (sent && !c.external) {
-        EXPECT_NE(c.name.find('.'), std::string::npos) << c.name << "\n" << slurp(file);
+        const std::string& name = a.trace->channelName(c.index);
+        EXPECT_NE(name.find('.'), std::string::npos) << name << "\n" << slurp(file);
       }
     }
   }

@@ -92,7 +92,7 @@ TEST(Diff, APlantedChangeOfContentsIsTheFirstDifference) {
     ASSERT_FALSE(d.differences.empty());
     const RunDifference& first = d.differences.front();
     EXPECT_EQ(first.kind, Kind::Contents) << first.what;
-    EXPECT_EQ(a->processes[first.process_a].name, "writer");  // the send, before the receive that got it
+    EXPECT_EQ(a->processName(first.process_a), "writer");  // the send, before the receive that got it
     EXPECT_EQ(log::categoryOf(a->events[first.a].eventKind()), log::Category::Send);
     EXPECT_NE(first.what.find("differ from byte 0"), std::string::npos) << first.what;
     // The same runs: nothing.

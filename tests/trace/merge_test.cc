@@ -205,7 +205,7 @@ TEST(Merge, TimesFarApartStillOrderByTime) {
     auto t = rec.load();
     ASSERT_TRUE(t->problems.empty()) << t->problems[0].message;
     std::vector<std::string> order;
-    for (const auto& ev : t->events) order.push_back(t->processes[ev.process].name + std::to_string(ev.counter));
+    for (const auto& ev : t->events) order.push_back(t->processName(ev.process) + std::to_string(ev.counter));
     EXPECT_EQ(order, (std::vector<std::string>{"e1", "f1", "g1", "h1", "d1", "a1", "b1", "c1", "b2", "a2", "d2"}))
         << "late " << late;
   }
