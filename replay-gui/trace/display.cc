@@ -61,7 +61,7 @@ DisplayModel::~DisplayModel() {
 // in flight) makes checkpoints rarer, to bound memory.
 void DisplayModel::makeCheckpoints() {
   const uint32_t n = static_cast<uint32_t>(t_.events.size());
-  const uint64_t budget = std::max<uint64_t>(uint64_t{n} * 8, 64ull << 20);
+  const uint64_t budget = std::max<uint64_t>(uint64_t{n} * 8, 4ull << 20);
   auto bytes = [](const DisplayState& st) {
     return sizeof(st) + st.alive.size() * 4 + st.open.size() * 4 + st.queued.size() * sizeof(QueuedMessage);
   };
@@ -229,12 +229,27 @@ void DisplayModel::blockedAt(DisplayState& s) const {
 DisplayState DisplayModel::stateAt(uint32_t position) const {
   if (position > t_.events.size()) position = static_cast<uint32_t>(t_.events.size());
   DisplayState s;
+  uint32_t from;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    s = checkpoints_[std::min<size_t>(position / every_, checkpoints_.size() - 1)];
+    const DisplayState& checkpoint = checkpoints_[std::min<size_t>(position / every_, checkpoints_.size() - 1)];
+    from = checkpoint.position;
+    std::lock_guard<std::mutex> recent_lock(recent_mutex_);
+    // A state asked for lately that is nearer than the checkpoint.
+    const DisplayState* nearest = nullptr;
+    for (const DisplayState& r : recent_)
+      if (r.position <= position && r.position > from && (!nearest || r.position > nearest->position)) nearest = &r;
+    s = nearest ? *nearest : checkpoint;
   }
   while (s.position < position) apply(s);
   blockedAt(s);
+  std::lock_guard<std::mutex> recent_lock(recent_mutex_);
+  bool known = false;
+  for (const DisplayState& r : recent_) known |= r.position == s.position;
+  if (!known && s.position > from) {
+    recent_[recent_next_] = s;
+    recent_next_ ^= 1;
+  }
   return s;
 }
 

@@ -85,6 +85,12 @@ class DisplayModel {
   std::vector<DisplayState> checkpoints_;
   std::atomic<bool> made_{false}, stop_{false};
   std::thread maker_;
+  // The last states asked for: playing asks for the state at the next event
+  // and the one before it, a step or two from these, where the nearest
+  // checkpoint can be thousands of events back.
+  mutable std::mutex recent_mutex_;
+  mutable DisplayState recent_[2];
+  mutable uint32_t recent_next_ = 0;  // the slot to replace
 };
 
 }  // namespace radar::trace

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   auto seek = [&](uint32_t lo, uint32_t hi) {
     std::vector<double> t;
     for (int k = 0; k < 40; ++k) {
-      const uint32_t n = lo + rng() % (hi - lo);
+      const uint32_t n = lo + rng() % std::max(hi - lo, 1u);
       const auto a = Clock::now();
       c.skipTo(n);
       (void)view.grab();
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     return percentile(t, 0.5);
   };
   const uint32_t n = static_cast<uint32_t>(events);
-  const double start = seek(1, n / 100), end = seek(n - n / 100, n);
+  const double start = seek(1, std::max(n / 100, 2u)), end = seek(n - n / 100, n);
   std::printf("seek + frame near the start: %.2f ms, near the end: %.2f ms (median), ratio %.2f\n", start, end,
               end / start);
 

@@ -218,6 +218,18 @@ void expectExactAndConsistent(uint64_t seed, std::mt19937_64& rng, int processes
   for (uint32_t i = 0; i <= n; i += 1 + static_cast<uint32_t>(rng() % stride))
     ASSERT_EQ(display.stateAt(i), display.replayFromStart(i)) << "position " << i;
   ASSERT_EQ(display.stateAt(n), display.replayFromStart(n));
+  // As the window asks while playing (the state at an event and before it,
+  // then the next), stepping back, and jumping: states it asked for lately
+  // are where it starts from, and the answers are the same.
+  {
+    trace::DisplayModel playing(*t, every);
+    const uint32_t start = n ? static_cast<uint32_t>(rng() % n) : 0;
+    std::vector<uint32_t> asked;
+    for (uint32_t i = start; i <= n && i < start + 60; ++i) asked.insert(asked.end(), {i, i ? i - 1 : 0});
+    for (uint32_t i = std::min(n, start + 30); i > start; --i) asked.push_back(i);
+    for (int k = 0; k < 20; ++k) asked.push_back(static_cast<uint32_t>(rng() % (n + 1)));
+    for (uint32_t i : asked) ASSERT_EQ(playing.stateAt(i), playing.replayFromStart(i)) << "position " << i;
+  }
   // The same with the checkpoints made in the background, asked at once
   // (while they are made) and after.
   {
