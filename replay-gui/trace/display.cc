@@ -61,7 +61,7 @@ DisplayModel::~DisplayModel() {
 // in flight) makes checkpoints rarer, to bound memory.
 void DisplayModel::makeCheckpoints() {
   const uint32_t n = static_cast<uint32_t>(t_.events.size());
-  const uint64_t budget = std::max<uint64_t>(uint64_t{n} * 8, 4ull << 20);
+  const uint64_t budget = std::max<uint64_t>(uint64_t{n} * 4, 4ull << 20);
   auto bytes = [](const DisplayState& st) {
     return sizeof(st) + st.alive.size() * 4 + st.open.size() * 4 + st.queued.size() * sizeof(QueuedMessage);
   };
@@ -71,6 +71,7 @@ void DisplayModel::makeCheckpoints() {
   for (uint32_t i = 0; i < n && !stop_.load(std::memory_order_relaxed); ++i) {
     apply(s);
     if ((i + 1) % every != 0) continue;
+    settle(s);
     used += bytes(s);
     std::lock_guard<std::mutex> lock(mutex_);
     checkpoints_.push_back(s);
@@ -160,8 +161,9 @@ void DisplayModel::apply(DisplayState& s) const {
       auto it = std::lower_bound(s.queued.begin(), s.queued.end(), b->from,
                                  [](const QueuedMessage& m, uint32_t v) { return m.send < v; });
       if (it == s.queued.end() || it->send != b->from) continue;
+      // Received whole: left in place, at 0, until settle() (an erase here
+      // would move every later message, at every receive).
       it->bytes_left = it->bytes_left > b->bytes ? it->bytes_left - b->bytes : 0;
-      if (!it->bytes_left) s.queued.erase(it);
     }
   }
   if (i == p.last_event && p.end != Process::End::Unknown) {
@@ -180,6 +182,10 @@ void DisplayModel::apply(DisplayState& s) const {
                  s.open.end());
   }
   s.position = i + 1;
+}
+
+void DisplayModel::settle(DisplayState& s) {
+  std::erase_if(s.queued, [](const QueuedMessage& m) { return m.bytes_left == 0; });
 }
 
 // Threads in a call at that point: the next event of each thread of each
@@ -242,6 +248,7 @@ DisplayState DisplayModel::stateAt(uint32_t position) const {
     s = nearest ? *nearest : checkpoint;
   }
   while (s.position < position) apply(s);
+  settle(s);
   blockedAt(s);
   std::lock_guard<std::mutex> recent_lock(recent_mutex_);
   bool known = false;
@@ -257,6 +264,7 @@ DisplayState DisplayModel::replayFromStart(uint32_t position) const {
   if (position > t_.events.size()) position = static_cast<uint32_t>(t_.events.size());
   DisplayState s;
   while (s.position < position) apply(s);
+  settle(s);
   blockedAt(s);
   return s;
 }

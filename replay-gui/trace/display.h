@@ -59,8 +59,10 @@ class DisplayModel {
   DisplayState stateAt(uint32_t position) const;
   // The same, computed from the start (slow; for tests).
   DisplayState replayFromStart(uint32_t position) const;
-  // The state after one more event.
+  // The state after one more event; messages received whole stay queued,
+  // with no bytes left, until settle() takes them out.
   void apply(DisplayState& state) const;
+  static void settle(DisplayState& state);
 
   // Who receives a send first (kNone: nobody recorded).
   uint32_t firstReceiver(uint32_t send) const;
