@@ -148,6 +148,38 @@ FakeProcess& FakeProcess::fork(int32_t child_pid, int64_t entry, int64_t ret) {
   return *this;
 }
 
+FakeProcess& FakeProcess::kill(int32_t target_pid, int sig, int64_t entry, int64_t ret) {
+  Item it{log::Kind::Kill, 0, "", entry, ret};
+  it.peer = target_pid;
+  it.signal = sig;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::signal(int32_t from_pid, int sig, int64_t at) {
+  Item it{log::Kind::Signal, 0, "", at, at};
+  it.peer = from_pid;
+  it.signal = sig;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::connect(uint32_t channel, int64_t entry, int64_t ret) {
+  items_.push_back({log::Kind::Connect, channel, "", entry, ret});
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::accept(uint32_t channel, int64_t entry, int64_t ret) {
+  Item it{log::Kind::Accept, channel, "", entry, ret};
+  it.result = 4;  // the new descriptor
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
 FakeProcess& FakeProcess::wait(int32_t child_pid, int status, int64_t entry, int64_t ret) {
   Item it{log::Kind::Wait, 0, "", entry, ret, child_pid};
   it.peer = child_pid;
@@ -254,6 +286,7 @@ std::string FakeRecording::write() {
       e.error = it.error;
       e.peer_pid = it.peer;
       e.status = it.status;
+      e.signal = it.signal;
       log::Iov iov{it.bytes.data(), it.bytes.size()};
       const char* name = it.name.c_str();
       if (it.kind == log::Kind::User) {

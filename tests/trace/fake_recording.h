@@ -47,6 +47,14 @@ class FakeProcess {
                                         int64_t ret);
   FakeProcess& close(uint32_t channel, int64_t at);
   FakeProcess& fork(int32_t child_pid, int64_t entry, int64_t ret);
+  // kill(target, sig), and a handler's run for a signal `from` sent.
+  FakeProcess& kill(int32_t target_pid, int sig, int64_t entry, int64_t ret);
+  FakeProcess& signal(int32_t from_pid, int sig, int64_t at);
+  // connect() on socket end `channel`, and accept() returning the end
+  // `channel` (its socketEnd() given just before, the connecting end's
+  // ino as its peer).
+  FakeProcess& connect(uint32_t channel, int64_t entry, int64_t ret);
+  FakeProcess& accept(uint32_t channel, int64_t entry, int64_t ret);
   FakeProcess& wait(int32_t child_pid, int status, int64_t entry, int64_t ret);
   FakeProcess& exit(int status, int64_t at);
   FakeProcess& user(const std::string& name, int64_t at, const std::string& data = {});
@@ -70,7 +78,7 @@ class FakeProcess {
     int64_t entry = 0, ret = 0;
     int64_t result = 0;
     uint32_t error = 0;
-    int32_t peer = 0, status = 0;
+    int32_t peer = 0, status = 0, signal = 0;
     uint32_t tid = 0;
     uint64_t size = 0;   // the buffer; 0: as long as the bytes
     uint32_t flags = 0;  // the call's (MSG_PEEK ...)
