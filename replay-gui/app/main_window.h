@@ -80,6 +80,9 @@ class MainWindow : public QMainWindow {
   // starts; what they would show is still computed (lastMessageText(),
   // debugFromHere()'s command).
   void setInteractive(bool interactive) { interactive_ = interactive; }
+  // Whether the animation moves with the clock (on a timer), or only as
+  // the controller is told to advance (frames made one by one).
+  void followClock(bool follow) { follow ? timer_.start(16) : timer_.stop(); }
   // The text of the message window last opened (for tests).
   QString lastMessageText() const { return last_message_text_; }
   // "Debug this process from here": radar debug for the selected process

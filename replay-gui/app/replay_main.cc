@@ -4,6 +4,8 @@
 #include <QDir>
 #include <QImage>
 #include <QPainter>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -80,6 +82,76 @@ int snapshot(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& op
   return 0;
 }
 
+// --frames DIR: the animation from --at-event to --to-event, a PNG a
+// frame: each event starts, then moves on by 1/fps of a second until it is
+// shown whole. Frame 1 is the view at --at-event.
+int frames(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& options) {
+  const uint32_t events = static_cast<uint32_t>(window.trace().events.size());
+  if (options.to_event > events) {
+    std::fprintf(stderr, "radar replay: --to-event %u: the recording has %u events\n", options.to_event, events);
+    return 2;
+  }
+  auto& c = window.controller();
+  const double seconds = c.secondsPerEvent();
+  const uint64_t per_event = std::max<uint64_t>(1, static_cast<uint64_t>(std::lround(seconds * options.fps)));
+  const uint64_t total = 1 + per_event * (options.to_event - options.at_event);
+  constexpr uint64_t kMostFrames = 100000;
+  if (total > kMostFrames) {
+    std::fprintf(stderr,
+                 "radar replay: --frames: %llu frames (%u events of %llu frames each); at most %llu: fewer events, a "
+                 "lower --fps or a shorter --seconds-per-event\n",
+                 static_cast<unsigned long long>(total), options.to_event - options.at_event,
+                 static_cast<unsigned long long>(per_event), static_cast<unsigned long long>(kMostFrames));
+    return 2;
+  }
+  // The directory is made, or must be empty: frames of another animation
+  // left among these would play as part of it.
+  QDir out(QString::fromStdString(options.frames));
+  if (out.exists() && !out.isEmpty()) {
+    std::fprintf(stderr, "radar replay: --frames: %s is not empty\n", options.frames.c_str());
+    return 2;
+  }
+  if (!out.exists() && !QDir().mkpath(out.path())) {
+    std::fprintf(stderr, "radar replay: --frames: cannot make the directory %s\n", options.frames.c_str());
+    return 1;
+  }
+  window.setInteractive(false);
+  window.followClock(false);  // each frame 1/fps of a second on, however long drawing it takes
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(options.width, options.height);
+  window.show();
+  QApplication::processEvents();
+  window.networkView().fitToView();
+  c.skipTo(options.at_event);
+  uint64_t written = 0;
+  auto frame = [&]() {
+    QApplication::processEvents();
+    QString error;
+    const QString name = out.filePath(QStringLiteral("frame-%1.png").arg(written + 1, 6, 10, QLatin1Char('0')));
+    if (!radar::gui::saveViewImage(window, name, &error)) {
+      std::fprintf(stderr, "radar replay: %s\n", error.toLocal8Bit().constData());
+      return false;
+    }
+    ++written;
+    return true;
+  };
+  if (!frame()) return 1;
+  for (uint32_t e = options.at_event; e < options.to_event; ++e) {
+    c.stepForward();
+    for (uint64_t f = 0; f < per_event; ++f) {
+      // The last step lands exactly on the event shown whole.
+      c.advance(f + 1 == per_event ? seconds : seconds / static_cast<double>(per_event));
+      if (!frame()) return 1;
+    }
+  }
+  std::printf("%llu frames in %s (%d a second): events %u to %u\n", static_cast<unsigned long long>(written),
+              options.frames.c_str(), options.fps, options.at_event, options.to_event);
+  std::printf(
+      "a video, where ffmpeg is installed: ffmpeg -framerate %d -i %s/frame-%%06d.png -pix_fmt yuv420p out.mp4\n",
+      options.fps, options.frames.c_str());
+  return 0;
+}
+
 // --diff RUN_A RUN_B: both runs side by side, at their first difference;
 // with --snapshot, drawn into a PNG.
 int sideBySide(const radar::gui::ReplayOptions& options) {
@@ -134,7 +206,7 @@ int main(int argc, char** argv) {
   }
   const bool have_display = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM");
   if (!have_display) {
-    if (options.snapshot.empty()) {
+    if (options.snapshot.empty() && options.frames.empty()) {
       std::fprintf(stderr,
                    "radar replay: no display (DISPLAY is not set); use --snapshot FILE.png to render the view "
                    "to an image, or `radar events` for the narrative\n");
@@ -148,8 +220,8 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("replay"));
 
   if (options.diff) return sideBySide(options);
-  // A picture: loaded here, drawn once, and done.
-  if (!options.snapshot.empty()) {
+  // A picture or an animation's frames: loaded here, drawn, and done.
+  if (!options.snapshot.empty() || !options.frames.empty()) {
     radar::trace::LoadOptions load_options;
     load_options.merge_unrelated = options.merge_unrelated;
     std::unique_ptr<radar::trace::Trace> trace = radar::trace::loadTrace(options.dirs, load_options, &error);
@@ -159,7 +231,7 @@ int main(int argc, char** argv) {
     }
     std::unique_ptr<radar::gui::MainWindow> window;
     if (const int status = openWindow(std::move(trace), options, &window); status >= 0) return status;
-    return snapshot(*window, options);
+    return options.snapshot.empty() ? frames(*window, options) : snapshot(*window, options);
   }
   // The window: loaded off the GUI thread, the event loop running meanwhile.
   std::unique_ptr<radar::gui::MainWindow> window;

@@ -11,6 +11,7 @@ namespace radar::gui {
 const char kReplayUsage[] =
     "usage: radar replay DIR... [--at-event N] [--seconds-per-event S]\n"
     "       radar replay DIR... --snapshot FILE.png|FILE.svg [--at-event N] [--size WxH]\n"
+    "       radar replay DIR... --frames OUT_DIR --at-event A --to-event B [--fps N]\n"
     "       radar replay --diff RUN_A RUN_B [--snapshot FILE.png|FILE.svg]\n\n"
     "Replays a recording: processes as boxes, messages moving between them, RADAR's\n"
     "running narrative, a space-time diagram, the events and the findings.\n"
@@ -21,7 +22,13 @@ const char kReplayUsage[] =
     "  --snapshot FILE.png     render the view at --at-event to FILE.png (or to\n"
     "                          FILE.svg, as vectors) and exit; needs no display;\n"
     "                          prints the narrative line\n"
-    "  --size WxH              size of the snapshot (default 1280x800)\n"
+    "  --frames OUT_DIR        render the animation from event A to event B as PNG\n"
+    "                          frames (frame-000001.png ...) in OUT_DIR, made if\n"
+    "                          missing and empty if present, and exit; each event\n"
+    "                          takes --seconds-per-event at --fps frames a second\n"
+    "                          (default 25); needs no display\n"
+    "  --to-event B            where --frames ends\n"
+    "  --size WxH              size of the snapshot or frames (default 1280x800)\n"
     "  --critical-path         show the critical path to the --at-event event (as P)\n"
     "  --net FILE              name processes and channels and decode messages by\n"
     "                          this network description (docs/netdesc.md); a recording\n"
@@ -80,6 +87,21 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
         *error = "--snapshot: the file name should end in .png or .svg, not '" + out->snapshot + "'";
         return false;
       }
+    } else if (a == "--frames") {
+      if (!file("--frames", "a directory", &out->frames)) return false;
+    } else if (a == "--to-event" || a == "--fps") {
+      const char* v = value(a.c_str());
+      unsigned long n = 0;
+      if (!v) return false;
+      if (!parseUnsigned(v, a == "--fps" ? 120 : 0xffffffffUL, &n) || (a == "--fps" && n == 0)) {
+        *error = a == "--fps" ? "--fps wants a number of frames a second from 1 to 120, not '" + std::string(v) + "'"
+                              : "--to-event wants an event number, not '" + std::string(v) + "'";
+        return false;
+      }
+      if (a == "--fps")
+        out->fps = static_cast<int>(n);
+      else
+        out->to_event = static_cast<uint32_t>(n);
     } else if (a == "--at-event") {
       const char* v = value("--at-event");
       unsigned long n = 0;
@@ -130,6 +152,18 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
   }
   if (out->dirs.empty()) {
     *error = "which recording? give its directory";
+    return false;
+  }
+  if (!out->frames.empty() && !out->snapshot.empty()) {
+    *error = "--frames and --snapshot: one picture or an animation, not both";
+    return false;
+  }
+  if (!out->frames.empty() && out->to_event <= out->at_event) {
+    *error = "--frames wants --to-event after --at-event (the animation from one to the other)";
+    return false;
+  }
+  if (out->frames.empty() && out->to_event) {
+    *error = "--to-event is where --frames ends: give --frames OUT_DIR";
     return false;
   }
   if (out->diff && out->dirs.size() != 2) {

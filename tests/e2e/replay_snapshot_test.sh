@@ -27,6 +27,20 @@ for n in $(seq 0 10 "$events") "$events"; do
   fi
 done
 
+# The animation as frames, over the first send: the view before it, then
+# four frames an event (0.5 s at 8 a second), the message moving in each.
+send=$("$radar" events "$work/rec" 2>/dev/null | grep -n ' sends a message' | head -1 | cut -d: -f1)
+[ -n "$send" ] || fail "no send in the recording"
+out=$("$radar" replay "$work/rec" --frames "$work/frames" --at-event $((send - 1)) --to-event $((send + 1)) \
+  --seconds-per-event 0.5 --fps 8 --size 1280x800 2>/dev/null) || fail "frames around event $send"
+echo "$out" | grep -q "^9 frames in " || fail "frames: '$out', expected 9 frames"
+[ "$(ls "$work/frames" | wc -l)" = 9 ] || fail "$(ls "$work/frames" | wc -l) files in the frames directory, expected 9"
+for f in "$work"/frames/frame-00000[1-9].png; do
+  [ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$f is not a PNG"
+done
+moving=$(md5sum "$work"/frames/frame-00000[2-5].png | cut -d' ' -f1 | sort -u | wc -l)
+[ "$moving" = 4 ] || fail "the send's 4 frames show $moving different pictures: the message does not move"
+
 # Bad input: a clear message and a non-zero exit, never a crash.
 expect_exit() {
   local want=$1 pattern=$2
@@ -45,4 +59,9 @@ expect_exit 1 "no display" "$radar" replay "$work/rec"
 mkdir "$work/empty"
 expect_exit 1 "radar replay:" "$radar" replay "$work/empty" --snapshot "$work/x.png"
 expect_exit 1 "cannot write" "$radar" replay "$work/rec" --snapshot "$work/no/such/dir/x.png"
-echo "ok: $events events replayed headless to the end"
+expect_exit 2 "not empty" "$radar" replay "$work/rec" --frames "$work/frames" --at-event 1 --to-event 2
+expect_exit 2 "after --at-event" "$radar" replay "$work/rec" --frames "$work/f2" --at-event 5 --to-event 5
+expect_exit 2 "recording has $events events" "$radar" replay "$work/rec" --frames "$work/f3" --to-event $((events + 1))
+expect_exit 2 "--fps" "$radar" replay "$work/rec" --frames "$work/f4" --to-event 3 --fps 0
+expect_exit 2 "at most 100000" "$radar" replay "$work/rec" --frames "$work/f5" --to-event "$events" --fps 120 --seconds-per-event 60
+echo "ok: $events events replayed headless to the end, and an animation's frames"
