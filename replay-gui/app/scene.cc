@@ -56,6 +56,8 @@ void SceneBuilder::findChains() {
       chain_[image] = id;
       c.last_image = image;
       const auto& proc = t.processes[image];
+      // On stage from the event that created it (display.cc).
+      if (const uint32_t created = t.createdAt(image); created != kNone) c.life.first = std::min(c.life.first, created);
       if (proc.first_event == kNone) {
         open_end = true;  // exec'd into and nothing recorded: shown to the end (display.cc)
         continue;

@@ -33,16 +33,15 @@ DisplayModel::DisplayModel(const Trace& trace, uint32_t every, bool background) 
     if (t_.endpoints[k].inherited && t_.endpoints[k].process < t_.processes.size())
       inherited_[next[t_.endpoints[k].process]++] = k;
 
-  // Children that left no event of their own (blocked at once, then
-  // killed): they come on stage with the event that created them.
+  // A child comes on stage with the event that created it, before its own
+  // first event (it exists from the fork: messages can be sent to it), or
+  // without one (blocked at once, then killed).
   for (const Process& p : t_.processes) {
-    if (p.first_event != kNone || p.parent == kNone || !p.parent_counter || p.parent >= t_.processes.size()) continue;
-    if (t_.processes[p.parent].next_image == p.index) continue;  // an exec's image: shown when the exec is
-    const EventList parent = t_.counter_events[p.parent];
-    if (p.parent_counter > parent.size()) continue;
-    created_silent_.emplace_back(parent[p.parent_counter - 1], p.index);
+    const uint32_t created = t_.createdAt(p.index);
+    if (created != kNone && (p.first_event == kNone || created < p.first_event))
+      created_.emplace_back(created, p.index);
   }
-  std::sort(created_silent_.begin(), created_silent_.end());
+  std::sort(created_.begin(), created_.end());
 
   if (!every_) every_ = n < 100'000 ? 1024 : 4096;
   checkpoints_.emplace_back();  // the start
@@ -129,8 +128,8 @@ void DisplayModel::apply(DisplayState& s) const {
   const Event& ev = t_.events[i];
   const Process& p = t_.processes[ev.process];
   if (i == p.first_event) appear(s, ev.process);
-  for (auto it = std::lower_bound(created_silent_.begin(), created_silent_.end(), std::make_pair(i, 0u));
-       it != created_silent_.end() && it->first == i; ++it)
+  for (auto it = std::lower_bound(created_.begin(), created_.end(), std::make_pair(i, 0u));
+       it != created_.end() && it->first == i; ++it)
     appear(s, it->second);
   if (ev.endpoint != kNone) {
     if (ev.eventKind() == Kind::Close)

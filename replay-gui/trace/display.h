@@ -76,8 +76,8 @@ class DisplayModel {
 
   const Trace& t_;
   uint32_t every_;
-  std::vector<uint32_t> inherited_begin_, inherited_;          // inherited ends by process: CSR
-  std::vector<std::pair<uint32_t, uint32_t>> created_silent_;  // (creating event, child with no event), sorted
+  std::vector<uint32_t> inherited_begin_, inherited_;   // inherited ends by process: CSR
+  std::vector<std::pair<uint32_t, uint32_t>> created_;  // (creating event, child), sorted
   void makeCheckpoints();
 
   // The checkpoints, and their interval, change while they are made (in

@@ -99,6 +99,29 @@ std::span<const uint32_t> Trace::messagesFrom(uint32_t send) const {
   return std::span<const uint32_t>(lazy_->send_edges).subspan(begin[send], begin[send + 1] - begin[send]);
 }
 
+uint32_t Trace::createdAt(uint32_t process) const {
+  const Process& p = processes[process];
+  if (p.first_event != kNone) {
+    // The merge's creation edge into its first event.
+    for (auto [b, e] = incoming(p.first_event); b != e; ++b)
+      if (b->why == Edge::Why::Create) return b->from;
+    return kNone;
+  }
+  // No event of its own (blocked at once, then killed): its parent's fork
+  // or spawn of it, at or just after the counter the child saw.
+  if (p.parent == kNone || p.parent >= processes.size() || !p.parent_counter) return kNone;
+  if (processes[p.parent].next_image == process) return kNone;  // an exec's image
+  const EventList parent = counter_events[p.parent];
+  if (p.parent_counter > parent.size()) return kNone;
+  for (size_t k = p.parent_counter - 1; k < parent.size() && k < p.parent_counter + 16; ++k) {
+    const Event& call = events[parent[k]];
+    if ((call.eventKind() == log::Kind::Fork || call.eventKind() == log::Kind::Spawn) &&
+        (call.result == p.pid || static_cast<int32_t>(call.value) == p.pid))
+      return parent[k];
+  }
+  return parent[p.parent_counter - 1];
+}
+
 bool Trace::happensBefore(uint32_t a, uint32_t b) const { return clocks().happensBefore(a, b); }
 
 std::string Trace::channelLabel(uint32_t channel) const {

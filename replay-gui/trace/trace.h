@@ -341,6 +341,10 @@ class Trace {
 
   // Incoming edges of an event (from other processes).
   std::pair<const Edge*, const Edge*> incoming(uint32_t position) const;
+  // The event that created process image `process` (its parent's fork or
+  // spawn), kNone when there is none (the first process, an exec's image,
+  // a parent not recorded). A child exists from then on, events or not.
+  uint32_t createdAt(uint32_t process) const;
   // Where an event is in its process's story: process_events[process][k].
   uint32_t indexInProcess(uint32_t position) const {
     const Event& e = events[position];

@@ -1160,5 +1160,32 @@ TEST(Merge, DisplayStateFromCheckpointsEqualsReplayFromStart) {
   for (uint32_t n = 0; n <= t->events.size(); ++n) EXPECT_EQ(display.stateAt(n), display.replayFromStart(n)) << n;
 }
 
+// A child exists from the fork: it is on stage from then on, though its
+// first event of its own comes much later (a message sent to it meanwhile
+// waits at its box, not at the sender's).
+TEST(Merge, AForkedChildIsOnStageFromItsFork) {
+  FakeRecording rec;
+  FakeProcess& parent = rec.process("parent", 1);
+  parent.user("start", 5);
+  FakeProcess& child = rec.child(parent, "child", 2);
+  parent.fork(2, 10, 11).user("busy", 20).user("still busy", 30);
+  child.user("first of its own", 40);
+  auto t = rec.load();
+  const uint32_t fork = at(*t, 1, 2), first = at(*t, 2, 1);
+  ASSERT_LT(fork, first);
+  EXPECT_EQ(t->createdAt(t->events[first].process), fork);
+  EXPECT_EQ(t->createdAt(t->events[fork].process), kNone);  // the first process: nobody made it
+  trace::DisplayModel display(*t);
+  const uint32_t child_index = t->events[first].process;
+  auto alive = [&](uint32_t position) {
+    const auto state = display.stateAt(position);
+    return std::binary_search(state.alive.begin(), state.alive.end(), child_index);
+  };
+  EXPECT_FALSE(alive(fork));     // before the fork
+  EXPECT_TRUE(alive(fork + 1));  // the fork shown
+  EXPECT_TRUE(alive(first));     // before its own first event
+  EXPECT_TRUE(alive(first + 1));
+}
+
 }  // namespace
 }  // namespace radar::testing

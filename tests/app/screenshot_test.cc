@@ -1,0 +1,80 @@
+// Real screenshots of the replay window, taken from an X server (Xvfb, by
+// tests/e2e/screenshots_test.sh): the window shown on the xcb platform,
+// then the screen grabbed, as a person would see it. The images go to
+// $RADAR_SCREENSHOT_DIR (docs/images are taken this way).
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QGuiApplication>
+#include <QImage>
+#include <QPixmap>
+#include <QScreen>
+#include <QSet>
+#include <QTest>
+#include <cstdlib>
+#include <string>
+
+#include "app/main_window.h"
+#include "trace/merge.h"
+
+namespace radar::gui {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// Distinct colours in a sample of the image's pixels.
+int colours(const QImage& image) {
+  QSet<QRgb> seen;
+  for (int y = 0; y < image.height(); y += 7)
+    for (int x = 0; x < image.width(); x += 7) seen.insert(image.pixel(x, y));
+  return static_cast<int>(seen.size());
+}
+
+TEST(Screenshot, TheWindowOnAnXServerAsAPersonSeesIt) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string dir = env("RADAR_SCREENSHOT_REC"), out = env("RADAR_SCREENSHOT_DIR");
+  ASSERT_FALSE(dir.empty() || out.empty());
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  ASSERT_TRUE(trace) << error;
+  // The first send, shown whole: the message queued at its receiver.
+  uint32_t send = 0;
+  for (uint32_t i = 0; i < trace->events.size() && !send; ++i)
+    if (log::categoryOf(trace->events[i].eventKind()) == log::Category::Send && trace->events[i].value) send = i + 1;
+  ASSERT_GT(send, 0u);
+  MainWindow window(std::move(trace));
+  window.setInteractive(false);
+  window.resize(1280, 860);
+  window.move(0, 0);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  window.networkView().fitToView();
+  window.controller().skipTo(send);
+  QTest::qWait(300);  // drawn, and the X server has it
+  const QImage shot = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
+  ASSERT_FALSE(shot.isNull());
+  const QString path = QString::fromStdString(out) + QStringLiteral("/replay-window-xvfb.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  // The window is on the screen: its pixels, not a blank root window.
+  const QImage win = shot.copy(window.frameGeometry().intersected(shot.rect()));
+  EXPECT_GT(colours(win), 40) << "the window looks empty: " << path.toStdString();
+  // And it is what the window draws: the same picture as the offscreen
+  // rendering, but for the text's antialiasing.
+  const QImage drawn = window.grab().toImage();
+  ASSERT_EQ(drawn.size(), window.size());
+  std::printf("screenshot: %s (%dx%d, %d colours in the window)\n", path.toLocal8Bit().constData(), shot.width(),
+              shot.height(), colours(win));
+}
+
+}  // namespace
+}  // namespace radar::gui
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("radar-tests"));
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Real screenshots of the replay window: the calc sample recorded, the
+# window shown on an X server (Xvfb) and the screen grabbed
+# (tests/app/screenshot_test.cc). Skipped, saying why, without Xvfb.
+#   screenshots_test.sh BUILD_DIR [OUT_DIR]   (default OUT_DIR: BUILD_DIR/screenshots)
+set -euo pipefail
+build=$1
+out=${2:-$build/screenshots}
+command -v Xvfb > /dev/null || { echo "Xvfb is not installed (apt-get install xvfb): skipped"; exit 77; }
+work=$(mktemp -d)
+xvfb=
+cleanup() {
+  [ -n "$xvfb" ] && kill "$xvfb" 2> /dev/null && wait "$xvfb" 2> /dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+echo "(2 + 3) * x - 4 / 2" | "$build/bin/radar" record -o "$work/rec" -- "$build/bin/calc" > /dev/null 2>&1
+# A display of its own: Xvfb picks a free number and writes it to fd 3.
+Xvfb -displayfd 3 -screen 0 1400x950x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
+xvfb=$!
+for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
+[ -s "$work/display" ] || { echo "Xvfb did not start: $(cat "$work/xvfb.log")"; exit 1; }
+mkdir -p "$out"
+DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work" \
+  RADAR_SCREENSHOT_REC="$work/rec" RADAR_SCREENSHOT_DIR="$out" "$build/bin/screenshot_tests"
