@@ -403,9 +403,7 @@ TEST(Debug, RefusesAReceiveLargerThanItsBuffer) {
   rec.process("writer", 1).pipeEnd(1, 801, true).send(1, std::string(300, 'x'), 10, 11);
   rec.process("reader", 2).pipeEnd(1, 801, false).receiveIntoSmallerBuffer(1, std::string(300, 'x'), 16, 20, 21);
   auto trace = rec.load();
-  uint32_t reader = 0;
-  for (const auto& p : trace->processes)
-    if (p.pid == 2) reader = p.index;
+  const uint32_t reader = testing::processOfPid(*trace, 2);
   driver::Script script;
   std::string error;
   EXPECT_FALSE(driver::buildScript(*trace, reader, &script, &error));

@@ -31,9 +31,7 @@ std::string makeScript() {
       .exit(0, 15);
   rec.process("reader", 2).pipeEnd(1, 801, false).receive(1, "hello", 20, 21).receive(1, "world", 22, 23).exit(0, 24);
   auto trace = rec.load();
-  uint32_t reader = 0;
-  for (const auto& p : trace->processes)
-    if (p.pid == 2) reader = p.index;
+  const uint32_t reader = testing::processOfPid(*trace, 2);
   driver::Script script;
   std::string error;
   EXPECT_TRUE(driver::buildScript(*trace, reader, &script, &error)) << error;

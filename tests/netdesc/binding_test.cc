@@ -23,16 +23,9 @@ std::shared_ptr<const Description> describe(const std::string& text) {
   return d;
 }
 
-uint32_t processOf(const trace::Trace& t, int32_t pid) {
-  for (const auto& p : t.processes)
-    if (p.pid == pid) return p.index;
-  ADD_FAILURE() << "no process " << pid;
-  return 0;
-}
-
 TEST(Binding, NamesAreAnOverlayOverTheRecordedOnes) {
   auto t = producerConsumer();
-  const uint32_t producer = processOf(*t, 100), consumer = processOf(*t, 200);
+  const uint32_t producer = testing::processOfPid(*t, 100), consumer = testing::processOfPid(*t, 200);
   uint32_t pipe = trace::kNone;
   for (const auto& c : t->channels)
     if (c.type == log::ChannelType::Pipe) pipe = c.index;

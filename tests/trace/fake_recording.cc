@@ -339,6 +339,13 @@ std::unique_ptr<trace::Trace> FakeRecording::load(const trace::LoadOptions& opti
   return t;
 }
 
+uint32_t processOfPid(const trace::Trace& t, int32_t pid) {
+  for (const auto& p : t.processes)
+    if (p.pid == pid) return p.index;
+  ADD_FAILURE() << "no process " << pid;
+  return 0;
+}
+
 bool reaches(const trace::Trace& t, uint32_t a, uint32_t b) {
   std::vector<std::vector<uint32_t>> next(t.events.size());
   for (const auto& e : t.edges)

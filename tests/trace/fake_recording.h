@@ -119,6 +119,9 @@ class FakeRecording {
   bool written_ = false;
 };
 
+// The first image of process `pid` (a test failure when there is none).
+uint32_t processOfPid(const trace::Trace& t, int32_t pid);
+
 // Brute force: does `a` reach `b` through local order and edges?
 bool reaches(const trace::Trace& t, uint32_t a, uint32_t b);
 
