@@ -14,30 +14,12 @@ void Merger::otherEdges() {
     if (p.parent == kNone || b == e) continue;
     const auto [pb, pe] = raw_.ranges[p.parent];
     if (pb == pe) continue;
-    // The parent's event with that counter (counters are dense: index).
-    // (Counter 0: before the parent's first event.)
-    uint32_t from = kNone;
-    if (p.parent_counter >= 1 && p.parent_counter <= pe - pb)
-      from = pb + static_cast<uint32_t>(p.parent_counter) - 1;
-    else if (p.parent_counter > pe - pb)
-      from = pe - 1;
-    // The child saw the parent's counter before the call that made it was
-    // recorded (fork and posix_spawn are recorded when they return; vfork
-    // has an event before it): that call, next in the parent, is what the
-    // child comes after.
-    // (A signal handler's events may come between.)
-    const uint32_t first = from == kNone ? pb : from + 1;
-    for (uint32_t next = first; next < pe && next < first + 16; ++next) {
-      const Event& call = raw_.events[next];
-      const Kind k = call.eventKind();
-      if ((k == Kind::Fork || k == Kind::Spawn) &&
-          (call.result == p.pid || static_cast<int64_t>(call.value) == p.pid)) {
-        from = next;
-        break;
-      }
-    }
-    if (from == kNone) continue;
-    edges_.push_back(makeEdge(from, Edge::Why::Create, b, 0));
+    // The parent's events are contiguous in its log's order (counters are dense).
+    const uint32_t begin = pb;  // clang 14 cannot capture a structured binding
+    const uint32_t k = creatingEvent(p.parent_counter, pe - pb, p.pid,
+                                     [&](uint32_t i) -> const Event& { return raw_.events[begin + i]; });
+    if (k == kNone) continue;
+    edges_.push_back(makeEdge(pb + k, Edge::Why::Create, b, 0));
   }
 
   // The few events the rules below look at (matchStreams() picked them out

@@ -107,19 +107,14 @@ uint32_t Trace::createdAt(uint32_t process) const {
       if (b->why == Edge::Why::Create) return b->from;
     return kNone;
   }
-  // No event of its own (blocked at once, then killed): its parent's fork
-  // or spawn of it, at or just after the counter the child saw.
-  if (p.parent == kNone || p.parent >= processes.size() || !p.parent_counter) return kNone;
+  // No event of its own (blocked at once, then killed): found as the merge
+  // finds the others' (merge_edges.cc).
+  if (p.parent == kNone || p.parent >= processes.size()) return kNone;
   if (processes[p.parent].next_image == process) return kNone;  // an exec's image
   const EventList parent = counter_events[p.parent];
-  if (p.parent_counter > parent.size()) return kNone;
-  for (size_t k = p.parent_counter - 1; k < parent.size() && k < p.parent_counter + 16; ++k) {
-    const Event& call = events[parent[k]];
-    if ((call.eventKind() == log::Kind::Fork || call.eventKind() == log::Kind::Spawn) &&
-        (call.result == p.pid || static_cast<int32_t>(call.value) == p.pid))
-      return parent[k];
-  }
-  return parent[p.parent_counter - 1];
+  const uint32_t k = creatingEvent(p.parent_counter, static_cast<uint32_t>(parent.size()), p.pid,
+                                   [&](uint32_t i) -> const Event& { return events[parent[i]]; });
+  return k == kNone ? kNone : parent[k];
 }
 
 bool Trace::happensBefore(uint32_t a, uint32_t b) const { return clocks().happensBefore(a, b); }

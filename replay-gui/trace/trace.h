@@ -186,6 +186,32 @@ inline bool isConnectOutcome(const Event& e) {
   return e.eventKind() == log::Kind::Connect && (e.flags & kEventOutcome);
 }
 
+// Which of a parent's events created its child `pid`, the child having
+// seen the parent's counter `parent_counter` (0: before its first event):
+// the fork or spawn just after that counter (they are recorded when they
+// return, after the child saw it; a signal handler's events may come
+// between), else the event at the counter (vfork has an event before it).
+// The parent's `count` events in its log's order are `at(0)` ... `at(count
+// - 1)`; the answer is such an index, or kNone.
+template <class At>
+uint32_t creatingEvent(uint64_t parent_counter, uint32_t count, int32_t pid, At&& at) {
+  if (count == 0) return kNone;
+  uint32_t from = kNone;
+  if (parent_counter >= 1 && parent_counter <= count)
+    from = static_cast<uint32_t>(parent_counter) - 1;
+  else if (parent_counter > count)
+    from = count - 1;
+  const uint32_t first = from == kNone ? 0 : from + 1;
+  for (uint32_t next = first; next < count && next < first + 16; ++next) {
+    const Event& call = at(next);
+    const log::Kind k = call.eventKind();
+    if ((k == log::Kind::Fork || k == log::Kind::Spawn) &&
+        (call.result == pid || static_cast<int64_t>(call.value) == pid))
+      return next;
+  }
+  return from;
+}
+
 // An edge into an event from another process: the send whose bytes a
 // receive got, the event that created a process, a kill delivered as a
 // signal, an exit reaped by a wait. Edges of one event are contiguous.
