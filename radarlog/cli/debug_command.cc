@@ -29,6 +29,7 @@
 #include "driver/script_builder.h"
 #include "log/asan_options.h"
 #include "log/file_hash.h"
+#include "log/recorder_env.h"
 #include "trace/narrative.h"
 
 namespace radar::cli {
@@ -184,7 +185,10 @@ bool confirmLaunch(const driver::LaunchSpec& launch, const std::vector<std::stri
   std::vector<std::string> differ;
   for (const auto& e : launch.environment) {
     const std::string name = e.substr(0, e.find('='));
-    if (!mine.count(e) && !ours.count(name)) differ.push_back(e);
+    if (log::isRecorderVariable(e.c_str())) continue;  // the recording's own, as it was
+    // radar's addition to ASAN_OPTIONS is not the program's either.
+    const std::string entry = name == "ASAN_OPTIONS" ? log::withoutAsanLinkOrder(e) : e;
+    if (!entry.empty() && !mine.count(entry) && !ours.count(name)) differ.push_back(entry);
   }
   if (differ.empty()) {
     text += "  environment  yours\n";
@@ -572,20 +576,33 @@ int runDebug(int argc, char** argv) {
   }
   for (const std::string& name : args.values("unset-env")) setVariable(&launch.environment, name, nullptr);
   if (!confirmLaunch(launch, script.launch.preloads, redacted_notes,
-                     {"LD_PRELOAD", driver::kScriptEnv, driver::kStatusEnv, driver::kExitAtEndEnv,
-                      "RADAR_REPLAY_SIGSTOP", "RADAR_REPLAY_STOP_AT"},
+                     {"LD_PRELOAD", driver::kShownPreloadEnv, driver::kScriptEnv, driver::kStatusEnv,
+                      driver::kExitAtEndEnv, "RADAR_REPLAY_SIGSTOP", "RADAR_REPLAY_STOP_AT"},
                      args.has("yes")))
     return kExitUsage;
-  // Only radar's own library: never one a recording names.
-  launch.environment.push_back("LD_PRELOAD=" + std::filesystem::weakly_canonical(library).string());
+  // Only radar's own library: never one a recording names. It takes the
+  // recorded LD_PRELOAD's place, and shows the program the recorded value
+  // (RADAR_REPLAY_PRELOAD), as a string only.
+  {
+    const std::string this_library = "LD_PRELOAD=" + std::filesystem::weakly_canonical(library).string();
+    auto preload = std::find_if(launch.environment.begin(), launch.environment.end(),
+                                [](const std::string& e) { return e.rfind("LD_PRELOAD=", 0) == 0; });
+    if (preload != launch.environment.end()) {
+      const std::string shown = std::string(driver::kShownPreloadEnv) + "=" + *preload;
+      *preload = this_library;
+      launch.environment.push_back(shown);
+    } else {
+      launch.environment.push_back(this_library);
+    }
+  }
   // A program built with ASan would abort with it preloaded (asan_options.h).
   {
     auto asan = std::find_if(launch.environment.begin(), launch.environment.end(),
                              [](const std::string& e) { return e.rfind("ASAN_OPTIONS=", 0) == 0; });
-    if (asan != launch.environment.end())
-      *asan = log::withAsanLinkOrder(*asan);
-    else
+    if (asan == launch.environment.end())
       launch.environment.push_back(log::withAsanLinkOrder("ASAN_OPTIONS="));
+    else if (log::withoutAsanLinkOrder(*asan) == *asan)
+      *asan = log::withAsanLinkOrder(*asan);  // recorded without it: radar debug adds its own
   }
   launch.environment.push_back(std::string(driver::kScriptEnv) + "=" + script_path);
   launch.environment.push_back(std::string(driver::kStatusEnv) + "=" + status_path);
@@ -606,7 +623,8 @@ int runDebug(int argc, char** argv) {
     std::vector<std::string> named = {launch.cwd};
     for (const auto& a : launch.argv) named.push_back(a.empty() || a[0] == '/' ? a : launch.cwd + "/" + a);
     for (const auto& e : launch.environment)
-      if (const auto eq = e.find('='); eq != std::string::npos && e.compare(eq + 1, 1, "/") == 0)
+      if (const auto eq = e.find('=');
+          eq != std::string::npos && e.compare(eq + 1, 1, "/") == 0 && !log::isRecorderVariable(e.c_str()))
         named.push_back(e.substr(eq + 1));
     for (const auto& n : named) {
       if (n.empty() || n[0] != '/') continue;

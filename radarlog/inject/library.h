@@ -10,6 +10,13 @@
 
 namespace radar::inject {
 
+// Both libraries' thread-local storage takes this many bytes, exactly
+// (tests/driver/injected_layout.sh): glibc puts the main thread's static
+// TLS among the program's first mappings, so a difference would move
+// everything the program maps after it, and the re-run would not see the
+// recorded addresses. Each library pads its own up to it.
+inline constexpr unsigned kThreadLocalBytes = 512;
+
 // ---- signals (signals.cc) ------------------------------------------------------
 // Whether the program's handlers are wrapped (the recorder: when it
 // records). A handler installed while not is the program's own to the end.

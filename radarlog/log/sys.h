@@ -67,6 +67,21 @@ inline long stat(const char* path, struct stat* st) {
 inline long mmap(void* addr, size_t len, int prot, int flags, int fd, uint64_t off) {
   return raw(SYS_mmap, reinterpret_cast<long>(addr), static_cast<long>(len), prot, flags, fd, static_cast<long>(off));
 }
+// Where the injected libraries keep what they map for themselves: a region
+// of their own, above the one their code is linked at (kInjectedBase in
+// radarlog/inject/CMakeLists.txt), far from where the kernel places the
+// program's mappings. The program's own mappings then land at the same
+// addresses whether the recorder, the re-run or nothing is loaded, so
+// that addresses it shows (Python's id(), a pointer printed in a log)
+// are the same in the recording and its re-run. A hint only: where the
+// region is taken (address randomization kept on), the kernel chooses.
+inline constexpr uint64_t kAsideBase = 0x7f0100000000;
+inline long mmapAside(size_t len, int prot, int flags, int fd, uint64_t off) {
+  static uint64_t next = kAsideBase;
+  const uint64_t span = (len + 0xffff) & ~uint64_t{0xffff};  // a gap between mappings keeps them apart
+  const uint64_t hint = __atomic_fetch_add(&next, span, __ATOMIC_RELAXED);
+  return mmap(reinterpret_cast<void*>(hint), len, prot, flags, fd, off);
+}
 inline long munmap(void* addr, size_t len) {
   return raw(SYS_munmap, reinterpret_cast<long>(addr), static_cast<long>(len));
 }

@@ -30,7 +30,7 @@ constexpr size_t kRawBlockMax = 128 * 1024;  // zstd's largest block
 constexpr uint32_t kPageSize = 4096;
 
 void* mapAnonymous(size_t len) {
-  long p = sys::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  long p = sys::mmapAside(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p < 0 && p > -4096 ? nullptr : reinterpret_cast<void*>(p);
 }
 
@@ -87,7 +87,7 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
     sys::close(static_cast<int>(fd));
     return static_cast<int>(r);
   }
-  long m = sys::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
+  long m = sys::mmapAside(total, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
   if (m < 0 && m > -4096) {
     sys::close(static_cast<int>(fd));
     return static_cast<int>(m);

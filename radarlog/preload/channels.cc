@@ -62,8 +62,7 @@ std::atomic<uint64_t>* slotFor(int fd, bool create) {
   std::atomic<uint64_t>* c = __atomic_load_n(&g_chunks[chunk], __ATOMIC_ACQUIRE);
   if (!c) {
     if (!create) return nullptr;
-    long m =
-        sys::mmap(nullptr, kChunkSize * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long m = sys::mmapAside(kChunkSize * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0 && m > -4096) return nullptr;
     auto* fresh = reinterpret_cast<std::atomic<uint64_t>*>(m);
     std::atomic<uint64_t>* expected = nullptr;
@@ -478,8 +477,7 @@ ChannelState* channelState(uint32_t index) {
   if (index >= p.channel_capacity) {
     size_t want = p.channel_capacity ? p.channel_capacity : 256;
     while (want <= index) want *= 2;
-    long m =
-        sys::mmap(nullptr, want * sizeof(ChannelState), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long m = sys::mmapAside(want * sizeof(ChannelState), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0 && m > -4096) return nullptr;
     auto* grown = reinterpret_cast<ChannelState*>(m);
     if (p.channel_table) {

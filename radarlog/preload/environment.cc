@@ -116,8 +116,9 @@ void formatLink(char* buf, size_t size, const char* origin, uint64_t log_id, uin
   appendDec(buf, at, size, gen);
 }
 
-bool buildExecEnvironment(const Config& config, char* const* envp, const char* link, char** out, size_t capacity) {
-  static __thread char preload[PATH_MAX + 64];
+bool buildExecEnvironment(const Config& config, char* const* envp, const char* link, char** out, size_t capacity,
+                          EnvScratch* scratch) {
+  char(&preload)[sizeof(scratch->preload)] = scratch->preload;
   size_t n = 0;
   bool have_preload = false;
   bool have_var[Config::kMaxVars] = {};
@@ -167,8 +168,8 @@ bool buildExecEnvironment(const Config& config, char* const* envp, const char* l
   return true;
 }
 
-bool buildBareEnvironment(const Config& config, char* const* envp, char** out, size_t capacity) {
-  static __thread char preload[PATH_MAX + 64];
+bool buildBareEnvironment(const Config& config, char* const* envp, char** out, size_t capacity, EnvScratch* scratch) {
+  char(&preload)[sizeof(scratch->preload)] = scratch->preload;
   const char* self = config.self_path;
   const size_t self_len = std::strlen(self);
   size_t n = 0;
@@ -177,7 +178,7 @@ bool buildBareEnvironment(const Config& config, char* const* envp, char** out, s
     if (log::isRecorderVariable(*e)) continue;
     if (startsWith(*e, "ASAN_OPTIONS=")) {
       // radar record's addition (see radarlog/log/asan_options.h) taken out.
-      static __thread char asan[4096];
+      char(&asan)[sizeof(scratch->asan)] = scratch->asan;
       const size_t len = std::strlen(*e), ours = sizeof(log::kAsanLinkOrder) - 1;
       if (std::strcmp(*e + 13, log::kAsanLinkOrder) == 0) continue;
       if (len > 13 + ours + 1 && len < sizeof(asan) && std::strcmp(*e + len - ours, log::kAsanLinkOrder) == 0 &&

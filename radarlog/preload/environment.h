@@ -5,6 +5,7 @@
 // (tests/preload/environment_test.cc).
 #pragma once
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,15 +35,23 @@ Link parseLink(char* const* envp);
 // The RADAR_LINK variable for the image about to start.
 void formatLink(char* buf, size_t size, const char* origin, uint64_t log_id, uint64_t counter, uint32_t gen);
 
+// The strings an environment is built with, on the exec hook's stack (not
+// thread-local: the library's thread-local storage is kept small, since it
+// moves the program's own memory, see mmapAside in log/sys.h).
+struct EnvScratch {
+  char preload[PATH_MAX + 64];
+  char asan[4096];
+};
+
 // Exec: the environment for the new image (radar's variables present,
 // this library first in LD_PRELOAD but after sanitizer runtimes, `link`
 // last) in `out`, which must hold `capacity` pointers. False if it does
-// not fit. The strings it makes live in thread-local buffers, until the
-// next call.
-bool buildExecEnvironment(const Config& config, char* const* envp, const char* link, char** out, size_t capacity);
+// not fit. The strings it makes live in `scratch`.
+bool buildExecEnvironment(const Config& config, char* const* envp, const char* link, char** out, size_t capacity,
+                          EnvScratch* scratch);
 // `envp` as it would be without radar: its variables left out, and its
 // library taken out of LD_PRELOAD. For an exec that radar's variables
 // alone would push over the kernel's limit (E2BIG).
-bool buildBareEnvironment(const Config& config, char* const* envp, char** out, size_t capacity);
+bool buildBareEnvironment(const Config& config, char* const* envp, char** out, size_t capacity, EnvScratch* scratch);
 
 }  // namespace radar::preload

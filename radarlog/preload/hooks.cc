@@ -117,7 +117,7 @@ struct ReadBack {
     struct stat st {};
     if (!n || sys::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
     len = n;
-    long m = sys::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long m = sys::mmapAside(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0 && m > -4096) {
       len = 0;
       return false;
@@ -1071,12 +1071,13 @@ struct EnvBuffer {
   char** env = stack;
   size_t capacity = 512;
   size_t mapped = 0;
+  EnvScratch strings;
   explicit EnvBuffer(char* const* envp) {
     size_t n = 0;
     for (char* const* e = envp; e && *e; ++e) ++n;
     if (n + 16 > capacity && !inVforkChild()) {
       mapped = (n + 16) * sizeof(char*);
-      long m = sys::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      long m = sys::mmapAside(mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (m < 0 && m > -4096) {
         mapped = 0;
       } else {
@@ -1114,9 +1115,9 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
   if (inVforkChild()) {
     noteVforkExec(check);
     formatLink(link, sizeof(link), "vfork", logId(), vforkCounter(), 0);
-    const bool built = buildExecEnvironment(g_config, envp, link, buffer.env, buffer.capacity);
+    const bool built = buildExecEnvironment(g_config, envp, link, buffer.env, buffer.capacity, &buffer.strings);
     int r = run(built ? buffer.env : envp);
-    if (r < 0 && errno == E2BIG && buildBareEnvironment(g_config, envp, buffer.env, buffer.capacity))
+    if (r < 0 && errno == E2BIG && buildBareEnvironment(g_config, envp, buffer.env, buffer.capacity, &buffer.strings))
       r = run(buffer.env);  // see below
     noteVforkExecFailed(errno);
     return r;
@@ -1133,9 +1134,9 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
     call.record();
   }
   formatLink(link, sizeof(link), "exec", logId(), lastCounter(), generation() + 1);
-  const bool built = buildExecEnvironment(g_config, envp, link, buffer.env, buffer.capacity);
+  const bool built = buildExecEnvironment(g_config, envp, link, buffer.env, buffer.capacity, &buffer.strings);
   int r = run(built ? buffer.env : envp);
-  if (r < 0 && errno == E2BIG && buildBareEnvironment(g_config, envp, buffer.env, buffer.capacity)) {
+  if (r < 0 && errno == E2BIG && buildBareEnvironment(g_config, envp, buffer.env, buffer.capacity, &buffer.strings)) {
     // radar's variables made the arguments and environment too large for
     // the kernel, where they would fit without radar: the program runs as
     // it would have, unrecorded from here, and the log says why.
@@ -1192,7 +1193,8 @@ int recordedSpawn(pid_t* pid, const char* check, char* const argv[], char* const
   char link[128];
   formatLink(link, sizeof(link), "spawn", logId(), lastCounter(), 0);
   EnvBuffer buffer(envp ? envp : environ);
-  const bool built = buildExecEnvironment(g_config, envp ? envp : environ, link, buffer.env, buffer.capacity);
+  const bool built =
+      buildExecEnvironment(g_config, envp ? envp : environ, link, buffer.env, buffer.capacity, &buffer.strings);
   Call call(Kind::Spawn, -1);
   const int r = run(built ? buffer.env : envp);
   call.finish(r == 0 ? (pid ? *pid : 0) : -1, r);

@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "inject/library.h"
 #include "inject/text.h"
 #include "log/crc32c.h"
 #include "log/go_program.h"
@@ -49,6 +50,10 @@ Config g_config;
 Process g_process;
 __thread ThreadState t_thread
     __attribute__((tls_model("initial-exec"))) = {0, 0, -1, false, false, 0, 0, 0, false, {}, {}, false, 0};
+// Up to inject::kThreadLocalBytes, as the re-run's.
+static_assert(sizeof(ThreadState) < kThreadLocalBytes);
+alignas(16) __thread char t_layout_pad[kThreadLocalBytes - sizeof(ThreadState)]
+    __attribute__((used, tls_model("initial-exec")));
 OwnerPage* g_owner = nullptr;
 
 namespace {
@@ -519,7 +524,7 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
   Process& p = g_process;
   p.argv = argv;
   p.fd_floor = computeFdFloor();
-  long m = sys::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  long m = sys::mmapAside(4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m >= 0 || m < -4095) {
     g_owner = reinterpret_cast<OwnerPage*>(m);
     sys::madvise(g_owner, 4096, MADV_WIPEONFORK);

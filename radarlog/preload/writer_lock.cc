@@ -128,7 +128,7 @@ Deferred* deferredEntry(DeferredQueue& q, uint32_t i, bool map) {
     // mmap is safe in a signal handler; malloc is not. A nested handler
     // may map the same segment first: then ours is given back.
     const size_t bytes = (size_t{first} << k) * sizeof(Deferred);
-    const long m = sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const long m = sys::mmapAside(bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0 && m > -4096) return nullptr;
     Deferred* fresh = reinterpret_cast<Deferred*>(m);
     if (__atomic_compare_exchange_n(&q.segments[k], &seg, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -211,7 +211,7 @@ void defer(const EventFields& e) {
   d->mapped_len = 0;
   if (padded(payload) + extras > Deferred::kInline) {
     const size_t want = padded(payload) + extras;
-    const long m = sys::mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const long m = sys::mmapAside(want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0 && m > -4096) {
       g_process.deferred_lost.fetch_add(1, std::memory_order_relaxed);
       return;  // unready: skipped by the drain

@@ -175,6 +175,8 @@ inline constexpr int kBlockedExitStatus = 87;
 
 // Environment the driver sets for the library.
 inline constexpr char kScriptEnv[] = "RADAR_REPLAY_SCRIPT";
+// The recorded LD_PRELOAD entry, which the program is shown in its place.
+inline constexpr char kShownPreloadEnv[] = "RADAR_REPLAY_PRELOAD";
 inline constexpr char kStatusEnv[] = "RADAR_REPLAY_STATUS";
 // "1": end the program at a divergence or at the recording's end (no gdb).
 inline constexpr char kExitAtEndEnv[] = "RADAR_REPLAY_EXIT_AT_END";

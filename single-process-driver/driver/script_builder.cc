@@ -355,8 +355,12 @@ class Builder {
       l.nofile_soft = h.nofile_soft();
       l.nofile_hard = h.nofile_hard();
     }
+    // Every variable as the program saw it, in its order, radar's own too:
+    // a program that copies its environment (Python's os.environ) then
+    // fills its heap in the re-run as it did when recorded. radar debug
+    // loads its own library in place of LD_PRELOAD's entries.
     for (const std::string& e : h.environment()) {
-      if (log::isRecorderVariable(e.c_str())) continue;
+      l.environment.push_back(e);
       if (e.rfind("LD_PRELOAD=", 0) == 0) {
         // The recorder put itself first; the program's own entries stay.
         std::string list = e.substr(11);
@@ -367,15 +371,7 @@ class Builder {
           if (!entry.empty() && entry.find("libradar-preload.so") == std::string::npos) l.preloads.push_back(entry);
           at = end + 1;
         }
-        continue;
       }
-      if (e.rfind("ASAN_OPTIONS=", 0) == 0) {
-        // radar record's addition is radar's: radar debug makes its own.
-        const std::string own = log::withoutAsanLinkOrder(e);
-        if (!own.empty()) l.environment.push_back(own);
-        continue;
-      }
-      l.environment.push_back(e);
     }
     for (const std::string& name : h.redacted_environment())
       if (!name.empty() && name.find('=') == std::string::npos && name.find('\0') == std::string::npos)

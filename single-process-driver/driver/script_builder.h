@@ -15,7 +15,7 @@ namespace radar::driver {
 struct Launch {
   std::string executable;  // /proc/self/exe as recorded
   std::vector<std::string> argv;
-  std::vector<std::string> environment;  // as recorded, minus radar's own variables
+  std::vector<std::string> environment;  // as recorded, in order, radar's own variables too
   std::vector<std::string> preloads;     // the program's own LD_PRELOAD entries, kept
   std::vector<std::string> redacted;     // variables whose values the recording left out
   std::string cwd;

@@ -1208,12 +1208,51 @@ bool replayExec(const char* path) {
   return true;
 }
 
+// The environment a real exec or spawn passes on (childEnvironmentEntry):
+// on the stack when small, else mapped.
+class ChildEnvironment {
+ public:
+  explicit ChildEnvironment(char* const* envp) {
+    if (!envp) return;
+    size_t n = 0;
+    while (envp[n]) ++n;
+    if (n + 1 > sizeof(stack_) / sizeof(stack_[0])) {
+      mapped_ = (n + 1) * sizeof(char*);
+      const long m = sys::mmapAside(mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m < 0 && m > -4096) {
+        mapped_ = 0;
+        passed_ = envp;  // no room: as the program gave it
+        return;
+      }
+      env_ = reinterpret_cast<char**>(m);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (const char* entry = childEnvironmentEntry(envp[i])) env_[k++] = const_cast<char*>(entry);
+    env_[k] = nullptr;
+    passed_ = env_;
+  }
+  ~ChildEnvironment() {
+    if (mapped_) sys::munmap(env_, mapped_);
+  }
+  ChildEnvironment(const ChildEnvironment&) = delete;
+  ChildEnvironment& operator=(const ChildEnvironment&) = delete;
+  char* const* get() const { return passed_; }
+
+ private:
+  char* stack_[512];
+  char** env_ = stack_;
+  size_t mapped_ = 0;
+  char* const* passed_ = nullptr;
+};
+
 }  // namespace
 
 HOOK int execve(const char* path, char* const argv[], char* const envp[]) {
   REAL(execve);
   if (replayExec(path)) return -1;
-  return real_execve(path, argv, envp);
+  const ChildEnvironment env(envp);
+  return real_execve(path, argv, env.get());
 }
 
 HOOK int execv(const char* path, char* const argv[]) { return execve(path, argv, environ); }
@@ -1221,7 +1260,8 @@ HOOK int execv(const char* path, char* const argv[]) { return execve(path, argv,
 HOOK int execvpe(const char* file, char* const argv[], char* const envp[]) {
   REAL(execvpe);
   if (replayExec(file)) return -1;
-  return real_execvpe(file, argv, envp);
+  const ChildEnvironment env(envp);
+  return real_execvpe(file, argv, env.get());
 }
 
 HOOK int execvp(const char* file, char* const argv[]) { return execvpe(file, argv, environ); }
@@ -1229,7 +1269,8 @@ HOOK int execvp(const char* file, char* const argv[]) { return execvpe(file, arg
 HOOK int fexecve(int fd, char* const argv[], char* const envp[]) {
   REAL(fexecve);
   if (replayExec("(a descriptor)")) return -1;
-  return real_fexecve(fd, argv, envp);
+  const ChildEnvironment env(envp);
+  return real_fexecve(fd, argv, env.get());
 }
 
 // execl(), execlp(), execle(): inject/shared_hooks.cc, through execve() and execvpe().
@@ -1256,7 +1297,8 @@ HOOK int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_action
     const int r = replaySpawn(pid, &replayed);
     if (replayed) return r;
   }
-  return real_posix_spawn(pid, path, actions, attr, argv, envp);
+  const ChildEnvironment env(envp);
+  return real_posix_spawn(pid, path, actions, attr, argv, env.get());
 }
 
 HOOK int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
@@ -1267,7 +1309,8 @@ HOOK int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actio
     const int r = replaySpawn(pid, &replayed);
     if (replayed) return r;
   }
-  return real_posix_spawnp(pid, file, actions, attr, argv, envp);
+  const ChildEnvironment env(envp);
+  return real_posix_spawnp(pid, file, actions, attr, argv, env.get());
 }
 
 HOOK int system(const char* command) {

@@ -18,7 +18,9 @@
 #include <climits>
 #include <cstring>
 
+#include "inject/library.h"
 #include "log/fields.h"
+#include "log/recorder_env.h"
 #include "log/sys.h"
 #include "rerun/replay_api.h"
 
@@ -69,12 +71,19 @@ constexpr int kIdleHoldMs = 20;   // ... and code between calls a little
 constexpr int kIdleEndMs = 2000;  // the end of the recording waits for the last events
 constexpr int kMaxFd = 1 << 16;
 
+bool detach();
+
 struct State {
   bool started = false;
   std::atomic<bool> detached{false};
   bool exit_at_end = false;
   bool sandboxed = false;        // radar debug's sandbox: effects on files stay inside
   bool sigstop_at_stop = false;  // no debugger: stop the process for one to attach
+  // The environment's LD_PRELOAD entry: the one that loaded this library,
+  // and the recorded one the program is shown in its place while it
+  // replays (driver::kShownPreloadEnv). Both null when not shown.
+  char* real_preload = nullptr;
+  char* shown_preload = nullptr;
   const uint8_t* base = nullptr;
   size_t size = 0;
   const ScriptHeader* header = nullptr;
@@ -112,6 +121,9 @@ struct ThreadPlace {
 __thread ThreadPlace t_place __attribute__((tls_model("initial-exec"))) = {-1, 0};
 // A thread of a parent image that the debugged child does not have.
 __thread bool t_outside __attribute__((tls_model("initial-exec"))) = false;
+// Up to inject::kThreadLocalBytes, as the recorder's (with t_delivering in
+// hooks.cc, these take 24 with their alignment).
+alignas(16) __thread char t_layout_pad[inject::kThreadLocalBytes - 24] __attribute__((used, tls_model("initial-exec")));
 
 class Lock {
  public:
@@ -325,7 +337,7 @@ void endOfThread(int32_t index, Kind kind, int fd, const char* what) {
       r << "the recording stopped before " << label() << "'s next call, " << what
         << ": the re-run stops there, as recorded";
     copyReport(r.str(), ReplayOutcome::Blocked);
-    g.detached.store(true);
+    detach();
     announce(radar_replay_ended, r.str());
     if (g.exit_at_end) {
       const int sig = g.header->end_code;
@@ -421,6 +433,29 @@ Report& Report::bytes(const void* data, size_t n, size_t max) {
 bool sandboxed() { return g.sandboxed; }
 
 bool replaying() { return g.started && !g.detached.load(std::memory_order_relaxed); }
+
+namespace {
+
+// The program leaves the recording (a divergence, or its end): from now on
+// it runs on its own, and what it starts must not be recorded into the
+// user's recording. So its environment loses the recording's variables
+// and LD_PRELOAD names this library again. True if it had left already.
+bool detach() {
+  if (g.detached.exchange(true)) return true;
+  if (!g.started) return false;
+  for (char** e = environ; e && *e; ++e)
+    if (*e == g.shown_preload) *e = g.real_preload;
+  for (const char* name : log::kRecorderVariables) unsetenv(name);
+  return false;
+}
+
+}  // namespace
+
+const char* childEnvironmentEntry(const char* entry) {
+  if (log::isRecorderVariable(entry)) return nullptr;
+  if (g.shown_preload && std::strcmp(entry, g.shown_preload) == 0) return g.real_preload;
+  return entry;
+}
 
 bool isChannelFd(int fd) {
   if (fd < 0 || fd >= kMaxFd) return false;
@@ -842,7 +877,7 @@ void nameUnrecordedInputs(Report& r) {
 }
 
 void diverge(const ScriptEvent* e, const char* message) {
-  if (g.detached.exchange(true)) return;
+  if (detach()) return;
   Report r;
   r << "radar: the re-run of " << label() << " left the recording";
   if (e) r << " at event " << e->number << " (local " << e->counter << ")";
@@ -924,7 +959,7 @@ void programExits(int status) {
     << static_cast<uint64_t>(radar_replay_total) << " events; " << label() << " exits with status " << status
     << ", as recorded";
   copyReport(r.str(), ReplayOutcome::Complete);
-  g.detached.store(true);
+  detach();
   announce(radar_replay_ended, r.str());
 }
 
@@ -935,7 +970,7 @@ void imageExecs(const ScriptEvent* e) {
     << " (debug the new image as " << static_cast<int64_t>(g.header->recorded_pid) << "."
     << static_cast<uint64_t>(g.header->recorded_generation + 1) << ")";
   copyReport(r.str(), ReplayOutcome::Complete);
-  g.detached.store(true);
+  detach();
   announce(radar_replay_ended, r.str());
   exitNow(0);
 }
@@ -1022,8 +1057,7 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   if (const char* status = envValue(envp, driver::kStatusEnv)) {
     const long fd = sys::openat(AT_FDCWD, status, O_RDWR | O_CLOEXEC, 0);
     if (fd >= 0) {
-      const long m =
-          sys::mmap(nullptr, sizeof(ScriptStatus), PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
+      const long m = sys::mmapAside(sizeof(ScriptStatus), PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
       if (m >= 0 || m < -4095) {
         g.status = reinterpret_cast<ScriptStatus*>(m);
         g.status->started_ns = monotonicNs();
@@ -1048,7 +1082,7 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   if (fd < 0 || sys::fstat(static_cast<int>(fd), &st) < 0) failStart("the replay script cannot be opened");
   g.size = static_cast<size_t>(st.st_size);
   const long m =
-      g.size ? sys::mmap(nullptr, g.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, static_cast<int>(fd), 0) : -EINVAL;
+      g.size ? sys::mmapAside(g.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, static_cast<int>(fd), 0) : -EINVAL;
   sys::close(static_cast<int>(fd));
   if (m < 0 && m > -4096) failStart("the replay script cannot be mapped");
   g.base = reinterpret_cast<const uint8_t*>(m);
@@ -1059,7 +1093,7 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
   {
     const size_t words = g.header->event_count / 64 + 1;
     const long a =
-        sys::mmap(nullptr, 2 * words * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        sys::mmapAside(2 * words * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (a < 0 && a > -4096) failStart("no memory for the replay's bookkeeping");
     g_arrived = reinterpret_cast<uint64_t*>(a);
     g_replayed = g_arrived + words;
@@ -1083,7 +1117,19 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
       t_place = {static_cast<int32_t>(i), 0};
     }
   }
+  // The program is shown the LD_PRELOAD it was recorded with (a string
+  // only: what was loaded is this library).
+  if (const char* shown = envValue(envp, driver::kShownPreloadEnv);
+      shown && std::strncmp(shown, "LD_PRELOAD=", 11) == 0)
+    for (char** e = envp; *e; ++e)
+      if (std::strncmp(*e, "LD_PRELOAD=", 11) == 0) {
+        g.real_preload = *e;
+        g.shown_preload = const_cast<char*>(shown);
+        *e = g.shown_preload;
+        break;
+      }
   // Our variables are not the program's.
+  unsetenv(driver::kShownPreloadEnv);
   unsetenv(driver::kScriptEnv);
   unsetenv(driver::kStatusEnv);
   unsetenv(driver::kExitAtEndEnv);

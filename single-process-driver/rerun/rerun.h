@@ -107,6 +107,11 @@ void deliverDueSignals();
 void setSocketNames(int fd, const driver::SocketNames* names);
 const driver::SocketNames* socketNames(int fd);
 
+// An entry of an environment the program passes to a real exec or spawn
+// (it runs on its own by then): null for the recording's variables, this
+// library's LD_PRELOAD for the recorded one it was shown, else `entry`.
+const char* childEnvironmentEntry(const char* entry);
+
 // exit() and return from main: the status replayed when the program ends.
 void noteExitStatus(int status);
 // Points stdio's reads and writes at the replay (hooks.cc).

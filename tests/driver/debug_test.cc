@@ -245,11 +245,14 @@ TEST(Debug, AForkedProcessStartsInItsParent) {
     EXPECT_TRUE(on_disk == script.bytes.view())
         << on_disk.size() << " bytes in the file, " << script.bytes.size() << " made in memory";
   }
-  for (const auto& e : script.launch.environment) {
-    // The recorder's own variables go; the user's (even RADAR_-named) stay.
-    EXPECT_FALSE(log::isRecorderVariable(e.c_str())) << e;
-    EXPECT_NE(e.rfind("LD_PRELOAD=", 0), 0u) << e;
-  }
+  // The environment is the one the program saw, radar's variables too
+  // (radar debug loads its own library in LD_PRELOAD's place, never the
+  // entries the recording names).
+  const auto& env = script.launch.environment;
+  EXPECT_NE(std::find(env.begin(), env.end(), "RADAR_DIR=" + rec.dir), env.end());
+  EXPECT_TRUE(std::any_of(env.begin(), env.end(), [](const std::string& e) {
+    return e.rfind("LD_PRELOAD=", 0) == 0 && e.find("libradar-preload.so") != std::string::npos;
+  }));
   Result r = radar({"debug", "--yes", rec.dir, std::to_string(trace->processes[child].pid), "--no-gdb"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("starts as"), std::string::npos) << r.err;
@@ -456,7 +459,9 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
 
 // Address-space randomization is off for the recorded program and for its
 // re-run (as rr does): two recordings print the same addresses, and a
-// re-run has the recorded heap addresses. --aslr keeps it on.
+// re-run has the recorded ones, heap and mappings alike (the injected
+// libraries keep out of the program's way, and the program sees the
+// recorded environment). --aslr keeps it on.
 TEST(Debug, AddressesAreTheRecordedOnes) {
   const std::string base = testTempDir();
   auto recordAddresses = [&](const std::string& dir, const std::string& options, const std::string& what) {
@@ -474,11 +479,12 @@ TEST(Debug, AddressesAreTheRecordedOnes) {
   const std::string first = recordAddresses(base + "/one", "", "all");
   ASSERT_NE(first.find("heap 0x"), std::string::npos) << first;
   EXPECT_EQ(recordAddresses(base + "/two", "", "all"), first);
-  const std::string heap = recordAddresses(base + "/heap", "", "heap");
-  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(base + "/heap") +
+  const std::string recorded = recordAddresses(base + "/rerun", "", "rerun");
+  ASSERT_NE(recorded.find("big 0x"), std::string::npos) << recorded;
+  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(base + "/rerun") +
                    " addresses --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, heap);
+  EXPECT_EQ(r.out, recorded);
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
   // With randomization kept on, three recordings do not all print the same
   // (where the kernel randomizes at all).
@@ -486,6 +492,47 @@ TEST(Debug, AddressesAreTheRecordedOnes) {
   std::set<std::string> seen;
   for (int k = 0; k < 3; ++k) seen.insert(recordAddresses(base + "/on" + std::to_string(k), "--aslr", "all"));
   EXPECT_GT(seen.size(), 1u) << "--aslr: the same addresses three times";
+}
+
+// The re-run shows the program the environment it was recorded with, every
+// variable in its order (radar's own too, and LD_PRELOAD as it was). Once
+// it leaves the recording and runs on its own, what it starts gets neither
+// the recording's variables nor the recorder's library: a child must not
+// record itself into the user's recording.
+TEST(Debug, TheReRunShowsTheRecordedEnvironmentAndChildrenDoNotRecord) {
+  const std::string work = testTempDir();
+  const std::string dir = work + "/rec", flag = work + "/flag";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                     shellQuote(driverProgram("environment")) + " " + shellQuote(flag) + " | cat");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_NE(rec.out.find("RADAR_DIR="), std::string::npos) << rec.out;
+  ASSERT_NE(rec.out.find("libradar-preload.so"), std::string::npos) << rec.out;
+  const std::string debug =
+      "timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " environment --no-gdb";
+  Result same = shell(debug);
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.out, rec.out);
+  EXPECT_NE(same.err.find("as recorded"), std::string::npos) << same.err;
+
+  // Under gdb, the program goes on after its divergence (without gdb, the
+  // re-run ends there).
+  if (!haveGdb()) GTEST_SKIP() << "gdb is not installed: a re-run that goes on after its divergence is not tried";
+  std::ofstream(flag) << "now the program execs env(1)";
+  Result child =
+      radar({"debug", "--yes", dir, "environment", "--batch", "-ex", "run", "-ex", "continue", "-ex", "continue"});
+  EXPECT_NE((child.out + child.err).find("left the recording"), std::string::npos) << child.out << child.err;
+  const auto at = child.out.find("-- env(1):\n");
+  ASSERT_NE(at, std::string::npos) << child.out << child.err;
+  const std::string env = child.out.substr(at);
+  EXPECT_NE(env.find("PATH="), std::string::npos) << env;
+  EXPECT_EQ(env.find("RADAR_DIR="), std::string::npos) << env;
+  EXPECT_EQ(env.find("RADAR_RECORDING_ID="), std::string::npos) << env;
+  EXPECT_EQ(env.find("libradar-preload.so"), std::string::npos) << env;
+  EXPECT_EQ(env.find("RADAR_REPLAY_"), std::string::npos) << env;
+  std::error_code ec;
+  size_t logs = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir, ec)) logs += f.path().extension() == ".rlog";
+  EXPECT_EQ(logs, 1u) << "a child of the re-run recorded itself into " << dir;
 }
 
 // Signals a process sends itself reach it in the re-run: one it blocks and

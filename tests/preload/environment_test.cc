@@ -96,10 +96,12 @@ TEST(RecorderEnvironment, TheLinkSaysHowAnImageBeganAndSurvivesTheRoundTrip) {
   EXPECT_EQ(parseLink(junk.envp()).origin, log::Origin::ShellSpawned);
 }
 
+EnvScratch scratch;  // the strings the environments below are built with
+
 std::vector<std::string> execEnvironment(const Config& c, std::vector<std::string> vars, const char* link) {
   Env env(std::move(vars));
   std::vector<char*> out(env.strings.size() + Config::kMaxVars + 8);
-  EXPECT_TRUE(buildExecEnvironment(c, env.envp(), link, out.data(), out.size()));
+  EXPECT_TRUE(buildExecEnvironment(c, env.envp(), link, out.data(), out.size(), &scratch));
   return listOf(out.data());
 }
 
@@ -131,7 +133,7 @@ TEST(RecorderEnvironment, TooManyVariablesToAddIsSaidNotOverrun) {
   const Config c = configFrom({"RADAR_DIR=/tmp/rec"});
   Env env({"A=1", "B=2", "C=3"});
   char* out[4];
-  EXPECT_FALSE(buildExecEnvironment(c, env.envp(), "RADAR_LINK=exec:1:1:1", out, 4));
+  EXPECT_FALSE(buildExecEnvironment(c, env.envp(), "RADAR_LINK=exec:1:1:1", out, 4, &scratch));
 }
 
 TEST(RecorderEnvironment, TheBareEnvironmentIsTheProgramsWithoutRadar) {
@@ -140,13 +142,13 @@ TEST(RecorderEnvironment, TheBareEnvironmentIsTheProgramsWithoutRadar) {
            std::string("LD_PRELOAD=/usr/lib/libjemalloc.so:") + kSelf + ":/usr/lib/libfoo.so",
            std::string("ASAN_OPTIONS=detect_leaks=0:") + log::kAsanLinkOrder});
   std::vector<char*> out(16);
-  ASSERT_TRUE(buildBareEnvironment(c, env.envp(), out.data(), out.size()));
+  ASSERT_TRUE(buildBareEnvironment(c, env.envp(), out.data(), out.size(), &scratch));
   EXPECT_EQ(listOf(out.data()),
             (std::vector<std::string>{"PATH=/bin", "LD_PRELOAD=/usr/lib/libjemalloc.so:/usr/lib/libfoo.so",
                                       "ASAN_OPTIONS=detect_leaks=0"}));
   // Only our library preloaded, and only radar's ASAN option: both go.
   Env ours({std::string("LD_PRELOAD=") + kSelf, std::string("ASAN_OPTIONS=") + log::kAsanLinkOrder, "X=1"});
-  ASSERT_TRUE(buildBareEnvironment(c, ours.envp(), out.data(), out.size()));
+  ASSERT_TRUE(buildBareEnvironment(c, ours.envp(), out.data(), out.size(), &scratch));
   EXPECT_EQ(listOf(out.data()), (std::vector<std::string>{"X=1"}));
 }
 
