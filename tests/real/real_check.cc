@@ -18,6 +18,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "recorded.h"
 
@@ -85,6 +86,14 @@ std::vector<StoryEvent> readStory(const std::string& dir) {
       for (std::string n; std::getline(list, n, ',');)
         if (!n.empty()) e.from_events.push_back(std::stoull(n));
     }
+    // Who sent a signal, or was sent one: the narrative names them, "X[pid]".
+    if (e.kind == "kill" || e.kind == "signal") {
+      static const std::regex peer(
+          R"((?:sends signal \d+ \(\w+\) to|receives signal \d+ \(\w+\) from) [^\[\]]*\[(\d+)\])");
+      std::smatch m;
+      const std::string told = text(line, "text");
+      if (std::regex_search(told, m, peer)) e.peer = std::stoll(m[1].str());
+    }
     story.push_back(std::move(e));
   }
   return story;
@@ -105,7 +114,11 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
                            describe(first));
   };
   std::map<std::pair<int, int>, std::vector<const StoryEvent*>> connects, accepts, closes, eofs;
+  // (sender, receiver, signal) -> kills sent, signals delivered, in story order
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::vector<const StoryEvent*>> kills, deliveries;
   for (const auto& e : story) {
+    if (e.kind == "kill" && e.peer > 0 && e.result > 0) kills[{e.pid, e.peer, e.result}].push_back(&e);
+    if (e.kind == "signal" && e.peer > 0) deliveries[{e.peer, e.pid, e.result}].push_back(&e);
     // A message is received after it was sent.
     for (uint64_t from : e.from_events)
       if (auto it = at.find(from); it != at.end()) before("send -> receive", *it->second, e);
@@ -135,6 +148,20 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
     for (const StoryEvent* a : list)
       for (const StoryEvent* k : connects[ports])
         if (k->pid != a->pid) before("connect -> accept", *k, *a);
+  // A signal is delivered after a kill() sent it: the n-th delivery after
+  // the n-th kill (pending signals of one number merge: never more
+  // deliveries than kills).
+  for (const auto& [key, list] : deliveries) {
+    const auto& sent = kills[key];
+    for (size_t n = 0; n < list.size(); ++n) {
+      if (n < sent.size()) {
+        before("kill -> signal", *sent[n], *list[n]);
+      } else {
+        ++c.checked["kill -> signal"];
+        c.violations.push_back("kill -> signal: " + describe(*list[n]) + " has no kill() before it");
+      }
+    }
+  }
   // End of file comes after the other side closed (or shut down) its end.
   for (const auto& [ports, list] : eofs)
     for (const StoryEvent* eof : list) {

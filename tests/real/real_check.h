@@ -25,6 +25,7 @@ struct StoryEvent {
   uint64_t bytes = 0;
   bool has_bytes = false, is_send = false, external = false;
   std::vector<uint64_t> from_events;
+  int64_t peer = 0;  // kill: the pid signalled; signal: the pid that sent it (0: the kernel)
 };
 std::vector<StoryEvent> readStory(const std::string& dir);
 
@@ -32,7 +33,8 @@ std::vector<StoryEvent> readStory(const std::string& dir);
 // a message received before it was sent, a child's event before the fork
 // that made it, a reaped child's event after the wait, an accept before
 // the connect it returns, an end of file before every close of the other
-// side. Empty when the story is true; the counts say how many were seen.
+// side, a signal delivered before the kill() that sent it. Empty when the story is true; the counts say how many were
+// seen.
 struct CausalCheck {
   std::vector<std::string> violations;
   std::map<std::string, int> checked;  // relation -> pairs checked

@@ -469,6 +469,9 @@ TEST(RealPrograms, PostgresqlServesPsqlInsertingAndSelectingAThousandRows) {
     }
     return true;
   });
+  // At its stop the postmaster signals its children with kill(): each
+  // delivery is told after the kill() that sent it.
+  EXPECT_GT(checkCausalOrder(readStory(dir)).checked["kill -> signal"], 0);
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
 }
 
