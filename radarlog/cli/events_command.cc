@@ -52,7 +52,7 @@ bool kindMatches(const std::string& want, log::Kind k) {
   if (want == "channel") return c == Category::Channel;
   if (want == "readiness") return c == Category::Readiness;
   if (want == "user") return c == Category::User;
-  if (want == "signal") return k == log::Kind::Signal || k == log::Kind::Kill;
+  if (want == "signal") return k == log::Kind::Signal || k == log::Kind::SignalWait || k == log::Kind::Kill;
   if (want == "message") return c == Category::Send || c == Category::Receive;
   return want == log::kindName(k);
 }

@@ -94,6 +94,8 @@ const char* kindName(Kind k) {
       return "kill";
     case Kind::ThreadStart:
       return "thread start";
+    case Kind::SignalWait:
+      return "sigwaitinfo";
     case Kind::User:
       return "user event";
     case Kind::Clock:

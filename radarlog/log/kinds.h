@@ -52,6 +52,7 @@ enum class Kind : uint16_t {
   Signal = 69,
   Kill = 70,
   ThreadStart = 71,
+  SignalWait = 72,
   User = 80,
   Clock = 90,
   Random = 91,
@@ -77,7 +78,7 @@ constexpr Category categoryOf(Kind k) {
   if (v >= 20 && v <= 25) return Category::Receive;
   if (v >= 30 && v <= 41) return Category::Channel;
   if (v >= 50 && v <= 52) return Category::Readiness;
-  if (v >= 60 && v <= 71) return Category::Process;
+  if (v >= 60 && v <= 72) return Category::Process;
   if (v == 80) return Category::User;
   if (v >= 90 && v <= 92) return Category::Nondeterminism;
   return Category::Unknown;

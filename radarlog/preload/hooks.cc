@@ -1356,6 +1356,71 @@ HOOK int kill(pid_t pid, int sig) {
   return r;
 }
 
+// A signal taken by a wait for it (sigwaitinfo, sigtimedwait, sigwait):
+// no handler runs, the call returns it. Recorded with its sender and the
+// siginfo the program got, which a re-run gives back.
+namespace {
+
+void recordSignalTaken(Call& call, int sig, const siginfo_t* info) {
+  call.extra.signal = sig;
+  if (sig > 0 && info && (info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL))
+    call.extra.peer_pid = info->si_pid;
+  const Iov iov{info, sizeof(*info)};
+  if (sig > 0 && info) {
+    call.extra.payload = &iov;
+    call.extra.payload_iov_count = 1;
+    call.extra.payload_len = sizeof(*info);
+  }
+  call.record();
+}
+
+}  // namespace
+
+HOOK int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
+  REAL(sigtimedwait);
+  if (!active()) return real_sigtimedwait(set, info, timeout);
+  siginfo_t own;
+  siginfo_t* got = info ? info : &own;
+  Call call(Kind::SignalWait, -1);
+  const int r = real_sigtimedwait(set, got, timeout);
+  call.finish(r);
+  recordSignalTaken(call, r > 0 ? r : 0, got);
+  return r;
+}
+
+HOOK int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
+  REAL(sigwaitinfo);
+  if (!active()) return real_sigwaitinfo(set, info);
+  siginfo_t own;
+  siginfo_t* got = info ? info : &own;
+  Call call(Kind::SignalWait, -1);
+  const int r = real_sigwaitinfo(set, got);
+  call.finish(r);
+  recordSignalTaken(call, r > 0 ? r : 0, got);
+  return r;
+}
+
+// sigwait() returns an error number, and says nothing of the sender: the
+// signal is taken with sigwaitinfo() (what glibc's sigwait does inside),
+// so that the sender is known.
+HOOK int sigwait(const sigset_t* set, int* sig) {
+  REAL(sigwait);
+  REAL(sigwaitinfo);
+  if (!active()) return real_sigwait(set, sig);
+  siginfo_t info;
+  Call call(Kind::SignalWait, -1);
+  int r;
+  do {
+    r = real_sigwaitinfo(set, &info);
+  } while (r < 0 && errno == EINTR);  // sigwait() is not interrupted
+  const int error = r < 0 ? errno : 0;
+  call.finish(r, error);
+  recordSignalTaken(call, r > 0 ? r : 0, &info);
+  if (r < 0) return error;
+  *sig = r;
+  return 0;
+}
+
 // ---- the end of a process --------------------------------------------------------
 
 HOOK void exit(int status) {

@@ -100,7 +100,8 @@ std::vector<std::string> channelKeys(const Trace& t, const std::vector<std::stri
 bool resultIsIncidental(Kind k) {
   const log::Category c = log::categoryOf(k);
   return c == log::Category::Readiness || c == log::Category::Nondeterminism || k == Kind::Fork || k == Kind::Vfork ||
-         k == Kind::Spawn || k == Kind::Popen || k == Kind::Kill || k == Kind::Signal || k == Kind::ThreadStart;
+         k == Kind::Spawn || k == Kind::Popen || k == Kind::Kill || k == Kind::Signal || k == Kind::SignalWait ||
+         k == Kind::ThreadStart;
 }
 
 class Differ {

@@ -175,7 +175,10 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
         }
       }
       if (isDatagramAddressKind(k) && !r.address.empty()) job.addresses.emplace(index, std::string(r.address));
-    } else if (k == log::Kind::Kill || k == log::Kind::Signal) {
+    } else if (k == log::Kind::SignalWait && r.error) {
+      ev.value = r.error;  // none came: why (EAGAIN, the timeout)
+      ev.result = 0;
+    } else if (k == log::Kind::Kill || k == log::Kind::Signal || k == log::Kind::SignalWait) {
       ev.value = static_cast<uint32_t>(r.peer_pid);
       ev.result = r.signal;
     } else if (k == log::Kind::Wait) {

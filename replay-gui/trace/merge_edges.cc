@@ -30,6 +30,7 @@ void Merger::otherEdges() {
     const Event& ev = raw_.events[i];
     switch (ev.eventKind()) {
       case Kind::Signal:
+      case Kind::SignalWait:
         if (ev.value) signals.push_back(i);
         break;
       case Kind::Wait:
@@ -51,7 +52,8 @@ void Merger::otherEdges() {
     if ((ev.flags & kEventEof) && ev.endpoint != kNone) eofs.push_back(i);
   }
 
-  // A signal delivered to a handler comes from the kill() that sent it.
+  // A signal delivered to a handler, or taken by a wait for it, comes from
+  // the kill() that sent it.
   for (uint32_t i : signals) {
     const Event& ev = raw_.events[i];
     const Process& target = procs[ev.process];

@@ -75,8 +75,8 @@ void Merger::matchStreams() {
       Event& ev = raw_.events[i];
       // While here: the few events otherEdges() looks at.
       const Kind kind = ev.eventKind();
-      if (kind == Kind::Signal || kind == Kind::Wait || kind == Kind::Close || kind == Kind::Connect ||
-          kind == Kind::Accept || (ev.flags & kEventEof))
+      if (kind == Kind::Signal || kind == Kind::SignalWait || kind == Kind::Wait || kind == Kind::Close ||
+          kind == Kind::Connect || kind == Kind::Accept || (ev.flags & kEventEof))
         notable.push_back(i);
       if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
       const Route& r = routes[ev.endpoint];

@@ -199,6 +199,17 @@ std::string Narrator::describe(uint32_t position) const {
           if (q.pid == static_cast<int32_t>(e.value)) from = " from " + t_.label(q.index);
       return subject + " receives signal " + signalText(e.result) + from;
     }
+    case Kind::SignalWait: {
+      if (failed)
+        return subject + " waits for a signal: " +
+               (e.value == EAGAIN ? std::string("none came before its timeout")
+                                  : "it fails: " + std::string(std::strerror(static_cast<int>(e.value))));
+      std::string from;
+      if (e.value)
+        for (const auto& q : t_.processes)
+          if (q.pid == static_cast<int32_t>(e.value)) from = " from " + t_.label(q.index);
+      return subject + " receives signal " + signalText(e.result) + from + ", waiting for it (no handler runs)";
+    }
     case Kind::Pipe:
       return subject + (failed ? " fails to create a pipe" : " creates " + channel(e));
     case Kind::Socketpair:

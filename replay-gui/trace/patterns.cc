@@ -116,6 +116,7 @@ bool verbOf(const Event& e, Verb* verb) {
           *verb = Verb::Wait;
           return true;
         case LogKind::Signal:
+        case LogKind::SignalWait:
           *verb = Verb::Signal;
           return true;
         case LogKind::Kill:

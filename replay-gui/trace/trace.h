@@ -139,7 +139,8 @@ struct Event {        // no member initializers: loading leaves fresh memory unt
   };
   uint32_t endpoint;  // Trace::endpoints (channel events), kNone
   int32_t result;     // the call's; for the second VFORK event, 0 when the child ended without an exec
-  uint32_t value;     // data events: bytes moved; process events: the other pid; a failed connect or exec: errno
+  uint32_t value;     // data events: bytes moved; process events: the other pid; a failed connect, exec or
+                      // wait for a signal: errno
   uint16_t kind;      // log::Kind
   uint8_t thread;     // index into the process's threads (255: beyond)
   uint8_t flags;      // kEvent* below

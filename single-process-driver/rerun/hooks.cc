@@ -1481,6 +1481,61 @@ HOOK int pause(void) {
   return -1;
 }
 
+// A signal taken by a wait for it: the one recorded, with its siginfo. One
+// the process really has pending (it sent it to itself: kill() did that
+// for real) is taken too, as the recorded call took it.
+namespace {
+
+bool replaySignalWait(const char* what, siginfo_t* info, int* result) {
+  if (!replaying()) return false;
+  const ScriptEvent* e = expect(Kind::SignalWait, -1, what);
+  if (!e) return false;
+  consume(e);
+  if (e->result <= 0) {
+    *result = finishWith<int>(e);
+    return true;
+  }
+  const int sig = e->signal > 0 && e->signal < _NSIG ? e->signal : static_cast<int>(e->result);
+  if (info) {
+    std::memset(info, 0, sizeof(*info));
+    if (e->data.size == sizeof(*info)) std::memcpy(info, blob(e->data), sizeof(*info));
+    info->si_signo = sig;
+  }
+  sigset_t pending, only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  struct timespec now = {0, 0};
+  if (sys::raw(SYS_rt_sigpending, reinterpret_cast<long>(&pending), _NSIG / 8) == 0 && sigismember(&pending, sig) == 1)
+    sys::raw(SYS_rt_sigtimedwait, reinterpret_cast<long>(&only), 0, reinterpret_cast<long>(&now), _NSIG / 8);
+  *result = sig;
+  return true;
+}
+
+}  // namespace
+
+HOOK int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
+  REAL(sigtimedwait);
+  int r;
+  if (replaySignalWait("sigtimedwait()", info, &r)) return r;
+  return real_sigtimedwait(set, info, timeout);
+}
+
+HOOK int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
+  REAL(sigwaitinfo);
+  int r;
+  if (replaySignalWait("sigwaitinfo()", info, &r)) return r;
+  return real_sigwaitinfo(set, info);
+}
+
+HOOK int sigwait(const sigset_t* set, int* sig) {
+  REAL(sigwait);
+  int r;
+  if (!replaySignalWait("sigwait()", nullptr, &r)) return real_sigwait(set, sig);
+  if (r < 0) return errno;
+  *sig = r;
+  return 0;
+}
+
 // ==== the end ==============================================================================
 
 HOOK void exit(int status) {

@@ -437,12 +437,16 @@ TEST(Debug, EpollGivesBackWhatTheReRunRegistered) {
 // A process that waits for signals in sigsuspend() and pause() (nginx's
 // master) gets them in the re-run, where their sender does not run: the
 // re-run waited for ever.
+// ... and the ones taken by sigwaitinfo(), sigtimedwait() and sigwait() are
+// given back, with their sender, and the story tells them after the kill().
 TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
   const std::string dir = testTempDir() + "/rec";
   Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
                      shellQuote(driverProgram("signal_waits")) + " | cat");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  ASSERT_EQ(rec.out, "sigsuspend ended by 10\npause ended by 12\n");
+  ASSERT_EQ(rec.out,
+            "sigsuspend ended by 10\npause ended by 12\nsigwaitinfo took 10 from the child\n"
+            "sigtimedwait: -1, timed out\nsigwait: 0, took 10\n");
   std::string error;
   auto trace = trace::loadTrace({dir}, trace::LoadOptions{}, &error);
   ASSERT_TRUE(trace) << error;
@@ -450,6 +454,22 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
   for (const auto& p : trace->processes)
     if (p.origin != log::Origin::Forked && !p.external) pid = std::to_string(p.pid);
   ASSERT_FALSE(pid.empty());
+  // The story: each signal taken is told after the kill() that sent it.
+  Result story = radar({"events", dir});
+  std::vector<std::string> lines;
+  std::istringstream in(story.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  int taken = 0, kills_before = 0;
+  for (const auto& line : lines) {
+    if (line.find("sends signal 10 (SIGUSR1)") != std::string::npos) ++kills_before;
+    if (line.find("receives signal 10 (SIGUSR1) from") != std::string::npos &&
+        line.find("waiting for it") != std::string::npos) {
+      ++taken;
+      EXPECT_GT(kills_before, taken) << "told before its kill(): " << line << "\n" << story.out;
+    }
+  }
+  EXPECT_EQ(taken, 2) << story.out;
+  EXPECT_NE(story.out.find("waits for a signal: none came before its timeout"), std::string::npos) << story.out;
   Result r =
       shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + pid + " --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -544,11 +564,12 @@ TEST(Debug, SignalsAProcessSendsItselfReachIt) {
                      shellQuote(driverProgram("signals_to_self")) + " | cat");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_EQ(rec.out, "sigwait got 10\nhandler got 12\nignored\n");
+  // kill() to itself, sigwait() (taking it: an event), the handler, the ignored one ...
   Result r =
       shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " signals_to_self --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
-  EXPECT_NE(r.err.find("replayed 8 of 8 events"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("replayed 9 of 9 events"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
 }
 

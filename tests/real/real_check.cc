@@ -87,7 +87,7 @@ std::vector<StoryEvent> readStory(const std::string& dir) {
         if (!n.empty()) e.from_events.push_back(std::stoull(n));
     }
     // Who sent a signal, or was sent one: the narrative names them, "X[pid]".
-    if (e.kind == "kill" || e.kind == "signal") {
+    if (e.kind == "kill" || e.kind == "signal" || e.kind == "sigwaitinfo") {
       static const std::regex peer(
           R"((?:sends signal \d+ \(\w+\) to|receives signal \d+ \(\w+\) from) [^\[\]]*\[(\d+)\])");
       std::smatch m;
@@ -118,7 +118,8 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::vector<const StoryEvent*>> kills, deliveries;
   for (const auto& e : story) {
     if (e.kind == "kill" && e.peer > 0 && e.result > 0) kills[{e.pid, e.peer, e.result}].push_back(&e);
-    if (e.kind == "signal" && e.peer > 0) deliveries[{e.peer, e.pid, e.result}].push_back(&e);
+    if ((e.kind == "signal" || e.kind == "sigwaitinfo") && e.peer > 0)
+      deliveries[{e.peer, e.pid, e.result}].push_back(&e);
     // A message is received after it was sent.
     for (uint64_t from : e.from_events)
       if (auto it = at.find(from); it != at.end()) before("send -> receive", *it->second, e);
