@@ -39,7 +39,7 @@ using log::ChannelOrigin;
 using log::ChannelType;
 
 // Table entry: channel index | class << 32 | flags << 36 | log_gen << 40.
-enum Class : uint64_t { kUnknown = 0, kNotChannel = 1, kChannel = 2, kRandom = 3 };
+enum Class : uint64_t { kUnknown = 0, kNotChannel = 1, kChannel = 2, kRandom = 3, kSignalFd = 4 };
 constexpr uint64_t kFlagStoreReceived = 1, kFlagPeerUnknown = 2, kFlagExternal = 4;
 constexpr int kChunkBits = 12;
 constexpr int kChunkSize = 1 << kChunkBits;
@@ -256,6 +256,14 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
       flags |= kFlagStoreReceived | kFlagExternal;
       break;
     }
+    case 0: {
+      // An anonymous inode: a signalfd's reads are signals taken.
+      const long m = sys::readlink(proc, path, sizeof(path) - 1);
+      constexpr char kSignalFdLink[] = "anon_inode:[signalfd]";
+      if (m == sizeof(kSignalFdLink) - 1 && std::memcmp(path, kSignalFdLink, sizeof(kSignalFdLink) - 1) == 0)
+        return makeEntry(0, kSignalFd, 0);
+      return makeEntry(0, kNotChannel, 0);
+    }
     default:
       return makeEntry(0, kNotChannel, 0);
   }
@@ -348,6 +356,8 @@ void classifyOpenDescriptors() {
 bool isChannel(int fd) { return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kChannel; }
 
 bool isRandomDevice(int fd) { return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kRandom; }
+
+bool isSignalFd(int fd) { return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kSignalFd; }
 
 bool storesReceived(int fd) { return entryFlags(load(fd)) & kFlagStoreReceived; }
 

@@ -45,6 +45,7 @@
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -345,6 +346,26 @@ ssize_t recordedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, si
     call.finish(r);
     const Iov iov{buf, n};
     call.receive(&iov, 1, n, moved(r));
+    return r;
+  }
+  if (isSignalFd(fd)) {
+    // Signals taken: struct signalfd_siginfo each; the first one's number
+    // and sender are the event's.
+    Call call(Kind::SignalWait, fd);
+    const ssize_t r = real(fd, buf, n);
+    call.finish(r);
+    const auto* first = static_cast<const struct signalfd_siginfo*>(buf);
+    if (r >= static_cast<ssize_t>(sizeof(*first))) {
+      call.extra.signal = static_cast<int32_t>(first->ssi_signo);
+      if (first->ssi_code == SI_USER || first->ssi_code == SI_QUEUE || first->ssi_code == SI_TKILL)
+        call.extra.peer_pid = static_cast<int32_t>(first->ssi_pid);
+    }
+    const Iov iov{buf, moved(r)};
+    call.extra.payload = &iov;
+    call.extra.payload_iov_count = 1;
+    call.extra.payload_len = moved(r);
+    call.extra.size = n;
+    call.record();
     return r;
   }
   if (recordingNondet() && isRandomDevice(fd)) {

@@ -31,6 +31,8 @@ int64_t now();
 bool isChannel(int fd);
 // Whether reads of `fd` are reads of /dev/urandom or /dev/random.
 bool isRandomDevice(int fd);
+// Whether `fd` is a signalfd: its reads take signals (SIGNAL_WAIT).
+bool isSignalFd(int fd);
 
 // One intercepted call: marks the calling thread as "in" it (so a reader
 // can tell what every thread was blocked in when the process was killed),

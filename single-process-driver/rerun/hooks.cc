@@ -300,6 +300,13 @@ namespace {
 ssize_t readHook(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
   if (!replaying()) return real(fd, buf, n);
   if (isChannelFd(fd)) return replayedRead(fd, buf, n, real);
+  // Reads of a signalfd: the signals taken, as recorded.
+  if (const ScriptEvent* e = expectIf(Kind::SignalWait, fd)) {
+    const size_t have = e->data.size < n ? e->data.size : n;
+    std::memcpy(buf, blob(e->data), have);
+    consume(e);
+    return finishWith<ssize_t>(e);
+  }
   // Reads of /dev/urandom, recorded with --nondet.
   if (const ScriptEvent* e = expectIf(Kind::Random, fd)) {
     const size_t have = e->data.size < n ? e->data.size : n;

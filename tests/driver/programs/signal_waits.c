@@ -2,10 +2,15 @@
 // signal blocked outside it, then pause(). A child it forks sends them
 // (SIGUSR1, then SIGUSR2) and writes a byte between; the handler counts.
 // Then it takes signals the child sends with waits for them, no handler
-// running: sigwaitinfo(), sigtimedwait() (once until its timeout), sigwait().
+// running: sigwaitinfo(), sigtimedwait() (once until its timeout), sigwait(),
+// and a read of a signalfd that poll() found ready. Last, SIGUSR2 blocked
+// but for the mask of ppoll() and of epoll_pwait(): its handler ends each.
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,9 +36,13 @@ int main(void) {
     char b;
     if (read(p[0], &b, 1) != 1) _exit(3);
     kill(parent, SIGUSR2);
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < 3; ++k) {
       if (read(p[0], &b, 1) != 1) _exit(3);
       kill(parent, SIGUSR1);
+    }
+    for (int k = 0; k < 2; ++k) {
+      if (read(p[0], &b, 1) != 1) _exit(3);
+      kill(parent, SIGUSR2);
     }
     _exit(0);
   }
@@ -56,6 +65,36 @@ int main(void) {
   int got = 0;
   s = sigwait(&block, &got);
   printf("sigwait: %d, took %d\n", s, got);
+  fflush(stdout);
+  const int sfd = signalfd(-1, &block, SFD_CLOEXEC);
+  if (sfd < 0 || write(p[1], "w", 1) != 1) return 2;
+  struct pollfd ready = {.fd = sfd, .events = POLLIN};
+  s = poll(&ready, 1, 10000);
+  struct signalfd_siginfo taken;
+  const ssize_t n = read(sfd, &taken, sizeof taken);
+  printf("signalfd: poll %d, read %zd bytes: signal %u from %s\n", s, n, taken.ssi_signo,
+         taken.ssi_pid == (unsigned)child ? "the child" : "someone else");
+  fflush(stdout);
+  sigset_t usr2;
+  sigemptyset(&usr2);
+  sigaddset(&usr2, SIGUSR2);
+  sigprocmask(SIG_BLOCK, &usr2, NULL);
+  int never[2];  // nothing is ever written to it
+  if (pipe(never) != 0) return 2;
+  g_got = 0;
+  if (write(p[1], "v", 1) != 1) return 2;
+  struct pollfd idle = {.fd = never[0], .events = POLLIN};
+  s = ppoll(&idle, 1, NULL, &empty);
+  printf("ppoll: %d, %s, the handler got %d\n", s, s < 0 && errno == EINTR ? "interrupted" : "?", g_got);
+  fflush(stdout);
+  g_got = 0;
+  const int ep = epoll_create1(EPOLL_CLOEXEC);
+  struct epoll_event watch = {.events = EPOLLIN};
+  if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, never[0], &watch) != 0) return 2;
+  if (write(p[1], "u", 1) != 1) return 2;
+  struct epoll_event out;
+  s = epoll_pwait(ep, &out, 1, -1, &empty);
+  printf("epoll_pwait: %d, %s, the handler got %d\n", s, s < 0 && errno == EINTR ? "interrupted" : "?", g_got);
   int status;
   waitpid(child, &status, 0);
   return 0;
