@@ -37,11 +37,14 @@ int runStats(int argc, char** argv) {
       std::printf(
           "%s{\"process\":%s,\"pid\":%d,\"events\":%llu,\"sends\":%llu,\"receives\":%llu,"
           "\"bytes_sent\":%llu,\"bytes_received\":%llu,\"send_ms\":%.3f,\"receive_ms\":%.3f,"
-          "\"wait_ms\":%.3f}",
+          "\"wait_ms\":%.3f%s}",
           i ? "," : "", jsonString(t.processName(i)).c_str(), t.processes[i].pid,
           static_cast<unsigned long long>(p.events), static_cast<unsigned long long>(p.sends),
           static_cast<unsigned long long>(p.receives), static_cast<unsigned long long>(p.bytes_sent),
-          static_cast<unsigned long long>(p.bytes_received), ms(p.send_ns), ms(p.receive_ns), ms(p.wait_ns));
+          static_cast<unsigned long long>(p.bytes_received), ms(p.send_ns), ms(p.receive_ns), ms(p.wait_ns),
+          t.processes[i].not_recorded.empty()
+              ? ""
+              : (",\"not_recorded\":" + jsonString(t.processes[i].not_recorded)).c_str());
     }
     std::printf("],\"channels\":[");
     for (size_t i = 0; i < t.channels.size(); ++i) {
@@ -60,6 +63,10 @@ int runStats(int argc, char** argv) {
               "send ms", "recv ms", "wait ms");
   for (size_t i = 0; i < t.processes.size(); ++i) {
     const auto& p = s.processes[i];
+    if (!t.processes[i].not_recorded.empty()) {  // a program radar could not record: no counts, but why
+      std::printf("%-28s %s\n", terminalSafe(t.label(i)).c_str(), terminalSafe(t.processes[i].not_recorded).c_str());
+      continue;
+    }
     std::printf("%-28s %8llu %8llu %12llu %12llu %10.3f %10.3f %10.3f\n", terminalSafe(t.label(i)).c_str(),
                 static_cast<unsigned long long>(p.sends), static_cast<unsigned long long>(p.receives),
                 static_cast<unsigned long long>(p.bytes_sent), static_cast<unsigned long long>(p.bytes_received),

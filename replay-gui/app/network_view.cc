@@ -148,6 +148,7 @@ void NetworkView::setShowLegend(bool on) {
 
 std::vector<NetworkView::LegendEntry> NetworkView::legend() {
   return {{tr("process"), colors::kProcess},
+          {tr("process not recorded"), colors::kUnrecorded},
           {tr("process doing the event"), colors::kActive},
           {tr("process blocked"), colors::kBlocked},
           {tr("input port"), colors::kInputPort},
@@ -234,13 +235,17 @@ void NetworkView::paintEvent(QPaintEvent*) {
   for (const ProcessBox& b : scene_.processes) {
     const QRectF r(toWidget({b.box.x, b.box.y}), QSizeF(b.box.w * zoom_, b.box.h * zoom_));
     const bool active = b.active && kept(scene_.event);  // a filtered-out event does not light its process
-    QColor fill = active ? colors::kActive : b.blocked ? colors::kBlocked : colors::kProcess;
+    const bool unrecorded = !b.not_recorded.empty();
+    QColor fill = active       ? colors::kActive
+                  : b.blocked  ? colors::kBlocked
+                  : unrecorded ? colors::kUnrecorded
+                               : colors::kProcess;
     if (b.ending) fill = fill.lighter(115);
     const bool on_path = std::binary_search(path_processes_.begin(), path_processes_.end(), b.process);
     painter.setPen(QPen(active    ? colors::kActiveBorder
                         : on_path ? colors::kPath
                                   : colors::kBorder,
-                        active || on_path ? 2.5 : 1.2));
+                        active || on_path ? 2.5 : 1.2, unrecorded ? Qt::DashLine : Qt::SolidLine));
     painter.setBrush(fill);
     if (coarse)
       painter.drawRect(r);
@@ -258,8 +263,12 @@ void NetworkView::paintEvent(QPaintEvent*) {
     const QString who = !builder_.grouped(b.process) ? tr("pid %1").arg(b.pid)
                         : b.blocked_members ? tr("%1 processes, %2 blocked").arg(b.members).arg(b.blocked_members)
                                             : tr("%1 processes").arg(b.members);
+    // A program radar could not record says so, and why, where the others
+    // count their ports.
+    const QString detail = unrecorded ? tr("%1 · %2").arg(who, QString::fromStdString(b.not_recorded))
+                                      : tr("%1 · %2 in · %3 out").arg(who).arg(b.inputs).arg(b.outputs);
     painter.drawText(bottom, Qt::AlignHCenter | Qt::AlignVCenter,
-                     tr("%1 · %2 in · %3 out").arg(who).arg(b.inputs).arg(b.outputs));
+                     painter.fontMetrics().elidedText(detail, Qt::ElideRight, static_cast<int>(r.width() - 8)));
   }
 
   // Open ports: a notch on the border.

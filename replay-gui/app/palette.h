@@ -9,6 +9,7 @@ inline const QColor kProcess{226, 234, 244};
 inline const QColor kActive{255, 205, 110};  // RADAR: the process changes colour during its event
 inline const QColor kActiveBorder{176, 96, 0};
 inline const QColor kBlocked{240, 222, 222};
+inline const QColor kUnrecorded{232, 232, 232};  // a program radar could not record (dashed border)
 inline const QColor kBorder{70, 80, 95};
 inline const QColor kText{20, 24, 30};
 inline const QColor kInputPort{90, 150, 90};

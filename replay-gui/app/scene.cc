@@ -372,6 +372,7 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
       b.box = boxOf(r);
       b.name = t_.processName(p);
       b.pid = t_.processes[p].pid;
+      b.not_recorded = t_.processes[p].not_recorded;
       b.members = 0;
       b.ending = true;
       s.processes.push_back(b);

@@ -32,6 +32,7 @@ struct ProcessBox {
   bool active = false;               // takes part in the event being shown
   bool blocked = false;              // a thread waits in a call (in a group: every member)
   bool ending = false;               // leaves during the event being shown
+  std::string not_recorded;          // a program radar could not record: why ("not recorded: statically linked")
   // A group of sibling processes of one program drawn as one box: how many
   // are on screen and how many of them are blocked (1 and 0 or 1 alone).
   uint32_t members = 1, blocked_members = 0;

@@ -182,7 +182,8 @@ void findProblems(Trace& t) {
         out.push_back(std::move(f));
       }
     for (const Process& p : t.processes)
-      if (!p.external && p.end == Process::End::Execed && p.next_image == kNone) {
+      if (!p.external && p.end == Process::End::Execed &&
+          (p.next_image == kNone || !t.processes[p.next_image].not_recorded.empty())) {
         Finding f;
         f.kind = Finding::Kind::Unrecorded;
         f.processes = {p.index};

@@ -243,6 +243,93 @@ std::string describeUnrelatedGroups(const std::vector<std::vector<std::string>>&
   return text;
 }
 
+// A recorded image that exec'd a program radar could not record (statically
+// linked, set-user-ID, a Go program ...) goes on as that program: an image
+// of its own, with no events, named with why, holding the channel ends open
+// at the exec, and ended as its parent (or radar record) reaped it. The
+// replay then draws it, with its channels to recorded processes.
+void addUnrecordedImages(Trace& t, const std::vector<proto::Recording>& recordings) {
+  const uint32_t recorded = static_cast<uint32_t>(t.processes.size());
+  for (uint32_t index = 0; index < recorded; ++index) {
+    const Process p = t.processes[index];
+    if (p.end != Process::End::Execed || p.next_image != kNone || p.last_event == kNone) continue;
+    Process q;
+    q.index = static_cast<uint32_t>(t.processes.size());
+    q.pid = p.pid;
+    q.generation = p.generation + 1;
+    q.host = p.host;
+    q.boot = p.boot;
+    q.origin = log::Origin::Execed;
+    q.parent = p.index;
+    q.parent_log_id = p.log_id;
+    q.ppid = p.ppid;
+    q.realtime_offset = p.realtime_offset;
+    q.external = true;
+    q.not_recorded = "not recorded";
+    for (const auto& n : t.unrecorded_notes)
+      if (n.pid == p.pid) {
+        q.executable = n.executable;
+        q.not_recorded = n.what;
+      }
+    {
+      // The exec's strings: the program as named, then its arguments.
+      log::Record r;
+      std::vector<std::string> strings;
+      std::string error;
+      if (t.record(p.last_event, &r, nullptr, &strings, &error) && !strings.empty()) {
+        if (q.executable.empty()) q.executable = strings.front();
+        q.argv.assign(strings.begin() + 1, strings.end());
+      }
+    }
+    q.recorded_name =
+        q.executable.empty() ? p.recorded_name + "'s next program" : q.executable.substr(q.executable.rfind('/') + 1);
+    // Its end: the status a recorded parent, or radar record, reaped.
+    auto reaped = [&](int status) {
+      if (WIFSIGNALED(status)) {
+        q.end = Process::End::Signaled;
+        q.end_code = WTERMSIG(status);
+        q.core_dumped = WCOREDUMP(status);
+      } else if (WIFEXITED(status)) {
+        q.end = Process::End::Exited;
+        q.end_code = WEXITSTATUS(status);
+      }
+    };
+    for (const Event& e : t.events)
+      if (e.eventKind() == Kind::Wait && !(e.flags & kEventFailed) && static_cast<int32_t>(e.value) == p.pid &&
+          t.processes[e.process].boot == p.boot)
+        reaped(e.result);
+    if (q.end == Process::End::Unknown)
+      for (const auto& rec : recordings)
+        for (const auto& r : rec.reaped())
+          if (r.pid() == p.pid) reaped(r.status());
+    // The ends open at the exec, counted through dups and closes (a shell
+    // dups a pipe onto 0 and closes the original), as the channels' names
+    // count them (merge_channels.cc).
+    std::map<uint32_t, int> open;
+    for (uint32_t k = 0; k < t.endpoints.size(); ++k)
+      if (t.endpoints[k].process == p.index) open[k] = 1;
+    for (uint32_t i : t.process_events[p.index]) {
+      const Event& ev = t.events[i];
+      if (ev.endpoint == kNone || (ev.flags & kEventFailed)) continue;
+      if (ev.eventKind() == Kind::Dup) ++open[ev.endpoint];
+      if (ev.eventKind() == Kind::Close) --open[ev.endpoint];
+    }
+    for (const auto& [k, count] : open) {
+      if (count <= 0) continue;
+      Endpoint held = t.endpoints[k];
+      held.process = q.index;
+      held.inherited = true;
+      const uint32_t id = static_cast<uint32_t>(t.endpoints.size());
+      t.endpoints.push_back(held);
+      if (held.channel != kNone) t.channels[held.channel].endpoints.push_back(id);
+    }
+    t.processes[index].next_image = q.index;
+    t.processes.push_back(std::move(q));
+    t.process_events.emplace_back();
+    t.counter_events.emplace_back();
+  }
+}
+
 std::unique_ptr<Trace> merge(RawRecording&& raw) {
   StepTimer step;
   auto t = std::make_unique<Trace>();
@@ -257,6 +344,7 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   Merger(raw, *t).run(step);
   t->endpoints = std::move(raw.endpoints);
   t->problems = std::move(raw.problems);
+  addUnrecordedImages(*t, raw.recordings);
   groupRecordings(*t);
   findProblems(*t);
   step("findings");

@@ -162,10 +162,11 @@ std::string Narrator::describe(uint32_t position) const {
       const uint32_t after = t_.positionOfCounter(e.process, e.counter + 1);
       if (after != kNone && t_.events[after].eventKind() == Kind::ExecFailed)
         return subject + " tries to execute " + execPath(position);
-      if (p.next_image != kNone) return subject + " executes " + t_.processes[p.next_image].executable;
-      // A program radar could not record: which, and why.
-      for (const auto& n : t_.unrecorded_notes)
-        if (n.pid == p.pid && !n.executable.empty()) return subject + " executes " + n.executable + ", " + n.what;
+      if (p.next_image != kNone) {
+        // A program radar could not record: which, and why.
+        const Process& next = t_.processes[p.next_image];
+        return subject + " executes " + next.executable + (next.not_recorded.empty() ? "" : ", " + next.not_recorded);
+      }
       const std::string path = execPath(position);
       return subject + (path.empty() || path == "a program" ? " executes a new program" : " executes " + path);
     }

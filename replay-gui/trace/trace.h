@@ -88,10 +88,14 @@ struct Process {
   // exited through a raw system call, unseen (what followed is unrecorded).
   bool ended_unseen = false;
   uint32_t next_image = kNone;
-  std::vector<uint32_t> threads;      // thread ids seen (first: the main thread)
-  log::ControlState control;          // lost events, what threads were in at the end
-  std::string damage;                 // why reading the log stopped early, if it did
-  bool external = false;              // stands for something outside the recording
+  std::vector<uint32_t> threads;  // thread ids seen (first: the main thread)
+  log::ControlState control;      // lost events, what threads were in at the end
+  std::string damage;             // why reading the log stopped early, if it did
+  bool external = false;          // stands for something outside the recording
+  // An image radar could not record (external too): a program a recorded
+  // image exec'd into and that left no log. Why ("not recorded: statically
+  // linked"); it has no events, and holds the channel ends it got at the exec.
+  std::string not_recorded;
   std::string recordedLabel() const;  // "name[pid]" by the recorded name; shown: Trace::label()
   // The Event::thread of a thread id (an unknown one: the main thread's;
   // past 254 threads, 254).

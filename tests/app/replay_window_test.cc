@@ -64,6 +64,38 @@ uint32_t processOf(const trace::Trace& t, int32_t pid) {
   return kNone;
 }
 
+// A program radar could not record has its box from the exec on, saying
+// so (dashed, grey, "not recorded: why"), with its ports on the channels it
+// holds.
+TEST(Scene, AProgramRadarCouldNotRecordHasABoxThatSaysSo) {
+  FakeRecording rec;
+  auto& writer = rec.process("writer", 2);
+  auto& shell = rec.process("sh", 3);
+  writer.pipeEnd(1, 7, true).send(1, "hello", 10, 11).exit(0, 12);
+  shell.pipeEnd(1, 7, false).user("about to exec", 15).exec("/opt/bin/upper", 20);
+  rec.notRecorded(3, "/opt/bin/upper", "not recorded: statically linked");
+  auto t = rec.load();
+  trace::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const uint32_t exec = positionOf(*t, 3, 2);
+  uint32_t unrecorded = kNone;
+  for (const auto& p : t->processes)
+    if (!p.not_recorded.empty()) unrecorded = p.index;
+  ASSERT_NE(unrecorded, kNone);
+  EXPECT_EQ(builder.build(exec, 1).box(unrecorded), nullptr);  // before the exec
+  const Scene s = builder.build(static_cast<uint32_t>(t->events.size()), 1);
+  const ProcessBox* box = s.box(unrecorded);
+  ASSERT_NE(box, nullptr);
+  EXPECT_EQ(box->name, "upper");
+  EXPECT_EQ(box->pid, 3);
+  EXPECT_EQ(box->not_recorded, "not recorded: statically linked");
+  EXPECT_EQ(box->inputs, 1u);  // the pipe it was given
+  // Drawn grey, as the legend says.
+  const auto legend = NetworkView::legend();
+  EXPECT_TRUE(std::any_of(legend.begin(), legend.end(),
+                          [](const NetworkView::LegendEntry& e) { return e.color == colors::kUnrecorded; }));
+}
+
 TEST(Scene, QueuedMessagesWaitInFrontOfTheReceiversInputPortInSendOrder) {
   auto t = producerConsumer();
   trace::DisplayModel display(*t);

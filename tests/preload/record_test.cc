@@ -771,6 +771,13 @@ TEST(Record, UnrecordedProgramsAreNamedOnTheirChannelsAndBlameNobody) {
   EXPECT_EQ(check.out.find("no-sender"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find("static_upper: not recorded: statically linked"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
+  // It is a process of the story: in stats, with why, and reaped by name.
+  const std::string stats = radar({"stats", rec.dir}).out;
+  EXPECT_TRUE(std::regex_search(stats, std::regex(R"(\nstatic_upper\[\d+\] +not recorded: statically linked\n)")))
+      << stats;
+  EXPECT_TRUE(
+      std::regex_search(events, std::regex(R"(sh\[\d+\] learns that static_upper\[\d+\] exited with status 0)")))
+      << events;
 }
 
 TEST(Record, ShellPipeline) {

@@ -3,11 +3,13 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <fstream>
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <queue>
 
 #include "../temp_dirs.h"
@@ -197,6 +199,14 @@ FakeProcess& FakeProcess::exit(int status, int64_t at) {
   return *this;
 }
 
+FakeProcess& FakeProcess::exec(const std::string& path, int64_t at) {
+  Item it{log::Kind::Exec, 0, "", at, at};
+  it.name = path;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
 FakeProcess& FakeProcess::user(const std::string& name, int64_t at, const std::string& data) {
   Item it{log::Kind::User, 0, data, at, at};
   it.name = name;
@@ -237,7 +247,16 @@ FakeProcess& FakeRecording::execed(FakeProcess& before, const std::string& name)
   return image;
 }
 
+void FakeRecording::notRecorded(int32_t pid, const std::string& executable, const std::string& what) {
+  not_recorded_.push_back("problems { pid: " + std::to_string(pid) + " executable: \"" + executable + "\" what: \"" +
+                          what + "\" }\n");
+}
+
 std::string FakeRecording::write() {
+  if (!not_recorded_.empty()) {
+    std::ofstream meta(dir_ + "/recording.txt");
+    for (const auto& line : not_recorded_) meta << line;
+  }
   written_ = true;
   static const uint8_t id[16] = {9};
   for (const auto& p : processes_) {
@@ -289,6 +308,10 @@ std::string FakeRecording::write() {
       e.signal = it.signal;
       log::Iov iov{it.bytes.data(), it.bytes.size()};
       const char* name = it.name.c_str();
+      if (it.kind == log::Kind::Exec) {
+        e.strings = &name;
+        e.string_count = 1;
+      }
       if (it.kind == log::Kind::User) {
         e.strings = &name;
         e.string_count = 1;

@@ -57,6 +57,9 @@ class FakeProcess {
   FakeProcess& accept(uint32_t channel, int64_t entry, int64_t ret);
   FakeProcess& wait(int32_t child_pid, int status, int64_t entry, int64_t ret);
   FakeProcess& exit(int status, int64_t at);
+  // A successful exec of `path`: the image ends here (the next one has a
+  // log of its own, execed(), or none: a program radar could not record).
+  FakeProcess& exec(const std::string& path, int64_t at);
   FakeProcess& user(const std::string& name, int64_t at, const std::string& data = {});
   // The call a thread was blocked in when the recording ended.
   FakeProcess& blockedIn(log::Kind kind, uint32_t channel, int32_t fd = 3);
@@ -107,6 +110,8 @@ class FakeRecording {
   FakeProcess& child(FakeProcess& parent, const std::string& name, int32_t pid);
   // The image `before` exec'd into: the same process, another program.
   FakeProcess& execed(FakeProcess& before, const std::string& name);
+  // What radar record says of a process that left no log (recording.txt).
+  void notRecorded(int32_t pid, const std::string& executable, const std::string& what);
   // Writes the logs. Returns the directory.
   std::string write();
   std::unique_ptr<trace::Trace> load(const trace::LoadOptions& options = {});
@@ -114,6 +119,7 @@ class FakeRecording {
 
  private:
   std::string dir_;
+  std::vector<std::string> not_recorded_;  // recording.txt problems, in text format
   std::vector<std::unique_ptr<FakeProcess>> processes_;
   uint64_t next_log_id_ = 1000;
   bool written_ = false;

@@ -1187,5 +1187,62 @@ TEST(Merge, AForkedChildIsOnStageFromItsFork) {
   EXPECT_TRUE(alive(first + 1));
 }
 
+// A program radar could not record (statically linked ...) that a recorded
+// image exec'd is an image of its own: named with why, holding the ends
+// open at the exec, ended as its parent reaped it, and on stage from the
+// exec to its end.
+TEST(Merge, AProgramRadarCouldNotRecordIsAnImageOfItsOwn) {
+  FakeRecording rec;
+  FakeProcess& shell = rec.process("sh", 1);
+  FakeProcess& writer = rec.child(shell, "sh", 2);
+  FakeProcess& upper = rec.child(shell, "sh", 3);
+  FakeProcess& reader = rec.child(shell, "cat", 4);
+  shell.fork(2, 1, 2).fork(3, 3, 4).fork(4, 5, 6);
+  writer.pipeEnd(1, 7, true).send(1, "hello", 10, 11).exit(0, 12);
+  upper.pipeEnd(1, 7, false).pipeEnd(2, 8, true).pipeEnd(3, 9, true).close(3, 19).exec("/opt/bin/upper", 20);
+  reader.pipeEnd(1, 8, false).receive(1, "HELLO", 30, 31).exit(0, 32);
+  shell.wait(3, 0, 40, 41);
+  rec.notRecorded(3, "/opt/bin/upper", "not recorded: statically linked");
+  auto t = rec.load();
+  uint32_t unrecorded = kNone;
+  for (const auto& p : t->processes)
+    if (p.external) unrecorded = p.index;
+  ASSERT_NE(unrecorded, kNone);
+  const trace::Process& q = t->processes[unrecorded];
+  EXPECT_EQ(q.pid, 3);
+  EXPECT_EQ(q.recorded_name, "upper");
+  EXPECT_EQ(q.executable, "/opt/bin/upper");
+  EXPECT_EQ(q.not_recorded, "not recorded: statically linked");
+  EXPECT_EQ(q.event_count, 0u);
+  EXPECT_EQ(q.end, trace::Process::End::Exited);  // as sh reaped it
+  const uint32_t image = t->processes[q.parent].index;
+  EXPECT_EQ(t->processes[image].next_image, unrecorded);
+  // The pipe it reads and the one it writes, not the end closed before.
+  std::set<uint64_t> held;
+  for (const auto& ep : t->endpoints)
+    if (ep.process == unrecorded) held.insert(ep.ino);
+  EXPECT_EQ(held, (std::set<uint64_t>{7, 8}));
+  // The story names it, and the wait that reaped it.
+  const uint32_t exec = at(*t, 3, 2), wait = at(*t, 1, 4);
+  const trace::Narrator narrator(*t);
+  EXPECT_NE(narrator.sentence(exec).find("Process sh[3] executes /opt/bin/upper, not recorded: statically linked"),
+            std::string::npos)
+      << narrator.sentence(exec);
+  EXPECT_NE(narrator.sentence(wait).find("Process sh[1] learns that upper[3] exited with status 0"), std::string::npos)
+      << narrator.sentence(wait);
+  // On stage from the exec to the end.
+  trace::DisplayModel display(*t);
+  auto alive = [&](uint32_t position) {
+    const auto state = display.stateAt(position);
+    return std::binary_search(state.alive.begin(), state.alive.end(), unrecorded);
+  };
+  EXPECT_FALSE(alive(exec));
+  EXPECT_TRUE(alive(exec + 1));
+  EXPECT_TRUE(alive(static_cast<uint32_t>(t->events.size())));
+  // Still a finding: what it did is not in the recording.
+  EXPECT_TRUE(std::any_of(t->findings.begin(), t->findings.end(),
+                          [](const trace::Finding& f) { return f.kind == trace::Finding::Kind::Unrecorded; }));
+}
+
 }  // namespace
 }  // namespace radar::testing
