@@ -86,10 +86,11 @@ std::vector<StoryEvent> readStory(const std::string& dir) {
       for (std::string n; std::getline(list, n, ',');)
         if (!n.empty()) e.from_events.push_back(std::stoull(n));
     }
-    // Who sent a signal, or was sent one: the narrative names them, "X[pid]".
-    if (e.kind == "kill" || e.kind == "signal" || e.kind == "sigwaitinfo") {
+    // Who sent a signal, or was sent one, and which child a wait reaped:
+    // the narrative names them, "X[pid]".
+    if (e.kind == "kill" || e.kind == "signal" || e.kind == "sigwaitinfo" || e.kind == "wait") {
       static const std::regex peer(
-          R"((?:sends signal \d+ \(\w+\) to|receives signal \d+ \(\w+\) from) [^\[\]]*\[(\d+)\])");
+          R"((?:sends signal \d+ \(\w+\) to|receives signal \d+ \(\w+\) from|learns that) [^\[\]]*\[(\d+)\])");
       std::smatch m;
       const std::string told = text(line, "text");
       if (std::regex_search(told, m, peer)) e.peer = std::stoll(m[1].str());
@@ -114,6 +115,10 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
                            describe(first));
   };
   std::map<std::pair<int, int>, std::vector<const StoryEvent*>> connects, accepts, closes, eofs;
+  std::map<std::string, std::set<int64_t>> local_writers;
+  std::map<std::pair<std::string, int64_t>, std::vector<const StoryEvent*>> local_closes;
+  std::map<std::string, std::vector<const StoryEvent*>> local_eofs;
+  std::map<int64_t, const StoryEvent*> exits;
   // (sender, receiver, signal) -> kills sent, signals delivered, in story order
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::vector<const StoryEvent*>> kills, deliveries;
   for (const auto& e : story) {
@@ -130,9 +135,17 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
     if (e.kind == "fork" && e.result > 0)
       if (auto it = by_pid.find(e.result); it != by_pid.end())
         for (const StoryEvent* child : it->second) before("fork -> child", e, *child);
-    if (e.kind == "wait" && e.result > 0)
-      if (auto it = by_pid.find(e.result); it != by_pid.end() && it->first != e.pid)
+    if (e.kind == "wait" && e.peer > 0)
+      if (auto it = by_pid.find(e.peer); it != by_pid.end() && it->first != e.pid)
         for (const StoryEvent* child : it->second) before("child -> wait", *child, e);
+    // Pipes and local sockets: who wrote on them, their closes, their ends
+    // of file (TCP below, by its ports).
+    if (!e.channel.empty() && tcpPorts(e.channel).first == 0) {
+      if (e.is_send) local_writers[e.channel].insert(e.pid);
+      if (e.kind == "close" || e.kind == "shutdown") local_closes[{e.channel, e.pid}].push_back(&e);
+      if (e.has_bytes && e.bytes == 0 && !e.is_send && e.result == 0) local_eofs[e.channel].push_back(&e);
+    }
+    if (e.kind == "exit") exits[e.pid] = &e;
     const auto ports = tcpPorts(e.channel);
     if (ports.first == 0) continue;
     // The connect that asks for the connection: a process's first on it (a
@@ -163,6 +176,21 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
       }
     }
   }
+  // On a pipe or a local socket, end of file comes after every other
+  // process that wrote on it gave up its end: by a close, or by its exit
+  // (which of its closes was of the written end the story does not say, so
+  // the first of them, or its exit, is what must come before).
+  for (const auto& [channel, list] : local_eofs)
+    for (const StoryEvent* eof : list)
+      for (int64_t writer : local_writers[channel]) {
+        if (writer == eof->pid) continue;
+        const StoryEvent* gave_up = nullptr;
+        for (const StoryEvent* k : local_closes[{channel, writer}])
+          if (!gave_up || k->position < gave_up->position) gave_up = k;
+        if (auto it = exits.find(writer); it != exits.end() && (!gave_up || it->second->position < gave_up->position))
+          gave_up = it->second;
+        if (gave_up) before("close or exit -> end of file", *gave_up, *eof);
+      }
   // End of file comes after the other side closed (or shut down) its end.
   for (const auto& [ports, list] : eofs)
     for (const StoryEvent* eof : list) {
