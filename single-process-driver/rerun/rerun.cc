@@ -438,14 +438,20 @@ namespace {
 
 // The program leaves the recording (a divergence, or its end): from now on
 // it runs on its own, and what it starts must not be recorded into the
-// user's recording. So its environment loses the recording's variables
-// and LD_PRELOAD names this library again. True if it had left already.
+// user's recording. So LD_PRELOAD names this library again (inert in a
+// child, which has no script): what system() and popen() start, from the
+// environment, loads it and not the recorder. The exec and spawn hooks
+// also leave the recording's variables out (childEnvironmentEntry). One
+// store, no lock: this may run in a signal handler that interrupted
+// setenv().
 bool detach() {
   if (g.detached.exchange(true)) return true;
-  if (!g.started) return false;
+  if (!g.started || !g.shown_preload) return false;
   for (char** e = environ; e && *e; ++e)
-    if (*e == g.shown_preload) *e = g.real_preload;
-  for (const char* name : log::kRecorderVariables) unsetenv(name);
+    if (*e == g.shown_preload) {
+      *e = g.real_preload;
+      break;
+    }
   return false;
 }
 
