@@ -94,6 +94,9 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   timer_.start(16);
   clock_.start();
 
+  events_dock_ = events_dock;
+  findings_dock_ = findings_dock;
+  centre_split_ = split;
   restoreLayout();
   resize(1280, 860);
   split->setSizes({520, 180});
@@ -106,6 +109,21 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
 
 // The centre: the narrative over the network view, the timeline below, the
 // slider at the bottom.
+void MainWindow::shareTheWindow() {
+  // A small picture has no room for the event table or the findings: the
+  // network and the timeline keep it. Otherwise at most a fifth of the
+  // height for the events, a fifth of the width for the findings.
+  events_dock_->setVisible(height() >= 600);
+  findings_dock_->setVisible(width() >= 900);
+  if (events_dock_->isVisible()) resizeDocks({events_dock_}, {std::min(170, height() / 5)}, Qt::Vertical);
+  if (findings_dock_->isVisible()) resizeDocks({findings_dock_}, {std::min(280, width() / 5)}, Qt::Horizontal);
+  QApplication::processEvents();
+  // Of the centre, 70 % for the network, the rest for the timeline.
+  const int centre = centre_split_->height();
+  centre_split_->setSizes({centre * 7 / 10, centre - centre * 7 / 10});
+  QApplication::processEvents();
+}
+
 QSplitter* MainWindow::buildCentre() {
   auto* centre = new QWidget(this);
   auto* layout = new QVBoxLayout(centre);
@@ -674,7 +692,9 @@ void MainWindow::showMessage(uint32_t send) {
   selected_message_ = send;
   network_->setSelectedMessage(send);
   spacetime_->setSelected(send);
-  last_message_text_ = QString::fromStdString(describeMessage(*trace_, *narrator_, net_.get(), send));
+  // Shown in a window, the contents are its tree of fields, decoded there:
+  // the text needs only who sent it to whom (a big message is decoded once).
+  last_message_text_ = QString::fromStdString(describeMessage(*trace_, *narrator_, net_.get(), send, !interactive_));
   if (!interactive_) return;
   // Who sent it to whom above the contents; the contents as a tree of
   // fields beside the bytes.

@@ -83,6 +83,10 @@ class MainWindow : public QMainWindow {
   // Whether the animation moves with the clock (on a timer), or only as
   // the controller is told to advance (frames made one by one).
   void followClock(bool follow) { follow ? timer_.start(16) : timer_.stop(); }
+  // For a picture of the window at its present size (--snapshot, --frames):
+  // the docks get a share of it (none when it is small) and the network
+  // view most of the rest (a layout saved at a larger size left it none).
+  void shareTheWindow();
   // The text of the message window last opened (for tests).
   QString lastMessageText() const { return last_message_text_; }
   // "Debug this process from here": radar debug for the selected process
@@ -158,6 +162,9 @@ class MainWindow : public QMainWindow {
   uint32_t table_position_ = ~0u;  // the event the table was last put on
   CriticalPathModel* path_model_ = nullptr;
   QDockWidget* path_dock_ = nullptr;
+  QDockWidget* events_dock_ = nullptr;
+  QDockWidget* findings_dock_ = nullptr;
+  QSplitter* centre_split_ = nullptr;
   bool interactive_ = true;
 };
 

@@ -5,7 +5,7 @@
 namespace radar::gui {
 
 std::string describeMessage(const trace::Trace& t, const trace::Narrator& narrator, const netdesc::Binding* net,
-                            uint32_t send) {
+                            uint32_t send, bool with_contents) {
   if (send >= t.events.size()) return "No such message.";
   std::string out = narrator.sentence(send) + "\n";
   const bool user = t.events[send].eventKind() == log::Kind::User;
@@ -20,7 +20,8 @@ std::string describeMessage(const trace::Trace& t, const trace::Narrator& narrat
     out += "\n";
   }
   std::string bytes, error, contents;
-  if (!t.payload(send, &bytes, &error) || !netdesc::describeContents(net, t, send, &contents, &error))
+  if (!t.payload(send, &bytes, &error) ||
+      (with_contents && !netdesc::describeContents(net, t, send, &contents, &error)))
     return out + "\nThe contents could not be read: " + error + "\n";
   const auto& e = t.events[send];
   out += "\n" + std::to_string(bytes.size()) + " bytes recorded";

@@ -69,6 +69,7 @@ int snapshot(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& op
   window.resize(options.width, options.height);
   window.show();
   QApplication::processEvents();
+  window.shareTheWindow();
   window.networkView().fitToView();
   window.controller().skipTo(options.at_event);
   if (options.critical_path) window.showCriticalPath();
@@ -121,6 +122,7 @@ int frames(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& opti
   window.resize(options.width, options.height);
   window.show();
   QApplication::processEvents();
+  window.shareTheWindow();
   window.networkView().fitToView();
   c.skipTo(options.at_event);
   uint64_t written = 0;

@@ -314,6 +314,22 @@ class Window : public ::testing::Test {
   std::unique_ptr<MainWindow> window;
 };
 
+// A picture at a small size (--snapshot --size 640x400) still shows the
+// network: the docks, laid out for a larger window, used to leave it no
+// height.
+TEST_F(Window, ASmallPictureLeavesTheNetworkViewRoom) {
+  window->resize(640, 400);
+  QApplication::processEvents();
+  window->shareTheWindow();
+  EXPECT_GE(window->networkView().height(), 400 / 4) << window->networkView().height();
+  EXPECT_GE(window->networkView().width(), 640 * 3 / 4) << window->networkView().width();
+  // A larger one keeps the docks, and the network view most of the height.
+  window->resize(1400, 900);
+  QApplication::processEvents();
+  window->shareTheWindow();
+  EXPECT_GE(window->networkView().height(), 900 / 3) << window->networkView().height();
+}
+
 TEST_F(Window, NarrativeFollowsTheController) {
   const auto& t = window->trace();
   trace::Narrator narrator(t);
