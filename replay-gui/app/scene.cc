@@ -391,6 +391,19 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
       b.pid = 0;
     }
   }
+  // A message for an image that a shown one exec's into later (a shell
+  // about to exec its command) waits at that chain's box: the same place
+  // on screen.
+  auto adopt = [&](uint32_t to) {
+    if (to >= chain_.size() || index.count(to) || chain_[to] == kNone) return;
+    for (uint32_t image = chains_[chain_[to]].first_image; image != kNone; image = t_.processes[image].next_image)
+      if (index.count(image)) {
+        index.box[to] = index.box[image];
+        return;
+      }
+  };
+  for (const auto& m : after.queued) adopt(m.to_process);
+  for (const auto& m : before.queued) adopt(m.to_process);
   // Deadlocks: drawn once every process of the cycle is in the call it
   // never returns from (its last event: the blocked call, or the last it
   // made before it).

@@ -96,6 +96,33 @@ TEST(Scene, AProgramRadarCouldNotRecordHasABoxThatSaysSo) {
                           [](const NetworkView::LegendEntry& e) { return e.color == colors::kUnrecorded; }));
 }
 
+// A message for a program a shell has not exec'd yet (the reader of a
+// pipeline before its exec) waits at the shell's box, which the program
+// will take: not beside its sender.
+TEST(Scene, AMessageForAnImageNotYetExecdWaitsAtItsChainsBox) {
+  FakeRecording rec;
+  auto& writer = rec.process("writer", 2);
+  auto& shell = rec.process("sh", 3);
+  writer.pipeEnd(1, 7, true).send(1, "hello", 10, 11).exit(0, 12);
+  shell.user("about to exec", 5).exec("/usr/bin/cat", 20);
+  rec.execed(shell, "cat").pipeEnd(1, 7, false).receive(1, "hello", 30, 31).exit(0, 32);
+  auto t = rec.load();
+  trace::DisplayModel display(*t);
+  SceneBuilder builder(*t, display);
+  const uint32_t send = positionOf(*t, 2, 1);
+  const Scene s = builder.build(send + 1, 1);  // sent, the shell not exec'd yet
+  ASSERT_EQ(s.messages.size(), 1u);
+  uint32_t shell_image = kNone;
+  for (const auto& p : t->processes)
+    if (p.recorded_name == "sh") shell_image = p.index;
+  const ProcessBox* sh = s.box(builder.boxProcess(shell_image));
+  const ProcessBox* from = s.box(builder.boxProcess(processOf(*t, 2)));
+  ASSERT_TRUE(sh && from);
+  const Point m = s.messages[0].box.center(), a = from->box.center(), b = sh->box.center();
+  const double to_writer = std::hypot(m.x - a.x, m.y - a.y), to_reader = std::hypot(m.x - b.x, m.y - b.y);
+  EXPECT_LT(to_reader, to_writer) << "the message waits beside its sender";
+}
+
 TEST(Scene, QueuedMessagesWaitInFrontOfTheReceiversInputPortInSendOrder) {
   auto t = producerConsumer();
   trace::DisplayModel display(*t);
