@@ -338,6 +338,18 @@ HOOK ssize_t vmsplice(int fd, const struct iovec* iov, size_t count, unsigned fl
 
 namespace {
 
+// A read that is not a message (signals taken, random bytes): the bytes it
+// got are the event's payload.
+ssize_t recordBytesRead(Call& call, const void* buf, size_t n, ssize_t r) {
+  const Iov iov{buf, moved(r)};
+  call.extra.payload = &iov;
+  call.extra.payload_iov_count = 1;
+  call.extra.payload_len = moved(r);
+  call.extra.size = n;
+  call.record();
+  return r;
+}
+
 ssize_t recordedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
   if (!active()) return real(fd, buf, n);
   if (isChannel(fd)) {
@@ -360,25 +372,13 @@ ssize_t recordedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, si
       if (first->ssi_code == SI_USER || first->ssi_code == SI_QUEUE || first->ssi_code == SI_TKILL)
         call.extra.peer_pid = static_cast<int32_t>(first->ssi_pid);
     }
-    const Iov iov{buf, moved(r)};
-    call.extra.payload = &iov;
-    call.extra.payload_iov_count = 1;
-    call.extra.payload_len = moved(r);
-    call.extra.size = n;
-    call.record();
-    return r;
+    return recordBytesRead(call, buf, n, r);
   }
   if (recordingNondet() && isRandomDevice(fd)) {
     Call call(Kind::Random, fd);
     const ssize_t r = real(fd, buf, n);
     call.finish(r);
-    const Iov iov{buf, moved(r)};
-    call.extra.payload = &iov;
-    call.extra.payload_iov_count = 1;
-    call.extra.payload_len = moved(r);
-    call.extra.size = n;
-    call.record();
-    return r;
+    return recordBytesRead(call, buf, n, r);
   }
   return real(fd, buf, n);
 }

@@ -5,8 +5,12 @@
 #           requests per second, and the server's CPU time (user + system)
 #   nginx   a master and 2 workers serving REQUESTS/10 requests from 4 curl
 #           loops: wall time, and the server's CPU time (workers included)
-#   shell   a 200-process pipeline moving `seq 1 200000`: wall time
+#   shell   a 200-process pipeline moving `seq 1 200000`: wall time,
+#           recorded into a new directory each round (as radar record
+#           does by default), into the last round's with --force, and with
+#           the recorder preloaded alone (no radar record around it)
 #   bash tests/benchmarks/real_servers.sh [RUNS]    (default 5)
+#   WORKLOADS="shell" bash tests/benchmarks/real_servers.sh   (some of them)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 radar=$root/build/bin/radar
@@ -97,19 +101,27 @@ shell_round() {  # NAME PREFIX
   t1=$(now)
   echo $(( (t1 - t0) / 1000000 )) >> "$work/$name.wall"
 }
+workloads=${WORKLOADS:-redis nginx shell}
+wants() { [[ " $workloads " == *" $1 "* ]]; }
 
 record="$radar record --force -o $work/rec --"
 for _ in $(seq "$runs"); do
-  if command -v redis-server > /dev/null && command -v redis-benchmark > /dev/null; then
+  if wants redis && command -v redis-server > /dev/null && command -v redis-benchmark > /dev/null; then
     redis_round redis_bare ""
     redis_round redis_radar "$record"
   fi
-  if command -v nginx > /dev/null && command -v curl > /dev/null; then
+  if wants nginx && command -v nginx > /dev/null && command -v curl > /dev/null; then
     nginx_round nginx_bare ""
     nginx_round nginx_radar "$record"
   fi
-  shell_round shell_bare ""
-  shell_round shell_radar "$record"
+  if wants shell; then
+    shell_round shell_bare ""
+    rm -rf "$work/new"
+    shell_round shell_radar "$radar record -o $work/new --"
+    shell_round shell_force "$record"
+    rm -rf "$work/alone" && mkdir "$work/alone"
+    shell_round shell_alone "env LD_PRELOAD=$root/build/lib/radar/libradar-preload.so RADAR_DIR=$work/alone"
+  fi
 done
 
 printf '| workload | bare | recorded | recorded / bare |\n| --- | --- | --- | --- |\n'
@@ -125,5 +137,11 @@ if [ -s "$work/nginx_bare.wall" ]; then
   printf '| nginx: server CPU, master and workers (ms) | %s | %s | **%s×** |\n' \
     "$(median nginx_bare.cpu)" "$(median nginx_radar.cpu)" "$(ratio nginx_radar.cpu nginx_bare.cpu)"
 fi
-printf '| 200-process shell pipeline, 200 000 lines: wall (ms) | %s | %s | **%s×** |\n' \
-  "$(median shell_bare.wall)" "$(median shell_radar.wall)" "$(ratio shell_radar.wall shell_bare.wall)"
+if [ -s "$work/shell_bare.wall" ]; then
+  printf '| 200-process shell pipeline, 200 000 lines: wall (ms) | %s | %s | **%s×** |\n' \
+    "$(median shell_bare.wall)" "$(median shell_radar.wall)" "$(ratio shell_radar.wall shell_bare.wall)"
+  printf '| the same, --force into the last round'"'"'s directory | %s | %s | %s× |\n' \
+    "$(median shell_bare.wall)" "$(median shell_force.wall)" "$(ratio shell_force.wall shell_bare.wall)"
+  printf '| the same, the recorder preloaded alone (no radar record) | %s | %s | %s× |\n' \
+    "$(median shell_bare.wall)" "$(median shell_alone.wall)" "$(ratio shell_alone.wall shell_bare.wall)"
+fi
