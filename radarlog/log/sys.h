@@ -68,8 +68,8 @@ inline long mmap(void* addr, size_t len, int prot, int flags, int fd, uint64_t o
   return raw(SYS_mmap, reinterpret_cast<long>(addr), static_cast<long>(len), prot, flags, fd, static_cast<long>(off));
 }
 // Where the injected libraries keep what they map for themselves: a region
-// of their own, above the one their code is linked at (kInjectedBase in
-// radarlog/inject/CMakeLists.txt), far from where the kernel places the
+// of their own, above the one their code is linked at (0x7f0000000000,
+// radar_injected() in radarlog/inject/CMakeLists.txt), far from where the kernel places the
 // program's mappings. The program's own mappings then land at the same
 // addresses whether the recorder, the re-run or nothing is loaded, so
 // that addresses it shows (Python's id(), a pointer printed in a log)

@@ -369,8 +369,7 @@ ssize_t recordedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, si
     const auto* first = static_cast<const struct signalfd_siginfo*>(buf);
     if (r >= static_cast<ssize_t>(sizeof(*first))) {
       call.extra.signal = static_cast<int32_t>(first->ssi_signo);
-      if (first->ssi_code == SI_USER || first->ssi_code == SI_QUEUE || first->ssi_code == SI_TKILL)
-        call.extra.peer_pid = static_cast<int32_t>(first->ssi_pid);
+      if (sentByAProcess(first->ssi_code)) call.extra.peer_pid = static_cast<int32_t>(first->ssi_pid);
     }
     return recordBytesRead(call, buf, n, r);
   }
@@ -1384,8 +1383,7 @@ namespace {
 
 void recordSignalTaken(Call& call, int sig, const siginfo_t* info) {
   call.extra.signal = sig;
-  if (sig > 0 && info && (info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL))
-    call.extra.peer_pid = info->si_pid;
+  if (sig > 0 && info && sentByAProcess(info->si_code)) call.extra.peer_pid = info->si_pid;
   const Iov iov{info, sizeof(*info)};
   if (sig > 0 && info) {
     call.extra.payload = &iov;

@@ -6,6 +6,7 @@
 // by every entry point that might touch it.
 #pragma once
 
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -33,6 +34,9 @@ bool isChannel(int fd);
 bool isRandomDevice(int fd);
 // Whether `fd` is a signalfd: its reads take signals (SIGNAL_WAIT).
 bool isSignalFd(int fd);
+// Whether a signal with this si_code was sent by a process (kill, sigqueue,
+// tgkill), whose pid is then the sender's.
+inline bool sentByAProcess(int si_code) { return si_code == SI_USER || si_code == SI_QUEUE || si_code == SI_TKILL; }
 
 // One intercepted call: marks the calling thread as "in" it (so a reader
 // can tell what every thread was blocked in when the process was killed),

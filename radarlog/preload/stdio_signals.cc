@@ -109,8 +109,7 @@ bool signalArrives(int sig, const siginfo_t* info) {
     Call call(Kind::Signal, -1);
     call.finish(0);
     call.extra.signal = sig;
-    if (info && (info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL))
-      call.extra.peer_pid = info->si_pid;
+    if (info && sentByAProcess(info->si_code)) call.extra.peer_pid = info->si_pid;
     call.record();
   }
   return true;

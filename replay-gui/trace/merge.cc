@@ -250,9 +250,22 @@ std::string describeUnrelatedGroups(const std::vector<std::vector<std::string>>&
 // replay then draws it, with its channels to recorded processes.
 void addUnrecordedImages(Trace& t, const std::vector<proto::Recording>& recordings) {
   const uint32_t recorded = static_cast<uint32_t>(t.processes.size());
+  std::vector<uint32_t> images;  // the recorded images that exec'd into one
   for (uint32_t index = 0; index < recorded; ++index) {
+    const Process& p = t.processes[index];
+    if (p.end == Process::End::Execed && p.next_image == kNone && p.last_event != kNone) images.push_back(index);
+  }
+  if (images.empty()) return;
+  // One pass each over the waits and the ends, whatever the number of images.
+  std::map<std::pair<uint32_t, int32_t>, int> waited;  // (boot, pid) -> the status a wait reaped
+  for (const Event& e : t.events)
+    if (e.eventKind() == Kind::Wait && !(e.flags & kEventFailed))
+      waited[{t.processes[e.process].boot, static_cast<int32_t>(e.value)}] = e.result;
+  std::vector<std::vector<uint32_t>> ends_of(recorded);
+  for (uint32_t k = 0; k < t.endpoints.size(); ++k)
+    if (t.endpoints[k].process < recorded) ends_of[t.endpoints[k].process].push_back(k);
+  for (uint32_t index : images) {
     const Process p = t.processes[index];
-    if (p.end != Process::End::Execed || p.next_image != kNone || p.last_event == kNone) continue;
     Process q;
     q.index = static_cast<uint32_t>(t.processes.size());
     q.pid = p.pid;
@@ -294,10 +307,7 @@ void addUnrecordedImages(Trace& t, const std::vector<proto::Recording>& recordin
         q.end_code = WEXITSTATUS(status);
       }
     };
-    for (const Event& e : t.events)
-      if (e.eventKind() == Kind::Wait && !(e.flags & kEventFailed) && static_cast<int32_t>(e.value) == p.pid &&
-          t.processes[e.process].boot == p.boot)
-        reaped(e.result);
+    if (auto it = waited.find({p.boot, p.pid}); it != waited.end()) reaped(it->second);
     if (q.end == Process::End::Unknown)
       for (const auto& rec : recordings)
         for (const auto& r : rec.reaped())
@@ -306,8 +316,7 @@ void addUnrecordedImages(Trace& t, const std::vector<proto::Recording>& recordin
     // dups a pipe onto 0 and closes the original), as the channels' names
     // count them (merge_channels.cc).
     std::map<uint32_t, int> open;
-    for (uint32_t k = 0; k < t.endpoints.size(); ++k)
-      if (t.endpoints[k].process == p.index) open[k] = 1;
+    for (uint32_t k : ends_of[index]) open[k] = 1;
     for (uint32_t i : t.process_events[p.index]) {
       const Event& ev = t.events[i];
       if (ev.endpoint == kNone || (ev.flags & kEventFailed)) continue;
