@@ -10,22 +10,16 @@
 #include <cstring>
 #include <vector>
 
+#include "log/check.h"
 #include "log/format.h"
 #include "log/reader.h"
 
 namespace radar::log {
 
-FinalizeResult finalizeLog(const std::string& path, std::string* error) {
-  LogError err;
-  auto reader = LogReader::open(path, &err);
-  if (!reader) {
-    *error = err.toString();
-    return FinalizeResult::Damaged;
-  }
+FinalizeResult finalizeLog(const std::string& path, const LogReader& read, std::string* error) {
+  const LogReader* reader = &read;
   if (reader->control().closed || reader->control().finalized) return FinalizeResult::AlreadyClosed;
-  Record r;
-  while (reader->next(r)) {
-  }
+  RADAR_CHECK(reader->atEnd());  // what is compacted is what the reader found
   if (reader->error()) {
     *error = reader->error()->toString();
     return FinalizeResult::Damaged;

@@ -6,13 +6,17 @@
 
 #include <string>
 
+#include "log/reader.h"
+
 namespace radar::log {
 
 enum class FinalizeResult { AlreadyClosed, Finalized, Damaged, NotCompacted };
 
-// Never call it on the log of a live process. On Damaged (the log cannot
-// be read) and NotCompacted (a full disk, say: the log stays readable as it
-// was), *error says why and the file is left as it was.
-FinalizeResult finalizeLog(const std::string& path, std::string* error);
+// Never call it on the log of a live process. `read` is a reader of it that
+// has read it to its end (its records are what a summary needs anyway: one
+// pass over the log does both). On Damaged (the reader stopped at an error)
+// and NotCompacted (a full disk, say: the log stays readable as it was),
+// *error says why and the file is left as it was.
+FinalizeResult finalizeLog(const std::string& path, const LogReader& read, std::string* error);
 
 }  // namespace radar::log

@@ -81,7 +81,8 @@ namespace {
 // (a frame holds one tail's worth of records, or one large message).
 constexpr uint64_t kMaxFrameContent = uint64_t{1} << 30;
 constexpr size_t kMaxBlock = 128 * 1024;
-constexpr size_t kReadWindow = 256 * 1024;  // read-ahead for small reads (readAt)
+constexpr size_t kReadWindow = 256 * 1024;    // read-ahead for small reads (readAt)
+constexpr size_t kTailFirstRead = 16 * 1024;  // then 4 times more while records go on
 
 // Byte buffers are resized through these two. With an allocator of its own
 // (Bytes does not zero what it allocates), a vector that grows copies its
@@ -443,7 +444,9 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path, LogError* er
 
   uint8_t head[8 + sizeof(FileControl)] = {};
   const size_t have = r->file_size_ < sizeof(head) ? r->file_size_ : sizeof(head);
-  if (!r->readAt(0, head, have)) return bad(0, std::string("cannot read: ") + std::strerror(errno));
+  // Directly: a window here would read the tail region after it, mostly
+  // empty (readTail reads what it holds).
+  if (!r->readDirect(0, head, have)) return bad(0, std::string("cannot read: ") + std::strerror(errno));
   if (have < 8 + 16 || wire::loadLE32(head) != kFileMagicFrame ||
       std::memcmp(head + 8, kFileMagic, sizeof(kFileMagic)) != 0)
     return bad(0, "not a radar log (bad magic)");
@@ -700,10 +703,7 @@ bool LogReader::loadTail() {
                     " are missing before the tail");
   }
   if (file_size_ <= tail_offset) return fail(seq_, file_size_, "file ends before its tail");
-  uint64_t avail = file_size_ - tail_offset;
-  if (avail > control_.tail_capacity) avail = control_.tail_capacity;
-  resizeForOverwrite(seq_.content, avail);
-  if (!readDirect(tail_offset, seq_.content.data(), avail)) return fail(seq_, tail_offset, "cannot read the tail");
+  if (!readTail(seq_.content)) return fail(seq_, tail_offset, "cannot read the tail");
   if (interrupted_frame_)
     notes_.push_back("the frame at offset " + std::to_string(interrupted_at) +
                      " was cut short when the recording process stopped; its records were "
@@ -714,6 +714,37 @@ bool LogReader::loadTail() {
   seq_.in_tail = true;
   startFrame(seq_.carried, header_.get());
   return true;
+}
+
+// The tail's bytes, read only as far as its records go: a record's length is
+// never 0, so a zero where the next record would start ends them. A tail is
+// 256 KiB of which a short-lived process fills a few hundred bytes, and
+// `radar record` reads the tail of every log a process left open at its exec.
+bool LogReader::readTail(Bytes& content) {
+  uint64_t avail = file_size_ > kControlSize ? file_size_ - kControlSize : 0;
+  if (avail > control_.tail_capacity) avail = control_.tail_capacity;
+  content.clear();
+  size_t have = 0;
+  size_t want = static_cast<size_t>(std::min<uint64_t>(avail, kTailFirstRead));
+  uint64_t walk = 0;  // where the next record starts
+  for (;;) {
+    growKeeping(content, want);
+    if (!readDirect(kControlSize + have, content.data() + have, want - have)) return false;
+    have = want;
+    while (walk < have) {
+      const uint8_t* p = content.data() + walk;
+      if (*p == 0) {
+        content.resize(static_cast<size_t>(walk) + 1);  // the zero stays: it ends the records
+        return true;
+      }
+      uint64_t len;
+      if (!wire::getVarint(p, content.data() + have, len)) break;  // cut by the read, or damaged
+      const uint64_t at = static_cast<uint64_t>(p - content.data());
+      walk = len < avail - at ? at + len : avail;  // a length past the end: the decoder says so
+    }
+    if (have == avail) return true;
+    want = static_cast<size_t>(std::min<uint64_t>(avail, std::max<uint64_t>(4 * uint64_t{have}, walk + 16)));
+  }
 }
 
 bool LogReader::next(Record& record) { return decodeNext(seq_, record); }
@@ -843,10 +874,7 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
     }
   } else {
     if (where.frame_offset == Location::kTailFrame) {
-      uint64_t avail = file_size_ > kControlSize ? file_size_ - kControlSize : 0;
-      if (avail > control_.tail_capacity) avail = control_.tail_capacity;
-      resizeForOverwrite(s.content, avail);
-      ok = readDirect(kControlSize, s.content.data(), avail);
+      ok = readTail(s.content);
       why = "cannot read the tail";
       s.base = kControlSize;
       s.in_tail = true;

@@ -180,6 +180,7 @@ class LogReader {
   uint64_t framesEnd() const { return frames_end_; }
   bool interruptedFrame() const { return interrupted_frame_; }
   uint64_t tailUsed() const { return seq_.in_tail ? seq_.cursor : 0; }
+  bool atEnd() const { return seq_.done; }  // next() has returned false
 
   // Fetches `length` payload bytes at `where`. Returns false with *error set
   // when the file changed or is damaged there.
@@ -200,6 +201,7 @@ class LogReader {
   bool fail(DecodeState& s, uint64_t offset, std::string message);
   bool readAt(uint64_t offset, void* buf, size_t n);
   bool readDirect(uint64_t offset, void* buf, size_t n);
+  bool readTail(Bytes& content);
   bool loadNextFrame();
   bool loadTail();
   bool decodeNext(DecodeState& s, Record& r);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -16,6 +17,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "log/file_hash.h"
 #include "log/finalize.h"
@@ -195,92 +197,136 @@ bool writeFileAtomically(int dir_fd, const std::string& name, const std::string&
   return ok;
 }
 
-RecordingSummary summarizeRecording(const std::string& dir, const proto::Recording& recording, bool finalize) {
-  RecordingSummary s;
-  struct Image {
-    std::string path, exe;
-    int pid = 0;
-    uint32_t generation = 0;
-    bool ended_in_exec = false;
-    bool ended_seen = false;  // an EXIT or EXEC event, or a log closed cleanly
-    std::string exec_path;
-    std::string cwd, path_env;
-  };
-  std::vector<Image> images;
-  std::set<std::pair<int, uint32_t>> present;
-  std::set<int> pids_with_logs;
+namespace {
+
+// One image's part of the summary, found in one pass over its log.
+struct Image {
+  std::string path, exe;
+  bool readable = false;
+  int pid = 0;
+  uint32_t generation = 0;
+  bool ended_in_exec = false;
+  bool ended_seen = false;  // an EXIT or EXEC event, or a log closed cleanly
+  std::string exec_path;
+  std::string cwd, path_env;
+  proto::Header header;
+  uint64_t events = 0, bytes = 0;
+  std::vector<proto::Recording::Problem> problems;
   struct Child {
     int pid, parent;
     std::string path;  // resolved; empty for fork()
   };
   std::vector<Child> children;
+  std::vector<std::pair<int, int>> reaped;  // pid, wait status this image got
+};
+
+Image summarizeLog(const std::string& path, bool finalize) {
+  Image img;
+  img.path = path;
+  auto problem = [&](int pid, const std::string& exe, const std::string& what) {
+    proto::Recording::Problem p;
+    p.set_pid(pid);
+    p.set_executable(exe);
+    p.set_what(what);
+    p.set_log(path.substr(path.rfind('/') + 1));
+    img.problems.push_back(p);
+  };
+  auto addBytes = [&] {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) img.bytes = static_cast<uint64_t>(st.st_blocks) * 512;
+  };
+  log::LogError err;
+  auto reader = log::LogReader::open(path, &err);
+  if (!reader) {
+    addBytes();
+    problem(0, "", "unreadable log: " + err.toString());
+    return img;
+  }
+  img.readable = true;
+  img.header = reader->header();
+  img.exe = img.header.executable();
+  img.pid = img.header.pid();
+  img.generation = img.header.generation();
+  img.cwd = img.header.cwd();
+  img.path_env = envValue(img.header, "PATH");
+  log::Record r;
+  log::Kind last = log::Kind::Unspecified;
+  while (reader->next(r)) {
+    if (!r.counter) continue;
+    last = r.kind;
+    ++img.events;
+    if (r.kind == log::Kind::Exec) img.exec_path = r.strings.empty() ? "" : std::string(r.strings[0]);
+    if (r.kind == log::Kind::Wait && r.peer_pid > 0 && r.result == r.peer_pid)
+      img.reaped.push_back({r.peer_pid, r.status});
+    // A vfork child that ended without an exec (no program named) never
+    // runs code of its own: it has no log to expect.
+    const bool creates = r.kind == log::Kind::Fork || r.kind == log::Kind::Spawn ||
+                         (r.kind == log::Kind::Vfork && r.error == 0 && !r.strings.empty());
+    if (creates && r.peer_pid > 0)
+      img.children.push_back({r.peer_pid, img.pid,
+                              r.kind == log::Kind::Fork || r.strings.empty()
+                                  ? ""
+                                  : resolveProgram(std::string(r.strings[0]), img.cwd, img.path_env)});
+  }
+  img.ended_in_exec = last == log::Kind::Exec;
+  // A log that lost its end (damaged, events lost: already a problem of
+  // its own) says nothing of how the image ended.
+  img.ended_seen = last == log::Kind::Exit || last == log::Kind::Exec || reader->control().closed || reader->error() ||
+                   reader->control().incomplete;
+  if (reader->error()) problem(img.pid, img.exe, "log damaged: " + reader->error()->toString());
+  // Compacted from what this pass read: the log is read once.
+  std::string error;
+  if (finalize && !reader->error() && log::finalizeLog(path, *reader, &error) == log::FinalizeResult::NotCompacted)
+    problem(img.pid, img.exe, error);
+  addBytes();
+  const auto& c = reader->control();
+  if (c.incomplete)
+    problem(img.pid, img.exe,
+            "log incomplete from event " + std::to_string(c.lost_from_counter) + ": " +
+                std::strerror(c.lost_errno ? c.lost_errno : EIO) + " (" + std::to_string(c.lost_events) +
+                " events lost)");
+  return img;
+}
+
+// Every log, summarized on as many threads as there are cores (up to 8):
+// a recording of many processes is read once, after they all ended.
+std::vector<Image> summarizeLogs(const std::vector<std::string>& paths, bool finalize) {
+  std::vector<Image> images(paths.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < paths.size();) images[i] = summarizeLog(paths[i], finalize);
+  };
+  const unsigned cores = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> helpers;
+  for (unsigned k = 1; k < cores && k < paths.size(); ++k) helpers.emplace_back(work);
+  work();
+  for (auto& t : helpers) t.join();
+  return images;
+}
+
+}  // namespace
+
+RecordingSummary summarizeRecording(const std::string& dir, const proto::Recording& recording, bool finalize) {
+  RecordingSummary s;
+  std::vector<Image> images;
+  std::set<std::pair<int, uint32_t>> present;
+  std::set<int> pids_with_logs;
+  std::vector<Image::Child> children;
   std::map<int, int> reaped_by_parents;  // pid -> wait status a recorded parent got
 
-  for (const auto& path : log::listLogs(dir)) {
-    auto problem = [&](int pid, const std::string& exe, const std::string& what) {
-      proto::Recording::Problem p;
-      p.set_pid(pid);
-      p.set_executable(exe);
-      p.set_what(what);
-      p.set_log(path.substr(path.rfind('/') + 1));
-      s.problems.push_back(p);
-    };
-    std::string error;
-    const log::FinalizeResult finalized =
-        finalize ? log::finalizeLog(path, &error) : log::FinalizeResult::AlreadyClosed;
-    if (finalized == log::FinalizeResult::Damaged) problem(0, "", "log damaged: " + error);
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) s.bytes += static_cast<uint64_t>(st.st_blocks) * 512;
-    log::LogError err;
-    auto reader = log::LogReader::open(path, &err);
-    if (!reader) {
-      if (error.empty()) problem(0, "", "unreadable log: " + err.toString());
-      continue;
-    }
+  for (Image& img : summarizeLogs(log::listLogs(dir), finalize)) {
+    s.bytes += img.bytes;
+    for (auto& p : img.problems) s.problems.push_back(std::move(p));
+    if (!img.readable) continue;
     ++s.logs;
-    Image img;
-    img.path = path;
-    img.exe = reader->header().executable();
-    img.pid = reader->header().pid();
-    img.generation = reader->header().generation();
-    img.cwd = reader->header().cwd();
-    if (finalized == log::FinalizeResult::NotCompacted) problem(img.pid, img.exe, error);
-    img.path_env = envValue(reader->header(), "PATH");
+    s.events += img.events;
     present.insert({img.pid, img.generation});
     pids_with_logs.insert(img.pid);
-    log::Record r;
-    log::Kind last = log::Kind::Unspecified;
-    while (reader->next(r)) {
-      if (!r.counter) continue;
-      last = r.kind;
-      s.events = s.events + 1;
-      if (r.kind == log::Kind::Exec) img.exec_path = r.strings.empty() ? "" : std::string(r.strings[0]);
-      if (r.kind == log::Kind::Wait && r.peer_pid > 0 && r.result == r.peer_pid)
-        reaped_by_parents[r.peer_pid] = r.status;
-      // A vfork child that ended without an exec (no program named) never
-      // runs code of its own: it has no log to expect.
-      const bool creates = r.kind == log::Kind::Fork || r.kind == log::Kind::Spawn ||
-                           (r.kind == log::Kind::Vfork && r.error == 0 && !r.strings.empty());
-      if (creates && r.peer_pid > 0)
-        children.push_back({r.peer_pid, img.pid,
-                            r.kind == log::Kind::Fork || r.strings.empty()
-                                ? ""
-                                : resolveProgram(std::string(r.strings[0]), img.cwd, img.path_env)});
-    }
-    img.ended_in_exec = last == log::Kind::Exec;
-    // A log that lost its end (damaged, events lost: already a problem of
-    // its own) says nothing of how the image ended.
-    img.ended_seen = last == log::Kind::Exit || last == log::Kind::Exec || reader->control().closed ||
-                     reader->error() || reader->control().incomplete;
-    hashExecutable(reader->header(), &s.executables);
-    if (reader->error()) problem(img.pid, img.exe, "log damaged: " + reader->error()->toString());
-    const auto& c = reader->control();
-    if (c.incomplete)
-      problem(img.pid, img.exe,
-              "log incomplete from event " + std::to_string(c.lost_from_counter) + ": " +
-                  std::strerror(c.lost_errno ? c.lost_errno : EIO) + " (" + std::to_string(c.lost_events) +
-                  " events lost)");
-    images.push_back(img);
+    for (const auto& [pid, status] : img.reaped) reaped_by_parents[pid] = status;
+    children.insert(children.end(), img.children.begin(), img.children.end());
+    hashExecutable(img.header, &s.executables);
+    img.header.Clear();
+    images.push_back(std::move(img));
   }
 
   auto add = [&](int pid, const std::string& exe, const std::string& what) {

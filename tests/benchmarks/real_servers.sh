@@ -8,7 +8,8 @@
 #   shell   a 200-process pipeline moving `seq 1 200000`: wall time,
 #           recorded into a new directory each round (as radar record
 #           does by default), into the last round's with --force, and with
-#           the recorder preloaded alone (no radar record around it)
+#           the recorder preloaded alone (no radar record around it), and
+#           the floor: the bare run plus creating as many files as it has logs
 #   bash tests/benchmarks/real_servers.sh [RUNS]    (default 5)
 #   WORKLOADS="shell" bash tests/benchmarks/real_servers.sh   (some of them)
 set -euo pipefail
@@ -101,6 +102,27 @@ shell_round() {  # NAME PREFIX
   t1=$(now)
   echo $(( (t1 - t0) / 1000000 )) >> "$work/$name.wall"
 }
+# The pipeline's floor beyond its bare run: a new file for each process
+# image's log, made with the recorder's calls (open O_EXCL, ftruncate to a
+# log's size, fallocate its first 20 KiB, close), as many as the last
+# recording holds, in a new directory of the same file system.
+files_round() {
+  local n
+  n=$(find "$work/new" -name '*.rlog' | wc -l)
+  echo "$n" > "$work/shell_files.count"
+  rm -rf "$work/files" && mkdir "$work/files"
+  python3 - "$work/files" "$n" >> "$work/shell_files.ms" <<'PY'
+import os, sys, time
+d, n = sys.argv[1], int(sys.argv[2])
+t = time.perf_counter()
+for i in range(n):
+    fd = os.open(f"{d}/{i}.rlog", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    os.ftruncate(fd, 266240)
+    os.posix_fallocate(fd, 0, 20480)
+    os.close(fd)
+print(int((time.perf_counter() - t) * 1000))
+PY
+}
 workloads=${WORKLOADS:-redis nginx shell}
 wants() { [[ " $workloads " == *" $1 "* ]]; }
 
@@ -118,6 +140,8 @@ for _ in $(seq "$runs"); do
     shell_round shell_bare ""
     rm -rf "$work/new"
     shell_round shell_radar "$radar record -o $work/new --"
+    files_round
+    echo $(( $(tail -1 "$work/shell_bare.wall") + $(tail -1 "$work/shell_files.ms") )) >> "$work/shell_floor.wall"
     shell_round shell_force "$record"
     rm -rf "$work/alone" && mkdir "$work/alone"
     shell_round shell_alone "env LD_PRELOAD=$root/build/lib/radar/libradar-preload.so RADAR_DIR=$work/alone"
@@ -144,4 +168,7 @@ if [ -s "$work/shell_bare.wall" ]; then
     "$(median shell_bare.wall)" "$(median shell_force.wall)" "$(ratio shell_force.wall shell_bare.wall)"
   printf '| the same, the recorder preloaded alone (no radar record) | %s | %s | %s× |\n' \
     "$(median shell_bare.wall)" "$(median shell_alone.wall)" "$(ratio shell_alone.wall shell_bare.wall)"
+  printf '| the floor: the bare run, then a file for each of its %s logs (%s ms) | %s | %s | %s× |\n' \
+    "$(cat "$work/shell_files.count")" "$(median shell_files.ms)" \
+    "$(median shell_bare.wall)" "$(median shell_floor.wall)" "$(ratio shell_floor.wall shell_bare.wall)"
 fi

@@ -205,6 +205,47 @@ TEST(WriterReader, RecordsReReadByLocationInAnyOrder) {
   }
 }
 
+// The tail is read only as far as its records go (its first 16 KiB, then 4
+// times more while records go on): tails of one record to nearly full, and
+// records cut by a read, come back whole, by sequence and by location.
+TEST(WriterReader, TailsOfEveryFillAreReadWhole) {
+  const std::string dir = makeTempDir();
+  int cut_by_first_read = 0;
+  uint64_t most_used = 0;
+  for (int n : {1, 2, 60, 90, 100, 110, 120, 130, 400, 470, 500, 530, 1400, 1700, 1900, 2300}) {
+    EventGenerator gen(static_cast<uint64_t>(n), 4242);
+    std::vector<OwnedEvent> events;
+    for (int i = 0; i < n; ++i) events.push_back(gen.next());
+    const std::string path = dir + "/log" + std::to_string(n) + ".rlog";
+    auto counters = writeLog(path, events, {}, /*close=*/false);  // everything in the tail
+    std::string error;
+    std::vector<std::string> payloads;
+    auto records = readAll(path, &error, &payloads);
+    ASSERT_EQ(error, "") << n;
+    ASSERT_EQ(records.size(), events.size()) << n;
+    LogError err;
+    auto reader = LogReader::open(path, &err);
+    ASSERT_TRUE(reader) << err.toString();
+    Record r;
+    while (reader->next(r)) {
+    }
+    const uint64_t used = reader->tailUsed();
+    EXPECT_LT(used, reader->control().tail_capacity) << n;
+    most_used = std::max(most_used, used);
+    for (size_t i = 0; i < events.size(); ++i) {
+      EXPECT_EQ(compare(events[i], records[i], counters[i], payloads[i]), "") << n << ": record " << i;
+      ASSERT_TRUE(reader->readRecord(records[i].location, &r, &err)) << n << ": " << i << ": " << err.toString();
+      EXPECT_EQ(r.counter, records[i].counter);
+      const uint64_t start = records[i].location.offset;
+      if (records[i].location.frame_offset == Location::kTailFrame && start < 16 * 1024 && i + 1 < records.size() &&
+          records[i + 1].location.offset > 16 * 1024)
+        ++cut_by_first_read;
+    }
+  }
+  EXPECT_GT(cut_by_first_read, 0) << "no record straddled the first read";
+  EXPECT_GT(most_used, 64u * 1024) << "no tail needed a third read";
+}
+
 TEST(WriterReader, LargeRecordsGetTheirOwnFrames) {
   EventGenerator gen(3, 4242, 100);
   std::vector<OwnedEvent> events;
