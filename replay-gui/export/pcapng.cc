@@ -6,7 +6,11 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -83,14 +87,31 @@ Address synthesized(uint32_t channel, bool second_side, uint16_t port) {
   return a;
 }
 
-void put16(std::string& s, uint16_t v) {
-  s.push_back(static_cast<char>(v >> 8));
-  s.push_back(static_cast<char>(v));
-}
-void put32(std::string& s, uint32_t v) {
-  put16(s, static_cast<uint16_t>(v >> 16));
-  put16(s, static_cast<uint16_t>(v));
-}
+// Headers are filled in place, `n` bytes added to `s` at a time: network
+// order (big-endian) for IP, TCP and UDP, the host's for pcapng's fields.
+struct Fill {
+  Fill(std::string& s, size_t n) : at(s.size()) {
+    s.resize(at + n);
+    p = &s[at];
+  }
+  void u8(uint8_t v) { *p++ = static_cast<char>(v); }
+  void be16(uint16_t v) {
+    u8(static_cast<uint8_t>(v >> 8));
+    u8(static_cast<uint8_t>(v));
+  }
+  void be32(uint32_t v) {
+    be16(static_cast<uint16_t>(v >> 16));
+    be16(static_cast<uint16_t>(v));
+  }
+  void host16(uint16_t v) { bytes(&v, 2); }
+  void host32(uint32_t v) { bytes(&v, 4); }
+  void bytes(const void* b, size_t n) {
+    std::memcpy(p, b, n);
+    p += n;
+  }
+  size_t at;  // where the header starts in the string
+  char* p;    // valid until the string grows again
+};
 
 uint32_t sum16(const uint8_t* p, size_t n, uint32_t sum = 0) {
   for (size_t i = 0; i + 1 < n; i += 2) sum += static_cast<uint32_t>(p[i] << 8 | p[i + 1]);
@@ -126,40 +147,115 @@ uint64_t sideKey(const Endpoint& e, bool sending) {
 
 bool isDatagramChannel(log::ChannelType t) { return t == log::ChannelType::Udp || t == log::ChannelType::UnixDgram; }
 
+// The file is written on a thread of its own, a buffer of about 1 MiB at a
+// time: the kernel's copy of one into the page cache runs beside the
+// building of the next. Whole blocks are handed over, at most two waiting.
+class OutputQueue {
+ public:
+  explicit OutputQueue(std::FILE* out) : out_(out), thread_([this] { run(); }) { filling_.reserve(kChunk + kSlack); }
+  ~OutputQueue() { stop(); }
+
+  std::string& buffer() { return filling_; }
+  // After a whole block: hands the buffer over once it is full.
+  void blockEnded() {
+    if (filling_.size() >= kChunk) handOver();
+  }
+  // Writes what is left; false with *error when a write failed.
+  bool finish(std::string* error) {
+    if (!filling_.empty()) handOver();
+    stop();
+    if (!failed_ && (std::fflush(out_) != 0 || std::ferror(out_))) {
+      failed_ = true;
+      errno_ = errno;
+    }
+    if (failed_) *error = std::string("cannot write: ") + std::strerror(errno_);
+    return !failed_;
+  }
+
+ private:
+  static constexpr size_t kChunk = 1 << 20, kSlack = 128 * 1024;
+
+  void handOver() {
+    std::unique_lock<std::mutex> hold(lock_);
+    room_.wait(hold, [&] { return full_.size() < 2; });
+    full_.push_back(std::move(filling_));
+    if (!spare_.empty()) {
+      filling_ = std::move(spare_.back());
+      spare_.pop_back();
+    } else {
+      filling_ = std::string();
+      filling_.reserve(kChunk + kSlack);
+    }
+    ready_.notify_one();
+  }
+  void stop() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      done_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+  void run() {
+    for (;;) {
+      std::string chunk;
+      {
+        std::unique_lock<std::mutex> hold(lock_);
+        ready_.wait(hold, [&] { return !full_.empty() || done_; });
+        if (full_.empty()) return;
+        chunk = std::move(full_.front());
+        full_.pop_front();
+      }
+      room_.notify_one();
+      if (!failed_ && std::fwrite(chunk.data(), 1, chunk.size(), out_) != chunk.size()) {
+        errno_ = errno;
+        failed_ = true;  // read by the builder only after join()
+      }
+      chunk.clear();
+      std::lock_guard<std::mutex> hold(lock_);
+      spare_.push_back(std::move(chunk));
+    }
+  }
+
+  std::FILE* out_;
+  std::string filling_;
+  std::mutex lock_;
+  std::condition_variable ready_, room_;
+  std::deque<std::string> full_;
+  std::vector<std::string> spare_;
+  bool done_ = false, failed_ = false;
+  int errno_ = 0;
+  std::thread thread_;  // last: it starts once the rest is made
+};
+
 class Writer {
  public:
-  Writer(const Trace& t, const PcapngOptions& options, std::FILE* out) : t_(t), options_(options), out_(out) {}
+  Writer(const Trace& t, const PcapngOptions& options, std::FILE* out) : t_(t), options_(options), q_(out) {}
 
   bool run(PcapngCounts* counts, std::string* error) {
     sectionHeader();
+    std::unordered_map<std::string, uint32_t> interfaces;
     for (const auto& p : t_.processes) {
-      if (interfaces_.emplace(p.host, static_cast<uint32_t>(interfaces_.size())).second) interfaceBlock(p.host);
+      auto [it, added] = interfaces.emplace(p.host, static_cast<uint32_t>(interfaces.size()));
+      if (added) interfaceBlock(p.host);
+      interface_of_.push_back(it->second);
+      // "curl[5120], event ": the start of its packets' comments.
+      comment_start_.push_back(t_.label(p.index) + ", event ");
     }
     channels_.resize(t_.channels.size());
+    for (uint32_t c = 0; c < t_.channels.size(); ++c) channels_[c].other_port = portFor(c);
     findOpeners();
-    for (uint32_t i = 0; i < t_.events.size(); ++i) {
-      const Event& e = t_.events[i];
-      if (!log::isData(e.eventKind()) || e.endpoint == kNone) continue;
-      if (e.flags & (trace::kEventFailed | trace::kEventPeek)) continue;
-      const bool send = log::categoryOf(e.eventKind()) == log::Category::Send;
-      if (!send && (e.flags & trace::kEventEof)) {
-        endOfFile(i);
-        continue;
-      }
-      uint64_t outside = 0;  // a receive's bytes that no recorded send produced
-      if (!send) {
-        if (!(e.flags & (trace::kEventExternal | trace::kEventUnmatched))) continue;
-        uint64_t matched = 0;
-        for (auto [b, end] = t_.incoming(i); b != end; ++b)
-          if (b->why == trace::Edge::Why::Message) matched += b->bytes;
-        outside = e.value > matched ? e.value - matched : 0;
-        if (!outside) continue;
-      }
-      if (!e.value) continue;
-      if (!data(i, send, outside, error)) return false;
-    }
-    if (std::fflush(out_) != 0 || std::ferror(out_)) {
-      *error = std::string("cannot write: ") + std::strerror(errno);
+    // The messages' bytes are read from the logs here, a batch ahead of
+    // the packets built from them on a thread of their own (the trace's
+    // readers and their buffers stay with this thread).
+    std::string why;
+    std::thread builder([&] { buildAll(&why); });
+    fetchAll();
+    builder.join();
+    if (!q_.finish(error)) return false;
+    if (!why.empty()) {
+      *error = why;
       return false;
     }
     counts->packets = packets_;
@@ -237,31 +333,156 @@ class Writer {
       }
     }
     (void)sending;
-    const uint16_t port = portFor(channel);
+    const uint16_t port = channels_[channel].other_port;
     out[0] = synthesized(channel, side != 0, side == 0 ? kFirstSidePort : port);
     out[1] = synthesized(channel, side == 0, side == 0 ? port : kFirstSidePort);
   }
 
-  bool data(uint32_t i, bool send, uint64_t outside, std::string* error) {
+  // ---- the messages' bytes, read ahead ----
+
+  // A message to write as packets (or a receive's end of file), with the
+  // bytes the recording kept of it.
+  struct Item {
+    enum Kind : uint8_t { kSend, kReceive, kEnd };
+    uint32_t event = 0;
+    Kind kind = kSend;
+    uint64_t outside = 0;           // a receive's bytes that no recorded send produced
+    uint64_t omitted = 0;           // bytes the recording did not keep
+    size_t at = 0, size = 0;        // the kept bytes, in the batch's `bytes`
+    std::string address;            // a datagram's peer
+    std::vector<uint64_t> lengths;  // datagrams: each one's length
+  };
+  struct Batch {
+    std::vector<Item> items;
+    std::string bytes;
+    std::string error;  // reading stopped here
+    bool last = false;
+    void clear() {
+      items.clear();
+      bytes.clear();
+      error.clear();
+      last = false;
+    }
+  };
+  // Two batches go back and forth: one filled while the other is written.
+  class Batches {
+   public:
+    Batch* takeEmpty() { return take(empty_); }
+    Batch* takeFull() { return take(full_); }
+    void handOver(Batch* b) { put(full_, b); }
+    void giveBack(Batch* b) {
+      b->clear();
+      put(empty_, b);
+    }
+
+   private:
+    Batch* take(std::vector<Batch*>& from) {
+      std::unique_lock<std::mutex> hold(lock_);
+      changed_.wait(hold, [&] { return !from.empty(); });
+      Batch* b = from.back();
+      from.pop_back();
+      return b;
+    }
+    void put(std::vector<Batch*>& to, Batch* b) {
+      {
+        std::lock_guard<std::mutex> hold(lock_);
+        to.insert(to.begin(), b);
+      }
+      changed_.notify_all();
+    }
+    Batch storage_[2];
+    std::mutex lock_;
+    std::condition_variable changed_;
+    std::vector<Batch*> empty_{&storage_[0], &storage_[1]}, full_;
+  };
+  static constexpr size_t kBatchItems = 4096, kBatchBytes = 4 << 20;
+
+  // On the builder's thread: the packets of every batch, until the last.
+  void buildAll(std::string* error) {
+    for (bool last = false; !last;) {
+      Batch* batch = batches_.takeFull();
+      last = batch->last;  // a batch that says why reading stopped is the last
+      for (const Item& item : batch->items) {
+        if (item.kind == Item::kEnd)
+          endOfFile(item.event);
+        else
+          data(item, std::string_view(batch->bytes).substr(item.at, item.size));
+      }
+      if (!batch->error.empty()) *error = batch->error;
+      batches_.giveBack(batch);
+    }
+  }
+
+  // Every message, in the story's order, its bytes read from the logs.
+  void fetchAll() {
+    Batch* batch = batches_.takeEmpty();
+    auto handOver = [&] {
+      batches_.handOver(batch);
+      batch = batches_.takeEmpty();
+    };
+    for (uint32_t i = 0; i < t_.events.size(); ++i) {
+      const Event& e = t_.events[i];
+      if (!log::isData(e.eventKind()) || e.endpoint == kNone) continue;
+      if (e.flags & (trace::kEventFailed | trace::kEventPeek)) continue;
+      const bool send = log::categoryOf(e.eventKind()) == log::Category::Send;
+      Item item;
+      item.event = i;
+      item.kind = send ? Item::kSend : Item::kReceive;
+      if (!send && (e.flags & trace::kEventEof)) {
+        item.kind = Item::kEnd;
+      } else if (!send) {
+        if (!(e.flags & (trace::kEventExternal | trace::kEventUnmatched))) continue;
+        uint64_t matched = 0;
+        for (auto [b, end] = t_.incoming(i); b != end; ++b)
+          if (b->why == trace::Edge::Why::Message) matched += b->bytes;
+        item.outside = e.value > matched ? e.value - matched : 0;
+        if (!item.outside) continue;
+      }
+      if (item.kind != Item::kEnd) {
+        if (!e.value) continue;
+        if (!fetch(&item, batch)) break;
+      }
+      batch->items.push_back(std::move(item));
+      if (batch->items.size() >= kBatchItems || batch->bytes.size() >= kBatchBytes) handOver();
+    }
+    batch->last = true;
+    batches_.handOver(batch);
+  }
+
+  bool fetch(Item* item, Batch* batch) {
+    const uint32_t i = item->event;
+    const Endpoint& ep = t_.endpoints[t_.events[i].endpoint];
+    if (isDatagramChannel(t_.channels[ep.channel].type)) {
+      log::Record r;
+      std::string payload;
+      std::vector<std::string> strings;
+      if (!t_.record(i, &r, &payload, &strings, &batch->error)) return false;
+      item->address.assign(r.address);
+      item->lengths.assign(r.lengths.begin(), r.lengths.end());
+    }
+    std::string_view bytes;
+    if (!t_.payloadView(i, &bytes, &batch->error, &item->omitted)) return false;
+    item->at = batch->bytes.size();
+    item->size = bytes.size();
+    batch->bytes.append(bytes);
+    return true;
+  }
+
+  // ---- packets ----
+
+  void data(const Item& item, std::string_view bytes) {
+    const uint32_t i = item.event;
+    const bool send = item.kind == Item::kSend;
+    const uint64_t outside = item.outside;
     const Event& e = t_.events[i];
     const Endpoint& ep = t_.endpoints[e.endpoint];
     const uint32_t channel = ep.channel;
     ChannelState& c = channels_[channel];
     const int side = sideOf(c, sideKey(ep, send), send);
     const bool datagrams = isDatagramChannel(t_.channels[channel].type);
-    std::string address;
-    std::vector<uint64_t> lengths;
-    if (datagrams) {
-      log::Record r;
-      std::string payload;
-      std::vector<std::string> strings;
-      if (!t_.record(i, &r, &payload, &strings, error)) return false;
-      address.assign(r.address);
-      lengths.assign(r.lengths.begin(), r.lengths.end());
-    }
-    std::string_view bytes;
-    uint64_t omitted = 0;
-    if (!t_.payloadView(i, &bytes, error, &omitted)) return false;
+    const std::string& address = item.address;
+    std::vector<uint64_t> lengths = item.lengths;
+    uint64_t omitted = item.omitted;
     uint64_t total = bytes.size() + omitted;
     if (!send && outside < total) {  // the tail: the bytes after those of recorded sends
       const uint64_t skip = total - outside;
@@ -274,9 +495,9 @@ class Writer {
     const Address& src = send ? ends[0] : ends[1];
     const Address& dst = send ? ends[1] : ends[0];
     const int dir = send ? side : 1 - side;
-    const uint32_t iface = interfaces_[t_.processes[e.process].host];
+    const uint32_t iface = interface_of_[e.process];
     const int64_t ns = t_.wallTime(i);
-    const std::string comment = describe(i, send);
+    const std::string& comment = describe(i, send);
     if (datagrams) {
       c.datagrams = true;
       if (lengths.empty()) lengths.push_back(total);
@@ -286,7 +507,7 @@ class Writer {
         udp(iface, ns, src, dst, piece, n, comment);
         at += n;
       }
-      return true;
+      return;
     }
     if (!c.handshaken) {
       c.handshaken = true;
@@ -309,7 +530,6 @@ class Writer {
       if (!n) break;
     }
     payload_bytes_ += total;
-    return true;
   }
 
   // A receive that saw the end of file: the other side's FIN, once.
@@ -325,31 +545,47 @@ class Writer {
     d.fin = true;
     Address ends[2];
     endsOf(ep.channel, ep, side, {}, false, ends);
-    tcp(interfaces_[t_.processes[e.process].host], t_.wallTime(i), ends[1], ends[0], d.next_seq++,
-        c.dir[1 - dir].next_seq, 0x11, {}, 0, describe(i, false));
+    tcp(interface_of_[e.process], t_.wallTime(i), ends[1], ends[0], d.next_seq++, c.dir[1 - dir].next_seq, 0x11, {}, 0,
+        describe(i, false));
   }
 
   static uint32_t isn(uint32_t channel, int dir) { return (channel + 1) * 0x9e3779b1u ^ (dir ? 0x5bd1e995u : 0); }
 
   // "curl[5120], event 52: send() on tcp 127.0.0.1:42612 - 127.0.0.1:8088"
-  std::string describe(uint32_t i, bool send) const {
+  // Built in one string kept for it: a packet's comment costs no allocation.
+  const std::string& describe(uint32_t i, bool send) {
     const Event& e = t_.events[i];
-    const auto& p = t_.processes[e.process];
-    std::string s = t_.label(p.index) + ", event " + std::to_string(i + 1) + ": " + log::kindName(e.eventKind()) + "()";
-    if (e.thread) s += " in thread " + std::to_string(e.thread + 1);
+    std::string& s = comment_;
+    s = comment_start_[e.process];
+    appendNumber(s, i + 1);
+    s += ": ";
+    s += log::kindName(e.eventKind());
+    s += "()";
+    if (e.thread) {
+      s += " in thread ";
+      appendNumber(s, e.thread + 1);
+    }
     s += send ? " on " : " from outside the recording on ";
     s += t_.channelName(t_.channelOf(i));
     return s;
+  }
+  static void appendNumber(std::string& s, uint64_t n) {
+    char digits[20];
+    int k = 0;
+    do digits[k++] = static_cast<char>('0' + n % 10);
+    while ((n /= 10) != 0);
+    while (k) s.push_back(digits[--k]);
   }
 
   void ipHeader(std::string& s, const Address& src, const Address& dst, uint8_t protocol, uint32_t length) {
     if (src.v6 || dst.v6) {
       // Both sides of one socket are of one family; a v4 address beside a
       // v6 one is mapped.
-      put32(s, 0x60000000u);
-      put16(s, static_cast<uint16_t>(std::min<uint32_t>(length, 0xffff)));
-      s.push_back(static_cast<char>(protocol));
-      s.push_back(64);
+      Fill f(s, 40);
+      f.be32(0x60000000u);
+      f.be16(static_cast<uint16_t>(std::min<uint32_t>(length, 0xffff)));
+      f.u8(protocol);
+      f.u8(64);
       for (const Address* a : {&src, &dst}) {
         uint8_t ip[16] = {};
         if (a->v6) {
@@ -358,28 +594,30 @@ class Writer {
           ip[10] = ip[11] = 0xff;
           std::memcpy(ip + 12, a->ip, 4);
         }
-        s.append(reinterpret_cast<const char*>(ip), 16);
+        f.bytes(ip, 16);
       }
       return;
     }
-    const size_t at = s.size();
-    s.push_back(0x45);
-    s.push_back(0);
-    put16(s, static_cast<uint16_t>(std::min<uint32_t>(20 + length, 0xffff)));
-    put16(s, static_cast<uint16_t>(ip_id_++));
-    put16(s, 0x4000);  // don't fragment
-    s.push_back(64);
-    s.push_back(static_cast<char>(protocol));
-    put16(s, 0);
-    s.append(reinterpret_cast<const char*>(src.ip), 4);
-    s.append(reinterpret_cast<const char*>(dst.ip), 4);
-    const uint16_t sum = fold(sum16(reinterpret_cast<const uint8_t*>(s.data() + at), 20));
-    s[at + 10] = static_cast<char>(sum >> 8);
-    s[at + 11] = static_cast<char>(sum);
+    Fill f(s, 20);
+    char* header = f.p;
+    f.u8(0x45);
+    f.u8(0);
+    f.be16(static_cast<uint16_t>(std::min<uint32_t>(20 + length, 0xffff)));
+    f.be16(static_cast<uint16_t>(ip_id_++));
+    f.be16(0x4000);  // don't fragment
+    f.u8(64);
+    f.u8(protocol);
+    f.be16(0);
+    f.bytes(src.ip, 4);
+    f.bytes(dst.ip, 4);
+    const uint16_t sum = fold(sum16(reinterpret_cast<const uint8_t*>(header), 20));
+    header[10] = static_cast<char>(sum >> 8);
+    header[11] = static_cast<char>(sum);
   }
 
-  uint32_t pseudoSum(const std::string& packet, bool v6, uint8_t protocol, uint32_t length) const {
-    const auto* p = reinterpret_cast<const uint8_t*>(packet.data());
+  // `ip`: where the packet's IP header starts in the buffer.
+  uint32_t pseudoSum(const std::string& buffer, size_t ip, bool v6, uint8_t protocol, uint32_t length) const {
+    const auto* p = reinterpret_cast<const uint8_t*>(buffer.data() + ip);
     uint32_t sum = v6 ? sum16(p + 8, 32) : sum16(p + 12, 8);
     return sum + protocol + (length >> 16) + (length & 0xffff);
   }
@@ -387,73 +625,79 @@ class Writer {
   // A TCP segment of `length` bytes of which `kept` were recorded.
   void tcp(uint32_t iface, int64_t ns, const Address& src, const Address& dst, uint32_t seq, uint32_t ack,
            uint8_t flags, std::string_view kept, uint64_t length, const std::string& comment) {
-    std::string& s = packet_;
-    s.clear();
+    const size_t start = beginPacket(iface, ns);
+    std::string& s = q_.buffer();
+    const size_t ip = s.size();
     const bool v6 = src.v6 || dst.v6;
     ipHeader(s, src, dst, IPPROTO_TCP, static_cast<uint32_t>(20 + length));
-    const size_t at = s.size();
-    put16(s, src.port);
-    put16(s, dst.port);
-    put32(s, seq);
-    put32(s, ack);
-    s.push_back(0x50);
-    s.push_back(static_cast<char>(flags));
-    put16(s, 0xffff);
-    put16(s, 0);
-    put16(s, 0);
+    Fill f(s, 20);
+    const size_t at = f.at;
+    f.be16(src.port);
+    f.be16(dst.port);
+    f.be32(seq);
+    f.be32(ack);
+    f.u8(0x50);
+    f.u8(flags);
+    f.be16(0xffff);
+    f.be16(0);
+    f.be16(0);
     s.append(kept);
     if (kept.size() == length) {  // a checksum only over bytes that are all there
-      uint32_t sum = pseudoSum(s, v6, IPPROTO_TCP, static_cast<uint32_t>(20 + length));
+      uint32_t sum = pseudoSum(s, ip, v6, IPPROTO_TCP, static_cast<uint32_t>(20 + length));
       const uint16_t c = fold(sum16(reinterpret_cast<const uint8_t*>(s.data() + at), s.size() - at, sum));
       s[at + 16] = static_cast<char>(c >> 8);
       s[at + 17] = static_cast<char>(c);
     }
-    enhancedPacket(iface, ns, s, s.size() + (length - kept.size()), comment);
+    endPacket(start, s.size() - ip + (length - kept.size()), comment);
   }
 
   void udp(uint32_t iface, int64_t ns, const Address& src, const Address& dst, std::string_view kept, uint64_t length,
            const std::string& comment) {
-    std::string& s = packet_;
-    s.clear();
+    const size_t start = beginPacket(iface, ns);
+    std::string& s = q_.buffer();
+    const size_t ip = s.size();
     const bool v6 = src.v6 || dst.v6;
     const uint32_t udp_length = static_cast<uint32_t>(std::min<uint64_t>(8 + length, 0xffff));
     ipHeader(s, src, dst, IPPROTO_UDP, udp_length);
-    const size_t at = s.size();
-    put16(s, src.port);
-    put16(s, dst.port);
-    put16(s, static_cast<uint16_t>(udp_length));
-    put16(s, 0);
+    Fill f(s, 8);
+    const size_t at = f.at;
+    f.be16(src.port);
+    f.be16(dst.port);
+    f.be16(static_cast<uint16_t>(udp_length));
+    f.be16(0);
     s.append(kept.substr(0, 0xffff - 8));
     if (kept.size() == length && 8 + length <= 0xffff) {
-      const uint32_t sum = pseudoSum(s, v6, IPPROTO_UDP, udp_length);
+      const uint32_t sum = pseudoSum(s, ip, v6, IPPROTO_UDP, udp_length);
       uint16_t c = fold(sum16(reinterpret_cast<const uint8_t*>(s.data() + at), s.size() - at, sum));
       if (!c) c = 0xffff;
       s[at + 6] = static_cast<char>(c >> 8);
       s[at + 7] = static_cast<char>(c);
     }
     payload_bytes_ += length;
-    enhancedPacket(iface, ns, s, s.size() + (length - std::min<uint64_t>(length, kept.size())), comment);
+    endPacket(start, s.size() - ip + (length - std::min<uint64_t>(length, kept.size())), comment);
   }
 
   // ---- pcapng blocks (host byte order: the byte-order magic says which) ----
 
   void raw32(std::string& b, uint32_t v) { b.append(reinterpret_cast<const char*>(&v), 4); }
   void raw16(std::string& b, uint16_t v) { b.append(reinterpret_cast<const char*>(&v), 2); }
-  void pad(std::string& b) {
-    while (b.size() % 4) b.push_back(0);
-  }
+  void pad(std::string& b) { b.append((4 - b.size() % 4) % 4, '\0'); }
   void option(std::string& b, uint16_t code, std::string_view value) {
-    raw16(b, code);
-    raw16(b, static_cast<uint16_t>(value.size()));
+    Fill f(b, 4);
+    f.host16(code);
+    f.host16(static_cast<uint16_t>(value.size()));
     b.append(value);
     pad(b);
   }
+  static void store32(std::string& b, size_t at, uint32_t v) { std::memcpy(&b[at], &v, 4); }
   void block(uint32_t type, std::string& body) {
+    std::string& b = q_.buffer();
     const uint32_t length = static_cast<uint32_t>(12 + body.size());
-    std::fwrite(&type, 4, 1, out_);
-    std::fwrite(&length, 4, 1, out_);
-    std::fwrite(body.data(), 1, body.size(), out_);
-    std::fwrite(&length, 4, 1, out_);
+    raw32(b, type);
+    raw32(b, length);
+    b.append(body);
+    raw32(b, length);
+    q_.blockEnded();
   }
 
   void sectionHeader() {
@@ -479,32 +723,45 @@ class Writer {
     block(1, b);
   }
 
-  void enhancedPacket(uint32_t iface, int64_t ns, const std::string& data, uint64_t original,
-                      const std::string& comment) {
-    std::string& b = block_;
-    b.clear();
+  // An Enhanced Packet Block, built in place: its header (lengths filled
+  // in by endPacket), then the packet, then the comment.
+  size_t beginPacket(uint32_t iface, int64_t ns) {
+    std::string& b = q_.buffer();
     const uint64_t ts = static_cast<uint64_t>(ns < 0 ? 0 : ns);
-    raw32(b, iface);
-    raw32(b, static_cast<uint32_t>(ts >> 32));
-    raw32(b, static_cast<uint32_t>(ts));
-    raw32(b, static_cast<uint32_t>(data.size()));
-    raw32(b, static_cast<uint32_t>(std::min<uint64_t>(original, 0xffffffffu)));
-    b.append(data);
+    Fill f(b, 28);
+    f.host32(6);
+    f.host32(0);  // block length
+    f.host32(iface);
+    f.host32(static_cast<uint32_t>(ts >> 32));
+    f.host32(static_cast<uint32_t>(ts));
+    f.host32(0);  // captured length
+    f.host32(0);  // original length
+    return f.at;
+  }
+  void endPacket(size_t start, uint64_t original, const std::string& comment) {
+    std::string& b = q_.buffer();
+    store32(b, start + 20, static_cast<uint32_t>(b.size() - (start + 28)));
+    store32(b, start + 24, static_cast<uint32_t>(std::min<uint64_t>(original, 0xffffffffu)));
     pad(b);
     if (!comment.empty()) {
       option(b, 1, std::string_view(comment).substr(0, 0xffff));  // opt_comment
       option(b, 0, {});
     }
-    block(6, b);
+    const uint32_t length = static_cast<uint32_t>(b.size() + 4 - start);
+    store32(b, start + 4, length);
+    raw32(b, length);
     ++packets_;
+    q_.blockEnded();
   }
 
   const Trace& t_;
   const PcapngOptions& options_;
-  std::FILE* out_;
-  std::unordered_map<std::string, uint32_t> interfaces_;
+  Batches batches_;
+  OutputQueue q_;
+  std::vector<uint32_t> interface_of_;      // per process
+  std::vector<std::string> comment_start_;  // per process
   std::vector<ChannelState> channels_;
-  std::string packet_, block_;
+  std::string comment_;
   uint16_t ip_id_ = 1;
   uint64_t packets_ = 0, payload_bytes_ = 0;
 };

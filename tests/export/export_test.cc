@@ -194,6 +194,10 @@ TEST(ExportPcapng, BadInputGetsAClearErrorAndNoFile) {
   Result r = radar({"export", "--pcapng", work + "/no/such/dir/out.pcapng", rec.dir});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cannot write " + work + "/no/such/dir/out.pcapng"), std::string::npos) << r.err;
+  // A write that fails on the way (the file is written on a thread of its own).
+  r = shell(shellQuote(radarPath()) + " export --pcapng - " + shellQuote(rec.dir) + " > /dev/full");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot write: No space left on device"), std::string::npos) << r.err;
   // A file that is a symbolic link is not followed.
   ASSERT_EQ(::symlink("/etc/passwd", (work + "/link.pcapng").c_str()), 0);
   r = radar({"export", "--pcapng", work + "/link.pcapng", rec.dir});
