@@ -339,46 +339,61 @@ HOOK ssize_t vmsplice(int fd, const struct iovec* iov, size_t count, unsigned fl
 namespace {
 
 // A read that is not a message (signals taken, random bytes): the bytes it
-// got are the event's payload.
-ssize_t recordBytesRead(Call& call, const void* buf, size_t n, ssize_t r) {
-  const Iov iov{buf, moved(r)};
-  call.extra.payload = &iov;
-  call.extra.payload_iov_count = 1;
+// got, gathered from its buffers, are the event's payload.
+void recordBytesRead(Call& call, const Iov* iov, size_t count, size_t room, ssize_t r) {
+  call.extra.payload = iov;
+  call.extra.payload_iov_count = count;
   call.extra.payload_len = moved(r);
-  call.extra.size = n;
+  call.extra.size = room;
   call.record();
-  return r;
 }
 
-ssize_t recordedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
-  if (!active()) return real(fd, buf, n);
-  if (isChannel(fd)) {
-    Call call(Kind::Read, fd);
-    const ssize_t r = real(fd, buf, n);
-    call.finish(r);
-    const Iov iov{buf, n};
-    call.receive(&iov, 1, n, moved(r));
-    return r;
-  }
+// A read or readv of a signalfd or (with --nondet) a random device; false
+// for other descriptors, untouched. `read` makes the call.
+template <typename Read>
+bool recordedNonMessageRead(int fd, const Iov* iov, size_t count, size_t room, ssize_t* result, Read read) {
   if (isSignalFd(fd)) {
     // Signals taken: struct signalfd_siginfo each; the first one's number
     // and sender are the event's.
     Call call(Kind::SignalWait, fd);
-    const ssize_t r = real(fd, buf, n);
+    const ssize_t r = *result = read();
     call.finish(r);
-    const auto* first = static_cast<const struct signalfd_siginfo*>(buf);
-    if (r >= static_cast<ssize_t>(sizeof(*first))) {
-      call.extra.signal = static_cast<int32_t>(first->ssi_signo);
-      if (sentByAProcess(first->ssi_code)) call.extra.peer_pid = static_cast<int32_t>(first->ssi_pid);
+    struct signalfd_siginfo first;
+    if (r >= static_cast<ssize_t>(sizeof(first))) {
+      auto* to = reinterpret_cast<char*>(&first);
+      for (size_t i = 0, got = 0; i < count && got < sizeof(first); ++i) {
+        const size_t take = iov[i].len < sizeof(first) - got ? iov[i].len : sizeof(first) - got;
+        std::memcpy(to + got, iov[i].base, take);
+        got += take;
+      }
+      call.extra.signal = static_cast<int32_t>(first.ssi_signo);
+      if (sentByAProcess(first.ssi_code)) call.extra.peer_pid = static_cast<int32_t>(first.ssi_pid);
     }
-    return recordBytesRead(call, buf, n, r);
+    recordBytesRead(call, iov, count, room, r);
+    return true;
   }
   if (recordingNondet() && isRandomDevice(fd)) {
     Call call(Kind::Random, fd);
+    const ssize_t r = *result = read();
+    call.finish(r);
+    recordBytesRead(call, iov, count, room, r);
+    return true;
+  }
+  return false;
+}
+
+ssize_t recordedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
+  if (!active()) return real(fd, buf, n);
+  const Iov iov{buf, n};
+  if (isChannel(fd)) {
+    Call call(Kind::Read, fd);
     const ssize_t r = real(fd, buf, n);
     call.finish(r);
-    return recordBytesRead(call, buf, n, r);
+    call.receive(&iov, 1, n, moved(r));
+    return r;
   }
+  ssize_t r;
+  if (recordedNonMessageRead(fd, &iov, 1, n, &r, [&] { return real(fd, buf, n); })) return r;
   return real(fd, buf, n);
 }
 
@@ -400,7 +415,15 @@ HOOK ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
 
 HOOK ssize_t readv(int fd, const struct iovec* iov, int count) {
   REAL(readv);
-  if (!active() || !isChannel(fd)) return real_readv(fd, iov, count);
+  if (!active()) return real_readv(fd, iov, count);
+  if (!isChannel(fd)) {
+    ssize_t r;
+    const size_t n = count > 0 ? static_cast<size_t>(count) : 0;
+    if (n <= 1024 &&
+        recordedNonMessageRead(fd, asIov(iov), n, iovTotal(iov, count), &r, [&] { return real_readv(fd, iov, count); }))
+      return r;
+    return real_readv(fd, iov, count);
+  }
   Call call(Kind::Readv, fd);
   const ssize_t r = real_readv(fd, iov, count);
   call.finish(r);

@@ -297,23 +297,30 @@ ssize_t replayedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, si
 
 namespace {
 
+// Reads of a signalfd (the signals taken) and of /dev/urandom (recorded
+// with --nondet): the recorded bytes, spread over the buffers. False when
+// the next event is not one of them.
+bool replayedBytesRead(int fd, const struct iovec* iov, size_t count, ssize_t* result) {
+  const ScriptEvent* e = expectIf(Kind::SignalWait, fd);
+  if (!e) e = expectIf(Kind::Random, fd);
+  if (!e) return false;
+  const auto* from = static_cast<const char*>(blob(e->data));
+  for (size_t i = 0, done = 0; i < count && done < e->data.size; ++i) {
+    const size_t take = iov[i].iov_len < e->data.size - done ? iov[i].iov_len : e->data.size - done;
+    std::memcpy(iov[i].iov_base, from + done, take);
+    done += take;
+  }
+  consume(e);
+  *result = finishWith<ssize_t>(e);
+  return true;
+}
+
 ssize_t readHook(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
   if (!replaying()) return real(fd, buf, n);
   if (isChannelFd(fd)) return replayedRead(fd, buf, n, real);
-  // Reads of a signalfd: the signals taken, as recorded.
-  if (const ScriptEvent* e = expectIf(Kind::SignalWait, fd)) {
-    const size_t have = e->data.size < n ? e->data.size : n;
-    std::memcpy(buf, blob(e->data), have);
-    consume(e);
-    return finishWith<ssize_t>(e);
-  }
-  // Reads of /dev/urandom, recorded with --nondet.
-  if (const ScriptEvent* e = expectIf(Kind::Random, fd)) {
-    const size_t have = e->data.size < n ? e->data.size : n;
-    std::memcpy(buf, blob(e->data), have);
-    consume(e);
-    return finishWith<ssize_t>(e);
-  }
+  const struct iovec iov { buf, n };
+  ssize_t r;
+  if (replayedBytesRead(fd, &iov, 1, &r)) return r;
   return real(fd, buf, n);
 }
 
@@ -335,9 +342,11 @@ HOOK ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
 
 HOOK ssize_t readv(int fd, const struct iovec* iov, int count) {
   REAL(readv);
-  if (!replaying() || !isChannelFd(fd)) return real_readv(fd, iov, count);
+  if (!replaying()) return real_readv(fd, iov, count);
+  const size_t n = count > 0 ? static_cast<size_t>(count) : 0;
   ssize_t r;
-  if (replayReceive(Kind::Readv, "readv", fd, iov, count > 0 ? static_cast<size_t>(count) : 0, &r)) return r;
+  if (!isChannelFd(fd)) return replayedBytesRead(fd, iov, n, &r) ? r : real_readv(fd, iov, count);
+  if (replayReceive(Kind::Readv, "readv", fd, iov, n, &r)) return r;
   return real_readv(fd, iov, count);
 }
 

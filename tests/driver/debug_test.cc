@@ -439,7 +439,7 @@ TEST(Debug, EpollGivesBackWhatTheReRunRegistered) {
 // re-run waited for ever.
 // Also signals whose handler ends a ppoll() or an epoll_pwait() that
 // unblocks them. And the ones taken by sigwaitinfo(), sigtimedwait(),
-// sigwait() and a signalfd are
+// sigwait() and a signalfd (read and readv) are
 // given back, with their sender, and the story tells them after the kill().
 TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
   const std::string dir = testTempDir() + "/rec";
@@ -450,6 +450,7 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
             "sigsuspend ended by 10\npause ended by 12\nsigwaitinfo took 10 from the child\n"
             "sigtimedwait: -1, timed out\nsigwait: 0, took 10\n"
             "signalfd: poll 1, read 128 bytes: signal 10 from the child\n"
+            "signalfd: poll 1, readv 128 bytes in two buffers: signal 10 from the child\n"
             "ppoll: -1, interrupted, the handler got 12\nepoll_pwait: -1, interrupted, the handler got 12\n");
   std::string error;
   auto trace = trace::loadTrace({dir}, trace::LoadOptions{}, &error);
@@ -472,7 +473,7 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
       EXPECT_GT(kills_before, taken) << "told before its kill(): " << line << "\n" << story.out;
     }
   }
-  EXPECT_EQ(taken, 3) << story.out;
+  EXPECT_EQ(taken, 4) << story.out;
   EXPECT_NE(story.out.find("waits for a signal: none came before its timeout"), std::string::npos) << story.out;
   Result r =
       shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + pid + " --no-gdb");

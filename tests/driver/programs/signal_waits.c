@@ -3,14 +3,17 @@
 // (SIGUSR1, then SIGUSR2) and writes a byte between; the handler counts.
 // Then it takes signals the child sends with waits for them, no handler
 // running: sigwaitinfo(), sigtimedwait() (once until its timeout), sigwait(),
-// and a read of a signalfd that poll() found ready. Last, SIGUSR2 blocked
+// a read of a signalfd that poll() found ready, and a readv() of it into two
+// buffers. Last, SIGUSR2 blocked
 // but for the mask of ppoll() and of epoll_pwait(): its handler ends each.
+#define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,7 +39,7 @@ int main(void) {
     char b;
     if (read(p[0], &b, 1) != 1) _exit(3);
     kill(parent, SIGUSR2);
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
       if (read(p[0], &b, 1) != 1) _exit(3);
       kill(parent, SIGUSR1);
     }
@@ -74,6 +77,14 @@ int main(void) {
   const ssize_t n = read(sfd, &taken, sizeof taken);
   printf("signalfd: poll %d, read %zd bytes: signal %u from %s\n", s, n, taken.ssi_signo,
          taken.ssi_pid == (unsigned)child ? "the child" : "someone else");
+  fflush(stdout);
+  if (write(p[1], "t", 1) != 1) return 2;
+  s = poll(&ready, 1, 10000);
+  struct signalfd_siginfo parts = {0};
+  struct iovec halves[2] = {{&parts, 8}, {(char*)&parts + 8, sizeof parts - 8}};
+  const ssize_t m = readv(sfd, halves, 2);
+  printf("signalfd: poll %d, readv %zd bytes in two buffers: signal %u from %s\n", s, m, parts.ssi_signo,
+         parts.ssi_pid == (unsigned)child ? "the child" : "someone else");
   fflush(stdout);
   sigset_t usr2;
   sigemptyset(&usr2);
