@@ -154,19 +154,12 @@ void Merger::endings() {
     for (uint32_t q : it->second)
       if (procs[q].generation >= procs[last].generation) last = q;
     Process& p = procs[last];
-    if (WIFSIGNALED(status)) {
-      p.end = Process::End::Signaled;
-      p.end_code = WTERMSIG(status);
-      p.core_dumped = WCOREDUMP(status);
-    } else if (WIFEXITED(status) && p.end == Process::End::Unknown) {
-      p.end = Process::End::Exited;
-      p.end_code = WEXITSTATUS(status);
+    if (endAsReaped(p, status))
       // (An image whose last event is its exec ended in a new program, whose
       // log is missing or unreadable: another finding.)
       // (Nor one whose log lost its end: damaged, or events lost.)
       p.ended_unseen = !p.external && !p.control.closed && p.last_event != kNone && p.damage.empty() &&
                        !p.control.incomplete && t_.events[p.last_event].eventKind() != Kind::Exec;
-    }
   };
   for (uint32_t i : waits) {
     const Event& e = t_.events[i];
@@ -297,32 +290,16 @@ void addUnrecordedImages(Trace& t, const std::vector<proto::Recording>& recordin
     q.recorded_name =
         q.executable.empty() ? p.recorded_name + "'s next program" : q.executable.substr(q.executable.rfind('/') + 1);
     // Its end: the status a recorded parent, or radar record, reaped.
-    auto reaped = [&](int status) {
-      if (WIFSIGNALED(status)) {
-        q.end = Process::End::Signaled;
-        q.end_code = WTERMSIG(status);
-        q.core_dumped = WCOREDUMP(status);
-      } else if (WIFEXITED(status)) {
-        q.end = Process::End::Exited;
-        q.end_code = WEXITSTATUS(status);
-      }
-    };
-    if (auto it = waited.find({p.boot, p.pid}); it != waited.end()) reaped(it->second);
+    if (auto it = waited.find({p.boot, p.pid}); it != waited.end()) merging::endAsReaped(q, it->second);
     if (q.end == Process::End::Unknown)
       for (const auto& rec : recordings)
         for (const auto& r : rec.reaped())
-          if (r.pid() == p.pid) reaped(r.status());
-    // The ends open at the exec, counted through dups and closes (a shell
-    // dups a pipe onto 0 and closes the original), as the channels' names
-    // count them (merge_channels.cc).
+          if (r.pid() == p.pid) merging::endAsReaped(q, r.status());
+    // The ends open at the exec, as the channels' names count them
+    // (Merger::unrecordedHolder).
     std::map<uint32_t, int> open;
     for (uint32_t k : ends_of[index]) open[k] = 1;
-    for (uint32_t i : t.process_events[p.index]) {
-      const Event& ev = t.events[i];
-      if (ev.endpoint == kNone || (ev.flags & kEventFailed)) continue;
-      if (ev.eventKind() == Kind::Dup) ++open[ev.endpoint];
-      if (ev.eventKind() == Kind::Close) --open[ev.endpoint];
-    }
+    merging::countOpenEnds(t.events, t.process_events[p.index], &open);
     for (const auto& [k, count] : open) {
       if (count <= 0) continue;
       Endpoint held = t.endpoints[k];

@@ -15,16 +15,9 @@ std::string Merger::unrecordedHolder(uint32_t endpoint) const {
   const Process& p = raw_.processes[e.process];
   const auto [b, end] = raw_.ranges[e.process];
   if (p.next_image != kNone || b == end || raw_.events[end - 1].eventKind() != Kind::Exec) return "";
-  // Still open at the exec: its descriptors, counted through dups and
-  // closes (a shell dups a pipe onto 0 and closes the original).
-  int open = 1;
-  for (uint32_t i = b; i < end; ++i) {
-    const Event& ev = raw_.events[i];
-    if (ev.endpoint != endpoint || (ev.flags & kEventFailed)) continue;
-    if (ev.eventKind() == Kind::Dup) ++open;
-    if (ev.eventKind() == Kind::Close) --open;
-  }
-  if (open <= 0) return "";
+  std::map<uint32_t, int> open{{endpoint, 1}};  // still open at the exec?
+  countOpenEnds(raw_.events, PositionRange{b, end}, &open);
+  if (open[endpoint] <= 0) return "";
   for (const auto& n : t_.unrecorded_notes)
     if (n.pid == p.pid) {
       const std::string program =

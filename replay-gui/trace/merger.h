@@ -54,6 +54,52 @@ inline bool isDevice(ChannelType t) {
   return t == ChannelType::Terminal || t == ChannelType::CharacterDevice || t == ChannelType::Other;
 }
 
+// A process ended as a wait reaped it: killed by a signal, or exited with
+// a status where nothing else said how it ended. True for the latter.
+inline bool endAsReaped(Process& p, int status) {
+  if (WIFSIGNALED(status)) {
+    p.end = Process::End::Signaled;
+    p.end_code = WTERMSIG(status);
+    p.core_dumped = WCOREDUMP(status);
+    return false;
+  }
+  if (!WIFEXITED(status) || p.end != Process::End::Unknown) return false;
+  p.end = Process::End::Exited;
+  p.end_code = WEXITSTATUS(status);
+  return true;
+}
+
+// Positions [b, e), for a range-for.
+struct PositionRange {
+  struct Position {
+    uint32_t i;
+    uint32_t operator*() const { return i; }
+    Position& operator++() {
+      ++i;
+      return *this;
+    }
+    bool operator!=(const Position& o) const { return i != o.i; }
+  };
+  uint32_t b, e;
+  Position begin() const { return {b}; }
+  Position end() const { return {e}; }
+};
+
+// The descriptors of the ends in `open` still open after the events at
+// `positions` of one process: counted from what `open` says, through dups
+// and closes (a shell dups a pipe onto 0 and closes the original).
+template <typename Positions>
+void countOpenEnds(const BigArray<Event>& events, const Positions& positions, std::map<uint32_t, int>* open) {
+  for (uint32_t i : positions) {
+    const Event& ev = events[i];
+    if (ev.endpoint == kNone || (ev.flags & kEventFailed)) continue;
+    auto it = open->find(ev.endpoint);
+    if (it == open->end()) continue;
+    if (ev.eventKind() == log::Kind::Dup) ++it->second;
+    if (ev.eventKind() == log::Kind::Close) --it->second;
+  }
+}
+
 inline std::string hexKey(uint64_t v) {
   char buf[20];
   std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(v));
