@@ -344,7 +344,7 @@ void forEachOpenDescriptor(Fn&& fn) {
 size_t listOpenDescriptors(int32_t* out, size_t capacity) {
   size_t count = 0;
   forEachOpenDescriptor([&](int fd) {
-    if (count < capacity && (g_process.fd_floor == 0 || fd < g_process.fd_floor)) out[count++] = fd;
+    if (count < capacity) out[count++] = fd;  // radar's own are left out (forEachOpenDescriptor)
   });
   return count;
 }

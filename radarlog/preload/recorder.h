@@ -119,7 +119,7 @@ bool storesReceived(int fd);  // a channel whose senders are not recorded: recei
 // channel end its process holds, used or not (a writer that holds a pipe
 // and never writes is what a deadlock is made of).
 void classifyOpenDescriptors();
-// The program's open descriptors (below ours), for the log's header.
+// The program's open descriptors (not radar's), for the log's header.
 size_t listOpenDescriptors(int32_t* out, size_t capacity);
 
 // Descriptors of our own the program must not see or clobber.

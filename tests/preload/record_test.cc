@@ -1009,6 +1009,34 @@ TEST(Record, SmallDescriptorLimitShiftsNothing) {
   }
 }
 
+// With many descriptors allowed, radar's own stay low enough that the
+// kernel's descriptor table keeps 1024 entries (every fork copies it, every
+// exit walks it), and the program's descriptors above them are listed.
+TEST(Record, ManyDescriptorsAllowedKeepTheTableSmall) {
+  if (shell("sh -c 'ulimit -S -n 8192'").exit_code != 0) GTEST_SKIP() << "the hard descriptor limit is below 8192";
+  const std::string dir = testTempDir() + "/rec";
+  // bash opens 2000 for grep, a copy of its standard output.
+  const Result r =
+      shell("sh -c " + shellQuote("ulimit -S -n 8192; exec " + shellQuote(radarPath()) + " record -o " +
+                                  shellQuote(dir) + " -- bash -c 'grep FDSize /proc/self/status 2000>&1'"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "FDSize:\t2048\n") << "the table grows for the program's descriptor at 2000, not for radar's";
+  const Result small =
+      shell("sh -c " + shellQuote("ulimit -S -n 8192; exec " + shellQuote(radarPath()) + " record -o " +
+                                  shellQuote(dir + "2") + " -- grep FDSize /proc/self/status"));
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  EXPECT_EQ(small.out, "FDSize:\t1024\n");
+  const Recording rec = load(dir);
+  expectClean(rec);
+  const ProcessLog* grep = nullptr;
+  for (const auto& l : rec.logs)
+    if (l.header.executable().find("grep") != std::string::npos) grep = &l;
+  ASSERT_TRUE(grep);
+  bool listed = false;
+  for (int fd : grep->header.open_fds()) listed |= fd == 2000;
+  EXPECT_TRUE(listed) << "the program's descriptor above radar's is in its log's header";
+}
+
 // A program built with AddressSanitizer records like any other, also when
 // the user preloads the sanitizer's runtime.
 TEST(Record, ProgramBuiltWithAddressSanitizer) {
