@@ -58,6 +58,7 @@
 #include <climits>
 #include <cstring>
 
+#include "inject/env_array.h"
 #include "inject/hook.h"
 #include "log/sys.h"
 #include "preload/environment.h"
@@ -1107,31 +1108,19 @@ HOOK pid_t vfork(void) { return fork(); }  // correct, if slower, everywhere els
 
 namespace {
 
-// Room for the new image's environment: on the stack when small (a vfork
-// child must not map memory: it would leak into the parent).
+// The new image's environment: its pointers (16 more than the program's,
+// for radar's variables) and the strings radar adds.
 struct EnvBuffer {
-  char* stack[512];
-  char** env = stack;
-  size_t capacity = 512;
-  size_t mapped = 0;
-  EnvScratch strings;
-  explicit EnvBuffer(char* const* envp) {
+  explicit EnvBuffer(char* const* envp) : array(count(envp) + 16, !inVforkChild()) {}
+  static size_t count(char* const* envp) {
     size_t n = 0;
     for (char* const* e = envp; e && *e; ++e) ++n;
-    if (n + 16 > capacity && !inVforkChild()) {
-      mapped = (n + 16) * sizeof(char*);
-      long m = sys::mmapAside(mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (m < 0 && m > -4096) {
-        mapped = 0;
-      } else {
-        env = reinterpret_cast<char**>(m);
-        capacity = n + 16;
-      }
-    }
+    return n;
   }
-  ~EnvBuffer() {
-    if (mapped) sys::munmap(env, mapped);
-  }
+  radar::inject::EnvArray array;
+  char** const env = array.data();
+  const size_t capacity = array.capacity();
+  EnvScratch strings;
 };
 
 // Everything the exec family shares. `check` is the file as the program

@@ -39,6 +39,7 @@
 #include <climits>
 #include <cstring>
 
+#include "inject/env_array.h"
 #include "inject/hook.h"
 #include "inject/library.h"
 #include "inject/signals.h"
@@ -1228,37 +1229,28 @@ bool replayExec(const char* path) {
 // on the stack when small, else mapped.
 class ChildEnvironment {
  public:
-  explicit ChildEnvironment(char* const* envp) {
+  explicit ChildEnvironment(char* const* envp) : array_(count(envp) + 1, true) {
     if (!envp) return;
-    size_t n = 0;
-    while (envp[n]) ++n;
-    if (n + 1 > sizeof(stack_) / sizeof(stack_[0])) {
-      mapped_ = (n + 1) * sizeof(char*);
-      const long m = sys::mmapAside(mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (m < 0 && m > -4096) {
-        mapped_ = 0;
-        passed_ = envp;  // no room: as the program gave it
-        return;
-      }
-      env_ = reinterpret_cast<char**>(m);
+    if (array_.capacity() < count(envp) + 1) {
+      passed_ = envp;  // no room: as the program gave it
+      return;
     }
+    char** env = array_.data();
     size_t k = 0;
-    for (size_t i = 0; i < n; ++i)
-      if (const char* entry = childEnvironmentEntry(envp[i])) env_[k++] = const_cast<char*>(entry);
-    env_[k] = nullptr;
-    passed_ = env_;
+    for (char* const* e = envp; *e; ++e)
+      if (const char* entry = childEnvironmentEntry(*e)) env[k++] = const_cast<char*>(entry);
+    env[k] = nullptr;
+    passed_ = env;
   }
-  ~ChildEnvironment() {
-    if (mapped_) sys::munmap(env_, mapped_);
-  }
-  ChildEnvironment(const ChildEnvironment&) = delete;
-  ChildEnvironment& operator=(const ChildEnvironment&) = delete;
   char* const* get() const { return passed_; }
 
  private:
-  char* stack_[512];
-  char** env_ = stack_;
-  size_t mapped_ = 0;
+  static size_t count(char* const* envp) {
+    size_t n = 0;
+    for (char* const* e = envp; e && *e; ++e) ++n;
+    return n;
+  }
+  radar::inject::EnvArray array_;
   char* const* passed_ = nullptr;
 };
 

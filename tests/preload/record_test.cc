@@ -1037,6 +1037,28 @@ TEST(Record, ManyDescriptorsAllowedKeepTheTableSmall) {
   EXPECT_TRUE(listed) << "the program's descriptor above radar's is in its log's header";
 }
 
+// An environment of more variables than an exec hook keeps room for on its
+// stack (512 pointers): the room is mapped, every variable reaches each new
+// program, and each is recorded.
+TEST(Record, AnExecWithAThousandVariablesPassesThemAll) {
+  std::string vars;
+  for (int i = 0; i < 1000; ++i) vars += " V" + std::to_string(i) + "=" + std::to_string(i);
+  const std::string dir = testTempDir() + "/rec";
+  const Result r = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- env" + vars +
+                         " sh -c 'exec printenv V0 V999'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "0\n999\n");
+  const Recording rec = load(dir);
+  expectClean(rec);
+  ASSERT_EQ(rec.logs.size(), 3u) << "env, sh and printenv";
+  for (const auto& l : rec.logs) {
+    if (l.header.generation() == 0) continue;  // env(1) itself, given them as arguments
+    int found = 0;
+    for (const auto& e : l.header.environment()) found += e.rfind("V", 0) == 0;
+    EXPECT_EQ(found, 1000) << l.header.executable();
+  }
+}
+
 // A program built with AddressSanitizer records like any other, also when
 // the user preloads the sanitizer's runtime.
 TEST(Record, ProgramBuiltWithAddressSanitizer) {
