@@ -1419,30 +1419,21 @@ HOOK int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespe
   return r;
 }
 
-HOOK int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
-  REAL(sigwaitinfo);
-  if (!active()) return real_sigwaitinfo(set, info);
-  siginfo_t own;
-  siginfo_t* got = info ? info : &own;
-  Call call(Kind::SignalWait, -1);
-  const int r = real_sigwaitinfo(set, got);
-  call.finish(r);
-  recordSignalTaken(call, r > 0 ? r : 0, got);
-  return r;
-}
+// sigtimedwait() with no timeout, as glibc makes it.
+HOOK int sigwaitinfo(const sigset_t* set, siginfo_t* info) { return sigtimedwait(set, info, nullptr); }
 
 // sigwait() returns an error number, and says nothing of the sender: the
-// signal is taken with sigwaitinfo() (what glibc's sigwait does inside),
-// so that the sender is known.
+// signal is taken as sigwaitinfo() takes it (what glibc's sigwait does
+// inside), so that the sender is known.
 HOOK int sigwait(const sigset_t* set, int* sig) {
   REAL(sigwait);
-  REAL(sigwaitinfo);
+  REAL(sigtimedwait);
   if (!active()) return real_sigwait(set, sig);
   siginfo_t info;
   Call call(Kind::SignalWait, -1);
   int r;
   do {
-    r = real_sigwaitinfo(set, &info);
+    r = real_sigtimedwait(set, &info, nullptr);
   } while (r < 0 && errno == EINTR);  // sigwait() is not interrupted
   const int error = r < 0 ? errno : 0;
   call.finish(r, error);
