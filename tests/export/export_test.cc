@@ -195,9 +195,11 @@ TEST(ExportPcapng, BadInputGetsAClearErrorAndNoFile) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cannot write " + work + "/no/such/dir/out.pcapng"), std::string::npos) << r.err;
   // A write that fails on the way (the file is written on a thread of its own).
-  r = shell(shellQuote(radarPath()) + " export --pcapng - " + shellQuote(rec.dir) + " > /dev/full");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("cannot write: No space left on device"), std::string::npos) << r.err;
+  for (const char* format : {"--pcapng", "--perfetto"}) {
+    r = shell(shellQuote(radarPath()) + " export " + format + " - " + shellQuote(rec.dir) + " > /dev/full");
+    EXPECT_EQ(r.exit_code, 2) << format;
+    EXPECT_NE(r.err.find("cannot write: No space left on device"), std::string::npos) << format << ": " << r.err;
+  }
   // A file that is a symbolic link is not followed.
   ASSERT_EQ(::symlink("/etc/passwd", (work + "/link.pcapng").c_str()), 0);
   r = radar({"export", "--pcapng", work + "/link.pcapng", rec.dir});
