@@ -908,7 +908,7 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
       }
       if (at > where.offset) break;
     }
-    why = s.error ? s.error->message : "no record starts at this offset";
+    if (!ok) why = s.error ? s.error->message : "no record starts at this offset";
     if (ok && !s.in_tail) {
       resume_ = before;
       resume_.valid = true;
