@@ -857,10 +857,13 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
   };
   // Decoded from the start of the record's frame, so that its compact
   // fields (implied counter, thread, times, offsets) are right; or, for a
-  // later record of the frame read last, from where that one began.
+  // later record of the frame read last, from where that one began. The
+  // tail read last serves too, for the records it holds: a live writer may
+  // have added more since, read with the tail again.
   DecodeState& s = random_;
-  const bool resume = resume_.valid && where.frame_offset != Location::kTailFrame &&
-                      resume_.frame == where.frame_offset && resume_.next <= where.offset;
+  const bool resume = resume_.valid && resume_.frame == where.frame_offset && resume_.next <= where.offset &&
+                      (where.frame_offset != Location::kTailFrame ||
+                       (s.in_tail && where.offset < s.content.size() && s.content[where.offset] != 0));
   bool ok = true;
   std::string why;
   if (resume) {
@@ -909,7 +912,7 @@ bool LogReader::readRecord(const Location& where, Record* out, LogError* error) 
       if (at > where.offset) break;
     }
     if (!ok) why = s.error ? s.error->message : "no record starts at this offset";
-    if (ok && !s.in_tail) {
+    if (ok) {
       resume_ = before;
       resume_.valid = true;
       resume_.frame = where.frame_offset;

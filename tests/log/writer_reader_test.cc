@@ -246,6 +246,38 @@ TEST(WriterReader, TailsOfEveryFillAreReadWhole) {
   EXPECT_GT(most_used, 64u * 1024) << "no tail needed a third read";
 }
 
+// A reader re-reads tail records from the tail it read last, and reads the
+// tail again for records a live writer added after it.
+TEST(WriterReader, TailRecordsOfALiveWriterAreReReadByLocation) {
+  const std::string path = makeTempDir() + "/live.rlog";
+  EventGenerator gen(11, 4242);
+  std::vector<OwnedEvent> events;
+  for (int i = 0; i < 400; ++i) events.push_back(gen.next());
+  LogWriter w;
+  ASSERT_EQ(w.open(path.c_str(), testHeader(4242), {}), 0);
+  std::vector<uint64_t> counters;
+  for (int i = 0; i < 200; ++i) counters.push_back(appendEvent(w, events[i]));
+  LogError err;
+  auto reader = LogReader::open(path, &err);
+  ASSERT_TRUE(reader) << err.toString();
+  auto first = readAll(path);
+  ASSERT_EQ(first.size(), 200u);
+  Record r;
+  for (size_t i : {0, 5, 6, 7, 150, 199}) {
+    ASSERT_TRUE(reader->readRecord(first[i].location, &r, &err)) << i << ": " << err.toString();
+    EXPECT_EQ(compare(events[i], r, counters[i], std::string(r.payload)), "") << i;
+  }
+  for (int i = 200; i < 400; ++i) counters.push_back(appendEvent(w, events[i]));
+  auto all = readAll(path);
+  ASSERT_EQ(all.size(), 400u);
+  for (size_t i : {199, 200, 201, 300, 399, 3}) {
+    ASSERT_EQ(all[i].location.frame_offset, Location::kTailFrame) << i;
+    ASSERT_TRUE(reader->readRecord(all[i].location, &r, &err)) << i << ": " << err.toString();
+    EXPECT_EQ(compare(events[i], r, counters[i], std::string(r.payload)), "") << i;
+  }
+  w.abandon();
+}
+
 TEST(WriterReader, LargeRecordsGetTheirOwnFrames) {
   EventGenerator gen(3, 4242, 100);
   std::vector<OwnedEvent> events;
