@@ -282,7 +282,7 @@ class Writer {
       last = false;
     }
   };
-  // Two batches go back and forth: one filled while the other is written.
+  // Two batches go back and forth: one filled while the other becomes packets.
   class Batches {
    public:
     Batch* takeEmpty() { return take(empty_); }
