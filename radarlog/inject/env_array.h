@@ -12,6 +12,13 @@
 
 namespace radar::inject {
 
+// The variables in an environment (none for a null one).
+inline size_t environmentSize(char* const* envp) {
+  size_t n = 0;
+  for (char* const* e = envp; e && *e; ++e) ++n;
+  return n;
+}
+
 class EnvArray {
  public:
   EnvArray(size_t needed, bool may_map) {

@@ -16,12 +16,11 @@
 
 namespace radar::log {
 
-FinalizeResult finalizeLog(const std::string& path, const LogReader& read, std::string* error) {
-  const LogReader* reader = &read;
-  if (reader->control().closed || reader->control().finalized) return FinalizeResult::AlreadyClosed;
-  RADAR_CHECK(reader->atEnd());  // what is compacted is what the reader found
-  if (reader->error()) {
-    *error = reader->error()->toString();
+FinalizeResult finalizeLog(const std::string& path, const LogReader& reader, std::string* error) {
+  if (reader.control().closed || reader.control().finalized) return FinalizeResult::AlreadyClosed;
+  RADAR_CHECK(reader.atEnd());  // what is compacted is what the reader found
+  if (reader.error()) {
+    *error = reader.error()->toString();
     return FinalizeResult::Damaged;
   }
   const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
@@ -29,18 +28,17 @@ FinalizeResult finalizeLog(const std::string& path, const LogReader& read, std::
     *error = path + ": " + std::strerror(errno);
     return FinalizeResult::Damaged;
   }
-  const uint64_t used = reader->tailUsed();
-  const uint64_t end = reader->framesEnd();
+  const std::span<const uint8_t> tail = reader.tailRecords();
+  const uint64_t used = tail.size();
+  const uint64_t end = reader.framesEnd();
   bool ok = true;
   std::string why;  // what failed, said where it failed (errno is stale after)
   auto failed = [&](const char* what) {
     why = std::string(what) + ": " + std::strerror(errno);
     return false;
   };
-  if (reader->interruptedFrame() && ::ftruncate(fd, static_cast<off_t>(end)) != 0) ok = failed("truncating");
+  if (reader.interruptedFrame() && ::ftruncate(fd, static_cast<off_t>(end)) != 0) ok = failed("truncating");
   if (ok && used) {
-    std::vector<char> tail(used);
-    if (::pread(fd, tail.data(), used, kControlSize) != static_cast<ssize_t>(used)) ok = failed("reading the tail");
     std::vector<char> frame(ZSTD_compressBound(used));
     ZSTD_CCtx* cctx = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
@@ -72,7 +70,7 @@ FinalizeResult finalizeLog(const std::string& path, const LogReader& read, std::
       ok = ::pwrite(fd, &state, sizeof(state), state_at) == sizeof(state);
     }
     if (!ok && why.empty()) why = std::string("marking it compacted: ") + std::strerror(errno);
-    ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize, reader->control().tail_capacity);
+    ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize, reader.control().tail_capacity);
   }
   ::close(fd);
   if (!ok) {

@@ -12,11 +12,11 @@ namespace radar::log {
 
 enum class FinalizeResult { AlreadyClosed, Finalized, Damaged, NotCompacted };
 
-// Never call it on the log of a live process. `read` is a reader of it that
+// Never call it on the log of a live process. `reader` is a reader of it that
 // has read it to its end (its records are what a summary needs anyway: one
 // pass over the log does both). On Damaged (the reader stopped at an error)
 // and NotCompacted (a full disk, say: the log stays readable as it was),
 // *error says why and the file is left as it was.
-FinalizeResult finalizeLog(const std::string& path, const LogReader& read, std::string* error);
+FinalizeResult finalizeLog(const std::string& path, const LogReader& reader, std::string* error);
 
 }  // namespace radar::log

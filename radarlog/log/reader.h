@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -180,6 +181,10 @@ class LogReader {
   uint64_t framesEnd() const { return frames_end_; }
   bool interruptedFrame() const { return interrupted_frame_; }
   uint64_t tailUsed() const { return seq_.in_tail ? seq_.cursor : 0; }
+  // The tail's records as next() read them (compacted from here, not read again).
+  std::span<const uint8_t> tailRecords() const {
+    return seq_.in_tail ? std::span<const uint8_t>(seq_.content.data(), seq_.cursor) : std::span<const uint8_t>();
+  }
   bool atEnd() const { return seq_.done; }  // next() has returned false
 
   // Fetches `length` payload bytes at `where`. Returns false with *error set

@@ -1111,12 +1111,7 @@ namespace {
 // The new image's environment: its pointers (16 more than the program's,
 // for radar's variables) and the strings radar adds.
 struct EnvBuffer {
-  explicit EnvBuffer(char* const* envp) : array(count(envp) + 16, !inVforkChild()) {}
-  static size_t count(char* const* envp) {
-    size_t n = 0;
-    for (char* const* e = envp; e && *e; ++e) ++n;
-    return n;
-  }
+  explicit EnvBuffer(char* const* envp) : array(radar::inject::environmentSize(envp) + 16, !inVforkChild()) {}
   radar::inject::EnvArray array;
   char** const env = array.data();
   const size_t capacity = array.capacity();

@@ -75,18 +75,18 @@ std::string envValue(const proto::Header& h, const std::string& name) {
 
 // Adds the image's program to `out` (once), with the hash of its content
 // if the file still has the size and time it had when the image started.
-void hashExecutable(const proto::Header& h, std::vector<proto::Recording::Executable>* out) {
+void hashExecutable(const std::string& path, uint64_t recorded_size, int64_t recorded_mtime_ns,
+                    std::vector<proto::Recording::Executable>* out) {
   for (const auto& e : *out)
-    if (e.path() == h.executable() && e.size() == h.executable_size() && e.mtime_ns() == h.executable_mtime_ns())
-      return;
+    if (e.path() == path && e.size() == recorded_size && e.mtime_ns() == recorded_mtime_ns) return;
   struct stat st {};
-  if (h.executable().empty() || ::stat(h.executable().c_str(), &st) != 0) return;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return;
   const int64_t mtime = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
-  if (static_cast<uint64_t>(st.st_size) != h.executable_size() || mtime != h.executable_mtime_ns()) return;
+  if (static_cast<uint64_t>(st.st_size) != recorded_size || mtime != recorded_mtime_ns) return;
   uint64_t hash = 0, size = 0;
-  if (!log::hashFile(h.executable(), &hash, &size) || size != h.executable_size()) return;
+  if (!log::hashFile(path, &hash, &size) || size != recorded_size) return;
   proto::Recording::Executable e;
-  e.set_path(h.executable());
+  e.set_path(path);
   e.set_size(size);
   e.set_mtime_ns(mtime);
   e.set_xxh64(hash);
@@ -201,7 +201,9 @@ namespace {
 
 // One image's part of the summary, found in one pass over its log.
 struct Image {
-  std::string path, exe;
+  std::string exe;
+  uint64_t exe_size = 0;  // the program's file when the image started
+  int64_t exe_mtime_ns = 0;
   bool readable = false;
   int pid = 0;
   uint32_t generation = 0;
@@ -209,7 +211,6 @@ struct Image {
   bool ended_seen = false;  // an EXIT or EXEC event, or a log closed cleanly
   std::string exec_path;
   std::string cwd, path_env;
-  proto::Header header;
   uint64_t events = 0, bytes = 0;
   std::vector<proto::Recording::Problem> problems;
   struct Child {
@@ -222,7 +223,6 @@ struct Image {
 
 Image summarizeLog(const std::string& path, bool finalize) {
   Image img;
-  img.path = path;
   auto problem = [&](int pid, const std::string& exe, const std::string& what) {
     proto::Recording::Problem p;
     p.set_pid(pid);
@@ -243,12 +243,14 @@ Image summarizeLog(const std::string& path, bool finalize) {
     return img;
   }
   img.readable = true;
-  img.header = reader->header();
-  img.exe = img.header.executable();
-  img.pid = img.header.pid();
-  img.generation = img.header.generation();
-  img.cwd = img.header.cwd();
-  img.path_env = envValue(img.header, "PATH");
+  const proto::Header& h = reader->header();
+  img.exe = h.executable();
+  img.exe_size = h.executable_size();
+  img.exe_mtime_ns = h.executable_mtime_ns();
+  img.pid = h.pid();
+  img.generation = h.generation();
+  img.cwd = h.cwd();
+  img.path_env = envValue(h, "PATH");
   log::Record r;
   log::Kind last = log::Kind::Unspecified;
   while (reader->next(r)) {
@@ -324,8 +326,7 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
     pids_with_logs.insert(img.pid);
     for (const auto& [pid, status] : img.reaped) reaped_by_parents[pid] = status;
     children.insert(children.end(), img.children.begin(), img.children.end());
-    hashExecutable(img.header, &s.executables);
-    img.header.Clear();
+    hashExecutable(img.exe, img.exe_size, img.exe_mtime_ns, &s.executables);
     images.push_back(std::move(img));
   }
 

@@ -107,8 +107,6 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   reportProblems();
 }
 
-// The centre: the narrative over the network view, the timeline below, the
-// slider at the bottom.
 void MainWindow::shareTheWindow() {
   // A small picture has no room for the event table or the findings: the
   // network and the timeline keep it. Otherwise at most a fifth of the
@@ -124,6 +122,8 @@ void MainWindow::shareTheWindow() {
   QApplication::processEvents();
 }
 
+// The centre: the narrative over the network view, the timeline below, the
+// slider at the bottom.
 QSplitter* MainWindow::buildCentre() {
   auto* centre = new QWidget(this);
   auto* layout = new QVBoxLayout(centre);

@@ -16,10 +16,10 @@ namespace radar::gui {
 // it to whom on which channel, when, and its contents (decoded by `net`
 // when it is not null).
 // A user event's data (radar_event): the same window, for the event.
-// Without `contents`, everything but the decoded contents (which the
+// Without `with_contents`, everything but the decoded contents (which the
 // message window shows as a tree of fields, decoded once).
 std::string describeMessage(const trace::Trace& trace, const trace::Narrator& narrator, const netdesc::Binding* net,
-                            uint32_t send, bool contents = true);
+                            uint32_t send, bool with_contents = true);
 
 // Wireshark's Follow Stream for a channel: every message sent on it, both
 // ways, in the story's order, each headed by its event, sender and

@@ -1229,27 +1229,23 @@ bool replayExec(const char* path) {
 // on the stack when small, else mapped.
 class ChildEnvironment {
  public:
-  explicit ChildEnvironment(char* const* envp) : array_(count(envp) + 1, true) {
+  explicit ChildEnvironment(char* const* envp) : size_(radar::inject::environmentSize(envp)), array_(size_ + 1, true) {
     if (!envp) return;
-    if (array_.capacity() < count(envp) + 1) {
+    if (array_.capacity() < size_ + 1) {
       passed_ = envp;  // no room: as the program gave it
       return;
     }
     char** env = array_.data();
     size_t k = 0;
-    for (char* const* e = envp; *e; ++e)
-      if (const char* entry = childEnvironmentEntry(*e)) env[k++] = const_cast<char*>(entry);
+    for (size_t i = 0; i < size_; ++i)
+      if (const char* entry = childEnvironmentEntry(envp[i])) env[k++] = const_cast<char*>(entry);
     env[k] = nullptr;
     passed_ = env;
   }
   char* const* get() const { return passed_; }
 
  private:
-  static size_t count(char* const* envp) {
-    size_t n = 0;
-    for (char* const* e = envp; e && *e; ++e) ++n;
-    return n;
-  }
+  const size_t size_;
   radar::inject::EnvArray array_;
   char* const* passed_ = nullptr;
 };
