@@ -120,7 +120,7 @@ int runExport(int argc, char** argv) {
     if (!writeThroughTemporary(
             *path,
             [&](const std::string& partial, std::string* e) {
-              ::unlink(partial.c_str());  // SQLite makes it
+              ::unlink(partial.c_str());  // writeDatabase makes it
               return exporting::writeDatabase(t, partial, options, &counts, e);
             },
             &error)) {

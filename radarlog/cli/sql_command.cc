@@ -397,7 +397,7 @@ int runSql(int argc, char** argv) {
     const bool made = writeThroughTemporary(
         path,
         [&](const std::string& partial, std::string* e) {
-          ::unlink(partial.c_str());  // SQLite makes it
+          ::unlink(partial.c_str());  // writeDatabase makes it
           return exporting::writeDatabase(*loaded.trace, partial, options, nullptr, e);
         },
         &error);

@@ -2,10 +2,13 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "export/event_table.h"
+#include "export/sqlite_bulk.h"
 #include "trace/narrative.h"
 
 namespace radar::exporting {
@@ -24,12 +27,15 @@ create table processes (
 create table arguments (process integer, position integer, argument text, primary key (process, position));
 create table threads (process integer, thread integer, tid integer, primary key (process, thread));
 create table channels (channel integer primary key, name text, type text, external integer, external_peer text);
-create table messages (send integer, receive integer, channel integer, bytes integer, latency_ns integer);
 create table findings (finding integer primary key, kind text, text text, event integer, bytes integer,
                        processes text, channels text);
 )sql";
 
 // The temporal questions, as views (docs/queries.md has examples).
+// Written with the events table, straight into the file (sqlite_bulk.h).
+const char kMessagesTable[] =
+    "CREATE TABLE messages (send integer, receive integer, channel integer, bytes integer, latency_ns integer)";
+
 const char kViews[] = R"sql(
 create view queue_changes as
   select channel, send as event, bytes as delta from messages
@@ -52,96 +58,24 @@ struct Statement {
   ~Statement() { sqlite3_finalize(s); }
 };
 
-// Rows of one table, inserted many by one statement: running a statement
-// costs more than binding its values (SQLite's per-row floor is what
-// remains). Values of text columns must outlive flush().
-class Inserter {
- public:
-  struct Value {
-    enum Type : uint8_t { Null, Integer, Text } type = Null;
-    int64_t integer = 0;
-    std::string_view text;
-  };
-  static constexpr int kRows = 64;
-
-  Inserter(sqlite3* db, const char* table, int columns) : db_(db), table_(table), columns_(columns) {
-    values_.resize(static_cast<size_t>(kRows) * static_cast<size_t>(columns));
-  }
-  ~Inserter() {
-    sqlite3_finalize(many_);
-    sqlite3_finalize(one_);
-  }
-  // The next row's values, column by column.
-  Value* row(std::string* error, bool* ok) {
-    if (rows_ == kRows) *ok = flush(error);
-    return &values_[static_cast<size_t>(rows_++) * static_cast<size_t>(columns_)];
-  }
-  bool flush(std::string* error) {
-    if (rows_ == 0) return true;
-    sqlite3_stmt*& s = rows_ == kRows ? many_ : one_;
-    if (!s && sqlite3_prepare_v2(db_, sql(rows_ == kRows ? kRows : 1).c_str(), -1, &s, nullptr) != SQLITE_OK)
-      return fail(error);
-    const int per_statement = rows_ == kRows ? kRows : 1;
-    for (int first = 0; first < rows_; first += per_statement) {
-      for (int k = 0; k < per_statement * columns_; ++k) {
-        const Value& v = values_[static_cast<size_t>(first * columns_ + k)];
-        if (v.type == Value::Integer)
-          sqlite3_bind_int64(s, k + 1, v.integer);
-        else if (v.type == Value::Text)
-          sqlite3_bind_text(s, k + 1, v.text.data(), static_cast<int>(v.text.size()), SQLITE_STATIC);
-        else
-          sqlite3_bind_null(s, k + 1);
-      }
-      const bool done = sqlite3_step(s) == SQLITE_DONE;
-      sqlite3_reset(s);
-      if (!done) return fail(error);
-    }
-    rows_ = 0;
-    return true;
-  }
-
- private:
-  std::string sql(int rows) const {
-    std::string one = "(";
-    for (int c = 0; c < columns_; ++c) one += c ? ", ?" : "?";
-    one += ")";
-    std::string all = std::string("insert into ") + table_ + " values ";
-    for (int r = 0; r < rows; ++r) all += (r ? ", " : "") + one;
-    return all;
-  }
-  bool fail(std::string* error) {
-    *error = std::string("SQLite: ") + sqlite3_errmsg(db_);
-    return false;
-  }
-
-  sqlite3* db_;
-  const char* table_;
-  int columns_;
-  int rows_ = 0;
-  std::vector<Value> values_;
-  sqlite3_stmt* many_ = nullptr;
-  sqlite3_stmt* one_ = nullptr;
-};
-
 class Builder {
  public:
   Builder(const Trace& t, const DatabaseOptions& options) : t_(t), options_(options) {}
   ~Builder() { sqlite3_close(db_); }
 
   bool run(const std::string& path, DatabaseCounts* counts, std::string* error) {
+    // The two big tables first, into a new file; SQLite adds the rest.
+    if (!bigTables(path, counts, error)) return false;
     // One thread writes: no locks around each call, no global count of
     // memory (a lock around every allocation).
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    if (sqlite3_open_v2(path.c_str(), &db_,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXCLUSIVE | SQLITE_OPEN_NOMUTEX,
-                        nullptr) != SQLITE_OK)
-      return fail(error, "cannot create " + path);
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
+      return fail(error, "cannot open " + path);
     // A file made whole or thrown away: no journal, no waiting for the disk.
-    if (!exec("pragma journal_mode = off; pragma synchronous = off; pragma page_size = 65536; begin;", error) ||
-        !exec(kSchema, error) || !exec(eventsTable().c_str(), error))
+    if (!exec("pragma journal_mode = off; pragma synchronous = off; begin;", error) || !exec(kSchema, error))
       return false;
-    if (!recording(error) || !processes(error) || !channels(error) || !events(counts, error) ||
-        !messages(counts, error) || !findings(error) || (options_.bytes && !bytes(error)))
+    if (!recording(error) || !processes(error) || !channels(error) || !findings(error) ||
+        (options_.bytes && !bytes(error)))
       return false;
     return exec(kViews, error) && exec("commit;", error);
   }
@@ -178,11 +112,11 @@ class Builder {
   }
 
   static std::string eventsTable() {
-    std::string sql = "create table events (";
+    std::string sql = "CREATE TABLE events (";
     for (int c = 0; c < kEventColumnCount; ++c)
       sql += std::string(c ? ", " : "") + eventColumn(c).name + " " + eventColumn(c).sql_type +
              (c == kColEvent ? " primary key" : "");
-    return sql + ");";
+    return sql + ")";
   }
 
   bool recording(std::string* error) {
@@ -253,47 +187,66 @@ class Builder {
     return true;
   }
 
-  bool events(DatabaseCounts* counts, std::string* error) {
-    Inserter insert(db_, "events", kEventColumnCount);
+  // events and messages, each filled on a thread of its own.
+  bool bigTables(const std::string& path, DatabaseCounts* counts, std::string* error) {
+    bulk::File file;
+    if (!file.create(path, 65536, error)) return false;
+    bulk::Table events(file), messages(file);
+    std::atomic<bool> failed{false};
+    std::string messages_error;
+    std::thread other([&] {
+      if (!fillMessages(messages, failed, counts, &messages_error)) failed = true;
+    });
+    const bool events_ok = fillEvents(events, failed, counts, error);
+    if (!events_ok) failed = true;
+    other.join();
+    if (!events_ok) return false;
+    if (failed) {
+      *error = messages_error;
+      return false;
+    }
+    return file.finish({{"events", eventsTable(), events.root()}, {"messages", kMessagesTable, messages.root()}},
+                       error);
+  }
+
+  bool fillEvents(bulk::Table& table, const std::atomic<bool>& failed, DatabaseCounts* counts, std::string* error) {
     EventRows rows(t_);
     EventRow row;
-    bool ok = true;
-    for (uint32_t i = 0; i < t_.events.size() && ok; ++i) {
+    bulk::Value v[kEventColumnCount];
+    for (uint32_t i = 0; i < t_.events.size(); ++i) {
+      if (failed.load(std::memory_order_relaxed)) return false;
       rows.fill(i, &row);
-      Inserter::Value* v = insert.row(error, &ok);
       for (int c = 0; c < kEventColumnCount; ++c) {
-        if (row.null[c])
-          v[c].type = Inserter::Value::Null;
+        if (row.null[c] || c == kColEvent)  // the event is the rowid: stored as a null
+          v[c] = {};
         else if (c == kColKind || c == kColCall)
-          v[c] = {Inserter::Value::Text, 0, row.text[c]};  // static strings
+          v[c] = bulk::Value::of(row.text[c]);
         else
-          v[c] = {Inserter::Value::Integer, row.integer[c], {}};
+          v[c] = bulk::Value::of(row.integer[c]);
       }
+      if (!table.add(row.integer[kColEvent], v, kEventColumnCount, error)) return false;
     }
-    counts->events = t_.events.size();
-    return ok && insert.flush(error);
+    counts->events = table.rows();
+    return table.finish(error);
   }
 
   // A row per send and receive that took some of its bytes (peeks aside);
   // a send's bytes nobody received (or that went outside the recording):
   // a row without a receive.
-  bool messages(DatabaseCounts* counts, std::string* error) {
-    Inserter insert(db_, "messages", 5);
-    using V = Inserter::Value;
-    bool ok = true;
+  bool fillMessages(bulk::Table& table, const std::atomic<bool>& failed, DatabaseCounts* counts, std::string* error) {
+    using V = bulk::Value;
+    int64_t rowid = 0;
     auto add = [&](uint32_t send, uint32_t receive, uint32_t channel, int64_t bytes, int64_t latency) {
-      V* v = insert.row(error, &ok);
-      v[0] = {V::Integer, send + 1, {}};
-      v[1] = receive == kNone ? V{} : V{V::Integer, receive + 1, {}};
-      v[2] = channel == kNone ? V{} : V{V::Integer, channel + 1, {}};
-      v[3] = {V::Integer, bytes, {}};
-      v[4] = receive == kNone ? V{} : V{V::Integer, latency, {}};
-      ++counts->messages;
+      const V v[] = {V::of(int64_t{send} + 1), receive == kNone ? V{} : V::of(int64_t{receive} + 1),
+                     channel == kNone ? V{} : V::of(int64_t{channel} + 1), V::of(bytes),
+                     receive == kNone ? V{} : V::of(latency)};
+      return table.add(++rowid, v, 5, error);
     };
-    for (uint32_t i = 0; i < t_.events.size() && ok; ++i) {
+    for (uint32_t i = 0; i < t_.events.size(); ++i) {
       const trace::Event& e = t_.events[i];
       if (log::categoryOf(e.eventKind()) != log::Category::Send || (e.flags & trace::kEventFailed) || !e.value)
         continue;
+      if (failed.load(std::memory_order_relaxed)) return false;
       const uint32_t channel = t_.channelOf(i);
       const int64_t sent = t_.wallTime(i);
       uint64_t received = 0;
@@ -301,11 +254,13 @@ class Builder {
         const trace::Edge& edge = t_.edges[k];
         if (t_.events[edge.to].flags & trace::kEventPeek) continue;
         received += edge.bytes;
-        add(i, edge.to, channel, edge.bytes, t_.wallReturnTime(edge.to) - sent);
+        if (!add(i, edge.to, channel, static_cast<int64_t>(edge.bytes), t_.wallReturnTime(edge.to) - sent))
+          return false;
       }
-      if (received < e.value) add(i, kNone, channel, static_cast<int64_t>(e.value - received), 0);
+      if (received < e.value && !add(i, kNone, channel, static_cast<int64_t>(e.value - received), 0)) return false;
     }
-    return ok && insert.flush(error);
+    counts->messages = table.rows();
+    return table.finish(error);
   }
 
   bool findings(std::string* error) {
