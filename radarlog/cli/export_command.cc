@@ -121,7 +121,9 @@ int runExport(int argc, char** argv) {
             *path,
             [&](const std::string& partial, std::string* e) {
               ::unlink(partial.c_str());  // writeDatabase makes it
-              return exporting::writeDatabase(t, partial, options, &counts, e);
+              if (exporting::writeDatabase(t, partial, options, &counts, e)) return true;
+              *e = "cannot write " + *path + ": " + *e;
+              return false;
             },
             &error)) {
       std::fprintf(stderr, "radar export: %s\n", error.c_str());

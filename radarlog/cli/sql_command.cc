@@ -398,7 +398,9 @@ int runSql(int argc, char** argv) {
         path,
         [&](const std::string& partial, std::string* e) {
           ::unlink(partial.c_str());  // writeDatabase makes it
-          return exporting::writeDatabase(*loaded.trace, partial, options, nullptr, e);
+          if (exporting::writeDatabase(*loaded.trace, partial, options, nullptr, e)) return true;
+          *e = "cannot write " + path + ": " + *e;
+          return false;
         },
         &error);
     if (!made) {

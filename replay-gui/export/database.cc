@@ -70,7 +70,7 @@ class Builder {
     // memory (a lock around every allocation).
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
-      return fail(error, "cannot open " + path);
+      return fail(error, "SQLite");
     // A file made whole or thrown away: no journal, no waiting for the disk.
     if (!exec("pragma journal_mode = off; pragma synchronous = off; begin;", error) || !exec(kSchema, error))
       return false;

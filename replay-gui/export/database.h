@@ -30,7 +30,7 @@ struct DatabaseCounts {
 };
 
 // Writes the database into `path`, which must not exist yet (the caller
-// renames it into place). The events and messages tables are written
+// renames it into place, and names it in an error). The events and messages tables are written
 // straight into the file, on two threads (sqlite_bulk.h); SQLite then adds
 // the other tables and the views in one transaction.
 bool writeDatabase(const trace::Trace& t, const std::string& path, const DatabaseOptions& options,

@@ -70,12 +70,11 @@ File::~File() {
 }
 
 bool File::create(const std::string& path, uint32_t page_size, std::string* error, uint32_t lock_byte) {
-  path_ = path;
   page_size_ = page_size;
   lock_page_ = lock_byte / page_size + 1;
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    *error = "cannot create " + path + ": " + std::strerror(errno);
+    *error = std::strerror(errno);
     return false;
   }
   return true;
@@ -94,7 +93,7 @@ bool File::write(uint32_t page, const uint8_t* data, std::string* error) {
     const ssize_t n = ::pwrite(fd_, data, left, at);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      *error = "cannot write " + path_ + ": " + std::strerror(n < 0 ? errno : ENOSPC);
+      *error = std::strerror(n < 0 ? errno : ENOSPC);
       return false;
     }
     data += n;
@@ -115,7 +114,7 @@ bool File::finish(const std::vector<Table>& tables, std::string* error) {
                          Value::of(t.sql)};
     encodeRecord(row, 5, &record);
     if (record.size() > Leaf::maxRecord(page_size_) || !schema.add(++rowid, record)) {
-      *error = "the schema does not fit in the first page of " + path_;
+      *error = "the schema does not fit in the first page";
       return false;
     }
   }
@@ -138,7 +137,7 @@ bool File::finish(const std::vector<Table>& tables, std::string* error) {
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {
-    *error = "cannot write " + path_ + ": " + std::strerror(errno);
+    *error = std::strerror(errno);
     return false;
   }
   return true;

@@ -37,7 +37,8 @@ class File {
   // sqlite3_test_control, to reach it in a small file).
   static constexpr uint32_t kLockByte = 0x40000000;
   // A new file (it must not exist) of pages of `page_size` bytes (a power
-  // of two from 512 to 65536).
+  // of two from 512 to 65536). Errors are said without the file's name
+  // (the caller's may be a temporary one).
   bool create(const std::string& path, uint32_t page_size, std::string* error, uint32_t lock_byte = kLockByte);
   uint32_t pageSize() const { return page_size_; }
   // A page number no one else has; thread-safe.
@@ -53,7 +54,6 @@ class File {
 
  private:
   int fd_ = -1;
-  std::string path_;
   uint32_t page_size_ = 0;
   uint32_t lock_page_ = 0;         // the page of the lock byte, which no b-tree may use
   std::atomic<uint32_t> next_{2};  // page 1 is the schema's

@@ -377,6 +377,31 @@ TEST(Sql, BadInputGetsAClearErrorAndAFailingStatus) {
   EXPECT_NE(r.err.find("cannot write " + work + "/no/such/dir/x.sqlite"), std::string::npos) << r.err;
 }
 
+// A disk that fills up (a file size limit, its signal ignored) while the
+// big tables are written, or later, while SQLite adds the rest: a clear
+// error, a failing status, and no file, whole or partial.
+TEST(ExportSqlite, AFullDiskGetsAClearErrorAndNoFile) {
+  const std::string work = testTempDir();
+  Recording rec = httpPair(work);
+  const std::string out = work + "/out";
+  ::mkdir(out.c_str(), 0755);
+  // 64 KiB: the bulk writer's second page fails, and it says what the
+  // system said; 256 KiB: SQLite's first pages fail, in its own words.
+  for (auto [kib, said] :
+       {std::pair<const char*, const char*>{"64", "File too large"}, {"256", "SQLite: disk I/O error"}}) {
+    SCOPED_TRACE(std::string("ulimit -f ") + kib);
+    const Result r = shell("bash -c " + shellQuote(std::string("trap '' XFSZ; ulimit -f ") + kib + "; exec " +
+                                                   shellQuote(radarPath()) + " export --sqlite " +
+                                                   shellQuote(out + "/run.sqlite") + " " + shellQuote(rec.dir)));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err, "radar export: cannot write " + out + "/run.sqlite: " + said + "\n");
+    EXPECT_EQ(shell("ls -A " + shellQuote(out)).out, "");
+  }
+  // The limit lifted, the same command makes the database.
+  const Result r = radar({"export", "--sqlite", out + "/run.sqlite", rec.dir});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(ExportSqlite, Sqlite3ReadsTheDatabaseWithItsBytes) {
   if (shell("command -v sqlite3 >/dev/null").exit_code != 0)
     GTEST_SKIP() << "sqlite3 is not installed (apt-get install sqlite3)";
