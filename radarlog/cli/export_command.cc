@@ -67,7 +67,14 @@ int runExport(int argc, char** argv) {
                                       "' (a name such as http, pgsql, redis, or a port number)");
     pcapng.decode_as[spec.substr(0, eq)] = port;
   }
-  const Loaded loaded = loadForCommand("export", args.positional(), netChoice(args), args.has("merge-unrelated"));
+  // The pcapng holds every message's bytes: read once, with the logs, and
+  // kept in memory (up to an eighth of it; beyond, read again from the
+  // logs) rather than decompressed and decoded a second time.
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
+  const uint64_t keep_sent_bytes =
+      args.value("pcapng") && pages > 0 && page_size > 0 ? uint64_t(pages) * uint64_t(page_size) / 8 : 0;
+  const Loaded loaded =
+      loadForCommand("export", args.positional(), netChoice(args), args.has("merge-unrelated"), false, keep_sent_bytes);
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
   for (const auto& [channel, port] : pcapng.decode_as) {

@@ -11,7 +11,7 @@
 namespace radar::cli {
 
 Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net,
-                      bool merge_unrelated, bool keep_hashes) {
+                      bool merge_unrelated, bool keep_hashes, uint64_t keep_sent_bytes) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const bool tty = ::isatty(2);
@@ -19,6 +19,7 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
   trace::LoadOptions options;
   options.merge_unrelated = merge_unrelated;
   options.keep_hashes = keep_hashes;
+  options.keep_sent_bytes = keep_sent_bytes;
   options.progress = [&](uint64_t done, uint64_t total) {
     // Only for loads that take a while.
     if (Clock::now() - start < std::chrono::seconds(1) || !total) return;

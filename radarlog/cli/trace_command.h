@@ -43,9 +43,9 @@ struct Loaded {
 // Loads and merges, and applies the network description; reports problems
 // and progress on stderr. Returns no trace (after printing why) when
 // nothing could be read or the description cannot be used.
-// `keep_hashes`: see trace::LoadOptions.
+// `keep_hashes`, `keep_sent_bytes`: see trace::LoadOptions.
 Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net = {},
-                      bool merge_unrelated = false, bool keep_hashes = false);
+                      bool merge_unrelated = false, bool keep_hashes = false, uint64_t keep_sent_bytes = 0);
 
 // A process named by pid ("4123"), by name ("parser") or "name[pid]":
 // every image that matches. Sets *error when none does, or when a name is

@@ -50,9 +50,12 @@ struct LogJob {
   int64_t first_entry = std::numeric_limits<int64_t>::max(), last_entry = std::numeric_limits<int64_t>::min();
   std::string damage;
   bool overflow = false;
+  Trace::SentBytes sent;  // LoadOptions::keep_sent_bytes
 };
 
-void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, const LoadOptions& options) {
+// `kept`: bytes of sends kept so far by all the logs' readings.
+void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, std::atomic<uint64_t>& kept,
+             const LoadOptions& options) {
   log::LogError err;
   auto reader = log::LogReader::open(job.path, &err);
   if (!reader) {
@@ -66,6 +69,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
   faultIn(raw.events.data() + job.begin, size_t{job.capacity} * sizeof(Event));
   log::Record r;
   uint64_t last_report = 0;
+  bool keep = options.keep_sent_bytes > 0;
   while (reader->next(r)) {
     if (options.cancel && options.cancel->load(std::memory_order_relaxed)) return;
     if (r.kind == log::Kind::Channel) {
@@ -201,6 +205,16 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     } else if ((k == log::Kind::Connect || k == log::Kind::ExecFailed) && (ev.flags & kEventFailed)) {
       ev.value = r.error;  // EINPROGRESS: the connection goes on in the kernel; why an exec failed
     }
+    if (keep && log::categoryOf(k) == log::Category::Send && !r.payload.empty()) {
+      // Kept whole or not at all: a send whose bytes the recording left
+      // out in part, or beyond the budget, and the log's later ones are
+      // read from the log.
+      if (r.payload_omitted || kept.fetch_add(r.payload.size()) + r.payload.size() > options.keep_sent_bytes)
+        keep = false;
+      else
+        job.sent.bytes.append(r.payload);
+    }
+    if (keep) job.sent.ends.push_back(job.sent.bytes.size());
     if (reader->position() - last_report > (1u << 20)) {
       done_bytes += reader->position() - last_report;
       last_report = reader->position();
@@ -408,9 +422,9 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
   for (auto& j : usable) order.push_back(&j);
   std::sort(order.begin(), order.end(), [](LogJob* a, LogJob* b) { return a->size > b->size; });
   std::atomic<size_t> next{0};
-  std::atomic<uint64_t> done_bytes{0};
+  std::atomic<uint64_t> done_bytes{0}, kept{0};
   auto work = [&]() {
-    for (size_t i; (i = next.fetch_add(1)) < order.size();) readLog(*order[i], raw, done_bytes, options);
+    for (size_t i; (i = next.fetch_add(1)) < order.size();) readLog(*order[i], raw, done_bytes, kept, options);
   };
   const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(order.size())));
   std::vector<std::thread> pool;
@@ -442,6 +456,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
   // Compact: each log's events to the front of its slice, slices together.
   uint32_t write = 0;
   raw.ranges.assign(raw.processes.size(), {0, 0});
+  if (options.keep_sent_bytes) raw.sent_bytes.resize(raw.processes.size());
   for (LogJob& job : usable) {
     if (write != job.begin) {
       std::move(raw.events.begin() + job.begin, raw.events.begin() + job.begin + job.count, raw.events.begin() + write);
@@ -465,6 +480,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     if (!job.damage.empty()) raw.problems.push_back({job.path, job.damage});
     raw.ranges[job.process] = {write, write + job.count};
     write += job.count;
+    if (options.keep_sent_bytes) raw.sent_bytes[job.process] = std::move(job.sent);
   }
   raw.events.resize(write);  // no shrink_to_fit: it would copy millions of events
   // Logs with more events than their control block said: read again, into
@@ -482,7 +498,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
       again.begin = static_cast<uint32_t>(raw.events.size());
       again.capacity = static_cast<uint32_t>(std::min<uint64_t>(room, kMaxEventsPerLog));
       raw.events.resize(raw.events.size() + again.capacity);
-      readLog(again, raw, done_bytes, options);
+      readLog(again, raw, done_bytes, kept, options);
       if (!again.overflow || again.capacity == kMaxEventsPerLog) break;
       raw.events.resize(again.begin);
     }
@@ -505,6 +521,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     // The old slice stays as a hole of events nobody owns: mark it empty.
     for (uint32_t i = old_begin; i < old_end; ++i) raw.events[i].kind = 0;
     raw.ranges[job.process] = {again.begin, again.begin + again.count};
+    if (options.keep_sent_bytes) raw.sent_bytes[job.process] = std::move(again.sent);
     raw.events.resize(again.begin + again.count);
     Process& p = raw.processes[job.process];
     p.threads = again.threads;

@@ -24,6 +24,9 @@ struct LoadOptions {
   // Keep each data event's checksum beside the trace (Trace::hashes):
   // radar diff compares messages by them instead of reading their bytes.
   bool keep_hashes = false;
+  // Keep the bytes of sends in memory beside the trace, up to this many
+  // (Trace::sent_bytes): for a pass over every message's bytes.
+  uint64_t keep_sent_bytes = 0;
 };
 
 // What the logs say, before the merge.
@@ -49,6 +52,7 @@ struct RawRecording {
   std::vector<LoadProblem> problems;
   std::vector<proto::Recording> recordings;  // each directory's recording.txt
   bool keep_hashes = false;                  // LoadOptions::keep_hashes
+  std::vector<Trace::SentBytes> sent_bytes;  // per process: LoadOptions::keep_sent_bytes
 };
 
 // Reads every *.rlog in `dirs` (a log file may also be given directly).

@@ -186,9 +186,9 @@ bool Trace::payloadView(uint32_t position, std::string_view* out, std::string* e
   if (omitted) *omitted = 0;
   const Event& ev = events[position];
   if (log::categoryOf(ev.eventKind()) == log::Category::Send) {
-    if (!cachedSend(position, error)) return false;
-    *out = cached_send_record_.payload;
-    if (omitted) *omitted = cached_send_record_.payload_omitted;
+    uint64_t left_out = 0;
+    if (!sentPayload(position, out, &left_out, error)) return false;
+    if (omitted) *omitted = left_out;
     return true;
   }
   log::Record r;
@@ -201,8 +201,9 @@ bool Trace::payloadView(uint32_t position, std::string_view* out, std::string* e
   // A receive whose bytes only the senders' logs hold: the matched pieces,
   // in stream order.
   for (const ReceivedPiece& piece : receivedPieces(position)) {
-    if (!cachedSend(piece.send, error)) return false;
-    const std::string_view bytes = cached_send_record_.payload;
+    std::string_view bytes;
+    uint64_t left_out = 0;
+    if (!sentPayload(piece.send, &bytes, &left_out, error)) return false;
     const uint64_t kept = piece.skip < bytes.size() ? std::min<uint64_t>(piece.bytes, bytes.size() - piece.skip) : 0;
     if (omitted) *omitted += piece.bytes - kept;
     if (kept) received_bytes_.append(bytes.substr(static_cast<size_t>(piece.skip), static_cast<size_t>(kept)));
@@ -224,6 +225,22 @@ std::vector<Trace::ReceivedPiece> Trace::receivedPieces(uint32_t receive) const 
     pieces.push_back({static_cast<uint32_t>(b->from), skip, b->bytes});
   }
   return pieces;
+}
+
+bool Trace::sentPayload(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const {
+  const Event& ev = events[send];
+  const uint64_t k = ev.counter;  // from 1
+  if (ev.process < sent_bytes.size() && k >= 1 && k <= sent_bytes[ev.process].ends.size()) {
+    const SentBytes& s = sent_bytes[ev.process];
+    const uint64_t begin = k > 1 ? s.ends[k - 2] : 0;
+    *out = std::string_view(s.bytes).substr(begin, s.ends[k - 1] - begin);
+    *omitted = 0;  // kept only while the recording left nothing out
+    return true;
+  }
+  if (!cachedSend(send, error)) return false;
+  *out = cached_send_record_.payload;
+  *omitted = cached_send_record_.payload_omitted;
+  return true;
 }
 
 bool Trace::cachedSend(uint32_t send, std::string* error) const {

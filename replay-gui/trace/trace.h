@@ -327,6 +327,17 @@ class Trace {
   // the bytes it moved, where its flags have kEventHasHash; else
   // empty.
   BigArray<uint32_t> hashes;
+  // With LoadOptions::keep_sent_bytes, per process: the bytes of its sends
+  // in memory, so that a pass over every message (the pcapng export) need
+  // not decompress and decode the logs a second time. Its events by
+  // counter: event k's bytes end at ends[k-1] (the sends' only); events
+  // from ends.size() + 1 on were not kept (the budget ran out, or the
+  // recording left bytes out).
+  struct SentBytes {
+    std::string bytes;
+    std::vector<uint64_t> ends;
+  };
+  std::vector<SentBytes> sent_bytes;
   std::vector<Finding> findings;
   std::vector<LoadProblem> problems;  // logs that could not be used, or only in part
   // What a person should know about how the recordings were put together
@@ -450,6 +461,9 @@ class Trace {
   mutable log::Record cached_send_record_;
   mutable std::string received_bytes_;                       // a receive's bytes, behind the last view of them
   bool cachedSend(uint32_t send, std::string* error) const;  // reads it into cached_send_record_
+  // A send's bytes as recorded, from sent_bytes or else its log (then valid
+  // until the next cachedSend()); *omitted: those the recording left out.
+  bool sentPayload(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const;
   log::LogReader* openReader(std::vector<std::unique_ptr<log::LogReader>>& set, uint32_t process,
                              std::string* error) const;
   // Made on first use, once even when threads ask together (the replay

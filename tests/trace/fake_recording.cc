@@ -92,6 +92,16 @@ FakeProcess& FakeProcess::send(uint32_t channel, const std::string& bytes, int64
   return *this;
 }
 
+FakeProcess& FakeProcess::sendCut(uint32_t channel, const std::string& bytes, uint64_t omitted, int64_t entry,
+                                  int64_t ret) {
+  Item it{log::Kind::Write, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size() + omitted)};
+  it.omitted = omitted;
+  it.size = bytes.size() + omitted;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
 FakeProcess& FakeProcess::receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
                                   uint32_t tid) {
   Item it{log::Kind::Read, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
@@ -336,6 +346,7 @@ std::string FakeRecording::write() {
           e.payload = &iov;
           e.payload_iov_count = 1;
           e.payload_len = it.bytes.size();
+          e.payload_omitted = it.omitted;
         } else if (it.result > 0) {
           e.has_hash = true;
           e.hash = crc32c(0, it.bytes.data(), it.bytes.size());

@@ -29,6 +29,9 @@ class FakeProcess {
   FakeProcess& udpEnd(uint32_t index, uint64_t ino, const std::string& local);
   // Events, in the order the process did them; times in ns.
   FakeProcess& send(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret, uint32_t tid = 0);
+  // A send of `bytes` and `omitted` more that the log left out (radar
+  // record --payload-limit).
+  FakeProcess& sendCut(uint32_t channel, const std::string& bytes, uint64_t omitted, int64_t entry, int64_t ret);
   FakeProcess& receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret, uint32_t tid = 0);
   // sendto / recvfrom with the datagram's address (sockaddr bytes).
   FakeProcess& sendTo(uint32_t channel, const std::string& bytes, const std::string& to, int64_t entry, int64_t ret);
@@ -86,7 +89,8 @@ class FakeProcess {
     uint64_t size = 0;   // the buffer; 0: as long as the bytes
     uint32_t flags = 0;  // the call's (MSG_PEEK ...)
     bool annotation = false;
-    bool keep = false;  // a receive that keeps its bytes
+    bool keep = false;     // a receive that keeps its bytes
+    uint64_t omitted = 0;  // a send's bytes left out of the log
     log::ChannelFields info;
     std::string name;
     std::string address;  // a datagram's, or a UDP socket's local one

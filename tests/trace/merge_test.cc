@@ -263,6 +263,62 @@ TEST(Merge, SendViewOutlivesReadsOfItsProcess) {
   EXPECT_TRUE(view == big + "tail") << "the send's view changed under it";
 }
 
+// Sends' bytes kept in memory by the load (for the pcapng export) are the
+// logs' bytes: whole, in part when the budget runs out (the rest read from
+// the log), and never for a send the recording cut, nor after it.
+TEST(Merge, SentBytesKeptInMemoryAreTheLogsBytes) {
+  FakeRecording rec;
+  FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 7, true);
+  FakeProcess& v = rec.process("cutter", 3).pipeEnd(1, 8, true);
+  FakeProcess& r = rec.process("reader", 2).pipeEnd(1, 7, false).pipeEnd(2, 8, false);
+  std::string all;
+  int64_t at = 10;
+  for (int k = 0; k < 40; ++k) {
+    const std::string bytes(static_cast<size_t>(k * 37 % 300), static_cast<char>('a' + k % 26));
+    w.send(1, bytes, at, at + 1);
+    if (k % 5 == 0) w.user("mark", at + 2);
+    all += bytes;
+    at += 10;
+  }
+  r.receive(1, all, at, at + 1);
+  v.send(1, "first", 10, 11).sendCut(1, "cu", 5, 12, 13).send(1, "after", 14, 15);
+  r.receive(2, "first", at + 2, at + 3).receive(2, "cu", at + 4, at + 5).receive(2, "after", at + 6, at + 7);
+  rec.write();
+  auto fromLogs = rec.load();
+  trace::LoadOptions whole, part;
+  whole.keep_sent_bytes = 1 << 20;
+  part.keep_sent_bytes = all.size() / 2;
+  for (const trace::LoadOptions* options : {&whole, &part}) {
+    SCOPED_TRACE(options == &whole ? "all kept" : "half kept");
+    auto kept = rec.load(*options);
+    ASSERT_EQ(kept->events.size(), fromLogs->events.size());
+    for (uint32_t i = 0; i < kept->events.size(); ++i) {
+      if (!log::isData(kept->events[i].eventKind())) continue;
+      std::string a, b, error;
+      uint64_t omitted_a = 0, omitted_b = 0;
+      ASSERT_TRUE(kept->payload(i, &a, &error, &omitted_a)) << error;
+      ASSERT_TRUE(fromLogs->payload(i, &b, &error, &omitted_b)) << error;
+      EXPECT_EQ(a, b) << "event " << i + 1;
+      EXPECT_EQ(omitted_a, omitted_b) << "event " << i + 1;
+    }
+    // What was kept: the writer's events (sends and user events) up to
+    // where the budget ran out; the cutter's up to its cut send.
+    const uint32_t writer = processOfPid(*kept, 1), cutter = processOfPid(*kept, 3);
+    ASSERT_EQ(kept->sent_bytes.size(), kept->processes.size());
+    const size_t writer_events = kept->process_events[writer].size();
+    if (options == &whole)
+      EXPECT_EQ(kept->sent_bytes[writer].ends.size(), writer_events);
+    else
+      EXPECT_LT(kept->sent_bytes[writer].ends.size(), writer_events);
+    // (Half kept: the budget may be gone before the cutter's log is read.)
+    if (options == &whole)
+      EXPECT_EQ(kept->sent_bytes[cutter].ends.size(), 1u);
+    else
+      EXPECT_LE(kept->sent_bytes[cutter].ends.size(), 1u);
+  }
+  EXPECT_TRUE(fromLogs->sent_bytes.empty());
+}
+
 TEST(Merge, SharedPipeWithTwoWritersAfterFork) {
   FakeRecording rec;
   FakeProcess& parent = rec.process("parent", 1).pipeEnd(1, 9, true);
