@@ -341,7 +341,9 @@ namespace {
 
 // A read that is not a message (signals taken, random bytes): the bytes it
 // got, gathered from its buffers, are the event's payload.
-void recordBytesRead(Call& call, const Iov* iov, size_t count, size_t room, ssize_t r) {
+void recordBytesRead(Call& call, const Iov* iov, size_t count, ssize_t r) {
+  size_t room = 0;
+  for (size_t i = 0; i < count; ++i) room += iov[i].len;
   call.extra.payload = iov;
   call.extra.payload_iov_count = count;
   call.extra.payload_len = moved(r);
@@ -352,14 +354,14 @@ void recordBytesRead(Call& call, const Iov* iov, size_t count, size_t room, ssiz
 // A read or readv of a signalfd or (with --nondet) a random device; false
 // for other descriptors, untouched. `read` makes the call.
 template <typename Read>
-bool recordedNonMessageRead(int fd, const Iov* iov, size_t count, size_t room, ssize_t* result, Read read) {
+bool recordedNonMessageRead(int fd, const Iov* iov, size_t count, ssize_t* result, Read read) {
   if (isSignalFd(fd)) {
     // Signals taken: struct signalfd_siginfo each; the first one's number
     // and sender are the event's.
     Call call(Kind::SignalWait, fd);
     const ssize_t r = *result = read();
     call.finish(r);
-    struct signalfd_siginfo first;
+    struct signalfd_siginfo first {};
     if (r >= static_cast<ssize_t>(sizeof(first))) {
       auto* to = reinterpret_cast<char*>(&first);
       for (size_t i = 0, got = 0; i < count && got < sizeof(first); ++i) {
@@ -370,14 +372,14 @@ bool recordedNonMessageRead(int fd, const Iov* iov, size_t count, size_t room, s
       call.extra.signal = static_cast<int32_t>(first.ssi_signo);
       if (sentByAProcess(first.ssi_code)) call.extra.peer_pid = static_cast<int32_t>(first.ssi_pid);
     }
-    recordBytesRead(call, iov, count, room, r);
+    recordBytesRead(call, iov, count, r);
     return true;
   }
   if (recordingNondet() && isRandomDevice(fd)) {
     Call call(Kind::Random, fd);
     const ssize_t r = *result = read();
     call.finish(r);
-    recordBytesRead(call, iov, count, room, r);
+    recordBytesRead(call, iov, count, r);
     return true;
   }
   return false;
@@ -394,7 +396,7 @@ ssize_t recordedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, si
     return r;
   }
   ssize_t r;
-  if (recordedNonMessageRead(fd, &iov, 1, n, &r, [&] { return real(fd, buf, n); })) return r;
+  if (recordedNonMessageRead(fd, &iov, 1, &r, [&] { return real(fd, buf, n); })) return r;
   return real(fd, buf, n);
 }
 
@@ -420,8 +422,7 @@ HOOK ssize_t readv(int fd, const struct iovec* iov, int count) {
   if (!isChannel(fd)) {
     ssize_t r;
     const size_t n = count > 0 ? static_cast<size_t>(count) : 0;
-    if (n <= 1024 &&
-        recordedNonMessageRead(fd, asIov(iov), n, iovTotal(iov, count), &r, [&] { return real_readv(fd, iov, count); }))
+    if (n <= IOV_MAX && recordedNonMessageRead(fd, asIov(iov), n, &r, [&] { return real_readv(fd, iov, count); }))
       return r;
     return real_readv(fd, iov, count);
   }

@@ -63,6 +63,34 @@ Serial serialOf(const Value& v) {
   return {6, 8};
 }
 
+// A record: a header (its own size, then each column's serial type), then
+// the values, integers big-endian.
+void encodeRecord(const Value* values, int count, std::vector<uint8_t>* out) {
+  uint64_t types = 0, body = 0;
+  for (int c = 0; c < count; ++c) {
+    const Serial s = serialOf(values[c]);
+    types += static_cast<uint64_t>(varintSize(s.type));
+    body += static_cast<uint64_t>(s.bytes);
+  }
+  uint64_t header = types + 1;
+  if (varintSize(header) > 1) header = types + static_cast<uint64_t>(varintSize(types + 2));
+  out->resize(header + body);
+  uint8_t* h = out->data();
+  uint8_t* b = h + header;
+  h += putVarint(h, header);
+  for (int c = 0; c < count; ++c) {
+    const Serial s = serialOf(values[c]);
+    h += putVarint(h, s.type);
+    if (values[c].type == Value::Text) {
+      std::memcpy(b, values[c].text.data(), values[c].text.size());
+    } else {
+      const uint64_t u = static_cast<uint64_t>(values[c].integer);
+      for (int k = 0; k < s.bytes; ++k) b[k] = static_cast<uint8_t>(u >> (8 * (s.bytes - 1 - k)));
+    }
+    b += s.bytes;
+  }
+}
+
 }  // namespace
 
 File::~File() {
@@ -141,34 +169,6 @@ bool File::finish(const std::vector<Table>& tables, std::string* error) {
     return false;
   }
   return true;
-}
-
-// A record: a header (its own size, then each column's serial type), then
-// the values, integers big-endian.
-void encodeRecord(const Value* values, int count, std::vector<uint8_t>* out) {
-  uint64_t types = 0, body = 0;
-  for (int c = 0; c < count; ++c) {
-    const Serial s = serialOf(values[c]);
-    types += static_cast<uint64_t>(varintSize(s.type));
-    body += static_cast<uint64_t>(s.bytes);
-  }
-  uint64_t header = types + 1;
-  if (varintSize(header) > 1) header = types + static_cast<uint64_t>(varintSize(types + 2));
-  out->resize(header + body);
-  uint8_t* h = out->data();
-  uint8_t* b = h + header;
-  h += putVarint(h, header);
-  for (int c = 0; c < count; ++c) {
-    const Serial s = serialOf(values[c]);
-    h += putVarint(h, s.type);
-    if (values[c].type == Value::Text) {
-      std::memcpy(b, values[c].text.data(), values[c].text.size());
-    } else {
-      const uint64_t u = static_cast<uint64_t>(values[c].integer);
-      for (int k = 0; k < s.bytes; ++k) b[k] = static_cast<uint8_t>(u >> (8 * (s.bytes - 1 - k)));
-    }
-    b += s.bytes;
-  }
 }
 
 bool Leaf::add(int64_t rowid, const std::vector<uint8_t>& record) {

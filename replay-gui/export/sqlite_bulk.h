@@ -83,10 +83,6 @@ class Leaf {
   uint32_t cells_ = 0, content_ = 0;
 };
 
-// A record of the file format: a header (its own size, then each column's
-// serial type), then the values.
-void encodeRecord(const Value* values, int count, std::vector<uint8_t>* out);
-
 // One rowid table's b-tree, filled in increasing rowid order on one thread.
 // A column declared INTEGER PRIMARY KEY is the rowid itself: SQLite stores
 // it as a null in the record, and so must the caller.
