@@ -27,7 +27,22 @@ class Xxh64 {
       len -= fill;
       buffered_ = 0;
     }
-    for (; len >= 32; p += 32, len -= 32) stripe(p);
+    if (len >= 32) {
+      // In locals: stored through `this` each stripe, the lanes would be
+      // written back and reloaded around every load of the data (which may
+      // alias them as far as the compiler knows).
+      uint64_t a = v_[0], b = v_[1], c = v_[2], d = v_[3];
+      for (; len >= 32; p += 32, len -= 32) {
+        a = round(a, load64(p));
+        b = round(b, load64(p + 8));
+        c = round(c, load64(p + 16));
+        d = round(d, load64(p + 24));
+      }
+      v_[0] = a;
+      v_[1] = b;
+      v_[2] = c;
+      v_[3] = d;
+    }
     std::memcpy(buffer_, p, len);
     buffered_ = len;
   }
