@@ -81,7 +81,9 @@ namespace {
 // (a frame holds one tail's worth of records, or one large message).
 constexpr uint64_t kMaxFrameContent = uint64_t{1} << 30;
 constexpr size_t kMaxBlock = 128 * 1024;
-constexpr size_t kReadWindow = 256 * 1024;    // read-ahead for small reads (readAt)
+// Frames of at least this much content holding one record are read without
+// their payload by skipLargePayloads().
+constexpr uint64_t kLargeRecord = 16 * 1024;
 constexpr size_t kTailFirstRead = 16 * 1024;  // then 4 times more while records go on
 
 // Byte buffers are resized through these two. With an allocator of its own
@@ -393,7 +395,7 @@ bool LogReader::fail(DecodeState& s, uint64_t offset, std::string message) {
 // Reads through a window of the file: frames are read header, block
 // header, block ... and most logs are small, so one pread serves many.
 bool LogReader::readAt(uint64_t offset, void* buf, size_t n) {
-  constexpr size_t kWindow = kReadWindow;
+  const size_t kWindow = window_size_;
   if (offset >= window_start_ && offset + n <= window_start_ + window_.size()) {
     std::memcpy(buf, window_.data() + (offset - window_start_), n);
     return true;
@@ -427,9 +429,13 @@ bool LogReader::readDirect(uint64_t offset, void* buf, size_t n) {
   return true;
 }
 
-std::unique_ptr<LogReader> LogReader::open(const std::string& path, LogError* error) {
+std::unique_ptr<LogReader> LogReader::open(const std::string& path, LogError* error, Payloads payloads) {
   std::unique_ptr<LogReader> r(new LogReader);
   r->path_ = path;
+  if (payloads == Payloads::SkipLarge) {
+    r->skip_large_payloads_ = true;
+    r->window_size_ = kSkippingWindow;
+  }
   auto bad = [&](uint64_t offset, std::string message) {
     if (error) *error = LogError{path, offset, std::move(message)};
     return nullptr;
@@ -510,10 +516,18 @@ bool LogReader::parseChannel(std::string_view bytes, proto::ChannelInfo* out) {
   return out->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
 }
 
-// Reads the zstd frame at `offset` block by block (its size is not stored
-// anywhere but in the block headers) and decompresses it. Returns false
-// with why = "truncated" when the file ends inside the frame.
-bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size, std::string* why) {
+// A frame's header and extent, from its block headers (its size is not
+// stored anywhere else). Returns false with why = "truncated" when the file
+// ends inside the frame.
+struct LogReader::FrameShape {
+  ZSTD_frameHeader header;
+  size_t size = 0;           // of the whole frame in the file
+  bool raw = true;           // every block stored uncompressed
+  uint64_t raw_content = 0;  // the blocks' sizes added up
+  uint32_t first_block = 0;  // the first block's size
+};
+
+bool LogReader::frameShape(uint64_t offset, FrameShape* shape, std::string* why) {
   uint8_t hdr[ZSTD_FRAMEHEADERSIZE_MAX];
   const uint64_t left = file_size_ - offset;
   const size_t hn = left < sizeof(hdr) ? static_cast<size_t>(left) : sizeof(hdr);
@@ -521,7 +535,7 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame
     *why = "cannot read";
     return false;
   }
-  ZSTD_frameHeader fh;
+  ZSTD_frameHeader& fh = shape->header;
   const size_t need = ZSTD_getFrameHeader(&fh, hdr, hn);
   if (ZSTD_isError(need)) {
     *why = std::string("bad frame header: ") + ZSTD_getErrorName(need);
@@ -542,13 +556,13 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame
   // read-ahead window twice.) Past the window's reach the headers are read
   // alone, not with the blocks between them.
   uint64_t at = offset + fh.headerSize;
-  for (;;) {
+  for (bool first = true;; first = false) {
     uint8_t bh[3];
     if (at + 3 > file_size_) {
       *why = "truncated";
       return false;
     }
-    if (!(at - offset < kReadWindow ? readAt(at, bh, 3) : readDirect(at, bh, 3))) {
+    if (!(at - offset < window_size_ ? readAt(at, bh, 3) : readDirect(at, bh, 3))) {
       *why = "cannot read";
       return false;
     }
@@ -573,6 +587,9 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame
       *why = "frame too large";
       return false;
     }
+    shape->raw = shape->raw && type == 0;
+    shape->raw_content += size;
+    if (first) shape->first_block = size;
     at += 3 + stored;
     if (last) break;
   }
@@ -583,7 +600,17 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame
     }
     at += 4;
   }
-  *frame_size = static_cast<size_t>(at - offset);
+  shape->size = static_cast<size_t>(at - offset);
+  return true;
+}
+
+// Reads the zstd frame at `offset` and decompresses it. Returns false with
+// why = "truncated" when the file ends inside the frame.
+bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size, std::string* why) {
+  FrameShape shape;
+  if (!frameShape(offset, &shape, why)) return false;
+  const ZSTD_frameHeader& fh = shape.header;
+  *frame_size = shape.size;
   resizeForOverwrite(scratch_, *frame_size);
   if (!readAt(offset, scratch_.data(), *frame_size)) {
     *why = "cannot read";
@@ -631,6 +658,58 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame
   }
 }
 
+// A frame of raw blocks that holds one large record, read as that record
+// with an empty payload: its other fields are read from the frame's first
+// bytes, the payload's are not read at all. False, with nothing read, for
+// any other frame (which is then read whole, and any damage found there).
+bool LogReader::loadFrameWithoutPayload(uint64_t offset, const FrameShape& shape, Bytes* content) {
+  const ZSTD_frameHeader& fh = shape.header;
+  if (!shape.raw || fh.frameType != ZSTD_frame || fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN ||
+      fh.frameContentSize < kLargeRecord || shape.raw_content != fh.frameContentSize)
+    return false;
+  // The record's fields other than the payload come first and are small
+  // (a header record, whose environment may be large, has no payload).
+  uint8_t head[1024];
+  const size_t n = std::min<size_t>(sizeof(head), shape.first_block);
+  if (!readAt(offset + fh.headerSize + 3, head, n)) return false;
+  const uint8_t* p = head;
+  const uint8_t* const end = head + n;
+  uint64_t len;
+  if (!wire::getVarint(p, end, len) || static_cast<uint64_t>(p - head) + len != fh.frameContentSize) return false;
+  const uint8_t* const fields = p;
+  // The payload must be the record's last field: everything else is then
+  // in `head`.
+  const uint64_t record_end = fh.frameContentSize;  // in content offsets
+  while (p < end) {
+    const uint8_t* const field_start = p;
+    uint64_t key;
+    if (!wire::getVarint(p, end, key)) return false;
+    const uint32_t type = key & 7;
+    if (type != wire::kLengthDelimited) {
+      if (!skipField(p, end, type)) return false;
+      continue;
+    }
+    uint64_t v;
+    if (!wire::getVarint(p, end, v)) return false;
+    const uint64_t data_at = static_cast<uint64_t>(p - head);
+    if ((key >> 3) == field::kPayload && v == record_end - data_at) {
+      // The same record with a payload of no bytes.
+      const size_t kept = static_cast<size_t>(field_start - fields);
+      const size_t tag = static_cast<size_t>(wire::varintSize(key));
+      const size_t body = kept + tag + 1;
+      resizeForOverwrite(*content, wire::varintSize(body) + body);
+      uint8_t* out = wire::putVarint(content->data(), body);
+      std::memcpy(out, fields, kept);
+      out = wire::putVarint(out + kept, key);
+      *out = 0;
+      return true;
+    }
+    if (v > static_cast<uint64_t>(end - p)) return false;
+    p += v;
+  }
+  return false;
+}
+
 // A frame (or the tail) starts: the compactness rules imply no counter, the
 // main thread (header.pid) and times from 0 again; a new frame id.
 void LogReader::startFrame(Carried& c, const proto::Header* header) {
@@ -662,7 +741,13 @@ bool LogReader::loadNextFrame() {
     if (m != kZstdMagic) return fail(seq_, pos_, "expected a zstd frame, found magic " + hex32(m));
     size_t frame_size = 0;
     std::string why;
-    if (!decompressFrameAt(pos_, &seq_.content, &frame_size, &why)) {
+    FrameShape shape;
+    bool loaded = false;
+    if (skip_large_payloads_ && frameShape(pos_, &shape, &why) && loadFrameWithoutPayload(pos_, shape, &seq_.content)) {
+      frame_size = shape.size;
+      loaded = true;
+    }
+    if (!loaded && !decompressFrameAt(pos_, &seq_.content, &frame_size, &why)) {
       if (why == "truncated") {
         interrupted_frame_ = true;
         return false;

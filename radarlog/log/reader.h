@@ -158,7 +158,15 @@ class LogReader {
  public:
   // Opens a log and reads its header. Returns null with *error set when the
   // file cannot be used at all.
-  static std::unique_ptr<LogReader> open(const std::string& path, LogError* error);
+  //
+  // With Payloads::SkipLarge, next() gives a frame that holds one large
+  // record (a big message, written as its own uncompressed frame) without
+  // its payload: the record's other fields as always, an empty `payload`,
+  // and the bytes neither read nor checked against the frame's checksum.
+  // For readers that want only the events (radar record's summary) of logs
+  // of many megabytes. readPayload() and readRecord() still read everything.
+  enum class Payloads { Read, SkipLarge };
+  static std::unique_ptr<LogReader> open(const std::string& path, LogError* error, Payloads payloads = Payloads::Read);
   ~LogReader();
 
   const std::string& path() const { return path_; }
@@ -210,7 +218,10 @@ class LogReader {
   bool loadNextFrame();
   bool loadTail();
   bool decodeNext(DecodeState& s, Record& r);
+  struct FrameShape;
+  bool frameShape(uint64_t offset, FrameShape* shape, std::string* why);
   bool decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size, std::string* why);
+  bool loadFrameWithoutPayload(uint64_t offset, const FrameShape& shape, Bytes* content);
 
   int fd_ = -1;
   std::string path_;
@@ -275,6 +286,11 @@ class LogReader {
   uint32_t random_frame_ids_ = 0;  // frame ids of random access, apart from the sequential reader's
   Bytes window_;                   // a read-ahead window of the file
   uint64_t window_start_ = 0;
+  // Skipping payloads, the window stays small: a wide one would read the
+  // payloads skipped.
+  static constexpr size_t kReadWindow = 256 * 1024, kSkippingWindow = 8 * 1024;
+  size_t window_size_ = kReadWindow;
+  bool skip_large_payloads_ = false;
 };
 
 // The logs (*.rlog) of a recording directory, sorted by name; none when

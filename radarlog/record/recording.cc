@@ -236,7 +236,8 @@ Image summarizeLog(const std::string& path, bool finalize) {
     if (::stat(path.c_str(), &st) == 0) img.bytes = static_cast<uint64_t>(st.st_blocks) * 512;
   };
   log::LogError err;
-  auto reader = log::LogReader::open(path, &err);
+  // The events only: a message's bytes are for the replay to read.
+  auto reader = log::LogReader::open(path, &err, log::LogReader::Payloads::SkipLarge);
   if (!reader) {
     addBytes();
     problem(0, "", "unreadable log: " + err.toString());

@@ -204,10 +204,11 @@ std::vector<uint64_t> writeLog(const std::string& path, const std::vector<OwnedE
   return counters;
 }
 
-std::vector<Record> readAll(const std::string& path, std::string* error, std::vector<std::string>* payloads) {
+std::vector<Record> readAll(const std::string& path, std::string* error, std::vector<std::string>* payloads,
+                            LogReader::Payloads mode) {
   std::vector<Record> out;
   LogError err;
-  auto r = LogReader::open(path, &err);
+  auto r = LogReader::open(path, &err, mode);
   if (!r) {
     if (error) *error = err.toString();
     return out;

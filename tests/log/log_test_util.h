@@ -77,7 +77,8 @@ uint64_t appendEvent(LogWriter& w, const OwnedEvent& e);
 
 // Reads every record after the header. Sets *error to the reader's error.
 std::vector<Record> readAll(const std::string& path, std::string* error = nullptr,
-                            std::vector<std::string>* payloads = nullptr);
+                            std::vector<std::string>* payloads = nullptr,
+                            LogReader::Payloads mode = LogReader::Payloads::Read);
 
 // gtest-friendly comparison: an empty string when equal, else what differs.
 std::string compare(const OwnedEvent& expected, const Record& actual, uint64_t counter, const std::string& payload);

@@ -312,6 +312,82 @@ TEST(WriterReader, LargeRecordsGetTheirOwnFrames) {
   expectRoundTrip(events, options);
 }
 
+// radar record's summary reads the events of logs holding gigabytes of
+// messages: a large message's bytes are then neither read nor checked.
+TEST(WriterReader, LargePayloadsSkippedAreNeitherReadNorChecked) {
+  EventGenerator gen(5, 4242, 3000);
+  std::vector<OwnedEvent> events;
+  for (int i = 0; i < 300; ++i) events.push_back(gen.next());
+  // Below the writer's own-frame size, between it and the skipping size,
+  // and above, across raw blocks (128 KiB); between small events.
+  size_t at = events.size() / 2;
+  std::string damaged_part;
+  for (size_t big : {5000ul, 12000ul, 40000ul, 131072ul, 131073ul, 400000ul}) {
+    OwnedEvent e = gen.next();
+    while (e.is_channel) e = gen.next();
+    e.kind = Kind::Write;
+    e.channel = 0;
+    e.has_offset = false;
+    e.has_hash = false;
+    e.result = static_cast<int64_t>(big);
+    e.payload_omitted = 0;
+    e.payload.resize(big);
+    std::mt19937 bytes(static_cast<unsigned>(big));
+    for (auto& c : e.payload) c = static_cast<char>(bytes());
+    if (big == 400000) damaged_part = e.payload.substr(200000, 64);
+    events.insert(events.begin() + static_cast<long>(at), e);
+    at += 9;
+  }
+  const std::string path = makeTempDir() + "/big.rlog";
+  WriterOptions options;
+  options.tail_capacity = 64 * 1024;  // own frames above 8 KiB
+  writeLog(path, events, options);
+
+  auto expectEvents = [&](LogReader::Payloads mode, size_t* skipped) {
+    std::string error;
+    std::vector<std::string> payloads;
+    auto records = readAll(path, &error, &payloads, mode);
+    EXPECT_EQ(error, "");
+    ASSERT_EQ(records.size(), events.size());
+    uint64_t counter = 1;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const bool counted = !events[i].is_channel;
+      // Skipped: frames of 16 KiB of content or more.
+      const bool skip = mode == LogReader::Payloads::SkipLarge && events[i].payload.size() >= 16384;
+      if (skip) {
+        EXPECT_EQ(payloads[i], "") << "record " << i;
+        OwnedEvent without = events[i];
+        without.payload.clear();
+        EXPECT_EQ(compare(without, records[i], counter, ""), "") << "record " << i;
+        ++*skipped;
+      } else {
+        EXPECT_EQ(compare(events[i], records[i], counted ? counter : 0, payloads[i]), "") << "record " << i;
+      }
+      if (counted) ++counter;
+    }
+  };
+  size_t skipped = 0;
+  expectEvents(LogReader::Payloads::Read, &skipped);
+  EXPECT_EQ(skipped, 0u);
+  expectEvents(LogReader::Payloads::SkipLarge, &skipped);
+  EXPECT_EQ(skipped, 4u);
+
+  // A byte of the 400 000-byte message damaged: reading it finds the frame's
+  // checksum wrong; skipping it finds every event.
+  std::string bytes = readFile(path);
+  const size_t where = bytes.find(damaged_part);
+  ASSERT_NE(where, std::string::npos);
+  ASSERT_EQ(bytes.find(damaged_part, where + 1), std::string::npos);
+  bytes[where] ^= 1;
+  writeFile(path, bytes);
+  std::string error;
+  readAll(path, &error);
+  EXPECT_NE(error.find("corrupt zstd frame"), std::string::npos) << error;
+  skipped = 0;
+  expectEvents(LogReader::Payloads::SkipLarge, &skipped);
+  EXPECT_EQ(skipped, 4u);
+}
+
 TEST(WriterReader, PayloadsByLocation) {
   EventGenerator gen(4, 4242, 12000);
   std::vector<OwnedEvent> events;
