@@ -344,12 +344,19 @@ void forEachOpenDescriptor(Fn&& fn) {
 size_t listOpenDescriptors(int32_t* out, size_t capacity) {
   size_t count = 0;
   forEachOpenDescriptor([&](int fd) {
-    if (count < capacity) out[count++] = fd;  // radar's own are left out (forEachOpenDescriptor)
+    if (count < capacity) out[count] = fd;  // radar's own are left out (forEachOpenDescriptor)
+    ++count;
   });
   return count;
 }
 
-void classifyOpenDescriptors() {
+void classifyOpenDescriptors(const int32_t* listed, size_t count) {
+  // Listing /proc/self/fd costs every process image about as much as the
+  // rest of its log's creation: the header's list serves when it is whole.
+  if (listed) {
+    for (size_t i = 0; i < count; ++i) lookupOrClassify(listed[i], ChannelOrigin::Inherited);
+    return;
+  }
   forEachOpenDescriptor([](int fd) { lookupOrClassify(fd, ChannelOrigin::Inherited); });
 }
 

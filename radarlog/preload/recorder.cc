@@ -115,6 +115,19 @@ uint32_t currentTid() {
   return t_thread.tid;
 }
 
+namespace {
+// The descriptors open when this image's log was opened; one image starts
+// at a time in an address space.
+constexpr size_t kOpenFdsListed = 1024;
+int32_t g_open_fds[kOpenFdsListed];
+size_t g_open_fd_count = 0;  // all of them, listed or not
+}  // namespace
+
+ListedDescriptors descriptorsAtOpen() {
+  if (g_open_fd_count > kOpenFdsListed) return {nullptr, 0};  // cut: list them again
+  return {g_open_fds, g_open_fd_count};
+}
+
 bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter, uint32_t generation, char** envp) {
   Process& p = g_process;
   p.pid = static_cast<int32_t>(sys::getpid());
@@ -190,9 +203,10 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   h.recorder_version = "radar " RADAR_VERSION;
   h.uid = static_cast<int32_t>(sys::raw(SYS_getuid));
   h.gid = static_cast<int32_t>(sys::raw(SYS_getgid));
-  static int32_t open_fds[1024];  // one image starts at a time in an address space
-  h.open_fds = open_fds;
-  h.open_fd_count = listOpenDescriptors(open_fds, sizeof(open_fds) / sizeof(open_fds[0]));
+  const size_t open_fd_count = listOpenDescriptors(g_open_fds, kOpenFdsListed);
+  g_open_fd_count = open_fd_count;
+  h.open_fds = g_open_fds;
+  h.open_fd_count = open_fd_count < kOpenFdsListed ? open_fd_count : kOpenFdsListed;
   struct rlimit64 nofile {};
   if (sys::prlimit(0, RLIMIT_NOFILE, nullptr, &nofile) == 0) {
     h.has_nofile = true;
@@ -549,7 +563,8 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
   }
   if (g_owner) g_owner->pid = p.pid;
 
-  classifyOpenDescriptors();
+  const ListedDescriptors listed = descriptorsAtOpen();
+  classifyOpenDescriptors(listed.fds, listed.count);
   // stdio writes and reads through write()/read() inside the C library.
   for (FILE* f : {stdin, stdout, stderr})
     patchStdioTable(*reinterpret_cast<void**>(reinterpret_cast<char*>(f) + sizeof(FILE)));

@@ -117,10 +117,20 @@ uint32_t channelOf(int fd);   // 0 when not a channel
 bool storesReceived(int fd);  // a channel whose senders are not recorded: receives keep their bytes
 // Defines the channels of every descriptor open now: a log lists each
 // channel end its process holds, used or not (a writer that holds a pipe
-// and never writes is what a deadlock is made of).
-void classifyOpenDescriptors();
+// and never writes is what a deadlock is made of). `listed`: the
+// descriptors listOpenDescriptors() found just before (none opened or
+// closed since), or null to list them now.
+void classifyOpenDescriptors(const int32_t* listed = nullptr, size_t count = 0);
 // The program's open descriptors (not radar's), for the log's header.
+// Returns how many there are; only the first `capacity` are stored.
 size_t listOpenDescriptors(int32_t* out, size_t capacity);
+// What openLog() listed for this image's header (listOpenDescriptors), when
+// the whole list fit: the descriptors to classify once the log is open.
+struct ListedDescriptors {
+  const int32_t* fds;
+  size_t count;
+};
+ListedDescriptors descriptorsAtOpen();
 
 // Descriptors of our own the program must not see or clobber.
 bool isOwnFd(int fd);

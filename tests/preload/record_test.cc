@@ -1037,6 +1037,35 @@ TEST(Record, ManyDescriptorsAllowedKeepTheTableSmall) {
   EXPECT_TRUE(listed) << "the program's descriptor above radar's is in its log's header";
 }
 
+// A process image's channels are found among the descriptors listed for its
+// log's header; with more than that list holds (1024), they are listed again:
+// a pipe end held and never used at 1500 is still defined.
+TEST(Record, ChannelsBeyondTheThousandDescriptorsListedAreDefined) {
+  if (shell("sh -c 'ulimit -S -n 8192'").exit_code != 0) GTEST_SKIP() << "the hard descriptor limit is below 8192";
+  for (int files : {100, 1100}) {
+    const std::string dir = testTempDir() + "/rec" + std::to_string(files);
+    const std::string script = "for i in $(seq 10 " + std::to_string(10 + files) +
+                               "); do eval \"exec $i</dev/null\"; done; exec 1500> >(cat); exec /bin/true";
+    const Result r = shell("sh -c " + shellQuote("ulimit -S -n 8192; exec " + shellQuote(radarPath()) + " record -o " +
+                                                 shellQuote(dir) + " -- bash -c " + shellQuote(script)));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const Recording rec = load(dir);
+    const ProcessLog* image = nullptr;
+    for (const auto& l : rec.logs)
+      if (l.header.executable() == "/usr/bin/true") image = &l;
+    ASSERT_TRUE(image) << files;
+    if (files < 1000) {
+      EXPECT_GT(image->header.open_fds_size(), files);
+      EXPECT_LT(image->header.open_fds_size(), 1024);
+    } else {
+      EXPECT_EQ(image->header.open_fds_size(), 1024) << "the list is cut";
+    }
+    bool defined = false;
+    for (const auto& [index, c] : image->channels) defined |= c.fd() == 1500 && c.type() == proto::PIPE_CHANNEL;
+    EXPECT_TRUE(defined) << "with " << files << " descriptors open, the pipe at 1500 is a channel of true";
+  }
+}
+
 // An environment of more variables than an exec hook keeps room for on its
 // stack (512 pointers): the room is mapped, every variable reaches each new
 // program, and each is recorded.
