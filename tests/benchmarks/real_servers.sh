@@ -9,7 +9,8 @@
 #           recorded into a new directory each round (as radar record
 #           does by default), into the last round's with --force, and with
 #           the recorder preloaded alone (no radar record around it), and
-#           the floor: the bare run plus creating as many files as it has logs
+#           the floors: the bare run plus creating as many files as it has
+#           logs, and plus writing the recording's bytes into them
 #   bash tests/benchmarks/real_servers.sh [RUNS]    (default 5)
 #   WORKLOADS="shell" bash tests/benchmarks/real_servers.sh   (some of them)
 set -euo pipefail
@@ -102,26 +103,37 @@ shell_round() {  # NAME PREFIX
   t1=$(now)
   echo $(( (t1 - t0) / 1000000 )) >> "$work/$name.wall"
 }
-# The pipeline's floor beyond its bare run: a new file for each process
-# image's log, made with the recorder's calls (open O_EXCL, ftruncate to a
-# log's size, fallocate its first 20 KiB, close), as many as the last
-# recording holds, in a new directory of the same file system.
+# The pipeline's floors beyond its bare run, in a new directory of the same
+# file system: a new file for each process image's log, made with the
+# recorder's calls (open O_EXCL, ftruncate to a log's size, fallocate its
+# first 20 KiB, close), as many as the last recording holds; and the same
+# files with the bytes each log holds beyond its tail region written into
+# them, 64 KiB at a time (a message's frame goes to its log in one pwritev).
 files_round() {
   local n
   n=$(find "$work/new" -name '*.rlog' | wc -l)
   echo "$n" > "$work/shell_files.count"
-  rm -rf "$work/files" && mkdir "$work/files"
-  python3 - "$work/files" "$n" >> "$work/shell_files.ms" <<'PY'
+  du -sm "$work/new" | cut -f1 > "$work/shell_files.mb"
+  for with_bytes in 0 1; do
+    rm -rf "$work/files" && mkdir "$work/files"
+    python3 - "$work/files" "$work/new" "$with_bytes" >> "$work/shell_files$with_bytes.ms" <<'PY'
 import os, sys, time
-d, n = sys.argv[1], int(sys.argv[2])
+d, recording, with_bytes = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+tail = 266240
+sizes = [os.path.getsize(os.path.join(recording, f)) for f in os.listdir(recording) if f.endswith(".rlog")]
+chunk = b"\x5a" * 65536
 t = time.perf_counter()
-for i in range(n):
+for i, size in enumerate(sizes):
     fd = os.open(f"{d}/{i}.rlog", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    os.ftruncate(fd, 266240)
+    os.ftruncate(fd, tail)
     os.posix_fallocate(fd, 0, 20480)
+    at = tail
+    while with_bytes and at < size:
+        at += os.pwrite(fd, chunk[: min(len(chunk), size - at)], at)
     os.close(fd)
 print(int((time.perf_counter() - t) * 1000))
 PY
+  done
 }
 workloads=${WORKLOADS:-redis nginx shell}
 wants() { [[ " $workloads " == *" $1 "* ]]; }
@@ -141,7 +153,8 @@ for _ in $(seq "$runs"); do
     rm -rf "$work/new"
     shell_round shell_radar "$radar record -o $work/new --"
     files_round
-    echo $(( $(tail -1 "$work/shell_bare.wall") + $(tail -1 "$work/shell_files.ms") )) >> "$work/shell_floor.wall"
+    echo $(( $(tail -1 "$work/shell_bare.wall") + $(tail -1 "$work/shell_files0.ms") )) >> "$work/shell_floor.wall"
+    echo $(( $(tail -1 "$work/shell_bare.wall") + $(tail -1 "$work/shell_files1.ms") )) >> "$work/shell_floor_bytes.wall"
     shell_round shell_force "$record"
     rm -rf "$work/alone" && mkdir "$work/alone"
     shell_round shell_alone "env LD_PRELOAD=$root/build/lib/radar/libradar-preload.so RADAR_DIR=$work/alone"
@@ -169,6 +182,9 @@ if [ -s "$work/shell_bare.wall" ]; then
   printf '| the same, the recorder preloaded alone (no radar record) | %s | %s | %s× |\n' \
     "$(median shell_bare.wall)" "$(median shell_alone.wall)" "$(ratio shell_alone.wall shell_bare.wall)"
   printf '| the floor: the bare run, then a file for each of its %s logs (%s ms) | %s | %s | %s× |\n' \
-    "$(cat "$work/shell_files.count")" "$(median shell_files.ms)" \
+    "$(cat "$work/shell_files.count")" "$(median shell_files0.ms)" \
     "$(median shell_bare.wall)" "$(median shell_floor.wall)" "$(ratio shell_floor.wall shell_bare.wall)"
+  printf '| the floor with the bytes: those files holding the recording'"'"'s %s MB (%s ms) | %s | %s | %s× |\n' \
+    "$(cat "$work/shell_files.mb")" "$(median shell_files1.ms)" \
+    "$(median shell_bare.wall)" "$(median shell_floor_bytes.wall)" "$(ratio shell_floor_bytes.wall shell_bare.wall)"
 fi
