@@ -443,8 +443,12 @@ class Builder {
       w_.threads[it->second].end_kind = slot.kind;
       w_.threads[it->second].end_fd = slot.fd;
       if (end_ == ScriptEnd::Unknown) end_ = ScriptEnd::Blocked;
-      out_->notes.push_back(t_.label(proc.index) + " was in " + log::kindName(static_cast<Kind>(slot.kind)) +
-                            "() when the recording stopped: the re-run stops there too");
+      const std::string call = log::kindName(static_cast<Kind>(slot.kind));
+      out_->notes.push_back(
+          end_ == ScriptEnd::Exited
+              ? t_.label(proc.index) + " (thread " + std::to_string(slot.tid) + ") was in " + call +
+                    "() when another thread ended the process: in the re-run it waits there for the exit"
+              : t_.label(proc.index) + " was in " + call + "() when the recording stopped: the re-run stops there too");
     }
   }
 

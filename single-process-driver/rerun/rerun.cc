@@ -299,6 +299,16 @@ void holdUntilNext(int32_t index) {
   waitFor([&] { return replayedBefore(next); }, kIdleHoldMs);
 }
 
+// Whether `t` recorded the exit that ended the process: its last event.
+bool endedTheProcess(const ScriptThread& t) {
+  uint32_t last = kNoEvent;
+  uint32_t steps = 0;  // bounded: the script's links are only checked to stay inside it
+  for (uint32_t i = t.first_event; i != kNoEvent && i < g.header->event_count && steps++ < g.header->event_count;
+       i = g.events[i].next_in_thread)
+    last = i;
+  return last != kNoEvent && g.events[last].kind == static_cast<uint16_t>(Kind::Exit);
+}
+
 // The calling thread has replayed all it recorded and calls again.
 void endOfThread(int32_t index, Kind kind, int fd, const char* what) {
   const ScriptThread& t = g.threads[index];
@@ -308,6 +318,21 @@ void endOfThread(int32_t index, Kind kind, int fd, const char* what) {
     // before the fork is replayed, and fork() does not copy it into the
     // child. It waits for good.
     for (;;) sys::raw(SYS_pause);
+  }
+  const bool in_call = t.end_kind == static_cast<uint16_t>(kind) && t.end_fd == fd;
+  if (g.header->end == ScriptEnd::Exited && !endedTheProcess(t)) {
+    // Another thread ended the process (exit, exit_group) while this one
+    // was in this call, or before it called again: nothing of this thread
+    // comes after its last event. It waits here for that exit, as long as
+    // the other threads go on.
+    waitFor([] { return false; }, kIdleEndMs);
+    if (!replaying()) return;
+    Report r;
+    r << "the program calls " << what << " after this thread's last recorded event; the recorded process exited "
+      << (in_call ? "while this thread was in this call" : "before this thread called again")
+      << ", and the re-run's other threads do not exit";
+    diverge(nullptr, r.str());
+    return;
   }
   if (!recordingStoppedHere()) {
     Report r;
@@ -327,7 +352,6 @@ void endOfThread(int32_t index, Kind kind, int fd, const char* what) {
     Report r;
     r << "radar: replayed " << static_cast<uint64_t>(seen) << " of " << static_cast<uint64_t>(g.header->event_count)
       << " events; ";
-    const bool in_call = t.end_kind == static_cast<uint16_t>(kind) && t.end_fd == fd;
     if (g.header->end == ScriptEnd::Signaled)
       r << label() << " was killed by signal " << static_cast<int64_t>(g.header->end_code)
         << (in_call ? " in " : " before its next call, ") << what << ", as recorded";

@@ -4,10 +4,13 @@
 //   cancel  a thread cancelled while it waits in read() (the call never
 //           returned, so the log had no event for it);
 //   closed  started with descriptors 0 to 2 closed (its first pipe is 0
-//           and 1, which the re-run had open).
+//           and 1, which the re-run had open);
+//   exit    exits while another thread waits in read() (the re-run's
+//           thread reached the read past its last event and diverged).
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,6 +39,12 @@ int main(int argc, char** argv) {
     pthread_cancel(t);
     pthread_join(t, NULL);
     printf("cancelled\n");
+  } else if (strcmp(mode, "exit") == 0) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, waitForever, NULL) != 0) return 12;
+    usleep(50000);
+    printf("exiting\n");
+    exit(0);
   } else if (strcmp(mode, "closed") == 0) {
     // No stdout: the answer is the exit status.
     return p[0] == 0 && p[1] == 1 ? 0 : 13;
