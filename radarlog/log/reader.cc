@@ -82,7 +82,7 @@ namespace {
 constexpr uint64_t kMaxFrameContent = uint64_t{1} << 30;
 constexpr size_t kMaxBlock = 128 * 1024;
 // Frames of at least this much content holding one record are read without
-// their payload by skipLargePayloads().
+// their payload in Payloads::SkipLarge (loadFrameWithoutPayload).
 constexpr uint64_t kLargeRecord = 16 * 1024;
 constexpr size_t kTailFirstRead = 16 * 1024;  // then 4 times more while records go on
 
@@ -606,9 +606,14 @@ bool LogReader::frameShape(uint64_t offset, FrameShape* shape, std::string* why)
 
 // Reads the zstd frame at `offset` and decompresses it. Returns false with
 // why = "truncated" when the file ends inside the frame.
-bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size, std::string* why) {
+bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size, std::string* why,
+                                  const FrameShape* known) {
   FrameShape shape;
-  if (!frameShape(offset, &shape, why)) return false;
+  if (known) {
+    shape = *known;
+  } else if (!frameShape(offset, &shape, why)) {
+    return false;
+  }
   const ZSTD_frameHeader& fh = shape.header;
   *frame_size = shape.size;
   resizeForOverwrite(scratch_, *frame_size);
@@ -662,7 +667,8 @@ bool LogReader::decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame
 // with an empty payload: its other fields are read from the frame's first
 // bytes, the payload's are not read at all. False, with nothing read, for
 // any other frame (which is then read whole, and any damage found there).
-bool LogReader::loadFrameWithoutPayload(uint64_t offset, const FrameShape& shape, Bytes* content) {
+bool LogReader::loadFrameWithoutPayload(uint64_t offset, const FrameShape& shape, Bytes* content,
+                                        uint32_t* payload_at) {
   const ZSTD_frameHeader& fh = shape.header;
   if (!shape.raw || fh.frameType != ZSTD_frame || fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN ||
       fh.frameContentSize < kLargeRecord || shape.raw_content != fh.frameContentSize)
@@ -693,7 +699,9 @@ bool LogReader::loadFrameWithoutPayload(uint64_t offset, const FrameShape& shape
     if (!wire::getVarint(p, end, v)) return false;
     const uint64_t data_at = static_cast<uint64_t>(p - head);
     if ((key >> 3) == field::kPayload && v == record_end - data_at) {
-      // The same record with a payload of no bytes.
+      // The same record with a payload of no bytes; its location is where
+      // the payload is in the frame.
+      *payload_at = static_cast<uint32_t>(data_at);
       const size_t kept = static_cast<size_t>(field_start - fields);
       const size_t tag = static_cast<size_t>(wire::varintSize(key));
       const size_t body = kept + tag + 1;
@@ -742,12 +750,18 @@ bool LogReader::loadNextFrame() {
     size_t frame_size = 0;
     std::string why;
     FrameShape shape;
-    bool loaded = false;
-    if (skip_large_payloads_ && frameShape(pos_, &shape, &why) && loadFrameWithoutPayload(pos_, shape, &seq_.content)) {
-      frame_size = shape.size;
-      loaded = true;
+    const FrameShape* known = nullptr;
+    bool ok = true, skipped = false;
+    uint32_t payload_at = 0;
+    if (skip_large_payloads_) {
+      ok = frameShape(pos_, &shape, &why);
+      known = &shape;
+      skipped = ok && loadFrameWithoutPayload(pos_, shape, &seq_.content, &payload_at);
+      if (skipped) frame_size = shape.size;
     }
-    if (!loaded && !decompressFrameAt(pos_, &seq_.content, &frame_size, &why)) {
+    if (ok && !skipped) ok = decompressFrameAt(pos_, &seq_.content, &frame_size, &why, known);
+    seq_.skipped_payload_at = skipped ? payload_at : 0;
+    if (!ok) {
       if (why == "truncated") {
         interrupted_frame_ = true;
         return false;
@@ -794,6 +808,7 @@ bool LogReader::loadTail() {
                      " was cut short when the recording process stopped; its records were "
                      "recovered from the tail");
   seq_.frame = Location::kTailFrame;
+  seq_.skipped_payload_at = 0;
   seq_.base = tail_offset;
   seq_.cursor = 0;
   seq_.in_tail = true;
@@ -878,6 +893,7 @@ bool LogReader::decodeNext(DecodeState& s, Record& r) {
     const char* why = decodeEvent(p, p + len, base, r, w);
     if (*why) return fail(s, where, at(std::string("bad record: ") + why));
     r.location = {s.frame, static_cast<uint32_t>(s.cursor)};
+    if (s.skipped_payload_at) r.payload_location.offset = s.skipped_payload_at;  // the frame's, not the stand-in's
     s.cursor = static_cast<size_t>(p + len - base);
     RADAR_CHECK(s.cursor <= s.content.size());  // the length was checked against the frame
     r.payload_location.frame_offset = s.frame;

@@ -162,9 +162,11 @@ class LogReader {
   // With Payloads::SkipLarge, next() gives a frame that holds one large
   // record (a big message, written as its own uncompressed frame) without
   // its payload: the record's other fields as always, an empty `payload`,
-  // and the bytes neither read nor checked against the frame's checksum.
-  // For readers that want only the events (radar record's summary) of logs
-  // of many megabytes. readPayload() and readRecord() still read everything.
+  // and the bytes neither read nor checked against the frame's checksum
+  // (damage there goes unseen). `payload_location` is where the bytes are:
+  // readPayload() fetches them, readRecord() reads the frame whole. For
+  // readers that want only the events (radar record's summary) of logs of
+  // many megabytes.
   enum class Payloads { Read, SkipLarge };
   static std::unique_ptr<LogReader> open(const std::string& path, LogError* error, Payloads payloads = Payloads::Read);
   ~LogReader();
@@ -220,8 +222,9 @@ class LogReader {
   bool decodeNext(DecodeState& s, Record& r);
   struct FrameShape;
   bool frameShape(uint64_t offset, FrameShape* shape, std::string* why);
-  bool decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size, std::string* why);
-  bool loadFrameWithoutPayload(uint64_t offset, const FrameShape& shape, Bytes* content);
+  bool decompressFrameAt(uint64_t offset, Bytes* content, size_t* frame_size, std::string* why,
+                         const FrameShape* known = nullptr);
+  bool loadFrameWithoutPayload(uint64_t offset, const FrameShape& shape, Bytes* content, uint32_t* payload_at);
 
   int fd_ = -1;
   std::string path_;
@@ -259,6 +262,9 @@ class LogReader {
     Carried carried;
     std::vector<ChannelOffsets> offsets;
     std::optional<LogError> error;
+    // Non-zero while `content` stands in for a frame read without its
+    // payload: where that payload is in the frame's content.
+    uint32_t skipped_payload_at = 0;
   };
   DecodeState seq_;
   static void startFrame(Carried& carried, const proto::Header* header);
