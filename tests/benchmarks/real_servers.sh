@@ -5,7 +5,7 @@
 #           requests per second, and the server's CPU time (user + system)
 #   nginx   a master and 2 workers serving REQUESTS/10 requests from 4 curl
 #           loops: wall time, and the server's CPU time (workers included)
-#   shell   a 200-process pipeline moving `seq 1 LINES` (200 000): wall time,
+#   shell   a 200-process pipeline moving `seq 1 PIPELINE_LINES` (200 000): wall time,
 #           recorded into a new directory each round (as radar record
 #           does by default), into the last round's with --force, and with
 #           the recorder preloaded alone (no radar record around it), and
@@ -13,13 +13,13 @@
 #           logs, and plus writing the recording's bytes into them
 #   bash tests/benchmarks/real_servers.sh [RUNS]    (default 5)
 #   WORKLOADS="shell" bash tests/benchmarks/real_servers.sh   (some of them)
-#   WORKLOADS="shell" LINES=10 bash tests/benchmarks/real_servers.sh
+#   WORKLOADS="shell" PIPELINE_LINES=10 bash tests/benchmarks/real_servers.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 radar=$root/build/bin/radar
 runs=${1:-5}
 requests=${REQUESTS:-50000}
-lines=${LINES:-200000}  # through the pipeline; a few: its processes' own cost alone
+lines=${PIPELINE_LINES:-200000}  # through the pipeline; a few: its processes' own cost alone
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
@@ -115,25 +115,30 @@ files_round() {
   local n
   n=$(find "$work/new" -name '*.rlog' | wc -l)
   echo "$n" > "$work/shell_files.count"
-  du -sm "$work/new" | cut -f1 > "$work/shell_files.mb"
   for with_bytes in 0 1; do
     rm -rf "$work/files" && mkdir "$work/files"
-    python3 - "$work/files" "$work/new" "$with_bytes" >> "$work/shell_files$with_bytes.ms" <<'PY'
+    python3 - "$work/files" "$work/new" "$with_bytes" "$work/shell_files.mb" >> "$work/shell_files$with_bytes.ms" <<'PY'
 import os, sys, time
-d, recording, with_bytes = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+d, recording, with_bytes, mb = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 tail = 266240
 sizes = [os.path.getsize(os.path.join(recording, f)) for f in os.listdir(recording) if f.endswith(".rlog")]
-chunk = b"\x5a" * 65536
+chunk = memoryview(b"\x5a" * 65536)
 t = time.perf_counter()
+written = 0
 for i, size in enumerate(sizes):
     fd = os.open(f"{d}/{i}.rlog", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     os.ftruncate(fd, tail)
     os.posix_fallocate(fd, 0, 20480)
     at = tail
     while with_bytes and at < size:
-        at += os.pwrite(fd, chunk[: min(len(chunk), size - at)], at)
+        n = os.pwrite(fd, chunk[: min(len(chunk), size - at)], at)
+        at += n
+        written += n
     os.close(fd)
 print(int((time.perf_counter() - t) * 1000))
+if with_bytes:
+    with open(mb, "w") as f:
+        print(f"{written / 1e6:.1f}", file=f)
 PY
   done
 }
@@ -186,7 +191,7 @@ if [ -s "$work/shell_bare.wall" ]; then
   printf '| the floor: the bare run, then a file for each of its %s logs (%s ms) | %s | %s | %s× |\n' \
     "$(cat "$work/shell_files.count")" "$(median shell_files0.ms)" \
     "$(median shell_bare.wall)" "$(median shell_floor.wall)" "$(ratio shell_floor.wall shell_bare.wall)"
-  printf '| the floor with the bytes: those files holding the recording'"'"'s %s MB (%s ms) | %s | %s | %s× |\n' \
+  printf '| the floor with the bytes: those files, with the %s MB its logs hold beyond their tails (%s ms) | %s | %s | %s× |\n' \
     "$(cat "$work/shell_files.mb")" "$(median shell_files1.ms)" \
     "$(median shell_bare.wall)" "$(median shell_floor_bytes.wall)" "$(ratio shell_floor_bytes.wall shell_bare.wall)"
 fi
