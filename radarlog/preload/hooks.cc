@@ -1372,16 +1372,38 @@ HOOK int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
   return r;
 }
 
-HOOK int kill(pid_t pid, int sig) {
-  REAL(kill);
-  if (!active()) return real_kill(pid, sig);
+// A signal sent to another process: recorded with its target as kill()
+// names it (a pid; -pgid for a group; 0 its own group; -1 every process).
+namespace {
+template <class Send>
+int recordedKill(pid_t target, int sig, Send&& send) {
   Call call(Kind::Kill, -1);
-  const int r = real_kill(pid, sig);
+  const int r = send();
   call.finish(r);
-  call.extra.peer_pid = pid;
+  call.extra.peer_pid = target;
   call.extra.signal = sig;
   call.record();
   return r;
+}
+}  // namespace
+
+HOOK int kill(pid_t pid, int sig) {
+  REAL(kill);
+  if (!active()) return real_kill(pid, sig);
+  return recordedKill(pid, sig, [&] { return real_kill(pid, sig); });
+}
+
+// The C library's killpg() and sigqueue() do not go through kill().
+HOOK int killpg(pid_t pgrp, int sig) {
+  REAL(killpg);
+  if (!active()) return real_killpg(pgrp, sig);
+  return recordedKill(pgrp > 0 ? -pgrp : pgrp, sig, [&] { return real_killpg(pgrp, sig); });
+}
+
+HOOK int sigqueue(pid_t pid, int sig, const union sigval value) {
+  REAL(sigqueue);
+  if (!active()) return real_sigqueue(pid, sig, value);
+  return recordedKill(pid, sig, [&] { return real_sigqueue(pid, sig, value); });
 }
 
 // A signal taken by a wait for it (sigwaitinfo, sigtimedwait, sigwait):

@@ -188,9 +188,19 @@ std::string Narrator::describe(uint32_t position) const {
       return subject + " learns that " + child + " " + statusText(e.result);
     }
     case Kind::Kill: {
-      std::string target = "process " + std::to_string(static_cast<int32_t>(e.value));
+      // kill(pid), kill(-pgid) (a group: its leader's pid), kill(0) (the
+      // sender's own group), kill(-1) (every process it may signal).
+      const auto to = static_cast<int32_t>(e.value);
+      const int64_t pid = to < -1 ? -int64_t{to} : to;  // INT32_MIN too
+      std::string target = "process " + std::to_string(pid);
       for (const auto& q : t_.processes)
-        if (q.pid == static_cast<int32_t>(e.value)) target = t_.label(q.index);
+        if (q.pid == pid) target = t_.label(q.index);
+      if (to == 0)
+        target = "its own process group";
+      else if (to == -1)
+        target = "every process it may signal";
+      else if (to < 0)
+        target = "the process group of " + target;
       return subject + " sends signal " + signalText(e.result) + " to " + target + (failed ? " (it fails)" : "");
     }
     case Kind::Signal: {

@@ -1454,18 +1454,45 @@ HOOK int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
 // drops the real delivery). Whether it was to itself is the recording's
 // word (the target it recorded): a pid the re-run hands the program (a
 // recorded child's, from fork()) may be any process now, this one too.
-HOOK int kill(pid_t pid, int sig) {
-  REAL(kill);
-  if (!replaying()) return real_kill(pid, sig);
-  const ScriptEvent* e = expect(Kind::Kill, -1, "kill()");
-  if (!e) return real_kill(pid, sig);
-  const pid_t self = static_cast<pid_t>(sys::getpid());
+//
+// `pid` is the target as kill() names it; killpg() and sigqueue() are
+// replayed the same way (their recorded target is named so too), and
+// `toSelf` sends the signal to this process as the call would have.
+namespace {
+template <class Real, class ToSelf>
+int replayedKill(pid_t pid, int sig, const char* what, Real&& real, ToSelf&& toSelf) {
+  const ScriptEvent* e = expect(Kind::Kill, -1, what);
+  if (!e) return real();
   const pid_t target = e->peer_pid;
   const bool to_self = target == recordedPid() || target == believedPid() || target == 0 ||
                        (target < -1 && pid < -1 && -pid == static_cast<pid_t>(sys::raw(SYS_getpgid, 0)));
   consume(e);
-  if (to_self && e->result == 0 && sig > 0) sys::raw(SYS_kill, self, sig);
+  if (to_self && e->result == 0 && sig > 0) toSelf();
   return finishWith<int>(e);
+}
+}  // namespace
+
+HOOK int kill(pid_t pid, int sig) {
+  REAL(kill);
+  if (!replaying()) return real_kill(pid, sig);
+  return replayedKill(
+      pid, sig, "kill()", [&] { return real_kill(pid, sig); }, [&] { sys::raw(SYS_kill, sys::getpid(), sig); });
+}
+
+HOOK int killpg(pid_t pgrp, int sig) {
+  REAL(killpg);
+  if (!replaying()) return real_killpg(pgrp, sig);
+  return replayedKill(
+      pgrp > 0 ? -pgrp : pgrp, sig, "killpg()", [&] { return real_killpg(pgrp, sig); },
+      [&] { sys::raw(SYS_kill, sys::getpid(), sig); });
+}
+
+HOOK int sigqueue(pid_t pid, int sig, const union sigval value) {
+  REAL(sigqueue);
+  if (!replaying()) return real_sigqueue(pid, sig, value);
+  return replayedKill(
+      pid, sig, "sigqueue()", [&] { return real_sigqueue(pid, sig, value); },
+      [&] { real_sigqueue(static_cast<pid_t>(sys::getpid()), sig, value); });
 }
 
 // A wait for a signal: in the re-run the processes that sent them are not

@@ -455,12 +455,19 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
   std::string error;
   auto trace = trace::loadTrace({dir}, trace::LoadOptions{}, &error);
   ASSERT_TRUE(trace) << error;
-  std::string pid;
-  for (const auto& p : trace->processes)
+  std::string pid, child;
+  for (const auto& p : trace->processes) {
     if (p.origin != log::Origin::Forked && !p.external) pid = std::to_string(p.pid);
+    if (p.origin == log::Origin::Forked) child = std::to_string(p.pid);
+  }
   ASSERT_FALSE(pid.empty());
-  // The story: each signal taken is told after the kill() that sent it.
+  ASSERT_FALSE(child.empty());
+  // The story: each signal taken is told after the kill() that sent it
+  // (kill(), killpg(), sigqueue(), kill(-pgid)).
   Result story = radar({"events", dir});
+  EXPECT_NE(story.out.find("sends signal 10 (SIGUSR1) to the process group of signal_waits[" + pid + "]"),
+            std::string::npos)
+      << story.out;
   std::vector<std::string> lines;
   std::istringstream in(story.out);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -474,12 +481,18 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
     }
   }
   EXPECT_EQ(taken, 4) << story.out;
+  EXPECT_EQ(kills_before, 5) << story.out;  // killpg() and sigqueue() among them
   EXPECT_NE(story.out.find("waits for a signal: none came before its timeout"), std::string::npos) << story.out;
   Result r =
       shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + pid + " --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+  // The child re-runs its signals' sending without sending them.
+  Result sender =
+      shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + child + " --no-gdb");
+  EXPECT_EQ(sender.exit_code, 0) << sender.err;
+  EXPECT_NE(sender.err.find("as recorded"), std::string::npos) << sender.err;
 }
 
 // Address-space randomization is off for the recorded program and for its

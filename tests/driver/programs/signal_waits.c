@@ -32,16 +32,24 @@ int main(void) {
   sigprocmask(SIG_BLOCK, &block, NULL);
   int p[2];
   if (pipe(p) != 0) return 2;
+  // A process group of its own, which the child leaves: killpg() and
+  // kill(-pgid) reach this process alone.
+  setpgid(0, 0);
   const pid_t parent = getpid();
   const pid_t child = fork();
   if (child == 0) {
+    setpgid(0, 0);
     kill(parent, SIGUSR1);
     char b;
     if (read(p[0], &b, 1) != 1) _exit(3);
     kill(parent, SIGUSR2);
     for (int k = 0; k < 4; ++k) {
       if (read(p[0], &b, 1) != 1) _exit(3);
-      kill(parent, SIGUSR1);
+      // Each way of sending a signal to another process.
+      if (k == 0) kill(parent, SIGUSR1);
+      if (k == 1) killpg(parent, SIGUSR1);
+      if (k == 2) sigqueue(parent, SIGUSR1, (union sigval){.sival_int = 42});
+      if (k == 3) kill(-parent, SIGUSR1);
     }
     for (int k = 0; k < 2; ++k) {
       if (read(p[0], &b, 1) != 1) _exit(3);
