@@ -48,10 +48,7 @@ void adoptFork(log::Origin origin) {
   t.vfork_pending = false;
   resetChannelsForNewLog();
   if (g_owner) g_owner->pid = static_cast<int32_t>(sys::getpid());
-  if (openLog(origin, parent_log, parent_counter, 0, environ)) {
-    const ListedDescriptors listed = descriptorsAtOpen();
-    classifyOpenDescriptors(listed.fds, listed.count);
-  }
+  if (openLog(origin, parent_log, parent_counter, 0, environ)) classifyDescriptorsAtOpen();
 }
 
 void afterForkInChild() {

@@ -123,9 +123,11 @@ int32_t g_open_fds[kOpenFdsListed];
 size_t g_open_fd_count = 0;  // all of them, listed or not
 }  // namespace
 
-ListedDescriptors descriptorsAtOpen() {
-  if (g_open_fd_count > kOpenFdsListed) return {nullptr, 0};  // cut: list them again
-  return {g_open_fds, g_open_fd_count};
+void classifyDescriptorsAtOpen() {
+  if (g_open_fd_count > kOpenFdsListed)
+    classifyOpenDescriptors();  // the list was cut: list them again
+  else
+    classifyOpenDescriptors(g_open_fds, g_open_fd_count);
 }
 
 bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter, uint32_t generation, char** envp) {
@@ -563,8 +565,7 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
   }
   if (g_owner) g_owner->pid = p.pid;
 
-  const ListedDescriptors listed = descriptorsAtOpen();
-  classifyOpenDescriptors(listed.fds, listed.count);
+  classifyDescriptorsAtOpen();
   // stdio writes and reads through write()/read() inside the C library.
   for (FILE* f : {stdin, stdout, stderr})
     patchStdioTable(*reinterpret_cast<void**>(reinterpret_cast<char*>(f) + sizeof(FILE)));

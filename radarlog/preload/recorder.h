@@ -124,13 +124,9 @@ void classifyOpenDescriptors(const int32_t* listed = nullptr, size_t count = 0);
 // The program's open descriptors (not radar's), for the log's header.
 // Returns how many there are; only the first `capacity` are stored.
 size_t listOpenDescriptors(int32_t* out, size_t capacity);
-// What openLog() listed for this image's header (listOpenDescriptors), when
-// the whole list fit: the descriptors to classify once the log is open.
-struct ListedDescriptors {
-  const int32_t* fds;
-  size_t count;
-};
-ListedDescriptors descriptorsAtOpen();
+// classifyOpenDescriptors() of what openLog() listed for this image's
+// header, or of a new listing when that list was cut.
+void classifyDescriptorsAtOpen();
 
 // Descriptors of our own the program must not see or clobber.
 bool isOwnFd(int fd);
