@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -94,7 +95,6 @@ inline long gettid() { return raw(SYS_gettid); }
 inline long prlimit(int pid, int resource, const void* newlim, void* oldlim) {
   return raw(SYS_prlimit64, pid, resource, reinterpret_cast<long>(newlim), reinterpret_cast<long>(oldlim));
 }
-inline long sched_yield() { return raw(SYS_sched_yield); }
 // A copy of `fd` at `floor` or above (close-on-exec). A floor at or above
 // the soft RLIMIT_NOFILE is reached by raising the soft limit for the one
 // call, when the hard limit allows: a descriptor there is out of the
@@ -140,6 +140,29 @@ inline long futexWait(const void* word, uint32_t expected) {
 inline long futexWake(const void* word, int n) {
   return raw(SYS_futex, reinterpret_cast<long>(word), 129 /* FUTEX_WAKE_PRIVATE */, n);
 }
+
+// A lock for injected code (no libc, no allocation): a thread that finds it
+// taken sleeps in the kernel rather than spinning, since a spinner takes the
+// core the holder needs on a small machine. The word is 0 free, 1 held,
+// 2 held with sleepers (Drepper, "Futexes Are Tricky").
+class FutexLock {
+ public:
+  void lock() {
+    uint32_t seen = 0;
+    if (word_.compare_exchange_strong(seen, 1, std::memory_order_acquire)) return;
+    if (seen != 2) seen = word_.exchange(2, std::memory_order_acquire);
+    while (seen != 0) {
+      futexWait(&word_, 2);
+      seen = word_.exchange(2, std::memory_order_acquire);
+    }
+  }
+  void unlock() {
+    if (word_.exchange(0, std::memory_order_release) == 2) futexWake(&word_, 1);
+  }
+
+ private:
+  std::atomic<uint32_t> word_{0};
+};
 inline long getrandom(void* buf, size_t n, unsigned flags) {
   return raw(SYS_getrandom, reinterpret_cast<long>(buf), static_cast<long>(n), flags);
 }

@@ -246,7 +246,8 @@ void Merger::matchStreams() {
       fillMembers(me == 0 ? 0 : mid, me == 0 ? mid : n, std::move(fill), w.sums, w.notable);
       // Matching needs every member of a stream: wait for the other half.
       filled.fetch_add(1, std::memory_order_acq_rel);
-      while (filled.load(std::memory_order_acquire) < 2) std::this_thread::yield();
+      filled.notify_all();
+      for (int seen; (seen = filled.load(std::memory_order_acquire)) < 2;) filled.wait(seen);
       w.edges.reserve(total_receives + total_receives / 4);
       std::vector<Item> out, in;
       std::vector<uint64_t> start;
@@ -257,6 +258,7 @@ void Merger::matchStreams() {
     } catch (...) {
       w.failed = std::current_exception();
       filled.fetch_add(2);  // never leave the other waiting
+      filled.notify_all();
     }
   };
   {

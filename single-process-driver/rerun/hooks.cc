@@ -781,11 +781,9 @@ struct EpollInterest {
     int32_t epfd = -1, fd = -1;
     uint64_t data = 0;
   } slots[kSlots];
-  int lock = 0;
-  void hold() {
-    while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE)) sys::sched_yield();
-  }
-  void release() { __atomic_store_n(&lock, 0, __ATOMIC_RELEASE); }
+  sys::FutexLock lock;
+  void hold() { lock.lock(); }
+  void release() { lock.unlock(); }
   Slot* find(int32_t epfd, int32_t fd, bool make) {
     Slot* free_slot = nullptr;
     for (Slot& s : slots) {

@@ -105,7 +105,7 @@ std::atomic<uint32_t> g_player[kMaxThreads];
 uint32_t g_cursor[kMaxThreads];
 std::atomic<uint64_t> g_channel_bits[kMaxFd / 64];
 std::atomic<const driver::SocketNames*> g_socket_names[kMaxFd];
-std::atomic_flag g_lock = ATOMIC_FLAG_INIT;
+sys::FutexLock g_lock;
 // Events whose call a thread has reached (a bit each), and how many: see
 // ScriptEvent::after_arrival.
 uint64_t* g_arrived = nullptr;
@@ -127,10 +127,8 @@ alignas(16) __thread char t_layout_pad[inject::kThreadLocalBytes - 24] __attribu
 
 class Lock {
  public:
-  Lock() {
-    while (g_lock.test_and_set(std::memory_order_acquire)) sys::sched_yield();
-  }
-  ~Lock() { g_lock.clear(std::memory_order_release); }
+  Lock() { g_lock.lock(); }
+  ~Lock() { g_lock.unlock(); }
 };
 
 uint32_t tid() { return static_cast<uint32_t>(sys::gettid()); }
