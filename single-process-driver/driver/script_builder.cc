@@ -172,6 +172,12 @@ bool hasSocketNames(Kind k) {
   return k == Kind::Socket || k == Kind::Bind || k == Kind::Listen || k == Kind::Connect || k == Kind::Accept;
 }
 
+// A socket receive with MSG_TRUNC returns the message's whole length, even
+// where the buffer held less.
+bool returnsRealLength(const log::Record& r) {
+  return (r.kind == Kind::Recv || r.kind == Kind::Recvfrom || r.kind == Kind::Recvmsg) && (r.flags & MSG_TRUNC);
+}
+
 bool isChannelCall(Kind k) {
   const Category c = log::categoryOf(k);
   return c == Category::Send || c == Category::Receive || k == Kind::Close || k == Kind::Dup || k == Kind::Bind ||
@@ -559,9 +565,12 @@ class Builder {
     const Category category = log::categoryOf(r.kind);
     // A value the re-run will hand to the program as a call's result must
     // be one the call could have returned: a read of 16 bytes that
-    // "returned" 300 would make the program read past its buffer.
+    // "returned" 300 would make the program read past its buffer. With
+    // MSG_TRUNC a socket receive returns the message's real length, longer
+    // than the buffer (a netlink peek does so); the re-run copies only what
+    // fits, as the kernel did.
     if ((category == Category::Receive || category == Category::Send) && !log::isMultiMessage(r.kind) && r.result > 0 &&
-        static_cast<uint64_t>(r.result) > r.size) {
+        static_cast<uint64_t>(r.result) > r.size && !returnsRealLength(r)) {
       *error = "the log is damaged: its event " + std::to_string(r.counter) + " (" + log::kindName(r.kind) +
                ") moved " + std::to_string(r.result) + " bytes with a buffer of " + std::to_string(r.size);
       return false;

@@ -663,8 +663,8 @@ TEST(Debug, SpliceIntoAWriteOnlyFileReRuns) {
 // Re-runs that diverged though nothing differed: a vfork child that ends
 // without an exec, a thread cancelled in read(), a program started with
 // descriptors 0 to 2 closed, a program that exits while another thread
-// waits in read(). Each re-runs as recorded, and the story says what
-// happened.
+// waits in read(), a peek with MSG_TRUNC that returns more than its
+// buffer holds. Each re-runs as recorded, and the story says what happened.
 TEST(Debug, NoFalseDivergences) {
   struct Case {
     const char* mode;
@@ -673,7 +673,8 @@ TEST(Debug, NoFalseDivergences) {
   };
   for (const Case& c :
        {Case{"vfork", "", "its vfork child, process "}, Case{"cancel", "", "is cancelled in read() on pipe"},
-        Case{"closed", " <&- >&- 2>&-", "creates pipe"}, Case{"exit", "", "(thread 2) starts"}}) {
+        Case{"closed", " <&- >&- 2>&-", "creates pipe"}, Case{"exit", "", "(thread 2) starts"},
+        Case{"peektrunc", "", "(252 bytes)"}}) {
     SCOPED_TRACE(c.mode);
     const std::string dir = testTempDir() + "/rec-" + c.mode;
     Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +

@@ -6,12 +6,16 @@
 //   closed  started with descriptors 0 to 2 closed (its first pipe is 0
 //           and 1, which the re-run had open);
 //   exit    exits while another thread waits in read() (the re-run's
-//           thread reached the read past its last event and diverged).
+//           thread reached the read past its last event and diverged);
+//   peektrunc  peeks at a datagram with MSG_PEEK|MSG_TRUNC and a small
+//           buffer, then reads it whole, as dnsmasq does with netlink (the
+//           real length, longer than the buffer, was called damage).
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +49,20 @@ int main(int argc, char** argv) {
     usleep(50000);
     printf("exiting\n");
     exit(0);
+  } else if (strcmp(mode, "peektrunc") == 0) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0) return 16;
+    char message[252];
+    memset(message, 'm', sizeof message);
+    if (send(sv[0], message, sizeof message, 0) != (ssize_t)sizeof message) return 17;
+    char small[100];
+    struct iovec iov = {small, sizeof small};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    const ssize_t length = recvmsg(sv[1], &msg, MSG_PEEK | MSG_TRUNC);
+    char* whole = malloc(length > 0 ? (size_t)length : 1);
+    const ssize_t got = recv(sv[1], whole, length > 0 ? (size_t)length : 1, 0);
+    printf("peeked %zd, read %zd, %s\n", length, got, got == length && whole[length - 1] == 'm' ? "whole" : "cut");
+    free(whole);
   } else if (strcmp(mode, "closed") == 0) {
     // No stdout: the answer is the exit status.
     return p[0] == 0 && p[1] == 1 ? 0 : 13;
