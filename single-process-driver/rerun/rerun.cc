@@ -806,20 +806,49 @@ void note(NotedFiles& list, const char* path) {
   std::strncpy(slot, path, sizeof(list.path[0]) - 1);
 }
 
-void listNoted(Report& r, const NotedFiles& list) {
-  bool first = true;
-  for (int i = 0; i < NotedFiles::kSlots; ++i)
-    if (list.path[i][0]) {
-      r << (first ? "" : ", ") << list.path[i];
-      first = false;
-    }
-}
-
 // A file last changed before the recorded process started reads now as it
 // read then: not a cause.
 bool changedSinceRecorded(const struct stat& st) {
   const int64_t mtime = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
   return !g.header->started_realtime_ns || mtime >= g.header->started_realtime_ns;
+}
+
+// A file missing now may have been there when recorded only if the
+// directory that would hold it changed since (removing a name changes its
+// directory); where that directory is missing too, the nearest one that is
+// there says the same. A file missing then too (an optional ~/.digrc) is no
+// cause.
+bool mayHaveBeenThereWhenRecorded(const char* path) {
+  char dir[sizeof(NotedFiles::path[0])];
+  std::strncpy(dir, path, sizeof(dir) - 1);
+  dir[sizeof(dir) - 1] = 0;
+  for (;;) {
+    char* slash = std::strrchr(dir, '/');
+    if (!slash) {
+      std::strcpy(dir, ".");  // relative to the working directory
+    } else if (slash == dir) {
+      dir[1] = 0;  // the root
+    } else {
+      *slash = 0;
+    }
+    struct stat st {};
+    if (sys::stat(dir, &st) == 0) return changedSinceRecorded(st);
+    if (!slash || slash == dir) return true;  // nothing there to tell
+  }
+}
+
+void missingFiles(Report& r, bool* any) {
+  Report names;
+  int listed = 0;
+  for (int i = 0; i < NotedFiles::kSlots; ++i) {
+    const char* p = g_missing_files.path[i];
+    if (!p[0] || !mayHaveBeenThereWhenRecorded(p)) continue;
+    names << (listed++ ? ", " : "") << p;
+  }
+  if (!listed) return;
+  r << "\n  " << (*any ? "also" : "probable cause") << ", files it looked for are not there now (" << names.str()
+    << ")";
+  *any = true;
 }
 
 void openFiles(Report& r, bool* any) {
@@ -885,12 +914,7 @@ void nameUnrecordedInputs(Report& r) {
   // clocks and random numbers read live where the recording could have had
   // them (a random key, a timeout computed from the time); then files read
   // that changed since.
-  if (g_missing_files.path[0][0]) {
-    r << "\n  " << (any ? "also" : "probable cause") << ", files it looked for are not there now (";
-    listNoted(r, g_missing_files);
-    r << ")";
-    any = true;
-  }
+  missingFiles(r, &any);
   const uint32_t live = g_live_values.load(std::memory_order_relaxed);
   const bool nondet = g.header->flags & driver::kScriptNondet;
   if (live && !nondet) {

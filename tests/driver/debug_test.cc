@@ -966,6 +966,12 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
        "probable cause, files it looked for are not there now (" + file + ")",
        [&] { std::ofstream(file) << "then\n"; },
        [&] { ::unlink(file.c_str()); }},
+      // A file missing then too is no cause: only the one read is named.
+      {{"file", file, scratch + "/never"},
+       "the file says then\n",
+       "probable cause, files it read (" + file + ") are read as they are now",
+       [&] { std::ofstream(file) << "then\n"; },
+       [&] { std::ofstream(file) << "now\n"; }},
       {{"clock"},
        "the time is ",
        "probable cause, it read the clock or random numbers 1 time live (recorded without --nondet, which records "
@@ -989,6 +995,9 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("left the recording at event"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(c.cause), std::string::npos) << r.err;
+    if (c.args.size() == 3) {
+      EXPECT_EQ(r.err.find("files it looked for"), std::string::npos) << r.err;
+    }
   }
   // A divergence with no such input names none.
   std::string printed;

@@ -1,7 +1,8 @@
 // Prints what came from an input radar does not record, so that a re-run
 // diverges where it differs:
 //   unrecorded_inputs shared       what a child wrote in memory shared with it
-//   unrecorded_inputs file PATH    a file's first line (kept open)
+//   unrecorded_inputs file PATH [OPTIONAL]   a file's first line (kept
+//                                  open), after looking for OPTIONAL
 //   unrecorded_inputs clock        the time
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +22,10 @@ int main(int argc, char** argv) {
     waitpid(child, NULL, 0);
     printf("the child wrote %d\n", *shared);
   } else if (argc >= 3 && strcmp(argv[1], "file") == 0) {
+    if (argc >= 4) {  // a file it does without, as dig does without ~/.digrc
+      FILE* optional = fopen(argv[3], "r");
+      if (optional) fclose(optional);
+    }
     FILE* f = fopen(argv[2], "r");
     char line[256] = "";
     if (!f || !fgets(line, sizeof(line), f)) return 1;
