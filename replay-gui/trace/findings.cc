@@ -41,6 +41,33 @@ uint32_t lastSeen(const Trace& t, uint32_t p) {
   return t.positionOfCounter(proc.parent, proc.parent_counter);
 }
 
+// Where the logs contradict each other (Trace::contradictions), one
+// finding per pair of processes, naming the first such pair of events.
+void findContradictions(Trace& t) {
+  std::map<std::pair<uint32_t, uint32_t>, Finding> by_pair;
+  for (const Trace::Contradiction& c : t.contradictions) {
+    const uint32_t first = t.events[c.event].process, later = t.events[c.after].process;
+    Finding& f = by_pair[{first, later}];
+    if (f.events.empty()) {
+      f.kind = Finding::Kind::Contradiction;
+      f.processes = {first, later};
+      const std::string at = "event " + std::to_string(c.after + 1);
+      f.text = t.label(first) + "'s event " + std::to_string(c.event + 1) +
+               (c.why == Edge::Why::Message ? " receives bytes that " + t.label(later) + " sends at " + at +
+                                                  ", but their logs contradict each other (the send seen received "
+                                                  "before it returned): the receive is told first, by time"
+                                            : " follows " + t.label(later) + "'s " + at +
+                                                  ", but their logs contradict each other: it is told first, by time");
+    }
+    f.events.push_back(c.event);
+    f.events.push_back(c.after);
+  }
+  for (auto& [pair, f] : by_pair) {
+    if (f.events.size() > 2) f.text += "; " + plural(f.events.size() / 2 - 1, "more such pair", "more such pairs");
+    t.findings.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 std::string blockedCallName(unsigned kind) { return log::kindName(static_cast<log::Kind>(kind)); }
@@ -347,6 +374,7 @@ void findProblems(Trace& t) {
   };
   for (uint32_t v = 0; v < n; ++v)
     if (index[v] < 0 && !waits[v].empty()) visit(v);
+  findContradictions(t);
 }
 
 }  // namespace radar::trace

@@ -191,6 +191,7 @@ void Merger::linearize() {
   uint32_t window_end = std::min(total, placer.window());  // where the Placer's next window ends
   uint32_t published = 0;                                  // windows handed to the Placer
   uint32_t broken = 0;
+  std::vector<uint32_t> contradicted;  // heads released by the cycle breaker where no thread explains the cycle
   auto order = [&](auto& ready) {
     // p's leaf: its head's time if it can be placed now.
     auto offer = [&](uint32_t p) {
@@ -225,10 +226,12 @@ void Merger::linearize() {
         // which is not a causal order between its threads. A cycle through a
         // multi-threaded process that pulling could not resolve is that, not
         // a contradiction.
-        if (cycleHasThreads(p))
+        if (cycleHasThreads(p)) {
           ++t_.placed_by_time;
-        else
+        } else {
           ++broken;
+          contradicted.push_back(pick);
+        }
         for (auto& list : parked)
           list.erase(std::remove_if(list.begin(), list.end(), [&](const auto& w) { return w.second == p; }),
                      list.end());
@@ -332,10 +335,7 @@ void Merger::linearize() {
   for (; published < placer.windows(); ++published) placer.ordered(next);
   placer.join();
   for (uint32_t k : late) edges_out[k].from = position[edges_out[k].from];
-  if (broken)
-    raw_.problems.push_back({"", "the logs' order had " + std::to_string(broken) +
-                                     " contradictions (a send seen received before it returned); "
-                                     "they were resolved by time"});
+  noteContradictions(contradicted, position, edges_out, late);
   decltype(raw_.events)().swap(events);
   BigArray<Edge>().swap(edges_);
   t_.events = std::move(out);
@@ -343,6 +343,21 @@ void Merger::linearize() {
   // A process's events are contiguous in the logs' order and in counter
   // order there: its slice of `position` lists their positions.
   t_.process_event_positions = std::move(position);
+}
+
+// Each event the cycle breaker placed before an event of another process
+// it follows: the logs contradict each other there (a send seen received
+// before it returned). They are told as findings, naming both events.
+void Merger::noteContradictions(const std::vector<uint32_t>& contradicted, const BigArray<uint32_t>& position,
+                                const BigArray<Edge>& edges, const std::vector<uint32_t>& late) {
+  if (contradicted.empty()) return;
+  std::unordered_set<uint32_t> released;
+  for (uint32_t raw : contradicted) released.insert(position[raw]);
+  for (uint32_t k : late) {
+    const Edge& e = edges[k];
+    if (released.count(e.to) && e.from > e.to)
+      t_.contradictions.push_back({e.to, static_cast<uint32_t>(e.from), e.why});
+  }
 }
 
 }  // namespace radar::trace::merging

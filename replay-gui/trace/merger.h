@@ -23,6 +23,7 @@
 #include <numeric>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "log/address.h"
 #include "log/crc32c.h"
@@ -206,6 +207,8 @@ class Merger {
   bool learnAddresses(size_t first_edge);
   void otherEdges();
   void linearize();
+  void noteContradictions(const std::vector<uint32_t>& contradicted, const BigArray<uint32_t>& position,
+                          const BigArray<Edge>& edges, const std::vector<uint32_t>& late);
   void endings();
 
   int64_t wallOf(uint32_t i, bool at_return) const {

@@ -60,6 +60,8 @@ const char* findingKindName(Finding::Kind k) {
       return "damaged-log";
     case Finding::Kind::Unrecorded:
       return "not-recorded";
+    case Finding::Kind::Contradiction:
+      return "contradiction";
   }
   return "finding";
 }

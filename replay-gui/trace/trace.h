@@ -267,6 +267,7 @@ struct Finding {
     LostEvents,     // a log that could not be written completely
     Damaged,        // a log that could not be read completely
     Unrecorded,     // a process the recording does not have
+    Contradiction,  // the logs' orders contradict each other: an event told before one it follows
   };
   Kind kind;
   std::string text;  // one line, for people
@@ -377,6 +378,15 @@ class Trace {
   // Events of multi-threaded processes placed by time where their threads'
   // order and the messages disagree (see linearize()).
   uint64_t placed_by_time = 0;
+  // Where the logs contradict each other: an event the merge had to tell
+  // before an event of another process that it follows (a receive before
+  // the send whose bytes it got), since the logs' orders made a cycle.
+  struct Contradiction {
+    uint32_t event;  // position, told first
+    uint32_t after;  // position of the event it follows, told later
+    Edge::Why why;
+  };
+  std::vector<Contradiction> contradictions;
   // Sends received in part, by position: the bytes received. Others were
   // received whole (kEventReceivedWhole) or not at all.
   std::vector<std::pair<uint32_t, uint64_t>> received_in_part;

@@ -1152,6 +1152,38 @@ TEST(Merge, DatagramWhoseSendReturnedAfterItsReceive) {
   EXPECT_FALSE(findingOf(*t, Finding::Kind::NeverReceived));
 }
 
+// Logs that contradict each other (each process received what the other
+// sent only later): the story must tell one receive before its send, and
+// says so as a finding naming both processes and both events, not as a
+// damaged log of nobody's.
+TEST(Merge, LogsThatContradictEachOtherAreAFindingNamingTheirEvents) {
+  FakeRecording rec;
+  rec.process("a", 1).pipeEnd(1, 801, false).pipeEnd(2, 802, true).receive(1, "x", 10, 20).send(2, "y", 30, 40);
+  rec.process("b", 2).pipeEnd(1, 802, false).pipeEnd(2, 801, true).receive(1, "y", 11, 21).send(2, "x", 31, 41);
+  auto t = rec.load();
+  EXPECT_FALSE(findingOf(*t, Finding::Kind::Damaged));
+  EXPECT_TRUE(t->problems.empty());
+  ASSERT_EQ(t->contradictions.size(), 1u);
+  const Trace::Contradiction& c = t->contradictions[0];
+  EXPECT_LT(c.event, c.after);
+  EXPECT_EQ(c.why, Edge::Why::Message);
+  EXPECT_NE(t->events[c.event].process, t->events[c.after].process);
+  // The edge really points back: the one receive told before its send.
+  uint32_t backwards = 0;
+  for (const Edge& e : t->edges) backwards += e.from > e.to;
+  EXPECT_EQ(backwards, 1u);
+  const Finding* f = findingOf(*t, Finding::Kind::Contradiction);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->processes.size(), 2u);
+  EXPECT_EQ(f->events, (std::vector<uint32_t>{c.event, c.after}));
+  const std::string receiver = t->label(t->events[c.event].process), sender = t->label(t->events[c.after].process);
+  EXPECT_EQ(f->text.rfind(receiver + "'s event " + std::to_string(c.event + 1) + " receives bytes that " + sender +
+                              " sends at event " + std::to_string(c.after + 1),
+                          0),
+            0u)
+      << f->text;
+}
+
 // Two clients' datagrams of one length reach a UDP server in the other
 // order than their sends began (the first sender was preempted in its
 // call). Where each came from, and what it holds, say whose it is; and the
