@@ -21,7 +21,8 @@ const char kCheckHelp[] =
     "  --json            one JSON object, for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
     "Exit status: 0 when the recording is readable (findings are printed, not\n"
-    "errors), 1 for findings with --strict, 2 when it cannot be read.\n";
+    "errors), 1 for findings with --strict, 2 when it cannot be read, 3 when a\n"
+    "log was damaged or unreadable (the rest was read: the story is partial).\n";
 
 int runCheck(int argc, char** argv) {
   Args args;
@@ -85,8 +86,7 @@ int runCheck(int argc, char** argv) {
       std::printf("\n");
     }
   }
-  if (args.has("strict") && !t.findings.empty()) return kExitFindings;
-  return kExitOk;
+  return storyExitStatus(t, args.has("strict") && !t.findings.empty() ? kExitFindings : kExitOk);
 }
 
 }  // namespace radar::cli

@@ -13,8 +13,10 @@ namespace radar::cli {
 
 // Exit codes every subcommand follows.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFindings = 1;  // ran, and found something (e.g. check --strict)
-inline constexpr int kExitUsage = 2;     // bad command line or unreadable input
+inline constexpr int kExitFindings = 1;   // ran, and found something (e.g. check --strict)
+inline constexpr int kExitUsage = 2;      // bad command line or unreadable input
+inline constexpr int kExitDamaged = 3;    // ran, but a log was damaged or unreadable: the story is partial
+inline constexpr int kExitResources = 4;  // ran out of memory: the message names the limit and how to raise it
 
 struct OptionSpec {
   const char* long_name;  // "output" for --output

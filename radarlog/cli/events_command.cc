@@ -39,7 +39,8 @@ const char kEventsHelp[] =
     "                    `radar sql`'s events table, docs/queries.md) as csv or\n"
     "                    jsonl: numbers and ids, stable for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
-    "Exit status: 0, or 2 when the recording cannot be read or an option is wrong.\n";
+    "Exit status: 0; 2 when the recording cannot be read or an option is wrong;\n"
+    "3 when a log was damaged or unreadable (the rest is told: the story is partial).\n";
 
 namespace {
 
@@ -231,7 +232,7 @@ int runEvents(int argc, char** argv) {
     if (e.flags & trace::kEventExternal) std::printf(",\"external\":true");
     std::printf(",\"text\":%s}\n", jsonString(narrator.describe(i)).c_str());
   }
-  return kExitOk;
+  return storyExitStatus(t, kExitOk);
 }
 
 }  // namespace radar::cli

@@ -15,7 +15,10 @@ const char kStatsHelp[] =
     "receives and waiting in poll/select/epoll. Per channel: messages, bytes, and\n"
     "how long messages spent in it (from the send's return to the receive's).\n"
     "\n"
-    "  --json            one JSON object, for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP;
+    "  --json            one JSON object, for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP
+    "\n"
+    "Exit status: 0; 2 when the recording cannot be read or an option is wrong;\n"
+    "3 when a log was damaged or unreadable (the rest is counted).\n";
 
 namespace {
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -57,7 +60,7 @@ int runStats(int argc, char** argv) {
           ms(c.max_queued_ns));
     }
     std::printf("]}\n");
-    return kExitOk;
+    return storyExitStatus(t, kExitOk);
   }
   std::printf("%-28s %8s %8s %12s %12s %10s %10s %10s\n", "process", "sends", "receives", "bytes out", "bytes in",
               "send ms", "recv ms", "wait ms");
@@ -82,7 +85,7 @@ int runStats(int argc, char** argv) {
                 static_cast<unsigned long long>(c.matched), c.matched ? ms(c.queued_ns) / c.matched : 0.0,
                 ms(c.max_queued_ns));
   }
-  return kExitOk;
+  return storyExitStatus(t, kExitOk);
 }
 
 }  // namespace radar::cli

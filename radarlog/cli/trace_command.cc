@@ -60,6 +60,13 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
   return out;
 }
 
+int storyExitStatus(const trace::Trace& t, int status) {
+  if (status == kExitUsage) return status;
+  for (const trace::Finding& f : t.findings)
+    if (f.kind == trace::Finding::Kind::Damaged) return kExitDamaged;
+  return status;
+}
+
 std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique, std::string* error) {
   std::vector<uint32_t> out;
   std::string name = spec;

@@ -47,6 +47,11 @@ struct Loaded {
 Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net = {},
                       bool merge_unrelated = false, bool keep_hashes = false, uint64_t keep_sent_bytes = 0);
 
+// The status of a command that told the story of `t`: `status`, unless a
+// log was damaged or could not be read (kExitDamaged: the story is partial,
+// which a script must be able to tell). A usage error stays one.
+int storyExitStatus(const trace::Trace& t, int status);
+
 // A process named by pid ("4123"), by name ("parser") or "name[pid]":
 // every image that matches. Sets *error when none does, or when a name is
 // ambiguous and `unique` is asked for.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_recording.h"
 #include "temp_dirs.h"
 
 namespace {
@@ -130,6 +131,42 @@ TEST(Commands, APathThatIsNoRecordingIsSaidClearly) {
   EXPECT_EQ(record.status, 2) << record.err;
   const Result run = radar({"run"});
   EXPECT_EQ(run.status, 2) << run.err;
+}
+
+// A recording with a damaged log is told up to the damage, and the
+// commands that tell it exit 3, so that a script can tell a partial story
+// from a whole one; the same recording whole exits 0.
+TEST(Commands, ADamagedLogIsToldAndExitsThree) {
+  radar::testing::FakeRecording rec;
+  radar::testing::FakeProcess& w = rec.process("writer", 1).pipeEnd(1, 501, true);
+  for (int i = 0; i < 300; ++i) w.send(1, std::string(20, 'w'), 10 + 2 * i, 11 + 2 * i);
+  radar::testing::FakeProcess& r = rec.process("reader", 2).pipeEnd(1, 501, false);
+  for (int i = 0; i < 300; ++i) r.receive(1, std::string(20, 'w'), 1000 + 2 * i, 1001 + 2 * i);
+  const std::string dir = rec.write();
+  for (const char* command : {"events", "check", "stats"}) {
+    const Result whole = radar({command, dir});
+    EXPECT_EQ(whole.status, 0) << command << ": " << whole.err;
+  }
+  // Cut the writer's log inside its last frame.
+  const std::string writer_log = dir + "/1-0-writer.rlog";
+  std::string bytes = slurp(writer_log);
+  ASSERT_GT(bytes.size(), 10000u);
+  bytes.resize(bytes.size() - 100);
+  std::ofstream(writer_log, std::ios::binary | std::ios::trunc) << bytes;
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"events", dir},
+                                               {"events", "--json", dir},
+                                               {"events", "--format", "csv", dir},
+                                               {"check", dir},
+                                               {"check", "--strict", dir},
+                                               {"check", "--json", dir},
+                                               {"stats", dir},
+                                               {"stats", "--json", dir}}) {
+    const Result cut = radar(args);
+    EXPECT_EQ(cut.status, 3) << args[0] << " " << args[1] << ": " << cut.err;
+    EXPECT_FALSE(cut.out.empty()) << args[0] << " " << args[1] << ": the story up to the damage is still told";
+    EXPECT_NE(cut.err.find("writer"), std::string::npos) << cut.err;
+  }
+  EXPECT_NE(radar({"help", "check"}).out.find("3 when a"), std::string::npos);
 }
 
 }  // namespace
