@@ -38,6 +38,7 @@ bool isDatagramAddressKind(log::Kind k) {
 // index), and where its events go.
 struct LogJob {
   std::string path;
+  uint32_t directory = 0;  // of those given
   uint32_t process = 0;
   uint64_t size = 0;
   uint32_t begin = 0, capacity = 0, count = 0;
@@ -261,6 +262,36 @@ std::string processName(const std::vector<std::string>& argv, const std::string&
   return program.empty() ? exe : program;
 }
 
+// The logs of one directory belong to one recording: a log whose recording
+// id is not its directory's (recording.txt's, else the one most of its logs
+// carry) was copied in from another recording, and would be told as a
+// process of this one. Refused, unless merge_unrelated (then a warning).
+bool checkRecordingIds(const std::vector<LogJob>& jobs, const std::vector<std::string>& log_ids,
+                       std::vector<std::string> dir_ids, bool merge_unrelated, RawRecording& raw, std::string* error) {
+  std::vector<std::map<std::string, uint32_t>> votes(dir_ids.size());
+  for (size_t k = 0; k < jobs.size(); ++k)
+    if (!log_ids[k].empty()) ++votes[jobs[k].directory][log_ids[k]];
+  for (size_t d = 0; d < dir_ids.size(); ++d) {
+    if (!dir_ids[d].empty() || votes[d].empty()) continue;
+    dir_ids[d] = std::max_element(votes[d].begin(), votes[d].end(), [](const auto& a, const auto& b) {
+                   return a.second < b.second;
+                 })->first;
+  }
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const std::string& mine = dir_ids[jobs[k].directory];
+    if (log_ids[k].empty() || mine.empty() || log_ids[k] == mine) continue;
+    const std::string what = jobs[k].path +
+                             " is a log of another recording (its recording id is not its "
+                             "directory's: copied in from elsewhere?)";
+    if (!merge_unrelated) {
+      *error = what + "; it is not merged into this story (--merge-unrelated merges it all the same)";
+      return false;
+    }
+    raw.warnings.push_back(what + "; merged as --merge-unrelated asks");
+  }
+  return true;
+}
+
 bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out, std::string* error) {
   RawRecording& raw = *out;
   std::vector<LogJob> jobs;
@@ -274,7 +305,9 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     if (!fresh) *error = "the same recording is given twice: " + it->second + " and " + path;
     return fresh;
   };
+  std::vector<std::string> dir_ids;  // each directory's recording id, from its recording.txt
   for (const std::string& dir : dirs) {
+    dir_ids.emplace_back();
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0) {
       *error = dir + ": no such file or directory";
@@ -293,6 +326,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
         proto::Recording rec;
         if (google::protobuf::TextFormat::ParseFromString(text.str(), &rec)) {
           if (!rec.recording_id().empty()) {
+            dir_ids.back() = rec.recording_id();
             auto [it, fresh] = seen_ids.emplace(rec.recording_id(), dir);
             if (!fresh) {
               *error = "the same recording is given twice: " + it->second + " and " + dir + " (a copy of it)";
@@ -309,7 +343,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     for (const auto& p : paths) {
       struct stat log_st {};
       if (::stat(p.c_str(), &log_st) == 0 && !once(p, log_st)) return false;
-      jobs.push_back({p});
+      jobs.push_back({p, static_cast<uint32_t>(dir_ids.size() - 1)});
     }
   }
 
@@ -341,6 +375,12 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     for (int t = 1; t < std::min<int>(options.threads, static_cast<int>(jobs.size())); ++t) helpers.emplace_back(open);
     open();
     for (auto& t : helpers) t.join();
+  }
+  {
+    std::vector<std::string> log_ids(jobs.size());
+    for (size_t k = 0; k < jobs.size(); ++k)
+      if (opened[k].error.empty()) log_ids[k] = opened[k].header.recording_id();
+    if (!checkRecordingIds(jobs, log_ids, std::move(dir_ids), options.merge_unrelated, raw, error)) return false;
   }
   uint64_t total_events = 0, total_bytes = 0;
   std::vector<LogJob> usable;

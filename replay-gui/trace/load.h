@@ -50,6 +50,7 @@ struct RawRecording {
   std::vector<std::string> boots;
   std::vector<std::string> directories;
   std::vector<LoadProblem> problems;
+  std::vector<std::string> warnings;         // read, but the user should know (Trace::warnings)
   std::vector<proto::Recording> recordings;  // each directory's recording.txt
   bool keep_hashes = false;                  // LoadOptions::keep_hashes
   std::vector<Trace::SentBytes> sent_bytes;  // per process: LoadOptions::keep_sent_bytes

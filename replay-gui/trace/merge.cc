@@ -330,6 +330,7 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   Merger(raw, *t).run(step);
   t->endpoints = std::move(raw.endpoints);
   t->problems = std::move(raw.problems);
+  t->warnings.insert(t->warnings.end(), raw.warnings.begin(), raw.warnings.end());
   t->sent_bytes = std::move(raw.sent_bytes);
   addUnrecordedImages(*t, raw.recordings);
   groupRecordings(*t);

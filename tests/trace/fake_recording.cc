@@ -268,13 +268,12 @@ std::string FakeRecording::write() {
     for (const auto& line : not_recorded_) meta << line;
   }
   written_ = true;
-  static const uint8_t id[16] = {9};
   for (const auto& p : processes_) {
     const std::string path = dir_ + "/" + std::to_string(p->pid_) + "-0-" + p->name_ + ".rlog";
     const std::string exe = "/bin/" + p->name_;
     const char* argv[] = {p->name_.c_str(), nullptr};
     log::HeaderFields h;
-    h.recording_id = id;
+    h.recording_id = id_;
     h.log_id = p->log_id_;
     h.host_name = "test";
     h.boot_id = "boot";

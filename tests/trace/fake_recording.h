@@ -116,6 +116,8 @@ class FakeRecording {
   FakeProcess& execed(FakeProcess& before, const std::string& name);
   // What radar record says of a process that left no log (recording.txt).
   void notRecorded(int32_t pid, const std::string& executable, const std::string& what);
+  // The recording id every log's header carries (16 bytes, the first this).
+  void recordingId(uint8_t first) { id_[0] = first; }
   // Writes the logs. Returns the directory.
   std::string write();
   std::unique_ptr<trace::Trace> load(const trace::LoadOptions& options = {});
@@ -127,6 +129,7 @@ class FakeRecording {
   std::vector<std::unique_ptr<FakeProcess>> processes_;
   uint64_t next_log_id_ = 1000;
   bool written_ = false;
+  uint8_t id_[16] = {9};
 };
 
 // The first image of process `pid` (a test failure when there is none).

@@ -1,5 +1,6 @@
 // The merge on hand-made recordings whose answers are known.
 #include <fcntl.h>
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstddef>
+#include <filesystem>
 #include <fstream>
 
 #include <zstd.h>
@@ -999,6 +1001,45 @@ TEST(Merge, RecordingsThatShareNoChannelAreRefusedUnlessAsked) {
   EXPECT_NE(w.find("{" + alone.dir() + "}"), std::string::npos) << w;
   ASSERT_EQ(apart->unrelated_groups.size(), 2u);
   EXPECT_EQ(apart->processes.size(), 3u);
+}
+
+// A log copied from another recording into a directory is not told as a
+// process of this one: the load refuses it, naming it, whether the
+// directory's recording.txt gives the id or most of its logs do; with
+// --merge-unrelated it is read, with a warning.
+TEST(Merge, ALogOfAnotherRecordingIsRefusedUnlessAsked) {
+  FakeRecording here, elsewhere;
+  here.process("writer", 1).pipeEnd(1, 901, true).send(1, "hi", 10, 11).exit(0, 12);
+  here.process("reader", 2).pipeEnd(1, 901, false).receive(1, "hi", 20, 21).exit(0, 22);
+  elsewhere.recordingId(7);
+  elsewhere.process("stranger", 3).pipeEnd(1, 902, true).send(1, "x", 30, 31).exit(0, 32);
+  here.write();
+  elsewhere.write();
+  std::string error;
+  ASSERT_TRUE(trace::loadTrace({here.dir()}, {}, &error)) << error;
+  const std::string copied = here.dir() + "/3-0-stranger.rlog";
+  std::filesystem::copy_file(elsewhere.dir() + "/3-0-stranger.rlog", copied);
+  for (bool with_meta : {false, true}) {
+    SCOPED_TRACE(with_meta ? "recording.txt names the id" : "most logs carry the id");
+    if (with_meta) {
+      proto::Recording meta;
+      meta.set_recording_id(std::string(1, '\x09') + std::string(15, '\0'));
+      std::string text;
+      ASSERT_TRUE(google::protobuf::TextFormat::PrintToString(meta, &text));
+      std::ofstream(here.dir() + "/recording.txt") << text;
+      std::filesystem::remove(here.dir() + "/2-0-reader.rlog");  // the stranger is no longer outnumbered
+    }
+    EXPECT_FALSE(trace::loadTrace({here.dir()}, {}, &error));
+    EXPECT_NE(error.find(copied + " is a log of another recording"), std::string::npos) << error;
+    EXPECT_NE(error.find("--merge-unrelated"), std::string::npos) << error;
+    trace::LoadOptions asked;
+    asked.merge_unrelated = true;
+    auto t = trace::loadTrace({here.dir()}, asked, &error);
+    ASSERT_TRUE(t) << error;
+    bool warned = false;
+    for (const std::string& w : t->warnings) warned |= w.find(copied + " is a log of another recording") == 0;
+    EXPECT_TRUE(warned);
+  }
 }
 
 // A process created by a recorded one and absent from the recording is a
