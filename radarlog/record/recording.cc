@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -137,6 +138,17 @@ int openRecordingDirectory(const std::string& dir, bool* created, bool* empty, s
     refusal = "others can write into it: they could replace what radar writes there (chmod go-w " + dir + ")";
   if (!refusal.empty()) {
     *error = "refusing to record into " + dir + ": " + refusal;
+    ::close(fd);
+    return -1;
+  }
+  // Held while the descriptor is open (radar record's whole run; no
+  // recorded program inherits it): a second recorder into the same
+  // directory, --force or not, would mix its logs with this one's.
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    *error = errno == EWOULDBLOCK ? "another radar record is recording into " + dir +
+                                        ": two recordings in one directory would mix (wait for it to end, or "
+                                        "record elsewhere)"
+                                  : "cannot lock " + dir + ": " + std::strerror(errno);
     ::close(fd);
     return -1;
   }

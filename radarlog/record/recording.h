@@ -28,6 +28,8 @@ std::string newRecordingDirectory(const std::string& base);
 // and writable by nobody else: someone who can write into it could plant a
 // link where radar writes, or replace the logs. Returns a descriptor
 // (O_DIRECTORY) for the files radar writes there, or -1 with `error` set.
+// The descriptor holds an exclusive lock on the directory until it is
+// closed: another radar record refuses it meanwhile.
 // `created` says whether it was made now; `empty` whether it holds nothing.
 int openRecordingDirectory(const std::string& dir, bool* created, bool* empty, std::string* error);
 

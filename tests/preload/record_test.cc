@@ -957,6 +957,45 @@ TEST(Record, ForceReplacesTheOldRecordingWhole) {
   EXPECT_NE(logs[0].find("-true.rlog"), std::string::npos) << logs[0];
 }
 
+// A directory radar record is writing into is refused to a second one,
+// --force or not: their logs would mix, and the first would call its own
+// program unrecorded. The first recording is left whole.
+TEST(Record, ADirectoryBeingRecordedIntoIsRefusedToASecondRecorder) {
+  const std::string dir = testTempDir() + "/busy", stop = testTempDir() + "/stop";
+  const std::string first_command =
+      shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +
+      shellQuote("while [ ! -e " + shellQuote(stop) + " ]; do sleep 0.02; done; echo first");
+  const pid_t first = ::fork();
+  ASSERT_GE(first, 0);
+  if (first == 0) {
+    ::execl("/bin/sh", "sh", "-c", (first_command + " > /dev/null 2>&1").c_str(), nullptr);
+    ::_exit(127);
+  }
+  // recording.txt is written once the directory is locked.
+  for (int i = 0; i < 3000 && !std::ifstream(dir + "/recording.txt").good(); ++i) ::usleep(10000);
+  ASSERT_TRUE(std::ifstream(dir + "/recording.txt").good());
+  for (bool force : {false, true}) {
+    std::vector<std::string> args{"record", "-o", dir};
+    if (force) args.push_back("--force");
+    args.insert(args.end(), {"--", "sh", "-c", "echo second"});
+    const Result second = radar(args);
+    EXPECT_EQ(second.exit_code, 2) << second.err;
+    EXPECT_NE(second.err.find("another radar record is recording into " + dir), std::string::npos) << second.err;
+    EXPECT_EQ(second.out, "");
+  }
+  { std::ofstream(stop) << ""; }
+  int status = 0;
+  ASSERT_EQ(::waitpid(first, &status, 0), first);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const Recording rec = load(dir);
+  EXPECT_EQ(rec.meta.command(2).find("while"), 0u);
+  for (const ProcessLog& log : rec.logs) EXPECT_EQ(log.error, "") << log.path;
+  const Result check = radar({"check", "--strict", dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  // Once it has ended, the directory is free again.
+  EXPECT_EQ(radar({"record", "-o", dir, "--force", "--", "/bin/true"}).exit_code, 0);
+}
+
 TEST(Record, RefusesADirectoryOthersCanWrite) {
   const std::string dir = testTempDir() + "/open";
   ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
