@@ -491,8 +491,10 @@ void MainWindow::refresh() {
   const uint32_t pos = controller_->position();
   network_->setScene(builder_->build(pos, controller_->progress()));
   updating_ = true;
-  QString sentence = pos == 0 ? tr("Before the first event. Press Space to play, → to step.")
-                              : QString::fromStdString(narrator_->sentence(pos - 1));
+  // (A picture has no keys to press.)
+  QString sentence = pos != 0       ? QString::fromStdString(narrator_->sentence(pos - 1))
+                     : interactive_ ? tr("Before the first event. Press Space to play, → to step.")
+                                    : tr("Before the first event.");
   // Inside a folded named stretch: the higher-level event, then the step.
   if (const uint32_t k = pos == 0 ? kNone : spacetime_->foldedStretchOf(pos - 1); k != kNone) {
     const trace::NamedStretch& st = named_[k];

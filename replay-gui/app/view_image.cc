@@ -1,8 +1,9 @@
 #include "app/view_image.h"
 
-#include <QFile>
+#include <QBuffer>
 #include <QImage>
 #include <QPainter>
+#include <QSaveFile>
 #include <QSvgGenerator>
 
 namespace radar::gui {
@@ -16,38 +17,40 @@ bool endsWith(const QString& path, const char* extension) {
 bool isViewImageName(const QString& path) { return endsWith(path, ".png") || endsWith(path, ".svg"); }
 
 bool saveViewImage(QWidget& widget, const QString& path, QString* error) {
-  if (endsWith(path, ".png")) {
-    if (widget.grab().toImage().save(path, "PNG")) return true;
-    *error = QObject::tr("cannot write %1").arg(path);
-    return false;
-  }
-  if (!endsWith(path, ".svg")) {
+  const bool png = endsWith(path, ".png");
+  if (!png && !endsWith(path, ".svg")) {
     *error = QObject::tr("%1: the name should end in .png or .svg").arg(path);
     return false;
   }
-  // Written whole to a file of its own, then put in place: a failed save
-  // leaves nothing half written under the name.
-  const QString partial = path + QStringLiteral(".radar-partial");
-  {
+  // Drawn in memory, then written whole to a file of its own and put in
+  // place: a failed write (a full disk) leaves nothing under the name, and
+  // is an error, not a file cut short.
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  bool drawn = false;
+  if (png) {
+    drawn = widget.grab().toImage().save(&buffer, "PNG");
+  } else {
     QSvgGenerator svg;
-    svg.setFileName(partial);
+    svg.setOutputDevice(&buffer);
     svg.setSize(widget.size());
     svg.setViewBox(QRect(QPoint(0, 0), widget.size()));
     svg.setTitle(widget.windowTitle());
     svg.setDescription(QObject::tr("radar replay"));
     QPainter painter;
-    if (!painter.begin(&svg)) {
-      QFile::remove(partial);
-      *error = QObject::tr("cannot write %1").arg(path);
-      return false;
+    if ((drawn = painter.begin(&svg))) {
+      widget.render(&painter);
+      drawn = painter.end();
     }
-    widget.render(&painter);
-    painter.end();
   }
-  QFile::remove(path);
-  if (!QFile::exists(partial) || !QFile::rename(partial, path)) {
-    QFile::remove(partial);
-    *error = QObject::tr("cannot write %1").arg(path);
+  if (!drawn) {
+    *error = QObject::tr("cannot draw the view for %1").arg(path);
+    return false;
+  }
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+    *error = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
     return false;
   }
   return true;

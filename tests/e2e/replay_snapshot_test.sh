@@ -27,6 +27,25 @@ for n in $(seq 0 10 "$events") "$events"; do
   fi
 done
 
+# A picture has no keys to press: the line before the first event says so.
+for ext in png svg; do
+  line=$("$radar" replay "$work/rec" --snapshot "$work/first.$ext" --at-event 0 2>/dev/null) || fail "snapshot .$ext at 0"
+  [ "$line" = "Before the first event." ] || fail "the .$ext snapshot at event 0 printed '$line'"
+done
+# A disk that fills up (a file size limit of 1 KiB): an error, exit 1, and
+# no file, whole or partial, under any name.
+mkdir "$work/full"
+for ext in png svg; do
+  set +e
+  out=$(bash -c "trap '' XFSZ; ulimit -f 1; exec \"\$0\" replay \"\$1\" --snapshot \"\$2\"" \
+    "$radar" "$work/rec" "$work/full/x.$ext" 2>&1 >/dev/null)
+  got=$?
+  set -e
+  [ "$got" = 1 ] || fail "a snapshot .$ext onto a full disk exited $got: $out"
+  echo "$out" | grep -q "radar replay: cannot write $work/full/x.$ext" || fail "full disk, .$ext: said '$out'"
+  [ -z "$(ls -A "$work/full")" ] || fail "full disk, .$ext: left $(ls -A "$work/full")"
+done
+
 # The animation as frames, over the first send: the view before it, then
 # four frames an event (0.5 s at 8 a second), the message moving. (When
 # its receiver has not exec'd into its program yet, the message only moves
