@@ -1,12 +1,16 @@
 // radar: the one entry point, with git-style subcommands.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <string>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/output_file.h"
 
 #ifndef RADAR_VERSION
 #define RADAR_VERSION "unknown"
@@ -89,6 +93,46 @@ int runHelp(int argc, char** argv) {
   return kExitOk;
 }
 
+// Out of memory, on any thread (the merge and the exports run several): a
+// clear error naming the limit and how to raise it, exit kExitResources,
+// and no half-written output -- never "terminate called after throwing an
+// instance of 'std::bad_alloc'".
+const char* g_command = "";
+std::terminate_handler g_default_terminate = nullptr;
+
+[[noreturn]] void outOfMemory() {
+  removeTemporaryBeingWritten();
+  struct rlimit as {};
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    std::fprintf(stderr,
+                 "radar %s: out of memory: its address space is limited to %llu MiB (ulimit -v); raise the limit "
+                 "(ulimit -v unlimited) or run it where more memory is allowed\n",
+                 g_command, static_cast<unsigned long long>(as.rlim_cur >> 20));
+  else
+    std::fprintf(stderr,
+                 "radar %s: out of memory: this machine has %llu MiB; run it where more memory is free, or on "
+                 "a part of the recording\n",
+                 g_command,
+                 static_cast<unsigned long long>(::sysconf(_SC_PHYS_PAGES)) *
+                         static_cast<unsigned long long>(::sysconf(_SC_PAGESIZE)) >>
+                     20);
+  std::fflush(stderr);
+  ::_exit(kExitResources);
+}
+
+void onTerminate() {
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      outOfMemory();
+    } catch (...) {
+    }
+  }
+  g_default_terminate();  // anything else: said as the runtime says it, then abort
+  std::abort();
+}
+
 }  // namespace
 }  // namespace radar::cli
 
@@ -117,5 +161,11 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
   }
-  return c->run(argc - 1, argv + 1);
+  g_command = c->name;
+  g_default_terminate = std::set_terminate(onTerminate);
+  try {
+    return c->run(argc - 1, argv + 1);
+  } catch (const std::bad_alloc&) {
+    outOfMemory();  // after unwinding: what the command was making is removed on the way
+  }
 }

@@ -3,11 +3,35 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
 
 namespace radar::cli {
+
+namespace {
+// The temporary being written (one at a time): its name, for
+// removeTemporaryBeingWritten(), which may run on another thread.
+char g_temporary[4096];
+std::atomic<bool> g_writing{false};
+
+class TemporaryBeingWritten {
+ public:
+  explicit TemporaryBeingWritten(const std::string& name) {
+    if (name.size() >= sizeof(g_temporary)) return;
+    std::memcpy(g_temporary, name.c_str(), name.size() + 1);
+    g_writing.store(true);
+  }
+  ~TemporaryBeingWritten() { g_writing.store(false); }
+  TemporaryBeingWritten(const TemporaryBeingWritten&) = delete;
+  TemporaryBeingWritten& operator=(const TemporaryBeingWritten&) = delete;
+};
+}  // namespace
+
+void removeTemporaryBeingWritten() {
+  if (g_writing.load()) ::unlink(g_temporary);
+}
 
 bool writeThroughTemporary(const std::string& path,
                            const std::function<bool(const std::string& temporary, std::string* error)>& write,
@@ -22,7 +46,14 @@ bool writeThroughTemporary(const std::string& path,
     return false;
   }
   ::close(fd);
-  bool ok = write(temporary, error);
+  bool ok = false;
+  try {
+    const TemporaryBeingWritten noted(temporary);
+    ok = write(temporary, error);
+  } catch (...) {
+    ::unlink(temporary.c_str());
+    throw;
+  }
   if (ok && ::rename(temporary.c_str(), path.c_str()) != 0) {
     *error = "cannot write " + path + ": " + std::strerror(errno);
     ok = false;

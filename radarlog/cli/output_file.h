@@ -15,6 +15,11 @@ bool writeThroughTemporary(const std::string& path,
                            const std::function<bool(const std::string& temporary, std::string* error)>& write,
                            std::string* error);
 
+// Removes the temporary file writeThroughTemporary is writing, if any: for
+// a command that must end at once (out of memory on another thread), so
+// that nothing half written is left beside the file asked for.
+void removeTemporaryBeingWritten();
+
 // The same for a stream: `write` writes to the FILE. "-" is standard output.
 bool writeStream(const std::string& path, const std::function<bool(std::FILE*, std::string*)>& write,
                  std::string* error);

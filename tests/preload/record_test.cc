@@ -1215,6 +1215,38 @@ TEST(Commands, ArgumentsAndEnvironmentThatAreNotUtf8) {
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
 }
 
+// A reader that runs out of memory (a 100 MB message under ulimit -v,
+// whichever thread allocates) says so, naming the limit and how to raise
+// it, exits 4, and leaves no half-written output -- never "terminate
+// called after throwing an instance of 'std::bad_alloc'".
+TEST(Commands, OutOfMemoryIsAClearErrorNamingTheLimit) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit tested";
+#endif
+  const Recording rec = record({programPath("big_message"), "100"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::string reader;
+  for (const ProcessLog& log : rec.logs)
+    if (log.header.pid() != rec.meta.root_pid()) reader = std::to_string(log.header.pid());
+  ASSERT_FALSE(reader.empty());
+  const std::string out = testTempDir();
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"check", rec.dir},
+                                               {"events", "--decode", rec.dir},
+                                               {"export", "--sqlite", out + "/run.sqlite", rec.dir},
+                                               {"debug", "--yes", rec.dir, reader, "--no-gdb"}}) {
+    SCOPED_TRACE(args[0]);
+    std::string line = "ulimit -v 300000; exec " + shellQuote(radarPath());
+    for (const std::string& a : args) line += " " + shellQuote(a);
+    const Result r = shell("bash -c " + shellQuote(line) + " > /dev/null");
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    EXPECT_EQ(r.err, "radar " + args[0] +
+                         ": out of memory: its address space is limited to 292 MiB (ulimit -v); raise the limit "
+                         "(ulimit -v unlimited) or run it where more memory is allowed\n");
+    EXPECT_EQ(shell("ls -A " + shellQuote(out)).out, "");
+  }
+  EXPECT_EQ(radar({"check", rec.dir}).exit_code, 0);  // without the limit
+}
+
 // A recording given twice, under two names or as a copy, is refused with
 // both paths named: merged with itself it would count every message twice.
 TEST(Commands, SameRecordingGivenTwiceIsRefused) {
