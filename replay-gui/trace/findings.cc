@@ -68,6 +68,18 @@ void findContradictions(Trace& t) {
   }
 }
 
+// A channel one of whose ends is held by a process other than `p` whose
+// log lost its last events (a full disk): what those events would have
+// said -- sends, receives -- is unknown, so bytes that seem missing on it
+// are no finding of their own (the lost-events finding says why).
+bool lostEventsExplain(const Trace& t, uint32_t channel, uint32_t p) {
+  for (uint32_t e : t.channels[channel].endpoints) {
+    const uint32_t q = t.endpoints[e].process;
+    if (q != p && t.processes[q].control.incomplete) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string blockedCallName(unsigned kind) { return log::kindName(static_cast<log::Kind>(kind)); }
@@ -165,6 +177,7 @@ void findProblems(Trace& t) {
   std::set<std::pair<uint32_t, uint32_t>> in_flight;  // (channel, sending process)
   for (const auto& [key, f] : lost) in_flight.insert(key);
   for (auto& [key, f] : lost) {
+    if (lostEventsExplain(t, key.first, key.second)) continue;
     f.processes = {key.second};
     f.channels = {key.first};
     f.text = plural(f.events.size(), "message", "messages") + " (" + plural(f.bytes, "byte", "bytes") + ") sent by " +
@@ -232,6 +245,10 @@ void findProblems(Trace& t) {
 
   // Received with no recorded sender.
   for (auto& [ch, f] : orphan) {
+    const uint32_t channel = ch;
+    if (std::all_of(f.processes.begin(), f.processes.end(),
+                    [&](uint32_t p) { return lostEventsExplain(t, channel, p); }))
+      continue;
     f.channels = {ch};
     f.text = plural(f.events.size(), "receive", "receives") + " on " + t.channelName(ch) +
              " got bytes no recorded process sent (" + plural(f.bytes, "byte", "bytes") + ")";
@@ -260,7 +277,7 @@ void findProblems(Trace& t) {
                                         : std::to_string(p.end_code) + " (" + strsignal(p.end_code) + ")") +
                (p.core_dumped ? ", core dumped" : "");
       out.push_back(std::move(f));
-    } else if (p.end == Process::End::Unknown) {
+    } else if (p.end == Process::End::Unknown && !p.control.incomplete) {  // an end lost is said below
       Finding f;
       f.kind = Finding::Kind::NeverEnded;
       f.processes = {p.index};
@@ -282,7 +299,9 @@ void findProblems(Trace& t) {
       f.processes = {p.index};
       f.text = t.label(p.index) + ": log incomplete from its event " + std::to_string(p.control.lost_from_counter) +
                " (" + plural(p.control.lost_events, "event", "events") +
-               " lost: " + std::strerror(p.control.lost_errno ? p.control.lost_errno : EIO) + ")";
+               " lost: " + std::strerror(p.control.lost_errno ? p.control.lost_errno : EIO) +
+               "); what it did from then on, how it ended included, is not in the story, and bytes it sent or "
+               "received then are no finding";
       out.push_back(std::move(f));
     }
     if (!p.damage.empty()) {

@@ -830,18 +830,31 @@ TEST(Record, FullRecordingDirectoryNeverFailsTheProgram) {
   for (const auto& l : rec.logs) EXPECT_EQ(l.error, "") << l.path << ": readable as it is";
 }
 
+// A log that could not be written to its end (a file size limit, a full
+// disk): the program runs on unharmed, and radar check says the events were
+// lost -- and blames nobody for what they would have said: no bytes "no
+// recorded process sent", no message "never received", no process that
+// "did not end".
 TEST(Record, FileSizeLimitNeverKillsTheProgram) {
   Recording rec =
       record({programPath("pingpong"), "40000"}, {.radar_args = {"--tail", "64K"}, .shell_prefix = "ulimit -f 200;"});
   EXPECT_EQ(rec.exit_code, 0) << "no SIGXFSZ: " << rec.err;
   EXPECT_NE(rec.err.find("log incomplete from event"), std::string::npos) << rec.err;
   EXPECT_NE(rec.err.find("File too large"), std::string::npos) << rec.err;
+  bool any_incomplete = false;
   for (const auto& l : rec.logs) {
     if (!l.control.incomplete) continue;
+    any_incomplete = true;
     EXPECT_EQ(l.error, "");
     ASSERT_FALSE(l.events.empty());
     EXPECT_EQ(l.events.back().r.counter + 1, l.control.lost_from_counter) << "everything before the loss is readable";
   }
+  ASSERT_TRUE(any_incomplete);
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find("lost-events: "), std::string::npos) << check.out;
+  for (const char* blame : {"no-sender", "never-received", "never-ended", "deadlock"})
+    EXPECT_EQ(check.out.find(blame), std::string::npos) << blame << " in:\n" << check.out;
 }
 
 TEST(Record, RefusesANonEmptyDirectoryWithoutForce) {
