@@ -7,9 +7,13 @@
 //           and 1, which the re-run had open);
 //   exit    exits while another thread waits in read() (the re-run's
 //           thread reached the read past its last event and diverged);
+//   closefrom, close_range  a child closes the pipes it inherited with
+//           closefrom() or close_range() but for one, then reads it (the
+//           re-run diverged on the closes);
 //   peektrunc  peeks at a datagram with MSG_PEEK|MSG_TRUNC and a small
 //           buffer, then reads it whole, as dnsmasq does with netlink (the
 //           real length, longer than the buffer, was called damage).
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -49,6 +53,32 @@ int main(int argc, char** argv) {
     usleep(50000);
     printf("exiting\n");
     exit(0);
+  } else if (strcmp(mode, "closefrom") == 0 || strcmp(mode, "close_range") == 0) {
+    int q[2];
+    if (pipe(q) != 0) return 18;
+    fflush(stdout);
+    const pid_t child = fork();
+    if (child < 0) return 19;
+    if (child == 0) {
+      // Keep the reading end at 3 or 10, close every other inherited end.
+      const int keep = strcmp(mode, "closefrom") == 0 ? 3 : 10;
+      if (dup2(q[0], keep) != keep) _exit(20);
+      if (keep == 3)
+        closefrom(4);
+      else if (close_range(3, 9, 0) != 0 || close_range(11, ~0u, 0) != 0)
+        _exit(21);
+      char b[16] = "";
+      const ssize_t n = read(keep, b, sizeof b - 1);
+      printf("child read %zd: %s", n, b);
+      fflush(stdout);
+      _exit(n == 9 ? 0 : 22);
+    }
+    close(q[0]);
+    if (write(q[1], "from pa!\n", 9) != 9) return 23;
+    close(q[1]);
+    int status = 0;
+    if (waitpid(child, &status, 0) != child || !WIFEXITED(status)) return 25;
+    printf("child %d\n", WEXITSTATUS(status));
   } else if (strcmp(mode, "peektrunc") == 0) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0) return 16;
