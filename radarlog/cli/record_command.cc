@@ -32,6 +32,7 @@
 #include "log/recorder_env.h"
 #include "netdesc/description.h"
 #include "radar/proto/radarlog.pb.h"
+#include "record/log_handout.h"
 #include "record/recording.h"
 
 extern char** environ;
@@ -500,6 +501,10 @@ int runRecord(int argc, char** argv) {
   // recorder was killed still says what it is.
   writeRecordingFile(dir_fd, dir, recording);
   const int64_t start = clockNs(CLOCK_MONOTONIC);
+  // Log files for the processes that drop their privileges, made here.
+  LogHandout handout;
+  if (std::string why; !handout.start(dir_fd, id, &why))
+    std::fprintf(stderr, "radar record: warning: %s\n", why.c_str());
 
   // Orphaned descendants come back to us, so that we see every process end.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);

@@ -52,9 +52,12 @@ void publishLength(uint8_t* at, uint64_t len) {
 
 }  // namespace
 
-int LogWriter::open(const char* path, const HeaderFields& header, const WriterOptions& options) {
+int LogWriter::open(const char* path, const HeaderFields& header, const WriterOptions& options, int given_fd) {
   size_t path_len = std::strlen(path);
-  if (path_len >= sizeof(path_)) return -ENAMETOOLONG;
+  if (path_len >= sizeof(path_)) {
+    if (given_fd >= 0) sys::close(given_fd);
+    return -ENAMETOOLONG;
+  }
   std::memcpy(path_, path, path_len + 1);
 
   uint32_t cap = options.tail_capacity;
@@ -65,10 +68,12 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
 
   // Growing the file past RLIMIT_FSIZE would raise SIGXFSZ in the program.
   struct rlimit64 lim {};
-  if (sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY && lim.rlim_cur < total)
+  if (sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY && lim.rlim_cur < total) {
+    if (given_fd >= 0) sys::close(given_fd);
     return -EFBIG;
+  }
 
-  long fd = sys::openat(AT_FDCWD, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  long fd = given_fd >= 0 ? given_fd : sys::openat(AT_FDCWD, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return static_cast<int>(fd);
   if (options.fd_floor > 0) {
     long moved = sys::dupAtOrAbove(static_cast<int>(fd), options.fd_floor);

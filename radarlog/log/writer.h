@@ -46,8 +46,10 @@ class LogWriter {
   // and decides itself when a log is closed (see close() and abandon()).
 
   // Creates `path` (it must not exist), maps its tail and writes the header
-  // record. Returns 0 or -errno.
-  int open(const char* path, const HeaderFields& header, const WriterOptions& options = {});
+  // record. Returns 0 or -errno. `fd`, when given, is the new empty file at
+  // `path`, made by radar record for a process that may not create it
+  // (log/log_handout.h); the writer takes it over, or closes it on failure.
+  int open(const char* path, const HeaderFields& header, const WriterOptions& options = {}, int fd = -1);
 
   // Appends one record. Returns the counter given to a counted event, or 0
   // for annotations and for events that could not be stored (see lost*()).

@@ -19,7 +19,9 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -34,6 +36,7 @@
 #include "inject/text.h"
 #include "log/crc32c.h"
 #include "log/go_program.h"
+#include "log/log_handout.h"
 #include "log/recorder_env.h"
 #include "log/sys.h"
 #include "preload/environment.h"
@@ -129,6 +132,49 @@ void classifyDescriptorsAtOpen() {
   else
     classifyOpenDescriptors(g_open_fds, g_open_fd_count);
 }
+
+namespace {
+
+// The log's file made by radar record, for a process that may not create
+// files in the recording directory (log/log_handout.h): its descriptor, or
+// -errno.
+long logFromRecorder(const char* name) {
+  const long s = sys::raw(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (s < 0) return s;
+  const struct timeval patience { 5, 0 };  // radar record answers at once; never hang the program
+  sys::raw(SYS_setsockopt, s, SOL_SOCKET, SO_RCVTIMEO, reinterpret_cast<long>(&patience), sizeof(patience));
+  struct sockaddr_un addr;
+  const socklen_t addr_len = log::handoutAddress(g_config.recording_id, &addr);
+  long r = sys::raw(SYS_connect, s, reinterpret_cast<long>(&addr), addr_len);
+  if (r == 0)
+    r = sys::raw(SYS_sendto, s, reinterpret_cast<long>(name), static_cast<long>(std::strlen(name)), MSG_NOSIGNAL, 0, 0);
+  int32_t error = EIO;
+  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  struct iovec iov {
+    &error, sizeof(error)
+  };
+  struct msghdr msg {};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  if (r >= 0) {
+    do r = sys::raw(SYS_recvmsg, s, reinterpret_cast<long>(&msg), MSG_CMSG_CLOEXEC);
+    while (r == -EINTR);
+  }
+  sys::close(static_cast<int>(s));
+  if (r < 0) return r;
+  if (r != sizeof(error)) return -EIO;
+  if (error) return -error;
+  const struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+    return -EIO;
+  int fd;
+  std::memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+  return fd;
+}
+
+}  // namespace
 
 bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter, uint32_t generation, char** envp) {
   Process& p = g_process;
@@ -227,7 +273,13 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
       end = appendDec(path, end, sizeof(path), static_cast<uint64_t>(attempt));
     }
     appendStr(path, end, sizeof(path), ".rlog");
-    const int r = p.writer.open(path, h, options);
+    int r = p.writer.open(path, h, options);
+    if (r == -EACCES || r == -EPERM) {
+      // Its credentials changed (a server dropped root): radar record makes
+      // the file and hands it over.
+      const long fd = logFromRecorder(std::strrchr(path, '/') + 1);
+      r = fd < 0 ? static_cast<int>(fd) : p.writer.open(path, h, options, static_cast<int>(fd));
+    }
     if (r == 0) return true;
     if (r != -EEXIST) return false;
   }

@@ -2,6 +2,9 @@
 // patterns of the environment variables whose values logs leave out.
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "log/log_handout.h"
 #include "log/recorder_env.h"
 
 namespace radar::log {
@@ -35,6 +38,28 @@ TEST(Redact, RadarsOwnVariablesAreKnown) {
   EXPECT_TRUE(isRecorderVariable("RADAR_DIR"));
   EXPECT_FALSE(isRecorderVariable("RADAR_PORT_IN=3"));
   EXPECT_FALSE(isRecorderVariable("RADAR_DIRECTORY=x"));
+}
+
+// radar record makes files for processes only under a log's name: never
+// a path, never its own files.
+TEST(LogHandout, OnlyLogNamesAreMade) {
+  auto ok = [](const std::string& name) { return isHandoutName(name.data(), name.size()); };
+  EXPECT_TRUE(ok("4242-0-dnsmasq.rlog"));
+  EXPECT_TRUE(ok("4242-1-apache2.3.rlog"));
+  EXPECT_FALSE(ok("../4242-0-x.rlog"));
+  EXPECT_FALSE(ok("4242-0-x/../../etc.rlog"));
+  EXPECT_FALSE(ok("/tmp/4242-0-x.rlog"));
+  EXPECT_FALSE(ok("recording.txt"));
+  EXPECT_FALSE(ok("4242-0-x.rlog.partial"));
+  EXPECT_FALSE(ok(std::string("4242-0-x\0.rlog", 15)));
+  EXPECT_FALSE(ok("4242-0-" + std::string(300, 'x') + ".rlog"));
+  // The address names the recording, in the abstract namespace.
+  const uint8_t id[16] = {0xab, 1};
+  struct sockaddr_un addr;
+  const socklen_t len = handoutAddress(id, &addr);
+  EXPECT_EQ(addr.sun_path[0], 0);
+  EXPECT_EQ(std::string(addr.sun_path + 1, len - offsetof(struct sockaddr_un, sun_path) - 1),
+            "radar-logs-ab010000000000000000000000000000");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `radar record` on small real programs, one per family of calls, checked
 // record by record.
 #include <fcntl.h>
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include <set>
 #include <sstream>
 
+#include "log/log_handout.h"
 #include "recorded.h"
 
 namespace radar::testing {
@@ -1007,6 +1009,72 @@ TEST(Record, ADirectoryBeingRecordedIntoIsRefusedToASecondRecorder) {
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   // Once it has ended, the directory is free again.
   EXPECT_EQ(radar({"record", "-o", dir, "--force", "--", "/bin/true"}).exit_code, 0);
+}
+
+// A process that drops its privileges (a server's worker after setuid to
+// nobody) is recorded, and so are the children it forks then: radar record
+// makes their log files, in a directory that stays its own and 0700.
+TEST(Record, ProcessesThatDropTheirPrivilegesAreRecorded) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to drop privileges";
+  if (shell("command -v setpriv").exit_code != 0) GTEST_SKIP() << "setpriv is not installed (util-linux)";
+  const Recording rec =
+      record({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", "echo hi | cat; id -u >&2"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "hi\n");
+  EXPECT_NE(rec.err.find("65534\n"), std::string::npos) << "the program ran as nobody: " << rec.err;
+  EXPECT_EQ(rec.err.find("not recorded"), std::string::npos) << rec.err;
+  EXPECT_EQ(rec.byExe("setpriv").size(), 1u);
+  EXPECT_EQ(rec.byExe("cat").size(), 1u);
+  EXPECT_EQ(rec.byExe("id").size(), 1u);
+  EXPECT_GE(rec.byExe("dash").size() + rec.byExe("bash").size(), 2u) << "the shell and its forked child";
+  for (const ProcessLog& log : rec.logs) EXPECT_EQ(log.error, "") << log.path;
+  const Result check = radar({"check", "--strict", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  struct stat st {};
+  ASSERT_EQ(::stat(rec.dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_EQ(st.st_uid, 0u);
+  for (const ProcessLog& log : rec.logs) {
+    ASSERT_EQ(::stat(log.path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << log.path;
+  }
+}
+
+// The handout of log files serves only the recording's own processes: a
+// process that is not one of them is refused, and nothing is made.
+TEST(Record, LogFilesAreHandedOnlyToTheRecordingsProcesses) {
+  const std::string dir = testTempDir() + "/rec", stop = testTempDir() + "/stop";
+  const std::string command = shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +
+                              shellQuote("while [ ! -e " + shellQuote(stop) + " ]; do sleep 0.02; done");
+  const pid_t recorder = ::fork();
+  ASSERT_GE(recorder, 0);
+  if (recorder == 0) {
+    ::execl("/bin/sh", "sh", "-c", (command + " > /dev/null 2>&1").c_str(), nullptr);
+    ::_exit(127);
+  }
+  for (int i = 0; i < 3000 && !std::ifstream(dir + "/recording.txt").good(); ++i) ::usleep(10000);
+  proto::Recording meta;
+  {
+    std::ifstream in(dir + "/recording.txt");
+    std::stringstream text;
+    text << in.rdbuf();
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text.str(), &meta));
+  }
+  ASSERT_EQ(meta.recording_id().size(), 16u);
+  const int s = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  struct sockaddr_un addr;
+  const socklen_t len = log::handoutAddress(reinterpret_cast<const uint8_t*>(meta.recording_id().data()), &addr);
+  ASSERT_EQ(::connect(s, reinterpret_cast<const sockaddr*>(&addr), len), 0) << std::strerror(errno);
+  const std::string name = "99999-0-intruder.rlog";
+  ASSERT_EQ(::send(s, name.data(), name.size(), 0), static_cast<ssize_t>(name.size()));
+  int32_t answer = 0;
+  EXPECT_EQ(::recv(s, &answer, sizeof(answer), 0), static_cast<ssize_t>(sizeof(answer)));
+  EXPECT_EQ(answer, EPERM);
+  ::close(s);
+  { std::ofstream(stop) << ""; }
+  int status = 0;
+  ASSERT_EQ(::waitpid(recorder, &status, 0), recorder);
+  EXPECT_FALSE(std::ifstream(dir + "/" + name).good());
 }
 
 TEST(Record, RefusesADirectoryOthersCanWrite) {

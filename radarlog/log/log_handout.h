@@ -1,0 +1,47 @@
+// The handout of log files, shared by radar record (which serves it) and
+// the recorder (which asks): a recorded process that cannot create its log
+// in the recording directory -- it dropped its privileges, as dnsmasq's and
+// apache's workers do, and the directory is radar record's, mode 0700 --
+// asks radar record for it over a Unix socket in the abstract namespace
+// named after the recording. The request is the log's file name; the answer
+// an int32 errno (0: made) with, when made, the file's descriptor
+// (SCM_RIGHTS). Free of libc calls: the interposer uses it too.
+#pragma once
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace radar::log {
+
+inline constexpr size_t kHandoutNameMax = 255;  // a file name's limit
+
+// The socket's address for the recording `id`: "\0radar-logs-" and the id
+// in hex. Returns the length to give bind() and connect().
+inline socklen_t handoutAddress(const uint8_t id[16], struct sockaddr_un* addr) {
+  static constexpr char kPrefix[] = "radar-logs-";
+  static constexpr char kHex[] = "0123456789abcdef";
+  *addr = {};
+  addr->sun_family = AF_UNIX;
+  size_t at = 1;  // sun_path[0] stays 0: the abstract namespace
+  for (const char* c = kPrefix; *c; ++c) addr->sun_path[at++] = *c;
+  for (int i = 0; i < 16; ++i) {
+    addr->sun_path[at++] = kHex[id[i] >> 4];
+    addr->sun_path[at++] = kHex[id[i] & 15];
+  }
+  return static_cast<socklen_t>(offsetof(struct sockaddr_un, sun_path) + at);
+}
+
+// A name radar record makes a file of: a log's ("PID-GEN-NAME[.N].rlog"),
+// with no path in it.
+inline bool isHandoutName(const char* name, size_t n) {
+  if (n < 10 || n > kHandoutNameMax || name[0] < '0' || name[0] > '9') return false;
+  for (size_t i = 0; i < n; ++i)
+    if (name[i] == '/' || name[i] == 0) return false;
+  const char* end = name + n - 5;
+  return end[0] == '.' && end[1] == 'r' && end[2] == 'l' && end[3] == 'o' && end[4] == 'g';
+}
+
+}  // namespace radar::log

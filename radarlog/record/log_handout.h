@@ -1,0 +1,42 @@
+// radar record's side of the log handout (log/log_handout.h): log files
+// made for recorded processes that may not make them, such as a server's
+// workers after it dropped root.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <thread>
+
+namespace radar::cli {
+
+// Serves on a thread of its own from start() until it is destroyed. It
+// answers only the processes radar record started and their descendants
+// (the kernel says who asks: SO_PEERCRED), and makes only files with a
+// log's name, new (O_EXCL), never through a link, 0600, in the directory.
+class LogHandout {
+ public:
+  LogHandout() = default;
+  LogHandout(const LogHandout&) = delete;
+  LogHandout& operator=(const LogHandout&) = delete;
+  ~LogHandout();
+
+  // Listens at the recording's address. False, with `error`, when it
+  // cannot: recording goes on, but a process that drops its privileges
+  // then writes no log.
+  bool start(int dir_fd, const uint8_t recording_id[16], std::string* error);
+
+ private:
+  void serve();
+  void answer(int connection);
+  bool isDescendant(pid_t pid) const;
+
+  int dir_fd_ = -1;
+  int listener_ = -1;
+  int stop_[2] = {-1, -1};
+  pid_t self_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace radar::cli
