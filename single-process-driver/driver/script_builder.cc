@@ -306,7 +306,10 @@ class Builder {
       }
       ++expected_counter;
       const uint32_t position = t_.positionOfCounter(p, r.counter);
-      if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && !created.count(r.fd)) inherited.insert(r.fd);
+      // (A dup2 of a file onto a channel is recorded for the channel it
+      // closed: its source, on no channel, was no inherited end.)
+      if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && r.channel && !created.count(r.fd))
+        inherited.insert(r.fd);
       noteCreated(r, &created);
       noteCreated(r, &created_ever);
       if (r.kind == Kind::Close) created.erase(r.fd);

@@ -665,7 +665,9 @@ TEST(Debug, SpliceIntoAWriteOnlyFileReRuns) {
 // descriptors 0 to 2 closed, a program that exits while another thread
 // waits in read(), a peek with MSG_TRUNC that returns more than its
 // buffer holds, a child that closes what it inherited with closefrom() or
-// close_range(). Each re-runs as recorded, and the story says what happened.
+// close_range(), a program that points stdout at /dev/null and closes every
+// descriptor it lists. Each re-runs as recorded, and the story says what
+// happened.
 TEST(Debug, NoFalseDivergences) {
   struct Case {
     const char* mode;
@@ -676,7 +678,7 @@ TEST(Debug, NoFalseDivergences) {
        {Case{"vfork", "", "its vfork child, process "}, Case{"cancel", "", "is cancelled in read() on pipe"},
         Case{"closed", " <&- >&- 2>&-", "creates pipe"}, Case{"exit", "", "(thread 2) starts"},
         Case{"peektrunc", "", "(252 bytes)"}, Case{"closefrom", "", "on pipe 4 (9 bytes)"},
-        Case{"close_range", "", "on pipe 4 (9 bytes)"}}) {
+        Case{"close_range", "", "on pipe 4 (9 bytes)"}, Case{"devnull", "", "closes its end of pipe 2"}}) {
     SCOPED_TRACE(c.mode);
     const std::string dir = testTempDir() + "/rec-" + c.mode;
     Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +

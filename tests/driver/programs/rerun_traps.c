@@ -10,10 +10,14 @@
 //   closefrom, close_range  a child closes the pipes it inherited with
 //           closefrom() or close_range() but for one, then reads it (the
 //           re-run diverged on the closes);
+//   devnull  points its stdout at /dev/null with dup2() and closes every
+//           descriptor it lists in /proc/self/fd, as dnsmasq does (the
+//           re-run took the file's number for an inherited channel);
 //   peektrunc  peeks at a datagram with MSG_PEEK|MSG_TRUNC and a small
 //           buffer, then reads it whole, as dnsmasq does with netlink (the
 //           real length, longer than the buffer, was called damage).
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -79,6 +83,24 @@ int main(int argc, char** argv) {
     int status = 0;
     if (waitpid(child, &status, 0) != child || !WIFEXITED(status)) return 25;
     printf("child %d\n", WEXITSTATUS(status));
+  } else if (strcmp(mode, "devnull") == 0) {
+    printf("quiet from now on\n");
+    fflush(stdout);
+    const int null = open("/dev/null", O_RDWR);
+    const int moved = fcntl(null, F_DUPFD, 9);  // at 9, as dnsmasq's
+    close(null);
+    if (moved < 0 || dup2(moved, 1) != 1) return 26;
+    DIR* d = opendir("/proc/self/fd");
+    if (!d) return 27;
+    int fds[64], n = 0;
+    for (struct dirent* e; (e = readdir(d)) && n < 64;)
+      if (e->d_name[0] != '.') fds[n++] = atoi(e->d_name);
+    const int listing = dirfd(d);
+    for (int i = 0; i < n; ++i)
+      if (fds[i] > 2 && fds[i] != listing) close(fds[i]);
+    closedir(d);
+    p[0] = p[1] = -1;
+    return 0;
   } else if (strcmp(mode, "peektrunc") == 0) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0) return 16;
