@@ -863,8 +863,18 @@ HOOK int fcntl64(int fd, int cmd, ...) {
 // open() and friends: a new descriptor number, maybe a FIFO or terminal.
 namespace {
 
+// A FIFO or terminal opened is a channel, and its open an event: the
+// re-run gives the program a stand-in at that number rather than waiting
+// for a writer or reader that does not run there. (Files are no channels:
+// their opens are not recorded.)
 int opened(int fd) {
-  if (fd >= 0 && active()) onCreated(fd, ChannelOrigin::Opened);
+  if (fd < 0 || !active()) return fd;
+  onCreated(fd, ChannelOrigin::Opened);
+  if (isChannel(fd)) {
+    Call call(Kind::Open, -1);
+    call.finish(fd);
+    recordSimple(call, fd);
+  }
   return fd;
 }
 

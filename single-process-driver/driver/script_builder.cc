@@ -146,7 +146,7 @@ ScriptFd standInFor(const trace::Endpoint& ep, int fd) {
 // The calls noteCreated() learns from.
 bool makesDescriptors(Kind k) {
   return k == Kind::Pipe || k == Kind::Socketpair || k == Kind::Recvmsg || k == Kind::Socket || k == Kind::Accept ||
-         k == Kind::Dup || k == Kind::Popen;
+         k == Kind::Dup || k == Kind::Popen || k == Kind::Open;
 }
 
 void noteCreated(const log::Record& r, std::set<int>* created) {
@@ -160,6 +160,7 @@ void noteCreated(const log::Record& r, std::set<int>* created) {
     case Kind::Accept:
     case Kind::Dup:
     case Kind::Popen:
+    case Kind::Open:
       if (r.result >= 0) created->insert(static_cast<int>(r.result));
       break;
     default:

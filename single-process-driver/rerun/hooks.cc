@@ -952,6 +952,53 @@ HOOK int fcntl64(int fd, int cmd, ...) {
 // terminal opened by path becomes a channel, as it was for the recorder.
 namespace {
 
+// A FIFO opened to wait for its other end: that process does not run in
+// the re-run, and the real open would wait for it forever. What the
+// program reads and writes there comes from the recording, so a pipe end
+// stands in. -1: not such an open; the real one is made.
+long fifoStandIn(int dirfd, const char* path, int flags) {
+  if (!path || (flags & (O_NONBLOCK | O_PATH))) return -1;  // those never wait
+  struct stat st {};
+  if (sys::raw(SYS_newfstatat, dirfd, reinterpret_cast<long>(path), reinterpret_cast<long>(&st), 0) != 0 ||
+      !S_ISFIFO(st.st_mode))
+    return -1;
+  int pair[2];
+  if (sys::raw(SYS_pipe2, reinterpret_cast<long>(pair), 0) != 0) return -1;
+  const bool write = (flags & O_ACCMODE) == O_WRONLY;
+  sys::close(write ? pair[0] : pair[1]);
+  return write ? pair[1] : pair[0];
+}
+
+// The open of a FIFO or a terminal, recorded (Kind::Open): the channel at
+// the recorded number, a stand-in for a FIFO. A recording without the event
+// (made before opens were recorded): a FIFO's stand-in at the number the
+// open would have returned.
+template <class Open>
+int openFifoOrReal(int dirfd, const char* path, int flags, Open&& real) {
+  if (!replaying()) return real();
+  const long fifo = fifoStandIn(dirfd, path, flags);
+  const long fd = fifo >= 0 ? fifo : real();
+  if (fd < 0) return static_cast<int>(fd);
+  if (const ScriptEvent* e = isChannelKindOfFile(static_cast<int>(fd)) ? expectIf(Kind::Open, -1) : nullptr) {
+    consume(e);
+    if (e->result < 0) {
+      sys::close(static_cast<int>(fd));
+      return finishWith<int>(e);
+    }
+    if (!placeNew(e, fd, static_cast<int>(e->result), (flags & O_CLOEXEC) != 0)) return real();
+    return finishWith<int>(e);
+  }
+  if (fifo < 0) return static_cast<int>(fd);
+  // The lowest free number, as the open would have had.
+  const long slot = sys::openat(AT_FDCWD, "/dev/null", O_RDONLY, 0);
+  if (slot >= 0 && slot < fifo && sys::raw(SYS_dup3, fifo, slot, flags & O_CLOEXEC) >= 0) {
+    sys::close(static_cast<int>(fifo));
+    return static_cast<int>(slot);
+  }
+  if (slot >= 0) sys::close(static_cast<int>(slot));
+  return static_cast<int>(fifo);
+}
+
 int opened(int fd, const char* path, int flags) {
   if (!replaying()) return fd;
   if (fd >= 0) setChannelFd(fd, isChannelKindOfFile(fd));
@@ -966,30 +1013,31 @@ int opened(int fd, const char* path, int flags) {
 HOOK int open(const char* path, int flags, ...) {
   OPEN_MODE(flags, mode);
   REAL(open);
-  return opened(real_open(path, flags, mode), path, flags);
+  return opened(openFifoOrReal(AT_FDCWD, path, flags, [&] { return real_open(path, flags, mode); }), path, flags);
 }
 
 HOOK int open64(const char* path, int flags, ...) {
   OPEN_MODE(flags, mode);
   REAL(open64);
-  return opened(real_open64(path, flags, mode), path, flags);
+  return opened(openFifoOrReal(AT_FDCWD, path, flags, [&] { return real_open64(path, flags, mode); }), path, flags);
 }
 
 HOOK int openat(int dirfd, const char* path, int flags, ...) {
   OPEN_MODE(flags, mode);
   REAL(openat);
-  return opened(real_openat(dirfd, path, flags, mode), path, flags);
+  return opened(openFifoOrReal(dirfd, path, flags, [&] { return real_openat(dirfd, path, flags, mode); }), path, flags);
 }
 
 HOOK int openat64(int dirfd, const char* path, int flags, ...) {
   OPEN_MODE(flags, mode);
   REAL(openat64);
-  return opened(real_openat64(dirfd, path, flags, mode), path, flags);
+  return opened(openFifoOrReal(dirfd, path, flags, [&] { return real_openat64(dirfd, path, flags, mode); }), path,
+                flags);
 }
 
 HOOK int __open_2(const char* path, int flags) {
   REAL(__open_2);
-  return opened(real___open_2(path, flags), path, flags);
+  return opened(openFifoOrReal(AT_FDCWD, path, flags, [&] { return real___open_2(path, flags); }), path, flags);
 }
 
 HOOK int creat(const char* path, mode_t mode) {

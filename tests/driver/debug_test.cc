@@ -666,8 +666,9 @@ TEST(Debug, SpliceIntoAWriteOnlyFileReRuns) {
 // waits in read(), a peek with MSG_TRUNC that returns more than its
 // buffer holds, a child that closes what it inherited with closefrom() or
 // close_range(), a program that points stdout at /dev/null and closes every
-// descriptor it lists. Each re-runs as recorded, and the story says what
-// happened.
+// descriptor it lists, a parent and child that meet at a FIFO (whose open
+// waited in the re-run for a process that does not run there). Each re-runs
+// as recorded, never waiting, and the story says what happened.
 TEST(Debug, NoFalseDivergences) {
   struct Case {
     const char* mode;
@@ -678,7 +679,8 @@ TEST(Debug, NoFalseDivergences) {
        {Case{"vfork", "", "its vfork child, process "}, Case{"cancel", "", "is cancelled in read() on pipe"},
         Case{"closed", " <&- >&- 2>&-", "creates pipe"}, Case{"exit", "", "(thread 2) starts"},
         Case{"peektrunc", "", "(252 bytes)"}, Case{"closefrom", "", "on pipe 4 (9 bytes)"},
-        Case{"close_range", "", "on pipe 4 (9 bytes)"}, Case{"devnull", "", "closes its end of pipe 2"}}) {
+        Case{"close_range", "", "on pipe 4 (9 bytes)"}, Case{"devnull", "", "closes its end of pipe 2"},
+        Case{"fifo", "", "opens fifo /tmp/radar-fifo-"}}) {
     SCOPED_TRACE(c.mode);
     const std::string dir = testTempDir() + "/rec-" + c.mode;
     Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +

@@ -13,6 +13,8 @@
 //   devnull  points its stdout at /dev/null with dup2() and closes every
 //           descriptor it lists in /proc/self/fd, as dnsmasq does (the
 //           re-run took the file's number for an inherited channel);
+//   fifo     a parent and its child meet at a FIFO (the re-run's open
+//           waited forever for the other side, which does not run there);
 //   peektrunc  peeks at a datagram with MSG_PEEK|MSG_TRUNC and a small
 //           buffer, then reads it whole, as dnsmasq does with netlink (the
 //           real length, longer than the buffer, was called damage).
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,6 +104,27 @@ int main(int argc, char** argv) {
     closedir(d);
     p[0] = p[1] = -1;
     return 0;
+  } else if (strcmp(mode, "fifo") == 0) {
+    char dir[] = "/tmp/radar-fifo-XXXXXX";
+    if (!mkdtemp(dir)) return 28;
+    char path[64];
+    snprintf(path, sizeof path, "%s/f", dir);
+    if (mkfifo(path, 0600) != 0) return 29;
+    fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+      const int w = open(path, O_WRONLY);
+      _exit(w >= 0 && write(w, "through the fifo\n", 17) == 17 ? 0 : 30);
+    }
+    const int r = open(path, O_RDONLY);
+    char b[32] = "";
+    const ssize_t n = r >= 0 ? read(r, b, sizeof b - 1) : -1;
+    int status = 0;
+    waitpid(child, &status, 0);
+    unlink(path);
+    rmdir(dir);
+    printf("read %zd: %s", n, b);
+    if (n != 17 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 31;
   } else if (strcmp(mode, "peektrunc") == 0) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0) return 16;
