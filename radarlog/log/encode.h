@@ -62,6 +62,15 @@ void encodeHeader(Sink& s, const HeaderFields& h) {
     putUint(s, f::kNofileSoft, h.nofile_soft);
     putUint(s, f::kNofileHard, h.nofile_hard);
   }
+  for (size_t i = 0; i < h.start_file_count; ++i) {
+    const StartFileFields& file = h.start_files[i];
+    putMessage(s, f::kStartFiles, [&](auto& body) {
+      putInt(body, 1, file.fd);
+      if (file.path) putString(body, 2, file.path);
+      if (file.offset) putUint(body, 3, file.offset);
+      if (file.flags) putUint(body, 4, file.flags);
+    });
+  }
 }
 
 template <class Sink>

@@ -70,6 +70,7 @@ enum HeaderField : uint32_t {
   kRedactedEnvironment = 29,
   kNofileSoft = 30,
   kNofileHard = 31,
+  kStartFiles = 32,
 };
 enum ChannelField : uint32_t {
   kIndex = 1,
@@ -103,6 +104,13 @@ struct ReadyFd {
   uint64_t data;
 };
 
+struct StartFileFields {  // Header.start_files
+  int32_t fd = -1;
+  const char* path = nullptr;
+  uint64_t offset = 0;
+  uint32_t flags = 0;
+};
+
 struct HeaderFields {
   const uint8_t* recording_id = nullptr;  // 16 bytes
   uint64_t log_id = 0;
@@ -134,6 +142,8 @@ struct HeaderFields {
   size_t open_fd_count = 0;
   bool has_nofile = false;  // RLIMIT_NOFILE at start
   uint64_t nofile_soft = 0, nofile_hard = 0;
+  const StartFileFields* start_files = nullptr;
+  size_t start_file_count = 0;
 };
 
 struct ChannelFields {

@@ -126,6 +126,34 @@ int32_t g_open_fds[kOpenFdsListed];
 size_t g_open_fd_count = 0;  // all of them, listed or not
 }  // namespace
 
+namespace {
+// Regular files open when this image's log was opened (a redirected input):
+// where each stood, for a re-run to reopen it there.
+constexpr size_t kStartFilesListed = 16;
+log::StartFileFields g_start_files[kStartFilesListed];
+char g_start_paths[kStartFilesListed][256];
+
+size_t listStartFiles(const int32_t* fds, size_t count) {
+  size_t n = 0;
+  for (size_t i = 0; i < count && n < kStartFilesListed; ++i) {
+    struct stat st {};
+    if (sys::fstat(fds[i], &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    char link[32];
+    size_t at = appendStr(link, 0, sizeof(link), "/proc/self/fd/");
+    appendDec(link, at, sizeof(link), static_cast<uint64_t>(fds[i]));
+    const long len = sys::readlink(link, g_start_paths[n], sizeof(g_start_paths[n]) - 1);
+    if (len <= 0 || g_start_paths[n][0] != '/') continue;
+    g_start_paths[n][len] = 0;
+    const long offset = sys::raw(SYS_lseek, fds[i], 0, SEEK_CUR);
+    const long flags = sys::fcntl(fds[i], F_GETFL);
+    g_start_files[n] = {fds[i], g_start_paths[n], offset > 0 ? static_cast<uint64_t>(offset) : 0,
+                        flags > 0 ? static_cast<uint32_t>(flags) : 0};
+    ++n;
+  }
+  return n;
+}
+}  // namespace
+
 void classifyDescriptorsAtOpen() {
   if (g_open_fd_count > kOpenFdsListed)
     classifyOpenDescriptors();  // the list was cut: list them again
@@ -255,6 +283,8 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   g_open_fd_count = open_fd_count;
   h.open_fds = g_open_fds;
   h.open_fd_count = open_fd_count < kOpenFdsListed ? open_fd_count : kOpenFdsListed;
+  h.start_files = g_start_files;
+  h.start_file_count = listStartFiles(g_open_fds, h.open_fd_count);
   struct rlimit64 nofile {};
   if (sys::prlimit(0, RLIMIT_NOFILE, nullptr, &nofile) == 0) {
     h.has_nofile = true;

@@ -24,7 +24,7 @@
 namespace radar::driver {
 
 inline constexpr char kScriptMagic[8] = {'R', 'A', 'D', 'A', 'R', 'R', 'P', 'L'};
-inline constexpr uint32_t kScriptVersion = 4;
+inline constexpr uint32_t kScriptVersion = 5;
 inline constexpr uint32_t kNoEvent = ~0u;
 
 struct Blob {
@@ -89,13 +89,17 @@ struct SocketNames {
 // Placeholder: a descriptor that was open but not a channel (a file, an
 // epoll instance): /dev/null holds its number, so that the program's own
 // descriptors get the numbers they had.
-enum class StandIn : uint32_t { PipeRead = 1, PipeWrite = 2, Socket = 3, Null = 4, Placeholder = 5 };
+// File: the regular file it was open on (a redirected input), reopened for
+// reading at `offset`; /dev/null where that fails or it was not readable.
+enum class StandIn : uint32_t { PipeRead = 1, PipeWrite = 2, Socket = 3, Null = 4, Placeholder = 5, File = 6 };
 struct ScriptFd {
   int32_t fd;
   StandIn stand_in;
   int32_t domain, type, protocol;  // sockets
   uint32_t access;                 // O_RDONLY / O_WRONLY / O_RDWR
   SocketNames names;
+  Blob path;  // File: its path, NUL-terminated
+  uint64_t offset;
 };
 
 struct ScriptReady {  // one element of ScriptEvent::ready

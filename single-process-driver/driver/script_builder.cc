@@ -271,6 +271,7 @@ class Builder {
     if (segment == 0) {
       launchOf(reader->header());
       open_at_start_.assign(reader->header().open_fds().begin(), reader->header().open_fds().end());
+      for (const proto::StartFile& f : reader->header().start_files()) start_files_[f.fd()] = f;
       // Known from format 1.1 on: a program started with stdin, stdout or
       // stderr closed re-runs so (its first pipe is descriptor 0 again).
       if (reader->control().format_major > 1 || reader->control().format_minor >= 1)
@@ -418,13 +419,22 @@ class Builder {
       unknown.access = O_RDWR;
       fds.emplace(fd, standInFor(ep ? *ep : unknown, fd));
     }
-    // Every other descriptor open at start holds its number.
+    // Every other descriptor open at start holds its number: a file it
+    // may read from (a redirected input) reopened where it stood, the rest
+    // /dev/null.
     for (int fd : open_at_start_)
       if (!fds.count(fd) && (!made.count(fd) || used_before_created.count(fd))) {
         ScriptFd f{};
         f.fd = fd;
         f.stand_in = StandIn::Placeholder;
         f.access = O_RDWR;
+        if (auto file = start_files_.find(fd);
+            file != start_files_.end() && (file->second.flags() & O_ACCMODE) != O_WRONLY) {
+          f.stand_in = StandIn::File;
+          f.access = O_RDONLY;
+          f.path = w_.put(file->second.path() + std::string(1, '\0'));
+          f.offset = file->second.offset();
+        }
         fds.emplace(fd, f);
       }
     for (const auto& [fd, f] : fds) w_.inherited.push_back(f);
@@ -757,11 +767,12 @@ class Builder {
   std::unordered_map<uint32_t, uint32_t> script_index_;  // trace position -> script event
   std::vector<Peek> peeks_;
   std::vector<Pending> pending_;
-  std::vector<int> open_at_start_;   // the first image's descriptors at start (format 1.1)
-  uint32_t closed_at_start_ = 0;     // ScriptHeader::closed_at_start
-  bool nondet_ = false;              // recorded with --nondet
-  int64_t started_realtime_ns_ = 0;  // ScriptHeader::started_realtime_ns
-  bool payload_limited_ = false;     // the recording kept only part of each message
+  std::vector<int> open_at_start_;               // the first image's descriptors at start (format 1.1)
+  std::map<int, proto::StartFile> start_files_;  // its regular files then (format 1.3)
+  uint32_t closed_at_start_ = 0;                 // ScriptHeader::closed_at_start
+  bool nondet_ = false;                          // recorded with --nondet
+  int64_t started_realtime_ns_ = 0;              // ScriptHeader::started_realtime_ns
+  bool payload_limited_ = false;                 // the recording kept only part of each message
   // The epoll registrations so far: (epoll descriptor, the program's data)
   // -> the descriptor registered with it.
   std::map<std::pair<int32_t, uint64_t>, int32_t> epoll_data_;

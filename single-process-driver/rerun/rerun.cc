@@ -1076,7 +1076,9 @@ const char* validate() {
 // the same kind stands in for it (the program may poll it or fcntl it;
 // what it reads and writes comes from the script).
 void standIn(const ScriptFd& f) {
-  if (sys::fcntl(f.fd, F_GETFD) >= 0) return;  // open already (a terminal, gdb's)
+  // Open already (a terminal, gdb's): kept, but for a file the recorded
+  // process read from (`wc -l < file`), which replaces it.
+  if (f.stand_in != StandIn::File && sys::fcntl(f.fd, F_GETFD) >= 0) return;
   long fd = -1;
   int pair[2];
   switch (f.stand_in) {
@@ -1095,12 +1097,26 @@ void standIn(const ScriptFd& f) {
         fd = pair[0];
       }
       break;
+    case StandIn::File:  // read as it is now, from where the recorded process stood
+      fd = sys::openat(AT_FDCWD, static_cast<const char*>(blob(f.path)), O_RDONLY, 0);
+      if (fd >= 0 && sys::raw(SYS_lseek, fd, static_cast<long>(f.offset), SEEK_SET) < 0) {
+        sys::close(static_cast<int>(fd));
+        fd = -1;
+      }
+      if (fd < 0) fd = sys::openat(AT_FDCWD, "/dev/null", O_RDONLY, 0);
+      break;
     case StandIn::Null:
     case StandIn::Placeholder:
       fd = sys::openat(AT_FDCWD, "/dev/null", static_cast<int>(f.access & O_ACCMODE), 0);
       break;
   }
-  if (fd >= 0) placeAt(static_cast<int>(fd), f.fd, false);
+  if (fd < 0) return;
+  if (f.stand_in == StandIn::File && fd != f.fd) {  // over what is open there
+    sys::raw(SYS_dup3, fd, f.fd, 0);
+    sys::close(static_cast<int>(fd));
+    return;
+  }
+  placeAt(static_cast<int>(fd), f.fd, false);
 }
 
 __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
@@ -1158,7 +1174,7 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
     if (g.header->closed_at_start & (1u << standard)) sys::close(standard);
   for (uint32_t i = 0; i < g.header->inherited_count; ++i) {
     standIn(g.inherited[i]);
-    if (g.inherited[i].stand_in == StandIn::Placeholder) continue;
+    if (g.inherited[i].stand_in == StandIn::Placeholder || g.inherited[i].stand_in == StandIn::File) continue;
     setChannelFd(g.inherited[i].fd, true);
     setSocketNames(g.inherited[i].fd, &g.inherited[i].names);
   }

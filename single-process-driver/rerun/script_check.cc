@@ -43,7 +43,8 @@ const char* checkScript(const uint8_t* base, size_t size, uint32_t max_threads, 
     if (threads[i].first_event != driver::kNoEvent && threads[i].first_event >= h.event_count)
       return "the replay script is damaged (threads)";
   for (uint32_t i = 0; i < h.inherited_count; ++i)
-    if (!within(inherited[i].names.local) || !within(inherited[i].names.peer))
+    if (!within(inherited[i].names.local) || !within(inherited[i].names.peer) || !within(inherited[i].path) ||
+        !ended(inherited[i].path))
       return "the replay script is damaged (inherited descriptors)";
   *out = {events, threads, inherited, data};
   return nullptr;

@@ -709,6 +709,34 @@ TEST(Debug, NoFalseDivergences) {
   }
 }
 
+// A process whose input the shell redirected from a file reads that file in
+// its re-run, from where the recorded process stood (it read /dev/null and
+// printed 0: a divergence, or, with its output to a file, a wrong answer).
+TEST(Debug, ARedirectedInputIsReadFromWhereItStood) {
+  const std::string scratch = testTempDir();
+  {
+    std::ofstream f(scratch + "/f.txt");
+    for (int i = 1; i <= 10; ++i) f << i << "\n";
+  }
+  struct Case {
+    const char* shell;
+    const char* printed;
+  };
+  for (const Case& c : {Case{"wc -l < f.txt", "10\n"}, Case{"(read first; wc -l) < f.txt", "9\n"}}) {
+    SCOPED_TRACE(c.shell);
+    const std::string dir = testTempDir() + "/rec";
+    Result rec = shell("cd " + shellQuote(scratch) + " && " + shellQuote(radarPath()) + " record -o " +
+                       shellQuote(dir) + " -- sh -c " + shellQuote(c.shell) + " | cat");
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    ASSERT_EQ(rec.out, c.printed);
+    Result r = shell("cd " + shellQuote(scratch) + " && timeout 30 " + shellQuote(radarPath()) + " debug --yes " +
+                     shellQuote(dir) + " wc --no-gdb < /dev/null");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, c.printed);
+    EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
+  }
+}
+
 // A program recorded under a small descriptor limit re-runs under the
 // same limit: it runs out of descriptors where it did.
 TEST(Debug, RecordedDescriptorLimitIsRestored) {

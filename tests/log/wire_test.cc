@@ -132,6 +132,9 @@ TEST(Wire, HeaderEncoderIsReadByLibprotobuf) {
   h.has_payload_limit = true;
   h.payload_limit = 4096;
   h.uid = 1000;
+  const StartFileFields files[2] = {{0, "/tmp/in.txt", 12345678901ULL, 0}, {7, "/var/x", 0, 02}};
+  h.start_files = files;
+  h.start_file_count = 2;
   wire::SizeSink size;
   encodeHeader(size, h);
   std::string buf(size.n, '\0');
@@ -154,6 +157,12 @@ TEST(Wire, HeaderEncoderIsReadByLibprotobuf) {
   EXPECT_TRUE(ph.nondet());
   EXPECT_EQ(ph.payload_limit(), 4096u);
   EXPECT_EQ(ph.uid(), 1000);
+  ASSERT_EQ(ph.start_files_size(), 2);
+  EXPECT_EQ(ph.start_files(0).fd(), 0);
+  EXPECT_EQ(ph.start_files(0).path(), "/tmp/in.txt");
+  EXPECT_EQ(ph.start_files(0).offset(), 12345678901ULL);
+  EXPECT_EQ(ph.start_files(1).fd(), 7);
+  EXPECT_EQ(ph.start_files(1).flags(), 02u);
 }
 
 // Another writer (here libprotobuf) that spells every field out: the
