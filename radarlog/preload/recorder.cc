@@ -202,6 +202,33 @@ long logFromRecorder(const char* name) {
   return fd;
 }
 
+// The log's file, `path` up to `stem` and then ".rlog" (".N.rlog" after a
+// pid reused within the recording: a log is never overwritten).
+bool createLog(char* path, size_t size, size_t stem, const log::HeaderFields& h) {
+  Process& p = g_process;
+  log::WriterOptions options;
+  options.fd_floor = p.fd_floor;
+  if (g_config.tail_capacity) options.tail_capacity = g_config.tail_capacity;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    size_t end = stem;
+    if (attempt) {
+      end = appendStr(path, end, size, ".");
+      end = appendDec(path, end, size, static_cast<uint64_t>(attempt));
+    }
+    appendStr(path, end, size, ".rlog");
+    int r = p.writer.open(path, h, options);
+    if (r == -EACCES || r == -EPERM) {
+      // Its credentials changed (a server dropped root): radar record makes
+      // the file and hands it over.
+      const long fd = logFromRecorder(std::strrchr(path, '/') + 1);
+      r = fd < 0 ? static_cast<int>(fd) : p.writer.open(path, h, options, static_cast<int>(fd));
+    }
+    if (r == 0) return true;
+    if (r != -EEXIST) return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter, uint32_t generation, char** envp) {
@@ -292,28 +319,7 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
     h.nofile_hard = nofile.rlim_max;
   }
 
-  log::WriterOptions options;
-  options.fd_floor = p.fd_floor;
-  if (g_config.tail_capacity) options.tail_capacity = g_config.tail_capacity;
-  // A pid can be reused within one recording: never overwrite a log.
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    size_t end = stem;
-    if (attempt) {
-      end = appendStr(path, end, sizeof(path), ".");
-      end = appendDec(path, end, sizeof(path), static_cast<uint64_t>(attempt));
-    }
-    appendStr(path, end, sizeof(path), ".rlog");
-    int r = p.writer.open(path, h, options);
-    if (r == -EACCES || r == -EPERM) {
-      // Its credentials changed (a server dropped root): radar record makes
-      // the file and hands it over.
-      const long fd = logFromRecorder(std::strrchr(path, '/') + 1);
-      r = fd < 0 ? static_cast<int>(fd) : p.writer.open(path, h, options, static_cast<int>(fd));
-    }
-    if (r == 0) return true;
-    if (r != -EEXIST) return false;
-  }
-  return false;
+  return createLog(path, sizeof(path), stem, h);
 }
 
 // ---- thread slots: what each thread is in ----------------------------------

@@ -972,23 +972,28 @@ TEST(Record, ForceReplacesTheOldRecordingWhole) {
   EXPECT_NE(logs[0].find("-true.rlog"), std::string::npos) << logs[0];
 }
 
+// radar record, in the background, of a shell that waits until `stop`
+// exists: its pid, once the recording has begun (recording.txt is written
+// once the directory is locked); -1 if it did not begin.
+pid_t recordUntilStopped(const std::string& dir, const std::string& stop) {
+  const std::string command = shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +
+                              shellQuote("while [ ! -e " + shellQuote(stop) + " ]; do sleep 0.02; done; echo first");
+  const pid_t recorder = ::fork();
+  if (recorder == 0) {
+    ::execl("/bin/sh", "sh", "-c", (command + " > /dev/null 2>&1").c_str(), nullptr);
+    ::_exit(127);
+  }
+  for (int i = 0; i < 3000 && !std::ifstream(dir + "/recording.txt").good(); ++i) ::usleep(10000);
+  return std::ifstream(dir + "/recording.txt").good() ? recorder : -1;
+}
+
 // A directory radar record is writing into is refused to a second one,
 // --force or not: their logs would mix, and the first would call its own
 // program unrecorded. The first recording is left whole.
 TEST(Record, ADirectoryBeingRecordedIntoIsRefusedToASecondRecorder) {
   const std::string dir = testTempDir() + "/busy", stop = testTempDir() + "/stop";
-  const std::string first_command =
-      shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +
-      shellQuote("while [ ! -e " + shellQuote(stop) + " ]; do sleep 0.02; done; echo first");
-  const pid_t first = ::fork();
-  ASSERT_GE(first, 0);
-  if (first == 0) {
-    ::execl("/bin/sh", "sh", "-c", (first_command + " > /dev/null 2>&1").c_str(), nullptr);
-    ::_exit(127);
-  }
-  // recording.txt is written once the directory is locked.
-  for (int i = 0; i < 3000 && !std::ifstream(dir + "/recording.txt").good(); ++i) ::usleep(10000);
-  ASSERT_TRUE(std::ifstream(dir + "/recording.txt").good());
+  const pid_t first = recordUntilStopped(dir, stop);
+  ASSERT_GT(first, 0);
   for (bool force : {false, true}) {
     std::vector<std::string> args{"record", "-o", dir};
     if (force) args.push_back("--force");
@@ -1044,15 +1049,8 @@ TEST(Record, ProcessesThatDropTheirPrivilegesAreRecorded) {
 // process that is not one of them is refused, and nothing is made.
 TEST(Record, LogFilesAreHandedOnlyToTheRecordingsProcesses) {
   const std::string dir = testTempDir() + "/rec", stop = testTempDir() + "/stop";
-  const std::string command = shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +
-                              shellQuote("while [ ! -e " + shellQuote(stop) + " ]; do sleep 0.02; done");
-  const pid_t recorder = ::fork();
-  ASSERT_GE(recorder, 0);
-  if (recorder == 0) {
-    ::execl("/bin/sh", "sh", "-c", (command + " > /dev/null 2>&1").c_str(), nullptr);
-    ::_exit(127);
-  }
-  for (int i = 0; i < 3000 && !std::ifstream(dir + "/recording.txt").good(); ++i) ::usleep(10000);
+  const pid_t recorder = recordUntilStopped(dir, stop);
+  ASSERT_GT(recorder, 0);
   proto::Recording meta;
   {
     std::ifstream in(dir + "/recording.txt");
