@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -402,6 +403,18 @@ int runRecord(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // Where radar's own descriptors would take numbers the program would have.
+  if (struct rlimit nofile{};
+      ::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && log::leavesRadarNoRoom(nofile.rlim_cur, nofile.rlim_max)) {
+    std::fprintf(stderr,
+                 "radar record: descriptors are limited to %llu, and the hard limit (%llu) leaves radar's own none "
+                 "above the program's: they would take numbers the program would have had. Limit the soft limit "
+                 "only (ulimit -S -n %llu), or raise the hard one (ulimit -H -n %llu)\n",
+                 static_cast<unsigned long long>(nofile.rlim_cur), static_cast<unsigned long long>(nofile.rlim_max),
+                 static_cast<unsigned long long>(nofile.rlim_cur),
+                 static_cast<unsigned long long>(nofile.rlim_cur + 8));
+    return kExitUsage;
+  }
   if (runs) return recordRepeatedly(args, runs);
 
   // The recording directory.

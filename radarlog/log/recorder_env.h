@@ -4,6 +4,7 @@
 // belong to the program.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 
@@ -13,6 +14,15 @@ inline constexpr const char* kRecorderVariables[] = {
     "RADAR_DIR",      "RADAR_RECORDING_ID", "RADAR_PAYLOAD_LIMIT", "RADAR_TAIL", "RADAR_NONDET",
     "RADAR_EXTERNAL", "RADAR_LINK",         "RADAR_BOOT_ID",       "RADAR_HOST", "RADAR_REDACT",
 };
+
+// ---- descriptors ------------------------------------------------------------
+// The recorder keeps its own descriptors above the numbers the program may
+// have: just above a small soft RLIMIT_NOFILE, where the hard limit leaves
+// room. Where it leaves none (`ulimit -n 16` sets both), they would take
+// numbers the program would have got.
+inline bool leavesRadarNoRoom(uint64_t nofile_soft, uint64_t nofile_hard) {
+  return nofile_soft < 64 && nofile_hard <= nofile_soft + 4;
+}
 
 // ---- secrets ----------------------------------------------------------------
 // Variables whose values a log leaves out (radar record --redact): their

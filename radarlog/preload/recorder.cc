@@ -91,7 +91,7 @@ int computeFdFloor() {
   // Few descriptors allowed: ours go just above the soft limit, where the
   // program cannot have any (sys::dupAtOrAbove), when the hard limit leaves
   // room; else they take the lowest free numbers, as any descriptor would.
-  if (lim.rlim_cur < 64) return lim.rlim_max > lim.rlim_cur + 4 ? static_cast<int>(lim.rlim_cur) : 0;
+  if (lim.rlim_cur < 64) return log::leavesRadarNoRoom(lim.rlim_cur, lim.rlim_max) ? 0 : static_cast<int>(lim.rlim_cur);
   // High enough to stay out of the program's way, low enough to keep the
   // kernel's descriptor table at 1024 entries: every fork copies it, every
   // exit and /proc/self/fd listing walks it. Just below a limit of 20000,

@@ -24,6 +24,7 @@
 #include "log/finalize.h"
 #include "log/go_program.h"
 #include "log/reader.h"
+#include "log/recorder_env.h"
 
 namespace radar::cli {
 namespace {
@@ -289,6 +290,10 @@ Image summarizeLog(const std::string& path, bool finalize) {
   img.ended_seen = last == log::Kind::Exit || last == log::Kind::Exec || reader->control().closed || reader->error() ||
                    reader->control().incomplete;
   if (reader->error()) problem(img.pid, img.exe, "log damaged: " + reader->error()->toString());
+  if (h.has_nofile_soft() && log::leavesRadarNoRoom(h.nofile_soft(), h.nofile_hard()))
+    problem(img.pid, img.exe,
+            "its descriptor limit (" + std::to_string(h.nofile_soft()) + ", hard " + std::to_string(h.nofile_hard()) +
+                ") left radar's own descriptors no room above the program's: they took numbers it would have had");
   // Compacted from what this pass read: the log is read once.
   std::string error;
   if (finalize && !reader->error() && log::finalizeLog(path, *reader, &error) == log::FinalizeResult::NotCompacted)

@@ -1127,6 +1127,29 @@ TEST(Record, SmallDescriptorLimitShiftsNothing) {
   }
 }
 
+// A hard descriptor limit that leaves radar's own no room above the
+// program's (`ulimit -n 16` sets both limits) would shift the numbers the
+// program gets: radar record refuses it, saying how to record; a process
+// that sets such a limit itself is recorded, and the summary says so.
+TEST(Record, AHardDescriptorLimitWithoutRoomIsRefusedOrSaid) {
+  const std::string dir = testTempDir() + "/rec";
+  const Result refused = shell("sh -c " + shellQuote("ulimit -n 16; exec " + shellQuote(radarPath()) + " record -o " +
+                                                     shellQuote(dir) + " -- " + shellQuote(programPath("fd_limit"))));
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("radar record: descriptors are limited to 16, and the hard limit (16) leaves radar's "
+                             "own none above the program's"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("ulimit -S -n 16"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.out, "");
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  const Recording inside = record({"sh", "-c", "ulimit -n 16; exec " + shellQuote(programPath("fd_limit"))});
+  EXPECT_EQ(inside.exit_code, 0) << inside.err;
+  EXPECT_NE(inside.err.find("fd_limit: its descriptor limit (16, hard 16) left radar's own descriptors no room"),
+            std::string::npos)
+      << inside.err;
+}
+
 // With many descriptors allowed, radar's own stay low enough that the
 // kernel's descriptor table keeps 1024 entries (every fork copies it, every
 // exit walks it), and the program's descriptors above them are listed.
