@@ -416,6 +416,15 @@ int runRecord(int argc, char** argv) {
     return kExitUsage;
   }
   if (runs) return recordRepeatedly(args, runs);
+  // radar record's own descriptors (the directory, the log handout, a
+  // sanitizer's probes) under the soft limit the program gets back at exec.
+  struct rlimit program_nofile {};
+  const bool nofile_known = ::getrlimit(RLIMIT_NOFILE, &program_nofile) == 0;
+  if (nofile_known && program_nofile.rlim_cur < 1024 && program_nofile.rlim_cur < program_nofile.rlim_max) {
+    struct rlimit ours = program_nofile;
+    ours.rlim_cur = std::min<rlim_t>(1024, program_nofile.rlim_max);
+    ::setrlimit(RLIMIT_NOFILE, &ours);
+  }
 
   // The recording directory.
   std::string dir;
@@ -563,6 +572,7 @@ int runRecord(int argc, char** argv) {
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGQUIT, &old_quit, nullptr);
     for (int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) ::signal(sig, SIG_DFL);
+    if (nofile_known) ::setrlimit(RLIMIT_NOFILE, &program_nofile);
     ::execve(program.c_str(), child_argv.data(), envp.data());
     const int error = errno;
     std::fprintf(stderr, "radar record: cannot run %s: %s\n", program.c_str(), std::strerror(error));

@@ -27,15 +27,26 @@ bool LogHandout::start(int dir_fd, const uint8_t recording_id[16], std::string* 
     *error = std::string("cannot serve log files to processes that drop their privileges: ") + std::strerror(errno);
     return false;
   }
-  thread_ = std::thread([this] { serve(); });
+  const int made = ::pthread_create(
+      &thread_, nullptr,
+      [](void* self) -> void* {
+        static_cast<LogHandout*>(self)->serve();
+        return nullptr;
+      },
+      this);
+  if (made != 0) {
+    *error = std::string("cannot serve log files to processes that drop their privileges: ") + std::strerror(made);
+    return false;
+  }
+  running_ = true;
   return true;
 }
 
 LogHandout::~LogHandout() {
-  if (thread_.joinable()) {
+  if (running_) {
     ::close(stop_[1]);  // the thread sees the pipe's end and returns
     stop_[1] = -1;
-    thread_.join();
+    ::pthread_join(thread_, nullptr);
   }
   for (int fd : {listener_, stop_[0], stop_[1]})
     if (fd >= 0) ::close(fd);

@@ -3,11 +3,11 @@
 // workers after it dropped root.
 #pragma once
 
+#include <pthread.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <string>
-#include <thread>
 
 namespace radar::cli {
 
@@ -36,7 +36,11 @@ class LogHandout {
   int listener_ = -1;
   int stop_[2] = {-1, -1};
   pid_t self_ = 0;
-  std::thread thread_;
+  // A pthread, not a std::thread: where one cannot be made (few
+  // descriptors allowed, under a sanitizer) start() says so and recording
+  // goes on.
+  pthread_t thread_{};
+  bool running_ = false;
 };
 
 }  // namespace radar::cli
