@@ -200,9 +200,9 @@ class Builder {
     const bool events_ok = fillEvents(events, failed, counts, error);
     if (!events_ok) failed = true;
     other.join();
-    if (!events_ok) return false;
+    // The one that failed says why; the other only stopped when it saw it.
     if (failed) {
-      *error = messages_error;
+      if (events_ok || error->empty()) *error = messages_error;
       return false;
     }
     return file.finish({{"events", eventsTable(), events.root()}, {"messages", kMessagesTable, messages.root()}},
