@@ -339,6 +339,23 @@ int recordRepeatedly(const Args& args, unsigned long long runs) {
 
 }  // namespace
 
+namespace {
+
+// Whether the program's descriptor limit leaves radar's own room above its
+// numbers; if not, says so and how to record.
+bool descriptorsLeaveRoom(const struct rlimit& nofile) {
+  if (!log::leavesRadarNoRoom(nofile.rlim_cur, nofile.rlim_max)) return true;
+  std::fprintf(stderr,
+               "radar record: descriptors are limited to %llu, and the hard limit (%llu) leaves radar's own none "
+               "above the program's: they would take numbers the program would have had. Limit the soft limit "
+               "only (ulimit -S -n %llu), or raise the hard one (ulimit -H -n %llu)\n",
+               static_cast<unsigned long long>(nofile.rlim_cur), static_cast<unsigned long long>(nofile.rlim_max),
+               static_cast<unsigned long long>(nofile.rlim_cur), static_cast<unsigned long long>(nofile.rlim_cur + 8));
+  return false;
+}
+
+}  // namespace
+
 int runRecord(int argc, char** argv) {
   Args args;
   if (!args.parse(argc, argv, 1,
@@ -403,23 +420,12 @@ int runRecord(int argc, char** argv) {
     return kExitUsage;
   }
 
-  // Where radar's own descriptors would take numbers the program would have.
-  if (struct rlimit nofile{};
-      ::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && log::leavesRadarNoRoom(nofile.rlim_cur, nofile.rlim_max)) {
-    std::fprintf(stderr,
-                 "radar record: descriptors are limited to %llu, and the hard limit (%llu) leaves radar's own none "
-                 "above the program's: they would take numbers the program would have had. Limit the soft limit "
-                 "only (ulimit -S -n %llu), or raise the hard one (ulimit -H -n %llu)\n",
-                 static_cast<unsigned long long>(nofile.rlim_cur), static_cast<unsigned long long>(nofile.rlim_max),
-                 static_cast<unsigned long long>(nofile.rlim_cur),
-                 static_cast<unsigned long long>(nofile.rlim_cur + 8));
-    return kExitUsage;
-  }
+  struct rlimit program_nofile {};
+  const bool nofile_known = ::getrlimit(RLIMIT_NOFILE, &program_nofile) == 0;
+  if (nofile_known && !descriptorsLeaveRoom(program_nofile)) return kExitUsage;
   if (runs) return recordRepeatedly(args, runs);
   // radar record's own descriptors (the directory, the log handout, a
   // sanitizer's probes) under the soft limit the program gets back at exec.
-  struct rlimit program_nofile {};
-  const bool nofile_known = ::getrlimit(RLIMIT_NOFILE, &program_nofile) == 0;
   if (nofile_known && program_nofile.rlim_cur < 1024 && program_nofile.rlim_cur < program_nofile.rlim_max) {
     struct rlimit ours = program_nofile;
     ours.rlim_cur = std::min<rlim_t>(1024, program_nofile.rlim_max);

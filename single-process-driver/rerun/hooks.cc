@@ -985,7 +985,10 @@ int openFifoOrReal(int dirfd, const char* path, int flags, Open&& real) {
       sys::close(static_cast<int>(fd));
       return finishWith<int>(e);
     }
-    if (!placeNew(e, fd, static_cast<int>(e->result), (flags & O_CLOEXEC) != 0)) return real();
+    // Diverged (the number is taken): the program goes on alone, and a FIFO's
+    // real open would still wait forever.
+    if (!placeNew(e, fd, static_cast<int>(e->result), (flags & O_CLOEXEC) != 0))
+      return fifo >= 0 ? static_cast<int>(fifoStandIn(dirfd, path, flags)) : real();
     return finishWith<int>(e);
   }
   if (fifo < 0) return static_cast<int>(fd);
