@@ -19,6 +19,7 @@ radar_packages=(
   clang-14 libclang-rt-14-dev clang-format-14
   gdb python3 strace xauth xvfb
   tshark libsqlite3-dev sqlite3
+  liburing-dev
 )
 # The real programs the `real` tests record (tests/real); without them
 # those tests skip, saying what is missing.

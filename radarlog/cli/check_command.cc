@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/trace_command.h"
+#include "trace/findings.h"
 
 namespace radar::cli {
 
@@ -60,6 +61,11 @@ int runCheck(int argc, char** argv) {
         std::printf("%s%s", k ? "," : "", jsonString(t.channelName(f.channels[k])).c_str());
       std::printf("]}");
     }
+    std::printf("],\"unseen\":[");
+    const auto unseen = trace::unseenLines(t);
+    for (size_t i = 0; i < unseen.size(); ++i)
+      std::printf("%s{\"what\":%s,\"process\":%s,\"text\":%s}", i ? "," : "", jsonString(unseen[i].name).c_str(),
+                  jsonString(t.label(unseen[i].process)).c_str(), jsonString(unseen[i].text).c_str());
     std::printf("]}\n");
   } else {
     std::printf("%zu processes, %zu channels, %zu events\n", t.processes.size(), t.channels.size(), t.events.size());
@@ -83,6 +89,12 @@ int runCheck(int argc, char** argv) {
     for (const auto& f : t.findings) {
       std::printf("%s: %s", trace::findingKindName(f.kind), terminalSafe(f.text).c_str());
       if (!f.events.empty()) std::printf(" (event %u)", f.events.front() + 1);
+      std::printf("\n");
+    }
+    // Not findings: where the story cannot see (said; --strict ignores them).
+    for (const trace::UnseenLine& u : trace::unseenLines(t)) {
+      std::printf("not seen: %s", terminalSafe(u.text).c_str());
+      if (u.event != trace::kNone) std::printf(" (from event %u)", u.event + 1);
       std::printf("\n");
     }
   }

@@ -1,12 +1,14 @@
 // `radar events DIR...`: RADAR's running narrative, one line per event.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/trace_command.h"
 #include "export/event_table.h"
+#include "trace/findings.h"
 #include "trace/narrative.h"
 #include "trace/patterns.h"
 
@@ -57,6 +59,30 @@ bool kindMatches(const std::string& want, log::Kind k) {
   if (want == "message") return c == Category::Send || c == Category::Receive;
   return want == log::kindName(k);
 }
+
+// Where the story stops seeing a process (it began to use io_uring, shared
+// memory ...): a line after the event it began after, or before its first.
+class UnseenMarks {
+ public:
+  explicit UnseenMarks(const trace::Trace& t) {
+    for (trace::UnseenLine& line : trace::unseenLines(t)) {
+      const uint32_t first = t.processes[line.process].first_event;
+      if (line.event != trace::kNone)
+        after_.emplace(line.event, std::move(line.text));
+      else if (first != trace::kNone)
+        before_.emplace(first, std::move(line.text));
+    }
+  }
+  void before(uint32_t i) const { print(before_, i); }
+  void after(uint32_t i) const { print(after_, i); }
+
+ private:
+  static void print(const std::multimap<uint32_t, std::string>& marks, uint32_t i) {
+    for (auto [b, e] = marks.equal_range(i); b != e; ++b)
+      std::printf("  Not seen from here: %s.\n", terminalSafe(b->second).c_str());
+  }
+  std::multimap<uint32_t, std::string> before_, after_;
+};
 
 }  // namespace
 
@@ -164,6 +190,7 @@ int runEvents(int argc, char** argv) {
     }
   }
   trace::Narrator narrator(t);
+  const UnseenMarks unseen(t);
   exporting::EventRows rows(t);
   exporting::EventRow row;
   if (format == "csv") exporting::writeCsvHeader(stdout);
@@ -193,10 +220,12 @@ int runEvents(int argc, char** argv) {
       continue;
     }
     if (!json) {
+      unseen.before(i);
       std::printf("%s\n", terminalSafe(narrator.sentence(i)).c_str());
       if (decode && log::isData(e.eventKind()) && !(e.flags & trace::kEventFailed)) {
         printContents(i);
       }
+      unseen.after(i);
       continue;
     }
     const trace::Process& p = t.processes[e.process];

@@ -639,6 +639,7 @@ int runRecord(int argc, char** argv) {
   for (const auto& p : summary.problems)
     std::fprintf(stderr, "radar: pid %d %s: %s\n", p.pid(), terminalSafe(p.executable()).c_str(),
                  terminalSafe(p.what()).c_str());
+  for (const auto& line : summary.unseen) std::fprintf(stderr, "radar: not seen: %s\n", terminalSafe(line).c_str());
 
   if (WIFEXITED(root_status)) return WEXITSTATUS(root_status);
   if (WIFSIGNALED(root_status)) return 128 + WTERMSIG(root_status);

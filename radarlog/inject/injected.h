@@ -19,13 +19,15 @@
 
 #include <cstddef>
 
+#include "log/sys.h"
+
 namespace radar::inject {
 
 [[noreturn, gnu::cold, gnu::noinline]] inline void checkFailed(const char* file, int line, const char* what) {
   auto say = [](const char* s) {
     size_t n = 0;
     while (s[n]) ++n;
-    (void)::syscall(SYS_write, 2, s, n);
+    (void)sys::raw(SYS_write, 2, reinterpret_cast<long>(s), static_cast<long>(n));
   };
   char number[12];
   int k = sizeof(number) - 1;
@@ -47,10 +49,10 @@ namespace radar::inject {
     void (*restorer)();
     unsigned long mask;
   } dfl{SIG_DFL, 0, nullptr, 0};
-  (void)::syscall(SYS_rt_sigaction, SIGABRT, &dfl, nullptr, sizeof(unsigned long));
+  (void)sys::raw(SYS_rt_sigaction, SIGABRT, reinterpret_cast<long>(&dfl), 0, sizeof(unsigned long));
   unsigned long abrt = 1ul << (SIGABRT - 1);
-  (void)::syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &abrt, nullptr, sizeof(abrt));
-  (void)::syscall(SYS_tgkill, ::syscall(SYS_getpid), ::syscall(SYS_gettid), SIGABRT);
+  (void)sys::raw(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&abrt), 0, sizeof(abrt));
+  (void)sys::raw(SYS_tgkill, sys::raw(SYS_getpid), sys::raw(SYS_gettid), SIGABRT);
   __builtin_trap();
 }
 
@@ -61,7 +63,8 @@ namespace radar::inject {
     if (__builtin_expect(!(condition), 0)) ::radar::inject::checkFailed(__FILE__, __LINE__, #condition); \
   } while (0)
 
-// Not in injected code (see above). `syscall` stays: sys.h is built on raw calls.
+// Not in injected code (see above). `syscall` stays for sys.h on architectures
+// without its own system call instruction; the hooks' own is unseen_hooks.cc's.
 #pragma GCC poison malloc calloc realloc free aligned_alloc posix_memalign memalign valloc pvalloc strdup strndup
 #pragma GCC poison printf fprintf sprintf vprintf vfprintf vsprintf dprintf vdprintf puts fputs putchar fputc
 #pragma GCC poison asprintf vasprintf perror

@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "log/unseen.h"
+
 namespace radar::inject {
 
 // Both libraries' thread-local storage takes this many bytes, exactly
@@ -37,6 +39,14 @@ uint32_t takeThreadOrdinal();
 void returnThreadOrdinal();
 // First thing in a new thread, with its creation order.
 void threadStarts(uint32_t ordinal);
+
+// ---- what radar does not record (unseen_hooks.cc) -------------------------------
+// The program used `what` (`detail` names it: a path, a queue, a call; `fd`
+// the descriptor a raw data call moved bytes on, else -1). The recorder says
+// so in the log; the re-run stops where it could not feed the program.
+void unseenUsed(log::Unseen what, const char* detail, int fd);
+// eventfd() made `fd` in this image.
+void eventFdCreated(int fd);
 
 // ---- the program's end (shared_hooks.cc) ---------------------------------------
 // main() returned `status` (the C library's exit() follows, unhooked).

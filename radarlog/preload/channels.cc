@@ -39,7 +39,17 @@ using log::ChannelOrigin;
 using log::ChannelType;
 
 // Table entry: channel index | class << 32 | flags << 36 | log_gen << 40.
-enum Class : uint64_t { kUnknown = 0, kNotChannel = 1, kChannel = 2, kRandom = 3, kSignalFd = 4 };
+// kEventFd: an eventfd this image made; kSharedEventFd: one it got from
+// elsewhere (its parent, an exec'd image), whose uses are said (unseen.h).
+enum Class : uint64_t {
+  kUnknown = 0,
+  kNotChannel = 1,
+  kChannel = 2,
+  kRandom = 3,
+  kSignalFd = 4,
+  kEventFd = 5,
+  kSharedEventFd = 6
+};
 constexpr uint64_t kFlagStoreReceived = 1, kFlagPeerUnknown = 2, kFlagExternal = 4;
 constexpr int kChunkBits = 12;
 constexpr int kChunkSize = 1 << kChunkBits;
@@ -257,11 +267,15 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
       break;
     }
     case 0: {
-      // An anonymous inode: a signalfd's reads are signals taken.
+      // An anonymous inode: a signalfd's reads are signals taken; an
+      // eventfd not made here is shared with another process.
       const long m = sys::readlink(proc, path, sizeof(path) - 1);
       constexpr char kSignalFdLink[] = "anon_inode:[signalfd]";
+      constexpr char kEventFdLink[] = "anon_inode:[eventfd]";
       if (m == sizeof(kSignalFdLink) - 1 && std::memcmp(path, kSignalFdLink, sizeof(kSignalFdLink) - 1) == 0)
         return makeEntry(0, kSignalFd, 0);
+      if (m == sizeof(kEventFdLink) - 1 && std::memcmp(path, kEventFdLink, sizeof(kEventFdLink) - 1) == 0)
+        return makeEntry(0, origin == ChannelOrigin::Created ? kEventFd : kSharedEventFd, 0);
       return makeEntry(0, kNotChannel, 0);
     }
     default:
@@ -361,6 +375,13 @@ void classifyOpenDescriptors(const int32_t* listed, size_t count) {
 }
 
 bool isChannel(int fd) { return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kChannel; }
+
+void noteIfSharedEventFd(int fd) {
+  if (__builtin_expect(entryClass(load(fd)) != kSharedEventFd, 1)) return;
+  char detail[24] = "fd ";
+  sys::formatDecimal(detail + 3, sizeof detail - 3, static_cast<unsigned>(fd));
+  sayUnseen(log::Unseen::EventFd, detail);
+}
 
 bool isRandomDevice(int fd) { return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kRandom; }
 
@@ -485,6 +506,7 @@ void resetChannelsForNewLog() {
   // indices start again.
   g_process.log_gen++;
   g_process.channels.store(0, std::memory_order_relaxed);
+  g_process.unseen_said.store(0, std::memory_order_relaxed);
   if (g_process.channel_table)
     std::memset(g_process.channel_table, 0, g_process.channel_capacity * sizeof(ChannelState));
 }

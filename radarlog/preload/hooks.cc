@@ -137,7 +137,10 @@ long filePosition(int fd) { return sys::raw(SYS_lseek, fd, 0, SEEK_CUR); }
 
 HOOK ssize_t write(int fd, const void* buf, size_t n) {
   REAL(write);
-  if (!active() || !isChannel(fd)) return real_write(fd, buf, n);
+  if (!active() || !isChannel(fd)) {
+    if (active()) noteIfSharedEventFd(fd);
+    return real_write(fd, buf, n);
+  }
   Call call(Kind::Write, fd);
   const ssize_t r = real_write(fd, buf, n);
   call.finish(r);
@@ -355,6 +358,7 @@ void recordBytesRead(Call& call, const Iov* iov, size_t count, ssize_t r) {
 // for other descriptors, untouched. `read` makes the call.
 template <typename Read>
 bool recordedNonMessageRead(int fd, const Iov* iov, size_t count, ssize_t* result, Read read) {
+  noteIfSharedEventFd(fd);
   if (isSignalFd(fd)) {
     // Signals taken: struct signalfd_siginfo each; the first one's number
     // and sender are the event's.

@@ -15,6 +15,7 @@
 
 #include "log/fields.h"
 #include "log/kinds.h"
+#include "log/unseen.h"
 
 namespace radar::preload {
 
@@ -34,6 +35,12 @@ bool isChannel(int fd);
 bool isRandomDevice(int fd);
 // Whether `fd` is a signalfd: its reads take signals (SIGNAL_WAIT).
 bool isSignalFd(int fd);
+// A read or write of `fd`, not a channel: an eventfd this image got from
+// another process is said (sayUnseen), once.
+void noteIfSharedEventFd(int fd);
+// The program uses something radar does not record (log/unseen.h): a NOTE
+// in the log, once per image and mechanism, where it began.
+void sayUnseen(log::Unseen what, const char* detail);
 // Whether a signal with this si_code was sent by a process (kill, sigqueue,
 // tgkill), whose pid is then the sender's.
 inline bool sentByAProcess(int si_code) { return si_code == SI_USER || si_code == SI_QUEUE || si_code == SI_TKILL; }

@@ -69,6 +69,7 @@ struct Process {
   char** argv = nullptr;                     // as given to the constructor
   int fd_floor = 0;                          // our descriptors live at or above this
   std::atomic<uint32_t> threads_created{0};  // pthread_create calls of this image
+  std::atomic<uint32_t> unseen_said{0};      // log::Unseen bits said in this log
 };
 
 // One deferred record: a signal handler recorded something while its

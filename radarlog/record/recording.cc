@@ -25,6 +25,7 @@
 #include "log/go_program.h"
 #include "log/reader.h"
 #include "log/recorder_env.h"
+#include "log/unseen.h"
 
 namespace radar::cli {
 namespace {
@@ -232,7 +233,20 @@ struct Image {
   };
   std::vector<Child> children;
   std::vector<std::pair<int, int>> reaped;  // pid, wait status this image got
+  std::vector<std::string> unseen;          // what it used that radar does not record (log/unseen.h)
+  std::string unshared_memory;              // anonymous shared memory not yet shared by a fork
 };
+
+// A NOTE saying the image used what radar does not record. Anonymous shared
+// memory counts only once the image forks (the merge's rule too).
+void noteUnseen(const log::Record& r, Image& img) {
+  if (r.strings.size() < 4 || r.strings[1] != log::kUnseenNote) return;
+  const std::string text(r.strings[0]);
+  if (r.strings[2] == log::unseenName(log::Unseen::SharedMemory) && r.strings[3].starts_with("anonymous"))
+    img.unshared_memory = text;
+  else
+    img.unseen.push_back(text);
+}
 
 Image summarizeLog(const std::string& path, bool finalize) {
   Image img;
@@ -268,9 +282,14 @@ Image summarizeLog(const std::string& path, bool finalize) {
   log::Record r;
   log::Kind last = log::Kind::Unspecified;
   while (reader->next(r)) {
+    if (r.kind == log::Kind::Note) noteUnseen(r, img);
     if (!r.counter) continue;
     last = r.kind;
     ++img.events;
+    if (r.kind == log::Kind::Fork && !img.unshared_memory.empty()) {
+      img.unseen.push_back(std::move(img.unshared_memory));
+      img.unshared_memory.clear();
+    }
     if (r.kind == log::Kind::Exec) img.exec_path = r.strings.empty() ? "" : std::string(r.strings[0]);
     if (r.kind == log::Kind::Wait && r.peer_pid > 0 && r.result == r.peer_pid)
       img.reaped.push_back({r.peer_pid, r.status});
@@ -337,6 +356,8 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
   for (Image& img : summarizeLogs(log::listLogs(dir), finalize)) {
     s.bytes += img.bytes;
     for (auto& p : img.problems) s.problems.push_back(std::move(p));
+    for (auto& u : img.unseen)
+      s.unseen.push_back("pid " + std::to_string(img.pid) + " " + img.exe + ": " + std::move(u));
     if (!img.readable) continue;
     ++s.logs;
     s.events += img.events;

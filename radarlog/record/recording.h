@@ -17,6 +17,9 @@ struct RecordingSummary {
   std::vector<proto::Recording::Problem> problems;
   // Each program that ran, hashed if the file is still as it was then.
   std::vector<proto::Recording::Executable> executables;
+  // What processes used that radar does not record, one line each:
+  // "pid N EXE: uses io_uring (liburing): ...".
+  std::vector<std::string> unseen;
 };
 
 // A new directory name for a recording: BASE-YYYYMMDD-HHMMSS, with -2,

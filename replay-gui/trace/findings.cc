@@ -68,19 +68,51 @@ void findContradictions(Trace& t) {
   }
 }
 
-// A channel one of whose ends is held by a process other than `p` whose
-// log lost its last events (a full disk): what those events would have
-// said -- sends, receives -- is unknown, so bytes that seem missing on it
-// are no finding of their own (the lost-events finding says why).
-bool lostEventsExplain(const Trace& t, uint32_t channel, uint32_t p) {
-  for (uint32_t e : t.channels[channel].endpoints) {
-    const uint32_t q = t.endpoints[e].process;
-    if (q != p && t.processes[q].control.incomplete) return true;
-  }
+// Whether process p forks after its event `counter`.
+bool forksAfter(const Trace& t, uint32_t p, uint64_t counter) {
+  const EventList& mine = t.counter_events[p];
+  for (size_t k = counter; k < mine.size(); ++k)
+    if (t.events[mine[k]].eventKind() == Kind::Fork) return true;
   return false;
 }
 
 }  // namespace
+
+// A channel one of whose ends is held by a process other than `p` whose
+// log lost its last events (a full disk), or that moved bytes where radar
+// does not see them (io_uring, raw system calls): what those events would
+// have said -- sends, receives -- is unknown, so bytes that seem missing on
+// it are no finding of their own (the lost-events finding, or the unseen
+// line, says why).
+bool channelGapExplained(const Trace& t, uint32_t channel, uint32_t p) {
+  for (uint32_t e : t.channels[channel].endpoints) {
+    const uint32_t q = t.endpoints[e].process;
+    if (q == p) continue;
+    if (t.processes[q].control.incomplete) return true;
+    for (const Process::UnseenUse& u : t.processes[q].unseen)
+      if (log::unseenMovesChannelBytes(u.what)) return true;
+  }
+  return false;
+}
+
+std::vector<UnseenLine> unseenLines(const Trace& t) {
+  std::vector<UnseenLine> out;
+  for (const Process& p : t.processes)
+    for (const Process::UnseenUse& u : p.unseen) {
+      if (u.what == log::Unseen::SharedMemory && u.detail.starts_with("anonymous") &&
+          !forksAfter(t, p.index, u.after_counter))
+        continue;
+      UnseenLine line;
+      line.process = p.index;
+      line.event = u.after_counter ? t.positionOfCounter(p.index, u.after_counter) : kNone;
+      line.name = log::unseenName(u.what);
+      line.text = t.label(p.index) + " " + log::unseenDoes(u.what) + (u.detail.empty() ? "" : " (" + u.detail + ")") +
+                  ": " + log::unseenConsequence(u.what);
+      if (log::unseenMovesChannelBytes(u.what)) line.text += "; bytes missing on its channels are no finding";
+      out.push_back(std::move(line));
+    }
+  return out;
+}
 
 std::string blockedCallName(unsigned kind) { return log::kindName(static_cast<log::Kind>(kind)); }
 
@@ -177,7 +209,7 @@ void findProblems(Trace& t) {
   std::set<std::pair<uint32_t, uint32_t>> in_flight;  // (channel, sending process)
   for (const auto& [key, f] : lost) in_flight.insert(key);
   for (auto& [key, f] : lost) {
-    if (lostEventsExplain(t, key.first, key.second)) continue;
+    if (channelGapExplained(t, key.first, key.second)) continue;
     f.processes = {key.second};
     f.channels = {key.first};
     f.text = plural(f.events.size(), "message", "messages") + " (" + plural(f.bytes, "byte", "bytes") + ") sent by " +
@@ -247,7 +279,7 @@ void findProblems(Trace& t) {
   for (auto& [ch, f] : orphan) {
     const uint32_t channel = ch;
     if (std::all_of(f.processes.begin(), f.processes.end(),
-                    [&](uint32_t p) { return lostEventsExplain(t, channel, p); }))
+                    [&](uint32_t p) { return channelGapExplained(t, channel, p); }))
       continue;
     f.channels = {ch};
     f.text = plural(f.events.size(), "receive", "receives") + " on " + t.channelName(ch) +

@@ -3,13 +3,32 @@
 // are incomplete. Computed once the trace is merged.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace radar::trace {
 
 class Trace;
 
 void findProblems(Trace& trace);
+
+// What the recorded processes used that radar does not record (io_uring,
+// shared memory, message queues ...), said apart from the findings: a limit
+// of what radar saw, not a fault of the program. Anonymous shared memory is
+// said only where the process forked after mapping it (else nobody shares it).
+struct UnseenLine {
+  uint32_t process;
+  uint32_t event;          // position of the event after which it began, or kNone
+  std::string name, text;  // log::unseenName(); "X[pid] uses io_uring (liburing): ..."
+};
+std::vector<UnseenLine> unseenLines(const Trace& trace);
+
+// Whether bytes on `channel` that seem to lack a sender or a receiver may
+// have gone where radar does not see: another holder than `process` lost
+// its last events (a full disk) or moved bytes through io_uring or raw
+// system calls.
+bool channelGapExplained(const Trace& trace, uint32_t channel, uint32_t process);
 
 // "read" -> "a read", for sentences; the call a thread was blocked in.
 std::string blockedCallName(unsigned kind);

@@ -52,7 +52,19 @@ struct LogJob {
   std::string damage;
   bool overflow = false;
   Trace::SentBytes sent;  // LoadOptions::keep_sent_bytes
+  std::vector<Process::UnseenUse> unseen;
 };
+
+// A note that the process used what radar does not record.
+void noteUnseen(const log::Record& r, LogJob& job) {
+  log::Unseen what;
+  if (r.strings.size() < 4 || r.strings[1] != log::kUnseenNote ||
+      !log::unseenByName(std::string(r.strings[2]).c_str(), &what))
+    return;
+  for (const auto& u : job.unseen)
+    if (u.what == what) return;  // once per mechanism (a log written twice over says it twice)
+  job.unseen.push_back({what, std::string(r.strings[3]), job.count});
+}
 
 // `kept`: bytes of sends kept so far by all the logs' readings.
 void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, std::atomic<uint64_t>& kept,
@@ -98,6 +110,10 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
       e.path = ci.path();
       e.fd = ci.fd();
       e.inherited = ci.origin() == proto::INHERITED;
+      continue;
+    }
+    if (r.kind == log::Kind::Note) {
+      noteUnseen(r, job);
       continue;
     }
     if (!r.counter) continue;  // other annotations
@@ -516,6 +532,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
       raw.message_lengths.emplace(index - job.begin + write, std::move(lengths));
     Process& p = raw.processes[job.process];
     p.threads = job.threads;
+    p.unseen = std::move(job.unseen);
     p.damage = job.damage;
     if (!job.damage.empty()) raw.problems.push_back({job.path, job.damage});
     raw.ranges[job.process] = {write, write + job.count};
@@ -566,6 +583,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     Process& p = raw.processes[job.process];
     p.threads = again.threads;
     p.damage = again.damage;
+    p.unseen = std::move(again.unseen);
     // The second reading's damage, if any, replaces the first's.
     raw.problems.erase(std::remove_if(raw.problems.begin(), raw.problems.end(),
                                       [&](const LoadProblem& problem) { return problem.path == job.path; }),

@@ -7,6 +7,8 @@
 #include <csignal>
 #include <cstring>
 
+#include "trace/findings.h"
+
 namespace radar::trace {
 
 std::string signalText(int sig) {
@@ -117,7 +119,9 @@ std::string Narrator::describe(uint32_t position) const {
         const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
         whence = " from " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
       } else if (e.flags & kEventUnmatched) {
-        whence = " that no recorded process sent";
+        whence = channelGapExplained(t_, t_.endpoints[e.endpoint].channel, e.process)
+                     ? " whose sending radar did not see"
+                     : " that no recorded process sent";
       }
       const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
       return subject + verb + whence + on + " (" + bytes(e.value) + ")";

@@ -21,6 +21,7 @@
 
 #include "log/kinds.h"
 #include "log/reader.h"
+#include "log/unseen.h"
 
 namespace radar::proto {
 class Header;
@@ -96,6 +97,14 @@ struct Process {
   // image exec'd into and that left no log. Why ("not recorded: statically
   // linked"); it has no events, and holds the channel ends it got at the exec.
   std::string not_recorded;
+  // What it used that radar does not record (log/unseen.h), in the order
+  // it began: after its event `after_counter` (0: before its first).
+  struct UnseenUse {
+    log::Unseen what;
+    std::string detail;
+    uint64_t after_counter = 0;
+  };
+  std::vector<UnseenUse> unseen;
   std::string recordedLabel() const;  // "name[pid]" by the recorded name; shown: Trace::label()
   // The Event::thread of a thread id (an unknown one: the main thread's;
   // past 254 threads, 254).

@@ -1857,6 +1857,25 @@ void threadStarts(uint32_t ordinal) { radar::rerun::threadStarts(ordinal); }
 
 void mainReturned(int status) { radar::rerun::noteExitStatus(status); }
 
+// What radar did not record cannot be fed: a ring whose transfers the
+// recording lacks, a raw read or write on a channel. The re-run stops there
+// rather than run on with what the recorded call would have had.
+void unseenUsed(log::Unseen what, const char* detail, int fd) {
+  if (!replaying()) return;
+  Report r;
+  if (what == log::Unseen::IoUring)
+    r << "the program sets up io_uring (" << detail
+      << "), which radar does not record: what it moves through the ring can be neither fed nor compared";
+  else if (what == log::Unseen::RawSystemCall && fd >= 0 && isChannelFd(fd))
+    r << "the program calls " << detail << "(fd " << fd
+      << ") through syscall(), which radar does not record: the recording has no such call";
+  else
+    return;
+  diverge(nullptr, r.str());
+}
+
+void eventFdCreated(int) {}
+
 }  // namespace radar::inject
 
 // ==== stdio (stdio_table.h) =====================================================================

@@ -679,8 +679,8 @@ TEST(Debug, NoFalseDivergences) {
        {Case{"vfork", "", "its vfork child, process "}, Case{"cancel", "", "is cancelled in read() on pipe"},
         Case{"closed", " <&- >&- 2>&-", "creates pipe"}, Case{"exit", "", "(thread 2) starts"},
         Case{"peektrunc", "", "(252 bytes)"}, Case{"closefrom", "", "receives a message from rerun_traps["},
-        Case{"close_range", "", "receives a message from rerun_traps["}, Case{"devnull", "", "closes its end of pipe 2"},
-        Case{"fifo", "", "opens fifo /tmp/radar-fifo-"}}) {
+        Case{"close_range", "", "receives a message from rerun_traps["},
+        Case{"devnull", "", "closes its end of pipe 2"}, Case{"fifo", "", "opens fifo /tmp/radar-fifo-"}}) {
     SCOPED_TRACE(c.mode);
     const std::string dir = testTempDir() + "/rec-" + c.mode;
     Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- sh -c " +

@@ -1466,5 +1466,62 @@ TEST(Record, AThreadsSendIsToldBeforeAnotherThreadReceivesIt) {
   EXPECT_NE(check.out.find("\"placed_by_time\":0,"), std::string::npos) << check.out;
 }
 
+// What radar does not record is said, never hidden and never blamed: a
+// parent and child that meet through a message queue, shared memory, a
+// semaphore, an eventfd, a raw system call or io_uring. radar record's
+// summary, `radar check` (no finding: it is no fault of the program) and
+// `radar events` (where the process began to use it) say what was not
+// seen; bytes a pipe got unseen are no `no-sender`; and the re-run of a
+// process that wrote them stops there, saying why, rather than run on.
+TEST(Record, WhatRadarCannotSeeIsSaid) {
+  struct Case {
+    const char* mode;
+    const char* said;  // after the process's label
+    const char* output;
+  };
+  for (const Case& c : {Case{"mq", "opens a POSIX message queue (/radar-unseen-", "child received 6: hello"},
+                        Case{"msg", "uses a System V message queue (queue ", "child received 6: hello"},
+                        Case{"eventfd", "uses an eventfd it shares with another process (fd ", "parent counted 7"},
+                        Case{"shm", "maps shared memory (anonymous, 1 KiB)", "parent read hello"},
+                        Case{"sem", "opens a POSIX semaphore (/radar-unseen-", "parent was posted"},
+                        Case{"raw", "makes a raw system call (write)", "child read 6: hello"},
+                        Case{"uring", "uses io_uring (liburing)", "child read 6: hello"}}) {
+    SCOPED_TRACE(c.mode);
+    Recording rec = record({programPath("unseen"), c.mode});
+    if (rec.exit_code == 77) {
+      EXPECT_EQ(std::string(c.mode), "uring");
+      std::printf(
+          "[  SKIPPED ] io_uring: the test program was built without liburing (apt-get install liburing-dev)\n");
+      continue;
+    }
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    EXPECT_NE(rec.out.find(c.output), std::string::npos) << rec.out;
+    EXPECT_NE(rec.err.find(std::string(": ") + c.said), std::string::npos) << rec.err;
+    EXPECT_NE(rec.err.find("radar: not seen: pid "), std::string::npos) << rec.err;
+    const Result check = radar({"check", "--strict", rec.dir});
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    EXPECT_NE(check.out.find(std::string("] ") + c.said), std::string::npos) << check.out;
+    EXPECT_NE(check.out.find("not seen: unseen["), std::string::npos) << check.out;
+    const Result events = radar({"events", rec.dir});
+    EXPECT_NE(events.out.find(std::string("  Not seen from here: unseen[")), std::string::npos) << events.out;
+    const bool over_pipe = std::string(c.mode) == "raw" || std::string(c.mode) == "uring";
+    if (!over_pipe) continue;
+    EXPECT_EQ(events.out.find("that no recorded process sent"), std::string::npos) << events.out;
+    EXPECT_NE(events.out.find("receives a message whose sending radar did not see on pipe"), std::string::npos)
+        << events.out;
+    // The writer's re-run stops where it wrote unseen.
+    int parent = 0;
+    for (const ProcessLog& log : rec.logs)
+      if (log.header.origin() == proto::ROOT) parent = static_cast<int>(log.header.pid());
+    const Result rerun = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) + " " +
+                               std::to_string(parent) + " --no-gdb");
+    EXPECT_EQ(rerun.exit_code, 1) << rerun.err;
+    EXPECT_NE(rerun.err.find(std::string(c.mode) == "raw" ? ") through syscall(), which radar does not record"
+                                                          : "sets up io_uring"),
+              std::string::npos)
+        << rerun.err;
+  }
+}
+
 }  // namespace
 }  // namespace radar::testing

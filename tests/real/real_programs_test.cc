@@ -39,6 +39,10 @@ void expectTrueRecording(const std::string& dir, const std::string& run_as, cons
   int findings = 0;
   for (int n = 0; std::getline(lines, line); ++n) {
     if (n < 2 || line == "no findings") continue;  // the summary
+    if (line.starts_with("not seen: ")) {          // what radar does not record: said, no finding
+      std::printf("radar check: %s\n", line.c_str());
+      continue;
+    }
     ++findings;
     const bool real = std::any_of(real_findings.begin(), real_findings.end(),
                                   [&](const std::string& p) { return std::regex_search(line, std::regex(p)); });

@@ -1,0 +1,256 @@
+// Hooks on what radar does not record (log/unseen.h): io_uring, raw system
+// calls, shared memory, semaphores, message queues, eventfds. Each passes
+// the call through unchanged; the library is told (inject/library.h) so
+// that the recorder can say so in the log and the re-run can stop where it
+// cannot feed the program. Built once, with the injected flags, into both.
+#include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "inject/hook.h"
+#include "inject/library.h"
+#include "inject/text.h"
+#include "log/sys.h"
+
+#include "inject/injected.h"  // last: it poisons what injected code must not call
+
+using radar::log::Unseen;
+namespace inject = radar::inject;
+
+namespace {
+
+// Tells the library with errno left as the call set it.
+void tell(Unseen what, const char* detail, int fd = -1) {
+  const int saved = errno;
+  inject::unseenUsed(what, detail, fd);
+  errno = saved;
+}
+
+void tellId(Unseen what, const char* kind, long id) {
+  char detail[48];
+  size_t at = inject::appendStr(detail, 0, sizeof(detail), kind);
+  inject::appendDec(detail, at, sizeof(detail), static_cast<uint64_t>(id < 0 ? 0 : id));
+  tell(what, detail);
+}
+
+// The system calls radar records through their C library wrappers, by
+// number: made through syscall(), they are not recorded. `fd_arg`: whether
+// the first argument is the descriptor the call moves data on (a call on a
+// file is nothing radar would have recorded).
+struct RawCall {
+  long number;
+  const char* name;
+  bool fd_arg;
+};
+constexpr RawCall kRawCalls[] = {
+    {SYS_read, "read", true},
+    {SYS_write, "write", true},
+    {SYS_readv, "readv", true},
+    {SYS_writev, "writev", true},
+    {SYS_sendto, "sendto", true},
+    {SYS_recvfrom, "recvfrom", true},
+    {SYS_sendmsg, "sendmsg", true},
+    {SYS_recvmsg, "recvmsg", true},
+    {SYS_sendmmsg, "sendmmsg", true},
+    {SYS_recvmmsg, "recvmmsg", true},
+    {SYS_pipe, "pipe", false},
+    {SYS_pipe2, "pipe2", false},
+    {SYS_socketpair, "socketpair", false},
+    {SYS_socket, "socket", false},
+    {SYS_connect, "connect", false},
+    {SYS_accept, "accept", false},
+    {SYS_accept4, "accept4", false},
+    {SYS_close, "close", false},
+    {SYS_dup, "dup", false},
+    {SYS_dup2, "dup2", false},
+    {SYS_dup3, "dup3", false},
+    {SYS_fork, "fork", false},
+    {SYS_vfork, "vfork", false},
+    {SYS_clone, "clone", false},
+    {SYS_clone3, "clone3", false},
+    {SYS_execve, "execve", false},
+    {SYS_execveat, "execveat", false},
+    {SYS_exit_group, "exit_group", false},
+    {SYS_kill, "kill", false},
+    {SYS_wait4, "wait4", false},
+    {SYS_waitid, "waitid", false},
+    {SYS_splice, "splice", false},
+    {SYS_sendfile, "sendfile", false},
+    {SYS_tee, "tee", false},
+    {SYS_shutdown, "shutdown", false},
+};
+
+}  // namespace
+
+// ==== io_uring (liburing's entry points; it makes its system calls itself) =========
+
+struct io_uring;
+struct io_uring_params;
+extern "C" int io_uring_queue_init(unsigned entries, struct io_uring* ring, unsigned flags);
+extern "C" int io_uring_queue_init_params(unsigned entries, struct io_uring* ring, struct io_uring_params* p);
+extern "C" int io_uring_setup(unsigned entries, struct io_uring_params* p);
+
+HOOK int io_uring_queue_init(unsigned entries, struct io_uring* ring, unsigned flags) {
+  REAL(io_uring_queue_init);
+  tell(Unseen::IoUring, "liburing");
+  return real_io_uring_queue_init(entries, ring, flags);
+}
+
+HOOK int io_uring_queue_init_params(unsigned entries, struct io_uring* ring, struct io_uring_params* p) {
+  REAL(io_uring_queue_init_params);
+  tell(Unseen::IoUring, "liburing");
+  return real_io_uring_queue_init_params(entries, ring, p);
+}
+
+HOOK int io_uring_setup(unsigned entries, struct io_uring_params* p) {
+  REAL(io_uring_setup);
+  tell(Unseen::IoUring, "liburing");
+  return real_io_uring_setup(entries, p);
+}
+
+// ==== syscall() ===================================================================
+
+HOOK long syscall(long number, ...) {
+  va_list ap;
+  va_start(ap, number);
+  long a[6];
+  for (long& v : a) v = va_arg(ap, long);
+  va_end(ap);
+  if (number == SYS_io_uring_setup || number == SYS_io_uring_enter || number == SYS_io_uring_register) {
+    tell(Unseen::IoUring, "system call");
+  } else {
+    for (const RawCall& c : kRawCalls)
+      if (c.number == number) {
+        tell(Unseen::RawSystemCall, c.name, c.fd_arg ? static_cast<int>(a[0]) : -1);
+        break;
+      }
+  }
+  const long r = radar::sys::raw(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  if (r < 0 && r > -4096) {
+    errno = static_cast<int>(-r);
+    return -1;
+  }
+  return r;
+}
+
+// ==== shared memory ===============================================================
+
+namespace {
+
+// A mapping other processes may write to: shared and writable, or shared
+// and anonymous (shared with the children forked after it).
+void* mapped(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+  const long r = radar::sys::raw(SYS_mmap, reinterpret_cast<long>(addr), static_cast<long>(len), prot, flags, fd,
+                                 static_cast<long>(off));
+  if (r < 0 && r > -4096) {
+    errno = static_cast<int>(-r);
+    return MAP_FAILED;
+  }
+  const int type = flags & MAP_TYPE;
+  if ((type == MAP_SHARED || type == MAP_SHARED_VALIDATE) && ((flags & MAP_ANONYMOUS) || (prot & PROT_WRITE))) {
+    char detail[192];
+    if (flags & MAP_ANONYMOUS) {
+      size_t at = inject::appendStr(detail, 0, sizeof(detail), "anonymous, ");
+      at = inject::appendDec(detail, at, sizeof(detail), (len + 1023) / 1024);
+      inject::appendStr(detail, at, sizeof(detail), " KiB");
+    } else {
+      char proc[32];
+      inject::appendDec(proc, inject::appendStr(proc, 0, sizeof(proc), "/proc/self/fd/"), sizeof(proc),
+                        static_cast<uint64_t>(fd));
+      const long n = radar::sys::readlink(proc, detail, sizeof(detail) - 1);
+      detail[n > 0 ? n : 0] = 0;
+    }
+    tell(Unseen::SharedMemory, detail);
+  }
+  return reinterpret_cast<void*>(r);
+}
+
+}  // namespace
+
+// Made here with the system call: the first call of a hook resolves the
+// real function with dlsym(), which an allocator that maps its memory
+// through mmap() (jemalloc) must not be reentered by.
+HOOK void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+  return mapped(addr, len, prot, flags, fd, off);
+}
+HOOK void* mmap64(void* addr, size_t len, int prot, int flags, int fd, off64_t off) {
+  return mapped(addr, len, prot, flags, fd, off);
+}
+
+HOOK void* shmat(int id, const void* addr, int flags) {
+  REAL(shmat);
+  tellId(Unseen::SharedMemory, "System V segment ", id);
+  return real_shmat(id, addr, flags);
+}
+
+// ==== semaphores and message queues ================================================
+
+HOOK sem_t* sem_open(const char* name, int flags, ...) {
+  REAL(sem_open);
+  tell(Unseen::Semaphore, name);
+  if (!(flags & O_CREAT)) return real_sem_open(name, flags);
+  va_list ap;
+  va_start(ap, flags);
+  const auto mode = static_cast<mode_t>(va_arg(ap, int));
+  const unsigned value = va_arg(ap, unsigned);
+  va_end(ap);
+  return real_sem_open(name, flags, mode, value);
+}
+
+HOOK mqd_t mq_open(const char* name, int flags, ...) {
+  REAL(mq_open);
+  tell(Unseen::MessageQueue, name);
+  if (!(flags & O_CREAT)) return real_mq_open(name, flags);
+  va_list ap;
+  va_start(ap, flags);
+  const auto mode = static_cast<mode_t>(va_arg(ap, int));
+  struct mq_attr* attr = va_arg(ap, struct mq_attr*);
+  va_end(ap);
+  return real_mq_open(name, flags, mode, attr);
+}
+
+HOOK int msgsnd(int id, const void* msg, size_t size, int flags) {
+  REAL(msgsnd);
+  tellId(Unseen::SysvMessageQueue, "queue ", id);
+  return real_msgsnd(id, msg, size, flags);
+}
+
+HOOK ssize_t msgrcv(int id, void* msg, size_t size, long type, int flags) {
+  REAL(msgrcv);
+  tellId(Unseen::SysvMessageQueue, "queue ", id);
+  return real_msgrcv(id, msg, size, type, flags);
+}
+
+HOOK int semop(int id, struct sembuf* ops, size_t count) {
+  REAL(semop);
+  tellId(Unseen::SysvSemaphore, "set ", id);
+  return real_semop(id, ops, count);
+}
+
+HOOK int semtimedop(int id, struct sembuf* ops, size_t count, const struct timespec* timeout) {
+  REAL(semtimedop);
+  tellId(Unseen::SysvSemaphore, "set ", id);
+  return real_semtimedop(id, ops, count, timeout);
+}
+
+// ==== eventfd =====================================================================
+
+HOOK int eventfd(unsigned value, int flags) {
+  REAL(eventfd);
+  const int fd = real_eventfd(value, flags);
+  if (fd >= 0) {
+    const int saved = errno;
+    inject::eventFdCreated(fd);
+    errno = saved;
+  }
+  return fd;
+}

@@ -1,0 +1,80 @@
+// What radar does not record, said out loud: a recorded process that uses
+// one of these mechanisms writes a NOTE (once per image and mechanism) whose
+// strings are [text, "unseen", name, detail], at the point of its story
+// where it began. The merge turns them into `unseen` findings; a channel
+// whose bytes may have moved through such a mechanism (io_uring, raw system
+// calls) is then no `no-sender` or `never-received` finding of its own.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace radar::log {
+
+enum class Unseen : uint8_t {
+  IoUring,           // transfers submitted through an io_uring ring
+  RawSystemCall,     // syscall() of a call radar records through its wrapper
+  SharedMemory,      // MAP_SHARED writable or anonymous mappings, System V segments
+  Semaphore,         // POSIX named semaphores (sem_open)
+  MessageQueue,      // POSIX message queues (mq_open)
+  SysvMessageQueue,  // msgsnd / msgrcv
+  SysvSemaphore,     // semop / semtimedop
+  EventFd,           // an eventfd shared with another process
+};
+inline constexpr unsigned kUnseenCount = 8;
+inline constexpr char kUnseenNote[] = "unseen";
+
+// The machine name (the note's strings[2], `radar check --json`).
+inline const char* unseenName(Unseen u) {
+  static const char* const names[kUnseenCount] = {"io_uring",      "raw-system-call",    "shared-memory",  "semaphore",
+                                                  "message-queue", "sysv-message-queue", "sysv-semaphore", "eventfd"};
+  const auto k = static_cast<unsigned>(u);
+  return k < kUnseenCount ? names[k] : "unknown";
+}
+
+// What the process did, after its label: "uses io_uring".
+inline const char* unseenDoes(Unseen u) {
+  static const char* const does[kUnseenCount] = {
+      "uses io_uring",
+      "makes a raw system call",
+      "maps shared memory",
+      "opens a POSIX semaphore",
+      "opens a POSIX message queue",
+      "uses a System V message queue",
+      "uses a System V semaphore set",
+      "uses an eventfd it shares with another process",
+  };
+  const auto k = static_cast<unsigned>(u);
+  return k < kUnseenCount ? does[k] : "uses something radar does not record";
+}
+
+// What radar cannot tell because of it.
+inline const char* unseenConsequence(Unseen u) {
+  static const char* const what[kUnseenCount] = {
+      "what it reads and writes through the ring is not recorded",
+      "the call is not recorded",
+      "what processes write there is not recorded",
+      "its waits and posts are not recorded",
+      "its messages are not recorded",
+      "its messages are not recorded",
+      "its operations are not recorded",
+      "its counts are not recorded",
+  };
+  const auto k = static_cast<unsigned>(u);
+  return k < kUnseenCount ? what[k] : "it is not recorded";
+}
+
+// Whether bytes of a recorded channel may have moved through it unseen.
+inline bool unseenMovesChannelBytes(Unseen u) { return u == Unseen::IoUring || u == Unseen::RawSystemCall; }
+
+// The mechanism a note's strings[2] names; false when none.
+inline bool unseenByName(const char* name, Unseen* out) {
+  for (unsigned k = 0; k < kUnseenCount; ++k)
+    if (std::strcmp(name, unseenName(static_cast<Unseen>(k))) == 0) {
+      *out = static_cast<Unseen>(k);
+      return true;
+    }
+  return false;
+}
+
+}  // namespace radar::log

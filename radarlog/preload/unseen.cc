@@ -1,0 +1,49 @@
+// What the recorder cannot see, said in the log (log/unseen.h): the
+// library's side of inject/unseen_hooks.cc.
+#include "log/unseen.h"
+
+#include "inject/library.h"
+#include "inject/text.h"
+#include "preload/recorder.h"
+#include "preload/state.h"
+
+#include "inject/injected.h"  // last: it poisons what injected code must not call
+
+namespace radar::preload {
+
+void sayUnseen(log::Unseen what, const char* detail) {
+  if (!active()) return;
+  const uint32_t bit = 1u << static_cast<unsigned>(what);
+  if (g_process.unseen_said.fetch_or(bit, std::memory_order_relaxed) & bit) return;
+  char text[320];
+  size_t at = inject::appendStr(text, 0, sizeof(text), log::unseenDoes(what));
+  if (detail && detail[0]) {
+    at = inject::appendStr(text, at, sizeof(text), " (");
+    at = inject::appendStr(text, at, sizeof(text), detail);
+    at = inject::appendStr(text, at, sizeof(text), ")");
+  }
+  at = inject::appendStr(text, at, sizeof(text), ": ");
+  inject::appendStr(text, at, sizeof(text), log::unseenConsequence(what));
+  const char* strings[4] = {text, log::kUnseenNote, log::unseenName(what), detail ? detail : ""};
+  log::EventFields e;
+  e.kind = Kind::Note;
+  e.strings = strings;
+  e.string_count = 4;
+  commitEvent(e);
+}
+
+}  // namespace radar::preload
+
+namespace radar::inject {
+
+void unseenUsed(log::Unseen what, const char* detail, int fd) {
+  // A raw read or write of a file is nothing radar would have recorded.
+  if (!preload::active() || (fd >= 0 && !preload::isChannel(fd))) return;
+  preload::sayUnseen(what, detail);
+}
+
+void eventFdCreated(int fd) {
+  if (preload::active()) preload::onCreated(fd, log::ChannelOrigin::Created);
+}
+
+}  // namespace radar::inject

@@ -1,0 +1,161 @@
+// A parent and its child meet through something radar does not record,
+// one mechanism per mode; the child prints what it got, the parent waits.
+//   mq       a POSIX message queue (mq_send / mq_receive)
+//   msg      a System V message queue (msgsnd / msgrcv)
+//   eventfd  an eventfd the parent made: the child writes, the parent reads
+//   shm      anonymous shared memory and a process-shared semaphore
+//   sem      a POSIX named semaphore the child posts
+//   raw      the parent writes to a pipe with syscall(SYS_write)
+//   uring    the parent writes to a pipe through io_uring (built with liburing only)
+#include <fcntl.h>
+#include <mqueue.h>
+#include <semaphore.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+#endif
+
+#include "common.h"
+
+static void pipeWriteUring(int fd) {
+#ifdef HAVE_LIBURING
+  struct io_uring ring;
+  CHECK(io_uring_queue_init(4, &ring, 0) == 0);
+  struct io_uring_sqe* sqe = io_uring_get_sqe(&ring);
+  io_uring_prep_write(sqe, fd, "hello\n", 6, 0);
+  CHECK(io_uring_submit(&ring) == 1);
+  struct io_uring_cqe* cqe;
+  CHECK(io_uring_wait_cqe(&ring, &cqe) == 0 && cqe->res == 6);
+  io_uring_cqe_seen(&ring, cqe);
+  io_uring_queue_exit(&ring);
+#else
+  (void)fd;
+  fprintf(stderr, "built without liburing\n");
+  exit(77);
+#endif
+}
+
+// The pipe modes: the child reads what the parent wrote unseen.
+static int overPipe(int uring) {
+  int p[2];
+  CHECK(pipe(p) == 0);
+  fflush(stdout);
+  const pid_t child = fork();
+  CHECK(child >= 0);
+  if (child == 0) {
+    close(p[1]);
+    char b[16] = "";
+    const ssize_t n = read(p[0], b, sizeof b - 1);
+    printf("child read %zd: %s", n, b);
+    return n == 6 ? 0 : 1;
+  }
+  close(p[0]);
+  if (uring)
+    pipeWriteUring(p[1]);
+  else
+    CHECK(syscall(SYS_write, p[1], "hello\n", 6) == 6);
+  close(p[1]);
+  int status = 0;
+  CHECK(waitpid(child, &status, 0) == child);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static int waitChild(pid_t child) {
+  int status = 0;
+  CHECK(waitpid(child, &status, 0) == child);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  if (!strcmp(mode, "raw") || !strcmp(mode, "uring")) return overPipe(!strcmp(mode, "uring"));
+  char name[64];
+  snprintf(name, sizeof name, "/radar-unseen-%d", (int)getpid());
+  if (!strcmp(mode, "mq")) {
+    struct mq_attr attr = {.mq_maxmsg = 4, .mq_msgsize = 32};
+    const mqd_t q = mq_open(name, O_CREAT | O_RDWR, 0600, &attr);
+    CHECK(q != (mqd_t)-1);
+    fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+      char b[32] = "";
+      const ssize_t n = mq_receive(q, b, sizeof b, NULL);
+      printf("child received %zd: %s\n", n, b);
+      return n == 6 ? 0 : 1;
+    }
+    CHECK(mq_send(q, "hello", 6, 0) == 0);
+    mq_unlink(name);
+    return waitChild(child);
+  }
+  if (!strcmp(mode, "msg")) {
+    const int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+    CHECK(q >= 0);
+    fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+      struct {
+        long type;
+        char text[16];
+      } m;
+      const ssize_t n = msgrcv(q, &m, sizeof m.text, 0, 0);
+      printf("child received %zd: %s\n", n, m.text);
+      return n == 6 ? 0 : 1;
+    }
+    struct {
+      long type;
+      char text[16];
+    } m = {1, "hello"};
+    CHECK(msgsnd(q, &m, 6, 0) == 0);
+    const int r = waitChild(child);
+    msgctl(q, IPC_RMID, NULL);
+    return r;
+  }
+  if (!strcmp(mode, "eventfd")) {
+    const int e = eventfd(0, 0);
+    CHECK(e >= 0);
+    fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+      const uint64_t one = 7;
+      return write(e, &one, sizeof one) == sizeof one ? 0 : 1;
+    }
+    uint64_t got = 0;
+    CHECK(read(e, &got, sizeof got) == sizeof got);
+    printf("parent counted %llu\n", (unsigned long long)got);
+    return waitChild(child);
+  }
+  if (!strcmp(mode, "shm")) {
+    struct Shared {
+      sem_t ready;
+      char text[16];
+    }* s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(s != MAP_FAILED);
+    CHECK(sem_init(&s->ready, 1, 0) == 0);
+    fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+      strcpy(s->text, "hello");
+      return sem_post(&s->ready) == 0 ? 0 : 1;
+    }
+    CHECK(sem_wait(&s->ready) == 0);
+    printf("parent read %s\n", s->text);
+    return waitChild(child);
+  }
+  if (!strcmp(mode, "sem")) {
+    sem_t* sem = sem_open(name, O_CREAT, 0600, 0);
+    CHECK(sem != SEM_FAILED);
+    fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) return sem_post(sem) == 0 ? 0 : 1;
+    CHECK(sem_wait(sem) == 0);
+    sem_unlink(name);
+    printf("parent was posted\n");
+    return waitChild(child);
+  }
+  fprintf(stderr, "usage: unseen mq|msg|eventfd|shm|sem|raw|uring\n");
+  return 2;
+}
