@@ -27,9 +27,11 @@
 #include "driver/sandbox.h"
 #include "driver/script.h"
 #include "driver/script_builder.h"
+#include "driver/stall_watch.h"
 #include "log/asan_options.h"
 #include "log/file_hash.h"
 #include "log/recorder_env.h"
+#include "trace/findings.h"
 #include "trace/narrative.h"
 
 namespace radar::cli {
@@ -50,7 +52,11 @@ const char kDebugHelp[] =
     "  --no-gdb          run it without a debugger; exit 0 when it did what\n"
     "                    the recording says, 1 when it diverged. With\n"
     "                    --at-event, it stops itself there (SIGSTOP) for\n"
-    "                    another debugger to attach\n"
+    "                    another debugger to attach; a re-run that waits\n"
+    "                    for what radar did not record (a message queue, a\n"
+    "                    semaphore in shared memory) is ended, and said\n"
+    "  --stall-after S   how long a --no-gdb re-run may wait so (default: 10 s,\n"
+    "                    or twice the longest wait of the recorded process)\n"
     "  --batch ARGS...   run gdb non-interactively: the rest of the command\n"
     "                    line goes to gdb (e.g. -ex 'break f' -ex run)\n"
     "  --allow-changed   re-run an executable rebuilt since the recording\n"
@@ -306,9 +312,37 @@ bool startReRun(driver::Sandbox* sandbox, const driver::Sandbox::Options& option
   return false;
 }
 
+// The longest a replayed image waited between two of its events (from a
+// call's return to the next call), in the recording.
+int64_t longestRecordedWait(const trace::Trace& t, const std::vector<uint32_t>& chain) {
+  int64_t longest = 0;
+  for (uint32_t image : chain) {
+    const trace::EventList events = t.counter_events[image];
+    for (size_t k = 1; k < events.size(); ++k) {
+      const trace::Event& before = t.events[events[k - 1]];
+      longest = std::max(longest, t.events[events[k]].entry_ns - (before.entry_ns + before.durationNs()));
+    }
+  }
+  return longest;
+}
+
+// A re-run that waits for what no process of it will give: why, and what
+// the recording says the program used unseen.
+int endStuck(const driver::StallWatch& watch, const trace::Trace& t, const std::vector<uint32_t>& chain) {
+  std::string used;
+  for (const trace::UnseenLine& u : trace::unseenLines(t))
+    if (std::find(chain.begin(), chain.end(), u.process) != chain.end())
+      used += "\n  not seen: " + terminalSafe(u.text);
+  std::fprintf(stderr,
+               "radar debug: %s, where the recording went on: it waits for something radar did not record, which "
+               "no process of the re-run will give it; the re-run was ended%s\n",
+               terminalSafe(watch.why()).c_str(), used.c_str());
+  return kExitFindings;
+}
+
 // --no-gdb: run it, wait, and say how the re-run compares.
 int runAlone(const driver::LaunchSpec& spec, const driver::Sandbox::Options& where, const std::string& status_path,
-             const driver::Script& script) {
+             const driver::Script& script, const trace::Trace& t, int64_t stall_limit_ns) {
   driver::Sandbox sandbox;
   // Ctrl-C ends the re-run: the program itself may not end on it (its
   // signals are the recording's).
@@ -319,11 +353,19 @@ int runAlone(const driver::LaunchSpec& spec, const driver::Sandbox::Options& whe
         std::fprintf(stderr, "radar debug: %s\n", error.c_str());
       }))
     return g_ending ? endedBySignal(&sandbox) : kExitUsage;
+  driver::StallWatch watch(
+      [&] {
+        const ScriptStatus s = readStatus(status_path);
+        return driver::StallWatch::Progress{s.consumed, s.outcome == static_cast<uint32_t>(ReplayOutcome::Running)};
+      },
+      stall_limit_ns ? stall_limit_ns : driver::StallWatch::limitFor(longestRecordedWait(t, script.chain)));
   int status = 0;
   for (;;) {
     std::string error;
-    const auto change = sandbox.wait(&status, &g_ending, &error);
+    const auto change =
+        sandbox.wait(&status, &g_ending, &error, [&] { return watch.stuck([&] { return sandbox.programPid(); }); });
     if (change == driver::Sandbox::Change::Interrupted) return endedBySignal(&sandbox);
+    if (change == driver::Sandbox::Change::Stuck) return endStuck(watch, t, script.chain);
     if (change == driver::Sandbox::Change::Failed) {
       std::fprintf(stderr, "radar debug: %s\n", error.c_str());
       return kExitUsage;
@@ -436,6 +478,7 @@ int runDebug(int argc, char** argv) {
   if (!args.parse(static_cast<int>(ours.size()), ours.data(), 1,
                   {{"at-event", 0, true},
                    {"no-gdb", 0, false},
+                   {"stall-after", 0, true},
                    {"allow-changed", 0, false},
                    {"keep", 0, false},
                    {"aslr", 0, false},
@@ -452,6 +495,9 @@ int runDebug(int argc, char** argv) {
   unsigned long long at_event = 0;
   if (!args.number("at-event", &at_event, 0)) return usageError("debug", args.error());
   if (args.has("at-event") && at_event == 0) return usageError("debug", "--at-event: events are numbered from 1");
+  unsigned long long stall_after = 0;
+  if (!args.number("stall-after", &stall_after, 0) || stall_after > 86400)
+    return usageError("debug", "--stall-after: a number of seconds, at most a day");
 
   std::string gdb;
   if (!no_gdb) {
@@ -649,7 +695,8 @@ int runDebug(int argc, char** argv) {
   for (const auto& note : script.notes) std::fprintf(stderr, "radar debug: %s\n", note.c_str());
 
   if (no_gdb) {
-    const int code = runAlone(launch, sandbox_options, status_path, script);
+    const int code = runAlone(launch, sandbox_options, status_path, script, *trace,
+                              static_cast<int64_t>(stall_after) * 1'000'000'000);
     timing.report(status_path);
     return code;
   }

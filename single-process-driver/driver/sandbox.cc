@@ -595,7 +595,7 @@ bool Sandbox::start(const Options& options, const std::function<void()>& exec, c
   bool have_init = false, have_ready = false;
   while (failure.empty() && !(have_init && have_ready)) {
     Report r{};
-    const Read got = readReport(&r, stop);
+    const Read got = readReport(&r, stop, {});
     if (got == Read::Stopped) {
       failure = "interrupted";
       break;
@@ -618,11 +618,12 @@ bool Sandbox::start(const Options& options, const std::function<void()>& exec, c
   return false;
 }
 
-Sandbox::Read Sandbox::readReport(void* report, const volatile sig_atomic_t* stop) {
+Sandbox::Read Sandbox::readReport(void* report, const volatile sig_atomic_t* stop, const std::function<bool()>& stuck) {
   for (;;) {
     // A signal that comes between the check and poll() is seen at the next
     // check, a tenth of a second later.
     if (stop && *stop) return Read::Stopped;
+    if (stuck && stuck()) return Read::Stuck;
     pollfd p{reports_, POLLIN, 0};
     const int ready = ::poll(&p, 1, 100);
     if (ready <= 0) continue;
@@ -632,10 +633,15 @@ Sandbox::Read Sandbox::readReport(void* report, const volatile sig_atomic_t* sto
   }
 }
 
-Sandbox::Change Sandbox::wait(int* status, const volatile sig_atomic_t* stop, std::string* error) {
+Sandbox::Change Sandbox::wait(int* status, const volatile sig_atomic_t* stop, std::string* error,
+                              const std::function<bool()>& stuck) {
   if (!enabled_) {
     for (;;) {
       if (stop && *stop) return Change::Interrupted;
+      if (stuck && stuck()) {
+        killAll();
+        return Change::Stuck;
+      }
       const pid_t r = ::waitpid(child_, status, (report_stops_ ? WUNTRACED : 0) | WNOHANG);
       if (r == child_) {
         if (WIFSTOPPED(*status)) return Change::Stopped;
@@ -652,8 +658,12 @@ Sandbox::Change Sandbox::wait(int* status, const volatile sig_atomic_t* stop, st
   }
   for (;;) {
     Report r{};
-    const Read got = readReport(&r, stop);
+    const Read got = readReport(&r, stop, stuck);
     if (got == Read::Stopped) return Change::Interrupted;
+    if (got == Read::Stuck) {
+      killAll();
+      return Change::Stuck;
+    }
     if (got == Read::Closed) {
       *error = "the sandbox ended before the re-run did";
       killAll();

@@ -31,7 +31,7 @@ class Sandbox {
     std::vector<std::string> write_places;
     bool report_stops = false;
   };
-  enum class Change { Stopped, Ended, Interrupted, Failed };
+  enum class Change { Stopped, Ended, Interrupted, Failed, Stuck };
 
   Sandbox() = default;
   Sandbox(const Sandbox&) = delete;
@@ -46,8 +46,11 @@ class Sandbox {
 
   // Waits until the program stops (Stopped) or ends (Ended: *status is its
   // wait status). Interrupted when *stop is set by a signal handler (that
-  // must not restart calls); Failed with *error if the sandbox broke.
-  Change wait(int* status, const volatile sig_atomic_t* stop, std::string* error);
+  // must not restart calls); Failed with *error if the sandbox broke; Stuck
+  // when `stuck`, asked now and then, says the program will never go on
+  // (the program is then killed).
+  Change wait(int* status, const volatile sig_atomic_t* stop, std::string* error,
+              const std::function<bool()>& stuck = {});
 
   // The program's pid as this process sees it (for "gdb -p").
   pid_t programPid() const;
@@ -57,8 +60,8 @@ class Sandbox {
   void killAll();
 
  private:
-  enum class Read { Got, Stopped, Closed };
-  Read readReport(void* report, const volatile sig_atomic_t* stop);
+  enum class Read { Got, Stopped, Closed, Stuck };
+  Read readReport(void* report, const volatile sig_atomic_t* stop, const std::function<bool()>& stuck);
 
   bool enabled_ = false;
   bool report_stops_ = false;

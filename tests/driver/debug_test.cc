@@ -1102,4 +1102,39 @@ TEST(Debug, HowAConnectInProgressEndedIsRecordedAndReplayed) {
 }
 
 }  // namespace
+// A re-run without gdb never waits for good for what radar did not record:
+// a child waiting in mq_receive or msgrcv for its parent's message, a
+// parent waiting in sem_wait on a semaphore in shared memory its child
+// posts. The waiter is ended, saying where it waited and what the
+// recording says it used unseen; exit 1, never "as recorded".
+TEST(Debug, AReRunWaitingForWhatWasNotRecordedIsEnded) {
+  struct Case {
+    const char* mode;
+    bool child;        // the waiter is the forked child (else the parent)
+    const char* call;  // where it waits
+    const char* used;  // the not-seen line
+  };
+  for (const Case& c : {Case{"mq", true, "in mq_timedreceive (thread ", "opens a POSIX message queue"},
+                        Case{"msg", true, "in msgrcv (thread ", "uses a System V message queue"},
+                        Case{"shm", false, "in futex (thread ", "maps shared memory (anonymous"}}) {
+    SCOPED_TRACE(c.mode);
+    Recording rec = record({programPath("unseen"), c.mode});
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    int waiter = 0;
+    for (const ProcessLog& log : rec.logs)
+      if ((log.header.origin() == proto::FORKED) == c.child) waiter = static_cast<int>(log.header.pid());
+    ASSERT_NE(waiter, 0);
+    Result r = shell("timeout 60 " + shellQuote(radarPath()) + " debug --yes --stall-after 2 " + shellQuote(rec.dir) +
+                     " " + std::to_string(waiter) + " --no-gdb");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(c.call), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("it waits for something radar did not record"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(std::string("\n  not seen: unseen[") + std::to_string(rec.logs.front().header.pid())),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(c.used), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("0, as recorded"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace radar::testing
