@@ -121,11 +121,11 @@ bool chooseImage(const trace::Trace& t, const std::string& spec, uint32_t* image
     return false;
   }
   if (found.size() > 1) {
-    *error = "'" + spec + "' names " + std::to_string(found.size()) + " process images (a pid that exec'd):";
+    *error = "'" + spec + "' names " + std::to_string(found.size()) +
+             " process images (a pid that exec'd); name one of them as PID.GENERATION or as shown:";
     for (uint32_t i : found)
       *error += " " + std::to_string(t.processes[i].pid) + "." + std::to_string(t.processes[i].generation) + " (" +
-                t.processName(i) + ")";
-    *error += "; name one of them";
+                t.label(i) + ")";
     return false;
   }
   *image = found[0];

@@ -70,17 +70,20 @@ int storyExitStatus(const trace::Trace& t, int status) {
 std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique, std::string* error) {
   std::vector<uint32_t> out;
   std::string name = spec;
-  long pid = -1;
-  // "name[pid]"
+  long pid = -1, generation = -1;
+  // "name[pid]", "name[pid.generation]"
   if (const auto open = spec.rfind('['); open != std::string::npos && spec.back() == ']') {  // titles may hold '['
     name = spec.substr(0, open);
-    pid = std::strtol(spec.substr(open + 1).c_str(), nullptr, 10);
+    char* end = nullptr;
+    pid = std::strtol(spec.c_str() + open + 1, &end, 10);
+    if (*end == '.') generation = std::strtol(end + 1, nullptr, 10);
   } else if (!spec.empty() && spec.find_first_not_of("0123456789") == std::string::npos) {
     pid = std::strtol(spec.c_str(), nullptr, 10);
     name.clear();
   }
   for (const auto& p : t.processes) {
     if (pid >= 0 && p.pid != pid) continue;
+    if (generation >= 0 && static_cast<long>(p.generation) != generation) continue;
     if (!name.empty() && t.processName(p.index) != name) continue;
     out.push_back(p.index);
   }

@@ -35,6 +35,23 @@ void faultIn(void* p, size_t bytes) {
   if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
 }
 
+std::string Trace::label(uint32_t process) const {
+  const Process& p = processes[process];
+  const std::string& name = processName(process);
+  // The images of one pid are one exec chain: look along it both ways.
+  bool shared = false;
+  size_t steps = 0;
+  for (uint32_t q = p.next_image; !shared && q < processes.size() && steps++ < processes.size();
+       q = processes[q].next_image)
+    shared = processes[q].pid == p.pid && processName(q) == name;
+  for (uint32_t q = process; !shared && processes[q].origin == log::Origin::Execed &&
+                             processes[q].parent < processes.size() && steps++ < 2 * processes.size();) {
+    q = processes[q].parent;
+    shared = processes[q].pid == p.pid && processName(q) == name;
+  }
+  return name + "[" + std::to_string(p.pid) + (shared ? "." + std::to_string(p.generation) : "") + "]";
+}
+
 std::string Process::recordedLabel() const { return recorded_name + "[" + std::to_string(pid) + "]"; }
 
 uint8_t Process::threadIndex(uint32_t tid) const {

@@ -313,9 +313,9 @@ class Trace {
                ? described.processes[process]
                : processes[process].recorded_name;
   }
-  std::string label(uint32_t process) const {  // "name[pid]"
-    return processName(process) + "[" + std::to_string(processes[process].pid) + "]";
-  }
+  // "name[pid]"; "name[pid.generation]" where another image of the same
+  // pid is shown with the same name (a program that exec'd itself).
+  std::string label(uint32_t process) const;
   const std::string& channelName(uint32_t channel) const {
     return channel < described.channels.size() && !described.channels[channel].empty()
                ? described.channels[channel]

@@ -1523,5 +1523,31 @@ TEST(Record, WhatRadarCannotSeeIsSaid) {
   }
 }
 
+// Two images of one pid that run the same program (a shell that execs a
+// shell, node re-executing itself) are told apart wherever a process is
+// named, "sh[PID.0]" and "sh[PID.1]"; radar debug takes either name, and
+// says how when given one that names both.
+TEST(Record, TwoImagesOfOnePidWithOneNameAreToldApart) {
+  Recording rec = record({"sh", "-c", "exec sh -c 'echo hi | cat'"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const int pid = static_cast<int>(rec.meta.root_pid());
+  const std::string first = "sh[" + std::to_string(pid) + ".0]", second = "sh[" + std::to_string(pid) + ".1]";
+  const Result stats = radar({"stats", rec.dir});
+  EXPECT_NE(stats.out.find(first), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find(second), std::string::npos) << stats.out;
+  const Result events = radar({"events", rec.dir});
+  EXPECT_NE(events.out.find("Process " + first + " executes "), std::string::npos) << events.out;
+  EXPECT_NE(events.out.find("Process " + second + " creates pipe"), std::string::npos) << events.out;
+  const Result both = radar({"debug", "--yes", rec.dir, "sh[" + std::to_string(pid) + "]", "--no-gdb"});
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  EXPECT_NE(both.err.find("name one of them as PID.GENERATION or as shown: " + std::to_string(pid) + ".0 (" + first +
+                          ") " + std::to_string(pid) + ".1 (" + second + ")"),
+            std::string::npos)
+      << both.err;
+  const Result one = radar({"debug", "--yes", rec.dir, second, "--no-gdb"});
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.err.find("re-running " + second), std::string::npos) << one.err;
+}
+
 }  // namespace
 }  // namespace radar::testing
