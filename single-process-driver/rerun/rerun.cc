@@ -851,6 +851,19 @@ void missingFiles(Report& r, bool* any) {
   *any = true;
 }
 
+// The directory it ran in, changed since it started: a name made or
+// removed there since (a destination git clone finds already there) is
+// seen as it is now.
+void workingDirectory(Report& r, bool* any) {
+  struct stat st {};
+  char cwd[256] = {};
+  const long n = sys::readlink("/proc/self/cwd", cwd, sizeof(cwd) - 1);
+  if (n <= 0 || sys::stat(".", &st) != 0 || !changedSinceRecorded(st)) return;
+  r << "\n  " << (*any ? "also" : "probable cause") << ", its working directory (" << cwd
+    << ") changed since it was recorded: names made or removed there since are seen as they are now";
+  *any = true;
+}
+
 void openFiles(Report& r, bool* any) {
   int listed = 0;
   Report names;
@@ -915,6 +928,7 @@ void nameUnrecordedInputs(Report& r) {
   // them (a random key, a timeout computed from the time); then files read
   // that changed since.
   missingFiles(r, &any);
+  workingDirectory(r, &any);
   const uint32_t live = g_live_values.load(std::memory_order_relaxed);
   const bool nondet = g.header->flags & driver::kScriptNondet;
   if (live && !nondet) {

@@ -1021,6 +1021,13 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
        "them)",
        [] {},
        [] { ::usleep(2000); }},
+      // A name made since in the directory it ran in (git clone's destination).
+      {{"exists", "made-since"},
+       "made-since is not there\n",
+       "probable cause, its working directory (" + std::filesystem::canonical(scratch).string() +
+           ") changed since it was recorded",
+       [&] { ::unlink((scratch + "/made-since").c_str()); },
+       [&] { std::ofstream(scratch + "/made-since") << "\n"; }},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args[0]);
@@ -1028,8 +1035,8 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
     const std::string dir = testTempDir() + "/rec";
     std::vector<std::string> command = {driverProgram("unrecorded_inputs")};
     command.insert(command.end(), c.args.begin(), c.args.end());
-    Result rec =
-        shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + joinQuoted(command) + " | cat");
+    Result rec = shell("cd " + shellQuote(scratch) + " && " + shellQuote(radarPath()) + " record -o " +
+                       shellQuote(dir) + " -- " + joinQuoted(command) + " | cat");
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     ASSERT_EQ(rec.out.rfind(c.recorded, 0), 0u) << rec.out;
     c.change();
