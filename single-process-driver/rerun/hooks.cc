@@ -168,7 +168,16 @@ uint32_t crcOf(const struct iovec* iov, size_t count, uint64_t n) {
 // to the terminal), and answered with the recorded result.
 bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count, ssize_t* result) {
   const uint64_t size = total(iov, count);
-  const What what(name, fd, size);
+  What what(name, fd, size);
+  if (!nextIs(kind, fd)) {
+    // Not what the recording has next: the report shows what it sends
+    // (an error message the re-run prints where the recorded run did not).
+    uint8_t first[64];
+    what.r << " ";
+    const size_t got = gather(iov, count, 0, first, sizeof(first));
+    what.r.text(first, got, got);
+    if (size > got) what.r << "...";
+  }
   const ScriptEvent* e = expect(kind, fd, what.str());
   if (!e) return false;
   // The bytes the recorded call moved (as far as the recording kept them)

@@ -450,6 +450,29 @@ Report& Report::bytes(const void* data, size_t n, size_t max) {
   return *this << "\"";
 }
 
+Report& Report::text(const void* data, size_t n, size_t max) {
+  static const char hex[] = "0123456789abcdef";
+  const auto* p = static_cast<const uint8_t*>(data);
+  const size_t shown = n < max ? n : max;
+  *this << "\"";
+  for (size_t i = 0; i < shown && len_ + 6 < sizeof(buf_); ++i) {
+    const uint8_t c = p[i];
+    if (c == '\n' || c == '"' || c == '\\') {
+      buf_[len_++] = '\\';
+      buf_[len_++] = c == '\n' ? 'n' : static_cast<char>(c);
+    } else if (c >= 32 && c < 127) {
+      buf_[len_++] = static_cast<char>(c);
+    } else {
+      buf_[len_++] = '\\';
+      buf_[len_++] = 'x';
+      buf_[len_++] = hex[c >> 4];
+      buf_[len_++] = hex[c & 15];
+    }
+  }
+  buf_[len_] = 0;
+  return *this << (n > shown ? "\"..." : "\"");
+}
+
 // ---- the replay --------------------------------------------------------------------
 
 bool sandboxed() { return g.sandboxed; }

@@ -132,6 +132,8 @@ class Report {
   Report& operator<<(unsigned v) { return *this << static_cast<uint64_t>(v); }
   // Up to `max` bytes as hex, then as text where printable.
   Report& bytes(const void* data, size_t n, size_t max = 32);
+  // Up to `max` bytes as a quoted string, C escapes for the rest.
+  Report& text(const void* data, size_t n, size_t max = 64);
   const char* str() const { return buf_; }
 
  private:

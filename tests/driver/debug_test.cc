@@ -1035,8 +1035,9 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
     const std::string dir = testTempDir() + "/rec";
     std::vector<std::string> command = {driverProgram("unrecorded_inputs")};
     command.insert(command.end(), c.args.begin(), c.args.end());
-    Result rec = shell("cd " + shellQuote(scratch) + " && " + shellQuote(radarPath()) + " record -o " +
-                       shellQuote(dir) + " -- " + joinQuoted(command) + " | cat");
+    Result rec =
+        shell("cd " + shellQuote(scratch) + " && " + shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
+              " -- " + joinQuoted(command) + (c.args[0] == "exists" ? " 2>&1" : "") + " | cat");
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     ASSERT_EQ(rec.out.rfind(c.recorded, 0), 0u) << rec.out;
     c.change();
@@ -1047,6 +1048,12 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
     EXPECT_NE(r.err.find(c.cause), std::string::npos) << r.err;
     if (c.args.size() == 3) {
       EXPECT_EQ(r.err.find("files it looked for"), std::string::npos) << r.err;
+    }
+    if (c.args[0] == "exists") {  // what it wrote where the recording has another call
+      EXPECT_NE(r.err.find("the program calls write(fd 2, 28 bytes) \"made-since is there already\\n\" where the "
+                           "recording has"),
+                std::string::npos)
+          << r.err;
     }
   }
   // A divergence with no such input names none.

@@ -4,9 +4,9 @@
 //   unrecorded_inputs file PATH [OPTIONAL]   a file's first line (kept
 //                                  open), after looking for OPTIONAL
 //   unrecorded_inputs clock        the time
-//   unrecorded_inputs exists NAME  whether NAME is in its working directory
-//                                  (as git clone refuses a destination
-//                                  that is there)
+//   unrecorded_inputs exists NAME  fails, saying so on stderr, when NAME is
+//                                  in its working directory (as git clone
+//                                  refuses a destination that is there)
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,7 +39,11 @@ int main(int argc, char** argv) {
     clock_gettime(CLOCK_REALTIME, &t);
     printf("the time is %lld.%09ld\n", (long long)t.tv_sec, t.tv_nsec);
   } else if (argc >= 3 && strcmp(argv[1], "exists") == 0) {
-    printf("%s is %s\n", argv[2], access(argv[2], F_OK) == 0 ? "there" : "not there");
+    if (access(argv[2], F_OK) == 0) {
+      fprintf(stderr, "%s is there already\n", argv[2]);
+      return 1;
+    }
+    printf("%s is not there\n", argv[2]);
   } else {
     return 2;
   }
