@@ -1,6 +1,7 @@
 // Processes (rules: see hooks.cc): a forked child leaves its parent's log
 // for one of its own; the end of the process closes the log (recorder.cc
 // has the fork and exec policy).
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -73,14 +74,62 @@ void noteExitStatus(int status) {
   g_process.exit_status_known = true;
 }
 
+uint64_t argumentsHash(const char* bytes, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<uint8_t>(bytes[i])) * 0x100000001b3ull;
+  return h;
+}
+
+uint64_t argumentsHash(char** argv) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char** a = argv; a && *a; ++a)
+    for (const char* c = *a;; ++c) {
+      h = (h ^ static_cast<uint8_t>(*c)) * 0x100000001b3ull;
+      if (!*c) break;
+    }
+  return h;
+}
+
+namespace {
+
+// The title the process gave itself by writing over its arguments
+// ("postgres: checkpointer"), as ps shows it; false when they are as the
+// header has them.
+bool processTitle(char* title, size_t size) {
+  char cmdline[4096];
+  const long fd = sys::openat(AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return false;
+  const long n = sys::read(static_cast<int>(fd), cmdline, sizeof(cmdline));
+  sys::close(static_cast<int>(fd));
+  // (Arguments longer than the buffer: not known to differ.)
+  if (n <= 0 || n == sizeof(cmdline) || argumentsHash(cmdline, static_cast<size_t>(n)) == g_process.arguments_hash)
+    return false;
+  size_t at = 0;
+  for (long i = 0; i < n && at + 1 < size; ++i) {
+    if (!cmdline[i] && (i + 1 == n || !cmdline[i + 1])) break;  // its end
+    title[at++] = cmdline[i] ? cmdline[i] : ' ';
+  }
+  while (at && title[at - 1] == ' ') --at;
+  title[at] = 0;
+  return at > 0;
+}
+
+}  // namespace
+
 void recordExit(int status, bool flush_stdio) {
   if (!active()) return;
   // What stdio still buffers is written now (exactly what exit would write
   // next), so that those writes come before EXIT.
   if (flush_stdio) fflush(nullptr);
+  char title[256];
+  const char* titles[1] = {title};
   Call call(Kind::Exit, -1);
   call.finish(0);
   call.extra.status = status;
+  if (processTitle(title, sizeof(title))) {
+    call.extra.strings = titles;
+    call.extra.string_count = 1;
+  }
   call.record();
   if (!lockWriter()) return;
   g_process.closed = true;

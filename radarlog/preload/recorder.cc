@@ -295,6 +295,7 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   h.executable_size = static_cast<uint64_t>(st.st_size);
   h.executable_mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
   h.argv = p.argv;
+  p.arguments_hash = argumentsHash(p.argv);
   h.cwd = cwd;
   h.environment = envp;
   h.redact = g_config.redact[0] ? g_config.redact : nullptr;

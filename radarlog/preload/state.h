@@ -70,6 +70,7 @@ struct Process {
   int fd_floor = 0;                          // our descriptors live at or above this
   std::atomic<uint32_t> threads_created{0};  // pthread_create calls of this image
   std::atomic<uint32_t> unseen_said{0};      // log::Unseen bits said in this log
+  uint64_t arguments_hash = 0;               // of the argv the header has (argumentsHash)
 };
 
 // One deferred record: a signal handler recorded something while its
@@ -166,5 +167,9 @@ int64_t monotonicNow();
 void resetChannelsForNewLog();
 bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter, uint32_t generation, char** envp);
 void adoptFork(log::Origin origin);
+// FNV-1a of arguments as /proc/self/cmdline gives them (each followed by a
+// NUL): a title written over them at exit differs (processes.cc).
+uint64_t argumentsHash(const char* bytes, size_t n);
+uint64_t argumentsHash(char** argv);
 
 }  // namespace radar::preload

@@ -53,6 +53,7 @@ struct LogJob {
   bool overflow = false;
   Trace::SentBytes sent;  // LoadOptions::keep_sent_bytes
   std::vector<Process::UnseenUse> unseen;
+  std::string title;  // written over its arguments ("postgres: checkpointer")
 };
 
 // A note that the process used what radar does not record.
@@ -116,6 +117,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
       noteUnseen(r, job);
       continue;
     }
+    if (r.kind == log::Kind::Exit && !r.strings.empty()) job.title = std::string(r.strings[0]).substr(0, 200);
     if (!r.counter) continue;  // other annotations
     // A log holds what its process did from its first event on, counted one
     // by one (radar's writer stops at the first event it loses). A gap is
@@ -533,6 +535,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     Process& p = raw.processes[job.process];
     p.threads = job.threads;
     p.unseen = std::move(job.unseen);
+    if (!job.title.empty()) p.recorded_name = job.title;
     p.damage = job.damage;
     if (!job.damage.empty()) raw.problems.push_back({job.path, job.damage});
     raw.ranges[job.process] = {write, write + job.count};
@@ -584,6 +587,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     p.threads = again.threads;
     p.damage = again.damage;
     p.unseen = std::move(again.unseen);
+    if (!again.title.empty()) p.recorded_name = again.title;
     // The second reading's damage, if any, replaces the first's.
     raw.problems.erase(std::remove_if(raw.problems.begin(), raw.problems.end(),
                                       [&](const LoadProblem& problem) { return problem.path == job.path; }),

@@ -1549,5 +1549,23 @@ TEST(Record, TwoImagesOfOnePidWithOneNameAreToldApart) {
   EXPECT_NE(one.err.find("re-running " + second), std::string::npos) << one.err;
 }
 
+// A process that writes a title over its arguments, as PostgreSQL's
+// children do ("postgres: checkpointer") and perl's $0 does, is named by
+// it, as ps shows it, and can be picked by it.
+TEST(Record, AProcessIsNamedByTheTitleItGaveItself) {
+  Recording rec = record({"sh", "-c", "perl -e '$0 = q(worker: idle); print qq(x\\n)' | cat"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const ProcessLog* perl = nullptr;
+  for (const ProcessLog& log : rec.logs)
+    if (log.exe().starts_with("perl")) perl = &log;
+  ASSERT_NE(perl, nullptr);
+  const std::string label = "worker: idle[" + std::to_string(perl->header.pid()) + "]";
+  const Result stats = radar({"stats", rec.dir});
+  EXPECT_NE(stats.out.find(label), std::string::npos) << stats.out;
+  const Result events = radar({"events", "--process", label, rec.dir});
+  EXPECT_EQ(events.exit_code, 0) << events.err;
+  EXPECT_NE(events.out.find("Process " + label + " sends a message to cat["), std::string::npos) << events.out;
+}
+
 }  // namespace
 }  // namespace radar::testing
