@@ -1389,11 +1389,29 @@ HOOK int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
 // A signal sent to another process: recorded with its target as kill()
 // names it (a pid; -pgid for a group; 0 its own group; -1 every process).
 namespace {
+
+// Whether the signal may come back to the caller: its handler then runs in
+// this thread before kill() returns (apache2 stops its whole process group).
+bool mayTargetSelf(pid_t target) {
+  return target == 0 || target == -1 || target == g_process.pid || (target < -1 && -target == sys::raw(SYS_getpgid, 0));
+}
+
 template <class Send>
 int recordedKill(pid_t target, int sig, Send&& send) {
   Call call(Kind::Kill, -1);
+  ThreadState& t = t_thread;
+  const bool armed = sig > 0 && sig < NSIG && mayTargetSelf(target);
+  if (armed) {
+    t.self_kill_target = target;
+    t.self_kill_signal = sig;
+    t.self_kill_armed = true;
+  }
   const int r = send();
+  // Recorded by the handler of the signal it delivered to this thread.
+  const bool told = armed && !t.self_kill_armed;
+  t.self_kill_armed = false;
   call.finish(r);
+  if (told) return r;
   call.extra.peer_pid = target;
   call.extra.signal = sig;
   call.record();

@@ -1567,5 +1567,26 @@ TEST(Record, AProcessIsNamedByTheTitleItGaveItself) {
   EXPECT_NE(events.out.find("Process " + label + " sends a message to cat["), std::string::npos) << events.out;
 }
 
+// A process that signals itself (its own process group, as apache2 does at
+// its stop; 0; its pid) runs the handler before kill() returns: the story
+// still tells each kill before the signal it delivered.
+TEST(Record, ASignalToItselfIsToldAfterTheKillThatSentIt) {
+  Recording rec = record({"setsid", "perl", "-e",
+                          "$SIG{TERM} = sub { print qq(got it\\n) }; kill 'TERM', -getpgrp(); kill 'TERM', 0; "
+                          "kill 'TERM', $$; print qq(done\\n)"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "got it\ngot it\ngot it\ndone\n");
+  const Result events = radar({"events", rec.dir});
+  std::istringstream lines(events.out);
+  std::vector<std::string> told;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("signal 15") != std::string::npos) told.push_back(line.substr(line.find("] ") + 2, 13));
+  EXPECT_EQ(told, (std::vector<std::string>{"sends signal ", "receives sign", "sends signal ", "receives sign",
+                                            "sends signal ", "receives sign"}))
+      << events.out;
+  const Result check = radar({"check", "--strict", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+}
+
 }  // namespace
 }  // namespace radar::testing
