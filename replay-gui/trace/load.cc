@@ -56,6 +56,22 @@ struct LogJob {
   std::string title;  // written over its arguments ("postgres: checkpointer")
 };
 
+// A title a process wrote over its arguments, as a name: up to its first
+// option or path ("nginx: master process nginx -p /srv" is "nginx: master
+// process nginx"), at most 60 bytes.
+std::string shortTitle(std::string_view title) {
+  std::string out;
+  for (size_t at = 0; at < title.size();) {
+    const size_t end = std::min(title.find(' ', at), title.size());
+    const std::string_view word = title.substr(at, end - at);
+    if (!out.empty() && (word.starts_with('-') || word.starts_with('/'))) break;
+    if (out.size() + 1 + word.size() > 60) break;
+    if (!word.empty()) out += (out.empty() ? "" : " ") + std::string(word);
+    at = end + 1;
+  }
+  return out.empty() ? std::string(title.substr(0, 60)) : out;
+}
+
 // A note that the process used what radar does not record.
 void noteUnseen(const log::Record& r, LogJob& job) {
   log::Unseen what;
@@ -117,7 +133,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
       noteUnseen(r, job);
       continue;
     }
-    if (r.kind == log::Kind::Exit && !r.strings.empty()) job.title = std::string(r.strings[0]).substr(0, 200);
+    if (r.kind == log::Kind::Exit && !r.strings.empty()) job.title = shortTitle(r.strings[0]);
     if (!r.counter) continue;  // other annotations
     // A log holds what its process did from its first event on, counted one
     // by one (radar's writer stops at the first event it loses). A gap is
@@ -270,7 +286,10 @@ std::string processName(const std::vector<std::string>& argv, const std::string&
     // `python3 script.py args`: the script is what the user thinks of.
     for (size_t a = 1; a < argv.size(); ++a) {
       if (argv[a].empty() || argv[a][0] == '-') {
-        if (argv[a] == "-c" || argv[a] == "-m") break;
+        // Code on the command line (python -c, perl -e, node -e): no script.
+        if (argv[a] == "-c" || argv[a] == "-m" || argv[a] == "-e" || argv[a] == "-E" || argv[a] == "-p" ||
+            argv[a] == "--eval" || argv[a] == "--print")
+          break;
         continue;
       }
       return baseName(argv[a]);
