@@ -5,6 +5,8 @@
 #           requests per second, and the server's CPU time (user + system)
 #   nginx   a master and 2 workers serving REQUESTS/10 requests from 4 curl
 #           loops: wall time, and the server's CPU time (workers included)
+#   apache2 prefork (workers as www-data when run as root) under ab -n REQUESTS/25 -c 4:
+#           requests per second, and the server's CPU time (workers included)
 #   shell   a 200-process pipeline moving `seq 1 PIPELINE_LINES` (200 000): wall time,
 #           recorded into a new directory each round (as radar record
 #           does by default), into the last round's with --force, and with
@@ -92,6 +94,41 @@ EOF
   cat "$work/$name.cpu_last" >> "$work/$name.cpu"
 }
 
+apache2_round() {  # NAME PREFIX
+  local name=$1 prefix=$2 port pid n=$((requests / 25)) user=""
+  port=$(free_port)
+  mkdir -p "$work/html" "$work/apache"
+  echo "hello" > "$work/html/index.html"
+  [ "$(id -u)" = 0 ] && user=$'User www-data\nGroup www-data'
+  cat > "$work/apache.conf" <<EOF
+ServerRoot $work/apache
+LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+Listen 127.0.0.1:$port
+ServerName localhost
+PidFile $work/apache.pid
+ErrorLog $work/apache-error.log
+Mutex file:$work/apache default
+$user
+StartServers 4
+MinSpareServers 4
+MaxSpareServers 8
+DocumentRoot $work/html
+<Directory $work/html>
+  Require all granted
+</Directory>
+EOF
+  # In a session of its own: at its stop it signals its whole process group.
+  serve "$name" "$prefix" setsid apache2 -f "$work/apache.conf" -DFOREGROUND
+  pid=$server_pid
+  wait_port "$port"
+  ab -q -n "$n" -c 4 "http://127.0.0.1:$port/" 2>/dev/null |
+    awk '/Requests per second/ { printf "%d\n", $4 }' >> "$work/$name.rps"
+  kill -TERM "$(cat "$work/apache.pid")"
+  wait "$pid" 2>/dev/null || true
+  cat "$work/$name.cpu_last" >> "$work/$name.cpu"
+}
+
 pipeline() {
   local p="seq 1 $lines"
   for _ in $(seq 198); do p="$p | cat"; done
@@ -142,7 +179,7 @@ if with_bytes:
 PY
   done
 }
-workloads=${WORKLOADS:-redis nginx shell}
+workloads=${WORKLOADS:-redis nginx apache2 shell}
 wants() { [[ " $workloads " == *" $1 "* ]]; }
 
 record="$radar record --force -o $work/rec --"
@@ -154,6 +191,10 @@ for _ in $(seq "$runs"); do
   if wants nginx && command -v nginx > /dev/null && command -v curl > /dev/null; then
     nginx_round nginx_bare ""
     nginx_round nginx_radar "$record"
+  fi
+  if wants apache2 && command -v apache2 > /dev/null && command -v ab > /dev/null; then
+    apache2_round apache2_bare ""
+    apache2_round apache2_radar "$record"
   fi
   if wants shell; then
     shell_round shell_bare ""
@@ -180,6 +221,12 @@ if [ -s "$work/nginx_bare.wall" ]; then
     "$(median nginx_bare.wall)" "$(median nginx_radar.wall)" "$(ratio nginx_radar.wall nginx_bare.wall)"
   printf '| nginx: server CPU, master and workers (ms) | %s | %s | **%s×** |\n' \
     "$(median nginx_bare.cpu)" "$(median nginx_radar.cpu)" "$(ratio nginx_radar.cpu nginx_bare.cpu)"
+fi
+if [ -s "$work/apache2_bare.rps" ]; then
+  printf '| apache2 prefork, %d requests, ab -c 4: requests/s | %s | %s | %s× |\n' "$((requests / 25))" \
+    "$(median apache2_bare.rps)" "$(median apache2_radar.rps)" "$(ratio apache2_radar.rps apache2_bare.rps)"
+  printf '| apache2: server CPU, parent and workers (ms) | %s | %s | **%s×** |\n' \
+    "$(median apache2_bare.cpu)" "$(median apache2_radar.cpu)" "$(ratio apache2_radar.cpu apache2_bare.cpu)"
 fi
 if [ -s "$work/shell_bare.wall" ]; then
   printf '| 200-process shell pipeline, %s lines: wall (ms) | %s | %s | **%s×** |\n' "$lines" \

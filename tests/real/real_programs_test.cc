@@ -188,12 +188,80 @@ TEST(RealPrograms, NginxMasterAndTwoWorkersServeFortyRequests) {
   std::vector<std::string> pages;
   for (int i = 0; i < 40; ++i) pages.push_back("/page" + std::to_string(i) + ".html");
   expectWiresharkReadsTheExport(dir, work, port, "http", "http.request", "http.request.uri", pages, no_capture);
-  // At its shutdown the master tells each worker that another one ended
+  // At its shutdown the master (named by its title, "nginx: master process
+  // ...", as ps shows it) tells each worker that another one ended
   // (NGX_CMD_CLOSE_CHANNEL); a worker that is already gone never reads it,
   // and the master holds both ends of the socket pair: nobody receives it.
   expectTrueRecording(
       dir, "", {}, {},
-      {R"(^never-received: 1 message \(32 bytes\) sent by nginx\[\d+\] on socketpair \d never received)"});
+      {R"(^never-received: 1 message \(32 bytes\) sent by nginx: master process nginx\[\d+\] on socketpair \d never )"
+       R"(received)"});
+  if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
+}
+
+// ---- apache2 prefork: a parent and its workers (as www-data) under ab ---------------------------
+
+TEST(RealPrograms, Apache2PreforkServesCurlAndAb) {
+  if (!have("apache2") || !have("ab") || !have("curl") ||
+      ::access("/usr/lib/apache2/modules/mod_mpm_prefork.so", R_OK) != 0)
+    GTEST_SKIP() << "apache2, ab or curl is not installed (apt-get install apache2-bin apache2-utils curl)";
+  const bool root = ::geteuid() == 0;
+  if (root && shell("id www-data").exit_code != 0) GTEST_SKIP() << "no www-data user";
+  const std::string work = testTempDir();
+  ::chmod(work.c_str(), 0755);  // the workers run as another user
+  const int port = freePort();
+  std::filesystem::create_directories(work + "/html");
+  std::filesystem::create_directories(work + "/server");
+  for (int i = 0; i < 20; ++i) std::ofstream(work + "/html/page" + std::to_string(i) + ".html") << "page " << i << "\n";
+  std::ofstream(work + "/apache.conf") << "ServerRoot " << work << "/server\n"
+                                       << "LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\n"
+                                       << "LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so\n"
+                                       << "Listen 127.0.0.1:" << port << "\nServerName localhost\nPidFile " << work
+                                       << "/apache.pid\n"
+                                       << "ErrorLog " << work << "/error.log\nMutex file:" << work
+                                       << "/server default\n"
+                                       << (root ? "User www-data\nGroup www-data\n" : "")
+                                       << "StartServers 2\nMinSpareServers 2\nMaxSpareServers 4\nDocumentRoot " << work
+                                       << "/html\n"
+                                       << "<Directory " << work << "/html>\n  Require all granted\n</Directory>\n";
+  // The same session bare and recorded: start, 20 pages, ab, a stop. The
+  // server runs in a session of its own: at its stop it signals its whole
+  // process group.
+  auto session = [&](const std::string& prefix, const std::string& out) {
+    const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/";
+    const std::string script =
+        prefix + "setsid apache2 -f " + shellQuote(work + "/apache.conf") + " -DFOREGROUND & server=$!\n" +
+        "for i in $(seq 100); do curl -s -o /dev/null " + url + " && break; sleep 0.05; done\n" +
+        "for i in $(seq 0 19); do curl -s -i " + url + "page$i.html | grep -v '^Date:\\|^Last-Modified:\\|^ETag:'; " +
+        "done > " + shellQuote(out) + "\n" + "ab -q -n 200 -c 4 " + url +
+        "page0.html | grep -E '^(Complete|Failed) requests' >> " + shellQuote(out) + "\n" + "kill -TERM $(cat " +
+        shellQuote(work + "/apache.pid") + "); wait $server; echo \"apache2: $?\" >> " + shellQuote(out);
+    return shell(script);
+  };
+  Result bare = session("", work + "/bare.out");
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  ASSERT_NE(slurp(work + "/bare.out").find("Complete requests:      200"), std::string::npos)
+      << slurp(work + "/bare.out");
+  const std::string dir = work + "/rec";
+  std::string no_capture;
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
+                              [&] { return session(radarRecord(dir, "--nondet"), work + "/rec.out"); });
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(slurp(work + "/rec.out"), slurp(work + "/bare.out"));
+  EXPECT_NE(slurp(work + "/rec.out").find("page 19"), std::string::npos);
+  EXPECT_NE(slurp(work + "/rec.out").find("Failed requests:        0"), std::string::npos);
+  EXPECT_GE(processImages(dir, [](const std::string& p) { return p == "apache2"; }).size(), 3u);
+  expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
+  std::vector<std::string> pages;
+  for (int i = 0; i < 20; ++i) pages.push_back("/page" + std::to_string(i) + ".html");
+  expectWiresharkReadsTheExport(dir, work, port, "http", "http.request", "http.request.uri", pages, no_capture);
+  // The workers take turns at accept() through the scoreboard in memory
+  // the parent shares with them: a worker re-run alone cannot read it, and
+  // must say so, truly.
+  expectTrueRecording(dir, "", [](const std::string&, const std::string& report) {
+    return report.find("probable cause, an input radar does not record: memory this process shares with others") !=
+           std::string::npos;
+  });
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
 }
 
