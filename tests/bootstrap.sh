@@ -25,6 +25,7 @@ radar_packages=(
 # those tests skip, saying what is missing.
 radar_real_packages=(
   nginx-light curl postgresql redis-server redis-tools golang-go tcpdump make
+  apache2-bin apache2-utils
 )
 
 radar_install_packages() {
