@@ -183,6 +183,8 @@ workloads=${WORKLOADS:-redis nginx apache2 shell}
 wants() { [[ " $workloads " == *" $1 "* ]]; }
 
 record="$radar record --force -o $work/rec --"
+# The floor of preloading anything: a library with no code.
+echo 'int radar_benchmark_empty;' | cc -shared -fPIC -x c - -o "$work/empty.so"
 for _ in $(seq "$runs"); do
   if wants redis && command -v redis-server > /dev/null && command -v redis-benchmark > /dev/null; then
     redis_round redis_bare ""
@@ -194,6 +196,7 @@ for _ in $(seq "$runs"); do
   fi
   if wants apache2 && command -v apache2 > /dev/null && command -v ab > /dev/null; then
     apache2_round apache2_bare ""
+    apache2_round apache2_empty "env LD_PRELOAD=$work/empty.so"
     apache2_round apache2_radar "$record"
   fi
   if wants shell; then
@@ -227,6 +230,10 @@ if [ -s "$work/apache2_bare.rps" ]; then
     "$(median apache2_bare.rps)" "$(median apache2_radar.rps)" "$(ratio apache2_radar.rps apache2_bare.rps)"
   printf '| apache2: server CPU, parent and workers (ms) | %s | %s | **%s×** |\n' \
     "$(median apache2_bare.cpu)" "$(median apache2_radar.cpu)" "$(ratio apache2_radar.cpu apache2_bare.cpu)"
+  printf '| the floor: apache2 with an empty library preloaded, requests/s | %s | %s | %s× |\n' \
+    "$(median apache2_bare.rps)" "$(median apache2_empty.rps)" "$(ratio apache2_empty.rps apache2_bare.rps)"
+  printf '| the floor: its server CPU (ms) | %s | %s | %s× |\n' \
+    "$(median apache2_bare.cpu)" "$(median apache2_empty.cpu)" "$(ratio apache2_empty.cpu apache2_bare.cpu)"
 fi
 if [ -s "$work/shell_bare.wall" ]; then
   printf '| 200-process shell pipeline, %s lines: wall (ms) | %s | %s | **%s×** |\n' "$lines" \
