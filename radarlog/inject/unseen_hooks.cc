@@ -1,11 +1,13 @@
 // Hooks on what radar does not record (log/unseen.h): io_uring, raw system
 // calls, shared memory, semaphores, message queues, eventfds. Each passes
-// the call through unchanged; the library is told (inject/library.h) so
+// the call through unchanged (a raw close, read or write goes to the
+// library's own hook, recorded or replayed as any); the library is told (inject/library.h) so
 // that the recorder can say so in the log and the re-run can stop where it
 // cannot feed the program. Built once, with the injected flags, into both.
 #include <errno.h>
 #include <fcntl.h>
 #include <mqueue.h>
+#include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
 #include <sys/eventfd.h>
@@ -52,8 +54,6 @@ struct RawCall {
   bool fd_arg;
 };
 constexpr RawCall kRawCalls[] = {
-    {SYS_read, "read", true},
-    {SYS_write, "write", true},
     {SYS_readv, "readv", true},
     {SYS_writev, "writev", true},
     {SYS_sendto, "sendto", true},
@@ -69,7 +69,6 @@ constexpr RawCall kRawCalls[] = {
     {SYS_connect, "connect", false},
     {SYS_accept, "accept", false},
     {SYS_accept4, "accept4", false},
-    {SYS_close, "close", false},
     {SYS_dup, "dup", false},
     {SYS_dup2, "dup2", false},
     {SYS_dup3, "dup3", false},
@@ -125,6 +124,20 @@ HOOK long syscall(long number, ...) {
   long a[6];
   for (long& v : a) v = va_arg(ap, long);
   va_end(ap);
+  if (number == SYS_close || number == SYS_read || number == SYS_write) {
+    // libuv (Node) closes, reads and writes through syscall(), to keep
+    // clear of cancellation points: the library's own calls, without one.
+    int cancel = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+    const int fd = static_cast<int>(a[0]);
+    const long r = number == SYS_close  ? close(fd)
+                   : number == SYS_read ? read(fd, reinterpret_cast<void*>(a[1]), static_cast<size_t>(a[2]))
+                                        : write(fd, reinterpret_cast<const void*>(a[1]), static_cast<size_t>(a[2]));
+    const int err = errno;
+    pthread_setcancelstate(cancel, nullptr);
+    errno = err;
+    return r;
+  }
   if (number == SYS_io_uring_setup || number == SYS_io_uring_enter || number == SYS_io_uring_register) {
     tell(Unseen::IoUring, "system call");
   } else {

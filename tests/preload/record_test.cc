@@ -1484,7 +1484,7 @@ TEST(Record, WhatRadarCannotSeeIsSaid) {
                         Case{"eventfd", "uses an eventfd it shares with another process (fd ", "parent counted 7"},
                         Case{"shm", "maps shared memory (anonymous, 1 KiB)", "parent read hello"},
                         Case{"sem", "opens a POSIX semaphore (/radar-unseen-", "parent was posted"},
-                        Case{"raw", "makes a raw system call (write)", "child read 6: hello"},
+                        Case{"raw", "makes a raw system call (writev)", "child read 6: hello"},
                         Case{"uring", "uses io_uring (liburing)", "child read 6: hello"}}) {
     SCOPED_TRACE(c.mode);
     Recording rec = record({programPath("unseen"), c.mode});
@@ -1586,6 +1586,28 @@ TEST(Record, ASignalToItselfIsToldAfterTheKillThatSentIt) {
       << events.out;
   const Result check = radar({"check", "--strict", rec.dir});
   EXPECT_EQ(check.exit_code, 0) << check.out;
+}
+
+// libuv (Node) closes, reads and writes through syscall(): those are
+// recorded as the calls they are, and re-run so.
+TEST(Record, RawCloseReadAndWriteAreRecordedAsTheirCalls) {
+  Recording rec = record({programPath("unseen"), "rawrw"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "child read 6: hello\n");
+  EXPECT_EQ(rec.err.find("not seen"), std::string::npos) << rec.err;
+  const Result check = radar({"check", "--strict", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_NE(check.out.find("bytes sent 6, received 6: 6 matched to their sends"), std::string::npos) << check.out;
+  EXPECT_EQ(check.out.find("not seen"), std::string::npos) << check.out;
+  const Result events = radar({"events", rec.dir});
+  EXPECT_NE(events.out.find("] sends a message to unseen["), std::string::npos) << events.out;
+  EXPECT_NE(events.out.find("] receives a message from unseen["), std::string::npos) << events.out;
+  for (const ProcessLog& log : rec.logs) {
+    const Result rerun = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) + " " +
+                               std::to_string(log.header.pid()) + " --no-gdb");
+    EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
+    EXPECT_NE(rerun.err.find("as recorded"), std::string::npos) << rerun.err;
+  }
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 //   eventfd  an eventfd the parent made: the child writes, the parent reads
 //   shm      anonymous shared memory and a process-shared semaphore
 //   sem      a POSIX named semaphore the child posts
-//   raw      the parent writes to a pipe with syscall(SYS_write)
+//   raw      the parent writes to a pipe with syscall(SYS_writev)
+//   rawrw    the parent writes with syscall(SYS_write) and closes with
+//            syscall(SYS_close), the child reads with syscall(SYS_read), as
+//            libuv does: recorded as the calls they are
 //   uring    the parent writes to a pipe through io_uring (built with liburing only)
 #include <fcntl.h>
 #include <mqueue.h>
@@ -14,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #ifdef HAVE_LIBURING
 #include <liburing.h>
@@ -39,8 +43,9 @@ static void pipeWriteUring(int fd) {
 #endif
 }
 
-// The pipe modes: the child reads what the parent wrote unseen.
-static int overPipe(int uring) {
+// The pipe modes: the child reads what the parent wrote (unseen but with
+// rawrw).
+static int overPipe(int uring, int rawrw) {
   int p[2];
   CHECK(pipe(p) == 0);
   fflush(stdout);
@@ -49,16 +54,23 @@ static int overPipe(int uring) {
   if (child == 0) {
     close(p[1]);
     char b[16] = "";
-    const ssize_t n = read(p[0], b, sizeof b - 1);
+    const ssize_t n = rawrw ? syscall(SYS_read, p[0], b, sizeof b - 1) : read(p[0], b, sizeof b - 1);
     printf("child read %zd: %s", n, b);
     return n == 6 ? 0 : 1;
   }
   close(p[0]);
-  if (uring)
+  if (uring) {
     pipeWriteUring(p[1]);
-  else
+  } else if (rawrw) {
     CHECK(syscall(SYS_write, p[1], "hello\n", 6) == 6);
-  close(p[1]);
+  } else {
+    struct iovec v = {"hello\n", 6};
+    CHECK(syscall(SYS_writev, p[1], &v, 1) == 6);
+  }
+  if (rawrw)
+    CHECK(syscall(SYS_close, p[1]) == 0);
+  else
+    close(p[1]);
   int status = 0;
   CHECK(waitpid(child, &status, 0) == child);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
@@ -72,7 +84,8 @@ static int waitChild(pid_t child) {
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
-  if (!strcmp(mode, "raw") || !strcmp(mode, "uring")) return overPipe(!strcmp(mode, "uring"));
+  if (!strcmp(mode, "raw") || !strcmp(mode, "uring") || !strcmp(mode, "rawrw"))
+    return overPipe(!strcmp(mode, "uring"), !strcmp(mode, "rawrw"));
   char name[64];
   snprintf(name, sizeof name, "/radar-unseen-%d", (int)getpid());
   if (!strcmp(mode, "mq")) {
