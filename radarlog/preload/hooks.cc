@@ -1390,28 +1390,31 @@ HOOK int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
 // names it (a pid; -pgid for a group; 0 its own group; -1 every process).
 namespace {
 
-// Whether the signal may come back to the caller: its handler then runs in
-// this thread before kill() returns (apache2 stops its whole process group).
-bool mayTargetSelf(pid_t target) {
-  return target == 0 || target == -1 || target == g_process.pid || (target < -1 && -target == sys::raw(SYS_getpgid, 0));
+// Whether the signal reaches the caller itself (its pid, 0: its group, or
+// -its group; kill(-1) spares the caller): a thread of it may then take the
+// signal before kill() returns (apache2 stops its whole process group).
+bool reachesCaller(pid_t target) {
+  return target == 0 || target == g_process.pid || (target < -1 && -target == sys::raw(SYS_getpgid, 0));
 }
 
 template <class Send>
 int recordedKill(pid_t target, int sig, Send&& send) {
-  Call call(Kind::Kill, -1);
-  ThreadState& t = t_thread;
-  const bool armed = sig > 0 && sig < NSIG && mayTargetSelf(target);
-  if (armed) {
-    t.self_kill_target = target;
-    t.self_kill_signal = sig;
-    t.self_kill_armed = true;
+  // Such a kill cannot fail (the caller may always signal itself): it is
+  // recorded before the call, so that a handler run meanwhile, in this
+  // thread or another, is told after the kill that sent its signal.
+  if (sig > 0 && sig < NSIG && reachesCaller(target)) {
+    {
+      Call call(Kind::Kill, -1);
+      call.finish(0);
+      call.extra.peer_pid = target;
+      call.extra.signal = sig;
+      call.record();
+    }
+    return send();
   }
+  Call call(Kind::Kill, -1);
   const int r = send();
-  // Recorded by the handler of the signal it delivered to this thread.
-  const bool told = armed && !t.self_kill_armed;
-  t.self_kill_armed = false;
   call.finish(r);
-  if (told) return r;
   call.extra.peer_pid = target;
   call.extra.signal = sig;
   call.record();

@@ -127,13 +127,6 @@ struct ThreadState {
   // thread had before, given back by unlockWriter().
   bool signals_held;
   uint64_t resume_mask;
-  // A kill() that may signal this process itself is in progress: its
-  // handler, run in this thread before the call returns, records the KILL
-  // first (the call succeeded if it delivered), so the story tells the kill
-  // before the signal (recordPendingKill()).
-  bool self_kill_armed;
-  int32_t self_kill_target;
-  int32_t self_kill_signal;
 };
 
 extern Config g_config;

@@ -106,17 +106,6 @@ bool wrapsSignals() { return g_config.enabled; }
 // A delivery is an event, recorded before the program's handler runs.
 bool signalArrives(int sig, const siginfo_t* info) {
   if (active()) {
-    ThreadState& t = t_thread;
-    if (t.self_kill_armed && t.self_kill_signal == sig && info && sentByAProcess(info->si_code) &&
-        info->si_pid == g_process.pid) {
-      // The kill() this thread is in delivered it: told first.
-      t.self_kill_armed = false;
-      Call kill(Kind::Kill, -1);
-      kill.finish(0);
-      kill.extra.peer_pid = t.self_kill_target;
-      kill.extra.signal = sig;
-      kill.record();
-    }
     Call call(Kind::Signal, -1);
     call.finish(0);
     call.extra.signal = sig;

@@ -87,10 +87,10 @@ std::vector<StoryEvent> readStory(const std::string& dir) {
         if (!n.empty()) e.from_events.push_back(std::stoull(n));
     }
     // Who sent a signal, or was sent one, and which child a wait reaped:
-    // the narrative names them, "X[pid]".
+    // the narrative names them, "X[pid]" (or "X[pid.generation]").
     if (e.kind == "kill" || e.kind == "signal" || e.kind == "sigwaitinfo" || e.kind == "wait") {
       static const std::regex peer(
-          R"((?:sends signal \d+ \(\w+\) to|receives signal \d+ \(\w+\) from|learns that) [^\[\]]*\[(\d+)\])");
+          R"((?:sends signal \d+ \(\w+\) to|receives signal \d+ \(\w+\) from|learns that) [^\[\]]*\[(\d+)(?:\.\d+)?\])");
       std::smatch m;
       const std::string told = text(line, "text");
       if (std::regex_search(told, m, peer)) e.peer = std::stoll(m[1].str());
