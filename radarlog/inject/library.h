@@ -47,6 +47,10 @@ void threadStarts(uint32_t ordinal);
 void unseenUsed(log::Unseen what, const char* detail, int fd);
 // eventfd() made `fd` in this image.
 void eventFdCreated(int fd);
+// Whether `fd` is a channel the library knows already (a raw close, read or
+// write on it goes through the library's hook; on anything else, made by
+// raw calls too, it stays raw and unseen).
+bool isKnownChannel(int fd);
 
 // ---- the program's end (shared_hooks.cc) ---------------------------------------
 // main() returned `status` (the C library's exit() follows, unhooked).

@@ -1,7 +1,7 @@
 // Hooks on what radar does not record (log/unseen.h): io_uring, raw system
 // calls, shared memory, semaphores, message queues, eventfds. Each passes
-// the call through unchanged (a raw close, read or write goes to the
-// library's own hook, recorded or replayed as any); the library is told (inject/library.h) so
+// the call through unchanged (a raw close, read or write of a known channel
+// goes to the library's own hook, recorded or replayed as any); the library is told (inject/library.h) so
 // that the recorder can say so in the log and the re-run can stop where it
 // cannot feed the program. Built once, with the injected flags, into both.
 #include <errno.h>
@@ -54,6 +54,8 @@ struct RawCall {
   bool fd_arg;
 };
 constexpr RawCall kRawCalls[] = {
+    {SYS_read, "read", true},
+    {SYS_write, "write", true},
     {SYS_readv, "readv", true},
     {SYS_writev, "writev", true},
     {SYS_sendto, "sendto", true},
@@ -69,6 +71,7 @@ constexpr RawCall kRawCalls[] = {
     {SYS_connect, "connect", false},
     {SYS_accept, "accept", false},
     {SYS_accept4, "accept4", false},
+    {SYS_close, "close", true},
     {SYS_dup, "dup", false},
     {SYS_dup2, "dup2", false},
     {SYS_dup3, "dup3", false},
@@ -124,9 +127,11 @@ HOOK long syscall(long number, ...) {
   long a[6];
   for (long& v : a) v = va_arg(ap, long);
   va_end(ap);
-  if (number == SYS_close || number == SYS_read || number == SYS_write) {
-    // libuv (Node) closes, reads and writes through syscall(), to keep
-    // clear of cancellation points: the library's own calls, without one.
+  if ((number == SYS_close || number == SYS_read || number == SYS_write) &&
+      inject::isKnownChannel(static_cast<int>(a[0]))) {
+    // libuv (Node) closes, reads and writes its channels through syscall(),
+    // to keep clear of cancellation points: the library's own calls,
+    // without one. (On a descriptor raw calls made, they stay raw.)
     int cancel = 0;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     const int fd = static_cast<int>(a[0]);

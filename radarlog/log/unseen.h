@@ -24,12 +24,17 @@ enum class Unseen : uint8_t {
 inline constexpr unsigned kUnseenCount = 8;
 inline constexpr char kUnseenNote[] = "unseen";
 
+// One entry of a table by mechanism, or `fallback` for a value no mechanism has.
+inline const char* unseenEntry(const char* const (&table)[kUnseenCount], Unseen u, const char* fallback) {
+  const auto k = static_cast<unsigned>(u);
+  return k < kUnseenCount ? table[k] : fallback;
+}
+
 // The machine name (the note's strings[2], `radar check --json`).
 inline const char* unseenName(Unseen u) {
   static const char* const names[kUnseenCount] = {"io_uring",      "raw-system-call",    "shared-memory",  "semaphore",
                                                   "message-queue", "sysv-message-queue", "sysv-semaphore", "eventfd"};
-  const auto k = static_cast<unsigned>(u);
-  return k < kUnseenCount ? names[k] : "unknown";
+  return unseenEntry(names, u, "unknown");
 }
 
 // What the process did, after its label: "uses io_uring".
@@ -44,8 +49,7 @@ inline const char* unseenDoes(Unseen u) {
       "uses a System V semaphore set",
       "uses an eventfd it shares with another process",
   };
-  const auto k = static_cast<unsigned>(u);
-  return k < kUnseenCount ? does[k] : "uses something radar does not record";
+  return unseenEntry(does, u, "uses something radar does not record");
 }
 
 // What radar cannot tell because of it.
@@ -60,8 +64,7 @@ inline const char* unseenConsequence(Unseen u) {
       "its operations are not recorded",
       "its counts are not recorded",
   };
-  const auto k = static_cast<unsigned>(u);
-  return k < kUnseenCount ? what[k] : "it is not recorded";
+  return unseenEntry(what, u, "it is not recorded");
 }
 
 // Whether bytes of a recorded channel may have moved through it unseen.

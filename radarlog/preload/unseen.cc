@@ -46,4 +46,6 @@ void eventFdCreated(int fd) {
   if (preload::active()) preload::onCreated(fd, log::ChannelOrigin::Created);
 }
 
+bool isKnownChannel(int fd) { return preload::active() && preload::channelOf(fd) != 0; }
+
 }  // namespace radar::inject

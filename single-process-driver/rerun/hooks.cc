@@ -1525,7 +1525,12 @@ int replayedKill(pid_t pid, int sig, const char* what, Real&& real, ToSelf&& toS
   const bool to_self = target == recordedPid() || target == believedPid() || target == 0 ||
                        (target < -1 && pid < -1 && -pid == static_cast<pid_t>(sys::raw(SYS_getpgid, 0)));
   consume(e);
-  if (to_self && e->result == 0 && sig > 0) toSelf();
+  if (to_self && e->result == 0 && sig > 0) {
+    toSelf();
+    // Its handler ran before kill() returned (the recorder logs such a
+    // kill before the call): the recorded delivery is due now.
+    deliverDueSignals();
+  }
   return finishWith<int>(e);
 }
 }  // namespace
@@ -1884,6 +1889,8 @@ void unseenUsed(log::Unseen what, const char* detail, int fd) {
 }
 
 void eventFdCreated(int) {}
+
+bool isKnownChannel(int fd) { return isChannelFd(fd); }
 
 }  // namespace radar::inject
 

@@ -144,6 +144,18 @@ void expectWiresharkReadsTheExport(const std::string& dir, const std::string& wo
   EXPECT_TRUE(radar_streams == streams(work + "/lo.pcap")) << "the connections' bytes differ from the capture's";
 }
 
+// A server's session (`session(prefix, output file)`), bare run already in
+// work/bare.out, recorded with --nondet while the loopback is captured:
+// it must say the same. False (a failure added) when it did not end well.
+bool recordLikeBare(const std::function<Result(const std::string&, const std::string&)>& session,
+                    const std::string& work, int port, const std::string& dir, std::string* no_capture) {
+  Result rec = whileCapturing(work + "/lo.pcap", port, no_capture,
+                              [&] { return session(radarRecord(dir, "--nondet"), work + "/rec.out"); });
+  EXPECT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(slurp(work + "/rec.out"), slurp(work + "/bare.out"));
+  return rec.exit_code == 0;
+}
+
 // ---- nginx: a master and two workers serving 40 requests ------------------------------------
 
 TEST(RealPrograms, NginxMasterAndTwoWorkersServeFortyRequests) {
@@ -177,10 +189,7 @@ TEST(RealPrograms, NginxMasterAndTwoWorkersServeFortyRequests) {
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   const std::string dir = work + "/rec";
   std::string no_capture;
-  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
-                              [&] { return session(radarRecord(dir, "--nondet"), work + "/rec.out"); });
-  ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  EXPECT_EQ(slurp(work + "/rec.out"), slurp(work + "/bare.out"));
+  if (!recordLikeBare(session, work, port, dir, &no_capture)) return;
   EXPECT_NE(slurp(work + "/rec.out").find("page 39"), std::string::npos);
   EXPECT_NE(slurp(work + "/rec.out").find("nginx: 0"), std::string::npos);
   EXPECT_EQ(processImages(dir).size(), 3u);
@@ -244,10 +253,7 @@ TEST(RealPrograms, Apache2PreforkServesCurlAndAb) {
       << slurp(work + "/bare.out");
   const std::string dir = work + "/rec";
   std::string no_capture;
-  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
-                              [&] { return session(radarRecord(dir, "--nondet"), work + "/rec.out"); });
-  ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  EXPECT_EQ(slurp(work + "/rec.out"), slurp(work + "/bare.out"));
+  if (!recordLikeBare(session, work, port, dir, &no_capture)) return;
   EXPECT_NE(slurp(work + "/rec.out").find("page 19"), std::string::npos);
   EXPECT_NE(slurp(work + "/rec.out").find("Failed requests:        0"), std::string::npos);
   EXPECT_GE(processImages(dir, [](const std::string& p) { return p == "apache2"; }).size(), 3u);
