@@ -277,12 +277,10 @@ const char kNodeCluster[] = R"js(const cluster = require('cluster');
 const http = require('http');
 const port = +process.argv[2];
 if (cluster.isPrimary) {
-  let online = 0;
   for (let i = 0; i < 2; i++) cluster.fork();
-  cluster.on('message', (w, m) => { if (m === 'up' && ++online === 2) console.log('ready'); });
   process.on('SIGTERM', () => { for (const id in cluster.workers) cluster.workers[id].kill(); });
 } else {
-  http.createServer((req, res) => res.end('hello ' + req.url + '\n')).listen(port, () => process.send('up'));
+  http.createServer((req, res) => res.end('hello ' + req.url + '\n')).listen(port);
 }
 )js";
 
