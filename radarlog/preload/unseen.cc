@@ -2,8 +2,11 @@
 // library's side of inject/unseen_hooks.cc.
 #include "log/unseen.h"
 
+#include <sys/stat.h>
+
 #include "inject/library.h"
 #include "inject/text.h"
+#include "log/sys.h"
 #include "preload/recorder.h"
 #include "preload/state.h"
 
@@ -35,10 +38,22 @@ void sayUnseen(log::Unseen what, const char* detail) {
 }  // namespace radar::preload
 
 namespace radar::inject {
+namespace {
+
+// A pipe, FIFO, socket or terminal, or a channel the recorder knows.
+bool mayBeChannel(int fd) {
+  struct stat st {};
+  if (preload::channelOf(fd) != 0) return true;
+  return sys::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode));
+}
+
+}  // namespace
 
 void unseenUsed(log::Unseen what, const char* detail, int fd) {
   // A raw read or write of a file is nothing radar would have recorded.
-  if (!preload::active() || (fd >= 0 && !preload::isChannel(fd))) return;
+  // (Looked at, not classified: a channel defined here would stand, for a
+  // re-run, as one the image held from its start.)
+  if (!preload::active() || (fd >= 0 && !mayBeChannel(fd))) return;
   preload::sayUnseen(what, detail);
 }
 

@@ -1608,6 +1608,21 @@ TEST(Record, RawCloseReadAndWriteAreRecordedAsTheirCalls) {
     EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
     EXPECT_NE(rerun.err.find("as recorded"), std::string::npos) << rerun.err;
   }
+  // A socket made and closed by raw calls stays unseen, and takes the same
+  // number in the re-run (no channel of it stands there from the start).
+  // (Descriptors 3 to 9 closed, so that the socket takes the lowest.)
+  const std::string closed = "exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; ";
+  const std::string dir = testTempDir() + "/rawsocket";
+  const Result raw = shell(closed + shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                           shellQuote(programPath("unseen")) + " rawsocket");
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  EXPECT_EQ(raw.out, "socket 3\n");
+  EXPECT_NE(raw.err.find("makes a raw system call (socket)"), std::string::npos) << raw.err;
+  const Result rerun = shell(closed + "timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) +
+                             " " + std::to_string(load(dir).meta.root_pid()) + " --no-gdb");
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
+  EXPECT_EQ(rerun.out, "socket 3\n");
+  EXPECT_NE(rerun.err.find("as recorded"), std::string::npos) << rerun.err;
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 //   rawrw    the parent writes with syscall(SYS_write) and closes with
 //            syscall(SYS_close), the child reads with syscall(SYS_read), as
 //            libuv does: recorded as the calls they are
+//   rawsocket  makes a socket with syscall(SYS_socket), prints its number
+//            and closes it with syscall(SYS_close): unseen, as a whole
 //   uring    the parent writes to a pipe through io_uring (built with liburing only)
 #include <fcntl.h>
 #include <mqueue.h>
@@ -16,6 +18,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/msg.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -86,6 +89,12 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if (!strcmp(mode, "raw") || !strcmp(mode, "uring") || !strcmp(mode, "rawrw"))
     return overPipe(!strcmp(mode, "uring"), !strcmp(mode, "rawrw"));
+  if (!strcmp(mode, "rawsocket")) {
+    const long s = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
+    printf("socket %ld\n", s);
+    fflush(stdout);
+    return syscall(SYS_close, s) == 0 ? 0 : 1;
+  }
   char name[64];
   snprintf(name, sizeof name, "/radar-unseen-%d", (int)getpid());
   if (!strcmp(mode, "mq")) {
