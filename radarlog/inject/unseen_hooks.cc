@@ -91,6 +91,16 @@ constexpr RawCall kRawCalls[] = {
     {SYS_shutdown, "shutdown", false},
 };
 
+// syscall() as the C library makes it: -1 and errno on failure.
+long rawCall(long number, const long (&a)[6]) {
+  const long r = radar::sys::raw(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  if (r < 0 && r > -4096) {
+    errno = static_cast<int>(-r);
+    return -1;
+  }
+  return r;
+}
+
 }  // namespace
 
 // ==== io_uring (liburing's entry points; it makes its system calls itself) =========
@@ -127,6 +137,8 @@ HOOK long syscall(long number, ...) {
   long a[6];
   for (long& v : a) v = va_arg(ap, long);
   va_end(ap);
+  // Futexes go through syscall() (Rust's locks): nothing here to look at.
+  if (number == SYS_futex) return rawCall(number, a);
   if ((number == SYS_close || number == SYS_read || number == SYS_write) &&
       inject::isKnownChannel(static_cast<int>(a[0]))) {
     // libuv (Node) closes, reads and writes its channels through syscall(),
@@ -152,12 +164,7 @@ HOOK long syscall(long number, ...) {
         break;
       }
   }
-  const long r = radar::sys::raw(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-  if (r < 0 && r > -4096) {
-    errno = static_cast<int>(-r);
-    return -1;
-  }
-  return r;
+  return rawCall(number, a);
 }
 
 // ==== shared memory ===============================================================
