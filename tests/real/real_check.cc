@@ -94,6 +94,7 @@ std::vector<StoryEvent> readStory(const std::string& dir) {
       std::smatch m;
       const std::string told = text(line, "text");
       if (std::regex_search(told, m, peer)) e.peer = std::stoll(m[1].str());
+      e.to_group = told.find(" to the process group of ") != std::string::npos;
     }
     story.push_back(std::move(e));
   }
@@ -119,10 +120,14 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
   std::map<std::pair<std::string, int64_t>, std::vector<const StoryEvent*>> local_closes;
   std::map<std::string, std::vector<const StoryEvent*>> local_eofs;
   std::map<int64_t, const StoryEvent*> exits;
-  // (sender, receiver, signal) -> kills sent, signals delivered, in story order
+  // (sender, receiver, signal) -> kills sent, signals delivered, in story
+  // order; (sender, signal) -> kills it sent to a process group (which of
+  // its members a group holds the story does not say: any of them).
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::vector<const StoryEvent*>> kills, deliveries;
+  std::map<std::pair<int64_t, int64_t>, std::vector<const StoryEvent*>> group_kills;
   for (const auto& e : story) {
-    if (e.kind == "kill" && e.peer > 0 && e.result > 0) kills[{e.pid, e.peer, e.result}].push_back(&e);
+    if (e.kind == "kill" && e.to_group && e.result > 0) group_kills[{e.pid, e.result}].push_back(&e);
+    if (e.kind == "kill" && !e.to_group && e.peer > 0 && e.result > 0) kills[{e.pid, e.peer, e.result}].push_back(&e);
     if ((e.kind == "signal" || e.kind == "sigwaitinfo") && e.peer > 0)
       deliveries[{e.peer, e.pid, e.result}].push_back(&e);
     // A message is received after it was sent.
@@ -166,7 +171,11 @@ CausalCheck checkCausalOrder(const std::vector<StoryEvent>& story) {
   // the n-th kill (pending signals of one number merge: never more
   // deliveries than kills).
   for (const auto& [key, list] : deliveries) {
-    const auto& sent = kills[key];
+    std::vector<const StoryEvent*> sent = kills[key];
+    const auto& to_groups = group_kills[{std::get<0>(key), std::get<2>(key)}];
+    sent.insert(sent.end(), to_groups.begin(), to_groups.end());
+    std::sort(sent.begin(), sent.end(),
+              [](const StoryEvent* a, const StoryEvent* b) { return a->position < b->position; });
     for (size_t n = 0; n < list.size(); ++n) {
       if (n < sent.size()) {
         before("kill -> signal", *sent[n], *list[n]);

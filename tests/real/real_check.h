@@ -25,7 +25,8 @@ struct StoryEvent {
   uint64_t bytes = 0;
   bool has_bytes = false, is_send = false, external = false;
   std::vector<uint64_t> from_events;
-  int64_t peer = 0;  // kill: the pid signalled; signal: the pid that sent it (0: the kernel)
+  int64_t peer = 0;       // kill: the pid signalled; signal: the pid that sent it (0: the kernel)
+  bool to_group = false;  // kill: to a process group (`peer` names its leader)
 };
 std::vector<StoryEvent> readStory(const std::string& dir);
 
