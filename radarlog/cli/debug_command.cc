@@ -269,6 +269,7 @@ ScriptStatus readStatus(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   f.read(reinterpret_cast<char*>(&s), sizeof(s));
   s.report[sizeof(s.report) - 1] = 0;
+  s.first_output_difference[sizeof(s.first_output_difference) - 1] = 0;
   return s;
 }
 
@@ -407,9 +408,18 @@ int runAlone(const driver::LaunchSpec& spec, const driver::Sandbox::Options& whe
       reinterpret_cast<const driver::ScriptHeader*>(script.bytes.data())->end_code == WTERMSIG(status) &&
       s.consumed == script.events;
   if (crashed_as_recorded) {
-    std::fprintf(stderr, "radar debug: replayed %u of %u events; the re-run %s, as recorded\n", s.consumed,
-                 script.events, how.c_str());
-    return kExitOk;
+    const uint32_t outputs = reinterpret_cast<const driver::ScriptHeader*>(script.bytes.data())->output_count;
+    if (!s.outputs_differing && s.outputs_checked >= outputs) {
+      std::fprintf(stderr, "radar debug: replayed %u of %u events; the re-run %s, as recorded\n", s.consumed,
+                   script.events, how.c_str());
+      return kExitOk;
+    }
+    std::fprintf(stderr,
+                 "radar debug: replayed %u of %u events; the re-run %s; but what it wrote to files and devices "
+                 "differs from the recording: %s%s%u of its %u recorded writes made\n",
+                 s.consumed, script.events, how.c_str(), s.first_output_difference, s.outputs_differing ? "; " : "",
+                 s.outputs_checked, outputs);
+    return kExitFindings;
   }
   std::fprintf(stderr,
                "radar debug: the re-run %s after %u of %u recorded events (the last: event %llu); the recording "

@@ -64,6 +64,13 @@ void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
     std::printf("         note: %s\n", r.strings.empty() ? "" : std::string(r.strings[0]).c_str());
     return;
   }
+  if (r.kind == Kind::Output) {  // uncounted, untimed: after the event above it
+    std::printf("         output: fd %d, %llu bytes asked -> %lld", r.fd, static_cast<unsigned long long>(r.size),
+                static_cast<long long>(r.result));
+    if (r.error) std::printf(" (%s)", std::strerror(static_cast<int>(r.error)));
+    std::printf(" crc %08x\n", r.hash);
+    return;
+  }
   const double t = static_cast<double>(r.entry_ns - start_ns) / 1e9;
   std::printf("#%-6llu tid %-6u +%.6fs %-11s", static_cast<unsigned long long>(r.counter), r.tid, t,
               log::kindName(r.kind));

@@ -12,6 +12,8 @@ const char* kindName(Kind k) {
       return "channel";
     case Kind::Note:
       return "note";
+    case Kind::Output:
+      return "output";
     case Kind::Write:
       return "write";
     case Kind::Writev:

@@ -11,6 +11,7 @@ enum class Kind : uint16_t {
   Header = 1,
   Channel = 2,
   Note = 3,
+  Output = 4,
   Write = 10,
   Writev = 11,
   Send = 12,
@@ -60,7 +61,7 @@ enum class Kind : uint16_t {
 };
 
 enum class Category : uint8_t {
-  Annotation,  // not counted: header, channel definitions, notes
+  Annotation,  // not counted: header, channel definitions, notes, outputs
   Send,
   Receive,
   Channel,  // creation, naming and closing of channels
@@ -73,7 +74,7 @@ enum class Category : uint8_t {
 
 constexpr Category categoryOf(Kind k) {
   auto v = static_cast<unsigned>(k);
-  if (v >= 1 && v <= 3) return Category::Annotation;
+  if (v >= 1 && v <= 4) return Category::Annotation;
   if (v >= 10 && v <= 17) return Category::Send;
   if (v >= 20 && v <= 25) return Category::Receive;
   if (v >= 30 && v <= 41) return Category::Channel;

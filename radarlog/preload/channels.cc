@@ -48,7 +48,8 @@ enum Class : uint64_t {
   kRandom = 3,
   kSignalFd = 4,
   kEventFd = 5,
-  kSharedEventFd = 6
+  kSharedEventFd = 6,
+  kOutput = 7  // a regular file or a device: writes recorded as OUTPUT
 };
 constexpr uint64_t kFlagStoreReceived = 1, kFlagPeerUnknown = 2, kFlagExternal = 4;
 constexpr int kChunkBits = 12;
@@ -256,8 +257,9 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
     case S_IFCHR: {
       const unsigned maj = major(st.st_rdev), min = minor(st.st_rdev);
       if (maj == 1 && (min == 8 || min == 9)) return makeEntry(0, kRandom, 0);
+      if (maj == 1 && (min == 3 || min == 5)) return makeEntry(0, kNotChannel, 0);  // /dev/null, /dev/zero
       uint8_t termios_buf[64];
-      if (sys::raw(SYS_ioctl, fd, TCGETS, reinterpret_cast<long>(termios_buf)) < 0) return makeEntry(0, kNotChannel, 0);
+      if (sys::raw(SYS_ioctl, fd, TCGETS, reinterpret_cast<long>(termios_buf)) < 0) return makeEntry(0, kOutput, 0);
       c.type = ChannelType::Terminal;
       c.rdev = st.st_rdev;
       const long m = sys::readlink(proc, path, sizeof(path) - 1);
@@ -278,6 +280,9 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
         return makeEntry(0, origin == ChannelOrigin::Created ? kEventFd : kSharedEventFd, 0);
       return makeEntry(0, kNotChannel, 0);
     }
+    case S_IFREG:
+    case S_IFBLK:
+      return makeEntry(0, kOutput, 0);
     default:
       return makeEntry(0, kNotChannel, 0);
   }
@@ -382,6 +387,8 @@ void noteIfSharedEventFd(int fd) {
   sys::formatDecimal(detail + 3, sizeof detail - 3, static_cast<unsigned>(fd));
   sayUnseen(log::Unseen::EventFd, detail);
 }
+
+bool isOutputFile(int fd) { return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kOutput; }
 
 bool isRandomDevice(int fd) { return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kRandom; }
 

@@ -59,6 +59,7 @@
 #include <cstring>
 
 #include "inject/env_array.h"
+#include "inject/file_crc.h"
 #include "inject/hook.h"
 #include "log/sys.h"
 #include "preload/environment.h"
@@ -133,13 +134,23 @@ long filePosition(int fd) { return sys::raw(SYS_lseek, fd, 0, SEEK_CUR); }
 
 }  // namespace
 
+// A write to no channel: one to a file or device that wrote something is
+// recorded as OUTPUT (a failed or empty one is no output: a re-run whose
+// descriptor stands in for the file may fail where it did not).
+ssize_t radar::preload::outputWritten(int fd, const Iov* iov, size_t count, uint64_t size, ssize_t r) {
+  if (r > 0 && isOutputFile(fd)) recordOutput(fd, iov, count, size, r);
+  return r;
+}
+
 // ==== sends =====================================================================
 
 HOOK ssize_t write(int fd, const void* buf, size_t n) {
   REAL(write);
-  if (!active() || !isChannel(fd)) {
-    if (active()) noteIfSharedEventFd(fd);
-    return real_write(fd, buf, n);
+  if (!active()) return real_write(fd, buf, n);
+  if (!isChannel(fd)) {
+    noteIfSharedEventFd(fd);
+    const Iov iov{buf, n};
+    return outputWritten(fd, &iov, 1, n, real_write(fd, buf, n));
   }
   Call call(Kind::Write, fd);
   const ssize_t r = real_write(fd, buf, n);
@@ -151,12 +162,30 @@ HOOK ssize_t write(int fd, const void* buf, size_t n) {
 
 HOOK ssize_t writev(int fd, const struct iovec* iov, int count) {
   REAL(writev);
-  if (!active() || !isChannel(fd)) return real_writev(fd, iov, count);
+  if (!active()) return real_writev(fd, iov, count);
+  if (!isChannel(fd))
+    return outputWritten(fd, asIov(iov), count > 0 ? static_cast<size_t>(count) : 0, iovTotal(iov, count),
+                         real_writev(fd, iov, count));
   Call call(Kind::Writev, fd);
   const ssize_t r = real_writev(fd, iov, count);
   call.finish(r);
   call.send(asIov(iov), count > 0 ? static_cast<size_t>(count) : 0, iovTotal(iov, count), moved(r));
   return r;
+}
+
+// Positioned writes: files only (a channel refuses them with ESPIPE).
+HOOK ssize_t pwrite(int fd, const void* buf, size_t n, off_t offset) {
+  REAL(pwrite);
+  if (!active()) return real_pwrite(fd, buf, n, offset);
+  const Iov iov{buf, n};
+  return outputWritten(fd, &iov, 1, n, real_pwrite(fd, buf, n, offset));
+}
+
+HOOK ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t offset) {
+  REAL(pwrite64);
+  if (!active()) return real_pwrite64(fd, buf, n, offset);
+  const Iov iov{buf, n};
+  return outputWritten(fd, &iov, 1, n, real_pwrite64(fd, buf, n, offset));
 }
 
 HOOK ssize_t send(int fd, const void* buf, size_t n, int flags) {
@@ -215,8 +244,33 @@ HOOK int sendmmsg(int fd, struct mmsghdr* msgs, unsigned count, int flags) {
   return r;
 }
 
+namespace {
+
+// A copy into a file or device that the kernel made (no channel's): an
+// OUTPUT whose checksum is read back from the source, `in` from `pos`.
+template <class Copy>
+ssize_t outputCopied(int out, int in, long pos, uint64_t count, Copy&& copy) {
+  const ssize_t r = copy();
+  if (r <= 0) return r;
+  const uint32_t crc = pos >= 0 ? radar::inject::fileCrc32c(in, static_cast<uint64_t>(pos), moved(r)) : 0;
+  recordOutputChecksum(out, count, r, crc);
+  return r;
+}
+
+}  // namespace
+
+HOOK ssize_t copy_file_range(int in, off64_t* off_in, int out, off64_t* off_out, size_t len, unsigned flags) {
+  REAL(copy_file_range);
+  if (!active() || !isOutputFile(out)) return real_copy_file_range(in, off_in, out, off_out, len, flags);
+  return outputCopied(out, in, off_in ? static_cast<long>(*off_in) : filePosition(in), len,
+                      [&] { return real_copy_file_range(in, off_in, out, off_out, len, flags); });
+}
+
 HOOK ssize_t sendfile(int out, int in, off_t* offset, size_t count) {
   REAL(sendfile);
+  if (active() && isOutputFile(out))
+    return outputCopied(out, in, offset ? static_cast<long>(*offset) : filePosition(in), count,
+                        [&] { return real_sendfile(out, in, offset, count); });
   if (!active() || !isChannel(out)) return real_sendfile(out, in, offset, count);
   const long pos = offset ? *offset : filePosition(in);
   Call call(Kind::Sendfile, out);

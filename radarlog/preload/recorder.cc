@@ -531,6 +531,30 @@ void Call::send(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved,
   commit(e);
 }
 
+void recordOutput(int fd, const Iov* iov, size_t iov_count, uint64_t size, long result) {
+  uint32_t crc = 0;
+  uint64_t left = result > 0 ? static_cast<uint64_t>(result) : 0;
+  for (size_t i = 0; i < iov_count && left; ++i) {
+    const size_t n = iov[i].len < left ? iov[i].len : left;
+    crc = crc32c(crc, iov[i].base, n);
+    left -= n;
+  }
+  recordOutputChecksum(fd, size, result, crc);
+}
+
+void recordOutputChecksum(int fd, uint64_t size, long result, uint32_t crc) {
+  const int saved_errno = errno;
+  EventFields e;
+  e.kind = Kind::Output;
+  e.fd = fd;
+  e.size = size;
+  e.result = result;
+  e.has_hash = true;
+  e.hash = crc;
+  commit(e);
+  errno = saved_errno;
+}
+
 void Call::receive(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved, int flags,
                    const struct sockaddr* from, socklen_t from_len) {
   EventFields e;

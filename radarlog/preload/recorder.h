@@ -31,6 +31,18 @@ int64_t now();
 
 // Whether `fd` is a channel worth recording (classifying it on first use).
 bool isChannel(int fd);
+// Whether `fd` is a regular file or a device other than a terminal,
+// /dev/null or /dev/zero: its writes are recorded as OUTPUT (length and
+// checksum, not the bytes), which a re-run compares with its own.
+bool isOutputFile(int fd);
+// The OUTPUT record of a write to such a descriptor: `result` bytes (> 0)
+// of `size` asked, from `iov`. Leaves errno as it was.
+void recordOutput(int fd, const Iov* iov, size_t iov_count, uint64_t size, long result);
+// The same for a copy made inside the kernel, whose checksum is known.
+void recordOutputChecksum(int fd, uint64_t size, long result, uint32_t crc);
+// A write that was no channel's, made: `r` returned, recorded as OUTPUT
+// when `fd` is a file or device (hooks.cc).
+ssize_t outputWritten(int fd, const Iov* iov, size_t count, uint64_t size, ssize_t r);
 // Whether reads of `fd` are reads of /dev/urandom or /dev/random.
 bool isRandomDevice(int fd);
 // Whether `fd` is a signalfd: its reads take signals (SIGNAL_WAIT).

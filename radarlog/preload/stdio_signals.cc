@@ -47,7 +47,11 @@ ssize_t wrappedRead(FILE* fp, void* buf, ssize_t n) {
 
 ssize_t wrappedWrite(FILE* fp, const void* data, ssize_t n) {
   const int fd = fp->_fileno;
-  if (!active() || !isChannel(fd)) return g_io_write(fp, data, n);
+  if (!active()) return g_io_write(fp, data, n);
+  if (!isChannel(fd)) {
+    const Iov iov{data, n > 0 ? static_cast<size_t>(n) : 0};
+    return outputWritten(fd, &iov, 1, iov.len, g_io_write(fp, data, n));
+  }
   Call call(Kind::Write, fd);
   const ssize_t r = g_io_write(fp, data, n);
   call.finish(r);

@@ -24,7 +24,7 @@
 namespace radar::driver {
 
 inline constexpr char kScriptMagic[8] = {'R', 'A', 'D', 'A', 'R', 'R', 'P', 'L'};
-inline constexpr uint32_t kScriptVersion = 5;
+inline constexpr uint32_t kScriptVersion = 6;
 inline constexpr uint32_t kNoEvent = ~0u;
 
 struct Blob {
@@ -64,6 +64,9 @@ struct ScriptHeader {
   uint32_t reserved;
   Blob label;                   // "parser[4123]", NUL-terminated
   int64_t started_realtime_ns;  // when the first image of the chain started (CLOCK_REALTIME)
+  uint64_t outputs_offset;      // ScriptOutput[output_count]
+  uint32_t output_count;
+  uint32_t reserved2;
 };
 inline constexpr uint32_t kScriptNondet = 1;  // clock, random and pid reads were recorded
 
@@ -88,7 +91,8 @@ struct SocketNames {
 // a stand-in there at start when nothing is open on it.
 // Placeholder: a descriptor that was open but not a channel (a file, an
 // epoll instance): /dev/null holds its number, so that the program's own
-// descriptors get the numbers they had.
+// descriptors get the numbers they had. Its `path` is set when it was a
+// regular file (written to: its writes are compared, see ScriptOutput).
 // File: the regular file it was open on (a redirected input), reopened for
 // reading at `offset`; /dev/null where that fails or it was not readable.
 enum class StandIn : uint32_t { PipeRead = 1, PipeWrite = 2, Socket = 3, Null = 4, Placeholder = 5, File = 6 };
@@ -100,6 +104,18 @@ struct ScriptFd {
   SocketNames names;
   Blob path;  // File: its path, NUL-terminated
   uint64_t offset;
+};
+
+// A write the recorded image (or, in a chain, its ancestor before the
+// fork) made to a file or device that was no channel: compared with the
+// re-run's own, in order per descriptor number. The bytes are not kept.
+struct ScriptOutput {
+  int32_t fd;
+  uint32_t hash;          // CRC-32C of the bytes written
+  int64_t result;         // what write() returned
+  uint64_t size;          // bytes asked
+  uint32_t next_same_fd;  // the next output on the same descriptor, kNoEvent
+  uint32_t after_number;  // the number of the last event before it (0: none)
 };
 
 struct ScriptReady {  // one element of ScriptEvent::ready
@@ -162,6 +178,12 @@ struct ScriptStatus {
   int64_t first_event_ns;  // ... the first event was replayed
   int64_t last_event_ns;   // ... the last one so far
   char report[8192];       // what happened, for people (NUL-terminated)
+  // Writes to files and devices (ScriptOutput): how many of the recorded
+  // ones the re-run made, how many of its writes differed (or had no
+  // recorded counterpart), and the first difference, for people.
+  uint32_t outputs_checked;
+  uint32_t outputs_differing;
+  char first_output_difference[512];
 };
 enum class ReplayOutcome : uint32_t {
   Running = 0,

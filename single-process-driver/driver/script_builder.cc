@@ -71,6 +71,7 @@ class ScriptWriter {
   std::vector<ScriptEvent> events;
   std::vector<ScriptThread> threads;
   std::vector<ScriptFd> inherited;
+  std::vector<ScriptOutput> outputs;
 
   // The whole file; the writer is spent.
   ScriptBytes finish(ScriptHeader h) {
@@ -85,6 +86,8 @@ class ScriptWriter {
     h.events_offset = table(events.data(), events.size() * sizeof(ScriptEvent));
     h.threads_offset = table(threads.data(), threads.size() * sizeof(ScriptThread));
     h.inherited_offset = table(inherited.data(), inherited.size() * sizeof(ScriptFd));
+    h.outputs_offset = table(outputs.data(), outputs.size() * sizeof(ScriptOutput));
+    h.output_count = static_cast<uint32_t>(outputs.size());
     h.file_size = data_.size();
     h.event_count = static_cast<uint32_t>(events.size());
     h.thread_count = static_cast<uint32_t>(threads.size());
@@ -291,12 +294,16 @@ class Builder {
     std::set<int> created, created_ever;
     std::set<int> inherited;
     log::Record r;
-    uint64_t expected_counter = 1;
+    uint64_t expected_counter = 1, last_number = 0;
     std::map<uint32_t, proto::ChannelInfo> channels;  // as defined so far
     while (reader->next(r)) {
       if (r.kind == Kind::Channel) {
         proto::ChannelInfo info;
         if (log::LogReader::parseChannel(r.channel_bytes, &info)) channels[info.index()] = info;
+        continue;
+      }
+      if (r.kind == Kind::Output) {  // written before the fork the chain follows
+        if (expected_counter - 1 < limit) noteOutput(r, last_number);
         continue;
       }
       if (!log::isCounted(r.kind)) continue;
@@ -308,6 +315,7 @@ class Builder {
       }
       ++expected_counter;
       const uint32_t position = t_.positionOfCounter(p, r.counter);
+      last_number = position + 1;
       // (A dup2 of a file onto a channel is recorded for the channel it
       // closed: its source, on no channel, was no inherited end.)
       if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && r.channel && !created.count(r.fd))
@@ -389,6 +397,22 @@ class Builder {
         l.redacted.push_back(name);
   }
 
+  // A write to a file or device, compared by the re-run (ScriptOutput).
+  void noteOutput(const log::Record& r, uint64_t after_number) {
+    if (r.fd < 0) return;
+    ScriptOutput o{};
+    o.fd = r.fd;
+    o.hash = r.has_hash ? r.hash : 0;
+    o.result = r.result;
+    o.size = r.size;
+    o.next_same_fd = kNoEvent;
+    o.after_number = static_cast<uint32_t>(after_number);
+    const auto index = static_cast<uint32_t>(w_.outputs.size());
+    if (auto it = last_output_.find(r.fd); it != last_output_.end()) w_.outputs[it->second].next_same_fd = index;
+    last_output_[r.fd] = index;
+    w_.outputs.push_back(o);
+  }
+
   // Stand-ins for the channel ends the first image started with.
   // `used_before_created`: descriptors its calls used before making them;
   // `made`: descriptors it made at some point (an end it received or
@@ -428,11 +452,11 @@ class Builder {
         f.fd = fd;
         f.stand_in = StandIn::Placeholder;
         f.access = O_RDWR;
-        if (auto file = start_files_.find(fd);
-            file != start_files_.end() && (file->second.flags() & O_ACCMODE) != O_WRONLY) {
+        auto file = start_files_.find(fd);
+        if (file != start_files_.end()) f.path = w_.put(file->second.path() + std::string(1, '\0'));
+        if (file != start_files_.end() && (file->second.flags() & O_ACCMODE) != O_WRONLY) {
           f.stand_in = StandIn::File;
           f.access = O_RDONLY;
-          f.path = w_.put(file->second.path() + std::string(1, '\0'));
           f.offset = file->second.offset();
         }
         fds.emplace(fd, f);
@@ -769,6 +793,7 @@ class Builder {
   std::vector<Pending> pending_;
   std::vector<int> open_at_start_;               // the first image's descriptors at start (format 1.1)
   std::map<int, proto::StartFile> start_files_;  // its regular files then (format 1.3)
+  std::map<int, uint32_t> last_output_;          // per descriptor: its last output so far
   uint32_t closed_at_start_ = 0;                 // ScriptHeader::closed_at_start
   bool nondet_ = false;                          // recorded with --nondet
   int64_t started_realtime_ns_ = 0;              // ScriptHeader::started_realtime_ns

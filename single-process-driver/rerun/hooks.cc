@@ -40,6 +40,7 @@
 #include <cstring>
 
 #include "inject/env_array.h"
+#include "inject/file_crc.h"
 #include "inject/hook.h"
 #include "inject/library.h"
 #include "inject/signals.h"
@@ -471,15 +472,45 @@ ssize_t replayedWrite(int fd, const void* buf, size_t n, ssize_t (*real)(int, co
 
 }  // namespace radar::rerun
 
+namespace {
+
+// A write to no channel, made: compared when it is to a file or device.
+ssize_t outputMade(int fd, const struct iovec* iov, size_t count, ssize_t r) {
+  checkOutput(fd, iov, count, r);
+  return r;
+}
+
+}  // namespace
+
 HOOK ssize_t write(int fd, const void* buf, size_t n) {
   REAL(write);
-  if (!replaying() || !isChannelFd(fd)) return real_write(fd, buf, n);
+  if (!replaying()) return real_write(fd, buf, n);
+  if (!isChannelFd(fd)) {
+    const struct iovec iov { const_cast<void*>(buf), n };
+    return outputMade(fd, &iov, 1, real_write(fd, buf, n));
+  }
   return replayedWrite(fd, buf, n, real_write);
+}
+
+HOOK ssize_t pwrite(int fd, const void* buf, size_t n, off_t offset) {
+  REAL(pwrite);
+  if (!replaying()) return real_pwrite(fd, buf, n, offset);
+  const struct iovec iov { const_cast<void*>(buf), n };
+  return outputMade(fd, &iov, 1, real_pwrite(fd, buf, n, offset));
+}
+
+HOOK ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t offset) {
+  REAL(pwrite64);
+  if (!replaying()) return real_pwrite64(fd, buf, n, offset);
+  const struct iovec iov { const_cast<void*>(buf), n };
+  return outputMade(fd, &iov, 1, real_pwrite64(fd, buf, n, offset));
 }
 
 HOOK ssize_t writev(int fd, const struct iovec* iov, int count) {
   REAL(writev);
-  if (!replaying() || !isChannelFd(fd)) return real_writev(fd, iov, count);
+  if (!replaying()) return real_writev(fd, iov, count);
+  if (!isChannelFd(fd))
+    return outputMade(fd, iov, count > 0 ? static_cast<size_t>(count) : 0, real_writev(fd, iov, count));
   ssize_t r;
   if (replaySend(Kind::Writev, "writev", fd, iov, count > 0 ? static_cast<size_t>(count) : 0, &r)) return r;
   return real_writev(fd, iov, count);
@@ -547,9 +578,38 @@ ssize_t replayFileSend(const ScriptEvent* e, int in, off_t* offset, size_t count
 
 }  // namespace
 
+namespace {
+
+// A copy the kernel made into a file or device: compared, its checksum
+// read back from the source as the recorder did (`in` from `pos`).
+template <class Copy>
+ssize_t outputCopied(int out, int in, long pos, Copy&& copy) {
+  const ssize_t r = copy();
+  const int error = errno;
+  const uint32_t crc =
+      r > 0 && pos >= 0 ? radar::inject::fileCrc32c(in, static_cast<uint64_t>(pos), static_cast<uint64_t>(r)) : 0;
+  checkCopiedOutput(out, r, crc);
+  errno = error;
+  return r;
+}
+
+long filePosition(int fd) { return sys::raw(SYS_lseek, fd, 0, SEEK_CUR); }
+
+}  // namespace
+
+HOOK ssize_t copy_file_range(int in, off64_t* off_in, int out, off64_t* off_out, size_t len, unsigned flags) {
+  REAL(copy_file_range);
+  if (!replaying() || isChannelFd(out)) return real_copy_file_range(in, off_in, out, off_out, len, flags);
+  return outputCopied(out, in, off_in ? static_cast<long>(*off_in) : filePosition(in),
+                      [&] { return real_copy_file_range(in, off_in, out, off_out, len, flags); });
+}
+
 HOOK ssize_t sendfile(int out, int in, off_t* offset, size_t count) {
   REAL(sendfile);
-  if (!replaying() || !isChannelFd(out)) return real_sendfile(out, in, offset, count);
+  if (!replaying()) return real_sendfile(out, in, offset, count);
+  if (!isChannelFd(out))
+    return outputCopied(out, in, offset ? static_cast<long>(*offset) : filePosition(in),
+                        [&] { return real_sendfile(out, in, offset, count); });
   const ScriptEvent* e = expect(Kind::Sendfile, out, What("sendfile", out, count).str());
   const ssize_t r = e ? replayFileSend(e, in, offset, count) : -2;
   return r != -2 ? r : real_sendfile(out, in, offset, count);
@@ -1909,7 +1969,11 @@ ssize_t stdioRead(FILE* fp, void* buf, ssize_t n) {
 
 ssize_t stdioWrite(FILE* fp, const void* data, ssize_t n) {
   const int fd = fp->_fileno;
-  if (!replaying() || !isChannelFd(fd)) return radar::inject::realStdioSlots().write(fp, data, n);
+  if (!replaying()) return radar::inject::realStdioSlots().write(fp, data, n);
+  if (!isChannelFd(fd)) {
+    const struct iovec iov { const_cast<void*>(data), n > 0 ? static_cast<size_t>(n) : 0 };
+    return outputMade(fd, &iov, 1, radar::inject::realStdioSlots().write(fp, data, n));
+  }
   const struct iovec iov { const_cast<void*>(data), static_cast<size_t>(n) };
   ssize_t r;
   if (replaySend(Kind::Write, "write", fd, &iov, 1, &r)) return r;

@@ -90,6 +90,7 @@ struct State {
   const ScriptEvent* events = nullptr;
   const ScriptThread* threads = nullptr;
   const ScriptFd* inherited = nullptr;
+  const driver::ScriptOutput* outputs = nullptr;
   const uint8_t* data = nullptr;
   ScriptStatus* status = nullptr;
   std::atomic<uint32_t> segment{0};
@@ -352,13 +353,14 @@ void endOfThread(int32_t index, Kind kind, int fd, const char* what) {
       << " events; ";
     if (g.header->end == ScriptEnd::Signaled)
       r << label() << " was killed by signal " << static_cast<int64_t>(g.header->end_code)
-        << (in_call ? " in " : " before its next call, ") << what << ", as recorded";
+        << (in_call ? " in " : " before its next call, ") << what;
     else if (in_call)
-      r << "the recording stopped while " << label() << " was in " << what << ": the re-run stops there, as recorded";
+      r << "the recording stopped while " << label() << " was in " << what << ": the re-run stops there";
     else
-      r << "the recording stopped before " << label() << "'s next call, " << what
-        << ": the re-run stops there, as recorded";
-    copyReport(r.str(), ReplayOutcome::Blocked);
+      r << "the recording stopped before " << label() << "'s next call, " << what << ": the re-run stops there";
+    const bool same = outputsAgree(r);
+    if (same) r << ", as recorded";
+    copyReport(r.str(), same ? ReplayOutcome::Blocked : ReplayOutcome::Diverged);
     detach();
     announce(radar_replay_ended, r.str());
     if (g.exit_at_end) {
@@ -391,6 +393,13 @@ bool isSet(const uint64_t* bits, uint32_t i);
 }  // namespace
 
 int32_t recordedPid() { return g.header ? g.header->recorded_pid : 0; }
+
+const driver::ScriptOutput* scriptOutputs(uint32_t* count) {
+  *count = g.header ? g.header->output_count : 0;
+  return g.outputs;
+}
+
+driver::ScriptStatus* replayStatus() { return g.status; }
 
 namespace {
 std::atomic<int32_t> g_believed_pid{0};
@@ -955,14 +964,14 @@ void nameUnrecordedInputs(Report& r) {
   const uint32_t live = g_live_values.load(std::memory_order_relaxed);
   const bool nondet = g.header->flags & driver::kScriptNondet;
   if (live && !nondet) {
-    r << "\n  " << (any ? "also" : "probable cause") << ", it read the clock or random numbers " << live << " time"
-      << (live > 1 ? "s" : "") << " live (recorded without --nondet, which records them)";
+    r << "\n  " << (any ? "also" : "probable cause") << ", it read the clock, random numbers or its pid " << live
+      << " time" << (live > 1 ? "s" : "") << " live (recorded without --nondet, which records them)";
     any = true;
   }
   openFiles(r, &any);
   if (live && nondet)
-    r << "\n  " << (any ? "also" : "possible cause") << ", it read the clock or random numbers " << live << " time"
-      << (live > 1 ? "s" : "") << " live, beyond what the recording has";
+    r << "\n  " << (any ? "also" : "possible cause") << ", it read the clock, random numbers or its pid " << live
+      << " time" << (live > 1 ? "s" : "") << " live, beyond what the recording has";
 }
 
 void diverge(const ScriptEvent* e, const char* message) {
@@ -1045,9 +1054,10 @@ void programExits(int status) {
   consume(e);
   Report r;
   r << "radar: replayed " << static_cast<uint64_t>(radar_replay_consumed) << " of "
-    << static_cast<uint64_t>(radar_replay_total) << " events; " << label() << " exits with status " << status
-    << ", as recorded";
-  copyReport(r.str(), ReplayOutcome::Complete);
+    << static_cast<uint64_t>(radar_replay_total) << " events; " << label() << " exits with status " << status;
+  const bool same = outputsAgree(r);
+  if (same) r << ", as recorded";
+  copyReport(r.str(), same ? ReplayOutcome::Complete : ReplayOutcome::Diverged);
   detach();
   announce(radar_replay_ended, r.str());
 }
@@ -1058,7 +1068,8 @@ void imageExecs(const ScriptEvent* e) {
     << static_cast<uint64_t>(radar_replay_total) << " events; " << label() << " execs here: " << text(e)
     << " (debug the new image as " << static_cast<int64_t>(g.header->recorded_pid) << "."
     << static_cast<uint64_t>(g.header->recorded_generation + 1) << ")";
-  copyReport(r.str(), ReplayOutcome::Complete);
+  const bool same = outputsAgree(r);
+  copyReport(r.str(), same ? ReplayOutcome::Complete : ReplayOutcome::Diverged);
   detach();
   announce(radar_replay_ended, r.str());
   exitNow(0);
@@ -1105,6 +1116,7 @@ const char* validate() {
   g.events = t.events;
   g.threads = t.threads;
   g.inherited = t.inherited;
+  g.outputs = t.outputs;
   g.data = t.data;
   return nullptr;
 }
@@ -1211,6 +1223,11 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
     if (g.header->closed_at_start & (1u << standard)) sys::close(standard);
   for (uint32_t i = 0; i < g.header->inherited_count; ++i) {
     standIn(g.inherited[i]);
+    // A redirected input is read as it is now: a cause, should it differ.
+    if (g.inherited[i].stand_in == StandIn::File)
+      noteFileOpened(static_cast<const char*>(blob(g.inherited[i].path)), 0);
+    if (g.inherited[i].stand_in == StandIn::Placeholder && !g.inherited[i].path.size)
+      noteForeignDescriptor(g.inherited[i].fd);
     if (g.inherited[i].stand_in == StandIn::Placeholder || g.inherited[i].stand_in == StandIn::File) continue;
     setChannelFd(g.inherited[i].fd, true);
     setSocketNames(g.inherited[i].fd, &g.inherited[i].names);

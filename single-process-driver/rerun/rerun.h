@@ -8,6 +8,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -76,6 +77,23 @@ int32_t recordedPid();                   // of the image being re-run
 int32_t believedPid();
 void noteBelievedPid(int32_t pid);
 
+// The script's writes to files and devices, and the status file shared
+// with radar debug (null without one).
+const driver::ScriptOutput* scriptOutputs(uint32_t* count);
+driver::ScriptStatus* replayStatus();
+
+// A write the program made to a descriptor that is no channel (`result`
+// returned, from `iov`): when it is a file or device, compared with the
+// recording's next write there (outputs.cc). Leaves errno as it was.
+void checkOutput(int fd, const struct iovec* iov, size_t count, long result);
+// Descriptor `fd` holds, at the re-run's start, something that stands
+// where the recorded process had no file (its /dev/null, a pipe radar
+// did not record): writes to that file are not missing from the recording.
+void noteForeignDescriptor(int fd);
+// The same for a copy the kernel made (copy_file_range, sendfile), whose
+// checksum is `crc`.
+void checkCopiedOutput(int fd, long result, uint32_t crc);
+
 // Threads the program creates, numbered in order per image (1, 2, 3 ...),
 // as the recorder numbered them; a new thread plays the recorded thread of
 // the same number, whose first event is THREAD_START.
@@ -140,5 +158,14 @@ class Report {
   char buf_[2048] = {};
   size_t len_ = 0;
 };
+
+// Appends to a divergence's report the inputs radar does not record that
+// the re-run had (shared memory, files, live clocks): its probable cause.
+void nameUnrecordedInputs(Report& r);
+
+// Whether every write to files and devices the recording has was made,
+// and made the same (checkOutput); if not, appends what differs to `r`
+// ("; but ...").
+bool outputsAgree(Report& r);
 
 }  // namespace radar::rerun

@@ -20,12 +20,14 @@ const char* checkScript(const uint8_t* base, size_t size, uint32_t max_threads, 
   };
   if (!fits(h.events_offset, h.event_count, sizeof(ScriptEvent)) ||
       !fits(h.threads_offset, h.thread_count, sizeof(ScriptThread)) ||
-      !fits(h.inherited_offset, h.inherited_count, sizeof(ScriptFd)) || !fits(h.data_offset, h.data_size, 1) ||
+      !fits(h.inherited_offset, h.inherited_count, sizeof(ScriptFd)) ||
+      !fits(h.outputs_offset, h.output_count, sizeof(driver::ScriptOutput)) || !fits(h.data_offset, h.data_size, 1) ||
       h.thread_count > max_threads || h.segment_count == 0)
     return "the replay script is damaged (its tables do not fit the file)";
   const auto* events = reinterpret_cast<const ScriptEvent*>(base + h.events_offset);
   const auto* threads = reinterpret_cast<const ScriptThread*>(base + h.threads_offset);
   const auto* inherited = reinterpret_cast<const ScriptFd*>(base + h.inherited_offset);
+  const auto* outputs = reinterpret_cast<const driver::ScriptOutput*>(base + h.outputs_offset);
   const uint8_t* data = base + h.data_offset;
   auto within = [&](const driver::Blob& b) { return b.offset <= h.data_size && b.size <= h.data_size - b.offset; };
   // A text ends with its NUL inside its blob.
@@ -46,7 +48,13 @@ const char* checkScript(const uint8_t* base, size_t size, uint32_t max_threads, 
     if (!within(inherited[i].names.local) || !within(inherited[i].names.peer) || !within(inherited[i].path) ||
         !ended(inherited[i].path))
       return "the replay script is damaged (inherited descriptors)";
-  *out = {events, threads, inherited, data};
+  // Each descriptor's outputs are a chain forward through the table.
+  for (uint32_t i = 0; i < h.output_count; ++i) {
+    const uint32_t next = outputs[i].next_same_fd;
+    if (outputs[i].fd < 0 || (next != driver::kNoEvent && (next <= i || next >= h.output_count)))
+      return "the replay script is damaged (outputs)";
+  }
+  *out = {events, threads, inherited, outputs, data};
   return nullptr;
 }
 

@@ -17,6 +17,7 @@ struct ScriptTables {
   const driver::ScriptEvent* events = nullptr;
   const driver::ScriptThread* threads = nullptr;
   const driver::ScriptFd* inherited = nullptr;
+  const driver::ScriptOutput* outputs = nullptr;
   const uint8_t* data = nullptr;
 };
 

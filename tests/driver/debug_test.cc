@@ -737,6 +737,70 @@ TEST(Debug, ARedirectedInputIsReadFromWhereItStood) {
   }
 }
 
+// Every write to a file or device is recorded as its length and checksum
+// and compared by the re-run: one that writes other bytes, more or fewer
+// writes, never ends "as recorded" (it printed another count and said it
+// matched). Through write(), stdio, pwrite(), copies the kernel makes
+// (cat's copy_file_range, sendfile), and a process killed by a signal
+// after it wrote.
+TEST(Debug, WritesToFilesAreComparedWithTheRecording) {
+  const std::string scratch = testTempDir();
+  auto lines = [&](int n) {
+    std::ofstream f(scratch + "/f.txt", std::ios::trunc);
+    for (int i = 1; i <= n; ++i) f << i << "\n";
+  };
+  struct Case {
+    const char* name;
+    const char* program;  // the image re-run
+    std::string shell;
+    int lines_then;  // f.txt in the re-run
+    const char* said;
+  };
+  const char* pwrite_py =
+      "import os; fd = os.open('o.bin', os.O_WRONLY | os.O_CREAT, 0o644); "
+      "os.pwrite(fd, open('f.txt', 'rb').read(), 0)";
+  const char* sendfile_py = "import os; os.sendfile(1, os.open('f.txt', os.O_RDONLY), None, 1000)";
+  const char* killed_py = "import os; os.write(1, open('f.txt', 'rb').read()); os.kill(os.getpid(), 9)";
+  const Case cases[] = {
+      {"stdio", "wc", "wc -l < f.txt > out.txt", 12, "wrote 3 bytes to fd 1 "},
+      {"fewer bytes", "head", "head -c 8 f.txt > out.txt", 2, "wrote 4 bytes to fd 1 "},
+      {"no write", "dd", "dd if=f.txt of=out.txt status=none", 0,
+       "did not make 1 of the recorded writes (21 bytes), the first to fd 1"},
+      {"a write more", "dd", "dd if=f.txt of=out.txt bs=21 status=none", 20,
+       "where the recording has no more writes there"},
+      {"copy_file_range", "cat", "cat f.txt > out.txt", 11, "wrote 24 bytes to fd 1 "},
+      {"sendfile", "python3", std::string("/usr/bin/python3 -c \"") + sendfile_py + "\" > out.txt", 11,
+       "wrote 24 bytes to fd 1 "},
+      {"pwrite", "python3", std::string("/usr/bin/python3 -c \"") + pwrite_py + "\"", 11, "wrote 24 bytes to fd "},
+      {"killed", "python3", std::string("/usr/bin/python3 -c \"") + killed_py + "\" > out.txt", 11,
+       "wrote 24 bytes to fd 1 "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    lines(10);
+    const std::string dir = testTempDir() + "/rec";
+    Result rec = shell("cd " + shellQuote(scratch) + " && " + shellQuote(radarPath()) + " record -o " +
+                       shellQuote(dir) + " -- sh -c " + shellQuote(c.shell) + " 2>&1");
+    ASSERT_EQ(std::string(c.name) == "killed" ? 137 : 0, rec.exit_code) << rec.out;
+    const std::string debug = "cd " + shellQuote(scratch) + " && timeout 60 " + shellQuote(radarPath()) +
+                              " debug --yes " + shellQuote(dir) + " " + c.program + " --no-gdb < /dev/null > /dev/null";
+    // The verdict: the last line ("it will run, as recorded:" comes first).
+    auto verdict = [](const std::string& err) {
+      const size_t end = err.find_last_not_of('\n');
+      return end == std::string::npos ? err : err.substr(err.rfind('\n', end) + 1);
+    };
+    Result same = shell(debug);
+    EXPECT_EQ(same.exit_code, 0) << same.err;
+    EXPECT_NE(verdict(same.err).find(", as recorded"), std::string::npos) << same.err;
+    lines(c.lines_then);
+    Result other = shell(debug);
+    EXPECT_EQ(other.exit_code, 1) << other.err;
+    EXPECT_EQ(verdict(other.err).find("as recorded"), std::string::npos) << other.err;
+    EXPECT_NE(other.err.find("differs from the recording"), std::string::npos) << other.err;
+    EXPECT_NE(other.err.find(c.said), std::string::npos) << other.err;
+  }
+}
+
 // A program recorded under a small descriptor limit re-runs under the
 // same limit: it runs out of descriptors where it did.
 TEST(Debug, RecordedDescriptorLimitIsRestored) {
@@ -1017,7 +1081,8 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
        [&] { std::ofstream(file) << "now\n"; }},
       {{"clock"},
        "the time is ",
-       "probable cause, it read the clock or random numbers 1 time live (recorded without --nondet, which records "
+       "probable cause, it read the clock, random numbers or its pid 1 time live (recorded without --nondet, which "
+       "records "
        "them)",
        [] {},
        [] { ::usleep(2000); }},

@@ -85,6 +85,7 @@ TEST(ScriptCheck, EachKindOfDamageIsRefusedWithItsReason) {
       {"version", [](Mapped& m) { m.header().version += 1; }, "another version"},
       {"events beyond the file", [](Mapped& m) { m.header().event_count = 1u << 30; }, "tables do not fit"},
       {"misaligned table", [](Mapped& m) { m.header().threads_offset += 4; }, "tables do not fit"},
+      {"outputs beyond the file", [](Mapped& m) { m.header().output_count = 1u << 30; }, "tables do not fit"},
       {"data beyond the file", [](Mapped& m) { m.header().data_size = m.size; }, "tables do not fit"},
       {"no segment", [](Mapped& m) { m.header().segment_count = 0; }, "tables do not fit"},
       {"too many threads", [](Mapped& m) { m.header().thread_count = 5000; }, "tables do not fit"},

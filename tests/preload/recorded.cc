@@ -134,6 +134,10 @@ Recording load(const std::string& dir) {
         pl.notes.emplace_back(r.strings.empty() ? "" : std::string(r.strings[0]));
         continue;
       }
+      if (r.kind == log::Kind::Output) {
+        pl.outputs.push_back(r);
+        continue;
+      }
       Event e;
       e.payload = std::string(r.payload);
       for (auto s : r.strings) e.strings.emplace_back(s);

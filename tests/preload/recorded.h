@@ -27,7 +27,8 @@ struct ProcessLog {
   std::vector<Event> events;                        // counted events, in counter order
   std::map<uint32_t, proto::ChannelInfo> channels;  // by index (latest definition)
   std::vector<std::string> notes;
-  std::string error;  // damage, if any
+  std::vector<log::Record> outputs;  // OUTPUT records: writes to files and devices
+  std::string error;                 // damage, if any
 
   std::string exe() const;  // basename of header.executable
   std::vector<const Event*> ofKind(log::Kind kind) const;

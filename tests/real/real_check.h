@@ -77,8 +77,12 @@ std::vector<std::string> processImages(const std::string& dir,
 // a fresh directory): each must end "as recorded", unless `excused` accepts
 // its report (a divergence whose named cause is real). Afterwards no
 // directory of radar debug's and no new SysV IPC object is left.
+// Re-runs of every image: as recorded; with a divergence the test excuses;
+// or with every event replayed as recorded but other bytes written to its
+// files, for a cause the report names (its clock or pid read live, in a
+// recording made without --nondet).
 struct ReRuns {
-  int as_recorded = 0, excused = 0;
+  int as_recorded = 0, excused = 0, output_explained = 0;
   std::vector<std::string> failures;
 };
 using Excuse = std::function<bool(const std::string& image, const std::string& report)>;

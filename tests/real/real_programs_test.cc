@@ -63,8 +63,10 @@ void expectTrueRecording(const std::string& dir, const std::string& run_as, cons
 
   const ReRuns reruns = reRunEveryImage(dir, run_as, excused, images);
   for (const auto& f : reruns.failures) ADD_FAILURE() << "re-run: " << f;
-  std::printf("re-runs: %d as recorded, %d with a divergence whose named cause is real\n", reruns.as_recorded,
-              reruns.excused);
+  std::printf(
+      "re-runs: %d as recorded, %d with a divergence whose named cause is real, %d with every event as recorded "
+      "and files written otherwise for a named cause\n",
+      reruns.as_recorded, reruns.excused, reruns.output_explained);
   EXPECT_GT(reruns.as_recorded, 0);
 }
 
