@@ -106,6 +106,8 @@ const char* kindName(Kind k) {
       return "random";
     case Kind::Getpid:
       return "getpid";
+    case Kind::Interface:
+      return "ioctl";
   }
   return "unknown";
 }

@@ -58,6 +58,7 @@ enum class Kind : uint16_t {
   Clock = 90,
   Random = 91,
   Getpid = 92,
+  Interface = 93,
 };
 
 enum class Category : uint8_t {
@@ -81,7 +82,7 @@ constexpr Category categoryOf(Kind k) {
   if (v >= 50 && v <= 52) return Category::Readiness;
   if (v >= 60 && v <= 72) return Category::Process;
   if (v == 80) return Category::User;
-  if (v >= 90 && v <= 92) return Category::Nondeterminism;
+  if (v >= 90 && v <= 93) return Category::Nondeterminism;
   return Category::Unknown;
 }
 

@@ -35,6 +35,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -42,6 +43,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>
@@ -61,6 +63,7 @@
 #include "inject/env_array.h"
 #include "inject/file_crc.h"
 #include "inject/hook.h"
+#include "inject/interface_query.h"
 #include "log/sys.h"
 #include "preload/environment.h"
 #include "preload/recorder.h"
@@ -1606,6 +1609,24 @@ void recordValue(Kind kind, uint32_t flags, const void* value, size_t len, long 
 }
 
 }  // namespace
+
+// What the kernel says about a network interface: an input, recorded
+// always (a re-run's network has none of the machine's interfaces).
+HOOK int ioctl(int fd, unsigned long request, ...) {
+  REAL(ioctl);
+  OPTIONAL_ARG(request, arg);
+  if (!active() || !radar::inject::isInterfaceQuery(request) || !arg) return real_ioctl(fd, request, arg);
+  Call call(Kind::Interface, fd);
+  const int r = real_ioctl(fd, request, arg);
+  call.finish(r);
+  const Iov iov{arg, r == 0 ? sizeof(struct ifreq) : 0};
+  call.extra.payload = &iov;
+  call.extra.payload_iov_count = 1;
+  call.extra.payload_len = iov.len;
+  call.extra.flags = static_cast<uint32_t>(request);
+  call.record();
+  return r;
+}
 
 HOOK time_t time(time_t* out) {
   REAL(time);

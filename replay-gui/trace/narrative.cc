@@ -273,6 +273,18 @@ std::string Narrator::describe(uint32_t position) const {
       return subject + " reads random bytes";
     case Kind::Getpid:
       return subject + " asks for its process id";
+    case Kind::Interface: {
+      // The interface's name leads the struct ifreq it asked with.
+      log::Record r;
+      std::string ifreq;
+      std::string name = "a network interface";
+      if (t_.record(position, &r, &ifreq, nullptr, nullptr) && !ifreq.empty()) {
+        std::string n = ifreq.substr(0, std::min<size_t>(ifreq.size(), 16)).c_str();
+        if (!n.empty() && std::all_of(n.begin(), n.end(), [](char c) { return c > ' ' && c < 127; }))
+          name = "network interface " + n;
+      }
+      return subject + " asks the kernel about " + name;
+    }
     case Kind::ThreadStart:
       return subject + " starts";
     default:

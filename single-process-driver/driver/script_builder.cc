@@ -445,9 +445,11 @@ class Builder {
     }
     // Every other descriptor open at start holds its number: a file it
     // may read from (a redirected input) reopened where it stood, the rest
-    // /dev/null.
+    // /dev/null. One the program later made again (dnsmasq closes an
+    // inherited 3 without a word, opens /dev/urandom at 4, a socket at 3)
+    // is held too: it closes it in the re-run as it did.
     for (int fd : open_at_start_)
-      if (!fds.count(fd) && (!made.count(fd) || used_before_created.count(fd))) {
+      if (!fds.count(fd)) {
         ScriptFd f{};
         f.fd = fd;
         f.stand_in = StandIn::Placeholder;

@@ -13,6 +13,7 @@
 // is set only to what the recorded call returned).
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -42,6 +43,7 @@
 #include "inject/env_array.h"
 #include "inject/file_crc.h"
 #include "inject/hook.h"
+#include "inject/interface_query.h"
 #include "inject/library.h"
 #include "inject/signals.h"
 #include "inject/stdio_table.h"
@@ -1776,13 +1778,37 @@ HOOK ssize_t getrandom(void* buf, size_t n, unsigned flags) {
   return real_getrandom(buf, n, flags);
 }
 
+// What the kernel said about a network interface, as recorded: the
+// sandbox's network has only its own loopback.
+HOOK int ioctl(int fd, unsigned long request, ...) {
+  REAL(ioctl);
+  OPTIONAL_ARG(request, arg);
+  if (!replaying() || !radar::inject::isInterfaceQuery(request) || !arg) return real_ioctl(fd, request, arg);
+  const ScriptEvent* e = expect(Kind::Interface, fd, What("ioctl", fd).str());
+  if (!e) return real_ioctl(fd, request, arg);
+  if (e->call_flags != static_cast<uint32_t>(request)) {
+    Report r;
+    r << "the program asks ioctl(fd " << fd << ", request " << static_cast<uint64_t>(request)
+      << ") where the recording has " << text(e);
+    diverge(e, r.str());
+    return real_ioctl(fd, request, arg);
+  }
+  if (e->result == 0) std::memcpy(arg, blob(e->data), e->data.size < sizeof(ifreq) ? e->data.size : sizeof(ifreq));
+  consume(e);
+  return finishWith<int>(e);
+}
+
+// The recorded pid: a program writes it into its logs, pid files and
+// messages (syslog's "dnsmasq[2368]"), which the re-run compares. The
+// image's pid is known without --nondet, which records each call.
 HOOK pid_t getpid(void) {
   REAL(getpid);
-  if (const ScriptEvent* e = recordedValue(Kind::Getpid, nullptr, 0)) {
-    noteBelievedPid(static_cast<int32_t>(e->result));
-    return static_cast<pid_t>(e->result);
-  }
-  return real_getpid();
+  if (!replaying()) return real_getpid();
+  const ScriptEvent* e = expectIf(Kind::Getpid, -1);
+  if (e) consume(e);
+  const int32_t pid = e ? static_cast<int32_t>(e->result) : imagePid();
+  noteBelievedPid(pid);
+  return static_cast<pid_t>(pid);
 }
 
 HOOK pid_t getppid(void) {

@@ -411,6 +411,13 @@ int32_t believedPid() {
 }
 void noteBelievedPid(int32_t pid) { g_believed_pid.store(pid, std::memory_order_relaxed); }
 
+int32_t imagePid() {
+  const uint32_t segment = g.segment.load(std::memory_order_acquire);
+  for (uint32_t i = 0; g.header && i < g.header->thread_count && i < kMaxThreads; ++i)
+    if (g.threads[i].segment == segment && g.threads[i].main) return static_cast<int32_t>(g.threads[i].tid);
+  return recordedPid();
+}
+
 // ---- blobs and reports ------------------------------------------------------------
 
 const void* blob(const driver::Blob& b) {

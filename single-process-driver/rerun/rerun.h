@@ -76,6 +76,10 @@ int32_t recordedPid();                   // of the image being re-run
 // getpid(): in a forked image's ancestor, the ancestor's), else recordedPid().
 int32_t believedPid();
 void noteBelievedPid(int32_t pid);
+// The recorded pid of the image the re-run is at now (an ancestor of the
+// debugged image until the fork it follows): what getpid() gives where the
+// recording has no GETPID event of its own (made without --nondet).
+int32_t imagePid();
 
 // The script's writes to files and devices, and the status file shared
 // with radar debug (null without one).

@@ -273,6 +273,44 @@ TEST(RealPrograms, Apache2PreforkServesCurlAndAb) {
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
 }
 
+// ---- dnsmasq: names answered to dig over UDP and TCP -----------------------------------------
+
+// dnsmasq drops root for nobody, learns the machine's interfaces through
+// netlink and ioctl(SIOCGIF*) (which the re-run's own network does not
+// have: answered from the recording), and answers from a hosts file.
+TEST(RealPrograms, DnsmasqAnswersDigOverUdpAndTcp) {
+  if (!have("dnsmasq") || !have("dig"))
+    GTEST_SKIP() << "dnsmasq or dig is not installed (apt-get install dnsmasq-base bind9-dnsutils)";
+  if (::geteuid() != 0) GTEST_SKIP() << "dnsmasq drops root to nobody: run as root";
+  const std::string work = testTempDir();
+  ::chmod(work.c_str(), 0755);  // read as nobody
+  const int port = freePort();
+  std::ofstream(work + "/hosts") << "10.1.2.3 alpha.test\n10.1.2.4 beta.test\n10.1.2.5 gamma.test\n";
+  ::chmod((work + "/hosts").c_str(), 0644);
+  const std::string at = "@127.0.0.1 -p " + std::to_string(port) + " ";
+  auto session = [&](const std::string& prefix, const std::string& out) {
+    const std::string script = prefix + "dnsmasq --no-daemon --port=" + std::to_string(port) +
+                               " --listen-address=127.0.0.1 --bind-interfaces --no-resolv --no-hosts --addn-hosts=" +
+                               shellQuote(work + "/hosts") + " --user=nobody --pid-file= --log-facility=- 2> " +
+                               shellQuote(work + "/dnsmasq.err") + " & server=$!\n" +
+                               "for i in $(seq 100); do dig +short +time=1 +tries=1 " + at +
+                               "alpha.test | grep -q . && break; sleep 0.05; done\n" +
+                               "for n in alpha beta gamma nothere; do dig +short " + at + "$n.test; dig +short +tcp " +
+                               at + "$n.test; done > " + shellQuote(out) + "\n" +
+                               "kill -TERM $server; wait $server; echo \"dnsmasq: $?\" >> " + shellQuote(out);
+    return shell(script);
+  };
+  Result bare = session("", work + "/bare.out");
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  ASSERT_NE(slurp(work + "/bare.out").find("10.1.2.5\n10.1.2.5\n"), std::string::npos) << slurp(work + "/bare.out");
+  const std::string dir = work + "/rec";
+  std::string no_capture;
+  if (!recordLikeBare(session, work, port, dir, &no_capture)) return;
+  expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
+  expectTrueRecording(dir, "");
+  if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
+}
+
 // ---- Node's cluster module: a primary and two workers under curl -------------------------------
 
 const char kNodeCluster[] = R"js(const cluster = require('cluster');
