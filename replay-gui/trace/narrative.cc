@@ -79,6 +79,26 @@ std::string Narrator::execPath(uint32_t position) const {
   return strings[0];
 }
 
+// The name is in the record (user events are few).
+std::string Narrator::userEventName(uint32_t position) const {
+  log::Record r;
+  std::vector<std::string> strings;
+  if (t_.record(position, &r, nullptr, &strings, nullptr) && !strings.empty()) return strings[0];
+  return "an event";
+}
+
+// The interface's name leads the struct ifreq an INTERFACE event kept.
+std::string Narrator::interfaceName(uint32_t position) const {
+  log::Record r;
+  std::string ifreq;
+  if (t_.record(position, &r, &ifreq, nullptr, nullptr) && !ifreq.empty()) {
+    const std::string name = ifreq.substr(0, std::min<size_t>(ifreq.size(), 16)).c_str();
+    if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c > ' ' && c < 127; }))
+      return "network interface " + name;
+  }
+  return "a network interface";
+}
+
 std::string Narrator::describe(uint32_t position) const {
   const Event& e = t_.events[position];
   const Process& p = t_.processes[e.process];
@@ -259,32 +279,16 @@ std::string Narrator::describe(uint32_t position) const {
       if (failed) return subject + " waits for channels, interrupted";
       if (e.result == 0) return subject + " waits for channels: none ready";
       return subject + " waits for channels: " + std::to_string(e.result) + " ready";
-    case Kind::User: {
-      // The name is in the record (user events are few).
-      log::Record r;
-      std::vector<std::string> strings;
-      std::string name = "an event";
-      if (t_.record(position, &r, nullptr, &strings, nullptr) && !strings.empty()) name = strings[0];
-      return subject + " announces " + name + (e.value ? " (" + bytes(e.value) + ")" : "");
-    }
+    case Kind::User:
+      return subject + " announces " + userEventName(position) + (e.value ? " (" + bytes(e.value) + ")" : "");
     case Kind::Clock:
       return subject + " reads the clock";
     case Kind::Random:
       return subject + " reads random bytes";
     case Kind::Getpid:
       return subject + " asks for its process id";
-    case Kind::Interface: {
-      // The interface's name leads the struct ifreq it asked with.
-      log::Record r;
-      std::string ifreq;
-      std::string name = "a network interface";
-      if (t_.record(position, &r, &ifreq, nullptr, nullptr) && !ifreq.empty()) {
-        std::string n = ifreq.substr(0, std::min<size_t>(ifreq.size(), 16)).c_str();
-        if (!n.empty() && std::all_of(n.begin(), n.end(), [](char c) { return c > ' ' && c < 127; }))
-          name = "network interface " + n;
-      }
-      return subject + " asks the kernel about " + name;
-    }
+    case Kind::Interface:
+      return subject + " asks the kernel about " + interfaceName(position);
     case Kind::ThreadStart:
       return subject + " starts";
     default:

@@ -25,6 +25,8 @@ class Narrator {
 
  private:
   std::string execPath(uint32_t position) const;  // the program an EXEC event names, from its record
+  std::string userEventName(uint32_t position) const;
+  std::string interfaceName(uint32_t position) const;  // "network interface lo", from the record
   std::string who(uint32_t process) const;
   std::string channel(const Event& e) const;
 
