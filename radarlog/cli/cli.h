@@ -53,6 +53,12 @@ int usageError(const char* command, const std::string& message);
 // The directory holding the running radar executable.
 std::string selfDirectory();
 
+// Where execvp() would find the program `name`: `name` itself when it has
+// a slash; else the first executable file of that name in $PATH (an empty
+// entry is the working directory; /bin:/usr/bin without $PATH); "" when
+// there is none.
+std::string findExecutable(const std::string& name);
+
 // Text a recorded program supplied (its argv, paths, names), made safe to
 // print on a terminal: control characters (newlines and escape sequences
 // included, C1 controls too) and bytes that are not UTF-8 are written as

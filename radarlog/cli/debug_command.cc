@@ -84,20 +84,6 @@ namespace {
 using driver::ReplayOutcome;
 using driver::ScriptStatus;
 
-std::string findInPath(const std::string& name) {
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  for (size_t at = 0; at <= dirs.size();) {
-    size_t end = dirs.find(':', at);
-    if (end == std::string::npos) end = dirs.size();
-    const std::string candidate = dirs.substr(at, end - at) + "/" + name;
-    if (end > at && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-    at = end + 1;
-  }
-  return "";
-}
-
 // PROCESS as the user wrote it: one image.
 bool chooseImage(const trace::Trace& t, const std::string& spec, uint32_t* image, std::string* error) {
   // pid.generation
@@ -220,12 +206,6 @@ bool confirmLaunch(const driver::LaunchSpec& launch, const std::vector<std::stri
   if (answer == "y" || answer == "Y" || answer == "yes") return true;
   std::fprintf(stderr, "radar debug: not run\n");
   return false;
-}
-
-std::string describeStatus(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "was killed by " + trace::signalText(WTERMSIG(status));
-  return "stopped";
 }
 
 class TempDir {
@@ -384,7 +364,7 @@ int runAlone(const driver::LaunchSpec& spec, const driver::Sandbox::Options& whe
   }
   const ScriptStatus s = readStatus(status_path);
   const auto outcome = static_cast<ReplayOutcome>(s.outcome);
-  const std::string how = describeStatus(status);
+  const std::string how = trace::statusText(status);
   switch (outcome) {
     case ReplayOutcome::Complete:
     case ReplayOutcome::Blocked:
@@ -512,8 +492,8 @@ int runDebug(int argc, char** argv) {
   std::string gdb;
   if (!no_gdb) {
     const char* custom = std::getenv("RADAR_GDB");
-    gdb = findInPath(custom && *custom ? custom : "gdb");
-    if (gdb.empty()) {
+    gdb = findExecutable(custom && *custom ? custom : "gdb");
+    if (gdb.empty() || ::access(gdb.c_str(), X_OK) != 0) {
       std::fprintf(stderr,
                    "radar debug: gdb is not installed (apt-get install gdb); --no-gdb re-runs the process "
                    "without it\n");

@@ -35,6 +35,7 @@
 #include "radar/proto/radarlog.pb.h"
 #include "record/log_handout.h"
 #include "record/recording.h"
+#include "trace/narrative.h"
 
 extern char** environ;
 
@@ -111,19 +112,6 @@ int64_t clockNs(clockid_t c) {
   return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
 }
 
-// Where the program's executable is, as execvp would find it.
-std::string findProgram(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/bin:/usr/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 // Descriptors radar record passes on: their channels lead outside the
 // recording (the terminal, the shell's pipes), so receives on them keep
 // their bytes.
@@ -177,14 +165,6 @@ volatile sig_atomic_t g_child = 0;
 
 void forwardSignal(int sig) {
   if (g_child > 0) ::kill(g_child, sig);
-}
-
-std::string statusText(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status))
-    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
-           ")" + (WCOREDUMP(status) ? ", core dumped" : "");
-  return "status " + std::to_string(status);
 }
 
 volatile sig_atomic_t g_stop_series = 0;
@@ -406,7 +386,7 @@ int runRecord(int argc, char** argv) {
   }
 
   const std::vector<std::string>& command = args.positional();
-  const std::string program = findProgram(command[0]);
+  const std::string program = findExecutable(command[0]);
   if (program.empty()) {
     std::fprintf(stderr, "radar record: %s: command not found\n", command[0].c_str());
     return 127;
@@ -635,7 +615,7 @@ int runRecord(int argc, char** argv) {
   std::fprintf(stderr, "radar: recorded %zu process%s, %llu events, %s in %.2f s into %s\n", summary.logs,
                summary.logs == 1 ? "" : "es", static_cast<unsigned long long>(summary.events),
                humanBytes(summary.bytes).c_str(), seconds, dir.c_str());
-  std::fprintf(stderr, "radar: %s %s\n", terminalSafe(command[0]).c_str(), statusText(root_status).c_str());
+  std::fprintf(stderr, "radar: %s %s\n", terminalSafe(command[0]).c_str(), trace::statusText(root_status).c_str());
   for (const auto& p : summary.problems)
     std::fprintf(stderr, "radar: pid %d %s: %s\n", p.pid(), terminalSafe(p.executable()).c_str(),
                  terminalSafe(p.what()).c_str());
