@@ -68,7 +68,9 @@ void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
     std::printf("         output: fd %d, %llu bytes asked -> %lld", r.fd, static_cast<unsigned long long>(r.size),
                 static_cast<long long>(r.result));
     if (r.error) std::printf(" (%s)", std::strerror(static_cast<int>(r.error)));
-    std::printf(" crc %08x\n", r.hash);
+    std::printf(" crc %08x", r.hash);
+    if (!r.payload.empty()) std::printf(" payload %zu B", r.payload.size());
+    std::printf("\n");
     return;
   }
   const double t = static_cast<double>(r.entry_ns - start_ns) / 1e9;

@@ -42,8 +42,8 @@ extern char** environ;
 namespace radar::cli {
 
 const char kRecordHelp[] =
-    "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--nondet] [--net FILE]\n"
-    "                    -- PROGRAM [ARGS...]\n"
+    "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--nondet] [--keep-writes]\n"
+    "                    [--net FILE] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM and records it and every process it creates (fork, vfork,\n"
     "posix_spawn, system, popen, exec): each send and receive on pipes, FIFOs,\n"
@@ -59,6 +59,9 @@ const char kRecordHelp[] =
     "  --tail BYTES             each log's crash-safe buffer (default 256K; 4K to 64M)\n"
     "  --nondet                 also record clock reads, random bytes and pids, so that\n"
     "                           `radar debug` can replay them\n"
+    "  --keep-writes            keep the bytes each write to a file or device wrote (by\n"
+    "                           default only their length and checksum), so that a\n"
+    "                           re-run that writes otherwise shows the bytes that differ\n"
     "  --aslr                   keep address-space randomization on (radar turns it off\n"
     "                           for the program, so that a re-run has the same addresses)\n"
     "  --net FILE               a network description (docs/netdesc.md) the recording\n"
@@ -232,7 +235,7 @@ int recordRepeatedly(const Args& args, unsigned long long runs) {
 
   // Each run: this executable, with the options given, minus the series'.
   std::vector<std::string> common{selfDirectory() + "/radar", "record"};
-  for (const char* flag : {"aslr", "nondet", "no-default-redact"})
+  for (const char* flag : {"aslr", "nondet", "keep-writes", "no-default-redact"})
     if (args.has(flag)) common.push_back(std::string("--") + flag);
   for (const char* option : {"payload-limit", "tail", "net", "redact"})
     for (const auto& v : args.values(option)) {
@@ -334,6 +337,31 @@ bool descriptorsLeaveRoom(const struct rlimit& nofile) {
   return false;
 }
 
+// Our environment for the program, with the interposer first in its
+// LD_PRELOAD and ASan told to accept it; another recording's variables
+// are never inherited.
+std::vector<std::string> environmentWith(const std::string& preload) {
+  std::vector<std::string> env;
+  std::string ld_preload = preload;
+  bool asan_options = false;
+  for (char** e = environ; *e; ++e) {
+    if (log::isRecorderVariable(*e)) continue;
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) == 0) {
+      ld_preload = preloadList(preload, *e + 11);
+      continue;
+    }
+    if (std::strncmp(*e, "ASAN_OPTIONS=", 13) == 0) {
+      env.push_back(log::withAsanLinkOrder(*e));
+      asan_options = true;
+      continue;
+    }
+    env.emplace_back(*e);
+  }
+  env.push_back("LD_PRELOAD=" + ld_preload);
+  if (!asan_options) env.push_back(log::withAsanLinkOrder("ASAN_OPTIONS="));
+  return env;
+}
+
 }  // namespace
 
 int runRecord(int argc, char** argv) {
@@ -344,6 +372,7 @@ int runRecord(int argc, char** argv) {
                    {"aslr", 0, false},
                    {"payload-limit", 0, true},
                    {"nondet", 0, false},
+                   {"keep-writes", 0, false},
                    {"tail", 0, true},
                    {"net", 0, true},
                    {"redact", 0, true},
@@ -448,29 +477,13 @@ int runRecord(int argc, char** argv) {
   for (auto& b : id) b = static_cast<uint8_t>(rd());
 
   // The program's environment: ours plus the interposer and its settings.
-  std::vector<std::string> env;
-  std::string ld_preload = preload;
-  bool asan_options = false;
-  for (char** e = environ; *e; ++e) {
-    if (log::isRecorderVariable(*e)) continue;  // never inherit another recording's
-    if (std::strncmp(*e, "LD_PRELOAD=", 11) == 0) {
-      ld_preload = preloadList(preload, *e + 11);
-      continue;
-    }
-    if (std::strncmp(*e, "ASAN_OPTIONS=", 13) == 0) {
-      env.push_back(log::withAsanLinkOrder(*e));
-      asan_options = true;
-      continue;
-    }
-    env.emplace_back(*e);
-  }
-  env.push_back("LD_PRELOAD=" + ld_preload);
-  if (!asan_options) env.push_back(log::withAsanLinkOrder("ASAN_OPTIONS="));
+  std::vector<std::string> env = environmentWith(preload);
   env.push_back("RADAR_DIR=" + abs_dir);
   env.push_back("RADAR_RECORDING_ID=" + hexBytes(id, 16));
   if (limited) env.push_back("RADAR_PAYLOAD_LIMIT=" + std::to_string(payload_limit));
   if (tail) env.push_back("RADAR_TAIL=" + std::to_string(tail));
   if (args.has("nondet")) env.push_back("RADAR_NONDET=1");
+  if (args.has("keep-writes")) env.push_back("RADAR_KEEP_WRITES=1");
   if (!redact.empty()) env.push_back("RADAR_REDACT=" + redact);
   const std::string external = externalChannels();
   if (!external.empty()) env.push_back("RADAR_EXTERNAL=" + external);

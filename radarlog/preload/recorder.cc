@@ -539,10 +539,10 @@ void recordOutput(int fd, const Iov* iov, size_t iov_count, uint64_t size, long 
     crc = crc32c(crc, iov[i].base, n);
     left -= n;
   }
-  recordOutputChecksum(fd, size, result, crc);
+  recordOutputChecksum(fd, size, result, crc, g_config.keep_writes ? iov : nullptr, iov_count);
 }
 
-void recordOutputChecksum(int fd, uint64_t size, long result, uint32_t crc) {
+void recordOutputChecksum(int fd, uint64_t size, long result, uint32_t crc, const Iov* bytes, size_t iov_count) {
   const int saved_errno = errno;
   EventFields e;
   e.kind = Kind::Output;
@@ -551,6 +551,11 @@ void recordOutputChecksum(int fd, uint64_t size, long result, uint32_t crc) {
   e.result = result;
   e.has_hash = true;
   e.hash = crc;
+  if (bytes && result > 0) {  // radar record --keep-writes
+    e.payload = bytes;
+    e.payload_iov_count = iov_count;
+    e.payload_len = static_cast<uint64_t>(result);
+  }
   commit(e);
   errno = saved_errno;
 }

@@ -38,8 +38,10 @@ bool isOutputFile(int fd);
 // The OUTPUT record of a write to such a descriptor: `result` bytes (> 0)
 // of `size` asked, from `iov`. Leaves errno as it was.
 void recordOutput(int fd, const Iov* iov, size_t iov_count, uint64_t size, long result);
-// The same for a copy made inside the kernel, whose checksum is known.
-void recordOutputChecksum(int fd, uint64_t size, long result, uint32_t crc);
+// The same with its checksum known (a copy made inside the kernel); with
+// `bytes`, the record keeps them too (radar record --keep-writes).
+void recordOutputChecksum(int fd, uint64_t size, long result, uint32_t crc, const Iov* bytes = nullptr,
+                          size_t iov_count = 0);
 // A write that was no channel's, made: `r` returned, recorded as OUTPUT
 // when `fd` is a file or device (hooks.cc).
 ssize_t outputWritten(int fd, const Iov* iov, size_t count, uint64_t size, ssize_t r);

@@ -23,6 +23,7 @@ struct Config {
   bool has_payload_limit = false;  // else payloads are kept whole
   uint64_t payload_limit = 0;
   bool nondet = false;
+  bool keep_writes = false;  // OUTPUT records keep the bytes written, not only their checksum
   uint32_t tail_capacity = 0;
   struct External {
     uint64_t dev, ino;

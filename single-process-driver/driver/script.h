@@ -116,6 +116,7 @@ struct ScriptOutput {
   uint64_t size;          // bytes asked
   uint32_t next_same_fd;  // the next output on the same descriptor, kNoEvent
   uint32_t after_number;  // the number of the last event before it (0: none)
+  Blob data;              // the bytes, when recorded with --keep-writes
 };
 
 struct ScriptReady {  // one element of ScriptEvent::ready

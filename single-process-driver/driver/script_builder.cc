@@ -407,6 +407,7 @@ class Builder {
     o.size = r.size;
     o.next_same_fd = kNoEvent;
     o.after_number = static_cast<uint32_t>(after_number);
+    o.data = w_.put(r.payload);
     const auto index = static_cast<uint32_t>(w_.outputs.size());
     if (auto it = last_output_.find(r.fd); it != last_output_.end()) w_.outputs[it->second].next_same_fd = index;
     last_output_[r.fd] = index;

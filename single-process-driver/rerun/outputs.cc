@@ -118,6 +118,25 @@ void quoteWritten(Report& r, const struct iovec* iov, size_t count, long result)
 
 namespace {
 
+// With the recorded bytes (radar record --keep-writes): where they differ.
+void recordedBytesDiffer(Report& r, const ScriptOutput& o, const struct iovec* iov, size_t count, long result) {
+  const auto* recorded = static_cast<const uint8_t*>(blob(o.data));
+  uint64_t at = 0;
+  bool found = false;
+  for (size_t i = 0; i < count && !found; ++i) {
+    const auto* p = static_cast<const uint8_t*>(iov[i].iov_base);
+    for (size_t k = 0; k < iov[i].iov_len && at < static_cast<uint64_t>(result); ++k, ++at) {
+      if (at >= o.data.size || p[k] != recorded[at]) {
+        found = true;
+        break;
+      }
+    }
+  }
+  r << " (first difference at byte " << at << "; recorded: ";
+  r.text(recorded, o.data.size, 48);
+  r << ")";
+}
+
 // The re-run's write of `result` bytes with checksum `crc` to `fd`
 // (`iov`, when given, holds them), against the recording's next there.
 void compareOutput(int fd, long result, uint32_t crc, const struct iovec* iov, size_t count) {
@@ -147,7 +166,11 @@ void compareOutput(int fd, long result, uint32_t crc, const struct iovec* iov, s
   quoteWritten(r, iov, count, result);
   if (o.after_number) r << " after event " << static_cast<uint64_t>(o.after_number);
   r << " where the recording has " << o.result << " bytes";
-  if (result == o.result) r << " with another checksum";
+  if (o.data.size && iov) {
+    recordedBytesDiffer(r, o, iov, count, result);
+  } else if (result == o.result) {
+    r << " with another checksum";
+  }
   noteDifference(r);
 }
 

@@ -51,7 +51,8 @@ const char* checkScript(const uint8_t* base, size_t size, uint32_t max_threads, 
   // Each descriptor's outputs are a chain forward through the table.
   for (uint32_t i = 0; i < h.output_count; ++i) {
     const uint32_t next = outputs[i].next_same_fd;
-    if (outputs[i].fd < 0 || (next != driver::kNoEvent && (next <= i || next >= h.output_count)))
+    if (outputs[i].fd < 0 || (next != driver::kNoEvent && (next <= i || next >= h.output_count)) ||
+        !within(outputs[i].data))
       return "the replay script is damaged (outputs)";
   }
   *out = {events, threads, inherited, outputs, data};

@@ -799,6 +799,20 @@ TEST(Debug, WritesToFilesAreComparedWithTheRecording) {
     EXPECT_NE(other.err.find("differs from the recording"), std::string::npos) << other.err;
     EXPECT_NE(other.err.find(c.said), std::string::npos) << other.err;
   }
+  // Recorded with --keep-writes: the bytes that differ, shown.
+  lines(10);
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell("cd " + shellQuote(scratch) + " && " + shellQuote(radarPath()) + " record --keep-writes -o " +
+                     shellQuote(dir) + " -- sh -c 'wc -l < f.txt > out.txt' 2>&1");
+  ASSERT_EQ(rec.exit_code, 0) << rec.out;
+  lines(12);
+  Result kept = shell("cd " + shellQuote(scratch) + " && timeout 60 " + shellQuote(radarPath()) + " debug --yes " +
+                      shellQuote(dir) + " wc --no-gdb < /dev/null > /dev/null");
+  EXPECT_EQ(kept.exit_code, 1) << kept.err;
+  EXPECT_NE(
+      kept.err.find("\"12\\n\" where the recording has 3 bytes (first difference at byte 1; recorded: \"10\\n\")"),
+      std::string::npos)
+      << kept.err;
 }
 
 // A program recorded under a small descriptor limit re-runs under the
