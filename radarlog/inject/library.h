@@ -53,7 +53,10 @@ void eventFdCreated(int fd);
 bool isKnownChannel(int fd);
 
 // ---- the program's end (shared_hooks.cc) ---------------------------------------
-// main() returned `status` (the C library's exit() follows, unhooked).
-void mainReturned(int status);
+// main() returned `status`, or the program called exit(status): the C
+// library's exit handlers run next, the library's own last of them.
+void exitStatusKnown(int status);
+// _exit(status) or _Exit(status): the process ends now, no handler runs.
+void exitsNow(int status);
 
 }  // namespace radar::inject

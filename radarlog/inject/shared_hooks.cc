@@ -148,7 +148,7 @@ int (*g_main)(int, char**, char**) = nullptr;
 
 int wrappedMain(int argc, char** argv, char** envp) {
   const int r = g_main(argc, argv, envp);
-  radar::inject::mainReturned(r);
+  radar::inject::exitStatusKnown(r);
   return r;
 }
 
@@ -162,3 +162,21 @@ HOOK int __libc_start_main(int (*main)(int, char**, char**), int argc, char** ar
   g_main = main;
   return real(wrappedMain, argc, argv, init, fini, rtld_fini, stack_end);
 }
+
+// ==== exit, _exit ==================================================================
+
+HOOK void exit(int status) {
+  REAL(exit);
+  radar::inject::exitStatusKnown(status);
+  real_exit(status);
+  __builtin_unreachable();
+}
+
+HOOK void _exit(int status) {
+  REAL(_exit);
+  radar::inject::exitsNow(status);
+  real__exit(status);
+  __builtin_unreachable();
+}
+
+HOOK void _Exit(int status) { _exit(status); }

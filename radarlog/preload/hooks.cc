@@ -1555,24 +1555,7 @@ HOOK int sigwait(const sigset_t* set, int* sig) {
 
 // ---- the end of a process --------------------------------------------------------
 
-HOOK void exit(int status) {
-  REAL(exit);
-  noteExitStatus(status);
-  real_exit(status);
-  __builtin_unreachable();
-}
-
-HOOK void _exit(int status) {
-  REAL(_exit);
-  if (inVforkChild()) noteVforkExit();
-  recordExit(status, /*flush_stdio=*/false);
-  real__exit(status);
-  __builtin_unreachable();
-}
-
-HOOK void _Exit(int status) { _exit(status); }
-
-// main's return, pthread_create, sigaction and the signal() family:
+// exit, _exit, main's return, pthread_create, sigaction and the signal() family:
 // inject/shared_hooks.cc and inject/signals.cc, with what the recorder does
 // for them in stdio_signals.cc.
 

@@ -140,6 +140,11 @@ void threadStarts(uint32_t ordinal) {
   call.record();
 }
 
-void mainReturned(int status) { noteExitStatus(status); }
+void exitStatusKnown(int status) { noteExitStatus(status); }
+
+void exitsNow(int status) {
+  if (inVforkChild()) noteVforkExit();
+  recordExit(status, /*flush_stdio=*/false);
+}
 
 }  // namespace radar::inject

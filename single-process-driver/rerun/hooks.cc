@@ -1694,23 +1694,8 @@ HOOK int sigwait(const sigset_t* set, int* sig) {
 
 // ==== the end ==============================================================================
 
-HOOK void exit(int status) {
-  REAL(exit);
-  noteExitStatus(status);
-  real_exit(status);
-  __builtin_unreachable();
-}
-
-HOOK void _exit(int status) {
-  REAL(_exit);
-  programExits(status);
-  real__exit(status);
-  __builtin_unreachable();
-}
-
-HOOK void _Exit(int status) { _exit(status); }
-
-// main's return: inject/shared_hooks.cc (mainReturned() below).
+// exit, _exit and main's return: inject/shared_hooks.cc (exitStatusKnown()
+// and exitsNow() below).
 
 // ==== user events and recorded nondeterminism =================================================
 
@@ -1955,7 +1940,8 @@ uint32_t takeThreadOrdinal() { return radar::rerun::nextThreadOrdinal(); }
 void returnThreadOrdinal() { radar::rerun::returnThreadOrdinal(); }
 void threadStarts(uint32_t ordinal) { radar::rerun::threadStarts(ordinal); }
 
-void mainReturned(int status) { radar::rerun::noteExitStatus(status); }
+void exitStatusKnown(int status) { radar::rerun::noteExitStatus(status); }
+void exitsNow(int status) { radar::rerun::programExits(status); }
 
 // What radar did not record cannot be fed: a ring whose transfers the
 // recording lacks, a raw read or write on a channel. The re-run stops there
