@@ -448,6 +448,206 @@ struct Timing {
   }
 };
 
+// What a re-run needs of radar's installation, and gdb unless --no-gdb.
+struct Installation {
+  std::string gdb, library, launcher, extension;
+};
+
+bool findInstallation(bool no_gdb, Installation* out) {
+  if (!no_gdb) {
+    const char* custom = std::getenv("RADAR_GDB");
+    out->gdb = findExecutable(custom && *custom ? custom : "gdb");
+    if (out->gdb.empty() || ::access(out->gdb.c_str(), X_OK) != 0) {
+      std::fprintf(stderr,
+                   "radar debug: gdb is not installed (apt-get install gdb); --no-gdb re-runs the process "
+                   "without it\n");
+      return false;
+    }
+  }
+  const std::string self = selfDirectory();
+  out->library = self + "/../lib/radar/libradar-rerun.so";
+  out->launcher = self + "/../libexec/radar/radar-launch";
+  out->extension = self + "/../share/radar/gdb/radar.py";
+  for (const std::string& f : {out->library, out->launcher, out->extension})
+    if (::access(f.c_str(), R_OK) != 0) {
+      std::fprintf(stderr, "radar debug: %s is missing: this radar installation is incomplete\n", f.c_str());
+      return false;
+    }
+  return true;
+}
+
+// The replay script of `image`, made in its file at `path` where the file
+// system can reserve its blocks ahead (*in_file), else in memory.
+bool makeScript(const trace::Trace& trace, uint32_t image, const std::string& path, driver::Script* script,
+                bool* in_file) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    std::fprintf(stderr, "radar debug: cannot create %s: %s\n", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  *in_file = ::fallocate(fd, 0, 0, 1) == 0;
+  if (*in_file)
+    script->bytes = driver::ScriptBytes::inFile(fd);
+  else
+    ::close(fd);
+  std::string error;
+  if (!driver::buildScript(trace, image, script, &error)) {
+    std::fprintf(stderr, "radar debug: cannot re-run %s: %s\n", trace.label(trace.processes[image].index).c_str(),
+                 error.c_str());
+    return false;
+  }
+  return true;
+}
+
+// Values the recording left out (radar record --redact) are the user's
+// only when asked for (--env NAME): which names were left out is the
+// recording's word, and one received from someone else must not get a
+// variable of the user's (GITHUB_TOKEN, SSH_AUTH_SOCK) by naming it. The
+// lines that say so, for those not given.
+std::vector<std::string> leftOutNotes(const std::vector<std::string>& redacted, const std::vector<std::string>& given) {
+  std::vector<std::string> notes;
+  for (const std::string& name : redacted) {
+    if (std::any_of(given.begin(), given.end(),
+                    [&](const std::string& o) { return o == name || o.rfind(name + "=", 0) == 0; }))
+      continue;
+    notes.push_back("  left out     " + terminalSafe(name) + " (its value was left out of the recording; " +
+                    (std::getenv(name.c_str()) ? "--env " + terminalSafe(name) + " gives yours"
+                                               : "--env " + terminalSafe(name) + "=VALUE gives one") +
+                    ")\n");
+  }
+  return notes;
+}
+
+// --env NAME=VALUE, --env NAME (the user's value) and --unset-env NAME.
+bool changeEnvironment(const std::vector<std::string>& changes, const std::vector<std::string>& unset,
+                       std::vector<std::string>* environment, std::string* error) {
+  for (const std::string& change : changes) {
+    const auto eq = change.find('=');
+    if (eq == 0 || change.empty()) {
+      *error = "--env: expected NAME=VALUE or NAME, got '" + change + "'";
+      return false;
+    }
+    if (eq == std::string::npos) {  // the user's own value
+      const char* value = std::getenv(change.c_str());
+      if (!value) {
+        *error = "--env " + change + ": your environment has no " + change;
+        return false;
+      }
+      const std::string entry = change + "=" + value;
+      setVariable(environment, change, &entry);
+      continue;
+    }
+    setVariable(environment, change.substr(0, eq), &change);
+  }
+  for (const std::string& name : unset) setVariable(environment, name, nullptr);
+  return true;
+}
+
+// Only radar's own library: never one a recording names. It takes the
+// recorded LD_PRELOAD's place, and shows the program the recorded value
+// (RADAR_REPLAY_PRELOAD), as a string only. A program built with ASan
+// would abort with it preloaded (asan_options.h).
+void preloadReRunLibrary(const std::string& library, std::vector<std::string>* environment) {
+  const std::string this_library = "LD_PRELOAD=" + std::filesystem::weakly_canonical(library).string();
+  auto preload = std::find_if(environment->begin(), environment->end(),
+                              [](const std::string& e) { return e.rfind("LD_PRELOAD=", 0) == 0; });
+  if (preload != environment->end()) {
+    const std::string shown = std::string(driver::kShownPreloadEnv) + "=" + *preload;
+    *preload = this_library;
+    environment->push_back(shown);
+  } else {
+    environment->push_back(this_library);
+  }
+  auto asan = std::find_if(environment->begin(), environment->end(),
+                           [](const std::string& e) { return e.rfind("ASAN_OPTIONS=", 0) == 0; });
+  if (asan == environment->end())
+    environment->push_back(log::withAsanLinkOrder("ASAN_OPTIONS="));
+  else if (log::withoutAsanLinkOrder(*asan) == *asan)
+    *asan = log::withAsanLinkOrder(*asan);  // recorded without it: radar debug adds its own
+}
+
+// Where the program is likely to write: its directory, and the
+// directories its arguments and environment name.
+std::vector<std::string> likelyWritePlaces(const driver::LaunchSpec& launch) {
+  std::vector<std::string> named = {launch.cwd}, places;
+  for (const auto& a : launch.argv) named.push_back(a.empty() || a[0] == '/' ? a : launch.cwd + "/" + a);
+  for (const auto& e : launch.environment)
+    if (const auto eq = e.find('=');
+        eq != std::string::npos && e.compare(eq + 1, 1, "/") == 0 && !log::isRecorderVariable(e.c_str()))
+      named.push_back(e.substr(eq + 1));
+  for (const auto& n : named) {
+    if (n.empty() || n[0] != '/') continue;
+    std::error_code ec;
+    const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::path(n), ec);
+    if (std::filesystem::is_directory(p, ec))
+      places.push_back(p.string());
+    else if (std::filesystem::is_directory(p.parent_path(), ec))
+      places.push_back(p.parent_path().string());
+  }
+  return places;
+}
+
+// The re-run under gdb: gdb runs the program through radar-launch, with
+// radar's extension, in the sandbox; its exit status is radar debug's.
+int runUnderGdb(const Installation& installed, const driver::LaunchSpec& launch,
+                const driver::Sandbox::Options& sandbox_options, const std::string& dir, const std::string& label,
+                unsigned long long at_event, bool batch, const std::vector<std::string>& gdb_args) {
+  std::string error;
+  const std::string launch_path = dir + "/launch";
+  if (!driver::writeLaunchFile(launch_path, launch, &error)) {
+    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  std::string commands;
+  commands += "set exec-wrapper " + shellQuote(installed.launcher) + " " + shellQuote(launch_path) + "\n";
+  commands += "set breakpoint pending on\n";
+  commands += "source " + installed.extension + "\n";
+  if (batch) commands += "set pagination off\nset confirm off\n";
+  commands +=
+      "echo radar: " + label + " is ready to re-run, fed from the recording; 'help radar' lists radar's commands.\\n\n";
+  if (at_event)
+    commands += "run\n";
+  else if (!batch)
+    commands += "echo radar: 'run' starts it.\\n\n";
+  const std::string commands_path = dir + "/commands.gdb";
+  if (!writeFile(commands_path, commands, &error)) {
+    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+    return kExitUsage;
+  }
+
+  std::vector<std::string> gdb_argv = {installed.gdb, "-q"};
+  if (batch) gdb_argv.push_back("-batch");
+  gdb_argv.push_back("-x");
+  gdb_argv.push_back(commands_path);
+  gdb_argv.insert(gdb_argv.end(), gdb_args.begin(), gdb_args.end());
+  gdb_argv.push_back("--args");
+  gdb_argv.push_back(launch.executable);
+  std::vector<char*> cargv;
+  for (auto& a : gdb_argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  catchEndingSignals(false);
+  driver::Sandbox sandbox;
+  if (!startReRun(&sandbox, sandbox_options, [&] {
+        ::execv(installed.gdb.c_str(), cargv.data());
+        std::fprintf(stderr, "radar debug: cannot start %s: %s\n", installed.gdb.c_str(), std::strerror(errno));
+      }))
+    return g_ending ? endedBySignal(&sandbox) : kExitUsage;
+  // gdb owns the terminal and Ctrl-C while it runs (set once gdb has
+  // radar debug's own dispositions: it gives them to the program).
+  ::signal(SIGINT, SIG_IGN);
+  int status = 0;
+  for (;;) {
+    const auto change = sandbox.wait(&status, &g_ending, &error);
+    if (change == driver::Sandbox::Change::Interrupted) return endedBySignal(&sandbox);
+    if (change == driver::Sandbox::Change::Failed) {
+      std::fprintf(stderr, "radar debug: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    if (change == driver::Sandbox::Change::Ended) break;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : kExitUsage;
+}
+
 }  // namespace
 
 int runDebug(int argc, char** argv) {
@@ -489,26 +689,8 @@ int runDebug(int argc, char** argv) {
   if (!args.number("stall-after", &stall_after, 0) || stall_after > 86400)
     return usageError("debug", "--stall-after: a number of seconds, at most a day");
 
-  std::string gdb;
-  if (!no_gdb) {
-    const char* custom = std::getenv("RADAR_GDB");
-    gdb = findExecutable(custom && *custom ? custom : "gdb");
-    if (gdb.empty() || ::access(gdb.c_str(), X_OK) != 0) {
-      std::fprintf(stderr,
-                   "radar debug: gdb is not installed (apt-get install gdb); --no-gdb re-runs the process "
-                   "without it\n");
-      return kExitUsage;
-    }
-  }
-  const std::string self = selfDirectory();
-  const std::string library = self + "/../lib/radar/libradar-rerun.so";
-  const std::string launcher = self + "/../libexec/radar/radar-launch";
-  const std::string extension = self + "/../share/radar/gdb/radar.py";
-  for (const std::string& f : {library, launcher, extension})
-    if (::access(f.c_str(), R_OK) != 0) {
-      std::fprintf(stderr, "radar debug: %s is missing: this radar installation is incomplete\n", f.c_str());
-      return kExitUsage;
-    }
+  Installation installed;
+  if (!findInstallation(no_gdb, &installed)) return kExitUsage;
 
   const std::vector<std::string> dirs(pos.begin(), pos.end() - 1);
   const std::string& spec = pos.back();
@@ -533,25 +715,8 @@ int runDebug(int argc, char** argv) {
   const std::string script_path = temp.path() + "/script";
   const std::string status_path = temp.path() + "/status";
   driver::Script script;
-  // The script is made in its file where the file system can reserve its
-  // blocks ahead (else it is made in memory and written out).
   bool script_in_file = false;
-  {
-    const int fd = ::open(script_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-      std::fprintf(stderr, "radar debug: cannot create %s: %s\n", script_path.c_str(), std::strerror(errno));
-      return kExitUsage;
-    }
-    script_in_file = ::fallocate(fd, 0, 0, 1) == 0;
-    if (script_in_file)
-      script.bytes = driver::ScriptBytes::inFile(fd);
-    else
-      ::close(fd);
-  }
-  if (!driver::buildScript(*trace, image, &script, &error)) {
-    std::fprintf(stderr, "radar debug: cannot re-run %s: %s\n", trace->label(proc.index).c_str(), error.c_str());
-    return kExitUsage;
-  }
+  if (!makeScript(*trace, image, script_path, &script, &script_in_file)) return kExitUsage;
   timing.built = monotonicNs();
   if (at_event && (at_event > trace->events.size() || at_event > script.last_number)) {
     std::fprintf(stderr, "radar debug: %s has no event at or after event %llu (its last is event %u)\n",
@@ -582,64 +747,15 @@ int runDebug(int argc, char** argv) {
   launch.nofile_soft = script.launch.nofile_soft;
   launch.nofile_hard = script.launch.nofile_hard;
   launch.randomize_addresses = args.has("aslr");
-  // Values the recording left out (radar record --redact) are the user's
-  // only when asked for (--env NAME): which names were left out is the
-  // recording's word, and one received from someone else must not get a
-  // variable of the user's (GITHUB_TOKEN, SSH_AUTH_SOCK) by naming it.
-  std::vector<std::string> redacted_notes;
-  for (const std::string& name : script.launch.redacted) {
-    const auto options = args.values("env");
-    if (std::any_of(options.begin(), options.end(),
-                    [&](const std::string& o) { return o == name || o.rfind(name + "=", 0) == 0; }))
-      continue;  // given on the command line
-    redacted_notes.push_back("  left out     " + terminalSafe(name) + " (its value was left out of the recording; " +
-                             (std::getenv(name.c_str()) ? "--env " + terminalSafe(name) + " gives yours"
-                                                        : "--env " + terminalSafe(name) + "=VALUE gives one") +
-                             ")\n");
-  }
-  for (const std::string& change : args.values("env")) {
-    const auto eq = change.find('=');
-    if (eq == 0 || change.empty())
-      return usageError("debug", "--env: expected NAME=VALUE or NAME, got '" + change + "'");
-    if (eq == std::string::npos) {  // the user's own value
-      const char* value = std::getenv(change.c_str());
-      if (!value) return usageError("debug", "--env " + change + ": your environment has no " + change);
-      const std::string entry = change + "=" + value;
-      setVariable(&launch.environment, change, &entry);
-      continue;
-    }
-    setVariable(&launch.environment, change.substr(0, eq), &change);
-  }
-  for (const std::string& name : args.values("unset-env")) setVariable(&launch.environment, name, nullptr);
+  const std::vector<std::string> redacted_notes = leftOutNotes(script.launch.redacted, args.values("env"));
+  if (!changeEnvironment(args.values("env"), args.values("unset-env"), &launch.environment, &error))
+    return usageError("debug", error);
   if (!confirmLaunch(launch, script.launch.preloads, redacted_notes,
                      {"LD_PRELOAD", driver::kShownPreloadEnv, driver::kScriptEnv, driver::kStatusEnv,
                       driver::kExitAtEndEnv, "RADAR_REPLAY_SIGSTOP", "RADAR_REPLAY_STOP_AT"},
                      args.has("yes")))
     return kExitUsage;
-  // Only radar's own library: never one a recording names. It takes the
-  // recorded LD_PRELOAD's place, and shows the program the recorded value
-  // (RADAR_REPLAY_PRELOAD), as a string only.
-  {
-    const std::string this_library = "LD_PRELOAD=" + std::filesystem::weakly_canonical(library).string();
-    auto preload = std::find_if(launch.environment.begin(), launch.environment.end(),
-                                [](const std::string& e) { return e.rfind("LD_PRELOAD=", 0) == 0; });
-    if (preload != launch.environment.end()) {
-      const std::string shown = std::string(driver::kShownPreloadEnv) + "=" + *preload;
-      *preload = this_library;
-      launch.environment.push_back(shown);
-    } else {
-      launch.environment.push_back(this_library);
-    }
-  }
-  // A program built with ASan would abort with it preloaded (asan_options.h).
-  {
-    auto asan = std::find_if(launch.environment.begin(), launch.environment.end(),
-                             [](const std::string& e) { return e.rfind("ASAN_OPTIONS=", 0) == 0; });
-    if (asan == launch.environment.end())
-      launch.environment.push_back(log::withAsanLinkOrder("ASAN_OPTIONS="));
-    else if (log::withoutAsanLinkOrder(*asan) == *asan)
-      *asan = log::withAsanLinkOrder(*asan);  // recorded without it: radar debug adds its own
-  }
+  preloadReRunLibrary(installed.library, &launch.environment);
   launch.environment.push_back(std::string(driver::kScriptEnv) + "=" + script_path);
   launch.environment.push_back(std::string(driver::kStatusEnv) + "=" + status_path);
   if (no_gdb) {
@@ -653,25 +769,7 @@ int runDebug(int argc, char** argv) {
   sandbox_options.enabled = !args.has("no-sandbox");
   sandbox_options.own_dir = std::filesystem::canonical(temp.path()).string();
   sandbox_options.report_stops = no_gdb && at_event;
-  {
-    // Where the program is likely to write: its directory, and the
-    // directories its arguments and environment name.
-    std::vector<std::string> named = {launch.cwd};
-    for (const auto& a : launch.argv) named.push_back(a.empty() || a[0] == '/' ? a : launch.cwd + "/" + a);
-    for (const auto& e : launch.environment)
-      if (const auto eq = e.find('=');
-          eq != std::string::npos && e.compare(eq + 1, 1, "/") == 0 && !log::isRecorderVariable(e.c_str()))
-        named.push_back(e.substr(eq + 1));
-    for (const auto& n : named) {
-      if (n.empty() || n[0] != '/') continue;
-      std::error_code ec;
-      const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::path(n), ec);
-      if (std::filesystem::is_directory(p, ec))
-        sandbox_options.write_places.push_back(p.string());
-      else if (std::filesystem::is_directory(p.parent_path(), ec))
-        sandbox_options.write_places.push_back(p.parent_path().string());
-    }
-  }
+  sandbox_options.write_places = likelyWritePlaces(launch);
 
   const size_t own_events = trace->process_events[image].size();
   std::fprintf(stderr, "radar debug: re-running %s (%zu recorded events, event %u to %u of the replay)%s%s\n",
@@ -691,59 +789,8 @@ int runDebug(int argc, char** argv) {
     return code;
   }
 
-  const std::string launch_path = temp.path() + "/launch";
-  if (!driver::writeLaunchFile(launch_path, launch, &error)) {
-    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
-    return kExitUsage;
-  }
-  std::string commands;
-  commands += "set exec-wrapper " + shellQuote(launcher) + " " + shellQuote(launch_path) + "\n";
-  commands += "set breakpoint pending on\n";
-  commands += "source " + extension + "\n";
-  if (batch) commands += "set pagination off\nset confirm off\n";
-  commands += "echo radar: " + trace->label(proc.index) +
-              " is ready to re-run, fed from the recording; 'help radar' lists radar's commands.\\n\n";
-  if (at_event)
-    commands += "run\n";
-  else if (!batch)
-    commands += "echo radar: 'run' starts it.\\n\n";
-  const std::string commands_path = temp.path() + "/commands.gdb";
-  if (!writeFile(commands_path, commands, &error)) {
-    std::fprintf(stderr, "radar debug: %s\n", error.c_str());
-    return kExitUsage;
-  }
-
-  std::vector<std::string> gdb_argv = {gdb, "-q"};
-  if (batch) gdb_argv.push_back("-batch");
-  gdb_argv.push_back("-x");
-  gdb_argv.push_back(commands_path);
-  gdb_argv.insert(gdb_argv.end(), gdb_args.begin(), gdb_args.end());
-  gdb_argv.push_back("--args");
-  gdb_argv.push_back(launch.executable);
-  std::vector<char*> cargv;
-  for (auto& a : gdb_argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  catchEndingSignals(false);
-  driver::Sandbox sandbox;
-  if (!startReRun(&sandbox, sandbox_options, [&] {
-        ::execv(gdb.c_str(), cargv.data());
-        std::fprintf(stderr, "radar debug: cannot start %s: %s\n", gdb.c_str(), std::strerror(errno));
-      }))
-    return g_ending ? endedBySignal(&sandbox) : kExitUsage;
-  // gdb owns the terminal and Ctrl-C while it runs (set once gdb has
-  // radar debug's own dispositions: it gives them to the program).
-  ::signal(SIGINT, SIG_IGN);
-  int status = 0;
-  for (;;) {
-    const auto change = sandbox.wait(&status, &g_ending, &error);
-    if (change == driver::Sandbox::Change::Interrupted) return endedBySignal(&sandbox);
-    if (change == driver::Sandbox::Change::Failed) {
-      std::fprintf(stderr, "radar debug: %s\n", error.c_str());
-      return kExitUsage;
-    }
-    if (change == driver::Sandbox::Change::Ended) break;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : kExitUsage;
+  return runUnderGdb(installed, launch, sandbox_options, temp.path(), trace->label(proc.index), at_event, batch,
+                     gdb_args);
 }
 
 }  // namespace radar::cli
