@@ -116,166 +116,44 @@ std::vector<UnseenLine> unseenLines(const Trace& t) {
 
 std::string blockedCallName(unsigned kind) { return log::kindName(static_cast<log::Kind>(kind)); }
 
-void findProblems(Trace& t) {
-  auto& out = t.findings;
+namespace {
 
-  // One pass over the events for what the findings below need: sends never
-  // received whole (by channel and sending process; the matching marked
-  // those received whole), receives with no recorded sender (by channel),
-  // ends closed. Two threads share it, each with its own half and its own
-  // tables, put together after.
-  struct Half {
-    std::map<std::pair<uint32_t, uint32_t>, Finding> lost;
-    std::map<uint32_t, Finding> orphan;
-    std::vector<uint8_t> closed;
-    std::vector<uint32_t> created;  // fork, vfork and spawn events that made a process
-    std::exception_ptr failed;
-  };
-  Half halves[2];
-  auto onBothHalves = [&](auto&& pass) {
-    auto run = [&](int h) {
-      try {
-        pass(h);
-      } catch (...) {
-        halves[h].failed = std::current_exception();
-      }
-    };
-    std::thread other(run, 1);
-    run(0);
-    other.join();
-    for (const Half& h : halves)
-      if (h.failed) std::rethrow_exception(h.failed);
-  };
-  // Bytes of a send some receive consumed, when not all.
-  auto consumed = [&](uint32_t send) -> uint64_t {
-    auto it =
-        std::lower_bound(t.received_in_part.begin(), t.received_in_part.end(), std::pair<uint32_t, uint64_t>{send, 0});
-    return it != t.received_in_part.end() && it->first == send ? it->second : 0;
-  };
-  onBothHalves([&](int h) {
-    const uint32_t n = static_cast<uint32_t>(t.events.size());
-    const uint32_t from = h == 0 ? 0 : n / 2, to = h == 0 ? n / 2 : n;
-    Half& mine = halves[h];
-    mine.closed.assign(t.endpoints.size(), 0);
-    for (uint32_t i = from; i < to; ++i) {
-      const Event& ev = t.events[i];
-      if (ev.endpoint == kNone) {
-        const Kind k = ev.eventKind();
-        // (A vfork child that ended without an exec never ran code of its
-        // own: no log is missing.)
-        if ((k == Kind::Fork || k == Kind::Vfork || k == Kind::Spawn) && ev.value && !(ev.flags & kEventFailed) &&
-            !(k == Kind::Vfork && ev.result == 0))
-          mine.created.push_back(i);
-        continue;
-      }
-      if (ev.eventKind() == Kind::Close) mine.closed[ev.endpoint] = 1;
-      if (ev.flags & kEventUnmatched) {
-        Finding& f = mine.orphan[t.endpoints[ev.endpoint].channel];
-        f.kind = Finding::Kind::NoSender;
-        f.events.push_back(i);
-        f.bytes += ev.value;
-        if (std::find(f.processes.begin(), f.processes.end(), ev.process) == f.processes.end())
-          f.processes.push_back(ev.process);
-      }
-      if (log::categoryOf(ev.eventKind()) != log::Category::Send || (ev.flags & (kEventFailed | kEventExternal)))
-        continue;
-      if (ev.value == 0 || (ev.flags & kEventReceivedWhole)) continue;
-      Finding& f = mine.lost[{t.endpoints[ev.endpoint].channel, ev.process}];
-      f.kind = Finding::Kind::NeverReceived;
-      f.events.push_back(i);
-      f.bytes += ev.value - consumed(i);
-    }
-  });
-  // The second half's events come after the first's.
-  auto join = [](auto& into_map, auto& from_map) {
-    for (auto& [key, f] : from_map) {
-      Finding& into = into_map[key];
-      into.kind = f.kind;
-      into.events.insert(into.events.end(), f.events.begin(), f.events.end());
-      into.bytes += f.bytes;
-      for (uint32_t p : f.processes)
-        if (std::find(into.processes.begin(), into.processes.end(), p) == into.processes.end())
-          into.processes.push_back(p);
-    }
-  };
-  auto& lost = halves[0].lost;
-  join(lost, halves[1].lost);
-  auto& orphan = halves[0].orphan;
-  join(orphan, halves[1].orphan);
-  std::vector<uint8_t>& closed = halves[0].closed;
-  for (size_t k = 0; k < closed.size(); ++k) closed[k] |= halves[1].closed[k];
-  // Channels with bytes in flight, and who sent them (the deadlock search
-  // below: a reader with bytes waiting for it is not waiting for anyone).
-  std::set<std::pair<uint32_t, uint32_t>> in_flight;  // (channel, sending process)
-  for (const auto& [key, f] : lost) in_flight.insert(key);
+struct Blocked {
+  uint32_t process, endpoint;
+  unsigned kind;
+  int32_t fd;
+};
+
+// The second half's findings into the first's, by key: its events come
+// after the first's.
+template <class Map>
+void join(Map& into_map, Map& from_map) {
+  for (auto& [key, f] : from_map) {
+    Finding& into = into_map[key];
+    into.kind = f.kind;
+    into.events.insert(into.events.end(), f.events.begin(), f.events.end());
+    into.bytes += f.bytes;
+    for (uint32_t p : f.processes)
+      if (std::find(into.processes.begin(), into.processes.end(), p) == into.processes.end())
+        into.processes.push_back(p);
+  }
+}
+
+// Sends never received whole, by (channel, sending process): a finding
+// but where another holder of the channel moved bytes radar did not see.
+void findNeverReceived(Trace& t, std::map<std::pair<uint32_t, uint32_t>, Finding>& lost) {
   for (auto& [key, f] : lost) {
     if (channelGapExplained(t, key.first, key.second)) continue;
     f.processes = {key.second};
     f.channels = {key.first};
     f.text = plural(f.events.size(), "message", "messages") + " (" + plural(f.bytes, "byte", "bytes") + ") sent by " +
              t.label(key.second) + " on " + t.channelName(key.first) + " never received";
-    out.push_back(std::move(f));
+    t.findings.push_back(std::move(f));
   }
+}
 
-  // Processes the recording has no log of: created by a recorded one, or
-  // exec'd into by one, and never heard from (radar record says why when it
-  // knows: statically linked, set-user-ID ...).
-  {
-    auto why = [&](int32_t pid) -> std::string {
-      for (const auto& n : t.unrecorded_notes)
-        if (n.pid == pid) return (n.executable.empty() ? "" : n.executable + ": ") + n.what;
-      return "its log is missing";
-    };
-    std::set<std::pair<uint32_t, int32_t>> children;  // (parent image, pid) of every image with a log
-    for (const Process& q : t.processes)
-      if (q.parent != kNone) children.insert({q.parent, q.pid});
-    for (const Half& h : halves)
-      for (uint32_t i : h.created) {
-        const Event& ev = t.events[i];
-        const auto pid = static_cast<int32_t>(ev.value);
-        if (children.count({ev.process, pid})) continue;
-        Finding f;
-        f.kind = Finding::Kind::Unrecorded;
-        f.processes = {ev.process};
-        f.events = {i};
-        f.text = t.label(ev.process) + " created process " + std::to_string(pid) +
-                 ", which the recording has no log of (" + why(pid) + ")";
-        out.push_back(std::move(f));
-      }
-    for (const Process& p : t.processes)
-      if (p.ended_unseen) {
-        Finding f;
-        f.kind = Finding::Kind::Unrecorded;
-        f.processes = {p.index};
-        if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
-        f.text = t.label(p.index) + " exited with status " + std::to_string(p.end_code) +
-                 " without radar seeing it exit: it executed a program (or exited) through a raw system "
-                 "call, and what it did from then on was not recorded";
-        out.push_back(std::move(f));
-      }
-    for (const Process& p : t.processes)
-      if (!p.external && p.end == Process::End::Execed &&
-          (p.next_image == kNone || !t.processes[p.next_image].not_recorded.empty())) {
-        Finding f;
-        f.kind = Finding::Kind::Unrecorded;
-        f.processes = {p.index};
-        if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
-        f.text = t.label(p.index) + " executed a program the recording has no log of (" + why(p.pid) + ")";
-        out.push_back(std::move(f));
-      }
-    // A log that could not be read at all is part of the story too.
-    for (const LoadProblem& problem : t.problems) {
-      bool read_in_part = false;
-      for (const Process& p : t.processes) read_in_part |= p.log_path == problem.path;
-      if (read_in_part) continue;  // said above as damage
-      Finding f;
-      f.kind = Finding::Kind::Damaged;
-      f.text = problem.path + ": cannot be read: " + problem.message;
-      out.push_back(std::move(f));
-    }
-  }
-
-  // Received with no recorded sender.
+// Received with no recorded sender, by channel.
+void findNoSender(Trace& t, std::map<uint32_t, Finding>& orphan) {
   for (auto& [ch, f] : orphan) {
     const uint32_t channel = ch;
     if (std::all_of(f.processes.begin(), f.processes.end(),
@@ -284,15 +162,71 @@ void findProblems(Trace& t) {
     f.channels = {ch};
     f.text = plural(f.events.size(), "receive", "receives") + " on " + t.channelName(ch) +
              " got bytes no recorded process sent (" + plural(f.bytes, "byte", "bytes") + ")";
+    t.findings.push_back(std::move(f));
+  }
+}
+
+// Processes the recording has no log of: created by a recorded one, or
+// exec'd into by one, and never heard from (radar record says why when it
+// knows: statically linked, set-user-ID ...).
+void findUnrecorded(Trace& t, const std::vector<uint32_t>& created) {
+  auto& out = t.findings;
+  auto why = [&](int32_t pid) -> std::string {
+    for (const auto& n : t.unrecorded_notes)
+      if (n.pid == pid) return (n.executable.empty() ? "" : n.executable + ": ") + n.what;
+    return "its log is missing";
+  };
+  std::set<std::pair<uint32_t, int32_t>> children;  // (parent image, pid) of every image with a log
+  for (const Process& q : t.processes)
+    if (q.parent != kNone) children.insert({q.parent, q.pid});
+  for (uint32_t i : created) {
+    const Event& ev = t.events[i];
+    const auto pid = static_cast<int32_t>(ev.value);
+    if (children.count({ev.process, pid})) continue;
+    Finding f;
+    f.kind = Finding::Kind::Unrecorded;
+    f.processes = {ev.process};
+    f.events = {i};
+    f.text = t.label(ev.process) + " created process " + std::to_string(pid) + ", which the recording has no log of (" +
+             why(pid) + ")";
     out.push_back(std::move(f));
   }
+  for (const Process& p : t.processes)
+    if (p.ended_unseen) {
+      Finding f;
+      f.kind = Finding::Kind::Unrecorded;
+      f.processes = {p.index};
+      if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
+      f.text = t.label(p.index) + " exited with status " + std::to_string(p.end_code) +
+               " without radar seeing it exit: it executed a program (or exited) through a raw system "
+               "call, and what it did from then on was not recorded";
+      out.push_back(std::move(f));
+    }
+  for (const Process& p : t.processes)
+    if (!p.external && p.end == Process::End::Execed &&
+        (p.next_image == kNone || !t.processes[p.next_image].not_recorded.empty())) {
+      Finding f;
+      f.kind = Finding::Kind::Unrecorded;
+      f.processes = {p.index};
+      if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
+      f.text = t.label(p.index) + " executed a program the recording has no log of (" + why(p.pid) + ")";
+      out.push_back(std::move(f));
+    }
+  // A log that could not be read at all is part of the story too.
+  for (const LoadProblem& problem : t.problems) {
+    bool read_in_part = false;
+    for (const Process& p : t.processes) read_in_part |= p.log_path == problem.path;
+    if (read_in_part) continue;  // said above as damage
+    Finding f;
+    f.kind = Finding::Kind::Damaged;
+    f.text = problem.path + ": cannot be read: " + problem.message;
+    out.push_back(std::move(f));
+  }
+}
 
-  // How processes ended, and what the unfinished ones were blocked in.
-  struct Blocked {
-    uint32_t process, endpoint;
-    unsigned kind;
-    int32_t fd;
-  };
+// How processes ended, and what the unfinished ones were blocked in.
+std::vector<Blocked> findEndings(Trace& t) {
+  auto& out = t.findings;
   std::vector<Blocked> blocked;
   for (const Process& p : t.processes) {
     if (p.external) continue;
@@ -344,11 +278,16 @@ void findProblems(Trace& t) {
       out.push_back(std::move(f));
     }
   }
+  return blocked;
+}
 
-  // Deadlocks: processes blocked at the end waiting for each other. A
-  // reader waits for whoever still holds the other end of its channel open
-  // (a writer that closed it, or ended, would have given it end of file);
-  // a writer blocked on a full channel waits for the readers.
+// Deadlocks: processes blocked at the end waiting for each other. A
+// reader waits for whoever still holds the other end of its channel open
+// (a writer that closed it, or ended, would have given it end of file);
+// a writer blocked on a full channel waits for the readers.
+void findDeadlocks(Trace& t, const std::vector<Blocked>& blocked,
+                   const std::set<std::pair<uint32_t, uint32_t>>& in_flight, const std::vector<uint8_t>& closed) {
+  auto& out = t.findings;
   std::vector<std::set<std::pair<uint32_t, uint32_t>>> waits(t.processes.size());  // (process, channel)
   for (const Blocked& b : blocked) {
     if (b.endpoint == kNone) continue;
@@ -425,6 +364,99 @@ void findProblems(Trace& t) {
   };
   for (uint32_t v = 0; v < n; ++v)
     if (index[v] < 0 && !waits[v].empty()) visit(v);
+}
+
+}  // namespace
+
+void findProblems(Trace& t) {
+  // One pass over the events for what the findings below need: sends never
+  // received whole (by channel and sending process; the matching marked
+  // those received whole), receives with no recorded sender (by channel),
+  // ends closed. Two threads share it, each with its own half and its own
+  // tables, put together after.
+  struct Half {
+    std::map<std::pair<uint32_t, uint32_t>, Finding> lost;
+    std::map<uint32_t, Finding> orphan;
+    std::vector<uint8_t> closed;
+    std::vector<uint32_t> created;  // fork, vfork and spawn events that made a process
+    std::exception_ptr failed;
+  };
+  Half halves[2];
+  auto onBothHalves = [&](auto&& pass) {
+    auto run = [&](int h) {
+      try {
+        pass(h);
+      } catch (...) {
+        halves[h].failed = std::current_exception();
+      }
+    };
+    std::thread other(run, 1);
+    run(0);
+    other.join();
+    for (const Half& h : halves)
+      if (h.failed) std::rethrow_exception(h.failed);
+  };
+  // Bytes of a send some receive consumed, when not all.
+  auto consumed = [&](uint32_t send) -> uint64_t {
+    auto it =
+        std::lower_bound(t.received_in_part.begin(), t.received_in_part.end(), std::pair<uint32_t, uint64_t>{send, 0});
+    return it != t.received_in_part.end() && it->first == send ? it->second : 0;
+  };
+  onBothHalves([&](int h) {
+    const uint32_t n = static_cast<uint32_t>(t.events.size());
+    const uint32_t from = h == 0 ? 0 : n / 2, to = h == 0 ? n / 2 : n;
+    Half& mine = halves[h];
+    mine.closed.assign(t.endpoints.size(), 0);
+    for (uint32_t i = from; i < to; ++i) {
+      const Event& ev = t.events[i];
+      if (ev.endpoint == kNone) {
+        const Kind k = ev.eventKind();
+        // (A vfork child that ended without an exec never ran code of its
+        // own: no log is missing.)
+        if ((k == Kind::Fork || k == Kind::Vfork || k == Kind::Spawn) && ev.value && !(ev.flags & kEventFailed) &&
+            !(k == Kind::Vfork && ev.result == 0))
+          mine.created.push_back(i);
+        continue;
+      }
+      if (ev.eventKind() == Kind::Close) mine.closed[ev.endpoint] = 1;
+      if (ev.flags & kEventUnmatched) {
+        Finding& f = mine.orphan[t.endpoints[ev.endpoint].channel];
+        f.kind = Finding::Kind::NoSender;
+        f.events.push_back(i);
+        f.bytes += ev.value;
+        if (std::find(f.processes.begin(), f.processes.end(), ev.process) == f.processes.end())
+          f.processes.push_back(ev.process);
+      }
+      if (log::categoryOf(ev.eventKind()) != log::Category::Send || (ev.flags & (kEventFailed | kEventExternal)))
+        continue;
+      if (ev.value == 0 || (ev.flags & kEventReceivedWhole)) continue;
+      Finding& f = mine.lost[{t.endpoints[ev.endpoint].channel, ev.process}];
+      f.kind = Finding::Kind::NeverReceived;
+      f.events.push_back(i);
+      f.bytes += ev.value - consumed(i);
+    }
+  });
+  auto& lost = halves[0].lost;
+  join(lost, halves[1].lost);
+  auto& orphan = halves[0].orphan;
+  join(orphan, halves[1].orphan);
+  std::vector<uint8_t>& closed = halves[0].closed;
+  for (size_t k = 0; k < closed.size(); ++k) closed[k] |= halves[1].closed[k];
+  // Channels with bytes in flight, and who sent them (the deadlock search
+  // below: a reader with bytes waiting for it is not waiting for anyone).
+  std::set<std::pair<uint32_t, uint32_t>> in_flight;  // (channel, sending process)
+  for (const auto& [key, f] : lost) in_flight.insert(key);
+  findNeverReceived(t, lost);
+
+  std::vector<uint32_t> created = halves[0].created;
+  created.insert(created.end(), halves[1].created.begin(), halves[1].created.end());
+  findUnrecorded(t, created);
+
+  findNoSender(t, orphan);
+
+  const std::vector<Blocked> blocked = findEndings(t);
+
+  findDeadlocks(t, blocked, in_flight, closed);
   findContradictions(t);
 }
 
