@@ -1,6 +1,7 @@
 // `radar events DIR...`: RADAR's running narrative, one line per event.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -84,6 +85,122 @@ class UnseenMarks {
   std::multimap<uint32_t, std::string> before_, after_;
 };
 
+// What a data event carried, printed as it is decoded (a message can be
+// hundreds of megabytes), each line indented under its event.
+class ContentsPrinter {
+ public:
+  ContentsPrinter(const netdesc::Binding* net, const trace::Trace& t) : net_(net), t_(t) {
+    printer_.spill = [this](std::string_view piece) {
+      for (size_t at = 0; at < piece.size();) {
+        if (line_start_) std::fputs("    ", stdout);
+        size_t end = piece.find('\n', at);
+        line_start_ = end != std::string_view::npos;
+        if (!line_start_) end = piece.size();
+        printTerminalSafe(stdout, piece.substr(at, end - at));
+        if (line_start_) std::fputc('\n', stdout);
+        at = end + line_start_;
+      }
+    };
+  }
+  void operator()(uint32_t i) {
+    std::string error;
+    line_start_ = true;
+    if (!netdesc::describeContents(net_, t_, i, &printer_, &error))
+      printer_.spill("(cannot read its bytes: " + error + ")\n");
+    if (!line_start_) std::fputc('\n', stdout);
+  }
+
+ private:
+  const netdesc::Binding* net_;
+  const trace::Trace& t_;
+  netdesc::TextOut printer_;
+  bool line_start_ = true;
+};
+
+// The stretches of the patterns a description names, and by event the
+// stretch it belongs to (kNone; empty when there are none).
+struct Stretches {
+  std::vector<trace::PatternName> names;
+  std::vector<trace::NamedStretch> stretches;
+  std::vector<uint32_t> inside;
+
+  Stretches() = default;
+  Stretches(const netdesc::Binding* net, const trace::Trace& t) {
+    if ((names = netdesc::patternNames(net)).empty()) return;
+    const trace::Patterns found = trace::findPatterns(t, netdesc::patternOptions(net, t));
+    stretches = trace::namedStretches(found, names);
+    if (!stretches.empty()) inside.assign(t.events.size(), trace::kNone);
+    for (uint32_t k = 0; k < stretches.size(); ++k) {
+      const trace::EventList events = t.process_events[stretches[k].process];
+      const uint32_t* at = std::lower_bound(events.begin(), events.end(), stretches[k].first);
+      for (; at != events.end() && *at <= stretches[k].last; ++at) inside[*at] = k;
+    }
+  }
+};
+
+// A --kind: a category, "signal", "message", or a call's name.
+bool knownKind(const std::string& k) {
+  static const std::set<std::string> kinds = {"send",      "receive", "process", "channel",
+                                              "readiness", "user",    "signal",  "message"};
+  bool known = kinds.count(k);
+  for (unsigned v = 1; v < 256 && !known; ++v)
+    known = log::categoryOf(static_cast<log::Kind>(v)) != log::Category::Unknown &&
+            k == log::kindName(static_cast<log::Kind>(v));
+  return known;
+}
+
+// The channels a --channel names: by name or number; a named socket's name
+// selects every connection to it. False when none.
+bool selectChannels(const trace::Trace& t, const std::string& spec, std::set<uint32_t>* channels) {
+  bool found = false;
+  for (const auto& c : t.channels)
+    if (const std::string& name = t.channelName(c.index);
+        name == spec || std::to_string(c.index + 1) == spec || name.rfind(spec + " \u2190 ", 0) == 0) {
+      channels->insert(c.index);
+      found = true;
+    }
+  return found;
+}
+
+// One event as a line of JSON; with `contents`, what it carried, decoded.
+void printJsonEvent(const trace::Trace& t, const trace::Narrator& narrator, uint32_t i,
+                    const std::function<std::string(uint32_t)>& contents) {
+  const trace::Event& e = t.events[i];
+  const uint32_t ch = t.channelOf(i);
+  const trace::Process& p = t.processes[e.process];
+  std::printf(
+      "{\"event\":%u,\"number\":%u,\"process\":%s,\"pid\":%d,\"counter\":%u,\"thread\":%u,"
+      "\"kind\":%s,\"time_ns\":%lld,\"duration_ns\":%lld,\"result\":%d",
+      i + 1, e.number, jsonString(t.processName(p.index)).c_str(), p.pid, e.counter, e.thread,
+      jsonString(trace::isConnectOutcome(e) ? "getsockopt" : log::kindName(e.eventKind())).c_str(),
+      static_cast<long long>(t.wallTime(i)), static_cast<long long>(e.durationNs()), e.result);
+  if (ch != trace::kNone) std::printf(",\"channel\":%s", jsonString(t.channelName(ch)).c_str());
+  if (log::isData(e.eventKind())) {
+    std::printf(",\"bytes\":%u", e.value);
+    const auto others =
+        log::categoryOf(e.eventKind()) == log::Category::Send ? narrator.receivers(i) : narrator.senders(i);
+    std::printf(",\"%s\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
+    for (size_t k = 0; k < others.size(); ++k)
+      std::printf("%s%s", k ? "," : "", jsonString(t.label(others[k])).c_str());
+    // The events at the other end: the receives of a send, the sends a
+    // receive got bytes from.
+    std::vector<uint32_t> ends;
+    if (log::categoryOf(e.eventKind()) == log::Category::Send) {
+      for (uint32_t k : t.messagesFrom(i)) ends.push_back(t.edges[k].to);
+    } else {
+      for (auto [b, end] = t.incoming(i); b != end; ++b)
+        if (b->why == trace::Edge::Why::Message) ends.push_back(b->from);
+    }
+    std::printf("],\"%s_events\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
+    for (size_t k = 0; k < ends.size(); ++k) std::printf("%s%u", k ? "," : "", ends[k] + 1);
+    std::printf("]");
+    if (contents && !(e.flags & trace::kEventFailed)) std::printf(",\"decoded\":%s", jsonString(contents(i)).c_str());
+  }
+  if (e.flags & trace::kEventFailed) std::printf(",\"failed\":true");
+  if (e.flags & trace::kEventExternal) std::printf(",\"external\":true");
+  std::printf(",\"text\":%s}\n", jsonString(narrator.describe(i)).c_str());
+}
+
 }  // namespace
 
 int runEvents(int argc, char** argv) {
@@ -105,15 +222,8 @@ int runEvents(int argc, char** argv) {
   if (args.positional().empty()) return usageError("events", "no recording given");
   unsigned long long from = 1, to = ~0ull;
   if (!args.number("from", &from, 1) || !args.number("to", &to, ~0ull)) return usageError("events", args.error());
-  static const std::set<std::string> kinds = {"send",      "receive", "process", "channel",
-                                              "readiness", "user",    "signal",  "message"};
-  for (const auto& k : args.values("kind")) {
-    bool known = kinds.count(k);
-    for (unsigned v = 1; v < 256 && !known; ++v)
-      known = log::categoryOf(static_cast<log::Kind>(v)) != log::Category::Unknown &&
-              k == log::kindName(static_cast<log::Kind>(v));
-    if (!known) return usageError("events", "unknown kind '" + k + "'");
-  }
+  for (const auto& k : args.values("kind"))
+    if (!knownKind(k)) return usageError("events", "unknown kind '" + k + "'");
   const std::string format = args.value("format").value_or("text");
   if (format != "text" && format != "csv" && format != "jsonl")
     return usageError("events", "--format: expected text, csv or jsonl, got '" + format + "'");
@@ -130,28 +240,7 @@ int runEvents(int argc, char** argv) {
       text = "(cannot read its bytes: " + error + ")\n";
     return text;
   };
-  // The same, printed as it is decoded (a message can be hundreds of
-  // megabytes), each line indented under its event.
-  bool line_start = true;
-  netdesc::TextOut printer;
-  printer.spill = [&](std::string_view piece) {
-    for (size_t at = 0; at < piece.size();) {
-      if (line_start) std::fputs("    ", stdout);
-      size_t end = piece.find('\n', at);
-      line_start = end != std::string_view::npos;
-      if (!line_start) end = piece.size();
-      printTerminalSafe(stdout, piece.substr(at, end - at));
-      if (line_start) std::fputc('\n', stdout);
-      at = end + line_start;
-    }
-  };
-  auto printContents = [&](uint32_t i) {
-    std::string error;
-    line_start = true;
-    if (!netdesc::describeContents(loaded.net.get(), t, i, &printer, &error))
-      printer.spill("(cannot read its bytes: " + error + ")\n");
-    if (!line_start) std::fputc('\n', stdout);
-  };
+  ContentsPrinter printContents(loaded.net.get(), t);
 
   std::set<uint32_t> processes;
   for (const auto& spec : args.values("process")) {
@@ -161,34 +250,15 @@ int runEvents(int argc, char** argv) {
     processes.insert(found.begin(), found.end());
   }
   std::set<uint32_t> channels;
-  for (const auto& spec : args.values("channel")) {
-    bool found = false;
-    // A named socket's name selects every connection to it.
-    for (const auto& c : t.channels)
-      if (const std::string& name = t.channelName(c.index);
-          name == spec || std::to_string(c.index + 1) == spec || name.rfind(spec + " \u2190 ", 0) == 0) {
-        channels.insert(c.index);
-        found = true;
-      }
-    if (!found) return usageError("events", "no channel '" + spec + "' in this recording");
-  }
+  for (const auto& spec : args.values("channel"))
+    if (!selectChannels(t, spec, &channels)) return usageError("events", "no channel '" + spec + "' in this recording");
   const auto wanted_kinds = args.values("kind");
   const bool json = args.has("json");
   // The stretches of the patterns the description names, each told as one
   // event where it begins (the narration only; --expand tells them all).
-  std::vector<trace::PatternName> names;
-  std::vector<trace::NamedStretch> stretches;
-  std::vector<uint32_t> inside;  // by event: the stretch it belongs to, or kNone
-  if (format == "text" && !json && !args.has("expand") && !(names = netdesc::patternNames(loaded.net.get())).empty()) {
-    const trace::Patterns found = trace::findPatterns(t, netdesc::patternOptions(loaded.net.get(), t));
-    stretches = trace::namedStretches(found, names);
-    if (!stretches.empty()) inside.assign(t.events.size(), trace::kNone);
-    for (uint32_t k = 0; k < stretches.size(); ++k) {
-      const trace::EventList events = t.process_events[stretches[k].process];
-      const uint32_t* at = std::lower_bound(events.begin(), events.end(), stretches[k].first);
-      for (; at != events.end() && *at <= stretches[k].last; ++at) inside[*at] = k;
-    }
-  }
+  const Stretches named =
+      format == "text" && !json && !args.has("expand") ? Stretches(loaded.net.get(), t) : Stretches();
+  const auto& [names, stretches, inside] = named;
   trace::Narrator narrator(t);
   const UnseenMarks unseen(t);
   exporting::EventRows rows(t);
@@ -228,38 +298,7 @@ int runEvents(int argc, char** argv) {
       unseen.after(i);
       continue;
     }
-    const trace::Process& p = t.processes[e.process];
-    std::printf(
-        "{\"event\":%u,\"number\":%u,\"process\":%s,\"pid\":%d,\"counter\":%u,\"thread\":%u,"
-        "\"kind\":%s,\"time_ns\":%lld,\"duration_ns\":%lld,\"result\":%d",
-        i + 1, e.number, jsonString(t.processName(p.index)).c_str(), p.pid, e.counter, e.thread,
-        jsonString(trace::isConnectOutcome(e) ? "getsockopt" : log::kindName(e.eventKind())).c_str(),
-        static_cast<long long>(t.wallTime(i)), static_cast<long long>(e.durationNs()), e.result);
-    if (ch != trace::kNone) std::printf(",\"channel\":%s", jsonString(t.channelName(ch)).c_str());
-    if (log::isData(e.eventKind())) {
-      std::printf(",\"bytes\":%u", e.value);
-      const auto others =
-          log::categoryOf(e.eventKind()) == log::Category::Send ? narrator.receivers(i) : narrator.senders(i);
-      std::printf(",\"%s\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
-      for (size_t k = 0; k < others.size(); ++k)
-        std::printf("%s%s", k ? "," : "", jsonString(t.label(others[k])).c_str());
-      // The events at the other end: the receives of a send, the sends a
-      // receive got bytes from.
-      std::vector<uint32_t> ends;
-      if (log::categoryOf(e.eventKind()) == log::Category::Send) {
-        for (uint32_t k : t.messagesFrom(i)) ends.push_back(t.edges[k].to);
-      } else {
-        for (auto [b, end] = t.incoming(i); b != end; ++b)
-          if (b->why == trace::Edge::Why::Message) ends.push_back(b->from);
-      }
-      std::printf("],\"%s_events\":[", log::categoryOf(e.eventKind()) == log::Category::Send ? "to" : "from");
-      for (size_t k = 0; k < ends.size(); ++k) std::printf("%s%u", k ? "," : "", ends[k] + 1);
-      std::printf("]");
-      if (decode && !(e.flags & trace::kEventFailed)) std::printf(",\"decoded\":%s", jsonString(contents(i)).c_str());
-    }
-    if (e.flags & trace::kEventFailed) std::printf(",\"failed\":true");
-    if (e.flags & trace::kEventExternal) std::printf(",\"external\":true");
-    std::printf(",\"text\":%s}\n", jsonString(narrator.describe(i)).c_str());
+    printJsonEvent(t, narrator, i, decode ? contents : std::function<std::string(uint32_t)>());
   }
   return storyExitStatus(t, kExitOk);
 }
