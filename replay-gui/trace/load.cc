@@ -329,9 +329,10 @@ bool checkRecordingIds(const std::vector<LogJob>& jobs, const std::vector<std::s
   return true;
 }
 
-bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out, std::string* error) {
-  RawRecording& raw = *out;
-  std::vector<LogJob> jobs;
+// The logs of the directories (or single logs) given, each once, and each
+// directory's recording id, from its recording.txt ("" where none).
+bool listLogJobs(const std::vector<std::string>& dirs, RawRecording& raw, std::vector<LogJob>* jobs,
+                 std::vector<std::string>* dir_ids, std::string* error) {
   // A recording given twice (the same directory under two names, a copy of
   // it, a log also inside a directory given) would be merged with itself:
   // every message twice, and processes that "never ended".
@@ -342,9 +343,8 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     if (!fresh) *error = "the same recording is given twice: " + it->second + " and " + path;
     return fresh;
   };
-  std::vector<std::string> dir_ids;  // each directory's recording id, from its recording.txt
   for (const std::string& dir : dirs) {
-    dir_ids.emplace_back();
+    dir_ids->emplace_back();
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0) {
       *error = dir + ": no such file or directory";
@@ -363,7 +363,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
         proto::Recording rec;
         if (google::protobuf::TextFormat::ParseFromString(text.str(), &rec)) {
           if (!rec.recording_id().empty()) {
-            dir_ids.back() = rec.recording_id();
+            dir_ids->back() = rec.recording_id();
             auto [it, fresh] = seen_ids.emplace(rec.recording_id(), dir);
             if (!fresh) {
               *error = "the same recording is given twice: " + it->second + " and " + dir + " (a copy of it)";
@@ -380,9 +380,17 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     for (const auto& p : paths) {
       struct stat log_st {};
       if (::stat(p.c_str(), &log_st) == 0 && !once(p, log_st)) return false;
-      jobs.push_back({p, static_cast<uint32_t>(dir_ids.size() - 1)});
+      jobs->push_back({p, static_cast<uint32_t>(dir_ids->size() - 1)});
     }
   }
+  return true;
+}
+
+bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out, std::string* error) {
+  RawRecording& raw = *out;
+  std::vector<LogJob> jobs;
+  std::vector<std::string> dir_ids;
+  if (!listLogJobs(dirs, raw, &jobs, &dir_ids, error)) return false;
 
   // First pass: headers and sizes, so that every log's events land straight
   // in their place in one vector (no copy of millions of events later).
