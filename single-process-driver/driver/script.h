@@ -69,6 +69,12 @@ struct ScriptHeader {
   uint32_t reserved2;
 };
 inline constexpr uint32_t kScriptNondet = 1;  // clock, random and pid reads were recorded
+// Made from logs of format 1.5 or later, which have OUTPUT and INTERFACE
+// records: only then are writes to files compared and interface ioctls
+// expected (an older log has neither, and is re-run as before).
+inline constexpr uint32_t kScriptOutputs = 2;
+// Writes on descriptors from this number on are not compared.
+inline constexpr int kComparedOutputFds = 4096;
 
 struct ScriptThread {
   uint32_t segment;

@@ -263,6 +263,21 @@ class Builder {
     return index;
   }
 
+  // What the chain's first image started with: how it was launched, its
+  // descriptors, the files among them, the standard ones it had not.
+  void firstImage(const log::LogReader& reader) {
+    launchOf(reader.header());
+    open_at_start_.assign(reader.header().open_fds().begin(), reader.header().open_fds().end());
+    for (const proto::StartFile& f : reader.header().start_files()) start_files_[f.fd()] = f;
+    // Known from format 1.1 on: a program started with stdin, stdout or
+    // stderr closed re-runs so (its first pipe is descriptor 0 again).
+    if (reader.control().format_major > 1 || reader.control().format_minor >= 1)
+      for (int fd = 0; fd < 3; ++fd)
+        if (std::find(open_at_start_.begin(), open_at_start_.end(), fd) == open_at_start_.end())
+          closed_at_start_ |= 1u << fd;
+    started_realtime_ns_ = reader.header().realtime_ns();
+  }
+
   bool addImage(uint32_t segment, uint32_t p, uint64_t limit, uint32_t fork_position, std::string* error) {
     const Process& proc = t_.processes[p];
     log::LogError err;
@@ -271,20 +286,11 @@ class Builder {
       *error = "cannot read " + t_.label(proc.index) + "'s log: " + err.toString();
       return false;
     }
-    if (segment == 0) {
-      launchOf(reader->header());
-      open_at_start_.assign(reader->header().open_fds().begin(), reader->header().open_fds().end());
-      for (const proto::StartFile& f : reader->header().start_files()) start_files_[f.fd()] = f;
-      // Known from format 1.1 on: a program started with stdin, stdout or
-      // stderr closed re-runs so (its first pipe is descriptor 0 again).
-      if (reader->control().format_major > 1 || reader->control().format_minor >= 1)
-        for (int fd = 0; fd < 3; ++fd)
-          if (std::find(open_at_start_.begin(), open_at_start_.end(), fd) == open_at_start_.end())
-            closed_at_start_ |= 1u << fd;
-    }
+    if (segment == 0) firstImage(*reader);
     payload_limited_ = reader->header().has_payload_limit();
     nondet_ = reader->header().nondet();  // the last segment's: the image being debugged
-    if (segment == 0) started_realtime_ns_ = reader->header().realtime_ns();
+    // Every image of the chain must have kept its writes and interface ioctls.
+    if (reader->control().format_major == 1 && reader->control().format_minor < 5) outputs_recorded_ = false;
     const bool last = segment + 1 == out_->chain.size();
     // Every thread of the image has a place, even one that recorded nothing
     // (the main thread of a child that only exits through a signal ...).
@@ -399,7 +405,7 @@ class Builder {
 
   // A write to a file or device, compared by the re-run (ScriptOutput).
   void noteOutput(const log::Record& r, uint64_t after_number) {
-    if (r.fd < 0) return;
+    if (r.fd < 0 || r.fd >= driver::kComparedOutputFds) return;
     ScriptOutput o{};
     o.fd = r.fd;
     o.hash = r.has_hash ? r.hash : 0;
@@ -756,6 +762,7 @@ class Builder {
     h.end_code = end_code_;
     h.closed_at_start = closed_at_start_;
     if (nondet_) h.flags |= kScriptNondet;
+    if (outputs_recorded_) h.flags |= kScriptOutputs;
     h.started_realtime_ns = started_realtime_ns_;
     h.label = w_.putText(t_.label(debugged.index));
     out_->events = static_cast<uint32_t>(w_.events.size());
@@ -798,6 +805,7 @@ class Builder {
   std::map<int, proto::StartFile> start_files_;  // its regular files then (format 1.3)
   std::map<int, uint32_t> last_output_;          // per descriptor: its last output so far
   uint32_t closed_at_start_ = 0;                 // ScriptHeader::closed_at_start
+  bool outputs_recorded_ = true;                 // every log of the chain is of format 1.5 or later
   bool nondet_ = false;                          // recorded with --nondet
   int64_t started_realtime_ns_ = 0;              // ScriptHeader::started_realtime_ns
   bool payload_limited_ = false;                 // the recording kept only part of each message

@@ -896,6 +896,7 @@ EpollInterest g_epoll;
 HOOK int close(int fd) {
   REAL(close);
   if (replaying()) g_epoll.closed(fd);
+  forgetStandInForFile(fd);
   if (!replaying() || !isChannelFd(fd)) return real_close(fd);
   const ScriptEvent* e = expect(Kind::Close, fd, What("close", fd).str());
   if (!e) return real_close(fd);
@@ -953,6 +954,7 @@ int dupOnto(int oldfd, int newfd, int flags, bool three) {
   REAL(dup3);
   auto real = [&] { return three ? real_dup3(oldfd, newfd, flags) : real_dup2(oldfd, newfd); };
   if (!replaying()) return real();
+  if (oldfd != newfd) forgetStandInForFile(newfd);
   const bool clobbers = oldfd != newfd && isChannelFd(newfd);
   const bool from_channel = isChannelFd(oldfd);
   if (!from_channel && !clobbers) {
@@ -1768,7 +1770,8 @@ HOOK ssize_t getrandom(void* buf, size_t n, unsigned flags) {
 HOOK int ioctl(int fd, unsigned long request, ...) {
   REAL(ioctl);
   OPTIONAL_ARG(request, arg);
-  if (!replaying() || !radar::inject::isInterfaceQuery(request) || !arg) return real_ioctl(fd, request, arg);
+  if (!replaying() || !outputsRecorded() || !radar::inject::isInterfaceQuery(request) || !arg)
+    return real_ioctl(fd, request, arg);
   const ScriptEvent* e = expect(Kind::Interface, fd, What("ioctl", fd).str());
   if (!e) return real_ioctl(fd, request, arg);
   if (e->call_flags != static_cast<uint32_t>(request)) {

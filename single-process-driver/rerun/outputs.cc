@@ -26,18 +26,33 @@ namespace {
 using driver::kNoEvent;
 using driver::ScriptOutput;
 
-constexpr int kOutputFds = 4096;  // descriptors above are not compared
+constexpr int kOutputFds = driver::kComparedOutputFds;
 constexpr uint32_t kDone = ~0u;
 // Per descriptor: 0 before its first write; then 1 + the index of its next
 // recorded output, or kDone when none is left.
 uint32_t g_next[kOutputFds];
 uint32_t g_checked = 0, g_differing = 0;
+// Per descriptor: it stands, since the start, for a file the recorded
+// process wrote to (noteStandInForFile).
+bool g_stands_for_file[kOutputFds];
 sys::FutexLock g_outputs_lock;
 
+// Held with signals blocked: a handler that writes to a file (or exits)
+// must not find the lock taken by its own thread.
 class OutputsLock {
  public:
-  OutputsLock() { g_outputs_lock.lock(); }
-  ~OutputsLock() { g_outputs_lock.unlock(); }
+  OutputsLock() {
+    const uint64_t all = ~uint64_t{0};
+    sys::raw(SYS_rt_sigprocmask, SIG_BLOCK, reinterpret_cast<long>(&all), reinterpret_cast<long>(&saved_), 8);
+    g_outputs_lock.lock();
+  }
+  ~OutputsLock() {
+    g_outputs_lock.unlock();
+    sys::raw(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&saved_), 0, 8);
+  }
+
+ private:
+  uint64_t saved_ = 0;
 };
 
 // Files the re-run holds where the recorded process held no file (radar
@@ -74,6 +89,7 @@ uint32_t nextOutputOn(int fd, const ScriptOutput* outputs, uint32_t count) {
   if (g_next[fd]) return g_next[fd] - 1;
   for (uint32_t i = 0; i < count; ++i)
     if (outputs[i].fd == fd) return i;
+  g_next[fd] = kDone;  // none recorded there: not searched again
   return kNoEvent;
 }
 
@@ -81,6 +97,20 @@ bool consumed(const ScriptOutput* outputs, uint32_t i) {
   const int fd = outputs[i].fd;
   if (fd >= kOutputFds) return true;  // not compared
   return g_next[fd] == kDone || (g_next[fd] && i < g_next[fd] - 1);
+}
+
+// How many recorded writes the re-run has not made, their bytes, and the
+// descriptor of the first.
+uint32_t unmadeOutputs(uint64_t* bytes, int* first_fd) {
+  uint32_t total = 0, unmade = 0;
+  const ScriptOutput* outputs = scriptOutputs(&total);
+  for (uint32_t i = 0; i < total; ++i) {
+    if (consumed(outputs, i)) continue;
+    ++unmade;
+    if (outputs[i].result > 0) *bytes += static_cast<uint64_t>(outputs[i].result);
+    if (*first_fd < 0) *first_fd = outputs[i].fd;
+  }
+  return unmade;
 }
 
 void describeFd(Report& r, int fd) {
@@ -140,19 +170,20 @@ void recordedBytesDiffer(Report& r, const ScriptOutput& o, const struct iovec* i
 // The re-run's write of `result` bytes with checksum `crc` to `fd`
 // (`iov`, when given, holds them), against the recording's next there.
 void compareOutput(int fd, long result, uint32_t crc, const struct iovec* iov, size_t count) {
+  // Only writes to what the recorder would have kept (an eventfd's, a
+  // pipe's the recording did not know, /dev/null's are not).
+  if (!g_stands_for_file[fd] && !isOutputKind(fd)) return;
   OutputsLock lock;
   uint32_t total = 0;
   const ScriptOutput* outputs = scriptOutputs(&total);
   const uint32_t at = nextOutputOn(fd, outputs, total);
   if (at == kNoEvent) {
-    if (isOutputKind(fd)) {
-      Report r;
-      r << "it wrote " << static_cast<int64_t>(result) << " bytes to ";
-      describeFd(r, fd);
-      quoteWritten(r, iov, count, result);
-      r << " where the recording has no more writes there";
-      noteDifference(r);
-    }
+    Report r;
+    r << "it wrote " << static_cast<int64_t>(result) << " bytes to ";
+    describeFd(r, fd);
+    quoteWritten(r, iov, count, result);
+    r << " where the recording has no more writes there";
+    noteDifference(r);
     return;
   }
   const ScriptOutput& o = outputs[at];
@@ -176,6 +207,14 @@ void compareOutput(int fd, long result, uint32_t crc, const struct iovec* iov, s
 
 }  // namespace
 
+void noteStandInForFile(int fd) {
+  if (fd >= 0 && fd < kOutputFds) g_stands_for_file[fd] = true;
+}
+
+void forgetStandInForFile(int fd) {
+  if (fd >= 0 && fd < kOutputFds) g_stands_for_file[fd] = false;
+}
+
 void noteForeignDescriptor(int fd) {
   struct stat st {};
   if (g_foreign_count < kMaxForeign && sys::fstat(fd, &st) == 0 && !isForeign(st))
@@ -183,7 +222,8 @@ void noteForeignDescriptor(int fd) {
 }
 
 void checkOutput(int fd, const struct iovec* iov, size_t count, long result) {
-  if (result <= 0 || !replaying() || fd < 0 || fd >= kOutputFds) return;  // wrote nothing: as recorded
+  // Nothing written (as recorded), or a recording that kept no writes.
+  if (result <= 0 || !replaying() || fd < 0 || fd >= kOutputFds || !outputsRecorded()) return;
   const int saved_errno = errno;
   uint32_t crc = 0;
   uint64_t left = result > 0 ? static_cast<uint64_t>(result) : 0;
@@ -197,25 +237,30 @@ void checkOutput(int fd, const struct iovec* iov, size_t count, long result) {
 }
 
 void checkCopiedOutput(int fd, long result, uint32_t crc) {
-  if (result <= 0 || !replaying() || fd < 0 || fd >= kOutputFds) return;
+  if (result <= 0 || !replaying() || fd < 0 || fd >= kOutputFds || !outputsRecorded()) return;
   const int saved_errno = errno;
   compareOutput(fd, result, crc, nullptr, 0);
   errno = saved_errno;
 }
 
 bool outputsAgree(Report& r) {
-  OutputsLock lock;
-  uint32_t total = 0;
-  const ScriptOutput* outputs = scriptOutputs(&total);
   uint32_t unmade = 0;
   int first_fd = -1;
   uint64_t bytes = 0;
-  for (uint32_t i = 0; i < total; ++i) {
-    if (consumed(outputs, i)) continue;
-    ++unmade;
-    if (outputs[i].result > 0) bytes += static_cast<uint64_t>(outputs[i].result);
-    if (first_fd < 0) first_fd = outputs[i].fd;
+  // Writes are no events: another thread's last ones may still come. Up to
+  // a second for them, only when some are missing.
+  for (int wait = 0; wait <= 100; ++wait) {
+    if (wait) {
+      const struct timespec tick = {0, 10'000'000};
+      sys::raw(SYS_nanosleep, reinterpret_cast<long>(&tick), 0);
+    }
+    OutputsLock lock;
+    bytes = 0;
+    first_fd = -1;
+    unmade = unmadeOutputs(&bytes, &first_fd);
+    if (!unmade) break;
   }
+  OutputsLock lock;
   if (!g_differing && !unmade) return true;
   r << "; but what it wrote to files and devices differs from the recording: ";
   if (g_differing) {

@@ -401,6 +401,8 @@ const driver::ScriptOutput* scriptOutputs(uint32_t* count) {
 
 driver::ScriptStatus* replayStatus() { return g.status; }
 
+bool outputsRecorded() { return g.header && (g.header->flags & driver::kScriptOutputs); }
+
 namespace {
 std::atomic<int32_t> g_believed_pid{0};
 }  // namespace
@@ -971,14 +973,14 @@ void nameUnrecordedInputs(Report& r) {
   const uint32_t live = g_live_values.load(std::memory_order_relaxed);
   const bool nondet = g.header->flags & driver::kScriptNondet;
   if (live && !nondet) {
-    r << "\n  " << (any ? "also" : "probable cause") << ", it read the clock, random numbers or its pid " << live
-      << " time" << (live > 1 ? "s" : "") << " live (recorded without --nondet, which records them)";
+    r << "\n  " << (any ? "also" : "probable cause") << ", it read the clock, random numbers or its parent's pid "
+      << live << " time" << (live > 1 ? "s" : "") << " live (recorded without --nondet, which records them)";
     any = true;
   }
   openFiles(r, &any);
   if (live && nondet)
-    r << "\n  " << (any ? "also" : "possible cause") << ", it read the clock, random numbers or its pid " << live
-      << " time" << (live > 1 ? "s" : "") << " live, beyond what the recording has";
+    r << "\n  " << (any ? "also" : "possible cause") << ", it read the clock, random numbers or its parent's pid "
+      << live << " time" << (live > 1 ? "s" : "") << " live, beyond what the recording has";
 }
 
 void diverge(const ScriptEvent* e, const char* message) {
@@ -1235,6 +1237,8 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
       noteFileOpened(static_cast<const char*>(blob(g.inherited[i].path)), 0);
     if (g.inherited[i].stand_in == StandIn::Placeholder && !g.inherited[i].path.size)
       noteForeignDescriptor(g.inherited[i].fd);
+    if (g.inherited[i].stand_in == StandIn::Placeholder && g.inherited[i].path.size)
+      noteStandInForFile(g.inherited[i].fd);
     if (g.inherited[i].stand_in == StandIn::Placeholder || g.inherited[i].stand_in == StandIn::File) continue;
     setChannelFd(g.inherited[i].fd, true);
     setSocketNames(g.inherited[i].fd, &g.inherited[i].names);

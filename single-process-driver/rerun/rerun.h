@@ -85,6 +85,9 @@ int32_t imagePid();
 // with radar debug (null without one).
 const driver::ScriptOutput* scriptOutputs(uint32_t* count);
 driver::ScriptStatus* replayStatus();
+// Whether the recording kept writes to files and interface ioctls (format
+// 1.5 on): only then are they compared and replayed.
+bool outputsRecorded();
 
 // A write the program made to a descriptor that is no channel (`result`
 // returned, from `iov`): when it is a file or device, compared with the
@@ -94,6 +97,12 @@ void checkOutput(int fd, const struct iovec* iov, size_t count, long result);
 // where the recorded process had no file (its /dev/null, a pipe radar
 // did not record): writes to that file are not missing from the recording.
 void noteForeignDescriptor(int fd);
+// Descriptor `fd` holds, at the re-run's start, what stands for a file the
+// recorded process wrote to (its writes are compared, whatever holds the
+// number now: /dev/null, radar debug's terminal); until the program closes
+// or replaces it.
+void noteStandInForFile(int fd);
+void forgetStandInForFile(int fd);
 // The same for a copy the kernel made (copy_file_range, sendfile), whose
 // checksum is `crc`.
 void checkCopiedOutput(int fd, long result, uint32_t crc);

@@ -760,6 +760,11 @@ TEST(Debug, WritesToFilesAreComparedWithTheRecording) {
       "import os; fd = os.open('o.bin', os.O_WRONLY | os.O_CREAT, 0o644); "
       "os.pwrite(fd, open('f.txt', 'rb').read(), 0)";
   const char* sendfile_py = "import os; os.sendfile(1, os.open('f.txt', os.O_RDONLY), None, 1000)";
+  // An eventfd written at a number a file takes next: its write is no
+  // file's, and must not stand for the file's first.
+  const char* eventfd_py =
+      "import os; e = os.eventfd(0); os.write(e, bytes([1, 0, 0, 0, 0, 0, 0, 0])); os.close(e); "
+      "f = os.open('o.bin', os.O_WRONLY | os.O_CREAT, 0o644); os.write(f, open('f.txt', 'rb').read())";
   const char* killed_py = "import os; os.write(1, open('f.txt', 'rb').read()); os.kill(os.getpid(), 9)";
   const Case cases[] = {
       {"stdio", "wc", "wc -l < f.txt > out.txt", 12, "wrote 3 bytes to fd 1 "},
@@ -771,6 +776,8 @@ TEST(Debug, WritesToFilesAreComparedWithTheRecording) {
       {"copy_file_range", "cat", "cat f.txt > out.txt", 11, "wrote 24 bytes to fd 1 "},
       {"sendfile", "python3", std::string("/usr/bin/python3 -c \"") + sendfile_py + "\" > out.txt", 11,
        "wrote 24 bytes to fd 1 "},
+      {"eventfd, then a file", "python3", std::string("/usr/bin/python3 -c \"") + eventfd_py + "\"", 11,
+       "wrote 24 bytes to fd "},
       {"pwrite", "python3", std::string("/usr/bin/python3 -c \"") + pwrite_py + "\"", 11, "wrote 24 bytes to fd "},
       {"killed", "python3", std::string("/usr/bin/python3 -c \"") + killed_py + "\" > out.txt", 11,
        "wrote 24 bytes to fd 1 "},
@@ -1095,7 +1102,8 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
        [&] { std::ofstream(file) << "now\n"; }},
       {{"clock"},
        "the time is ",
-       "probable cause, it read the clock, random numbers or its pid 1 time live (recorded without --nondet, which "
+       "probable cause, it read the clock, random numbers or its parent's pid 1 time live (recorded without --nondet, "
+       "which "
        "records "
        "them)",
        [] {},
