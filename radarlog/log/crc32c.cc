@@ -1,5 +1,7 @@
 #include "log/crc32c.h"
 
+#include "log/fields.h"
+
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -150,5 +152,19 @@ uint32_t crc32c(uint32_t crc, const void* data, size_t len) {
 #endif
   return ~crc;
 }
+
+namespace log {
+
+uint32_t crc32cOfFirst(const Iov* pieces, size_t count, uint64_t n) {
+  uint32_t crc = 0;
+  for (size_t i = 0; i < count && n; ++i) {
+    const size_t len = pieces[i].len < n ? pieces[i].len : static_cast<size_t>(n);
+    crc = crc32c(crc, pieces[i].base, len);
+    n -= len;
+  }
+  return crc;
+}
+
+}  // namespace log
 
 }  // namespace radar

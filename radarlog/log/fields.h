@@ -2,6 +2,8 @@
 // so that the recorder fills them on its stack without allocating.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -97,6 +99,12 @@ struct Iov {
   const void* base;
   size_t len;
 };
+// The program's struct iovec seen as Iov, which is laid out alike.
+static_assert(sizeof(Iov) == sizeof(struct iovec) && offsetof(Iov, len) == offsetof(struct iovec, iov_len));
+inline const Iov* asIov(const struct iovec* v) { return reinterpret_cast<const Iov*>(v); }
+
+// The CRC-32C (log/crc32c.h) of the first `n` bytes of scattered buffers.
+uint32_t crc32cOfFirst(const Iov* pieces, size_t count, uint64_t n);
 
 struct ReadyFd {
   int32_t fd;

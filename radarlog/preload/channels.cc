@@ -23,6 +23,7 @@
 #include <sys/un.h>
 #include <termios.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "log/sys.h"
@@ -380,6 +381,22 @@ void classifyOpenDescriptors(const int32_t* listed, size_t count) {
 }
 
 bool isChannel(int fd) { return entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited)) == kChannel; }
+
+// One look at the descriptor's class (isChannel() just classified it):
+// a file's or device's write that wrote something is an OUTPUT (a failed or
+// empty one is none: a re-run whose descriptor stands in for the file may
+// fail where it did not); an eventfd from elsewhere is said.
+ssize_t outputWritten(int fd, const Iov* iov, size_t count, uint64_t size, ssize_t r) {
+  const uint64_t cls = entryClass(lookupOrClassify(fd, ChannelOrigin::Inherited));
+  if (cls == kOutput && r > 0) {
+    recordOutput(fd, iov, count, size, r);
+  } else if (cls == kSharedEventFd) {
+    const int saved_errno = errno;
+    noteIfSharedEventFd(fd);
+    errno = saved_errno;
+  }
+  return r;
+}
 
 void noteIfSharedEventFd(int fd) {
   if (__builtin_expect(entryClass(load(fd)) != kSharedEventFd, 1)) return;

@@ -81,11 +81,9 @@ using radar::log::ReadyFd;
 using namespace radar::preload;
 namespace sys = radar::sys;
 
-static_assert(sizeof(Iov) == sizeof(struct iovec) && offsetof(Iov, len) == offsetof(struct iovec, iov_len));
+using radar::log::asIov;
 
 namespace {
-
-const Iov* asIov(const struct iovec* v) { return reinterpret_cast<const Iov*>(v); }
 
 uint64_t iovTotal(const struct iovec* v, int n) {
   uint64_t total = 0;
@@ -137,21 +135,12 @@ long filePosition(int fd) { return sys::raw(SYS_lseek, fd, 0, SEEK_CUR); }
 
 }  // namespace
 
-// A write to no channel: one to a file or device that wrote something is
-// recorded as OUTPUT (a failed or empty one is no output: a re-run whose
-// descriptor stands in for the file may fail where it did not).
-ssize_t radar::preload::outputWritten(int fd, const Iov* iov, size_t count, uint64_t size, ssize_t r) {
-  if (r > 0 && isOutputFile(fd)) recordOutput(fd, iov, count, size, r);
-  return r;
-}
-
 // ==== sends =====================================================================
 
 HOOK ssize_t write(int fd, const void* buf, size_t n) {
   REAL(write);
   if (!active()) return real_write(fd, buf, n);
   if (!isChannel(fd)) {
-    noteIfSharedEventFd(fd);
     const Iov iov{buf, n};
     return outputWritten(fd, &iov, 1, n, real_write(fd, buf, n));
   }

@@ -514,15 +514,8 @@ void Call::send(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved,
   if (g_config.has_payload_limit && moved > g_config.payload_limit) {
     e.payload_len = g_config.payload_limit;
     e.payload_omitted = moved - g_config.payload_limit;
-    uint32_t crc = 0;
-    uint64_t left = moved;
-    for (size_t i = 0; i < iov_count && left; ++i) {
-      const size_t n = iov[i].len < left ? iov[i].len : left;
-      crc = crc32c(crc, iov[i].base, n);
-      left -= n;
-    }
     e.has_hash = true;
-    e.hash = crc;
+    e.hash = log::crc32cOfFirst(iov, iov_count, moved);
   }
   if (to && to_len) {
     e.address = to;
@@ -532,13 +525,7 @@ void Call::send(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved,
 }
 
 void recordOutput(int fd, const Iov* iov, size_t iov_count, uint64_t size, long result) {
-  uint32_t crc = 0;
-  uint64_t left = result > 0 ? static_cast<uint64_t>(result) : 0;
-  for (size_t i = 0; i < iov_count && left; ++i) {
-    const size_t n = iov[i].len < left ? iov[i].len : left;
-    crc = crc32c(crc, iov[i].base, n);
-    left -= n;
-  }
+  const uint32_t crc = log::crc32cOfFirst(iov, iov_count, result > 0 ? static_cast<uint64_t>(result) : 0);
   recordOutputChecksum(fd, size, result, crc, g_config.keep_writes ? iov : nullptr, iov_count);
 }
 
@@ -568,15 +555,8 @@ void Call::receive(const Iov* iov, size_t iov_count, uint64_t size, uint64_t mov
   e.size = size;
   e.flags = static_cast<uint32_t>(flags);
   if (moved) {
-    uint32_t crc = 0;
-    uint64_t left = moved;
-    for (size_t i = 0; i < iov_count && left; ++i) {
-      const size_t n = iov[i].len < left ? iov[i].len : left;
-      crc = crc32c(crc, iov[i].base, n);
-      left -= n;
-    }
     e.has_hash = true;
-    e.hash = crc;
+    e.hash = log::crc32cOfFirst(iov, iov_count, moved);
     // The sender's log holds these bytes when the sender is recorded.
     if (storesReceived(fd_)) {
       e.payload = iov;

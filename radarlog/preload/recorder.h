@@ -43,7 +43,7 @@ void recordOutput(int fd, const Iov* iov, size_t iov_count, uint64_t size, long 
 void recordOutputChecksum(int fd, uint64_t size, long result, uint32_t crc, const Iov* bytes = nullptr,
                           size_t iov_count = 0);
 // A write that was no channel's, made: `r` returned, recorded as OUTPUT
-// when `fd` is a file or device (hooks.cc).
+// when `fd` is a file or device; a shared eventfd's is said (unseen).
 ssize_t outputWritten(int fd, const Iov* iov, size_t count, uint64_t size, ssize_t r);
 // Whether reads of `fd` are reads of /dev/urandom or /dev/random.
 bool isRandomDevice(int fd);

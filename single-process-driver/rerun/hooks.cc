@@ -157,16 +157,6 @@ size_t gather(const struct iovec* iov, size_t count, size_t from, uint8_t* out, 
   return n;
 }
 
-uint32_t crcOf(const struct iovec* iov, size_t count, uint64_t n) {
-  uint32_t crc = 0;
-  for (size_t i = 0; i < count && n; ++i) {
-    const size_t len = iov[i].iov_len < n ? iov[i].iov_len : n;
-    crc = radar::crc32c(crc, iov[i].iov_base, len);
-    n -= len;
-  }
-  return crc;
-}
-
 // A send: compared with the recorded one, then discarded (or also written
 // to the terminal), and answered with the recorded result.
 bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count, ssize_t* result) {
@@ -191,8 +181,8 @@ bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, si
   const uint64_t common = kept < size ? kept : size;
   long at = firstDifference(iov, count, expected, common);
   const bool size_differs = size != e->size;
-  const bool hash_differs =
-      !size_differs && at < 0 && e->omitted && (e->flags & kHashKnown) && crcOf(iov, count, moved) != e->hash;
+  const bool hash_differs = !size_differs && at < 0 && e->omitted && (e->flags & kHashKnown) &&
+                            radar::log::crc32cOfFirst(radar::log::asIov(iov), count, moved) != e->hash;
   if (size_differs || at >= 0 || hash_differs) {
     Report r;
     r << "the program's " << what.str();

@@ -14,7 +14,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "log/crc32c.h"
+#include "log/fields.h"
 #include "log/sys.h"
 #include "rerun/rerun.h"
 
@@ -225,13 +225,7 @@ void checkOutput(int fd, const struct iovec* iov, size_t count, long result) {
   // Nothing written (as recorded), or a recording that kept no writes.
   if (result <= 0 || !replaying() || fd < 0 || fd >= kOutputFds || !outputsRecorded()) return;
   const int saved_errno = errno;
-  uint32_t crc = 0;
-  uint64_t left = result > 0 ? static_cast<uint64_t>(result) : 0;
-  for (size_t i = 0; i < count && left; ++i) {
-    const size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;
-    crc = crc32c(crc, iov[i].iov_base, n);
-    left -= n;
-  }
+  const uint32_t crc = log::crc32cOfFirst(log::asIov(iov), count, static_cast<uint64_t>(result));
   compareOutput(fd, result, crc, iov, count);
   errno = saved_errno;
 }
