@@ -1,12 +1,11 @@
 // Hooks on what radar does not record (log/unseen.h): io_uring, raw system
-// calls, shared memory, semaphores, message queues, eventfds. Each passes
+// calls, shared memory, semaphores, System V message queues, eventfds. Each passes
 // the call through unchanged (a raw close, read or write of a known channel
 // goes to the library's own hook, recorded or replayed as any); the library is told (inject/library.h) so
 // that the recorder can say so in the log and the re-run can stop where it
 // cannot feed the program. Built once, with the injected flags, into both.
 #include <errno.h>
 #include <fcntl.h>
-#include <mqueue.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
@@ -229,18 +228,6 @@ HOOK sem_t* sem_open(const char* name, int flags, ...) {
   const unsigned value = va_arg(ap, unsigned);
   va_end(ap);
   return real_sem_open(name, flags, mode, value);
-}
-
-HOOK mqd_t mq_open(const char* name, int flags, ...) {
-  REAL(mq_open);
-  tell(Unseen::MessageQueue, name);
-  if (!(flags & O_CREAT)) return real_mq_open(name, flags);
-  va_list ap;
-  va_start(ap, flags);
-  const auto mode = static_cast<mode_t>(va_arg(ap, int));
-  struct mq_attr* attr = va_arg(ap, struct mq_attr*);
-  va_end(ap);
-  return real_mq_open(name, flags, mode, attr);
 }
 
 HOOK int msgsnd(int id, const void* msg, size_t size, int flags) {

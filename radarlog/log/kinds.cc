@@ -2,113 +2,77 @@
 
 namespace radar::log {
 
+namespace {
+
+// The libc function name of each kind, in the proto's order.
+constexpr struct {
+  Kind kind;
+  const char* name;
+} kKindNames[] = {
+    {Kind::Unspecified, "unspecified"},
+    {Kind::Header, "header"},
+    {Kind::Channel, "channel"},
+    {Kind::Note, "note"},
+    {Kind::Output, "output"},
+    {Kind::Write, "write"},
+    {Kind::Writev, "writev"},
+    {Kind::Send, "send"},
+    {Kind::Sendto, "sendto"},
+    {Kind::Sendmsg, "sendmsg"},
+    {Kind::Sendmmsg, "sendmmsg"},
+    {Kind::Sendfile, "sendfile"},
+    {Kind::Splice, "splice"},
+    {Kind::MqSend, "mq_send"},
+    {Kind::Read, "read"},
+    {Kind::Readv, "readv"},
+    {Kind::Recv, "recv"},
+    {Kind::Recvfrom, "recvfrom"},
+    {Kind::Recvmsg, "recvmsg"},
+    {Kind::Recvmmsg, "recvmmsg"},
+    {Kind::MqReceive, "mq_receive"},
+    {Kind::Pipe, "pipe"},
+    {Kind::Socketpair, "socketpair"},
+    {Kind::Socket, "socket"},
+    {Kind::Bind, "bind"},
+    {Kind::Listen, "listen"},
+    {Kind::Connect, "connect"},
+    {Kind::Accept, "accept"},
+    {Kind::Shutdown, "shutdown"},
+    {Kind::Close, "close"},
+    {Kind::Dup, "dup"},
+    {Kind::Open, "open"},
+    {Kind::EpollCtl, "epoll_ctl"},
+    {Kind::MqNotify, "mq_notify"},
+    {Kind::MqUnlink, "mq_unlink"},
+    {Kind::Poll, "poll"},
+    {Kind::Select, "select"},
+    {Kind::EpollWait, "epoll_wait"},
+    {Kind::Fork, "fork"},
+    {Kind::Vfork, "vfork"},
+    {Kind::Spawn, "posix_spawn"},
+    {Kind::System, "system"},
+    {Kind::Popen, "popen"},
+    {Kind::Exec, "exec"},
+    {Kind::ExecFailed, "exec failed"},
+    {Kind::Exit, "exit"},
+    {Kind::Wait, "wait"},
+    {Kind::Signal, "signal"},
+    {Kind::Kill, "kill"},
+    {Kind::ThreadStart, "thread start"},
+    {Kind::SignalWait, "sigwaitinfo"},
+    {Kind::User, "user event"},
+    {Kind::Clock, "clock"},
+    {Kind::Random, "random"},
+    {Kind::Getpid, "getpid"},
+    {Kind::Interface, "ioctl"},
+    {Kind::MqAttributes, "mq_getattr"},
+};
+
+}  // namespace
+
 const char* kindName(Kind k) {
-  switch (k) {
-    case Kind::Unspecified:
-      return "unspecified";
-    case Kind::Header:
-      return "header";
-    case Kind::Channel:
-      return "channel";
-    case Kind::Note:
-      return "note";
-    case Kind::Output:
-      return "output";
-    case Kind::Write:
-      return "write";
-    case Kind::Writev:
-      return "writev";
-    case Kind::Send:
-      return "send";
-    case Kind::Sendto:
-      return "sendto";
-    case Kind::Sendmsg:
-      return "sendmsg";
-    case Kind::Sendmmsg:
-      return "sendmmsg";
-    case Kind::Sendfile:
-      return "sendfile";
-    case Kind::Splice:
-      return "splice";
-    case Kind::Read:
-      return "read";
-    case Kind::Readv:
-      return "readv";
-    case Kind::Recv:
-      return "recv";
-    case Kind::Recvfrom:
-      return "recvfrom";
-    case Kind::Recvmsg:
-      return "recvmsg";
-    case Kind::Recvmmsg:
-      return "recvmmsg";
-    case Kind::Pipe:
-      return "pipe";
-    case Kind::Socketpair:
-      return "socketpair";
-    case Kind::Socket:
-      return "socket";
-    case Kind::Bind:
-      return "bind";
-    case Kind::Listen:
-      return "listen";
-    case Kind::Connect:
-      return "connect";
-    case Kind::Accept:
-      return "accept";
-    case Kind::Shutdown:
-      return "shutdown";
-    case Kind::Close:
-      return "close";
-    case Kind::Dup:
-      return "dup";
-    case Kind::Open:
-      return "open";
-    case Kind::EpollCtl:
-      return "epoll_ctl";
-    case Kind::Poll:
-      return "poll";
-    case Kind::Select:
-      return "select";
-    case Kind::EpollWait:
-      return "epoll_wait";
-    case Kind::Fork:
-      return "fork";
-    case Kind::Vfork:
-      return "vfork";
-    case Kind::Spawn:
-      return "posix_spawn";
-    case Kind::System:
-      return "system";
-    case Kind::Popen:
-      return "popen";
-    case Kind::Exec:
-      return "exec";
-    case Kind::ExecFailed:
-      return "exec failed";
-    case Kind::Exit:
-      return "exit";
-    case Kind::Wait:
-      return "wait";
-    case Kind::Signal:
-      return "signal";
-    case Kind::Kill:
-      return "kill";
-    case Kind::ThreadStart:
-      return "thread start";
-    case Kind::SignalWait:
-      return "sigwaitinfo";
-    case Kind::User:
-      return "user event";
-    case Kind::Clock:
-      return "clock";
-    case Kind::Random:
-      return "random";
-    case Kind::Getpid:
-      return "getpid";
-    case Kind::Interface:
-      return "ioctl";
-  }
+  for (const auto& entry : kKindNames)
+    if (entry.kind == k) return entry.name;
   return "unknown";
 }
 
@@ -138,6 +102,8 @@ const char* channelTypeName(ChannelType t) {
       return "device";
     case ChannelType::Other:
       return "file";
+    case ChannelType::MessageQueue:
+      return "message queue";
   }
   return "channel";
 }

@@ -20,12 +20,14 @@ enum class Kind : uint16_t {
   Sendmmsg = 15,
   Sendfile = 16,
   Splice = 17,
+  MqSend = 18,
   Read = 20,
   Readv = 21,
   Recv = 22,
   Recvfrom = 23,
   Recvmsg = 24,
   Recvmmsg = 25,
+  MqReceive = 26,
   Pipe = 30,
   Socketpair = 31,
   Socket = 32,
@@ -38,6 +40,8 @@ enum class Kind : uint16_t {
   Dup = 39,
   Open = 40,
   EpollCtl = 41,
+  MqNotify = 42,
+  MqUnlink = 43,
   Poll = 50,
   Select = 51,
   EpollWait = 52,
@@ -59,6 +63,7 @@ enum class Kind : uint16_t {
   Random = 91,
   Getpid = 92,
   Interface = 93,
+  MqAttributes = 94,
 };
 
 enum class Category : uint8_t {
@@ -76,13 +81,13 @@ enum class Category : uint8_t {
 constexpr Category categoryOf(Kind k) {
   auto v = static_cast<unsigned>(k);
   if (v >= 1 && v <= 4) return Category::Annotation;
-  if (v >= 10 && v <= 17) return Category::Send;
-  if (v >= 20 && v <= 25) return Category::Receive;
-  if (v >= 30 && v <= 41) return Category::Channel;
+  if (v >= 10 && v <= 18) return Category::Send;
+  if (v >= 20 && v <= 26) return Category::Receive;
+  if (v >= 30 && v <= 43) return Category::Channel;
   if (v >= 50 && v <= 52) return Category::Readiness;
   if (v >= 60 && v <= 72) return Category::Process;
   if (v == 80) return Category::User;
-  if (v >= 90 && v <= 93) return Category::Nondeterminism;
+  if (v >= 90 && v <= 94) return Category::Nondeterminism;
   return Category::Unknown;
 }
 
@@ -111,6 +116,7 @@ enum class ChannelType : uint8_t {
   OtherSocket = 9,
   CharacterDevice = 10,
   Other = 11,
+  MessageQueue = 12,
 };
 enum class ChannelOrigin : uint8_t {
   Unspecified = 0,

@@ -52,6 +52,7 @@ enum Class : uint64_t {
   kSharedEventFd = 6,
   kOutput = 7  // a regular file or a device: writes recorded as OUTPUT
 };
+constexpr long kMqueueMagic = 0x19800202;  // the mqueue file system's f_type (mq_overview(7))
 constexpr uint64_t kFlagStoreReceived = 1, kFlagPeerUnknown = 2, kFlagExternal = 4;
 constexpr int kChunkBits = 12;
 constexpr int kChunkSize = 1 << kChunkBits;
@@ -174,6 +175,19 @@ bool isExternal(uint64_t dev, uint64_t ino) {
   return false;
 }
 
+// What a /proc/self/fd link names, in `out` ("" when unknown).
+const char* linkTarget(const char* proc, char* out, size_t size) {
+  const long m = sys::readlink(proc, out, size - 1);
+  out[m > 0 ? m : 0] = 0;
+  return out;
+}
+
+// A POSIX message queue is a file on the mqueue file system.
+bool onMqueueFs(int fd) {
+  struct statfs fs {};
+  return sys::raw(SYS_fstatfs, fd, reinterpret_cast<long>(&fs)) == 0 && fs.f_type == kMqueueMagic;
+}
+
 // Classifies `fd` and, for a channel, records its CHANNEL definition under
 // `index` (0: a new index). Returns the table entry (0 if fd is not open).
 uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_ino_hint) {
@@ -199,9 +213,7 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
       const bool anonymous = sys::raw(SYS_fstatfs, fd, reinterpret_cast<long>(&fs)) == 0 && fs.f_type == PIPEFS_MAGIC;
       c.type = anonymous ? ChannelType::Pipe : ChannelType::Fifo;
       if (!anonymous) {
-        const long m = sys::readlink(proc, path, sizeof(path) - 1);
-        if (m > 0) path[m] = 0;
-        c.path = path;
+        c.path = linkTarget(proc, path, sizeof path);
         flags |= kFlagStoreReceived;  // anyone may open a FIFO
       }
       break;
@@ -263,9 +275,7 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
       if (sys::raw(SYS_ioctl, fd, TCGETS, reinterpret_cast<long>(termios_buf)) < 0) return makeEntry(0, kOutput, 0);
       c.type = ChannelType::Terminal;
       c.rdev = st.st_rdev;
-      const long m = sys::readlink(proc, path, sizeof(path) - 1);
-      if (m > 0) path[m] = 0;
-      c.path = path;
+      c.path = linkTarget(proc, path, sizeof path);
       flags |= kFlagStoreReceived | kFlagExternal;
       break;
     }
@@ -281,9 +291,13 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
         return makeEntry(0, origin == ChannelOrigin::Created ? kEventFd : kSharedEventFd, 0);
       return makeEntry(0, kNotChannel, 0);
     }
-    case S_IFREG:
     case S_IFBLK:
-      return makeEntry(0, kOutput, 0);
+    case S_IFREG:
+      if (!S_ISREG(st.st_mode) || !onMqueueFs(fd)) return makeEntry(0, kOutput, 0);
+      c.type = ChannelType::MessageQueue;  // named as it was opened ("/name")
+      c.path = linkTarget(proc, path, sizeof path);
+      flags |= kFlagStoreReceived;  // anyone may open it
+      break;
     default:
       return makeEntry(0, kNotChannel, 0);
   }

@@ -56,8 +56,11 @@ void noteIfSharedEventFd(int fd);
 // in the log, once per image and mechanism, where it began.
 void sayUnseen(log::Unseen what, const char* detail);
 // Whether a signal with this si_code was sent by a process (kill, sigqueue,
-// tgkill), whose pid is then the sender's.
-inline bool sentByAProcess(int si_code) { return si_code == SI_USER || si_code == SI_QUEUE || si_code == SI_TKILL; }
+// tgkill, or a message it queued that a notification asked for), whose pid
+// is then the sender's.
+inline bool sentByAProcess(int si_code) {
+  return si_code == SI_USER || si_code == SI_QUEUE || si_code == SI_TKILL || si_code == SI_MESGQ;
+}
 
 // One intercepted call: marks the calling thread as "in" it (so a reader
 // can tell what every thread was blocked in when the process was killed),

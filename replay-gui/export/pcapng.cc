@@ -131,6 +131,7 @@ uint64_t sideKey(const Endpoint& e, bool sending) {
   switch (e.type) {
     case log::ChannelType::Pipe:
     case log::ChannelType::Fifo:
+    case log::ChannelType::MessageQueue:
       return sending ? 1 : 2;
     case log::ChannelType::UnixStream:
     case log::ChannelType::UnixDgram:
@@ -145,7 +146,9 @@ uint64_t sideKey(const Endpoint& e, bool sending) {
   }
 }
 
-bool isDatagramChannel(log::ChannelType t) { return t == log::ChannelType::Udp || t == log::ChannelType::UnixDgram; }
+bool isDatagramChannel(log::ChannelType t) {
+  return t == log::ChannelType::Udp || t == log::ChannelType::UnixDgram || t == log::ChannelType::MessageQueue;
+}
 
 class Writer {
  public:

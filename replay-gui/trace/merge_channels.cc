@@ -27,6 +27,61 @@ std::string Merger::unrecordedHolder(uint32_t endpoint) const {
   return p.recordedLabel() + "'s next program, not recorded";
 }
 
+// A channel's name where the recording has nothing better: a pipe by its
+// number, a FIFO or a message queue by its path, a connection by its
+// addresses; a named socket or connection with one side recorded leads
+// outside. `two_sides`: both sides of it were recorded.
+void Merger::nameChannel(Channel& c, int n, bool two_sides) {
+  const auto& eps = raw_.endpoints;
+  const Endpoint& e = eps[c.endpoints.front()];
+  switch (c.type) {
+    case ChannelType::Pipe:
+      c.recorded_name = "pipe " + std::to_string(n);
+      break;
+    case ChannelType::Fifo:
+      c.recorded_name = "fifo " + e.path;
+      break;
+    case ChannelType::Terminal:
+      c.recorded_name = "terminal" + (e.path.empty() ? "" : " " + e.path);
+      c.external = true;
+      c.external_peer = "terminal";
+      break;
+    case ChannelType::UnixStream:
+    case ChannelType::UnixSeqpacket:
+    case ChannelType::UnixDgram:
+      c.recorded_name = e.path.empty() ? "socketpair " + std::to_string(n) : "unix socket " + e.path;
+      if (two_sides && !e.path.empty()) {
+        // One connection of many to a named socket: named after the
+        // process that connected (its end has no name of its own).
+        for (uint32_t ep : c.endpoints)
+          if (log::formatAddress(eps[ep].local_address).empty() && eps[ep].process != kNone) {
+            c.recorded_name += " \u2190 " + raw_.processes[eps[ep].process].recordedLabel();
+            break;
+          }
+      }
+      if (!two_sides && !e.path.empty()) {
+        c.external = true;
+        c.external_peer = e.path;
+      }
+      break;
+    case ChannelType::Tcp: {
+      const std::string a = log::formatAddress(e.local_address), b = log::formatAddress(e.peer_address);
+      c.recorded_name = b.empty() ? "tcp " + a : "tcp " + a + " - " + b;
+      if (!two_sides && !b.empty()) {
+        c.external = true;
+        c.external_peer = b;
+      }
+      break;
+    }
+    case ChannelType::Udp:
+      c.recorded_name = "udp " + log::formatAddress(e.local_address);
+      break;
+    default:  // a message queue by its name; sockets of other families by number
+      c.recorded_name = std::string(log::channelTypeName(c.type)) + " " + (e.path.empty() ? std::to_string(n) : e.path);
+      break;
+  }
+}
+
 void Merger::buildChannels() {
   auto& eps = raw_.endpoints;
   std::map<std::string, uint32_t> by_key;
@@ -51,6 +106,7 @@ void Merger::buildChannels() {
       case ChannelType::Terminal:
       case ChannelType::CharacterDevice:
       case ChannelType::Other:
+      case ChannelType::MessageQueue:
         key = "F|" + boot + "|" + hexKey(e.dev) + "|" + hexKey(e.ino);
         break;
       case ChannelType::UnixStream:
@@ -102,58 +158,12 @@ void Merger::buildChannels() {
       }
       side_[ep] = static_cast<uint8_t>(std::min<size_t>(found - ids.begin(), 1));
     }
-    const Endpoint& e = eps[c.endpoints.front()];
     // Socket pairs of every type share one numbering: two called
     // "socketpair 1" would be one to a reader.
     const bool unix_socket =
         c.type == ChannelType::UnixStream || c.type == ChannelType::UnixSeqpacket || c.type == ChannelType::UnixDgram;
     const int n = ++numbers[unix_socket ? ChannelType::UnixStream : c.type];
-    switch (c.type) {
-      case ChannelType::Pipe:
-        c.recorded_name = "pipe " + std::to_string(n);
-        break;
-      case ChannelType::Fifo:
-        c.recorded_name = "fifo " + e.path;
-        break;
-      case ChannelType::Terminal:
-        c.recorded_name = "terminal" + (e.path.empty() ? "" : " " + e.path);
-        c.external = true;
-        c.external_peer = "terminal";
-        break;
-      case ChannelType::UnixStream:
-      case ChannelType::UnixSeqpacket:
-      case ChannelType::UnixDgram:
-        c.recorded_name = e.path.empty() ? "socketpair " + std::to_string(n) : "unix socket " + e.path;
-        if (ids.size() >= 2 && !e.path.empty()) {
-          // One connection of many to a named socket: named after the
-          // process that connected (its end has no name of its own).
-          for (uint32_t ep : c.endpoints)
-            if (log::formatAddress(eps[ep].local_address).empty() && eps[ep].process != kNone) {
-              c.recorded_name += " \u2190 " + raw_.processes[eps[ep].process].recordedLabel();
-              break;
-            }
-        }
-        if (ids.size() < 2 && !e.path.empty()) {
-          c.external = true;
-          c.external_peer = e.path;
-        }
-        break;
-      case ChannelType::Tcp: {
-        const std::string a = log::formatAddress(e.local_address), b = log::formatAddress(e.peer_address);
-        c.recorded_name = b.empty() ? "tcp " + a : "tcp " + a + " - " + b;
-        if (ids.size() < 2 && !b.empty()) {
-          c.external = true;
-          c.external_peer = b;
-        }
-        break;
-      }
-      case ChannelType::Udp:
-        c.recorded_name = "udp " + log::formatAddress(e.local_address);
-        break;
-      default:
-        c.recorded_name = std::string(log::channelTypeName(c.type)) + " " + std::to_string(n);
-        break;
-    }
+    nameChannel(c, n, ids.size() >= 2);
     if (!c.external) {
       // A channel some of whose ends were inherited from outside the
       // recording (radar record's own stdin, stdout) leads outside.

@@ -5,7 +5,8 @@
 namespace radar::trace::merging {
 
 // Datagrams: each receive is the oldest unmatched datagram sent to its
-// socket with the same length (and checksum, when both are known).
+// socket with the same length (and checksum, when both are known); a
+// message queue's, the oldest sent to the queue (queueEnd).
 void Merger::matchDatagrams() {
   const auto& eps = raw_.endpoints;
   // Most recordings have none: no pass over their events then.
@@ -66,22 +67,6 @@ void Merger::matchDatagrams() {
       else
         out->push_back(raw_.events[i].value);
     };
-    auto isIp = [](const std::string& a) {
-      sa_family_t family = 0;
-      if (a.size() >= sizeof family) std::memcpy(&family, a.data(), sizeof family);
-      return family == AF_INET || family == AF_INET6;
-    };
-    // A receive's source address is its sender's address, when both are
-    // known (a socket the kernel has yet to bind is not).
-    auto fromSender = [&](uint32_t r, uint32_t send) {
-      auto source = raw_.addresses.find(r);
-      if (source == raw_.addresses.end()) return true;
-      const std::string& local = eps[raw_.events[send].endpoint].local_address;
-      if (!isIp(local) || !isIp(source->second) || unboundAddress(local) || unboundAddress(source->second) ||
-          local.compare(0, 2, source->second, 0, 2) != 0)
-        return true;  // unknown, or another family (an IPv4 peer of a dual-stack socket)
-      return sameAddress(source->second, local);
-    };
     // One datagram's bytes against one receive's, when both are hashed.
     auto sameBytes = [&](uint32_t r, uint32_t send, size_t messages_received) {
       const Event &rev = raw_.events[r], &sev = raw_.events[send];
@@ -96,7 +81,10 @@ void Merger::matchDatagrams() {
       if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
       if (!isDatagramType(eps[ev.endpoint].type)) continue;
       any = true;
-      if (log::categoryOf(ev.eventKind()) == Category::Send) {
+      if (log::categoryOf(ev.eventKind()) == Category::Send && eps[ev.endpoint].type == ChannelType::MessageQueue) {
+        t_.bytes_sent += ev.value;
+        queue[queueEnd(ev.endpoint)].push_back({i, 0, ev.value});
+      } else if (log::categoryOf(ev.eventKind()) == Category::Send) {
         t_.bytes_sent += ev.value;
         std::vector<uint32_t> to;
         destinations(i, &to);
@@ -114,10 +102,11 @@ void Merger::matchDatagrams() {
           }
         if (to.empty()) raw_.events[i].flags |= kEventExternal;
       } else {
-        receives[ev.endpoint].push_back(i);
+        receives[queueEnd(ev.endpoint)].push_back(i);
       }
     }
     if (!any) return;
+    orderQueueReceives(&receives);
     // A datagram is received once: a send's flag, or for a sendmmsg, its
     // messages taken so far.
     std::vector<uint8_t> used(raw_.events.size(), 0);
@@ -195,6 +184,39 @@ void Merger::matchDatagrams() {
       if (ev.endpoint != kNone && log::isData(ev.eventKind()) && isDatagramType(eps[ev.endpoint].type))
         ev.flags &= static_cast<uint8_t>(~(kEventExternal | kEventReceivedWhole));
   }
+}
+
+// A receive's source address is its sender's address, when both are known
+// (a socket the kernel has yet to bind is not).
+bool Merger::fromSender(uint32_t r, uint32_t send) const {
+  auto isIp = [](const std::string& a) {
+    sa_family_t family = 0;
+    if (a.size() >= sizeof family) std::memcpy(&family, a.data(), sizeof family);
+    return family == AF_INET || family == AF_INET6;
+  };
+  auto source = raw_.addresses.find(r);
+  if (source == raw_.addresses.end()) return true;
+  const std::string& local = raw_.endpoints[raw_.events[send].endpoint].local_address;
+  if (!isIp(local) || !isIp(source->second) || unboundAddress(local) || unboundAddress(source->second) ||
+      local.compare(0, 2, source->second, 0, 2) != 0)
+    return true;  // unknown, or another family (an IPv4 peer of a dual-stack socket)
+  return sameAddress(source->second, local);
+}
+
+// A message queue is one queue whoever holds it: its messages and receives
+// are all its first end's.
+uint32_t Merger::queueEnd(uint32_t ep) const {
+  const Endpoint& e = raw_.endpoints[ep];
+  return e.type == ChannelType::MessageQueue ? t_.channels[e.channel].endpoints.front() : ep;
+}
+
+// The receives of a message queue's processes, in the order they returned:
+// the order they took its messages.
+void Merger::orderQueueReceives(std::vector<std::vector<uint32_t>>* receives) const {
+  for (uint32_t ep = 0; ep < receives->size(); ++ep)
+    if (raw_.endpoints[ep].type == ChannelType::MessageQueue)
+      std::stable_sort((*receives)[ep].begin(), (*receives)[ep].end(),
+                       [&](uint32_t a, uint32_t b) { return wallOf(a, true) < wallOf(b, true); });
 }
 
 // An IP socket bound to no port (bound by the kernel at its first send)

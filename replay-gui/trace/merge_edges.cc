@@ -3,6 +3,34 @@
 
 namespace radar::trace::merging {
 
+// What sent signal event `i` among the events of `images` (the sender's):
+// its latest kill() begun before the signal was taken, else its latest
+// message queued (a notification, mq_notify). kNone: none.
+uint32_t Merger::signalSource(uint32_t i, const std::vector<uint32_t>& images) const {
+  const Event& ev = raw_.events[i];
+  const Process& target = raw_.processes[ev.process];
+  uint32_t kill = kNone, queued = kNone;
+  auto later = [&](uint32_t have, uint32_t k) {
+    return have == kNone || raw_.events[have].entry_ns < raw_.events[k].entry_ns;
+  };
+  for (uint32_t q : images) {
+    const auto [qb, qe] = raw_.ranges[q];
+    for (uint32_t k = qb; k < qe; ++k) {
+      const Event& e = raw_.events[k];
+      if (e.entry_ns > ev.returnNs()) continue;
+      if (e.eventKind() == Kind::MqSend && !(e.flags & kEventFailed)) {
+        if (later(queued, k)) queued = k;
+        continue;
+      }
+      if (e.eventKind() != Kind::Kill || e.result != ev.result) continue;
+      const int32_t to = static_cast<int32_t>(e.value);
+      if (to != target.pid && to != 0 && to != -1 && to != -target.pid) continue;
+      if (later(kill, k)) kill = k;
+    }
+  }
+  return kill != kNone ? kill : queued;
+}
+
 // Process creation, signals, exits reaped by wait(), end of file.
 void Merger::otherEdges() {
   auto& procs = raw_.processes;
@@ -53,24 +81,13 @@ void Merger::otherEdges() {
   }
 
   // A signal delivered to a handler, or taken by a wait for it, comes from
-  // the kill() that sent it.
+  // the kill() that sent it, or from the message its sender queued that a
+  // notification (mq_notify) was asked for.
   for (uint32_t i : signals) {
     const Event& ev = raw_.events[i];
-    const Process& target = procs[ev.process];
-    auto it = by_pid.find(int64_t{target.boot} << 32 | ev.value);
+    auto it = by_pid.find(int64_t{procs[ev.process].boot} << 32 | ev.value);
     if (it == by_pid.end()) continue;
-    uint32_t best = kNone;
-    for (uint32_t q : it->second) {
-      const auto [qb, qe] = raw_.ranges[q];
-      for (uint32_t k = qb; k < qe; ++k) {
-        const Event& kill = raw_.events[k];
-        if (kill.eventKind() != Kind::Kill || kill.result != ev.result) continue;
-        const int32_t to = static_cast<int32_t>(kill.value);
-        if (to != target.pid && to != 0 && to != -1 && to != -target.pid) continue;
-        if (kill.entry_ns > ev.returnNs()) continue;
-        if (best == kNone || raw_.events[best].entry_ns < kill.entry_ns) best = k;
-      }
-    }
+    const uint32_t best = signalSource(i, it->second);
     if (best != kNone && best != i) edges_.push_back(makeEdge(best, Edge::Why::Signal, i, 0));
   }
 

@@ -45,7 +45,8 @@ inline bool isStreamType(ChannelType t) {
          t == ChannelType::CharacterDevice || t == ChannelType::Other;
 }
 inline bool isDatagramType(ChannelType t) {
-  return t == ChannelType::Udp || t == ChannelType::UnixDgram || t == ChannelType::OtherSocket;
+  return t == ChannelType::Udp || t == ChannelType::UnixDgram || t == ChannelType::OtherSocket ||
+         t == ChannelType::MessageQueue;
 }
 // Pipes and FIFOs carry one stream from all writers to all readers.
 inline bool isOneSided(ChannelType t) { return t == ChannelType::Pipe || t == ChannelType::Fifo; }
@@ -198,14 +199,19 @@ class Merger {
  private:
   void linkProcesses();
   void buildChannels();
+  void nameChannel(Channel& c, int n, bool two_sides);
   std::string unrecordedHolder(uint32_t endpoint) const;
   void matchStreams();
   // Returns the receives (by index into `receives`, after reordering) whose
   // bytes their content confirmed.
   std::vector<bool> orderByContent(std::vector<StreamItem>& sends, std::vector<StreamItem>& receives);
   void matchDatagrams();
+  bool fromSender(uint32_t receive, uint32_t send) const;
+  uint32_t queueEnd(uint32_t endpoint) const;
+  void orderQueueReceives(std::vector<std::vector<uint32_t>>* receives) const;
   bool learnAddresses(size_t first_edge);
   void otherEdges();
+  uint32_t signalSource(uint32_t signal, const std::vector<uint32_t>& images) const;
   void linearize();
   void noteContradictions(const std::vector<uint32_t>& contradicted, const BigArray<uint32_t>& position,
                           const BigArray<Edge>& edges, const std::vector<uint32_t>& late);

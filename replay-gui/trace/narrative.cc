@@ -99,6 +99,66 @@ std::string Narrator::interfaceName(uint32_t position) const {
   return "a network interface";
 }
 
+// A message queue's message: its priority, from the record.
+std::string Narrator::priority(uint32_t position) const {
+  log::Record r;
+  if (!t_.record(position, &r, nullptr, nullptr, nullptr)) return "";
+  return ", priority " + std::to_string(static_cast<uint32_t>(r.status));
+}
+
+// What mq_open or mq_unlink named: "message queue /name".
+std::string Narrator::queueName(uint32_t position) const {
+  log::Record r;
+  std::vector<std::string> strings;
+  if (t_.record(position, &r, nullptr, &strings, nullptr) && !strings.empty()) return "message queue " + strings[0];
+  return "a message queue";
+}
+
+// What a send did, after its subject: " sends a message to ... (N bytes)".
+std::string Narrator::sent(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const Kind k = e.eventKind();
+  const std::string on = " on " + channel(e);
+  if (e.flags & kEventFailed) return " fails to send" + on;
+  const auto to = receivers(position);
+  std::string whom;
+  if (!to.empty())
+    whom = " to " + names(t_, to, e.process);
+  else if (e.flags & kEventExternal) {
+    const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
+    whom = " to " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
+  }
+  std::string s =
+      " sends a message" + whom + on + " (" + bytes(e.value) + (k == Kind::MqSend ? priority(position) : "") + ")";
+  if (to.empty() && !(e.flags & kEventExternal)) s += ", which nobody receives";
+  return s;
+}
+
+// What a receive did, after its subject: " receives a message from ...".
+std::string Narrator::received(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const Kind k = e.eventKind();
+  const std::string on = " on " + channel(e);
+  if (e.flags & kEventFailed) {
+    // EAGAIN: RADAR's "unsuccessful conditional receive".
+    return " finds no message" + on + " (the call failed)";
+  }
+  if (e.flags & kEventEof) return " reads end of file" + on;
+  const auto from = senders(position);
+  std::string whence;
+  if (!from.empty())
+    whence = " from " + names(t_, from, e.process);
+  else if (e.flags & kEventExternal) {
+    const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
+    whence = " from " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
+  } else if (e.flags & kEventUnmatched) {
+    whence = channelGapExplained(t_, t_.endpoints[e.endpoint].channel, e.process) ? " whose sending radar did not see"
+                                                                                  : " that no recorded process sent";
+  }
+  const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
+  return verb + whence + on + " (" + bytes(e.value) + (k == Kind::MqReceive ? priority(position) : "") + ")";
+}
+
 std::string Narrator::describe(uint32_t position) const {
   const Event& e = t_.events[position];
   const Process& p = t_.processes[e.process];
@@ -111,41 +171,10 @@ std::string Narrator::describe(uint32_t position) const {
     return subject + " is cancelled in " + log::kindName(k) + "()" + (e.endpoint != kNone ? on : "") +
            ": the call never returns";
   switch (log::categoryOf(k)) {
-    case log::Category::Send: {
-      if (failed) return subject + " fails to send" + on;
-      const auto to = receivers(position);
-      std::string whom;
-      if (!to.empty())
-        whom = " to " + names(t_, to, e.process);
-      else if (e.flags & kEventExternal) {
-        const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
-        whom = " to " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
-      }
-      std::string s = subject + " sends a message" + whom + on + " (" + bytes(e.value) + ")";
-      if (to.empty() && !(e.flags & kEventExternal)) s += ", which nobody receives";
-      return s;
-    }
-    case log::Category::Receive: {
-      if (failed) {
-        // EAGAIN: RADAR's "unsuccessful conditional receive".
-        return subject + " finds no message" + on + " (the call failed)";
-      }
-      if (e.flags & kEventEof) return subject + " reads end of file" + on;
-      const auto from = senders(position);
-      std::string whence;
-      if (!from.empty())
-        whence = " from " + names(t_, from, e.process);
-      else if (e.flags & kEventExternal) {
-        const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
-        whence = " from " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
-      } else if (e.flags & kEventUnmatched) {
-        whence = channelGapExplained(t_, t_.endpoints[e.endpoint].channel, e.process)
-                     ? " whose sending radar did not see"
-                     : " that no recorded process sent";
-      }
-      const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
-      return subject + verb + whence + on + " (" + bytes(e.value) + ")";
-    }
+    case log::Category::Send:
+      return subject + sent(position);
+    case log::Category::Receive:
+      return subject + received(position);
     default:
       break;
   }
@@ -270,7 +299,13 @@ std::string Narrator::describe(uint32_t position) const {
     case Kind::Dup:
       return subject + " duplicates its end of " + channel(e);
     case Kind::Open:
-      return subject + " opens " + channel(e);
+      return subject + (failed ? " fails to open " + queueName(position) : " opens " + channel(e));
+    case Kind::MqUnlink:
+      return subject + (failed ? " fails to remove " : " removes ") + queueName(position);
+    case Kind::MqAttributes:
+      return subject + (failed ? " fails to ask " : " asks ") + channel(e) + " for its attributes";
+    case Kind::MqNotify:
+      return subject + (failed ? " fails to ask" : " asks") + " to be told when " + channel(e) + " gets a message";
     case Kind::EpollCtl:
       return subject + " changes what it waits for";
     case Kind::Poll:

@@ -27,6 +27,10 @@ class Narrator {
   std::string execPath(uint32_t position) const;  // the program an EXEC event names, from its record
   std::string userEventName(uint32_t position) const;
   std::string interfaceName(uint32_t position) const;  // "network interface lo", from the record
+  std::string sent(uint32_t position) const;           // " sends a message to ... (N bytes)"
+  std::string received(uint32_t position) const;       // " receives a message from ... (N bytes)"
+  std::string priority(uint32_t position) const;       // ", priority 7": a message queue's message
+  std::string queueName(uint32_t position) const;      // "message queue /name": mq_open, mq_unlink
   std::string who(uint32_t process) const;
   std::string channel(const Event& e) const;
 

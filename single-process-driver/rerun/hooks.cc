@@ -13,6 +13,7 @@
 // is set only to what the recorded call returned).
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
@@ -111,9 +112,11 @@ void fillAddress(const ScriptEvent* e, struct sockaddr* addr, socklen_t* len) {
   *len = have;
 }
 
-// A receive: the recorded bytes, result and errno. False when the program
-// left the recording (the caller makes the real call).
-bool replayReceive(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count, ssize_t* result) {
+// A receive: the recorded bytes, result and errno (and a message queue's
+// priority, into `priority`). False when the program left the recording
+// (the caller makes the real call).
+bool replayReceive(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count, ssize_t* result,
+                   unsigned* priority = nullptr) {
   const uint64_t room = total(iov, count);
   const What what(name, fd, room);
   const ScriptEvent* e = expect(kind, fd, what.str());
@@ -126,6 +129,7 @@ bool replayReceive(Kind kind, const char* name, int fd, const struct iovec* iov,
     return false;
   }
   scatter(e, iov, count);
+  if (priority && e->result >= 0) *priority = static_cast<unsigned>(e->status);
   consume(e);
   *result = finishWith<ssize_t>(e);
   return true;
@@ -157,9 +161,11 @@ size_t gather(const struct iovec* iov, size_t count, size_t from, uint8_t* out, 
   return n;
 }
 
-// A send: compared with the recorded one, then discarded (or also written
-// to the terminal), and answered with the recorded result.
-bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count, ssize_t* result) {
+// A send: compared with the recorded one (and a message queue's priority
+// with `priority`), then discarded (or also written to the terminal), and
+// answered with the recorded result.
+bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count, ssize_t* result,
+                const unsigned* priority = nullptr) {
   const uint64_t size = total(iov, count);
   What what(name, fd, size);
   if (!nextIs(kind, fd)) {
@@ -183,6 +189,13 @@ bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, si
   const bool size_differs = size != e->size;
   const bool hash_differs = !size_differs && at < 0 && e->omitted && (e->flags & kHashKnown) &&
                             radar::log::crc32cOfFirst(radar::log::asIov(iov), count, moved) != e->hash;
+  if (priority && !size_differs && at < 0 && !hash_differs && *priority != static_cast<unsigned>(e->status)) {
+    Report r;
+    r << "the program's " << what.str() << " sends with priority " << *priority << " where the recording has "
+      << static_cast<unsigned>(e->status) << ": " << text(e);
+    diverge(e, r.str());
+    return false;
+  }
   if (size_differs || at >= 0 || hash_differs) {
     Report r;
     r << "the program's " << what.str();
@@ -1125,6 +1138,138 @@ HOOK FILE* fopen64(const char* path, const char* mode) {
   FILE* f = real_fopen64(path, mode);
   if (replaying() && mode && mode[0] == 'r') noteFileOpened(path, f ? 0 : errno);
   return f;
+}
+
+// ==== POSIX message queues: answered from the recording ===================================
+//
+// The queue is never opened: its messages come from the recording, and
+// /dev/null stands in for its descriptor at the recorded number. A
+// recording made before queues were recorded has none of these events:
+// the real calls are made then (in the sandbox's own IPC namespace).
+namespace {
+
+// The recorded mq_open or mq_unlink of `name`, or null (the real call is
+// made; a different name is a divergence).
+const ScriptEvent* queueEvent(Kind kind, const char* call, const char* name) {
+  if (!replaying()) return nullptr;
+  const ScriptEvent* e = expectIf(kind, -1);
+  if (!e) return nullptr;
+  const char* recorded = e->strings.size ? static_cast<const char*>(blob(e->strings)) : "";
+  if (std::strcmp(recorded, name ? name : "") != 0) {
+    Report r;
+    r << "the program calls " << call << "(\"" << (name ? name : "") << "\") where the recording has " << text(e);
+    diverge(e, r.str());
+    return nullptr;
+  }
+  consume(e);
+  return e;
+}
+
+mqd_t replayQueueOpen(const ScriptEvent* e, int flags) {
+  if (e->result < 0) return finishWith<mqd_t>(e);
+  const long stand_in = sys::openat(AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC, 0);
+  if (!placeNew(e, stand_in, static_cast<int>(e->result), (flags & O_CLOEXEC) != 0)) return -1;
+  return finishWith<mqd_t>(e);
+}
+
+template <class Real>
+int replayQueueSend(mqd_t q, const char* msg, size_t len, unsigned priority, Real&& real) {
+  if (!replaying() || !isChannelFd(q)) return real();
+  const struct iovec iov { const_cast<char*>(msg), len };
+  ssize_t result = 0;
+  if (!replaySend(Kind::MqSend, "mq_send", q, &iov, 1, &result, &priority)) return real();
+  return result < 0 ? -1 : 0;  // recorded as the bytes sent
+}
+
+template <class Real>
+ssize_t replayQueueReceive(mqd_t q, char* msg, size_t len, unsigned* priority, Real&& real) {
+  if (!replaying() || !isChannelFd(q)) return real();
+  const struct iovec iov { msg, len };
+  ssize_t result = 0;
+  if (!replayReceive(Kind::MqReceive, "mq_receive", q, &iov, 1, &result, priority)) return real();
+  return result;
+}
+
+template <class Real>
+int replayQueueAttributes(mqd_t q, const char* call, struct mq_attr* out, Real&& real) {
+  if (!replaying() || !isChannelFd(q)) return real();
+  const ScriptEvent* e = expect(Kind::MqAttributes, q, What(call, q).str());
+  if (!e) return real();
+  if (e->result == 0 && out) std::memcpy(out, blob(e->data), e->data.size < sizeof *out ? e->data.size : sizeof *out);
+  consume(e);
+  return finishWith<int>(e);
+}
+
+}  // namespace
+
+HOOK mqd_t mq_open(const char* name, int flags, ...) {
+  REAL(mq_open);
+  mode_t mode = 0;
+  struct mq_attr* attr = nullptr;
+  if (flags & O_CREAT) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = static_cast<mode_t>(va_arg(ap, int));
+    attr = va_arg(ap, struct mq_attr*);
+    va_end(ap);
+  }
+  if (const ScriptEvent* e = queueEvent(Kind::Open, "mq_open", name)) return replayQueueOpen(e, flags);
+  return real_mq_open(name, flags, mode, attr);
+}
+
+HOOK mqd_t __mq_open_2(const char* name, int flags) {
+  REAL(__mq_open_2);
+  if (const ScriptEvent* e = queueEvent(Kind::Open, "mq_open", name)) return replayQueueOpen(e, flags);
+  return real___mq_open_2(name, flags);
+}
+
+HOOK int mq_unlink(const char* name) {
+  REAL(mq_unlink);
+  if (const ScriptEvent* e = queueEvent(Kind::MqUnlink, "mq_unlink", name)) return finishWith<int>(e);
+  return real_mq_unlink(name);
+}
+
+HOOK int mq_close(mqd_t q) { return close(q); }
+
+HOOK int mq_send(mqd_t q, const char* msg, size_t len, unsigned prio) {
+  REAL(mq_send);
+  return replayQueueSend(q, msg, len, prio, [&] { return real_mq_send(q, msg, len, prio); });
+}
+
+HOOK int mq_timedsend(mqd_t q, const char* msg, size_t len, unsigned prio, const struct timespec* timeout) {
+  REAL(mq_timedsend);
+  return replayQueueSend(q, msg, len, prio, [&] { return real_mq_timedsend(q, msg, len, prio, timeout); });
+}
+
+HOOK ssize_t mq_receive(mqd_t q, char* msg, size_t len, unsigned* prio) {
+  REAL(mq_receive);
+  return replayQueueReceive(q, msg, len, prio, [&] { return real_mq_receive(q, msg, len, prio); });
+}
+
+HOOK ssize_t mq_timedreceive(mqd_t q, char* msg, size_t len, unsigned* prio, const struct timespec* timeout) {
+  REAL(mq_timedreceive);
+  return replayQueueReceive(q, msg, len, prio, [&] { return real_mq_timedreceive(q, msg, len, prio, timeout); });
+}
+
+HOOK int mq_getattr(mqd_t q, struct mq_attr* attr) {
+  REAL(mq_getattr);
+  return replayQueueAttributes(q, "mq_getattr", attr, [&] { return real_mq_getattr(q, attr); });
+}
+
+HOOK int mq_setattr(mqd_t q, const struct mq_attr* attr, struct mq_attr* old) {
+  REAL(mq_setattr);
+  return replayQueueAttributes(q, "mq_setattr", old, [&] { return real_mq_setattr(q, attr, old); });
+}
+
+// The recorded outcome; a notification by signal arrives where the
+// recording has its SIGNAL.
+HOOK int mq_notify(mqd_t q, const struct sigevent* how) {
+  REAL(mq_notify);
+  if (!replaying() || !isChannelFd(q)) return real_mq_notify(q, how);
+  const ScriptEvent* e = expect(Kind::MqNotify, q, What("mq_notify", q).str());
+  if (!e) return real_mq_notify(q, how);
+  consume(e);
+  return finishWith<int>(e);
 }
 
 // ==== readiness: the recorded answer, at once ==========================================

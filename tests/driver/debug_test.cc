@@ -1204,7 +1204,7 @@ TEST(Debug, HowAConnectInProgressEndedIsRecordedAndReplayed) {
 
 }  // namespace
 // A re-run without gdb never waits for good for what radar did not record:
-// a child waiting in mq_receive or msgrcv for its parent's message, a
+// a child waiting in msgrcv for its parent's message, a
 // parent waiting in sem_wait on a semaphore in shared memory its child
 // posts. The waiter is ended, saying where it waited and what the
 // recording says it used unseen; exit 1, never "as recorded".
@@ -1215,8 +1215,7 @@ TEST(Debug, AReRunWaitingForWhatWasNotRecordedIsEnded) {
     const char* call;  // where it waits
     const char* used;  // the not-seen line
   };
-  for (const Case& c : {Case{"mq", true, "in mq_timedreceive (thread ", "opens a POSIX message queue"},
-                        Case{"msg", true, "in msgrcv (thread ", "uses a System V message queue"},
+  for (const Case& c : {Case{"msg", true, "in msgrcv (thread ", "uses a System V message queue"},
                         Case{"shm", false, "in futex (thread ", "maps shared memory (anonymous"}}) {
     SCOPED_TRACE(c.mode);
     Recording rec = record({programPath("unseen"), c.mode});
