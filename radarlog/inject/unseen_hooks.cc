@@ -1,5 +1,5 @@
 // Hooks on what radar does not record (log/unseen.h): io_uring, raw system
-// calls, shared memory, semaphores, System V message queues, eventfds. Each passes
+// calls, shared memory, semaphores, eventfds. Each passes
 // the call through unchanged (a raw close, read or write of a known channel
 // goes to the library's own hook, recorded or replayed as any); the library is told (inject/library.h) so
 // that the recorder can say so in the log and the re-run can stop where it
@@ -11,7 +11,6 @@
 #include <stdarg.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
@@ -228,18 +227,6 @@ HOOK sem_t* sem_open(const char* name, int flags, ...) {
   const unsigned value = va_arg(ap, unsigned);
   va_end(ap);
   return real_sem_open(name, flags, mode, value);
-}
-
-HOOK int msgsnd(int id, const void* msg, size_t size, int flags) {
-  REAL(msgsnd);
-  tellId(Unseen::SysvMessageQueue, "queue ", id);
-  return real_msgsnd(id, msg, size, flags);
-}
-
-HOOK ssize_t msgrcv(int id, void* msg, size_t size, long type, int flags) {
-  REAL(msgrcv);
-  tellId(Unseen::SysvMessageQueue, "queue ", id);
-  return real_msgrcv(id, msg, size, type, flags);
 }
 
 HOOK int semop(int id, struct sembuf* ops, size_t count) {

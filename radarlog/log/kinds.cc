@@ -23,6 +23,7 @@ constexpr struct {
     {Kind::Sendfile, "sendfile"},
     {Kind::Splice, "splice"},
     {Kind::MqSend, "mq_send"},
+    {Kind::Msgsnd, "msgsnd"},
     {Kind::Read, "read"},
     {Kind::Readv, "readv"},
     {Kind::Recv, "recv"},
@@ -30,6 +31,7 @@ constexpr struct {
     {Kind::Recvmsg, "recvmsg"},
     {Kind::Recvmmsg, "recvmmsg"},
     {Kind::MqReceive, "mq_receive"},
+    {Kind::Msgrcv, "msgrcv"},
     {Kind::Pipe, "pipe"},
     {Kind::Socketpair, "socketpair"},
     {Kind::Socket, "socket"},
@@ -44,6 +46,8 @@ constexpr struct {
     {Kind::EpollCtl, "epoll_ctl"},
     {Kind::MqNotify, "mq_notify"},
     {Kind::MqUnlink, "mq_unlink"},
+    {Kind::Msgget, "msgget"},
+    {Kind::Msgctl, "msgctl"},
     {Kind::Poll, "poll"},
     {Kind::Select, "select"},
     {Kind::EpollWait, "epoll_wait"},
@@ -104,6 +108,8 @@ const char* channelTypeName(ChannelType t) {
       return "file";
     case ChannelType::MessageQueue:
       return "message queue";
+    case ChannelType::SysvMessageQueue:
+      return "System V queue";
   }
   return "channel";
 }

@@ -21,6 +21,7 @@ enum class Kind : uint16_t {
   Sendfile = 16,
   Splice = 17,
   MqSend = 18,
+  Msgsnd = 19,
   Read = 20,
   Readv = 21,
   Recv = 22,
@@ -28,6 +29,7 @@ enum class Kind : uint16_t {
   Recvmsg = 24,
   Recvmmsg = 25,
   MqReceive = 26,
+  Msgrcv = 27,
   Pipe = 30,
   Socketpair = 31,
   Socket = 32,
@@ -42,6 +44,8 @@ enum class Kind : uint16_t {
   EpollCtl = 41,
   MqNotify = 42,
   MqUnlink = 43,
+  Msgget = 44,
+  Msgctl = 45,
   Poll = 50,
   Select = 51,
   EpollWait = 52,
@@ -81,9 +85,9 @@ enum class Category : uint8_t {
 constexpr Category categoryOf(Kind k) {
   auto v = static_cast<unsigned>(k);
   if (v >= 1 && v <= 4) return Category::Annotation;
-  if (v >= 10 && v <= 18) return Category::Send;
-  if (v >= 20 && v <= 26) return Category::Receive;
-  if (v >= 30 && v <= 43) return Category::Channel;
+  if (v >= 10 && v <= 19) return Category::Send;
+  if (v >= 20 && v <= 27) return Category::Receive;
+  if (v >= 30 && v <= 45) return Category::Channel;
   if (v >= 50 && v <= 52) return Category::Readiness;
   if (v >= 60 && v <= 72) return Category::Process;
   if (v == 80) return Category::User;
@@ -117,6 +121,7 @@ enum class ChannelType : uint8_t {
   CharacterDevice = 10,
   Other = 11,
   MessageQueue = 12,
+  SysvMessageQueue = 13,
 };
 enum class ChannelOrigin : uint8_t {
   Unspecified = 0,

@@ -16,8 +16,8 @@ enum class Unseen : uint8_t {
   RawSystemCall,     // syscall() of a call radar records through its wrapper
   SharedMemory,      // MAP_SHARED writable or anonymous mappings, System V segments
   Semaphore,         // POSIX named semaphores (sem_open)
-  MessageQueue,      // POSIX message queues (mq_open)
-  SysvMessageQueue,  // msgsnd / msgrcv
+  MessageQueue,      // POSIX message queues (mq_open): in logs before 1.6, which did not record them
+  SysvMessageQueue,  // msgsnd / msgrcv: the same
   SysvSemaphore,     // semop / semtimedop
   EventFd,           // an eventfd shared with another process
 };

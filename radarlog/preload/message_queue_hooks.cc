@@ -1,12 +1,14 @@
-// POSIX message queues (mq_overview(7)), recorded as channels (rules: see
-// hooks.cc). A queue's descriptor is a channel of its own type, named as it
-// was opened and matched across processes by its inode; each message is a
-// send or a receive with its bytes and its priority. Everything a re-run
+// Message queues, recorded as channels (rules: see hooks.cc). A POSIX
+// queue's descriptor (mq_overview(7)) is a channel of its own type, named
+// as it was opened and matched across processes by its inode; a System V
+// queue (sysvipc(7)) is a channel per queue id. Each message is a send or a
+// receive with its bytes and its priority or type. Everything a re-run
 // cannot ask a queue it does not open (its attributes, every open's
 // outcome) is recorded too.
 #include <mqueue.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/msg.h>
 
 #include "inject/hook.h"
 #include "preload/recorder.h"
@@ -156,6 +158,81 @@ HOOK int mq_unlink(const char* name) {
   const char* strings[] = {name};
   call.extra.strings = strings;
   call.extra.string_count = 1;
+  call.record();
+  return r;
+}
+
+// ==== System V message queues ======================================================
+
+namespace {
+
+// The message's type leads the program's buffer (struct msgbuf), its text
+// follows.
+long messageType(const void* msg) {
+  long type = 0;
+  __builtin_memcpy(&type, msg, sizeof type);
+  return type;
+}
+
+}  // namespace
+
+HOOK int msgget(key_t key, int flags) {
+  REAL(msgget);
+  if (!active()) return real_msgget(key, flags);
+  Call call(Kind::Msgget, -1);
+  const int r = real_msgget(key, flags);
+  call.finish(r);
+  call.extra.channel = sysvQueueChannel(r);
+  call.extra.status = static_cast<int32_t>(key);
+  call.extra.flags = static_cast<uint32_t>(flags);
+  call.record();
+  return r;
+}
+
+HOOK int msgsnd(int id, const void* msg, size_t size, int flags) {
+  REAL(msgsnd);
+  const uint32_t channel = active() ? sysvQueueChannel(id) : 0;
+  if (!channel) return real_msgsnd(id, msg, size, flags);
+  Call call(Kind::Msgsnd, -1);
+  const int r = real_msgsnd(id, msg, size, flags);
+  call.finish(r == 0 ? static_cast<long>(size) : r);  // the bytes of text sent
+  call.extra.channel = channel;
+  call.extra.status = static_cast<int32_t>(messageType(msg));
+  const Iov text{static_cast<const char*>(msg) + sizeof(long), size};
+  call.send(&text, 1, size, r == 0 ? size : 0, flags);
+  return r;
+}
+
+HOOK ssize_t msgrcv(int id, void* msg, size_t size, long type, int flags) {
+  REAL(msgrcv);
+  const uint32_t channel = active() ? sysvQueueChannel(id) : 0;
+  if (!channel) return real_msgrcv(id, msg, size, type, flags);
+  Call call(Kind::Msgrcv, -1);
+  const ssize_t r = real_msgrcv(id, msg, size, type, flags);
+  call.finish(r);
+  call.extra.channel = channel;
+  call.extra.status = r >= 0 ? static_cast<int32_t>(messageType(msg)) : 0;
+  call.keepReceived();  // anyone may use the queue by its id
+  const Iov text{static_cast<char*>(msg) + sizeof(long), size};
+  call.receive(&text, 1, size, r > 0 ? static_cast<uint64_t>(r) : 0, flags);
+  return r;
+}
+
+HOOK int msgctl(int id, int cmd, struct msqid_ds* buf) {
+  REAL(msgctl);
+  if (!active()) return real_msgctl(id, cmd, buf);
+  Call call(Kind::Msgctl, -1);
+  const int r = real_msgctl(id, cmd, buf);
+  call.finish(r);
+  call.extra.channel = cmd == IPC_INFO || cmd == MSG_INFO || cmd == MSG_STAT ? 0 : sysvQueueChannel(id);
+  call.extra.flags = static_cast<uint32_t>(cmd);
+  const bool fills = cmd == IPC_STAT || cmd == MSG_STAT || cmd == MSG_STAT_ANY || cmd == IPC_INFO || cmd == MSG_INFO;
+  const Iov filled{buf, cmd == IPC_INFO || cmd == MSG_INFO ? sizeof(struct msginfo) : sizeof *buf};
+  if (r >= 0 && fills && buf) {
+    call.extra.payload = &filled;
+    call.extra.payload_iov_count = 1;
+    call.extra.payload_len = filled.len;
+  }
   call.record();
   return r;
 }

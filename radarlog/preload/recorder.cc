@@ -558,7 +558,7 @@ void Call::receive(const Iov* iov, size_t iov_count, uint64_t size, uint64_t mov
     e.has_hash = true;
     e.hash = log::crc32cOfFirst(iov, iov_count, moved);
     // The sender's log holds these bytes when the sender is recorded.
-    if (storesReceived(fd_)) {
+    if (keep_received_ || storesReceived(fd_)) {
       e.payload = iov;
       e.payload_iov_count = iov_count;
       e.payload_len = moved;

@@ -81,6 +81,9 @@ class Call {
   void forgetSlot() { slot_ = -1; }
   // The next record() is of the call's other side (splice between two
   // channels is a receive and a send).
+  // A receive keeps the bytes it got, whatever its descriptor (a queue
+  // anyone may use by its id).
+  void keepReceived() { keep_received_ = true; }
   void retarget(Kind kind, int fd) {
     kind_ = kind;
     fd_ = fd;
@@ -118,6 +121,7 @@ class Call {
   int saved_errno_;
   int slot_ = -1;
   bool finished_ = false;
+  bool keep_received_ = false;
   // What the thread slot said before: the call a signal handler interrupted.
   uint16_t outer_kind_ = 0;
   int32_t outer_fd_ = 0;
@@ -136,8 +140,11 @@ void forget(int fd);   // an fd we know nothing about now
 // same number for something new.
 uint64_t descriptorEntry(int fd);
 void forgetIfStill(int fd, uint64_t entry);
-void refreshSocket(int fd);   // after bind/connect: new addresses
-uint32_t channelOf(int fd);   // 0 when not a channel
+void refreshSocket(int fd);  // after bind/connect: new addresses
+uint32_t channelOf(int fd);  // 0 when not a channel
+// The channel of System V message queue `id` in this image (defined on
+// first use); 0 when it cannot be recorded.
+uint32_t sysvQueueChannel(int id);
 bool storesReceived(int fd);  // a channel whose senders are not recorded: receives keep their bytes
 // Defines the channels of every descriptor open now: a log lists each
 // channel end its process holds, used or not (a writer that holds a pipe

@@ -132,6 +132,7 @@ uint64_t sideKey(const Endpoint& e, bool sending) {
     case log::ChannelType::Pipe:
     case log::ChannelType::Fifo:
     case log::ChannelType::MessageQueue:
+    case log::ChannelType::SysvMessageQueue:
       return sending ? 1 : 2;
     case log::ChannelType::UnixStream:
     case log::ChannelType::UnixDgram:
@@ -147,7 +148,8 @@ uint64_t sideKey(const Endpoint& e, bool sending) {
 }
 
 bool isDatagramChannel(log::ChannelType t) {
-  return t == log::ChannelType::Udp || t == log::ChannelType::UnixDgram || t == log::ChannelType::MessageQueue;
+  return t == log::ChannelType::Udp || t == log::ChannelType::UnixDgram || t == log::ChannelType::MessageQueue ||
+         t == log::ChannelType::SysvMessageQueue;
 }
 
 class Writer {

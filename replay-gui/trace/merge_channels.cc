@@ -76,7 +76,7 @@ void Merger::nameChannel(Channel& c, int n, bool two_sides) {
     case ChannelType::Udp:
       c.recorded_name = "udp " + log::formatAddress(e.local_address);
       break;
-    default:  // a message queue by its name; sockets of other families by number
+    default:  // a message queue by its name or id; sockets of other families by number
       c.recorded_name = std::string(log::channelTypeName(c.type)) + " " + (e.path.empty() ? std::to_string(n) : e.path);
       break;
   }
@@ -88,9 +88,7 @@ void Merger::buildChannels() {
   std::unordered_map<std::string, std::vector<uint32_t>> unix_by_peer;  // boot|peer_ino -> endpoints
   for (uint32_t i = 0; i < eps.size(); ++i) {
     const Endpoint& e = eps[i];
-    if ((e.type == ChannelType::UnixStream || e.type == ChannelType::UnixSeqpacket ||
-         e.type == ChannelType::UnixDgram) &&
-        e.peer_ino)
+    if (isUnixSocket(e.type) && e.peer_ino)
       unix_by_peer[std::to_string(raw_.processes[e.process].boot) + "|" + hexKey(e.peer_ino)].push_back(i);
   }
   std::vector<std::string> side_identity(eps.size());
@@ -107,6 +105,7 @@ void Merger::buildChannels() {
       case ChannelType::CharacterDevice:
       case ChannelType::Other:
       case ChannelType::MessageQueue:
+      case ChannelType::SysvMessageQueue:
         key = "F|" + boot + "|" + hexKey(e.dev) + "|" + hexKey(e.ino);
         break;
       case ChannelType::UnixStream:
@@ -160,9 +159,7 @@ void Merger::buildChannels() {
     }
     // Socket pairs of every type share one numbering: two called
     // "socketpair 1" would be one to a reader.
-    const bool unix_socket =
-        c.type == ChannelType::UnixStream || c.type == ChannelType::UnixSeqpacket || c.type == ChannelType::UnixDgram;
-    const int n = ++numbers[unix_socket ? ChannelType::UnixStream : c.type];
+    const int n = ++numbers[isUnixSocket(c.type) ? ChannelType::UnixStream : c.type];
     nameChannel(c, n, ids.size() >= 2);
     if (!c.external) {
       // A channel some of whose ends were inherited from outside the

@@ -81,7 +81,7 @@ void Merger::matchDatagrams() {
       if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
       if (!isDatagramType(eps[ev.endpoint].type)) continue;
       any = true;
-      if (log::categoryOf(ev.eventKind()) == Category::Send && eps[ev.endpoint].type == ChannelType::MessageQueue) {
+      if (log::categoryOf(ev.eventKind()) == Category::Send && isQueueType(eps[ev.endpoint].type)) {
         t_.bytes_sent += ev.value;
         queue[queueEnd(ev.endpoint)].push_back({i, 0, ev.value});
       } else if (log::categoryOf(ev.eventKind()) == Category::Send) {
@@ -207,14 +207,14 @@ bool Merger::fromSender(uint32_t r, uint32_t send) const {
 // are all its first end's.
 uint32_t Merger::queueEnd(uint32_t ep) const {
   const Endpoint& e = raw_.endpoints[ep];
-  return e.type == ChannelType::MessageQueue ? t_.channels[e.channel].endpoints.front() : ep;
+  return isQueueType(e.type) ? t_.channels[e.channel].endpoints.front() : ep;
 }
 
 // The receives of a message queue's processes, in the order they returned:
 // the order they took its messages.
 void Merger::orderQueueReceives(std::vector<std::vector<uint32_t>>* receives) const {
   for (uint32_t ep = 0; ep < receives->size(); ++ep)
-    if (raw_.endpoints[ep].type == ChannelType::MessageQueue)
+    if (isQueueType(raw_.endpoints[ep].type))
       std::stable_sort((*receives)[ep].begin(), (*receives)[ep].end(),
                        [&](uint32_t a, uint32_t b) { return wallOf(a, true) < wallOf(b, true); });
 }

@@ -44,9 +44,13 @@ inline bool isStreamType(ChannelType t) {
          t == ChannelType::UnixSeqpacket || t == ChannelType::Tcp || t == ChannelType::Terminal ||
          t == ChannelType::CharacterDevice || t == ChannelType::Other;
 }
+inline bool isUnixSocket(ChannelType t) {
+  return t == ChannelType::UnixStream || t == ChannelType::UnixSeqpacket || t == ChannelType::UnixDgram;
+}
+// A message queue, POSIX or System V: one queue whoever holds it.
+inline bool isQueueType(ChannelType t) { return t == ChannelType::MessageQueue || t == ChannelType::SysvMessageQueue; }
 inline bool isDatagramType(ChannelType t) {
-  return t == ChannelType::Udp || t == ChannelType::UnixDgram || t == ChannelType::OtherSocket ||
-         t == ChannelType::MessageQueue;
+  return t == ChannelType::Udp || t == ChannelType::UnixDgram || t == ChannelType::OtherSocket || isQueueType(t);
 }
 // Pipes and FIFOs carry one stream from all writers to all readers.
 inline bool isOneSided(ChannelType t) { return t == ChannelType::Pipe || t == ChannelType::Fifo; }

@@ -1,5 +1,6 @@
 #include "trace/narrative.h"
 
+#include <sys/ipc.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -99,11 +100,14 @@ std::string Narrator::interfaceName(uint32_t position) const {
   return "a network interface";
 }
 
-// A message queue's message: its priority, from the record.
-std::string Narrator::priority(uint32_t position) const {
+// A message queue's message: ", priority 7" (POSIX), ", type 2" (System
+// V), from the record; "" for other messages.
+std::string Narrator::tag(uint32_t position, Kind k) const {
+  const bool posix = k == Kind::MqSend || k == Kind::MqReceive, sysv = k == Kind::Msgsnd || k == Kind::Msgrcv;
   log::Record r;
-  if (!t_.record(position, &r, nullptr, nullptr, nullptr)) return "";
-  return ", priority " + std::to_string(static_cast<uint32_t>(r.status));
+  if ((!posix && !sysv) || !t_.record(position, &r, nullptr, nullptr, nullptr)) return "";
+  return (posix ? ", priority " + std::to_string(static_cast<uint32_t>(r.status))
+                : ", type " + std::to_string(r.status));
 }
 
 // What mq_open or mq_unlink named: "message queue /name".
@@ -128,8 +132,7 @@ std::string Narrator::sent(uint32_t position) const {
     const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
     whom = " to " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
   }
-  std::string s =
-      " sends a message" + whom + on + " (" + bytes(e.value) + (k == Kind::MqSend ? priority(position) : "") + ")";
+  std::string s = " sends a message" + whom + on + " (" + bytes(e.value) + tag(position, k) + ")";
   if (to.empty() && !(e.flags & kEventExternal)) s += ", which nobody receives";
   return s;
 }
@@ -156,7 +159,42 @@ std::string Narrator::received(uint32_t position) const {
                                                                                   : " that no recorded process sent";
   }
   const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
-  return verb + whence + on + " (" + bytes(e.value) + (k == Kind::MqReceive ? priority(position) : "") + ")";
+  return verb + whence + on + " (" + bytes(e.value) + tag(position, k) + ")";
+}
+
+// A call on a message queue that moves no message, after its subject.
+std::string Narrator::queueCall(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const bool failed = e.flags & kEventFailed;
+  switch (e.eventKind()) {
+    case Kind::MqUnlink:
+      return std::string(failed ? " fails to remove " : " removes ") + queueName(position);
+    case Kind::MqAttributes:
+      return std::string(failed ? " fails to ask " : " asks ") + channel(e) + " for its attributes";
+    case Kind::MqNotify:
+      return std::string(failed ? " fails to ask" : " asks") + " to be told when " + channel(e) + " gets a message";
+    case Kind::Msgget:
+      return failed ? std::string(" fails to get a System V queue") : " gets " + channel(e);
+    case Kind::Msgctl:
+      return queueControl(position);
+    default:
+      return " " + std::string(log::kindName(e.eventKind()));
+  }
+}
+
+// What msgctl did, after its subject: " removes System V queue 3".
+std::string Narrator::queueControl(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const std::string queue = e.endpoint != kNone ? channel(e) : std::string("System V queues");
+  log::Record r;
+  const int cmd = t_.record(position, &r, nullptr, nullptr, nullptr) ? static_cast<int>(r.flags) : -1;
+  const std::string what = cmd == IPC_RMID  ? "remove " + queue
+                           : cmd == IPC_SET ? "change the settings of " + queue
+                           : cmd >= 0       ? "ask " + queue + " for its state"
+                                            : "control " + queue;
+  if (e.flags & kEventFailed) return " fails to " + what;
+  const size_t verb = what.find(' ');
+  return " " + what.substr(0, verb) + "s" + what.substr(verb);
 }
 
 std::string Narrator::describe(uint32_t position) const {
@@ -170,6 +208,8 @@ std::string Narrator::describe(uint32_t position) const {
   if (failed && e.result == kResultNeverReturned)
     return subject + " is cancelled in " + log::kindName(k) + "()" + (e.endpoint != kNone ? on : "") +
            ": the call never returns";
+  if (k == Kind::MqUnlink || k == Kind::MqAttributes || k == Kind::MqNotify || k == Kind::Msgget || k == Kind::Msgctl)
+    return subject + queueCall(position);
   switch (log::categoryOf(k)) {
     case log::Category::Send:
       return subject + sent(position);
@@ -300,12 +340,6 @@ std::string Narrator::describe(uint32_t position) const {
       return subject + " duplicates its end of " + channel(e);
     case Kind::Open:
       return subject + (failed ? " fails to open " + queueName(position) : " opens " + channel(e));
-    case Kind::MqUnlink:
-      return subject + (failed ? " fails to remove " : " removes ") + queueName(position);
-    case Kind::MqAttributes:
-      return subject + (failed ? " fails to ask " : " asks ") + channel(e) + " for its attributes";
-    case Kind::MqNotify:
-      return subject + (failed ? " fails to ask" : " asks") + " to be told when " + channel(e) + " gets a message";
     case Kind::EpollCtl:
       return subject + " changes what it waits for";
     case Kind::Poll:

@@ -26,11 +26,13 @@ class Narrator {
  private:
   std::string execPath(uint32_t position) const;  // the program an EXEC event names, from its record
   std::string userEventName(uint32_t position) const;
-  std::string interfaceName(uint32_t position) const;  // "network interface lo", from the record
-  std::string sent(uint32_t position) const;           // " sends a message to ... (N bytes)"
-  std::string received(uint32_t position) const;       // " receives a message from ... (N bytes)"
-  std::string priority(uint32_t position) const;       // ", priority 7": a message queue's message
-  std::string queueName(uint32_t position) const;      // "message queue /name": mq_open, mq_unlink
+  std::string interfaceName(uint32_t position) const;     // "network interface lo", from the record
+  std::string sent(uint32_t position) const;              // " sends a message to ... (N bytes)"
+  std::string received(uint32_t position) const;          // " receives a message from ... (N bytes)"
+  std::string tag(uint32_t position, log::Kind k) const;  // ", priority 7", ", type 2": a queued message
+  std::string queueCall(uint32_t position) const;         // " removes message queue /q", " gets System V queue 3"
+  std::string queueControl(uint32_t position) const;      // " removes System V queue 3": msgctl
+  std::string queueName(uint32_t position) const;         // "message queue /name": mq_open, mq_unlink
   std::string who(uint32_t process) const;
   std::string channel(const Event& e) const;
 

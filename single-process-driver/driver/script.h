@@ -73,6 +73,11 @@ inline constexpr uint32_t kScriptNondet = 1;  // clock, random and pid reads wer
 // records: only then are writes to files compared and interface ioctls
 // expected (an older log has neither, and is re-run as before).
 inline constexpr uint32_t kScriptOutputs = 2;
+// Made from logs of format 1.6 or later, which record every call on a
+// message queue (POSIX and System V): only then are they answered from the
+// recording (an older log's are made for real, in the sandbox's own IPC
+// namespace).
+inline constexpr uint32_t kScriptQueues = 4;
 // Writes on descriptors from this number on are not compared.
 inline constexpr int kComparedOutputFds = 4096;
 

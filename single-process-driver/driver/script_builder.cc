@@ -291,6 +291,8 @@ class Builder {
     nondet_ = reader->header().nondet();  // the last segment's: the image being debugged
     // Every image of the chain must have kept its writes and interface ioctls.
     if (reader->control().format_major == 1 && reader->control().format_minor < 5) outputs_recorded_ = false;
+    // ... and its calls on message queues.
+    if (reader->control().format_major == 1 && reader->control().format_minor < 6) queues_recorded_ = false;
     const bool last = segment + 1 == out_->chain.size();
     // Every thread of the image has a place, even one that recorded nothing
     // (the main thread of a child that only exits through a signal ...).
@@ -763,6 +765,7 @@ class Builder {
     h.closed_at_start = closed_at_start_;
     if (nondet_) h.flags |= kScriptNondet;
     if (outputs_recorded_) h.flags |= kScriptOutputs;
+    if (queues_recorded_) h.flags |= kScriptQueues;
     h.started_realtime_ns = started_realtime_ns_;
     h.label = w_.putText(t_.label(debugged.index));
     out_->events = static_cast<uint32_t>(w_.events.size());
@@ -806,6 +809,7 @@ class Builder {
   std::map<int, uint32_t> last_output_;          // per descriptor: its last output so far
   uint32_t closed_at_start_ = 0;                 // ScriptHeader::closed_at_start
   bool outputs_recorded_ = true;                 // every log of the chain is of format 1.5 or later
+  bool queues_recorded_ = true;                  // ... of format 1.6 or later
   bool nondet_ = false;                          // recorded with --nondet
   int64_t started_realtime_ns_ = 0;              // ScriptHeader::started_realtime_ns
   bool payload_limited_ = false;                 // the recording kept only part of each message

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/msg.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>
@@ -165,7 +166,7 @@ size_t gather(const struct iovec* iov, size_t count, size_t from, uint8_t* out, 
 // with `priority`), then discarded (or also written to the terminal), and
 // answered with the recorded result.
 bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, size_t count, ssize_t* result,
-                const unsigned* priority = nullptr) {
+                const unsigned* priority = nullptr, const char* priority_name = "priority") {
   const uint64_t size = total(iov, count);
   What what(name, fd, size);
   if (!nextIs(kind, fd)) {
@@ -191,8 +192,8 @@ bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, si
                             radar::log::crc32cOfFirst(radar::log::asIov(iov), count, moved) != e->hash;
   if (priority && !size_differs && at < 0 && !hash_differs && *priority != static_cast<unsigned>(e->status)) {
     Report r;
-    r << "the program's " << what.str() << " sends with priority " << *priority << " where the recording has "
-      << static_cast<unsigned>(e->status) << ": " << text(e);
+    r << "the program's " << what.str() << " sends with " << priority_name << " " << *priority
+      << " where the recording has " << static_cast<unsigned>(e->status) << ": " << text(e);
     diverge(e, r.str());
     return false;
   }
@@ -1140,19 +1141,20 @@ HOOK FILE* fopen64(const char* path, const char* mode) {
   return f;
 }
 
-// ==== POSIX message queues: answered from the recording ===================================
+// ==== message queues: answered from the recording ===================================
 //
-// The queue is never opened: its messages come from the recording, and
-// /dev/null stands in for its descriptor at the recorded number. A
-// recording made before queues were recorded has none of these events:
-// the real calls are made then (in the sandbox's own IPC namespace).
+// No queue is opened or made: its messages come from the recording, and
+// /dev/null stands in for a POSIX queue's descriptor at the recorded
+// number. A recording made before queues were recorded has none of these
+// events: the real calls are made then (in the sandbox's own IPC namespace).
 namespace {
 
 // The recorded mq_open or mq_unlink of `name`, or null (the real call is
 // made; a different name is a divergence).
 const ScriptEvent* queueEvent(Kind kind, const char* call, const char* name) {
-  if (!replaying()) return nullptr;
-  const ScriptEvent* e = expectIf(kind, -1);
+  if (!replaying() || !queuesRecorded()) return nullptr;
+  What what(call);
+  const ScriptEvent* e = expect(kind, -1, what.str());
   if (!e) return nullptr;
   const char* recorded = e->strings.size ? static_cast<const char*>(blob(e->strings)) : "";
   if (std::strcmp(recorded, name ? name : "") != 0) {
@@ -1268,6 +1270,63 @@ HOOK int mq_notify(mqd_t q, const struct sigevent* how) {
   if (!replaying() || !isChannelFd(q)) return real_mq_notify(q, how);
   const ScriptEvent* e = expect(Kind::MqNotify, q, What("mq_notify", q).str());
   if (!e) return real_mq_notify(q, how);
+  consume(e);
+  return finishWith<int>(e);
+}
+
+// System V queues: the recorded id for msgget, each message received the
+// recorded one with its type, each sent compared with the recorded one.
+namespace {
+
+const ScriptEvent* sysvEvent(Kind kind, const char* call) {
+  if (!replaying() || !queuesRecorded()) return nullptr;
+  What what(call);
+  return expect(kind, -1, what.str());
+}
+
+}  // namespace
+
+HOOK int msgget(key_t key, int flags) {
+  REAL(msgget);
+  const ScriptEvent* e = sysvEvent(Kind::Msgget, "msgget");
+  if (!e) return real_msgget(key, flags);
+  consume(e);
+  return finishWith<int>(e);
+}
+
+HOOK int msgsnd(int id, const void* msg, size_t size, int flags) {
+  REAL(msgsnd);
+  if (!replaying() || !queuesRecorded()) return real_msgsnd(id, msg, size, flags);
+  long type = 0;
+  std::memcpy(&type, msg, sizeof type);
+  const auto tag = static_cast<unsigned>(type);
+  const struct iovec text { const_cast<char*>(static_cast<const char*>(msg)) + sizeof(long), size };
+  ssize_t result = 0;
+  if (!replaySend(Kind::Msgsnd, "msgsnd", -1, &text, 1, &result, &tag, "type"))
+    return real_msgsnd(id, msg, size, flags);
+  return result < 0 ? -1 : 0;  // recorded as the bytes sent
+}
+
+HOOK ssize_t msgrcv(int id, void* msg, size_t size, long type, int flags) {
+  REAL(msgrcv);
+  if (!replaying() || !queuesRecorded()) return real_msgrcv(id, msg, size, type, flags);
+  const struct iovec text { static_cast<char*>(msg) + sizeof(long), size };
+  ssize_t result = 0;
+  unsigned got = 0;
+  if (!replayReceive(Kind::Msgrcv, "msgrcv", -1, &text, 1, &result, &got))
+    return real_msgrcv(id, msg, size, type, flags);
+  if (result >= 0) {
+    const long recorded = static_cast<int32_t>(got);
+    std::memcpy(msg, &recorded, sizeof recorded);
+  }
+  return result;
+}
+
+HOOK int msgctl(int id, int cmd, struct msqid_ds* buf) {
+  REAL(msgctl);
+  const ScriptEvent* e = sysvEvent(Kind::Msgctl, "msgctl");
+  if (!e) return real_msgctl(id, cmd, buf);
+  if (e->result >= 0 && buf && e->data.size) std::memcpy(buf, blob(e->data), e->data.size);
   consume(e);
   return finishWith<int>(e);
 }

@@ -402,6 +402,7 @@ const driver::ScriptOutput* scriptOutputs(uint32_t* count) {
 driver::ScriptStatus* replayStatus() { return g.status; }
 
 bool outputsRecorded() { return g.header && (g.header->flags & driver::kScriptOutputs); }
+bool queuesRecorded() { return g.header && (g.header->flags & driver::kScriptQueues); }
 
 namespace {
 std::atomic<int32_t> g_believed_pid{0};

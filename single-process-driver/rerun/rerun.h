@@ -88,6 +88,8 @@ driver::ScriptStatus* replayStatus();
 // Whether the recording kept writes to files and interface ioctls (format
 // 1.5 on): only then are they compared and replayed.
 bool outputsRecorded();
+// Whether the recording has every call on a message queue (driver/script.h).
+bool queuesRecorded();
 
 // A write the program made to a descriptor that is no channel (`result`
 // returned, from `iov`): when it is a file or device, compared with the

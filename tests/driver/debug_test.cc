@@ -1204,8 +1204,7 @@ TEST(Debug, HowAConnectInProgressEndedIsRecordedAndReplayed) {
 
 }  // namespace
 // A re-run without gdb never waits for good for what radar did not record:
-// a child waiting in msgrcv for its parent's message, a
-// parent waiting in sem_wait on a semaphore in shared memory its child
+// a parent waiting in sem_wait on a semaphore in shared memory its child
 // posts. The waiter is ended, saying where it waited and what the
 // recording says it used unseen; exit 1, never "as recorded".
 TEST(Debug, AReRunWaitingForWhatWasNotRecordedIsEnded) {
@@ -1215,8 +1214,7 @@ TEST(Debug, AReRunWaitingForWhatWasNotRecordedIsEnded) {
     const char* call;  // where it waits
     const char* used;  // the not-seen line
   };
-  for (const Case& c : {Case{"msg", true, "in msgrcv (thread ", "uses a System V message queue"},
-                        Case{"shm", false, "in futex (thread ", "maps shared memory (anonymous"}}) {
+  for (const Case& c : {Case{"shm", false, "in futex (thread ", "maps shared memory (anonymous"}}) {
     SCOPED_TRACE(c.mode);
     Recording rec = record({programPath("unseen"), c.mode});
     ASSERT_EQ(rec.exit_code, 0) << rec.err;

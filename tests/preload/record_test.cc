@@ -1467,8 +1467,8 @@ TEST(Record, AThreadsSendIsToldBeforeAnotherThreadReceivesIt) {
 }
 
 // What radar does not record is said, never hidden and never blamed: a
-// parent and child that meet through a System V message queue, shared
-// memory, a semaphore, an eventfd, a raw system call or io_uring. radar record's
+// parent and child that meet through shared memory, a semaphore, an
+// eventfd, a raw system call or io_uring. radar record's
 // summary, `radar check` (no finding: it is no fault of the program) and
 // `radar events` (where the process began to use it) say what was not
 // seen; bytes a pipe got unseen are no `no-sender`; and the re-run of a
@@ -1479,8 +1479,7 @@ TEST(Record, WhatRadarCannotSeeIsSaid) {
     const char* said;  // after the process's label
     const char* output;
   };
-  for (const Case& c : {Case{"msg", "uses a System V message queue (queue ", "child received 6: hello"},
-                        Case{"eventfd", "uses an eventfd it shares with another process (fd ", "parent counted 7"},
+  for (const Case& c : {Case{"eventfd", "uses an eventfd it shares with another process (fd ", "parent counted 7"},
                         Case{"shm", "maps shared memory (anonymous, 1 KiB)", "parent read hello"},
                         Case{"sem", "opens a POSIX semaphore (/radar-unseen-", "parent was posted"},
                         Case{"raw", "makes a raw system call (writev)", "child read 6: hello"},
@@ -1522,9 +1521,11 @@ TEST(Record, WhatRadarCannotSeeIsSaid) {
   }
 }
 
-// Processes that talk through POSIX message queues: each message a send
-// and a receive with its bytes and priority, matched to each other (every
-// byte, no finding, nothing said unseen), told with the queue's name, in
+// Processes that talk through POSIX and System V message queues: each
+// message a send and a receive with its bytes and priority or type,
+// matched to each other (every
+// byte, no finding, nothing said unseen), told with the queue's name and
+// decoded, in
 // SQL and as datagrams in the pcapng export; and every process re-runs as
 // recorded, its queue answered from the recording (the sandbox has no such
 // queue), a notification's signal and a receive's poll included.
@@ -1533,6 +1534,7 @@ TEST(Record, MessageQueuesAreChannels) {
     const char* mode;
     const char* totals;
     int messages;
+    const char* decoded;  // one message's bytes, as events --decode shows them
     std::vector<std::string> told;
   };
   for (const Case& c :
@@ -1540,15 +1542,24 @@ TEST(Record, MessageQueuesAreChannels) {
              "bytes sent 24, received 24: 24 matched to their sends, 0 from outside the recording, 0 with no recorded "
              "sender",
              4,
+             "|high.|",
              {"opens message queue /radar-mq-requests-", "for its attributes", "waits for channels: 1 ready",
               "(5 bytes, priority 7)", "receives a message from message_queues[", "removes message queue "}},
         Case{"notify",
              "bytes sent 5, received 5: 5 matched to their sends, 0 from outside the recording, 0 with no recorded "
              "sender",
              1,
+             "|ring.|",
              {"asks to be told when message queue /radar-mq-notify-",
               "receives signal 10 (SIGUSR1) from message_queues[", "receives a message from message_queues[",
-              "(5 bytes, priority 3)"}}}) {
+              "(5 bytes, priority 3)"}},
+        Case{"sysv",
+             "bytes sent 25, received 25: 25 matched to their sends, 0 from outside the recording, 0 with no recorded "
+             "sender",
+             4,
+             "|urgent.|",
+             {"gets System V queue ", "for its state", "(7 bytes, type 2)", "(5 bytes, type 9)",
+              "receives a message from message_queues[", "removes System V queue "}}}) {
     SCOPED_TRACE(c.mode);
     Recording rec = record({programPath("message_queues"), c.mode});
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
@@ -1559,9 +1570,11 @@ TEST(Record, MessageQueuesAreChannels) {
     EXPECT_NE(check.out.find("no findings"), std::string::npos) << check.out;
     const Result events = radar({"events", rec.dir});
     for (const std::string& told : c.told) EXPECT_NE(events.out.find(told), std::string::npos) << told << events.out;
+    const Result decoded = radar({"events", "--decode", rec.dir});
+    EXPECT_NE(decoded.out.find(c.decoded), std::string::npos) << decoded.out;
     const Result sql = radar({"sql", rec.dir,
                               "select count(*) from messages m join channels c on m.channel = c.channel "
-                              "where c.type = 'message queue'"});
+                              "where c.type in ('message queue', 'System V queue')"});
     EXPECT_NE(sql.out.find(" " + std::to_string(c.messages) + "\n"), std::string::npos) << sql.out << sql.err;
     const std::string pcapng = rec.dir + "/queues.pcapng";
     const Result exported = radar({"export", "--pcapng", pcapng, rec.dir});

@@ -1193,6 +1193,45 @@ TEST(Merge, DatagramWhoseSendReturnedAfterItsReceive) {
   EXPECT_FALSE(findingOf(*t, Finding::Kind::NeverReceived));
 }
 
+// A message queue is one queue whoever holds it: two processes take two
+// alike messages from it, the later receiver first in the log order. Each
+// receive gets the oldest message still queued when it returned: the first
+// receiver in time the first message, whatever order their logs are read.
+TEST(Merge, TwoReceiversShareOneMessageQueue) {
+  FakeRecording rec;
+  rec.process("late", 1).socketEnd(1, 900, 0, log::ChannelType::MessageQueue).receive(1, "job", 30, 31);
+  rec.process("early", 2).socketEnd(1, 900, 0, log::ChannelType::MessageQueue).receive(1, "job", 15, 16);
+  rec.process("boss", 3)
+      .socketEnd(1, 900, 0, log::ChannelType::MessageQueue)
+      .send(1, "job", 10, 11)
+      .send(1, "job", 20, 21);
+  auto t = rec.load();
+  expectConsistent(*t);
+  ASSERT_EQ(t->channels.size(), 1u);
+  EXPECT_EQ(t->channels[0].recorded_name.rfind("message queue", 0), 0u) << t->channels[0].recorded_name;
+  ASSERT_EQ(messages(*t).size(), 2u);
+  EXPECT_EQ(t->incoming(at(*t, 2, 1)).first->from, at(*t, 3, 1));
+  EXPECT_EQ(t->incoming(at(*t, 1, 1)).first->from, at(*t, 3, 2));
+  EXPECT_EQ(t->bytes_matched, 6u);
+  EXPECT_EQ(t->bytes_external, 0u);
+  EXPECT_FALSE(findingOf(*t, Finding::Kind::NeverReceived));
+}
+
+// A process that queues messages for itself (its threads share the queue's
+// descriptor): its receives take its own messages.
+TEST(Merge, AProcessTakesWhatItQueuedItself) {
+  FakeRecording rec;
+  rec.process("pool", 1)
+      .socketEnd(1, 901, 0, log::ChannelType::MessageQueue)
+      .send(1, "task", 10, 11)
+      .receive(1, "task", 20, 21);
+  auto t = rec.load();
+  expectConsistent(*t);
+  ASSERT_EQ(messages(*t).size(), 1u);
+  EXPECT_EQ(t->incoming(at(*t, 1, 2)).first->from, at(*t, 1, 1));
+  EXPECT_EQ(t->bytes_external, 0u);
+}
+
 // Logs that contradict each other (each process received what the other
 // sent only later): the story must tell one receive before its send, and
 // says so as a finding naming both processes and both events, not as a

@@ -6,10 +6,15 @@
 //   notify   the parent asks to be told by SIGUSR1 when its empty queue gets
 //            a message (mq_notify), waits for the signal, then takes the
 //            message its child sent
+//   sysv     a System V queue: the parent queues three messages of types 1,
+//            2 and 1, then forks; the child counts them (msgctl IPC_STAT),
+//            takes the one of type 2 first, then the others in order, and
+//            answers with a message of type 9 that the parent takes
 #include <fcntl.h>
 #include <mqueue.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/msg.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -103,10 +108,47 @@ static int notify(void) {
   return r;
 }
 
+struct message {
+  long type;
+  char text[32];
+};
+
+static int sysv(void) {
+  const int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+  CHECK(q >= 0);
+  const struct message sent[] = {{1, "first"}, {2, "urgent"}, {1, "second"}};
+  for (int i = 0; i < 3; ++i) CHECK(msgsnd(q, &sent[i], strlen(sent[i].text) + 1, 0) == 0);
+  fflush(stdout);
+  const pid_t child = fork();
+  CHECK(child >= 0);
+  if (child == 0) {
+    struct msqid_ds state;
+    CHECK(msgctl(q, IPC_STAT, &state) == 0);
+    printf("child sees %lu messages\n", (unsigned long)state.msg_qnum);
+    struct message got;
+    CHECK(msgrcv(q, &got, sizeof got.text, 2, 0) > 0);
+    printf("child got %s (type %ld)\n", got.text, got.type);
+    for (int i = 0; i < 2; ++i) {
+      CHECK(msgrcv(q, &got, sizeof got.text, 0, 0) > 0);
+      printf("child got %s (type %ld)\n", got.text, got.type);
+    }
+    const struct message done = {9, "done"};
+    CHECK(msgsnd(q, &done, 5, 0) == 0);
+    return 0;
+  }
+  const int r = waitChild(child);
+  struct message got;
+  CHECK(msgrcv(q, &got, sizeof got.text, 9, 0) == 5);
+  printf("parent got %s (type %ld)\n", got.text, got.type);
+  CHECK(msgctl(q, IPC_RMID, NULL) == 0);
+  return r;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "pair";
   if (!strcmp(mode, "pair")) return pair();
   if (!strcmp(mode, "notify")) return notify();
-  fprintf(stderr, "usage: message_queues pair|notify\n");
+  if (!strcmp(mode, "sysv")) return sysv();
+  fprintf(stderr, "usage: message_queues pair|notify|sysv\n");
   return 2;
 }
