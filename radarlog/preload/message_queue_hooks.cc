@@ -197,7 +197,7 @@ HOOK int msgsnd(int id, const void* msg, size_t size, int flags) {
   const int r = real_msgsnd(id, msg, size, flags);
   call.finish(r == 0 ? static_cast<long>(size) : r);  // the bytes of text sent
   call.extra.channel = channel;
-  call.extra.status = static_cast<int32_t>(messageType(msg));
+  call.extra.status = r == 0 ? static_cast<int32_t>(messageType(msg)) : 0;  // (a bad pointer failed with EFAULT)
   const Iov text{static_cast<const char*>(msg) + sizeof(long), size};
   call.send(&text, 1, size, r == 0 ? size : 0, flags);
   return r;

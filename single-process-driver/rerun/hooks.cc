@@ -1326,6 +1326,13 @@ HOOK int msgctl(int id, int cmd, struct msqid_ds* buf) {
   REAL(msgctl);
   const ScriptEvent* e = sysvEvent(Kind::Msgctl, "msgctl");
   if (!e) return real_msgctl(id, cmd, buf);
+  if (e->call_flags != static_cast<uint32_t>(cmd)) {  // what it fills differs in size
+    Report r;
+    r << "the program calls msgctl(" << static_cast<int64_t>(id) << ", command " << cmd << ") where the recording has "
+      << text(e);
+    diverge(e, r.str());
+    return real_msgctl(id, cmd, buf);
+  }
   if (e->result >= 0 && buf && e->data.size) std::memcpy(buf, blob(e->data), e->data.size);
   consume(e);
   return finishWith<int>(e);
