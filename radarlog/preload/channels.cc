@@ -430,31 +430,41 @@ std::atomic<uint64_t> g_sysv_queues[kSysvQueues];  // log_gen << 56 | id << 24 |
 uint64_t sysvSlot(uint32_t gen, int id, uint32_t index) {
   return uint64_t{gen & 0xFF} << 56 | uint64_t{static_cast<uint32_t>(id) & 0xFFFFFFFF} << 24 | (index & 0xFFFFFF);
 }
+// The CHANNEL record of System V queue `id`, under a new index.
+uint32_t defineSysvQueue(int id) {
+  ChannelFields c;
+  c.fd = -1;
+  c.origin = ChannelOrigin::Opened;
+  c.type = ChannelType::SysvMessageQueue;
+  c.ino = uint64_t{1} << 32 | static_cast<uint32_t>(id);
+  char path[16];
+  sys::formatDecimal(path, sizeof path, static_cast<unsigned>(id));
+  c.path = path;
+  c.index = g_process.channels.fetch_add(1, std::memory_order_relaxed) + 1;
+  log::EventFields e;
+  e.kind = Kind::Channel;
+  e.channel_info = &c;
+  commit(e);
+  return c.index;
+}
 }  // namespace
 
 uint32_t sysvQueueChannel(int id) {
   if (id < 0) return 0;
   const uint32_t gen = g_process.log_gen;
   const uint64_t mine = sysvSlot(gen, id, 0);
-  for (auto& slot : g_sysv_queues) {
-    uint64_t seen = slot.load(std::memory_order_acquire);
+  uint32_t index = 0;  // ours, defined in the log before any slot names it
+  for (int k = 0; k < kSysvQueues;) {
+    uint64_t seen = g_sysv_queues[k].load(std::memory_order_acquire);
     if ((seen & ~uint64_t{0xFFFFFF}) == mine) return static_cast<uint32_t>(seen & 0xFFFFFF);
-    if (seen && (seen >> 56) == (gen & 0xFF)) continue;  // another queue's, in this image
-    ChannelFields c;
-    c.fd = -1;
-    c.origin = ChannelOrigin::Opened;
-    c.type = ChannelType::SysvMessageQueue;
-    c.ino = uint64_t{1} << 32 | static_cast<uint32_t>(id);
-    char path[16];
-    sys::formatDecimal(path, sizeof path, static_cast<unsigned>(id));
-    c.path = path;
-    c.index = g_process.channels.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (!slot.compare_exchange_strong(seen, sysvSlot(gen, id, c.index), std::memory_order_acq_rel)) continue;
-    log::EventFields e;
-    e.kind = Kind::Channel;
-    e.channel_info = &c;
-    commit(e);
-    return c.index;
+    if (seen && (seen >> 56) == (gen & 0xFF)) {  // another queue's, in this image
+      ++k;
+      continue;
+    }
+    if (!index) index = defineSysvQueue(id);
+    // Lost to another thread (or a handler): look at the slot again.
+    if (g_sysv_queues[k].compare_exchange_strong(seen, sysvSlot(gen, id, index), std::memory_order_acq_rel))
+      return index;
   }
   return 0;
 }

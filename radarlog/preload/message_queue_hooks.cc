@@ -191,12 +191,11 @@ HOOK int msgget(key_t key, int flags) {
 
 HOOK int msgsnd(int id, const void* msg, size_t size, int flags) {
   REAL(msgsnd);
-  const uint32_t channel = active() ? sysvQueueChannel(id) : 0;
-  if (!channel) return real_msgsnd(id, msg, size, flags);
+  if (!active()) return real_msgsnd(id, msg, size, flags);
   Call call(Kind::Msgsnd, -1);
   const int r = real_msgsnd(id, msg, size, flags);
-  call.finish(r == 0 ? static_cast<long>(size) : r);  // the bytes of text sent
-  call.extra.channel = channel;
+  call.finish(r == 0 ? static_cast<long>(size) : r);                        // the bytes of text sent
+  call.extra.channel = sysvQueueChannel(id);                                // 0: no queue (a bad id), or too many
   call.extra.status = r == 0 ? static_cast<int32_t>(messageType(msg)) : 0;  // (a bad pointer failed with EFAULT)
   const Iov text{static_cast<const char*>(msg) + sizeof(long), size};
   call.send(&text, 1, size, r == 0 ? size : 0, flags);
@@ -205,12 +204,11 @@ HOOK int msgsnd(int id, const void* msg, size_t size, int flags) {
 
 HOOK ssize_t msgrcv(int id, void* msg, size_t size, long type, int flags) {
   REAL(msgrcv);
-  const uint32_t channel = active() ? sysvQueueChannel(id) : 0;
-  if (!channel) return real_msgrcv(id, msg, size, type, flags);
+  if (!active()) return real_msgrcv(id, msg, size, type, flags);
   Call call(Kind::Msgrcv, -1);
   const ssize_t r = real_msgrcv(id, msg, size, type, flags);
   call.finish(r);
-  call.extra.channel = channel;
+  call.extra.channel = sysvQueueChannel(id);
   call.extra.status = r >= 0 ? static_cast<int32_t>(messageType(msg)) : 0;
   call.keepReceived();  // anyone may use the queue by its id
   const Iov text{static_cast<char*>(msg) + sizeof(long), size};
@@ -224,7 +222,8 @@ HOOK int msgctl(int id, int cmd, struct msqid_ds* buf) {
   Call call(Kind::Msgctl, -1);
   const int r = real_msgctl(id, cmd, buf);
   call.finish(r);
-  call.extra.channel = cmd == IPC_INFO || cmd == MSG_INFO || cmd == MSG_STAT ? 0 : sysvQueueChannel(id);
+  call.extra.channel =
+      r < 0 || cmd == IPC_INFO || cmd == MSG_INFO || cmd == MSG_STAT || cmd == MSG_STAT_ANY ? 0 : sysvQueueChannel(id);
   call.extra.flags = static_cast<uint32_t>(cmd);
   const bool fills = cmd == IPC_STAT || cmd == MSG_STAT || cmd == MSG_STAT_ANY || cmd == IPC_INFO || cmd == MSG_INFO;
   const Iov filled{buf, cmd == IPC_INFO || cmd == MSG_INFO ? sizeof(struct msginfo) : sizeof *buf};

@@ -197,7 +197,8 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
             ev.value =
                 static_cast<uint32_t>(std::min<uint64_t>({static_cast<uint64_t>(r.result), r.size, 0xffffffffu}));
         }
-        if (r.result == 0 && !r.error && r.size) ev.flags |= kEventEof;
+        const bool queue = k == log::Kind::MqReceive || k == log::Kind::Msgrcv;  // an empty message is no end
+        if (r.result == 0 && !r.error && r.size && !queue) ev.flags |= kEventEof;
         if (r.has_hash) {
           ev.hash = r.hash;
           ev.flags |= kEventHasHash;

@@ -190,7 +190,8 @@ bool replaySend(Kind kind, const char* name, int fd, const struct iovec* iov, si
   const bool size_differs = size != e->size;
   const bool hash_differs = !size_differs && at < 0 && e->omitted && (e->flags & kHashKnown) &&
                             radar::log::crc32cOfFirst(radar::log::asIov(iov), count, moved) != e->hash;
-  if (priority && !size_differs && at < 0 && !hash_differs && *priority != static_cast<unsigned>(e->status)) {
+  if (priority && e->result >= 0 && !size_differs && at < 0 && !hash_differs &&
+      *priority != static_cast<unsigned>(e->status)) {
     Report r;
     r << "the program's " << what.str() << " sends with " << priority_name << " " << *priority
       << " where the recording has " << static_cast<unsigned>(e->status) << ": " << text(e);
@@ -1167,10 +1168,10 @@ const ScriptEvent* queueEvent(Kind kind, const char* call, const char* name) {
   return e;
 }
 
-mqd_t replayQueueOpen(const ScriptEvent* e, int flags) {
+mqd_t replayQueueOpen(const ScriptEvent* e) {
   if (e->result < 0) return finishWith<mqd_t>(e);
   const long stand_in = sys::openat(AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC, 0);
-  if (!placeNew(e, stand_in, static_cast<int>(e->result), (flags & O_CLOEXEC) != 0)) return -1;
+  if (!placeNew(e, stand_in, static_cast<int>(e->result), true)) return -1;  // the kernel's are close-on-exec
   return finishWith<mqd_t>(e);
 }
 
@@ -1215,13 +1216,13 @@ HOOK mqd_t mq_open(const char* name, int flags, ...) {
     attr = va_arg(ap, struct mq_attr*);
     va_end(ap);
   }
-  if (const ScriptEvent* e = queueEvent(Kind::Open, "mq_open", name)) return replayQueueOpen(e, flags);
+  if (const ScriptEvent* e = queueEvent(Kind::Open, "mq_open", name)) return replayQueueOpen(e);
   return real_mq_open(name, flags, mode, attr);
 }
 
 HOOK mqd_t __mq_open_2(const char* name, int flags) {
   REAL(__mq_open_2);
-  if (const ScriptEvent* e = queueEvent(Kind::Open, "mq_open", name)) return replayQueueOpen(e, flags);
+  if (const ScriptEvent* e = queueEvent(Kind::Open, "mq_open", name)) return replayQueueOpen(e);
   return real___mq_open_2(name, flags);
 }
 

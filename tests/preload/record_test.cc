@@ -1558,7 +1558,7 @@ TEST(Record, MessageQueuesAreChannels) {
              "sender",
              4,
              "|urgent.|",
-             {"gets System V queue ", "for its state", "(7 bytes, type 2)", "(5 bytes, type 9)",
+             {"gets System V queue ", "for its state", "(7 bytes, type 2)", "(5 bytes, type 9)", "(0 bytes, type 3)",
               "receives a message from message_queues[", "removes System V queue "}}}) {
     SCOPED_TRACE(c.mode);
     Recording rec = record({programPath("message_queues"), c.mode});

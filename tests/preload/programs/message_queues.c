@@ -8,8 +8,9 @@
 //            message its child sent
 //   sysv     a System V queue: the parent queues three messages of types 1,
 //            2 and 1, then forks; the child counts them (msgctl IPC_STAT),
-//            takes the one of type 2 first, then the others in order, and
-//            answers with a message of type 9 that the parent takes
+//            takes the one of type 2 first, then the others in order, then an
+//            empty one of type 3, and answers with a message of type 9 that
+//            the parent takes (which also fails a send to no queue)
 #include <fcntl.h>
 #include <mqueue.h>
 #include <poll.h>
@@ -118,6 +119,9 @@ static int sysv(void) {
   CHECK(q >= 0);
   const struct message sent[] = {{1, "first"}, {2, "urgent"}, {1, "second"}};
   for (int i = 0; i < 3; ++i) CHECK(msgsnd(q, &sent[i], strlen(sent[i].text) + 1, 0) == 0);
+  const struct message empty = {3, ""};
+  CHECK(msgsnd(q, &empty, 0, 0) == 0);                       // a type alone
+  CHECK(msgsnd(-1, &empty, 0, 0) == -1 && errno == EINVAL);  // no queue
   fflush(stdout);
   const pid_t child = fork();
   CHECK(child >= 0);
@@ -132,6 +136,8 @@ static int sysv(void) {
       CHECK(msgrcv(q, &got, sizeof got.text, 0, 0) > 0);
       printf("child got %s (type %ld)\n", got.text, got.type);
     }
+    CHECK(msgrcv(q, &got, sizeof got.text, 3, 0) == 0);
+    printf("child got an empty message (type %ld)\n", got.type);
     const struct message done = {9, "done"};
     CHECK(msgsnd(q, &done, 5, 0) == 0);
     return 0;
