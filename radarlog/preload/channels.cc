@@ -182,10 +182,17 @@ const char* linkTarget(const char* proc, char* out, size_t size) {
   return out;
 }
 
-// A POSIX message queue is a file on the mqueue file system.
-bool onMqueueFs(int fd) {
+// A POSIX message queue is a file on the mqueue file system. The last
+// device found to be another file system is remembered: most files a
+// program writes live on one or two, and this runs on each one's first use.
+std::atomic<uint64_t> g_not_mqueue_dev{~uint64_t{0}};
+bool onMqueueFs(int fd, uint64_t dev) {
+  if (g_not_mqueue_dev.load(std::memory_order_relaxed) == dev) return false;
   struct statfs fs {};
-  return sys::raw(SYS_fstatfs, fd, reinterpret_cast<long>(&fs)) == 0 && fs.f_type == kMqueueMagic;
+  if (sys::raw(SYS_fstatfs, fd, reinterpret_cast<long>(&fs)) != 0) return false;
+  if (fs.f_type == kMqueueMagic) return true;
+  g_not_mqueue_dev.store(dev, std::memory_order_relaxed);
+  return false;
 }
 
 // Classifies `fd` and, for a channel, records its CHANNEL definition under
@@ -293,7 +300,7 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
     }
     case S_IFBLK:
     case S_IFREG:
-      if (!S_ISREG(st.st_mode) || !onMqueueFs(fd)) return makeEntry(0, kOutput, 0);
+      if (!S_ISREG(st.st_mode) || !onMqueueFs(fd, st.st_dev)) return makeEntry(0, kOutput, 0);
       c.type = ChannelType::MessageQueue;  // named as it was opened ("/name")
       c.path = linkTarget(proc, path, sizeof path);
       flags |= kFlagStoreReceived;  // anyone may open it
