@@ -45,8 +45,6 @@ void threadStarts(uint32_t ordinal);
 // the descriptor a raw data call moved bytes on, else -1). The recorder says
 // so in the log; the re-run stops where it could not feed the program.
 void unseenUsed(log::Unseen what, const char* detail, int fd);
-// eventfd() made `fd` in this image.
-void eventFdCreated(int fd);
 // Whether `fd` is a channel the library knows already (a raw close, read or
 // write on it goes through the library's hook; on anything else, made by
 // raw calls too, it stays raw and unseen).

@@ -1,7 +1,7 @@
 // Hooks on what radar does not record (log/unseen.h): io_uring, raw system
-// calls, shared memory, semaphores, eventfds. Each passes
-// the call through unchanged (a raw close, read or write of a known channel
-// goes to the library's own hook, recorded or replayed as any); the library is told (inject/library.h) so
+// calls, shared memory, semaphores. Each passes the call through unchanged
+// (a raw close, read or write of a known channel goes to the library's own
+// hook, recorded or replayed as any); the library is told (inject/library.h) so
 // that the recorder can say so in the log and the re-run can stop where it
 // cannot feed the program. Built once, with the injected flags, into both.
 #include <errno.h>
@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
@@ -239,17 +238,4 @@ HOOK int semtimedop(int id, struct sembuf* ops, size_t count, const struct times
   REAL(semtimedop);
   tellId(Unseen::SysvSemaphore, "set ", id);
   return real_semtimedop(id, ops, count, timeout);
-}
-
-// ==== eventfd =====================================================================
-
-HOOK int eventfd(unsigned value, int flags) {
-  REAL(eventfd);
-  const int fd = real_eventfd(value, flags);
-  if (fd >= 0) {
-    const int saved = errno;
-    inject::eventFdCreated(fd);
-    errno = saved;
-  }
-  return fd;
 }

@@ -93,6 +93,8 @@ void encodeChannel(Sink& s, const ChannelFields& c) {
   if (c.socket_type) putInt(s, f::kSocketType, c.socket_type);
   if (c.protocol) putInt(s, f::kProtocol, c.protocol);
   if (c.rdev) putUint(s, f::kRdev, c.rdev);
+  if (c.count) putUint(s, f::kCount, c.count);
+  if (c.semaphore) putUint(s, f::kSemaphore, 1);
 }
 
 // Everything but the payload bytes themselves: the payload field's tag and

@@ -91,6 +91,8 @@ enum ChannelField : uint32_t {
   kSocketType = 14,
   kProtocol = 15,
   kRdev = 16,
+  kCount = 17,
+  kSemaphore = 18,
 };
 enum ReadyField : uint32_t { kReadyFd = 1, kReadyEvents = 2, kReadyData = 3 };
 }  // namespace field
@@ -173,6 +175,8 @@ struct ChannelFields {
   int32_t socket_type = 0;
   int32_t protocol = 0;
   uint64_t rdev = 0;
+  uint64_t count = 0;  // an eventfd's
+  bool semaphore = false;
 };
 
 struct EventFields {

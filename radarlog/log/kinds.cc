@@ -110,6 +110,8 @@ const char* channelTypeName(ChannelType t) {
       return "message queue";
     case ChannelType::SysvMessageQueue:
       return "System V queue";
+    case ChannelType::EventFd:
+      return "eventfd";
   }
   return "channel";
 }

@@ -122,6 +122,7 @@ enum class ChannelType : uint8_t {
   Other = 11,
   MessageQueue = 12,
   SysvMessageQueue = 13,
+  EventFd = 14,
 };
 enum class ChannelOrigin : uint8_t {
   Unspecified = 0,
@@ -143,5 +144,7 @@ enum class Origin : uint8_t {
 };
 
 const char* channelTypeName(ChannelType t);
+// The string of the OPEN event an eventfd() call is recorded as.
+inline constexpr char kEventFdOpened[] = "eventfd";
 
 }  // namespace radar::log

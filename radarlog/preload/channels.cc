@@ -195,6 +195,61 @@ bool onMqueueFs(int fd, uint64_t dev) {
   return false;
 }
 
+// What /proc/self/fdinfo says of eventfd `fd`: its id (the kernel's, unique
+// among live eventfds: the identity its ends share across processes), its
+// count and its mode. False where the kernel does not say (before 6.0).
+struct EventFdInfo {
+  uint64_t id = 0, count = 0;
+  bool semaphore = false;
+};
+uint64_t fieldAfter(const char* text, const char* name, bool* found) {
+  const char* at = std::strstr(text, name);
+  if (!at) return 0;
+  at += std::strlen(name);
+  while (*at == ' ' || *at == '\t') ++at;
+  uint64_t v = 0;
+  for (; *at >= '0' && *at <= '9'; ++at) v = v * 10 + static_cast<uint64_t>(*at - '0');
+  *found = true;
+  return v;
+}
+bool eventFdInfo(int fd, EventFdInfo* out) {
+  char path[48] = "/proc/self/fdinfo/";
+  sys::formatDecimal(path + 18, sizeof path - 18, static_cast<unsigned>(fd));
+  const long f = sys::openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+  if (f < 0) return false;
+  char text[512];
+  const long n = sys::read(static_cast<int>(f), text, sizeof text - 1);
+  sys::close(static_cast<int>(f));
+  if (n <= 0) return false;
+  text[n] = 0;
+  bool has_id = false, unused = false;
+  out->id = fieldAfter(text, "eventfd-id:", &has_id);
+  out->count = fieldAfter(text, "eventfd-count:", &unused);
+  out->semaphore = fieldAfter(text, "eventfd-semaphore:", &unused) != 0;
+  return has_id;
+}
+
+// An anonymous inode: a signalfd's reads are signals taken; an eventfd is a
+// channel, known across processes by its id: `c` is filled and 0 returned.
+// (Where the kernel gives no id, an eventfd not made here is said: unseen.)
+uint64_t anonymousInode(int fd, ChannelOrigin origin, const char* proc, ChannelFields* c) {
+  char link[64];
+  const long m = sys::readlink(proc, link, sizeof(link) - 1);
+  constexpr char kSignalFdLink[] = "anon_inode:[signalfd]";
+  constexpr char kEventFdLink[] = "anon_inode:[eventfd]";
+  if (m == sizeof(kSignalFdLink) - 1 && std::memcmp(link, kSignalFdLink, sizeof(kSignalFdLink) - 1) == 0)
+    return makeEntry(0, kSignalFd, 0);
+  if (m != sizeof(kEventFdLink) - 1 || std::memcmp(link, kEventFdLink, sizeof(kEventFdLink) - 1) != 0)
+    return makeEntry(0, kNotChannel, 0);
+  EventFdInfo info;
+  if (!eventFdInfo(fd, &info)) return makeEntry(0, origin == ChannelOrigin::Created ? kEventFd : kSharedEventFd, 0);
+  c->type = ChannelType::EventFd;
+  c->ino = info.id;
+  c->count = info.count;
+  c->semaphore = info.semaphore;
+  return 0;
+}
+
 // Classifies `fd` and, for a channel, records its CHANNEL definition under
 // `index` (0: a new index). Returns the table entry (0 if fd is not open).
 uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_ino_hint) {
@@ -286,18 +341,10 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
       flags |= kFlagStoreReceived | kFlagExternal;
       break;
     }
-    case 0: {
-      // An anonymous inode: a signalfd's reads are signals taken; an
-      // eventfd not made here is shared with another process.
-      const long m = sys::readlink(proc, path, sizeof(path) - 1);
-      constexpr char kSignalFdLink[] = "anon_inode:[signalfd]";
-      constexpr char kEventFdLink[] = "anon_inode:[eventfd]";
-      if (m == sizeof(kSignalFdLink) - 1 && std::memcmp(path, kSignalFdLink, sizeof(kSignalFdLink) - 1) == 0)
-        return makeEntry(0, kSignalFd, 0);
-      if (m == sizeof(kEventFdLink) - 1 && std::memcmp(path, kEventFdLink, sizeof(kEventFdLink) - 1) == 0)
-        return makeEntry(0, origin == ChannelOrigin::Created ? kEventFd : kSharedEventFd, 0);
-      return makeEntry(0, kNotChannel, 0);
-    }
+    case 0:
+      if (const uint64_t other = anonymousInode(fd, origin, proc, &c)) return other;
+      flags |= kFlagStoreReceived;  // an eventfd's read: the count it took
+      break;
     case S_IFBLK:
     case S_IFREG:
       if (!S_ISREG(st.st_mode) || !onMqueueFs(fd, st.st_dev)) return makeEntry(0, kOutput, 0);

@@ -43,6 +43,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/select.h>
@@ -607,6 +608,24 @@ HOOK int socket(int domain, int type, int protocol) {
   call.finish(r);
   if (r >= 0) onCreated(r, ChannelOrigin::Created);
   call.extra.flags = static_cast<uint32_t>(type);
+  recordSimple(call, r);
+  return r;
+}
+
+// An eventfd is a channel (channels.cc): made here, it is an OPEN with its
+// initial count and flags, so that a re-run makes one at the same number.
+HOOK int eventfd(unsigned value, int flags) {
+  REAL(eventfd);
+  if (!active()) return real_eventfd(value, flags);
+  Call call(Kind::Open, -1);
+  const int r = real_eventfd(value, flags);
+  call.finish(r);
+  if (r >= 0) onCreated(r, ChannelOrigin::Created);
+  const char* strings[] = {radar::log::kEventFdOpened};
+  call.extra.strings = strings;
+  call.extra.string_count = 1;
+  call.extra.flags = static_cast<uint32_t>(flags);
+  call.extra.size = value;
   recordSimple(call, r);
   return r;
 }

@@ -57,10 +57,6 @@ void unseenUsed(log::Unseen what, const char* detail, int fd) {
   preload::sayUnseen(what, detail);
 }
 
-void eventFdCreated(int fd) {
-  if (preload::active()) preload::onCreated(fd, log::ChannelOrigin::Created);
-}
-
 bool isKnownChannel(int fd) { return preload::active() && preload::channelOf(fd) != 0; }
 
 }  // namespace radar::inject

@@ -133,6 +133,7 @@ uint64_t sideKey(const Endpoint& e, bool sending) {
     case log::ChannelType::Fifo:
     case log::ChannelType::MessageQueue:
     case log::ChannelType::SysvMessageQueue:
+    case log::ChannelType::EventFd:
       return sending ? 1 : 2;
     case log::ChannelType::UnixStream:
     case log::ChannelType::UnixDgram:
@@ -149,7 +150,7 @@ uint64_t sideKey(const Endpoint& e, bool sending) {
 
 bool isDatagramChannel(log::ChannelType t) {
   return t == log::ChannelType::Udp || t == log::ChannelType::UnixDgram || t == log::ChannelType::MessageQueue ||
-         t == log::ChannelType::SysvMessageQueue;
+         t == log::ChannelType::SysvMessageQueue || t == log::ChannelType::EventFd;
 }
 
 class Writer {

@@ -47,6 +47,7 @@ struct LogJob {
   std::vector<uint32_t> data_sends, data_receives;            // per endpoints[]: see RawRecording
   std::map<uint32_t, std::string> addresses;                  // event index (global) -> address
   std::map<uint32_t, std::vector<uint32_t>> message_lengths;  // likewise
+  std::map<uint32_t, uint64_t> counts;                        // likewise
   std::vector<uint32_t> threads;
   int64_t first_entry = std::numeric_limits<int64_t>::max(), last_entry = std::numeric_limits<int64_t>::min();
   std::string damage;
@@ -127,6 +128,8 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
       e.path = ci.path();
       e.fd = ci.fd();
       e.inherited = ci.origin() == proto::INHERITED;
+      e.created = ci.origin() == proto::CREATED;
+      e.count = ci.count();
       continue;
     }
     if (r.kind == log::Kind::Note) {
@@ -215,6 +218,12 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
         }
       }
       if (isDatagramAddressKind(k) && !r.address.empty()) job.addresses.emplace(index, std::string(r.address));
+      const bool counter = ev.endpoint != kNone && job.endpoints[ev.endpoint].type == log::ChannelType::EventFd;
+      if (counter && moved == sizeof(uint64_t) && r.payload.size() == sizeof(uint64_t)) {
+        uint64_t count;  // the kernel's: native byte order
+        std::memcpy(&count, r.payload.data(), sizeof count);
+        job.counts.emplace(index, count);
+      }
     } else if (k == log::Kind::SignalWait && r.error) {
       ev.value = r.error;  // none came: why (EAGAIN, the timeout)
       ev.result = 0;
@@ -261,6 +270,16 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
 
   Process& p = raw.processes[job.process];
   p.control = reader->control();
+}
+
+// What a log's reading learned of some of its events (addresses, message
+// lengths, counts), by their places in the recording (`shift` from the
+// reading's).
+void adoptEventFacts(LogJob& job, uint32_t shift, RawRecording& raw) {
+  for (auto& [index, address] : job.addresses) raw.addresses.insert_or_assign(index + shift, std::move(address));
+  for (auto& [index, lengths] : job.message_lengths)
+    raw.message_lengths.insert_or_assign(index + shift, std::move(lengths));
+  for (auto& [index, count] : job.counts) raw.counts.insert_or_assign(index + shift, count);
 }
 
 }  // namespace
@@ -557,9 +576,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     raw.data_receives.insert(raw.data_receives.end(), job.data_receives.begin(), job.data_receives.end());
     for (uint32_t i = write; i < write + job.count; ++i)
       if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
-    for (auto& [index, address] : job.addresses) raw.addresses.emplace(index - job.begin + write, address);
-    for (auto& [index, lengths] : job.message_lengths)
-      raw.message_lengths.emplace(index - job.begin + write, std::move(lengths));
+    adoptEventFacts(job, write - job.begin, raw);
     Process& p = raw.processes[job.process];
     p.threads = job.threads;
     p.unseen = std::move(job.unseen);
@@ -603,9 +620,7 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
       if (raw.endpoints[e].process == job.process) raw.data_sends[e] = raw.data_receives[e] = 0;
     for (uint32_t i = again.begin; i < again.begin + again.count; ++i)
       if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
-    for (auto& [index, address] : again.addresses) raw.addresses.insert_or_assign(index, address);
-    for (auto& [index, lengths] : again.message_lengths)
-      raw.message_lengths.insert_or_assign(index, std::move(lengths));
+    adoptEventFacts(again, 0, raw);
     // The old slice stays as a hole of events nobody owns: mark it empty.
     for (uint32_t i = old_begin; i < old_end; ++i) raw.events[i].kind = 0;
     raw.ranges[job.process] = {again.begin, again.begin + again.count};

@@ -47,6 +47,8 @@ struct RawRecording {
   // sendmmsg/recvmmsg events: the length of each message they moved (a
   // datagram socket matches them one datagram at a time).
   std::map<uint32_t, std::vector<uint32_t>> message_lengths;
+  // An eventfd's writes and reads: the count each added or took.
+  std::map<uint32_t, uint64_t> counts;
   std::vector<std::string> boots;
   std::vector<std::string> directories;
   std::vector<LoadProblem> problems;

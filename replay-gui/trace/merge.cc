@@ -30,6 +30,8 @@ void Merger::run(StepTimer& step) {
   step("streams");
   matchDatagrams();
   step("datagrams");
+  matchCounters();
+  step("counters");
   otherEdges();
   std::map<uint32_t, std::string>().swap(raw_.addresses);
   std::map<uint32_t, std::vector<uint32_t>>().swap(raw_.message_lengths);

@@ -27,6 +27,26 @@ std::string Merger::unrecordedHolder(uint32_t endpoint) const {
   return p.recordedLabel() + "'s next program, not recorded";
 }
 
+// A channel some of whose ends were inherited from outside the recording
+// (radar record's own stdin, stdout) leads outside; so does one with an end
+// carried into a program radar could not record (statically linked,
+// set-user-ID, a Go program ...): what went through the channel may have
+// gone to or come from that program, which is named.
+void Merger::findOutsidePeer(Channel& c) const {
+  for (uint32_t ep : c.endpoints)
+    if (raw_.endpoints[ep].external) {
+      c.external = true;
+      c.external_peer = "outside the recording";
+      return;
+    }
+  for (uint32_t ep : c.endpoints)
+    if (const std::string who = unrecordedHolder(ep); !who.empty()) {
+      c.external = true;
+      c.external_peer = who;
+      return;
+    }
+}
+
 // A channel's name where the recording has nothing better: a pipe by its
 // number, a FIFO or a message queue by its path, a connection by its
 // addresses; a named socket or connection with one side recorded leads
@@ -93,6 +113,7 @@ void Merger::buildChannels() {
   }
   std::vector<std::string> side_identity(eps.size());
   side_.assign(eps.size(), 0);
+  const std::vector<uint32_t> generation = eventFdGenerations();
   std::map<ChannelType, int> numbers;
   for (uint32_t i = 0; i < eps.size(); ++i) {
     Endpoint& e = eps[i];
@@ -106,7 +127,8 @@ void Merger::buildChannels() {
       case ChannelType::Other:
       case ChannelType::MessageQueue:
       case ChannelType::SysvMessageQueue:
-        key = "F|" + boot + "|" + hexKey(e.dev) + "|" + hexKey(e.ino);
+      case ChannelType::EventFd:  // by its generation too: an eventfd's id is reused
+        key = "F|" + boot + "|" + hexKey(e.dev) + "|" + hexKey(e.ino) + "|" + std::to_string(generation[i]);
         break;
       case ChannelType::UnixStream:
       case ChannelType::UnixSeqpacket:
@@ -161,26 +183,7 @@ void Merger::buildChannels() {
     // "socketpair 1" would be one to a reader.
     const int n = ++numbers[isUnixSocket(c.type) ? ChannelType::UnixStream : c.type];
     nameChannel(c, n, ids.size() >= 2);
-    if (!c.external) {
-      // A channel some of whose ends were inherited from outside the
-      // recording (radar record's own stdin, stdout) leads outside.
-      for (uint32_t ep : c.endpoints)
-        if (eps[ep].external) {
-          c.external = true;
-          c.external_peer = "outside the recording";
-        }
-    }
-    if (!c.external) {
-      // An end carried into a program radar could not record (statically
-      // linked, set-user-ID, a Go program ...): what went through the
-      // channel may have gone to or come from that program, which is named.
-      for (uint32_t ep : c.endpoints)
-        if (const std::string who = unrecordedHolder(ep); !who.empty()) {
-          c.external = true;
-          c.external_peer = who;
-          break;
-        }
-    }
+    if (!c.external) findOutsidePeer(c);
   }
   // Two connections from one process to one socket: numbered, so that
   // every channel's name selects it alone.

@@ -1,5 +1,5 @@
 // The merge's stages, one class: merge.cc runs them in order (links,
-// channels, streams, datagrams, other edges, linearization, endings), each
+// channels, streams, datagrams, counters, other edges, linearization, endings), each
 // stage in a file of its own (merge_*.cc, linearize.cc). Private to
 // replay-gui/trace: everything else calls merge() (merge.h).
 #pragma once
@@ -205,11 +205,15 @@ class Merger {
   void buildChannels();
   void nameChannel(Channel& c, int n, bool two_sides);
   std::string unrecordedHolder(uint32_t endpoint) const;
+  void findOutsidePeer(Channel& c) const;
   void matchStreams();
   // Returns the receives (by index into `receives`, after reordering) whose
   // bytes their content confirmed.
   std::vector<bool> orderByContent(std::vector<StreamItem>& sends, std::vector<StreamItem>& receives);
   void matchDatagrams();
+  std::vector<uint32_t> eventFdGenerations();
+  void matchCounters();
+  void matchCounter(const Channel& c, std::vector<uint32_t>& writes, std::vector<uint32_t>& reads);
   bool fromSender(uint32_t receive, uint32_t send) const;
   uint32_t queueEnd(uint32_t endpoint) const;
   void orderQueueReceives(std::vector<std::vector<uint32_t>>* receives) const;
@@ -247,6 +251,7 @@ class Merger {
   std::vector<BigArray<Edge>> stream_edges_;
   std::vector<uint32_t> notable_;          // signals, waits, closes, ends of file, by index
   std::vector<uint8_t> side_;              // per endpoint: 0 or 1
+  std::vector<int64_t> counter_since_;     // per endpoint, eventfds': when it appeared (eventFdGenerations)
   std::vector<uint32_t> starts_, owners_;  // process ranges by start, for owner()
   static constexpr uint32_t kOwnerBlockShift = 10;
   std::vector<uint32_t> owner_block_;      // per block of events: the last range starting at or before it

@@ -110,17 +110,58 @@ std::string Narrator::tag(uint32_t position, Kind k) const {
                 : ", type " + std::to_string(r.status));
 }
 
-// What mq_open or mq_unlink named: "message queue /name".
+// What mq_open or mq_unlink named: "message queue /name" (or an eventfd).
 std::string Narrator::queueName(uint32_t position) const {
   log::Record r;
   std::vector<std::string> strings;
-  if (t_.record(position, &r, nullptr, &strings, nullptr) && !strings.empty()) return "message queue " + strings[0];
+  if (t_.record(position, &r, nullptr, &strings, nullptr) && !strings.empty())
+    return strings[0] == log::kEventFdOpened ? "an eventfd" : "message queue " + strings[0];
   return "a message queue";
+}
+
+// An eventfd's write or read, after its subject: " adds 3 to eventfd 1,
+// taken by B", " takes 3 from eventfd 1, added by A".
+std::string Narrator::counted(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const bool add = log::categoryOf(e.eventKind()) == log::Category::Send;
+  const std::string on = channel(e);
+  if (e.flags & kEventFailed)
+    return add ? " fails to add to " + on : " finds nothing to take from " + on + " (the call failed)";
+  std::string count = "its count";
+  log::Record r;
+  std::string payload;
+  if (t_.record(position, &r, &payload, nullptr, nullptr) && payload.size() == sizeof(uint64_t)) {
+    uint64_t n;
+    std::memcpy(&n, payload.data(), sizeof n);
+    count = std::to_string(n);
+  }
+  const auto others = add ? receivers(position) : senders(position);
+  std::string who;
+  if (!others.empty())
+    who = (add ? ", taken by " : ", added by ") + names(t_, others, e.process);
+  else if (!add && (e.flags & kEventUnmatched))
+    who = ", which no recorded process added";
+  else if (add && !(e.flags & kEventExternal))
+    who = ", which nobody takes";
+  return (add ? " adds " + count + " to " : " takes " + count + " from ") + on + who;
+}
+
+// What an open did, after its subject: " opens message queue /jobs",
+// " creates eventfd 1".
+std::string Narrator::opened(uint32_t position) const {
+  const Event& e = t_.events[position];
+  if (e.flags & kEventFailed) return " fails to open " + queueName(position);
+  return (onCounter(e) ? " creates " : " opens ") + channel(e);
+}
+
+bool Narrator::onCounter(const Event& e) const {
+  return e.endpoint != kNone && t_.endpoints[e.endpoint].type == log::ChannelType::EventFd;
 }
 
 // What a send did, after its subject: " sends a message to ... (N bytes)".
 std::string Narrator::sent(uint32_t position) const {
   const Event& e = t_.events[position];
+  if (onCounter(e)) return counted(position);
   const Kind k = e.eventKind();
   const std::string on = " on " + channel(e);
   if (e.flags & kEventFailed) return " fails to send" + on;
@@ -140,6 +181,7 @@ std::string Narrator::sent(uint32_t position) const {
 // What a receive did, after its subject: " receives a message from ...".
 std::string Narrator::received(uint32_t position) const {
   const Event& e = t_.events[position];
+  if (onCounter(e)) return counted(position);
   const Kind k = e.eventKind();
   const std::string on = " on " + channel(e);
   if (e.flags & kEventFailed) {
@@ -339,7 +381,7 @@ std::string Narrator::describe(uint32_t position) const {
     case Kind::Dup:
       return subject + " duplicates its end of " + channel(e);
     case Kind::Open:
-      return subject + (failed ? " fails to open " + queueName(position) : " opens " + channel(e));
+      return subject + opened(position);
     case Kind::EpollCtl:
       return subject + " changes what it waits for";
     case Kind::Poll:

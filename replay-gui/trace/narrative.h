@@ -32,6 +32,9 @@ class Narrator {
   std::string tag(uint32_t position, log::Kind k) const;  // ", priority 7", ", type 2": a queued message
   std::string queueCall(uint32_t position) const;         // " removes message queue /q", " gets System V queue 3"
   std::string queueControl(uint32_t position) const;      // " removes System V queue 3": msgctl
+  std::string opened(uint32_t position) const;            // " opens message queue /jobs"
+  bool onCounter(const Event& e) const;                   // an eventfd's
+  std::string counted(uint32_t position) const;           // " adds 3 to eventfd 1 (taken by ...)"
   std::string queueName(uint32_t position) const;         // "message queue /name": mq_open, mq_unlink
   std::string who(uint32_t process) const;
   std::string channel(const Event& e) const;

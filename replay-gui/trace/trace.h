@@ -120,6 +120,8 @@ struct Endpoint {
   uint32_t access = 0;  // O_RDONLY / O_WRONLY / O_RDWR (pipes, FIFOs)
   bool external = false;
   bool inherited = false;  // open when the image started (ChannelOrigin INHERITED)
+  bool created = false;    // made by the image (ChannelOrigin CREATED)
+  uint64_t count = 0;      // an eventfd's count when its end was defined
   uint64_t ino = 0, peer_ino = 0, dev = 0;
   std::string local_address, peer_address;  // struct sockaddr bytes
   std::string path;

@@ -78,6 +78,9 @@ inline constexpr uint32_t kScriptOutputs = 2;
 // recording (an older log's are made for real, in the sandbox's own IPC
 // namespace).
 inline constexpr uint32_t kScriptQueues = 4;
+// Made from logs of format 1.7 or later, which record every eventfd()
+// (an OPEN): only then does a re-run make its eventfds as recorded.
+inline constexpr uint32_t kScriptEventFds = 8;
 // Writes on descriptors from this number on are not compared.
 inline constexpr int kComparedOutputFds = 4096;
 
@@ -106,7 +109,15 @@ struct SocketNames {
 // regular file (written to: its writes are compared, see ScriptOutput).
 // File: the regular file it was open on (a redirected input), reopened for
 // reading at `offset`; /dev/null where that fails or it was not readable.
-enum class StandIn : uint32_t { PipeRead = 1, PipeWrite = 2, Socket = 3, Null = 4, Placeholder = 5, File = 6 };
+enum class StandIn : uint32_t {
+  PipeRead = 1,
+  PipeWrite = 2,
+  Socket = 3,
+  Null = 4,
+  Placeholder = 5,
+  File = 6,
+  EventFd = 7
+};
 struct ScriptFd {
   int32_t fd;
   StandIn stand_in;
@@ -175,6 +186,7 @@ inline constexpr uint16_t kBranchToChild = 1;  // FORK/VFORK where the replay be
 inline constexpr uint16_t kHashKnown = 2;      // `hash` is meaningful
 inline constexpr uint16_t kPassThrough = 4;    // also write the bytes to the real descriptor (terminals)
 inline constexpr uint16_t kNeverReturns = 8;   // the thread ended in this call (cancelled): it waits there
+inline constexpr uint16_t kOnChannel = 16;     // an OPEN that made a channel (the recorder's calls on it follow)
 
 static_assert(sizeof(Blob) == 16);
 static_assert(sizeof(ScriptEvent) % 8 == 0);

@@ -137,6 +137,9 @@ ScriptFd standInFor(const trace::Endpoint& ep, int fd) {
     case ChannelType::Udp:
       socket(family == AF_INET6 ? AF_INET6 : AF_INET, SOCK_DGRAM);
       break;
+    case ChannelType::EventFd:
+      f.stand_in = StandIn::EventFd;
+      break;
     default:
       f.stand_in = StandIn::Null;
       if (!f.access) f.access = O_RDWR;
@@ -293,6 +296,8 @@ class Builder {
     if (reader->control().format_major == 1 && reader->control().format_minor < 5) outputs_recorded_ = false;
     // ... and its calls on message queues.
     if (reader->control().format_major == 1 && reader->control().format_minor < 6) queues_recorded_ = false;
+    // ... and its eventfds.
+    if (reader->control().format_major == 1 && reader->control().format_minor < 7) eventfds_recorded_ = false;
     const bool last = segment + 1 == out_->chain.size();
     // Every thread of the image has a place, even one that recorded nothing
     // (the main thread of a child that only exits through a signal ...).
@@ -610,6 +615,7 @@ class Builder {
     if (r.has_hash) e.flags |= kHashKnown;
     if (branch) e.flags |= kBranchToChild;
     if (r.flags & log::kFlagNeverReturned) e.flags |= kNeverReturns;
+    if (r.kind == Kind::Open && r.channel) e.flags |= kOnChannel;
 
     const Category category = log::categoryOf(r.kind);
     // A value the re-run will hand to the program as a call's result must
@@ -766,6 +772,7 @@ class Builder {
     if (nondet_) h.flags |= kScriptNondet;
     if (outputs_recorded_) h.flags |= kScriptOutputs;
     if (queues_recorded_) h.flags |= kScriptQueues;
+    if (eventfds_recorded_) h.flags |= kScriptEventFds;
     h.started_realtime_ns = started_realtime_ns_;
     h.label = w_.putText(t_.label(debugged.index));
     out_->events = static_cast<uint32_t>(w_.events.size());
@@ -810,6 +817,7 @@ class Builder {
   uint32_t closed_at_start_ = 0;                 // ScriptHeader::closed_at_start
   bool outputs_recorded_ = true;                 // every log of the chain is of format 1.5 or later
   bool queues_recorded_ = true;                  // ... of format 1.6 or later
+  bool eventfds_recorded_ = true;                // ... of format 1.7 or later
   bool nondet_ = false;                          // recorded with --nondet
   int64_t started_realtime_ns_ = 0;              // ScriptHeader::started_realtime_ns
   bool payload_limited_ = false;                 // the recording kept only part of each message

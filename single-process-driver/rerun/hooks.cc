@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/msg.h>
 #include <sys/resource.h>
@@ -751,6 +752,34 @@ HOOK int socket(int domain, int type, int protocol) {
     if (!placeNew(e, s, static_cast<int>(e->result), (type & SOCK_CLOEXEC) != 0))
       return real_socket(domain, type, protocol);
     setSocketNames(static_cast<int>(e->result), &e->names);
+  }
+  return finishWith<int>(e);
+}
+
+// An eventfd the recording made: a real one, made now, stands in at the
+// recorded number (poll and epoll take it); what is read from it comes
+// from the recording, what is written is compared. Where the recorder could
+// not tell it from others (a kernel without eventfd ids), it is the
+// program's own, used for real as then.
+HOOK int eventfd(unsigned value, int flags) {
+  REAL(eventfd);
+  if (!replaying() || !eventFdsRecorded()) return real_eventfd(value, flags);
+  const ScriptEvent* e = expect(Kind::Open, -1, "eventfd()");
+  if (!e) return real_eventfd(value, flags);
+  const char* recorded = e->strings.size ? static_cast<const char*>(blob(e->strings)) : "";
+  if (std::strcmp(recorded, radar::log::kEventFdOpened) != 0 || e->size != value ||
+      e->call_flags != static_cast<uint32_t>(flags)) {
+    Report r;
+    r << "the program calls eventfd(" << static_cast<uint64_t>(value) << ", flags " << flags
+      << ") where the recording has " << text(e);
+    diverge(e, r.str());
+    return real_eventfd(value, flags);
+  }
+  consume(e);
+  if (e->result >= 0) {
+    const long stand_in = sys::raw(SYS_eventfd2, value, flags & ~EFD_CLOEXEC);
+    if (!placeNew(e, stand_in, static_cast<int>(e->result), (flags & EFD_CLOEXEC) != 0)) return -1;
+    if (!(e->flags & radar::driver::kOnChannel)) setChannelFd(static_cast<int>(e->result), false);
   }
   return finishWith<int>(e);
 }
@@ -2164,8 +2193,6 @@ void unseenUsed(log::Unseen what, const char* detail, int fd) {
     return;
   diverge(nullptr, r.str());
 }
-
-void eventFdCreated(int) {}
 
 bool isKnownChannel(int fd) { return isChannelFd(fd); }
 

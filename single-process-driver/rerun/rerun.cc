@@ -403,6 +403,7 @@ driver::ScriptStatus* replayStatus() { return g.status; }
 
 bool outputsRecorded() { return g.header && (g.header->flags & driver::kScriptOutputs); }
 bool queuesRecorded() { return g.header && (g.header->flags & driver::kScriptQueues); }
+bool eventFdsRecorded() { return g.header && (g.header->flags & driver::kScriptEventFds); }
 
 namespace {
 std::atomic<int32_t> g_believed_pid{0};
@@ -1163,6 +1164,9 @@ void standIn(const ScriptFd& f) {
         fd = -1;
       }
       if (fd < 0) fd = sys::openat(AT_FDCWD, "/dev/null", O_RDONLY, 0);
+      break;
+    case StandIn::EventFd:  // never ready by itself: what is read comes from the recording
+      fd = sys::raw(SYS_eventfd2, 0, 0);
       break;
     case StandIn::Null:
     case StandIn::Placeholder:

@@ -90,6 +90,8 @@ driver::ScriptStatus* replayStatus();
 bool outputsRecorded();
 // Whether the recording has every call on a message queue (driver/script.h).
 bool queuesRecorded();
+// Whether the script's logs record every eventfd() (format 1.7 on).
+bool eventFdsRecorded();
 
 // A write the program made to a descriptor that is no channel (`result`
 // returned, from `iov`): when it is a file or device, compared with the

@@ -50,10 +50,11 @@ TEST(Wire, KindsMirrorTheProto) {
     if (categoryOf(static_cast<Kind>(n)) == Category::Unknown) continue;
     EXPECT_NE(desc->FindValueByNumber(static_cast<int>(n)), nullptr) << n;
   }
-  EXPECT_EQ(proto::ChannelType_descriptor()->value_count(), 14);
+  EXPECT_EQ(proto::ChannelType_descriptor()->value_count(), 15);
   EXPECT_EQ(static_cast<int>(ChannelType::Other), proto::OTHER);
   EXPECT_EQ(static_cast<int>(ChannelType::MessageQueue), proto::MESSAGE_QUEUE);
   EXPECT_EQ(static_cast<int>(ChannelType::SysvMessageQueue), proto::SYSV_MESSAGE_QUEUE);
+  EXPECT_EQ(static_cast<int>(ChannelType::EventFd), proto::EVENTFD);
   EXPECT_EQ(static_cast<int>(Origin::Unhooked), proto::UNHOOKED);
   EXPECT_EQ(static_cast<int>(ChannelOrigin::Received), proto::RECEIVED);
 }

@@ -1,8 +1,5 @@
 // A parent and its child meet through something radar does not record,
 // one mechanism per mode; the child prints what it got, the parent waits.
-//   mq       a POSIX message queue (mq_send / mq_receive)
-//   msg      a System V message queue (msgsnd / msgrcv)
-//   eventfd  an eventfd the parent made: the child writes, the parent reads
 //   shm      anonymous shared memory and a process-shared semaphore
 //   sem      a POSIX named semaphore the child posts
 //   raw      the parent writes to a pipe with syscall(SYS_writev)
@@ -13,11 +10,8 @@
 //            and closes it with syscall(SYS_close): unseen, as a whole
 //   uring    the parent writes to a pipe through io_uring (built with liburing only)
 #include <fcntl.h>
-#include <mqueue.h>
 #include <semaphore.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/msg.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -97,59 +91,6 @@ int main(int argc, char** argv) {
   }
   char name[64];
   snprintf(name, sizeof name, "/radar-unseen-%d", (int)getpid());
-  if (!strcmp(mode, "mq")) {
-    struct mq_attr attr = {.mq_maxmsg = 4, .mq_msgsize = 32};
-    const mqd_t q = mq_open(name, O_CREAT | O_RDWR, 0600, &attr);
-    CHECK(q != (mqd_t)-1);
-    fflush(stdout);
-    const pid_t child = fork();
-    if (child == 0) {
-      char b[32] = "";
-      const ssize_t n = mq_receive(q, b, sizeof b, NULL);
-      printf("child received %zd: %s\n", n, b);
-      return n == 6 ? 0 : 1;
-    }
-    CHECK(mq_send(q, "hello", 6, 0) == 0);
-    mq_unlink(name);
-    return waitChild(child);
-  }
-  if (!strcmp(mode, "msg")) {
-    const int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
-    CHECK(q >= 0);
-    fflush(stdout);
-    const pid_t child = fork();
-    if (child == 0) {
-      struct {
-        long type;
-        char text[16];
-      } m;
-      const ssize_t n = msgrcv(q, &m, sizeof m.text, 0, 0);
-      printf("child received %zd: %s\n", n, m.text);
-      return n == 6 ? 0 : 1;
-    }
-    struct {
-      long type;
-      char text[16];
-    } m = {1, "hello"};
-    CHECK(msgsnd(q, &m, 6, 0) == 0);
-    const int r = waitChild(child);
-    msgctl(q, IPC_RMID, NULL);
-    return r;
-  }
-  if (!strcmp(mode, "eventfd")) {
-    const int e = eventfd(0, 0);
-    CHECK(e >= 0);
-    fflush(stdout);
-    const pid_t child = fork();
-    if (child == 0) {
-      const uint64_t one = 7;
-      return write(e, &one, sizeof one) == sizeof one ? 0 : 1;
-    }
-    uint64_t got = 0;
-    CHECK(read(e, &got, sizeof got) == sizeof got);
-    printf("parent counted %llu\n", (unsigned long long)got);
-    return waitChild(child);
-  }
   if (!strcmp(mode, "shm")) {
     struct Shared {
       sem_t ready;
@@ -178,6 +119,6 @@ int main(int argc, char** argv) {
     printf("parent was posted\n");
     return waitChild(child);
   }
-  fprintf(stderr, "usage: unseen mq|msg|eventfd|shm|sem|raw|uring\n");
+  fprintf(stderr, "usage: unseen shm|sem|raw|rawrw|rawsocket|uring\n");
   return 2;
 }
