@@ -1602,7 +1602,7 @@ TEST(Record, MessageQueuesAreChannels) {
 // Processes that count through eventfds: each write a send of what it
 // adds, each read a receive of what it took, matched to the writes whose
 // counts it took (a semaphore's one unit at a time), whoever made the
-// eventfd; told with its counts, in SQL and the pcapng export; every
+// eventfd; waited for with poll and epoll; told with its counts, in SQL and the pcapng export; every
 // process re-runs as recorded, its eventfds answered from the recording.
 // An eventfd closed and another made with the same kernel id ("reuse")
 // are two: the second's read is not matched to the first one's count.
@@ -1621,7 +1621,8 @@ TEST(Record, EventFdsAreChannels) {
              5,
              {"creates eventfd 1", "adds 3 to eventfd 1, taken by eventfds[", "waits for channels: 1 ready",
               "takes 7 from eventfd 1, added by eventfds[", "adds 2 to eventfd 2, taken by eventfds[",
-              "takes 1 from eventfd 2, added by eventfds[", "takes 5 from eventfd 1, added by eventfds["},
+              "changes what it waits for", "takes 1 from eventfd 2, added by eventfds[",
+              "takes 5 from eventfd 1, added by eventfds["},
              ""},
         Case{"reuse",
              "bytes sent 16, received 8: 8 matched to their sends, 0 from outside the recording, 0 with no recorded "

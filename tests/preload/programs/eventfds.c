@@ -1,13 +1,15 @@
 // Two processes counting through eventfds: the parent adds 3 and 4 to a
 // counter before the child exists; the child waits for it to be readable,
 // takes 7, answers with 2 on a semaphore eventfd, and takes what the
-// parent adds next (5). The parent takes the semaphore's units one by one.
+// parent adds next (5). The parent waits for the answer with epoll, then
+// takes the semaphore's units one by one.
 // "reuse": an eventfd closed, then another made (the kernel gives the
 // second the first one's id), each with a count of its own.
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +41,10 @@ static int pair(void) {
     printf("child took %llu, then %llu\n", (unsigned long long)first, (unsigned long long)second);
     _exit(first == 7 && second == 5 ? 0 : 5);
   }
+  const int ep = epoll_create1(EPOLL_CLOEXEC);
+  struct epoll_event want = {EPOLLIN, {.fd = answers}}, ready;
+  if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, answers, &want) != 0) return 8;
+  if (epoll_wait(ep, &ready, 1, 5000) != 1 || ready.data.fd != answers) return 9;
   const uint64_t one = take(answers);
   add(counter, 5);
   const uint64_t two = take(answers);
