@@ -282,6 +282,19 @@ void noteOmitted(std::string_view kept, uint64_t omitted, std::string* out) {
   else
     *out += "and " + what;
 }
+// Bytes of a receive that nobody radar recorded sent are said too, never
+// left out as if the message were shorter.
+void noteUnseen(std::string_view kept, uint64_t omitted, uint64_t unseen, std::string* out) {
+  if (!unseen) return;
+  const std::string what = std::to_string(unseen) + (unseen == 1 ? " byte" : " bytes") +
+                           " no recorded process sent (written unseen: a raw system call, io_uring, a process "
+                           "radar did not record)" +
+                           (kept.empty() ? std::string("\n") : "; where among these they fall is not known\n");
+  if (kept.empty() && !omitted)
+    *out = what;
+  else
+    *out += "and " + what;
+}
 }  // namespace
 
 bool Binding::describeContents(const trace::Trace& t, uint32_t position, std::string* out, std::string* error) const {
@@ -334,6 +347,7 @@ bool Binding::describeContents(const trace::Trace& t, uint32_t position, TextOut
                 " on this channel, which finish its last message)\n";
   appendDescribedBytes(&description(), c.port, c.bytes, out);
   noteOmitted(c.bytes, c.omitted, &out->text);
+  noteUnseen(c.bytes, c.omitted, t.unseenBytes(position), &out->text);
   out->flush();
   return true;
 }
@@ -347,6 +361,7 @@ bool describeContents(const Binding* binding, const trace::Trace& t, uint32_t po
   out->text.clear();
   appendDescribedBytes(nullptr, nullptr, bytes, out);
   noteOmitted(bytes, omitted, &out->text);
+  noteUnseen(bytes, omitted, t.unseenBytes(position), &out->text);
   out->flush();
   return true;
 }

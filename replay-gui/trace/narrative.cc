@@ -201,7 +201,10 @@ std::string Narrator::received(uint32_t position) const {
                                                                                   : " that no recorded process sent";
   }
   const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
-  return verb + whence + on + " (" + bytes(e.value) + tag(position, k) + ")";
+  std::string unseen;  // some of its bytes, where others came from recorded sends
+  if (const uint64_t n = from.empty() ? 0 : t_.unseenBytes(position))
+    unseen = ", " + std::to_string(n) + " of them sent unseen";
+  return verb + whence + on + " (" + bytes(e.value) + unseen + tag(position, k) + ")";
 }
 
 // A call on a message queue that moves no message, after its subject.

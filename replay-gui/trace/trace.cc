@@ -246,6 +246,15 @@ std::vector<Trace::ReceivedPiece> Trace::receivedPieces(uint32_t receive) const 
   return pieces;
 }
 
+uint64_t Trace::unseenBytes(uint32_t receive) const {
+  const Event& ev = events[receive];
+  if (!(ev.flags & kEventUnmatched) || (ev.flags & kEventHasPayload)) return 0;
+  uint64_t matched = 0;
+  for (auto [b, e] = incoming(receive); b != e; ++b)
+    if (b->why == Edge::Why::Message) matched += b->bytes;
+  return matched < ev.value ? ev.value - matched : 0;
+}
+
 bool Trace::sentPayload(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const {
   const Event& ev = events[send];
   const uint64_t k = ev.counter;  // from 1

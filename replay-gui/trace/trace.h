@@ -439,6 +439,10 @@ class Trace {
     uint64_t skip, bytes;
   };
   std::vector<ReceivedPiece> receivedPieces(uint32_t receive) const;
+  // Bytes of a receive that no recorded send gave it and that it did not
+  // keep itself: written unseen (a raw system call, io_uring, a process
+  // radar did not record). 0 for anything else.
+  uint64_t unseenBytes(uint32_t receive) const;
 
   // The full record of an event, re-read from its log.
   bool record(uint32_t position, log::Record* out, std::string* payload, std::vector<std::string>* strings,

@@ -1506,6 +1506,9 @@ TEST(Record, WhatRadarCannotSeeIsSaid) {
     EXPECT_EQ(events.out.find("that no recorded process sent"), std::string::npos) << events.out;
     EXPECT_NE(events.out.find("receives a message whose sending radar did not see on pipe"), std::string::npos)
         << events.out;
+    const Result decoded = radar({"events", "--decode", rec.dir});
+    EXPECT_NE(decoded.out.find("\n    6 bytes no recorded process sent (written unseen"), std::string::npos)
+        << decoded.out;
     // The writer's re-run stops where it wrote unseen.
     int parent = 0;
     for (const ProcessLog& log : rec.logs)
@@ -1597,6 +1600,23 @@ TEST(Record, MessageQueuesAreChannels) {
     EXPECT_NE(exported.err.find(std::to_string(c.messages) + " packets"), std::string::npos) << exported.err;
     expectEveryProcessReRunsAsRecorded(rec);
   }
+}
+
+// A receive that got bytes from a recorded send and bytes written unseen
+// says how many it got unseen, in the story and in its decoded contents:
+// never shown as if the message were only what radar saw.
+TEST(Record, BytesWrittenUnseenAreMarkedInTheContents) {
+  Recording rec = record({programPath("unseen"), "rawmix"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.out.find("child read 16: PING-rawPING-lib"), std::string::npos) << rec.out;
+  const Result events = radar({"events", "--decode", rec.dir});
+  EXPECT_NE(events.out.find("(16 bytes, 8 of them sent unseen)"), std::string::npos) << events.out;
+  EXPECT_NE(events.out.find("\"PING-lib\"\n    and 8 bytes no recorded process sent (written unseen: "),
+            std::string::npos)
+      << events.out;
+  const Result check = radar({"check", "--strict", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_NE(check.out.find("8 with no recorded sender"), std::string::npos) << check.out;
 }
 
 // Processes that count through eventfds: each write a send of what it

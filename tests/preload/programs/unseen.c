@@ -3,6 +3,8 @@
 //   shm      anonymous shared memory and a process-shared semaphore
 //   sem      a POSIX named semaphore the child posts
 //   raw      the parent writes to a pipe with syscall(SYS_writev)
+//   rawmix   the parent writes 8 bytes with syscall(SYS_writev), then 8
+//            with write(); the child reads all 16 at once
 //   rawrw    the parent writes with syscall(SYS_write) and closes with
 //            syscall(SYS_close), the child reads with syscall(SYS_read), as
 //            libuv does: recorded as the calls they are
@@ -73,6 +75,28 @@ static int overPipe(int uring, int rawrw) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+// Eight bytes written unseen, then eight written through the C library,
+// all before the child reads them at once.
+static int mixedPipe(void) {
+  int p[2];
+  CHECK(pipe(p) == 0);
+  struct iovec v = {"PING-raw", 8};
+  CHECK(syscall(SYS_writev, p[1], &v, 1) == 8);
+  CHECK(write(p[1], "PING-lib", 8) == 8);
+  fflush(stdout);
+  const pid_t child = fork();
+  CHECK(child >= 0);
+  if (child == 0) {
+    char b[64] = "";
+    const ssize_t n = read(p[0], b, sizeof b - 1);
+    printf("child read %zd: %s\n", n, b);
+    return n == 16 ? 0 : 1;
+  }
+  int status = 0;
+  CHECK(waitpid(child, &status, 0) == child);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 static int waitChild(pid_t child) {
   int status = 0;
   CHECK(waitpid(child, &status, 0) == child);
@@ -83,6 +107,7 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if (!strcmp(mode, "raw") || !strcmp(mode, "uring") || !strcmp(mode, "rawrw"))
     return overPipe(!strcmp(mode, "uring"), !strcmp(mode, "rawrw"));
+  if (!strcmp(mode, "rawmix")) return mixedPipe();
   if (!strcmp(mode, "rawsocket")) {
     const long s = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
     printf("socket %ld\n", s);
@@ -119,6 +144,6 @@ int main(int argc, char** argv) {
     printf("parent was posted\n");
     return waitChild(child);
   }
-  fprintf(stderr, "usage: unseen shm|sem|raw|rawrw|rawsocket|uring\n");
+  fprintf(stderr, "usage: unseen shm|sem|raw|rawmix|rawrw|rawsocket|uring\n");
   return 2;
 }
