@@ -709,6 +709,77 @@ TEST(Debug, NoFalseDivergences) {
   }
 }
 
+// One small program per way processes meet, each recorded, checked,
+// decoded, and every process re-run: exactly, as recorded, where radar
+// records the mechanism; where it cannot see it (shared memory, named
+// semaphores, raw system calls, io_uring), said and never blamed on a
+// recorded process, and a re-run that stops saying so rather than hang.
+TEST(Debug, EveryMechanismIsRecordedCheckedDecodedAndReRun) {
+  const std::string scratch = testTempDir();
+  std::ofstream(scratch + "/f.txt") << "sent by the kernel\n";
+  const std::string sendfile_py =
+      "/usr/bin/python3 -c \"import os; os.sendfile(1, os.open('f.txt', os.O_RDONLY), None, 100)\"";
+  struct Case {
+    const char* name;
+    std::string shell;
+    bool seen;
+    const char* refused = "";  // a program whose re-run is refused: bytes the recording could not keep
+  };
+  auto program = [](const char* name, const std::string& args) {
+    return shellQuote(programPath(name)) + (args.empty() ? "" : " " + args);
+  };
+  const Case cases[] = {
+      {"pipes", program("pipes", ""), true},
+      {"fifo", "exec " + shellQuote(driverProgram("rerun_traps")) + " fifo", true},
+      {"unix sockets, socketpairs, SCM_RIGHTS", program("unix_sockets", shellQuote(scratch + "/s.sock")), true},
+      {"tcp and udp over IPv4", program("tcp", "4"), true},
+      {"tcp and udp over IPv6", program("tcp", "6"), true},
+      {"udp", program("udp_echo", ""), true},
+      {"splice, tee, vmsplice", "printf 'hello world\\n' | " + program("splicer", "") + " | cat", true, "cat"},
+      {"sendfile", sendfile_py + " | cat", true},
+      {"POSIX message queues", program("message_queues", "pair"), true},
+      {"System V message queues", program("message_queues", "sysv"), true},
+      {"eventfds", program("eventfds", "pair"), true},
+      {"shared memory", program("unseen", "shm"), false},
+      {"named semaphore", program("unseen", "sem"), false},
+      {"raw system call", program("unseen", "raw"), false},
+      {"io_uring", program("unseen", "uring"), false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string dir = testTempDir() + "/rec";
+    Result rec = shell("cd " + shellQuote(scratch) + " && " + shellQuote(radarPath()) + " record -o " +
+                       shellQuote(dir) + " -- sh -c " + shellQuote(c.shell) + " < /dev/null");
+    if (rec.exit_code == 77) {
+      std::printf("[  SKIPPED ] %s: the test program was built without it\n", c.name);
+      continue;
+    }
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    const Result check = radar({"check", "--strict", dir});
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    EXPECT_EQ(check.out.find("no-sender"), std::string::npos) << check.out;
+    EXPECT_EQ(c.seen, check.out.find("not seen:") == std::string::npos) << check.out;
+    EXPECT_EQ(radar({"events", "--decode", dir}).exit_code, 0);
+    for (const ProcessLog& log : load(dir).logs) {
+      const std::string who =
+          "[" + std::to_string(log.header.pid()) + "." + std::to_string(log.header.generation()) + "]";
+      const Result r = shell("cd " + shellQuote(scratch) + " && timeout 60 " + shellQuote(radarPath()) +
+                             " debug --yes --stall-after 3 " + shellQuote(dir) + " " + shellQuote(who) +
+                             " --no-gdb < /dev/null > /dev/null");
+      // (An image that ends in an exec re-runs up to it: "execs here".)
+      const bool as_recorded =
+          r.err.find(", as recorded\n") != std::string::npos || r.err.find(" execs here: ") != std::string::npos;
+      // Refused before it runs, saying which bytes the recording lacks
+      // (those a splice moved inside the kernel, those written unseen).
+      const bool refused = r.exit_code == 2 && r.err.find("cannot be re-run faithfully") != std::string::npos &&
+                           (!c.seen || log.exe() == c.refused);
+      // Stopped where it met what radar does not record, saying so.
+      const bool stopped = !c.seen && r.exit_code == 1 && !as_recorded && r.err.find("not record") != std::string::npos;
+      EXPECT_TRUE((r.exit_code == 0 && as_recorded) || refused || stopped) << who << ": " << r.err;
+    }
+  }
+}
+
 // A process whose input the shell redirected from a file reads that file in
 // its re-run, from where the recorded process stood (it read /dev/null and
 // printed 0: a divergence, or, with its output to a file, a wrong answer).
