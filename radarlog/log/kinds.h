@@ -144,6 +144,35 @@ enum class Origin : uint8_t {
 };
 
 const char* channelTypeName(ChannelType t);
+
+// What carries a channel's messages, for every stage that asks.
+inline bool isUnixSocket(ChannelType t) {
+  return t == ChannelType::UnixStream || t == ChannelType::UnixSeqpacket || t == ChannelType::UnixDgram;
+}
+inline bool isSocket(ChannelType t) {
+  return isUnixSocket(t) || t == ChannelType::Tcp || t == ChannelType::Udp || t == ChannelType::OtherSocket;
+}
+// Bytes in order: what is received is what was sent, cut anywhere.
+inline bool isStreamType(ChannelType t) {
+  return t == ChannelType::Pipe || t == ChannelType::Fifo || t == ChannelType::UnixStream ||
+         t == ChannelType::UnixSeqpacket || t == ChannelType::Tcp || t == ChannelType::Terminal ||
+         t == ChannelType::CharacterDevice || t == ChannelType::Other;
+}
+// A message queue, POSIX or System V: one queue whoever holds it.
+inline bool isQueueType(ChannelType t) { return t == ChannelType::MessageQueue || t == ChannelType::SysvMessageQueue; }
+// Whole messages, each received once.
+inline bool isDatagramType(ChannelType t) {
+  return t == ChannelType::Udp || t == ChannelType::UnixDgram || t == ChannelType::OtherSocket || isQueueType(t);
+}
+// A count added to and taken from (an eventfd), not bytes.
+inline bool isCounterType(ChannelType t) { return t == ChannelType::EventFd; }
+// Pipes and FIFOs carry one stream from all writers to all readers.
+inline bool isOneSided(ChannelType t) { return t == ChannelType::Pipe || t == ChannelType::Fifo; }
+// A terminal or a device talks to the outside both ways: what a process
+// writes there is not what it (or another) reads.
+inline bool isDevice(ChannelType t) {
+  return t == ChannelType::Terminal || t == ChannelType::CharacterDevice || t == ChannelType::Other;
+}
 // The string of the OPEN event an eventfd() call is recorded as.
 inline constexpr char kEventFdOpened[] = "eventfd";
 

@@ -218,23 +218,15 @@ SceneBuilder::SceneBuilder(const trace::Trace& trace, const trace::DisplayModel&
   }
 }
 
-namespace {
 // Sockets go both ways; pipes, FIFOs, terminals and devices as opened.
-bool isSocket(log::ChannelType t) {
-  using T = log::ChannelType;
-  return t == T::UnixStream || t == T::UnixDgram || t == T::UnixSeqpacket || t == T::Tcp || t == T::Udp ||
-         t == T::OtherSocket;
-}
-}  // namespace
-
 bool SceneBuilder::reads(uint32_t endpoint) const {
   const auto& ep = t_.endpoints[endpoint];
-  return isSocket(ep.type) || (ep.access & O_ACCMODE) != O_WRONLY;
+  return log::isSocket(ep.type) || (ep.access & O_ACCMODE) != O_WRONLY;
 }
 
 bool SceneBuilder::writes(uint32_t endpoint) const {
   const auto& ep = t_.endpoints[endpoint];
-  return isSocket(ep.type) || (ep.access & O_ACCMODE) != O_RDONLY;
+  return log::isSocket(ep.type) || (ep.access & O_ACCMODE) != O_RDONLY;
 }
 
 uint32_t SceneBuilder::receivingEnd(uint32_t process, uint32_t channel) const {

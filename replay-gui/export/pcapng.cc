@@ -148,9 +148,10 @@ uint64_t sideKey(const Endpoint& e, bool sending) {
   }
 }
 
+// What goes out as UDP datagrams, one per message (a socket of another
+// family stays a stream of bytes).
 bool isDatagramChannel(log::ChannelType t) {
-  return t == log::ChannelType::Udp || t == log::ChannelType::UnixDgram || t == log::ChannelType::MessageQueue ||
-         t == log::ChannelType::SysvMessageQueue || t == log::ChannelType::EventFd;
+  return (log::isDatagramType(t) && t != log::ChannelType::OtherSocket) || log::isCounterType(t);
 }
 
 class Writer {

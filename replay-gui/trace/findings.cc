@@ -308,7 +308,7 @@ void findDeadlocks(Trace& t, const std::vector<Blocked>& blocked,
       if (e.process == b.process || closed[other]) continue;
       const Process& holder = t.processes[e.process];
       if (holder.end == Process::End::Exited || holder.end == Process::End::Execed) continue;
-      const bool pipe = ch.type == log::ChannelType::Pipe || ch.type == log::ChannelType::Fifo;
+      const bool pipe = log::isOneSided(ch.type);
       const bool other_side =
           pipe ? (cat == log::Category::Receive ? e.access != 0 : e.access != 1) : e.ino != mine.ino;
       if (other_side) waits[b.process].insert({e.process, mine.channel});

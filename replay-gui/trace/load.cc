@@ -218,7 +218,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
         }
       }
       if (isDatagramAddressKind(k) && !r.address.empty()) job.addresses.emplace(index, std::string(r.address));
-      const bool counter = ev.endpoint != kNone && job.endpoints[ev.endpoint].type == log::ChannelType::EventFd;
+      const bool counter = ev.endpoint != kNone && log::isCounterType(job.endpoints[ev.endpoint].type);
       if (counter && moved == sizeof(uint64_t) && r.payload.size() == sizeof(uint64_t)) {
         uint64_t count;  // the kernel's: native byte order
         std::memcpy(&count, r.payload.data(), sizeof count);

@@ -14,24 +14,24 @@ std::vector<uint32_t> Merger::eventFdGenerations() {
   const auto& eps = raw_.endpoints;
   std::vector<uint32_t> generation(eps.size(), 0);
   bool any = false;
-  for (const Endpoint& e : eps) any |= e.type == ChannelType::EventFd;
+  for (const Endpoint& e : eps) any |= isCounterType(e.type);
   if (!any) return generation;
   counter_since_.assign(eps.size(), std::numeric_limits<int64_t>::max());
   for (const Event& ev : raw_.events)
-    if (ev.endpoint != kNone && eps[ev.endpoint].type == ChannelType::EventFd)
+    if (ev.endpoint != kNone && isCounterType(eps[ev.endpoint].type))
       counter_since_[ev.endpoint] = std::min(counter_since_[ev.endpoint], ev.entry_ns);
   for (uint32_t k = 0; k < eps.size(); ++k) {
     const auto [b, e] = raw_.ranges[eps[k].process];
-    if (eps[k].type == ChannelType::EventFd && eps[k].inherited && b < e) counter_since_[k] = raw_.events[b].entry_ns;
+    if (isCounterType(eps[k].type) && eps[k].inherited && b < e) counter_since_[k] = raw_.events[b].entry_ns;
   }
   // The creations of each id, by time (one host's monotonic clock).
   std::map<std::pair<uint64_t, uint64_t>, std::vector<int64_t>> creations;
   auto idOf = [&](const Endpoint& e) { return std::make_pair(uint64_t{raw_.processes[e.process].boot}, e.ino); };
   for (uint32_t k = 0; k < eps.size(); ++k)
-    if (eps[k].type == ChannelType::EventFd && eps[k].created) creations[idOf(eps[k])].push_back(counter_since_[k]);
+    if (isCounterType(eps[k].type) && eps[k].created) creations[idOf(eps[k])].push_back(counter_since_[k]);
   for (auto& [id, times] : creations) std::sort(times.begin(), times.end());
   for (uint32_t k = 0; k < eps.size(); ++k) {
-    if (eps[k].type != ChannelType::EventFd) continue;
+    if (!isCounterType(eps[k].type)) continue;
     const auto it = creations.find(idOf(eps[k]));
     if (it != creations.end())
       generation[k] = static_cast<uint32_t>(std::upper_bound(it->second.begin(), it->second.end(), counter_since_[k]) -
@@ -50,11 +50,11 @@ void Merger::matchCounters() {
   std::vector<std::vector<uint32_t>> writes(t_.channels.size()), reads(t_.channels.size());
   bool any = false;
   for (uint32_t k = 0; k < eps.size(); ++k)
-    any |= eps[k].type == ChannelType::EventFd && (raw_.data_sends[k] || raw_.data_receives[k]);
+    any |= isCounterType(eps[k].type) && (raw_.data_sends[k] || raw_.data_receives[k]);
   if (!any) return;
   for (uint32_t i = 0; i < raw_.events.size(); ++i) {
     const Event& ev = raw_.events[i];
-    if (ev.endpoint == kNone || eps[ev.endpoint].type != ChannelType::EventFd || !log::isData(ev.eventKind()) ||
+    if (ev.endpoint == kNone || !isCounterType(eps[ev.endpoint].type) || !log::isData(ev.eventKind()) ||
         (ev.flags & kEventFailed))
       continue;
     const bool send = log::categoryOf(ev.eventKind()) == Category::Send;

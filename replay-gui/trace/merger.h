@@ -39,26 +39,13 @@ namespace radar::trace::merging {
 using log::Category;
 using log::ChannelType;
 
-inline bool isStreamType(ChannelType t) {
-  return t == ChannelType::Pipe || t == ChannelType::Fifo || t == ChannelType::UnixStream ||
-         t == ChannelType::UnixSeqpacket || t == ChannelType::Tcp || t == ChannelType::Terminal ||
-         t == ChannelType::CharacterDevice || t == ChannelType::Other;
-}
-inline bool isUnixSocket(ChannelType t) {
-  return t == ChannelType::UnixStream || t == ChannelType::UnixSeqpacket || t == ChannelType::UnixDgram;
-}
-// A message queue, POSIX or System V: one queue whoever holds it.
-inline bool isQueueType(ChannelType t) { return t == ChannelType::MessageQueue || t == ChannelType::SysvMessageQueue; }
-inline bool isDatagramType(ChannelType t) {
-  return t == ChannelType::Udp || t == ChannelType::UnixDgram || t == ChannelType::OtherSocket || isQueueType(t);
-}
-// Pipes and FIFOs carry one stream from all writers to all readers.
-inline bool isOneSided(ChannelType t) { return t == ChannelType::Pipe || t == ChannelType::Fifo; }
-// A terminal or a device talks to the outside both ways: what a process
-// writes there is not what it (or another) reads.
-inline bool isDevice(ChannelType t) {
-  return t == ChannelType::Terminal || t == ChannelType::CharacterDevice || t == ChannelType::Other;
-}
+using log::isCounterType;
+using log::isDatagramType;
+using log::isDevice;
+using log::isOneSided;
+using log::isQueueType;
+using log::isStreamType;
+using log::isUnixSocket;
 
 // A process ended as a wait reaped it: killed by a signal, or exited with
 // a status where nothing else said how it ended. True for the latter.

@@ -155,7 +155,7 @@ std::string Narrator::opened(uint32_t position) const {
 }
 
 bool Narrator::onCounter(const Event& e) const {
-  return e.endpoint != kNone && t_.endpoints[e.endpoint].type == log::ChannelType::EventFd;
+  return e.endpoint != kNone && log::isCounterType(t_.endpoints[e.endpoint].type);
 }
 
 // What a send did, after its subject: " sends a message to ... (N bytes)".

@@ -301,172 +301,6 @@ long socketLike(int like, int extra_flags) {
 
 }  // namespace
 
-// ==== receives =====================================================================
-
-namespace radar::rerun {
-
-ssize_t replayedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
-  const struct iovec iov { buf, n };
-  ssize_t r;
-  if (replayReceive(Kind::Read, "read", fd, &iov, 1, &r)) return r;
-  return real ? real(fd, buf, n) : -1;
-}
-
-}  // namespace radar::rerun
-
-namespace {
-
-// Reads of a signalfd (the signals taken) and of /dev/urandom (recorded
-// with --nondet): the recorded bytes, spread over the buffers. False when
-// the next event is not one of them.
-bool replayedBytesRead(int fd, const struct iovec* iov, size_t count, ssize_t* result) {
-  const ScriptEvent* e = expectIf(Kind::SignalWait, fd);
-  if (!e) e = expectIf(Kind::Random, fd);
-  if (!e) return false;
-  const auto* from = static_cast<const char*>(blob(e->data));
-  for (size_t i = 0, done = 0; i < count && done < e->data.size; ++i) {
-    const size_t take = iov[i].iov_len < e->data.size - done ? iov[i].iov_len : e->data.size - done;
-    std::memcpy(iov[i].iov_base, from + done, take);
-    done += take;
-  }
-  consume(e);
-  *result = finishWith<ssize_t>(e);
-  return true;
-}
-
-ssize_t readHook(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
-  if (!replaying()) return real(fd, buf, n);
-  if (isChannelFd(fd)) return replayedRead(fd, buf, n, real);
-  const struct iovec iov { buf, n };
-  ssize_t r;
-  if (replayedBytesRead(fd, &iov, 1, &r)) return r;
-  return real(fd, buf, n);
-}
-
-}  // namespace
-
-HOOK ssize_t read(int fd, void* buf, size_t n) {
-  REAL(read);
-  return readHook(fd, buf, n, real_read);
-}
-
-HOOK ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
-  REAL(read);
-  if (n > buflen) {
-    REAL(__read_chk);
-    return real___read_chk(fd, buf, n, buflen);
-  }
-  return readHook(fd, buf, n, real_read);
-}
-
-HOOK ssize_t readv(int fd, const struct iovec* iov, int count) {
-  REAL(readv);
-  if (!replaying()) return real_readv(fd, iov, count);
-  const size_t n = count > 0 ? static_cast<size_t>(count) : 0;
-  ssize_t r;
-  if (!isChannelFd(fd)) return replayedBytesRead(fd, iov, n, &r) ? r : real_readv(fd, iov, count);
-  if (replayReceive(Kind::Readv, "readv", fd, iov, n, &r)) return r;
-  return real_readv(fd, iov, count);
-}
-
-HOOK ssize_t recv(int fd, void* buf, size_t n, int flags) {
-  REAL(recv);
-  if (!replaying() || !isChannelFd(fd)) return real_recv(fd, buf, n, flags);
-  const struct iovec iov { buf, n };
-  ssize_t r;
-  if (replayReceive(Kind::Recv, "recv", fd, &iov, 1, &r)) return r;
-  return real_recv(fd, buf, n, flags);
-}
-
-HOOK ssize_t __recv_chk(int fd, void* buf, size_t n, size_t buflen, int flags) {
-  if (n > buflen) {
-    REAL(__recv_chk);
-    return real___recv_chk(fd, buf, n, buflen, flags);
-  }
-  return recv(fd, buf, n, flags);
-}
-
-HOOK ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from, socklen_t* from_len) {
-  REAL(recvfrom);
-  if (!replaying() || !isChannelFd(fd)) return real_recvfrom(fd, buf, n, flags, from, from_len);
-  const What what("recvfrom", fd, n);
-  const ScriptEvent* e = expect(Kind::Recvfrom, fd, what.str());
-  if (!e) return real_recvfrom(fd, buf, n, flags, from, from_len);
-  const size_t have = e->data.size < n ? e->data.size : n;
-  std::memcpy(buf, blob(e->data), have);
-  if (e->result >= 0) fillAddress(e, from, from_len);
-  consume(e);
-  return finishWith<ssize_t>(e);
-}
-
-HOOK ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t buflen, int flags, struct sockaddr* from,
-                            socklen_t* from_len) {
-  if (n > buflen) {
-    REAL(__recvfrom_chk);
-    return real___recvfrom_chk(fd, buf, n, buflen, flags, from, from_len);
-  }
-  return recvfrom(fd, buf, n, flags, from, from_len);
-}
-
-HOOK ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
-  REAL(recvmsg);
-  if (!replaying() || !isChannelFd(fd) || !msg) return real_recvmsg(fd, msg, flags);
-  const uint64_t room = total(msg->msg_iov, msg->msg_iovlen);
-  const What what("recvmsg", fd, room);
-  const ScriptEvent* e = expect(Kind::Recvmsg, fd, what.str());
-  if (!e) return real_recvmsg(fd, msg, flags);
-  scatter(e, msg->msg_iov, msg->msg_iovlen);
-  if (e->result >= 0) {
-    if (msg->msg_name) fillAddress(e, static_cast<struct sockaddr*>(msg->msg_name), &msg->msg_namelen);
-    msg->msg_flags = e->status;
-    // Descriptors passed with SCM_RIGHTS: stand-ins at the recorded numbers.
-    size_t n = 0;
-    const int32_t* fds = fdsOf(e, &n);
-    const size_t space = CMSG_SPACE(n * sizeof(int));
-    if (n && msg->msg_control && msg->msg_controllen >= space) {
-      struct cmsghdr* c = reinterpret_cast<struct cmsghdr*>(msg->msg_control);
-      c->cmsg_level = SOL_SOCKET;
-      c->cmsg_type = SCM_RIGHTS;
-      c->cmsg_len = CMSG_LEN(n * sizeof(int));
-      for (size_t i = 0; i < n; ++i) {
-        const long s = sys::openat(AT_FDCWD, "/dev/null", O_RDWR, 0);
-        if (s >= 0) placeAt(static_cast<int>(s), fds[i], (flags & MSG_CMSG_CLOEXEC) != 0);
-        setChannelFd(fds[i], true);
-        std::memcpy(CMSG_DATA(c) + i * sizeof(int), &fds[i], sizeof(int));
-      }
-      msg->msg_controllen = space;
-    } else {
-      msg->msg_controllen = 0;
-    }
-  }
-  consume(e);
-  return finishWith<ssize_t>(e);
-}
-
-HOOK int recvmmsg(int fd, struct mmsghdr* msgs, unsigned count, int flags, struct timespec* timeout) {
-  REAL(recvmmsg);
-  if (!replaying() || !isChannelFd(fd)) return real_recvmmsg(fd, msgs, count, flags, timeout);
-  const ScriptEvent* e = expect(Kind::Recvmmsg, fd, What("recvmmsg", fd).str());
-  if (!e) return real_recvmmsg(fd, msgs, count, flags, timeout);
-  const auto* lengths = static_cast<const uint64_t*>(blob(e->lengths));
-  const size_t n = e->lengths.size / sizeof(uint64_t);
-  const auto* p = static_cast<const uint8_t*>(blob(e->data));
-  size_t left = e->data.size;
-  for (size_t m = 0; m < n && m < count; ++m) {
-    size_t len = lengths[m] < left ? lengths[m] : left;
-    msgs[m].msg_len = static_cast<unsigned>(len);
-    for (size_t i = 0; i < msgs[m].msg_hdr.msg_iovlen && len; ++i) {
-      const size_t k = msgs[m].msg_hdr.msg_iov[i].iov_len < len ? msgs[m].msg_hdr.msg_iov[i].iov_len : len;
-      std::memcpy(msgs[m].msg_hdr.msg_iov[i].iov_base, p, k);
-      p += k;
-      left -= k;
-      len -= k;
-    }
-  }
-  consume(e);
-  return finishWith<int>(e);
-}
-
 // ==== sends =========================================================================
 
 namespace radar::rerun {
@@ -695,6 +529,172 @@ HOOK ssize_t splice(int in, loff_t* off_in, int out, loff_t* off_out, size_t len
   }
   consume(e);
   return finishWith<ssize_t>(e);
+}
+
+// ==== receives =====================================================================
+
+namespace radar::rerun {
+
+ssize_t replayedRead(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
+  const struct iovec iov { buf, n };
+  ssize_t r;
+  if (replayReceive(Kind::Read, "read", fd, &iov, 1, &r)) return r;
+  return real ? real(fd, buf, n) : -1;
+}
+
+}  // namespace radar::rerun
+
+namespace {
+
+// Reads of a signalfd (the signals taken) and of /dev/urandom (recorded
+// with --nondet): the recorded bytes, spread over the buffers. False when
+// the next event is not one of them.
+bool replayedBytesRead(int fd, const struct iovec* iov, size_t count, ssize_t* result) {
+  const ScriptEvent* e = expectIf(Kind::SignalWait, fd);
+  if (!e) e = expectIf(Kind::Random, fd);
+  if (!e) return false;
+  const auto* from = static_cast<const char*>(blob(e->data));
+  for (size_t i = 0, done = 0; i < count && done < e->data.size; ++i) {
+    const size_t take = iov[i].iov_len < e->data.size - done ? iov[i].iov_len : e->data.size - done;
+    std::memcpy(iov[i].iov_base, from + done, take);
+    done += take;
+  }
+  consume(e);
+  *result = finishWith<ssize_t>(e);
+  return true;
+}
+
+ssize_t readHook(int fd, void* buf, size_t n, ssize_t (*real)(int, void*, size_t)) {
+  if (!replaying()) return real(fd, buf, n);
+  if (isChannelFd(fd)) return replayedRead(fd, buf, n, real);
+  const struct iovec iov { buf, n };
+  ssize_t r;
+  if (replayedBytesRead(fd, &iov, 1, &r)) return r;
+  return real(fd, buf, n);
+}
+
+}  // namespace
+
+HOOK ssize_t read(int fd, void* buf, size_t n) {
+  REAL(read);
+  return readHook(fd, buf, n, real_read);
+}
+
+HOOK ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
+  REAL(read);
+  if (n > buflen) {
+    REAL(__read_chk);
+    return real___read_chk(fd, buf, n, buflen);
+  }
+  return readHook(fd, buf, n, real_read);
+}
+
+HOOK ssize_t readv(int fd, const struct iovec* iov, int count) {
+  REAL(readv);
+  if (!replaying()) return real_readv(fd, iov, count);
+  const size_t n = count > 0 ? static_cast<size_t>(count) : 0;
+  ssize_t r;
+  if (!isChannelFd(fd)) return replayedBytesRead(fd, iov, n, &r) ? r : real_readv(fd, iov, count);
+  if (replayReceive(Kind::Readv, "readv", fd, iov, n, &r)) return r;
+  return real_readv(fd, iov, count);
+}
+
+HOOK ssize_t recv(int fd, void* buf, size_t n, int flags) {
+  REAL(recv);
+  if (!replaying() || !isChannelFd(fd)) return real_recv(fd, buf, n, flags);
+  const struct iovec iov { buf, n };
+  ssize_t r;
+  if (replayReceive(Kind::Recv, "recv", fd, &iov, 1, &r)) return r;
+  return real_recv(fd, buf, n, flags);
+}
+
+HOOK ssize_t __recv_chk(int fd, void* buf, size_t n, size_t buflen, int flags) {
+  if (n > buflen) {
+    REAL(__recv_chk);
+    return real___recv_chk(fd, buf, n, buflen, flags);
+  }
+  return recv(fd, buf, n, flags);
+}
+
+HOOK ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from, socklen_t* from_len) {
+  REAL(recvfrom);
+  if (!replaying() || !isChannelFd(fd)) return real_recvfrom(fd, buf, n, flags, from, from_len);
+  const What what("recvfrom", fd, n);
+  const ScriptEvent* e = expect(Kind::Recvfrom, fd, what.str());
+  if (!e) return real_recvfrom(fd, buf, n, flags, from, from_len);
+  const size_t have = e->data.size < n ? e->data.size : n;
+  std::memcpy(buf, blob(e->data), have);
+  if (e->result >= 0) fillAddress(e, from, from_len);
+  consume(e);
+  return finishWith<ssize_t>(e);
+}
+
+HOOK ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t buflen, int flags, struct sockaddr* from,
+                            socklen_t* from_len) {
+  if (n > buflen) {
+    REAL(__recvfrom_chk);
+    return real___recvfrom_chk(fd, buf, n, buflen, flags, from, from_len);
+  }
+  return recvfrom(fd, buf, n, flags, from, from_len);
+}
+
+HOOK ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
+  REAL(recvmsg);
+  if (!replaying() || !isChannelFd(fd) || !msg) return real_recvmsg(fd, msg, flags);
+  const uint64_t room = total(msg->msg_iov, msg->msg_iovlen);
+  const What what("recvmsg", fd, room);
+  const ScriptEvent* e = expect(Kind::Recvmsg, fd, what.str());
+  if (!e) return real_recvmsg(fd, msg, flags);
+  scatter(e, msg->msg_iov, msg->msg_iovlen);
+  if (e->result >= 0) {
+    if (msg->msg_name) fillAddress(e, static_cast<struct sockaddr*>(msg->msg_name), &msg->msg_namelen);
+    msg->msg_flags = e->status;
+    // Descriptors passed with SCM_RIGHTS: stand-ins at the recorded numbers.
+    size_t n = 0;
+    const int32_t* fds = fdsOf(e, &n);
+    const size_t space = CMSG_SPACE(n * sizeof(int));
+    if (n && msg->msg_control && msg->msg_controllen >= space) {
+      struct cmsghdr* c = reinterpret_cast<struct cmsghdr*>(msg->msg_control);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN(n * sizeof(int));
+      for (size_t i = 0; i < n; ++i) {
+        const long s = sys::openat(AT_FDCWD, "/dev/null", O_RDWR, 0);
+        if (s >= 0) placeAt(static_cast<int>(s), fds[i], (flags & MSG_CMSG_CLOEXEC) != 0);
+        setChannelFd(fds[i], true);
+        std::memcpy(CMSG_DATA(c) + i * sizeof(int), &fds[i], sizeof(int));
+      }
+      msg->msg_controllen = space;
+    } else {
+      msg->msg_controllen = 0;
+    }
+  }
+  consume(e);
+  return finishWith<ssize_t>(e);
+}
+
+HOOK int recvmmsg(int fd, struct mmsghdr* msgs, unsigned count, int flags, struct timespec* timeout) {
+  REAL(recvmmsg);
+  if (!replaying() || !isChannelFd(fd)) return real_recvmmsg(fd, msgs, count, flags, timeout);
+  const ScriptEvent* e = expect(Kind::Recvmmsg, fd, What("recvmmsg", fd).str());
+  if (!e) return real_recvmmsg(fd, msgs, count, flags, timeout);
+  const auto* lengths = static_cast<const uint64_t*>(blob(e->lengths));
+  const size_t n = e->lengths.size / sizeof(uint64_t);
+  const auto* p = static_cast<const uint8_t*>(blob(e->data));
+  size_t left = e->data.size;
+  for (size_t m = 0; m < n && m < count; ++m) {
+    size_t len = lengths[m] < left ? lengths[m] : left;
+    msgs[m].msg_len = static_cast<unsigned>(len);
+    for (size_t i = 0; i < msgs[m].msg_hdr.msg_iovlen && len; ++i) {
+      const size_t k = msgs[m].msg_hdr.msg_iov[i].iov_len < len ? msgs[m].msg_hdr.msg_iov[i].iov_len : len;
+      std::memcpy(msgs[m].msg_hdr.msg_iov[i].iov_base, p, k);
+      p += k;
+      left -= k;
+      len -= k;
+    }
+  }
+  consume(e);
+  return finishWith<int>(e);
 }
 
 // ==== channel life cycle ==============================================================
