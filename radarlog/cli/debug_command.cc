@@ -31,6 +31,7 @@
 #include "log/asan_options.h"
 #include "log/file_hash.h"
 #include "log/recorder_env.h"
+#include "log/wait_status.h"
 #include "trace/findings.h"
 #include "trace/narrative.h"
 
@@ -272,7 +273,7 @@ void catchEndingSignals(bool with_ctrl_c) {
 
 int endedBySignal(driver::Sandbox* sandbox) {
   sandbox->killAll();
-  std::fprintf(stderr, "radar debug: %s: the re-run was ended\n", trace::signalText(g_ending).c_str());
+  std::fprintf(stderr, "radar debug: %s: the re-run was ended\n", log::signalText(g_ending).c_str());
   return 128 + g_ending;
 }
 
@@ -364,7 +365,7 @@ int runAlone(const driver::LaunchSpec& spec, const driver::Sandbox::Options& whe
   }
   const ScriptStatus s = readStatus(status_path);
   const auto outcome = static_cast<ReplayOutcome>(s.outcome);
-  const std::string how = trace::statusText(status);
+  const std::string how = log::statusText(status);
   switch (outcome) {
     case ReplayOutcome::Complete:
     case ReplayOutcome::Blocked:

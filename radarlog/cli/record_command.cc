@@ -31,6 +31,7 @@
 #include "log/finalize.h"
 #include "log/reader.h"
 #include "log/recorder_env.h"
+#include "log/wait_status.h"
 #include "netdesc/description.h"
 #include "radar/proto/radarlog.pb.h"
 #include "record/log_handout.h"
@@ -628,7 +629,7 @@ int runRecord(int argc, char** argv) {
   std::fprintf(stderr, "radar: recorded %zu process%s, %llu events, %s in %.2f s into %s\n", summary.logs,
                summary.logs == 1 ? "" : "es", static_cast<unsigned long long>(summary.events),
                humanBytes(summary.bytes).c_str(), seconds, dir.c_str());
-  std::fprintf(stderr, "radar: %s %s\n", terminalSafe(command[0]).c_str(), trace::statusText(root_status).c_str());
+  std::fprintf(stderr, "radar: %s %s\n", terminalSafe(command[0]).c_str(), log::statusText(root_status).c_str());
   for (const auto& p : summary.problems)
     std::fprintf(stderr, "radar: pid %d %s: %s\n", p.pid(), terminalSafe(p.executable()).c_str(),
                  terminalSafe(p.what()).c_str());

@@ -26,6 +26,7 @@
 #include "log/reader.h"
 #include "log/recorder_env.h"
 #include "log/unseen.h"
+#include "log/wait_status.h"
 
 namespace radar::cli {
 namespace {
@@ -94,12 +95,6 @@ void hashExecutable(const std::string& path, uint64_t recorded_size, int64_t rec
   e.set_mtime_ns(mtime);
   e.set_xxh64(hash);
   out->push_back(e);
-}
-
-std::string describeStatus(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-  return "ended";
 }
 
 }  // namespace
@@ -408,9 +403,9 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
       // The program radar record started: why it left no log.
       const char* path = std::getenv("PATH");  // radar record gave the program its own environment
       const std::string file = resolveProgram(recording.command(0), recording.cwd(), path ? path : "");
-      add(r.pid(), file, unrecordable(file) + "; it " + describeStatus(r.status()));
+      add(r.pid(), file, unrecordable(file) + "; it " + log::statusText(r.status()));
     } else {
-      add(r.pid(), "", describeStatus(r.status()) + " but was not recorded");
+      add(r.pid(), "", log::statusText(r.status()) + " but was not recorded");
     }
   }
   return s;

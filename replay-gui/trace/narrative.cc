@@ -12,19 +12,6 @@
 
 namespace radar::trace {
 
-std::string signalText(int sig) {
-  const char* name = sig > 0 && sig < NSIG ? sigabbrev_np(sig) : nullptr;
-  return std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : "");
-}
-
-std::string statusText(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status))
-    return "was killed by signal " + signalText(WTERMSIG(status)) + (WCOREDUMP(status) ? ", core dumped" : "");
-  if (WIFSTOPPED(status)) return "stopped on signal " + signalText(WSTOPSIG(status));
-  return "continued";
-}
-
 Narrator::Narrator(const Trace& trace) : t_(trace) {}
 
 std::vector<uint32_t> Narrator::receivers(uint32_t send) const {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "log/wait_status.h"
 #include "trace/trace.h"
 
 namespace radar::trace {
@@ -42,7 +43,7 @@ class Narrator {
   const Trace& t_;
 };
 
-std::string statusText(int raw_wait_status);
-std::string signalText(int sig);
+using log::signalText;
+using log::statusText;
 
 }  // namespace radar::trace
