@@ -4,7 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/trace_command.h"
+#include "cli/loaded_recording.h"
 #include "trace/findings.h"
 
 namespace radar::cli {

@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/trace_command.h"
+#include "cli/loaded_recording.h"
 #include "trace/critical_path.h"
 #include "trace/interactions.h"
 #include "trace/narrative.h"

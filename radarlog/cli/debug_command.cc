@@ -22,7 +22,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/trace_command.h"
+#include "cli/loaded_recording.h"
 #include "driver/launch.h"
 #include "driver/sandbox.h"
 #include "driver/script.h"

@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/trace_command.h"
+#include "cli/loaded_recording.h"
 #include "export/event_table.h"
 #include "trace/findings.h"
 #include "trace/narrative.h"

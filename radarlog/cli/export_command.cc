@@ -7,8 +7,8 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/loaded_recording.h"
 #include "cli/output_file.h"
-#include "cli/trace_command.h"
 #include "export/database.h"
 #include "export/pcapng.h"
 #include "export/perfetto.h"

@@ -11,7 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/trace_command.h"
+#include "cli/loaded_recording.h"
 #include "netdesc/decode.h"
 
 namespace radar::cli {

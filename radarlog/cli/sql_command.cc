@@ -17,8 +17,8 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/loaded_recording.h"
 #include "cli/output_file.h"
-#include "cli/trace_command.h"
 #include "export/database.h"
 #include "export/event_table.h"
 

@@ -3,7 +3,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/trace_command.h"
+#include "cli/loaded_recording.h"
 #include "trace/stats.h"
 
 namespace radar::cli {

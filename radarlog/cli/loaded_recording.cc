@@ -1,4 +1,4 @@
-#include "cli/trace_command.h"
+#include "cli/loaded_recording.h"
 
 #include <unistd.h>
 
