@@ -7,7 +7,7 @@
 #include <cctype>
 #include <functional>
 
-namespace radar::gui {
+namespace radar::app {
 
 using trace::kNone;
 
@@ -176,4 +176,4 @@ uint32_t ContentSearch::previousBefore(uint32_t position) const {
   return it == matches_.begin() ? matches_.back() : *(it - 1);
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -14,7 +14,7 @@
 #include "trace/narrative.h"
 #include "trace/trace.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 class ContentSearch : public QObject {
   Q_OBJECT
@@ -61,4 +61,4 @@ class ContentSearch : public QObject {
   QTimer timer_;
 };
 
-}  // namespace radar::gui
+}  // namespace radar::app

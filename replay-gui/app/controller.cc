@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace radar::gui {
+namespace radar::app {
 
 ReplayController::ReplayController(uint32_t events, QObject* parent) : QObject(parent), events_(events) {}
 
@@ -185,4 +185,4 @@ void ReplayController::advance(double seconds) {
   if (moved) emit changed();
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

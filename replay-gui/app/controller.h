@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace radar::gui {
+namespace radar::app {
 
 class ReplayController : public QObject {
   Q_OBJECT
@@ -86,4 +86,4 @@ class ReplayController : public QObject {
   std::optional<Saved> saved_;
 };
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -3,7 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 
-namespace radar::gui {
+namespace radar::app {
 namespace {
 
 QString shellQuoted(const QString& s) {
@@ -70,4 +70,4 @@ QStringList terminalArguments(const QString& terminal, const DebugCommand& comma
   return args + command.arguments;
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -9,7 +9,7 @@
 
 #include "trace/trace.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 struct DebugCommand {
   QString program;        // radar
@@ -30,4 +30,4 @@ QString findTerminal(const QProcessEnvironment& env);
 // The terminal's arguments that run `command` in it.
 QStringList terminalArguments(const QString& terminal, const DebugCommand& command);
 
-}  // namespace radar::gui
+}  // namespace radar::app

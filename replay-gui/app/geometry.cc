@@ -5,7 +5,7 @@
 #include <numeric>
 #include <queue>
 
-namespace radar::gui {
+namespace radar::app {
 
 std::vector<uint32_t> assignSlots(const std::vector<Lifetime>& lifetimes) {
   std::vector<uint32_t> order(lifetimes.size());
@@ -237,4 +237,4 @@ Point along(Point from, Point to, double t) {
   return {from.x + (to.x - from.x) * e, from.y + (to.y - from.y) * e};
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace radar::gui {
+namespace radar::app {
 
 struct Point {
   double x = 0, y = 0;
@@ -106,4 +106,4 @@ double ease(double t);
 // A message on its way: at t = 0 leaving `from`, at t = 1 arrived at `to`.
 Point along(Point from, Point to, double t);
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -7,7 +7,7 @@
 
 #include "trace/merge.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 namespace {
 
@@ -59,4 +59,4 @@ void loadRecording(std::vector<std::string> dirs, bool merge_unrelated, QWidget*
   worker->start();
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

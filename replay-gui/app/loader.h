@@ -13,11 +13,11 @@
 
 #include "trace/trace.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 using LoadDone = std::function<void(std::unique_ptr<trace::Trace> trace, const QString& error)>;
 
 // Directories that share no channel are refused unless merge_unrelated.
 void loadRecording(std::vector<std::string> dirs, bool merge_unrelated, QWidget* parent, LoadDone done);
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -51,7 +51,7 @@
 #include "netdesc/decode.h"
 #include "trace/merge.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 using trace::kNone;
 
@@ -910,4 +910,4 @@ void MainWindow::openRecording(const QStringList& dirs, QWidget* parent) {
   });
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -31,7 +31,7 @@ class QAction;
 class QDockWidget;
 class QSplitter;
 
-namespace radar::gui {
+namespace radar::app {
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -168,4 +168,4 @@ class MainWindow : public QMainWindow {
   bool interactive_ = true;
 };
 
-}  // namespace radar::gui
+}  // namespace radar::app

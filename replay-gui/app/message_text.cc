@@ -2,7 +2,7 @@
 
 #include "log/kinds.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 std::string describeMessage(const trace::Trace& t, const trace::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t send, bool with_contents) {
@@ -62,4 +62,4 @@ std::string describeChannel(const trace::Trace& t, const trace::Narrator& narrat
   return out;
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

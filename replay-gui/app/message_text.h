@@ -10,7 +10,7 @@
 #include "trace/narrative.h"
 #include "trace/trace.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 // The whole window's text for the message sent by event `send`: who sent
 // it to whom on which channel, when, and its contents (decoded by `net`
@@ -28,4 +28,4 @@ std::string describeMessage(const trace::Trace& trace, const trace::Narrator& na
 std::string describeChannel(const trace::Trace& trace, const trace::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t channel, size_t max_messages = 2000);
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -12,7 +12,7 @@
 
 #include "app/palette.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 namespace {
 // netdesc::hexDump's layout: "00000010  " then 16 bytes as "xx " with one
@@ -101,4 +101,4 @@ void MessageWindow::mark(QTreeWidgetItem* item) {
   hex_->setExtraSelections(selections);
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

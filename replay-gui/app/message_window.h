@@ -15,7 +15,7 @@ class QTreeWidget;
 class QTreeWidgetItem;
 class QDialogButtonBox;
 
-namespace radar::gui {
+namespace radar::app {
 
 // Where bytes [offset, offset + length) stand in netdesc::hexDump's text:
 // character ranges (start, length), in the hex columns and in the ASCII
@@ -48,4 +48,4 @@ class MessageWindow : public QDialog {
   std::pair<size_t, size_t> marked_{0, 0};
 };
 
-}  // namespace radar::gui
+}  // namespace radar::app

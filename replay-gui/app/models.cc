@@ -4,7 +4,7 @@
 
 #include <QStringList>
 
-namespace radar::gui {
+namespace radar::app {
 
 using trace::kNone;
 
@@ -300,4 +300,4 @@ uint32_t CriticalPathModel::eventOf(int row) const {
   return row >= 0 && row < rowCount() ? path_.segments[row].event : kNone;
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -12,7 +12,7 @@
 #include "trace/narrative.h"
 #include "trace/trace.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 class EventTableModel : public QAbstractTableModel {
   Q_OBJECT
@@ -100,4 +100,4 @@ class CriticalPathModel : public QAbstractTableModel {
   trace::CriticalPath path_;
 };
 
-}  // namespace radar::gui
+}  // namespace radar::app

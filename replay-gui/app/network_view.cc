@@ -13,7 +13,7 @@
 
 #include "app/palette.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 NetworkView::NetworkView(SceneBuilder& builder, QWidget* parent) : QWidget(parent), builder_(builder) {
   setMouseTracking(true);
@@ -414,4 +414,4 @@ void NetworkView::mouseReleaseEvent(QMouseEvent* event) {
   }
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -10,7 +10,7 @@
 
 #include "app/scene.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 class NetworkView : public QWidget {
   Q_OBJECT
@@ -96,4 +96,4 @@ class NetworkView : public QWidget {
   bool dragged_ = false;
 };
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -3,7 +3,7 @@
 
 #include <QColor>
 
-namespace radar::gui::colors {
+namespace radar::app::colors {
 inline const QColor kBackground{250, 250, 247};
 inline const QColor kProcess{226, 234, 244};
 inline const QColor kActive{255, 205, 110};  // RADAR: the process changes colour during its event
@@ -24,4 +24,4 @@ inline const QColor kPast{40, 140, 70};
 inline const QColor kFuture{150, 60, 180};
 inline const QColor kPath{200, 30, 30};      // a critical path
 inline const QColor kDeadlock{215, 25, 25};  // a deadlock's wait-for cycle
-}  // namespace radar::gui::colors
+}  // namespace radar::app::colors

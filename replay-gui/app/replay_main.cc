@@ -34,8 +34,8 @@ namespace {
 
 // The window on a loaded recording, named by its description: -1 and
 // *window made, or the exit status when it cannot be (said on stderr).
-int openWindow(std::unique_ptr<radar::trace::Trace> trace, const radar::gui::ReplayOptions& options,
-               std::unique_ptr<radar::gui::MainWindow>* window) {
+int openWindow(std::unique_ptr<radar::trace::Trace> trace, const radar::app::ReplayOptions& options,
+               std::unique_ptr<radar::app::MainWindow>* window) {
   std::string error;
   for (const auto& p : trace->problems)
     std::fprintf(stderr, "radar replay: %s%s%s\n", p.path.c_str(), p.path.empty() ? "" : ": ", p.message.c_str());
@@ -56,14 +56,14 @@ int openWindow(std::unique_ptr<radar::trace::Trace> trace, const radar::gui::Rep
     std::fprintf(stderr, "radar replay: --at-event %u: the recording has %u events\n", options.at_event, events);
     return 2;
   }
-  *window = std::make_unique<radar::gui::MainWindow>(std::move(trace), std::move(net));
+  *window = std::make_unique<radar::app::MainWindow>(std::move(trace), std::move(net));
   (*window)->controller().setSecondsPerEvent(options.seconds_per_event);
   return -1;
 }
 
 // --snapshot FILE: the view at --at-event, drawn offscreen into a PNG or
 // an SVG.
-int snapshot(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& options) {
+int snapshot(radar::app::MainWindow& window, const radar::app::ReplayOptions& options) {
   window.setInteractive(false);  // a picture: nothing to click
   window.setAttribute(Qt::WA_DontShowOnScreen);
   window.resize(options.width, options.height);
@@ -75,7 +75,7 @@ int snapshot(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& op
   if (options.critical_path) window.showCriticalPath();
   QApplication::processEvents();
   QString error;
-  if (!radar::gui::saveViewImage(window, QString::fromStdString(options.snapshot), &error)) {
+  if (!radar::app::saveViewImage(window, QString::fromStdString(options.snapshot), &error)) {
     std::fprintf(stderr, "radar replay: %s\n", error.toLocal8Bit().constData());
     return 1;
   }
@@ -86,7 +86,7 @@ int snapshot(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& op
 // --frames DIR: the animation from --at-event to --to-event, a PNG a
 // frame: each event starts, then moves on by 1/fps of a second until it is
 // shown whole. Frame 1 is the view at --at-event.
-int frames(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& options) {
+int frames(radar::app::MainWindow& window, const radar::app::ReplayOptions& options) {
   const uint32_t events = static_cast<uint32_t>(window.trace().events.size());
   if (options.to_event > events) {
     std::fprintf(stderr, "radar replay: --to-event %u: the recording has %u events\n", options.to_event, events);
@@ -130,7 +130,7 @@ int frames(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& opti
     QApplication::processEvents();
     QString error;
     const QString name = out.filePath(QStringLiteral("frame-%1.png").arg(written + 1, 6, 10, QLatin1Char('0')));
-    if (!radar::gui::saveViewImage(window, name, &error)) {
+    if (!radar::app::saveViewImage(window, name, &error)) {
       std::fprintf(stderr, "radar replay: %s\n", error.toLocal8Bit().constData());
       return false;
     }
@@ -156,8 +156,8 @@ int frames(radar::gui::MainWindow& window, const radar::gui::ReplayOptions& opti
 
 // --diff RUN_A RUN_B: both runs side by side, at their first difference;
 // with --snapshot, drawn into a PNG.
-int sideBySide(const radar::gui::ReplayOptions& options) {
-  std::unique_ptr<radar::gui::MainWindow> windows[2];
+int sideBySide(const radar::app::ReplayOptions& options) {
+  std::unique_ptr<radar::app::MainWindow> windows[2];
   for (int k = 0; k < 2; ++k) {
     std::string error;
     auto trace = radar::trace::loadTrace({options.dirs[k]}, {}, &error);
@@ -167,7 +167,7 @@ int sideBySide(const radar::gui::ReplayOptions& options) {
     }
     if (const int status = openWindow(std::move(trace), options, &windows[k]); status >= 0) return status;
   }
-  radar::gui::RunsWindow runs(std::move(windows[0]), std::move(windows[1]), QString::fromStdString(options.dirs[0]),
+  radar::app::RunsWindow runs(std::move(windows[0]), std::move(windows[1]), QString::fromStdString(options.dirs[0]),
                               QString::fromStdString(options.dirs[1]));
   if (options.snapshot.empty()) {
     runs.resize(1600, 900);
@@ -184,7 +184,7 @@ int sideBySide(const radar::gui::ReplayOptions& options) {
   runs.goToDifference(0);
   QApplication::processEvents();
   QString error;
-  if (!radar::gui::saveViewImage(runs, QString::fromStdString(options.snapshot), &error)) {
+  if (!radar::app::saveViewImage(runs, QString::fromStdString(options.snapshot), &error)) {
     std::fprintf(stderr, "radar replay: %s\n", error.toLocal8Bit().constData());
     return 1;
   }
@@ -195,15 +195,15 @@ int sideBySide(const radar::gui::ReplayOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using radar::gui::ReplayOptions;
+  using radar::app::ReplayOptions;
   ReplayOptions options;
   std::string error;
-  if (!radar::gui::parseReplayOptions(argc, argv, &options, &error)) {
+  if (!radar::app::parseReplayOptions(argc, argv, &options, &error)) {
     std::fprintf(stderr, "radar replay: %s\nTry 'radar help replay'.\n", error.c_str());
     return 2;
   }
   if (options.help) {
-    std::fputs(radar::gui::kReplayUsage, stdout);
+    std::fputs(radar::app::kReplayUsage, stdout);
     return 0;
   }
   const bool have_display = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM");
@@ -231,13 +231,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "radar replay: %s\n", error.c_str());
       return 1;
     }
-    std::unique_ptr<radar::gui::MainWindow> window;
+    std::unique_ptr<radar::app::MainWindow> window;
     if (const int status = openWindow(std::move(trace), options, &window); status >= 0) return status;
     return options.snapshot.empty() ? frames(*window, options) : snapshot(*window, options);
   }
   // The window: loaded off the GUI thread, the event loop running meanwhile.
-  std::unique_ptr<radar::gui::MainWindow> window;
-  radar::gui::loadRecording(options.dirs, options.merge_unrelated, nullptr,
+  std::unique_ptr<radar::app::MainWindow> window;
+  radar::app::loadRecording(options.dirs, options.merge_unrelated, nullptr,
                             [&](std::unique_ptr<radar::trace::Trace> trace, const QString& load_error) {
                               if (!trace) {
                                 std::fprintf(stderr, "radar replay: %s\n", load_error.toLocal8Bit().constData());

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace radar::gui {
+namespace radar::app {
 
 const char kReplayUsage[] =
     "usage: radar replay DIR... [--at-event N] [--seconds-per-event S]\n"
@@ -177,4 +177,4 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
   return true;
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

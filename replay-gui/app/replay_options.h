@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace radar::gui {
+namespace radar::app {
 
 struct ReplayOptions {
   std::vector<std::string> dirs;
@@ -28,4 +28,4 @@ struct ReplayOptions {
 extern const char kReplayUsage[];
 bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* error);
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -4,7 +4,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-namespace radar::gui {
+namespace radar::app {
 
 RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWindow> second, const QString& first_name,
                        const QString& second_name, QWidget* parent)
@@ -79,4 +79,4 @@ void RunsWindow::goToDifference(int k) {
   go(second_, d.b, d.process_b);
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

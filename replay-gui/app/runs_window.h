@@ -12,7 +12,7 @@
 #include "app/main_window.h"
 #include "trace/diff.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 class RunsWindow : public QWidget {
   Q_OBJECT
@@ -38,4 +38,4 @@ class RunsWindow : public QWidget {
   QComboBox* differences_;
 };
 
-}  // namespace radar::gui
+}  // namespace radar::app

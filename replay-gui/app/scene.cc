@@ -10,7 +10,7 @@
 
 #include "netdesc/apply.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 using trace::DisplayState;
 using trace::Event;
@@ -644,4 +644,4 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
   return s;
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

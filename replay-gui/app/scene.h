@@ -19,7 +19,7 @@ namespace radar::netdesc {
 class Binding;
 }
 
-namespace radar::gui {
+namespace radar::app {
 
 using trace::kNone;
 
@@ -178,4 +178,4 @@ class SceneBuilder {
   std::unordered_map<uint64_t, uint32_t> end_by_process_channel_;  // the end a process reads a channel by
 };
 
-}  // namespace radar::gui
+}  // namespace radar::app

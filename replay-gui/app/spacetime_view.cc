@@ -16,7 +16,7 @@
 #include "app/palette.h"
 #include "log/kinds.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 using trace::kNone;
 
@@ -1284,4 +1284,4 @@ void SpaceTimeView::contextMenuEvent(QContextMenuEvent* e) {
   menu.exec(e->globalPos());
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -25,7 +25,7 @@
 
 #include "trace/trace.h"
 
-namespace radar::gui {
+namespace radar::app {
 
 class SpaceTimeView : public QWidget {
   Q_OBJECT
@@ -269,4 +269,4 @@ class SpaceTimeView : public QWidget {
   QLineEdit* filter_edit_ = nullptr;
 };
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -6,7 +6,7 @@
 #include <QSaveFile>
 #include <QSvgGenerator>
 
-namespace radar::gui {
+namespace radar::app {
 
 namespace {
 bool endsWith(const QString& path, const char* extension) {
@@ -56,4 +56,4 @@ bool saveViewImage(QWidget& widget, const QString& path, QString* error) {
   return true;
 }
 
-}  // namespace radar::gui
+}  // namespace radar::app

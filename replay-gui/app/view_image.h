@@ -6,7 +6,7 @@
 #include <QString>
 #include <QWidget>
 
-namespace radar::gui {
+namespace radar::app {
 
 // True when `path` ends in .png or .svg (any case).
 bool isViewImageName(const QString& path);
@@ -15,4 +15,4 @@ bool isViewImageName(const QString& path);
 // the name has another extension or the file cannot be written.
 bool saveViewImage(QWidget& widget, const QString& path, QString* error);
 
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -4,7 +4,7 @@
 
 #include <QSignalSpy>
 
-namespace radar::gui {
+namespace radar::app {
 namespace {
 
 using Mode = ReplayController::Mode;
@@ -188,4 +188,4 @@ TEST(Controller, EmptyRecordingDoesNothing) {
 }
 
 }  // namespace
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <random>
 
-namespace radar::gui {
+namespace radar::app {
 namespace {
 
 TEST(Geometry, SlotsAreReusedOnlyOnceFree) {
@@ -187,4 +187,4 @@ TEST(Geometry, ALineLeavesABoxOnItsBorderTowardAPoint) {
 }
 
 }  // namespace
-}  // namespace radar::gui
+}  // namespace radar::app

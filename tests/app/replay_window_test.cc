@@ -35,7 +35,7 @@
 #include "netdesc/apply.h"
 #include "netdesc/decode.h"
 
-namespace radar::gui {
+namespace radar::app {
 namespace {
 
 using radar::testing::FakeRecording;
@@ -952,9 +952,9 @@ TEST_F(Window, GrabbedViewShowsProcessesAndQueuedMessagesWhereTheStateSaysTheyAr
 }
 
 }  // namespace
-}  // namespace radar::gui
+}  // namespace radar::app
 
-namespace radar::gui {
+namespace radar::app {
 namespace {
 
 // A server that two clients ask; `first` says whose request it takes first.
@@ -1014,9 +1014,9 @@ TEST(RunsWindow, BothRunsAtTheirFirstDifference) {
 }
 
 }  // namespace
-}  // namespace radar::gui
+}  // namespace radar::app
 
-namespace radar::gui {
+namespace radar::app {
 namespace {
 
 // The view saved as an image: a PNG of the window's size, an SVG whose
@@ -1053,9 +1053,9 @@ TEST(WindowImage, TheViewSavesAsPngAndSvg) {
 }
 
 }  // namespace
-}  // namespace radar::gui
+}  // namespace radar::app
 
-namespace radar::gui {
+namespace radar::app {
 namespace {
 
 // A deadlock's wait-for cycle: drawn between the boxes, each waiting
@@ -1358,4 +1358,4 @@ TEST(Scene, ADeadlocksWaitForCycleIsDrawnOnceItForms) {
 }
 
 }  // namespace
-}  // namespace radar::gui
+}  // namespace radar::app

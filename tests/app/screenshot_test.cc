@@ -17,7 +17,7 @@
 #include "app/main_window.h"
 #include "trace/merge.h"
 
-namespace radar::gui {
+namespace radar::app {
 namespace {
 
 std::string env(const char* name) {
@@ -70,7 +70,7 @@ TEST(Screenshot, TheWindowOnAnXServerAsAPersonSeesIt) {
 }
 
 }  // namespace
-}  // namespace radar::gui
+}  // namespace radar::app
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);

@@ -25,7 +25,7 @@
 #include "netdesc/apply.h"
 #include "netdesc/decode.h"
 
-namespace radar::gui {
+namespace radar::app {
 namespace {
 
 using radar::testing::FakeRecording;
@@ -531,4 +531,4 @@ TEST(EventTable, TheTimeColumnNeverGoesBack) {
 }
 
 }  // namespace
-}  // namespace radar::gui
+}  // namespace radar::app

@@ -18,7 +18,7 @@
 #include "fake_recording.h"
 #include "log/kinds.h"
 
-namespace radar::gui {
+namespace radar::app {
 namespace {
 
 using radar::testing::FakeProcess;
@@ -445,4 +445,4 @@ TEST(Timeline, AnEmptyRecordingDrawsNothingAndSurvivesNavigation) {
 }
 
 }  // namespace
-}  // namespace radar::gui
+}  // namespace radar::app

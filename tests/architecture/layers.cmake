@@ -15,7 +15,7 @@ set(RADAR_STAGES
   "radar_netdesc_trace"                                    # netdesc bound to a trace
   "radar_export"                                           # the trace in other tools' formats (replay-gui/export/)
   "radar_driver radar_rerun_preload radar-launch"         # the re-run (single-process-driver/)
-  "radar_replay_app radar-replay"                          # the replay window (replay-gui/app/)
+  "radar_app radar-replay"                                # the replay window (replay-gui/app/)
   "radar_cli radar")                                       # the front door (radarlog/cli/)
 
 function(radar_stage_of name out)

@@ -54,12 +54,12 @@ int main(int argc, char** argv) {
   const auto t1 = Clock::now();
   const long before = rssKiB();
   const size_t events = trace->events.size(), processes = trace->processes.size();
-  radar::gui::MainWindow window(std::move(trace));
+  radar::app::MainWindow window(std::move(trace));
   window.setAttribute(Qt::WA_DontShowOnScreen);
   window.resize(1280, 800);
   window.show();
   QApplication::processEvents();
-  radar::gui::NetworkView& view = window.networkView();
+  radar::app::NetworkView& view = window.networkView();
   view.fitToView();
   (void)view.grab();
   const auto t2 = Clock::now();
@@ -124,14 +124,14 @@ int main(int argc, char** argv) {
   // The timeline's part of the first frame: one made alone, and drawn.
   {
     const auto a = Clock::now();
-    radar::gui::SpaceTimeView alone(window.trace());
+    radar::app::SpaceTimeView alone(window.trace());
     alone.resize(1200, 300);
     (void)alone.grab();
     std::printf("timeline alone, made and first drawn: %.0f ms\n", ms(a, Clock::now()));
   }
   // The timeline: from the whole run down to single events and back, a
   // frame (layout and drawing) at each wheel step.
-  radar::gui::SpaceTimeView& timeline = window.spaceTimeView();
+  radar::app::SpaceTimeView& timeline = window.spaceTimeView();
   for (bool wall : {false, true}) {
     timeline.setWallTime(wall);
     timeline.showWholeRun();
@@ -175,18 +175,18 @@ int main(int argc, char** argv) {
       std::string why;
       if (t.payloadView(i, &v, &why)) bytes += v.size();
     }
-  using Mode = radar::gui::ContentSearch::Mode;
+  using Mode = radar::app::ContentSearch::Mode;
   auto search = [&](const char* what, const QString& pattern, Mode mode) {
     auto& s = window.contentSearch();
     double first = -1;
     const auto a = Clock::now();
-    QObject::connect(&s, &radar::gui::ContentSearch::matchesChanged, &s, [&] {
+    QObject::connect(&s, &radar::app::ContentSearch::matchesChanged, &s, [&] {
       if (first < 0 && !s.matches().empty()) first = ms(a, Clock::now());
     });
     s.start(pattern, mode, nullptr);
     while (s.running()) QApplication::processEvents();
     const double all = ms(a, Clock::now());
-    QObject::disconnect(&s, &radar::gui::ContentSearch::matchesChanged, nullptr, nullptr);
+    QObject::disconnect(&s, &radar::app::ContentSearch::matchesChanged, nullptr, nullptr);
     std::printf("search %s: %.0f ms for %.1f MiB of message bytes (%.0f MiB/s), %zu matches", what, all,
                 bytes / 1048576.0, bytes / 1048576.0 / (all / 1000), s.matches().size());
     if (first >= 0) std::printf(", the first shown after %.0f ms", first);
