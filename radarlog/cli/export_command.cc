@@ -40,6 +40,33 @@ const char kExportHelp[] =
     "Exit status: 0, or 2 when the recording cannot be read, an option is wrong\n"
     "or a file cannot be written.\n";
 
+namespace {
+// --decode-as CHANNEL=PROTOCOL, each into `pcapng`; what is wrong, or "".
+std::string decodeAs(const Args& args, exporting::PcapngOptions* pcapng) {
+  for (const auto& spec : args.values("decode-as")) {
+    const auto eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0) return "--decode-as: expected CHANNEL=PROTOCOL";
+    const uint16_t port = exporting::decodeAsPort(spec.substr(eq + 1));
+    if (!port)
+      return "--decode-as: unknown protocol '" + spec.substr(eq + 1) +
+             "' (a name such as http, pgsql, redis, or a port number)";
+    pcapng->decode_as[spec.substr(0, eq)] = port;
+  }
+  return "";
+}
+
+// A --decode-as channel the recording does not have, said; else "".
+std::string unknownDecodeAsChannel(const trace::Trace& t, const exporting::PcapngOptions& pcapng) {
+  for (const auto& [channel, port] : pcapng.decode_as) {
+    bool found = false;
+    for (const auto& c : t.channels)
+      found |= t.channelName(c.index) == channel || std::to_string(c.index + 1) == channel;
+    if (!found) return "--decode-as: no channel '" + channel + "' in this recording";
+  }
+  return "";
+}
+}  // namespace
+
 int runExport(int argc, char** argv) {
   Args args;
   if (!args.parse(argc, argv, 1,
@@ -58,15 +85,7 @@ int runExport(int argc, char** argv) {
   if (args.value("sqlite") == "-") return usageError("export", "--sqlite: a database needs a file, not '-'");
   exporting::PcapngOptions pcapng;
   pcapng.application = std::string("radar ") + RADAR_VERSION;
-  for (const auto& spec : args.values("decode-as")) {
-    const auto eq = spec.rfind('=');
-    if (eq == std::string::npos || eq == 0) return usageError("export", "--decode-as: expected CHANNEL=PROTOCOL");
-    const uint16_t port = exporting::decodeAsPort(spec.substr(eq + 1));
-    if (!port)
-      return usageError("export", "--decode-as: unknown protocol '" + spec.substr(eq + 1) +
-                                      "' (a name such as http, pgsql, redis, or a port number)");
-    pcapng.decode_as[spec.substr(0, eq)] = port;
-  }
+  if (std::string bad = decodeAs(args, &pcapng); !bad.empty()) return usageError("export", bad);
   // The pcapng holds every message's bytes: read once, with the logs, and
   // kept in memory (up to an eighth of it; beyond, read again from the
   // logs) rather than decompressed and decoded a second time.
@@ -77,12 +96,7 @@ int runExport(int argc, char** argv) {
       loadForCommand("export", args.positional(), netChoice(args), args.has("merge-unrelated"), false, keep_sent_bytes);
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
-  for (const auto& [channel, port] : pcapng.decode_as) {
-    bool found = false;
-    for (const auto& c : t.channels)
-      found |= t.channelName(c.index) == channel || std::to_string(c.index + 1) == channel;
-    if (!found) return usageError("export", "--decode-as: no channel '" + channel + "' in this recording");
-  }
+  if (std::string bad = unknownDecodeAsChannel(t, pcapng); !bad.empty()) return usageError("export", bad);
   std::string error;
   // How long each file took, beyond loading and merging (docs/performance.md).
   auto seconds = [start = std::chrono::steady_clock::now()]() mutable {

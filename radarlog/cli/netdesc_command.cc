@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -12,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
+#include "cli/output_file.h"
 #include "netdesc/decode.h"
 
 namespace radar::cli {
@@ -51,6 +51,32 @@ std::string portName(int fd) {
   }
 }
 
+// Connections: a channel's senders to its receivers, where the directions
+// allow one (OUT to IN, INOUT with INOUT). `did`: per endpoint, 1 sent, 2
+// received; `port_of`: the endpoints shown, as "process.port".
+std::string connections(const trace::Trace& t, const std::vector<uint8_t>& did,
+                        const std::map<uint32_t, std::string>& port_of) {
+  std::set<std::pair<std::string, std::string>> made;
+  std::string connects;
+  for (const auto& c : t.channels) {
+    std::vector<uint32_t> ends;
+    for (uint32_t e : c.endpoints)
+      if (port_of.count(e)) ends.push_back(e);
+    for (uint32_t a : ends)
+      for (uint32_t b : ends) {
+        if (a == b || t.endpoints[a].process == t.endpoints[b].process) continue;
+        if (!(did[a] & 1) || !(did[b] & 2)) continue;
+        const bool a_inout = did[a] == 3, b_inout = did[b] == 3;
+        if (a_inout != b_inout) continue;
+        const std::string& from = port_of.at(a);
+        const std::string& to = port_of.at(b);
+        if (a_inout && from > to) continue;  // one connection per socket pair
+        if (!made.insert({from, to}).second) continue;
+        connects += "connect { from: " + quoted(from) + " to: " + quoted(to) + " }  # " + t.channelName(c.index) + "\n";
+      }
+  }
+  return connects;
+}
 }  // namespace
 
 int runNetdesc(int argc, char** argv) {
@@ -124,37 +150,15 @@ int runNetdesc(int argc, char** argv) {
     }
     out += "}\n";
   }
-  // Connections: a channel's senders to its receivers, where the
-  // directions allow one (OUT to IN, INOUT with INOUT).
-  std::set<std::pair<std::string, std::string>> made;
-  std::string connects;
-  for (const auto& c : t.channels) {
-    std::vector<uint32_t> ends;
-    for (uint32_t e : c.endpoints)
-      if (port_of.count(e)) ends.push_back(e);
-    for (uint32_t a : ends)
-      for (uint32_t b : ends) {
-        if (a == b || t.endpoints[a].process == t.endpoints[b].process) continue;
-        if (!(did[a] & 1) || !(did[b] & 2)) continue;
-        const bool a_inout = did[a] == 3, b_inout = did[b] == 3;
-        if (a_inout != b_inout) continue;
-        if (a_inout && port_of[a] > port_of[b]) continue;  // one connection per socket pair
-        if (!made.insert({port_of[a], port_of[b]}).second) continue;
-        connects += "connect { from: " + quoted(port_of[a]) + " to: " + quoted(port_of[b]) + " }  # " +
-                    t.channelName(c.index) + "\n";
-      }
-  }
-  if (!connects.empty()) out += "\n" + connects;
+  if (const std::string connects = connections(t, did, port_of); !connects.empty()) out += "\n" + connects;
 
-  if (auto file = args.value("output")) {
-    std::ofstream f(*file);
-    f << out;
-    if (!f) {
-      std::fprintf(stderr, "radar netdesc: cannot write %s\n", file->c_str());
-      return kExitUsage;
-    }
-  } else {
-    std::fputs(out.c_str(), stdout);
+  std::string error;
+  const bool written = writeStream(
+      args.value("output").value_or("-"),
+      [&](std::FILE* f, std::string*) { return std::fwrite(out.data(), 1, out.size(), f) == out.size(); }, &error);
+  if (!written) {
+    std::fprintf(stderr, "radar netdesc: %s\n", error.c_str());
+    return kExitUsage;
   }
   return kExitOk;
 }
