@@ -8,11 +8,9 @@
 #include <map>
 #include <set>
 
-#include "log/reader.h"
 #include "netdesc/decode.h"
 #include "netdesc/plan.h"
 #include "radar/proto/radarlog.pb.h"
-#include "trace/findings.h"
 
 namespace radar::netdesc {
 namespace {
@@ -33,9 +31,9 @@ uint32_t portOfAddress(const std::string& sa) {
 }
 
 // The descriptors RADAR_PORT_<NAME>=3,4 lists in a process's environment.
-std::vector<int> portFds(const proto::Header& h, const std::string& port) {
+std::vector<int> portFds(const trace::Process& p, const std::string& port) {
   const std::string key = portVariable(port) + "=";
-  for (const auto& e : h.environment()) {
+  for (const auto& e : p.radar_variables) {
     if (e.rfind(key, 0) != 0) continue;
     std::vector<int> fds;
     size_t at = key.size();
@@ -43,7 +41,8 @@ std::vector<int> portFds(const proto::Header& h, const std::string& port) {
       size_t end = e.find(',', at);
       if (end == std::string::npos) end = e.size();
       const std::string n = e.substr(at, end - at);
-      if (!n.empty() && n.find_first_not_of("0123456789") == std::string::npos) fds.push_back(std::stoi(n));
+      if (!n.empty() && n.size() < 10 && n.find_first_not_of("0123456789") == std::string::npos)
+        fds.push_back(std::stoi(n));
       at = end + 1;
     }
     return fds;
@@ -53,62 +52,72 @@ std::vector<int> portFds(const proto::Header& h, const std::string& port) {
 
 std::string portLabel(const Process& p, const Port& port) { return p.name() + "." + port.name(); }
 
+// Neither a descriptor, a path, a port nor a name in RADAR_PORT_*: found
+// through the channels its connections reach.
+bool byEnvironment(const Port& port) { return !port.has_fd() && port.path().empty() && !port.tcp_port(); }
+
+bool isEnd(const trace::Endpoint& ep, const Port& port, const std::vector<int>& env_fds) {
+  if (port.has_fd()) return ep.fd == port.fd();
+  if (!port.path().empty()) return !ep.path.empty() && glob(port.path(), ep.path);
+  if (port.tcp_port())
+    return portOfAddress(ep.local_address) == port.tcp_port() || portOfAddress(ep.peer_address) == port.tcp_port();
+  return std::find(env_fds.begin(), env_fds.end(), ep.fd) != env_fds.end();
+}
+
+// The images a described process matches, in the order they were created.
+std::vector<uint32_t> imagesMatching(const trace::Trace& t, const std::vector<uint32_t>& by_creation, const Match& m,
+                                     const std::string& program) {
+  std::vector<uint32_t> images;
+  for (uint32_t p : by_creation) {
+    const trace::Process& rp = t.processes[p];
+    if (!glob(program, rp.recorded_name) || !glob(m.executable(), rp.executable)) continue;
+    bool args = true;
+    for (int k = 0; k < m.arg_size() && args; ++k)
+      args = static_cast<size_t>(k + 1) < rp.argv.size() && glob(m.arg(k), rp.argv[k + 1]);
+    if (args) images.push_back(p);
+  }
+  // The order counts every image that matches.
+  if (m.order()) {
+    if (images.size() >= m.order())
+      images = {images[m.order() - 1]};
+    else
+      images.clear();
+  }
+  return images;
+}
+
 }  // namespace
 
-std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> description, trace::Trace& t,
+std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> description, const trace::Trace& t,
                                         std::vector<std::string>* unmatched) {
   auto b = std::unique_ptr<Binding>(new Binding());
   b->description_ = std::move(description);
-  const Description& d = *b->description_;
   b->ports_.assign(t.endpoints.size(), nullptr);
   b->processes_.assign(t.processes.size(), nullptr);
+  b->names_.processes.assign(t.processes.size(), {});
+  b->names_.channels.assign(t.channels.size(), {});
+  std::vector<Deferred> deferred;
+  b->matchProcesses(t, unmatched, &deferred);
+  for (const Deferred& port : deferred) b->matchByConnections(t, port, unmatched);
+  b->nameChannels(t);
+  return b;
+}
 
-  // Processes: the recorded images each described process matches, in the
-  // order they were created.
+// Each described process: the recorded images it is (matching reads the
+// recorded names), and their ends its ports are.
+void Binding::matchProcesses(const trace::Trace& t, std::vector<std::string>* unmatched,
+                             std::vector<Deferred>* deferred) {
   std::vector<uint32_t> by_creation;
   for (const auto& p : t.processes)
     if (!p.external && !p.log_path.empty()) by_creation.push_back(p.index);
   std::stable_sort(by_creation.begin(), by_creation.end(),
                    [&](uint32_t a, uint32_t c) { return t.processes[a].first_event < t.processes[c].first_event; });
-  std::map<uint32_t, proto::Header> headers;  // read when ports need the environment
-  auto header = [&](uint32_t p) -> const proto::Header& {
-    auto it = headers.find(p);
-    if (it != headers.end()) return it->second;
-    proto::Header h;
-    log::LogError err;
-    if (auto reader = log::LogReader::open(t.processes[p].log_path, &err)) h = reader->header();
-    return headers.emplace(p, h).first->second;
-  };
-  struct Deferred {
-    const Process* process;
-    const Port* port;
-    std::vector<uint32_t> images;
-  };
-  std::vector<Deferred> deferred;
-  // The names are an overlay: matching reads the recorded ones.
-  t.described.processes.assign(t.processes.size(), {});
-  t.described.channels.assign(t.channels.size(), {});
-  for (const Process& dp : d.network().process()) {
+  for (const Process& dp : description_->network().process()) {
     const Match& m = dp.match();
     const std::string program = m.program().empty() && m.executable().empty() ? dp.name() : m.program();
-    std::vector<uint32_t> images;
-    for (uint32_t p : by_creation) {
-      const trace::Process& rp = t.processes[p];
-      if (!glob(program, rp.recorded_name) || !glob(m.executable(), rp.executable)) continue;
-      bool args = true;
-      for (int k = 0; k < m.arg_size() && args; ++k)
-        args = static_cast<size_t>(k + 1) < rp.argv.size() && glob(m.arg(k), rp.argv[k + 1]);
-      if (args) images.push_back(p);
-    }
-    // The order counts every image that matches; an image an earlier
-    // process already is stays that one.
-    if (m.order()) {
-      if (images.size() >= m.order())
-        images = {images[m.order() - 1]};
-      else
-        images.clear();
-    }
-    std::erase_if(images, [&](uint32_t p) { return b->processes_[p] != nullptr; });
+    std::vector<uint32_t> images = imagesMatching(t, by_creation, m, program);
+    // An image an earlier process already is stays that one.
+    std::erase_if(images, [&](uint32_t p) { return processes_[p] != nullptr; });
     if (images.empty()) {
       unmatched->push_back("process '" + dp.name() + "' matched no recorded process (it looks for program '" + program +
                            "'" + (m.executable().empty() ? "" : ", executable '" + m.executable() + "'") +
@@ -116,93 +125,81 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
       continue;
     }
     for (uint32_t p : images) {
-      b->processes_[p] = &dp;
-      t.described.processes[p] = dp.name();
+      processes_[p] = &dp;
+      names_.processes[p] = dp.name();
     }
-    // Its ports: the channel ends they are.
-    for (const Port& port : dp.port()) {
-      bool found = false;
-      for (uint32_t p : images) {
-        std::vector<int> env_fds;
-        const bool by_env = !port.has_fd() && port.path().empty() && !port.tcp_port();
-        if (by_env) env_fds = portFds(header(p), port.name());
-        for (uint32_t e = 0; e < t.endpoints.size(); ++e) {
-          const trace::Endpoint& ep = t.endpoints[e];
-          if (ep.process != p) continue;
-          bool is = false;
-          if (port.has_fd())
-            is = ep.fd == port.fd();
-          else if (!port.path().empty())
-            is = !ep.path.empty() && glob(port.path(), ep.path);
-          else if (port.tcp_port())
-            is =
-                portOfAddress(ep.local_address) == port.tcp_port() || portOfAddress(ep.peer_address) == port.tcp_port();
-          else
-            is = std::find(env_fds.begin(), env_fds.end(), ep.fd) != env_fds.end();
-          if (is) {
-            b->ports_[e] = &port;
-            found = true;
-          }
-        }
+    for (const Port& port : dp.port()) matchPort(t, dp, port, images, unmatched, deferred);
+  }
+}
+
+// The channel ends of `images` that `port` is, by descriptor, path, TCP port
+// or RADAR_PORT_*; a port named by none of them waits for its connections.
+void Binding::matchPort(const trace::Trace& t, const Process& dp, const Port& port, const std::vector<uint32_t>& images,
+                        std::vector<std::string>* unmatched, std::vector<Deferred>* deferred) {
+  bool found = false;
+  for (uint32_t p : images) {
+    const std::vector<int> env_fds = byEnvironment(port) ? portFds(t.processes[p], port.name()) : std::vector<int>();
+    for (uint32_t e = 0; e < t.endpoints.size(); ++e)
+      if (t.endpoints[e].process == p && isEnd(t.endpoints[e], port, env_fds)) {
+        ports_[e] = &port;
+        found = true;
       }
-      if (!found) {
-        const bool by_env = !port.has_fd() && port.path().empty() && !port.tcp_port();
-        // Neither a descriptor, a path, a port nor RADAR_PORT_*: the
-        // channels its connections reach, once every other port is placed.
-        if (by_env) {
-          deferred.push_back({&dp, &port, images});
-          continue;
-        }
-        const std::string where = port.has_fd()          ? "descriptor " + std::to_string(port.fd())
-                                  : !port.path().empty() ? "path '" + port.path() + "'"
-                                                         : "port " + std::to_string(port.tcp_port());
-        unmatched->push_back("port '" + portLabel(dp, port) + "' matched no channel end of " + t.label(images[0]) +
-                             " (it looks for " + where + ")");
-      }
+  }
+  if (found) return;
+  if (byEnvironment(port)) {
+    deferred->push_back({&dp, &port, images});
+    return;
+  }
+  const std::string where = port.has_fd()          ? "descriptor " + std::to_string(port.fd())
+                            : !port.path().empty() ? "path '" + port.path() + "'"
+                                                   : "port " + std::to_string(port.tcp_port());
+  unmatched->push_back("port '" + portLabel(dp, port) + "' matched no channel end of " + labelAs(t, images[0]) +
+                       " (it looks for " + where + ")");
+}
+
+// A port found through its connections: this process's ends of the
+// channels the connected ports are on (a server's accepted connections,
+// whatever descriptors they got).
+void Binding::matchByConnections(const trace::Trace& t, const Deferred& dport, std::vector<std::string>* unmatched) {
+  const Description& d = *description_;
+  const std::string label = portLabel(*dport.process, *dport.port);
+  std::set<uint32_t> channels;
+  for (const Connect& k : d.network().connect()) {
+    std::vector<std::string> others;
+    if (k.from() == label)
+      others.assign(k.to().begin(), k.to().end());
+    else if (std::find(k.to().begin(), k.to().end(), label) != k.to().end())
+      others.push_back(k.from());
+    for (const std::string& other : others) {
+      const Process* op = d.process(other.substr(0, other.find('.')));
+      const Port* oport = op ? d.port(*op, other.substr(other.find('.') + 1)) : nullptr;
+      for (uint32_t e = 0; oport && e < t.endpoints.size(); ++e)
+        if (ports_[e] == oport && t.endpoints[e].channel != kNone) channels.insert(t.endpoints[e].channel);
     }
   }
-
-  // Ports found through their connections: this process's ends of the
-  // channels the connected ports are on (a server's accepted connections,
-  // whatever descriptors they got).
-  for (const Deferred& dport : deferred) {
-    const std::string label = portLabel(*dport.process, *dport.port);
-    std::set<uint32_t> channels;
-    for (const Connect& k : d.network().connect()) {
-      std::vector<std::string> others;
-      if (k.from() == label)
-        others.assign(k.to().begin(), k.to().end());
-      else if (std::find(k.to().begin(), k.to().end(), label) != k.to().end())
-        others.push_back(k.from());
-      for (const std::string& other : others) {
-        const Process* op = d.process(other.substr(0, other.find('.')));
-        const Port* oport = op ? d.port(*op, other.substr(other.find('.') + 1)) : nullptr;
-        for (uint32_t e = 0; oport && e < t.endpoints.size(); ++e)
-          if (b->ports_[e] == oport && t.endpoints[e].channel != kNone) channels.insert(t.endpoints[e].channel);
-      }
-    }
-    bool found = false;
-    for (uint32_t e = 0; e < t.endpoints.size(); ++e) {
-      const trace::Endpoint& ep = t.endpoints[e];
-      if (b->ports_[e] || !channels.count(ep.channel)) continue;
-      if (std::find(dport.images.begin(), dport.images.end(), ep.process) == dport.images.end()) continue;
-      b->ports_[e] = dport.port;
-      found = true;
-    }
-    if (!found)
-      unmatched->push_back("port '" + label + "' matched no channel end of " + t.label(dport.images[0]) +
-                           " (it looks for the descriptors of " + portVariable(dport.port->name()) +
-                           ", then for the channels its connections reach)");
+  bool found = false;
+  for (uint32_t e = 0; e < t.endpoints.size(); ++e) {
+    const trace::Endpoint& ep = t.endpoints[e];
+    if (ports_[e] || !channels.count(ep.channel)) continue;
+    if (std::find(dport.images.begin(), dport.images.end(), ep.process) == dport.images.end()) continue;
+    ports_[e] = dport.port;
+    found = true;
   }
+  if (!found)
+    unmatched->push_back("port '" + label + "' matched no channel end of " + labelAs(t, dport.images[0]) +
+                         " (it looks for the descriptors of " + portVariable(dport.port->name()) +
+                         ", then for the channels its connections reach)");
+}
 
-  // Channels: named after their ports, or their connection's name.
-  for (auto& c : t.channels) {
+// Channels: named after their ports, or their connection's name.
+void Binding::nameChannels(const trace::Trace& t) {
+  for (const auto& c : t.channels) {
     std::vector<std::string> senders, receivers;
     std::set<const Port*> ports;
     bool inout = false;
     for (uint32_t e : c.endpoints) {
-      const Port* port = b->ports_[e];
-      const Process* owner = b->processes_[t.endpoints[e].process];
+      const Port* port = ports_[e];
+      const Process* owner = processes_[t.endpoints[e].process];
       if (!port || !owner || !ports.insert(port).second) continue;
       const std::string label = portLabel(*owner, *port);
       inout |= port->direction() == INOUT;
@@ -212,34 +209,35 @@ std::unique_ptr<Binding> Binding::apply(std::shared_ptr<const Description> descr
         senders.push_back(label);
     }
     if (senders.empty() && receivers.empty()) continue;
-    // A connection's name, when it connects ports of this channel.
-    bool named = false;
-    for (const Connect& k : d.network().connect()) {
-      if (k.name().empty() || std::find(senders.begin(), senders.end(), k.from()) == senders.end()) continue;
-      for (const auto& to : k.to())
-        if (std::find(receivers.begin(), receivers.end(), to) != receivers.end() ||
-            std::find(senders.begin(), senders.end(), to) != senders.end()) {
-          t.described.channels[c.index] = k.name();
-          named = true;
-        }
-    }
-    if (named) continue;
-    auto join = [](const std::vector<std::string>& v) {
-      std::string s;
-      for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-      return s;
-    };
-    if (inout && receivers.empty() && senders.size() == 2)
-      t.described.channels[c.index] = senders[0] + " <-> " + senders[1];
-    else if (!senders.empty() && !receivers.empty())
-      t.described.channels[c.index] = join(senders) + " -> " + join(receivers);
-    else
-      t.described.channels[c.index] = join(senders.empty() ? receivers : senders);
+    names_.channels[c.index] = channelName(senders, receivers, inout);
   }
-  // The findings name processes and channels: tell them again by the new names.
-  t.findings.clear();
-  trace::findProblems(t);
-  return b;
+}
+
+// A connection's name, when it connects ports of the channel; else its ports.
+std::string Binding::channelName(const std::vector<std::string>& senders, const std::vector<std::string>& receivers,
+                                 bool inout) const {
+  auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  for (const Connect& k : description_->network().connect()) {
+    if (k.name().empty() || !has(senders, k.from())) continue;
+    for (const auto& to : k.to())
+      if (has(receivers, to) || has(senders, to)) return k.name();
+  }
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  if (inout && receivers.empty() && senders.size() == 2) return senders[0] + " <-> " + senders[1];
+  if (!senders.empty() && !receivers.empty()) return join(senders) + " -> " + join(receivers);
+  return join(senders.empty() ? receivers : senders);
+}
+
+// "name[pid]" by the name the description gives the image.
+std::string Binding::labelAs(const trace::Trace& t, uint32_t process) const {
+  const std::string& name = names_.processes[process];
+  return name.empty() ? t.label(process) : name + "[" + std::to_string(t.processes[process].pid) + "]";
 }
 
 const Port* Binding::portOf(uint32_t endpoint) const { return endpoint < ports_.size() ? ports_[endpoint] : nullptr; }
@@ -374,7 +372,7 @@ bool describeContents(const Binding* binding, const trace::Trace& t, uint32_t po
   return true;
 }
 
-std::unique_ptr<Binding> Binding::forRecording(trace::Trace& t, const std::string& net_path, bool carried,
+std::unique_ptr<Binding> Binding::forRecording(const trace::Trace& t, const std::string& net_path, bool carried,
                                                std::vector<std::string>* unmatched, std::string* error) {
   std::vector<Problem> problems;
   std::unique_ptr<Description> d;

@@ -17,19 +17,23 @@ namespace radar::netdesc {
 
 class Binding {
  public:
-  // Matches `description` against `trace` and renames the trace's
-  // processes and channels. `unmatched` gets, one line each, the parts of
-  // the description that matched nothing in the recording.
-  static std::unique_ptr<Binding> apply(std::shared_ptr<const Description> description, trace::Trace& trace,
+  // Matches `description` against `trace`: which image each described
+  // process is, which channel end each port is, and the names they give
+  // (names(), for Trace::described). `unmatched` gets, one line each, the
+  // parts of the description that matched nothing in the recording.
+  static std::unique_ptr<Binding> apply(std::shared_ptr<const Description> description, const trace::Trace& trace,
                                         std::vector<std::string>* unmatched);
   // The description for a recording: the file `net_path` when given, else
   // the one the recording carries (radar run) unless `carried` is false.
   // Null without *error when there is none; null with *error (one problem
   // a line, each naming file, line and column) when it cannot be used.
-  static std::unique_ptr<Binding> forRecording(trace::Trace& trace, const std::string& net_path, bool carried,
+  static std::unique_ptr<Binding> forRecording(const trace::Trace& trace, const std::string& net_path, bool carried,
                                                std::vector<std::string>* unmatched, std::string* error);
 
   const Description& description() const { return *description_; }
+  // The processes' and channels' names the description gives ("": none),
+  // one per process and per channel of the trace it was applied to.
+  const trace::Trace::Names& names() const { return names_; }
   // The port a channel end is, or null.
   const Port* portOf(uint32_t endpoint) const;
   // The described process a recorded process image is, or null.
@@ -61,7 +65,22 @@ class Binding {
   bool messageBytes(const trace::Trace& trace, uint32_t position, Contents* out, std::string* error) const;
 
  private:
+  struct Deferred {  // a port found through its connections, once the others are placed
+    const Process* process;
+    const Port* port;
+    std::vector<uint32_t> images;
+  };
+  void matchProcesses(const trace::Trace& t, std::vector<std::string>* unmatched, std::vector<Deferred>* deferred);
+  void matchPort(const trace::Trace& t, const Process& dp, const Port& port, const std::vector<uint32_t>& images,
+                 std::vector<std::string>* unmatched, std::vector<Deferred>* deferred);
+  void matchByConnections(const trace::Trace& t, const Deferred& port, std::vector<std::string>* unmatched);
+  void nameChannels(const trace::Trace& t);
+  std::string channelName(const std::vector<std::string>& senders, const std::vector<std::string>& receivers,
+                          bool inout) const;
+  std::string labelAs(const trace::Trace& t, uint32_t process) const;
+
   std::shared_ptr<const Description> description_;
+  trace::Trace::Names names_;
   std::vector<const Port*> ports_;         // by endpoint
   std::vector<const Process*> processes_;  // by process image
 };

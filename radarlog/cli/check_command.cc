@@ -51,7 +51,7 @@ int runCheck(int argc, char** argv) {
     for (size_t i = 0; i < t.findings.size(); ++i) {
       const auto& f = t.findings[i];
       std::printf("%s{\"kind\":%s,\"text\":%s,\"events\":[", i ? "," : "",
-                  jsonString(trace::findingKindName(f.kind)).c_str(), jsonString(f.text).c_str());
+                  jsonString(trace::findingKindName(f.kind)).c_str(), jsonString(trace::describe(t, f)).c_str());
       for (size_t k = 0; k < f.events.size(); ++k) std::printf("%s%u", k ? "," : "", f.events[k] + 1);
       std::printf("],\"processes\":[");
       for (size_t k = 0; k < f.processes.size(); ++k)
@@ -87,7 +87,7 @@ int runCheck(int argc, char** argv) {
           static_cast<unsigned long long>(t.placed_by_time));
     if (t.findings.empty()) std::printf("no findings\n");
     for (const auto& f : t.findings) {
-      std::printf("%s: %s", trace::findingKindName(f.kind), terminalSafe(f.text).c_str());
+      std::printf("%s: %s", trace::findingKindName(f.kind), terminalSafe(trace::describe(t, f)).c_str());
       if (!f.events.empty()) std::printf(" (event %u)", f.events.front() + 1);
       std::printf("\n");
     }

@@ -54,6 +54,7 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
                  error.c_str(), command);
     return {};
   }
+  if (out.net) trace->described = out.net->names();
   const std::string source = net.path.empty() ? "the recording's network description" : net.path;
   for (const auto& u : unmatched) std::fprintf(stderr, "radar %s: %s: %s\n", command, source.c_str(), u.c_str());
   out.trace = std::move(trace);

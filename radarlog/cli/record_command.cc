@@ -29,7 +29,6 @@
 #include "cli/commands.h"
 #include "log/asan_options.h"
 #include "log/finalize.h"
-#include "log/reader.h"
 #include "log/recorder_env.h"
 #include "log/wait_status.h"
 #include "netdesc/description.h"

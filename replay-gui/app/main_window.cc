@@ -903,6 +903,7 @@ void MainWindow::openRecording(const QStringList& dirs, QWidget* parent) {
                            tr("The recording's network description cannot be used; processes keep their program "
                               "names:\n%1")
                                .arg(QString::fromStdString(net_error)));
+    if (net) trace->described = net->names();
     auto* window = new MainWindow(std::move(trace), std::move(net));
     window->setAttribute(Qt::WA_DeleteOnClose);
     window->show();

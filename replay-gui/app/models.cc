@@ -1,5 +1,7 @@
 #include "app/models.h"
 
+#include "trace/findings.h"
+
 #include <QRegularExpression>
 
 #include <QStringList>
@@ -221,10 +223,10 @@ int FindingsModel::columnCount(const QModelIndex& parent) const { return parent.
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
   const trace::Finding& f = t_.findings[index.row()];
-  if (role == Qt::ToolTipRole) return QString::fromStdString(f.text);
+  if (role == Qt::ToolTipRole) return QString::fromStdString(trace::describe(t_, f));
   if (role != Qt::DisplayRole) return {};
   if (index.column() == Kind) return QString::fromLatin1(trace::findingKindName(f.kind));
-  return QString::fromStdString(f.text);
+  return QString::fromStdString(trace::describe(t_, f));
 }
 
 QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const {

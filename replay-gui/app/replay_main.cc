@@ -48,6 +48,7 @@ int openWindow(std::unique_ptr<radar::trace::Trace> trace, const radar::app::Rep
                  error.c_str());
     return 2;
   }
+  if (net) trace->described = net->names();
   for (const auto& u : unmatched)
     std::fprintf(stderr, "radar replay: %s: %s\n",
                  options.net.empty() ? "the recording's network description" : options.net.c_str(), u.c_str());

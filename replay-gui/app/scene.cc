@@ -403,8 +403,8 @@ Scene SceneBuilder::build(uint32_t position, double progress) const {
     if (f.kind != trace::Finding::Kind::Deadlock || f.events.empty()) continue;
     const uint32_t formed = *std::max_element(f.events.begin(), f.events.end());
     if (position <= formed) continue;
-    for (const auto& [from, to] : f.waits_for)
-      if (index.count(from) && index.count(to)) s.waits.push_back({from, to});
+    for (const trace::Finding::Wait& w : f.waits_for)
+      if (index.count(w.waiter) && index.count(w.holder)) s.waits.push_back({w.waiter, w.holder});
   }
   // Ports: a channel a process has open, however many descriptors it has
   // for it (dup'd, inherited twice); and the channels between processes.

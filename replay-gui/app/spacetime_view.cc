@@ -191,7 +191,7 @@ SpaceTimeView::SpaceTimeView(const trace::Trace& trace, QWidget* parent) : QWidg
   std::set<uint32_t> deadlocked;
   for (const trace::Finding& f : t_.findings)
     if (f.kind == trace::Finding::Kind::Deadlock)
-      for (const auto& [from, to] : f.waits_for) deadlocked.insert(from);
+      for (const trace::Finding::Wait& w : f.waits_for) deadlocked.insert(w.waiter);
   for (uint32_t p = 0; p < np; ++p) {
     const trace::Process& proc = t_.processes[p];
     for (const auto& slot : proc.control.threads) {
@@ -688,10 +688,10 @@ void SpaceTimeView::relayout() {
     double formed = 0;
     for (const Block& b : blocks_)
       for (const auto& w : f.waits_for)
-        if (b.process == w.first) formed = std::max(formed, wall_time_ ? b.wall : b.logical);
+        if (b.process == w.waiter) formed = std::max(formed, wall_time_ ? b.wall : b.logical);
     if (formed < begin_ || formed >= end_) continue;
     for (size_t k = 0; k < f.waits_for.size(); ++k) {
-      const auto [from, to] = f.waits_for[k];
+      const auto [from, to, channel] = f.waits_for[k];
       const int ra = rowOfProcess(from, 0), rb = rowOfProcess(to, 0);
       if (ra < first_row_ || rb < first_row_ || ra >= first_row_ + shown || rb >= first_row_ + shown) continue;
       const double x = xOf(formed) + 10 + 7.0 * static_cast<double>(k);

@@ -9,6 +9,7 @@
 
 #include "export/event_table.h"
 #include "export/sqlite_bulk.h"
+#include "trace/findings.h"
 #include "trace/narrative.h"
 
 namespace radar::exporting {
@@ -275,7 +276,8 @@ class Builder {
       const trace::Finding& f = t_.findings[k];
       integer(s, 1, static_cast<int64_t>(k + 1));
       text(s, 2, trace::findingKindName(f.kind));
-      text(s, 3, f.text);
+      const std::string said = trace::describe(t_, f);  // bound without a copy: lives until the step
+      text(s, 3, said);
       maybe(s, 4, f.events.empty() ? kNone : f.events.front());
       integer(s, 5, static_cast<int64_t>(f.bytes));
       const std::string processes = ids(f.processes), channels = ids(f.channels);

@@ -8,6 +8,7 @@
 
 #include "export/event_table.h"
 #include "export/output_queue.h"
+#include "trace/findings.h"
 
 namespace radar::exporting {
 
@@ -331,7 +332,7 @@ class Writer {
       e.integer(field::kEventTrack, kFindingsTrack);
       e.text(field::kEventCategories, "finding");
       e.text(field::kEventName, trace::findingKindName(f.kind));
-      annotation(e, kAnnotText, utf8(f.text));
+      annotation(e, kAnnotText, utf8(trace::describe(t_, f)));
       if (!f.events.empty()) annotation(e, kAnnotEvent, f.events.front() + 1);
       packet(e, field::kTrackEvent, at);
       ++counts_->instants;

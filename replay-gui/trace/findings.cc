@@ -51,21 +51,12 @@ void findContradictions(Trace& t) {
     if (f.events.empty()) {
       f.kind = Finding::Kind::Contradiction;
       f.processes = {first, later};
-      const std::string at = "event " + std::to_string(c.after + 1);
-      f.text = t.label(first) + "'s event " + std::to_string(c.event + 1) +
-               (c.why == Edge::Why::Message ? " receives bytes that " + t.label(later) + " sends at " + at +
-                                                  ", but their logs contradict each other (the send seen received "
-                                                  "before it returned): the receive is told first, by time"
-                                            : " follows " + t.label(later) + "'s " + at +
-                                                  ", but their logs contradict each other: it is told first, by time");
+      f.by_message = c.why == Edge::Why::Message;
     }
     f.events.push_back(c.event);
     f.events.push_back(c.after);
   }
-  for (auto& [pair, f] : by_pair) {
-    if (f.events.size() > 2) f.text += "; " + plural(f.events.size() / 2 - 1, "more such pair", "more such pairs");
-    t.findings.push_back(std::move(f));
-  }
+  for (auto& [pair, f] : by_pair) t.findings.push_back(std::move(f));
 }
 
 // Whether process p forks after its event `counter`.
@@ -146,8 +137,6 @@ void findNeverReceived(Trace& t, std::map<std::pair<uint32_t, uint32_t>, Finding
     if (channelGapExplained(t, key.first, key.second)) continue;
     f.processes = {key.second};
     f.channels = {key.first};
-    f.text = plural(f.events.size(), "message", "messages") + " (" + plural(f.bytes, "byte", "bytes") + ") sent by " +
-             t.label(key.second) + " on " + t.channelName(key.first) + " never received";
     t.findings.push_back(std::move(f));
   }
 }
@@ -160,8 +149,6 @@ void findNoSender(Trace& t, std::map<uint32_t, Finding>& orphan) {
                     [&](uint32_t p) { return channelGapExplained(t, channel, p); }))
       continue;
     f.channels = {ch};
-    f.text = plural(f.events.size(), "receive", "receives") + " on " + t.channelName(ch) +
-             " got bytes no recorded process sent (" + plural(f.bytes, "byte", "bytes") + ")";
     t.findings.push_back(std::move(f));
   }
 }
@@ -171,11 +158,6 @@ void findNoSender(Trace& t, std::map<uint32_t, Finding>& orphan) {
 // knows: statically linked, set-user-ID ...).
 void findUnrecorded(Trace& t, const std::vector<uint32_t>& created) {
   auto& out = t.findings;
-  auto why = [&](int32_t pid) -> std::string {
-    for (const auto& n : t.unrecorded_notes)
-      if (n.pid == pid) return (n.executable.empty() ? "" : n.executable + ": ") + n.what;
-    return "its log is missing";
-  };
   std::set<std::pair<uint32_t, int32_t>> children;  // (parent image, pid) of every image with a log
   for (const Process& q : t.processes)
     if (q.parent != kNone) children.insert({q.parent, q.pid});
@@ -187,8 +169,7 @@ void findUnrecorded(Trace& t, const std::vector<uint32_t>& created) {
     f.kind = Finding::Kind::Unrecorded;
     f.processes = {ev.process};
     f.events = {i};
-    f.text = t.label(ev.process) + " created process " + std::to_string(pid) + ", which the recording has no log of (" +
-             why(pid) + ")";
+    f.pid = pid;
     out.push_back(std::move(f));
   }
   for (const Process& p : t.processes)
@@ -197,9 +178,6 @@ void findUnrecorded(Trace& t, const std::vector<uint32_t>& created) {
       f.kind = Finding::Kind::Unrecorded;
       f.processes = {p.index};
       if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
-      f.text = t.label(p.index) + " exited with status " + std::to_string(p.end_code) +
-               " without radar seeing it exit: it executed a program (or exited) through a raw system "
-               "call, and what it did from then on was not recorded";
       out.push_back(std::move(f));
     }
   for (const Process& p : t.processes)
@@ -209,17 +187,16 @@ void findUnrecorded(Trace& t, const std::vector<uint32_t>& created) {
       f.kind = Finding::Kind::Unrecorded;
       f.processes = {p.index};
       if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
-      f.text = t.label(p.index) + " executed a program the recording has no log of (" + why(p.pid) + ")";
       out.push_back(std::move(f));
     }
   // A log that could not be read at all is part of the story too.
-  for (const LoadProblem& problem : t.problems) {
+  for (uint32_t k = 0; k < t.problems.size(); ++k) {
     bool read_in_part = false;
-    for (const Process& p : t.processes) read_in_part |= p.log_path == problem.path;
+    for (const Process& p : t.processes) read_in_part |= p.log_path == t.problems[k].path;
     if (read_in_part) continue;  // said above as damage
     Finding f;
     f.kind = Finding::Kind::Damaged;
-    f.text = problem.path + ": cannot be read: " + problem.message;
+    f.problem = k;
     out.push_back(std::move(f));
   }
 }
@@ -238,43 +215,24 @@ std::vector<Blocked> findEndings(Trace& t) {
       f.kind = Finding::Kind::Abnormal;
       f.processes = {p.index};
       if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
-      f.text = t.label(p.index) + (crashSignal(p.end_code) ? " crashed: " : " was killed by signal ") +
-               (crashSignal(p.end_code) ? std::string(strsignal(p.end_code))
-                                        : std::to_string(p.end_code) + " (" + strsignal(p.end_code) + ")") +
-               (p.core_dumped ? ", core dumped" : "");
       out.push_back(std::move(f));
     } else if (p.end == Process::End::Unknown && !p.control.incomplete) {  // an end lost is said below
       Finding f;
       f.kind = Finding::Kind::NeverEnded;
       f.processes = {p.index};
       if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
-      f.text = t.label(p.index) + " did not end while it was recorded";
-      for (const Blocked& b : blocked)
-        if (b.process == p.index) {
-          f.text += std::string(", blocked in ") + blockedCallName(b.kind);
-          if (b.endpoint != kNone)
-            f.text += " on " + t.channelName(t.endpoints[b.endpoint].channel);
-          else if (b.fd >= 0)
-            f.text += " on fd " + std::to_string(b.fd);
-        }
       out.push_back(std::move(f));
     }
     if (p.control.incomplete) {
       Finding f;
       f.kind = Finding::Kind::LostEvents;
       f.processes = {p.index};
-      f.text = t.label(p.index) + ": log incomplete from its event " + std::to_string(p.control.lost_from_counter) +
-               " (" + plural(p.control.lost_events, "event", "events") +
-               " lost: " + std::strerror(p.control.lost_errno ? p.control.lost_errno : EIO) +
-               "); what it did from then on, how it ended included, is not in the story, and bytes it sent or "
-               "received then are no finding";
       out.push_back(std::move(f));
     }
     if (!p.damage.empty()) {
       Finding f;
       f.kind = Finding::Kind::Damaged;
       f.processes = {p.index};
-      f.text = t.label(p.index) + ": log damaged, read up to the damage: " + p.damage;
       out.push_back(std::move(f));
     }
   }
@@ -347,19 +305,15 @@ void findDeadlocks(Trace& t, const std::vector<Blocked>& blocked,
     f.kind = Finding::Kind::Deadlock;
     std::reverse(scc.begin(), scc.end());
     f.processes = scc;
-    std::string cycle;
     for (uint32_t p : scc) {
       for (const auto& [q, ch] : waits[p]) {
         if (std::find(scc.begin(), scc.end(), q) == scc.end()) continue;
-        if (!cycle.empty()) cycle += ", ";
-        cycle += t.label(p) + " waits for " + t.label(q) + " on " + t.channelName(ch);
-        f.waits_for.emplace_back(p, q);
+        f.waits_for.push_back({p, q, ch});
         if (std::find(f.channels.begin(), f.channels.end(), ch) == f.channels.end()) f.channels.push_back(ch);
         break;
       }
       if (const uint32_t seen = lastSeen(t, p); seen != kNone) f.events.push_back(seen);
     }
-    f.text = cycle;
     out.push_back(std::move(f));
   };
   for (uint32_t v = 0; v < n; ++v)
@@ -458,6 +412,116 @@ void findProblems(Trace& t) {
 
   findDeadlocks(t, blocked, in_flight, closed);
   findContradictions(t);
+}
+
+// Telling a finding: one function a kind, by the names shown now.
+namespace {
+
+std::string unrecordedWhy(const Trace& t, int32_t pid) {
+  for (const auto& n : t.unrecorded_notes)
+    if (n.pid == pid) return (n.executable.empty() ? "" : n.executable + ": ") + n.what;
+  return "its log is missing";
+}
+
+std::string tellUnrecorded(const Trace& t, const Finding& f) {
+  const Process& p = t.processes[f.processes[0]];
+  if (f.pid)
+    return t.label(p.index) + " created process " + std::to_string(f.pid) + ", which the recording has no log of (" +
+           unrecordedWhy(t, f.pid) + ")";
+  if (p.ended_unseen)
+    return t.label(p.index) + " exited with status " + std::to_string(p.end_code) +
+           " without radar seeing it exit: it executed a program (or exited) through a raw system "
+           "call, and what it did from then on was not recorded";
+  return t.label(p.index) + " executed a program the recording has no log of (" + unrecordedWhy(t, p.pid) + ")";
+}
+
+std::string tellAbnormal(const Trace& t, const Finding& f) {
+  const Process& p = t.processes[f.processes[0]];
+  const bool crash = crashSignal(p.end_code);
+  return t.label(p.index) + (crash ? " crashed: " : " was killed by signal ") +
+         (crash ? std::string(strsignal(p.end_code))
+                : std::to_string(p.end_code) + " (" + strsignal(p.end_code) + ")") +
+         (p.core_dumped ? ", core dumped" : "");
+}
+
+// What its threads were in when the recording ended.
+std::string tellNeverEnded(const Trace& t, const Finding& f) {
+  const Process& p = t.processes[f.processes[0]];
+  std::string text = t.label(p.index) + " did not end while it was recorded";
+  for (const auto& slot : p.control.threads) {
+    if (!slot.kind) continue;
+    text += std::string(", blocked in ") + blockedCallName(slot.kind);
+    const uint32_t endpoint = slot.channel ? endpointOf(t, p.index, slot.channel) : kNone;
+    if (endpoint != kNone)
+      text += " on " + t.channelName(t.endpoints[endpoint].channel);
+    else if (slot.fd >= 0)
+      text += " on fd " + std::to_string(slot.fd);
+  }
+  return text;
+}
+
+std::string tellLostEvents(const Trace& t, const Finding& f) {
+  const Process& p = t.processes[f.processes[0]];
+  return t.label(p.index) + ": log incomplete from its event " + std::to_string(p.control.lost_from_counter) + " (" +
+         plural(p.control.lost_events, "event", "events") +
+         " lost: " + std::strerror(p.control.lost_errno ? p.control.lost_errno : EIO) +
+         "); what it did from then on, how it ended included, is not in the story, and bytes it sent or "
+         "received then are no finding";
+}
+
+std::string tellDamaged(const Trace& t, const Finding& f) {
+  if (f.problem != kNone) return t.problems[f.problem].path + ": cannot be read: " + t.problems[f.problem].message;
+  return t.label(f.processes[0]) + ": log damaged, read up to the damage: " + t.processes[f.processes[0]].damage;
+}
+
+std::string tellDeadlock(const Trace& t, const Finding& f) {
+  std::string cycle;
+  for (const Finding::Wait& w : f.waits_for)
+    cycle += (cycle.empty() ? "" : ", ") + t.label(w.waiter) + " waits for " + t.label(w.holder) + " on " +
+             t.channelName(w.channel);
+  return cycle;
+}
+
+// The first pair of events the logs contradict each other on, and how many more.
+std::string tellContradiction(const Trace& t, const Finding& f) {
+  const uint32_t first = f.processes[0], later = f.processes[1];
+  const std::string at = "event " + std::to_string(f.events[1] + 1);
+  std::string text = t.label(first) + "'s event " + std::to_string(f.events[0] + 1) +
+                     (f.by_message ? " receives bytes that " + t.label(later) + " sends at " + at +
+                                         ", but their logs contradict each other (the send seen received "
+                                         "before it returned): the receive is told first, by time"
+                                   : " follows " + t.label(later) + "'s " + at +
+                                         ", but their logs contradict each other: it is told first, by time");
+  if (f.events.size() > 2) text += "; " + plural(f.events.size() / 2 - 1, "more such pair", "more such pairs");
+  return text;
+}
+
+}  // namespace
+
+std::string describe(const Trace& t, const Finding& f) {
+  switch (f.kind) {
+    case Finding::Kind::NeverReceived:
+      return plural(f.events.size(), "message", "messages") + " (" + plural(f.bytes, "byte", "bytes") + ") sent by " +
+             t.label(f.processes[0]) + " on " + t.channelName(f.channels[0]) + " never received";
+    case Finding::Kind::NoSender:
+      return plural(f.events.size(), "receive", "receives") + " on " + t.channelName(f.channels[0]) +
+             " got bytes no recorded process sent (" + plural(f.bytes, "byte", "bytes") + ")";
+    case Finding::Kind::Abnormal:
+      return tellAbnormal(t, f);
+    case Finding::Kind::NeverEnded:
+      return tellNeverEnded(t, f);
+    case Finding::Kind::Deadlock:
+      return tellDeadlock(t, f);
+    case Finding::Kind::LostEvents:
+      return tellLostEvents(t, f);
+    case Finding::Kind::Damaged:
+      return tellDamaged(t, f);
+    case Finding::Kind::Unrecorded:
+      return tellUnrecorded(t, f);
+    case Finding::Kind::Contradiction:
+      return tellContradiction(t, f);
+  }
+  return findingKindName(f.kind);
 }
 
 }  // namespace radar::trace

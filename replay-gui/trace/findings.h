@@ -10,8 +10,13 @@
 namespace radar::trace {
 
 class Trace;
+struct Finding;
 
 void findProblems(Trace& trace);
+
+// A finding in one line for people, by the names shown now (a network
+// description's where it gives one, else the recorded ones).
+std::string describe(const Trace& trace, const Finding& finding);
 
 // What the recorded processes used that radar does not record (io_uring,
 // shared memory, message queues ...), said apart from the findings: a limit

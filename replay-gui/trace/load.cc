@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "log/crc32c.h"
+#include "log/reader.h"
 
 namespace radar::trace {
 namespace {
@@ -84,6 +85,113 @@ void noteUnseen(const log::Record& r, LogJob& job) {
   job.unseen.push_back({what, std::string(r.strings[3]), job.count});
 }
 
+// A channel end the log defines (or defines again, as it learns more).
+void defineEndpoint(const log::Record& r, LogJob& job) {
+  proto::ChannelInfo ci;
+  if (!log::LogReader::parseChannel(r.channel_bytes, &ci)) return;
+  if (ci.index() > (1u << 24)) return;  // absurd: the log is damaged
+  if (ci.index() >= job.by_index.size()) job.by_index.resize(ci.index() + 1, kNone);
+  uint32_t& slot = job.by_index[ci.index()];
+  if (slot == kNone) {
+    slot = static_cast<uint32_t>(job.endpoints.size());
+    job.endpoints.emplace_back();
+    job.data_sends.push_back(0);
+    job.data_receives.push_back(0);
+  }
+  Endpoint& e = job.endpoints[slot];
+  e.local_index = ci.index();
+  e.type = static_cast<log::ChannelType>(ci.type());
+  e.access = ci.access();
+  e.external = ci.external();
+  e.ino = ci.ino();
+  e.peer_ino = ci.peer_ino();
+  e.dev = ci.dev();
+  e.local_address = ci.local_address();
+  e.peer_address = ci.peer_address();
+  e.path = ci.path();
+  e.fd = ci.fd();
+  e.inherited = ci.origin() == proto::INHERITED;
+  e.created = ci.origin() == proto::CREATED;
+  e.count = ci.count();
+}
+
+// What a send or receive moved: its size, its hash, a peek, an end of
+// file, a datagram's address, an eventfd's count.
+void fillData(const log::Record& r, uint32_t index, Event& ev, LogJob& job) {
+  const log::Kind k = r.kind;
+  if (ev.endpoint != kNone && !(ev.flags & kEventFailed))
+    ++(log::categoryOf(k) == log::Category::Send ? job.data_sends : job.data_receives)[ev.endpoint];
+  const uint64_t moved = r.bytesMoved();
+  ev.value = static_cast<uint32_t>(moved > 0xffffffffu ? 0xffffffffu : moved);
+  if (log::isMultiMessage(k) && !(ev.flags & kEventFailed)) {
+    std::vector<uint32_t>& lengths = job.message_lengths[index];
+    for (uint64_t n : r.lengths) lengths.push_back(static_cast<uint32_t>(std::min<uint64_t>(n, 0xffffffffu)));
+  }
+  if (log::categoryOf(k) == log::Category::Receive) {
+    if ((r.flags & MSG_PEEK) && !log::isMultiMessage(k)) {
+      // A peek moves nothing, but it saw `result` bytes: the matching
+      // ties them to their sends without consuming them.
+      ev.flags |= kEventPeek;
+      if (r.result > 0 && !r.error)
+        ev.value = static_cast<uint32_t>(std::min<uint64_t>({static_cast<uint64_t>(r.result), r.size, 0xffffffffu}));
+    }
+    const bool queue = k == log::Kind::MqReceive || k == log::Kind::Msgrcv;  // an empty message is no end
+    if (r.result == 0 && !r.error && r.size && !queue) ev.flags |= kEventEof;
+    if (r.has_hash) {
+      ev.hash = r.hash;
+      ev.flags |= kEventHasHash;
+    }
+  } else if (moved && !log::isMultiMessage(k)) {
+    // A send's hash too: the matching checks which sends a receive's
+    // bytes came from where several processes share a stream.
+    if (r.payload.size() == moved) {
+      ev.hash = crc32c(0, r.payload.data(), r.payload.size());
+      ev.flags |= kEventHasHash;
+    } else if (r.has_hash) {
+      ev.hash = r.hash;
+      ev.flags |= kEventHasHash;
+    }
+  }
+  if (isDatagramAddressKind(k) && !r.address.empty()) job.addresses.emplace(index, std::string(r.address));
+  const bool counter = ev.endpoint != kNone && log::isCounterType(job.endpoints[ev.endpoint].type);
+  if (counter && moved == sizeof(uint64_t) && r.payload.size() == sizeof(uint64_t)) {
+    uint64_t count;  // the kernel's: native byte order
+    std::memcpy(&count, r.payload.data(), sizeof count);
+    job.counts.emplace(index, count);
+  }
+}
+
+// What an event other than a send or receive keeps in `value` and `result`.
+void fillOther(const log::Record& r, Event& ev) {
+  const log::Kind k = r.kind;
+  if (k == log::Kind::SignalWait && r.error) {
+    ev.value = r.error;  // none came: why (EAGAIN, the timeout)
+    ev.result = 0;
+  } else if (k == log::Kind::Kill || k == log::Kind::Signal || k == log::Kind::SignalWait) {
+    ev.value = static_cast<uint32_t>(r.peer_pid);
+    ev.result = r.signal;
+  } else if (k == log::Kind::Wait) {
+    ev.value = static_cast<uint32_t>(r.peer_pid);
+    ev.result = r.status;
+  } else if (k == log::Kind::Exit) {
+    ev.result = r.status;
+  } else if (k == log::Kind::System) {
+    ev.result = r.status;
+  } else if (r.peer_pid) {
+    ev.value = static_cast<uint32_t>(r.peer_pid);
+    if (k == log::Kind::Vfork && r.strings.empty()) ev.result = 0;  // ended without an exec
+  } else if (k == log::Kind::User) {
+    ev.value = static_cast<uint32_t>(r.payload.size());
+  } else if (k == log::Kind::Connect && (r.flags & log::kFlagConnectOutcome)) {
+    // How a connect in progress ended (getsockopt(SO_ERROR)): its error.
+    ev.flags |= kEventOutcome;
+    ev.value = static_cast<uint32_t>(r.size);
+    if (r.size) ev.flags |= kEventFailed;
+  } else if ((k == log::Kind::Connect || k == log::Kind::ExecFailed) && (ev.flags & kEventFailed)) {
+    ev.value = r.error;  // EINPROGRESS: the connection goes on in the kernel; why an exec failed
+  }
+}
+
 // `kept`: bytes of sends kept so far by all the logs' readings.
 void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, std::atomic<uint64_t>& kept,
              const LoadOptions& options) {
@@ -104,32 +212,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
   while (reader->next(r)) {
     if (options.cancel && options.cancel->load(std::memory_order_relaxed)) return;
     if (r.kind == log::Kind::Channel) {
-      proto::ChannelInfo ci;
-      if (!log::LogReader::parseChannel(r.channel_bytes, &ci)) continue;
-      if (ci.index() > (1u << 24)) continue;  // absurd: the log is damaged
-      if (ci.index() >= job.by_index.size()) job.by_index.resize(ci.index() + 1, kNone);
-      uint32_t& slot = job.by_index[ci.index()];
-      if (slot == kNone) {
-        slot = static_cast<uint32_t>(job.endpoints.size());
-        job.endpoints.emplace_back();
-        job.data_sends.push_back(0);
-        job.data_receives.push_back(0);
-      }
-      Endpoint& e = job.endpoints[slot];
-      e.local_index = ci.index();
-      e.type = static_cast<log::ChannelType>(ci.type());
-      e.access = ci.access();
-      e.external = ci.external();
-      e.ino = ci.ino();
-      e.peer_ino = ci.peer_ino();
-      e.dev = ci.dev();
-      e.local_address = ci.local_address();
-      e.peer_address = ci.peer_address();
-      e.path = ci.path();
-      e.fd = ci.fd();
-      e.inherited = ci.origin() == proto::INHERITED;
-      e.created = ci.origin() == proto::CREATED;
-      e.count = ci.count();
+      defineEndpoint(r, job);
       continue;
     }
     if (r.kind == log::Kind::Note) {
@@ -183,72 +266,9 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     if (r.channel && r.channel < job.by_index.size()) ev.endpoint = job.by_index[r.channel];  // made global later
     const log::Kind k = r.kind;
     if (log::isData(k)) {
-      if (ev.endpoint != kNone && !(ev.flags & kEventFailed))
-        ++(log::categoryOf(k) == log::Category::Send ? job.data_sends : job.data_receives)[ev.endpoint];
-      const uint64_t moved = r.bytesMoved();
-      ev.value = static_cast<uint32_t>(moved > 0xffffffffu ? 0xffffffffu : moved);
-      if (log::isMultiMessage(k) && !(ev.flags & kEventFailed)) {
-        std::vector<uint32_t>& lengths = job.message_lengths[index];
-        for (uint64_t n : r.lengths) lengths.push_back(static_cast<uint32_t>(std::min<uint64_t>(n, 0xffffffffu)));
-      }
-      if (log::categoryOf(k) == log::Category::Receive) {
-        if ((r.flags & MSG_PEEK) && !log::isMultiMessage(k)) {
-          // A peek moves nothing, but it saw `result` bytes: the matching
-          // ties them to their sends without consuming them.
-          ev.flags |= kEventPeek;
-          if (r.result > 0 && !r.error)
-            ev.value =
-                static_cast<uint32_t>(std::min<uint64_t>({static_cast<uint64_t>(r.result), r.size, 0xffffffffu}));
-        }
-        const bool queue = k == log::Kind::MqReceive || k == log::Kind::Msgrcv;  // an empty message is no end
-        if (r.result == 0 && !r.error && r.size && !queue) ev.flags |= kEventEof;
-        if (r.has_hash) {
-          ev.hash = r.hash;
-          ev.flags |= kEventHasHash;
-        }
-      } else if (moved && !log::isMultiMessage(k)) {
-        // A send's hash too: the matching checks which sends a receive's
-        // bytes came from where several processes share a stream.
-        if (r.payload.size() == moved) {
-          ev.hash = crc32c(0, r.payload.data(), r.payload.size());
-          ev.flags |= kEventHasHash;
-        } else if (r.has_hash) {
-          ev.hash = r.hash;
-          ev.flags |= kEventHasHash;
-        }
-      }
-      if (isDatagramAddressKind(k) && !r.address.empty()) job.addresses.emplace(index, std::string(r.address));
-      const bool counter = ev.endpoint != kNone && log::isCounterType(job.endpoints[ev.endpoint].type);
-      if (counter && moved == sizeof(uint64_t) && r.payload.size() == sizeof(uint64_t)) {
-        uint64_t count;  // the kernel's: native byte order
-        std::memcpy(&count, r.payload.data(), sizeof count);
-        job.counts.emplace(index, count);
-      }
-    } else if (k == log::Kind::SignalWait && r.error) {
-      ev.value = r.error;  // none came: why (EAGAIN, the timeout)
-      ev.result = 0;
-    } else if (k == log::Kind::Kill || k == log::Kind::Signal || k == log::Kind::SignalWait) {
-      ev.value = static_cast<uint32_t>(r.peer_pid);
-      ev.result = r.signal;
-    } else if (k == log::Kind::Wait) {
-      ev.value = static_cast<uint32_t>(r.peer_pid);
-      ev.result = r.status;
-    } else if (k == log::Kind::Exit) {
-      ev.result = r.status;
-    } else if (k == log::Kind::System) {
-      ev.result = r.status;
-    } else if (r.peer_pid) {
-      ev.value = static_cast<uint32_t>(r.peer_pid);
-      if (k == log::Kind::Vfork && r.strings.empty()) ev.result = 0;  // ended without an exec
-    } else if (k == log::Kind::User) {
-      ev.value = static_cast<uint32_t>(r.payload.size());
-    } else if (k == log::Kind::Connect && (r.flags & log::kFlagConnectOutcome)) {
-      // How a connect in progress ended (getsockopt(SO_ERROR)): its error.
-      ev.flags |= kEventOutcome;
-      ev.value = static_cast<uint32_t>(r.size);
-      if (r.size) ev.flags |= kEventFailed;
-    } else if ((k == log::Kind::Connect || k == log::Kind::ExecFailed) && (ev.flags & kEventFailed)) {
-      ev.value = r.error;  // EINPROGRESS: the connection goes on in the kernel; why an exec failed
+      fillData(r, index, ev, job);
+    } else {
+      fillOther(r, ev);
     }
     if (keep && log::categoryOf(k) == log::Category::Send && !r.payload.empty()) {
       // Kept whole or not at all: a send whose bytes the recording left
@@ -406,6 +426,34 @@ bool listLogJobs(const std::vector<std::string>& dirs, RawRecording& raw, std::v
   return true;
 }
 
+// A process image as its log's header describes it (its index and events
+// are the loader's to fill).
+Process processOfHeader(const proto::Header& h, const std::string& path, std::vector<std::string>* boots) {
+  Process p;
+  p.pid = h.pid();
+  p.generation = h.generation();
+  p.log_id = h.log_id();
+  p.log_path = path;
+  p.host = h.host_name();
+  auto boot = std::find(boots->begin(), boots->end(), h.boot_id());
+  p.boot = static_cast<uint32_t>(boot - boots->begin());
+  if (boot == boots->end()) boots->push_back(h.boot_id());
+  p.executable = h.executable();
+  p.argv.assign(h.argv().begin(), h.argv().end());
+  for (const std::string& variable : h.environment())
+    if (variable.starts_with("RADAR_")) p.radar_variables.push_back(variable);
+  p.recorded_name = processName(p.argv, p.executable);
+  p.origin = static_cast<log::Origin>(h.origin());
+  p.parent_counter = h.parent_counter();
+  p.parent_log_id = h.parent_log_id();
+  p.ppid = h.ppid();
+  // A clock outside what any machine reads (a damaged or crafted header)
+  // gives no offset rather than an overflow.
+  auto sane = [](int64_t ns) { return ns >= 0 && ns < log::kMaxTimeNs; };
+  p.realtime_offset = sane(h.realtime_ns()) && sane(h.monotonic_ns()) ? h.realtime_ns() - h.monotonic_ns() : 0;
+  return p;
+}
+
 bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out, std::string* error) {
   RawRecording& raw = *out;
   std::vector<LogJob> jobs;
@@ -455,28 +503,8 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
       raw.problems.push_back({job.path, opened[k].error});
       continue;
     }
-    const proto::Header& h = opened[k].header;
-    Process p;
+    Process p = processOfHeader(opened[k].header, job.path, &raw.boots);
     p.index = static_cast<uint32_t>(raw.processes.size());
-    p.pid = h.pid();
-    p.generation = h.generation();
-    p.log_id = h.log_id();
-    p.log_path = job.path;
-    p.host = h.host_name();
-    auto boot = std::find(raw.boots.begin(), raw.boots.end(), h.boot_id());
-    p.boot = static_cast<uint32_t>(boot - raw.boots.begin());
-    if (boot == raw.boots.end()) raw.boots.push_back(h.boot_id());
-    p.executable = h.executable();
-    p.argv.assign(h.argv().begin(), h.argv().end());
-    p.recorded_name = processName(p.argv, p.executable);
-    p.origin = static_cast<log::Origin>(h.origin());
-    p.parent_counter = h.parent_counter();
-    p.parent_log_id = h.parent_log_id();
-    p.ppid = h.ppid();
-    // A clock outside what any machine reads (a damaged or crafted header)
-    // gives no offset rather than an overflow.
-    auto sane = [](int64_t ns) { return ns >= 0 && ns < log::kMaxTimeNs; };
-    p.realtime_offset = sane(h.realtime_ns()) && sane(h.monotonic_ns()) ? h.realtime_ns() - h.monotonic_ns() : 0;
     raw.processes.push_back(std::move(p));
     job.process = raw.processes.back().index;
     job.size = opened[k].size;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "log/reader.h"
 #include "radar/proto/radarlog.pb.h"
 #include "trace/clocks.h"
 
@@ -16,6 +17,9 @@ namespace {
 constexpr size_t kPage = 4096;
 constexpr size_t kBigArray = size_t{4} << 20;
 }  // namespace
+
+Trace::Trace() = default;
+Trace::~Trace() = default;
 
 void* allocateBigArray(size_t bytes) {
   if (bytes < kBigArray) {

@@ -20,13 +20,17 @@
 #include <vector>
 
 #include "log/kinds.h"
-#include "log/reader.h"
+#include "log/record.h"
 #include "log/unseen.h"
 
 namespace radar::proto {
 class Header;
 class ChannelInfo;
 }  // namespace radar::proto
+
+namespace radar::log {
+class LogReader;  // the loader's (trace.cc, load.cc): no other stage opens a log
+}  // namespace radar::log
 
 namespace radar::trace {
 
@@ -70,6 +74,9 @@ struct Process {
   uint32_t boot = 0;  // index into Trace::boots (channel identities are per boot)
   std::string executable;
   std::vector<std::string> argv;
+  // The RADAR_* variables of its environment (radar run names a port's
+  // descriptors there); the rest of the environment stays in the log.
+  std::vector<std::string> radar_variables;
   std::string recorded_name;  // its program, or the script an interpreter runs; shown: Trace::processName()
   log::Origin origin = log::Origin::Unspecified;
   uint32_t parent = kNone;      // process that created this image (or the image before an exec)
@@ -281,13 +288,21 @@ struct Finding {
     Contradiction,  // the logs' orders contradict each other: an event told before one it follows
   };
   Kind kind;
-  std::string text;  // one line, for people
+  // Ids only: its text is told on demand (trace::describe), by the names
+  // shown then, so that a network description's names need no new search.
   std::vector<uint32_t> processes;
   std::vector<uint32_t> channels;
   std::vector<uint32_t> events;  // where to look (positions)
   uint64_t bytes = 0;
-  // Deadlock: who waits for whom (processes), around the cycle.
-  std::vector<std::pair<uint32_t, uint32_t>> waits_for;
+  // Deadlock: who waits for whom, on which channel, around the cycle.
+  struct Wait {
+    uint32_t waiter, holder, channel;
+  };
+  std::vector<Wait> waits_for;
+  // What its text needs beyond the ids and the trace:
+  int32_t pid = 0;           // Unrecorded: the process created that has no log (0: the image's next program)
+  uint32_t problem = kNone;  // Damaged: the log that could not be read at all (Trace::problems)
+  bool by_message = false;   // Contradiction: its first pair of events is a send and its receive
 };
 
 const char* findingKindName(Finding::Kind k);
@@ -299,6 +314,11 @@ struct LoadProblem {
 
 class Trace {
  public:
+  Trace();
+  ~Trace();
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
   std::vector<Process> processes;
   std::vector<Endpoint> endpoints;
   std::vector<Channel> channels;

@@ -395,6 +395,7 @@ TEST(WindowWithNetwork, NamesAndDecodesByTheDescription) {
   ASSERT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
   std::vector<std::string> unmatched;
   auto net = netdesc::Binding::apply(d, *trace, &unmatched);
+  trace->described = net->names();
   ASSERT_TRUE(unmatched.empty()) << unmatched[0];
   MainWindow window(std::move(trace), std::move(net));
   window.setInteractive(false);
@@ -422,6 +423,7 @@ TEST(WindowWithNetwork, SelectingAFieldMarksItsBytes) {
   ASSERT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
   std::vector<std::string> unmatched;
   auto net = netdesc::Binding::apply(d, *trace, &unmatched);
+  trace->described = net->names();
   MainWindow window(std::move(trace), std::move(net));
   window.showMessage(positionOf(window.trace(), 100, 2));  // "world!"
   auto dialogs = window.findChildren<MessageWindow*>();
@@ -460,6 +462,7 @@ TEST(WindowWithNetwork, ANamedPatternIsOneEventUntilExpanded) {
   ASSERT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
   std::vector<std::string> unmatched;
   auto net = netdesc::Binding::apply(d, *trace, &unmatched);
+  trace->described = net->names();
   MainWindow window(std::move(trace), std::move(net));
   window.setInteractive(false);
   window.setAttribute(Qt::WA_DontShowOnScreen);
@@ -508,6 +511,7 @@ TEST(WindowWithNetwork, PlacesProcessesWhereTheDescriptionSays) {
   ASSERT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
   std::vector<std::string> unmatched;
   auto net = netdesc::Binding::apply(d, *trace, &unmatched);
+  trace->described = net->names();
   MainWindow window(std::move(trace), std::move(net));
   window.setInteractive(false);
   const auto& t = window.trace();

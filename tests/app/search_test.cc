@@ -435,6 +435,7 @@ Readings readings(bool described = true) {
   EXPECT_TRUE(d) << (problems.empty() ? "" : problems[0].toString());
   std::vector<std::string> unmatched;
   out.net = netdesc::Binding::apply(d, *out.trace, &unmatched);
+  out.trace->described = out.net->names();
   return out;
 }
 

@@ -207,6 +207,7 @@ int main(int argc, char** argv) {
   const auto loaded = Clock::now();
   std::vector<std::string> unmatched;
   auto binding = netdesc::Binding::apply(d, *trace, &unmatched);
+  trace->described = binding->names();
   for (const auto& u : unmatched) std::fprintf(stderr, "unmatched: %s\n", u.c_str());
   const auto applied = Clock::now();
 

@@ -295,6 +295,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // --net: the description the recording carries, names and decoding.
   std::vector<std::string> unmatched;
   auto binding = radar::netdesc::Binding::forRecording(*trace, "", true, &unmatched, &error);
+  if (binding) trace->described = binding->names();
   for (uint32_t i = 0; i < events && i < 200; ++i) {
     std::string text;
     (void)radar::netdesc::describeContents(binding.get(), *trace, i, &text, &error);

@@ -41,6 +41,10 @@ TEST(Binding, NamesAreAnOverlayOverTheRecordedOnes) {
   )"),
                               *t, &unmatched);
   ASSERT_TRUE(first);
+  // Matching reads the trace and leaves it as it was: the names are the binding's.
+  EXPECT_EQ(t->processName(producer), "producer");
+  EXPECT_EQ(first->names().processes[producer], "writer");
+  t->described = first->names();
   EXPECT_EQ(t->processName(producer), "writer");
   EXPECT_EQ(t->label(consumer), "reader[200]");
   EXPECT_EQ(t->channelName(pipe), "words");
@@ -58,6 +62,7 @@ TEST(Binding, NamesAreAnOverlayOverTheRecordedOnes) {
   )"),
                                *t, &unmatched);
   ASSERT_TRUE(second);
+  t->described = second->names();
   EXPECT_EQ(t->processName(producer), "producer");
   EXPECT_EQ(t->processName(consumer), "sink");
   EXPECT_EQ(t->channelName(pipe), pipe_name);

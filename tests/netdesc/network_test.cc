@@ -38,6 +38,7 @@ Applied applied(const std::string& dir, const std::string& net = "") {
   if (!a.trace) return a;
   a.net = netdesc::Binding::forRecording(*a.trace, net, true, &a.unmatched, &error);
   EXPECT_TRUE(a.net) << error;
+  if (a.net) a.trace->described = a.net->names();
   return a;
 }
 

@@ -20,6 +20,7 @@
 #include "log/writer.h"
 #include "radar/proto/radarlog.pb.h"
 #include "trace/display.h"
+#include "trace/findings.h"
 #include "trace/load.h"
 #include "trace/merge.h"
 #include "trace/narrative.h"
@@ -134,7 +135,7 @@ TEST_P(InteractionNetwork, MatchedOrderedNumberedAndShown) {
   EXPECT_EQ(receiver_blocked, !c.message_first);
   const auto after_receive = display.stateAt(receive + 1);
   for (const auto& q : after_receive.queued) EXPECT_NE(q.send, send);
-  EXPECT_TRUE(t->findings.empty()) << t->findings[0].text;
+  EXPECT_TRUE(t->findings.empty()) << describe(*t, t->findings[0]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Figure2, InteractionNetwork,
@@ -353,8 +354,8 @@ TEST(Merge, DeadlockOfTwo) {
   ASSERT_TRUE(d);
   EXPECT_EQ(d->processes.size(), 2u);
   EXPECT_EQ(d->channels.size(), 2u);
-  EXPECT_NE(d->text.find("alpha[1] waits for beta[2] on pipe"), std::string::npos) << d->text;
-  EXPECT_NE(d->text.find("beta[2] waits for alpha[1] on pipe"), std::string::npos) << d->text;
+  EXPECT_NE(describe(*t, *d).find("alpha[1] waits for beta[2] on pipe"), std::string::npos) << describe(*t, *d);
+  EXPECT_NE(describe(*t, *d).find("beta[2] waits for alpha[1] on pipe"), std::string::npos) << describe(*t, *d);
   EXPECT_TRUE(findingOf(*t, Finding::Kind::NeverEnded));
 }
 
@@ -371,8 +372,8 @@ TEST(Merge, DeadlockOfThree) {
   for (const auto& f : t->findings)
     if (f.kind == Finding::Kind::Deadlock) {
       ++deadlocks;
-      EXPECT_EQ(f.processes.size(), 3u) << f.text;
-      EXPECT_EQ(f.text.find("d[4]"), std::string::npos) << f.text;
+      EXPECT_EQ(f.processes.size(), 3u) << describe(*t, f);
+      EXPECT_EQ(describe(*t, f).find("d[4]"), std::string::npos) << describe(*t, f);
     }
   EXPECT_EQ(deadlocks, 1);
 }
@@ -432,7 +433,7 @@ TEST(Merge, DeadlockFindingPointsAtWhereEachProcessWasLastSeen) {
   EXPECT_NE(std::find(d->events.begin(), d->events.end(), fork), d->events.end());
   for (const auto& f : t->findings)
     if (f.kind == Finding::Kind::NeverEnded) {
-      EXPECT_EQ(f.events.size(), 1u) << f.text;
+      EXPECT_EQ(f.events.size(), 1u) << describe(*t, f);
     }
 }
 
@@ -444,7 +445,7 @@ TEST(Merge, NoDeadlockWhenTheWriterCouldStillSend) {
   EXPECT_FALSE(findingOf(*t, Finding::Kind::Deadlock));
   const Finding* never = findingOf(*t, Finding::Kind::NeverEnded);
   ASSERT_TRUE(never);
-  EXPECT_NE(never->text.find("blocked in read on pipe"), std::string::npos) << never->text;
+  EXPECT_NE(describe(*t, *never).find("blocked in read on pipe"), std::string::npos) << describe(*t, *never);
 }
 
 // A message read in pieces is received once all its pieces are; one read
@@ -459,8 +460,8 @@ TEST(Merge, MessagesReceivedInPartCountTheBytesLeft) {
   EXPECT_EQ(f->bytes, 4u);
   ASSERT_EQ(f->events.size(), 1u);
   EXPECT_EQ(f->events[0], at(*t, 1, 2));
-  EXPECT_NE(f->text.find("1 message (4 bytes) sent by talker[1] on pipe 1 never received"), std::string::npos)
-      << f->text;
+  EXPECT_NE(describe(*t, *f).find("1 message (4 bytes) sent by talker[1] on pipe 1 never received"), std::string::npos)
+      << describe(*t, *f);
 }
 
 TEST(Merge, MessageNeverReceived) {
@@ -472,8 +473,9 @@ TEST(Merge, MessageNeverReceived) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->bytes, 13u);
   EXPECT_EQ(f->events.size(), 2u);
-  EXPECT_NE(f->text.find("2 messages (13 bytes) sent by talker[1] on pipe 1 never received"), std::string::npos)
-      << f->text;
+  EXPECT_NE(describe(*t, *f).find("2 messages (13 bytes) sent by talker[1] on pipe 1 never received"),
+            std::string::npos)
+      << describe(*t, *f);
   trace::DisplayModel display(*t);
   EXPECT_EQ(display.stateAt(static_cast<uint32_t>(t->events.size())).queued.size(), 2u);
   trace::Narrator narrator(*t);
@@ -766,7 +768,8 @@ TEST(Merge, CrashedProcess) {
   auto t = rec.load();
   const Finding* f = findingOf(*t, Finding::Kind::Abnormal);
   ASSERT_TRUE(f);
-  EXPECT_NE(f->text.find("worker[2] crashed: Segmentation fault, core dumped"), std::string::npos) << f->text;
+  EXPECT_NE(describe(*t, *f).find("worker[2] crashed: Segmentation fault, core dumped"), std::string::npos)
+      << describe(*t, *f);
   // The wait follows the child's last event.
   EXPECT_TRUE(t->happensBefore(at(*t, 2, 1), at(*t, 1, 2)));
   trace::Narrator narrator(*t);
@@ -961,7 +964,8 @@ TEST(Merge, ALogThatLostItsEndIsNotAnUnseenExec) {
   auto t = trace::loadTrace({rec.dir()}, {}, &error);
   ASSERT_TRUE(t) << error;
   EXPECT_TRUE(findingOf(*t, Finding::Kind::Damaged));
-  for (const auto& f : t->findings) EXPECT_EQ(f.text.find("without radar seeing it exit"), std::string::npos) << f.text;
+  for (const auto& f : t->findings)
+    EXPECT_EQ(describe(*t, f).find("without radar seeing it exit"), std::string::npos) << describe(*t, f);
 }
 
 // Recordings given together are merged when a channel joins them. When
@@ -1062,12 +1066,14 @@ TEST(Merge, ChildrenWithoutALogAndUnreadableLogsAreFindings) {
     if (f.kind == Finding::Kind::Damaged) damaged.push_back(&f);
   }
   ASSERT_EQ(unrecorded.size(), 1u);
-  EXPECT_NE(unrecorded[0]->text.find("created process 3, which the recording has no log of"), std::string::npos)
-      << unrecorded[0]->text;
+  EXPECT_NE(describe(*t, *unrecorded[0]).find("created process 3, which the recording has no log of"),
+            std::string::npos)
+      << describe(*t, *unrecorded[0]);
   ASSERT_EQ(unrecorded[0]->events.size(), 1u);
   EXPECT_EQ(unrecorded[0]->events[0], at(*t, 1, 2));
   ASSERT_EQ(damaged.size(), 1u);
-  EXPECT_NE(damaged[0]->text.find("9-0-garbage.rlog: cannot be read"), std::string::npos) << damaged[0]->text;
+  EXPECT_NE(describe(*t, *damaged[0]).find("9-0-garbage.rlog: cannot be read"), std::string::npos)
+      << describe(*t, *damaged[0]);
 }
 
 // Killed together while a message to B was in flight: B's read was about
@@ -1078,7 +1084,7 @@ TEST(Merge, NoDeadlockWhileAMessageToTheBlockedReaderIsInFlight) {
   rec.process("a", 1).socketEnd(1, 501, 502).send(1, "sixteen bytes!!!", 10, 11).blockedIn(log::Kind::Read, 1);
   rec.process("b", 2).socketEnd(1, 502, 501).blockedIn(log::Kind::Read, 1);
   auto t = rec.load();
-  EXPECT_FALSE(findingOf(*t, Finding::Kind::Deadlock)) << findingOf(*t, Finding::Kind::Deadlock)->text;
+  EXPECT_FALSE(findingOf(*t, Finding::Kind::Deadlock)) << describe(*t, *findingOf(*t, Finding::Kind::Deadlock));
   const Finding* lost = findingOf(*t, Finding::Kind::NeverReceived);
   ASSERT_TRUE(lost);
   EXPECT_EQ(lost->bytes, 16u);
@@ -1089,7 +1095,7 @@ TEST(Merge, InputFromTheTerminalIsExternal) {
   rec.process("shell", 1).terminal(1).receive(1, "ls\n", 5, 6).send(1, "file\n", 7, 8).exit(0, 9);
   auto t = rec.load();
   EXPECT_EQ(t->bytes_external, 3u);
-  EXPECT_TRUE(t->findings.empty()) << t->findings[0].text;
+  EXPECT_TRUE(t->findings.empty()) << describe(*t, t->findings[0]);
   trace::Narrator narrator(*t);
   EXPECT_NE(narrator.sentence(0).find("from terminal"), std::string::npos) << narrator.sentence(0);
   EXPECT_NE(narrator.sentence(1).find("to terminal"), std::string::npos) << narrator.sentence(1);
@@ -1257,11 +1263,11 @@ TEST(Merge, LogsThatContradictEachOtherAreAFindingNamingTheirEvents) {
   EXPECT_EQ(f->processes.size(), 2u);
   EXPECT_EQ(f->events, (std::vector<uint32_t>{c.event, c.after}));
   const std::string receiver = t->label(t->events[c.event].process), sender = t->label(t->events[c.after].process);
-  EXPECT_EQ(f->text.rfind(receiver + "'s event " + std::to_string(c.event + 1) + " receives bytes that " + sender +
-                              " sends at event " + std::to_string(c.after + 1),
-                          0),
+  EXPECT_EQ(describe(*t, *f).rfind(receiver + "'s event " + std::to_string(c.event + 1) + " receives bytes that " +
+                                       sender + " sends at event " + std::to_string(c.after + 1),
+                                   0),
             0u)
-      << f->text;
+      << describe(*t, *f);
 }
 
 // Two clients' datagrams of one length reach a UDP server in the other
