@@ -591,31 +591,30 @@ bool Sandbox::start(const Options& options, const std::function<void()>& exec, c
   }
   if (n == 1 && ::write(down[1], "1", 1) != 1) failure = why("cannot reach the sandbox");
   ::close(down[1]);
-  // Until the view is built: the init's pid, and ready (or why not).
+  if (failure.empty()) failure = awaitInit(stop);
+  if (failure.empty()) return true;
+  killAll();
+  *error = failure;
+  return false;
+}
+
+// Until the view is built: the init's pid, and ready; else why not.
+std::string Sandbox::awaitInit(const volatile sig_atomic_t* stop) {
   bool have_init = false, have_ready = false;
-  while (failure.empty() && !(have_init && have_ready)) {
+  while (!(have_init && have_ready)) {
     Report r{};
     const Read got = readReport(&r, stop, {});
-    if (got == Read::Stopped) {
-      failure = "interrupted";
-      break;
-    }
-    if (got == Read::Closed) {
-      failure = "the sandbox ended while it was being made";
-      break;
-    }
+    if (got == Read::Stopped) return "interrupted";
+    if (got == Read::Closed) return "the sandbox ended while it was being made";
     if (r.kind == Report::Init) {
       init_ = r.value;
       init_pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, init_, 0));
       have_init = true;
     }
     if (r.kind == Report::Ready) have_ready = true;
-    if (r.kind == Report::Failed) failure = r.text;
+    if (r.kind == Report::Failed) return r.text;
   }
-  if (failure.empty()) return true;
-  killAll();
-  *error = failure;
-  return false;
+  return "";
 }
 
 Sandbox::Read Sandbox::readReport(void* report, const volatile sig_atomic_t* stop, const std::function<bool()>& stuck) {

@@ -62,6 +62,7 @@ class Sandbox {
  private:
   enum class Read { Got, Stopped, Closed, Stuck };
   Read readReport(void* report, const volatile sig_atomic_t* stop, const std::function<bool()>& stuck);
+  std::string awaitInit(const volatile sig_atomic_t* stop);
 
   bool enabled_ = false;
   bool report_stops_ = false;

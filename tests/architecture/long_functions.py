@@ -3,14 +3,15 @@
 sources longer than LIMIT lines (default 100), by file and name.
 
   long_functions.py list                 prints LINES FILE NAME, longest first
-  long_functions.py check ALLOWED_FILE   fails on a function over the limit
+  long_functions.py check ALLOWED_FILE [ROOT]
+                                         fails on a function over the limit
                                          that the allow-list does not name, or
                                          longer or shorter than the list says;
                                          and on an entry no longer needed (the
                                          list only shrinks, with its functions)
 
-A function is found where a line at namespace or class level ends its
-signature with '{'; its body ends at the matching brace (strings, character
+A function is found where a statement at namespace or class level (one
+line or several) ends its signature with '{'; its body ends at the matching brace (strings, character
 literals and comments skipped). Lambdas count in the function around them."""
 import os
 import re
@@ -29,6 +30,8 @@ def sources():
     try:
         out = subprocess.run(["git", "ls-files", *FOLDERS], cwd=ROOT, capture_output=True, text=True, check=True)
         names = out.stdout.split()
+        if not names:
+            raise OSError("not a git tree")
     except (OSError, subprocess.CalledProcessError):
         names = [os.path.relpath(os.path.join(d, f), ROOT) for folder in FOLDERS
                  for d, _, fs in os.walk(os.path.join(ROOT, folder)) for f in fs]
@@ -64,6 +67,7 @@ def code_of(line, in_comment):
 def long_functions(path):
     found = []
     in_comment, depth, start, name, body_depth = False, 0, None, None, 0
+    pending, pending_start = "", None  # a statement begun on an earlier line
     # Depths at which a function may begin: file, namespace and class level.
     scopes = [True]
     with open(os.path.join(ROOT, path), errors="replace") as f:
@@ -74,13 +78,20 @@ def long_functions(path):
             continue
         opens_function = False
         if start is None and scopes[-1]:
-            m = SIGNATURE.search(re.sub(r"__attribute__\s*\(\(.*?\)\)", "", code))
-            if m and m.group(1).split("::")[-1] not in KEYWORDS and "=" not in code.split("(")[0]:
+            # A signature may span lines: the statement so far, joined.
+            joined = (pending + " " + code) if pending else code
+            m = SIGNATURE.search(re.sub(r"__attribute__\s*\(\(.*?\)\)", "", joined))
+            if m and m.group(1).split("::")[-1] not in KEYWORDS and "=" not in joined.split("(")[0]:
                 opens_function = True
+            if any(c in code for c in ";{}"):
+                pending, pending_start = "", None
+            elif code.strip():
+                pending, pending_start = joined, pending_start or number
         for ch in code:
             if ch == "{":
                 if opens_function and start is None:
-                    start, name, body_depth = number, m.group(1), depth
+                    start, name, body_depth = pending_start or number, m.group(1), depth
+                    pending, pending_start = "", None
                 depth += 1
                 container = start is None and re.search(r"\b(namespace|class|struct|union)\b[^;]*$", code) is not None
                 scopes.append(container or (start is None and depth == 1 and not opens_function))
@@ -107,9 +118,12 @@ def main():
         for lines, path, name in all_long():
             print(lines, path, name)
         return 0
-    if len(sys.argv) != 3 or sys.argv[1] != "check":
+    if len(sys.argv) not in (3, 4) or sys.argv[1] != "check":
         print(__doc__)
         return 2
+    if len(sys.argv) == 4:  # another tree (a scratch copy with a planted violation)
+        global ROOT
+        ROOT = os.path.abspath(sys.argv[3])
     allowed = {}
     with open(sys.argv[2]) as f:
         for line in f:
