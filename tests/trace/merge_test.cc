@@ -464,6 +464,25 @@ TEST(Merge, MessagesReceivedInPartCountTheBytesLeft) {
       << describe(*t, *f);
 }
 
+// A finding holds ids: told again by the names a network description
+// gives, without searching the trace again.
+TEST(Merge, AFindingIsToldByTheNamesShownNow) {
+  FakeRecording rec;
+  rec.process("talker", 1).pipeEnd(1, 401, true).send(1, "hello?", 10, 11).exit(0, 14);
+  rec.process("deaf", 2).pipeEnd(1, 401, false).exit(0, 20);
+  auto t = rec.load();
+  const Finding* f = findingOf(*t, Finding::Kind::NeverReceived);
+  ASSERT_TRUE(f);
+  const size_t findings = t->findings.size();
+  EXPECT_EQ(describe(*t, *f), "1 message (6 bytes) sent by talker[1] on pipe 1 never received");
+  t->described.processes.assign(t->processes.size(), "");
+  t->described.channels.assign(t->channels.size(), "");
+  t->described.processes[f->processes[0]] = "speaker";
+  t->described.channels[f->channels[0]] = "speaker.out -> listener.in";
+  EXPECT_EQ(describe(*t, *f), "1 message (6 bytes) sent by speaker[1] on speaker.out -> listener.in never received");
+  EXPECT_EQ(t->findings.size(), findings);
+}
+
 TEST(Merge, MessageNeverReceived) {
   FakeRecording rec;
   rec.process("talker", 1).pipeEnd(1, 401, true).send(1, "hello?", 10, 11).send(1, "anyone?", 12, 13).exit(0, 14);
