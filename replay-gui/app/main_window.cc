@@ -150,13 +150,13 @@ QSplitter* MainWindow::buildCentre() {
   if (!pattern_names_.empty()) {
     named_ = trace::namedStretches(trace::findPatterns(*trace_, netdesc::patternOptions(net_.get(), *trace_)),
                                    pattern_names_);
-    std::vector<SpaceTimeView::Stretch> bars;
+    std::vector<Timeline::Stretch> bars;
     for (const auto& st : named_)
       bars.push_back({st.process, st.first, st.last,
                       QStringLiteral("%1 × %2")
                           .arg(QString::fromStdString(pattern_names_[st.name].name))
                           .arg(static_cast<qulonglong>(st.repetitions))});
-    spacetime_->setStretches(std::move(bars));
+    spacetime_->timeline().setStretches(std::move(bars));
   }
   auto* split = new QSplitter(Qt::Vertical, centre);
   split->addWidget(network_);
@@ -228,7 +228,7 @@ QDockWidget* MainWindow::buildEventsDock() {
     if (text.isEmpty()) find(QString(), ContentSearch::Mode::Text);
   });
   connect(search_, &ContentSearch::matchesChanged, this, [this] {
-    spacetime_->setMarks(&search_->matches());
+    spacetime_->timeline().setMarks(&search_->matches());
     if (find_jump_) jumpToMatch(find_jump_);
     updateFindStatus();
   });
@@ -342,7 +342,7 @@ void MainWindow::connectViews() {
   });
   auto filter = [this](const QString& text) {
     event_model_->setFilter(text);
-    spacetime_->setKept(event_model_->kept());  // the others dimmed
+    spacetime_->timeline().setKept(event_model_->kept());  // the others dimmed
     network_->setKept(event_model_->kept());
     table_position_ = ~0u;  // the current event again, in the rows left
     refresh();
@@ -461,11 +461,11 @@ void MainWindow::buildActions() {
   legend->setCheckable(true);
   legend->setChecked(network_->showLegend());
   auto* wall = add(view, tr("&Wall time in the diagram"), QKeySequence(Qt::Key_W),
-                   [this] { spacetime_->setWallTime(!spacetime_->wallTime()); });
+                   [this] { spacetime_->timeline().setWallTime(!spacetime_->timeline().wallTime()); });
   wall->setCheckable(true);
-  add(view, tr("Whole run in the &diagram"), QKeySequence(), [this] { spacetime_->showWholeRun(); });
+  add(view, tr("Whole run in the &diagram"), QKeySequence(), [this] { spacetime_->timeline().showWholeRun(); });
   auto* life = add(view, tr("Hide creation and e&xit arrows"), QKeySequence(),
-                   [this] { spacetime_->setLifeArrowsHidden(!spacetime_->lifeArrowsHidden()); });
+                   [this] { spacetime_->timeline().setLifeArrowsHidden(!spacetime_->timeline().lifeArrowsHidden()); });
   life->setCheckable(true);
   add(view, tr("Clear the causal &highlight"), QKeySequence(Qt::Key_Escape), [this] { clearHighlight(); });
   add(view, tr("&Group the processes of one program"), QKeySequence(Qt::Key_G), [this] {
@@ -496,7 +496,7 @@ void MainWindow::refresh() {
                      : interactive_ ? tr("Before the first event. Press Space to play, → to step.")
                                     : tr("Before the first event.");
   // Inside a folded named stretch: the higher-level event, then the step.
-  if (const uint32_t k = pos == 0 ? kNone : spacetime_->foldedStretchOf(pos - 1); k != kNone) {
+  if (const uint32_t k = pos == 0 ? kNone : spacetime_->timeline().foldedStretchOf(pos - 1); k != kNone) {
     const trace::NamedStretch& st = named_[k];
     sentence = tr("Process %1 does %2 × %3 (events %4 to %5). Now: %6")
                    .arg(QString::fromStdString(trace_->label(st.process)),
@@ -509,7 +509,7 @@ void MainWindow::refresh() {
   narrative_->setText(sentence);
   narrative_->setToolTip(narrative_->text());
   slider_->setValue(static_cast<int>(pos));
-  spacetime_->setCurrent(pos == 0 ? kNone : pos - 1);
+  spacetime_->timeline().setCurrent(pos == 0 ? kNone : pos - 1);
   // The event table on the current event, while playing too.
   if (pos != table_position_) {
     table_position_ = pos;
@@ -545,7 +545,7 @@ bool MainWindow::saveView(const QString& path, QString* error) { return saveView
 
 void MainWindow::goToEvent(uint32_t position) {
   controller_->skipTo(position + 1);
-  spacetime_->setSelected(position);
+  spacetime_->timeline().setSelected(position);
   const int row = event_model_->rowOf(position);
   if (row >= 0) {
     events_view_->selectRow(row);
@@ -564,7 +564,7 @@ bool MainWindow::find(const QString& pattern, ContentSearch::Mode mode, QString*
     find_->setText(pattern);
   }
   find_mode_->setCurrentIndex(static_cast<int>(mode));
-  spacetime_->setMarks(&search_->matches());
+  spacetime_->timeline().setMarks(&search_->matches());
   if (!ok) {
     find_status_->setStyleSheet(QStringLiteral("color: #c00"));
     find_status_->setText(why);
@@ -657,8 +657,8 @@ void MainWindow::showMessageUnderMouse() {
 void MainWindow::clearHighlight() {
   selected_message_ = kNone;
   network_->setSelectedMessage(kNone);
-  spacetime_->setSelected(kNone);
-  spacetime_->setPath({});
+  spacetime_->timeline().setSelected(kNone);
+  spacetime_->timeline().setPath({});
   network_->setPathProcesses({});
   path_model_->setPath({});
   path_dock_->hide();
@@ -677,7 +677,7 @@ bool MainWindow::showCriticalPath() {
   for (uint32_t e : path.events) processes.push_back(trace_->events[e].process);
   std::sort(processes.begin(), processes.end());
   processes.erase(std::unique(processes.begin(), processes.end()), processes.end());
-  spacetime_->setPath(path.events);
+  spacetime_->timeline().setPath(path.events);
   network_->setPathProcesses(std::move(processes));
   statusBar()->showMessage(tr("Critical path to event %1: %2 ms, %3 events")
                                .arg(pos)
@@ -693,7 +693,7 @@ bool MainWindow::showCriticalPath() {
 void MainWindow::showMessage(uint32_t send) {
   selected_message_ = send;
   network_->setSelectedMessage(send);
-  spacetime_->setSelected(send);
+  spacetime_->timeline().setSelected(send);
   // Shown in a window, the contents are its tree of fields, decoded there:
   // the text needs only who sent it to whom (a big message is decoded once).
   last_message_text_ = QString::fromStdString(describeMessage(*trace_, *narrator_, net_.get(), send, !interactive_));

@@ -376,7 +376,7 @@ TEST_F(Window, FollowingAMessageGoesToItsReceive) {
   EXPECT_TRUE(window->lastMessageText().contains(QStringLiteral("world!")));
   ASSERT_TRUE(window->followMessage(send));
   EXPECT_EQ(window->controller().position(), receive + 1);
-  EXPECT_EQ(window->spaceTimeView().selected(), receive);
+  EXPECT_EQ(window->spaceTimeView().timeline().selected(), receive);
 }
 
 // With a network description, processes and channels carry its names and
@@ -470,34 +470,35 @@ TEST(WindowWithNetwork, ANamedPatternIsOneEventUntilExpanded) {
   window.show();  // the timeline's lanes are those that fit
   const auto& t = window.trace();
   SpaceTimeView& view = window.spaceTimeView();
-  ASSERT_EQ(view.stretches().size(), 1u);
-  EXPECT_EQ(view.stretches()[0].label, QStringLiteral("lookup × 40"));
-  EXPECT_EQ(view.stretches()[0].first, positionOf(t, 200, 1));
-  EXPECT_EQ(view.stretches()[0].last, positionOf(t, 200, 80));
+  const Timeline& tl = view.timeline();
+  ASSERT_EQ(tl.stretches().size(), 1u);
+  EXPECT_EQ(tl.stretches()[0].label, QStringLiteral("lookup × 40"));
+  EXPECT_EQ(tl.stretches()[0].first, positionOf(t, 200, 1));
+  EXPECT_EQ(tl.stretches()[0].last, positionOf(t, 200, 80));
 
   const uint32_t inside = positionOf(t, 200, 41);
   window.controller().skipTo(inside + 1);
   QApplication::processEvents();
   EXPECT_TRUE(window.narrative().startsWith(QStringLiteral("Process server[200] does lookup × 40 (events ")))
       << window.narrative().toStdString();
-  ASSERT_EQ(view.bars().size(), 1u);
+  ASSERT_EQ(tl.bars().size(), 1u);
   int hidden = 0, shown_server = 0;
-  for (const auto& dot : view.dots()) {
+  for (const auto& dot : tl.dots()) {
     if (t.events[dot.position].process != processOf(t, 200)) continue;
     (dot.hidden ? hidden : shown_server)++;
   }
   EXPECT_EQ(hidden, 80);       // the 40 receives and 40 sends
   EXPECT_EQ(shown_server, 1);  // its exit
-  QTest::mouseDClick(&view, Qt::LeftButton, {}, view.bars()[0].rect.center().toPoint());
-  EXPECT_TRUE(view.stretches()[0].expanded);
-  for (const auto& dot : view.dots()) EXPECT_FALSE(dot.hidden);
+  QTest::mouseDClick(&view, Qt::LeftButton, {}, tl.bars()[0].rect.center().toPoint());
+  EXPECT_TRUE(tl.stretches()[0].expanded);
+  for (const auto& dot : tl.dots()) EXPECT_FALSE(dot.hidden);
   window.controller().skipTo(inside);
   QApplication::processEvents();
   EXPECT_TRUE(window.narrative().startsWith(QStringLiteral("Process ")));
   EXPECT_EQ(window.narrative().indexOf(QStringLiteral("does lookup")), -1) << window.narrative().toStdString();
   // And folded again.
-  QTest::mouseDClick(&view, Qt::LeftButton, {}, view.bars()[0].rect.center().toPoint());
-  EXPECT_FALSE(view.stretches()[0].expanded);
+  QTest::mouseDClick(&view, Qt::LeftButton, {}, tl.bars()[0].rect.center().toPoint());
+  EXPECT_FALSE(tl.stretches()[0].expanded);
 }
 
 // A description's positions: the box where it says, the others below.
@@ -582,11 +583,11 @@ TEST_F(Window, SpaceTimeDiagramHasALanePerProcessAndMarksCausality) {
   const auto& t = window->trace();
   window->controller().skipTo(static_cast<uint32_t>(t.events.size()));
   QApplication::processEvents();
-  EXPECT_EQ(window->spaceTimeView().lanes().size(), 2u);
+  EXPECT_EQ(window->spaceTimeView().timeline().lanes().size(), 2u);
   // In logical order, a receive is right of its send.
   const uint32_t send = positionOf(t, 100, 1), receive = positionOf(t, 200, 2);
   QPointF s, r;
-  for (const auto& d : window->spaceTimeView().dots()) {
+  for (const auto& d : window->spaceTimeView().timeline().dots()) {
     if (d.position == send) s = d.at;
     if (d.position == receive) r = d.at;
   }
@@ -604,8 +605,8 @@ TEST(SpaceTime, ThreadsOfAProcessHaveSubLanes) {
   auto t = rec.load();
   SpaceTimeView view(*t);
   view.resize(900, 300);
-  view.setCurrent(static_cast<uint32_t>(t->events.size() - 1));
-  const auto& lanes = view.lanes();
+  view.timeline().setCurrent(static_cast<uint32_t>(t->events.size() - 1));
+  const auto& lanes = view.timeline().lanes();
   ASSERT_EQ(lanes.size(), 3u);
   const uint32_t server_index = processOf(*t, 100), client_index = processOf(*t, 200);
   int server_lanes = 0, sub_lanes = 0;
@@ -619,7 +620,7 @@ TEST(SpaceTime, ThreadsOfAProcessHaveSubLanes) {
   EXPECT_EQ(server_lanes, 2);
   EXPECT_EQ(sub_lanes, 1);
   auto yOf = [&](uint32_t position) {
-    for (const auto& dot : view.dots())
+    for (const auto& dot : view.timeline().dots())
       if (dot.position == position) return dot.at.y();
     ADD_FAILURE() << "no dot for " << position;
     return -1.0;
@@ -664,7 +665,7 @@ TEST_F(Window, ClickingAnEventInTheDiagramMovesEveryView) {
   emit window->spaceTimeView().eventClicked(target);
   EXPECT_EQ(window->controller().position(), target + 1);
   EXPECT_TRUE(window->narrative().endsWith(QStringLiteral("Event %1.").arg(target + 1)));
-  EXPECT_EQ(window->spaceTimeView().selected(), target);
+  EXPECT_EQ(window->spaceTimeView().timeline().selected(), target);
   const auto rows = eventTable(*window)->selectionModel()->selectedRows();
   ASSERT_EQ(rows.size(), 1);
   EXPECT_EQ(window->eventModel().positionOf(rows[0].row()), target);
@@ -674,14 +675,14 @@ TEST_F(Window, ClickingAnEventInTheDiagramMovesEveryView) {
 TEST_F(Window, TheCausalHighlightCanBeCleared) {
   const auto& t = window->trace();
   window->showMessage(positionOf(t, 100, 2));
-  EXPECT_NE(window->spaceTimeView().selected(), kNone);
+  EXPECT_NE(window->spaceTimeView().timeline().selected(), kNone);
   window->clearHighlight();
-  EXPECT_EQ(window->spaceTimeView().selected(), kNone);
+  EXPECT_EQ(window->spaceTimeView().timeline().selected(), kNone);
   window->showMessage(positionOf(t, 100, 2));
   window->activateWindow();
   QApplication::setActiveWindow(window.get());
   QTest::keyClick(window.get(), Qt::Key_Escape);
-  EXPECT_EQ(window->spaceTimeView().selected(), kNone);
+  EXPECT_EQ(window->spaceTimeView().timeline().selected(), kNone);
 }
 
 // RADAR's freeze frame: a message's contents open, the replay waits; closed, it goes on.
@@ -732,7 +733,7 @@ TEST_F(Window, TheCriticalPathToAnEventIsListedAndDrawn) {
   int64_t sum = 0;
   for (const auto& s : path.segments) sum += s.ns();
   EXPECT_EQ(sum, path.end_ns - path.begin_ns);
-  EXPECT_EQ(window->spaceTimeView().path(), path.events);
+  EXPECT_EQ(window->spaceTimeView().timeline().path(), path.events);
   // The consumer never waited: "world!" was there before it called
   // receive (sent at 21, asked for at 40); its own past decided, from its
   // first event.
@@ -745,7 +746,7 @@ TEST_F(Window, TheCriticalPathToAnEventIsListedAndDrawn) {
   EXPECT_EQ(window->controller().position(), to + 1);
   // Esc clears it.
   window->clearHighlight();
-  EXPECT_TRUE(window->spaceTimeView().path().empty());
+  EXPECT_TRUE(window->spaceTimeView().timeline().path().empty());
   EXPECT_EQ(model.rowCount(), 0);
 }
 
@@ -995,8 +996,8 @@ TEST(RunsWindow, BothRunsAtTheirFirstDifference) {
   ASSERT_NE(first.b, kNone);
   EXPECT_EQ(runs.first().controller().position(), first.a + 1);
   EXPECT_EQ(runs.second().controller().position(), first.b + 1);
-  EXPECT_EQ(runs.first().spaceTimeView().selected(), first.a);
-  EXPECT_EQ(runs.second().spaceTimeView().selected(), first.b);
+  EXPECT_EQ(runs.first().spaceTimeView().timeline().selected(), first.a);
+  EXPECT_EQ(runs.second().spaceTimeView().timeline().selected(), first.b);
   EXPECT_EQ(runs.first().trace().events[first.a].process, positionOf(runs.first().trace(), 100, 1) == first.a
                                                               ? runs.first().trace().events[first.a].process
                                                               : processOf(runs.first().trace(), 100));

@@ -157,8 +157,8 @@ TEST(WindowFind, TheFindBoxGoesFromMatchToMatchAndMarksThemOnTheTimeline) {
   ASSERT_EQ(window.contentSearch().matches(), green);
   EXPECT_EQ(window.controller().position(), green[0] + 1) << "on the first match";
   EXPECT_EQ(window.findStatus(), QStringLiteral("match 1 of 3"));
-  window.spaceTimeView().showWholeRun();
-  EXPECT_EQ(window.spaceTimeView().markXs().size(), 3u);
+  window.spaceTimeView().timeline().showWholeRun();
+  EXPECT_EQ(window.spaceTimeView().timeline().markXs().size(), 3u);
   QTest::keyClick(box, Qt::Key_Return);
   EXPECT_EQ(window.controller().position(), green[1] + 1);
   QTest::keyClick(box, Qt::Key_Return, Qt::ShiftModifier);
@@ -169,13 +169,13 @@ TEST(WindowFind, TheFindBoxGoesFromMatchToMatchAndMarksThemOnTheTimeline) {
   QString error;
   EXPECT_FALSE(window.find(QStringLiteral("gr(een"), ContentSearch::Mode::Regex, &error));
   EXPECT_EQ(window.findStatus(), error);
-  EXPECT_TRUE(window.spaceTimeView().markXs().empty());
+  EXPECT_TRUE(window.spaceTimeView().timeline().markXs().empty());
   // Cleared: no marks, no status.
   ASSERT_TRUE(window.find(QStringLiteral("green"), ContentSearch::Mode::Text));
   window.contentSearch().finish();
   box->clear();
   EXPECT_TRUE(window.contentSearch().matches().empty());
-  EXPECT_TRUE(window.spaceTimeView().markXs().empty());
+  EXPECT_TRUE(window.spaceTimeView().timeline().markXs().empty());
 }
 
 // A user's way through the window, by keys and mouse: open, play, pause,
@@ -376,9 +376,9 @@ TEST(EventFilter, WhatACallIsAndItsBytesFilterTheTableAndDimTheTimeline) {
     EXPECT_EQ(log::categoryOf(e.eventKind()), log::Category::Receive);
     EXPECT_GT(e.value, 5u);
   }
-  window.spaceTimeView().showWholeRun();
+  window.spaceTimeView().timeline().showWholeRun();
   size_t dimmed = 0;
-  for (const auto& d : window.spaceTimeView().dots()) dimmed += d.dimmed;
+  for (const auto& d : window.spaceTimeView().timeline().dots()) dimmed += d.dimmed;
   EXPECT_EQ(dimmed, t.events.size() - 4);
   window.eventModel().setFilter(QStringLiteral("bytes=3"));
   EXPECT_EQ(window.eventModel().rowCount(), 8) << "each get, sent and received (3 bytes)";
@@ -386,7 +386,7 @@ TEST(EventFilter, WhatACallIsAndItsBytesFilterTheTableAndDimTheTimeline) {
   EXPECT_EQ(window.eventModel().rowCount(), 4);
   // Cleared: nothing dimmed.
   box->clear();
-  for (const auto& d : window.spaceTimeView().dots()) EXPECT_FALSE(d.dimmed);
+  for (const auto& d : window.spaceTimeView().timeline().dots()) EXPECT_FALSE(d.dimmed);
 }
 
 // A writer sends four readings (a name, a count, three values) down a pipe;

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "app/spacetime_view.h"
+#include "app/timeline.h"
 #include "fake_recording.h"
 #include "log/kinds.h"
 
@@ -84,107 +85,112 @@ void drag(SpaceTimeView& view, QPointF from, QPointF to, Qt::KeyboardModifiers m
   QApplication::sendEvent(&view, &release);
 }
 
-double plotLeft(const SpaceTimeView& view) { return view.xOf(view.viewBegin()); }
-double plotRight(const SpaceTimeView& view) { return view.xOf(view.viewEnd()); }
+double plotLeft(const Timeline& tl) { return tl.xOf(tl.viewBegin()); }
+double plotRight(const Timeline& tl) { return tl.xOf(tl.viewEnd()); }
 
 // Events of each lane in the window: its dots, or its columns' counts.
-std::map<size_t, uint64_t> shownPerLane(const trace::Trace& t, const SpaceTimeView& view) {
+std::map<size_t, uint64_t> shownPerLane(const trace::Trace& t, const Timeline& tl) {
   std::map<uint32_t, size_t> lane_of_process;
-  for (size_t k = 0; k < view.lanes().size(); ++k) lane_of_process[view.lanes()[k].process] = k;
+  for (size_t k = 0; k < tl.lanes().size(); ++k) lane_of_process[tl.lanes()[k].process] = k;
   std::map<size_t, uint64_t> n;
-  for (const auto& d : view.dots()) ++n[lane_of_process[t.events[d.position].process]];
-  for (const auto& c : view.columns()) n[c.lane] += c.events;
+  for (const auto& d : tl.dots()) ++n[lane_of_process[t.events[d.position].process]];
+  for (const auto& c : tl.columns()) n[c.lane] += c.events;
   return n;
 }
 
 TEST(Timeline, ZoomsFromTheWholeRunToSingleEventsAndBack) {
   auto t = ring(4, 600);  // 4 800 events and the exits
   SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
   show(view);
-  const double whole = view.axisEnd();
+  const double whole = tl.axisEnd();
   EXPECT_EQ(whole, static_cast<double>(t->events.size() + 1));  // and the end
-  view.showWholeRun();
-  EXPECT_EQ(view.viewBegin(), 0);
-  EXPECT_EQ(view.viewEnd(), whole);
+  tl.showWholeRun();
+  EXPECT_EQ(tl.viewBegin(), 0);
+  EXPECT_EQ(tl.viewEnd(), whole);
   // Too many events for the pixels: every lane as columns, and the columns
   // count every event of the lane.
-  EXPECT_TRUE(view.dots().empty());
-  ASSERT_FALSE(view.columns().empty());
-  for (const auto& [lane, n] : shownPerLane(*t, view))
-    EXPECT_EQ(n, t->processes[view.lanes()[lane].process].event_count);
+  EXPECT_TRUE(tl.dots().empty());
+  ASSERT_FALSE(tl.columns().empty());
+  for (const auto& [lane, n] : shownPerLane(*t, tl)) EXPECT_EQ(n, t->processes[tl.lanes()[lane].process].event_count);
 
   // The wheel zooms around the mouse: the point under it stays.
-  const QPointF at(plotLeft(view) + 0.3 * (plotRight(view) - plotLeft(view)), 100);
-  const double under = view.keyAt(at.x());
+  const QPointF at(plotLeft(tl) + 0.3 * (plotRight(tl) - plotLeft(tl)), 100);
+  const double under = tl.keyAt(at.x());
   int turns = 0;
-  while (view.viewEnd() - view.viewBegin() > 6 && turns < 100) {
+  while (tl.viewEnd() - tl.viewBegin() > 6 && turns < 100) {
     wheel(view, at, 120);
     ++turns;
-    EXPECT_NEAR(view.keyAt(at.x()), under, 1e-6 * whole);
+    EXPECT_NEAR(tl.keyAt(at.x()), under, 1e-6 * whole);
   }
   EXPECT_LT(turns, 100);
-  EXPECT_LE(view.viewEnd() - view.viewBegin(), 6.0);
+  EXPECT_LE(tl.viewEnd() - tl.viewBegin(), 6.0);
   // Down to single events: dots, each where its number puts it.
-  EXPECT_TRUE(view.columns().empty());
-  ASSERT_FALSE(view.dots().empty());
-  EXPECT_LE(view.dots().size(), 6u);
-  for (const auto& d : view.dots()) EXPECT_DOUBLE_EQ(d.at.x(), view.xOf(d.position + 0.5));
+  EXPECT_TRUE(tl.columns().empty());
+  ASSERT_FALSE(tl.dots().empty());
+  EXPECT_LE(tl.dots().size(), 6u);
+  for (const auto& d : tl.dots()) EXPECT_DOUBLE_EQ(d.at.x(), tl.xOf(d.position + 0.5));
   // And back, by keys, to the whole run.
-  for (int k = 0; k < 40 && view.viewEnd() - view.viewBegin() < whole; ++k) key(view, Qt::Key_S);
-  EXPECT_EQ(view.viewBegin(), 0);
-  EXPECT_EQ(view.viewEnd(), whole);
+  for (int k = 0; k < 40 && tl.viewEnd() - tl.viewBegin() < whole; ++k) key(view, Qt::Key_S);
+  EXPECT_EQ(tl.viewBegin(), 0);
+  EXPECT_EQ(tl.viewEnd(), whole);
   key(view, Qt::Key_W);
-  EXPECT_NEAR(view.viewEnd() - view.viewBegin(), whole / 1.5, 1e-6);
+  EXPECT_NEAR(tl.viewEnd() - tl.viewBegin(), whole / 1.5, 1e-6);
   key(view, Qt::Key_0);
-  EXPECT_EQ(view.viewEnd() - view.viewBegin(), whole);
+  EXPECT_EQ(tl.viewEnd() - tl.viewBegin(), whole);
+  // Backspace: back to the window before the whole run.
+  key(view, Qt::Key_Backspace);
+  EXPECT_NEAR(tl.viewEnd() - tl.viewBegin(), whole / 1.5, 1e-6);
 }
 
 TEST(Timeline, PansByDragAndKeysAndTheOverviewFollows) {
   auto t = ring(3, 200);
   SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
   show(view);
-  view.setView(100, 200);
-  const double width = plotRight(view) - plotLeft(view);
-  const QRectF before = view.overviewWindow();
-  EXPECT_NEAR(before.width(), view.overviewRect().width() * 100 / view.axisEnd(), 0.5);
+  tl.setView(100, 200);
+  const double width = plotRight(tl) - plotLeft(tl);
+  const QRectF before = tl.overviewWindow();
+  EXPECT_NEAR(before.width(), tl.overviewRect().width() * 100 / tl.axisEnd(), 0.5);
   // Dragging left by a fifth of the width moves 20 events later.
-  const QPointF from(plotLeft(view) + width / 2, 120);
+  const QPointF from(plotLeft(tl) + width / 2, 120);
   drag(view, from, from - QPointF(width / 5, 0));
-  EXPECT_NEAR(view.viewBegin(), 120, 1e-6);
-  EXPECT_NEAR(view.viewEnd(), 220, 1e-6);
-  EXPECT_GT(view.overviewWindow().left(), before.left());
+  EXPECT_NEAR(tl.viewBegin(), 120, 1e-6);
+  EXPECT_NEAR(tl.viewEnd(), 220, 1e-6);
+  EXPECT_GT(tl.overviewWindow().left(), before.left());
   key(view, Qt::Key_D);
-  EXPECT_NEAR(view.viewBegin(), 140, 1e-6);
+  EXPECT_NEAR(tl.viewBegin(), 140, 1e-6);
   key(view, Qt::Key_A);
   key(view, Qt::Key_A);
-  EXPECT_NEAR(view.viewBegin(), 100, 1e-6);
+  EXPECT_NEAR(tl.viewBegin(), 100, 1e-6);
   // Not past the ends.
-  view.panBy(-1e6);
-  EXPECT_EQ(view.viewBegin(), 0);
-  view.panBy(1e9);
-  EXPECT_EQ(view.viewEnd(), view.axisEnd());
+  tl.panBy(-1e6);
+  EXPECT_EQ(tl.viewBegin(), 0);
+  tl.panBy(1e9);
+  EXPECT_EQ(tl.viewEnd(), tl.axisEnd());
   // A press in the overview centres the window there.
-  const QRectF o = view.overviewRect();
+  const QRectF o = tl.overviewRect();
   QTest::mouseClick(&view, Qt::LeftButton, {},
                     QPoint(static_cast<int>(o.left() + 0.25 * o.width()), static_cast<int>(o.center().y())));
-  EXPECT_NEAR((view.viewBegin() + view.viewEnd()) / 2, 0.25 * view.axisEnd(), view.axisEnd() / o.width() + 1);
-  EXPECT_NEAR(view.viewEnd() - view.viewBegin(), 100, 1e-6);
+  EXPECT_NEAR((tl.viewBegin() + tl.viewEnd()) / 2, 0.25 * tl.axisEnd(), tl.axisEnd() / o.width() + 1);
+  EXPECT_NEAR(tl.viewEnd() - tl.viewBegin(), 100, 1e-6);
 }
 
 TEST(Timeline, TheRulerTellsEventNumbersAndWallTime) {
   auto t = ring(2, 50);  // an event every 10 ns or so
   SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
   show(view);
-  view.setView(10, 60);
-  std::vector<SpaceTimeView::Tick> logical, wall;
-  for (const auto& tick : view.ticks()) (tick.wall ? wall : logical).push_back(tick);
+  tl.setView(10, 60);
+  std::vector<Timeline::Tick> logical, wall;
+  for (const auto& tick : tl.ticks()) (tick.wall ? wall : logical).push_back(tick);
   ASSERT_GE(logical.size(), 3u);
   ASSERT_EQ(wall.size(), logical.size());  // each event number with its time
   for (size_t k = 0; k < logical.size(); ++k) {
     const uint32_t number = logical[k].label.toUInt();
     ASSERT_GT(number, 0u) << logical[k].label.toStdString();
     // The tick is on its event's dot.
-    EXPECT_DOUBLE_EQ(logical[k].x, view.xOf(view.keyOf(number - 1)));
+    EXPECT_DOUBLE_EQ(logical[k].x, tl.xOf(tl.keyOf(number - 1)));
     EXPECT_TRUE(wall[k].label.endsWith(QStringLiteral(" ns")) || wall[k].label.endsWith(QStringLiteral(" µs")))
         << wall[k].label.toStdString();
     if (k) {
@@ -193,11 +199,11 @@ TEST(Timeline, TheRulerTellsEventNumbersAndWallTime) {
     }
   }
   // In wall time: times along the top, and the event at each below.
-  view.setWallTime(true);
-  view.showWholeRun();
-  EXPECT_GE(view.axisEnd(), 1000.0);
-  std::vector<SpaceTimeView::Tick> times, numbers;
-  for (const auto& tick : view.ticks()) (tick.wall ? times : numbers).push_back(tick);
+  tl.setWallTime(true);
+  tl.showWholeRun();
+  EXPECT_GE(tl.axisEnd(), 1000.0);
+  std::vector<Timeline::Tick> times, numbers;
+  for (const auto& tick : tl.ticks()) (tick.wall ? times : numbers).push_back(tick);
   ASSERT_GE(times.size(), 3u);
   ASSERT_FALSE(numbers.empty());
   for (size_t k = 1; k < times.size(); ++k) EXPECT_GT(times[k].x, times[k - 1].x);
@@ -206,20 +212,20 @@ TEST(Timeline, TheRulerTellsEventNumbersAndWallTime) {
   // column, whatever the window.
   for (double b : {0.0, 13.0, 170.0, 333.0})
     for (double span : {40.0, 95.0, 1000.0}) {
-      view.setView(b, b + span);
+      tl.setView(b, b + span);
       uint64_t expected = 0, shown = 0;
       for (uint32_t i = 0; i < t->events.size(); ++i) {
         const double k = static_cast<double>(t->wallTime(i) - t->wallTime(0));
-        expected += k >= view.viewBegin() && k < view.viewEnd();
+        expected += k >= tl.viewBegin() && k < tl.viewEnd();
       }
-      for (const auto& [lane, n] : shownPerLane(*t, view)) shown += n;
-      EXPECT_EQ(shown, expected) << "window " << view.viewBegin() << " to " << view.viewEnd();
+      for (const auto& [lane, n] : shownPerLane(*t, tl)) shown += n;
+      EXPECT_EQ(shown, expected) << "window " << tl.viewBegin() << " to " << tl.viewEnd();
     }
   // Dots stand at their wall time.
-  view.setView(0, 300);
-  ASSERT_FALSE(view.dots().empty());
-  for (const auto& d : view.dots())
-    EXPECT_DOUBLE_EQ(d.at.x(), view.xOf(static_cast<double>(t->wallTime(d.position) - t->wallTime(0))));
+  tl.setView(0, 300);
+  ASSERT_FALSE(tl.dots().empty());
+  for (const auto& d : tl.dots())
+    EXPECT_DOUBLE_EQ(d.at.x(), tl.xOf(static_cast<double>(t->wallTime(d.position) - t->wallTime(0))));
 }
 
 // sh[10] forks a writer and execs a server that reads it: one lane for
@@ -234,33 +240,34 @@ TEST(Timeline, AProcessAndTheProgramItExecsShareOneLane) {
   server.pipeEnd(1, 7, false).receive(1, "hello", 40, 41).exit(0, 50);
   auto t = rec.load();
   SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
   show(view);
-  view.showWholeRun();
-  ASSERT_EQ(view.lanes().size(), 2u);
+  tl.showWholeRun();
+  ASSERT_EQ(tl.lanes().size(), 2u);
   uint32_t sh_image = kNone;
   for (const auto& p : t->processes)
     if (p.recorded_name == "sh") sh_image = p.index;
   size_t lane = 0;
-  while (lane < 2 && view.lanes()[lane].process != sh_image) ++lane;
+  while (lane < 2 && tl.lanes()[lane].process != sh_image) ++lane;
   ASSERT_LT(lane, 2u);
-  EXPECT_EQ(view.laneLabel(lane), QStringLiteral("sh → server[10]"));
+  EXPECT_EQ(tl.laneLabel(lane), QStringLiteral("sh → server[10]"));
   std::set<double> ys;
-  for (const auto& d : view.dots())
+  for (const auto& d : tl.dots())
     if (t->processes[t->events[d.position].process].pid == 10) ys.insert(d.at.y());
   EXPECT_EQ(ys.size(), 1u);
-  ASSERT_EQ(view.execMarks().size(), 1u);
-  EXPECT_EQ(view.execMarks()[0].program, QStringLiteral("server"));
+  ASSERT_EQ(tl.execMarks().size(), 1u);
+  EXPECT_EQ(tl.execMarks()[0].program, QStringLiteral("server"));
   uint32_t first_of_server = kNone;
   for (const auto& p : t->processes)
     if (p.recorded_name == "server") first_of_server = p.first_event;
-  EXPECT_DOUBLE_EQ(view.execMarks()[0].x, view.xOf(view.keyOf(first_of_server)));
+  EXPECT_DOUBLE_EQ(tl.execMarks()[0].x, tl.xOf(tl.keyOf(first_of_server)));
   // The fork's arrow, dimmed; hidden on request; the message stays.
   auto count = [&](trace::Edge::Why why) {
-    return std::count_if(view.arrows().begin(), view.arrows().end(), [&](const auto& a) { return a.why == why; });
+    return std::count_if(tl.arrows().begin(), tl.arrows().end(), [&](const auto& a) { return a.why == why; });
   };
   EXPECT_EQ(count(trace::Edge::Why::Message), 1);
   EXPECT_GE(count(trace::Edge::Why::Create), 1);
-  view.setLifeArrowsHidden(true);
+  tl.setLifeArrowsHidden(true);
   EXPECT_EQ(count(trace::Edge::Why::Create), 0);
   EXPECT_EQ(count(trace::Edge::Why::Exit), 0);
   EXPECT_EQ(count(trace::Edge::Why::Message), 1);
@@ -269,46 +276,47 @@ TEST(Timeline, AProcessAndTheProgramItExecsShareOneLane) {
 TEST(Timeline, LanesScrollFilterHideAndMove) {
   auto t = ring(30, 3);
   SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
   show(view, 900, 300);
-  view.showWholeRun();
-  ASSERT_EQ(view.lanes().size(), 30u);
-  const int shown = view.lanesShown();
+  tl.showWholeRun();
+  ASSERT_EQ(tl.lanes().size(), 30u);
+  const int shown = tl.lanesShown();
   ASSERT_LT(shown, 30);
   auto lanesWithDots = [&] {
     std::set<uint32_t> ps;
-    for (const auto& d : view.dots()) ps.insert(t->events[d.position].process);
+    for (const auto& d : tl.dots()) ps.insert(t->events[d.position].process);
     return ps;
   };
   EXPECT_EQ(lanesWithDots().size(), static_cast<size_t>(shown));
-  view.scrollLanes(5);
-  EXPECT_EQ(view.firstLane(), 5);
-  EXPECT_EQ(*lanesWithDots().begin(), view.lanes()[5].process);
+  tl.scrollLanes(5);
+  EXPECT_EQ(tl.firstLane(), 5);
+  EXPECT_EQ(*lanesWithDots().begin(), tl.lanes()[5].process);
   key(view, Qt::Key_Down);
-  EXPECT_EQ(view.firstLane(), 6);
-  view.scrollLanes(1000);
-  EXPECT_EQ(view.firstLane(), 30 - shown);
+  EXPECT_EQ(tl.firstLane(), 6);
+  tl.scrollLanes(1000);
+  EXPECT_EQ(tl.firstLane(), 30 - shown);
   // Shift+wheel scrolls lanes too.
   wheel(view, QPointF(400, 150), 120, Qt::ShiftModifier);
-  EXPECT_EQ(view.firstLane(), 30 - shown - 1);
-  view.scrollLanes(-1000);
+  EXPECT_EQ(tl.firstLane(), 30 - shown - 1);
+  tl.scrollLanes(-1000);
   // Filter by name.
-  view.setLaneFilter(QStringLiteral("p2"));
+  tl.setLaneFilter(QStringLiteral("p2"));
   std::vector<QString> names;
-  for (size_t k = 0; k < view.lanes().size(); ++k) names.push_back(view.laneLabel(k));
+  for (size_t k = 0; k < tl.lanes().size(); ++k) names.push_back(tl.laneLabel(k));
   ASSERT_EQ(names.size(), 11u) << "p2 and p20 to p29";
   for (const QString& n : names) EXPECT_TRUE(n.startsWith(QStringLiteral("p2"))) << n.toStdString();
-  view.setLaneFilter(QString());
+  tl.setLaneFilter(QString());
   // Hide one, move one.
-  const uint32_t second = view.lanes()[1].process;
-  view.hideLane(0);
-  EXPECT_EQ(view.lanes().size(), 29u);
-  EXPECT_EQ(view.lanes()[0].process, second);
-  view.moveLane(0, 2);
-  EXPECT_EQ(view.lanes()[2].process, second);
-  view.moveLane(2, -1);
-  EXPECT_EQ(view.lanes()[1].process, second);
-  view.showAllLanes();
-  EXPECT_EQ(view.lanes().size(), 30u);
+  const uint32_t second = tl.lanes()[1].process;
+  tl.hideLane(0);
+  EXPECT_EQ(tl.lanes().size(), 29u);
+  EXPECT_EQ(tl.lanes()[0].process, second);
+  tl.moveLane(0, 2);
+  EXPECT_EQ(tl.lanes()[2].process, second);
+  tl.moveLane(2, -1);
+  EXPECT_EQ(tl.lanes()[1].process, second);
+  tl.showAllLanes();
+  EXPECT_EQ(tl.lanes().size(), 30u);
 }
 
 TEST(Timeline, AProcessesThreadsFoldIntoOneLane) {
@@ -319,30 +327,32 @@ TEST(Timeline, AProcessesThreadsFoldIntoOneLane) {
   client.pipeEnd(1, 7, false).receive(1, "from main", 30, 31).receive(1, "from worker", 40, 41).exit(0, 70);
   auto t = rec.load();
   SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
   show(view);
-  ASSERT_EQ(view.lanes().size(), 3u);
+  ASSERT_EQ(tl.lanes().size(), 3u);
   size_t lane = 0;
-  while (view.lanes()[lane].process != processOf(*t, 100)) ++lane;
-  view.setThreadsFolded(lane, true);
-  ASSERT_EQ(view.lanes().size(), 2u);
-  EXPECT_TRUE(view.lanes()[lane].folded);
+  while (tl.lanes()[lane].process != processOf(*t, 100)) ++lane;
+  tl.setThreadsFolded(lane, true);
+  ASSERT_EQ(tl.lanes().size(), 2u);
+  EXPECT_TRUE(tl.lanes()[lane].folded);
   std::set<double> ys;
-  for (const auto& d : view.dots())
+  for (const auto& d : tl.dots())
     if (t->events[d.position].process == processOf(*t, 100)) ys.insert(d.at.y());
   EXPECT_EQ(ys.size(), 1u);
-  view.setThreadsFolded(lane, false);
-  EXPECT_EQ(view.lanes().size(), 3u);
+  tl.setThreadsFolded(lane, false);
+  EXPECT_EQ(tl.lanes().size(), 3u);
 }
 
 TEST(Timeline, ARangeSelectedShowsItsStatisticsPerChannel) {
   auto t = ring(3, 20);
   SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
   show(view);
-  view.showWholeRun();
+  tl.showWholeRun();
   // Shift-drag over the whole plot: every event, every message.
-  drag(view, QPointF(plotLeft(view) + 0.01, 120), QPointF(plotRight(view) - 0.01, 120), Qt::ShiftModifier);
-  ASSERT_TRUE(view.range());
-  const auto& r = *view.range();
+  drag(view, QPointF(plotLeft(tl) + 0.01, 120), QPointF(plotRight(tl) - 0.01, 120), Qt::ShiftModifier);
+  ASSERT_TRUE(tl.range());
+  const auto& r = *tl.range();
   EXPECT_EQ(r.events, t->events.size());
   uint64_t messages = 0, bytes = 0;
   for (const auto& e : t->edges)
@@ -359,34 +369,35 @@ TEST(Timeline, ARangeSelectedShowsItsStatisticsPerChannel) {
     EXPECT_LE(c.total_latency_ns, static_cast<int64_t>(c.messages) * c.max_latency_ns);
   }
   // Half of it: the events in it, and the messages sent in it.
-  view.selectRange(0, view.axisEnd() / 2);  // positions p with p + 0.5 before the middle
-  EXPECT_EQ(view.range()->events, static_cast<uint64_t>(std::ceil(view.axisEnd() / 2 - 0.5)));
+  tl.selectRange(0, tl.axisEnd() / 2);  // positions p with p + 0.5 before the middle
+  EXPECT_EQ(tl.range()->events, static_cast<uint64_t>(std::ceil(tl.axisEnd() / 2 - 0.5)));
   uint64_t sent_in_half = 0;
   for (const auto& e : t->edges)
-    if (e.why == trace::Edge::Why::Message && e.from + 0.5 < view.axisEnd() / 2) ++sent_in_half;
-  EXPECT_EQ(view.range()->messages, sent_in_half);
+    if (e.why == trace::Edge::Why::Message && e.from + 0.5 < tl.axisEnd() / 2) ++sent_in_half;
+  EXPECT_EQ(tl.range()->messages, sent_in_half);
   // A click beside the events clears it.
-  QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(static_cast<int>(plotRight(view)) - 2, 280 - 40));
-  EXPECT_FALSE(view.range());
+  QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(static_cast<int>(plotRight(tl)) - 2, 280 - 40));
+  EXPECT_FALSE(tl.range());
 }
 
 TEST(Timeline, TheCurrentEventIsBroughtIntoView) {
   auto t = ring(30, 10);
   SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
   show(view);
-  view.setView(0, 50);
+  tl.setView(0, 50);
   const uint32_t last = static_cast<uint32_t>(t->events.size() - 1);
-  view.setCurrent(last);
-  EXPECT_LE(view.viewBegin(), view.keyOf(last));
-  EXPECT_GT(view.viewEnd(), view.keyOf(last));
-  EXPECT_NEAR(view.viewEnd() - view.viewBegin(), 50, 1e-6);
+  tl.setCurrent(last);
+  EXPECT_LE(tl.viewBegin(), tl.keyOf(last));
+  EXPECT_GT(tl.viewEnd(), tl.keyOf(last));
+  EXPECT_NEAR(tl.viewEnd() - tl.viewBegin(), 50, 1e-6);
   bool drawn = false;
-  for (const auto& d : view.dots()) drawn |= d.position == last;
+  for (const auto& d : tl.dots()) drawn |= d.position == last;
   EXPECT_TRUE(drawn) << "its lane scrolled into view";
   // Keys zoom around it.
   key(view, Qt::Key_W);
-  EXPECT_LE(view.viewBegin(), view.keyOf(last));
-  EXPECT_GT(view.viewEnd(), view.keyOf(last));
+  EXPECT_LE(tl.viewBegin(), tl.keyOf(last));
+  EXPECT_GT(tl.viewEnd(), tl.keyOf(last));
 }
 
 // A ring of three processes each blocked reading from the one before:
@@ -401,32 +412,33 @@ TEST(Timeline, BlockedThreadsAndADeadlocksCycleAreDrawn) {
   for (int k = 0; k < 10; ++k) idle.user("tick", k);
   auto t = rec.load();
   SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
   show(view);
-  view.showWholeRun();
-  ASSERT_EQ(view.blockedBars().size(), 3u);
+  tl.showWholeRun();
+  ASSERT_EQ(tl.blockedBars().size(), 3u);
   double last_block = 0;
-  for (const auto& b : view.blockedBars()) {
+  for (const auto& b : tl.blockedBars()) {
     EXPECT_TRUE(b.deadlocked);
     EXPECT_EQ(b.kind, static_cast<uint16_t>(log::Kind::Read));
     const uint32_t last = t->processes[b.process].last_event;  // its "start"
-    EXPECT_DOUBLE_EQ(b.rect.left(), view.xOf(last + 1.0)) << "blocked from after its last event";
-    EXPECT_DOUBLE_EQ(b.rect.right(), view.xOf(view.axisEnd()));
+    EXPECT_DOUBLE_EQ(b.rect.left(), tl.xOf(last + 1.0)) << "blocked from after its last event";
+    EXPECT_DOUBLE_EQ(b.rect.right(), tl.xOf(tl.axisEnd()));
     last_block = std::max(last_block, last + 1.0);
   }
-  ASSERT_EQ(view.waits().size(), 3u);
+  ASSERT_EQ(tl.waits().size(), 3u);
   std::set<std::pair<int32_t, int32_t>> edges;
-  for (const auto& w : view.waits()) {
+  for (const auto& w : tl.waits()) {
     edges.insert({t->processes[w.from].pid, t->processes[w.to].pid});
     EXPECT_EQ(w.a.x(), w.b.x());
-    EXPECT_GE(w.a.x(), view.xOf(last_block));
+    EXPECT_GE(w.a.x(), tl.xOf(last_block));
     EXPECT_NE(w.a.y(), w.b.y());
   }
   EXPECT_EQ(edges, (std::set<std::pair<int32_t, int32_t>>{{1, 3}, {2, 1}, {3, 2}}));
   // Before the cycle formed: the two blocked first, no cycle yet.
-  view.setView(0, last_block - 0.5);
-  EXPECT_TRUE(view.waits().empty());
-  ASSERT_EQ(view.blockedBars().size(), 2u);
-  for (const auto& b : view.blockedBars()) EXPECT_NE(t->processes[b.process].pid, 3);
+  tl.setView(0, last_block - 0.5);
+  EXPECT_TRUE(tl.waits().empty());
+  ASSERT_EQ(tl.blockedBars().size(), 2u);
+  for (const auto& b : tl.blockedBars()) EXPECT_NE(t->processes[b.process].pid, 3);
 }
 
 TEST(Timeline, AnEmptyRecordingDrawsNothingAndSurvivesNavigation) {
@@ -434,14 +446,90 @@ TEST(Timeline, AnEmptyRecordingDrawsNothingAndSurvivesNavigation) {
   rec.process("idle", 1);
   auto t = rec.load();
   SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
   show(view);
-  view.zoomBy(4);
-  view.panBy(100);
-  view.showWholeRun();
-  view.setWallTime(true);
-  view.selectRange(0, 1);
-  EXPECT_TRUE(view.dots().empty());
+  tl.zoomBy(4);
+  tl.panBy(100);
+  tl.showWholeRun();
+  tl.setWallTime(true);
+  tl.selectRange(0, 1);
+  EXPECT_TRUE(tl.dots().empty());
   EXPECT_FALSE(view.grab().isNull());
+}
+
+// The model alone: no widget, no display, no event loop.
+TEST(TimelineModel, HitTestsFindTheEventAndTheLaneUnderAPoint) {
+  auto t = ring(3, 5);
+  Timeline tl(*t);
+  tl.setSize(QSizeF(900, 300));
+  tl.showWholeRun();
+  ASSERT_FALSE(tl.dots().empty());
+  for (const auto& d : tl.dots()) {
+    EXPECT_EQ(tl.eventAt(d.at + QPointF(2, -2)), d.position);
+    const int lane = tl.laneAt(d.at.y());
+    ASSERT_GE(lane, 0);
+    EXPECT_EQ(tl.lanes()[static_cast<size_t>(lane)].process, t->events[d.position].process);
+  }
+  EXPECT_EQ(tl.eventAt(QPointF(tl.plotRect().right() + 100, 5)), kNone);
+  EXPECT_EQ(tl.laneAt(tl.plotRect().top() - 1), -1);
+  EXPECT_EQ(tl.laneAt(tl.rowY(static_cast<int>(tl.lanes().size()))), -1) << "below the last lane";
+  // A folded stretch hides its events from hit tests, and its bar is hit.
+  const uint32_t p0 = processOf(*t, 100);
+  const auto& mine = t->process_events[p0];
+  tl.setStretches({{p0, mine[1], mine[3], QStringLiteral("round × 2")}});
+  ASSERT_EQ(tl.bars().size(), 1u);
+  EXPECT_EQ(tl.barAt(tl.bars()[0].rect.center()), std::optional<size_t>(0));
+  for (const auto& d : tl.dots()) {
+    if (d.position != mine[2]) continue;
+    EXPECT_TRUE(d.hidden);
+    EXPECT_NE(tl.eventAt(d.at), mine[2]);
+  }
+}
+
+TEST(TimelineModel, TheZoomStackGoesBackToEachWindowLeft) {
+  auto t = ring(3, 200);
+  Timeline tl(*t);
+  tl.setSize(QSizeF(900, 300));
+  int changes = 0;
+  tl.onChanged([&] { ++changes; });
+  tl.setView(0, 400);
+  EXPECT_GT(changes, 0);
+  EXPECT_FALSE(tl.zoomBack()) << "nothing kept yet";
+  tl.zoomTo(100, 200);
+  tl.zoomTo(150, 160);
+  EXPECT_EQ(tl.zoomDepth(), 2u);
+  tl.panBy(20);  // a pan is not a zoom: going back returns to the window zoomed from
+  EXPECT_TRUE(tl.zoomBack());
+  EXPECT_EQ(tl.viewBegin(), 100);
+  EXPECT_EQ(tl.viewEnd(), 200);
+  EXPECT_TRUE(tl.navigate(Qt::Key_Backspace));
+  EXPECT_EQ(tl.viewBegin(), 0);
+  EXPECT_EQ(tl.viewEnd(), 400);
+  EXPECT_FALSE(tl.zoomBack());
+  // The whole run is a zoom too; a window on the other axis is not gone back to.
+  tl.showWholeRun();
+  EXPECT_EQ(tl.zoomDepth(), 1u);
+  tl.setWallTime(true);
+  EXPECT_FALSE(tl.zoomBack());
+  EXPECT_TRUE(Timeline::isNavigationKey(Qt::Key_W));
+  EXPECT_FALSE(Timeline::isNavigationKey(Qt::Key_Q));
+  EXPECT_FALSE(tl.navigate(Qt::Key_Q));
+}
+
+TEST(TimelineModel, ARangesStatisticsAreToldByChannel) {
+  auto t = ring(2, 10);
+  Timeline tl(*t);
+  tl.selectRange(0, tl.axisEnd());
+  ASSERT_TRUE(tl.range());
+  EXPECT_EQ(tl.range()->events, t->events.size());
+  const QStringList lines = tl.rangeSummary();
+  ASSERT_EQ(lines.size(), 3);  // the totals and the two pipes
+  EXPECT_TRUE(lines[0].startsWith(QStringLiteral("%1 events · 20 messages · 20 B").arg(t->events.size())))
+      << lines[0].toStdString();
+  EXPECT_TRUE(lines[1].contains(QStringLiteral(": 10 msg, 10 B, latency mean "))) << lines[1].toStdString();
+  tl.selectRange(5, 5);
+  EXPECT_FALSE(tl.range());
+  EXPECT_TRUE(tl.rangeSummary().isEmpty());
 }
 
 }  // namespace

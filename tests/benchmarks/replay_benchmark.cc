@@ -131,7 +131,8 @@ int main(int argc, char** argv) {
   }
   // The timeline: from the whole run down to single events and back, a
   // frame (layout and drawing) at each wheel step.
-  radar::app::SpaceTimeView& timeline = window.spaceTimeView();
+  radar::app::SpaceTimeView& spacetime = window.spaceTimeView();
+  radar::app::Timeline& timeline = spacetime.timeline();
   for (bool wall : {false, true}) {
     timeline.setWallTime(wall);
     timeline.showWholeRun();
@@ -140,7 +141,7 @@ int main(int argc, char** argv) {
     auto frame = [&](double factor) {
       const auto a = Clock::now();
       timeline.zoomBy(factor, x);
-      (void)timeline.grab();
+      (void)spacetime.grab();
       zoom.push_back(ms(a, Clock::now()));
     };
     const double smallest = wall ? 1000 : 4;
