@@ -13,6 +13,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "log/escape.h"
 #include "log/plain_text.h"
 
 namespace radar::netdesc {
@@ -362,50 +363,7 @@ void appendQuoted(std::string* into, std::string_view s) {
   *into += '"';
 }
 
-void appendEscaped(std::string* into, std::string_view s) {
-  std::string& out = *into;
-  for (size_t i = 0; i < s.size(); ++i) {
-    // Runs of characters that stand for themselves, appended at once.
-    size_t run = i + log::plainAsciiPrefix(s.data() + i, s.size() - i, '"', '\\');
-    while (run < s.size()) {  // bytes above 0x7f stand for themselves too
-      const unsigned char r = static_cast<unsigned char>(s[run]);
-      if (r < 0x20 || r == 0x7f || r == '"' || r == '\\') break;
-      ++run;
-      run += log::plainAsciiPrefix(s.data() + run, s.size() - run, '"', '\\');
-    }
-    if (run > i) {
-      out.append(s.data() + i, run - i);
-      i = run;
-      if (i == s.size()) break;
-    }
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char b[8];
-          std::snprintf(b, sizeof(b), "\\x%02x", c);
-          out += b;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-}
+void appendEscaped(std::string* into, std::string_view s) { log::appendEscaped(*into, s, log::Escaping::Quoted); }
 
 bool looksLikeText(std::string_view s) {
   size_t i = 0;

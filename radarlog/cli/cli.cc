@@ -9,7 +9,7 @@
 #include <cstring>
 #include <iterator>
 
-#include "log/plain_text.h"
+#include "log/escape.h"
 
 namespace radar::cli {
 
@@ -152,61 +152,6 @@ std::string findExecutable(const std::string& name) {
   return "";
 }
 
-size_t printableUtf8Length(std::string_view text, size_t at) {
-  const auto c = static_cast<unsigned char>(text[at]);
-  const size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
-  if (!len || at + len > text.size()) return 0;
-  for (size_t k = 1; k < len; ++k)
-    if ((static_cast<unsigned char>(text[at + k]) & 0xc0) != 0x80) return 0;
-  const auto c1 = static_cast<unsigned char>(text[at + 1]);
-  if (len == 2 && c == 0xc2 && c1 < 0xa0) return 0;                                   // C1 control
-  if (len == 3 && ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0))) return 0;  // overlong, surrogate
-  if (len == 4 && ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))) return 0;  // overlong, too large
-  return len;
-}
-
-template <class Sink>
-void escapeForTerminal(std::string_view text, Sink& out) {
-  auto hex = [&](unsigned char c) {
-    static const char digits[] = "0123456789abcdef";
-    out += "\\x";
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  };
-  for (size_t i = 0; i < text.size();) {
-    // Most of what is printed is printable ASCII: taken a run at a time.
-    const size_t run = i + log::plainAsciiPrefix(text.data() + i, text.size() - i);
-    if (run > i) {
-      out.append(text.data() + i, run - i);
-      i = run;
-      continue;
-    }
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\n') {
-      out += "\\n";
-      ++i;
-    } else if (c == '\t') {
-      out += "\\t";
-      ++i;
-    } else if (c == 0x1b) {
-      out += "\\e";
-      ++i;
-    } else if (c < 0x20 || c == 0x7f) {
-      hex(c);
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (const size_t len = printableUtf8Length(text, i)) {
-      out.append(text.substr(i, len));
-      i += len;
-    } else {
-      hex(c);
-      ++i;
-    }
-  }
-}
-
 namespace {
 
 // Appends to a string, or writes to a stream through a buffer.
@@ -229,13 +174,13 @@ struct FileSink {
 std::string terminalSafe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  escapeForTerminal(text, out);
+  log::appendEscaped(out, text, log::Escaping::Terminal);
   return out;
 }
 
 void printTerminalSafe(std::FILE* f, std::string_view text) {
   FileSink sink{f};
-  escapeForTerminal(text, sink);
+  log::appendEscaped(sink, text, log::Escaping::Terminal);
 }
 
 }  // namespace radar::cli

@@ -67,8 +67,4 @@ std::string terminalSafe(std::string_view text);
 // The same, written to `out` as it goes (large texts are not copied).
 void printTerminalSafe(std::FILE* out, std::string_view text);
 
-// The length of the well-formed UTF-8 sequence at text[at] of a character
-// from U+00A0 on (so no C1 control), or 0 when there is none there.
-size_t printableUtf8Length(std::string_view text, size_t at);
-
 }  // namespace radar::cli

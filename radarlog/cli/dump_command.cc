@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "log/address.h"
+#include "log/escape.h"
 #include "log/reader.h"
 #include "radar/proto/radarlog.pb.h"
 
@@ -23,22 +24,7 @@ namespace {
 
 std::string escaped(std::string_view bytes, size_t limit) {
   std::string out;
-  for (size_t i = 0; i < bytes.size() && i < limit; ++i) {
-    const unsigned char c = static_cast<unsigned char>(bytes[i]);
-    if (c == '\n')
-      out += "\\n";
-    else if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c >= 0x20 && c < 0x7f)
-      out += static_cast<char>(c);
-    else {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    }
-  }
+  log::appendEscaped(out, bytes.substr(0, limit), log::Escaping::Ascii);
   if (bytes.size() > limit) out += "...";
   return out;
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 
+#include "log/escape.h"
 #include "trace/merge.h"
 
 namespace radar::cli {
@@ -106,53 +107,7 @@ std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& sp
 
 std::string jsonString(const std::string& s) {
   std::string out = "\"";
-  auto u = [&](unsigned char c) {
-    char buf[8];
-    std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-    out += buf;
-  };
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c >= 0x80) {
-          // Valid JSON is valid UTF-8: a byte that is not part of a printable
-          // character (C1 controls included) is written as the code point
-          // of the same number.
-          if (const size_t len = printableUtf8Length(s, i)) {
-            out.append(s, i, len);
-            i += len;
-            continue;
-          }
-          if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-              static_cast<unsigned char>(s[i + 1]) < 0xa0) {
-            u(static_cast<unsigned char>(s[++i]));  // a C1 control, well formed
-          } else {
-            u(c);
-          }
-        } else if (c < 0x20 || c == 0x7f) {
-          u(c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-    ++i;
-  }
+  log::appendEscaped(out, s, log::Escaping::Json);
   return out + "\"";
 }
 
