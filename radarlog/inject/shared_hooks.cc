@@ -14,7 +14,7 @@
 #include "inject/hook.h"
 #include "inject/library.h"
 
-#include "inject/injected.h"  // last: it poisons what injected code must not call
+#include "log/injected.h"  // last: it poisons what injected code must not call
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include "inject/text.h"
 #include "log/sys.h"
 
-#include "inject/injected.h"  // last: it poisons what injected code must not call
+#include "log/injected.h"  // last: it poisons what injected code must not call
 
 using radar::log::Unseen;
 namespace inject = radar::inject;

@@ -7,7 +7,7 @@
 #if defined(__x86_64__)
 #include <nmmintrin.h>
 
-#include "inject/injected.h"  // last: compiled into the interposer too
+#include "log/injected.h"  // last: compiled into the interposer too
 #endif
 
 namespace radar {

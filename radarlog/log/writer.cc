@@ -21,7 +21,7 @@
 #include "log/sys.h"
 #include "log/xxhash64.h"
 
-#include "inject/injected.h"  // last: compiled into the interposer too
+#include "log/injected.h"  // last: compiled into the interposer too
 
 namespace radar::log {
 namespace {

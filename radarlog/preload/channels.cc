@@ -30,7 +30,7 @@
 #include "preload/recorder.h"
 #include "preload/state.h"
 
-#include "inject/injected.h"  // last: it poisons what injected code must not call
+#include "log/injected.h"  // last: it poisons what injected code must not call
 
 namespace radar::preload {
 namespace {

@@ -10,7 +10,7 @@
 #include "log/sys.h"
 #include "preload/state.h"
 
-#include "inject/injected.h"  // last: it poisons what injected code must not call
+#include "log/injected.h"  // last: it poisons what injected code must not call
 
 namespace radar::preload {
 using namespace radar::inject;  // text without libc state

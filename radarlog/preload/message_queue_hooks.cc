@@ -13,7 +13,7 @@
 #include "inject/hook.h"
 #include "preload/recorder.h"
 
-#include "inject/injected.h"  // last: it poisons what injected code must not call
+#include "log/injected.h"  // last: it poisons what injected code must not call
 
 using radar::log::Iov;
 using radar::log::Kind;

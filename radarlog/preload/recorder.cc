@@ -42,7 +42,7 @@
 #include "preload/environment.h"
 #include "preload/state.h"
 
-#include "inject/injected.h"  // last: it poisons what injected code must not call
+#include "log/injected.h"  // last: it poisons what injected code must not call
 
 extern char** environ;
 

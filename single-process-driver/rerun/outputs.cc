@@ -18,7 +18,7 @@
 #include "log/sys.h"
 #include "rerun/rerun.h"
 
-#include "inject/injected.h"  // last: it poisons what injected code must not call
+#include "log/injected.h"  // last: it poisons what injected code must not call
 
 namespace radar::rerun {
 namespace {

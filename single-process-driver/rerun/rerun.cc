@@ -24,7 +24,7 @@
 #include "log/sys.h"
 #include "rerun/replay_api.h"
 
-#include "inject/injected.h"  // last: it poisons what injected code must not call
+#include "log/injected.h"  // last: it poisons what injected code must not call
 
 // Declared extern "C" in replay_api.h.
 #define API __attribute__((visibility("default")))

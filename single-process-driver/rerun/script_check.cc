@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "inject/injected.h"  // last: it poisons what injected code must not call
+#include "log/injected.h"  // last: it poisons what injected code must not call
 
 namespace radar::rerun {
 

@@ -5,7 +5,7 @@
 
 #include "log/check.h"
 
-#include "inject/injected.h"  // last: it poisons malloc, printf ...
+#include "log/injected.h"  // last: it poisons malloc, printf ...
 
 namespace radar::testing {
 namespace {

@@ -2,6 +2,6 @@
 // (tests/log/CMakeLists.txt, Checks.InjectedCodeCannotAllocateOrPrint).
 #include <cstdlib>
 
-#include "inject/injected.h"
+#include "log/injected.h"
 
 void* grow() { return malloc(16); }

@@ -21,7 +21,7 @@
 
 #include "log/sys.h"
 
-namespace radar::inject {
+namespace radar::log {
 
 [[noreturn, gnu::cold, gnu::noinline]] inline void checkFailed(const char* file, int line, const char* what) {
   auto say = [](const char* s) {
@@ -56,11 +56,11 @@ namespace radar::inject {
   __builtin_trap();
 }
 
-}  // namespace radar::inject
+}  // namespace radar::log
 
 #define RADAR_INJECTED_CHECK(condition)                                                                  \
   do {                                                                                                   \
-    if (__builtin_expect(!(condition), 0)) ::radar::inject::checkFailed(__FILE__, __LINE__, #condition); \
+    if (__builtin_expect(!(condition), 0)) ::radar::log::checkFailed(__FILE__, __LINE__, #condition); \
   } while (0)
 
 // Not in injected code (see above). `syscall` stays for sys.h on architectures
