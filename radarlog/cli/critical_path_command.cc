@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <map>
 
+#include "analysis/critical_path.h"
+#include "analysis/interactions.h"
+#include "analysis/narrative.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
-#include "trace/critical_path.h"
-#include "trace/interactions.h"
-#include "trace/narrative.h"
 
 namespace radar::cli {
 
@@ -43,30 +43,30 @@ namespace {
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 int printInteractions(const trace::Trace& t, bool json) {
-  const trace::Interactions found = trace::findInteractions(t);
+  const analysis::Interactions found = analysis::findInteractions(t);
   if (json) std::printf("{\"groups\":[");
   for (uint32_t g = 0; g < found.groups.size(); ++g) {
-    std::vector<const trace::Interaction*> members;
+    std::vector<const analysis::Interaction*> members;
     for (const auto& in : found.all)
       if (in.group == g) members.push_back(&in);
     std::vector<int64_t> values(members.size());
     auto stats = [&](int part) {  // p50, p90, p99, max
       for (size_t k = 0; k < members.size(); ++k) values[k] = part < 0 ? members[k]->total() : members[k]->ns[part];
-      std::array<int64_t, 4> s{trace::percentile(values, 0.5), trace::percentile(values, 0.9),
-                               trace::percentile(values, 0.99), *std::max_element(values.begin(), values.end())};
+      std::array<int64_t, 4> s{analysis::percentile(values, 0.5), analysis::percentile(values, 0.9),
+                               analysis::percentile(values, 0.99), *std::max_element(values.begin(), values.end())};
       return s;
     };
     std::sort(members.begin(), members.end(),
-              [](const trace::Interaction* a, const trace::Interaction* b) { return a->total() > b->total(); });
+              [](const analysis::Interaction* a, const analysis::Interaction* b) { return a->total() > b->total(); });
     std::string server;
     for (uint32_t p : found.groups[g].servers) server += (server.empty() ? "" : ", ") + t.label(p);
     if (json) {
       std::printf("%s{\"service\":%s,\"server\":%s,\"interactions\":%zu,\"parts\":{", g ? "," : "",
                   jsonString(found.groups[g].name).c_str(), jsonString(server).c_str(), members.size());
-      for (int part = -1; part < trace::Interaction::kParts; ++part) {
+      for (int part = -1; part < analysis::Interaction::kParts; ++part) {
         const auto s = stats(part);
         std::printf("%s\"%s\":[%lld,%lld,%lld,%lld]", part < 0 ? "" : ",",
-                    part < 0 ? "total" : trace::interactionPartName(part), static_cast<long long>(s[0]),
+                    part < 0 ? "total" : analysis::interactionPartName(part), static_cast<long long>(s[0]),
                     static_cast<long long>(s[1]), static_cast<long long>(s[2]), static_cast<long long>(s[3]));
       }
       std::printf("},\"worst\":[");
@@ -79,9 +79,9 @@ int printInteractions(const trace::Trace& t, bool json) {
     std::printf("%s served by %s: %zu interactions\n", terminalSafe(found.groups[g].name).c_str(),
                 terminalSafe(server).c_str(), members.size());
     std::printf("  %-13s %10s %10s %10s %10s  (ms)\n", "", "p50", "p90", "p99", "max");
-    for (int part = -1; part < trace::Interaction::kParts; ++part) {
+    for (int part = -1; part < analysis::Interaction::kParts; ++part) {
       const auto s = stats(part);
-      std::printf("  %-13s %10.3f %10.3f %10.3f %10.3f\n", part < 0 ? "total" : trace::interactionPartName(part),
+      std::printf("  %-13s %10.3f %10.3f %10.3f %10.3f\n", part < 0 ? "total" : analysis::interactionPartName(part),
                   ms(s[0]), ms(s[1]), ms(s[2]), ms(s[3]));
     }
     std::printf("  slowest:\n");
@@ -101,6 +101,21 @@ int printInteractions(const trace::Trace& t, bool json) {
   else if (found.groups.empty())
     std::printf("no interactions: no process received a request and answered it on the same channel\n");
   return kExitOk;
+}
+
+// The event a path ends at without --to: the last of the process asked
+// for, else of the first process; kNone with *why.
+uint32_t lastEventAsked(const trace::Trace& t, const std::optional<std::string>& process, std::string* why) {
+  if (!process) {
+    const uint32_t last = analysis::lastEventOfRoot(t);
+    if (last == trace::kNone) *why = "the recording has no events";
+    return last;
+  }
+  const auto found = findProcesses(t, *process, true, why);
+  if (found.empty()) return trace::kNone;
+  const uint32_t last = t.processes[found[0]].last_event;
+  if (last == trace::kNone) *why = "process '" + *process + "' has no events";
+  return last;
 }
 
 }  // namespace
@@ -130,28 +145,18 @@ int runCriticalPath(int argc, char** argv) {
   const uint64_t n = t.events.size();
   if ((args.has("to") && (to_n < 1 || to_n > n)) || (args.has("from") && (from_n < 1 || from_n > n)))
     return usageError("critical-path", "no such event: the recording has events 1 to " + std::to_string(n));
-  uint32_t to = trace::kNone;
-  if (args.has("to")) {
-    to = static_cast<uint32_t>(to_n - 1);
-  } else if (auto spec = args.value("process")) {
-    std::string error;
-    const auto found = findProcesses(t, *spec, true, &error);
-    if (found.empty()) return usageError("critical-path", error);
-    to = t.processes[found[0]].last_event;
-    if (to == trace::kNone) return usageError("critical-path", "process '" + *spec + "' has no events");
-  } else {
-    to = trace::lastEventOfRoot(t);
-    if (to == trace::kNone) return usageError("critical-path", "the recording has no events");
-  }
+  std::string why;
+  const uint32_t to = args.has("to") ? static_cast<uint32_t>(to_n - 1) : lastEventAsked(t, args.value("process"), &why);
+  if (to == trace::kNone) return usageError("critical-path", why);
   const uint32_t from = args.has("from") ? static_cast<uint32_t>(from_n - 1) : trace::kNone;
-  trace::CriticalPath path;
+  analysis::CriticalPath path;
   std::string error;
-  if (!trace::criticalPath(t, from, to, &path, &error)) {
+  if (!analysis::criticalPath(t, from, to, &path, &error)) {
     std::fprintf(stderr, "radar critical-path: %s\n", error.c_str());
     return kExitUsage;
   }
-  trace::Narrator narrator(t);
-  auto who = [&](const trace::PathSegment& s) {
+  analysis::Narrator narrator(t);
+  auto who = [&](const analysis::PathSegment& s) {
     std::string w = s.process == trace::kNone ? std::string("?") : t.label(s.process);
     if (s.channel != trace::kNone) w += " on " + t.channelName(s.channel);
     return w;
@@ -165,7 +170,7 @@ int runCriticalPath(int argc, char** argv) {
     for (size_t k = 0; k < path.segments.size(); ++k) {
       const auto& s = path.segments[k];
       std::printf("%s{\"kind\":\"%s\",\"begin_ns\":%lld,\"ns\":%lld,\"process\":%s,\"channel\":%s,\"event\":%u}",
-                  k ? "," : "", trace::pathSegmentName(s.kind), static_cast<long long>(s.begin_ns),
+                  k ? "," : "", analysis::pathSegmentName(s.kind), static_cast<long long>(s.begin_ns),
                   static_cast<long long>(s.ns()),
                   s.process == trace::kNone ? "null" : jsonString(t.label(s.process)).c_str(),
                   s.channel == trace::kNone ? "null" : jsonString(t.channelName(s.channel)).c_str(), s.event + 1);
@@ -196,27 +201,28 @@ int runCriticalPath(int argc, char** argv) {
     }
     const uint32_t last = path.segments[j - 1].event;
     std::printf("%10.3f %10.3f  %-8s %-44s %u: %s\n", ms(s.begin_ns - path.begin_ns), ms(end - s.begin_ns),
-                trace::pathSegmentName(s.kind), terminalSafe(who(s)).c_str(), last + 1,
+                analysis::pathSegmentName(s.kind), terminalSafe(who(s)).c_str(), last + 1,
                 terminalSafe(narrator.describe(last)).c_str());
     k = j;
   }
   // Totals.
-  std::map<trace::PathSegment::Kind, int64_t> by_kind;
-  std::map<uint32_t, std::map<trace::PathSegment::Kind, int64_t>> by_process, by_channel;
+  std::map<analysis::PathSegment::Kind, int64_t> by_kind;
+  std::map<uint32_t, std::map<analysis::PathSegment::Kind, int64_t>> by_process, by_channel;
   for (const auto& s : path.segments) {
     by_kind[s.kind] += s.ns();
     if (s.process != trace::kNone) by_process[s.process][s.kind] += s.ns();
     if (s.channel != trace::kNone) by_channel[s.channel][s.kind] += s.ns();
   }
-  const trace::PathSegment::Kind kinds[] = {trace::PathSegment::Kind::Running, trace::PathSegment::Kind::Blocked,
-                                            trace::PathSegment::Kind::Transit, trace::PathSegment::Kind::Queued};
-  auto line = [&](const std::map<trace::PathSegment::Kind, int64_t>& m) {
+  const analysis::PathSegment::Kind kinds[] = {
+      analysis::PathSegment::Kind::Running, analysis::PathSegment::Kind::Blocked, analysis::PathSegment::Kind::Transit,
+      analysis::PathSegment::Kind::Queued};
+  auto line = [&](const std::map<analysis::PathSegment::Kind, int64_t>& m) {
     std::string out;
     char buf[96];
     for (auto k : kinds) {
       const auto it = m.find(k);
       if (it == m.end()) continue;
-      std::snprintf(buf, sizeof buf, "  %s %.3f ms (%.1f%%)", trace::pathSegmentName(k), ms(it->second),
+      std::snprintf(buf, sizeof buf, "  %s %.3f ms (%.1f%%)", analysis::pathSegmentName(k), ms(it->second),
                     total ? 100.0 * static_cast<double>(it->second) / static_cast<double>(total) : 0.0);
       out += buf;
     }

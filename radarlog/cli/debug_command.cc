@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/narrative.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
@@ -33,7 +34,6 @@
 #include "log/recorder_env.h"
 #include "log/wait_status.h"
 #include "trace/findings.h"
-#include "trace/narrative.h"
 
 namespace radar::cli {
 

@@ -2,11 +2,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "analysis/diff.h"
+#include "analysis/narrative.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
-#include "trace/diff.h"
-#include "trace/narrative.h"
 
 namespace radar::cli {
 
@@ -60,9 +60,9 @@ int runDiff(int argc, char** argv) {
   if (!a) return kExitUsage;
   const Loaded b = loadForCommand("diff", {args.positional()[1]}, netChoice(args), false, /*keep_hashes=*/true);
   if (!b) return kExitUsage;
-  const trace::RunDiff diff = trace::diffRuns(*a.trace, *b.trace, timing_ms);
-  const trace::Narrator na(*a.trace), nb(*b.trace);
-  auto side = [&](const char* which, const trace::Narrator& n, uint32_t e) {
+  const analysis::RunDiff diff = analysis::diffRuns(*a.trace, *b.trace, timing_ms);
+  const analysis::Narrator na(*a.trace), nb(*b.trace);
+  auto side = [&](const char* which, const analysis::Narrator& n, uint32_t e) {
     if (e == trace::kNone)
       std::printf("  %s: (nothing)\n", which);
     else
@@ -75,7 +75,7 @@ int runDiff(int argc, char** argv) {
         diff.processes_matched);
   } else {
     const auto& first = diff.differences.front();
-    std::printf("the runs part here first (%s, in %s): %s\n", trace::runDifferenceName(first.kind),
+    std::printf("the runs part here first (%s, in %s): %s\n", analysis::runDifferenceName(first.kind),
                 terminalSafe(first.process).c_str(), terminalSafe(first.what).c_str());
     side("first run ", na, first.a);
     side("second run", nb, first.b);
@@ -83,7 +83,7 @@ int runDiff(int argc, char** argv) {
       std::printf("\nthen, in causal order (each may follow from the first):\n");
       for (size_t k = 1; k < diff.differences.size() && k < 11; ++k) {
         const auto& d = diff.differences[k];
-        std::printf("  %s in %s: %s (events %s, %s)\n", trace::runDifferenceName(d.kind),
+        std::printf("  %s in %s: %s (events %s, %s)\n", analysis::runDifferenceName(d.kind),
                     terminalSafe(d.process).c_str(), terminalSafe(d.what).c_str(),
                     d.a == trace::kNone ? "-" : std::to_string(d.a + 1).c_str(),
                     d.b == trace::kNone ? "-" : std::to_string(d.b + 1).c_str());

@@ -5,13 +5,13 @@
 #include <map>
 #include <set>
 
+#include "analysis/narrative.h"
+#include "analysis/patterns.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
 #include "export/event_table.h"
 #include "trace/findings.h"
-#include "trace/narrative.h"
-#include "trace/patterns.h"
 
 namespace radar::cli {
 
@@ -120,15 +120,15 @@ class ContentsPrinter {
 // The stretches of the patterns a description names, and by event the
 // stretch it belongs to (kNone; empty when there are none).
 struct Stretches {
-  std::vector<trace::PatternName> names;
-  std::vector<trace::NamedStretch> stretches;
+  std::vector<analysis::PatternName> names;
+  std::vector<analysis::NamedStretch> stretches;
   std::vector<uint32_t> inside;
 
   Stretches() = default;
   Stretches(const netdesc::Binding* net, const trace::Trace& t) {
     if ((names = netdesc::patternNames(net)).empty()) return;
-    const trace::Patterns found = trace::findPatterns(t, netdesc::patternOptions(net, t));
-    stretches = trace::namedStretches(found, names);
+    const analysis::Patterns found = analysis::findPatterns(t, netdesc::patternOptions(net, t));
+    stretches = analysis::namedStretches(found, names);
     if (!stretches.empty()) inside.assign(t.events.size(), trace::kNone);
     for (uint32_t k = 0; k < stretches.size(); ++k) {
       const trace::EventList events = t.process_events[stretches[k].process];
@@ -163,7 +163,7 @@ bool selectChannels(const trace::Trace& t, const std::string& spec, std::set<uin
 }
 
 // One event as a line of JSON; with `contents`, what it carried, decoded.
-void printJsonEvent(const trace::Trace& t, const trace::Narrator& narrator, uint32_t i,
+void printJsonEvent(const trace::Trace& t, const analysis::Narrator& narrator, uint32_t i,
                     const std::function<std::string(uint32_t)>& contents) {
   const trace::Event& e = t.events[i];
   const uint32_t ch = t.channelOf(i);
@@ -259,7 +259,7 @@ int runEvents(int argc, char** argv) {
   const Stretches named =
       format == "text" && !json && !args.has("expand") ? Stretches(loaded.net.get(), t) : Stretches();
   const auto& [names, stretches, inside] = named;
-  trace::Narrator narrator(t);
+  analysis::Narrator narrator(t);
   const UnseenMarks unseen(t);
   exporting::EventRows rows(t);
   exporting::EventRow row;
@@ -282,7 +282,7 @@ int runEvents(int argc, char** argv) {
       continue;
     }
     if (!json && !inside.empty() && inside[i] != trace::kNone) {
-      const trace::NamedStretch& st = stretches[inside[i]];
+      const analysis::NamedStretch& st = stretches[inside[i]];
       if (i == st.first)
         std::printf("Process %s does %s × %llu (events %u to %u; --expand tells them). Event %u.\n",
                     terminalSafe(t.label(st.process)).c_str(), terminalSafe(names[st.name].name).c_str(),

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "binding/binding.h"
 #include "cli/cli.h"
-#include "netdesc/apply.h"
 #include "trace/trace.h"
 
 namespace radar::cli {

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <string>
 
+#include "analysis/patterns.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
-#include "trace/patterns.h"
 
 namespace radar::cli {
 
@@ -50,11 +50,11 @@ int runPatterns(int argc, char** argv) {
   const Loaded loaded = loadForCommand("patterns", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
-  const trace::Patterns found = trace::findPatterns(t, netdesc::patternOptions(loaded.net.get(), t));
+  const analysis::Patterns found = analysis::findPatterns(t, netdesc::patternOptions(loaded.net.get(), t));
   // The description's names for them.
-  const std::vector<trace::PatternName> names = netdesc::patternNames(loaded.net.get());
+  const std::vector<analysis::PatternName> names = netdesc::patternNames(loaded.net.get());
   std::vector<bool> matched;
-  const std::vector<trace::NamedStretch> named = trace::namedStretches(found, names, &matched);
+  const std::vector<analysis::NamedStretch> named = analysis::namedStretches(found, names, &matched);
   std::vector<std::string> name_of(found.patterns.size());
   for (const auto& st : named) name_of[st.pattern] = names[st.name].name;
   for (size_t n = 0; n < names.size(); ++n)
@@ -68,7 +68,7 @@ int runPatterns(int argc, char** argv) {
     for (size_t k = 0; k < shown; ++k) {
       const auto& p = found.patterns[k];
       std::printf("%s{\"kind\":\"%s\",\"name\":%s,\"process\":%s,\"processes\":[", k ? "," : "",
-                  trace::patternKindName(p.kind), name_of[k].empty() ? "null" : jsonString(name_of[k]).c_str(),
+                  analysis::patternKindName(p.kind), name_of[k].empty() ? "null" : jsonString(name_of[k]).c_str(),
                   jsonString(p.process_name).c_str());
       for (size_t j = 0; j < p.processes.size(); ++j)
         std::printf("%s%s", j ? "," : "", jsonString(t.label(p.processes[j])).c_str());
@@ -83,7 +83,8 @@ int runPatterns(int argc, char** argv) {
     }
     std::printf("],\"links\":[");
     for (size_t k = 0; k < found.links.size(); ++k) {
-      std::printf("%s{\"kind\":\"%s\",\"patterns\":[", k ? "," : "", trace::patternLinkKindName(found.links[k].kind));
+      std::printf("%s{\"kind\":\"%s\",\"patterns\":[", k ? "," : "",
+                  analysis::patternLinkKindName(found.links[k].kind));
       for (size_t j = 0; j < found.links[k].patterns.size(); ++j)
         std::printf("%s%u", j ? "," : "", found.links[k].patterns[j] + 1);
       std::printf("]}");
@@ -104,7 +105,7 @@ int runPatterns(int argc, char** argv) {
   for (size_t k = 0; k < shown; ++k) {
     const auto& p = found.patterns[k];
     std::printf("%2zu. %s%s%s × %llu in %s: %s\n", k + 1, terminalSafe(name_of[k]).c_str(),
-                name_of[k].empty() ? "" : ", ", trace::patternKindName(p.kind),
+                name_of[k].empty() ? "" : ", ", analysis::patternKindName(p.kind),
                 static_cast<unsigned long long>(p.repetitions), terminalSafe(processList(t, p.processes)).c_str(),
                 terminalSafe(p.text()).c_str());
     std::string example;
@@ -122,7 +123,7 @@ int runPatterns(int argc, char** argv) {
         const auto& p = found.patterns[i];
         chain += (chain.empty() ? "" : " → ") + p.process_name + " (" + std::to_string(i + 1) + ")";
       }
-      std::printf("  %s: %s\n", trace::patternLinkKindName(l.kind), terminalSafe(chain).c_str());
+      std::printf("  %s: %s\n", analysis::patternLinkKindName(l.kind), terminalSafe(chain).c_str());
     }
   }
   return kExitOk;

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/narrative.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "log/asan_options.h"
@@ -35,7 +36,6 @@
 #include "radar/proto/radarlog.pb.h"
 #include "record/log_handout.h"
 #include "record/recording.h"
-#include "trace/narrative.h"
 
 extern char** environ;
 

@@ -1,10 +1,10 @@
 // `radar stats DIR...`: messages, bytes and time per process and channel.
 #include <cstdio>
 
+#include "analysis/stats.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
-#include "trace/stats.h"
 
 namespace radar::cli {
 
@@ -32,7 +32,7 @@ int runStats(int argc, char** argv) {
   const Loaded loaded = loadForCommand("stats", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
-  const trace::Statistics s = trace::computeStatistics(t);
+  const analysis::Statistics s = analysis::computeStatistics(t);
   if (args.has("json")) {
     std::printf("{\"processes\":[");
     for (size_t i = 0; i < t.processes.size(); ++i) {

@@ -23,7 +23,7 @@
 
 namespace radar::log {
 
-[[noreturn, gnu::cold, gnu::noinline]] inline void checkFailed(const char* file, int line, const char* what) {
+[[noreturn, gnu::cold, gnu::noinline]] inline void injectedCheckFailed(const char* file, int line, const char* what) {
   auto say = [](const char* s) {
     size_t n = 0;
     while (s[n]) ++n;
@@ -58,9 +58,9 @@ namespace radar::log {
 
 }  // namespace radar::log
 
-#define RADAR_INJECTED_CHECK(condition)                                                                  \
-  do {                                                                                                   \
-    if (__builtin_expect(!(condition), 0)) ::radar::log::checkFailed(__FILE__, __LINE__, #condition); \
+#define RADAR_INJECTED_CHECK(condition)                                                                       \
+  do {                                                                                                        \
+    if (__builtin_expect(!(condition), 0)) ::radar::log::injectedCheckFailed(__FILE__, __LINE__, #condition); \
   } while (0)
 
 // Not in injected code (see above). `syscall` stays for sys.h on architectures

@@ -33,7 +33,7 @@ bool parseHex(const QString& text, std::string* out) {
 }
 }  // namespace
 
-ContentSearch::ContentSearch(const trace::Trace& trace, const trace::Narrator& narrator, QObject* parent)
+ContentSearch::ContentSearch(const trace::Trace& trace, const analysis::Narrator& narrator, QObject* parent)
     : QObject(parent), t_(trace), narrator_(narrator) {
   timer_.setInterval(0);
   connect(&timer_, &QTimer::timeout, this, &ContentSearch::slice);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/narrative.h"
+#include "analysis/narrative.h"
 #include "trace/trace.h"
 
 namespace radar::app {
@@ -21,7 +21,7 @@ class ContentSearch : public QObject {
 
  public:
   enum class Mode { Text, Hex, Regex };
-  ContentSearch(const trace::Trace& trace, const trace::Narrator& narrator, QObject* parent = nullptr);
+  ContentSearch(const trace::Trace& trace, const analysis::Narrator& narrator, QObject* parent = nullptr);
 
   // Starts a search, ending one under way; "" clears. False, with *error,
   // for a pattern that is not one (odd hex digits, a bad expression).
@@ -51,7 +51,7 @@ class ContentSearch : public QObject {
   bool hasText(std::string_view text) const;  // the text needle, in any case where it has letters
 
   const trace::Trace& t_;
-  const trace::Narrator& narrator_;
+  const analysis::Narrator& narrator_;
   Mode mode_ = Mode::Text;
   std::string needle_;  // text (lower case) or bytes
   bool fold_case_ = false;

@@ -60,7 +60,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   // Its checkpoints are made in the background: the first frame does not
   // wait for a pass over every event.
   display_ = std::make_unique<trace::DisplayModel>(*trace_, 0, /*background=*/true);
-  narrator_ = std::make_unique<trace::Narrator>(*trace_);
+  narrator_ = std::make_unique<analysis::Narrator>(*trace_);
   builder_ = std::make_unique<SceneBuilder>(*trace_, *display_);
   if (net_) builder_->placeDescribed(*net_);
   // Many processes: the siblings of one program (a pool's workers, a
@@ -148,8 +148,8 @@ QSplitter* MainWindow::buildCentre() {
   // (and in the narrative), expanded by a double-click.
   pattern_names_ = netdesc::patternNames(net_.get());
   if (!pattern_names_.empty()) {
-    named_ = trace::namedStretches(trace::findPatterns(*trace_, netdesc::patternOptions(net_.get(), *trace_)),
-                                   pattern_names_);
+    named_ = analysis::namedStretches(analysis::findPatterns(*trace_, netdesc::patternOptions(net_.get(), *trace_)),
+                                      pattern_names_);
     std::vector<Timeline::Stretch> bars;
     for (const auto& st : named_)
       bars.push_back({st.process, st.first, st.last,
@@ -497,7 +497,7 @@ void MainWindow::refresh() {
                                     : tr("Before the first event.");
   // Inside a folded named stretch: the higher-level event, then the step.
   if (const uint32_t k = pos == 0 ? kNone : spacetime_->timeline().foldedStretchOf(pos - 1); k != kNone) {
-    const trace::NamedStretch& st = named_[k];
+    const analysis::NamedStretch& st = named_[k];
     sentence = tr("Process %1 does %2 × %3 (events %4 to %5). Now: %6")
                    .arg(QString::fromStdString(trace_->label(st.process)),
                         QString::fromStdString(pattern_names_[st.name].name))
@@ -667,9 +667,9 @@ void MainWindow::clearHighlight() {
 bool MainWindow::showCriticalPath() {
   const uint32_t pos = controller_->position();
   if (pos == 0) return false;
-  trace::CriticalPath path;
+  analysis::CriticalPath path;
   std::string error;
-  if (!trace::criticalPath(*trace_, kNone, pos - 1, &path, &error)) {
+  if (!analysis::criticalPath(*trace_, kNone, pos - 1, &path, &error)) {
     statusBar()->showMessage(QString::fromStdString(error), 5000);
     return false;
   }

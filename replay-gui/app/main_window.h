@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "analysis/narrative.h"
 #include "app/content_search.h"
 #include "app/controller.h"
 #include "app/models.h"
 #include "app/network_view.h"
 #include "app/scene.h"
 #include "app/spacetime_view.h"
-#include "netdesc/apply.h"
+#include "binding/binding.h"
 #include "trace/display.h"
-#include "trace/narrative.h"
 #include "trace/trace.h"
 
 class QLabel;
@@ -125,15 +125,15 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<trace::Trace> trace_;
   std::unique_ptr<netdesc::Binding> net_;
   std::unique_ptr<trace::DisplayModel> display_;
-  std::unique_ptr<trace::Narrator> narrator_;
+  std::unique_ptr<analysis::Narrator> narrator_;
   std::unique_ptr<SceneBuilder> builder_;
   ReplayController* controller_;
   NetworkView* network_;
   SpaceTimeView* spacetime_;
   // The description's named patterns and their stretches (the timeline's
   // bars, by the same index).
-  std::vector<trace::PatternName> pattern_names_;
-  std::vector<trace::NamedStretch> named_;
+  std::vector<analysis::PatternName> pattern_names_;
+  std::vector<analysis::NamedStretch> named_;
   EventTableModel* event_model_;
   FindingsModel* findings_model_;
   QLabel* narrative_;

@@ -4,7 +4,7 @@
 
 namespace radar::app {
 
-std::string describeMessage(const trace::Trace& t, const trace::Narrator& narrator, const netdesc::Binding* net,
+std::string describeMessage(const trace::Trace& t, const analysis::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t send, bool with_contents) {
   if (send >= t.events.size()) return "No such message.";
   std::string out = narrator.sentence(send) + "\n";
@@ -31,7 +31,7 @@ std::string describeMessage(const trace::Trace& t, const trace::Narrator& narrat
   return out;
 }
 
-std::string describeChannel(const trace::Trace& t, const trace::Narrator& narrator, const netdesc::Binding* net,
+std::string describeChannel(const trace::Trace& t, const analysis::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t channel, size_t max_messages) {
   if (channel >= t.channels.size()) return "No such channel.";
   std::string out = "Channel " + t.channelLabel(channel) + ": every message, both ways, in the story's order.\n";

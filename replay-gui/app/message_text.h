@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "netdesc/apply.h"
-#include "trace/narrative.h"
+#include "analysis/narrative.h"
+#include "binding/binding.h"
 #include "trace/trace.h"
 
 namespace radar::app {
@@ -18,14 +18,14 @@ namespace radar::app {
 // A user event's data (radar_event): the same window, for the event.
 // Without `with_contents`, everything but the decoded contents (which the
 // message window shows as a tree of fields, decoded once).
-std::string describeMessage(const trace::Trace& trace, const trace::Narrator& narrator, const netdesc::Binding* net,
+std::string describeMessage(const trace::Trace& trace, const analysis::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t send, bool with_contents = true);
 
 // Wireshark's Follow Stream for a channel: every message sent on it, both
 // ways, in the story's order, each headed by its event, sender and
 // receivers, its contents as describeMessage() shows them. At most
 // `max_messages` of them (the rest counted).
-std::string describeChannel(const trace::Trace& trace, const trace::Narrator& narrator, const netdesc::Binding* net,
+std::string describeChannel(const trace::Trace& trace, const analysis::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t channel, size_t max_messages = 2000);
 
 }  // namespace radar::app

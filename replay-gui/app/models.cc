@@ -10,7 +10,7 @@ namespace radar::app {
 
 using trace::kNone;
 
-EventTableModel::EventTableModel(const trace::Trace& trace, const trace::Narrator& narrator,
+EventTableModel::EventTableModel(const trace::Trace& trace, const analysis::Narrator& narrator,
                                  const netdesc::Binding* net, QObject* parent)
     : QAbstractTableModel(parent), t_(trace), narrator_(narrator), net_(net) {}
 
@@ -240,10 +240,10 @@ uint32_t FindingsModel::eventOf(int row) const {
   return events.empty() ? kNone : events.front();
 }
 
-CriticalPathModel::CriticalPathModel(const trace::Trace& trace, const trace::Narrator& narrator, QObject* parent)
+CriticalPathModel::CriticalPathModel(const trace::Trace& trace, const analysis::Narrator& narrator, QObject* parent)
     : QAbstractTableModel(parent), t_(trace), narrator_(narrator) {}
 
-void CriticalPathModel::setPath(trace::CriticalPath path) {
+void CriticalPathModel::setPath(analysis::CriticalPath path) {
   beginResetModel();
   path_ = std::move(path);
   endResetModel();
@@ -257,7 +257,7 @@ int CriticalPathModel::columnCount(const QModelIndex& parent) const { return par
 
 QVariant CriticalPathModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
-  const trace::PathSegment& s = path_.segments[index.row()];
+  const analysis::PathSegment& s = path_.segments[index.row()];
   if (role == Qt::TextAlignmentRole)
     return index.column() <= Duration ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
@@ -267,7 +267,7 @@ QVariant CriticalPathModel::data(const QModelIndex& index, int role) const {
     case Duration:
       return QString::number(static_cast<double>(s.ns()) / 1e6, 'f', 3);
     case Kind:
-      return QString::fromLatin1(trace::pathSegmentName(s.kind));
+      return QString::fromLatin1(analysis::pathSegmentName(s.kind));
     case Where: {
       QString w = s.process == kNone ? QString() : QString::fromStdString(t_.label(s.process));
       if (s.channel != kNone) w += tr(" on ") + QString::fromStdString(t_.channelName(s.channel));

@@ -7,9 +7,9 @@
 #include <QString>
 #include <vector>
 
-#include "netdesc/apply.h"
-#include "trace/critical_path.h"
-#include "trace/narrative.h"
+#include "analysis/critical_path.h"
+#include "analysis/narrative.h"
+#include "binding/binding.h"
 #include "trace/trace.h"
 
 namespace radar::app {
@@ -21,7 +21,7 @@ class EventTableModel : public QAbstractTableModel {
   enum Column { Number, Time, Process, Kind, Channel, Result, Description, ColumnCount };
 
   // `net` (may be null) decodes messages for field: words.
-  EventTableModel(const trace::Trace& trace, const trace::Narrator& narrator, const netdesc::Binding* net = nullptr,
+  EventTableModel(const trace::Trace& trace, const analysis::Narrator& narrator, const netdesc::Binding* net = nullptr,
                   QObject* parent = nullptr);
 
   int rowCount(const QModelIndex& parent = {}) const override;
@@ -52,7 +52,7 @@ class EventTableModel : public QAbstractTableModel {
   int64_t storyTime(uint32_t position) const;
 
   const trace::Trace& t_;
-  const trace::Narrator& narrator_;
+  const analysis::Narrator& narrator_;
   const netdesc::Binding* net_;
   QString filter_;
   bool all_ = true;
@@ -83,10 +83,10 @@ class CriticalPathModel : public QAbstractTableModel {
 
  public:
   enum Column { At, Duration, Kind, Where, Event, ColumnCount };
-  CriticalPathModel(const trace::Trace& trace, const trace::Narrator& narrator, QObject* parent = nullptr);
+  CriticalPathModel(const trace::Trace& trace, const analysis::Narrator& narrator, QObject* parent = nullptr);
 
-  void setPath(trace::CriticalPath path);
-  const trace::CriticalPath& path() const { return path_; }
+  void setPath(analysis::CriticalPath path);
+  const analysis::CriticalPath& path() const { return path_; }
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -96,8 +96,8 @@ class CriticalPathModel : public QAbstractTableModel {
 
  private:
   const trace::Trace& t_;
-  const trace::Narrator& narrator_;
-  trace::CriticalPath path_;
+  const analysis::Narrator& narrator_;
+  analysis::CriticalPath path_;
 };
 
 }  // namespace radar::app

@@ -9,7 +9,7 @@ namespace radar::app {
 RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWindow> second, const QString& first_name,
                        const QString& second_name, QWidget* parent)
     : QWidget(parent) {
-  diff_ = trace::diffRuns(first->trace(), second->trace());
+  diff_ = analysis::diffRuns(first->trace(), second->trace());
   setWindowTitle(tr("radar replay: %1 and %2").arg(first_name, second_name));
   auto* layout = new QVBoxLayout(this);
   summary_ = new QLabel(this);
@@ -56,7 +56,7 @@ RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWi
   }
   for (const auto& d : diff_.differences)
     differences_->addItem(QStringLiteral("%1 in %2: %3")
-                              .arg(QString::fromUtf8(trace::runDifferenceName(d.kind)),
+                              .arg(QString::fromUtf8(analysis::runDifferenceName(d.kind)),
                                    QString::fromStdString(d.process), QString::fromStdString(d.what)));
   connect(differences_, &QComboBox::currentIndexChanged, this, &RunsWindow::goToDifference);
   goToDifference(0);
@@ -64,9 +64,9 @@ RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWi
 
 void RunsWindow::goToDifference(int k) {
   if (k < 0 || static_cast<size_t>(k) >= diff_.differences.size()) return;
-  const trace::RunDifference& d = diff_.differences[static_cast<size_t>(k)];
+  const analysis::RunDifference& d = diff_.differences[static_cast<size_t>(k)];
   summary_->setText(tr("%1 the runs part here (%2, in %3): %4")
-                        .arg(k == 0 ? tr("First,") : tr("Then"), QString::fromUtf8(trace::runDifferenceName(d.kind)),
+                        .arg(k == 0 ? tr("First,") : tr("Then"), QString::fromUtf8(analysis::runDifferenceName(d.kind)),
                              QString::fromStdString(d.process), QString::fromStdString(d.what)));
   if (differences_->currentIndex() != k) differences_->setCurrentIndex(k);
   // A side with no such event (the process ended, or is in one run only)

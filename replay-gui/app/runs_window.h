@@ -9,8 +9,8 @@
 #include <QWidget>
 #include <memory>
 
+#include "analysis/diff.h"
 #include "app/main_window.h"
-#include "trace/diff.h"
 
 namespace radar::app {
 
@@ -24,7 +24,7 @@ class RunsWindow : public QWidget {
 
   MainWindow& first() { return *first_; }
   MainWindow& second() { return *second_; }
-  const trace::RunDiff& diff() const { return diff_; }
+  const analysis::RunDiff& diff() const { return diff_; }
   // What the line above the runs says.
   QString summary() const { return summary_->text(); }
   // Both runs to difference k (0: the first), its events selected.
@@ -33,7 +33,7 @@ class RunsWindow : public QWidget {
  private:
   MainWindow* first_;
   MainWindow* second_;
-  trace::RunDiff diff_;
+  analysis::RunDiff diff_;
   QLabel* summary_;
   QComboBox* differences_;
 };

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "netdesc/apply.h"
+#include "binding/binding.h"
 
 namespace radar::app {
 

@@ -7,10 +7,10 @@
 #include <thread>
 #include <vector>
 
+#include "analysis/narrative.h"
 #include "export/event_table.h"
 #include "export/sqlite_bulk.h"
 #include "trace/findings.h"
-#include "trace/narrative.h"
 
 namespace radar::exporting {
 
@@ -313,7 +313,7 @@ class Builder {
 struct Functions {
   TraceSource source;
   const Trace* t = nullptr;
-  std::unique_ptr<trace::Narrator> narrator;
+  std::unique_ptr<analysis::Narrator> narrator;
 
   bool ready(sqlite3_context* context) {
     if (t) return true;
@@ -323,7 +323,7 @@ struct Functions {
       sqlite3_result_error(context, error.c_str(), -1);
       return false;
     }
-    narrator = std::make_unique<trace::Narrator>(*t);
+    narrator = std::make_unique<analysis::Narrator>(*t);
     return true;
   }
 };

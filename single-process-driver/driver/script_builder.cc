@@ -16,13 +16,13 @@
 #include <system_error>
 #include <unordered_map>
 
+#include "analysis/narrative.h"
 #include "driver/script.h"
 #include "log/asan_options.h"
 #include "log/crc32c.h"
 #include "log/reader.h"
 #include "log/recorder_env.h"
 #include "radar/proto/radarlog.pb.h"
-#include "trace/narrative.h"
 
 namespace radar::driver {
 namespace {
@@ -803,7 +803,7 @@ class Builder {
 
   const Trace& t_;
   Script* out_;
-  trace::Narrator narrator_;
+  analysis::Narrator narrator_;
   ScriptWriter w_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> threads_;  // (segment, tid) -> index
   std::vector<uint32_t> last_of_thread_;

@@ -31,8 +31,8 @@
 #include "app/runs_window.h"
 #include "app/scene.h"
 #include "app/spacetime_view.h"
+#include "binding/binding.h"
 #include "fake_recording.h"
-#include "netdesc/apply.h"
 #include "netdesc/decode.h"
 
 namespace radar::app {
@@ -223,7 +223,7 @@ TEST(Scene, EndedProcessesLeaveAndTheSameSceneComesFromAnyPath) {
 
 TEST(Models, EventTableAndFindingsPassQtsModelTester) {
   auto t = producerConsumer();
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   EventTableModel events(*t, narrator);
   QAbstractItemModelTester tester(&events, QAbstractItemModelTester::FailureReportingMode::Fatal);
   EXPECT_EQ(events.rowCount(), static_cast<int>(t->events.size()));
@@ -269,7 +269,7 @@ TEST(MessageText, TextAsTextBinaryAsHex) {
   EXPECT_NE(dump.find("|..hello|"), std::string::npos) << dump;
 
   auto t = producerConsumer();
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   const std::string text = describeMessage(*t, narrator, nullptr, positionOf(*t, 100, 2));
   EXPECT_NE(text.find("world!"), std::string::npos) << text;
   EXPECT_NE(text.find("consumer[200]"), std::string::npos) << text;
@@ -359,7 +359,7 @@ TEST_F(Window, ASmallPictureLeavesTheNetworkViewRoom) {
 
 TEST_F(Window, NarrativeFollowsTheController) {
   const auto& t = window->trace();
-  trace::Narrator narrator(t);
+  analysis::Narrator narrator(t);
   window->controller().skipTo(3);
   EXPECT_EQ(window->narrative(), QString::fromStdString(narrator.sentence(2)));
   EXPECT_TRUE(window->narrative().endsWith(QStringLiteral("Event 3.")));
@@ -728,7 +728,7 @@ TEST_F(Window, TheCriticalPathToAnEventIsListedAndDrawn) {
   CriticalPathModel& model = window->criticalPathModel();
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   ASSERT_GT(model.rowCount(), 0);
-  const trace::CriticalPath& path = model.path();
+  const analysis::CriticalPath& path = model.path();
   EXPECT_EQ(path.events.back(), last);
   int64_t sum = 0;
   for (const auto& s : path.segments) sum += s.ns();
@@ -988,10 +988,10 @@ TEST(RunsWindow, BothRunsAtTheirFirstDifference) {
   a->setInteractive(false);
   b->setInteractive(false);
   RunsWindow runs(std::move(a), std::move(b), QStringLiteral("run1"), QStringLiteral("run2"));
-  const trace::RunDiff& diff = runs.diff();
+  const analysis::RunDiff& diff = runs.diff();
   ASSERT_FALSE(diff.differences.empty());
-  const trace::RunDifference& first = diff.differences[0];
-  EXPECT_EQ(first.kind, trace::RunDifference::Kind::Race);
+  const analysis::RunDifference& first = diff.differences[0];
+  EXPECT_EQ(first.kind, analysis::RunDifference::Kind::Race);
   ASSERT_NE(first.a, kNone);
   ASSERT_NE(first.b, kNone);
   EXPECT_EQ(runs.first().controller().position(), first.a + 1);

@@ -20,9 +20,9 @@
 #include "app/network_view.h"
 #include "app/palette.h"
 #include "app/spacetime_view.h"
+#include "binding/binding.h"
 #include "fake_recording.h"
 #include "log/kinds.h"
-#include "netdesc/apply.h"
 #include "netdesc/decode.h"
 
 namespace radar::app {
@@ -74,7 +74,7 @@ std::vector<uint32_t> search(ContentSearch& s, const QString& pattern, ContentSe
 
 TEST(ContentSearch, TextHexAndExpressionsFindTheMessagesThatHoldThem) {
   auto t = colours();
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   ContentSearch s(*t, narrator);
   const auto green = sendsOf(*t, {"colour=green", "GREEN light"});
   ASSERT_EQ(green.size(), 3u);
@@ -103,7 +103,7 @@ TEST(ContentSearch, TextHexAndExpressionsFindTheMessagesThatHoldThem) {
 
 TEST(ContentSearch, NextAndPreviousGoRoundTheRun) {
   auto t = colours();
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   ContentSearch s(*t, narrator);
   const auto m = search(s, QStringLiteral("green"), ContentSearch::Mode::Text);
   ASSERT_EQ(m.size(), 3u);
@@ -121,7 +121,7 @@ TEST(ContentSearch, NextAndPreviousGoRoundTheRun) {
 // then it ends.
 TEST(ContentSearch, RunsOnTheEventLoopAndSaysWhenItEnds) {
   auto t = colours();
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   ContentSearch s(*t, narrator);
   int changes = 0, ends = 0;
   QObject::connect(&s, &ContentSearch::matchesChanged, [&] { ++changes; });
@@ -493,7 +493,7 @@ TEST(EventFilter, DecodedFieldsFilterTheTableAndFadeTheNetwork) {
   EXPECT_EQ(kept, 2);
   // Without a description there are no fields to match.
   auto plain = readings(false);
-  trace::Narrator narrator(*plain.trace);
+  analysis::Narrator narrator(*plain.trace);
   EventTableModel undescribed(*plain.trace, narrator);
   undescribed.setFilter(QStringLiteral("field:count"));
   EXPECT_EQ(undescribed.rowCount(), 0);
@@ -510,7 +510,7 @@ TEST(EventTable, TheTimeColumnNeverGoesBack) {
   child.pipeEnd(1, 7, true).send(1, "late", 50, 51).exit(0, 90);
   parent.receive(1, "late", 20, 60).wait(2, 0, 61, 100).exit(0, 110);
   auto t = rec.load();
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   EventTableModel model(*t, narrator);
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   double last = -1;

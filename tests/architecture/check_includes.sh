@@ -1,25 +1,45 @@
 #!/usr/bin/env bash
 # Every include of radar's own headers names the component it comes from
-# ("trace/merge.h", not "merge.h"), and that component is one of the
-# folders below: an include says where the code it uses lives. Prints each
-# include that does not, and fails.
+# ("trace/merge.h", not "merge.h"), that component is one of the folders
+# below, and it is of the includer's stage or an earlier one: data never
+# goes back a stage (the order of docs/architecture.md; the libraries'
+# links are checked alike by layers.cmake). Prints each include that does
+# not, and fails.
+#
+#   check_includes.sh [ROOT]   ROOT: the tree to check (default: this one)
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-# component -> its folder, in the data's order (docs/architecture.md).
+root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$root" || exit 2
+# component -> its folder, and its stage, in the data's order.
 declare -A folder=(
   [radar]=radarlog/include/radar        # the public header; radar/proto/ is generated from proto/
   [log]=radarlog/log [inject]=radarlog/inject [preload]=radarlog/preload [record]=radarlog/record
-  [trace]=replay-gui/trace [netdesc]=netdesc [export]=replay-gui/export
-  [driver]=single-process-driver/driver [rerun]=single-process-driver/rerun
+  [trace]=replay-gui/trace [analysis]=replay-gui/analysis [netdesc]=netdesc [binding]=netdesc/binding
+  [export]=replay-gui/export [driver]=single-process-driver/driver [rerun]=single-process-driver/rerun
   [app]=replay-gui/app [cli]=radarlog/cli)
-if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+declare -A stage=(
+  [radar]=0 [log]=0 [inject]=1 [preload]=2 [record]=2 [trace]=3 [analysis]=4 [netdesc]=5 [binding]=6
+  [export]=7 [driver]=8 [rerun]=8 [app]=9 [cli]=10)
+# The component a source is in: the longest folder that holds it.
+componentOf() {
+  local best= len=0 c
+  for c in "${!folder[@]}"; do
+    if [[ $1 == "${folder[$c]}/"* ]] && [ "${#folder[$c]}" -gt "$len" ]; then
+      best=$c
+      len=${#folder[$c]}
+    fi
+  done
+  echo "$best"
+}
+if git rev-parse --is-inside-work-tree > /dev/null 2>&1 && [ -z "${1:-}" ]; then
   mapfile -t files < <(git ls-files '*.cc' '*.h' '*.c' | grep -v '^tests/\|^sample-programs/')
 else
-  mapfile -t files < <(find radarlog replay-gui single-process-driver netdesc -name '*.cc' -o -name '*.h' -o -name '*.c')
+  mapfile -t files < <(find radarlog replay-gui single-process-driver netdesc \( -name '*.cc' -o -name '*.h' -o -name '*.c' \) \
+    2> /dev/null | sed 's|^\./||')
 fi
 bad=0
 for f in "${files[@]}"; do
+  mine=$(componentOf "$f")
   while IFS=: read -r line include; do
     header=${include#*\"}
     header=${header%%\"*}
@@ -30,8 +50,11 @@ for f in "${files[@]}"; do
     elif [ "$component" != radar ] && [ ! -f "${folder[$component]}/${header#*/}" ]; then
       echo "$f:$line: #include \"$header\": no ${folder[$component]}/${header#*/}"
       bad=1
+    elif [ -n "$mine" ] && [ "${stage[$component]}" -gt "${stage[$mine]}" ]; then
+      echo "$f:$line: #include \"$header\": $component is a later stage than $mine (${folder[$mine]})"
+      bad=1
     fi
   done < <(grep -n '^#include "' "$f")
 done
-[ "$bad" = 0 ] && echo "${#files[@]} sources: every include names its component"
+[ "$bad" = 0 ] && echo "${#files[@]} sources: every include names its component, of its stage or an earlier one"
 exit "$bad"

@@ -11,8 +11,9 @@ set(RADAR_STAGES
   "radar_inject"                                           # the injection scaffold (radarlog/inject/)
   "radar_preload radar_record"                             # recording: the interposer, radar record's work
   "radar_trace"                                            # the causal merge (replay-gui/trace/)
+  "radar_analysis"                                         # what is asked of a trace (replay-gui/analysis/)
   "radar_netdesc radar-network"                            # netdesc's format and its launcher
-  "radar_netdesc_trace"                                    # netdesc bound to a trace
+  "radar_binding"                                          # netdesc bound to a trace (netdesc/binding/)
   "radar_export"                                           # the trace in other tools' formats (replay-gui/export/)
   "radar_driver radar_rerun_preload radar-launch"         # the re-run (single-process-driver/)
   "radar_app radar-replay"                                # the replay window (replay-gui/app/)

@@ -20,8 +20,8 @@
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/message.h>
 
+#include "binding/binding.h"
 #include "log/writer.h"
-#include "netdesc/apply.h"
 #include "netdesc/decode.h"
 #include "trace/merge.h"
 

@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
+#include "analysis/narrative.h"
+#include "analysis/stats.h"
+#include "binding/binding.h"
 #include "driver/script_builder.h"
 #include "fuzz_recording.h"
-#include "netdesc/apply.h"
 #include "trace/display.h"
 #include "trace/findings.h"
 #include "trace/merge.h"
-#include "trace/narrative.h"
-#include "trace/stats.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
@@ -285,10 +285,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string error;
   auto trace = radar::trace::loadTrace({dir}, options, &error);
   if (!trace) return 0;
-  radar::trace::Narrator narrator(*trace);
+  radar::analysis::Narrator narrator(*trace);
   const uint32_t events = static_cast<uint32_t>(trace->events.size());
   for (uint32_t i = 0; i < events && i < 4000; ++i) (void)narrator.sentence(i);
-  (void)radar::trace::computeStatistics(*trace);
+  (void)radar::analysis::computeStatistics(*trace);
   // radar replay: the state the window draws, at a few points.
   radar::trace::DisplayModel display(*trace);
   for (uint32_t at : {0u, events / 3, events / 2, events}) (void)display.stateAt(at);

@@ -2,9 +2,9 @@
 // over the recorded ones, which the binding never changes.
 #include <gtest/gtest.h>
 
+#include "analysis/narrative.h"
+#include "binding/binding.h"
 #include "fake_recording.h"
-#include "netdesc/apply.h"
-#include "trace/narrative.h"
 
 namespace radar::netdesc {
 namespace {
@@ -51,7 +51,7 @@ TEST(Binding, NamesAreAnOverlayOverTheRecordedOnes) {
   // Under the overlay, the recording's own names, untouched.
   EXPECT_EQ(t->processes[producer].recorded_name, "producer");
   EXPECT_EQ(t->channels[pipe].recorded_name, pipe_name);
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   EXPECT_NE(narrator.describe(t->counter_events[producer].at(0)).find("writer[100]"), std::string::npos)
       << narrator.describe(t->counter_events[producer].at(0));
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <memory>
 
-#include "netdesc/apply.h"
+#include "binding/binding.h"
 #include "netdesc/plan.h"
 #include "recorded.h"
 #include "trace/merge.h"

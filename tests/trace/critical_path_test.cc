@@ -7,11 +7,11 @@
 #include <map>
 #include <random>
 
+#include "analysis/critical_path.h"
+#include "analysis/interactions.h"
 #include "fake_recording.h"
-#include "trace/critical_path.h"
-#include "trace/interactions.h"
 
-namespace radar::trace {
+namespace radar::analysis {
 namespace {
 
 using radar::testing::FakeProcess;
@@ -255,9 +255,9 @@ TEST_P(CriticalPaths, SegmentsAddUpAndEveryStepIsAnEdge) {
 INSTANTIATE_TEST_SUITE_P(Seeds, CriticalPaths, ::testing::Range<uint64_t>(1, 31));
 
 }  // namespace
-}  // namespace radar::trace
+}  // namespace radar::analysis
 
-namespace radar::trace {
+namespace radar::analysis {
 namespace {
 
 // A server answering two clients over socket pairs, twice each, with known
@@ -344,4 +344,4 @@ TEST(Interactions, PartsAddUpToTheResponseTime) {
 }
 
 }  // namespace
-}  // namespace radar::trace
+}  // namespace radar::analysis

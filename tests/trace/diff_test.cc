@@ -4,12 +4,12 @@
 
 #include <functional>
 
+#include "analysis/diff.h"
 #include "fake_recording.h"
 #include "log/crc32c.h"
-#include "trace/diff.h"
 #include "trace/load.h"
 
-namespace radar::trace {
+namespace radar::analysis {
 namespace {
 
 using radar::testing::FakeProcess;
@@ -146,4 +146,4 @@ TEST(Diff, AProcessInOneRunOnlyIsSaid) {
 }
 
 }  // namespace
-}  // namespace radar::trace
+}  // namespace radar::analysis

@@ -14,6 +14,7 @@
 
 #include <zstd.h>
 
+#include "analysis/narrative.h"
 #include "fake_recording.h"
 #include "log/format.h"
 #include "log/wire.h"
@@ -23,7 +24,6 @@
 #include "trace/findings.h"
 #include "trace/load.h"
 #include "trace/merge.h"
-#include "trace/narrative.h"
 
 namespace radar::testing {
 namespace {
@@ -497,7 +497,7 @@ TEST(Merge, MessageNeverReceived) {
       << describe(*t, *f);
   trace::DisplayModel display(*t);
   EXPECT_EQ(display.stateAt(static_cast<uint32_t>(t->events.size())).queued.size(), 2u);
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   EXPECT_NE(narrator.sentence(at(*t, 1, 1)).find("which nobody receives"), std::string::npos);
 }
 
@@ -519,7 +519,7 @@ TEST(Merge, ReceivedBytesAreCheckedAgainstTheSendsContent) {
   ASSERT_TRUE(orphan);
   EXPECT_EQ(orphan->bytes, 4u);
   EXPECT_EQ(findingOf(*t, Finding::Kind::NeverReceived), nullptr);
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   EXPECT_NE(narrator.sentence(at(*t, 2, 1)).find("that no recorded process sent"), std::string::npos);
 
   // Whole sends taken by one receive are checked together: right content,
@@ -723,7 +723,7 @@ TEST(Merge, MessagesBetweenThreadsOfOneProcess) {
   trace::DisplayModel display(*t);
   for (uint32_t i = 0; i <= t->events.size(); ++i) EXPECT_EQ(display.stateAt(i), display.replayFromStart(i)) << i;
   EXPECT_TRUE(display.stateAt(static_cast<uint32_t>(t->events.size())).queued.empty());
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   EXPECT_EQ(narrator.describe(s1), "Process server[100] sends a message to itself on pipe 1 (4 bytes)");
   EXPECT_EQ(narrator.describe(r1), "Process server[100] (thread 2) receives a message from itself on pipe 1 (4 bytes)");
 }
@@ -791,7 +791,7 @@ TEST(Merge, CrashedProcess) {
       << describe(*t, *f);
   // The wait follows the child's last event.
   EXPECT_TRUE(t->happensBefore(at(*t, 2, 1), at(*t, 1, 2)));
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   EXPECT_NE(narrator.sentence(at(*t, 1, 2)).find("learns that worker[2] was killed by signal 11 (SIGSEGV)"),
             std::string::npos)
       << narrator.sentence(at(*t, 1, 2));
@@ -1115,7 +1115,7 @@ TEST(Merge, InputFromTheTerminalIsExternal) {
   auto t = rec.load();
   EXPECT_EQ(t->bytes_external, 3u);
   EXPECT_TRUE(t->findings.empty()) << describe(*t, t->findings[0]);
-  trace::Narrator narrator(*t);
+  analysis::Narrator narrator(*t);
   EXPECT_NE(narrator.sentence(0).find("from terminal"), std::string::npos) << narrator.sentence(0);
   EXPECT_NE(narrator.sentence(1).find("to terminal"), std::string::npos) << narrator.sentence(1);
 }
@@ -1417,7 +1417,7 @@ TEST(Merge, AProgramRadarCouldNotRecordIsAnImageOfItsOwn) {
   EXPECT_EQ(held, (std::set<uint64_t>{7, 8}));
   // The story names it, and the wait that reaped it.
   const uint32_t exec = at(*t, 3, 2), wait = at(*t, 1, 4);
-  const trace::Narrator narrator(*t);
+  const analysis::Narrator narrator(*t);
   EXPECT_NE(narrator.sentence(exec).find("Process sh[3] executes /opt/bin/upper, not recorded: statically linked"),
             std::string::npos)
       << narrator.sentence(exec);

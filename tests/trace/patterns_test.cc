@@ -5,10 +5,10 @@
 
 #include <random>
 
+#include "analysis/patterns.h"
 #include "fake_recording.h"
-#include "trace/patterns.h"
 
-namespace radar::trace {
+namespace radar::analysis {
 namespace {
 
 using radar::testing::FakeProcess;
@@ -214,4 +214,4 @@ TEST(Patterns, NothingInRandomSequencesAndAPlantedUnitIsFound) {
 }
 
 }  // namespace
-}  // namespace radar::trace
+}  // namespace radar::analysis

@@ -1,4 +1,4 @@
-#include "trace/interactions.h"
+#include "analysis/interactions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "log/address.h"
 
-namespace radar::trace {
+namespace radar::analysis {
 
 const char* interactionPartName(int part) {
   static const char* const kNames[] = {"send", "queued", "transit in", "server", "reply queued", "transit out"};
@@ -115,4 +115,4 @@ Interactions findInteractions(const Trace& t) {
   return out;
 }
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

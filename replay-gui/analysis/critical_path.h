@@ -22,7 +22,10 @@
 
 #include "trace/trace.h"
 
-namespace radar::trace {
+namespace radar::analysis {
+
+// An analysis reads a merged trace and speaks its language.
+using namespace radar::trace;
 
 struct PathSegment {
   enum class Kind : uint8_t { Running, Blocked, Transit, Queued };
@@ -58,4 +61,4 @@ bool criticalPath(const Trace& t, uint32_t from, uint32_t to, CriticalPath* out,
 // The last event of the recording's first process (its last image), or kNone.
 uint32_t lastEventOfRoot(const Trace& t);
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

@@ -6,7 +6,10 @@
 
 #include "trace/trace.h"
 
-namespace radar::trace {
+namespace radar::analysis {
+
+// An analysis reads a merged trace and speaks its language.
+using namespace radar::trace;
 
 struct ProcessStats {
   uint64_t sends = 0, receives = 0, bytes_sent = 0, bytes_received = 0;
@@ -28,4 +31,4 @@ struct Statistics {
 
 Statistics computeStatistics(const Trace& trace);
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

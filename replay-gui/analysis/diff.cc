@@ -1,4 +1,4 @@
-#include "trace/diff.h"
+#include "analysis/diff.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "trace/load.h"
 
-namespace radar::trace {
+namespace radar::analysis {
 
 const char* runDifferenceName(RunDifference::Kind k) {
   switch (k) {
@@ -416,4 +416,4 @@ class Differ {
 
 RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms) { return Differ(a, b).run(timing_ms); }
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

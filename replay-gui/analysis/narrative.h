@@ -10,7 +10,10 @@
 #include "log/wait_status.h"
 #include "trace/trace.h"
 
-namespace radar::trace {
+namespace radar::analysis {
+
+// An analysis reads a merged trace and speaks its language.
+using namespace radar::trace;
 
 class Narrator {
  public:
@@ -46,4 +49,4 @@ class Narrator {
 using log::signalText;
 using log::statusText;
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

@@ -1,4 +1,4 @@
-#include "netdesc/apply.h"
+#include "binding/binding.h"
 
 #include <fnmatch.h>
 #include <sys/socket.h>
@@ -394,8 +394,8 @@ std::unique_ptr<Binding> Binding::forRecording(const trace::Trace& t, const std:
   return apply(std::shared_ptr<const Description>(std::move(d)), t, unmatched);
 }
 
-trace::PatternOptions patternOptions(const Binding* binding, const trace::Trace& trace) {
-  trace::PatternOptions options;
+analysis::PatternOptions patternOptions(const Binding* binding, const trace::Trace& trace) {
+  analysis::PatternOptions options;
   if (!binding) return options;
   options.message_type = [binding, &trace](uint32_t event) -> std::string {
     const bool send = log::categoryOf(trace.events[event].eventKind()) == log::Category::Send;
@@ -405,8 +405,8 @@ trace::PatternOptions patternOptions(const Binding* binding, const trace::Trace&
   return options;
 }
 
-std::vector<trace::PatternName> patternNames(const Binding* binding) {
-  std::vector<trace::PatternName> out;
+std::vector<analysis::PatternName> patternNames(const Binding* binding) {
+  std::vector<analysis::PatternName> out;
   if (!binding) return out;
   for (const Pattern& p : binding->description().network().pattern())
     out.push_back({p.name(), p.process(), {p.step().begin(), p.step().end()}});

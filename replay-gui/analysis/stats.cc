@@ -1,10 +1,10 @@
-#include "trace/stats.h"
+#include "analysis/stats.h"
 
 #include <limits>
 
 #include <algorithm>
 
-namespace radar::trace {
+namespace radar::analysis {
 
 Statistics computeStatistics(const Trace& t) {
   Statistics s;
@@ -56,4 +56,4 @@ Statistics computeStatistics(const Trace& t) {
   return s;
 }
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

@@ -32,7 +32,10 @@
 
 #include "trace/trace.h"
 
-namespace radar::trace {
+namespace radar::analysis {
+
+// An analysis reads a merged trace and speaks its language.
+using namespace radar::trace;
 
 struct Pattern {
   enum class Kind {
@@ -118,4 +121,4 @@ struct NamedStretch {
 std::vector<NamedStretch> namedStretches(const Patterns& found, const std::vector<PatternName>& names,
                                          std::vector<bool>* matched = nullptr);
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

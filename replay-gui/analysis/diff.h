@@ -15,7 +15,10 @@
 
 #include "trace/trace.h"
 
-namespace radar::trace {
+namespace radar::analysis {
+
+// An analysis reads a merged trace and speaks its language.
+using namespace radar::trace;
 
 struct RunDifference {
   enum class Kind : uint8_t {
@@ -60,4 +63,4 @@ RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms = 1.0);
 // curl of the first process sh, after its exec).
 std::vector<std::string> processKeys(const Trace& t);
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

@@ -19,7 +19,10 @@
 
 #include "trace/trace.h"
 
-namespace radar::trace {
+namespace radar::analysis {
+
+// An analysis reads a merged trace and speaks its language.
+using namespace radar::trace;
 
 struct Interaction {
   enum Part { Send, Queued, TransitIn, Server, ReplyQueued, TransitOut, kParts };
@@ -50,4 +53,4 @@ Interactions findInteractions(const Trace& t);
 // The value below which `fraction` of `values` lie (nearest rank); sorts.
 int64_t percentile(std::vector<int64_t>& values, double fraction);
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

@@ -1,8 +1,8 @@
-#include "trace/critical_path.h"
+#include "analysis/critical_path.h"
 
 #include <algorithm>
 
-namespace radar::trace {
+namespace radar::analysis {
 
 const char* pathSegmentName(PathSegment::Kind k) {
   switch (k) {
@@ -183,4 +183,4 @@ bool criticalPath(const Trace& t, uint32_t from, uint32_t to, CriticalPath* out,
   return Walker(t, from).run(to, out, error);
 }
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

@@ -1,4 +1,4 @@
-#include "trace/narrative.h"
+#include "analysis/narrative.h"
 
 #include <sys/ipc.h>
 #include <sys/wait.h>
@@ -10,7 +10,7 @@
 
 #include "trace/findings.h"
 
-namespace radar::trace {
+namespace radar::analysis {
 
 Narrator::Narrator(const Trace& trace) : t_(trace) {}
 
@@ -401,4 +401,4 @@ std::string Narrator::sentence(uint32_t position) const {
   return describe(position) + ". Event " + std::to_string(position + 1) + ".";
 }
 
-}  // namespace radar::trace
+}  // namespace radar::analysis

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/patterns.h"
 #include "netdesc/decode.h"
 #include "netdesc/description.h"
-#include "trace/patterns.h"
 #include "trace/trace.h"
 
 namespace radar::netdesc {
@@ -88,8 +88,8 @@ class Binding {
 // What radar patterns needs of a description: the message types of sends
 // and receives (by the ports' types), and the names of its `pattern`
 // entries. Both empty without a binding.
-trace::PatternOptions patternOptions(const Binding* binding, const trace::Trace& trace);
-std::vector<trace::PatternName> patternNames(const Binding* binding);
+analysis::PatternOptions patternOptions(const Binding* binding, const trace::Trace& trace);
+std::vector<analysis::PatternName> patternNames(const Binding* binding);
 
 // The same with or without a binding (without: text, or hex and ASCII).
 bool describeContents(const Binding* binding, const trace::Trace& trace, uint32_t position, std::string* out,

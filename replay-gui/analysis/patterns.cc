@@ -1,4 +1,4 @@
-#include "trace/patterns.h"
+#include "analysis/patterns.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,7 +8,7 @@
 #include <set>
 #include <unordered_map>
 
-namespace radar::trace {
+namespace radar::analysis {
 
 const char* patternKindName(Pattern::Kind k) {
   switch (k) {
@@ -764,4 +764,4 @@ std::vector<NamedStretch> namedStretches(const Patterns& found, const std::vecto
   return out;
 }
 
-}  // namespace radar::trace
+}  // namespace radar::analysis
