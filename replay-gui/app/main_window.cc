@@ -362,6 +362,19 @@ MainWindow::~MainWindow() {
   delete takeCentralWidget();
 }
 
+// An action of a menu (and of the tool bar, given one), on its shortcut
+// anywhere in the window.
+QAction* MainWindow::addMenuAction(QMenu* menu, const QString& text, const QKeySequence& key,
+                                   std::function<void()> slot, QToolBar* bar) {
+  auto* a = new QAction(text, this);
+  if (!key.isEmpty()) a->setShortcut(key);
+  a->setShortcutContext(Qt::WindowShortcut);
+  connect(a, &QAction::triggered, this, std::move(slot));
+  menu->addAction(a);
+  if (bar) bar->addAction(a);
+  return a;
+}
+
 void MainWindow::buildActions() {
   auto* file = menuBar()->addMenu(tr("&File"));
   auto* replay = menuBar()->addMenu(tr("&Replay"));
@@ -369,17 +382,14 @@ void MainWindow::buildActions() {
   auto* help = menuBar()->addMenu(tr("&Help"));
   auto* bar = addToolBar(tr("Replay"));
   bar->setObjectName(QStringLiteral("toolbar"));
-  auto add = [&](QMenu* menu, const QString& text, const QKeySequence& key, auto slot, bool on_bar = false) {
-    auto* a = new QAction(text, this);
-    if (!key.isEmpty()) a->setShortcut(key);
-    a->setShortcutContext(Qt::WindowShortcut);
-    connect(a, &QAction::triggered, this, slot);
-    menu->addAction(a);
-    if (on_bar) bar->addAction(a);
-    return a;
-  };
+  buildFileMenu(file);
+  buildReplayMenu(replay, bar);
+  buildViewMenu(view, bar);
+  addMenuAction(help, tr("&How to use the replay"), QKeySequence::HelpContents, [this] { showHelp(); });
+}
 
-  add(file, tr("&Open recording…"), QKeySequence::Open, [this] {
+void MainWindow::buildFileMenu(QMenu* file) {
+  addMenuAction(file, tr("&Open recording…"), QKeySequence::Open, [this] {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a recording directory"));
     if (!dir.isEmpty()) openRecording({dir}, this);
   });
@@ -391,7 +401,7 @@ void MainWindow::buildActions() {
     if (list.isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
   });
   file->addSeparator();
-  add(file, tr("&Save view as image…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] {
+  addMenuAction(file, tr("&Save view as image…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] {
     QString path = QFileDialog::getSaveFileName(this, tr("Save the view as an image"), QString(),
                                                 tr("PNG image (*.png);;SVG image, vectors (*.svg)"));
     if (path.isEmpty()) return;
@@ -399,44 +409,50 @@ void MainWindow::buildActions() {
     QString error;
     if (!saveView(path, &error)) QMessageBox::warning(this, tr("Save view as image"), error);
   });
-  add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+  addMenuAction(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+}
 
-  // RADAR's menu (seed 002, Figure 14), and what a scrubbing viewer adds.
-  play_action_ = add(
-      replay, tr("&Play"), QKeySequence(Qt::Key_Space), [this] { controller_->togglePlay(); }, true);
-  mode_action_ = add(
-      replay, tr("&Single-step"), QKeySequence(Qt::Key_S), [this] { controller_->toggleMode(); }, true);
+// RADAR's menu (seed 002, Figure 14), and what a scrubbing viewer adds.
+void MainWindow::buildReplayMenu(QMenu* replay, QToolBar* bar) {
+  play_action_ = addMenuAction(
+      replay, tr("&Play"), QKeySequence(Qt::Key_Space), [this] { controller_->togglePlay(); }, bar);
+  mode_action_ = addMenuAction(
+      replay, tr("&Single-step"), QKeySequence(Qt::Key_S), [this] { controller_->toggleMode(); }, bar);
   mode_action_->setCheckable(true);
-  add(
-      replay, tr("Step &forward"), QKeySequence(Qt::Key_Right), [this] { controller_->stepForward(); }, true);
-  add(
-      replay, tr("Step &back"), QKeySequence(Qt::Key_Left), [this] { controller_->stepBack(); }, true);
-  add(
-      replay, tr("S&kip to event…"), QKeySequence(Qt::CTRL | Qt::Key_G), [this] { askSkip(); }, true);
-  add(
-      replay, tr("&Instant replay…"), QKeySequence(Qt::Key_R), [this] { askInstantReplay(); }, true);
-  add(replay, tr("Instant replay &again"), QKeySequence(Qt::SHIFT | Qt::Key_R),
-      [this] { controller_->instantReplay(instant_replay_count_); });
-  add(replay, tr("&End instant replay"), QKeySequence(Qt::Key_E), [this] { controller_->endInstantReplay(); });
-  add(
-      replay, tr("Start from s&cratch"), QKeySequence(Qt::Key_Home), [this] { controller_->restart(); }, true);
+  addMenuAction(
+      replay, tr("Step &forward"), QKeySequence(Qt::Key_Right), [this] { controller_->stepForward(); }, bar);
+  addMenuAction(
+      replay, tr("Step &back"), QKeySequence(Qt::Key_Left), [this] { controller_->stepBack(); }, bar);
+  addMenuAction(
+      replay, tr("S&kip to event…"), QKeySequence(Qt::CTRL | Qt::Key_G), [this] { askSkip(); }, bar);
+  addMenuAction(
+      replay, tr("&Instant replay…"), QKeySequence(Qt::Key_R), [this] { askInstantReplay(); }, bar);
+  addMenuAction(replay, tr("Instant replay &again"), QKeySequence(Qt::SHIFT | Qt::Key_R),
+                [this] { controller_->instantReplay(instant_replay_count_); });
+  addMenuAction(replay, tr("&End instant replay"), QKeySequence(Qt::Key_E),
+                [this] { controller_->endInstantReplay(); });
+  addMenuAction(
+      replay, tr("Start from s&cratch"), QKeySequence(Qt::Key_Home), [this] { controller_->restart(); }, bar);
   replay->addSeparator();
-  add(replay, tr("&Faster"), QKeySequence(Qt::Key_BracketRight), [this] { speed_->setValue(speed_->value() / 2); });
-  add(replay, tr("S&lower"), QKeySequence(Qt::Key_BracketLeft), [this] { speed_->setValue(speed_->value() * 2); });
-  add(replay, tr("&Message under the mouse"), QKeySequence(Qt::Key_M), [this] { showMessageUnderMouse(); });
-  add(replay, tr("F&ollow selected message"), QKeySequence(Qt::Key_O), [this] {
+  addMenuAction(replay, tr("&Faster"), QKeySequence(Qt::Key_BracketRight),
+                [this] { speed_->setValue(speed_->value() / 2); });
+  addMenuAction(replay, tr("S&lower"), QKeySequence(Qt::Key_BracketLeft),
+                [this] { speed_->setValue(speed_->value() * 2); });
+  addMenuAction(replay, tr("&Message under the mouse"), QKeySequence(Qt::Key_M), [this] { showMessageUnderMouse(); });
+  addMenuAction(replay, tr("F&ollow selected message"), QKeySequence(Qt::Key_O), [this] {
     if (selected_message_ != kNone) followMessage(selected_message_);
   });
   replay->addSeparator();
-  add(replay, tr("&Find in contents…"), QKeySequence::Find, [this] {
+  addMenuAction(replay, tr("&Find in contents…"), QKeySequence::Find, [this] {
     find_->setFocus();
     find_->selectAll();
   });
-  add(replay, tr("Find ne&xt"), QKeySequence(Qt::Key_F3), [this] { findNext(); });
-  add(replay, tr("Find pre&vious"), QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] { findPrevious(); });
-  add(replay, tr("Critical &path to this event"), QKeySequence(Qt::Key_P), [this] { showCriticalPath(); });
-  add(replay, tr("&Debug this process from here…"), QKeySequence(Qt::CTRL | Qt::Key_D), [this] { debugFromHere(); });
-  add(replay, tr("&Never mind"), QKeySequence(), [] {});
+  addMenuAction(replay, tr("Find ne&xt"), QKeySequence(Qt::Key_F3), [this] { findNext(); });
+  addMenuAction(replay, tr("Find pre&vious"), QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] { findPrevious(); });
+  addMenuAction(replay, tr("Critical &path to this event"), QKeySequence(Qt::Key_P), [this] { showCriticalPath(); });
+  addMenuAction(replay, tr("&Debug this process from here…"), QKeySequence(Qt::CTRL | Qt::Key_D),
+                [this] { debugFromHere(); });
+  addMenuAction(replay, tr("&Never mind"), QKeySequence(), [] {});
 
   bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Seconds per event "), bar));
@@ -447,42 +463,45 @@ void MainWindow::buildActions() {
   speed_->setToolTip(tr("Seconds each event takes to show ([ slower, ] faster)"));
   bar->addWidget(speed_);
   connect(speed_, &QDoubleSpinBox::valueChanged, controller_, &ReplayController::setSecondsPerEvent);
+}
 
-  add(
-      view, tr("&Fit"), QKeySequence(Qt::Key_F), [this] { network_->fitToView(); }, true);
-  add(view, tr("Zoom &in"), QKeySequence::ZoomIn, [this] { network_->zoomBy(1.25); });
-  add(view, tr("Zoom &out"), QKeySequence::ZoomOut, [this] { network_->zoomBy(0.8); });
-  auto* channels = add(view, tr("Show &channels"), QKeySequence(Qt::Key_C),
-                       [this] { network_->setShowChannels(!network_->showChannels()); });
+void MainWindow::buildViewMenu(QMenu* view, QToolBar* bar) {
+  addMenuAction(
+      view, tr("&Fit"), QKeySequence(Qt::Key_F), [this] { network_->fitToView(); }, bar);
+  addMenuAction(view, tr("Zoom &in"), QKeySequence::ZoomIn, [this] { network_->zoomBy(1.25); });
+  addMenuAction(view, tr("Zoom &out"), QKeySequence::ZoomOut, [this] { network_->zoomBy(0.8); });
+  auto* channels = addMenuAction(view, tr("Show &channels"), QKeySequence(Qt::Key_C),
+                                 [this] { network_->setShowChannels(!network_->showChannels()); });
   channels->setCheckable(true);
   channels->setChecked(network_->showChannels());
-  auto* legend = add(view, tr("Colour &legend"), QKeySequence(Qt::Key_L),
-                     [this] { network_->setShowLegend(!network_->showLegend()); });
+  auto* legend = addMenuAction(view, tr("Colour &legend"), QKeySequence(Qt::Key_L),
+                               [this] { network_->setShowLegend(!network_->showLegend()); });
   legend->setCheckable(true);
   legend->setChecked(network_->showLegend());
-  auto* wall = add(view, tr("&Wall time in the diagram"), QKeySequence(Qt::Key_W),
-                   [this] { spacetime_->timeline().setWallTime(!spacetime_->timeline().wallTime()); });
+  auto* wall = addMenuAction(view, tr("&Wall time in the diagram"), QKeySequence(Qt::Key_W),
+                             [this] { spacetime_->timeline().setWallTime(!spacetime_->timeline().wallTime()); });
   wall->setCheckable(true);
-  add(view, tr("Whole run in the &diagram"), QKeySequence(), [this] { spacetime_->timeline().showWholeRun(); });
-  auto* life = add(view, tr("Hide creation and e&xit arrows"), QKeySequence(),
-                   [this] { spacetime_->timeline().setLifeArrowsHidden(!spacetime_->timeline().lifeArrowsHidden()); });
+  addMenuAction(view, tr("Whole run in the &diagram"), QKeySequence(),
+                [this] { spacetime_->timeline().showWholeRun(); });
+  auto* life = addMenuAction(view, tr("Hide creation and e&xit arrows"), QKeySequence(), [this] {
+    spacetime_->timeline().setLifeArrowsHidden(!spacetime_->timeline().lifeArrowsHidden());
+  });
   life->setCheckable(true);
-  add(view, tr("Clear the causal &highlight"), QKeySequence(Qt::Key_Escape), [this] { clearHighlight(); });
-  add(view, tr("&Group the processes of one program"), QKeySequence(Qt::Key_G), [this] {
+  addMenuAction(view, tr("Clear the causal &highlight"), QKeySequence(Qt::Key_Escape), [this] { clearHighlight(); });
+  addMenuAction(view, tr("&Group the processes of one program"), QKeySequence(Qt::Key_G), [this] {
     builder_->groupSiblings(2);
     emit network_->groupingChanged();
   });
-  add(view, tr("Show every process &apart"), QKeySequence(Qt::SHIFT | Qt::Key_G), [this] {
+  addMenuAction(view, tr("Show every process &apart"), QKeySequence(Qt::SHIFT | Qt::Key_G), [this] {
     builder_->ungroupAll();
     emit network_->groupingChanged();
   });
-  add(view, tr("&Reset layout"), QKeySequence(), [this] {
+  addMenuAction(view, tr("&Reset layout"), QKeySequence(), [this] {
     builder_->resetLayout();
     saveLayout();
     network_->fitToView();
     refresh();
   });
-  add(help, tr("&How to use the replay"), QKeySequence::HelpContents, [this] { showHelp(); });
 }
 
 QString MainWindow::narrative() const { return narrative_->text(); }

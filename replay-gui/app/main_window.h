@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QTimer>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ class QComboBox;
 class QAction;
 class QDockWidget;
 class QSplitter;
+class QMenu;
+class QToolBar;
 
 namespace radar::app {
 
@@ -109,6 +112,11 @@ class MainWindow : public QMainWindow {
   QDockWidget* buildFindingsDock();
   void buildCriticalPathDock(QDockWidget* events_dock);
   void buildActions();
+  void buildFileMenu(QMenu* file);
+  void buildReplayMenu(QMenu* replay, QToolBar* bar);
+  void buildViewMenu(QMenu* view, QToolBar* bar);
+  QAction* addMenuAction(QMenu* menu, const QString& text, const QKeySequence& key, std::function<void()> slot,
+                         QToolBar* bar = nullptr);
   void connectViews();
   void refresh();
   void refreshControls();
