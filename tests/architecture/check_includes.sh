@@ -8,7 +8,8 @@
 #
 #   check_includes.sh [ROOT]   ROOT: the tree to check (default: this one)
 set -uo pipefail
-root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+here=$(cd "$(dirname "$0")" && pwd)
+root=${1:-$(cd "$here/../.." && pwd)}
 cd "$root" || exit 2
 # component -> its folder, and its stage, in the data's order.
 declare -A folder=(
@@ -31,12 +32,8 @@ componentOf() {
   done
   echo "$best"
 }
-if git rev-parse --is-inside-work-tree > /dev/null 2>&1 && [ -z "${1:-}" ]; then
-  mapfile -t files < <(git ls-files '*.cc' '*.h' '*.c' | grep -v '^tests/\|^sample-programs/')
-else
-  mapfile -t files < <(find radarlog replay-gui single-process-driver netdesc \( -name '*.cc' -o -name '*.h' -o -name '*.c' \) \
-    2> /dev/null | sed 's|^\./||')
-fi
+# shellcheck source=tests/architecture/production_sources.sh
+source "$here/production_sources.sh" "${1:-}"
 bad=0
 for f in "${files[@]}"; do
   mine=$(componentOf "$f")
