@@ -225,13 +225,26 @@ void NetworkView::paintEvent(QPaintEvent*) {
   const bool coarse = zoom_ < kCoarseZoom;
   painter.setRenderHint(QPainter::Antialiasing, !coarse);
   if (show_channels_) drawChannels(painter);
+  drawProcesses(painter, coarse);
+  drawPorts(painter);
+  drawWaits(painter);
+  drawMessages(painter, coarse);
+  if (show_legend_) drawLegend(painter);
+}
 
+// The text under a process's name, at the zoom.
+QFont NetworkView::smallFont() const {
+  QFont small_font = font();
+  small_font.setPointSizeF(std::max(3.5, 8 * std::min(zoom_, 1.5)));
+  return small_font;
+}
+
+// Process boxes: their names, and their pids or members and ports.
+void NetworkView::drawProcesses(QPainter& painter, bool coarse) {
   QFont name_font = font();
   name_font.setPointSizeF(std::max(4.0, 10 * std::min(zoom_, 1.5)));
   name_font.setBold(true);
-  QFont small_font = font();
-  small_font.setPointSizeF(std::max(3.5, 8 * std::min(zoom_, 1.5)));
-
+  const QFont small_font = smallFont();
   for (const ProcessBox& b : scene_.processes) {
     const QRectF r(toWidget({b.box.x, b.box.y}), QSizeF(b.box.w * zoom_, b.box.h * zoom_));
     const bool active = b.active && kept(scene_.event);  // a filtered-out event does not light its process
@@ -270,8 +283,11 @@ void NetworkView::paintEvent(QPaintEvent*) {
     painter.drawText(bottom, Qt::AlignHCenter | Qt::AlignVCenter,
                      painter.fontMetrics().elidedText(detail, Qt::ElideRight, static_cast<int>(r.width() - 8)));
   }
+}
 
-  // Open ports: a notch on the border.
+// Open ports: a notch on the border.
+void NetworkView::drawPorts(QPainter& painter) {
+  const QFont small_font = smallFont();
   for (const PortMark& port : scene_.ports) {
     const QPointF at = toWidget(port.at);
     // A notch across the border: upright on a side, flat on the top or bottom.
@@ -289,9 +305,11 @@ void NetworkView::paintEvent(QPaintEvent*) {
                        Qt::AlignCenter, QStringLiteral("+%1").arg(port.hidden));
     }
   }
+}
 
-  // A deadlock's wait-for cycle: red arrows from each waiting box to the
-  // box it waits for, border to border.
+// A deadlock's wait-for cycle: red arrows from each waiting box to the
+// box it waits for, border to border.
+void NetworkView::drawWaits(QPainter& painter) {
   for (const WaitEdge& w : scene_.waits) {
     const ProcessBox* a = scene_.box(w.from);
     const ProcessBox* b = scene_.box(w.to);
@@ -319,7 +337,10 @@ void NetworkView::paintEvent(QPaintEvent*) {
     head.closeSubpath();
     painter.fillPath(head, colors::kDeadlock);
   }
+}
 
+// Messages: travelling, queued, being received, or never received.
+void NetworkView::drawMessages(QPainter& painter, bool coarse) {
   for (const MessageBox& m : scene_.messages) {
     const QRectF r(toWidget({m.box.x, m.box.y}), QSizeF(m.box.w * zoom_, m.box.h * zoom_));
     QColor fill = m.state == MessageBox::State::Travelling ? colors::kTravelling
@@ -336,7 +357,6 @@ void NetworkView::paintEvent(QPaintEvent*) {
     painter.setBrush(fill);
     painter.drawRect(r);
   }
-  if (show_legend_) drawLegend(painter);
 }
 
 void NetworkView::contextMenuEvent(QContextMenuEvent* event) {

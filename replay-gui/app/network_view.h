@@ -75,6 +75,11 @@ class NetworkView : public QWidget {
   void drawChannels(class QPainter& painter);
   void bringActiveIntoView();
   void drawLegend(class QPainter& painter);
+  void drawProcesses(class QPainter& painter, bool coarse);
+  void drawPorts(class QPainter& painter);
+  void drawWaits(class QPainter& painter);
+  void drawMessages(class QPainter& painter, bool coarse);
+  QFont smallFont() const;
   QFont legendFont() const;
   QRect legendFrame() const;  // where the legend is drawn
 
