@@ -48,6 +48,60 @@ bool parseUnsigned(const char* s, unsigned long max, unsigned long* out) {
   *out = v;
   return true;
 }
+
+bool parseSize(const char* v, ReplayOptions* out, std::string* error) {
+  const char* x = std::strchr(v, 'x');
+  unsigned long w = 0, h = 0;
+  if (!x || !parseUnsigned(std::string(v, x).c_str(), 16384, &w) || !parseUnsigned(x + 1, 16384, &h) || w < 64 ||
+      h < 64) {
+    *error = "--size wants WIDTHxHEIGHT between 64 and 16384, not '" + std::string(v) + "'";
+    return false;
+  }
+  out->width = static_cast<int>(w);
+  out->height = static_cast<int>(h);
+  return true;
+}
+
+bool parseSecondsPerEvent(const char* v, double* out, std::string* error) {
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  if (!*v || *end || !(s >= 0.001 && s <= 60)) {
+    *error = "--seconds-per-event wants a number from 0.001 to 60, not '" + std::string(v) + "'";
+    return false;
+  }
+  *out = s;
+  return true;
+}
+
+// The options given go together: a recording, one picture or an
+// animation, --diff with its two runs alone.
+bool optionsAgree(const ReplayOptions& o, std::string* error) {
+  if (o.dirs.empty()) {
+    *error = "which recording? give its directory";
+    return false;
+  }
+  if (!o.frames.empty() && !o.snapshot.empty()) {
+    *error = "--frames and --snapshot: one picture or an animation, not both";
+    return false;
+  }
+  if (!o.frames.empty() && o.to_event <= o.at_event) {
+    *error = "--frames wants --to-event after --at-event (the animation from one to the other)";
+    return false;
+  }
+  if (o.frames.empty() && o.to_event) {
+    *error = "--to-event is where --frames ends: give --frames OUT_DIR";
+    return false;
+  }
+  if (o.diff && o.dirs.size() != 2) {
+    *error = "--diff compares two runs: give RUN_A RUN_B";
+    return false;
+  }
+  if (o.diff && (o.at_event || o.critical_path || o.merge_unrelated)) {
+    *error = "--diff opens both runs at their first difference: no --at-event, --critical-path or --merge-unrelated";
+    return false;
+  }
+  return true;
+}
 }  // namespace
 
 bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* error) {
@@ -123,26 +177,10 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       out->critical_path = true;
     } else if (a == "--size") {
       const char* v = value("--size");
-      if (!v) return false;
-      const char* x = std::strchr(v, 'x');
-      unsigned long w = 0, h = 0;
-      if (!x || !parseUnsigned(std::string(v, x).c_str(), 16384, &w) || !parseUnsigned(x + 1, 16384, &h) || w < 64 ||
-          h < 64) {
-        *error = "--size wants WIDTHxHEIGHT between 64 and 16384, not '" + std::string(v) + "'";
-        return false;
-      }
-      out->width = static_cast<int>(w);
-      out->height = static_cast<int>(h);
+      if (!v || !parseSize(v, out, error)) return false;
     } else if (a == "--seconds-per-event") {
       const char* v = value("--seconds-per-event");
-      if (!v) return false;
-      char* end = nullptr;
-      const double s = std::strtod(v, &end);
-      if (!*v || *end || !(s >= 0.001 && s <= 60)) {
-        *error = "--seconds-per-event wants a number from 0.001 to 60, not '" + std::string(v) + "'";
-        return false;
-      }
-      out->seconds_per_event = s;
+      if (!v || !parseSecondsPerEvent(v, &out->seconds_per_event, error)) return false;
     } else if (a.size() > 1 && a[0] == '-') {
       *error = "unknown option '" + a + "'";
       return false;
@@ -150,31 +188,7 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       out->dirs.push_back(a);
     }
   }
-  if (out->dirs.empty()) {
-    *error = "which recording? give its directory";
-    return false;
-  }
-  if (!out->frames.empty() && !out->snapshot.empty()) {
-    *error = "--frames and --snapshot: one picture or an animation, not both";
-    return false;
-  }
-  if (!out->frames.empty() && out->to_event <= out->at_event) {
-    *error = "--frames wants --to-event after --at-event (the animation from one to the other)";
-    return false;
-  }
-  if (out->frames.empty() && out->to_event) {
-    *error = "--to-event is where --frames ends: give --frames OUT_DIR";
-    return false;
-  }
-  if (out->diff && out->dirs.size() != 2) {
-    *error = "--diff compares two runs: give RUN_A RUN_B";
-    return false;
-  }
-  if (out->diff && (out->at_event || out->critical_path || out->merge_unrelated)) {
-    *error = "--diff opens both runs at their first difference: no --at-event, --critical-path or --merge-unrelated";
-    return false;
-  }
-  return true;
+  return optionsAgree(*out, error);
 }
 
 }  // namespace radar::app
