@@ -593,6 +593,17 @@ bool LogReader::frameShape(uint64_t offset, FrameShape* shape, std::string* why)
     at += 3 + stored;
     if (last) break;
   }
+  // What a frame declares is bounded by what radar writes: a frame of raw
+  // blocks (a big record's own) holds exactly their bytes, any other is a
+  // compressed tail, no larger than the log's tail. (Else a damaged header
+  // could have a few bytes ask for a gigabyte.)
+  if (fh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN &&
+      (shape->raw ? fh.frameContentSize != shape->raw_content : fh.frameContentSize > control_.tail_capacity)) {
+    *why = "frame declares " + std::to_string(fh.frameContentSize) + " bytes of content, " +
+           (shape->raw ? "not the " + std::to_string(shape->raw_content) + " its blocks hold"
+                       : "more than a log's tail of " + std::to_string(control_.tail_capacity) + " bytes");
+    return false;
+  }
   if (fh.checksumFlag) {
     if (at + 4 > file_size_) {
       *why = "truncated";
