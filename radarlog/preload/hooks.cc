@@ -1137,6 +1137,11 @@ HOOK pid_t fork(void) {
   REAL(fork);
   if (!active()) return real_fork();
   beforeFork();
+  // A signal waits until the fork is recorded (fork() cannot be interrupted,
+  // so the program cannot tell): a handler that ran between the fork and its
+  // record would be told before it, and a re-run would run it before the
+  // fork, leaving its marks in the child too.
+  sys::HeldSignals held;
   Call call(Kind::Fork, -1);
   const pid_t pid = real_fork();
   if (pid == 0) {

@@ -704,6 +704,24 @@ TEST(Record, SignalHandlerWritingDuringRecordedCalls) {
   expectDenseCounters(l);
 }
 
+// A signal that arrives while fork() is under way is told after the fork,
+// as it ran: told before it, a re-run would run its handler before the
+// fork, in the child too.
+TEST(Record, ASignalDuringAForkIsToldAfterIt) {
+  Recording rec = record({programPath("fork_signal")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.out.find("child saw 0\n"), std::string::npos) << rec.out;
+  EXPECT_NE(rec.out.find("parent saw 1\n"), std::string::npos) << rec.out;
+  const ProcessLog* parent = rec.byPid(rec.meta.root_pid());
+  ASSERT_TRUE(parent);
+  const Event* fork = parent->first(Kind::Fork);
+  const Event* signal = parent->first(Kind::Signal);
+  ASSERT_TRUE(fork && signal);
+  EXPECT_EQ(signal->r.signal, SIGUSR1);
+  EXPECT_GT(signal->r.counter, fork->r.counter);
+  expectDenseCounters(*parent);
+}
+
 TEST(Record, SigkillLosesNoCompletedCall) {
   Recording rec = record({programPath("killed"), "3000"}, {.radar_args = {"--tail", "16K"}});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
