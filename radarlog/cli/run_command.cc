@@ -65,7 +65,7 @@ int runRun(int argc, char** argv) {
       base = net.substr(net.rfind('/') + 1);
       base = base.substr(0, base.find('.'));
     }
-    dir = newRecordingDirectory(base);
+    dir = record::newRecordingDirectory(base);
   }
 
   // The plan goes to the launcher in a file of its own, gone afterwards.

@@ -20,4 +20,10 @@ std::string statusText(int status) {
   return "continued";
 }
 
+int shellExitStatus(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
 }  // namespace radar::log

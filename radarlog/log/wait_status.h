@@ -10,5 +10,7 @@ namespace radar::log {
 std::string signalText(int sig);
 // A wait status: "exited with status 0", "was killed by signal 9 (SIGKILL)".
 std::string statusText(int raw_wait_status);
+// The exit status a shell gives for a wait status: 128+N for signal N.
+int shellExitStatus(int raw_wait_status);
 
 }  // namespace radar::log

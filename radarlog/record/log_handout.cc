@@ -14,7 +14,7 @@
 
 #include "log/log_handout.h"
 
-namespace radar::cli {
+namespace radar::record {
 
 bool LogHandout::start(int dir_fd, const uint8_t recording_id[16], std::string* error) {
   dir_fd_ = dir_fd;
@@ -130,4 +130,4 @@ bool LogHandout::isDescendant(pid_t pid) const {
   return false;
 }
 
-}  // namespace radar::cli
+}  // namespace radar::record

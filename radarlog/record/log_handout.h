@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace radar::cli {
+namespace radar::record {
 
 // Serves on a thread of its own from start() until it is destroyed. It
 // answers only the processes radar record started and their descendants
@@ -43,4 +43,4 @@ class LogHandout {
   bool running_ = false;
 };
 
-}  // namespace radar::cli
+}  // namespace radar::record

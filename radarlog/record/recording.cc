@@ -28,7 +28,7 @@
 #include "log/unseen.h"
 #include "log/wait_status.h"
 
-namespace radar::cli {
+namespace radar::record {
 namespace {
 
 // The file an exec of `name` ran, as execvp would find it from the
@@ -411,4 +411,4 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
   return s;
 }
 
-}  // namespace radar::cli
+}  // namespace radar::record

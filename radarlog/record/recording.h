@@ -8,7 +8,7 @@
 
 #include "radar/proto/radarlog.pb.h"
 
-namespace radar::cli {
+namespace radar::record {
 
 struct RecordingSummary {
   size_t logs = 0;
@@ -48,4 +48,4 @@ bool writeFileAtomically(int dir_fd, const std::string& name, const std::string&
 // without closing them. `recording` gives the processes radar record reaped.
 RecordingSummary summarizeRecording(const std::string& dir, const proto::Recording& recording, bool finalize);
 
-}  // namespace radar::cli
+}  // namespace radar::record

@@ -1,0 +1,372 @@
+#include "record/session.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <google/protobuf/text_format.h>
+#include <signal.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "log/asan_options.h"
+#include "log/recorder_env.h"
+#include "record/log_handout.h"
+
+extern char** environ;
+
+namespace radar::record {
+namespace {
+
+std::string hexBytes(const uint8_t* p, size_t n) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    s += digits[p[i] >> 4];
+    s += digits[p[i] & 15];
+  }
+  return s;
+}
+
+int64_t clockNs(clockid_t c) {
+  timespec ts{};
+  clock_gettime(c, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+// Descriptors radar record passes on: their channels lead outside the
+// recording (the terminal, the shell's pipes), so receives on them keep
+// their bytes.
+std::string externalChannels() {
+  std::string out;
+  DIR* d = ::opendir("/proc/self/fd");
+  if (!d) return out;
+  const int self = ::dirfd(d);
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const int fd = std::atoi(e->d_name);
+    if (fd == self) continue;
+    const int flags = ::fcntl(fd, F_GETFD);
+    if (flags < 0 || (flags & FD_CLOEXEC)) continue;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) continue;
+    if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode) && !S_ISCHR(st.st_mode)) continue;
+    if (!out.empty()) out += ',';
+    out += std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  }
+  ::closedir(d);
+  return out;
+}
+
+// A program built with AddressSanitizer aborts unless the sanitizer's
+// runtime comes first among the libraries loaded, which LD_PRELOAD=radar's
+// interposer breaks. A sanitizer runtime the user preloads is put first; for
+// one the program links itself, ASan is told not to insist (the interposer
+// only forwards calls: ASan still sees them all): asan_options.h.
+//
+// LD_PRELOAD for the program: sanitizer runtimes the user preloads, the
+// interposer, then the user's other libraries, in the user's order.
+std::string preloadList(const std::string& interposer, const std::string& users) {
+  std::string first, rest;
+  log::forEachPreloadEntry(users.c_str(), [&](const char* entry, size_t len) {
+    (log::isSanitizerRuntime(entry, len) ? first : rest).append(entry, len).append(":");
+  });
+  std::string out = first + interposer;
+  if (!rest.empty()) out += ":" + rest.substr(0, rest.size() - 1);
+  return out;
+}
+
+// Our environment for the program, with the interposer first in its
+// LD_PRELOAD and ASan told to accept it; another recording's variables
+// are never inherited.
+std::vector<std::string> environmentWith(const std::string& interposer) {
+  std::vector<std::string> env;
+  std::string ld_preload = interposer;
+  bool asan_options = false;
+  for (char** e = environ; *e; ++e) {
+    if (log::isRecorderVariable(*e)) continue;
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) == 0) {
+      ld_preload = preloadList(interposer, *e + 11);
+      continue;
+    }
+    if (std::strncmp(*e, "ASAN_OPTIONS=", 13) == 0) {
+      env.push_back(log::withAsanLinkOrder(*e));
+      asan_options = true;
+      continue;
+    }
+    env.emplace_back(*e);
+  }
+  env.push_back("LD_PRELOAD=" + ld_preload);
+  if (!asan_options) env.push_back(log::withAsanLinkOrder("ASAN_OPTIONS="));
+  return env;
+}
+
+// The program's environment: ours plus the interposer and its settings.
+std::vector<std::string> programEnvironment(const RecordSettings& s, const std::string& abs_dir,
+                                            const uint8_t (&id)[16]) {
+  std::vector<std::string> env = environmentWith(s.interposer);
+  env.push_back("RADAR_DIR=" + abs_dir);
+  env.push_back("RADAR_RECORDING_ID=" + hexBytes(id, 16));
+  if (s.payload_limit) env.push_back("RADAR_PAYLOAD_LIMIT=" + std::to_string(*s.payload_limit));
+  if (s.tail) env.push_back("RADAR_TAIL=" + std::to_string(s.tail));
+  if (s.nondet) env.push_back("RADAR_NONDET=1");
+  if (s.keep_writes) env.push_back("RADAR_KEEP_WRITES=1");
+  if (!s.redact.empty()) env.push_back("RADAR_REDACT=" + s.redact);
+  const std::string external = externalChannels();
+  if (!external.empty()) env.push_back("RADAR_EXTERNAL=" + external);
+  env.push_back("RADAR_LINK=root");
+  // Facts every recorded process would otherwise look up itself.
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string boot_id;
+  if (std::getline(boot, boot_id) && !boot_id.empty()) env.push_back("RADAR_BOOT_ID=" + boot_id);
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) == 0) env.push_back(std::string("RADAR_HOST=") + name);
+  return env;
+}
+
+// What recording.txt says before the program runs.
+proto::Recording describeRecording(const RecordSettings& s, const uint8_t (&id)[16]) {
+  proto::Recording recording;
+  recording.set_recording_id(std::string(reinterpret_cast<const char*>(id), 16));
+  recording.set_radar_version(s.version);
+  for (const auto& a : s.command) recording.add_command(a);
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof(cwd))) recording.set_cwd(cwd);
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  recording.set_host_name(host);
+  if (s.payload_limit) recording.set_payload_limit(*s.payload_limit);
+  recording.set_nondet(s.nondet);
+  recording.set_redact(s.redact);
+  recording.set_network(s.net_text);
+  recording.set_network_file(s.net_path);
+  recording.set_start_realtime_ns(clockNs(CLOCK_REALTIME));
+  return recording;
+}
+
+void writeRecordingFile(int dir_fd, const std::string& dir, const proto::Recording& recording) {
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(recording, &text);
+  if (!writeFileAtomically(dir_fd, "recording.txt", text))
+    std::fprintf(stderr, "radar record: cannot write %s/recording.txt: %s\n", dir.c_str(), std::strerror(errno));
+}
+
+// Opens (and with --force empties) the recording directory; -1 with `error`.
+int prepareDirectory(const RecordSettings& s, std::string* error) {
+  bool created = false, empty = true;
+  const int dir_fd = openRecordingDirectory(s.dir, &created, &empty, error);
+  if (dir_fd < 0 || empty) return dir_fd;
+  if (!s.force) {
+    *error = s.dir + " is not empty (use --force to replace the recording in it)";
+  } else if (!clearRecording(dir_fd)) {
+    *error = "cannot clear " + s.dir + ": " + std::strerror(errno);
+  } else {
+    return dir_fd;
+  }
+  ::close(dir_fd);
+  return -1;
+}
+
+volatile sig_atomic_t g_child = 0;
+
+void forwardSignal(int sig) {
+  if (g_child > 0) ::kill(g_child, sig);
+}
+
+constexpr int kForwarded[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+
+// Ctrl-C and Ctrl-\ reach the whole foreground group: the program decides
+// what they mean; radar record waits for it. Termination requests are
+// passed on. Restored in the program.
+class SignalsForTheProgram {
+ public:
+  SignalsForTheProgram() {
+    struct sigaction ignore {
+    }, forward{};
+    ignore.sa_handler = SIG_IGN;
+    forward.sa_handler = forwardSignal;
+    ::sigaction(SIGINT, &ignore, &old_int_);
+    ::sigaction(SIGQUIT, &ignore, &old_quit_);
+    for (int sig : kForwarded) ::sigaction(sig, &forward, nullptr);
+  }
+  void restoreInChild() const {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGQUIT, &old_quit_, nullptr);
+    for (int sig : kForwarded) ::signal(sig, SIG_DFL);
+  }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_quit_ {};
+};
+
+// As rr does: the same addresses in every run and in every re-run, so that
+// values derived from them (Python's id(), hash tables ordered by address,
+// pointers printed in logs) are the same; --aslr: random, even where radar
+// was started with it off (setarch -R, gdb).
+void setAddressRandomization(bool random) {
+  const int now = ::personality(0xffffffff);
+  const unsigned long want = random ? static_cast<unsigned long>(now) & ~ADDR_NO_RANDOMIZE
+                                    : static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE;
+  if (now == -1 || (want != static_cast<unsigned long>(now) && ::personality(want) == -1))
+    std::fprintf(stderr,
+                 "radar record: cannot turn address-space randomization %s (%s): a re-run will have "
+                 "other addresses\n",
+                 random ? "on" : "off", std::strerror(errno));
+}
+
+std::vector<char*> pointersTo(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// The program, started: its pid, or -1 with `error`. `exec_failed` says
+// whether it could not be run at all: the child writes exec's errno to a
+// pipe a successful exec closes (close-on-exec), so the program never sees it.
+pid_t startProgram(const RecordSettings& s, std::vector<std::string> env, const struct rlimit* nofile,
+                   const SignalsForTheProgram& signals, bool* exec_failed, std::string* error) {
+  std::vector<std::string> argv = s.command;
+  std::vector<char*> child_argv = pointersTo(argv), envp = pointersTo(env);
+  int exec_report[2] = {-1, -1};
+  if (::pipe2(exec_report, O_CLOEXEC) != 0) exec_report[0] = exec_report[1] = -1;
+  const pid_t child = ::fork();
+  if (child < 0) {
+    *error = std::string("fork: ") + std::strerror(errno);
+    return -1;
+  }
+  if (child == 0) {
+    if (exec_report[0] >= 0) ::close(exec_report[0]);
+    setAddressRandomization(s.aslr);
+    signals.restoreInChild();
+    if (nofile) ::setrlimit(RLIMIT_NOFILE, nofile);
+    ::execve(s.program.c_str(), child_argv.data(), envp.data());
+    const int failure = errno;
+    std::fprintf(stderr, "radar record: cannot run %s: %s\n", s.program.c_str(), std::strerror(failure));
+    if (exec_report[1] >= 0 && ::write(exec_report[1], &failure, sizeof failure) != sizeof failure) ::_exit(127);
+    ::_exit(127);
+  }
+  *exec_failed = false;
+  if (exec_report[1] >= 0) {
+    ::close(exec_report[1]);
+    int failure = 0;
+    ssize_t n;
+    while ((n = ::read(exec_report[0], &failure, sizeof failure)) < 0 && errno == EINTR) {
+    }
+    *exec_failed = n == static_cast<ssize_t>(sizeof failure);
+    ::close(exec_report[0]);
+  }
+  return child;
+}
+
+// Reaps every descendant (orphans come back: radar record is their
+// subreaper) into `recording`; returns the program's wait status.
+int reapAll(pid_t child, proto::Recording& recording) {
+  int root_status = 0;
+  for (;;) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;  // ECHILD: every descendant has ended
+    }
+    auto* reaped = recording.add_reaped();
+    reaped->set_pid(pid);
+    reaped->set_status(status);
+    reaped->set_monotonic_ns(clockNs(CLOCK_MONOTONIC));
+    if (pid == child) {
+      root_status = status;
+      g_child = 0;
+    }
+  }
+  return root_status;
+}
+
+std::string absolutePath(const std::string& path) {
+  char* real = ::realpath(path.c_str(), nullptr);
+  const std::string out = real ? real : path;
+  std::free(real);
+  return out;
+}
+
+}  // namespace
+
+std::string descriptorLimitProblem() {
+  struct rlimit nofile {};
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) != 0 || !log::leavesRadarNoRoom(nofile.rlim_cur, nofile.rlim_max)) return "";
+  const auto soft = static_cast<unsigned long long>(nofile.rlim_cur);
+  const auto hard = static_cast<unsigned long long>(nofile.rlim_max);
+  return "descriptors are limited to " + std::to_string(soft) + ", and the hard limit (" + std::to_string(hard) +
+         ") leaves radar's own none above the program's: they would take numbers the program would have had. "
+         "Limit the soft limit only (ulimit -S -n " +
+         std::to_string(soft) + "), or raise the hard one (ulimit -H -n " + std::to_string(soft + 8) + ")";
+}
+
+RecordOutcome recordProgram(const RecordSettings& s) {
+  RecordOutcome out;
+  // radar record's own descriptors (the directory, the log handout, a
+  // sanitizer's probes) under the soft limit the program gets back at exec.
+  struct rlimit program_nofile {};
+  const bool nofile_known = ::getrlimit(RLIMIT_NOFILE, &program_nofile) == 0;
+  if (nofile_known && program_nofile.rlim_cur < 1024 && program_nofile.rlim_cur < program_nofile.rlim_max) {
+    struct rlimit ours = program_nofile;
+    ours.rlim_cur = std::min<rlim_t>(1024, program_nofile.rlim_max);
+    ::setrlimit(RLIMIT_NOFILE, &ours);
+  }
+  const int dir_fd = prepareDirectory(s, &out.error);
+  if (dir_fd < 0) return out;
+  // Its lock keeps another radar record out until the recording is done.
+  const struct CloseAtEnd {
+    int fd;
+    ~CloseAtEnd() { ::close(fd); }
+  } dir_closer{dir_fd};
+  const std::string abs_dir = absolutePath(s.dir);
+  uint8_t id[16];
+  std::random_device rd;
+  for (auto& b : id) b = static_cast<uint8_t>(rd());
+  // Written now, and again with the results at the end: a recording whose
+  // recorder was killed still says what it is.
+  proto::Recording recording = describeRecording(s, id);
+  writeRecordingFile(dir_fd, s.dir, recording);
+  const int64_t start = clockNs(CLOCK_MONOTONIC);
+  // Log files for the processes that drop their privileges, made here.
+  LogHandout handout;
+  if (std::string why; !handout.start(dir_fd, id, &why))
+    std::fprintf(stderr, "radar record: warning: %s\n", why.c_str());
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const SignalsForTheProgram signals;
+  bool exec_failed = false;
+  const pid_t child = startProgram(s, programEnvironment(s, abs_dir, id), nofile_known ? &program_nofile : nullptr,
+                                   signals, &exec_failed, &out.error);
+  if (child < 0) return out;
+  g_child = child;
+  recording.set_root_pid(child);
+  out.root_status = reapAll(child, recording);
+  out.seconds = static_cast<double>(clockNs(CLOCK_MONOTONIC) - start) / 1e9;
+  recording.set_root_status(out.root_status);
+  recording.set_end_realtime_ns(clockNs(CLOCK_REALTIME));
+  out.summary = summarizeRecording(abs_dir, recording, /*finalize=*/true);
+  // A program that could not be run at all (radar said why): no directory
+  // of radar's choosing is left behind for it.
+  if (exec_failed && out.summary.logs == 0 && !s.dir_given && clearRecording(dir_fd) && ::rmdir(abs_dir.c_str()) == 0) {
+    out.not_run = true;
+    return out;
+  }
+  for (const auto& p : out.summary.problems) *recording.add_problems() = p;
+  for (const auto& e : out.summary.executables) *recording.add_executables() = e;
+  writeRecordingFile(dir_fd, s.dir, recording);
+  return out;
+}
+
+}  // namespace radar::record

@@ -1,0 +1,50 @@
+// One recording made: the program started under the interposer with the
+// recorder's settings, every descendant reaped (radar record is their
+// subreaper, so orphans come back to it), then the logs compacted and
+// summed up. `radar record` parses its command line into RecordSettings
+// and prints the outcome.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "record/recording.h"
+
+namespace radar::record {
+
+struct RecordSettings {
+  std::vector<std::string> command;  // as given: command[0] names the program
+  std::string program;               // command[0] found on PATH
+  std::string interposer;            // libradar-preload.so
+  std::string version;               // radar's, kept in recording.txt
+  std::string dir;                   // the recording directory
+  bool dir_given = false;            // else radar's choice, removed when the program could not run
+  bool force = false;                // replace the recording in `dir`
+  bool aslr = false;
+  bool nondet = false;
+  bool keep_writes = false;
+  std::optional<uint64_t> payload_limit;
+  uint64_t tail = 0;  // 0: the default
+  std::string redact;
+  std::string net_text, net_path;  // a network description the recording carries
+};
+
+struct RecordOutcome {
+  std::string error;     // nothing was recorded (the directory, a fork): why
+  bool not_run = false;  // the program could not be run, and radar's directory is gone
+  int root_status = 0;   // the program's wait status
+  double seconds = 0;
+  RecordingSummary summary;
+};
+
+// Why the descriptor limit leaves radar's own descriptors no room above the
+// program's (they would take numbers the program would have had), and how
+// to record; empty when it does.
+std::string descriptorLimitProblem();
+
+// Records the program into settings.dir and waits for every descendant.
+RecordOutcome recordProgram(const RecordSettings& settings);
+
+}  // namespace radar::record
