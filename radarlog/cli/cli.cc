@@ -171,13 +171,6 @@ struct FileSink {
 
 }  // namespace
 
-std::string terminalSafe(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  log::appendEscaped(out, text, log::Escaping::Terminal);
-  return out;
-}
-
 void printTerminalSafe(std::FILE* f, std::string_view text) {
   FileSink sink{f};
   log::appendEscaped(sink, text, log::Escaping::Terminal);

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "log/escape.h"
+
 namespace radar::cli {
 
 // Exit codes every subcommand follows.
@@ -63,7 +65,7 @@ std::string findExecutable(const std::string& name);
 // print on a terminal: control characters (newlines and escape sequences
 // included, C1 controls too) and bytes that are not UTF-8 are written as
 // \n, \t, \e or \xNN; printable UTF-8 is kept.
-std::string terminalSafe(std::string_view text);
+using log::terminalSafe;
 // The same, written to `out` as it goes (large texts are not copied).
 void printTerminalSafe(std::FILE* out, std::string_view text);
 

@@ -8,9 +8,12 @@
 
 #include "binding/binding.h"
 #include "cli/cli.h"
+#include "trace/select.h"
 #include "trace/trace.h"
 
 namespace radar::cli {
+
+using trace::findProcesses;
 
 // Which network description names and decodes: --net FILE, else the one
 // the recording carries (radar run), unless --no-net.
@@ -51,11 +54,6 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
 // log was damaged or could not be read (kExitDamaged: the story is partial,
 // which a script must be able to tell). A usage error stays one.
 int storyExitStatus(const trace::Trace& t, int status);
-
-// A process named by pid ("4123"), by name ("parser") or "name[pid]":
-// every image that matches. Sets *error when none does, or when a name is
-// ambiguous and `unique` is asked for.
-std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique, std::string* error);
 
 std::string jsonString(const std::string& s);
 

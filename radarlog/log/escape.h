@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "log/plain_text.h"
@@ -97,6 +98,15 @@ void appendEscaped(Sink& out, std::string_view text, Escaping how) {
     }
     i += escape_detail::one(out, text, i, how);
   }
+}
+
+// Text safe to print on a terminal (Escaping::Terminal): a recorded name
+// cannot move the cursor or change the terminal's settings.
+inline std::string terminalSafe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  appendEscaped(out, text, Escaping::Terminal);
+  return out;
 }
 
 }  // namespace radar::log
