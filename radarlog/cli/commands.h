@@ -11,6 +11,13 @@ struct Command {
   int (*run)(int argc, char** argv);  // argv[0] is the command name
 };
 
+// radar's whole command line (argv[0] is "radar"): the command it names,
+// run, or its help; the command's exit status. What main() calls, and
+// what tests call in-process.
+int runCommandLine(int argc, char** argv);
+// The command of that name, among those built; null if none.
+const Command* findCommand(const char* name);
+
 int runDump(int argc, char** argv);
 extern const char kDumpHelp[];
 // Declared unconditionally: the table in main.cc lists only those built.

@@ -17,7 +17,7 @@ set(RADAR_STAGES
   "radar_export"                                           # the trace in other tools' formats (replay-gui/export/)
   "radar_driver radar_rerun_preload radar-launch"         # the re-run (single-process-driver/)
   "radar_app radar-replay"                                # the replay window (replay-gui/app/)
-  "radar_cli radar")                                       # the front door (radarlog/cli/)
+  "radar_cli radar_commands radar")                        # the front door (radarlog/cli/)
 
 function(radar_stage_of name out)
   set(i 0)
