@@ -118,6 +118,108 @@ uint32_t lastEventAsked(const trace::Trace& t, const std::optional<std::string>&
   return last;
 }
 
+std::string whoOf(const trace::Trace& t, const analysis::PathSegment& s) {
+  std::string w = s.process == trace::kNone ? std::string("?") : t.label(s.process);
+  if (s.channel != trace::kNone) w += " on " + t.channelName(s.channel);
+  return w;
+}
+
+void printPathJson(const trace::Trace& t, const analysis::CriticalPath& path, uint32_t to) {
+  std::printf("{\"to\":%u,\"from\":%u,\"begin_ns\":%lld,\"end_ns\":%lld,\"events\":[", to + 1, path.events.front() + 1,
+              static_cast<long long>(path.begin_ns), static_cast<long long>(path.end_ns));
+  for (size_t k = 0; k < path.events.size(); ++k) std::printf("%s%u", k ? "," : "", path.events[k] + 1);
+  std::printf("],\"segments\":[");
+  for (size_t k = 0; k < path.segments.size(); ++k) {
+    const auto& s = path.segments[k];
+    std::printf("%s{\"kind\":\"%s\",\"begin_ns\":%lld,\"ns\":%lld,\"process\":%s,\"channel\":%s,\"event\":%u}",
+                k ? "," : "", analysis::pathSegmentName(s.kind), static_cast<long long>(s.begin_ns),
+                static_cast<long long>(s.ns()),
+                s.process == trace::kNone ? "null" : jsonString(t.label(s.process)).c_str(),
+                s.channel == trace::kNone ? "null" : jsonString(t.channelName(s.channel)).c_str(), s.event + 1);
+  }
+  std::printf("],\"branches\":[");
+  for (size_t k = 0; k < path.branches.size() && k < 100; ++k)
+    std::printf("%s{\"from\":%u,\"to\":%u,\"slack_ns\":%lld}", k ? "," : "", path.branches[k].from + 1,
+                path.branches[k].to + 1, static_cast<long long>(path.branches[k].slack_ns));
+  std::printf("]}\n");
+}
+
+// The path, one line per stretch: consecutive segments of one kind and one
+// process (and channel) read as one.
+void printSegments(const trace::Trace& t, const analysis::CriticalPath& path) {
+  const analysis::Narrator narrator(t);
+  std::printf("%10s %10s  %-8s %-44s %s\n", "at ms", "ms", "kind", "process / channel", "up to event");
+  for (size_t k = 0; k < path.segments.size();) {
+    const auto& s = path.segments[k];
+    size_t j = k + 1;
+    int64_t end = s.end_ns;
+    while (j < path.segments.size() && path.segments[j].kind == s.kind && path.segments[j].process == s.process &&
+           path.segments[j].channel == s.channel) {
+      end = path.segments[j].end_ns;
+      ++j;
+    }
+    const uint32_t last = path.segments[j - 1].event;
+    std::printf("%10.3f %10.3f  %-8s %-44s %u: %s\n", ms(s.begin_ns - path.begin_ns), ms(end - s.begin_ns),
+                analysis::pathSegmentName(s.kind), terminalSafe(whoOf(t, s)).c_str(), last + 1,
+                terminalSafe(narrator.describe(last)).c_str());
+    k = j;
+  }
+}
+
+// Where the time went: by kind, by process, by channel; and the other ways
+// in with the least slack.
+void printTotals(const trace::Trace& t, const analysis::CriticalPath& path) {
+  const analysis::Narrator narrator(t);
+  const int64_t total = path.end_ns - path.begin_ns;
+  std::map<analysis::PathSegment::Kind, int64_t> by_kind;
+  std::map<uint32_t, std::map<analysis::PathSegment::Kind, int64_t>> by_process, by_channel;
+  for (const auto& s : path.segments) {
+    by_kind[s.kind] += s.ns();
+    if (s.process != trace::kNone) by_process[s.process][s.kind] += s.ns();
+    if (s.channel != trace::kNone) by_channel[s.channel][s.kind] += s.ns();
+  }
+  const analysis::PathSegment::Kind kinds[] = {
+      analysis::PathSegment::Kind::Running, analysis::PathSegment::Kind::Blocked, analysis::PathSegment::Kind::Transit,
+      analysis::PathSegment::Kind::Queued};
+  auto line = [&](const std::map<analysis::PathSegment::Kind, int64_t>& m) {
+    std::string out;
+    char buf[96];
+    for (auto k : kinds) {
+      const auto it = m.find(k);
+      if (it == m.end()) continue;
+      std::snprintf(buf, sizeof buf, "  %s %.3f ms (%.1f%%)", analysis::pathSegmentName(k), ms(it->second),
+                    total ? 100.0 * static_cast<double>(it->second) / static_cast<double>(total) : 0.0);
+      out += buf;
+    }
+    return out;
+  };
+  std::printf("\nby kind:%s\n", line(by_kind).c_str());
+  std::printf("by process:\n");
+  for (const auto& [p, m] : by_process) std::printf("  %-30s%s\n", terminalSafe(t.label(p)).c_str(), line(m).c_str());
+  if (!by_channel.empty()) {
+    std::printf("by channel:\n");
+    for (const auto& [c, m] : by_channel)
+      std::printf("  %-30s%s\n", terminalSafe(t.channelName(c)).c_str(), line(m).c_str());
+  }
+  if (!path.branches.empty()) {
+    std::printf("other ways in, least slack first:\n");
+    for (size_t k = 0; k < path.branches.size() && k < 5; ++k)
+      std::printf("  event %u -> event %u: %.3f ms of slack (%s)\n", path.branches[k].from + 1, path.branches[k].to + 1,
+                  ms(path.branches[k].slack_ns), terminalSafe(narrator.describe(path.branches[k].from)).c_str());
+  }
+}
+
+void printPath(const trace::Trace& t, const analysis::CriticalPath& path, uint32_t to) {
+  const analysis::Narrator narrator(t);
+  const int64_t total = path.end_ns - path.begin_ns;
+  std::printf("Critical path to event %u: %s\n", to + 1, terminalSafe(narrator.describe(to)).c_str());
+  std::printf("from event %u: %s\n", path.events.front() + 1,
+              terminalSafe(narrator.describe(path.events.front())).c_str());
+  std::printf("%.3f ms, %zu events on the path\n\n", ms(total), path.events.size());
+  printSegments(t, path);
+  printTotals(t, path);
+}
+
 }  // namespace
 
 int runCriticalPath(int argc, char** argv) {
@@ -155,93 +257,10 @@ int runCriticalPath(int argc, char** argv) {
     std::fprintf(stderr, "radar critical-path: %s\n", error.c_str());
     return kExitUsage;
   }
-  analysis::Narrator narrator(t);
-  auto who = [&](const analysis::PathSegment& s) {
-    std::string w = s.process == trace::kNone ? std::string("?") : t.label(s.process);
-    if (s.channel != trace::kNone) w += " on " + t.channelName(s.channel);
-    return w;
-  };
-
-  if (args.has("json")) {
-    std::printf("{\"to\":%u,\"from\":%u,\"begin_ns\":%lld,\"end_ns\":%lld,\"events\":[", to + 1,
-                path.events.front() + 1, static_cast<long long>(path.begin_ns), static_cast<long long>(path.end_ns));
-    for (size_t k = 0; k < path.events.size(); ++k) std::printf("%s%u", k ? "," : "", path.events[k] + 1);
-    std::printf("],\"segments\":[");
-    for (size_t k = 0; k < path.segments.size(); ++k) {
-      const auto& s = path.segments[k];
-      std::printf("%s{\"kind\":\"%s\",\"begin_ns\":%lld,\"ns\":%lld,\"process\":%s,\"channel\":%s,\"event\":%u}",
-                  k ? "," : "", analysis::pathSegmentName(s.kind), static_cast<long long>(s.begin_ns),
-                  static_cast<long long>(s.ns()),
-                  s.process == trace::kNone ? "null" : jsonString(t.label(s.process)).c_str(),
-                  s.channel == trace::kNone ? "null" : jsonString(t.channelName(s.channel)).c_str(), s.event + 1);
-    }
-    std::printf("],\"branches\":[");
-    for (size_t k = 0; k < path.branches.size() && k < 100; ++k)
-      std::printf("%s{\"from\":%u,\"to\":%u,\"slack_ns\":%lld}", k ? "," : "", path.branches[k].from + 1,
-                  path.branches[k].to + 1, static_cast<long long>(path.branches[k].slack_ns));
-    std::printf("]}\n");
-    return kExitOk;
-  }
-
-  const int64_t total = path.end_ns - path.begin_ns;
-  std::printf("Critical path to event %u: %s\n", to + 1, terminalSafe(narrator.describe(to)).c_str());
-  std::printf("from event %u: %s\n", path.events.front() + 1,
-              terminalSafe(narrator.describe(path.events.front())).c_str());
-  std::printf("%.3f ms, %zu events on the path\n\n", ms(total), path.events.size());
-  // Consecutive segments of one kind and one process (and channel) read as one.
-  std::printf("%10s %10s  %-8s %-44s %s\n", "at ms", "ms", "kind", "process / channel", "up to event");
-  for (size_t k = 0; k < path.segments.size();) {
-    const auto& s = path.segments[k];
-    size_t j = k + 1;
-    int64_t end = s.end_ns;
-    while (j < path.segments.size() && path.segments[j].kind == s.kind && path.segments[j].process == s.process &&
-           path.segments[j].channel == s.channel) {
-      end = path.segments[j].end_ns;
-      ++j;
-    }
-    const uint32_t last = path.segments[j - 1].event;
-    std::printf("%10.3f %10.3f  %-8s %-44s %u: %s\n", ms(s.begin_ns - path.begin_ns), ms(end - s.begin_ns),
-                analysis::pathSegmentName(s.kind), terminalSafe(who(s)).c_str(), last + 1,
-                terminalSafe(narrator.describe(last)).c_str());
-    k = j;
-  }
-  // Totals.
-  std::map<analysis::PathSegment::Kind, int64_t> by_kind;
-  std::map<uint32_t, std::map<analysis::PathSegment::Kind, int64_t>> by_process, by_channel;
-  for (const auto& s : path.segments) {
-    by_kind[s.kind] += s.ns();
-    if (s.process != trace::kNone) by_process[s.process][s.kind] += s.ns();
-    if (s.channel != trace::kNone) by_channel[s.channel][s.kind] += s.ns();
-  }
-  const analysis::PathSegment::Kind kinds[] = {
-      analysis::PathSegment::Kind::Running, analysis::PathSegment::Kind::Blocked, analysis::PathSegment::Kind::Transit,
-      analysis::PathSegment::Kind::Queued};
-  auto line = [&](const std::map<analysis::PathSegment::Kind, int64_t>& m) {
-    std::string out;
-    char buf[96];
-    for (auto k : kinds) {
-      const auto it = m.find(k);
-      if (it == m.end()) continue;
-      std::snprintf(buf, sizeof buf, "  %s %.3f ms (%.1f%%)", analysis::pathSegmentName(k), ms(it->second),
-                    total ? 100.0 * static_cast<double>(it->second) / static_cast<double>(total) : 0.0);
-      out += buf;
-    }
-    return out;
-  };
-  std::printf("\nby kind:%s\n", line(by_kind).c_str());
-  std::printf("by process:\n");
-  for (const auto& [p, m] : by_process) std::printf("  %-30s%s\n", terminalSafe(t.label(p)).c_str(), line(m).c_str());
-  if (!by_channel.empty()) {
-    std::printf("by channel:\n");
-    for (const auto& [c, m] : by_channel)
-      std::printf("  %-30s%s\n", terminalSafe(t.channelName(c)).c_str(), line(m).c_str());
-  }
-  if (!path.branches.empty()) {
-    std::printf("other ways in, least slack first:\n");
-    for (size_t k = 0; k < path.branches.size() && k < 5; ++k)
-      std::printf("  event %u -> event %u: %.3f ms of slack (%s)\n", path.branches[k].from + 1, path.branches[k].to + 1,
-                  ms(path.branches[k].slack_ns), terminalSafe(narrator.describe(path.branches[k].from)).c_str());
-  }
+  if (args.has("json"))
+    printPathJson(t, path, to);
+  else
+    printPath(t, path, to);
   return kExitOk;
 }
 

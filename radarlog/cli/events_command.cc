@@ -47,20 +47,6 @@ const char kEventsHelp[] =
 
 namespace {
 
-bool kindMatches(const std::string& want, log::Kind k) {
-  using log::Category;
-  const Category c = log::categoryOf(k);
-  if (want == "send") return c == Category::Send;
-  if (want == "receive") return c == Category::Receive;
-  if (want == "process") return c == Category::Process;
-  if (want == "channel") return c == Category::Channel;
-  if (want == "readiness") return c == Category::Readiness;
-  if (want == "user") return c == Category::User;
-  if (want == "signal") return k == log::Kind::Signal || k == log::Kind::SignalWait || k == log::Kind::Kill;
-  if (want == "message") return c == Category::Send || c == Category::Receive;
-  return want == log::kindName(k);
-}
-
 // Where the story stops seeing a process (it began to use io_uring, shared
 // memory ...): a line after the event it began after, or before its first.
 class UnseenMarks {
@@ -138,30 +124,6 @@ struct Stretches {
   }
 };
 
-// A --kind: a category, "signal", "message", or a call's name.
-bool knownKind(const std::string& k) {
-  static const std::set<std::string> kinds = {"send",      "receive", "process", "channel",
-                                              "readiness", "user",    "signal",  "message"};
-  bool known = kinds.count(k);
-  for (unsigned v = 1; v < 256 && !known; ++v)
-    known = log::categoryOf(static_cast<log::Kind>(v)) != log::Category::Unknown &&
-            k == log::kindName(static_cast<log::Kind>(v));
-  return known;
-}
-
-// The channels a --channel names: by name or number; a named socket's name
-// selects every connection to it. False when none.
-bool selectChannels(const trace::Trace& t, const std::string& spec, std::set<uint32_t>* channels) {
-  bool found = false;
-  for (const auto& c : t.channels)
-    if (const std::string& name = t.channelName(c.index);
-        name == spec || std::to_string(c.index + 1) == spec || name.rfind(spec + " \u2190 ", 0) == 0) {
-      channels->insert(c.index);
-      found = true;
-    }
-  return found;
-}
-
 // One event as a line of JSON; with `contents`, what it carried, decoded.
 void printJsonEvent(const trace::Trace& t, const analysis::Narrator& narrator, uint32_t i,
                     const std::function<std::string(uint32_t)>& contents) {
@@ -201,6 +163,86 @@ void printJsonEvent(const trace::Trace& t, const analysis::Narrator& narrator, u
   std::printf(",\"text\":%s}\n", jsonString(narrator.describe(i)).c_str());
 }
 
+// The events asked for by --process, --channel and --kind; an error's
+// text when one names nothing.
+std::string readFilter(const Args& args, const trace::Trace& t, trace::EventFilter* filter) {
+  for (const auto& spec : args.values("process")) {
+    std::string error;
+    auto found = findProcesses(t, spec, false, &error);
+    if (found.empty()) return error;
+    filter->processes.insert(found.begin(), found.end());
+  }
+  for (const auto& spec : args.values("channel"))
+    if (!trace::selectChannels(t, spec, &filter->channels)) return "no channel '" + spec + "' in this recording";
+  filter->kinds = args.values("kind");
+  return "";
+}
+
+// Tells events one at a time in the form asked for: the narration (with
+// --decode, what each carried; the stretches of named patterns as one
+// event), JSON lines, or the event table as csv or jsonl.
+class EventTeller {
+ public:
+  EventTeller(const Loaded& loaded, const std::string& format, bool json, bool decode, bool expand)
+      : t_(*loaded.trace),
+        net_(loaded.net.get()),
+        format_(format),
+        json_(json),
+        decode_(decode),
+        named_(format == "text" && !json && !expand ? Stretches(net_, t_) : Stretches()),
+        narrator_(t_),
+        unseen_(t_),
+        rows_(t_),
+        print_contents_(net_, t_) {
+    if (format_ == "csv") exporting::writeCsvHeader(stdout);
+  }
+
+  void tell(uint32_t i) {
+    if (format_ != "text") {
+      rows_.fill(i, &row_);
+      (format_ == "csv" ? exporting::writeCsvRow : exporting::writeJsonRow)(stdout, row_);
+    } else if (json_) {
+      printJsonEvent(t_, narrator_, i,
+                     decode_ ? [this](uint32_t k) { return contents(k); } : std::function<std::string(uint32_t)>());
+    } else if (!named_.inside.empty() && named_.inside[i] != trace::kNone) {
+      tellStretch(i);
+    } else {
+      unseen_.before(i);
+      std::printf("%s\n", terminalSafe(narrator_.sentence(i)).c_str());
+      const trace::Event& e = t_.events[i];
+      if (decode_ && log::isData(e.eventKind()) && !(e.flags & trace::kEventFailed)) print_contents_(i);
+      unseen_.after(i);
+    }
+  }
+
+ private:
+  // What a data event carried, for --decode --json.
+  std::string contents(uint32_t i) const {
+    std::string text, error;
+    if (!netdesc::describeContents(net_, t_, i, &text, &error)) text = "(cannot read its bytes: " + error + ")\n";
+    return text;
+  }
+  // A stretch of a named pattern: told once, where it begins.
+  void tellStretch(uint32_t i) const {
+    const analysis::NamedStretch& st = named_.stretches[named_.inside[i]];
+    if (i != st.first) return;
+    std::printf("Process %s does %s × %llu (events %u to %u; --expand tells them). Event %u.\n",
+                terminalSafe(t_.label(st.process)).c_str(), terminalSafe(named_.names[st.name].name).c_str(),
+                static_cast<unsigned long long>(st.repetitions), st.first + 1, st.last + 1, st.first + 1);
+  }
+
+  const trace::Trace& t_;
+  const netdesc::Binding* net_;
+  const std::string format_;
+  const bool json_, decode_;
+  const Stretches named_;
+  const analysis::Narrator narrator_;
+  const UnseenMarks unseen_;
+  exporting::EventRows rows_;
+  exporting::EventRow row_;
+  ContentsPrinter print_contents_;
+};
+
 }  // namespace
 
 int runEvents(int argc, char** argv) {
@@ -223,7 +265,7 @@ int runEvents(int argc, char** argv) {
   unsigned long long from = 1, to = ~0ull;
   if (!args.number("from", &from, 1) || !args.number("to", &to, ~0ull)) return usageError("events", args.error());
   for (const auto& k : args.values("kind"))
-    if (!knownKind(k)) return usageError("events", "unknown kind '" + k + "'");
+    if (!trace::knownKind(k)) return usageError("events", "unknown kind '" + k + "'");
   const std::string format = args.value("format").value_or("text");
   if (format != "text" && format != "csv" && format != "jsonl")
     return usageError("events", "--format: expected text, csv or jsonl, got '" + format + "'");
@@ -232,74 +274,12 @@ int runEvents(int argc, char** argv) {
   const Loaded loaded = loadForCommand("events", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
-  const bool decode = args.has("decode");
-  // What a data event carried, for --decode.
-  auto contents = [&](uint32_t i) {
-    std::string text, error;
-    if (!netdesc::describeContents(loaded.net.get(), t, i, &text, &error))
-      text = "(cannot read its bytes: " + error + ")\n";
-    return text;
-  };
-  ContentsPrinter printContents(loaded.net.get(), t);
-
-  std::set<uint32_t> processes;
-  for (const auto& spec : args.values("process")) {
-    std::string error;
-    auto found = findProcesses(t, spec, false, &error);
-    if (found.empty()) return usageError("events", error);
-    processes.insert(found.begin(), found.end());
-  }
-  std::set<uint32_t> channels;
-  for (const auto& spec : args.values("channel"))
-    if (!selectChannels(t, spec, &channels)) return usageError("events", "no channel '" + spec + "' in this recording");
-  const auto wanted_kinds = args.values("kind");
-  const bool json = args.has("json");
-  // The stretches of the patterns the description names, each told as one
-  // event where it begins (the narration only; --expand tells them all).
-  const Stretches named =
-      format == "text" && !json && !args.has("expand") ? Stretches(loaded.net.get(), t) : Stretches();
-  const auto& [names, stretches, inside] = named;
-  analysis::Narrator narrator(t);
-  const UnseenMarks unseen(t);
-  exporting::EventRows rows(t);
-  exporting::EventRow row;
-  if (format == "csv") exporting::writeCsvHeader(stdout);
+  trace::EventFilter filter;
+  if (const std::string error = readFilter(args, t, &filter); !error.empty()) return usageError("events", error);
+  EventTeller teller(loaded, format, args.has("json"), args.has("decode"), args.has("expand"));
   const uint64_t last = std::min<uint64_t>(to, t.events.size());
-  for (uint64_t n = std::max<uint64_t>(from, 1); n <= last; ++n) {
-    const uint32_t i = static_cast<uint32_t>(n - 1);
-    const trace::Event& e = t.events[i];
-    if (!processes.empty() && !processes.count(e.process)) continue;
-    const uint32_t ch = t.channelOf(i);
-    if (!channels.empty() && (ch == trace::kNone || !channels.count(ch))) continue;
-    if (!wanted_kinds.empty()) {
-      bool ok = false;
-      for (const auto& k : wanted_kinds) ok |= kindMatches(k, e.eventKind());
-      if (!ok) continue;
-    }
-    if (format != "text") {
-      rows.fill(i, &row);
-      (format == "csv" ? exporting::writeCsvRow : exporting::writeJsonRow)(stdout, row);
-      continue;
-    }
-    if (!json && !inside.empty() && inside[i] != trace::kNone) {
-      const analysis::NamedStretch& st = stretches[inside[i]];
-      if (i == st.first)
-        std::printf("Process %s does %s × %llu (events %u to %u; --expand tells them). Event %u.\n",
-                    terminalSafe(t.label(st.process)).c_str(), terminalSafe(names[st.name].name).c_str(),
-                    static_cast<unsigned long long>(st.repetitions), st.first + 1, st.last + 1, st.first + 1);
-      continue;
-    }
-    if (!json) {
-      unseen.before(i);
-      std::printf("%s\n", terminalSafe(narrator.sentence(i)).c_str());
-      if (decode && log::isData(e.eventKind()) && !(e.flags & trace::kEventFailed)) {
-        printContents(i);
-      }
-      unseen.after(i);
-      continue;
-    }
-    printJsonEvent(t, narrator, i, decode ? contents : std::function<std::string(uint32_t)>());
-  }
+  for (uint64_t n = std::max<uint64_t>(from, 1); n <= last; ++n)
+    if (filter.wants(t, static_cast<uint32_t>(n - 1))) teller.tell(static_cast<uint32_t>(n - 1));
   return storyExitStatus(t, kExitOk);
 }
 

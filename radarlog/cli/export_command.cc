@@ -67,6 +67,82 @@ std::string unknownDecodeAsChannel(const trace::Trace& t, const exporting::Pcapn
 }
 }  // namespace
 
+namespace {
+
+// Seconds since the last call (the first: since it was made): how long each
+// file took, beyond loading and merging (docs/performance.md).
+class Lap {
+ public:
+  double seconds() {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - start_).count();
+    start_ = now;
+    return s;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+bool exportPcapng(const trace::Trace& t, const exporting::PcapngOptions& pcapng, const std::string* path, Lap& lap) {
+  std::string error;
+  exporting::PcapngCounts counts;
+  if (!writeStream(
+          *path, [&](std::FILE* f, std::string* e) { return exporting::writePcapng(t, pcapng, f, &counts, e); },
+          &error)) {
+    std::fprintf(stderr, "radar export: %s\n", error.c_str());
+    return false;
+  }
+  std::fprintf(stderr, "radar export: %s: %llu packets, %llu bytes of messages, %llu channels in %.3f s\n",
+               path->c_str(), static_cast<unsigned long long>(counts.packets),
+               static_cast<unsigned long long>(counts.payload_bytes), static_cast<unsigned long long>(counts.streams),
+               lap.seconds());
+  return true;
+}
+
+bool exportPerfetto(const trace::Trace& t, const std::string* path, Lap& lap) {
+  std::string error;
+  exporting::PerfettoCounts counts;
+  if (!writeStream(
+          *path, [&](std::FILE* f, std::string* e) { return exporting::writePerfetto(t, f, &counts, e); }, &error)) {
+    std::fprintf(stderr, "radar export: %s\n", error.c_str());
+    return false;
+  }
+  std::fprintf(
+      stderr,
+      "radar export: %s: %llu process and %llu thread tracks, %llu slices, %llu instants, %llu flows in %.3f s\n",
+      path->c_str(), static_cast<unsigned long long>(counts.process_tracks),
+      static_cast<unsigned long long>(counts.thread_tracks), static_cast<unsigned long long>(counts.slices),
+      static_cast<unsigned long long>(counts.instants), static_cast<unsigned long long>(counts.flows), lap.seconds());
+  return true;
+}
+
+bool exportSqlite(const trace::Trace& t, bool bytes, const std::string* path, Lap& lap) {
+  std::string error;
+  exporting::DatabaseOptions options;
+  options.bytes = bytes;
+  options.radar_version = RADAR_VERSION;
+  exporting::DatabaseCounts counts;
+  if (!writeThroughTemporary(
+          *path,
+          [&](const std::string& partial, std::string* e) {
+            ::unlink(partial.c_str());  // writeDatabase makes it
+            if (exporting::writeDatabase(t, partial, options, &counts, e)) return true;
+            *e = "cannot write " + *path + ": " + *e;
+            return false;
+          },
+          &error)) {
+    std::fprintf(stderr, "radar export: %s\n", error.c_str());
+    return false;
+  }
+  std::fprintf(stderr, "radar export: %s: %llu events, %llu messages in %.3f s\n", path->c_str(),
+               static_cast<unsigned long long>(counts.events), static_cast<unsigned long long>(counts.messages),
+               lap.seconds());
+  return true;
+}
+
+}  // namespace
+
 int runExport(int argc, char** argv) {
   Args args;
   if (!args.parse(argc, argv, 1,
@@ -97,63 +173,12 @@ int runExport(int argc, char** argv) {
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
   if (std::string bad = unknownDecodeAsChannel(t, pcapng); !bad.empty()) return usageError("export", bad);
-  std::string error;
-  // How long each file took, beyond loading and merging (docs/performance.md).
-  auto seconds = [start = std::chrono::steady_clock::now()]() mutable {
-    const auto now = std::chrono::steady_clock::now();
-    const double s = std::chrono::duration<double>(now - start).count();
-    start = now;
-    return s;
-  };
-  seconds();
-  if (auto path = args.value("pcapng")) {
-    exporting::PcapngCounts counts;
-    if (!writeStream(
-            *path, [&](std::FILE* f, std::string* e) { return exporting::writePcapng(t, pcapng, f, &counts, e); },
-            &error)) {
-      std::fprintf(stderr, "radar export: %s\n", error.c_str());
-      return kExitUsage;
-    }
-    std::fprintf(stderr, "radar export: %s: %llu packets, %llu bytes of messages, %llu channels in %.3f s\n",
-                 path->c_str(), static_cast<unsigned long long>(counts.packets),
-                 static_cast<unsigned long long>(counts.payload_bytes), static_cast<unsigned long long>(counts.streams),
-                 seconds());
-  }
-  if (auto path = args.value("perfetto")) {
-    exporting::PerfettoCounts counts;
-    if (!writeStream(
-            *path, [&](std::FILE* f, std::string* e) { return exporting::writePerfetto(t, f, &counts, e); }, &error)) {
-      std::fprintf(stderr, "radar export: %s\n", error.c_str());
-      return kExitUsage;
-    }
-    std::fprintf(
-        stderr,
-        "radar export: %s: %llu process and %llu thread tracks, %llu slices, %llu instants, %llu flows in %.3f s\n",
-        path->c_str(), static_cast<unsigned long long>(counts.process_tracks),
-        static_cast<unsigned long long>(counts.thread_tracks), static_cast<unsigned long long>(counts.slices),
-        static_cast<unsigned long long>(counts.instants), static_cast<unsigned long long>(counts.flows), seconds());
-  }
-  if (auto path = args.value("sqlite")) {
-    exporting::DatabaseOptions options;
-    options.bytes = args.has("bytes");
-    options.radar_version = RADAR_VERSION;
-    exporting::DatabaseCounts counts;
-    if (!writeThroughTemporary(
-            *path,
-            [&](const std::string& partial, std::string* e) {
-              ::unlink(partial.c_str());  // writeDatabase makes it
-              if (exporting::writeDatabase(t, partial, options, &counts, e)) return true;
-              *e = "cannot write " + *path + ": " + *e;
-              return false;
-            },
-            &error)) {
-      std::fprintf(stderr, "radar export: %s\n", error.c_str());
-      return kExitUsage;
-    }
-    std::fprintf(stderr, "radar export: %s: %llu events, %llu messages in %.3f s\n", path->c_str(),
-                 static_cast<unsigned long long>(counts.events), static_cast<unsigned long long>(counts.messages),
-                 seconds());
-  }
+  Lap lap;
+  const auto pcapng_path = args.value("pcapng"), perfetto_path = args.value("perfetto");
+  const auto sqlite_path = args.value("sqlite");
+  if (pcapng_path && !exportPcapng(t, pcapng, &*pcapng_path, lap)) return kExitUsage;
+  if (perfetto_path && !exportPerfetto(t, &*perfetto_path, lap)) return kExitUsage;
+  if (sqlite_path && !exportSqlite(t, args.has("bytes"), &*sqlite_path, lap)) return kExitUsage;
   return kExitOk;
 }
 

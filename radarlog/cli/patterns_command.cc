@@ -41,62 +41,43 @@ std::string processList(const trace::Trace& t, const std::vector<uint32_t>& proc
 
 }  // namespace
 
-int runPatterns(int argc, char** argv) {
-  Args args;
-  if (!args.parse(argc, argv, 1,
-                  {{"json", 0, false}, {"all", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption}))
-    return usageError("patterns", args.error());
-  if (args.positional().empty()) return usageError("patterns", "no recording given");
-  const Loaded loaded = loadForCommand("patterns", args.positional(), netChoice(args), args.has("merge-unrelated"));
-  if (!loaded) return kExitUsage;
-  const trace::Trace& t = *loaded.trace;
-  const analysis::Patterns found = analysis::findPatterns(t, netdesc::patternOptions(loaded.net.get(), t));
-  // The description's names for them.
-  const std::vector<analysis::PatternName> names = netdesc::patternNames(loaded.net.get());
-  std::vector<bool> matched;
-  const std::vector<analysis::NamedStretch> named = analysis::namedStretches(found, names, &matched);
-  std::vector<std::string> name_of(found.patterns.size());
-  for (const auto& st : named) name_of[st.pattern] = names[st.name].name;
-  for (size_t n = 0; n < names.size(); ++n)
-    if (!matched[n])
-      std::fprintf(stderr, "radar patterns: the description's pattern '%s' matches no pattern found\n",
-                   terminalSafe(names[n].name).c_str());
-  const size_t shown = args.has("all") ? found.patterns.size() : std::min<size_t>(found.patterns.size(), 40);
+namespace {
 
-  if (args.has("json")) {
-    std::printf("{\"calls\":%llu,\"patterns\":[", static_cast<unsigned long long>(found.symbols));
-    for (size_t k = 0; k < shown; ++k) {
-      const auto& p = found.patterns[k];
-      std::printf("%s{\"kind\":\"%s\",\"name\":%s,\"process\":%s,\"processes\":[", k ? "," : "",
-                  analysis::patternKindName(p.kind), name_of[k].empty() ? "null" : jsonString(name_of[k]).c_str(),
-                  jsonString(p.process_name).c_str());
-      for (size_t j = 0; j < p.processes.size(); ++j)
-        std::printf("%s%s", j ? "," : "", jsonString(t.label(p.processes[j])).c_str());
-      std::printf("],\"steps\":[");
-      for (size_t j = 0; j < p.unit.size(); ++j)
-        std::printf("%s{\"text\":%s,\"min_run\":%u,\"max_run\":%u}", j ? "," : "", jsonString(p.unit[j].text).c_str(),
-                    p.unit[j].min_run, p.unit[j].max_run);
-      std::printf("],\"repetitions\":%llu,\"stretches\":%u,\"first_event\":%u,\"last_event\":%u,\"example\":[",
-                  static_cast<unsigned long long>(p.repetitions), p.occurrences, p.first_event + 1, p.last_event + 1);
-      for (size_t j = 0; j < p.example.size(); ++j) std::printf("%s%u", j ? "," : "", p.example[j] + 1);
-      std::printf("],\"chance\":%.3g,\"most_queued\":%u}", p.chance, p.most_queued);
-    }
-    std::printf("],\"links\":[");
-    for (size_t k = 0; k < found.links.size(); ++k) {
-      std::printf("%s{\"kind\":\"%s\",\"patterns\":[", k ? "," : "",
-                  analysis::patternLinkKindName(found.links[k].kind));
-      for (size_t j = 0; j < found.links[k].patterns.size(); ++j)
-        std::printf("%s%u", j ? "," : "", found.links[k].patterns[j] + 1);
-      std::printf("]}");
-    }
-    std::printf("]}\n");
-    return kExitOk;
+void printPatternsJson(const trace::Trace& t, const analysis::Patterns& found, const std::vector<std::string>& name_of,
+                       size_t shown) {
+  std::printf("{\"calls\":%llu,\"patterns\":[", static_cast<unsigned long long>(found.symbols));
+  for (size_t k = 0; k < shown; ++k) {
+    const auto& p = found.patterns[k];
+    std::printf("%s{\"kind\":\"%s\",\"name\":%s,\"process\":%s,\"processes\":[", k ? "," : "",
+                analysis::patternKindName(p.kind), name_of[k].empty() ? "null" : jsonString(name_of[k]).c_str(),
+                jsonString(p.process_name).c_str());
+    for (size_t j = 0; j < p.processes.size(); ++j)
+      std::printf("%s%s", j ? "," : "", jsonString(t.label(p.processes[j])).c_str());
+    std::printf("],\"steps\":[");
+    for (size_t j = 0; j < p.unit.size(); ++j)
+      std::printf("%s{\"text\":%s,\"min_run\":%u,\"max_run\":%u}", j ? "," : "", jsonString(p.unit[j].text).c_str(),
+                  p.unit[j].min_run, p.unit[j].max_run);
+    std::printf("],\"repetitions\":%llu,\"stretches\":%u,\"first_event\":%u,\"last_event\":%u,\"example\":[",
+                static_cast<unsigned long long>(p.repetitions), p.occurrences, p.first_event + 1, p.last_event + 1);
+    for (size_t j = 0; j < p.example.size(); ++j) std::printf("%s%u", j ? "," : "", p.example[j] + 1);
+    std::printf("],\"chance\":%.3g,\"most_queued\":%u}", p.chance, p.most_queued);
   }
+  std::printf("],\"links\":[");
+  for (size_t k = 0; k < found.links.size(); ++k) {
+    std::printf("%s{\"kind\":\"%s\",\"patterns\":[", k ? "," : "", analysis::patternLinkKindName(found.links[k].kind));
+    for (size_t j = 0; j < found.links[k].patterns.size(); ++j)
+      std::printf("%s%u", j ? "," : "", found.links[k].patterns[j] + 1);
+    std::printf("]}");
+  }
+  std::printf("]}\n");
+}
 
+void printPatterns(const trace::Trace& t, const analysis::Patterns& found, const std::vector<std::string>& name_of,
+                   size_t shown) {
   if (found.patterns.empty()) {
     std::printf("no pattern: nothing in the %llu calls repeats more than chance would\n",
                 static_cast<unsigned long long>(found.symbols));
-    return kExitOk;
+    return;
   }
   std::printf(
       "%zu pattern%s in %llu calls%s\n\n", found.patterns.size(), found.patterns.size() == 1 ? "" : "s",
@@ -126,6 +107,36 @@ int runPatterns(int argc, char** argv) {
       std::printf("  %s: %s\n", analysis::patternLinkKindName(l.kind), terminalSafe(chain).c_str());
     }
   }
+}
+
+}  // namespace
+
+int runPatterns(int argc, char** argv) {
+  Args args;
+  if (!args.parse(argc, argv, 1,
+                  {{"json", 0, false}, {"all", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption}))
+    return usageError("patterns", args.error());
+  if (args.positional().empty()) return usageError("patterns", "no recording given");
+  const Loaded loaded = loadForCommand("patterns", args.positional(), netChoice(args), args.has("merge-unrelated"));
+  if (!loaded) return kExitUsage;
+  const trace::Trace& t = *loaded.trace;
+  const analysis::Patterns found = analysis::findPatterns(t, netdesc::patternOptions(loaded.net.get(), t));
+  // The description's names for them.
+  const std::vector<analysis::PatternName> names = netdesc::patternNames(loaded.net.get());
+  std::vector<bool> matched;
+  const std::vector<analysis::NamedStretch> named = analysis::namedStretches(found, names, &matched);
+  std::vector<std::string> name_of(found.patterns.size());
+  for (const auto& st : named) name_of[st.pattern] = names[st.name].name;
+  for (size_t n = 0; n < names.size(); ++n)
+    if (!matched[n])
+      std::fprintf(stderr, "radar patterns: the description's pattern '%s' matches no pattern found\n",
+                   terminalSafe(names[n].name).c_str());
+  const size_t shown = args.has("all") ? found.patterns.size() : std::min<size_t>(found.patterns.size(), 40);
+
+  if (args.has("json"))
+    printPatternsJson(t, found, name_of, shown);
+  else
+    printPatterns(t, found, name_of, shown);
   return kExitOk;
 }
 

@@ -335,6 +335,63 @@ bool shellLoop(sqlite3* db, Printer* printer) {
 
 }  // namespace
 
+namespace {
+
+// The cached database of a recording, when it is there and current.
+sqlite3* openCached(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (path.empty() || ::access(path.c_str(), R_OK) != 0) return nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK || !schemaIsCurrent(db)) {
+    sqlite3_close(db);
+    return nullptr;
+  }
+  return db;
+}
+
+// A new database of the trace at `path` (a temporary one, gone when
+// closed, when there is no cache), opened read-only; null after saying why.
+sqlite3* makeDatabase(const trace::Trace& t, std::string path) {
+  bool temporary = false;
+  if (path.empty()) {
+    char name[] = "/tmp/radar-sql-XXXXXX";
+    const int fd = ::mkstemp(name);
+    if (fd < 0) {
+      std::fprintf(stderr, "radar sql: cannot make a temporary database: %s\n", std::strerror(errno));
+      return nullptr;
+    }
+    ::close(fd);
+    path = std::string(name) + ".sqlite";
+    ::unlink(name);
+    temporary = true;
+  }
+  exporting::DatabaseOptions options;
+  options.radar_version = RADAR_VERSION;
+  std::string error;
+  const bool made = writeThroughTemporary(
+      path,
+      [&](const std::string& partial, std::string* e) {
+        ::unlink(partial.c_str());  // writeDatabase makes it
+        if (exporting::writeDatabase(t, partial, options, nullptr, e)) return true;
+        *e = "cannot write " + path + ": " + *e;
+        return false;
+      },
+      &error);
+  if (!made) {
+    std::fprintf(stderr, "radar sql: %s\n", error.c_str());
+    return nullptr;
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::fprintf(stderr, "radar sql: cannot open %s: %s\n", path.c_str(), sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return nullptr;
+  }
+  if (temporary) ::unlink(path.c_str());  // open: readable until closed
+  return db;
+}
+
+}  // namespace
+
 int runSql(int argc, char** argv) {
   Args args;
   if (!args.parse(argc, argv, 1,
@@ -368,51 +425,11 @@ int runSql(int argc, char** argv) {
 
   const std::string key = args.has("no-cache") ? "" : cacheKey(dirs, net, merge_unrelated);
   const std::string cache = key.empty() ? "" : cacheDirectory();
-  std::string path = cache.empty() ? "" : cache + "/" + key + ".sqlite";
-  bool temporary = false;
-  sqlite3* db = nullptr;
-  if (!path.empty() && ::access(path.c_str(), R_OK) == 0) {
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK || !schemaIsCurrent(db)) {
-      sqlite3_close(db);
-      db = nullptr;
-    }
-  }
+  const std::string path = cache.empty() ? "" : cache + "/" + key + ".sqlite";
+  sqlite3* db = openCached(path);
   if (!db) {
     std::string error;
-    if (!trace(&error)) return kExitUsage;
-    if (path.empty()) {
-      char name[] = "/tmp/radar-sql-XXXXXX";
-      const int fd = ::mkstemp(name);
-      if (fd < 0) {
-        std::fprintf(stderr, "radar sql: cannot make a temporary database: %s\n", std::strerror(errno));
-        return kExitUsage;
-      }
-      ::close(fd);
-      path = std::string(name) + ".sqlite";
-      ::unlink(name);
-      temporary = true;
-    }
-    exporting::DatabaseOptions options;
-    options.radar_version = RADAR_VERSION;
-    const bool made = writeThroughTemporary(
-        path,
-        [&](const std::string& partial, std::string* e) {
-          ::unlink(partial.c_str());  // writeDatabase makes it
-          if (exporting::writeDatabase(*loaded.trace, partial, options, nullptr, e)) return true;
-          *e = "cannot write " + path + ": " + *e;
-          return false;
-        },
-        &error);
-    if (!made) {
-      std::fprintf(stderr, "radar sql: %s\n", error.c_str());
-      return kExitUsage;
-    }
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-      std::fprintf(stderr, "radar sql: cannot open %s: %s\n", path.c_str(), sqlite3_errmsg(db));
-      sqlite3_close(db);
-      return kExitUsage;
-    }
-    if (temporary) ::unlink(path.c_str());  // open: readable until closed
+    if (!trace(&error) || !(db = makeDatabase(*loaded.trace, path))) return kExitUsage;
   }
   std::string error;
   if (!exporting::addFunctions(db, trace, &error)) {

@@ -1,5 +1,6 @@
 #include "trace/select.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -39,6 +40,50 @@ std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& sp
     }
   }
   return out;
+}
+
+bool kindMatches(const std::string& want, log::Kind k) {
+  using log::Category;
+  const Category c = log::categoryOf(k);
+  if (want == "send") return c == Category::Send;
+  if (want == "receive") return c == Category::Receive;
+  if (want == "process") return c == Category::Process;
+  if (want == "channel") return c == Category::Channel;
+  if (want == "readiness") return c == Category::Readiness;
+  if (want == "user") return c == Category::User;
+  if (want == "signal") return k == log::Kind::Signal || k == log::Kind::SignalWait || k == log::Kind::Kill;
+  if (want == "message") return c == Category::Send || c == Category::Receive;
+  return want == log::kindName(k);
+}
+
+bool knownKind(const std::string& k) {
+  static const std::set<std::string> kinds = {"send",      "receive", "process", "channel",
+                                              "readiness", "user",    "signal",  "message"};
+  bool known = kinds.count(k);
+  for (unsigned v = 1; v < 256 && !known; ++v)
+    known = log::categoryOf(static_cast<log::Kind>(v)) != log::Category::Unknown &&
+            k == log::kindName(static_cast<log::Kind>(v));
+  return known;
+}
+
+bool selectChannels(const trace::Trace& t, const std::string& spec, std::set<uint32_t>* channels) {
+  bool found = false;
+  for (const auto& c : t.channels)
+    if (const std::string& name = t.channelName(c.index);
+        name == spec || std::to_string(c.index + 1) == spec || name.rfind(spec + " \u2190 ", 0) == 0) {
+      channels->insert(c.index);
+      found = true;
+    }
+  return found;
+}
+
+bool EventFilter::wants(const Trace& t, uint32_t i) const {
+  const Event& e = t.events[i];
+  if (!processes.empty() && !processes.count(e.process)) return false;
+  const uint32_t ch = t.channelOf(i);
+  if (!channels.empty() && (ch == kNone || !channels.count(ch))) return false;
+  return kinds.empty() ||
+         std::any_of(kinds.begin(), kinds.end(), [&](const std::string& k) { return kindMatches(k, e.eventKind()); });
 }
 
 }  // namespace radar::trace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,5 +15,24 @@ namespace radar::trace {
 // every image that matches. Sets *error when none does, or when a name is
 // ambiguous and `unique` is asked for.
 std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique, std::string* error);
+
+// Whether an event of kind `k` is what a --kind names: a category (send,
+// receive, process, channel, readiness, user), "signal", "message", or a
+// call's name (write, fork ...).
+bool kindMatches(const std::string& want, log::Kind k);
+// Whether a --kind names anything.
+bool knownKind(const std::string& want);
+
+// The channels a --channel names, added to `channels`: by name or number;
+// a named socket's name selects every connection to it. False when none.
+bool selectChannels(const Trace& t, const std::string& spec, std::set<uint32_t>* channels);
+
+// The events a user asked for: of these processes, on these channels, of
+// these kinds (each set empty: any).
+struct EventFilter {
+  std::set<uint32_t> processes, channels;
+  std::vector<std::string> kinds;
+  bool wants(const Trace& t, uint32_t event) const;
+};
 
 }  // namespace radar::trace
