@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "log/wait_status.h"
 #include "netdesc/plan.h"
 
 extern char** environ;
@@ -144,15 +145,8 @@ int main(int argc, char** argv) {
     auto it = names.find(pid);
     if (it == names.end()) continue;
     --left;
-    int code = 0;
-    if (WIFEXITED(status) && WEXITSTATUS(status)) {
-      code = WEXITSTATUS(status);
-      std::fprintf(stderr, "radar run: %s exited with status %d\n", it->second.c_str(), code);
-    } else if (WIFSIGNALED(status)) {
-      code = 128 + WTERMSIG(status);
-      std::fprintf(stderr, "radar run: %s was killed by signal %d (%s)\n", it->second.c_str(), WTERMSIG(status),
-                   strsignal(WTERMSIG(status)));
-    }
+    const int code = radar::log::shellExitStatus(status);
+    if (code) std::fprintf(stderr, "radar run: %s %s\n", it->second.c_str(), radar::log::statusText(status).c_str());
     if (code && !first_failure) first_failure = code;
   }
   return first_failure;

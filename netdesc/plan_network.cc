@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "log/executables.h"
 #include "netdesc/description.h"
 #include "netdesc/plan.h"
 
@@ -19,14 +20,7 @@ std::string findCommand(const std::string& command, const std::string& directory
     return executable(path) ? path : "";
   }
   if (executable(directory + "/" + command)) return directory + "/" + command;
-  const char* path = std::getenv("PATH");
-  for (std::string dirs = path ? path : "/usr/bin:/bin"; !dirs.empty();) {
-    const size_t colon = dirs.find(':');
-    const std::string dir = dirs.substr(0, colon);
-    dirs = colon == std::string::npos ? "" : dirs.substr(colon + 1);
-    if (!dir.empty() && executable(dir + "/" + command)) return dir + "/" + command;
-  }
-  return "";
+  return log::findExecutable(command, std::getenv("PATH"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "log/escape.h"
+#include "log/executables.h"
 
 namespace radar::cli {
 
@@ -137,20 +138,7 @@ std::string selfDirectory() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-std::string findExecutable(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  const std::string dirs = path ? path : "/bin:/usr/bin";
-  for (size_t at = 0; at <= dirs.size();) {
-    size_t end = dirs.find(':', at);
-    if (end == std::string::npos) end = dirs.size();
-    const std::string dir = dirs.substr(at, end - at);
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    at = end + 1;
-  }
-  return "";
-}
+std::string findExecutable(const std::string& name) { return log::findExecutable(name, std::getenv("PATH")); }
 
 namespace {
 

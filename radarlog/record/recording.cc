@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "log/executables.h"
 #include "log/file_hash.h"
 #include "log/finalize.h"
 #include "log/go_program.h"
@@ -34,15 +35,8 @@ namespace {
 // The file an exec of `name` ran, as execvp would find it from the
 // image's PATH and working directory.
 std::string resolveProgram(const std::string& name, const std::string& cwd, const std::string& path) {
-  auto absolute = [&](const std::string& p) { return p.empty() || p[0] == '/' ? p : cwd + "/" + p; };
-  if (name.find('/') != std::string::npos) return absolute(name);
-  std::stringstream dirs(path.empty() ? "/bin:/usr/bin" : path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = absolute((dir.empty() ? "." : dir) + "/" + name);
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return name;
+  const std::string found = log::findExecutable(name, path.empty() ? nullptr : path.c_str(), cwd);
+  return found.empty() ? name : found;
 }
 
 // Why a program leaves no log when exec'd under radar.
