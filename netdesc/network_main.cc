@@ -37,6 +37,36 @@ void forward(int sig) {
 // NAME of "NAME=VALUE".
 std::string variableName(const std::string& entry) { return entry.substr(0, entry.find('=')); }
 
+// The environment of a process of the plan, with its ports' descriptors
+// (in `keep`) named by RADAR_PORT_<NAME>; false after saying why.
+bool environmentOf(const radar::netdesc::PlanProcess& p, const std::map<std::string, int[2]>& channels,
+                   std::vector<std::string>* env, std::vector<int>* keep) {
+  using namespace radar::netdesc;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, kPortVariablePrefix, sizeof(kPortVariablePrefix) - 1) != 0) env->emplace_back(*e);
+  for (const auto& port : p.ports) {
+    std::string list;
+    for (const auto& end : port.ends) {
+      auto it = channels.find(end.substr(0, end.size() - 1));
+      if (end.size() < 2 || it == channels.end()) {
+        std::fprintf(stderr, "radar run: the plan names an unknown channel end '%s'\n", end.c_str());
+        return false;
+      }
+      const char which = end.back();
+      const int fd = it->second[which == 'r' || which == 'a' ? 0 : 1];
+      keep->push_back(fd);
+      list += (list.empty() ? "" : ",") + std::to_string(fd);
+    }
+    if (!list.empty()) env->push_back(portVariable(port.name) + "=" + list);
+  }
+  for (const auto& e : p.env) {
+    const std::string name = variableName(e);
+    for (auto it = env->begin(); it != env->end();) it = variableName(*it) == name ? env->erase(it) : it + 1;
+    env->push_back(e);
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,28 +110,7 @@ int main(int argc, char** argv) {
     // Its ports' descriptors, and the environment that names them.
     std::vector<int> keep;
     std::vector<std::string> env;
-    for (char** e = environ; *e; ++e)
-      if (std::strncmp(*e, kPortVariablePrefix, sizeof(kPortVariablePrefix) - 1) != 0) env.emplace_back(*e);
-    for (const auto& port : p.ports) {
-      std::string list;
-      for (const auto& end : port.ends) {
-        auto it = channels.find(end.substr(0, end.size() - 1));
-        if (end.size() < 2 || it == channels.end()) {
-          std::fprintf(stderr, "radar run: the plan names an unknown channel end '%s'\n", end.c_str());
-          return 2;
-        }
-        const char which = end.back();
-        const int fd = it->second[which == 'r' || which == 'a' ? 0 : 1];
-        keep.push_back(fd);
-        list += (list.empty() ? "" : ",") + std::to_string(fd);
-      }
-      if (!list.empty()) env.push_back(portVariable(port.name) + "=" + list);
-    }
-    for (const auto& e : p.env) {
-      const std::string name = variableName(e);
-      for (auto it = env.begin(); it != env.end();) it = variableName(*it) == name ? env.erase(it) : it + 1;
-      env.push_back(e);
-    }
+    if (!environmentOf(p, channels, &env, &keep)) return 2;
     std::vector<char*> child_argv{const_cast<char*>(p.argv0.c_str())};
     for (const auto& a : p.args) child_argv.push_back(const_cast<char*>(a.c_str()));
     child_argv.push_back(nullptr);

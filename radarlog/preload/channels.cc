@@ -252,6 +252,58 @@ uint64_t anonymousInode(int fd, ChannelOrigin origin, const char* proc, ChannelF
 
 // Classifies `fd` and, for a channel, records its CHANNEL definition under
 // `index` (0: a new index). Returns the table entry (0 if fd is not open).
+// A socket's kind, its addresses (kept in `local`, `peer` and `path`, which
+// `c` points into) and its peer; the flags its channel state starts with.
+uint64_t classifySocket(int fd, const struct stat& st, uint64_t peer_ino_hint, ChannelFields& c,
+                        sockaddr_storage& local, sockaddr_storage& peer, char (&path)[256]) {
+  uint64_t flags = 0;
+  const long domain = getsockoptInt(fd, SO_DOMAIN);
+  const long type = getsockoptInt(fd, SO_TYPE);
+  const long protocol = getsockoptInt(fd, SO_PROTOCOL);
+  c.domain = static_cast<int32_t>(domain);
+  c.socket_type = static_cast<int32_t>(type);
+  c.protocol = static_cast<int32_t>(protocol < 0 ? 0 : protocol);
+  socklen_t llen = sizeof(local), plen = sizeof(peer);
+  if (sys::raw(SYS_getsockname, fd, reinterpret_cast<long>(&local), reinterpret_cast<long>(&llen)) < 0) llen = 0;
+  const bool connected =
+      sys::raw(SYS_getpeername, fd, reinterpret_cast<long>(&peer), reinterpret_cast<long>(&plen)) == 0;
+  if (!connected) plen = 0;
+  c.local_address = &local;
+  c.local_address_len = llen;
+  c.peer_address = &peer;
+  c.peer_address_len = plen;
+  if (domain == AF_UNIX) {
+    c.type = type == SOCK_STREAM  ? ChannelType::UnixStream
+             : type == SOCK_DGRAM ? ChannelType::UnixDgram
+                                  : ChannelType::UnixSeqpacket;
+    const sockaddr_un* named = namedUnix(local, llen)  ? reinterpret_cast<sockaddr_un*>(&local)
+                               : namedUnix(peer, plen) ? reinterpret_cast<sockaddr_un*>(&peer)
+                                                       : nullptr;
+    if (named) {
+      flags |= kFlagStoreReceived;  // a named socket may have an outside peer
+      if (named->sun_path[0]) {
+        std::strncpy(path, named->sun_path, sizeof(path) - 1);
+      } else {  // abstract: shown as @name
+        path[0] = '@';
+        std::strncpy(path + 1, named->sun_path + 1, sizeof(path) - 2);
+      }
+      c.path = path;
+    }
+    c.peer_ino = peer_ino_hint ? peer_ino_hint : connected ? unixPeerInode(st.st_ino) : 0;
+    // Until the server accepts, a client's peer has no inode yet: ask
+    // again on the next uses.
+    if (!c.peer_ino && type != SOCK_DGRAM) flags |= kFlagPeerUnknown;
+  } else if (domain == AF_INET || domain == AF_INET6) {
+    c.type = type == SOCK_STREAM ? ChannelType::Tcp : type == SOCK_DGRAM ? ChannelType::Udp : ChannelType::OtherSocket;
+    flags |= kFlagStoreReceived;
+    if (!connected && type == SOCK_STREAM) flags |= kFlagPeerUnknown;
+  } else {
+    c.type = ChannelType::OtherSocket;
+    flags |= kFlagStoreReceived;
+  }
+  return flags;
+}
+
 uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_ino_hint) {
   struct stat st {};
   if (sys::fstat(fd, &st) < 0) return 0;
@@ -280,55 +332,9 @@ uint64_t classify(int fd, ChannelOrigin origin, uint32_t index, uint64_t peer_in
       }
       break;
     }
-    case S_IFSOCK: {
-      const long domain = getsockoptInt(fd, SO_DOMAIN);
-      const long type = getsockoptInt(fd, SO_TYPE);
-      const long protocol = getsockoptInt(fd, SO_PROTOCOL);
-      c.domain = static_cast<int32_t>(domain);
-      c.socket_type = static_cast<int32_t>(type);
-      c.protocol = static_cast<int32_t>(protocol < 0 ? 0 : protocol);
-      socklen_t llen = sizeof(local), plen = sizeof(peer);
-      if (sys::raw(SYS_getsockname, fd, reinterpret_cast<long>(&local), reinterpret_cast<long>(&llen)) < 0) llen = 0;
-      const bool connected =
-          sys::raw(SYS_getpeername, fd, reinterpret_cast<long>(&peer), reinterpret_cast<long>(&plen)) == 0;
-      if (!connected) plen = 0;
-      c.local_address = &local;
-      c.local_address_len = llen;
-      c.peer_address = &peer;
-      c.peer_address_len = plen;
-      if (domain == AF_UNIX) {
-        c.type = type == SOCK_STREAM  ? ChannelType::UnixStream
-                 : type == SOCK_DGRAM ? ChannelType::UnixDgram
-                                      : ChannelType::UnixSeqpacket;
-        const sockaddr_un* named = namedUnix(local, llen)  ? reinterpret_cast<sockaddr_un*>(&local)
-                                   : namedUnix(peer, plen) ? reinterpret_cast<sockaddr_un*>(&peer)
-                                                           : nullptr;
-        if (named) {
-          flags |= kFlagStoreReceived;  // a named socket may have an outside peer
-          if (named->sun_path[0]) {
-            std::strncpy(path, named->sun_path, sizeof(path) - 1);
-          } else {  // abstract: shown as @name
-            path[0] = '@';
-            std::strncpy(path + 1, named->sun_path + 1, sizeof(path) - 2);
-          }
-          c.path = path;
-        }
-        c.peer_ino = peer_ino_hint ? peer_ino_hint : connected ? unixPeerInode(st.st_ino) : 0;
-        // Until the server accepts, a client's peer has no inode yet: ask
-        // again on the next uses.
-        if (!c.peer_ino && type != SOCK_DGRAM) flags |= kFlagPeerUnknown;
-      } else if (domain == AF_INET || domain == AF_INET6) {
-        c.type = type == SOCK_STREAM  ? ChannelType::Tcp
-                 : type == SOCK_DGRAM ? ChannelType::Udp
-                                      : ChannelType::OtherSocket;
-        flags |= kFlagStoreReceived;
-        if (!connected && type == SOCK_STREAM) flags |= kFlagPeerUnknown;
-      } else {
-        c.type = ChannelType::OtherSocket;
-        flags |= kFlagStoreReceived;
-      }
+    case S_IFSOCK:
+      flags |= classifySocket(fd, st, peer_ino_hint, c, local, peer, path);
       break;
-    }
     case S_IFCHR: {
       const unsigned maj = major(st.st_rdev), min = minor(st.st_rdev);
       if (maj == 1 && (min == 8 || min == 9)) return makeEntry(0, kRandom, 0);

@@ -291,124 +291,162 @@ void Merger::matchStreams() {
 // whole, so a reader's consecutive receives are checked together until
 // they end where a send ends (a 4-byte length, then the message it
 // announces); what cannot be checked keeps the time order.
-std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vector<StreamItem>& in) {
-  constexpr size_t kWindow = 256;  // overlapping calls considered together
-  constexpr size_t kMaxGroup = 8;  // a reader's receives checked together
-  constexpr uint32_t kMaxTries = 20000;
+class ContentOrder {
+ public:
+  ContentOrder(const Merger& m, std::vector<StreamItem>& out, std::vector<StreamItem>& in)
+      : m_(m), out_(out), in_(in), confirmed_(in.size(), false) {}
+
+  std::vector<bool> run() {
+    for (size_t i = 0; i < in_.size(); ++i) {
+      // Once the stream's budget is spent, the search is not started again:
+      // the window below costs per receive even when every search gives up.
+      if (offset_ == 0 && head_ < out_.size() && !confirmed_[i] && stream_tries_ <= kMaxStreamTries) reorderFrom(i);
+      take(i);
+    }
+    return std::move(confirmed_);
+  }
+
+ private:
+  static constexpr size_t kWindow = 256;  // overlapping calls considered together
+  static constexpr size_t kMaxGroup = 8;  // a reader's receives checked together
+  static constexpr uint32_t kMaxTries = 20000;
   // For the whole stream: past it, the rest keeps the order of time (a
   // storm of overlapping calls must not make the merge take minutes).
-  constexpr uint64_t kMaxStreamTries = 2'000'000;
-  uint64_t stream_tries = 0;
-  auto hashed = [&](const StreamItem& it) { return (raw_.events[it.index].flags & kEventHasHash) != 0; };
-  auto actor = [&](const StreamItem& it) { return uint64_t{it.process} << 8 | raw_.events[it.index].thread; };
+  static constexpr uint64_t kMaxStreamTries = 2'000'000;
 
-  size_t head = 0;      // first send not fully received
-  uint64_t offset = 0;  // bytes of out[head] received
-  std::vector<size_t> path, group;
-  std::vector<bool> used, confirmed(in.size(), false);
-  std::vector<uint64_t> actors_ahead;
-  // Sends (from `head`, whole) whose bytes are `bytes` long with this hash.
-  auto findSends = [&](uint64_t bytes, uint32_t target) {
-    const size_t end = std::min(out.size(), head + kWindow);
-    used.assign(end - head, false);
-    path.clear();
-    uint32_t tries = 0;
-    auto search = [&](auto&& self, uint64_t so_far, uint32_t crc) -> bool {
-      if (++tries > kMaxTries || ++stream_tries > kMaxStreamTries) return false;
-      // out[k] may come next if it began before every send still ahead of
-      // it returned, and no earlier send of its writer is still ahead.
-      int64_t first_return = std::numeric_limits<int64_t>::max();
-      std::vector<uint64_t>& ahead = actors_ahead;
-      ahead.clear();
-      for (size_t k = head; k < end; ++k) {
-        if (used[k - head]) continue;
-        const uint64_t who = actor(out[k]);
-        const bool ok = hashed(out[k]) && wallOf(out[k].index, false) <= first_return &&
-                        std::find(ahead.begin(), ahead.end(), who) == ahead.end();
-        first_return = std::min(first_return, wallOf(out[k].index, true));
-        ahead.push_back(who);
-        if (!ok) continue;
-        const uint64_t total = so_far + out[k].bytes;
-        if (total > bytes) continue;
-        const uint32_t next = crc32cCombine(crc, raw_.events[out[k].index].hash, out[k].bytes);
-        used[k - head] = true;
-        path.push_back(k);
-        const std::vector<uint64_t> saved = ahead;
-        if (total == bytes ? next == target : self(self, total, next)) return true;
-        ahead = saved;
-        path.pop_back();
-        used[k - head] = false;
-      }
-      return false;
-    };
-    return search(search, 0, 0);
-  };
+  bool hashed(const StreamItem& it) const { return (m_.raw_.events[it.index].flags & kEventHasHash) != 0; }
+  uint64_t actor(const StreamItem& it) const { return uint64_t{it.process} << 8 | m_.raw_.events[it.index].thread; }
+  uint32_t hashOf(const StreamItem& it) const { return m_.raw_.events[it.index].hash; }
 
-  for (size_t i = 0; i < in.size(); ++i) {
-    // Once the stream's budget is spent, the search is not started again:
-    // the window below costs per receive even when every search gives up.
-    if (offset == 0 && head < out.size() && !confirmed[i] && stream_tries <= kMaxStreamTries) {
-      // The receives that may come next: in[i], and later ones that overlap
-      // every receive before them.
-      int64_t first_return = std::numeric_limits<int64_t>::max();
-      std::vector<uint64_t> readers_ahead;
-      for (size_t j = i; j < in.size() && j < i + kWindow; ++j) {
-        // in[j] may come next if it began before every receive ahead of it
-        // returned, and its reader has none ahead of it.
-        const uint64_t who = actor(in[j]);
-        const bool may = wallOf(in[j].index, false) <= first_return &&
-                         std::find(readers_ahead.begin(), readers_ahead.end(), who) == readers_ahead.end();
-        first_return = std::min(first_return, wallOf(in[j].index, true));
-        readers_ahead.push_back(who);
-        if (!may) continue;
-        if (in[j].peek || !in[j].bytes || !hashed(in[j])) {
-          if (j == i) break;  // nothing to check: the time order stands
-          continue;
-        }
-        // in[j], then the same reader's next receives, until their bytes
-        // are whole sends with the same hash.
-        group.assign(1, j);
-        uint64_t bytes = in[j].bytes;
-        uint32_t crc = raw_.events[in[j].index].hash;
-        bool found = findSends(bytes, crc);
-        for (size_t k = j + 1; !found && k < in.size() && group.size() < kMaxGroup; ++k) {
-          if (actor(in[k]) != actor(in[j])) continue;
-          if (in[k].peek || !in[k].bytes || !hashed(in[k])) break;
-          group.push_back(k);
-          crc = crc32cCombine(crc, raw_.events[in[k].index].hash, in[k].bytes);
-          bytes += in[k].bytes;
-          found = findSends(bytes, crc);
-        }
-        if (!found) continue;
-        // These receives, with these sends, come next.
-        std::vector<StreamItem> receives;
-        for (size_t k : group) receives.push_back(in[k]);
-        for (size_t k = i; k < in.size() && k <= group.back(); ++k)
-          if (std::find(group.begin(), group.end(), k) == group.end()) receives.push_back(in[k]);
-        std::copy(receives.begin(), receives.end(), in.begin() + i);
-        for (size_t k = 0; k < group.size(); ++k) confirmed[i + k] = true;
-        std::vector<StreamItem> sends;
-        for (size_t k : path) sends.push_back(out[k]);
-        for (size_t k = head; k < head + used.size(); ++k)
-          if (!used[k - head]) sends.push_back(out[k]);
-        std::copy(sends.begin(), sends.end(), out.begin() + head);
-        break;
+  // The receives that may come next: in[i], and later ones that overlap
+  // every receive before them. The first whose bytes (with its reader's
+  // next receives) are those of sends that may come next puts them, and
+  // those sends, next.
+  void reorderFrom(size_t i) {
+    int64_t first_return = std::numeric_limits<int64_t>::max();
+    std::vector<uint64_t> readers_ahead;
+    for (size_t j = i; j < in_.size() && j < i + kWindow; ++j) {
+      // in[j] may come next if it began before every receive ahead of it
+      // returned, and its reader has none ahead of it.
+      const uint64_t who = actor(in_[j]);
+      const bool may = m_.wallOf(in_[j].index, false) <= first_return &&
+                       std::find(readers_ahead.begin(), readers_ahead.end(), who) == readers_ahead.end();
+      first_return = std::min(first_return, m_.wallOf(in_[j].index, true));
+      readers_ahead.push_back(who);
+      if (!may) continue;
+      if (in_[j].peek || !in_[j].bytes || !hashed(in_[j])) {
+        if (j == i) return;  // nothing to check: the time order stands
+        continue;
       }
-    }
-    // Take in[i]'s bytes.
-    if (in[i].peek) continue;
-    uint64_t left = in[i].bytes;
-    while (left && head < out.size()) {
-      const uint64_t take = std::min<uint64_t>(left, out[head].bytes - offset);
-      left -= take;
-      offset += take;
-      if (offset == out[head].bytes) {
-        ++head;
-        offset = 0;
+      if (groupFrom(j)) {
+        putNext(i);
+        return;
       }
     }
   }
-  return confirmed;
+
+  // in[j], then the same reader's next receives, until their bytes are
+  // whole sends with the same hash (in `path_`).
+  bool groupFrom(size_t j) {
+    group_.assign(1, j);
+    uint64_t bytes = in_[j].bytes;
+    uint32_t crc = hashOf(in_[j]);
+    bool found = findSends(bytes, crc);
+    for (size_t k = j + 1; !found && k < in_.size() && group_.size() < kMaxGroup; ++k) {
+      if (actor(in_[k]) != actor(in_[j])) continue;
+      if (in_[k].peek || !in_[k].bytes || !hashed(in_[k])) break;
+      group_.push_back(k);
+      crc = crc32cCombine(crc, hashOf(in_[k]), in_[k].bytes);
+      bytes += in_[k].bytes;
+      found = findSends(bytes, crc);
+    }
+    return found;
+  }
+
+  // The group's receives, with the sends found for them, come next.
+  void putNext(size_t i) {
+    std::vector<StreamItem> receives;
+    for (size_t k : group_) receives.push_back(in_[k]);
+    for (size_t k = i; k < in_.size() && k <= group_.back(); ++k)
+      if (std::find(group_.begin(), group_.end(), k) == group_.end()) receives.push_back(in_[k]);
+    std::copy(receives.begin(), receives.end(), in_.begin() + i);
+    for (size_t k = 0; k < group_.size(); ++k) confirmed_[i + k] = true;
+    std::vector<StreamItem> sends;
+    for (size_t k : path_) sends.push_back(out_[k]);
+    for (size_t k = head_; k < head_ + used_.size(); ++k)
+      if (!used_[k - head_]) sends.push_back(out_[k]);
+    std::copy(sends.begin(), sends.end(), out_.begin() + head_);
+  }
+
+  // Sends (from head, whole) whose bytes are `bytes` long with this hash.
+  bool findSends(uint64_t bytes, uint32_t target) {
+    end_ = std::min(out_.size(), head_ + kWindow);
+    used_.assign(end_ - head_, false);
+    path_.clear();
+    tries_ = 0;
+    return search(bytes, target, 0, 0);
+  }
+
+  bool search(uint64_t bytes, uint32_t target, uint64_t so_far, uint32_t crc) {
+    if (++tries_ > kMaxTries || ++stream_tries_ > kMaxStreamTries) return false;
+    // out[k] may come next if it began before every send still ahead of
+    // it returned, and no earlier send of its writer is still ahead.
+    int64_t first_return = std::numeric_limits<int64_t>::max();
+    std::vector<uint64_t>& ahead = actors_ahead_;
+    ahead.clear();
+    for (size_t k = head_; k < end_; ++k) {
+      if (used_[k - head_]) continue;
+      const uint64_t who = actor(out_[k]);
+      const bool ok = hashed(out_[k]) && m_.wallOf(out_[k].index, false) <= first_return &&
+                      std::find(ahead.begin(), ahead.end(), who) == ahead.end();
+      first_return = std::min(first_return, m_.wallOf(out_[k].index, true));
+      ahead.push_back(who);
+      if (!ok) continue;
+      const uint64_t total = so_far + out_[k].bytes;
+      if (total > bytes) continue;
+      const uint32_t next = crc32cCombine(crc, hashOf(out_[k]), out_[k].bytes);
+      used_[k - head_] = true;
+      path_.push_back(k);
+      const std::vector<uint64_t> saved = ahead;
+      if (total == bytes ? next == target : search(bytes, target, total, next)) return true;
+      ahead = saved;
+      path_.pop_back();
+      used_[k - head_] = false;
+    }
+    return false;
+  }
+
+  // Takes in[i]'s bytes from the sends, from head on.
+  void take(size_t i) {
+    if (in_[i].peek) return;
+    uint64_t left = in_[i].bytes;
+    while (left && head_ < out_.size()) {
+      const uint64_t n = std::min<uint64_t>(left, out_[head_].bytes - offset_);
+      left -= n;
+      offset_ += n;
+      if (offset_ == out_[head_].bytes) {
+        ++head_;
+        offset_ = 0;
+      }
+    }
+  }
+
+  const Merger& m_;
+  std::vector<StreamItem>& out_;
+  std::vector<StreamItem>& in_;
+  std::vector<bool> confirmed_;
+  uint64_t stream_tries_ = 0;
+  size_t head_ = 0;      // first send not fully received
+  uint64_t offset_ = 0;  // bytes of out[head] received
+  std::vector<size_t> path_, group_;
+  std::vector<bool> used_;
+  std::vector<uint64_t> actors_ahead_;
+  size_t end_ = 0;  // of the sends considered by a search
+  uint32_t tries_ = 0;
+};
+
+std::vector<bool> Merger::orderByContent(std::vector<StreamItem>& out, std::vector<StreamItem>& in) {
+  return ContentOrder(*this, out, in).run();
 }
 
 }  // namespace radar::trace::merging

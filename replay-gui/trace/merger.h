@@ -182,7 +182,11 @@ struct StreamItem {
   bool peek;
 };
 
+class ContentOrder;
+
 class Merger {
+  friend class ContentOrder;  // orderByContent's search (merge_streams.cc)
+
  public:
   Merger(RawRecording& raw, Trace& t) : raw_(raw), t_(t) {}
   void run(StepTimer& step);
