@@ -32,12 +32,48 @@ uint32_t Merger::signalSource(uint32_t i, const std::vector<uint32_t>& images) c
 }
 
 // Process creation, signals, exits reaped by wait(), end of file.
-void Merger::otherEdges() {
-  auto& procs = raw_.processes;
-  std::unordered_map<int64_t, std::vector<uint32_t>> by_pid;  // boot << 32 | pid -> images
-  for (auto& p : procs) by_pid[int64_t{p.boot} << 32 | static_cast<uint32_t>(p.pid)].push_back(p.index);
+// The few events the rules of otherEdges() look at (matchStreams() picked
+// them out while it read every event).
+struct Merger::Notable {
+  std::vector<uint32_t> signals, waits, eofs, accepts;
+  std::vector<std::vector<uint32_t>> closes, connects;  // by channel
+};
 
-  for (auto& p : procs) {
+Merger::Notable Merger::notableEvents() const {
+  Notable n;
+  n.closes.resize(t_.channels.size());
+  n.connects.resize(t_.channels.size());
+  for (uint32_t i : notable_) {
+    const Event& ev = raw_.events[i];
+    switch (ev.eventKind()) {
+      case Kind::Signal:
+      case Kind::SignalWait:
+        if (ev.value) n.signals.push_back(i);
+        break;
+      case Kind::Wait:
+        if (ev.value && !(ev.flags & kEventFailed)) n.waits.push_back(i);
+        break;
+      case Kind::Close:
+        if (ev.endpoint != kNone) n.closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
+        break;
+      case Kind::Connect:  // one that failed with EINPROGRESS goes on in the kernel; other failures do not
+        if (ev.endpoint != kNone && !isConnectOutcome(ev) && (!(ev.flags & kEventFailed) || ev.value == EINPROGRESS))
+          n.connects[raw_.endpoints[ev.endpoint].channel].push_back(i);
+        break;
+      case Kind::Accept:
+        if (ev.endpoint != kNone && !(ev.flags & kEventFailed)) n.accepts.push_back(i);
+        break;
+      default:
+        break;
+    }
+    if ((ev.flags & kEventEof) && ev.endpoint != kNone) n.eofs.push_back(i);
+  }
+  return n;
+}
+
+// A process's first event comes after the event that created it.
+void Merger::creationEdges() {
+  for (auto& p : raw_.processes) {
     const auto [b, e] = raw_.ranges[p.index];
     if (p.parent == kNone || b == e) continue;
     const auto [pb, pe] = raw_.ranges[p.parent];
@@ -49,40 +85,24 @@ void Merger::otherEdges() {
     if (k == kNone) continue;
     edges_.push_back(makeEdge(pb + k, Edge::Why::Create, b, 0));
   }
+}
 
-  // The few events the rules below look at (matchStreams() picked them out
-  // while it read every event).
-  std::vector<uint32_t> signals, waits, eofs, accepts;
-  std::vector<std::vector<uint32_t>> closes(t_.channels.size()), connects(t_.channels.size());
-  for (uint32_t i : notable_) {
-    const Event& ev = raw_.events[i];
-    switch (ev.eventKind()) {
-      case Kind::Signal:
-      case Kind::SignalWait:
-        if (ev.value) signals.push_back(i);
-        break;
-      case Kind::Wait:
-        if (ev.value && !(ev.flags & kEventFailed)) waits.push_back(i);
-        break;
-      case Kind::Close:
-        if (ev.endpoint != kNone) closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
-        break;
-      case Kind::Connect:  // one that failed with EINPROGRESS goes on in the kernel; other failures do not
-        if (ev.endpoint != kNone && !isConnectOutcome(ev) && (!(ev.flags & kEventFailed) || ev.value == EINPROGRESS))
-          connects[raw_.endpoints[ev.endpoint].channel].push_back(i);
-        break;
-      case Kind::Accept:
-        if (ev.endpoint != kNone && !(ev.flags & kEventFailed)) accepts.push_back(i);
-        break;
-      default:
-        break;
-    }
-    if ((ev.flags & kEventEof) && ev.endpoint != kNone) eofs.push_back(i);
-  }
+void Merger::otherEdges() {
+  std::unordered_map<int64_t, std::vector<uint32_t>> by_pid;  // boot << 32 | pid -> images
+  for (auto& p : raw_.processes) by_pid[int64_t{p.boot} << 32 | static_cast<uint32_t>(p.pid)].push_back(p.index);
+  creationEdges();
+  const Notable n = notableEvents();
+  signalEdges(n.signals, by_pid);
+  waitEdges(n.waits, by_pid);
+  connectEdges(n.accepts, n.connects);
+  eofEdges(n.eofs, n.closes);
+}
 
-  // A signal delivered to a handler, or taken by a wait for it, comes from
-  // the kill() that sent it, or from the message its sender queued that a
-  // notification (mq_notify) was asked for.
+// A signal delivered to a handler, or taken by a wait for it, comes from
+// the kill() that sent it, or from the message its sender queued that a
+// notification (mq_notify) was asked for.
+void Merger::signalEdges(const std::vector<uint32_t>& signals, const PidImages& by_pid) {
+  auto& procs = raw_.processes;
   for (uint32_t i : signals) {
     const Event& ev = raw_.events[i];
     auto it = by_pid.find(int64_t{procs[ev.process].boot} << 32 | ev.value);
@@ -90,8 +110,11 @@ void Merger::otherEdges() {
     const uint32_t best = signalSource(i, it->second);
     if (best != kNone && best != i) edges_.push_back(makeEdge(best, Edge::Why::Signal, i, 0));
   }
+}
 
-  // wait() returns after the child's last event.
+// wait() returns after the child's last event.
+void Merger::waitEdges(const std::vector<uint32_t>& waits, const PidImages& by_pid) {
+  auto& procs = raw_.processes;
   for (uint32_t i : waits) {
     const Event& ev = raw_.events[i];
     auto it = by_pid.find(int64_t{procs[ev.process].boot} << 32 | ev.value);
@@ -104,9 +127,11 @@ void Merger::otherEdges() {
     }
     if (last != kNone && processOf(last) != ev.process) edges_.push_back(makeEdge(last, Edge::Why::Exit, i, 0));
   }
+}
 
-  // accept() returns the connection a connect() asked for: the connecting
-  // socket's end and the accepted one are the two sides of one channel.
+// accept() returns the connection a connect() asked for: the connecting
+// socket's end and the accepted one are the two sides of one channel.
+void Merger::connectEdges(const std::vector<uint32_t>& accepts, const std::vector<std::vector<uint32_t>>& connects) {
   for (uint32_t a : accepts) {
     const Event& accept = raw_.events[a];
     const Endpoint& mine = raw_.endpoints[accept.endpoint];
@@ -120,11 +145,13 @@ void Merger::otherEdges() {
       edges_.push_back(makeEdge(k, Edge::Why::Connect, a, 0));
     }
   }
+}
 
-  // End of file on a pipe or stream socket comes after the writers closed
-  // their ends: by close() (which began before the end of file was read:
-  // the reader can wake before the close returns), or by ending while they
-  // held one.
+// End of file on a pipe or stream socket comes after the writers closed
+// their ends: by close() (which began before the end of file was read:
+// the reader can wake before the close returns), or by ending while they
+// held one.
+void Merger::eofEdges(const std::vector<uint32_t>& eofs, const std::vector<std::vector<uint32_t>>& closes) {
   std::vector<uint8_t> closed_endpoint(raw_.endpoints.size(), 0);
   for (const auto& list : closes)
     for (uint32_t c : list) closed_endpoint[raw_.events[c].endpoint] = 1;

@@ -210,6 +210,14 @@ class Merger {
   void orderQueueReceives(std::vector<std::vector<uint32_t>>* receives) const;
   bool learnAddresses(size_t first_edge);
   void otherEdges();
+  struct Notable;
+  Notable notableEvents() const;
+  void creationEdges();
+  using PidImages = std::unordered_map<int64_t, std::vector<uint32_t>>;
+  void signalEdges(const std::vector<uint32_t>& signals, const PidImages& by_pid);
+  void waitEdges(const std::vector<uint32_t>& waits, const PidImages& by_pid);
+  void connectEdges(const std::vector<uint32_t>& accepts, const std::vector<std::vector<uint32_t>>& connects);
+  void eofEdges(const std::vector<uint32_t>& eofs, const std::vector<std::vector<uint32_t>>& closes);
   uint32_t signalSource(uint32_t signal, const std::vector<uint32_t>& images) const;
   void linearize();
   void noteContradictions(const std::vector<uint32_t>& contradicted, const BigArray<uint32_t>& position,
