@@ -229,6 +229,189 @@ std::string Narrator::queueControl(uint32_t position) const {
   return " " + what.substr(0, verb) + "s" + what.substr(verb);
 }
 
+// What a process does to processes: creates, executes, waits, ends.
+std::string Narrator::processCall(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const Process& p = t_.processes[e.process];
+  const std::string on = " on " + channel(e);
+  const Kind k = e.eventKind();
+  const bool failed = e.flags & kEventFailed;
+  switch (k) {
+    case Kind::Vfork: {
+      // Two events: the call, then (once the child has exec'd or ended and
+      // the parent runs again) who the child was.
+      if (failed && !e.value) return " fails to create a process";
+      if (!e.value) return " calls vfork: a child runs in its memory while it waits";
+      for (const auto& q : t_.processes)
+        if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process)
+          return " resumes: its vfork child " + t_.label(q.index) + " executes " + q.executable;
+      if (failed)
+        return " resumes: its vfork child, process " + std::to_string(e.value) + ", failed to execute a program";
+      if (e.result == 0)
+        return " resumes: its vfork child, process " + std::to_string(e.value) + ", ended without executing a program";
+      return " resumes: its vfork child, process " + std::to_string(e.value) +
+             ", executed a program radar could not record";
+    }
+    case Kind::Fork:
+    case Kind::Spawn: {
+      if (failed) return " fails to create a process";
+      if (!e.value) return " creates a process";
+      for (const auto& q : t_.processes)
+        if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process) return " creates " + t_.label(q.index);
+      return " creates process " + std::to_string(e.value);
+    }
+    case Kind::System:
+      return " runs a shell command, which " + statusText(e.result);
+    case Kind::Popen:
+      return " starts a shell command with a pipe" + on;
+    case Kind::Exec: {
+      // One try of several (a PATH search tries each directory in turn):
+      // the program it tried is the record's, not the one that ran.
+      const uint32_t after = t_.positionOfCounter(e.process, e.counter + 1);
+      if (after != kNone && t_.events[after].eventKind() == Kind::ExecFailed)
+        return " tries to execute " + execPath(position);
+      if (p.next_image != kNone) {
+        // A program radar could not record: which, and why.
+        const Process& next = t_.processes[p.next_image];
+        return " executes " + next.executable + (next.not_recorded.empty() ? "" : ", " + next.not_recorded);
+      }
+      const std::string path = execPath(position);
+      return (path.empty() || path == "a program" ? " executes a new program" : " executes " + path);
+    }
+    case Kind::ExecFailed: {
+      const uint32_t before = t_.localPredecessor(position);
+      const std::string what =
+          before != kNone && t_.events[before].eventKind() == Kind::Exec ? execPath(before) : "a program";
+      return " fails to execute " + what +
+             (e.value ? ": " + std::string(std::strerror(static_cast<int>(e.value))) : "");
+    }
+    case Kind::Exit:
+      return " exits with status " + std::to_string(e.result);
+    case Kind::Wait: {
+      if (failed) return " waits for a child, in vain";
+      if (!e.value) return " finds no child ended yet";
+      std::string child = "process " + std::to_string(e.value);
+      for (const auto& q : t_.processes)
+        if (q.pid == static_cast<int32_t>(e.value)) child = t_.label(q.index);
+      return " learns that " + child + " " + statusText(e.result);
+    }
+    default:
+      return " does " + std::string(log::kindName(k));
+  }
+}
+
+// A signal sent or received.
+std::string Narrator::signalCall(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const Kind k = e.eventKind();
+  const bool failed = e.flags & kEventFailed;
+  switch (k) {
+    case Kind::Kill: {
+      // kill(pid), kill(-pgid) (a group: its leader's pid), kill(0) (the
+      // sender's own group), kill(-1) (every process it may signal).
+      const auto to = static_cast<int32_t>(e.value);
+      const int64_t pid = to < -1 ? -int64_t{to} : to;  // INT32_MIN too
+      std::string target = "process " + std::to_string(pid);
+      for (const auto& q : t_.processes)
+        if (q.pid == pid) target = t_.label(q.index);
+      if (to == 0)
+        target = "its own process group";
+      else if (to == -1)
+        target = "every process it may signal";
+      else if (to < 0)
+        target = "the process group of " + target;
+      return " sends signal " + signalText(e.result) + " to " + target + (failed ? " (it fails)" : "");
+    }
+    case Kind::Signal: {
+      std::string from;
+      if (e.value)
+        for (const auto& q : t_.processes)
+          if (q.pid == static_cast<int32_t>(e.value)) from = " from " + t_.label(q.index);
+      return " receives signal " + signalText(e.result) + from;
+    }
+    case Kind::SignalWait: {
+      if (failed)
+        return " waits for a signal: " + (e.value == EAGAIN
+                                              ? std::string("none came before its timeout")
+                                              : "it fails: " + std::string(std::strerror(static_cast<int>(e.value))));
+      std::string from;
+      if (e.value)
+        for (const auto& q : t_.processes)
+          if (q.pid == static_cast<int32_t>(e.value)) from = " from " + t_.label(q.index);
+      return " receives signal " + signalText(e.result) + from + ", waiting for it (no handler runs)";
+    }
+    default:
+      return " does " + std::string(log::kindName(k));
+  }
+}
+
+// What a process does to a channel other than sending and receiving.
+std::string Narrator::channelCall(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const Kind k = e.eventKind();
+  const bool failed = e.flags & kEventFailed;
+  switch (k) {
+    case Kind::Pipe:
+      return (failed ? " fails to create a pipe" : " creates " + channel(e));
+    case Kind::Socketpair:
+      return (failed ? " fails to create a socket pair" : " creates " + channel(e));
+    case Kind::Socket:
+      return " opens a socket" + (e.endpoint != kNone ? " (" + channel(e) + ")" : "");
+    case Kind::Bind:
+      return (failed ? " fails to bind " : " binds ") + channel(e);
+    case Kind::Listen:
+      return " listens on " + channel(e);
+    case Kind::Connect:
+      if (isConnectOutcome(e))
+        return " learns how connecting " + channel(e) + " ended: " +
+               (e.value ? "it failed: " + std::string(std::strerror(static_cast<int>(e.value))) : "connected");
+      if (failed && e.value == EINPROGRESS) return " starts connecting " + channel(e) + " (in progress)";
+      return (failed ? " fails to connect " : " connects ") + channel(e);
+    case Kind::Accept:
+      return " accepts a connection: " + channel(e);
+    case Kind::Shutdown:
+      return " shuts down its end of " + channel(e);
+    case Kind::Close:
+      return " closes its end of " + channel(e);
+    case Kind::Dup:
+      return " duplicates its end of " + channel(e);
+    case Kind::Open:
+      return opened(position);
+    case Kind::EpollCtl:
+      return " changes what it waits for";
+    case Kind::Poll:
+    case Kind::Select:
+    case Kind::EpollWait:
+      if (failed) return " waits for channels, interrupted";
+      if (e.result == 0) return " waits for channels: none ready";
+      return " waits for channels: " + std::to_string(e.result) + " ready";
+    default:
+      return " does " + std::string(log::kindName(k));
+  }
+}
+
+// Announcements and what the process asks the kernel.
+std::string Narrator::otherCall(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const Kind k = e.eventKind();
+  switch (k) {
+    case Kind::User:
+      return " announces " + userEventName(position) + (e.value ? " (" + bytes(e.value) + ")" : "");
+    case Kind::Clock:
+      return " reads the clock";
+    case Kind::Random:
+      return " reads random bytes";
+    case Kind::Getpid:
+      return " asks for its process id";
+    case Kind::Interface:
+      return " asks the kernel about " + interfaceName(position);
+    case Kind::ThreadStart:
+      return " starts";
+    default:
+      return " does " + std::string(log::kindName(k));
+  }
+}
+
 std::string Narrator::describe(uint32_t position) const {
   const Event& e = t_.events[position];
   const Process& p = t_.processes[e.process];
@@ -250,151 +433,14 @@ std::string Narrator::describe(uint32_t position) const {
     default:
       break;
   }
-  switch (k) {
-    case Kind::Vfork: {
-      // Two events: the call, then (once the child has exec'd or ended and
-      // the parent runs again) who the child was.
-      if (failed && !e.value) return subject + " fails to create a process";
-      if (!e.value) return subject + " calls vfork: a child runs in its memory while it waits";
-      for (const auto& q : t_.processes)
-        if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process)
-          return subject + " resumes: its vfork child " + t_.label(q.index) + " executes " + q.executable;
-      if (failed)
-        return subject + " resumes: its vfork child, process " + std::to_string(e.value) +
-               ", failed to execute a program";
-      if (e.result == 0)
-        return subject + " resumes: its vfork child, process " + std::to_string(e.value) +
-               ", ended without executing a program";
-      return subject + " resumes: its vfork child, process " + std::to_string(e.value) +
-             ", executed a program radar could not record";
-    }
-    case Kind::Fork:
-    case Kind::Spawn: {
-      if (failed) return subject + " fails to create a process";
-      if (!e.value) return subject + " creates a process";
-      for (const auto& q : t_.processes)
-        if (q.pid == static_cast<int32_t>(e.value) && q.parent == e.process)
-          return subject + " creates " + t_.label(q.index);
-      return subject + " creates process " + std::to_string(e.value);
-    }
-    case Kind::System:
-      return subject + " runs a shell command, which " + statusText(e.result);
-    case Kind::Popen:
-      return subject + " starts a shell command with a pipe" + on;
-    case Kind::Exec: {
-      // One try of several (a PATH search tries each directory in turn):
-      // the program it tried is the record's, not the one that ran.
-      const uint32_t after = t_.positionOfCounter(e.process, e.counter + 1);
-      if (after != kNone && t_.events[after].eventKind() == Kind::ExecFailed)
-        return subject + " tries to execute " + execPath(position);
-      if (p.next_image != kNone) {
-        // A program radar could not record: which, and why.
-        const Process& next = t_.processes[p.next_image];
-        return subject + " executes " + next.executable + (next.not_recorded.empty() ? "" : ", " + next.not_recorded);
-      }
-      const std::string path = execPath(position);
-      return subject + (path.empty() || path == "a program" ? " executes a new program" : " executes " + path);
-    }
-    case Kind::ExecFailed: {
-      const uint32_t before = t_.localPredecessor(position);
-      const std::string what =
-          before != kNone && t_.events[before].eventKind() == Kind::Exec ? execPath(before) : "a program";
-      return subject + " fails to execute " + what +
-             (e.value ? ": " + std::string(std::strerror(static_cast<int>(e.value))) : "");
-    }
-    case Kind::Exit:
-      return subject + " exits with status " + std::to_string(e.result);
-    case Kind::Wait: {
-      if (failed) return subject + " waits for a child, in vain";
-      if (!e.value) return subject + " finds no child ended yet";
-      std::string child = "process " + std::to_string(e.value);
-      for (const auto& q : t_.processes)
-        if (q.pid == static_cast<int32_t>(e.value)) child = t_.label(q.index);
-      return subject + " learns that " + child + " " + statusText(e.result);
-    }
-    case Kind::Kill: {
-      // kill(pid), kill(-pgid) (a group: its leader's pid), kill(0) (the
-      // sender's own group), kill(-1) (every process it may signal).
-      const auto to = static_cast<int32_t>(e.value);
-      const int64_t pid = to < -1 ? -int64_t{to} : to;  // INT32_MIN too
-      std::string target = "process " + std::to_string(pid);
-      for (const auto& q : t_.processes)
-        if (q.pid == pid) target = t_.label(q.index);
-      if (to == 0)
-        target = "its own process group";
-      else if (to == -1)
-        target = "every process it may signal";
-      else if (to < 0)
-        target = "the process group of " + target;
-      return subject + " sends signal " + signalText(e.result) + " to " + target + (failed ? " (it fails)" : "");
-    }
-    case Kind::Signal: {
-      std::string from;
-      if (e.value)
-        for (const auto& q : t_.processes)
-          if (q.pid == static_cast<int32_t>(e.value)) from = " from " + t_.label(q.index);
-      return subject + " receives signal " + signalText(e.result) + from;
-    }
-    case Kind::SignalWait: {
-      if (failed)
-        return subject + " waits for a signal: " +
-               (e.value == EAGAIN ? std::string("none came before its timeout")
-                                  : "it fails: " + std::string(std::strerror(static_cast<int>(e.value))));
-      std::string from;
-      if (e.value)
-        for (const auto& q : t_.processes)
-          if (q.pid == static_cast<int32_t>(e.value)) from = " from " + t_.label(q.index);
-      return subject + " receives signal " + signalText(e.result) + from + ", waiting for it (no handler runs)";
-    }
-    case Kind::Pipe:
-      return subject + (failed ? " fails to create a pipe" : " creates " + channel(e));
-    case Kind::Socketpair:
-      return subject + (failed ? " fails to create a socket pair" : " creates " + channel(e));
-    case Kind::Socket:
-      return subject + " opens a socket" + (e.endpoint != kNone ? " (" + channel(e) + ")" : "");
-    case Kind::Bind:
-      return subject + (failed ? " fails to bind " : " binds ") + channel(e);
-    case Kind::Listen:
-      return subject + " listens on " + channel(e);
-    case Kind::Connect:
-      if (isConnectOutcome(e))
-        return subject + " learns how connecting " + channel(e) + " ended: " +
-               (e.value ? "it failed: " + std::string(std::strerror(static_cast<int>(e.value))) : "connected");
-      if (failed && e.value == EINPROGRESS) return subject + " starts connecting " + channel(e) + " (in progress)";
-      return subject + (failed ? " fails to connect " : " connects ") + channel(e);
-    case Kind::Accept:
-      return subject + " accepts a connection: " + channel(e);
-    case Kind::Shutdown:
-      return subject + " shuts down its end of " + channel(e);
-    case Kind::Close:
-      return subject + " closes its end of " + channel(e);
-    case Kind::Dup:
-      return subject + " duplicates its end of " + channel(e);
-    case Kind::Open:
-      return subject + opened(position);
-    case Kind::EpollCtl:
-      return subject + " changes what it waits for";
-    case Kind::Poll:
-    case Kind::Select:
-    case Kind::EpollWait:
-      if (failed) return subject + " waits for channels, interrupted";
-      if (e.result == 0) return subject + " waits for channels: none ready";
-      return subject + " waits for channels: " + std::to_string(e.result) + " ready";
-    case Kind::User:
-      return subject + " announces " + userEventName(position) + (e.value ? " (" + bytes(e.value) + ")" : "");
-    case Kind::Clock:
-      return subject + " reads the clock";
-    case Kind::Random:
-      return subject + " reads random bytes";
-    case Kind::Getpid:
-      return subject + " asks for its process id";
-    case Kind::Interface:
-      return subject + " asks the kernel about " + interfaceName(position);
-    case Kind::ThreadStart:
-      return subject + " starts";
-    default:
-      return subject + " does " + log::kindName(k);
-  }
+  if (k == Kind::Vfork || k == Kind::Fork || k == Kind::Spawn || k == Kind::System || k == Kind::Popen ||
+      k == Kind::Exec || k == Kind::ExecFailed || k == Kind::Exit || k == Kind::Wait)
+    return subject + processCall(position);
+  if (k == Kind::Kill || k == Kind::Signal || k == Kind::SignalWait) return subject + signalCall(position);
+  if (k == Kind::User || k == Kind::Clock || k == Kind::Random || k == Kind::Getpid || k == Kind::Interface ||
+      k == Kind::ThreadStart)
+    return subject + otherCall(position);
+  return subject + channelCall(position);
 }
 
 std::string Narrator::sentence(uint32_t position) const {

@@ -34,6 +34,10 @@ class Narrator {
   std::string sent(uint32_t position) const;              // " sends a message to ... (N bytes)"
   std::string received(uint32_t position) const;          // " receives a message from ... (N bytes)"
   std::string tag(uint32_t position, log::Kind k) const;  // ", priority 7", ", type 2": a queued message
+  std::string processCall(uint32_t position) const;       // " creates worker[12]", " exits with status 0"
+  std::string signalCall(uint32_t position) const;        // " sends signal 15 (SIGTERM) to worker[12]"
+  std::string channelCall(uint32_t position) const;       // " closes its end of pipe 2"
+  std::string otherCall(uint32_t position) const;         // " announces ready", " reads the clock"
   std::string queueCall(uint32_t position) const;         // " removes message queue /q", " gets System V queue 3"
   std::string queueControl(uint32_t position) const;      // " removes System V queue 3": msgctl
   std::string opened(uint32_t position) const;            // " opens message queue /jobs"
