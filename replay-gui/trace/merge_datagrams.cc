@@ -7,6 +7,197 @@ namespace radar::trace::merging {
 // Datagrams: each receive is the oldest unmatched datagram sent to its
 // socket with the same length (and checksum, when both are known); a
 // message queue's, the oldest sent to the queue (queueEnd).
+// One pass of the datagram matching: every datagram sent queued at the
+// sockets it may reach, then each socket's receives take the first that
+// fits, in the order the sends began.
+class DatagramPass {
+ public:
+  explicit DatagramPass(Merger& m)
+      : m_(m), raw_(m.raw_), eps_(m.raw_.endpoints), queue_(eps_.size()), receives_(eps_.size()) {}
+
+  // False when the recording has no datagram after all.
+  bool run() {
+    if (!queueSends()) return false;
+    m_.orderQueueReceives(&receives_);
+    used_.assign(raw_.events.size(), 0);
+    for (uint32_t ep = 0; ep < eps_.size(); ++ep) matchAt(ep);
+    return true;
+  }
+
+ private:
+  // One datagram: a send, or one message of a sendmmsg.
+  struct Datagram {
+    uint32_t send;
+    uint32_t part;  // its message in a sendmmsg (0 otherwise)
+    uint32_t bytes;
+  };
+
+  // Where a datagram goes: the socket bound to its address, or the
+  // connected peer.
+  void destinations(uint32_t i, std::vector<uint32_t>* out) {
+    const Event& ev = raw_.events[i];
+    const Endpoint& from = eps_[ev.endpoint];
+    auto addr = raw_.addresses.find(i);
+    const std::pair<uint32_t, std::string> key{ev.endpoint, addr == raw_.addresses.end() ? "" : addr->second};
+    if (auto hit = cache_.find(key); hit != cache_.end()) {
+      *out = hit->second;
+      return;
+    }
+    for (uint32_t j = 0; j < eps_.size(); ++j) {
+      const Endpoint& to = eps_[j];
+      if (j == ev.endpoint || !isDatagramType(to.type)) continue;
+      if (raw_.processes[to.process].boot != raw_.processes[from.process].boot && to.type != ChannelType::Udp) continue;
+      bool match = false;
+      if (addr != raw_.addresses.end() && !addr->second.empty())
+        match = !to.local_address.empty() && sameAddress(addr->second, to.local_address);
+      else if (from.peer_ino)
+        match = to.ino == from.peer_ino;
+      else if (!from.peer_address.empty())
+        match = !to.local_address.empty() && sameAddress(from.peer_address, to.local_address);
+      if (match) out->push_back(j);
+    }
+    cache_.emplace(key, *out);
+  }
+
+  // The messages of an event: those of a sendmmsg/recvmmsg, else the one.
+  void messages(uint32_t i, std::vector<uint32_t>* out) const {
+    out->clear();
+    auto multi = raw_.message_lengths.find(i);
+    if (multi != raw_.message_lengths.end())
+      *out = multi->second;
+    else
+      out->push_back(raw_.events[i].value);
+  }
+
+  // One datagram's bytes against one receive's, when both are hashed.
+  bool sameBytes(uint32_t r, uint32_t send, size_t messages_received) const {
+    const Event &rev = raw_.events[r], &sev = raw_.events[send];
+    if (messages_received != 1 || !(rev.flags & kEventHasHash) || !(sev.flags & kEventHasHash)) return true;
+    return rev.hash == sev.hash;
+  }
+
+  // Every datagram sent, queued at each socket it may reach; every
+  // receive, listed at its socket. False when there is none.
+  bool queueSends() {
+    bool any = false;
+    for (uint32_t i = 0; i < raw_.events.size(); ++i) {
+      const Event& ev = raw_.events[i];
+      if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
+      if (!isDatagramType(eps_[ev.endpoint].type)) continue;
+      any = true;
+      if (log::categoryOf(ev.eventKind()) != Category::Send) {
+        receives_[m_.queueEnd(ev.endpoint)].push_back(i);
+        continue;
+      }
+      m_.t_.bytes_sent += ev.value;
+      if (isQueueType(eps_[ev.endpoint].type))
+        queue_[m_.queueEnd(ev.endpoint)].push_back({i, 0, ev.value});
+      else
+        queueAtDestinations(i);
+    }
+    return any;
+  }
+
+  void queueAtDestinations(uint32_t i) {
+    std::vector<uint32_t> to;
+    destinations(i, &to);
+    // Several sockets of one identity (a socket shared after fork) are one
+    // destination: keep the first of each inode, queued on every endpoint
+    // of that socket identity.
+    std::vector<uint64_t> seen;
+    for (uint32_t j : to) {
+      if (std::find(seen.begin(), seen.end(), eps_[j].ino) != seen.end()) continue;
+      seen.push_back(eps_[j].ino);
+      messages(i, &parts_);
+      for (uint32_t k : m_.t_.channels[eps_[j].channel].endpoints)
+        if (eps_[k].ino == eps_[j].ino)
+          for (uint32_t part = 0; part < parts_.size(); ++part) queue_[k].push_back({i, part, parts_[part]});
+    }
+    if (to.empty()) raw_.events[i].flags |= kEventExternal;
+  }
+
+  // A datagram is received once: a send's flag, or for a sendmmsg, its
+  // messages taken so far.
+  bool isUsed(const Datagram& d) const {
+    if (!raw_.message_lengths.count(d.send)) return used_[d.send] != 0;
+    auto it = used_parts_.find(d.send);
+    return it != used_parts_.end() && d.part < it->second.size() && it->second[d.part];
+  }
+
+  void take(const Datagram& d) {
+    auto multi = raw_.message_lengths.find(d.send);
+    if (multi == raw_.message_lengths.end()) {
+      used_[d.send] = 1;
+      raw_.events[d.send].flags |= kEventReceivedWhole;  // same length
+      return;
+    }
+    std::vector<uint8_t>& taken = used_parts_[d.send];
+    taken.resize(multi->second.size(), 0);
+    taken[d.part] = 1;
+    if (std::all_of(taken.begin(), taken.end(), [](uint8_t u) { return u != 0; }))
+      raw_.events[d.send].flags |= kEventReceivedWhole;
+  }
+
+  void matchAt(uint32_t ep) {
+    auto& q = queue_[ep];
+    // By the time each send began: a datagram cannot be received before its
+    // send began, which is what stops the search below. (A send's return
+    // can come long after the receive: a signal handler run on its way out
+    // of the kernel, or a preemption, is part of the call's time.)
+    std::stable_sort(q.begin(), q.end(), [&](const Datagram& a, const Datagram& b) {
+      return m_.wallOf(a.send, false) < m_.wallOf(b.send, false);
+    });
+    size_t head = 0;
+    for (uint32_t r : receives_[ep]) {
+      Event& rev = raw_.events[r];
+      const bool peek = rev.flags & kEventPeek;  // ties bytes to their send, moves none
+      if (!peek) m_.t_.bytes_received += rev.value;
+      messages(r, &parts_);
+      for (uint32_t bytes : parts_)
+        if (!receiveOne(q, head, r, bytes, peek)) {
+          rev.flags |= kEventExternal;
+          if (!peek) m_.t_.bytes_external += bytes;
+        }
+    }
+  }
+
+  // One message of receive r: the first queued datagram that fits.
+  bool receiveOne(const std::vector<Datagram>& q, size_t& head, uint32_t r, uint32_t bytes, bool peek) {
+    auto& edges = m_.edges_;
+    for (size_t k = head; k < q.size() && k < head + 256; ++k) {
+      const Datagram& d = q[k];
+      if (d.bytes != bytes || isUsed(d)) continue;
+      if (m_.wallOf(d.send, false) > m_.wallOf(r, true)) break;
+      // Sends that began in one order can arrive in the other: where the
+      // datagram came from and what it holds must be the send's.
+      if (!m_.fromSender(r, d.send) || !sameBytes(r, d.send, parts_.size())) continue;
+      // Two messages of one sendmmsg taken by one recvmmsg: one edge.
+      if (!edges.empty() && edges.back().from == d.send && edges.back().to == r &&
+          edges.back().why == Edge::Why::Message)
+        edges.back().bytes += bytes;
+      else
+        edges.push_back(makeEdge(d.send, Edge::Why::Message, r, bytes));
+      if (!peek) {
+        take(d);
+        m_.t_.bytes_matched += bytes;
+      }
+      while (head < q.size() && isUsed(q[head])) ++head;
+      return true;
+    }
+    return false;
+  }
+
+  Merger& m_;
+  RawRecording& raw_;
+  const std::vector<Endpoint>& eps_;
+  std::vector<std::vector<Datagram>> queue_;  // per receiving endpoint: sends
+  std::vector<std::vector<uint32_t>> receives_;
+  std::map<std::pair<uint32_t, std::string>, std::vector<uint32_t>> cache_;
+  std::vector<uint32_t> parts_;
+  std::vector<uint8_t> used_;
+  std::map<uint32_t, std::vector<uint8_t>> used_parts_;
+};
+
 void Merger::matchDatagrams() {
   const auto& eps = raw_.endpoints;
   // Most recordings have none: no pass over their events then.
@@ -22,158 +213,7 @@ void Merger::matchDatagrams() {
   const uint64_t sent_before = t_.bytes_sent, received_before = t_.bytes_received, matched_before = t_.bytes_matched,
                  external_before = t_.bytes_external;
   for (int pass = 0;; ++pass) {
-    // Where a datagram goes: the socket bound to its address, or the
-    // connected peer.
-    // One datagram: a send, or one message of a sendmmsg.
-    struct Datagram {
-      uint32_t send;
-      uint32_t part;  // its message in a sendmmsg (0 otherwise)
-      uint32_t bytes;
-    };
-    std::vector<std::vector<Datagram>> queue(eps.size());  // per receiving endpoint: sends
-    std::map<std::pair<uint32_t, std::string>, std::vector<uint32_t>> cache;
-    auto destinations = [&](uint32_t i, std::vector<uint32_t>* out) {
-      const Event& ev = raw_.events[i];
-      const Endpoint& from = eps[ev.endpoint];
-      auto addr = raw_.addresses.find(i);
-      const std::pair<uint32_t, std::string> key{ev.endpoint, addr == raw_.addresses.end() ? "" : addr->second};
-      auto hit = cache.find(key);
-      if (hit != cache.end()) {
-        *out = hit->second;
-        return;
-      }
-      for (uint32_t j = 0; j < eps.size(); ++j) {
-        const Endpoint& to = eps[j];
-        if (j == ev.endpoint || !isDatagramType(to.type)) continue;
-        if (raw_.processes[to.process].boot != raw_.processes[from.process].boot && to.type != ChannelType::Udp)
-          continue;
-        bool match = false;
-        if (addr != raw_.addresses.end() && !addr->second.empty())
-          match = !to.local_address.empty() && sameAddress(addr->second, to.local_address);
-        else if (from.peer_ino)
-          match = to.ino == from.peer_ino;
-        else if (!from.peer_address.empty())
-          match = !to.local_address.empty() && sameAddress(from.peer_address, to.local_address);
-        if (match) out->push_back(j);
-      }
-      cache.emplace(key, *out);
-    };
-    // The messages of an event: those of a sendmmsg/recvmmsg, else the one.
-    auto messages = [&](uint32_t i, std::vector<uint32_t>* out) {
-      out->clear();
-      auto multi = raw_.message_lengths.find(i);
-      if (multi != raw_.message_lengths.end())
-        *out = multi->second;
-      else
-        out->push_back(raw_.events[i].value);
-    };
-    // One datagram's bytes against one receive's, when both are hashed.
-    auto sameBytes = [&](uint32_t r, uint32_t send, size_t messages_received) {
-      const Event &rev = raw_.events[r], &sev = raw_.events[send];
-      if (messages_received != 1 || !(rev.flags & kEventHasHash) || !(sev.flags & kEventHasHash)) return true;
-      return rev.hash == sev.hash;
-    };
-    std::vector<uint32_t> parts;
-    std::vector<std::vector<uint32_t>> receives(eps.size());
-    bool any = false;
-    for (uint32_t i = 0; i < raw_.events.size(); ++i) {
-      const Event& ev = raw_.events[i];
-      if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
-      if (!isDatagramType(eps[ev.endpoint].type)) continue;
-      any = true;
-      if (log::categoryOf(ev.eventKind()) == Category::Send && isQueueType(eps[ev.endpoint].type)) {
-        t_.bytes_sent += ev.value;
-        queue[queueEnd(ev.endpoint)].push_back({i, 0, ev.value});
-      } else if (log::categoryOf(ev.eventKind()) == Category::Send) {
-        t_.bytes_sent += ev.value;
-        std::vector<uint32_t> to;
-        destinations(i, &to);
-        // Several sockets of one identity (a socket shared after fork) are
-        // one destination: keep the first of each inode.
-        std::vector<uint64_t> seen;
-        for (uint32_t j : to)
-          if (std::find(seen.begin(), seen.end(), eps[j].ino) == seen.end()) {
-            seen.push_back(eps[j].ino);
-            // Queue on every endpoint of that socket identity.
-            messages(i, &parts);
-            for (uint32_t k : t_.channels[eps[j].channel].endpoints)
-              if (eps[k].ino == eps[j].ino)
-                for (uint32_t part = 0; part < parts.size(); ++part) queue[k].push_back({i, part, parts[part]});
-          }
-        if (to.empty()) raw_.events[i].flags |= kEventExternal;
-      } else {
-        receives[queueEnd(ev.endpoint)].push_back(i);
-      }
-    }
-    if (!any) return;
-    orderQueueReceives(&receives);
-    // A datagram is received once: a send's flag, or for a sendmmsg, its
-    // messages taken so far.
-    std::vector<uint8_t> used(raw_.events.size(), 0);
-    std::map<uint32_t, std::vector<uint8_t>> used_parts;
-    auto isUsed = [&](const Datagram& d) {
-      if (!raw_.message_lengths.count(d.send)) return used[d.send] != 0;
-      auto it = used_parts.find(d.send);
-      return it != used_parts.end() && d.part < it->second.size() && it->second[d.part];
-    };
-    auto take = [&](const Datagram& d) {
-      auto multi = raw_.message_lengths.find(d.send);
-      if (multi == raw_.message_lengths.end()) {
-        used[d.send] = 1;
-        raw_.events[d.send].flags |= kEventReceivedWhole;  // same length
-        return;
-      }
-      std::vector<uint8_t>& taken = used_parts[d.send];
-      taken.resize(multi->second.size(), 0);
-      taken[d.part] = 1;
-      if (std::all_of(taken.begin(), taken.end(), [](uint8_t u) { return u != 0; }))
-        raw_.events[d.send].flags |= kEventReceivedWhole;
-    };
-    for (uint32_t ep = 0; ep < eps.size(); ++ep) {
-      auto& q = queue[ep];
-      // By the time each send began: a datagram cannot be received before its
-      // send began, which is what stops the search below. (A send's return
-      // can come long after the receive: a signal handler run on its way out
-      // of the kernel, or a preemption, is part of the call's time.)
-      std::stable_sort(q.begin(), q.end(), [&](const Datagram& a, const Datagram& b) {
-        return wallOf(a.send, false) < wallOf(b.send, false);
-      });
-      size_t head = 0;
-      for (uint32_t r : receives[ep]) {
-        Event& rev = raw_.events[r];
-        const bool peek = rev.flags & kEventPeek;  // ties bytes to their send, moves none
-        if (!peek) t_.bytes_received += rev.value;
-        messages(r, &parts);
-        for (uint32_t bytes : parts) {
-          bool found = false;
-          for (size_t k = head; k < q.size() && k < head + 256; ++k) {
-            const Datagram& d = q[k];
-            if (d.bytes != bytes || isUsed(d)) continue;
-            if (wallOf(d.send, false) > wallOf(r, true)) break;
-            // Sends that began in one order can arrive in the other: where
-            // the datagram came from and what it holds must be the send's.
-            if (!fromSender(r, d.send) || !sameBytes(r, d.send, parts.size())) continue;
-            // Two messages of one sendmmsg taken by one recvmmsg: one edge.
-            if (!edges_.empty() && edges_.back().from == d.send && edges_.back().to == r &&
-                edges_.back().why == Edge::Why::Message)
-              edges_.back().bytes += bytes;
-            else
-              edges_.push_back(makeEdge(d.send, Edge::Why::Message, r, bytes));
-            if (!peek) {
-              take(d);
-              t_.bytes_matched += bytes;
-            }
-            found = true;
-            while (head < q.size() && isUsed(q[head])) ++head;
-            break;
-          }
-          if (!found) {
-            rev.flags |= kEventExternal;
-            if (!peek) t_.bytes_external += bytes;
-          }
-        }
-      }
-    }
+    if (!DatagramPass(*this).run()) return;
     if (pass == 1 || !learnAddresses(edges_before)) break;
     edges_.resize(edges_before);
     t_.bytes_sent = sent_before;

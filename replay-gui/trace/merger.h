@@ -183,9 +183,11 @@ struct StreamItem {
 };
 
 class ContentOrder;
+class DatagramPass;
 
 class Merger {
   friend class ContentOrder;  // orderByContent's search (merge_streams.cc)
+  friend class DatagramPass;  // one pass of matchDatagrams (merge_datagrams.cc)
 
  public:
   Merger(RawRecording& raw, Trace& t) : raw_(raw), t_(t) {}
