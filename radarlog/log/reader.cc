@@ -174,7 +174,8 @@ bool decodeReady(const uint8_t* p, const uint8_t* end, ReadyFd& r) {
 
 // Decodes one Event body. `base` is the start of the content, for payload
 // locations. Returns an empty string or why the bytes are not an Event.
-const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* base, Record& r, WireEvent& w) {
+// A record's fields as no field sets them.
+void clearRecord(Record& r, WireEvent& w) {
   r.kind = Kind::Unspecified;
   r.fd = 0;
   r.channel = 0;
@@ -197,13 +198,130 @@ const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* bas
   r.has_timeout = false;
   r.timeout_ms = 0;
   w = {};
-  bool has_kind = false;
-  // The writer puts the common fields first, in field order: each is read
-  // here with one well-predicted test of its tag, where the loop below
-  // would jump through its switch for every field. Whatever comes after
-  // them, or in another order, the loop reads.
+}
+
+// One varint field, by number (an unknown one is a newer field: skipped).
+inline void varintField(uint32_t f, uint64_t v, Record& r, WireEvent& w, bool& has_kind) {
+  switch (f) {
+    case field::kKind:
+      r.kind = static_cast<Kind>(v);
+      has_kind = true;
+      break;
+    case field::kCounter:
+      w.has_counter = true;
+      w.counter = v;
+      break;
+    case field::kTid:
+      w.has_tid = true;
+      w.tid = static_cast<uint32_t>(v);
+      break;
+    case field::kEntryDelta:
+      w.entry_delta = wire::unzigzag(v);
+      break;
+    case field::kDuration:
+      w.duration = v;
+      break;
+    case field::kFd:
+      r.fd = static_cast<int32_t>(v);
+      break;
+    case field::kChannel:
+      r.channel = static_cast<uint32_t>(v);
+      break;
+    case field::kOffset:
+      w.has_offset = true;
+      w.offset = v;
+      break;
+    case field::kSize:
+      r.size = v;
+      break;
+    case field::kResult:
+      r.result = wire::unzigzag(v);
+      break;
+    case field::kError:
+      r.error = static_cast<uint32_t>(v);
+      break;
+    case field::kFlags:
+      r.flags = static_cast<uint32_t>(v);
+      break;
+    case field::kPayloadOmitted:
+      r.payload_omitted = v;
+      break;
+    case field::kPeerPid:
+      r.peer_pid = static_cast<int32_t>(v);
+      break;
+    case field::kStatus:
+      r.status = static_cast<int32_t>(v);
+      break;
+    case field::kSignal:
+      r.signal = static_cast<int32_t>(v);
+      break;
+    case field::kFds:
+      r.fds.push_back(static_cast<int32_t>(v));
+      break;
+    case field::kLengths:
+      r.lengths.push_back(v);
+      break;
+    case field::kTimeout:
+      r.has_timeout = true;
+      r.timeout_ms = static_cast<int32_t>(wire::unzigzag(v));
+      break;
+    default:
+      break;  // a newer field
+  }
+}
+
+// One length-delimited field, its bytes [d, p); an error's text, or "".
+inline const char* bytesField(uint32_t f, const uint8_t* d, const uint8_t* p, const uint8_t* base, Record& r) {
+  const std::string_view bytes(reinterpret_cast<const char*>(d), static_cast<size_t>(p - d));
+  switch (f) {
+    case field::kPayload:
+      r.payload = bytes;
+      r.payload_location.offset = static_cast<uint32_t>(d - base);
+      break;
+    case field::kAddress:
+      r.address = bytes;
+      break;
+    case field::kStrings:
+      r.strings.push_back(bytes);
+      break;
+    case field::kHeader:
+      r.header_bytes = bytes;
+      break;
+    case field::kChannelInfo:
+      r.channel_bytes = bytes;
+      break;
+    case field::kFds:
+      for (const uint8_t* q = d; q < p;) {
+        uint64_t x;
+        if (!wire::getVarint(q, p, x)) return "bad packed fds";
+        r.fds.push_back(static_cast<int32_t>(x));
+      }
+      break;
+    case field::kLengths:
+      for (const uint8_t* q = d; q < p;) {
+        uint64_t x;
+        if (!wire::getVarint(q, p, x)) return "bad packed lengths";
+        r.lengths.push_back(x);
+      }
+      break;
+    case field::kReady: {
+      ReadyFd ready;
+      if (!decodeReady(d, p, ready)) return "bad ready entry";
+      r.ready.push_back(ready);
+      break;
+    }
+    default:
+      break;
+  }
+  return "";
+}
+
+// The writer puts the common fields first, in field order: each is read
+// here with one well-predicted test of its tag, where the field loop would
+// jump through its switch for every field. False on a truncated varint.
+inline bool readCommonFields(const uint8_t*& p, const uint8_t* end, Record& r, WireEvent& w, bool& has_kind) {
   bool truncated = false;
-  auto varintField = [&](uint32_t f, uint64_t& out) {
+  auto common = [&](uint32_t f, uint64_t& out) {
     if (p >= end || *p != wire::tag(f, wire::kVarint)) return false;
     ++p;
     if (wire::getVarint(p, end, out)) return true;
@@ -212,36 +330,43 @@ const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* bas
     return false;
   };
   uint64_t got;
-  if (varintField(field::kKind, got)) {
+  if (common(field::kKind, got)) {
     r.kind = static_cast<Kind>(got);
     has_kind = true;
   }
-  if (varintField(field::kCounter, got)) {
+  if (common(field::kCounter, got)) {
     w.has_counter = true;
     w.counter = got;
   }
-  if (varintField(field::kTid, got)) {
+  if (common(field::kTid, got)) {
     w.has_tid = true;
     w.tid = static_cast<uint32_t>(got);
   }
-  if (varintField(field::kEntryDelta, got)) w.entry_delta = wire::unzigzag(got);
-  if (varintField(field::kDuration, got)) w.duration = got;
-  if (varintField(field::kFd, got)) r.fd = static_cast<int32_t>(got);
-  if (varintField(field::kChannel, got)) r.channel = static_cast<uint32_t>(got);
-  if (varintField(field::kOffset, got)) {
+  if (common(field::kEntryDelta, got)) w.entry_delta = wire::unzigzag(got);
+  if (common(field::kDuration, got)) w.duration = got;
+  if (common(field::kFd, got)) r.fd = static_cast<int32_t>(got);
+  if (common(field::kChannel, got)) r.channel = static_cast<uint32_t>(got);
+  if (common(field::kOffset, got)) {
     w.has_offset = true;
     w.offset = got;
   }
-  if (varintField(field::kSize, got)) r.size = got;
-  if (varintField(field::kResult, got)) r.result = wire::unzigzag(got);
-  if (varintField(field::kError, got)) r.error = static_cast<uint32_t>(got);
-  if (varintField(field::kFlags, got)) r.flags = static_cast<uint32_t>(got);
+  if (common(field::kSize, got)) r.size = got;
+  if (common(field::kResult, got)) r.result = wire::unzigzag(got);
+  if (common(field::kError, got)) r.error = static_cast<uint32_t>(got);
+  if (common(field::kFlags, got)) r.flags = static_cast<uint32_t>(got);
   if (p < end && *p == wire::tag(field::kHash, wire::kFixed32) && end - p >= 5) {
     r.has_hash = true;
     r.hash = wire::loadLE32(p + 1);
     p += 5;
   }
-  if (truncated) return "truncated varint";
+  return !truncated;
+}
+
+const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* base, Record& r, WireEvent& w) {
+  clearRecord(r, w);
+  bool has_kind = false;
+  // Whatever comes after the common fields, or in another order, the loop reads.
+  if (!readCommonFields(p, end, r, w, has_kind)) return "truncated varint";
   while (p < end) {
     uint64_t key;
     if (!wire::getVarint(p, end, key)) return "truncated field key";
@@ -250,118 +375,13 @@ const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* bas
     uint64_t v = 0;
     if (t == wire::kVarint) {
       if (!wire::getVarint(p, end, v)) return "truncated varint";
-      switch (f) {
-        case field::kKind:
-          r.kind = static_cast<Kind>(v);
-          has_kind = true;
-          break;
-        case field::kCounter:
-          w.has_counter = true;
-          w.counter = v;
-          break;
-        case field::kTid:
-          w.has_tid = true;
-          w.tid = static_cast<uint32_t>(v);
-          break;
-        case field::kEntryDelta:
-          w.entry_delta = wire::unzigzag(v);
-          break;
-        case field::kDuration:
-          w.duration = v;
-          break;
-        case field::kFd:
-          r.fd = static_cast<int32_t>(v);
-          break;
-        case field::kChannel:
-          r.channel = static_cast<uint32_t>(v);
-          break;
-        case field::kOffset:
-          w.has_offset = true;
-          w.offset = v;
-          break;
-        case field::kSize:
-          r.size = v;
-          break;
-        case field::kResult:
-          r.result = wire::unzigzag(v);
-          break;
-        case field::kError:
-          r.error = static_cast<uint32_t>(v);
-          break;
-        case field::kFlags:
-          r.flags = static_cast<uint32_t>(v);
-          break;
-        case field::kPayloadOmitted:
-          r.payload_omitted = v;
-          break;
-        case field::kPeerPid:
-          r.peer_pid = static_cast<int32_t>(v);
-          break;
-        case field::kStatus:
-          r.status = static_cast<int32_t>(v);
-          break;
-        case field::kSignal:
-          r.signal = static_cast<int32_t>(v);
-          break;
-        case field::kFds:
-          r.fds.push_back(static_cast<int32_t>(v));
-          break;
-        case field::kLengths:
-          r.lengths.push_back(v);
-          break;
-        case field::kTimeout:
-          r.has_timeout = true;
-          r.timeout_ms = static_cast<int32_t>(wire::unzigzag(v));
-          break;
-        default:
-          break;  // a newer field
-      }
+      varintField(f, v, r, w, has_kind);
     } else if (t == wire::kLengthDelimited) {
       if (!wire::getVarint(p, end, v)) return "truncated length";
       if (v > static_cast<uint64_t>(end - p)) return "field runs past the end of the record";
       const uint8_t* d = p;
       p += v;
-      const std::string_view bytes(reinterpret_cast<const char*>(d), v);
-      switch (f) {
-        case field::kPayload:
-          r.payload = bytes;
-          r.payload_location.offset = static_cast<uint32_t>(d - base);
-          break;
-        case field::kAddress:
-          r.address = bytes;
-          break;
-        case field::kStrings:
-          r.strings.push_back(bytes);
-          break;
-        case field::kHeader:
-          r.header_bytes = bytes;
-          break;
-        case field::kChannelInfo:
-          r.channel_bytes = bytes;
-          break;
-        case field::kFds:
-          for (const uint8_t* q = d; q < p;) {
-            uint64_t x;
-            if (!wire::getVarint(q, p, x)) return "bad packed fds";
-            r.fds.push_back(static_cast<int32_t>(x));
-          }
-          break;
-        case field::kLengths:
-          for (const uint8_t* q = d; q < p;) {
-            uint64_t x;
-            if (!wire::getVarint(q, p, x)) return "bad packed lengths";
-            r.lengths.push_back(x);
-          }
-          break;
-        case field::kReady: {
-          ReadyFd ready;
-          if (!decodeReady(d, p, ready)) return "bad ready entry";
-          r.ready.push_back(ready);
-          break;
-        }
-        default:
-          break;
-      }
+      if (const char* error = bytesField(f, d, p, base, r); *error) return error;
     } else if (t == wire::kFixed32) {
       if (end - p < 4) return "truncated fixed32";
       if (f == field::kHash) {
