@@ -454,49 +454,46 @@ Process processOfHeader(const proto::Header& h, const std::string& path, std::ve
   return p;
 }
 
-bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out, std::string* error) {
-  RawRecording& raw = *out;
-  std::vector<LogJob> jobs;
-  std::vector<std::string> dir_ids;
-  if (!listLogJobs(dirs, raw, &jobs, &dir_ids, error)) return false;
+namespace {
 
-  // First pass: headers and sizes, so that every log's events land straight
-  // in their place in one vector (no copy of millions of events later).
-  // Opening a log decompresses its first frame: the threads share that.
-  struct Opened {
-    proto::Header header;
-    uint64_t last_counter = 0, size = 0;
-    std::string error;  // empty: opened
-  };
-  std::vector<Opened> opened(jobs.size());
-  {
-    std::atomic<size_t> next{0};
-    auto open = [&]() {
-      for (size_t k; (k = next.fetch_add(1)) < jobs.size();) {
-        log::LogError err;
-        auto reader = log::LogReader::open(jobs[k].path, &err);
-        if (!reader) {
-          opened[k].error = err.toString();
-          continue;
-        }
-        opened[k].header = reader->header();
-        opened[k].last_counter = reader->control().last_counter;
-        opened[k].size = reader->fileSize();
+// A log's header and size, read before its records (`error` empty: opened).
+struct OpenedLog {
+  proto::Header header;
+  uint64_t last_counter = 0, size = 0;
+  std::string error;
+};
+
+// First pass: headers and sizes, so that every log's events land straight
+// in their place in one vector (no copy of millions of events later).
+// Opening a log decompresses its first frame: the threads share that.
+std::vector<OpenedLog> openLogs(const std::vector<LogJob>& jobs, int threads) {
+  std::vector<OpenedLog> opened(jobs.size());
+  std::atomic<size_t> next{0};
+  auto open = [&]() {
+    for (size_t k; (k = next.fetch_add(1)) < jobs.size();) {
+      log::LogError err;
+      auto reader = log::LogReader::open(jobs[k].path, &err);
+      if (!reader) {
+        opened[k].error = err.toString();
+        continue;
       }
-    };
-    std::vector<std::thread> helpers;
-    for (int t = 1; t < std::min<int>(options.threads, static_cast<int>(jobs.size())); ++t) helpers.emplace_back(open);
-    open();
-    for (auto& t : helpers) t.join();
-  }
-  {
-    std::vector<std::string> log_ids(jobs.size());
-    for (size_t k = 0; k < jobs.size(); ++k)
-      if (opened[k].error.empty()) log_ids[k] = opened[k].header.recording_id();
-    if (!checkRecordingIds(jobs, log_ids, std::move(dir_ids), options.merge_unrelated, raw, error)) return false;
-  }
-  uint64_t total_events = 0, total_bytes = 0;
-  std::vector<LogJob> usable;
+      opened[k].header = reader->header();
+      opened[k].last_counter = reader->control().last_counter;
+      opened[k].size = reader->fileSize();
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < std::min<int>(threads, static_cast<int>(jobs.size())); ++t) helpers.emplace_back(open);
+  open();
+  for (auto& t : helpers) t.join();
+  return opened;
+}
+
+// The logs that opened become processes, each with room for its events;
+// the others are problems. False, with `error`, when none opened.
+bool admitLogs(std::vector<LogJob>& jobs, const std::vector<OpenedLog>& opened, const std::vector<std::string>& dirs,
+               RawRecording& raw, std::vector<LogJob>* usable, uint64_t* total_events, uint64_t* total_bytes,
+               std::string* error) {
   for (size_t k = 0; k < jobs.size(); ++k) {
     LogJob& job = jobs[k];
     if (!opened[k].error.empty()) {
@@ -516,46 +513,39 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     // eight a byte), and a log holding more after all is read again.
     job.capacity = static_cast<uint32_t>(
         std::min<uint64_t>({opened[k].last_counter, opened[k].size * 8 + 1024, kMaxEventsPerLog}));
-    total_events += job.capacity;
-    total_bytes += job.size;
-    usable.push_back(std::move(job));
+    *total_events += job.capacity;
+    *total_bytes += job.size;
+    usable->push_back(std::move(job));
   }
-  if (usable.empty()) {
+  if (usable->empty()) {
     *error = dirs.empty() ? "no recording given" : "no readable log in " + dirs[0];
     for (const auto& p : raw.problems) *error += "\n  " + p.path + ": " + p.message;
     return false;
   }
-  // One wall clock per machine. Processes of one boot share CLOCK_MONOTONIC,
-  // but each read it beside CLOCK_REALTIME at its own start; one preempted
-  // between the two reads got an offset too small by as long as it waited
-  // (milliseconds on a loaded machine), which would misorder its calls
-  // against the others'. The largest offset of a boot is the closest.
-  {
-    std::vector<int64_t> boot_offset(raw.boots.size(), std::numeric_limits<int64_t>::min());
-    for (const Process& p : raw.processes)
-      if (!raw.boots[p.boot].empty()) boot_offset[p.boot] = std::max(boot_offset[p.boot], p.realtime_offset);
-    for (Process& p : raw.processes)
-      if (!raw.boots[p.boot].empty()) p.realtime_offset = boot_offset[p.boot];
-  }
-  if (total_events > std::numeric_limits<uint32_t>::max() - kMaxEventsPerLog) {
-    *error =
-        "the recording claims " + std::to_string(total_events) + " events: more than radar numbers (4 294 967 295)";
-    return false;
-  }
-  raw.events.resize(total_events);  // uninitialized: readLog() writes every field
-  uint32_t at = 0;
-  for (LogJob& job : usable) {
-    job.begin = at;
-    at += job.capacity;
-  }
+  return true;
+}
 
-  // Second pass, in parallel: the records. Big logs first, spread over the
-  // threads.
+// One wall clock per machine. Processes of one boot share CLOCK_MONOTONIC,
+// but each read it beside CLOCK_REALTIME at its own start; one preempted
+// between the two reads got an offset too small by as long as it waited
+// (milliseconds on a loaded machine), which would misorder its calls
+// against the others'. The largest offset of a boot is the closest.
+void oneClockPerBoot(RawRecording& raw) {
+  std::vector<int64_t> boot_offset(raw.boots.size(), std::numeric_limits<int64_t>::min());
+  for (const Process& p : raw.processes)
+    if (!raw.boots[p.boot].empty()) boot_offset[p.boot] = std::max(boot_offset[p.boot], p.realtime_offset);
+  for (Process& p : raw.processes)
+    if (!raw.boots[p.boot].empty()) p.realtime_offset = boot_offset[p.boot];
+}
+
+// Second pass, in parallel: the records. Big logs first, spread over the
+// threads. False when cancelled.
+bool readLogs(std::vector<LogJob>& usable, RawRecording& raw, const LoadOptions& options, uint64_t total_bytes,
+              std::atomic<uint64_t>& done_bytes, std::atomic<uint64_t>& kept) {
   std::vector<LogJob*> order;
   for (auto& j : usable) order.push_back(&j);
   std::sort(order.begin(), order.end(), [](LogJob* a, LogJob* b) { return a->size > b->size; });
   std::atomic<size_t> next{0};
-  std::atomic<uint64_t> done_bytes{0}, kept{0};
   auto work = [&]() {
     for (size_t i; (i = next.fetch_add(1)) < order.size();) readLog(*order[i], raw, done_bytes, kept, options);
   };
@@ -581,12 +571,11 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
   }
   for (auto& t : pool) t.join();
   if (options.progress) options.progress(done_bytes.load(), total_bytes);
-  if (options.cancel && options.cancel->load()) {
-    *error = "cancelled";
-    return false;
-  }
+  return !(options.cancel && options.cancel->load());
+}
 
-  // Compact: each log's events to the front of its slice, slices together.
+// Each log's events to the front of its slice, slices together.
+void compactLogs(std::vector<LogJob>& usable, RawRecording& raw, const LoadOptions& options) {
   uint32_t write = 0;
   raw.ranges.assign(raw.processes.size(), {0, 0});
   if (options.keep_sent_bytes) raw.sent_bytes.resize(raw.processes.size());
@@ -616,57 +605,62 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     if (options.keep_sent_bytes) raw.sent_bytes[job.process] = std::move(job.sent);
   }
   raw.events.resize(write);  // no shrink_to_fit: it would copy millions of events
-  // Logs with more events than their control block said: read again, into
-  // the end of the array.
-  for (LogJob& job : usable) {
-    if (!job.overflow) continue;
-    const uint32_t old_begin = raw.ranges[job.process].first, old_end = raw.ranges[job.process].second;
-    LogJob again;
-    // Twice the room each time: a log may hold far more than its first
-    // reading had room for (see the capacity above).
-    for (uint64_t room = uint64_t{old_end - old_begin} * 2 + 1024;; room *= 2) {
-      again = LogJob{};
-      again.path = job.path;
-      again.process = job.process;
-      again.begin = static_cast<uint32_t>(raw.events.size());
-      again.capacity = static_cast<uint32_t>(std::min<uint64_t>(room, kMaxEventsPerLog));
-      raw.events.resize(raw.events.size() + again.capacity);
-      readLog(again, raw, done_bytes, kept, options);
-      if (!again.overflow || again.capacity == kMaxEventsPerLog) break;
-      raw.events.resize(again.begin);
-    }
-    if (again.overflow) again.damage = job.path + ": cannot be read consistently";
-    const uint32_t base = static_cast<uint32_t>(raw.endpoints.size());
-    for (Endpoint& e : again.endpoints) {
-      e.process = job.process;
-      raw.endpoints.push_back(std::move(e));
-    }
-    raw.data_sends.insert(raw.data_sends.end(), again.data_sends.begin(), again.data_sends.end());
-    raw.data_receives.insert(raw.data_receives.end(), again.data_receives.begin(), again.data_receives.end());
-    // The first reading's endpoints keep no events (their slice becomes a hole).
-    for (uint32_t e = 0; e < base; ++e)
-      if (raw.endpoints[e].process == job.process) raw.data_sends[e] = raw.data_receives[e] = 0;
-    for (uint32_t i = again.begin; i < again.begin + again.count; ++i)
-      if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
-    adoptEventFacts(again, 0, raw);
-    // The old slice stays as a hole of events nobody owns: mark it empty.
-    for (uint32_t i = old_begin; i < old_end; ++i) raw.events[i].kind = 0;
-    raw.ranges[job.process] = {again.begin, again.begin + again.count};
-    if (options.keep_sent_bytes) raw.sent_bytes[job.process] = std::move(again.sent);
-    raw.events.resize(again.begin + again.count);
-    Process& p = raw.processes[job.process];
-    p.threads = again.threads;
-    p.damage = again.damage;
-    p.unseen = std::move(again.unseen);
-    if (!again.title.empty()) p.recorded_name = again.title;
-    // The second reading's damage, if any, replaces the first's.
-    raw.problems.erase(std::remove_if(raw.problems.begin(), raw.problems.end(),
-                                      [&](const LoadProblem& problem) { return problem.path == job.path; }),
-                       raw.problems.end());
-    if (!again.damage.empty()) raw.problems.push_back({job.path, again.damage});
-    job.first_entry = again.first_entry;
-    job.last_entry = again.last_entry;
+}
+
+// A log with more events than its control block said: read again, into
+// the end of the array.
+void readAgain(LogJob& job, RawRecording& raw, const LoadOptions& options, std::atomic<uint64_t>& done_bytes,
+               std::atomic<uint64_t>& kept) {
+  const uint32_t old_begin = raw.ranges[job.process].first, old_end = raw.ranges[job.process].second;
+  LogJob again;
+  // Twice the room each time: a log may hold far more than its first
+  // reading had room for (see the capacity above).
+  for (uint64_t room = uint64_t{old_end - old_begin} * 2 + 1024;; room *= 2) {
+    again = LogJob{};
+    again.path = job.path;
+    again.process = job.process;
+    again.begin = static_cast<uint32_t>(raw.events.size());
+    again.capacity = static_cast<uint32_t>(std::min<uint64_t>(room, kMaxEventsPerLog));
+    raw.events.resize(raw.events.size() + again.capacity);
+    readLog(again, raw, done_bytes, kept, options);
+    if (!again.overflow || again.capacity == kMaxEventsPerLog) break;
+    raw.events.resize(again.begin);
   }
+  if (again.overflow) again.damage = job.path + ": cannot be read consistently";
+  const uint32_t base = static_cast<uint32_t>(raw.endpoints.size());
+  for (Endpoint& e : again.endpoints) {
+    e.process = job.process;
+    raw.endpoints.push_back(std::move(e));
+  }
+  raw.data_sends.insert(raw.data_sends.end(), again.data_sends.begin(), again.data_sends.end());
+  raw.data_receives.insert(raw.data_receives.end(), again.data_receives.begin(), again.data_receives.end());
+  // The first reading's endpoints keep no events (their slice becomes a hole).
+  for (uint32_t e = 0; e < base; ++e)
+    if (raw.endpoints[e].process == job.process) raw.data_sends[e] = raw.data_receives[e] = 0;
+  for (uint32_t i = again.begin; i < again.begin + again.count; ++i)
+    if (raw.events[i].endpoint != kNone) raw.events[i].endpoint += base;
+  adoptEventFacts(again, 0, raw);
+  // The old slice stays as a hole of events nobody owns: mark it empty.
+  for (uint32_t i = old_begin; i < old_end; ++i) raw.events[i].kind = 0;
+  raw.ranges[job.process] = {again.begin, again.begin + again.count};
+  if (options.keep_sent_bytes) raw.sent_bytes[job.process] = std::move(again.sent);
+  raw.events.resize(again.begin + again.count);
+  Process& p = raw.processes[job.process];
+  p.threads = again.threads;
+  p.damage = again.damage;
+  p.unseen = std::move(again.unseen);
+  if (!again.title.empty()) p.recorded_name = again.title;
+  // The second reading's damage, if any, replaces the first's.
+  raw.problems.erase(std::remove_if(raw.problems.begin(), raw.problems.end(),
+                                    [&](const LoadProblem& problem) { return problem.path == job.path; }),
+                     raw.problems.end());
+  if (!again.damage.empty()) raw.problems.push_back({job.path, again.damage});
+  job.first_entry = again.first_entry;
+  job.last_entry = again.last_entry;
+}
+
+// The wall-clock span of the whole recording.
+void setWallRange(const std::vector<LogJob>& usable, RawRecording& raw) {
   __int128 first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
   for (const LogJob& job : usable) {
     if (job.first_entry > job.last_entry) continue;  // no events
@@ -676,6 +670,46 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
   }
   if (first <= last && first >= std::numeric_limits<int64_t>::min() && last <= std::numeric_limits<int64_t>::max())
     raw.wall_range = {static_cast<int64_t>(first), static_cast<int64_t>(last)};
+}
+
+}  // namespace
+
+bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, RawRecording* out, std::string* error) {
+  RawRecording& raw = *out;
+  std::vector<LogJob> jobs;
+  std::vector<std::string> dir_ids;
+  if (!listLogJobs(dirs, raw, &jobs, &dir_ids, error)) return false;
+  const std::vector<OpenedLog> opened = openLogs(jobs, options.threads);
+  {
+    std::vector<std::string> log_ids(jobs.size());
+    for (size_t k = 0; k < jobs.size(); ++k)
+      if (opened[k].error.empty()) log_ids[k] = opened[k].header.recording_id();
+    if (!checkRecordingIds(jobs, log_ids, std::move(dir_ids), options.merge_unrelated, raw, error)) return false;
+  }
+  uint64_t total_events = 0, total_bytes = 0;
+  std::vector<LogJob> usable;
+  if (!admitLogs(jobs, opened, dirs, raw, &usable, &total_events, &total_bytes, error)) return false;
+  oneClockPerBoot(raw);
+  if (total_events > std::numeric_limits<uint32_t>::max() - kMaxEventsPerLog) {
+    *error =
+        "the recording claims " + std::to_string(total_events) + " events: more than radar numbers (4 294 967 295)";
+    return false;
+  }
+  raw.events.resize(total_events);  // uninitialized: readLog() writes every field
+  uint32_t at = 0;
+  for (LogJob& job : usable) {
+    job.begin = at;
+    at += job.capacity;
+  }
+  std::atomic<uint64_t> done_bytes{0}, kept{0};
+  if (!readLogs(usable, raw, options, total_bytes, done_bytes, kept)) {
+    *error = "cancelled";
+    return false;
+  }
+  compactLogs(usable, raw, options);
+  for (LogJob& job : usable)
+    if (job.overflow) readAgain(job, raw, options, done_bytes, kept);
+  setWallRange(usable, raw);
   return true;
 }
 
