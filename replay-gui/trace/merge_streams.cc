@@ -7,57 +7,56 @@ namespace radar::trace::merging {
 // other (a pipe: from all writers to all readers). Sends and receives are
 // put in order, their offsets accumulated, and every receive is matched to
 // the sends whose bytes it got.
-void Merger::matchStreams() {
-  const auto& eps = raw_.endpoints;
-  const size_t streams = t_.channels.size() * 2;
+// Stream matching: each stream's receives take its bytes, in order, from
+// its sends.
+//
+// The events of each stream, sends and receives apart, as indices (CSR:
+// stream st's sends are members[begin[st]..begin[st + 1]], its receives
+// members[begin[streams + st]..]). What matching reads is copied out one
+// stream at a time: the events themselves are spread over memory, and
+// copying every stream's at once would be the merge's peak of memory.
+//
+// Two threads share the work: each fills the members of the processes in
+// its half of the events, then they take streams in turn, each with its
+// own edges (a receive's edges all come from its one stream, so after the
+// linearization's sort by target the result does not depend on which
+// thread took which stream).
+class StreamMatch {
+ public:
+  explicit StreamMatch(Merger& m)
+      : m_(m), raw_(m.raw_), t_(m.t_), eps_(m.raw_.endpoints), streams_(m.t_.channels.size() * 2) {}
+
+  void run() {
+    makeRoutes();
+    countMembers();
+    {
+      std::thread helper([this] { work(1); });
+      work(0);
+      helper.join();
+    }
+    for (Worker& w : workers_)
+      if (w.failed) std::rethrow_exception(w.failed);
+    BigArray<uint32_t>().swap(members_);
+    for (Worker& w : workers_) {
+      t_.bytes_sent += w.sums.sent;
+      t_.bytes_received += w.sums.received;
+      t_.bytes_external += w.sums.external;
+      t_.bytes_matched += w.sums.matched;
+      t_.bytes_ambiguous += w.sums.ambiguous;
+      m_.stream_edges_.push_back(std::move(w.edges));
+      m_.notable_.insert(m_.notable_.end(), w.notable.begin(), w.notable.end());  // the halves in order
+      t_.received_in_part.insert(t_.received_in_part.end(), w.received_in_part.begin(), w.received_in_part.end());
+    }
+  }
+
+ private:
+  using Item = StreamItem;
   // What the loop over millions of events needs, per endpoint, small.
   enum : uint8_t { kSkip, kDevice, kStream };
   struct Route {
     uint8_t what;
     uint32_t send_stream, receive_stream;
   };
-  std::vector<Route> routes(eps.size());
-  for (uint32_t k = 0; k < eps.size(); ++k) {
-    const Channel& c = t_.channels[eps[k].channel];
-    Route& r = routes[k];
-    r.what = isDevice(c.type) ? kDevice : isStreamType(c.type) ? kStream : kSkip;
-    const uint32_t side = isOneSided(c.type) ? 0 : side_[k];
-    r.send_stream = c.index * 2 + side;
-    r.receive_stream = c.index * 2 + (isOneSided(c.type) ? side : side ^ 1);
-  }
-  // The events of each stream, sends and receives apart, as indices (CSR:
-  // stream st's sends are members[begin[st]..begin[st + 1]], its receives
-  // members[begin[streams + st]..]). What matching reads is copied out one
-  // stream at a time: the events themselves are spread over memory, and
-  // copying every stream's at once would be the merge's peak of memory.
-  //
-  // Two threads share the work: each fills the members of the processes in
-  // its half of the events, then they take streams in turn, each with its
-  // own edges (a receive's edges all come from its one stream, so after the
-  // linearization's sort by target the result does not depend on which
-  // thread took which stream).
-  const uint32_t n = static_cast<uint32_t>(raw_.events.size());
-  uint32_t mid = n;  // the second half starts with a process
-  for (uint32_t k = 0; k < starts_.size(); ++k)
-    if (starts_[k] >= n / 2) {
-      mid = starts_[k];
-      break;
-    }
-  std::vector<uint64_t> begin(2 * streams + 1, 0), second_half(2 * streams, 0);
-  for (uint32_t k = 0; k < eps.size(); ++k) {
-    if (routes[k].what != kStream) continue;
-    const uint32_t send = routes[k].send_stream, receive = streams + routes[k].receive_stream;
-    begin[send + 1] += raw_.data_sends[k];
-    begin[receive + 1] += raw_.data_receives[k];
-    if (raw_.ranges[eps[k].process].first >= mid) {
-      second_half[send] += raw_.data_sends[k];
-      second_half[receive] += raw_.data_receives[k];
-    }
-  }
-  std::partial_sum(begin.begin(), begin.end(), begin.begin());
-  const uint64_t total_receives = begin[2 * streams] - begin[streams];
-  BigArray<uint32_t> members(begin[2 * streams]);
-  faultIn(members.data(), members.size() * sizeof(uint32_t));  // all written below
   struct Sums {
     uint64_t sent = 0, received = 0, external = 0, matched = 0, ambiguous = 0;
   };
@@ -68,9 +67,60 @@ void Merger::matchStreams() {
     std::vector<std::pair<uint32_t, uint64_t>> received_in_part;
     std::exception_ptr failed;
   };
-  Worker workers[2];
-  auto fillMembers = [&](uint32_t from, uint32_t to, std::vector<uint64_t> fill, Sums& sums,
-                         std::vector<uint32_t>& notable) {
+  // One stream being matched: its sends (`out`, with where each starts in
+  // the stream) and receives (`in`), and how far the receives took it.
+  struct Stream {
+    const Channel* channel = nullptr;
+    std::vector<Item> out, in;
+    std::vector<uint64_t> start;
+    std::vector<bool> confirmed;
+    bool several = false;  // writers or readers: the order is by time unless the content confirmed it
+    size_t k = 0;          // first send not fully consumed
+    uint64_t consumed = 0;
+  };
+  enum class Content { Agrees, Differs, Unknown };
+
+  void makeRoutes() {
+    routes_.resize(eps_.size());
+    for (uint32_t k = 0; k < eps_.size(); ++k) {
+      const Channel& c = t_.channels[eps_[k].channel];
+      Route& r = routes_[k];
+      r.what = isDevice(c.type) ? kDevice : isStreamType(c.type) ? kStream : kSkip;
+      const uint32_t side = isOneSided(c.type) ? 0 : m_.side_[k];
+      r.send_stream = c.index * 2 + side;
+      r.receive_stream = c.index * 2 + (isOneSided(c.type) ? side : side ^ 1);
+    }
+  }
+
+  // Where each stream's sends and receives go in `members_`, and how many
+  // of them the second half's processes have.
+  void countMembers() {
+    n_ = static_cast<uint32_t>(raw_.events.size());
+    mid_ = n_;  // the second half starts with a process
+    for (uint32_t k = 0; k < m_.starts_.size(); ++k)
+      if (m_.starts_[k] >= n_ / 2) {
+        mid_ = m_.starts_[k];
+        break;
+      }
+    begin_.assign(2 * streams_ + 1, 0);
+    second_half_.assign(2 * streams_, 0);
+    for (uint32_t k = 0; k < eps_.size(); ++k) {
+      if (routes_[k].what != kStream) continue;
+      const uint32_t send = routes_[k].send_stream, receive = streams_ + routes_[k].receive_stream;
+      begin_[send + 1] += raw_.data_sends[k];
+      begin_[receive + 1] += raw_.data_receives[k];
+      if (raw_.ranges[eps_[k].process].first >= mid_) {
+        second_half_[send] += raw_.data_sends[k];
+        second_half_[receive] += raw_.data_receives[k];
+      }
+    }
+    std::partial_sum(begin_.begin(), begin_.end(), begin_.begin());
+    total_receives_ = begin_[2 * streams_] - begin_[streams_];
+    members_ = BigArray<uint32_t>(begin_[2 * streams_]);
+    faultIn(members_.data(), members_.size() * sizeof(uint32_t));  // all written below
+  }
+
+  void fillMembers(uint32_t from, uint32_t to, std::vector<uint64_t> fill, Sums& sums, std::vector<uint32_t>& notable) {
     for (uint32_t i = from; i < to; ++i) {
       Event& ev = raw_.events[i];
       // While here: the few events otherEdges() looks at.
@@ -79,7 +129,7 @@ void Merger::matchStreams() {
           kind == Kind::Connect || kind == Kind::Accept || (ev.flags & kEventEof))
         notable.push_back(i);
       if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
-      const Route& r = routes[ev.endpoint];
+      const Route& r = routes_[ev.endpoint];
       if (r.what == kSkip) continue;
       const bool send = log::categoryOf(ev.eventKind()) == Category::Send;
       if (r.what == kDevice) {
@@ -92,37 +142,40 @@ void Merger::matchStreams() {
         }
         continue;
       }
-      members[fill[send ? r.send_stream : streams + r.receive_stream]++] = i;
+      members_[fill[send ? r.send_stream : streams_ + r.receive_stream]++] = i;
     }
-  };
-  using Item = StreamItem;
-  auto items = [&](uint64_t from, uint64_t to, std::vector<Item>& v) {
+  }
+
+  void items(uint64_t from, uint64_t to, std::vector<Item>& v) const {
     v.clear();
     for (uint64_t k = from; k < to; ++k) {
-      const uint32_t i = members[k];
+      const uint32_t i = members_[k];
       const Event& ev = raw_.events[i];
       v.push_back({i, ev.value, ev.process, (ev.flags & kEventPeek) != 0});
     }
-  };
+  }
+
   // Events of several processes on one stream: in the order their calls
-  // returned (the kernel moves the bytes during the call).
-  // Several threads of one process are several writers too.
-  auto order = [&](std::vector<Item>& v) {
+  // returned (the kernel moves the bytes during the call). Several threads
+  // of one process are several writers too.
+  bool order(std::vector<Item>& v) const {
     bool several = false;
     for (const Item& it : v)
       several |= it.process != v.front().process || raw_.events[it.index].thread != raw_.events[v.front().index].thread;
     if (several)
-      std::stable_sort(v.begin(), v.end(),
-                       [&](const Item& a, const Item& b) { return wallOf(a.index, true) < wallOf(b.index, true); });
+      std::stable_sort(v.begin(), v.end(), [&](const Item& a, const Item& b) {
+        return m_.wallOf(a.index, true) < m_.wallOf(b.index, true);
+      });
     return several;
-  };
+  }
+
   // Whether receive `r`, taking the stream's bytes from `from` on (in send
   // out[j] and the next), got the bytes those sends hold. Checked where both
   // sides' checksums are known and the receive took whole sends (most
   // message protocols); elsewhere the stream's order stands.
-  enum class Content { Agrees, Differs, Unknown };
-  auto checkContent = [&](const std::vector<Item>& out, const std::vector<uint64_t>& start, uint64_t from,
-                          const Item& r) {
+  Content checkContent(const Stream& s, uint64_t from, const Item& r) const {
+    const std::vector<Item>& out = s.out;
+    const std::vector<uint64_t>& start = s.start;
     auto hashed = [&](uint32_t i) { return (raw_.events[i].flags & kEventHasHash) != 0; };
     // The send holding byte `from`: the first whose end is past it (a
     // binary search: a scan from the first send made a long stream
@@ -139,147 +192,148 @@ void Merger::matchStreams() {
     }
     if (end != from + r.bytes) return Content::Unknown;
     return crc == raw_.events[r.index].hash ? Content::Agrees : Content::Differs;
-  };
-  auto matchStream = [&](size_t st, Worker& w, std::vector<Item>& out, std::vector<Item>& in,
-                         std::vector<uint64_t>& start) {
-    Sums& sums = w.sums;
-    items(begin[st], begin[st + 1], out);
-    items(begin[streams + st], begin[streams + st + 1], in);
-    const Channel& c = t_.channels[st / 2];
-    const bool several_writers = order(out);
-    const bool several_readers = order(in);
-    std::vector<bool> confirmed;
-    if (several_writers || several_readers) confirmed = orderByContent(out, in);
-    // Where each send starts in the stream.
-    start.assign(out.size() + 1, 0);
-    for (size_t k = 0; k < out.size(); ++k) start[k + 1] = start[k] + out[k].bytes;
-    sums.sent += start.back();
-    size_t k = 0;  // first send not fully consumed
-    uint64_t consumed = 0;
-    for (size_t ri = 0; ri < in.size(); ++ri) {
-      const Item& r = in[ri];
-      const uint64_t bytes = r.bytes;
-      if (!bytes) continue;
-      if (!r.peek) sums.received += bytes;  // a peek's bytes are received later
-      uint64_t from = consumed, left = bytes;
-      size_t j = k;
-      while (j < out.size() && start[j + 1] <= from) ++j;
-      // (Where several writers or readers overlap, the order is by time
-      // unless the content confirmed it: a mismatch there proves nothing.)
-      // Not the bytes of the sends at this point of the stream: a writer
-      // radar did not see (a raw system call, an unrecorded process) put
-      // them there, if the next receive has the bytes these sends hold.
-      // Else the checksum is what is wrong (pages given with vmsplice() and
-      // changed later), and the stream's order stands: one bad checksum
-      // must not shift every later receive off its sends.
-      auto foreign = [&] {
-        if (several_writers || several_readers || checkContent(out, start, from, r) != Content::Differs) return false;
-        // A later receive (of the next few) with these sends' bytes: the
-        // ones before it were someone else's.
-        constexpr int kLookAhead = 16;
-        size_t next = ri + 1;
-        while (next < in.size() && (!in[next].bytes || in[next].peek)) ++next;
-        int looked = 0;
-        for (size_t later = next; later < in.size() && looked < kLookAhead; ++later) {
-          if (!in[later].bytes || in[later].peek) continue;
-          ++looked;
-          if (checkContent(out, start, from, in[later]) == Content::Agrees) return true;
-        }
-        // The next receive taking the sends after these: this one took
-        // them, and its checksum is what is wrong.
-        if (next < in.size() && checkContent(out, start, from + bytes, in[next]) == Content::Agrees) return false;
-        return true;  // no sign of either: as the checksums say
-      };
-      if (foreign()) {
-        // They are nobody's here, and the sends wait for the receives whose
-        // bytes they are.
-        if (c.external) {
-          raw_.events[r.index].flags |= kEventExternal;
-          if (!r.peek) sums.external += bytes;
-        } else if (!r.peek) {
-          raw_.events[r.index].flags |= kEventUnmatched;
-        }
-        continue;
-      }
-      while (left && j < out.size()) {
-        const uint64_t take = std::min(left, start[j + 1] - from);
-        w.edges.push_back(makeEdge(out[j].index, Edge::Why::Message, r.index, take));
-        from += take;
-        left -= take;
-        if (from == start[j + 1]) ++j;
-      }
-      if (!r.peek) sums.matched += bytes - left;
-      if ((several_writers || several_readers) && !confirmed[ri] && !r.peek) sums.ambiguous += bytes - left;
-      if (left) {
-        // Bytes no recorded send produced: from outside, or lost.
-        if (c.external) {
-          raw_.events[r.index].flags |= kEventExternal;
-          if (!r.peek) sums.external += left;
-        } else if (!r.peek) {  // the receive that takes them is blamed, once
-          raw_.events[r.index].flags |= kEventUnmatched;
-        }
-      }
-      if (!r.peek) {
-        consumed += bytes;
-        k = j;
-      }
+  }
+
+  // Whether the bytes of the sends at this point of the stream are not
+  // those receive in[ri] got: a writer radar did not see (a raw system
+  // call, an unrecorded process) put them there, if the next receive has
+  // the bytes these sends hold. Else the checksum is what is wrong (pages
+  // given with vmsplice() and changed later), and the stream's order
+  // stands: one bad checksum must not shift every later receive off its
+  // sends. (Where several writers or readers overlap, the order is by time
+  // unless the content confirmed it: a mismatch there proves nothing.)
+  bool foreign(const Stream& s, size_t ri, uint64_t from) const {
+    const std::vector<Item>& in = s.in;
+    const Item& r = in[ri];
+    const uint64_t bytes = r.bytes;
+    if (s.several || checkContent(s, from, r) != Content::Differs) return false;
+    // A later receive (of the next few) with these sends' bytes: the
+    // ones before it were someone else's.
+    constexpr int kLookAhead = 16;
+    size_t next = ri + 1;
+    while (next < in.size() && (!in[next].bytes || in[next].peek)) ++next;
+    int looked = 0;
+    for (size_t later = next; later < in.size() && looked < kLookAhead; ++later) {
+      if (!in[later].bytes || in[later].peek) continue;
+      ++looked;
+      if (checkContent(s, from, in[later]) == Content::Agrees) return true;
     }
-    if (c.external && start.back() > consumed)
-      for (const Item& it : out) raw_.events[it.index].flags |= kEventExternal;
+    // The next receive taking the sends after these: this one took
+    // them, and its checksum is what is wrong.
+    if (next < in.size() && checkContent(s, from + bytes, in[next]) == Content::Agrees) return false;
+    return true;  // no sign of either: as the checksums say
+  }
+
+  // Bytes of receive r nobody recorded sending: from outside, or lost.
+  void unaccounted(const Stream& s, const Item& r, uint64_t bytes, Sums& sums) {
+    if (s.channel->external) {
+      raw_.events[r.index].flags |= kEventExternal;
+      if (!r.peek) sums.external += bytes;
+    } else if (!r.peek) {  // the receive that takes them is blamed, once
+      raw_.events[r.index].flags |= kEventUnmatched;
+    }
+  }
+
+  // Receive in[ri] takes its bytes from the sends, an edge from each.
+  void receive(Stream& s, size_t ri, Worker& w) {
+    const Item& r = s.in[ri];
+    const uint64_t bytes = r.bytes;
+    if (!bytes) return;
+    if (!r.peek) w.sums.received += bytes;  // a peek's bytes are received later
+    uint64_t from = s.consumed, left = bytes;
+    size_t j = s.k;
+    while (j < s.out.size() && s.start[j + 1] <= from) ++j;
+    if (foreign(s, ri, from)) {
+      // They are nobody's here, and the sends wait for the receives whose
+      // bytes they are.
+      unaccounted(s, r, bytes, w.sums);
+      return;
+    }
+    while (left && j < s.out.size()) {
+      const uint64_t take = std::min(left, s.start[j + 1] - from);
+      w.edges.push_back(makeEdge(s.out[j].index, Edge::Why::Message, r.index, take));
+      from += take;
+      left -= take;
+      if (from == s.start[j + 1]) ++j;
+    }
+    if (!r.peek) w.sums.matched += bytes - left;
+    if (s.several && !s.confirmed[ri] && !r.peek) w.sums.ambiguous += bytes - left;
+    if (left) unaccounted(s, r, left, w.sums);
+    if (!r.peek) {
+      s.consumed += bytes;
+      s.k = j;
+    }
+  }
+
+  void matchStream(size_t st, Worker& w, Stream& s) {
+    items(begin_[st], begin_[st + 1], s.out);
+    items(begin_[streams_ + st], begin_[streams_ + st + 1], s.in);
+    s.channel = &t_.channels[st / 2];
+    const bool several_writers = order(s.out);
+    const bool several_readers = order(s.in);
+    s.several = several_writers || several_readers;
+    s.confirmed.clear();
+    if (s.several) s.confirmed = m_.orderByContent(s.out, s.in);
+    // Where each send starts in the stream.
+    s.start.assign(s.out.size() + 1, 0);
+    for (size_t k = 0; k < s.out.size(); ++k) s.start[k + 1] = s.start[k] + s.out[k].bytes;
+    w.sums.sent += s.start.back();
+    s.k = 0;
+    s.consumed = 0;
+    for (size_t ri = 0; ri < s.in.size(); ++ri) receive(s, ri, w);
+    if (s.channel->external && s.start.back() > s.consumed)
+      for (const Item& it : s.out) raw_.events[it.index].flags |= kEventExternal;
     // The receives (not the peeks) took the stream's first `consumed` bytes:
     // the sends within them were received whole, the one they end in, in part.
-    for (size_t j = 0; j < out.size() && start[j] < consumed; ++j) {
-      if (start[j + 1] <= consumed)
-        raw_.events[out[j].index].flags |= kEventReceivedWhole;
+    for (size_t j = 0; j < s.out.size() && s.start[j] < s.consumed; ++j) {
+      if (s.start[j + 1] <= s.consumed)
+        raw_.events[s.out[j].index].flags |= kEventReceivedWhole;
       else
-        w.received_in_part.emplace_back(out[j].index, consumed - start[j]);
+        w.received_in_part.emplace_back(s.out[j].index, s.consumed - s.start[j]);
     }
-  };
-  std::atomic<size_t> next_stream{0};
-  std::atomic<int> filled{0};
-  auto work = [&](int me) {
-    Worker& w = workers[me];
+  }
+
+  // One of the two threads: its half of the members, then streams in turn.
+  void work(int me) {
+    Worker& w = workers_[me];
     try {
-      std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
+      std::vector<uint64_t> fill(begin_.begin(), begin_.end() - 1);
       if (me == 1)
-        for (size_t st = 0; st < 2 * streams; ++st) fill[st] += begin[st + 1] - begin[st] - second_half[st];
-      fillMembers(me == 0 ? 0 : mid, me == 0 ? mid : n, std::move(fill), w.sums, w.notable);
+        for (size_t st = 0; st < 2 * streams_; ++st) fill[st] += begin_[st + 1] - begin_[st] - second_half_[st];
+      fillMembers(me == 0 ? 0 : mid_, me == 0 ? mid_ : n_, std::move(fill), w.sums, w.notable);
       // Matching needs every member of a stream: wait for the other half.
-      filled.fetch_add(1, std::memory_order_acq_rel);
-      filled.notify_all();
-      for (int seen; (seen = filled.load(std::memory_order_acquire)) < 2;) filled.wait(seen);
-      w.edges.reserve(total_receives + total_receives / 4);
-      std::vector<Item> out, in;
-      std::vector<uint64_t> start;
-      for (size_t st; (st = next_stream.fetch_add(1)) < streams;) {
-        if (begin[st] == begin[st + 1] && begin[streams + st] == begin[streams + st + 1]) continue;
-        matchStream(st, w, out, in, start);
+      filled_.fetch_add(1, std::memory_order_acq_rel);
+      filled_.notify_all();
+      for (int seen; (seen = filled_.load(std::memory_order_acquire)) < 2;) filled_.wait(seen);
+      w.edges.reserve(total_receives_ + total_receives_ / 4);
+      Stream s;
+      for (size_t st; (st = next_stream_.fetch_add(1)) < streams_;) {
+        if (begin_[st] == begin_[st + 1] && begin_[streams_ + st] == begin_[streams_ + st + 1]) continue;
+        matchStream(st, w, s);
       }
     } catch (...) {
       w.failed = std::current_exception();
-      filled.fetch_add(2);  // never leave the other waiting
-      filled.notify_all();
+      filled_.fetch_add(2);  // never leave the other waiting
+      filled_.notify_all();
     }
-  };
-  {
-    std::thread helper(work, 1);
-    work(0);
-    helper.join();
   }
-  for (Worker& w : workers)
-    if (w.failed) std::rethrow_exception(w.failed);
-  BigArray<uint32_t>().swap(members);
-  for (Worker& w : workers) {
-    t_.bytes_sent += w.sums.sent;
-    t_.bytes_received += w.sums.received;
-    t_.bytes_external += w.sums.external;
-    t_.bytes_matched += w.sums.matched;
-    t_.bytes_ambiguous += w.sums.ambiguous;
-    stream_edges_.push_back(std::move(w.edges));
-    notable_.insert(notable_.end(), w.notable.begin(), w.notable.end());  // the halves in order
-    t_.received_in_part.insert(t_.received_in_part.end(), w.received_in_part.begin(), w.received_in_part.end());
-  }
-}
+
+  Merger& m_;
+  RawRecording& raw_;
+  Trace& t_;
+  const std::vector<Endpoint>& eps_;
+  const size_t streams_;
+  std::vector<Route> routes_;
+  uint32_t n_ = 0, mid_ = 0;
+  std::vector<uint64_t> begin_, second_half_;
+  uint64_t total_receives_ = 0;
+  BigArray<uint32_t> members_;
+  Worker workers_[2];
+  std::atomic<size_t> next_stream_{0};
+  std::atomic<int> filled_{0};
+};
+
+void Merger::matchStreams() { StreamMatch(*this).run(); }
 
 // Several processes (or threads) writing or reading one stream: the order
 // of their calls by time is only a guess where the calls overlap (the

@@ -183,10 +183,12 @@ struct StreamItem {
 };
 
 class ContentOrder;
+class StreamMatch;
 class DatagramPass;
 
 class Merger {
   friend class ContentOrder;  // orderByContent's search (merge_streams.cc)
+  friend class StreamMatch;   // matchStreams (merge_streams.cc)
   friend class DatagramPass;  // one pass of matchDatagrams (merge_datagrams.cc)
 
  public:
