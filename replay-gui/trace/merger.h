@@ -183,11 +183,13 @@ struct StreamItem {
 };
 
 class ContentOrder;
+class Linearizer;
 class StreamMatch;
 class DatagramPass;
 
 class Merger {
   friend class ContentOrder;  // orderByContent's search (merge_streams.cc)
+  friend class Linearizer;    // linearize (linearize.cc)
   friend class StreamMatch;   // matchStreams (merge_streams.cc)
   friend class DatagramPass;  // one pass of matchDatagrams (merge_datagrams.cc)
 
