@@ -327,321 +327,384 @@ struct BoxOf {
 };
 }  // namespace
 
-Scene SceneBuilder::build(uint32_t position, double progress) const {
-  const uint32_t n = static_cast<uint32_t>(t_.events.size());
-  position = std::min(position, n);
-  Scene s;
-  s.position = position;
-  s.progress = std::clamp(progress, 0.0, 1.0);
-  s.bounds = bounds();
-  const DisplayState after = display_.stateAt(position);
-  const bool animating = position > 0 && s.progress < 1;
-  DisplayState before;
-  if (position > 0) {
-    s.event = position - 1;
-    if (animating) before = display_.stateAt(position - 1);
+// One scene being put together: the boxes, the lines between them, the
+// ports where lines meet boxes, and the messages queued at them.
+class SceneBuilder::Assembly {
+ public:
+  Assembly(const SceneBuilder& builder, uint32_t position, double progress)
+      : b_(builder), t_(builder.t_), index_(builder.t_.processes.size()) {
+    const uint32_t n = static_cast<uint32_t>(t_.events.size());
+    position_ = std::min(position, n);
+    s_.position = position_;
+    s_.progress = std::clamp(progress, 0.0, 1.0);
+    s_.bounds = b_.bounds();
+    after_ = b_.display_.stateAt(position_);
+    animating_ = position_ > 0 && s_.progress < 1;
+    if (position_ > 0) {
+      s_.event = position_ - 1;
+      if (animating_) before_ = b_.display_.stateAt(position_ - 1);
+    }
+    ev_ = s_.event == kNone ? nullptr : &t_.events[s_.event];
+    category_ = ev_ ? log::categoryOf(ev_->eventKind()) : log::Category::Annotation;
   }
-  const Event* ev = s.event == kNone ? nullptr : &t_.events[s.event];
-  const auto category = ev ? log::categoryOf(ev->eventKind()) : log::Category::Annotation;
 
-  // Processes: those alive after the event; while it is shown, also one
-  // that leaves with it.
-  std::set<uint32_t> shown(after.alive.begin(), after.alive.end());
-  if (animating) shown.insert(before.alive.begin(), before.alive.end());
-  if (animating) shown.insert(ev->process);
-  std::set<uint32_t> blocked;
-  for (const auto& b : after.blocked) blocked.insert(b.process);
-  // A box a process, or one for a group of siblings (what every member
-  // does, its box does).
-  BoxOf index(t_.processes.size());                // process -> its box
-  std::unordered_map<uint32_t, size_t> box_index;  // box process -> its box
-  for (uint32_t p : shown) {
-    const uint32_t r = boxProcess(p);
-    const auto [it, fresh] = box_index.try_emplace(r, s.processes.size());
-    if (fresh) {
-      ProcessBox b;
-      b.process = r;
-      b.box = boxOf(r);
-      b.name = t_.processName(p);
-      b.pid = t_.processes[p].pid;
-      b.not_recorded = t_.processes[p].not_recorded;
-      b.members = 0;
-      b.ending = true;
-      s.processes.push_back(b);
-    }
-    ProcessBox& b = s.processes[it->second];
-    ++b.members;
-    b.blocked_members += blocked.count(p) != 0;
-    b.active = b.active || (animating && ev && ev->process == p);
-    b.ending = b.ending && !std::binary_search(after.alive.begin(), after.alive.end(), p);  // with its last member
-    index.box[p] = static_cast<uint32_t>(it->second);
+  Scene build() {
+    processBoxes();
+    adoptImages();
+    deadlocks();
+    openPorts();
+    channelLines();
+    pendingMessages();
+    linesForPending();
+    placePorts();
+    messages();
+    return std::move(s_);
   }
-  for (ProcessBox& b : s.processes) {
-    b.blocked = b.blocked_members == b.members;
-    if (grouped(b.process)) {
-      b.name += " × " + std::to_string(b.members);
-      b.pid = 0;
-    }
-  }
-  // A message for an image that a shown one exec's into later (a shell
-  // about to exec its command) waits at that chain's box: the same place
-  // on screen.
-  auto adopt = [&](uint32_t to) {
-    if (to >= chain_.size() || index.count(to) || chain_[to] == kNone) return;
-    for (uint32_t image = chains_[chain_[to]].first_image; image != kNone; image = t_.processes[image].next_image)
-      if (index.count(image)) {
-        index.box[to] = index.box[image];
-        return;
-      }
-  };
-  for (const auto& m : after.queued) adopt(m.to_process);
-  for (const auto& m : before.queued) adopt(m.to_process);
-  // Deadlocks: drawn once every process of the cycle is in the call it
-  // never returns from (its last event: the blocked call, or the last it
-  // made before it).
-  for (const auto& f : t_.findings) {
-    if (f.kind != trace::Finding::Kind::Deadlock || f.events.empty()) continue;
-    const uint32_t formed = *std::max_element(f.events.begin(), f.events.end());
-    if (position <= formed) continue;
-    for (const trace::Finding::Wait& w : f.waits_for)
-      if (index.count(w.waiter) && index.count(w.holder)) s.waits.push_back({w.waiter, w.holder});
-  }
-  // Ports: a channel a process has open, however many descriptors it has
-  // for it (dup'd, inherited twice); and the channels between processes.
-  std::set<std::pair<size_t, uint32_t>> in_ports, out_ports;  // (box, channel)
-  for (uint32_t ep : after.open) {
-    const auto& end = t_.endpoints[ep];
-    if (!index.count(end.process)) continue;
-    const size_t b = index[end.process];
-    if (reads(ep) && in_ports.insert({b, end.channel}).second) ++s.processes[b].inputs;
-    if (writes(ep) && out_ports.insert({b, end.channel}).second) ++s.processes[b].outputs;
-  }
-  // A line between two boxes: from border to border (never across a box
-  // of its own), bent around the others (it would seem to join them; but
-  // not for crowds too big to read lines in anyway). Where it meets each
-  // box, that box's ports of the channel stand, and their queues line up
-  // along it, toward the other end.
+
+ private:
+  // A line between two boxes, where it meets one of them.
   struct LineEnd {
     Point at, toward, control;
     uint32_t room;
     bool bent;
   };
-  std::unordered_map<std::pair<size_t, uint32_t>, LineEnd, BoxChannelHash> line_end;  // (box, channel)
-  auto join = [&](size_t w, size_t r, uint32_t c) {
-    const Rect& from = s.processes[w].box;
-    const Rect& to = s.processes[r].box;
-    const Point a = borderToward(from, to.center()), b = borderToward(to, from.center());
-    Point control{(a.x + b.x) / 2, (a.y + b.y) / 2};
-    if (s.processes.size() <= kMostBoxesForBends) {
-      std::vector<Rect> others;
-      for (size_t k = 0; k < s.processes.size(); ++k)
-        if (k != w && k != r) others.push_back(s.processes[k].box);
-      control = bendAround(a, b, others);
-    }
-    const uint32_t room = roomOnLine(a, b);
-    const bool bent = !isStraight(a, control, b);
-    line_end.try_emplace({w, c}, LineEnd{a, direction(a, control), control, room, bent});
-    line_end.try_emplace({r, c}, LineEnd{b, direction(b, control), control, room, bent});
-    struct Joined {
-      Point a, b, control;
-    };
-    return Joined{a, b, control};
+  struct Joined {
+    Point a, b, control;
   };
-  {
-    std::map<uint32_t, std::pair<std::vector<size_t>, std::vector<size_t>>> by_channel;  // writers, readers
-    for (const auto& [b, c] : out_ports) by_channel[c].first.push_back(b);
-    for (const auto& [b, c] : in_ports) by_channel[c].second.push_back(b);
-    std::set<std::tuple<uint32_t, size_t, size_t>> done;
-    for (const auto& [c, ends] : by_channel)
-      for (size_t w : ends.first)
-        for (size_t r : ends.second) {
-          if (w == r) continue;  // within one box (a group's members)
-          const bool both = in_ports.count({w, c}) && out_ports.count({r, c});
-          const auto key = both ? std::make_tuple(c, std::min(w, r), std::max(w, r)) : std::make_tuple(c, w, r);
-          if (!done.insert(key).second) continue;
-          const auto line = join(w, r, c);
-          s.channels.push_back({c, s.processes[w].process, s.processes[r].process, line.a, line.b, line.control, both});
-        }
-  }
-  // A port is a channel of a box: the members of a group share theirs (the
-  // first end seen stands for the others).
-  std::unordered_map<uint64_t, uint32_t> port_end;  // (box, channel) -> the end standing for them
-  const bool any_group =
-      std::any_of(s.processes.begin(), s.processes.end(), [](const ProcessBox& b) { return b.members > 1; });
-  auto portEnd = [&](uint32_t ep) {
-    if (!any_group) return ep;
-    const auto& end = t_.endpoints[ep];
-    if (!index.count(end.process) || end.channel == kNone || s.processes[index[end.process]].members <= 1) return ep;
-    return port_end.try_emplace(uint64_t{index[end.process]} << 32 | end.channel, ep).first->second;
-  };
-
-  // Ports in use: an output port while a message it sent is on its way or
-  // queued, an input port while messages wait in front of it.
+  // A message shown: queued, travelling or consumed, and the input end
+  // (standing for its box's port) it waits at.
   struct Pending {
     const trace::QueuedMessage* m;
     uint32_t in_end;
     MessageBox::State state;
   };
-  std::vector<Pending> pending;
-  std::map<size_t, std::set<uint32_t>> ins, outs;  // box -> ports (endpoints)
-  auto note = [&](const trace::QueuedMessage& m, MessageBox::State st) {
-    const Event& send = t_.events[m.send];
-    if (send.endpoint != kNone && index.count(send.process)) outs[index[send.process]].insert(portEnd(send.endpoint));
-    uint32_t in_end = kNone;
-    if (m.to_process != kNone && index.count(m.to_process)) {
-      in_end = receivingEnd(m.to_process, t_.endpoints[send.endpoint].channel);
-      if (in_end != kNone) {
-        in_end = portEnd(in_end);
-        ins[index[m.to_process]].insert(in_end);
+
+  void processBoxes() {
+    // Processes: those alive after the event; while it is shown, also one
+    // that leaves with it.
+    std::set<uint32_t> shown(after_.alive.begin(), after_.alive.end());
+    if (animating_) shown.insert(before_.alive.begin(), before_.alive.end());
+    if (animating_) shown.insert(ev_->process);
+    std::set<uint32_t> blocked;
+    for (const auto& b : after_.blocked) blocked.insert(b.process);
+    // A box a process, or one for a group of siblings (what every member
+    // does, its box does).
+    for (uint32_t p : shown) {
+      const uint32_t r = b_.boxProcess(p);
+      const auto [it, fresh] = box_index_.try_emplace(r, s_.processes.size());
+      if (fresh) {
+        ProcessBox b;
+        b.process = r;
+        b.box = b_.boxOf(r);
+        b.name = t_.processName(p);
+        b.pid = t_.processes[p].pid;
+        b.not_recorded = t_.processes[p].not_recorded;
+        b.members = 0;
+        b.ending = true;
+        s_.processes.push_back(b);
       }
+      ProcessBox& b = s_.processes[it->second];
+      ++b.members;
+      b.blocked_members += blocked.count(p) != 0;
+      b.active = b.active || (animating_ && ev_ && ev_->process == p);
+      b.ending = b.ending && !std::binary_search(after_.alive.begin(), after_.alive.end(), p);  // with its last member
+      index_.box[p] = static_cast<uint32_t>(it->second);
     }
-    pending.push_back({&m, in_end, st});
-  };
-  for (const auto& m : after.queued) {
-    if (m.send == s.event && animating)
-      note(m, MessageBox::State::Travelling);
-    else
-      note(m, MessageBox::State::Queued);
-  }
-  // What the event being shown takes off a queue goes into the process.
-  if (animating && category == log::Category::Receive) {
-    for (const auto& m : before.queued) {
-      auto it = std::lower_bound(after.queued.begin(), after.queued.end(), m.send,
-                                 [](const trace::QueuedMessage& q, uint32_t v) { return q.send < v; });
-      if (it == after.queued.end() || it->send != m.send) note(m, MessageBox::State::Consumed);
-    }
-  }
-  if (animating && ev->endpoint != kNone) {
-    if (category == log::Category::Send) outs[index[ev->process]].insert(portEnd(ev->endpoint));
-    if (category == log::Category::Receive) ins[index[ev->process]].insert(portEnd(ev->endpoint));
-  }
-  // A message on its way to a box whose end of the channel has no line
-  // yet (the reader has not used it): its ports face each other all the
-  // same, on the line the channel will have.
-  for (const Pending& q : pending) {
-    if (q.in_end == kNone) continue;
-    const Event& send = t_.events[q.m->send];
-    if (!index.count(send.process) || !index.count(q.m->to_process)) continue;
-    const size_t wi = index[send.process], ri = index[q.m->to_process];
-    if (wi == ri) continue;
-    const uint32_t c = t_.endpoints[send.endpoint].channel;
-    if (line_end.count({wi, c}) && line_end.count({ri, c})) continue;
-    join(wi, ri, c);
-  }
-  std::unordered_map<uint32_t, Point> port_at;    // endpoint * 2 + (output) -> where its port is
-  std::unordered_map<uint32_t, Point> port_bend;  // the same -> the control point of its channel's line
-  std::unordered_map<uint32_t, size_t> port_index;
-  for (int side = 0; side < 2; ++side) {
-    for (const auto& [b, ends] : side == 0 ? ins : outs) {
-      const Rect& box = s.processes[b].box;
-      uint32_t k = 0;
-      std::map<std::pair<double, double>, std::vector<size_t>> at_point;  // ports of this side at one point
-      for (uint32_t ep : ends) {
-        // On the line of its channel; without one on screen, on the left
-        // (input) or right (output) border, spread along it.
-        PortMark mark{s.processes[b].process, ep, side == 0, {}, {side == 0 ? -1.0 : 1.0, 0}, {}, kMaxQueueDrawn};
-        mark.at = portPosition(box, side == 0, k++, static_cast<uint32_t>(ends.size()));
-        if (const auto it = line_end.find({b, t_.endpoints[ep].channel}); it != line_end.end()) {
-          mark.at = it->second.at;
-          mark.toward = it->second.toward;
-          mark.room = it->second.room;
-          if (it->second.bent) port_bend[ep * 2 + side] = it->second.control;
-          at_point[{mark.at.x, mark.at.y}].push_back(s.ports.size());
-        }
-        port_at[ep * 2 + side] = mark.at;
-        port_index[ep * 2 + side] = s.ports.size();
-        s.ports.push_back(mark);
-      }
-      // Several ports where one line meets the box (channels to one peer):
-      // side by side across the line, on the box.
-      for (const auto& [point, marks] : at_point) {
-        for (size_t k2 = 0; k2 < marks.size(); ++k2) {
-          PortMark& m = s.ports[marks[k2]];
-          const double shift = (double(k2) - double(marks.size() - 1) / 2) * 16;
-          m.at = {std::clamp(m.at.x - m.toward.y * shift, box.x, box.x + box.w),
-                  std::clamp(m.at.y + m.toward.x * shift, box.y, box.y + box.h)};
-          port_at[m.endpoint * 2 + (side == 0 ? 0 : 1)] = m.at;
-        }
-      }
-      // A queue on a line keeps to its right, and the one the other way to
-      // theirs: they pass each other.
-      for (size_t k2 = s.ports.size() - ends.size(); k2 < s.ports.size(); ++k2) {
-        PortMark& m = s.ports[k2];
-        const bool on_line = line_end.count({b, t_.endpoints[m.endpoint].channel}) != 0;
-        const double aside = on_line ? geometry::kMessageSize / 2 + 1 : 0;
-        m.queue_at = {m.at.x - m.toward.y * aside, m.at.y + m.toward.x * aside};
-        m.first = clearOf(box, m.queue_at, m.toward);
+    for (ProcessBox& b : s_.processes) {
+      b.blocked = b.blocked_members == b.members;
+      if (b_.grouped(b.process)) {
+        b.name += " × " + std::to_string(b.members);
+        b.pid = 0;
       }
     }
   }
 
-  // Messages: queued in send order in front of their input port (the head
-  // is received next); the one being sent travels to the end of its queue.
-  std::unordered_map<uint32_t, uint32_t> queue_length;    // input endpoint -> messages so far
-  std::unordered_map<uint32_t, uint32_t> waiting_length;  // output endpoint -> messages waiting for nobody on screen
-  std::vector<MessageBox> travelling;
-  for (const Pending& q : pending) {
-    const Event& send = t_.events[q.m->send];
-    MessageBox mb;
-    mb.send = q.m->send;
-    mb.to_process = q.m->to_process;
-    mb.state = q.state;
-    const uint32_t out_end = send.endpoint == kNone ? kNone : portEnd(send.endpoint);
-    const auto out_port = port_at.find(out_end * 2 + 1);
-    const Point from = out_port != port_at.end()   ? out_port->second
-                       : index.count(send.process) ? s.processes[index[send.process]].box.center()
-                                                   : Point{};
-    const double half = geometry::kMessageSize / 2;
-    if (q.in_end == kNone) {
-      // Nobody on screen will receive it (none recorded, or not started
-      // yet): it waits outside the sender, in send order, as a queue does.
-      const uint32_t slot = waiting_length[out_end]++;
-      const auto at = port_index.find(out_end * 2 + 1);
-      if (slot >= (at != port_index.end() ? s.ports[at->second].room : kMaxQueueDrawn)) {
-        if (at != port_index.end()) ++s.ports[at->second].hidden;
-        continue;
-      }
-      mb.box = at != port_index.end() ? queueSlot(s.ports[at->second], slot) : waitingSlot(from, slot);
-      s.messages.push_back(mb);
-      continue;
-    }
-    const PortMark& in_port = s.ports[port_index[q.in_end * 2]];
-    const Point in = in_port.queue_at;
-    if (q.state == MessageBox::State::Consumed) {
-      // From the head of the queue into the box.
-      const Point head = queueSlot(in_port, 0).center();
-      const Point inside{in.x - in_port.toward.x * (half + 4), in.y - in_port.toward.y * (half + 4)};
-      const Point c = along(head, inside, s.progress);
-      mb.box = {c.x - half, c.y - half, geometry::kMessageSize, geometry::kMessageSize};
-      s.messages.push_back(mb);
-      continue;
-    }
-    const uint32_t slot = queue_length[q.in_end]++;
-    if (PortMark& port = s.ports[port_index[q.in_end * 2]]; slot >= port.room) {
-      ++port.hidden;
-      continue;
-    }
-    const Rect target = queueSlot(in_port, slot);
-    if (q.state == MessageBox::State::Travelling) {
-      // From just outside its sender's port, along its channel's line (bent
-      // around the boxes between, if it is).
-      const auto out_at = port_index.find(out_end * 2 + 1);
-      const Point start = out_at != port_index.end() ? queueSlot(s.ports[out_at->second], 0).center() : from;
-      const auto bend = port_bend.find(out_end * 2 + 1);
-      const Point end = target.center();
-      const Point control =
-          bend != port_bend.end() ? bend->second : Point{(start.x + end.x) / 2, (start.y + end.y) / 2};
-      const Point c = onCurve(start, control, end, ease(s.progress));
-      mb.box = {c.x - half, c.y - half, geometry::kMessageSize, geometry::kMessageSize};
-      travelling.push_back(mb);
-    } else {
-      mb.box = target;
-      s.messages.push_back(mb);
+  void adoptImages() {
+    // A message for an image that a shown one exec's into later (a shell
+    // about to exec its command) waits at that chain's box: the same place
+    // on screen.
+    auto adopt = [&](uint32_t to) {
+      if (to >= b_.chain_.size() || index_.count(to) || b_.chain_[to] == kNone) return;
+      for (uint32_t image = b_.chains_[b_.chain_[to]].first_image; image != kNone;
+           image = t_.processes[image].next_image)
+        if (index_.count(image)) {
+          index_.box[to] = index_.box[image];
+          return;
+        }
+    };
+    for (const auto& m : after_.queued) adopt(m.to_process);
+    for (const auto& m : before_.queued) adopt(m.to_process);
+  }
+
+  void deadlocks() {
+    // Deadlocks: drawn once every process of the cycle is in the call it
+    // never returns from (its last event: the blocked call, or the last it
+    // made before it).
+    for (const auto& f : t_.findings) {
+      if (f.kind != trace::Finding::Kind::Deadlock || f.events.empty()) continue;
+      const uint32_t formed = *std::max_element(f.events.begin(), f.events.end());
+      if (position_ <= formed) continue;
+      for (const trace::Finding::Wait& w : f.waits_for)
+        if (index_.count(w.waiter) && index_.count(w.holder)) s_.waits.push_back({w.waiter, w.holder});
     }
   }
-  // Those on their way are drawn last, over the queues.
-  s.messages.insert(s.messages.end(), travelling.begin(), travelling.end());
-  return s;
+
+  void openPorts() {
+    // Ports: a channel a process has open, however many descriptors it has
+    // for it (dup'd, inherited twice); and the channels between processes.
+    for (uint32_t ep : after_.open) {
+      const auto& end = t_.endpoints[ep];
+      if (!index_.count(end.process)) continue;
+      const size_t b = index_[end.process];
+      if (b_.reads(ep) && in_ports_.insert({b, end.channel}).second) ++s_.processes[b].inputs;
+      if (b_.writes(ep) && out_ports_.insert({b, end.channel}).second) ++s_.processes[b].outputs;
+    }
+  }
+
+  // A line between two boxes: from border to border (never across a box
+  // of its own), bent around the others (it would seem to join them; but
+  // not for crowds too big to read lines in anyway). Where it meets each
+  // box, that box's ports of the channel stand, and their queues line up
+  // along it, toward the other end.
+  Joined join(size_t w, size_t r, uint32_t c) {
+    const Rect& from = s_.processes[w].box;
+    const Rect& to = s_.processes[r].box;
+    const Point a = borderToward(from, to.center()), b = borderToward(to, from.center());
+    Point control{(a.x + b.x) / 2, (a.y + b.y) / 2};
+    if (s_.processes.size() <= kMostBoxesForBends) {
+      std::vector<Rect> others;
+      for (size_t k = 0; k < s_.processes.size(); ++k)
+        if (k != w && k != r) others.push_back(s_.processes[k].box);
+      control = bendAround(a, b, others);
+    }
+    const uint32_t room = roomOnLine(a, b);
+    const bool bent = !isStraight(a, control, b);
+    line_end_.try_emplace({w, c}, LineEnd{a, direction(a, control), control, room, bent});
+    line_end_.try_emplace({r, c}, LineEnd{b, direction(b, control), control, room, bent});
+    return Joined{a, b, control};
+  }
+
+  void channelLines() {
+    std::map<uint32_t, std::pair<std::vector<size_t>, std::vector<size_t>>> by_channel;  // writers, readers
+    for (const auto& [b, c] : out_ports_) by_channel[c].first.push_back(b);
+    for (const auto& [b, c] : in_ports_) by_channel[c].second.push_back(b);
+    std::set<std::tuple<uint32_t, size_t, size_t>> done;
+    for (const auto& [c, ends] : by_channel)
+      for (size_t w : ends.first)
+        for (size_t r : ends.second) {
+          if (w == r) continue;  // within one box (a group's members)
+          const bool both = in_ports_.count({w, c}) && out_ports_.count({r, c});
+          const auto key = both ? std::make_tuple(c, std::min(w, r), std::max(w, r)) : std::make_tuple(c, w, r);
+          if (!done.insert(key).second) continue;
+          const auto line = join(w, r, c);
+          s_.channels.push_back(
+              {c, s_.processes[w].process, s_.processes[r].process, line.a, line.b, line.control, both});
+        }
+  }
+
+  // A port is a channel of a box: the members of a group share theirs (the
+  // first end seen stands for the others).
+  uint32_t portEnd(uint32_t ep) {
+    if (!any_group_) return ep;
+    const auto& end = t_.endpoints[ep];
+    if (!index_.count(end.process) || end.channel == kNone || s_.processes[index_[end.process]].members <= 1) return ep;
+    return port_end_.try_emplace(uint64_t{index_[end.process]} << 32 | end.channel, ep).first->second;
+  }
+
+  // Ports in use: an output port while a message it sent is on its way or
+  // queued, an input port while messages wait in front of it.
+  void note(const trace::QueuedMessage& m, MessageBox::State st) {
+    const Event& send = t_.events[m.send];
+    if (send.endpoint != kNone && index_.count(send.process))
+      outs_[index_[send.process]].insert(portEnd(send.endpoint));
+    uint32_t in_end = kNone;
+    if (m.to_process != kNone && index_.count(m.to_process)) {
+      in_end = b_.receivingEnd(m.to_process, t_.endpoints[send.endpoint].channel);
+      if (in_end != kNone) {
+        in_end = portEnd(in_end);
+        ins_[index_[m.to_process]].insert(in_end);
+      }
+    }
+    pending_.push_back({&m, in_end, st});
+  }
+
+  void pendingMessages() {
+    any_group_ =
+        std::any_of(s_.processes.begin(), s_.processes.end(), [](const ProcessBox& b) { return b.members > 1; });
+    for (const auto& m : after_.queued) {
+      if (m.send == s_.event && animating_)
+        note(m, MessageBox::State::Travelling);
+      else
+        note(m, MessageBox::State::Queued);
+    }
+    // What the event being shown takes off a queue goes into the process.
+    if (animating_ && category_ == log::Category::Receive) {
+      for (const auto& m : before_.queued) {
+        auto it = std::lower_bound(after_.queued.begin(), after_.queued.end(), m.send,
+                                   [](const trace::QueuedMessage& q, uint32_t v) { return q.send < v; });
+        if (it == after_.queued.end() || it->send != m.send) note(m, MessageBox::State::Consumed);
+      }
+    }
+    if (animating_ && ev_->endpoint != kNone) {
+      if (category_ == log::Category::Send) outs_[index_[ev_->process]].insert(portEnd(ev_->endpoint));
+      if (category_ == log::Category::Receive) ins_[index_[ev_->process]].insert(portEnd(ev_->endpoint));
+    }
+  }
+
+  void linesForPending() {
+    // A message on its way to a box whose end of the channel has no line
+    // yet (the reader has not used it): its ports face each other all the
+    // same, on the line the channel will have.
+    for (const Pending& q : pending_) {
+      if (q.in_end == kNone) continue;
+      const Event& send = t_.events[q.m->send];
+      if (!index_.count(send.process) || !index_.count(q.m->to_process)) continue;
+      const size_t wi = index_[send.process], ri = index_[q.m->to_process];
+      if (wi == ri) continue;
+      const uint32_t c = t_.endpoints[send.endpoint].channel;
+      if (line_end_.count({wi, c}) && line_end_.count({ri, c})) continue;
+      join(wi, ri, c);
+    }
+  }
+
+  void placePorts() {
+    for (int side = 0; side < 2; ++side) {
+      for (const auto& [b, ends] : side == 0 ? ins_ : outs_) {
+        const Rect& box = s_.processes[b].box;
+        uint32_t k = 0;
+        std::map<std::pair<double, double>, std::vector<size_t>> at_point;  // ports of this side at one point
+        for (uint32_t ep : ends) {
+          // On the line of its channel; without one on screen, on the left
+          // (input) or right (output) border, spread along it.
+          PortMark mark{s_.processes[b].process, ep, side == 0, {}, {side == 0 ? -1.0 : 1.0, 0}, {}, kMaxQueueDrawn};
+          mark.at = portPosition(box, side == 0, k++, static_cast<uint32_t>(ends.size()));
+          if (const auto it = line_end_.find({b, t_.endpoints[ep].channel}); it != line_end_.end()) {
+            mark.at = it->second.at;
+            mark.toward = it->second.toward;
+            mark.room = it->second.room;
+            if (it->second.bent) port_bend_[ep * 2 + side] = it->second.control;
+            at_point[{mark.at.x, mark.at.y}].push_back(s_.ports.size());
+          }
+          port_at_[ep * 2 + side] = mark.at;
+          port_index_[ep * 2 + side] = s_.ports.size();
+          s_.ports.push_back(mark);
+        }
+        // Several ports where one line meets the box (channels to one peer):
+        // side by side across the line, on the box.
+        for (const auto& [point, marks] : at_point) {
+          for (size_t k2 = 0; k2 < marks.size(); ++k2) {
+            PortMark& m = s_.ports[marks[k2]];
+            const double shift = (double(k2) - double(marks.size() - 1) / 2) * 16;
+            m.at = {std::clamp(m.at.x - m.toward.y * shift, box.x, box.x + box.w),
+                    std::clamp(m.at.y + m.toward.x * shift, box.y, box.y + box.h)};
+            port_at_[m.endpoint * 2 + (side == 0 ? 0 : 1)] = m.at;
+          }
+        }
+        // A queue on a line keeps to its right, and the one the other way to
+        // theirs: they pass each other.
+        for (size_t k2 = s_.ports.size() - ends.size(); k2 < s_.ports.size(); ++k2) {
+          PortMark& m = s_.ports[k2];
+          const bool on_line = line_end_.count({b, t_.endpoints[m.endpoint].channel}) != 0;
+          const double aside = on_line ? geometry::kMessageSize / 2 + 1 : 0;
+          m.queue_at = {m.at.x - m.toward.y * aside, m.at.y + m.toward.x * aside};
+          m.first = clearOf(box, m.queue_at, m.toward);
+        }
+      }
+    }
+  }
+
+  void messages() {
+    // Messages: queued in send order in front of their input port (the head
+    // is received next); the one being sent travels to the end of its queue.
+    std::unordered_map<uint32_t, uint32_t> queue_length;    // input endpoint -> messages so far
+    std::unordered_map<uint32_t, uint32_t> waiting_length;  // output endpoint -> messages waiting for nobody on screen
+    std::vector<MessageBox> travelling;
+    for (const Pending& q : pending_) {
+      const Event& send = t_.events[q.m->send];
+      MessageBox mb;
+      mb.send = q.m->send;
+      mb.to_process = q.m->to_process;
+      mb.state = q.state;
+      const uint32_t out_end = send.endpoint == kNone ? kNone : portEnd(send.endpoint);
+      const auto out_port = port_at_.find(out_end * 2 + 1);
+      const Point from = out_port != port_at_.end()   ? out_port->second
+                         : index_.count(send.process) ? s_.processes[index_[send.process]].box.center()
+                                                      : Point{};
+      const double half = geometry::kMessageSize / 2;
+      if (q.in_end == kNone) {
+        // Nobody on screen will receive it (none recorded, or not started
+        // yet): it waits outside the sender, in send order, as a queue does.
+        const uint32_t slot = waiting_length[out_end]++;
+        const auto at = port_index_.find(out_end * 2 + 1);
+        if (slot >= (at != port_index_.end() ? s_.ports[at->second].room : kMaxQueueDrawn)) {
+          if (at != port_index_.end()) ++s_.ports[at->second].hidden;
+          continue;
+        }
+        mb.box = at != port_index_.end() ? queueSlot(s_.ports[at->second], slot) : waitingSlot(from, slot);
+        s_.messages.push_back(mb);
+        continue;
+      }
+      const PortMark& in_port = s_.ports[port_index_[q.in_end * 2]];
+      const Point in = in_port.queue_at;
+      if (q.state == MessageBox::State::Consumed) {
+        // From the head of the queue into the box.
+        const Point head = queueSlot(in_port, 0).center();
+        const Point inside{in.x - in_port.toward.x * (half + 4), in.y - in_port.toward.y * (half + 4)};
+        const Point c = along(head, inside, s_.progress);
+        mb.box = {c.x - half, c.y - half, geometry::kMessageSize, geometry::kMessageSize};
+        s_.messages.push_back(mb);
+        continue;
+      }
+      const uint32_t slot = queue_length[q.in_end]++;
+      if (PortMark& port = s_.ports[port_index_[q.in_end * 2]]; slot >= port.room) {
+        ++port.hidden;
+        continue;
+      }
+      const Rect target = queueSlot(in_port, slot);
+      if (q.state == MessageBox::State::Travelling) {
+        // From just outside its sender's port, along its channel's line (bent
+        // around the boxes between, if it is).
+        const auto out_at = port_index_.find(out_end * 2 + 1);
+        const Point start = out_at != port_index_.end() ? queueSlot(s_.ports[out_at->second], 0).center() : from;
+        const auto bend = port_bend_.find(out_end * 2 + 1);
+        const Point end = target.center();
+        const Point control =
+            bend != port_bend_.end() ? bend->second : Point{(start.x + end.x) / 2, (start.y + end.y) / 2};
+        const Point c = onCurve(start, control, end, ease(s_.progress));
+        mb.box = {c.x - half, c.y - half, geometry::kMessageSize, geometry::kMessageSize};
+        travelling.push_back(mb);
+      } else {
+        mb.box = target;
+        s_.messages.push_back(mb);
+      }
+    }
+    // Those on their way are drawn last, over the queues.
+    s_.messages.insert(s_.messages.end(), travelling.begin(), travelling.end());
+  }
+
+  const SceneBuilder& b_;
+  const trace::Trace& t_;
+  Scene s_;
+  uint32_t position_ = 0;
+  DisplayState after_, before_;
+  bool animating_ = false;
+  const Event* ev_ = nullptr;
+  log::Category category_ = log::Category::Annotation;
+  BoxOf index_;                                                                        // process -> its box
+  std::unordered_map<uint32_t, size_t> box_index_;                                     // box process -> its box
+  std::set<std::pair<size_t, uint32_t>> in_ports_, out_ports_;                         // (box, channel)
+  std::unordered_map<std::pair<size_t, uint32_t>, LineEnd, BoxChannelHash> line_end_;  // (box, channel)
+  bool any_group_ = false;
+  std::unordered_map<uint64_t, uint32_t> port_end_;  // (box, channel) -> the end standing for them
+  std::vector<Pending> pending_;
+  std::map<size_t, std::set<uint32_t>> ins_, outs_;  // box -> ports (endpoints)
+  std::unordered_map<uint32_t, Point> port_at_;      // endpoint * 2 + (output) -> where its port is
+  std::unordered_map<uint32_t, Point> port_bend_;    // the same -> the control point of its channel's line
+  std::unordered_map<uint32_t, size_t> port_index_;
+};
+
+Scene SceneBuilder::build(uint32_t position, double progress) const {
+  return Assembly(*this, position, progress).build();
 }
 
 }  // namespace radar::app

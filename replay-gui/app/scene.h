@@ -149,6 +149,7 @@ class SceneBuilder {
   const trace::Trace& trace() const { return t_; }
 
  private:
+  class Assembly;  // one scene being put together (scene.cc)
   uint32_t receivingEnd(uint32_t process, uint32_t channel) const;
   bool reads(uint32_t endpoint) const;
   bool writes(uint32_t endpoint) const;
