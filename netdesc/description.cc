@@ -241,179 +241,197 @@ const pb::Descriptor* Description::protobufType(const Type& type) const {
   return importer_->pool()->FindMessageTypeByName(type.protobuf());
 }
 
-bool Description::check(const std::string& text, std::vector<Problem>* problems) {
-  const size_t before = problems->size();
-  Tree tree;
-  Collector collector(path_, text, problems);
-  pb::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&collector);
-  parser.WriteLocationsTo(&tree);
-  if (!parser.ParseFromString(text, &network_)) {
-    if (problems->size() == before) problems->push_back({path_, 0, 0, "is not a network description"});
-    return false;
+// A description checked: every mistake said with its place in the text
+// and, where a name is unknown, the names it may have meant.
+class Description::Checker {
+ public:
+  Checker(Description& d, const Tree& tree, std::vector<Problem>* problems)
+      : d_(d), top_{&tree, &d.network_, 1, 1}, problems_(problems), dir_(d.directory()) {}
+
+  void run() {
+    protoFiles();
+    typeNames();
+    typeBodies();
+    templateCycles();
+    processes();
+    connections();
+    patterns();
   }
-  const Place top{&tree, &network_, 1, 1};
-  auto error = [&](std::pair<int, int> at, std::string message) {
-    problems->push_back({path_, at.first, at.second, std::move(message)});
-  };
-  const std::string dir = directory();
+
+ private:
+  void error(std::pair<int, int> at, std::string message) {
+    problems_->push_back({d_.path_, at.first, at.second, std::move(message)});
+  }
 
   // Protobuf message types, from the .proto files given.
-  std::vector<std::string> protobuf_names;
-  if (network_.proto_file_size()) {
-    sources_ = std::make_unique<pb::compiler::DiskSourceTree>();
-    std::set<std::string> mapped;
-    auto map = [&](const std::string& d) {
-      if (mapped.insert(d).second) sources_->MapPath("", d);
-    };
-    for (const auto& p : network_.proto_path()) map(absoluteIn(dir, p));
-    for (const auto& f : network_.proto_file()) map(directoryOf(absoluteIn(dir, f)));
-    ProtoCollector proto_errors(problems);
-    importer_ = std::make_unique<pb::compiler::Importer>(sources_.get(), &proto_errors);
-    for (int i = 0; i < network_.proto_file_size(); ++i) {
-      const std::string file = absoluteIn(dir, network_.proto_file(i));
-      const std::string name = file.substr(file.rfind('/') + 1);
-      const size_t errors = problems->size();
-      const pb::FileDescriptor* fd = importer_->Import(name);
-      if (!fd) {
-        if (problems->size() == errors) error(top.of("proto_file", i), "cannot read the proto file '" + file + "'");
+  void protoFiles() {
+    if (d_.network_.proto_file_size()) {
+      d_.sources_ = std::make_unique<pb::compiler::DiskSourceTree>();
+      std::set<std::string> mapped;
+      auto map = [&](const std::string& d) {
+        if (mapped.insert(d).second) d_.sources_->MapPath("", d);
+      };
+      for (const auto& p : d_.network_.proto_path()) map(absoluteIn(dir_, p));
+      for (const auto& f : d_.network_.proto_file()) map(directoryOf(absoluteIn(dir_, f)));
+      ProtoCollector proto_errors(problems_);
+      d_.importer_ = std::make_unique<pb::compiler::Importer>(d_.sources_.get(), &proto_errors);
+      for (int i = 0; i < d_.network_.proto_file_size(); ++i) {
+        const std::string file = absoluteIn(dir_, d_.network_.proto_file(i));
+        const std::string name = file.substr(file.rfind('/') + 1);
+        const size_t errors = problems_->size();
+        const pb::FileDescriptor* fd = d_.importer_->Import(name);
+        if (!fd) {
+          if (problems_->size() == errors) error(top_.of("proto_file", i), "cannot read the proto file '" + file + "'");
+          continue;
+        }
+        std::function<void(const pb::Descriptor*)> add = [&](const pb::Descriptor* m) {
+          protobuf_names_.push_back(m->full_name());
+          for (int k = 0; k < m->nested_type_count(); ++k) add(m->nested_type(k));
+        };
+        for (int k = 0; k < fd->message_type_count(); ++k) add(fd->message_type(k));
+      }
+      d_.factory_ = std::make_unique<pb::DynamicMessageFactory>(d_.importer_->pool());
+    }
+    if (!d_.factory_) d_.factory_ = std::make_unique<pb::DynamicMessageFactory>();
+  }
+
+  // Types: each named once.
+  void typeNames() {
+    for (int i = 0; i < d_.network_.type_size(); ++i) {
+      const Type& t = d_.network_.type(i);
+      const Place place = top_.nested("type", t, i);
+      if (t.name().empty()) {
+        error(place.of("name"), "a type needs a name");
         continue;
       }
-      std::function<void(const pb::Descriptor*)> add = [&](const pb::Descriptor* m) {
-        protobuf_names.push_back(m->full_name());
-        for (int k = 0; k < m->nested_type_count(); ++k) add(m->nested_type(k));
-      };
-      for (int k = 0; k < fd->message_type_count(); ++k) add(fd->message_type(k));
+      if (!type_index_.emplace(t.name(), i).second) {
+        error(place.of("name"), "type '" + t.name() + "' is described twice");
+        continue;
+      }
+      type_names_.push_back(t.name());
+      if (t.how_case() == Type::kTemplate) template_names_.push_back(t.name());
     }
-    factory_ = std::make_unique<pb::DynamicMessageFactory>(importer_->pool());
   }
-  if (!factory_) factory_ = std::make_unique<pb::DynamicMessageFactory>();
 
-  // Types.
-  std::vector<std::string> type_names, template_names;
-  std::map<std::string, int> type_index;
-  for (int i = 0; i < network_.type_size(); ++i) {
-    const Type& t = network_.type(i);
-    const Place place = top.nested("type", t, i);
-    if (t.name().empty()) {
-      error(place.of("name"), "a type needs a name");
-      continue;
-    }
-    if (!type_index.emplace(t.name(), i).second) {
-      error(place.of("name"), "type '" + t.name() + "' is described twice");
-      continue;
-    }
-    type_names.push_back(t.name());
-    if (t.how_case() == Type::kTemplate) template_names.push_back(t.name());
-  }
-  for (int i = 0; i < network_.type_size(); ++i) {
-    const Type& t = network_.type(i);
-    const Place place = top.nested("type", t, i);
-    switch (t.how_case()) {
-      case Type::HOW_NOT_SET:
-        error(place.of("name"), "type '" + t.name() +
-                                    "' says neither how it decodes: give template { ... }, "
-                                    "protobuf: \"package.Message\" or text {}");
-        break;
-      case Type::kProtobuf:
-        if (!importer_) {
-          error(place.of("protobuf"), "type '" + t.name() + "' is a protobuf message, but no proto_file is given");
-        } else if (!importer_->pool()->FindMessageTypeByName(t.protobuf())) {
-          error(place.of("protobuf"), "no protobuf message type '" + t.protobuf() + "' in the proto files" +
-                                          suggestion(t.protobuf(), protobuf_names, "message types"));
-        }
-        break;
-      case Type::kText:
-        break;
-      case Type::kTemplate: {
-        const Place tp = place.nested("template", t.template_());
-        std::set<std::string> fields;
-        if (t.template_().field_size() == 0) error(tp.of("field"), "template '" + t.name() + "' has no field");
-        for (int k = 0; k < t.template_().field_size(); ++k) {
-          const Field& f = t.template_().field(k);
-          const Place fp = tp.nested("field", f, k);
-          if (f.name().empty())
-            error(fp.of("name"), "a field needs a name");
-          else if (!fields.insert(f.name()).second)
-            error(fp.of("name"), "field '" + f.name() + "' appears twice in '" + t.name() + "'");
-          const int kinds = (f.scalar() != SCALAR_UNSPECIFIED) + !f.record().empty() + (f.chars() != 0);
-          if (kinds != 1) {
-            error(fp.of("name"), "field '" + f.name() +
-                                     "' needs exactly one of scalar: (U8 ... F64), record: "
-                                     "\"Type\" or chars: N" +
-                                     (kinds ? " (it has " + std::to_string(kinds) + ")" : ""));
-          } else if (!f.record().empty()) {
-            auto it = type_index.find(f.record());
-            if (it == type_index.end())
-              error(fp.of("record"),
-                    "unknown type '" + f.record() + "'" + suggestion(f.record(), template_names, "templates"));
-            else if (network_.type(it->second).how_case() != Type::kTemplate)
-              error(fp.of("record"), "'" + f.record() + "' is not a template: a record field names a template type");
+  // Types: each says how it decodes.
+  void typeBodies() {
+    for (int i = 0; i < d_.network_.type_size(); ++i) {
+      const Type& t = d_.network_.type(i);
+      const Place place = top_.nested("type", t, i);
+      switch (t.how_case()) {
+        case Type::HOW_NOT_SET:
+          error(place.of("name"), "type '" + t.name() +
+                                      "' says neither how it decodes: give template { ... }, "
+                                      "protobuf: \"package.Message\" or text {}");
+          break;
+        case Type::kProtobuf:
+          if (!d_.importer_) {
+            error(place.of("protobuf"), "type '" + t.name() + "' is a protobuf message, but no proto_file is given");
+          } else if (!d_.importer_->pool()->FindMessageTypeByName(t.protobuf())) {
+            error(place.of("protobuf"), "no protobuf message type '" + t.protobuf() + "' in the proto files" +
+                                            suggestion(t.protobuf(), protobuf_names_, "message types"));
           }
-        }
-        break;
+          break;
+        case Type::kText:
+          break;
+        case Type::kTemplate:
+          checkTemplate(t, place);
+          break;
       }
     }
   }
+
+  void checkTemplate(const Type& t, const Place& place) {
+    const Place tp = place.nested("template", t.template_());
+    std::set<std::string> fields;
+    if (t.template_().field_size() == 0) error(tp.of("field"), "template '" + t.name() + "' has no field");
+    for (int k = 0; k < t.template_().field_size(); ++k) {
+      const Field& f = t.template_().field(k);
+      const Place fp = tp.nested("field", f, k);
+      if (f.name().empty())
+        error(fp.of("name"), "a field needs a name");
+      else if (!fields.insert(f.name()).second)
+        error(fp.of("name"), "field '" + f.name() + "' appears twice in '" + t.name() + "'");
+      const int kinds = (f.scalar() != SCALAR_UNSPECIFIED) + !f.record().empty() + (f.chars() != 0);
+      if (kinds != 1) {
+        error(fp.of("name"), "field '" + f.name() +
+                                 "' needs exactly one of scalar: (U8 ... F64), record: "
+                                 "\"Type\" or chars: N" +
+                                 (kinds ? " (it has " + std::to_string(kinds) + ")" : ""));
+      } else if (!f.record().empty()) {
+        auto it = type_index_.find(f.record());
+        if (it == type_index_.end())
+          error(fp.of("record"),
+                "unknown type '" + f.record() + "'" + suggestion(f.record(), template_names_, "templates"));
+        else if (d_.network_.type(it->second).how_case() != Type::kTemplate)
+          error(fp.of("record"), "'" + f.record() + "' is not a template: a record field names a template type");
+      }
+    }
+  }
+
   // A template containing itself, through records, would never end.
-  {
+  void templateCycles() {
     std::map<std::string, int> state;  // 1 visiting, 2 done
     std::function<bool(const std::string&, std::vector<std::string>&)> cyclic = [&](const std::string& name,
                                                                                     std::vector<std::string>& path) {
-      auto it = type_index.find(name);
-      if (it == type_index.end() || network_.type(it->second).how_case() != Type::kTemplate) return false;
+      auto it = type_index_.find(name);
+      if (it == type_index_.end() || d_.network_.type(it->second).how_case() != Type::kTemplate) return false;
       int& s = state[name];
       if (s == 2) return false;
       if (s == 1) return true;
       s = 1;
       path.push_back(name);
-      for (const auto& f : network_.type(it->second).template_().field())
+      for (const auto& f : d_.network_.type(it->second).template_().field())
         if (!f.record().empty() && cyclic(f.record(), path)) return true;
       path.pop_back();
       state[name] = 2;
       return false;
     };
-    for (int i = 0; i < network_.type_size(); ++i) {
+    for (int i = 0; i < d_.network_.type_size(); ++i) {
       std::vector<std::string> path;
-      if (state[network_.type(i).name()] == 0 && cyclic(network_.type(i).name(), path)) {
+      if (state[d_.network_.type(i).name()] == 0 && cyclic(d_.network_.type(i).name(), path)) {
         std::string chain;
         for (const auto& n : path) chain += n + " -> ";
-        error(top.nested("type", network_.type(i), i).of("name"),
+        error(top_.nested("type", d_.network_.type(i), i).of("name"),
               "template '" + path.front() + "' contains itself: " + chain + path.front());
       }
     }
   }
 
   // Processes and their ports.
-  std::map<std::string, int> process_index;
-  std::vector<std::string> process_names;
-  for (int i = 0; i < network_.process_size(); ++i) {
-    const Process& p = network_.process(i);
-    const Place pp = top.nested("process", p, i);
-    if (p.name().empty()) {
-      error(pp.of("name"), "a process needs a name");
-      continue;
+  void processes() {
+    for (int i = 0; i < d_.network_.process_size(); ++i) {
+      const Process& p = d_.network_.process(i);
+      const Place pp = top_.nested("process", p, i);
+      if (p.name().empty()) {
+        error(pp.of("name"), "a process needs a name");
+        continue;
+      }
+      if (p.name().find_first_of(". \t") != std::string::npos)
+        error(pp.of("name"), "process name '" + p.name() + "': no dots or spaces (connections write process.port)");
+      if (!process_index_.emplace(p.name(), i).second) {
+        error(pp.of("name"), "process '" + p.name() + "' is described twice");
+        continue;
+      }
+      process_names_.push_back(p.name());
+      if (p.has_position()) {
+        const auto& at = p.position();
+        const Place place = pp.nested("position", at);
+        if (!(at.column() >= 0 && at.column() <= 1000))
+          error(place.of("column"), "column " + std::to_string(at.column()) + ": expected 0 to 1000");
+        if (!(at.row() >= 0 && at.row() <= 1000))
+          error(place.of("row"), "row " + std::to_string(at.row()) + ": expected 0 to 1000");
+      }
+      if (p.has_start() && p.start().command().empty())
+        error(pp.nested("start", p.start()).of("command"), "start of '" + p.name() + "' needs a command");
+      for (const auto& e : p.start().env())
+        if (e.find('=') == std::string::npos || e[0] == '=')
+          error(pp.nested("start", p.start()).of("env"), "env entry '" + e + "': expected NAME=VALUE");
+      checkPorts(p, pp);
     }
-    if (p.name().find_first_of(". \t") != std::string::npos)
-      error(pp.of("name"), "process name '" + p.name() + "': no dots or spaces (connections write process.port)");
-    if (!process_index.emplace(p.name(), i).second) {
-      error(pp.of("name"), "process '" + p.name() + "' is described twice");
-      continue;
-    }
-    process_names.push_back(p.name());
-    if (p.has_position()) {
-      const auto& at = p.position();
-      const Place place = pp.nested("position", at);
-      if (!(at.column() >= 0 && at.column() <= 1000))
-        error(place.of("column"), "column " + std::to_string(at.column()) + ": expected 0 to 1000");
-      if (!(at.row() >= 0 && at.row() <= 1000))
-        error(place.of("row"), "row " + std::to_string(at.row()) + ": expected 0 to 1000");
-    }
-    if (p.has_start() && p.start().command().empty())
-      error(pp.nested("start", p.start()).of("command"), "start of '" + p.name() + "' needs a command");
-    for (const auto& e : p.start().env())
-      if (e.find('=') == std::string::npos || e[0] == '=')
-        error(pp.nested("start", p.start()).of("env"), "env entry '" + e + "': expected NAME=VALUE");
+  }
+
+  void checkPorts(const Process& p, const Place& pp) {
     std::set<std::string> ports;
     for (int k = 0; k < p.port_size(); ++k) {
       const Port& port = p.port(k);
@@ -429,8 +447,8 @@ bool Description::check(const std::string& text, std::vector<Problem>* problems)
       if (port.has_fd() + !port.path().empty() + (port.tcp_port() != 0) > 1)
         error(place.of("name"), "port '" + p.name() + "." + port.name() +
                                     "' says where it is in more than one way: give one of fd, path, tcp_port");
-      if (!port.type().empty() && !type_index.count(port.type()))
-        error(place.of("type"), "unknown type '" + port.type() + "'" + suggestion(port.type(), type_names, "types"));
+      if (!port.type().empty() && !type_index_.count(port.type()))
+        error(place.of("type"), "unknown type '" + port.type() + "'" + suggestion(port.type(), type_names_, "types"));
       if (port.has_framing()) {
         const Framing& fr = port.framing();
         const Place frp = place.nested("framing", fr);
@@ -446,22 +464,21 @@ bool Description::check(const std::string& text, std::vector<Problem>* problems)
     }
   }
 
-  // Connections.
-  auto endpoint = [&](const std::string& spec, std::pair<int, int> at, const Port** port,
-                      const Process** process) -> bool {
+  // A connection's end, "process.port"; false after saying what is wrong.
+  bool endpoint(const std::string& spec, std::pair<int, int> at, const Port** port, const Process** process) {
     const auto dot = spec.find('.');
     if (dot == std::string::npos) {
       error(at, "'" + spec + "': expected process.port");
       return false;
     }
     const std::string pname = spec.substr(0, dot), port_name = spec.substr(dot + 1);
-    auto it = process_index.find(pname);
-    if (it == process_index.end()) {
-      error(at, "'" + spec + "': unknown process '" + pname + "'" + suggestion(pname, process_names, "processes"));
+    auto it = process_index_.find(pname);
+    if (it == process_index_.end()) {
+      error(at, "'" + spec + "': unknown process '" + pname + "'" + suggestion(pname, process_names_, "processes"));
       return false;
     }
-    *process = &network_.process(it->second);
-    *port = this->port(**process, port_name);
+    *process = &d_.network_.process(it->second);
+    *port = d_.port(**process, port_name);
     if (!*port) {
       std::vector<std::string> names;
       for (const auto& p : (*process)->port()) names.push_back(p.name());
@@ -471,53 +488,82 @@ bool Description::check(const std::string& text, std::vector<Problem>* problems)
       return false;
     }
     return true;
-  };
-  for (int i = 0; i < network_.connect_size(); ++i) {
-    const Connect& c = network_.connect(i);
-    const Place cp = top.nested("connect", c, i);
-    const Port* from = nullptr;
-    const Process* from_process = nullptr;
-    const bool from_ok = endpoint(c.from(), cp.of("from"), &from, &from_process);
-    if (from_ok && from->direction() == IN)
-      error(cp.of("from"), "'" + c.from() + "' is an input port: a connection goes from an output (OUT or INOUT)");
-    if (c.to_size() == 0)
-      error(cp.of("from"), "connection from '" + c.from() + "' goes nowhere: add to: \"process.port\"");
-    for (int k = 0; k < c.to_size(); ++k) {
-      const Port* to = nullptr;
-      const Process* to_process = nullptr;
-      if (!endpoint(c.to(k), cp.of("to", k), &to, &to_process)) continue;
-      if (to->direction() == OUT)
-        error(cp.of("to", k), from_ok && from->direction() == OUT
-                                  ? "'" + c.from() + "' and '" + c.to(k) +
-                                        "' are both outputs: connect an output to an input (IN or INOUT)"
-                                  : "'" + c.to(k) + "' is an output port: a connection goes to an input (IN or INOUT)");
-      else if (from_ok && (from->direction() == INOUT) != (to->direction() == INOUT))
-        error(cp.of("to", k),
-              "'" + c.from() + "' and '" + c.to(k) +
-                  "': an INOUT port connects to an INOUT port (a socket pair), an OUT port to an IN port");
-      else if (from_ok && from->direction() == INOUT && c.to_size() > 1)
-        error(cp.of("to", k), "an INOUT port connects to one other INOUT port only");
-      if (from_ok && from_process == to_process && from == to)
-        error(cp.of("to", k), "'" + c.to(k) + "' is connected to itself");
+  }
+
+  // Connections.
+  void connections() {
+    for (int i = 0; i < d_.network_.connect_size(); ++i) {
+      const Connect& c = d_.network_.connect(i);
+      const Place cp = top_.nested("connect", c, i);
+      const Port* from = nullptr;
+      const Process* from_process = nullptr;
+      const bool from_ok = endpoint(c.from(), cp.of("from"), &from, &from_process);
+      if (from_ok && from->direction() == IN)
+        error(cp.of("from"), "'" + c.from() + "' is an input port: a connection goes from an output (OUT or INOUT)");
+      if (c.to_size() == 0)
+        error(cp.of("from"), "connection from '" + c.from() + "' goes nowhere: add to: \"process.port\"");
+      for (int k = 0; k < c.to_size(); ++k) {
+        const Port* to = nullptr;
+        const Process* to_process = nullptr;
+        if (!endpoint(c.to(k), cp.of("to", k), &to, &to_process)) continue;
+        if (to->direction() == OUT)
+          error(cp.of("to", k),
+                from_ok && from->direction() == OUT
+                    ? "'" + c.from() + "' and '" + c.to(k) +
+                          "' are both outputs: connect an output to an input (IN or INOUT)"
+                    : "'" + c.to(k) + "' is an output port: a connection goes to an input (IN or INOUT)");
+        else if (from_ok && (from->direction() == INOUT) != (to->direction() == INOUT))
+          error(cp.of("to", k),
+                "'" + c.from() + "' and '" + c.to(k) +
+                    "': an INOUT port connects to an INOUT port (a socket pair), an OUT port to an IN port");
+        else if (from_ok && from->direction() == INOUT && c.to_size() > 1)
+          error(cp.of("to", k), "an INOUT port connects to one other INOUT port only");
+        if (from_ok && from_process == to_process && from == to)
+          error(cp.of("to", k), "'" + c.to(k) + "' is connected to itself");
+      }
     }
   }
 
   // Named patterns.
-  std::set<std::string> pattern_names;
-  for (int i = 0; i < network_.pattern_size(); ++i) {
-    const Pattern& pat = network_.pattern(i);
-    const Place pp = top.nested("pattern", pat, i);
-    if (pat.name().empty()) {
-      error(pp.of("name"), "a pattern needs a name");
-      continue;
+  void patterns() {
+    std::set<std::string> pattern_names;
+    for (int i = 0; i < d_.network_.pattern_size(); ++i) {
+      const Pattern& pat = d_.network_.pattern(i);
+      const Place pp = top_.nested("pattern", pat, i);
+      if (pat.name().empty()) {
+        error(pp.of("name"), "a pattern needs a name");
+        continue;
+      }
+      if (!pattern_names.insert(pat.name() + "\n" + pat.process()).second)
+        error(pp.of("name"), "pattern '" + pat.name() + "' is described twice");
+      if (pat.step_size() == 0)
+        error(pp.of("name"),
+              "pattern '" + pat.name() + "' has no step: give its steps as `radar patterns` prints them");
+      for (int k = 0; k < pat.step_size(); ++k)
+        if (pat.step(k).empty()) error(pp.of("step", k), "an empty step in pattern '" + pat.name() + "'");
     }
-    if (!pattern_names.insert(pat.name() + "\n" + pat.process()).second)
-      error(pp.of("name"), "pattern '" + pat.name() + "' is described twice");
-    if (pat.step_size() == 0)
-      error(pp.of("name"), "pattern '" + pat.name() + "' has no step: give its steps as `radar patterns` prints them");
-    for (int k = 0; k < pat.step_size(); ++k)
-      if (pat.step(k).empty()) error(pp.of("step", k), "an empty step in pattern '" + pat.name() + "'");
   }
+
+  Description& d_;
+  const Place top_;
+  std::vector<Problem>* problems_;
+  const std::string dir_;
+  std::vector<std::string> protobuf_names_, type_names_, template_names_, process_names_;
+  std::map<std::string, int> type_index_, process_index_;
+};
+
+bool Description::check(const std::string& text, std::vector<Problem>* problems) {
+  const size_t before = problems->size();
+  Tree tree;
+  Collector collector(path_, text, problems);
+  pb::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&collector);
+  parser.WriteLocationsTo(&tree);
+  if (!parser.ParseFromString(text, &network_)) {
+    if (problems->size() == before) problems->push_back({path_, 0, 0, "is not a network description"});
+    return false;
+  }
+  Checker(*this, tree, problems).run();
   return problems->size() == before;
 }
 

@@ -57,6 +57,7 @@ class Description {
 
  private:
   Description();
+  class Checker;  // description.cc
   bool check(const std::string& text, std::vector<Problem>* problems);
 
   Network network_;
