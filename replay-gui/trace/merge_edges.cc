@@ -56,6 +56,10 @@ Merger::Notable Merger::notableEvents() const {
       case Kind::Close:
         if (ev.endpoint != kNone) n.closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
         break;
+      case Kind::Shutdown:  // of its sending side (SHUT_WR, SHUT_RDWR): the peer reads end of file after it
+        if (ev.endpoint != kNone && ev.value != SHUT_RD && !(ev.flags & kEventFailed))
+          n.closes[raw_.endpoints[ev.endpoint].channel].push_back(i);
+        break;
       case Kind::Connect:  // one that failed with EINPROGRESS goes on in the kernel; other failures do not
         if (ev.endpoint != kNone && !isConnectOutcome(ev) && (!(ev.flags & kEventFailed) || ev.value == EINPROGRESS))
           n.connects[raw_.endpoints[ev.endpoint].channel].push_back(i);
@@ -148,7 +152,7 @@ void Merger::connectEdges(const std::vector<uint32_t>& accepts, const std::vecto
 }
 
 // End of file on a pipe or stream socket comes after the writers closed
-// their ends: by close() (which began before the end of file was read:
+// their ends: by close() or shutdown() (which began before the end of file was read:
 // the reader can wake before the close returns), or by ending while they
 // held one.
 void Merger::eofEdges(const std::vector<uint32_t>& eofs, const std::vector<std::vector<uint32_t>>& closes) {

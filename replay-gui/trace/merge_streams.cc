@@ -126,7 +126,7 @@ class StreamMatch {
       // While here: the few events otherEdges() looks at.
       const Kind kind = ev.eventKind();
       if (kind == Kind::Signal || kind == Kind::SignalWait || kind == Kind::Wait || kind == Kind::Close ||
-          kind == Kind::Connect || kind == Kind::Accept || (ev.flags & kEventEof))
+          kind == Kind::Shutdown || kind == Kind::Connect || kind == Kind::Accept || (ev.flags & kEventEof))
         notable.push_back(i);
       if (ev.endpoint == kNone || !log::isData(ev.eventKind()) || (ev.flags & kEventFailed)) continue;
       const Route& r = routes_[ev.endpoint];

@@ -152,6 +152,14 @@ FakeProcess& FakeProcess::close(uint32_t channel, int64_t at) {
   return *this;
 }
 
+FakeProcess& FakeProcess::shutdown(uint32_t channel, int how, int64_t at) {
+  Item it{log::Kind::Shutdown, channel, "", at, at};
+  it.flags = static_cast<uint32_t>(how);
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
 FakeProcess& FakeProcess::fork(int32_t child_pid, int64_t entry, int64_t ret) {
   Item it{log::Kind::Fork, 0, "", entry, ret, child_pid};
   it.peer = child_pid;

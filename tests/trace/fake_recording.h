@@ -49,6 +49,7 @@ class FakeProcess {
   FakeProcess& receiveIntoSmallerBuffer(uint32_t channel, const std::string& bytes, uint64_t buffer, int64_t entry,
                                         int64_t ret);
   FakeProcess& close(uint32_t channel, int64_t at);
+  FakeProcess& shutdown(uint32_t channel, int how, int64_t at);
   FakeProcess& fork(int32_t child_pid, int64_t entry, int64_t ret);
   // kill(target, sig), and a handler's run for a signal `from` sent.
   FakeProcess& kill(int32_t target_pid, int sig, int64_t entry, int64_t ret);

@@ -3,6 +3,7 @@
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -601,6 +602,33 @@ TEST(Merge, EndOfFileComesAfterTheWriterExits) {
   bool edge = false;
   for (auto [b, e] = t->incoming(eof); b != e; ++b) edge |= b->why == Edge::Why::Eof && b->from == exit;
   EXPECT_TRUE(edge);
+}
+
+// A peer that shuts down its sending side gives the other end of file
+// while both are still open (an MPI rank's connection to mpirun at
+// MPI_Finalize): the end of file comes after the shutdown, which began
+// after the reader started waiting. Shutting down the receiving side
+// gives the other nothing.
+TEST(Merge, EndOfFileComesAfterThePeerShutsDownItsSendingSide) {
+  for (const int how : {SHUT_WR, SHUT_RDWR, SHUT_RD}) {
+    FakeRecording rec;
+    rec.process("a", 1).socketEnd(1, 70, 71).send(1, "hi", 10, 11).shutdown(1, how, 45).exit(0, 90);
+    rec.process("b", 2)
+        .socketEnd(1, 71, 70)
+        .receive(1, "hi", 20, 21)
+        .receiveIntoSmallerBuffer(1, "", 16, 40, 60)  // returns 0: end of file
+        .close(1, 80)
+        .exit(0, 95);
+    auto t = rec.load();
+    expectConsistent(*t);
+    const uint32_t eof = at(*t, 2, 2), shutdown = at(*t, 1, 2);
+    bool edge = false;
+    for (auto [b, e] = t->incoming(eof); b != e; ++b) edge |= b->why == Edge::Why::Eof && b->from == shutdown;
+    EXPECT_EQ(edge, how != SHUT_RD) << "how " << how;
+    if (how != SHUT_RD) {
+      EXPECT_LT(t->events[shutdown].number, t->events[eof].number) << "how " << how;
+    }
+  }
 }
 
 // Two writers whose writes overlap in time: the second to return wrote
