@@ -20,6 +20,7 @@ radar_packages=(
   gdb python3 strace xauth xvfb
   tshark libsqlite3-dev sqlite3
   liburing-dev
+  libopenmpi-dev openmpi-bin
 )
 # The real programs the `real` tests record (tests/real); without them
 # those tests skip, saying what is missing.

@@ -14,6 +14,7 @@
 #include "log/recorder_env.h"
 #include "log/wait_status.h"
 #include "netdesc/description.h"
+#include "record/mpi_program.h"
 #include "record/recording.h"
 #include "record/series.h"
 #include "record/session.h"
@@ -52,6 +53,10 @@ const char kRecordHelp[] =
     "                           *PASSWD*, *_KEY, *_KEY_*, *API_KEY*, *CREDENTIAL*,\n"
     "                           *PRIVATE*, *_AUTH*, PGPASS*\n"
     "  --no-default-redact      keep the values of those variables too\n"
+    "  --mpi, --no-mpi          record the MPI calls (ranks, tags, communicators,\n"
+    "                           collectives: docs/mpi.md), or do not; by default, when\n"
+    "                           PROGRAM is an MPI launcher (mpirun, mpiexec, srun) or\n"
+    "                           links an MPI library\n"
     "  --repeat N               record the program N times, into DIR/run-1 ... run-N\n"
     "  --until-fail             with --repeat: stop at the first run whose exit status\n"
     "                           differs from the first run's, keep it and the run\n"
@@ -86,7 +91,7 @@ std::string directoryFor(const Args& args) {
 int recordRepeatedly(const Args& args, unsigned long long runs) {
   record::SeriesSettings s;
   s.recorder = {selfDirectory() + "/radar", "record"};
-  for (const char* flag : {"aslr", "nondet", "keep-writes", "no-default-redact"})
+  for (const char* flag : {"aslr", "nondet", "keep-writes", "no-default-redact", "mpi", "no-mpi"})
     if (args.has(flag)) s.recorder.push_back(std::string("--") + flag);
   for (const char* option : {"payload-limit", "tail", "net", "redact"})
     for (const auto& v : args.values(option)) s.recorder.insert(s.recorder.end(), {std::string("--") + option, v});
@@ -133,6 +138,8 @@ bool parseRecordArgs(Args& args, int argc, char** argv) {
                      {"net", 0, true},
                      {"redact", 0, true},
                      {"no-default-redact", 0, false},
+                     {"mpi", 0, false},
+                     {"no-mpi", 0, false},
                      {"repeat", 0, true},
                      {"until-fail", 0, false}},
                     /*stop_at_positional=*/true);
@@ -159,6 +166,17 @@ std::optional<std::string> readSettings(Args& args, record::RecordSettings* s) {
   s->nondet = args.has("nondet");
   s->keep_writes = args.has("keep-writes");
   s->dir_given = args.has("output");
+  return std::nullopt;
+}
+
+// The MPI interposer to preload beside the C library's ("" for none): as
+// asked, else when the program is an MPI program or launcher. Not built
+// (no MPI library where radar was built): none, and --mpi says so.
+std::optional<std::string> mpiInterposer(const Args& args, const std::string& program) {
+  if (args.has("no-mpi") || (!args.has("mpi") && !record::isMpiProgram(program))) return "";
+  const std::string library = selfDirectory() + "/../lib/radar/libradar-mpi.so";
+  if (::access(library.c_str(), R_OK) == 0) return library;
+  if (!args.has("mpi")) return "";
   return std::nullopt;
 }
 
@@ -224,6 +242,12 @@ int runRecord(int argc, char** argv) {
                  s.interposer.c_str());
     return kExitUsage;
   }
+  const std::optional<std::string> mpi = mpiInterposer(args, s.program);
+  if (!mpi) {
+    std::fprintf(stderr, "radar record: --mpi: this radar was built without an MPI library (libopenmpi-dev)\n");
+    return kExitUsage;
+  }
+  if (!mpi->empty()) s.interposer += ":" + *mpi;
   if (const std::string problem = record::descriptorLimitProblem(); !problem.empty()) {
     std::fprintf(stderr, "radar record: %s\n", problem.c_str());
     return kExitUsage;

@@ -95,6 +95,8 @@ void encodeChannel(Sink& s, const ChannelFields& c) {
   if (c.rdev) putUint(s, f::kRdev, c.rdev);
   if (c.count) putUint(s, f::kCount, c.count);
   if (c.semaphore) putUint(s, f::kSemaphore, 1);
+  if (c.mpi_rank) putInt(s, f::kMpiRank, c.mpi_rank);
+  if (c.mpi_size) putInt(s, f::kMpiSize, c.mpi_size);
 }
 
 // Everything but the payload bytes themselves: the payload field's tag and

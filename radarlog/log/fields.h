@@ -93,6 +93,8 @@ enum ChannelField : uint32_t {
   kRdev = 16,
   kCount = 17,
   kSemaphore = 18,
+  kMpiRank = 19,
+  kMpiSize = 20,
 };
 enum ReadyField : uint32_t { kReadyFd = 1, kReadyEvents = 2, kReadyData = 3 };
 }  // namespace field
@@ -177,6 +179,8 @@ struct ChannelFields {
   uint64_t rdev = 0;
   uint64_t count = 0;  // an eventfd's
   bool semaphore = false;
+  int32_t mpi_rank = 0;  // an MPI communicator's
+  int32_t mpi_size = 0;
 };
 
 struct EventFields {

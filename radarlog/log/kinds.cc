@@ -70,6 +70,14 @@ constexpr struct {
     {Kind::Getpid, "getpid"},
     {Kind::Interface, "ioctl"},
     {Kind::MqAttributes, "mq_getattr"},
+    {Kind::MpiSend, "MPI_Send"},
+    {Kind::MpiRecv, "MPI_Recv"},
+    {Kind::MpiIrecv, "MPI_Irecv"},
+    {Kind::MpiCollective, "MPI collective"},
+    {Kind::MpiProbe, "MPI_Probe"},
+    {Kind::MpiInit, "MPI_Init"},
+    {Kind::MpiComm, "MPI_Comm_split"},
+    {Kind::MpiFinalize, "MPI_Finalize"},
 };
 
 }  // namespace
@@ -112,6 +120,8 @@ const char* channelTypeName(ChannelType t) {
       return "System V queue";
     case ChannelType::EventFd:
       return "eventfd";
+    case ChannelType::MpiCommunicator:
+      return "MPI communicator";
   }
   return "channel";
 }
@@ -132,6 +142,8 @@ const char* categoryName(Category c) {
       return "user";
     case Category::Nondeterminism:
       return "nondeterminism";
+    case Category::Mpi:
+      return "mpi";
     default:
       return "other";
   }

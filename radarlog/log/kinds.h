@@ -68,6 +68,14 @@ enum class Kind : uint16_t {
   Getpid = 92,
   Interface = 93,
   MqAttributes = 94,
+  MpiSend = 100,
+  MpiRecv = 101,
+  MpiIrecv = 102,
+  MpiCollective = 103,
+  MpiProbe = 104,
+  MpiInit = 105,
+  MpiComm = 106,
+  MpiFinalize = 107,
 };
 
 enum class Category : uint8_t {
@@ -79,31 +87,34 @@ enum class Category : uint8_t {
   Process,
   User,
   Nondeterminism,
+  Mpi,      // MPI calls other than its sends and receives
   Unknown,  // a kind from a newer minor version
 };
 
 constexpr Category categoryOf(Kind k) {
   auto v = static_cast<unsigned>(k);
   if (v >= 1 && v <= 4) return Category::Annotation;
-  if (v >= 10 && v <= 19) return Category::Send;
-  if (v >= 20 && v <= 27) return Category::Receive;
+  if ((v >= 10 && v <= 19) || v == 100) return Category::Send;
+  if ((v >= 20 && v <= 27) || v == 101) return Category::Receive;
   if (v >= 30 && v <= 45) return Category::Channel;
   if (v >= 50 && v <= 52) return Category::Readiness;
   if (v >= 60 && v <= 72) return Category::Process;
   if (v == 80) return Category::User;
   if (v >= 90 && v <= 94) return Category::Nondeterminism;
+  if (v >= 102 && v <= 107) return Category::Mpi;
   return Category::Unknown;
 }
 
 constexpr bool isCounted(Kind k) { return categoryOf(k) != Category::Annotation; }
 constexpr bool isData(Kind k) { return categoryOf(k) == Category::Send || categoryOf(k) == Category::Receive; }
+constexpr bool isMpiKind(Kind k) { return static_cast<unsigned>(k) >= 100 && static_cast<unsigned>(k) <= 107; }
 constexpr bool isMultiMessage(Kind k) { return k == Kind::Sendmmsg || k == Kind::Recvmmsg; }
 
 // The libc function name a kind stands for (the first of its family).
 const char* kindName(Kind k);
 // What a category of kinds is called where people read or filter by it:
 // "send", "receive", "channel", "readiness", "process", "user",
-// "nondeterminism", else "other".
+// "nondeterminism", "mpi", else "other".
 const char* categoryName(Category c);
 
 // Channel types and origins, mirrored from the proto like Kind.
@@ -123,6 +134,7 @@ enum class ChannelType : uint8_t {
   MessageQueue = 12,
   SysvMessageQueue = 13,
   EventFd = 14,
+  MpiCommunicator = 15,
 };
 enum class ChannelOrigin : uint8_t {
   Unspecified = 0,
@@ -164,6 +176,8 @@ inline bool isQueueType(ChannelType t) { return t == ChannelType::MessageQueue |
 inline bool isDatagramType(ChannelType t) {
   return t == ChannelType::Udp || t == ChannelType::UnixDgram || t == ChannelType::OtherSocket || isQueueType(t);
 }
+// MPI's messages, matched by MPI's rules (communicator, source, tag), not by bytes.
+inline bool isMpiType(ChannelType t) { return t == ChannelType::MpiCommunicator; }
 // A count added to and taken from (an eventfd), not bytes.
 inline bool isCounterType(ChannelType t) { return t == ChannelType::EventFd; }
 // Pipes and FIFOs carry one stream from all writers to all readers.

@@ -22,6 +22,8 @@ ChannelFields OwnedChannel::fields() const {
   c.dev = dev;
   c.ino = ino;
   c.path = path.c_str();
+  c.mpi_rank = mpi_rank;
+  c.mpi_size = mpi_size;
   return c;
 }
 
@@ -93,6 +95,11 @@ OwnedEvent EventGenerator::next() {
     e.channel_info.dev = 12;
     e.channel_info.ino = 1000 + channels_;
     if (pct(rng_) < 30) e.channel_info.path = "/tmp/fifo" + std::to_string(channels_);
+    if (pct(rng_) < 10) {
+      e.channel_info.type = ChannelType::MpiCommunicator;
+      e.channel_info.mpi_size = 1 + static_cast<int32_t>(pct(rng_));
+      e.channel_info.mpi_rank = static_cast<int32_t>(pct(rng_)) % e.channel_info.mpi_size;
+    }
     offsets_[0].resize(channels_ + 1);
     offsets_[1].resize(channels_ + 1);
     return e;

@@ -18,6 +18,7 @@ struct OwnedChannel {
   ChannelType type = ChannelType::Pipe;
   uint64_t dev = 0, ino = 0;
   std::string path;
+  int32_t mpi_rank = 0, mpi_size = 0;  // an MPI communicator's
   ChannelFields fields() const;
 };
 

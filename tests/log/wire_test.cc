@@ -50,11 +50,12 @@ TEST(Wire, KindsMirrorTheProto) {
     if (categoryOf(static_cast<Kind>(n)) == Category::Unknown) continue;
     EXPECT_NE(desc->FindValueByNumber(static_cast<int>(n)), nullptr) << n;
   }
-  EXPECT_EQ(proto::ChannelType_descriptor()->value_count(), 15);
+  EXPECT_EQ(proto::ChannelType_descriptor()->value_count(), 16);
   EXPECT_EQ(static_cast<int>(ChannelType::Other), proto::OTHER);
   EXPECT_EQ(static_cast<int>(ChannelType::MessageQueue), proto::MESSAGE_QUEUE);
   EXPECT_EQ(static_cast<int>(ChannelType::SysvMessageQueue), proto::SYSV_MESSAGE_QUEUE);
   EXPECT_EQ(static_cast<int>(ChannelType::EventFd), proto::EVENTFD);
+  EXPECT_EQ(static_cast<int>(ChannelType::MpiCommunicator), proto::MPI_COMMUNICATOR);
   EXPECT_EQ(static_cast<int>(Origin::Unhooked), proto::UNHOOKED);
   EXPECT_EQ(static_cast<int>(ChannelOrigin::Received), proto::RECEIVED);
 }
@@ -93,6 +94,8 @@ TEST(Wire, HandEncoderIsReadByLibprotobuf) {
       EXPECT_EQ(pe.channel_info().index(), e.channel_info.index);
       EXPECT_EQ(pe.channel_info().ino(), e.channel_info.ino);
       EXPECT_EQ(pe.channel_info().path(), e.channel_info.path);
+      EXPECT_EQ(pe.channel_info().mpi_rank(), e.channel_info.mpi_rank);
+      EXPECT_EQ(pe.channel_info().mpi_size(), e.channel_info.mpi_size);
       continue;
     }
     EXPECT_EQ(pe.duration_ns(), static_cast<uint64_t>(e.return_ns - e.entry_ns));

@@ -1,0 +1,38 @@
+// What libradar-mpi.so hands libradar-preload.so for one MPI call: the two
+// injected libraries meet only here, through two functions the interposer
+// exports (looked up with dlsym, so that the MPI library loads without it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace radar::log {
+
+struct MpiEvent {
+  uint16_t kind = 0;     // log::Kind, one of the Mpi* kinds
+  int64_t entry_ns = 0;  // CLOCK_MONOTONIC when the call began
+  uint32_t channel = 0;  // the communicator's channel (radar_mpi_communicator)
+  int32_t peer = 0;      // peer_pid: a rank, or -1
+  int32_t tag = 0;       // status
+  uint64_t size = 0;     // bytes asked or room
+  int64_t result = 0;    // bytes moved, or minus the MPI error code
+  uint32_t flags = 0;
+  const int32_t* ints = nullptr;  // fds: the call's integer arguments
+  size_t int_count = 0;
+  const char* const* strings = nullptr;
+  size_t string_count = 0;
+  const void* bytes = nullptr;  // the bytes moved (result of them)
+  bool keep_bytes = false;      // a send's (or a collective's): kept, up to the payload limit;
+                                // otherwise only their checksum
+};
+
+}  // namespace radar::log
+
+// The interposer's exports (C linkage, so that dlsym finds them by name).
+extern "C" {
+// A communicator's channel in this process's log: defined on the first call
+// with an identity, its index returned (0 when not recording).
+typedef uint32_t (*radar_mpi_communicator_fn)(const char* identity, int32_t rank, int32_t size);
+// Records one MPI event; returns 0 when not recording.
+typedef int (*radar_mpi_record_fn)(const radar::log::MpiEvent* event);
+}

@@ -1,0 +1,211 @@
+// Collectives and communicators: one event per rank per collective, with
+// the bytes this rank contributes; the merge matches the n-th collective
+// on a communicator across its ranks. Communicators made collectively are
+// named alike in every member (mpi_state.h).
+#include <dlfcn.h>
+
+#include "inject/hook.h"
+#include "log/kinds.h"
+#include "mpi/mpi_state.h"
+
+#include "log/injected.h"
+
+using radar::log::Kind;
+using radar::log::MpiEvent;
+namespace m = radar::mpi;
+
+namespace {
+
+struct Contribution {
+  const void* buf;
+  int count;
+  MPI_Datatype type;
+};
+
+int collective(const char* name, int64_t entry, MPI_Comm comm, int root, const Contribution& mine, int rc) {
+  if (!m::recording()) return rc;
+  const bool in_place = mine.buf == MPI_IN_PLACE;
+  m::Bytes bytes(in_place ? nullptr : mine.buf, mine.count, mine.type, comm);
+  char type_name[MPI_MAX_OBJECT_NAME] = "";
+  if (mine.count > 0) m::typeName(mine.type, type_name);
+  const char* strings[] = {name, type_name};
+  const int32_t ints[] = {mine.count};
+  MpiEvent e;
+  e.kind = static_cast<uint16_t>(Kind::MpiCollective);
+  e.entry_ns = entry;
+  e.channel = m::channelOf(comm);
+  e.peer = root;
+  e.size = bytes.size();
+  e.result = rc == MPI_SUCCESS ? static_cast<int64_t>(bytes.size()) : -int64_t{rc};
+  e.ints = ints;
+  e.int_count = 1;
+  e.strings = strings;
+  e.string_count = 2;
+  e.bytes = bytes.data();
+  e.keep_bytes = true;
+  m::record(e);
+  return rc;
+}
+
+int rankIn(MPI_Comm comm) {
+  PMPI(Comm_rank);
+  int rank = -1;
+  pmpi_Comm_rank(comm, &rank);
+  return rank;
+}
+
+// What a rooted collective's rank contributes: the root its buffer for the
+// others (Bcast, Scatter), every rank its own part (Gather, Reduce).
+Contribution fromRoot(MPI_Comm comm, int root, const Contribution& c) {
+  return rankIn(comm) == root ? c : Contribution{nullptr, 0, c.type};
+}
+
+}  // namespace
+
+HOOK int MPI_Barrier(MPI_Comm comm) {
+  PMPI(Barrier);
+  const int64_t entry = m::now();
+  return collective("MPI_Barrier", entry, comm, -1, {nullptr, 0, {}}, pmpi_Barrier(comm));
+}
+
+HOOK int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  PMPI(Bcast);
+  const int64_t entry = m::now();
+  const int rc = pmpi_Bcast(buf, count, type, root, comm);
+  if (!m::recording()) return rc;
+  return collective("MPI_Bcast", entry, comm, root, fromRoot(comm, root, {buf, count, type}), rc);
+}
+
+HOOK int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                    MPI_Comm comm) {
+  PMPI(Reduce);
+  const int64_t entry = m::now();
+  const int rc = pmpi_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+  const void* mine = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  return collective("MPI_Reduce", entry, comm, root, {mine, count, type}, rc);
+}
+
+HOOK int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  PMPI(Allreduce);
+  const int64_t entry = m::now();
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  // In place, the contribution is overwritten by the result: recorded as
+  // the result (the bytes before are gone).
+  const int rc = pmpi_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+  return collective("MPI_Allreduce", entry, comm, -1, {in_place ? recvbuf : sendbuf, count, type}, rc);
+}
+
+HOOK int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  PMPI(Gather);
+  const int64_t entry = m::now();
+  const int rc = pmpi_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return collective("MPI_Gather", entry, comm, root, {sendbuf, sendcount, sendtype}, rc);
+}
+
+HOOK int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  PMPI(Gatherv);
+  const int64_t entry = m::now();
+  const int rc = pmpi_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  return collective("MPI_Gatherv", entry, comm, root, {sendbuf, sendcount, sendtype}, rc);
+}
+
+HOOK int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  PMPI(Scatter);
+  const int64_t entry = m::now();
+  const int rc = pmpi_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  if (!m::recording()) return rc;
+  PMPI(Comm_size);
+  int size = 0;
+  pmpi_Comm_size(comm, &size);
+  return collective("MPI_Scatter", entry, comm, root, fromRoot(comm, root, {sendbuf, sendcount * size, sendtype}), rc);
+}
+
+HOOK int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                      void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  PMPI(Scatterv);
+  const int64_t entry = m::now();
+  const int rc = pmpi_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  // The pieces may lie anywhere in the root's buffer: the part it got is recorded.
+  return collective("MPI_Scatterv", entry, comm, root, {recvbuf, recvcount, recvtype}, rc);
+}
+
+HOOK int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm) {
+  PMPI(Allgather);
+  const int64_t entry = m::now();
+  const int rc = pmpi_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return collective("MPI_Allgather", entry, comm, -1, {sendbuf, sendcount, sendtype}, rc);
+}
+
+HOOK int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm) {
+  PMPI(Alltoall);
+  const int64_t entry = m::now();
+  const int rc = pmpi_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (!m::recording()) return rc;
+  PMPI(Comm_size);
+  int size = 0;
+  pmpi_Comm_size(comm, &size);
+  return collective("MPI_Alltoall", entry, comm, -1, {sendbuf, sendcount * size, sendtype}, rc);
+}
+
+HOOK int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                       void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm) {
+  PMPI(Alltoallv);
+  const int64_t entry = m::now();
+  const int rc = pmpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  // Pieces anywhere in the buffer: the event tells the operation, not the bytes.
+  return collective("MPI_Alltoallv", entry, comm, -1, {nullptr, 0, sendtype}, rc);
+}
+
+// ==== communicators ==================================================================
+
+namespace {
+int made(const char* how, int64_t entry, MPI_Comm parent, MPI_Comm* made_comm, int color, int key, int rc) {
+  if (!m::recording() || rc != MPI_SUCCESS) return rc;
+  m::nameCommunicator(parent, *made_comm, color);
+  const uint32_t channel = m::channelOf(*made_comm);
+  if (!channel) return rc;  // not a member (MPI_COMM_NULL)
+  const int32_t ints[] = {static_cast<int32_t>(m::channelOf(parent)), color, key};
+  const char* strings[] = {how};
+  MpiEvent e;
+  e.kind = static_cast<uint16_t>(Kind::MpiComm);
+  e.entry_ns = entry;
+  e.channel = channel;
+  e.ints = ints;
+  e.int_count = 3;
+  e.strings = strings;
+  e.string_count = 1;
+  m::record(e);
+  return rc;
+}
+}  // namespace
+
+HOOK int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  PMPI(Comm_split);
+  const int64_t entry = m::now();
+  const int rc = pmpi_Comm_split(comm, color, key, newcomm);
+  return made("MPI_Comm_split", entry, comm, newcomm, color == MPI_UNDEFINED ? -1 : color, key, rc);
+}
+
+HOOK int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  PMPI(Comm_dup);
+  const int64_t entry = m::now();
+  return made("MPI_Comm_dup", entry, comm, newcomm, -1, 0, pmpi_Comm_dup(comm, newcomm));
+}
+
+HOOK int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  PMPI(Comm_create);
+  const int64_t entry = m::now();
+  return made("MPI_Comm_create", entry, comm, newcomm, -1, 0, pmpi_Comm_create(comm, group, newcomm));
+}
+
+HOOK int MPI_Comm_free(MPI_Comm* comm) {
+  PMPI(Comm_free);
+  if (m::recording() && comm) m::forgetCommunicator(*comm);
+  return pmpi_Comm_free(comm);
+}

@@ -1,0 +1,259 @@
+#include "mpi/mpi_state.h"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "log/injected.h"
+
+namespace radar::mpi {
+namespace {
+
+radar_mpi_communicator_fn g_define = nullptr;
+radar_mpi_record_fn g_record = nullptr;
+std::atomic<bool> g_recording{false};
+MPI_Comm g_world{};
+
+class SpinLock {
+ public:
+  void lock() {
+    while (flag_.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void unlock() { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+};
+struct Held {
+  explicit Held(SpinLock& l) : lock(l) { lock.lock(); }
+  ~Held() { lock.unlock(); }
+  SpinLock& lock;
+};
+
+// Communicators named so far (more than 256 at once are rare: the rest go
+// unrecorded, their channel 0).
+struct Communicator {
+  MPI_Comm comm{};
+  uint32_t channel = 0;
+  uint32_t made = 0;  // communicators made from it so far
+  char identity[128] = {};
+};
+constexpr int kCommunicators = 256;
+Communicator g_comms[kCommunicators];
+SpinLock g_comms_lock;
+
+// Posted receives, by request (open addressing; 4096 outstanding at once).
+constexpr int kPosted = 4096;
+enum SlotState : uint8_t { kEmpty, kUsed, kFreed };  // a lookup goes on past a freed slot, stops at an empty one
+struct PostedSlot {
+  MPI_Request request{};
+  SlotState state = kEmpty;
+  PostedReceive posted;
+};
+PostedSlot g_posted[kPosted];
+SpinLock g_posted_lock;
+std::atomic<uint32_t> g_serial{0};
+std::atomic<int> g_posted_count{0};
+
+size_t copyText(char* out, size_t room, const char* text) {
+  size_t n = 0;
+  while (text[n] && n + 1 < room) {
+    out[n] = text[n];
+    ++n;
+  }
+  out[n] = 0;
+  return n;
+}
+
+size_t appendNumber(char* out, size_t at, size_t room, unsigned long v) {
+  char digits[24];
+  int k = 0;
+  do digits[k++] = static_cast<char>('0' + v % 10);
+  while ((v /= 10) && k < 23);
+  while (k > 0 && at + 1 < room) out[at++] = digits[--k];
+  out[at] = 0;
+  return at;
+}
+
+// The job's name, the same in all its processes: the launcher's namespace.
+void jobName(char* out, size_t room) {
+  for (const char* name : {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "PMI_KVSNAME"}) {
+    if (const char* v = std::getenv(name); v && *v) {
+      copyText(out, room, v);
+      return;
+    }
+  }
+  size_t n = copyText(out, room, "singleton-");
+  appendNumber(out, n, room, static_cast<unsigned long>(getpid()));
+}
+
+Communicator* findLocked(MPI_Comm comm) {
+  for (Communicator& c : g_comms)
+    if (c.channel && c.comm == comm) return &c;
+  return nullptr;
+}
+
+// Defines the channel; the caller holds the lock.
+void addLocked(MPI_Comm comm, const char* identity) {
+  for (Communicator& c : g_comms) {
+    if (c.channel) continue;
+    int rank = 0, size = 0;
+    PMPI(Comm_rank);
+    PMPI(Comm_size);
+    pmpi_Comm_rank(comm, &rank);
+    pmpi_Comm_size(comm, &size);
+    copyText(c.identity, sizeof c.identity, identity);
+    c.comm = comm;
+    c.made = 0;
+    c.channel = g_define(c.identity, rank, size);
+    return;
+  }
+}
+
+}  // namespace
+
+bool recording() { return g_recording.load(std::memory_order_relaxed); }
+
+int64_t now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+MPI_Comm world() { return g_world; }
+
+void start() {
+  g_define = reinterpret_cast<radar_mpi_communicator_fn>(dlsym(RTLD_DEFAULT, "radar_mpi_communicator"));
+  g_record = reinterpret_cast<radar_mpi_record_fn>(dlsym(RTLD_DEFAULT, "radar_mpi_record"));
+  void* world = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world");
+  if (!g_define || !g_record || !world) return;
+  g_world = static_cast<MPI_Comm>(world);
+  char identity[128];
+  jobName(identity, sizeof identity - 3);
+  const size_t n = std::strlen(identity);
+  copyText(identity + n, sizeof identity - n, "/w");
+  Held held(g_comms_lock);
+  addLocked(g_world, identity);
+  g_recording.store(true, std::memory_order_relaxed);
+}
+
+uint32_t channelOf(MPI_Comm comm) {
+  Held held(g_comms_lock);
+  const Communicator* c = findLocked(comm);
+  return c ? c->channel : 0;
+}
+
+void nameCommunicator(MPI_Comm parent, MPI_Comm made, int color) {
+  Held held(g_comms_lock);
+  Communicator* p = findLocked(parent);
+  if (!p) return;
+  const uint32_t nth = ++p->made;  // counted by every member, made or not
+  if (reinterpret_cast<void*>(made) == dlsym(RTLD_DEFAULT, "ompi_mpi_comm_null")) return;
+  char identity[128];
+  size_t n = copyText(identity, sizeof identity, p->identity);
+  n = copyText(identity + n, sizeof identity - n, "/") + n;
+  n = appendNumber(identity, n, sizeof identity, nth);
+  if (color >= 0) {
+    n = copyText(identity + n, sizeof identity - n, ".") + n;
+    appendNumber(identity, n, sizeof identity, static_cast<unsigned long>(color));
+  }
+  addLocked(made, identity);
+}
+
+void forgetCommunicator(MPI_Comm comm) {
+  Held held(g_comms_lock);
+  if (Communicator* c = findLocked(comm)) c->channel = 0;
+}
+
+bool anyPostedReceive() { return g_posted_count.load(std::memory_order_relaxed) > 0; }
+
+uint32_t nextReceiveSerial() { return g_serial.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+namespace {
+size_t slotOf(MPI_Request request) {
+  const auto v = reinterpret_cast<uintptr_t>(request);
+  return static_cast<size_t>((v >> 4) * 0x9E3779B97F4A7C15ull >> 52) % kPosted;
+}
+}  // namespace
+
+void rememberReceive(MPI_Request request, const PostedReceive& posted) {
+  Held held(g_posted_lock);
+  for (size_t i = 0, at = slotOf(request); i < kPosted; ++i, at = (at + 1) % kPosted) {
+    if (g_posted[at].state == kUsed) continue;
+    g_posted[at].state = kUsed;
+    g_posted[at].request = request;
+    g_posted[at].posted = posted;
+    g_posted_count.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+}
+
+bool takeReceive(MPI_Request request, PostedReceive* posted) {
+  Held held(g_posted_lock);
+  for (size_t i = 0, at = slotOf(request); i < kPosted; ++i, at = (at + 1) % kPosted) {
+    if (g_posted[at].state == kEmpty) return false;
+    if (g_posted[at].state == kFreed || g_posted[at].request != request) continue;
+    *posted = g_posted[at].posted;
+    g_posted[at].state = kFreed;
+    g_posted_count.fetch_sub(1, std::memory_order_relaxed);
+    return true;
+  }
+  return false;
+}
+
+void record(const log::MpiEvent& e) {
+  if (g_record) g_record(&e);
+}
+
+const char* typeName(MPI_Datatype type, char* out) {
+  PMPI(Type_get_name);
+  int len = 0;
+  out[0] = 0;
+  if (pmpi_Type_get_name(type, out, &len) != MPI_SUCCESS || len <= 0) copyText(out, MPI_MAX_OBJECT_NAME, "derived");
+  return out;
+}
+
+Bytes::Bytes(const void* buf, int count, MPI_Datatype type, MPI_Comm comm) {
+  PMPI(Type_size);
+  PMPI(Type_get_true_extent);
+  PMPI(Type_get_extent);
+  int size = 0;
+  if (!buf || count <= 0 || pmpi_Type_size(type, &size) != MPI_SUCCESS || size <= 0) return;
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  pmpi_Type_get_extent(type, &lb, &extent);
+  pmpi_Type_get_true_extent(type, &true_lb, &true_extent);
+  size_ = uint64_t(size) * uint64_t(count);
+  if (true_lb == 0 && true_extent == size && extent == size) {
+    data_ = buf;
+    return;
+  }
+  // A derived type with holes: packed, as it travels.
+  PMPI(Pack_size);
+  PMPI(Pack);
+  int room = 0;
+  if (pmpi_Pack_size(count, type, comm, &room) != MPI_SUCCESS || room <= 0) {
+    size_ = 0;
+    return;
+  }
+  mapped_size_ = uint64_t(room);
+  mapped_ = mmap(nullptr, mapped_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  int position = 0;
+  if (mapped_ == MAP_FAILED || pmpi_Pack(buf, count, type, mapped_, room, &position, comm) != MPI_SUCCESS) {
+    if (mapped_ != MAP_FAILED) munmap(mapped_, mapped_size_);
+    mapped_ = nullptr;
+    size_ = 0;
+    return;
+  }
+  data_ = mapped_;
+  size_ = uint64_t(position);
+}
+
+Bytes::~Bytes() {
+  if (mapped_) munmap(mapped_, mapped_size_);
+}
+
+}  // namespace radar::mpi
