@@ -1,6 +1,8 @@
 // `radar events DIR...`: RADAR's running narrative, one line per event.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
@@ -30,7 +32,10 @@ const char kEventsHelp[] =
     "                    that connected: 'unix socket /run/s \u2190 client[42]'; the\n"
     "                    socket's name selects every connection to it)\n"
     "  -k, --kind K      only events of kind K: send, receive, process, channel,\n"
-    "                    readiness, user, signal, or a call name (write, fork ...)\n"
+    "                    readiness, user, signal, mpi, or a call name (write, fork,\n"
+    "                    MPI_Send ...)\n"
+    "  --rank N          only events of MPI rank N (its rank in MPI_COMM_WORLD)\n"
+    "  --tag T           only MPI messages with tag T\n"
     "  --from N          from event N on\n"
     "  --to N            up to event N\n"
     "  --decode          show what each send and receive carried, field by field\n"
@@ -163,8 +168,30 @@ void printJsonEvent(const trace::Trace& t, const analysis::Narrator& narrator, u
   std::printf(",\"text\":%s}\n", jsonString(narrator.describe(i)).c_str());
 }
 
-// The events asked for by --process, --channel and --kind; an error's
-// text when one names nothing.
+// The events asked for by --rank and --tag; an error's text when one names
+// nothing.
+std::string readMpiFilter(const Args& args, const trace::Trace& t, trace::EventFilter* filter) {
+  for (const auto& spec : args.values("rank")) {
+    char* end = nullptr;
+    const long rank = std::strtol(spec.c_str(), &end, 10);
+    if (spec.empty() || *end || rank < 0) return "--rank: expected a rank (0, 1 ...), got '" + spec + "'";
+    const size_t before = filter->processes.size();
+    for (const auto& p : t.processes)
+      if (p.mpi_rank == rank) filter->processes.insert(p.index);
+    if (filter->processes.size() == before) return "no MPI rank " + spec + " in this recording";
+  }
+  for (const auto& spec : args.values("tag")) {
+    char* end = nullptr;
+    const long tag = std::strtol(spec.c_str(), &end, 10);
+    if (spec.empty() || *end || tag < 0 || tag > INT32_MAX)
+      return "--tag: expected a tag (0, 1 ...), got '" + spec + "'";
+    filter->tags.insert(static_cast<int32_t>(tag));
+  }
+  return "";
+}
+
+// The events asked for by --process, --channel, --kind, --rank and --tag;
+// an error's text when one names nothing.
 std::string readFilter(const Args& args, const trace::Trace& t, trace::EventFilter* filter) {
   for (const auto& spec : args.values("process")) {
     std::string error;
@@ -175,7 +202,7 @@ std::string readFilter(const Args& args, const trace::Trace& t, trace::EventFilt
   for (const auto& spec : args.values("channel"))
     if (!trace::selectChannels(t, spec, &filter->channels)) return "no channel '" + spec + "' in this recording";
   filter->kinds = args.values("kind");
-  return "";
+  return readMpiFilter(args, t, filter);
 }
 
 // Tells events one at a time in the form asked for: the narration (with
@@ -251,6 +278,8 @@ int runEvents(int argc, char** argv) {
                   {{"process", 'p', true},
                    {"channel", 'c', true},
                    {"kind", 'k', true},
+                   {"rank", 0, true},
+                   {"tag", 0, true},
                    {"from", 0, true},
                    {"to", 0, true},
                    {"json", 0, false},

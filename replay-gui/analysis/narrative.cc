@@ -92,6 +92,8 @@ std::string Narrator::interfaceName(uint32_t position) const {
 std::string Narrator::tag(uint32_t position, Kind k) const {
   const bool posix = k == Kind::MqSend || k == Kind::MqReceive, sysv = k == Kind::Msgsnd || k == Kind::Msgrcv;
   log::Record r;
+  if ((k == Kind::MpiSend || k == Kind::MpiRecv) && t_.record(position, &r, nullptr, nullptr, nullptr))
+    return ", tag " + std::to_string(r.status);
   if ((!posix && !sysv) || !t_.record(position, &r, nullptr, nullptr, nullptr)) return "";
   return (posix ? ", priority " + std::to_string(static_cast<uint32_t>(r.status))
                 : ", type " + std::to_string(r.status));
@@ -390,6 +392,47 @@ std::string Narrator::channelCall(uint32_t position) const {
   }
 }
 
+namespace {
+// A rank: "rank 2", "any rank".
+std::string rankName(int32_t rank) { return rank == -1 ? "any rank" : "rank " + std::to_string(rank); }
+}  // namespace
+
+// MPI's calls other than sends and receives, after their subject:
+// " joins MPI_Allreduce on MPI_COMM_WORLD (4 bytes)", " starts MPI as rank
+// 0 of 4 (Open MPI v4.1.4)".
+std::string Narrator::mpiCall(uint32_t position) const {
+  const Event& e = t_.events[position];
+  log::Record r;
+  std::vector<std::string> strings;
+  if (!t_.record(position, &r, nullptr, &strings, nullptr)) return " does " + std::string(log::kindName(e.eventKind()));
+  const auto arg = [&](size_t i) { return i < r.fds.size() ? r.fds[i] : 0; };
+  const std::string on = e.endpoint != kNone ? " on " + channel(e) : "";
+  switch (e.eventKind()) {
+    case Kind::MpiInit:
+      return " starts MPI as rank " + std::to_string(arg(0)) + " of " + std::to_string(arg(1)) +
+             (strings.empty() || strings[0].empty() ? "" : " (" + strings[0] + ")");
+    case Kind::MpiFinalize:
+      return " finishes MPI";
+    case Kind::MpiCollective: {
+      const std::string operation = strings.empty() ? "a collective" : strings[0];
+      std::string details = e.result > 0 ? bytes(uint64_t(e.result)) : "";
+      if (r.peer_pid >= 0)
+        details += (details.empty() ? "" : ", ") + std::string("root rank ") + std::to_string(r.peer_pid);
+      return " joins " + operation + on + (details.empty() ? "" : " (" + details + ")");
+    }
+    case Kind::MpiIrecv:
+      return " posts a receive" + on + " from " + rankName(arg(0)) +
+             (arg(1) == -1 ? ", any tag" : ", tag " + std::to_string(arg(1)));
+    case Kind::MpiProbe:
+      return " probes" + on + ": a message from rank " + std::to_string(r.peer_pid) + ", tag " +
+             std::to_string(r.status) + " (" + bytes(e.result > 0 ? uint64_t(e.result) : 0) + ") waits";
+    case Kind::MpiComm:
+      return " makes " + channel(e) + (strings.empty() ? "" : " (" + strings[0] + ")");
+    default:
+      return " does " + std::string(log::kindName(e.eventKind()));
+  }
+}
+
 // Announcements and what the process asks the kernel.
 std::string Narrator::otherCall(uint32_t position) const {
   const Event& e = t_.events[position];
@@ -430,6 +473,8 @@ std::string Narrator::describe(uint32_t position) const {
       return subject + sent(position);
     case log::Category::Receive:
       return subject + received(position);
+    case log::Category::Mpi:
+      return subject + mpiCall(position);
     default:
       break;
   }

@@ -38,6 +38,7 @@ class Narrator {
   std::string signalCall(uint32_t position) const;        // " sends signal 15 (SIGTERM) to worker[12]"
   std::string channelCall(uint32_t position) const;       // " closes its end of pipe 2"
   std::string otherCall(uint32_t position) const;         // " announces ready", " reads the clock"
+  std::string mpiCall(uint32_t position) const;           // " joins MPI_Allreduce on MPI_COMM_WORLD (4 bytes)"
   std::string queueCall(uint32_t position) const;         // " removes message queue /q", " gets System V queue 3"
   std::string queueControl(uint32_t position) const;      // " removes System V queue 3": msgctl
   std::string opened(uint32_t position) const;            // " opens message queue /jobs"

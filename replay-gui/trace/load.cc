@@ -49,6 +49,8 @@ struct LogJob {
   std::map<uint32_t, std::string> addresses;                  // event index (global) -> address
   std::map<uint32_t, std::vector<uint32_t>> message_lengths;  // likewise
   std::map<uint32_t, uint64_t> counts;                        // likewise
+  std::map<uint32_t, MpiCall> mpi_calls;                      // likewise
+  int32_t mpi_rank = -1;                                      // MPI_Init's rank in MPI_COMM_WORLD
   std::vector<uint32_t> threads;
   int64_t first_entry = std::numeric_limits<int64_t>::max(), last_entry = std::numeric_limits<int64_t>::min();
   std::string damage;
@@ -113,6 +115,26 @@ void defineEndpoint(const log::Record& r, LogJob& job) {
   e.inherited = ci.origin() == proto::INHERITED;
   e.created = ci.origin() == proto::CREATED;
   e.count = ci.count();
+  if (e.type == log::ChannelType::MpiCommunicator) {
+    e.mpi_rank = ci.mpi_rank();
+    e.mpi_size = ci.mpi_size();
+  }
+}
+
+// An MPI event's rank, tag and post, kept for MPI's matching.
+void noteMpiCall(const log::Record& r, uint32_t index, LogJob& job) {
+  const auto at = [&](size_t i) { return i < r.fds.size() ? r.fds[i] : 0; };
+  if (r.kind == log::Kind::MpiInit) {
+    if (!r.fds.empty()) job.mpi_rank = r.fds[0];
+    return;
+  }
+  MpiCall call;
+  call.peer = r.peer_pid;
+  call.tag = r.status;
+  if (r.kind == log::Kind::MpiIrecv) call.serial = static_cast<uint32_t>(r.result);
+  if (r.kind == log::Kind::MpiRecv) call.serial = static_cast<uint32_t>(at(3));
+  if (r.kind == log::Kind::MpiCollective && !r.strings.empty()) call.operation = r.strings[0];
+  job.mpi_calls.emplace(index, std::move(call));
 }
 
 // What a send or receive moved: its size, its hash, a peek, an end of
@@ -272,6 +294,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     } else {
       fillOther(r, ev);
     }
+    if (log::isMpiKind(k)) noteMpiCall(r, index, job);
     if (keep && log::categoryOf(k) == log::Category::Send && !r.payload.empty()) {
       // Kept whole or not at all: a send whose bytes the recording left
       // out in part, or beyond the budget, and the log's later ones are
@@ -302,6 +325,15 @@ void adoptEventFacts(LogJob& job, uint32_t shift, RawRecording& raw) {
   for (auto& [index, lengths] : job.message_lengths)
     raw.message_lengths.insert_or_assign(index + shift, std::move(lengths));
   for (auto& [index, count] : job.counts) raw.counts.insert_or_assign(index + shift, count);
+  for (auto& [index, call] : job.mpi_calls) raw.mpi_calls.insert_or_assign(index + shift, std::move(call));
+}
+
+// An MPI rank is named by its rank too ("ring rank 2").
+void nameProcess(const LogJob& job, Process& p) {
+  if (!job.title.empty()) p.recorded_name = job.title;
+  const std::string rank = " rank " + std::to_string(job.mpi_rank);
+  if (job.mpi_rank >= 0 && !p.recorded_name.ends_with(rank)) p.recorded_name += rank;  // read twice: once
+  p.mpi_rank = job.mpi_rank;
 }
 
 }  // namespace
@@ -599,7 +631,7 @@ void compactLogs(std::vector<LogJob>& usable, RawRecording& raw, const LoadOptio
     Process& p = raw.processes[job.process];
     p.threads = job.threads;
     p.unseen = std::move(job.unseen);
-    if (!job.title.empty()) p.recorded_name = job.title;
+    nameProcess(job, p);
     p.damage = job.damage;
     if (!job.damage.empty()) raw.problems.push_back({job.path, job.damage});
     raw.ranges[job.process] = {write, write + job.count};
@@ -651,7 +683,7 @@ void readAgain(LogJob& job, RawRecording& raw, const LoadOptions& options, std::
   p.threads = again.threads;
   p.damage = again.damage;
   p.unseen = std::move(again.unseen);
-  if (!again.title.empty()) p.recorded_name = again.title;
+  nameProcess(again, p);
   // The second reading's damage, if any, replaces the first's.
   raw.problems.erase(std::remove_if(raw.problems.begin(), raw.problems.end(),
                                     [&](const LoadProblem& problem) { return problem.path == job.path; }),

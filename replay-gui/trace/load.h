@@ -29,6 +29,15 @@ struct LoadOptions {
   uint64_t keep_sent_bytes = 0;
 };
 
+// What MPI's matching needs of an MPI event beyond its Event (log kinds
+// MPI_SEND ... MPI_PROBE): the rank and tag, the receive's post.
+struct MpiCall {
+  int32_t peer = -1;      // the destination, the source got, a collective's root (-1: none)
+  int32_t tag = 0;        // the tag sent or got
+  uint32_t serial = 0;    // MPI_IRECV: its serial; MPI_RECV: its MPI_IRECV's (0: it posted itself)
+  std::string operation;  // a collective's ("MPI_Allreduce")
+};
+
 // What the logs say, before the merge.
 struct RawRecording {
   std::vector<Process> processes;
@@ -49,6 +58,7 @@ struct RawRecording {
   std::map<uint32_t, std::vector<uint32_t>> message_lengths;
   // An eventfd's writes and reads: the count each added or took.
   std::map<uint32_t, uint64_t> counts;
+  std::map<uint32_t, MpiCall> mpi_calls;  // MPI events
   std::vector<std::string> boots;
   std::vector<std::string> directories;
   std::vector<LoadProblem> problems;

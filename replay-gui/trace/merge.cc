@@ -32,6 +32,9 @@ void Merger::run(StepTimer& step) {
   step("datagrams");
   matchCounters();
   step("counters");
+  matchMpi();
+  std::map<uint32_t, MpiCall>().swap(raw_.mpi_calls);
+  step("mpi");
   otherEdges();
   std::map<uint32_t, std::string>().swap(raw_.addresses);
   std::map<uint32_t, std::vector<uint32_t>>().swap(raw_.message_lengths);

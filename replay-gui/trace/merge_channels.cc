@@ -96,6 +96,11 @@ void Merger::nameChannel(Channel& c, int n, bool two_sides) {
     case ChannelType::Udp:
       c.recorded_name = "udp " + log::formatAddress(e.local_address);
       break;
+    case ChannelType::MpiCommunicator: {  // "job/w" is MPI_COMM_WORLD; "job/w/2.1" one made from it
+      const std::string name = e.path.substr(std::min(e.path.find('/') + 1, e.path.size()));
+      c.recorded_name = name == "w" ? "MPI_COMM_WORLD" : "MPI communicator " + name;
+      break;
+    }
     default:  // a message queue by its name or id; sockets of other families by number
       c.recorded_name = std::string(log::channelTypeName(c.type)) + " " + (e.path.empty() ? std::to_string(n) : e.path);
       break;
@@ -149,6 +154,10 @@ void Merger::buildChannels() {
         key = e.peer_address.empty()
                   ? "T|" + boot + "|" + hexKey(e.ino)
                   : "T|" + std::min(e.local_address, e.peer_address) + "|" + std::max(e.local_address, e.peer_address);
+        break;
+      case ChannelType::MpiCommunicator:  // by its name in the job, on every host
+        identity = std::to_string(e.mpi_rank);
+        key = "M|" + e.path;
         break;
       default:  // UDP and other datagram sockets: one channel per socket
         identity = hexKey(e.ino);

@@ -211,6 +211,9 @@ class Merger {
   std::vector<uint32_t> eventFdGenerations();
   void matchCounters();
   void matchCounter(const Channel& c, std::vector<uint32_t>& writes, std::vector<uint32_t>& reads);
+  void matchMpi();
+  void matchMpiCollectives(const std::vector<std::vector<uint32_t>>& by_endpoint);
+  uint32_t arrivalAt(uint32_t collective) const;
   bool fromSender(uint32_t receive, uint32_t send) const;
   uint32_t queueEnd(uint32_t endpoint) const;
   void orderQueueReceives(std::vector<std::vector<uint32_t>>* receives) const;

@@ -53,12 +53,13 @@ bool kindMatches(const std::string& want, log::Kind k) {
   if (want == "user") return c == Category::User;
   if (want == "signal") return k == log::Kind::Signal || k == log::Kind::SignalWait || k == log::Kind::Kill;
   if (want == "message") return c == Category::Send || c == Category::Receive;
+  if (want == "mpi") return log::isMpiKind(k);
   return want == log::kindName(k);
 }
 
 bool knownKind(const std::string& k) {
-  static const std::set<std::string> kinds = {"send",      "receive", "process", "channel",
-                                              "readiness", "user",    "signal",  "message"};
+  static const std::set<std::string> kinds = {"send", "receive", "process", "channel", "readiness",
+                                              "user", "signal",  "message", "mpi"};
   bool known = kinds.count(k);
   for (unsigned v = 1; v < 256 && !known; ++v)
     known = log::categoryOf(static_cast<log::Kind>(v)) != log::Category::Unknown &&
@@ -82,6 +83,13 @@ bool EventFilter::wants(const Trace& t, uint32_t i) const {
   if (!processes.empty() && !processes.count(e.process)) return false;
   const uint32_t ch = t.channelOf(i);
   if (!channels.empty() && (ch == kNone || !channels.count(ch))) return false;
+  if (!tags.empty()) {
+    const Kind k = e.eventKind();
+    log::Record r;
+    if ((k != Kind::MpiSend && k != Kind::MpiRecv) || !t.record(i, &r, nullptr, nullptr, nullptr) ||
+        !tags.count(r.status))
+      return false;
+  }
   return kinds.empty() ||
          std::any_of(kinds.begin(), kinds.end(), [&](const std::string& k) { return kindMatches(k, e.eventKind()); });
 }

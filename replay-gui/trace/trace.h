@@ -78,6 +78,7 @@ struct Process {
   // descriptors there); the rest of the environment stays in the log.
   std::vector<std::string> radar_variables;
   std::string recorded_name;  // its program, or the script an interpreter runs; shown: Trace::processName()
+  int32_t mpi_rank = -1;      // its rank in MPI_COMM_WORLD, when it called MPI_Init (recorded by radar's MPI layer)
   log::Origin origin = log::Origin::Unspecified;
   uint32_t parent = kNone;      // process that created this image (or the image before an exec)
   uint64_t parent_log_id = 0;   // as the header says
@@ -129,6 +130,8 @@ struct Endpoint {
   bool inherited = false;  // open when the image started (ChannelOrigin INHERITED)
   bool created = false;    // made by the image (ChannelOrigin CREATED)
   uint64_t count = 0;      // an eventfd's count when its end was defined
+  int32_t mpi_rank = -1;   // an MPI communicator: this process's rank in it, and its size
+  int32_t mpi_size = 0;
   uint64_t ino = 0, peer_ino = 0, dev = 0;
   std::string local_address, peer_address;  // struct sockaddr bytes
   std::string path;
@@ -244,7 +247,9 @@ uint32_t creatingEvent(uint64_t parent_counter, uint32_t count, int32_t pid, At&
 // so the process's own order implies them; only where the logs contradict
 // themselves (counted in placed_by_time) may one point backwards.
 struct Edge {
-  enum class Why : uint32_t { Message, Create, Signal, Exit, Eof, Connect };
+  // Collective: an MPI collective's rank waited for another's arrival (from
+  // the other's event before the collective to its own).
+  enum class Why : uint32_t { Message, Create, Signal, Exit, Eof, Connect, Collective };
   uint32_t from : 29;  // event position (fewer than 2^29 events)
   Why why : 3;
   uint32_t to;

@@ -152,6 +152,69 @@ FakeProcess& FakeProcess::close(uint32_t channel, int64_t at) {
   return *this;
 }
 
+FakeProcess& FakeProcess::mpiCommunicator(uint32_t index, const std::string& identity, int32_t rank, int32_t size) {
+  Item it{log::Kind::Channel};
+  it.annotation = true;
+  it.info.index = index;
+  it.info.type = log::ChannelType::MpiCommunicator;
+  it.info.origin = log::ChannelOrigin::Created;
+  it.info.fd = -1;
+  it.info.mpi_rank = rank;
+  it.info.mpi_size = size;
+  it.name = identity;
+  items_.push_back(it);
+  return *this;
+}
+
+FakeProcess& FakeProcess::mpiInit(uint32_t channel, int32_t rank, int32_t size, int64_t at) {
+  Item it{log::Kind::MpiInit, channel, "", at, at};
+  it.ints = {rank, size};
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::mpiSend(uint32_t channel, const std::string& bytes, int32_t dest, int32_t tag, int64_t entry,
+                                  int64_t ret) {
+  Item it{log::Kind::MpiSend, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
+  it.peer = dest;
+  it.status = tag;
+  it.ints = {static_cast<int32_t>(bytes.size())};
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::mpiIrecv(uint32_t channel, int32_t source, int32_t tag, uint32_t serial, int64_t at) {
+  Item it{log::Kind::MpiIrecv, channel, "", at, at, static_cast<int64_t>(serial)};
+  it.ints = {source, tag, 64};
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::mpiRecv(uint32_t channel, const std::string& bytes, int32_t source, int32_t tag,
+                                  int64_t entry, int64_t ret, uint32_t serial) {
+  Item it{log::Kind::MpiRecv, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
+  it.peer = source;
+  it.status = tag;
+  it.size = 64;
+  it.ints = {source, tag, 64, static_cast<int32_t>(serial)};
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::mpiCollective(uint32_t channel, const std::string& operation, int32_t root, int64_t entry,
+                                        int64_t ret) {
+  Item it{log::Kind::MpiCollective, channel, "", entry, ret};
+  it.peer = root;
+  it.name = operation;
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
 FakeProcess& FakeProcess::shutdown(uint32_t channel, int how, int64_t at) {
   Item it{log::Kind::Shutdown, channel, "", at, at};
   it.flags = static_cast<uint32_t>(how);
@@ -304,6 +367,7 @@ std::string FakeRecording::write() {
       e.kind = it.kind;
       if (it.annotation) {
         log::ChannelFields info = it.info;
+        if (info.type == log::ChannelType::MpiCommunicator) info.path = it.name.c_str();
         if (!it.address.empty()) {
           info.local_address = it.address.data();
           info.local_address_len = it.address.size();
@@ -326,6 +390,14 @@ std::string FakeRecording::write() {
       log::Iov iov{it.bytes.data(), it.bytes.size()};
       const char* name = it.name.c_str();
       if (it.kind == log::Kind::Exec) {
+        e.strings = &name;
+        e.string_count = 1;
+      }
+      if (!it.ints.empty()) {
+        e.fds = it.ints.data();
+        e.fd_count = it.ints.size();
+      }
+      if (it.kind == log::Kind::MpiCollective) {
         e.strings = &name;
         e.string_count = 1;
       }

@@ -50,6 +50,17 @@ class FakeProcess {
                                         int64_t ret);
   FakeProcess& close(uint32_t channel, int64_t at);
   FakeProcess& shutdown(uint32_t channel, int how, int64_t at);
+  // MPI, as libradar-mpi.so records it: a communicator (its identity in the
+  // job, this process's rank and its size), MPI_Init, sends, receives (a
+  // `serial` names the MPI_Irecv that posted it), posts and collectives.
+  FakeProcess& mpiCommunicator(uint32_t index, const std::string& identity, int32_t rank, int32_t size);
+  FakeProcess& mpiInit(uint32_t channel, int32_t rank, int32_t size, int64_t at);
+  FakeProcess& mpiSend(uint32_t channel, const std::string& bytes, int32_t dest, int32_t tag, int64_t entry,
+                       int64_t ret);
+  FakeProcess& mpiIrecv(uint32_t channel, int32_t source, int32_t tag, uint32_t serial, int64_t at);
+  FakeProcess& mpiRecv(uint32_t channel, const std::string& bytes, int32_t source, int32_t tag, int64_t entry,
+                       int64_t ret, uint32_t serial = 0);
+  FakeProcess& mpiCollective(uint32_t channel, const std::string& operation, int32_t root, int64_t entry, int64_t ret);
   FakeProcess& fork(int32_t child_pid, int64_t entry, int64_t ret);
   // kill(target, sig), and a handler's run for a signal `from` sent.
   FakeProcess& kill(int32_t target_pid, int sig, int64_t entry, int64_t ret);
@@ -94,7 +105,8 @@ class FakeProcess {
     uint64_t omitted = 0;  // a send's bytes left out of the log
     log::ChannelFields info;
     std::string name;
-    std::string address;  // a datagram's, or a UDP socket's local one
+    std::string address;        // a datagram's, or a UDP socket's local one
+    std::vector<int32_t> ints;  // an MPI event's fds
   };
   std::string name_;
   int32_t pid_ = 0;

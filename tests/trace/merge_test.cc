@@ -1465,5 +1465,104 @@ TEST(Merge, AProgramRadarCouldNotRecordIsAnImageOfItsOwn) {
                           [](const trace::Finding& f) { return f.kind == trace::Finding::Kind::Unrecorded; }));
 }
 
+// ==== MPI ====================================================================
+
+// The senders of the event at `position` by message edges.
+std::vector<uint32_t> sendersOf(const Trace& t, uint32_t position, Edge::Why why = Edge::Why::Message) {
+  std::vector<uint32_t> out;
+  for (auto [b, e] = t.incoming(position); b != e; ++b)
+    if (b->why == why) out.push_back(b->from);
+  return out;
+}
+
+// MPI's non-overtaking rule: messages of one sender with one tag are taken
+// by the receives in the order those were posted, whatever order their
+// completions were recorded in (MPI_Waitany completed the second first);
+// another tag is matched on its own.
+TEST(Merge, MpiReceivesTakeMessagesInTheOrderTheyWerePosted) {
+  FakeRecording rec;
+  rec.process("app", 10)
+      .mpiCommunicator(1, "job/w", 0, 2)
+      .mpiInit(1, 0, 2, 5)
+      .mpiSend(1, "first", 1, 5, 10, 11)
+      .mpiSend(1, "second", 1, 5, 12, 13)
+      .mpiSend(1, "other", 1, 6, 14, 15)
+      .exit(0, 60);
+  rec.process("app", 11)
+      .mpiCommunicator(1, "job/w", 1, 2)
+      .mpiInit(1, 1, 2, 5)
+      .mpiIrecv(1, 0, 5, 1, 8)
+      .mpiIrecv(1, 0, 5, 2, 9)
+      .mpiRecv(1, "other", 0, 6, 16, 20)
+      .mpiRecv(1, "second", 0, 5, 21, 22, 2)
+      .mpiRecv(1, "first", 0, 5, 23, 24, 1)
+      .exit(0, 70);
+  auto t = rec.load();
+  expectConsistent(*t);
+  EXPECT_EQ(sendersOf(*t, at(*t, 11, 4)), std::vector<uint32_t>{at(*t, 10, 4)}) << "tag 6";
+  EXPECT_EQ(sendersOf(*t, at(*t, 11, 5)), std::vector<uint32_t>{at(*t, 10, 3)}) << "posted second";
+  EXPECT_EQ(sendersOf(*t, at(*t, 11, 6)), std::vector<uint32_t>{at(*t, 10, 2)}) << "posted first";
+  EXPECT_EQ(t->bytes_matched, 16u);
+  EXPECT_EQ(findingOf(*t, Finding::Kind::NeverReceived), nullptr);
+  EXPECT_EQ(t->processName(t->processes[1].index), "app rank 1");
+  EXPECT_EQ(t->channelName(t->endpoints[t->events[at(*t, 11, 4)].endpoint].channel), "MPI_COMM_WORLD");
+}
+
+// A wildcard receive (MPI_ANY_SOURCE) is matched by the source its status
+// gave, on its communicator only: the same ranks' messages on another
+// communicator are others.
+TEST(Merge, MpiWildcardReceiveIsMatchedByTheSourceItGot) {
+  FakeRecording rec;
+  FakeProcess& one = rec.process("w", 21).mpiCommunicator(1, "job/w", 1, 3).mpiCommunicator(2, "job/w/1", 1, 3);
+  FakeProcess& two = rec.process("w", 22).mpiCommunicator(1, "job/w", 2, 3);
+  FakeProcess& master = rec.process("m", 20).mpiCommunicator(1, "job/w", 0, 3).mpiCommunicator(2, "job/w/1", 0, 3);
+  one.mpiSend(2, "dup", 0, 1, 5, 6).mpiSend(1, "from1", 0, 1, 10, 11).exit(0, 50);
+  two.mpiSend(1, "from2", 0, 1, 8, 9).exit(0, 50);
+  master.mpiRecv(1, "from2", 2, 1, 7, 12)
+      .mpiRecv(1, "from1", 1, 1, 13, 14)
+      .mpiRecv(2, "dup", 1, 1, 15, 16)
+      .mpiRecv(1, "ghost", 1, 1, 17, 18)
+      .exit(0, 60);
+  auto t = rec.load();
+  expectConsistent(*t);
+  EXPECT_EQ(sendersOf(*t, at(*t, 20, 1)), std::vector<uint32_t>{at(*t, 22, 1)});
+  EXPECT_EQ(sendersOf(*t, at(*t, 20, 2)), std::vector<uint32_t>{at(*t, 21, 2)});
+  EXPECT_EQ(sendersOf(*t, at(*t, 20, 3)), std::vector<uint32_t>{at(*t, 21, 1)});
+  EXPECT_TRUE(sendersOf(*t, at(*t, 20, 4)).empty());
+  EXPECT_TRUE(t->events[at(*t, 20, 4)].flags & trace::kEventUnmatched) << "no rank sent it";
+}
+
+// The n-th collective on a communicator is one across its ranks: a rank
+// leaves a barrier only after every other arrived (edges from each other
+// rank's event before it); a broadcast's ranks wait for the root only.
+TEST(Merge, MpiCollectivesWaitForTheRanksTheyNeed) {
+  FakeRecording rec;
+  for (int32_t rank = 0; rank < 3; ++rank)
+    rec.process("c", 30 + rank)
+        .mpiCommunicator(1, "job/w", rank, 3)
+        .mpiInit(1, rank, 3, 1)
+        .mpiCollective(1, "MPI_Barrier", -1, 10 + rank, 40)
+        .mpiInit(1, rank, 3, 41)  // something between the two collectives
+        .mpiCollective(1, "MPI_Bcast", 0, 50 + rank, 60)
+        .exit(0, 90);
+  auto t = rec.load();
+  expectConsistent(*t);
+  for (int32_t rank = 0; rank < 3; ++rank) {
+    std::vector<uint32_t> barrier = sendersOf(*t, at(*t, 30 + rank, 2), Edge::Why::Collective);
+    std::vector<uint32_t> want;
+    for (int32_t other = 0; other < 3; ++other)
+      if (other != rank) want.push_back(at(*t, 30 + other, 1));
+    std::sort(barrier.begin(), barrier.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(barrier, want) << "barrier, rank " << rank;
+    const std::vector<uint32_t> bcast = sendersOf(*t, at(*t, 30 + rank, 4), Edge::Why::Collective);
+    if (rank == 0) {
+      EXPECT_TRUE(bcast.empty());
+    } else {
+      EXPECT_EQ(bcast, std::vector<uint32_t>{at(*t, 30, 3)}) << "bcast, rank " << rank;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace radar::testing
