@@ -26,9 +26,7 @@ int collective(const char* name, int64_t entry, MPI_Comm comm, int root, const C
   if (!m::recording()) return rc;
   const bool in_place = mine.buf == MPI_IN_PLACE;
   m::Bytes bytes(in_place ? nullptr : mine.buf, mine.count, mine.type, comm);
-  char type_name[MPI_MAX_OBJECT_NAME] = "";
-  if (mine.count > 0) m::typeName(mine.type, type_name);
-  const char* strings[] = {name, type_name};
+  const char* strings[] = {name, mine.count > 0 ? m::typeInfo(mine.type).name : ""};
   const int32_t ints[] = {mine.count};
   MpiEvent e;
   e.kind = static_cast<uint16_t>(Kind::MpiCollective);

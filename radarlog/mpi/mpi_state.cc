@@ -36,14 +36,17 @@ struct Held {
 
 // Communicators named so far (more than 256 at once are rare: the rest go
 // unrecorded, their channel 0).
+// Written under the lock, read without it (channelOf, on every call): the
+// handle is stored before the channel, which publishes it.
 struct Communicator {
-  MPI_Comm comm{};
-  uint32_t channel = 0;
+  std::atomic<MPI_Comm> comm{};
+  std::atomic<uint32_t> channel{0};
   uint32_t made = 0;  // communicators made from it so far
   char identity[128] = {};
 };
 constexpr int kCommunicators = 256;
 Communicator g_comms[kCommunicators];
+std::atomic<int> g_comms_used{0};  // slots ever used: the lookups look no further
 SpinLock g_comms_lock;
 
 // Posted receives, by request (open addressing; 4096 outstanding at once).
@@ -91,25 +94,30 @@ void jobName(char* out, size_t room) {
   appendNumber(out, n, room, static_cast<unsigned long>(getpid()));
 }
 
-Communicator* findLocked(MPI_Comm comm) {
-  for (Communicator& c : g_comms)
-    if (c.channel && c.comm == comm) return &c;
+Communicator* find(MPI_Comm comm) {
+  const int used = g_comms_used.load(std::memory_order_acquire);
+  for (int i = 0; i < used; ++i) {
+    Communicator& c = g_comms[i];
+    if (c.channel.load(std::memory_order_acquire) && c.comm.load(std::memory_order_relaxed) == comm) return &c;
+  }
   return nullptr;
 }
 
 // Defines the channel; the caller holds the lock.
 void addLocked(MPI_Comm comm, const char* identity) {
-  for (Communicator& c : g_comms) {
-    if (c.channel) continue;
+  for (int i = 0; i < kCommunicators; ++i) {
+    Communicator& c = g_comms[i];
+    if (c.channel.load(std::memory_order_relaxed)) continue;
     int rank = 0, size = 0;
     PMPI(Comm_rank);
     PMPI(Comm_size);
     pmpi_Comm_rank(comm, &rank);
     pmpi_Comm_size(comm, &size);
     copyText(c.identity, sizeof c.identity, identity);
-    c.comm = comm;
+    c.comm.store(comm, std::memory_order_relaxed);
     c.made = 0;
-    c.channel = g_define(c.identity, rank, size);
+    c.channel.store(g_define(c.identity, rank, size), std::memory_order_release);
+    if (i >= g_comms_used.load(std::memory_order_relaxed)) g_comms_used.store(i + 1, std::memory_order_release);
     return;
   }
 }
@@ -142,14 +150,13 @@ void start() {
 }
 
 uint32_t channelOf(MPI_Comm comm) {
-  Held held(g_comms_lock);
-  const Communicator* c = findLocked(comm);
-  return c ? c->channel : 0;
+  const Communicator* c = find(comm);
+  return c ? c->channel.load(std::memory_order_relaxed) : 0;
 }
 
 void nameCommunicator(MPI_Comm parent, MPI_Comm made, int color) {
   Held held(g_comms_lock);
-  Communicator* p = findLocked(parent);
+  Communicator* p = find(parent);
   if (!p) return;
   const uint32_t nth = ++p->made;  // counted by every member, made or not
   if (reinterpret_cast<void*>(made) == dlsym(RTLD_DEFAULT, "ompi_mpi_comm_null")) return;
@@ -166,7 +173,7 @@ void nameCommunicator(MPI_Comm parent, MPI_Comm made, int color) {
 
 void forgetCommunicator(MPI_Comm comm) {
   Held held(g_comms_lock);
-  if (Communicator* c = findLocked(comm)) c->channel = 0;
+  if (Communicator* c = find(comm)) c->channel.store(0, std::memory_order_release);
 }
 
 bool anyPostedReceive() { return g_posted_count.load(std::memory_order_relaxed) > 0; }
@@ -209,25 +216,54 @@ void record(const log::MpiEvent& e) {
   if (g_record) g_record(&e);
 }
 
-const char* typeName(MPI_Datatype type, char* out) {
-  PMPI(Type_get_name);
-  int len = 0;
-  out[0] = 0;
-  if (pmpi_Type_get_name(type, out, &len) != MPI_SUCCESS || len <= 0) copyText(out, MPI_MAX_OBJECT_NAME, "derived");
-  return out;
-}
+namespace {
+// The last predefined datatypes asked about, per thread: their size, shape
+// and name do not change (a derived one's handle may be freed and reused,
+// so it is asked about each time).
+constexpr int kTypeCache = 4;
+thread_local TypeInfo t_types[kTypeCache + 1];  // the last: a derived type's
+thread_local MPI_Datatype t_type_handles[kTypeCache];
+thread_local int t_type_next = 0;
 
-Bytes::Bytes(const void* buf, int count, MPI_Datatype type, MPI_Comm comm) {
+void describeType(MPI_Datatype type, TypeInfo* info) {
   PMPI(Type_size);
   PMPI(Type_get_true_extent);
   PMPI(Type_get_extent);
-  int size = 0;
-  if (!buf || count <= 0 || pmpi_Type_size(type, &size) != MPI_SUCCESS || size <= 0) return;
+  PMPI(Type_get_name);
+  int size = 0, len = 0;
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  if (pmpi_Type_size(type, &size) != MPI_SUCCESS || size < 0) size = 0;
   pmpi_Type_get_extent(type, &lb, &extent);
   pmpi_Type_get_true_extent(type, &true_lb, &true_extent);
-  size_ = uint64_t(size) * uint64_t(count);
-  if (true_lb == 0 && true_extent == size && extent == size) {
+  info->size = size;
+  info->contiguous = true_lb == 0 && true_extent == size && extent == size;
+  if (pmpi_Type_get_name(type, info->name, &len) != MPI_SUCCESS || len <= 0)
+    copyText(info->name, sizeof info->name, "derived");
+}
+}  // namespace
+
+const TypeInfo& typeInfo(MPI_Datatype type) {
+  for (int i = 0; i < kTypeCache; ++i)
+    if (t_types[i].size >= 0 && t_type_handles[i] == type) return t_types[i];
+  PMPI(Type_get_envelope);
+  int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
+  const bool named = pmpi_Type_get_envelope(type, &integers, &addresses, &datatypes, &combiner) == MPI_SUCCESS &&
+                     combiner == MPI_COMBINER_NAMED;
+  const int slot = named ? t_type_next : kTypeCache;
+  if (named) {
+    t_type_next = (t_type_next + 1) % kTypeCache;
+    t_type_handles[slot] = type;
+  }
+  describeType(type, &t_types[slot]);
+  return t_types[slot];
+}
+
+Bytes::Bytes(const void* buf, int count, MPI_Datatype type, MPI_Comm comm) {
+  if (!buf || count <= 0) return;
+  const TypeInfo& info = typeInfo(type);
+  if (info.size <= 0) return;
+  size_ = uint64_t(info.size) * uint64_t(count);
+  if (info.contiguous) {
     data_ = buf;
     return;
   }

@@ -63,8 +63,15 @@ void recordReceive(int64_t entry, const PostedReceive& r, const MPI_Status& stat
 // Writes the event through the interposer.
 void record(const log::MpiEvent& e);
 
-// "MPI_INT": the datatype's name, into `out` (at least MPI_MAX_OBJECT_NAME).
-const char* typeName(MPI_Datatype type, char* out);
+// What the recording needs of a datatype: its size, whether its elements
+// lie side by side, its name ("MPI_INT"; "derived"). Valid until the
+// thread's next call.
+struct TypeInfo {
+  int size = -1;  // -1: a cache slot not used yet
+  bool contiguous = false;
+  char name[MPI_MAX_OBJECT_NAME] = {};
+};
+const TypeInfo& typeInfo(MPI_Datatype type);
 
 // The bytes of `count` elements of `type` at `buf`, contiguous: the buffer
 // itself, or a packed copy (mapped, given back by the destructor).

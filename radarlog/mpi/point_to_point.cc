@@ -25,8 +25,7 @@ int64_t outcome(int rc, int64_t ok) { return rc == MPI_SUCCESS ? ok : -int64_t{r
 void recordSend(int64_t entry, const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                 uint32_t mode, int rc) {
   m::Bytes bytes(buf, count, type, comm);
-  char type_name[MPI_MAX_OBJECT_NAME];
-  const char* strings[] = {m::typeName(type, type_name)};
+  const char* strings[] = {m::typeInfo(type).name};
   const int32_t ints[] = {count};
   MpiEvent e;
   e.kind = static_cast<uint16_t>(Kind::MpiSend);
@@ -56,11 +55,9 @@ void radar::mpi::recordReceive(int64_t entry, const m::PostedReceive& r, const M
   if (got < 0 || got == MPI_UNDEFINED) got = 0;
   MPI_Comm comm = m::world();  // packing needs a communicator; any of the job's will do
   m::Bytes bytes(r.buf, got, r.type, comm);
-  PMPI(Type_size);
-  int type_size = 0;
-  pmpi_Type_size(r.type, &type_size);
-  char type_name[MPI_MAX_OBJECT_NAME];
-  const char* strings[] = {m::typeName(r.type, type_name)};
+  const m::TypeInfo& type = m::typeInfo(r.type);
+  const int type_size = type.size;
+  const char* strings[] = {type.name};
   const int32_t ints[] = {r.source, r.tag, r.count, static_cast<int32_t>(r.serial)};
   MpiEvent e;
   e.kind = static_cast<uint16_t>(Kind::MpiRecv);

@@ -1,0 +1,262 @@
+// MPI programs run by Open MPI's mpirun under `radar record`, checked
+// message by message against what each rank printed it sent and got: the
+// sends in each rank's log (destination, tag, the value in the bytes), and
+// each receive matched in the story to the send whose value it printed.
+// The story must keep every causal relation, and the run's output must be
+// a bare run's. Label `mpi`.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "real_check.h"
+#include "recorded.h"
+
+namespace radar::testing {
+namespace {
+
+// What a rank printed: "rank 1 sends 102 to 2 tag 1", "rank 2 got 102 from 1 tag 1".
+struct Printed {
+  int rank, peer, tag;
+  std::string value;
+};
+struct PrintedRun {
+  std::map<int, std::vector<Printed>> sends, receives;  // by rank, in its order
+};
+
+PrintedRun parsePrinted(const std::string& out) {
+  PrintedRun run;
+  static const std::regex line(R"(rank (\d+) (sends|got) (\S+) (to|from) (\d+) tag (\d+))");
+  std::istringstream in(out);
+  for (std::string s; std::getline(in, s);) {
+    std::smatch m;
+    if (!std::regex_search(s, m, line)) continue;
+    Printed p{std::stoi(m[1]), std::stoi(m[5]), std::stoi(m[6]), m[3]};
+    (m[2] == "sends" ? run.sends : run.receives)[p.rank].push_back(p);
+  }
+  return run;
+}
+
+// The value a message carried, printed as the program prints it (%d, %g).
+std::string valueOf(const std::string& bytes) {
+  char text[64] = "?";
+  if (bytes.size() == sizeof(int)) {
+    int v;
+    std::memcpy(&v, bytes.data(), sizeof v);
+    std::snprintf(text, sizeof text, "%d", v);
+  } else if (bytes.size() == sizeof(double)) {
+    double v;
+    std::memcpy(&v, bytes.data(), sizeof v);
+    std::snprintf(text, sizeof text, "%g", v);
+  }
+  return text;
+}
+
+std::string jsonText(const std::string& line, const std::string& key) {
+  const std::regex field("\"" + key + "\":\"([^\"]*)\"");
+  std::smatch m;
+  return std::regex_search(line, m, field) ? std::string(m[1]) : "";
+}
+long jsonNumber(const std::string& line, const std::string& key) {
+  const std::regex field("\"" + key + "\":(-?\\d+)");
+  std::smatch m;
+  return std::regex_search(line, m, field) ? std::stol(m[1]) : -1;
+}
+std::vector<long> jsonNumbers(const std::string& line, const std::string& key) {
+  const std::regex field("\"" + key + "\":\\[([^\\]]*)\\]");
+  std::smatch m;
+  std::vector<long> out;
+  if (!std::regex_search(line, m, field)) return out;
+  std::istringstream in(m[1]);
+  for (std::string n; std::getline(in, n, ',');) out.push_back(std::stol(n));
+  return out;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+class Mpi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef RADAR_MPI_PROGRAMS
+    GTEST_SKIP() << "no MPI library where radar was built (libopenmpi-dev): MPI is recorded at the socket level only";
+#else
+    if (shell("command -v mpirun").exit_code != 0) GTEST_SKIP() << "mpirun is missing (openmpi-bin)";
+#endif
+  }
+
+  static std::string program(const std::string& name) {
+#ifdef RADAR_MPI_PROGRAMS
+    return std::string(RADAR_MPI_PROGRAMS) + "/" + name;
+#else
+    return name;
+#endif
+  }
+
+  // mpirun as people run it here (as root if need be, more ranks than
+  // cores), under `radar record` when `dir` is given.
+  static std::string mpirun(int ranks, const std::string& name, const std::string& args, const std::string& dir = "") {
+    const std::string recorder = dir.empty() ? "" : shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- ";
+    return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + recorder + "mpirun --oversubscribe -n " +
+           std::to_string(ranks) + " " + shellQuote(program(name)) + " " + args;
+  }
+
+  Result recordJob(int ranks, const std::string& name, const std::string& args = "") {
+    dir_ = testTempDir() + "/rec";
+    return shell(mpirun(ranks, name, args, dir_));
+  }
+
+  // Every rank's MPI sends, in its log, against what it printed it sent:
+  // the same destinations, tags and values in the same order.
+  void expectSendsAsPrinted(const PrintedRun& printed, const std::string& name) {
+    const Recording rec = load(dir_);
+    int ranks = 0;
+    for (const ProcessLog* log : rec.byExe(name)) {
+      const Event* init = log->first(log::Kind::MpiInit);
+      ASSERT_NE(init, nullptr) << log->path << ": no MPI_Init recorded";
+      const int rank = init->r.fds.at(0);
+      ++ranks;
+      std::vector<Printed> recorded;
+      for (const Event* e : log->ofKind(log::Kind::MpiSend))
+        recorded.push_back({rank, e->r.peer_pid, e->r.status, valueOf(e->payload)});
+      const auto it = printed.sends.find(rank);
+      const std::vector<Printed> said = it == printed.sends.end() ? std::vector<Printed>{} : it->second;
+      ASSERT_EQ(recorded.size(), said.size()) << "rank " << rank;
+      for (size_t i = 0; i < said.size(); ++i) {
+        EXPECT_EQ(recorded[i].peer, said[i].peer) << "rank " << rank << " send " << i;
+        EXPECT_EQ(recorded[i].tag, said[i].tag) << "rank " << rank << " send " << i;
+        EXPECT_EQ(recorded[i].value, said[i].value) << "rank " << rank << " send " << i;
+      }
+    }
+    EXPECT_GT(ranks, 1);
+  }
+
+  // Every receive in the story comes from one send, of the rank and with
+  // the tag and value the receiving rank printed it got.
+  void expectReceivesMatched(const PrintedRun& printed) {
+    const Result story = radar({"events", "--json", "-k", "MPI_Send", "-k", "MPI_Recv", dir_});
+    ASSERT_EQ(story.exit_code, 0) << story.err;
+    const Recording rec = load(dir_);
+    std::map<long, std::string> send_value;  // story event -> the value its bytes carry
+    std::map<long, int> send_rank, send_tag;
+    std::map<int, std::vector<std::pair<long, std::vector<long>>>> receives;  // rank -> (counter, from)
+    std::istringstream in(story.out);
+    for (std::string line; std::getline(in, line);) {
+      const std::regex rank_in_name(R"( rank (\d+)$)");
+      std::smatch m;
+      const std::string process = jsonText(line, "process");
+      ASSERT_TRUE(std::regex_search(process, m, rank_in_name)) << line;
+      const int rank = std::stoi(m[1]);
+      const long counter = jsonNumber(line, "counter");
+      const ProcessLog* log = rec.byPid(static_cast<int>(jsonNumber(line, "pid")), 1);
+      if (!log) log = rec.byPid(static_cast<int>(jsonNumber(line, "pid")), 0);
+      ASSERT_NE(log, nullptr) << line;
+      const Event& e = log->events.at(static_cast<size_t>(counter - 1));
+      if (jsonText(line, "kind") == "MPI_Send") {
+        send_value[jsonNumber(line, "event")] = valueOf(e.payload);
+        send_rank[jsonNumber(line, "event")] = rank;
+        send_tag[jsonNumber(line, "event")] = e.r.status;
+      } else {
+        receives[rank].push_back({counter, jsonNumbers(line, "from_events")});
+      }
+    }
+    size_t checked = 0;
+    for (auto& [rank, got] : receives) {
+      std::sort(got.begin(), got.end());
+      const auto it = printed.receives.find(rank);
+      ASSERT_NE(it, printed.receives.end()) << "rank " << rank << " printed no receive";
+      ASSERT_EQ(got.size(), it->second.size()) << "rank " << rank;
+      for (size_t i = 0; i < got.size(); ++i) {
+        const Printed& said = it->second[i];
+        ASSERT_EQ(got[i].second.size(), 1u)
+            << "rank " << rank << " receive " << i << " is matched to " << got[i].second.size() << " sends";
+        const long from = got[i].second[0];
+        EXPECT_EQ(send_rank[from], said.peer) << "rank " << rank << " receive " << i;
+        EXPECT_EQ(send_tag[from], said.tag) << "rank " << rank << " receive " << i;
+        EXPECT_EQ(send_value[from], said.value) << "rank " << rank << " receive " << i;
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 0u);
+    std::printf("%zu receives matched to the sends their ranks printed\n", checked);
+  }
+
+  void expectCausalStory() {
+    const CausalCheck causal = checkCausalOrder(readStory(dir_));
+    for (size_t i = 0; i < causal.violations.size() && i < 10; ++i) ADD_FAILURE() << causal.violations[i];
+  }
+
+  std::string dir_;
+};
+
+TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
+  const Result bare = shell(mpirun(4, "ring", "3"));
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  const Result recorded = recordJob(4, "ring", "3");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  // The same lines (ranks print in their own order).
+  auto sorted = [](const std::string& s) {
+    std::vector<std::string> lines;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  };
+  EXPECT_EQ(sorted(recorded.out), sorted(bare.out));
+  const PrintedRun printed = parsePrinted(recorded.out);
+  expectSendsAsPrinted(printed, "ring");
+  expectReceivesMatched(printed);
+  expectCausalStory();
+  // Ranks are named by their rank; the collective is told once per rank.
+  const Result mpi = radar({"events", "-k", "mpi", dir_});
+  for (const char* told : {"starts MPI as rank", "joins MPI_Allreduce on MPI_COMM_WORLD (4 bytes)", "finishes MPI"})
+    EXPECT_EQ(count(mpi.out, told), 4u) << told << "\n" << mpi.out;
+  EXPECT_NE(mpi.out.find("Process ring rank 3["), std::string::npos) << mpi.out;
+}
+
+TEST_F(Mpi, MasterTakesAnswersFromAnySourceInTheOrderTheyCame) {
+  const Result recorded = recordJob(4, "master_worker", "12");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const PrintedRun printed = parsePrinted(recorded.out);
+  ASSERT_EQ(printed.receives.at(0).size(), 12u) << recorded.out;
+  expectSendsAsPrinted(printed, "master_worker");
+  expectReceivesMatched(printed);
+  expectCausalStory();
+}
+
+TEST_F(Mpi, HaloExchangeWithIsendIrecvWaitallAndCollectives) {
+  const Result recorded = recordJob(4, "halo", "4");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const PrintedRun printed = parsePrinted(recorded.out);
+  expectSendsAsPrinted(printed, "halo");
+  expectReceivesMatched(printed);
+  expectCausalStory();
+  // Each collective once per rank, on the communicator it ran on; the
+  // split's two halves are two communicators.
+  const Result mpi = radar({"events", "-k", "mpi", dir_});
+  for (const char* operation : {"MPI_Bcast", "MPI_Allreduce", "MPI_Gather", "MPI_Reduce", "MPI_Barrier"})
+    EXPECT_EQ(count(mpi.out, std::string("joins ") + operation + " "), 4u) << operation << "\n" << mpi.out;
+  EXPECT_NE(mpi.out.find("joins MPI_Allreduce on MPI communicator w/1.0"), std::string::npos) << mpi.out;
+  EXPECT_NE(mpi.out.find("joins MPI_Allreduce on MPI communicator w/1.1"), std::string::npos) << mpi.out;
+  // --rank and --tag select one rank's messages of one tag.
+  const Result tagged = radar({"events", "--rank", "2", "--tag", "1", dir_});
+  ASSERT_EQ(tagged.exit_code, 0) << tagged.err;
+  EXPECT_EQ(std::count(tagged.out.begin(), tagged.out.end(), '\n'), 2 * 4)
+      << tagged.out;  // a send and a receive a step
+  std::istringstream lines(tagged.out);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_TRUE(line.starts_with("Process halo rank 2[")) << line;
+    EXPECT_NE(line.find("tag 1)"), std::string::npos) << line;
+  }
+  EXPECT_EQ(radar({"events", "--rank", "9", dir_}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace radar::testing
