@@ -1,6 +1,8 @@
 // The interposer's side of MPI recording: libradar-mpi.so wraps the MPI
 // calls through the profiling interface and hands each one here, to be
 // written to this process's log like any other event (log/mpi_event.h).
+#include <fcntl.h>
+
 #include <cstring>
 
 #include "inject/hook.h"
@@ -27,6 +29,7 @@ HOOK uint32_t radar_mpi_communicator(const char* identity, int32_t rank, int32_t
   c.origin = radar::log::ChannelOrigin::Created;
   c.type = radar::log::ChannelType::MpiCommunicator;
   c.path = identity;
+  c.access = O_RDWR;  // both ways, as a socket
   c.mpi_rank = rank;
   c.mpi_size = size;
   c.index = g_process.channels.fetch_add(1, std::memory_order_relaxed) + 1;

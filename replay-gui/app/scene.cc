@@ -218,15 +218,16 @@ SceneBuilder::SceneBuilder(const trace::Trace& trace, const trace::DisplayModel&
   }
 }
 
-// Sockets go both ways; pipes, FIFOs, terminals and devices as opened.
+// Sockets and MPI communicators go both ways; pipes, FIFOs, terminals and
+// devices as opened.
 bool SceneBuilder::reads(uint32_t endpoint) const {
   const auto& ep = t_.endpoints[endpoint];
-  return log::isSocket(ep.type) || (ep.access & O_ACCMODE) != O_WRONLY;
+  return log::isSocket(ep.type) || log::isMpiType(ep.type) || (ep.access & O_ACCMODE) != O_WRONLY;
 }
 
 bool SceneBuilder::writes(uint32_t endpoint) const {
   const auto& ep = t_.endpoints[endpoint];
-  return log::isSocket(ep.type) || (ep.access & O_ACCMODE) != O_RDONLY;
+  return log::isSocket(ep.type) || log::isMpiType(ep.type) || (ep.access & O_ACCMODE) != O_RDONLY;
 }
 
 uint32_t SceneBuilder::receivingEnd(uint32_t process, uint32_t channel) const {
