@@ -70,6 +70,18 @@ bool chooseImage(const trace::Trace& t, const std::string& spec, uint32_t* image
   return true;
 }
 
+// Whether the image can re-run alone. An MPI rank cannot yet: its MPI
+// library would look for mpirun and the other ranks, and the re-run would
+// part from the recording at the library's first call to them.
+bool alone(const trace::Trace& t, uint32_t image, std::string* error) {
+  const int32_t rank = t.processes[image].mpi_rank;
+  if (rank < 0) return true;
+  *error = t.label(image) + " is rank " + std::to_string(rank) +
+           " of an MPI job: re-running one rank alone, its MPI calls answered from the recording, is not "
+           "supported yet (its MPI library would look for mpirun and the other ranks)";
+  return false;
+}
+
 // The recorded executable must still be the one that ran: the same content
 // (radar record hashed it), or, for a recording without a hash of it, the
 // same size and modification time.
@@ -466,7 +478,7 @@ const std::vector<std::string>& DebugSession::ownVariables() {
 
 bool DebugSession::prepare(std::string* error, bool* usage) {
   *usage = false;
-  if (!chooseImage(trace_, options_.process, &image_, error)) return false;
+  if (!chooseImage(trace_, options_.process, &image_, error) || !alone(trace_, image_, error)) return false;
   temp_ = std::make_unique<TempDir>();
   if (!temp_->create(error) || !makeScript(error)) return false;
   built_ns_ = monotonicNs();
