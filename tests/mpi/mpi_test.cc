@@ -219,6 +219,13 @@ TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
   for (const char* told : {"starts MPI as rank", "joins MPI_Allreduce on MPI_COMM_WORLD (4 bytes)", "finishes MPI"})
     EXPECT_EQ(count(mpi.out, told), 4u) << told << "\n" << mpi.out;
   EXPECT_NE(mpi.out.find("Process ring rank 3["), std::string::npos) << mpi.out;
+  // A rank is not re-run alone yet: said plainly, never "as recorded".
+  const size_t at = mpi.out.find("Process ring rank 2[");
+  ASSERT_NE(at, std::string::npos);
+  const std::string pid = mpi.out.substr(at + 20, mpi.out.find(']', at) - at - 20);
+  const Result debug = radar({"debug", dir_, pid + ".1", "--no-gdb", "--yes"});
+  EXPECT_EQ(debug.exit_code, 2) << debug.out << debug.err;
+  EXPECT_NE(debug.err.find("is rank 2 of an MPI job"), std::string::npos) << debug.err;
 }
 
 TEST_F(Mpi, MasterTakesAnswersFromAnySourceInTheOrderTheyCame) {
