@@ -59,6 +59,46 @@ void findContradictions(Trace& t) {
   for (auto& [pair, f] : by_pair) t.findings.push_back(std::move(f));
 }
 
+// MPI ranks that part in their collectives on a communicator: the first
+// place where two call different ones, or where one stops while another
+// goes on (the classic hang: one rank waits in a collective the others
+// never call). One finding per communicator.
+void findMpiMismatches(Trace& t) {
+  std::vector<std::vector<uint32_t>> by_endpoint;  // each end's collectives, in its process's order
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const Event& e = t.events[i];
+    if (e.eventKind() != Kind::MpiCollective || e.endpoint == kNone || (e.flags & kEventFailed)) continue;
+    if (by_endpoint.empty()) by_endpoint.resize(t.endpoints.size());
+    by_endpoint[e.endpoint].push_back(i);
+  }
+  if (by_endpoint.empty()) return;
+  for (const Channel& c : t.channels) {
+    if (!log::isMpiType(c.type) || c.endpoints.size() < 2) continue;
+    uint32_t longest = c.endpoints.front();
+    for (uint32_t ep : c.endpoints)
+      if (by_endpoint[ep].size() > by_endpoint[longest].size()) longest = ep;
+    const std::vector<uint32_t>& reference = by_endpoint[longest];
+    for (size_t n = 0; n < reference.size(); ++n) {
+      uint32_t other = kNone;
+      for (uint32_t ep : c.endpoints)
+        if (n >= by_endpoint[ep].size() || t.events[by_endpoint[ep][n]].value != t.events[reference[n]].value) {
+          other = ep;
+          break;
+        }
+      if (other == kNone) continue;
+      Finding f;
+      f.kind = Finding::Kind::MpiMismatch;
+      f.processes = {t.endpoints[longest].process, t.endpoints[other].process};
+      f.channels = {c.index};
+      f.events = {reference[n]};
+      if (n < by_endpoint[other].size()) f.events.push_back(by_endpoint[other][n]);
+      f.nth = static_cast<uint32_t>(n + 1);
+      t.findings.push_back(std::move(f));
+      break;
+    }
+  }
+}
+
 // Whether process p forks after its event `counter`.
 bool forksAfter(const Trace& t, uint32_t p, uint64_t counter) {
   const EventList& mine = t.counter_events[p];
@@ -412,6 +452,7 @@ void findProblems(Trace& t) {
 
   findDeadlocks(t, blocked, in_flight, closed);
   findContradictions(t);
+  findMpiMismatches(t);
 }
 
 // Telling a finding: one function a kind, by the names shown now.
@@ -496,6 +537,24 @@ std::string tellContradiction(const Trace& t, const Finding& f) {
   return text;
 }
 
+std::string ordinal(uint32_t n) {
+  const char* suffix = n % 100 / 10 == 1 ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+  return std::to_string(n) + suffix;
+}
+
+std::string tellMpiMismatch(const Trace& t, const Finding& f) {
+  const std::string on = t.channelName(f.channels[0]);
+  // (Where: the events, which the finding's readers show beside it.)
+  const auto call = [&](uint32_t event) { return std::string(mpiCollectiveName(t.events[event].value)); };
+  const std::string first = t.label(f.processes[0]), other = t.label(f.processes[1]);
+  if (f.events.size() >= 2)
+    return "the ranks call different collectives on " + on + ": as its " + ordinal(f.nth) + ", " + first + " calls " +
+           call(f.events[0]) + " where " + other + " calls " + call(f.events[1]);
+  return other + " calls " + std::to_string(f.nth - 1) + " collective" + (f.nth == 2 ? "" : "s") + " on " + on +
+         " and no " + ordinal(f.nth) + ", where " + first + " calls " + call(f.events[0]) +
+         ": a rank waiting there waits for it";
+}
+
 }  // namespace
 
 std::string describe(const Trace& t, const Finding& f) {
@@ -520,6 +579,8 @@ std::string describe(const Trace& t, const Finding& f) {
       return tellUnrecorded(t, f);
     case Finding::Kind::Contradiction:
       return tellContradiction(t, f);
+    case Finding::Kind::MpiMismatch:
+      return tellMpiMismatch(t, f);
   }
   return findingKindName(f.kind);
 }

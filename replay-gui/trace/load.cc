@@ -201,6 +201,8 @@ void fillOther(const log::Record& r, Event& ev) {
     ev.result = r.status;
   } else if (k == log::Kind::Shutdown) {
     ev.value = r.flags;  // how: SHUT_RD, SHUT_WR, SHUT_RDWR
+  } else if (k == log::Kind::MpiCollective) {
+    ev.value = mpiCollectiveCode(r.strings.empty() ? std::string_view() : r.strings[0]);
   } else if (r.peer_pid) {
     ev.value = static_cast<uint32_t>(r.peer_pid);
     if (k == log::Kind::Vfork && r.strings.empty()) ev.result = 0;  // ended without an exec

@@ -102,6 +102,17 @@ void Merger::matchMpiCollectives(const std::vector<std::vector<uint32_t>>& by_en
     size_t rounds = 0;
     for (uint32_t ep : c.endpoints) rounds = std::max(rounds, by_endpoint[ep].size());
     for (size_t n = 0; n < rounds; ++n) {
+      // Where the ranks call different collectives, the n-th are not one
+      // collective any more (a finding says so): no edge claims they are.
+      const std::string* called = nullptr;
+      bool same = true;
+      for (uint32_t ep : c.endpoints)
+        if (n < by_endpoint[ep].size()) {
+          const std::string& mine = raw_.mpi_calls[by_endpoint[ep][n]].operation;
+          same &= !called || *called == mine;
+          called = &mine;
+        }
+      if (!same) break;
       for (uint32_t to_ep : c.endpoints) {
         if (n >= by_endpoint[to_ep].size()) continue;
         const uint32_t to = by_endpoint[to_ep][n];

@@ -83,8 +83,26 @@ const char* findingKindName(Finding::Kind k) {
       return "not-recorded";
     case Finding::Kind::Contradiction:
       return "contradiction";
+    case Finding::Kind::MpiMismatch:
+      return "collective-mismatch";
   }
   return "finding";
+}
+
+namespace {
+constexpr const char* kMpiCollectives[] = {"MPI_Barrier",   "MPI_Bcast",    "MPI_Reduce",   "MPI_Allreduce",
+                                           "MPI_Gather",    "MPI_Gatherv",  "MPI_Scatter",  "MPI_Scatterv",
+                                           "MPI_Allgather", "MPI_Alltoall", "MPI_Alltoallv"};
+}  // namespace
+
+uint32_t mpiCollectiveCode(std::string_view operation) {
+  for (uint32_t i = 0; i < std::size(kMpiCollectives); ++i)
+    if (operation == kMpiCollectives[i]) return i + 1;
+  return 0;
+}
+
+const char* mpiCollectiveName(uint32_t code) {
+  return code >= 1 && code <= std::size(kMpiCollectives) ? kMpiCollectives[code - 1] : "a collective";
 }
 
 std::pair<const Edge*, const Edge*> Trace::incoming(uint32_t position) const {

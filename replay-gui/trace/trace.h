@@ -291,6 +291,7 @@ struct Finding {
     Damaged,        // a log that could not be read completely
     Unrecorded,     // a process the recording does not have
     Contradiction,  // the logs' orders contradict each other: an event told before one it follows
+    MpiMismatch,    // MPI ranks that call different collectives, or not as many, on one communicator
   };
   Kind kind;
   // Ids only: its text is told on demand (trace::describe), by the names
@@ -308,9 +309,15 @@ struct Finding {
   int32_t pid = 0;           // Unrecorded: the process created that has no log (0: the image's next program)
   uint32_t problem = kNone;  // Damaged: the log that could not be read at all (Trace::problems)
   bool by_message = false;   // Contradiction: its first pair of events is a send and its receive
+  uint32_t nth = 0;          // MpiMismatch: the collective's place on its communicator (1: the first)
 };
 
 const char* findingKindName(Finding::Kind k);
+
+// MPI's collectives by a small code (Event::value of an MPI_COLLECTIVE
+// event): 0 for one radar does not know.
+uint32_t mpiCollectiveCode(std::string_view operation);
+const char* mpiCollectiveName(uint32_t code);
 
 struct LoadProblem {
   std::string path;

@@ -265,5 +265,22 @@ TEST_F(Mpi, HaloExchangeWithIsendIrecvWaitallAndCollectives) {
   EXPECT_EQ(radar({"events", "--rank", "9", dir_}).exit_code, 2);
 }
 
+// The classic MPI bug: ranks calling their collectives in another order.
+// Open MPI lets this one through (its broadcast is small), so the output is
+// right, and only the recording shows that the ranks disagreed.
+TEST_F(Mpi, RanksCallingCollectivesInAnotherOrderAreFound) {
+  const Result recorded = recordJob(3, "mismatch");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  EXPECT_EQ(count(recorded.out, "value 42"), 3u) << recorded.out;
+  const Result check = radar({"check", dir_});
+  EXPECT_NE(check.out.find("collective-mismatch: the ranks call different collectives on MPI_COMM_WORLD: as its "
+                           "1st, mismatch rank "),
+            std::string::npos)
+      << check.out;
+  EXPECT_NE(check.out.find("calls MPI_Bcast"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("calls MPI_Barrier"), std::string::npos) << check.out;
+  expectCausalStory();
+}
+
 }  // namespace
 }  // namespace radar::testing

@@ -1564,5 +1564,55 @@ TEST(Merge, MpiCollectivesWaitForTheRanksTheyNeed) {
   }
 }
 
+// Ranks that call their collectives in another order (the classic MPI
+// bug) are a finding, and the collectives after they part are not tied
+// across ranks; a rank that calls fewer is one too.
+TEST(Merge, MpiRanksCallingDifferentCollectivesAreAFinding) {
+  FakeRecording rec;
+  rec.process("m", 40)
+      .mpiCommunicator(1, "job/w", 0, 2)
+      .mpiInit(1, 0, 2, 1)
+      .mpiCollective(1, "MPI_Bcast", 0, 10, 11)
+      .mpiCollective(1, "MPI_Barrier", -1, 12, 30)
+      .exit(0, 90);
+  rec.process("m", 41)
+      .mpiCommunicator(1, "job/w", 1, 2)
+      .mpiInit(1, 1, 2, 1)
+      .mpiCollective(1, "MPI_Barrier", -1, 10, 30)
+      .mpiCollective(1, "MPI_Bcast", 0, 31, 32)
+      .exit(0, 90);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const Finding* f = findingOf(*t, Finding::Kind::MpiMismatch);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->nth, 1u);
+  EXPECT_EQ(trace::describe(*t, *f),
+            "the ranks call different collectives on MPI_COMM_WORLD: as its 1st, m rank 0[40] calls MPI_Bcast where m "
+            "rank 1[41] calls MPI_Barrier");
+  for (int32_t pid : {40, 41})
+    for (uint32_t k : {2u, 3u}) EXPECT_TRUE(sendersOf(*t, at(*t, pid, k), Edge::Why::Collective).empty());
+
+  FakeRecording fewer;
+  fewer.process("m", 50)
+      .mpiCommunicator(1, "job/w", 0, 2)
+      .mpiCollective(1, "MPI_Barrier", -1, 10, 20)
+      .mpiCollective(1, "MPI_Allreduce", -1, 21, 22)
+      .exit(0, 90);
+  fewer.process("m", 51).mpiCommunicator(1, "job/w", 1, 2).mpiCollective(1, "MPI_Barrier", -1, 10, 20).exit(0, 90);
+  auto u = fewer.load();
+  const Finding* g = findingOf(*u, Finding::Kind::MpiMismatch);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(trace::describe(*u, *g),
+            "m[51] calls 1 collective on MPI_COMM_WORLD and no 2nd, where m[50] calls MPI_Allreduce: a rank waiting "
+            "there waits for it");
+  FakeRecording agree;
+  for (int32_t pid : {60, 61})
+    agree.process("m", pid)
+        .mpiCommunicator(1, "job/w", pid - 60, 2)
+        .mpiCollective(1, "MPI_Barrier", -1, 10, 20)
+        .exit(0, 90);
+  EXPECT_EQ(findingOf(*agree.load(), Finding::Kind::MpiMismatch), nullptr);
+}
+
 }  // namespace
 }  // namespace radar::testing
