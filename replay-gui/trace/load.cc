@@ -133,7 +133,6 @@ void noteMpiCall(const log::Record& r, uint32_t index, LogJob& job) {
   call.tag = r.status;
   if (r.kind == log::Kind::MpiIrecv) call.serial = static_cast<uint32_t>(r.result);
   if (r.kind == log::Kind::MpiRecv) call.serial = static_cast<uint32_t>(at(3));
-  if (r.kind == log::Kind::MpiCollective && !r.strings.empty()) call.operation = r.strings[0];
   job.mpi_calls.emplace(index, std::move(call));
 }
 

@@ -30,12 +30,12 @@ struct LoadOptions {
 };
 
 // What MPI's matching needs of an MPI event beyond its Event (log kinds
-// MPI_SEND ... MPI_PROBE): the rank and tag, the receive's post.
+// MPI_SEND ... MPI_PROBE): the rank and tag, the receive's post (a
+// collective's operation is its Event::value, mpiCollectiveCode()).
 struct MpiCall {
-  int32_t peer = -1;      // the destination, the source got, a collective's root (-1: none)
-  int32_t tag = 0;        // the tag sent or got
-  uint32_t serial = 0;    // MPI_IRECV: its serial; MPI_RECV: its MPI_IRECV's (0: it posted itself)
-  std::string operation;  // a collective's ("MPI_Allreduce")
+  int32_t peer = -1;    // the destination, the source got, a collective's root (-1: none)
+  int32_t tag = 0;      // the tag sent or got
+  uint32_t serial = 0;  // MPI_IRECV: its serial; MPI_RECV: its MPI_IRECV's (0: it posted itself)
 };
 
 // What the logs say, before the merge.

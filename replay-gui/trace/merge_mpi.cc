@@ -104,19 +104,19 @@ void Merger::matchMpiCollectives(const std::vector<std::vector<uint32_t>>& by_en
     for (size_t n = 0; n < rounds; ++n) {
       // Where the ranks call different collectives, the n-th are not one
       // collective any more (a finding says so): no edge claims they are.
-      const std::string* called = nullptr;
+      uint32_t called = kNone;  // the collective's code (Event::value)
       bool same = true;
       for (uint32_t ep : c.endpoints)
         if (n < by_endpoint[ep].size()) {
-          const std::string& mine = raw_.mpi_calls[by_endpoint[ep][n]].operation;
-          same &= !called || *called == mine;
-          called = &mine;
+          const uint32_t mine = raw_.events[by_endpoint[ep][n]].value;
+          same &= called == kNone || called == mine;
+          called = mine;
         }
       if (!same) break;
       for (uint32_t to_ep : c.endpoints) {
         if (n >= by_endpoint[to_ep].size()) continue;
         const uint32_t to = by_endpoint[to_ep][n];
-        const std::string& operation = raw_.mpi_calls[to].operation;
+        const std::string_view operation = mpiCollectiveName(raw_.events[to].value);
         const int32_t root = raw_.mpi_calls[to].peer;
         const bool from_root_only =
             operation == "MPI_Bcast" || operation == "MPI_Scatter" || operation == "MPI_Scatterv";
