@@ -248,7 +248,17 @@ bool placeNew(const ScriptEvent* e, long real_fd, int want, bool cloexec) {
   }
   if (!placeAt(static_cast<int>(real_fd), want, cloexec)) {
     Report r;
-    r << "descriptor " << want << ", new in the recording here, is already open in the re-run: " << text(e);
+    r << "descriptor " << want << ", new in the recording here, is already open in the re-run";
+    char link[32], held[160] = {};
+    Report path;
+    path << "/proc/self/fd/" << want;
+    std::strncpy(link, path.str(), sizeof(link) - 1);
+    link[sizeof(link) - 1] = 0;
+    if (sys::readlink(link, held, sizeof(held) - 1) > 0) r << " (on " << held << ")";
+    r << ": " << text(e);
+    // Between the calls radar records, threads run in the re-run's order.
+    if (threadsWereStarted() && !isChannelFd(want))
+      r << "\n  another thread of the re-run holds it: threads ran in another order than recorded between calls";
     diverge(e, r.str());
     return false;
   }

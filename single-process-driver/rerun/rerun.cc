@@ -1002,6 +1002,7 @@ std::atomic<uint32_t> g_threads_created{0};  // of the current segment's image
 }  // namespace
 
 uint32_t nextThreadOrdinal() { return g_threads_created.fetch_add(1, std::memory_order_relaxed) + 1; }
+bool threadsWereStarted() { return g_threads_created.load(std::memory_order_relaxed) > 0; }
 void returnThreadOrdinal() { g_threads_created.fetch_sub(1, std::memory_order_relaxed); }
 
 void threadStarts(uint32_t ordinal) {
@@ -1086,18 +1087,37 @@ void imageExecs(const ScriptEvent* e) {
   exitNow(0);
 }
 
+namespace {
+
+// `fd` copied to `want` only when `want` is free: the lowest free number
+// from `want` on is `want` itself then, and no other thread's descriptor
+// there can be replaced meanwhile (as a check and a dup3 would).
+bool copyToFreeNumber(int fd, int want, bool cloexec) {
+  const long r = sys::fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, want);
+  if (r == want) return true;
+  if (r >= 0) sys::close(static_cast<int>(r));
+  return false;
+}
+
+}  // namespace
+
 bool placeAt(int fd, int want, bool cloexec) {
   if (fd == want) {
     if (cloexec) sys::fcntl(fd, F_SETFD, FD_CLOEXEC);
     return true;
   }
-  if (want < 0 || sys::fcntl(want, F_GETFD) >= 0) {
-    sys::close(fd);
-    return false;
+  bool placed = want >= 0 && copyToFreeNumber(fd, want, cloexec);
+  // Another thread may hold the number for a moment: a file it reads
+  // between two recorded calls, opened live, which in the recording it
+  // opened and closed again before (or after) this call. Counted in short
+  // sleeps, so that time stopped in a debugger does not count.
+  for (int waited = 0; !placed && want >= 0 && waited < kIdleWaitMs && threadsWereStarted(); ++waited) {
+    struct timespec pause = {0, 1000 * 1000};
+    sys::raw(SYS_nanosleep, reinterpret_cast<long>(&pause), 0);
+    placed = copyToFreeNumber(fd, want, cloexec);
   }
-  const long r = sys::raw(SYS_dup3, fd, want, cloexec ? O_CLOEXEC : 0);
   sys::close(fd);
-  return r == want;
+  return placed;
 }
 
 // ---- start -----------------------------------------------------------------------

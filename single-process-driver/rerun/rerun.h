@@ -117,6 +117,8 @@ void checkCopiedOutput(int fd, long result, uint32_t crc);
 uint32_t nextThreadOrdinal();
 void returnThreadOrdinal();  // the thread could not be created
 void threadStarts(uint32_t ordinal);
+// The program has started threads in this image.
+bool threadsWereStarted();
 
 // A fork recorded with kBranchToChild: from now on the calling thread is
 // the child's main thread.
@@ -154,7 +156,8 @@ void patchStdio();
 
 // Puts descriptor `fd` at number `want` (the one the recording has),
 // closing `fd` when it moves; O_CLOEXEC as given. False when `want` is
-// taken (the caller reports it).
+// taken (the caller reports it); where other threads run, once it stayed
+// taken a while.
 bool placeAt(int fd, int want, bool cloexec);
 
 // A bounded text builder for reports (no allocation).
