@@ -8,6 +8,11 @@
 
 namespace radar::log {
 
+// MPI's wildcards as the log has them (the source and tag a receive or a
+// probe asked for, fds[0] and fds[1]).
+inline constexpr int32_t kMpiAnySource = -1;
+inline constexpr int32_t kMpiAnyTag = -1;
+
 struct MpiEvent {
   uint16_t kind = 0;     // log::Kind, one of the Mpi* kinds
   int64_t entry_ns = 0;  // CLOCK_MONOTONIC when the call began

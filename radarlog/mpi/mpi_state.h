@@ -57,6 +57,11 @@ void rememberReceive(MPI_Request request, const PostedReceive& posted);
 // Takes it out of the table: false when the request is no posted receive.
 bool takeReceive(MPI_Request request, PostedReceive* posted);
 
+// A source or tag asked, as the log has it: MPI's wildcards by the log's
+// own values (log::kMpiAnySource, kMpiAnyTag), whatever the library's are.
+inline int32_t askedSource(int source) { return source == MPI_ANY_SOURCE ? log::kMpiAnySource : source; }
+inline int32_t askedTag(int tag) { return tag == MPI_ANY_TAG ? log::kMpiAnyTag : tag; }
+
 // Records a receive that completed (or failed) with the status it got.
 void recordReceive(int64_t entry, const PostedReceive& r, const MPI_Status& status, int rc);
 

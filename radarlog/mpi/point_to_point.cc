@@ -58,7 +58,7 @@ void radar::mpi::recordReceive(int64_t entry, const m::PostedReceive& r, const M
   const m::TypeInfo& type = m::typeInfo(r.type);
   const int type_size = type.size;
   const char* strings[] = {type.name};
-  const int32_t ints[] = {r.source, r.tag, r.count, static_cast<int32_t>(r.serial)};
+  const int32_t ints[] = {m::askedSource(r.source), m::askedTag(r.tag), r.count, static_cast<int32_t>(r.serial)};
   MpiEvent e;
   e.kind = static_cast<uint16_t>(Kind::MpiRecv);
   e.entry_ns = entry;
@@ -194,7 +194,7 @@ HOOK int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
   if (!m::recording() || rc != MPI_SUCCESS || source == MPI_PROC_NULL) return rc;
   const m::PostedReceive r{m::nextReceiveSerial(), m::channelOf(comm), buf, count, type, source, tag};
   m::rememberReceive(*request, r);
-  const int32_t ints[] = {source, tag, count};
+  const int32_t ints[] = {m::askedSource(source), m::askedTag(tag), count};
   MpiEvent e;
   e.kind = static_cast<uint16_t>(Kind::MpiIrecv);
   e.entry_ns = entry;
@@ -234,7 +234,7 @@ void recordProbe(int64_t entry, MPI_Comm comm, int source, int tag, const MPI_St
     static MPI_Datatype byte = static_cast<MPI_Datatype>(dlsym(RTLD_DEFAULT, "ompi_mpi_byte"));
     pmpi_Get_count(&status, byte, &bytes);
   }
-  const int32_t ints[] = {source, tag};
+  const int32_t ints[] = {m::askedSource(source), m::askedTag(tag)};
   MpiEvent e;
   e.kind = static_cast<uint16_t>(Kind::MpiProbe);
   e.entry_ns = entry;

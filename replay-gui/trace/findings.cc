@@ -99,6 +99,32 @@ void findMpiMismatches(Trace& t) {
   }
 }
 
+// MPI receives from any source whose message another rank's could have
+// been: that rank's send, of a tag the receive takes, was not got by an
+// earlier receive and does not follow this one, so which came first was
+// timing. One finding per receiving rank and communicator, with its first
+// such receive.
+void findWildcardRaces(Trace& t) {
+  std::map<std::pair<uint32_t, uint32_t>, size_t> finding_of;  // (process, channel) -> its finding
+  uint32_t counted = kNone;
+  for (const Trace::MpiRace& race : t.mpi_races) {
+    if (race.receive == counted || t.happensBefore(race.receive, race.other)) continue;
+    counted = race.receive;  // its other candidates say no more
+    const Event& receive = t.events[race.receive];
+    const uint32_t channel = t.endpoints[receive.endpoint].channel;
+    const auto [at, made] = finding_of.try_emplace({receive.process, channel}, t.findings.size());
+    if (made) {
+      Finding f;
+      f.kind = Finding::Kind::WildcardRace;
+      f.processes = {receive.process, t.events[race.got].process, t.events[race.other].process};
+      f.channels = {channel};
+      f.events = {race.receive, race.got, race.other};
+      t.findings.push_back(std::move(f));
+    }
+    ++t.findings[at->second].nth;
+  }
+}
+
 // Whether process p forks after its event `counter`.
 bool forksAfter(const Trace& t, uint32_t p, uint64_t counter) {
   const EventList& mine = t.counter_events[p];
@@ -453,6 +479,7 @@ void findProblems(Trace& t) {
   findDeadlocks(t, blocked, in_flight, closed);
   findContradictions(t);
   findMpiMismatches(t);
+  findWildcardRaces(t);
 }
 
 // Telling a finding: one function a kind, by the names shown now.
@@ -555,6 +582,15 @@ std::string tellMpiMismatch(const Trace& t, const Finding& f) {
          ": a rank waiting there waits for it";
 }
 
+std::string tellWildcardRace(const Trace& t, const Finding& f) {
+  const std::string receiver = t.label(f.processes[0]);
+  const std::string first = f.nth == 1 ? "it" : "the first";
+  return plural(f.nth, "receive", "receives") + " from any source by " + receiver + " on " +
+         t.channelName(f.channels[0]) + " could have got another rank's message: " + first + " got " +
+         t.label(f.processes[1]) + "'s, and " + t.label(f.processes[2]) +
+         "'s send could have come first; which one a receive gets depends on timing";
+}
+
 }  // namespace
 
 std::string describe(const Trace& t, const Finding& f) {
@@ -581,6 +617,8 @@ std::string describe(const Trace& t, const Finding& f) {
       return tellContradiction(t, f);
     case Finding::Kind::MpiMismatch:
       return tellMpiMismatch(t, f);
+    case Finding::Kind::WildcardRace:
+      return tellWildcardRace(t, f);
   }
   return findingKindName(f.kind);
 }

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "log/crc32c.h"
+#include "log/mpi_event.h"
 #include "log/reader.h"
 
 namespace radar::trace {
@@ -132,7 +133,12 @@ void noteMpiCall(const log::Record& r, uint32_t index, LogJob& job) {
   call.peer = r.peer_pid;
   call.tag = r.status;
   if (r.kind == log::Kind::MpiIrecv) call.serial = static_cast<uint32_t>(r.result);
-  if (r.kind == log::Kind::MpiRecv) call.serial = static_cast<uint32_t>(at(3));
+  if (r.kind == log::Kind::MpiRecv) {
+    call.serial = static_cast<uint32_t>(at(3));
+    call.any_source = at(0) == log::kMpiAnySource;
+    call.any_tag = at(1) == log::kMpiAnyTag;
+    call.asked_tag = at(1);
+  }
   job.mpi_calls.emplace(index, std::move(call));
 }
 

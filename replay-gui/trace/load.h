@@ -36,6 +36,9 @@ struct MpiCall {
   int32_t peer = -1;    // the destination, the source got, a collective's root (-1: none)
   int32_t tag = 0;      // the tag sent or got
   uint32_t serial = 0;  // MPI_IRECV: its serial; MPI_RECV: its MPI_IRECV's (0: it posted itself)
+  // MPI_RECV: posted for any source, any tag (or only `asked_tag`).
+  bool any_source = false, any_tag = false;
+  int32_t asked_tag = 0;
 };
 
 // What the logs say, before the merge.

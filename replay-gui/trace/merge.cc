@@ -100,6 +100,8 @@ void Merger::endings() {
   // Sends received in part: by position now.
   for (auto& [send, bytes] : t_.received_in_part) send = t_.process_event_positions[send];
   std::sort(t_.received_in_part.begin(), t_.received_in_part.end());
+  for (auto& race : t_.mpi_races)
+    for (uint32_t* at : {&race.receive, &race.got, &race.other}) *at = t_.process_event_positions[*at];
   auto& procs = t_.processes;
   t_.process_events.assign(procs.size(), {});
   t_.counter_events.assign(procs.size(), {});

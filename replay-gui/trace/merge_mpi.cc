@@ -1,5 +1,7 @@
 // The merge's MPI messages: each receive matched to the send it got by
 // MPI's rules, and each collective tied across its ranks.
+#include <unordered_map>
+
 #include "trace/merger.h"
 
 namespace radar::trace::merging {
@@ -21,13 +23,60 @@ struct Posted {
   uint32_t receive;
 };
 
+// A receive posted for any source, and the source it got.
+struct Wildcard {
+  Posted posted;
+  Route got;  // the route of the message it got: its source and tag
+  bool any_tag;
+};
+
+using Sends = std::map<Route, std::vector<uint32_t>>;
+
+// How many sends of another source a receive from any source may name as
+// those it could have got (the first of each source: the finding names
+// one, the first that does not follow the receive).
+constexpr int kRaceCandidates = 3;
+
+// For each receive from any source that got a message, the sends of other
+// sources it could have got as well: on its communicator, to its rank,
+// of a tag it takes, and received (if at all) by a receive posted after
+// it. `got`: each matched receive's send; `post_of`: each matched send's
+// receive's post. Whether such a send follows the receive is for the
+// findings to say (the story's order is not made yet).
+void findRaceCandidates(const Sends& sends, std::vector<Wildcard>& wildcards,
+                        const std::unordered_map<uint32_t, uint32_t>& got,
+                        const std::unordered_map<uint32_t, uint32_t>& post_of, std::vector<Trace::MpiRace>& races) {
+  std::stable_sort(wildcards.begin(), wildcards.end(),
+                   [](const Wildcard& a, const Wildcard& b) { return a.posted.post < b.posted.post; });
+  std::map<std::pair<uint32_t, int32_t>, std::vector<const Route*>> into;  // (channel, destination) -> routes
+  for (const auto& [route, sent] : sends) into[{route.channel, route.destination}].push_back(&route);
+  std::map<const Route*, size_t> next;  // per route: its first send no receive posted so far got
+  for (const Wildcard& w : wildcards) {
+    const auto mine = got.find(w.posted.receive);
+    if (mine == got.end()) continue;
+    int named = 0;
+    for (const Route* route : into[{w.got.channel, w.got.destination}]) {
+      if (route->source == w.got.source || (!w.any_tag && route->tag != w.got.tag)) continue;
+      const std::vector<uint32_t>& sent = sends.at(*route);
+      size_t& n = next[route];
+      for (; n < sent.size(); ++n) {
+        const auto by = post_of.find(sent[n]);
+        if (by == post_of.end() || by->second > w.posted.post) break;
+      }
+      if (n < sent.size()) races.push_back({w.posted.receive, mine->second, sent[n]});
+      if (n < sent.size() && ++named == kRaceCandidates) break;
+    }
+  }
+}
+
 }  // namespace
 
 void Merger::matchMpi() {
   if (raw_.mpi_calls.empty()) return;
   const auto& eps = raw_.endpoints;
-  std::map<Route, std::vector<uint32_t>> sends;
+  Sends sends;
   std::map<Route, std::vector<Posted>> receives;
+  std::vector<Wildcard> wildcards;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> posts;  // (process, serial) -> its MPI_IRECV
   std::vector<std::vector<uint32_t>> collectives(eps.size());
   for (const auto& [i, call] : raw_.mpi_calls) {  // by position: each process's in its order
@@ -43,8 +92,10 @@ void Merger::matchMpi() {
         break;
       case Kind::MpiRecv: {
         auto post = call.serial ? posts.find({ev.process, call.serial}) : posts.end();
-        receives[{end.channel, call.peer, end.mpi_rank, call.tag}].push_back(
-            {post == posts.end() ? i : post->second, i});
+        const Route route{end.channel, call.peer, end.mpi_rank, call.tag};
+        const Posted posted{post == posts.end() ? i : post->second, i};
+        receives[route].push_back(posted);
+        if (call.any_source) wildcards.push_back({posted, route, call.any_tag});
         break;
       }
       case Kind::MpiCollective:
@@ -54,6 +105,7 @@ void Merger::matchMpi() {
         break;
     }
   }
+  std::unordered_map<uint32_t, uint32_t> got, post_of;  // for the races: only where a receive took any source
   for (auto& [route, posted] : receives) {
     std::stable_sort(posted.begin(), posted.end(), [](const Posted& a, const Posted& b) { return a.post < b.post; });
     const auto found = sends.find(route);
@@ -69,10 +121,14 @@ void Merger::matchMpi() {
       edges_.push_back(makeEdge(sent[n], Edge::Why::Message, posted[n].receive, receive.value));
       raw_.events[sent[n]].flags |= kEventReceivedWhole;
       t_.bytes_matched += receive.value;
+      if (wildcards.empty()) continue;
+      got[posted[n].receive] = sent[n];
+      post_of[sent[n]] = posted[n].post;
     }
   }
   for (const auto& [route, sent] : sends)
     for (uint32_t s : sent) t_.bytes_sent += raw_.events[s].value;
+  findRaceCandidates(sends, wildcards, got, post_of, t_.mpi_races);
   matchMpiCollectives(collectives);
 }
 

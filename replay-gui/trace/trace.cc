@@ -85,6 +85,8 @@ const char* findingKindName(Finding::Kind k) {
       return "contradiction";
     case Finding::Kind::MpiMismatch:
       return "collective-mismatch";
+    case Finding::Kind::WildcardRace:
+      return "wildcard-race";
   }
   return "finding";
 }

@@ -292,6 +292,7 @@ struct Finding {
     Unrecorded,     // a process the recording does not have
     Contradiction,  // the logs' orders contradict each other: an event told before one it follows
     MpiMismatch,    // MPI ranks that call different collectives, or not as many, on one communicator
+    WildcardRace,   // MPI receives from any source whose message another rank's could have been
   };
   Kind kind;
   // Ids only: its text is told on demand (trace::describe), by the names
@@ -309,7 +310,8 @@ struct Finding {
   int32_t pid = 0;           // Unrecorded: the process created that has no log (0: the image's next program)
   uint32_t problem = kNone;  // Damaged: the log that could not be read at all (Trace::problems)
   bool by_message = false;   // Contradiction: its first pair of events is a send and its receive
-  uint32_t nth = 0;          // MpiMismatch: the collective's place on its communicator (1: the first)
+  uint32_t nth = 0;          // MpiMismatch: the collective's place on its communicator (1: the first);
+                             // WildcardRace: how many receives race (the first's events are given)
 };
 
 const char* findingKindName(Finding::Kind k);
@@ -433,6 +435,14 @@ class Trace {
   // Sends received in part, by position: the bytes received. Others were
   // received whole (kEventReceivedWhole) or not at all.
   std::vector<std::pair<uint32_t, uint64_t>> received_in_part;
+  // MPI receives from any source that another rank's send could have
+  // matched as well, by position: the receive, the send it got, and the
+  // other rank's first send it could have got (a finding when that send
+  // does not follow the receive).
+  struct MpiRace {
+    uint32_t receive, got, other;
+  };
+  std::vector<MpiRace> mpi_races;
 
   // Incoming edges of an event (from other processes).
   std::pair<const Edge*, const Edge*> incoming(uint32_t position) const;

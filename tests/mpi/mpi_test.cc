@@ -282,5 +282,32 @@ TEST_F(Mpi, RanksCallingCollectivesInAnotherOrderAreFound) {
   expectCausalStory();
 }
 
+// A wildcard race: rank 0 takes the others' numbers from any source, in
+// the order they come. Each of its receives but the last could have got
+// another rank's message: the finding says so, naming the other rank.
+TEST_F(Mpi, ReceivesFromAnySourceThatCouldHaveGotAnotherMessageAreARace) {
+  const Result recorded = recordJob(4, "wildcard_race");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const PrintedRun printed = parsePrinted(recorded.out);
+  ASSERT_EQ(printed.receives.at(0).size(), 3u) << recorded.out;
+  expectSendsAsPrinted(printed, "wildcard_race");
+  expectReceivesMatched(printed);
+  expectCausalStory();
+  const Result check = radar({"check", dir_});
+  const std::regex race(
+      R"(wildcard-race: 2 receives from any source by wildcard_race rank 0\[\d+\] on MPI_COMM_WORLD could have got )"
+      R"(another rank's message: the first got wildcard_race rank (\d)\[\d+\]'s, and wildcard_race rank (\d)\[\d+\]'s )"
+      R"(send could have come first)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(check.out, m, race)) << check.out;
+  // The first it got is the one it printed first; the other is another.
+  EXPECT_EQ(std::stoi(m[1]), printed.receives.at(0).front().peer) << check.out;
+  EXPECT_NE(m[2], m[1]);
+  // The program that named its sources has no race.
+  const Result ring = recordJob(3, "ring", "1");
+  ASSERT_EQ(ring.exit_code, 0) << ring.err;
+  EXPECT_EQ(radar({"check", dir_}).out.find("wildcard-race"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace radar::testing

@@ -14,6 +14,7 @@
 
 #include "../temp_dirs.h"
 #include "log/crc32c.h"
+#include "log/mpi_event.h"
 #include "trace/merge.h"
 
 namespace radar::testing {
@@ -202,6 +203,13 @@ FakeProcess& FakeProcess::mpiRecv(uint32_t channel, const std::string& bytes, in
   it.ints = {source, tag, 64, static_cast<int32_t>(serial)};
   items_.push_back(it);
   ++counter_;
+  return *this;
+}
+
+FakeProcess& FakeProcess::mpiRecvAny(uint32_t channel, const std::string& bytes, int32_t source, int32_t tag,
+                                     int64_t entry, int64_t ret, bool any_tag) {
+  mpiRecv(channel, bytes, source, tag, entry, ret);
+  items_.back().ints = {log::kMpiAnySource, any_tag ? log::kMpiAnyTag : tag, 64, 0};
   return *this;
 }
 

@@ -60,6 +60,10 @@ class FakeProcess {
   FakeProcess& mpiIrecv(uint32_t channel, int32_t source, int32_t tag, uint32_t serial, int64_t at);
   FakeProcess& mpiRecv(uint32_t channel, const std::string& bytes, int32_t source, int32_t tag, int64_t entry,
                        int64_t ret, uint32_t serial = 0);
+  // A receive posted for MPI_ANY_SOURCE (and `tag` or, with `any_tag`,
+  // any tag) that got `source`'s message with `tag`.
+  FakeProcess& mpiRecvAny(uint32_t channel, const std::string& bytes, int32_t source, int32_t tag, int64_t entry,
+                          int64_t ret, bool any_tag = false);
   FakeProcess& mpiCollective(uint32_t channel, const std::string& operation, int32_t root, int64_t entry, int64_t ret);
   FakeProcess& fork(int32_t child_pid, int64_t entry, int64_t ret);
   // kill(target, sig), and a handler's run for a signal `from` sent.

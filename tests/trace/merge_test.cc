@@ -1614,5 +1614,81 @@ TEST(Merge, MpiRanksCallingDifferentCollectivesAreAFinding) {
   EXPECT_EQ(findingOf(*agree.load(), Finding::Kind::MpiMismatch), nullptr);
 }
 
+// A receive from any source races when another rank's send, of a tag it
+// takes and not got by an earlier receive, does not follow it: either
+// message could have come first. Named once per receiving rank, with the
+// other candidate.
+TEST(Merge, MpiWildcardReceiveThatAnotherRanksSendCouldHaveMatchedIsARace) {
+  FakeRecording rec;
+  rec.process("w", 71).mpiCommunicator(1, "job/w", 1, 4).mpiSend(1, "a1", 0, 1, 5, 6).exit(0, 50);
+  rec.process("w", 72).mpiCommunicator(1, "job/w", 2, 4).mpiSend(1, "a2", 0, 1, 5, 6).exit(0, 50);
+  rec.process("w", 73).mpiCommunicator(1, "job/w", 3, 4).mpiSend(1, "t9", 0, 9, 5, 6).exit(0, 50);
+  rec.process("m", 70)
+      .mpiCommunicator(1, "job/w", 0, 4)
+      .mpiRecvAny(1, "a2", 2, 1, 1, 10)
+      .mpiRecvAny(1, "a1", 1, 1, 11, 12)
+      .mpiRecvAny(1, "t9", 3, 9, 13, 14)
+      .exit(0, 60);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const Finding* f = findingOf(*t, Finding::Kind::WildcardRace);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->nth, 1u) << "the second got the last message of tag 1; tag 9 had one sender";
+  EXPECT_EQ(f->events, (std::vector<uint32_t>{at(*t, 70, 1), at(*t, 72, 1), at(*t, 71, 1)}));
+  EXPECT_EQ(trace::describe(*t, *f),
+            "1 receive from any source by m[70] on MPI_COMM_WORLD could have got another rank's message: it got "
+            "w[72]'s, and w[71]'s send could have come first; which one a receive gets depends on timing");
+  EXPECT_EQ(std::count_if(t->findings.begin(), t->findings.end(),
+                          [](const Finding& g) { return g.kind == Finding::Kind::WildcardRace; }),
+            1);
+
+  // Any tag: another rank's message of another tag could have come first.
+  FakeRecording tags;
+  tags.process("w", 91).mpiCommunicator(1, "job/w", 1, 3).mpiSend(1, "seven", 0, 7, 5, 6).exit(0, 50);
+  tags.process("w", 92).mpiCommunicator(1, "job/w", 2, 3).mpiSend(1, "five", 0, 5, 5, 6).exit(0, 50);
+  tags.process("m", 90)
+      .mpiCommunicator(1, "job/w", 0, 3)
+      .mpiRecvAny(1, "five", 2, 5, 1, 10, true)
+      .mpiRecv(1, "seven", 1, 7, 11, 12)
+      .exit(0, 60);
+  auto u = tags.load();
+  const Finding* g = findingOf(*u, Finding::Kind::WildcardRace);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->events.back(), at(*u, 91, 1));
+}
+
+// No race where the other rank sends only after the receive (it waits for
+// a message the receiving rank sent after it), nor on a receive that
+// named its source.
+TEST(Merge, MpiWildcardReceiveDoesNotRaceWithASendThatFollowsIt) {
+  FakeRecording rec;
+  rec.process("w", 81)
+      .mpiCommunicator(1, "job/w", 1, 3)
+      .mpiRecv(1, "go", 0, 1, 13, 14)
+      .mpiSend(1, "a1", 0, 1, 15, 16)
+      .exit(0, 50);
+  rec.process("w", 82).mpiCommunicator(1, "job/w", 2, 3).mpiSend(1, "a2", 0, 1, 5, 6).exit(0, 50);
+  rec.process("m", 80)
+      .mpiCommunicator(1, "job/w", 0, 3)
+      .mpiRecvAny(1, "a2", 2, 1, 1, 10)
+      .mpiSend(1, "go", 1, 1, 11, 12)
+      .mpiRecvAny(1, "a1", 1, 1, 30, 31)
+      .exit(0, 60);
+  auto t = rec.load();
+  expectConsistent(*t);
+  EXPECT_EQ(sendersOf(*t, at(*t, 80, 3)), std::vector<uint32_t>{at(*t, 81, 2)});
+  EXPECT_EQ(findingOf(*t, Finding::Kind::WildcardRace), nullptr);
+
+  FakeRecording named;
+  named.process("w", 86).mpiCommunicator(1, "job/w", 1, 3).mpiSend(1, "a1", 0, 1, 5, 6).exit(0, 50);
+  named.process("w", 87).mpiCommunicator(1, "job/w", 2, 3).mpiSend(1, "a2", 0, 1, 5, 6).exit(0, 50);
+  named.process("m", 85)
+      .mpiCommunicator(1, "job/w", 0, 3)
+      .mpiRecv(1, "a2", 2, 1, 1, 10)
+      .mpiRecv(1, "a1", 1, 1, 11, 12)
+      .exit(0, 60);
+  EXPECT_EQ(findingOf(*named.load(), Finding::Kind::WildcardRace), nullptr);
+}
+
 }  // namespace
 }  // namespace radar::testing
