@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <string_view>
 
 namespace radar::log {
 
@@ -12,6 +14,19 @@ namespace radar::log {
 // probe asked for, fds[0] and fds[1]).
 inline constexpr int32_t kMpiAnySource = -1;
 inline constexpr int32_t kMpiAnyTag = -1;
+
+// MPI's collectives by a small code (1, 2, ...; 0: one radar does not
+// know): a thread slot's fd while a rank is in one (ThreadSlot, kind
+// MPI_COLLECTIVE, channel its communicator), and the replay's code of an
+// MPI_COLLECTIVE event's operation.
+inline constexpr const char* kMpiCollectives[] = {"MPI_Barrier",   "MPI_Bcast",    "MPI_Reduce",   "MPI_Allreduce",
+                                                  "MPI_Gather",    "MPI_Gatherv",  "MPI_Scatter",  "MPI_Scatterv",
+                                                  "MPI_Allgather", "MPI_Alltoall", "MPI_Alltoallv"};
+inline uint32_t mpiCollectiveCode(std::string_view operation) {
+  for (uint32_t i = 0; i < std::size(kMpiCollectives); ++i)
+    if (operation == kMpiCollectives[i]) return i + 1;
+  return 0;
+}
 
 struct MpiEvent {
   uint16_t kind = 0;     // log::Kind, one of the Mpi* kinds
@@ -40,4 +55,10 @@ extern "C" {
 typedef uint32_t (*radar_mpi_communicator_fn)(const char* identity, int32_t rank, int32_t size);
 // Records one MPI event; returns 0 when not recording.
 typedef int (*radar_mpi_record_fn)(const radar::log::MpiEvent* event);
+// The calling thread is in an MPI call (kind, `what` for the thread slot's
+// fd, its communicator's channel, the clock at its entry) until
+// radar_mpi_leave: a reader tells a rank killed there as waiting in it.
+// Returns 0 when not recording (then no leave is due).
+typedef int (*radar_mpi_enter_fn)(uint16_t kind, int32_t what, uint32_t channel, int64_t entry_ns);
+typedef void (*radar_mpi_leave_fn)();
 }

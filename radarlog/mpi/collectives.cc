@@ -62,102 +62,103 @@ Contribution fromRoot(MPI_Comm comm, int root, const Contribution& c) {
 
 HOOK int MPI_Barrier(MPI_Comm comm) {
   PMPI(Barrier);
-  const int64_t entry = m::now();
-  return collective("MPI_Barrier", entry, comm, -1, {nullptr, 0, {}}, pmpi_Barrier(comm));
+  const m::InCollective in("MPI_Barrier", comm);
+  return collective("MPI_Barrier", in.entry, comm, -1, {nullptr, 0, {}}, pmpi_Barrier(comm));
 }
 
 HOOK int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   PMPI(Bcast);
-  const int64_t entry = m::now();
+  const m::InCollective in("MPI_Bcast", comm);
   const int rc = pmpi_Bcast(buf, count, type, root, comm);
   if (!m::recording()) return rc;
-  return collective("MPI_Bcast", entry, comm, root, fromRoot(comm, root, {buf, count, type}), rc);
+  return collective("MPI_Bcast", in.entry, comm, root, fromRoot(comm, root, {buf, count, type}), rc);
 }
 
 HOOK int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                     MPI_Comm comm) {
   PMPI(Reduce);
-  const int64_t entry = m::now();
+  const m::InCollective in("MPI_Reduce", comm);
   const int rc = pmpi_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
   const void* mine = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return collective("MPI_Reduce", entry, comm, root, {mine, count, type}, rc);
+  return collective("MPI_Reduce", in.entry, comm, root, {mine, count, type}, rc);
 }
 
 HOOK int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   PMPI(Allreduce);
-  const int64_t entry = m::now();
+  const m::InCollective in("MPI_Allreduce", comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   // In place, the contribution is overwritten by the result: recorded as
   // the result (the bytes before are gone).
   const int rc = pmpi_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-  return collective("MPI_Allreduce", entry, comm, -1, {in_place ? recvbuf : sendbuf, count, type}, rc);
+  return collective("MPI_Allreduce", in.entry, comm, -1, {in_place ? recvbuf : sendbuf, count, type}, rc);
 }
 
 HOOK int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm) {
   PMPI(Gather);
-  const int64_t entry = m::now();
+  const m::InCollective in("MPI_Gather", comm);
   const int rc = pmpi_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  return collective("MPI_Gather", entry, comm, root, {sendbuf, sendcount, sendtype}, rc);
+  return collective("MPI_Gather", in.entry, comm, root, {sendbuf, sendcount, sendtype}, rc);
 }
 
 HOOK int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   PMPI(Gatherv);
-  const int64_t entry = m::now();
+  const m::InCollective in("MPI_Gatherv", comm);
   const int rc = pmpi_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-  return collective("MPI_Gatherv", entry, comm, root, {sendbuf, sendcount, sendtype}, rc);
+  return collective("MPI_Gatherv", in.entry, comm, root, {sendbuf, sendcount, sendtype}, rc);
 }
 
 HOOK int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm) {
   PMPI(Scatter);
-  const int64_t entry = m::now();
+  const m::InCollective in("MPI_Scatter", comm);
   const int rc = pmpi_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (!m::recording()) return rc;
   PMPI(Comm_size);
   int size = 0;
   pmpi_Comm_size(comm, &size);
-  return collective("MPI_Scatter", entry, comm, root, fromRoot(comm, root, {sendbuf, sendcount * size, sendtype}), rc);
+  return collective("MPI_Scatter", in.entry, comm, root, fromRoot(comm, root, {sendbuf, sendcount * size, sendtype}),
+                    rc);
 }
 
 HOOK int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                       void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   PMPI(Scatterv);
-  const int64_t entry = m::now();
+  const m::InCollective in("MPI_Scatterv", comm);
   const int rc = pmpi_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   // The pieces may lie anywhere in the root's buffer: the part it got is recorded.
-  return collective("MPI_Scatterv", entry, comm, root, {recvbuf, recvcount, recvtype}, rc);
+  return collective("MPI_Scatterv", in.entry, comm, root, {recvbuf, recvcount, recvtype}, rc);
 }
 
 HOOK int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm) {
   PMPI(Allgather);
-  const int64_t entry = m::now();
+  const m::InCollective in("MPI_Allgather", comm);
   const int rc = pmpi_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return collective("MPI_Allgather", entry, comm, -1, {sendbuf, sendcount, sendtype}, rc);
+  return collective("MPI_Allgather", in.entry, comm, -1, {sendbuf, sendcount, sendtype}, rc);
 }
 
 HOOK int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm) {
   PMPI(Alltoall);
-  const int64_t entry = m::now();
+  const m::InCollective in("MPI_Alltoall", comm);
   const int rc = pmpi_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (!m::recording()) return rc;
   PMPI(Comm_size);
   int size = 0;
   pmpi_Comm_size(comm, &size);
-  return collective("MPI_Alltoall", entry, comm, -1, {sendbuf, sendcount * size, sendtype}, rc);
+  return collective("MPI_Alltoall", in.entry, comm, -1, {sendbuf, sendcount * size, sendtype}, rc);
 }
 
 HOOK int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm) {
   PMPI(Alltoallv);
-  const int64_t entry = m::now();
+  const m::InCollective in("MPI_Alltoallv", comm);
   const int rc = pmpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   // Pieces anywhere in the buffer: the event tells the operation, not the bytes.
-  return collective("MPI_Alltoallv", entry, comm, -1, {nullptr, 0, sendtype}, rc);
+  return collective("MPI_Alltoallv", in.entry, comm, -1, {nullptr, 0, sendtype}, rc);
 }
 
 // ==== communicators ==================================================================

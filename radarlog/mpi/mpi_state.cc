@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "log/kinds.h"
+
 #include "log/injected.h"
 
 namespace radar::mpi {
@@ -14,6 +16,8 @@ namespace {
 
 radar_mpi_communicator_fn g_define = nullptr;
 radar_mpi_record_fn g_record = nullptr;
+radar_mpi_enter_fn g_enter = nullptr;  // optional: without them, no rank is told as waiting in a collective
+radar_mpi_leave_fn g_leave = nullptr;
 std::atomic<bool> g_recording{false};
 MPI_Comm g_world{};
 
@@ -134,9 +138,22 @@ int64_t now() {
 
 MPI_Comm world() { return g_world; }
 
+InCollective::InCollective(const char* operation, MPI_Comm comm) : entry(now()) {
+  marked_ = recording() && g_enter &&
+            g_enter(static_cast<uint16_t>(log::Kind::MpiCollective),
+                    static_cast<int32_t>(log::mpiCollectiveCode(operation)), channelOf(comm), entry);
+}
+
+InCollective::~InCollective() {
+  if (marked_) g_leave();
+}
+
 void start() {
   g_define = reinterpret_cast<radar_mpi_communicator_fn>(dlsym(RTLD_DEFAULT, "radar_mpi_communicator"));
   g_record = reinterpret_cast<radar_mpi_record_fn>(dlsym(RTLD_DEFAULT, "radar_mpi_record"));
+  g_enter = reinterpret_cast<radar_mpi_enter_fn>(dlsym(RTLD_DEFAULT, "radar_mpi_enter"));
+  g_leave = reinterpret_cast<radar_mpi_leave_fn>(dlsym(RTLD_DEFAULT, "radar_mpi_leave"));
+  if (!g_enter || !g_leave) g_enter = nullptr;
   void* world = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world");
   if (!g_define || !g_record || !world) return;
   g_world = static_cast<MPI_Comm>(world);

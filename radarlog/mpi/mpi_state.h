@@ -40,6 +40,21 @@ uint32_t channelOf(MPI_Comm comm);
 void nameCommunicator(MPI_Comm parent, MPI_Comm made, int color);
 void forgetCommunicator(MPI_Comm comm);
 
+// A rank in a collective, for as long as it is in it: its thread's slot in
+// the log says so (a rank killed while it waited there is told as
+// waiting in it). `entry`: the clock when it came.
+class InCollective {
+ public:
+  InCollective(const char* operation, MPI_Comm comm);
+  ~InCollective();
+  InCollective(const InCollective&) = delete;
+  InCollective& operator=(const InCollective&) = delete;
+  const int64_t entry;
+
+ private:
+  bool marked_ = false;
+};
+
 // Receives posted by MPI_Irecv and not yet completed, by request.
 struct PostedReceive {
   uint32_t serial = 0;

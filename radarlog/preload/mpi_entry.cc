@@ -40,6 +40,13 @@ HOOK uint32_t radar_mpi_communicator(const char* identity, int32_t rank, int32_t
   return c.index;
 }
 
+HOOK int radar_mpi_enter(uint16_t kind, int32_t what, uint32_t channel, int64_t entry_ns) {
+  return active() && radar::log::isMpiKind(static_cast<Kind>(kind)) &&
+         radar::preload::enterCall(static_cast<Kind>(kind), what, channel, entry_ns);
+}
+
+HOOK void radar_mpi_leave() { radar::preload::leaveCall(); }
+
 HOOK int radar_mpi_record(const radar::log::MpiEvent* m) {
   if (!active() || !m) return 0;
   EventFields e;

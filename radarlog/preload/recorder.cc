@@ -481,6 +481,23 @@ Call::~Call() {
   errno = finished_ ? errno_ : saved_errno_;
 }
 
+bool enterCall(Kind kind, int32_t what, uint32_t channel, int64_t entry) {
+  const int slot = claimSlot();
+  if (slot < 0) return false;
+  log::ThreadSlot& s = g_process.writer.control()->threads[slot];
+  s.fd = what;
+  s.channel = channel;
+  s.entry_ns = entry;
+  __atomic_store_n(&s.kind, static_cast<uint16_t>(kind), __ATOMIC_RELEASE);
+  return true;
+}
+
+void leaveCall() {
+  const ThreadState& t = t_thread;
+  if (t.slot < 0 || t.slot_gen != g_process.log_gen || !g_process.writer.control()) return;
+  __atomic_store_n(&g_process.writer.control()->threads[t.slot].kind, uint16_t{0}, __ATOMIC_RELEASE);
+}
+
 void Call::finish(long result) { finish(result, result < 0 ? errno : 0); }
 
 void Call::finish(long result, int error) {

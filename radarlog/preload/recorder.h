@@ -129,6 +129,12 @@ class Call {
   int64_t outer_entry_ = 0;
 };
 
+// A call made above the C library (an MPI collective), which no Call
+// wraps: the thread's slot says it is in it (`what` in the slot's fd)
+// until leaveCall(). False when the thread has no slot.
+bool enterCall(Kind kind, int32_t what, uint32_t channel, int64_t entry);
+void leaveCall();
+
 // Descriptor bookkeeping after calls that create, copy or close them.
 void onCreated(int fd, log::ChannelOrigin origin);  // socket, accept, open of a FIFO ...
 void onPair(Kind kind, const int fds[2]);           // pipe, socketpair: before the event

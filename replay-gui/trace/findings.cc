@@ -59,29 +59,48 @@ void findContradictions(Trace& t) {
   for (auto& [pair, f] : by_pair) t.findings.push_back(std::move(f));
 }
 
-// MPI ranks that part in their collectives on a communicator: the first
-// place where two call different ones, or where one stops while another
-// goes on (the classic hang: one rank waits in a collective the others
-// never call). One finding per communicator.
-void findMpiMismatches(Trace& t) {
-  std::vector<std::vector<uint32_t>> by_endpoint;  // each end's collectives, in its process's order
+// A rank's part in the collectives on one communicator, in its order:
+// those it left (their events), then the one it was in when the recording
+// ended (no event: its thread's slot says which).
+struct Joined {
+  uint32_t event;  // kNone: the one it was still in
+  uint32_t code;   // mpiCollectiveCode()
+};
+
+std::vector<std::vector<Joined>> collectivesByEndpoint(const Trace& t) {
+  std::vector<std::vector<Joined>> by_endpoint;
   for (uint32_t i = 0; i < t.events.size(); ++i) {
     const Event& e = t.events[i];
     if (e.eventKind() != Kind::MpiCollective || e.endpoint == kNone || (e.flags & kEventFailed)) continue;
     if (by_endpoint.empty()) by_endpoint.resize(t.endpoints.size());
-    by_endpoint[e.endpoint].push_back(i);
+    by_endpoint[e.endpoint].push_back({i, e.value});
   }
-  if (by_endpoint.empty()) return;
+  for (const Process& p : t.processes)
+    for (const auto& slot : p.control.threads) {
+      if (slot.kind != static_cast<uint16_t>(Kind::MpiCollective) || !slot.channel) continue;
+      const uint32_t ep = endpointOf(t, p.index, slot.channel);
+      if (ep == kNone) continue;
+      if (by_endpoint.empty()) by_endpoint.resize(t.endpoints.size());
+      by_endpoint[ep].push_back({kNone, static_cast<uint32_t>(slot.fd)});
+    }
+  return by_endpoint;
+}
+
+// MPI ranks that part in their collectives on a communicator: the first
+// place where two call different ones, or where one stops while another
+// goes on (the classic hang: one rank waits in a collective the others
+// never call). One finding per communicator.
+void findMpiMismatches(Trace& t, const std::vector<std::vector<Joined>>& by_endpoint) {
   for (const Channel& c : t.channels) {
     if (!log::isMpiType(c.type) || c.endpoints.size() < 2) continue;
     uint32_t longest = c.endpoints.front();
     for (uint32_t ep : c.endpoints)
       if (by_endpoint[ep].size() > by_endpoint[longest].size()) longest = ep;
-    const std::vector<uint32_t>& reference = by_endpoint[longest];
+    const std::vector<Joined>& reference = by_endpoint[longest];
     for (size_t n = 0; n < reference.size(); ++n) {
       uint32_t other = kNone;
       for (uint32_t ep : c.endpoints)
-        if (n >= by_endpoint[ep].size() || t.events[by_endpoint[ep][n]].value != t.events[reference[n]].value) {
+        if (n >= by_endpoint[ep].size() || by_endpoint[ep][n].code != reference[n].code) {
           other = ep;
           break;
         }
@@ -90,12 +109,46 @@ void findMpiMismatches(Trace& t) {
       f.kind = Finding::Kind::MpiMismatch;
       f.processes = {t.endpoints[longest].process, t.endpoints[other].process};
       f.channels = {c.index};
-      f.events = {reference[n]};
-      if (n < by_endpoint[other].size()) f.events.push_back(by_endpoint[other][n]);
+      if (reference[n].event != kNone) f.events.push_back(reference[n].event);
+      if (n < by_endpoint[other].size() && by_endpoint[other][n].event != kNone)
+        f.events.push_back(by_endpoint[other][n].event);
       f.nth = static_cast<uint32_t>(n + 1);
+      f.value = reference[n].code;
+      if (n < by_endpoint[other].size()) f.other_value = by_endpoint[other][n].code;
       t.findings.push_back(std::move(f));
       break;
     }
+  }
+}
+
+// A rank still in a collective when the recording ended, which another
+// rank of its communicator left, or had not come to (it was in no
+// collective there): the first such other rank is named.
+void findMpiStuck(Trace& t, const std::vector<std::vector<Joined>>& by_endpoint) {
+  for (uint32_t ep = 0; ep < by_endpoint.size(); ++ep) {
+    const std::vector<Joined>& mine = by_endpoint[ep];
+    if (mine.empty() || mine.back().event != kNone) continue;
+    const size_t n = mine.size() - 1;  // its place
+    const Channel& c = t.channels[t.endpoints[ep].channel];
+    uint32_t left = kNone, absent = kNone;
+    for (uint32_t other : c.endpoints) {
+      if (other == ep) continue;
+      const std::vector<Joined>& theirs = by_endpoint[other];
+      if (theirs.size() > n && theirs[n].event != kNone && left == kNone) left = other;
+      if (theirs.size() <= n && absent == kNone) absent = other;
+    }
+    const uint32_t culprit = left != kNone ? left : absent;
+    if (culprit == kNone) continue;  // all of them wait there
+    Finding f;
+    f.kind = Finding::Kind::MpiStuck;
+    f.processes = {t.endpoints[ep].process, t.endpoints[culprit].process};
+    f.channels = {c.index};
+    if (const uint32_t seen = lastSeen(t, f.processes[0]); seen != kNone) f.events.push_back(seen);
+    if (left != kNone) f.events.push_back(by_endpoint[left][n].event);
+    f.nth = static_cast<uint32_t>(n + 1);
+    f.value = mine[n].code;
+    f.by_message = left != kNone;  // it left (else: it had not come)
+    t.findings.push_back(std::move(f));
   }
 }
 
@@ -478,7 +531,11 @@ void findProblems(Trace& t) {
 
   findDeadlocks(t, blocked, in_flight, closed);
   findContradictions(t);
-  findMpiMismatches(t);
+  const auto collectives = collectivesByEndpoint(t);
+  if (!collectives.empty()) {
+    findMpiMismatches(t, collectives);
+    findMpiStuck(t, collectives);
+  }
   findWildcardRaces(t);
 }
 
@@ -518,11 +575,13 @@ std::string tellNeverEnded(const Trace& t, const Finding& f) {
   std::string text = t.label(p.index) + " did not end while it was recorded";
   for (const auto& slot : p.control.threads) {
     if (!slot.kind) continue;
-    text += std::string(", blocked in ") + blockedCallName(slot.kind);
+    text += std::string(", blocked in ") + (slot.kind == static_cast<uint16_t>(Kind::MpiCollective)
+                                                ? mpiCollectiveName(static_cast<uint32_t>(slot.fd))
+                                                : blockedCallName(slot.kind));
     const uint32_t endpoint = slot.channel ? endpointOf(t, p.index, slot.channel) : kNone;
     if (endpoint != kNone)
       text += " on " + t.channelName(t.endpoints[endpoint].channel);
-    else if (slot.fd >= 0)
+    else if (slot.fd >= 0 && !log::isMpiKind(static_cast<Kind>(slot.kind)))
       text += " on fd " + std::to_string(slot.fd);
   }
   return text;
@@ -572,14 +631,19 @@ std::string ordinal(uint32_t n) {
 std::string tellMpiMismatch(const Trace& t, const Finding& f) {
   const std::string on = t.channelName(f.channels[0]);
   // (Where: the events, which the finding's readers show beside it.)
-  const auto call = [&](uint32_t event) { return std::string(mpiCollectiveName(t.events[event].value)); };
   const std::string first = t.label(f.processes[0]), other = t.label(f.processes[1]);
-  if (f.events.size() >= 2)
+  if (f.other_value != kNone)
     return "the ranks call different collectives on " + on + ": as its " + ordinal(f.nth) + ", " + first + " calls " +
-           call(f.events[0]) + " where " + other + " calls " + call(f.events[1]);
+           mpiCollectiveName(f.value) + " where " + other + " calls " + mpiCollectiveName(f.other_value);
   return other + " calls " + std::to_string(f.nth - 1) + " collective" + (f.nth == 2 ? "" : "s") + " on " + on +
-         " and no " + ordinal(f.nth) + ", where " + first + " calls " + call(f.events[0]) +
+         " and no " + ordinal(f.nth) + ", where " + first + " calls " + mpiCollectiveName(f.value) +
          ": a rank waiting there waits for it";
+}
+
+std::string tellMpiStuck(const Trace& t, const Finding& f) {
+  return t.label(f.processes[0]) + " was still in " + mpiCollectiveName(f.value) + ", its " + ordinal(f.nth) +
+         " collective on " + t.channelName(f.channels[0]) + ", when the recording ended; " + t.label(f.processes[1]) +
+         (f.by_message ? " had left it" : " had not come to it (it was in no collective there)");
 }
 
 std::string tellWildcardRace(const Trace& t, const Finding& f) {
@@ -619,6 +683,8 @@ std::string describe(const Trace& t, const Finding& f) {
       return tellMpiMismatch(t, f);
     case Finding::Kind::WildcardRace:
       return tellWildcardRace(t, f);
+    case Finding::Kind::MpiStuck:
+      return tellMpiStuck(t, f);
   }
   return findingKindName(f.kind);
 }

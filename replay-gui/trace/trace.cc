@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "log/mpi_event.h"
 #include "log/reader.h"
 #include "radar/proto/radarlog.pb.h"
 #include "trace/clocks.h"
@@ -87,24 +88,16 @@ const char* findingKindName(Finding::Kind k) {
       return "collective-mismatch";
     case Finding::Kind::WildcardRace:
       return "wildcard-race";
+    case Finding::Kind::MpiStuck:
+      return "stuck-in-collective";
   }
   return "finding";
 }
 
-namespace {
-constexpr const char* kMpiCollectives[] = {"MPI_Barrier",   "MPI_Bcast",    "MPI_Reduce",   "MPI_Allreduce",
-                                           "MPI_Gather",    "MPI_Gatherv",  "MPI_Scatter",  "MPI_Scatterv",
-                                           "MPI_Allgather", "MPI_Alltoall", "MPI_Alltoallv"};
-}  // namespace
-
-uint32_t mpiCollectiveCode(std::string_view operation) {
-  for (uint32_t i = 0; i < std::size(kMpiCollectives); ++i)
-    if (operation == kMpiCollectives[i]) return i + 1;
-  return 0;
-}
+uint32_t mpiCollectiveCode(std::string_view operation) { return log::mpiCollectiveCode(operation); }
 
 const char* mpiCollectiveName(uint32_t code) {
-  return code >= 1 && code <= std::size(kMpiCollectives) ? kMpiCollectives[code - 1] : "a collective";
+  return code >= 1 && code <= std::size(log::kMpiCollectives) ? log::kMpiCollectives[code - 1] : "a collective";
 }
 
 std::pair<const Edge*, const Edge*> Trace::incoming(uint32_t position) const {

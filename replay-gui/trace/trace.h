@@ -293,6 +293,7 @@ struct Finding {
     Contradiction,  // the logs' orders contradict each other: an event told before one it follows
     MpiMismatch,    // MPI ranks that call different collectives, or not as many, on one communicator
     WildcardRace,   // MPI receives from any source whose message another rank's could have been
+    MpiStuck,       // an MPI rank still in a collective that another rank left, or had not come to
   };
   Kind kind;
   // Ids only: its text is told on demand (trace::describe), by the names
@@ -307,11 +308,14 @@ struct Finding {
   };
   std::vector<Wait> waits_for;
   // What its text needs beyond the ids and the trace:
-  int32_t pid = 0;           // Unrecorded: the process created that has no log (0: the image's next program)
-  uint32_t problem = kNone;  // Damaged: the log that could not be read at all (Trace::problems)
-  bool by_message = false;   // Contradiction: its first pair of events is a send and its receive
-  uint32_t nth = 0;          // MpiMismatch: the collective's place on its communicator (1: the first);
-                             // WildcardRace: how many receives race (the first's events are given)
+  int32_t pid = 0;               // Unrecorded: the process created that has no log (0: the image's next program)
+  uint32_t problem = kNone;      // Damaged: the log that could not be read at all (Trace::problems)
+  bool by_message = false;       // Contradiction: its first pair of events is a send and its receive;
+                                 // MpiStuck: the other rank left the collective (else it had not come)
+  uint32_t value = 0;            // MpiMismatch, MpiStuck: the first rank's collective (mpiCollectiveCode)
+  uint32_t other_value = kNone;  // MpiMismatch: the other rank's, when it called one there
+  uint32_t nth = 0;              // MpiMismatch: the collective's place on its communicator (1: the first);
+                                 // WildcardRace: how many receives race (the first's events are given)
 };
 
 const char* findingKindName(Finding::Kind k);

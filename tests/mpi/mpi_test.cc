@@ -282,6 +282,22 @@ TEST_F(Mpi, RanksCallingCollectivesInAnotherOrderAreFound) {
   expectCausalStory();
 }
 
+// The classic hang, ended by a watchdog: rank 0 waits in a barrier rank 1
+// never comes to (it waits for a message rank 0 sends after it), and rank 1
+// aborts the job. The recording says where rank 0 was when it was killed,
+// and who had not come.
+TEST_F(Mpi, RankKilledInACollectiveAnotherNeverCameToIsFound) {
+  const Result recorded = recordJob(2, "hang");
+  EXPECT_EQ(recorded.exit_code, 3) << recorded.err;
+  ASSERT_NE(recorded.out.find("rank 1 gives up"), std::string::npos) << recorded.out;
+  const Result check = radar({"check", dir_});
+  const std::regex stuck(
+      R"(stuck-in-collective: hang rank 0\[\d+\] was still in MPI_Barrier, its 1st collective on MPI_COMM_WORLD, )"
+      R"(when the recording ended; hang rank 1\[\d+\] had not come to it)");
+  EXPECT_TRUE(std::regex_search(check.out, stuck)) << check.out;
+  expectCausalStory();
+}
+
 // A wildcard race: rank 0 takes the others' numbers from any source, in
 // the order they come. Each of its receives but the last could have got
 // another rank's message: the finding says so, naming the other rank.

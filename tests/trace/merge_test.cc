@@ -1614,6 +1614,58 @@ TEST(Merge, MpiRanksCallingDifferentCollectivesAreAFinding) {
   EXPECT_EQ(findingOf(*agree.load(), Finding::Kind::MpiMismatch), nullptr);
 }
 
+// A rank killed while it waited in a collective: still in it when the
+// recording ended (its thread's slot says which), which another rank had
+// left, or had not come to. Its place counts as a collective called, so
+// that the ranks' sequences are compared as far as they went.
+TEST(Merge, MpiRankStillInACollectiveOthersLeftOrNeverCameToIsAFinding) {
+  const int32_t barrier = static_cast<int32_t>(trace::mpiCollectiveCode("MPI_Barrier"));
+  const int32_t bcast = static_cast<int32_t>(trace::mpiCollectiveCode("MPI_Bcast"));
+  FakeRecording absent;
+  absent.process("m", 100)
+      .mpiCommunicator(1, "job/w", 0, 2)
+      .mpiCollective(1, "MPI_Bcast", 0, 10, 11)
+      .blockedIn(log::Kind::MpiCollective, 1, barrier);
+  absent.process("m", 101)
+      .mpiCommunicator(1, "job/w", 1, 2)
+      .mpiCollective(1, "MPI_Bcast", 0, 10, 12)
+      .blockedIn(log::Kind::MpiRecv, 1, -1);
+  auto t = absent.load();
+  expectConsistent(*t);
+  const Finding* f = findingOf(*t, Finding::Kind::MpiStuck);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(trace::describe(*t, *f),
+            "m[100] was still in MPI_Barrier, its 2nd collective on MPI_COMM_WORLD, when the recording ended; m[101] "
+            "had not come to it (it was in no collective there)");
+  const Finding* g = findingOf(*t, Finding::Kind::MpiMismatch);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(trace::describe(*t, *g),
+            "m[101] calls 1 collective on MPI_COMM_WORLD and no 2nd, where m[100] calls MPI_Barrier: a rank waiting "
+            "there waits for it");
+  const Finding* n = findingOf(*t, Finding::Kind::NeverEnded);
+  ASSERT_NE(n, nullptr);
+  EXPECT_NE(trace::describe(*t, *n).find("blocked in MPI_Barrier on MPI_COMM_WORLD"), std::string::npos);
+
+  FakeRecording left;
+  left.process("m", 110).mpiCommunicator(1, "job/w", 0, 2).blockedIn(log::Kind::MpiCollective, 1, bcast);
+  left.process("m", 111).mpiCommunicator(1, "job/w", 1, 2).mpiCollective(1, "MPI_Bcast", 1, 10, 11).exit(0, 20);
+  auto u = left.load();
+  const Finding* h = findingOf(*u, Finding::Kind::MpiStuck);
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(trace::describe(*u, *h),
+            "m[110] was still in MPI_Bcast, its 1st collective on MPI_COMM_WORLD, when the recording ended; m[111] had "
+            "left it");
+  EXPECT_EQ(findingOf(*u, Finding::Kind::MpiMismatch), nullptr) << "the same collective, not yet left";
+
+  // Both waiting in it: neither is named (the one they wait for is not a rank there).
+  FakeRecording both;
+  for (int32_t pid : {120, 121})
+    both.process("m", pid).mpiCommunicator(1, "job/w", pid - 120, 2).blockedIn(log::Kind::MpiCollective, 1, barrier);
+  auto v = both.load();
+  EXPECT_EQ(findingOf(*v, Finding::Kind::MpiStuck), nullptr);
+  EXPECT_EQ(findingOf(*v, Finding::Kind::MpiMismatch), nullptr);
+}
+
 // A receive from any source races when another rank's send, of a tag it
 // takes and not got by an earlier receive, does not follow it: either
 // message could have come first. Named once per receiving rank, with the
