@@ -205,6 +205,20 @@ bool channelGapExplained(const Trace& t, uint32_t channel, uint32_t p) {
   return false;
 }
 
+// Whether what process p began using after its event `after_counter`
+// began inside its MPI_Init: the MPI library's own (its shared-memory
+// transport), whose messages radar records as MPI calls.
+bool inMpiInit(const Trace& t, const Process& p, uint64_t after_counter) {
+  if (p.mpi_rank < 0 || after_counter == 0) return false;
+  for (uint32_t e : t.counter_events[p.index]) {
+    const Event& init = t.events[e];
+    if (init.eventKind() != Kind::MpiInit) continue;
+    const uint32_t before = t.positionOfCounter(p.index, after_counter);
+    return init.counter > after_counter && before != kNone && t.events[before].entry_ns >= init.entry_ns;
+  }
+  return false;
+}
+
 std::vector<UnseenLine> unseenLines(const Trace& t) {
   std::vector<UnseenLine> out;
   for (const Process& p : t.processes)
@@ -219,6 +233,8 @@ std::vector<UnseenLine> unseenLines(const Trace& t) {
       line.text = t.label(p.index) + " " + log::unseenDoes(u.what) + (u.detail.empty() ? "" : " (" + u.detail + ")") +
                   ": " + log::unseenConsequence(u.what);
       if (log::unseenMovesChannelBytes(u.what)) line.text += "; bytes missing on its channels are no finding";
+      if (u.what == log::Unseen::SharedMemory && inMpiInit(t, p, u.after_counter))
+        line.text += "; mapped in MPI_Init: the MPI library's transport, whose messages are recorded as MPI calls";
       out.push_back(std::move(line));
     }
   return out;

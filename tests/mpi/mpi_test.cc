@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "real_check.h"
@@ -219,6 +220,19 @@ TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
   for (const char* told : {"starts MPI as rank", "joins MPI_Allreduce on MPI_COMM_WORLD (4 bytes)", "finishes MPI"})
     EXPECT_EQ(count(mpi.out, told), 4u) << told << "\n" << mpi.out;
   EXPECT_NE(mpi.out.find("Process ring rank 3["), std::string::npos) << mpi.out;
+  // The shared memory each rank's MPI library maps in MPI_Init is said to
+  // be its transport (whose messages are recorded as MPI calls); mpirun's
+  // is not.
+  std::istringstream unseen(radar({"check", dir_}).out);
+  std::set<std::string> ranks_with_transport;
+  for (std::string line; std::getline(unseen, line);) {
+    if (!line.starts_with("not seen: ") || line.find("shared memory") == std::string::npos) continue;
+    const bool transport = line.find("mapped in MPI_Init: the MPI library's transport") != std::string::npos;
+    const bool of_a_rank = line.starts_with("not seen: ring rank ");
+    EXPECT_TRUE(of_a_rank || !transport) << line;
+    if (transport) ranks_with_transport.insert(line.substr(0, line.find('[')));
+  }
+  EXPECT_EQ(ranks_with_transport.size(), 4u);
   // A rank is not re-run alone yet: said plainly, never "as recorded".
   const size_t at = mpi.out.find("Process ring rank 2[");
   ASSERT_NE(at, std::string::npos);
