@@ -189,6 +189,16 @@ class Mpi : public ::testing::Test {
     std::printf("%zu receives matched to the sends their ranks printed\n", checked);
   }
 
+  // What the ranks printed, after checking the recording against it:
+  // sends, receives, and the story's causal order.
+  PrintedRun expectAsPrinted(const Result& recorded, const std::string& name) {
+    const PrintedRun printed = parsePrinted(recorded.out);
+    expectSendsAsPrinted(printed, name);
+    expectReceivesMatched(printed);
+    expectCausalStory();
+    return printed;
+  }
+
   void expectCausalStory() {
     const CausalCheck causal = checkCausalOrder(readStory(dir_));
     for (size_t i = 0; i < causal.violations.size() && i < 10; ++i) ADD_FAILURE() << causal.violations[i];
@@ -211,10 +221,7 @@ TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
     return lines;
   };
   EXPECT_EQ(sorted(recorded.out), sorted(bare.out));
-  const PrintedRun printed = parsePrinted(recorded.out);
-  expectSendsAsPrinted(printed, "ring");
-  expectReceivesMatched(printed);
-  expectCausalStory();
+  expectAsPrinted(recorded, "ring");
   // Ranks are named by their rank; the collective is told once per rank.
   const Result mpi = radar({"events", "-k", "mpi", dir_});
   for (const char* told : {"starts MPI as rank", "joins MPI_Allreduce on MPI_COMM_WORLD (4 bytes)", "finishes MPI"})
@@ -245,20 +252,14 @@ TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
 TEST_F(Mpi, MasterTakesAnswersFromAnySourceInTheOrderTheyCame) {
   const Result recorded = recordJob(4, "master_worker", "12");
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-  const PrintedRun printed = parsePrinted(recorded.out);
-  ASSERT_EQ(printed.receives.at(0).size(), 12u) << recorded.out;
-  expectSendsAsPrinted(printed, "master_worker");
-  expectReceivesMatched(printed);
-  expectCausalStory();
+  const PrintedRun printed = expectAsPrinted(recorded, "master_worker");
+  EXPECT_EQ(printed.receives.at(0).size(), 12u) << recorded.out;
 }
 
 TEST_F(Mpi, HaloExchangeWithIsendIrecvWaitallAndCollectives) {
   const Result recorded = recordJob(4, "halo", "4");
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-  const PrintedRun printed = parsePrinted(recorded.out);
-  expectSendsAsPrinted(printed, "halo");
-  expectReceivesMatched(printed);
-  expectCausalStory();
+  expectAsPrinted(recorded, "halo");
   // Each collective once per rank, on the communicator it ran on; the
   // split's two halves are two communicators.
   const Result mpi = radar({"events", "-k", "mpi", dir_});
@@ -318,11 +319,8 @@ TEST_F(Mpi, RankKilledInACollectiveAnotherNeverCameToIsFound) {
 TEST_F(Mpi, ReceivesFromAnySourceThatCouldHaveGotAnotherMessageAreARace) {
   const Result recorded = recordJob(4, "wildcard_race");
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-  const PrintedRun printed = parsePrinted(recorded.out);
+  const PrintedRun printed = expectAsPrinted(recorded, "wildcard_race");
   ASSERT_EQ(printed.receives.at(0).size(), 3u) << recorded.out;
-  expectSendsAsPrinted(printed, "wildcard_race");
-  expectReceivesMatched(printed);
-  expectCausalStory();
   const Result check = radar({"check", dir_});
   const std::regex race(
       R"(wildcard-race: 2 receives from any source by wildcard_race rank 0\[\d+\] on MPI_COMM_WORLD could have got )"
