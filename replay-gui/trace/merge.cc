@@ -340,6 +340,7 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   t->warnings.insert(t->warnings.end(), raw.warnings.begin(), raw.warnings.end());
   t->sent_bytes = std::move(raw.sent_bytes);
   addUnrecordedImages(*t, raw.recordings);
+  for (const Process& p : t->processes) t->several_hosts |= p.host != t->processes.front().host;
   groupRecordings(*t);
   findProblems(*t);
   step("findings");

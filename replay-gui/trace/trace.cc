@@ -54,7 +54,8 @@ std::string Trace::label(uint32_t process) const {
     q = processes[q].parent;
     shared = processes[q].pid == p.pid && processName(q) == name;
   }
-  return name + "[" + std::to_string(p.pid) + (shared ? "." + std::to_string(p.generation) : "") + "]";
+  return name + "[" + std::to_string(p.pid) + (shared ? "." + std::to_string(p.generation) : "") +
+         (several_hosts ? "@" + p.host : "") + "]";
 }
 
 std::string Process::recordedLabel() const { return recorded_name + "[" + std::to_string(pid) + "]"; }

@@ -354,7 +354,8 @@ class Trace {
                : processes[process].recorded_name;
   }
   // "name[pid]"; "name[pid.generation]" where another image of the same
-  // pid is shown with the same name (a program that exec'd itself).
+  // pid is shown with the same name (a program that exec'd itself);
+  // "name[pid@host]" where the trace has several hosts.
   std::string label(uint32_t process) const;
   const std::string& channelName(uint32_t channel) const {
     return channel < described.channels.size() && !described.channels[channel].empty()
@@ -397,6 +398,10 @@ class Trace {
   // unless there are two or more groups.
   std::vector<std::vector<std::string>> unrelated_groups;
   std::vector<std::string> boots;
+  // Processes of more than one host (by host name: containers and network
+  // namespaces on one machine are hosts of their own too): each label says
+  // its host.
+  bool several_hosts = false;
   std::vector<std::string> directories;
   // Network descriptions the recordings carry (radar run, radar record
   // --net): their text and the path they were read from.
