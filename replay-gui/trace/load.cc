@@ -566,17 +566,30 @@ bool admitLogs(std::vector<LogJob>& jobs, const std::vector<OpenedLog>& opened, 
   return true;
 }
 
-// One wall clock per machine. Processes of one boot share CLOCK_MONOTONIC,
-// but each read it beside CLOCK_REALTIME at its own start; one preempted
-// between the two reads got an offset too small by as long as it waited
-// (milliseconds on a loaded machine), which would misorder its calls
-// against the others'. The largest offset of a boot is the closest.
+// One wall clock per machine. Processes of one boot share CLOCK_MONOTONIC
+// (but for time namespaces, which move it by their offsets: seconds, as a
+// rule), and each read it beside CLOCK_REALTIME at its own start; one
+// preempted between the two reads got an offset too small by as long as
+// it waited (milliseconds on a loaded machine), which would misorder its
+// calls against the others'. The largest offset of those on one clock is
+// the closest; offsets further apart than any such wait are other clocks.
 void oneClockPerBoot(RawRecording& raw) {
-  std::vector<int64_t> boot_offset(raw.boots.size(), std::numeric_limits<int64_t>::min());
+  constexpr int64_t kLongestWaitNs = 500'000'000;
+  std::vector<std::pair<int64_t, uint32_t>> by_offset;  // of processes of a known boot
   for (const Process& p : raw.processes)
-    if (!raw.boots[p.boot].empty()) boot_offset[p.boot] = std::max(boot_offset[p.boot], p.realtime_offset);
-  for (Process& p : raw.processes)
-    if (!raw.boots[p.boot].empty()) p.realtime_offset = boot_offset[p.boot];
+    if (!raw.boots[p.boot].empty()) by_offset.push_back({p.realtime_offset, p.index});
+  std::sort(by_offset.begin(), by_offset.end(), [&](const auto& a, const auto& b) {
+    const uint32_t boot_a = raw.processes[a.second].boot, boot_b = raw.processes[b.second].boot;
+    return boot_a != boot_b ? boot_a < boot_b : a.first < b.first;
+  });
+  for (size_t begin = 0, end; begin < by_offset.size(); begin = end) {
+    const uint32_t boot = raw.processes[by_offset[begin].second].boot;
+    for (end = begin + 1; end < by_offset.size() && raw.processes[by_offset[end].second].boot == boot &&
+                          by_offset[end].first - by_offset[end - 1].first <= kLongestWaitNs;
+         ++end) {
+    }
+    for (size_t k = begin; k < end; ++k) raw.processes[by_offset[k].second].realtime_offset = by_offset[end - 1].first;
+  }
 }
 
 // Second pass, in parallel: the records. Big logs first, spread over the

@@ -142,10 +142,8 @@ void Merger::connectEdges(const std::vector<uint32_t>& accepts, const std::vecto
     for (uint32_t k : connects[mine.channel]) {
       const Event& connect = raw_.events[k];
       if (connect.endpoint == accept.endpoint || raw_.endpoints[connect.endpoint].ino == mine.ino) continue;
-      // The same machine's clock: the connect began before the accept returned.
-      if (raw_.processes[connect.process].boot == raw_.processes[accept.process].boot &&
-          connect.entry_ns > accept.returnNs())
-        continue;
+      // On one machine: the connect began before the accept returned.
+      if (beganAfterReturnOf(k, a)) continue;
       edges_.push_back(makeEdge(k, Edge::Why::Connect, a, 0));
     }
   }
@@ -169,7 +167,7 @@ void Merger::eofEdges(const std::vector<uint32_t>& eofs, const std::vector<std::
       const Event& close = raw_.events[c];
       if (close.process == ev.process || !writes(raw_.endpoints[close.endpoint])) continue;
       if (raw_.processes[close.process].boot != raw_.processes[ev.process].boot) continue;
-      if (close.entry_ns <= ev.returnNs()) edges_.push_back(makeEdge(c, Edge::Why::Eof, i, 0));
+      if (!beganAfterReturnOf(c, i)) edges_.push_back(makeEdge(c, Edge::Why::Eof, i, 0));
     }
     for (uint32_t e : t_.channels[reader.channel].endpoints) {
       const Endpoint& writer = raw_.endpoints[e];
@@ -177,7 +175,7 @@ void Merger::eofEdges(const std::vector<uint32_t>& eofs, const std::vector<std::
       const auto [b, end] = raw_.ranges[writer.process];
       if (b == end || raw_.processes[writer.process].boot != raw_.processes[ev.process].boot) continue;
       const Event& last = raw_.events[end - 1];
-      if (last.eventKind() == Kind::Exit && last.entry_ns <= ev.returnNs())
+      if (last.eventKind() == Kind::Exit && !beganAfterReturnOf(end - 1, i))
         edges_.push_back(makeEdge(end - 1, Edge::Why::Eof, i, 0));
     }
   }

@@ -238,6 +238,22 @@ class Merger {
     return (at_return ? e.returnNs() : e.entry_ns) + realtime_offset_[e.process];
   }
   uint32_t processOf(uint32_t i) const { return raw_.events[i].process; }
+  // Whether event i began after event j returned, by a clock both
+  // processes read: CLOCK_MONOTONIC on one machine, but the wall clock
+  // between time namespaces (whose offsets move the monotonic clock, not
+  // the wall clock: the processes' realtime offsets differ by them). False
+  // between machines, which share no clock.
+  bool beganAfterReturnOf(uint32_t i, uint32_t j) const {
+    const uint32_t p = processOf(i), q = processOf(j);
+    if (raw_.processes[p].boot != raw_.processes[q].boot) return false;
+    if (std::llabs(realtime_offset_[p] - realtime_offset_[q]) < kOneClockSlackNs)
+      return raw_.events[i].entry_ns > raw_.events[j].returnNs();
+    return wallOf(i, false) > wallOf(j, true);
+  }
+  // The loader gives processes on one monotonic clock one realtime offset
+  // (oneClockPerBoot); those of logs without a boot id differ by the waits
+  // between their two clock reads, milliseconds at most.
+  static constexpr int64_t kOneClockSlackNs = 10'000'000;
   // The same from the process ranges: no access to the event (a cache miss
   // each, for the millions of edges).
   // A table by blocks of events says where to start looking: ranges hold

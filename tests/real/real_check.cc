@@ -45,10 +45,10 @@ std::string text(const std::string& line, const char* field) {
   return out;
 }
 
-// The two ports of "tcp 127.0.0.1:A - 127.0.0.1:B", smaller first; {0,0}
-// for another channel.
+// The two ports of "tcp 127.0.0.1:A - 127.0.0.1:B" (or of other IPv4
+// addresses: hosts), smaller first; {0,0} for another channel.
 std::pair<int, int> tcpPorts(const std::string& channel) {
-  static const std::regex re(R"(^tcp 127\.0\.0\.1:(\d+) - 127\.0\.0\.1:(\d+)$)");
+  static const std::regex re(R"(^tcp [0-9.]+:(\d+) - [0-9.]+:(\d+)$)");
   std::smatch m;
   if (!std::regex_match(channel, m, re)) return {0, 0};
   const int a = std::stoi(m[1]), b = std::stoi(m[2]);
@@ -62,8 +62,12 @@ std::string describe(const StoryEvent& e) {
 
 }  // namespace
 
-std::vector<StoryEvent> readStory(const std::string& dir) {
-  Result r = radar({"events", "--json", dir});
+std::vector<StoryEvent> readStory(const std::string& dir) { return readStory(std::vector<std::string>{dir}); }
+
+std::vector<StoryEvent> readStory(const std::vector<std::string>& dirs) {
+  std::vector<std::string> args = {"events", "--json"};
+  args.insert(args.end(), dirs.begin(), dirs.end());
+  Result r = radar(args);
   std::vector<StoryEvent> story;
   std::istringstream lines(r.out);
   std::string line;

@@ -29,6 +29,8 @@ struct StoryEvent {
   bool to_group = false;  // kill: to a process group (`peer` names its leader)
 };
 std::vector<StoryEvent> readStory(const std::string& dir);
+// The story of recordings merged (radar events DIR...).
+std::vector<StoryEvent> readStory(const std::vector<std::string>& dirs);
 
 // Every relation the kernel imposes that the story can show, out of order:
 // a message received before it was sent, a child's event before the fork

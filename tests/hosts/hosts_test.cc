@@ -1,0 +1,129 @@
+// Programs spread over hosts: each host's processes recorded by `radar
+// record` on that host into a recording of its own, and the recordings
+// merged (`radar check A B`). The hosts are simulated on this machine:
+// network namespaces joined by a veth pair, with addresses that exist only
+// inside them (no route out), UTS namespaces for their host names, and for
+// the client's host a time namespace whose monotonic clock runs 5 s ahead.
+// Label `hosts`.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "real_check.h"
+#include "recorded.h"
+
+namespace radar::testing {
+namespace {
+
+// A server that answers each line with it in capitals, and a client that
+// sends three lines over one connection and prints the answers.
+const char kServer[] = R"py(import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.231.0.1", 7007))
+s.listen()
+c, _ = s.accept()
+for _ in range(3):
+    c.sendall(c.recv(100).upper())
+c.close()
+)py";
+
+const char kClient[] = R"py(import socket, sys
+for attempt in range(200):
+    try:
+        c = socket.create_connection(("10.231.0.1", 7007))
+        break
+    except ConnectionRefusedError:
+        import time; time.sleep(0.05)
+for word in ("alpha", "beta", "gamma"):
+    c.sendall(word.encode())
+    print(c.recv(100).decode())
+c.close()
+)py";
+
+class Hosts : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "making network namespaces needs root";
+    if (!have("ip") || !have("unshare") || !have("python3")) GTEST_SKIP() << "needs ip, unshare and python3";
+    const std::string id = std::to_string(::getpid() % 100000);
+    a_ = "radar-a-" + id;
+    b_ = "radar-b-" + id;
+    const Result made = shell(
+        "set -e; ip netns add " + a_ + "; ip netns add " + b_ + "; ip link add rva" + id + " type veth peer name rvb" +
+        id + "; ip link set rva" + id + " netns " + a_ + "; ip link set rvb" + id + " netns " + b_ + "; ip -n " + a_ +
+        " addr add 10.231.0.1/24 dev rva" + id + "; ip -n " + b_ + " addr add 10.231.0.2/24 dev rvb" + id + "; ip -n " +
+        a_ + " link set rva" + id + " up; ip -n " + b_ + " link set rvb" + id + " up 2>&1");
+    made_ = made.exit_code == 0;
+    if (!made_) GTEST_SKIP() << "the kernel refuses network namespaces here: " << made.out << made.err;
+    // A time namespace for the second host, if the kernel has them.
+    skewed_ = shell("unshare --time --monotonic 5 true").exit_code == 0;
+    work_ = testTempDir();
+  }
+  void TearDown() override {
+    if (made_) shell("ip netns del " + a_ + "; ip netns del " + b_);
+  }
+
+  // `command` run on a host: its network namespace, its host name, and
+  // (with `skew`) a monotonic clock 5 s ahead.
+  std::string on(const std::string& ns, const std::string& host, bool skew, const std::string& command) const {
+    const std::string clock = skew && skewed_ ? " --time --monotonic 5 --boottime 5" : "";
+    return "ip netns exec " + ns + " unshare --uts" + clock + " sh -c " +
+           shellQuote("hostname " + host + " && exec " + command);
+  }
+
+  std::string a_, b_, work_;
+  bool made_ = false, skewed_ = false;
+};
+
+TEST_F(Hosts, ClientAndServerOnTwoHostsMergeIntoOneStory) {
+  const std::string server = work_ + "/server.py", client = work_ + "/client.py";
+  std::ofstream(server) << kServer;
+  std::ofstream(client) << kClient;
+  const std::string ra = work_ + "/host-a", rb = work_ + "/host-b";
+  const std::string record = shellQuote(radarPath()) + " record -o ";
+  const Result run =
+      shell(on(a_, "host-a", false, record + shellQuote(ra) + " -- /usr/bin/python3 " + server) + " & " +
+            on(b_, "host-b", true, record + shellQuote(rb) + " -- /usr/bin/python3 " + client) + "; wait");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "ALPHA\nBETA\nGAMMA\n");
+
+  // Every byte matched across the hosts, nothing found.
+  const Result check = radar({"check", ra, rb});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find("bytes sent 28, received 28: 28 matched to their sends"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("no findings"), std::string::npos) << check.out;
+  // Each process is named with its host.
+  const Result events = radar({"events", ra, rb});
+  EXPECT_EQ(std::regex_search(events.out, std::regex(R"(server\.py\[\d+@host-a\] accepts a connection)")), true)
+      << events.out;
+  EXPECT_EQ(std::regex_search(events.out, std::regex(R"(client\.py\[\d+@host-b\] connects tcp 10\.231\.0\.1:7007)")),
+            true)
+      << events.out;
+
+  // The kernel's order holds whatever the clocks say: the connect before
+  // the accept returned, each send before its receive.
+  const auto story = readStory(std::vector<std::string>{ra, rb});
+  const CausalCheck causal = checkCausalOrder(story);
+  for (size_t i = 0; i < causal.violations.size() && i < 10; ++i) ADD_FAILURE() << causal.violations[i];
+  EXPECT_EQ(causal.checked.count("connect -> accept") ? causal.checked.at("connect -> accept") : 0, 1);
+  EXPECT_GE(causal.checked.count("send -> receive") ? causal.checked.at("send -> receive") : 0, 6);
+  // And the wall clock lines the hosts up although their monotonic clocks
+  // are 5 s apart: the successful connect falls within the accept's wait.
+  const Result json = radar({"events", "--json", ra, rb});
+  const std::regex accept(R"("kind":"accept","time_ns":(\d+),"duration_ns":(\d+))");
+  const std::regex connect(R"("kind":"connect","time_ns":(\d+),"duration_ns":\d+,"result":0,)");
+  std::smatch at, co;
+  ASSERT_TRUE(std::regex_search(json.out, at, accept)) << json.out;
+  ASSERT_TRUE(std::regex_search(json.out, co, connect)) << json.out;
+  const long long accept_ns = std::stoll(at[1]), waited_ns = std::stoll(at[2]), connect_ns = std::stoll(co[1]);
+  EXPECT_GE(connect_ns, accept_ns - 100'000'000);
+  EXPECT_LE(connect_ns, accept_ns + waited_ns + 100'000'000);
+  if (!skewed_) std::printf("no time namespace here: the hosts' clocks were not skewed\n");
+}
+
+}  // namespace
+}  // namespace radar::testing
