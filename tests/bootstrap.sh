@@ -21,6 +21,7 @@ radar_packages=(
   tshark libsqlite3-dev sqlite3
   liburing-dev
   libopenmpi-dev openmpi-bin
+  iproute2
 )
 # The real programs the `real` tests record (tests/real); without them
 # those tests skip, saying what is missing.
