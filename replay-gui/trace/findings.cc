@@ -135,7 +135,9 @@ void findMpiStuck(Trace& t, const std::vector<std::vector<Joined>>& by_endpoint)
       if (other == ep) continue;
       const std::vector<Joined>& theirs = by_endpoint[other];
       if (theirs.size() > n && theirs[n].event != kNone && left == kNone) left = other;
-      if (theirs.size() <= n && absent == kNone) absent = other;
+      // (One itself still in an earlier collective is in one there.)
+      const bool waiting = !theirs.empty() && theirs.back().event == kNone;
+      if (theirs.size() <= n && !waiting && absent == kNone) absent = other;
     }
     const uint32_t culprit = left != kNone ? left : absent;
     if (culprit == kNone) continue;  // all of them wait there

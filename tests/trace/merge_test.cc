@@ -1657,6 +1657,24 @@ TEST(Merge, MpiRankStillInACollectiveOthersLeftOrNeverCameToIsAFinding) {
             "left it");
   EXPECT_EQ(findingOf(*u, Finding::Kind::MpiMismatch), nullptr) << "the same collective, not yet left";
 
+  // One waiting in its 2nd, another still in its 1st (which the first
+  // left): only the second is named, and as one the other had left.
+  FakeRecording behind;
+  behind.process("m", 130)
+      .mpiCommunicator(1, "job/w", 0, 2)
+      .mpiCollective(1, "MPI_Bcast", 0, 10, 11)
+      .blockedIn(log::Kind::MpiCollective, 1, barrier);
+  behind.process("m", 131).mpiCommunicator(1, "job/w", 1, 2).blockedIn(log::Kind::MpiCollective, 1, bcast);
+  auto w = behind.load();
+  const Finding* k = findingOf(*w, Finding::Kind::MpiStuck);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(trace::describe(*w, *k),
+            "m[131] was still in MPI_Bcast, its 1st collective on MPI_COMM_WORLD, when the recording ended; m[130] had "
+            "left it");
+  EXPECT_EQ(std::count_if(w->findings.begin(), w->findings.end(),
+                          [](const Finding& each) { return each.kind == Finding::Kind::MpiStuck; }),
+            1);
+
   // Both waiting in it: neither is named (the one they wait for is not a rank there).
   FakeRecording both;
   for (int32_t pid : {120, 121})
