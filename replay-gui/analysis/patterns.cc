@@ -189,7 +189,15 @@ class Finder {
   }
 
   Patterns run() {
-    for (uint32_t p = 0; p < t_.processes.size(); ++p) findIn(p);
+    // A process may show a few repetitions of what its namesakes, looked
+    // at later, show beyond chance: then every process is looked at again
+    // knowing all of its name's units, so the answer is not the order's.
+    if (!findInAll()) {
+      found_.clear();
+      pattern_ids_.clear();
+      symbols_considered_ = 0;
+      findInAll();
+    }
     Patterns out;
     out.symbols = symbols_considered_;
     for (Found& f : found_) {
@@ -211,6 +219,19 @@ class Finder {
   }
 
  private:
+  // Looks at every process; false when a unit became known for a name
+  // after a process of that name was looked at.
+  bool findInAll() {
+    std::vector<size_t> known_then(t_.processes.size());
+    for (uint32_t p = 0; p < t_.processes.size(); ++p) {
+      findIn(p);
+      known_then[p] = known_units_[t_.processName(p)].size();
+    }
+    for (uint32_t p = 0; p < t_.processes.size(); ++p)
+      if (known_units_[t_.processName(p)].size() > known_then[p]) return false;
+    return true;
+  }
+
   struct Found {
     Pattern pattern;
     std::vector<uint32_t> unit;  // symbols
@@ -528,10 +549,11 @@ class Finder {
         }
       }
     }
+    std::set<std::vector<uint32_t>>& known = known_units_[name];
+    known.insert(patterns.begin(), patterns.end());
     for (const Stretch& st : stretches) {
-      const std::vector<uint32_t> unit = canonical(st.unit());
-      if (!patterns.count(unit) && !pattern_ids_.count(std::make_pair(name, unit))) continue;
-      Found& f = foundFor(process, unit, st.unit(), st.chance);
+      if (!known.count(canonical(st.unit()))) continue;
+      Found& f = foundFor(process, canonical(st.unit()), st.unit(), st.chance);
       addOccurrence(f, process, *st.tokens, st.i, st.p, st.reps);
       for (size_t k = st.i; k < st.i + st.reps * st.p; ++k) cover(st.tokens, k);
     }
@@ -717,6 +739,8 @@ class Finder {
   std::vector<Symbol> symbols_;
   std::unordered_map<Symbol, uint32_t, SymbolHash> symbol_ids_;
   std::map<std::pair<std::string, std::vector<uint32_t>>, uint32_t> pattern_ids_;
+  // By process name: the units beyond chance in one of its processes.
+  std::unordered_map<std::string, std::set<std::vector<uint32_t>>> known_units_;
   std::vector<Found> found_;
   uint64_t symbols_considered_ = 0;
   std::vector<double> frequency_;  // by symbol, in the process being scanned

@@ -122,6 +122,44 @@ TEST(Patterns, SendsThatQueueAreABurst) {
   }
 }
 
+// Two workers of one name: the first looked at answers three requests
+// (too few to be beyond chance alone), the second forty. The first's three
+// are the same pattern, whichever process is looked at first.
+TEST(Patterns, AFewRepetitionsOfANamesakesPatternAreCountedInAnyOrder) {
+  for (const int alone : {0, 1}) {
+    FakeRecording rec;
+    FakeProcess& boss = rec.process("boss", 1).pipeEnd(1, 11, true).pipeEnd(2, 12, false);
+    FakeProcess& few = rec.process("worker", 2).pipeEnd(1, 11, false).pipeEnd(2, 12, true);
+    const int reps = 3;
+    for (int k = 0; k < reps; ++k) {
+      boss.send(1, "q", 10 + 10 * k, 11 + 10 * k).receive(2, "a", 14 + 10 * k, 15 + 10 * k);
+      few.receive(1, "q", 11 + 10 * k, 12 + 10 * k).send(2, "a", 13 + 10 * k, 14 + 10 * k);
+    }
+    few.exit(0, 500);
+    if (!alone) {
+      boss.pipeEnd(3, 13, true).pipeEnd(4, 14, false);
+      FakeProcess& many = rec.process("worker", 3).pipeEnd(1, 13, false).pipeEnd(2, 14, true);
+      for (int k = 0; k < 40; ++k) {
+        boss.send(3, "q", 1000 + 10 * k, 1001 + 10 * k).receive(4, "a", 1004 + 10 * k, 1005 + 10 * k);
+        many.receive(1, "q", 1001 + 10 * k, 1002 + 10 * k).send(2, "a", 1003 + 10 * k, 1004 + 10 * k);
+      }
+      many.exit(0, 2000);
+    }
+    boss.exit(0, 2001);
+    auto t = rec.load();
+    const Patterns found = findPatterns(*t);
+    const Pattern* w = patternOf(*t, found, "worker");
+    if (alone) {
+      EXPECT_EQ(w, nullptr) << "three repetitions alone are chance: " << w->text();
+      continue;
+    }
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->text(), "receives from boss, sends to boss");
+    EXPECT_EQ(w->processes.size(), 2u);
+    EXPECT_EQ(w->repetitions, 43u);
+  }
+}
+
 // A call that fails again and again is a retry.
 TEST(Patterns, ACallFailingAgainAndAgainIsARetry) {
   FakeRecording rec;
