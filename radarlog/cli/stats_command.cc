@@ -1,5 +1,7 @@
 // `radar stats DIR...`: messages, bytes and time per process and channel.
 #include <cstdio>
+#include <limits>
+#include <string>
 
 #include "analysis/stats.h"
 #include "cli/cli.h"
@@ -14,6 +16,8 @@ const char kStatsHelp[] =
     "Per process: messages and bytes sent and received, time spent in sends, in\n"
     "receives and waiting in poll/select/epoll. Per channel: messages, bytes, and\n"
     "how long messages spent in it (from the send's return to the receive's).\n"
+    "Recordings of several machines: how far each machine's clock was moved to\n"
+    "line up with the first's, and the interval the messages between them allow.\n"
     "\n"
     "  --json            one JSON object, for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
@@ -22,6 +26,24 @@ const char kStatsHelp[] =
 
 namespace {
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+// Each machine's clock: its shift, the interval the messages allow (null:
+// unbounded that side), against which host.
+void printHostClocksJson(const trace::Trace& t) {
+  constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+  auto bound = [&](int64_t ns) {
+    return ns == kUnbounded || ns == -kUnbounded ? std::string("null") : std::to_string(ns);
+  };
+  for (size_t k = 0; k < t.host_clocks.size(); ++k) {
+    const auto& c = t.host_clocks[k];
+    std::printf(
+        "%s{\"host\":%s,\"aligned\":%s,\"shift_ns\":%lld,\"low_ns\":%s,\"high_ns\":%s,\"messages\":%llu,"
+        "\"against\":%s}",
+        k ? "," : "", jsonString(c.host).c_str(), c.aligned ? "true" : "false", static_cast<long long>(c.shift_ns),
+        bound(c.low_ns).c_str(), bound(c.high_ns).c_str(), static_cast<unsigned long long>(c.edges),
+        c.against == trace::kNone ? "null" : jsonString(t.host_clocks[c.against].host).c_str());
+  }
+}
 }  // namespace
 
 int runStats(int argc, char** argv) {
@@ -59,6 +81,8 @@ int runStats(int argc, char** argv) {
           static_cast<unsigned long long>(c.bytes), static_cast<unsigned long long>(c.matched), ms(c.queued_ns),
           ms(c.max_queued_ns));
     }
+    std::printf("],\"host_clocks\":[");
+    printHostClocksJson(t);
     std::printf("]}\n");
     return storyExitStatus(t, kExitOk);
   }
@@ -84,6 +108,11 @@ int runStats(int argc, char** argv) {
                 static_cast<unsigned long long>(c.messages), static_cast<unsigned long long>(c.bytes),
                 static_cast<unsigned long long>(c.matched), c.matched ? ms(c.queued_ns) / c.matched : 0.0,
                 ms(c.max_queued_ns));
+  }
+  if (!t.host_clocks.empty()) {
+    std::printf("\nhost clocks (each machine's wall times lined up with the first's):\n");
+    for (uint32_t c = 0; c < t.host_clocks.size(); ++c)
+      std::printf("  %s\n", terminalSafe(t.describeHostClock(c)).c_str());
   }
   return storyExitStatus(t, kExitOk);
 }

@@ -276,7 +276,22 @@ QDockWidget* MainWindow::buildFindingsDock() {
   no_findings->setMargin(8);
   findings_box->addWidget(no_findings);
   findings_box->setCurrentWidget(trace_->findings.empty() ? static_cast<QWidget*>(no_findings) : findings_view_);
-  findings_dock->setWidget(findings_box);
+  // How the recordings were put together (a host's clock not lined up
+  // with the others'): below the findings, for as long as the window is.
+  auto* findings_area = new QWidget(findings_dock);
+  auto* findings_layout = new QVBoxLayout(findings_area);
+  findings_layout->setContentsMargins(0, 0, 0, 0);
+  findings_layout->addWidget(findings_box, 1);
+  if (!trace_->warnings.empty()) {
+    QString text = tr("About the recording:");
+    for (const auto& w : trace_->warnings) text += QStringLiteral("\n• ") + QString::fromStdString(w);
+    auto* notes = new QLabel(text, findings_area);
+    notes->setObjectName(QStringLiteral("recording-notes"));
+    notes->setWordWrap(true);
+    notes->setMargin(8);
+    findings_layout->addWidget(notes);
+  }
+  findings_dock->setWidget(findings_area);
   addDockWidget(Qt::RightDockWidgetArea, findings_dock);
 
   return findings_dock;

@@ -504,7 +504,9 @@ QString Timeline::laneLabel(size_t lane) const {
   };
   add(l.process);
   for (const auto& e : execs_[l.process]) add(e.second);
-  name += QStringLiteral("[%1]").arg(t_.processes[l.process].pid);
+  const trace::Process& p = t_.processes[l.process];
+  name += t_.several_hosts ? QStringLiteral("[%1@%2]").arg(p.pid).arg(QString::fromStdString(p.host))
+                           : QStringLiteral("[%1]").arg(p.pid);
   const bool threaded = l.sub_lane || (lane + 1 < rows_.size() && rows_[lane + 1].sub_lane);
   if (l.sub_lane) return QStringLiteral("  ") + threadName(l.process, l.thread);
   if (threaded) return name + QLatin1Char(' ') + threadName(l.process, l.thread);

@@ -39,6 +39,7 @@ void Merger::run(StepTimer& step) {
   std::map<uint32_t, std::string>().swap(raw_.addresses);
   std::map<uint32_t, std::vector<uint32_t>>().swap(raw_.message_lengths);
   step("other edges");
+  alignHostClocks();
   linearize();
   step("linearize");
   t_.processes = std::move(raw_.processes);

@@ -228,6 +228,8 @@ class Merger {
   void connectEdges(const std::vector<uint32_t>& accepts, const std::vector<std::vector<uint32_t>>& connects);
   void eofEdges(const std::vector<uint32_t>& eofs, const std::vector<std::vector<uint32_t>>& closes);
   uint32_t signalSource(uint32_t signal, const std::vector<uint32_t>& images) const;
+  void alignHostClocks();
+  void shiftClocks();
   void linearize();
   void noteContradictions(const std::vector<uint32_t>& contradicted, const BigArray<uint32_t>& position,
                           const BigArray<Edge>& edges, const std::vector<uint32_t>& late);

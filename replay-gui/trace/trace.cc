@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 
@@ -38,6 +39,35 @@ void faultIn(void* p, size_t bytes) {
   const uintptr_t from = reinterpret_cast<uintptr_t>(p);
   const uintptr_t first = (from + kPage - 1) & ~(kPage - 1), last = (from + bytes) & ~(kPage - 1);
   if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+}
+
+namespace {
+std::string seconds(int64_t ns) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%+.6f s", static_cast<double>(ns) / 1e9);
+  return text;
+}
+}  // namespace
+
+std::string Trace::describeHostClock(uint32_t boot) const {
+  const HostClock& c = host_clocks.at(boot);
+  const std::string whose = c.host + "'s clock: ";
+  if (c.against == kNone)
+    return whose + (c.aligned ? "the one the others are lined up with"
+                              : "not lined up with the others': no message joins its processes to another host's, "
+                                "so its times are as it read them");
+  constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+  const std::string allowed = c.low_ns == -kUnbounded   ? "at most " + seconds(c.high_ns)
+                              : c.high_ns == kUnbounded ? "at least " + seconds(c.low_ns)
+                                                        : seconds(c.low_ns) + " to " + seconds(c.high_ns);
+  const std::string why = " (the " + std::to_string(c.edges) + " message" + (c.edges == 1 ? "" : "s") +
+                          " between them allow" + (c.edges == 1 ? "s " : " ") + allowed +
+                          (c.low_ns > c.high_ns ? ": they disagree" : "") + ")";
+  const std::string& other = host_clocks[c.against].host;
+  return whose +
+         (c.shift_ns ? "moved by " + seconds(c.shift_ns) + " to line up with " + other + "'s"
+                     : "agrees with " + other + "'s as read") +
+         why;
 }
 
 std::string Trace::label(uint32_t process) const {

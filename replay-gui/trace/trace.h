@@ -398,6 +398,23 @@ class Trace {
   // unless there are two or more groups.
   std::vector<std::vector<std::string>> unrelated_groups;
   std::vector<std::string> boots;
+  // Each machine's wall clock (one a boot) when the story spans machines:
+  // how far its times were moved to line up with the first machine's, and
+  // what the messages between them allow (each one received after it was
+  // sent bounds the move from one side: an interval, as NTP's).
+  struct HostClock {
+    std::string host;
+    int64_t shift_ns = 0;
+    int64_t low_ns = -std::numeric_limits<int64_t>::max();  // ±max: unbounded that side
+    int64_t high_ns = std::numeric_limits<int64_t>::max();
+    uint64_t edges = 0;        // causal edges between it and `against`
+    uint32_t against = kNone;  // the clock it was aligned with (kNone: the first, or none)
+    bool aligned = false;      // false: nothing joins it to the first clock; its times are as it read them
+  };
+  std::vector<HostClock> host_clocks;  // by boot; empty for one machine
+  // "b's clock: moved by -3.000000 s to line up with a's (the 2 messages
+  // between them allow -3.000060 s to -2.999940 s)"
+  std::string describeHostClock(uint32_t boot) const;
   // Processes of more than one host (by host name: containers and network
   // namespaces on one machine are hosts of their own too): each label says
   // its host.

@@ -806,6 +806,33 @@ TEST_F(Window, ALongNarrativeDoesNotMoveTheViews) {
   }
 }
 
+// Three machines, the third joined to the others by no message: below the
+// findings, the window says its clock is not lined up with theirs; each
+// lane names its process's host.
+TEST_F(Window, AHostWhoseClockIsNotLinedUpIsSaidBelowTheFindings) {
+  EXPECT_FALSE(window->findChild<QLabel*>(QStringLiteral("recording-notes")));
+  FakeRecording rec;
+  const std::string a = radar::testing::inet4("10.0.0.1", 80), b = radar::testing::inet4("10.0.0.2", 5000);
+  rec.process("server", 1).onHost("a", "boot-a", 0).tcpEnd(1, 11, a, b).receive(1, "q", 50, 60).exit(0, 70);
+  rec.process("client", 2).onHost("b", "boot-b", 0).tcpEnd(1, 12, b, a).send(1, "q", 0, 1).exit(0, 80);
+  rec.process("idle", 3).onHost("c", "boot-c", 0).user("tick", 10).exit(0, 90);
+  MainWindow with(rec.load());
+  with.setInteractive(false);
+  with.setAttribute(Qt::WA_DontShowOnScreen);
+  with.resize(1100, 760);
+  with.show();
+  QApplication::processEvents();
+  auto* notes = with.findChild<QLabel*>(QStringLiteral("recording-notes"));
+  ASSERT_TRUE(notes);
+  EXPECT_TRUE(notes->isVisible());
+  EXPECT_TRUE(notes->text().contains(QStringLiteral("c's clock: not lined up with the others'")))
+      << notes->text().toStdString();
+  SpaceTimeView view(with.trace());
+  std::set<QString> lanes;
+  for (size_t lane = 0; lane < view.timeline().lanes().size(); ++lane) lanes.insert(view.timeline().laneLabel(lane));
+  EXPECT_EQ(lanes, (std::set<QString>{"server[1@a]", "client[2@b]", "idle[3@c]"}));
+}
+
 // No findings: the pane says so; findings: wrapped whole in their rows.
 TEST_F(Window, AnEmptyFindingsPaneSaysNoProblemsWereFound) {
   ASSERT_TRUE(window->trace().findings.empty());

@@ -67,12 +67,18 @@ class Hosts : public ::testing::Test {
     if (made_) shell("ip netns del " + a_ + "; ip netns del " + b_);
   }
 
-  // `command` run on a host: its network namespace, its host name, and
-  // (with `skew`) a monotonic clock 5 s ahead.
+  // `command` run on a host: its network namespace, its host name, a boot
+  // id of its own (what tells radar two machines apart: their logs share no
+  // clock and no kernel object), and (with `skew`) a monotonic clock 5 s
+  // ahead.
   std::string on(const std::string& ns, const std::string& host, bool skew, const std::string& command) const {
     const std::string clock = skew && skewed_ ? " --time --monotonic 5 --boottime 5" : "";
-    return "ip netns exec " + ns + " unshare --uts" + clock + " sh -c " +
-           shellQuote("hostname " + host + " && exec " + command);
+    const std::string boot = work_ + "/boot-id-" + host;
+    std::ofstream(boot) << "00000000-0000-4000-8000-" << std::string(12 - std::min<size_t>(12, host.size()), '0')
+                        << host.substr(0, 12) << "\n";
+    return "ip netns exec " + ns + " unshare --uts --mount" + clock + " sh -c " +
+           shellQuote("mount --bind " + shellQuote(boot) + " /proc/sys/kernel/random/boot_id && hostname " + host +
+                      " && exec " + command);
   }
 
   std::string a_, b_, work_;
@@ -122,6 +128,22 @@ TEST_F(Hosts, ClientAndServerOnTwoHostsMergeIntoOneStory) {
   const long long accept_ns = std::stoll(at[1]), waited_ns = std::stoll(at[2]), connect_ns = std::stoll(co[1]);
   EXPECT_GE(connect_ns, accept_ns - 100'000'000);
   EXPECT_LE(connect_ns, accept_ns + waited_ns + 100'000'000);
+  // Two machines, two clocks: the messages both ways bound host-b's
+  // against host-a's to an interval that holds the truth (their wall
+  // clocks are this machine's one clock, whatever the monotonic skew), so
+  // its times are left as read.
+  const Result stats = radar({"stats", "--json", ra, rb});
+  const std::regex clock(
+      R"re(\{"host":"host-b","aligned":true,"shift_ns":(-?\d+),"low_ns":(-?\d+),"high_ns":(-?\d+),"messages":(\d+),"against":"host-a"\})re");
+  std::smatch c;
+  ASSERT_TRUE(std::regex_search(stats.out, c, clock)) << stats.out;
+  EXPECT_EQ(std::stoll(c[1]), 0) << stats.out;
+  EXPECT_LE(std::stoll(c[2]), 0) << stats.out;
+  EXPECT_GE(std::stoll(c[3]), 0) << stats.out;
+  EXPECT_LT(std::stoll(c[3]) - std::stoll(c[2]), 100'000'000) << stats.out;
+  EXPECT_GE(std::stoi(c[4]), 6) << stats.out;
+  const Result text = radar({"stats", ra, rb});
+  EXPECT_NE(text.out.find("host-b's clock: agrees with host-a's as read (the "), std::string::npos) << text.out;
   if (!skewed_) std::printf("no time namespace here: the hosts' clocks were not skewed\n");
 }
 

@@ -48,6 +48,15 @@ FakeProcess& FakeProcess::socketEnd(uint32_t index, uint64_t ino, uint64_t peer_
   return *this;
 }
 
+FakeProcess& FakeProcess::tcpEnd(uint32_t index, uint64_t ino, const std::string& local, const std::string& peer) {
+  socketEnd(index, ino, 0, log::ChannelType::Tcp);
+  items_.back().address = local;
+  items_.back().peer_address = peer;
+  items_.back().info.domain = AF_INET;
+  items_.back().info.socket_type = SOCK_STREAM;
+  return *this;
+}
+
 FakeProcess& FakeProcess::terminal(uint32_t index) {
   Item it{log::Kind::Channel};
   it.annotation = true;
@@ -354,8 +363,8 @@ std::string FakeRecording::write() {
     log::HeaderFields h;
     h.recording_id = id_;
     h.log_id = p->log_id_;
-    h.host_name = "test";
-    h.boot_id = "boot";
+    h.host_name = p->host_.c_str();
+    h.boot_id = p->boot_.c_str();
     h.pid = p->pid_;
     h.ppid = 1;
     h.origin = p->origin_;
@@ -363,7 +372,7 @@ std::string FakeRecording::write() {
     h.parent_counter = p->parent_counter_;
     h.executable = exe.c_str();
     h.argv = argv;
-    h.realtime_ns = 1'700'000'000'000'000'000 - p->clock_lag_;
+    h.realtime_ns = 1'700'000'000'000'000'000 - p->clock_lag_ + p->clock_ahead_;
     h.monotonic_ns = 0;
     log::LogWriter w;
     log::WriterOptions options;
@@ -379,6 +388,10 @@ std::string FakeRecording::write() {
         if (!it.address.empty()) {
           info.local_address = it.address.data();
           info.local_address_len = it.address.size();
+        }
+        if (!it.peer_address.empty()) {
+          info.peer_address = it.peer_address.data();
+          info.peer_address_len = it.peer_address.size();
         }
         e.channel_info = &info;
         w.append(e);

@@ -24,6 +24,8 @@ class FakeProcess {
   FakeProcess& socketEnd(uint32_t index, uint64_t ino, uint64_t peer_ino,
                          log::ChannelType type = log::ChannelType::UnixStream);
   FakeProcess& terminal(uint32_t index);
+  // A TCP connection's end, by its addresses (sockaddr bytes, inet4()).
+  FakeProcess& tcpEnd(uint32_t index, uint64_t ino, const std::string& local, const std::string& peer);
   // A UDP socket bound to `local` (a sockaddr's bytes; port 0: bound by the
   // kernel at its first send, as recorded then).
   FakeProcess& udpEnd(uint32_t index, uint64_t ino, const std::string& local);
@@ -88,6 +90,14 @@ class FakeProcess {
     clock_lag_ = ns;
     return *this;
   }
+  // Another machine: its host name, boot id, and a wall clock `ahead_ns`
+  // ahead of the first machine's.
+  FakeProcess& onHost(const std::string& host, const std::string& boot, int64_t ahead_ns) {
+    host_ = host;
+    boot_ = boot;
+    clock_ahead_ = ahead_ns;
+    return *this;
+  }
   uint64_t counter() const { return counter_; }  // events so far
   uint64_t logId() const { return log_id_; }
 
@@ -109,7 +119,8 @@ class FakeProcess {
     uint64_t omitted = 0;  // a send's bytes left out of the log
     log::ChannelFields info;
     std::string name;
-    std::string address;        // a datagram's, or a UDP socket's local one
+    std::string address;        // a datagram's, or a socket's local one
+    std::string peer_address;   // a TCP end's
     std::vector<int32_t> ints;  // an MPI event's fds
   };
   std::string name_;
@@ -120,6 +131,8 @@ class FakeProcess {
   std::vector<Item> items_;
   uint64_t counter_ = 0;
   int64_t clock_lag_ = 0;
+  std::string host_ = "test", boot_ = "boot";
+  int64_t clock_ahead_ = 0;
   std::vector<log::ThreadSlot> blocked_;
 };
 

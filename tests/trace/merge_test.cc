@@ -670,6 +670,78 @@ TEST(Merge, OneWallClockPerMachine) {
   EXPECT_EQ(first->from, at(*t, 1, 1));
 }
 
+// Machines do not share a clock. A client on host b, whose wall clock is
+// 3 s ahead of host a's, asks a server on host a over TCP and gets its
+// answer: the messages both ways bound b's clock against a's to 3 s ± 60 µs
+// behind, and b's times are moved by the middle of that; with messages one
+// way only (`answered` false), by the least that puts every receive after
+// its send. A third host that exchanged nothing is not aligned.
+TEST(Merge, HostClocksAreAlignedByTheMessagesBetweenThem) {
+  constexpr int64_t kAhead = 3'000'000'000, kUs = 1000;
+  for (const bool answered : {true, false}) {
+    FakeRecording rec;
+    const std::string a = inet4("10.0.0.1", 80), b = inet4("10.0.0.2", 5000);
+    FakeProcess& server = rec.process("server", 1).onHost("a", "boot-a", 0).tcpEnd(1, 11, a, b);
+    FakeProcess& client = rec.process("client", 2).onHost("b", "boot-b", kAhead).tcpEnd(1, 12, b, a);
+    rec.process("idle", 3).onHost("c", "boot-c", 7 * kAhead).user("tick", 10 * kUs);
+    client.send(1, "q", 0, kUs);
+    server.receive(1, "q", 50 * kUs, 60 * kUs);
+    if (answered) {
+      server.send(1, "a", 100 * kUs, 101 * kUs);
+      client.receive(1, "a", 150 * kUs, 160 * kUs);
+    }
+    auto t = rec.load();
+    expectConsistent(*t);
+    ASSERT_EQ(t->host_clocks.size(), 3u);
+    const auto& hb = t->host_clocks[t->processes[processOfPid(*t, 2)].boot];
+    const auto& hc = t->host_clocks[t->processes[processOfPid(*t, 3)].boot];
+    EXPECT_EQ(hb.host, "b");
+    EXPECT_TRUE(hb.aligned);
+    EXPECT_EQ(hb.against, t->processes[processOfPid(*t, 1)].boot);
+    EXPECT_EQ(hb.high_ns, -kAhead + 60 * kUs);
+    if (answered) {
+      EXPECT_EQ(hb.low_ns, -kAhead - 60 * kUs);
+      EXPECT_EQ(hb.shift_ns, -kAhead);
+      EXPECT_EQ(hb.edges, 2u);
+    } else {
+      EXPECT_EQ(hb.low_ns, -std::numeric_limits<int64_t>::max());
+      EXPECT_EQ(hb.shift_ns, -kAhead + 60 * kUs);
+    }
+    EXPECT_FALSE(hc.aligned);
+    EXPECT_EQ(hc.shift_ns, 0);
+    const uint32_t boot_b = t->processes[processOfPid(*t, 2)].boot;
+    EXPECT_EQ(t->describeHostClock(boot_b),
+              answered ? "b's clock: moved by -3.000000 s to line up with a's (the 2 messages between them allow "
+                         "-3.000060 s to -2.999940 s)"
+                       : "b's clock: moved by -2.999940 s to line up with a's (the 1 message between them allows at "
+                         "most -2.999940 s)");
+    EXPECT_EQ(t->warnings, std::vector<std::string>{t->describeHostClock(t->processes[processOfPid(*t, 3)].boot)});
+    EXPECT_NE(t->warnings.front().find("c's clock: not lined up with the others'"), std::string::npos);
+    // Every receive after its send, in wall time.
+    for (const Edge& e : t->edges) EXPECT_LE(t->wallTime(e.from), t->wallReturnTime(e.to));
+    EXPECT_EQ(t->wallTime(at(*t, 2, 1)) - t->wallTime(at(*t, 1, 1)), answered ? -50 * kUs : 10 * kUs);
+  }
+}
+
+// Machines kept in time (by NTP, say): every message agrees with the
+// clocks as read, and they are left as read.
+TEST(Merge, HostClocksThatAgreeWithTheMessagesAreLeftAsRead) {
+  FakeRecording rec;
+  const std::string a = inet4("10.0.0.1", 80), b = inet4("10.0.0.2", 5000);
+  FakeProcess& server = rec.process("server", 1).onHost("a", "boot-a", 0).tcpEnd(1, 11, a, b);
+  FakeProcess& client = rec.process("client", 2).onHost("b", "boot-b", 20'000).tcpEnd(1, 12, b, a);
+  client.send(1, "q", 0, 1000);
+  server.receive(1, "q", 50'000, 60'000).send(1, "a", 100'000, 101'000);
+  client.receive(1, "a", 150'000, 160'000);
+  auto t = rec.load();
+  ASSERT_EQ(t->host_clocks.size(), 2u);
+  for (const auto& clock : t->host_clocks) {
+    EXPECT_TRUE(clock.aligned);
+    EXPECT_EQ(clock.shift_ns, 0);
+  }
+  EXPECT_EQ(t->wallTime(at(*t, 2, 1)) - t->wallTime(at(*t, 1, 1)), -30'000);
+}
+
 // A length, then the message it announces, written at once and read in two
 // reads: the reads are checked together against the whole write.
 TEST(Merge, ReadsOfOneWriteCheckedTogether) {
