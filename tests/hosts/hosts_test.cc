@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <memory>
 #include <regex>
 #include <sstream>
 
 #include "real_check.h"
 #include "recorded.h"
+#include "simulated_hosts.h"
 
 namespace radar::testing {
 namespace {
@@ -49,40 +51,13 @@ class Hosts : public ::testing::Test {
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "making network namespaces needs root";
     if (!have("ip") || !have("unshare") || !have("python3")) GTEST_SKIP() << "needs ip, unshare and python3";
-    const std::string id = std::to_string(::getpid() % 100000);
-    a_ = "radar-a-" + id;
-    b_ = "radar-b-" + id;
-    const Result made = shell(
-        "set -e; ip netns add " + a_ + "; ip netns add " + b_ + "; ip link add rva" + id + " type veth peer name rvb" +
-        id + "; ip link set rva" + id + " netns " + a_ + "; ip link set rvb" + id + " netns " + b_ + "; ip -n " + a_ +
-        " addr add 10.231.0.1/24 dev rva" + id + "; ip -n " + b_ + " addr add 10.231.0.2/24 dev rvb" + id + "; ip -n " +
-        a_ + " link set rva" + id + " up; ip -n " + b_ + " link set rvb" + id + " up 2>&1");
-    made_ = made.exit_code == 0;
-    if (!made_) GTEST_SKIP() << "the kernel refuses network namespaces here: " << made.out << made.err;
-    // A time namespace for the second host, if the kernel has them.
-    skewed_ = shell("unshare --time --monotonic 5 true").exit_code == 0;
     work_ = testTempDir();
-  }
-  void TearDown() override {
-    if (made_) shell("ip netns del " + a_ + "; ip netns del " + b_);
-  }
-
-  // `command` run on a host: its network namespace, its host name, a boot
-  // id of its own (what tells radar two machines apart: their logs share no
-  // clock and no kernel object), and (with `skew`) a monotonic clock 5 s
-  // ahead.
-  std::string on(const std::string& ns, const std::string& host, bool skew, const std::string& command) const {
-    const std::string clock = skew && skewed_ ? " --time --monotonic 5 --boottime 5" : "";
-    const std::string boot = work_ + "/boot-id-" + host;
-    std::ofstream(boot) << "00000000-0000-4000-8000-" << std::string(12 - std::min<size_t>(12, host.size()), '0')
-                        << host.substr(0, 12) << "\n";
-    return "ip netns exec " + ns + " unshare --uts --mount" + clock + " sh -c " +
-           shellQuote("mount --bind " + shellQuote(boot) + " /proc/sys/kernel/random/boot_id && hostname " + host +
-                      " && exec " + command);
+    hosts_ = std::make_unique<SimulatedHosts>("host-a", "host-b", 0, work_);
+    if (!hosts_->ok()) GTEST_SKIP() << "the kernel refuses network namespaces here: " << hosts_->why();
   }
 
-  std::string a_, b_, work_;
-  bool made_ = false, skewed_ = false;
+  std::string work_;
+  std::unique_ptr<SimulatedHosts> hosts_;
 };
 
 TEST_F(Hosts, ClientAndServerOnTwoHostsMergeIntoOneStory) {
@@ -91,9 +66,8 @@ TEST_F(Hosts, ClientAndServerOnTwoHostsMergeIntoOneStory) {
   std::ofstream(client) << kClient;
   const std::string ra = work_ + "/host-a", rb = work_ + "/host-b";
   const std::string record = shellQuote(radarPath()) + " record -o ";
-  const Result run =
-      shell(on(a_, "host-a", false, record + shellQuote(ra) + " -- /usr/bin/python3 " + server) + " & " +
-            on(b_, "host-b", true, record + shellQuote(rb) + " -- /usr/bin/python3 " + client) + "; wait");
+  const Result run = shell(hosts_->on(0, record + shellQuote(ra) + " -- /usr/bin/python3 " + server) + " & " +
+                           hosts_->on(1, record + shellQuote(rb) + " -- /usr/bin/python3 " + client, true) + "; wait");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "ALPHA\nBETA\nGAMMA\n");
 
@@ -144,7 +118,7 @@ TEST_F(Hosts, ClientAndServerOnTwoHostsMergeIntoOneStory) {
   EXPECT_GE(std::stoi(c[4]), 6) << stats.out;
   const Result text = radar({"stats", ra, rb});
   EXPECT_NE(text.out.find("host-b's clock: agrees with host-a's as read (the "), std::string::npos) << text.out;
-  if (!skewed_) std::printf("no time namespace here: the hosts' clocks were not skewed\n");
+  if (!hosts_->skewed()) std::printf("no time namespace here: the hosts' clocks were not skewed\n");
 }
 
 }  // namespace

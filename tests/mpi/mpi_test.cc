@@ -16,6 +16,7 @@
 
 #include "real_check.h"
 #include "recorded.h"
+#include "simulated_hosts.h"
 
 namespace radar::testing {
 namespace {
@@ -111,13 +112,14 @@ class Mpi : public ::testing::Test {
 
   Result recordJob(int ranks, const std::string& name, const std::string& args = "") {
     dir_ = testTempDir() + "/rec";
+    dirs_ = {dir_};
     return shell(mpirun(ranks, name, args, dir_));
   }
 
   // Every rank's MPI sends, in its log, against what it printed it sent:
   // the same destinations, tags and values in the same order.
   void expectSendsAsPrinted(const PrintedRun& printed, const std::string& name) {
-    const Recording rec = load(dir_);
+    const Recording rec = loadAll();
     int ranks = 0;
     for (const ProcessLog* log : rec.byExe(name)) {
       const Event* init = log->first(log::Kind::MpiInit);
@@ -142,9 +144,11 @@ class Mpi : public ::testing::Test {
   // Every receive in the story comes from one send, of the rank and with
   // the tag and value the receiving rank printed it got.
   void expectReceivesMatched(const PrintedRun& printed) {
-    const Result story = radar({"events", "--json", "-k", "MPI_Send", "-k", "MPI_Recv", dir_});
+    std::vector<std::string> events{"events", "--json", "-k", "MPI_Send", "-k", "MPI_Recv"};
+    events.insert(events.end(), dirs_.begin(), dirs_.end());
+    const Result story = radar(events);
     ASSERT_EQ(story.exit_code, 0) << story.err;
-    const Recording rec = load(dir_);
+    const Recording rec = loadAll();
     std::map<long, std::string> send_value;  // story event -> the value its bytes carry
     std::map<long, int> send_rank, send_tag;
     std::map<int, std::vector<std::pair<long, std::vector<long>>>> receives;  // rank -> (counter, from)
@@ -200,11 +204,22 @@ class Mpi : public ::testing::Test {
   }
 
   void expectCausalStory() {
-    const CausalCheck causal = checkCausalOrder(readStory(dir_));
+    const CausalCheck causal = checkCausalOrder(readStory(dirs_));
     for (size_t i = 0; i < causal.violations.size() && i < 10; ++i) ADD_FAILURE() << causal.violations[i];
   }
 
-  std::string dir_;
+  // The logs of every recording of the job.
+  Recording loadAll() const {
+    Recording all;
+    for (const auto& dir : dirs_) {
+      Recording one = load(dir);
+      for (auto& log : one.logs) all.logs.push_back(std::move(log));
+    }
+    return all;
+  }
+
+  std::string dir_;                // the job's recording
+  std::vector<std::string> dirs_;  // or its recordings, one a rank
 };
 
 TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
@@ -247,6 +262,51 @@ TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
   const Result debug = radar({"debug", dir_, pid + ".1", "--no-gdb", "--yes"});
   EXPECT_EQ(debug.exit_code, 2) << debug.out << debug.err;
   EXPECT_NE(debug.err.find("is rank 2 of an MPI job"), std::string::npos) << debug.err;
+}
+
+// A 4-rank ring on two machines: Open MPI's launcher on host-a starts its
+// daemon on host-b through an agent (as it would through ssh), each rank
+// records itself into a recording of its own (`mpirun … radar record -o
+// DIR/rank-N -- ring`), and the four recordings, two of each machine,
+// merge into one story: every message as its ranks printed it, each rank
+// named with its host, the machines' clocks lined up by their messages.
+TEST_F(Mpi, RingOfFourRanksOnTwoHostsIsOneStory) {
+  if (::geteuid() != 0) GTEST_SKIP() << "making network namespaces needs root";
+  if (!have("ip") || !have("unshare")) GTEST_SKIP() << "needs ip and unshare";
+  const std::string work = testTempDir();
+  SimulatedHosts hosts("host-a", "host-b", 1, work);
+  if (!hosts.ok()) GTEST_SKIP() << "the kernel refuses network namespaces here: " << hosts.why();
+  const std::string each_rank =
+      "sh -c " + shellQuote("exec " + shellQuote(radarPath()) + " record -o " + shellQuote(work + "/rank-") +
+                            "$OMPI_COMM_WORLD_RANK -- " + shellQuote(program("ring")) + " 3");
+  const Result run = shell(hosts.on(0,
+                                    "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun "
+                                    "--oversubscribe --mca plm_rsh_agent " +
+                                        hosts.agent() + " --host host-a:2,host-b:2 -n 4 " + each_rank));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  for (int rank = 0; rank < 4; ++rank) dirs_.push_back(work + "/rank-" + std::to_string(rank));
+  expectAsPrinted(run, "ring");
+  // Ranks 0 and 1 on host-a, 2 and 3 on host-b, named so.
+  std::vector<std::string> mpi{"events", "-k", "MPI_Init"};
+  mpi.insert(mpi.end(), dirs_.begin(), dirs_.end());
+  const Result inits = radar(mpi);
+  for (const char* rank : {"0\\[\\d+@host-a\\]", "1\\[\\d+@host-a\\]", "2\\[\\d+@host-b\\]", "3\\[\\d+@host-b\\]"})
+    EXPECT_TRUE(std::regex_search(inits.out, std::regex(std::string("Process ring rank ") + rank + " starts MPI")))
+        << rank << "\n"
+        << inits.out;
+  // host-b's clock lined up with host-a's by an interval that holds the
+  // truth (one machine's clock, really), and left as read.
+  std::vector<std::string> stats{"stats", "--json"};
+  stats.insert(stats.end(), dirs_.begin(), dirs_.end());
+  const Result clocks = radar(stats);
+  std::smatch c;
+  ASSERT_TRUE(std::regex_search(
+      clocks.out, c,
+      std::regex(R"re(\{"host":"host-b","aligned":true,"shift_ns":(-?\d+),"low_ns":(-?\d+),"high_ns":(-?\d+),)re")))
+      << clocks.out;
+  EXPECT_EQ(std::stoll(c[1]), 0);
+  EXPECT_LE(std::stoll(c[2]), 0);
+  EXPECT_GE(std::stoll(c[3]), 0);
 }
 
 TEST_F(Mpi, MasterTakesAnswersFromAnySourceInTheOrderTheyCame) {
