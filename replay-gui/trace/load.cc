@@ -50,7 +50,7 @@ struct LogJob {
   std::map<uint32_t, std::string> addresses;                  // event index (global) -> address
   std::map<uint32_t, std::vector<uint32_t>> message_lengths;  // likewise
   std::map<uint32_t, uint64_t> counts;                        // likewise
-  std::map<uint32_t, MpiCall> mpi_calls;                      // likewise
+  std::vector<std::pair<uint32_t, MpiCall>> mpi_calls;        // likewise, in order
   int32_t mpi_rank = -1;                                      // MPI_Init's rank in MPI_COMM_WORLD
   std::vector<uint32_t> threads;
   int64_t first_entry = std::numeric_limits<int64_t>::max(), last_entry = std::numeric_limits<int64_t>::min();
@@ -139,7 +139,7 @@ void noteMpiCall(const log::Record& r, uint32_t index, LogJob& job) {
     call.any_tag = at(1) == log::kMpiAnyTag;
     call.asked_tag = at(1);
   }
-  job.mpi_calls.emplace(index, std::move(call));
+  job.mpi_calls.emplace_back(index, call);
 }
 
 // What a send or receive moved: its size, its hash, a peek, an end of
@@ -332,7 +332,9 @@ void adoptEventFacts(LogJob& job, uint32_t shift, RawRecording& raw) {
   for (auto& [index, lengths] : job.message_lengths)
     raw.message_lengths.insert_or_assign(index + shift, std::move(lengths));
   for (auto& [index, count] : job.counts) raw.counts.insert_or_assign(index + shift, count);
-  for (auto& [index, call] : job.mpi_calls) raw.mpi_calls.insert_or_assign(index + shift, std::move(call));
+  // Logs are adopted in the order of their places: the calls stay sorted.
+  for (const auto& [index, call] : job.mpi_calls) raw.mpi_calls.emplace_back(index + shift, call);
+  std::vector<std::pair<uint32_t, MpiCall>>().swap(job.mpi_calls);
 }
 
 // An MPI rank is named by its rank too ("ring rank 2").

@@ -33,7 +33,7 @@ void Merger::run(StepTimer& step) {
   matchCounters();
   step("counters");
   matchMpi();
-  std::map<uint32_t, MpiCall>().swap(raw_.mpi_calls);
+  std::vector<std::pair<uint32_t, MpiCall>>().swap(raw_.mpi_calls);
   step("mpi");
   otherEdges();
   std::map<uint32_t, std::string>().swap(raw_.addresses);

@@ -173,7 +173,8 @@ void Merger::matchMpiCollectives(const std::vector<std::vector<uint32_t>>& by_en
         if (n >= by_endpoint[to_ep].size()) continue;
         const uint32_t to = by_endpoint[to_ep][n];
         const std::string_view operation = mpiCollectiveName(raw_.events[to].value);
-        const int32_t root = raw_.mpi_calls[to].peer;
+        const MpiCall* call = raw_.mpiCallAt(to);
+        const int32_t root = call ? call->peer : -1;
         const bool from_root_only =
             operation == "MPI_Bcast" || operation == "MPI_Scatter" || operation == "MPI_Scatterv";
         const bool to_root_only = operation == "MPI_Reduce" || operation == "MPI_Gather" || operation == "MPI_Gatherv";

@@ -8,10 +8,20 @@
 //                                                   write a recording: a server answering its
 //                                                   clients over socket pairs, each interaction
 //                                                   a request and a reply (4 events)
+//   merge_benchmark generate-mpi DIR RANKS EVENTS
+//                                                   write a recording as radar's MPI layer
+//                                                   does: ranks in a ring on MPI_COMM_WORLD,
+//                                                   each MPI_Send to the next matched by its
+//                                                   MPI_Recv, and every rank in an
+//                                                   MPI_Allreduce every 1000 events a rank
 //   merge_benchmark run DIR                         load + merge (in a child, for its peak
 //                                                   memory), display state near the start and
 //                                                   near the end
 //   merge_benchmark merge DIR                       load + merge only
+//   merge_benchmark floor DIR MIB                   the in-memory floor: every log decompressed
+//                                                   (as many threads as the loader) into MIB MiB
+//                                                   of fresh memory, all of it touched: the
+//                                                   merge's own peak, so both pay for the faults
 //   merge_benchmark touch MIB                       what fresh memory costs here: time to
 //                                                   touch MIB MiB, on 4 KiB and on huge pages
 // tests/benchmarks/merge_benchmark.sh runs them and compares with `zstd -d`.
@@ -21,17 +31,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "log/crc32c.h"
+#include "log/reader.h"
 #include "log/writer.h"
 #include "trace/clocks.h"
 #include "trace/display.h"
@@ -230,6 +247,60 @@ int run(const std::string& dir) {
   return 0;
 }
 
+// Decompresses `path` (zstd frames) into buffer[*at, end), wrapping at
+// the end: what loading a log must at least do with its bytes.
+bool decompressInto(const std::string& path, char* buffer, size_t size, size_t* at) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ZSTD_DStream* d = ZSTD_createDStream();
+  ZSTD_inBuffer input{bytes.data(), bytes.size(), 0};
+  bool ok = true;
+  while (ok && input.pos < input.size) {
+    if (*at >= size) *at = 0;
+    ZSTD_outBuffer output{buffer + *at, size - *at, 0};
+    const size_t r = ZSTD_decompressStream(d, &output, &input);
+    if (ZSTD_isError(r)) {
+      // A skippable or damaged frame: skip the rest of this log.
+      ok = output.pos > 0 || input.pos > 0;
+      break;
+    }
+    *at += output.pos;
+  }
+  ZSTD_freeDStream(d);
+  return ok;
+}
+
+int floorOf(const std::string& dir, size_t mib) {
+  const size_t bytes = mib << 20;
+  const std::vector<std::string> logs = log::listLogs(dir);
+  const trace::LoadOptions loader;
+  const int threads = std::max(1, loader.threads);
+  const auto t0 = Clock::now();
+  char* buffer = static_cast<char*>(trace::allocateBigArray(bytes));
+  std::atomic<size_t> next{0}, decompressed{0};
+  auto work = [&](int k) {
+    // Each thread its slice: the memory is touched once, by one thread.
+    const size_t begin = bytes / threads * k, end = k + 1 == threads ? bytes : bytes / threads * (k + 1);
+    size_t at = 0, total = 0;
+    for (size_t i; (i = next.fetch_add(1)) < logs.size();) {
+      const size_t before = at;
+      decompressInto(logs[i], buffer + begin, end - begin, &at);
+      total += at >= before ? at - before : at + (end - begin - before);
+    }
+    for (size_t page = at; page < end - begin; page += 4096) buffer[begin + page] = 1;  // the rest, touched
+    decompressed += total;
+  };
+  std::vector<std::thread> pool;
+  for (int k = 1; k < threads; ++k) pool.emplace_back(work, k);
+  work(0);
+  for (auto& t : pool) t.join();
+  const double s = seconds(t0, Clock::now());
+  trace::freeBigArray(buffer, bytes);
+  std::printf("floor: %.3f s: %zu logs, %.1f MiB decompressed into %zu MiB of fresh memory, %d threads\n", s,
+              logs.size(), static_cast<double>(decompressed.load()) / 1048576.0, mib, threads);
+  return 0;
+}
+
 // A merge builds hundreds of MiB of arrays; on some virtual machines the
 // page faults of fresh memory cost more than the work done in it.
 int touch(size_t mib) {
@@ -248,6 +319,119 @@ int touch(size_t mib) {
 }
 
 }  // namespace
+
+namespace {
+
+std::unique_ptr<log::LogWriter> openRankLog(const std::string& dir, int rank, int ranks) {
+  static const uint8_t id[16] = {3};
+  const std::string path = dir + "/" + std::to_string(3000 + rank) + "-0-app.rlog";
+  const char* argv[] = {"app", nullptr};
+  log::HeaderFields h;
+  h.recording_id = id;
+  h.log_id = 7000 + rank;
+  h.host_name = "bench";
+  h.boot_id = "boot";
+  h.pid = 3000 + rank;
+  h.origin = log::Origin::Root;
+  h.executable = "/bin/app";
+  h.argv = argv;
+  auto w = std::make_unique<log::LogWriter>();
+  log::WriterOptions options;
+  options.tail_capacity = 64 * 1024;
+  if (w->open(path.c_str(), h, options) != 0) return nullptr;
+  log::ChannelFields world;
+  world.index = 1;
+  world.type = log::ChannelType::MpiCommunicator;
+  world.origin = log::ChannelOrigin::Created;
+  world.path = "bench/world";
+  world.mpi_rank = rank;
+  world.mpi_size = ranks;
+  log::EventFields e;
+  e.kind = log::Kind::Channel;
+  e.channel_info = &world;
+  w->append(e);
+  const int32_t init[2] = {rank, ranks};
+  e = {};
+  e.kind = log::Kind::MpiInit;
+  e.channel = 1;
+  e.fds = init;
+  e.fd_count = 2;
+  w->append(e);
+  return w;
+}
+
+}  // namespace
+
+int generateMpi(const std::string& dir, int ranks, uint64_t events) {
+  ::mkdir(dir.c_str(), 0700);
+  std::vector<std::unique_ptr<log::LogWriter>> logs;
+  for (int r = 0; r < ranks; ++r) {
+    logs.push_back(openRankLog(dir, r, ranks));
+    if (!logs.back()) return 1;
+  }
+  std::mt19937_64 rng(5);
+  std::vector<uint32_t> waiting(ranks, 0);  // messages from the previous rank not yet received
+  std::vector<uint64_t> sent(ranks, 0), received(ranks, 0);
+  uint64_t value = 0;
+  int64_t now = 1'000'000'000;
+  const char* allreduce = "MPI_Allreduce";
+  for (uint64_t i = 0; i < events; ++i) {
+    log::EventFields e;
+    now += 50 + static_cast<int64_t>(rng() % 500);
+    e.entry_ns = now;
+    now += 100 + static_cast<int64_t>(rng() % 2000);
+    e.return_ns = now;
+    e.channel = 1;
+    e.has_offset = true;
+    if (i % (1000 * static_cast<uint64_t>(ranks)) == 0) {  // every rank, one collective
+      e.has_offset = false;
+      e.kind = log::Kind::MpiCollective;
+      e.strings = &allreduce;
+      e.string_count = 1;
+      for (auto& w : logs) w->append(e);
+      continue;
+    }
+    const int r = static_cast<int>(rng() % ranks);
+    const int from = (r + ranks - 1) % ranks;
+    char bytes[8];
+    std::memcpy(bytes, &value, sizeof bytes);
+    log::Iov iov{bytes, sizeof bytes};
+    const int32_t sizes[4] = {from, 0, 64, 0};
+    if (waiting[r] && rng() % 2) {  // receive the oldest message from the previous rank
+      --waiting[r];
+      e.kind = log::Kind::MpiRecv;
+      e.peer_pid = from;
+      e.size = 64;
+      e.result = sizeof bytes;
+      e.offset = received[r];
+      received[r] += sizeof bytes;
+      e.fds = sizes;
+      e.fd_count = 4;
+      e.has_hash = true;
+      e.hash = static_cast<uint32_t>(rng());
+    } else {
+      const int32_t count[1] = {static_cast<int32_t>(sizeof bytes)};
+      e.kind = log::Kind::MpiSend;
+      e.peer_pid = (r + 1) % ranks;
+      e.size = sizeof bytes;
+      e.result = sizeof bytes;
+      e.offset = sent[r];
+      sent[r] += sizeof bytes;
+      e.fds = count;
+      e.fd_count = 1;
+      e.payload = &iov;
+      e.payload_iov_count = 1;
+      e.payload_len = sizeof bytes;
+      ++value;
+      ++waiting[(r + 1) % ranks];
+      logs[r]->append(e);
+      continue;
+    }
+    logs[r]->append(e);
+  }
+  for (auto& w : logs) w->close();
+  return 0;
+}
 
 // A server and its clients, each client on a socket pair of its own: the
 // client writes a request, the server reads it and writes a reply, the
@@ -350,13 +534,16 @@ int main(int argc, char** argv) {
   if (argc >= 5 && std::strcmp(argv[1], "generate") == 0)
     return generate(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10),
                     argc >= 6 ? static_cast<uint32_t>(std::strtoul(argv[5], nullptr, 10)) : 0);
+  if (argc >= 4 && std::strcmp(argv[1], "floor") == 0) return floorOf(argv[2], std::strtoull(argv[3], nullptr, 10));
+  if (argc >= 5 && std::strcmp(argv[1], "generate-mpi") == 0)
+    return generateMpi(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
   if (argc >= 5 && std::strcmp(argv[1], "generate-rpc") == 0)
     return generateRpc(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
   if (argc >= 3 && std::strcmp(argv[1], "run") == 0) return run(argv[2]);
   if (argc >= 3 && std::strcmp(argv[1], "merge") == 0) return loadAndMerge(argv[2]);
   if (argc >= 3 && std::strcmp(argv[1], "touch") == 0) return touch(std::strtoul(argv[2], nullptr, 10));
   std::fprintf(stderr,
-               "usage: merge_benchmark generate DIR PROCESSES EVENTS [IN_FLIGHT] | generate-rpc DIR CLIENTS "
-               "INTERACTIONS | run DIR | merge DIR | touch MIB\n");
+               "usage: merge_benchmark generate DIR PROCESSES EVENTS [IN_FLIGHT] | generate-mpi DIR RANKS EVENTS | "
+               "generate-rpc DIR CLIENTS INTERACTIONS | run DIR | merge DIR | floor DIR MIB | touch MIB\n");
   return 2;
 }
