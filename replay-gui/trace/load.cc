@@ -635,6 +635,9 @@ void compactLogs(std::vector<LogJob>& usable, RawRecording& raw, const LoadOptio
   uint32_t write = 0;
   raw.ranges.assign(raw.processes.size(), {0, 0});
   if (options.keep_sent_bytes) raw.sent_bytes.resize(raw.processes.size());
+  size_t mpi_calls = 0;
+  for (const LogJob& job : usable) mpi_calls += job.mpi_calls.size();
+  raw.mpi_calls.reserve(mpi_calls);  // one allocation, not a copy each time it grows
   for (LogJob& job : usable) {
     if (write != job.begin) {
       std::move(raw.events.begin() + job.begin, raw.events.begin() + job.begin + job.count, raw.events.begin() + write);
