@@ -23,7 +23,7 @@ namespace radar::cli {
 
 const char kRecordHelp[] =
     "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--nondet] [--keep-writes]\n"
-    "                    [--net FILE] -- PROGRAM [ARGS...]\n"
+    "                    [--net FILE] [--join ID|DIR] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM and records it and every process it creates (fork, vfork,\n"
     "posix_spawn, system, popen, exec): each send and receive on pipes, FIFOs,\n"
@@ -57,6 +57,11 @@ const char kRecordHelp[] =
     "                           collectives: docs/mpi.md), or do not; by default, when\n"
     "                           PROGRAM is an MPI launcher (mpirun, mpiexec, srun) or\n"
     "                           links an MPI library\n"
+    "  --join ID|DIR            join a recording started on another host: this host's\n"
+    "                           part gets its recording id (RADAR_RECORDING_ID in the\n"
+    "                           environment of its processes, or its directory where it\n"
+    "                           can be read), so that radar reads the parts as one\n"
+    "                           recording (docs/many-hosts.md)\n"
     "  --repeat N               record the program N times, into DIR/run-1 ... run-N\n"
     "  --until-fail             with --repeat: stop at the first run whose exit status\n"
     "                           differs from the first run's, keep it and the run\n"
@@ -141,6 +146,7 @@ bool parseRecordArgs(Args& args, int argc, char** argv) {
                      {"mpi", 0, false},
                      {"no-mpi", 0, false},
                      {"repeat", 0, true},
+                     {"join", 0, true},
                      {"until-fail", 0, false}},
                     /*stop_at_positional=*/true);
 }
@@ -166,6 +172,11 @@ std::optional<std::string> readSettings(Args& args, record::RecordSettings* s) {
   s->nondet = args.has("nondet");
   s->keep_writes = args.has("keep-writes");
   s->dir_given = args.has("output");
+  if (const auto join = args.value("join")) {
+    std::string error;
+    s->join_id = record::recordingIdToJoin(*join, &error);
+    if (s->join_id.empty()) return error;
+  }
   return std::nullopt;
 }
 
@@ -226,6 +237,8 @@ int runRecord(int argc, char** argv) {
   if (!args.number("repeat", &runs, 0)) return usageError("record", args.error());
   if (args.has("repeat") && runs < 1) return usageError("record", "--repeat: expected 1 or more runs");
   if (args.has("until-fail") && !args.has("repeat")) return usageError("record", "--until-fail needs --repeat N");
+  if (args.has("join") && args.has("repeat"))
+    return usageError("record", "--join and --repeat: each run is a recording of its own");
   record::RecordSettings s;
   if (auto error = readSettings(args, &s)) return usageError("record", *error);
   if (!readNetwork(args, &s)) return kExitUsage;

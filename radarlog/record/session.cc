@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "log/asan_options.h"
 #include "log/recorder_env.h"
@@ -302,6 +303,24 @@ std::string absolutePath(const std::string& path) {
 
 }  // namespace
 
+std::string recordingIdToJoin(const std::string& what, std::string* error) {
+  std::string id;
+  if (what.size() == 32 && what.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos) {
+    for (size_t k = 0; k < 32; k += 2) id.push_back(static_cast<char>(std::stoi(what.substr(k, 2), nullptr, 16)));
+    return id;
+  }
+  std::ifstream meta(what + "/recording.txt");
+  std::stringstream text;
+  text << meta.rdbuf();
+  proto::Recording rec;
+  if (meta && google::protobuf::TextFormat::ParseFromString(text.str(), &rec) && rec.recording_id().size() == 16)
+    return rec.recording_id();
+  *error = "--join: '" + what +
+           "' is neither a recording id (32 hexadecimal digits: RADAR_RECORDING_ID in the environment of the "
+           "recording's processes) nor a recording directory";
+  return {};
+}
+
 std::string descriptorLimitProblem() {
   struct rlimit nofile {};
   if (::getrlimit(RLIMIT_NOFILE, &nofile) != 0 || !log::leavesRadarNoRoom(nofile.rlim_cur, nofile.rlim_max)) return "";
@@ -335,6 +354,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   uint8_t id[16];
   std::random_device rd;
   for (auto& b : id) b = static_cast<uint8_t>(rd());
+  if (s.join_id.size() == sizeof id) std::memcpy(id, s.join_id.data(), sizeof id);
   // Written now, and again with the results at the end: a recording whose
   // recorder was killed still says what it is.
   proto::Recording recording = describeRecording(s, id);

@@ -29,7 +29,14 @@ struct RecordSettings {
   uint64_t tail = 0;  // 0: the default
   std::string redact;
   std::string net_text, net_path;  // a network description the recording carries
+  // radar record --join: the recording id of a recording started on
+  // another host (its processes' RADAR_RECORDING_ID), 16 bytes; empty: new.
+  std::string join_id;
 };
+
+// The recording id `--join` names: 32 hexadecimal digits, or a recording
+// directory (its recording.txt says it). Empty with `error` otherwise.
+std::string recordingIdToJoin(const std::string& what, std::string* error);
 
 struct RecordOutcome {
   std::string error;     // nothing was recorded (the directory, a fork): why

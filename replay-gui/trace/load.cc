@@ -397,6 +397,7 @@ bool checkRecordingIds(const std::vector<LogJob>& jobs, const std::vector<std::s
                    return a.second < b.second;
                  })->first;
   }
+  raw.directory_ids = dir_ids;
   for (size_t k = 0; k < jobs.size(); ++k) {
     const std::string& mine = dir_ids[jobs[k].directory];
     if (log_ids[k].empty() || mine.empty() || log_ids[k] == mine) continue;
@@ -420,7 +421,9 @@ bool listLogJobs(const std::vector<std::string>& dirs, RawRecording& raw, std::v
   // it, a log also inside a directory given) would be merged with itself:
   // every message twice, and processes that "never ended".
   std::map<std::pair<dev_t, ino_t>, std::string> seen_files;
-  std::map<std::string, std::string> seen_ids;  // recording id -> directory
+  // recording id and part (its recorder's host, pid and start: `radar
+  // record --join` on other hosts gives one id to several parts) -> directory
+  std::map<std::string, std::string> seen_ids;
   auto once = [&](const std::string& path, const struct stat& st) {
     auto [it, fresh] = seen_files.emplace(std::pair{st.st_dev, st.st_ino}, path);
     if (!fresh) *error = "the same recording is given twice: " + it->second + " and " + path;
@@ -447,7 +450,9 @@ bool listLogJobs(const std::vector<std::string>& dirs, RawRecording& raw, std::v
         if (google::protobuf::TextFormat::ParseFromString(text.str(), &rec)) {
           if (!rec.recording_id().empty()) {
             dir_ids->back() = rec.recording_id();
-            auto [it, fresh] = seen_ids.emplace(rec.recording_id(), dir);
+            const std::string part = rec.recording_id() + "|" + rec.host_name() + "|" + std::to_string(rec.root_pid()) +
+                                     "|" + std::to_string(rec.start_realtime_ns());
+            auto [it, fresh] = seen_ids.emplace(part, dir);
             if (!fresh) {
               *error = "the same recording is given twice: " + it->second + " and " + dir + " (a copy of it)";
               return false;

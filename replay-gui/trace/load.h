@@ -70,6 +70,7 @@ struct RawRecording {
   }
   std::vector<std::string> boots;
   std::vector<std::string> directories;
+  std::vector<std::string> directory_ids;  // by directory: its recording id ("" where unknown)
   std::vector<LoadProblem> problems;
   std::vector<std::string> warnings;         // read, but the user should know (Trace::warnings)
   std::vector<proto::Recording> recordings;  // each directory's recording.txt

@@ -189,7 +189,7 @@ using merging::StepTimer;
 // Recordings given together (several hosts, or runs of one) that share no
 // channel: nothing in one is related to anything in another. Their groups,
 // when there are two or more.
-void groupRecordings(Trace& t) {
+void groupRecordings(Trace& t, const std::vector<std::string>& ids) {
   const size_t n = t.directories.size();
   if (n < 2) return;
   auto recordingOf = [&](const Process& p) {
@@ -211,6 +211,11 @@ void groupRecordings(Trace& t) {
     while (root[d] != d) d = root[d] = root[root[d]];
     return d;
   };
+  // Parts of one recording (radar record --join on other hosts) belong
+  // together, whatever channels they share.
+  for (size_t d = 0; d < n && d < ids.size(); ++d)
+    for (size_t e = 0; e < d; ++e)
+      if (!ids[d].empty() && ids[d] == ids[e]) root[find(d)] = find(e);
   for (const Channel& c : t.channels) {
     if (c.external) continue;  // a terminal both wrote to relates nothing
     size_t first = n;
@@ -342,7 +347,7 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   t->sent_bytes = std::move(raw.sent_bytes);
   addUnrecordedImages(*t, raw.recordings);
   for (const Process& p : t->processes) t->several_hosts |= p.host != t->processes.front().host;
-  groupRecordings(*t);
+  groupRecordings(*t, raw.directory_ids);
   findProblems(*t);
   step("findings");
   return t;

@@ -121,5 +121,48 @@ TEST_F(Hosts, ClientAndServerOnTwoHostsMergeIntoOneStory) {
   if (!hosts_->skewed()) std::printf("no time namespace here: the hosts' clocks were not skewed\n");
 }
 
+// radar record --join: host-b's part takes the recording id of the
+// recording host-a started (named by its directory, on a file system both
+// see), and the parts are read as one recording: merged even where they
+// share no channel, where two recordings would be refused. A copy of a
+// part is still a recording given twice.
+TEST_F(Hosts, AHostJoinsARecordingStartedOnAnother) {
+  const std::string server = work_ + "/server.py", client = work_ + "/client.py";
+  std::ofstream(server) << kServer;
+  std::ofstream(client) << kClient;
+  const std::string ra = work_ + "/host-a", rb = work_ + "/host-b", rc = work_ + "/host-b-true", rd = work_ + "/other";
+  const std::string record = shellQuote(radarPath()) + " record";
+  const Result run = shell(
+      hosts_->on(0, record + " -o " + shellQuote(ra) + " -- /usr/bin/python3 " + server) + " & " +
+      "for i in $(seq 200); do [ -s " + shellQuote(ra + "/recording.txt") + " ] && break; sleep 0.05; done; " +
+      hosts_->on(1, record + " --join " + shellQuote(ra) + " -o " + shellQuote(rb) + " -- /usr/bin/python3 " + client) +
+      "; wait");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "ALPHA\nBETA\nGAMMA\n");
+  const Result check = radar({"check", ra, rb});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find("bytes sent 28, received 28: 28 matched to their sends"), std::string::npos) << check.out;
+
+  // A part that shares no channel with the others is still part of it.
+  ASSERT_EQ(
+      shell(hosts_->on(1, record + " --join " + shellQuote(ra) + " -o " + shellQuote(rc) + " -- /bin/true")).exit_code,
+      0);
+  ASSERT_EQ(shell(hosts_->on(1, record + " -o " + shellQuote(rd) + " -- /bin/true")).exit_code, 0);
+  const Result joined = radar({"check", ra, rc});
+  EXPECT_EQ(joined.exit_code, 0) << joined.err;
+  const Result unrelated = radar({"check", ra, rd});
+  EXPECT_EQ(unrelated.exit_code, 2) << unrelated.out;
+  EXPECT_NE(unrelated.err.find("share no channel"), std::string::npos) << unrelated.err;
+
+  // A copy is a recording given twice; a bad id is refused.
+  ASSERT_EQ(shell("cp -a " + shellQuote(rb) + " " + shellQuote(rb + "-copy")).exit_code, 0);
+  const Result twice = radar({"check", ra, rb, rb + "-copy"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("the same recording is given twice"), std::string::npos) << twice.err;
+  const Result bad = shell(record + " --join 12ab -o " + shellQuote(work_ + "/bad") + " -- /bin/true");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--join: '12ab' is neither a recording id"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace radar::testing
