@@ -163,22 +163,54 @@ void Merger::eofEdges(const std::vector<uint32_t>& eofs, const std::vector<std::
     auto writes = [&](const Endpoint& writer) {
       return isOneSided(writer.type) ? writer.access != 0 /* not O_RDONLY */ : writer.ino != reader.ino;
     };
+    const uint32_t boot = raw_.processes[ev.process].boot;
+    std::vector<uint32_t> elsewhere;  // the other side's ends let go, on another machine
     for (uint32_t c : closes[reader.channel]) {
       const Event& close = raw_.events[c];
+      if (raw_.processes[close.process].boot != boot) {
+        elsewhere.push_back(c);
+        continue;
+      }
       if (close.process == ev.process || !writes(raw_.endpoints[close.endpoint])) continue;
-      if (raw_.processes[close.process].boot != raw_.processes[ev.process].boot) continue;
       if (!beganAfterReturnOf(c, i)) edges_.push_back(makeEdge(c, Edge::Why::Eof, i, 0));
     }
+    bool all_let_go = true;  // by the other machine's processes
     for (uint32_t e : t_.channels[reader.channel].endpoints) {
       const Endpoint& writer = raw_.endpoints[e];
-      if (writer.process == ev.process || closed_endpoint[e] || !writes(writer)) continue;
+      if (writer.process == ev.process || closed_endpoint[e]) continue;
       const auto [b, end] = raw_.ranges[writer.process];
-      if (b == end || raw_.processes[writer.process].boot != raw_.processes[ev.process].boot) continue;
-      const Event& last = raw_.events[end - 1];
-      if (last.eventKind() == Kind::Exit && !beganAfterReturnOf(end - 1, i))
+      const bool there = raw_.processes[writer.process].boot != boot;
+      if (b == end || raw_.events[end - 1].eventKind() != Kind::Exit) {
+        all_let_go &= !there;
+        continue;
+      }
+      if (there)
+        elsewhere.push_back(end - 1);
+      else if (writes(writer) && !beganAfterReturnOf(end - 1, i))
         edges_.push_back(makeEdge(end - 1, Edge::Why::Eof, i, 0));
     }
+    if (!elsewhere.empty()) eofFromAnotherMachine(i, elsewhere, all_let_go);
   }
+}
+
+// The other side of a connection is on another machine: no clock says
+// which of its closes came before the end of file, but the end of file is
+// the peer's FIN, sent by its first shutdown() of the sending side, or
+// else when the last end was let go (closed, or held by a process that
+// ended): every one of those came before it. (With an end still held
+// there and no shutdown, what sent the FIN was not recorded: no edge.)
+void Merger::eofFromAnotherMachine(uint32_t eof, const std::vector<uint32_t>& ends_let_go, bool all_let_go) {
+  uint32_t first_shutdown = kNone;
+  for (uint32_t c : ends_let_go)
+    if (raw_.events[c].eventKind() == Kind::Shutdown &&
+        (first_shutdown == kNone || wallOf(c, false) < wallOf(first_shutdown, false)))
+      first_shutdown = c;
+  if (first_shutdown != kNone) {
+    edges_.push_back(makeEdge(first_shutdown, Edge::Why::Eof, eof, 0));
+    return;
+  }
+  if (!all_let_go) return;
+  for (uint32_t c : ends_let_go) edges_.push_back(makeEdge(c, Edge::Why::Eof, eof, 0));
 }
 
 }  // namespace radar::trace::merging

@@ -227,6 +227,7 @@ class Merger {
   void waitEdges(const std::vector<uint32_t>& waits, const PidImages& by_pid);
   void connectEdges(const std::vector<uint32_t>& accepts, const std::vector<std::vector<uint32_t>>& connects);
   void eofEdges(const std::vector<uint32_t>& eofs, const std::vector<std::vector<uint32_t>>& closes);
+  void eofFromAnotherMachine(uint32_t eof, const std::vector<uint32_t>& ends_let_go, bool all_let_go);
   uint32_t signalSource(uint32_t signal, const std::vector<uint32_t>& images) const;
   void alignHostClocks();
   void shiftClocks();

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <zstd.h>
 
@@ -670,6 +671,33 @@ TEST(Merge, OneWallClockPerMachine) {
   EXPECT_EQ(first->from, at(*t, 1, 1));
 }
 
+// End of file from a peer on another machine, whose clock says nothing
+// here (5 s ahead, and the close "after" the end of file by it): the end
+// of file is its FIN, so it comes after the peer's close (`shut` false),
+// or after its first shutdown of the sending side and not after its later
+// close (`shut` true).
+TEST(Merge, EndOfFileFromAnotherMachineComesAfterThePeerLetGo) {
+  for (const bool shut : {false, true}) {
+    FakeRecording rec;
+    const std::string a = inet4("10.0.0.1", 80), b = inet4("10.0.0.2", 5000);
+    FakeProcess& server = rec.process("server", 1).onHost("a", "boot-a", 0).tcpEnd(1, 11, a, b);
+    FakeProcess& client = rec.process("client", 2).onHost("b", "boot-b", -5'000'000'000).tcpEnd(1, 12, b, a);
+    server.send(1, "bye", 10, 11);
+    if (shut) server.shutdown(1, SHUT_WR, 30);
+    server.close(1, 100).exit(0, 110);
+    client.receive(1, "bye", 20, 21).receiveIntoSmallerBuffer(1, "", 16, 40, 60).exit(0, 70);
+    auto t = rec.load();
+    expectConsistent(*t);
+    const uint32_t eof = at(*t, 2, 2), close = at(*t, 1, shut ? 3 : 2), shutdown = shut ? at(*t, 1, 2) : kNone;
+    ASSERT_TRUE(t->events[eof].flags & trace::kEventEof);
+    std::set<uint32_t> from;
+    for (auto [e, end] = t->incoming(eof); e != end; ++e)
+      if (e->why == Edge::Why::Eof) from.insert(e->from);
+    EXPECT_EQ(from, shut ? std::set<uint32_t>{shutdown} : std::set<uint32_t>{close}) << "shut " << shut;
+    EXPECT_LT(t->events[*from.begin()].number, t->events[eof].number);
+  }
+}
+
 // Machines do not share a clock. A client on host b, whose wall clock is
 // 3 s ahead of host a's, asks a server on host a over TCP and gets its
 // answer: the messages both ways bound b's clock against a's to 3 s ± 60 µs
@@ -1093,6 +1121,10 @@ TEST(Merge, ALogThatLostItsEndIsNotAnUnseenExec) {
 // merged with a warning that says which groups are unrelated.
 TEST(Merge, RecordingsThatShareNoChannelAreRefusedUnlessAsked) {
   FakeRecording writer, reader, alone;
+  // Three recordings: three ids (one id is one recording, in parts).
+  writer.recordingId(1);
+  reader.recordingId(2);
+  alone.recordingId(3);
   writer.process("writer", 1).pipeEnd(1, 901, true).send(1, "hi", 10, 11).exit(0, 12);
   reader.process("reader", 2).pipeEnd(1, 901, false).receive(1, "hi", 20, 21).exit(0, 22);
   alone.process("alone", 3).pipeEnd(1, 902, true).send(1, "x", 30, 31).exit(0, 32);
