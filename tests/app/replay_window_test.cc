@@ -327,15 +327,20 @@ TEST(ReplayOptions, BadCommandLinesGetClearErrors) {
 }
 
 // The window, headless: the controller drives every view.
+// A window laid out as on a screen, without one, its events handled.
+void showOffscreen(MainWindow& window) {
+  window.setInteractive(false);
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(1100, 760);
+  window.show();
+  QApplication::processEvents();
+}
+
 class Window : public ::testing::Test {
  protected:
   void SetUp() override {
     window = std::make_unique<MainWindow>(producerConsumer());
-    window->setInteractive(false);
-    window->setAttribute(Qt::WA_DontShowOnScreen);
-    window->resize(1100, 760);
-    window->show();
-    QApplication::processEvents();
+    showOffscreen(*window);
     window->networkView().fitToView();
   }
   std::unique_ptr<MainWindow> window;
@@ -817,11 +822,7 @@ TEST_F(Window, AHostWhoseClockIsNotLinedUpIsSaidBelowTheFindings) {
   rec.process("client", 2).onHost("b", "boot-b", 0).tcpEnd(1, 12, b, a).send(1, "q", 0, 1).exit(0, 80);
   rec.process("idle", 3).onHost("c", "boot-c", 0).user("tick", 10).exit(0, 90);
   MainWindow with(rec.load());
-  with.setInteractive(false);
-  with.setAttribute(Qt::WA_DontShowOnScreen);
-  with.resize(1100, 760);
-  with.show();
-  QApplication::processEvents();
+  showOffscreen(with);
   auto* notes = with.findChild<QLabel*>(QStringLiteral("recording-notes"));
   ASSERT_TRUE(notes);
   EXPECT_TRUE(notes->isVisible());
@@ -845,11 +846,7 @@ TEST_F(Window, AnEmptyFindingsPaneSaysNoProblemsWereFound) {
   rec.process("talker", 100).pipeEnd(1, 9, true).send(1, "anyone?", 10, 11).exit(0, 20);
   rec.process("sleeper", 200).pipeEnd(1, 9, false).exit(0, 30);
   MainWindow with(rec.load());
-  with.setInteractive(false);
-  with.setAttribute(Qt::WA_DontShowOnScreen);
-  with.resize(1100, 760);
-  with.show();
-  QApplication::processEvents();
+  showOffscreen(with);
   ASSERT_FALSE(with.trace().findings.empty());
   EXPECT_FALSE(with.findChild<QLabel*>(QStringLiteral("no-findings"))->isVisible());
   const auto tables = with.findChildren<QTableView*>();

@@ -61,30 +61,44 @@ namespace {
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
+// A log of a generated recording (`id_byte`: the first byte of its id),
+// with its channels defined; null when it cannot be written.
+std::unique_ptr<log::LogWriter> openGeneratedLog(const std::string& dir, uint8_t id_byte, int32_t pid, uint64_t log_id,
+                                                 const std::string& name, const std::string& program,
+                                                 const std::vector<log::ChannelFields>& channels, uint32_t tail) {
+  const uint8_t id[16] = {id_byte};
+  const std::string path = dir + "/" + std::to_string(pid) + "-0-" + program + ".rlog";
+  const std::string executable = "/bin/" + program;
+  const char* argv[] = {name.c_str(), nullptr};
+  log::HeaderFields h;
+  h.recording_id = id;
+  h.log_id = log_id;
+  h.host_name = "bench";
+  h.boot_id = "boot";
+  h.pid = pid;
+  h.origin = log::Origin::Root;
+  h.executable = executable.c_str();
+  h.argv = argv;
+  auto w = std::make_unique<log::LogWriter>();
+  log::WriterOptions options;
+  options.tail_capacity = tail;
+  if (w->open(path.c_str(), h, options) != 0) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return nullptr;
+  }
+  for (const auto& c : channels) {
+    log::EventFields e;
+    e.kind = log::Kind::Channel;
+    e.channel_info = &c;
+    w->append(e);
+  }
+  return w;
+}
+
 int generate(const std::string& dir, int processes, uint64_t events, uint32_t in_flight) {
   ::mkdir(dir.c_str(), 0700);
   std::vector<std::unique_ptr<log::LogWriter>> logs;
-  static const uint8_t id[16] = {1};
   for (int p = 0; p < processes; ++p) {
-    const std::string path = dir + "/" + std::to_string(1000 + p) + "-0-worker.rlog";
-    const std::string name = "worker" + std::to_string(p);
-    const char* argv[] = {name.c_str(), nullptr};
-    log::HeaderFields h;
-    h.recording_id = id;
-    h.log_id = 5000 + p;
-    h.host_name = "bench";
-    h.boot_id = "boot";
-    h.pid = 1000 + p;
-    h.origin = log::Origin::Root;
-    h.executable = "/bin/worker";
-    h.argv = argv;
-    auto w = std::make_unique<log::LogWriter>();
-    log::WriterOptions options;
-    options.tail_capacity = processes > 200 ? 64 * 1024 : 256 * 1024;
-    if (w->open(path.c_str(), h, options) != 0) {
-      std::fprintf(stderr, "cannot write %s\n", path.c_str());
-      return 1;
-    }
     // Pipe p goes from process p to process p+1: our write end and the
     // read end of the pipe from p-1.
     log::ChannelFields out, in;
@@ -98,12 +112,9 @@ int generate(const std::string& dir, int processes, uint64_t events, uint32_t in
     in.dev = 15;
     in.ino = 100000 + (p + processes - 1) % processes;
     in.access = 0;
-    for (auto* c : {&out, &in}) {
-      log::EventFields e;
-      e.kind = log::Kind::Channel;
-      e.channel_info = c;
-      w->append(e);
-    }
+    auto w = openGeneratedLog(dir, 1, 1000 + p, 5000 + p, "worker" + std::to_string(p), "worker", {out, in},
+                              processes > 200 ? 64 * 1024 : 256 * 1024);
+    if (!w) return 1;
     logs.push_back(std::move(w));
   }
   std::mt19937_64 rng(1);
@@ -323,22 +334,6 @@ int touch(size_t mib) {
 namespace {
 
 std::unique_ptr<log::LogWriter> openRankLog(const std::string& dir, int rank, int ranks) {
-  static const uint8_t id[16] = {3};
-  const std::string path = dir + "/" + std::to_string(3000 + rank) + "-0-app.rlog";
-  const char* argv[] = {"app", nullptr};
-  log::HeaderFields h;
-  h.recording_id = id;
-  h.log_id = 7000 + rank;
-  h.host_name = "bench";
-  h.boot_id = "boot";
-  h.pid = 3000 + rank;
-  h.origin = log::Origin::Root;
-  h.executable = "/bin/app";
-  h.argv = argv;
-  auto w = std::make_unique<log::LogWriter>();
-  log::WriterOptions options;
-  options.tail_capacity = 64 * 1024;
-  if (w->open(path.c_str(), h, options) != 0) return nullptr;
   log::ChannelFields world;
   world.index = 1;
   world.type = log::ChannelType::MpiCommunicator;
@@ -346,10 +341,9 @@ std::unique_ptr<log::LogWriter> openRankLog(const std::string& dir, int rank, in
   world.path = "bench/world";
   world.mpi_rank = rank;
   world.mpi_size = ranks;
+  auto w = openGeneratedLog(dir, 3, 3000 + rank, 7000 + static_cast<uint64_t>(rank), "app", "app", {world}, 64 * 1024);
+  if (!w) return nullptr;
   log::EventFields e;
-  e.kind = log::Kind::Channel;
-  e.channel_info = &world;
-  w->append(e);
   const int32_t init[2] = {rank, ranks};
   e = {};
   e.kind = log::Kind::MpiInit;
@@ -438,31 +432,9 @@ int generateMpi(const std::string& dir, int ranks, uint64_t events) {
 // client reads it. Times are consistent: a read returns after its write.
 int generateRpc(const std::string& dir, int clients, uint64_t interactions) {
   ::mkdir(dir.c_str(), 0700);
-  static const uint8_t id[16] = {2};
   auto open = [&](int index, const std::string& name, const std::vector<log::ChannelFields>& channels) {
-    const std::string path = dir + "/" + std::to_string(1000 + index) + "-0-" + name + ".rlog";
-    const char* argv[] = {name.c_str(), nullptr};
-    log::HeaderFields h;
-    h.recording_id = id;
-    h.log_id = 7000 + static_cast<uint64_t>(index);
-    h.host_name = "bench";
-    h.boot_id = "boot";
-    h.pid = 1000 + index;
-    h.origin = log::Origin::Root;
-    const std::string executable = "/bin/" + name;
-    h.executable = executable.c_str();
-    h.argv = argv;
-    auto w = std::make_unique<log::LogWriter>();
-    log::WriterOptions options;
-    options.tail_capacity = clients > 200 ? 64 * 1024 : 256 * 1024;
-    if (w->open(path.c_str(), h, options) != 0) return std::unique_ptr<log::LogWriter>();
-    for (const auto& c : channels) {
-      log::EventFields e;
-      e.kind = log::Kind::Channel;
-      e.channel_info = &c;
-      w->append(e);
-    }
-    return w;
+    return openGeneratedLog(dir, 2, 1000 + index, 7000 + static_cast<uint64_t>(index), name, name, channels,
+                            clients > 200 ? 64 * 1024 : 256 * 1024);
   };
   auto socket = [](uint32_t index, uint64_t ino, uint64_t peer) {
     log::ChannelFields c;
