@@ -237,4 +237,38 @@ Point along(Point from, Point to, double t) {
   return {from.x + (to.x - from.x) * e, from.y + (to.y - from.y) * e};
 }
 
+std::vector<uint32_t> assignCellsByGroup(const std::vector<Lifetime>& lifetimes, const Neighbours& neighbours,
+                                         const std::vector<uint32_t>& group_of, uint32_t columns) {
+  uint32_t groups = 0;
+  for (uint32_t g : group_of) groups = std::max(groups, g + 1);
+  if (groups < 2) return assignCells(lifetimes, neighbours, columns);
+  std::vector<uint32_t> out(lifetimes.size(), 0), local(lifetimes.size());
+  uint32_t first_row = 0;
+  for (uint32_t g = 0; g < groups; ++g) {
+    std::vector<uint32_t> members;
+    for (uint32_t p = 0; p < lifetimes.size(); ++p)
+      if (group_of[p] == g) {
+        local[p] = static_cast<uint32_t>(members.size());
+        members.push_back(p);
+      }
+    if (members.empty()) continue;
+    // The group alone: its lifetimes, its ties within it.
+    std::vector<Lifetime> life;
+    Neighbours near(members.size());
+    for (uint32_t p : members) {
+      life.push_back(lifetimes[p]);
+      for (const auto& [q, weight] : neighbours[p])
+        if (group_of[q] == g) near[local[p]].push_back({local[q], weight});
+    }
+    const std::vector<uint32_t> cells = assignCells(life, near, columns);
+    uint32_t rows = 0;
+    for (size_t k = 0; k < members.size(); ++k) {
+      out[members[k]] = cells[k] + first_row * columns;
+      rows = std::max(rows, cells[k] / columns + 1);
+    }
+    first_row += rows;
+  }
+  return out;
+}
+
 }  // namespace radar::app

@@ -50,6 +50,11 @@ using Neighbours = std::vector<std::vector<std::pair<uint32_t, double>>>;
 // depends on the whole recording only, so every event shows the same place.
 std::vector<uint32_t> assignCells(const std::vector<Lifetime>& lifetimes, const Neighbours& neighbours,
                                   uint32_t columns);
+// The same, each group (`group_of`: by process, groups numbered from 0) in
+// a band of whole rows of its own, bands in the groups' order: a host's
+// processes drawn together.
+std::vector<uint32_t> assignCellsByGroup(const std::vector<Lifetime>& lifetimes, const Neighbours& neighbours,
+                                         const std::vector<uint32_t>& group_of, uint32_t columns);
 
 // Slots on a grid, left to right and top to bottom, about as wide as high
 // on screen for `slots` boxes (or in `columns` columns).

@@ -80,6 +80,23 @@ void NetworkView::resizeEvent(QResizeEvent*) {
   if (!fitted_) fitToView();
 }
 
+// Each host's boxes framed, its name at the frame's top left.
+void NetworkView::drawHosts(QPainter& painter) {
+  if (scene_.hosts.empty()) return;
+  QFont host_font = font();
+  host_font.setPointSizeF(std::max(4.0, 9 * std::min(zoom_, 1.5)));
+  painter.setFont(host_font);
+  for (const Scene::HostFrame& h : scene_.hosts) {
+    const QRectF r(toWidget({h.box.x, h.box.y}), QSizeF(h.box.w * zoom_, h.box.h * zoom_));
+    painter.setPen(QPen(colors::kHostFrame, 1, Qt::DashLine));
+    painter.setBrush(colors::kHostFill);
+    painter.drawRoundedRect(r, 8 * zoom_, 8 * zoom_);
+    painter.setPen(colors::kHostFrame);
+    painter.drawText(r.adjusted(6, 3, -6, -3), Qt::AlignLeft | Qt::AlignTop,
+                     tr("host %1").arg(QString::fromStdString(h.host)));
+  }
+}
+
 void NetworkView::drawChannels(QPainter& painter) {
   // Channels between the boxes, from output side to input side; named by
   // the description where the view is big enough to read them.
@@ -224,6 +241,7 @@ void NetworkView::paintEvent(QPaintEvent*) {
   // rounded, smoothed ones and look the same a few pixels wide.
   const bool coarse = zoom_ < kCoarseZoom;
   painter.setRenderHint(QPainter::Antialiasing, !coarse);
+  drawHosts(painter);
   if (show_channels_) drawChannels(painter);
   drawProcesses(painter, coarse);
   drawPorts(painter);

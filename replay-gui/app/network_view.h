@@ -72,6 +72,7 @@ class NetworkView : public QWidget {
   void resizeEvent(QResizeEvent*) override;
 
  private:
+  void drawHosts(class QPainter& painter);
   void drawChannels(class QPainter& painter);
   void bringActiveIntoView();
   void drawLegend(class QPainter& painter);

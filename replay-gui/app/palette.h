@@ -11,6 +11,8 @@ inline const QColor kActiveBorder{176, 96, 0};
 inline const QColor kBlocked{240, 222, 222};
 inline const QColor kUnrecorded{232, 232, 232};  // a program radar could not record (dashed border)
 inline const QColor kBorder{70, 80, 95};
+inline const QColor kHostFrame{120, 130, 150};  // a host: its boxes framed together
+inline const QColor kHostFill{238, 240, 236};
 inline const QColor kText{20, 24, 30};
 inline const QColor kInputPort{90, 150, 90};
 inline const QColor kOutputPort{90, 110, 170};

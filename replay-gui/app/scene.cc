@@ -153,7 +153,16 @@ void SceneBuilder::place() {
   uint32_t needed = 0;
   for (uint32_t s : assignSlots(lifetimes)) needed = std::max(needed, s + 1);
   const uint32_t columns = GridLayout(needed).columns();
-  const std::vector<uint32_t> cells = assignCells(lifetimes, neighbours, columns);
+  // A host is a group of boxes: its units in rows of their own.
+  std::vector<uint32_t> host_of_unit(lifetimes.size(), 0);
+  if (t.several_hosts) {
+    std::map<std::string, uint32_t> hosts;
+    for (uint32_t c = 0; c < chains_.size(); ++c)
+      host_of_unit[unit[c]] =
+          hosts.try_emplace(t.processes[chains_[c].first_image].host, static_cast<uint32_t>(hosts.size()))
+              .first->second;
+  }
+  const std::vector<uint32_t> cells = assignCellsByGroup(lifetimes, neighbours, host_of_unit, columns);
   uint32_t used = 1;
   slot_.resize(n);
   box_process_.resize(n);
@@ -351,6 +360,7 @@ class SceneBuilder::Assembly {
 
   Scene build() {
     processBoxes();
+    hostFrames();
     adoptImages();
     deadlocks();
     openPorts();
@@ -363,6 +373,31 @@ class SceneBuilder::Assembly {
   }
 
  private:
+  // Each host's boxes on screen, framed a little beyond them (within the
+  // gap between rows, so that bands of hosts do not overlap).
+  void hostFrames() {
+    if (!t_.several_hosts) return;
+    std::map<std::string, size_t> frame_of;
+    for (const ProcessBox& b : s_.processes) {
+      const std::string& host = t_.processes[b.process].host;
+      auto [it, fresh] = frame_of.try_emplace(host, s_.hosts.size());
+      if (fresh) {
+        s_.hosts.push_back({host, b.box});
+        continue;
+      }
+      Rect& r = s_.hosts[it->second].box;
+      const double x1 = std::max(r.x + r.w, b.box.x + b.box.w), y1 = std::max(r.y + r.h, b.box.y + b.box.h);
+      r.x = std::min(r.x, b.box.x);
+      r.y = std::min(r.y, b.box.y);
+      r.w = x1 - r.x;
+      r.h = y1 - r.y;
+    }
+    constexpr double kMarginX = geometry::kGapX / 4, kMarginY = geometry::kGapY / 3;
+    for (auto& frame : s_.hosts)
+      frame.box = {frame.box.x - kMarginX, frame.box.y - kMarginY, frame.box.w + 2 * kMarginX,
+                   frame.box.h + 2 * kMarginY};
+  }
+
   // A line between two boxes, where it meets one of them.
   struct LineEnd {
     Point at, toward, control;

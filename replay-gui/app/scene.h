@@ -91,7 +91,13 @@ struct Scene {
   // which its last process had blocked).
   std::vector<WaitEdge> waits;
   std::vector<ChannelLine> channels;  // open between processes on screen
-  Rect bounds;                        // of everything that can be drawn
+  // Where the story spans hosts: each host's boxes on screen, framed.
+  struct HostFrame {
+    std::string host;
+    Rect box;  // around its process boxes
+  };
+  std::vector<HostFrame> hosts;
+  Rect bounds;  // of everything that can be drawn
 
   const ProcessBox* box(uint32_t process) const;
   // The message drawn under a point, or kNone.

@@ -109,6 +109,42 @@ TEST(Geometry, ConnectedCellsNeverOverlapInTime) {
   }
 }
 
+// Processes of three hosts, interleaved in time and talking across hosts:
+// each host's cells are whole rows of their own, in the hosts' order, and
+// no two processes alive at once share a cell.
+TEST(Geometry, EachGroupTakesRowsOfItsOwn) {
+  std::mt19937 rng(5);
+  std::vector<Lifetime> life;
+  std::vector<uint32_t> host;
+  const uint32_t n = 60;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t a = static_cast<uint32_t>(rng() % 1000);
+    life.push_back({a, a + static_cast<uint32_t>(rng() % 300)});
+    host.push_back(i % 3);
+  }
+  Neighbours talk(n);
+  for (uint32_t i = 0; i + 1 < n; ++i) {
+    talk[i].push_back({i + 1, 1.0});
+    talk[i + 1].push_back({i, 1.0});
+  }
+  const uint32_t columns = 4;
+  const auto cells = assignCellsByGroup(life, talk, host, columns);
+  std::vector<uint32_t> first_row(3, ~0u), last_row(3, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    first_row[host[i]] = std::min(first_row[host[i]], cells[i] / columns);
+    last_row[host[i]] = std::max(last_row[host[i]], cells[i] / columns);
+    for (uint32_t j = i + 1; j < n; ++j)
+      if (life[i].first <= life[j].last && life[j].first <= life[i].last) {
+        ASSERT_NE(cells[i], cells[j]) << i << " and " << j;
+      }
+  }
+  EXPECT_EQ(first_row[0], 0u);
+  EXPECT_EQ(first_row[1], last_row[0] + 1);
+  EXPECT_EQ(first_row[2], last_row[1] + 1);
+  // One group: the layout without groups.
+  EXPECT_EQ(assignCellsByGroup(life, talk, std::vector<uint32_t>(n, 0), columns), assignCells(life, talk, columns));
+}
+
 TEST(Geometry, ASegmentCrossesABoxOnlyThroughItsInside) {
   const Rect box{10, 10, 20, 10};
   EXPECT_TRUE(crosses({0, 15}, {40, 15}, box));

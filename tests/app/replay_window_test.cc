@@ -812,8 +812,8 @@ TEST_F(Window, ALongNarrativeDoesNotMoveTheViews) {
 }
 
 // Three machines, the third joined to the others by no message: below the
-// findings, the window says its clock is not lined up with theirs; each
-// lane names its process's host.
+// findings, the window says its clock is not lined up with theirs; the
+// network view frames each host's boxes; each lane names its host.
 TEST_F(Window, AHostWhoseClockIsNotLinedUpIsSaidBelowTheFindings) {
   EXPECT_FALSE(window->findChild<QLabel*>(QStringLiteral("recording-notes")));
   FakeRecording rec;
@@ -828,6 +828,23 @@ TEST_F(Window, AHostWhoseClockIsNotLinedUpIsSaidBelowTheFindings) {
   EXPECT_TRUE(notes->isVisible());
   EXPECT_TRUE(notes->text().contains(QStringLiteral("c's clock: not lined up with the others'")))
       << notes->text().toStdString();
+  // The network view frames each host's boxes: three frames, apart, once
+  // all three are on screen.
+  for (uint32_t n = 1; n <= with.trace().events.size() && with.networkView().scene().hosts.size() < 3; ++n) {
+    with.controller().skipTo(n);
+    QApplication::processEvents();
+  }
+  const Scene scene = with.networkView().scene();
+  ASSERT_EQ(scene.hosts.size(), 3u);
+  for (const auto& box : scene.processes) {
+    const auto& host = with.trace().processes[box.process].host;
+    for (const auto& frame : scene.hosts) {
+      const bool inside = box.box.x >= frame.box.x && box.box.y >= frame.box.y &&
+                          box.box.x + box.box.w <= frame.box.x + frame.box.w &&
+                          box.box.y + box.box.h <= frame.box.y + frame.box.h;
+      EXPECT_EQ(inside, frame.host == host) << box.name << " and host " << frame.host;
+    }
+  }
   SpaceTimeView view(with.trace());
   std::set<QString> lanes;
   for (size_t lane = 0; lane < view.timeline().lanes().size(); ++lane) lanes.insert(view.timeline().laneLabel(lane));
