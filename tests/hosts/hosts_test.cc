@@ -118,6 +118,21 @@ TEST_F(Hosts, ClientAndServerOnTwoHostsMergeIntoOneStory) {
   EXPECT_GE(std::stoi(c[4]), 6) << stats.out;
   const Result text = radar({"stats", ra, rb});
   EXPECT_NE(text.out.find("host-b's clock: agrees with host-a's as read (the "), std::string::npos) << text.out;
+  // The exports carry the host: a host column in SQL, and in the pcapng
+  // an interface per host, each packet on its sender's.
+  const Result sql = radar({"sql", ra, rb, "select distinct host from processes order by host"});
+  EXPECT_NE(sql.out.find("host-a\nhost-b\n"), std::string::npos) << sql.out << sql.err;
+  const std::string pcap = work_ + "/both.pcapng";
+  ASSERT_EQ(radar({"export", "--pcapng", pcap, ra, rb}).exit_code, 0);
+  if (have("tshark")) {
+    const Result packets = shell("tshark -r " + shellQuote(pcap) +
+                                 " -Y 'tcp.port==7007 && tcp.len>0' -T fields -e frame.interface_name -e ip.src "
+                                 "2>/dev/null | sort | uniq -c");
+    EXPECT_NE(packets.out.find("3 host-a\t10.231.0.1\n"), std::string::npos) << packets.out;
+    EXPECT_NE(packets.out.find("3 host-b\t10.231.0.2\n"), std::string::npos) << packets.out;
+  } else {
+    std::printf("no tshark here: the pcapng's interfaces were not read back\n");
+  }
   if (!hosts_->skewed()) std::printf("no time namespace here: the hosts' clocks were not skewed\n");
 }
 
