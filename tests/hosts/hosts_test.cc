@@ -53,7 +53,7 @@ class Hosts : public ::testing::Test {
     if (!have("ip") || !have("unshare") || !have("python3")) GTEST_SKIP() << "needs ip, unshare and python3";
     work_ = testTempDir();
     hosts_ = std::make_unique<SimulatedHosts>("host-a", "host-b", 0, work_);
-    if (!hosts_->ok()) GTEST_SKIP() << "the kernel refuses network namespaces here: " << hosts_->why();
+    if (!hosts_->ok()) GTEST_SKIP() << "cannot simulate hosts here: " << hosts_->why();
   }
 
   std::string work_;

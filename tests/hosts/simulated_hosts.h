@@ -52,6 +52,18 @@ class SimulatedHosts {
                                                        << address_[1] << " " << b << "\n";
       std::ofstream(work_ + "/boot-id-" + names_[k]) << "00000000-0000-4000-8000-00000000000" << k << "\n";
     }
+    // A boot id of its own needs a mount namespace and a bind mount.
+    const Result bound = shell(
+        "unshare --mount sh -c " +
+        shellQuote("mount --bind " + shellQuote(work_ + "/boot-id-" + names_[0]) + " /proc/sys/kernel/random/boot_id") +
+        " 2>&1");
+    if (bound.exit_code != 0) {
+      why_ = "no boot id of its own for a host (mount namespace, bind mount): " + bound.out;
+      made_ = false;
+      shell("ip netns del " + ns_[0] + "; ip netns del " + ns_[1] + "; rm -rf /etc/netns/" + ns_[0] + " /etc/netns/" +
+            ns_[1]);
+      return;
+    }
     skewed_ = shell("unshare --time --monotonic 5 true").exit_code == 0;
   }
   ~SimulatedHosts() {
@@ -63,7 +75,7 @@ class SimulatedHosts {
   SimulatedHosts& operator=(const SimulatedHosts&) = delete;
 
   bool ok() const { return made_; }
-  const std::string& why() const { return why_; }  // what the kernel said when it refused
+  const std::string& why() const { return why_; }  // why hosts cannot be made here
   bool skewed() const { return skewed_; }          // whether time namespaces exist here
   const std::string& address(int host) const { return address_[host]; }
 

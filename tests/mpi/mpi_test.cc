@@ -275,7 +275,7 @@ TEST_F(Mpi, RingOfFourRanksOnTwoHostsIsOneStory) {
   if (!have("ip") || !have("unshare")) GTEST_SKIP() << "needs ip and unshare";
   const std::string work = testTempDir();
   SimulatedHosts hosts("host-a", "host-b", 1, work);
-  if (!hosts.ok()) GTEST_SKIP() << "the kernel refuses network namespaces here: " << hosts.why();
+  if (!hosts.ok()) GTEST_SKIP() << "cannot simulate hosts here: " << hosts.why();
   const std::string each_rank =
       "sh -c " + shellQuote("exec " + shellQuote(radarPath()) + " record -o " + shellQuote(work + "/rank-") +
                             "$OMPI_COMM_WORLD_RANK -- " + shellQuote(program("ring")) + " 3");
