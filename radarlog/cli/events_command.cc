@@ -36,6 +36,9 @@ const char kEventsHelp[] =
     "                    MPI_Send ...)\n"
     "  --rank N          only events of MPI rank N (its rank in MPI_COMM_WORLD)\n"
     "  --tag T           only MPI messages with tag T\n"
+    "  --library         also what an MPI library did on its own: a rank's system\n"
+    "                    calls inside its MPI calls and on the library's threads\n"
+    "                    (its transport; hidden by default: the MPI calls tell it)\n"
     "  --from N          from event N on\n"
     "  --to N            up to event N\n"
     "  --decode          show what each send and receive carried, field by field\n"
@@ -202,6 +205,7 @@ std::string readFilter(const Args& args, const trace::Trace& t, trace::EventFilt
   for (const auto& spec : args.values("channel"))
     if (!trace::selectChannels(t, spec, &filter->channels)) return "no channel '" + spec + "' in this recording";
   filter->kinds = args.values("kind");
+  filter->mpi_library = args.has("library");
   return readMpiFilter(args, t, filter);
 }
 
@@ -280,6 +284,7 @@ int runEvents(int argc, char** argv) {
                    {"kind", 'k', true},
                    {"rank", 0, true},
                    {"tag", 0, true},
+                   {"library", 0, false},
                    {"from", 0, true},
                    {"to", 0, true},
                    {"json", 0, false},
@@ -307,8 +312,21 @@ int runEvents(int argc, char** argv) {
   if (const std::string error = readFilter(args, t, &filter); !error.empty()) return usageError("events", error);
   EventTeller teller(loaded, format, args.has("json"), args.has("decode"), args.has("expand"));
   const uint64_t last = std::min<uint64_t>(to, t.events.size());
-  for (uint64_t n = std::max<uint64_t>(from, 1); n <= last; ++n)
-    if (filter.wants(t, static_cast<uint32_t>(n - 1))) teller.tell(static_cast<uint32_t>(n - 1));
+  trace::EventFilter with_library = filter;
+  with_library.mpi_library = true;
+  uint64_t library_hidden = 0;  // events the filter keeps but for being the MPI library's
+  for (uint64_t n = std::max<uint64_t>(from, 1); n <= last; ++n) {
+    const auto position = static_cast<uint32_t>(n - 1);
+    if (filter.wants(t, position))
+      teller.tell(position);
+    else if (t.byMpiLibrary(position) && with_library.wants(t, position))
+      ++library_hidden;
+  }
+  std::fflush(stdout);  // the note after the story, where both go to one terminal
+  if (library_hidden > 0)
+    std::fprintf(stderr,
+                 "radar events: %llu events of the MPI library not told (its transport); --library tells them\n",
+                 static_cast<unsigned long long>(library_hidden));
   return storyExitStatus(t, kExitOk);
 }
 

@@ -137,16 +137,18 @@ HOOK int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   return rc;
 }
 
+// Recorded when it returns, so that what the library does to end itself
+// (closing its connections, joining its threads) lies inside the call.
 HOOK int MPI_Finalize() {
   PMPI(Finalize);
-  if (m::recording()) {
-    MpiEvent e;
-    e.kind = static_cast<uint16_t>(Kind::MpiFinalize);
-    e.entry_ns = m::now();
-    e.channel = m::channelOf(m::world());
-    m::record(e);
-  }
-  return pmpi_Finalize();
+  if (!m::recording()) return pmpi_Finalize();
+  MpiEvent e;
+  e.kind = static_cast<uint16_t>(Kind::MpiFinalize);
+  e.entry_ns = m::now();
+  e.channel = m::channelOf(m::world());
+  const int rc = pmpi_Finalize();
+  m::record(e);
+  return rc;
 }
 
 #define BLOCKING_SEND(name, mode)                                                                                \

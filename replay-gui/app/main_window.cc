@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -190,6 +191,13 @@ QDockWidget* MainWindow::buildEventsDock() {
   auto* find_row = new QHBoxLayout;
   find_row->setSpacing(4);
   find_row->addWidget(filter_, 1);
+  if (!trace_->mpi_library.empty()) {  // MPI ranks: their library's own calls, left out unless asked
+    show_mpi_library_ = new QCheckBox(tr("MPI library"), events_box);
+    show_mpi_library_->setObjectName(QStringLiteral("show-mpi-library"));
+    show_mpi_library_->setToolTip(
+        tr("Also the MPI library's own system calls: its transport inside the ranks' MPI calls, and its threads"));
+    find_row->addWidget(show_mpi_library_);
+  }
   find_ = new QLineEdit(events_box);
   find_->setObjectName(QStringLiteral("find"));
   find_->setPlaceholderText(tr("Find in contents and narrative (Ctrl+F; Enter: next, Shift+Enter: previous)"));
@@ -318,6 +326,16 @@ void MainWindow::buildCriticalPathDock(QDockWidget* events_dock) {
   });
 }
 
+// The table keeps what the filter (and the MPI library's box) keeps; the
+// timeline dims the rest, the network view fades it.
+void MainWindow::applyFilter(const QString& text) {
+  event_model_->setFilter(text);
+  spacetime_->timeline().setKept(event_model_->kept());
+  network_->setKept(event_model_->kept());
+  table_position_ = ~0u;  // the current event again, in the rows left
+  refresh();
+}
+
 // Every view follows the controller; clicking an event anywhere takes every
 // view there.
 void MainWindow::connectViews() {
@@ -355,17 +373,16 @@ void MainWindow::connectViews() {
     const uint32_t position = findings_model_->eventOf(index.row());
     if (position != kNone) goToEvent(position);
   });
-  auto filter = [this](const QString& text) {
-    event_model_->setFilter(text);
-    spacetime_->timeline().setKept(event_model_->kept());  // the others dimmed
-    network_->setKept(event_model_->kept());
-    table_position_ = ~0u;  // the current event again, in the rows left
-    refresh();
-  };
-  connect(filter_, &QLineEdit::returnPressed, this, [this, filter] { filter(filter_->text()); });
-  connect(filter_, &QLineEdit::textChanged, this, [filter](const QString& text) {
-    if (text.isEmpty()) filter(QString());
+  connect(filter_, &QLineEdit::returnPressed, this, [this] { applyFilter(filter_->text()); });
+  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    if (text.isEmpty()) applyFilter(QString());
   });
+  if (show_mpi_library_)
+    connect(show_mpi_library_, &QCheckBox::toggled, this, [this](bool show) {
+      event_model_->setShowMpiLibrary(show);
+      applyFilter(filter_->text());
+    });
+  applyFilter(QString());
 }
 
 // The views read the trace and the models, members that are gone before

@@ -27,6 +27,7 @@ class QSlider;
 class QDoubleSpinBox;
 class QTableView;
 class QLineEdit;
+class QCheckBox;
 class QComboBox;
 class QAction;
 class QDockWidget;
@@ -118,6 +119,7 @@ class MainWindow : public QMainWindow {
   QAction* addMenuAction(QMenu* menu, const QString& text, const QKeySequence& key, std::function<void()> slot,
                          QToolBar* bar = nullptr);
   void connectViews();
+  void applyFilter(const QString& text);
   void refresh();
   void refreshControls();
   void tick();
@@ -150,6 +152,7 @@ class MainWindow : public QMainWindow {
   QTableView* events_view_;
   QTableView* findings_view_;
   QLineEdit* filter_;
+  QCheckBox* show_mpi_library_ = nullptr;  // only when the recording has MPI ranks
   ContentSearch* search_ = nullptr;
   QLineEdit* find_ = nullptr;
   QComboBox* find_mode_ = nullptr;

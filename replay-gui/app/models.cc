@@ -12,7 +12,9 @@ using trace::kNone;
 
 EventTableModel::EventTableModel(const trace::Trace& trace, const analysis::Narrator& narrator,
                                  const netdesc::Binding* net, QObject* parent)
-    : QAbstractTableModel(parent), t_(trace), narrator_(narrator), net_(net) {}
+    : QAbstractTableModel(parent), t_(trace), narrator_(narrator), net_(net) {
+  setFilter(QString());
+}
 
 int EventTableModel::rowCount(const QModelIndex& parent) const {
   if (parent.isValid()) return 0;
@@ -202,14 +204,20 @@ bool EventTableModel::matches(uint32_t i, const QStringList& words) const {
 
 void EventTableModel::setFilter(const QString& filter) {
   const QStringList words = filter.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+  const bool hide_library = !show_mpi_library_ && !t_.mpi_library.empty();
   beginResetModel();
   filter_ = filter;
   rows_.clear();
-  all_ = words.isEmpty();
+  all_ = words.isEmpty() && !hide_library;
   if (!all_)
     for (uint32_t i = 0; i < t_.events.size(); ++i)
-      if (matches(i, words)) rows_.push_back(i);
+      if (!(hide_library && t_.byMpiLibrary(i)) && (words.isEmpty() || matches(i, words))) rows_.push_back(i);
   endResetModel();
+}
+
+void EventTableModel::setShowMpiLibrary(bool show) {
+  show_mpi_library_ = show;
+  setFilter(filter_);
 }
 
 FindingsModel::FindingsModel(const trace::Trace& trace, QObject* parent) : QAbstractTableModel(parent), t_(trace) {}

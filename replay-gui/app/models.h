@@ -40,6 +40,10 @@ class EventTableModel : public QAbstractTableModel {
   // path (header.count) or the end of its path.
   void setFilter(const QString& filter);
   QString filter() const { return filter_; }
+  // Whether the MPI library's own events (Trace::mpi_library) are kept;
+  // they are left out by default, whatever the filter.
+  void setShowMpiLibrary(bool show);
+  bool showsMpiLibrary() const { return show_mpi_library_; }
   // The positions kept (ascending), or null when nothing is filtered out.
   const std::vector<uint32_t>* kept() const { return all_ ? nullptr : &rows_; }
   // Event position of a row, and the row of an event (-1 if filtered out).
@@ -55,6 +59,7 @@ class EventTableModel : public QAbstractTableModel {
   const analysis::Narrator& narrator_;
   const netdesc::Binding* net_;
   QString filter_;
+  bool show_mpi_library_ = false;
   bool all_ = true;
   std::vector<uint32_t> rows_;  // positions kept, when filtered
 };

@@ -1,6 +1,7 @@
 #include "trace/merge.h"
 
 #include "trace/merger.h"
+#include "trace/mpi_library.h"
 
 namespace radar::trace {
 namespace merging {
@@ -348,6 +349,7 @@ std::unique_ptr<Trace> merge(RawRecording&& raw) {
   addUnrecordedImages(*t, raw.recordings);
   for (const Process& p : t->processes) t->several_hosts |= p.host != t->processes.front().host;
   groupRecordings(*t, raw.directory_ids);
+  markMpiLibrary(*t);
   findProblems(*t);
   step("findings");
   return t;

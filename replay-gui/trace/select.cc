@@ -81,6 +81,7 @@ bool selectChannels(const trace::Trace& t, const std::string& spec, std::set<uin
 bool EventFilter::wants(const Trace& t, uint32_t i) const {
   const Event& e = t.events[i];
   if (!processes.empty() && !processes.count(e.process)) return false;
+  if (!mpi_library && t.byMpiLibrary(i)) return false;
   const uint32_t ch = t.channelOf(i);
   if (!channels.empty() && (ch == kNone || !channels.count(ch))) return false;
   if (!tags.empty()) {

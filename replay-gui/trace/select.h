@@ -32,7 +32,8 @@ bool selectChannels(const Trace& t, const std::string& spec, std::set<uint32_t>*
 struct EventFilter {
   std::set<uint32_t> processes, channels;
   std::vector<std::string> kinds;
-  std::set<int32_t> tags;  // MPI messages with one of these tags only
+  std::set<int32_t> tags;    // MPI messages with one of these tags only
+  bool mpi_library = false;  // also what the MPI library did on its own (Trace::mpi_library)
   bool wants(const Trace& t, uint32_t event) const;
 };
 

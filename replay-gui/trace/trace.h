@@ -419,6 +419,11 @@ class Trace {
   // namespaces on one machine are hosts of their own too): each label says
   // its host.
   bool several_hosts = false;
+  // By position: made by the MPI library itself (inside a rank's MPI call,
+  // or on a thread it started: mpi_library.h), hidden from the story by
+  // default. Empty when no process is an MPI rank.
+  std::vector<bool> mpi_library;
+  bool byMpiLibrary(uint32_t position) const { return position < mpi_library.size() && mpi_library[position]; }
   std::vector<std::string> directories;
   // Network descriptions the recordings carry (radar run, radar record
   // --net): their text and the path they were read from.

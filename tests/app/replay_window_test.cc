@@ -9,6 +9,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
 #include <QDialog>
 #include <QImage>
 #include <QItemSelectionModel>
@@ -849,6 +850,43 @@ TEST_F(Window, AHostWhoseClockIsNotLinedUpIsSaidBelowTheFindings) {
   std::set<QString> lanes;
   for (size_t lane = 0; lane < view.timeline().lanes().size(); ++lane) lanes.insert(view.timeline().laneLabel(lane));
   EXPECT_EQ(lanes, (std::set<QString>{"server[1@a]", "client[2@b]", "idle[3@c]"}));
+}
+
+// An MPI rank's library calls (inside its MPI calls) are left out of the
+// table and dimmed on the timeline until "MPI library" is ticked; a
+// recording with no rank has no such box.
+TEST_F(Window, TheMpiLibrarysOwnCallsAreShownOnlyWhenAsked) {
+  EXPECT_FALSE(window->findChild<QCheckBox*>(QStringLiteral("show-mpi-library")));
+  FakeRecording rec;
+  rec.process("r", 40)
+      .mpiCommunicator(1, "job/w", 0, 1)
+      .pipeEnd(2, 900, true)
+      .mpiInit(1, 0, 1, 1)
+      .send(2, "mine", 10, 11)
+      .send(2, "lib", 21, 22)
+      .send(2, "lib", 23, 24)
+      .mpiCollective(1, "MPI_Barrier", -1, 20, 40)
+      .exit(0, 90);
+  MainWindow with(rec.load());
+  showOffscreen(with);
+  const auto& t = with.trace();
+  auto* box = with.findChild<QCheckBox*>(QStringLiteral("show-mpi-library"));
+  ASSERT_TRUE(box);
+  EXPECT_FALSE(box->isChecked());
+  ASSERT_EQ(with.eventModel().rowCount(), static_cast<int>(t.events.size()) - 2);
+  for (int row = 0; row < with.eventModel().rowCount(); ++row)
+    EXPECT_FALSE(t.byMpiLibrary(with.eventModel().positionOf(row))) << row;
+  // The same with a filter typed: what it keeps, less the library's.
+  auto* filter = with.findChild<QLineEdit*>(QStringLiteral("filter"));
+  QTest::keyClicks(filter, QStringLiteral("kind:write"));
+  QTest::keyClick(filter, Qt::Key_Return);
+  EXPECT_EQ(with.eventModel().rowCount(), 1);
+  box->setChecked(true);
+  EXPECT_EQ(with.eventModel().rowCount(), 3);
+  filter->clear();
+  EXPECT_EQ(with.eventModel().rowCount(), static_cast<int>(t.events.size()));
+  box->setChecked(false);
+  EXPECT_EQ(with.eventModel().rowCount(), static_cast<int>(t.events.size()) - 2);
 }
 
 // No findings: the pane says so; findings: wrapped whole in their rows.

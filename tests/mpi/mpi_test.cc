@@ -242,6 +242,22 @@ TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
   for (const char* told : {"starts MPI as rank", "joins MPI_Allreduce on MPI_COMM_WORLD (4 bytes)", "finishes MPI"})
     EXPECT_EQ(count(mpi.out, told), 4u) << told << "\n" << mpi.out;
   EXPECT_NE(mpi.out.find("Process ring rank 3["), std::string::npos) << mpi.out;
+  // What the MPI library did on its own (its connections, polls and threads)
+  // is not told unless asked: a rank's story is its MPI calls, what it
+  // printed and its end.
+  const Result rank2 = radar({"events", "--rank", "2", dir_});
+  const std::regex own(
+      "Process ring rank 2\\[\\d+\\] (starts MPI|receives a message from ring rank|sends a message to ring "
+      "rank|sends a message to .* on (terminal|pipe) |joins MPI_Allreduce|finishes MPI|exits with status).*");
+  std::istringstream told(rank2.out);
+  size_t lines = 0;
+  for (std::string line; std::getline(told, line); ++lines) EXPECT_TRUE(std::regex_match(line, own)) << line;
+  EXPECT_GE(lines, 9u) << rank2.out;  // MPI_Init, 3 receives, 3 sends, the Allreduce, MPI_Finalize
+  EXPECT_TRUE(std::regex_search(rank2.err, std::regex("\\d+ events of the MPI library not told"))) << rank2.err;
+  const Result with_library = radar({"events", "--rank", "2", "--library", dir_});
+  EXPECT_GT(count(with_library.out, "\n"), lines + 20) << with_library.out;
+  EXPECT_NE(with_library.out.find(" tcp "), std::string::npos) << with_library.out;
+  EXPECT_EQ(with_library.err.find("not told"), std::string::npos) << with_library.err;
   // The shared memory each rank's MPI library maps in MPI_Init is said to
   // be its transport (whose messages are recorded as MPI calls); mpirun's
   // is not.

@@ -1668,6 +1668,42 @@ TEST(Merge, MpiCollectivesWaitForTheRanksTheyNeed) {
   }
 }
 
+// What an MPI library does on its own is told apart: a rank's calls inside
+// its MPI calls (on the same thread, after the call's entry) and on a
+// thread that began inside one; not the rank's own calls between them, nor
+// a thread it started itself, nor a process that is no rank.
+TEST(Merge, MpiLibraryEventsAreTheCallsInsideMpiCallsAndOnTheLibrarysThreads) {
+  FakeRecording rec;
+  rec.process("r", 40)
+      .mpiCommunicator(1, "job/w", 0, 1)
+      .pipeEnd(2, 900, true)
+      .mpiInit(1, 0, 1, 1)
+      .send(2, "mine", 10, 11)                      // 2: the rank's own
+      .send(2, "lib", 21, 22)                       // 3: inside the barrier
+      .send(2, "thread", 25, 26, 7)                 // 4: a thread begun inside the barrier
+      .send(2, "t", 27, 28, 7)                      // 5: the same thread, later
+      .send(2, "lib", 29, 30)                       // 6: inside the barrier
+      .mpiCollective(1, "MPI_Barrier", -1, 20, 40)  // 7
+      .send(2, "mine", 50, 51)                      // 8
+      .send(2, "own thread", 55, 56, 8)             // 9: a thread of the rank's own
+      .send(2, "mine", 60, 61, 7)                   // 10: the library's thread, still
+      .exit(0, 90);
+  rec.process("launcher", 41).user("ready", 35).exit(0, 91);
+  auto t = rec.load();
+  expectConsistent(*t);
+  std::vector<uint32_t> library;
+  for (uint32_t i = 0; i < t->events.size(); ++i)
+    if (t->byMpiLibrary(i)) library.push_back(i);
+  std::vector<uint32_t> want = {at(*t, 40, 3), at(*t, 40, 4), at(*t, 40, 5), at(*t, 40, 6), at(*t, 40, 10)};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(library, want);
+  EXPECT_FALSE(t->byMpiLibrary(at(*t, 41, 1)));
+
+  FakeRecording no_mpi;
+  no_mpi.process("p", 50).pipeEnd(1, 901, true).send(1, "x", 1, 2).exit(0, 3);
+  EXPECT_TRUE(no_mpi.load()->mpi_library.empty());
+}
+
 // Ranks that call their collectives in another order (the classic MPI
 // bug) are a finding, and the collectives after they part are not tied
 // across ranks; a rank that calls fewer is one too.
