@@ -187,8 +187,8 @@ TEST(Debug, NoGdbAtEventStopsItselfForAnotherDebugger) {
   const std::string dir = recordCalc("1 + 2\n", &printed);
   const uint32_t send = eventNumber(dir, R"(parser\[\d+\] sends a message to interpreter)");
   // Resume the stopped process from outside, as a debugger would.
-  const std::string line = shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) +
-                           " parser --no-gdb --at-event " + std::to_string(send) +
+  const std::string line = radarDebug() + " --yes " + shellQuote(dir) + " parser --no-gdb --at-event " +
+                           std::to_string(send) +
                            " 2>&1 | while read -r l; do echo \"$l\"; case \"$l\" in "
                            "*'stopped itself'*) pid=${l#*pid }; kill -CONT ${pid%% *};; esac; done";
   Result r = shell(line);
@@ -278,8 +278,7 @@ TEST(Debug, BadInputGetsAClearMessage) {
   expect(radar({"debug", "--yes", dir, "parser", "--env", "=x", "--no-gdb"}), 2, "expected NAME=VALUE or NAME");
   expect(radar({"debug", "--yes", testTempDir(), "parser", "--no-gdb"}), 2, "radar debug:");
   // Without gdb, the way around it is named.
-  Result no_gdb =
-      shell("RADAR_GDB=/nonexistent/gdb " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " parser");
+  Result no_gdb = shell("RADAR_GDB=/nonexistent/gdb " + radarDebug() + " --yes " + shellQuote(dir) + " parser");
   expect(no_gdb, 2, "gdb is not installed");
 }
 
@@ -353,7 +352,7 @@ TEST(Debug, ShowsWhatItWouldRunAndRunsNothingUnasked) {
   ASSERT_EQ(::unlink(touched.c_str()), 0);
 
   // No terminal and no --yes: shown, not run.
-  Result asked = shell(shellQuote(radarPath()) + " debug " + shellQuote(dir) + " sh --no-gdb </dev/null");
+  Result asked = shell(radarDebug() + " " + shellQuote(dir) + " sh --no-gdb </dev/null");
   EXPECT_EQ(asked.exit_code, 2) << asked.err;
   EXPECT_NE(asked.err.find("it will run, as recorded:"), std::string::npos) << asked.err;
   EXPECT_NE(asked.err.find("  arguments    '/bin/sh' '-c' 'echo x > " + touched + "'"), std::string::npos) << asked.err;
@@ -426,8 +425,7 @@ TEST(Debug, EpollGivesBackWhatTheReRunRegistered) {
                        shellQuote(driverProgram("epoll_pointers")) + " | cat");
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     ASSERT_NE(rec.out.find("conn-1: world!"), std::string::npos) << rec.out;
-    Result r =
-        shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " epoll_pointers --no-gdb");
+    Result r = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(dir) + " epoll_pointers --no-gdb");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, rec.out);
     EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
@@ -483,14 +481,12 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
   EXPECT_EQ(taken, 4) << story.out;
   EXPECT_EQ(kills_before, 5) << story.out;  // killpg() and sigqueue() among them
   EXPECT_NE(story.out.find("waits for a signal: none came before its timeout"), std::string::npos) << story.out;
-  Result r =
-      shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + pid + " --no-gdb");
+  Result r = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(dir) + " " + pid + " --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
   // The child re-runs its signals' sending without sending them.
-  Result sender =
-      shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + child + " --no-gdb");
+  Result sender = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(dir) + " " + child + " --no-gdb");
   EXPECT_EQ(sender.exit_code, 0) << sender.err;
   EXPECT_NE(sender.err.find("as recorded"), std::string::npos) << sender.err;
 }
@@ -519,8 +515,7 @@ TEST(Debug, AddressesAreTheRecordedOnes) {
   EXPECT_EQ(recordAddresses(base + "/two", "", "all"), first);
   const std::string recorded = recordAddresses(base + "/rerun", "", "rerun");
   ASSERT_NE(recorded.find("big 0x"), std::string::npos) << recorded;
-  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(base + "/rerun") +
-                   " addresses --no-gdb");
+  Result r = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(base + "/rerun") + " addresses --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, recorded);
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
@@ -545,8 +540,7 @@ TEST(Debug, TheReRunShowsTheRecordedEnvironmentAndChildrenDoNotRecord) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_NE(rec.out.find("RADAR_DIR="), std::string::npos) << rec.out;
   ASSERT_NE(rec.out.find("libradar-preload.so"), std::string::npos) << rec.out;
-  const std::string debug =
-      "timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " environment --no-gdb";
+  const std::string debug = "timeout 30 " + radarDebug() + " --yes " + shellQuote(dir) + " environment --no-gdb";
   Result same = shell(debug);
   EXPECT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(same.out, rec.out);
@@ -583,8 +577,7 @@ TEST(Debug, SignalsAProcessSendsItselfReachIt) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_EQ(rec.out, "sigwait got 10\nhandler got 12\nignored\n");
   // kill() to itself, sigwait() (taking it: an event), the handler, the ignored one ...
-  Result r =
-      shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " signals_to_self --no-gdb");
+  Result r = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(dir) + " signals_to_self --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
   EXPECT_NE(r.err.find("replayed 9 of 9 events"), std::string::npos) << r.err;
@@ -601,7 +594,7 @@ TEST(Debug, RedactedValuesComeFromTheUsersEnvironmentWhenAskedFor) {
                      " -- sh -c 'echo \"$MY_API_TOKEN\"' | cat");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_EQ(rec.out, "s3cr3t\n");
-  const std::string debug = shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " sh --no-gdb";
+  const std::string debug = radarDebug() + " --yes " + shellQuote(dir) + " sh --no-gdb";
   Result unasked = shell("MY_API_TOKEN=s3cr3t " + debug);
   EXPECT_NE(unasked.exit_code, 0) << unasked.err;
   EXPECT_EQ(unasked.out.find("s3cr3t"), std::string::npos) << unasked.out;
@@ -632,8 +625,7 @@ TEST(Debug, RedactedValuesComeFromTheUsersEnvironmentWhenAskedFor) {
 TEST(Debug, SpliceTeeAndVmspliceReRun) {
   Recording rec = record({"sh", "-c", "printf 'hello world\\n' | " + shellQuote(programPath("splicer")) + " | cat"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  Result r =
-      shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) + " splicer --no-gdb");
+  Result r = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(rec.dir) + " splicer --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
 }
@@ -653,8 +645,7 @@ TEST(Debug, SpliceIntoAWriteOnlyFileReRuns) {
   const Result check = radar({"check", "--strict", rec.dir});
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   ::unlink(file.c_str());
-  Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) +
-                   " splice_to_file --no-gdb");
+  Result r = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(rec.dir) + " splice_to_file --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
   std::filesystem::remove_all(dir);
@@ -698,7 +689,7 @@ TEST(Debug, NoFalseDivergences) {
       if (log.exe() == "rerun_traps") pids.push_back(static_cast<int>(log.header.pid()));
     ASSERT_FALSE(pids.empty());
     for (int pid : pids) {
-      Result r = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " +
+      Result r = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(dir) + " " +
                        shellQuote("rerun_traps[" + std::to_string(pid) + "]") + " --no-gdb");
       EXPECT_EQ(r.exit_code, 0) << pid << ": " << r.err;
       if (pids.size() == 1) {
@@ -763,9 +754,9 @@ TEST(Debug, EveryMechanismIsRecordedCheckedDecodedAndReRun) {
     for (const ProcessLog& log : load(dir).logs) {
       const std::string who =
           "[" + std::to_string(log.header.pid()) + "." + std::to_string(log.header.generation()) + "]";
-      const Result r = shell("cd " + shellQuote(scratch) + " && timeout 60 " + shellQuote(radarPath()) +
-                             " debug --yes --stall-after 3 " + shellQuote(dir) + " " + shellQuote(who) +
-                             " --no-gdb < /dev/null > /dev/null");
+      const Result r =
+          shell("cd " + shellQuote(scratch) + " && timeout 60 " + radarDebug() + " --yes --stall-after 3 " +
+                shellQuote(dir) + " " + shellQuote(who) + " --no-gdb < /dev/null > /dev/null");
       // (An image that ends in an exec re-runs up to it: "execs here".)
       const bool as_recorded =
           r.err.find(", as recorded\n") != std::string::npos || r.err.find(" execs here: ") != std::string::npos;
@@ -800,8 +791,8 @@ TEST(Debug, ARedirectedInputIsReadFromWhereItStood) {
                        shellQuote(dir) + " -- sh -c " + shellQuote(c.shell) + " | cat");
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     ASSERT_EQ(rec.out, c.printed);
-    Result r = shell("cd " + shellQuote(scratch) + " && timeout 30 " + shellQuote(radarPath()) + " debug --yes " +
-                     shellQuote(dir) + " wc --no-gdb < /dev/null");
+    Result r = shell("cd " + shellQuote(scratch) + " && timeout 30 " + radarDebug() + " --yes " + shellQuote(dir) +
+                     " wc --no-gdb < /dev/null");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, c.printed);
     EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
@@ -860,8 +851,8 @@ TEST(Debug, WritesToFilesAreComparedWithTheRecording) {
     Result rec = shell("cd " + shellQuote(scratch) + " && " + shellQuote(radarPath()) + " record -o " +
                        shellQuote(dir) + " -- sh -c " + shellQuote(c.shell) + " 2>&1");
     ASSERT_EQ(std::string(c.name) == "killed" ? 137 : 0, rec.exit_code) << rec.out;
-    const std::string debug = "cd " + shellQuote(scratch) + " && timeout 60 " + shellQuote(radarPath()) +
-                              " debug --yes " + shellQuote(dir) + " " + c.program + " --no-gdb < /dev/null > /dev/null";
+    const std::string debug = "cd " + shellQuote(scratch) + " && timeout 60 " + radarDebug() + " --yes " +
+                              shellQuote(dir) + " " + c.program + " --no-gdb < /dev/null > /dev/null";
     // The verdict: the last line ("it will run, as recorded:" comes first).
     auto verdict = [](const std::string& err) {
       const size_t end = err.find_last_not_of('\n');
@@ -884,8 +875,8 @@ TEST(Debug, WritesToFilesAreComparedWithTheRecording) {
                      shellQuote(dir) + " -- sh -c 'wc -l < f.txt > out.txt' 2>&1");
   ASSERT_EQ(rec.exit_code, 0) << rec.out;
   lines(12);
-  Result kept = shell("cd " + shellQuote(scratch) + " && timeout 60 " + shellQuote(radarPath()) + " debug --yes " +
-                      shellQuote(dir) + " wc --no-gdb < /dev/null > /dev/null");
+  Result kept = shell("cd " + shellQuote(scratch) + " && timeout 60 " + radarDebug() + " --yes " + shellQuote(dir) +
+                      " wc --no-gdb < /dev/null > /dev/null");
   EXPECT_EQ(kept.exit_code, 1) << kept.err;
   EXPECT_NE(
       kept.err.find("\"12\\n\" where the recording has 3 bytes (first difference at byte 1; recorded: \"10\\n\")"),
@@ -903,8 +894,7 @@ TEST(Debug, RecordedDescriptorLimitIsRestored) {
                      " | cat");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_NE(rec.out.find(" more before EMFILE"), std::string::npos) << rec.out;
-  Result r =
-      shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " fd_limit --no-gdb | cat");
+  Result r = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(dir) + " fd_limit --no-gdb | cat");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
@@ -1017,6 +1007,7 @@ std::string joinQuoted(const std::vector<std::string>& words) {
 // and leaves no process behind; without the sandbox (--no-sandbox) the same
 // re-run does all of that, as the recorded program did.
 TEST(Debug, SandboxedReRunLeavesTheWorldAsItWas) {
+  if (!sandboxAvailable()) GTEST_SKIP() << "the kernel refuses new namespaces here: there is no sandbox to check";
   ProbedWorld world;
   const std::string before = world.state();
   const std::string dir = testTempDir() + "/rec";
@@ -1030,8 +1021,8 @@ TEST(Debug, SandboxedReRunLeavesTheWorldAsItWas) {
   world.reset();
   ASSERT_EQ(world.state(), before);
 
-  const std::string debug = "TMPDIR=" + shellQuote(world.tmp()) + " timeout 120 " + shellQuote(radarPath()) +
-                            " debug --yes --env PROBE_LINGER=1 " + shellQuote(dir) + " sandbox_probe ";
+  const std::string debug = "TMPDIR=" + shellQuote(world.tmp()) + " timeout 120 " + radarDebug() +
+                            " --yes --env PROBE_LINGER=1 " + shellQuote(dir) + " sandbox_probe ";
   Result alone = shell(debug + "--no-gdb");
   EXPECT_EQ(alone.exit_code, 0) << alone.err;
   EXPECT_EQ(alone.out, "done\n");
@@ -1061,6 +1052,7 @@ TEST(Debug, SandboxedReRunLeavesTheWorldAsItWas) {
 // Ctrl-C), radar debug ends the re-run with everything it started and
 // removes its directory.
 TEST(Debug, SandboxEndsWithRadarDebug) {
+  if (!sandboxAvailable()) GTEST_SKIP() << "the kernel refuses new namespaces here: there is no sandbox to check";
   ProbedWorld world;
   const std::string before = world.state();
   const std::string dir = testTempDir() + "/rec";
@@ -1111,14 +1103,17 @@ TEST(Debug, SandboxEndsWithRadarDebug) {
 // Where the kernel does not let radar debug make namespaces, it says so
 // and what to do, and runs nothing; --no-sandbox runs it.
 TEST(Debug, WithoutNamespacesSaysSoAndRunsOnlyWhenAsked) {
-  if (shell("unshare -Ur true").exit_code != 0) GTEST_SKIP() << "unshare -Ur: user namespaces are not allowed here";
+  // Where the kernel allows them, in a user namespace of its own that may
+  // have no more below it; where it refuses them already, as it is.
+  if (sandboxAvailable() && shell("unshare -Ur true").exit_code != 0)
+    GTEST_SKIP() << "unshare -Ur: user namespaces are not allowed here, nested";
   ProbedWorld world;
   const std::string dir = testTempDir() + "/rec";
   Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " + joinQuoted(world.command()));
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   world.reset();
-  // In a user namespace of its own that may have no more below it.
-  const std::string no_namespaces = "unshare -Ur sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"' - ";
+  const std::string no_namespaces =
+      sandboxAvailable() ? "unshare -Ur sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"' - " : "";
   const std::string debug = shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " sandbox_probe --no-gdb";
   Result refused = shell(no_namespaces + debug);
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
@@ -1199,8 +1194,8 @@ TEST(Debug, DivergenceNamesTheUnrecordedInputBehindIt) {
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     ASSERT_EQ(rec.out.rfind(c.recorded, 0), 0u) << rec.out;
     c.change();
-    Result r = shell(shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " +
-                     std::to_string(load(dir).meta.root_pid()) + " --no-gdb");
+    Result r = shell(radarDebug() + " --yes " + shellQuote(dir) + " " + std::to_string(load(dir).meta.root_pid()) +
+                     " --no-gdb");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("left the recording at event"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(c.cause), std::string::npos) << r.err;
@@ -1267,7 +1262,7 @@ TEST(Debug, HowAConnectInProgressEndedIsRecordedAndReplayed) {
   const std::string events = radar({"events", dir}).out;
   EXPECT_NE(events.find(" ended: it failed: Connection refused. Event"), std::string::npos) << events;
   EXPECT_NE(events.find(" ended: connected. Event"), std::string::npos) << events;
-  Result r = shell(shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " connect_outcome --no-gdb");
+  Result r = shell(radarDebug() + " --yes " + shellQuote(dir) + " connect_outcome --no-gdb");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, rec.out);
   EXPECT_NE(r.err.find("as recorded"), std::string::npos) << r.err;
@@ -1293,8 +1288,8 @@ TEST(Debug, AReRunWaitingForWhatWasNotRecordedIsEnded) {
     for (const ProcessLog& log : rec.logs)
       if ((log.header.origin() == proto::FORKED) == c.child) waiter = static_cast<int>(log.header.pid());
     ASSERT_NE(waiter, 0);
-    Result r = shell("timeout 60 " + shellQuote(radarPath()) + " debug --yes --stall-after 2 " + shellQuote(rec.dir) +
-                     " " + std::to_string(waiter) + " --no-gdb");
+    Result r = shell("timeout 60 " + radarDebug() + " --yes --stall-after 2 " + shellQuote(rec.dir) + " " +
+                     std::to_string(waiter) + " --no-gdb");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find(c.call), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("it waits for something radar did not record"), std::string::npos) << r.err;

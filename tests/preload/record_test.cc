@@ -1531,7 +1531,7 @@ TEST(Record, WhatRadarCannotSeeIsSaid) {
     int parent = 0;
     for (const ProcessLog& log : rec.logs)
       if (log.header.origin() == proto::ROOT) parent = static_cast<int>(log.header.pid());
-    const Result rerun = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) + " " +
+    const Result rerun = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(rec.dir) + " " +
                                std::to_string(parent) + " --no-gdb");
     EXPECT_EQ(rerun.exit_code, 1) << rerun.err;
     EXPECT_NE(rerun.err.find(std::string(c.mode) == "raw" ? ") through syscall(), which radar does not record"
@@ -1554,8 +1554,8 @@ void expectMessagesOn(const Recording& rec, const std::string& types, int count)
 void expectEveryProcessReRunsAsRecorded(const Recording& rec) {
   for (const ProcessLog& log : rec.logs) {
     const std::string pid = std::to_string(log.header.pid());
-    const Result rerun = shell("timeout 60 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) + " " +
-                               pid + " --no-gdb");
+    const Result rerun =
+        shell("timeout 60 " + radarDebug() + " --yes " + shellQuote(rec.dir) + " " + pid + " --no-gdb");
     EXPECT_EQ(rerun.exit_code, 0) << pid << rerun.err;
     EXPECT_NE(rerun.err.find("exits with status 0, as recorded"), std::string::npos) << pid << rerun.err;
   }
@@ -1770,7 +1770,7 @@ TEST(Record, RawCloseReadAndWriteAreRecordedAsTheirCalls) {
   EXPECT_NE(events.out.find("] sends a message to unseen["), std::string::npos) << events.out;
   EXPECT_NE(events.out.find("] receives a message from unseen["), std::string::npos) << events.out;
   for (const ProcessLog& log : rec.logs) {
-    const Result rerun = shell("timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(rec.dir) + " " +
+    const Result rerun = shell("timeout 30 " + radarDebug() + " --yes " + shellQuote(rec.dir) + " " +
                                std::to_string(log.header.pid()) + " --no-gdb");
     EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
     EXPECT_NE(rerun.err.find("as recorded"), std::string::npos) << rerun.err;
@@ -1785,8 +1785,8 @@ TEST(Record, RawCloseReadAndWriteAreRecordedAsTheirCalls) {
   ASSERT_EQ(raw.exit_code, 0) << raw.err;
   EXPECT_EQ(raw.out, "socket 3\n");
   EXPECT_NE(raw.err.find("makes a raw system call (socket)"), std::string::npos) << raw.err;
-  const Result rerun = shell(closed + "timeout 30 " + shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) +
-                             " " + std::to_string(load(dir).meta.root_pid()) + " --no-gdb");
+  const Result rerun = shell(closed + "timeout 30 " + radarDebug() + " --yes " + shellQuote(dir) + " " +
+                             std::to_string(load(dir).meta.root_pid()) + " --no-gdb");
   EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
   EXPECT_EQ(rerun.out, "socket 3\n");
   EXPECT_NE(rerun.err.find("as recorded"), std::string::npos) << rerun.err;

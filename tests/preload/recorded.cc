@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <google/protobuf/text_format.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -102,9 +104,31 @@ Result shell(const std::string& line, const std::string& input) {
 
 Result radar(const std::vector<std::string>& args, const std::string& input) {
   std::string line = shellQuote(radarPath());
-  for (const auto& a : args) line += " " + shellQuote(a);
+  for (size_t k = 0; k < args.size(); ++k) {
+    line += " " + shellQuote(args[k]);
+    // Before the arguments that go on to gdb.
+    if (k == 0 && args[0] == "debug" && !sandboxAvailable() &&
+        std::find(args.begin(), args.end(), "--no-sandbox") == args.end())
+      line += " --no-sandbox";
+  }
   return shell(line, input);
 }
+
+bool sandboxAvailable() {
+  static const bool available = [] {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      constexpr int kNamespaces =
+          CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID;
+      ::_exit(::unshare(kNamespaces) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    return child > 0 && ::waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }();
+  return available;
+}
+
+std::string radarDebug() { return shellQuote(radarPath()) + (sandboxAvailable() ? " debug" : " debug --no-sandbox"); }
 
 Recording load(const std::string& dir) {
   Recording rec;

@@ -63,8 +63,16 @@ struct Result {
 };
 // Runs a shell command line with `input` on its stdin.
 Result shell(const std::string& line, const std::string& input = "");
-// Runs the radar executable with `args`.
+// Runs the radar executable with `args` (`radar debug` with --no-sandbox
+// where the sandbox cannot be made, see radarDebug()).
 Result radar(const std::vector<std::string>& args, const std::string& input = "");
+// Whether radar debug can make its sandbox here (user, mount, network, IPC,
+// UTS and PID namespaces): not where a container's seccomp profile or a
+// chroot refuses new namespaces. Probed once.
+bool sandboxAvailable();
+// "radar debug", quoted for a shell line; with --no-sandbox where the
+// sandbox cannot be made, so that the re-run itself is still tested there.
+std::string radarDebug();
 std::string shellQuote(const std::string& s);
 std::string slurp(const std::string& path);
 

@@ -386,8 +386,8 @@ ReRuns reRunEveryImage(const std::string& dir, const std::string& run_as, const 
   const uid_t uid = runAsUid(run_as);
   const std::set<std::string> ipc_before = ipcObjects(uid);
   for (const std::string& image : images.empty() ? processImages(dir) : images) {
-    Result r = shell("cd / && timeout 300 " + run_as + " env TMPDIR=" + shellQuote(tmp) + " " +
-                     shellQuote(radarPath()) + " debug --yes " + shellQuote(dir) + " " + image + " --no-gdb");
+    Result r = shell("cd / && timeout 300 " + run_as + " env TMPDIR=" + shellQuote(tmp) + " " + radarDebug() +
+                     " --yes " + shellQuote(dir) + " " + image + " --no-gdb");
     if (r.exit_code == 0 && r.err.find("as recorded") != std::string::npos) {
       ++out.as_recorded;
       continue;
