@@ -24,6 +24,7 @@ inline const QColor kSelected{220, 0, 120};
 inline const QColor kChannelLine{180, 185, 195};
 inline const QColor kPast{40, 140, 70};
 inline const QColor kFuture{150, 60, 180};
-inline const QColor kPath{200, 30, 30};      // a critical path
-inline const QColor kDeadlock{215, 25, 25};  // a deadlock's wait-for cycle
+inline const QColor kPath{200, 30, 30};              // a critical path
+inline const QColor kCollective{20, 150, 140, 150};  // an MPI collective across its ranks
+inline const QColor kDeadlock{215, 25, 25};          // a deadlock's wait-for cycle
 }  // namespace radar::app::colors

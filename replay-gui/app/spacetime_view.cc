@@ -1,6 +1,7 @@
 #include "app/spacetime_view.h"
 
 #include <QContextMenuEvent>
+#include <QFontMetricsF>
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMouseEvent>
@@ -9,6 +10,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "app/palette.h"
 #include "log/kinds.h"
@@ -228,6 +230,7 @@ void SpaceTimeView::drawWaitsAndArrows(QPainter& painter) {
     painter.setPen(QPen(colors::kActive, 1.5));
     painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
   }
+  drawCollectives(painter);
   for (const Timeline::Arrow& a : tl_.arrows()) {
     const bool message = a.why == trace::Edge::Why::Message;
     const bool life = a.why == trace::Edge::Why::Create || a.why == trace::Edge::Why::Exit;
@@ -237,6 +240,31 @@ void SpaceTimeView::drawWaitsAndArrows(QPainter& painter) {
                         message ? 1.2 : 1, message ? Qt::SolidLine : Qt::DashLine));
     painter.drawLine(a.a, a.b);
     arrowHead(painter, a.b, a.b - a.a, painter.pen().color());
+  }
+}
+
+// Each MPI collective: one thick line through its ranks' calls, named at
+// its top.
+void SpaceTimeView::drawCollectives(QPainter& painter) {
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  painter.setFont(small);
+  const QFontMetricsF metrics(small);
+  std::map<double, double> label_ends;  // per top lane (y): where the last name drawn there ends
+  std::vector<const Timeline::CollectiveBand*> bands;
+  for (const Timeline::CollectiveBand& band : tl_.collectiveBands()) bands.push_back(&band);
+  std::sort(bands.begin(), bands.end(), [](auto* a, auto* b) { return a->points.front().x() < b->points.front().x(); });
+  for (const Timeline::CollectiveBand* b : bands) {
+    const Timeline::CollectiveBand& band = *b;
+    painter.setPen(QPen(colors::kCollective, 5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.drawPolyline(band.points.data(), static_cast<int>(band.points.size()));
+    // Named where the name has room: not over the name of the one before.
+    const QPointF at = band.points.front() + QPointF(6, -7);
+    auto [end, fresh] = label_ends.try_emplace(at.y(), -1e9);
+    if (at.x() < end->second + 4) continue;
+    painter.setPen(colors::kText);
+    painter.drawText(at, band.operation);
+    end->second = at.x() + metrics.horizontalAdvance(band.operation);
   }
 }
 

@@ -53,6 +53,7 @@ class SpaceTimeView : public QWidget {
   void drawBusyAndBlocked(QPainter& painter);
   void drawWaitsAndArrows(QPainter& painter);
   void drawPathExecsAndBars(QPainter& painter);
+  void drawCollectives(QPainter& painter);
   void drawDots(QPainter& painter);
   void drawRangeBox(QPainter& painter);
   void addLaneActions(QMenu& menu, int row);

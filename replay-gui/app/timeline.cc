@@ -46,6 +46,10 @@ Timeline::Timeline(const trace::Trace& trace) : t_(trace) {
   makeTracks();
   measureRun();
   findBlocks();
+  collectives_ = trace::mpiCollectives(t_);
+  for (uint32_t k = 0; k < collectives_.size(); ++k)
+    for (const uint32_t member : collectives_[k].members) collective_of_.push_back({member, k});
+  std::sort(collective_of_.begin(), collective_of_.end());
   rebuildRows();
   // A small run whole; a long one from its start, a few hundred events wide.
   begin_ = 0;
@@ -678,6 +682,7 @@ void Timeline::relayout() {
   ticks_.clear();
   exec_marks_.clear();
   arrows_.clear();
+  bands_.clear();
   blocked_bars_.clear();
   waits_.clear();
   mark_xs_.clear();
@@ -686,6 +691,7 @@ void Timeline::relayout() {
   first_row_ = std::clamp(first_row_, 0, std::max(0, rows - shown));
   for (int r = first_row_; r < std::min(rows, first_row_ + shown); ++r) layOutLane(r);
   layOutArrows();
+  layOutCollectives();
   layOutBlocks();
   layOutStretches();
   if (kept_)
@@ -752,7 +758,7 @@ void Timeline::layOutArrows() {
   std::sort(drawn.begin(), drawn.end());
   auto arrow = [&](const trace::Edge& e) {
     const bool life = e.why == trace::Edge::Why::Create || e.why == trace::Edge::Why::Exit;
-    if (life && life_hidden_) return;
+    if ((life && life_hidden_) || e.why == trace::Edge::Why::Collective) return;  // collectives: bands
     const int rf = rowOfEvent(e.from), rt = rowOfEvent(e.to);
     if (!rowShown(rf) || !rowShown(rt)) return;
     arrows_.push_back(
@@ -765,6 +771,25 @@ void Timeline::layOutArrows() {
       const trace::Edge& edge = t_.edges[*k];
       if (!std::binary_search(drawn.begin(), drawn.end(), edge.to)) arrow(edge);
     }
+  }
+}
+
+// Each collective with a dot drawn: a band through its ranks' shown dots.
+void Timeline::layOutCollectives() {
+  if (collective_of_.empty()) return;
+  std::set<uint32_t> drawn;
+  for (const Dot& d : dots_) {
+    auto it = std::lower_bound(collective_of_.begin(), collective_of_.end(), std::make_pair(d.position, 0u));
+    if (it != collective_of_.end() && it->first == d.position) drawn.insert(it->second);
+  }
+  for (const uint32_t k : drawn) {
+    CollectiveBand band{k, QString::fromLatin1(trace::mpiCollectiveName(collectives_[k].operation)), {}};
+    for (const uint32_t member : collectives_[k].members) {
+      const int row = rowOfEvent(member);
+      if (rowShown(row)) band.points.push_back(QPointF(xOf(keyOf(member)), rowY(row)));
+    }
+    std::sort(band.points.begin(), band.points.end(), [](QPointF a, QPointF b) { return a.y() < b.y(); });
+    if (band.points.size() >= 2) bands_.push_back(std::move(band));
   }
 }
 

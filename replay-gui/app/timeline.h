@@ -26,6 +26,7 @@
 #include <set>
 #include <vector>
 
+#include "trace/mpi_collectives.h"
 #include "trace/trace.h"
 
 namespace radar::app {
@@ -178,6 +179,14 @@ class Timeline {
     bool deadlocked;
     QRectF rect;
   };
+  // An MPI collective, one event across its ranks: a line through the
+  // dots of its ranks' calls (shown ones, top to bottom), in place of the
+  // waits between them.
+  struct CollectiveBand {
+    uint32_t instance;  // index into collectiveInstances()
+    QString operation;  // "MPI_Allreduce"
+    std::vector<QPointF> points;
+  };
   // A deadlock's wait-for edge, where the cycle formed.
   struct Wait {
     uint32_t from, to;  // processes (images)
@@ -189,6 +198,8 @@ class Timeline {
   const std::vector<Tick>& ticks() const { return ticks_; }
   const std::vector<ExecMark>& execMarks() const { return exec_marks_; }
   const std::vector<Arrow>& arrows() const { return arrows_; }
+  const std::vector<CollectiveBand>& collectiveBands() const { return bands_; }
+  const std::vector<trace::CollectiveInstance>& collectiveInstances() const { return collectives_; }
   const std::vector<BlockedBar>& blockedBars() const { return blocked_bars_; }
   const std::vector<Wait>& waits() const { return waits_; }
   const std::vector<double>& markXs() const { return mark_xs_; }  // one per pixel at most
@@ -243,6 +254,7 @@ class Timeline {
   void relayout();
   void layOutLane(int row);
   void layOutArrows();
+  void layOutCollectives();
   void layOutBlocks();
   void layOutStretches();
   void layOutMarks();
@@ -297,6 +309,9 @@ class Timeline {
   std::vector<Tick> ticks_;
   std::vector<ExecMark> exec_marks_;
   std::vector<Arrow> arrows_;
+  std::vector<CollectiveBand> bands_;
+  std::vector<trace::CollectiveInstance> collectives_;
+  std::vector<std::pair<uint32_t, uint32_t>> collective_of_;  // (position, instance), by position
   std::vector<BlockedBar> blocked_bars_;
   std::vector<Wait> waits_;
   std::vector<double> mark_xs_;

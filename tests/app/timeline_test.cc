@@ -441,6 +441,49 @@ TEST(Timeline, BlockedThreadsAndADeadlocksCycleAreDrawn) {
   for (const auto& b : tl.blockedBars()) EXPECT_NE(t->processes[b.process].pid, 3);
 }
 
+// An MPI collective is one event across its ranks: one band through the
+// ranks' calls (not an arrow for each wait between them), named; past the
+// place where the ranks call different collectives, none.
+TEST(Timeline, MpiCollectivesAreOneBandAcrossTheirRanks) {
+  FakeRecording rec;
+  for (int32_t rank = 0; rank < 3; ++rank) {
+    FakeProcess& p = rec.process("c", 30 + rank)
+                         .mpiCommunicator(1, "job/w", rank, 3)
+                         .mpiInit(1, rank, 3, 1)
+                         .mpiCollective(1, "MPI_Barrier", -1, 10 + rank, 40)
+                         .mpiInit(1, rank, 3, 41)
+                         .mpiCollective(1, "MPI_Allreduce", -1, 50 + rank, 60);
+    p.mpiCollective(1, rank == 2 ? "MPI_Barrier" : "MPI_Bcast", 0, 70, 80).exit(0, 90);
+  }
+  auto t = rec.load();
+  SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
+  show(view);
+  tl.showWholeRun();
+  ASSERT_EQ(tl.collectiveInstances().size(), 2u) << "the third collective parts the ranks";
+  ASSERT_EQ(tl.collectiveBands().size(), 2u);
+  const char* names[] = {"MPI_Barrier", "MPI_Allreduce"};
+  for (size_t k = 0; k < 2; ++k) {
+    const auto& band = tl.collectiveBands()[k];
+    EXPECT_EQ(band.operation, QString::fromLatin1(names[band.instance]));
+    ASSERT_EQ(band.points.size(), 3u);
+    const auto& members = tl.collectiveInstances()[band.instance].members;
+    std::set<double> ys;
+    for (const uint32_t m : members) {
+      const QPointF at(tl.xOf(tl.keyOf(m)), tl.rowY(tl.rowOfEvent(m)));
+      EXPECT_NE(std::find(band.points.begin(), band.points.end(), at), band.points.end()) << "event " << m;
+      ys.insert(at.y());
+    }
+    EXPECT_EQ(ys.size(), 3u) << "one point per rank's lane";
+    EXPECT_TRUE(
+        std::is_sorted(band.points.begin(), band.points.end(), [](QPointF a, QPointF b) { return a.y() < b.y(); }));
+  }
+  for (const auto& a : tl.arrows()) EXPECT_NE(a.why, trace::Edge::Why::Collective);
+  // A rank's lane scrolled away: the band joins the others.
+  tl.hideLane(0);
+  for (const auto& band : tl.collectiveBands()) EXPECT_EQ(band.points.size(), 2u);
+}
+
 TEST(Timeline, AnEmptyRecordingDrawsNothingAndSurvivesNavigation) {
   FakeRecording rec;
   rec.process("idle", 1);
