@@ -183,7 +183,8 @@ QDockWidget* MainWindow::buildEventsDock() {
   events_layout->setContentsMargins(2, 2, 2, 2);
   filter_ = new QLineEdit(events_box);
   filter_->setObjectName(QStringLiteral("filter"));
-  filter_->setPlaceholderText(tr("Filter: words, or process:NAME channel:NAME kind:NAME bytes>N field:NAME>N"));
+  filter_->setPlaceholderText(
+      tr("Filter: words, or process:NAME channel:NAME kind:NAME bytes>N field:NAME>N; -WORD leaves out, or"));
   filter_->setClearButtonEnabled(true);
   // Beside the filter, the search over contents: text, hex bytes or a
   // regular expression; its matches are marked on the timeline.
@@ -191,6 +192,9 @@ QDockWidget* MainWindow::buildEventsDock() {
   auto* find_row = new QHBoxLayout;
   find_row->setSpacing(4);
   find_row->addWidget(filter_, 1);
+  filter_status_ = new QLabel(events_box);  // how many events it keeps, or why none
+  filter_status_->setObjectName(QStringLiteral("filter-status"));
+  find_row->addWidget(filter_status_);
   if (!trace_->mpi_library.empty()) {  // MPI ranks: their library's own calls, left out unless asked
     show_mpi_library_ = new QCheckBox(tr("MPI library"), events_box);
     show_mpi_library_->setObjectName(QStringLiteral("show-mpi-library"));
@@ -330,6 +334,10 @@ void MainWindow::buildCriticalPathDock(QDockWidget* events_dock) {
 // timeline dims the rest, the network view fades it.
 void MainWindow::applyFilter(const QString& text) {
   event_model_->setFilter(text);
+  const auto kept = event_model_->kept();
+  filter_status_->setText(!event_model_->whyNothingMatches().isEmpty() ? event_model_->whyNothingMatches()
+                          : kept ? tr("%L1 of %L2 events").arg(kept->size()).arg(trace_->events.size())
+                                 : QString());
   spacetime_->timeline().setKept(event_model_->kept());
   network_->setKept(event_model_->kept());
   table_position_ = ~0u;  // the current event again, in the rows left

@@ -166,52 +166,99 @@ int64_t EventTableModel::storyTime(uint32_t i) const {
   return t_.wallTime(i);
 }
 
-bool EventTableModel::matches(uint32_t i, const QStringList& words) const {
-  const trace::Event& e = t_.events[i];
-  const QString process = QString::fromStdString(t_.label(e.process));
-  const QString kind = QString::fromLatin1(log::kindName(e.eventKind()));
-  const uint32_t c = t_.channelOf(i);
-  const QString channel = c == kNone ? QString() : QString::fromStdString(t_.channelLabel(c));
-  QString description;  // made only when a plain word needs it
-  for (const QString& w : words) {
-    if (w.startsWith(QLatin1String("process:"))) {
-      if (!process.contains(w.mid(8), Qt::CaseInsensitive)) return false;
-    } else if (w.startsWith(QLatin1String("channel:"))) {
-      if (!channel.contains(w.mid(8), Qt::CaseInsensitive)) return false;
-    } else if (w.startsWith(QLatin1String("kind:"))) {
-      // A call's name, or what it is: send, receive, readiness, process, user.
-      const QString want = w.mid(5);
-      if (!kind.contains(want, Qt::CaseInsensitive) &&
-          QString::fromLatin1(log::categoryName(log::categoryOf(e.eventKind()))).compare(want, Qt::CaseInsensitive) !=
-              0)
-        return false;
-    } else if (w.startsWith(QLatin1String("field:"), Qt::CaseInsensitive)) {
-      if (!fieldMatches(i, w)) return false;
-    } else if (const auto m = bytesTest().match(w); m.hasMatch()) {
-      // bytes>100: data events that moved more than 100 bytes.
-      if (!log::isData(e.eventKind()) || (e.flags & trace::kEventFailed)) return false;
-      if (!compare<uint64_t>(m.captured(1), e.value, m.captured(2).toULongLong())) return false;
+// What a filter's words make: alternatives split by "or", each a list of
+// words that must all match ("-word": must not).
+std::vector<std::vector<EventTableModel::Term>> EventTableModel::parseFilter(const QString& filter) {
+  std::vector<std::vector<Term>> alternatives(1);
+  for (const QString& w : filter.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    if (w.compare(QLatin1String("or"), Qt::CaseInsensitive) == 0) {
+      if (!alternatives.back().empty()) alternatives.emplace_back();
+    } else if (w.size() > 1 && w.startsWith(QLatin1Char('-'))) {
+      alternatives.back().push_back({w.mid(1), true});
     } else {
-      if (process.contains(w, Qt::CaseInsensitive) || kind.contains(w, Qt::CaseInsensitive) ||
-          channel.contains(w, Qt::CaseInsensitive))
-        continue;
-      if (description.isNull()) description = QString::fromStdString(narrator_.describe(i));
-      if (!description.contains(w, Qt::CaseInsensitive)) return false;
+      alternatives.back().push_back({w, false});
     }
   }
-  return true;
+  if (alternatives.back().empty()) alternatives.pop_back();
+  return alternatives;
+}
+
+// One event's fields, made once for all the words tested on it.
+struct EventTableModel::Subject {
+  uint32_t position;
+  QString process, kind, channel;
+  QString description;  // made only when a plain word needs it
+};
+
+bool EventTableModel::termMatches(Subject& s, const QString& w) const {
+  const trace::Event& e = t_.events[s.position];
+  if (w.startsWith(QLatin1String("process:"))) return s.process.contains(w.mid(8), Qt::CaseInsensitive);
+  if (w.startsWith(QLatin1String("channel:"))) return s.channel.contains(w.mid(8), Qt::CaseInsensitive);
+  if (w.startsWith(QLatin1String("kind:"))) {
+    // A call's name, or what it is: send, receive, readiness, process, user.
+    const QString want = w.mid(5);
+    return s.kind.contains(want, Qt::CaseInsensitive) ||
+           QString::fromLatin1(log::categoryName(log::categoryOf(e.eventKind()))).compare(want, Qt::CaseInsensitive) ==
+               0;
+  }
+  if (w.startsWith(QLatin1String("field:"), Qt::CaseInsensitive)) return fieldMatches(s.position, w);
+  if (const auto m = bytesTest().match(w); m.hasMatch()) {
+    // bytes>100: data events that moved more than 100 bytes.
+    return log::isData(e.eventKind()) && !(e.flags & trace::kEventFailed) &&
+           compare<uint64_t>(m.captured(1), e.value, m.captured(2).toULongLong());
+  }
+  if (s.process.contains(w, Qt::CaseInsensitive) || s.kind.contains(w, Qt::CaseInsensitive) ||
+      s.channel.contains(w, Qt::CaseInsensitive))
+    return true;
+  if (s.description.isNull()) s.description = QString::fromStdString(narrator_.describe(s.position));
+  return s.description.contains(w, Qt::CaseInsensitive);
+}
+
+EventTableModel::Subject EventTableModel::subject(uint32_t i) const {
+  const uint32_t c = t_.channelOf(i);
+  return {i, QString::fromStdString(t_.label(t_.events[i].process)),
+          QString::fromLatin1(log::kindName(t_.events[i].eventKind())),
+          c == kNone ? QString() : QString::fromStdString(t_.channelLabel(c)), QString()};
+}
+
+bool EventTableModel::matches(uint32_t i, const std::vector<std::vector<Term>>& alternatives) const {
+  Subject s = subject(i);
+  return std::any_of(alternatives.begin(), alternatives.end(), [&](const std::vector<Term>& all) {
+    return std::all_of(all.begin(), all.end(), [&](const Term& t) { return termMatches(s, t.word) != t.negated; });
+  });
+}
+
+// Why nothing is kept: the first word that no event (kept by the MPI
+// library's box) satisfies on its own, else their combination.
+QString EventTableModel::explainEmpty(const std::vector<std::vector<Term>>& alternatives, bool hide_library) const {
+  std::vector<const Term*> terms, unmet;
+  for (const auto& all : alternatives)
+    for (const Term& t : all) terms.push_back(&t);
+  unmet = terms;
+  for (uint32_t i = 0; i < t_.events.size() && !unmet.empty(); ++i) {
+    if (hide_library && t_.byMpiLibrary(i)) continue;
+    Subject s = subject(i);
+    std::erase_if(unmet, [&](const Term* t) { return termMatches(s, t->word) != t->negated; });
+  }
+  if (t_.events.empty()) return tr("the recording has no events");
+  if (!unmet.empty())
+    return unmet.front()->negated ? tr("every event matches %1").arg(unmet.front()->word)
+                                  : tr("no event matches %1").arg(unmet.front()->word);
+  return tr("each word matches events, but no event matches them together");
 }
 
 void EventTableModel::setFilter(const QString& filter) {
-  const QStringList words = filter.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+  const auto alternatives = parseFilter(filter);
   const bool hide_library = !show_mpi_library_ && !t_.mpi_library.empty();
   beginResetModel();
   filter_ = filter;
   rows_.clear();
-  all_ = words.isEmpty() && !hide_library;
+  all_ = alternatives.empty() && !hide_library;
   if (!all_)
     for (uint32_t i = 0; i < t_.events.size(); ++i)
-      if (!(hide_library && t_.byMpiLibrary(i)) && (words.isEmpty() || matches(i, words))) rows_.push_back(i);
+      if (!(hide_library && t_.byMpiLibrary(i)) && (alternatives.empty() || matches(i, alternatives)))
+        rows_.push_back(i);
+  why_none_ = rowCount() == 0 && !alternatives.empty() ? explainEmpty(alternatives, hide_library) : QString();
   endResetModel();
 }
 

@@ -31,7 +31,9 @@ class EventTableModel : public QAbstractTableModel {
 
   // Keeps the events whose process name or pid, kind, channel or
   // description contain every word of `filter` (case-insensitive; "" keeps
-  // all). A word may be qualified: process:NAME, channel:NAME, kind:NAME
+  // all); "-word" keeps those that do not, and "or" between words keeps
+  // what either side keeps (kind:read or kind:write -process:nginx).
+  // A word may be qualified: process:NAME, channel:NAME, kind:NAME
   // (a call, or send, receive, readiness, process, user), or compare the
   // bytes a data event moved: bytes>100, bytes<=4, bytes=0. With a network
   // description, a decoded field: field:NAME (present), field:NAME=green,
@@ -40,6 +42,9 @@ class EventTableModel : public QAbstractTableModel {
   // path (header.count) or the end of its path.
   void setFilter(const QString& filter);
   QString filter() const { return filter_; }
+  // When the filter keeps nothing: why, for people ("no event matches
+  // kind:waitt"); empty otherwise.
+  const QString& whyNothingMatches() const { return why_none_; }
   // Whether the MPI library's own events (Trace::mpi_library) are kept;
   // they are left out by default, whatever the filter.
   void setShowMpiLibrary(bool show);
@@ -51,7 +56,16 @@ class EventTableModel : public QAbstractTableModel {
   int rowOf(uint32_t position) const;
 
  private:
-  bool matches(uint32_t position, const QStringList& words) const;
+  struct Term {
+    QString word;
+    bool negated;
+  };
+  struct Subject;
+  static std::vector<std::vector<Term>> parseFilter(const QString& filter);
+  Subject subject(uint32_t position) const;
+  bool termMatches(Subject& s, const QString& word) const;
+  bool matches(uint32_t position, const std::vector<std::vector<Term>>& alternatives) const;
+  QString explainEmpty(const std::vector<std::vector<Term>>& alternatives, bool hide_library) const;
   bool fieldMatches(uint32_t position, const QString& test) const;
   int64_t storyTime(uint32_t position) const;
 
@@ -59,6 +73,7 @@ class EventTableModel : public QAbstractTableModel {
   const analysis::Narrator& narrator_;
   const netdesc::Binding* net_;
   QString filter_;
+  QString why_none_;
   bool show_mpi_library_ = false;
   bool all_ = true;
   std::vector<uint32_t> rows_;  // positions kept, when filtered

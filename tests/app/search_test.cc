@@ -6,6 +6,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QPlainTextEdit>
@@ -387,6 +388,47 @@ TEST(EventFilter, WhatACallIsAndItsBytesFilterTheTableAndDimTheTimeline) {
   // Cleared: nothing dimmed.
   box->clear();
   for (const auto& d : window.spaceTimeView().timeline().dots()) EXPECT_FALSE(d.dimmed);
+}
+
+// "-word" leaves out what a word keeps, "or" keeps what either side
+// keeps; the window says how many events the filter keeps, or why none.
+TEST(EventFilter, NegationOrTheCountAndWhyNothingMatches) {
+  MainWindow window(colours());
+  window.setInteractive(false);
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(1280, 860);
+  window.show();
+  QApplication::processEvents();
+  const auto& t = window.trace();
+  ASSERT_EQ(t.events.size(), 18u);
+  auto* box = window.findChild<QLineEdit*>(QStringLiteral("filter"));
+  auto* status = window.findChild<QLabel*>(QStringLiteral("filter-status"));
+  ASSERT_TRUE(box && status);
+  auto filter = [&](const QString& text) {
+    box->setText(text);
+    QTest::keyClick(box, Qt::Key_Return);
+    std::vector<uint32_t> rows;
+    for (int r = 0; r < window.eventModel().rowCount(); ++r) rows.push_back(window.eventModel().positionOf(r));
+    return rows;
+  };
+  const auto client_sends = filter(QStringLiteral("kind:send -process:server"));
+  ASSERT_EQ(client_sends.size(), 4u);
+  for (uint32_t p : client_sends) EXPECT_EQ(t.processes[t.events[p].process].pid, 100);
+  EXPECT_EQ(status->text(), QStringLiteral("4 of 18 events"));
+  // The two exits, and the three answers longer than 10 bytes, each sent and received.
+  EXPECT_EQ(filter(QStringLiteral("kind:exit OR bytes>10")).size(), 8u);
+  EXPECT_EQ(filter(QStringLiteral("-kind:exit")).size(), 16u);
+  EXPECT_EQ(filter(QStringLiteral("kind:exit or")).size(), 2u) << "a trailing or is no alternative";
+  // Nothing kept: why.
+  EXPECT_TRUE(filter(QStringLiteral("kind:send kind:waitt")).empty());
+  EXPECT_EQ(status->text(), QStringLiteral("no event matches kind:waitt"));
+  EXPECT_TRUE(filter(QStringLiteral("-e")).empty());
+  EXPECT_EQ(status->text(), QStringLiteral("every event matches e"));
+  EXPECT_TRUE(filter(QStringLiteral("process:client process:server")).empty());
+  EXPECT_EQ(status->text(), QStringLiteral("each word matches events, but no event matches them together"));
+  box->clear();
+  EXPECT_EQ(window.eventModel().rowCount(), 18);
+  EXPECT_TRUE(status->text().isEmpty());
 }
 
 // A writer sends four readings (a name, a count, three values) down a pipe;
