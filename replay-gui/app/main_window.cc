@@ -100,7 +100,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   centre_split_ = split;
   restoreLayout();
   resize(1280, 860);
-  split->setSizes({520, 180});
+  shareTheCentre(700);
   resizeDocks({events_dock}, {170}, Qt::Vertical);
   resizeDocks({findings_dock}, {280}, Qt::Horizontal);
   refresh();
@@ -117,10 +117,19 @@ void MainWindow::shareTheWindow() {
   if (events_dock_->isVisible()) resizeDocks({events_dock_}, {std::min(170, height() / 5)}, Qt::Vertical);
   if (findings_dock_->isVisible()) resizeDocks({findings_dock_}, {std::min(280, width() / 5)}, Qt::Horizontal);
   QApplication::processEvents();
-  // Of the centre, 70 % for the network, the rest for the timeline.
-  const int centre = centre_split_->height();
-  centre_split_->setSizes({centre * 7 / 10, centre - centre * 7 / 10});
+  shareTheCentre(centre_split_->height());
   QApplication::processEvents();
+}
+
+// The timeline as tall as its lanes need (4 to 15), but half the centre at
+// most; the network the rest.
+void MainWindow::shareTheCentre(int centre) {
+  const size_t lanes = std::clamp<size_t>(spacetime_->timeline().lanes().size(), 4, 15);
+  const int wanted = static_cast<int>(Timeline::kRulerHeight + Timeline::kOverviewHeight +
+                                      static_cast<double>(lanes) * Timeline::kLaneHeight) +
+                     6;
+  const int timeline = std::min(wanted, centre / 2);
+  centre_split_->setSizes({centre - timeline, timeline});
 }
 
 // The centre: the narrative over the network view, the timeline below, the

@@ -120,6 +120,7 @@ class MainWindow : public QMainWindow {
                          QToolBar* bar = nullptr);
   void connectViews();
   void applyFilter(const QString& text);
+  void shareTheCentre(int centre);
   void refresh();
   void refreshControls();
   void tick();

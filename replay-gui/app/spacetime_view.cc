@@ -151,6 +151,16 @@ void SpaceTimeView::paintEvent(QPaintEvent*) {
   drawRangeBox(painter);
 }
 
+// The longest of the lane's labels that fits its column; else the
+// shortest (the process's name) cut at its end.
+QString SpaceTimeView::fittedLaneLabel(const QFontMetrics& metrics, size_t lane) const {
+  const int room = static_cast<int>(kLabelWidth - 8);
+  const QStringList choices = tl_.laneLabels(lane);
+  for (const QString& label : choices)
+    if (metrics.horizontalAdvance(label) <= room) return label;
+  return choices.isEmpty() ? QString() : metrics.elidedText(choices.back(), Qt::ElideRight, room);
+}
+
 // Lanes and their names; where the shown ones are among those scrolled out.
 void SpaceTimeView::drawLanes(QPainter& painter) {
   const QRectF plot = tl_.plotRect();
@@ -162,8 +172,7 @@ void SpaceTimeView::drawLanes(QPainter& painter) {
     painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
     painter.setPen(lane.sub_lane ? colors::kBorder : colors::kText);
     painter.drawText(QRectF(4, y - kLaneHeight / 2, kLabelWidth - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                     painter.fontMetrics().elidedText(tl_.laneLabel(static_cast<size_t>(r)), Qt::ElideLeft,
-                                                      static_cast<int>(kLabelWidth - 8)));
+                     fittedLaneLabel(painter.fontMetrics(), static_cast<size_t>(r)));
     // The threads of one process: a bracket joins their lanes.
     if (lane.sub_lane) {
       painter.setPen(QPen(colors::kBorder, 1));

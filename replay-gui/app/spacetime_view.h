@@ -13,6 +13,7 @@
 // it expands it, and again folds it.
 #pragma once
 
+#include <QFontMetrics>
 #include <QLineEdit>
 #include <QWidget>
 
@@ -54,6 +55,7 @@ class SpaceTimeView : public QWidget {
   void drawWaitsAndArrows(QPainter& painter);
   void drawPathExecsAndBars(QPainter& painter);
   void drawCollectives(QPainter& painter);
+  QString fittedLaneLabel(const QFontMetrics& metrics, size_t lane) const;
   void drawDots(QPainter& painter);
   void drawRangeBox(QPainter& painter);
   void addLaneActions(QMenu& menu, int row);

@@ -496,26 +496,36 @@ void Timeline::setLifeArrowsHidden(bool hidden) {
 }
 
 QString Timeline::laneLabel(size_t lane) const {
+  const QStringList choices = laneLabels(lane);
+  return choices.isEmpty() ? QString() : choices.front();
+}
+
+// Longest first; each drops what matters least: the names the process had
+// before its last exec, then its thread, then its pid (never its name).
+QStringList Timeline::laneLabels(size_t lane) const {
   if (lane >= rows_.size()) return {};
   const Lane& l = rows_[lane];
+  if (l.sub_lane) return {QStringLiteral("  ") + threadName(l.process, l.thread)};
   // The names of its images, in turn: "sh → nginx[12]".
-  QString name;
-  QString last;
+  QStringList names;
   auto add = [&](uint32_t p) {
     const QString part = QString::fromStdString(t_.processName(p));
-    if (part != last) name += (name.isEmpty() ? QString() : QStringLiteral(" → ")) + part;
-    last = part;
+    if (names.isEmpty() || part != names.back()) names.push_back(part);
   };
   add(l.process);
   for (const auto& e : execs_[l.process]) add(e.second);
   const trace::Process& p = t_.processes[l.process];
-  name += t_.several_hosts ? QStringLiteral("[%1@%2]").arg(p.pid).arg(QString::fromStdString(p.host))
-                           : QStringLiteral("[%1]").arg(p.pid);
-  const bool threaded = l.sub_lane || (lane + 1 < rows_.size() && rows_[lane + 1].sub_lane);
-  if (l.sub_lane) return QStringLiteral("  ") + threadName(l.process, l.thread);
-  if (threaded) return name + QLatin1Char(' ') + threadName(l.process, l.thread);
-  if (l.folded) return name + tr(" (threads)");
-  return name;
+  const QString pid = t_.several_hosts ? QStringLiteral("[%1@%2]").arg(p.pid).arg(QString::fromStdString(p.host))
+                                       : QStringLiteral("[%1]").arg(p.pid);
+  const bool threaded = lane + 1 < rows_.size() && rows_[lane + 1].sub_lane;
+  const QString thread = threaded   ? QLatin1Char(' ') + threadName(l.process, l.thread)
+                         : l.folded ? tr(" (threads)")
+                                    : QString();
+  QStringList choices{names.join(QStringLiteral(" → ")) + pid + thread};
+  if (names.size() > 1) choices.push_back(names.back() + pid + thread);
+  if (!thread.isEmpty()) choices.push_back(names.back() + pid);
+  choices.push_back(names.back());
+  return choices;
 }
 
 void Timeline::rebuildRows() {

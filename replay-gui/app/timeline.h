@@ -113,6 +113,9 @@ class Timeline {
   };
   const std::vector<Lane>& lanes() const { return rows_; }  // every lane, scrolled in or not
   QString laneLabel(size_t lane) const;
+  // The lane's label, then shorter ones that keep the process's name: the
+  // view shows the longest that fits.
+  QStringList laneLabels(size_t lane) const;
   bool threaded(size_t lane) const;         // one of several lanes of a process, or its threads folded
   void setLaneFilter(const QString& text);  // lanes whose name has it (empty: all)
   const QString& laneFilter() const { return filter_; }

@@ -889,6 +889,26 @@ TEST_F(Window, TheMpiLibrarysOwnCallsAreShownOnlyWhenAsked) {
   EXPECT_EQ(with.eventModel().rowCount(), static_cast<int>(t.events.size()) - 2);
 }
 
+// The timeline opens as tall as its lanes need, up to 15 and half the
+// centre: many processes get many lanes, two leave the network the room.
+TEST_F(Window, TheTimelineOpensWithTheLanesItNeeds) {
+  FakeRecording many;
+  for (int32_t k = 0; k < 20; ++k) many.process("p" + std::to_string(k), 100 + k).user("tick", k).exit(0, 100 + k);
+  MainWindow with(many.load());
+  showOffscreen(with);
+  const Timeline& tl = with.spaceTimeView().timeline();
+  EXPECT_GE(tl.lanesShown(), 6) << "of 20, in a window 760 pixels high (4 before)";
+  EXPECT_GE(with.networkView().height(), with.spaceTimeView().height() * 9 / 10) << "half the centre at most";
+  FakeRecording two;
+  two.process("a", 1).user("tick", 1).exit(0, 2);
+  two.process("b", 2).user("tick", 1).exit(0, 3);
+  MainWindow small(two.load());
+  showOffscreen(small);
+  EXPECT_GE(small.spaceTimeView().timeline().lanesShown(), 2);
+  EXPECT_GT(small.networkView().height(), small.spaceTimeView().height());
+  EXPECT_LT(small.spaceTimeView().height(), with.spaceTimeView().height());
+}
+
 // No findings: the pane says so; findings: wrapped whole in their rows.
 TEST_F(Window, AnEmptyFindingsPaneSaysNoProblemsWereFound) {
   ASSERT_TRUE(window->trace().findings.empty());

@@ -273,6 +273,32 @@ TEST(Timeline, AProcessAndTheProgramItExecsShareOneLane) {
   EXPECT_EQ(count(trace::Edge::Why::Message), 1);
 }
 
+// A lane's label too long for its column loses what matters least first
+// (the program before the exec, the thread, the pid), never the name.
+TEST(Timeline, ALanesLabelShortensFromItsLeastNeededParts) {
+  FakeRecording rec;
+  FakeProcess& sh = rec.process("sh", 10);
+  sh.pipeEnd(1, 7, false).user("start", 5);
+  FakeProcess& server = rec.execed(sh, "a-server-with-a-long-name");
+  server.pipeEnd(1, 7, false).receive(1, "hi", 40, 41, 10).receive(1, "ho", 42, 43, 11).exit(0, 50);
+  rec.process("client", 20).pipeEnd(1, 7, true).send(1, "hi", 30, 31).send(1, "ho", 32, 33).exit(0, 60);
+  auto t = rec.load();
+  SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
+  show(view);
+  size_t lane = 0;
+  while (lane < tl.lanes().size() && t->processes[tl.lanes()[lane].process].pid != 10) ++lane;
+  ASSERT_LT(lane + 1, tl.lanes().size());
+  ASSERT_TRUE(tl.lanes()[lane + 1].sub_lane) << "two threads: two lanes";
+  const QString main_thread = QStringLiteral(" thread %1").arg(t->processes[tl.lanes()[lane].process].threads[0]);
+  EXPECT_EQ(tl.laneLabels(lane), (QStringList{QStringLiteral("sh → a-server-with-a-long-name[10]") + main_thread,
+                                              QStringLiteral("a-server-with-a-long-name[10]") + main_thread,
+                                              QStringLiteral("a-server-with-a-long-name[10]"),
+                                              QStringLiteral("a-server-with-a-long-name")}));
+  EXPECT_EQ(tl.laneLabel(lane), tl.laneLabels(lane).front());
+  EXPECT_EQ(tl.laneLabels(lane + 1).size(), 1u);
+}
+
 TEST(Timeline, LanesScrollFilterHideAndMove) {
   auto t = ring(30, 3);
   SpaceTimeView view(*t);
