@@ -442,7 +442,7 @@ class SceneBuilder::Assembly {
       ProcessBox& b = s_.processes[it->second];
       ++b.members;
       b.blocked_members += blocked.count(p) != 0;
-      b.active = b.active || (animating_ && ev_ && ev_->process == p);
+      b.active = b.active || (ev_ && ev_->process == p);  // while its event plays, and after it, at rest
       b.ending = b.ending && !std::binary_search(after_.alive.begin(), after_.alive.end(), p);  // with its last member
       index_.box[p] = static_cast<uint32_t>(it->second);
     }

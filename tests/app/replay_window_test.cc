@@ -187,7 +187,13 @@ TEST(Scene, TheMessageBeingSentTravelsAndItsSenderIsHighlighted) {
   EXPECT_NEAR(half.messages[0].box.x, (start.messages[0].box.x + end.messages[0].box.x) / 2, 0.001);
   EXPECT_TRUE(half.box(processOf(*t, 100))->active);
   EXPECT_FALSE(half.box(processOf(*t, 200))->active);
-  EXPECT_FALSE(end.box(processOf(*t, 100))->active);  // the colour goes back when the event is over
+  // At rest after its event, the process that did it stays lit (a skip
+  // lands there too), until the next event.
+  EXPECT_TRUE(end.box(processOf(*t, 100))->active);
+  EXPECT_FALSE(end.box(processOf(*t, 200))->active);
+  const Scene after_receive = builder.build(positionOf(*t, 200, 2) + 1, 1);
+  EXPECT_FALSE(after_receive.box(processOf(*t, 100))->active);
+  EXPECT_TRUE(after_receive.box(processOf(*t, 200))->active);
 }
 
 TEST(Scene, AReceiveTakesTheHeadOfTheQueue) {
@@ -1000,7 +1006,8 @@ TEST_F(Window, ZoomedFarOutTheViewIsPlainerButTheSame) {
   for (const auto& m : scene.messages) EXPECT_EQ(colourAt(m.box.center()), colors::kQueued) << "filled, unsmoothed";
   for (const auto& b : scene.processes) {
     const QColor c = colourAt(b.box.center());
-    EXPECT_TRUE(c == colors::kProcess || c == colors::kBlocked) << c.name().toStdString();
+    EXPECT_TRUE(b.active ? c == colors::kActive : c == colors::kProcess || c == colors::kBlocked)
+        << c.name().toStdString();
     // A plain rectangle: its corner is the box's, not the background of a rounded one.
     EXPECT_NE(colourAt({b.box.x + 1.5 / view.zoom(), b.box.y + 1.5 / view.zoom()}), colors::kBackground);
   }
@@ -1028,7 +1035,8 @@ TEST_F(Window, GrabbedViewShowsProcessesAndQueuedMessagesWhereTheStateSaysTheyAr
   // A point inside each box, clear of its text.
   for (const auto& b : scene.processes) {
     const QColor c = colourAt({b.box.x + 6, b.box.y + b.box.h - 6});
-    EXPECT_TRUE(near(c, colors::kProcess) || near(c, colors::kBlocked)) << c.name().toStdString();
+    EXPECT_TRUE(b.active ? near(c, colors::kActive) : near(c, colors::kProcess) || near(c, colors::kBlocked))
+        << c.name().toStdString();
   }
   for (const auto& m : scene.messages)
     EXPECT_TRUE(near(colourAt(m.box.center()), colors::kQueued)) << colourAt(m.box.center()).name().toStdString();
