@@ -2,17 +2,52 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "log/escape.h"
 #include "log/executables.h"
 
 namespace radar::cli {
+
+namespace {
+
+// Edits (a letter changed, added, removed, or two side by side swapped)
+// from a to b.
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string closestName(const std::string& typed, const std::vector<std::string>& known) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(1, std::min<size_t>(2, typed.size() / 3)) + 1;
+  for (const std::string& name : known) {
+    const size_t d = editDistance(typed, name);
+    if (d < best_distance) {
+      best = name;
+      best_distance = d;
+    }
+  }
+  return best;
+}
 
 bool Args::parse(int argc, char** argv, int first, std::initializer_list<OptionSpec> specs, bool stop_at_positional) {
   auto findLong = [&](const std::string& n) -> const OptionSpec* {
@@ -50,7 +85,10 @@ bool Args::parse(int argc, char** argv, int first, std::initializer_list<OptionS
       }
       spec = findLong(name);
       if (!spec) {
-        error_ = "unknown option '--" + name + "'";
+        std::vector<std::string> known;
+        for (const auto& sp : specs) known.push_back(sp.long_name);
+        const std::string meant = closestName(name, known);
+        error_ = "unknown option '--" + name + "'" + (meant.empty() ? "" : "; did you mean '--" + meant + "'?");
         return false;
       }
     } else {

@@ -49,6 +49,11 @@ class Args {
   std::string error_;
 };
 
+// Of `known`, the one `typed` most probably meant (a letter or two wrong,
+// missing, extra or swapped, as git's "did you mean"); "" when none is
+// that close.
+std::string closestName(const std::string& typed, const std::vector<std::string>& known);
+
 // Prints "radar CMD: message" and a hint; returns kExitUsage.
 int usageError(const char* command, const std::string& message);
 

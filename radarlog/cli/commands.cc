@@ -2,6 +2,8 @@
 // turned into one of them.
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -104,6 +106,12 @@ int runCommandLine(int argc, char** argv) {
   if (std::strcmp(name, "--version") == 0) return findCommand("version")->run(1, argv + 1);
   const Command* c = findCommand(name);
   if (!c) {
+    std::vector<std::string> known;
+    for (const Command& k : kCommands) known.push_back(k.name);
+    if (const std::string meant = closestName(name, known); !meant.empty()) {
+      std::fprintf(stderr, "radar: '%s' is not a radar command; did you mean '%s'?\n", name, meant.c_str());
+      return kExitUsage;
+    }
     std::fprintf(stderr, "radar: '%s' is not a radar command.\n\n", name);
     overview(stderr);
     return kExitUsage;

@@ -33,7 +33,7 @@ const char kEventsHelp[] =
     "                    socket's name selects every connection to it)\n"
     "  -k, --kind K      only events of kind K: send, receive, process, channel,\n"
     "                    readiness, user, signal, mpi, or a call name (write, fork,\n"
-    "                    MPI_Send ...)\n"
+    "                    MPI_Send ..., a collective: MPI_Allreduce ...)\n"
     "  --rank N          only events of MPI rank N (its rank in MPI_COMM_WORLD)\n"
     "  --tag T           only MPI messages with tag T\n"
     "  --library         also what an MPI library did on its own: a rank's system\n"
@@ -312,21 +312,31 @@ int runEvents(int argc, char** argv) {
   if (const std::string error = readFilter(args, t, &filter); !error.empty()) return usageError("events", error);
   EventTeller teller(loaded, format, args.has("json"), args.has("decode"), args.has("expand"));
   const uint64_t last = std::min<uint64_t>(to, t.events.size());
+  if (args.has("from") && from > t.events.size()) {
+    std::fprintf(stderr, "radar events: --from %llu is past the recording's last event (%llu)\n", from,
+                 static_cast<unsigned long long>(t.events.size()));
+    return storyExitStatus(t, kExitFindings);
+  }
   trace::EventFilter with_library = filter;
   with_library.mpi_library = true;
-  uint64_t library_hidden = 0;  // events the filter keeps but for being the MPI library's
+  uint64_t told = 0, library_hidden = 0;  // events the filter keeps but for being the MPI library's
   for (uint64_t n = std::max<uint64_t>(from, 1); n <= last; ++n) {
     const auto position = static_cast<uint32_t>(n - 1);
-    if (filter.wants(t, position))
+    if (filter.wants(t, position)) {
       teller.tell(position);
-    else if (t.byMpiLibrary(position) && with_library.wants(t, position))
+      ++told;
+    } else if (t.byMpiLibrary(position) && with_library.wants(t, position)) {
       ++library_hidden;
+    }
   }
-  std::fflush(stdout);  // the note after the story, where both go to one terminal
+  std::fflush(stdout);  // the notes after the story, where both go to one terminal
   if (library_hidden > 0)
     std::fprintf(stderr,
                  "radar events: %llu events of the MPI library not told (its transport); --library tells them\n",
                  static_cast<unsigned long long>(library_hidden));
+  else if (told == 0 && last > 0)
+    std::fprintf(stderr, "radar events: no event matches (of events %llu to %llu)\n",
+                 std::max<unsigned long long>(from, 1), static_cast<unsigned long long>(last));
   return storyExitStatus(t, kExitOk);
 }
 

@@ -97,6 +97,50 @@ TEST(Commands, AnUnknownOptionIsRefusedByName) {
   }
 }
 
+// A command or option a letter or two off is named as the one probably
+// meant ("did you mean"), as git does; one far from any is refused as before.
+TEST(Commands, ATypoIsAnsweredWithWhatWasProbablyMeant) {
+  const Result recrod = radar({"recrod", "-o", "x", "--", "true"});
+  EXPECT_EQ(recrod.status, 2);
+  EXPECT_EQ(recrod.err, "radar: 'recrod' is not a radar command; did you mean 'record'?\n");
+  const Result evnts = radar({"evnts", "x"});
+  EXPECT_NE(evnts.err.find("did you mean 'events'?"), std::string::npos) << evnts.err;
+  const Result far = radar({"frobnicate"});
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+  EXPECT_NE(far.err.find("Commands:"), std::string::npos) << "the list of commands instead";
+  const Result jsn = radar({"check", "--jsn", "x"});
+  EXPECT_EQ(jsn.status, 2);
+  EXPECT_NE(jsn.err.find("unknown option '--jsn'; did you mean '--json'?"), std::string::npos) << jsn.err;
+  const Result payload = radar({"record", "--payload-limt", "9", "--", "true"});
+  EXPECT_NE(payload.err.find("did you mean '--payload-limit'?"), std::string::npos) << payload.err;
+}
+
+// What is not there is said: an event range past the end (exit 1), a
+// selection that keeps nothing, a process no one had (with the names it
+// could have been); a process is named by pid.generation too.
+TEST(Commands, AnEmptySelectionSaysSo) {
+  radar::testing::FakeRecording rec;
+  rec.process("writer", 1).pipeEnd(1, 501, true).send(1, "hi", 10, 11).exit(0, 20);
+  rec.process("reader", 2).pipeEnd(1, 501, false).receive(1, "hi", 12, 13).exit(0, 21);
+  const std::string dir = rec.write();
+  const Result past = radar({"events", "--from", "999", "--to", "1000", dir});
+  EXPECT_EQ(past.status, 1);
+  EXPECT_EQ(past.out, "");
+  EXPECT_NE(past.err.find("--from 999 is past the recording's last event (4)"), std::string::npos) << past.err;
+  const Result none = radar({"events", "-k", "user", dir});
+  EXPECT_EQ(none.status, 0);
+  EXPECT_NE(none.err.find("no event matches (of events 1 to 4)"), std::string::npos) << none.err;
+  const Result nobody = radar({"events", "-p", "wirter", dir});
+  EXPECT_EQ(nobody.status, 2);
+  EXPECT_NE(nobody.err.find("no process 'wirter' in this recording; its processes: reader, writer"), std::string::npos)
+      << nobody.err;
+  const Result generation = radar({"events", "-p", "1.0", dir});
+  EXPECT_EQ(generation.status, 0) << generation.err;
+  EXPECT_NE(generation.out.find("Process writer[1] sends"), std::string::npos) << generation.out;
+  std::istringstream lines(generation.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_EQ(line.rfind("Process writer[1] ", 0), 0u) << line;
+}
+
 // What reads a recording is given a path that is none: the path is said,
 // the exit is non-zero, and nothing crashes.
 TEST(Commands, APathThatIsNoRecordingIsSaidClearly) {

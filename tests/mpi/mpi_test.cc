@@ -242,6 +242,9 @@ TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
   for (const char* told : {"starts MPI as rank", "joins MPI_Allreduce on MPI_COMM_WORLD (4 bytes)", "finishes MPI"})
     EXPECT_EQ(count(mpi.out, told), 4u) << told << "\n" << mpi.out;
   EXPECT_NE(mpi.out.find("Process ring rank 3["), std::string::npos) << mpi.out;
+  const Result allreduce = radar({"events", "-k", "MPI_Allreduce", dir_});
+  EXPECT_EQ(count(allreduce.out, "\n"), 4u) << allreduce.out << allreduce.err;
+  EXPECT_EQ(count(allreduce.out, "joins MPI_Allreduce"), 4u) << allreduce.out;
   // What the MPI library did on its own (its connections, polls and threads)
   // is not told unless asked: a rank's story is its MPI calls, what it
   // printed and its end.
