@@ -714,7 +714,7 @@ void MainWindow::askInstantReplay() {
 
 void MainWindow::showMessageUnderMouse() {
   const QPointF at = network_->mapFromGlobal(QCursor::pos());
-  const uint32_t m = network_->scene().messageAt(network_->toScene(at));
+  const uint32_t m = network_->messageAt(at);
   if (m == kNone) {
     statusBar()->showMessage(tr("No message under the mouse"), 3000);
     return;

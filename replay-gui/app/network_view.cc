@@ -405,12 +405,17 @@ void NetworkView::wheelEvent(QWheelEvent* event) {
   update();
 }
 
+uint32_t NetworkView::messageAt(QPointF widget_point) const {
+  constexpr double kPickPixels = 12;  // a target 24 pixels across
+  return scene_.messageAt(toScene(widget_point), kPickPixels / zoom_);
+}
+
 void NetworkView::mousePressEvent(QMouseEvent* event) {
   if (event->button() != Qt::LeftButton) return;
   const Point at = toScene(event->position());
   drag_start_ = event->position();
   dragged_ = false;
-  drag_process_ = scene_.messageAt(at) == kNone ? scene_.processAt(at) : kNone;
+  drag_process_ = messageAt(event->position()) == kNone ? scene_.processAt(at) : kNone;
   if (drag_process_ != kNone) {
     drag_ = Drag::Box;
     const Rect box = builder_.boxOf(drag_process_);
@@ -422,9 +427,8 @@ void NetworkView::mousePressEvent(QMouseEvent* event) {
 }
 
 void NetworkView::mouseMoveEvent(QMouseEvent* event) {
-  const Point at = toScene(event->position());
   if (drag_ == Drag::None) {
-    setCursor(scene_.messageAt(at) != kNone ? Qt::PointingHandCursor : Qt::ArrowCursor);
+    setCursor(messageAt(event->position()) != kNone ? Qt::PointingHandCursor : Qt::ArrowCursor);
     return;
   }
   const QPointF d = event->position() - drag_start_;
@@ -444,8 +448,7 @@ void NetworkView::mouseReleaseEvent(QMouseEvent* event) {
   drag_ = Drag::None;
   if (dragged_ && was == Drag::Box) emit layoutChanged();
   if (dragged_ || event->button() != Qt::LeftButton) return;
-  const Point at = toScene(event->position());
-  if (const uint32_t m = scene_.messageAt(at); m != kNone) {
+  if (const uint32_t m = messageAt(event->position()); m != kNone) {
     emit messageClicked(m);
   } else if (was == Drag::Box && drag_process_ != kNone) {
     emit processClicked(drag_process_);

@@ -45,6 +45,8 @@ class NetworkView : public QWidget {
   QPointF toWidget(Point p) const;
   Point toScene(QPointF p) const;
   double zoom() const { return zoom_; }
+  // The message under a point of the widget, within 12 pixels of it.
+  uint32_t messageAt(QPointF widget_point) const;
   // Below this zoom, boxes and messages are drawn plainer (no smoothing,
   // no rounded corners, messages without outlines).
   static constexpr double kCoarseZoom = 0.4;

@@ -22,14 +22,21 @@ const ProcessBox* Scene::box(uint32_t process) const {
   return nullptr;
 }
 
-uint32_t Scene::messageAt(Point p) const {
-  // The last drawn is on top.
-  for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
-    Rect r = it->box;
-    r.x -= 2, r.y -= 2, r.w += 4, r.h += 4;  // small targets: a little slack
-    if (r.contains(p)) return it->send;
+uint32_t Scene::messageAt(Point p, double slack) const {
+  // On one: the last drawn, on top. Else the nearest within the slack.
+  for (auto it = messages.rbegin(); it != messages.rend(); ++it)
+    if (it->box.contains(p)) return it->send;
+  uint32_t nearest = kNone;
+  double best = slack;
+  for (const MessageBox& m : messages) {
+    const double dx = std::max({m.box.x - p.x, 0.0, p.x - (m.box.x + m.box.w)});
+    const double dy = std::max({m.box.y - p.y, 0.0, p.y - (m.box.y + m.box.h)});
+    if (const double d = std::hypot(dx, dy); d <= best) {
+      best = d;
+      nearest = m.send;
+    }
   }
-  return kNone;
+  return nearest;
 }
 
 uint32_t Scene::processAt(Point p) const {

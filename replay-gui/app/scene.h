@@ -101,7 +101,9 @@ struct Scene {
 
   const ProcessBox* box(uint32_t process) const;
   // The message drawn under a point, or kNone.
-  uint32_t messageAt(Point p) const;
+  // The message at `p`, or else the nearest within `slack` (scene units):
+  // the views give a target of 24 pixels whatever the zoom.
+  uint32_t messageAt(Point p, double slack = 2) const;
   uint32_t processAt(Point p) const;
 };
 

@@ -1014,6 +1014,33 @@ TEST_F(Window, ZoomedFarOutTheViewIsPlainerButTheSame) {
   view.fitToView();
 }
 
+// Messages and events are 24-pixel targets: a click 10 pixels off a
+// message's edge (15 off its centre) picks it, at any zoom; one far from
+// every message picks none. The same for a dot on the timeline.
+TEST_F(Window, AMessageOrEventIsPickedByAClickNearIt) {
+  const auto& t = window->trace();
+  window->controller().skipTo(positionOf(t, 100, 2) + 1);
+  QApplication::processEvents();
+  NetworkView& view = window->networkView();
+  for (const double zoom : {1.0, 0.5}) {
+    view.zoomBy(zoom / view.zoom());
+    const Scene& scene = view.scene();
+    ASSERT_EQ(scene.messages.size(), 2u);
+    for (const MessageBox& m : scene.messages) {
+      const QPointF centre = view.toWidget(m.box.center());
+      // Straight up from it, clear of the other message (the two queue side by side).
+      EXPECT_EQ(view.messageAt(centre), m.send);
+      EXPECT_EQ(view.messageAt(centre - QPointF(0, m.box.h * view.zoom() / 2 + 10)), m.send) << "zoom " << zoom;
+      EXPECT_EQ(view.messageAt(centre - QPointF(0, m.box.h * view.zoom() / 2 + 40)), kNone) << "zoom " << zoom;
+    }
+  }
+  view.fitToView();
+  SpaceTimeView& st = window->spaceTimeView();
+  st.timeline().showWholeRun();
+  const auto& dot = st.timeline().dots().front();
+  EXPECT_EQ(st.timeline().eventAt(dot.at + QPointF(0, 11)), dot.position);
+}
+
 // Rendering: grab the network view and look where the scene says things are.
 TEST_F(Window, GrabbedViewShowsProcessesAndQueuedMessagesWhereTheStateSaysTheyAre) {
   const auto& t = window->trace();
