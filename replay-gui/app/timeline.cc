@@ -46,6 +46,7 @@ Timeline::Timeline(const trace::Trace& trace) : t_(trace) {
   makeTracks();
   measureRun();
   findBlocks();
+  foldLibraryThreads();
   collectives_ = trace::mpiCollectives(t_);
   for (uint32_t k = 0; k < collectives_.size(); ++k)
     for (const uint32_t member : collectives_[k].members) collective_of_.push_back({member, k});
@@ -168,12 +169,43 @@ void Timeline::sortTracks(std::vector<uint32_t>& order) {
       if (s != kNone) s = rank[s];
   for (const Track& tr : tracks_)
     if (order_.empty() || order_.back() != tr.root) order_.push_back(tr.root);
+  ranksFirst();
   root_tracks_.assign(np, {0, 0});
   for (uint32_t k = 0; k < tracks_.size(); ++k) {
     auto& r = root_tracks_[tracks_[k].root];
     if (r.first == r.second) r.first = k;
     r.second = k + 1;
   }
+}
+
+// A rank whose other threads are the MPI library's only (its progress
+// threads) starts folded: one lane, the library's events dimmed on it.
+void Timeline::foldLibraryThreads() {
+  if (t_.mpi_library.empty()) return;
+  for (uint32_t root = 0; root < root_tracks_.size(); ++root) {
+    const auto [a, b] = root_tracks_[root];
+    if (b - a < 2) continue;
+    bool library_only = true;
+    for (uint32_t k = a; k < b && library_only; ++k)
+      if (tracks_[k].thread != 0)
+        for (const uint32_t position : tracks_[k].events)
+          if (!t_.byMpiLibrary(position)) {
+            library_only = false;
+            break;
+          }
+    if (library_only) folded_.insert(root);
+  }
+}
+
+// In an MPI job, the ranks' lanes first, in rank order: the launcher's
+// (and its threads') after them.
+void Timeline::ranksFirst() {
+  auto rankOf = [&](uint32_t root) {
+    int32_t rank = t_.processes[root].mpi_rank;
+    for (const auto& e : execs_[root]) rank = std::max(rank, t_.processes[e.second].mpi_rank);
+    return rank < 0 ? std::numeric_limits<int32_t>::max() : rank;
+  };
+  std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return rankOf(a) < rankOf(b); });
 }
 
 // The run in wall time, and the messages sent over it for the overview.

@@ -220,9 +220,9 @@ class Timeline {
   double rowY(int row) const;               // centre of a lane
   int rowOfEvent(uint32_t position) const;  // -1: not laid out
   bool rowShown(int row) const { return row >= first_row_ && row < first_row_ + lanesShown(); }
-  int laneAt(double y) const;                             // -1: none
-  uint32_t eventAt(QPointF at, double radius = 8) const;  // the nearest dot not hidden, or kNone
-  std::optional<size_t> barAt(QPointF at) const;          // a stretch's bar
+  int laneAt(double y) const;                              // -1: none
+  uint32_t eventAt(QPointF at, double radius = 12) const;  // the nearest dot not hidden, or kNone (24 px target)
+  std::optional<size_t> barAt(QPointF at) const;           // a stretch's bar
 
  private:
   // One thread of one process (all its images): its events in order.
@@ -250,6 +250,8 @@ class Timeline {
   void findLanes();
   void makeTracks();
   void sortTracks(std::vector<uint32_t>& order);
+  void ranksFirst();
+  void foldLibraryThreads();
   void measureRun();
   void findBlocks();
   size_t wallLowerBound(const Track& track, double v, size_t from) const;

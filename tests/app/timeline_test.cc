@@ -472,7 +472,8 @@ TEST(Timeline, BlockedThreadsAndADeadlocksCycleAreDrawn) {
 // place where the ranks call different collectives, none.
 TEST(Timeline, MpiCollectivesAreOneBandAcrossTheirRanks) {
   FakeRecording rec;
-  for (int32_t rank = 0; rank < 3; ++rank) {
+  rec.process("mpirun", 29).user("start", 0).exit(0, 95);
+  for (int32_t rank = 2; rank >= 0; --rank) {
     FakeProcess& p = rec.process("c", 30 + rank)
                          .mpiCommunicator(1, "job/w", rank, 3)
                          .mpiInit(1, rank, 3, 1)
@@ -486,6 +487,10 @@ TEST(Timeline, MpiCollectivesAreOneBandAcrossTheirRanks) {
   Timeline& tl = view.timeline();
   show(view);
   tl.showWholeRun();
+  // The ranks' lanes first, in rank order; the launcher's after them.
+  ASSERT_EQ(tl.lanes().size(), 4u);
+  for (int32_t rank = 0; rank < 3; ++rank) EXPECT_EQ(t->processes[tl.lanes()[rank].process].mpi_rank, rank);
+  EXPECT_EQ(t->processes[tl.lanes()[3].process].pid, 29);
   ASSERT_EQ(tl.collectiveInstances().size(), 2u) << "the third collective parts the ranks";
   ASSERT_EQ(tl.collectiveBands().size(), 2u);
   const char* names[] = {"MPI_Barrier", "MPI_Allreduce"};
@@ -505,9 +510,34 @@ TEST(Timeline, MpiCollectivesAreOneBandAcrossTheirRanks) {
         std::is_sorted(band.points.begin(), band.points.end(), [](QPointF a, QPointF b) { return a.y() < b.y(); }));
   }
   for (const auto& a : tl.arrows()) EXPECT_NE(a.why, trace::Edge::Why::Collective);
-  // A rank's lane scrolled away: the band joins the others.
+  // A rank's lane hidden: the band joins the others.
   tl.hideLane(0);
   for (const auto& band : tl.collectiveBands()) EXPECT_EQ(band.points.size(), 2u);
+}
+
+// A rank whose other thread is the MPI library's only (begun inside its
+// MPI_Init, no MPI call of its own) starts folded; one whose thread calls
+// MPI, or does its own work, keeps a lane per thread.
+TEST(Timeline, ARanksLibraryThreadsStartFolded) {
+  FakeRecording rec;
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    FakeProcess& p = rec.process("r", 40 + rank)
+                         .mpiCommunicator(1, "job/w", rank, 2)
+                         .pipeEnd(2, 900 + static_cast<uint64_t>(rank), true)
+                         .mpiInit(1, rank, 2, 1);
+    if (rank == 0) p.send(2, "lib", 21, 22, 7);  // a thread begun inside its barrier
+    p.mpiCollective(1, "MPI_Barrier", -1, 20, 40);
+    if (rank == 1) p.send(2, "own", 50, 51, 8);  // a thread of its own, begun after
+    p.exit(0, 90);
+  }
+  auto t = rec.load();
+  SpaceTimeView view(*t);
+  const Timeline& tl = view.timeline();
+  show(view);
+  std::map<int32_t, int> lanes;
+  for (const auto& lane : tl.lanes()) ++lanes[t->processes[lane.process].pid];
+  EXPECT_EQ(lanes[40], 1) << "folded";
+  EXPECT_EQ(lanes[41], 2) << "a thread of its own";
 }
 
 TEST(Timeline, AnEmptyRecordingDrawsNothingAndSurvivesNavigation) {
