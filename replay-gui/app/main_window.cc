@@ -204,6 +204,12 @@ QDockWidget* MainWindow::buildEventsDock() {
   filter_status_ = new QLabel(events_box);  // how many events it keeps, or why none
   filter_status_->setObjectName(QStringLiteral("filter-status"));
   find_row->addWidget(filter_status_);
+  hide_polls_ = new QCheckBox(tr("Hide polls"), events_box);
+  hide_polls_->setObjectName(QStringLiteral("hide-polls"));
+  hide_polls_->setToolTip(
+      tr("Leave out receives that found nothing, waits for a child that found none ended, "
+         "and waits for channels that found none ready"));
+  find_row->addWidget(hide_polls_);
   if (!trace_->mpi_library.empty()) {  // MPI ranks: their library's own calls, left out unless asked
     show_mpi_library_ = new QCheckBox(tr("MPI library"), events_box);
     show_mpi_library_->setObjectName(QStringLiteral("show-mpi-library"));
@@ -393,6 +399,10 @@ void MainWindow::connectViews() {
   connect(filter_, &QLineEdit::returnPressed, this, [this] { applyFilter(filter_->text()); });
   connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
     if (text.isEmpty()) applyFilter(QString());
+  });
+  connect(hide_polls_, &QCheckBox::toggled, this, [this](bool hide) {
+    event_model_->setHidePolls(hide);
+    applyFilter(filter_->text());
   });
   if (show_mpi_library_)
     connect(show_mpi_library_, &QCheckBox::toggled, this, [this](bool show) {

@@ -154,6 +154,7 @@ class MainWindow : public QMainWindow {
   QTableView* findings_view_;
   QLineEdit* filter_;
   QLabel* filter_status_ = nullptr;
+  QCheckBox* hide_polls_ = nullptr;
   QCheckBox* show_mpi_library_ = nullptr;  // only when the recording has MPI ranks
   ContentSearch* search_ = nullptr;
   QLineEdit* find_ = nullptr;

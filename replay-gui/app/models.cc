@@ -247,23 +247,39 @@ QString EventTableModel::explainEmpty(const std::vector<std::vector<Term>>& alte
   return tr("each word matches events, but no event matches them together");
 }
 
+bool EventTableModel::isPoll(const trace::Event& e) {
+  const log::Kind k = e.eventKind();
+  const bool failed = e.flags & trace::kEventFailed;
+  if (log::categoryOf(k) == log::Category::Receive) return failed && e.result != trace::kResultNeverReturned;
+  if (k == log::Kind::Wait) return failed || e.value == 0;
+  if (log::categoryOf(k) == log::Category::Readiness) return !failed && e.result == 0;
+  return false;
+}
+
 void EventTableModel::setFilter(const QString& filter) {
   const auto alternatives = parseFilter(filter);
   const bool hide_library = !show_mpi_library_ && !t_.mpi_library.empty();
+  const auto left_out = [&](uint32_t i) {
+    return (hide_library && t_.byMpiLibrary(i)) || (hide_polls_ && isPoll(t_.events[i]));
+  };
   beginResetModel();
   filter_ = filter;
   rows_.clear();
-  all_ = alternatives.empty() && !hide_library;
+  all_ = alternatives.empty() && !hide_library && !hide_polls_;
   if (!all_)
     for (uint32_t i = 0; i < t_.events.size(); ++i)
-      if (!(hide_library && t_.byMpiLibrary(i)) && (alternatives.empty() || matches(i, alternatives)))
-        rows_.push_back(i);
+      if (!left_out(i) && (alternatives.empty() || matches(i, alternatives))) rows_.push_back(i);
   why_none_ = rowCount() == 0 && !alternatives.empty() ? explainEmpty(alternatives, hide_library) : QString();
   endResetModel();
 }
 
 void EventTableModel::setShowMpiLibrary(bool show) {
   show_mpi_library_ = show;
+  setFilter(filter_);
+}
+
+void EventTableModel::setHidePolls(bool hide) {
+  hide_polls_ = hide;
   setFilter(filter_);
 }
 

@@ -49,6 +49,11 @@ class EventTableModel : public QAbstractTableModel {
   // they are left out by default, whatever the filter.
   void setShowMpiLibrary(bool show);
   bool showsMpiLibrary() const { return show_mpi_library_; }
+  // Whether polls are left out: a receive that found nothing (the call
+  // failed), a wait for a child that found none ended, a wait for
+  // channels that found none ready.
+  void setHidePolls(bool hide);
+  static bool isPoll(const trace::Event& e);
   // The positions kept (ascending), or null when nothing is filtered out.
   const std::vector<uint32_t>* kept() const { return all_ ? nullptr : &rows_; }
   // Event position of a row, and the row of an event (-1 if filtered out).
@@ -75,6 +80,7 @@ class EventTableModel : public QAbstractTableModel {
   QString filter_;
   QString why_none_;
   bool show_mpi_library_ = false;
+  bool hide_polls_ = false;
   bool all_ = true;
   std::vector<uint32_t> rows_;  // positions kept, when filtered
 };

@@ -243,10 +243,9 @@ void SpaceTimeView::drawWaitsAndArrows(QPainter& painter) {
   for (const Timeline::Arrow& a : tl_.arrows()) {
     const bool message = a.why == trace::Edge::Why::Message;
     const bool life = a.why == trace::Edge::Why::Create || a.why == trace::Edge::Why::Exit;
-    painter.setPen(QPen(message ? colors::kQueued
-                        : life  ? colors::kChannelLine
-                                : colors::kBorder,
-                        message ? 1.2 : 1, message ? Qt::SolidLine : Qt::DashLine));
+    QColor colour = message ? colors::kQueued : life ? colors::kChannelLine : colors::kBorder;
+    if (a.dimmed) colour.setAlpha(60);  // as its dots: left out by the filter
+    painter.setPen(QPen(colour, message ? 1.2 : 1, message ? Qt::SolidLine : Qt::DashLine));
     painter.drawLine(a.a, a.b);
     arrowHead(painter, a.b, a.b - a.a, painter.pen().color());
   }

@@ -736,8 +736,11 @@ void Timeline::relayout() {
   layOutCollectives();
   layOutBlocks();
   layOutStretches();
-  if (kept_)
-    for (Dot& d : dots_) d.dimmed = !std::binary_search(kept_->begin(), kept_->end(), d.position);
+  if (kept_) {
+    auto left_out = [&](uint32_t position) { return !std::binary_search(kept_->begin(), kept_->end(), position); };
+    for (Dot& d : dots_) d.dimmed = left_out(d.position);
+    for (Arrow& a : arrows_) a.dimmed = left_out(a.from) || left_out(a.to);
+  }
   if (!stretches_.empty())
     for (Dot& d : dots_) d.hidden = foldedStretchOf(d.position) != kNone;
   layOutMarks();

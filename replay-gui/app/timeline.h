@@ -172,6 +172,7 @@ class Timeline {
     uint32_t from, to;  // event positions
     trace::Edge::Why why;
     QPointF a, b;
+    bool dimmed = false;  // an end left out by the event filter
   };
   // A thread in a call when the recording ended, blocked from its entry
   // on; a deadlock's part where it is one.

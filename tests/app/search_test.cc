@@ -5,6 +5,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
 #include <QDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -12,6 +13,7 @@
 #include <QPlainTextEdit>
 #include <QTest>
 #include <algorithm>
+#include <cerrno>
 
 #include "app/content_search.h"
 #include "app/main_window.h"
@@ -381,6 +383,10 @@ TEST(EventFilter, WhatACallIsAndItsBytesFilterTheTableAndDimTheTimeline) {
   size_t dimmed = 0;
   for (const auto& d : window.spaceTimeView().timeline().dots()) dimmed += d.dimmed;
   EXPECT_EQ(dimmed, t.events.size() - 4);
+  // An arrow with an end left out is faded as its dots are: here every one
+  // (the sends are left out).
+  ASSERT_FALSE(window.spaceTimeView().timeline().arrows().empty());
+  for (const auto& a : window.spaceTimeView().timeline().arrows()) EXPECT_TRUE(a.dimmed) << a.from << " -> " << a.to;
   window.eventModel().setFilter(QStringLiteral("bytes=3"));
   EXPECT_EQ(window.eventModel().rowCount(), 8) << "each get, sent and received (3 bytes)";
   window.eventModel().setFilter(QStringLiteral("bytes<=3 kind:send"));
@@ -388,6 +394,7 @@ TEST(EventFilter, WhatACallIsAndItsBytesFilterTheTableAndDimTheTimeline) {
   // Cleared: nothing dimmed.
   box->clear();
   for (const auto& d : window.spaceTimeView().timeline().dots()) EXPECT_FALSE(d.dimmed);
+  for (const auto& a : window.spaceTimeView().timeline().arrows()) EXPECT_FALSE(a.dimmed);
 }
 
 // "-word" leaves out what a word keeps, "or" keeps what either side
@@ -429,6 +436,40 @@ TEST(EventFilter, NegationOrTheCountAndWhyNothingMatches) {
   box->clear();
   EXPECT_EQ(window.eventModel().rowCount(), 18);
   EXPECT_TRUE(status->text().isEmpty());
+}
+
+// "Hide polls" leaves out the receives that found nothing and the waits
+// for a child that found none ended, with the filter and the MPI library's
+// box alike; the rest stays.
+TEST(EventFilter, HidePollsLeavesOutWhatFoundNothing) {
+  FakeRecording rec;
+  auto& parent = rec.process("parent", 100).pipeEnd(1, 9, false);
+  for (int k = 0; k < 3; ++k) parent.failedReceive(1, EAGAIN, 10 + k, 11 + k).wait(0, 0, 20 + k, 21 + k);
+  parent.receive(1, "done", 40, 41).wait(200, 0, 50, 51).exit(0, 60);
+  rec.process("child", 200).pipeEnd(1, 9, true).send(1, "done", 30, 31).exit(0, 35);
+  MainWindow window(rec.load());
+  window.setInteractive(false);
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(1280, 860);
+  window.show();
+  QApplication::processEvents();
+  const auto& t = window.trace();
+  auto* hide = window.findChild<QCheckBox*>(QStringLiteral("hide-polls"));
+  ASSERT_TRUE(hide);
+  EXPECT_FALSE(hide->isChecked());
+  ASSERT_EQ(window.eventModel().rowCount(), static_cast<int>(t.events.size()));
+  hide->setChecked(true);
+  ASSERT_EQ(window.eventModel().rowCount(), static_cast<int>(t.events.size()) - 6);
+  for (int r = 0; r < window.eventModel().rowCount(); ++r)
+    EXPECT_FALSE(EventTableModel::isPoll(t.events[window.eventModel().positionOf(r)])) << r;
+  auto* status = window.findChild<QLabel*>(QStringLiteral("filter-status"));
+  EXPECT_EQ(status->text(), QStringLiteral("%1 of %2 events").arg(t.events.size() - 6).arg(t.events.size()));
+  size_t dimmed = 0;
+  window.spaceTimeView().timeline().showWholeRun();
+  for (const auto& d : window.spaceTimeView().timeline().dots()) dimmed += d.dimmed;
+  EXPECT_EQ(dimmed, 6u);
+  hide->setChecked(false);
+  EXPECT_EQ(window.eventModel().rowCount(), static_cast<int>(t.events.size()));
 }
 
 // A writer sends four readings (a name, a count, three values) down a pipe;
