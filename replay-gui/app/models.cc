@@ -197,6 +197,9 @@ bool EventTableModel::termMatches(Subject& s, const QString& w) const {
   if (w.startsWith(QLatin1String("kind:"))) {
     // A call's name, or what it is: send, receive, readiness, process, user.
     const QString want = w.mid(5);
+    if (e.eventKind() == log::Kind::MpiCollective &&  // a collective by its operation: kind:MPI_Allreduce
+        QString::fromLatin1(trace::mpiCollectiveName(e.value)).compare(want, Qt::CaseInsensitive) == 0)
+      return true;
     return s.kind.contains(want, Qt::CaseInsensitive) ||
            QString::fromLatin1(log::categoryName(log::categoryOf(e.eventKind()))).compare(want, Qt::CaseInsensitive) ==
                0;

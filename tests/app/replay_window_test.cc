@@ -893,6 +893,11 @@ TEST_F(Window, TheMpiLibrarysOwnCallsAreShownOnlyWhenAsked) {
   EXPECT_EQ(with.eventModel().rowCount(), static_cast<int>(t.events.size()));
   box->setChecked(false);
   EXPECT_EQ(with.eventModel().rowCount(), static_cast<int>(t.events.size()) - 2);
+  // A collective by its operation.
+  QTest::keyClicks(filter, QStringLiteral("kind:mpi_barrier"));
+  QTest::keyClick(filter, Qt::Key_Return);
+  ASSERT_EQ(with.eventModel().rowCount(), 1);
+  EXPECT_EQ(t.events[with.eventModel().positionOf(0)].eventKind(), log::Kind::MpiCollective);
 }
 
 // The timeline opens as tall as its lanes need, up to 15 and half the
