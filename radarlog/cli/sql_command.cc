@@ -37,6 +37,7 @@ const char kSqlHelp[] =
     "\n"
     "  --format F        table (the default), csv, json (an array of objects) or\n"
     "                    jsonl (an object a line)\n"
+    "  --json            the same as --format json, as in radar's other commands\n"
     "  --no-cache        make the database afresh, and keep none\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
     "Exit status: 0; 2 when the recording cannot be read, an option is wrong or\n"
@@ -395,7 +396,12 @@ sqlite3* makeDatabase(const trace::Trace& t, std::string path) {
 int runSql(int argc, char** argv) {
   Args args;
   if (!args.parse(argc, argv, 1,
-                  {{"format", 0, true}, {"no-cache", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption}))
+                  {{"format", 0, true},
+                   {"json", 0, false},
+                   {"no-cache", 0, false},
+                   kNetOption,
+                   kNoNetOption,
+                   kMergeUnrelatedOption}))
     return usageError("sql", args.error());
   std::vector<std::string> dirs = args.positional();
   if (dirs.empty()) return usageError("sql", "no recording given");
@@ -405,7 +411,8 @@ int runSql(int argc, char** argv) {
     dirs.pop_back();
   }
   Format format = Format::Table;
-  if (!parseFormat(args.value("format").value_or("table"), &format))
+  if (args.has("json") && args.has("format")) return usageError("sql", "--json is --format json: give one of them");
+  if (!parseFormat(args.has("json") ? "json" : args.value("format").value_or("table"), &format))
     return usageError("sql", "--format: expected table, csv, json or jsonl");
   const NetChoice net = netChoice(args);
   const bool merge_unrelated = args.has("merge-unrelated");

@@ -141,6 +141,19 @@ TEST(Commands, AnEmptySelectionSaysSo) {
   for (std::string line; std::getline(lines, line);) EXPECT_EQ(line.rfind("Process writer[1] ", 0), 0u) << line;
 }
 
+// --json means JSON in sql too, as in check, stats and events.
+TEST(Commands, SqlTakesJsonAsTheOtherCommandsDo) {
+  radar::testing::FakeRecording rec;
+  rec.process("writer", 1).pipeEnd(1, 501, true).send(1, "hi", 10, 11).exit(0, 20);
+  const std::string dir = rec.write();
+  const Result json = radar({"sql", "--json", "--no-cache", dir, "select count(*) as n from events"});
+  EXPECT_EQ(json.status, 0) << json.err;
+  EXPECT_EQ(json.out, radar({"sql", "--format", "json", "--no-cache", dir, "select count(*) as n from events"}).out);
+  EXPECT_NE(json.out.find("\"n\":"), std::string::npos) << json.out;
+  const Result both = radar({"sql", "--json", "--format", "csv", dir, "select 1"});
+  EXPECT_EQ(both.status, 2) << both.err;
+}
+
 // What reads a recording is given a path that is none: the path is said,
 // the exit is non-zero, and nothing crashes.
 TEST(Commands, APathThatIsNoRecordingIsSaidClearly) {
