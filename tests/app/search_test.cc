@@ -54,6 +54,15 @@ std::unique_ptr<trace::Trace> colours() {
   return rec.load();
 }
 
+// The window as a user gets it, off screen.
+void showHeadless(MainWindow& window) {
+  window.setInteractive(false);
+  window.setAttribute(Qt::WA_DontShowOnScreen);
+  window.resize(1280, 860);
+  window.show();
+  QApplication::processEvents();
+}
+
 // The sends whose bytes are one of `texts`, by position.
 std::vector<uint32_t> sendsOf(const trace::Trace& t, std::initializer_list<const char*> texts) {
   std::vector<uint32_t> out;
@@ -146,11 +155,7 @@ TEST(WindowFind, TheFindBoxGoesFromMatchToMatchAndMarksThemOnTheTimeline) {
   auto trace = colours();
   const auto green = sendsOf(*trace, {"colour=green", "GREEN light"});
   MainWindow window(std::move(trace));
-  window.setInteractive(false);
-  window.setAttribute(Qt::WA_DontShowOnScreen);
-  window.resize(1280, 860);
-  window.show();
-  QApplication::processEvents();
+  showHeadless(window);
   auto* box = window.findChild<QLineEdit*>(QStringLiteral("find"));
   ASSERT_TRUE(box);
   box->setFocus();
@@ -361,11 +366,7 @@ TEST(MessageWindow, HexRangesHoldTheirBytes) {
 TEST(EventFilter, WhatACallIsAndItsBytesFilterTheTableAndDimTheTimeline) {
   auto trace = colours();
   MainWindow window(std::move(trace));
-  window.setInteractive(false);
-  window.setAttribute(Qt::WA_DontShowOnScreen);
-  window.resize(1280, 860);
-  window.show();
-  QApplication::processEvents();
+  showHeadless(window);
   const auto& t = window.trace();
   QAbstractItemModelTester tester(&window.eventModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
   auto* box = window.findChild<QLineEdit*>(QStringLiteral("filter"));
@@ -401,11 +402,7 @@ TEST(EventFilter, WhatACallIsAndItsBytesFilterTheTableAndDimTheTimeline) {
 // keeps; the window says how many events the filter keeps, or why none.
 TEST(EventFilter, NegationOrTheCountAndWhyNothingMatches) {
   MainWindow window(colours());
-  window.setInteractive(false);
-  window.setAttribute(Qt::WA_DontShowOnScreen);
-  window.resize(1280, 860);
-  window.show();
-  QApplication::processEvents();
+  showHeadless(window);
   const auto& t = window.trace();
   ASSERT_EQ(t.events.size(), 18u);
   auto* box = window.findChild<QLineEdit*>(QStringLiteral("filter"));
@@ -448,11 +445,7 @@ TEST(EventFilter, HidePollsLeavesOutWhatFoundNothing) {
   parent.receive(1, "done", 40, 41).wait(200, 0, 50, 51).exit(0, 60);
   rec.process("child", 200).pipeEnd(1, 9, true).send(1, "done", 30, 31).exit(0, 35);
   MainWindow window(rec.load());
-  window.setInteractive(false);
-  window.setAttribute(Qt::WA_DontShowOnScreen);
-  window.resize(1280, 860);
-  window.show();
-  QApplication::processEvents();
+  showHeadless(window);
   const auto& t = window.trace();
   auto* hide = window.findChild<QCheckBox*>(QStringLiteral("hide-polls"));
   ASSERT_TRUE(hide);
@@ -528,11 +521,7 @@ Readings readings(bool described = true) {
 TEST(EventFilter, DecodedFieldsFilterTheTableAndFadeTheNetwork) {
   auto r = readings();
   MainWindow window(std::move(r.trace), std::move(r.net));
-  window.setInteractive(false);
-  window.setAttribute(Qt::WA_DontShowOnScreen);
-  window.resize(1280, 860);
-  window.show();
-  QApplication::processEvents();
+  showHeadless(window);
   EventTableModel& model = window.eventModel();
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   const auto& t = window.trace();
