@@ -1,4 +1,5 @@
 // `radar dump LOG...`: every record of a log, one per line, as stored.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -27,6 +28,20 @@ std::string escaped(std::string_view bytes, size_t limit) {
   log::appendEscaped(out, bytes.substr(0, limit), log::Escaping::Ascii);
   if (bytes.size() > limit) out += "...";
   return out;
+}
+
+// A synchronization's object (its address, or its place in a shared
+// file), the number it took and, for a wait, the number when it began.
+void printSyncObject(const log::Record& r) {
+  uint64_t id[4] = {};
+  if (!r.address.empty()) std::memcpy(id, r.address.data(), std::min(r.address.size(), sizeof(id)));
+  if (r.address.size() == sizeof(id))
+    std::printf(" object %llx:%llu+%llu at 0x%llx", static_cast<unsigned long long>(id[0]),
+                static_cast<unsigned long long>(id[1]), static_cast<unsigned long long>(id[2]),
+                static_cast<unsigned long long>(id[3]));
+  else
+    std::printf(" object 0x%llx", static_cast<unsigned long long>(id[0]));
+  std::printf(" #%llu", static_cast<unsigned long long>(r.offset));
 }
 
 void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
@@ -65,6 +80,7 @@ void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
   if (r.fd || log::isData(r.kind)) std::printf(" fd %d", r.fd);
   if (r.channel) std::printf(" ch %u", r.channel);
   if (r.has_offset) std::printf(" off %llu", static_cast<unsigned long long>(r.offset));
+  if (log::isSyncKind(r.kind)) printSyncObject(r);
   if (r.size) std::printf(" size %llu", static_cast<unsigned long long>(r.size));
   std::printf(" -> %lld", static_cast<long long>(r.result));
   if (r.error) std::printf(" (%s)", std::strerror(static_cast<int>(r.error)));

@@ -22,7 +22,7 @@
 namespace radar::cli {
 
 const char kRecordHelp[] =
-    "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--nondet] [--keep-writes]\n"
+    "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--nondet] [--sync] [--keep-writes]\n"
     "                    [--net FILE] [--join ID|DIR] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM and records it and every process it creates (fork, vfork,\n"
@@ -39,6 +39,11 @@ const char kRecordHelp[] =
     "  --tail BYTES             each log's crash-safe buffer (default 256K; 4K to 64M)\n"
     "  --nondet                 also record clock reads, random bytes and pids, so that\n"
     "                           `radar debug` can replay them\n"
+    "  --sync                   also record locks, semaphores, condition variables and\n"
+    "                           barriers (pthread, sem_*), in the order they were taken:\n"
+    "                           the story then has an edge from each release to the\n"
+    "                           acquisition that followed it, across processes for\n"
+    "                           process-shared ones (docs/threads.md)\n"
     "  --keep-writes            keep the bytes each write to a file or device wrote (by\n"
     "                           default only their length and checksum), so that a\n"
     "                           re-run that writes otherwise shows the bytes that differ\n"
@@ -96,7 +101,7 @@ std::string directoryFor(const Args& args) {
 int recordRepeatedly(const Args& args, unsigned long long runs) {
   record::SeriesSettings s;
   s.recorder = {selfDirectory() + "/radar", "record"};
-  for (const char* flag : {"aslr", "nondet", "keep-writes", "no-default-redact", "mpi", "no-mpi"})
+  for (const char* flag : {"aslr", "nondet", "sync", "keep-writes", "no-default-redact", "mpi", "no-mpi"})
     if (args.has(flag)) s.recorder.push_back(std::string("--") + flag);
   for (const char* option : {"payload-limit", "tail", "net", "redact"})
     for (const auto& v : args.values(option)) s.recorder.insert(s.recorder.end(), {std::string("--") + option, v});
@@ -138,6 +143,7 @@ bool parseRecordArgs(Args& args, int argc, char** argv) {
                      {"aslr", 0, false},
                      {"payload-limit", 0, true},
                      {"nondet", 0, false},
+                     {"sync", 0, false},
                      {"keep-writes", 0, false},
                      {"tail", 0, true},
                      {"net", 0, true},
@@ -170,6 +176,7 @@ std::optional<std::string> readSettings(Args& args, record::RecordSettings* s) {
   s->force = args.has("force");
   s->aslr = args.has("aslr");
   s->nondet = args.has("nondet");
+  s->sync = args.has("sync");
   s->keep_writes = args.has("keep-writes");
   s->dir_given = args.has("output");
   if (const auto join = args.value("join")) {

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "log/kinds.h"
 #include "log/unseen.h"
 
 namespace radar::inject {
@@ -49,6 +50,34 @@ void unseenUsed(log::Unseen what, const char* detail, int fd);
 // write on it goes through the library's hook; on anything else, made by
 // raw calls too, it stays raw and unseen).
 bool isKnownChannel(int fd);
+
+// ---- synchronization (sync_hooks.cc) -------------------------------------------
+// One operation on a lock, semaphore, condition variable or barrier.
+struct SyncOp {
+  log::Kind kind = log::Kind::Unspecified;
+  const void* object = nullptr;
+  bool shared = false;   // process-shared: one object for every process that maps it
+  uint32_t flags = 0;    // MUTEX_LOCK's (proto/radarlog.proto)
+  int64_t entry = 0;     // syncClock() when the call began
+  uint64_t since = 0;    // a wait's: the object's number when it began
+  uint32_t parties = 0;  // a barrier's count
+};
+// Whether the library follows synchronization (the recorder: radar record
+// --sync). False costs a hook one test.
+bool followsSync();
+int64_t syncClock();
+// The object's next number, taken (1, 2 ...; 0 when it has none); the
+// number it has now, not taken.
+uint64_t syncTake(const void* object, bool shared);
+uint64_t syncNow(const void* object, bool shared);
+// A thread is about to wait in the operation (a lock, a wait): it is said
+// to be in it until syncWaited(), so that a process killed in a deadlock
+// shows what each thread waited for.
+void syncWaits(const SyncOp& op);
+void syncWaited();
+// The operation is done: `number` what it took (0: none, as a failed try),
+// `result` the call's (an error number, or 0).
+void syncDone(const SyncOp& op, uint64_t number, int result);
 
 // ---- the program's end (shared_hooks.cc) ---------------------------------------
 // main() returned `status`, or the program called exit(status): the C

@@ -78,6 +78,13 @@ constexpr struct {
     {Kind::MpiInit, "MPI_Init"},
     {Kind::MpiComm, "MPI_Comm_split"},
     {Kind::MpiFinalize, "MPI_Finalize"},
+    {Kind::MutexLock, "pthread_mutex_lock"},
+    {Kind::MutexUnlock, "pthread_mutex_unlock"},
+    {Kind::SemWait, "sem_wait"},
+    {Kind::SemPost, "sem_post"},
+    {Kind::CondWait, "pthread_cond_wait"},
+    {Kind::CondSignal, "pthread_cond_signal"},
+    {Kind::BarrierWait, "pthread_barrier_wait"},
 };
 
 }  // namespace
@@ -144,6 +151,8 @@ const char* categoryName(Category c) {
       return "nondeterminism";
     case Category::Mpi:
       return "mpi";
+    case Category::Sync:
+      return "sync";
     default:
       return "other";
   }

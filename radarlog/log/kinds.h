@@ -76,6 +76,13 @@ enum class Kind : uint16_t {
   MpiInit = 105,
   MpiComm = 106,
   MpiFinalize = 107,
+  MutexLock = 110,
+  MutexUnlock = 111,
+  SemWait = 112,
+  SemPost = 113,
+  CondWait = 114,
+  CondSignal = 115,
+  BarrierWait = 116,
 };
 
 enum class Category : uint8_t {
@@ -88,6 +95,7 @@ enum class Category : uint8_t {
   User,
   Nondeterminism,
   Mpi,      // MPI calls other than its sends and receives
+  Sync,     // locks, semaphores, condition variables, barriers (--sync)
   Unknown,  // a kind from a newer minor version
 };
 
@@ -102,19 +110,24 @@ constexpr Category categoryOf(Kind k) {
   if (v == 80) return Category::User;
   if (v >= 90 && v <= 94) return Category::Nondeterminism;
   if (v >= 102 && v <= 107) return Category::Mpi;
+  if (v >= 110 && v <= 116) return Category::Sync;
   return Category::Unknown;
 }
 
 constexpr bool isCounted(Kind k) { return categoryOf(k) != Category::Annotation; }
 constexpr bool isData(Kind k) { return categoryOf(k) == Category::Send || categoryOf(k) == Category::Receive; }
 constexpr bool isMpiKind(Kind k) { return static_cast<unsigned>(k) >= 100 && static_cast<unsigned>(k) <= 107; }
+constexpr bool isSyncKind(Kind k) { return categoryOf(k) == Category::Sync; }
+// A synchronization that lets others go on (an unlock, a post, a signal),
+// as against one that waits for them.
+constexpr bool isSyncRelease(Kind k) { return k == Kind::MutexUnlock || k == Kind::SemPost || k == Kind::CondSignal; }
 constexpr bool isMultiMessage(Kind k) { return k == Kind::Sendmmsg || k == Kind::Recvmmsg; }
 
 // The libc function name a kind stands for (the first of its family).
 const char* kindName(Kind k);
 // What a category of kinds is called where people read or filter by it:
 // "send", "receive", "channel", "readiness", "process", "user",
-// "nondeterminism", "mpi", else "other".
+// "nondeterminism", "mpi", "sync", else "other".
 const char* categoryName(Category c);
 
 // Channel types and origins, mirrored from the proto like Kind.

@@ -961,6 +961,7 @@ bool LogReader::decodeNext(DecodeState& s, Record& r) {
     c.prev_return_ns = r.return_ns;
     r.has_offset = isData(r.kind) && r.channel != 0;
     r.offset = 0;
+    if (isSyncKind(r.kind) && w.has_offset) r.offset = w.offset;  // the object's number
     if (r.has_offset) {
       if (r.channel >= s.offsets.size()) {
         if (r.channel > (1u << 24)) return fail(s, where, at("absurd channel index"));

@@ -213,6 +213,7 @@ Explicit LogWriter::decide(const EventFields& e, uint64_t counter) const {
     const ChannelState* cs = e.channel < channel_cap_ ? &channels_[e.channel] : nullptr;
     x.offset = !cs || cs->frame[dir] != frame_ || cs->next_offset[dir] != e.offset;
   }
+  if (isSyncKind(e.kind)) x.offset = e.has_offset;  // the object's number
   return x;
 }
 

@@ -206,6 +206,9 @@ void noteExitStatus(int status);  // exit() and main's return: recorded at the e
 // recorder (they call write()/read() internally, where no hook sees them).
 void patchStdioTable(void* vtable);
 
+// Synchronization (radar record --sync, sync.cc).
+bool recordingSync();
+
 // Nondeterminism (radar record --nondet).
 bool recordingNondet();
 

@@ -23,6 +23,7 @@ struct Config {
   bool has_payload_limit = false;  // else payloads are kept whole
   uint64_t payload_limit = 0;
   bool nondet = false;
+  bool sync = false;         // locks, semaphores, condition variables, barriers
   bool keep_writes = false;  // OUTPUT records keep the bytes written, not only their checksum
   uint32_t tail_capacity = 0;
   struct External {
@@ -35,7 +36,7 @@ struct Config {
   char redact[1024] = {};  // patterns of variables whose values logs leave out
   // Our variables as they were at start, re-injected into scrubbed
   // environments at exec.
-  static constexpr int kMaxVars = 12;
+  static constexpr int kMaxVars = 16;
   char vars[kMaxVars][PATH_MAX + 32] = {};
   int var_count = 0;
 };

@@ -54,6 +54,7 @@ void unseenUsed(log::Unseen what, const char* detail, int fd) {
   // (Looked at, not classified: a channel defined here would stand, for a
   // re-run, as one the image held from its start.)
   if (!preload::active() || (fd >= 0 && !mayBeChannel(fd))) return;
+  if (what == log::Unseen::Semaphore && preload::recordingSync()) return;  // its waits and posts are recorded
   preload::sayUnseen(what, detail);
 }
 

@@ -121,6 +121,7 @@ std::vector<std::string> programEnvironment(const RecordSettings& s, const std::
   if (s.payload_limit) env.push_back("RADAR_PAYLOAD_LIMIT=" + std::to_string(*s.payload_limit));
   if (s.tail) env.push_back("RADAR_TAIL=" + std::to_string(s.tail));
   if (s.nondet) env.push_back("RADAR_NONDET=1");
+  if (s.sync) env.push_back("RADAR_SYNC=1");
   if (s.keep_writes) env.push_back("RADAR_KEEP_WRITES=1");
   if (!s.redact.empty()) env.push_back("RADAR_REDACT=" + s.redact);
   const std::string external = externalChannels();

@@ -24,6 +24,7 @@ struct RecordSettings {
   bool force = false;                // replace the recording in `dir`
   bool aslr = false;
   bool nondet = false;
+  bool sync = false;  // RADAR_SYNC: locks, semaphores, condition variables, barriers
   bool keep_writes = false;
   std::optional<uint64_t> payload_limit;
   uint64_t tail = 0;  // 0: the default

@@ -2184,6 +2184,15 @@ uint32_t takeThreadOrdinal() { return radar::rerun::nextThreadOrdinal(); }
 void returnThreadOrdinal() { radar::rerun::returnThreadOrdinal(); }
 void threadStarts(uint32_t ordinal) { radar::rerun::threadStarts(ordinal); }
 
+// Synchronization runs as it will: its recorded order is not replayed yet.
+bool followsSync() { return false; }
+int64_t syncClock() { return 0; }
+uint64_t syncTake(const void*, bool) { return 0; }
+uint64_t syncNow(const void*, bool) { return 0; }
+void syncWaits(const SyncOp&) {}
+void syncWaited() {}
+void syncDone(const SyncOp&, uint64_t, int) {}
+
 void exitStatusKnown(int status) { radar::rerun::noteExitStatus(status); }
 void exitsNow(int status) { radar::rerun::programExits(status); }
 
