@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 
 #include "trace/findings.h"
@@ -433,6 +434,52 @@ std::string Narrator::mpiCall(uint32_t position) const {
   }
 }
 
+std::string Narrator::actor(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const Process& p = t_.processes[e.process];
+  std::string name = t_.label(p.index);
+  if (p.threads.size() > 1 && e.thread) name += " (thread " + std::to_string(e.thread + 1) + ")";
+  return name;
+}
+
+// A lock, semaphore, condition or barrier (radar record --sync), with the
+// release that let it go on: " locks mutex 0x5580, unlocked by mt (thread 2)
+// at event 8".
+std::string Narrator::syncCall(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const Kind k = e.eventKind();
+  log::Record r;
+  if (!t_.record(position, &r, nullptr, nullptr, nullptr)) return " does " + std::string(log::kindName(k));
+  const std::string object = trace::syncObjectName(t_, position);
+  const bool failed = e.flags & kEventFailed, tried = r.flags & 1;
+  std::string by;  // who let it go on: "mt (thread 2) at event 8"
+  for (auto [b, end] = t_.incoming(position); b != end && by.empty(); ++b)
+    if (b->why == Edge::Why::Sync) by = actor(b->from) + " at event " + std::to_string(b->from + 1);
+  const std::string failure = !tried               ? ": " + std::string(std::strerror(int(r.error)))
+                              : k == Kind::SemWait ? ": none left"
+                                                   : ": it is held";
+  const auto outcome = [&](const char* verb) { return failed ? failure : by.empty() ? "" : ", " + (verb + by); };
+  switch (k) {
+    case Kind::MutexLock:
+      return std::string(tried ? " tries " : " takes ") + object + ((r.flags & 4) ? " to read" : "") +
+             outcome("released by ");
+    case Kind::MutexUnlock:
+      return " releases " + object;
+    case Kind::SemWait:
+      return std::string(tried ? " tries " : " waits on ") + object + outcome("posted by ");
+    case Kind::SemPost:
+      return " posts " + object;
+    case Kind::CondWait:
+      return " waits on " + object + (failed || !by.empty() ? outcome("signalled by ") : ", woken by no signal");
+    case Kind::CondSignal:
+      return ((r.flags & 32) ? " broadcasts " : " signals ") + object;
+    case Kind::BarrierWait:
+      return " waits at " + object + " for " + std::to_string(r.status) + " threads" + outcome("after the arrival of ");
+    default:
+      return " does " + std::string(log::kindName(k));
+  }
+}
+
 // Announcements and what the process asks the kernel.
 std::string Narrator::otherCall(uint32_t position) const {
   const Event& e = t_.events[position];
@@ -457,9 +504,7 @@ std::string Narrator::otherCall(uint32_t position) const {
 
 std::string Narrator::describe(uint32_t position) const {
   const Event& e = t_.events[position];
-  const Process& p = t_.processes[e.process];
-  std::string subject = "Process " + t_.label(p.index);
-  if (p.threads.size() > 1 && e.thread) subject += " (thread " + std::to_string(e.thread + 1) + ")";
+  const std::string subject = "Process " + actor(position);
   const std::string on = " on " + channel(e);
   const Kind k = e.eventKind();
   const bool failed = e.flags & kEventFailed;
@@ -475,6 +520,8 @@ std::string Narrator::describe(uint32_t position) const {
       return subject + received(position);
     case log::Category::Mpi:
       return subject + mpiCall(position);
+    case log::Category::Sync:
+      return subject + syncCall(position);
     default:
       break;
   }

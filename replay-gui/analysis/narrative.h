@@ -39,6 +39,8 @@ class Narrator {
   std::string channelCall(uint32_t position) const;       // " closes its end of pipe 2"
   std::string otherCall(uint32_t position) const;         // " announces ready", " reads the clock"
   std::string mpiCall(uint32_t position) const;           // " joins MPI_Allreduce on MPI_COMM_WORLD (4 bytes)"
+  std::string syncCall(uint32_t position) const;          // " locks mutex 0x5580, released by mt at event 8"
+  std::string actor(uint32_t position) const;             // "mt[40] (thread 2)"
   std::string queueCall(uint32_t position) const;         // " removes message queue /q", " gets System V queue 3"
   std::string queueControl(uint32_t position) const;      // " removes System V queue 3": msgctl
   std::string opened(uint32_t position) const;            // " opens message queue /jobs"

@@ -27,4 +27,5 @@ inline const QColor kFuture{150, 60, 180};
 inline const QColor kPath{200, 30, 30};              // a critical path
 inline const QColor kCollective{20, 150, 140, 150};  // an MPI collective across its ranks
 inline const QColor kDeadlock{215, 25, 25};          // a deadlock's wait-for cycle
+inline const QColor kSync{190, 110, 20};             // a release to the acquisition it let go on
 }  // namespace radar::app::colors

@@ -241,11 +241,13 @@ void SpaceTimeView::drawWaitsAndArrows(QPainter& painter) {
   }
   drawCollectives(painter);
   for (const Timeline::Arrow& a : tl_.arrows()) {
-    const bool message = a.why == trace::Edge::Why::Message;
+    const bool message = a.why == trace::Edge::Why::Message, sync = a.why == trace::Edge::Why::Sync;
     const bool life = a.why == trace::Edge::Why::Create || a.why == trace::Edge::Why::Exit;
-    QColor colour = message ? colors::kQueued : life ? colors::kChannelLine : colors::kBorder;
+    QColor colour = message ? colors::kQueued : sync ? colors::kSync : life ? colors::kChannelLine : colors::kBorder;
     if (a.dimmed) colour.setAlpha(60);  // as its dots: left out by the filter
-    painter.setPen(QPen(colour, message ? 1.2 : 1, message ? Qt::SolidLine : Qt::DashLine));
+    // A lock handed on, a semaphore posted: dotted, no bytes travelled.
+    const Qt::PenStyle style = message ? Qt::SolidLine : sync ? Qt::DotLine : Qt::DashLine;
+    painter.setPen(QPen(colour, message || sync ? 1.4 : 1, style));
     painter.drawLine(a.a, a.b);
     arrowHead(painter, a.b, a.b - a.a, painter.pen().color());
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -180,6 +181,145 @@ void findWildcardRaces(Trace& t) {
   }
 }
 
+// Two threads that take two locks in opposite orders, each holding its
+// first while it waits for its second, can deadlock, even where this run
+// did not. Found from the locks each thread holds as it takes another; not
+// where a third lock both held keeps them apart, nor for a try (it never
+// waits), nor within one thread.
+struct LockTaken {
+  uint32_t held_at, taken_at;   // the events that took the held lock and the other
+  std::vector<uint32_t> gates;  // the other locks held then
+};
+
+std::map<std::pair<uint32_t, uint32_t>, LockTaken> lockOrders(const Trace& t) {
+  std::map<std::pair<uint32_t, uint32_t>, LockTaken> orders;  // (held, taken) -> the first time
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint32_t, uint32_t>>> held;  // by thread
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const Event& e = t.events[i];
+    const Kind k = e.eventKind();
+    const uint32_t object = syncObjectOf(e);
+    if ((k != Kind::MutexLock && k != Kind::MutexUnlock) || !object || (e.flags & kEventFailed) || e.thread == 255)
+      continue;
+    auto& mine = held[{e.process, e.thread}];
+    if (k == Kind::MutexUnlock) {
+      auto it = std::find_if(mine.rbegin(), mine.rend(), [&](const auto& h) { return h.first == object; });
+      if (it != mine.rend()) mine.erase(std::next(it).base());
+      continue;
+    }
+    if (!(e.value & kSyncTried))
+      for (const auto& [other, at] : mine) {
+        if (other == object || orders.count({other, object})) continue;
+        LockTaken& taken = orders[{other, object}];
+        taken = {at, i, {}};
+        for (const auto& gate : mine)
+          if (gate.first != other && gate.first != object) taken.gates.push_back(gate.first);
+      }
+    mine.emplace_back(object, i);
+  }
+  return orders;
+}
+
+void findLockOrder(Trace& t) {
+  const auto orders = lockOrders(t);
+  for (const auto& [pair, one] : orders) {
+    if (pair.first > pair.second) continue;
+    const auto other = orders.find({pair.second, pair.first});
+    if (other == orders.end()) continue;
+    // Told in the story's order.
+    const LockTaken& first = one.taken_at < other->second.taken_at ? one : other->second;
+    const LockTaken& second = &first == &one ? other->second : one;
+    const Event &a = t.events[first.taken_at], &b = t.events[second.taken_at];
+    if (a.process == b.process && a.thread == b.thread) continue;
+    const bool gated = std::any_of(first.gates.begin(), first.gates.end(), [&](uint32_t g) {
+      return std::find(second.gates.begin(), second.gates.end(), g) != second.gates.end();
+    });
+    if (gated) continue;
+    Finding f;
+    f.kind = Finding::Kind::LockOrder;
+    f.processes = {a.process, b.process};
+    f.events = {first.held_at, first.taken_at, second.held_at, second.taken_at};
+    t.findings.push_back(std::move(f));
+  }
+}
+
+// Threads left waiting for a lock another of them holds, round a cycle: a
+// deadlock through locks. What each holds: the locks it took and had not
+// given back, from the events. What each waits for: its slot in the log's
+// control block (the object's address in its process), named by the
+// process's own events on that address.
+struct LockHeld {
+  uint32_t process, thread, event;
+};
+using ThreadKey = std::pair<uint32_t, uint32_t>;  // (process, thread)
+
+std::map<uint32_t, LockHeld> locksHeldAtEnd(const Trace& t) {
+  std::map<uint32_t, LockHeld> held;  // object -> who took it last, if not given back
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const Event& e = t.events[i];
+    const Kind k = e.eventKind();
+    const uint32_t object = syncObjectOf(e);
+    if ((k != Kind::MutexLock && k != Kind::MutexUnlock) || !object || (e.flags & kEventFailed)) continue;
+    if (k == Kind::MutexLock)
+      held[object] = {e.process, e.thread, i};
+    else
+      held.erase(object);
+  }
+  return held;
+}
+
+// The object at `address` in process p, by p's latest event on it (0: none).
+uint32_t syncObjectAt(const Trace& t, uint32_t p, uint64_t address) {
+  const EventList& mine = t.process_events[p];
+  for (size_t k = mine.size(); k-- > 0;) {
+    const Event& e = t.events[mine[k]];
+    if (!log::isSyncKind(e.eventKind()) || !syncObjectOf(e)) continue;
+    log::Record r;
+    if (!t.record(mine[k], &r, nullptr, nullptr, nullptr) || r.address.size() < sizeof(uint64_t)) continue;
+    uint64_t at;  // the address: the record's last word
+    std::memcpy(&at, r.address.data() + r.address.size() - sizeof(at), sizeof(at));
+    if (at == address) return syncObjectOf(e);
+  }
+  return 0;
+}
+
+void findLockDeadlocks(Trace& t) {
+  std::map<ThreadKey, uint32_t> waits;  // a thread killed waiting for a lock -> the object
+  for (const Process& p : t.processes)
+    for (const auto& slot : p.control.threads) {
+      if (slot.kind != static_cast<uint16_t>(Kind::MutexLock) || !slot.tid) continue;
+      const uint64_t address = uint64_t{slot.channel} << 32 | static_cast<uint32_t>(slot.fd);
+      if (const uint32_t object = syncObjectAt(t, p.index, address)) waits[{p.index, p.threadIndex(slot.tid)}] = object;
+    }
+  if (waits.empty()) return;
+  const std::map<uint32_t, LockHeld> held = locksHeldAtEnd(t);
+  std::set<ThreadKey> told;
+  for (const auto& [start, unused] : waits) {
+    // Each waits for one lock, held by one thread: follow the holders.
+    std::vector<uint32_t> events;  // the events that took the locks waited for, in the cycle's order
+    std::vector<ThreadKey> path{start};
+    for (;;) {
+      const auto w = waits.find(path.back());
+      const auto h = w == waits.end() ? held.end() : held.find(w->second);
+      if (h == held.end()) break;
+      const ThreadKey holder{h->second.process, h->second.thread};
+      events.push_back(h->second.event);
+      if (holder == start) {
+        if (told.insert(start).second) {
+          for (const ThreadKey& k : path) told.insert(k);
+          Finding f;
+          f.kind = Finding::Kind::LockDeadlock;
+          for (const ThreadKey& k : path) f.processes.push_back(k.first);
+          f.events = events;
+          t.findings.push_back(std::move(f));
+        }
+        break;
+      }
+      if (std::find(path.begin(), path.end(), holder) != path.end() || path.size() > waits.size()) break;
+      path.push_back(holder);
+    }
+  }
+}
+
 // Whether process p forks after its event `counter`.
 bool forksAfter(const Trace& t, uint32_t p, uint64_t counter) {
   const EventList& mine = t.counter_events[p];
@@ -240,6 +380,28 @@ std::vector<UnseenLine> unseenLines(const Trace& t) {
       out.push_back(std::move(line));
     }
   return out;
+}
+
+std::string syncObjectName(const Trace& t, uint32_t position) {
+  const Kind k = t.events[position].eventKind();
+  log::Record r;
+  if (!t.record(position, &r, nullptr, nullptr, nullptr)) return "an object";
+  const bool rwlock = r.flags & 16, spin = r.flags & 8;
+  const char* what = k == Kind::SemWait || k == Kind::SemPost       ? "semaphore"
+                     : k == Kind::CondWait || k == Kind::CondSignal ? "condition"
+                     : k == Kind::BarrierWait                       ? "barrier"
+                     : rwlock                                       ? "read-write lock"
+                     : spin                                         ? "spin lock"
+                                                                    : "mutex";
+  uint64_t id[4] = {};
+  if (!r.address.empty()) std::memcpy(id, r.address.data(), std::min(r.address.size(), sizeof(id)));
+  char buf[96];
+  if (r.address.size() == sizeof(id))
+    std::snprintf(buf, sizeof(buf), "shared %s at inode %llu + %llu", what, static_cast<unsigned long long>(id[1]),
+                  static_cast<unsigned long long>(id[2]));
+  else
+    std::snprintf(buf, sizeof(buf), "%s 0x%llx", what, static_cast<unsigned long long>(id[0]));
+  return buf;
 }
 
 std::string blockedCallName(unsigned kind) { return log::kindName(static_cast<log::Kind>(kind)); }
@@ -345,7 +507,7 @@ std::vector<Blocked> findEndings(Trace& t) {
   for (const Process& p : t.processes) {
     if (p.external) continue;
     for (const auto& slot : p.control.threads)
-      if (slot.kind)
+      if (slot.kind && !log::isSyncKind(static_cast<Kind>(slot.kind)))  // a lock's: findLockDeadlocks
         blocked.push_back({p.index, slot.channel ? endpointOf(t, p.index, slot.channel) : kNone, slot.kind, slot.fd});
     if (p.end == Process::End::Signaled) {
       Finding f;
@@ -555,6 +717,8 @@ void findProblems(Trace& t) {
     findMpiStuck(t, collectives);
   }
   findWildcardRaces(t);
+  findLockOrder(t);
+  findLockDeadlocks(t);
 }
 
 // Telling a finding: one function a kind, by the names shown now.
@@ -596,6 +760,7 @@ std::string tellNeverEnded(const Trace& t, const Finding& f) {
     text += std::string(", blocked in ") + (slot.kind == static_cast<uint16_t>(Kind::MpiCollective)
                                                 ? mpiCollectiveName(static_cast<uint32_t>(slot.fd))
                                                 : blockedCallName(slot.kind));
+    if (log::isSyncKind(static_cast<Kind>(slot.kind))) continue;  // its slot holds the object's address
     const uint32_t endpoint = slot.channel ? endpointOf(t, p.index, slot.channel) : kNone;
     if (endpoint != kNone)
       text += " on " + t.channelName(t.endpoints[endpoint].channel);
@@ -664,6 +829,36 @@ std::string tellMpiStuck(const Trace& t, const Finding& f) {
          (f.by_message ? " had left it" : " had not come to it (it was in no collective there)");
 }
 
+std::string tellLockOrder(const Trace& t, const Finding& f) {
+  const auto thread = [&](uint32_t position) {
+    const Event& e = t.events[position];
+    return t.label(e.process) + (e.thread ? " (thread " + std::to_string(e.thread + 1) + ")" : "");
+  };
+  const auto event = [](uint32_t position) { return std::to_string(position + 1); };
+  const std::string first = syncObjectName(t, f.events[0]), second = syncObjectName(t, f.events[1]);
+  return thread(f.events[1]) + " took " + second + " while holding " + first + " (events " + event(f.events[0]) + ", " +
+         event(f.events[1]) + "), " + thread(f.events[3]) + " took " + first + " while holding " + second +
+         " (events " + event(f.events[2]) + ", " + event(f.events[3]) +
+         "): each holding one while it waits for the other, they can deadlock";
+}
+
+// "A (thread 2) waits for mutex M, held by B (thread 3) since event 7;
+// B (thread 3) waits for ...": each event took the lock the thread before
+// it in the cycle waits for.
+std::string tellLockDeadlock(const Trace& t, const Finding& f) {
+  const auto thread = [&](uint32_t position) {
+    const Event& e = t.events[position];
+    return t.label(e.process) + (e.thread ? " (thread " + std::to_string(e.thread + 1) + ")" : "");
+  };
+  std::string text;
+  for (size_t k = 0; k < f.events.size(); ++k) {
+    const uint32_t waiter = f.events[(k + f.events.size() - 1) % f.events.size()], holder = f.events[k];
+    text += (k ? "; " : "") + thread(waiter) + " waits for " + syncObjectName(t, holder) + ", held by " +
+            thread(holder) + " since event " + std::to_string(holder + 1);
+  }
+  return text + ": none of them can go on";
+}
+
 std::string tellWildcardRace(const Trace& t, const Finding& f) {
   const std::string receiver = t.label(f.processes[0]);
   const std::string first = f.nth == 1 ? "it" : "the first";
@@ -701,6 +896,10 @@ std::string describe(const Trace& t, const Finding& f) {
       return tellMpiMismatch(t, f);
     case Finding::Kind::WildcardRace:
       return tellWildcardRace(t, f);
+    case Finding::Kind::LockOrder:
+      return tellLockOrder(t, f);
+    case Finding::Kind::LockDeadlock:
+      return tellLockDeadlock(t, f);
     case Finding::Kind::MpiStuck:
       return tellMpiStuck(t, f);
   }

@@ -35,6 +35,10 @@ std::vector<UnseenLine> unseenLines(const Trace& trace);
 // system calls.
 bool channelGapExplained(const Trace& trace, uint32_t channel, uint32_t process);
 
+// A synchronization event's object, for sentences: "mutex 0x5580",
+// "shared semaphore at inode 5932 + 0" (re-read from its log).
+std::string syncObjectName(const Trace& trace, uint32_t position);
+
 // "read" -> "a read", for sentences; the call a thread was blocked in.
 std::string blockedCallName(unsigned kind);
 

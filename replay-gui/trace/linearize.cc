@@ -335,7 +335,8 @@ class Linearizer {
   }
 
   // Event i's edges, placed: one per (from, why), bytes summed. Within a
-  // process, only the messages: its own order covers the rest. Sets
+  // process, only the messages and synchronizations between its threads:
+  // its own order covers the rest. Sets
   // number_ to the largest number i follows; returns the edge after i's.
   uint32_t placeEdges(uint32_t p, uint32_t i, bool in_order, uint32_t here) {
     const auto range = raw_.ranges[p];
@@ -345,7 +346,7 @@ class Linearizer {
     for (; k < edges_.size() && edges_[k].to == i; ++k) {
       Edge e = edges_[k];
       const bool own = e.from >= range.first && e.from < range.second;  // owner(e.from) == p
-      if (own && e.why != Edge::Why::Message) continue;
+      if (own && e.why != Edge::Why::Message && e.why != Edge::Why::Sync) continue;
       const auto same = std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) {
         return s.first == e.from && edges_out_[s.second].why == e.why;
       });

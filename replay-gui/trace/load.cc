@@ -51,6 +51,7 @@ struct LogJob {
   std::map<uint32_t, std::vector<uint32_t>> message_lengths;  // likewise
   std::map<uint32_t, uint64_t> counts;                        // likewise
   std::vector<std::pair<uint32_t, MpiCall>> mpi_calls;        // likewise, in order
+  std::vector<std::pair<uint32_t, SyncCall>> sync_calls;      // likewise, in order
   int32_t mpi_rank = -1;                                      // MPI_Init's rank in MPI_COMM_WORLD
   std::vector<uint32_t> threads;
   int64_t first_entry = std::numeric_limits<int64_t>::max(), last_entry = std::numeric_limits<int64_t>::min();
@@ -142,6 +143,20 @@ void noteMpiCall(const log::Record& r, uint32_t index, LogJob& job) {
   job.mpi_calls.emplace_back(index, call);
 }
 
+// A synchronization's object and numbers, kept for the merge's edges.
+void noteSyncCall(const log::Record& r, uint32_t index, LogJob& job) {
+  SyncCall call;
+  // An object is 8 bytes (its address) or 32 (its place in a shared file:
+  // device, inode, offset; then its address).
+  call.shared = r.address.size() == 4 * sizeof(uint64_t);
+  if (!call.shared && r.address.size() != sizeof(uint64_t)) return;  // no object: no order
+  std::memcpy(call.object, r.address.data(), call.shared ? sizeof(call.object) : sizeof(uint64_t));
+  call.number = r.offset;
+  call.since = r.size;
+  call.parties = static_cast<uint32_t>(std::max(r.status, 0));
+  job.sync_calls.emplace_back(index, call);
+}
+
 // What a send or receive moved: its size, its hash, a peek, an end of
 // file, a datagram's address, an eventfd's count.
 void fillData(const log::Record& r, uint32_t index, Event& ev, LogJob& job) {
@@ -191,7 +206,9 @@ void fillData(const log::Record& r, uint32_t index, Event& ev, LogJob& job) {
 // What an event other than a send or receive keeps in `value` and `result`.
 void fillOther(const log::Record& r, Event& ev) {
   const log::Kind k = r.kind;
-  if (k == log::Kind::SignalWait && r.error) {
+  if (log::isSyncKind(k)) {
+    ev.value = (r.flags & 1) ? kSyncTried : 0;  // its object: the merge's
+  } else if (k == log::Kind::SignalWait && r.error) {
     ev.value = r.error;  // none came: why (EAGAIN, the timeout)
     ev.result = 0;
   } else if (k == log::Kind::Kill || k == log::Kind::Signal || k == log::Kind::SignalWait) {
@@ -302,6 +319,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
       fillOther(r, ev);
     }
     if (log::isMpiKind(k)) noteMpiCall(r, index, job);
+    if (log::isSyncKind(k)) noteSyncCall(r, index, job);
     if (keep && log::categoryOf(k) == log::Category::Send && !r.payload.empty()) {
       // Kept whole or not at all: a send whose bytes the recording left
       // out in part, or beyond the budget, and the log's later ones are
@@ -335,6 +353,8 @@ void adoptEventFacts(LogJob& job, uint32_t shift, RawRecording& raw) {
   // Logs are adopted in the order of their places: the calls stay sorted.
   for (const auto& [index, call] : job.mpi_calls) raw.mpi_calls.emplace_back(index + shift, call);
   std::vector<std::pair<uint32_t, MpiCall>>().swap(job.mpi_calls);
+  for (const auto& [index, call] : job.sync_calls) raw.sync_calls.emplace_back(index + shift, call);
+  std::vector<std::pair<uint32_t, SyncCall>>().swap(job.sync_calls);
 }
 
 // An MPI rank is named by its rank too ("ring rank 2").

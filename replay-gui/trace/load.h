@@ -42,6 +42,16 @@ struct MpiCall {
   int32_t asked_tag = 0;
 };
 
+// What the merge needs of a synchronization event (log kinds MUTEX_LOCK ...
+// BARRIER_WAIT, radar record --sync): its object and the numbers it took.
+struct SyncCall {
+  uint64_t object[3] = {};  // an address, or a shared file's device, inode and offset
+  bool shared = false;      // known by its place in a file: one object across processes
+  uint64_t number = 0;      // taken at the operation (0: none, as a failed try)
+  uint64_t since = 0;       // a wait's number when it began (a barrier's arrival)
+  uint32_t parties = 0;     // a barrier's count
+};
+
 // What the logs say, before the merge.
 struct RawRecording {
   std::vector<Process> processes;
@@ -62,7 +72,8 @@ struct RawRecording {
   std::map<uint32_t, std::vector<uint32_t>> message_lengths;
   // An eventfd's writes and reads: the count each added or took.
   std::map<uint32_t, uint64_t> counts;
-  std::vector<std::pair<uint32_t, MpiCall>> mpi_calls;  // MPI events, by position (a map's nodes cost 3x)
+  std::vector<std::pair<uint32_t, MpiCall>> mpi_calls;    // MPI events, by position (a map's nodes cost 3x)
+  std::vector<std::pair<uint32_t, SyncCall>> sync_calls;  // synchronization events, by position
   const MpiCall* mpiCallAt(uint32_t position) const {
     auto it = std::lower_bound(mpi_calls.begin(), mpi_calls.end(), position,
                                [](const auto& call, uint32_t p) { return call.first < p; });

@@ -36,6 +36,8 @@ void Merger::run(StepTimer& step) {
   matchMpi();
   std::vector<std::pair<uint32_t, MpiCall>>().swap(raw_.mpi_calls);
   step("mpi");
+  matchSync();
+  step("sync");
   otherEdges();
   std::map<uint32_t, std::string>().swap(raw_.addresses);
   std::map<uint32_t, std::vector<uint32_t>>().swap(raw_.message_lengths);

@@ -182,6 +182,13 @@ struct StreamItem {
   bool peek;
 };
 
+// A synchronization event with the number it took on its object.
+struct SyncNumbered {
+  uint64_t number;
+  uint32_t position;
+  const SyncCall* call;
+};
+
 class ContentOrder;
 class Linearizer;
 class StreamMatch;
@@ -212,6 +219,9 @@ class Merger {
   void matchCounters();
   void matchCounter(const Channel& c, std::vector<uint32_t>& writes, std::vector<uint32_t>& reads);
   void matchMpi();
+  void matchSync();  // merge_sync.cc
+  void matchSyncObject(uint32_t first, const std::vector<SyncNumbered>& ops);
+  void matchBarrier(const std::vector<SyncNumbered>& ops);
   void matchMpiCollectives(const std::vector<std::vector<uint32_t>>& by_endpoint);
   uint32_t arrivalAt(uint32_t collective) const;
   bool fromSender(uint32_t receive, uint32_t send) const;

@@ -119,6 +119,10 @@ const char* findingKindName(Finding::Kind k) {
       return "collective-mismatch";
     case Finding::Kind::WildcardRace:
       return "wildcard-race";
+    case Finding::Kind::LockOrder:
+      return "lock-order";
+    case Finding::Kind::LockDeadlock:
+      return "lock-deadlock";
     case Finding::Kind::MpiStuck:
       return "stuck-in-collective";
   }

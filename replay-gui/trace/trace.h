@@ -249,7 +249,9 @@ uint32_t creatingEvent(uint64_t parent_counter, uint32_t count, int32_t pid, At&
 struct Edge {
   // Collective: an MPI collective's rank waited for another's arrival (from
   // the other's event before the collective to its own).
-  enum class Why : uint32_t { Message, Create, Signal, Exit, Eof, Connect, Collective };
+  // Sync: a release (unlock, post, signal) let an acquisition go on
+  // (radar record --sync); a barrier's party waited for another's arrival.
+  enum class Why : uint32_t { Message, Create, Signal, Exit, Eof, Connect, Collective, Sync };
   uint32_t from : 29;  // event position (fewer than 2^29 events)
   Why why : 3;
   uint32_t to;
@@ -280,6 +282,12 @@ class EventList {
   size_t size_ = 0;
 };
 
+// A synchronization event's Event::value (radar record --sync): its object,
+// numbered by the merge (1, 2 ...; 0: none known), and whether it only
+// tried (a try never waits: it takes no part in a deadlock).
+inline constexpr uint32_t kSyncTried = 0x80000000u;
+inline uint32_t syncObjectOf(const Event& e) { return e.value & ~kSyncTried; }
+
 struct Finding {
   enum class Kind : uint8_t {
     NeverReceived,  // bytes sent and never received (in flight or queued at the end)
@@ -294,6 +302,8 @@ struct Finding {
     MpiMismatch,    // MPI ranks that call different collectives, or not as many, on one communicator
     WildcardRace,   // MPI receives from any source whose message another rank's could have been
     MpiStuck,       // an MPI rank still in a collective that another rank left, or had not come to
+    LockOrder,      // two threads took two locks in opposite orders: they can deadlock
+    LockDeadlock,   // threads left waiting for locks each other holds, round a cycle
   };
   Kind kind;
   // Ids only: its text is told on demand (trace::describe), by the names
