@@ -151,6 +151,43 @@ TEST(Sync, ProcessSharedLocksTieTwoProcesses) {
   EXPECT_NE(story.out.find(", posted by lock_pingpong.py["), std::string::npos);
 }
 
+// Real CPython, a multiprocessing Pool and a Manager: recorded with --sync
+// it prints what it prints bare; its queues' locks (shared semaphores) tie
+// its processes, its interpreter lock (a mutex and a condition variable)
+// each process's threads, every such edge in happens-before order, and no
+// order of the logs contradicts another.
+TEST(Sync, PythonPoolAndManagerTiedThroughTheirLocks) {
+  const char* python = "/usr/bin/python3";
+  if (access(python, X_OK) != 0) GTEST_SKIP() << "no " << python;
+  const std::vector<std::string> program{python, syncProgram("pool.py")};
+  const Result bare = shell(std::string(python) + " " + shellQuote(program[1]));
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  RecordOptions options;
+  options.radar_args = {"--sync", "--nondet"};  // --nondet: the manager authenticates with random keys
+  const Recording rec = record(program, options);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, bare.out);
+  auto t = load(rec.dir);
+  ASSERT_TRUE(t);
+  size_t across = 0, threads = 0;
+  for (const trace::Edge& e : t->edges) {
+    if (e.why != trace::Edge::Why::Sync) continue;
+    EXPECT_TRUE(t->happensBefore(e.from, e.to));
+    const trace::Event &from = t->events[e.from], &to = t->events[e.to];
+    if (from.process != to.process) {
+      ++across;
+      EXPECT_EQ(from.eventKind(), Kind::SemPost);
+    } else {
+      threads += from.eventKind() == Kind::MutexUnlock && to.eventKind() == Kind::MutexLock;
+    }
+  }
+  EXPECT_GT(across, 0u) << "the queues' locks between the processes";
+  EXPECT_GT(threads, 0u) << "the interpreter lock between threads";
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.out.find("contradiction"), std::string::npos) << check.out;
+  EXPECT_EQ(check.out.find("lock-order"), std::string::npos) << check.out;
+}
+
 // Two threads that take two mutexes in opposite orders can deadlock, even
 // where this run did not (they ran one after the other): a finding. Not
 // when a third mutex keeps them apart, nor when one thread does both.
