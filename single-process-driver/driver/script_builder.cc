@@ -213,6 +213,10 @@ class Builder {
     }
     if (!resolveReceives(error) || !resolvePeeks(error)) return false;
     linkArrivals();
+    if (sync_live_)
+      out_->notes.push_back(std::to_string(sync_live_) +
+                            " operations on locks, semaphores and condition variables (radar record --sync) run "
+                            "live: the re-run neither holds its threads to their recorded order nor compares them");
     return finish(error);
   }
 
@@ -329,6 +333,10 @@ class Builder {
       ++expected_counter;
       const uint32_t position = t_.positionOfCounter(p, r.counter);
       last_number = position + 1;
+      if (log::isSyncKind(r.kind)) {  // runs live: see syncLive()
+        ++sync_live_;
+        continue;
+      }
       // (A dup2 of a file onto a channel is recorded for the channel it
       // closed: its source, on no channel, was no inherited end.)
       if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && r.channel && !created.count(r.fd))
@@ -497,7 +505,7 @@ class Builder {
     }
     const uint32_t segment = static_cast<uint32_t>(out_->chain.size() - 1);
     for (const log::ThreadSlot& slot : proc.control.threads) {
-      if (!slot.tid || !slot.kind) continue;
+      if (!slot.tid || !slot.kind || log::isSyncKind(static_cast<Kind>(slot.kind))) continue;
       auto it = threads_.find({segment, slot.tid});
       if (it == threads_.end()) continue;
       w_.threads[it->second].end_kind = slot.kind;
@@ -819,6 +827,7 @@ class Builder {
   bool queues_recorded_ = true;                  // ... of format 1.6 or later
   bool eventfds_recorded_ = true;                // ... of format 1.7 or later
   bool nondet_ = false;                          // recorded with --nondet
+  uint32_t sync_live_ = 0;                       // synchronization events (--sync), not replayed
   int64_t started_realtime_ns_ = 0;              // ScriptHeader::started_realtime_ns
   bool payload_limited_ = false;                 // the recording kept only part of each message
   // The epoll registrations so far: (epoll descriptor, the program's data)

@@ -242,6 +242,21 @@ TEST(Sync, LockDeadlockFound) {
   EXPECT_EQ(barrier_edges, 2u) << "each thread left the barrier after the other came";
 }
 
+// radar debug of a process recorded with --sync: its synchronization runs
+// live (said so), everything else is fed and compared as ever.
+TEST(Sync, ReRunSaysSynchronizationRunsLive) {
+  RecordOptions options;
+  options.radar_args = {"--sync"};
+  const Recording rec = record({syncProgram("lock_order")}, options);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const Result debug = shell(radarDebug() + " --yes " + shellQuote(rec.dir) + " lock_order --no-gdb");
+  EXPECT_EQ(debug.exit_code, 0) << debug.err;
+  EXPECT_NE(debug.err.find("8 operations on locks, semaphores and condition variables (radar record --sync) run live"),
+            std::string::npos)
+      << debug.err;
+  EXPECT_NE(debug.err.find("exits with status 0, as recorded"), std::string::npos) << debug.err;
+}
+
 // Without --sync nothing of it is recorded: the hooks only pass the calls on.
 TEST(Sync, NotRecordedUnlessAsked) {
   const Recording rec = record({syncProgram("sync_random"), "3", "3", "32"});
