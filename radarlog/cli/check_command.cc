@@ -68,7 +68,12 @@ int runCheck(int argc, char** argv) {
                   jsonString(t.label(unseen[i].process)).c_str(), jsonString(unseen[i].text).c_str());
     std::printf("]}\n");
   } else {
-    std::printf("%zu processes, %zu channels, %zu events\n", t.processes.size(), t.channels.size(), t.events.size());
+    const auto count = [](size_t n, const char* one, const char* many) {
+      return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    std::printf("%s, %s, %s\n", count(t.processes.size(), "process", "processes").c_str(),
+                count(t.channels.size(), "channel", "channels").c_str(),
+                count(t.events.size(), "event", "events").c_str());
     std::printf(
         "bytes sent %llu, received %llu: %llu matched to their sends, %llu from outside the "
         "recording, %llu with no recorded sender\n",

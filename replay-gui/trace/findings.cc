@@ -829,15 +829,17 @@ std::string tellMpiStuck(const Trace& t, const Finding& f) {
          (f.by_message ? " had left it" : " had not come to it (it was in no collective there)");
 }
 
+// Who made the event: "mt[40] (thread 2)".
+std::string threadOf(const Trace& t, uint32_t position) {
+  const Event& e = t.events[position];
+  return t.label(e.process) + (e.thread ? " (thread " + std::to_string(e.thread + 1) + ")" : "");
+}
+
 std::string tellLockOrder(const Trace& t, const Finding& f) {
-  const auto thread = [&](uint32_t position) {
-    const Event& e = t.events[position];
-    return t.label(e.process) + (e.thread ? " (thread " + std::to_string(e.thread + 1) + ")" : "");
-  };
   const auto event = [](uint32_t position) { return std::to_string(position + 1); };
   const std::string first = syncObjectName(t, f.events[0]), second = syncObjectName(t, f.events[1]);
-  return thread(f.events[1]) + " took " + second + " while holding " + first + " (events " + event(f.events[0]) + ", " +
-         event(f.events[1]) + "), " + thread(f.events[3]) + " took " + first + " while holding " + second +
+  return threadOf(t, f.events[1]) + " took " + second + " while holding " + first + " (events " + event(f.events[0]) +
+         ", " + event(f.events[1]) + "), " + threadOf(t, f.events[3]) + " took " + first + " while holding " + second +
          " (events " + event(f.events[2]) + ", " + event(f.events[3]) +
          "): each holding one while it waits for the other, they can deadlock";
 }
@@ -846,15 +848,11 @@ std::string tellLockOrder(const Trace& t, const Finding& f) {
 // B (thread 3) waits for ...": each event took the lock the thread before
 // it in the cycle waits for.
 std::string tellLockDeadlock(const Trace& t, const Finding& f) {
-  const auto thread = [&](uint32_t position) {
-    const Event& e = t.events[position];
-    return t.label(e.process) + (e.thread ? " (thread " + std::to_string(e.thread + 1) + ")" : "");
-  };
   std::string text;
   for (size_t k = 0; k < f.events.size(); ++k) {
     const uint32_t waiter = f.events[(k + f.events.size() - 1) % f.events.size()], holder = f.events[k];
-    text += (k ? "; " : "") + thread(waiter) + " waits for " + syncObjectName(t, holder) + ", held by " +
-            thread(holder) + " since event " + std::to_string(holder + 1);
+    text += (k ? "; " : "") + threadOf(t, waiter) + " waits for " + syncObjectName(t, holder) + ", held by " +
+            threadOf(t, holder) + " since event " + std::to_string(holder + 1);
   }
   return text + ": none of them can go on";
 }

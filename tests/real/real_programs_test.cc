@@ -516,22 +516,6 @@ TEST(RealPrograms, PythonAsyncioServerWithFourClients) {
 
 // ---- Python: multiprocessing Pool with a Manager -----------------------------------------------
 
-const char kPool[] = R"py(import multiprocessing as mp
-
-def square(x):
-    return x * x
-
-if __name__ == "__main__":
-    with mp.Manager() as manager:
-        results = manager.dict()
-        pool = mp.Pool(2)
-        for x, y in zip(range(20), pool.map(square, range(20))):
-            results[x] = y
-        pool.close()
-        pool.join()
-        print(sorted(results.items()))
-)py";
-
 // The pool's threads (task and result handlers) and the manager's server
 // threads pass messages to each other through pipes and sockets of their
 // own process: the story must still tell every send before its receive.
@@ -539,7 +523,7 @@ TEST(RealPrograms, PythonMultiprocessingPoolWithAManager) {
   const std::string python = "/usr/bin/python3";
   if (::access(python.c_str(), X_OK) != 0) GTEST_SKIP() << "python3 is not installed";
   const std::string work = testTempDir();
-  std::ofstream(work + "/pool.py") << kPool;
+  std::filesystem::copy_file(RADAR_POOL_PROGRAM, work + "/pool.py");  // tests/threads/programs/pool.py
   Result bare = shell(python + " " + work + "/pool.py");
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   const std::string dir = work + "/rec";
