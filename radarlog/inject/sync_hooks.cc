@@ -8,9 +8,11 @@
 //   * a release (an unlock, a post, a signal or broadcast) as it begins:
 //     what it lets go on -- a lock, a woken wait -- numbers itself after
 //     it, even when it runs before the release has returned.
-// The mutex functions are called through glibc's own names for them
-// (__pthread_mutex_lock ...), not dlsym(): an allocator that locks a mutex
-// inside malloc (jemalloc) would be reentered by dlsym's first call.
+// The real functions are the next definitions (REAL): a sanitizer's
+// runtime may stand before the C library's. Not glibc's other names for
+// them (__pthread_mutex_lock ...): a sanitizer intercepts those too, with
+// no real function behind its interceptor (they are versioned, and its
+// dlsym finds none), and the program would call address 0.
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -23,20 +25,6 @@
 #include "inject/library.h"
 
 #include "log/injected.h"  // last: it poisons what injected code must not call
-
-// glibc's own names for the mutex functions, bound to the version they
-// have (they are no link-time symbols, only run-time ones).
-#define GLIBC_ALIAS(ret, name, ...)        \
-  extern "C" ret name##_real(__VA_ARGS__); \
-  __asm__(".symver " #name "_real, " #name "@GLIBC_2.2.5")
-GLIBC_ALIAS(int, __pthread_mutex_lock, pthread_mutex_t*);
-GLIBC_ALIAS(int, __pthread_mutex_trylock, pthread_mutex_t*);
-GLIBC_ALIAS(int, __pthread_mutex_unlock, pthread_mutex_t*);
-GLIBC_ALIAS(int, __pthread_rwlock_rdlock, pthread_rwlock_t*);
-GLIBC_ALIAS(int, __pthread_rwlock_wrlock, pthread_rwlock_t*);
-GLIBC_ALIAS(int, __pthread_rwlock_tryrdlock, pthread_rwlock_t*);
-GLIBC_ALIAS(int, __pthread_rwlock_trywrlock, pthread_rwlock_t*);
-GLIBC_ALIAS(int, __pthread_rwlock_unlock, pthread_rwlock_t*);
 
 using radar::log::Kind;
 namespace inject = radar::inject;
@@ -127,15 +115,17 @@ int condWait(pthread_cond_t* c, pthread_mutex_t* m, uint32_t flags, Real real) {
 // ==== mutexes and read-write locks ===============================================
 
 HOOK int pthread_mutex_lock(pthread_mutex_t* m) {
-  if (!inject::followsSync()) return __pthread_mutex_lock_real(m);
+  REAL(pthread_mutex_lock);
+  if (!inject::followsSync()) return real_pthread_mutex_lock(m);
   const inject::SyncOp o = op(Kind::MutexLock, m, sharedMutex(m), 0);
-  return acquired(o, waiting(o, [&] { return __pthread_mutex_lock_real(m); }));
+  return acquired(o, waiting(o, [&] { return real_pthread_mutex_lock(m); }));
 }
 
 HOOK int pthread_mutex_trylock(pthread_mutex_t* m) {
-  if (!inject::followsSync()) return __pthread_mutex_trylock_real(m);
+  REAL(pthread_mutex_trylock);
+  if (!inject::followsSync()) return real_pthread_mutex_trylock(m);
   const inject::SyncOp o = op(Kind::MutexLock, m, sharedMutex(m), kTry);
-  return acquired(o, __pthread_mutex_trylock_real(m));
+  return acquired(o, real_pthread_mutex_trylock(m));
 }
 
 HOOK int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* until) {
@@ -146,32 +136,37 @@ HOOK int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* unti
 }
 
 HOOK int pthread_mutex_unlock(pthread_mutex_t* m) {
-  if (!inject::followsSync()) return __pthread_mutex_unlock_real(m);
-  return released(op(Kind::MutexUnlock, m, sharedMutex(m), 0), [&] { return __pthread_mutex_unlock_real(m); });
+  REAL(pthread_mutex_unlock);
+  if (!inject::followsSync()) return real_pthread_mutex_unlock(m);
+  return released(op(Kind::MutexUnlock, m, sharedMutex(m), 0), [&] { return real_pthread_mutex_unlock(m); });
 }
 
 HOOK int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
-  if (!inject::followsSync()) return __pthread_rwlock_rdlock_real(l);
+  REAL(pthread_rwlock_rdlock);
+  if (!inject::followsSync()) return real_pthread_rwlock_rdlock(l);
   const inject::SyncOp o = op(Kind::MutexLock, l, sharedRwlock(l), kRwlock | kRead);
-  return acquired(o, waiting(o, [&] { return __pthread_rwlock_rdlock_real(l); }));
+  return acquired(o, waiting(o, [&] { return real_pthread_rwlock_rdlock(l); }));
 }
 
 HOOK int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
-  if (!inject::followsSync()) return __pthread_rwlock_wrlock_real(l);
+  REAL(pthread_rwlock_wrlock);
+  if (!inject::followsSync()) return real_pthread_rwlock_wrlock(l);
   const inject::SyncOp o = op(Kind::MutexLock, l, sharedRwlock(l), kRwlock);
-  return acquired(o, waiting(o, [&] { return __pthread_rwlock_wrlock_real(l); }));
+  return acquired(o, waiting(o, [&] { return real_pthread_rwlock_wrlock(l); }));
 }
 
 HOOK int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) {
-  if (!inject::followsSync()) return __pthread_rwlock_tryrdlock_real(l);
+  REAL(pthread_rwlock_tryrdlock);
+  if (!inject::followsSync()) return real_pthread_rwlock_tryrdlock(l);
   const inject::SyncOp o = op(Kind::MutexLock, l, sharedRwlock(l), kRwlock | kRead | kTry);
-  return acquired(o, __pthread_rwlock_tryrdlock_real(l));
+  return acquired(o, real_pthread_rwlock_tryrdlock(l));
 }
 
 HOOK int pthread_rwlock_trywrlock(pthread_rwlock_t* l) {
-  if (!inject::followsSync()) return __pthread_rwlock_trywrlock_real(l);
+  REAL(pthread_rwlock_trywrlock);
+  if (!inject::followsSync()) return real_pthread_rwlock_trywrlock(l);
   const inject::SyncOp o = op(Kind::MutexLock, l, sharedRwlock(l), kRwlock | kTry);
-  return acquired(o, __pthread_rwlock_trywrlock_real(l));
+  return acquired(o, real_pthread_rwlock_trywrlock(l));
 }
 
 HOOK int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* until) {
@@ -189,9 +184,10 @@ HOOK int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* 
 }
 
 HOOK int pthread_rwlock_unlock(pthread_rwlock_t* l) {
-  if (!inject::followsSync()) return __pthread_rwlock_unlock_real(l);
+  REAL(pthread_rwlock_unlock);
+  if (!inject::followsSync()) return real_pthread_rwlock_unlock(l);
   const inject::SyncOp o = op(Kind::MutexUnlock, l, sharedRwlock(l), kRwlock);
-  return released(o, [&] { return __pthread_rwlock_unlock_real(l); });
+  return released(o, [&] { return real_pthread_rwlock_unlock(l); });
 }
 
 // ==== spin locks: the order only ===================================================
