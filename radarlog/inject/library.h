@@ -62,9 +62,11 @@ struct SyncOp {
   uint64_t since = 0;    // a wait's: the object's number when it began
   uint32_t parties = 0;  // a barrier's count
 };
-// Whether the library follows synchronization (the recorder: radar record
-// --sync). False costs a hook one test.
-bool followsSync();
+// What the library does with synchronization: nothing (a hook costs one
+// test), record it (radar record --sync), or hold it to its recorded order
+// (the re-run of such a recording).
+enum class SyncMode { Off, Record, Replay };
+SyncMode syncMode();
 int64_t syncClock();
 // The object's next number, taken (1, 2 ...; 0 when it has none); the
 // number it has now, not taken.
@@ -78,6 +80,22 @@ void syncWaited();
 // The operation is done: `number` what it took (0: none, as a failed try),
 // `result` the call's (an error number, or 0).
 void syncDone(const SyncOp& op, uint64_t number, int result);
+
+// The re-run: the operation's turn in the recorded order, the recorded
+// event it plays, and whether the hook makes the real call or answers it
+// from the recording (a failed try, a timed-out wait, a condition wait, an
+// object shared with processes that do not run in the re-run).
+struct SyncTurn {
+  const void* event = nullptr;  // the library's own
+  bool real = false;            // make the real call; else return `result`
+  int result = 0;               // as recorded: 0 or an error number
+  uint32_t flags = 0;           // as recorded (a barrier's serial thread)
+};
+// Waits for `op`'s turn; false when the re-run no longer follows the
+// recording (the hook then makes the real call, on its own).
+bool syncTurn(const SyncOp& op, SyncTurn* turn);
+// The call made in its turn returned `result` (0 or an error number).
+void syncTurnDone(const SyncTurn& turn, int result);
 
 // ---- the program's end (shared_hooks.cc) ---------------------------------------
 // main() returned `status`, or the program called exit(status): the C

@@ -1,6 +1,6 @@
 // Hooks on synchronization through memory: locks, semaphores, condition
 // variables, barriers. Each calls the real function unchanged; when the
-// library follows synchronization (radar record --sync) it numbers the
+// library records synchronization (radar record --sync) it numbers the
 // operation on its object (inject/library.h, syncTake) at the moment that
 // makes the numbers the order the operations happened in:
 //   * an acquisition (a lock, a wait that returned) once it has returned:
@@ -8,6 +8,9 @@
 //   * a release (an unlock, a post, a signal or broadcast) as it begins:
 //     what it lets go on -- a lock, a woken wait -- numbers itself after
 //     it, even when it runs before the release has returned.
+// The re-run of such a recording holds each operation to its turn in that
+// order (inject/library.h, syncTurn) and answers from the recording what
+// the re-run cannot do for real.
 // The real functions are the next definitions (REAL): a sanitizer's
 // runtime may stand before the C library's. Not glibc's other names for
 // them (__pthread_mutex_lock ...): a sanitizer intercepts those too, with
@@ -31,8 +34,13 @@ namespace inject = radar::inject;
 
 namespace {
 
-// MUTEX_LOCK's flags (proto/radarlog.proto).
-constexpr uint32_t kTry = 1, kTimed = 2, kRead = 4, kSpin = 8, kRwlock = 16, kBroadcast = 32, kSerial = 64;
+using radar::log::kSyncBroadcast;
+using radar::log::kSyncRead;
+using radar::log::kSyncRwlock;
+using radar::log::kSyncSerial;
+using radar::log::kSyncSpin;
+using radar::log::kSyncTimed;
+using radar::log::kSyncTry;
 
 // Whether an object is process-shared, from glibc's own fields (x86-64,
 // glibc 2.26 on): its futex is then a shared one, and so is its number.
@@ -71,33 +79,84 @@ int waiting(const inject::SyncOp& o, Real real) {
   return r;
 }
 
-// An acquisition returned `r` (0: acquired): numbered and told.
+// An acquisition returned `r` (0: acquired, else an error number): numbered and told.
 int acquired(inject::SyncOp o, int r) {
   inject::syncDone(o, r == 0 ? inject::syncTake(o.object, o.shared) : 0, r);
   return r;
 }
 
-// A release, numbered as it begins.
+// How each kind of call is recorded, given the operation and the real call.
+struct Waits {  // an acquisition that may block
+  template <typename Real>
+  int operator()(const inject::SyncOp& o, Real real) const {
+    return acquired(o, waiting(o, real));
+  }
+};
+struct Tries {  // one that does not
+  template <typename Real>
+  int operator()(const inject::SyncOp& o, Real real) const {
+    return acquired(o, real());
+  }
+};
+struct Releases {  // numbered as it begins
+  template <typename Real>
+  int operator()(const inject::SyncOp& o, Real real) const {
+    const uint64_t number = inject::syncTake(o.object, o.shared);
+    const int r = real();
+    inject::syncDone(o, number, r);
+    return r;
+  }
+};
+struct SemWaits {  // a semaphore's wait knows the number it began at
+  bool blocks;
+  template <typename Real>
+  int operator()(inject::SyncOp o, Real real) const {
+    o.since = inject::syncNow(o.object, o.shared);
+    return blocks ? Waits{}(o, real) : Tries{}(o, real);
+  }
+};
+
+// The re-run: the call made in its recorded turn, or answered from the
+// recording.
 template <typename Real>
-int released(inject::SyncOp o, Real real) {
-  const uint64_t number = inject::syncTake(o.object, o.shared);
-  const int r = real();
-  inject::syncDone(o, number, r);
+int inTurn(const inject::SyncOp& o, Real real) {
+  inject::SyncTurn t;
+  if (!inject::syncTurn(o, &t)) return real();
+  const int r = t.real ? real() : t.result;
+  inject::syncTurnDone(t, r);
   return r;
 }
 
-// sem_wait and friends return -1 with errno; errno stays theirs.
-int semAcquired(inject::SyncOp o, int r) {
-  const int saved = errno;
-  inject::syncDone(o, r == 0 ? inject::syncTake(o.object, o.shared) : 0, r == 0 ? 0 : saved);
-  errno = saved;
-  return r;
+// Every hook but a condition wait's and a barrier's: `real` returns 0 or
+// an error number.
+template <typename Real, typename Recorded>
+int hooked(Kind kind, const void* object, bool shared, uint32_t flags, Real real, Recorded recorded) {
+  switch (inject::syncMode()) {
+    case inject::SyncMode::Off:
+      return real();
+    case inject::SyncMode::Replay:
+      return inTurn(op(kind, object, shared, flags), real);
+    case inject::SyncMode::Record:
+      break;
+  }
+  return recorded(op(kind, object, shared, flags), real);
+}
+
+// sem_wait and friends return -1 and set errno: as an error number, and back.
+template <typename Call>
+auto errorNumber(Call call) {
+  return [call] { return call() == 0 ? 0 : errno; };
+}
+int semResult(int error) {
+  if (!error) return 0;
+  errno = error;
+  return -1;
 }
 
 // A condition wait: the mutex is released as the wait begins and taken
 // again before it returns, inside the C library, where no hook sees it.
 template <typename Real>
-int condWait(pthread_cond_t* c, pthread_mutex_t* m, uint32_t flags, Real real) {
+int condWaitRecorded(pthread_cond_t* c, pthread_mutex_t* m, uint32_t flags, Real real) {
   inject::SyncOp unlock = op(Kind::MutexUnlock, m, sharedMutex(m), 0);
   inject::syncDone(unlock, inject::syncTake(m, unlock.shared), 0);
   inject::SyncOp wait = op(Kind::CondWait, c, sharedCond(c), flags);
@@ -110,200 +169,234 @@ int condWait(pthread_cond_t* c, pthread_mutex_t* m, uint32_t flags, Real real) {
   return r;
 }
 
+// The re-run of a condition wait: the mutex let go, the wait over at its
+// recorded turn (after the signal that ended it), the mutex taken back; no
+// real wait, which could miss a wake-up the order already gave. Where the
+// re-run leaves the recording midway, the wait ends as a spurious wake-up.
+template <typename Real>
+int condWaitInTurn(pthread_cond_t* c, pthread_mutex_t* m, uint32_t flags, Real real) {
+  REAL(pthread_mutex_unlock);
+  REAL(pthread_mutex_lock);
+  const bool shared = sharedMutex(m);
+  inject::SyncTurn t;
+  if (!inject::syncTurn(op(Kind::MutexUnlock, m, shared, 0), &t)) return real();
+  inject::syncTurnDone(t, t.real ? real_pthread_mutex_unlock(m) : t.result);
+  int r = 0;
+  if (inject::syncTurn(op(Kind::CondWait, c, sharedCond(c), flags), &t)) {
+    r = t.result;
+    inject::syncTurnDone(t, r);
+  }
+  inTurn(op(Kind::MutexLock, m, shared, 0), [&] { return real_pthread_mutex_lock(m); });
+  return r;
+}
+
+template <typename Real>
+int condWait(pthread_cond_t* c, pthread_mutex_t* m, uint32_t flags, Real real) {
+  switch (inject::syncMode()) {
+    case inject::SyncMode::Off:
+      return real();
+    case inject::SyncMode::Replay:
+      return condWaitInTurn(c, m, flags, real);
+    case inject::SyncMode::Record:
+      break;
+  }
+  return condWaitRecorded(c, m, flags, real);
+}
+
+// A barrier: every party waits for the others for real (a turn before it
+// would keep the others out); which one is the serial thread is the
+// recording's answer.
+int barrierInTurn(pthread_barrier_t* b, int (*real)(pthread_barrier_t*)) {
+  inject::SyncTurn t;
+  if (!inject::syncTurn(op(Kind::BarrierWait, b, sharedBarrier(b), 0), &t)) return real(b);
+  int r = t.real ? real(b) : t.result;
+  if (r == PTHREAD_BARRIER_SERIAL_THREAD) r = 0;
+  inject::syncTurnDone(t, r);
+  return t.result == 0 && (t.flags & kSyncSerial) ? PTHREAD_BARRIER_SERIAL_THREAD : t.result;
+}
+
+int barrierRecorded(pthread_barrier_t* b, int (*real)(pthread_barrier_t*)) {
+  inject::SyncOp o = op(Kind::BarrierWait, b, sharedBarrier(b), 0);
+  std::memcpy(&o.parties, reinterpret_cast<const char*>(b) + 8, sizeof o.parties);  // its count
+  o.since = inject::syncTake(b, o.shared);                                          // its arrival
+  const int r = waiting(o, [&] { return real(b); });
+  // The one thread told it is the serial one passed like the others.
+  const bool serial = r == PTHREAD_BARRIER_SERIAL_THREAD;
+  if (serial) o.flags |= kSyncSerial;
+  inject::syncDone(o, r == 0 || serial ? inject::syncTake(b, o.shared) : 0, serial ? 0 : r);
+  return r;
+}
+
 }  // namespace
 
 // ==== mutexes and read-write locks ===============================================
 
 HOOK int pthread_mutex_lock(pthread_mutex_t* m) {
   REAL(pthread_mutex_lock);
-  if (!inject::followsSync()) return real_pthread_mutex_lock(m);
-  const inject::SyncOp o = op(Kind::MutexLock, m, sharedMutex(m), 0);
-  return acquired(o, waiting(o, [&] { return real_pthread_mutex_lock(m); }));
+  return hooked(
+      Kind::MutexLock, m, sharedMutex(m), 0, [&] { return real_pthread_mutex_lock(m); }, Waits{});
 }
 
 HOOK int pthread_mutex_trylock(pthread_mutex_t* m) {
   REAL(pthread_mutex_trylock);
-  if (!inject::followsSync()) return real_pthread_mutex_trylock(m);
-  const inject::SyncOp o = op(Kind::MutexLock, m, sharedMutex(m), kTry);
-  return acquired(o, real_pthread_mutex_trylock(m));
+  return hooked(
+      Kind::MutexLock, m, sharedMutex(m), kSyncTry, [&] { return real_pthread_mutex_trylock(m); }, Tries{});
 }
 
 HOOK int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* until) {
   REAL(pthread_mutex_timedlock);
-  if (!inject::followsSync()) return real_pthread_mutex_timedlock(m, until);
-  const inject::SyncOp o = op(Kind::MutexLock, m, sharedMutex(m), kTimed);
-  return acquired(o, waiting(o, [&] { return real_pthread_mutex_timedlock(m, until); }));
+  return hooked(
+      Kind::MutexLock, m, sharedMutex(m), kSyncTimed, [&] { return real_pthread_mutex_timedlock(m, until); }, Waits{});
 }
 
 HOOK int pthread_mutex_unlock(pthread_mutex_t* m) {
   REAL(pthread_mutex_unlock);
-  if (!inject::followsSync()) return real_pthread_mutex_unlock(m);
-  return released(op(Kind::MutexUnlock, m, sharedMutex(m), 0), [&] { return real_pthread_mutex_unlock(m); });
+  return hooked(
+      Kind::MutexUnlock, m, sharedMutex(m), 0, [&] { return real_pthread_mutex_unlock(m); }, Releases{});
 }
 
 HOOK int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
   REAL(pthread_rwlock_rdlock);
-  if (!inject::followsSync()) return real_pthread_rwlock_rdlock(l);
-  const inject::SyncOp o = op(Kind::MutexLock, l, sharedRwlock(l), kRwlock | kRead);
-  return acquired(o, waiting(o, [&] { return real_pthread_rwlock_rdlock(l); }));
+  return hooked(
+      Kind::MutexLock, l, sharedRwlock(l), kSyncRwlock | kSyncRead, [&] { return real_pthread_rwlock_rdlock(l); },
+      Waits{});
 }
 
 HOOK int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
   REAL(pthread_rwlock_wrlock);
-  if (!inject::followsSync()) return real_pthread_rwlock_wrlock(l);
-  const inject::SyncOp o = op(Kind::MutexLock, l, sharedRwlock(l), kRwlock);
-  return acquired(o, waiting(o, [&] { return real_pthread_rwlock_wrlock(l); }));
+  return hooked(
+      Kind::MutexLock, l, sharedRwlock(l), kSyncRwlock, [&] { return real_pthread_rwlock_wrlock(l); }, Waits{});
 }
 
 HOOK int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) {
   REAL(pthread_rwlock_tryrdlock);
-  if (!inject::followsSync()) return real_pthread_rwlock_tryrdlock(l);
-  const inject::SyncOp o = op(Kind::MutexLock, l, sharedRwlock(l), kRwlock | kRead | kTry);
-  return acquired(o, real_pthread_rwlock_tryrdlock(l));
+  return hooked(
+      Kind::MutexLock, l, sharedRwlock(l), kSyncRwlock | kSyncRead | kSyncTry,
+      [&] { return real_pthread_rwlock_tryrdlock(l); }, Tries{});
 }
 
 HOOK int pthread_rwlock_trywrlock(pthread_rwlock_t* l) {
   REAL(pthread_rwlock_trywrlock);
-  if (!inject::followsSync()) return real_pthread_rwlock_trywrlock(l);
-  const inject::SyncOp o = op(Kind::MutexLock, l, sharedRwlock(l), kRwlock | kTry);
-  return acquired(o, real_pthread_rwlock_trywrlock(l));
+  return hooked(
+      Kind::MutexLock, l, sharedRwlock(l), kSyncRwlock | kSyncTry, [&] { return real_pthread_rwlock_trywrlock(l); },
+      Tries{});
 }
 
 HOOK int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* until) {
   REAL(pthread_rwlock_timedrdlock);
-  if (!inject::followsSync()) return real_pthread_rwlock_timedrdlock(l, until);
-  const inject::SyncOp o = op(Kind::MutexLock, l, sharedRwlock(l), kRwlock | kRead | kTimed);
-  return acquired(o, waiting(o, [&] { return real_pthread_rwlock_timedrdlock(l, until); }));
+  return hooked(
+      Kind::MutexLock, l, sharedRwlock(l), kSyncRwlock | kSyncRead | kSyncTimed,
+      [&] { return real_pthread_rwlock_timedrdlock(l, until); }, Waits{});
 }
 
 HOOK int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* until) {
   REAL(pthread_rwlock_timedwrlock);
-  if (!inject::followsSync()) return real_pthread_rwlock_timedwrlock(l, until);
-  const inject::SyncOp o = op(Kind::MutexLock, l, sharedRwlock(l), kRwlock | kTimed);
-  return acquired(o, waiting(o, [&] { return real_pthread_rwlock_timedwrlock(l, until); }));
+  return hooked(
+      Kind::MutexLock, l, sharedRwlock(l), kSyncRwlock | kSyncTimed,
+      [&] { return real_pthread_rwlock_timedwrlock(l, until); }, Waits{});
 }
 
 HOOK int pthread_rwlock_unlock(pthread_rwlock_t* l) {
   REAL(pthread_rwlock_unlock);
-  if (!inject::followsSync()) return real_pthread_rwlock_unlock(l);
-  const inject::SyncOp o = op(Kind::MutexUnlock, l, sharedRwlock(l), kRwlock);
-  return released(o, [&] { return real_pthread_rwlock_unlock(l); });
+  return hooked(
+      Kind::MutexUnlock, l, sharedRwlock(l), kSyncRwlock, [&] { return real_pthread_rwlock_unlock(l); }, Releases{});
 }
 
 // ==== spin locks: the order only ===================================================
 
 HOOK int pthread_spin_lock(pthread_spinlock_t* s) {
   REAL(pthread_spin_lock);
-  if (!inject::followsSync()) return real_pthread_spin_lock(s);
-  const inject::SyncOp o = op(Kind::MutexLock, const_cast<int*>(s), false, kSpin);
-  return acquired(o, waiting(o, [&] { return real_pthread_spin_lock(s); }));
+  return hooked(
+      Kind::MutexLock, const_cast<int*>(s), false, kSyncSpin, [&] { return real_pthread_spin_lock(s); }, Waits{});
 }
 
 HOOK int pthread_spin_trylock(pthread_spinlock_t* s) {
   REAL(pthread_spin_trylock);
-  if (!inject::followsSync()) return real_pthread_spin_trylock(s);
-  const inject::SyncOp o = op(Kind::MutexLock, const_cast<int*>(s), false, kSpin | kTry);
-  return acquired(o, real_pthread_spin_trylock(s));
+  return hooked(
+      Kind::MutexLock, const_cast<int*>(s), false, kSyncSpin | kSyncTry, [&] { return real_pthread_spin_trylock(s); },
+      Tries{});
 }
 
 HOOK int pthread_spin_unlock(pthread_spinlock_t* s) {
   REAL(pthread_spin_unlock);
-  if (!inject::followsSync()) return real_pthread_spin_unlock(s);
-  return released(op(Kind::MutexUnlock, const_cast<int*>(s), false, kSpin),
-                  [&] { return real_pthread_spin_unlock(s); });
+  return hooked(
+      Kind::MutexUnlock, const_cast<int*>(s), false, kSyncSpin, [&] { return real_pthread_spin_unlock(s); },
+      Releases{});
 }
 
 // ==== semaphores ===================================================================
 
 HOOK int sem_wait(sem_t* s) {
   REAL(sem_wait);
-  if (!inject::followsSync()) return real_sem_wait(s);
-  inject::SyncOp o = op(Kind::SemWait, s, sharedSem(s), 0);
-  o.since = inject::syncNow(s, o.shared);
-  return semAcquired(o, waiting(o, [&] { return real_sem_wait(s); }));
+  return semResult(
+      hooked(Kind::SemWait, s, sharedSem(s), 0, errorNumber([s] { return real_sem_wait(s); }), SemWaits{true}));
 }
 
 HOOK int sem_trywait(sem_t* s) {
   REAL(sem_trywait);
-  if (!inject::followsSync()) return real_sem_trywait(s);
-  inject::SyncOp o = op(Kind::SemWait, s, sharedSem(s), kTry);
-  o.since = inject::syncNow(s, o.shared);
-  return semAcquired(o, real_sem_trywait(s));
+  return semResult(hooked(Kind::SemWait, s, sharedSem(s), kSyncTry, errorNumber([s] { return real_sem_trywait(s); }),
+                          SemWaits{false}));
 }
 
 HOOK int sem_timedwait(sem_t* s, const struct timespec* until) {
   REAL(sem_timedwait);
-  if (!inject::followsSync()) return real_sem_timedwait(s, until);
-  inject::SyncOp o = op(Kind::SemWait, s, sharedSem(s), kTimed);
-  o.since = inject::syncNow(s, o.shared);
-  return semAcquired(o, waiting(o, [&] { return real_sem_timedwait(s, until); }));
+  return semResult(hooked(Kind::SemWait, s, sharedSem(s), kSyncTimed,
+                          errorNumber([s, until] { return real_sem_timedwait(s, until); }), SemWaits{true}));
 }
 
 HOOK int sem_clockwait(sem_t* s, clockid_t clock, const struct timespec* until) {
   REAL(sem_clockwait);
-  if (!inject::followsSync()) return real_sem_clockwait(s, clock, until);
-  inject::SyncOp o = op(Kind::SemWait, s, sharedSem(s), kTimed);
-  o.since = inject::syncNow(s, o.shared);
-  return semAcquired(o, waiting(o, [&] { return real_sem_clockwait(s, clock, until); }));
+  return semResult(hooked(Kind::SemWait, s, sharedSem(s), kSyncTimed,
+                          errorNumber([s, clock, until] { return real_sem_clockwait(s, clock, until); }),
+                          SemWaits{true}));
 }
 
 HOOK int sem_post(sem_t* s) {
   REAL(sem_post);
-  if (!inject::followsSync()) return real_sem_post(s);
-  inject::SyncOp o = op(Kind::SemPost, s, sharedSem(s), 0);
-  const uint64_t number = inject::syncTake(s, o.shared);
-  const int r = real_sem_post(s);
-  const int saved = errno;
-  inject::syncDone(o, number, r == 0 ? 0 : saved);
-  errno = saved;
-  return r;
+  return semResult(
+      hooked(Kind::SemPost, s, sharedSem(s), 0, errorNumber([s] { return real_sem_post(s); }), Releases{}));
 }
 
 // ==== condition variables ==========================================================
 
 HOOK int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   REAL(pthread_cond_wait);
-  if (!inject::followsSync()) return real_pthread_cond_wait(c, m);
   return condWait(c, m, 0, [&] { return real_pthread_cond_wait(c, m); });
 }
 
 HOOK int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* until) {
   REAL(pthread_cond_timedwait);
-  if (!inject::followsSync()) return real_pthread_cond_timedwait(c, m, until);
-  return condWait(c, m, kTimed, [&] { return real_pthread_cond_timedwait(c, m, until); });
+  return condWait(c, m, kSyncTimed, [&] { return real_pthread_cond_timedwait(c, m, until); });
 }
 
 HOOK int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const struct timespec* until) {
   REAL(pthread_cond_clockwait);
-  if (!inject::followsSync()) return real_pthread_cond_clockwait(c, m, clock, until);
-  return condWait(c, m, kTimed, [&] { return real_pthread_cond_clockwait(c, m, clock, until); });
+  return condWait(c, m, kSyncTimed, [&] { return real_pthread_cond_clockwait(c, m, clock, until); });
 }
 
 HOOK int pthread_cond_signal(pthread_cond_t* c) {
   REAL(pthread_cond_signal);
-  if (!inject::followsSync()) return real_pthread_cond_signal(c);
-  return released(op(Kind::CondSignal, c, sharedCond(c), 0), [&] { return real_pthread_cond_signal(c); });
+  return hooked(
+      Kind::CondSignal, c, sharedCond(c), 0, [&] { return real_pthread_cond_signal(c); }, Releases{});
 }
 
 HOOK int pthread_cond_broadcast(pthread_cond_t* c) {
   REAL(pthread_cond_broadcast);
-  if (!inject::followsSync()) return real_pthread_cond_broadcast(c);
-  const inject::SyncOp o = op(Kind::CondSignal, c, sharedCond(c), kBroadcast);
-  return released(o, [&] { return real_pthread_cond_broadcast(c); });
+  return hooked(
+      Kind::CondSignal, c, sharedCond(c), kSyncBroadcast, [&] { return real_pthread_cond_broadcast(c); }, Releases{});
 }
 
 // ==== barriers =====================================================================
 
 HOOK int pthread_barrier_wait(pthread_barrier_t* b) {
   REAL(pthread_barrier_wait);
-  if (!inject::followsSync()) return real_pthread_barrier_wait(b);
-  inject::SyncOp o = op(Kind::BarrierWait, b, sharedBarrier(b), 0);
-  std::memcpy(&o.parties, reinterpret_cast<const char*>(b) + 8, sizeof o.parties);  // its count
-  o.since = inject::syncTake(b, o.shared);                                          // its arrival
-  const int r = waiting(o, [&] { return real_pthread_barrier_wait(b); });
-  // The one thread told it is the serial one passed like the others.
-  const bool serial = r == PTHREAD_BARRIER_SERIAL_THREAD;
-  if (serial) o.flags |= kSerial;
-  inject::syncDone(o, r == 0 || serial ? inject::syncTake(b, o.shared) : 0, serial ? 0 : r);
-  return r;
+  switch (inject::syncMode()) {
+    case inject::SyncMode::Off:
+      return real_pthread_barrier_wait(b);
+    case inject::SyncMode::Replay:
+      return barrierInTurn(b, real_pthread_barrier_wait);
+    case inject::SyncMode::Record:
+      break;
+  }
+  return barrierRecorded(b, real_pthread_barrier_wait);
 }

@@ -121,6 +121,9 @@ constexpr bool isSyncKind(Kind k) { return categoryOf(k) == Category::Sync; }
 // A synchronization that lets others go on (an unlock, a post, a signal),
 // as against one that waits for them.
 constexpr bool isSyncRelease(Kind k) { return k == Kind::MutexUnlock || k == Kind::SemPost || k == Kind::CondSignal; }
+// A synchronization event's flags (proto/radarlog.proto, MUTEX_LOCK).
+inline constexpr uint32_t kSyncTry = 1, kSyncTimed = 2, kSyncRead = 4, kSyncSpin = 8, kSyncRwlock = 16,
+                          kSyncBroadcast = 32, kSyncSerial = 64;
 constexpr bool isMultiMessage(Kind k) { return k == Kind::Sendmmsg || k == Kind::Recvmmsg; }
 
 // The libc function name a kind stands for (the first of its family).

@@ -176,7 +176,10 @@ bool recordingSync() { return g_config.sync && active(); }
 namespace radar::inject {
 using namespace radar::preload;
 
-bool followsSync() { return recordingSync(); }
+SyncMode syncMode() { return recordingSync() ? SyncMode::Record : SyncMode::Off; }
+// The recorder holds nothing to an order.
+bool syncTurn(const SyncOp&, SyncTurn*) { return false; }
+void syncTurnDone(const SyncTurn&, int) {}
 
 int64_t syncClock() { return monotonicNow(); }
 

@@ -282,16 +282,44 @@ uint32_t syncObjectAt(const Trace& t, uint32_t p, uint64_t address) {
   return 0;
 }
 
+// The semaphores and condition variables one thread alone posted or
+// signalled in the recording -> that thread and its last such event. A
+// thread that waits on one waits for that thread: nobody else ever let it go.
+std::map<uint32_t, LockHeld> soleReleasers(const Trace& t) {
+  std::map<uint32_t, LockHeld> sole;
+  std::set<uint32_t> several;
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const Event& e = t.events[i];
+    const Kind k = e.eventKind();
+    const uint32_t object = syncObjectOf(e);
+    if ((k != Kind::SemPost && k != Kind::CondSignal) || !object || (e.flags & kEventFailed)) continue;
+    const auto [it, fresh] = sole.try_emplace(object, LockHeld{e.process, e.thread, i});
+    if (fresh) continue;
+    if (it->second.process != e.process || it->second.thread != e.thread) several.insert(object);
+    it->second.event = i;
+  }
+  for (uint32_t object : several) sole.erase(object);
+  return sole;
+}
+
+bool waitsForOthers(uint16_t kind) {
+  return kind == static_cast<uint16_t>(Kind::MutexLock) || kind == static_cast<uint16_t>(Kind::SemWait) ||
+         kind == static_cast<uint16_t>(Kind::CondWait);
+}
+
 void findLockDeadlocks(Trace& t) {
-  std::map<ThreadKey, uint32_t> waits;  // a thread killed waiting for a lock -> the object
+  std::map<ThreadKey, uint32_t> waits;  // a thread killed waiting for a lock or a post -> the object
   for (const Process& p : t.processes)
     for (const auto& slot : p.control.threads) {
-      if (slot.kind != static_cast<uint16_t>(Kind::MutexLock) || !slot.tid) continue;
+      if (!waitsForOthers(slot.kind) || !slot.tid) continue;
       const uint64_t address = uint64_t{slot.channel} << 32 | static_cast<uint32_t>(slot.fd);
       if (const uint32_t object = syncObjectAt(t, p.index, address)) waits[{p.index, p.threadIndex(slot.tid)}] = object;
     }
   if (waits.empty()) return;
-  const std::map<uint32_t, LockHeld> held = locksHeldAtEnd(t);
+  // Who the waited-for object waits for: a lock's holder; a semaphore's or
+  // condition's only poster or signaller.
+  std::map<uint32_t, LockHeld> held = locksHeldAtEnd(t);
+  held.merge(soleReleasers(t));
   std::set<ThreadKey> told;
   for (const auto& [start, unused] : waits) {
     // Each waits for one lock, held by one thread: follow the holders.
@@ -386,7 +414,7 @@ std::string syncObjectName(const Trace& t, uint32_t position) {
   const Kind k = t.events[position].eventKind();
   log::Record r;
   if (!t.record(position, &r, nullptr, nullptr, nullptr)) return "an object";
-  const bool rwlock = r.flags & 16, spin = r.flags & 8;
+  const bool rwlock = r.flags & log::kSyncRwlock, spin = r.flags & log::kSyncSpin;
   const char* what = k == Kind::SemWait || k == Kind::SemPost       ? "semaphore"
                      : k == Kind::CondWait || k == Kind::CondSignal ? "condition"
                      : k == Kind::BarrierWait                       ? "barrier"
@@ -845,14 +873,20 @@ std::string tellLockOrder(const Trace& t, const Finding& f) {
 }
 
 // "A (thread 2) waits for mutex M, held by B (thread 3) since event 7;
-// B (thread 3) waits for ...": each event took the lock the thread before
-// it in the cycle waits for.
+// B (thread 3) waits for semaphore S, posted only by A, last at event 4":
+// each event took the lock, or was the last post or signal, that the
+// thread before it in the cycle waits for.
 std::string tellLockDeadlock(const Trace& t, const Finding& f) {
   std::string text;
   for (size_t k = 0; k < f.events.size(); ++k) {
     const uint32_t waiter = f.events[(k + f.events.size() - 1) % f.events.size()], holder = f.events[k];
-    text += (k ? "; " : "") + threadOf(t, waiter) + " waits for " + syncObjectName(t, holder) + ", held by " +
-            threadOf(t, holder) + " since event " + std::to_string(holder + 1);
+    const Kind released_by = t.events[holder].eventKind();
+    const std::string how = released_by == Kind::SemPost      ? ", posted only by "
+                            : released_by == Kind::CondSignal ? ", signalled only by "
+                                                              : ", held by ";
+    const std::string when = released_by == Kind::MutexLock ? " since event " : ", last at event ";
+    text += (k ? "; " : "") + threadOf(t, waiter) + " waits for " + syncObjectName(t, holder) + how +
+            threadOf(t, holder) + when + std::to_string(holder + 1);
   }
   return text + ": none of them can go on";
 }

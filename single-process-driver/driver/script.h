@@ -24,7 +24,7 @@
 namespace radar::driver {
 
 inline constexpr char kScriptMagic[8] = {'R', 'A', 'D', 'A', 'R', 'R', 'P', 'L'};
-inline constexpr uint32_t kScriptVersion = 6;
+inline constexpr uint32_t kScriptVersion = 7;
 inline constexpr uint32_t kNoEvent = ~0u;
 
 struct Blob {
@@ -81,6 +81,9 @@ inline constexpr uint32_t kScriptQueues = 4;
 // Made from logs of format 1.7 or later, which record every eventfd()
 // (an OPEN): only then does a re-run make its eventfds as recorded.
 inline constexpr uint32_t kScriptEventFds = 8;
+// Made from a recording with synchronization (radar record --sync): the
+// re-run holds it to its recorded order.
+inline constexpr uint32_t kScriptSync = 16;
 // Writes on descriptors from this number on are not compared.
 inline constexpr int kComparedOutputFds = 4096;
 
@@ -107,6 +110,8 @@ struct SocketNames {
 // epoll instance): /dev/null holds its number, so that the program's own
 // descriptors get the numbers they had. Its `path` is set when it was a
 // regular file (written to: its writes are compared, see ScriptOutput).
+// At 0 to 2, one without a path (a device: /dev/null) replaces what radar
+// debug left there: programs ask what their standard descriptors are.
 // File: the regular file it was open on (a redirected input), reopened for
 // reading at `offset`; /dev/null where that fails or it was not readable.
 enum class StandIn : uint32_t {
@@ -166,27 +171,36 @@ struct ScriptEvent {
   uint32_t hash;           // CRC-32C of the bytes moved (receives; sends cut short)
   uint32_t after_arrival;  // an event of another thread whose call must have begun
                            // before this one returns (kNoEvent: none), see below
-  uint64_t omitted;        // bytes of a send the recording did not keep
-  Blob data;               // receives: the bytes to deliver; sends: the bytes expected;
-                           // CLOCK/RANDOM: the value; USER: the user data
-  Blob address;            // struct sockaddr (accept, recvfrom, connect, bind, sendto)
-  Blob fds;                // int32_t[]: pipe/socketpair pair, SCM_RIGHTS, epoll_ctl [epfd, op, fd]
-  Blob ready;              // ScriptReady[]: poll/select/epoll results
-  Blob lengths;            // uint64_t[]: sendmmsg/recvmmsg per-message lengths
-  Blob strings;            // NUL-separated: exec path and argv, user event name ...
-  Blob text;               // the narrative line, NUL-terminated
-  SocketNames names;       // socket, bind, listen, connect, accept: the socket's names after it
+  uint32_t after_sync;     // a synchronization's: the one before it on its object, in
+                           // the recorded order (kNoEvent: none here), see below
+  uint32_t reserved;
+  uint64_t omitted;   // bytes of a send the recording did not keep
+  Blob data;          // receives: the bytes to deliver; sends: the bytes expected;
+                      // CLOCK/RANDOM: the value; USER: the user data
+  Blob address;       // struct sockaddr (accept, recvfrom, connect, bind, sendto)
+  Blob fds;           // int32_t[]: pipe/socketpair pair, SCM_RIGHTS, epoll_ctl [epfd, op, fd]
+  Blob ready;         // ScriptReady[]: poll/select/epoll results
+  Blob lengths;       // uint64_t[]: sendmmsg/recvmmsg per-message lengths
+  Blob strings;       // NUL-separated: exec path and argv, user event name ...
+  Blob text;          // the narrative line, NUL-terminated
+  SocketNames names;  // socket, bind, listen, connect, accept: the socket's names after it
 };
 // after_arrival: a thread's receive (or poll that found it readable) got
 // bytes another thread of the process wrote in a call that returned later:
 // counted later, yet begun before. The reading call waits until the writing
 // thread reaches that call, so that what the writer did before it (a flag
 // set, then a wake-up written) is done in the re-run too.
+// after_sync: synchronizations are replayed in their order on each object
+// (the per-object numbers the recorder took), not in the process's counter
+// order, which can put a lock counted first before the unlock it waited for.
+// An object shared with other processes is one the re-run answers from the
+// recording (kSyncShared): they do not run in it.
 inline constexpr uint16_t kBranchToChild = 1;  // FORK/VFORK where the replay becomes the child
 inline constexpr uint16_t kHashKnown = 2;      // `hash` is meaningful
 inline constexpr uint16_t kPassThrough = 4;    // also write the bytes to the real descriptor (terminals)
 inline constexpr uint16_t kNeverReturns = 8;   // the thread ended in this call (cancelled): it waits there
 inline constexpr uint16_t kOnChannel = 16;     // an OPEN that made a channel (the recorder's calls on it follow)
+inline constexpr uint16_t kSyncShared = 32;    // a synchronization on a process-shared object
 
 static_assert(sizeof(Blob) == 16);
 static_assert(sizeof(ScriptEvent) % 8 == 0);

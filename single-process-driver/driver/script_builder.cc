@@ -213,10 +213,7 @@ class Builder {
     }
     if (!resolveReceives(error) || !resolvePeeks(error)) return false;
     linkArrivals();
-    if (sync_live_)
-      out_->notes.push_back(std::to_string(sync_live_) +
-                            " operations on locks, semaphores and condition variables (radar record --sync) run "
-                            "live: the re-run neither holds its threads to their recorded order nor compares them");
+    linkSynchronizations();
     return finish(error);
   }
 
@@ -333,10 +330,6 @@ class Builder {
       ++expected_counter;
       const uint32_t position = t_.positionOfCounter(p, r.counter);
       last_number = position + 1;
-      if (log::isSyncKind(r.kind)) {  // runs live: see syncLive()
-        ++sync_live_;
-        continue;
-      }
       // (A dup2 of a file onto a channel is recorded for the channel it
       // closed: its source, on no channel, was no inherited end.)
       if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && r.channel && !created.count(r.fd))
@@ -619,6 +612,7 @@ class Builder {
     e.signal = r.signal;
     e.hash = r.hash;
     e.after_arrival = kNoEvent;
+    e.after_sync = kNoEvent;
     e.omitted = r.payload_omitted;
     if (r.has_hash) e.flags |= kHashKnown;
     if (branch) e.flags |= kBranchToChild;
@@ -680,6 +674,7 @@ class Builder {
     e.text = w_.putText(narrator_.sentence(position));
 
     const auto index = static_cast<uint32_t>(w_.events.size());
+    if (log::isSyncKind(r.kind)) noteSynchronization(r, index, &e);
     script_index_.emplace(position, index);
     positions_.push_back(position);
     ScriptThread& th = w_.threads[e.thread];
@@ -738,6 +733,29 @@ class Builder {
     }
   }
 
+  // A synchronization (radar record --sync) on its object, known by the
+  // identity the recorder gave it (an address, or for a process-shared one
+  // the file and offset first), with the number it took there (0: none, as
+  // a failed try).
+  void noteSynchronization(const log::Record& r, uint32_t index, ScriptEvent* e) {
+    const bool shared = r.address.size() == 4 * sizeof(uint64_t);
+    if (shared) e->flags |= kSyncShared;
+    // A barrier's parties wait for each other for real: no turn among them.
+    if (r.kind == Kind::BarrierWait || !r.offset) return;
+    sync_objects_[std::string(r.address)].emplace_back(r.offset, index);
+  }
+
+  // See ScriptEvent::after_sync: each operation after the one numbered
+  // before it on its object (counted, the order may differ).
+  void linkSynchronizations() {
+    for (auto& [identity, operations] : sync_objects_) {
+      std::sort(operations.begin(), operations.end());
+      for (size_t k = 1; k < operations.size(); ++k)
+        w_.events[operations[k].second].after_sync = operations[k - 1].second;
+    }
+    if (!sync_objects_.empty()) sync_ordered_ = true;
+  }
+
   // A MSG_PEEK receive delivered the bytes that the next receives on its
   // descriptor took.
   bool resolvePeeks(std::string* error) {
@@ -781,6 +799,7 @@ class Builder {
     if (outputs_recorded_) h.flags |= kScriptOutputs;
     if (queues_recorded_) h.flags |= kScriptQueues;
     if (eventfds_recorded_) h.flags |= kScriptEventFds;
+    if (sync_ordered_) h.flags |= kScriptSync;
     h.started_realtime_ns = started_realtime_ns_;
     h.label = w_.putText(t_.label(debugged.index));
     out_->events = static_cast<uint32_t>(w_.events.size());
@@ -827,9 +846,11 @@ class Builder {
   bool queues_recorded_ = true;                  // ... of format 1.6 or later
   bool eventfds_recorded_ = true;                // ... of format 1.7 or later
   bool nondet_ = false;                          // recorded with --nondet
-  uint32_t sync_live_ = 0;                       // synchronization events (--sync), not replayed
-  int64_t started_realtime_ns_ = 0;              // ScriptHeader::started_realtime_ns
-  bool payload_limited_ = false;                 // the recording kept only part of each message
+  // Per synchronized object: (number, script event) of its operations.
+  std::map<std::string, std::vector<std::pair<uint64_t, uint32_t>>> sync_objects_;
+  bool sync_ordered_ = false;        // the script has synchronizations to replay in order
+  int64_t started_realtime_ns_ = 0;  // ScriptHeader::started_realtime_ns
+  bool payload_limited_ = false;     // the recording kept only part of each message
   // The epoll registrations so far: (epoll descriptor, the program's data)
   // -> the descriptor registered with it.
   std::map<std::pair<int32_t, uint64_t>, int32_t> epoll_data_;

@@ -2184,8 +2184,10 @@ uint32_t takeThreadOrdinal() { return radar::rerun::nextThreadOrdinal(); }
 void returnThreadOrdinal() { radar::rerun::returnThreadOrdinal(); }
 void threadStarts(uint32_t ordinal) { radar::rerun::threadStarts(ordinal); }
 
-// Synchronization runs as it will: its recorded order is not replayed yet.
-bool followsSync() { return false; }
+// Synchronization recorded (--sync) is held to its recorded order (rerun.cc).
+SyncMode syncMode() { return radar::rerun::ordersSync() ? SyncMode::Replay : SyncMode::Off; }
+bool syncTurn(const SyncOp& op, SyncTurn* turn) { return radar::rerun::syncTurn(op, turn); }
+void syncTurnDone(const SyncTurn& turn, int result) { radar::rerun::syncTurnDone(turn, result); }
 int64_t syncClock() { return 0; }
 uint64_t syncTake(const void*, bool) { return 0; }
 uint64_t syncNow(const void*, bool) { return 0; }

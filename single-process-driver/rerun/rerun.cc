@@ -3,9 +3,11 @@
 #include "rerun/rerun.h"
 #include "rerun/script_check.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,9 @@
 #include <climits>
 #include <cstring>
 
+#include "inject/hook.h"
 #include "inject/library.h"
+#include "inject/text.h"
 #include "log/fields.h"
 #include "log/recorder_env.h"
 #include "log/sys.h"
@@ -69,6 +73,9 @@ constexpr uint32_t kMaxThreads = 4096;
 constexpr int kIdleWaitMs = 200;  // a call waits for other threads' events while they progress ...
 constexpr int kIdleHoldMs = 20;   // ... and code between calls a little
 constexpr int kIdleEndMs = 2000;  // the end of the recording waits for the last events
+// A synchronization waits for its object's previous operation longer: the
+// thread that holds a lock may compute a while with no call to replay.
+constexpr int kIdleSyncMs = 2000;
 constexpr int kMaxFd = 1 << 16;
 
 bool detach();
@@ -114,6 +121,11 @@ uint64_t* g_replayed = nullptr;  // events replayed (a bit each)
 uint32_t g_prefix = 0;           // events [0, g_prefix) all replayed
 uint32_t g_progress = 0;         // bumped at every arrival and replay: what waits sleep on
 uint32_t g_waiters = 0;          // threads sleeping on it
+// Per script thread, its last synchronization replayed and when (in the
+// order of all of them): what a divergence names as the probable race.
+uint32_t g_last_sync[kMaxThreads];
+uint32_t g_last_sync_order[kMaxThreads];
+uint32_t g_sync_order = 0;
 
 struct ThreadPlace {
   int32_t index;     // into the script's threads, -1 unknown
@@ -242,6 +254,60 @@ bool recordingStoppedHere() {
 // program allows it, and the program never hangs for it. Time stopped in a
 // debugger does not count: waits are counted in short sleeps.
 
+// ---- threads that run without a recorded call ------------------------------
+//
+// A wait that gives up because nobody made progress, while another thread
+// of the program was running all along, most likely waited behind a thread
+// that waits on memory (spins on a flag another thread sets, with no call
+// between): the order cannot hold it, and the re-run says so once.
+
+char g_stall_note[512];
+std::atomic<bool> g_stall_noted{false};
+
+// Whether thread `tid` of this process is running (state R), from /proc.
+bool runs(uint32_t tid) {
+  char path[64];
+  size_t at = inject::appendStr(path, 0, sizeof(path), "/proc/self/task/");
+  at = inject::appendDec(path, at, sizeof(path), tid);
+  inject::appendStr(path, at, sizeof(path), "/stat");
+  const long fd = sys::openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return false;
+  char stat[256];
+  const long n = sys::read(static_cast<int>(fd), stat, sizeof(stat) - 1);
+  sys::close(static_cast<int>(fd));
+  if (n <= 0) return false;
+  stat[n] = 0;
+  const char* end = nullptr;  // the state follows the name's last ')'
+  for (const char* c = stat; *c; ++c)
+    if (*c == ')') end = c;
+  return end && end[1] == ' ' && end[2] == 'R';
+}
+
+// The note, on a line of its own, where there is one.
+void appendStallNote(Report& r) {
+  if (g_stall_noted.load(std::memory_order_acquire) && g_stall_note[0]) r << "\n  note: " << g_stall_note;
+}
+
+void noteStall(int idle_ms) {
+  if (g_stall_noted.load(std::memory_order_relaxed) || t_place.index < 0) return;
+  const uint32_t me = tid();
+  for (uint32_t i = 0; i < g.header->thread_count && i < kMaxThreads; ++i) {
+    const uint32_t player = g_player[i].load(std::memory_order_relaxed);
+    if (!player || player == me || !runs(player)) continue;
+    if (g_stall_noted.exchange(true)) return;
+    const uint32_t waiting = g_cursor[t_place.index];
+    Report r;
+    r << "while replaying, a thread waited " << idle_ms << " ms for its turn behind a thread that ran all along "
+      << "without a recorded call (it probably waited on memory another thread sets, a spin); the re-run let it go "
+         "on out of its recorded order";
+    if (waiting != kNoEvent) r << ". Its next event: " << text(&g.events[waiting]);
+    const uint32_t next = g_cursor[i];
+    if (next != kNoEvent) r << " The running thread's next event: " << text(&g.events[next]);
+    std::memcpy(g_stall_note, r.str(), std::min(std::strlen(r.str()), sizeof(g_stall_note) - 1));
+    return;
+  }
+}
+
 // Called with `done` reading the condition; waits while it is false and
 // the other threads make progress. False when the replay left the
 // recording meanwhile.
@@ -258,7 +324,10 @@ bool waitFor(Done&& done, int idle_limit) {
     }
     __atomic_sub_fetch(&g_waiters, 1, __ATOMIC_SEQ_CST);
     idle = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) == seen ? idle + 1 : 0;
-    if (idle >= idle_limit) break;  // nobody moves: go on out of order
+    if (idle >= idle_limit) {  // nobody moves: go on out of order
+      noteStall(idle_limit);
+      break;
+    }
   }
   return true;
 }
@@ -277,6 +346,17 @@ bool isSet(const uint64_t* bits, uint32_t i) {
 // Every event before `i` has been replayed.
 bool replayedBefore(uint32_t i) { return __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE) >= i; }
 
+// Synchronizations keep their order per object (ScriptEvent::after_sync),
+// not the process's: the prefix of replayed events passes over them.
+bool orderedByObject(uint32_t i) { return log::isSyncKind(static_cast<Kind>(g.events[i].kind)); }
+
+void advancePrefix() {
+  for (uint32_t p = __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE);
+       p < g.header->event_count && (isSet(g_replayed, p) || orderedByObject(p));) {
+    if (__atomic_compare_exchange_n(&g_prefix, &p, p + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) ++p;
+  }
+}
+
 // The calling thread has reached event `e`'s call.
 bool arrive(const ScriptEvent* e) {
   const auto mine = static_cast<uint32_t>(e - g.events);
@@ -294,7 +374,7 @@ bool waitTurn(const ScriptEvent* e) {
 
 void holdUntilNext(int32_t index) {
   const uint32_t next = g_cursor[index];
-  if (next == kNoEvent) return;
+  if (next == kNoEvent || orderedByObject(next)) return;
   waitFor([&] { return replayedBefore(next); }, kIdleHoldMs);
 }
 
@@ -658,6 +738,94 @@ const ScriptEvent* expectIf(Kind kind, int fd) {
   return e;
 }
 
+bool ordersSync() { return replaying() && (g.header->flags & driver::kScriptSync); }
+
+namespace {
+
+// The call a synchronization stands for, in a report.
+const char* syncCallName(Kind kind, uint32_t flags) {
+  const bool rwlock = flags & log::kSyncRwlock, spin = flags & log::kSyncSpin;
+  switch (kind) {
+    case Kind::MutexLock:
+      return rwlock ? "pthread_rwlock_lock" : spin ? "pthread_spin_lock" : "pthread_mutex_lock";
+    case Kind::MutexUnlock:
+      return rwlock ? "pthread_rwlock_unlock" : spin ? "pthread_spin_unlock" : "pthread_mutex_unlock";
+    case Kind::SemWait:
+      return "sem_wait";
+    case Kind::SemPost:
+      return "sem_post";
+    case Kind::CondWait:
+      return "pthread_cond_wait";
+    case Kind::CondSignal:
+      return "pthread_cond_signal";
+    default:
+      return "pthread_barrier_wait";
+  }
+}
+
+}  // namespace
+
+bool syncTurn(const inject::SyncOp& op, inject::SyncTurn* turn) {
+  if (!replaying()) return false;
+  const char* what = syncCallName(op.kind, op.flags);
+  const int32_t index = placeOfThisThread(op.kind, -1);
+  if (index < 0) {
+    Report r;
+    r << "a thread calls " << what << ", which no recorded thread of " << label() << " does next";
+    diverge(nullptr, r.str());
+    return false;
+  }
+  if (!deliverRecordedSignals(index)) return false;
+  const ScriptEvent* e = nextOf(index);
+  if (!e) {
+    endOfThread(index, op.kind, -1, what);
+    return false;
+  }
+  // The same operation: a read lock is no write lock, a try no wait.
+  constexpr uint32_t kShape = log::kSyncTry | log::kSyncRead | log::kSyncSpin | log::kSyncRwlock | log::kSyncBroadcast;
+  if (e->kind != static_cast<uint16_t>(op.kind) || (e->call_flags & kShape) != (op.flags & kShape)) {
+    Report r;
+    r << "the program calls " << what << " where the recording has: " << text(e);
+    diverge(e, r.str());
+    return false;
+  }
+  const uint32_t before = e->after_sync;
+  if (before < g.header->event_count && !waitFor([&] { return isSet(g_replayed, before); }, kIdleSyncMs)) return false;
+  publishNext(index);
+  checkStops(*e);
+  turn->event = e;
+  turn->result = static_cast<int>(e->result);
+  turn->flags = e->call_flags;
+  // Made for real where the re-run can make it as recorded: not a wait
+  // whose end is its turn, nor a call that failed, nor one on an object
+  // other processes share (they do not run here) -- but a post, which
+  // never waits, and a semaphore's wait made as a try: the value the
+  // program reads back (sem_getvalue: CPython's multiprocessing.Lock
+  // checks it before a release) is then what this process did to it.
+  const bool shared = e->flags & driver::kSyncShared;
+  const auto kind = static_cast<Kind>(e->kind);
+  turn->real = e->result == 0 && kind != Kind::CondWait && (!shared || kind == Kind::SemPost);
+  if (shared && kind == Kind::SemWait && e->result == 0) {
+    REAL(sem_trywait);
+    real_sem_trywait(static_cast<sem_t*>(const_cast<void*>(op.object)));
+  }
+  return true;
+}
+
+void syncTurnDone(const inject::SyncTurn& turn, int result) {
+  const auto* e = static_cast<const ScriptEvent*>(turn.event);
+  if (!replaying() || !e) return;
+  if (turn.real && result != e->result) {
+    // Another thread holds the object outside the recorded order.
+    Report r;
+    r << "the program's " << syncCallName(static_cast<Kind>(e->kind), e->call_flags) << " returned " << result
+      << " where the recording has: " << text(e);
+    diverge(e, r.str());
+    return;
+  }
+  consume(e);
+}
+
 bool waitForRecordedSignal(const char* what) {
   if (!replaying()) return false;
   const uint32_t segment = g.segment.load(std::memory_order_acquire);
@@ -705,8 +873,11 @@ void consume(const ScriptEvent* e) {
   if (e->kind == static_cast<uint16_t>(Kind::Fork) || e->kind == static_cast<uint16_t>(Kind::Vfork))
     g_forked.store(true, std::memory_order_relaxed);
   __atomic_fetch_or(&g_replayed[me / 64], uint64_t{1} << (me % 64), __ATOMIC_ACQ_REL);
-  for (uint32_t p = __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE); p < g.header->event_count && isSet(g_replayed, p);) {
-    if (__atomic_compare_exchange_n(&g_prefix, &p, p + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) ++p;
+  advancePrefix();
+  if (orderedByObject(me) && index < static_cast<int32_t>(kMaxThreads)) {
+    __atomic_store_n(&g_last_sync[index], me + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&g_last_sync_order[index], __atomic_add_fetch(&g_sync_order, 1, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
   }
   const uint32_t consumed = __atomic_add_fetch(&radar_replay_consumed, 1, __ATOMIC_ACQ_REL);
   if (g.status) {
@@ -985,13 +1156,42 @@ void nameUnrecordedInputs(Report& r) {
       << live << " time" << (live > 1 ? "s" : "") << " live, beyond what the recording has";
 }
 
+namespace {
+
+// Where threads held to their recorded synchronization still went another
+// way, the likely cause is memory one wrote and another read with no
+// synchronization between (a flag, an atomic variable): named by the
+// diverging thread's last synchronization and that of the other thread
+// that synchronized last.
+void nameUnsynchronizedAccess(Report& r) {
+  if (!(g.header->flags & driver::kScriptSync) || !threadsWereStarted()) return;
+  const int32_t mine = t_place.index >= 0 && t_place.index < static_cast<int32_t>(kMaxThreads) ? t_place.index : -1;
+  int32_t other = -1;
+  uint32_t latest = 0;
+  for (uint32_t i = 0; i < g.header->thread_count && i < kMaxThreads; ++i) {
+    const uint32_t order = __atomic_load_n(&g_last_sync_order[i], __ATOMIC_RELAXED);
+    if (static_cast<int32_t>(i) != mine && order > latest) latest = order, other = static_cast<int32_t>(i);
+  }
+  if (other < 0) return;
+  r << "\n  probable cause, memory one thread wrote and another read with no synchronization radar records "
+       "between them (a flag, an atomic variable): ";
+  const uint32_t own = mine >= 0 ? __atomic_load_n(&g_last_sync[mine], __ATOMIC_RELAXED) : 0;
+  if (own) r << "this thread last synchronized at: " << text(&g.events[own - 1]) << "; ";
+  r << "the other thread to synchronize last, at: "
+    << text(&g.events[__atomic_load_n(&g_last_sync[other], __ATOMIC_RELAXED) - 1]);
+}
+
+}  // namespace
+
 void diverge(const ScriptEvent* e, const char* message) {
   if (detach()) return;
   Report r;
   r << "radar: the re-run of " << label() << " left the recording";
   if (e) r << " at event " << e->number << " (local " << e->counter << ")";
   r << ":\n  " << message;
+  nameUnsynchronizedAccess(r);
   nameUnrecordedInputs(r);
+  appendStallNote(r);
   copyReport(r.str(), ReplayOutcome::Diverged);
   announce(radar_replay_diverged, r.str());
   if (g.exit_at_end) exitNow(driver::kDivergedExitStatus);
@@ -1051,12 +1251,25 @@ void branchToChild(const ScriptEvent* e) {
   }
 }
 
+namespace {
+
+// The process ends: first every event before its end is replayed, its
+// threads' last synchronizations too, which the prefix of the order
+// passes over (orderedByObject).
+void waitForAllBefore(const ScriptEvent* e) {
+  const auto mine = static_cast<uint32_t>(e - g.events);
+  waitFor([&] { return __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE) >= mine; }, kIdleEndMs);
+}
+
+}  // namespace
+
 void programExits(int status) {
   if (!replaying()) return;
   Report what;
   what << "exit(" << status << ")";
   const ScriptEvent* e = expect(Kind::Exit, -1, what.str());
   if (!e) return;
+  waitForAllBefore(e);
   if (e->status != status) {
     Report r;
     r << "the program exits with status " << status << "; the recording has " << text(e);
@@ -1067,8 +1280,14 @@ void programExits(int status) {
   Report r;
   r << "radar: replayed " << static_cast<uint64_t>(radar_replay_consumed) << " of "
     << static_cast<uint64_t>(radar_replay_total) << " events; " << label() << " exits with status " << status;
-  const bool same = outputsAgree(r);
+  // Another thread's recorded events that the re-run never reached.
+  const uint32_t consumed = __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE);
+  const bool all = consumed >= radar_replay_total;
+  if (!all)
+    r << "; but " << static_cast<uint64_t>(radar_replay_total - consumed) << " recorded events were not replayed";
+  const bool same = outputsAgree(r) && all;
   if (same) r << ", as recorded";
+  appendStallNote(r);
   copyReport(r.str(), same ? ReplayOutcome::Complete : ReplayOutcome::Diverged);
   detach();
   announce(radar_replay_ended, r.str());
@@ -1155,10 +1374,20 @@ const char* validate() {
 // A descriptor the image inherited and that is not open now: something of
 // the same kind stands in for it (the program may poll it or fcntl it;
 // what it reads and writes comes from the script).
+// Whether the stand-in goes over what radar debug left open there: a file
+// the recorded process read from (`wc -l < file`), and a standard
+// descriptor that was a device, not a file, terminal or channel
+// (/dev/null): programs ask what their standard descriptors are -- CPython
+// asks whether one is seekable, and seeks -- and take another path for
+// another answer; what went there went nowhere to look at. A terminal,
+// gdb's, or what stands for a file written to (its writes are compared,
+// and shown) is kept otherwise.
+bool replacesOpen(const ScriptFd& f) {
+  return f.stand_in == StandIn::File || (f.stand_in == StandIn::Placeholder && !f.path.size && f.fd >= 0 && f.fd <= 2);
+}
+
 void standIn(const ScriptFd& f) {
-  // Open already (a terminal, gdb's): kept, but for a file the recorded
-  // process read from (`wc -l < file`), which replaces it.
-  if (f.stand_in != StandIn::File && sys::fcntl(f.fd, F_GETFD) >= 0) return;
+  if (!replacesOpen(f) && sys::fcntl(f.fd, F_GETFD) >= 0) return;
   long fd = -1;
   int pair[2];
   switch (f.stand_in) {
@@ -1188,13 +1417,13 @@ void standIn(const ScriptFd& f) {
     case StandIn::EventFd:  // never ready by itself: what is read comes from the recording
       fd = sys::raw(SYS_eventfd2, 0, 0);
       break;
-    case StandIn::Null:
     case StandIn::Placeholder:
+    case StandIn::Null:
       fd = sys::openat(AT_FDCWD, "/dev/null", static_cast<int>(f.access & O_ACCMODE), 0);
       break;
   }
   if (fd < 0) return;
-  if (f.stand_in == StandIn::File && fd != f.fd) {  // over what is open there
+  if (replacesOpen(f) && fd != f.fd) {  // over what is open there
     sys::raw(SYS_dup3, fd, f.fd, 0);
     sys::close(static_cast<int>(fd));
     return;
@@ -1248,6 +1477,7 @@ __attribute__((constructor(101))) void replayStart(int, char**, char** envp) {
     if (a < 0 && a > -4096) failStart("no memory for the replay's bookkeeping");
     g_arrived = reinterpret_cast<uint64_t*>(a);
     g_replayed = g_arrived + words;
+    advancePrefix();  // past the synchronizations it starts with
   }
 
   // Standard descriptors the recorded program started without: closed, so

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "driver/script.h"
+#include "inject/library.h"
 #include "log/kinds.h"
 
 namespace radar::rerun {
@@ -119,6 +120,13 @@ void returnThreadOrdinal();  // the thread could not be created
 void threadStarts(uint32_t ordinal);
 // The program has started threads in this image.
 bool threadsWereStarted();
+
+// Synchronization recorded with radar record --sync: whether the re-run
+// holds it to its recorded order, and each operation's turn in it
+// (inject/library.h).
+bool ordersSync();
+bool syncTurn(const inject::SyncOp& op, inject::SyncTurn* turn);
+void syncTurnDone(const inject::SyncTurn& turn, int result);
 
 // A fork recorded with kBranchToChild: from now on the calling thread is
 // the child's main thread.
