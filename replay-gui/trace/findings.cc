@@ -878,9 +878,11 @@ std::string tellLockOrder(const Trace& t, const Finding& f) {
 // thread before it in the cycle waits for.
 std::string tellLockDeadlock(const Trace& t, const Finding& f) {
   std::string text;
+  bool held_only = true;  // every link a lock held (else a post or signal nobody else ever made)
   for (size_t k = 0; k < f.events.size(); ++k) {
     const uint32_t waiter = f.events[(k + f.events.size() - 1) % f.events.size()], holder = f.events[k];
     const Kind released_by = t.events[holder].eventKind();
+    held_only &= released_by == Kind::MutexLock;
     const std::string how = released_by == Kind::SemPost      ? ", posted only by "
                             : released_by == Kind::CondSignal ? ", signalled only by "
                                                               : ", held by ";
@@ -888,7 +890,8 @@ std::string tellLockDeadlock(const Trace& t, const Finding& f) {
     text += (k ? "; " : "") + threadOf(t, waiter) + " waits for " + syncObjectName(t, holder) + how +
             threadOf(t, holder) + when + std::to_string(holder + 1);
   }
-  return text + ": none of them can go on";
+  return text + (held_only ? ": none of them can go on"
+                           : ": none of them can go on, unless a thread that never did so posts or signals");
 }
 
 std::string tellWildcardRace(const Trace& t, const Finding& f) {

@@ -76,6 +76,9 @@ constexpr int kIdleEndMs = 2000;  // the end of the recording waits for the last
 // A synchronization waits for its object's previous operation longer: the
 // thread that holds a lock may compute a while with no call to replay.
 constexpr int kIdleSyncMs = 2000;
+// How long a wait goes on while another thread runs without a recorded
+// call: it computes (CPython between two calls) or spins on memory.
+constexpr int kRunningPatienceMs = 2000;
 constexpr int kMaxFd = 1 << 16;
 
 bool detach();
@@ -288,24 +291,29 @@ void appendStallNote(Report& r) {
   if (g_stall_noted.load(std::memory_order_acquire) && g_stall_note[0]) r << "\n  note: " << g_stall_note;
 }
 
-void noteStall(int idle_ms) {
-  if (g_stall_noted.load(std::memory_order_relaxed) || t_place.index < 0) return;
+// Another thread of the re-run that is running now (its script index), or -1.
+int32_t otherThreadRuns() {
   const uint32_t me = tid();
   for (uint32_t i = 0; i < g.header->thread_count && i < kMaxThreads; ++i) {
     const uint32_t player = g_player[i].load(std::memory_order_relaxed);
-    if (!player || player == me || !runs(player)) continue;
-    if (g_stall_noted.exchange(true)) return;
-    const uint32_t waiting = g_cursor[t_place.index];
-    Report r;
-    r << "while replaying, a thread waited " << idle_ms << " ms for its turn behind a thread that ran all along "
-      << "without a recorded call (it probably waited on memory another thread sets, a spin); the re-run let it go "
-         "on out of its recorded order";
-    if (waiting != kNoEvent) r << ". Its next event: " << text(&g.events[waiting]);
-    const uint32_t next = g_cursor[i];
-    if (next != kNoEvent) r << " The running thread's next event: " << text(&g.events[next]);
-    std::memcpy(g_stall_note, r.str(), std::min(std::strlen(r.str()), sizeof(g_stall_note) - 1));
-    return;
+    if (player && player != me && runs(player)) return static_cast<int32_t>(i);
   }
+  return -1;
+}
+
+void noteStall(int idle_ms) {
+  if (g_stall_noted.load(std::memory_order_relaxed) || t_place.index < 0) return;
+  const int32_t running = otherThreadRuns();
+  if (running < 0 || g_stall_noted.exchange(true)) return;
+  const uint32_t waiting = g_cursor[t_place.index];
+  Report r;
+  r << "while replaying, a thread waited " << idle_ms << " ms for its turn behind a thread that ran all along "
+    << "without a recorded call (it probably waited on memory another thread sets, a spin); the re-run let it go "
+       "on out of its recorded order";
+  if (waiting != kNoEvent) r << ". Its next event: " << text(&g.events[waiting]);
+  const uint32_t next = g_cursor[running];
+  if (next != kNoEvent) r << " The running thread's next event: " << text(&g.events[next]);
+  std::memcpy(g_stall_note, r.str(), std::min(std::strlen(r.str()), sizeof(g_stall_note) - 1));
 }
 
 // Called with `done` reading the condition; waits while it is false and
@@ -313,7 +321,7 @@ void noteStall(int idle_ms) {
 // recording meanwhile.
 template <class Done>
 bool waitFor(Done&& done, int idle_limit) {
-  int idle = 0;
+  int idle = 0, running_waited = 0;
   while (!done()) {
     if (!replaying()) return false;
     __atomic_add_fetch(&g_waiters, 1, __ATOMIC_SEQ_CST);
@@ -324,10 +332,16 @@ bool waitFor(Done&& done, int idle_limit) {
     }
     __atomic_sub_fetch(&g_waiters, 1, __ATOMIC_SEQ_CST);
     idle = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) == seen ? idle + 1 : 0;
-    if (idle >= idle_limit) {  // nobody moves: go on out of order
-      noteStall(idle_limit);
-      break;
+    if (idle < idle_limit) continue;
+    // A thread that runs between two calls (computes, or spins) moves on
+    // its own: waited for a while longer, not for ever.
+    if (running_waited < kRunningPatienceMs && otherThreadRuns() >= 0) {
+      running_waited += idle;
+      idle = 0;
+      continue;
     }
+    noteStall(idle_limit + running_waited);  // nobody moves: go on out of order
+    break;
   }
   return true;
 }
@@ -777,6 +791,10 @@ bool syncTurn(const inject::SyncOp& op, inject::SyncTurn* turn) {
   }
   if (!deliverRecordedSignals(index)) return false;
   const ScriptEvent* e = nextOf(index);
+  // A release past the thread's last event: the process ended (another
+  // thread's exit) while it was in it, after it let go, before its event
+  // was written. The others went on behind it: it lets go for real.
+  if (!e && log::isSyncRelease(op.kind)) return false;
   if (!e) {
     endOfThread(index, op.kind, -1, what);
     return false;
