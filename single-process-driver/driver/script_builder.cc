@@ -155,23 +155,32 @@ bool makesDescriptors(Kind k) {
          k == Kind::Dup || k == Kind::Popen || k == Kind::Open;
 }
 
-void noteCreated(const log::Record& r, std::set<int>* created) {
+// The descriptors `r` made -> the channel they are an end of (0: unknown).
+void noteCreated(const log::Record& r, std::map<int, uint32_t>* created) {
   switch (r.kind) {
     case Kind::Pipe:
     case Kind::Socketpair:
     case Kind::Recvmsg:
-      for (int32_t fd : r.fds) created->insert(fd);
+      for (int32_t fd : r.fds) (*created)[fd] = 0;
       break;
     case Kind::Socket:
     case Kind::Accept:
     case Kind::Dup:
     case Kind::Popen:
     case Kind::Open:
-      if (r.result >= 0) created->insert(static_cast<int>(r.result));
+      if (r.result >= 0) (*created)[static_cast<int>(r.result)] = r.channel;
       break;
     default:
       break;
   }
+}
+
+// A close of `r.fd`: forgotten, unless the number was made again for
+// another channel by a call counted before this close (another thread got
+// it as soon as the close let it go, before the close's event was written).
+void noteClosed(const log::Record& r, std::map<int, uint32_t>* created) {
+  const auto it = created->find(r.fd);
+  if (it != created->end() && (!it->second || !r.channel || it->second == r.channel)) created->erase(it);
 }
 
 // Events after which the program may ask a socket its names.
@@ -305,7 +314,7 @@ class Builder {
     threadIndex(segment, static_cast<uint32_t>(proc.pid), proc.pid);
     w_.events.reserve(w_.events.size() + t_.process_events[p].size());
     positions_.reserve(w_.events.capacity());
-    std::set<int> created, created_ever;
+    std::map<int, uint32_t> created, created_ever;
     std::set<int> inherited;
     log::Record r;
     uint64_t expected_counter = 1, last_number = 0;
@@ -336,7 +345,7 @@ class Builder {
         inherited.insert(r.fd);
       noteCreated(r, &created);
       noteCreated(r, &created_ever);
-      if (r.kind == Kind::Close) created.erase(r.fd);
+      if (r.kind == Kind::Close) noteClosed(r, &created);
       if (!addEvent(segment, proc, r, position, position == fork_position, error)) return false;
       if (hasSocketNames(r.kind) && r.channel) {
         auto it = channels.find(r.channel);
@@ -432,7 +441,7 @@ class Builder {
   // `used_before_created`: descriptors its calls used before making them;
   // `made`: descriptors it made at some point (an end it received or
   // accepted is defined as inherited when first seen in use: not one).
-  void standIns(uint32_t p, const std::set<int>& used_before_created, const std::set<int>& made) {
+  void standIns(uint32_t p, const std::set<int>& used_before_created, const std::map<int, uint32_t>& made) {
     std::map<int, ScriptFd> fds;
     for (const trace::Endpoint& ep : t_.endpoints) {
       if (ep.process != p || !ep.inherited || ep.fd < 0) continue;

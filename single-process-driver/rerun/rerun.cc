@@ -360,13 +360,16 @@ bool isSet(const uint64_t* bits, uint32_t i) {
 // Every event before `i` has been replayed.
 bool replayedBefore(uint32_t i) { return __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE) >= i; }
 
-// Synchronizations keep their order per object (ScriptEvent::after_sync),
-// not the process's: the prefix of replayed events passes over them.
-bool orderedByObject(uint32_t i) { return log::isSyncKind(static_cast<Kind>(g.events[i].kind)); }
+// Synchronizations keep their order on each object (ScriptEvent::after_sync),
+// not the process's: the prefix of replayed events passes over them. (The
+// recorder counts a release once it let go, so a lock it let go on can be
+// counted first: held to the counted order too, the two would wait for
+// each other.)
+bool isSyncEvent(uint32_t i) { return log::isSyncKind(static_cast<Kind>(g.events[i].kind)); }
 
 void advancePrefix() {
   for (uint32_t p = __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE);
-       p < g.header->event_count && (isSet(g_replayed, p) || orderedByObject(p));) {
+       p < g.header->event_count && (isSet(g_replayed, p) || isSyncEvent(p));) {
     if (__atomic_compare_exchange_n(&g_prefix, &p, p + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) ++p;
   }
 }
@@ -388,7 +391,7 @@ bool waitTurn(const ScriptEvent* e) {
 
 void holdUntilNext(int32_t index) {
   const uint32_t next = g_cursor[index];
-  if (next == kNoEvent || orderedByObject(next)) return;
+  if (next == kNoEvent || isSyncEvent(next)) return;
   waitFor([&] { return replayedBefore(next); }, kIdleHoldMs);
 }
 
@@ -730,6 +733,14 @@ bool nextIs(Kind kind, int fd) {
   return e && e->kind == static_cast<uint16_t>(kind) && e->fd == fd;
 }
 
+const ScriptEvent* peekNext(Kind kind, int fd) {
+  if (!replaying()) return nullptr;
+  const int32_t index = placeOfThisThread(kind, fd);
+  if (index < 0) return nullptr;
+  const ScriptEvent* e = nextCallOf(index);
+  return e && e->kind == static_cast<uint16_t>(kind) && e->fd == fd ? e : nullptr;
+}
+
 bool nextIsConnectOutcome(int fd) {
   if (!replaying()) return false;
   const int32_t index = placeOfThisThread(Kind::Connect, fd);
@@ -892,7 +903,7 @@ void consume(const ScriptEvent* e) {
     g_forked.store(true, std::memory_order_relaxed);
   __atomic_fetch_or(&g_replayed[me / 64], uint64_t{1} << (me % 64), __ATOMIC_ACQ_REL);
   advancePrefix();
-  if (orderedByObject(me) && index < static_cast<int32_t>(kMaxThreads)) {
+  if (isSyncEvent(me) && index < static_cast<int32_t>(kMaxThreads)) {
     __atomic_store_n(&g_last_sync[index], me + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&g_last_sync_order[index], __atomic_add_fetch(&g_sync_order, 1, __ATOMIC_RELAXED),
                      __ATOMIC_RELAXED);
@@ -1273,7 +1284,7 @@ namespace {
 
 // The process ends: first every event before its end is replayed, its
 // threads' last synchronizations too, which the prefix of the order
-// passes over (orderedByObject).
+// passes over (isSyncEvent).
 void waitForAllBefore(const ScriptEvent* e) {
   const auto mine = static_cast<uint32_t>(e - g.events);
   waitFor([&] { return __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE) >= mine; }, kIdleEndMs);

@@ -50,6 +50,9 @@ const ScriptEvent* expect(Kind kind, int fd, const char* what);
 // Like expect(), but returns null without reporting when the next event
 // is not `kind` (calls that are recorded only sometimes).
 const ScriptEvent* expectIf(Kind kind, int fd);
+// The calling thread's next recorded call when it is `kind` on `fd`, else
+// null: a look only, as nextIs().
+const ScriptEvent* peekNext(Kind kind, int fd);
 // The thread's next recorded call is getsockopt(SO_ERROR) on fd (a
 // CONNECT event with kFlagConnectOutcome).
 bool nextIsConnectOutcome(int fd);
