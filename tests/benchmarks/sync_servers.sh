@@ -58,7 +58,7 @@ run() {
   ab -q -n "$requests" -c 4 "http://127.0.0.1:$port/page.txt" > "$work/ab.txt" 2>&1
   grep -q "Failed requests: *0" "$work/ab.txt" || { echo "$name: ab saw failures"; cat "$work/ab.txt"; }
   awk -v t="$ticks" '{ print ($14 + $15) * 1000 / t }' "/proc/$pid/stat" >> "$work/$name"
-  kill -INT "$pid"
+  kill -TERM "$pid"
   wait "$launcher" 2> /dev/null || true
 }
 for i in $(seq "$runs"); do
