@@ -3,6 +3,7 @@
 // edges from each release to the acquisition it let go on.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <regex>
@@ -314,19 +315,42 @@ TEST(Sync, RandomProgramsReRunAsRecorded) {
   EXPECT_EQ(reRunEach(rec.dir, 3), "");
 }
 
+// Whether a thread of the recording waited for CPython's interpreter lock
+// until its wait timed out (a condition wait that ended so): it then asked
+// the holder to let go by a flag the holder reads without a lock, which a
+// re-run cannot place (docs/threads.md).
+bool threadsCompetedForTheInterpreterLock(const std::string& dir) {
+  auto t = load(dir);
+  if (!t) return false;
+  for (uint32_t i = 0; i < t->events.size(); ++i) {
+    if (t->events[i].eventKind() != Kind::CondWait) continue;
+    log::Record r;
+    if (t->record(i, &r, nullptr, nullptr, nullptr) && r.result == ETIMEDOUT) return true;
+  }
+  return false;
+}
+
 // Real CPython: a multiprocessing Manager with a Pool, four processes that
 // meet through shared semaphores, each with threads under the interpreter
 // lock: every process re-run as recorded, ten times in a row. A process's
 // semaphores shared with processes that do not run in the re-run are
-// answered from the recording.
+// answered from the recording. A busy machine makes threads wait long
+// enough for the interpreter lock to ask for it (the limit above): such a
+// recording is made again, up to five times.
 TEST(Sync, PythonPoolAndManagerReRunAsRecorded) {
   const char* python = "/usr/bin/python3";
   if (access(python, X_OK) != 0) GTEST_SKIP() << "no " << python;
   RecordOptions options;
   options.radar_args = {"--sync", "--nondet"};  // --nondet: the manager authenticates with random keys
-  const Recording rec = record({python, syncProgram("pool.py")}, options);
-  ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  EXPECT_EQ(reRunEach(rec.dir, 10), "");
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const Recording rec = record({python, syncProgram("pool.py")}, options);
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    if (threadsCompetedForTheInterpreterLock(rec.dir)) continue;
+    EXPECT_EQ(reRunEach(rec.dir, 10), "");
+    return;
+  }
+  GTEST_SKIP() << "in five recordings, threads waited for CPython's interpreter lock until they asked for it (a "
+                  "busy machine): the holder reads that request without a lock, where no re-run can place it";
 }
 
 // A thread that spins on a flag another sets with no call between: the
