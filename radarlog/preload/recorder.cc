@@ -113,6 +113,36 @@ int64_t monotonicNow() {
 
 int64_t now() { return monotonicNow(); }
 
+namespace {
+
+int64_t clockNs(clockid_t clock) {
+  struct timespec ts;
+  if (g_real_clock_gettime)
+    g_real_clock_gettime(clock, &ts);
+  else
+    sys::raw(SYS_clock_gettime, clock, reinterpret_cast<long>(&ts));
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+// The wall clock and the monotonic clock at one instant, which every time
+// of this process is converted by: the monotonic clock read on both sides
+// of the wall clock, its middle taken, the tightest of a few tries. A
+// preemption between two plain reads would move all of this process's
+// times against its peers' on other machines (a clock alignment that
+// finds two hosts of one clock apart).
+void readClockPair(int64_t* realtime_ns, int64_t* monotonic_ns) {
+  int64_t tightest = -1;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const int64_t before = clockNs(CLOCK_MONOTONIC), wall = clockNs(CLOCK_REALTIME), after = clockNs(CLOCK_MONOTONIC);
+    if (tightest >= 0 && after - before >= tightest) continue;
+    tightest = after - before;
+    *realtime_ns = wall;
+    *monotonic_ns = before + tightest / 2;
+  }
+}
+
+}  // namespace
+
 uint32_t currentTid() {
   if (!t_thread.tid) t_thread.tid = static_cast<uint32_t>(sys::gettid());
   return t_thread.tid;
@@ -276,9 +306,8 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   } else if (readSmallFile("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id)) > 0) {
     if (char* nl = std::strchr(boot_id, '\n')) *nl = 0;
   }
-  struct timespec rt, mono;
-  sys::raw(SYS_clock_gettime, CLOCK_REALTIME, reinterpret_cast<long>(&rt));
-  sys::raw(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&mono));
+  int64_t realtime_ns = 0, monotonic_ns = 0;
+  readClockPair(&realtime_ns, &monotonic_ns);
 
   log::HeaderFields h;
   h.recording_id = g_config.recording_id;
@@ -299,8 +328,8 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   h.cwd = cwd;
   h.environment = envp;
   h.redact = g_config.redact[0] ? g_config.redact : nullptr;
-  h.realtime_ns = rt.tv_sec * 1'000'000'000LL + rt.tv_nsec;
-  h.monotonic_ns = mono.tv_sec * 1'000'000'000LL + mono.tv_nsec;
+  h.realtime_ns = realtime_ns;
+  h.monotonic_ns = monotonic_ns;
   h.has_payload_limit = g_config.has_payload_limit;
   h.payload_limit = g_config.payload_limit;
   h.nondet = g_config.nondet;
