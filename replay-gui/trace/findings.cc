@@ -267,19 +267,21 @@ std::map<uint32_t, LockHeld> locksHeldAtEnd(const Trace& t) {
   return held;
 }
 
-// The object at `address` in process p, by p's latest event on it (0: none).
-uint32_t syncObjectAt(const Trace& t, uint32_t p, uint64_t address) {
-  const EventList& mine = t.process_events[p];
-  for (size_t k = mine.size(); k-- > 0;) {
-    const Event& e = t.events[mine[k]];
+// The objects at `addresses` in process p, by p's latest event on each:
+// one pass forward (a log is read forward; read backwards, every record
+// would decode its frame again from its start).
+std::map<uint64_t, uint32_t> syncObjectsAt(const Trace& t, uint32_t p, const std::set<uint64_t>& addresses) {
+  std::map<uint64_t, uint32_t> objects;
+  for (uint32_t position : t.process_events[p]) {
+    const Event& e = t.events[position];
     if (!log::isSyncKind(e.eventKind()) || !syncObjectOf(e)) continue;
     log::Record r;
-    if (!t.record(mine[k], &r, nullptr, nullptr, nullptr) || r.address.size() < sizeof(uint64_t)) continue;
+    if (!t.record(position, &r, nullptr, nullptr, nullptr) || r.address.size() < sizeof(uint64_t)) continue;
     uint64_t at;  // the address: the record's last word
     std::memcpy(&at, r.address.data() + r.address.size() - sizeof(at), sizeof(at));
-    if (at == address) return syncObjectOf(e);
+    if (addresses.count(at)) objects[at] = syncObjectOf(e);
   }
-  return 0;
+  return objects;
 }
 
 // The semaphores and condition variables one thread alone posted or
@@ -309,12 +311,19 @@ bool waitsForOthers(uint16_t kind) {
 
 void findLockDeadlocks(Trace& t) {
   std::map<ThreadKey, uint32_t> waits;  // a thread killed waiting for a lock or a post -> the object
-  for (const Process& p : t.processes)
+  for (const Process& p : t.processes) {
+    auto waitedAt = [](const auto& slot) { return uint64_t{slot.channel} << 32 | static_cast<uint32_t>(slot.fd); };
+    std::set<uint64_t> addresses;
+    for (const auto& slot : p.control.threads)
+      if (waitsForOthers(slot.kind) && slot.tid) addresses.insert(waitedAt(slot));
+    if (addresses.empty()) continue;
+    const std::map<uint64_t, uint32_t> objects = syncObjectsAt(t, p.index, addresses);
     for (const auto& slot : p.control.threads) {
-      if (!waitsForOthers(slot.kind) || !slot.tid) continue;
-      const uint64_t address = uint64_t{slot.channel} << 32 | static_cast<uint32_t>(slot.fd);
-      if (const uint32_t object = syncObjectAt(t, p.index, address)) waits[{p.index, p.threadIndex(slot.tid)}] = object;
+      const auto object = objects.find(waitedAt(slot));
+      if (waitsForOthers(slot.kind) && slot.tid && object != objects.end())
+        waits[{p.index, p.threadIndex(slot.tid)}] = object->second;
     }
+  }
   if (waits.empty()) return;
   // Who the waited-for object waits for: a lock's holder; a semaphore's or
   // condition's only poster or signaller.
