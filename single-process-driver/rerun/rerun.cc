@@ -360,16 +360,19 @@ bool isSet(const uint64_t* bits, uint32_t i) {
 // Every event before `i` has been replayed.
 bool replayedBefore(uint32_t i) { return __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE) >= i; }
 
-// Synchronizations keep their order on each object (ScriptEvent::after_sync),
-// not the process's: the prefix of replayed events passes over them. (The
-// recorder counts a release once it let go, so a lock it let go on can be
-// counted first: held to the counted order too, the two would wait for
-// each other.)
+// A synchronization waits for its object's previous operation only
+// (ScriptEvent::after_sync), not for the prefix: the recorder counts a
+// release once it let go, so a lock it let go on can be counted first, and
+// held to the counted order too, the two would wait for each other. Every
+// other call waits for the prefix, synchronizations included: each event
+// is counted once it happened, so what it waits for happened before it,
+// and a thread's calls stay where they were among the others' locks (a
+// thread that ran ahead past them would show the others state -- a clock,
+// a flag -- from later than the recording did).
 bool isSyncEvent(uint32_t i) { return log::isSyncKind(static_cast<Kind>(g.events[i].kind)); }
 
 void advancePrefix() {
-  for (uint32_t p = __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE);
-       p < g.header->event_count && (isSet(g_replayed, p) || isSyncEvent(p));) {
+  for (uint32_t p = __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE); p < g.header->event_count && isSet(g_replayed, p);) {
     if (__atomic_compare_exchange_n(&g_prefix, &p, p + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) ++p;
   }
 }
@@ -1212,8 +1215,24 @@ void nameUnsynchronizedAccess(Report& r) {
 
 }  // namespace
 
+namespace {
+std::atomic<bool> g_diverging{false};
+
+// A second thread that leaves the recording while the first tells why
+// waits until the program runs on its own (a moment: never for ever).
+void waitForDetach() {
+  for (int ms = 0; ms < 2000 && !g.detached.load(std::memory_order_acquire); ++ms) {
+    struct timespec pause = {0, 1000 * 1000};
+    sys::raw(SYS_nanosleep, reinterpret_cast<long>(&pause), 0);
+  }
+}
+}  // namespace
+
+// The report is made before the program runs on its own: once detached,
+// another thread could end the process before it is told.
 void diverge(const ScriptEvent* e, const char* message) {
-  if (detach()) return;
+  if (g.detached.load(std::memory_order_acquire)) return;
+  if (g_diverging.exchange(true)) return waitForDetach();
   Report r;
   r << "radar: the re-run of " << label() << " left the recording";
   if (e) r << " at event " << e->number << " (local " << e->counter << ")";
@@ -1222,6 +1241,7 @@ void diverge(const ScriptEvent* e, const char* message) {
   nameUnrecordedInputs(r);
   appendStallNote(r);
   copyReport(r.str(), ReplayOutcome::Diverged);
+  detach();
   announce(radar_replay_diverged, r.str());
   if (g.exit_at_end) exitNow(driver::kDivergedExitStatus);
 }
@@ -1283,8 +1303,7 @@ void branchToChild(const ScriptEvent* e) {
 namespace {
 
 // The process ends: first every event before its end is replayed, its
-// threads' last synchronizations too, which the prefix of the order
-// passes over (isSyncEvent).
+// threads' last synchronizations too.
 void waitForAllBefore(const ScriptEvent* e) {
   const auto mine = static_cast<uint32_t>(e - g.events);
   waitFor([&] { return __atomic_load_n(&radar_replay_consumed, __ATOMIC_ACQUIRE) >= mine; }, kIdleEndMs);
