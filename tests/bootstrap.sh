@@ -27,7 +27,7 @@ radar_packages=(
 # those tests skip, saying what is missing.
 radar_real_packages=(
   nginx-light curl postgresql redis-server redis-tools golang-go tcpdump make
-  apache2-bin apache2-utils nodejs dnsmasq-base bind9-dnsutils
+  apache2-bin apache2-utils nodejs dnsmasq-base bind9-dnsutils memcached libmemcached-tools
 )
 
 radar_install_packages() {

@@ -799,5 +799,47 @@ TEST(RealPrograms, RedisUnderRedisBenchmark) {
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
 }
 
+// ---- memcached: four worker threads under memcslap, re-run in their recorded order ----------
+
+// memcached's threads meet through locks (its LRU, slab and statistics
+// threads, the listener handing connections to the workers): recorded with
+// --sync (and --nondet: its clock thread's time decides what the LRU
+// thread moves), every process re-runs as recorded.
+TEST(RealPrograms, MemcachedFourThreadsUnderMemcslapReRunAsRecorded) {
+  if (!have("memcached") || !have("memcslap") || !have("memcping"))
+    GTEST_SKIP() << "memcached or its tools are not installed (apt-get install memcached libmemcached-tools)";
+  const std::string work = testTempDir();
+  const std::string server = "127.0.0.1:" + std::to_string(freePort());
+  const std::string port = server.substr(server.find(':') + 1);
+  const std::string session =
+      "timeout 300 sh -c " +
+      shellQuote("memcached $([ $(id -u) = 0 ] && echo -u root) -t 4 -l 127.0.0.1 -U 0 -p " + port + " & m=$!; " +
+                 "until memcping --servers=" + server + " >/dev/null 2>&1; do sleep 0.05; done; " +
+                 "memcslap --servers=" + server + " --concurrency=4 --execute-number=500 --binary >/dev/null && " +
+                 "echo memcslap: ok; kill $m; wait $m; echo memcached: $?");
+  const Result bare = shell(session);
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  ASSERT_EQ(bare.out, "memcslap: ok\nmemcached: 0\n");
+  const std::string dir = work + "/rec";
+  std::string no_capture;
+  const Result rec = whileCapturing(work + "/lo.pcap", std::stoi(port), &no_capture,
+                                    [&] { return shell(radarRecord(dir, "--sync --nondet") + session); });
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, bare.out);
+  expectBytesAsCaptured(dir, work + "/lo.pcap", std::stoi(port), no_capture);
+  // memcslap's threads close their connections without reading the last
+  // answer (24 bytes, a binary header) to what they sent last.
+  expectTrueRecording(dir, "", {}, {},
+                      {R"(^never-received: 1 message \(24 bytes\) sent by memcached\[\d+\] on tcp .* never received)"});
+  // Thread timing differs from one re-run to the next: the server, nine
+  // times more.
+  for (int run = 2; run <= 10; ++run) {
+    const Result again = radar({"debug", dir, "memcached", "--no-gdb", "--yes"});
+    EXPECT_EQ(again.exit_code, 0) << "re-run " << run << ": " << again.err;
+    EXPECT_NE(again.err.find("exits with status 0, as recorded"), std::string::npos) << again.err;
+  }
+  if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
+}
+
 }  // namespace
 }  // namespace radar::testing
