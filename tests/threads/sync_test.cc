@@ -336,9 +336,10 @@ bool threadsCompetedForTheInterpreterLock(const std::string& dir) {
 // machine makes threads wait long enough for the interpreter lock to ask
 // for it by a flag the holder reads without a lock, where no re-run can
 // place it (docs/threads.md): such a recording is made again, up to five
-// times; a re-run that went another way there must say so (another call
-// or result than the recorded one, the unsynchronized read named). `skipped`: why
-// no recording could be tried.
+// times; a re-run that went another way there must say so, naming the
+// unsynchronized read (threads that raced to a call the order does not
+// hold, as two creating descriptors, are named so too). `skipped`: why no
+// recording could be tried.
 std::string reRunPythonAsRecorded(const std::vector<std::string>& program, std::string* skipped) {
   RecordOptions options;
   options.radar_args = {"--sync", "--nondet"};
@@ -348,11 +349,8 @@ std::string reRunPythonAsRecorded(const std::vector<std::string>& program, std::
     if (threadsCompetedForTheInterpreterLock(rec.dir)) continue;
     const std::string failure = reRunEach(rec.dir, 10);
     if (failure.empty()) return "";
-    const bool named = failure.find(
-                           "probable cause, memory one thread wrote and another read with no "
-                           "synchronization") != std::string::npos;
-    if (!named || (failure.find("the program calls ") == std::string::npos &&
-                   failure.find("where the recording has") == std::string::npos))
+    if (failure.find("probable cause, memory one thread wrote and another read with no synchronization") ==
+        std::string::npos)
       return failure;
   }
   *skipped =
