@@ -102,17 +102,6 @@ int computeFdFloor() {
 
 }  // namespace
 
-int64_t monotonicNow() {
-  struct timespec ts;
-  if (g_real_clock_gettime)
-    g_real_clock_gettime(CLOCK_MONOTONIC, &ts);
-  else
-    sys::raw(SYS_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&ts));
-  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
-}
-
-int64_t now() { return monotonicNow(); }
-
 namespace {
 
 int64_t clockNs(clockid_t clock) {
@@ -123,6 +112,14 @@ int64_t clockNs(clockid_t clock) {
     sys::raw(SYS_clock_gettime, clock, reinterpret_cast<long>(&ts));
   return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
 }
+
+}  // namespace
+
+int64_t monotonicNow() { return clockNs(CLOCK_MONOTONIC); }
+
+int64_t now() { return monotonicNow(); }
+
+namespace {
 
 // The wall clock and the monotonic clock at one instant, which every time
 // of this process is converted by: the monotonic clock read on both sides
