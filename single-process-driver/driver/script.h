@@ -84,6 +84,9 @@ inline constexpr uint32_t kScriptEventFds = 8;
 // Made from a recording with synchronization (radar record --sync): the
 // re-run holds it to its recorded order.
 inline constexpr uint32_t kScriptSync = 16;
+// Recorded with radar record --sync, whether or not it took a lock: a
+// thread that waited outside every recorded call did not wait for a lock.
+inline constexpr uint32_t kScriptRecordedSync = 32;
 // Writes on descriptors from this number on are not compared.
 inline constexpr int kComparedOutputFds = 4096;
 

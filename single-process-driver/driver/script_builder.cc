@@ -302,6 +302,8 @@ class Builder {
     if (segment == 0) firstImage(*reader);
     payload_limited_ = reader->header().has_payload_limit();
     nondet_ = reader->header().nondet();  // the last segment's: the image being debugged
+    const auto& env = reader->header().environment();
+    recorded_sync_ = std::find(env.begin(), env.end(), "RADAR_SYNC=1") != env.end();
     // Every image of the chain must have kept its writes and interface ioctls.
     if (reader->control().format_major == 1 && reader->control().format_minor < 5) outputs_recorded_ = false;
     // ... and its calls on message queues.
@@ -809,6 +811,7 @@ class Builder {
     if (queues_recorded_) h.flags |= kScriptQueues;
     if (eventfds_recorded_) h.flags |= kScriptEventFds;
     if (sync_ordered_) h.flags |= kScriptSync;
+    if (recorded_sync_) h.flags |= kScriptRecordedSync;
     h.started_realtime_ns = started_realtime_ns_;
     h.label = w_.putText(t_.label(debugged.index));
     out_->events = static_cast<uint32_t>(w_.events.size());
@@ -855,6 +858,7 @@ class Builder {
   bool queues_recorded_ = true;                  // ... of format 1.6 or later
   bool eventfds_recorded_ = true;                // ... of format 1.7 or later
   bool nondet_ = false;                          // recorded with --nondet
+  bool recorded_sync_ = false;                   // recorded with --sync
   // Per synchronized object: (number, script event) of its operations.
   std::map<std::string, std::vector<std::pair<uint64_t, uint32_t>>> sync_objects_;
   bool sync_ordered_ = false;        // the script has synchronizations to replay in order

@@ -264,7 +264,7 @@ bool recordingStoppedHere() {
 // that waits on memory (spins on a flag another thread sets, with no call
 // between): the order cannot hold it, and the re-run says so once.
 
-char g_stall_note[512];
+char g_stall_note[768];
 std::atomic<bool> g_stall_noted{false};
 
 // Whether thread `tid` of this process is running (state R), from /proc.
@@ -286,9 +286,11 @@ bool runs(uint32_t tid) {
   return end && end[1] == ' ' && end[2] == 'R';
 }
 
+bool stallNoted() { return g_stall_noted.load(std::memory_order_acquire) && g_stall_note[0]; }
+
 // The note, on a line of its own, where there is one.
 void appendStallNote(Report& r) {
-  if (g_stall_noted.load(std::memory_order_acquire) && g_stall_note[0]) r << "\n  note: " << g_stall_note;
+  if (stallNoted()) r << "\n  note: " << g_stall_note;
 }
 
 // Another thread of the re-run that is running now (its script index), or -1.
@@ -307,9 +309,15 @@ void noteStall(int idle_ms) {
   if (running < 0 || g_stall_noted.exchange(true)) return;
   const uint32_t waiting = g_cursor[t_place.index];
   Report r;
+  // Recorded without --sync, the running thread may also wait for a lock
+  // the held one has taken (CPython's interpreter lock, polled).
   r << "while replaying, a thread waited " << idle_ms << " ms for its turn behind a thread that ran all along "
-    << "without a recorded call (it probably waited on memory another thread sets, a spin); the re-run let it go "
-       "on out of its recorded order";
+    << "without a recorded call (it probably waited on memory another thread sets, a spin"
+    << (g.header->flags & driver::kScriptRecordedSync
+            ? ""
+            : ", or for a lock the held thread had taken: recorded without --sync, "
+              "which records the order threads take their locks in")
+    << "); the re-run let it go on out of its recorded order";
   if (waiting != kNoEvent) r << ". Its next event: " << text(&g.events[waiting]);
   const uint32_t next = g_cursor[running];
   if (next != kNoEvent) r << " The running thread's next event: " << text(&g.events[next]);
@@ -1166,8 +1174,7 @@ void noteFileOpened(const char* path, int error) {
     note(g_missing_files, path);
 }
 
-void nameUnrecordedInputs(Report& r) {
-  bool any = false;
+void nameUnrecordedInputs(Report& r, bool any) {
   sharedMemory(r, &any);
   // A file it looked for in vain (its pid file, a lock) comes next; then
   // clocks and random numbers read live where the recording could have had
@@ -1195,7 +1202,7 @@ namespace {
 // synchronization between (a flag, an atomic variable): named by the
 // diverging thread's last synchronization and that of the other thread
 // that synchronized last.
-void nameUnsynchronizedAccess(Report& r) {
+void nameUnsynchronizedAccess(Report& r, bool* any) {
   if (!(g.header->flags & driver::kScriptSync) || !threadsWereStarted()) return;
   const int32_t mine = t_place.index >= 0 && t_place.index < static_cast<int32_t>(kMaxThreads) ? t_place.index : -1;
   int32_t other = -1;
@@ -1205,8 +1212,10 @@ void nameUnsynchronizedAccess(Report& r) {
     if (static_cast<int32_t>(i) != mine && order > latest) latest = order, other = static_cast<int32_t>(i);
   }
   if (other < 0) return;
-  r << "\n  probable cause, memory one thread wrote and another read with no synchronization radar records "
-       "between them (a flag, an atomic variable): ";
+  r << "\n  " << (*any ? "also" : "probable cause")
+    << ", memory one thread wrote and another read with no synchronization radar records between them (a flag, an "
+       "atomic variable): ";
+  *any = true;
   const uint32_t own = mine >= 0 ? __atomic_load_n(&g_last_sync[mine], __ATOMIC_RELAXED) : 0;
   if (own) r << "this thread last synchronized at: " << text(&g.events[own - 1]) << "; ";
   r << "the other thread to synchronize last, at: "
@@ -1237,9 +1246,12 @@ void diverge(const ScriptEvent* e, const char* message) {
   r << "radar: the re-run of " << label() << " left the recording";
   if (e) r << " at event " << e->number << " (local " << e->counter << ")";
   r << ":\n  " << message;
-  nameUnsynchronizedAccess(r);
-  nameUnrecordedInputs(r);
-  appendStallNote(r);
+  // A thread the re-run had to let out of its recorded order took another
+  // schedule than the recording's: the likeliest cause of all.
+  bool any = stallNoted();
+  if (any) r << "\n  probable cause, another order of threads: " << g_stall_note;
+  nameUnsynchronizedAccess(r, &any);
+  nameUnrecordedInputs(r, any);
   copyReport(r.str(), ReplayOutcome::Diverged);
   detach();
   announce(radar_replay_diverged, r.str());

@@ -191,8 +191,9 @@ class Report {
 };
 
 // Appends to a divergence's report the inputs radar does not record that
-// the re-run had (shared memory, files, live clocks): its probable cause.
-void nameUnrecordedInputs(Report& r);
+// the re-run had (shared memory, files, live clocks): its probable cause,
+// or further causes ("also") where `any` was named before.
+void nameUnrecordedInputs(Report& r, bool any = false);
 
 // Whether every write to files and devices the recording has was made,
 // and made the same (checkOutput); if not, appends what differs to `r`

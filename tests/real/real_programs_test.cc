@@ -554,7 +554,8 @@ TEST(RealPrograms, PythonMultiprocessingPoolWithAManager) {
   // not record (docs/debugging-one-process.md): its server threads look
   // at each other's state between calls (another thread schedule, said
   // with the other thread's event, or with the descriptor number another
-  // thread holds longer than it did then), and it names the objects it shares by
+  // thread holds longer than it did then, or a thread it let go out of its
+  // recorded order), and it names the objects it shares by
   // their address (id(), in hexadecimal): the re-run has the recorded
   // memory layout, but threads that allocate in another order (Python
   // switches threads on a timer) get other addresses, which differ in
@@ -563,7 +564,8 @@ TEST(RealPrograms, PythonMultiprocessingPoolWithAManager) {
   // semaphores of its locks and queues, which live in memory the
   // processes share (/dev/shm/sem.*): that is the cause the re-run names.
   const std::regex other_schedule(
-      R"(where the recording has: Process pool\.py\[\d+\] \(thread \d+\)|another thread of the re-run holds it)");
+      R"(where the recording has: Process pool\.py\[\d+\] \(thread \d+\)|another thread of the re-run holds it|)"
+      R"(probable cause, another order of threads: )");
   const std::regex other_address(R"(recorded: ((3[0-9]|6[1-6]) )+.*\n  re-run:   ((3[0-9]|6[1-6]) )+)");
   const std::regex semaphores(
       R"(probable cause, an input radar does not record: memory this process shares with others \(/dev/shm/sem\.)");
