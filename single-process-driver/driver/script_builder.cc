@@ -156,19 +156,30 @@ bool makesDescriptors(Kind k) {
 }
 
 // The descriptors `r` made -> the channel they are an end of (0: unknown).
-void noteCreated(const log::Record& r, std::map<int, uint32_t>* created) {
+// `defined`: the channels the log defined just before `r`, by descriptor
+// (both ends of a pipe have one each; `r.channel` is the first end's).
+// `made`, where given, collects the channels known to be made.
+void noteCreated(const log::Record& r, const std::map<int, uint32_t>& defined, std::map<int, uint32_t>* created,
+                 std::set<uint32_t>* made = nullptr) {
+  auto note = [&](int fd, uint32_t channel) {
+    (*created)[fd] = channel;
+    if (made && channel) made->insert(channel);
+  };
   switch (r.kind) {
     case Kind::Pipe:
     case Kind::Socketpair:
     case Kind::Recvmsg:
-      for (int32_t fd : r.fds) (*created)[fd] = 0;
+      for (int32_t fd : r.fds) {
+        const auto it = defined.find(fd);
+        note(fd, it != defined.end() ? it->second : 0);
+      }
       break;
     case Kind::Socket:
     case Kind::Accept:
     case Kind::Dup:
     case Kind::Popen:
     case Kind::Open:
-      if (r.result >= 0) (*created)[static_cast<int>(r.result)] = r.channel;
+      if (r.result >= 0) note(static_cast<int>(r.result), r.channel);
       break;
     default:
       break;
@@ -318,13 +329,18 @@ class Builder {
     positions_.reserve(w_.events.capacity());
     std::map<int, uint32_t> created, created_ever;
     std::set<int> inherited;
+    std::set<uint32_t> made_channels;
     log::Record r;
     uint64_t expected_counter = 1, last_number = 0;
     std::map<uint32_t, proto::ChannelInfo> channels;  // as defined so far
+    std::map<int, uint32_t> defined;                  // since the last event: descriptor -> channel
     while (reader->next(r)) {
       if (r.kind == Kind::Channel) {
         proto::ChannelInfo info;
-        if (log::LogReader::parseChannel(r.channel_bytes, &info)) channels[info.index()] = info;
+        if (log::LogReader::parseChannel(r.channel_bytes, &info)) {
+          channels[info.index()] = info;
+          defined[info.fd()] = info.index();
+        }
         continue;
       }
       if (r.kind == Kind::Output) {  // written before the fork the chain follows
@@ -342,11 +358,18 @@ class Builder {
       const uint32_t position = t_.positionOfCounter(p, r.counter);
       last_number = position + 1;
       // (A dup2 of a file onto a channel is recorded for the channel it
-      // closed: its source, on no channel, was no inherited end.)
-      if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && r.channel && !created.count(r.fd))
+      // closed: its source, on no channel, was no inherited end. A channel
+      // the image made is none either: its close can be counted after
+      // another thread made the number again and closed it too.)
+      if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && r.channel && !created.count(r.fd) &&
+          !made_channels.count(r.channel))
         inherited.insert(r.fd);
-      noteCreated(r, &created);
-      noteCreated(r, &created_ever);
+      // A close counted after another thread made its number again (the
+      // close let the number go, the other took it, and only then was the
+      // close counted) leaves the new descriptor made: known by its channel.
+      noteCreated(r, defined, &created, &made_channels);
+      noteCreated(r, defined, &created_ever);
+      defined.clear();
       if (r.kind == Kind::Close) noteClosed(r, &created);
       if (!addEvent(segment, proc, r, position, position == fork_position, error)) return false;
       if (hasSocketNames(r.kind) && r.channel) {
@@ -381,7 +404,7 @@ class Builder {
         *error = "cannot read " + t_.label(proc.index) + "'s log: " + why;
         return false;
       }
-      noteCreated(r, &created_ever);
+      noteCreated(r, {}, &created_ever);
     }
     if (segment == 0) standIns(p, inherited, created_ever);
     if (last) endOf(proc);

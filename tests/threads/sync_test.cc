@@ -417,6 +417,26 @@ TEST(Sync, ReRunOfASpinningThreadGoesOnAndSaysSo) {
   }
 }
 
+// A close the recorder counted after another thread had made its number
+// again (the close freed it at once, lingered a second, and returned only
+// then) is no sign of a descriptor inherited at that number: the re-run
+// puts no stand-in there, makes the socket and the pipe at their numbers,
+// and ends as recorded.
+TEST(Sync, CloseCountedAfterItsNumberWasMadeAgainReRunsAsRecorded) {
+  const Recording rec = record({syncProgram("late_close")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.out, "pipe at 4 and 8, 1 byte through it\n");
+  const std::string story = radar({"events", rec.dir}).out;
+  const size_t pipe = story.find("creates pipe"), late = story.find("(thread 2) closes its end of tcp");
+  ASSERT_NE(pipe, std::string::npos) << story;
+  ASSERT_NE(late, std::string::npos) << story;
+  ASSERT_LT(pipe, late) << "the close was not counted late: " << story;
+  const Result debug = shell("timeout 60 " + radarDebug() + " --yes " + shellQuote(rec.dir) + " late_close --no-gdb");
+  EXPECT_EQ(debug.exit_code, 0) << debug.err;
+  EXPECT_NE(debug.err.find("exits with status 0, as recorded"), std::string::npos) << debug.err;
+  EXPECT_EQ(debug.out, rec.out);
+}
+
 // Without --sync nothing of it is recorded: the hooks only pass the calls on.
 TEST(Sync, NotRecordedUnlessAsked) {
   const Recording rec = record({syncProgram("sync_random"), "3", "3", "32"});
