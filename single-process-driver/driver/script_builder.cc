@@ -211,6 +211,32 @@ bool isChannelCall(Kind k) {
          k == Kind::Listen || k == Kind::Connect || k == Kind::Accept || k == Kind::Shutdown;
 }
 
+// The descriptors an image's calls made and used, in its log's order: those
+// it used without making them it inherited (stand-ins at the start).
+struct Descriptors {
+  std::map<int, uint32_t> created, created_ever;  // descriptor -> channel (0: unknown)
+  std::set<int> inherited;
+  std::set<uint32_t> made_channels;
+  std::map<int, uint32_t> defined;  // channels the log defined since the last event
+
+  void event(const log::Record& r, bool first_image) {
+    // (A dup2 of a file onto a channel is recorded for the channel it
+    // closed: its source, on no channel, was no inherited end. A channel
+    // the image made is none either: its close can be counted after
+    // another thread made the number again and closed it too.)
+    if (first_image && isChannelCall(r.kind) && r.fd >= 0 && r.channel && !created.count(r.fd) &&
+        !made_channels.count(r.channel))
+      inherited.insert(r.fd);
+    // A close counted after another thread made its number again (the
+    // close let the number go, the other took it, and only then was the
+    // close counted) leaves the new descriptor made: known by its channel.
+    noteCreated(r, defined, &created, &made_channels);
+    noteCreated(r, defined, &created_ever);
+    defined.clear();
+    if (r.kind == Kind::Close) noteClosed(r, &created);
+  }
+};
+
 class Builder {
  public:
   Builder(const Trace& t, Script* out) : t_(t), out_(out), narrator_(t), w_(std::move(out->bytes)) {}
@@ -302,6 +328,21 @@ class Builder {
     started_realtime_ns_ = reader.header().realtime_ns();
   }
 
+  // How the image was recorded (the last segment's: the image debugged).
+  void imageRecordedWith(const log::LogReader& reader) {
+    payload_limited_ = reader.header().has_payload_limit();
+    nondet_ = reader.header().nondet();
+    const auto& env = reader.header().environment();
+    recorded_sync_ = std::find(env.begin(), env.end(), "RADAR_SYNC=1") != env.end();
+    // Every image of the chain must have kept its writes and interface ioctls.
+    const auto& c = reader.control();
+    if (c.format_major == 1 && c.format_minor < 5) outputs_recorded_ = false;
+    // ... and its calls on message queues.
+    if (c.format_major == 1 && c.format_minor < 6) queues_recorded_ = false;
+    // ... and its eventfds.
+    if (c.format_major == 1 && c.format_minor < 7) eventfds_recorded_ = false;
+  }
+
   bool addImage(uint32_t segment, uint32_t p, uint64_t limit, uint32_t fork_position, std::string* error) {
     const Process& proc = t_.processes[p];
     log::LogError err;
@@ -311,35 +352,23 @@ class Builder {
       return false;
     }
     if (segment == 0) firstImage(*reader);
-    payload_limited_ = reader->header().has_payload_limit();
-    nondet_ = reader->header().nondet();  // the last segment's: the image being debugged
-    const auto& env = reader->header().environment();
-    recorded_sync_ = std::find(env.begin(), env.end(), "RADAR_SYNC=1") != env.end();
-    // Every image of the chain must have kept its writes and interface ioctls.
-    if (reader->control().format_major == 1 && reader->control().format_minor < 5) outputs_recorded_ = false;
-    // ... and its calls on message queues.
-    if (reader->control().format_major == 1 && reader->control().format_minor < 6) queues_recorded_ = false;
-    // ... and its eventfds.
-    if (reader->control().format_major == 1 && reader->control().format_minor < 7) eventfds_recorded_ = false;
+    imageRecordedWith(*reader);
     const bool last = segment + 1 == out_->chain.size();
     // Every thread of the image has a place, even one that recorded nothing
     // (the main thread of a child that only exits through a signal ...).
     threadIndex(segment, static_cast<uint32_t>(proc.pid), proc.pid);
     w_.events.reserve(w_.events.size() + t_.process_events[p].size());
     positions_.reserve(w_.events.capacity());
-    std::map<int, uint32_t> created, created_ever;
-    std::set<int> inherited;
-    std::set<uint32_t> made_channels;
+    Descriptors fds;
     log::Record r;
     uint64_t expected_counter = 1, last_number = 0;
     std::map<uint32_t, proto::ChannelInfo> channels;  // as defined so far
-    std::map<int, uint32_t> defined;                  // since the last event: descriptor -> channel
     while (reader->next(r)) {
       if (r.kind == Kind::Channel) {
         proto::ChannelInfo info;
         if (log::LogReader::parseChannel(r.channel_bytes, &info)) {
           channels[info.index()] = info;
-          defined[info.fd()] = info.index();
+          fds.defined[info.fd()] = info.index();
         }
         continue;
       }
@@ -357,20 +386,7 @@ class Builder {
       ++expected_counter;
       const uint32_t position = t_.positionOfCounter(p, r.counter);
       last_number = position + 1;
-      // (A dup2 of a file onto a channel is recorded for the channel it
-      // closed: its source, on no channel, was no inherited end. A channel
-      // the image made is none either: its close can be counted after
-      // another thread made the number again and closed it too.)
-      if (segment == 0 && isChannelCall(r.kind) && r.fd >= 0 && r.channel && !created.count(r.fd) &&
-          !made_channels.count(r.channel))
-        inherited.insert(r.fd);
-      // A close counted after another thread made its number again (the
-      // close let the number go, the other took it, and only then was the
-      // close counted) leaves the new descriptor made: known by its channel.
-      noteCreated(r, defined, &created, &made_channels);
-      noteCreated(r, defined, &created_ever);
-      defined.clear();
-      if (r.kind == Kind::Close) noteClosed(r, &created);
+      fds.event(r, segment == 0);
       if (!addEvent(segment, proc, r, position, position == fork_position, error)) return false;
       if (hasSocketNames(r.kind) && r.channel) {
         auto it = channels.find(r.channel);
@@ -404,9 +420,9 @@ class Builder {
         *error = "cannot read " + t_.label(proc.index) + "'s log: " + why;
         return false;
       }
-      noteCreated(r, {}, &created_ever);
+      noteCreated(r, {}, &fds.created_ever);
     }
-    if (segment == 0) standIns(p, inherited, created_ever);
+    if (segment == 0) standIns(p, fds.inherited, fds.created_ever);
     if (last) endOf(proc);
     return true;
   }
