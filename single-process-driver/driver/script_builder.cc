@@ -156,8 +156,10 @@ bool makesDescriptors(Kind k) {
 }
 
 // The descriptors `r` made -> the channel they are an end of (0: unknown).
-// `defined`: the channels the log defined just before `r`, by descriptor
-// (both ends of a pipe have one each; `r.channel` is the first end's).
+// `defined`: the channels the log defined that no event used yet, by
+// descriptor: both ends of a pipe have one each (`r.channel` is the first
+// end's), and another thread's events can come between the definitions
+// and the call that made them.
 // `made`, where given, collects the channels known to be made.
 void noteCreated(const log::Record& r, const std::map<int, uint32_t>& defined, std::map<int, uint32_t>* created,
                  std::set<uint32_t>* made = nullptr) {
@@ -217,7 +219,7 @@ struct Descriptors {
   std::map<int, uint32_t> created, created_ever;  // descriptor -> channel (0: unknown)
   std::set<int> inherited;
   std::set<uint32_t> made_channels;
-  std::map<int, uint32_t> defined;  // channels the log defined since the last event
+  std::map<int, uint32_t> defined;  // channels the log defined that no event used yet
 
   void event(const log::Record& r, bool first_image) {
     // (A dup2 of a file onto a channel is recorded for the channel it
@@ -232,7 +234,9 @@ struct Descriptors {
     // close counted) leaves the new descriptor made: known by its channel.
     noteCreated(r, defined, &created, &made_channels);
     noteCreated(r, defined, &created_ever);
-    defined.clear();
+    if (r.kind == Kind::Pipe || r.kind == Kind::Socketpair || r.kind == Kind::Recvmsg)
+      for (int32_t fd : r.fds) defined.erase(fd);
+    if (const auto it = defined.find(r.fd); it != defined.end() && it->second == r.channel) defined.erase(it);
     if (r.kind == Kind::Close) noteClosed(r, &created);
   }
 };

@@ -246,6 +246,7 @@ bool placeNew(const ScriptEvent* e, long real_fd, int want, bool cloexec) {
     diverge(e, r.str());
     return false;
   }
+  if (threadsWereStarted() && want >= 0 && sys::fcntl(want, F_GETFD) >= 0) releaseLateClose(e, want);
   if (!placeAt(static_cast<int>(real_fd), want, cloexec)) {
     Report r;
     r << "descriptor " << want << ", new in the recording here, is already open in the re-run";
@@ -946,13 +947,18 @@ HOOK int close(int fd) {
   // close may have got this number in the recording, the close having let
   // it go before its own event was written (the kernel hands a number out
   // again as soon as it is free).
+  // (Once closed, the number is no channel of this close's: another
+  // thread may make it its own before this close's turn.)
   const ScriptEvent* next = peekNext(Kind::Close, fd);
   const bool early = next && next->result == 0;
-  if (early) sys::close(fd);
+  if (early) {
+    setChannelFd(fd, false);
+    sys::close(fd);
+  }
   const ScriptEvent* e = expect(Kind::Close, fd, What("close", fd).str());
   if (!e) return early ? 0 : real_close(fd);
   if (e->result == 0 && !early) sys::close(fd);
-  setChannelFd(fd, false);
+  if (!early) setChannelFd(fd, false);
   consume(e);
   return finishWith<int>(e);
 }

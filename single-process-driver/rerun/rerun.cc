@@ -124,6 +124,12 @@ uint64_t* g_replayed = nullptr;  // events replayed (a bit each)
 uint32_t g_prefix = 0;           // events [0, g_prefix) all replayed
 uint32_t g_progress = 0;         // bumped at every arrival and replay: what waits sleep on
 uint32_t g_waiters = 0;          // threads sleeping on it
+// Per script thread: a word its thread sleeps on while it waits for its
+// turn, bumped once every event before that turn is replayed, and the
+// event it waits before (+1; 0: none). One thread is woken per turn: a
+// thousand threads that wait are not all woken at every event.
+uint32_t g_turn_word[kMaxThreads];
+uint32_t g_turn_waiting[kMaxThreads];
 // Per script thread, its last synchronization replayed and when (in the
 // order of all of them): what a divergence names as the probable race.
 uint32_t g_last_sync[kMaxThreads];
@@ -303,53 +309,80 @@ int32_t otherThreadRuns() {
   return -1;
 }
 
-void noteStall(int idle_ms) {
+// `running_seen`: another thread ran through the whole wait; else none
+// moved at all (each waits outside any recorded call).
+void noteStall(int idle_ms, bool running_seen) {
   if (g_stall_noted.load(std::memory_order_relaxed) || t_place.index < 0) return;
-  const int32_t running = otherThreadRuns();
-  if (running < 0 || g_stall_noted.exchange(true)) return;
+  const int32_t running = running_seen ? otherThreadRuns() : -1;
+  if (g_stall_noted.exchange(true)) return;
   const uint32_t waiting = g_cursor[t_place.index];
+  const bool sync = g.header->flags & driver::kScriptRecordedSync;
   Report r;
-  // Recorded without --sync, the running thread may also wait for a lock
+  // Recorded without --sync, the other thread may also wait for a lock
   // the held one has taken (CPython's interpreter lock, polled).
-  r << "while replaying, a thread waited " << idle_ms << " ms for its turn behind a thread that ran all along "
-    << "without a recorded call (it probably waited on memory another thread sets, a spin"
-    << (g.header->flags & driver::kScriptRecordedSync
-            ? ""
-            : ", or for a lock the held thread had taken: recorded without --sync, "
-              "which records the order threads take their locks in")
-    << "); the re-run let it go on out of its recorded order";
+  r << "while replaying, a thread waited " << idle_ms << " ms for its turn ";
+  if (running_seen)
+    r << "behind a thread that ran all along without a recorded call (it probably waited on memory another thread "
+         "sets, a spin"
+      << (sync ? ""
+               : ", or for a lock the held thread had taken: recorded without --sync, which records the order "
+                 "threads take their locks in");
+  else
+    r << "while no other thread moved (they waited outside any recorded call"
+      << (sync ? ""
+               : ", probably for a lock the held thread had taken: recorded without --sync, which records the "
+                 "order threads take their locks in");
+  r << "); the re-run let it go on out of its recorded order";
   if (waiting != kNoEvent) r << ". Its next event: " << text(&g.events[waiting]);
-  const uint32_t next = g_cursor[running];
+  const uint32_t next = running >= 0 ? g_cursor[running] : kNoEvent;
   if (next != kNoEvent) r << " The running thread's next event: " << text(&g.events[next]);
   std::memcpy(g_stall_note, r.str(), std::min(std::strlen(r.str()), sizeof(g_stall_note) - 1));
+}
+
+// A wait's patience, counted in the short sleeps it made while nobody
+// moved (so that time stopped in a debugger does not count).
+struct Patience {
+  int idle_limit;
+  bool before_call = true;  // false: a hold between calls, where code runs on, no call
+  int idle = 0, running_waited = 0;
+
+  // After a sleep of `ms` that saw progress or not: whether the wait ends
+  // here, out of the recorded order (noted).
+  bool exhausted(bool progressed, int ms) {
+    idle = progressed ? 0 : idle + ms;
+    if (idle < idle_limit) return false;
+    // A thread that runs between two calls (computes, or spins) moves on
+    // its own: waited for a while longer, not for ever.
+    if (running_waited < kRunningPatienceMs && otherThreadRuns() >= 0) {
+      running_waited += idle;
+      idle = 0;
+      return false;
+    }
+    // Nobody moves: go on out of order, and say so where that lets a call
+    // go before its turn, or where another thread ran all along (spins).
+    if (before_call || running_waited >= kRunningPatienceMs) noteStall(idle_limit + running_waited, running_waited > 0);
+    return true;
+  }
+};
+
+void sleepOn(uint32_t* word, uint32_t value, int ms) {
+  struct timespec wait = {0, ms * 1000L * 1000L};
+  sys::raw(SYS_futex, reinterpret_cast<long>(word), FUTEX_WAIT_PRIVATE, value, reinterpret_cast<long>(&wait));
 }
 
 // Called with `done` reading the condition; waits while it is false and
 // the other threads make progress. False when the replay left the
 // recording meanwhile.
 template <class Done>
-bool waitFor(Done&& done, int idle_limit) {
-  int idle = 0, running_waited = 0;
+bool waitFor(Done&& done, int idle_limit, bool before_call = true) {
+  Patience patience{idle_limit, before_call};
   while (!done()) {
     if (!replaying()) return false;
     __atomic_add_fetch(&g_waiters, 1, __ATOMIC_SEQ_CST);
     const uint32_t seen = __atomic_load_n(&g_progress, __ATOMIC_SEQ_CST);
-    if (!done()) {
-      struct timespec wait = {0, 1000 * 1000};
-      sys::raw(SYS_futex, reinterpret_cast<long>(&g_progress), FUTEX_WAIT_PRIVATE, seen, reinterpret_cast<long>(&wait));
-    }
+    if (!done()) sleepOn(&g_progress, seen, 1);
     __atomic_sub_fetch(&g_waiters, 1, __ATOMIC_SEQ_CST);
-    idle = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) == seen ? idle + 1 : 0;
-    if (idle < idle_limit) continue;
-    // A thread that runs between two calls (computes, or spins) moves on
-    // its own: waited for a while longer, not for ever.
-    if (running_waited < kRunningPatienceMs && otherThreadRuns() >= 0) {
-      running_waited += idle;
-      idle = 0;
-      continue;
-    }
-    noteStall(idle_limit + running_waited);  // nobody moves: go on out of order
-    break;
+    if (patience.exhausted(__atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) != seen, 1)) break;
   }
   return true;
 }
@@ -379,10 +412,33 @@ bool replayedBefore(uint32_t i) { return __atomic_load_n(&g_prefix, __ATOMIC_ACQ
 // a flag -- from later than the recording did).
 bool isSyncEvent(uint32_t i) { return log::isSyncKind(static_cast<Kind>(g.events[i].kind)); }
 
+// The thread whose turn event `p` is, if it sleeps waiting for it.
+void wakeTurn(uint32_t p) {
+  if (p >= g.header->event_count) return;
+  const uint32_t owner = g.events[p].thread;
+  if (owner >= kMaxThreads || __atomic_load_n(&g_turn_waiting[owner], __ATOMIC_SEQ_CST) != p + 1) return;
+  __atomic_add_fetch(&g_turn_word[owner], 1, __ATOMIC_SEQ_CST);
+  sys::raw(SYS_futex, reinterpret_cast<long>(&g_turn_word[owner]), FUTEX_WAKE_PRIVATE, 1);
+}
+
 void advancePrefix() {
   for (uint32_t p = __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE); p < g.header->event_count && isSet(g_replayed, p);) {
-    if (__atomic_compare_exchange_n(&g_prefix, &p, p + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) ++p;
+    if (__atomic_compare_exchange_n(&g_prefix, &p, p + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+      ++p;
+      wakeTurn(p);
+    }
   }
+}
+
+// Whether a thread waits for its turn at an event before `at`: when nobody
+// moves, that one goes on first (it is next in the recorded order; a thread
+// far behind that went on would run ahead of everyone between).
+bool anotherWaitsBefore(uint32_t at) {
+  for (uint32_t i = 0; i < g.header->thread_count && i < kMaxThreads; ++i) {
+    const uint32_t other = __atomic_load_n(&g_turn_waiting[i], __ATOMIC_ACQUIRE);
+    if (other && other - 1 < at) return true;
+  }
+  return false;
 }
 
 // The calling thread has reached event `e`'s call.
@@ -395,15 +451,49 @@ bool arrive(const ScriptEvent* e) {
   return waitFor([&] { return isSet(g_arrived, other); }, kIdleWaitMs);
 }
 
+// Waits until every event before `e` is replayed, asleep on its own word
+// (wakeTurn): near its turn in short sleeps, which count the patience, far
+// from it in long ones.
 bool waitTurn(const ScriptEvent* e) {
   const auto mine = static_cast<uint32_t>(e - g.events);
-  return waitFor([&] { return replayedBefore(mine); }, kIdleWaitMs);
+  const int32_t me = t_place.index;
+  if (replayedBefore(mine)) return true;
+  if (me < 0 || me >= static_cast<int32_t>(kMaxThreads))
+    return waitFor([&] { return replayedBefore(mine); }, kIdleWaitMs);
+  constexpr uint32_t kNearTurn = 64;  // events
+  Patience patience{kIdleWaitMs};
+  __atomic_store_n(&g_turn_waiting[me], mine + 1, __ATOMIC_SEQ_CST);
+  bool replayed = true;
+  for (;;) {
+    const uint32_t word = __atomic_load_n(&g_turn_word[me], __ATOMIC_SEQ_CST);
+    const uint32_t seen = __atomic_load_n(&g_progress, __ATOMIC_SEQ_CST);
+    const uint32_t prefix = __atomic_load_n(&g_prefix, __ATOMIC_SEQ_CST);
+    if (prefix >= mine) break;
+    if (!replaying()) {
+      replayed = false;
+      break;
+    }
+    const int ms = mine - prefix <= kNearTurn ? 1 : 50;
+    sleepOn(&g_turn_word[me], word, ms);
+    const bool progressed = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) != seen;
+    if (!progressed && patience.idle + ms >= kIdleWaitMs && anotherWaitsBefore(mine)) {
+      patience.idle = 0;  // the first in line goes on first
+      continue;
+    }
+    if (patience.exhausted(progressed, ms)) break;
+  }
+  __atomic_store_n(&g_turn_waiting[me], 0, __ATOMIC_RELEASE);
+  return replayed;
 }
+
+// Per script thread: a close let go before its turn (releaseLateClose).
+uint32_t g_early_close[kMaxThreads];
 
 void holdUntilNext(int32_t index) {
   const uint32_t next = g_cursor[index];
   if (next == kNoEvent || isSyncEvent(next)) return;
-  waitFor([&] { return replayedBefore(next); }, kIdleHoldMs);
+  waitFor([&] { return replayedBefore(next) || __atomic_load_n(&g_early_close[index], __ATOMIC_ACQUIRE) == next + 1; },
+          kIdleHoldMs, false);
 }
 
 // Whether `t` recorded the exit that ended the process: its last event.
@@ -1379,6 +1469,22 @@ bool copyToFreeNumber(int fd, int want, bool cloexec) {
 }
 
 }  // namespace
+
+void releaseLateClose(const ScriptEvent* e, int fd) {
+  constexpr uint32_t kWindow = 16384;  // a close returns late by a moment, not for ever
+  const auto from = static_cast<uint32_t>(e - g.events);
+  // The holder is the thread whose next event closes it (the number may
+  // have been made and closed again by others before its close returned).
+  for (uint32_t i = from + 1; i < g.header->event_count && i - from < kWindow; ++i) {
+    const ScriptEvent& later = g.events[i];
+    if (later.segment != e->segment || later.fd != fd || later.kind != static_cast<uint16_t>(Kind::Close) ||
+        later.thread == e->thread || later.thread >= kMaxThreads || g_cursor[later.thread] != i)
+      continue;
+    __atomic_store_n(&g_early_close[later.thread], i + 1, __ATOMIC_RELEASE);
+    progress();
+    return;
+  }
+}
 
 bool placeAt(int fd, int want, bool cloexec) {
   if (fd == want) {

@@ -171,6 +171,12 @@ void patchStdio();
 // taken a while.
 bool placeAt(int fd, int want, bool cloexec);
 
+// Event `e` makes descriptor `fd` while the re-run still has that number
+// open: in the recording another thread's close freed it and returned (was
+// counted) only after `e`. That thread, held before its close until its
+// turn, goes on to it now (the close hook closes before its turn).
+void releaseLateClose(const ScriptEvent* e, int fd);
+
 // A bounded text builder for reports (no allocation).
 class Report {
  public:

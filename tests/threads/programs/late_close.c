@@ -59,7 +59,8 @@ int main(void) {
   close(p[0]);
   close(p[1]);
   pthread_join(t, NULL);
-  printf("pipe at %d and %d, %zd byte through it\n", p[0], p[1], n);
+  printf("the pipe's read end has the closed socket's number: %s; a byte went through it: %s\n",
+         p[0] == lingering ? "yes" : "no", n == 1 ? "yes" : "no");
   close(peer);
   close(listener);
   return 0;
