@@ -341,9 +341,12 @@ void noteStall(int idle_ms, bool running_seen) {
 
 // A wait's patience, counted in the short sleeps it made while nobody
 // moved (so that time stopped in a debugger does not count).
+bool anotherWaitsBefore(uint32_t at);
+
 struct Patience {
   int idle_limit;
-  bool before_call = true;  // false: a hold between calls, where code runs on, no call
+  bool before_call = true;   // false: a hold between calls, where code runs on, no call
+  uint32_t turn = kNoEvent;  // a wait for this event's turn: the first in line goes on first
   int idle = 0, running_waited = 0;
 
   // After a sleep of `ms` that saw progress or not: whether the wait ends
@@ -351,6 +354,10 @@ struct Patience {
   bool exhausted(bool progressed, int ms) {
     idle = progressed ? 0 : idle + ms;
     if (idle < idle_limit) return false;
+    if (turn != kNoEvent && anotherWaitsBefore(turn)) {
+      idle = 0;
+      return false;
+    }
     // A thread that runs between two calls (computes, or spins) moves on
     // its own: waited for a while longer, not for ever.
     if (running_waited < kRunningPatienceMs && otherThreadRuns() >= 0) {
@@ -461,7 +468,7 @@ bool waitTurn(const ScriptEvent* e) {
   if (me < 0 || me >= static_cast<int32_t>(kMaxThreads))
     return waitFor([&] { return replayedBefore(mine); }, kIdleWaitMs);
   constexpr uint32_t kNearTurn = 64;  // events
-  Patience patience{kIdleWaitMs};
+  Patience patience{kIdleWaitMs, true, mine};
   __atomic_store_n(&g_turn_waiting[me], mine + 1, __ATOMIC_SEQ_CST);
   bool replayed = true;
   for (;;) {
@@ -475,12 +482,7 @@ bool waitTurn(const ScriptEvent* e) {
     }
     const int ms = mine - prefix <= kNearTurn ? 1 : 50;
     sleepOn(&g_turn_word[me], word, ms);
-    const bool progressed = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) != seen;
-    if (!progressed && patience.idle + ms >= kIdleWaitMs && anotherWaitsBefore(mine)) {
-      patience.idle = 0;  // the first in line goes on first
-      continue;
-    }
-    if (patience.exhausted(progressed, ms)) break;
+    if (patience.exhausted(__atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) != seen, ms)) break;
   }
   __atomic_store_n(&g_turn_waiting[me], 0, __ATOMIC_RELEASE);
   return replayed;
