@@ -59,6 +59,7 @@ struct SyncOp {
   bool shared = false;   // process-shared: one object for every process that maps it
   uint32_t flags = 0;    // MUTEX_LOCK's (proto/radarlog.proto)
   int64_t entry = 0;     // syncClock() when the call began
+  int64_t returned = 0;  // and when it returned (a call that cannot block: the same)
   uint64_t since = 0;    // a wait's: the object's number when it began
   uint32_t parties = 0;  // a barrier's count
 };

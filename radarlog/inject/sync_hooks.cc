@@ -1,8 +1,10 @@
 // Hooks on synchronization through memory: locks, semaphores, condition
-// variables, barriers. Each calls the real function unchanged; when the
-// library records synchronization (radar record --sync) it numbers the
-// operation on its object (inject/library.h, syncTake) at the moment that
-// makes the numbers the order the operations happened in:
+// variables, barriers. Each calls the real function unchanged (recorded, a
+// lock or wait that may block is first tried with its non-blocking twin:
+// TriesFirst); when the library records synchronization (radar record
+// --sync) it numbers the operation on its object (inject/library.h,
+// syncTake) at the moment that makes the numbers the order the operations
+// happened in:
 //   * an acquisition (a lock, a wait that returned) once it has returned:
 //     nobody else can take the object's next number before it is done;
 //   * a release (an unlock, a post, a signal or broadcast) as it begins:
@@ -66,21 +68,26 @@ inject::SyncOp op(Kind kind, const void* object, bool shared, uint32_t flags) {
   o.object = object;
   o.shared = shared;
   o.flags = flags;
-  o.entry = inject::syncClock();
   return o;
 }
 
+// A call that does not block is told at one instant: one clock read (the
+// reads are most of what a recorded uncontended lock costs).
+void stamp(inject::SyncOp& o) { o.entry = o.returned = inject::syncClock(); }
+
 // Runs `real`, said to be waiting in `o` meanwhile.
 template <typename Real>
-int waiting(const inject::SyncOp& o, Real real) {
+int waiting(inject::SyncOp& o, Real real) {
+  o.entry = inject::syncClock();
   inject::syncWaits(o);
   const int r = real();
   inject::syncWaited();
+  o.returned = inject::syncClock();
   return r;
 }
 
 // An acquisition returned `r` (0: acquired, else an error number): numbered and told.
-int acquired(inject::SyncOp o, int r) {
+int acquired(const inject::SyncOp& o, int r) {
   inject::syncDone(o, r == 0 ? inject::syncTake(o.object, o.shared) : 0, r);
   return r;
 }
@@ -88,33 +95,61 @@ int acquired(inject::SyncOp o, int r) {
 // How each kind of call is recorded, given the operation and the real call.
 struct Waits {  // an acquisition that may block
   template <typename Real>
-  int operator()(const inject::SyncOp& o, Real real) const {
+  int operator()(inject::SyncOp o, Real real) const {
     return acquired(o, waiting(o, real));
   }
 };
 struct Tries {  // one that does not
   template <typename Real>
-  int operator()(const inject::SyncOp& o, Real real) const {
-    return acquired(o, real());
+  int operator()(inject::SyncOp o, Real real) const {
+    const int r = real();
+    stamp(o);
+    return acquired(o, r);
   }
 };
+// An acquisition that may block, tried first without blocking: the call
+// that would not have blocked (most) is done by its non-blocking twin, which
+// the C library makes the same way (its fast path), and is told at one
+// instant; only one that finds the object taken waits for real.
+template <typename Attempt>
+struct TriesFirst {
+  Attempt attempt;  // 0 or an error number, `busy` when the object is taken
+  int busy;
+  template <typename Real>
+  int operator()(inject::SyncOp o, Real real) const {
+    const int r = attempt();
+    if (r == busy) return Waits{}(o, real);
+    stamp(o);
+    return acquired(o, r);
+  }
+};
+template <typename Attempt>
+TriesFirst<Attempt> triesFirst(Attempt attempt, int busy) {
+  return {attempt, busy};
+}
 struct Releases {  // numbered as it begins
   template <typename Real>
-  int operator()(const inject::SyncOp& o, Real real) const {
+  int operator()(inject::SyncOp o, Real real) const {
+    stamp(o);
     const uint64_t number = inject::syncTake(o.object, o.shared);
     const int r = real();
     inject::syncDone(o, number, r);
     return r;
   }
 };
+template <typename Policy>
 struct SemWaits {  // a semaphore's wait knows the number it began at
-  bool blocks;
+  Policy policy;
   template <typename Real>
   int operator()(inject::SyncOp o, Real real) const {
     o.since = inject::syncNow(o.object, o.shared);
-    return blocks ? Waits{}(o, real) : Tries{}(o, real);
+    return policy(o, real);
   }
 };
+template <typename Policy>
+SemWaits<Policy> semWaits(Policy policy) {
+  return {policy};
+}
 
 // The re-run: the call made in its recorded turn, or answered from the
 // recording.
@@ -158,11 +193,13 @@ int semResult(int error) {
 template <typename Real>
 int condWaitRecorded(pthread_cond_t* c, pthread_mutex_t* m, uint32_t flags, Real real) {
   inject::SyncOp unlock = op(Kind::MutexUnlock, m, sharedMutex(m), 0);
+  stamp(unlock);
   inject::syncDone(unlock, inject::syncTake(m, unlock.shared), 0);
   inject::SyncOp wait = op(Kind::CondWait, c, sharedCond(c), flags);
   wait.since = inject::syncNow(c, wait.shared);
   const int r = waiting(wait, real);
   inject::SyncOp lock = op(Kind::MutexLock, m, unlock.shared, 0);
+  lock.entry = lock.returned = wait.returned;
   const uint64_t relocked = inject::syncTake(m, unlock.shared);
   inject::syncDone(wait, inject::syncTake(c, wait.shared), r);
   inject::syncDone(lock, relocked, 0);
@@ -233,8 +270,10 @@ int barrierRecorded(pthread_barrier_t* b, int (*real)(pthread_barrier_t*)) {
 
 HOOK int pthread_mutex_lock(pthread_mutex_t* m) {
   REAL(pthread_mutex_lock);
+  REAL(pthread_mutex_trylock);
   return hooked(
-      Kind::MutexLock, m, sharedMutex(m), 0, [&] { return real_pthread_mutex_lock(m); }, Waits{});
+      Kind::MutexLock, m, sharedMutex(m), 0, [&] { return real_pthread_mutex_lock(m); },
+      triesFirst([&] { return real_pthread_mutex_trylock(m); }, EBUSY));
 }
 
 HOOK int pthread_mutex_trylock(pthread_mutex_t* m) {
@@ -257,15 +296,18 @@ HOOK int pthread_mutex_unlock(pthread_mutex_t* m) {
 
 HOOK int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
   REAL(pthread_rwlock_rdlock);
+  REAL(pthread_rwlock_tryrdlock);
   return hooked(
       Kind::MutexLock, l, sharedRwlock(l), kSyncRwlock | kSyncRead, [&] { return real_pthread_rwlock_rdlock(l); },
-      Waits{});
+      triesFirst([&] { return real_pthread_rwlock_tryrdlock(l); }, EBUSY));
 }
 
 HOOK int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
   REAL(pthread_rwlock_wrlock);
+  REAL(pthread_rwlock_trywrlock);
   return hooked(
-      Kind::MutexLock, l, sharedRwlock(l), kSyncRwlock, [&] { return real_pthread_rwlock_wrlock(l); }, Waits{});
+      Kind::MutexLock, l, sharedRwlock(l), kSyncRwlock, [&] { return real_pthread_rwlock_wrlock(l); },
+      triesFirst([&] { return real_pthread_rwlock_trywrlock(l); }, EBUSY));
 }
 
 HOOK int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) {
@@ -306,8 +348,10 @@ HOOK int pthread_rwlock_unlock(pthread_rwlock_t* l) {
 
 HOOK int pthread_spin_lock(pthread_spinlock_t* s) {
   REAL(pthread_spin_lock);
+  REAL(pthread_spin_trylock);
   return hooked(
-      Kind::MutexLock, const_cast<int*>(s), false, kSyncSpin, [&] { return real_pthread_spin_lock(s); }, Waits{});
+      Kind::MutexLock, const_cast<int*>(s), false, kSyncSpin, [&] { return real_pthread_spin_lock(s); },
+      triesFirst([&] { return real_pthread_spin_trylock(s); }, EBUSY));
 }
 
 HOOK int pthread_spin_trylock(pthread_spinlock_t* s) {
@@ -328,27 +372,37 @@ HOOK int pthread_spin_unlock(pthread_spinlock_t* s) {
 
 HOOK int sem_wait(sem_t* s) {
   REAL(sem_wait);
-  return semResult(
-      hooked(Kind::SemWait, s, sharedSem(s), 0, errorNumber([s] { return real_sem_wait(s); }), SemWaits{true}));
+  REAL(sem_trywait);
+  // sem_wait acts on a pending cancellation even when it would not block;
+  // its non-blocking twin does not, and leaves errno set when it fails.
+  auto attempt = [s] {
+    pthread_testcancel();
+    const int saved = errno;
+    const int r = real_sem_trywait(s) == 0 ? 0 : errno;
+    errno = saved;
+    return r;
+  };
+  return semResult(hooked(Kind::SemWait, s, sharedSem(s), 0, errorNumber([s] { return real_sem_wait(s); }),
+                          semWaits(triesFirst(attempt, EAGAIN))));
 }
 
 HOOK int sem_trywait(sem_t* s) {
   REAL(sem_trywait);
   return semResult(hooked(Kind::SemWait, s, sharedSem(s), kSyncTry, errorNumber([s] { return real_sem_trywait(s); }),
-                          SemWaits{false}));
+                          semWaits(Tries{})));
 }
 
 HOOK int sem_timedwait(sem_t* s, const struct timespec* until) {
   REAL(sem_timedwait);
   return semResult(hooked(Kind::SemWait, s, sharedSem(s), kSyncTimed,
-                          errorNumber([s, until] { return real_sem_timedwait(s, until); }), SemWaits{true}));
+                          errorNumber([s, until] { return real_sem_timedwait(s, until); }), semWaits(Waits{})));
 }
 
 HOOK int sem_clockwait(sem_t* s, clockid_t clock, const struct timespec* until) {
   REAL(sem_clockwait);
   return semResult(hooked(Kind::SemWait, s, sharedSem(s), kSyncTimed,
                           errorNumber([s, clock, until] { return real_sem_clockwait(s, clock, until); }),
-                          SemWaits{true}));
+                          semWaits(Waits{})));
 }
 
 HOOK int sem_post(sem_t* s) {

@@ -111,7 +111,7 @@ void encodeEventPrefix(Sink& s, const EventFields& e, const Explicit& x) {
   if (x.tid) putUint(s, f::kTid, x.tid_value);
   if (x.entry_delta_ns) putSint(s, f::kEntryDelta, x.entry_delta_ns);
   if (e.return_ns != e.entry_ns) putUint(s, f::kDuration, static_cast<uint64_t>(e.return_ns - e.entry_ns));
-  if (e.fd) putInt(s, f::kFd, e.fd);
+  if (e.fd && !isSyncKind(e.kind)) putInt(s, f::kFd, e.fd);  // a sync event has none (-1): 11 bytes
   if (e.channel) putUint(s, f::kChannel, e.channel);
   if (x.offset) putUint(s, f::kOffset, e.offset);
   if (e.size) putUint(s, f::kSize, e.size);

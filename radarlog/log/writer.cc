@@ -232,28 +232,24 @@ void LogWriter::advance(const EventFields& e, uint64_t counter) {
   __atomic_store_n(&control_->last_counter, counter, __ATOMIC_RELAXED);
 }
 
-// Most records are plain events (a send, a receive): encoded in one pass,
-// straight into the tail, with room for the longest length prefix left in
-// front and closed up afterwards.
+// Most records are plain events (a send, a receive, a lock): encoded in one
+// pass, straight into the tail, after one byte left for the length, which is
+// all most records need (a longer one moves the fields up: nothing is left
+// behind the record, where the next one's length goes and zero means "end").
 bool LogWriter::appendSimple(const EventFields& e, uint64_t counter) {
-  constexpr size_t kReserve = 4;  // varint of a body below 256 MiB
-  const size_t worst = kReserve + 200 + e.address_len + e.payload_len;
+  constexpr size_t kLongestLength = 4;  // varint of a body below 256 MiB
+  const size_t worst = kLongestLength + 200 + e.address_len + e.payload_len;
   if (tail_used_ + worst > tail_capacity_ || worst > big_record_) return false;
   if (!reserve(tail_used_ + worst)) return false;
   const Explicit x = decide(e, counter);
   uint8_t* at = tail_ + tail_used_;
-  wire::BufferSink sink{at + kReserve};
+  wire::BufferSink sink{at + 1};
   encodeEventPrefix(sink, e, x);
-  const size_t prefix = static_cast<size_t>(sink.p - (at + kReserve));
+  const size_t prefix = static_cast<size_t>(sink.p - (at + 1));
   const size_t body = prefix + e.payload_len;
   const size_t len_size = wire::varintSize(body);
-  if (len_size != kReserve) std::memmove(at + len_size, at + kReserve, prefix);
+  if (len_size != 1) std::memmove(at + len_size, at + 1, prefix);
   gatherPayload(at + len_size + prefix, e.payload, e.payload_iov_count, e.payload_len);
-  // What the move left behind the record must be zero again: it is where
-  // the next record's length goes, and zero there means "end".
-  uint8_t* const end = at + len_size + body;
-  uint8_t* const dirty = at + kReserve + prefix;
-  if (dirty > end) std::memset(end, 0, static_cast<size_t>(dirty - end));
   publishLength(at, body);
   tail_used_ += static_cast<uint32_t>(len_size + body);
   RADAR_INJECTED_CHECK(tail_used_ <= tail_capacity_);

@@ -209,7 +209,7 @@ void syncDone(const SyncOp& op, uint64_t number, int result) {
   e.kind = op.kind;
   e.fd = -1;
   e.entry_ns = op.entry;
-  e.return_ns = monotonicNow();
+  e.return_ns = op.returned;
   e.result = result;
   e.error = result > 0 ? static_cast<uint32_t>(result) : 0;
   e.flags = op.flags;

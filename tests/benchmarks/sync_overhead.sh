@@ -6,6 +6,7 @@
 #             only passes them on (what any interposer costs)
 #   radar     radar record, without --sync (the hooks pass the calls on)
 #   sync      radar record --sync (each operation numbered and recorded)
+# and the floor of any timestamped event: one read of the clock (bare).
 # The program times its own loops (tests/threads/programs/lock_loop.c).
 #   bash tests/benchmarks/sync_overhead.sh [RUNS]    (default 5; PAIRS=2000000)
 set -euo pipefail
@@ -32,12 +33,14 @@ PASS(int, sem_post, sem_t*, s)
 PASS(int, sem_wait, sem_t*, s)
 C
 cc -O2 -shared -fPIC -o "$work/pass.so" "$work/pass.c" -ldl
-# run NAME COMMAND...: appends the program's two figures to $work/NAME.{mutex,sem}
+# run NAME COMMAND...: appends the program's figures to $work/NAME.{mutex,sem,clock}
 run() {
   local name=$1; shift
-  read -r _ mutex _ sem < <("$@" 2> /dev/null | grep '^mutex')
+  "$@" 2> /dev/null > "$work/out"
+  read -r _ mutex _ sem < <(grep '^mutex' "$work/out")
   echo "$mutex" >> "$work/$name.mutex"
   echo "$sem" >> "$work/$name.sem"
+  grep '^clock' "$work/out" | cut -d' ' -f2 >> "$work/$name.clock"
 }
 for i in $(seq "$runs"); do
   run bare "$loop" "$pairs"
@@ -54,4 +57,5 @@ for what in mutex sem; do
     "$(median radar.$what)" "$(median sync.$what)" \
     "$(awk -v a="$(median sync.$what)" -v b="$(median bare.$what)" 'BEGIN { printf "%.1f", a - b }')"
 done
+echo "one read of CLOCK_MONOTONIC, bare (median of $runs): $(median bare.clock) ns; a recorded pair reads it twice at least"
 echo "log of the last --sync run: $(du -k "$work/rec" | tail -1 | cut -f1) KiB for $((4 * pairs)) operations"

@@ -117,7 +117,7 @@ OwnedEvent EventGenerator::next() {
   e.entry_ns = now_;
   now_ += static_cast<int64_t>(rng_() % 20000);
   e.return_ns = now_;
-  e.fd = static_cast<int32_t>(rng_() % 20);
+  e.fd = isSyncKind(e.kind) ? -1 : static_cast<int32_t>(rng_() % 20);  // as the recorder writes them
   if (isData(e.kind)) {
     e.channel = 1 + static_cast<uint32_t>(rng_() % channels_);
     e.has_offset = true;

@@ -462,6 +462,36 @@ TEST(Sync, AThousandThreadsMakingPipesReRunAsRecorded) {
 }
 
 // Without --sync nothing of it is recorded: the hooks only pass the calls on.
+// What an operation costs is mostly its clock reads: one that cannot block,
+// or finds its object free, is told at one instant; one that waited keeps
+// its wait, from its entry to its return. No synchronization event stores
+// a descriptor: each is read back as -1.
+TEST(Sync, AnOperationThatDidNotWaitIsOneInstantAndAWaitKeepsItsLength) {
+  RecordOptions options;
+  options.radar_args = {"--sync"};
+  const Recording rec = record({syncProgram("lock_wait"), "100"}, options);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.logs.size(), 1u);
+  const ProcessLog& log = rec.logs[0];
+  std::vector<const Event*> waited, instant;
+  for (const Event& e : log.events) {
+    if (!log::isSyncKind(e.kind())) continue;
+    EXPECT_EQ(e.r.fd, -1) << log::kindName(e.kind());
+    (e.r.return_ns - e.r.entry_ns > 0 ? waited : instant).push_back(&e);
+  }
+  // The waiter's lock and semaphore wait, each about 200 ms.
+  ASSERT_EQ(waited.size(), 2u) << "only the two waits take time";
+  EXPECT_EQ(waited[0]->kind(), Kind::MutexLock);
+  EXPECT_EQ(waited[1]->kind(), Kind::SemWait);
+  for (const Event* e : waited) {
+    EXPECT_NE(e->r.tid, 0u) << "the waiter, not main";
+    EXPECT_GE(e->r.return_ns - e->r.entry_ns, 50'000'000) << log::kindName(e->kind());
+  }
+  // main's lock, its unlocks, the post, the waiter's unlock; then 100 rounds
+  // of lock, unlock, post and wait.
+  EXPECT_GE(instant.size(), 4u + 400u);
+}
+
 TEST(Sync, NotRecordedUnlessAsked) {
   const Recording rec = record({syncProgram("sync_random"), "3", "3", "32"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;

@@ -1,6 +1,9 @@
 /* Uncontended locking, timed from inside: N lock/unlock pairs of one mutex
  * by one thread, then N post/wait pairs of one semaphore.
- *   lock_loop N      prints "mutex NS sem NS" (nanoseconds per pair) */
+ * Then N reads of the clock a recorder reads, for the floor: what one
+ * timestamp costs on this machine.
+ *   lock_loop N      prints "mutex NS sem NS" (nanoseconds per pair), then
+ *                    "clock NS" (per read) */
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -29,6 +32,10 @@ int main(int argc, char** argv) {
     sem_wait(&s);
   }
   double t2 = nowNs();
+  struct timespec ts;
+  for (long i = 0; i < n; ++i) clock_gettime(CLOCK_MONOTONIC, &ts);
+  double t3 = nowNs();
   printf("mutex %.1f sem %.1f\n", (t1 - t0) / (double)n, (t2 - t1) / (double)n);
+  printf("clock %.1f\n", (t3 - t2) / (double)n);
   return 0;
 }
