@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
+#include "trace/findings.h"
 
 namespace radar::cli {
 
@@ -118,9 +119,13 @@ uint32_t lastEventAsked(const trace::Trace& t, const std::optional<std::string>&
   return last;
 }
 
+// Whose time: the thread's ("mt[40] (thread 2)"), on which channel, or
+// which thread's release (a lock's holder) it waited for.
 std::string whoOf(const trace::Trace& t, const analysis::PathSegment& s) {
-  std::string w = s.process == trace::kNone ? std::string("?") : t.label(s.process);
+  std::string w = s.process == trace::kNone ? std::string("?") : trace::threadOf(t, s.event);
   if (s.channel != trace::kNone) w += " on " + t.channelName(s.channel);
+  if (s.woken_by != trace::kNone)
+    w += ", woken by " + trace::threadOf(t, s.woken_by) + " (" + trace::syncObjectName(t, s.woken_by) + ")";
   return w;
 }
 
@@ -131,11 +136,14 @@ void printPathJson(const trace::Trace& t, const analysis::CriticalPath& path, ui
   std::printf("],\"segments\":[");
   for (size_t k = 0; k < path.segments.size(); ++k) {
     const auto& s = path.segments[k];
-    std::printf("%s{\"kind\":\"%s\",\"begin_ns\":%lld,\"ns\":%lld,\"process\":%s,\"channel\":%s,\"event\":%u}",
-                k ? "," : "", analysis::pathSegmentName(s.kind), static_cast<long long>(s.begin_ns),
-                static_cast<long long>(s.ns()),
-                s.process == trace::kNone ? "null" : jsonString(t.label(s.process)).c_str(),
-                s.channel == trace::kNone ? "null" : jsonString(t.channelName(s.channel)).c_str(), s.event + 1);
+    std::printf(
+        "%s{\"kind\":\"%s\",\"begin_ns\":%lld,\"ns\":%lld,\"process\":%s,\"thread\":%u,\"channel\":%s,"
+        "\"event\":%u,\"woken_by\":%s}",
+        k ? "," : "", analysis::pathSegmentName(s.kind), static_cast<long long>(s.begin_ns),
+        static_cast<long long>(s.ns()), s.process == trace::kNone ? "null" : jsonString(t.label(s.process)).c_str(),
+        t.events[s.event].thread + 1u,
+        s.channel == trace::kNone ? "null" : jsonString(t.channelName(s.channel)).c_str(), s.event + 1,
+        s.woken_by == trace::kNone ? "null" : std::to_string(s.woken_by + 1).c_str());
   }
   std::printf("],\"branches\":[");
   for (size_t k = 0; k < path.branches.size() && k < 100; ++k)
@@ -145,7 +153,7 @@ void printPathJson(const trace::Trace& t, const analysis::CriticalPath& path, ui
 }
 
 // The path, one line per stretch: consecutive segments of one kind and one
-// process (and channel) read as one.
+// thread (and channel) read as one.
 void printSegments(const trace::Trace& t, const analysis::CriticalPath& path) {
   const analysis::Narrator narrator(t);
   std::printf("%10s %10s  %-8s %-44s %s\n", "at ms", "ms", "kind", "process / channel", "up to event");
@@ -154,7 +162,8 @@ void printSegments(const trace::Trace& t, const analysis::CriticalPath& path) {
     size_t j = k + 1;
     int64_t end = s.end_ns;
     while (j < path.segments.size() && path.segments[j].kind == s.kind && path.segments[j].process == s.process &&
-           path.segments[j].channel == s.channel) {
+           t.events[path.segments[j].event].thread == t.events[s.event].thread &&
+           path.segments[j].channel == s.channel && path.segments[j].woken_by == s.woken_by) {
       end = path.segments[j].end_ns;
       ++j;
     }

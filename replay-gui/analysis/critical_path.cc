@@ -37,11 +37,11 @@ uint32_t lastEventOfRoot(const Trace& t) {
 namespace {
 
 // A call that waits for something: its time inside is blocked unless an
-// edge into it explains the wait.
+// edge into it explains the wait (for a lock, the holder's unlock).
 bool waits(Kind k) {
   const log::Category c = log::categoryOf(k);
   return c == log::Category::Receive || c == log::Category::Readiness || k == Kind::Accept || k == Kind::Wait ||
-         k == Kind::Connect;
+         k == Kind::Connect || (log::isSyncKind(k) && !log::isSyncRelease(k));
 }
 
 class Walker {
@@ -77,7 +77,7 @@ class Walker {
     out->events.push_back(e);
     auto segment = [&](PathSegment::Kind kind, int64_t begin, int64_t end, uint32_t process, uint32_t channel,
                        uint32_t event) {
-      if (end > begin) backwards.push_back({kind, begin, end, process, channel, event});
+      if (end > begin) backwards.push_back({kind, begin, end, process, channel, event, kNone});
     };
     while (e != from_) {
       const Event& ev = t_.events[e];
@@ -117,6 +117,8 @@ class Walker {
         if (ready > entry) {
           // It was waiting for this: from there to its return, in transit.
           segment(PathSegment::Kind::Transit, ready, time, ev.process, channel, e);
+          if (c.why == Edge::Why::Sync && !backwards.empty() && backwards.back().event == e)
+            backwards.back().woken_by = c.event;
         } else {
           // It was there before the call (reached this way because the
           // thread's own past is not the start's): the call, then before

@@ -9,7 +9,8 @@
 //            does not link (a timeout, readiness, a peer outside it);
 //   transit  from a send's completion to the return of the receive that
 //            was waiting for it (also a fork to the child, an exit to the
-//            wait, a kill to the signal);
+//            wait, a kill to the signal, an unlock, post or signal to the
+//            lock or wait it let go on: the time before it is the holder's);
 //   queued   a message waiting in its channel while the receiver was busy
 //            with what the path's start does not explain (with --from).
 // Other predecessors have slack: how much later they could have come
@@ -34,6 +35,7 @@ struct PathSegment {
   uint32_t process = kNone;          // whose time: the thread's; for transit and queued, the receiver's
   uint32_t channel = kNone;          // transit and queued: the channel, when there is one
   uint32_t event = kNone;            // the event (position) the segment leads to
+  uint32_t woken_by = kNone;         // transit to a lock or wait: the release that let it go on
   int64_t ns() const { return end_ns - begin_ns; }
 };
 

@@ -866,12 +866,6 @@ std::string tellMpiStuck(const Trace& t, const Finding& f) {
          (f.by_message ? " had left it" : " had not come to it (it was in no collective there)");
 }
 
-// Who made the event: "mt[40] (thread 2)".
-std::string threadOf(const Trace& t, uint32_t position) {
-  const Event& e = t.events[position];
-  return t.label(e.process) + (e.thread ? " (thread " + std::to_string(e.thread + 1) + ")" : "");
-}
-
 std::string tellLockOrder(const Trace& t, const Finding& f) {
   const auto event = [](uint32_t position) { return std::to_string(position + 1); };
   const std::string first = syncObjectName(t, f.events[0]), second = syncObjectName(t, f.events[1]);
@@ -948,6 +942,11 @@ std::string describe(const Trace& t, const Finding& f) {
       return tellMpiStuck(t, f);
   }
   return findingKindName(f.kind);
+}
+
+std::string threadOf(const Trace& t, uint32_t position) {
+  const Event& e = t.events[position];
+  return t.label(e.process) + (e.thread ? " (thread " + std::to_string(e.thread + 1) + ")" : "");
 }
 
 }  // namespace radar::trace

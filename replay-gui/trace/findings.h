@@ -39,6 +39,10 @@ bool channelGapExplained(const Trace& trace, uint32_t channel, uint32_t process)
 // "shared semaphore at inode 5932 + 0" (re-read from its log).
 std::string syncObjectName(const Trace& trace, uint32_t position);
 
+// Who made the event, for sentences: "mt[40] (thread 2)" (the main thread
+// goes unsaid).
+std::string threadOf(const Trace& trace, uint32_t position);
+
 // "read" -> "a read", for sentences; the call a thread was blocked in.
 std::string blockedCallName(unsigned kind);
 

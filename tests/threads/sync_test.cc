@@ -492,6 +492,41 @@ TEST(Sync, AnOperationThatDidNotWaitIsOneInstantAndAWaitKeepsItsLength) {
   EXPECT_GE(instant.size(), 4u + 400u);
 }
 
+// The critical path to a lock that waited goes through its holder: the
+// holder's time up to its unlock, then the hand-over, named by who woke
+// whom and on what; the same for a semaphore's wait and its post.
+TEST(Sync, CriticalPathToAWaitNamesItsHolder) {
+  RecordOptions options;
+  options.radar_args = {"--sync"};
+  const Recording rec = record({syncProgram("lock_wait"), "1"}, options);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string events = radar({"events", rec.dir}).out;
+  for (const std::string what : {"takes mutex", "waits on semaphore"}) {
+    std::smatch m;
+    ASSERT_TRUE(
+        std::regex_search(events, m,
+                          std::regex(R"((lock_wait\[\d+\]) \(thread 2\) )" + what +
+                                     R"( (0x[0-9a-f]+), \w+ by lock_wait\[\d+\] at event (\d+)\. Event (\d+)\.)")))
+        << events;
+    const std::string self = m[1], object = m[2], release = m[3], wait = m[4];
+    const Result path = radar({"critical-path", "--to", wait, rec.dir});
+    ASSERT_EQ(path.exit_code, 0) << path.err;
+    const std::string kind = what == "takes mutex" ? "mutex" : "semaphore";
+    EXPECT_TRUE(std::regex_search(
+        path.out, std::regex(R"(running +)" + std::regex_replace(self, std::regex(R"([\[\]])"), R"(\$&)") + R"( +)" +
+                             release + ":")))
+        << "the holder's time, up to its release\n"
+        << path.out;
+    EXPECT_NE(path.out.find("transit  " + self + " (thread 2), woken by " + self + " (" + kind + " " + object + ")"),
+              std::string::npos)
+        << path.out;
+    const Result json = radar({"critical-path", "--json", "--to", wait, rec.dir});
+    EXPECT_NE(json.out.find("\"thread\":2,\"channel\":null,\"event\":" + wait + ",\"woken_by\":" + release + "}"),
+              std::string::npos)
+        << json.out;
+  }
+}
+
 TEST(Sync, NotRecordedUnlessAsked) {
   const Recording rec = record({syncProgram("sync_random"), "3", "3", "32"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
