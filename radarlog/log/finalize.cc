@@ -49,6 +49,10 @@ FinalizeResult finalizeLog(const std::string& path, const LogReader& reader, std
       ok = false;
       why = std::string("compressing: ") + ZSTD_getErrorName(n);
     }
+    // Where the tail's frame goes, noted first: a reader that finds it whole
+    // drops the tail's copy, should this stop before the tail is emptied.
+    const off_t frame_at_field = 8 + offsetof(FileControl, tail_frame_at);
+    if (ok && ::pwrite(fd, &end, sizeof(end), frame_at_field) != sizeof(end)) ok = failed("noting the frame");
     if (ok) {
       errno = ENOSPC;  // a short write sets none: the file system is full
       if (::pwrite(fd, frame.data(), n, static_cast<off_t>(end)) != static_cast<ssize_t>(n)) {
@@ -60,9 +64,10 @@ FinalizeResult finalizeLog(const std::string& path, const LogReader& reader, std
   }
   if (ok) {
     // The frame holds the tail's records now; a reader that sees both
-    // drops the tail's copy by its counters, so the order is safe.
+    // drops the tail's copy (tail_frame_at), so the order is safe.
     const uint64_t zero = 0;
-    ok = ::pwrite(fd, &zero, sizeof(zero), 8 + offsetof(FileControl, tail_first_counter)) == 8;
+    ok = ::pwrite(fd, &zero, sizeof(zero), 8 + offsetof(FileControl, tail_first_counter)) == 8 &&
+         ::pwrite(fd, &zero, sizeof(zero), 8 + offsetof(FileControl, tail_frame_at)) == 8;
     uint32_t state = 0;
     const off_t state_at = 8 + offsetof(FileControl, state);
     if (ok && ::pread(fd, &state, sizeof(state), state_at) == sizeof(state)) {

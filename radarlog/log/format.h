@@ -10,16 +10,18 @@
 // in the page cache the moment the store retires and survives SIGKILL.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace radar::log {
 
 inline constexpr uint32_t kFormatMajor = 1;
-inline constexpr uint32_t kFormatMinor = 10;  // 1.1: Header.open_fds; 1.2: Header.redacted_environment;
+inline constexpr uint32_t kFormatMinor = 11;  // 1.1: Header.open_fds; 1.2: Header.redacted_environment;
                                               // 1.3: Header.start_files; 1.4: EXIT's title, unseen NOTEs;
                                               // 1.5: OUTPUT, INTERFACE; 1.6: POSIX message queues;
                                               // 1.7: eventfds; 1.8: MPI; 1.9: synchronization;
-                                              // 1.10: synchronization events without their fd
+                                              // 1.10: synchronization events without their fd;
+                                              // 1.11: FileControl.tail_frame_at
 
 inline constexpr uint32_t kZstdMagic = 0xFD2FB528u;
 inline constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0u;
@@ -63,9 +65,15 @@ struct FileControl {
   uint64_t lost_events;
   uint64_t last_counter;  // highest counter stored so far
   uint32_t thread_slot_count;
-  uint32_t reserved[5];
+  uint32_t reserved0;
+  // While the tail is being written as a frame: the file offset that frame
+  // starts at (0: none). A reader that finds the frame whole knows the tail
+  // holds nothing more, even when none of its records is counted.
+  uint64_t tail_frame_at;
+  uint32_t reserved[2];
   ThreadSlot threads[124];
 };
+static_assert(offsetof(FileControl, tail_frame_at) == 64 && offsetof(FileControl, threads) == 80);
 static_assert(sizeof(FileControl) + 8 <= kControlSize);
 inline constexpr uint32_t kThreadSlots = sizeof(FileControl::threads) / sizeof(ThreadSlot);
 

@@ -813,19 +813,22 @@ bool LogReader::loadNextFrame() {
 }
 
 // The tail holds the records written after the last frame. It continues the
-// log only if its first counter follows the frames' last one; a smaller one
-// means the process died after compressing the tail into a frame but before
-// emptying it (the frame already has those records).
+// log only if it is not in a frame already: the process may have died after
+// writing the tail as a frame but before emptying it. The frame's offset,
+// noted before it was written, says so when that frame was read whole (and
+// a log of format 1.10 or before, its first counter: smaller than the
+// frames' last one, unless every record of the tail was uncounted).
 bool LogReader::loadTail() {
   const uint64_t tail_offset = kControlSize;
-  uint64_t first = 0;
+  uint64_t first = 0, frame_at = 0;
   // Read directly: a live writer changes these bytes.
   if (!readDirect(8 + offsetof(FileControl, tail_first_counter), &first, sizeof(first))) first = 0;
+  if (!readDirect(8 + offsetof(FileControl, tail_frame_at), &frame_at, sizeof(frame_at))) frame_at = 0;
   const uint64_t interrupted_at = pos_;
   auto interruptedError = [&]() {
     return fail(seq_, interrupted_at, "truncated zstd frame (the file ends inside it)");
   };
-  if (first == 0) return interrupted_frame_ ? interruptedError() : false;
+  if (first == 0 || (frame_at && frame_at < frames_end_)) return interrupted_frame_ ? interruptedError() : false;
   if (first <= seq_.carried.last_counter) return interrupted_frame_ ? interruptedError() : false;
   if (first > seq_.carried.last_counter + 1) {
     if (interrupted_frame_) return interruptedError();

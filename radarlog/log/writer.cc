@@ -524,6 +524,7 @@ int LogWriter::flush() {
   if (tail_used_ == 0) return 0;
   if (write_failed_) return -(lost_errno_ ? lost_errno_ : EIO);
   int status = 0;
+  __atomic_store_n(&control_->tail_frame_at, file_end_, __ATOMIC_RELEASE);
   if (tail_used_ < kRawFlushBelow || !makeCompressor()) {
     // A small tail (a short-lived process closing its log) is not worth
     // setting up a compressor for.
@@ -558,7 +559,8 @@ int LogWriter::flush() {
     return status;
   }
   // The frame is in the file: empty the tail. A reader that finds both (we
-  // were killed in between) drops the tail's copy by its counters.
+  // were killed in between) drops the tail's copy: tail_frame_at says where
+  // its frame is.
   __atomic_store_n(&control_->tail_first_counter, 0, __ATOMIC_RELEASE);
   barrier();
   std::memset(tail_, 0, tail_used_);
@@ -566,6 +568,7 @@ int LogWriter::flush() {
   barrier();
   startFrame();
   __atomic_store_n(&control_->tail_first_counter, next_counter_, __ATOMIC_RELEASE);
+  __atomic_store_n(&control_->tail_frame_at, 0, __ATOMIC_RELEASE);
   return 0;
 }
 

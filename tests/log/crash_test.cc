@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstring>
 #include <random>
 
 #include "log_test_util.h"
@@ -63,6 +66,79 @@ TEST(Crash, SigkillLosesNoCompletedRecord) {
     }
     munmap(acked, 4096);
   }
+}
+
+// A process killed after writing its tail as a frame, before emptying the
+// tail, leaves its records twice: the reader keeps the frame's. The counters
+// cannot tell when no record of the tail is counted (a channel's definition
+// alone): the frame's offset, noted before it is written, does.
+TEST(Crash, KilledBetweenTheTailsFrameAndEmptyingItDuplicatesNothing) {
+  const std::string dir = makeTempDir();
+  const std::string path = dir + "/live.rlog";
+  LogWriter w;
+  WriterOptions options;
+  options.tail_capacity = 16 * 1024;
+  ASSERT_EQ(w.open(path.c_str(), testHeader(4242), options), 0);
+  EventGenerator gen(7, 4242, 64);
+  std::vector<OwnedEvent> written;
+  for (;;) {
+    OwnedEvent e = gen.next();
+    if (e.is_channel && written.size() > 3) {
+      ASSERT_EQ(w.flush(), 0);  // the tail will hold this definition alone
+      appendEvent(w, e);
+      written.push_back(e);
+      break;
+    }
+    appendEvent(w, e);
+    written.push_back(e);
+  }
+  const std::string before = readFile(path);
+  // The writer notes where the tail's frame goes before writing it: seen
+  // here by a write the file size limit refuses.
+  struct rlimit old_limit {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  struct rlimit tight = old_limit;
+  tight.rlim_cur = before.size();
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &tight), 0);
+  const int refused = w.flush();
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  EXPECT_EQ(refused, -EFBIG);
+  const std::string refused_image = readFile(path);
+  uint64_t noted = 0;
+  std::memcpy(&noted, refused_image.data() + 8 + offsetof(FileControl, tail_frame_at), sizeof(noted));
+  EXPECT_EQ(noted, before.size());
+
+  // The kill between the frame and the emptied tail: the frame as written
+  // by a flush, the control block and the tail as they were before it, with
+  // the frame's offset noted.
+  LogWriter again;
+  const std::string path2 = dir + "/flushed.rlog";
+  ASSERT_EQ(again.open(path2.c_str(), testHeader(4242), options), 0);
+  for (const OwnedEvent& e : written) {
+    if (&e == &written.back()) {
+      ASSERT_EQ(again.flush(), 0);
+    }
+    appendEvent(again, e);
+  }
+  ASSERT_EQ(readFile(path2).substr(0, before.size()), before) << "the same log as the first";
+  ASSERT_EQ(again.flush(), 0);
+  std::string image = readFile(path2);
+  ASSERT_GT(image.size(), before.size());
+  const size_t tail_end = kControlSize + options.tail_capacity;
+  image.replace(0, tail_end, before.substr(0, tail_end));
+  auto readImage = [&](uint64_t frame_at) {
+    std::memcpy(image.data() + 8 + offsetof(FileControl, tail_frame_at), &frame_at, sizeof(frame_at));
+    const std::string crashed = dir + "/crashed.rlog";
+    std::FILE* f = std::fopen(crashed.c_str(), "w");
+    std::fwrite(image.data(), 1, image.size(), f);
+    std::fclose(f);
+    std::string error;
+    auto records = readAll(crashed, &error);
+    EXPECT_EQ(error, "");
+    return records.size();
+  };
+  EXPECT_EQ(readImage(before.size()), written.size()) << "each record once";
+  EXPECT_EQ(readImage(0), written.size() + 1) << "without the note, the definition is read twice";
 }
 
 }  // namespace
