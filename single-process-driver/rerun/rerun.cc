@@ -1472,17 +1472,19 @@ bool copyToFreeNumber(int fd, int want, bool cloexec) {
 
 }  // namespace
 
+// The holder is the thread whose next event closes the number (the number
+// may have been made and closed again by others before its close returned),
+// however far behind in the log: a thread that waited for a CPU between its
+// close and the close's record, on a loaded machine, is counted many
+// thousands of events late.
 void releaseLateClose(const ScriptEvent* e, int fd) {
-  constexpr uint32_t kWindow = 16384;  // a close returns late by a moment, not for ever
   const auto from = static_cast<uint32_t>(e - g.events);
-  // The holder is the thread whose next event closes it (the number may
-  // have been made and closed again by others before its close returned).
-  for (uint32_t i = from + 1; i < g.header->event_count && i - from < kWindow; ++i) {
+  for (uint32_t t = 0; t < g.header->thread_count && t < kMaxThreads; ++t) {
+    const uint32_t i = __atomic_load_n(&g_cursor[t], __ATOMIC_ACQUIRE);
+    if (t == e->thread || i == kNoEvent || i <= from || i >= g.header->event_count) continue;
     const ScriptEvent& later = g.events[i];
-    if (later.segment != e->segment || later.fd != fd || later.kind != static_cast<uint16_t>(Kind::Close) ||
-        later.thread == e->thread || later.thread >= kMaxThreads || g_cursor[later.thread] != i)
-      continue;
-    __atomic_store_n(&g_early_close[later.thread], i + 1, __ATOMIC_RELEASE);
+    if (later.segment != e->segment || later.fd != fd || later.kind != static_cast<uint16_t>(Kind::Close)) continue;
+    __atomic_store_n(&g_early_close[t], i + 1, __ATOMIC_RELEASE);
     progress();
     return;
   }

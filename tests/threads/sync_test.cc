@@ -437,6 +437,23 @@ TEST(Sync, CloseCountedAfterItsNumberWasMadeAgainReRunsAsRecorded) {
   EXPECT_EQ(debug.out, rec.out);
 }
 
+// The same, the close counted 20 000 events after the pipe took its number
+// (a thread that waited long for a CPU between its close and the record).
+TEST(Sync, CloseCountedFarAfterItsNumberWasMadeAgainReRunsAsRecorded) {
+  const Recording rec = record({syncProgram("late_close"), "10000"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.out, "the pipe's read end has the closed socket's number: yes; a byte went through it: yes\n");
+  const std::string story = radar({"events", rec.dir}).out;
+  std::smatch pipe, late;
+  ASSERT_TRUE(std::regex_search(story, pipe, std::regex(R"(creates pipe \d+\. Event (\d+)\.)"))) << story;
+  ASSERT_TRUE(std::regex_search(story, late, std::regex(R"(\(thread 2\) closes its end of tcp[^\n]*Event (\d+)\.)")));
+  ASSERT_GT(std::stoul(late[1]) - std::stoul(pipe[1]), 20000u) << "the close was not counted far later";
+  const Result debug = shell("timeout 60 " + radarDebug() + " --yes " + shellQuote(rec.dir) + " late_close --no-gdb");
+  EXPECT_EQ(debug.exit_code, 0) << debug.err;
+  EXPECT_NE(debug.err.find("exits with status 0, as recorded"), std::string::npos) << debug.err;
+  EXPECT_EQ(debug.out, rec.out);
+}
+
 // A thousand threads, each making a pipe and sending itself 100 bytes
 // through it (204 002 events): numbers freed by one thread's close are made
 // again by another's pipe, often before that close returns. Each re-run

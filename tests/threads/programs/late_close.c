@@ -2,13 +2,17 @@
  * thread closes a TCP socket that lingers (its peer's window is full, so
  * close() waits for a second) while the kernel has already freed the
  * number: the second thread's pipe() gets it, uses it and closes it, all
- * counted before the first close returns.
- *   late_close */
+ * counted before the first close returns. With ROUNDS, the byte goes
+ * through the pipe that many times: the close is counted that many round
+ * trips later (thousands of events: as a thread that waits long for a CPU
+ * between its close and the close's record).
+ *   late_close [ROUNDS]    (default 1) */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -41,7 +45,8 @@ static int fullSocket(int* peer, int* listening) {
   return s;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? atoi(argv[1]) : 1;
   int peer = -1, listener = -1;
   lingering = fullSocket(&peer, &listener);
   if (lingering < 0) return 2;
@@ -54,8 +59,11 @@ int main(void) {
   while (fcntl(lingering, F_GETFD) != -1)  // until the close has freed the number (it waits on)
     usleep(1000);
   if (pipe(p) != 0) return 2;
-  c = 'x';
-  const ssize_t n = write(p[1], &c, 1) == 1 ? read(p[0], &c, 1) : -1;
+  ssize_t n = -1;
+  for (int i = 0; i < rounds; ++i) {
+    c = 'x';
+    n = write(p[1], &c, 1) == 1 ? read(p[0], &c, 1) : -1;
+  }
   close(p[0]);
   close(p[1]);
   pthread_join(t, NULL);
