@@ -50,6 +50,18 @@ radar_install_packages() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# DuckDB from the npm registry: an independent reader of the Parquet
+# export, for its tests only (radar never uses it); without it they skip.
+radar_duckdb=${RADAR_DUCKDB:-$HOME/.cache/radar/duckdb}
+radar_install_duckdb() {
+  [ -d "$radar_duckdb/node_modules/@duckdb/node-api" ] && return 0
+  [ "${RADAR_NO_INSTALL:-0}" = 1 ] && return 1
+  command -v npm >/dev/null || return 1
+  mkdir -p "$radar_duckdb"
+  echo "radar: installing DuckDB (npm) into $radar_duckdb" >&2
+  timeout 300 npm install --prefix "$radar_duckdb" --no-audit --no-fund --silent @duckdb/node-api@1.5.6-r.1 >/dev/null
+}
+
 radar_build() {
   cd "$RADAR_ROOT"
   cmake --preset "$RADAR_PRESET" >/dev/null
@@ -59,4 +71,5 @@ radar_build() {
 radar_install_packages "${radar_packages[@]}"
 radar_install_packages "${radar_real_packages[@]}" ||
   echo "radar: the real programs could not all be installed: their tests will skip" >&2
+radar_install_duckdb || echo "radar: DuckDB (npm) could not be installed: the Parquet export's tests will skip" >&2
 radar_build

@@ -1,5 +1,5 @@
 // `radar export`: a recording in the formats of the tools people already
-// use (Wireshark, Perfetto, SQLite).
+// use (Wireshark, Perfetto, SQLite, Parquet).
 #include <unistd.h>
 
 #include <chrono>
@@ -10,13 +10,14 @@
 #include "cli/loaded_recording.h"
 #include "cli/output_file.h"
 #include "export/database.h"
+#include "export/parquet_export.h"
 #include "export/pcapng.h"
 #include "export/perfetto.h"
 
 namespace radar::cli {
 
 const char kExportHelp[] =
-    "usage: radar export [--pcapng FILE] [--sqlite FILE] [options] DIR...\n"
+    "usage: radar export [--pcapng FILE] [--sqlite FILE] [--parquet DIR] [options] DIR...\n"
     "\n"
     "Writes a recording in the formats of other tools (docs/exporting.md):\n"
     "  --pcapng FILE     every message of every channel as packets, for Wireshark\n"
@@ -35,7 +36,11 @@ const char kExportHelp[] =
     "  --sqlite FILE     the recording as an SQLite database: the tables and views\n"
     "                    of `radar sql` (docs/queries.md)\n"
     "  --bytes           with --sqlite: a table `bytes` with every message's bytes\n"
-    "FILE '-' is standard output (pcapng). A file is written whole or not at all.\n" RADAR_NET_HELP RADAR_MERGE_HELP
+    "  --parquet DIR     the same tables as Parquet files in a new directory, for\n"
+    "                    DuckDB, ClickHouse, Spark: events and messages split by\n"
+    "                    host and process (DIR/events/host=H/process=N/)\n"
+    "FILE '-' is standard output (pcapng). A file or directory is written whole\n"
+    "or not at all.\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
     "Exit status: 0, or 2 when the recording cannot be read, an option is wrong\n"
     "or a file cannot be written.\n";
@@ -141,6 +146,19 @@ bool exportSqlite(const trace::Trace& t, bool bytes, const std::string* path, La
   return true;
 }
 
+bool exportParquet(const trace::Trace& t, const std::string* dir, Lap& lap) {
+  std::string error;
+  exporting::ParquetCounts counts;
+  if (!exporting::writeParquet(t, *dir, RADAR_VERSION, &counts, &error)) {
+    std::fprintf(stderr, "radar export: %s\n", error.c_str());
+    return false;
+  }
+  std::fprintf(stderr, "radar export: %s: %llu events, %llu messages in %llu files in %.3f s\n", dir->c_str(),
+               static_cast<unsigned long long>(counts.events), static_cast<unsigned long long>(counts.messages),
+               static_cast<unsigned long long>(counts.files), lap.seconds());
+  return true;
+}
+
 }  // namespace
 
 int runExport(int argc, char** argv) {
@@ -149,6 +167,7 @@ int runExport(int argc, char** argv) {
                   {{"pcapng", 0, true},
                    {"perfetto", 0, true},
                    {"sqlite", 0, true},
+                   {"parquet", 0, true},
                    {"bytes", 0, false},
                    {"decode-as", 0, true},
                    kNetOption,
@@ -156,9 +175,10 @@ int runExport(int argc, char** argv) {
                    kMergeUnrelatedOption}))
     return usageError("export", args.error());
   if (args.positional().empty()) return usageError("export", "no recording given");
-  if (!args.has("pcapng") && !args.has("perfetto") && !args.has("sqlite"))
-    return usageError("export", "nothing to export: give --pcapng, --perfetto or --sqlite FILE");
+  if (!args.has("pcapng") && !args.has("perfetto") && !args.has("sqlite") && !args.has("parquet"))
+    return usageError("export", "nothing to export: give --pcapng, --perfetto or --sqlite FILE, or --parquet DIR");
   if (args.value("sqlite") == "-") return usageError("export", "--sqlite: a database needs a file, not '-'");
+  if (args.value("parquet") == "-") return usageError("export", "--parquet: give a directory, not '-'");
   exporting::PcapngOptions pcapng;
   pcapng.application = std::string("radar ") + RADAR_VERSION;
   if (std::string bad = decodeAs(args, &pcapng); !bad.empty()) return usageError("export", bad);
@@ -175,10 +195,11 @@ int runExport(int argc, char** argv) {
   if (std::string bad = unknownDecodeAsChannel(t, pcapng); !bad.empty()) return usageError("export", bad);
   Lap lap;
   const auto pcapng_path = args.value("pcapng"), perfetto_path = args.value("perfetto");
-  const auto sqlite_path = args.value("sqlite");
+  const auto sqlite_path = args.value("sqlite"), parquet_dir = args.value("parquet");
   if (pcapng_path && !exportPcapng(t, pcapng, &*pcapng_path, lap)) return kExitUsage;
   if (perfetto_path && !exportPerfetto(t, &*perfetto_path, lap)) return kExitUsage;
   if (sqlite_path && !exportSqlite(t, args.has("bytes"), &*sqlite_path, lap)) return kExitUsage;
+  if (parquet_dir && !exportParquet(t, &*parquet_dir, lap)) return kExitUsage;
   return kExitOk;
 }
 

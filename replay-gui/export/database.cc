@@ -10,11 +10,11 @@
 #include "analysis/narrative.h"
 #include "export/event_table.h"
 #include "export/sqlite_bulk.h"
+#include "export/tables.h"
 #include "trace/findings.h"
 
 namespace radar::exporting {
 
-using trace::kNone;
 using trace::Trace;
 
 namespace {
@@ -75,9 +75,10 @@ class Builder {
     // A file made whole or thrown away: no journal, no waiting for the disk.
     if (!exec("pragma journal_mode = off; pragma synchronous = off; begin;", error) || !exec(kSchema, error))
       return false;
-    if (!recording(error) || !processes(error) || !channels(error) || !findings(error) ||
-        (options_.bytes && !bytes(error)))
-      return false;
+    for (Table table :
+         {Table::Recording, Table::Processes, Table::Arguments, Table::Threads, Table::Channels, Table::Findings})
+      if (!insertRows(table, error)) return false;
+    if (options_.bytes && !bytes(error)) return false;
     return exec(kViews, error) && exec("commit;", error);
   }
 
@@ -101,15 +102,13 @@ class Builder {
     sqlite3_reset(s.s);
     return ok || fail(error, "SQLite");
   }
-  void text(Statement& s, int at, std::string_view v) {
-    sqlite3_bind_text(s.s, at, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
-  }
-  void integer(Statement& s, int at, int64_t v) { sqlite3_bind_int64(s.s, at, v); }
-  void maybe(Statement& s, int at, uint32_t index) {  // an index as an id, kNone as null
-    if (index == kNone)
-      sqlite3_bind_null(s.s, at);
+  static void bind(Statement& s, int at, const Value& v) {
+    if (v.type == Value::Integer)
+      sqlite3_bind_int64(s.s, at, v.integer);
+    else if (v.type == Value::Text)
+      sqlite3_bind_text(s.s, at, v.text.data(), static_cast<int>(v.text.size()), SQLITE_STATIC);
     else
-      sqlite3_bind_int64(s.s, at, index + 1);
+      sqlite3_bind_null(s.s, at);
   }
 
   static std::string eventsTable() {
@@ -120,72 +119,17 @@ class Builder {
     return sql + ")";
   }
 
-  bool recording(std::string* error) {
+  // Every row of a table, into the SQLite table of the same columns.
+  bool insertRows(Table table, std::string* error) {
+    const TableSchema& schema = schemaOf(table);
+    std::string sql = std::string("insert into ") + schema.name + " values (";
+    for (size_t c = 0; c < schema.columns.size(); ++c) sql += c ? ", ?" : "?";
     Statement s;
-    if (!prepare("insert into recording values (?, ?)", &s, error)) return false;
-    auto put = [&](const std::string& key, const std::string& value) {
-      text(s, 1, key);
-      text(s, 2, value);
+    if (!prepare((sql + ")").c_str(), &s, error)) return false;
+    return tableRows(t_, table, options_.radar_version, [&](const Value* row) {
+      for (size_t c = 0; c < schema.columns.size(); ++c) bind(s, static_cast<int>(c + 1), row[c]);
       return step(s, error);
-    };
-    std::string dirs;
-    for (const auto& d : t_.directories) dirs += (dirs.empty() ? "" : "\n") + d;
-    return put("schema_version", std::to_string(kDatabaseVersion)) && put("radar_version", options_.radar_version) &&
-           put("directories", dirs) && put("events", std::to_string(t_.events.size())) &&
-           put("bytes_sent", std::to_string(t_.bytes_sent)) && put("bytes_received", std::to_string(t_.bytes_received));
-  }
-
-  bool processes(std::string* error) {
-    Statement p, a, th;
-    if (!prepare("insert into processes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &p, error) ||
-        !prepare("insert into arguments values (?, ?, ?)", &a, error) ||
-        !prepare("insert into threads values (?, ?, ?)", &th, error))
-      return false;
-    static const char* const kEnds[] = {"unknown", "exited", "signaled", "execed"};
-    for (const auto& pr : t_.processes) {
-      integer(p, 1, pr.index + 1);
-      integer(p, 2, pr.pid);
-      integer(p, 3, pr.generation);
-      text(p, 4, t_.processName(pr.index));
-      text(p, 5, pr.executable);
-      maybe(p, 6, pr.parent);
-      text(p, 7, pr.host);
-      maybe(p, 8, pr.first_event);
-      maybe(p, 9, pr.last_event);
-      integer(p, 10, pr.event_count);
-      text(p, 11, kEnds[static_cast<int>(pr.end)]);
-      integer(p, 12, pr.end_code);
-      maybe(p, 13, pr.next_image);
-      integer(p, 14, pr.external);
-      if (!step(p, error)) return false;
-      for (size_t k = 0; k < pr.argv.size(); ++k) {
-        integer(a, 1, pr.index + 1);
-        integer(a, 2, static_cast<int64_t>(k));
-        text(a, 3, pr.argv[k]);
-        if (!step(a, error)) return false;
-      }
-      for (size_t k = 0; k < pr.threads.size(); ++k) {
-        integer(th, 1, pr.index + 1);
-        integer(th, 2, static_cast<int64_t>(k));
-        integer(th, 3, pr.threads[k]);
-        if (!step(th, error)) return false;
-      }
-    }
-    return true;
-  }
-
-  bool channels(std::string* error) {
-    Statement s;
-    if (!prepare("insert into channels values (?, ?, ?, ?, ?)", &s, error)) return false;
-    for (const auto& c : t_.channels) {
-      integer(s, 1, c.index + 1);
-      text(s, 2, t_.channelName(c.index));
-      text(s, 3, log::channelTypeName(c.type));
-      integer(s, 4, c.external);
-      text(s, 5, c.external_peer);
-      if (!step(s, error)) return false;
-    }
-    return true;
+    });
   }
 
   // events and messages, each filled on a thread of its own.
@@ -213,79 +157,26 @@ class Builder {
   bool fillEvents(bulk::Table& table, const std::atomic<bool>& failed, DatabaseCounts* counts, std::string* error) {
     EventRows rows(t_);
     EventRow row;
-    bulk::Value v[kEventColumnCount];
+    Value v[kEventColumnCount];
     for (uint32_t i = 0; i < t_.events.size(); ++i) {
       if (failed.load(std::memory_order_relaxed)) return false;
       rows.fill(i, &row);
-      for (int c = 0; c < kEventColumnCount; ++c) {
-        if (row.null[c] || c == kColEvent)  // the event is the rowid: stored as a null
-          v[c] = {};
-        else if (c == kColKind || c == kColCall)
-          v[c] = bulk::Value::of(row.text[c]);
-        else
-          v[c] = bulk::Value::of(row.integer[c]);
-      }
+      row.values(v);
+      v[kColEvent] = {};  // the event is the rowid: stored as a null
       if (!table.add(row.integer[kColEvent], v, kEventColumnCount, error)) return false;
     }
     counts->events = table.rows();
     return table.finish(error);
   }
 
-  // A row per send and receive that took some of its bytes (peeks aside);
-  // a send's bytes nobody received (or that went outside the recording):
-  // a row without a receive.
   bool fillMessages(bulk::Table& table, const std::atomic<bool>& failed, DatabaseCounts* counts, std::string* error) {
-    using V = bulk::Value;
     int64_t rowid = 0;
-    auto add = [&](uint32_t send, uint32_t receive, uint32_t channel, int64_t bytes, int64_t latency) {
-      const V v[] = {V::of(int64_t{send} + 1), receive == kNone ? V{} : V::of(int64_t{receive} + 1),
-                     channel == kNone ? V{} : V::of(int64_t{channel} + 1), V::of(bytes),
-                     receive == kNone ? V{} : V::of(latency)};
-      return table.add(++rowid, v, 5, error);
-    };
-    for (uint32_t i = 0; i < t_.events.size(); ++i) {
-      const trace::Event& e = t_.events[i];
-      if (log::categoryOf(e.eventKind()) != log::Category::Send || (e.flags & trace::kEventFailed) || !e.value)
-        continue;
-      if (failed.load(std::memory_order_relaxed)) return false;
-      const uint32_t channel = t_.channelOf(i);
-      const int64_t sent = t_.wallTime(i);
-      uint64_t received = 0;
-      for (uint32_t k : t_.messagesFrom(i)) {
-        const trace::Edge& edge = t_.edges[k];
-        if (t_.events[edge.to].flags & trace::kEventPeek) continue;
-        received += edge.bytes;
-        if (!add(i, edge.to, channel, static_cast<int64_t>(edge.bytes), t_.wallReturnTime(edge.to) - sent))
-          return false;
-      }
-      if (received < e.value && !add(i, kNone, channel, static_cast<int64_t>(e.value - received), 0)) return false;
-    }
+    const bool filled = tableRows(t_, Table::Messages, "", [&](const Value* row) {
+      return !failed.load(std::memory_order_relaxed) && table.add(++rowid, row, 5, error);
+    });
+    if (!filled) return false;
     counts->messages = table.rows();
     return table.finish(error);
-  }
-
-  bool findings(std::string* error) {
-    Statement s;
-    if (!prepare("insert into findings values (?, ?, ?, ?, ?, ?, ?)", &s, error)) return false;
-    auto ids = [](const std::vector<uint32_t>& v) {
-      std::string out;
-      for (uint32_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x + 1);
-      return out;
-    };
-    for (size_t k = 0; k < t_.findings.size(); ++k) {
-      const trace::Finding& f = t_.findings[k];
-      integer(s, 1, static_cast<int64_t>(k + 1));
-      text(s, 2, trace::findingKindName(f.kind));
-      const std::string said = trace::describe(t_, f);  // bound without a copy: lives until the step
-      text(s, 3, said);
-      maybe(s, 4, f.events.empty() ? kNone : f.events.front());
-      integer(s, 5, static_cast<int64_t>(f.bytes));
-      const std::string processes = ids(f.processes), channels = ids(f.channels);
-      sqlite3_bind_text(s.s, 6, processes.data(), static_cast<int>(processes.size()), SQLITE_TRANSIENT);
-      sqlite3_bind_text(s.s, 7, channels.data(), static_cast<int>(channels.size()), SQLITE_TRANSIENT);
-      if (!step(s, error)) return false;
-    }
-    return true;
   }
 
   bool bytes(std::string* error) {
@@ -297,7 +188,7 @@ class Builder {
       if (!log::isData(e.eventKind()) || (e.flags & trace::kEventFailed) || !e.value) continue;
       std::string_view data;
       if (!t_.payloadView(i, &data, error)) return false;
-      integer(s, 1, i + 1);
+      sqlite3_bind_int64(s.s, 1, int64_t{i} + 1);
       sqlite3_bind_blob64(s.s, 2, data.data(), data.size(), SQLITE_STATIC);
       if (!step(s, error)) return false;
     }

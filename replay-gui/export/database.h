@@ -10,15 +10,12 @@
 #include <functional>
 #include <string>
 
+#include "export/tables.h"
 #include "trace/trace.h"
 
 struct sqlite3;
 
 namespace radar::exporting {
-
-// Bumped when a table or view changes: a cached database of another
-// version is made again.
-inline constexpr int kDatabaseVersion = 1;
 
 struct DatabaseOptions {
   bool bytes = false;  // a `bytes` table with every send's and receive's bytes

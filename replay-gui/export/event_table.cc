@@ -82,6 +82,11 @@ void EventRows::fill(uint32_t i, EventRow* row) {
   v[kColPeek] = (e.flags & trace::kEventPeek) ? 1 : 0;
 }
 
+void EventRow::values(Value* out) const {
+  for (int c = 0; c < kEventColumnCount; ++c)
+    out[c] = null[c] ? Value{} : isText(c) ? Value::of(text[c]) : Value::of(integer[c]);
+}
+
 void writeCsvHeader(std::FILE* out) {
   for (int c = 0; c < kEventColumnCount; ++c) std::fprintf(out, "%s%s", c ? "," : "", kColumns[c].name);
   std::fputs("\r\n", out);

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "export/value.h"
 #include "trace/trace.h"
 
 namespace radar::exporting {
@@ -46,6 +47,7 @@ struct EventRow {
   int64_t integer[kEventColumnCount] = {};
   bool null[kEventColumnCount] = {};
   std::string_view text[kEventColumnCount];  // kColKind, kColCall
+  void values(Value* out) const;             // column by column, borrowing the texts
 };
 
 // Fills rows from a trace; re-reads a failed call's record for its errno.

@@ -18,15 +18,11 @@
 #include <string_view>
 #include <vector>
 
+#include "export/value.h"
+
 namespace radar::exporting::bulk {
 
-struct Value {
-  enum Type : uint8_t { Null, Integer, Text } type = Null;
-  int64_t integer = 0;
-  std::string_view text;
-  static Value of(int64_t v) { return {Integer, v, {}}; }
-  static Value of(std::string_view s) { return {Text, 0, s}; }
-};
+using Value = exporting::Value;
 
 // The file and its pages. Page 1 (the header and the schema) is written
 // last, by finish().

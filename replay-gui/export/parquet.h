@@ -1,0 +1,71 @@
+// Parquet files (parquet.apache.org/docs/file-format), written directly:
+// flat tables of optional 64-bit integer and UTF-8 text columns, the shape
+// of every table radar exports. Each row group is a column chunk per
+// column: text through a dictionary where its distinct values are few
+// (RLE_DICTIONARY), integers as deltas where that is smaller
+// (DELTA_BINARY_PACKED), else plainly; one data page (v1) per chunk,
+// compressed with zstd; the chunk's null count, minimum and maximum in its
+// metadata. A writer holds one row group in memory, no more.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "export/value.h"
+
+namespace radar::exporting::parquet {
+
+struct Column {
+  std::string name;
+  bool text;  // UTF-8 text, else a 64-bit integer
+};
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+class Writer {
+ public:
+  explicit Writer(std::vector<Column> columns, size_t rows_per_group = size_t{1} << 19);
+  ~Writer();
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  // Makes `path` (which must not exist) and writes the magic number.
+  bool open(const std::string& path, std::string* error);
+  // One row, a value per column (an integer column takes integers and
+  // nulls, a text column texts and nulls). Text that is not valid UTF-8 is
+  // stored with U+FFFD in place of each bad byte.
+  bool add(const Value* row, std::string* error);
+  // The last row group, the footer (with `metadata` as its key-value
+  // pairs), and closes the file.
+  bool finish(const KeyValues& metadata, std::string* error);
+  uint64_t rows() const { return rows_; }
+
+  struct Chunk;  // a column chunk's place and metadata, once written
+
+ private:
+  struct Buffer;
+  bool flushRowGroup(std::string* error);
+  bool write(std::string_view bytes, std::string* error);
+
+  std::vector<Column> columns_;
+  size_t rows_per_group_;
+  std::vector<std::unique_ptr<Buffer>> buffers_;
+  std::vector<std::vector<Chunk>> groups_;  // per row group, a chunk per column
+  std::vector<uint64_t> group_rows_;
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  uint64_t offset_ = 0, rows_ = 0;
+  size_t pending_ = 0;  // rows in the row group being filled
+};
+
+// A text as valid UTF-8: each byte that does not begin or continue a
+// well-formed sequence becomes U+FFFD (the text itself when already valid).
+std::string validUtf8(std::string_view s);
+bool isValidUtf8(std::string_view s);
+
+}  // namespace radar::exporting::parquet
