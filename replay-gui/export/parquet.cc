@@ -5,7 +5,9 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <unordered_map>
 
@@ -144,25 +146,26 @@ void deltaBinaryPacked(const std::vector<int64_t>& v, std::string* out) {
   varint(out, kBlock), varint(out, kMiniblocks), varint(out, v.size());
   varint(out, zigzag(v.empty() ? 0 : v[0]));
   for (size_t begin = 1; begin < v.size(); begin += kBlock) {
-    const size_t end = std::min(v.size(), begin + kBlock);
-    auto delta = [&](size_t k) { return static_cast<int64_t>(uint64_t(v[k]) - uint64_t(v[k - 1])); };
-    int64_t least = delta(begin);
-    for (size_t k = begin; k < end; ++k) least = std::min(least, delta(k));
+    const size_t n = std::min(v.size() - begin, kBlock);
+    uint64_t delta[kBlock];  // wrapping, as the format's arithmetic is
+    int64_t least = INT64_MAX;
+    for (size_t k = 0; k < n; ++k) {
+      delta[k] = uint64_t(v[begin + k]) - uint64_t(v[begin + k - 1]);
+      least = std::min(least, static_cast<int64_t>(delta[k]));
+    }
     varint(out, zigzag(least));
+    for (size_t k = 0; k < n; ++k) delta[k] -= uint64_t(least);
     int widths[kMiniblocks] = {};
     for (size_t m = 0; m < kMiniblocks; ++m) {
       uint64_t most = 0;
-      for (size_t k = begin + m * kPerMiniblock; k < std::min(end, begin + (m + 1) * kPerMiniblock); ++k)
-        most = std::max(most, uint64_t(delta(k)) - uint64_t(least));
+      for (size_t k = m * kPerMiniblock; k < std::min(n, (m + 1) * kPerMiniblock); ++k) most |= delta[k];
       widths[m] = bitWidth(most);
       out->push_back(static_cast<char>(widths[m]));
     }
     Bits bits(out);
-    for (size_t m = 0; m < kMiniblocks && begin + m * kPerMiniblock < end; ++m) {
-      for (size_t k = 0; k < kPerMiniblock; ++k) {
-        const size_t at = begin + m * kPerMiniblock + k;
-        bits.put(at < end ? uint64_t(delta(at)) - uint64_t(least) : 0, widths[m]);
-      }
+    for (size_t m = 0; m < kMiniblocks && m * kPerMiniblock < n; ++m) {
+      if (!widths[m]) continue;  // every delta the least: no bits
+      for (size_t k = m * kPerMiniblock; k < (m + 1) * kPerMiniblock; ++k) bits.put(k < n ? delta[k] : 0, widths[m]);
       bits.flush();
     }
   }
@@ -180,7 +183,11 @@ struct Writer::Buffer {
   std::vector<uint8_t> defined;  // a row's value is there (1) or null (0)
   std::vector<int64_t> integers;
   std::vector<uint32_t> indices;  // text: each value's entry in the dictionary
-  std::unordered_map<std::string, uint32_t> entries;
+  struct Hash {                   // looks texts up without making a string of them
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> entries;
   std::vector<const std::string*> dictionary;  // in order of first appearance
   size_t dictionary_bytes = 0;
 
@@ -189,6 +196,19 @@ struct Writer::Buffer {
     dictionary_bytes = 0;
   }
   size_t values() const { return integers.size() + indices.size(); }
+
+  // A text's entry in the dictionary, added at its first appearance.
+  uint32_t entry(std::string_view text) {
+    if (!indices.empty() && *dictionary[indices.back()] == text) return indices.back();  // a run
+    if (const auto at = entries.find(text); at != entries.end()) return at->second;
+    std::string valid = isValidUtf8(text) ? std::string(text) : validUtf8(text);
+    const auto [at, added] = entries.try_emplace(std::move(valid), static_cast<uint32_t>(dictionary.size()));
+    if (added) {
+      dictionary.push_back(&at->first);
+      dictionary_bytes += at->first.size() + 4;
+    }
+    return at->second;
+  }
 };
 
 struct Writer::Chunk {
@@ -198,23 +218,29 @@ struct Writer::Chunk {
   std::string min, max;  // PLAIN, texts without their length; empty: no value
 };
 
+// What a writer reuses from page to page: buffers and zstd's context.
+struct Writer::Scratch {
+  std::string values, dictionary, levels, body, page, packed;
+  ZSTD_CCtx* zstd = ZSTD_createCCtx();
+  ~Scratch() { ZSTD_freeCCtx(zstd); }
+};
+
 namespace {
 
-// A page: its header and its body compressed.
-bool encodePage(int32_t type, const std::string& body, uint64_t values, int32_t encoding, std::string* page,
+// A page: its header and its body compressed, after what `page` holds.
+bool encodePage(int32_t type, const std::string& body, uint64_t values, int32_t encoding, Writer::Scratch& s,
                 uint64_t* uncompressed, std::string* error) {
-  std::string packed(ZSTD_compressBound(body.size()), '\0');
-  const size_t n = ZSTD_compress(packed.data(), packed.size(), body.data(), body.size(), kZstdLevel);
+  s.packed.resize(ZSTD_compressBound(body.size()));
+  const size_t n = ZSTD_compressCCtx(s.zstd, s.packed.data(), s.packed.size(), body.data(), body.size(), kZstdLevel);
   if (ZSTD_isError(n)) {
     *error = std::string("zstd: ") + ZSTD_getErrorName(n);
     return false;
   }
-  packed.resize(n);
-  const size_t header_at = page->size();
-  Thrift h(page);
+  const size_t header_at = s.page.size();
+  Thrift h(&s.page);
   h.i32(1, type);
   h.i32(2, static_cast<int32_t>(body.size()));
-  h.i32(3, static_cast<int32_t>(packed.size()));
+  h.i32(3, static_cast<int32_t>(n));
   if (type == kDictionaryPage) {
     h.beginStruct(7);
     h.i32(1, static_cast<int32_t>(values));
@@ -227,16 +253,18 @@ bool encodePage(int32_t type, const std::string& body, uint64_t values, int32_t 
     h.i32(4, kRle);
   }
   h.endStruct();
-  page->push_back(0);  // the header's end
-  *uncompressed = page->size() - header_at + body.size();
-  page->append(packed);
+  s.page.push_back(0);  // the header's end
+  *uncompressed = s.page.size() - header_at + body.size();
+  s.page.append(s.packed.data(), n);
   return true;
 }
 
 }  // namespace
 
 Writer::Writer(std::vector<Column> columns, size_t rows_per_group)
-    : columns_(std::move(columns)), rows_per_group_(std::max<size_t>(rows_per_group, 1)) {
+    : columns_(std::move(columns)),
+      rows_per_group_(std::max<size_t>(rows_per_group, 1)),
+      scratch_(std::make_unique<Scratch>()) {
   for (size_t c = 0; c < columns_.size(); ++c) buffers_.push_back(std::make_unique<Buffer>());
 }
 
@@ -255,6 +283,9 @@ bool Writer::open(const std::string& path, std::string* error) {
     return false;
   }
   path_ = path;
+  groups_.clear(), group_rows_.clear();
+  offset_ = 0, rows_ = 0, pending_ = 0;
+  for (auto& b : buffers_) b->clear();
   return write("PAR1", error);
 }
 
@@ -277,13 +308,7 @@ bool Writer::add(const Value* row, std::string* error) {
       b.integers.push_back(v.integer);
       continue;
     }
-    std::string text = isValidUtf8(v.text) ? std::string(v.text) : validUtf8(v.text);
-    const auto [at, added] = b.entries.try_emplace(std::move(text), static_cast<uint32_t>(b.dictionary.size()));
-    if (added) {
-      b.dictionary.push_back(&at->first);
-      b.dictionary_bytes += at->first.size() + 4;
-    }
-    b.indices.push_back(at->second);
+    b.indices.push_back(b.entry(v.text));
   }
   ++rows_;
   return ++pending_ < rows_per_group_ || flushRowGroup(error);
@@ -291,20 +316,21 @@ bool Writer::add(const Value* row, std::string* error) {
 
 namespace {
 
-// A chunk's values: its data page's body after the definition levels, and
-// its dictionary page's body (empty: none).
+// A chunk's values (its data page's body after the definition levels) and
+// dictionary (its dictionary page's body), with their encoding.
 struct Encoded {
-  std::string values, dictionary;
+  std::string& values;
+  std::string& dictionary;
   int32_t encoding = kPlain;
 };
 
 void encodeIntegers(const std::vector<int64_t>& v, Encoded* e, std::string* min, std::string* max) {
-  std::string delta;
-  deltaBinaryPacked(v, &delta);
-  if (delta.size() < v.size() * 8) {
-    e->values = std::move(delta), e->encoding = kDelta;
-  } else {
-    for (int64_t x : v) littleEndian(&e->values, static_cast<uint64_t>(x), 8);
+  deltaBinaryPacked(v, &e->values);
+  if (e->values.size() < v.size() * 8) {
+    e->encoding = kDelta;
+  } else {  // PLAIN: little-endian, as this machine holds them
+    static_assert(std::endian::native == std::endian::little);
+    e->values.assign(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int64_t));
   }
   if (v.empty()) return;
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
@@ -336,32 +362,32 @@ void encodeTexts(const Buffer& b, Encoded* e, std::string* min, std::string* max
 bool Writer::flushRowGroup(std::string* error) {
   if (!pending_) return true;
   std::vector<Chunk>& chunks = groups_.emplace_back();
+  Scratch& s = *scratch_;
   for (size_t c = 0; c < columns_.size(); ++c) {
     Buffer& b = *buffers_[c];
     Chunk chunk;
     chunk.start = offset_, chunk.rows = pending_, chunk.nulls = pending_ - b.values();
-    Encoded e;
+    s.values.clear(), s.dictionary.clear(), s.levels.clear(), s.body.clear(), s.page.clear();
+    Encoded e{s.values, s.dictionary};
     if (columns_[c].text)
       encodeTexts(b, &e, &chunk.min, &chunk.max);
     else
       encodeIntegers(b.integers, &e, &chunk.min, &chunk.max);
     chunk.encoding = e.encoding;
-    std::string page, levels;
     uint64_t size = 0;
     if ((chunk.dictionary = e.encoding == kRleDictionary)) {
-      if (!encodePage(kDictionaryPage, e.dictionary, b.dictionary.size(), kPlain, &page, &size, error)) return false;
+      if (!encodePage(kDictionaryPage, s.dictionary, b.dictionary.size(), kPlain, s, &size, error)) return false;
       chunk.uncompressed += size;
     }
-    chunk.data_page = offset_ + page.size();
-    hybrid(b.defined, 1, &levels);
-    std::string body;
-    littleEndian(&body, levels.size(), 4);
-    body += levels;
-    body += e.values;
-    if (!encodePage(kDataPage, body, pending_, e.encoding, &page, &size, error)) return false;
+    chunk.data_page = offset_ + s.page.size();
+    hybrid(b.defined, 1, &s.levels);
+    littleEndian(&s.body, s.levels.size(), 4);
+    s.body += s.levels;
+    s.body += s.values;
+    if (!encodePage(kDataPage, s.body, pending_, e.encoding, s, &size, error)) return false;
     chunk.uncompressed += size;
-    chunk.compressed = page.size();
-    if (!write(page, error)) return false;
+    chunk.compressed = s.page.size();
+    if (!write(s.page, error)) return false;
     chunks.push_back(std::move(chunk));
     b.clear();
   }
@@ -440,7 +466,7 @@ bool Writer::finish(const KeyValues& metadata, std::string* error) {
   if (!write(footer, error)) return false;
   std::FILE* f = file_;
   file_ = nullptr;
-  if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0 || std::fclose(f) != 0) {
+  if (std::fflush(f) != 0 || std::fclose(f) != 0) {
     *error = "cannot write " + path_ + ": " + std::strerror(errno);
     ::unlink(path_.c_str());
     return false;

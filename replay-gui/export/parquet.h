@@ -34,7 +34,8 @@ class Writer {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
-  // Makes `path` (which must not exist) and writes the magic number.
+  // Makes `path` (which must not exist) and writes the magic number. A
+  // writer that finished a file may open another: it keeps its memory.
   bool open(const std::string& path, std::string* error);
   // One row, a value per column (an integer column takes integers and
   // nulls, a text column texts and nulls). Text that is not valid UTF-8 is
@@ -45,7 +46,8 @@ class Writer {
   bool finish(const KeyValues& metadata, std::string* error);
   uint64_t rows() const { return rows_; }
 
-  struct Chunk;  // a column chunk's place and metadata, once written
+  struct Chunk;    // a column chunk's place and metadata, once written
+  struct Scratch;  // what is reused from page to page
 
  private:
   struct Buffer;
@@ -55,6 +57,7 @@ class Writer {
   std::vector<Column> columns_;
   size_t rows_per_group_;
   std::vector<std::unique_ptr<Buffer>> buffers_;
+  std::unique_ptr<Scratch> scratch_;
   std::vector<std::vector<Chunk>> groups_;  // per row group, a chunk per column
   std::vector<uint64_t> group_rows_;
   std::FILE* file_ = nullptr;

@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "export/event_table.h"
 #include "export/parquet.h"
@@ -31,18 +33,35 @@ std::vector<parquet::Column> eventColumns() {
   return columns;
 }
 
+// A process's events are spread over the story among other processes':
+// each is fetched this many events ahead of its turn.
+constexpr size_t kAhead = 16;
+
 class Exporter {
  public:
   Exporter(const trace::Trace& t, const std::string& radar_version, ParquetCounts* counts)
       : t_(t), radar_version_(radar_version), counts_(counts) {}
 
+  // The small tables, then events and messages on two threads (each
+  // process's files are its own).
   bool run(const std::string& dir, std::string* error) {
     for (Table table :
          {Table::Recording, Table::Processes, Table::Arguments, Table::Threads, Table::Channels, Table::Findings})
       if (!smallTable(dir, table, error)) return false;
-    for (uint32_t p = 0; p < t_.processes.size(); ++p)
-      if (!events(dir, p, error) || !messages(dir, p, error)) return false;
-    return true;
+    std::atomic<bool> failed{false};
+    std::string messages_error;
+    std::thread other([&] {
+      parquet::Writer w(columnsOf(schemaOf(Table::Messages)));
+      for (uint32_t p = 0; p < t_.processes.size() && !failed; ++p)
+        if (!messages(dir, p, w, &messages_error)) failed = true;
+    });
+    parquet::Writer w(eventColumns());
+    for (uint32_t p = 0; p < t_.processes.size() && !failed; ++p)
+      if (!events(dir, p, w, error)) failed = true;
+    other.join();
+    if (failed && error->empty()) *error = messages_error;
+    counts_->files = files_;
+    return !failed;
   }
 
  private:
@@ -57,7 +76,7 @@ class Exporter {
     parquet::Writer w(columnsOf(schema));
     if (!w.open(dir + "/" + schema.name + ".parquet", error)) return false;
     if (!tableRows(t_, table, radar_version_, [&](const Value* row) { return w.add(row, error); })) return false;
-    ++counts_->files;
+    ++files_;
     return w.finish(metadata(schema.name), error);
   }
 
@@ -71,44 +90,62 @@ class Exporter {
     return ec ? "" : at;
   }
 
-  bool events(const std::string& dir, uint32_t p, std::string* error) {
+  // A process's events, with the writer of the thread that writes them.
+  bool events(const std::string& dir, uint32_t p, parquet::Writer& w, std::string* error) {
     if (t_.process_events[p].empty()) return true;
     const std::string at = partition(dir, "events", p, error);
-    parquet::Writer w(eventColumns());
     if (at.empty() || !w.open(at + "/part-0.parquet", error)) return false;
     EventRows rows(t_);
     EventRow row;
     Value v[kEventColumnCount];
-    for (uint32_t i : t_.process_events[p]) {
-      rows.fill(i, &row);
+    const trace::EventList& mine = t_.process_events[p];
+    for (size_t k = 0; k < mine.size(); ++k) {
+      if (k + kAhead < mine.size()) __builtin_prefetch(&t_.events[mine[k + kAhead]]);
+      rows.fill(mine[k], &row);
       row.values(v);
       if (!w.add(v, error)) return false;
     }
-    counts_->events += w.rows(), ++counts_->files;
+    counts_->events += w.rows(), ++files_;
     return w.finish(metadata("events"), error);
   }
 
-  bool messages(const std::string& dir, uint32_t p, std::string* error) {
-    std::unique_ptr<parquet::Writer> w;  // made at the process's first message
-    for (uint32_t i : t_.process_events[p]) {
-      const bool ok = messageRowsOf(t_, i, [&](const Value* row) {
-        if (!w) {
-          const std::string at = partition(dir, "messages", p, error);
-          w = std::make_unique<parquet::Writer>(columnsOf(schemaOf(Table::Messages)));
-          if (at.empty() || !w->open(at + "/part-0.parquet", error)) return false;
-        }
-        return w->add(row, error);
-      });
-      if (!ok) return false;
+  // The messages a process sent; no file when it sent none.
+  bool messages(const std::string& dir, uint32_t p, parquet::Writer& w, std::string* error) {
+    bool opened = false;  // at the process's first message
+    const RowSink sink = [&](const Value* row) {
+      if (!opened) {
+        const std::string at = partition(dir, "messages", p, error);
+        if (at.empty() || !w.open(at + "/part-0.parquet", error)) return false;
+        opened = true;
+      }
+      return w.add(row, error);
+    };
+    const trace::EventList& mine = t_.process_events[p];
+    for (size_t k = 0; k < mine.size(); ++k) {
+      prefetchMessage(mine, k);
+      if (!messageRowsOf(t_, mine[k], sink)) return false;
     }
-    if (!w) return true;
-    counts_->messages += w->rows(), ++counts_->files;
-    return w->finish(metadata("messages"), error);
+    if (!opened) return true;
+    counts_->messages += w.rows(), ++files_;
+    return w.finish(metadata("messages"), error);
+  }
+
+  // What messageRowsOf reads of a send, fetched ahead in stages: its
+  // event, then its first message's edge, then that edge's receive.
+  void prefetchMessage(const trace::EventList& mine, size_t k) const {
+    if (k + kAhead < mine.size()) __builtin_prefetch(&t_.events[mine[k + kAhead]]);
+    if (k + kAhead / 2 < mine.size())
+      if (const auto edges = t_.messagesFrom(mine[k + kAhead / 2]); !edges.empty())
+        __builtin_prefetch(&t_.edges[edges.front()]);
+    if (k + kAhead / 4 < mine.size())
+      if (const auto edges = t_.messagesFrom(mine[k + kAhead / 4]); !edges.empty())
+        __builtin_prefetch(&t_.events[t_.edges[edges.front()].to]);
   }
 
   const trace::Trace& t_;
   const std::string& radar_version_;
   ParquetCounts* counts_;
+  std::atomic<uint64_t> files_{0};
 };
 
 }  // namespace

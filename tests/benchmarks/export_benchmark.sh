@@ -6,8 +6,9 @@
 # Each command runs ROUNDS times (default 3) in turn; the medians are
 # compared. Checks the targets of docs/performance.md (the database in
 # <= 3 x radar stats, the latency query <= 1 s, pcapng >= 200 MB/s of
-# payload, <= 64 bytes per event beyond the trace) and exits 1 when one is
-# missed. The pcapng's rate is radar's own, written to /dev/null; written
+# payload, <= 64 bytes per event beyond the trace, the Parquet files no
+# slower than the database beyond the merge, DuckDB's slowest 10 messages
+# over them <= 1 s) and exits 1 when one is missed. The pcapng's rate is radar's own, written to /dev/null; written
 # to a file, the file system's part comes on top, and its floor (writing a
 # file of that size) is measured beside it.
 set -euo pipefail
@@ -30,18 +31,23 @@ measure() {
   cat "$work/time"
 }
 stats=() sqlite=() pcapng=() perfetto=() rss_stats=() rss_sqlite=() rss_pcapng=() beyond=() beyond_null=()
+parquet=() rss_parquet=() sqlite_beyond=() parquet_beyond=()
 # The seconds an export says it took beyond loading and merging.
 beyondMerge() { sed -n 's/.* in \([0-9.]*\) s$/\1/p' "$work/err" | tail -1; }
 for ((r = 1; r <= rounds; r++)); do
   read -r s m < <(measure "$bin/radar" stats "$dir"); stats+=("$s"); rss_stats+=("$m")
   rm -f "$work/run.sqlite"
   read -r s m < <(measure "$bin/radar" export --sqlite "$work/run.sqlite" "$dir"); sqlite+=("$s"); rss_sqlite+=("$m")
+  sqlite_beyond+=("$(beyondMerge)")
+  rm -rf "$work/run.parquet"
+  read -r s m < <(measure "$bin/radar" export --parquet "$work/run.parquet" "$dir"); parquet+=("$s"); rss_parquet+=("$m")
+  parquet_beyond+=("$(beyondMerge)")
   read -r s m < <(measure "$bin/radar" export --pcapng "$work/run.pcapng" "$dir"); pcapng+=("$s"); rss_pcapng+=("$m")
   pcap_line=$(grep 'packets' "$work/err"); beyond+=("$(beyondMerge)")
   # The same to /dev/null: radar's own part, without the file system's.
   measure sh -c "exec '$bin/radar' export --pcapng - '$dir' > /dev/null" >/dev/null; beyond_null+=("$(beyondMerge)")
   read -r s m < <(measure "$bin/radar" export --perfetto "$work/run.pftrace" "$dir"); perfetto+=("$s")
-  echo "round $r: stats ${stats[-1]} s, --sqlite ${sqlite[-1]} s, --pcapng ${pcapng[-1]} s, --perfetto ${perfetto[-1]} s"
+  echo "round $r: stats ${stats[-1]} s, --sqlite ${sqlite[-1]} s (${sqlite_beyond[-1]} beyond the merge), --parquet ${parquet[-1]} s (${parquet_beyond[-1]}), --pcapng ${pcapng[-1]} s, --perfetto ${perfetto[-1]} s"
 done
 S=$(echo "${stats[@]}" | median) Q=$(echo "${sqlite[@]}" | median)
 P=$(echo "${pcapng[@]}" | median) F=$(echo "${perfetto[@]}" | median)
@@ -75,6 +81,17 @@ for ((r = 1; r <= rounds; r++)); do
   query+=("$s")
 done
 Y=$(echo "${query[@]}" | median)
+# The Parquet files: the same rows as the database, and the slowest ten
+# messages asked of DuckDB (npm; tests/bootstrap.sh installs it) over them.
+QB=$(echo "${sqlite_beyond[@]}" | median) PB=$(echo "${parquet_beyond[@]}" | median)
+RPQ=$(echo "${rss_parquet[@]}" | median)
+duckdb_dir=${RADAR_DUCKDB:-$HOME/.cache/radar/duckdb}
+duck="not measured: no DuckDB in $duckdb_dir"
+if [ -d "$duckdb_dir/node_modules/@duckdb/node-api" ]; then
+  duck=$(node "$root/tests/benchmarks/duckdb_time.mjs" "$duckdb_dir" "$rounds" \
+    "select * from read_parquet('$work/run.parquet/messages/*/*/*.parquet') order by latency_ns desc nulls last limit 10")
+fi
+echo "parquet: $(du -sh --apparent-size "$work/run.parquet" | cut -f1) in $(find "$work/run.parquet" -type f | wc -l) files"
 # For comparison: SQLite itself filling tables of the same shape with as
 # many rows, from inside (generate_series, no calls across its API), with
 # the same settings: what an export inserting rows through SQLite costs at
@@ -95,7 +112,8 @@ for ((r = 1; r <= rounds; r++)); do
   floor+=("$s")
 done
 L=$(echo "${floor[@]}" | median)
-awk -v ns="$null_s" -v rp="$RP" -v dc="$db_copy_s" -v c="$copy_s" -v n="$packets" -v bb="$bulk_bytes" -v bs="$bulk_s" -v l="$L" -v s="$S" -v q="$Q" -v p="$P" -v f="$F" -v y="$Y" -v b="$bytes" -v w="$write_s" -v rs="$RS" -v rq="$RQ" -v e="$e" '
+awk -v ns="$null_s" -v rp="$RP" -v dc="$db_copy_s" -v c="$copy_s" -v n="$packets" -v bb="$bulk_bytes" -v bs="$bulk_s" -v l="$L" -v s="$S" -v q="$Q" -v p="$P" -v f="$F" -v y="$Y" -v b="$bytes" -v w="$write_s" -v rs="$RS" -v rq="$RQ" -v e="$e" \
+  -v pq="$(echo "${parquet[@]}" | median)" -v qb="$QB" -v pb="$PB" -v rpq="$RPQ" -v duck="$duck" '
 BEGIN {
   printf "medians: radar stats %.2f s; --sqlite %.2f s (%.2f x stats); --pcapng %.2f s; --perfetto %.2f s\n", s, q, q / s, p, f
   printf "database floor: copying a file of its size takes %.2f s; stats + copy = %.2f x stats\n", dc, (s + dc) / s
@@ -107,10 +125,14 @@ BEGIN {
   printf "pcapng of big messages (256 MiB through a pipe): %.0f MB in %.2f s: %.0f MB/s\n", bb / 1e6, bs, bb / 1e6 / bs
   printf "query (count of messages with latency > 1 ms), radar sql on the kept database: %.2f s\n", y
   printf "peak memory: stats %.0f MiB, --sqlite %.0f MiB: %.1f bytes per event beyond the trace\n", rs / 1024, rq / 1024, (rq - rs) * 1024 / e
+  printf "--parquet %.2f s; beyond the merge: --sqlite %.2f s, --parquet %.2f s (%.2f x); peak %.0f MiB, %.1f bytes per event beyond stats\n", pq, qb, pb, pb / qb, rpq / 1024, (rpq - rs) * 1024 / e
+  printf "DuckDB, the slowest 10 messages over the Parquet files: %s\n", duck
   bad = 0
   if (q > 3 * s) { print "MISSED: the database takes more than 3 x radar stats"; bad = 1 }
   if (y > 1) { print "MISSED: the query takes more than 1 s"; bad = 1 }
   if (b / 1e6 / ns < 200) { print "MISSED: pcapng below 200 MB/s of payload (to /dev/null)"; bad = 1 }
   if ((rq - rs) * 1024 / e > 64) { print "MISSED: more than 64 bytes per event beyond the trace"; bad = 1 }
+  if (duck ~ /^[0-9.]+ s/ && duck + 0 > 1) { print "MISSED: DuckDB takes more than 1 s for the slowest 10 messages"; bad = 1 }
+  if (pb > qb) { print "MISSED: the Parquet files take longer than the database beyond the merge"; bad = 1 }
   exit bad
 }'
