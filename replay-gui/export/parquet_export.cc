@@ -134,13 +134,14 @@ class Exporter {
   // event, then its first message's edge, then that edge's receive.
   void prefetchMessage(const trace::EventList& mine, size_t k) const {
     if (k + kAhead < mine.size()) __builtin_prefetch(&t_.events[mine[k + kAhead]]);
-    if (k + kAhead / 2 < mine.size())
+    if (k + kAhead / 2 < mine.size() && isSend(mine[k + kAhead / 2]))
       if (const auto edges = t_.messagesFrom(mine[k + kAhead / 2]); !edges.empty())
         __builtin_prefetch(&t_.edges[edges.front()]);
-    if (k + kAhead / 4 < mine.size())
+    if (k + kAhead / 4 < mine.size() && isSend(mine[k + kAhead / 4]))
       if (const auto edges = t_.messagesFrom(mine[k + kAhead / 4]); !edges.empty())
         __builtin_prefetch(&t_.events[t_.edges[edges.front()].to]);
   }
+  bool isSend(uint32_t i) const { return log::categoryOf(t_.events[i].eventKind()) == log::Category::Send; }
 
   const trace::Trace& t_;
   const std::string& radar_version_;
