@@ -41,7 +41,7 @@ const Command kCommands[] = {
      kCriticalPathHelp, runCriticalPath},
     {"diff", "compare two runs: where they part first, in causal order", kDiffHelp, runDiff},
     {"patterns", "what repeats: request/response, pipeline stages, rounds, retries", kPatternsHelp, runPatterns},
-    {"export", "write a recording for Wireshark, Perfetto or SQLite", kExportHelp, runExport},
+    {"export", "write a recording for Wireshark, Perfetto, SQLite or Parquet readers", kExportHelp, runExport},
     {"sql", "query a recording with SQL", kSqlHelp, runSql},
 #endif
 #ifdef RADAR_HAVE_REPLAY

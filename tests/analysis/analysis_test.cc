@@ -40,6 +40,21 @@ TEST(Diff, TheRaceSampleRecordedUntilTwoOutcomesDiffer) {
   const Result same = radar({"diff", a, a});
   EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
   EXPECT_NE(same.out.find("no causal difference"), std::string::npos) << same.out;
+  // --json, read by Python's parser: the same first difference, both
+  // sides' events with their sentences; nothing for a run against itself.
+  const std::string read = shellQuote(
+      "import json, sys\n"
+      "d = json.load(sys.stdin)\n"
+      "if not d['differences']: print('none', d['processes_matched'], len(d['duration_ns'])); sys.exit()\n"
+      "f = d['differences'][0]\n"
+      "print(f['kind'], f['process'].endswith('>server'), f['first_run']['event'] > 0,\n"
+      "      f['second_run']['sentence'].startswith('Process server['), isinstance(d['channels'], list))\n");
+  const Result j = radar({"diff", "--json", a, b});
+  EXPECT_EQ(j.exit_code, 1) << j.err;
+  EXPECT_EQ(shell("python3 -c " + read, j.out).out, "a race True True True True\n") << j.out;
+  const Result js = radar({"diff", "--json", a, a});
+  EXPECT_EQ(js.exit_code, 0) << js.err;
+  EXPECT_EQ(shell("python3 -c " + read, js.out).out, "none 9 2\n") << js.out;
 }
 
 // radar record --repeat N --until-fail: the race sample checked by grep (a
