@@ -22,8 +22,10 @@
 namespace radar::cli {
 
 const char kRecordHelp[] =
-    "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--nondet] [--sync] [--keep-writes]\n"
-    "                    [--net FILE] [--join ID|DIR] -- PROGRAM [ARGS...]\n"
+    "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--tail BYTES] [--nondet]\n"
+    "                    [--sync] [--keep-writes] [--aslr] [--redact PATTERN] [--no-default-redact]\n"
+    "                    [--mpi | --no-mpi] [--net FILE] [--join ID|DIR]\n"
+    "                    [--repeat N [--until-fail | --until COMMAND]] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM and records it and every process it creates (fork, vfork,\n"
     "posix_spawn, system, popen, exec): each send and receive on pipes, FIFOs,\n"
@@ -72,11 +74,19 @@ const char kRecordHelp[] =
     "                           differs from the first run's, keep it and the run\n"
     "                           before it (removing the others), and print `radar diff`\n"
     "                           of the two: where they part first, in causal order\n"
+    "  --until COMMAND          with --repeat: stop at the first run for which the shell\n"
+    "                           command COMMAND exits non-zero, given what the run\n"
+    "                           printed on its standard input, the run's directory in\n"
+    "                           $RADAR_RUN and its status in $RADAR_RUN_STATUS (e.g.\n"
+    "                           --until 'grep -qx \"hits = 60\"'); as --until-fail then.\n"
+    "                           PROGRAM's standard output goes to a file, copied to\n"
+    "                           radar's after each run\n"
     "\n"
     "Exit status: PROGRAM's (128+N when a signal N killed it); 127 when PROGRAM cannot\n"
     "be found or executed, as a shell says; 2 for a bad command line or a recording\n"
     "directory radar cannot use. A summary goes to stderr, with every process that\n"
-    "could not be recorded. With --repeat: the last run's status.\n";
+    "could not be recorded. With --repeat: the last run's status; with --until, 1 when\n"
+    "a run failed COMMAND.\n";
 
 namespace {
 
@@ -98,6 +108,29 @@ std::string directoryFor(const Args& args) {
   return args.value("output").value_or(record::newRecordingDirectory(program.substr(program.rfind('/') + 1)));
 }
 
+// The run a series stopped at, the one before it, and radar diff of the two.
+void reportCaughtRun(const record::SeriesSettings& s, const record::SeriesOutcome& out) {
+  if (s.until.empty())
+    std::fprintf(stderr, "radar: run %llu exited with status %d, the %llu before it with status %d; kept %s and %s\n",
+                 out.recorded, out.status, out.recorded - 1, out.first_status, out.before.c_str(), out.after.c_str());
+  else if (out.before.empty())
+    std::fprintf(stderr, "radar: run 1: `%s` exited with status %d; kept %s\n", s.until.c_str(), out.until_status,
+                 out.after.c_str());
+  else
+    std::fprintf(stderr, "radar: run %llu: `%s` exited with status %d, the %llu before it passed; kept %s and %s\n",
+                 out.recorded, s.until.c_str(), out.until_status, out.recorded - 1, out.before.c_str(),
+                 out.after.c_str());
+  if (out.before.empty()) return;
+  std::fprintf(stderr, "radar: radar diff %s %s\n", out.before.c_str(), out.after.c_str());
+  std::fflush(stderr);
+  std::string diff_name = "diff";
+  std::vector<char*> diff_argv{diff_name.data(), const_cast<char*>(out.before.c_str()),
+                               const_cast<char*>(out.after.c_str()), nullptr};
+  std::fflush(stdout);
+  runDiff(3, diff_argv.data());
+  std::fflush(stdout);
+}
+
 int recordRepeatedly(const Args& args, unsigned long long runs) {
   record::SeriesSettings s;
   s.recorder = {selfDirectory() + "/radar", "record"};
@@ -110,30 +143,22 @@ int recordRepeatedly(const Args& args, unsigned long long runs) {
   s.force = args.has("force");
   s.runs = runs;
   s.until_fail = args.has("until-fail");
+  s.until = args.value("until").value_or("");
   const record::SeriesOutcome out = record::recordSeries(s);
   if (!out.error.empty()) {
     std::fprintf(stderr, "radar record: %s\n", out.error.c_str());
     return out.status > 0 ? out.status : kExitUsage;
   }
   if (out.after.empty()) {
+    const std::string every = s.until_fail       ? ", every one exited with status " + std::to_string(out.status)
+                              : !s.until.empty() ? ", every one passed `" + s.until + "`"
+                                                 : "";
     std::fprintf(stderr, "radar: %llu run%s recorded into %s (run-1 ... run-%llu)%s\n", out.recorded,
-                 out.recorded == 1 ? "" : "s", s.dir.c_str(), out.recorded,
-                 s.until_fail ? (", every one exited with status " + std::to_string(out.status)).c_str() : "");
+                 out.recorded == 1 ? "" : "s", s.dir.c_str(), out.recorded, every.c_str());
     return out.status;
   }
-  std::fprintf(stderr,
-               "radar: run %llu exited with status %d, the %llu before it with status %d; kept %s and %s\n"
-               "radar: radar diff %s %s\n",
-               out.recorded, out.status, out.recorded - 1, out.first_status, out.before.c_str(), out.after.c_str(),
-               out.before.c_str(), out.after.c_str());
-  std::fflush(stderr);
-  std::string diff_name = "diff";
-  std::vector<char*> diff_argv{diff_name.data(), const_cast<char*>(out.before.c_str()),
-                               const_cast<char*>(out.after.c_str()), nullptr};
-  std::fflush(stdout);
-  runDiff(3, diff_argv.data());
-  std::fflush(stdout);
-  return out.status;
+  reportCaughtRun(s, out);
+  return s.until.empty() ? out.status : kExitFindings;
 }
 
 bool parseRecordArgs(Args& args, int argc, char** argv) {
@@ -153,7 +178,8 @@ bool parseRecordArgs(Args& args, int argc, char** argv) {
                      {"no-mpi", 0, false},
                      {"repeat", 0, true},
                      {"join", 0, true},
-                     {"until-fail", 0, false}},
+                     {"until-fail", 0, false},
+                     {"until", 0, true}},
                     /*stop_at_positional=*/true);
 }
 
@@ -244,6 +270,9 @@ int runRecord(int argc, char** argv) {
   if (!args.number("repeat", &runs, 0)) return usageError("record", args.error());
   if (args.has("repeat") && runs < 1) return usageError("record", "--repeat: expected 1 or more runs");
   if (args.has("until-fail") && !args.has("repeat")) return usageError("record", "--until-fail needs --repeat N");
+  if (args.has("until") && !args.has("repeat")) return usageError("record", "--until needs --repeat N");
+  if (args.has("until") && args.has("until-fail"))
+    return usageError("record", "--until and --until-fail: give one way to tell a failed run");
   if (args.has("join") && args.has("repeat"))
     return usageError("record", "--join and --repeat: each run is a recording of its own");
   record::RecordSettings s;

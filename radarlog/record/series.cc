@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,8 +93,18 @@ class StopAfterThisRun {
   struct sigaction old_term_ {};
 };
 
-// Records run K; its exit status, or -1 with `error` when it could not start.
-int recordRun(const SeriesSettings& s, unsigned long long k, const StopAfterThisRun& stop, std::string* error) {
+// Waits for a child; its status as a shell gives it.
+int statusOf(pid_t child) {
+  int wstatus = 0;
+  while (::waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  return log::shellExitStatus(wstatus);
+}
+
+// Records run K, its standard output into `output` unless that is -1; its
+// exit status, or -1 with `error` when it could not start.
+int recordRun(const SeriesSettings& s, unsigned long long k, const StopAfterThisRun& stop, int output,
+              std::string* error) {
   std::vector<std::string> argv = s.recorder;
   argv.insert(argv.end(), {"--output", s.dir + "/run-" + std::to_string(k), "--"});
   argv.insert(argv.end(), s.command.begin(), s.command.end());
@@ -108,14 +119,81 @@ int recordRun(const SeriesSettings& s, unsigned long long k, const StopAfterThis
   }
   if (child == 0) {
     stop.restore();
+    if (output >= 0) ::dup2(output, STDOUT_FILENO);
     ::execv(cargv[0], cargv.data());
     std::fprintf(stderr, "radar record: cannot run %s: %s\n", cargv[0], std::strerror(errno));
     ::_exit(2);
   }
-  int wstatus = 0;
-  while (::waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {
+  return statusOf(child);
+}
+
+// A run's standard output, kept to give to --until's command: a file with
+// no name, emptied before each run.
+class RunOutput {
+ public:
+  RunOutput() : fd_(::memfd_create("radar-run-output", MFD_CLOEXEC)) {}
+  ~RunOutput() {
+    if (fd_ >= 0) ::close(fd_);
   }
-  return log::shellExitStatus(wstatus);
+  int fd() const { return fd_; }
+  bool empty() { return ::ftruncate(fd_, 0) == 0 && ::lseek(fd_, 0, SEEK_SET) == 0; }
+  // Copies what the run printed to radar's own standard output.
+  void show() const {
+    char buf[65536];
+    ::lseek(fd_, 0, SEEK_SET);
+    for (ssize_t n; (n = ::read(fd_, buf, sizeof buf)) > 0;)
+      for (ssize_t done = 0, w; done < n; done += w)
+        if ((w = ::write(STDOUT_FILENO, buf + done, n - done)) <= 0) return;
+  }
+  // --until's command on this run: its status (127 when it cannot start).
+  int check(const std::string& command, const std::string& run, int status) const {
+    ::lseek(fd_, 0, SEEK_SET);
+    const pid_t child = ::fork();
+    if (child < 0) return 127;
+    if (child == 0) {
+      ::dup2(fd_, STDIN_FILENO);
+      ::setenv("RADAR_RUN", run.c_str(), 1);
+      ::setenv("RADAR_RUN_STATUS", std::to_string(status).c_str(), 1);
+      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    return statusOf(child);
+  }
+
+ private:
+  int fd_;
+};
+
+// The runs, until the last, a stop, or the one the settings look for.
+void runSeries(const SeriesSettings& s, int series_fd, SeriesOutcome& out) {
+  const StopAfterThisRun stop;
+  RunOutput output;
+  if (!s.until.empty() && output.fd() < 0) {
+    out.error = std::string("memfd_create: ") + std::strerror(errno);
+    return;
+  }
+  for (unsigned long long k = 1; k <= s.runs && !g_stop_series; ++k) {
+    if (!s.until.empty() && !output.empty()) {
+      out.error = std::string("cannot empty the run's output: ") + std::strerror(errno);
+      return;
+    }
+    out.status = recordRun(s, k, stop, s.until.empty() ? -1 : output.fd(), &out.error);
+    if (out.status < 0) return;
+    // A run radar could not make (not the program's status): the series ends.
+    const std::string run = "run-" + std::to_string(k);
+    if (::faccessat(series_fd, (run + "/recording.txt").c_str(), F_OK, 0) != 0) {
+      out.error = "run " + std::to_string(k) + " was not recorded; the series stops";
+      return;
+    }
+    out.recorded = k;
+    if (out.first_status < 0) out.first_status = out.status;
+    if (!s.until.empty()) {
+      output.show();
+      if ((out.until_status = output.check(s.until, s.dir + "/" + run, out.status)) != 0) return;
+    } else if (s.until_fail && out.status != out.first_status) {
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -129,29 +207,15 @@ SeriesOutcome recordSeries(const SeriesSettings& s) {
     ::close(series_fd);
     return out;
   }
-  {
-    const StopAfterThisRun stop;
-    for (unsigned long long k = 1; k <= s.runs && !g_stop_series; ++k) {
-      out.status = recordRun(s, k, stop, &out.error);
-      if (out.status < 0) break;
-      // A run radar could not make (not the program's status): the series ends.
-      const std::string run = "run-" + std::to_string(k);
-      if (::faccessat(series_fd, (run + "/recording.txt").c_str(), F_OK, 0) != 0) {
-        out.error = "run " + std::to_string(k) + " was not recorded; the series stops";
-        break;
-      }
-      out.recorded = k;
-      if (out.first_status < 0) out.first_status = out.status;
-      if (s.until_fail && out.status != out.first_status) break;
-    }
-  }
-  if (out.error.empty() && s.until_fail && out.status != out.first_status) {
-    // Keep the run that differed and the one before it.
+  runSeries(s, series_fd, out);
+  const bool caught = s.until.empty() ? s.until_fail && out.status != out.first_status : out.until_status != 0;
+  if (out.error.empty() && caught) {
+    // Keep the run caught and the one before it.
     const unsigned long long k = out.recorded;
     for (unsigned long long j = 1; j + 1 < k; ++j)
       if (!removeRun(series_fd, "run-" + std::to_string(j)))
         std::fprintf(stderr, "radar record: cannot remove %s/run-%llu: %s\n", s.dir.c_str(), j, std::strerror(errno));
-    out.before = s.dir + "/run-" + std::to_string(k - 1);
+    out.before = k > 1 ? s.dir + "/run-" + std::to_string(k - 1) : "";
     out.after = s.dir + "/run-" + std::to_string(k);
   }
   ::close(series_fd);

@@ -57,6 +57,59 @@ TEST(Diff, TheRaceSampleRecordedUntilTwoOutcomesDiffer) {
   EXPECT_EQ(shell("python3 -c " + read, js.out).out, "none 9 2\n") << js.out;
 }
 
+// radar record --repeat N --until COMMAND: a program that exits 0 with a
+// wrong answer from its third run on; the command, given each run's output,
+// directory and status, stops the series there.
+TEST(Diff, RecordUntilACommandFailsStopsAtTheFirstWrongAnswer) {
+  const std::string work = testTempDir(), series = work + "/series", seen = work + "/seen";
+  const std::string program = "n=$(cat " + shellQuote(work + "/count") +
+                              " 2>/dev/null || echo 0); n=$((n + 1)); echo $n > " + shellQuote(work + "/count") +
+                              "; echo answer $n";
+  const std::string until = "echo \"$RADAR_RUN $RADAR_RUN_STATUS\" >> " + shellQuote(seen) + "; grep -qx 'answer [12]'";
+  const Result r = radar({"record", "-o", series, "--repeat", "10", "--until", until, "--", "sh", "-c", program});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("radar: run 3: `" + until + "` exited with status 1, the 2 before it passed; kept " + series +
+                       "/run-2 and " + series + "/run-3\n"),
+            std::string::npos)
+      << r.err;
+  // Every run's output is radar's, and the diff of the two runs kept.
+  EXPECT_EQ(r.out.substr(0, 27), "answer 1\nanswer 2\nanswer 3\n");
+  EXPECT_NE(r.out.find("the runs part here first"), std::string::npos) << r.out;
+  // The command saw each run's directory and status; only two runs are left.
+  std::ifstream in(seen);
+  std::stringstream said;
+  said << in.rdbuf();
+  EXPECT_EQ(said.str(), series + "/run-1 0\n" + series + "/run-2 0\n" + series + "/run-3 0\n");
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(series)) left.push_back(e.path().filename());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"run-2", "run-3"}));
+  // Asked wrongly: said so.
+  EXPECT_NE(radar({"record", "--until", "true", "--", "true"}).err.find("--until needs --repeat N"), std::string::npos);
+  EXPECT_NE(radar({"record", "--repeat", "2", "--until", "true", "--until-fail", "--", "true"})
+                .err.find("--until and --until-fail: give one way to tell a failed run"),
+            std::string::npos);
+}
+
+// The race sample prints a wrong total and exits 0: --until-fail never
+// catches it, --until with grep does (at whichever run it first happens).
+TEST(Diff, RecordUntilCatchesTheRaceSamplesWrongTotal) {
+  const std::string race = std::string(RADAR_SAMPLES) + "/race";
+  const std::string series = testTempDir() + "/series";
+  const Result r =
+      radar({"record", "-o", series, "--repeat", "40", "--until", "grep -qx 'hits = 60'", "--", race, "3"});
+  if (r.err.find("every one passed") != std::string::npos)
+    GTEST_SKIP() << "40 runs of the race sample all printed hits = 60";
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.err, m, std::regex(R"(radar: run (\d+): `grep -qx 'hits = 60'` exited with status 1)")))
+      << r.err;
+  const std::string last = r.out.substr(
+      0, r.out.find("the runs part") == std::string::npos ? std::string::npos : r.out.find("the runs part"));
+  EXPECT_TRUE(std::regex_search(last, std::regex(R"(hits = (?!60\n)\d+\n$)"))) << r.out;
+}
+
 // radar record --repeat N --until-fail: the race sample checked by grep (a
 // test that fails when the total is wrong) is recorded until its status
 // changes; the changed run and the one before it are kept and diffed.
