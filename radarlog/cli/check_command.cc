@@ -10,7 +10,7 @@
 namespace radar::cli {
 
 const char kCheckHelp[] =
-    "usage: radar check [--strict] [--json] [--net FILE] DIR...\n"
+    "usage: radar check [--strict] [--json] [--net FILE | --no-net] [--merge-unrelated] DIR...\n"
     "\n"
     "Reads and merges a recording, then reports how well sends and receives match\n"
     "and what a user should look at: messages sent and never received, bytes\n"
@@ -25,11 +25,13 @@ const char kCheckHelp[] =
     "errors), 1 for findings with --strict, 2 when it cannot be read, 3 when a\n"
     "log was damaged or unreadable (the rest was read: the story is partial).\n";
 
+const OptionSpec kCheckOptionList[] = {
+    {"strict", 0, false}, {"json", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption};
+const std::span<const OptionSpec> kCheckOptions{kCheckOptionList};
+
 int runCheck(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1,
-                  {{"strict", 0, false}, {"json", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption}))
-    return usageError("check", args.error());
+  if (!args.parse(argc, argv, 1, kCheckOptions)) return usageError("check", args.error());
   if (args.positional().empty()) return usageError("check", "no recording given");
   const Loaded loaded = loadForCommand("check", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;

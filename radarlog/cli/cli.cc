@@ -49,7 +49,7 @@ std::string closestName(const std::string& typed, const std::vector<std::string>
   return best;
 }
 
-bool Args::parse(int argc, char** argv, int first, std::initializer_list<OptionSpec> specs, bool stop_at_positional) {
+bool Args::parse(int argc, char** argv, int first, std::span<const OptionSpec> specs, bool stop_at_positional) {
   auto findLong = [&](const std::string& n) -> const OptionSpec* {
     for (const auto& s : specs)
       if (n == s.long_name) return &s;

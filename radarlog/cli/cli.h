@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,8 +32,11 @@ struct OptionSpec {
 // stop_at_positional is set, as for `record -- PROGRAM ARGS`) is positional.
 class Args {
  public:
+  bool parse(int argc, char** argv, int first, std::span<const OptionSpec> specs, bool stop_at_positional = false);
   bool parse(int argc, char** argv, int first, std::initializer_list<OptionSpec> specs,
-             bool stop_at_positional = false);
+             bool stop_at_positional = false) {
+    return parse(argc, argv, first, std::span<const OptionSpec>(specs.begin(), specs.size()), stop_at_positional);
+  }
   const std::string& error() const { return error_; }
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   std::optional<std::string> value(const std::string& name) const;

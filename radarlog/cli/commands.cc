@@ -28,33 +28,39 @@ const char kVersionHelp[] = "usage: radar version\n\nPrints radar's version.\n";
 
 const Command kCommands[] = {
 #ifdef RADAR_HAVE_RECORD
-    {"record", "run a program and record every process it creates", kRecordHelp, runRecord},
+    {"record", "run a program and record every process it creates", kRecordHelp, runRecord, kRecordOptions},
 #endif
 #ifdef RADAR_HAVE_NETDESC
-    {"run", "start a described network of processes and record it", kRunHelp, runRun},
+    {"run", "start a described network of processes and record it", kRunHelp, runRun, kRunOptions},
 #endif
 #ifdef RADAR_HAVE_MERGE
-    {"events", "tell what happened, one event per line, in causal order", kEventsHelp, runEvents},
-    {"check", "check a recording and list what went wrong (lost messages, deadlocks ...)", kCheckHelp, runCheck},
-    {"stats", "messages, bytes and time per process and channel", kStatsHelp, runStats},
+    {"events", "tell what happened, one event per line, in causal order", kEventsHelp, runEvents, kEventsOptions},
+    {"check", "check a recording and list what went wrong (lost messages, deadlocks ...)", kCheckHelp, runCheck,
+     kCheckOptions},
+    {"stats", "messages, bytes and time per process and channel", kStatsHelp, runStats, kStatsOptions},
     {"critical-path", "why an event came when it did: the chain that decided it, and where the time went",
-     kCriticalPathHelp, runCriticalPath},
-    {"diff", "compare two runs: where they part first, in causal order", kDiffHelp, runDiff},
-    {"patterns", "what repeats: request/response, pipeline stages, rounds, retries", kPatternsHelp, runPatterns},
-    {"export", "write a recording for Wireshark, Perfetto, SQLite or Parquet readers", kExportHelp, runExport},
-    {"sql", "query a recording with SQL", kSqlHelp, runSql},
+     kCriticalPathHelp, runCriticalPath, kCriticalPathOptions},
+    {"diff", "compare two runs: where they part first, in causal order", kDiffHelp, runDiff, kDiffOptions},
+    {"patterns", "what repeats: request/response, pipeline stages, rounds, retries", kPatternsHelp, runPatterns,
+     kPatternsOptions},
+    {"export", "write a recording for Wireshark, Perfetto, SQLite or Parquet readers", kExportHelp, runExport,
+     kExportOptions},
+    {"sql", "query a recording with SQL", kSqlHelp, runSql, kSqlOptions},
 #endif
 #ifdef RADAR_HAVE_REPLAY
     {"replay", "watch the messages move between processes, event by event", kReplayHelp, runReplay},
 #endif
 #ifdef RADAR_HAVE_DEBUG
-    {"debug", "re-run one recorded process alone under gdb, fed what it received", kDebugHelp, runDebug},
+    {"debug", "re-run one recorded process alone under gdb, fed what it received", kDebugHelp, runDebug, kDebugOptions},
 #endif
 #ifdef RADAR_HAVE_NETDESC
-    {"netdesc", "write a network description of a recording, to edit and reuse", kNetdescHelp, runNetdesc},
+    {"netdesc", "write a network description of a recording, to edit and reuse", kNetdescHelp, runNetdesc,
+     kNetdescOptions},
 #endif
-    {"dump", "print the raw records of log files (for readers and bug reports)", kDumpHelp, runDump},
+    {"dump", "print the raw records of log files (for readers and bug reports)", kDumpHelp, runDump, kDumpOptions},
     {"help", "list commands, or explain one", kHelpHelp, runHelp},
+    {"completion", "print a shell completion script (bash, zsh)", kCompletionHelp, runCompletion},
+    {"__complete", "", "usage: radar __complete CWORD WORD...\n", runCompleteWords},
     {"version", "print radar's version", kVersionHelp, runVersion},
 };
 
@@ -70,7 +76,8 @@ void overview(FILE* out) {
                "radar records programs made of several processes that talk over pipes and\n"
                "sockets, and replays what happened between them.\n\n"
                "Commands:\n");
-  for (const Command& c : kCommands) std::fprintf(out, "  %-14s %s\n", c.name, c.summary);
+  for (const Command& c : kCommands)
+    if (std::strncmp(c.name, "__", 2) != 0) std::fprintf(out, "  %-14s %s\n", c.name, c.summary);
   std::fprintf(out, "\nSee 'radar help COMMAND' for one command's options.\n");
 }
 
@@ -93,6 +100,8 @@ int runHelp(int argc, char** argv) {
 
 const Command* findCommand(const char* name) { return findIn(name); }
 
+std::span<const Command> commandTable() { return kCommands; }
+
 int runCommandLine(int argc, char** argv) {
   if (argc < 2) {
     overview(stderr);
@@ -107,7 +116,8 @@ int runCommandLine(int argc, char** argv) {
   const Command* c = findCommand(name);
   if (!c) {
     std::vector<std::string> known;
-    for (const Command& k : kCommands) known.push_back(k.name);
+    for (const Command& k : kCommands)
+      if (std::strncmp(k.name, "__", 2) != 0) known.push_back(k.name);
     if (const std::string meant = closestName(name, known); !meant.empty()) {
       std::fprintf(stderr, "radar: '%s' is not a radar command; did you mean '%s'?\n", name, meant.c_str());
       return kExitUsage;

@@ -16,7 +16,8 @@
 namespace radar::cli {
 
 const char kCriticalPathHelp[] =
-    "usage: radar critical-path [options] DIR...\n"
+    "usage: radar critical-path [--to N | -p P] [--from N] [--interactions] [--json]\n"
+    "                           [--net FILE | --no-net] [--merge-unrelated] DIR...\n"
     "\n"
     "Why did it take so long? Walks back from an event along what was ready\n"
     "last at each step (the thread's previous call, or the send, fork, exit or\n"
@@ -38,6 +39,11 @@ const char kCriticalPathHelp[] =
     "\n"
     "Exit status: 0; 2 when the recording cannot be read, an option is wrong, or\n"
     "the end does not follow from the start.\n";
+
+const OptionSpec kCriticalPathOptionList[] = {
+    {"to", 0, true},    {"from", 0, true}, {"process", 'p', true}, {"interactions", 0, false},
+    {"json", 0, false}, kNetOption,        kNoNetOption,           kMergeUnrelatedOption};
+const std::span<const OptionSpec> kCriticalPathOptions{kCriticalPathOptionList};
 
 namespace {
 
@@ -233,16 +239,7 @@ void printPath(const trace::Trace& t, const analysis::CriticalPath& path, uint32
 
 int runCriticalPath(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1,
-                  {{"to", 0, true},
-                   {"from", 0, true},
-                   {"process", 'p', true},
-                   {"interactions", 0, false},
-                   {"json", 0, false},
-                   kNetOption,
-                   kNoNetOption,
-                   kMergeUnrelatedOption}))
-    return usageError("critical-path", args.error());
+  if (!args.parse(argc, argv, 1, kCriticalPathOptions)) return usageError("critical-path", args.error());
   if (args.positional().empty()) return usageError("critical-path", "no recording given");
   if (args.has("to") && args.has("process")) return usageError("critical-path", "give --to or --process, not both");
   unsigned long long to_n = 0, from_n = 0;

@@ -24,7 +24,9 @@ namespace radar::cli {
 const char kDebugHelp[] =
     "usage: radar debug DIR... PROCESS [--at-event N] [-- GDB-ARGS...]\n"
     "       radar debug DIR... PROCESS --no-gdb [--at-event N]\n"
-    "       radar debug DIR... PROCESS --batch [GDB-ARGS...]\n\n"
+    "       radar debug DIR... PROCESS --batch [GDB-ARGS...]\n"
+    "options: [--stall-after S] [--allow-changed] [--keep] [--aslr] [--no-sandbox] [-y]\n"
+    "         [--env NAME[=VALUE]] [--unset-env NAME]\n\n"
     "Re-runs one recorded process alone: the same executable, arguments,\n"
     "environment and working directory, fed exactly the messages and call\n"
     "results it saw in the recording. What it sends is compared with what it\n"
@@ -63,6 +65,12 @@ const char kDebugHelp[] =
     "                    someone else\n\n"
     "In gdb: 'radar event', 'radar continue-to N', 'radar next-message';\n"
     "'help radar' explains them. See docs/debugging-one-process.md.\n";
+
+const OptionSpec kDebugOptionList[] = {{"at-event", 0, true},       {"no-gdb", 0, false}, {"stall-after", 0, true},
+                                       {"allow-changed", 0, false}, {"keep", 0, false},   {"aslr", 0, false},
+                                       {"no-sandbox", 0, false},    {"yes", 'y', false},  {"env", 0, true},
+                                       {"unset-env", 0, true}};
+const std::span<const OptionSpec> kDebugOptions{kDebugOptionList};
 
 namespace {
 
@@ -202,17 +210,7 @@ int runDebug(int argc, char** argv) {
   driver::DebugOptions options;
   std::vector<char*> ours = splitGdbArguments(argc, argv, &options);
   Args args;
-  if (!args.parse(static_cast<int>(ours.size()), ours.data(), 1,
-                  {{"at-event", 0, true},
-                   {"no-gdb", 0, false},
-                   {"stall-after", 0, true},
-                   {"allow-changed", 0, false},
-                   {"keep", 0, false},
-                   {"aslr", 0, false},
-                   {"no-sandbox", 0, false},
-                   {"yes", 'y', false},
-                   {"env", 0, true},
-                   {"unset-env", 0, true}}))
+  if (!args.parse(static_cast<int>(ours.size()), ours.data(), 1, kDebugOptions))
     return usageError("debug", args.error());
   if (const std::string error = readOptions(args, &options); !error.empty()) return usageError("debug", error);
   driver::Installation installed;

@@ -11,7 +11,7 @@
 namespace radar::cli {
 
 const char kDiffHelp[] =
-    "usage: radar diff [--timing MS] [--json] [--replay] [--net FILE] RUN_A RUN_B\n"
+    "usage: radar diff [--timing MS] [--json] [--replay] [--net FILE | --no-net] RUN_A RUN_B\n"
     "\n"
     "Compares two recordings of one program: processes aligned by where they come\n"
     "from in the process tree (names and birth order, not pids), channels by the\n"
@@ -30,6 +30,10 @@ const char kDiffHelp[] =
     "\n"
     "Exit status: 0 when no process parts, 1 when they do, 2 when a recording\n"
     "cannot be read or an option is wrong.\n";
+
+const OptionSpec kDiffOptionList[] = {
+    {"timing", 0, true}, {"json", 0, false}, {"replay", 0, false}, kNetOption, kNoNetOption};
+const std::span<const OptionSpec> kDiffOptions{kDiffOptionList};
 
 namespace {
 
@@ -127,9 +131,7 @@ void printJson(const analysis::RunDiff& diff, const analysis::Narrator& na, cons
 
 int runDiff(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1,
-                  {{"timing", 0, true}, {"json", 0, false}, {"replay", 0, false}, kNetOption, kNoNetOption}))
-    return usageError("diff", args.error());
+  if (!args.parse(argc, argv, 1, kDiffOptions)) return usageError("diff", args.error());
   if (args.positional().size() != 2) return usageError("diff", "give two recordings: RUN_A RUN_B");
   if (args.has("replay")) return replayBoth(args);
   double timing_ms = 1;

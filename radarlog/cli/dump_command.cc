@@ -21,6 +21,9 @@ const char kDumpHelp[] =
     "  --payload   show payload bytes (escaped), not only their length\n\n"
     "Exit status: 0 when every log reads to its end, 2 otherwise.\n";
 
+const OptionSpec kDumpOptionList[] = {{"payload", 0, false}};
+const std::span<const OptionSpec> kDumpOptions{kDumpOptionList};
+
 namespace {
 
 std::string escaped(std::string_view bytes, size_t limit) {
@@ -107,7 +110,7 @@ void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
 
 int runDump(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"payload", 0, false}})) return usageError("dump", args.error());
+  if (!args.parse(argc, argv, 1, kDumpOptions)) return usageError("dump", args.error());
   if (args.positional().empty()) return usageError("dump", "no log file given");
   int status = kExitOk;
   for (const std::string& path : args.positional()) {

@@ -18,7 +18,9 @@
 namespace radar::cli {
 
 const char kEventsHelp[] =
-    "usage: radar events [options] DIR...\n"
+    "usage: radar events [-p P] [-c C] [-k K] [--rank N] [--tag T] [--library] [--from N] [--to N]\n"
+    "                    [--decode] [--expand] [--json | --format F] [--net FILE | --no-net]\n"
+    "                    [--merge-unrelated] DIR...\n"
     "\n"
     "Tells what happened in a recording, one event per line, in causal order:\n"
     "  Process parser[4123] receives a message from scanner[4122] on pipe 2 (32 bytes). Event 9.\n"
@@ -52,6 +54,13 @@ const char kEventsHelp[] =
     "\n"
     "Exit status: 0; 2 when the recording cannot be read or an option is wrong;\n"
     "3 when a log was damaged or unreadable (the rest is told: the story is partial).\n";
+
+const OptionSpec kEventsOptionList[] = {{"process", 'p', true}, {"channel", 'c', true}, {"kind", 'k', true},
+                                        {"rank", 0, true},      {"tag", 0, true},       {"library", 0, false},
+                                        {"from", 0, true},      {"to", 0, true},        {"json", 0, false},
+                                        {"format", 0, true},    {"decode", 0, false},   kNetOption,
+                                        kNoNetOption,           kMergeUnrelatedOption,  {"expand", 0, false}};
+const std::span<const OptionSpec> kEventsOptions{kEventsOptionList};
 
 namespace {
 
@@ -278,23 +287,7 @@ class EventTeller {
 
 int runEvents(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1,
-                  {{"process", 'p', true},
-                   {"channel", 'c', true},
-                   {"kind", 'k', true},
-                   {"rank", 0, true},
-                   {"tag", 0, true},
-                   {"library", 0, false},
-                   {"from", 0, true},
-                   {"to", 0, true},
-                   {"json", 0, false},
-                   {"format", 0, true},
-                   {"decode", 0, false},
-                   kNetOption,
-                   kNoNetOption,
-                   kMergeUnrelatedOption,
-                   {"expand", 0, false}}))
-    return usageError("events", args.error());
+  if (!args.parse(argc, argv, 1, kEventsOptions)) return usageError("events", args.error());
   if (args.positional().empty()) return usageError("events", "no recording given");
   unsigned long long from = 1, to = ~0ull;
   if (!args.number("from", &from, 1) || !args.number("to", &to, ~0ull)) return usageError("events", args.error());

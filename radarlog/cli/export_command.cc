@@ -17,7 +17,9 @@
 namespace radar::cli {
 
 const char kExportHelp[] =
-    "usage: radar export [--pcapng FILE] [--sqlite FILE] [--parquet DIR] [options] DIR...\n"
+    "usage: radar export [--pcapng FILE [--decode-as CHANNEL=PROTOCOL]] [--perfetto FILE]\n"
+    "                    [--sqlite FILE [--bytes]] [--parquet DIR] [--net FILE | --no-net]\n"
+    "                    [--merge-unrelated] DIR...\n"
     "\n"
     "Writes a recording in the formats of other tools (docs/exporting.md):\n"
     "  --pcapng FILE     every message of every channel as packets, for Wireshark\n"
@@ -44,6 +46,11 @@ const char kExportHelp[] =
     "\n"
     "Exit status: 0, or 2 when the recording cannot be read, an option is wrong\n"
     "or a file cannot be written.\n";
+
+const OptionSpec kExportOptionList[] = {{"pcapng", 0, true},  {"perfetto", 0, true}, {"sqlite", 0, true},
+                                        {"parquet", 0, true}, {"bytes", 0, false},   {"decode-as", 0, true},
+                                        kNetOption,           kNoNetOption,          kMergeUnrelatedOption};
+const std::span<const OptionSpec> kExportOptions{kExportOptionList};
 
 namespace {
 // --decode-as CHANNEL=PROTOCOL, each into `pcapng`; what is wrong, or "".
@@ -163,17 +170,7 @@ bool exportParquet(const trace::Trace& t, const std::string* dir, Lap& lap) {
 
 int runExport(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1,
-                  {{"pcapng", 0, true},
-                   {"perfetto", 0, true},
-                   {"sqlite", 0, true},
-                   {"parquet", 0, true},
-                   {"bytes", 0, false},
-                   {"decode-as", 0, true},
-                   kNetOption,
-                   kNoNetOption,
-                   kMergeUnrelatedOption}))
-    return usageError("export", args.error());
+  if (!args.parse(argc, argv, 1, kExportOptions)) return usageError("export", args.error());
   if (args.positional().empty()) return usageError("export", "no recording given");
   if (!args.has("pcapng") && !args.has("perfetto") && !args.has("sqlite") && !args.has("parquet"))
     return usageError("export", "nothing to export: give --pcapng, --perfetto or --sqlite FILE, or --parquet DIR");

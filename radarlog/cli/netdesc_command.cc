@@ -22,9 +22,12 @@ const char kNetdescHelp[] =
     "\n"
     "  -o, --output FILE   write it to FILE (default: standard output)\n";
 
+const OptionSpec kNetdescOptionList[] = {{"output", 'o', true}};
+const std::span<const OptionSpec> kNetdescOptions{kNetdescOptionList};
+
 int runNetdesc(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"output", 'o', true}})) return usageError("netdesc", args.error());
+  if (!args.parse(argc, argv, 1, kNetdescOptions)) return usageError("netdesc", args.error());
   if (args.positional().empty()) return usageError("netdesc", "no recording given");
   // The generated names stand on their own: no description applied.
   const Loaded loaded = loadForCommand("netdesc", args.positional(), NetChoice{"", false});

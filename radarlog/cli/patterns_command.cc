@@ -11,7 +11,7 @@
 namespace radar::cli {
 
 const char kPatternsHelp[] =
-    "usage: radar patterns [--json] [--all] [--net FILE] DIR...\n"
+    "usage: radar patterns [--json] [--all] [--net FILE | --no-net] [--merge-unrelated] DIR...\n"
     "\n"
     "Finds what repeats in each process's calls: a unit of calls done again and\n"
     "again back to back (request/response, a pipeline stage, a round of sends to\n"
@@ -29,6 +29,10 @@ const char kPatternsHelp[] =
     "\n"
     "  --all             every pattern (default: the 40 that cover the most calls)\n"
     "  --json            one JSON object, for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP;
+
+const OptionSpec kPatternsOptionList[] = {
+    {"json", 0, false}, {"all", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption};
+const std::span<const OptionSpec> kPatternsOptions{kPatternsOptionList};
 
 namespace {
 
@@ -113,9 +117,7 @@ void printPatterns(const trace::Trace& t, const analysis::Patterns& found, const
 
 int runPatterns(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1,
-                  {{"json", 0, false}, {"all", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption}))
-    return usageError("patterns", args.error());
+  if (!args.parse(argc, argv, 1, kPatternsOptions)) return usageError("patterns", args.error());
   if (args.positional().empty()) return usageError("patterns", "no recording given");
   const Loaded loaded = loadForCommand("patterns", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;

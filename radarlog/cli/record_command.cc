@@ -88,6 +88,25 @@ const char kRecordHelp[] =
     "could not be recorded. With --repeat: the last run's status; with --until, 1 when\n"
     "a run failed COMMAND.\n";
 
+const OptionSpec kRecordOptionList[] = {{"output", 'o', true},
+                                        {"force", 0, false},
+                                        {"aslr", 0, false},
+                                        {"payload-limit", 0, true},
+                                        {"nondet", 0, false},
+                                        {"sync", 0, false},
+                                        {"keep-writes", 0, false},
+                                        {"tail", 0, true},
+                                        {"net", 0, true},
+                                        {"redact", 0, true},
+                                        {"no-default-redact", 0, false},
+                                        {"mpi", 0, false},
+                                        {"no-mpi", 0, false},
+                                        {"repeat", 0, true},
+                                        {"join", 0, true},
+                                        {"until-fail", 0, false},
+                                        {"until", 0, true}};
+const std::span<const OptionSpec> kRecordOptions{kRecordOptionList};
+
 namespace {
 
 std::string humanBytes(uint64_t n) {
@@ -162,24 +181,7 @@ int recordRepeatedly(const Args& args, unsigned long long runs) {
 }
 
 bool parseRecordArgs(Args& args, int argc, char** argv) {
-  return args.parse(argc, argv, 1,
-                    {{"output", 'o', true},
-                     {"force", 0, false},
-                     {"aslr", 0, false},
-                     {"payload-limit", 0, true},
-                     {"nondet", 0, false},
-                     {"sync", 0, false},
-                     {"keep-writes", 0, false},
-                     {"tail", 0, true},
-                     {"net", 0, true},
-                     {"redact", 0, true},
-                     {"no-default-redact", 0, false},
-                     {"mpi", 0, false},
-                     {"no-mpi", 0, false},
-                     {"repeat", 0, true},
-                     {"join", 0, true},
-                     {"until-fail", 0, false},
-                     {"until", 0, true}},
+  return args.parse(argc, argv, 1, kRecordOptions,
                     /*stop_at_positional=*/true);
 }
 

@@ -32,10 +32,12 @@ const char kRunHelp[] =
     "Exit status: the first non-zero status a process ended with (128 + N for one\n"
     "killed by signal N), 0 when all succeeded, 2 for a bad description.\n";
 
+const OptionSpec kRunOptionList[] = {{"output", 'o', true}, {"force", 0, false}, {"payload-limit", 0, true}};
+const std::span<const OptionSpec> kRunOptions{kRunOptionList};
+
 int runRun(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"output", 'o', true}, {"force", 0, false}, {"payload-limit", 0, true}}))
-    return usageError("run", args.error());
+  if (!args.parse(argc, argv, 1, kRunOptions)) return usageError("run", args.error());
   if (args.positional().size() != 1)
     return usageError("run",
                       args.positional().empty() ? "no network description given" : "one network description at a time");

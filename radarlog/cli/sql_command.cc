@@ -25,7 +25,8 @@
 namespace radar::cli {
 
 const char kSqlHelp[] =
-    "usage: radar sql [options] DIR... [QUERY]\n"
+    "usage: radar sql [--format F | --json] [--no-cache] [--net FILE | --no-net] [--merge-unrelated]\n"
+    "                 DIR... [QUERY]\n"
     "\n"
     "Queries a recording as an SQLite database: tables processes, arguments,\n"
     "threads, channels, events, messages, findings; views queue_lengths, waits,\n"
@@ -42,6 +43,10 @@ const char kSqlHelp[] =
     "\n"
     "Exit status: 0; 2 when the recording cannot be read, an option is wrong or\n"
     "a statement fails.\n";
+
+const OptionSpec kSqlOptionList[] = {{"format", 0, true}, {"json", 0, false}, {"no-cache", 0, false},
+                                     kNetOption,          kNoNetOption,       kMergeUnrelatedOption};
+const std::span<const OptionSpec> kSqlOptions{kSqlOptionList};
 
 namespace {
 
@@ -395,14 +400,7 @@ sqlite3* makeDatabase(const trace::Trace& t, std::string path) {
 
 int runSql(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1,
-                  {{"format", 0, true},
-                   {"json", 0, false},
-                   {"no-cache", 0, false},
-                   kNetOption,
-                   kNoNetOption,
-                   kMergeUnrelatedOption}))
-    return usageError("sql", args.error());
+  if (!args.parse(argc, argv, 1, kSqlOptions)) return usageError("sql", args.error());
   std::vector<std::string> dirs = args.positional();
   if (dirs.empty()) return usageError("sql", "no recording given");
   std::string query;

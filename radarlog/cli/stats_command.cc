@@ -11,7 +11,7 @@
 namespace radar::cli {
 
 const char kStatsHelp[] =
-    "usage: radar stats [--json] [--net FILE] DIR...\n"
+    "usage: radar stats [--json] [--net FILE | --no-net] [--merge-unrelated] DIR...\n"
     "\n"
     "Per process: messages and bytes sent and received, time spent in sends, in\n"
     "receives and waiting in poll/select/epoll. Per channel: messages, bytes, and\n"
@@ -23,6 +23,9 @@ const char kStatsHelp[] =
     "\n"
     "Exit status: 0; 2 when the recording cannot be read or an option is wrong;\n"
     "3 when a log was damaged or unreadable (the rest is counted).\n";
+
+const OptionSpec kStatsOptionList[] = {{"json", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption};
+const std::span<const OptionSpec> kStatsOptions{kStatsOptionList};
 
 namespace {
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -48,8 +51,7 @@ void printHostClocksJson(const trace::Trace& t) {
 
 int runStats(int argc, char** argv) {
   Args args;
-  if (!args.parse(argc, argv, 1, {{"json", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption}))
-    return usageError("stats", args.error());
+  if (!args.parse(argc, argv, 1, kStatsOptions)) return usageError("stats", args.error());
   if (args.positional().empty()) return usageError("stats", "no recording given");
   const Loaded loaded = loadForCommand("stats", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
 #include "fake_recording.h"
 #include "temp_dirs.h"
 
@@ -31,7 +33,8 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-Result radar(const std::vector<std::string>& args) {
+// A program run with standard input from /dev/null, its output kept.
+Result run(const std::vector<std::string>& argv_in) {
   static const std::string dir = radar::testing::TempDirs::make("radar-commands-test");
   const std::string out_path = dir + "/out", err_path = dir + "/err";
   const pid_t pid = ::fork();
@@ -40,11 +43,11 @@ Result radar(const std::vector<std::string>& args) {
     const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     ::dup2(in, 0), ::dup2(out, 1), ::dup2(err, 2);
-    std::vector<char*> argv{const_cast<char*>(RADAR_BIN)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    std::vector<char*> argv;
+    for (const auto& a : argv_in) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     ::unsetenv("DISPLAY");  // replay: no window, a clear error instead
-    ::execv(RADAR_BIN, argv.data());
+    ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   int status = 0;
@@ -56,7 +59,12 @@ Result radar(const std::vector<std::string>& args) {
   return r;
 }
 
-// The commands `radar help` lists.
+Result radar(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{RADAR_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv);
+}
+
 std::vector<std::string> commands() {
   const Result r = radar({"help"});
   EXPECT_EQ(r.status, 0) << r.err;
@@ -85,6 +93,70 @@ TEST(Commands, EveryCommandExplainsItself) {
   const Result unknown = radar({"frobnicate"});
   EXPECT_EQ(unknown.status, 2);
   EXPECT_NE(unknown.err.find("'frobnicate' is not a radar command"), std::string::npos) << unknown.err;
+}
+
+// `word` in `text` as a whole option: not the start of a longer one.
+bool named(const std::string& text, const std::string& word) {
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const char next = at + word.size() < text.size() ? text[at + word.size()] : ' ';
+    if (!std::isalnum(static_cast<unsigned char>(next)) && next != '-') return true;
+  }
+  return false;
+}
+
+// Every option a command's parser takes (its table, which completion
+// offers too) is in its usage lines, long or short, and in its help.
+TEST(Commands, EveryOptionTheParserTakesIsInTheUsageAndTheHelp) {
+  size_t checked = 0;
+  for (const radar::cli::Command& c : radar::cli::commandTable()) {
+    const std::string help = c.help, usage = help.substr(0, help.find("\n\n"));
+    for (const auto& o : c.options) {
+      const std::string long_form = std::string("--") + o.long_name;
+      const std::string short_form = o.short_name ? std::string{'-', o.short_name} : std::string("--");
+      EXPECT_TRUE(named(usage, long_form) || named(usage, short_form))
+          << c.name << ": " << long_form << " is not in the usage:\n"
+          << usage;
+      EXPECT_TRUE(named(help.substr(usage.size()), long_form)) << c.name << ": " << long_form << " is not explained";
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 70u);
+}
+
+// radar completion bash, in bash: commands, options, recordings (any
+// directory), files where an option takes one, programs after `--`.
+TEST(Completion, BashCompletesCommandsOptionsDirectoriesAndFiles) {
+  const std::string dir = radar::testing::TempDirs::make("radar-completion");
+  ::mkdir((dir + "/rec1").c_str(), 0755);
+  std::ofstream(dir + "/file.txt") << "x";
+  const std::string script =
+      std::string("source <(") + RADAR_BIN + " completion bash)\n" +
+      "complete -p radar\n"
+      "t() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _radar; printf '%s|' \"${COMPREPLY[@]}\"; "
+      "echo; }\n"
+      "cd " +
+      dir + "\n" + "R=" + RADAR_BIN + "\n" +
+      "t $R exp\nt $R export --pa\nt $R events r\nt $R export --parquet f\nt $R help sq\n"
+      "t $R completion z\nt $R __com\nt $R record -- bas\n";
+  std::ofstream(dir + "/t.sh") << script;
+  const Result r = run({"/bin/bash", dir + "/t.sh"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::vector<std::string> got;
+  for (std::string line; std::getline(lines, line);) got.push_back(line);
+  ASSERT_EQ(got.size(), 9u) << r.out;
+  EXPECT_EQ(got[0], "complete -o filenames -F _radar radar");
+  EXPECT_EQ(got[1], "export|");
+  EXPECT_EQ(got[2], "--parquet|");
+  EXPECT_EQ(got[3], "rec1|");
+  EXPECT_EQ(got[4], "file.txt|");
+  EXPECT_EQ(got[5], "sql|");
+  EXPECT_EQ(got[6], "zsh|");
+  EXPECT_EQ(got[7], "|");  // the completion's own command is not offered
+  EXPECT_NE(got[8].find("bash|"), std::string::npos) << got[8];
+  const Result zsh = radar({"completion", "zsh"});
+  EXPECT_EQ(zsh.out.rfind("autoload -U +X bashcompinit && bashcompinit\n", 0), 0u) << zsh.out;
+  EXPECT_EQ(radar({"completion", "fish"}).status, 2);
 }
 
 TEST(Commands, AnUnknownOptionIsRefusedByName) {
