@@ -22,8 +22,14 @@ int runVersion(int, char**) {
 }
 
 const char kHelpHelp[] =
-    "usage: radar help [COMMAND]\n\n"
-    "Lists radar's commands, or explains one of them.\n";
+    "usage: radar help [--man] [COMMAND]\n\n"
+    "Lists radar's commands, or explains one of them.\n\n"
+    "  --man             the same as a manual page (troff), as man(1) reads:\n"
+    "                    radar help --man record | man -l -\n";
+const OptionSpec kHelpOptions[] = {{"man", 0, false}};
+const char kAbout[] =
+    "radar records programs made of several processes that talk over pipes and\n"
+    "sockets, and replays what happened between them.\n";
 const char kVersionHelp[] = "usage: radar version\n\nPrints radar's version.\n";
 
 const Command kCommands[] = {
@@ -58,7 +64,7 @@ const Command kCommands[] = {
      kNetdescOptions},
 #endif
     {"dump", "print the raw records of log files (for readers and bug reports)", kDumpHelp, runDump, kDumpOptions},
-    {"help", "list commands, or explain one", kHelpHelp, runHelp},
+    {"help", "list commands, or explain one", kHelpHelp, runHelp, kHelpOptions},
     {"completion", "print a shell completion script (bash, zsh)", kCompletionHelp, runCompletion},
     {"__complete", "", "usage: radar __complete CWORD WORD...\n", runCompleteWords},
     {"version", "print radar's version", kVersionHelp, runVersion},
@@ -71,28 +77,30 @@ const Command* findIn(const char* name) {
 }
 
 void overview(FILE* out) {
-  std::fprintf(out,
-               "usage: radar COMMAND [ARGS...]\n\n"
-               "radar records programs made of several processes that talk over pipes and\n"
-               "sockets, and replays what happened between them.\n\n"
-               "Commands:\n");
+  std::fprintf(out, "usage: radar COMMAND [ARGS...]\n\n%s\nCommands:\n", kAbout);
   for (const Command& c : kCommands)
     if (std::strncmp(c.name, "__", 2) != 0) std::fprintf(out, "  %-14s %s\n", c.name, c.summary);
   std::fprintf(out, "\nSee 'radar help COMMAND' for one command's options.\n");
 }
 
 int runHelp(int argc, char** argv) {
-  if (argc < 2) {
-    overview(stdout);
+  Args args;
+  if (!args.parse(argc, argv, 1, kHelpOptions)) return usageError("help", args.error());
+  const bool man = args.has("man");
+  if (args.positional().empty()) {
+    if (man)
+      std::fputs(manualPage(kAbout).c_str(), stdout);
+    else
+      overview(stdout);
     return kExitOk;
   }
-  const Command* c = findIn(argv[1]);
+  const Command* c = findIn(args.positional()[0].c_str());
   if (!c) {
-    std::fprintf(stderr, "radar help: no command '%s'\n\n", argv[1]);
+    std::fprintf(stderr, "radar help: no command '%s'\n\n", args.positional()[0].c_str());
     overview(stderr);
     return kExitUsage;
   }
-  std::fputs(c->help, stdout);
+  std::fputs(man ? manualPage(*c).c_str() : c->help, stdout);
   return kExitOk;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 
 #include "cli/cli.h"
 
@@ -28,6 +29,11 @@ const Command* findCommand(const char* name);
 // Every command built, in the order `radar help` lists them (names that
 // begin with "__" are the shell completion's, not listed).
 std::span<const Command> commandTable();
+
+// `radar help --man`: a command's help as a manual page (troff), and
+// radar(1) from the overview and the command table.
+std::string manualPage(const Command& c);
+std::string manualPage(const char* overview);
 
 int runCompletion(int argc, char** argv);
 int runCompleteWords(int argc, char** argv);

@@ -159,6 +159,32 @@ TEST(Completion, BashCompletesCommandsOptionsDirectoriesAndFiles) {
   EXPECT_EQ(radar({"completion", "fish"}).status, 2);
 }
 
+// man radar-COMMAND: a page per command, built with radar, that groff
+// reads without a warning and that says what `radar help COMMAND` says.
+TEST(Manual, EveryCommandHasAPageThatSaysWhatItsHelpSays) {
+  if (run({"/bin/sh", "-c", "command -v groff"}).status != 0) GTEST_SKIP() << "groff is not installed (groff-base)";
+  auto names = commands();
+  names.push_back("");  // radar(1)
+  for (const std::string& name : names) {
+    const std::string page = std::string(RADAR_MAN_DIR) + (name.empty() ? "/radar.1" : "/radar-" + name + ".1");
+    const Result made = name.empty() ? radar({"help", "--man"}) : radar({"help", "--man", name});
+    EXPECT_EQ(slurp(page), made.out) << page << " is not what radar help --man gives";
+    const Result shown = run({"/bin/sh", "-c",
+                              "MANWIDTH=200 groff -man -Tutf8 -ww -P-cbou " + page + " 2>&1 >/dev/null; " +
+                                  "groff -man -Tascii -rLL=200n -P-cbou " + page});
+    EXPECT_EQ(shown.status, 0) << name;
+    EXPECT_EQ(shown.out.find("warning"), std::string::npos) << name << ":\n" << shown.out;
+    EXPECT_NE(shown.out.find(name.empty() ? "radar - record and replay" : "radar-" + name + " - "), std::string::npos)
+        << shown.out;
+    if (name.empty()) continue;
+    const std::string help = radar({"help", name}).out;
+    const std::string first = help.substr(7, help.find('\n') - 7);  // the usage line, without "usage: "
+    EXPECT_NE(shown.out.find(first), std::string::npos) << name << ": no synopsis " << first << " in\n" << shown.out;
+    const std::string last = help.substr(help.rfind('\n', help.size() - 2) + 1);
+    EXPECT_NE(shown.out.find(last.substr(0, last.size() - 1)), std::string::npos) << name << ": the help's last line";
+  }
+}
+
 TEST(Commands, AnUnknownOptionIsRefusedByName) {
   for (const auto& name : commands()) {
     if (name == "help" || name == "version") continue;
