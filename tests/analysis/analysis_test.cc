@@ -443,5 +443,68 @@ TEST(Diff, BadInputGetsAClearError) {
   EXPECT_EQ(missing.exit_code, 2);
 }
 
+// ---- every --json follows its documented schema (docs/json) -------------------------------------
+
+// Why `output` does not follow docs/json/NAME.schema.json ("" when it does),
+// checked by Python's jsonschema, which radar shares nothing with.
+std::string schemaErrors(const std::string& name, const std::string& output, bool lines = false) {
+  const Result r =
+      shell("/usr/bin/python3 " + shellQuote(RADAR_SOURCE_ROOT "/tests/cli/validate_json.py") + " " +
+                shellQuote(RADAR_SOURCE_ROOT "/docs/json/" + name + ".schema.json") + (lines ? " --lines" : ""),
+            output);
+  return r.exit_code == 0 ? "" : r.out + r.err;
+}
+
+TEST(Json, EveryCommandsOutputFollowsItsDocumentedSchema) {
+  if (shell("/usr/bin/python3 -c 'import jsonschema'").exit_code != 0)
+    GTEST_SKIP() << "Python's jsonschema is not installed (apt-get install python3-jsonschema)";
+  const std::string work = testTempDir();
+  std::string input;
+  for (int k = 1; k <= 20; ++k) input += "(" + std::to_string(k) + " + 3) * x - 4 / 2\n";
+  const std::string calc = work + "/calc";
+  ASSERT_EQ(shell(shellQuote(radarPath()) + " record -o " + shellQuote(calc) + " -- " +
+                      shellQuote(std::string(RADAR_SAMPLES) + "/calc") + " >/dev/null 2>&1",
+                  input)
+                .exit_code,
+            0);
+  struct Case {
+    std::string schema;
+    std::vector<std::string> command;
+    bool lines = false;
+  };
+  const std::vector<Case> cases = {
+      {"check", {"check", "--json", calc}},
+      {"stats", {"stats", "--json", calc}},
+      {"events", {"events", "--json", calc}, true},
+      {"critical-path", {"critical-path", "--json", calc}},
+      {"critical-path", {"critical-path", "--interactions", "--json", calc}},
+      {"patterns", {"patterns", "--json", calc}},
+      {"sql", {"sql", "--json", calc, "select * from events limit 20"}},
+      {"diff", {"diff", "--json", calc, calc}},
+  };
+  for (const Case& c : cases) {
+    const Result r = radar(c.command);
+    EXPECT_LE(r.exit_code, 1) << r.err;
+    EXPECT_EQ(schemaErrors(c.schema, r.out, c.lines), "") << c.command[0] << " " << c.command[1] << ":\n" << r.out;
+  }
+  // Two runs of the race sample that part: differences with both sides.
+  std::map<std::string, std::string> by_outcome;
+  for (int run = 0; run < 40 && by_outcome.size() < 2; ++run) {
+    const std::string dir = work + "/race" + std::to_string(run);
+    by_outcome.emplace(shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                             shellQuote(std::string(RADAR_SAMPLES) + "/race") + " 3 2>/dev/null")
+                           .out,
+                       dir);
+  }
+  if (by_outcome.size() == 2) {
+    const Result d = radar({"diff", "--json", by_outcome.begin()->second, std::next(by_outcome.begin())->second});
+    EXPECT_NE(d.out.find("\"differences\":[{"), std::string::npos) << d.out;
+    EXPECT_EQ(schemaErrors("diff", d.out), "") << d.out;
+  }
+  // The check can fail: an output that breaks a schema is said.
+  EXPECT_NE(schemaErrors("stats", "{\"processes\":[],\"channels\":[]}"), "");
+  EXPECT_NE(schemaErrors("events", "{\"event\":0}\n", true), "");
+}
+
 }  // namespace
 }  // namespace radar::testing
