@@ -125,16 +125,6 @@ uint32_t lastEventAsked(const trace::Trace& t, const std::optional<std::string>&
   return last;
 }
 
-// Whose time: the thread's ("mt[40] (thread 2)"), on which channel, or
-// which thread's release (a lock's holder) it waited for.
-std::string whoOf(const trace::Trace& t, const analysis::PathSegment& s) {
-  std::string w = s.process == trace::kNone ? std::string("?") : trace::threadOf(t, s.event);
-  if (s.channel != trace::kNone) w += " on " + t.channelName(s.channel);
-  if (s.woken_by != trace::kNone)
-    w += ", woken by " + trace::threadOf(t, s.woken_by) + " (" + trace::syncObjectName(t, s.woken_by) + ")";
-  return w;
-}
-
 void printPathJson(const trace::Trace& t, const analysis::CriticalPath& path, uint32_t to) {
   std::printf("{\"to\":%u,\"from\":%u,\"begin_ns\":%lld,\"end_ns\":%lld,\"events\":[", to + 1, path.events.front() + 1,
               static_cast<long long>(path.begin_ns), static_cast<long long>(path.end_ns));
@@ -175,7 +165,7 @@ void printSegments(const trace::Trace& t, const analysis::CriticalPath& path) {
     }
     const uint32_t last = path.segments[j - 1].event;
     std::printf("%10.3f %10.3f  %-8s %-44s %u: %s\n", ms(s.begin_ns - path.begin_ns), ms(end - s.begin_ns),
-                analysis::pathSegmentName(s.kind), terminalSafe(whoOf(t, s)).c_str(), last + 1,
+                analysis::pathSegmentName(s.kind), terminalSafe(analysis::segmentOwner(t, s)).c_str(), last + 1,
                 terminalSafe(narrator.describe(last)).c_str());
     k = j;
   }

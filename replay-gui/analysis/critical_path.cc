@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "trace/findings.h"
+
 namespace radar::analysis {
 
 const char* pathSegmentName(PathSegment::Kind k) {
@@ -183,6 +185,13 @@ bool criticalPath(const Trace& t, uint32_t from, uint32_t to, CriticalPath* out,
     return false;
   }
   return Walker(t, from).run(to, out, error);
+}
+
+std::string segmentOwner(const Trace& t, const PathSegment& s) {
+  std::string w = s.process == kNone ? std::string("?") : threadOf(t, s.event);
+  if (s.channel != kNone) w += " on " + t.channelName(s.channel);
+  if (s.woken_by != kNone) w += ", woken by " + threadOf(t, s.woken_by) + " (" + syncObjectName(t, s.woken_by) + ")";
+  return w;
 }
 
 }  // namespace radar::analysis

@@ -54,6 +54,12 @@ struct CriticalPath {
 
 const char* pathSegmentName(PathSegment::Kind k);
 
+// Whose time a segment is: the thread's ("mt[40] (thread 2)"), on which
+// channel, and for a lock or wait the thread whose release let it go on
+// and the object ("woken by mt[40] (mutex 0x5555555580c0)"). The command
+// line's rows and the window's say the same.
+std::string segmentOwner(const Trace& t, const PathSegment& s);
+
 // The critical path that ends at event `to` (position). With `from`
 // (a position, or kNone), the path starts there: every step is an event
 // `from` happens before; false (and *error) when `to` does not follow

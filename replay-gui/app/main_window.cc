@@ -335,6 +335,9 @@ void MainWindow::buildCriticalPathDock(QDockWidget* events_dock) {
   path_view->verticalHeader()->hide();
   path_view->verticalHeader()->setDefaultSectionSize(20);
   path_view->horizontalHeader()->setStretchLastSection(true);
+  // Whose time it was (and who released a lock) is read whole.
+  for (int column : {CriticalPathModel::Kind, CriticalPathModel::Where})
+    path_view->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
   path_dock_->setWidget(path_view);
   addDockWidget(Qt::BottomDockWidgetArea, path_dock_);
   tabifyDockWidget(events_dock, path_dock_);

@@ -342,11 +342,8 @@ QVariant CriticalPathModel::data(const QModelIndex& index, int role) const {
       return QString::number(static_cast<double>(s.ns()) / 1e6, 'f', 3);
     case Kind:
       return QString::fromLatin1(analysis::pathSegmentName(s.kind));
-    case Where: {
-      QString w = s.process == kNone ? QString() : QString::fromStdString(t_.label(s.process));
-      if (s.channel != kNone) w += tr(" on ") + QString::fromStdString(t_.channelName(s.channel));
-      return w;
-    }
+    case Where:
+      return QString::fromStdString(analysis::segmentOwner(t_, s));
     case Event:
       return s.event == kNone ? QVariant() : QString::fromStdString(narrator_.sentence(s.event));
     default:

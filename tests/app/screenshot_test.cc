@@ -12,6 +12,7 @@
 #include <QSet>
 #include <QTest>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "app/main_window.h"
@@ -67,6 +68,40 @@ TEST(Screenshot, TheWindowOnAnXServerAsAPersonSeesIt) {
   ASSERT_EQ(drawn.size(), window.size());
   std::printf("screenshot: %s (%dx%d, %d colours in the window)\n", path.toLocal8Bit().constData(), shot.width(),
               shot.height(), colours(win));
+}
+
+// The critical path to a lock that waited: the panel under the diagram
+// names the thread that held it (a recording of lock_wait with --sync).
+TEST(Screenshot, TheCriticalPathThroughALock) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string dir = env("RADAR_SCREENSHOT_SYNC_REC"), out = env("RADAR_SCREENSHOT_DIR");
+  if (dir.empty() || !std::filesystem::exists(dir + "/recording.txt")) GTEST_SKIP() << "no recording of lock_wait";
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  ASSERT_TRUE(trace) << error;
+  uint32_t wait = trace::kNone;  // the lock that waited
+  for (uint32_t i = 0; i < trace->events.size() && wait == trace::kNone; ++i)
+    if (trace->events[i].eventKind() == log::Kind::MutexLock && trace->events[i].durationNs() >= 50'000'000) wait = i;
+  ASSERT_NE(wait, trace::kNone);
+  MainWindow window(std::move(trace));
+  window.setInteractive(false);
+  window.resize(1280, 860);
+  window.move(0, 0);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  window.networkView().fitToView();
+  window.controller().skipTo(wait + 1);
+  ASSERT_TRUE(window.showCriticalPath());
+  QTest::qWait(300);
+  const QImage shot = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
+  const QString path = QString::fromStdString(out) + QStringLiteral("/critical-path-lock-xvfb.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  bool named = false;
+  const CriticalPathModel& model = window.criticalPathModel();
+  for (int row = 0; row < model.rowCount(); ++row)
+    named |= model.data(model.index(row, CriticalPathModel::Where)).toString().contains(QStringLiteral("woken by"));
+  EXPECT_TRUE(named) << "the panel names no holder";
+  std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
 }
 
 }  // namespace

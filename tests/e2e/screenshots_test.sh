@@ -15,6 +15,10 @@ cleanup() {
 }
 trap cleanup EXIT
 echo "(2 + 3) * x - 4 / 2" | "$build/bin/radar" record -o "$work/rec" -- "$build/bin/calc" > /dev/null 2>&1
+# A lock one thread waits for while another holds it (--sync), for the
+# critical-path panel; none where the test programs are not built.
+lock_wait=$build/tests/threads/programs/lock_wait
+[ -x "$lock_wait" ] && "$build/bin/radar" record --sync -o "$work/sync" -- "$lock_wait" 1 > /dev/null 2>&1
 # A display of its own: Xvfb picks a free number and writes it to fd 3.
 Xvfb -displayfd 3 -screen 0 1400x950x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
 xvfb=$!
@@ -26,4 +30,5 @@ mkdir -p "$out"
 echo "leak:libdbus-1.so" > "$work/lsan.supp"
 export LSAN_OPTIONS="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work" \
-  RADAR_SCREENSHOT_REC="$work/rec" RADAR_SCREENSHOT_DIR="$out" "$build/bin/screenshot_tests"
+  RADAR_SCREENSHOT_REC="$work/rec" RADAR_SCREENSHOT_SYNC_REC="$work/sync" RADAR_SCREENSHOT_DIR="$out" \
+  "$build/bin/screenshot_tests"
