@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
 #include "cli/output_file.h"
+#include "export/chrome_json.h"
 #include "export/database.h"
 #include "export/parquet_export.h"
 #include "export/pcapng.h"
@@ -17,7 +18,7 @@
 namespace radar::cli {
 
 const char kExportHelp[] =
-    "usage: radar export [--pcapng FILE [--decode-as CHANNEL=PROTOCOL]] [--perfetto FILE]\n"
+    "usage: radar export [--pcapng FILE [--decode-as CHANNEL=PROTOCOL]] [--perfetto FILE] [--chrome-json FILE]\n"
     "                    [--sqlite FILE [--bytes]] [--parquet DIR] [--net FILE | --no-net]\n"
     "                    [--merge-unrelated] DIR...\n"
     "\n"
@@ -35,21 +36,26 @@ const char kExportHelp[] =
     "  --perfetto FILE   a Perfetto trace (ui.perfetto.dev): a track per process and\n"
     "                    thread, a slice per call, a flow from each send to each\n"
     "                    receive of its bytes, user events and findings as instants\n"
+    "  --chrome-json FILE\n"
+    "                    the same in Chrome's JSON trace format, for the tools that\n"
+    "                    read only that (about:tracing, speedscope)\n"
     "  --sqlite FILE     the recording as an SQLite database: the tables and views\n"
     "                    of `radar sql` (docs/queries.md)\n"
     "  --bytes           with --sqlite: a table `bytes` with every message's bytes\n"
     "  --parquet DIR     the same tables as Parquet files in a new directory, for\n"
     "                    DuckDB, ClickHouse, Spark: events and messages split by\n"
     "                    host and process (DIR/events/host=H/process=N/)\n"
-    "FILE '-' is standard output (pcapng). A file or directory is written whole\n"
+    "FILE '-' is standard output (pcapng, Perfetto, Chrome JSON). A file or\n"
+    "directory is written whole\n"
     "or not at all.\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
     "Exit status: 0, or 2 when the recording cannot be read, an option is wrong\n"
     "or a file cannot be written.\n";
 
-const OptionSpec kExportOptionList[] = {{"pcapng", 0, true},  {"perfetto", 0, true}, {"sqlite", 0, true},
-                                        {"parquet", 0, true}, {"bytes", 0, false},   {"decode-as", 0, true},
-                                        kNetOption,           kNoNetOption,          kMergeUnrelatedOption};
+const OptionSpec kExportOptionList[] = {
+    {"pcapng", 0, true},  {"perfetto", 0, true}, {"chrome-json", 0, true}, {"sqlite", 0, true},
+    {"parquet", 0, true}, {"bytes", 0, false},   {"decode-as", 0, true},   kNetOption,
+    kNoNetOption,         kMergeUnrelatedOption};
 const std::span<const OptionSpec> kExportOptions{kExportOptionList};
 
 namespace {
@@ -129,6 +135,22 @@ bool exportPerfetto(const trace::Trace& t, const std::string* path, Lap& lap) {
   return true;
 }
 
+bool exportChromeJson(const trace::Trace& t, const std::string* path, Lap& lap) {
+  std::string error;
+  exporting::ChromeJsonCounts counts;
+  if (!writeStream(
+          *path, [&](std::FILE* f, std::string* e) { return exporting::writeChromeJson(t, f, &counts, e); }, &error)) {
+    std::fprintf(stderr, "radar export: %s\n", error.c_str());
+    return false;
+  }
+  std::fprintf(
+      stderr, "radar export: %s: %llu processes, %llu threads, %llu slices, %llu instants, %llu flows in %.3f s\n",
+      path->c_str(), static_cast<unsigned long long>(counts.processes), static_cast<unsigned long long>(counts.threads),
+      static_cast<unsigned long long>(counts.slices), static_cast<unsigned long long>(counts.instants),
+      static_cast<unsigned long long>(counts.flows), lap.seconds());
+  return true;
+}
+
 bool exportSqlite(const trace::Trace& t, bool bytes, const std::string* path, Lap& lap) {
   std::string error;
   exporting::DatabaseOptions options;
@@ -172,8 +194,10 @@ int runExport(int argc, char** argv) {
   Args args;
   if (!args.parse(argc, argv, 1, kExportOptions)) return usageError("export", args.error());
   if (args.positional().empty()) return usageError("export", "no recording given");
-  if (!args.has("pcapng") && !args.has("perfetto") && !args.has("sqlite") && !args.has("parquet"))
-    return usageError("export", "nothing to export: give --pcapng, --perfetto or --sqlite FILE, or --parquet DIR");
+  if (!args.has("pcapng") && !args.has("perfetto") && !args.has("chrome-json") && !args.has("sqlite") &&
+      !args.has("parquet"))
+    return usageError("export",
+                      "nothing to export: give --pcapng, --perfetto, --chrome-json or --sqlite FILE, or --parquet DIR");
   if (args.value("sqlite") == "-") return usageError("export", "--sqlite: a database needs a file, not '-'");
   if (args.value("parquet") == "-") return usageError("export", "--parquet: give a directory, not '-'");
   exporting::PcapngOptions pcapng;
@@ -195,6 +219,7 @@ int runExport(int argc, char** argv) {
   const auto sqlite_path = args.value("sqlite"), parquet_dir = args.value("parquet");
   if (pcapng_path && !exportPcapng(t, pcapng, &*pcapng_path, lap)) return kExitUsage;
   if (perfetto_path && !exportPerfetto(t, &*perfetto_path, lap)) return kExitUsage;
+  if (const auto chrome = args.value("chrome-json"); chrome && !exportChromeJson(t, &*chrome, lap)) return kExitUsage;
   if (sqlite_path && !exportSqlite(t, args.has("bytes"), &*sqlite_path, lap)) return kExitUsage;
   if (parquet_dir && !exportParquet(t, &*parquet_dir, lap)) return kExitUsage;
   return kExitOk;

@@ -66,9 +66,4 @@ class Writer {
   size_t pending_ = 0;  // rows in the row group being filled
 };
 
-// A text as valid UTF-8: each byte that does not begin or continue a
-// well-formed sequence becomes U+FFFD (the text itself when already valid).
-std::string validUtf8(std::string_view s);
-bool isValidUtf8(std::string_view s);
-
 }  // namespace radar::exporting::parquet

@@ -423,6 +423,49 @@ TEST(ExportSqlite, Sqlite3ReadsTheDatabaseWithItsBytes) {
 
 // ---- radar export --perfetto -----------------------------------------------------------------
 
+// Chrome's JSON trace format, read back by Python's json: a slice per
+// call, each on a named thread of a named process, a flow per message
+// from its send to its receive, the findings as global instants.
+TEST(ExportChromeJson, SlicesFlowsAndNamesAgreeWithTheRecording) {
+  const std::string work = testTempDir();
+  Recording rec = httpPair(work);
+  const std::string file = work + "/run.json";
+  const Result exported = radar({"export", "--chrome-json", file, rec.dir});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const std::string check = R"py(
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["displayTimeUnit"] == "ns"
+ev = d["traceEvents"]
+names = {(e["pid"], e.get("tid")) for e in ev if e["ph"] == "M"}
+slices = [e for e in ev if e["ph"] == "X"]
+for e in slices:
+    assert (e["pid"], None) in names and (e["pid"], e["tid"]) in names, e
+    assert e["dur"] >= 0 and e["ts"] >= 0, e
+events = sorted(e["args"]["event"] for e in slices)
+assert events == sorted(set(events)), "an event twice"
+out = {e["id"]: e["ts"] for e in ev if e["ph"] == "s"}
+into = {e["id"]: e["ts"] for e in ev if e["ph"] == "f"}
+assert out.keys() == into.keys(), "a flow without its other end"
+assert all(out[k] <= into[k] for k in out), "a message received before it was sent"
+print(len(slices), len(out), sum(1 for e in ev if e.get("cat") == "finding"), len({e["pid"] for e in slices}))
+)py";
+  const Result read = shell("python3 -c " + shellQuote(check) + " " + shellQuote(file));
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  // As many slices as calls, flows as messages received, instants as
+  // findings, processes as pids: what radar sql counts.
+  const Result counted = shell(shellQuote(radarPath()) + " sql --format csv " + shellQuote(rec.dir) + " " +
+                               shellQuote("select (select count(*) from events where call != 'user'), "
+                                          "(select count(*) from messages where receive is not null), "
+                                          "(select count(*) from findings), "
+                                          "(select count(distinct pid) from processes p where events > 0)"));
+  ASSERT_EQ(counted.exit_code, 0) << counted.err;
+  std::string expected = counted.out.substr(counted.out.find('\n') + 1);
+  std::replace(expected.begin(), expected.end(), ',', ' ');
+  expected.erase(std::remove(expected.begin(), expected.end(), '\r'), expected.end());
+  EXPECT_EQ(read.out, expected);
+}
+
 TEST(ExportPerfetto, TracksSlicesAndFlowsAgreeWithTheRecording) {
   const std::string work = testTempDir();
   Recording rec = httpPair(work);

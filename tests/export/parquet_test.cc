@@ -15,6 +15,7 @@
 
 #include "export/parquet.h"
 #include "export/parquet_export.h"
+#include "export/text.h"
 #include "recorded.h"
 
 namespace radar::testing {
@@ -218,11 +219,11 @@ TEST(ParquetWriter, AnEmptyTableIsAFileWithItsColumns) {
 
 TEST(ParquetWriter, TextIsMadeValidUtf8ByteByByte) {
   for (const auto& [bad, valid] : kBadTexts) {
-    EXPECT_EQ(exporting::parquet::validUtf8(bad), valid);
-    EXPECT_EQ(exporting::parquet::isValidUtf8(bad), bad == valid);
+    EXPECT_EQ(exporting::validUtf8(bad), valid);
+    EXPECT_EQ(exporting::isValidUtf8(bad), bad == valid);
   }
-  EXPECT_TRUE(exporting::parquet::isValidUtf8(""));
-  EXPECT_FALSE(exporting::parquet::isValidUtf8("\xf4\x90\x80\x80"));  // beyond U+10FFFF
+  EXPECT_TRUE(exporting::isValidUtf8(""));
+  EXPECT_FALSE(exporting::isValidUtf8("\xf4\x90\x80\x80"));  // beyond U+10FFFF
 }
 
 TEST(ParquetWriter, AFileNeverFinishedIsRemovedAndAnExistingOneKept) {
