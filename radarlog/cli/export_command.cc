@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -102,53 +103,51 @@ class Lap {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-bool exportPcapng(const trace::Trace& t, const exporting::PcapngOptions& pcapng, const std::string* path, Lap& lap) {
+// Writes one export to a file or standard output, then says what it holds
+// (`said`, from the counts the writer filled) and how long it took.
+bool exportStream(const std::string& path, const std::function<bool(std::FILE*, std::string*)>& write,
+                  const std::function<std::string()>& said, Lap& lap) {
   std::string error;
-  exporting::PcapngCounts counts;
-  if (!writeStream(
-          *path, [&](std::FILE* f, std::string* e) { return exporting::writePcapng(t, pcapng, f, &counts, e); },
-          &error)) {
+  if (!writeStream(path, write, &error)) {
     std::fprintf(stderr, "radar export: %s\n", error.c_str());
     return false;
   }
-  std::fprintf(stderr, "radar export: %s: %llu packets, %llu bytes of messages, %llu channels in %.3f s\n",
-               path->c_str(), static_cast<unsigned long long>(counts.packets),
-               static_cast<unsigned long long>(counts.payload_bytes), static_cast<unsigned long long>(counts.streams),
-               lap.seconds());
+  std::fprintf(stderr, "radar export: %s: %s in %.3f s\n", path.c_str(), said().c_str(), lap.seconds());
   return true;
+}
+
+std::string n(uint64_t v) { return std::to_string(v); }
+
+bool exportPcapng(const trace::Trace& t, const exporting::PcapngOptions& pcapng, const std::string* path, Lap& lap) {
+  exporting::PcapngCounts c;
+  return exportStream(
+      *path, [&](std::FILE* f, std::string* e) { return exporting::writePcapng(t, pcapng, f, &c, e); },
+      [&] {
+        return n(c.packets) + " packets, " + n(c.payload_bytes) + " bytes of messages, " + n(c.streams) + " channels";
+      },
+      lap);
 }
 
 bool exportPerfetto(const trace::Trace& t, const std::string* path, Lap& lap) {
-  std::string error;
-  exporting::PerfettoCounts counts;
-  if (!writeStream(
-          *path, [&](std::FILE* f, std::string* e) { return exporting::writePerfetto(t, f, &counts, e); }, &error)) {
-    std::fprintf(stderr, "radar export: %s\n", error.c_str());
-    return false;
-  }
-  std::fprintf(
-      stderr,
-      "radar export: %s: %llu process and %llu thread tracks, %llu slices, %llu instants, %llu flows in %.3f s\n",
-      path->c_str(), static_cast<unsigned long long>(counts.process_tracks),
-      static_cast<unsigned long long>(counts.thread_tracks), static_cast<unsigned long long>(counts.slices),
-      static_cast<unsigned long long>(counts.instants), static_cast<unsigned long long>(counts.flows), lap.seconds());
-  return true;
+  exporting::PerfettoCounts c;
+  return exportStream(
+      *path, [&](std::FILE* f, std::string* e) { return exporting::writePerfetto(t, f, &c, e); },
+      [&] {
+        return n(c.process_tracks) + " process and " + n(c.thread_tracks) + " thread tracks, " + n(c.slices) +
+               " slices, " + n(c.instants) + " instants, " + n(c.flows) + " flows";
+      },
+      lap);
 }
 
 bool exportChromeJson(const trace::Trace& t, const std::string* path, Lap& lap) {
-  std::string error;
-  exporting::ChromeJsonCounts counts;
-  if (!writeStream(
-          *path, [&](std::FILE* f, std::string* e) { return exporting::writeChromeJson(t, f, &counts, e); }, &error)) {
-    std::fprintf(stderr, "radar export: %s\n", error.c_str());
-    return false;
-  }
-  std::fprintf(
-      stderr, "radar export: %s: %llu processes, %llu threads, %llu slices, %llu instants, %llu flows in %.3f s\n",
-      path->c_str(), static_cast<unsigned long long>(counts.processes), static_cast<unsigned long long>(counts.threads),
-      static_cast<unsigned long long>(counts.slices), static_cast<unsigned long long>(counts.instants),
-      static_cast<unsigned long long>(counts.flows), lap.seconds());
-  return true;
+  exporting::ChromeJsonCounts c;
+  return exportStream(
+      *path, [&](std::FILE* f, std::string* e) { return exporting::writeChromeJson(t, f, &c, e); },
+      [&] {
+        return n(c.processes) + " processes, " + n(c.threads) + " threads, " + n(c.slices) + " slices, " +
+               n(c.instants) + " instants, " + n(c.flows) + " flows";
+      },
+      lap);
 }
 
 bool exportSqlite(const trace::Trace& t, bool bytes, const std::string* path, Lap& lap) {

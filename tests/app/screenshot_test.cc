@@ -34,6 +34,17 @@ int colours(const QImage& image) {
   return static_cast<int>(seen.size());
 }
 
+// The window at the size the screenshots are taken, its network fitted.
+bool showOnScreen(MainWindow& window) {
+  window.setInteractive(false);
+  window.resize(1280, 860);
+  window.move(0, 0);
+  window.show();
+  if (!QTest::qWaitForWindowExposed(&window)) return false;
+  window.networkView().fitToView();
+  return true;
+}
+
 TEST(Screenshot, TheWindowOnAnXServerAsAPersonSeesIt) {
   ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
   const std::string dir = env("RADAR_SCREENSHOT_REC"), out = env("RADAR_SCREENSHOT_DIR");
@@ -47,12 +58,7 @@ TEST(Screenshot, TheWindowOnAnXServerAsAPersonSeesIt) {
     if (log::categoryOf(trace->events[i].eventKind()) == log::Category::Send && trace->events[i].value) send = i + 1;
   ASSERT_GT(send, 0u);
   MainWindow window(std::move(trace));
-  window.setInteractive(false);
-  window.resize(1280, 860);
-  window.move(0, 0);
-  window.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  window.networkView().fitToView();
+  ASSERT_TRUE(showOnScreen(window));
   window.controller().skipTo(send);
   QTest::qWait(300);  // drawn, and the X server has it
   const QImage shot = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
@@ -84,12 +90,7 @@ TEST(Screenshot, TheCriticalPathThroughALock) {
     if (trace->events[i].eventKind() == log::Kind::MutexLock && trace->events[i].durationNs() >= 50'000'000) wait = i;
   ASSERT_NE(wait, trace::kNone);
   MainWindow window(std::move(trace));
-  window.setInteractive(false);
-  window.resize(1280, 860);
-  window.move(0, 0);
-  window.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  window.networkView().fitToView();
+  ASSERT_TRUE(showOnScreen(window));
   window.controller().skipTo(wait + 1);
   ASSERT_TRUE(window.showCriticalPath());
   QTest::qWait(300);
