@@ -206,6 +206,80 @@ TEST(ParquetWriter, RowGroupsEncodingsAndStatisticsReadBackByDuckdb) {
   EXPECT_EQ(a[2].rows, std::vector<std::string>{"S" + hex("parquet_test")});
 }
 
+// A random table: columns of random kinds (runs, small and huge deltas,
+// wrapping ones, few and many distinct texts, nulls at any rate), as many
+// rows as `rows`, and the rows as DuckDB should give them.
+Table randomTable(std::mt19937_64& random, size_t rows) {
+  Table t;
+  const size_t columns = 1 + random() % 6;
+  std::vector<int> kind(columns);
+  for (size_t c = 0; c < columns; ++c) {
+    kind[c] = static_cast<int>(random() % 6);
+    t.columns.push_back({"c" + std::to_string(c), kind[c] >= 4});
+  }
+  std::vector<int64_t> last(columns, static_cast<int64_t>(random()));
+  std::vector<unsigned> null_rate(columns);
+  for (auto& r : null_rate) r = static_cast<unsigned>(random() % 4 == 0 ? 0 : random() % 100);
+  for (size_t r = 0; r < rows; ++r) {
+    std::vector<std::optional<std::string>> row(columns);
+    std::string line;
+    for (size_t c = 0; c < columns; ++c) {
+      if (random() % 100 < null_rate[c]) {
+        line += (c ? " N" : "N");
+        continue;
+      }
+      int64_t v = 0;
+      switch (kind[c]) {
+        case 0:
+          v = last[c] += static_cast<int64_t>(random() % 3);
+          break;  // small steps
+        case 1:
+          v = last[c] += static_cast<int64_t>(random() % 5 == 0 ? random() : random() % 1000);
+          break;  // jumps
+        case 2:
+          v = static_cast<int64_t>(random());
+          break;  // anything
+        case 3:
+          v = random() % 2 ? INT64_MIN + static_cast<int64_t>(random() % 3)
+                           : INT64_MAX - static_cast<int64_t>(random() % 3);
+          break;
+        default:
+          break;
+      }
+      std::string text = kind[c] < 4    ? std::to_string(v)
+                         : kind[c] == 4 ? std::string(1 + random() % 3, static_cast<char>('a' + random() % 4))
+                                        : "t" + std::to_string(random() % (rows + 1));
+      row[c] = text;
+      line += (c ? " S" : "S") + hex(text);
+    }
+    t.cells.push_back(row);
+    t.expected.push_back(line);
+  }
+  return t;
+}
+
+// Forty random tables, each in row groups of a random size (one row to
+// more than the table), read back whole by DuckDB in one session.
+TEST(ParquetWriter, RandomTablesReadBackWhole) {
+  if (const std::string no = noDuckdb(); !no.empty()) GTEST_SKIP() << no;
+  const std::string dir = testTempDir();
+  std::mt19937_64 random(7);
+  std::vector<Table> tables;
+  std::vector<std::string> queries;
+  for (int k = 0; k < 40; ++k) {
+    const size_t rows = k % 8 == 0 ? random() % 3 : random() % 3000;
+    tables.push_back(randomTable(random, rows));
+    const std::string file = dir + "/t" + std::to_string(k) + ".parquet";
+    write(tables.back(), file, 1 + random() % (rows + 10));
+    queries.push_back("select * from read_parquet('" + file + "')");
+  }
+  const auto answers = duckdb(queries);
+  for (size_t k = 0; k < tables.size(); ++k) {
+    ASSERT_EQ(answers[k].error, "") << "table " << k;
+    EXPECT_EQ(answers[k].rows, tables[k].expected) << "table " << k << " (" << tables[k].cells.size() << " rows)";
+  }
+}
+
 TEST(ParquetWriter, AnEmptyTableIsAFileWithItsColumns) {
   if (const std::string no = noDuckdb(); !no.empty()) GTEST_SKIP() << no;
   const std::string file = testTempDir() + "/empty.parquet";
