@@ -22,16 +22,14 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
   options.keep_hashes = keep_hashes;
   options.keep_sent_bytes = keep_sent_bytes;
   options.progress = [&](uint64_t done, uint64_t total) {
-    // Only for loads that take a while.
-    if (Clock::now() - start < std::chrono::seconds(1) || !total) return;
+    // Only for loads that take a while, and only on a terminal: a log or
+    // a pipe reading radar's messages gets none.
+    if (!tty || Clock::now() - start < std::chrono::seconds(1) || !total) return;
     const int pct = static_cast<int>(100 * done / total);
     static int last = -1;
     if (pct == last) return;
     last = pct;
-    if (tty)
-      std::fprintf(stderr, "\rradar %s: reading %.1f MiB of logs: %d%%", command, total / 1048576.0, pct);
-    else if (pct % 25 == 0)
-      std::fprintf(stderr, "radar %s: reading logs: %d%%\n", command, pct);
+    std::fprintf(stderr, "\rradar %s: reading %.1f MiB of logs: %d%%", command, total / 1048576.0, pct);
     shown = true;
   };
   std::string error;
