@@ -28,15 +28,20 @@ namespace {
 // fits, given the words so far; the first line of the answer says what
 // kind of thing is wanted, the rest are the candidates.
 const char kBashScript[] =
-    "# radar's bash completion (radar completion bash)\n"
+    "# radar's completion (radar completion bash|zsh): bash, and zsh with bashcompinit.\n"
+    "# Words are taken by 0-based slices, which both shells read alike.\n"
     "_radar() {\n"
-    "  local cur=${COMP_WORDS[COMP_CWORD]}\n"
+    "  local cur=\"${COMP_WORDS[@]:$COMP_CWORD:1}\" kind line\n"
     "  local -a said\n"
-    "  mapfile -t said < <(\"${COMP_WORDS[0]}\" __complete \"$COMP_CWORD\" \"${COMP_WORDS[@]}\" 2>/dev/null)\n"
-    "  case ${said[0]} in\n"
-    "    files) mapfile -t COMPREPLY < <(compgen -f -- \"$cur\") ;;\n"
-    "    dirs) mapfile -t COMPREPLY < <(compgen -d -- \"$cur\") ;;\n"
-    "    programs) mapfile -t COMPREPLY < <(compgen -c -- \"$cur\") ;;\n"
+    "  said=()\n"
+    "  COMPREPLY=()\n"
+    "  while IFS= read -r line; do said+=(\"$line\"); done < <(\"${COMP_WORDS[@]:0:1}\" __complete \"$COMP_CWORD\" "
+    "\"${COMP_WORDS[@]}\" 2>/dev/null)\n"
+    "  kind=\"${said[@]:0:1}\"\n"
+    "  case $kind in\n"
+    "    files) while IFS= read -r line; do COMPREPLY+=(\"$line\"); done < <(compgen -f -- \"$cur\") ;;\n"
+    "    dirs) while IFS= read -r line; do COMPREPLY+=(\"$line\"); done < <(compgen -d -- \"$cur\") ;;\n"
+    "    programs) while IFS= read -r line; do COMPREPLY+=(\"$line\"); done < <(compgen -c -- \"$cur\") ;;\n"
     "    *) COMPREPLY=(\"${said[@]:1}\") ;;\n"
     "  esac\n"
     "}\n"
@@ -45,7 +50,7 @@ const char kBashScript[] =
 // Options whose value is a file or directory to name (the others take
 // numbers, names or patterns: nothing to offer).
 bool takesAPath(const char* option) {
-  for (const char* p : {"output", "net", "pcapng", "perfetto", "sqlite", "parquet", "join"})
+  for (const char* p : {"output", "net", "pcapng", "perfetto", "chrome-json", "sqlite", "parquet", "join"})
     if (std::strcmp(option, p) == 0) return true;
   return false;
 }
@@ -54,6 +59,7 @@ bool startsWith(const std::string& s, const std::string& prefix) { return s.comp
 
 // What fits the word at `at` (words[0] is radar), as printed by __complete.
 std::vector<std::string> candidates(const std::vector<std::string>& words, size_t at) {
+  if (at > words.size()) return {"words"};  // not a line a shell sends
   const std::string cur = at < words.size() ? words[at] : "";
   std::vector<std::string> out{"words"};
   if (at <= 1 || (at == 2 && words[1] == "help")) {
@@ -93,7 +99,11 @@ int runCompletion(int argc, char** argv) {
   const auto& shell = args.positional();
   if (shell.size() != 1 || (shell[0] != "bash" && shell[0] != "zsh"))
     return usageError("completion", "name the shell: bash or zsh");
-  if (shell[0] == "zsh") std::fputs("autoload -U +X bashcompinit && bashcompinit\n", stdout);
+  if (shell[0] == "zsh")
+    std::fputs(
+        "(( $+functions[compdef] )) || { autoload -U +X compinit && compinit -u; }\n"
+        "autoload -U +X bashcompinit && bashcompinit\n",
+        stdout);
   std::fputs(kBashScript, stdout);
   return kExitOk;
 }

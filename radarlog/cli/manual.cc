@@ -16,16 +16,19 @@ namespace radar::cli {
 
 namespace {
 
-// A line of text as troff shows it: backslashes escaped, a line that
-// starts with a dot or an apostrophe (a request to troff) made plain text,
-// and characters beyond ASCII named by their code point (troff reads its
-// input as Latin-1).
+// A line of text as troff shows it: backslashes escaped, dashes as minus
+// signs (which man pages print as the ASCII dash options are typed with,
+// where a plain '-' may become a typographic hyphen), a line that starts
+// with a dot or an apostrophe (a request to troff) made plain text, and
+// characters beyond ASCII named by their code point (troff reads its input
+// as Latin-1).
 std::string troffLine(const std::string& line) {
   std::string out = line.empty() || (line[0] != '.' && line[0] != '\'') ? "" : "\\&";
   for (size_t i = 0; i < line.size(); ++i) {
     const auto byte = static_cast<unsigned char>(line[i]);
     if (byte < 0x80) {
-      out += byte == '\\' ? std::string("\\e") : std::string(1, line[i]);
+      // A backslash printed; a dash as the ASCII one an option is typed with.
+      out += byte == '\\' ? std::string("\\e") : byte == '-' ? std::string("\\-") : std::string(1, line[i]);
       continue;
     }
     const int length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;

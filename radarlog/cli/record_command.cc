@@ -168,6 +168,11 @@ int recordRepeatedly(const Args& args, unsigned long long runs) {
     std::fprintf(stderr, "radar record: %s\n", out.error.c_str());
     return out.status > 0 ? out.status : kExitUsage;
   }
+  if (out.interrupted) {
+    std::fprintf(stderr, "radar: interrupted: %llu run%s recorded into %s (run-1 ... run-%llu)\n", out.recorded,
+                 out.recorded == 1 ? "" : "s", s.dir.c_str(), out.recorded);
+    return out.status;
+  }
   if (out.after.empty()) {
     const std::string every = s.until_fail       ? ", every one exited with status " + std::to_string(out.status)
                               : !s.until.empty() ? ", every one passed `" + s.until + "`"

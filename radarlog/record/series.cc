@@ -179,6 +179,7 @@ void runSeries(const SeriesSettings& s, int series_fd, SeriesOutcome& out) {
     }
     out.status = recordRun(s, k, stop, s.until.empty() ? -1 : output.fd(), &out.error);
     if (out.status < 0) return;
+    if (!s.until.empty()) output.show();  // what it printed, even when it was not recorded
     // A run radar could not make (not the program's status): the series ends.
     const std::string run = "run-" + std::to_string(k);
     if (::faccessat(series_fd, (run + "/recording.txt").c_str(), F_OK, 0) != 0) {
@@ -187,8 +188,8 @@ void runSeries(const SeriesSettings& s, int series_fd, SeriesOutcome& out) {
     }
     out.recorded = k;
     if (out.first_status < 0) out.first_status = out.status;
+    if (g_stop_series) return;  // a run cut short by Ctrl-C is not judged: it did not end by itself
     if (!s.until.empty()) {
-      output.show();
       if ((out.until_status = output.check(s.until, s.dir + "/" + run, out.status)) != 0) return;
     } else if (s.until_fail && out.status != out.first_status) {
       return;
@@ -208,7 +209,10 @@ SeriesOutcome recordSeries(const SeriesSettings& s) {
     return out;
   }
   runSeries(s, series_fd, out);
-  const bool caught = s.until.empty() ? s.until_fail && out.status != out.first_status : out.until_status != 0;
+  out.interrupted = g_stop_series;
+  // A run stopped by Ctrl-C is not caught: it did not end by itself.
+  const bool caught =
+      !out.interrupted && (s.until.empty() ? s.until_fail && out.status != out.first_status : out.until_status != 0);
   if (out.error.empty() && caught) {
     // Keep the run caught and the one before it.
     const unsigned long long k = out.recorded;

@@ -29,7 +29,8 @@ struct SeriesOutcome {
   int status = 0;         // the last run's exit status
   int first_status = -1;  // the first run's
   unsigned long long recorded = 0;
-  int until_status = 0;  // with until: the command's status on the last run
+  int until_status = 0;      // with until: the command's status on the last run
+  bool interrupted = false;  // Ctrl-C (or SIGTERM) ended the series after a run
   // With until_fail, when a run's status differed (with until, when the
   // command failed): the run before it (empty for the first) and that run,
   // the only two kept.

@@ -57,7 +57,7 @@ class Writer {
     std::fwrite(text_.data(), 1, text_.size(), out_);
     text_.clear();
   }
-  void metadata(const char* name, int32_t pid, int64_t tid, const std::string& value) {
+  void metadata(const char* name, int64_t pid, int64_t tid, const std::string& value) {
     add("{\"name\":\"" + std::string(name) + "\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
         (tid < 0 ? "" : ",\"tid\":" + std::to_string(tid)) + ",\"args\":{\"name\":" + jsonQuoted(value) + "}}");
   }
@@ -65,14 +65,15 @@ class Writer {
   // A pid per process (its images share it; a pid another host also has
   // is moved out of the way), a tid per thread, named.
   void processes() {
-    std::map<std::pair<std::string, int32_t>, int32_t> by_pid;
+    std::map<std::pair<std::string, int32_t>, int64_t> by_pid;
     std::map<int32_t, std::string> pid_host;
     pid_.resize(t_.processes.size());
     for (const auto& p : t_.processes) {
-      int32_t pid = p.pid;
-      auto [at_host, fresh] = pid_host.emplace(pid, p.host);
-      if (!fresh && at_host->second != p.host) pid += (1 << 22) * static_cast<int32_t>(++moved_);
-      auto [known, added] = by_pid.emplace(std::pair{p.host, p.pid}, pid);
+      auto [known, added] = by_pid.emplace(std::pair{p.host, p.pid}, p.pid);
+      if (added) {
+        const auto [at_host, fresh] = pid_host.emplace(p.pid, p.host);
+        if (!fresh && at_host->second != p.host) known->second += (int64_t{1} << 22) * ++moved_;
+      }
       pid_[p.index] = known->second;
       if (added) {
         uint32_t last = p.index;  // the name of its last image: what it became
@@ -165,9 +166,9 @@ class Writer {
   int64_t base_ns_ = 0;
   std::string text_;
   bool first_ = true;
-  uint32_t moved_ = 0;
-  std::vector<int32_t> pid_;  // per image
-  std::set<std::pair<int32_t, uint32_t>> threads_named_;
+  int64_t moved_ = 0;         // pids another host had first, moved out of the way
+  std::vector<int64_t> pid_;  // per image
+  std::set<std::pair<int64_t, uint32_t>> threads_named_;
 };
 
 }  // namespace

@@ -217,7 +217,7 @@ struct Writer::Chunk {
   uint64_t start = 0, data_page = 0, uncompressed = 0, compressed = 0, rows = 0, nulls = 0;
   bool dictionary = false;
   int32_t encoding = kPlain;
-  std::string min, max;  // PLAIN, texts without their length; empty: no value
+  std::string min, max;  // PLAIN, texts without their length (written when a value is not null)
 };
 
 // What a writer reuses from page to page: buffers and zstd's context.
@@ -263,8 +263,9 @@ bool encodePage(int32_t type, const std::string& body, uint64_t values, int32_t 
 
 }  // namespace
 
-Writer::Writer(std::vector<Column> columns, size_t rows_per_group)
+Writer::Writer(std::vector<Column> columns, size_t rows_per_group, std::string created_by)
     : columns_(std::move(columns)),
+      created_by_(std::move(created_by)),
       rows_per_group_(std::max<size_t>(rows_per_group, 1)),
       scratch_(std::make_unique<Scratch>()) {
   for (size_t c = 0; c < columns_.size(); ++c) buffers_.push_back(std::make_unique<Buffer>());
@@ -454,7 +455,7 @@ bool Writer::finish(const KeyValues& metadata, std::string* error) {
     t.binary(2, value);
     t.endStruct();
   }
-  t.binary(6, "radar");
+  t.binary(6, created_by_);
   t.list(7, Thrift::kStruct, columns_.size());  // min and max by each type's own order
   for (size_t c = 0; c < columns_.size(); ++c) {
     t.beginElement();
@@ -468,8 +469,11 @@ bool Writer::finish(const KeyValues& metadata, std::string* error) {
   if (!write(footer, error)) return false;
   std::FILE* f = file_;
   file_ = nullptr;
-  if (std::fflush(f) != 0 || std::fclose(f) != 0) {
-    *error = "cannot write " + path_ + ": " + std::strerror(errno);
+  const bool flushed = std::fflush(f) == 0;
+  const int flush_errno = errno;
+  const bool closed = std::fclose(f) == 0;  // closed even when the flush failed
+  if (!flushed || !closed) {
+    *error = "cannot write " + path_ + ": " + std::strerror(flushed ? errno : flush_errno);
     ::unlink(path_.c_str());
     return false;
   }

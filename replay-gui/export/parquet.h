@@ -29,7 +29,9 @@ using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 class Writer {
  public:
-  explicit Writer(std::vector<Column> columns, size_t rows_per_group = size_t{1} << 19);
+  // `created_by`: the writing application, as the footer names it.
+  explicit Writer(std::vector<Column> columns, size_t rows_per_group = size_t{1} << 19,
+                  std::string created_by = "radar");
   ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
@@ -55,6 +57,7 @@ class Writer {
   bool write(std::string_view bytes, std::string* error);
 
   std::vector<Column> columns_;
+  std::string created_by_;
   size_t rows_per_group_;
   std::vector<std::unique_ptr<Buffer>> buffers_;
   std::unique_ptr<Scratch> scratch_;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <random>
 #include <thread>
 
 #include "export/event_table.h"
@@ -36,6 +37,7 @@ std::vector<parquet::Column> eventColumns() {
 // A process's events are spread over the story among other processes':
 // each is fetched this many events ahead of its turn.
 constexpr size_t kAhead = 16;
+constexpr size_t kRowsPerGroup = size_t{1} << 19;
 
 class Exporter {
  public:
@@ -51,11 +53,11 @@ class Exporter {
     std::atomic<bool> failed{false};
     std::string messages_error;
     std::thread other([&] {
-      parquet::Writer w(columnsOf(schemaOf(Table::Messages)));
+      parquet::Writer w(columnsOf(schemaOf(Table::Messages)), kRowsPerGroup, createdBy());
       for (uint32_t p = 0; p < t_.processes.size() && !failed; ++p)
         if (!messages(dir, p, w, &messages_error)) failed = true;
     });
-    parquet::Writer w(eventColumns());
+    parquet::Writer w(eventColumns(), kRowsPerGroup, createdBy());
     for (uint32_t p = 0; p < t_.processes.size() && !failed; ++p)
       if (!events(dir, p, w, error)) failed = true;
     other.join();
@@ -65,6 +67,8 @@ class Exporter {
   }
 
  private:
+  std::string createdBy() const { return "radar version " + radar_version_; }
+
   parquet::KeyValues metadata(const char* table) const {
     return {{"radar.table", table},
             {"radar.version", radar_version_},
@@ -73,7 +77,7 @@ class Exporter {
 
   bool smallTable(const std::string& dir, Table table, std::string* error) {
     const TableSchema& schema = schemaOf(table);
-    parquet::Writer w(columnsOf(schema));
+    parquet::Writer w(columnsOf(schema), kRowsPerGroup, createdBy());
     if (!w.open(dir + "/" + schema.name + ".parquet", error)) return false;
     if (!tableRows(t_, table, radar_version_, [&](const Value* row) { return w.add(row, error); })) return false;
     ++files_;
@@ -166,16 +170,44 @@ std::string hivePartitionValue(const std::string& value) {
   return out;
 }
 
-bool writeParquet(const trace::Trace& t, const std::string& dir, const std::string& radar_version,
-                  ParquetCounts* counts, std::string* error) {
-  std::string partial = dir + ".partial-XXXXXX";
-  if (!::mkdtemp(partial.data())) {
-    *error = "cannot make a directory beside " + dir + ": " + std::strerror(errno);
-    return false;
+namespace {
+
+// Why `dir` cannot be made into the export's directory, or "": it must not
+// exist, or be an empty directory (checked before the work, and again by
+// the rename at its end).
+std::string unusable(const std::string& dir) {
+  if (dir.empty() || dir == "/" || dir == "." || dir == "..") return "--parquet: give the name of a new directory";
+  std::error_code ec;
+  const auto status = std::filesystem::symlink_status(dir, ec);
+  if (!std::filesystem::exists(status)) return "";
+  if (std::filesystem::is_symlink(status)) return dir + " is a symbolic link: name a new directory";
+  if (!std::filesystem::is_directory(status) || !std::filesystem::is_empty(dir, ec) || ec)
+    return dir + " exists and is not empty: remove it or name another";
+  return "";
+}
+
+// A new directory beside `dir`, named so that no other is (mode as the
+// umask makes it), or "".
+std::string partialBeside(const std::string& dir, std::string* error) {
+  std::random_device seed;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const std::string name = dir + ".partial-" + std::to_string(::getpid()) + "-" + std::to_string(seed() % 1000000);
+    if (::mkdir(name.c_str(), 0777) == 0) return name;
+    if (errno != EEXIST) break;
   }
-  const mode_t mask = ::umask(0);  // mkdtemp's 0700, widened as for any new directory
-  ::umask(mask);
-  ::chmod(partial.c_str(), 0777 & ~mask);
+  *error = "cannot make a directory beside " + dir + ": " + std::strerror(errno);
+  return "";
+}
+
+}  // namespace
+
+bool writeParquet(const trace::Trace& t, const std::string& dir_asked, const std::string& radar_version,
+                  ParquetCounts* counts, std::string* error) {
+  std::string dir = dir_asked;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();  // "out/": out, not a name inside it
+  if (*error = unusable(dir); !error->empty()) return false;
+  const std::string partial = partialBeside(dir, error);
+  if (partial.empty()) return false;
   ParquetCounts ignored;
   bool ok = Exporter(t, radar_version, counts ? counts : &ignored).run(partial, error);
   if (ok && ::rename(partial.c_str(), dir.c_str()) != 0) {

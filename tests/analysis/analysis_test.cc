@@ -91,6 +91,22 @@ TEST(Diff, RecordUntilACommandFailsStopsAtTheFirstWrongAnswer) {
             std::string::npos);
 }
 
+// Ctrl-C during a run ends the series after it, and that run is not judged:
+// the command is not run on it and nothing is called caught.
+TEST(Diff, RecordUntilInterruptedJudgesNoRun) {
+  const std::string work = testTempDir(), marker = work + "/judged";
+  const Result r = shell(shellQuote(radarPath()) + " record -o " + shellQuote(work + "/series") +
+                         " --repeat 5 --until " + shellQuote("touch " + shellQuote(marker) + "; false") +
+                         " -- sleep 1 & p=$!; for i in $(seq 200); do [ -d " + shellQuote(work + "/series/run-1") +
+                         " ] && break; sleep 0.05; done; kill -INT $p; wait $p; echo status $?");
+  EXPECT_NE(r.out.find("status 0"), std::string::npos) << r.out << r.err;  // sleep's own status
+  EXPECT_NE(r.err.find("radar: interrupted: 1 run recorded into " + work + "/series (run-1 ... run-1)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the interrupted run was judged";
+  EXPECT_TRUE(std::filesystem::exists(work + "/series/run-1/recording.txt"));
+}
+
 // The race sample prints a wrong total and exits 0: --until-fail never
 // catches it, --until with grep does (at whichever run it first happens).
 TEST(Diff, RecordUntilCatchesTheRaceSamplesWrongTotal) {

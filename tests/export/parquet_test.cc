@@ -453,12 +453,22 @@ TEST(ExportParquet, ABadDestinationGetsAClearErrorAndLeavesNothing) {
   EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
   std::vector<std::string> left;
   for (const auto& entry : std::filesystem::directory_iterator(work)) left.push_back(entry.path().filename());
-  EXPECT_EQ(left, std::vector<std::string>{"taken"});
-  // An empty directory is taken.
+  EXPECT_EQ(left, std::vector<std::string>{"taken"});  // nothing half made beside it
+  // A link is not written through, even to an empty directory.
   std::filesystem::create_directories(work + "/empty");
-  r = radar({"export", "--parquet", work + "/empty", rec.dir});
+  std::filesystem::create_directory_symlink(work + "/empty", work + "/link");
+  r = radar({"export", "--parquet", work + "/link", rec.dir});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "radar export: " + work + "/link is a symbolic link: name a new directory\n");
+  std::filesystem::remove(work + "/link");
+  // An empty directory is taken; a name ending in '/' (as completion
+  // leaves it) names the directory, not a file inside it.
+  r = radar({"export", "--parquet", work + "/empty/", rec.dir});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(work + "/empty/processes.parquet"));
+  r = radar({"export", "--parquet", work + "/new/", rec.dir});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(work + "/new/processes.parquet"));
 }
 
 }  // namespace
