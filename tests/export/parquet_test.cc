@@ -206,6 +206,9 @@ TEST(ParquetWriter, RowGroupsEncodingsAndStatisticsReadBackByDuckdb) {
   EXPECT_EQ(a[2].rows, std::vector<std::string>{"S" + hex("parquet_test")});
 }
 
+// a + b as the writer's arithmetic does it: modulo 2^64 (no overflow).
+int64_t wrapping(int64_t a, uint64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + b); }
+
 // A random table: columns of random kinds (runs, small and huge deltas,
 // wrapping ones, few and many distinct texts, nulls at any rate), as many
 // rows as `rows`, and the rows as DuckDB should give them.
@@ -230,12 +233,12 @@ Table randomTable(std::mt19937_64& random, size_t rows) {
       }
       int64_t v = 0;
       switch (kind[c]) {
-        case 0:
-          v = last[c] += static_cast<int64_t>(random() % 3);
-          break;  // small steps
-        case 1:
-          v = last[c] += static_cast<int64_t>(random() % 5 == 0 ? random() : random() % 1000);
-          break;  // jumps
+        case 0:  // small steps
+          v = last[c] = wrapping(last[c], random() % 3);
+          break;
+        case 1:  // jumps, wrapping past the ends
+          v = last[c] = wrapping(last[c], random() % 5 == 0 ? random() : random() % 1000);
+          break;
         case 2:
           v = static_cast<int64_t>(random());
           break;  // anything
