@@ -1,4 +1,6 @@
 // The merge's datagrams: every receive matched to the datagram it got.
+#include <set>
+
 #include "log/address.h"
 #include "trace/merger.h"
 
@@ -19,6 +21,7 @@ class DatagramPass {
   bool run() {
     if (!queueSends()) return false;
     m_.orderQueueReceives(&receives_);
+    orderSharedReceives();
     used_.assign(raw_.events.size(), 0);
     for (uint32_t ep = 0; ep < eps_.size(); ++ep) matchAt(ep);
     return true;
@@ -33,8 +36,9 @@ class DatagramPass {
   };
 
   // Where a datagram goes: the socket bound to its address, or the
-  // connected peer.
+  // connected peer; each socket once, by its first end (socketEnd).
   void destinations(uint32_t i, std::vector<uint32_t>* out) {
+    out->clear();
     const Event& ev = raw_.events[i];
     const Endpoint& from = eps_[ev.endpoint];
     auto addr = raw_.addresses.find(i);
@@ -54,7 +58,11 @@ class DatagramPass {
         match = to.ino == from.peer_ino;
       else if (!from.peer_address.empty())
         match = !to.local_address.empty() && sameAddress(from.peer_address, to.local_address);
-      if (match) out->push_back(j);
+      if (!match) continue;
+      // Several ends of one socket (shared after a fork) are one
+      // destination, its first end, with one receive queue, as in the kernel.
+      const uint32_t end = socketEnd(j);
+      if (std::find(out->begin(), out->end(), end) == out->end()) out->push_back(end);
     }
     cache_.emplace(key, *out);
   }
@@ -86,7 +94,9 @@ class DatagramPass {
       if (!isDatagramType(eps_[ev.endpoint].type)) continue;
       any = true;
       if (log::categoryOf(ev.eventKind()) != Category::Send) {
-        receives_[m_.queueEnd(ev.endpoint)].push_back(i);
+        const uint32_t end = socketEnd(ev.endpoint);
+        if (end != ev.endpoint && !isQueueType(eps_[ev.endpoint].type)) shared_.insert(end);
+        receives_[end].push_back(i);
         continue;
       }
       m_.t_.bytes_sent += ev.value;
@@ -98,22 +108,33 @@ class DatagramPass {
     return any;
   }
 
+  // A datagram queued once at each socket it may reach, where the
+  // receives of all the socket's ends take from it.
   void queueAtDestinations(uint32_t i) {
-    std::vector<uint32_t> to;
-    destinations(i, &to);
-    // Several sockets of one identity (a socket shared after fork) are one
-    // destination: keep the first of each inode, queued on every endpoint
-    // of that socket identity.
-    std::vector<uint64_t> seen;
-    for (uint32_t j : to) {
-      if (std::find(seen.begin(), seen.end(), eps_[j].ino) != seen.end()) continue;
-      seen.push_back(eps_[j].ino);
-      messages(i, &parts_);
-      for (uint32_t k : m_.t_.channels[eps_[j].channel].endpoints)
-        if (eps_[k].ino == eps_[j].ino)
-          for (uint32_t part = 0; part < parts_.size(); ++part) queue_[k].push_back({i, part, parts_[part]});
-    }
-    if (to.empty()) raw_.events[i].flags |= kEventExternal;
+    destinations(i, &to_);
+    messages(i, &parts_);
+    for (uint32_t end : to_)
+      for (uint32_t part = 0; part < parts_.size(); ++part) queue_[end].push_back({i, part, parts_[part]});
+    if (to_.empty()) raw_.events[i].flags |= kEventExternal;
+  }
+
+  // The end that stands for a socket: a message queue's first end, a
+  // socket's first end of that inode in its channel (the processes that
+  // share it after a fork hold the others), else the end itself.
+  uint32_t socketEnd(uint32_t ep) const {
+    if (isQueueType(eps_[ep].type)) return m_.queueEnd(ep);
+    if (!eps_[ep].ino) return ep;
+    for (uint32_t k : m_.t_.channels[eps_[ep].channel].endpoints)
+      if (eps_[k].ino == eps_[ep].ino) return k;
+    return ep;
+  }
+
+  // The receives of a socket several processes share, in the order they
+  // returned: the order they took its datagrams.
+  void orderSharedReceives() {
+    for (uint32_t end : shared_)
+      std::stable_sort(receives_[end].begin(), receives_[end].end(),
+                       [&](uint32_t a, uint32_t b) { return m_.wallOf(a, true) < m_.wallOf(b, true); });
   }
 
   // A datagram is received once: a send's flag, or for a sendmmsg, its
@@ -190,10 +211,11 @@ class DatagramPass {
   Merger& m_;
   RawRecording& raw_;
   const std::vector<Endpoint>& eps_;
-  std::vector<std::vector<Datagram>> queue_;  // per receiving endpoint: sends
-  std::vector<std::vector<uint32_t>> receives_;
+  std::vector<std::vector<Datagram>> queue_;     // per socket's end (socketEnd): the datagrams sent to it
+  std::vector<std::vector<uint32_t>> receives_;  // per socket's end (socketEnd)
+  std::set<uint32_t> shared_;                    // ends whose receives come from several processes
   std::map<std::pair<uint32_t, std::string>, std::vector<uint32_t>> cache_;
-  std::vector<uint32_t> parts_;
+  std::vector<uint32_t> parts_, to_;
   std::vector<uint8_t> used_;
   std::map<uint32_t, std::vector<uint8_t>> used_parts_;
 };
