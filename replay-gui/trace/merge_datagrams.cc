@@ -1,6 +1,4 @@
 // The merge's datagrams: every receive matched to the datagram it got.
-#include <set>
-
 #include "log/address.h"
 #include "trace/merger.h"
 
@@ -21,7 +19,6 @@ class DatagramPass {
   bool run() {
     if (!queueSends()) return false;
     m_.orderQueueReceives(&receives_);
-    orderSharedReceives();
     used_.assign(raw_.events.size(), 0);
     for (uint32_t ep = 0; ep < eps_.size(); ++ep) matchAt(ep);
     return true;
@@ -36,7 +33,7 @@ class DatagramPass {
   };
 
   // Where a datagram goes: the socket bound to its address, or the
-  // connected peer; each socket once, by its first end (socketEnd).
+  // connected peer; each socket once, by the end its queue is at.
   void destinations(uint32_t i, std::vector<uint32_t>* out) {
     out->clear();
     const Event& ev = raw_.events[i];
@@ -60,8 +57,8 @@ class DatagramPass {
         match = !to.local_address.empty() && sameAddress(from.peer_address, to.local_address);
       if (!match) continue;
       // Several ends of one socket (shared after a fork) are one
-      // destination, its first end, with one receive queue, as in the kernel.
-      const uint32_t end = socketEnd(j);
+      // destination, with one receive queue (queueEnd), as in the kernel.
+      const uint32_t end = m_.queueEnd(j);
       if (std::find(out->begin(), out->end(), end) == out->end()) out->push_back(end);
     }
     cache_.emplace(key, *out);
@@ -94,9 +91,7 @@ class DatagramPass {
       if (!isDatagramType(eps_[ev.endpoint].type)) continue;
       any = true;
       if (log::categoryOf(ev.eventKind()) != Category::Send) {
-        const uint32_t end = socketEnd(ev.endpoint);
-        if (end != ev.endpoint && !isQueueType(eps_[ev.endpoint].type)) shared_.insert(end);
-        receives_[end].push_back(i);
+        receives_[m_.queueEnd(ev.endpoint)].push_back(i);
         continue;
       }
       m_.t_.bytes_sent += ev.value;
@@ -116,25 +111,6 @@ class DatagramPass {
     for (uint32_t end : to_)
       for (uint32_t part = 0; part < parts_.size(); ++part) queue_[end].push_back({i, part, parts_[part]});
     if (to_.empty()) raw_.events[i].flags |= kEventExternal;
-  }
-
-  // The end that stands for a socket: a message queue's first end, a
-  // socket's first end of that inode in its channel (the processes that
-  // share it after a fork hold the others), else the end itself.
-  uint32_t socketEnd(uint32_t ep) const {
-    if (isQueueType(eps_[ep].type)) return m_.queueEnd(ep);
-    if (!eps_[ep].ino) return ep;
-    for (uint32_t k : m_.t_.channels[eps_[ep].channel].endpoints)
-      if (eps_[k].ino == eps_[ep].ino) return k;
-    return ep;
-  }
-
-  // The receives of a socket several processes share, in the order they
-  // returned: the order they took its datagrams.
-  void orderSharedReceives() {
-    for (uint32_t end : shared_)
-      std::stable_sort(receives_[end].begin(), receives_[end].end(),
-                       [&](uint32_t a, uint32_t b) { return m_.wallOf(a, true) < m_.wallOf(b, true); });
   }
 
   // A datagram is received once: a send's flag, or for a sendmmsg, its
@@ -211,9 +187,8 @@ class DatagramPass {
   Merger& m_;
   RawRecording& raw_;
   const std::vector<Endpoint>& eps_;
-  std::vector<std::vector<Datagram>> queue_;     // per socket's end (socketEnd): the datagrams sent to it
-  std::vector<std::vector<uint32_t>> receives_;  // per socket's end (socketEnd)
-  std::set<uint32_t> shared_;                    // ends whose receives come from several processes
+  std::vector<std::vector<Datagram>> queue_;     // per queue's end (queueEnd): the datagrams sent to it
+  std::vector<std::vector<uint32_t>> receives_;  // per queue's end (queueEnd)
   std::map<std::pair<uint32_t, std::string>, std::vector<uint32_t>> cache_;
   std::vector<uint32_t> parts_, to_;
   std::vector<uint8_t> used_;
@@ -265,20 +240,30 @@ bool Merger::fromSender(uint32_t r, uint32_t send) const {
   return sameAddress(source->second, local);
 }
 
-// A message queue is one queue whoever holds it: its messages and receives
-// are all its first end's.
+// A message queue is one queue whoever holds it, and so is a datagram
+// socket shared after a fork, as in the kernel: its messages and receives
+// are all one end's (the queue's first, the socket's first of its inode).
 uint32_t Merger::queueEnd(uint32_t ep) const {
   const Endpoint& e = raw_.endpoints[ep];
-  return isQueueType(e.type) ? t_.channels[e.channel].endpoints.front() : ep;
+  if (isQueueType(e.type)) return t_.channels[e.channel].endpoints.front();
+  if (!e.ino) return ep;
+  for (uint32_t k : t_.channels[e.channel].endpoints)
+    if (raw_.endpoints[k].ino == e.ino) return k;
+  return ep;
 }
 
-// The receives of a message queue's processes, in the order they returned:
-// the order they took its messages.
+// The receives of a queue several processes hold, in the order they
+// returned: the order they took its messages.
 void Merger::orderQueueReceives(std::vector<std::vector<uint32_t>>* receives) const {
-  for (uint32_t ep = 0; ep < receives->size(); ++ep)
-    if (isQueueType(raw_.endpoints[ep].type))
-      std::stable_sort((*receives)[ep].begin(), (*receives)[ep].end(),
+  for (uint32_t ep = 0; ep < receives->size(); ++ep) {
+    auto& list = (*receives)[ep];
+    const bool shared = isQueueType(raw_.endpoints[ep].type) || std::any_of(list.begin(), list.end(), [&](uint32_t r) {
+                          return raw_.events[r].endpoint != ep;
+                        });
+    if (shared)
+      std::stable_sort(list.begin(), list.end(),
                        [&](uint32_t a, uint32_t b) { return wallOf(a, true) < wallOf(b, true); });
+  }
 }
 
 // An IP socket bound to no port (bound by the kernel at its first send)
