@@ -1,7 +1,8 @@
 // Real screenshots of the replay window, taken from an X server (Xvfb, by
 // tests/e2e/screenshots_test.sh): the window shown on the xcb platform,
 // then the screen grabbed, as a person would see it. The images go to
-// $RADAR_SCREENSHOT_DIR (docs/images are taken this way).
+// $RADAR_SCREENSHOT_DIR under the names docs/ gives them, so that
+// `tests/e2e/screenshots_test.sh build docs/images` takes docs' pictures.
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "app/main_window.h"
+#include "binding/binding.h"
 #include "trace/merge.h"
 
 namespace radar::app {
@@ -45,6 +47,14 @@ bool showOnScreen(MainWindow& window) {
   return true;
 }
 
+// What the X server shows of the window once it has drawn, cut to the
+// window's frame: the picture docs/ shows.
+QImage windowOnScreen(const MainWindow& window) {
+  QTest::qWait(300);  // drawn, and the X server has it
+  const QImage screen = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
+  return screen.copy(window.frameGeometry().intersected(screen.rect()));
+}
+
 TEST(Screenshot, TheWindowOnAnXServerAsAPersonSeesIt) {
   ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
   const std::string dir = env("RADAR_SCREENSHOT_REC"), out = env("RADAR_SCREENSHOT_DIR");
@@ -60,20 +70,18 @@ TEST(Screenshot, TheWindowOnAnXServerAsAPersonSeesIt) {
   MainWindow window(std::move(trace));
   ASSERT_TRUE(showOnScreen(window));
   window.controller().skipTo(send);
-  QTest::qWait(300);  // drawn, and the X server has it
-  const QImage shot = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
+  const QImage shot = windowOnScreen(window);
   ASSERT_FALSE(shot.isNull());
-  const QString path = QString::fromStdString(out) + QStringLiteral("/replay-window-xvfb.png");
+  const QString path = QString::fromStdString(out) + QStringLiteral("/replay-calc.png");
   ASSERT_TRUE(shot.save(path)) << path.toStdString();
   // The window is on the screen: its pixels, not a blank root window.
-  const QImage win = shot.copy(window.frameGeometry().intersected(shot.rect()));
-  EXPECT_GT(colours(win), 40) << "the window looks empty: " << path.toStdString();
+  EXPECT_GT(colours(shot), 40) << "the window looks empty: " << path.toStdString();
   // And it is what the window draws: the same picture as the offscreen
   // rendering, but for the text's antialiasing.
   const QImage drawn = window.grab().toImage();
   ASSERT_EQ(drawn.size(), window.size());
   std::printf("screenshot: %s (%dx%d, %d colours in the window)\n", path.toLocal8Bit().constData(), shot.width(),
-              shot.height(), colours(win));
+              shot.height(), colours(shot));
 }
 
 // The critical path to a lock that waited: the panel under the diagram
@@ -93,15 +101,46 @@ TEST(Screenshot, TheCriticalPathThroughALock) {
   ASSERT_TRUE(showOnScreen(window));
   window.controller().skipTo(wait + 1);
   ASSERT_TRUE(window.showCriticalPath());
-  QTest::qWait(300);
-  const QImage shot = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
-  const QString path = QString::fromStdString(out) + QStringLiteral("/critical-path-lock-xvfb.png");
+  const QImage shot = windowOnScreen(window);
+  const QString path = QString::fromStdString(out) + QStringLiteral("/threads-critical-path-lock.png");
   ASSERT_TRUE(shot.save(path)) << path.toStdString();
   bool named = false;
   const CriticalPathModel& model = window.criticalPathModel();
   for (int row = 0; row < model.rowCount(); ++row)
     named |= model.data(model.index(row, CriticalPathModel::Where)).toString().contains(QStringLiteral("woken by"));
   EXPECT_TRUE(named) << "the panel names no holder";
+  std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
+}
+
+// The tutorial's picture (docs/tutorial.md, step 3): the parser's syntax
+// tree on its way to the interpreter, named by calc.netdesc. The event is
+// found, not numbered: event numbers differ from run to run.
+TEST(Screenshot, TheTutorialsParserSendingItsTree) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string dir = env("RADAR_SCREENSHOT_TUTORIAL_REC"), net = env("RADAR_SCREENSHOT_NET");
+  const std::string out = env("RADAR_SCREENSHOT_DIR");
+  ASSERT_FALSE(dir.empty() || net.empty() || out.empty());
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  ASSERT_TRUE(trace) << error;
+  uint32_t send = trace::kNone;
+  for (uint32_t i = 0; i < trace->events.size() && send == trace::kNone; ++i) {
+    const auto& e = trace->events[i];
+    if (log::categoryOf(e.eventKind()) == log::Category::Send && trace->processName(e.process) == "parser") send = i;
+  }
+  ASSERT_NE(send, trace::kNone) << "the parser sent nothing";
+  std::vector<std::string> unmatched;
+  auto binding = netdesc::Binding::forRecording(*trace, net, true, &unmatched, &error);
+  ASSERT_TRUE(binding) << error;
+  EXPECT_TRUE(unmatched.empty()) << unmatched.front();
+  trace->described = binding->names();
+  MainWindow window(std::move(trace), std::move(binding));
+  ASSERT_TRUE(showOnScreen(window));
+  window.controller().skipTo(send + 1);
+  const QImage shot = windowOnScreen(window);
+  const QString path = QString::fromStdString(out) + QStringLiteral("/tutorial-calc.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  EXPECT_GT(colours(shot), 40) << "the window looks empty";
   std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
 }
 

@@ -15,6 +15,8 @@ cleanup() {
 }
 trap cleanup EXIT
 echo "(2 + 3) * x - 4 / 2" | "$build/bin/radar" record -o "$work/rec" -- "$build/bin/calc" > /dev/null 2>&1
+# The tutorial's expression (docs/tutorial.md).
+echo "10 - (2 + 3)" | "$build/bin/radar" record -o "$work/tutorial" -- "$build/bin/calc" > /dev/null 2>&1
 # A lock one thread waits for while another holds it (--sync), for the
 # critical-path panel; none where the test programs are not built.
 lock_wait=$build/tests/threads/programs/lock_wait
@@ -31,4 +33,5 @@ echo "leak:libdbus-1.so" > "$work/lsan.supp"
 export LSAN_OPTIONS="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work" \
   RADAR_SCREENSHOT_REC="$work/rec" RADAR_SCREENSHOT_SYNC_REC="$work/sync" RADAR_SCREENSHOT_DIR="$out" \
+  RADAR_SCREENSHOT_TUTORIAL_REC="$work/tutorial" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
   "$build/bin/screenshot_tests"

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Runs a document's shell sessions and compares what they print with the
+document.
+
+    doc_test.py SOURCE_DIR BUILD_DIR DOC.md
+
+A session is a fenced block whose first line starts with "$ ": each "$ "
+line is a command (a trailing backslash continues it), and the lines up to
+the next command are what it prints, standard output and standard error
+interleaved as a terminal shows them. The commands of a document run in
+order, in one fresh directory that holds `build` (the build) and
+`sample-programs` (the sources), as from the repository's root; `$?` is
+the status of the command before. A block after the comment
+`<!-- not run: REASON -->` is not run (a window that stays open, say).
+After `<!-- per process: REASON -->`, a narrative's lines are compared
+process by process: each process's events in their order, but not how
+the processes' events interleave, which is the scheduler's and varies
+where they are concurrent.
+
+What differs from run to run and from machine to machine is compared as
+such, not as digits: a process's pid (`name[123]`), an event's place in
+the replay (`Event 45`, `event 43 to 48`), a count of events, sizes in
+KiB or MiB, a duration in seconds, an address (`0x...`), and the
+repository's path (the documents show it as `~/radar`). Everything else
+must be as written: a command that prints anything else, prints less, or
+fails where the document shows it succeed fails the test, naming the
+document's line.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+DOC_ROOT = "~/radar"
+MARK = re.compile(r"<!--\s*(not run|per process):\s*(.+?)\s*-->")
+PROCESS = re.compile(r"^Process ([\w.-]+)\[")
+
+
+class Command:
+    def __init__(self, line, text, per_process):
+        self.line = line  # the document's line of the "$ "
+        self.text = text
+        self.per_process = per_process
+        self.expected = []
+
+
+def sessions(path):
+    """The commands of the document's sessions, in order."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    commands, i, mark = [], 0, None
+    while i < len(lines):
+        m = MARK.search(lines[i])
+        if m:
+            mark = m.group(1)
+        if not lines[i].startswith("```"):
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and not lines[end].startswith("```"):
+            end += 1
+        block = lines[i + 1:end]
+        if block and block[0].startswith("$ ") and mark != "not run":
+            commands += parse_block(block, i + 2, mark == "per process")
+        mark = None
+        i = end + 1
+    return commands
+
+
+def parse_block(block, first_line, per_process):
+    commands, k = [], 0
+    while k < len(block):
+        line = block[k]
+        if line.startswith("$ "):
+            text, start = line[2:], k
+            while text.endswith("\\") and k + 1 < len(block):
+                k += 1
+                text = text[:-1] + "\n" + block[k]
+            commands.append(Command(first_line + start, text, per_process))
+        elif commands:
+            commands[-1].expected.append(line)
+        k += 1
+    return commands
+
+
+RULES = [
+    (re.compile(r"([\w.-]+)\[\d+\](?!:| =)"), r"\1[PID]"),  # not a decoded field's index, node[3]:
+    (re.compile(r"\b(pid) \d+"), r"\1 PID"),
+    (re.compile(r"\b([Ee]vent) \d+ to \d+"), r"\1 N to N"),
+    (re.compile(r"\b([Ee]vent) \d+"), r"\1 N"),
+    (re.compile(r"\b\d+ events\b"), "N events"),
+    (re.compile(r"\b\d+(\.\d+)? (KiB|MiB|GiB)\b"), "SIZE"),
+    (re.compile(r"\b\d+(\.\d+)? s\b"), "T s"),
+    (re.compile(r"\b0x[0-9a-f]+\b"), "0xADDR"),
+]
+
+
+def normalize(line):
+    """What differs from run to run, made the same on both sides."""
+    for pattern, replacement in RULES:
+        line = pattern.sub(replacement, line)
+    return line.rstrip()
+
+
+def path_replacer(work, source, build):
+    """The run's paths as the documents show them: the build first, since
+    it may lie inside the sources."""
+    builds = sorted({build, os.path.realpath(build)}, key=len, reverse=True)
+    roots = sorted({work, os.path.realpath(work), source, os.path.realpath(source)}, key=len, reverse=True)
+
+    def replace(line):
+        for b in builds:
+            line = line.replace(b, DOC_ROOT + "/build")
+        for r in roots:
+            line = line.replace(r, DOC_ROOT)
+        return line
+
+    return replace
+
+
+def by_process(lines):
+    """The lines with each process's kept in order, the processes apart."""
+    def process(line):
+        m = PROCESS.match(line)
+        return m.group(1) if m else ""
+
+    return sorted(lines, key=process)
+
+
+def interleaves(expected, out, err):
+    """Whether expected is out and err interleaved, each in its order."""
+    n, m = len(out), len(err)
+    reach = {(0, 0)}
+    for line in expected:
+        reach = {(i + 1, j) for i, j in reach if i < n and out[i] == line} | \
+                {(i, j + 1) for i, j in reach if j < m and err[j] == line}
+        if not reach:
+            return False
+    return (n, m) in reach
+
+
+def lines_of(text):
+    return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n") if text else []
+
+
+def report(doc, c, status, want, out, err):
+    print("%s:%d: differs: $ %s (exit %d)" % (doc, c.line, c.text, status))
+    for title, lines in (("the document says", want), ("standard output", out), ("standard error", err)):
+        print("  %s (as compared):" % title)
+        print("".join("    | %s\n" % x for x in lines), end="")
+
+
+def run(commands, source, build, doc):
+    work = tempfile.mkdtemp(prefix="radar-doc-")
+    os.symlink(build, os.path.join(work, "build"))
+    os.symlink(os.path.join(source, "sample-programs"), os.path.join(work, "sample-programs"))
+    paths = path_replacer(work, source, build)
+    failures, status = 0, 0
+    try:
+        for c in commands:
+            r = subprocess.run(["bash", "-c", "(exit %d); %s\nexit $?" % (status, c.text)], cwd=work,
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
+                               timeout=300)
+            status = r.returncode
+            out = [normalize(paths(x)) for x in lines_of(r.stdout)]
+            err = [normalize(paths(x)) for x in lines_of(r.stderr)]
+            want = [normalize(x) for x in c.expected]
+            while want and not want[-1]:
+                want.pop()
+            if c.per_process:
+                want, out = by_process(want), by_process(out)
+            if interleaves(want, out, err):
+                print("%s:%d: ok: $ %s" % (doc, c.line, c.text.split("\n")[0]))
+            else:
+                failures += 1
+                report(doc, c, status, want, out, err)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return failures
+
+
+def missing_prerequisite():
+    """Why the documents' sessions cannot run as written here, if so."""
+    if shutil.which("gdb") is None:
+        return "gdb is not installed"
+    probe = ["unshare", "--user", "--map-root-user", "--mount", "--net", "--ipc", "--uts", "--pid", "--fork", "true"]
+    if shutil.which("unshare") is None or subprocess.run(probe, stdout=subprocess.DEVNULL,
+                                                         stderr=subprocess.DEVNULL).returncode != 0:
+        return "the kernel refuses namespaces here, and the documents show re-runs in radar debug's sandbox"
+    return None
+
+
+def main():
+    source, build, doc = (os.path.abspath(a) for a in sys.argv[1:4])
+    why = missing_prerequisite()
+    if why:
+        print("%s: skipped: %s" % (doc, why))
+        return 77
+    commands = sessions(doc)
+    if not commands:
+        print("%s: no session to run" % doc)
+        return 1
+    failures = run(commands, source, build, doc)
+    print("%d of %d commands as the document says" % (len(commands) - failures, len(commands)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
