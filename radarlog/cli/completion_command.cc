@@ -19,7 +19,8 @@ const char kCompletionHelp[] =
     "Prints a script that makes the shell complete radar's commands, their\n"
     "options, recording directories and files where an option takes one:\n"
     "  source <(radar completion bash)        # this shell (put it in ~/.bashrc)\n"
-    "  radar completion zsh > ~/.zfunc/_radar # zsh, with bashcompinit\n"
+    "  source <(radar completion zsh)         # zsh (put it in ~/.zshrc; it loads\n"
+    "                                         # bashcompinit itself)\n"
     "Installed packages put the bash one in bash-completion's directory.\n";
 
 namespace {
