@@ -109,6 +109,7 @@ class Message {
   }
   void message(int field, const Message& m) { text(field, m.bytes); }
   void clear() { bytes.clear(); }
+  bool empty() const { return bytes.empty(); }
 };
 
 // Text from a recorded program, as valid UTF-8 (protobuf strings must be):
@@ -298,29 +299,51 @@ class Writer {
       std::string error;
       if (t_.payloadView(i, &data, &error)) annotation(e, kAnnotData, utf8(data.substr(0, 4096)));
     }
-    // Flows: out of a send along each of its messages, into a receive.
-    if (log::categoryOf(k) == log::Category::Send) {
-      for (uint32_t m : t_.messagesFrom(i)) {
-        if (t_.events[t_.edges[m].to].flags & trace::kEventPeek) continue;
-        e.fixed64(field::kEventFlows, m + 1);
-        ++counts_->flows;
-      }
-    } else if (log::categoryOf(k) == log::Category::Receive && !(ev.flags & trace::kEventPeek)) {
-      const auto [begin, end] = t_.incoming(i);
-      for (const trace::Edge* b = begin; b != end; ++b)
-        if (b->why == trace::Edge::Why::Message)
-          e.fixed64(field::kEventTerminatingFlows, static_cast<uint64_t>(b - t_.edges.data()) + 1);
-    }
     packet(e, field::kTrackEvent, at);
     if (instant) {
       ++counts_->instants;
       return;
     }
     ++counts_->slices;
+    const int64_t end = at + ev.durationNs();
+    flows(i, track, at, end);
     e.clear();
     e.integer(field::kEventType, kSliceEnd);
     e.integer(field::kEventTrack, static_cast<int64_t>(track));
-    packet(e, field::kTrackEvent, at + ev.durationNs());
+    packet(e, field::kTrackEvent, end);
+  }
+
+  // A message's flow runs from an instant where its send began to one
+  // where its receive ended, each inside its call's slice: the arrow then
+  // points at the moments the bytes left and arrived (drawn between
+  // slices, it is hard to read which call a message joins). Written
+  // between the slice's begin and end, at their times, so that the
+  // instants nest in their slices.
+  void flows(uint32_t i, uint64_t track, int64_t begin, int64_t end) {
+    const trace::Event& ev = t_.events[i];
+    const log::Category c = log::categoryOf(ev.eventKind());
+    Message& e = event_;
+    e.clear();
+    if (c == log::Category::Send) {
+      for (uint32_t m : t_.messagesFrom(i)) {
+        if (t_.events[t_.edges[m].to].flags & trace::kEventPeek) continue;
+        e.fixed64(field::kEventFlows, m + 1);
+        ++counts_->flows;
+      }
+    } else if (c == log::Category::Receive && !(ev.flags & trace::kEventPeek)) {
+      const auto [first, last] = t_.incoming(i);
+      for (const trace::Edge* b = first; b != last; ++b)
+        if (b->why == trace::Edge::Why::Message)
+          e.fixed64(field::kEventTerminatingFlows, static_cast<uint64_t>(b - t_.edges.data()) + 1);
+    }
+    if (e.empty()) return;
+    const bool sent = c == log::Category::Send;
+    e.integer(field::kEventType, kInstant);
+    e.integer(field::kEventTrack, static_cast<int64_t>(track));
+    e.text(field::kEventCategories, "message");
+    e.text(field::kEventName, sent ? "message sent" : "message received");
+    annotation(e, kAnnotEvent, i + 1);
+    packet(e, field::kTrackEvent, sent ? begin : end);  // counted as its flows, not as an instant
   }
 
   void findings() {

@@ -490,6 +490,7 @@ TEST(ExportPerfetto, TracksSlicesAndFlowsAgreeWithTheRecording) {
   std::map<int32_t, int> slices_per_pid;
   std::map<uint64_t, std::vector<uint64_t>> open;  // per track: begin times not yet ended
   std::multiset<uint64_t> flows_out, flows_in;
+  std::map<uint64_t, uint64_t> sent_at, received_at;  // per flow: its instants' times
   int begins = 0, ends = 0, instants = 0;
   std::vector<uint64_t> begin_times;
   for (const auto& p : trace.packet()) {
@@ -511,8 +512,7 @@ TEST(ExportPerfetto, TracksSlicesAndFlowsAgreeWithTheRecording) {
       ++slices_per_pid[process_tracks[thread_parent[e.track_uuid()]]];
       open[e.track_uuid()].push_back(p.timestamp());
       begin_times.push_back(p.timestamp());
-      for (uint64_t f : e.flow_ids()) flows_out.insert(f);
-      for (uint64_t f : e.terminating_flow_ids()) flows_in.insert(f);
+      EXPECT_EQ(e.flow_ids_size() + e.terminating_flow_ids_size(), 0) << "a flow on a slice, not on an instant";
       EXPECT_EQ(p.sequence_flags(), 2u);  // needs the interned strings
       ASSERT_TRUE(event_names.count(e.name_iid()));
       ++calls[event_names[e.name_iid()]];
@@ -529,9 +529,23 @@ TEST(ExportPerfetto, TracksSlicesAndFlowsAgreeWithTheRecording) {
       stack.pop_back();
     } else if (e.type() == TrackEvent::TYPE_INSTANT) {
       ++instants;
+      if (e.flow_ids_size() + e.terminating_flow_ids_size() == 0) continue;
+      // A flow's ends are instants inside the send's and the receive's
+      // slices: where the send began, where the receive ended.
+      const auto& stack = open[e.track_uuid()];
+      ASSERT_FALSE(stack.empty()) << "a message's instant outside its call";
+      const bool sent = e.flow_ids_size() > 0;
+      EXPECT_EQ(e.name(), sent ? "message sent" : "message received");
+      if (sent) {
+        EXPECT_EQ(p.timestamp(), stack.back()) << "not where the send began";
+      }
+      EXPECT_GE(p.timestamp(), stack.back());
+      for (uint64_t f : e.flow_ids()) flows_out.insert(f), sent_at[f] = p.timestamp();
+      for (uint64_t f : e.terminating_flow_ids()) flows_in.insert(f), received_at[f] = p.timestamp();
     }
   }
   EXPECT_EQ(begins, ends);
+  for (const auto& [f, at] : received_at) EXPECT_LE(sent_at[f], at) << "flow " << f << " received before it was sent";
   for (const auto& [track, stack] : open) EXPECT_TRUE(stack.empty());
   EXPECT_EQ(calls["accept"], 1);
   EXPECT_EQ(calls["fork"], 1);
