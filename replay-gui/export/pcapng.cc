@@ -8,9 +8,9 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include "export/output_queue.h"
@@ -160,11 +160,8 @@ class Writer {
 
   bool run(PcapngCounts* counts, std::string* error) {
     sectionHeader();
-    std::unordered_map<std::string, uint32_t> interfaces;
     for (const auto& p : t_.processes) {
-      auto [it, added] = interfaces.emplace(p.host, static_cast<uint32_t>(interfaces.size()));
-      if (added) interfaceBlock(p.host);
-      interface_of_.push_back(it->second);
+      processBlock(p);
       // "curl[5120], event ": the start of its packets' comments.
       comment_start_.push_back(t_.label(p.index) + ", event ");
     }
@@ -185,7 +182,7 @@ class Writer {
     }
     counts->packets = packets_;
     counts->payload_bytes = payload_bytes_;
-    for (const auto& c : channels_) counts->streams += c.handshaken || c.datagrams;
+    for (const auto& c : channels_) counts->streams += c.started || c.datagrams;
     return true;
   }
 
@@ -194,17 +191,24 @@ class Writer {
     uint32_t next_seq = 0;
     bool fin = false;
   };
+  // What every block of one packet shares.
+  struct Packet {
+    uint32_t iface = 0;
+    int64_t ns = 0;
+    uint32_t process = 0;
+    bool outbound = false;
+    const std::string& comment;
+  };
   struct ChannelState {
-    bool used = false, handshaken = false, datagrams = false;
+    bool used = false, started = false, datagrams = false;
     uint64_t first_key = 0;  // the side key that sent first
     bool first_sent = true;  // false: the first data came in from outside to first_key
     Direction dir[2];        // [0]: first side → other, [1]: back
     uint16_t other_port = kOtherSidePort;
   };
 
-  // A connection's first side is the one that connected (its SYN comes
-  // first), known from a recorded connect or accept; other channels', the
-  // one that sent first.
+  // A connection's first side is the one that connected, known from a
+  // recorded connect or accept; other channels', the one that sent first.
   void findOpeners() {
     for (uint32_t i = 0; i < t_.events.size(); ++i) {
       const Event& e = t_.events[i];
@@ -420,37 +424,30 @@ class Writer {
     const Address& src = send ? ends[0] : ends[1];
     const Address& dst = send ? ends[1] : ends[0];
     const int dir = send ? side : 1 - side;
-    const uint32_t iface = interface_of_[e.process];
-    const int64_t ns = t_.wallTime(i);
-    const std::string& comment = describe(i, send);
+    const Packet packet{interfaceOf(e.process, channel), t_.wallTime(i), e.process, send,
+                        describe(i, send ? " on " : " from outside the recording on ")};
     if (datagrams) {
       c.datagrams = true;
       if (lengths.empty()) lengths.push_back(total);
       uint64_t at = 0;
       for (uint64_t n : lengths) {
         const std::string_view piece = at < bytes.size() ? bytes.substr(at, n) : std::string_view();
-        udp(iface, ns, src, dst, piece, n, comment);
+        udp(packet, src, dst, piece, n);
         at += n;
       }
       return;
     }
-    if (!c.handshaken) {
-      c.handshaken = true;
-      // Side 0 opened the connection (see findOpeners).
-      const Address& a = dir == 0 ? src : dst;
-      const Address& b = dir == 0 ? dst : src;
+    if (!c.started) {  // the stream's first bytes: no handshake is made up before them
+      c.started = true;
       c.dir[0].next_seq = isn(channel, 0);
       c.dir[1].next_seq = isn(channel, 1);
-      tcp(iface, ns, a, b, c.dir[0].next_seq++, 0, 0x02, {}, 0, "");
-      tcp(iface, ns, b, a, c.dir[1].next_seq++, c.dir[0].next_seq, 0x12, {}, 0, "");
-      tcp(iface, ns, a, b, c.dir[0].next_seq, c.dir[1].next_seq, 0x10, {}, 0, "");
     }
     Direction& d = c.dir[dir];
     const Direction& back = c.dir[1 - dir];
     for (uint64_t at = 0; at < total || (at == 0 && total == 0); at += kMaxSegment) {
       const uint64_t n = std::min<uint64_t>(kMaxSegment, total - at);
       const std::string_view kept = at < bytes.size() ? bytes.substr(at, n) : std::string_view();
-      tcp(iface, ns, src, dst, d.next_seq, back.next_seq, 0x18, kept, n, comment);
+      tcp(packet, src, dst, d.next_seq, back.next_seq, 0x18, kept, n);
       d.next_seq += static_cast<uint32_t>(n);
       if (!n) break;
     }
@@ -462,7 +459,7 @@ class Writer {
     const Event& e = t_.events[i];
     const Endpoint& ep = t_.endpoints[e.endpoint];
     ChannelState& c = channels_[ep.channel];
-    if (!c.handshaken || isDatagramChannel(t_.channels[ep.channel].type)) return;
+    if (!c.started || isDatagramChannel(t_.channels[ep.channel].type)) return;
     const int side = sideOf(c, sideKey(ep, false), false);
     const int dir = 1 - side;
     Direction& d = c.dir[dir];
@@ -470,15 +467,16 @@ class Writer {
     d.fin = true;
     Address ends[2];
     endsOf(ep.channel, ep, side, {}, false, ends);
-    tcp(interface_of_[e.process], t_.wallTime(i), ends[1], ends[0], d.next_seq++, c.dir[1 - dir].next_seq, 0x11, {}, 0,
-        describe(i, false));
+    const Packet packet{interfaceOf(e.process, ep.channel), t_.wallTime(i), e.process, false,
+                        describe(i, " saw the end of file on ")};
+    tcp(packet, ends[1], ends[0], d.next_seq++, c.dir[1 - dir].next_seq, 0x11, {}, 0);
   }
 
   static uint32_t isn(uint32_t channel, int dir) { return (channel + 1) * 0x9e3779b1u ^ (dir ? 0x5bd1e995u : 0); }
 
   // "curl[5120], event 52: send() on tcp 127.0.0.1:42612 - 127.0.0.1:8088"
   // Built in one string kept for it: a packet's comment costs no allocation.
-  const std::string& describe(uint32_t i, bool send) {
+  const std::string& describe(uint32_t i, const char* what) {
     const Event& e = t_.events[i];
     std::string& s = comment_;
     s = comment_start_[e.process];
@@ -490,7 +488,7 @@ class Writer {
       s += " in thread ";
       appendNumber(s, e.thread + 1);
     }
-    s += send ? " on " : " from outside the recording on ";
+    s += what;
     s += t_.channelName(t_.channelOf(i));
     return s;
   }
@@ -548,9 +546,9 @@ class Writer {
   }
 
   // A TCP segment of `length` bytes of which `kept` were recorded.
-  void tcp(uint32_t iface, int64_t ns, const Address& src, const Address& dst, uint32_t seq, uint32_t ack,
-           uint8_t flags, std::string_view kept, uint64_t length, const std::string& comment) {
-    const size_t start = beginPacket(iface, ns);
+  void tcp(const Packet& packet, const Address& src, const Address& dst, uint32_t seq, uint32_t ack, uint8_t flags,
+           std::string_view kept, uint64_t length) {
+    const size_t start = beginPacket(packet);
     std::string& s = q_.buffer();
     const size_t ip = s.size();
     const bool v6 = src.v6 || dst.v6;
@@ -573,12 +571,11 @@ class Writer {
       s[at + 16] = static_cast<char>(c >> 8);
       s[at + 17] = static_cast<char>(c);
     }
-    endPacket(start, s.size() - ip + (length - kept.size()), comment);
+    endPacket(start, s.size() - ip + (length - kept.size()), packet);
   }
 
-  void udp(uint32_t iface, int64_t ns, const Address& src, const Address& dst, std::string_view kept, uint64_t length,
-           const std::string& comment) {
-    const size_t start = beginPacket(iface, ns);
+  void udp(const Packet& packet, const Address& src, const Address& dst, std::string_view kept, uint64_t length) {
+    const size_t start = beginPacket(packet);
     std::string& s = q_.buffer();
     const size_t ip = s.size();
     const bool v6 = src.v6 || dst.v6;
@@ -599,7 +596,7 @@ class Writer {
       s[at + 7] = static_cast<char>(c);
     }
     payload_bytes_ += length;
-    endPacket(start, s.size() - ip + (length - std::min<uint64_t>(length, kept.size())), comment);
+    endPacket(start, s.size() - ip + (length - std::min<uint64_t>(length, kept.size())), packet);
   }
 
   // ---- pcapng blocks (host byte order: the byte-order magic says which) ----
@@ -637,41 +634,74 @@ class Writer {
     block(0x0a0d0d0a, b);
   }
 
-  void interfaceBlock(const std::string& host) {
+  // One interface per kind of channel and host ("pipe on web1"), made
+  // where its first packet goes: Wireshark lists and filters them
+  // (frame.interface_name), and its description says how the kind is
+  // carried.
+  uint32_t interfaceOf(uint32_t process, uint32_t channel) {
+    const std::string& host = t_.processes[process].host;
+    const log::ChannelType type = t_.channels[channel].type;
+    auto [it, added] = interfaces_.emplace(std::make_pair(host, type), static_cast<uint32_t>(interfaces_.size()));
+    if (added) interfaceBlock(host.empty() ? "this host" : host, type);
+    return it->second;
+  }
+
+  void interfaceBlock(const std::string& host, log::ChannelType type) {
+    const std::string kind = log::channelTypeName(type);
+    const bool ip = type == log::ChannelType::Tcp || type == log::ChannelType::Udp;
+    const std::string description = ip ? kind + " of " + host + " as radar recorded them, with their addresses"
+                                       : kind + "s of " + host + " as radar recorded them, carried in " +
+                                             (isDatagramChannel(type) ? "UDP datagrams" : "TCP segments") +
+                                             " between addresses of 127.128.0.0/9 that stand for the channel's sides";
     std::string b;
     raw16(b, kLinkTypeRaw);
     raw16(b, 0);
-    raw32(b, 0);                                  // no snapshot limit
-    option(b, 2, host.empty() ? "radar" : host);  // if_name
-    option(b, 9, std::string_view("\x09", 1));    // if_tsresol: nanoseconds
+    raw32(b, 0);                                // no snapshot limit
+    option(b, 2, kind + " on " + host);         // if_name
+    option(b, 3, description);                  // if_description
+    option(b, 9, std::string_view("\x09", 1));  // if_tsresol: nanoseconds
     option(b, 0, {});
     block(1, b);
   }
 
+  // Apple's Darwin Process Event Block (pid, name), one per process image
+  // in the trace's order; a packet names its own by index (below).
+  // Wireshark reads both and shows the packet's process.
+  void processBlock(const trace::Process& p) {
+    std::string b;
+    raw32(b, static_cast<uint32_t>(p.pid));
+    option(b, 2, t_.processName(p.index));  // dpeb_name
+    option(b, 0, {});
+    block(0x80000001u, b);
+  }
+
   // An Enhanced Packet Block, built in place: its header (lengths filled
-  // in by endPacket), then the packet, then the comment.
-  size_t beginPacket(uint32_t iface, int64_t ns) {
+  // in by endPacket), then the packet, then its options.
+  size_t beginPacket(const Packet& packet) {
     std::string& b = q_.buffer();
-    const uint64_t ts = static_cast<uint64_t>(ns < 0 ? 0 : ns);
+    const uint64_t ts = static_cast<uint64_t>(packet.ns < 0 ? 0 : packet.ns);
     Fill f(b, 28);
     f.host32(6);
     f.host32(0);  // block length
-    f.host32(iface);
+    f.host32(packet.iface);
     f.host32(static_cast<uint32_t>(ts >> 32));
     f.host32(static_cast<uint32_t>(ts));
     f.host32(0);  // captured length
     f.host32(0);  // original length
     return f.at;
   }
-  void endPacket(size_t start, uint64_t original, const std::string& comment) {
+  // The options: the comment, the direction (a send goes out of its
+  // process, bytes from outside come in), and the process by its block.
+  void endPacket(size_t start, uint64_t original, const Packet& packet) {
     std::string& b = q_.buffer();
     store32(b, start + 20, static_cast<uint32_t>(b.size() - (start + 28)));
     store32(b, start + 24, static_cast<uint32_t>(std::min<uint64_t>(original, 0xffffffffu)));
     pad(b);
-    if (!comment.empty()) {
-      option(b, 1, std::string_view(comment).substr(0, 0xffff));  // opt_comment
-      option(b, 0, {});
-    }
+    option(b, 1, std::string_view(packet.comment).substr(0, 0xffff));  // opt_comment
+    const uint32_t flags = packet.outbound ? 2 : 1, process = packet.process;
+    option(b, 2, std::string_view(reinterpret_cast<const char*>(&flags), 4));         // epb_flags: direction
+    option(b, 0x8001, std::string_view(reinterpret_cast<const char*>(&process), 4));  // Darwin process block id
+    option(b, 0, {});
     const uint32_t length = static_cast<uint32_t>(b.size() + 4 - start);
     store32(b, start + 4, length);
     raw32(b, length);
@@ -683,8 +713,8 @@ class Writer {
   const PcapngOptions& options_;
   Batches batches_;
   OutputQueue q_;
-  std::vector<uint32_t> interface_of_;      // per process
-  std::vector<std::string> comment_start_;  // per process
+  std::map<std::pair<std::string, log::ChannelType>, uint32_t> interfaces_;  // by host and kind
+  std::vector<std::string> comment_start_;                                   // per process
   std::vector<ChannelState> channels_;
   std::string comment_;
   uint16_t ip_id_ = 1;

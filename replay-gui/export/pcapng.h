@@ -3,19 +3,26 @@
 // display filters and Follow Stream work on pipes and Unix sockets too.
 //
 // The mapping (docs/exporting.md):
+//   one interface per kind of channel and host ("pipe on web1"), its
+//   description saying how the kind is carried;
 //   TCP and UDP channels keep their real addresses and ports;
 //   every other channel (pipe, FIFO, Unix socket, socket pair, terminal)
-//   is a TCP stream (a UDP flow for datagram sockets) between a pair of
-//   addresses of its own in 127.128.0.0/9: 127.128.0.0 + 2*(n) and the
-//   next, where n is the channel's number, the side that sent first on
-//   port 50000, the other on the port of the protocol --decode-as names
-//   (else 50001).
-// Streams get a three-way handshake before their first byte, sequence and
-// acknowledgement numbers that follow the bytes, and a FIN where a reader
-// saw the end of file. Bytes the recording did not keep (--payload-limit)
-// are the cut-off part of a packet (captured length < original length).
-// One interface per host; each packet's comment names the process, its
-// pid, the event and the call; timestamps are the sends' (wall clock).
+//   is carried in TCP segments (UDP datagrams for datagram sockets)
+//   between a pair of addresses of its own in 127.128.0.0/9:
+//   127.128.0.0 + 2*(n) and the next, where n is the channel's number,
+//   the side that sent first on port 50000, the other on the port of the
+//   protocol --decode-as names (else 50001). Wireshark has no link type
+//   for pipes or Unix sockets, and TCP is what its reassembly and Follow
+//   Stream work on.
+// Sequence and acknowledgement numbers follow the bytes; no handshake is
+// made up (a stream starts at its first bytes), and a FIN stands where a
+// reader saw the end of file. Bytes the recording did not keep
+// (--payload-limit) are the cut-off part of a packet (captured length <
+// original length). Each packet names its process in Apple's pcapng
+// extension (a Darwin Process Event Block per process image: pid and name;
+// the packet's option 0x8001 its index), its direction (outbound for a
+// send, inbound for bytes from outside), and in its comment the process,
+// pid, event and call; timestamps are the sends' (wall clock).
 #pragma once
 
 #include <cstdint>

@@ -67,6 +67,8 @@ std::pair<std::string, std::string> follow(const std::string& file, int n) {
   return out;
 }
 
+Recording httpPair(const std::string& work);
+
 const char kReply[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello";
 
 TEST(ExportPcapng, PipesAndUnixSocketsAreStreamsWiresharkDecodes) {
@@ -128,6 +130,62 @@ TEST(ExportPcapng, PipesAndUnixSocketsAreStreamsWiresharkDecodes) {
   for (const auto& t : times) {
     EXPECT_GT(std::stod(t), now - 600) << t;
     EXPECT_LE(std::stod(t), now + 1) << t;
+  }
+}
+
+// Each packet names its process where Wireshark reads it (Apple's process
+// blocks and the packet's option for its block), its direction, and sits
+// on the interface of its channel's kind and host; nothing is made up
+// before a stream's first bytes.
+TEST(ExportPcapng, EachPacketNamesItsProcessDirectionAndKindOfChannel) {
+  if (!haveTshark()) GTEST_SKIP() << "tshark is not installed (apt-get install tshark)";
+  const std::string work = testTempDir();
+  Recording rec = httpPair(work);
+  const std::string file = work + "/out.pcapng";
+  ASSERT_EQ(radar({"export", "--pcapng", file, rec.dir}).exit_code, 0);
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const std::string on = std::string(" on ") + host;
+  std::set<std::string> interfaces;
+  for (const auto& name : lines(tshark(file, "-T fields -e frame.interface_name").out)) interfaces.insert(name);
+  EXPECT_EQ(interfaces, (std::set<std::string>{"pipe" + on, "unix stream socket" + on, "unix datagram socket" + on}));
+  EXPECT_EQ(tshark(file, "-Y 'tcp.flags.syn == 1' -T fields -e frame.number").out, "") << "a handshake made up";
+
+  // Per packet: its comment (the process and pid, the call), its direction.
+  const auto packets =
+      lines(tshark(file, "-T fields -E 'separator=|' -e frame.packet_flags_direction -e frame.comment").out);
+  ASSERT_EQ(packets.size(), 9u);
+  std::vector<std::string> pids;
+  for (const auto& p : packets) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(p, m, std::regex(R"((0x\d+)\|http_pair\[(\d+)\], event \d+: (\w+)\(\) (.*))"))) << p;
+    pids.push_back(m[2]);
+    const bool eof = m[4].str().rfind("saw the end of file", 0) == 0;
+    EXPECT_EQ(m[1], eof ? "0x00000001" : "0x00000002") << p;  // inbound to its reader; a send outbound
+  }
+  // The file's blocks, as Wireshark's pcapng reader shows them: a process
+  // block per process (pid, name), and each packet's index into them.
+  const auto blocks = lines(tshark(file,
+                                   "-X 'read_format:MIME Files Format' -T fields -E 'separator=|' "
+                                   "-e pcapng.darwin.process_id -e pcapng.darwin.process_name "
+                                   "-e pcapng.options.option.data.packet.darwin.dpeb_id")
+                                .out);
+  ASSERT_EQ(blocks.size(), 1u);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(blocks[0], m, std::regex(R"(([\d,]+)\|([\w,]+)\|([\d,]+))"))) << blocks[0];
+  auto split = [](const std::string& list) {
+    std::vector<std::string> out;
+    std::istringstream in(list);
+    for (std::string item; std::getline(in, item, ',');) out.push_back(item);
+    return out;
+  };
+  const auto process_pids = split(m[1]), names = split(m[2]), of_packet = split(m[3]);
+  EXPECT_EQ(names, std::vector<std::string>(process_pids.size(), "http_pair"));
+  ASSERT_EQ(of_packet.size(), packets.size());
+  for (size_t k = 0; k < of_packet.size(); ++k) {
+    const size_t block = std::stoul(of_packet[k]);
+    ASSERT_LT(block, process_pids.size());
+    EXPECT_EQ(process_pids[block], pids[k]) << "packet " << k + 1 << ": " << packets[k];
   }
 }
 
