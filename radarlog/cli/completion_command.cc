@@ -1,12 +1,20 @@
 // `radar completion bash|zsh`: shell completion, from the command table
 // itself (commands.cc and each command's options), so that it offers what
-// the parsers take and nothing else. The script asks `radar __complete` at
-// each TAB.
+// the parsers take and nothing else, and the names of a recording's
+// processes where a process is asked for. The script asks `radar
+// __complete` at each TAB.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "log/reader.h"
+#include "radar/proto/radarlog.pb.h"
+#include "trace/load.h"
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -17,7 +25,8 @@ const char kCompletionHelp[] =
     "usage: radar completion bash|zsh\n"
     "\n"
     "Prints a script that makes the shell complete radar's commands, their\n"
-    "options, recording directories and files where an option takes one:\n"
+    "options, recording directories, files where an option takes one, and\n"
+    "the names of a recording's processes where a process is asked for:\n"
     "  source <(radar completion bash)        # this shell (put it in ~/.bashrc)\n"
     "  source <(radar completion zsh)         # zsh (put it in ~/.zshrc; it loads\n"
     "                                         # bashcompinit itself)\n"
@@ -58,6 +67,51 @@ bool takesAPath(const char* option) {
 
 bool startsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
+// The names of the processes of the recordings among `words` (by their
+// logs' headers alone: no merge at a TAB), those starting with `cur`.
+std::vector<std::string> processNames(const std::vector<std::string>& words, const std::string& cur) {
+  namespace fs = std::filesystem;
+  constexpr size_t kMostLogs = 4096;  // a TAB stays quick on a huge recording
+  std::set<std::string> names;
+  size_t logs = 0;
+  for (size_t k = 2; k < words.size(); ++k) {
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::path(words[k]) / "recording.txt", ec)) continue;
+    for (fs::directory_iterator it(words[k], ec), end; !ec && it != end && logs < kMostLogs; it.increment(ec)) {
+      if (it->path().extension() != ".rlog" || !it->is_regular_file(ec)) continue;
+      ++logs;
+      log::LogError error;
+      const auto reader = log::LogReader::open(it->path().string(), &error);
+      if (!reader) continue;
+      const auto& h = reader->header();
+      const std::string name = trace::processName({h.argv().begin(), h.argv().end()}, h.executable());
+      if (startsWith(name, cur)) names.insert(name);
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
+// Whether the word at `at` names a process: the value of -p/--process, or
+// the process `radar debug DIR` re-runs (its second operand).
+bool asksForAProcess(const Command& c, const std::vector<std::string>& words, size_t at) {
+  const std::string& prev = words[at - 1];
+  if (prev == "-p" || prev == "--process")
+    return std::any_of(c.options.begin(), c.options.end(),
+                       [](const OptionSpec& o) { return std::strcmp(o.long_name, "process") == 0; });
+  if (c.name != std::string("debug")) return false;
+  size_t operands = 0;
+  for (size_t k = 2; k < at; ++k) {
+    const std::string& w = words[k];
+    const bool value_of_option =
+        k > 2 && std::any_of(c.options.begin(), c.options.end(), [&](const OptionSpec& o) {
+          return o.takes_value && (words[k - 1] == std::string("--") + o.long_name ||
+                                   (o.short_name && words[k - 1] == std::string{'-', o.short_name}));
+        });
+    if (!startsWith(w, "-") && !value_of_option) ++operands;
+  }
+  return operands == 1;
+}
+
 // What fits the word at `at` (words[0] is radar), as printed by __complete.
 std::vector<std::string> candidates(const std::vector<std::string>& words, size_t at) {
   if (at > words.size()) return {"words"};  // not a line a shell sends
@@ -79,6 +133,10 @@ std::vector<std::string> candidates(const std::vector<std::string>& words, size_
     if (words[k] == "--")
       return {(c->name == std::string("record") || c->name == std::string("run")) && k + 1 == at ? "programs"
                                                                                                  : "files"};
+  if (asksForAProcess(*c, words, at)) {
+    for (std::string& name : processNames(words, cur)) out.push_back(std::move(name));
+    return out;
+  }
   const std::string prev = words[at - 1];
   for (const OptionSpec& o : c->options)
     if (o.takes_value &&

@@ -168,6 +168,27 @@ TEST(Completion, BashAndZshCompleteCommandsOptionsDirectoriesAndFiles) {
   EXPECT_EQ(z.out, "export|\n--parquet|\nrec1|\nsql|\n") << z.err;
 }
 
+// Where a process is asked for (-p, or the process `radar debug` re-runs),
+// the names of the recording's processes, read from its logs.
+TEST(Completion, AProcessIsCompletedWithTheRecordingsNames) {
+  const std::string dir = radar::testing::TempDirs::make("radar-completion");
+  const Result recorded = radar({"record", "-o", dir + "/rec", "--", "/bin/sh", "-c", "echo hi | cat"});
+  if (recorded.status != 0) GTEST_SKIP() << "radar record is not available here: " << recorded.err;
+  const std::string script = std::string("source <(") + RADAR_BIN + " completion bash)\n" +
+                             "t() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _radar; printf '%s|' "
+                             "\"${COMPREPLY[@]}\"; echo; }\n"
+                             "cd " +
+                             dir + "\nR=" + RADAR_BIN + "\n" +
+                             "t $R debug rec ''\nt $R events rec -p c\nt $R critical-path rec --process s\n"
+                             "t $R debug --yes rec ''\nt $R debug rec cat ''\nt $R events -p ''\n";
+  std::ofstream(dir + "/t.sh") << script;
+  const Result r = run({"/bin/bash", dir + "/t.sh"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The last two: after the process, directories as anywhere else; no
+  // recording named yet, no name.
+  EXPECT_EQ(r.out, "cat|sh|\ncat|\nsh|\ncat|sh|\nrec|\n|\n");
+}
+
 // man radar-COMMAND: a page per command, built with radar, that groff
 // reads without a warning and that says what `radar help COMMAND` says.
 TEST(Manual, EveryCommandHasAPageThatSaysWhatItsHelpSays) {
