@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
 #include "cli/output_file.h"
+#include "cli/progress.h"
 #include "export/chrome_json.h"
 #include "export/database.h"
 #include "export/parquet_export.h"
@@ -103,12 +104,23 @@ class Lap {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+// A progress line for writing `path`, fed as an exporter's Progress.
+struct WritingProgress {
+  explicit WritingProgress(const std::string& path) : line("radar export: writing " + path, "events") {}
+  exporting::Progress progress() {
+    return [this](uint64_t done, uint64_t total) { line.update(done, total); };
+  }
+  TerminalProgress line;
+};
+
 // Writes one export to a file or standard output, then says what it holds
 // (`said`, from the counts the writer filled) and how long it took.
 bool exportStream(const std::string& path, const std::function<bool(std::FILE*, std::string*)>& write,
-                  const std::function<std::string()>& said, Lap& lap) {
+                  const std::function<std::string()>& said, Lap& lap, WritingProgress& shown) {
   std::string error;
-  if (!writeStream(path, write, &error)) {
+  const bool written = writeStream(path, write, &error);
+  shown.line.finish();
+  if (!written) {
     std::fprintf(stderr, "radar export: %s\n", error.c_str());
     return false;
   }
@@ -118,36 +130,40 @@ bool exportStream(const std::string& path, const std::function<bool(std::FILE*, 
 
 std::string n(uint64_t v) { return std::to_string(v); }
 
-bool exportPcapng(const trace::Trace& t, const exporting::PcapngOptions& pcapng, const std::string* path, Lap& lap) {
+bool exportPcapng(const trace::Trace& t, exporting::PcapngOptions pcapng, const std::string* path, Lap& lap) {
   exporting::PcapngCounts c;
+  WritingProgress shown(*path);
+  pcapng.progress = shown.progress();
   return exportStream(
       *path, [&](std::FILE* f, std::string* e) { return exporting::writePcapng(t, pcapng, f, &c, e); },
       [&] {
         return n(c.packets) + " packets, " + n(c.payload_bytes) + " bytes of messages, " + n(c.streams) + " channels";
       },
-      lap);
+      lap, shown);
 }
 
 bool exportPerfetto(const trace::Trace& t, const std::string* path, Lap& lap) {
   exporting::PerfettoCounts c;
+  WritingProgress shown(*path);
   return exportStream(
-      *path, [&](std::FILE* f, std::string* e) { return exporting::writePerfetto(t, f, &c, e); },
+      *path, [&](std::FILE* f, std::string* e) { return exporting::writePerfetto(t, f, &c, e, shown.progress()); },
       [&] {
         return n(c.process_tracks) + " process and " + n(c.thread_tracks) + " thread tracks, " + n(c.slices) +
                " slices, " + n(c.instants) + " instants, " + n(c.flows) + " flows";
       },
-      lap);
+      lap, shown);
 }
 
 bool exportChromeJson(const trace::Trace& t, const std::string* path, Lap& lap) {
   exporting::ChromeJsonCounts c;
+  WritingProgress shown(*path);
   return exportStream(
-      *path, [&](std::FILE* f, std::string* e) { return exporting::writeChromeJson(t, f, &c, e); },
+      *path, [&](std::FILE* f, std::string* e) { return exporting::writeChromeJson(t, f, &c, e, shown.progress()); },
       [&] {
         return n(c.processes) + " processes, " + n(c.threads) + " threads, " + n(c.slices) + " slices, " +
                n(c.instants) + " instants, " + n(c.flows) + " flows";
       },
-      lap);
+      lap, shown);
 }
 
 bool exportSqlite(const trace::Trace& t, bool bytes, const std::string* path, Lap& lap) {
@@ -155,6 +171,8 @@ bool exportSqlite(const trace::Trace& t, bool bytes, const std::string* path, La
   exporting::DatabaseOptions options;
   options.bytes = bytes;
   options.radar_version = RADAR_VERSION;
+  WritingProgress shown(*path);
+  options.progress = shown.progress();
   exporting::DatabaseCounts counts;
   if (!writeThroughTemporary(
           *path,
@@ -165,9 +183,11 @@ bool exportSqlite(const trace::Trace& t, bool bytes, const std::string* path, La
             return false;
           },
           &error)) {
+    shown.line.finish();
     std::fprintf(stderr, "radar export: %s\n", error.c_str());
     return false;
   }
+  shown.line.finish();
   std::fprintf(stderr, "radar export: %s: %llu events, %llu messages in %.3f s\n", path->c_str(),
                static_cast<unsigned long long>(counts.events), static_cast<unsigned long long>(counts.messages),
                lap.seconds());
@@ -177,7 +197,10 @@ bool exportSqlite(const trace::Trace& t, bool bytes, const std::string* path, La
 bool exportParquet(const trace::Trace& t, const std::string* dir, Lap& lap) {
   std::string error;
   exporting::ParquetCounts counts;
-  if (!exporting::writeParquet(t, *dir, RADAR_VERSION, &counts, &error)) {
+  WritingProgress shown(*dir);
+  const bool written = exporting::writeParquet(t, *dir, RADAR_VERSION, &counts, &error, shown.progress());
+  shown.line.finish();
+  if (!written) {
     std::fprintf(stderr, "radar export: %s\n", error.c_str());
     return false;
   }

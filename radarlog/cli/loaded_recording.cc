@@ -1,11 +1,9 @@
 #include "cli/loaded_recording.h"
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
 #include <set>
 
+#include "cli/progress.h"
 #include "log/escape.h"
 #include "trace/merge.h"
 
@@ -13,28 +11,24 @@ namespace radar::cli {
 
 Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net,
                       bool merge_unrelated, bool keep_hashes, uint64_t keep_sent_bytes) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const bool tty = ::isatty(2);
-  bool shown = false;
   trace::LoadOptions options;
   options.merge_unrelated = merge_unrelated;
   options.keep_hashes = keep_hashes;
   options.keep_sent_bytes = keep_sent_bytes;
-  options.progress = [&](uint64_t done, uint64_t total) {
-    // Only for loads that take a while, and only on a terminal: a log or
-    // a pipe reading radar's messages gets none.
-    if (!tty || Clock::now() - start < std::chrono::seconds(1) || !total) return;
-    const int pct = static_cast<int>(100 * done / total);
-    static int last = -1;
-    if (pct == last) return;
-    last = pct;
-    std::fprintf(stderr, "\rradar %s: reading %.1f MiB of logs: %d%%", command, total / 1048576.0, pct);
-    shown = true;
+  // A line of progress on a terminal, for a load that takes a while: the
+  // logs read (MiB), then the merge's steps.
+  const std::string doing = std::string("radar ") + command + ": ";
+  TerminalProgress reading(doing + "reading logs", "MiB", 1048576.0);
+  TerminalProgress merging(doing + "merging", "steps", 1, false);
+  options.progress = [&](uint64_t done, uint64_t total) { reading.update(done, total); };
+  options.merge_progress = [&](int step) {
+    reading.finish();
+    merging.update(static_cast<uint64_t>(step), trace::kMergeSteps);
   };
   std::string error;
   auto trace = trace::loadTrace(dirs, options, &error);
-  if (shown && tty) std::fprintf(stderr, "\n");
+  reading.finish();
+  merging.finish();
   if (!trace) {
     std::fprintf(stderr, "radar %s: %s\n", command, error.c_str());
     return {};

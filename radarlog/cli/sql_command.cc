@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/loaded_recording.h"
 #include "cli/output_file.h"
+#include "cli/progress.h"
 #include "export/database.h"
 #include "export/event_table.h"
 
@@ -372,6 +373,8 @@ sqlite3* makeDatabase(const trace::Trace& t, std::string path) {
   }
   exporting::DatabaseOptions options;
   options.radar_version = RADAR_VERSION;
+  TerminalProgress shown("radar sql: building the database", "events");
+  options.progress = [&](uint64_t done, uint64_t total) { shown.update(done, total); };
   std::string error;
   const bool made = writeThroughTemporary(
       path,
@@ -382,6 +385,7 @@ sqlite3* makeDatabase(const trace::Trace& t, std::string path) {
         return false;
       },
       &error);
+  shown.finish();
   if (!made) {
     std::fprintf(stderr, "radar sql: %s\n", error.c_str());
     return nullptr;

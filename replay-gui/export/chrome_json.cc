@@ -23,11 +23,14 @@ class Writer {
     base_ns_ = t.events.empty() ? 0 : t.wallTime(0);
   }
 
-  bool run(std::string* error) {
+  bool run(std::string* error, const Progress& progress) {
     text_ = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"radar_first_event_ns\":" + std::to_string(base_ns_) +
             "},\"traceEvents\":[\n";
     processes();
-    for (uint32_t i = 0; i < t_.events.size(); ++i) event(i);
+    for (uint32_t i = 0; i < t_.events.size(); ++i) {
+      tellProgress(progress, i, t_.events.size());
+      event(i);
+    }
     findings();
     text_ += "\n]}\n";
     flush();
@@ -173,9 +176,10 @@ class Writer {
 
 }  // namespace
 
-bool writeChromeJson(const Trace& t, std::FILE* out, ChromeJsonCounts* counts, std::string* error) {
+bool writeChromeJson(const Trace& t, std::FILE* out, ChromeJsonCounts* counts, std::string* error,
+                     const Progress& progress) {
   ChromeJsonCounts ignored;
-  return Writer(t, out, counts ? counts : &ignored).run(error);
+  return Writer(t, out, counts ? counts : &ignored).run(error, progress);
 }
 
 }  // namespace radar::exporting

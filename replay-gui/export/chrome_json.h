@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <string>
 
+#include "export/progress.h"
 #include "trace/trace.h"
 
 namespace radar::exporting {
@@ -25,6 +26,7 @@ struct ChromeJsonCounts {
   uint64_t processes = 0, threads = 0, slices = 0, instants = 0, flows = 0;
 };
 
-bool writeChromeJson(const trace::Trace& t, std::FILE* out, ChromeJsonCounts* counts, std::string* error);
+bool writeChromeJson(const trace::Trace& t, std::FILE* out, ChromeJsonCounts* counts, std::string* error,
+                     const Progress& progress = {});
 
 }  // namespace radar::exporting

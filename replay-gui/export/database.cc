@@ -160,6 +160,7 @@ class Builder {
     Value v[kEventColumnCount];
     for (uint32_t i = 0; i < t_.events.size(); ++i) {
       if (failed.load(std::memory_order_relaxed)) return false;
+      tellProgress(options_.progress, i, t_.events.size());
       rows.fill(i, &row);
       row.values(v);
       v[kColEvent] = {};  // the event is the rowid: stored as a null

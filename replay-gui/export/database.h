@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "export/progress.h"
 #include "export/tables.h"
 #include "trace/trace.h"
 
@@ -20,6 +21,7 @@ namespace radar::exporting {
 struct DatabaseOptions {
   bool bytes = false;  // a `bytes` table with every send's and receive's bytes
   std::string radar_version;
+  Progress progress;  // the events table's rows
 };
 
 struct DatabaseCounts {

@@ -46,7 +46,7 @@ class Exporter {
 
   // The small tables, then events and messages on two threads (each
   // process's files are its own).
-  bool run(const std::string& dir, std::string* error) {
+  bool run(const std::string& dir, std::string* error, const Progress& progress) {
     for (Table table :
          {Table::Recording, Table::Processes, Table::Arguments, Table::Threads, Table::Channels, Table::Findings})
       if (!smallTable(dir, table, error)) return false;
@@ -58,8 +58,12 @@ class Exporter {
         if (!messages(dir, p, w, &messages_error)) failed = true;
     });
     parquet::Writer w(eventColumns(), kRowsPerGroup, createdBy());
-    for (uint32_t p = 0; p < t_.processes.size() && !failed; ++p)
+    uint64_t done = 0;
+    for (uint32_t p = 0; p < t_.processes.size() && !failed; ++p) {
       if (!events(dir, p, w, error)) failed = true;
+      done += t_.processes[p].event_count;
+      if (progress) progress(done, t_.events.size());
+    }
     other.join();
     if (failed && error->empty()) *error = messages_error;
     counts_->files = files_;
@@ -202,14 +206,14 @@ std::string partialBeside(const std::string& dir, std::string* error) {
 }  // namespace
 
 bool writeParquet(const trace::Trace& t, const std::string& dir_asked, const std::string& radar_version,
-                  ParquetCounts* counts, std::string* error) {
+                  ParquetCounts* counts, std::string* error, const Progress& progress) {
   std::string dir = dir_asked;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();  // "out/": out, not a name inside it
   if (*error = unusable(dir); !error->empty()) return false;
   const std::string partial = partialBeside(dir, error);
   if (partial.empty()) return false;
   ParquetCounts ignored;
-  bool ok = Exporter(t, radar_version, counts ? counts : &ignored).run(partial, error);
+  bool ok = Exporter(t, radar_version, counts ? counts : &ignored).run(partial, error, progress);
   if (ok && ::rename(partial.c_str(), dir.c_str()) != 0) {
     *error = errno == EEXIST || errno == ENOTEMPTY ? dir + " exists and is not empty: remove it or name another"
                                                    : "cannot make " + dir + ": " + std::strerror(errno);

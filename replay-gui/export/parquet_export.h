@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "export/progress.h"
 #include "trace/trace.h"
 
 namespace radar::exporting {
@@ -25,7 +26,7 @@ struct ParquetCounts {
 // beside it, renamed into place at the end. `dir` must not exist, or be
 // empty.
 bool writeParquet(const trace::Trace& t, const std::string& dir, const std::string& radar_version,
-                  ParquetCounts* counts, std::string* error);
+                  ParquetCounts* counts, std::string* error, const Progress& progress = {});
 
 // A Hive partition's value in a path: bytes other than letters, digits,
 // '.', '_' and '-' percent-encoded; an empty value as Hive's default.

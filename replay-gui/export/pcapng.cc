@@ -350,6 +350,7 @@ class Writer {
       batch = batches_.takeEmpty();
     };
     for (uint32_t i = 0; i < t_.events.size(); ++i) {
+      tellProgress(options_.progress, i, t_.events.size());
       const Event& e = t_.events[i];
       if (!log::isData(e.eventKind()) || e.endpoint == kNone) continue;
       if (e.flags & (trace::kEventFailed | trace::kEventPeek)) continue;

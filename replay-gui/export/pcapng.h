@@ -30,6 +30,7 @@
 #include <map>
 #include <string>
 
+#include "export/progress.h"
 #include "trace/trace.h"
 
 namespace radar::exporting {
@@ -39,6 +40,7 @@ struct PcapngOptions {
   // port of the protocol to decode it as.
   std::map<std::string, uint16_t> decode_as;
   std::string application;  // the section's shb_userappl
+  Progress progress;
 };
 
 struct PcapngCounts {

@@ -141,9 +141,12 @@ class Writer {
  public:
   Writer(const Trace& t, std::FILE* out, PerfettoCounts* counts) : t_(t), q_(out), counts_(counts) {}
 
-  bool run(std::string* error) {
+  bool run(std::string* error, const Progress& progress) {
     tracks();
-    for (uint32_t i = 0; i < t_.events.size(); ++i) event(i);
+    for (uint32_t i = 0; i < t_.events.size(); ++i) {
+      tellProgress(progress, i, t_.events.size());
+      event(i);
+    }
     findings();
     return q_.finish(error);
   }
@@ -376,9 +379,10 @@ class Writer {
 
 }  // namespace
 
-bool writePerfetto(const Trace& t, std::FILE* out, PerfettoCounts* counts, std::string* error) {
+bool writePerfetto(const Trace& t, std::FILE* out, PerfettoCounts* counts, std::string* error,
+                   const Progress& progress) {
   PerfettoCounts ignored;
-  return Writer(t, out, counts ? counts : &ignored).run(error);
+  return Writer(t, out, counts ? counts : &ignored).run(error, progress);
 }
 
 }  // namespace radar::exporting

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <string>
 
+#include "export/progress.h"
 #include "trace/trace.h"
 
 namespace radar::exporting {
@@ -27,6 +28,7 @@ struct PerfettoCounts {
   uint64_t process_tracks = 0, thread_tracks = 0, slices = 0, instants = 0, flows = 0;
 };
 
-bool writePerfetto(const trace::Trace& t, std::FILE* out, PerfettoCounts* counts, std::string* error);
+bool writePerfetto(const trace::Trace& t, std::FILE* out, PerfettoCounts* counts, std::string* error,
+                   const Progress& progress = {});
 
 }  // namespace radar::exporting

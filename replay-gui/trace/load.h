@@ -14,9 +14,14 @@
 
 namespace radar::trace {
 
+// The merge's steps (merge.cc), for a progress line that counts them.
+inline constexpr int kMergeSteps = 11;
+
 struct LoadOptions {
   // Called now and then with bytes of logs read so far and in all.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Called as each of the merge's kMergeSteps steps ends, with its number.
+  std::function<void(int step)> merge_progress;
   const std::atomic<bool>* cancel = nullptr;  // set it to stop loading (the load fails)
   int threads = 2;
   // Directories that share no channel (two runs, say) are merged only when

@@ -332,8 +332,8 @@ void addUnrecordedImages(Trace& t, const std::vector<proto::Recording>& recordin
   }
 }
 
-std::unique_ptr<Trace> merge(RawRecording&& raw) {
-  StepTimer step;
+std::unique_ptr<Trace> merge(RawRecording&& raw, const std::function<void(int step)>& progress) {
+  StepTimer step(progress);
   auto t = std::make_unique<Trace>();
   t->boots = raw.boots;
   t->directories = raw.directories;
@@ -363,7 +363,7 @@ std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const Loa
   if (!loadLogs(dirs, options, &raw, error)) return nullptr;
   raw.keep_hashes = options.keep_hashes;
   step("load");
-  auto t = merge(std::move(raw));
+  auto t = merge(std::move(raw), options.merge_progress);
   if (t->unrelated_groups.size() > 1 && !options.merge_unrelated) {
     *error = describeUnrelatedGroups(t->unrelated_groups) +
              "\nThey are not merged into one story: to compare runs of a program, use `radar diff RUN_A RUN_B`; "

@@ -21,7 +21,7 @@ namespace radar::trace {
 
 // Builds the trace from what loadLogs() read. Never fails: what cannot be
 // matched or ordered is reported in the trace's problems and findings.
-std::unique_ptr<Trace> merge(RawRecording&& raw);
+std::unique_ptr<Trace> merge(RawRecording&& raw, const std::function<void(int step)>& progress = {});
 
 // "the recordings given share no channel between these groups …: {a} {b}"
 std::string describeUnrelatedGroups(const std::vector<std::vector<std::string>>& groups);

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -143,8 +144,14 @@ inline Edge makeEdge(uint32_t from, Edge::Why why, uint32_t to, uint64_t bytes) 
 // merge on some virtual machines).
 class StepTimer {
  public:
-  StepTimer() : on_(std::getenv("RADAR_MERGE_TIMING") != nullptr) { reset(); }
+  // `done`: told each step's number as it ends (a progress line).
+  explicit StepTimer(std::function<void(int step)> done = {})
+      : on_(std::getenv("RADAR_MERGE_TIMING") != nullptr), done_(std::move(done)) {
+    reset();
+  }
   void operator()(const char* name) {
+    ++steps_;
+    if (done_) done_(steps_);
     if (!on_) return;
     const auto then = last_;
     const long faults_then = faults_;
@@ -172,6 +179,8 @@ class StepTimer {
     faults_ = ru.ru_minflt;
   }
   bool on_;
+  std::function<void(int)> done_;
+  int steps_ = 0;
   std::chrono::steady_clock::time_point last_;
   long faults_ = 0;
 };

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "fake_recording.h"
 #include "temp_dirs.h"
 
@@ -187,6 +188,41 @@ TEST(Completion, AProcessIsCompletedWithTheRecordingsNames) {
   // The last two: after the process, directories as anywhere else; no
   // recording named yet, no name.
   EXPECT_EQ(r.out, "cat|sh|\ncat|\nsh|\ncat|sh|\nrec|\n|\n");
+}
+
+// The progress line: a bar, how far of how much, and the rate.
+TEST(Progress, TheLineSaysHowFarOfHowMuchAndHowFast) {
+  using radar::cli::TerminalProgress;
+  EXPECT_EQ(TerminalProgress::line("radar export: writing x", "events", 1, 2'100'000, 4'400'000, 2.0),
+            "radar export: writing x [=========>          ]  47%  2.1 M of 4.4 M events, 1.1 M/s");
+  EXPECT_EQ(TerminalProgress::line("radar check: reading logs", "MiB", 1048576, 262144, 1048576 * 3, 0.5),
+            "radar check: reading logs [=>                  ]   8%  0.2 of 3 MiB, 0.5/s");
+  EXPECT_EQ(TerminalProgress::line("radar check: merging", "steps", 1, 11, 11, 3.0, false),
+            "radar check: merging [====================] 100%  11 of 11 steps");
+}
+
+// On a terminal, the work shows its progress (reading, merging, writing),
+// each line cleared before the next and before the summary; on a pipe,
+// nothing but the summary.
+TEST(Progress, OnATerminalOnlyAndClearedBeforeTheSummary) {
+  if (std::system("command -v script > /dev/null") != 0) GTEST_SKIP() << "script (util-linux) is not installed";
+  const std::string dir = radar::testing::TempDirs::make("radar-progress");
+  const Result recorded = radar({"record", "-o", dir + "/rec", "--", "/bin/sh", "-c", "echo hi | cat"});
+  if (recorded.status != 0) GTEST_SKIP() << "radar record is not available here: " << recorded.err;
+  const std::string exported = std::string(RADAR_BIN) + " export --perfetto " + dir + "/t.pftrace " + dir + "/rec";
+  const Result piped = run({"/bin/sh", "-c", "RADAR_PROGRESS_AFTER=0 " + exported});
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(piped.err.find('\r'), std::string::npos) << piped.err;
+  EXPECT_EQ(piped.err.rfind("radar export: " + dir + "/t.pftrace: ", 0), 0u) << piped.err;
+  const Result tty = run({"/bin/sh", "-c", "RADAR_PROGRESS_AFTER=0 script -qec '" + exported + "' /dev/null"});
+  ASSERT_EQ(tty.status, 0) << tty.err;
+  for (const char* line :
+       {"\rradar export: reading logs [", "\rradar export: merging [", "\rradar export: writing " /* the file */})
+    EXPECT_NE(tty.out.find(line), std::string::npos) << line << " in " << tty.out;
+  const std::string cleared = "\r\033[K";
+  const size_t summary = tty.out.find("radar export: " + dir + "/t.pftrace: ");
+  ASSERT_NE(summary, std::string::npos) << tty.out;
+  EXPECT_EQ(tty.out.rfind(cleared, summary), summary - cleared.size()) << "the summary is not on a cleared line";
 }
 
 // man radar-COMMAND: a page per command, built with radar, that groff
