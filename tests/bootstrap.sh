@@ -22,6 +22,7 @@ radar_packages=(
   liburing-dev
   libopenmpi-dev openmpi-bin
   iproute2
+  debootstrap desktop-file-utils zsh
 )
 # The real programs the `real` tests record (tests/real); without them
 # those tests skip, saying what is missing.

@@ -2,6 +2,7 @@
 // --snapshot, the view at an event rendered to a PNG without a display.
 #include <QApplication>
 #include <QDir>
+#include <QFileDialog>
 #include <QImage>
 #include <QPainter>
 #include <algorithm>
@@ -221,6 +222,12 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("radar"));
   QApplication::setApplicationName(QStringLiteral("replay"));
+  if (options.dirs.empty()) {  // --choose: from the desktop's menu, say
+    const QString dir =
+        QFileDialog::getExistingDirectory(nullptr, QObject::tr("Open a recording directory"), QDir::currentPath());
+    if (dir.isEmpty()) return 0;  // none chosen: nothing to do
+    options.dirs.push_back(dir.toStdString());
+  }
 
   if (options.diff) return sideBySide(options);
   // A picture or an animation's frames: loaded here, drawn, and done.

@@ -10,6 +10,7 @@ namespace radar::app {
 
 const char kReplayUsage[] =
     "usage: radar replay DIR... [--at-event N] [--seconds-per-event S]\n"
+    "       radar replay --choose [DIR...]\n"
     "       radar replay DIR... --snapshot FILE.png|FILE.svg [--at-event N] [--size WxH]\n"
     "       radar replay DIR... --frames OUT_DIR --at-event A --to-event B [--fps N]\n"
     "       radar replay --diff RUN_A RUN_B [--snapshot FILE.png|FILE.svg]\n\n"
@@ -36,7 +37,9 @@ const char kReplayUsage[] =
     "  --no-net                ignore the description the recording carries\n"
     "  --merge-unrelated       show recordings that share no channel side by side\n"
     "  --diff                  two runs of one program side by side, each at the first\n"
-    "                          event where they part (as `radar diff`), selected\n";
+    "                          event where they part (as `radar diff`), selected\n"
+    "  --choose                without DIR, ask for the recording's directory in a\n"
+    "                          dialog (the desktop entry opens the window so)\n";
 
 namespace {
 bool parseUnsigned(const char* s, unsigned long max, unsigned long* out) {
@@ -76,8 +79,12 @@ bool parseSecondsPerEvent(const char* v, double* out, std::string* error) {
 // The options given go together: a recording, one picture or an
 // animation, --diff with its two runs alone.
 bool optionsAgree(const ReplayOptions& o, std::string* error) {
-  if (o.dirs.empty()) {
-    *error = "which recording? give its directory";
+  if (o.choose && (!o.snapshot.empty() || !o.frames.empty() || o.diff)) {
+    *error = "--choose opens the window: not with --snapshot, --frames or --diff";
+    return false;
+  }
+  if (o.dirs.empty() && !o.choose) {
+    *error = "which recording? give its directory (or --choose, to pick it in a dialog)";
     return false;
   }
   if (!o.frames.empty() && !o.snapshot.empty()) {
@@ -171,6 +178,8 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       out->no_net = true;
     } else if (a == "--diff") {
       out->diff = true;
+    } else if (a == "--choose") {
+      out->choose = true;
     } else if (a == "--merge-unrelated") {
       out->merge_unrelated = true;
     } else if (a == "--critical-path") {

@@ -22,6 +22,7 @@ struct ReplayOptions {
   bool critical_path = false;    // show the critical path to --at-event (P)
   bool merge_unrelated = false;  // merge directories that share no channel
   bool diff = false;             // two runs side by side, at their first difference
+  bool choose = false;           // no directory given: ask for one in a dialog
   bool help = false;
 };
 

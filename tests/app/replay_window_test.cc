@@ -294,6 +294,10 @@ TEST(ReplayOptions, BadCommandLinesGetClearErrors) {
   EXPECT_TRUE(parse({}, &error).dirs.empty());
   EXPECT_NE(error.find("which recording"), std::string::npos);
   error.clear();
+  EXPECT_TRUE(parse({"--choose"}, &error).choose) << error;  // the dialog asks for it
+  parse({"--choose", "--snapshot", "x.png"}, &error);
+  EXPECT_NE(error.find("--choose opens the window"), std::string::npos) << error;
+  error.clear();
   parse({"dir", "--at-event", "-3"}, &error);
   EXPECT_NE(error.find("--at-event"), std::string::npos);
   error.clear();
