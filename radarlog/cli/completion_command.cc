@@ -7,13 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "log/reader.h"
-#include "radar/proto/radarlog.pb.h"
 #include "trace/load.h"
 
 #include "cli/cli.h"
@@ -67,27 +64,14 @@ bool takesAPath(const char* option) {
 
 bool startsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
-// The names of the processes of the recordings among `words` (by their
-// logs' headers alone: no merge at a TAB), those starting with `cur`.
+// The names of the processes of the recordings among `words` (read from
+// their logs' headers: no merge at a TAB), those starting with `cur`.
 std::vector<std::string> processNames(const std::vector<std::string>& words, const std::string& cur) {
-  namespace fs = std::filesystem;
   constexpr size_t kMostLogs = 4096;  // a TAB stays quick on a huge recording
   std::set<std::string> names;
-  size_t logs = 0;
-  for (size_t k = 2; k < words.size(); ++k) {
-    std::error_code ec;
-    if (!fs::is_regular_file(fs::path(words[k]) / "recording.txt", ec)) continue;
-    for (fs::directory_iterator it(words[k], ec), end; !ec && it != end && logs < kMostLogs; it.increment(ec)) {
-      if (it->path().extension() != ".rlog" || !it->is_regular_file(ec)) continue;
-      ++logs;
-      log::LogError error;
-      const auto reader = log::LogReader::open(it->path().string(), &error);
-      if (!reader) continue;
-      const auto& h = reader->header();
-      const std::string name = trace::processName({h.argv().begin(), h.argv().end()}, h.executable());
-      if (startsWith(name, cur)) names.insert(name);
-    }
-  }
+  for (size_t k = 2; k < words.size(); ++k)
+    for (std::string& name : trace::processNamesOf(words[k], kMostLogs))
+      if (startsWith(name, cur)) names.insert(std::move(name));
   return {names.begin(), names.end()};
 }
 

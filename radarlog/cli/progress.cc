@@ -1,5 +1,6 @@
 #include "cli/progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,6 +33,22 @@ std::chrono::steady_clock::duration delayFromEnvironment() {
   const double seconds = after && *after ? std::strtod(after, nullptr) : 1.0;
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(seconds > 0 ? seconds : 0));
+}
+
+// The terminal's width: a line longer than it would wrap, and each redraw
+// would leave a row behind.
+size_t columns() {
+  struct winsize w {};
+  return ::ioctl(2, TIOCGWINSZ, &w) == 0 && w.ws_col > 0 ? w.ws_col : 80;
+}
+
+// `s` cut to `width` bytes, not inside a UTF-8 character.
+std::string cut(std::string s, size_t width) {
+  if (s.size() <= width) return s;
+  size_t at = width;
+  while (at > 0 && (static_cast<unsigned char>(s[at]) & 0xc0) == 0x80) --at;
+  s.resize(at);
+  return s;
 }
 
 }  // namespace
@@ -69,7 +86,8 @@ void TerminalProgress::update(uint64_t done, uint64_t total) {
   shown_ = true;
   const double seconds = std::chrono::duration<double>(now - start_).count();
   // \r and "erase to the end of the line": the line is redrawn in place.
-  std::fprintf(stderr, "\r%s\033[K", line(what_, unit_, scale_, done, total, seconds, rate_).c_str());
+  const std::string shown = cut(line(what_, unit_, scale_, done, total, seconds, rate_), columns() - 1);
+  std::fprintf(stderr, "\r%s\033[K", shown.c_str());
   std::fflush(stderr);
 }
 

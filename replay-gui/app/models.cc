@@ -2,7 +2,9 @@
 
 #include "trace/findings.h"
 
+#include <QApplication>
 #include <QRegularExpression>
+#include <QStyle>
 
 #include <QStringList>
 
@@ -297,7 +299,17 @@ int FindingsModel::columnCount(const QModelIndex& parent) const { return parent.
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
   const trace::Finding& f = t_.findings[index.row()];
-  if (role == Qt::ToolTipRole) return QString::fromStdString(trace::describe(t_, f));
+  const QString severity = QString::fromLatin1(trace::severityName(f.severity));
+  if (role == Qt::ToolTipRole) return severity + QStringLiteral(": ") + QString::fromStdString(trace::describe(t_, f));
+  // The severity by the platform's own icons, beside the kind: errors
+  // first, then warnings and notes, as the findings come.
+  if (role == Qt::DecorationRole && index.column() == Kind) {
+    const auto icon = f.severity == trace::Finding::Severity::Error     ? QStyle::SP_MessageBoxCritical
+                      : f.severity == trace::Finding::Severity::Warning ? QStyle::SP_MessageBoxWarning
+                                                                        : QStyle::SP_MessageBoxInformation;
+    return QApplication::style()->standardIcon(icon);
+  }
+  if (role == SeverityRole) return severity;
   if (role != Qt::DisplayRole) return {};
   if (index.column() == Kind) return QString::fromLatin1(trace::findingKindName(f.kind));
   return QString::fromStdString(trace::describe(t_, f));

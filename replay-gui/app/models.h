@@ -90,6 +90,7 @@ class FindingsModel : public QAbstractTableModel {
 
  public:
   enum Column { Kind, Description, ColumnCount };
+  static constexpr int SeverityRole = Qt::UserRole + 1;  // "error", "warning", "note"
   explicit FindingsModel(const trace::Trace& trace, QObject* parent = nullptr);
 
   int rowCount(const QModelIndex& parent = {}) const override;

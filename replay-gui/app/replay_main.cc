@@ -2,8 +2,10 @@
 // --snapshot, the view at an event rendered to a PNG without a display.
 #include <QApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QImage>
+#include <QMessageBox>
 #include <QPainter>
 #include <algorithm>
 #include <cmath>
@@ -226,7 +228,7 @@ int main(int argc, char** argv) {
     const QString dir =
         QFileDialog::getExistingDirectory(nullptr, QObject::tr("Open a recording directory"), QDir::currentPath());
     if (dir.isEmpty()) return 0;  // none chosen: nothing to do
-    options.dirs.push_back(dir.toStdString());
+    options.dirs.push_back(QFile::encodeName(dir).toStdString());
   }
 
   if (options.diff) return sideBySide(options);
@@ -249,6 +251,9 @@ int main(int argc, char** argv) {
                             [&](std::unique_ptr<radar::trace::Trace> trace, const QString& load_error) {
                               if (!trace) {
                                 std::fprintf(stderr, "radar replay: %s\n", load_error.toLocal8Bit().constData());
+                                // Chosen in a dialog (from the desktop's menu, say): said in one too.
+                                if (options.choose)
+                                  QMessageBox::critical(nullptr, QObject::tr("radar replay"), load_error);
                                 QApplication::exit(1);
                                 return;
                               }

@@ -28,8 +28,8 @@ create table processes (
 create table arguments (process integer, position integer, argument text, primary key (process, position));
 create table threads (process integer, thread integer, tid integer, primary key (process, thread));
 create table channels (channel integer primary key, name text, type text, external integer, external_peer text);
-create table findings (finding integer primary key, kind text, text text, event integer, bytes integer,
-                       processes text, channels text);
+create table findings (finding integer primary key, kind text, severity text, text text, cause integer,
+                       event integer, bytes integer, processes text, channels text);
 )sql";
 
 // The temporal questions, as views (docs/queries.md has examples).

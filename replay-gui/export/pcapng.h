@@ -10,8 +10,9 @@
 //   is carried in TCP segments (UDP datagrams for datagram sockets)
 //   between a pair of addresses of its own in 127.128.0.0/9:
 //   127.128.0.0 + 2*(n) and the next, where n is the channel's number,
-//   the side that sent first on port 50000, the other on the port of the
-//   protocol --decode-as names (else 50001). Wireshark has no link type
+//   the first side (the one that connected, where a connect or accept was
+//   recorded, else the one that sent first) on port 50000, the other on
+//   the port of the protocol --decode-as names (else 50001). Wireshark has no link type
 //   for pipes or Unix sockets, and TCP is what its reassembly and Follow
 //   Stream work on.
 // Sequence and acknowledgement numbers follow the bytes; no handshake is

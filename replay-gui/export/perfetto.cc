@@ -63,6 +63,9 @@ constexpr int kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;  // Trac
 // Interned strings: the calls' names by their kind's number (and one more
 // for a connect's outcome), categories by category, annotation names.
 constexpr uint64_t kConnectOutcomeName = 1000;
+// A message's two instants and their category, interned too: a few bytes
+// each (a send or receive has one).
+constexpr uint64_t kMessageSentName = 1001, kMessageReceivedName = 1002, kMessageCategory = 100;
 enum Annotation : uint64_t {
   kAnnotEvent = 1,
   kAnnotNumber,
@@ -195,6 +198,9 @@ class Writer {
       if (log::categoryOf(static_cast<log::Kind>(k)) != log::Category::Unknown)
         add(field::kInternedNames, k, log::kindName(static_cast<log::Kind>(k)));
     add(field::kInternedNames, kConnectOutcomeName, "getsockopt");
+    add(field::kInternedNames, kMessageSentName, "message sent");
+    add(field::kInternedNames, kMessageReceivedName, "message received");
+    add(field::kInternedCategories, kMessageCategory, "message");
     for (uint64_t a = kAnnotEvent; a <= kAnnotText; ++a) add(field::kInternedAnnotations, a, kAnnotationNames[a]);
     return interned;
   }
@@ -343,9 +349,8 @@ class Writer {
     const bool sent = c == log::Category::Send;
     e.integer(field::kEventType, kInstant);
     e.integer(field::kEventTrack, static_cast<int64_t>(track));
-    e.text(field::kEventCategories, "message");
-    e.text(field::kEventName, sent ? "message sent" : "message received");
-    annotation(e, kAnnotEvent, i + 1);
+    e.integer(field::kEventCategoryIids, kMessageCategory);
+    e.integer(field::kEventNameIid, sent ? kMessageSentName : kMessageReceivedName);
     packet(e, field::kTrackEvent, sent ? begin : end);  // counted as its flows, not as an instant
   }
 

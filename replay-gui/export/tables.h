@@ -43,6 +43,6 @@ bool messageRowsOf(const trace::Trace& t, uint32_t event, const RowSink& sink);
 
 // The schema version, in the recording table: bumped when a table or view
 // changes, so that a cached database of another version is made again.
-inline constexpr int kDatabaseVersion = 1;
+inline constexpr int kDatabaseVersion = 2;  // 2: findings' severity and cause
 
 }  // namespace radar::exporting

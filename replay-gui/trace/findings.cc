@@ -19,11 +19,6 @@ std::string plural(uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-bool crashSignal(int sig) {
-  return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL || sig == SIGSYS ||
-         sig == SIGTRAP;
-}
-
 // The endpoint of process p defined with the log's channel index `local`.
 uint32_t endpointOf(const Trace& t, uint32_t p, uint32_t local) {
   for (uint32_t i = 0; i < t.endpoints.size(); ++i)
@@ -756,6 +751,12 @@ void findProblems(Trace& t) {
   findWildcardRaces(t);
   findLockOrder(t);
   findLockDeadlocks(t);
+  rankFindings(t);
+}
+
+bool isCrashSignal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL || sig == SIGSYS ||
+         sig == SIGTRAP;
 }
 
 // Telling a finding: one function a kind, by the names shown now.
@@ -781,7 +782,7 @@ std::string tellUnrecorded(const Trace& t, const Finding& f) {
 
 std::string tellAbnormal(const Trace& t, const Finding& f) {
   const Process& p = t.processes[f.processes[0]];
-  const bool crash = crashSignal(p.end_code);
+  const bool crash = isCrashSignal(p.end_code);
   return t.label(p.index) + (crash ? " crashed: " : " was killed by signal ") +
          (crash ? std::string(strsignal(p.end_code))
                 : std::to_string(p.end_code) + " (" + strsignal(p.end_code) + ")") +
@@ -906,9 +907,8 @@ std::string tellWildcardRace(const Trace& t, const Finding& f) {
          "'s send could have come first; which one a receive gets depends on timing";
 }
 
-}  // namespace
-
-std::string describe(const Trace& t, const Finding& f) {
+// A finding told by its kind, without its cause.
+std::string tell(const Trace& t, const Finding& f) {
   switch (f.kind) {
     case Finding::Kind::NeverReceived:
       return plural(f.events.size(), "message", "messages") + " (" + plural(f.bytes, "byte", "bytes") + ") sent by " +
@@ -943,6 +943,10 @@ std::string describe(const Trace& t, const Finding& f) {
   }
   return findingKindName(f.kind);
 }
+
+}  // namespace
+
+std::string describe(const Trace& t, const Finding& f) { return tell(t, f) + causeOf(t, f); }
 
 std::string threadOf(const Trace& t, uint32_t position) {
   const Event& e = t.events[position];

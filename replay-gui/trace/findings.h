@@ -12,7 +12,20 @@ namespace radar::trace {
 class Trace;
 struct Finding;
 
+// Finds them all, ranked (rankFindings).
 void findProblems(Trace& trace);
+
+// Gives each finding its severity and, where the story holds one, its
+// cause; orders them errors first, and within a severity causes before
+// their effects (findings_rank.cc).
+void rankFindings(Trace& trace);
+
+// Whether a signal is a crash's (SIGSEGV, SIGABRT ...), not a request to end.
+bool isCrashSignal(int signal);
+
+// ", which pool[3] sent (kill() at event 88)": what describe() adds for a
+// finding the story explains; "" for the others.
+std::string causeOf(const Trace& trace, const Finding& finding);
 
 // A finding in one line for people, by the names shown now (a network
 // description's where it gives one, else the recorded ones).

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -795,6 +796,24 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
     if (job.overflow) readAgain(job, raw, options, done_bytes, kept);
   setWallRange(usable, raw);
   return true;
+}
+
+std::vector<std::string> processNamesOf(const std::string& dir, size_t most_logs) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::path(dir) / "recording.txt", ec)) return names;
+  size_t logs = 0;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end && logs < most_logs; it.increment(ec)) {
+    if (it->path().extension() != ".rlog" || !it->is_regular_file(ec)) continue;
+    ++logs;
+    log::LogError error;
+    const auto reader = log::LogReader::open(it->path().string(), &error);
+    if (!reader) continue;
+    const auto& h = reader->header();
+    names.push_back(processName({h.argv().begin(), h.argv().end()}, h.executable()));
+  }
+  return names;
 }
 
 }  // namespace radar::trace

@@ -104,4 +104,9 @@ bool loadLogs(const std::vector<std::string>& dirs, const LoadOptions& options, 
 // interpreter runs ("mp_socket.py" rather than "python3").
 std::string processName(const std::vector<std::string>& argv, const std::string& executable);
 
+// The names of a recording directory's processes, from its logs' headers
+// alone (no events read, no merge: quick enough for a shell's TAB), at
+// most `most_logs` logs read. Empty where `dir` is not a recording.
+std::vector<std::string> processNamesOf(const std::string& dir, size_t most_logs);
+
 }  // namespace radar::trace

@@ -95,6 +95,18 @@ uint8_t Process::threadIndex(uint32_t tid) const {
   return at == threads.end() ? 0 : static_cast<uint8_t>(std::min<ptrdiff_t>(at - threads.begin(), 254));
 }
 
+const char* severityName(Finding::Severity s) {
+  switch (s) {
+    case Finding::Severity::Error:
+      return "error";
+    case Finding::Severity::Warning:
+      return "warning";
+    case Finding::Severity::Note:
+      return "note";
+  }
+  return "warning";
+}
+
 const char* findingKindName(Finding::Kind k) {
   switch (k) {
     case Finding::Kind::NeverReceived:

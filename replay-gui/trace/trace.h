@@ -306,6 +306,13 @@ struct Finding {
     LockDeadlock,   // threads left waiting for locks each other holds, round a cycle
   };
   Kind kind;
+  // How much it matters, first to last: an error is a fault of the program
+  // or a gap in its story (a deadlock, a crash, a damaged log); a warning
+  // is worth a look; a note is explained by something the story holds
+  // (a process killed by another's recorded kill()): its `cause`.
+  enum class Severity : uint8_t { Error, Warning, Note };
+  Severity severity = Severity::Warning;
+  uint32_t cause = kNone;  // the event that explains it, where the story holds one
   // Ids only: its text is told on demand (trace::describe), by the names
   // shown then, so that a network description's names need no new search.
   std::vector<uint32_t> processes;
@@ -329,6 +336,7 @@ struct Finding {
 };
 
 const char* findingKindName(Finding::Kind k);
+const char* severityName(Finding::Severity s);  // "error", "warning", "note"
 
 // MPI's collectives by a small code (Event::value of an MPI_COLLECTIVE
 // event): 0 for one radar does not know.

@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QIcon>
 #include <QProcessEnvironment>
 
 #include <QAbstractItemModelTester>
@@ -946,8 +947,14 @@ TEST_F(Window, AnEmptyFindingsPaneSaysNoProblemsWereFound) {
   ASSERT_TRUE(findings);
   EXPECT_TRUE(findings->isVisible());
   EXPECT_TRUE(findings->wordWrap());
+  // Its whole text on hover, after its severity; the severity's icon by
+  // the kind.
   const QModelIndex what = with.findingsModel().index(0, FindingsModel::Description);
-  EXPECT_EQ(with.findingsModel().data(what, Qt::ToolTipRole), with.findingsModel().data(what));
+  EXPECT_EQ(with.findingsModel().data(what, Qt::ToolTipRole).toString(),
+            QStringLiteral("warning: ") + with.findingsModel().data(what).toString());
+  const QModelIndex kind = with.findingsModel().index(0, FindingsModel::Kind);
+  EXPECT_FALSE(with.findingsModel().data(kind, Qt::DecorationRole).value<QIcon>().isNull());
+  EXPECT_EQ(with.findingsModel().data(kind, FindingsModel::SeverityRole).toString(), QStringLiteral("warning"));
 }
 
 // Closed with its panels full (rows sized to their contents as they hide),

@@ -119,7 +119,7 @@ TEST_F(Hosts, ClientAndServerOnTwoHostsMergeIntoOneStory) {
   const Result text = radar({"stats", ra, rb});
   EXPECT_NE(text.out.find("host-b's clock: agrees with host-a's as read (the "), std::string::npos) << text.out;
   // The exports carry the host: a host column in SQL, and in the pcapng
-  // an interface per host, each packet on its sender's.
+  // an interface per kind of channel and host, each packet on its sender's.
   const Result sql = radar({"sql", ra, rb, "select distinct host from processes order by host"});
   EXPECT_NE(sql.out.find("host-a\nhost-b\n"), std::string::npos) << sql.out << sql.err;
   const std::string pcap = work_ + "/both.pcapng";
@@ -128,8 +128,8 @@ TEST_F(Hosts, ClientAndServerOnTwoHostsMergeIntoOneStory) {
     const Result packets = shell("tshark -r " + shellQuote(pcap) +
                                  " -Y 'tcp.port==7007 && tcp.len>0' -T fields -e frame.interface_name -e ip.src "
                                  "2>/dev/null | sort | uniq -c");
-    EXPECT_NE(packets.out.find("3 host-a\t10.231.0.1\n"), std::string::npos) << packets.out;
-    EXPECT_NE(packets.out.find("3 host-b\t10.231.0.2\n"), std::string::npos) << packets.out;
+    EXPECT_NE(packets.out.find("3 tcp on host-a\t10.231.0.1\n"), std::string::npos) << packets.out;
+    EXPECT_NE(packets.out.find("3 tcp on host-b\t10.231.0.2\n"), std::string::npos) << packets.out;
   } else {
     std::printf("no tshark here: the pcapng's interfaces were not read back\n");
   }

@@ -15,9 +15,11 @@ command -v debootstrap > /dev/null || skip "debootstrap is not installed (apt-ge
 command -v cpack > /dev/null || skip "cpack is not installed"
 work=$(mktemp -d /tmp/radar-deb.XXXXXX)
 root=$work/root
+# Only /proc is mounted in the root (debootstrap made its device nodes):
+# nothing of the host's /dev is shared with it.
 cleanup() {
-  for m in proc dev; do mountpoint -q "$root/$m" 2> /dev/null && umount -l "$root/$m"; done
-  rm -rf "$work"
+  mountpoint -q "$root/proc" 2> /dev/null && umount "$root/proc"
+  mountpoint -q "$root/proc" 2> /dev/null || rm -rf "$work"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -44,7 +46,6 @@ mirror=${mirror:-http://deb.debian.org/debian}
 debootstrap --variant=minbase bookworm "$root" "$mirror" > "$work/debootstrap.log" 2>&1 ||
   { tail -5 "$work/debootstrap.log"; skip "debootstrap could not reach $mirror"; }
 mount -t proc proc "$root/proc"
-mount --rbind /dev "$root/dev"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 cp "$deb" "$root/tmp/radar.deb"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
@@ -72,5 +73,6 @@ in_root radar replay /tmp/rec --snapshot /tmp/calc.png --at-event 30 --net /opt/
 size=$(stat -c %s "$root/tmp/calc.png")
 [ "$size" -gt 20000 ] || fail "the snapshot is $size bytes: an empty picture?"
 cp "$root/tmp/calc.png" "$build/package-replay-calc.png"  # to look at
-in_root radar help record | head -1 | grep -q "^usage: radar record" || fail "radar help in the root"
+in_root radar help record > "$work/help.out" || fail "radar help in the root"
+grep -q "^usage: radar record" "$work/help.out" || fail "radar help in the root: $(head -1 "$work/help.out")"
 echo "in a fresh Debian 12 root: installed with apt, recorded calc ($(head -1 "$work/check.out")), drew the replay ($size bytes)"

@@ -756,6 +756,64 @@ TEST(Record, CrashKeepsWhatWasSent) {
   EXPECT_EQ(WTERMSIG(wait->r.status), SIGABRT);
 }
 
+// Findings come ranked, errors first, and a finding the story explains is
+// a note that names its cause: the parent's kill() explains its child's
+// end and the message that child never read; a child that had exited
+// before its message was written explains that one. The message a child
+// left unread at a time of its own is a warning; a crash is an error.
+TEST(Check, FindingsAreRankedAndANoteNamesItsCause) {
+  Recording rec = record({programPath("endings")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const Result check = radar({"check", rec.dir});
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  std::vector<std::string> findings;
+  std::istringstream lines(check.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("error: ") || line.starts_with("warning: ") || line.starts_with("note: "))
+      findings.push_back(line);
+  ASSERT_EQ(findings.size(), 5u) << check.out;
+  const std::string unread =
+      R"(never-received: 1 message \(14 bytes\) sent by endings\[\d+\] on pipe \d+ never received)";
+  const std::string kill = R"(endings\[(\d+)\] sent \(kill\(\) at event (\d+)\))";
+  EXPECT_TRUE(
+      std::regex_search(findings[0], std::regex(R"(^error: abnormal-end: endings\[\d+\] crashed: Segmentation fault)")))
+      << findings[0];
+  EXPECT_TRUE(std::regex_search(findings[1], std::regex("^warning: " + unread + R"( \(event \d+\)$)"))) << findings[1];
+  std::smatch killed, unread_killed, unread_gone;
+  ASSERT_TRUE(std::regex_search(
+      findings[2], killed,
+      std::regex(R"(^note: abnormal-end: endings\[\d+\] was killed by signal 15 \(Terminated\), which )" + kill)))
+      << findings[2];
+  // Never-received notes, in their sends' order: the killed child's, then the gone one's.
+  ASSERT_TRUE(std::regex_search(findings[3], unread_killed,
+                                std::regex("^note: " + unread + ": its receivers ended on a signal " + kill)))
+      << findings[3];
+  EXPECT_EQ(killed[2], unread_killed[2]) << "not the same kill()";
+  ASSERT_TRUE(std::regex_search(
+      findings[4], unread_gone,
+      std::regex("^note: " + unread +
+                 R"(: endings\[(\d+)\], which could have received it, had ended before it was sent \(event (\d+)\))")))
+      << findings[4];
+  // Each cause is the event it names: the kill() by its sender, the exit.
+  const Result kill_event = radar({"events", "--from", killed[2], "--to", killed[2], rec.dir});
+  EXPECT_NE(kill_event.out.find("endings[" + killed[1].str() + "] sends signal 15"), std::string::npos)
+      << kill_event.out;
+  const Result exit_event = radar({"events", "--from", unread_gone[2], "--to", unread_gone[2], rec.dir});
+  EXPECT_NE(exit_event.out.find("endings[" + unread_gone[1].str() + "] exits with status 0"), std::string::npos)
+      << exit_event.out;
+  // --min-severity keeps what is as serious or more; --strict counts only those.
+  const Result errors = radar({"check", "--min-severity", "error", "--strict", rec.dir});
+  EXPECT_EQ(errors.exit_code, 1);
+  EXPECT_NE(errors.out.find("error: abnormal-end"), std::string::npos) << errors.out;
+  EXPECT_EQ(errors.out.find("warning: "), std::string::npos) << errors.out;
+  EXPECT_EQ(errors.out.find("note: "), std::string::npos) << errors.out;
+  EXPECT_EQ(radar({"check", "--min-severity", "bad", rec.dir}).exit_code, 2);
+  // In JSON: each finding's severity, and the cause as an event number.
+  const Result json = radar({"check", "--json", rec.dir});
+  EXPECT_NE(json.out.find(R"("kind":"abnormal-end","severity":"note")"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find(R"("cause":)" + killed[2].str() + ","), std::string::npos) << json.out;
+}
+
 TEST(Record, ExitStatusOfAKilledProgram) {
   Recording rec = record({"sh", "-c", "kill -TERM $$"});
   EXPECT_EQ(rec.exit_code, 128 + SIGTERM);

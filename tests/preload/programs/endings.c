@@ -1,0 +1,64 @@
+// Findings of each severity, for a reason the story holds or not:
+//   a child its parent kills with kill() before it reads the message left
+//   for it: two notes, both explained by that kill;
+//   a child that had exited (its parent waited for it) before the message
+//   for it was written: a note, explained by that exit;
+//   a child that exits without reading the message left for it, at a time
+//   of its own: a warning (nothing recorded explains it);
+//   a child that crashes: an error.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "common.h"
+
+enum { KILLED, GONE, LEAVER, PIPES };
+static int to[PIPES][2];
+
+// A child keeps the reading end of its own pipe (none: -1) and nothing else.
+static void keepOnly(int mine) {
+  for (int k = 0; k < PIPES; ++k) {
+    if (k != mine) close(to[k][0]);
+    close(to[k][1]);
+  }
+}
+
+int main(void) {
+  int ready[2];
+  for (int k = 0; k < PIPES; ++k) CHECK(pipe(to[k]) == 0);
+  CHECK(pipe(ready) == 0);
+  const pid_t killed = fork();
+  CHECK(killed >= 0);
+  if (killed == 0) {  // waits, never reading
+    keepOnly(KILLED);
+    writeAll(ready[1], "r", 1);
+    for (;;) pause();
+  }
+  const pid_t gone = fork();
+  CHECK(gone >= 0);
+  if (gone == 0) {
+    keepOnly(GONE);
+    _exit(0);
+  }
+  const pid_t leaver = fork();
+  CHECK(leaver >= 0);
+  if (leaver == 0) {
+    keepOnly(LEAVER);
+    _exit(0);
+  }
+  const pid_t crasher = fork();
+  CHECK(crasher >= 0);
+  if (crasher == 0) {
+    keepOnly(-1);
+    *(volatile int*)0 = 1;
+  }
+  char r;
+  readAll(ready[0], &r, 1);
+  int status;
+  CHECK(waitpid(gone, &status, 0) == gone);
+  writeAll(to[KILLED][1], "for the killed", 14);
+  writeAll(to[GONE][1], "for the gone..", 14);
+  writeAll(to[LEAVER][1], "for the leaver", 14);
+  CHECK(kill(killed, SIGTERM) == 0);
+  for (int i = 0; i < 3; ++i) CHECK(wait(&status) > 0);
+  return 0;
+}
