@@ -4,6 +4,8 @@
 // by another's recorded kill(), messages whose receivers ended on one.
 #include <fcntl.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <set>
 
@@ -42,20 +44,26 @@ uint32_t killerOf(const Trace& t, const std::vector<uint32_t>& kills, const Proc
 }
 
 // The recorded kill() behind process p's end: the one that killed it, or
-// for a process that exited after it took a signal, the kill() that sent
-// the last one it took. kNone when its end has no such cause.
+// for a process that exited after it took a request to end (SIGTERM,
+// SIGINT, SIGQUIT, SIGHUP) as the last signal it took, the kill() that
+// sent that one. kNone when its end has no such cause (a signal it took
+// and went on from says nothing of why it ended).
 uint32_t endCause(const Trace& t, const std::vector<uint32_t>& kills, uint32_t p) {
   const Process& proc = t.processes[p];
   if (proc.end == Process::End::Signaled) return killerOf(t, kills, proc);
   if (proc.end != Process::End::Exited) return kNone;
-  uint32_t cause = kNone;
+  uint32_t last_signal = kNone;
   for (uint32_t i : t.process_events[p]) {
     const log::Kind k = t.events[i].eventKind();
-    if (k != log::Kind::Signal && k != log::Kind::SignalWait) continue;
-    const auto [begin, end] = t.incoming(i);
-    for (const Edge* e = begin; e != end; ++e)
-      if (e->why == Edge::Why::Signal) cause = e->from;
+    if (k == log::Kind::Signal || k == log::Kind::SignalWait) last_signal = i;
   }
+  if (last_signal == kNone) return kNone;
+  const int sig = t.events[last_signal].result;
+  if (sig != SIGTERM && sig != SIGINT && sig != SIGQUIT && sig != SIGHUP) return kNone;
+  uint32_t cause = kNone;
+  const auto [begin, end] = t.incoming(last_signal);
+  for (const Edge* e = begin; e != end; ++e)
+    if (e->why == Edge::Why::Signal) cause = e->from;
   return cause;
 }
 

@@ -760,7 +760,8 @@ TEST(Record, CrashKeepsWhatWasSent) {
 // a note that names its cause: the parent's kill() explains its child's
 // end and the message that child never read; a child that had exited
 // before its message was written explains that one. The message a child
-// left unread at a time of its own is a warning; a crash is an error.
+// left unread at a time of its own is a warning, also when that child had
+// taken a signal that asks nothing of its end; a crash is an error.
 TEST(Check, FindingsAreRankedAndANoteNamesItsCause) {
   Recording rec = record({programPath("endings")});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
@@ -771,29 +772,31 @@ TEST(Check, FindingsAreRankedAndANoteNamesItsCause) {
   for (std::string line; std::getline(lines, line);)
     if (line.starts_with("error: ") || line.starts_with("warning: ") || line.starts_with("note: "))
       findings.push_back(line);
-  ASSERT_EQ(findings.size(), 5u) << check.out;
+  ASSERT_EQ(findings.size(), 6u) << check.out;
   const std::string unread =
       R"(never-received: 1 message \(14 bytes\) sent by endings\[\d+\] on pipe \d+ never received)";
   const std::string kill = R"(endings\[(\d+)\] sent \(kill\(\) at event (\d+)\))";
   EXPECT_TRUE(
       std::regex_search(findings[0], std::regex(R"(^error: abnormal-end: endings\[\d+\] crashed: Segmentation fault)")))
       << findings[0];
-  EXPECT_TRUE(std::regex_search(findings[1], std::regex("^warning: " + unread + R"( \(event \d+\)$)"))) << findings[1];
+  for (int k : {1, 2})
+    EXPECT_TRUE(std::regex_search(findings[k], std::regex("^warning: " + unread + R"( \(event \d+\)$)")))
+        << findings[k];
   std::smatch killed, unread_killed, unread_gone;
   ASSERT_TRUE(std::regex_search(
-      findings[2], killed,
+      findings[3], killed,
       std::regex(R"(^note: abnormal-end: endings\[\d+\] was killed by signal 15 \(Terminated\), which )" + kill)))
-      << findings[2];
-  // Never-received notes, in their sends' order: the killed child's, then the gone one's.
-  ASSERT_TRUE(std::regex_search(findings[3], unread_killed,
-                                std::regex("^note: " + unread + ": its receivers ended on a signal " + kill)))
       << findings[3];
+  // Never-received notes, in their sends' order: the killed child's, then the gone one's.
+  ASSERT_TRUE(std::regex_search(findings[4], unread_killed,
+                                std::regex("^note: " + unread + ": its receivers ended on a signal " + kill)))
+      << findings[4];
   EXPECT_EQ(killed[2], unread_killed[2]) << "not the same kill()";
   ASSERT_TRUE(std::regex_search(
-      findings[4], unread_gone,
+      findings[5], unread_gone,
       std::regex("^note: " + unread +
                  R"(: endings\[(\d+)\], which could have received it, had ended before it was sent \(event (\d+)\))")))
-      << findings[4];
+      << findings[5];
   // Each cause is the event it names: the kill() by its sender, the exit.
   const Result kill_event = radar({"events", "--from", killed[2], "--to", killed[2], rec.dir});
   EXPECT_NE(kill_event.out.find("endings[" + killed[1].str() + "] sends signal 15"), std::string::npos)

@@ -4,14 +4,16 @@
 //   a child that had exited (its parent waited for it) before the message
 //   for it was written: a note, explained by that exit;
 //   a child that exits without reading the message left for it, at a time
-//   of its own: a warning (nothing recorded explains it);
+//   of its own: a warning (nothing recorded explains it), and another that
+//   does so after it took a signal it handles (SIGUSR1, no request to
+//   end): a warning too;
 //   a child that crashes: an error.
 #include <signal.h>
 #include <sys/wait.h>
 
 #include "common.h"
 
-enum { KILLED, GONE, LEAVER, PIPES };
+enum { KILLED, GONE, LEAVER, SIGNALLED, PIPES };
 static int to[PIPES][2];
 
 // A child keeps the reading end of its own pipe (none: -1) and nothing else.
@@ -23,9 +25,13 @@ static void keepOnly(int mine) {
 }
 
 int main(void) {
-  int ready[2];
+  sigset_t usr1;  // blocked from the start: the signalled child takes it with sigwait
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  CHECK(sigprocmask(SIG_BLOCK, &usr1, NULL) == 0);
+  int ready[2], ready_too[2];  // one each for the two children that wait
   for (int k = 0; k < PIPES; ++k) CHECK(pipe(to[k]) == 0);
-  CHECK(pipe(ready) == 0);
+  CHECK(pipe(ready) == 0 && pipe(ready_too) == 0);
   const pid_t killed = fork();
   CHECK(killed >= 0);
   if (killed == 0) {  // waits, never reading
@@ -45,6 +51,15 @@ int main(void) {
     keepOnly(LEAVER);
     _exit(0);
   }
+  const pid_t signalled = fork();
+  CHECK(signalled >= 0);
+  if (signalled == 0) {  // takes SIGUSR1, then leaves without reading
+    keepOnly(SIGNALLED);
+    int sig;
+    writeAll(ready_too[1], "s", 1);
+    CHECK(sigwait(&usr1, &sig) == 0);
+    _exit(0);
+  }
   const pid_t crasher = fork();
   CHECK(crasher >= 0);
   if (crasher == 0) {
@@ -53,12 +68,15 @@ int main(void) {
   }
   char r;
   readAll(ready[0], &r, 1);
+  readAll(ready_too[0], &r, 1);
   int status;
   CHECK(waitpid(gone, &status, 0) == gone);
   writeAll(to[KILLED][1], "for the killed", 14);
   writeAll(to[GONE][1], "for the gone..", 14);
   writeAll(to[LEAVER][1], "for the leaver", 14);
+  writeAll(to[SIGNALLED][1], "for the signal", 14);
   CHECK(kill(killed, SIGTERM) == 0);
-  for (int i = 0; i < 3; ++i) CHECK(wait(&status) > 0);
+  CHECK(kill(signalled, SIGUSR1) == 0);
+  for (int i = 0; i < 4; ++i) CHECK(wait(&status) > 0);
   return 0;
 }
