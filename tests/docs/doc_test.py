@@ -20,8 +20,9 @@ where they are concurrent.
 What differs from run to run and from machine to machine is compared as
 such, not as digits: a process's pid (`name[123]`), an event's place in
 the replay (`Event 45`, `event 43 to 48`), a count of events, sizes in
-KiB or MiB, a duration in seconds, an address (`0x...`), and the
-repository's path (the documents show it as `~/radar`). Everything else
+KiB or MiB, a duration in seconds, an address (`0x...`), the
+repository's path (the documents show it as `~/radar`), and gdb's value
+of an argument at entry, which only an optimized build shows. Everything else
 must be as written: a command that prints anything else, prints less, or
 fails where the document shows it succeed fails the test, naming the
 document's line.
@@ -93,6 +94,9 @@ RULES = [
     (re.compile(r"\b\d+(\.\d+)? (KiB|MiB|GiB)\b"), "SIZE"),
     (re.compile(r"\b\d+(\.\d+)? s\b"), "T s"),
     (re.compile(r"\b0x[0-9a-f]+\b"), "0xADDR"),
+    # gdb shows an argument's value at entry too where the build is
+    # optimized (below=below@entry=5), not in a debug build (below=5).
+    (re.compile(r"\b(\w+)=\1@entry="), r"\1="),
 ]
 
 
