@@ -9,12 +9,31 @@
 //   end): a warning too;
 //   a child that crashes: an error.
 #include <signal.h>
+#include <stdio.h>
 #include <sys/wait.h>
 
 #include "common.h"
 
 enum { KILLED, GONE, LEAVER, SIGNALLED, PIPES };
 static int to[PIPES][2];
+
+// Waits until process `pid` sleeps (in pause() or sigwait()): its last
+// call before that is then in its log. (Killed between a call's return
+// and its record, a process leaves the call unrecorded: not what this
+// program is about.)
+static void untilAsleep(pid_t pid) {
+  char path[64], stat[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  for (int tries = 0; tries < 5000; ++tries) {
+    FILE* f = fopen(path, "r");
+    const size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+    if (f) fclose(f);
+    stat[n] = '\0';
+    const char* state = strrchr(stat, ')');
+    if (state && state[1] == ' ' && state[2] == 'S') return;
+    usleep(1000);
+  }
+}
 
 // A child keeps the reading end of its own pipe (none: -1) and nothing else.
 static void keepOnly(int mine) {
@@ -69,6 +88,8 @@ int main(void) {
   char r;
   readAll(ready[0], &r, 1);
   readAll(ready_too[0], &r, 1);
+  untilAsleep(killed);
+  untilAsleep(signalled);
   int status;
   CHECK(waitpid(gone, &status, 0) == gone);
   writeAll(to[KILLED][1], "for the killed", 14);
