@@ -28,6 +28,29 @@ int kindOrder(Finding::Kind k) {
   return static_cast<int>(at - std::begin(order));
 }
 
+// What the ranking reads of the events, in one pass over them: the
+// successful kill() calls, the endpoints their process closed, and each
+// process's last signal taken (kNone: none).
+struct Notable {
+  std::vector<uint32_t> kills;
+  std::vector<uint8_t> closed;        // per endpoint
+  std::vector<uint32_t> last_signal;  // per process
+};
+
+Notable notableEvents(const Trace& t) {
+  Notable n;
+  n.closed.assign(t.endpoints.size(), 0);
+  n.last_signal.assign(t.processes.size(), kNone);
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const Event& e = t.events[i];
+    const log::Kind k = e.eventKind();
+    if (k == log::Kind::Kill && !(e.flags & kEventFailed)) n.kills.push_back(i);
+    if (k == log::Kind::Close && e.endpoint != kNone) n.closed[e.endpoint] = 1;
+    if (k == log::Kind::Signal || k == log::Kind::SignalWait) n.last_signal[e.process] = i;
+  }
+  return n;
+}
+
 // The recorded kill() that sent the signal which killed process p: the
 // latest that succeeded, of that signal, aimed at its pid (or at the
 // process group it leads), on its machine. kNone: no recorded process
@@ -48,15 +71,11 @@ uint32_t killerOf(const Trace& t, const std::vector<uint32_t>& kills, const Proc
 // SIGINT, SIGQUIT, SIGHUP) as the last signal it took, the kill() that
 // sent that one. kNone when its end has no such cause (a signal it took
 // and went on from says nothing of why it ended).
-uint32_t endCause(const Trace& t, const std::vector<uint32_t>& kills, uint32_t p) {
+uint32_t endCause(const Trace& t, const Notable& n, uint32_t p) {
   const Process& proc = t.processes[p];
-  if (proc.end == Process::End::Signaled) return killerOf(t, kills, proc);
+  if (proc.end == Process::End::Signaled) return killerOf(t, n.kills, proc);
   if (proc.end != Process::End::Exited) return kNone;
-  uint32_t last_signal = kNone;
-  for (uint32_t i : t.process_events[p]) {
-    const log::Kind k = t.events[i].eventKind();
-    if (k == log::Kind::Signal || k == log::Kind::SignalWait) last_signal = i;
-  }
+  const uint32_t last_signal = n.last_signal[p];
   if (last_signal == kNone) return kNone;
   const int sig = t.events[last_signal].result;
   if (sig != SIGTERM && sig != SIGINT && sig != SIGQUIT && sig != SIGHUP) return kNone;
@@ -72,15 +91,13 @@ uint32_t endCause(const Trace& t, const std::vector<uint32_t>& kills, uint32_t p
 // end, not the sending socket itself (another copy of it), never closed.
 // (A process that closed its copy gave it up; the order of that close and
 // a send is often only the scheduler's, so it is not asked.)
-bool heldToTheEnd(const Trace& t, uint32_t id, uint32_t from) {
+bool heldToTheEnd(const Trace& t, const Notable& n, uint32_t id, uint32_t from) {
   const Endpoint& ep = t.endpoints[id];
   if (ep.external) return false;
   const bool pipe = ep.type == log::ChannelType::Pipe || ep.type == log::ChannelType::Fifo;
   if (pipe && (ep.access & O_ACCMODE) == O_WRONLY) return false;
   if (!pipe && from != kNone && ep.ino && ep.ino == t.endpoints[from].ino) return false;
-  for (uint32_t i : t.process_events[ep.process])
-    if (t.events[i].endpoint == id && t.events[i].eventKind() == log::Kind::Close) return false;
-  return true;
+  return !n.closed[id];
 }
 
 // Why receiver r never read bytes sent from `first_send` on, where the
@@ -88,36 +105,36 @@ bool heldToTheEnd(const Trace& t, uint32_t id, uint32_t from) {
 // before the send), or it ended on a recorded signal (that kill()).
 // kNone otherwise. (A process killed has no exit event: its last event
 // says nothing of when it ended.)
-uint32_t whyUnread(const Trace& t, const std::vector<uint32_t>& kills, uint32_t r, uint32_t first_send) {
+uint32_t whyUnread(const Trace& t, const Notable& n, uint32_t r, uint32_t first_send) {
   const EventList& mine = t.process_events[r];
   if (mine.size()) {
     const uint32_t last = mine.begin()[mine.size() - 1];
     if (t.events[last].eventKind() == log::Kind::Exit && t.happensBefore(last, first_send)) return last;
   }
-  return endCause(t, kills, r);
+  return endCause(t, n, r);
 }
 
 // Bytes never received whose would-be receivers (the other processes that
 // held the channel's receiving side to their end) each had ended before
 // they were sent, or ended on a recorded signal: the first's cause. kNone
 // when there were none, or one has no such cause.
-uint32_t receiversEndCause(const Trace& t, const std::vector<uint32_t>& kills, const Finding& f) {
+uint32_t receiversEndCause(const Trace& t, const Notable& n, const Finding& f) {
   if (f.channels.empty() || f.processes.empty() || f.events.empty()) return kNone;
   std::set<uint32_t> receivers;
   const uint32_t from = t.events[f.events.front()].endpoint;
   for (uint32_t id : t.channels[f.channels[0]].endpoints)
-    if (t.endpoints[id].process != f.processes[0] && heldToTheEnd(t, id, from))
+    if (t.endpoints[id].process != f.processes[0] && heldToTheEnd(t, n, id, from))
       receivers.insert(t.endpoints[id].process);
   uint32_t first = kNone;
   for (uint32_t r : receivers) {
-    const uint32_t cause = whyUnread(t, kills, r, f.events.front());
+    const uint32_t cause = whyUnread(t, n, r, f.events.front());
     if (cause == kNone) return kNone;
     if (first == kNone) first = cause;
   }
   return first;
 }
 
-void judge(const Trace& t, const std::vector<uint32_t>& kills, Finding& f) {
+void judge(const Trace& t, const Notable& n, Finding& f) {
   switch (f.kind) {
     case Finding::Kind::Deadlock:
     case Finding::Kind::LockDeadlock:
@@ -130,12 +147,12 @@ void judge(const Trace& t, const std::vector<uint32_t>& kills, Finding& f) {
       return;
     case Finding::Kind::Abnormal: {
       const Process& p = t.processes[f.processes[0]];
-      f.cause = killerOf(t, kills, p);
+      f.cause = killerOf(t, n.kills, p);
       f.severity = f.cause != kNone ? Severity::Note : isCrashSignal(p.end_code) ? Severity::Error : Severity::Warning;
       return;
     }
     case Finding::Kind::NeverReceived:
-      f.cause = receiversEndCause(t, kills, f);
+      f.cause = receiversEndCause(t, n, f);
       f.severity = f.cause != kNone ? Severity::Note : Severity::Warning;
       return;
     default:
@@ -147,10 +164,8 @@ void judge(const Trace& t, const std::vector<uint32_t>& kills, Finding& f) {
 
 void rankFindings(Trace& t) {
   if (t.findings.empty()) return;
-  std::vector<uint32_t> kills;
-  for (uint32_t i = 0; i < t.events.size(); ++i)
-    if (t.events[i].eventKind() == log::Kind::Kill && !(t.events[i].flags & kEventFailed)) kills.push_back(i);
-  for (Finding& f : t.findings) judge(t, kills, f);
+  const Notable n = notableEvents(t);
+  for (Finding& f : t.findings) judge(t, n, f);
   std::stable_sort(t.findings.begin(), t.findings.end(), [](const Finding& a, const Finding& b) {
     return std::pair(a.severity, kindOrder(a.kind)) < std::pair(b.severity, kindOrder(b.kind));
   });
