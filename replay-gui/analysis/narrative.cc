@@ -187,8 +187,12 @@ std::string Narrator::received(uint32_t position) const {
     const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
     whence = " from " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
   } else if (e.flags & kEventUnmatched) {
-    whence = channelGapExplained(t_, t_.endpoints[e.endpoint].channel, e.process) ? " whose sending radar did not see"
-                                                                                  : " that no recorded process sent";
+    const uint32_t channel = t_.endpoints[e.endpoint].channel;
+    const auto unfinished = unfinishedSendOn(t_, channel);
+    whence = unfinished.process != kNone ? " from " + t_.label(unfinished.process) + ", whose log ended inside its " +
+                                               log::kindName(static_cast<log::Kind>(unfinished.kind)) + "(),"
+             : channelGapExplained(t_, channel, e.process) ? " whose sending radar did not see"
+                                                           : " that no recorded process sent";
   }
   const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
   std::string unseen;  // some of its bytes, where others came from recorded sends

@@ -379,6 +379,17 @@ bool channelGapExplained(const Trace& t, uint32_t channel, uint32_t p) {
   return false;
 }
 
+UnfinishedSend unfinishedSendOn(const Trace& t, uint32_t channel) {
+  for (uint32_t e : t.channels[channel].endpoints) {
+    const Endpoint& end = t.endpoints[e];
+    for (const auto& slot : t.processes[end.process].control.threads)
+      if (slot.kind && log::categoryOf(static_cast<Kind>(slot.kind)) == log::Category::Send &&
+          slot.channel == end.local_index)
+        return {end.process, slot.kind};
+  }
+  return {};
+}
+
 // Whether what process p began using after its event `after_counter`
 // began inside its MPI_Init: the MPI library's own (its shared-memory
 // transport), whose messages radar records as MPI calls.

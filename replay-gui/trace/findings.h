@@ -48,6 +48,15 @@ std::vector<UnseenLine> unseenLines(const Trace& trace);
 // system calls.
 bool channelGapExplained(const Trace& trace, uint32_t channel, uint32_t process);
 
+// A process whose log ended inside a send on `channel` (write, send ...):
+// killed after the kernel moved its bytes and before it recorded the call,
+// it is the likely sender of bytes received there that no record explains.
+struct UnfinishedSend {
+  uint32_t process = ~0u;  // kNone: none
+  unsigned kind = 0;       // log::Kind of the call
+};
+UnfinishedSend unfinishedSendOn(const Trace& trace, uint32_t channel);
+
 // A synchronization event's object, for sentences: "mutex 0x5580",
 // "shared semaphore at inode 5932 + 0" (re-read from its log).
 std::string syncObjectName(const Trace& trace, uint32_t position);

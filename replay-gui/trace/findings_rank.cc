@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <set>
 
+#include "log/kinds.h"
 #include "trace/findings.h"
 #include "trace/trace.h"
 
@@ -155,6 +156,9 @@ void judge(const Trace& t, const Notable& n, Finding& f) {
       f.cause = receiversEndCause(t, n, f);
       f.severity = f.cause != kNone ? Severity::Note : Severity::Warning;
       return;
+    case Finding::Kind::NoSender:
+      f.severity = unfinishedSendOn(t, f.channels[0]).process != kNone ? Severity::Note : Severity::Warning;
+      return;
     default:
       f.severity = Severity::Warning;
   }
@@ -171,7 +175,16 @@ void rankFindings(Trace& t) {
   });
 }
 
+// A send its process's log ended in: the cause has no event of its own.
+std::string unfinishedSendCause(const Trace& t, const Finding& f) {
+  const UnfinishedSend send = unfinishedSendOn(t, f.channels[0]);
+  if (send.process == kNone) return "";
+  return ": " + t.label(send.process) + " was in " + log::kindName(static_cast<log::Kind>(send.kind)) +
+         "() on it when its log ended, after the kernel may have moved them";
+}
+
 std::string causeOf(const Trace& t, const Finding& f) {
+  if (f.kind == Finding::Kind::NoSender) return unfinishedSendCause(t, f);
   if (f.cause == kNone) return "";
   const std::string who = t.label(t.events[f.cause].process);
   const std::string at = " (kill() at event " + std::to_string(f.cause + 1) + ")";

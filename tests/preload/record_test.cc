@@ -742,6 +742,14 @@ TEST(Record, SigkillLosesNoCompletedCall) {
   ASSERT_FALSE(waits.empty());
   EXPECT_TRUE(WIFSIGNALED(waits.back()->r.status));
   EXPECT_EQ(WTERMSIG(waits.back()->r.status), SIGKILL);
+  // Where the last write's record was lost, its thread's slot says the
+  // child was in it: a note naming that write(), not bytes nobody sent.
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.out.find("warning: no-sender"), std::string::npos) << check.out;
+  if (child->ofKind(Kind::Write).size() == 2999u) {
+    const std::string pid = std::to_string(parent->first(Kind::Fork)->r.peer_pid);
+    EXPECT_NE(check.out.find("[" + pid + "] was in write() on it when its log ended"), std::string::npos) << check.out;
+  }
 }
 
 TEST(Record, CrashKeepsWhatWasSent) {

@@ -536,6 +536,42 @@ TEST(Merge, ReceivedBytesAreCheckedAgainstTheSendsContent) {
   }
 }
 
+// A writer killed after its write() returned and before it recorded the
+// call: the reader got the bytes, the writer's log has only its thread's
+// slot saying it was in write() on the pipe. The receive's bytes are not
+// blamed on nobody: a note names the call that may have sent them. A slot
+// in a receive, or in a write on another channel, explains nothing.
+TEST(Merge, BytesFromAWriteItsLogEndedInAreANoteNamingIt) {
+  FakeRecording rec;
+  rec.process("writer", 1).pipeEnd(1, 405, true).pipeEnd(2, 406, true).blockedIn(log::Kind::Write, 1, 4);
+  rec.process("reader", 2).pipeEnd(1, 405, false).receive(1, "r", 20, 21).exit(0, 22);
+  auto t = rec.load();
+  expectConsistent(*t);
+  const Finding* orphan = findingOf(*t, Finding::Kind::NoSender);
+  ASSERT_TRUE(orphan);
+  EXPECT_EQ(orphan->severity, Finding::Severity::Note);
+  EXPECT_NE(describe(*t, *orphan).find(": writer[1] was in write() on it when its log ended"), std::string::npos)
+      << describe(*t, *orphan);
+  analysis::Narrator narrator(*t);
+  EXPECT_NE(narrator.sentence(at(*t, 2, 1))
+                .find("receives a message from writer[1], whose log ended inside its write(), on pipe"),
+            std::string::npos)
+      << narrator.sentence(at(*t, 2, 1));
+
+  for (const auto& [kind, channel] : {std::pair(log::Kind::Read, 1u), std::pair(log::Kind::Write, 2u)}) {
+    SCOPED_TRACE(log::kindName(kind) + std::string(" on channel ") + std::to_string(channel));
+    FakeRecording other;
+    other.process("writer", 1).pipeEnd(1, 405, true).pipeEnd(2, 406, true).blockedIn(kind, channel, 4);
+    other.process("reader", 2).pipeEnd(1, 405, false).receive(1, "r", 20, 21).exit(0, 22);
+    auto u = other.load();
+    const Finding* still = findingOf(*u, Finding::Kind::NoSender);
+    ASSERT_TRUE(still);
+    EXPECT_EQ(still->severity, Finding::Severity::Warning);
+    EXPECT_NE(describe(*u, *still).find("got bytes no recorded process sent (1 byte)"), std::string::npos);
+    EXPECT_EQ(describe(*u, *still).find("was in"), std::string::npos) << describe(*u, *still);
+  }
+}
+
 // A receive whose checksum does not match its sends' (pages given with
 // vmsplice() and changed before the reader read them) while the next
 // receive does not have those bytes either: the checksum is wrong, not the
