@@ -89,8 +89,10 @@ Interactions findInteractions(const Trace& t) {
       for (uint32_t k : t.messagesFrom(i))
         if (!(t.events[t.edges[k].to].flags & kEventPeek)) in.reply_receive = t.edges[k].to;
       // The parts, one after the other (none negative, where clocks of two
-      // hosts disagree).
+      // hosts disagree), up to the reply's receive: a server preempted
+      // before its send returned may return after the client had the reply.
       const uint32_t r = in.request_receive;
+      const int64_t end = in.reply_receive != kNone ? back(in.reply_receive) : back(i);
       const int64_t start = in.request_send != kNone ? wall(in.request_send) : wall(r);
       const int64_t sent = in.request_send != kNone ? std::max(start, back(in.request_send)) : start;
       int64_t at = start;
@@ -102,7 +104,7 @@ Interactions findInteractions(const Trace& t) {
       part(Interaction::Send, sent);
       part(Interaction::Queued, wall(r));
       part(Interaction::TransitIn, back(r));
-      part(Interaction::Server, back(i));
+      part(Interaction::Server, std::min(back(i), end));
       if (in.reply_receive != kNone) {
         part(Interaction::ReplyQueued, wall(in.reply_receive));
         part(Interaction::TransitOut, back(in.reply_receive));

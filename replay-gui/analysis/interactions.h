@@ -7,7 +7,8 @@
 //   send         the client's send call;
 //   queued       the request waiting before the server called receive;
 //   transit in   the request reaching the server (or the server waiting);
-//   server       from the request's receive to the reply's send returning;
+//   server       from the request's receive to the reply's send returning
+//                (or the client's receive, if that returned first);
 //   reply queued the reply waiting before the client called receive;
 //   transit out  the reply reaching the client.
 #pragma once

@@ -305,7 +305,8 @@ TEST(Interactions, RequestsAndRepliesSplitIntoTheirParts) {
 }
 
 // Random request/response runs: every interaction's parts add up to its
-// response time, from the request's send to the reply's receive.
+// response time, from the request's send to the reply's receive, also
+// where the reply's send returned after the client had it.
 TEST(Interactions, PartsAddUpToTheResponseTime) {
   std::mt19937_64 rng(77);
   FakeRecording rec;
@@ -325,10 +326,13 @@ TEST(Interactions, PartsAddUpToTheResponseTime) {
     const int64_t got = ask + 2 + static_cast<int64_t>(rng() % 10);
     server.receive(1 + c, q, ask - 1, got);
     const int64_t answer = got + static_cast<int64_t>(rng() % 20);
-    server.send(1 + c, a, answer, answer + 1);
+    // Half the time the server is preempted before its send returns: the
+    // client has the reply (moved at answer + 1) before that.
+    const int64_t late = rng() % 2 ? static_cast<int64_t>(rng() % 30) : 0;
+    server.send(1 + c, a, answer, answer + 1 + late);
     const int64_t call = ask + 1 + static_cast<int64_t>(rng() % 40);
     clients[c]->receive(1, a, call, std::max(call, answer + 1) + 1);
-    now = std::max(call, answer + 1) + 2;
+    now = std::max(call, answer + 1 + late) + 2;
   }
   auto t = rec.load();
   const Interactions found = findInteractions(*t);
