@@ -30,6 +30,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSlider>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -87,6 +88,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   QDockWidget* events_dock = buildEventsDock();
   QDockWidget* findings_dock = buildFindingsDock();
   buildCriticalPathDock(events_dock);
+  buildRequestsDock(findings_dock);
   position_label_ = new QLabel(this);
   statusBar()->addPermanentWidget(position_label_);
   buildActions();
@@ -346,6 +348,53 @@ void MainWindow::buildCriticalPathDock(QDockWidget* events_dock) {
     const uint32_t position = path_model_->eventOf(index.row());
     if (position != kNone) goToEvent(position);
   });
+}
+
+// Every request a server answered, slowest first; picking one (a click,
+// the arrow keys) takes every view to its reply and draws its own path.
+void MainWindow::buildRequestsDock(QDockWidget* findings_dock) {
+  auto* model = new RequestsModel(*trace_, this);
+  if (model->rowCount() == 0) {
+    delete model;
+    return;
+  }
+  requests_model_ = model;
+  auto* dock = new QDockWidget(tr("Requests"), this);
+  dock->setObjectName(QStringLiteral("requests"));
+  auto* sorted = new QSortFilterProxyModel(dock);
+  sorted->setSourceModel(model);
+  sorted->setSortRole(RequestsModel::SortRole);
+  requests_view_ = new QTableView(dock);
+  requests_view_->setModel(sorted);
+  requests_view_->setSortingEnabled(true);
+  requests_view_->sortByColumn(RequestsModel::Total, Qt::DescendingOrder);
+  requests_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  requests_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  requests_view_->verticalHeader()->hide();
+  requests_view_->verticalHeader()->setDefaultSectionSize(20);
+  requests_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  dock->setWidget(requests_view_);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  tabifyDockWidget(findings_dock, dock);
+  findings_dock->raise();
+  connect(requests_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this, sorted](const QModelIndex& current) {
+            if (current.isValid()) showRequest(sorted->mapToSource(current).row());
+          });
+}
+
+bool MainWindow::showRequest(int row) {
+  if (!requests_model_ || row < 0 || row >= requests_model_->rowCount()) return false;
+  const auto [from, to] = RequestsModel::span(requests_model_->interaction(row));
+  goToEvent(to);
+  analysis::CriticalPath path;
+  std::string error;
+  if (!analysis::criticalPath(*trace_, from, to, &path, &error)) {
+    statusBar()->showMessage(QString::fromStdString(error), 5000);
+    return false;
+  }
+  showPath(std::move(path), tr("Critical path of the request from event %1 to event %2").arg(from + 1).arg(to + 1));
+  return true;
 }
 
 // The table keeps what the filter (and the MPI library's box) keeps; the
@@ -754,21 +803,27 @@ bool MainWindow::showCriticalPath() {
     statusBar()->showMessage(QString::fromStdString(error), 5000);
     return false;
   }
+  showPath(std::move(path), tr("Critical path to event %1").arg(pos));
+  return true;
+}
+
+// A path's events joined in the diagram, its processes outlined, its
+// segments in their panel.
+void MainWindow::showPath(analysis::CriticalPath path, const QString& what) {
   std::vector<uint32_t> processes;
   for (uint32_t e : path.events) processes.push_back(trace_->events[e].process);
   std::sort(processes.begin(), processes.end());
   processes.erase(std::unique(processes.begin(), processes.end()), processes.end());
   spacetime_->timeline().setPath(path.events);
   network_->setPathProcesses(std::move(processes));
-  statusBar()->showMessage(tr("Critical path to event %1: %2 ms, %3 events")
-                               .arg(pos)
+  statusBar()->showMessage(tr("%1: %2 ms, %3 events")
+                               .arg(what)
                                .arg(static_cast<double>(path.end_ns - path.begin_ns) / 1e6, 0, 'f', 3)
                                .arg(path.events.size()),
                            10000);
   path_model_->setPath(std::move(path));
   path_dock_->show();
   path_dock_->raise();
-  return true;
 }
 
 void MainWindow::showMessage(uint32_t send) {

@@ -16,6 +16,7 @@
 #include "app/controller.h"
 #include "app/models.h"
 #include "app/network_view.h"
+#include "app/requests_model.h"
 #include "app/scene.h"
 #include "app/spacetime_view.h"
 #include "binding/binding.h"
@@ -67,6 +68,13 @@ class MainWindow : public QMainWindow {
   // events joined in the diagram, its processes outlined (P).
   bool showCriticalPath();
   CriticalPathModel& criticalPathModel() { return *path_model_; }
+  // The Requests pane (only when a server answered requests: else null):
+  // every request, sortable by each part of its time. Showing one moves
+  // every view to its reply and draws its own critical path, from its
+  // request's send (showRequest, with the model's row).
+  RequestsModel* requestsModel() { return requests_model_; }
+  QTableView* requestsView() { return requests_view_; }
+  bool showRequest(int row);
   // Jumps to the first receive of a message.
   bool followMessage(uint32_t send);
   // Wireshark's Follow Stream: the whole byte stream of the channel a
@@ -112,6 +120,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* buildEventsDock();
   QDockWidget* buildFindingsDock();
   void buildCriticalPathDock(QDockWidget* events_dock);
+  void buildRequestsDock(QDockWidget* findings_dock);
+  void showPath(analysis::CriticalPath path, const QString& what);
   void buildActions();
   void buildFileMenu(QMenu* file);
   void buildReplayMenu(QMenu* replay, QToolBar* bar);
@@ -176,6 +186,8 @@ class MainWindow : public QMainWindow {
   uint32_t table_position_ = ~0u;  // the event the table was last put on
   CriticalPathModel* path_model_ = nullptr;
   QDockWidget* path_dock_ = nullptr;
+  RequestsModel* requests_model_ = nullptr;
+  QTableView* requests_view_ = nullptr;
   QDockWidget* events_dock_ = nullptr;
   QDockWidget* findings_dock_ = nullptr;
   QSplitter* centre_split_ = nullptr;

@@ -767,6 +767,69 @@ TEST_F(Window, TheCriticalPathToAnEventIsListedAndDrawn) {
   EXPECT_EQ(model.rowCount(), 0);
 }
 
+// client[100] asks server[200] three times (times in ms): a quick answer,
+// one the server took 470 ms over, one that waited 99 ms in the socket.
+std::unique_ptr<trace::Trace> threeRequests() {
+  auto rec = std::make_unique<testing::FakeRecording>();
+  constexpr int64_t ms = 1'000'000;
+  testing::FakeProcess& client = rec->process("client", 100).socketEnd(1, 1, 2);
+  testing::FakeProcess& server = rec->process("server", 200).socketEnd(1, 2, 1);
+  client.send(1, "q1", 10 * ms, 11 * ms).receive(1, "a1", 12 * ms, 16 * ms);
+  server.receive(1, "q1", 11 * ms, 12 * ms).send(1, "a1", 14 * ms, 15 * ms);
+  client.send(1, "q2", 30 * ms, 31 * ms).receive(1, "a2", 32 * ms, 502 * ms);
+  server.receive(1, "q2", 31 * ms, 32 * ms).send(1, "a2", 500 * ms, 501 * ms);
+  client.send(1, "q3", 600 * ms, 601 * ms).receive(1, "a3", 602 * ms, 704 * ms);
+  server.receive(1, "q3", 700 * ms, 701 * ms).send(1, "a3", 702 * ms, 703 * ms);
+  client.exit(0, 800 * ms);
+  server.exit(0, 801 * ms);
+  return rec->load();
+}
+
+// The Requests pane lists every request a server answered, slowest first
+// and sortable by each part of its time; a click on one takes every view
+// to its reply and draws that request's own critical path, not the run's.
+TEST(Requests, ARequestPickedInThePaneIsShownWithItsOwnCriticalPath) {
+  MainWindow window(threeRequests());
+  showOffscreen(window);
+  const trace::Trace& t = window.trace();
+  RequestsModel* model = window.requestsModel();
+  ASSERT_TRUE(model) << "no Requests pane";
+  QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  ASSERT_EQ(model->rowCount(), 3);
+  QTableView* view = window.requestsView();
+  auto cell = [&](int row, int column) { return view->model()->index(row, column).data().toString(); };
+  EXPECT_EQ(cell(0, RequestsModel::AnsweredBy), QStringLiteral("server[200]"));
+  EXPECT_EQ(cell(0, RequestsModel::AskedBy), QStringLiteral("client[100]"));
+  EXPECT_EQ(cell(0, RequestsModel::Total), QStringLiteral("472.000")) << "slowest first";
+  EXPECT_EQ(cell(0, RequestsModel::partColumn(analysis::Interaction::Server)), QStringLiteral("469.000"));
+  view->sortByColumn(RequestsModel::partColumn(analysis::Interaction::Queued), Qt::DescendingOrder);
+  EXPECT_EQ(cell(0, RequestsModel::partColumn(analysis::Interaction::Queued)), QStringLiteral("99.000"));
+  EXPECT_EQ(cell(0, RequestsModel::Total), QStringLiteral("104.000"));
+  view->sortByColumn(RequestsModel::Total, Qt::DescendingOrder);
+
+  // A click on the slowest: every view goes to its reply's receive.
+  const QRect row = view->visualRect(view->model()->index(0, RequestsModel::Total));
+  QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, row.center());
+  const uint32_t asked = positionOf(t, 100, 3), answered = positionOf(t, 100, 4);
+  EXPECT_EQ(window.controller().position(), answered + 1);
+  const analysis::CriticalPath& path = window.criticalPathModel().path();
+  ASSERT_FALSE(path.events.empty());
+  EXPECT_EQ(path.events.front(), asked) << "the request's own path starts at its send";
+  EXPECT_EQ(path.events.back(), answered);
+  EXPECT_EQ(window.spaceTimeView().timeline().path(), path.events);
+  int64_t server_ns = 0;
+  for (const auto& s : path.segments)
+    if (s.process != kNone && t.processes[s.process].pid == 200) server_ns += s.ns();
+  EXPECT_GE(server_ns, 469 * 1'000'000) << "the server's time is on the path";
+  // The arrow keys go on to the next request.
+  QTest::keyClick(view, Qt::Key_Down);
+  EXPECT_EQ(window.controller().position(), positionOf(t, 100, 6) + 1);
+  EXPECT_EQ(window.criticalPathModel().path().events.front(), positionOf(t, 100, 5));
+}
+
+// A recording where no server answered has no Requests pane.
+TEST_F(Window, NoServerNoRequestsPane) { EXPECT_EQ(window->requestsModel(), nullptr); }
+
 // ---- defects of the window, each fixed -----------------------------------------------------
 
 // A box dragged while the replay is paused moves at once, not at the next step.

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QGuiApplication>
 #include <QImage>
 #include <QPixmap>
 #include <QScreen>
 #include <QSet>
+#include <QTableView>
 #include <QTest>
 #include <cstdlib>
 #include <filesystem>
@@ -141,6 +143,30 @@ TEST(Screenshot, TheTutorialsParserSendingItsTree) {
   const QString path = QString::fromStdString(out) + QStringLiteral("/tutorial-calc.png");
   ASSERT_TRUE(shot.save(path)) << path.toStdString();
   EXPECT_GT(colours(shot), 40) << "the window looks empty";
+  std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
+}
+
+// The Requests pane of nginx answering curl (docs/replay.md): the slowest
+// request picked, every view on its reply, its own critical path below.
+TEST(Screenshot, TheRequestsPaneOfAServer) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string dir = env("RADAR_SCREENSHOT_SERVER_REC"), out = env("RADAR_SCREENSHOT_DIR");
+  if (dir.empty() || !std::filesystem::exists(dir + "/recording.txt")) GTEST_SKIP() << "no recording of nginx";
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  ASSERT_TRUE(trace) << error;
+  MainWindow window(std::move(trace));
+  ASSERT_TRUE(showOnScreen(window));
+  ASSERT_TRUE(window.requestsModel()) << "no request found";
+  EXPECT_GE(window.requestsModel()->rowCount(), 20);
+  auto* requests = window.findChild<QDockWidget*>(QStringLiteral("requests"));
+  requests->raise();
+  window.resizeDocks({requests}, {560}, Qt::Horizontal);  // its times and who answered
+  window.requestsView()->selectRow(0);
+  const QImage shot = windowOnScreen(window);
+  const QString path = QString::fromStdString(out) + QStringLiteral("/replay-requests.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  EXPECT_GT(window.criticalPathModel().rowCount(), 0) << "no path drawn for the request";
   std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
 }
 

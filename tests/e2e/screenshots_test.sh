@@ -21,6 +21,26 @@ echo "10 - (2 + 3)" | "$build/bin/radar" record -o "$work/tutorial" -- "$build/b
 # critical-path panel; none where the test programs are not built.
 lock_wait=$build/tests/threads/programs/lock_wait
 [ -x "$lock_wait" ] && "$build/bin/radar" record --sync -o "$work/sync" -- "$lock_wait" 1 > /dev/null 2>&1
+# nginx with two workers answering 20 requests from curl, for the Requests
+# pane; none where nginx or curl is not installed.
+record_nginx() {
+  local web=$work/nginx port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  mkdir -p "$web/html" && chmod 755 "$work" "$web"
+  for i in $(seq 0 19); do echo "page $i" > "$web/html/page$i.html"; done
+  cat > "$web/nginx.conf" << CONF
+worker_processes 2; daemon off; pid $web/nginx.pid; error_log $web/error.log;
+events { worker_connections 64; }
+http { access_log off; client_body_temp_path $web/body; proxy_temp_path $web/proxy;
+  fastcgi_temp_path $web/fcgi; uwsgi_temp_path $web/uwsgi; scgi_temp_path $web/scgi;
+  server { listen 127.0.0.1:$port; root $web/html; } }
+CONF
+  "$build/bin/radar" record -o "$work/nginx-rec" -- sh -c "nginx -p $web -c $web/nginx.conf & server=\$!
+    for i in \$(seq 100); do curl -s -o /dev/null http://127.0.0.1:$port/ && break; sleep 0.05; done
+    for i in \$(seq 0 19); do curl -s -o /dev/null http://127.0.0.1:$port/page\$i.html; done
+    kill -QUIT \$(cat $web/nginx.pid); wait \$server" > /dev/null 2>&1
+}
+if command -v nginx > /dev/null && command -v curl > /dev/null; then record_nginx; fi
 # A display of its own: Xvfb picks a free number and writes it to fd 3.
 Xvfb -displayfd 3 -screen 0 1400x950x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
 xvfb=$!
@@ -33,5 +53,5 @@ echo "leak:libdbus-1.so" > "$work/lsan.supp"
 export LSAN_OPTIONS="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work" \
   RADAR_SCREENSHOT_REC="$work/rec" RADAR_SCREENSHOT_SYNC_REC="$work/sync" RADAR_SCREENSHOT_DIR="$out" \
-  RADAR_SCREENSHOT_TUTORIAL_REC="$work/tutorial" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
+  RADAR_SCREENSHOT_TUTORIAL_REC="$work/tutorial" RADAR_SCREENSHOT_SERVER_REC="$work/nginx-rec" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
   "$build/bin/screenshot_tests"
