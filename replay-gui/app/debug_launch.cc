@@ -37,7 +37,8 @@ DebugCommand debugCommand(const trace::Trace& t, uint32_t process, uint32_t posi
   DebugCommand c;
   c.program = radar;
   c.arguments << QStringLiteral("debug");
-  for (const auto& dir : t.directories) c.arguments << QString::fromStdString(dir);
+  // Whole: the terminal it runs in may start in another directory.
+  for (const auto& dir : t.directories) c.arguments << QFileInfo(QString::fromStdString(dir)).absoluteFilePath();
   const trace::Process& p = t.processes[process];
   c.arguments << QStringLiteral("%1.%2").arg(p.pid).arg(p.generation);
   for (uint32_t pos : t.process_events[process])

@@ -568,6 +568,19 @@ TEST_F(Window, DebugFromHereGivesTheCommandForTheProcessAtThisEvent) {
   for (const auto& dir : t.directories) EXPECT_TRUE(consumer_line.contains(QString::fromStdString(dir)));
 }
 
+// The command runs in a terminal that may start in another directory than
+// the window's: a recording opened by a relative path is given whole.
+TEST(DebugLaunch, TheRecordingsDirectoryIsGivenWhole) {
+  testing::FakeRecording rec;
+  rec.process("solo", 7).user("x", 1).exit(0, 2);
+  auto t = rec.load();
+  t->directories = {"relative/rec"};
+  const DebugCommand command = debugCommand(*t, 0, 0, QStringLiteral("radar"));
+  EXPECT_TRUE(command.arguments.contains(QDir::current().absoluteFilePath(QStringLiteral("relative/rec"))))
+      << command.commandLine().toStdString();
+  EXPECT_FALSE(command.arguments.contains(QStringLiteral("relative/rec")));
+}
+
 TEST(DebugLaunch, TerminalFromTheEnvironmentOrTheUsualOnes) {
   const QString dir = QDir::tempPath() + QStringLiteral("/radar-terminal-test");
   QDir(dir).removeRecursively();
