@@ -48,6 +48,11 @@ void ReplayController::setMode(Mode mode) {
 
 void ReplayController::toggleMode() { setMode(mode_ == Mode::Continuous ? Mode::SingleStep : Mode::Continuous); }
 
+double ReplayController::secondsPerEventFor(uint32_t events) {
+  if (events == 0) return kDefaultSecondsPerEvent;
+  return std::clamp(kSecondsToPlayARecording / events, kMinSecondsPerEvent, kDefaultSecondsPerEvent);
+}
+
 void ReplayController::setSecondsPerEvent(double seconds) {
   seconds = std::max(seconds, kMinSecondsPerEvent);
   if (seconds == seconds_per_event_) return;

@@ -32,8 +32,12 @@ class ReplayController : public QObject {
   // True while the event being shown is still moving.
   bool animating() const { return position_ > 0 && progress_ < 1; }
 
-  static constexpr double kDefaultSecondsPerEvent = 3;  // RADAR's default
+  static constexpr double kDefaultSecondsPerEvent = 3;  // RADAR's default, the most a recording starts with
   static constexpr double kMinSecondsPerEvent = 0.001;
+  static constexpr double kSecondsToPlayARecording = 60;
+  // What a replay starts with: the whole recording played in about a
+  // minute, but no event longer than RADAR's 3 s.
+  static double secondsPerEventFor(uint32_t events);
 
  public slots:
   void play();

@@ -76,6 +76,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
                                15000);
   }
   controller_ = new ReplayController(static_cast<uint32_t>(trace_->events.size()), this);
+  controller_->setSecondsPerEvent(ReplayController::secondsPerEventFor(static_cast<uint32_t>(trace_->events.size())));
 
   QString title = QStringLiteral("radar replay");
   if (!trace_->directories.empty())
@@ -570,8 +571,10 @@ void MainWindow::buildReplayMenu(QMenu* replay, QToolBar* bar) {
   speed_ = new QDoubleSpinBox(bar);
   speed_->setDecimals(3);
   speed_->setRange(ReplayController::kMinSecondsPerEvent, 60);
-  speed_->setValue(ReplayController::kDefaultSecondsPerEvent);
-  speed_->setToolTip(tr("Seconds each event takes to show ([ slower, ] faster)"));
+  speed_->setValue(controller_->secondsPerEvent());
+  speed_->setToolTip(
+      tr("Seconds each event takes to show ([ slower, ] faster); at first, the whole recording in "
+         "about a minute, at most 3 s an event"));
   bar->addWidget(speed_);
   connect(speed_, &QDoubleSpinBox::valueChanged, controller_, &ReplayController::setSecondsPerEvent);
 }

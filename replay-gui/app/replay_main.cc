@@ -61,7 +61,7 @@ int openWindow(std::unique_ptr<radar::trace::Trace> trace, const radar::app::Rep
     return 2;
   }
   *window = std::make_unique<radar::app::MainWindow>(std::move(trace), std::move(net));
-  (*window)->controller().setSecondsPerEvent(options.seconds_per_event);
+  if (options.seconds_per_event > 0) (*window)->controller().setSecondsPerEvent(options.seconds_per_event);
   return -1;
 }
 

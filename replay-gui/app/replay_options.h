@@ -16,7 +16,7 @@ struct ReplayOptions {
   int fps = 25;           // --frames: frames a second of animation
   uint32_t at_event = 0;  // events applied (0: before the first)
   int width = 1280, height = 800;
-  double seconds_per_event = 3;
+  double seconds_per_event = 0;  // 0: the recording in about a minute (ReplayController::secondsPerEventFor)
   std::string net;               // a network description to apply (--net)
   bool no_net = false;           // ignore the one the recording carries
   bool critical_path = false;    // show the critical path to --at-event (P)

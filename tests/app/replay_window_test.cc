@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QDialog>
+#include <QDoubleSpinBox>
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -838,6 +839,22 @@ TEST(Requests, ARequestPickedInThePaneIsShownWithItsOwnCriticalPath) {
   QTest::keyClick(view, Qt::Key_Down);
   EXPECT_EQ(window.controller().position(), positionOf(t, 100, 6) + 1);
   EXPECT_EQ(window.criticalPathModel().path().events.front(), positionOf(t, 100, 5));
+}
+
+// The window starts at the speed that plays its recording in about a
+// minute, and its speed box says so.
+TEST(Speed, TheWindowPlaysTheRecordingInAboutAMinute) {
+  testing::FakeRecording rec;
+  testing::clientAndServer(rec, 30);  // 122 events
+  MainWindow window(rec.load());
+  showOffscreen(window);
+  const double expected = ReplayController::secondsPerEventFor(static_cast<uint32_t>(window.trace().events.size()));
+  EXPECT_LT(expected, 3.0);
+  EXPECT_DOUBLE_EQ(window.controller().secondsPerEvent(), expected);
+  auto* box = window.findChild<QDoubleSpinBox*>();
+  ASSERT_TRUE(box);
+  EXPECT_NEAR(box->value(), expected, 0.001);
+  EXPECT_TRUE(box->toolTip().contains(QStringLiteral("about a minute")));
 }
 
 // A recording where no server answered has no Requests pane.
