@@ -1,5 +1,6 @@
 #include "app/main_window.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -18,6 +19,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -35,6 +37,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTextEdit>
 #include <QThread>
 #include <QToolBar>
 #include <QToolButton>
@@ -93,6 +96,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   position_label_ = new QLabel(this);
   statusBar()->addPermanentWidget(position_label_);
   buildActions();
+  qApp->installEventFilter(this);
   connectViews();
   connect(&timer_, &QTimer::timeout, this, &MainWindow::tick);
   timer_.start(16);
@@ -468,6 +472,35 @@ void MainWindow::connectViews() {
 // The views read the trace and the models, members that are gone before
 // QWidget's destructor deletes its children (a table sizing its rows as it
 // is hidden would read a freed trace): the views go first.
+namespace {
+
+// Whether a widget's keys mean nothing to it but what the window's would
+// (a spin box's letters, a button's or a slider's): the filter, the find
+// box and the timeline (W/S/A/D) keep theirs.
+bool keysMeanNothingTo(const QWidget* w) {
+  if (qobject_cast<const QAbstractSpinBox*>(w) || qobject_cast<const QAbstractSpinBox*>(w->parentWidget())) return true;
+  if (const auto* combo = qobject_cast<const QComboBox*>(w)) return !combo->isEditable();
+  return qobject_cast<const QAbstractButton*>(w) || qobject_cast<const QAbstractSlider*>(w);
+}
+
+}  // namespace
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() != QEvent::ShortcutOverride) return QMainWindow::eventFilter(watched, event);
+  auto* widget = qobject_cast<QWidget*>(watched);
+  const auto* key = static_cast<QKeyEvent*>(event);
+  if (!widget || widget->window() != this || !keysMeanNothingTo(widget) ||
+      (key->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)))
+    return QMainWindow::eventFilter(watched, event);
+  const QKeySequence pressed(key->keyCombination());
+  for (const QAction* action : findChildren<QAction*>(Qt::FindDirectChildrenOnly))
+    if (action->shortcut() == pressed && action->isEnabled()) {
+      event->ignore();  // not the widget's: the window's shortcut takes it
+      return true;
+    }
+  return QMainWindow::eventFilter(watched, event);
+}
+
 MainWindow::~MainWindow() {
   const auto docks = findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly);
   for (QDockWidget* dock : docks) delete dock;

@@ -114,6 +114,11 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(class QDragEnterEvent*) override;
   void dropEvent(class QDropEvent*) override;
   void closeEvent(class QCloseEvent*) override;
+  // One shortcut map for the window: a one-key shortcut of its actions
+  // goes to the window whatever widget has the focus, where the widget
+  // would take the key for nothing (the speed box after a skip, a button,
+  // the slider); the filter, the find box and the timeline keep theirs.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   QSplitter* buildCentre();

@@ -16,6 +16,7 @@
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QTableView>
@@ -855,6 +856,43 @@ TEST(Speed, TheWindowPlaysTheRecordingInAboutAMinute) {
   ASSERT_TRUE(box);
   EXPECT_NEAR(box->value(), expected, 0.001);
   EXPECT_TRUE(box->toolTip().contains(QStringLiteral("about a minute")));
+}
+
+// The replay's one-key shortcuts work whatever widget has the focus (the
+// speed box after a skip, the event table), but not where text is typed:
+// in the filter, P is a letter.
+TEST_F(Window, OneKeyShortcutsWorkWhateverHasTheFocus) {
+  QApplication::setActiveWindow(window.get());
+  const auto& t = window->trace();
+  window->controller().skipTo(positionOf(t, 200, 3) + 1);
+  auto* speed = window->findChild<QDoubleSpinBox*>();
+  auto* table = window->findChild<QTableView*>();
+  ASSERT_TRUE(speed && table);
+  for (QWidget* focus : {static_cast<QWidget*>(speed), static_cast<QWidget*>(table)}) {
+    SCOPED_TRACE(focus->metaObject()->className());
+    window->clearHighlight();
+    focus->setFocus();
+    QApplication::processEvents();
+    ASSERT_EQ(QApplication::focusWidget(), focus->focusProxy() ? focus->focusProxy() : focus);
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_P);
+    EXPECT_GT(window->criticalPathModel().rowCount(), 0) << "P did nothing";
+  }
+  QLineEdit* filter = nullptr;
+  for (auto* edit : window->findChildren<QLineEdit*>())
+    if (edit->placeholderText().startsWith(QStringLiteral("Filter:"))) filter = edit;
+  ASSERT_TRUE(filter);
+  window->clearHighlight();
+  filter->setFocus();
+  QTest::keyClick(filter, Qt::Key_P);
+  EXPECT_EQ(filter->text(), QStringLiteral("p"));
+  EXPECT_EQ(window->criticalPathModel().rowCount(), 0);
+  // The focused timeline keeps its navigation keys: W zooms it, and does
+  // not switch the window's diagram to wall time.
+  SpaceTimeView& diagram = window->spaceTimeView();
+  const bool wall = diagram.timeline().wallTime();
+  diagram.setFocus();
+  QTest::keyClick(&diagram, Qt::Key_W);
+  EXPECT_EQ(diagram.timeline().wallTime(), wall);
 }
 
 // A recording where no server answered has no Requests pane.
