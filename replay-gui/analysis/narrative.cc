@@ -168,6 +168,19 @@ std::string Narrator::sent(uint32_t position) const {
   return s;
 }
 
+// Where a receive's bytes came from when no recorded send explains them:
+// a send whose process's log ended inside it, a holder of the channel
+// radar did not see send (io_uring, a lost log's end), or nobody recorded.
+std::string Narrator::unmatchedWhence(uint32_t position) const {
+  const Event& e = t_.events[position];
+  const auto unfinished = unfinishedSendInto(t_, position);
+  if (unfinished.process != kNone)
+    return " from " + t_.label(unfinished.process) + ", whose log ended inside its " +
+           log::kindName(static_cast<log::Kind>(unfinished.kind)) + "(),";
+  if (channelGapExplained(t_, t_.endpoints[e.endpoint].channel, e.process)) return " whose sending radar did not see";
+  return " that no recorded process sent";
+}
+
 // What a receive did, after its subject: " receives a message from ...".
 std::string Narrator::received(uint32_t position) const {
   const Event& e = t_.events[position];
@@ -187,12 +200,7 @@ std::string Narrator::received(uint32_t position) const {
     const Channel& c = t_.channels[t_.endpoints[e.endpoint].channel];
     whence = " from " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
   } else if (e.flags & kEventUnmatched) {
-    const uint32_t channel = t_.endpoints[e.endpoint].channel;
-    const auto unfinished = unfinishedSendOn(t_, channel);
-    whence = unfinished.process != kNone ? " from " + t_.label(unfinished.process) + ", whose log ended inside its " +
-                                               log::kindName(static_cast<log::Kind>(unfinished.kind)) + "(),"
-             : channelGapExplained(t_, channel, e.process) ? " whose sending radar did not see"
-                                                           : " that no recorded process sent";
+    whence = unmatchedWhence(position);
   }
   const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
   std::string unseen;  // some of its bytes, where others came from recorded sends

@@ -1,6 +1,7 @@
 #include "app/controller.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace radar::app {
 
@@ -50,7 +51,9 @@ void ReplayController::toggleMode() { setMode(mode_ == Mode::Continuous ? Mode::
 
 double ReplayController::secondsPerEventFor(uint32_t events) {
   if (events == 0) return kDefaultSecondsPerEvent;
-  return std::clamp(kSecondsToPlayARecording / events, kMinSecondsPerEvent, kDefaultSecondsPerEvent);
+  // To the millisecond the speed box shows.
+  const double seconds = std::round(kSecondsToPlayARecording / events * 1000) / 1000;
+  return std::clamp(seconds, kMinSecondsPerEvent, kDefaultSecondsPerEvent);
 }
 
 void ReplayController::setSecondsPerEvent(double seconds) {

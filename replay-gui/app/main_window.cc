@@ -37,7 +37,6 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
-#include <QTextEdit>
 #include <QThread>
 #include <QToolBar>
 #include <QToolButton>
@@ -121,6 +120,7 @@ void MainWindow::shareTheWindow() {
   // height for the events, a fifth of the width for the findings.
   events_dock_->setVisible(height() >= 600);
   findings_dock_->setVisible(width() >= 900);
+  if (requests_dock_) requests_dock_->setVisible(findings_dock_->isVisible());
   if (events_dock_->isVisible()) resizeDocks({events_dock_}, {std::min(170, height() / 5)}, Qt::Vertical);
   if (findings_dock_->isVisible()) resizeDocks({findings_dock_}, {std::min(280, width() / 5)}, Qt::Horizontal);
   QApplication::processEvents();
@@ -364,7 +364,7 @@ void MainWindow::buildRequestsDock(QDockWidget* findings_dock) {
     return;
   }
   requests_model_ = model;
-  auto* dock = new QDockWidget(tr("Requests"), this);
+  auto* dock = requests_dock_ = new QDockWidget(tr("Requests"), this);
   dock->setObjectName(QStringLiteral("requests"));
   auto* sorted = new QSortFilterProxyModel(dock);
   sorted->setSourceModel(model);
@@ -382,9 +382,11 @@ void MainWindow::buildRequestsDock(QDockWidget* findings_dock) {
   addDockWidget(Qt::RightDockWidgetArea, dock);
   tabifyDockWidget(findings_dock, dock);
   findings_dock->raise();
-  connect(requests_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this, sorted](const QModelIndex& current) {
-            if (current.isValid()) showRequest(sorted->mapToSource(current).row());
+  // A request picked (a click, the arrow keys), not the row the view makes
+  // current as it takes the focus.
+  connect(requests_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          [this, sorted](const QItemSelection& selected) {
+            if (!selected.indexes().isEmpty()) showRequest(sorted->mapToSource(selected.indexes().front()).row());
           });
 }
 
@@ -469,16 +471,20 @@ void MainWindow::connectViews() {
   applyFilter(QString());
 }
 
-// The views read the trace and the models, members that are gone before
-// QWidget's destructor deletes its children (a table sizing its rows as it
-// is hidden would read a freed trace): the views go first.
 namespace {
 
 // Whether a widget's keys mean nothing to it but what the window's would
 // (a spin box's letters, a button's or a slider's): the filter, the find
 // box and the timeline (W/S/A/D) keep theirs.
-bool keysMeanNothingTo(const QWidget* w) {
-  if (qobject_cast<const QAbstractSpinBox*>(w) || qobject_cast<const QAbstractSpinBox*>(w->parentWidget())) return true;
+bool keysMeanNothingTo(const QWidget* w, const QKeyEvent* key) {
+  if (qobject_cast<const QAbstractSpinBox*>(w) || qobject_cast<const QAbstractSpinBox*>(w->parentWidget())) {
+    // Its own editing keys stay its own: digits, the caret's, Space.
+    static const int editing[] = {Qt::Key_Left,  Qt::Key_Right,  Qt::Key_Home,     Qt::Key_End,       Qt::Key_Up,
+                                  Qt::Key_Down,  Qt::Key_PageUp, Qt::Key_PageDown, Qt::Key_Backspace, Qt::Key_Delete,
+                                  Qt::Key_Space, Qt::Key_Period, Qt::Key_Comma,    Qt::Key_Minus,     Qt::Key_Plus};
+    const bool digit = key->key() >= Qt::Key_0 && key->key() <= Qt::Key_9;
+    return !digit && std::find(std::begin(editing), std::end(editing), key->key()) == std::end(editing);
+  }
   if (const auto* combo = qobject_cast<const QComboBox*>(w)) return !combo->isEditable();
   return qobject_cast<const QAbstractButton*>(w) || qobject_cast<const QAbstractSlider*>(w);
 }
@@ -489,10 +495,11 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() != QEvent::ShortcutOverride) return QMainWindow::eventFilter(watched, event);
   auto* widget = qobject_cast<QWidget*>(watched);
   const auto* key = static_cast<QKeyEvent*>(event);
-  if (!widget || widget->window() != this || !keysMeanNothingTo(widget) ||
+  if (!widget || widget->window() != this || !keysMeanNothingTo(widget, key) ||
       (key->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)))
     return QMainWindow::eventFilter(watched, event);
-  const QKeySequence pressed(key->keyCombination());
+  // The keypad's arrows are the arrows.
+  const QKeySequence pressed(QKeyCombination(key->modifiers() & ~Qt::KeypadModifier, Qt::Key(key->key())));
   for (const QAction* action : findChildren<QAction*>(Qt::FindDirectChildrenOnly))
     if (action->shortcut() == pressed && action->isEnabled()) {
       event->ignore();  // not the widget's: the window's shortcut takes it
@@ -501,7 +508,11 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   return QMainWindow::eventFilter(watched, event);
 }
 
+// The views read the trace and the models, members that are gone before
+// QWidget's destructor deletes its children (a table sizing its rows as it
+// is hidden would read a freed trace): the views go first.
 MainWindow::~MainWindow() {
+  qApp->removeEventFilter(this);
   const auto docks = findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly);
   for (QDockWidget* dock : docks) delete dock;
   delete takeCentralWidget();

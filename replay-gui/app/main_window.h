@@ -193,6 +193,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* path_dock_ = nullptr;
   RequestsModel* requests_model_ = nullptr;
   QTableView* requests_view_ = nullptr;
+  QDockWidget* requests_dock_ = nullptr;
   QDockWidget* events_dock_ = nullptr;
   QDockWidget* findings_dock_ = nullptr;
   QSplitter* centre_split_ = nullptr;

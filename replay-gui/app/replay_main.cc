@@ -97,6 +97,9 @@ int frames(radar::app::MainWindow& window, const radar::app::ReplayOptions& opti
     return 2;
   }
   auto& c = window.controller();
+  // Unless asked, the clip (not the whole recording) plays in about a minute.
+  if (options.seconds_per_event <= 0)
+    c.setSecondsPerEvent(radar::app::ReplayController::secondsPerEventFor(options.to_event - options.at_event));
   const double seconds = c.secondsPerEvent();
   const uint64_t per_event = std::max<uint64_t>(1, static_cast<uint64_t>(std::lround(seconds * options.fps)));
   const uint64_t total = 1 + per_event * (options.to_event - options.at_event);

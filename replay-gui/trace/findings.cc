@@ -379,13 +379,21 @@ bool channelGapExplained(const Trace& t, uint32_t channel, uint32_t p) {
   return false;
 }
 
-UnfinishedSend unfinishedSendOn(const Trace& t, uint32_t channel) {
-  for (uint32_t e : t.channels[channel].endpoints) {
+UnfinishedSend unfinishedSendInto(const Trace& t, uint32_t receive) {
+  const uint32_t into = t.events[receive].endpoint;
+  if (into == kNone) return {};
+  const Endpoint& mine = t.endpoints[into];
+  const bool pipe = mine.type == log::ChannelType::Pipe || mine.type == log::ChannelType::Fifo;
+  for (uint32_t e : t.channels[mine.channel].endpoints) {
     const Endpoint& end = t.endpoints[e];
-    for (const auto& slot : t.processes[end.process].control.threads)
-      if (slot.kind && log::categoryOf(static_cast<Kind>(slot.kind)) == log::Category::Send &&
-          slot.channel == end.local_index)
-        return {end.process, slot.kind};
+    if (e == into || (!pipe && end.ino && end.ino == mine.ino)) continue;  // the receiving side
+    for (const auto& slot : t.processes[end.process].control.threads) {
+      if (!slot.kind || !slot.channel || slot.channel != end.local_index ||
+          log::categoryOf(static_cast<Kind>(slot.kind)) != log::Category::Send)
+        continue;
+      const uint32_t last = slot.last_counter ? t.positionOfCounter(end.process, slot.last_counter) : kNone;
+      if (last == kNone || !t.happensBefore(receive, last)) return {end.process, slot.kind};
+    }
   }
   return {};
 }

@@ -48,14 +48,17 @@ std::vector<UnseenLine> unseenLines(const Trace& trace);
 // system calls.
 bool channelGapExplained(const Trace& trace, uint32_t channel, uint32_t process);
 
-// A process whose log ended inside a send on `channel` (write, send ...):
-// killed after the kernel moved its bytes and before it recorded the call,
-// it is the likely sender of bytes received there that no record explains.
+// A process whose log ended inside a send (write, send ...) that could
+// have brought the bytes of `receive` (a position) that no record explains:
+// killed after the kernel moved them and before it recorded the call. Its
+// send was on the channel's other side (not the receiving end, nor another
+// copy of that socket end), and the receive does not happen before the
+// last event the sending thread recorded.
 struct UnfinishedSend {
   uint32_t process = ~0u;  // kNone: none
   unsigned kind = 0;       // log::Kind of the call
 };
-UnfinishedSend unfinishedSendOn(const Trace& trace, uint32_t channel);
+UnfinishedSend unfinishedSendInto(const Trace& trace, uint32_t receive);
 
 // A synchronization event's object, for sentences: "mutex 0x5580",
 // "shared semaphore at inode 5932 + 0" (re-read from its log).

@@ -156,12 +156,26 @@ void judge(const Trace& t, const Notable& n, Finding& f) {
       f.cause = receiversEndCause(t, n, f);
       f.severity = f.cause != kNone ? Severity::Note : Severity::Warning;
       return;
-    case Finding::Kind::NoSender:
-      f.severity = unfinishedSendOn(t, f.channels[0]).process != kNone ? Severity::Note : Severity::Warning;
+    case Finding::Kind::NoSender: {
+      const bool explained = std::all_of(f.events.begin(), f.events.end(), [&](uint32_t receive) {
+        return unfinishedSendInto(t, receive).process != kNone;
+      });
+      f.severity = explained && !f.events.empty() ? Severity::Note : Severity::Warning;
       return;
+    }
     default:
       f.severity = Severity::Warning;
   }
+}
+
+// A send its process's log ended in, for a note: the cause has no event
+// of its own.
+std::string unfinishedSendCause(const Trace& t, const Finding& f) {
+  if (f.severity != Severity::Note || f.events.empty()) return "";
+  const UnfinishedSend send = unfinishedSendInto(t, f.events.front());
+  if (send.process == kNone) return "";
+  return ": " + t.label(send.process) + " was in " + log::kindName(static_cast<log::Kind>(send.kind)) +
+         "() on it when its log ended, after the kernel may have moved them";
 }
 
 }  // namespace
@@ -173,14 +187,6 @@ void rankFindings(Trace& t) {
   std::stable_sort(t.findings.begin(), t.findings.end(), [](const Finding& a, const Finding& b) {
     return std::pair(a.severity, kindOrder(a.kind)) < std::pair(b.severity, kindOrder(b.kind));
   });
-}
-
-// A send its process's log ended in: the cause has no event of its own.
-std::string unfinishedSendCause(const Trace& t, const Finding& f) {
-  const UnfinishedSend send = unfinishedSendOn(t, f.channels[0]);
-  if (send.process == kNone) return "";
-  return ": " + t.label(send.process) + " was in " + log::kindName(static_cast<log::Kind>(send.kind)) +
-         "() on it when its log ended, after the kernel may have moved them";
 }
 
 std::string causeOf(const Trace& t, const Finding& f) {

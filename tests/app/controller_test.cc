@@ -23,10 +23,10 @@ TEST(Controller, StartsBeforeTheFirstEventWithRadarsDefaults) {
 // no event longer than RADAR's 3 s: nginx's 1 013 events in 60 s, not 50
 // minutes; a short run at 3 s an event.
 TEST(Controller, ARecordingPlaysInAboutAMinuteAtFirst) {
-  EXPECT_NEAR(ReplayController::secondsPerEventFor(1013) * 1013, 60, 1e-9);
+  EXPECT_EQ(ReplayController::secondsPerEventFor(1013), 0.059);  // to the millisecond the speed box shows
   EXPECT_EQ(ReplayController::secondsPerEventFor(12), 3.0);
   EXPECT_EQ(ReplayController::secondsPerEventFor(20), 3.0);
-  EXPECT_NEAR(ReplayController::secondsPerEventFor(49), 60.0 / 49, 1e-9);
+  EXPECT_EQ(ReplayController::secondsPerEventFor(49), 1.224);
   EXPECT_EQ(ReplayController::secondsPerEventFor(100'000'000), ReplayController::kMinSecondsPerEvent);
   EXPECT_EQ(ReplayController::secondsPerEventFor(0), 3.0);
 }

@@ -313,8 +313,8 @@ FakeProcess& FakeProcess::user(const std::string& name, int64_t at, const std::s
   return *this;
 }
 
-FakeProcess& FakeProcess::blockedIn(log::Kind kind, uint32_t channel, int32_t fd) {
-  blocked_.push_back({static_cast<uint32_t>(pid_), static_cast<uint16_t>(kind), 0, fd, channel, 0, 0});
+FakeProcess& FakeProcess::blockedIn(log::Kind kind, uint32_t channel, int32_t fd, uint64_t last_counter) {
+  blocked_.push_back({static_cast<uint32_t>(pid_), static_cast<uint16_t>(kind), 0, fd, channel, 0, last_counter});
   return *this;
 }
 

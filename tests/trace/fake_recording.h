@@ -82,8 +82,9 @@ class FakeProcess {
   // log of its own, execed(), or none: a program radar could not record).
   FakeProcess& exec(const std::string& path, int64_t at);
   FakeProcess& user(const std::string& name, int64_t at, const std::string& data = {});
-  // The call a thread was blocked in when the recording ended.
-  FakeProcess& blockedIn(log::Kind kind, uint32_t channel, int32_t fd = 3);
+  // The call a thread was blocked in when the recording ended, after its
+  // event `last_counter` (0: none said).
+  FakeProcess& blockedIn(log::Kind kind, uint32_t channel, int32_t fd = 3, uint64_t last_counter = 0);
   // The process read CLOCK_REALTIME `ns` too early against CLOCK_MONOTONIC
   // (preempted between the two reads at its start).
   FakeProcess& clockLag(int64_t ns) {

@@ -558,6 +558,42 @@ TEST(Merge, BytesFromAWriteItsLogEndedInAreANoteNamingIt) {
             std::string::npos)
       << narrator.sentence(at(*t, 2, 1));
 
+  // Sent by the thread after its last recorded event: a receive that
+  // happened before that event cannot hold them (the reader's "go" let
+  // the writer's read return first).
+  {
+    FakeRecording before;
+    before.process("writer", 1)
+        .pipeEnd(1, 405, true)
+        .pipeEnd(3, 407, false)
+        .receive(3, "go", 30, 31)
+        .blockedIn(log::Kind::Write, 1, 4, 1);
+    before.process("reader", 2)
+        .pipeEnd(1, 405, false)
+        .pipeEnd(3, 407, true)
+        .receive(1, "r", 20, 21)
+        .send(3, "go", 22, 23)
+        .exit(0, 40);
+    auto u = before.load();
+    const Finding* still = findingOf(*u, Finding::Kind::NoSender);
+    ASSERT_TRUE(still);
+    EXPECT_EQ(still->severity, Finding::Severity::Warning) << describe(*u, *still);
+  }
+  // On a socket pair, a thread of the receiver itself in send() sends to
+  // the other side: it explains nothing the receiver got.
+  {
+    FakeRecording self;
+    self.process("client", 1).socketEnd(1, 501, 502).receive(1, "r", 20, 21).blockedIn(log::Kind::Send, 1, 4);
+    self.process("server", 2).socketEnd(1, 502, 501).exit(0, 30);
+    auto u = self.load();
+    const Finding* still = findingOf(*u, Finding::Kind::NoSender);
+    ASSERT_TRUE(still);
+    EXPECT_EQ(still->severity, Finding::Severity::Warning) << describe(*u, *still);
+    analysis::Narrator self_narrator(*u);
+    EXPECT_NE(self_narrator.sentence(at(*u, 1, 1)).find("that no recorded process sent"), std::string::npos)
+        << self_narrator.sentence(at(*u, 1, 1));
+  }
+
   for (const auto& [kind, channel] : {std::pair(log::Kind::Read, 1u), std::pair(log::Kind::Write, 2u)}) {
     SCOPED_TRACE(log::kindName(kind) + std::string(" on channel ") + std::to_string(channel));
     FakeRecording other;
