@@ -271,4 +271,10 @@ std::vector<uint32_t> assignCellsByGroup(const std::vector<Lifetime>& lifetimes,
   return out;
 }
 
+double distanceToSegment(Point p, Point a, Point b) {
+  const double dx = b.x - a.x, dy = b.y - a.y, length2 = dx * dx + dy * dy;
+  const double t = length2 > 0 ? std::clamp(((p.x - a.x) * dx + (p.y - a.y) * dy) / length2, 0.0, 1.0) : 0;
+  return std::hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy));
+}
+
 }  // namespace radar::app

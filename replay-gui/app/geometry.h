@@ -106,6 +106,8 @@ Point onCurve(Point a, Point control, Point b, double t);
 // them crossed by the curve), as little as will do; the midpoint when the
 // straight line crosses none, and when no bend tried clears them all.
 Point bendAround(Point a, Point b, const std::vector<Rect>& boxes);
+// How far `p` is from the segment from a to b.
+double distanceToSegment(Point p, Point a, Point b);
 // Ease in and out: a message starts and stops gently.
 double ease(double t);
 // A message on its way: at t = 0 leaving `from`, at t = 1 arrived at `to`.

@@ -666,7 +666,7 @@ QString MainWindow::narrative() const { return narrative_->text(); }
 
 void MainWindow::refresh() {
   const uint32_t pos = controller_->position();
-  network_->setScene(builder_->build(pos, controller_->progress()));
+  network_->setScene(builder_->build(pos, controller_->progress(), /*names=*/false));  // the view names what it shows
   updating_ = true;
   // (A picture has no keys to press.)
   QString sentence = pos != 0       ? QString::fromStdString(narrator_->sentence(pos - 1))

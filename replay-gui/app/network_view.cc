@@ -1,12 +1,16 @@
 #include "app/network_view.h"
 
 #include <QContextMenuEvent>
+#include <QFontMetricsF>
+#include <QHelpEvent>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -22,6 +26,21 @@ NetworkView::NetworkView(SceneBuilder& builder, QWidget* parent) : QWidget(paren
   QPalette pal = palette();
   pal.setColor(QPalette::Window, colors::kBackground);
   setPalette(pal);
+  // Names are mostly ASCII: their characters' advances summed (kerning
+  // only narrows them) cost a fraction of shaping each name.
+  const QFontMetricsF metrics(labelFont(1));
+  std::array<double, 128> advance{};
+  for (int c = 32; c < 127; ++c) advance[size_t(c)] = metrics.horizontalAdvance(QChar(c));
+  builder_.setLabelMetrics(
+      [metrics, advance](const std::string& text) {
+        double w = 0;
+        for (unsigned char c : text) {
+          if (c >= 128 || advance[c] == 0) return metrics.horizontalAdvance(QString::fromStdString(text));
+          w += advance[c];
+        }
+        return w;
+      },
+      metrics.height());
 }
 
 void NetworkView::setScene(Scene scene) {
@@ -57,14 +76,30 @@ QPointF NetworkView::toWidget(Point p) const { return {pan_.x() + p.x * zoom_, p
 
 Point NetworkView::toScene(QPointF p) const { return {(p.x() - pan_.x()) / zoom_, (p.y() - pan_.y()) / zoom_}; }
 
+// The layout's bounds, and the lines bent around boxes beyond them (a line
+// along the top row bends above it): their furthest point is mid-way.
+Rect NetworkView::contentBounds() const {
+  Rect r = builder_.bounds();
+  for (const ChannelBundle& line : scene_.bundles) {
+    if (isStraight(line.a, line.control, line.b)) continue;
+    const Point p = onCurve(line.a, line.control, line.b, 0.5);
+    const double margin = 8, x1 = std::max(r.x + r.w, p.x + margin), y1 = std::max(r.y + r.h, p.y + margin);
+    r.x = std::min(r.x, p.x - margin);
+    r.y = std::min(r.y, p.y - margin);
+    r.w = x1 - r.x;
+    r.h = y1 - r.y;
+  }
+  return r;
+}
+
 void NetworkView::fitToView() {
-  const Rect b = builder_.bounds();
+  const Rect b = contentBounds();
   // Beside the legend, which would cover what is under it.
   const double left = show_legend_ ? legendFrame().right() + 6 : 0, w = width() - left;
   if (b.w <= 0 || b.h <= 0 || w <= 0 || height() <= 0) return;
   zoom_ = std::clamp(std::min(w / b.w, height() / b.h), 0.05, 2.0);
   pan_ = {left + (w - b.w * zoom_) / 2 - b.x * zoom_, (height() - b.h * zoom_) / 2 - b.y * zoom_};
-  fitted_ = true;
+  user_moved_ = false;
   update();
 }
 
@@ -73,11 +108,13 @@ void NetworkView::zoomBy(double factor) {
   const Point at = toScene(c);
   zoom_ = std::clamp(zoom_ * factor, 0.02, 8.0);
   pan_ = {c.x() - at.x * zoom_, c.y() - at.y * zoom_};
+  user_moved_ = true;
   update();
 }
 
+// Fitted again at each new size until the user zooms or pans.
 void NetworkView::resizeEvent(QResizeEvent*) {
-  if (!fitted_) fitToView();
+  if (!user_moved_) fitToView();
 }
 
 // Each host's boxes framed, its name at the frame's top left.
@@ -97,59 +134,61 @@ void NetworkView::drawHosts(QPainter& painter) {
   }
 }
 
+// The font of channels' names at a zoom: the scene places them measured
+// by it at zoom 1.
+QFont NetworkView::labelFont(double zoom) const {
+  QFont f = font();
+  f.setPointSizeF(kLabelPoints * zoom);
+  return f;
+}
+
 void NetworkView::drawChannels(QPainter& painter) {
-  // Channels between the boxes, from output side to input side; named by
-  // the description where the view is big enough to read them.
-  const auto& t = builder_.trace();
-  QFont small = font();
-  small.setPointSizeF(std::max(3.5, 7.5 * std::min(zoom_, 1.5)));
-  painter.setFont(small);
-  const bool names = zoom_ >= 0.7 && scene_.channels.size() <= 40;
-  // Several channels one way between two boxes (a group's pipes): one name
-  // and how many more, not names drawn over each other.
-  struct Label {
-    QPointF at;
-    bool upright = false;  // the line runs more down than across
-    QString name;
-    int more = -1;
-  };
-  std::map<std::pair<uint32_t, uint32_t>, Label> labels;
-  for (const ChannelLine& line : scene_.channels) {
-    painter.setPen(QPen(colors::kChannelLine, 1.4));
+  // One line a pair of boxes, from output side to input side, thicker the
+  // more channels it bundles; its name where the scene found room for it,
+  // when the view is big enough to read it.
+  for (const ChannelBundle& bundle : scene_.bundles) {
+    painter.setPen(QPen(colors::kChannelLine, 1.4 + 0.6 * std::log2(double(bundle.channels.size()))));
     painter.setBrush(Qt::NoBrush);
-    const QPointF a = toWidget(line.a), b = toWidget(line.b);
-    if (isStraight(line.a, line.control, line.b)) {
+    const QPointF a = toWidget(bundle.a), b = toWidget(bundle.b);
+    if (isStraight(bundle.a, bundle.control, bundle.b)) {
       painter.drawLine(a, b);  // straight: the common case, and much cheaper than a curve
     } else {
       QPainterPath path(a);
-      path.quadTo(toWidget(line.control), b);
+      path.quadTo(toWidget(bundle.control), b);
       painter.drawPath(path);
     }
-    if (!names || line.channel >= t.channels.size()) continue;
-    Label& l = labels[{line.from, line.to}];
-    if (++l.more == 0) {
-      l.at = toWidget(onCurve(line.a, line.control, line.b, 0.35));  // nearer the writer: crossing lines' names apart
-      l.name = QString::fromStdString(t.channelName(line.channel));
-      l.upright = std::abs(line.b.y - line.a.y) > std::abs(line.b.x - line.a.x);
-    }
   }
+  if (zoom_ < kLabelZoom) return;
+  if (!scene_.named) builder_.placeLabels(scene_);  // only when they can be read: a thousand cost a frame
+  painter.setFont(labelFont(zoom_));
   painter.setPen(colors::kBorder);
-  for (const auto& [ends, l] : labels) {
-    const QString text = l.more ? tr("%1 and %n more", nullptr, l.more).arg(l.name) : l.name;
-    // Beside the line, clear of the queues that keep to either side of it;
-    // the names of the two ways between two boxes on either side.
-    const double clear = (geometry::kMessageSize + 2) * zoom_;
-    const bool other_side = ends.first > ends.second && labels.count({ends.second, ends.first});
-    const QRectF where = l.upright    ? other_side ? QRectF(l.at.x() - clear - 160, l.at.y() - 6, 160, 12)
-                                                   : QRectF(l.at.x() + clear, l.at.y() - 6, 160, 12)
-                            : other_side ? QRectF(l.at.x() - 80, l.at.y() + clear, 160, 12)
-                                      : QRectF(l.at.x() - 80, l.at.y() - clear - 12, 160, 12);
-    painter.drawText(where,
-                     !l.upright   ? Qt::AlignCenter
-                     : other_side ? Qt::AlignRight | Qt::AlignVCenter
-                                  : Qt::AlignLeft | Qt::AlignVCenter,
-                     painter.fontMetrics().elidedText(text, Qt::ElideMiddle, 160));
-  }
+  for (const ChannelLabel& l : scene_.labels)
+    painter.drawText(QRectF(toWidget({l.box.x, l.box.y}), QSizeF(l.box.w * zoom_, l.box.h * zoom_)), Qt::AlignCenter,
+                     QString::fromStdString(l.text));
+}
+
+// A bundle's channels by their full names, on hover over its line or name.
+QString NetworkView::bundleTip(size_t bundle) const {
+  const auto& t = builder_.trace();
+  const auto& channels = scene_.bundles[bundle].channels;
+  constexpr size_t kMostNamed = 12;
+  QStringList lines;
+  for (size_t k = 0; k < channels.size() && k < kMostNamed; ++k)
+    lines << QString::fromStdString(t.channelName(channels[k]));
+  if (channels.size() > kMostNamed) lines << tr("and %n more", nullptr, static_cast<int>(channels.size() - kMostNamed));
+  return lines.join(QLatin1Char('\n'));
+}
+
+bool NetworkView::event(QEvent* e) {
+  if (e->type() != QEvent::ToolTip) return QWidget::event(e);
+  const auto* help = static_cast<QHelpEvent*>(e);
+  constexpr double kPickPixels = 6;
+  const size_t bundle = scene_.bundleAt(toScene(help->pos()), kPickPixels / zoom_);
+  if (bundle == Scene::kNoBundle || messageAt(help->pos()) != kNone || scene_.processAt(toScene(help->pos())) != kNone)
+    QToolTip::hideText();
+  else
+    QToolTip::showText(help->globalPos(), bundleTip(bundle), this);
+  return true;
 }
 
 void NetworkView::setPathProcesses(std::vector<uint32_t> processes) {
@@ -402,6 +441,7 @@ void NetworkView::wheelEvent(QWheelEvent* event) {
   const Point at = toScene(c);
   zoom_ = std::clamp(zoom_ * factor, 0.02, 8.0);
   pan_ = {c.x() - at.x * zoom_, c.y() - at.y * zoom_};
+  user_moved_ = true;
   update();
 }
 
@@ -436,6 +476,7 @@ void NetworkView::mouseMoveEvent(QMouseEvent* event) {
   dragged_ = true;
   if (drag_ == Drag::Pan) {
     pan_ = drag_origin_ + d;
+    user_moved_ = true;
   } else {
     builder_.moveBox(drag_process_, {drag_origin_.x() + d.x() / zoom_, drag_origin_.y() + d.y() / zoom_});
     emit boxMoved();  // drawn where it is now, paused or not

@@ -55,6 +55,10 @@ class NetworkView : public QWidget {
   // click on a box).
   void setGrouped(uint32_t process, bool grouped);
 
+  // Channels' names: their size at zoom 1, and the zoom below which they
+  // are too small to read.
+  static constexpr double kLabelPoints = 7.5, kLabelZoom = 0.7;
+
   QSize sizeHint() const override { return {900, 560}; }
 
  signals:
@@ -65,6 +69,7 @@ class NetworkView : public QWidget {
   void layoutChanged();    // a box was dropped somewhere new
 
  protected:
+  bool event(QEvent* e) override;
   void paintEvent(QPaintEvent*) override;
   void wheelEvent(QWheelEvent*) override;
   void contextMenuEvent(QContextMenuEvent*) override;
@@ -83,14 +88,17 @@ class NetworkView : public QWidget {
   void drawWaits(class QPainter& painter);
   void drawMessages(class QPainter& painter, bool coarse);
   QFont smallFont() const;
+  QFont labelFont(double zoom) const;
+  Rect contentBounds() const;
+  QString bundleTip(size_t bundle) const;
   QFont legendFont() const;
   QRect legendFrame() const;  // where the legend is drawn
 
   SceneBuilder& builder_;
   Scene scene_;
   double zoom_ = 1;
-  QPointF pan_;  // widget position of the scene's origin
-  bool fitted_ = false;
+  QPointF pan_;              // widget position of the scene's origin
+  bool user_moved_ = false;  // zoomed or panned since the last fit: a new size keeps the view
   bool show_channels_ = true;
   bool show_legend_ = true;
   uint32_t selected_message_ = kNone;

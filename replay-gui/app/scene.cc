@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "app/labels.h"
 #include "binding/binding.h"
 
 namespace radar::app {
@@ -34,6 +35,26 @@ uint32_t Scene::messageAt(Point p, double slack) const {
     if (const double d = std::hypot(dx, dy); d <= best) {
       best = d;
       nearest = m.send;
+    }
+  }
+  return nearest;
+}
+
+size_t Scene::bundleAt(Point p, double slack) const {
+  for (const ChannelLabel& l : labels)
+    if (l.box.contains(p)) return l.bundle;
+  size_t nearest = kNoBundle;
+  double best = slack;
+  for (size_t k = 0; k < bundles.size(); ++k) {
+    const ChannelBundle& b = bundles[k];
+    Point from = b.a;
+    for (int piece = 1; piece <= 16; ++piece) {
+      const Point to = onCurve(b.a, b.control, b.b, piece / 16.0);
+      if (const double d = distanceToSegment(p, from, to); d <= best) {
+        best = d;
+        nearest = k;
+      }
+      from = to;
     }
   }
   return nearest;
@@ -108,6 +129,50 @@ void SceneBuilder::findChains() {
   channel_weight_.resize(messages.size());
   for (size_t c = 0; c < messages.size(); ++c)
     channel_weight_[c] = messages[c] ? 1 + std::log2(1.0 + messages[c]) : 0.01;
+}
+
+// Who sent to whom on each channel that more than two processes hold, and
+// from which event on: from the story's message edges, once.
+void SceneBuilder::findTalks() {
+  const auto& t = t_;
+  std::vector<uint32_t> holders(t.channels.size(), 0);
+  std::vector<uint32_t> processes;
+  for (uint32_t c = 0; c < t.channels.size(); ++c) {
+    processes.clear();
+    for (uint32_t ep : t.channels[c].endpoints)
+      if (t.endpoints[ep].process != kNone) processes.push_back(t.endpoints[ep].process);
+    std::sort(processes.begin(), processes.end());
+    holders[c] = static_cast<uint32_t>(std::unique(processes.begin(), processes.end()) - processes.begin());
+  }
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> first;  // (channel, from, to) -> send
+  for (size_t k = 0; k < t.edges.size(); ++k) {
+    const trace::Edge& e = t.edges[k];
+    if (e.why != trace::Edge::Why::Message) continue;
+    const Event& send = t.events[e.from];
+    if (send.endpoint == kNone) continue;
+    const uint32_t c = t.endpoints[send.endpoint].channel;
+    if (c >= holders.size() || holders[c] <= 2) continue;
+    const auto [it, fresh] = first.try_emplace({c, send.process, t.events[e.to].process}, e.from);
+    if (!fresh) it->second = std::min<uint32_t>(it->second, e.from);
+  }
+  for (uint32_t c = 0; c < holders.size(); ++c)
+    if (holders[c] > 2) talks_[c];  // shared, even if it never carried a message
+  for (const auto& [key, at] : first) talks_[std::get<0>(key)].push_back({std::get<1>(key), std::get<2>(key), at});
+}
+
+void SceneBuilder::setLabelMetrics(TextWidth width, double height) {
+  text_width_ = std::move(width);
+  text_height_ = height;
+}
+
+std::string SceneBuilder::bundleText(const std::vector<uint32_t>& channels) const {
+  if (channels.empty()) return {};
+  const uint32_t c = channels.front();
+  std::string text = c < t_.described.channels.size() && !t_.described.channels[c].empty()
+                         ? t_.described.channels[c]
+                         : shortChannelName(t_.channelName(c));
+  if (channels.size() > 1) text += " +" + std::to_string(channels.size() - 1);
+  return text;
 }
 
 // Chains grouped into one box count as one; chains that share channels are
@@ -226,6 +291,7 @@ uint32_t SceneBuilder::groupSiblings(uint32_t at_least) {
 SceneBuilder::SceneBuilder(const trace::Trace& trace, const trace::DisplayModel& display)
     : t_(trace), display_(display), grid_(1) {
   findChains();
+  findTalks();
   place();
   for (uint32_t k = 0; k < t_.endpoints.size(); ++k) {
     const auto& ep = t_.endpoints[k];
@@ -376,6 +442,7 @@ class SceneBuilder::Assembly {
     linesForPending();
     placePorts();
     messages();
+    bundleLines();
     return std::move(s_);
   }
 
@@ -428,6 +495,7 @@ class SceneBuilder::Assembly {
     std::set<uint32_t> shown(after_.alive.begin(), after_.alive.end());
     if (animating_) shown.insert(before_.alive.begin(), before_.alive.end());
     if (animating_) shown.insert(ev_->process);
+    if (position_ == 0 && !t_.events.empty()) shown.insert(t_.events[0].process);  // the first frame is not empty
     std::set<uint32_t> blocked;
     for (const auto& b : after_.blocked) blocked.insert(b.process);
     // A box a process, or one for a group of siblings (what every member
@@ -527,22 +595,53 @@ class SceneBuilder::Assembly {
     return Joined{a, b, control};
   }
 
+  // The pairs of boxes that passed a message on a channel more than two
+  // processes hold, by now: the only pairs it is drawn between.
+  std::set<std::pair<size_t, size_t>> talkedOn(uint32_t channel) const {
+    std::set<std::pair<size_t, size_t>> pairs;
+    const auto it = b_.talks_.find(channel);
+    if (it == b_.talks_.end()) return pairs;
+    for (const Talk& talk : it->second)
+      if (talk.first < position_ && index_.count(talk.from) && index_.count(talk.to))
+        pairs.insert({index_[talk.from], index_[talk.to]});
+    return pairs;
+  }
+
   void channelLines() {
     std::map<uint32_t, std::pair<std::vector<size_t>, std::vector<size_t>>> by_channel;  // writers, readers
     for (const auto& [b, c] : out_ports_) by_channel[c].first.push_back(b);
     for (const auto& [b, c] : in_ports_) by_channel[c].second.push_back(b);
     std::set<std::tuple<uint32_t, size_t, size_t>> done;
-    for (const auto& [c, ends] : by_channel)
+    for (const auto& [c, ends] : by_channel) {
+      const bool shared = b_.talks_.count(c) != 0;
+      const auto talked = shared ? talkedOn(c) : std::set<std::pair<size_t, size_t>>{};
       for (size_t w : ends.first)
         for (size_t r : ends.second) {
           if (w == r) continue;  // within one box (a group's members)
-          const bool both = in_ports_.count({w, c}) && out_ports_.count({r, c});
+          if (shared && !talked.count({w, r})) continue;
+          const bool both = shared ? talked.count({r, w}) != 0 : in_ports_.count({w, c}) && out_ports_.count({r, c});
           const auto key = both ? std::make_tuple(c, std::min(w, r), std::max(w, r)) : std::make_tuple(c, w, r);
           if (!done.insert(key).second) continue;
           const auto line = join(w, r, c);
           s_.channels.push_back(
               {c, s_.processes[w].process, s_.processes[r].process, line.a, line.b, line.control, both});
         }
+    }
+  }
+
+  // One line a pair of boxes, whichever way and however many channels.
+  void bundleLines() {
+    std::map<std::pair<uint32_t, uint32_t>, size_t> bundle_of;
+    for (const ChannelLine& line : s_.channels) {
+      const auto key = std::minmax(line.from, line.to);
+      const auto [it, fresh] = bundle_of.try_emplace({key.first, key.second}, s_.bundles.size());
+      if (fresh) s_.bundles.push_back({line.from, line.to, line.a, line.b, line.control, {}});
+      s_.bundles[it->second].channels.push_back(line.channel);
+    }
+    for (ChannelBundle& b : s_.bundles) {
+      std::sort(b.channels.begin(), b.channels.end());
+      b.channels.erase(std::unique(b.channels.begin(), b.channels.end()), b.channels.end());
+    }
   }
 
   // A port is a channel of a box: the members of a group share theirs (the
@@ -746,8 +845,43 @@ class SceneBuilder::Assembly {
   std::unordered_map<uint32_t, size_t> port_index_;
 };
 
-Scene SceneBuilder::build(uint32_t position, double progress) const {
-  return Assembly(*this, position, progress).build();
+namespace {
+// What a name must not cover: boxes, the queues' places (as long as they
+// may grow, so that names stay put while messages come and go), the
+// counts beside them, messages waiting, hosts' names.
+Occupied takenIn(const Scene& s) {
+  Occupied occupied;
+  for (const ProcessBox& b : s.processes) occupied.add({b.box.x - 2, b.box.y - 2, b.box.w + 4, b.box.h + 4});
+  for (const PortMark& port : s.ports) {
+    for (uint32_t k = 0; k < port.room; ++k) occupied.add(queueSlot(port, k));
+    const Point count = queueSlot(port, port.room).center();
+    occupied.add({count.x - 13, count.y - 8, 26, 16});
+  }
+  for (const MessageBox& m : s.messages)
+    if (m.state == MessageBox::State::Queued) occupied.add(m.box);
+  for (const Scene::HostFrame& h : s.hosts) occupied.add({h.box.x, h.box.y, 140, 18});
+  return occupied;
+}
+}  // namespace
+
+void SceneBuilder::placeLabels(Scene& s) const {
+  s.labels.clear();
+  s.named = true;
+  if (s.bundles.empty()) return;
+  Occupied occupied = takenIn(s);
+  for (size_t k = 0; k < s.bundles.size(); ++k) {
+    const ChannelBundle& b = s.bundles[k];
+    std::string text = bundleText(b.channels);
+    const double w = (text_width_ ? text_width_(text) : 5.5 * double(text.size())) + 4;
+    if (const auto at = placeBesideCurve(occupied, b.a, b.control, b.b, w, text_height_))
+      s.labels.push_back({k, *at, std::move(text)});
+  }
+}
+
+Scene SceneBuilder::build(uint32_t position, double progress, bool names) const {
+  Scene s = Assembly(*this, position, progress).build();
+  if (names) placeLabels(s);
+  return s;
 }
 
 }  // namespace radar::app

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -75,6 +76,23 @@ struct ChannelLine {
   bool both_ways = false;
 };
 
+// The channels between two boxes, either way, drawn as one line with a
+// count: a worker's pipes to its parent are one line, not four.
+struct ChannelBundle {
+  uint32_t from = kNone, to = kNone;  // processes (their boxes)
+  Point a, b, control;                // as the first of its lines
+  std::vector<uint32_t> channels;     // ascending
+};
+
+// A bundle's name where it is written (in scene units, as the view's font
+// at zoom 1 measures it): beside its line, clear of every box, queue, count
+// and other name. A bundle with no room has none; its name shows on hover.
+struct ChannelLabel {
+  size_t bundle = 0;
+  Rect box;
+  std::string text;
+};
+
 // A deadlock's wait-for edge: `from` waits for `to`.
 struct WaitEdge {
   uint32_t from = kNone, to = kNone;
@@ -90,7 +108,10 @@ struct Scene {
   // The wait-for cycles of deadlocks formed by now (each from the event by
   // which its last process had blocked).
   std::vector<WaitEdge> waits;
-  std::vector<ChannelLine> channels;  // open between processes on screen
+  std::vector<ChannelLine> channels;   // open between processes on screen
+  std::vector<ChannelBundle> bundles;  // the same, one a pair of boxes
+  std::vector<ChannelLabel> labels;
+  bool named = false;  // the labels placed (SceneBuilder::placeLabels)
   // Where the story spans hosts: each host's boxes on screen, framed.
   struct HostFrame {
     std::string host;
@@ -105,6 +126,10 @@ struct Scene {
   // the views give a target of 24 pixels whatever the zoom.
   uint32_t messageAt(Point p, double slack = 2) const;
   uint32_t processAt(Point p) const;
+  // The bundle whose name or line is at `p` (within `slack` of the line),
+  // or kNoBundle.
+  static constexpr size_t kNoBundle = ~size_t{0};
+  size_t bundleAt(Point p, double slack) const;
 };
 
 class SceneBuilder {
@@ -121,10 +146,20 @@ class SceneBuilder {
   SceneBuilder(const trace::Trace& trace, const trace::DisplayModel& display);
 
   // The scene after `position` events, the last of them `progress` of the
-  // way through its animation.
-  Scene build(uint32_t position, double progress) const;
+  // way through its animation; its channels named unless `names` is false
+  // (a view too small to show them names it when it is not).
+  Scene build(uint32_t position, double progress, bool names = true) const;
 
   Rect boxOf(uint32_t process) const;
+  // How wide a label's text is and how high, in scene units: the view's
+  // font at zoom 1 (an estimate until it says).
+  using TextWidth = std::function<double(const std::string&)>;
+  void setLabelMetrics(TextWidth width, double height);
+  // The text of a bundle's label: the channel's short name, and how many
+  // more it has.
+  std::string bundleText(const std::vector<uint32_t>& channels) const;
+  // Names the scene's bundles where they cover nothing (build() does).
+  void placeLabels(Scene& scene) const;
   // Boxes placed by a network description, at (column, row) cells of the
   // grid; the other processes are laid out below them. A box the user drags
   // goes where it is dragged all the same.
@@ -163,6 +198,7 @@ class SceneBuilder {
   bool writes(uint32_t endpoint) const;
 
   void findChains();
+  void findTalks();
   void place();
 
   const trace::Trace& t_;
@@ -185,6 +221,15 @@ class SceneBuilder {
   std::unordered_map<uint32_t, Point> described_;                  // top left corners
   double automatic_y_ = 0;                                         // where the automatic layout starts
   std::unordered_map<uint64_t, uint32_t> end_by_process_channel_;  // the end a process reads a channel by
+  // Channels more than two processes hold (a pipe every worker of a pool
+  // inherited) are drawn only between those that passed a message on
+  // them: each such channel, and who sent to whom on it, from which event on.
+  struct Talk {
+    uint32_t from, to, first;
+  };
+  std::unordered_map<uint32_t, std::vector<Talk>> talks_;
+  TextWidth text_width_;
+  double text_height_ = 11;
 };
 
 }  // namespace radar::app

@@ -172,6 +172,51 @@ TEST(Screenshot, TheRequestsPaneOfAServer) {
   std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
 }
 
+// A pool of thirty workers (docs/replay.md): as it opens, the workers as
+// one box with the tasks queued at it; then every worker apart, a star of
+// lines from the parent, not a web between workers.
+TEST(Screenshot, APoolOfThirtyWorkersGroupedAndApart) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string dir = env("RADAR_SCREENSHOT_POOL_REC"), out = env("RADAR_SCREENSHOT_DIR");
+  if (dir.empty() || !std::filesystem::exists(dir + "/recording.txt")) GTEST_SKIP() << "no recording of the pool";
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  ASSERT_TRUE(trace) << error;
+  MainWindow window(std::move(trace));
+  ASSERT_TRUE(showOnScreen(window));
+  // Where the most messages wait: the tasks handed out.
+  auto& c = window.controller();
+  const uint32_t n = static_cast<uint32_t>(window.trace().events.size());
+  uint32_t busiest = n / 2;
+  size_t most = 0;
+  for (uint32_t at = 1; at < n; at += std::max(n / 400, 1u)) {
+    c.skipTo(at);
+    if (window.networkView().scene().messages.size() > most)
+      most = window.networkView().scene().messages.size(), busiest = at;
+  }
+  c.skipTo(busiest);
+  const Scene& grouped = window.networkView().scene();
+  ASSERT_EQ(grouped.processes.size(), 2u) << "the workers open as one box";
+  const QImage shot = windowOnScreen(window);
+  const QString path = QString::fromStdString(out) + QStringLiteral("/replay-groups.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
+
+  const uint32_t worker =
+      grouped.processes[0].members > 1 ? grouped.processes[0].process : grouped.processes[1].process;
+  window.networkView().setGrouped(worker, false);
+  window.networkView().fitToView();
+  QApplication::processEvents();
+  const Scene& apart = window.networkView().scene();
+  // Those on stage then (a worker may not have started yet, or have ended).
+  EXPECT_GT(apart.processes.size(), 10u);
+  EXPECT_LE(apart.bundles.size(), apart.processes.size()) << "a star from the parent, not a web";
+  const QImage shot2 = windowOnScreen(window);
+  const QString path2 = QString::fromStdString(out) + QStringLiteral("/replay-pool-apart.png");
+  ASSERT_TRUE(shot2.save(path2)) << path2.toStdString();
+  std::printf("screenshot: %s\n", path2.toLocal8Bit().constData());
+}
+
 }  // namespace
 }  // namespace radar::app
 

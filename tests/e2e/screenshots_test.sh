@@ -41,6 +41,19 @@ CONF
     kill -QUIT \$(cat $web/nginx.pid); wait \$server" > /dev/null 2>&1
 }
 if command -v nginx > /dev/null && command -v curl > /dev/null; then record_nginx; fi
+# A Python multiprocessing pool of thirty workers mapping 60 tasks, for the
+# network of many processes.
+cat > "$work/many30.py" << 'PY'
+import multiprocessing as mp
+def square(x):
+    return x * x
+if __name__ == "__main__":
+    with mp.Pool(30) as pool:
+        print(sum(pool.map(square, range(60), chunksize=1)))
+PY
+if command -v python3 > /dev/null; then
+  "$build/bin/radar" record -o "$work/pool-rec" -- python3 "$work/many30.py" > /dev/null 2>&1
+fi
 # A display of its own: Xvfb picks a free number and writes it to fd 3.
 Xvfb -displayfd 3 -screen 0 1400x950x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
 xvfb=$!
@@ -53,5 +66,5 @@ echo "leak:libdbus-1.so" > "$work/lsan.supp"
 export LSAN_OPTIONS="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work" \
   RADAR_SCREENSHOT_REC="$work/rec" RADAR_SCREENSHOT_SYNC_REC="$work/sync" RADAR_SCREENSHOT_DIR="$out" \
-  RADAR_SCREENSHOT_TUTORIAL_REC="$work/tutorial" RADAR_SCREENSHOT_SERVER_REC="$work/nginx-rec" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
+  RADAR_SCREENSHOT_TUTORIAL_REC="$work/tutorial" RADAR_SCREENSHOT_SERVER_REC="$work/nginx-rec" RADAR_SCREENSHOT_POOL_REC="$work/pool-rec" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
   "$build/bin/screenshot_tests"
