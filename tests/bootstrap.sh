@@ -17,7 +17,7 @@ radar_packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-svg-dev
   clang-14 libclang-rt-14-dev clang-format-14
-  gdb python3 python3-jsonschema strace xauth xvfb
+  gdb python3 python3-jsonschema strace xauth xvfb librsvg2-bin
   tshark libsqlite3-dev sqlite3
   liburing-dev
   libopenmpi-dev openmpi-bin

@@ -16,11 +16,12 @@ namespace radar::cli {
 const char kReplayHelp[] =
     "usage: radar replay DIR... [--at-event N] [--seconds-per-event S]\n"
     "       radar replay --choose [DIR...]\n"
-    "       radar replay DIR... --snapshot FILE.png|FILE.svg [--at-event N] [--size WxH]\n"
+    "       radar replay DIR... --snapshot FILE.png|FILE.svg [--view PART] [--at-event N] [--size WxH]\n"
     "       radar replay DIR... --frames OUT_DIR --at-event A --to-event B [--fps N]\n"
     "       radar replay --diff RUN_A RUN_B [--snapshot FILE.png|FILE.svg]\n\n"
     "Opens the animated replay of a recording (see docs/replay.md). Without a\n"
-    "display, --snapshot renders the view at an event to a PNG or an SVG, and\n"
+    "display, --snapshot renders the view at an event to a PNG or an SVG (the\n"
+    "window, or with --view network or timeline that alone), and\n"
     "--frames the animation between two events to PNG frames (for a video);\n"
     "--choose, without DIR, asks for the recording's directory in a dialog.\n";
 

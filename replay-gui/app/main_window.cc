@@ -48,6 +48,7 @@
 #include <map>
 
 #include "app/debug_launch.h"
+#include "app/help_window.h"
 #include "app/loader.h"
 #include "app/message_text.h"
 #include "app/message_window.h"
@@ -541,7 +542,8 @@ void MainWindow::buildActions() {
   buildFileMenu(file);
   buildReplayMenu(replay, bar);
   buildViewMenu(view, bar);
-  addMenuAction(help, tr("&How to use the replay"), QKeySequence::HelpContents, [this] { showHelp(); });
+  addMenuAction(help, tr("The replay &guide"), QKeySequence::HelpContents, [this] { showGuide(); });
+  addMenuAction(help, tr("&Keys and mouse"), QKeySequence(), [this] { showHelp(); });
 }
 
 void MainWindow::buildFileMenu(QMenu* file) {
@@ -557,14 +559,20 @@ void MainWindow::buildFileMenu(QMenu* file) {
     if (list.isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
   });
   file->addSeparator();
-  addMenuAction(file, tr("&Save view as image…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] {
-    QString path = QFileDialog::getSaveFileName(this, tr("Save the view as an image"), QString(),
-                                                tr("PNG image (*.png);;SVG image, vectors (*.svg)"));
+  auto save = [this](const QString& title, Part part) {
+    QString path =
+        QFileDialog::getSaveFileName(this, title, QString(), tr("PNG image (*.png);;SVG image, vectors (*.svg)"));
     if (path.isEmpty()) return;
     if (!isViewImageName(path)) path += QStringLiteral(".png");
     QString error;
-    if (!saveView(path, &error)) QMessageBox::warning(this, tr("Save view as image"), error);
-  });
+    if (!saveView(path, &error, part)) QMessageBox::warning(this, title, error);
+  };
+  addMenuAction(file, tr("Save the &network as image…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S),
+                [save] { save(tr("Save the network as an image"), Part::Network); });
+  addMenuAction(file, tr("Save the &timeline as image…"), QKeySequence(),
+                [save] { save(tr("Save the timeline as an image"), Part::Timeline); });
+  addMenuAction(file, tr("Save the &window as image…"), QKeySequence(),
+                [save] { save(tr("Save the window as an image"), Part::Window); });
   addMenuAction(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 }
 
@@ -718,7 +726,15 @@ void MainWindow::tick() {
   if (controller_->playing() || controller_->animating()) controller_->advance(elapsed);
 }
 
-bool MainWindow::saveView(const QString& path, QString* error) { return saveViewImage(*this, path, error); }
+QWidget& MainWindow::partWidget(Part part) {
+  if (part == Part::Network) return *network_;
+  if (part == Part::Timeline) return *spacetime_;
+  return *this;
+}
+
+bool MainWindow::saveView(const QString& path, QString* error, Part part) {
+  return saveViewImage(partWidget(part), path, error);
+}
 
 void MainWindow::goToEvent(uint32_t position) {
   controller_->skipTo(position + 1);
@@ -987,27 +1003,43 @@ bool MainWindow::followMessage(uint32_t send) {
   return true;
 }
 
-void MainWindow::showHelp() {
+// The guide installed with the program, at replay.md; where it is not
+// installed, the keys and where the guide was looked for.
+void MainWindow::showGuide() {
+  const QStringList candidates = guideCandidates(QCoreApplication::applicationDirPath());
+  const QString dir = findGuide(candidates);
+  if (dir.isEmpty()) {
+    showHelp(tr("<p>The guide is not installed here (looked in %1).</p>").arg(candidates.join(QStringLiteral(", "))));
+    return;
+  }
+  auto* guide = new HelpWindow(dir, QStringLiteral("replay.md"), this);
+  guide->setWindowFlag(Qt::Window);
+  guide->show();
+}
+
+void MainWindow::showHelp(const QString& before) {
   QMessageBox::information(
       this, tr("radar replay"),
-      tr("<p>The replay shows what the recorded processes did, one event at a time, in an order "
-         "that respects causality. Boxes are processes (name, pid, channel ends open for input and "
-         "output); a port opens on a box's border while it is used; small boxes are messages, "
-         "travelling (orange) or queued in front of the receiver's input port (blue). The process "
-         "taking part in the event changes colour.</p>"
-         "<p><b>Space</b> play/pause · <b>S</b> single-step or continuous · <b>→</b> next event · "
-         "<b>←</b> back · <b>Ctrl+G</b> skip to event · <b>R</b> instant replay of the last n "
-         "events, <b>Shift+R</b> again, <b>E</b> end it · <b>Home</b> from the start · "
-         "<b>[</b> <b>]</b> slower, faster · click a message or <b>M</b> over it: its contents · "
-         "<b>O</b> follow the selected message · <b>P</b> critical path to this event · <b>Esc</b> clear highlights · "
-         "<b>F</b> fit · wheel: zoom · drag: pan or move a "
-         "box · <b>C</b> channels · <b>L</b> colour legend · <b>W</b> wall time in the diagram · click a process, then "
-         "<b>Ctrl+D</b>: debug it from here, re-run alone under gdb (radar debug).</p>"
-         "<p>The timeline: wheel zoom, drag pan, Shift+wheel lanes; focused, <b>W</b>/<b>S</b> zoom, "
-         "<b>A</b>/<b>D</b> pan, <b>0</b> the whole run · Shift+drag: a range's statistics · "
-         "right-click: lanes. <b>Ctrl+F</b> find in contents and narrative (text, hex bytes or a "
-         "regular expression), <b>F3</b>/<b>Shift+F3</b> next/previous match.</p>"
-         "<p>Double-click an event or a finding to go there. See docs/replay.md.</p>"));
+      before + tr("<p>The replay shows what the recorded processes did, one event at a time, in an order "
+                  "that respects causality. Boxes are processes (name, pid, channel ends open for input and "
+                  "output); a port opens on a box's border while it is used; small boxes are messages, "
+                  "travelling (orange) or queued in front of the receiver's input port (blue). The process "
+                  "taking part in the event changes colour.</p>"
+                  "<p><b>Space</b> play/pause · <b>S</b> single-step or continuous · <b>→</b> next event · "
+                  "<b>←</b> back · <b>Ctrl+G</b> skip to event · <b>R</b> instant replay of the last n "
+                  "events, <b>Shift+R</b> again, <b>E</b> end it · <b>Home</b> from the start · "
+                  "<b>[</b> <b>]</b> slower, faster · click a message or <b>M</b> over it: its contents · "
+                  "<b>O</b> follow the selected message · <b>P</b> critical path to this event · <b>Esc</b> clear "
+                  "highlights · "
+                  "<b>F</b> fit · wheel: zoom · drag: pan or move a "
+                  "box · <b>C</b> channels · <b>L</b> colour legend · <b>W</b> wall time in the diagram · click a "
+                  "process, then "
+                  "<b>Ctrl+D</b>: debug it from here, re-run alone under gdb (radar debug).</p>"
+                  "<p>The timeline: wheel zoom, drag pan, Shift+wheel lanes; focused, <b>W</b>/<b>S</b> zoom, "
+                  "<b>A</b>/<b>D</b> pan, <b>0</b> the whole run · Shift+drag: a range's statistics · "
+                  "right-click: lanes. <b>Ctrl+F</b> find in contents and narrative (text, hex bytes or a "
+                  "regular expression), <b>F3</b>/<b>Shift+F3</b> next/previous match.</p>"
+                  "<p>Double-click an event or a finding to go there. <b>F1</b>: the guide.</p>"));
 }
 
 QString MainWindow::settingsKey() const {

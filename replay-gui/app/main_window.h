@@ -59,7 +59,10 @@ class MainWindow : public QMainWindow {
   void goToEvent(uint32_t position);
   // The window as it is drawn now, into a PNG or an SVG (by the name's
   // extension); false with *error when it cannot be written.
-  bool saveView(const QString& path, QString* error);
+  // The window, or the network or the timeline alone, as a PNG or an SVG.
+  enum class Part { Window, Network, Timeline };
+  bool saveView(const QString& path, QString* error, Part part = Part::Window);
+  QWidget& partWidget(Part part);
   // Opens the window showing a message's contents (a send's position).
   void showMessage(uint32_t send);
   // No selected message, no causal colouring, no critical path (Esc).
@@ -142,7 +145,8 @@ class MainWindow : public QMainWindow {
   void askSkip();
   void askInstantReplay();
   void showMessageUnderMouse();
-  void showHelp();
+  void showGuide();
+  void showHelp(const QString& before = {});
   void saveLayout();
   void restoreLayout();
   void reportProblems();

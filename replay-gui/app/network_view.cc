@@ -95,10 +95,13 @@ Rect NetworkView::contentBounds() const {
 void NetworkView::fitToView() {
   const Rect b = contentBounds();
   // Beside the legend, which would cover what is under it.
-  const double left = show_legend_ ? legendFrame().right() + 6 : 0, w = width() - left;
-  if (b.w <= 0 || b.h <= 0 || w <= 0 || height() <= 0) return;
-  zoom_ = std::clamp(std::min(w / b.w, height() / b.h), 0.05, 2.0);
-  pan_ = {left + (w - b.w * zoom_) / 2 - b.x * zoom_, (height() - b.h * zoom_) / 2 - b.y * zoom_};
+  // Beside the legend open, above it folded: it never covers a box.
+  const bool folded = legendFolded();
+  const double left = show_legend_ && !folded ? legendFrame().right() + 6 : 0, w = width() - left;
+  const double h = height() - (show_legend_ && folded ? legendFrame().height() + 8 : 0);
+  if (b.w <= 0 || b.h <= 0 || w <= 0 || h <= 0) return;
+  zoom_ = std::clamp(std::min(w / b.w, h / b.h), 0.05, 2.0);
+  pan_ = {left + (w - b.w * zoom_) / 2 - b.x * zoom_, (h - b.h * zoom_) / 2 - b.y * zoom_};
   user_moved_ = false;
   update();
 }
@@ -225,18 +228,34 @@ QFont NetworkView::legendFont() const {
   return f;
 }
 
+// Open, a line for each colour under its title; folded (by a click on its
+// title, or where the view is too short for it), the title alone.
+bool NetworkView::legendFolded() const {
+  const QFontMetrics m(legendFont());
+  const int open = (m.height() + 2) * static_cast<int>(legend().size() + 1) + 20;
+  return legend_folded_ || height() < open + 40;
+}
+
+void NetworkView::setLegendFolded(bool folded) {
+  legend_folded_ = folded;
+  if (!user_moved_) fitToView();
+  update();
+}
+
 QRect NetworkView::legendFrame() const {
   const auto entries = legend();
   const QFontMetrics m(legendFont());
-  int text_width = 0;
+  int text_width = m.horizontalAdvance(legendTitle());
   for (const auto& e : entries) text_width = std::max(text_width, m.horizontalAdvance(e.text));
   const int line = m.height() + 2, swatch = m.height() - 4;
-  return {6, height() - 6 - line * static_cast<int>(entries.size()) - 8, text_width + swatch + 20,
-          line * static_cast<int>(entries.size()) + 8};
+  const int lines = legendFolded() ? 1 : static_cast<int>(entries.size()) + 1;
+  const int width = legendFolded() ? m.horizontalAdvance(legendTitle()) + 16 : text_width + swatch + 20;
+  return {6, height() - 6 - line * lines - 8, width, line * lines + 8};
 }
 
+QString NetworkView::legendTitle() const { return legendFolded() ? tr("\u25B8 Colours") : tr("\u25BE Colours"); }
+
 void NetworkView::drawLegend(QPainter& painter) {
-  const auto entries = legend();
   const QFont f = legendFont();
   painter.setFont(f);
   const QFontMetrics m(f);
@@ -246,7 +265,11 @@ void NetworkView::drawLegend(QPainter& painter) {
   painter.setBrush(QColor(255, 255, 255, 225));
   painter.drawRect(frame);
   int y = frame.y() + 4;
-  for (const auto& e : entries) {
+  painter.setPen(colors::kText);
+  painter.drawText(QRect(frame.x() + 6, y, frame.width() - 8, line), Qt::AlignVCenter | Qt::AlignLeft, legendTitle());
+  if (legendFolded()) return;
+  y += line;
+  for (const auto& e : legend()) {
     painter.setPen(QPen(colors::kBorder, 0.8));
     painter.setBrush(e.color);
     painter.drawRect(QRect(frame.x() + 6, y + (line - swatch) / 2, swatch, swatch));
@@ -452,6 +475,14 @@ uint32_t NetworkView::messageAt(QPointF widget_point) const {
 
 void NetworkView::mousePressEvent(QMouseEvent* event) {
   if (event->button() != Qt::LeftButton) return;
+  if (show_legend_) {
+    const QRect frame = legendFrame();
+    const QRect title(frame.x(), frame.y(), frame.width(), QFontMetrics(legendFont()).height() + 6);
+    if (title.contains(event->position().toPoint())) {
+      setLegendFolded(!legendFolded());
+      return;
+    }
+  }
   const Point at = toScene(event->position());
   drag_start_ = event->position();
   dragged_ = false;

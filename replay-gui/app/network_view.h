@@ -41,6 +41,11 @@ class NetworkView : public QWidget {
     QColor color;
   };
   static std::vector<LegendEntry> legend();
+  // Folded to its title (a click on it folds or opens it); folded too where
+  // the view is too short for it.
+  bool legendFolded() const;
+  void setLegendFolded(bool folded);
+  QRect legendFrame() const;  // where the legend is drawn
   // Between the scene's coordinates and the widget's.
   QPointF toWidget(Point p) const;
   Point toScene(QPointF p) const;
@@ -92,7 +97,7 @@ class NetworkView : public QWidget {
   Rect contentBounds() const;
   QString bundleTip(size_t bundle) const;
   QFont legendFont() const;
-  QRect legendFrame() const;  // where the legend is drawn
+  QString legendTitle() const;
 
   SceneBuilder& builder_;
   Scene scene_;
@@ -101,6 +106,7 @@ class NetworkView : public QWidget {
   bool user_moved_ = false;  // zoomed or panned since the last fit: a new size keeps the view
   bool show_channels_ = true;
   bool show_legend_ = true;
+  bool legend_folded_ = false;
   uint32_t selected_message_ = kNone;
   std::vector<uint32_t> path_processes_;  // sorted
   const std::vector<uint32_t>* kept_ = nullptr;

@@ -78,8 +78,12 @@ int snapshot(radar::app::MainWindow& window, const radar::app::ReplayOptions& op
   window.controller().skipTo(options.at_event);
   if (options.critical_path) window.showCriticalPath();
   QApplication::processEvents();
+  using Part = radar::app::MainWindow::Part;
+  const Part part = options.view == "network"    ? Part::Network
+                    : options.view == "timeline" ? Part::Timeline
+                                                 : Part::Window;
   QString error;
-  if (!radar::app::saveViewImage(window, QString::fromStdString(options.snapshot), &error)) {
+  if (!window.saveView(QString::fromStdString(options.snapshot), &error, part)) {
     std::fprintf(stderr, "radar replay: %s\n", error.toLocal8Bit().constData());
     return 1;
   }

@@ -11,7 +11,7 @@ namespace radar::app {
 const char kReplayUsage[] =
     "usage: radar replay DIR... [--at-event N] [--seconds-per-event S]\n"
     "       radar replay --choose [DIR...]\n"
-    "       radar replay DIR... --snapshot FILE.png|FILE.svg [--at-event N] [--size WxH]\n"
+    "       radar replay DIR... --snapshot FILE.png|FILE.svg [--view PART] [--at-event N] [--size WxH]\n"
     "       radar replay DIR... --frames OUT_DIR --at-event A --to-event B [--fps N]\n"
     "       radar replay --diff RUN_A RUN_B [--snapshot FILE.png|FILE.svg]\n\n"
     "Replays a recording: processes as boxes, messages moving between them, RADAR's\n"
@@ -24,6 +24,8 @@ const char kReplayUsage[] =
     "  --snapshot FILE.png     render the view at --at-event to FILE.png (or to\n"
     "                          FILE.svg, as vectors) and exit; needs no display;\n"
     "                          prints the narrative line\n"
+    "  --view PART             what --snapshot draws: window (the default),\n"
+    "                          network or timeline alone\n"
     "  --frames OUT_DIR        render the animation from event A to event B as PNG\n"
     "                          frames (frame-000001.png ...) in OUT_DIR, made if\n"
     "                          missing and empty if present, and exit; each event\n"
@@ -93,6 +95,10 @@ bool optionsAgree(const ReplayOptions& o, std::string* error) {
     *error = "--frames and --snapshot: one picture or an animation, not both";
     return false;
   }
+  if (o.view != "window" && o.snapshot.empty()) {
+    *error = "--view is what --snapshot draws: give --snapshot FILE";
+    return false;
+  }
   if (!o.frames.empty() && o.to_event <= o.at_event) {
     *error = "--frames wants --to-event after --at-event (the animation from one to the other)";
     return false;
@@ -148,6 +154,14 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       };
       if (!ends(".png") && !ends(".svg")) {
         *error = "--snapshot: the file name should end in .png or .svg, not '" + out->snapshot + "'";
+        return false;
+      }
+    } else if (a == "--view") {
+      const char* v = value("--view");
+      if (!v) return false;
+      out->view = v;
+      if (out->view != "window" && out->view != "network" && out->view != "timeline") {
+        *error = "--view wants window, network or timeline, not '" + out->view + "'";
         return false;
       }
     } else if (a == "--frames") {

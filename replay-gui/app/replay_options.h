@@ -10,11 +10,12 @@ namespace radar::app {
 
 struct ReplayOptions {
   std::vector<std::string> dirs;
-  std::string snapshot;   // render to this PNG and exit
-  std::string frames;     // render the animation to PNGs in this directory and exit
-  uint32_t to_event = 0;  // --frames: up to this event
-  int fps = 25;           // --frames: frames a second of animation
-  uint32_t at_event = 0;  // events applied (0: before the first)
+  std::string snapshot;         // render to this PNG and exit
+  std::string view = "window";  // --snapshot of: the window, the network or the timeline
+  std::string frames;           // render the animation to PNGs in this directory and exit
+  uint32_t to_event = 0;        // --frames: up to this event
+  int fps = 25;                 // --frames: frames a second of animation
+  uint32_t at_event = 0;        // events applied (0: before the first)
   int width = 1280, height = 800;
   double seconds_per_event = 0;  // 0: the recording in about a minute (ReplayController::secondsPerEventFor)
   std::string net;               // a network description to apply (--net)

@@ -234,5 +234,39 @@ TEST(Fit, EveryBoxIsInViewFromTheFirstFrameAndAfterAResize) {
   EXPECT_DOUBLE_EQ(view.zoom(), zoomed) << "a view the user zoomed is kept";
 }
 
+// The legend folds to its title at a click on it, and folds by itself where
+// the view is too short for it; open or folded, the fitted view keeps every
+// box clear of it.
+TEST(Legend, FoldsAtAClickOrWhenShortAndNeverCoversABox) {
+  MainWindow window(makePool(9).trace);
+  window.setInteractive(false);
+  window.show();
+  window.controller().skipTo(positionAtTime(window.trace(), Pool::kTasksSent));
+  QApplication::processEvents();
+  NetworkView& view = window.networkView();
+  auto clear = [&](const char* when) {
+    const QRect legend = view.legendFrame();
+    for (const ProcessBox& b : view.scene().processes) {
+      const QRectF r(view.toWidget({b.box.x, b.box.y}), QSizeF(b.box.w * view.zoom(), b.box.h * view.zoom()));
+      EXPECT_FALSE(r.intersects(legend)) << when << ": " << b.name << " " << b.pid;
+    }
+  };
+  view.resize(900, 500);
+  QApplication::processEvents();
+  ASSERT_FALSE(view.legendFolded()) << "room for it open";
+  clear("open");
+  const int open_height = view.legendFrame().height();
+  QTest::mouseClick(&view, Qt::LeftButton, {}, view.legendFrame().topLeft() + QPoint(20, 6));
+  EXPECT_TRUE(view.legendFolded());
+  EXPECT_LT(view.legendFrame().height(), open_height / 4);
+  clear("folded");
+  QTest::mouseClick(&view, Qt::LeftButton, {}, view.legendFrame().topLeft() + QPoint(20, 6));
+  EXPECT_FALSE(view.legendFolded());
+  view.resize(900, 200);
+  QApplication::processEvents();
+  EXPECT_TRUE(view.legendFolded()) << "too short for it open";
+  clear("short");
+}
+
 }  // namespace
 }  // namespace radar::app

@@ -19,15 +19,20 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTreeWidget>
 #include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "app/debug_launch.h"
+#include "app/help_window.h"
 #include "app/main_window.h"
 #include "app/message_text.h"
 #include "app/message_window.h"
@@ -299,6 +304,13 @@ TEST(ReplayOptions, BadCommandLinesGetClearErrors) {
   EXPECT_NE(error.find("which recording"), std::string::npos);
   error.clear();
   EXPECT_TRUE(parse({"--choose"}, &error).choose) << error;  // the dialog asks for it
+  EXPECT_EQ(parse({"r", "--snapshot", "n.svg", "--view", "network"}, &error).view, "network") << error;
+  parse({"r", "--snapshot", "n.svg", "--view", "table"}, &error);
+  EXPECT_NE(error.find("--view wants window, network or timeline"), std::string::npos) << error;
+  error.clear();
+  parse({"r", "--view", "timeline"}, &error);
+  EXPECT_NE(error.find("--view is what --snapshot draws"), std::string::npos) << error;
+  error.clear();
   parse({"--choose", "--snapshot", "x.png"}, &error);
   EXPECT_NE(error.find("--choose opens the window"), std::string::npos) << error;
   error.clear();
@@ -1350,6 +1362,94 @@ TEST(WindowImage, TheViewSavesAsPngAndSvg) {
   EXPECT_FALSE(QFile::exists(dir + QStringLiteral("/view.jpg")));
   EXPECT_FALSE(window.saveView(QStringLiteral("/nonexistent-dir/view.svg"), &error));
   EXPECT_FALSE(QFile::exists(QStringLiteral("/nonexistent-dir/view.svg.radar-partial")));
+  QDir(dir).removeRecursively();
+}
+
+// F1 opens the guide installed with the program, at the replay's page; its
+// links lead to the other pages, rendered, not as Markdown's source.
+TEST(Help, F1OpensTheGuideInstalledWithTheProgram) {
+  // Installed: beside bin/ or libexec/radar/ under the prefix.
+  const QString prefix = QDir::tempPath() + QStringLiteral("/radar-guide-%1").arg(QCoreApplication::applicationPid());
+  QDir().mkpath(prefix + QStringLiteral("/libexec/radar"));
+  QDir().mkpath(prefix + QStringLiteral("/share/doc/radar"));
+  QFile page(prefix + QStringLiteral("/share/doc/radar/replay.md"));
+  ASSERT_TRUE(page.open(QIODevice::WriteOnly));
+  page.write("# Replaying\n");
+  page.close();
+  EXPECT_EQ(findGuide(guideCandidates(prefix + QStringLiteral("/libexec/radar"))),
+            prefix + QStringLiteral("/share/doc/radar"));
+  EXPECT_EQ(findGuide(guideCandidates(prefix + QStringLiteral("/bin"))), prefix + QStringLiteral("/share/doc/radar"));
+  EXPECT_EQ(findGuide({prefix + QStringLiteral("/nowhere")}), QString());
+  QDir(prefix).removeRecursively();
+
+  // A build not installed finds the sources' guide.
+  MainWindow window(producerConsumer());
+  window.setInteractive(false);
+  window.show();
+  QApplication::processEvents();
+  QTest::keyClick(&window, Qt::Key_F1);
+  HelpWindow* guide = window.findChild<HelpWindow*>();
+  ASSERT_NE(guide, nullptr);
+  EXPECT_TRUE(guide->isVisible());
+  QTextBrowser& browser = guide->browser();
+  EXPECT_TRUE(browser.source().path().endsWith(QStringLiteral("/replay.md")))
+      << browser.source().toString().toStdString();
+  EXPECT_TRUE(browser.toPlainText().contains(QStringLiteral("The network view")));
+  EXPECT_FALSE(browser.toPlainText().contains(QStringLiteral("## The network view"))) << "rendered, not its source";
+  browser.setSource(browser.source().resolved(QUrl(QStringLiteral("recording.md"))));  // as a click on a link does
+  EXPECT_TRUE(browser.source().path().endsWith(QStringLiteral("/recording.md")));
+  EXPECT_FALSE(browser.toPlainText().startsWith(QStringLiteral("#"))) << browser.toPlainText().left(80).toStdString();
+  EXPECT_FALSE(browser.toPlainText().contains(QStringLiteral("```"))) << "rendered, not its source";
+}
+
+// The network or the timeline alone, as an SVG, drawn by another renderer
+// (librsvg's rsvg-convert) is the picture the window shows: the same size,
+// and block by block the same colours (no part left out, none filled in).
+TEST(WindowImage, TheNetworkOrTheTimelineAloneAsSvgIsWhatTheWindowShows) {
+  const QString rsvg = QStandardPaths::findExecutable(QStringLiteral("rsvg-convert"));
+  if (rsvg.isEmpty()) GTEST_SKIP() << "rsvg-convert is not installed (apt-get install librsvg2-bin)";
+  MainWindow window(producerConsumer());
+  window.setInteractive(false);
+  window.resize(1000, 700);
+  window.show();
+  window.controller().skipTo(3);
+  QApplication::processEvents();
+  const QString dir = QDir::tempPath() + QStringLiteral("/radar-part-%1").arg(QCoreApplication::applicationPid());
+  QDir().mkpath(dir);
+  for (auto part : {MainWindow::Part::Network, MainWindow::Part::Timeline}) {
+    const QString name = part == MainWindow::Part::Network ? QStringLiteral("network") : QStringLiteral("timeline");
+    QString error;
+    ASSERT_TRUE(window.saveView(dir + "/" + name + ".png", &error, part)) << error.toStdString();
+    ASSERT_TRUE(window.saveView(dir + "/" + name + ".svg", &error, part)) << error.toStdString();
+    QProcess render;
+    render.start(rsvg, {dir + "/" + name + ".svg", QStringLiteral("-o"), dir + "/" + name + "-rsvg.png"});
+    ASSERT_TRUE(render.waitForFinished(30000) && render.exitCode() == 0) << render.readAllStandardError().toStdString();
+    const QImage png = QImage(dir + "/" + name + ".png").convertToFormat(QImage::Format_RGB32);
+    QImage drawn = QImage(dir + "/" + name + "-rsvg.png").convertToFormat(QImage::Format_ARGB32);
+    EXPECT_EQ(png.size(), window.partWidget(part).size()) << name.toStdString() << ": the part alone";
+    ASSERT_EQ(drawn.size(), png.size()) << name.toStdString();
+    // rsvg leaves what nothing covers transparent: on the window's background.
+    QImage flat(drawn.size(), QImage::Format_RGB32);
+    flat.fill(window.partWidget(part).palette().color(QPalette::Window));
+    QPainter(&flat).drawImage(0, 0, drawn);
+    constexpr int kBlock = 16;
+    double worst = 0;
+    QPoint where;
+    for (int by = 0; by + kBlock <= png.height(); by += kBlock)
+      for (int bx = 0; bx + kBlock <= png.width(); bx += kBlock) {
+        double a[3] = {}, b[3] = {};
+        for (int y = by; y < by + kBlock; ++y)
+          for (int x = bx; x < bx + kBlock; ++x) {
+            const QRgb p = png.pixel(x, y), q = flat.pixel(x, y);
+            a[0] += qRed(p), a[1] += qGreen(p), a[2] += qBlue(p);
+            b[0] += qRed(q), b[1] += qGreen(q), b[2] += qBlue(q);
+          }
+        for (int c = 0; c < 3; ++c)
+          if (const double d = std::abs(a[c] - b[c]) / (kBlock * kBlock); d > worst) worst = d, where = {bx, by};
+      }
+    EXPECT_LT(worst, 48) << name.toStdString() << ": the block at " << where.x() << "," << where.y() << " differs by "
+                         << worst << " of 255 on average";
+  }
   QDir(dir).removeRecursively();
 }
 
