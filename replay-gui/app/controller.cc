@@ -68,8 +68,28 @@ void ReplayController::startEvent() {
     playing_ = false;
     return;
   }
-  ++position_;
+  uint32_t next = position_;  // the next event's index
+  if (shown_) {
+    const auto it = std::lower_bound(shown_->begin(), shown_->end(), position_);
+    next = it == shown_->end() ? events_ : *it;
+  }
+  // An instant replay ends where it began, whatever is shown after.
+  const uint32_t end = saved_ ? std::min(saved_->position, events_) : events_;
+  if (next >= end) {
+    // Nothing shown before the end: the rest is applied at once.
+    position_ = std::max(position_, end);
+    progress_ = 1;
+    if (!saved_) playing_ = false;
+    return;
+  }
+  position_ = next + 1;
   progress_ = 0;
+}
+
+uint32_t ReplayController::lastShownUpTo(uint32_t position) const {
+  if (!shown_ || position == 0) return position;
+  const auto it = std::upper_bound(shown_->begin(), shown_->end(), position - 1);
+  return it == shown_->begin() ? 0 : *std::prev(it) + 1;
 }
 
 void ReplayController::stepForward() {
@@ -94,12 +114,8 @@ void ReplayController::stepBack() {
     emit stateChanged();
   }
   playing_ = false;
-  if (animating()) {
-    // Back to before the event being shown.
-    --position_;
-  } else if (position_ > 0) {
-    --position_;
-  }
+  if (position_ > 0) --position_;  // animating: back to before the event being shown
+  position_ = lastShownUpTo(position_);
   progress_ = 1;
   emit stateChanged();
   emit changed();

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace radar::app {
 
@@ -38,6 +39,10 @@ class ReplayController : public QObject {
   // What a replay starts with: the whole recording played in about a
   // minute, but no event longer than RADAR's 3 s.
   static double secondsPerEventFor(uint32_t events);
+  // The events shown (positions, ascending; null: all): playing and
+  // stepping pass over the others at once (the filter's and Hide polls'
+  // leftovers take no time). Kept by the caller.
+  void setShown(const std::vector<uint32_t>* positions) { shown_ = positions; }
 
  public slots:
   void play();
@@ -71,7 +76,8 @@ class ReplayController : public QObject {
   void stateChanged();
 
  private:
-  void startEvent();  // the next event begins its animation
+  void startEvent();                                // the next event shown begins its animation
+  uint32_t lastShownUpTo(uint32_t position) const;  // the position after the last shown event before it, or 0
   void finishInstantReplay();
 
   uint32_t events_;
@@ -88,6 +94,7 @@ class ReplayController : public QObject {
     uint32_t count;
   };
   std::optional<Saved> saved_;
+  const std::vector<uint32_t>* shown_ = nullptr;
 };
 
 }  // namespace radar::app

@@ -37,10 +37,16 @@ void Occupied::freeze() {
     all.w = x1 - all.x;
     all.h = y1 - all.y;
   }
-  // Boxes dragged far apart make a wide grid: its buckets grow with it.
-  constexpr double kMostCells = 1 << 20;
-  bucket_ = std::max(bucket_, std::sqrt(all.w * all.h / kMostCells));
-  grid_ = cellsOf(all);
+  // Boxes dragged far apart make a wide grid: its buckets grow with it
+  // (at most about a million, and 4 096 a side).
+  constexpr double kMostCells = 1 << 20, kMostASide = 4096;
+  bucket_ = std::max({bucket_, std::sqrt(all.w * all.h / kMostCells), std::max(all.w, all.h) / kMostASide});
+  // Each rectangle's own buckets: rounding cannot put one outside.
+  grid_ = cellsOf(rects_[0]);
+  for (const Rect& r : rects_) {
+    const Cells c = cellsOf(r);
+    grid_ = {std::min(grid_.x0, c.x0), std::min(grid_.y0, c.y0), std::max(grid_.x1, c.x1), std::max(grid_.y1, c.y1)};
+  }
   const size_t columns = size_t(grid_.x1 - grid_.x0 + 1), cells = columns * size_t(grid_.y1 - grid_.y0 + 1);
   cell_begin_.assign(cells + 1, 0);
   auto each = [&](auto visit) {

@@ -405,8 +405,9 @@ bool MainWindow::showRequest(int row) {
   return true;
 }
 
-// The table keeps what the filter (and the MPI library's box) keeps; the
-// timeline dims the rest, the network view fades it.
+// The table keeps what the filter (and the MPI library's and the polls'
+// boxes) keeps; the timeline dims the rest, the network view fades it, and
+// playing passes over it.
 void MainWindow::applyFilter(const QString& text) {
   event_model_->setFilter(text);
   const auto kept = event_model_->kept();
@@ -415,6 +416,7 @@ void MainWindow::applyFilter(const QString& text) {
                                  : QString());
   spacetime_->timeline().setKept(event_model_->kept());
   network_->setKept(event_model_->kept());
+  controller_->setShown(event_model_->kept());
   table_position_ = ~0u;  // the current event again, in the rows left
   refresh();
 }
@@ -432,8 +434,8 @@ void MainWindow::connectViews() {
   connect(network_, &NetworkView::boxMoved, this, &MainWindow::refresh);
   connect(network_, &NetworkView::layoutChanged, this, [this] { saveLayout(); });
   connect(network_, &NetworkView::groupingChanged, this, [this] {
-    network_->fitToView();
     refresh();
+    network_->fitToView();  // to the new layout's lines
   });
   // Clicking an event anywhere takes every view there.
   connect(spacetime_, &SpaceTimeView::eventClicked, this, &MainWindow::goToEvent);
@@ -665,8 +667,8 @@ void MainWindow::buildViewMenu(QMenu* view, QToolBar* bar) {
   addMenuAction(view, tr("&Reset layout"), QKeySequence(), [this] {
     builder_->resetLayout();
     saveLayout();
-    network_->fitToView();
     refresh();
+    network_->fitToView();
   });
 }
 

@@ -80,15 +80,19 @@ Point NetworkView::toScene(QPointF p) const { return {(p.x() - pan_.x()) / zoom_
 // along the top row bends above it): their furthest point is mid-way.
 Rect NetworkView::contentBounds() const {
   Rect r = builder_.bounds();
+  auto take = [&r](Rect p) {
+    const double x1 = std::max(r.x + r.w, p.x + p.w), y1 = std::max(r.y + r.h, p.y + p.h);
+    r.x = std::min(r.x, p.x);
+    r.y = std::min(r.y, p.y);
+    r.w = x1 - r.x;
+    r.h = y1 - r.y;
+  };
   for (const ChannelBundle& line : scene_.bundles) {
     if (isStraight(line.a, line.control, line.b)) continue;
     const Point p = onCurve(line.a, line.control, line.b, 0.5);
-    const double margin = 8, x1 = std::max(r.x + r.w, p.x + margin), y1 = std::max(r.y + r.h, p.y + margin);
-    r.x = std::min(r.x, p.x - margin);
-    r.y = std::min(r.y, p.y - margin);
-    r.w = x1 - r.x;
-    r.h = y1 - r.y;
+    take({p.x - 8, p.y - 8, 16, 16});
   }
+  for (const ChannelLabel& l : scene_.labels) take(l.box);
   return r;
 }
 
@@ -186,7 +190,8 @@ bool NetworkView::event(QEvent* e) {
   if (e->type() != QEvent::ToolTip) return QWidget::event(e);
   const auto* help = static_cast<QHelpEvent*>(e);
   constexpr double kPickPixels = 6;
-  const size_t bundle = scene_.bundleAt(toScene(help->pos()), kPickPixels / zoom_);
+  const size_t bundle = show_channels_ ? scene_.bundleAt(toScene(help->pos()), kPickPixels / zoom_, zoom_ >= kLabelZoom)
+                                       : Scene::kNoBundle;
   if (bundle == Scene::kNoBundle || messageAt(help->pos()) != kNone || scene_.processAt(toScene(help->pos())) != kNone)
     QToolTip::hideText();
   else
@@ -202,6 +207,7 @@ void NetworkView::setPathProcesses(std::vector<uint32_t> processes) {
 
 void NetworkView::setShowLegend(bool on) {
   show_legend_ = on;
+  if (!user_moved_) fitToView();  // beside it, or the room it left
   update();
 }
 
@@ -230,14 +236,20 @@ QFont NetworkView::legendFont() const {
 
 // Open, a line for each colour under its title; folded (by a click on its
 // title, or where the view is too short for it), the title alone.
-bool NetworkView::legendFolded() const {
+bool NetworkView::legendTooTall() const {
   const QFontMetrics m(legendFont());
   const int open = (m.height() + 2) * static_cast<int>(legend().size() + 1) + 20;
-  return legend_folded_ || height() < open + 40;
+  return height() < open + 40;
 }
 
+bool NetworkView::legendFolded() const {
+  return legend_ == LegendState::Folded || (legend_ == LegendState::Auto && legendTooTall());
+}
+
+// Folded by the user; unfolded, open where there is room (Auto), or open
+// all the same when the user opens it in a view too short for it.
 void NetworkView::setLegendFolded(bool folded) {
-  legend_folded_ = folded;
+  legend_ = folded ? LegendState::Folded : legendTooTall() ? LegendState::Open : LegendState::Auto;
   if (!user_moved_) fitToView();
   update();
 }
@@ -480,6 +492,8 @@ void NetworkView::mousePressEvent(QMouseEvent* event) {
     const QRect title(frame.x(), frame.y(), frame.width(), QFontMetrics(legendFont()).height() + 6);
     if (title.contains(event->position().toPoint())) {
       setLegendFolded(!legendFolded());
+      drag_ = Drag::None;
+      dragged_ = true;  // the release is the click's: it picks nothing under the title
       return;
     }
   }

@@ -98,6 +98,7 @@ class NetworkView : public QWidget {
   QString bundleTip(size_t bundle) const;
   QFont legendFont() const;
   QString legendTitle() const;
+  bool legendTooTall() const;  // for the view's height, open
 
   SceneBuilder& builder_;
   Scene scene_;
@@ -106,7 +107,7 @@ class NetworkView : public QWidget {
   bool user_moved_ = false;  // zoomed or panned since the last fit: a new size keeps the view
   bool show_channels_ = true;
   bool show_legend_ = true;
-  bool legend_folded_ = false;
+  enum class LegendState { Auto, Folded, Open } legend_ = LegendState::Auto;
   uint32_t selected_message_ = kNone;
   std::vector<uint32_t> path_processes_;  // sorted
   const std::vector<uint32_t>* kept_ = nullptr;

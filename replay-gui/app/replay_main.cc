@@ -74,9 +74,10 @@ int snapshot(radar::app::MainWindow& window, const radar::app::ReplayOptions& op
   window.show();
   QApplication::processEvents();
   window.shareTheWindow();
-  window.networkView().fitToView();
   window.controller().skipTo(options.at_event);
   if (options.critical_path) window.showCriticalPath();
+  QApplication::processEvents();
+  window.networkView().fitToView();  // to the lines of the event shown
   QApplication::processEvents();
   using Part = radar::app::MainWindow::Part;
   const Part part = options.view == "network"    ? Part::Network

@@ -95,8 +95,9 @@ bool optionsAgree(const ReplayOptions& o, std::string* error) {
     *error = "--frames and --snapshot: one picture or an animation, not both";
     return false;
   }
-  if (o.view != "window" && o.snapshot.empty()) {
-    *error = "--view is what --snapshot draws: give --snapshot FILE";
+  if (o.view != "window" && (o.snapshot.empty() || o.diff)) {
+    *error =
+        o.diff ? "--diff draws both runs' windows: no --view" : "--view is what --snapshot draws: give --snapshot FILE";
     return false;
   }
   if (!o.frames.empty() && o.to_event <= o.at_event) {

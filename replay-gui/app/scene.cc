@@ -40,9 +40,9 @@ uint32_t Scene::messageAt(Point p, double slack) const {
   return nearest;
 }
 
-size_t Scene::bundleAt(Point p, double slack) const {
+size_t Scene::bundleAt(Point p, double slack, bool with_labels) const {
   for (const ChannelLabel& l : labels)
-    if (l.box.contains(p)) return l.bundle;
+    if (with_labels && l.box.contains(p)) return l.bundle;
   size_t nearest = kNoBundle;
   double best = slack;
   for (size_t k = 0; k < bundles.size(); ++k) {
@@ -518,7 +518,8 @@ class SceneBuilder::Assembly {
       ++b.members;
       b.blocked_members += blocked.count(p) != 0;
       b.active = b.active || (ev_ && ev_->process == p);  // while its event plays, and after it, at rest
-      b.ending = b.ending && !std::binary_search(after_.alive.begin(), after_.alive.end(), p);  // with its last member
+      // Leaving with its last member (the first frame's process is not leaving: it has not come yet).
+      b.ending = b.ending && position_ > 0 && !std::binary_search(after_.alive.begin(), after_.alive.end(), p);
       index_.box[p] = static_cast<uint32_t>(it->second);
     }
     for (ProcessBox& b : s_.processes) {
@@ -586,7 +587,9 @@ class SceneBuilder::Assembly {
       std::vector<Rect> others;
       for (size_t k = 0; k < s_.processes.size(); ++k)
         if (k != w && k != r) others.push_back(s_.processes[k].box);
-      control = bendAround(a, b, others);
+      // One bend for both ways between two boxes: the lines bundled as one
+      // are one curve, whichever way each channel goes.
+      control = w < r ? bendAround(a, b, others) : bendAround(b, a, others);
     }
     const uint32_t room = roomOnLine(a, b);
     const bool bent = !isStraight(a, control, b);
@@ -613,7 +616,13 @@ class SceneBuilder::Assembly {
     for (const auto& [b, c] : in_ports_) by_channel[c].second.push_back(b);
     std::set<std::tuple<uint32_t, size_t, size_t>> done;
     for (const auto& [c, ends] : by_channel) {
-      const bool shared = b_.talks_.count(c) != 0;
+      // Held open by more than two boxes now (a pool's pipes, every worker
+      // having inherited them): only where messages went. Two: always, as
+      // a reader waiting on an empty pipe needs its writer shown.
+      std::vector<size_t> holders = ends.first;
+      holders.insert(holders.end(), ends.second.begin(), ends.second.end());
+      std::sort(holders.begin(), holders.end());
+      const bool shared = std::unique(holders.begin(), holders.end()) - holders.begin() > 2;
       const auto talked = shared ? talkedOn(c) : std::set<std::pair<size_t, size_t>>{};
       for (size_t w : ends.first)
         for (size_t r : ends.second) {
@@ -853,6 +862,7 @@ Occupied takenIn(const Scene& s) {
   Occupied occupied;
   for (const ProcessBox& b : s.processes) occupied.add({b.box.x - 2, b.box.y - 2, b.box.w + 4, b.box.h + 4});
   for (const PortMark& port : s.ports) {
+    occupied.add({port.at.x - 7, port.at.y - 7, 14, 14});  // its notch across the border
     for (uint32_t k = 0; k < port.room; ++k) occupied.add(queueSlot(port, k));
     const Point count = queueSlot(port, port.room).center();
     occupied.add({count.x - 13, count.y - 8, 26, 16});

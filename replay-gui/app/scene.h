@@ -126,10 +126,10 @@ struct Scene {
   // the views give a target of 24 pixels whatever the zoom.
   uint32_t messageAt(Point p, double slack = 2) const;
   uint32_t processAt(Point p) const;
-  // The bundle whose name or line is at `p` (within `slack` of the line),
-  // or kNoBundle.
+  // The bundle whose name (when drawn) or line is at `p` (within `slack`
+  // of the line), or kNoBundle.
   static constexpr size_t kNoBundle = ~size_t{0};
-  size_t bundleAt(Point p, double slack) const;
+  size_t bundleAt(Point p, double slack, bool with_labels = true) const;
 };
 
 class SceneBuilder {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QSignalSpy>
+#include <vector>
 
 namespace radar::app {
 namespace {
@@ -29,6 +30,47 @@ TEST(Controller, ARecordingPlaysInAboutAMinuteAtFirst) {
   EXPECT_EQ(ReplayController::secondsPerEventFor(49), 1.224);
   EXPECT_EQ(ReplayController::secondsPerEventFor(100'000'000), ReplayController::kMinSecondsPerEvent);
   EXPECT_EQ(ReplayController::secondsPerEventFor(0), 3.0);
+}
+
+// Events the filter or Hide polls leaves out take no time: playing and
+// stepping go from one shown event to the next, the others applied at once;
+// back goes to the shown event before.
+TEST(Controller, PlayingAndSteppingPassOverTheEventsNotShown) {
+  ReplayController c(10);
+  const std::vector<uint32_t> shown{2, 5, 6};
+  c.setShown(&shown);
+  c.setSecondsPerEvent(1);
+  std::vector<uint32_t> started;
+  QObject::connect(&c, &ReplayController::changed, [&] {
+    if (c.animating() && c.progress() == 0) started.push_back(c.position() - 1);
+  });
+  c.play();
+  for (int k = 0; k < 10 && c.playing(); ++k) c.advance(1);
+  EXPECT_EQ(started, shown) << "only the shown events play, each for its time";
+  EXPECT_EQ(c.position(), 10u) << "the rest applied at once";
+  EXPECT_FALSE(c.playing());
+  c.stepBack();
+  EXPECT_EQ(c.position(), 7u);  // event 6 shown
+  c.stepBack();
+  EXPECT_EQ(c.position(), 6u);
+  c.stepBack();
+  EXPECT_EQ(c.position(), 3u);
+  c.stepBack();
+  EXPECT_EQ(c.position(), 0u);
+  c.stepForward();
+  EXPECT_EQ(c.position(), 3u);
+  // An instant replay of the last 5 events (2 to 6) from event 6 shown:
+  // the shown ones of them replay, and it ends where it began.
+  c.skipTo(7);
+  started.clear();
+  c.instantReplay(5);
+  for (int k = 0; k < 10 && c.inInstantReplay(); ++k) c.advance(1);
+  EXPECT_EQ(started, shown);
+  EXPECT_EQ(c.position(), 7u);
+  c.setShown(nullptr);
+  c.skipTo(0);
+  c.stepForward();
+  EXPECT_EQ(c.position(), 1u) << "every event again";
 }
 
 TEST(Controller, ContinuousPlayTakesSecondsPerEvent) {

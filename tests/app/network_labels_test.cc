@@ -5,8 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QSignalSpy>
 #include <QTest>
-#include <chrono>
+#include <algorithm>
 #include <string>
 
 #include "app/labels.h"
@@ -42,10 +43,11 @@ Pool makePool(int workers) {
     const int32_t pid = 100 + k;
     parent.pipeEnd(6 + k, 2000 + k, false).fork(pid, 1000 + 4 * k, 1001 + 4 * k);
     FakeProcess& child = rec.child(parent, "worker", pid);
-    child.pipeEnd(1, 1000, false).pipeEnd(2, 1000, true).pipeEnd(3, 1001, true).pipeEnd(4, 1001, false);
-    child.pipeEnd(5, 2000 + k, true);
-    for (int j = 1; j <= 3 && k - j >= 0; ++j) child.pipeEnd(5 + j, 2000 + k - j, false);
-    if (k == 0) child.pipeEnd(9, 3000, false);
+    child.inheritedPipeEnd(1, 1000, false).inheritedPipeEnd(2, 1000, true);
+    child.inheritedPipeEnd(3, 1001, true).inheritedPipeEnd(4, 1001, false);
+    child.inheritedPipeEnd(5, 2000 + k, true);
+    for (int j = 1; j <= 3 && k - j >= 0; ++j) child.inheritedPipeEnd(5 + j, 2000 + k - j, false);
+    if (k == 0) child.inheritedPipeEnd(9, 3000, false);
     w.push_back(&child);
   }
   for (int j = 0; j < 9; ++j) parent.send(5, "early " + std::to_string(j), 5'000'000 + 10 * j, 5'000'001 + 10 * j);
@@ -81,6 +83,8 @@ void expectLegible(const Scene& s, const std::string& where) {
       ASSERT_FALSE(meet(l, s.labels[j].box)) << where << ": " << s.labels[i].text << " / " << s.labels[j].text;
     for (const ProcessBox& b : s.processes) ASSERT_FALSE(meet(l, b.box)) << where << ": " << s.labels[i].text;
     for (const PortMark& port : s.ports) {
+      ASSERT_FALSE(meet(l, {port.at.x - 6, port.at.y - 6, 12, 12}))
+          << where << ": " << s.labels[i].text << " on a port";
       for (uint32_t k = 0; k < port.room; ++k)
         ASSERT_FALSE(meet(l, queueSlot(port, k))) << where << ": " << s.labels[i].text << " on a queue";
       const Point count = queueSlot(port, port.room).center();
@@ -126,33 +130,59 @@ TEST_P(Legible, NoNameCoversAnotherABoxAQueueOrACountGroupedOrNot) {
 
 INSTANTIATE_TEST_SUITE_P(Processes, Legible, ::testing::Values(2, 10, 30, 100, 1000));
 
-// A pipe every worker inherited joins the parent to a worker once a task
-// went down it to that worker, not every worker to every other; the parent's
-// channels to a worker are one line, named once, the others counted.
+// The channel of the pipe with inode `ino`.
+uint32_t channelOf(const trace::Trace& t, uint64_t ino) {
+  for (const auto& ep : t.endpoints)
+    if (ep.ino == ino && ep.channel != kNone) return ep.channel;
+  ADD_FAILURE() << "no pipe " << ino;
+  return kNone;
+}
+
+// A pipe every worker inherited (open in every box) joins the parent to a
+// worker once a task went down it to that worker, not every worker to
+// every other; the parent's channels to a worker are one line, named once,
+// the others counted.
 TEST(Bundles, APipeEveryWorkerHoldsIsDrawnWhereItCarriedMessagesAndOneLineAPair) {
   const Pool pool = makePool(5);
   const trace::Trace& t = *pool.trace;
   trace::DisplayModel display(t);
   SceneBuilder builder(t, display);
-  const uint32_t parent = processOfPid(t, 10);
-  // Before any task: the shared pipes are ports, not lines; worker 0's own
-  // pipe is a line.
+  const uint32_t parent = processOfPid(t, 10), tasks = channelOf(t, 1000), results = channelOf(t, 1001);
+  auto carries = [](const Scene& s, uint32_t channel) {
+    return std::count_if(s.channels.begin(), s.channels.end(),
+                         [&](const ChannelLine& line) { return line.channel == channel; });
+  };
+  // Before any task: every worker holds both pipes open, and no line is
+  // drawn for them; a worker's own pipe to the parent is.
   const Scene before = builder.build(positionAtTime(t, Pool::kTasksSent) - 1, 1);
-  for (const ChannelLine& line : before.channels) {
-    EXPECT_NE(t.channelName(line.channel), "pipe 1") << "no task yet";
-    EXPECT_TRUE(line.from == parent || line.to == parent || line.channel != 0);
-  }
-  // Once every result is back: a line a worker, its channels bundled.
+  ASSERT_EQ(before.processes.size(), 6u);
+  EXPECT_EQ(carries(before, tasks), 0);
+  EXPECT_EQ(carries(before, results), 0);
+  EXPECT_EQ(carries(before, channelOf(t, 3000)), 1) << "two holders: a line whatever was sent";
+  // Once every result is back: the parent to each worker, each line its
+  // tasks and results bundled (worker 0's own pipe too).
   const Scene after = builder.build(positionAtTime(t, Pool::kResultsReceived + 50), 1);
-  // The parent to each worker; no line between workers, although each
-  // holds the sentinels of the workers before it.
-  ASSERT_EQ(after.bundles.size(), 5u);
+  EXPECT_EQ(carries(after, tasks), 5);
+  EXPECT_EQ(carries(after, results), 5);
+  size_t to_parent = 0;
   for (const ChannelBundle& b : after.bundles) {
-    ASSERT_TRUE(b.from == parent || b.to == parent);
+    if (b.from != parent && b.to != parent) {
+      // Between workers: only a sentinel two of them hold, never a task or a result.
+      EXPECT_TRUE(std::find(b.channels.begin(), b.channels.end(), tasks) == b.channels.end());
+      EXPECT_TRUE(std::find(b.channels.begin(), b.channels.end(), results) == b.channels.end());
+      continue;
+    }
+    ++to_parent;
     const int32_t worker = t.processes[b.from == parent ? b.to : b.from].pid;
-    // Tasks and results, and worker 0's own pipe.
     EXPECT_EQ(b.channels.size(), 2u + (worker == 100)) << worker;
+    // One curve for both ways: each line bundled goes where the bundle is drawn.
+    for (const ChannelLine& line : after.channels) {
+      if ((line.from == b.from && line.to == b.to) || (line.from == b.to && line.to == b.from)) {
+        EXPECT_NEAR(onCurve(line.a, line.control, line.b, 0.5).y, onCurve(b.a, b.control, b.b, 0.5).y, 1e-6);
+      }
+    }
   }
+  EXPECT_EQ(to_parent, 5u);
   for (const ChannelLabel& l : after.labels)
     EXPECT_TRUE(after.bundles[l.bundle].channels.size() == 1 || l.text.find(" +") != std::string::npos)
         << l.text << ": the others counted";
@@ -266,6 +296,12 @@ TEST(Legend, FoldsAtAClickOrWhenShortAndNeverCoversABox) {
   QApplication::processEvents();
   EXPECT_TRUE(view.legendFolded()) << "too short for it open";
   clear("short");
+  // Opened by the user all the same, it stays open; and a click on its
+  // title picks nothing under it.
+  QSignalSpy picked(&view, &NetworkView::messageClicked);
+  QTest::mouseClick(&view, Qt::LeftButton, {}, view.legendFrame().topLeft() + QPoint(20, 6));
+  EXPECT_FALSE(view.legendFolded());
+  EXPECT_EQ(picked.count(), 0);
 }
 
 }  // namespace

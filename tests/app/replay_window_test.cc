@@ -28,6 +28,7 @@
 #include <QTextBrowser>
 #include <QTreeWidget>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <set>
 
@@ -307,6 +308,9 @@ TEST(ReplayOptions, BadCommandLinesGetClearErrors) {
   EXPECT_EQ(parse({"r", "--snapshot", "n.svg", "--view", "network"}, &error).view, "network") << error;
   parse({"r", "--snapshot", "n.svg", "--view", "table"}, &error);
   EXPECT_NE(error.find("--view wants window, network or timeline"), std::string::npos) << error;
+  error.clear();
+  parse({"a", "b", "--diff", "--snapshot", "d.svg", "--view", "network"}, &error);
+  EXPECT_NE(error.find("--diff draws both runs' windows"), std::string::npos) << error;
   error.clear();
   parse({"r", "--view", "timeline"}, &error);
   EXPECT_NE(error.find("--view is what --snapshot draws"), std::string::npos) << error;
@@ -883,6 +887,36 @@ TEST(Speed, TheWindowPlaysTheRecordingInAboutAMinute) {
   ASSERT_TRUE(box);
   EXPECT_EQ(box->value(), expected);
   EXPECT_TRUE(box->toolTip().contains(QStringLiteral("about a minute")));
+}
+
+// With Hide polls ticked, playing passes over the polls: a reader's failed
+// non-blocking reads take no time in the animation, as in the table.
+TEST(HidePolls, PlayingPassesOverThePolls) {
+  testing::FakeRecording rec;
+  auto& writer = rec.process("writer", 100).pipeEnd(1, 7, true);
+  auto& reader = rec.process("reader", 200).pipeEnd(1, 7, false);
+  for (int k = 0; k < 3; ++k) {
+    for (int j = 0; j < 4; ++j) reader.failedReceive(1, EAGAIN, 100 * k + 10 * j, 100 * k + 10 * j + 1);
+    writer.send(1, "m" + std::to_string(k), 100 * k + 50, 100 * k + 51);
+    reader.receive(1, "m" + std::to_string(k), 100 * k + 60, 100 * k + 61);
+  }
+  MainWindow window(rec.load());
+  showOffscreen(window);
+  auto* hide = window.findChild<QCheckBox*>(QStringLiteral("hide-polls"));
+  ASSERT_TRUE(hide);
+  hide->setChecked(true);
+  auto& c = window.controller();
+  c.setSecondsPerEvent(1);
+  std::vector<uint32_t> played;
+  QObject::connect(&c, &ReplayController::changed, [&] {
+    if (c.animating() && c.progress() == 0) played.push_back(c.position() - 1);
+  });
+  c.play();
+  for (int k = 0; k < 40 && c.playing(); ++k) c.advance(1);
+  const auto& t = window.trace();
+  EXPECT_EQ(played.size(), t.events.size() - 12) << "the twelve polls take no time";
+  for (uint32_t e : played) EXPECT_FALSE(t.events[e].flags & trace::kEventFailed) << "event " << e + 1;
+  EXPECT_EQ(c.position(), t.events.size());
 }
 
 // The replay's one-key shortcuts work whatever widget has the focus (the

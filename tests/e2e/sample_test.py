@@ -31,8 +31,9 @@ import tempfile
 
 class Sample:
     def __init__(self, command, stdin="", status=0, stdout=(), story=(), findings=(), allowed=(), needs=(),
-                 net=None):
+                 net=None, record_options=()):
         self.command = command      # relative to the build's bin directory, or a program on PATH
+        self.record_options = list(record_options)  # radar record's, before the command
         self.stdin = stdin
         self.status = status        # the program's exit status
         self.stdout = stdout        # regexes its output must match
@@ -161,6 +162,10 @@ SAMPLES = {
         # than they read before they stop.
         allowed=[("never-received", rf"sent by pool\.py{P} on pipe \d+ never received")],
         needs=["python3"],
+        # Its threads meet through locks (the pool's handler threads end
+        # together at shutdown): their order, recorded, makes the re-run
+        # exact however the machine is loaded.
+        record_options=["--sync"],
     ),
     "ports_demo": Sample(
         ["python3", "ports_demo.py", "launch"],
@@ -211,7 +216,7 @@ def main():
     work = tempfile.mkdtemp(prefix="radar-e2e-%s-" % name)
     rec = os.path.join(work, "rec")
     command = [os.path.join(bin_dir, c) if os.path.exists(os.path.join(bin_dir, c)) else c for c in sample.command]
-    record = [radar, "record", "-o", rec, "--"] + command
+    record = [radar, "record", "-o", rec] + sample.record_options + ["--"] + command
     step = "record"
     reproduce = " ".join(record)
     try:

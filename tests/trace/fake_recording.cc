@@ -57,6 +57,12 @@ FakeProcess& FakeProcess::tcpEnd(uint32_t index, uint64_t ino, const std::string
   return *this;
 }
 
+FakeProcess& FakeProcess::inheritedPipeEnd(uint32_t index, uint64_t ino, bool write_end) {
+  pipeEnd(index, ino, write_end);
+  items_.back().info.origin = log::ChannelOrigin::Inherited;
+  return *this;
+}
+
 FakeProcess& FakeProcess::terminal(uint32_t index) {
   Item it{log::Kind::Channel};
   it.annotation = true;

@@ -21,6 +21,8 @@ class FakeProcess {
  public:
   // Channel ends: `index` is this log's channel index; pipes share `ino`.
   FakeProcess& pipeEnd(uint32_t index, uint64_t ino, bool write_end);
+  // A pipe's end the process had from its parent (open from its start).
+  FakeProcess& inheritedPipeEnd(uint32_t index, uint64_t ino, bool write_end);
   FakeProcess& socketEnd(uint32_t index, uint64_t ino, uint64_t peer_ino,
                          log::ChannelType type = log::ChannelType::UnixStream);
   FakeProcess& terminal(uint32_t index);
