@@ -73,12 +73,38 @@ bool ContentSearch::start(const QString& pattern, Mode mode, QString* error) {
   }
   next_ = 0;
   end_ = static_cast<uint32_t>(t_.events.size());
+  searching_ = true;
   timer_.start();
   return true;
 }
 
+std::vector<std::pair<size_t, size_t>> ContentSearch::rangesIn(std::string_view bytes, size_t most) const {
+  std::vector<std::pair<size_t, size_t>> out;
+  if (!searching_) return out;
+  if (mode_ == Mode::Regex) {
+    // Each byte one character, as the search matched them.
+    auto it = regex_.globalMatch(QString::fromLatin1(bytes.data(), static_cast<qsizetype>(bytes.size())));
+    while (it.hasNext() && out.size() < most) {
+      const QRegularExpressionMatch m = it.next();
+      if (m.capturedLength() > 0)
+        out.push_back({static_cast<size_t>(m.capturedStart()), static_cast<size_t>(m.capturedLength())});
+    }
+    return out;
+  }
+  if (needle_.empty()) return out;
+  auto same = [this](char a, char b) { return mode_ == Mode::Text && fold_case_ ? lower(a) == lower(b) : a == b; };
+  for (auto at = bytes.begin(); out.size() < most;) {
+    at = std::search(at, bytes.end(), needle_.begin(), needle_.end(), same);
+    if (at == bytes.end()) break;
+    out.push_back({static_cast<size_t>(at - bytes.begin()), needle_.size()});
+    at += static_cast<std::ptrdiff_t>(needle_.size());
+  }
+  return out;
+}
+
 void ContentSearch::clear() {
   timer_.stop();
+  searching_ = false;
   next_ = end_ = 0;
   needle_.clear();
   regex_ = QRegularExpression();

@@ -9,6 +9,8 @@
 #include <QString>
 #include <QTimer>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/narrative.h"
@@ -39,6 +41,9 @@ class ContentSearch : public QObject {
   uint32_t previousBefore(uint32_t position) const;
   // Runs to the end at once (tests, and a search asked to finish).
   void finish();
+  // Where the pattern is in a message's bytes: (offset, length) of each
+  // match, in order, at most `most`; none when nothing is searched for.
+  std::vector<std::pair<size_t, size_t>> rangesIn(std::string_view bytes, size_t most = 1000) const;
 
  signals:
   void matchesChanged();  // more found, or cleared
@@ -58,6 +63,7 @@ class ContentSearch : public QObject {
   QRegularExpression regex_;
   uint32_t next_ = 0, end_ = 0;
   std::vector<uint32_t> matches_;
+  bool searching_ = false;  // a pattern was given (and not cleared)
   QTimer timer_;
 };
 

@@ -430,6 +430,8 @@ void MainWindow::connectViews() {
     if (!updating_) controller_->skipTo(static_cast<uint32_t>(v));
   });
   connect(network_, &NetworkView::messageClicked, this, &MainWindow::showMessage);
+  network_->setMessageTip(
+      [this](uint32_t send) { return QString::fromStdString(messageTip(*trace_, *narrator_, net_.get(), send)); });
   connect(network_, &NetworkView::processClicked, this, [this](uint32_t p) { selected_process_ = p; });
   connect(network_, &NetworkView::boxMoved, this, &MainWindow::refresh);
   connect(network_, &NetworkView::layoutChanged, this, [this] { saveLayout(); });
@@ -906,9 +908,12 @@ void MainWindow::showMessage(uint32_t send) {
   std::vector<netdesc::FieldLine> fields;
   std::string bytes, why;
   const bool readable = netdesc::describeFields(net_.get(), *trace_, send, &fields, &bytes, &why);
+  // What Find looks for, marked in the bytes.
+  auto matches = readable ? search_->rangesIn(bytes) : std::vector<std::pair<size_t, size_t>>{};
   auto* dialog = new MessageWindow(contents_at < 0 ? all : all.left(contents_at + 1), fields, std::move(bytes),
                                    readable ? QString() : QString::fromStdString(why), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->markMatches(std::move(matches));
   // RADAR's freeze frame: the replay waits while a message is open (closed
   // any way, the dialog finishes; destroyed with the window, it does not).
   if (controller_->playing()) {

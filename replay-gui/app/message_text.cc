@@ -1,5 +1,7 @@
 #include "app/message_text.h"
 
+#include <algorithm>
+
 #include "log/kinds.h"
 
 namespace radar::app {
@@ -28,6 +30,33 @@ std::string describeMessage(const trace::Trace& t, const analysis::Narrator& nar
   if (bytes.size() < e.value)
     out += " of " + std::to_string(e.value) + (user ? " given" : " sent") + " (the rest was cut by --payload-limit)";
   out += ":\n\n" + contents;
+  return out;
+}
+
+std::string messageTip(const trace::Trace& t, const analysis::Narrator& narrator, const netdesc::Binding* net,
+                       uint32_t send) {
+  if (send >= t.events.size()) return {};
+  constexpr size_t kMostLines = 10, kLineWidth = 100;
+  constexpr uint64_t kDecodedUpTo = 16 * 1024;  // bigger: the first bytes, not a decode of it all
+  std::string out = narrator.sentence(send) + ".";
+  std::string contents, error;
+  if (t.events[send].value <= kDecodedUpTo) {
+    if (!netdesc::describeContents(net, t, send, &contents, &error)) return out + "\n" + error;
+  } else {
+    std::string bytes;
+    if (!t.payload(send, &bytes, &error)) return out + "\n" + error;
+    bytes.resize(std::min<size_t>(bytes.size(), 128));
+    contents = netdesc::hexDump(bytes) + "...";
+  }
+  size_t lines = 0;
+  for (size_t at = 0; at < contents.size() && lines < kMostLines; ++lines) {
+    const size_t end = std::min(contents.find('\n', at), contents.size());
+    std::string line = contents.substr(at, end - at);
+    if (line.size() > kLineWidth) line = line.substr(0, kLineWidth) + "...";
+    out += "\n" + line;
+    at = end + 1;
+    if (lines + 1 == kMostLines && at < contents.size()) out += "\n...";
+  }
   return out;
 }
 

@@ -21,6 +21,12 @@ namespace radar::app {
 std::string describeMessage(const trace::Trace& trace, const analysis::Narrator& narrator, const netdesc::Binding* net,
                             uint32_t send, bool with_contents = true);
 
+// What hovering over a message shows: its sentence, and the first lines of
+// its contents as the message window shows them (decoded by `net` when it
+// is not null); of a big message, its first bytes only, undecoded.
+std::string messageTip(const trace::Trace& trace, const analysis::Narrator& narrator, const netdesc::Binding* net,
+                       uint32_t send);
+
 // Wireshark's Follow Stream for a channel: every message sent on it, both
 // ways, in the story's order, each headed by its event, sender and
 // receivers, its contents as describeMessage() shows them. At most

@@ -76,9 +76,35 @@ MessageWindow::MessageWindow(const QString& header, const std::vector<netdesc::F
   panes->setSizes({400, 700});  // a hex line (78 characters) whole
 }
 
+void MessageWindow::markMatches(std::vector<std::pair<size_t, size_t>> matches) {
+  matches_ = std::move(matches);
+  mark(tree_->currentItem());
+  if (matches_.empty() || marked_.second) return;
+  const auto ranges = hexDumpRanges(matches_.front().first, matches_.front().second, kHexLimit);
+  if (ranges.empty()) return;
+  QTextCursor c(hex_->document());  // the first match in view
+  c.setPosition(static_cast<int>(ranges.front().first));
+  hex_->setTextCursor(c);
+  hex_->ensureCursorVisible();
+}
+
+// A field's bytes (the tree's current item) and the search's matches, each
+// in its colour.
 void MessageWindow::mark(QTreeWidgetItem* item) {
   marked_ = {0, 0};
   QList<QTextEdit::ExtraSelection> selections;
+  QTextCharFormat found;
+  found.setBackground(colors::kSearchMatch);
+  for (const auto& [offset, length] : matches_)
+    for (const auto& [start, chars] : hexDumpRanges(offset, length, kHexLimit)) {
+      QTextEdit::ExtraSelection s;
+      s.cursor = QTextCursor(hex_->document());
+      s.cursor.setPosition(static_cast<int>(start));
+      s.cursor.setPosition(static_cast<int>(start + chars), QTextCursor::KeepAnchor);
+      s.format = found;
+      selections.push_back(s);
+    }
+  const qsizetype found_count = selections.size();
   if (item) {
     marked_ = {item->data(0, Qt::UserRole).toULongLong(), item->data(0, Qt::UserRole + 1).toULongLong()};
     QTextCharFormat format;
@@ -91,9 +117,9 @@ void MessageWindow::mark(QTreeWidgetItem* item) {
       s.format = format;
       selections.push_back(s);
     }
-    if (!selections.isEmpty()) {  // the first marked line in view
+    if (selections.size() > found_count) {  // the first marked line in view
       QTextCursor c(hex_->document());
-      c.setPosition(selections.front().cursor.selectionStart());
+      c.setPosition(selections[found_count].cursor.selectionStart());
       hex_->setTextCursor(c);
       hex_->ensureCursorVisible();
     }

@@ -36,6 +36,10 @@ class MessageWindow : public QDialog {
   QDialogButtonBox* buttons() const { return buttons_; }
   // The bytes marked in the hex pane: (offset, length), length 0 for none.
   std::pair<size_t, size_t> markedBytes() const { return marked_; }
+  // The search's matches in the bytes, marked apart from a field's, the
+  // first in view.
+  void markMatches(std::vector<std::pair<size_t, size_t>> matches);
+  const std::vector<std::pair<size_t, size_t>>& matchedBytes() const { return matches_; }
 
   static constexpr size_t kHexLimit = size_t{1} << 16;
 
@@ -46,6 +50,7 @@ class MessageWindow : public QDialog {
   QPlainTextEdit* hex_;
   QDialogButtonBox* buttons_;
   std::pair<size_t, size_t> marked_{0, 0};
+  std::vector<std::pair<size_t, size_t>> matches_;
 };
 
 }  // namespace radar::app

@@ -189,6 +189,10 @@ QString NetworkView::bundleTip(size_t bundle) const {
 bool NetworkView::event(QEvent* e) {
   if (e->type() != QEvent::ToolTip) return QWidget::event(e);
   const auto* help = static_cast<QHelpEvent*>(e);
+  if (const uint32_t m = messageAt(help->pos()); m != kNone && message_tip_) {
+    QToolTip::showText(help->globalPos(), message_tip_(m), this);
+    return true;
+  }
   constexpr double kPickPixels = 6;
   const size_t bundle = show_channels_ ? scene_.bundleAt(toScene(help->pos()), kPickPixels / zoom_, zoom_ >= kLabelZoom)
                                        : Scene::kNoBundle;

@@ -6,6 +6,7 @@
 #include <QColor>
 #include <QPointF>
 #include <QWidget>
+#include <functional>
 #include <vector>
 
 #include "app/scene.h"
@@ -64,6 +65,9 @@ class NetworkView : public QWidget {
   // are too small to read.
   static constexpr double kLabelPoints = 7.5, kLabelZoom = 0.7;
 
+  // What hovering over a message shows (its first bytes decoded).
+  void setMessageTip(std::function<QString(uint32_t send)> tip) { message_tip_ = std::move(tip); }
+
   QSize sizeHint() const override { return {900, 560}; }
 
  signals:
@@ -111,6 +115,7 @@ class NetworkView : public QWidget {
   uint32_t selected_message_ = kNone;
   std::vector<uint32_t> path_processes_;  // sorted
   const std::vector<uint32_t>* kept_ = nullptr;
+  std::function<QString(uint32_t)> message_tip_;
   // Dragging: the background (pan) or a box.
   enum class Drag { None, Pan, Box } drag_ = Drag::None;
   QPointF drag_start_;

@@ -113,6 +113,61 @@ TEST(ContentSearch, TextHexAndExpressionsFindTheMessagesThatHoldThem) {
   EXPECT_TRUE(s.matches().empty());
 }
 
+// Where the pattern stands in one message's bytes, as the search matched
+// it: any case for text, the bytes as they are for hex, each byte one
+// character for an expression; nothing once cleared.
+TEST(ContentSearch, TheRangesOfAMatchInAMessagesBytes) {
+  auto t = colours();
+  analysis::Narrator narrator(*t);
+  ContentSearch s(*t, narrator);
+  using Ranges = std::vector<std::pair<size_t, size_t>>;
+  EXPECT_TRUE(s.rangesIn("green GREEN").empty()) << "nothing searched for";
+  search(s, QStringLiteral("Green"), ContentSearch::Mode::Text);
+  EXPECT_EQ(s.rangesIn("green, GREEN and gReEn"), (Ranges{{0, 5}, {7, 5}, {17, 5}}));
+  search(s, QStringLiteral("47 52"), ContentSearch::Mode::Hex);
+  EXPECT_EQ(s.rangesIn("green GREEN"), (Ranges{{6, 2}}));
+  search(s, QStringLiteral("e+n"), ContentSearch::Mode::Regex);
+  EXPECT_EQ(s.rangesIn("green teen"), (Ranges{{2, 3}, {7, 3}}));
+  s.clear();
+  EXPECT_TRUE(s.rangesIn("green").empty());
+}
+
+// Opened after a search, a message shows where the pattern is in its bytes,
+// the first match in view; a field picked in the tree is marked beside it.
+TEST(WindowFind, TheMatchIsMarkedInTheOpenedMessage) {
+  auto trace = colours();
+  const auto light = sendsOf(*trace, {"GREEN light"});
+  ASSERT_EQ(light.size(), 1u);
+  MainWindow window(std::move(trace));
+  showHeadless(window);
+  ASSERT_TRUE(window.find(QStringLiteral("light"), ContentSearch::Mode::Text));
+  window.contentSearch().finish();
+  window.setInteractive(true);
+  window.showMessage(light[0]);
+  auto* message = window.findChild<MessageWindow*>();
+  ASSERT_NE(message, nullptr);
+  using Ranges = std::vector<std::pair<size_t, size_t>>;
+  EXPECT_EQ(message->matchedBytes(), (Ranges{{6, 5}}));
+  // In the hex columns and in the text column: what those bytes are there.
+  const auto selections = message->hex()->extraSelections();
+  ASSERT_EQ(selections.size(), 2);
+  EXPECT_EQ(selections[1].cursor.selectedText(), QStringLiteral("light"));
+  EXPECT_EQ(selections[0].cursor.selectedText().remove(QLatin1Char(' ')), QStringLiteral("6c69676874"));
+  message->close();
+  window.setInteractive(false);
+}
+
+// Hovering over a message shows its sentence and its first bytes.
+TEST(WindowFind, AMessageShowsItsFirstBytesOnHover) {
+  auto trace = colours();
+  analysis::Narrator narrator(*trace);
+  const auto light = sendsOf(*trace, {"GREEN light"});
+  ASSERT_EQ(light.size(), 1u);
+  const std::string tip = messageTip(*trace, narrator, nullptr, light[0]);
+  EXPECT_NE(tip.find(narrator.sentence(light[0])), std::string::npos) << tip;
+  EXPECT_NE(tip.find("GREEN light"), std::string::npos) << tip;
+}
+
 TEST(ContentSearch, NextAndPreviousGoRoundTheRun) {
   auto t = colours();
   analysis::Narrator narrator(*t);
