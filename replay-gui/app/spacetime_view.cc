@@ -298,7 +298,8 @@ void SpaceTimeView::drawPathExecsAndBars(QPainter& painter) {
     painter.setPen(QPen(colors::kBorder, 2));
     painter.drawLine(QPointF(m.x, y - kLaneHeight / 2 + 2), QPointF(m.x, y + kLaneHeight / 2 - 2));
     painter.setFont(small);
-    painter.drawText(QPointF(m.x + 3, y - 5), tr("exec %1").arg(m.program));
+    painter.drawText(Timeline::execLabelBox(m, y, QFontMetricsF(small)), Qt::AlignLeft | Qt::AlignBottom,
+                     tr("exec %1").arg(m.program));
     painter.setFont(font());
   }
   for (const Timeline::Bar& bar : tl_.bars()) {

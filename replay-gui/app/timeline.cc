@@ -1039,4 +1039,10 @@ void Timeline::computeRange(double begin, double end) {
   range_ = std::move(s);
 }
 
+QRectF Timeline::execLabelBox(const ExecMark& mark, double lane_y, const QFontMetricsF& metrics) {
+  const double bottom = lane_y - kLargestDot - 1;
+  const double width = metrics.horizontalAdvance(QStringLiteral("exec %1").arg(mark.program));
+  return {mark.x + 3, bottom - metrics.height(), width, metrics.height()};
+}
+
 }  // namespace radar::app

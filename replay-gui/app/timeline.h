@@ -16,6 +16,7 @@
 #pragma once
 
 #include <QCoreApplication>
+#include <QFontMetricsF>
 #include <QPointF>
 #include <QRectF>
 #include <QSizeF>
@@ -201,6 +202,11 @@ class Timeline {
   const std::vector<Column>& columns() const { return columns_; }
   const std::vector<Tick>& ticks() const { return ticks_; }
   const std::vector<ExecMark>& execMarks() const { return exec_marks_; }
+  // Where an exec mark's words ("exec parser") are written: beside its
+  // tick, above the dots of its lane (the largest, the current event's, 6
+  // pixels across from the lane's line), descenders and all.
+  static constexpr double kLargestDot = 6;
+  static QRectF execLabelBox(const ExecMark& mark, double lane_y, const QFontMetricsF& metrics);
   const std::vector<Arrow>& arrows() const { return arrows_; }
   const std::vector<CollectiveBand>& collectiveBands() const { return bands_; }
   const std::vector<trace::CollectiveInstance>& collectiveInstances() const { return collectives_; }

@@ -261,6 +261,17 @@ TEST(Timeline, AProcessAndTheProgramItExecsShareOneLane) {
   for (const auto& p : t->processes)
     if (p.recorded_name == "server") first_of_server = p.first_event;
   EXPECT_DOUBLE_EQ(tl.execMarks()[0].x, tl.xOf(tl.keyOf(first_of_server)));
+  // Its words above the lane's dots (the current event's, the largest, too),
+  // descenders and all: they never overprint one.
+  QFont small = view.font();
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  const QRectF words = Timeline::execLabelBox(tl.execMarks()[0], *ys.begin(), QFontMetricsF(small));
+  for (const auto& d : tl.dots()) {
+    const QRectF dot(d.at - QPointF(Timeline::kLargestDot, Timeline::kLargestDot),
+                     QSizeF(2 * Timeline::kLargestDot, 2 * Timeline::kLargestDot));
+    EXPECT_FALSE(words.intersects(dot)) << "event " << d.position + 1;
+  }
+  EXPECT_LE(words.bottom(), *ys.begin() - Timeline::kLargestDot);
   // The fork's arrow, dimmed; hidden on request; the message stays.
   auto count = [&](trace::Edge::Why why) {
     return std::count_if(tl.arrows().begin(), tl.arrows().end(), [&](const auto& a) { return a.why == why; });
