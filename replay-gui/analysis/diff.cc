@@ -104,6 +104,18 @@ bool resultIsIncidental(Kind k) {
          k == Kind::ThreadStart;
 }
 
+// Calls whose number or outcome is the scheduler's, not the program's: a
+// wait for readiness (a server polls once more when a client is late), a
+// receive that found nothing yet, a clock read, a SIGCHLD (delivered or
+// not as the child's end and the parent's wait happen to meet; the wait
+// tells the same). Runs are compared without them.
+bool timingOnly(const Event& e) {
+  const log::Category c = log::categoryOf(e.eventKind());
+  return c == log::Category::Readiness || c == log::Category::Nondeterminism ||
+         (c == log::Category::Receive && (e.flags & kEventFailed)) ||
+         (e.eventKind() == log::Kind::Signal && e.result == SIGCHLD);
+}
+
 class Differ {
  public:
   Differ(const Trace& a, const Trace& b) : a_(a), b_(b) {
@@ -127,6 +139,7 @@ class Differ {
     chan_b_to_a_.assign(chan_b_.size(), kNone - 1);  // unmatched: never equal to an A channel nor to kNone
     for (uint32_t c = 0; c < chan_b_.size(); ++c)
       if (const auto it = chan_in_a.find(chan_b_[c]); it != chan_in_a.end()) chan_b_to_a_[c] = it->second;
+    out.partner.assign(a_.processes.size(), kNone);
     for (const Process& pa : a_.processes) {
       if (pa.external) continue;
       const auto it = in_b.find(keys_a_[pa.index]);
@@ -140,6 +153,7 @@ class Differ {
       b_matched[it->second] = true;
       b_to_a_[it->second] = pa.index;
       partner_[pa.index] = it->second;
+      out.partner[pa.index] = it->second;
       ++out.processes_matched;
     }
     compareProcesses(&out);
@@ -188,17 +202,6 @@ class Differ {
   // first run's story (each process's calls in their log's order): the
   // events of both runs are read nearly in order, not process by process
   // all over memory.
-  // Calls whose number or outcome is the scheduler's, not the program's: a
-  // wait for readiness (a server polls once more when a client is late), a
-  // receive that found nothing yet, a clock read, a SIGCHLD (delivered or
-  // not as the child's end and the parent's wait happen to meet; the wait
-  // tells the same). Runs are compared without them.
-  static bool timingOnly(const Event& e) {
-    const log::Category c = log::categoryOf(e.eventKind());
-    return c == log::Category::Readiness || c == log::Category::Nondeterminism ||
-           (c == log::Category::Receive && (e.flags & kEventFailed)) ||
-           (e.eventKind() == log::Kind::Signal && e.result == SIGCHLD);
-  }
 
   // Every aligned pair of processes, call by call (the calls that are not
   // the scheduler's), in one pass over the first run's story: the events
@@ -415,5 +418,33 @@ class Differ {
 }  // namespace
 
 RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms) { return Differ(a, b).run(timing_ms); }
+
+RunAlignment::RunAlignment(const Trace& a, const Trace& b, const RunDiff& diff) : runs_{&a, &b} {
+  partner_[0] = diff.partner;
+  partner_[0].resize(a.processes.size(), kNone);
+  partner_[1].assign(b.processes.size(), kNone);
+  for (uint32_t p = 0; p < partner_[0].size(); ++p)
+    if (partner_[0][p] < b.processes.size()) partner_[1][partner_[0][p]] = p;
+  for (int side = 0; side < 2; ++side) {
+    const Trace& t = *runs_[side];
+    compared_[side].resize(t.processes.size());
+    for (uint32_t p = 0; p < t.processes.size(); ++p)
+      for (uint32_t e : t.process_events[p])
+        if (!timingOnly(t.events[e])) compared_[side][p].push_back(e);
+  }
+}
+
+uint32_t RunAlignment::across(int from, uint32_t position) const {
+  const Trace& t = *runs_[from];
+  if (position >= t.events.size()) return kNone;
+  const uint32_t p = t.events[position].process, q = partner_[from][p];
+  if (q == kNone) return kNone;
+  // Its rank among the process's compared calls (the last at or before it).
+  const auto& mine = compared_[from][p];
+  const auto& theirs = compared_[1 - from][q];
+  const size_t rank = static_cast<size_t>(std::upper_bound(mine.begin(), mine.end(), position) - mine.begin());
+  if (rank == 0 || theirs.empty()) return theirs.empty() ? kNone : theirs.front();
+  return theirs[std::min(rank, theirs.size()) - 1];
+}
 
 }  // namespace radar::analysis

@@ -45,6 +45,7 @@ struct ChannelComparison {
 
 struct RunDiff {
   std::vector<RunDifference> differences;   // one per process pair that parts, first in causal order first
+  std::vector<uint32_t> partner;            // by process of the first run: its process in the second, or kNone
   std::vector<ChannelComparison> channels;  // the aligned channels whose counts or timing differ
   uint32_t processes_matched = 0;
   int64_t duration_ns_a = 0, duration_ns_b = 0;
@@ -58,6 +59,26 @@ const char* runDifferenceName(RunDifference::Kind k);
 // checksums (a difference in a message's bytes goes unseen only where two
 // CRC-32Cs collide, about 1 in 4 000 000 000); others by their bytes.
 RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms = 1.0);
+
+// The two runs' events matched as `radar diff` compares them: a process's
+// k-th call (the scheduler's calls left out) in one run stands for its
+// partner's k-th in the other, so that stepping one run moves the other to
+// the same place in the program. Made once: each step is a binary search.
+class RunAlignment {
+ public:
+  RunAlignment(const Trace& a, const Trace& b, const RunDiff& diff);
+  // The event of the second run where `position` of the first stands (its
+  // partner's call of the same rank, or the last it made, or the nearest
+  // before it that has one), or kNone; and the other way.
+  uint32_t inSecond(uint32_t position) const { return across(0, position); }
+  uint32_t inFirst(uint32_t position) const { return across(1, position); }
+
+ private:
+  uint32_t across(int from, uint32_t position) const;
+  const Trace* runs_[2];
+  std::vector<uint32_t> partner_[2];                // by process, the other run's
+  std::vector<std::vector<uint32_t>> compared_[2];  // by process: its compared calls' positions
+};
 
 // Where a process comes from: "sh/curl#2>curl" (the second child named
 // curl of the first process sh, after its exec).

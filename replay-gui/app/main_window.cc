@@ -115,6 +115,11 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   reportProblems();
 }
 
+void MainWindow::setNarrativeWrapped(bool wrapped) {
+  narrative_->setWordWrap(wrapped);
+  narrative_->setSizePolicy(QSizePolicy::Ignored, wrapped ? QSizePolicy::Preferred : QSizePolicy::Fixed);
+}
+
 void MainWindow::shareTheWindow() {
   // A small picture has no room for the event table or the findings: the
   // network and the timeline keep it. Otherwise at most a fifth of the

@@ -95,6 +95,9 @@ class MainWindow : public QMainWindow {
   // starts; what they would show is still computed (lastMessageText(),
   // debugFromHere()'s command).
   void setInteractive(bool interactive) { interactive_ = interactive; }
+  // The narrative on as many lines as it takes (beside another run, where
+  // one line would cut it), or on one line that stays put.
+  void setNarrativeWrapped(bool wrapped);
   // Whether the animation moves with the clock (on a timer), or only as
   // the controller is told to advance (frames made one by one).
   void followClock(bool follow) { follow ? timer_.start(16) : timer_.stop(); }

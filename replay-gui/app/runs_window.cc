@@ -1,7 +1,9 @@
 #include "app/runs_window.h"
 
+#include <QAction>
 #include <QHBoxLayout>
 #include <QSplitter>
+#include <QToolBar>
 #include <QVBoxLayout>
 
 namespace radar::app {
@@ -10,6 +12,7 @@ RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWi
                        const QString& second_name, QWidget* parent)
     : QWidget(parent) {
   diff_ = analysis::diffRuns(first->trace(), second->trace());
+  alignment_ = std::make_unique<analysis::RunAlignment>(first->trace(), second->trace(), diff_);
   setWindowTitle(tr("radar replay: %1 and %2").arg(first_name, second_name));
   auto* layout = new QVBoxLayout(this);
   summary_ = new QLabel(this);
@@ -20,9 +23,22 @@ RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWi
   bold.setBold(true);
   summary_->setFont(bold);
   layout->addWidget(summary_);
-  differences_ = new QComboBox(this);
+  // One toolbar for both runs: step, lock step, the differences.
+  auto* bar = new QToolBar(this);
+  bar->addAction(tr("Step back"), QKeySequence(Qt::Key_Left), this, &RunsWindow::stepBack);
+  bar->addAction(tr("Step forward"), QKeySequence(Qt::Key_Right), this, &RunsWindow::stepForward);
+  auto* lock = bar->addAction(tr("Lock step"));
+  lock->setObjectName(QStringLiteral("lock-step"));
+  lock->setCheckable(true);
+  lock->setChecked(true);
+  lock->setToolTip(tr("A step or a skip in either run moves the other to the same place in the program"));
+  connect(lock, &QAction::toggled, this, &RunsWindow::setLockStep);
+  differences_ = new QComboBox(bar);
   differences_->setObjectName(QStringLiteral("differences"));
-  layout->addWidget(differences_);
+  differences_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  differences_->setMinimumContentsLength(70);
+  bar->addWidget(differences_);
+  layout->addWidget(bar);
   auto* split = new QSplitter(Qt::Horizontal, this);
   // Each run's window is a widget of this one.
   first_ = first.release();
@@ -45,6 +61,14 @@ RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWi
   first_->setWindowTitle(first_name);
   second_->setWindowTitle(second_name);
   layout->addWidget(split, 1);
+  // The arrows are this window's (both runs'), one legend for both, each
+  // run's narrative whole on as many lines as it takes.
+  for (MainWindow* w : {first_, second_}) {
+    quietOwnArrows(w);
+    w->setNarrativeWrapped(true);
+    connect(&w->controller(), &ReplayController::changed, this, [this, w] { follow(w); });
+  }
+  second_->networkView().setShowLegend(false);
 
   if (diff_.differences.empty()) {
     summary_->setText(tr("No causal difference: the %1 processes made the same calls, with the same messages from "
@@ -56,10 +80,50 @@ RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWi
   }
   for (const auto& d : diff_.differences)
     differences_->addItem(QStringLiteral("%1 in %2: %3")
-                              .arg(QString::fromUtf8(analysis::runDifferenceName(d.kind)),
-                                   QString::fromStdString(d.process), QString::fromStdString(d.what)));
+                              .arg(QString::fromUtf8(analysis::runDifferenceName(d.kind)), processesOf(d),
+                                   QString::fromStdString(d.what)));
   connect(differences_, &QComboBox::currentIndexChanged, this, &RunsWindow::goToDifference);
   goToDifference(0);
+}
+
+// A difference's processes as radar names them everywhere ("client[4012]"),
+// in each run: "client[4012] and client[4090]" where the pids differ.
+QString RunsWindow::processesOf(const analysis::RunDifference& d) const {
+  const QString a =
+      d.process_a == trace::kNone ? QString() : QString::fromStdString(first_->trace().label(d.process_a));
+  const QString b =
+      d.process_b == trace::kNone ? QString() : QString::fromStdString(second_->trace().label(d.process_b));
+  if (a.isEmpty() || b.isEmpty() || a == b) return a.isEmpty() ? b : a;
+  return tr("%1 and %2").arg(a, b);
+}
+
+void RunsWindow::quietOwnArrows(MainWindow* w) {
+  for (QAction* a : w->findChildren<QAction*>())
+    if (a->shortcut() == QKeySequence(Qt::Key_Left) || a->shortcut() == QKeySequence(Qt::Key_Right))
+      a->setShortcut(QKeySequence());
+}
+
+void RunsWindow::setLockStep(bool on) {
+  lock_step_ = on;
+  if (on) follow(first_);
+}
+
+void RunsWindow::stepForward() { first_->controller().stepForward(); }
+
+void RunsWindow::stepBack() { first_->controller().stepBack(); }
+
+// The other run to the event standing where the leader's is (shown whole);
+// unlocked, or before the first event, it stays.
+void RunsWindow::follow(MainWindow* leader) {
+  if (!lock_step_ || following_) return;
+  MainWindow* other = leader == first_ ? second_ : first_;
+  const uint32_t at = leader->controller().position();
+  if (at == 0) return;
+  const uint32_t there = leader == first_ ? alignment_->inSecond(at - 1) : alignment_->inFirst(at - 1);
+  if (there == trace::kNone || other->controller().position() == there + 1) return;
+  following_ = true;
+  other->controller().skipTo(there + 1);
+  following_ = false;
 }
 
 void RunsWindow::goToDifference(int k) {
@@ -67,7 +131,7 @@ void RunsWindow::goToDifference(int k) {
   const analysis::RunDifference& d = diff_.differences[static_cast<size_t>(k)];
   summary_->setText(tr("%1 the runs part here (%2, in %3): %4")
                         .arg(k == 0 ? tr("First,") : tr("Then"), QString::fromUtf8(analysis::runDifferenceName(d.kind)),
-                             QString::fromStdString(d.process), QString::fromStdString(d.what)));
+                             processesOf(d), QString::fromStdString(d.what)));
   if (differences_->currentIndex() != k) differences_->setCurrentIndex(k);
   // A side with no such event (the process ended, or is in one run only)
   // goes to its process's last event, or stays.
@@ -75,8 +139,11 @@ void RunsWindow::goToDifference(int k) {
     if (event == trace::kNone && process != trace::kNone) event = w->trace().processes[process].last_event;
     if (event != trace::kNone) w->goToEvent(event);
   };
+  // Both where the difference is, not one of them where the other's stands.
+  following_ = true;
   go(first_, d.a, d.process_a);
   go(second_, d.b, d.process_b);
+  following_ = false;
 }
 
 }  // namespace radar::app

@@ -29,13 +29,27 @@ class RunsWindow : public QWidget {
   QString summary() const { return summary_->text(); }
   // Both runs to difference k (0: the first), its events selected.
   void goToDifference(int k);
+  // In lock step (the default), a step or a skip in either run moves the
+  // other to the same place in the program (analysis::RunAlignment); the
+  // arrow keys step both.
+  bool lockStep() const { return lock_step_; }
+  void setLockStep(bool on);
+  void stepForward();
+  void stepBack();
 
  private:
+  void follow(MainWindow* leader);  // the other run to where `leader` is
+  void quietOwnArrows(MainWindow* w);
+  QString processesOf(const analysis::RunDifference& d) const;
+
   MainWindow* first_;
   MainWindow* second_;
   analysis::RunDiff diff_;
+  std::unique_ptr<analysis::RunAlignment> alignment_;
   QLabel* summary_;
   QComboBox* differences_;
+  bool lock_step_ = true;
+  bool following_ = false;
 };
 
 }  // namespace radar::app

@@ -9,6 +9,7 @@
 #include <QProcessEnvironment>
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QDialog>
@@ -1353,11 +1354,57 @@ TEST(RunsWindow, BothRunsAtTheirFirstDifference) {
     }
     EXPECT_TRUE(runs.summary().startsWith(QStringLiteral("Then the runs part here"))) << runs.summary().toStdString();
   }
+  // Named as radar names processes everywhere, not by their place in the tree.
+  EXPECT_FALSE(runs.summary().contains(QLatin1Char('>'))) << runs.summary().toStdString();
   // The same run twice: no difference, said.
   RunsWindow same(std::make_unique<MainWindow>(twoClients(1)), std::make_unique<MainWindow>(twoClients(1)),
                   QStringLiteral("run1"), QStringLiteral("run1"));
   EXPECT_TRUE(same.diff().differences.empty());
   EXPECT_TRUE(same.summary().startsWith(QStringLiteral("No causal difference"))) << same.summary().toStdString();
+}
+
+// A journey through the diff: from the start, the arrow keys step both runs
+// in lock step (the second always where the first stands in the program)
+// up to the first difference, where each is at its own side of it; unlocked,
+// a step moves the first run alone.
+TEST(RunsWindow, TheArrowKeysStepBothRunsInLockStepToTheFirstDifference) {
+  auto a = std::make_unique<MainWindow>(twoClients(1));
+  auto b = std::make_unique<MainWindow>(twoClients(2));
+  a->setInteractive(false);
+  b->setInteractive(false);
+  RunsWindow runs(std::move(a), std::move(b), QStringLiteral("run1"), QStringLiteral("run2"));
+  runs.setAttribute(Qt::WA_DontShowOnScreen);
+  runs.resize(1400, 800);
+  runs.show();
+  QApplication::setActiveWindow(&runs);
+  QApplication::processEvents();
+  const analysis::RunDifference first = runs.diff().differences.at(0);
+  const analysis::RunAlignment alignment(runs.first().trace(), runs.second().trace(), runs.diff());
+  EXPECT_EQ(alignment.inSecond(first.a), first.b) << "the difference's two sides stand for each other";
+  runs.first().controller().skipTo(0);
+  runs.second().controller().skipTo(0);
+  int steps = 0;
+  while (runs.first().controller().position() != first.a + 1 && steps++ < 50) {
+    QTest::keyClick(&runs, Qt::Key_Right);
+    const uint32_t at = runs.first().controller().position() - 1;
+    const uint32_t there = alignment.inSecond(at);
+    if (there != kNone) {
+      EXPECT_EQ(runs.second().controller().position(), there + 1) << "after step " << steps;
+    }
+  }
+  ASSERT_EQ(runs.first().controller().position(), first.a + 1) << "the arrow keys did not get there";
+  EXPECT_GT(steps, 1);
+  EXPECT_EQ(runs.second().controller().position(), first.b + 1);
+  QTest::keyClick(&runs, Qt::Key_Left);
+  EXPECT_EQ(runs.first().controller().position(), first.a);
+  EXPECT_EQ(runs.second().controller().position(), alignment.inSecond(first.a - 1) + 1) << "back in lock step too";
+  // Unlocked: the second stays.
+  runs.findChild<QAction*>(QStringLiteral("lock-step"))->setChecked(false);
+  const uint32_t stays = runs.second().controller().position();
+  QTest::keyClick(&runs, Qt::Key_Right);
+  QTest::keyClick(&runs, Qt::Key_Right);
+  EXPECT_EQ(runs.second().controller().position(), stays);
+  EXPECT_FALSE(runs.second().networkView().showLegend()) << "one legend for both";
 }
 
 }  // namespace
