@@ -209,6 +209,12 @@ void NetworkView::setPathProcesses(std::vector<uint32_t> processes) {
   update();
 }
 
+void NetworkView::setPartedProcesses(std::vector<uint32_t> processes) {
+  std::sort(processes.begin(), processes.end());
+  parted_processes_ = std::move(processes);
+  update();
+}
+
 void NetworkView::setShowLegend(bool on) {
   show_legend_ = on;
   if (!user_moved_) fitToView();  // beside it, or the room it left
@@ -228,7 +234,8 @@ std::vector<NetworkView::LegendEntry> NetworkView::legend() {
           {tr("message nobody receives"), colors::kUndelivered},
           {tr("message selected"), colors::kSelected},
           {tr("on the critical path"), colors::kPath},
-          {tr("waits for (deadlock)"), colors::kDeadlock}};
+          {tr("waits for (deadlock)"), colors::kDeadlock},
+          {tr("where two runs part (diff)"), colors::kParted}};
 }
 
 // Bottom left, over the scene: a swatch and a word for each colour.
@@ -243,7 +250,7 @@ QFont NetworkView::legendFont() const {
 bool NetworkView::legendTooTall() const {
   const QFontMetrics m(legendFont());
   const int open = (m.height() + 2) * static_cast<int>(legend().size() + 1) + 20;
-  return height() < open + 40;
+  return height() < open + 8;
 }
 
 bool NetworkView::legendFolded() const {
@@ -360,6 +367,12 @@ void NetworkView::drawProcesses(QPainter& painter, bool coarse) {
       painter.drawRect(r);
     else
       painter.drawRoundedRect(r, 6 * zoom_, 6 * zoom_);
+    if (std::binary_search(parted_processes_.begin(), parted_processes_.end(), b.process)) {
+      // Where two runs part (the diff): a ring outside the box, whatever its border says.
+      painter.setPen(QPen(colors::kParted, 2.5, Qt::DashLine));
+      painter.setBrush(Qt::NoBrush);
+      painter.drawRoundedRect(r.adjusted(-5, -5, 5, 5), 8 * zoom_, 8 * zoom_);
+    }
     if (zoom_ < 0.25) continue;  // too small to read
     painter.setPen(colors::kText);
     painter.setFont(name_font);

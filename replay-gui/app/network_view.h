@@ -33,6 +33,9 @@ class NetworkView : public QWidget {
   bool kept(uint32_t position) const;
   // Processes on a critical path: their boxes outlined.
   void setPathProcesses(std::vector<uint32_t> processes);
+  // Processes where two runs part (radar diff): ringed.
+  void setPartedProcesses(std::vector<uint32_t> processes);
+  const std::vector<uint32_t>& partedProcesses() const { return parted_processes_; }
   // The legend of colours, in a corner (on by default).
   void setShowLegend(bool on);
   bool showLegend() const { return show_legend_; }
@@ -113,7 +116,8 @@ class NetworkView : public QWidget {
   bool show_legend_ = true;
   enum class LegendState { Auto, Folded, Open } legend_ = LegendState::Auto;
   uint32_t selected_message_ = kNone;
-  std::vector<uint32_t> path_processes_;  // sorted
+  std::vector<uint32_t> path_processes_;    // sorted
+  std::vector<uint32_t> parted_processes_;  // sorted
   const std::vector<uint32_t>* kept_ = nullptr;
   std::function<QString(uint32_t)> message_tip_;
   // Dragging: the background (pan) or a box.

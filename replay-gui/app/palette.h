@@ -29,4 +29,5 @@ inline const QColor kCollective{20, 150, 140, 150};  // an MPI collective across
 inline const QColor kDeadlock{215, 25, 25};          // a deadlock's wait-for cycle
 inline const QColor kSync{190, 110, 20};             // a release to the acquisition it let go on
 inline const QColor kSearchMatch{255, 240, 120};     // what Find found, in a message's bytes
+inline const QColor kParted{230, 0, 160};            // where two runs part (the diff view)
 }  // namespace radar::app::colors

@@ -78,6 +78,7 @@ RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWi
     differences_->setEnabled(false);
     return;
   }
+  markDifferences();
   for (const auto& d : diff_.differences)
     differences_->addItem(QStringLiteral("%1 in %2: %3")
                               .arg(QString::fromUtf8(analysis::runDifferenceName(d.kind)), processesOf(d),
@@ -95,6 +96,25 @@ QString RunsWindow::processesOf(const analysis::RunDifference& d) const {
       d.process_b == trace::kNone ? QString() : QString::fromStdString(second_->trace().label(d.process_b));
   if (a.isEmpty() || b.isEmpty() || a == b) return a.isEmpty() ? b : a;
   return tr("%1 and %2").arg(a, b);
+}
+
+// Every difference marked in both runs: its events along the top of each
+// timeline, its processes ringed in each network.
+void RunsWindow::markDifferences() {
+  std::vector<uint32_t> processes[2];
+  for (const auto& d : diff_.differences) {
+    if (d.a != trace::kNone) marks_[0].push_back(d.a);
+    if (d.b != trace::kNone) marks_[1].push_back(d.b);
+    if (d.process_a != trace::kNone) processes[0].push_back(d.process_a);
+    if (d.process_b != trace::kNone) processes[1].push_back(d.process_b);
+  }
+  int side = 0;
+  for (MainWindow* w : {first_, second_}) {
+    std::sort(marks_[side].begin(), marks_[side].end());
+    w->spaceTimeView().timeline().setMarks(&marks_[side]);
+    w->networkView().setPartedProcesses(std::move(processes[side]));
+    ++side;
+  }
 }
 
 void RunsWindow::quietOwnArrows(MainWindow* w) {

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QWidget>
 #include <memory>
+#include <vector>
 
 #include "analysis/diff.h"
 #include "app/main_window.h"
@@ -41,6 +42,7 @@ class RunsWindow : public QWidget {
   void follow(MainWindow* leader);  // the other run to where `leader` is
   void quietOwnArrows(MainWindow* w);
   QString processesOf(const analysis::RunDifference& d) const;
+  void markDifferences();
 
   MainWindow* first_;
   MainWindow* second_;
@@ -48,6 +50,7 @@ class RunsWindow : public QWidget {
   std::unique_ptr<analysis::RunAlignment> alignment_;
   QLabel* summary_;
   QComboBox* differences_;
+  std::vector<uint32_t> marks_[2];  // each run's events where it parts from the other, ascending
   bool lock_step_ = true;
   bool following_ = false;
 };

@@ -1188,6 +1188,7 @@ TEST_F(Window, TheLegendNamesTheColours) {
     return n;
   };
   window->controller().skipTo(0);
+  view.setLegendFolded(false);  // open, however short the view
   QApplication::processEvents();
   EXPECT_GT(count(view.grab().toImage()), 20);
   view.setShowLegend(false);
@@ -1405,6 +1406,24 @@ TEST(RunsWindow, TheArrowKeysStepBothRunsInLockStepToTheFirstDifference) {
   QTest::keyClick(&runs, Qt::Key_Right);
   EXPECT_EQ(runs.second().controller().position(), stays);
   EXPECT_FALSE(runs.second().networkView().showLegend()) << "one legend for both";
+  // Every difference marked in both: its events on each timeline, its
+  // processes ringed in each network.
+  for (const auto& d : runs.diff().differences) {
+    if (d.a != kNone) {
+      const auto* marks = runs.first().spaceTimeView().timeline().marks();
+      ASSERT_TRUE(marks);
+      EXPECT_TRUE(std::binary_search(marks->begin(), marks->end(), d.a));
+    }
+    if (d.b != kNone) {
+      const auto* marks = runs.second().spaceTimeView().timeline().marks();
+      ASSERT_TRUE(marks);
+      EXPECT_TRUE(std::binary_search(marks->begin(), marks->end(), d.b));
+    }
+  }
+  const auto& ringed = runs.first().networkView().partedProcesses();
+  EXPECT_TRUE(std::binary_search(ringed.begin(), ringed.end(), first.process_a));
+  const auto& ringed2 = runs.second().networkView().partedProcesses();
+  EXPECT_TRUE(std::binary_search(ringed2.begin(), ringed2.end(), first.process_b));
 }
 
 }  // namespace

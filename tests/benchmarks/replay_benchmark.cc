@@ -19,6 +19,7 @@
 
 #include "app/content_search.h"
 #include "app/main_window.h"
+#include "app/runs_window.h"
 #include "app/scene.h"
 #include "app/spacetime_view.h"
 #include "trace/merge.h"
@@ -38,13 +39,55 @@ double percentile(std::vector<double> v, double p) {
 }
 }  // namespace
 
+// --diff A B: two runs side by side, stepped from their middle 200 times,
+// in lock step (the second follows) and with the lock off (the first alone):
+// a step and both runs' views drawn, as on screen.
+int diffSteps(const char* first, const char* second) {
+  std::string error;
+  auto a = radar::trace::loadTrace({first}, {}, &error);
+  auto b = a ? radar::trace::loadTrace({second}, {}, &error) : nullptr;
+  if (!a || !b) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  const size_t events = a->events.size();
+  const auto made = Clock::now();
+  radar::app::RunsWindow runs(std::make_unique<radar::app::MainWindow>(std::move(a)),
+                              std::make_unique<radar::app::MainWindow>(std::move(b)), "A", "B");
+  runs.setAttribute(Qt::WA_DontShowOnScreen);
+  runs.resize(1600, 900);
+  runs.show();
+  QApplication::processEvents();
+  std::printf("two runs of %zu events: the side-by-side window made in %.0f ms (the diff and its alignment)\n", events,
+              ms(made, Clock::now()));
+  for (bool lock : {true, false}) {
+    runs.setLockStep(lock);
+    runs.first().controller().skipTo(static_cast<uint32_t>(events / 2));
+    QApplication::processEvents();
+    std::vector<double> steps;
+    for (int k = 0; k < 200; ++k) {
+      const auto t0 = Clock::now();
+      runs.stepForward();
+      runs.first().controller().advance(10);  // the step's animation to its end
+      (void)runs.first().networkView().grab();
+      (void)runs.second().networkView().grab();
+      steps.push_back(ms(t0, Clock::now()));
+    }
+    std::printf("a step %s: p50 %.2f ms, p99 %.2f ms\n",
+                lock ? "in lock step (the second run follows)" : "with the lock off (the first run alone)",
+                percentile(steps, 0.5), percentile(steps, 0.99));
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: replay_benchmark DIR\n");
+    std::fprintf(stderr, "usage: replay_benchmark DIR [FIND] | --diff RUN_A RUN_B\n");
     return 2;
   }
   ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
   QApplication app(argc, argv);
+  if (std::string(argv[1]) == "--diff") return argc == 4 ? diffSteps(argv[2], argv[3]) : 2;
   const auto t0 = Clock::now();
   std::string error;
   auto trace = radar::trace::loadTrace({argv[1]}, {}, &error);
