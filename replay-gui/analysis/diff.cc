@@ -198,11 +198,6 @@ class Differ {
     return s.empty() ? std::string("no recorded process") : s;
   }
 
-  // Every aligned pair of processes, call by call, in one pass over the
-  // first run's story (each process's calls in their log's order): the
-  // events of both runs are read nearly in order, not process by process
-  // all over memory.
-
   // Every aligned pair of processes, call by call (the calls that are not
   // the scheduler's), in one pass over the first run's story: the events
   // of both runs are read nearly in order, not process by process all
@@ -443,7 +438,7 @@ uint32_t RunAlignment::across(int from, uint32_t position) const {
   const auto& mine = compared_[from][p];
   const auto& theirs = compared_[1 - from][q];
   const size_t rank = static_cast<size_t>(std::upper_bound(mine.begin(), mine.end(), position) - mine.begin());
-  if (rank == 0 || theirs.empty()) return theirs.empty() ? kNone : theirs.front();
+  if (rank == 0 || theirs.empty()) return kNone;  // before its first compared call: nothing stands for it yet
   return theirs[std::min(rank, theirs.size()) - 1];
 }
 

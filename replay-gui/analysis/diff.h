@@ -67,9 +67,10 @@ RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms = 1.0);
 class RunAlignment {
  public:
   RunAlignment(const Trace& a, const Trace& b, const RunDiff& diff);
-  // The event of the second run where `position` of the first stands (its
-  // partner's call of the same rank, or the last it made, or the nearest
-  // before it that has one), or kNone; and the other way.
+  // The event of the second run where `position` of the first stands: its
+  // partner's call of the same rank as the last compared call at or before
+  // it (or the partner's last call, if it made fewer); kNone without a
+  // partner or before the process's first compared call. And the other way.
   uint32_t inSecond(uint32_t position) const { return across(0, position); }
   uint32_t inFirst(uint32_t position) const { return across(1, position); }
 

@@ -65,7 +65,7 @@ void ReplayController::setSecondsPerEvent(double seconds) {
 
 void ReplayController::startEvent() {
   if (position_ >= events_) {
-    playing_ = false;
+    stop();
     return;
   }
   uint32_t next = position_;  // the next event's index
@@ -79,11 +79,27 @@ void ReplayController::startEvent() {
     // Nothing shown before the end: the rest is applied at once.
     position_ = std::max(position_, end);
     progress_ = 1;
-    if (!saved_) playing_ = false;
+    if (!saved_) stop();
     return;
   }
   position_ = next + 1;
   progress_ = 0;
+}
+
+// Playing stops by itself (the end, or nothing shown before it): said, so
+// that Play reads Play again.
+void ReplayController::stop() {
+  if (!playing_) return;
+  playing_ = false;
+  emit stateChanged();
+}
+
+// Where an instant replay of the last `count` events shown before `back_to`
+// starts (every event counts where all are shown).
+uint32_t ReplayController::replayStart(uint32_t back_to, uint32_t count) const {
+  if (!shown_) return back_to > count ? back_to - count : 0;
+  const auto end = std::lower_bound(shown_->begin(), shown_->end(), back_to);
+  return static_cast<uint32_t>(end - shown_->begin()) > count ? *(end - count) : 0;
 }
 
 uint32_t ReplayController::lastShownUpTo(uint32_t position) const {
@@ -133,7 +149,7 @@ void ReplayController::instantReplay(uint32_t count) {
   if (!saved_) saved_ = Saved{position_, progress_, playing_, mode_, count};
   saved_->count = count;
   const uint32_t back_to = saved_->position;
-  position_ = back_to > count ? back_to - count : 0;
+  position_ = replayStart(back_to, count);
   progress_ = 1;
   // The replay plays on its own, continuously, up to where it started.
   playing_ = position_ < back_to;

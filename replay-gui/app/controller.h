@@ -78,6 +78,8 @@ class ReplayController : public QObject {
  private:
   void startEvent();                                // the next event shown begins its animation
   uint32_t lastShownUpTo(uint32_t position) const;  // the position after the last shown event before it, or 0
+  uint32_t replayStart(uint32_t back_to, uint32_t count) const;
+  void stop();
   void finishInstantReplay();
 
   uint32_t events_;

@@ -914,7 +914,8 @@ void MainWindow::showMessage(uint32_t send) {
   std::string bytes, why;
   const bool readable = netdesc::describeFields(net_.get(), *trace_, send, &fields, &bytes, &why);
   // What Find looks for, marked in the bytes.
-  auto matches = readable ? search_->rangesIn(bytes) : std::vector<std::pair<size_t, size_t>>{};
+  auto matches = readable ? search_->rangesIn(std::string_view(bytes).substr(0, MessageWindow::kHexLimit))
+                          : std::vector<std::pair<size_t, size_t>>{};  // as far as the hex pane shows
   auto* dialog = new MessageWindow(contents_at < 0 ? all : all.left(contents_at + 1), fields, std::move(bytes),
                                    readable ? QString() : QString::fromStdString(why), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);

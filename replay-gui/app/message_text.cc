@@ -43,10 +43,9 @@ std::string messageTip(const trace::Trace& t, const analysis::Narrator& narrator
   if (t.events[send].value <= kDecodedUpTo) {
     if (!netdesc::describeContents(net, t, send, &contents, &error)) return out + "\n" + error;
   } else {
-    std::string bytes;
-    if (!t.payload(send, &bytes, &error)) return out + "\n" + error;
-    bytes.resize(std::min<size_t>(bytes.size(), 128));
-    contents = netdesc::hexDump(bytes) + "...";
+    std::string_view bytes;
+    if (!t.payloadView(send, &bytes, &error)) return out + "\n" + error;
+    contents = netdesc::hexDump(bytes.substr(0, 128)) + "...";
   }
   size_t lines = 0;
   for (size_t at = 0; at < contents.size() && lines < kMostLines; ++lines) {

@@ -93,30 +93,24 @@ void MessageWindow::markMatches(std::vector<std::pair<size_t, size_t>> matches) 
 void MessageWindow::mark(QTreeWidgetItem* item) {
   marked_ = {0, 0};
   QList<QTextEdit::ExtraSelection> selections;
-  QTextCharFormat found;
-  found.setBackground(colors::kSearchMatch);
-  for (const auto& [offset, length] : matches_)
+  // Bytes [offset, offset + length) in the hex and in the characters.
+  auto select = [&](size_t offset, size_t length, const QColor& colour) {
+    QTextCharFormat format;
+    format.setBackground(colour);
     for (const auto& [start, chars] : hexDumpRanges(offset, length, kHexLimit)) {
       QTextEdit::ExtraSelection s;
       s.cursor = QTextCursor(hex_->document());
       s.cursor.setPosition(static_cast<int>(start));
       s.cursor.setPosition(static_cast<int>(start + chars), QTextCursor::KeepAnchor);
-      s.format = found;
-      selections.push_back(s);
-    }
-  const qsizetype found_count = selections.size();
-  if (item) {
-    marked_ = {item->data(0, Qt::UserRole).toULongLong(), item->data(0, Qt::UserRole + 1).toULongLong()};
-    QTextCharFormat format;
-    format.setBackground(colors::kActive);
-    for (const auto& [start, length] : hexDumpRanges(marked_.first, marked_.second, kHexLimit)) {
-      QTextEdit::ExtraSelection s;
-      s.cursor = QTextCursor(hex_->document());
-      s.cursor.setPosition(static_cast<int>(start));
-      s.cursor.setPosition(static_cast<int>(start + length), QTextCursor::KeepAnchor);
       s.format = format;
       selections.push_back(s);
     }
+  };
+  for (const auto& [offset, length] : matches_) select(offset, length, colors::kSearchMatch);
+  const qsizetype found_count = selections.size();
+  if (item) {
+    marked_ = {item->data(0, Qt::UserRole).toULongLong(), item->data(0, Qt::UserRole + 1).toULongLong()};
+    select(marked_.first, marked_.second, colors::kActive);
     if (selections.size() > found_count) {  // the first marked line in view
       QTextCursor c(hex_->document());
       c.setPosition(selections[found_count].cursor.selectionStart());

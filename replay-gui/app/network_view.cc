@@ -238,6 +238,14 @@ std::vector<NetworkView::LegendEntry> NetworkView::legend() {
           {tr("where two runs part (diff)"), colors::kParted}};
 }
 
+// The legend as drawn: the diff's colour only beside another run.
+std::vector<NetworkView::LegendEntry> NetworkView::shownLegend() const {
+  auto entries = legend();
+  if (parted_processes_.empty())
+    std::erase_if(entries, [](const LegendEntry& e) { return e.color == colors::kParted; });
+  return entries;
+}
+
 // Bottom left, over the scene: a swatch and a word for each colour.
 QFont NetworkView::legendFont() const {
   QFont f = font();
@@ -249,7 +257,7 @@ QFont NetworkView::legendFont() const {
 // title, or where the view is too short for it), the title alone.
 bool NetworkView::legendTooTall() const {
   const QFontMetrics m(legendFont());
-  const int open = (m.height() + 2) * static_cast<int>(legend().size() + 1) + 20;
+  const int open = (m.height() + 2) * static_cast<int>(shownLegend().size() + 1) + 20;
   return height() < open + 8;
 }
 
@@ -266,7 +274,7 @@ void NetworkView::setLegendFolded(bool folded) {
 }
 
 QRect NetworkView::legendFrame() const {
-  const auto entries = legend();
+  const auto entries = shownLegend();
   const QFontMetrics m(legendFont());
   int text_width = m.horizontalAdvance(legendTitle());
   for (const auto& e : entries) text_width = std::max(text_width, m.horizontalAdvance(e.text));
@@ -292,7 +300,7 @@ void NetworkView::drawLegend(QPainter& painter) {
   painter.drawText(QRect(frame.x() + 6, y, frame.width() - 8, line), Qt::AlignVCenter | Qt::AlignLeft, legendTitle());
   if (legendFolded()) return;
   y += line;
-  for (const auto& e : legend()) {
+  for (const auto& e : shownLegend()) {
     painter.setPen(QPen(colors::kBorder, 0.8));
     painter.setBrush(e.color);
     painter.drawRect(QRect(frame.x() + 6, y + (line - swatch) / 2, swatch, swatch));

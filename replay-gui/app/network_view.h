@@ -45,6 +45,7 @@ class NetworkView : public QWidget {
     QColor color;
   };
   static std::vector<LegendEntry> legend();
+  std::vector<LegendEntry> shownLegend() const;
   // Folded to its title (a click on it folds or opens it); folded too where
   // the view is too short for it.
   bool legendFolded() const;

@@ -27,6 +27,14 @@ RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWi
   auto* bar = new QToolBar(this);
   bar->addAction(tr("Step back"), QKeySequence(Qt::Key_Left), this, &RunsWindow::stepBack);
   bar->addAction(tr("Step forward"), QKeySequence(Qt::Key_Right), this, &RunsWindow::stepForward);
+  // The second run on its own (unlocked, or where the first has ended).
+  auto* back2 = new QAction(tr("Step the second run back"), this);
+  back2->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_Left));
+  connect(back2, &QAction::triggered, this, [this] { second_->controller().stepBack(); });
+  auto* forward2 = new QAction(tr("Step the second run forward"), this);
+  forward2->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_Right));
+  connect(forward2, &QAction::triggered, this, [this] { second_->controller().stepForward(); });
+  addActions({back2, forward2});
   auto* lock = bar->addAction(tr("Lock step"));
   lock->setObjectName(QStringLiteral("lock-step"));
   lock->setCheckable(true);
@@ -128,7 +136,11 @@ void RunsWindow::setLockStep(bool on) {
   if (on) follow(first_);
 }
 
-void RunsWindow::stepForward() { first_->controller().stepForward(); }
+// The first run leads; where it has ended, the second goes on.
+void RunsWindow::stepForward() {
+  ReplayController& first = first_->controller();
+  (first.position() < first.events() || first.animating() ? first : second_->controller()).stepForward();
+}
 
 void RunsWindow::stepBack() { first_->controller().stepBack(); }
 
@@ -142,6 +154,7 @@ void RunsWindow::follow(MainWindow* leader) {
   const uint32_t there = leader == first_ ? alignment_->inSecond(at - 1) : alignment_->inFirst(at - 1);
   if (there == trace::kNone || other->controller().position() == there + 1) return;
   following_ = true;
+  other->controller().pause();  // one run leads: both playing would pull each other
   other->controller().skipTo(there + 1);
   following_ = false;
 }

@@ -44,9 +44,11 @@ TEST(Controller, PlayingAndSteppingPassOverTheEventsNotShown) {
   QObject::connect(&c, &ReplayController::changed, [&] {
     if (c.animating() && c.progress() == 0) started.push_back(c.position() - 1);
   });
+  QSignalSpy said(&c, &ReplayController::stateChanged);
   c.play();
   for (int k = 0; k < 10 && c.playing(); ++k) c.advance(1);
   EXPECT_EQ(started, shown) << "only the shown events play, each for its time";
+  EXPECT_GE(said.count(), 2) << "started, and stopped: Play reads Play again";
   EXPECT_EQ(c.position(), 10u) << "the rest applied at once";
   EXPECT_FALSE(c.playing());
   c.stepBack();

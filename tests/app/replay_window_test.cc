@@ -1401,10 +1401,14 @@ TEST(RunsWindow, TheArrowKeysStepBothRunsInLockStepToTheFirstDifference) {
   EXPECT_EQ(runs.second().controller().position(), alignment.inSecond(first.a - 1) + 1) << "back in lock step too";
   // Unlocked: the second stays.
   runs.findChild<QAction*>(QStringLiteral("lock-step"))->setChecked(false);
-  const uint32_t stays = runs.second().controller().position();
+  const uint32_t stays = runs.second().controller().position(), from = runs.first().controller().position();
   QTest::keyClick(&runs, Qt::Key_Right);
   QTest::keyClick(&runs, Qt::Key_Right);
+  EXPECT_EQ(runs.first().controller().position(), from + 2);
   EXPECT_EQ(runs.second().controller().position(), stays);
+  QTest::keyClick(&runs, Qt::Key_Right, Qt::ShiftModifier);  // the second on its own
+  EXPECT_EQ(runs.second().controller().position(), stays + 1);
+  EXPECT_EQ(runs.first().controller().position(), from + 2);
   EXPECT_FALSE(runs.second().networkView().showLegend()) << "one legend for both";
   // Every difference marked in both: its events on each timeline, its
   // processes ringed in each network.
