@@ -155,8 +155,6 @@ void SceneBuilder::findTalks() {
     const auto [it, fresh] = first.try_emplace({c, send.process, t.events[e.to].process}, e.from);
     if (!fresh) it->second = std::min<uint32_t>(it->second, e.from);
   }
-  for (uint32_t c = 0; c < holders.size(); ++c)
-    if (holders[c] > 2) talks_[c];  // shared, even if it never carried a message
   for (const auto& [key, at] : first) talks_[std::get<0>(key)].push_back({std::get<1>(key), std::get<2>(key), at});
 }
 

@@ -221,9 +221,9 @@ class SceneBuilder {
   std::unordered_map<uint32_t, Point> described_;                  // top left corners
   double automatic_y_ = 0;                                         // where the automatic layout starts
   std::unordered_map<uint64_t, uint32_t> end_by_process_channel_;  // the end a process reads a channel by
-  // Channels more than two processes hold (a pipe every worker of a pool
+  // Channels more than two boxes hold open (a pipe every worker of a pool
   // inherited) are drawn only between those that passed a message on
-  // them: each such channel, and who sent to whom on it, from which event on.
+  // them: who sent to whom on each, from which event on.
   struct Talk {
     uint32_t from, to, first;
   };
