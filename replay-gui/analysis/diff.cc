@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "trace/findings.h"
 #include "trace/load.h"
 
 namespace radar::analysis {
@@ -118,7 +119,7 @@ bool timingOnly(const Event& e) {
 
 class Differ {
  public:
-  Differ(const Trace& a, const Trace& b) : a_(a), b_(b) {
+  Differ(const Trace& a, const Trace& b, DiffNames names) : a_(a), b_(b), names_(names) {
     keys_a_ = processKeys(a);
     keys_b_ = processKeys(b);
     chan_a_ = channelKeys(a, keys_a_);
@@ -144,10 +145,9 @@ class Differ {
       if (pa.external) continue;
       const auto it = in_b.find(keys_a_[pa.index]);
       if (it == in_b.end()) {
-        out.differences.push_back(
-            {RunDifference::Kind::OnlyInOne, pa.first_event, kNone, pa.index, kNone,
-             "process " + keys_a_[pa.index] + " (" + a_.label(pa.index) + ") is only in the first run",
-             keys_a_[pa.index]});
+        out.differences.push_back({RunDifference::Kind::OnlyInOne, pa.first_event, kNone, pa.index, kNone,
+                                   "process " + named(a_, keys_a_, pa.index) + " is only in the first run",
+                                   keys_a_[pa.index]});
         continue;
       }
       b_matched[it->second] = true;
@@ -159,10 +159,9 @@ class Differ {
     compareProcesses(&out);
     for (const Process& pb : b_.processes)
       if (!pb.external && !b_matched[pb.index])
-        out.differences.push_back(
-            {RunDifference::Kind::OnlyInOne, kNone, pb.first_event, kNone, pb.index,
-             "process " + keys_b_[pb.index] + " (" + b_.label(pb.index) + ") is only in the second run",
-             keys_b_[pb.index]});
+        out.differences.push_back({RunDifference::Kind::OnlyInOne, kNone, pb.first_event, kNone, pb.index,
+                                   "process " + named(b_, keys_b_, pb.index) + " is only in the second run",
+                                   keys_b_[pb.index]});
     // In causal order: RADAR's number of the first side that has an event.
     auto order = [&](const RunDifference& d) {
       const uint32_t n = d.a != kNone ? a_.events[d.a].number : d.b != kNone ? b_.events[d.b].number : ~0u;
@@ -187,10 +186,21 @@ class Differ {
     return last - first;
   }
 
-  std::string senders(const Trace& t, const std::vector<std::string>& keys, uint32_t receive) const {
+  // A process in a difference's text: "race/race#4>client (client[4012])",
+  // or "client[4012]" as the window names it.
+  std::string named(const Trace& t, const std::vector<std::string>& keys, uint32_t p) const {
+    return names_ == DiffNames::Labels ? t.label(p) : keys[p] + " (" + t.label(p) + ")";
+  }
+
+  // Who sent what a receive got: by their keys to compare two runs'
+  // senders (the keys are the same in both), by `how` to tell them.
+  static std::string senders(const Trace& t, const std::vector<std::string>& keys, uint32_t receive, DiffNames how) {
     std::vector<std::string> from;
     for (auto [b, e] = t.incoming(receive); b != e; ++b)
-      if (b->why == Edge::Why::Message) from.push_back(keys[t.events[b->from].process]);
+      if (b->why == Edge::Why::Message) {
+        const uint32_t p = t.events[b->from].process;
+        from.push_back(how == DiffNames::Keys ? keys[p] : t.label(p));
+      }
     std::sort(from.begin(), from.end());
     from.erase(std::unique(from.begin(), from.end()), from.end());
     std::string s;
@@ -262,8 +272,8 @@ class Differ {
     if (receives && !same_channel && !(x.flags & kEventFailed) && !(y.flags & kEventFailed)) {
       // A server taking its clients' requests in another order.
       d->kind = RunDifference::Kind::Race;
-      d->what = "it received from another channel first: from " + senders(a_, keys_a_, ea) +
-                " in the first run, from " + senders(b_, keys_b_, eb) + " in the second";
+      d->what = "it received from another channel first: from " + senders(a_, keys_a_, ea, names_) +
+                " in the first run, from " + senders(b_, keys_b_, eb, names_) + " in the second";
       return true;
     }
     if (x.kind != y.kind || !same_channel) {
@@ -296,11 +306,10 @@ class Differ {
       sources(b_, eb, &b_to_a_, &from_b_);
     }
     if (receive && from_a_ != from_b_) {
-      const std::string sa = senders(a_, keys_a_, ea), sb = senders(b_, keys_b_, eb);
-      if (sa != sb) {
+      if (senders(a_, keys_a_, ea, DiffNames::Keys) != senders(b_, keys_b_, eb, DiffNames::Keys)) {
         d->kind = RunDifference::Kind::Race;
-        d->what =
-            "the same receive took another message: from " + sa + " in the first run, from " + sb + " in the second";
+        d->what = "the same receive took another message: from " + senders(a_, keys_a_, ea, names_) +
+                  " in the first run, from " + senders(b_, keys_b_, eb, names_) + " in the second";
         return true;
       }
     }
@@ -403,6 +412,7 @@ class Differ {
   }
 
   const Trace &a_, &b_;
+  DiffNames names_;
   std::vector<std::string> keys_a_, keys_b_, chan_a_, chan_b_;
   std::vector<uint32_t> b_to_a_;       // B's processes as A's (kNone: unmatched)
   std::vector<uint32_t> partner_;      // A's processes as B's
@@ -412,7 +422,54 @@ class Differ {
 
 }  // namespace
 
-RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms) { return Differ(a, b).run(timing_ms); }
+RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms, DiffNames names) {
+  return Differ(a, b, names).run(timing_ms);
+}
+
+namespace {
+
+// What makes two runs' findings the same one: its kind, its processes as
+// the first run's (kNone for one without a partner), and for a finding
+// about no process, its text.
+std::string findingKey(const Trace& t, const Finding& f, const std::vector<uint32_t>* to_first) {
+  std::vector<uint32_t> ps;
+  for (uint32_t p : f.processes) ps.push_back(to_first ? (p < to_first->size() ? (*to_first)[p] : kNone) : p);
+  std::sort(ps.begin(), ps.end());
+  std::string key = std::to_string(static_cast<int>(f.kind));
+  for (uint32_t p : ps) key += ' ' + std::to_string(p);
+  return ps.empty() ? key + '\n' + describe(t, f) : key;
+}
+
+}  // namespace
+
+std::vector<FindingPair> pairFindings(const Trace& a, const Trace& b, const RunDiff& diff) {
+  std::vector<uint32_t> b_to_a(b.processes.size(), kNone);
+  for (uint32_t p = 0; p < diff.partner.size(); ++p)
+    if (diff.partner[p] < b_to_a.size()) b_to_a[diff.partner[p]] = p;
+  std::multimap<std::string, uint32_t> in_b;  // each key's findings of the second run, in its order
+  for (uint32_t k = 0; k < b.findings.size(); ++k) in_b.emplace(findingKey(b, b.findings[k], &b_to_a), k);
+  std::vector<FindingPair> pairs;
+  std::vector<bool> paired(b.findings.size(), false);
+  for (uint32_t k = 0; k < a.findings.size(); ++k) {
+    FindingPair pair{k, kNone};
+    const std::string key = findingKey(a, a.findings[k], nullptr);
+    if (const auto it = in_b.lower_bound(key); it != in_b.end() && it->first == key) {
+      pair.b = it->second;
+      paired[it->second] = true;
+      in_b.erase(it);
+    }
+    pairs.push_back(pair);
+  }
+  for (uint32_t k = 0; k < b.findings.size(); ++k)
+    if (!paired[k]) pairs.push_back({kNone, k});
+  auto severity = [&](const FindingPair& p) {
+    return std::min(p.a != kNone ? a.findings[p.a].severity : Finding::Severity::Note,
+                    p.b != kNone ? b.findings[p.b].severity : Finding::Severity::Note);
+  };
+  std::stable_sort(pairs.begin(), pairs.end(),
+                   [&](const FindingPair& x, const FindingPair& y) { return severity(x) < severity(y); });
+  return pairs;
+}
 
 RunAlignment::RunAlignment(const Trace& a, const Trace& b, const RunDiff& diff) : runs_{&a, &b} {
   partner_[0] = diff.partner;

@@ -53,12 +53,19 @@ struct RunDiff {
 
 const char* runDifferenceName(RunDifference::Kind k);
 
+// How a difference's text (`what`) names other processes: by where they
+// come from in the tree ("race/race#4>client"), the same in both runs, as
+// `radar diff` prints them; or as the rest of radar names them
+// ("client[4012]"), each run by its own pids, as the replay window does.
+// Processes are matched by their keys either way.
+enum class DiffNames : uint8_t { Keys, Labels };
+
 // `timing_ms`: a channel's mean latency differs when the two runs' are at
 // least this far apart and one is at least twice the other.
 // Traces loaded with LoadOptions::keep_hashes compare messages by their
 // checksums (a difference in a message's bytes goes unseen only where two
 // CRC-32Cs collide, about 1 in 4 000 000 000); others by their bytes.
-RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms = 1.0);
+RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms = 1.0, DiffNames names = DiffNames::Keys);
 
 // The two runs' events matched as `radar diff` compares them: a process's
 // k-th call (the scheduler's calls left out) in one run stands for its
@@ -80,6 +87,16 @@ class RunAlignment {
   std::vector<uint32_t> partner_[2];                // by process, the other run's
   std::vector<std::vector<uint32_t>> compared_[2];  // by process: its compared calls' positions
 };
+
+// The two runs' findings as one list: a finding of one run is the other's
+// where both are of one kind about the same processes (partners in the
+// diff; for findings about no process, told alike). Errors first, then
+// warnings and notes; within each, the first run's order (its ranking),
+// then the second run's own.
+struct FindingPair {
+  uint32_t a = kNone, b = kNone;  // its index in each run's findings; kNone where that run has none
+};
+std::vector<FindingPair> pairFindings(const Trace& a, const Trace& b, const RunDiff& diff);
 
 // Where a process comes from: "sh/curl#2>curl" (the second child named
 // curl of the first process sh, after its exec).

@@ -120,12 +120,18 @@ void MainWindow::setNarrativeWrapped(bool wrapped) {
   narrative_->setSizePolicy(QSizePolicy::Ignored, wrapped ? QSizePolicy::Preferred : QSizePolicy::Fixed);
 }
 
+void MainWindow::setFindingsShown(bool shown) {
+  findings_shown_ = shown;
+  findings_dock_->setVisible(shown);
+  if (requests_dock_) requests_dock_->setVisible(shown);
+}
+
 void MainWindow::shareTheWindow() {
   // A small picture has no room for the event table or the findings: the
   // network and the timeline keep it. Otherwise at most a fifth of the
   // height for the events, a fifth of the width for the findings.
   events_dock_->setVisible(height() >= 600);
-  findings_dock_->setVisible(width() >= 900);
+  findings_dock_->setVisible(findings_shown_ && width() >= 900);
   if (requests_dock_) requests_dock_->setVisible(findings_dock_->isVisible());
   if (events_dock_->isVisible()) resizeDocks({events_dock_}, {std::min(170, height() / 5)}, Qt::Vertical);
   if (findings_dock_->isVisible()) resizeDocks({findings_dock_}, {std::min(280, width() / 5)}, Qt::Horizontal);

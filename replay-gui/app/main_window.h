@@ -98,6 +98,9 @@ class MainWindow : public QMainWindow {
   // The narrative on as many lines as it takes (beside another run, where
   // one line would cut it), or on one line that stays put.
   void setNarrativeWrapped(bool wrapped);
+  // Whether this run's findings (and requests, which share their place)
+  // are shown beside it: beside another run, both runs' are one pane.
+  void setFindingsShown(bool shown);
   // Whether the animation moves with the clock (on a timer), or only as
   // the controller is told to advance (frames made one by one).
   void followClock(bool follow) { follow ? timer_.start(16) : timer_.stop(); }
@@ -205,6 +208,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* findings_dock_ = nullptr;
   QSplitter* centre_split_ = nullptr;
   bool interactive_ = true;
+  bool findings_shown_ = true;
 };
 
 }  // namespace radar::app

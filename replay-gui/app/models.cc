@@ -288,6 +288,14 @@ void EventTableModel::setHidePolls(bool hide) {
   setFilter(filter_);
 }
 
+// The platform's own icons for an error, a warning, a note.
+QIcon severityIcon(trace::Finding::Severity severity) {
+  const auto icon = severity == trace::Finding::Severity::Error     ? QStyle::SP_MessageBoxCritical
+                    : severity == trace::Finding::Severity::Warning ? QStyle::SP_MessageBoxWarning
+                                                                    : QStyle::SP_MessageBoxInformation;
+  return QApplication::style()->standardIcon(icon);
+}
+
 FindingsModel::FindingsModel(const trace::Trace& trace, QObject* parent) : QAbstractTableModel(parent), t_(trace) {}
 
 int FindingsModel::rowCount(const QModelIndex& parent) const {
@@ -301,14 +309,9 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   const trace::Finding& f = t_.findings[index.row()];
   const QString severity = QString::fromLatin1(trace::severityName(f.severity));
   if (role == Qt::ToolTipRole) return severity + QStringLiteral(": ") + QString::fromStdString(trace::describe(t_, f));
-  // The severity by the platform's own icons, beside the kind: errors
-  // first, then warnings and notes, as the findings come.
-  if (role == Qt::DecorationRole && index.column() == Kind) {
-    const auto icon = f.severity == trace::Finding::Severity::Error     ? QStyle::SP_MessageBoxCritical
-                      : f.severity == trace::Finding::Severity::Warning ? QStyle::SP_MessageBoxWarning
-                                                                        : QStyle::SP_MessageBoxInformation;
-    return QApplication::style()->standardIcon(icon);
-  }
+  // The severity beside the kind: errors first, then warnings and notes,
+  // as the findings come.
+  if (role == Qt::DecorationRole && index.column() == Kind) return severityIcon(f.severity);
   if (role == SeverityRole) return severity;
   if (role != Qt::DisplayRole) return {};
   if (index.column() == Kind) return QString::fromLatin1(trace::findingKindName(f.kind));

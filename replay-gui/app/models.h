@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QIcon>
 #include <QString>
 #include <vector>
 
@@ -84,6 +85,8 @@ class EventTableModel : public QAbstractTableModel {
   bool all_ = true;
   std::vector<uint32_t> rows_;  // positions kept, when filtered
 };
+
+QIcon severityIcon(trace::Finding::Severity severity);
 
 class FindingsModel : public QAbstractTableModel {
   Q_OBJECT

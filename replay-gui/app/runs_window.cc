@@ -2,7 +2,9 @@
 
 #include <QAction>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QSplitter>
+#include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -11,7 +13,7 @@ namespace radar::app {
 RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWindow> second, const QString& first_name,
                        const QString& second_name, QWidget* parent)
     : QWidget(parent) {
-  diff_ = analysis::diffRuns(first->trace(), second->trace());
+  diff_ = analysis::diffRuns(first->trace(), second->trace(), 1.0, analysis::DiffNames::Labels);
   alignment_ = std::make_unique<analysis::RunAlignment>(first->trace(), second->trace(), diff_);
   setWindowTitle(tr("radar replay: %1 and %2").arg(first_name, second_name));
   auto* layout = new QVBoxLayout(this);
@@ -68,12 +70,20 @@ RunsWindow::RunsWindow(std::unique_ptr<MainWindow> first, std::unique_ptr<MainWi
   }
   first_->setWindowTitle(first_name);
   second_->setWindowTitle(second_name);
-  layout->addWidget(split, 1);
+  // Below both, both runs' findings in one pane.
+  auto* runs_and_findings = new QSplitter(Qt::Vertical, this);
+  runs_and_findings->addWidget(split);
+  QWidget* findings = buildFindings();
+  runs_and_findings->addWidget(findings);
+  runs_and_findings->setStretchFactor(0, 1);
+  runs_and_findings->setSizes({700, findings_->rowCount() ? 140 : findings->sizeHint().height()});
+  layout->addWidget(runs_and_findings, 1);
   // The arrows are this window's (both runs'), one legend for both, each
   // run's narrative whole on as many lines as it takes.
   for (MainWindow* w : {first_, second_}) {
     quietOwnArrows(w);
     w->setNarrativeWrapped(true);
+    w->setFindingsShown(false);
     connect(&w->controller(), &ReplayController::changed, this, [this, w] { follow(w); });
   }
   second_->networkView().setShowLegend(false);
@@ -104,6 +114,40 @@ QString RunsWindow::processesOf(const analysis::RunDifference& d) const {
       d.process_b == trace::kNone ? QString() : QString::fromStdString(second_->trace().label(d.process_b));
   if (a.isEmpty() || b.isEmpty() || a == b) return a.isEmpty() ? b : a;
   return tr("%1 and %2").arg(a, b);
+}
+
+// Both runs' findings, each marked with the run (or both) it is found in;
+// a double click takes each run that has it to its event. None: one line
+// says so.
+QWidget* RunsWindow::buildFindings() {
+  findings_ = new RunsFindingsModel(first_->trace(), second_->trace(), diff_, this);
+  if (findings_->rowCount() == 0) {
+    auto* none = new QLabel(tr("No problems found in either run."), this);
+    none->setObjectName(QStringLiteral("no-findings"));
+    none->setMargin(4);
+    none->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    return none;
+  }
+  auto* view = new QTableView(this);
+  view->setObjectName(QStringLiteral("findings"));
+  view->setModel(findings_);
+  view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view->verticalHeader()->hide();
+  view->horizontalHeader()->setStretchLastSection(true);
+  for (int column : {RunsFindingsModel::Run, RunsFindingsModel::Kind})
+    view->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+  view->setWordWrap(true);
+  view->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  connect(view, &QTableView::doubleClicked, this, [this](const QModelIndex& index) { goToFinding(index.row()); });
+  return view;
+}
+
+void RunsWindow::goToFinding(int row) {
+  following_ = true;  // each run to its own finding's event, not where the other's stands
+  int side = 0;
+  for (MainWindow* w : {first_, second_})
+    if (const uint32_t event = findings_->eventOf(row, side++); event != trace::kNone) w->goToEvent(event);
+  following_ = false;
 }
 
 // Every difference marked in both runs: its events along the top of each

@@ -12,6 +12,7 @@
 
 #include "analysis/diff.h"
 #include "app/main_window.h"
+#include "app/runs_findings_model.h"
 
 namespace radar::app {
 
@@ -37,12 +38,17 @@ class RunsWindow : public QWidget {
   void setLockStep(bool on);
   void stepForward();
   void stepBack();
+  // Both runs' findings (one pane below them); each run that has finding
+  // `row` to its event.
+  RunsFindingsModel& findings() { return *findings_; }
+  void goToFinding(int row);
 
  private:
   void follow(MainWindow* leader);  // the other run to where `leader` is
   void quietOwnArrows(MainWindow* w);
   QString processesOf(const analysis::RunDifference& d) const;
   void markDifferences();
+  QWidget* buildFindings();
 
   MainWindow* first_;
   MainWindow* second_;
@@ -50,6 +56,7 @@ class RunsWindow : public QWidget {
   std::unique_ptr<analysis::RunAlignment> alignment_;
   QLabel* summary_;
   QComboBox* differences_;
+  RunsFindingsModel* findings_ = nullptr;
   std::vector<uint32_t> marks_[2];  // each run's events where it parts from the other, ascending
   bool lock_step_ = true;
   bool following_ = false;

@@ -2,6 +2,7 @@
 // from, not by pid; the first causal difference found and named.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "analysis/diff.h"
@@ -131,6 +132,56 @@ TEST(Diff, AReceiveThatTookAnotherMessageIsARace) {
   EXPECT_NE(first.what.find("from parent/writer in the first run, from parent/writer#2 in the second"),
             std::string::npos)
       << first.what;
+}
+
+// Told as the window tells it: the senders by each run's own names.
+TEST(Diff, ARaceToldByEachRunsOwnNames) {
+  auto a = record({}), b = record({.b_first = true, .pids = 5000});
+  const RunDiff d = diffRuns(*a, *b, 1.0, DiffNames::Labels);
+  const RunDifference& first = d.differences.front();
+  ASSERT_EQ(first.kind, Kind::Race) << first.what;
+  EXPECT_NE(first.what.find("from writer[101] in the first run, from writer[5002] in the second"), std::string::npos)
+      << first.what;
+  auto extra = record({.extra_child = true});
+  int only = 0;
+  for (const auto& x : diffRuns(*a, *extra, 1.0, DiffNames::Labels).differences)
+    if (x.kind == Kind::OnlyInOne) {
+      EXPECT_EQ(x.what, "process helper[104] is only in the second run");
+      ++only;
+    }
+  EXPECT_EQ(only, 1);
+}
+
+// Findings of two runs as one list: the same finding (one kind, the same
+// processes by where they come from) once, marked in both; the others
+// each in their run; errors first.
+TEST(Diff, FindingsOfBothRunsArePairedByKindAndProcesses) {
+  auto a = record({}), b = record({.pids = 5000});
+  const RunDiff d = diffRuns(*a, *b);
+  auto finding = [](Trace& t, Finding::Kind kind, Finding::Severity severity, uint32_t process) {
+    Finding f{};
+    f.kind = kind;
+    f.severity = severity;
+    f.processes = {process};
+    t.findings.push_back(f);
+  };
+  const auto keys = processKeys(*a);
+  const uint32_t reader_a = static_cast<uint32_t>(std::find(keys.begin(), keys.end(), "parent/reader") - keys.begin());
+  ASSERT_LT(reader_a, keys.size());
+  const uint32_t reader_b = d.partner[reader_a];
+  ASSERT_NE(reader_b, kNone);
+  finding(*a, Finding::Kind::NeverReceived, Finding::Severity::Warning, reader_a);
+  finding(*b, Finding::Kind::Abnormal, Finding::Severity::Note, reader_b);
+  finding(*b, Finding::Kind::NeverReceived, Finding::Severity::Warning, reader_b);
+  finding(*b, Finding::Kind::Deadlock, Finding::Severity::Error, 0);
+  const auto pairs = pairFindings(*a, *b, d);
+  ASSERT_EQ(pairs.size(), 3u);
+  EXPECT_EQ(pairs[0].a, kNone) << "the second run's error first";
+  EXPECT_EQ(pairs[0].b, 2u);
+  EXPECT_EQ(pairs[1].a, 0u) << "the never-received in both, one row";
+  EXPECT_EQ(pairs[1].b, 1u);
+  EXPECT_EQ(pairs[2].a, kNone);
+  EXPECT_EQ(pairs[2].b, 0u);
 }
 
 TEST(Diff, AProcessInOneRunOnlyIsSaid) {

@@ -1323,6 +1323,81 @@ std::unique_ptr<trace::Trace> twoClients(int first) {
   return rec.load();
 }
 
+// The same server and clients, with two messages nobody receives: a
+// stray process's in both runs, and one more from the second client in
+// the run where it goes second.
+std::unique_ptr<trace::Trace> twoClientsAndLostMessages(int first) {
+  FakeRecording rec;
+  auto& server = rec.process("server", 100).socketEnd(1, 1, 2).socketEnd(2, 3, 4);
+  auto& one = rec.process("client", 200).socketEnd(1, 2, 1);
+  auto& two = rec.process("client", 300).socketEnd(1, 4, 3);
+  rec.process("stray", 400).pipeEnd(1, 9, true).send(1, "lost", 10, 11).exit(0, 50);
+  one.send(1, "one", 10, 11).receive(1, "ok", 12, 40).exit(0, 50);
+  two.send(1, "two", 10, 11).receive(1, "ok", 12, 40);
+  if (first == 2) two.send(1, "bye", 41, 42);
+  two.exit(0, 50);
+  const uint32_t a = first == 1 ? 1 : 2, b = first == 1 ? 2 : 1;
+  server.receive(a, a == 1 ? "one" : "two", 20, 21)
+      .receive(b, b == 1 ? "one" : "two", 22, 23)
+      .send(1, "ok", 24, 25)
+      .send(2, "ok", 26, 27)
+      .exit(0, 60);
+  return rec.load();
+}
+
+// Both runs' findings in one pane below them, each marked with the run it
+// is found in (the stray's lost message is one row, "both"); the runs'
+// own panes are hidden; a double click takes each run that has the
+// finding to its event. The differences name processes as radar does.
+TEST(RunsWindow, OneFindingsPaneMarksEachRunsFindings) {
+  auto a = std::make_unique<MainWindow>(twoClientsAndLostMessages(1));
+  auto b = std::make_unique<MainWindow>(twoClientsAndLostMessages(2));
+  a->setInteractive(false);
+  b->setInteractive(false);
+  RunsWindow runs(std::move(a), std::move(b), QStringLiteral("run1"), QStringLiteral("run2"));
+  runs.setAttribute(Qt::WA_DontShowOnScreen);
+  runs.resize(1600, 900);
+  runs.show();
+  QApplication::processEvents();
+  for (MainWindow* w : {&runs.first(), &runs.second()})
+    EXPECT_FALSE(w->findChild<QDockWidget*>(QStringLiteral("findings"))->isVisible()) << "one pane for both";
+  RunsFindingsModel& model = runs.findings();
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  auto rowsSaying = [&](const QString& run) {
+    std::vector<int> rows;
+    for (int r = 0; r < model.rowCount(); ++r)
+      if (model.index(r, RunsFindingsModel::Run).data().toString() == run) rows.push_back(r);
+    return rows;
+  };
+  const size_t in_first = runs.first().trace().findings.size(), in_second = runs.second().trace().findings.size();
+  ASSERT_GE(in_first, 1u) << "the stray's lost message";
+  ASSERT_EQ(in_second, in_first + 1) << "the second run has one lost message more";
+  const auto both = rowsSaying(QStringLiteral("both")), second = rowsSaying(QStringLiteral("second"));
+  EXPECT_EQ(both.size(), in_first);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_TRUE(rowsSaying(QStringLiteral("first")).empty());
+  EXPECT_EQ(static_cast<size_t>(model.rowCount()), in_second);
+  const QString lost = model.index(second[0], RunsFindingsModel::Description).data().toString();
+  EXPECT_TRUE(lost.contains(QStringLiteral("client[300]"))) << lost.toStdString();
+  EXPECT_TRUE(model.index(second[0], RunsFindingsModel::Run)
+                  .data(Qt::ToolTipRole)
+                  .toString()
+                  .startsWith(QStringLiteral("Second run")));
+  // Picked: the second run to its event, the first stays.
+  const uint32_t stays = runs.first().controller().position();
+  const uint32_t event = model.eventOf(second[0], 1);
+  ASSERT_NE(event, kNone);
+  EXPECT_EQ(model.eventOf(second[0], 0), kNone);
+  runs.goToFinding(second[0]);
+  EXPECT_EQ(runs.second().controller().position(), event + 1);
+  EXPECT_EQ(runs.first().controller().position(), stays);
+  // A race told with the runs' own names: client[200] and client[300].
+  const QString what = QString::fromStdString(runs.diff().differences.at(0).what);
+  EXPECT_TRUE(what.contains(QStringLiteral("client[200]")) && what.contains(QStringLiteral("client[300]")))
+      << what.toStdString();
+  EXPECT_FALSE(what.contains(QLatin1Char('>'))) << what.toStdString();
+}
+
 // Two runs side by side: each at the first event where they part,
 // selected, with the difference said above them; the list of differences
 // moves both.

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "app/main_window.h"
+#include "app/runs_window.h"
 #include "binding/binding.h"
 #include "trace/merge.h"
 
@@ -215,6 +216,65 @@ TEST(Screenshot, APoolOfThirtyWorkersGroupedAndApart) {
   const QString path2 = QString::fromStdString(out) + QStringLiteral("/replay-pool-apart.png");
   ASSERT_TRUE(shot2.save(path2)) << path2.toStdString();
   std::printf("screenshot: %s\n", path2.toLocal8Bit().constData());
+}
+
+// The deadlock sample (docs/replay.md) where the launcher's watchdog
+// kills the first worker of the ring: the cycle in red, the workers
+// blocked, the findings the cycle first and the kills as its notes.
+TEST(Screenshot, TheDeadlockSampleAtItsCycle) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string dir = env("RADAR_SCREENSHOT_DEADLOCK_REC"), out = env("RADAR_SCREENSHOT_DIR");
+  ASSERT_FALSE(dir.empty() || out.empty());
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  ASSERT_TRUE(trace) << error;
+  ASSERT_GE(trace->findings.size(), 2u);
+  ASSERT_EQ(trace->findings[0].kind, trace::Finding::Kind::Deadlock) << "the cycle first";
+  const uint32_t kill = trace->findings[1].cause;
+  ASSERT_NE(kill, kNone) << "the workers' ends explained by the launcher's kill()";
+  MainWindow window(std::move(trace));
+  ASSERT_TRUE(showOnScreen(window));
+  window.controller().skipTo(kill + 1);
+  window.networkView().fitToView();
+  const QImage shot = windowOnScreen(window);
+  const QString path = QString::fromStdString(out) + QStringLiteral("/replay-deadlock.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  EXPECT_FALSE(window.networkView().scene().waits.empty()) << "the cycle is drawn";
+  std::printf("screenshot: %s (event %u)\n", path.toLocal8Bit().constData(), kill + 1);
+}
+
+// Two runs of the race sample that part (docs/analysis.md): side by side
+// at their first difference, in lock step, both runs' findings below.
+TEST(Screenshot, TwoRunsSideBySideAtTheirFirstDifference) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string first = env("RADAR_SCREENSHOT_RUN1"), second = env("RADAR_SCREENSHOT_RUN2");
+  const std::string out = env("RADAR_SCREENSHOT_DIR");
+  if (first.empty() || second.empty()) GTEST_SKIP() << "no two runs of the race sample that part";
+  std::unique_ptr<MainWindow> runs[2];
+  int k = 0;
+  for (const std::string& dir : {first, second}) {
+    std::string error;
+    auto trace = trace::loadTrace({dir}, {}, &error);
+    ASSERT_TRUE(trace) << error;
+    runs[k] = std::make_unique<MainWindow>(std::move(trace));
+    runs[k++]->setInteractive(false);
+  }
+  RunsWindow window(std::move(runs[0]), std::move(runs[1]), QStringLiteral("run1"), QStringLiteral("run2"));
+  ASSERT_FALSE(window.diff().differences.empty()) << "the two runs do not part";
+  window.resize(1400, 900);
+  window.move(0, 0);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  window.first().networkView().fitToView();
+  window.second().networkView().fitToView();
+  window.goToDifference(0);
+  QTest::qWait(300);
+  const QImage screen = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
+  const QImage shot = screen.copy(window.frameGeometry().intersected(screen.rect()));
+  const QString path = QString::fromStdString(out) + QStringLiteral("/analysis-diff-side-by-side.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  EXPECT_GT(colours(shot), 40) << "the window looks empty: " << path.toStdString();
+  std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
 }
 
 }  // namespace

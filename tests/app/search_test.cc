@@ -283,7 +283,12 @@ TEST(WindowJourney, PlayPauseOpenAMessageFindFollowAndDrag) {
   ASSERT_NE(queued, kNone);
   QTest::keyClick(&window, Qt::Key_Space);
   ASSERT_TRUE(c.playing());
-  const QPoint at = view.toWidget(view.scene().messages[0].box.center()).toPoint();
+  // Picked by a click 15 px off its centre (beside the square, not on it).
+  const QPoint at = view.toWidget(view.scene().messages[0].box.center()).toPoint() + QPoint(0, -15);
+  const Rect square = view.scene().messages[0].box;
+  const QPointF top_left = view.toWidget({square.x, square.y});
+  const QPointF bottom_right = view.toWidget({square.x + square.w, square.y + square.h});
+  ASSERT_FALSE(QRectF(top_left, bottom_right).contains(at)) << "a click beside the square";
   QTest::mouseClick(&view, Qt::LeftButton, {}, at);
   EXPECT_FALSE(c.playing()) << "frozen while the message is open";
   ASSERT_EQ(window.findChildren<MessageWindow*>().size(), 1u);

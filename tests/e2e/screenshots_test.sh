@@ -54,6 +54,18 @@ PY
 if command -v python3 > /dev/null; then
   "$build/bin/radar" record -o "$work/pool-rec" -- python3 "$work/many30.py" > /dev/null 2>&1
 fi
+# The deadlock sample's ring, for its cycle.
+"$build/bin/radar" record -o "$work/deadlock" -- "$build/bin/deadlock" ring > /dev/null 2>&1 || true
+# Two runs of the race sample that part (radar diff exits 1), for the diff
+# view: the clients' order is the scheduler's, so a few tries at most.
+run1= run2=
+"$build/bin/radar" record -o "$work/race0" -- "$build/bin/race" > /dev/null 2>&1
+for i in $(seq 1 8); do
+  "$build/bin/radar" record -o "$work/race$i" -- "$build/bin/race" > /dev/null 2>&1
+  status=0
+  "$build/bin/radar" diff "$work/race0" "$work/race$i" > /dev/null 2>&1 || status=$?
+  if [ "$status" = 1 ]; then run1=$work/race0 run2=$work/race$i; break; fi
+done
 # A display of its own: Xvfb picks a free number and writes it to fd 3.
 Xvfb -displayfd 3 -screen 0 1400x950x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
 xvfb=$!
@@ -66,5 +78,6 @@ echo "leak:libdbus-1.so" > "$work/lsan.supp"
 export LSAN_OPTIONS="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work" \
   RADAR_SCREENSHOT_REC="$work/rec" RADAR_SCREENSHOT_SYNC_REC="$work/sync" RADAR_SCREENSHOT_DIR="$out" \
-  RADAR_SCREENSHOT_TUTORIAL_REC="$work/tutorial" RADAR_SCREENSHOT_SERVER_REC="$work/nginx-rec" RADAR_SCREENSHOT_POOL_REC="$work/pool-rec" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
+  RADAR_SCREENSHOT_TUTORIAL_REC="$work/tutorial" RADAR_SCREENSHOT_SERVER_REC="$work/nginx-rec" RADAR_SCREENSHOT_POOL_REC="$work/pool-rec" \
+  RADAR_SCREENSHOT_DEADLOCK_REC="$work/deadlock" RADAR_SCREENSHOT_RUN1="$run1" RADAR_SCREENSHOT_RUN2="$run2" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
   "$build/bin/screenshot_tests"
