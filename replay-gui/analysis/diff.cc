@@ -428,32 +428,44 @@ RunDiff diffRuns(const Trace& a, const Trace& b, double timing_ms, DiffNames nam
 
 namespace {
 
-// What makes two runs' findings the same one: its kind, its processes as
-// the first run's (kNone for one without a partner), and for a finding
-// about no process, its text.
-std::string findingKey(const Trace& t, const Finding& f, const std::vector<uint32_t>* to_first) {
-  std::vector<uint32_t> ps;
-  for (uint32_t p : f.processes) ps.push_back(to_first ? (p < to_first->size() ? (*to_first)[p] : kNone) : p);
-  std::sort(ps.begin(), ps.end());
+// What makes two runs' findings the same one: its kind; the processes and
+// channels it is about, by where they come from (the same in both runs);
+// how each of its processes ended; for a finding about no process, its
+// text.
+std::string findingKey(const Trace& t, const Finding& f, const std::vector<std::string>& process_keys,
+                       const std::vector<std::string>& channel_keys) {
+  std::vector<std::string> parts;
+  for (uint32_t p : f.processes) {
+    const Process& process = t.processes[p];
+    parts.push_back("p " + process_keys[p] + " " + std::to_string(static_cast<int>(process.end)) + " " +
+                    std::to_string(process.end_code));
+  }
+  for (uint32_t c : f.channels) parts.push_back("c " + channel_keys[c]);
+  std::sort(parts.begin(), parts.end());
   std::string key = std::to_string(static_cast<int>(f.kind));
-  for (uint32_t p : ps) key += ' ' + std::to_string(p);
-  return ps.empty() ? key + '\n' + describe(t, f) : key;
+  for (const auto& part : parts) key += '\n' + part;
+  return f.processes.empty() ? key + '\n' + describe(t, f) : key;
+}
+
+std::vector<std::string> findingKeys(const Trace& t) {
+  const auto process_keys = processKeys(t);
+  const auto channel_keys = channelKeys(t, process_keys);
+  std::vector<std::string> keys;
+  for (const Finding& f : t.findings) keys.push_back(findingKey(t, f, process_keys, channel_keys));
+  return keys;
 }
 
 }  // namespace
 
-std::vector<FindingPair> pairFindings(const Trace& a, const Trace& b, const RunDiff& diff) {
-  std::vector<uint32_t> b_to_a(b.processes.size(), kNone);
-  for (uint32_t p = 0; p < diff.partner.size(); ++p)
-    if (diff.partner[p] < b_to_a.size()) b_to_a[diff.partner[p]] = p;
+std::vector<FindingPair> pairFindings(const Trace& a, const Trace& b) {
+  const auto keys_a = findingKeys(a), keys_b = findingKeys(b);
   std::multimap<std::string, uint32_t> in_b;  // each key's findings of the second run, in its order
-  for (uint32_t k = 0; k < b.findings.size(); ++k) in_b.emplace(findingKey(b, b.findings[k], &b_to_a), k);
+  for (uint32_t k = 0; k < keys_b.size(); ++k) in_b.emplace(keys_b[k], k);
   std::vector<FindingPair> pairs;
   std::vector<bool> paired(b.findings.size(), false);
-  for (uint32_t k = 0; k < a.findings.size(); ++k) {
+  for (uint32_t k = 0; k < keys_a.size(); ++k) {
     FindingPair pair{k, kNone};
-    const std::string key = findingKey(a, a.findings[k], nullptr);
-    if (const auto it = in_b.lower_bound(key); it != in_b.end() && it->first == key) {
+    if (const auto it = in_b.lower_bound(keys_a[k]); it != in_b.end() && it->first == keys_a[k]) {
       pair.b = it->second;
       paired[it->second] = true;
       in_b.erase(it);

@@ -89,14 +89,15 @@ class RunAlignment {
 };
 
 // The two runs' findings as one list: a finding of one run is the other's
-// where both are of one kind about the same processes (partners in the
-// diff; for findings about no process, told alike). Errors first, then
-// warnings and notes; within each, the first run's order (its ranking),
-// then the second run's own.
+// where both are of one kind about the same processes and channels (by
+// where they come from, as the diff aligns them), each process ended the
+// same way; findings about no process, where told alike. Errors first,
+// then warnings and notes; within each, the first run's order (its
+// ranking), then the second run's own.
 struct FindingPair {
   uint32_t a = kNone, b = kNone;  // its index in each run's findings; kNone where that run has none
 };
-std::vector<FindingPair> pairFindings(const Trace& a, const Trace& b, const RunDiff& diff);
+std::vector<FindingPair> pairFindings(const Trace& a, const Trace& b);
 
 // Where a process comes from: "sh/curl#2>curl" (the second child named
 // curl of the first process sh, after its exec).

@@ -5,9 +5,8 @@
 
 namespace radar::app {
 
-RunsFindingsModel::RunsFindingsModel(const trace::Trace& first, const trace::Trace& second,
-                                     const analysis::RunDiff& diff, QObject* parent)
-    : QAbstractTableModel(parent), runs_{&first, &second}, rows_(analysis::pairFindings(first, second, diff)) {}
+RunsFindingsModel::RunsFindingsModel(const trace::Trace& first, const trace::Trace& second, QObject* parent)
+    : QAbstractTableModel(parent), runs_{&first, &second}, rows_(analysis::pairFindings(first, second)) {}
 
 int RunsFindingsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());

@@ -16,8 +16,7 @@ class RunsFindingsModel : public QAbstractTableModel {
  public:
   enum Column { Run, Kind, Description, ColumnCount };
   static constexpr int SeverityRole = Qt::UserRole + 1;  // "error", "warning", "note"
-  RunsFindingsModel(const trace::Trace& first, const trace::Trace& second, const analysis::RunDiff& diff,
-                    QObject* parent = nullptr);
+  RunsFindingsModel(const trace::Trace& first, const trace::Trace& second, QObject* parent = nullptr);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -118,16 +118,40 @@ QString RunsWindow::processesOf(const analysis::RunDifference& d) const {
 
 // Both runs' findings, each marked with the run (or both) it is found in;
 // a double click takes each run that has it to its event. None: one line
-// says so.
+// says so. Below them, what each run's own pane says about how its
+// recording was put together.
 QWidget* RunsWindow::buildFindings() {
-  findings_ = new RunsFindingsModel(first_->trace(), second_->trace(), diff_, this);
+  findings_ = new RunsFindingsModel(first_->trace(), second_->trace(), this);
+  auto* pane = new QWidget(this);
+  auto* column = new QVBoxLayout(pane);
+  column->setContentsMargins(0, 0, 0, 0);
   if (findings_->rowCount() == 0) {
-    auto* none = new QLabel(tr("No problems found in either run."), this);
+    auto* none = new QLabel(tr("No problems found in either run."), pane);
     none->setObjectName(QStringLiteral("no-findings"));
     none->setMargin(4);
-    none->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
-    return none;
+    column->addWidget(none);
+  } else {
+    column->addWidget(buildFindingsTable(), 1);
   }
+  QString notes;
+  int side = 0;
+  for (MainWindow* w : {first_, second_}) {
+    const QString run = side++ == 0 ? tr("About the first run's recording:") : tr("About the second run's recording:");
+    if (!w->trace().warnings.empty()) notes += (notes.isEmpty() ? QString() : QStringLiteral("\n")) + run;
+    for (const auto& warning : w->trace().warnings) notes += QStringLiteral("\n• ") + QString::fromStdString(warning);
+  }
+  if (!notes.isEmpty()) {
+    auto* label = new QLabel(notes, pane);
+    label->setObjectName(QStringLiteral("recording-notes"));
+    label->setWordWrap(true);
+    label->setMargin(4);
+    column->addWidget(label);
+  }
+  if (findings_->rowCount() == 0) pane->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  return pane;
+}
+
+QTableView* RunsWindow::buildFindingsTable() {
   auto* view = new QTableView(this);
   view->setObjectName(QStringLiteral("findings"));
   view->setModel(findings_);

@@ -6,6 +6,7 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <QTableView>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -49,6 +50,7 @@ class RunsWindow : public QWidget {
   QString processesOf(const analysis::RunDifference& d) const;
   void markDifferences();
   QWidget* buildFindings();
+  QTableView* buildFindingsTable();
 
   MainWindow* first_;
   MainWindow* second_;

@@ -22,6 +22,7 @@ struct Run {
   bool b_first = false;              // the reader gets writer b's message first (a race)
   int64_t slow = 0;                  // added to the reader's waits
   bool extra_child = false;          // the parent starts one more child
+  bool extra_first = false;          // ... before the others
   int32_t pids = 100;                // where pids start
   bool hashes = false;               // loaded keeping the checksums (as radar diff loads)
 };
@@ -32,11 +33,16 @@ std::unique_ptr<Trace> record(const Run& run) {
   FakeRecording rec;
   const int32_t p = run.pids;
   FakeProcess& parent = rec.process("parent", p);
-  parent.fork(p + 1, 10, 11).fork(p + 2, 12, 13).fork(p + 3, 14, 15);
+  const int32_t q = run.extra_first ? p + 1 : p;  // the pids of the writers and the reader follow it
+  if (run.extra_first) {
+    parent.fork(p + 1, 8, 9);
+    rec.child(parent, "helper", p + 1).exit(0, 30);
+  }
+  parent.fork(q + 1, 10, 11).fork(q + 2, 12, 13).fork(q + 3, 14, 15);
   if (run.extra_child) parent.fork(p + 4, 16, 17);
-  FakeProcess& a = rec.child(parent, "writer", p + 1);
-  FakeProcess& b = rec.child(parent, "writer", p + 2);
-  FakeProcess& r = rec.child(parent, "reader", p + 3);
+  FakeProcess& a = rec.child(parent, "writer", q + 1);
+  FakeProcess& b = rec.child(parent, "writer", q + 2);
+  FakeProcess& r = rec.child(parent, "reader", q + 3);
   if (run.extra_child) rec.child(parent, "helper", p + 4).exit(0, 30);
   a.pipeEnd(1, 7, true);
   b.pipeEnd(1, 7, true);
@@ -153,35 +159,42 @@ TEST(Diff, ARaceToldByEachRunsOwnNames) {
 }
 
 // Findings of two runs as one list: the same finding (one kind, the same
-// processes by where they come from) once, marked in both; the others
-// each in their run; errors first.
+// processes by where they come from, not by their place in the trace)
+// once, marked in both; the others each in their run; errors first.
 TEST(Diff, FindingsOfBothRunsArePairedByKindAndProcesses) {
-  auto a = record({}), b = record({.pids = 5000});
-  const RunDiff d = diffRuns(*a, *b);
+  // The second run has one process more, forked first: the others' places differ.
+  auto a = record({}), b = record({.extra_first = true, .pids = 5000});
+  auto place = [](const Trace& t, const std::string& key) {
+    const auto keys = processKeys(t);
+    return static_cast<uint32_t>(std::find(keys.begin(), keys.end(), key) - keys.begin());
+  };
   auto finding = [](Trace& t, Finding::Kind kind, Finding::Severity severity, uint32_t process) {
+    ASSERT_LT(process, t.processes.size());
     Finding f{};
     f.kind = kind;
     f.severity = severity;
     f.processes = {process};
     t.findings.push_back(f);
   };
-  const auto keys = processKeys(*a);
-  const uint32_t reader_a = static_cast<uint32_t>(std::find(keys.begin(), keys.end(), "parent/reader") - keys.begin());
-  ASSERT_LT(reader_a, keys.size());
-  const uint32_t reader_b = d.partner[reader_a];
-  ASSERT_NE(reader_b, kNone);
-  finding(*a, Finding::Kind::NeverReceived, Finding::Severity::Warning, reader_a);
-  finding(*b, Finding::Kind::Abnormal, Finding::Severity::Note, reader_b);
-  finding(*b, Finding::Kind::NeverReceived, Finding::Severity::Warning, reader_b);
-  finding(*b, Finding::Kind::Deadlock, Finding::Severity::Error, 0);
-  const auto pairs = pairFindings(*a, *b, d);
-  ASSERT_EQ(pairs.size(), 3u);
-  EXPECT_EQ(pairs[0].a, kNone) << "the second run's error first";
-  EXPECT_EQ(pairs[0].b, 2u);
-  EXPECT_EQ(pairs[1].a, 0u) << "the never-received in both, one row";
+  finding(*a, Finding::Kind::NeverReceived, Finding::Severity::Warning, place(*a, "parent/reader"));
+  finding(*a, Finding::Kind::NeverReceived, Finding::Severity::Warning, place(*a, "parent/writer"));
+  finding(*b, Finding::Kind::Abnormal, Finding::Severity::Note, place(*b, "parent/reader"));
+  finding(*b, Finding::Kind::NeverReceived, Finding::Severity::Warning, place(*b, "parent/reader"));
+  finding(*b, Finding::Kind::NeverReceived, Finding::Severity::Warning, place(*b, "parent/writer#2"));
+  finding(*b, Finding::Kind::Deadlock, Finding::Severity::Error, place(*b, "parent/helper"));
+  ASSERT_NE(place(*a, "parent/reader"), place(*b, "parent/reader")) << "the test needs the places to differ";
+  const auto pairs = pairFindings(*a, *b);
+  ASSERT_EQ(pairs.size(), 5u);
+  EXPECT_EQ(pairs[0].a, kNone) << "the second run's error first (the helper is in that run only)";
+  EXPECT_EQ(pairs[0].b, 3u);
+  EXPECT_EQ(pairs[1].a, 0u) << "the reader's never-received in both, one row";
   EXPECT_EQ(pairs[1].b, 1u);
-  EXPECT_EQ(pairs[2].a, kNone);
-  EXPECT_EQ(pairs[2].b, 0u);
+  EXPECT_EQ(pairs[2].a, 1u) << "the first writer's, in the first run only";
+  EXPECT_EQ(pairs[2].b, kNone);
+  EXPECT_EQ(pairs[3].a, kNone) << "the second writer's, in the second run only";
+  EXPECT_EQ(pairs[3].b, 2u);
+  EXPECT_EQ(pairs[4].a, kNone);
+  EXPECT_EQ(pairs[4].b, 0u);
 }
 
 TEST(Diff, AProcessInOneRunOnlyIsSaid) {

@@ -1350,11 +1350,18 @@ std::unique_ptr<trace::Trace> twoClientsAndLostMessages(int first) {
 // own panes are hidden; a double click takes each run that has the
 // finding to its event. The differences name processes as radar does.
 TEST(RunsWindow, OneFindingsPaneMarksEachRunsFindings) {
+  auto second_run = twoClientsAndLostMessages(2);
+  second_run->warnings.push_back("host b's clock is not lined up with the others'");
   auto a = std::make_unique<MainWindow>(twoClientsAndLostMessages(1));
-  auto b = std::make_unique<MainWindow>(twoClientsAndLostMessages(2));
+  auto b = std::make_unique<MainWindow>(std::move(second_run));
   a->setInteractive(false);
   b->setInteractive(false);
   RunsWindow runs(std::move(a), std::move(b), QStringLiteral("run1"), QStringLiteral("run2"));
+  // What the second run's own pane would say about its recording, said below.
+  const auto* notes = runs.findChild<QLabel*>(QStringLiteral("recording-notes"));
+  ASSERT_TRUE(notes);
+  EXPECT_EQ(notes->text(), QStringLiteral("About the second run's recording:\n• host b's clock is not lined up with "
+                                          "the others'"));
   runs.setAttribute(Qt::WA_DontShowOnScreen);
   runs.resize(1600, 900);
   runs.show();

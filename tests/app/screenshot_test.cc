@@ -225,6 +225,7 @@ TEST(Screenshot, TheDeadlockSampleAtItsCycle) {
   ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
   const std::string dir = env("RADAR_SCREENSHOT_DEADLOCK_REC"), out = env("RADAR_SCREENSHOT_DIR");
   ASSERT_FALSE(dir.empty() || out.empty());
+  ASSERT_TRUE(std::filesystem::exists(dir + "/recording.txt")) << "the deadlock sample was not recorded: " << dir;
   std::string error;
   auto trace = trace::loadTrace({dir}, {}, &error);
   ASSERT_TRUE(trace) << error;

@@ -5,7 +5,8 @@ document.
     doc_test.py SOURCE_DIR BUILD_DIR DOC.md
 
 A session is a fenced block whose first line starts with "$ ": each "$ "
-line is a command (a trailing backslash continues it), and the lines up to
+line is a command (a trailing backslash continues it, a here-document
+`<< 'EOF'` takes the lines up to its word), and the lines up to
 the next command are what it prints, standard output and standard error
 interleaved as a terminal shows them. The commands of a document run in
 order, in one fresh directory that holds `build` (the build) and
@@ -20,7 +21,8 @@ where they are concurrent.
 What differs from run to run and from machine to machine is compared as
 such, not as digits: a process's pid (`name[123]`), an event's place in
 the replay (`Event 45`, `event 43 to 48`), a count of events, sizes in
-KiB or MiB, a duration in seconds, an address (`0x...`), the
+KiB or MiB, a duration in seconds, an address (`0x...`), a channel's
+number (`pipe 3`), the
 repository's path (the documents show it as `~/radar`), and gdb's value
 of an argument at entry, which only an optimized build shows. Everything else
 must be as written: a command that prints anything else, prints less, or
@@ -37,6 +39,7 @@ import tempfile
 DOC_ROOT = "~/radar"
 MARK = re.compile(r"<!--\s*(not run|per process):\s*(.+?)\s*-->")
 PROCESS = re.compile(r"^Process ([\w.-]+)\[")
+HEREDOC = re.compile(r"<<-?\s*'?(\w+)'?")
 
 
 class Command:
@@ -78,6 +81,12 @@ def parse_block(block, first_line, per_process):
             while text.endswith("\\") and k + 1 < len(block):
                 k += 1
                 text = text + "\n" + block[k]  # bash reads the backslash-newline as one line
+            here = HEREDOC.search(text)
+            while here and k + 1 < len(block):  # a here-document is the command's, up to its word
+                k += 1
+                text = text + "\n" + block[k]
+                if block[k] == here.group(1):
+                    break
             commands.append(Command(first_line + start, text, per_process))
         elif commands:
             commands[-1].expected.append(line)
@@ -94,6 +103,10 @@ RULES = [
     (re.compile(r"\b\d+(\.\d+)? (KiB|MiB|GiB)\b"), "SIZE"),
     (re.compile(r"\b\d+(\.\d+)? s\b"), "T s"),
     (re.compile(r"\b0x[0-9a-f]+\b"), "0xADDR"),
+    # Channels are numbered as the run first uses them: where the
+    # command's output is a pipe (as here) rather than a terminal, that
+    # pipe is one more.
+    (re.compile(r"\b(pipe|socketpair|fifo) \d+\b"), r"\1 N"),
     # gdb shows an argument's value at entry too where the build is
     # optimized (below=below@entry=5), not in a debug build (below=5).
     (re.compile(r"\b(\w+)=\1@entry="), r"\1="),
@@ -160,10 +173,12 @@ def run(commands, source, build, doc):
     os.symlink(build, os.path.join(work, "build"))
     os.symlink(os.path.join(source, "sample-programs"), os.path.join(work, "sample-programs"))
     paths = path_replacer(work, source, build)
+    # `radar` as installed: the build's, first on the PATH.
+    env = dict(os.environ, PATH=os.path.join(build, "bin") + os.pathsep + os.environ.get("PATH", ""))
     failures, status = 0, 0
     try:
         for c in commands:
-            r = subprocess.run(["bash", "-c", "(exit %d); %s\nexit $?" % (status, c.text)], cwd=work,
+            r = subprocess.run(["bash", "-c", "(exit %d); %s\nexit $?" % (status, c.text)], cwd=work, env=env,
                                stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
                                timeout=300)
             status = r.returncode
