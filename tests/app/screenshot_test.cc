@@ -14,6 +14,7 @@
 #include <QSet>
 #include <QTableView>
 #include <QTest>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -216,6 +217,63 @@ TEST(Screenshot, APoolOfThirtyWorkersGroupedAndApart) {
   const QString path2 = QString::fromStdString(out) + QStringLiteral("/replay-pool-apart.png");
   ASSERT_TRUE(shot2.save(path2)) << path2.toStdString();
   std::printf("screenshot: %s\n", path2.toLocal8Bit().constData());
+}
+
+// RADAR's Figure 4 run by `radar run` (docs/netdesc.md), its processes and
+// channels named by the description: at proc3's first reply, on its way
+// to both senders.
+TEST(Screenshot, TheFigure4NetworkNamedByItsDescription) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string dir = env("RADAR_SCREENSHOT_FIG4_REC"), net = env("RADAR_SCREENSHOT_FIG4_NET");
+  const std::string out = env("RADAR_SCREENSHOT_DIR");
+  ASSERT_FALSE(dir.empty() || net.empty() || out.empty());
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  ASSERT_TRUE(trace) << error;
+  std::vector<std::string> unmatched;
+  auto binding = netdesc::Binding::forRecording(*trace, net, true, &unmatched, &error);
+  ASSERT_TRUE(binding) << error;
+  EXPECT_TRUE(unmatched.empty()) << unmatched.front();
+  trace->described = binding->names();
+  uint32_t reply = trace::kNone;
+  for (uint32_t i = 0; i < trace->events.size() && reply == trace::kNone; ++i)
+    if (log::categoryOf(trace->events[i].eventKind()) == log::Category::Send &&
+        trace->label(trace->events[i].process).rfind("proc3[", 0) == 0)
+      reply = i;
+  ASSERT_NE(reply, trace::kNone) << "proc3 sent nothing";
+  MainWindow window(std::move(trace), std::move(binding));
+  ASSERT_TRUE(showOnScreen(window));
+  window.controller().skipTo(reply + 1);
+  window.networkView().fitToView();
+  const QImage shot = windowOnScreen(window);
+  const QString path = QString::fromStdString(out) + QStringLiteral("/replay-static-net.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  EXPECT_GT(colours(shot), 40) << "the window looks empty";
+  std::printf("screenshot: %s (event %u)\n", path.toLocal8Bit().constData(), reply + 1);
+}
+
+// lock_order's two threads (docs/threads.md, recorded with --sync) at the
+// second thread's second lock: the dotted arrows from the first thread's
+// unlocks, and the lock-order finding.
+TEST(Screenshot, TheLockOrderOfTwoThreads) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string dir = env("RADAR_SCREENSHOT_LOCK_ORDER_REC"), out = env("RADAR_SCREENSHOT_DIR");
+  if (dir.empty() || !std::filesystem::exists(dir + "/recording.txt")) GTEST_SKIP() << "no recording of lock_order";
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  ASSERT_TRUE(trace) << error;
+  uint32_t last = trace::kNone;
+  for (const auto& f : trace->findings)
+    if (f.kind == trace::Finding::Kind::LockOrder && !f.events.empty())
+      last = *std::max_element(f.events.begin(), f.events.end());
+  ASSERT_NE(last, trace::kNone) << "no lock-order finding";
+  MainWindow window(std::move(trace));
+  ASSERT_TRUE(showOnScreen(window));
+  window.controller().skipTo(last + 1);
+  const QImage shot = windowOnScreen(window);
+  const QString path = QString::fromStdString(out) + QStringLiteral("/threads-lock-order.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  std::printf("screenshot: %s (event %u)\n", path.toLocal8Bit().constData(), last + 1);
 }
 
 // The deadlock sample (docs/replay.md) where the launcher's watchdog

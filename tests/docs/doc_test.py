@@ -20,7 +20,8 @@ where they are concurrent.
 
 What differs from run to run and from machine to machine is compared as
 such, not as digits: a process's pid (`name[123]`), an event's place in
-the replay (`Event 45`, `event 43 to 48`), a count of events, sizes in
+the replay (`Event 45`, `event 43 to 48`), a count of events (`replayed
+N of N events` where both are the same), a file's inode, sizes in
 KiB or MiB, a duration in seconds, an address (`0x...`), a channel's
 number (`pipe 3`), the
 repository's path (the documents show it as `~/radar`), and gdb's value
@@ -99,7 +100,9 @@ RULES = [
     (re.compile(r"\b(pid) \d+"), r"\1 PID"),
     (re.compile(r"\b([Ee]vent) \d+ to \d+"), r"\1 N to N"),
     (re.compile(r"\b([Ee]vent) \d+"), r"\1 N"),
-    (re.compile(r"\b\d+ events\b"), "N events"),
+    (re.compile(r"\b(\d+) of \1 events\b"), "N of N events"),  # all of them, however many
+    (re.compile(r"\b\d+ (recorded )?events\b"), r"N \1events"),
+    (re.compile(r"\b(inode) \d+"), r"\1 N"),
     (re.compile(r"\b\d+(\.\d+)? (KiB|MiB|GiB)\b"), "SIZE"),
     (re.compile(r"\b\d+(\.\d+)? s\b"), "T s"),
     (re.compile(r"\b0x[0-9a-f]+\b"), "0xADDR"),

@@ -54,6 +54,11 @@ PY
 if command -v python3 > /dev/null; then
   "$build/bin/radar" record -o "$work/pool-rec" -- python3 "$work/many30.py" > /dev/null 2>&1
 fi
+# RADAR's Figure 4, run from its description (docs/netdesc.md).
+"$build/bin/radar" run -o "$work/fig4" "$build/bin/static_net.netdesc" > /dev/null 2>&1 || true
+# Two threads that take two locks in opposite orders (docs/threads.md).
+lock_order=$build/tests/threads/programs/lock_order
+[ -x "$lock_order" ] && "$build/bin/radar" record --sync -o "$work/lock-order" -- "$lock_order" > /dev/null 2>&1 || true
 # The deadlock sample's ring, for its cycle.
 "$build/bin/radar" record -o "$work/deadlock" -- "$build/bin/deadlock" ring > /dev/null 2>&1 || true
 # Two runs of the race sample that part (radar diff exits 1), for the diff
@@ -79,5 +84,7 @@ export LSAN_OPTIONS="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work" \
   RADAR_SCREENSHOT_REC="$work/rec" RADAR_SCREENSHOT_SYNC_REC="$work/sync" RADAR_SCREENSHOT_DIR="$out" \
   RADAR_SCREENSHOT_TUTORIAL_REC="$work/tutorial" RADAR_SCREENSHOT_SERVER_REC="$work/nginx-rec" RADAR_SCREENSHOT_POOL_REC="$work/pool-rec" \
+  RADAR_SCREENSHOT_FIG4_REC="$work/fig4" RADAR_SCREENSHOT_FIG4_NET="$build/bin/static_net.netdesc" \
+  RADAR_SCREENSHOT_LOCK_ORDER_REC="$work/lock-order" \
   RADAR_SCREENSHOT_DEADLOCK_REC="$work/deadlock" RADAR_SCREENSHOT_RUN1="$run1" RADAR_SCREENSHOT_RUN2="$run2" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
   "$build/bin/screenshot_tests"

@@ -30,7 +30,7 @@ deb=$(ls "$work"/radar_*.deb)
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in usr/bin/radar usr/libexec/radar/radar-replay usr/lib/radar/libradar-preload.so \
   usr/share/applications/radar.desktop usr/share/icons/hicolor/scalable/apps/radar.svg \
-  usr/share/man/man1/radar-record.1 usr/share/bash-completion/completions/radar \
+  usr/share/man/man1/radar.1.gz usr/share/man/man1/radar-record.1.gz usr/share/bash-completion/completions/radar \
   usr/share/doc/radar/tutorial.md usr/share/doc/radar/images/tutorial-calc.png; do
   grep -qx "./$f" <<< "$contents" || fail "the package has no /$f"
 done
@@ -73,6 +73,11 @@ in_root radar replay /tmp/rec --snapshot /tmp/calc.png --at-event 30 --net /opt/
 size=$(stat -c %s "$root/tmp/calc.png")
 [ "$size" -gt 20000 ] || fail "the snapshot is $size bytes: an empty picture?"
 cp "$root/tmp/calc.png" "$build/package-replay-calc.png"  # to look at
+# The manual pages as Debian keeps them: compressed, nothing else in man1.
+grep '^\./usr/share/man/man1/.' <<< "$contents" | grep -qv '\.1\.gz$' && fail "a manual page not compressed"
+gzip -t "$root/usr/share/man/man1/radar-record.1.gz" || fail "radar-record.1.gz is not gzip"
+zcat "$root/usr/share/man/man1/radar-record.1.gz" | grep -q '^\.TH "\?RADAR-RECORD' ||
+  fail "radar-record.1.gz is not the record page: $(zcat "$root/usr/share/man/man1/radar-record.1.gz" | head -3)"
 in_root radar help record > "$work/help.out" || fail "radar help in the root"
 grep -q "^usage: radar record" "$work/help.out" || fail "radar help in the root: $(head -1 "$work/help.out")"
 echo "in a fresh Debian 12 root: installed with apt, recorded calc ($(head -1 "$work/check.out")), drew the replay ($size bytes)"
