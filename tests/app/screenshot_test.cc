@@ -9,17 +9,20 @@
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QImage>
+#include <QLineEdit>
 #include <QPixmap>
 #include <QScreen>
 #include <QSet>
 #include <QTableView>
 #include <QTest>
+#include <QTreeWidget>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "app/main_window.h"
+#include "app/message_window.h"
 #include "app/runs_window.h"
 #include "binding/binding.h"
 #include "trace/merge.h"
@@ -274,6 +277,86 @@ TEST(Screenshot, TheLockOrderOfTwoThreads) {
   const QString path = QString::fromStdString(out) + QStringLiteral("/threads-lock-order.png");
   ASSERT_TRUE(shot.save(path)) << path.toStdString();
   std::printf("screenshot: %s (event %u)\n", path.toLocal8Bit().constData(), last + 1);
+}
+
+// The kvstore sample's window with its description (docs/replay.md).
+std::unique_ptr<MainWindow> kvstoreWindow() {
+  const std::string dir = env("RADAR_SCREENSHOT_KV_REC"), net = env("RADAR_SCREENSHOT_KV_NET");
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  EXPECT_TRUE(trace) << error;
+  if (!trace) return nullptr;
+  std::vector<std::string> unmatched;
+  auto binding = netdesc::Binding::forRecording(*trace, net, true, &unmatched, &error);
+  EXPECT_TRUE(binding) << error;
+  if (!binding) return nullptr;
+  trace->described = binding->names();
+  return std::make_unique<MainWindow>(std::move(trace), std::move(binding));
+}
+
+// client2's put of c2.colour = green opened (docs/replay.md): the request
+// decoded as a tree beside its bytes, the value's field selected and its
+// bytes marked.
+TEST(Screenshot, AMessageDecodedBesideItsBytes) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string out = env("RADAR_SCREENSHOT_DIR");
+  auto window = kvstoreWindow();
+  ASSERT_TRUE(window);
+  const trace::Trace& t = window->trace();
+  uint32_t put = trace::kNone;
+  for (uint32_t i = 0; i < t.events.size() && put == trace::kNone; ++i) {
+    std::string_view bytes;
+    std::string error;
+    if (log::categoryOf(t.events[i].eventKind()) == log::Category::Send &&
+        t.label(t.events[i].process).rfind("client2[", 0) == 0 && t.payloadView(i, &bytes, &error) &&
+        bytes.find("c2.colour") != std::string_view::npos && bytes.find("green") != std::string_view::npos)
+      put = i;
+  }
+  ASSERT_NE(put, trace::kNone) << "client2 put no green";
+  ASSERT_TRUE(showOnScreen(*window));
+  window->controller().skipTo(put + 1);
+  window->setInteractive(true);  // a message opens in its window
+  window->showMessage(put);
+  const auto messages = window->findChildren<MessageWindow*>();
+  ASSERT_EQ(messages.size(), 1u);
+  MessageWindow* message = messages[0];
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(message));
+  const auto values =
+      message->tree()->findItems(QStringLiteral("value = \"green\""), Qt::MatchExactly | Qt::MatchRecursive);
+  ASSERT_EQ(values.size(), 1);
+  message->tree()->setCurrentItem(values[0]);
+  EXPECT_GT(message->markedBytes().second, 0u) << "the value's bytes are marked";
+  QTest::qWait(300);
+  const QImage screen = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
+  const QImage shot = screen.copy(message->frameGeometry().intersected(screen.rect()));
+  const QString path = QString::fromStdString(out) + QStringLiteral("/replay-message.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  std::printf("screenshot: %s (event %u)\n", path.toLocal8Bit().constData(), put + 1);
+  message->close();
+}
+
+// "green" found (docs/replay.md): typed in Find, Enter twice, the replay
+// on the second match, every match marked along the timeline.
+TEST(Screenshot, WordsFoundInTheMessages) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string out = env("RADAR_SCREENSHOT_DIR");
+  auto window = kvstoreWindow();
+  ASSERT_TRUE(window);
+  ASSERT_TRUE(showOnScreen(*window));
+  window->controller().skipTo(0);
+  auto* box = window->findChild<QLineEdit*>(QStringLiteral("find"));
+  ASSERT_TRUE(box);
+  box->setFocus();
+  QTest::keyClicks(box, QStringLiteral("green"));
+  QTest::keyClick(box, Qt::Key_Return);
+  for (int k = 0; k < 1000 && window->contentSearch().running(); ++k) QApplication::processEvents();
+  QTest::keyClick(box, Qt::Key_Return);
+  EXPECT_TRUE(window->findStatus().startsWith(QStringLiteral("match 2 of "))) << window->findStatus().toStdString();
+  const QImage shot = windowOnScreen(*window);
+  const QString path = QString::fromStdString(out) + QStringLiteral("/replay-find.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  std::printf("screenshot: %s (%s, event %u)\n", path.toLocal8Bit().constData(),
+              window->findStatus().toLocal8Bit().constData(), window->controller().position());
 }
 
 // The deadlock sample (docs/replay.md) where the launcher's watchdog

@@ -59,6 +59,8 @@ fi
 # Two threads that take two locks in opposite orders (docs/threads.md).
 lock_order=$build/tests/threads/programs/lock_order
 [ -x "$lock_order" ] && "$build/bin/radar" record --sync -o "$work/lock-order" -- "$lock_order" > /dev/null 2>&1 || true
+# The kvstore sample, for a message opened and a search.
+"$build/bin/radar" record -o "$work/kvstore" -- "$build/bin/kvstore" > /dev/null 2>&1 || true
 # The deadlock sample's ring, for its cycle.
 "$build/bin/radar" record -o "$work/deadlock" -- "$build/bin/deadlock" ring > /dev/null 2>&1 || true
 # Two runs of the race sample that part (radar diff exits 1), for the diff
@@ -86,5 +88,6 @@ DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work
   RADAR_SCREENSHOT_TUTORIAL_REC="$work/tutorial" RADAR_SCREENSHOT_SERVER_REC="$work/nginx-rec" RADAR_SCREENSHOT_POOL_REC="$work/pool-rec" \
   RADAR_SCREENSHOT_FIG4_REC="$work/fig4" RADAR_SCREENSHOT_FIG4_NET="$build/bin/static_net.netdesc" \
   RADAR_SCREENSHOT_LOCK_ORDER_REC="$work/lock-order" \
+  RADAR_SCREENSHOT_KV_REC="$work/kvstore" RADAR_SCREENSHOT_KV_NET="$build/bin/kvstore.netdesc" \
   RADAR_SCREENSHOT_DEADLOCK_REC="$work/deadlock" RADAR_SCREENSHOT_RUN1="$run1" RADAR_SCREENSHOT_RUN2="$run2" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
   "$build/bin/screenshot_tests"
