@@ -9,6 +9,7 @@
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPixmap>
 #include <QScreen>
@@ -279,19 +280,30 @@ TEST(Screenshot, TheLockOrderOfTwoThreads) {
   std::printf("screenshot: %s (event %u)\n", path.toLocal8Bit().constData(), last + 1);
 }
 
-// The kvstore sample's window with its description (docs/replay.md).
-std::unique_ptr<MainWindow> kvstoreWindow() {
-  const std::string dir = env("RADAR_SCREENSHOT_KV_REC"), net = env("RADAR_SCREENSHOT_KV_NET");
+// A recording's window with a description given (a recording and a
+// description in the environment), or null, said.
+std::unique_ptr<MainWindow> describedWindow(const char* rec_variable, const char* net_variable) {
+  const std::string dir = env(rec_variable), net = env(net_variable);
   std::string error;
   auto trace = trace::loadTrace({dir}, {}, &error);
-  EXPECT_TRUE(trace) << error;
+  EXPECT_TRUE(trace) << rec_variable << ": " << error;
   if (!trace) return nullptr;
   std::vector<std::string> unmatched;
   auto binding = netdesc::Binding::forRecording(*trace, net, true, &unmatched, &error);
-  EXPECT_TRUE(binding) << error;
+  EXPECT_TRUE(binding) << net << ": " << error;
   if (!binding) return nullptr;
   trace->described = binding->names();
   return std::make_unique<MainWindow>(std::move(trace), std::move(binding));
+}
+
+// The first event at or after `from` whose sentence contains `words`, or kNone.
+uint32_t firstTold(MainWindow& window, uint32_t from, const QString& words) {
+  auto* narrative = window.findChild<QLabel*>(QStringLiteral("narrative"));
+  for (uint32_t at = from; narrative && at <= window.trace().events.size(); ++at) {
+    window.controller().skipTo(at);
+    if (narrative->text().contains(words)) return at;
+  }
+  return trace::kNone;
 }
 
 // client2's put of c2.colour = green opened (docs/replay.md): the request
@@ -300,7 +312,7 @@ std::unique_ptr<MainWindow> kvstoreWindow() {
 TEST(Screenshot, AMessageDecodedBesideItsBytes) {
   ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
   const std::string out = env("RADAR_SCREENSHOT_DIR");
-  auto window = kvstoreWindow();
+  auto window = describedWindow("RADAR_SCREENSHOT_KV_REC", "RADAR_SCREENSHOT_KV_NET");
   ASSERT_TRUE(window);
   const trace::Trace& t = window->trace();
   uint32_t put = trace::kNone;
@@ -340,7 +352,7 @@ TEST(Screenshot, AMessageDecodedBesideItsBytes) {
 TEST(Screenshot, WordsFoundInTheMessages) {
   ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
   const std::string out = env("RADAR_SCREENSHOT_DIR");
-  auto window = kvstoreWindow();
+  auto window = describedWindow("RADAR_SCREENSHOT_KV_REC", "RADAR_SCREENSHOT_KV_NET");
   ASSERT_TRUE(window);
   ASSERT_TRUE(showOnScreen(*window));
   window->controller().skipTo(0);
@@ -357,6 +369,50 @@ TEST(Screenshot, WordsFoundInTheMessages) {
   ASSERT_TRUE(shot.save(path)) << path.toStdString();
   std::printf("screenshot: %s (%s, event %u)\n", path.toLocal8Bit().constData(),
               window->findStatus().toLocal8Bit().constData(), window->controller().position());
+}
+
+// pipeline.sh with pipeline.netdesc (docs/netdesc.md): the three programs
+// where the description places them, left to right as the data flows.
+TEST(Screenshot, APipelineWhereItsDescriptionPlacesIt) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  auto window = describedWindow("RADAR_SCREENSHOT_PIPELINE_REC", "RADAR_SCREENSHOT_PIPELINE_NET");
+  ASSERT_TRUE(window);
+  ASSERT_TRUE(showOnScreen(*window));
+  // Where the most of its programs are on the stage at once (the shell's
+  // children take their program's place as they exec it).
+  uint32_t shown = 1;
+  size_t most = 0;
+  for (uint32_t at = 1; at <= window->trace().events.size(); ++at) {
+    window->controller().skipTo(at);
+    size_t programs = 0;
+    for (const ProcessBox& box : window->networkView().scene().processes) programs += box.name != "sh";
+    if (programs > most) most = programs, shown = at;
+  }
+  EXPECT_GE(most, 2u) << "two of the programs at once at least";
+  window->controller().skipTo(shown);
+  window->networkView().fitToView();
+  const QImage shot = windowOnScreen(*window);
+  const QString path =
+      QString::fromStdString(env("RADAR_SCREENSHOT_DIR")) + QStringLiteral("/replay-pipeline-positions.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  std::printf("screenshot: %s (event %u)\n", path.toLocal8Bit().constData(), shown);
+}
+
+// The bounded buffer sample with its patterns named (docs/analysis.md):
+// each stretch a bar on the timeline, the narrative telling the server's
+// serving and the step shown.
+TEST(Screenshot, PatternsNamedOnTheTimeline) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  auto window = describedWindow("RADAR_SCREENSHOT_MPX_REC", "RADAR_SCREENSHOT_MPX_NET");
+  ASSERT_TRUE(window);
+  ASSERT_TRUE(showOnScreen(*window));
+  const uint32_t n = static_cast<uint32_t>(window->trace().events.size());
+  const uint32_t serving = firstTold(*window, n / 2, QStringLiteral("does serving"));
+  ASSERT_NE(serving, trace::kNone) << "no server told as serving";
+  const QImage shot = windowOnScreen(*window);
+  const QString path = QString::fromStdString(env("RADAR_SCREENSHOT_DIR")) + QStringLiteral("/analysis-patterns.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  std::printf("screenshot: %s (event %u)\n", path.toLocal8Bit().constData(), serving);
 }
 
 // The deadlock sample (docs/replay.md) where the launcher's watchdog

@@ -61,6 +61,17 @@ lock_order=$build/tests/threads/programs/lock_order
 [ -x "$lock_order" ] && "$build/bin/radar" record --sync -o "$work/lock-order" -- "$lock_order" > /dev/null 2>&1 || true
 # The kvstore sample, for a message opened and a search.
 "$build/bin/radar" record -o "$work/kvstore" -- "$build/bin/kvstore" > /dev/null 2>&1 || true
+# The pipeline sample, drawn where its description places its programs.
+"$build/bin/radar" record -o "$work/pipeline" -- "$build/bin/pipeline.sh" > /dev/null 2>&1 || true
+# The bounded buffer sample with three servers and 200 requests, its
+# patterns named as docs/analysis.md names them.
+"$build/bin/radar" record -o "$work/mpx" -- "$build/bin/mpx" 3 200 > /dev/null 2>&1 || true
+{ cat "$build/bin/mpx.netdesc"; cat << 'NET'
+pattern { name: "serving" process: "server"
+          step: "receives Request from initiator" step: "sends Reply to initiator" }
+pattern { name: "queueing" process: "initiator" step: "sends Request to server" }
+NET
+} > "$work/mpx-named.netdesc"
 # The deadlock sample's ring, for its cycle.
 "$build/bin/radar" record -o "$work/deadlock" -- "$build/bin/deadlock" ring > /dev/null 2>&1 || true
 # Two runs of the race sample that part (radar diff exits 1), for the diff
@@ -89,5 +100,7 @@ DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work
   RADAR_SCREENSHOT_FIG4_REC="$work/fig4" RADAR_SCREENSHOT_FIG4_NET="$build/bin/static_net.netdesc" \
   RADAR_SCREENSHOT_LOCK_ORDER_REC="$work/lock-order" \
   RADAR_SCREENSHOT_KV_REC="$work/kvstore" RADAR_SCREENSHOT_KV_NET="$build/bin/kvstore.netdesc" \
+  RADAR_SCREENSHOT_PIPELINE_REC="$work/pipeline" RADAR_SCREENSHOT_PIPELINE_NET="$build/bin/pipeline.netdesc" \
+  RADAR_SCREENSHOT_MPX_REC="$work/mpx" RADAR_SCREENSHOT_MPX_NET="$work/mpx-named.netdesc" \
   RADAR_SCREENSHOT_DEADLOCK_REC="$work/deadlock" RADAR_SCREENSHOT_RUN1="$run1" RADAR_SCREENSHOT_RUN2="$run2" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
   "$build/bin/screenshot_tests"
