@@ -17,6 +17,7 @@
 #include <QTableView>
 #include <QTest>
 #include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -335,7 +336,9 @@ TEST(Screenshot, AMessageDecodedBesideItsBytes) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(message));
   const auto values =
       message->tree()->findItems(QStringLiteral("value = \"green\""), Qt::MatchExactly | Qt::MatchRecursive);
-  ASSERT_EQ(values.size(), 1);
+  QStringList seen;
+  for (QTreeWidgetItemIterator it(message->tree()); *it; ++it) seen << (*it)->text(0);
+  ASSERT_EQ(values.size(), 1) << seen.join(QStringLiteral(" | ")).toStdString();
   message->tree()->setCurrentItem(values[0]);
   EXPECT_GT(message->markedBytes().second, 0u) << "the value's bytes are marked";
   QTest::qWait(300);
