@@ -18,13 +18,15 @@ trap cleanup EXIT
 # the samples and move their channels to other numbers than their
 # descriptions name (kvstore.netdesc's ports are descriptors 3, 4 ...).
 exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
-echo "(2 + 3) * x - 4 / 2" | "$build/bin/radar" record -o "$work/rec" -- "$build/bin/calc" > /dev/null 2>&1
+# What the recordings below say goes to one log, shown when a picture fails.
+said=$work/recordings.log
+echo "(2 + 3) * x - 4 / 2" | "$build/bin/radar" record -o "$work/rec" -- "$build/bin/calc" > /dev/null 2>> "$said" || true
 # The tutorial's expression (docs/tutorial.md).
-echo "10 - (2 + 3)" | "$build/bin/radar" record -o "$work/tutorial" -- "$build/bin/calc" > /dev/null 2>&1
+echo "10 - (2 + 3)" | "$build/bin/radar" record -o "$work/tutorial" -- "$build/bin/calc" > /dev/null 2>> "$said" || true
 # A lock one thread waits for while another holds it (--sync), for the
 # critical-path panel; none where the test programs are not built.
 lock_wait=$build/tests/threads/programs/lock_wait
-[ -x "$lock_wait" ] && "$build/bin/radar" record --sync -o "$work/sync" -- "$lock_wait" 1 > /dev/null 2>&1
+[ -x "$lock_wait" ] && "$build/bin/radar" record --sync -o "$work/sync" -- "$lock_wait" 1 > /dev/null 2>> "$said" || true
 # nginx with two workers answering 20 requests from curl, for the Requests
 # pane; none where nginx or curl is not installed.
 record_nginx() {
@@ -42,7 +44,7 @@ CONF
   "$build/bin/radar" record -o "$work/nginx-rec" -- sh -c "nginx -p $web -c $web/nginx.conf & server=\$!
     for i in \$(seq 100); do curl -s -o /dev/null http://127.0.0.1:$port/ && break; sleep 0.05; done
     for i in \$(seq 0 19); do curl -s -o /dev/null http://127.0.0.1:$port/page\$i.html; done
-    kill -QUIT \$(cat $web/nginx.pid); wait \$server" > /dev/null 2>&1
+    kill -QUIT \$(cat $web/nginx.pid); wait \$server" > /dev/null 2>> "$said" || true
 }
 if command -v nginx > /dev/null && command -v curl > /dev/null; then record_nginx; fi
 # A Python multiprocessing pool of thirty workers mapping 60 tasks, for the
@@ -56,20 +58,20 @@ if __name__ == "__main__":
         print(sum(pool.map(square, range(60), chunksize=1)))
 PY
 if command -v python3 > /dev/null; then
-  "$build/bin/radar" record -o "$work/pool-rec" -- python3 "$work/many30.py" > /dev/null 2>&1
+  "$build/bin/radar" record -o "$work/pool-rec" -- python3 "$work/many30.py" > /dev/null 2>> "$said" || true
 fi
 # RADAR's Figure 4, run from its description (docs/netdesc.md).
-"$build/bin/radar" run -o "$work/fig4" "$build/bin/static_net.netdesc" > /dev/null 2>&1 || true
+"$build/bin/radar" run -o "$work/fig4" "$build/bin/static_net.netdesc" > /dev/null 2>> "$said" || true
 # Two threads that take two locks in opposite orders (docs/threads.md).
 lock_order=$build/tests/threads/programs/lock_order
-[ -x "$lock_order" ] && "$build/bin/radar" record --sync -o "$work/lock-order" -- "$lock_order" > /dev/null 2>&1 || true
+[ -x "$lock_order" ] && "$build/bin/radar" record --sync -o "$work/lock-order" -- "$lock_order" > /dev/null 2>> "$said" || true
 # The kvstore sample, for a message opened and a search.
-"$build/bin/radar" record -o "$work/kvstore" -- "$build/bin/kvstore" > /dev/null 2>&1 || true
+"$build/bin/radar" record -o "$work/kvstore" -- "$build/bin/kvstore" > /dev/null 2>> "$said" || true
 # The pipeline sample, drawn where its description places its programs.
-"$build/bin/radar" record -o "$work/pipeline" -- "$build/bin/pipeline.sh" > /dev/null 2>&1 || true
+"$build/bin/radar" record -o "$work/pipeline" -- "$build/bin/pipeline.sh" > /dev/null 2>> "$said" || true
 # The bounded buffer sample with three servers and 200 requests, its
 # patterns named as docs/analysis.md names them.
-"$build/bin/radar" record -o "$work/mpx" -- "$build/bin/mpx" 3 200 > /dev/null 2>&1 || true
+"$build/bin/radar" record -o "$work/mpx" -- "$build/bin/mpx" 3 200 > /dev/null 2>> "$said" || true
 { cat "$build/bin/mpx.netdesc"; cat << 'NET'
 pattern { name: "serving" process: "server"
           step: "receives Request from initiator" step: "sends Reply to initiator" }
@@ -77,13 +79,13 @@ pattern { name: "queueing" process: "initiator" step: "sends Request to server" 
 NET
 } > "$work/mpx-named.netdesc"
 # The deadlock sample's ring, for its cycle.
-"$build/bin/radar" record -o "$work/deadlock" -- "$build/bin/deadlock" ring > /dev/null 2>&1 || true
+"$build/bin/radar" record -o "$work/deadlock" -- "$build/bin/deadlock" ring > /dev/null 2>> "$said" || true
 # Two runs of the race sample that part (radar diff exits 1), for the diff
 # view: the clients' order is the scheduler's, so a few tries at most.
 run1= run2=
-"$build/bin/radar" record -o "$work/race0" -- "$build/bin/race" > /dev/null 2>&1 || true
+"$build/bin/radar" record -o "$work/race0" -- "$build/bin/race" > /dev/null 2>> "$said" || true
 for i in $(seq 1 8); do
-  "$build/bin/radar" record -o "$work/race$i" -- "$build/bin/race" > /dev/null 2>&1 || true
+  "$build/bin/radar" record -o "$work/race$i" -- "$build/bin/race" > /dev/null 2>> "$said" || true
   status=0
   "$build/bin/radar" diff "$work/race0" "$work/race$i" > /dev/null 2>&1 || status=$?
   if [ "$status" = 1 ]; then run1=$work/race0 run2=$work/race$i; break; fi
@@ -107,4 +109,4 @@ DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work
   RADAR_SCREENSHOT_PIPELINE_REC="$work/pipeline" RADAR_SCREENSHOT_PIPELINE_NET="$build/bin/pipeline.netdesc" \
   RADAR_SCREENSHOT_MPX_REC="$work/mpx" RADAR_SCREENSHOT_MPX_NET="$work/mpx-named.netdesc" \
   RADAR_SCREENSHOT_DEADLOCK_REC="$work/deadlock" RADAR_SCREENSHOT_RUN1="$run1" RADAR_SCREENSHOT_RUN2="$run2" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
-  "$build/bin/screenshot_tests"
+  "$build/bin/screenshot_tests" || { status=$?; echo "what the recordings said:"; cat "$said"; exit $status; }

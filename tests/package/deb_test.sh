@@ -76,8 +76,8 @@ cp "$root/tmp/calc.png" "$build/package-replay-calc.png"  # to look at
 # The manual pages as Debian keeps them: compressed, nothing else in man1.
 grep '^\./usr/share/man/man1/.' <<< "$contents" | grep -qv '\.1\.gz$' && fail "a manual page not compressed"
 gzip -t "$root/usr/share/man/man1/radar-record.1.gz" || fail "radar-record.1.gz is not gzip"
-zcat "$root/usr/share/man/man1/radar-record.1.gz" | grep -q '^\.TH "\?RADAR-RECORD' ||
-  fail "radar-record.1.gz is not the record page: $(zcat "$root/usr/share/man/man1/radar-record.1.gz" | head -3)"
+page=$(zcat "$root/usr/share/man/man1/radar-record.1.gz")
+grep -q '^\.TH "\?RADAR-RECORD' <<< "$page" || fail "radar-record.1.gz is not the record page: $(head -3 <<< "$page")"
 in_root radar help record > "$work/help.out" || fail "radar help in the root"
 grep -q "^usage: radar record" "$work/help.out" || fail "radar help in the root: $(head -1 "$work/help.out")"
 echo "in a fresh Debian 12 root: installed with apt, recorded calc ($(head -1 "$work/check.out")), drew the replay ($size bytes)"
