@@ -1,5 +1,6 @@
 #include "app/models.h"
 
+#include "app/story_time.h"
 #include "trace/findings.h"
 
 #include <QApplication>
@@ -57,7 +58,7 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     case Number:
       return i + 1;
     case Time:
-      return QString::number(static_cast<double>(storyTime(i) - t_.wallTime(0)) / 1e9, 'f', 6);
+      return QString::number(static_cast<double>(storyTime(t_, i) - t_.wallTime(0)) / 1e9, 'f', 6);
     case Process:
       return QString::fromStdString(t_.label(e.process));
     case Kind:
@@ -155,17 +156,6 @@ bool EventTableModel::fieldMatches(uint32_t i, const QString& test) const {
     if (op.isEmpty() || valueMatches(netdesc::fieldValue(fields[k]), op, want)) return true;
   }
   return false;
-}
-
-// When an event happened in the story, on the common wall clock: when its
-// call began, but for a call that waited for another process (a receive,
-// a wait, an accept): when it returned, as it is told after what it
-// waited for.
-int64_t EventTableModel::storyTime(uint32_t i) const {
-  auto [b, e] = t_.incoming(i);
-  for (; b != e; ++b)
-    if (t_.events[b->from].process != t_.events[i].process) return t_.wallReturnTime(i);
-  return t_.wallTime(i);
 }
 
 // What a filter's words make: alternatives split by "or", each a list of

@@ -73,7 +73,6 @@ class EventTableModel : public QAbstractTableModel {
   bool matches(uint32_t position, const std::vector<std::vector<Term>>& alternatives) const;
   QString explainEmpty(const std::vector<std::vector<Term>>& alternatives, bool hide_library) const;
   bool fieldMatches(uint32_t position, const QString& test) const;
-  int64_t storyTime(uint32_t position) const;
 
   const trace::Trace& t_;
   const analysis::Narrator& narrator_;

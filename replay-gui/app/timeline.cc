@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "app/story_time.h"
 #include "log/kinds.h"
 
 namespace radar::app {
@@ -922,8 +923,10 @@ void Timeline::layOutRuler() {
       if (first != kNone) ticks_.push_back({xOf(key), QStringLiteral("#%1").arg(first + 1), false});
     } else if (v >= 1 && v <= n) {
       ticks_.push_back({xOf(key), QString::number(static_cast<qulonglong>(v)), false});
+      // When the event happened in the story, as the event table says:
+      // a receive that waited is told at its return, not where it began.
       ticks_.push_back(
-          {xOf(key), formatNs(static_cast<double>(t_.wallTime(static_cast<uint32_t>(v) - 1) - wall0_)), true});
+          {xOf(key), formatNs(static_cast<double>(storyTime(t_, static_cast<uint32_t>(v) - 1) - wall0_)), true});
     }
   }
 }

@@ -176,6 +176,40 @@ TEST(Timeline, PansByDragAndKeysAndTheOverviewFollows) {
   EXPECT_NEAR(tl.viewEnd() - tl.viewBegin(), 100, 1e-6);
 }
 
+// A receive that waited is told after the send it waited for, and the
+// ruler under its number says when it returned, as the event table does:
+// not when it began, which would run the ruler's times backwards.
+TEST(Timeline, TheRulerTellsAWaitedReceiveAtItsReturn) {
+  FakeRecording rec;
+  auto& reader = rec.process("reader", 100).pipeEnd(1, 7, false);
+  auto& writer = rec.process("writer", 200).pipeEnd(1, 7, true);
+  writer.send(1, "x", 500, 510).exit(0, 600);
+  reader.receive(1, "x", 10, 800).exit(0, 900);
+  auto t = rec.load();
+  uint32_t receive = kNone, send = kNone;
+  for (uint32_t i = 0; i < t->events.size(); ++i) {
+    const auto category = log::categoryOf(t->events[i].eventKind());
+    if (category == log::Category::Receive) receive = i;
+    if (category == log::Category::Send) send = i;
+  }
+  ASSERT_NE(receive, kNone);
+  ASSERT_LT(send, receive) << "the receive is told after its send";
+  SpaceTimeView view(*t);
+  Timeline& tl = view.timeline();
+  show(view);
+  tl.setView(0, static_cast<double>(t->events.size()));
+  std::map<double, QString> number_at, time_at;
+  for (const auto& tick : tl.ticks()) (tick.wall ? time_at : number_at)[tick.x] = tick.label;
+  QString receive_time, send_time;
+  for (const auto& [x, number] : number_at) {
+    if (number.toUInt() == receive + 1) receive_time = time_at[x];
+    if (number.toUInt() == send + 1) send_time = time_at[x];
+  }
+  // The first event began at 10 ns: the send at 490 ns, the receive's return at 790 ns.
+  EXPECT_EQ(send_time, formatNs(490));
+  EXPECT_EQ(receive_time, formatNs(790));
+}
+
 TEST(Timeline, TheRulerTellsEventNumbersAndWallTime) {
   auto t = ring(2, 50);  // an event every 10 ns or so
   SpaceTimeView view(*t);
