@@ -1307,34 +1307,18 @@ namespace radar::app {
 namespace {
 
 // A server that two clients ask; `first` says whose request it takes first.
-std::unique_ptr<trace::Trace> twoClients(int first) {
+// With `lost`, two messages nobody receives: a stray process's in both
+// runs, and one more from the second client in the run where it goes
+// second.
+std::unique_ptr<trace::Trace> twoClients(int first, bool lost = false) {
   FakeRecording rec;
   auto& server = rec.process("server", 100).socketEnd(1, 1, 2).socketEnd(2, 3, 4);
   auto& one = rec.process("client", 200).socketEnd(1, 2, 1);
   auto& two = rec.process("client", 300).socketEnd(1, 4, 3);
-  one.send(1, "one", 10, 11).receive(1, "ok", 12, 40).exit(0, 50);
-  two.send(1, "two", 10, 11).receive(1, "ok", 12, 40).exit(0, 50);
-  const uint32_t a = first == 1 ? 1 : 2, b = first == 1 ? 2 : 1;
-  server.receive(a, a == 1 ? "one" : "two", 20, 21)
-      .receive(b, b == 1 ? "one" : "two", 22, 23)
-      .send(1, "ok", 24, 25)
-      .send(2, "ok", 26, 27)
-      .exit(0, 60);
-  return rec.load();
-}
-
-// The same server and clients, with two messages nobody receives: a
-// stray process's in both runs, and one more from the second client in
-// the run where it goes second.
-std::unique_ptr<trace::Trace> twoClientsAndLostMessages(int first) {
-  FakeRecording rec;
-  auto& server = rec.process("server", 100).socketEnd(1, 1, 2).socketEnd(2, 3, 4);
-  auto& one = rec.process("client", 200).socketEnd(1, 2, 1);
-  auto& two = rec.process("client", 300).socketEnd(1, 4, 3);
-  rec.process("stray", 400).pipeEnd(1, 9, true).send(1, "lost", 10, 11).exit(0, 50);
+  if (lost) rec.process("stray", 400).pipeEnd(1, 9, true).send(1, "lost", 10, 11).exit(0, 50);
   one.send(1, "one", 10, 11).receive(1, "ok", 12, 40).exit(0, 50);
   two.send(1, "two", 10, 11).receive(1, "ok", 12, 40);
-  if (first == 2) two.send(1, "bye", 41, 42);
+  if (lost && first == 2) two.send(1, "bye", 41, 42);
   two.exit(0, 50);
   const uint32_t a = first == 1 ? 1 : 2, b = first == 1 ? 2 : 1;
   server.receive(a, a == 1 ? "one" : "two", 20, 21)
@@ -1350,9 +1334,9 @@ std::unique_ptr<trace::Trace> twoClientsAndLostMessages(int first) {
 // own panes are hidden; a double click takes each run that has the
 // finding to its event. The differences name processes as radar does.
 TEST(RunsWindow, OneFindingsPaneMarksEachRunsFindings) {
-  auto second_run = twoClientsAndLostMessages(2);
+  auto second_run = twoClients(2, true);
   second_run->warnings.push_back("host b's clock is not lined up with the others'");
-  auto a = std::make_unique<MainWindow>(twoClientsAndLostMessages(1));
+  auto a = std::make_unique<MainWindow>(twoClients(1, true));
   auto b = std::make_unique<MainWindow>(std::move(second_run));
   a->setInteractive(false);
   b->setInteractive(false);

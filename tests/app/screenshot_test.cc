@@ -121,33 +121,51 @@ TEST(Screenshot, TheCriticalPathThroughALock) {
   std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
 }
 
+// A recording's window with a description given (a recording and a
+// description in the environment), or null, said.
+std::unique_ptr<MainWindow> describedWindow(const char* rec_variable, const char* net_variable) {
+  const std::string dir = env(rec_variable), net = env(net_variable);
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  EXPECT_TRUE(trace) << rec_variable << ": " << error;
+  if (!trace) return nullptr;
+  std::vector<std::string> unmatched;
+  auto binding = netdesc::Binding::forRecording(*trace, net, true, &unmatched, &error);
+  EXPECT_TRUE(binding) << net << ": " << error;
+  if (!binding) return nullptr;
+  EXPECT_TRUE(unmatched.empty()) << net << ": " << unmatched.front();
+  trace->described = binding->names();
+  return std::make_unique<MainWindow>(std::move(trace), std::move(binding));
+}
+
+// The first event at or after `from` whose sentence contains `words`, or kNone.
+uint32_t firstTold(MainWindow& window, uint32_t from, const QString& words) {
+  auto* narrative = window.findChild<QLabel*>(QStringLiteral("narrative"));
+  for (uint32_t at = from; narrative && at <= window.trace().events.size(); ++at) {
+    window.controller().skipTo(at);
+    if (narrative->text().contains(words)) return at;
+  }
+  return trace::kNone;
+}
+
 // The tutorial's picture (docs/tutorial.md, step 3): the parser's syntax
 // tree on its way to the interpreter, named by calc.netdesc. The event is
 // found, not numbered: event numbers differ from run to run.
 TEST(Screenshot, TheTutorialsParserSendingItsTree) {
   ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
-  const std::string dir = env("RADAR_SCREENSHOT_TUTORIAL_REC"), net = env("RADAR_SCREENSHOT_NET");
-  const std::string out = env("RADAR_SCREENSHOT_DIR");
-  ASSERT_FALSE(dir.empty() || net.empty() || out.empty());
-  std::string error;
-  auto trace = trace::loadTrace({dir}, {}, &error);
-  ASSERT_TRUE(trace) << error;
+  auto window = describedWindow("RADAR_SCREENSHOT_TUTORIAL_REC", "RADAR_SCREENSHOT_NET");
+  ASSERT_TRUE(window);
+  const trace::Trace& t = window->trace();
   uint32_t send = trace::kNone;
-  for (uint32_t i = 0; i < trace->events.size() && send == trace::kNone; ++i) {
-    const auto& e = trace->events[i];
-    if (log::categoryOf(e.eventKind()) == log::Category::Send && trace->processName(e.process) == "parser") send = i;
+  for (uint32_t i = 0; i < t.events.size() && send == trace::kNone; ++i) {
+    const auto& e = t.events[i];
+    if (log::categoryOf(e.eventKind()) == log::Category::Send && t.processName(e.process) == "parser") send = i;
   }
   ASSERT_NE(send, trace::kNone) << "the parser sent nothing";
-  std::vector<std::string> unmatched;
-  auto binding = netdesc::Binding::forRecording(*trace, net, true, &unmatched, &error);
-  ASSERT_TRUE(binding) << error;
-  EXPECT_TRUE(unmatched.empty()) << unmatched.front();
-  trace->described = binding->names();
-  MainWindow window(std::move(trace), std::move(binding));
-  ASSERT_TRUE(showOnScreen(window));
-  window.controller().skipTo(send + 1);
-  const QImage shot = windowOnScreen(window);
-  const QString path = QString::fromStdString(out) + QStringLiteral("/tutorial-calc.png");
+  ASSERT_TRUE(showOnScreen(*window));
+  window->controller().skipTo(send + 1);
+  const QImage shot = windowOnScreen(*window);
+  const QString path = QString::fromStdString(env("RADAR_SCREENSHOT_DIR")) + QStringLiteral("/tutorial-calc.png");
   ASSERT_TRUE(shot.save(path)) << path.toStdString();
   EXPECT_GT(colours(shot), 40) << "the window looks empty";
   std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
@@ -229,29 +247,20 @@ TEST(Screenshot, APoolOfThirtyWorkersGroupedAndApart) {
 // to both senders.
 TEST(Screenshot, TheFigure4NetworkNamedByItsDescription) {
   ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
-  const std::string dir = env("RADAR_SCREENSHOT_FIG4_REC"), net = env("RADAR_SCREENSHOT_FIG4_NET");
-  const std::string out = env("RADAR_SCREENSHOT_DIR");
-  ASSERT_FALSE(dir.empty() || net.empty() || out.empty());
-  std::string error;
-  auto trace = trace::loadTrace({dir}, {}, &error);
-  ASSERT_TRUE(trace) << error;
-  std::vector<std::string> unmatched;
-  auto binding = netdesc::Binding::forRecording(*trace, net, true, &unmatched, &error);
-  ASSERT_TRUE(binding) << error;
-  EXPECT_TRUE(unmatched.empty()) << unmatched.front();
-  trace->described = binding->names();
+  auto window = describedWindow("RADAR_SCREENSHOT_FIG4_REC", "RADAR_SCREENSHOT_FIG4_NET");
+  ASSERT_TRUE(window);
+  const trace::Trace& t = window->trace();
   uint32_t reply = trace::kNone;
-  for (uint32_t i = 0; i < trace->events.size() && reply == trace::kNone; ++i)
-    if (log::categoryOf(trace->events[i].eventKind()) == log::Category::Send &&
-        trace->label(trace->events[i].process).rfind("proc3[", 0) == 0)
+  for (uint32_t i = 0; i < t.events.size() && reply == trace::kNone; ++i)
+    if (log::categoryOf(t.events[i].eventKind()) == log::Category::Send &&
+        t.label(t.events[i].process).rfind("proc3[", 0) == 0)
       reply = i;
   ASSERT_NE(reply, trace::kNone) << "proc3 sent nothing";
-  MainWindow window(std::move(trace), std::move(binding));
-  ASSERT_TRUE(showOnScreen(window));
-  window.controller().skipTo(reply + 1);
-  window.networkView().fitToView();
-  const QImage shot = windowOnScreen(window);
-  const QString path = QString::fromStdString(out) + QStringLiteral("/replay-static-net.png");
+  ASSERT_TRUE(showOnScreen(*window));
+  window->controller().skipTo(reply + 1);
+  window->networkView().fitToView();
+  const QImage shot = windowOnScreen(*window);
+  const QString path = QString::fromStdString(env("RADAR_SCREENSHOT_DIR")) + QStringLiteral("/replay-static-net.png");
   ASSERT_TRUE(shot.save(path)) << path.toStdString();
   EXPECT_GT(colours(shot), 40) << "the window looks empty";
   std::printf("screenshot: %s (event %u)\n", path.toLocal8Bit().constData(), reply + 1);
@@ -279,32 +288,6 @@ TEST(Screenshot, TheLockOrderOfTwoThreads) {
   const QString path = QString::fromStdString(out) + QStringLiteral("/threads-lock-order.png");
   ASSERT_TRUE(shot.save(path)) << path.toStdString();
   std::printf("screenshot: %s (event %u)\n", path.toLocal8Bit().constData(), last + 1);
-}
-
-// A recording's window with a description given (a recording and a
-// description in the environment), or null, said.
-std::unique_ptr<MainWindow> describedWindow(const char* rec_variable, const char* net_variable) {
-  const std::string dir = env(rec_variable), net = env(net_variable);
-  std::string error;
-  auto trace = trace::loadTrace({dir}, {}, &error);
-  EXPECT_TRUE(trace) << rec_variable << ": " << error;
-  if (!trace) return nullptr;
-  std::vector<std::string> unmatched;
-  auto binding = netdesc::Binding::forRecording(*trace, net, true, &unmatched, &error);
-  EXPECT_TRUE(binding) << net << ": " << error;
-  if (!binding) return nullptr;
-  trace->described = binding->names();
-  return std::make_unique<MainWindow>(std::move(trace), std::move(binding));
-}
-
-// The first event at or after `from` whose sentence contains `words`, or kNone.
-uint32_t firstTold(MainWindow& window, uint32_t from, const QString& words) {
-  auto* narrative = window.findChild<QLabel*>(QStringLiteral("narrative"));
-  for (uint32_t at = from; narrative && at <= window.trace().events.size(); ++at) {
-    window.controller().skipTo(at);
-    if (narrative->text().contains(words)) return at;
-  }
-  return trace::kNone;
 }
 
 // client2's put of c2.colour = green opened (docs/replay.md): the request
