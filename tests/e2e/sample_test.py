@@ -163,9 +163,11 @@ SAMPLES = {
         allowed=[("never-received", rf"sent by pool\.py{P} on pipe \d+ never received")],
         needs=["python3"],
         # Its threads meet through locks (the pool's handler threads end
-        # together at shutdown): their order, recorded, makes the re-run
-        # exact however the machine is loaded.
-        record_options=["--sync"],
+        # together at shutdown), and its worker handler polls the workers
+        # on the clock (a failed waitpid, then a timed wait, until they
+        # end): their order and the clock's readings, recorded, make the
+        # re-run exact however the machine is loaded.
+        record_options=["--sync", "--nondet"],
     ),
     "ports_demo": Sample(
         ["python3", "ports_demo.py", "launch"],
