@@ -16,7 +16,8 @@ the status of the command before. A block after the comment
 After `<!-- per process: REASON -->`, a narrative's lines are compared
 process by process: each process's events in their order, but not how
 the processes' events interleave, which is the scheduler's and varies
-where they are concurrent.
+where they are concurrent. After `<!-- channel numbers vary: REASON -->`,
+a channel's number (`pipe 3`) is compared as a number that varies.
 
 What differs from run to run and from machine to machine is compared as
 such, not as digits: a process's pid (`name[123]`), an event's place in
@@ -37,16 +38,18 @@ import sys
 import tempfile
 
 DOC_ROOT = "~/radar"
-MARK = re.compile(r"<!--\s*(not run|per process):\s*(.+?)\s*-->")
+MARK = re.compile(r"<!--\s*(not run|per process|channel numbers vary):\s*(.+?)\s*-->")
+CHANNEL_NUMBER = re.compile(r"\b(pipe|socketpair|fifo) \d+\b")
 PROCESS = re.compile(r"^Process ([\w.-]+)\[")
 HEREDOC = re.compile(r"(?<![<$(])<<\s*'(\w+)'")  # << 'EOF' only (not <<<, not $((a << b)))
 
 
 class Command:
-    def __init__(self, line, text, per_process):
+    def __init__(self, line, text, per_process, channel_numbers_vary=False):
         self.line = line  # the document's line of the "$ "
         self.text = text
         self.per_process = per_process
+        self.channel_numbers_vary = channel_numbers_vary
         self.expected = []
 
 
@@ -66,13 +69,13 @@ def sessions(path):
             end += 1
         block = lines[i + 1:end]
         if block and block[0].startswith("$ ") and mark != "not run":
-            commands += parse_block(block, i + 2, mark == "per process")
+            commands += parse_block(block, i + 2, mark == "per process", mark == "channel numbers vary")
         mark = None
         i = end + 1
     return commands
 
 
-def parse_block(block, first_line, per_process):
+def parse_block(block, first_line, per_process, channel_numbers_vary):
     commands, k = [], 0
     while k < len(block):
         line = block[k]
@@ -87,7 +90,7 @@ def parse_block(block, first_line, per_process):
                 text = text + "\n" + block[k]
                 if block[k] == here.group(1):
                     break
-            commands.append(Command(first_line + start, text, per_process))
+            commands.append(Command(first_line + start, text, per_process, channel_numbers_vary))
         elif commands:
             commands[-1].expected.append(line)
         k += 1
@@ -201,6 +204,8 @@ def run(commands, source, build, doc, no_sandbox=None):
                 want.pop()
             if c.per_process:
                 want, out = by_process(want), by_process(out)
+            if c.channel_numbers_vary:
+                want, out, err = ([CHANNEL_NUMBER.sub(r"\1 N", x) for x in lines] for lines in (want, out, err))
             if interleaves(want, out, err):
                 print("%s:%d: ok: $ %s" % (doc, c.line, c.text.split("\n")[0]))
             else:
