@@ -1,7 +1,7 @@
 // Two runs of one program side by side (`radar replay --diff RUN_A RUN_B`,
 // `radar diff --replay`): a replay of each, both at the first event where
 // they part (radar diff's), selected; a list of every difference moves
-// both to it.
+// both to it; below them, both runs' findings in one pane.
 #pragma once
 
 #include <QComboBox>
