@@ -12,9 +12,7 @@
 namespace radar::cli {
 
 const char kCheckHelp[] =
-    "usage: radar check [--strict] [--min-severity S] [--json] [--net FILE | --no-net]\n"
-    "                   [--merge-unrelated] DIR...\n"
-    "\n"
+    "usage: radar check [OPTIONS] DIR...\n\n"
     "Reads and merges a recording, then reports how well sends and receives match\n"
     "and what a user should look at: messages sent and never received, bytes\n"
     "received that no recorded process sent, processes that crashed, were killed or\n"
@@ -33,8 +31,9 @@ const char kCheckHelp[] =
     "errors), 1 for findings with --strict, 2 when it cannot be read, 3 when a\n"
     "log was damaged or unreadable (the rest was read: the story is partial).\n";
 
-const OptionSpec kCheckOptionList[] = {{"strict", 0, false}, {"min-severity", 0, true}, {"json", 0, false}, kNetOption,
-                                       kNoNetOption,         kMergeUnrelatedOption};
+const OptionSpec kCheckOptionList[] = {{"strict", 0, nullptr}, {"min-severity", 0, "S"},
+                                       {"json", 0, nullptr},   kNetOption,
+                                       kNoNetOption,           kMergeUnrelatedOption};
 const std::span<const OptionSpec> kCheckOptions{kCheckOptionList};
 
 namespace {

@@ -49,6 +49,27 @@ std::string closestName(const std::string& typed, const std::vector<std::string>
   return best;
 }
 
+std::vector<std::string> usageGroups(std::span<const OptionSpec> options) {
+  std::vector<std::string> groups;
+  int open = 0;  // brackets open in the last group
+  for (const OptionSpec& o : options) {
+    std::string shown = o.short_name ? std::string{'-', o.short_name} : std::string("--") + o.long_name;
+    if (o.value) shown += std::string(" ") + o.value;
+    if (o.in_usage == InUsage::kOr && open > 0) {
+      groups.back() += " | " + shown;
+    } else if (o.in_usage == InUsage::kWith && open > 0) {
+      groups.back() += " [" + shown;
+      ++open;
+    } else {
+      if (open > 0) groups.back() += std::string(open, ']');
+      groups.push_back("[" + shown);
+      open = 1;
+    }
+  }
+  if (open > 0) groups.back() += std::string(open, ']');
+  return groups;
+}
+
 bool Args::parse(int argc, char** argv, int first, std::span<const OptionSpec> specs, bool stop_at_positional) {
   auto findLong = [&](const std::string& n) -> const OptionSpec* {
     for (const auto& s : specs)
@@ -102,7 +123,7 @@ bool Args::parse(int argc, char** argv, int first, std::span<const OptionSpec> s
         has_inline = true;
       }
     }
-    if (spec->takes_value) {
+    if (spec->takesValue()) {
       if (!has_inline) {
         if (i + 1 >= argc) {
           error_ = std::string("option '--") + spec->long_name + "' needs a value";

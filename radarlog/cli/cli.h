@@ -21,11 +21,27 @@ inline constexpr int kExitUsage = 2;      // bad command line or unreadable inpu
 inline constexpr int kExitDamaged = 3;    // ran, but a log was damaged or unreadable: the story is partial
 inline constexpr int kExitResources = 4;  // ran out of memory: the message names the limit and how to raise it
 
+// Where an option stands in its command's usage line, beside the option
+// before it in the command's table.
+enum class InUsage : unsigned char {
+  kAlone,  // its own brackets: "[--force]"
+  kOr,     // an alternative to the one before: "[--json | --format F]"
+  kWith,   // goes with the one before, inside its brackets: "[--sqlite FILE [--bytes]]"
+};
+
 struct OptionSpec {
   const char* long_name;  // "output" for --output
   char short_name;        // 'o' for -o, or 0
-  bool takes_value;
+  const char* value;      // what it takes, as the usage names it ("DIR"); null for a flag
+  InUsage in_usage = InUsage::kAlone;
+  bool takesValue() const { return value != nullptr; }
 };
+
+// The options of a table as its usage line shows them, in the table's
+// order: "[-o DIR] [--force] [--json | --format F] [--sqlite FILE [--bytes]]"
+// (the short form where there is one). One string per bracket group, so
+// that a line can be broken between them.
+std::vector<std::string> usageGroups(std::span<const OptionSpec> options);
 
 // Parses `argv[first..]`: options may appear anywhere before "--";
 // everything after "--" (or after the first positional when

@@ -22,11 +22,11 @@ int runVersion(int, char**) {
 }
 
 const char kHelpHelp[] =
-    "usage: radar help [--man] [COMMAND]\n\n"
+    "usage: radar help [OPTIONS] [COMMAND]\n\n"
     "Lists radar's commands, or explains one of them.\n\n"
     "  --man             the same as a manual page (troff), as man(1) reads:\n"
     "                    radar help --man record | man -l -\n";
-const OptionSpec kHelpOptions[] = {{"man", 0, false}};
+const OptionSpec kHelpOptions[] = {{"man", 0, nullptr}};
 const char kAbout[] =
     "radar records programs made of several processes that talk over pipes and\n"
     "sockets, and replays what happened between them.\n";
@@ -100,11 +100,38 @@ int runHelp(int argc, char** argv) {
     overview(stderr);
     return kExitUsage;
   }
-  std::fputs(man ? manualPage(*c).c_str() : c->help, stdout);
+  std::fputs(man ? manualPage(*c).c_str() : helpText(*c).c_str(), stdout);
   return kExitOk;
 }
 
 }  // namespace
+
+std::string helpText(const Command& c) {
+  const std::string help = c.help, placeholder = "[OPTIONS]";
+  const size_t at = help.find(placeholder);
+  if (at == std::string::npos) return help;
+  const size_t line_start = help.rfind('\n', at) + 1;  // npos + 1: the first line
+  const size_t line_end = help.find('\n', at);
+  const std::string before = help.substr(line_start, at - line_start);
+  std::vector<std::string> words = usageGroups(c.options);
+  const std::string after = help.substr(at + placeholder.size(), line_end - at - placeholder.size());
+  if (after.size() > 1) words.push_back(after.substr(1));  // the operands, as written
+  constexpr size_t kWidth = 100;
+  std::string lines = before, line = before;
+  for (size_t k = 0; k < words.size(); ++k) {
+    const bool first = line.size() == before.size();
+    if (!first && line.size() + 1 + words[k].size() > kWidth) {
+      line = std::string(before.size(), ' ');
+      lines += "\n" + line;
+    } else if (!first) {
+      line += ' ';
+      lines += ' ';
+    }
+    line += words[k];
+    lines += words[k];
+  }
+  return help.substr(0, line_start) + lines + help.substr(line_end);
+}
 
 const Command* findCommand(const char* name) { return findIn(name); }
 
@@ -137,7 +164,7 @@ int runCommandLine(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--") == 0) break;
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::fputs(c->help, stdout);
+      std::fputs(helpText(*c).c_str(), stdout);
       return kExitOk;
     }
   }

@@ -11,8 +11,10 @@ namespace radar::cli {
 
 struct Command {
   const char* name;
-  const char* summary;                // one line for `radar help`
-  const char* help;                   // full text for `radar help NAME`
+  const char* summary;  // one line for `radar help`
+  // Full text for `radar help NAME`. Its usage lines write "[OPTIONS]"
+  // where the options go: helpText() puts the table's there.
+  const char* help;
   int (*run)(int argc, char** argv);  // argv[0] is the command name
   // The options it takes: the table its parser uses, which the help must
   // name, and shell completion offers (empty: parsed elsewhere, as the
@@ -29,6 +31,10 @@ const Command* findCommand(const char* name);
 // Every command built, in the order `radar help` lists them (names that
 // begin with "__" are the shell completion's, not listed).
 std::span<const Command> commandTable();
+
+// What `radar help NAME` prints: the help, its usage lines with the
+// options of the table (usageGroups), broken to fit 100 columns.
+std::string helpText(const Command& c);
 
 // `radar help --man`: a command's help as a manual page (troff), and
 // radar(1) from the overview and the command table.

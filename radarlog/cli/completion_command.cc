@@ -88,8 +88,8 @@ bool asksForAProcess(const Command& c, const std::vector<std::string>& words, si
     const std::string& w = words[k];
     const bool value_of_option =
         k > 2 && std::any_of(c.options.begin(), c.options.end(), [&](const OptionSpec& o) {
-          return o.takes_value && (words[k - 1] == std::string("--") + o.long_name ||
-                                   (o.short_name && words[k - 1] == std::string{'-', o.short_name}));
+          return o.takesValue() && (words[k - 1] == std::string("--") + o.long_name ||
+                                    (o.short_name && words[k - 1] == std::string{'-', o.short_name}));
         });
     if (!startsWith(w, "-") && !value_of_option) ++operands;
   }
@@ -123,7 +123,7 @@ std::vector<std::string> candidates(const std::vector<std::string>& words, size_
   }
   const std::string prev = words[at - 1];
   for (const OptionSpec& o : c->options)
-    if (o.takes_value &&
+    if (o.takesValue() &&
         (prev == std::string("--") + o.long_name || (o.short_name && prev == std::string{'-', o.short_name})))
       return {takesAPath(o.long_name) ? "files" : "words"};
   if (startsWith(cur, "-")) {

@@ -16,9 +16,7 @@
 namespace radar::cli {
 
 const char kCriticalPathHelp[] =
-    "usage: radar critical-path [--to N | -p P] [--from N] [--interactions] [--json]\n"
-    "                           [--net FILE | --no-net] [--merge-unrelated] DIR...\n"
-    "\n"
+    "usage: radar critical-path [OPTIONS] DIR...\n\n"
     "Why did it take so long? Walks back from an event along what was ready\n"
     "last at each step (the thread's previous call, or the send, fork, exit or\n"
     "kill that led into it) and splits the time into segments: running (in a call\n"
@@ -40,9 +38,10 @@ const char kCriticalPathHelp[] =
     "Exit status: 0; 2 when the recording cannot be read, an option is wrong, or\n"
     "the end does not follow from the start.\n";
 
-const OptionSpec kCriticalPathOptionList[] = {
-    {"to", 0, true},    {"from", 0, true}, {"process", 'p', true}, {"interactions", 0, false},
-    {"json", 0, false}, kNetOption,        kNoNetOption,           kMergeUnrelatedOption};
+const OptionSpec kCriticalPathOptionList[] = {{"to", 0, "N"},       {"process", 'p', "P", InUsage::kOr},
+                                              {"from", 0, "N"},     {"interactions", 0, nullptr},
+                                              {"json", 0, nullptr}, kNetOption,
+                                              kNoNetOption,         kMergeUnrelatedOption};
 const std::span<const OptionSpec> kCriticalPathOptions{kCriticalPathOptionList};
 
 namespace {

@@ -25,8 +25,7 @@ const char kDebugHelp[] =
     "usage: radar debug DIR... PROCESS [--at-event N] [-- GDB-ARGS...]\n"
     "       radar debug DIR... PROCESS --no-gdb [--at-event N]\n"
     "       radar debug DIR... PROCESS --batch [GDB-ARGS...]\n"
-    "options: [--stall-after S] [--allow-changed] [--keep] [--aslr] [--no-sandbox] [-y]\n"
-    "         [--env NAME[=VALUE]] [--unset-env NAME]\n\n"
+    "options: [OPTIONS]\n\n"
     "Re-runs one recorded process alone: the same executable, arguments,\n"
     "environment and working directory, fed exactly the messages and call\n"
     "results it saw in the recording. What it sends is compared with what it\n"
@@ -66,10 +65,10 @@ const char kDebugHelp[] =
     "In gdb: 'radar event', 'radar continue-to N', 'radar next-message';\n"
     "'help radar' explains them. See docs/debugging-one-process.md.\n";
 
-const OptionSpec kDebugOptionList[] = {{"at-event", 0, true},       {"no-gdb", 0, false}, {"stall-after", 0, true},
-                                       {"allow-changed", 0, false}, {"keep", 0, false},   {"aslr", 0, false},
-                                       {"no-sandbox", 0, false},    {"yes", 'y', false},  {"env", 0, true},
-                                       {"unset-env", 0, true}};
+const OptionSpec kDebugOptionList[] = {
+    {"at-event", 0, "N"},       {"no-gdb", 0, nullptr},  {"stall-after", 0, "S"},    {"allow-changed", 0, nullptr},
+    {"keep", 0, nullptr},       {"aslr", 0, nullptr},    {"no-sandbox", 0, nullptr}, {"yes", 'y', nullptr},
+    {"env", 0, "NAME[=VALUE]"}, {"unset-env", 0, "NAME"}};
 const std::span<const OptionSpec> kDebugOptions{kDebugOptionList};
 
 namespace {

@@ -11,8 +11,7 @@
 namespace radar::cli {
 
 const char kDiffHelp[] =
-    "usage: radar diff [--timing MS] [--json] [--replay] [--net FILE | --no-net] RUN_A RUN_B\n"
-    "\n"
+    "usage: radar diff [OPTIONS] RUN_A RUN_B\n\n"
     "Compares two recordings of one program: processes aligned by where they come\n"
     "from in the process tree (names and birth order, not pids), channels by the\n"
     "processes and descriptors that use them. Tells where the runs part first in\n"
@@ -32,7 +31,7 @@ const char kDiffHelp[] =
     "cannot be read or an option is wrong.\n";
 
 const OptionSpec kDiffOptionList[] = {
-    {"timing", 0, true}, {"json", 0, false}, {"replay", 0, false}, kNetOption, kNoNetOption};
+    {"timing", 0, "MS"}, {"json", 0, nullptr}, {"replay", 0, nullptr}, kNetOption, kNoNetOption};
 const std::span<const OptionSpec> kDiffOptions{kDiffOptionList};
 
 namespace {

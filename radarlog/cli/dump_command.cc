@@ -14,14 +14,14 @@
 namespace radar::cli {
 
 const char kDumpHelp[] =
-    "usage: radar dump [--payload] LOG...\n\n"
+    "usage: radar dump [OPTIONS] LOG...\n\n"
     "Prints the header and every record of radar log files (*.rlog) as stored:\n"
     "counter, thread, time since the process started, kind and fields. Damage is\n"
     "reported with the file and byte offset, after every record before it.\n\n"
     "  --payload   show payload bytes (escaped), not only their length\n\n"
     "Exit status: 0 when every log reads to its end, 2 otherwise.\n";
 
-const OptionSpec kDumpOptionList[] = {{"payload", 0, false}};
+const OptionSpec kDumpOptionList[] = {{"payload", 0, nullptr}};
 const std::span<const OptionSpec> kDumpOptions{kDumpOptionList};
 
 namespace {

@@ -18,10 +18,7 @@
 namespace radar::cli {
 
 const char kEventsHelp[] =
-    "usage: radar events [-p P] [-c C] [-k K] [--rank N] [--tag T] [--library] [--from N] [--to N]\n"
-    "                    [--decode] [--expand] [--json | --format F] [--net FILE | --no-net]\n"
-    "                    [--merge-unrelated] DIR...\n"
-    "\n"
+    "usage: radar events [OPTIONS] DIR...\n\n"
     "Tells what happened in a recording, one event per line, in causal order:\n"
     "  Process parser[4123] receives a message from scanner[4122] on pipe 2 (32 bytes). Event 9.\n"
     "\"Event N\" is the event's place in the replay, the number to give `radar replay\n"
@@ -55,11 +52,21 @@ const char kEventsHelp[] =
     "Exit status: 0; 2 when the recording cannot be read or an option is wrong;\n"
     "3 when a log was damaged or unreadable (the rest is told: the story is partial).\n";
 
-const OptionSpec kEventsOptionList[] = {{"process", 'p', true}, {"channel", 'c', true}, {"kind", 'k', true},
-                                        {"rank", 0, true},      {"tag", 0, true},       {"library", 0, false},
-                                        {"from", 0, true},      {"to", 0, true},        {"json", 0, false},
-                                        {"format", 0, true},    {"decode", 0, false},   kNetOption,
-                                        kNoNetOption,           kMergeUnrelatedOption,  {"expand", 0, false}};
+const OptionSpec kEventsOptionList[] = {{"process", 'p', "P"},
+                                        {"channel", 'c', "C"},
+                                        {"kind", 'k', "K"},
+                                        {"rank", 0, "N"},
+                                        {"tag", 0, "T"},
+                                        {"library", 0, nullptr},
+                                        {"from", 0, "N"},
+                                        {"to", 0, "N"},
+                                        {"decode", 0, nullptr},
+                                        {"expand", 0, nullptr},
+                                        {"json", 0, nullptr},
+                                        {"format", 0, "F", InUsage::kOr},
+                                        kNetOption,
+                                        kNoNetOption,
+                                        kMergeUnrelatedOption};
 const std::span<const OptionSpec> kEventsOptions{kEventsOptionList};
 
 namespace {

@@ -20,10 +20,7 @@
 namespace radar::cli {
 
 const char kExportHelp[] =
-    "usage: radar export [--pcapng FILE [--decode-as CHANNEL=PROTOCOL]] [--perfetto FILE] [--chrome-json FILE]\n"
-    "                    [--sqlite FILE [--bytes]] [--parquet DIR] [--net FILE | --no-net]\n"
-    "                    [--merge-unrelated] DIR...\n"
-    "\n"
+    "usage: radar export [OPTIONS] DIR...\n\n"
     "Writes a recording in the formats of other tools (docs/exporting.md):\n"
     "  --pcapng FILE     every message of every channel as packets, for Wireshark\n"
     "                    and tshark: TCP and UDP keep their addresses; pipes, Unix\n"
@@ -54,10 +51,16 @@ const char kExportHelp[] =
     "Exit status: 0, or 2 when the recording cannot be read, an option is wrong\n"
     "or a file cannot be written.\n";
 
-const OptionSpec kExportOptionList[] = {
-    {"pcapng", 0, true},  {"perfetto", 0, true}, {"chrome-json", 0, true}, {"sqlite", 0, true},
-    {"parquet", 0, true}, {"bytes", 0, false},   {"decode-as", 0, true},   kNetOption,
-    kNoNetOption,         kMergeUnrelatedOption};
+const OptionSpec kExportOptionList[] = {{"pcapng", 0, "FILE"},
+                                        {"decode-as", 0, "CHANNEL=PROTOCOL", InUsage::kWith},
+                                        {"perfetto", 0, "FILE"},
+                                        {"chrome-json", 0, "FILE"},
+                                        {"sqlite", 0, "FILE"},
+                                        {"bytes", 0, nullptr, InUsage::kWith},
+                                        {"parquet", 0, "DIR"},
+                                        kNetOption,
+                                        kNoNetOption,
+                                        kMergeUnrelatedOption};
 const std::span<const OptionSpec> kExportOptions{kExportOptionList};
 
 namespace {

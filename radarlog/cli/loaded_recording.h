@@ -21,8 +21,8 @@ struct NetChoice {
   std::string path;
   bool carried = true;
 };
-inline constexpr OptionSpec kNetOption{"net", 0, true};
-inline constexpr OptionSpec kNoNetOption{"no-net", 0, false};
+inline constexpr OptionSpec kNetOption{"net", 0, "FILE"};
+inline constexpr OptionSpec kNoNetOption{"no-net", 0, nullptr, InUsage::kOr};
 inline NetChoice netChoice(const Args& args) { return {args.value("net").value_or(""), !args.has("no-net")}; }
 // Their help lines, for the commands' help texts.
 #define RADAR_NET_HELP                                                               \
@@ -32,7 +32,7 @@ inline NetChoice netChoice(const Args& args) { return {args.value("net").value_o
   "  --no-net          ignore the description the recording carries\n"
 
 // Directories that share no channel are refused unless --merge-unrelated.
-inline constexpr OptionSpec kMergeUnrelatedOption{"merge-unrelated", 0, false};
+inline constexpr OptionSpec kMergeUnrelatedOption{"merge-unrelated", 0, nullptr};
 #define RADAR_MERGE_HELP                                                           \
   "  --merge-unrelated show recordings that share no channel together (two runs\n" \
   "                    of a program are compared with `radar diff` instead)\n"

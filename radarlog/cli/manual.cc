@@ -65,7 +65,7 @@ std::string header(const std::string& page, const char* summary) {
 }  // namespace
 
 std::string manualPage(const Command& c) {
-  const std::string help = c.help;
+  const std::string help = helpText(c);
   const size_t split = help.find("\n\n");
   std::string usage = help.substr(0, split), rest = split == std::string::npos ? "" : help.substr(split + 2);
   // The synopsis without the word "usage:", aligned as the help aligns it.

@@ -12,8 +12,7 @@
 namespace radar::cli {
 
 const char kNetdescHelp[] =
-    "usage: radar netdesc [-o FILE] DIR...\n"
-    "\n"
+    "usage: radar netdesc [OPTIONS] DIR...\n\n"
     "Writes a network description (docs/netdesc.md) of a recording: every process\n"
     "that sent or received a message, how to recognise it (program name, and its\n"
     "place among processes of the same program), its ports (the descriptors it used,\n"
@@ -22,7 +21,7 @@ const char kNetdescHelp[] =
     "\n"
     "  -o, --output FILE   write it to FILE (default: standard output)\n";
 
-const OptionSpec kNetdescOptionList[] = {{"output", 'o', true}};
+const OptionSpec kNetdescOptionList[] = {{"output", 'o', "FILE"}};
 const std::span<const OptionSpec> kNetdescOptions{kNetdescOptionList};
 
 int runNetdesc(int argc, char** argv) {

@@ -11,8 +11,7 @@
 namespace radar::cli {
 
 const char kPatternsHelp[] =
-    "usage: radar patterns [--json] [--all] [--net FILE | --no-net] [--merge-unrelated] DIR...\n"
-    "\n"
+    "usage: radar patterns [OPTIONS] DIR...\n\n"
     "Finds what repeats in each process's calls: a unit of calls done again and\n"
     "again back to back (request/response, a pipeline stage, a round of sends to\n"
     "several processes, bursts of sends that queue, a call that fails and is\n"
@@ -31,7 +30,7 @@ const char kPatternsHelp[] =
     "  --json            one JSON object, for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP;
 
 const OptionSpec kPatternsOptionList[] = {
-    {"json", 0, false}, {"all", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption};
+    {"json", 0, nullptr}, {"all", 0, nullptr}, kNetOption, kNoNetOption, kMergeUnrelatedOption};
 const std::span<const OptionSpec> kPatternsOptions{kPatternsOptionList};
 
 namespace {

@@ -22,11 +22,7 @@
 namespace radar::cli {
 
 const char kRecordHelp[] =
-    "usage: radar record [-o DIR] [--force] [--payload-limit BYTES] [--tail BYTES] [--nondet]\n"
-    "                    [--sync] [--keep-writes] [--aslr] [--redact PATTERN] [--no-default-redact]\n"
-    "                    [--mpi | --no-mpi] [--net FILE] [--join ID|DIR]\n"
-    "                    [--repeat N [--until-fail | --until COMMAND]] -- PROGRAM [ARGS...]\n"
-    "\n"
+    "usage: radar record [OPTIONS] -- PROGRAM [ARGS...]\n\n"
     "Runs PROGRAM and records it and every process it creates (fork, vfork,\n"
     "posix_spawn, system, popen, exec): each send and receive on pipes, FIFOs,\n"
     "sockets and terminals with its bytes, each process creation and end, signals,\n"
@@ -88,23 +84,23 @@ const char kRecordHelp[] =
     "could not be recorded. With --repeat: the last run's status; with --until, 1 when\n"
     "a run failed COMMAND.\n";
 
-const OptionSpec kRecordOptionList[] = {{"output", 'o', true},
-                                        {"force", 0, false},
-                                        {"aslr", 0, false},
-                                        {"payload-limit", 0, true},
-                                        {"nondet", 0, false},
-                                        {"sync", 0, false},
-                                        {"keep-writes", 0, false},
-                                        {"tail", 0, true},
-                                        {"net", 0, true},
-                                        {"redact", 0, true},
-                                        {"no-default-redact", 0, false},
-                                        {"mpi", 0, false},
-                                        {"no-mpi", 0, false},
-                                        {"repeat", 0, true},
-                                        {"join", 0, true},
-                                        {"until-fail", 0, false},
-                                        {"until", 0, true}};
+const OptionSpec kRecordOptionList[] = {{"output", 'o', "DIR"},
+                                        {"force", 0, nullptr},
+                                        {"payload-limit", 0, "BYTES"},
+                                        {"tail", 0, "BYTES"},
+                                        {"nondet", 0, nullptr},
+                                        {"sync", 0, nullptr},
+                                        {"keep-writes", 0, nullptr},
+                                        {"aslr", 0, nullptr},
+                                        {"redact", 0, "PATTERN"},
+                                        {"no-default-redact", 0, nullptr},
+                                        {"mpi", 0, nullptr},
+                                        {"no-mpi", 0, nullptr, InUsage::kOr},
+                                        {"net", 0, "FILE"},
+                                        {"join", 0, "ID|DIR"},
+                                        {"repeat", 0, "N"},
+                                        {"until-fail", 0, nullptr, InUsage::kWith},
+                                        {"until", 0, "COMMAND", InUsage::kOr}};
 const std::span<const OptionSpec> kRecordOptions{kRecordOptionList};
 
 namespace {

@@ -15,8 +15,7 @@
 namespace radar::cli {
 
 const char kRunHelp[] =
-    "usage: radar run [-o DIR] [--force] [--payload-limit N] NET\n"
-    "\n"
+    "usage: radar run [OPTIONS] NET\n\n"
     "Starts the network that the description NET describes (docs/netdesc.md) and\n"
     "records it, as `radar record` would: creates a pipe for every connected input\n"
     "port (written by every output connected to it) and a socket pair for every\n"
@@ -32,7 +31,7 @@ const char kRunHelp[] =
     "Exit status: the first non-zero status a process ended with (128 + N for one\n"
     "killed by signal N), 0 when all succeeded, 2 for a bad description.\n";
 
-const OptionSpec kRunOptionList[] = {{"output", 'o', true}, {"force", 0, false}, {"payload-limit", 0, true}};
+const OptionSpec kRunOptionList[] = {{"output", 'o', "DIR"}, {"force", 0, nullptr}, {"payload-limit", 0, "N"}};
 const std::span<const OptionSpec> kRunOptions{kRunOptionList};
 
 int runRun(int argc, char** argv) {

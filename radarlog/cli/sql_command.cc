@@ -26,9 +26,7 @@
 namespace radar::cli {
 
 const char kSqlHelp[] =
-    "usage: radar sql [--format F | --json] [--no-cache] [--net FILE | --no-net] [--merge-unrelated]\n"
-    "                 DIR... [QUERY]\n"
-    "\n"
+    "usage: radar sql [OPTIONS] DIR... [QUERY]\n\n"
     "Queries a recording as an SQLite database: tables processes, arguments,\n"
     "threads, channels, events, messages, findings; views queue_lengths, waits,\n"
     "time_blocked, last_sends; functions contents(event) and text(event)\n"
@@ -45,8 +43,9 @@ const char kSqlHelp[] =
     "Exit status: 0; 2 when the recording cannot be read, an option is wrong or\n"
     "a statement fails.\n";
 
-const OptionSpec kSqlOptionList[] = {{"format", 0, true}, {"json", 0, false}, {"no-cache", 0, false},
-                                     kNetOption,          kNoNetOption,       kMergeUnrelatedOption};
+const OptionSpec kSqlOptionList[] = {
+    {"format", 0, "F"},   {"json", 0, nullptr, InUsage::kOr}, {"no-cache", 0, nullptr}, kNetOption, kNoNetOption,
+    kMergeUnrelatedOption};
 const std::span<const OptionSpec> kSqlOptions{kSqlOptionList};
 
 namespace {

@@ -11,8 +11,7 @@
 namespace radar::cli {
 
 const char kStatsHelp[] =
-    "usage: radar stats [--json] [--net FILE | --no-net] [--merge-unrelated] DIR...\n"
-    "\n"
+    "usage: radar stats [OPTIONS] DIR...\n\n"
     "Per process: messages and bytes sent and received, time spent in sends, in\n"
     "receives and waiting in poll/select/epoll. Per channel: messages, bytes, and\n"
     "how long messages spent in it (from the send's return to the receive's).\n"
@@ -24,7 +23,7 @@ const char kStatsHelp[] =
     "Exit status: 0; 2 when the recording cannot be read or an option is wrong;\n"
     "3 when a log was damaged or unreadable (the rest is counted).\n";
 
-const OptionSpec kStatsOptionList[] = {{"json", 0, false}, kNetOption, kNoNetOption, kMergeUnrelatedOption};
+const OptionSpec kStatsOptionList[] = {{"json", 0, nullptr}, kNetOption, kNoNetOption, kMergeUnrelatedOption};
 const std::span<const OptionSpec> kStatsOptions{kStatsOptionList};
 
 namespace {

@@ -106,22 +106,51 @@ bool named(const std::string& text, const std::string& word) {
 }
 
 // Every option a command's parser takes (its table, which completion
-// offers too) is in its usage lines, long or short, and in its help.
-TEST(Commands, EveryOptionTheParserTakesIsInTheUsageAndTheHelp) {
+// offers too) is in its usage lines, because they are made from the table:
+// a command with options writes "[OPTIONS]" where they go, never a list of
+// its own. Each option is explained, with the value its usage names.
+TEST(Commands, UsageLinesAreMadeFromTheOptionTable) {
   size_t checked = 0;
   for (const radar::cli::Command& c : radar::cli::commandTable()) {
-    const std::string help = c.help, usage = help.substr(0, help.find("\n\n"));
+    const std::string written = c.help, help = radar::cli::helpText(c);
+    const std::string usage = help.substr(0, help.find("\n\n")), explained = help.substr(usage.size());
+    if (!c.options.empty()) {
+      EXPECT_NE(written.substr(0, written.find("\n\n")).find("[OPTIONS]"), std::string::npos)
+          << c.name << ": its usage lists options of its own";
+    }
+    EXPECT_EQ(usage.find("[OPTIONS]"), std::string::npos) << c.name;
     for (const auto& o : c.options) {
       const std::string long_form = std::string("--") + o.long_name;
       const std::string short_form = o.short_name ? std::string{'-', o.short_name} : std::string("--");
       EXPECT_TRUE(named(usage, long_form) || named(usage, short_form))
           << c.name << ": " << long_form << " is not in the usage:\n"
           << usage;
-      EXPECT_TRUE(named(help.substr(usage.size()), long_form)) << c.name << ": " << long_form << " is not explained";
+      const std::string value = o.value ? std::string(o.value).substr(0, std::string(o.value).find('[')) : "";
+      EXPECT_TRUE(named(explained, o.value ? long_form + " " + value : long_form))
+          << c.name << ": " << long_form << (o.value ? " " + value : "") << " is not explained";
       ++checked;
     }
+    std::istringstream usage_lines(usage);
+    for (std::string line; std::getline(usage_lines, line);) EXPECT_LE(line.size(), 100u) << c.name << ": " << line;
   }
   EXPECT_GE(checked, 70u);
+}
+
+TEST(Commands, UsageGroupsShowAlternativesAndOptionsThatGoTogether) {
+  using radar::cli::InUsage;
+  const radar::cli::OptionSpec table[] = {{"output", 'o', "DIR"},
+                                          {"force", 0, nullptr},
+                                          {"json", 0, nullptr},
+                                          {"format", 0, "F", InUsage::kOr},
+                                          {"repeat", 0, "N"},
+                                          {"until-fail", 0, nullptr, InUsage::kWith},
+                                          {"until", 0, "COMMAND", InUsage::kOr},
+                                          {"sqlite", 0, "FILE"},
+                                          {"bytes", 0, nullptr, InUsage::kWith}};
+  EXPECT_EQ(radar::cli::usageGroups(table),
+            (std::vector<std::string>{"[-o DIR]", "[--force]", "[--json | --format F]",
+                                      "[--repeat N [--until-fail | --until COMMAND]]", "[--sqlite FILE [--bytes]]"}));
+  EXPECT_TRUE(radar::cli::usageGroups({}).empty());
 }
 
 // radar completion bash and zsh, in each shell: commands, options, recordings (any

@@ -12,7 +12,7 @@ namespace radar::cli {
 namespace {
 
 constexpr std::initializer_list<OptionSpec> kSpecs = {
-    {"output", 'o', true}, {"force", 0, false}, {"process", 'p', true}, {"json", 0, false}};
+    {"output", 'o', "DIR"}, {"force", 0, nullptr}, {"process", 'p', "P"}, {"json", 0, nullptr}};
 
 // Parses words as argv[1..] of a command.
 struct Parsed {
