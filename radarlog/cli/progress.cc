@@ -9,9 +9,6 @@
 
 namespace radar::cli {
 
-namespace {
-
-// 2100000 → "2.1 M", 950 → "950", 0.25 → "0.2": read at a glance.
 std::string amount(double v) {
   char b[32];
   if (v >= 1e9)
@@ -27,8 +24,20 @@ std::string amount(double v) {
   return b;
 }
 
-// RADAR_PROGRESS_AFTER=SECONDS: when a line first shows (default 1).
-std::chrono::steady_clock::duration delayFromEnvironment() {
+std::string humanBytes(uint64_t n) {
+  char buf[32];
+  if (n < 10 * 1024)
+    std::snprintf(buf, sizeof(buf), "%llu bytes", static_cast<unsigned long long>(n));
+  else if (n < 10ull * 1024 * 1024)
+    std::snprintf(buf, sizeof(buf), "%.1f KiB", n / 1024.0);
+  else if (n < 10ull * 1024 * 1024 * 1024)
+    std::snprintf(buf, sizeof(buf), "%.1f MiB", n / 1048576.0);
+  else
+    std::snprintf(buf, sizeof(buf), "%.1f GiB", n / 1073741824.0);
+  return buf;
+}
+
+std::chrono::steady_clock::duration progressDelay() {
   const char* after = std::getenv("RADAR_PROGRESS_AFTER");
   const double seconds = after && *after ? std::strtod(after, nullptr) : 1.0;
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -37,13 +46,12 @@ std::chrono::steady_clock::duration delayFromEnvironment() {
 
 // The terminal's width: a line longer than it would wrap, and each redraw
 // would leave a row behind.
-size_t columns() {
+size_t terminalColumns() {
   struct winsize w {};
   return ::ioctl(2, TIOCGWINSZ, &w) == 0 && w.ws_col > 0 ? w.ws_col : 80;
 }
 
-// `s` cut to `width` bytes, not inside a UTF-8 character.
-std::string cut(std::string s, size_t width) {
+std::string cutToWidth(std::string s, size_t width) {
   if (s.size() <= width) return s;
   size_t at = width;
   while (at > 0 && (static_cast<unsigned char>(s[at]) & 0xc0) == 0x80) --at;
@@ -51,15 +59,13 @@ std::string cut(std::string s, size_t width) {
   return s;
 }
 
-}  // namespace
-
 TerminalProgress::TerminalProgress(std::string what, std::string unit, double scale, bool rate)
     : what_(std::move(what)),
       unit_(std::move(unit)),
       scale_(scale),
       rate_(rate),
       tty_(::isatty(2)),
-      delay_(delayFromEnvironment()) {}
+      delay_(progressDelay()) {}
 
 std::string TerminalProgress::line(const std::string& what, const std::string& unit, double scale, uint64_t done,
                                    uint64_t total, double seconds, bool rate, int width) {
@@ -86,7 +92,7 @@ void TerminalProgress::update(uint64_t done, uint64_t total) {
   shown_ = true;
   const double seconds = std::chrono::duration<double>(now - start_).count();
   // \r and "erase to the end of the line": the line is redrawn in place.
-  const std::string shown = cut(line(what_, unit_, scale_, done, total, seconds, rate_), columns() - 1);
+  const std::string shown = cutToWidth(line(what_, unit_, scale_, done, total, seconds, rate_), terminalColumns() - 1);
   std::fprintf(stderr, "\r%s\033[K", shown.c_str());
   std::fflush(stderr);
 }

@@ -12,6 +12,18 @@
 
 namespace radar::cli {
 
+// 2100000 → "2.1 M", 950 → "950", 0.25 → "0.2": read at a glance.
+std::string amount(double v);
+// 2048 → "2048 bytes", 56000 → "54.7 KiB", and MiB and GiB likewise.
+std::string humanBytes(uint64_t n);
+// How long work goes on before its progress shows: a second, or
+// RADAR_PROGRESS_AFTER=SECONDS.
+std::chrono::steady_clock::duration progressDelay();
+// The columns of the terminal on standard error (80 when it says none).
+size_t terminalColumns();
+// `s` cut to `width` bytes, not inside a UTF-8 character.
+std::string cutToWidth(std::string s, size_t width);
+
 class TerminalProgress {
  public:
   // `what`: "radar export: writing run.pcapng"; `unit`: "events", "MiB";

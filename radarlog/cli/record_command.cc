@@ -11,6 +11,8 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
+#include "cli/recording_status.h"
 #include "log/recorder_env.h"
 #include "log/wait_status.h"
 #include "netdesc/description.h"
@@ -104,19 +106,6 @@ const OptionSpec kRecordOptionList[] = {{"output", 'o', "DIR"},
 const std::span<const OptionSpec> kRecordOptions{kRecordOptionList};
 
 namespace {
-
-std::string humanBytes(uint64_t n) {
-  char buf[32];
-  if (n < 10 * 1024)
-    std::snprintf(buf, sizeof(buf), "%llu bytes", static_cast<unsigned long long>(n));
-  else if (n < 10ull * 1024 * 1024)
-    std::snprintf(buf, sizeof(buf), "%.1f KiB", n / 1024.0);
-  else if (n < 10ull * 1024 * 1024 * 1024)
-    std::snprintf(buf, sizeof(buf), "%.1f MiB", n / 1048576.0);
-  else
-    std::snprintf(buf, sizeof(buf), "%.1f GiB", n / 1073741824.0);
-  return buf;
-}
 
 std::string directoryFor(const Args& args) {
   const std::string& program = args.positional()[0];
@@ -307,7 +296,11 @@ int runRecord(int argc, char** argv) {
   if (runs) return recordRepeatedly(args, runs);
   s.version = RADAR_VERSION;
   s.dir = directoryFor(args);
-  return printOutcome(s, record::recordProgram(s));
+  RecordingStatus status(s.dir);
+  s.started = [&status] { status.start(); };
+  const record::RecordOutcome out = record::recordProgram(s);
+  status.stop();
+  return printOutcome(s, out);
 }
 
 }  // namespace radar::cli

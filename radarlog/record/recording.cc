@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -23,6 +24,7 @@
 #include "log/executables.h"
 #include "log/file_hash.h"
 #include "log/finalize.h"
+#include "log/format.h"
 #include "log/go_program.h"
 #include "log/reader.h"
 #include "log/recorder_env.h"
@@ -333,6 +335,25 @@ std::vector<Image> summarizeLogs(const std::vector<std::string>& paths, bool fin
 }
 
 }  // namespace
+
+RecordingSoFar recordingSoFar(const std::string& dir) {
+  RecordingSoFar so_far;
+  for (const std::string& path : log::listLogs(dir)) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) continue;
+    struct stat st {};
+    uint64_t last_counter = 0;
+    constexpr off_t kAt = sizeof(uint32_t) * 2 + offsetof(log::FileControl, last_counter);  // after the frame header
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        ::pread(fd, &last_counter, sizeof last_counter, kAt) == static_cast<ssize_t>(sizeof last_counter)) {
+      ++so_far.logs;
+      so_far.events += last_counter;
+      so_far.bytes += static_cast<uint64_t>(st.st_blocks) * 512;
+    }
+    ::close(fd);
+  }
+  return so_far;
+}
 
 RecordingSummary summarizeRecording(const std::string& dir, const proto::Recording& recording, bool finalize) {
   RecordingSummary s;

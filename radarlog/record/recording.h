@@ -44,6 +44,16 @@ bool clearRecording(int dir_fd);
 // sees half of it), 0600, never following a link.
 bool writeFileAtomically(int dir_fd, const std::string& name, const std::string& text);
 
+// What a recording still being made holds so far, read from each log's
+// control block (its highest event counter, log-format.md) and its size:
+// cheap enough to ask several times a second while the program runs.
+struct RecordingSoFar {
+  size_t logs = 0;
+  uint64_t events = 0;
+  uint64_t bytes = 0;  // disk space the logs use, as RecordingSummary counts it
+};
+RecordingSoFar recordingSoFar(const std::string& dir);
+
 // Reads every log; with `finalize`, first compacts those whose process died
 // without closing them. `recording` gives the processes radar record reaped.
 RecordingSummary summarizeRecording(const std::string& dir, const proto::Recording& recording, bool finalize);

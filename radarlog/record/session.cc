@@ -372,6 +372,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
                                    signals, &exec_failed, &out.error);
   if (child < 0) return out;
   g_child = child;
+  if (s.started) s.started();
   recording.set_root_pid(child);
   out.root_status = reapAll(child, recording);
   out.seconds = static_cast<double>(clockNs(CLOCK_MONOTONIC) - start) / 1e9;

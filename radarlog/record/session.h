@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct RecordSettings {
   // radar record --join: the recording id of a recording started on
   // another host (its processes' RADAR_RECORDING_ID), 16 bytes; empty: new.
   std::string join_id;
+  // Called in radar record once the program runs (after its fork), for
+  // what radar shows while it does.
+  std::function<void()> started;
 };
 
 // The recording id `--join` names: 32 hexadecimal digits, or a recording

@@ -1,0 +1,56 @@
+// While `radar record` runs a program, a status line at the foot of the
+// terminal, redrawn a few times a second:
+//   radar record: 12 processes, 1.2 M events, 41 MiB so far (6 s) into run1
+// The program shares the terminal, so the line keeps a row of its own: the
+// rows above it scroll as they always do (the terminal's scroll region, as
+// apt draws its progress below dpkg's output), and the row is given back
+// when the recording ends. Shown only where it cannot get in the way: on a
+// terminal (radar's standard error, never a file or a pipe), of at least
+// three rows, and where the program cannot be interactive (its standard
+// input is not a terminal: a full-screen or interactive program keeps the
+// whole screen, and its reads of the terminal are never disturbed).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "record/recording.h"
+
+namespace radar::cli {
+
+class RecordingStatus {
+ public:
+  explicit RecordingStatus(std::string dir);
+  ~RecordingStatus() { stop(); }
+  RecordingStatus(const RecordingStatus&) = delete;
+  RecordingStatus& operator=(const RecordingStatus&) = delete;
+
+  // Once the program runs (never before its fork: the drawing thread must
+  // not hold a lock the child could need before its exec).
+  void start();
+  // Clears the line and gives its row back.
+  void stop();
+
+  // The terminal is one the line may be drawn on: what start() checks.
+  static bool wanted();
+  // The line for what the recording holds after `seconds`.
+  static std::string line(const record::RecordingSoFar& so_far, double seconds, const std::string& dir);
+
+ private:
+  void run();
+  void draw(const std::string& text);
+
+  std::string dir_;
+  std::chrono::steady_clock::time_point start_;
+  std::thread drawer_;
+  std::mutex lock_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  int rows_ = 0;       // the terminal's rows when the region was set; 0: none set
+  std::string shown_;  // the line last drawn
+};
+
+}  // namespace radar::cli

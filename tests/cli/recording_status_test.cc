@@ -1,0 +1,116 @@
+// radar record's status line: at the foot of a terminal while the program
+// runs, the program's own output intact around it, the row given back at
+// the end; never where the program could be interactive.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <regex>
+#include <string>
+
+#include "cli/recording_status.h"
+#include "record/recording.h"
+#include "temp_dirs.h"
+
+namespace {
+
+struct OnTerminal {
+  int status = -1;
+  std::string shown;  // every byte written to the terminal
+};
+
+// `radar record` of a program that prints three lines, its standard error
+// on a terminal of 24 rows (and its standard input too, or /dev/null).
+OnTerminal recordOnTerminal(const std::string& dir, bool input_from_terminal) {
+  int master = -1;
+  struct winsize size {};
+  size.ws_row = 24;
+  size.ws_col = 100;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, &size);
+  if (pid == 0) {
+    if (!input_from_terminal) ::dup2(::open("/dev/null", O_RDONLY), 0);
+    ::setenv("TERM", "xterm", 1);
+    ::setenv("RADAR_PROGRESS_AFTER", "0", 1);
+    ::execl(RADAR_BIN, "radar", "record", "-o", dir.c_str(), "--", "/bin/sh", "-c",
+            "for i in 1 2 3; do echo line $i; sleep 0.5; done", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  OnTerminal out;
+  if (pid < 0) return out;
+  char buf[4096];
+  for (;;) {  // EIO once every end of the terminal's other side is closed
+    const ssize_t n = ::read(master, buf, sizeof buf);
+    if (n > 0)
+      out.shown.append(buf, static_cast<size_t>(n));
+    else if (!(n < 0 && errno == EINTR))
+      break;
+  }
+  ::waitpid(pid, &out.status, 0);
+  ::close(master);
+  return out;
+}
+
+// What the terminal shows without the status line's drawing: each drawing
+// is saved-cursor ... restored-cursor, and the row is made with IND and CUU.
+std::string withoutStatus(const std::string& shown) {
+  return std::regex_replace(shown, std::regex("\0337[\\s\\S]*?\0338|\033D|\033\\[1A"), "");
+}
+
+TEST(RecordingStatus, ShowsWhatIsRecordedSoFarAtTheFootOfTheTerminal) {
+  const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
+  const OnTerminal r = recordOnTerminal(dir, /*input_from_terminal=*/false);
+  ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
+  // The rows above the last scroll; the line is drawn on the last, then
+  // the whole screen scrolls again and the row is cleared.
+  const size_t region = r.shown.find("\0337\033[1;23r\0338");
+  const size_t drawn = r.shown.find("\0337\033[24;1H\033[2Kradar record: ");
+  const size_t given_back = r.shown.find("\0337\033[r\0338\0337\033[24;1H\033[2K\0338");
+  const size_t summary = r.shown.find("radar: recorded ");
+  ASSERT_NE(region, std::string::npos) << r.shown;
+  ASSERT_NE(drawn, std::string::npos) << r.shown;
+  ASSERT_NE(given_back, std::string::npos) << r.shown;
+  EXPECT_LT(region, drawn);
+  EXPECT_LT(given_back, summary);
+  EXPECT_EQ(r.shown.rfind("\033[24;1H\033[2Kradar record: "),
+            r.shown.rfind("\033[24;1H\033[2Kradar record: ", given_back));
+  EXPECT_NE(r.shown.find(" events, "), std::string::npos);
+  EXPECT_NE(r.shown.find(" so far ("), std::string::npos);
+  // The program's output, and radar's summary, as without the line.
+  EXPECT_EQ(withoutStatus(r.shown).find("line 1\r\nline 2\r\nline 3\r\nradar: recorded "), 0u)
+      << withoutStatus(r.shown);
+}
+
+TEST(RecordingStatus, NotShownWhereTheProgramCouldBeInteractive) {
+  const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
+  const OnTerminal r = recordOnTerminal(dir, /*input_from_terminal=*/true);
+  ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
+  EXPECT_EQ(r.shown.find('\033'), std::string::npos) << r.shown;
+  EXPECT_EQ(r.shown.find("line 1\r\nline 2\r\nline 3\r\nradar: recorded "), 0u) << r.shown;
+}
+
+TEST(RecordingStatus, CountsWhatTheLogsHold) {
+  const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
+  const OnTerminal r = recordOnTerminal(dir, /*input_from_terminal=*/true);
+  ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
+  // What the summary at the end counted, read from every log's events.
+  std::smatch said;
+  ASSERT_TRUE(std::regex_search(r.shown, said, std::regex("recorded (\\d+) processes, (\\d+) events"))) << r.shown;
+  const radar::record::RecordingSoFar so_far = radar::record::recordingSoFar(dir);
+  EXPECT_EQ(so_far.logs, std::stoul(said[1]));
+  EXPECT_EQ(so_far.events, std::stoull(said[2]));
+  EXPECT_GT(so_far.bytes, 0u);
+  EXPECT_EQ(radar::record::recordingSoFar(dir + "/none").logs, 0u);
+}
+
+TEST(RecordingStatus, TheLineSaysProcessesEventsBytesAndTime) {
+  EXPECT_EQ(radar::cli::RecordingStatus::line({3, 1200000, 42 << 20}, 6.4, "run1"),
+            "radar record: 3 processes, 1.2 M events, 42.0 MiB so far (6 s) into run1");
+  EXPECT_EQ(radar::cli::RecordingStatus::line({1, 12, 4096}, 0.2, "r"),
+            "radar record: 1 process, 12 events, 4096 bytes so far (0 s) into r");
+}
+
+}  // namespace
