@@ -18,9 +18,12 @@ namespace radar::log {
 
 inline constexpr size_t kHandoutNameMax = 255;  // a file name's limit
 
-// The socket's address for the recording `id`: "\0radar-logs-" and the id
-// in hex. Returns the length to give bind() and connect().
-inline socklen_t handoutAddress(const uint8_t id[16], struct sockaddr_un* addr) {
+// The socket's address for the recording `id` made in the directory `dir`
+// (absolute, as RADAR_DIR gives it): "\0radar-logs-", the id in hex, "-"
+// and a hash of the directory, so that two parts of one recording made on
+// one machine (radar record --join) each have their own. Returns the length
+// to give bind() and connect().
+inline socklen_t handoutAddress(const uint8_t id[16], const char* dir, struct sockaddr_un* addr) {
   static constexpr char kPrefix[] = "radar-logs-";
   static constexpr char kHex[] = "0123456789abcdef";
   *addr = {};
@@ -31,6 +34,10 @@ inline socklen_t handoutAddress(const uint8_t id[16], struct sockaddr_un* addr) 
     addr->sun_path[at++] = kHex[id[i] >> 4];
     addr->sun_path[at++] = kHex[id[i] & 15];
   }
+  uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a
+  for (const char* c = dir; *c; ++c) hash = (hash ^ static_cast<unsigned char>(*c)) * 0x100000001b3ull;
+  addr->sun_path[at++] = '-';
+  for (int shift = 60; shift >= 0; shift -= 4) addr->sun_path[at++] = kHex[(hash >> shift) & 15];
   return static_cast<socklen_t>(offsetof(struct sockaddr_un, sun_path) + at);
 }
 

@@ -199,7 +199,7 @@ long logFromRecorder(const char* name) {
   const struct timeval patience { 5, 0 };  // radar record answers at once; never hang the program
   sys::raw(SYS_setsockopt, s, SOL_SOCKET, SO_RCVTIMEO, reinterpret_cast<long>(&patience), sizeof(patience));
   struct sockaddr_un addr;
-  const socklen_t addr_len = log::handoutAddress(g_config.recording_id, &addr);
+  const socklen_t addr_len = log::handoutAddress(g_config.recording_id, g_config.dir, &addr);
   long r = sys::raw(SYS_connect, s, reinterpret_cast<long>(&addr), addr_len);
   if (r == 0)
     r = sys::raw(SYS_sendto, s, reinterpret_cast<long>(name), static_cast<long>(std::strlen(name)), MSG_NOSIGNAL, 0, 0);

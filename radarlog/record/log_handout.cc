@@ -16,12 +16,12 @@
 
 namespace radar::record {
 
-bool LogHandout::start(int dir_fd, const uint8_t recording_id[16], std::string* error) {
+bool LogHandout::start(int dir_fd, const std::string& dir, const uint8_t recording_id[16], std::string* error) {
   dir_fd_ = dir_fd;
   self_ = ::getpid();
   listener_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   struct sockaddr_un addr;
-  const socklen_t len = log::handoutAddress(recording_id, &addr);
+  const socklen_t len = log::handoutAddress(recording_id, dir.c_str(), &addr);
   if (listener_ < 0 || ::bind(listener_, reinterpret_cast<const sockaddr*>(&addr), len) != 0 ||
       ::listen(listener_, 64) != 0 || ::pipe2(stop_, O_CLOEXEC) != 0) {
     *error = std::string("cannot serve log files to processes that drop their privileges: ") + std::strerror(errno);

@@ -22,10 +22,11 @@ class LogHandout {
   LogHandout& operator=(const LogHandout&) = delete;
   ~LogHandout();
 
-  // Listens at the recording's address. False, with `error`, when it
+  // Listens at the address of the recording made in `dir` (absolute, as
+  // the recorded processes' RADAR_DIR says). False, with `error`, when it
   // cannot: recording goes on, but a process that drops its privileges
   // then writes no log.
-  bool start(int dir_fd, const uint8_t recording_id[16], std::string* error);
+  bool start(int dir_fd, const std::string& dir, const uint8_t recording_id[16], std::string* error);
 
  private:
   void serve();

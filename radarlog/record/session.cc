@@ -363,7 +363,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   const int64_t start = clockNs(CLOCK_MONOTONIC);
   // Log files for the processes that drop their privileges, made here.
   LogHandout handout;
-  if (std::string why; !handout.start(dir_fd, id, &why))
+  if (std::string why; !handout.start(dir_fd, abs_dir, id, &why))
     std::fprintf(stderr, "radar record: warning: %s\n", why.c_str());
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   const SignalsForTheProgram signals;

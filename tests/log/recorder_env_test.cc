@@ -53,13 +53,19 @@ TEST(LogHandout, OnlyLogNamesAreMade) {
   EXPECT_FALSE(ok("4242-0-x.rlog.partial"));
   EXPECT_FALSE(ok(std::string("4242-0-x\0.rlog", 15)));
   EXPECT_FALSE(ok("4242-0-" + std::string(300, 'x') + ".rlog"));
-  // The address names the recording, in the abstract namespace.
+  // The address names the recording and its directory, in the abstract
+  // namespace: two parts of one recording on one machine (--join) differ.
   const uint8_t id[16] = {0xab, 1};
-  struct sockaddr_un addr;
-  const socklen_t len = handoutAddress(id, &addr);
-  EXPECT_EQ(addr.sun_path[0], 0);
-  EXPECT_EQ(std::string(addr.sun_path + 1, len - offsetof(struct sockaddr_un, sun_path) - 1),
-            "radar-logs-ab010000000000000000000000000000");
+  auto address = [&](const char* dir) {
+    struct sockaddr_un addr;
+    const socklen_t len = handoutAddress(id, dir, &addr);
+    EXPECT_EQ(addr.sun_path[0], 0);
+    return std::string(addr.sun_path + 1, len - offsetof(struct sockaddr_un, sun_path) - 1);
+  };
+  EXPECT_EQ(address("/tmp/rec").rfind("radar-logs-ab010000000000000000000000000000-", 0), 0u) << address("/tmp/rec");
+  EXPECT_EQ(address("/tmp/rec").size(), std::string("radar-logs-").size() + 32 + 1 + 16);
+  EXPECT_EQ(address("/tmp/rec"), address("/tmp/rec"));
+  EXPECT_NE(address("/tmp/rec"), address("/tmp/rec-b"));
 }
 
 }  // namespace

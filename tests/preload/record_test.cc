@@ -1148,7 +1148,8 @@ TEST(Record, LogFilesAreHandedOnlyToTheRecordingsProcesses) {
   ASSERT_EQ(meta.recording_id().size(), 16u);
   const int s = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   struct sockaddr_un addr;
-  const socklen_t len = log::handoutAddress(reinterpret_cast<const uint8_t*>(meta.recording_id().data()), &addr);
+  const socklen_t len =
+      log::handoutAddress(reinterpret_cast<const uint8_t*>(meta.recording_id().data()), dir.c_str(), &addr);
   ASSERT_EQ(::connect(s, reinterpret_cast<const sockaddr*>(&addr), len), 0) << std::strerror(errno);
   const std::string name = "99999-0-intruder.rlog";
   ASSERT_EQ(::send(s, name.data(), name.size(), 0), static_cast<ssize_t>(name.size()));
@@ -1160,6 +1161,29 @@ TEST(Record, LogFilesAreHandedOnlyToTheRecordingsProcesses) {
   int status = 0;
   ASSERT_EQ(::waitpid(recorder, &status, 0), recorder);
   EXPECT_FALSE(std::ifstream(dir + "/" + name).good());
+}
+
+// Two parts of one recording made on one machine (--join) while the first
+// still runs: each part hands its own processes their logs.
+TEST(Record, TwoPartsOfARecordingOnOneMachineEachHandOutTheirLogs) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to drop privileges";
+  if (shell("command -v setpriv").exit_code != 0) GTEST_SKIP() << "setpriv is not installed (util-linux)";
+  const std::string first = testTempDir() + "/part-a", stop = testTempDir() + "/stop";
+  const pid_t recorder = recordUntilStopped(first, stop);
+  ASSERT_GT(recorder, 0);
+  const std::string second = testTempDir() + "/part-b";
+  const Result joined = radar({"record", "--join", first, "-o", second, "--", "setpriv", "--reuid=65534",
+                               "--regid=65534", "--clear-groups", "sh", "-c", "echo hi | cat"});
+  { std::ofstream(stop) << ""; }
+  int status = 0;
+  ASSERT_EQ(::waitpid(recorder, &status, 0), recorder);
+  ASSERT_EQ(joined.exit_code, 0) << joined.err;
+  EXPECT_EQ(joined.err.find("cannot serve log files"), std::string::npos) << joined.err;
+  EXPECT_EQ(joined.err.find("not recorded"), std::string::npos) << joined.err;
+  bool cat_logged = false;
+  for (const auto& entry : std::filesystem::directory_iterator(second))
+    cat_logged |= entry.path().filename().string().find("-cat.rlog") != std::string::npos;
+  EXPECT_TRUE(cat_logged) << "cat, run as nobody in the second part, has no log there";
 }
 
 TEST(Record, RefusesADirectoryOthersCanWrite) {
