@@ -75,7 +75,8 @@ class Store {
   bool stopping() const { return stopping_; }
 
   void print_summary() const {
-    std::printf("server: %d requests served; %zu keys left:", requests_, data_.size());
+    std::printf("server: %d request%s served; %zu key%s left:", requests_, requests_ == 1 ? "" : "s", data_.size(),
+                data_.size() == 1 ? "" : "s");
     for (const auto& [key, value] : data_) std::printf(" %s=%s", key.c_str(), value.c_str());
     std::printf("\n");
   }

@@ -554,8 +554,9 @@ int DebugSession::run() {
   where.own_dir = std::filesystem::canonical(temp_->path()).string();
   where.report_stops = !options_.under_gdb && options_.at_event;
   where.write_places = likelyWritePlaces(launch_);
-  std::fprintf(stderr, "radar debug: re-running %s (%zu recorded events, event %u to %u of the replay)%s%s\n",
-               terminalSafe(trace_.label(image_)).c_str(), trace_.process_events[image_].size(), script_.first_number,
+  const size_t recorded = trace_.process_events[image_].size();
+  std::fprintf(stderr, "radar debug: re-running %s (%zu recorded event%s, event %u to %u of the replay)%s%s\n",
+               terminalSafe(trace_.label(image_)).c_str(), recorded, recorded == 1 ? "" : "s", script_.first_number,
                script_.last_number, options_.under_gdb ? " under gdb" : "",
                where.enabled ? ", in a sandbox" : ", not sandboxed");
   if (script_.chain.size() > 1)

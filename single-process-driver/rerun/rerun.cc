@@ -759,9 +759,14 @@ void checkStops(const ScriptEvent& e) {
   const char* why = nullptr;
   const uint64_t at_number = radar_replay_stop_at_number;
   const uint64_t at_local = radar_replay_stop_at_local;
+  uint64_t passed = 0;  // the event asked for, when it was another process's
   if (at_number && e.number >= at_number) {
     radar_replay_stop_at_number = 0;
     why = "the event asked for";
+    if (e.number > at_number) {
+      why = "its first event after the one asked for";
+      passed = at_number;
+    }
   } else if (at_local && e.segment == g.last_segment && e.counter >= at_local) {
     radar_replay_stop_at_local = 0;
     why = "the local event asked for";
@@ -771,7 +776,9 @@ void checkStops(const ScriptEvent& e) {
   }
   if (!why) return;
   Report r;
-  r << "radar: stopped before " << why << ", event " << e.number << " (local " << e.counter << "): " << text(&e);
+  r << "radar: stopped before " << why;
+  if (passed) r << " (event " << passed << " is not this process's)";
+  r << ", event " << e.number << " (local " << e.counter << "): " << text(&e);
   copyReport(r.str(), ReplayOutcome::Running);
   announce(radar_replay_stop, r.str());
   if (g.sigstop_at_stop) sys::raw(SYS_tgkill, sys::getpid(), sys::gettid(), SIGSTOP);
