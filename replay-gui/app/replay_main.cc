@@ -227,8 +227,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    qInstallMessageHandler(quietOffscreenMessages);
   }
+  // Offscreen, whoever chose it.
+  if (const char* platform = std::getenv("QT_QPA_PLATFORM"); platform && std::strcmp(platform, "offscreen") == 0)
+    qInstallMessageHandler(quietOffscreenMessages);
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("radar"));
   QApplication::setApplicationName(QStringLiteral("replay"));
