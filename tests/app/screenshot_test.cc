@@ -14,6 +14,7 @@
 #include <QPixmap>
 #include <QScreen>
 #include <QSet>
+#include <QSplitter>
 #include <QTableView>
 #include <QTest>
 #include <QTreeWidget>
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "app/main_window.h"
@@ -459,6 +461,145 @@ TEST(Screenshot, TwoRunsSideBySideAtTheirFirstDifference) {
   ASSERT_TRUE(shot.save(path)) << path.toStdString();
   EXPECT_GT(colours(shot), 40) << "the window looks empty: " << path.toStdString();
   std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
+}
+
+// The window on the recording a variable names, shown; null where there is
+// none (its program is not installed here).
+std::unique_ptr<MainWindow> recordedWindow(const char* variable) {
+  const std::string dir = env(variable);
+  if (dir.empty() || !std::filesystem::exists(dir + "/recording.txt")) return nullptr;
+  std::string error;
+  auto trace = trace::loadTrace({dir}, {}, &error);
+  EXPECT_TRUE(trace) << dir << ": " << error;
+  if (!trace) return nullptr;
+  auto window = std::make_unique<MainWindow>(std::move(trace));
+  EXPECT_TRUE(showOnScreen(*window));
+  return window;
+}
+
+// The screen's picture of the window, saved under docs' name for it.
+void saveShot(const MainWindow& window, const char* name) {
+  const QImage shot = windowOnScreen(window);
+  const QString path = QString::fromStdString(env("RADAR_SCREENSHOT_DIR")) + QStringLiteral("/") + name;
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  EXPECT_GT(colours(shot), 40) << "the window looks empty: " << path.toStdString();
+  std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
+}
+
+// The receives that took bytes, by processes of that name, in story order.
+std::vector<uint32_t> receivesBy(const trace::Trace& t, const std::string& name) {
+  std::vector<uint32_t> found;
+  for (uint32_t i = 0; i < t.events.size(); ++i)
+    if (log::categoryOf(t.events[i].eventKind()) == log::Category::Receive && t.events[i].value &&
+        t.processName(t.events[i].process) == name)
+      found.push_back(i);
+  return found;
+}
+
+// nginx answering curl (docs/replay.md): the timeline dragged taller and
+// zoomed to the first requests, a range of them selected, its box telling
+// their messages and latencies per connection.
+TEST(Screenshot, AServersTimelineZoomedWithARangeSelected) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  auto window = recordedWindow("RADAR_SCREENSHOT_SERVER_REC");
+  if (!window) GTEST_SKIP() << "no recording of nginx";
+  const std::vector<uint32_t> answers = receivesBy(window->trace(), "curl");
+  if (answers.size() < 8) GTEST_SKIP() << "nginx answered " << answers.size() << " requests";
+  auto* split = qobject_cast<QSplitter*>(window->spaceTimeView().parentWidget());
+  ASSERT_TRUE(split);
+  split->setSizes({250, 470});
+  Timeline& tl = window->spaceTimeView().timeline();
+  const double begin = answers[1] - 30.0, end = answers[7] + 10.0;
+  // nginx's lanes, and below them only the curls that ran in the window.
+  const trace::Trace& t = window->trace();
+  std::set<uint32_t> in_window;
+  for (auto at = static_cast<uint32_t>(begin); at < end && at < t.events.size(); ++at)
+    in_window.insert(t.events[at].process);
+  for (size_t lane = 0; lane < tl.lanes().size();) {
+    const uint32_t process = tl.lanes()[lane].process;
+    if (t.processName(process) == "curl" && !in_window.count(process))
+      tl.hideLane(lane);
+    else
+      ++lane;
+  }
+  tl.zoomTo(begin, end);
+  tl.selectRange(answers[2] - 20.0, answers[4] + 1.0);
+  ASSERT_TRUE(tl.range());
+  EXPECT_GE(tl.rangeSummary().size(), 3) << "the range's box names its connections";
+  window->controller().skipTo(answers[5] + 1);
+  tl.scrollLanes(-static_cast<int>(tl.lanes().size()));
+  saveShot(*window, "replay-timeline.png");
+}
+
+// The critical path to curl's first answer from nginx (docs/analysis.md):
+// red in the space-time diagram, its segments in the panel.
+TEST(Screenshot, TheCriticalPathOfAnAnswer) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  auto window = recordedWindow("RADAR_SCREENSHOT_SERVER_REC");
+  if (!window) GTEST_SKIP() << "no recording of nginx";
+  const std::vector<uint32_t> answers = receivesBy(window->trace(), "curl");
+  if (answers.empty()) GTEST_SKIP() << "nginx answered no request";
+  window->controller().skipTo(answers[0] + 1);
+  ASSERT_TRUE(window->showCriticalPath());
+  EXPECT_GT(window->criticalPathModel().rowCount(), 2);
+  saveShot(*window, "analysis-critical-path.png");
+}
+
+// A statically linked program between sh and cat (docs/recording.md): a
+// grey box with a dashed border that says why radar does not see into it.
+TEST(Screenshot, AProgramRadarDoesNotSeeInto) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  auto window = recordedWindow("RADAR_SCREENSHOT_UNRECORDED_REC");
+  if (!window) GTEST_SKIP() << "no recording of static_upper (the preload tests' programs are not built)";
+  const std::vector<uint32_t> read = receivesBy(window->trace(), "cat");
+  ASSERT_FALSE(read.empty()) << "cat read nothing";
+  window->controller().skipTo(read[0] + 1);
+  bool unrecorded = false;
+  for (const auto& box : window->networkView().scene().processes) unrecorded |= !box.not_recorded.empty();
+  EXPECT_TRUE(unrecorded) << "no box says a program was not recorded";
+  saveShot(*window, "replay-unrecorded.png");
+}
+
+// Four MPI ranks exchanging halos (docs/mpi.md), where a rank joins an
+// all-reduce: the ranks of the communicator joined in the network.
+TEST(Screenshot, FourRanksExchangingHalos) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  auto window = recordedWindow("RADAR_SCREENSHOT_HALO_REC");
+  if (!window) GTEST_SKIP() << "no recording of the halo exchange (Open MPI is not installed)";
+  const uint32_t joins = firstTold(*window, static_cast<uint32_t>(window->trace().events.size() / 2),
+                                   QStringLiteral("joins MPI_Allreduce"));
+  ASSERT_NE(joins, trace::kNone) << "no rank joins MPI_Allreduce in its second half";
+  window->controller().skipTo(joins);
+  saveShot(*window, "mpi-halo.png");
+}
+
+// Four ranks in a loop of MPI_Allreduce (docs/mpi.md): each collective a
+// band across the ranks' lanes, named once where there is room.
+TEST(Screenshot, CollectivesAsBandsAcrossTheRanks) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  auto window = recordedWindow("RADAR_SCREENSHOT_ALLREDUCE_REC");
+  if (!window) GTEST_SKIP() << "no recording of the all-reduce loop (Open MPI is not installed)";
+  const uint32_t joins = firstTold(*window, 1, QStringLiteral("joins MPI_Allreduce"));
+  ASSERT_NE(joins, trace::kNone);
+  window->controller().skipTo(joins);
+  window->spaceTimeView().timeline().zoomTo(joins - 120.0, joins + 240.0);
+  saveShot(*window, "mpi-allreduce.png");
+}
+
+// PostgreSQL (docs/replay.md): psql's query on its way to its backend.
+TEST(Screenshot, APostgresQueryOnItsWayToTheBackend) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  auto window = recordedWindow("RADAR_SCREENSHOT_POSTGRES_REC");
+  if (!window) GTEST_SKIP() << "no recording of PostgreSQL (not installed, or no postgres user)";
+  const trace::Trace& t = window->trace();
+  uint32_t query = trace::kNone;  // psql's first message to a backend
+  for (uint32_t i = 0; i < t.events.size() && query == trace::kNone; ++i)
+    if (log::categoryOf(t.events[i].eventKind()) == log::Category::Send && t.events[i].value > 40 &&
+        t.processName(t.events[i].process) == "psql")
+      query = i;
+  ASSERT_NE(query, trace::kNone) << "psql sent no query";
+  window->controller().skipTo(query + 1);
+  saveShot(*window, "replay-postgres.png");
 }
 
 }  // namespace

@@ -90,6 +90,47 @@ for i in $(seq 1 8); do
   "$build/bin/radar" diff "$work/race0" "$work/race$i" > /dev/null 2>&1 || status=$?
   if [ "$status" = 1 ]; then run1=$work/race0 run2=$work/race$i; break; fi
 done
+# A statically linked program between two that radar records: a process
+# of the story radar does not see into.
+static_upper=$build/tests/preload/programs/static_upper
+[ -x "$static_upper" ] && "$build/bin/radar" record -o "$work/unrecorded" -- sh -c "echo hello | $static_upper | cat" \
+  > /dev/null 2>> "$said" || true
+# Open MPI (as root if need be): four ranks exchanging halos, and four in a
+# loop of MPI_Allreduce; none where mpirun or the MPI programs are missing.
+record_mpi() {
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$build/bin/radar" record -o "$work/mpi-$1" -- \
+    mpirun --oversubscribe -n 4 "$build/tests/mpi/programs/$1" "$2" > /dev/null 2>> "$said" || true
+}
+if command -v mpirun > /dev/null && [ -x "$build/tests/mpi/programs/halo" ]; then
+  record_mpi halo 4
+  record_mpi allreduce 200
+fi
+# PostgreSQL: a server, psql creating a table, inserting 1 000 rows and
+# summing them, then pg_ctl stop; as the postgres user where run as root
+# (PostgreSQL refuses root). None where PostgreSQL is not installed.
+record_postgres() {
+  local bin=$1 pg=$work/pg as=() port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  mkdir -p "$pg" && chmod 755 "$work"
+  if [ "$(id -u)" = 0 ]; then
+    id postgres > /dev/null 2>&1 || return 0
+    chown postgres "$pg"
+    as=(runuser -u postgres --)
+  fi
+  "${as[@]}" "$bin/initdb" -A trust -D "$pg/data" > /dev/null 2>> "$said" || return 0
+  cat > "$pg/s.sh" << SH
+$bin/postgres -D $pg/data -k $pg -p $port -c listen_addresses=127.0.0.1 > $pg/log 2>&1 &
+until $bin/pg_isready -q -h 127.0.0.1 -p $port; do sleep 0.1; done
+psql -X -q -h 127.0.0.1 -p $port -d postgres -c 'create table t (x int)' \
+  -c 'insert into t select generate_series(1, 1000)' -c 'select sum(x) from t'
+$bin/pg_ctl stop -D $pg/data -m fast > /dev/null
+SH
+  chmod 755 "$pg/s.sh"
+  "${as[@]}" "$build/bin/radar" record -o "$pg/rec" -- sh "$pg/s.sh" > /dev/null 2>> "$said" || true
+}
+for bin in /usr/lib/postgresql/*/bin; do
+  [ -x "$bin/postgres" ] && command -v psql > /dev/null && record_postgres "$bin" && break
+done
 # A display of its own: Xvfb picks a free number and writes it to fd 3.
 Xvfb -displayfd 3 -screen 0 1400x950x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
 xvfb=$!
@@ -108,5 +149,7 @@ DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work
   RADAR_SCREENSHOT_KV_REC="$work/kvstore" RADAR_SCREENSHOT_KV_NET="$build/bin/kvstore.netdesc" \
   RADAR_SCREENSHOT_PIPELINE_REC="$work/pipeline" RADAR_SCREENSHOT_PIPELINE_NET="$build/bin/pipeline.netdesc" \
   RADAR_SCREENSHOT_MPX_REC="$work/mpx" RADAR_SCREENSHOT_MPX_NET="$work/mpx-named.netdesc" \
+  RADAR_SCREENSHOT_UNRECORDED_REC="$work/unrecorded" RADAR_SCREENSHOT_HALO_REC="$work/mpi-halo" \
+  RADAR_SCREENSHOT_ALLREDUCE_REC="$work/mpi-allreduce" RADAR_SCREENSHOT_POSTGRES_REC="$work/pg/rec" \
   RADAR_SCREENSHOT_DEADLOCK_REC="$work/deadlock" RADAR_SCREENSHOT_RUN1="$run1" RADAR_SCREENSHOT_RUN2="$run2" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
   "$build/bin/screenshot_tests" || { status=$?; echo "what the recordings said:"; cat "$said"; exit $status; }
