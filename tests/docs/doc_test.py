@@ -9,15 +9,22 @@ line is a command (a trailing backslash continues it, a here-document
 written `<< 'EOF'` takes the lines up to its word), and the lines up to
 the next command are what it prints, standard output and standard error
 interleaved as a terminal shows them. The commands of a document run in
-order, in one fresh directory that holds `build` (the build) and
-`sample-programs` (the sources), as from the repository's root; `$?` is
+order, in one fresh directory that holds `build` (the build),
+`sample-programs` and `tests` (the sources), as from the repository's
+root; `$?` is
 the status of the command before. A block after the comment
 `<!-- not run: REASON -->` is not run (a window that stays open, say).
 After `<!-- per process: REASON -->`, a narrative's lines are compared
 process by process: each process's events in their order, but not how
 the processes' events interleave, which is the scheduler's and varies
 where they are concurrent. After `<!-- channel numbers vary: REASON -->`,
-a channel's number (`pipe 3`) is compared as a number that varies.
+a channel's number (`pipe 3`) is compared as a number that varies. After
+`<!-- figures vary: REASON -->` (a real server's latencies, pids and
+ports), every number is compared as one that varies, and runs of spaces
+and of dashes (a table's columns) as one: the words, the columns and the
+rows must still be as written. `<!-- needs: PROGRAM... -->` anywhere in a
+document says the programs its sessions run besides radar's own; where
+one is missing, the document is skipped, saying which.
 
 What differs from run to run and from machine to machine is compared as
 such, not as digits: a process's pid (`name[123]`), an event's place in
@@ -38,18 +45,21 @@ import sys
 import tempfile
 
 DOC_ROOT = "~/radar"
-MARK = re.compile(r"<!--\s*(not run|per process|channel numbers vary):\s*(.+?)\s*-->")
+MARK = re.compile(r"<!--\s*(not run|per process|channel numbers vary|figures vary):\s*(.+?)\s*-->")
+NEEDS = re.compile(r"<!--\s*needs:\s*(.+?)\s*-->")
+FIGURE = re.compile(r"\d+(\.\d+)?")
 CHANNEL_NUMBER = re.compile(r"\b(pipe|socketpair|fifo) \d+\b")
 PROCESS = re.compile(r"^Process ([\w.-]+)\[")
 HEREDOC = re.compile(r"(?<![<$(])<<\s*'(\w+)'")  # << 'EOF' only (not <<<, not $((a << b)))
 
 
 class Command:
-    def __init__(self, line, text, per_process, channel_numbers_vary=False):
+    def __init__(self, line, text, mark):
         self.line = line  # the document's line of the "$ "
         self.text = text
-        self.per_process = per_process
-        self.channel_numbers_vary = channel_numbers_vary
+        self.per_process = mark == "per process"
+        self.channel_numbers_vary = mark == "channel numbers vary"
+        self.figures_vary = mark == "figures vary"
         self.expected = []
 
 
@@ -69,13 +79,13 @@ def sessions(path):
             end += 1
         block = lines[i + 1:end]
         if block and block[0].startswith("$ ") and mark != "not run":
-            commands += parse_block(block, i + 2, mark == "per process", mark == "channel numbers vary")
+            commands += parse_block(block, i + 2, mark)
         mark = None
         i = end + 1
     return commands
 
 
-def parse_block(block, first_line, per_process, channel_numbers_vary):
+def parse_block(block, first_line, mark):
     commands, k = [], 0
     while k < len(block):
         line = block[k]
@@ -90,7 +100,7 @@ def parse_block(block, first_line, per_process, channel_numbers_vary):
                 text = text + "\n" + block[k]
                 if block[k] == here.group(1):
                     break
-            commands.append(Command(first_line + start, text, per_process, channel_numbers_vary))
+            commands.append(Command(first_line + start, text, mark))
         elif commands:
             commands[-1].expected.append(line)
         k += 1
@@ -137,6 +147,11 @@ def path_replacer(work, source, build):
     return replace
 
 
+def figures(line):
+    """A line whose numbers vary, compared by its words and columns."""
+    return re.sub(r"-+", "-", re.sub(r" +", " ", FIGURE.sub("N", line))).strip()
+
+
 def by_process(lines):
     """The lines with each process's kept in order, the processes apart."""
     def process(line):
@@ -181,9 +196,12 @@ def run(commands, source, build, doc, no_sandbox=None):
     work = tempfile.mkdtemp(prefix="radar-doc-")
     os.symlink(build, os.path.join(work, "build"))
     os.symlink(os.path.join(source, "sample-programs"), os.path.join(work, "sample-programs"))
+    os.symlink(os.path.join(source, "tests"), os.path.join(work, "tests"))
     paths = path_replacer(work, source, build)
     # `radar` as installed: the build's, first on the PATH.
     env = dict(os.environ, PATH=os.path.join(build, "bin") + os.pathsep + os.environ.get("PATH", ""))
+    if os.geteuid() == 0:  # Open MPI's mpirun refuses root unless told, as a root user's setup would
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     failures, status, skipped, left_out = 0, 0, False, 0
     try:
         for c in commands:
@@ -206,6 +224,8 @@ def run(commands, source, build, doc, no_sandbox=None):
                 want, out = by_process(want), by_process(out)
             if c.channel_numbers_vary:
                 want, out, err = ([CHANNEL_NUMBER.sub(r"\1 N", x) for x in lines] for lines in (want, out, err))
+            if c.figures_vary:
+                want, out, err = ([figures(x) for x in lines] for lines in (want, out, err))
             if interleaves(want, out, err):
                 print("%s:%d: ok: $ %s" % (doc, c.line, c.text.split("\n")[0]))
             else:
@@ -230,8 +250,18 @@ def missing_prerequisite(commands):
     return None
 
 
+def missing_programs(path):
+    """The programs a document says it needs that are not installed here."""
+    needed = [p for m in NEEDS.finditer(open(path, encoding="utf-8").read()) for p in m.group(1).split()]
+    return [p for p in needed if shutil.which(p) is None]
+
+
 def main():
     source, build, doc = (os.path.abspath(a) for a in sys.argv[1:4])
+    missing = missing_programs(doc)
+    if missing:
+        print("%s: skipped: not installed here: %s" % (doc, " ".join(missing)))
+        return 77
     commands = sessions(doc)
     if not commands:
         print("%s: no session to run" % doc)
