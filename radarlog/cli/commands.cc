@@ -54,7 +54,7 @@ const Command kCommands[] = {
     {"sql", "query a recording with SQL", kSqlHelp, runSql, kSqlOptions},
 #endif
 #ifdef RADAR_HAVE_REPLAY
-    {"replay", "watch the messages move between processes, event by event", kReplayHelp, runReplay},
+    {"replay", "watch the messages move between processes, event by event", kReplayHelp, runReplay, kReplayOptions},
 #endif
 #ifdef RADAR_HAVE_DEBUG
     {"debug", "re-run one recorded process alone under gdb, fed what it received", kDebugHelp, runDebug, kDebugOptions},

@@ -16,9 +16,9 @@ struct Command {
   // where the options go: helpText() puts the table's there.
   const char* help;
   int (*run)(int argc, char** argv);  // argv[0] is the command name
-  // The options it takes: the table its parser uses, which the help must
-  // name, and shell completion offers (empty: parsed elsewhere, as the
-  // replay's are by radar-replay).
+  // The options it takes: the table its parser uses (the replay's parser,
+  // radar-replay's, is checked against it), which its usage is made from
+  // and shell completion offers.
   std::span<const OptionSpec> options;
 };
 
@@ -63,6 +63,7 @@ extern const char kStatsHelp[];
 extern const std::span<const OptionSpec> kStatsOptions;
 int runReplay(int argc, char** argv);
 extern const char kReplayHelp[];
+extern const std::span<const OptionSpec> kReplayOptions;
 int runDebug(int argc, char** argv);
 extern const char kDebugHelp[];
 extern const std::span<const OptionSpec> kDebugOptions;
