@@ -24,11 +24,13 @@ radar_packages=(
   iproute2
   debootstrap desktop-file-utils zsh
 )
-# The real programs the `real` tests record (tests/real); without them
-# those tests skip, saying what is missing.
+# The real programs the `real` tests record (tests/real), and Wireshark
+# with xdotool for docs' screenshots of it; without them those tests skip,
+# saying what is missing.
 radar_real_packages=(
   nginx-light curl postgresql redis-server redis-tools golang-go tcpdump make
   apache2-bin apache2-utils nodejs dnsmasq-base bind9-dnsutils memcached libmemcached-tools
+  wireshark-qt xdotool
 )
 
 radar_install_packages() {

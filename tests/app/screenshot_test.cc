@@ -12,9 +12,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPixmap>
+#include <QProcess>
 #include <QScreen>
 #include <QSet>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
 #include <QTreeWidget>
@@ -600,6 +602,72 @@ TEST(Screenshot, APostgresQueryOnItsWayToTheBackend) {
   ASSERT_NE(query, trace::kNone) << "psql sent no query";
   window->controller().skipTo(query + 1);
   saveShot(*window, "replay-postgres.png");
+}
+
+// xdotool's answer, its last line ("" when it gave none in time).
+QString xdotool(const QStringList& args) {
+  QProcess tool;
+  tool.start(QStringLiteral("xdotool"), args);
+  if (!tool.waitForFinished(30000)) tool.kill();
+  const QStringList lines = QString::fromLocal8Bit(tool.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+  return lines.isEmpty() ? QString() : lines.last();
+}
+
+// Wireshark itself, on the same X server, reading a pcapng radar wrote:
+// filtered, a packet selected, every tree of its details expanded (its
+// Ctrl+Right), and the screen's picture of its window.
+QImage wiresharkShowing(const std::string& file, const QString& filter, int packet) {
+  QProcess shark;
+  QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+  environment.insert(QStringLiteral("XDG_CONFIG_HOME"),
+                     QString::fromStdString(env("RADAR_SCREENSHOT_WIRESHARK_CONFIG")));
+  shark.setProcessEnvironment(environment);
+  shark.start(QStringLiteral("wireshark"), {QStringLiteral("-r"), QString::fromStdString(file), QStringLiteral("-Y"),
+                                            filter, QStringLiteral("-g"), QString::number(packet)});
+  if (!shark.waitForStarted(10000)) return {};
+  const QString window = xdotool({QStringLiteral("search"), QStringLiteral("--sync"), QStringLiteral("--onlyvisible"),
+                                  QStringLiteral("--class"), QStringLiteral("wireshark")});
+  QImage shot;
+  if (!window.isEmpty()) {
+    QTest::qWait(4000);  // the file read, filtered and drawn
+    xdotool({QStringLiteral("windowfocus"), window});
+    xdotool({QStringLiteral("key"), QStringLiteral("ctrl+Right")});
+    QTest::qWait(1000);
+    shot = QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(0, 0, 1300, 860);
+  }
+  shark.terminate();
+  if (!shark.waitForFinished(10000)) shark.kill();
+  return shot;
+}
+
+void wiresharkScreenshot(const char* variable, const QString& filter, int packet, const char* name) {
+  const std::string file = env(variable);
+  if (file.empty() || !std::filesystem::exists(file)) GTEST_SKIP() << "no pcapng export (" << variable << ")";
+  if (QStandardPaths::findExecutable(QStringLiteral("wireshark")).isEmpty() ||
+      QStandardPaths::findExecutable(QStringLiteral("xdotool")).isEmpty())
+    GTEST_SKIP() << "Wireshark or xdotool is not installed (apt-get install wireshark-qt xdotool)";
+  const QImage shot = wiresharkShowing(file, filter, packet);
+  ASSERT_FALSE(shot.isNull()) << "Wireshark showed no window";
+  const QString path = QString::fromStdString(env("RADAR_SCREENSHOT_DIR")) + QStringLiteral("/") + name;
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  EXPECT_GT(colours(shot), 40) << "Wireshark's window looks empty: " << path.toStdString();
+  std::printf("screenshot: %s\n", path.toLocal8Bit().constData());
+}
+
+// docs/exporting.md: nginx's HTTP requests and replies in Wireshark, the
+// first request's comment naming curl and the event, its interface.
+TEST(Screenshot, WiresharkReadingNginxsExport) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const int first = std::atoi(env("RADAR_SCREENSHOT_WEB_PACKET").c_str());  // the first HTTP packet
+  wiresharkScreenshot("RADAR_SCREENSHOT_WEB_PCAPNG", QStringLiteral("http"), first > 0 ? first : 1,
+                      "export-wireshark-nginx.png");
+}
+
+// docs/exporting.md: HTTP over pipes and a Unix socket, DNS over a
+// datagram pair, each on its kind's interface, decoded by Wireshark.
+TEST(Screenshot, WiresharkReadingPipesAndUnixSockets) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  wiresharkScreenshot("RADAR_SCREENSHOT_PAIR_PCAPNG", QStringLiteral("http || dns"), 5, "export-wireshark-pipes.png");
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ record_nginx() {
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   mkdir -p "$web/html" && chmod 755 "$work" "$web"
   for i in $(seq 0 19); do echo "page $i" > "$web/html/page$i.html"; done
+  echo "index" > "$web/html/index.html"
   cat > "$web/nginx.conf" << CONF
 worker_processes 2; daemon off; pid $web/nginx.pid; error_log $web/error.log;
 events { worker_connections 64; }
@@ -131,6 +132,26 @@ SH
 for bin in /usr/lib/postgresql/*/bin; do
   [ -x "$bin/postgres" ] && command -v psql > /dev/null && record_postgres "$bin" && break
 done
+# What Wireshark opens: the pcapng export of nginx's recording, and of a
+# program that speaks HTTP over pipes and a Unix socket and DNS over a
+# datagram pair, each channel decoded as its protocol; Wireshark's window
+# where the screenshots take it, 1300x860 at the top left.
+[ -d "$work/nginx-rec" ] && "$build/bin/radar" export --pcapng "$work/web.pcapng" "$work/nginx-rec" \
+  > /dev/null 2>> "$said" || true
+first_http=$( (tshark -r "$work/web.pcapng" -Y http -T fields -e frame.number 2> /dev/null || true) | head -1)
+http_pair=$build/tests/export/programs/http_pair
+if [ -x "$http_pair" ]; then
+  "$build/bin/radar" record -o "$work/pair" -- "$http_pair" "$work/s.sock" > /dev/null 2>> "$said" || true
+  decode=()
+  while IFS=, read -r name type; do
+    [ "$type" = "unix datagram socket" ] && decode+=(--decode-as "$name=dns") || decode+=(--decode-as "$name=http")
+  done < <("$build/bin/radar" sql "$work/pair" "select name, type from channels where external = 0" --format csv |
+    tail -n +2)
+  "$build/bin/radar" export --pcapng "$work/pair.pcapng" "${decode[@]}" "$work/pair" > /dev/null 2>> "$said" || true
+fi
+mkdir -p "$work/config/wireshark"
+printf 'gui.geometry_main_x: 0\ngui.geometry_main_y: 0\ngui.geometry_main_width: 1300\ngui.geometry_main_height: 860\n' \
+  > "$work/config/wireshark/recent_common"
 # A display of its own: Xvfb picks a free number and writes it to fd 3.
 Xvfb -displayfd 3 -screen 0 1400x950x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
 xvfb=$!
@@ -151,5 +172,7 @@ DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work
   RADAR_SCREENSHOT_MPX_REC="$work/mpx" RADAR_SCREENSHOT_MPX_NET="$work/mpx-named.netdesc" \
   RADAR_SCREENSHOT_UNRECORDED_REC="$work/unrecorded" RADAR_SCREENSHOT_HALO_REC="$work/mpi-halo" \
   RADAR_SCREENSHOT_ALLREDUCE_REC="$work/mpi-allreduce" RADAR_SCREENSHOT_POSTGRES_REC="$work/pg/rec" \
+  RADAR_SCREENSHOT_WEB_PCAPNG="$work/web.pcapng" RADAR_SCREENSHOT_WEB_PACKET="$first_http" RADAR_SCREENSHOT_PAIR_PCAPNG="$work/pair.pcapng" \
+  RADAR_SCREENSHOT_WIRESHARK_CONFIG="$work/config" \
   RADAR_SCREENSHOT_DEADLOCK_REC="$work/deadlock" RADAR_SCREENSHOT_RUN1="$run1" RADAR_SCREENSHOT_RUN2="$run2" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
   "$build/bin/screenshot_tests" || { status=$?; echo "what the recordings said:"; cat "$said"; exit $status; }
