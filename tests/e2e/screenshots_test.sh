@@ -132,6 +132,14 @@ SH
 for bin in /usr/lib/postgresql/*/bin; do
   [ -x "$bin/postgres" ] && command -v psql > /dev/null && record_postgres "$bin" && break
 done
+# Open MPI's ring of four ranks on two hosts simulated with namespaces,
+# each rank recording itself (docs/many-hosts.md), as the MPI tests make
+# it; none where namespaces cannot be made.
+if [ -x "$build/bin/mpi_tests" ] && command -v mpirun > /dev/null; then
+  mkdir -p "$work/hosts-ring"
+  RADAR_MPI_HOSTS_RING_DIR="$work/hosts-ring" "$build/bin/mpi_tests" \
+    --gtest_filter=Mpi.RingOfFourRanksOnTwoHostsIsOneStory > /dev/null 2>> "$said" || true
+fi
 # What Wireshark opens: the pcapng export of nginx's recording, and of a
 # program that speaks HTTP over pipes and a Unix socket and DNS over a
 # datagram pair, each channel decoded as its protocol; Wireshark's window
@@ -173,6 +181,13 @@ DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work
   RADAR_SCREENSHOT_UNRECORDED_REC="$work/unrecorded" RADAR_SCREENSHOT_HALO_REC="$work/mpi-halo" \
   RADAR_SCREENSHOT_ALLREDUCE_REC="$work/mpi-allreduce" RADAR_SCREENSHOT_POSTGRES_REC="$work/pg/rec" \
   RADAR_SCREENSHOT_WEB_PCAPNG="$work/web.pcapng" RADAR_SCREENSHOT_WEB_PACKET="$first_http" RADAR_SCREENSHOT_PAIR_PCAPNG="$work/pair.pcapng" \
-  RADAR_SCREENSHOT_WIRESHARK_CONFIG="$work/config" \
+  RADAR_SCREENSHOT_WIRESHARK_CONFIG="$work/config" RADAR_SCREENSHOT_HOSTS_RING="$work/hosts-ring" \
   RADAR_SCREENSHOT_DEADLOCK_REC="$work/deadlock" RADAR_SCREENSHOT_RUN1="$run1" RADAR_SCREENSHOT_RUN2="$run2" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
   "$build/bin/screenshot_tests" || { status=$?; echo "what the recordings said:"; cat "$said"; exit $status; }
+# Every picture docs/ shows is one the screenshots above take.
+source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+for image in "$source_dir"/docs/images/*.png; do
+  name=$(basename "$image")
+  grep -q "\"$name\"\|\"/$name\"" "$source_dir/tests/app/screenshot_test.cc" ||
+    { echo "docs/images/$name is taken by no screenshot of tests/app/screenshot_test.cc"; exit 1; }
+done

@@ -292,7 +292,10 @@ TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
 TEST_F(Mpi, RingOfFourRanksOnTwoHostsIsOneStory) {
   if (::geteuid() != 0) GTEST_SKIP() << "making network namespaces needs root";
   if (!have("ip") || !have("unshare")) GTEST_SKIP() << "needs ip and unshare";
-  const std::string work = testTempDir();
+  // RADAR_MPI_HOSTS_RING_DIR: where to make (and keep) the recordings, for
+  // docs' screenshot of them (tests/e2e/screenshots_test.sh).
+  const char* keep = std::getenv("RADAR_MPI_HOSTS_RING_DIR");
+  const std::string work = keep && *keep ? keep : testTempDir();
   SimulatedHosts hosts("host-a", "host-b", 1, work);
   if (!hosts.ok()) GTEST_SKIP() << "cannot simulate hosts here: " << hosts.why();
   const std::string each_rank =
