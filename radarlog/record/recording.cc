@@ -104,9 +104,21 @@ std::string newRecordingDirectory(const std::string& base) {
   return dir;
 }
 
+namespace {
+
+// The directories above `dir` that are missing, made as mkdir -p would,
+// private (ranks of one job making rec/rank-N side by side all succeed).
+void makeParents(const std::string& dir) {
+  for (size_t slash = dir.find('/', 1); slash != std::string::npos; slash = dir.find('/', slash + 1))
+    if (::mkdir(dir.substr(0, slash).c_str(), 0700) != 0 && errno != EEXIST) return;
+}
+
+}  // namespace
+
 int openRecordingDirectory(const std::string& dir, bool* created, bool* empty, std::string* error) {
   *created = false;
   *empty = true;
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno == ENOENT) makeParents(dir);
   if (::mkdir(dir.c_str(), 0700) == 0)
     *created = true;
   else if (errno != EEXIST) {

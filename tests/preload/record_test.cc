@@ -1186,6 +1186,18 @@ TEST(Record, TwoPartsOfARecordingOnOneMachineEachHandOutTheirLogs) {
   EXPECT_TRUE(cat_logged) << "cat, run as nobody in the second part, has no log there";
 }
 
+// `-o rec/rank-3` where rec/ is not there yet (each rank of a job
+// recording itself): the missing directories are made, private.
+TEST(Record, MakesTheDirectoriesAboveItsOwn) {
+  const std::string parent = testTempDir() + "/runs", dir = parent + "/today/rank-3";
+  const Result r = radar({"record", "-o", dir, "--", "/bin/true"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::ifstream(dir + "/recording.txt").good());
+  struct stat st {};
+  ASSERT_EQ(::stat(parent.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+}
+
 TEST(Record, RefusesADirectoryOthersCanWrite) {
   const std::string dir = testTempDir() + "/open";
   ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
