@@ -47,9 +47,9 @@ import tempfile
 DOC_ROOT = "~/radar"
 MARK = re.compile(r"<!--\s*(not run|per process|channel numbers vary|figures vary):\s*(.+?)\s*-->")
 NEEDS = re.compile(r"<!--\s*needs:\s*(.+?)\s*-->")
-FIGURE = re.compile(r"\d+(\.\d+)?")
+FIGURE = re.compile(r"-?\d+(\.\d+)?")
 CHANNEL_NUMBER = re.compile(r"\b(pipe|socketpair|fifo) \d+\b")
-PROCESS = re.compile(r"^Process ([\w.-]+)\[")
+PROCESS = re.compile(r"^Process (.+?)\[")  # names with spaces too: "ring rank 0[", "nginx: worker process["
 HEREDOC = re.compile(r"(?<![<$(])<<\s*'(\w+)'")  # << 'EOF' only (not <<<, not $((a << b)))
 
 
@@ -211,9 +211,15 @@ def run(commands, source, build, doc, no_sandbox=None):
                 left_out += 1
                 continue
             skipped = False
-            r = subprocess.run(["bash", "-c", "(exit %d); %s\nexit $?" % (status, c.text)], cwd=work, env=env,
-                               stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
-                               timeout=300)
+            try:
+                r = subprocess.run(["bash", "-c", "(exit %d); %s\nexit $?" % (status, c.text)], cwd=work, env=env,
+                                   stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
+                                   timeout=300)
+            except subprocess.TimeoutExpired:
+                print("%s:%d: did not end within 300 s: $ %s" % (doc, c.line, c.text))
+                failures += 1
+                status = 124
+                continue
             status = r.returncode
             out = [normalize(paths(x)) for x in lines_of(r.stdout)]
             err = [normalize(paths(x)) for x in lines_of(r.stderr)]
