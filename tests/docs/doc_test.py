@@ -31,7 +31,8 @@ such, not as digits: a process's pid (`name[123]`), an event's place in
 the replay (`Event 45`, `event 43 to 48`), a count of events (`replayed
 N of N events` where both are the same), a file's inode, sizes in
 KiB or MiB, a duration in seconds, an address (`0x...`), the
-repository's path (the documents show it as `~/radar`), and gdb's value
+repository's path (the documents show it as `~/radar`), the machine's
+name (they show `vm`), and gdb's value
 of an argument at entry, which only an optimized build shows. Everything else
 must be as written: a command that prints anything else, prints less, or
 fails where the document shows it succeed fails the test, naming the
@@ -40,11 +41,13 @@ document's line.
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 
 DOC_ROOT = "~/radar"
+DOC_HOST = "vm"  # the host the documents' recordings were made on
 MARK = re.compile(r"<!--\s*(not run|per process|channel numbers vary|figures vary):\s*(.+?)\s*-->")
 NEEDS = re.compile(r"<!--\s*needs:\s*(.+?)\s*-->")
 FIGURE = re.compile(r"-?\d+(\.\d+)?")
@@ -110,13 +113,14 @@ def parse_block(block, first_line, mark):
 RULES = [
     (re.compile(r"([\w.-]+)\[\d+\](?!:| =)"), r"\1[PID]"),  # not a decoded field's index, node[3]:
     (re.compile(r"\b(pid) \d+"), r"\1 PID"),
-    (re.compile(r"\b([Ee]vent) \d+ to \d+"), r"\1 N to N"),
+    (re.compile(r"\b([Ee]vents?) \d+ to \d+"), r"\1 N to N"),
     (re.compile(r"\b([Ee]vent) \d+"), r"\1 N"),
     (re.compile(r"\b(\d+) of \1 events\b"), "N of N events"),  # all of them, however many
     (re.compile(r"\b\d+ events\b"), "N events"),
     (re.compile(r"\b(inode) \d+"), r"\1 N"),
     (re.compile(r"\b\d+(\.\d+)? (KiB|MiB|GiB)\b"), "SIZE"),
     (re.compile(r"\b\d+(\.\d+)? s\b"), "T s"),
+    (re.compile(r"\b\d+\.\d+ ms\b"), "T ms"),
     (re.compile(r"\b0x[0-9a-f]+\b"), "0xADDR"),
     # gdb shows an argument's value at entry too where the build is
     # optimized (below=below@entry=5), not in a debug build (below=5).
@@ -137,7 +141,11 @@ def path_replacer(work, source, build):
     builds = sorted({build, os.path.realpath(build)}, key=len, reverse=True)
     roots = sorted({work, os.path.realpath(work), source, os.path.realpath(source)}, key=len, reverse=True)
 
+    host = re.compile(r"\b%s\b" % re.escape(socket.gethostname()))
+
     def replace(line):
+        if socket.gethostname() != DOC_HOST:  # interfaces and partitions named after the host
+            line = host.sub(DOC_HOST, line)
         for b in builds:
             line = line.replace(b, DOC_ROOT + "/build")
         for r in roots:
