@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "log/asan_options.h"
@@ -272,23 +273,49 @@ pid_t startProgram(const RecordSettings& s, std::vector<std::string> env, const 
   return child;
 }
 
+// The children radar record has now, zombies included (every thread's:
+// the kernel lists them per thread); empty where /proc does not say.
+std::set<pid_t> childrenNow() {
+  std::set<pid_t> children;
+  DIR* tasks = ::opendir("/proc/self/task");
+  if (!tasks) return children;
+  while (const dirent* task = ::readdir(tasks)) {
+    if (task->d_name[0] == '.') continue;
+    std::ifstream list(std::string("/proc/self/task/") + task->d_name + "/children");
+    for (pid_t pid; list >> pid;) children.insert(pid);
+  }
+  ::closedir(tasks);
+  return children;
+}
+
 // Reaps every descendant (orphans come back: radar record is their
-// subreaper) into `recording`; returns the program's wait status.
-int reapAll(pid_t child, proto::Recording& recording) {
+// subreaper) into `recording`; returns the program's wait status. The
+// children radar record had before the program (`before`: a shell's
+// process substitution, `radar record … > >(cat)`, forks cat and then
+// execs radar) are not the program's: once the program's own have all
+// ended, they are left alone, as they may be waiting for radar to end.
+int reapAll(pid_t child, proto::Recording& recording, const std::set<pid_t>& before) {
   int root_status = 0;
+  bool root_ended = false;
   for (;;) {
+    if (root_ended && !before.empty()) {
+      const std::set<pid_t> now = childrenNow();
+      if (std::includes(before.begin(), before.end(), now.begin(), now.end())) break;
+    }
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, 0);
     if (pid < 0) {
       if (errno == EINTR) continue;
       break;  // ECHILD: every descendant has ended
     }
+    if (before.count(pid)) continue;  // not the program's
     auto* reaped = recording.add_reaped();
     reaped->set_pid(pid);
     reaped->set_status(status);
     reaped->set_monotonic_ns(clockNs(CLOCK_MONOTONIC));
     if (pid == child) {
       root_status = status;
+      root_ended = true;
       g_child = 0;
     }
   }
@@ -366,6 +393,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   if (std::string why; !handout.start(dir_fd, abs_dir, id, &why))
     std::fprintf(stderr, "radar record: warning: %s\n", why.c_str());
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const std::set<pid_t> children_before = childrenNow();
   const SignalsForTheProgram signals;
   bool exec_failed = false;
   const pid_t child = startProgram(s, programEnvironment(s, abs_dir, id), nofile_known ? &program_nofile : nullptr,
@@ -374,7 +402,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   g_child = child;
   if (s.started) s.started();
   recording.set_root_pid(child);
-  out.root_status = reapAll(child, recording);
+  out.root_status = reapAll(child, recording, children_before);
   out.seconds = static_cast<double>(clockNs(CLOCK_MONOTONIC) - start) / 1e9;
   recording.set_root_status(out.root_status);
   recording.set_end_realtime_ns(clockNs(CLOCK_REALTIME));

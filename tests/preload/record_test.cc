@@ -1186,6 +1186,21 @@ TEST(Record, TwoPartsOfARecordingOnOneMachineEachHandOutTheirLogs) {
   EXPECT_TRUE(cat_logged) << "cat, run as nobody in the second part, has no log there";
 }
 
+// radar record's output read by a process substitution: bash forks the
+// reader (cat), then execs radar, which so has cat as a child of its own.
+// cat waits for radar's output to end: radar must not wait for cat.
+TEST(Record, ChildrenItHadBeforeTheProgramAreNotWaitedFor) {
+  if (shell("command -v bash").exit_code != 0) GTEST_SKIP() << "bash is not installed";
+  const std::string dir = testTempDir() + "/rec", out = testTempDir() + "/out";
+  const Result r = shell("timeout 60 bash -c " + shellQuote(shellQuote(radarPath()) + " record -o " + shellQuote(dir) +
+                                                            " -- echo hi > >(cat > " + shellQuote(out) + ")"));
+  ASSERT_EQ(r.exit_code, 0) << "radar record waited for the shell's cat (124: timed out)\n" << r.err;
+  EXPECT_EQ(r.err.find("not recorded"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("recorded 1 process,"), std::string::npos) << r.err;
+  for (int i = 0; i < 100 && slurp(out) != "hi\n"; ++i) ::usleep(20000);  // cat writes once radar is done
+  EXPECT_EQ(slurp(out), "hi\n");
+}
+
 // `-o rec/rank-3` where rec/ is not there yet (each rank of a job
 // recording itself): the missing directories are made, private.
 TEST(Record, MakesTheDirectoriesAboveItsOwn) {
