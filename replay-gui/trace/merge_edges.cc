@@ -3,12 +3,25 @@
 
 namespace radar::trace::merging {
 
+// Whether kill(to, ...) reaches `target`: its pid, every process (-1), the
+// sender's group (0), or a group given by its leader (-pgid). Groups are
+// not recorded; a group led by the target or one of its ancestors (a
+// server's master, a shell's job) is taken to hold it, as apache2's
+// children are in their parent's.
+bool Merger::killReaches(int32_t to, uint32_t target) const {
+  if (to == raw_.processes[target].pid || to == 0 || to == -1) return true;
+  if (to > -2) return false;
+  size_t steps = 0;
+  for (uint32_t p = target; p != kNone && steps++ < raw_.processes.size(); p = raw_.processes[p].parent)
+    if (raw_.processes[p].pid == -to) return true;
+  return false;
+}
+
 // What sent signal event `i` among the events of `images` (the sender's):
 // its latest kill() begun before the signal was taken, else its latest
 // message queued (a notification, mq_notify). kNone: none.
 uint32_t Merger::signalSource(uint32_t i, const std::vector<uint32_t>& images) const {
   const Event& ev = raw_.events[i];
-  const Process& target = raw_.processes[ev.process];
   uint32_t kill = kNone, queued = kNone;
   auto later = [&](uint32_t have, uint32_t k) {
     return have == kNone || raw_.events[have].entry_ns < raw_.events[k].entry_ns;
@@ -23,8 +36,7 @@ uint32_t Merger::signalSource(uint32_t i, const std::vector<uint32_t>& images) c
         continue;
       }
       if (e.eventKind() != Kind::Kill || e.result != ev.result) continue;
-      const int32_t to = static_cast<int32_t>(e.value);
-      if (to != target.pid && to != 0 && to != -1 && to != -target.pid) continue;
+      if (!killReaches(static_cast<int32_t>(e.value), ev.process)) continue;
       if (later(kill, k)) kill = k;
     }
   }

@@ -248,6 +248,7 @@ class Merger {
   void eofEdges(const std::vector<uint32_t>& eofs, const std::vector<std::vector<uint32_t>>& closes);
   void eofFromAnotherMachine(uint32_t eof, const std::vector<uint32_t>& ends_let_go, bool all_let_go);
   uint32_t signalSource(uint32_t signal, const std::vector<uint32_t>& images) const;
+  bool killReaches(int32_t to, uint32_t target) const;
   void alignHostClocks();
   void shiftClocks();
   void linearize();

@@ -172,6 +172,29 @@ TEST(Merge, RadarCounterRule) {
 // the receive's number still comes from its send, though by then the merge
 // has copied the send out to the linear order and given back the memory it
 // was read from.
+// A signal sent to a whole process group, kill(-pgid), as apache2 stops
+// its children: the group is led by the sender, the target's parent. The
+// signal follows that kill, not the kills to others before it.
+TEST(Merge, ASignalToTheGroupFollowsTheKillThatSentIt) {
+  FakeRecording rec;
+  FakeProcess& parent = rec.process("apache2", 100);
+  parent.fork(101, 10, 11);
+  FakeProcess& child = rec.child(parent, "apache2", 101);
+  for (int k = 0; k < 5; ++k) parent.kill(4242, SIGUSR1, 20 + k, 21 + k);  // to another process
+  parent.kill(-100, SIGTERM, 100, 110);
+  child.signal(100, SIGTERM, 105);
+  child.exit(0, 120);
+  parent.exit(0, 130);
+  auto t = rec.load();
+  ASSERT_TRUE(t);
+  expectConsistent(*t);
+  const uint32_t kill = at(*t, 100, 7), signal = at(*t, 101, 1);
+  ASSERT_EQ(t->events[kill].eventKind(), log::Kind::Kill);
+  ASSERT_EQ(t->events[signal].eventKind(), log::Kind::Signal);
+  EXPECT_TRUE(reaches(*t, kill, signal));
+  EXPECT_LT(t->events[kill].number, t->events[signal].number);
+}
+
 TEST(Merge, MessageReceivedLongAfterItWasSent) {
   FakeRecording rec;
   FakeProcess& a = rec.process("a", 10).pipeEnd(1, 5, true);
