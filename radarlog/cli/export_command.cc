@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <map>
+#include <set>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -16,6 +18,7 @@
 #include "export/parquet_export.h"
 #include "export/pcapng.h"
 #include "export/perfetto.h"
+#include "trace/select.h"
 
 namespace radar::cli {
 
@@ -78,14 +81,18 @@ std::string decodeAs(const Args& args, exporting::PcapngOptions* pcapng) {
   return "";
 }
 
-// A --decode-as channel the recording does not have, said; else "".
-std::string unknownDecodeAsChannel(const trace::Trace& t, const exporting::PcapngOptions& pcapng) {
-  for (const auto& [channel, port] : pcapng.decode_as) {
-    bool found = false;
-    for (const auto& c : t.channels)
-      found |= t.channelName(c.index) == channel || std::to_string(c.index + 1) == channel;
-    if (!found) return "--decode-as: no channel '" + channel + "' in this recording";
+// Each --decode-as channel as the channels it names, by number, as
+// --channel selects them (a named socket's name: every connection to it);
+// one the recording does not have, said; else "".
+std::string resolveDecodeAs(const trace::Trace& t, exporting::PcapngOptions* pcapng) {
+  std::map<std::string, uint16_t> by_number;
+  for (const auto& [channel, port] : pcapng->decode_as) {
+    std::set<uint32_t> named;
+    if (!trace::selectChannels(t, channel, &named))
+      return "--decode-as: no channel '" + channel + "' in this recording";
+    for (uint32_t c : named) by_number[std::to_string(c + 1)] = port;
   }
+  pcapng->decode_as = std::move(by_number);
   return "";
 }
 }  // namespace
@@ -238,7 +245,7 @@ int runExport(int argc, char** argv) {
       loadForCommand("export", args.positional(), netChoice(args), args.has("merge-unrelated"), false, keep_sent_bytes);
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
-  if (std::string bad = unknownDecodeAsChannel(t, pcapng); !bad.empty()) return usageError("export", bad);
+  if (std::string bad = resolveDecodeAs(t, &pcapng); !bad.empty()) return usageError("export", bad);
   Lap lap;
   const auto pcapng_path = args.value("pcapng"), perfetto_path = args.value("perfetto");
   const auto sqlite_path = args.value("sqlite"), parquet_dir = args.value("parquet");

@@ -241,9 +241,9 @@ int printOutcome(const record::RecordSettings& s, const record::RecordOutcome& o
     return 127;
   }
   const record::RecordingSummary& summary = out.summary;
-  std::fprintf(stderr, "radar: recorded %zu process%s, %llu events, %s in %.2f s into %s\n", summary.logs,
+  std::fprintf(stderr, "radar: recorded %zu process%s, %llu event%s, %s in %.2f s into %s\n", summary.logs,
                summary.logs == 1 ? "" : "es", static_cast<unsigned long long>(summary.events),
-               humanBytes(summary.bytes).c_str(), out.seconds, s.dir.c_str());
+               summary.events == 1 ? "" : "s", humanBytes(summary.bytes).c_str(), out.seconds, s.dir.c_str());
   std::fprintf(stderr, "radar: %s %s\n", terminalSafe(s.command[0]).c_str(), log::statusText(out.root_status).c_str());
   for (const auto& p : summary.problems)
     std::fprintf(stderr, "radar: pid %d %s: %s\n", p.pid(), terminalSafe(p.executable()).c_str(),

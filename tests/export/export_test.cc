@@ -71,6 +71,25 @@ Recording httpPair(const std::string& work);
 
 const char kReply[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello";
 
+// --decode-as by a named socket's name, as --channel takes it: every
+// connection to it is decoded so; a name the recording lacks is refused.
+TEST(ExportPcapng, DecodeAsANamedSocketDecodesItsConnections) {
+  if (!haveTshark()) GTEST_SKIP() << "tshark is not installed (apt-get install tshark)";
+  const std::string work = testTempDir();
+  Recording rec = record({HTTP_PAIR, work + "/http.sock"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string file = work + "/out.pcapng";
+  const Result exported =
+      radar({"export", "--pcapng", file, "--decode-as", "unix socket " + work + "/http.sock=http", rec.dir});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_EQ(lines(tshark(file, "-Y http.request -T fields -e http.request.uri").out),
+            (std::vector<std::string>{"/over-unix"}));
+  const Result unknown =
+      radar({"export", "--pcapng", file, "--decode-as", "unix socket " + work + "/none.sock=http", rec.dir});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("no channel 'unix socket"), std::string::npos) << unknown.err;
+}
+
 TEST(ExportPcapng, PipesAndUnixSocketsAreStreamsWiresharkDecodes) {
   if (!haveTshark()) GTEST_SKIP() << "tshark is not installed (apt-get install tshark)";
   const std::string work = testTempDir();
