@@ -721,12 +721,32 @@ class Finder {
                : queue  ? PatternLink::Kind::Queue
                : stages ? PatternLink::Kind::Pipeline
                         : PatternLink::Kind::Exchange;
-      // Senders before receivers: by where each begins.
-      std::sort(members.begin(), members.end(),
-                [&](uint32_t a, uint32_t b) { return ps[a].first_event < ps[b].first_event; });
-      l.patterns = std::move(members);
+      l.patterns = sendersFirst(std::move(members), edges, ps);
       out->links.push_back(std::move(l));
     }
+  }
+
+  // Senders before receivers, as the messages go between them (a
+  // pipeline's stages in order, whichever began first); where they go
+  // round (a request and its answer), the one that began first.
+  static std::vector<uint32_t> sendersFirst(std::vector<uint32_t> members,
+                                            const std::vector<std::pair<uint32_t, uint32_t>>& edges,
+                                            const std::vector<Pattern>& ps) {
+    std::sort(members.begin(), members.end(),
+              [&](uint32_t a, uint32_t b) { return ps[a].first_event < ps[b].first_event; });
+    std::vector<uint32_t> order;
+    while (!members.empty()) {
+      auto fed = [&](uint32_t m) {  // a member still to place sends to it
+        return std::any_of(edges.begin(), edges.end(), [&](const auto& e) {
+          return e.second == m && e.first != m && std::find(members.begin(), members.end(), e.first) != members.end();
+        });
+      };
+      auto next = std::find_if_not(members.begin(), members.end(), fed);
+      if (next == members.end()) next = members.begin();
+      order.push_back(*next);
+      members.erase(next);
+    }
+    return order;
   }
 
   const Trace& t_;

@@ -92,6 +92,36 @@ TEST(Patterns, PipelineStagesAndRoundsAreJoined) {
   EXPECT_EQ(found.patterns[found.links[0].patterns[0]].process_name, "source");
 }
 
+// A pipeline's stages are told in the order the messages go, not in the
+// order they began: here the sink begins first (the source sends it a
+// copy before the line it sends the stage).
+TEST(Patterns, PipelineStagesInTheOrderTheMessagesGo) {
+  FakeRecording rec;
+  FakeProcess& source = rec.process("source", 1).pipeEnd(1, 11, true).pipeEnd(2, 12, true);
+  FakeProcess& upper = rec.process("upper", 2).pipeEnd(1, 11, false).pipeEnd(2, 13, true);
+  FakeProcess& sink = rec.process("sink", 3).pipeEnd(1, 13, false).pipeEnd(2, 12, false);
+  int64_t now = 100;
+  for (int k = 0; k < 30; ++k, now += 100) {
+    source.send(2, "copy", now, now + 1).send(1, "line", now + 2, now + 3);
+    sink.receive(2, "copy", now + 1, now + 2);
+    upper.receive(1, "line", now + 3, now + 4).send(2, "LINE", now + 5, now + 6);
+    sink.receive(1, "LINE", now + 6, now + 7);
+  }
+  source.exit(0, now);
+  upper.exit(0, now + 1);
+  sink.exit(0, now + 2);
+  auto t = rec.load();
+  const Patterns found = findPatterns(*t);
+  ASSERT_EQ(found.links.size(), 1u);
+  std::vector<std::string> order;
+  for (uint32_t p : found.links[0].patterns) order.push_back(found.patterns[p].process_name);
+  EXPECT_EQ(order, (std::vector<std::string>{"source", "upper", "sink"}));
+  const Pattern* k = patternOf(*t, found, "sink");
+  const Pattern* u = patternOf(*t, found, "upper");
+  ASSERT_TRUE(k && u);
+  EXPECT_LT(k->first_event, u->first_event) << "the sink began first, as this test means";
+}
+
 // Sends that wait in the channel together: a burst, with how many waited.
 // The same run of sends, each received at once, is no burst.
 TEST(Patterns, SendsThatQueueAreABurst) {
