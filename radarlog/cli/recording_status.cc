@@ -1,9 +1,13 @@
 #include "cli/recording_status.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +40,41 @@ std::string scrollAbove(int rows) { return "\0337\033[1;" + std::to_string(rows 
 
 std::string clearRow(int row) { return "\0337\033[" + std::to_string(row) + ";1H\033[2K\0338"; }
 
+// The whole screen scrolls again, and the line's row is left empty.
+std::string giveBack(int rows) { return "\0337\033[r\0338" + clearRow(rows); }
+
+// Whether the terminal is the recording's to draw on now: radar is in its
+// foreground (not a job sent to the background), and no program has taken
+// it for its own (a full-screen program, a pager, a password prompt turn
+// off its line editing or its echo).
+bool terminalIsOurs() {
+  struct termios mode {};
+  return ::tcgetpgrp(2) == ::getpgrp() && ::tcgetattr(2, &mode) == 0 && (mode.c_lflag & ICANON) &&
+         (mode.c_lflag & ECHO);
+}
+
+// What Ctrl+Z finds: the row given back before radar stops with the
+// program, as the shell's prompt comes next (a signal handler can only
+// write what was made ready for it).
+char g_give_back[64];
+std::atomic<size_t> g_give_back_size{0};
+struct sigaction g_old_tstp {};
+
+void stopGivingTheRowBack(int) {
+  const int saved = errno;
+  if (const size_t n = g_give_back_size.exchange(0); n > 0 && ::write(2, g_give_back, n) < 0) {
+  }
+  ::kill(::getpid(), SIGSTOP);  // as SIGTSTP would; the line comes back once radar runs again
+  errno = saved;
+}
+
+void readyToGiveBack(int rows) {
+  const std::string text = rows > 0 ? giveBack(rows) : "";
+  g_give_back_size.store(0);
+  std::memcpy(g_give_back, text.data(), std::min(text.size(), sizeof g_give_back));
+  g_give_back_size.store(std::min(text.size(), sizeof g_give_back));
+}
+
 }  // namespace
 
 RecordingStatus::RecordingStatus(std::string dir) : dir_(std::move(dir)) {}
@@ -54,10 +93,19 @@ std::string RecordingStatus::line(const record::RecordingSoFar& so_far, double s
 void RecordingStatus::start() {
   if (drawer_.joinable() || !wanted()) return;
   start_ = std::chrono::steady_clock::now();
+  struct sigaction tstp {};
+  tstp.sa_handler = stopGivingTheRowBack;
+  ::sigaction(SIGTSTP, &tstp, &g_old_tstp);
   drawer_ = std::thread([this] { run(); });
 }
 
 void RecordingStatus::run() {
+  // A write to the terminal from the background never stops radar (and its
+  // program with it) where the terminal says `stty tostop`.
+  sigset_t ttou;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  pthread_sigmask(SIG_BLOCK, &ttou, nullptr);
   std::unique_lock<std::mutex> hold(lock_);
   if (wake_.wait_for(hold, progressDelay(), [this] { return stopping_; })) return;
   while (!stopping_) {
@@ -73,7 +121,13 @@ void RecordingStatus::run() {
 
 void RecordingStatus::draw(const std::string& text) {
   const int rows = terminalRows();
-  if (rows < 3) return;
+  if (rows_ != 0 && g_give_back_size.load() == 0) rows_ = 0;  // given back at Ctrl+Z
+  if (rows < 3 || !terminalIsOurs()) {
+    if (rows_ != 0) put(giveBack(rows > 0 ? rows : rows_));
+    rows_ = 0;
+    readyToGiveBack(0);
+    return;
+  }
   if (rows_ == 0) {
     // A row for the line: a line feed that keeps the column (IND), scrolling
     // the screen when the cursor is on the last row, then back up into the
@@ -85,6 +139,7 @@ void RecordingStatus::draw(const std::string& text) {
     return;  // as it is on the screen already
   }
   rows_ = rows;
+  readyToGiveBack(rows);
   shown_ = text;
   put("\0337\033[" + std::to_string(rows) + ";1H\033[2K" + cutToWidth(text, terminalColumns() - 1) + "\0338");
 }
@@ -95,10 +150,12 @@ void RecordingStatus::stop() {
     stopping_ = true;
   }
   wake_.notify_all();
-  if (drawer_.joinable()) drawer_.join();
+  if (!drawer_.joinable()) return;
+  drawer_.join();
+  ::sigaction(SIGTSTP, &g_old_tstp, nullptr);
+  readyToGiveBack(0);
   if (rows_ == 0) return;
-  // The whole screen scrolls again, and the line's row is left empty.
-  put("\0337\033[r\0338" + clearRow(terminalRows() > 0 ? terminalRows() : rows_));
+  put(giveBack(terminalRows() > 0 ? terminalRows() : rows_));
   rows_ = 0;
   shown_.clear();
 }

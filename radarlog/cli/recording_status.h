@@ -6,9 +6,13 @@
 // apt draws its progress below dpkg's output), and the row is given back
 // when the recording ends. Shown only where it cannot get in the way: on a
 // terminal (radar's standard error, never a file or a pipe), of at least
-// three rows, and where the program cannot be interactive (its standard
-// input is not a terminal: a full-screen or interactive program keeps the
-// whole screen, and its reads of the terminal are never disturbed).
+// three rows, where the program cannot be interactive (its standard input
+// is not a terminal), and, checked at each drawing, while radar is in the
+// terminal's foreground and no program has taken the terminal for its own
+// (line editing or echo turned off: a pager, an editor, a password
+// prompt); otherwise the row is given back. Ctrl+Z gives it back before
+// radar stops. The line's drawing saves and restores the cursor (DECSC):
+// a program that keeps a position there itself may find it moved.
 #pragma once
 
 #include <chrono>

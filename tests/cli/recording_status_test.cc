@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -23,20 +24,48 @@ struct OnTerminal {
   std::string shown;  // every byte written to the terminal
 };
 
+enum class Where {
+  kForeground,      // standard input /dev/null
+  kInputTerminal,   // standard input the terminal too
+  kBackground,      // a job in the background of a terminal that says `stty tostop`
+  kProgramsScreen,  // the program turns the terminal's line editing off (as a pager does)
+};
+
+const char kThreeLines[] = "for i in 1 2 3; do echo line $i; sleep 0.5; done";
+const char kRawMeanwhile[] =
+    "stty -icanon -echo < /dev/tty; for i in 1 2 3; do echo line $i; sleep 0.5; done; stty sane < /dev/tty";
+
 // `radar record` of a program that prints three lines, its standard error
-// on a terminal of 24 rows (and its standard input too, or /dev/null).
-OnTerminal recordOnTerminal(const std::string& dir, bool input_from_terminal) {
+// on a terminal of 24 rows.
+OnTerminal recordOnTerminal(const std::string& dir, Where where) {
   int master = -1;
   struct winsize size {};
   size.ws_row = 24;
   size.ws_col = 100;
   const pid_t pid = ::forkpty(&master, nullptr, nullptr, &size);
   if (pid == 0) {
-    if (!input_from_terminal) ::dup2(::open("/dev/null", O_RDONLY), 0);
+    if (where != Where::kInputTerminal) ::dup2(::open("/dev/null", O_RDONLY), 0);
     ::setenv("TERM", "xterm", 1);
     ::setenv("RADAR_PROGRESS_AFTER", "0", 1);
+    if (where == Where::kBackground) {  // a group of its own, not the terminal's foreground
+      if (std::system("stty tostop < /dev/tty") != 0) ::_exit(126);
+      const pid_t job = ::fork();
+      if (job > 0) {
+        int status = 0;
+        ::waitpid(job, &status, WUNTRACED);
+        ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 125);  // 125: stopped or killed
+      }
+      ::setpgid(0, 0);
+      ::dup2(::open("/dev/null", O_WRONLY), 1);
+    }
+    // In the background the program writes nothing on the terminal (its
+    // own writes would stop the job, radar or not), and says it finished.
+    const std::string quiet = "for i in 1 2 3; do sleep 0.5; done; touch " + dir + ".done";
     ::execl(RADAR_BIN, "radar", "record", "-o", dir.c_str(), "--", "/bin/sh", "-c",
-            "for i in 1 2 3; do echo line $i; sleep 0.5; done", static_cast<char*>(nullptr));
+            where == Where::kProgramsScreen ? kRawMeanwhile
+            : where == Where::kBackground   ? quiet.c_str()
+                                            : kThreeLines,
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
   OnTerminal out;
@@ -62,7 +91,7 @@ std::string withoutStatus(const std::string& shown) {
 
 TEST(RecordingStatus, ShowsWhatIsRecordedSoFarAtTheFootOfTheTerminal) {
   const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
-  const OnTerminal r = recordOnTerminal(dir, /*input_from_terminal=*/false);
+  const OnTerminal r = recordOnTerminal(dir, Where::kForeground);
   ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
   // The rows above the last scroll; the line is drawn on the last, then
   // the whole screen scrolls again and the row is cleared.
@@ -86,15 +115,44 @@ TEST(RecordingStatus, ShowsWhatIsRecordedSoFarAtTheFootOfTheTerminal) {
 
 TEST(RecordingStatus, NotShownWhereTheProgramCouldBeInteractive) {
   const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
-  const OnTerminal r = recordOnTerminal(dir, /*input_from_terminal=*/true);
+  const OnTerminal r = recordOnTerminal(dir, Where::kInputTerminal);
   ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
   EXPECT_EQ(r.shown.find('\033'), std::string::npos) << r.shown;
   EXPECT_EQ(r.shown.find("line 1\r\nline 2\r\nline 3\r\nradar: recorded "), 0u) << r.shown;
 }
 
+// A recording sent to the background is never stopped by its line (a
+// terminal that says `stty tostop` stops a background job that writes:
+// the program would stop with radar), and draws nothing over the
+// foreground's screen. (Its summary at the end stops it, as any job's
+// writing would.)
+TEST(RecordingStatus, NotShownFromTheBackground) {
+  const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
+  const OnTerminal r = recordOnTerminal(dir, Where::kBackground);
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.shown;
+  ASSERT_NE(WEXITSTATUS(r.status), 126) << "stty tostop failed";
+  EXPECT_TRUE(std::ifstream(dir + ".done").good()) << "the program was stopped before its end:\n" << r.shown;
+  EXPECT_EQ(r.shown.find("so far"), std::string::npos) << r.shown;
+}
+
+// While the program has the terminal for its own (line editing and echo
+// off, as a pager or an editor sets it), the row is the program's.
+TEST(RecordingStatus, NotShownWhileTheProgramHasTheTerminal) {
+  const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
+  const OnTerminal r = recordOnTerminal(dir, Where::kProgramsScreen);
+  ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
+  // A line drawn before the program took the terminal is given back at
+  // once, and none is drawn until it gives the terminal back.
+  const size_t given_back = r.shown.find("\0337\033[r\0338"), line3 = r.shown.find("line 3");
+  ASSERT_NE(line3, std::string::npos) << r.shown;
+  const size_t from = given_back == std::string::npos ? 0 : given_back;
+  EXPECT_LT(from, line3) << r.shown;
+  EXPECT_EQ(r.shown.substr(from, line3 - from).find("so far"), std::string::npos) << r.shown;
+}
+
 TEST(RecordingStatus, CountsWhatTheLogsHold) {
   const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
-  const OnTerminal r = recordOnTerminal(dir, /*input_from_terminal=*/true);
+  const OnTerminal r = recordOnTerminal(dir, Where::kInputTerminal);
   ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
   // What the summary at the end counted, read from every log's events.
   std::smatch said;
