@@ -108,9 +108,16 @@ namespace {
 
 // The directories above `dir` that are missing, made as mkdir -p would,
 // private (ranks of one job making rec/rank-N side by side all succeed).
-void makeParents(const std::string& dir) {
-  for (size_t slash = dir.find('/', 1); slash != std::string::npos; slash = dir.find('/', slash + 1))
-    if (::mkdir(dir.substr(0, slash).c_str(), 0700) != 0 && errno != EEXIST) return;
+// False, with why, when one cannot be made.
+bool makeParents(const std::string& dir, std::string* error) {
+  for (size_t slash = dir.find('/', 1); slash != std::string::npos; slash = dir.find('/', slash + 1)) {
+    const std::string parent = dir.substr(0, slash);
+    if (::mkdir(parent.c_str(), 0700) != 0 && errno != EEXIST) {
+      *error = "cannot create " + parent + ": " + std::strerror(errno);
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -118,8 +125,12 @@ void makeParents(const std::string& dir) {
 int openRecordingDirectory(const std::string& dir, bool* created, bool* empty, std::string* error) {
   *created = false;
   *empty = true;
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno == ENOENT) makeParents(dir);
-  if (::mkdir(dir.c_str(), 0700) == 0)
+  int made = ::mkdir(dir.c_str(), 0700);
+  if (made != 0 && errno == ENOENT) {
+    if (!makeParents(dir, error)) return -1;
+    made = ::mkdir(dir.c_str(), 0700);
+  }
+  if (made == 0)
     *created = true;
   else if (errno != EEXIST) {
     *error = "cannot create " + dir + ": " + std::strerror(errno);

@@ -294,7 +294,7 @@ std::set<pid_t> childrenNow() {
 // process substitution, `radar record … > >(cat)`, forks cat and then
 // execs radar) are not the program's: once the program's own have all
 // ended, they are left alone, as they may be waiting for radar to end.
-int reapAll(pid_t child, proto::Recording& recording, const std::set<pid_t>& before) {
+int reapAll(pid_t child, proto::Recording& recording, std::set<pid_t> before) {
   int root_status = 0;
   bool root_ended = false;
   for (;;) {
@@ -308,7 +308,7 @@ int reapAll(pid_t child, proto::Recording& recording, const std::set<pid_t>& bef
       if (errno == EINTR) continue;
       break;  // ECHILD: every descendant has ended
     }
-    if (before.count(pid)) continue;  // not the program's
+    if (before.erase(pid)) continue;  // not the program's (and its pid free to be one of the program's)
     auto* reaped = recording.add_reaped();
     reaped->set_pid(pid);
     reaped->set_status(status);

@@ -1211,6 +1211,15 @@ TEST(Record, MakesTheDirectoriesAboveItsOwn) {
   struct stat st {};
   ASSERT_EQ(::stat(parent.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
+  // The recording's own directory is 0700 whatever the umask, made at once
+  // or below directories made first.
+  for (const std::string& made : {testTempDir() + "/flat", testTempDir() + "/deep/er/rec"}) {
+    const Result masked =
+        shell("umask 0277; " + shellQuote(radarPath()) + " record -o " + shellQuote(made) + " -- /bin/true 2>&1");
+    ASSERT_EQ(masked.exit_code, 0) << masked.out;
+    ASSERT_EQ(::stat(made.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700u) << made;
+  }
 }
 
 TEST(Record, RefusesADirectoryOthersCanWrite) {
