@@ -57,7 +57,8 @@ const char kBashScript[] =
 // Options whose value is a file or directory to name (the others take
 // numbers, names or patterns: nothing to offer).
 bool takesAPath(const char* option) {
-  for (const char* p : {"output", "net", "pcapng", "perfetto", "chrome-json", "sqlite", "parquet", "join"})
+  for (const char* p :
+       {"output", "net", "pcapng", "perfetto", "chrome-json", "sqlite", "parquet", "join", "snapshot", "frames"})
     if (std::strcmp(option, p) == 0) return true;
   return false;
 }

@@ -86,12 +86,16 @@ std::string decodeAs(const Args& args, exporting::PcapngOptions* pcapng) {
 // one the recording does not have, said; else "".
 std::string resolveDecodeAs(const trace::Trace& t, exporting::PcapngOptions* pcapng) {
   std::map<std::string, uint16_t> by_number;
-  for (const auto& [channel, port] : pcapng->decode_as) {
-    std::set<uint32_t> named;
-    if (!trace::selectChannels(t, channel, &named))
-      return "--decode-as: no channel '" + channel + "' in this recording";
-    for (uint32_t c : named) by_number[std::to_string(c + 1)] = port;
-  }
+  // Names first, then numbers: a channel given by its number is decoded
+  // as asked, whatever a name that covers it says.
+  for (const bool numbers : {false, true})
+    for (const auto& [channel, port] : pcapng->decode_as) {
+      if ((channel.find_first_not_of("0123456789") == std::string::npos) != numbers) continue;
+      std::set<uint32_t> named;
+      if (!trace::selectChannels(t, channel, &named))
+        return "--decode-as: no channel '" + channel + "' in this recording";
+      for (uint32_t c : named) by_number[std::to_string(c + 1)] = port;
+    }
   pcapng->decode_as = std::move(by_number);
   return "";
 }

@@ -11,9 +11,10 @@ namespace radar::trace::merging {
 bool Merger::killReaches(int32_t to, uint32_t target) const {
   if (to == raw_.processes[target].pid || to == 0 || to == -1) return true;
   if (to > -2) return false;
+  const int64_t leader = -int64_t{to};  // to may be INT32_MIN: the log is input
   size_t steps = 0;
   for (uint32_t p = target; p != kNone && steps++ < raw_.processes.size(); p = raw_.processes[p].parent)
-    if (raw_.processes[p].pid == -to) return true;
+    if (raw_.processes[p].pid == leader) return true;
   return false;
 }
 

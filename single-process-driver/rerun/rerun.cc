@@ -755,6 +755,14 @@ const driver::SocketNames* socketNames(int fd) {
 
 namespace {
 
+// Whether the script has an event of this number (a signal it delivers
+// has one, though no call stops before it).
+bool scriptHas(uint64_t number) {
+  for (uint32_t i = 0; i < g.header->event_count; ++i)
+    if (g.events[i].number == number) return true;
+  return false;
+}
+
 void checkStops(const ScriptEvent& e) {
   const char* why = nullptr;
   const uint64_t at_number = radar_replay_stop_at_number;
@@ -765,7 +773,7 @@ void checkStops(const ScriptEvent& e) {
     why = "the event asked for";
     if (e.number > at_number) {
       why = "its first event after the one asked for";
-      passed = at_number;
+      if (!scriptHas(at_number)) passed = at_number;
     }
   } else if (at_local && e.segment == g.last_segment && e.counter >= at_local) {
     radar_replay_stop_at_local = 0;

@@ -84,6 +84,17 @@ TEST(ExportPcapng, DecodeAsANamedSocketDecodesItsConnections) {
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   EXPECT_EQ(lines(tshark(file, "-Y http.request -T fields -e http.request.uri").out),
             (std::vector<std::string>{"/over-unix"}));
+  // A channel given by its number is decoded as asked, whatever a name
+  // that covers it says.
+  const Result connection =
+      radar({"sql", rec.dir, "select channel from channels where name like 'unix socket %\u2190%'", "--format", "csv"});
+  const std::vector<std::string> numbers = lines(connection.out);
+  ASSERT_EQ(numbers.size(), 2u) << connection.out << connection.err;       // the header, the connection
+  const std::string number = numbers[1].substr(0, numbers[1].find('\r'));  // CSV's lines end in CR LF
+  const Result both = radar({"export", "--pcapng", file, "--decode-as", "unix socket " + work + "/http.sock=http",
+                             "--decode-as", number + "=pgsql", rec.dir});
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_EQ(lines(tshark(file, "-Y http.request -T fields -e http.request.uri").out), std::vector<std::string>{});
   const Result unknown =
       radar({"export", "--pcapng", file, "--decode-as", "unix socket " + work + "/none.sock=http", rec.dir});
   EXPECT_EQ(unknown.exit_code, 2);

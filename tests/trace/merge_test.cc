@@ -168,10 +168,6 @@ TEST(Merge, RadarCounterRule) {
   EXPECT_EQ(t->events[at(*t, 10, 2)].number, 2u);
 }
 
-// A message received hundreds of thousands of events after it was sent:
-// the receive's number still comes from its send, though by then the merge
-// has copied the send out to the linear order and given back the memory it
-// was read from.
 // A signal sent to a whole process group, kill(-pgid), as apache2 stops
 // its children: the group is led by the sender, the target's parent. The
 // signal follows that kill, not the kills to others before it.
@@ -180,7 +176,7 @@ TEST(Merge, ASignalToTheGroupFollowsTheKillThatSentIt) {
   FakeProcess& parent = rec.process("apache2", 100);
   parent.fork(101, 10, 11);
   FakeProcess& child = rec.child(parent, "apache2", 101);
-  for (int k = 0; k < 5; ++k) parent.kill(4242, SIGUSR1, 20 + k, 21 + k);  // to another process
+  for (int k = 0; k < 5; ++k) parent.kill(4242, SIGTERM, 20 + k, 21 + k);  // to another process
   parent.kill(-100, SIGTERM, 100, 110);
   child.signal(100, SIGTERM, 105);
   child.exit(0, 120);
@@ -195,6 +191,10 @@ TEST(Merge, ASignalToTheGroupFollowsTheKillThatSentIt) {
   EXPECT_LT(t->events[kill].number, t->events[signal].number);
 }
 
+// A message received hundreds of thousands of events after it was sent:
+// the receive's number still comes from its send, though by then the merge
+// has copied the send out to the linear order and given back the memory it
+// was read from.
 TEST(Merge, MessageReceivedLongAfterItWasSent) {
   FakeRecording rec;
   FakeProcess& a = rec.process("a", 10).pipeEnd(1, 5, true);
