@@ -117,18 +117,18 @@ std::string helpText(const Command& c) {
   const std::string after = help.substr(at + placeholder.size(), line_end - at - placeholder.size());
   if (after.size() > 1) words.push_back(after.substr(1));  // the operands, as written
   constexpr size_t kWidth = 100;
-  std::string lines = before, line = before;
-  for (size_t k = 0; k < words.size(); ++k) {
-    const bool first = line.size() == before.size();
-    if (!first && line.size() + 1 + words[k].size() > kWidth) {
-      line = std::string(before.size(), ' ');
-      lines += "\n" + line;
-    } else if (!first) {
-      line += ' ';
+  std::string lines = before;
+  size_t column = before.size();  // on the line being filled
+  for (const std::string& word : words) {
+    if (column > before.size() && column + 1 + word.size() > kWidth) {
+      lines += "\n" + std::string(before.size(), ' ');
+      column = before.size();
+    } else if (column > before.size()) {
       lines += ' ';
+      ++column;
     }
-    line += words[k];
-    lines += words[k];
+    lines += word;
+    column += word.size();
   }
   return help.substr(0, line_start) + lines + help.substr(line_end);
 }

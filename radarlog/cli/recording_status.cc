@@ -62,7 +62,8 @@ struct sigaction g_old_tstp {};
 
 void stopGivingTheRowBack(int) {
   const int saved = errno;
-  if (const size_t n = g_give_back_size.exchange(0); n > 0 && ::write(2, g_give_back, n) < 0) {
+  if (const size_t n = g_give_back_size.exchange(0); n > 0) {
+    [[maybe_unused]] const ssize_t written = ::write(2, g_give_back, n);  // a handler can do no more if it fails
   }
   ::kill(::getpid(), SIGSTOP);  // as SIGTSTP would; the line comes back once radar runs again
   errno = saved;

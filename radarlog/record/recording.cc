@@ -366,7 +366,7 @@ RecordingSoFar recordingSoFar(const std::string& dir) {
     if (fd < 0) continue;
     struct stat st {};
     uint64_t last_counter = 0;
-    constexpr off_t kAt = sizeof(uint32_t) * 2 + offsetof(log::FileControl, last_counter);  // after the frame header
+    constexpr off_t kAt = 8 + offsetof(log::FileControl, last_counter);  // after the frame's header, as the reader
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
         ::pread(fd, &last_counter, sizeof last_counter, kAt) == static_cast<ssize_t>(sizeof last_counter)) {
       ++so_far.logs;

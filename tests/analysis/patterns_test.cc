@@ -58,23 +58,36 @@ TEST(Patterns, RequestResponseOnBothSidesJoined) {
   EXPECT_EQ(found.links[0].patterns.size(), 2u);
 }
 
-// A three-stage pipeline: reader → upper → writer, fed 30 lines; a
-// sender that sends each line to two receivers (a round); the stages are
-// joined as a pipeline.
-TEST(Patterns, PipelineStagesAndRoundsAreJoined) {
-  FakeRecording rec;
+// A three-stage pipeline, source → upper → sink, fed 30 lines, the source
+// also sending each line's copy to the sink: after the line, or before it
+// (then the sink begins before the stage between them).
+void threeStages(FakeRecording& rec, bool copy_first) {
   FakeProcess& source = rec.process("source", 1).pipeEnd(1, 11, true).pipeEnd(2, 12, true);
   FakeProcess& upper = rec.process("upper", 2).pipeEnd(1, 11, false).pipeEnd(2, 13, true);
   FakeProcess& sink = rec.process("sink", 3).pipeEnd(1, 13, false).pipeEnd(2, 12, false);
   int64_t now = 100;
   for (int k = 0; k < 30; ++k, now += 100) {
-    source.send(1, "line", now, now + 1).send(2, "copy", now + 2, now + 3);
-    upper.receive(1, "line", now + 1, now + 4).send(2, "LINE", now + 5, now + 6);
-    sink.receive(1, "LINE", now + 6, now + 7).receive(2, "copy", now + 8, now + 9);
+    if (copy_first) {
+      source.send(2, "copy", now, now + 1).send(1, "line", now + 2, now + 3);
+      sink.receive(2, "copy", now + 1, now + 2);
+      upper.receive(1, "line", now + 3, now + 4).send(2, "LINE", now + 5, now + 6);
+      sink.receive(1, "LINE", now + 6, now + 7);
+    } else {
+      source.send(1, "line", now, now + 1).send(2, "copy", now + 2, now + 3);
+      upper.receive(1, "line", now + 1, now + 4).send(2, "LINE", now + 5, now + 6);
+      sink.receive(1, "LINE", now + 6, now + 7).receive(2, "copy", now + 8, now + 9);
+    }
   }
   source.exit(0, now);
   upper.exit(0, now + 1);
   sink.exit(0, now + 2);
+}
+
+// The source sends each line to two receivers (a round); the stages are
+// joined as a pipeline.
+TEST(Patterns, PipelineStagesAndRoundsAreJoined) {
+  FakeRecording rec;
+  threeStages(rec, /*copy_first=*/false);
   auto t = rec.load();
   const Patterns found = findPatterns(*t);
   const Pattern* s = patternOf(*t, found, "source");
@@ -97,19 +110,7 @@ TEST(Patterns, PipelineStagesAndRoundsAreJoined) {
 // copy before the line it sends the stage).
 TEST(Patterns, PipelineStagesInTheOrderTheMessagesGo) {
   FakeRecording rec;
-  FakeProcess& source = rec.process("source", 1).pipeEnd(1, 11, true).pipeEnd(2, 12, true);
-  FakeProcess& upper = rec.process("upper", 2).pipeEnd(1, 11, false).pipeEnd(2, 13, true);
-  FakeProcess& sink = rec.process("sink", 3).pipeEnd(1, 13, false).pipeEnd(2, 12, false);
-  int64_t now = 100;
-  for (int k = 0; k < 30; ++k, now += 100) {
-    source.send(2, "copy", now, now + 1).send(1, "line", now + 2, now + 3);
-    sink.receive(2, "copy", now + 1, now + 2);
-    upper.receive(1, "line", now + 3, now + 4).send(2, "LINE", now + 5, now + 6);
-    sink.receive(1, "LINE", now + 6, now + 7);
-  }
-  source.exit(0, now);
-  upper.exit(0, now + 1);
-  sink.exit(0, now + 2);
+  threeStages(rec, /*copy_first=*/true);
   auto t = rec.load();
   const Patterns found = findPatterns(*t);
   ASSERT_EQ(found.links.size(), 1u);
