@@ -566,7 +566,7 @@ TEST(Screenshot, AProgramRadarDoesNotSeeInto) {
   while (at > 1 && !unrecordedShown(at)) --at;
   // Under a sanitizer the recording's timing can leave static_upper off the
   // stage at every event: no picture then, said (the story's own tests
-  // check the process: Record.*Static*).
+  // check the process: Record.StaticProgramsAreReportedByName).
   if (!unrecordedShown(at)) GTEST_SKIP() << "static_upper is on the stage at no event of this recording";
   saveShot(*window, "replay-unrecorded.png");
 }
