@@ -82,7 +82,7 @@ RecordingStatus::RecordingStatus(std::string dir) : dir_(std::move(dir)) {}
 
 bool RecordingStatus::wanted() {
   const char* term = std::getenv("TERM");
-  return ::isatty(2) && !::isatty(0) && term && *term && std::strcmp(term, "dumb") != 0 && terminalRows() >= 3;
+  return ::isatty(2) && term && *term && std::strcmp(term, "dumb") != 0 && terminalRows() >= 3;
 }
 
 std::string RecordingStatus::line(const record::RecordingSoFar& so_far, double seconds, const std::string& dir) {
@@ -107,33 +107,51 @@ void RecordingStatus::run() {
   sigemptyset(&ttou);
   sigaddset(&ttou, SIGTTOU);
   pthread_sigmask(SIG_BLOCK, &ttou, nullptr);
+  // The terminal is looked at often, so that a program taking it finds the
+  // row given back at once; the logs are read only a few times a second.
+  const auto look_every = std::chrono::milliseconds(50), read_every = std::chrono::milliseconds(250);
+  const auto delay = progressDelay();
+  auto ours_since = start_;  // the line waits until the terminal has been free this long
+  auto read_at = start_;
+  std::string text;
   std::unique_lock<std::mutex> hold(lock_);
-  if (wake_.wait_for(hold, progressDelay(), [this] { return stopping_; })) return;
-  while (!stopping_) {
-    hold.unlock();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const std::string text = line(record::recordingSoFar(dir_), seconds, dir_);
-    hold.lock();
-    if (stopping_) break;
+  while (!wake_.wait_for(hold, look_every, [this] { return stopping_; })) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!keepRow()) {
+      ours_since = now;  // a program that takes the terminal again and again (a shell's prompt) keeps it
+      continue;
+    }
+    if (now - ours_since < delay) continue;
+    if (text.empty() || now - read_at >= read_every) {
+      hold.unlock();
+      text = line(record::recordingSoFar(dir_), std::chrono::duration<double>(now - start_).count(), dir_);
+      hold.lock();
+      read_at = now;
+      if (stopping_) break;
+    }
     draw(text);
-    wake_.wait_for(hold, std::chrono::milliseconds(250), [this] { return stopping_; });
   }
 }
 
-void RecordingStatus::draw(const std::string& text) {
+bool RecordingStatus::keepRow() {
   const int rows = terminalRows();
   if (rows_ != 0 && g_give_back_size.load() == 0) rows_ = 0;  // given back at Ctrl+Z
-  if (rows < 3 || !terminalIsOurs()) {
-    if (rows_ != 0) put(giveBack(rows > 0 ? rows : rows_));
-    rows_ = 0;
-    readyToGiveBack(0);
-    return;
-  }
+  if (rows >= 3 && terminalIsOurs()) return true;
+  if (rows_ != 0) put(giveBack(rows > 0 ? rows : rows_));
+  rows_ = 0;
+  readyToGiveBack(0);
+  return false;
+}
+
+void RecordingStatus::draw(const std::string& text) {
+  if (!keepRow()) return;  // looked at again just before writing
+  const int rows = terminalRows();
   if (rows_ == 0) {
     // A row for the line: a line feed that keeps the column (IND), scrolling
     // the screen when the cursor is on the last row, then back up into the
-    // region.
-    put("\033D" + scrollAbove(rows) + "\033[1A");
+    // region. What is right of the cursor is cleared: nothing, unless a
+    // full-screen program left the line on the screen it went back to.
+    put("\033D" + scrollAbove(rows) + "\033[1A\033[K");
   } else if (rows != rows_) {
     put(clearRow(std::min(rows_, rows)) + scrollAbove(rows));  // the window was resized
   } else if (text == shown_) {

@@ -5,14 +5,16 @@
 // rows above it scroll as they always do (the terminal's scroll region, as
 // apt draws its progress below dpkg's output), and the row is given back
 // when the recording ends. Shown only where it cannot get in the way: on a
-// terminal (radar's standard error, never a file or a pipe), of at least
-// three rows, where the program cannot be interactive (its standard input
-// is not a terminal), and, checked at each drawing, while radar is in the
-// terminal's foreground and no program has taken the terminal for its own
-// (line editing or echo turned off: a pager, an editor, a password
-// prompt); otherwise the row is given back. Ctrl+Z gives it back before
-// radar stops. The line's drawing saves and restores the cursor (DECSC):
-// a program that keeps a position there itself may find it moved.
+// terminal (radar's standard error, never a file or a pipe) of at least
+// three rows, while radar is in the terminal's foreground and no program
+// has taken the terminal for its own (line editing or echo turned off: a
+// shell's or a REPL's prompt, a pager, an editor, a password prompt).
+// That is looked at twenty times a second and before each drawing: the
+// row is given back as soon as it is not so, and taken again only once it
+// has been so for as long as the line waits at the start (a second).
+// Ctrl+Z gives it back before radar stops. The line's drawing saves and
+// restores the cursor (DECSC): a program that keeps a position there
+// itself may find it moved.
 #pragma once
 
 #include <chrono>
@@ -45,6 +47,9 @@ class RecordingStatus {
 
  private:
   void run();
+  // Gives the row back where the terminal is not the line's to draw on
+  // now; says whether it is.
+  bool keepRow();
   void draw(const std::string& text);
 
   std::string dir_;

@@ -1,13 +1,16 @@
 // radar record's status line: at the foot of a terminal while the program
 // runs, the program's own output intact around it, the row given back at
-// the end; never where the program could be interactive.
+// the end; beside a program that reads the terminal, its input intact;
+// never while the program has the terminal for its own.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -35,9 +38,17 @@ const char kThreeLines[] = "for i in 1 2 3; do echo line $i; sleep 0.5; done";
 const char kRawMeanwhile[] =
     "stty -icanon -echo < /dev/tty; for i in 1 2 3; do echo line $i; sleep 0.5; done; stty sane < /dev/tty";
 
-// `radar record` of a program that prints three lines, its standard error
-// on a terminal of 24 rows.
-OnTerminal recordOnTerminal(const std::string& dir, Where where) {
+struct Session {
+  Where where = Where::kForeground;
+  const char* program = kThreeLines;  // what `sh -c` runs
+  const char* wait = "0";             // before the line is drawn (RADAR_PROGRESS_AFTER)
+  std::string type;                   // typed once the line is on the terminal
+};
+
+// `radar record` of a program (by default, one that prints three lines),
+// its standard error on a terminal of 24 rows.
+OnTerminal recordOnTerminal(const std::string& dir, const Session& session) {
+  const Where where = session.where;
   int master = -1;
   struct winsize size {};
   size.ws_row = 24;
@@ -46,7 +57,7 @@ OnTerminal recordOnTerminal(const std::string& dir, Where where) {
   if (pid == 0) {
     if (where != Where::kInputTerminal) ::dup2(::open("/dev/null", O_RDONLY), 0);
     ::setenv("TERM", "xterm", 1);
-    ::setenv("RADAR_PROGRESS_AFTER", "0", 1);
+    ::setenv("RADAR_PROGRESS_AFTER", session.wait, 1);
     if (where == Where::kBackground) {  // a group of its own, not the terminal's foreground
       if (std::system("stty tostop < /dev/tty") != 0) ::_exit(126);
       const pid_t job = ::fork();
@@ -64,19 +75,32 @@ OnTerminal recordOnTerminal(const std::string& dir, Where where) {
     ::execl(RADAR_BIN, "radar", "record", "-o", dir.c_str(), "--", "/bin/sh", "-c",
             where == Where::kProgramsScreen ? kRawMeanwhile
             : where == Where::kBackground   ? quiet.c_str()
-                                            : kThreeLines,
+                                            : session.program,
             static_cast<char*>(nullptr));
     ::_exit(127);
   }
   OnTerminal out;
   if (pid < 0) return out;
   char buf[4096];
+  bool typed = false;
+  const auto began = std::chrono::steady_clock::now();
   for (;;) {  // EIO once every end of the terminal's other side is closed
+    // Typed once the line is drawn, or after 10 s without it (the test
+    // then fails, rather than the program waiting for ever).
+    struct pollfd readable {
+      master, POLLIN, 0
+    };
+    const bool late = std::chrono::steady_clock::now() - began > std::chrono::seconds(10);
+    if (!typed && !session.type.empty() && (late || out.shown.find("so far") != std::string::npos)) {
+      typed = ::write(master, session.type.data(), session.type.size()) == static_cast<ssize_t>(session.type.size());
+    }
+    if (::poll(&readable, 1, 200) == 0) continue;
     const ssize_t n = ::read(master, buf, sizeof buf);
-    if (n > 0)
+    if (n > 0) {
       out.shown.append(buf, static_cast<size_t>(n));
-    else if (!(n < 0 && errno == EINTR))
+    } else if (!(n < 0 && errno == EINTR)) {
       break;
+    }
   }
   ::waitpid(pid, &out.status, 0);
   ::close(master);
@@ -84,14 +108,15 @@ OnTerminal recordOnTerminal(const std::string& dir, Where where) {
 }
 
 // What the terminal shows without the status line's drawing: each drawing
-// is saved-cursor ... restored-cursor, and the row is made with IND and CUU.
+// is saved-cursor ... restored-cursor, and the row is made with IND, CUU
+// and EL.
 std::string withoutStatus(const std::string& shown) {
-  return std::regex_replace(shown, std::regex("\0337[\\s\\S]*?\0338|\033D|\033\\[1A"), "");
+  return std::regex_replace(shown, std::regex("\0337[\\s\\S]*?\0338|\033D|\033\\[1A\033\\[K"), "");
 }
 
 TEST(RecordingStatus, ShowsWhatIsRecordedSoFarAtTheFootOfTheTerminal) {
   const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
-  const OnTerminal r = recordOnTerminal(dir, Where::kForeground);
+  const OnTerminal r = recordOnTerminal(dir, {Where::kForeground});
   ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
   // The rows above the last scroll; the line is drawn on the last, then
   // the whole screen scrolls again and the row is cleared.
@@ -113,12 +138,35 @@ TEST(RecordingStatus, ShowsWhatIsRecordedSoFarAtTheFootOfTheTerminal) {
       << withoutStatus(r.shown);
 }
 
-TEST(RecordingStatus, NotShownWhereTheProgramCouldBeInteractive) {
+// A program reading lines from the terminal (as `radar record -- ./server`
+// typed at a shell has it) gets what is typed, echoed where it was typed,
+// with the line drawn beside it.
+TEST(RecordingStatus, ShownBesideAProgramReadingTheTerminal) {
   const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
-  const OnTerminal r = recordOnTerminal(dir, Where::kInputTerminal);
+  Session reads{Where::kInputTerminal, "read words; echo \"got: $words\""};
+  reads.type = "typed words\n";
+  const OnTerminal r = recordOnTerminal(dir, reads);
   ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
-  EXPECT_EQ(r.shown.find('\033'), std::string::npos) << r.shown;
-  EXPECT_EQ(r.shown.find("line 1\r\nline 2\r\nline 3\r\nradar: recorded "), 0u) << r.shown;
+  EXPECT_NE(r.shown.find("\033[24;1H\033[2Kradar record: "), std::string::npos) << r.shown;
+  EXPECT_EQ(withoutStatus(r.shown).find("typed words\r\ngot: typed words\r\nradar: recorded "), 0u)
+      << withoutStatus(r.shown);
+}
+
+// A program that takes the terminal again and again (a shell's or a
+// REPL's prompt between commands) keeps it: the row is taken again only
+// once the terminal has been free for as long as the line waits at the
+// start.
+TEST(RecordingStatus, NotTakenBackBetweenPrompts) {
+  const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
+  const Session prompts{Where::kInputTerminal,
+                        "sleep 3; for i in 1 2 3 4 5; do stty -icanon; sleep 0.1; stty icanon; sleep 0.1; done", "2"};
+  const OnTerminal r = recordOnTerminal(dir, prompts);
+  ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
+  const size_t given_back = r.shown.find("\0337\033[r\0338");
+  ASSERT_NE(r.shown.find("so far"), std::string::npos) << "never drawn in the first 3 s:\n" << r.shown;
+  ASSERT_NE(given_back, std::string::npos) << r.shown;
+  EXPECT_EQ(r.shown.find("so far", given_back), std::string::npos) << r.shown;
+  EXPECT_EQ(r.shown.find("\033[1;23r", given_back), std::string::npos) << r.shown;
 }
 
 // A recording sent to the background is never stopped by its line (a
@@ -128,7 +176,7 @@ TEST(RecordingStatus, NotShownWhereTheProgramCouldBeInteractive) {
 // writing would.)
 TEST(RecordingStatus, NotShownFromTheBackground) {
   const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
-  const OnTerminal r = recordOnTerminal(dir, Where::kBackground);
+  const OnTerminal r = recordOnTerminal(dir, {Where::kBackground});
   ASSERT_TRUE(WIFEXITED(r.status)) << r.shown;
   ASSERT_NE(WEXITSTATUS(r.status), 126) << "stty tostop failed";
   EXPECT_TRUE(std::ifstream(dir + ".done").good()) << "the program was stopped before its end:\n" << r.shown;
@@ -139,7 +187,7 @@ TEST(RecordingStatus, NotShownFromTheBackground) {
 // off, as a pager or an editor sets it), the row is the program's.
 TEST(RecordingStatus, NotShownWhileTheProgramHasTheTerminal) {
   const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
-  const OnTerminal r = recordOnTerminal(dir, Where::kProgramsScreen);
+  const OnTerminal r = recordOnTerminal(dir, {Where::kProgramsScreen});
   ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
   // A line drawn before the program took the terminal is given back at
   // once, and none is drawn until it gives the terminal back.
@@ -152,7 +200,7 @@ TEST(RecordingStatus, NotShownWhileTheProgramHasTheTerminal) {
 
 TEST(RecordingStatus, CountsWhatTheLogsHold) {
   const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
-  const OnTerminal r = recordOnTerminal(dir, Where::kInputTerminal);
+  const OnTerminal r = recordOnTerminal(dir, {Where::kInputTerminal});
   ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
   // What the summary at the end counted, read from every log's events.
   std::smatch said;
