@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "log/executables.h"
 #include "log/file_hash.h"
@@ -386,7 +387,13 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
   std::vector<Image::Child> children;
   std::map<int, int> reaped_by_parents;  // pid -> wait status a recorded parent got
 
-  for (Image& img : summarizeLogs(log::listLogs(dir), finalize)) {
+  // In the order the processes were made, as far as pids tell (log names
+  // sort as text: pid 100001 before pid 99998).
+  std::vector<Image> summarized = summarizeLogs(log::listLogs(dir), finalize);
+  std::stable_sort(summarized.begin(), summarized.end(), [](const Image& a, const Image& b) {
+    return std::tie(a.pid, a.generation) < std::tie(b.pid, b.generation);
+  });
+  for (Image& img : summarized) {
     s.bytes += img.bytes;
     for (auto& p : img.problems) s.problems.push_back(std::move(p));
     for (auto& u : img.unseen)

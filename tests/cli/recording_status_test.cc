@@ -17,6 +17,7 @@
 #include <string>
 
 #include "cli/recording_status.h"
+#include "fake_recording.h"
 #include "record/recording.h"
 #include "temp_dirs.h"
 
@@ -210,6 +211,22 @@ TEST(RecordingStatus, CountsWhatTheLogsHold) {
   EXPECT_EQ(so_far.events, std::stoull(said[2]));
   EXPECT_GT(so_far.bytes, 0u);
   EXPECT_EQ(radar::record::recordingSoFar(dir + "/none").logs, 0u);
+}
+
+// What radar does not see into is listed by process in the order of their
+// pids, whatever the order of the logs' names.
+TEST(RecordingSummary, NotSeenInTheOrderOfThePids) {
+  radar::testing::FakeRecording rec;
+  for (const int pid : {100001, 99998, 100000}) {
+    rec.process("ring", pid).unseen("shared-memory", "maps shared memory (segment " + std::to_string(pid) + ")");
+  }
+  const std::string dir = rec.write();
+  const radar::record::RecordingSummary summary =
+      radar::record::summarizeRecording(dir, radar::proto::Recording(), /*finalize=*/false);
+  ASSERT_EQ(summary.unseen.size(), 3u);
+  EXPECT_EQ(summary.unseen[0], "pid 99998 /bin/ring: maps shared memory (segment 99998)");
+  EXPECT_EQ(summary.unseen[1], "pid 100000 /bin/ring: maps shared memory (segment 100000)");
+  EXPECT_EQ(summary.unseen[2], "pid 100001 /bin/ring: maps shared memory (segment 100001)");
 }
 
 TEST(RecordingStatus, TheLineSaysProcessesEventsBytesAndTime) {

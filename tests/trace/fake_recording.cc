@@ -15,6 +15,7 @@
 #include "../temp_dirs.h"
 #include "log/crc32c.h"
 #include "log/mpi_event.h"
+#include "log/unseen.h"
 #include "trace/merge.h"
 
 namespace radar::testing {
@@ -319,6 +320,15 @@ FakeProcess& FakeProcess::user(const std::string& name, int64_t at, const std::s
   return *this;
 }
 
+FakeProcess& FakeProcess::unseen(const std::string& what, const std::string& text) {
+  Item it{log::Kind::Note};
+  it.name = text;
+  it.address = what;  // the note's third string
+  items_.push_back(it);
+  ++counter_;
+  return *this;
+}
+
 FakeProcess& FakeProcess::blockedIn(log::Kind kind, uint32_t channel, int32_t fd, uint64_t last_counter) {
   blocked_.push_back({static_cast<uint32_t>(pid_), static_cast<uint16_t>(kind), 0, fd, channel, 0, last_counter});
   return *this;
@@ -423,6 +433,13 @@ std::string FakeRecording::write() {
       if (!it.ints.empty()) {
         e.fds = it.ints.data();
         e.fd_count = it.ints.size();
+      }
+      const char* note[4] = {name, log::kUnseenNote, it.address.c_str(), ""};
+      if (it.kind == log::Kind::Note) {
+        e.strings = note;
+        e.string_count = 4;
+        w.append(e);
+        continue;
       }
       if (it.kind == log::Kind::MpiCollective) {
         e.strings = &name;

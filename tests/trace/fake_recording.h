@@ -84,6 +84,9 @@ class FakeProcess {
   // log of its own, execed(), or none: a program radar could not record).
   FakeProcess& exec(const std::string& path, int64_t at);
   FakeProcess& user(const std::string& name, int64_t at, const std::string& data = {});
+  // The note the recorder writes when the process uses what radar does not
+  // see into (log/unseen.h): `what` as log::unseenName names it.
+  FakeProcess& unseen(const std::string& what, const std::string& text);
   // The call a thread was blocked in when the recording ended, after its
   // event `last_counter` (0: none said).
   FakeProcess& blockedIn(log::Kind kind, uint32_t channel, int32_t fd = 3, uint64_t last_counter = 0);
