@@ -1548,14 +1548,74 @@ HOOK int epoll_ctl(int epfd, int op, int fd, struct epoll_event* event) {
 
 // ==== processes: never started, answered as recorded ======================================
 
+extern "C" int __register_atfork(void (*prepare)(), void (*parent)(), void (*child)(), void* dso);
+
+namespace {
+
+// The handlers libraries gave pthread_atfork (libuv's makes its signal
+// pipe anew in a child): a fork answered from the recording runs them as
+// glibc's fork does, so that what they did in the recorded process, and
+// the calls they made, happen in the re-run too.
+struct ForkHandlers {
+  void (*prepare)();
+  void (*parent)();
+  void (*child)();
+};
+constexpr size_t kMaxForkHandlers = 256;
+ForkHandlers g_fork_handlers[kMaxForkHandlers];
+size_t g_fork_handler_count = 0;  // written under the lock, read by forks
+sys::FutexLock g_fork_handlers_lock;
+
+enum class ForkSide { kPrepare, kParent, kChild };
+
+// As glibc: prepare handlers in the reverse order of their registration,
+// the others in that order. A library unloaded since is skipped (dlclose
+// takes its handlers off glibc's list).
+void runForkHandlers(ForkSide side) {
+  const size_t count = __atomic_load_n(&g_fork_handler_count, __ATOMIC_ACQUIRE);
+  for (size_t k = 0; k < count; ++k) {
+    const ForkHandlers& h = g_fork_handlers[side == ForkSide::kPrepare ? count - 1 - k : k];
+    void (*run)() = side == ForkSide::kPrepare ? h.prepare : side == ForkSide::kParent ? h.parent : h.child;
+    Dl_info where;
+    if (run && dladdr(reinterpret_cast<void*>(run), &where)) run();
+  }
+}
+
+}  // namespace
+
+// pthread_atfork() (libc_nonshared.a) registers through this.
+HOOK int __register_atfork(void (*prepare)(), void (*parent)(), void (*child)(), void* dso) {
+  REAL(__register_atfork);
+  const int r = real___register_atfork ? real___register_atfork(prepare, parent, child, dso) : ENOMEM;
+  if (r != 0) return r;
+  g_fork_handlers_lock.lock();
+  if (g_fork_handler_count < kMaxForkHandlers) {
+    g_fork_handlers[g_fork_handler_count] = {prepare, parent, child};
+    __atomic_store_n(&g_fork_handler_count, g_fork_handler_count + 1, __ATOMIC_RELEASE);
+  }
+  g_fork_handlers_lock.unlock();
+  return r;
+}
+
+// glibc's fork runs the prepare handlers, then the parent's or the child's:
+// the parent's log has the first two's calls before the fork's, the child's
+// log the child handlers' calls first.
 HOOK pid_t fork(void) {
   REAL(fork);
   if (!replaying()) return real_fork();
+  const ScriptEvent* ahead = nextForkOfThisThread(Kind::Fork);
+  runForkHandlers(ForkSide::kPrepare);
+  if (ahead && (ahead->flags & kBranchToChild)) {
+    skipToFork(ahead);  // the parent handlers' calls: the child never made them
+  } else {
+    runForkHandlers(ForkSide::kParent);
+  }
   const ScriptEvent* e = expect(Kind::Fork, -1, "fork()");
   if (!e) return real_fork();
   consume(e);
   if (e->flags & kBranchToChild) {
     branchToChild(e);
+    runForkHandlers(ForkSide::kChild);
     return 0;
   }
   return finishWith<pid_t>(e);

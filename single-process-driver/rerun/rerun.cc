@@ -868,6 +868,25 @@ bool nextIsConnectOutcome(int fd) {
          (e->call_flags & log::kFlagConnectOutcome);
 }
 
+const ScriptEvent* nextForkOfThisThread(Kind kind) {
+  if (!replaying()) return nullptr;
+  const int32_t index = placeOfThisThread(kind, -1);
+  if (index < 0) return nullptr;
+  for (uint32_t i = g_cursor[index]; i != kNoEvent; i = g.events[i].next_in_thread)
+    if (g.events[i].kind == static_cast<uint16_t>(kind)) return &g.events[i];
+  return nullptr;
+}
+
+bool skipToFork(const ScriptEvent* fork) {
+  const int32_t index = placeOfThisThread(static_cast<Kind>(fork->kind), -1);
+  if (index < 0) return false;
+  for (const ScriptEvent* e; replaying() && (e = nextOf(index)) && e != fork;) {
+    if (!arrive(e) || !waitTurn(e)) return false;
+    consume(e);
+  }
+  return replaying();
+}
+
 const ScriptEvent* expectIf(Kind kind, int fd) {
   if (!replaying()) return nullptr;
   const int32_t index = placeOfThisThread(kind, fd);

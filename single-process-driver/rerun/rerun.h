@@ -131,6 +131,14 @@ bool ordersSync();
 bool syncTurn(const inject::SyncOp& op, inject::SyncTurn* turn);
 void syncTurnDone(const inject::SyncTurn& turn, int result);
 
+// The calling thread's next recorded fork (`kind` Fork or Vfork), however
+// many events before it, or null: a look only.
+const ScriptEvent* nextForkOfThisThread(Kind kind);
+// Takes the calling thread's events before `fork` as replayed without
+// their calls being made: a re-run that becomes the child skips the
+// parent's side of a fork (its atfork parent handlers' calls). False when
+// the re-run ended meanwhile.
+bool skipToFork(const ScriptEvent* fork);
 // A fork recorded with kBranchToChild: from now on the calling thread is
 // the child's main thread.
 void branchToChild(const ScriptEvent* e);

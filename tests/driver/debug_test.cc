@@ -491,6 +491,33 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
   EXPECT_NE(sender.err.find("as recorded"), std::string::npos) << sender.err;
 }
 
+// Handlers given to pthread_atfork make recorded calls around a fork: in
+// the parent before its fork (the prepare and parent handlers), in the
+// child first (as libuv's makes its signal lock anew, in Node's cluster
+// workers). The parent and the child both re-run as recorded.
+TEST(Debug, ForkHandlersRunInTheReRunAsInTheRecording) {
+  const std::string dir = testTempDir() + "/rec";
+  Result rec = shell(shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                     shellQuote(driverProgram("fork_handlers")) + " | cat");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(rec.out, "parent: token 'p'; child: took 1 byte, 'c'\n");
+  std::string error;
+  auto trace = trace::loadTrace({dir}, trace::LoadOptions{}, &error);
+  ASSERT_TRUE(trace) << error;
+  std::string parent, child;
+  for (const auto& p : trace->processes) {
+    if (p.origin != log::Origin::Forked && !p.external) parent = std::to_string(p.pid);
+    if (p.origin == log::Origin::Forked) child = std::to_string(p.pid);
+  }
+  ASSERT_FALSE(parent.empty());
+  ASSERT_FALSE(child.empty());
+  for (const std::string& pid : {parent, child}) {
+    Result r = shell("timeout 60 " + radarDebug() + " --yes " + shellQuote(dir) + " " + pid + " --no-gdb");
+    EXPECT_EQ(r.exit_code, 0) << pid << ":\n" << r.err;
+    EXPECT_NE(r.err.find("as recorded"), std::string::npos) << pid << ":\n" << r.err;
+  }
+}
+
 // Address-space randomization is off for the recorded program and for its
 // re-run (as rr does): two recordings print the same addresses, and a
 // re-run has the recorded ones, heap and mappings alike (the injected
