@@ -6,10 +6,12 @@
 // cannot feed the program. Built once, with the injected flags, into both.
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
@@ -154,6 +156,8 @@ HOOK long syscall(long number, ...) {
   }
   if (number == SYS_io_uring_setup || number == SYS_io_uring_enter || number == SYS_io_uring_register) {
     tell(Unseen::IoUring, "system call");
+  } else if (number == SYS_seccomp && (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT)) {
+    tell(Unseen::SeccompFilter, a[0] == SECCOMP_SET_MODE_STRICT ? "strict mode" : "seccomp()");  // libseccomp
   } else {
     for (const RawCall& c : kRawCalls)
       if (c.number == number) {
@@ -162,6 +166,23 @@ HOOK long syscall(long number, ...) {
       }
   }
   return rawCall(number, a);
+}
+
+// ==== seccomp filters ==============================================================
+// Told before the filter is in place: whatever the library does about it
+// (the recorder closes its log), it must do while its calls are allowed.
+
+HOOK int prctl(int option, ...) {
+  va_list ap;
+  va_start(ap, option);
+  unsigned long a[4];
+  for (unsigned long& v : a) v = va_arg(ap, unsigned long);
+  va_end(ap);
+  if (option == PR_SET_SECCOMP && (a[0] == SECCOMP_MODE_FILTER || a[0] == SECCOMP_MODE_STRICT))
+    tell(Unseen::SeccompFilter, a[0] == SECCOMP_MODE_STRICT ? "strict mode" : "prctl()");
+  const long args[6] = {
+      option, static_cast<long>(a[0]), static_cast<long>(a[1]), static_cast<long>(a[2]), static_cast<long>(a[3]), 0};
+  return static_cast<int>(rawCall(SYS_prctl, args));
 }
 
 // ==== shared memory ===============================================================

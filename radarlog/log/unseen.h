@@ -20,8 +20,9 @@ enum class Unseen : uint8_t {
   SysvMessageQueue,  // msgsnd / msgrcv: the same
   SysvSemaphore,     // semop / semtimedop
   EventFd,           // an eventfd shared with another process
+  SeccompFilter,     // a seccomp filter the process installs: its recording stops there
 };
-inline constexpr unsigned kUnseenCount = 8;
+inline constexpr unsigned kUnseenCount = 9;
 inline constexpr char kUnseenNote[] = "unseen";
 
 // One entry of a table by mechanism, or `fallback` for a value no mechanism has.
@@ -32,8 +33,9 @@ inline const char* unseenEntry(const char* const (&table)[kUnseenCount], Unseen 
 
 // The machine name (the note's strings[2], `radar check --json`).
 inline const char* unseenName(Unseen u) {
-  static const char* const names[kUnseenCount] = {"io_uring",      "raw-system-call",    "shared-memory",  "semaphore",
-                                                  "message-queue", "sysv-message-queue", "sysv-semaphore", "eventfd"};
+  static const char* const names[kUnseenCount] = {"io_uring",       "raw-system-call", "shared-memory",
+                                                  "semaphore",      "message-queue",   "sysv-message-queue",
+                                                  "sysv-semaphore", "eventfd",         "seccomp-filter"};
   return unseenEntry(names, u, "unknown");
 }
 
@@ -48,6 +50,7 @@ inline const char* unseenDoes(Unseen u) {
       "uses a System V message queue",
       "uses a System V semaphore set",
       "uses an eventfd it shares with another process",
+      "installs a seccomp filter",
   };
   return unseenEntry(does, u, "uses something radar does not record");
 }
@@ -63,12 +66,15 @@ inline const char* unseenConsequence(Unseen u) {
       "its messages are not recorded",
       "its operations are not recorded",
       "its counts are not recorded",
+      "radar records nothing more of it (the filter could refuse a call of radar's own, or kill the process for it)",
   };
   return unseenEntry(what, u, "it is not recorded");
 }
 
 // Whether bytes of a recorded channel may have moved through it unseen.
-inline bool unseenMovesChannelBytes(Unseen u) { return u == Unseen::IoUring || u == Unseen::RawSystemCall; }
+inline bool unseenMovesChannelBytes(Unseen u) {
+  return u == Unseen::IoUring || u == Unseen::RawSystemCall || u == Unseen::SeccompFilter;
+}
 
 // The mechanism a note's strings[2] names; false when none.
 inline bool unseenByName(const char* name, Unseen* out) {

@@ -1219,6 +1219,13 @@ size_t programStrings(const char* program, char* const argv[], const char* (&out
 template <class Run>
 int recordedExec(const char* check, char* const argv[], char* const envp[], Run&& run) {
   if (!radar::preload::active() && !inVforkChild()) {
+    if (underSeccomp()) {
+      // The new image would start the recorder under the filter: it runs
+      // without it, as the program alone would (on the stack: no mapping).
+      radar::inject::EnvArray env(radar::inject::environmentSize(envp) + 16, /*may_map=*/false);
+      EnvScratch strings;
+      if (buildBareEnvironment(g_config, envp, env.data(), env.capacity(), &strings)) return run(env.data());
+    }
     // Not recording this image (or it already exited): still let children be.
     return run(envp);
   }

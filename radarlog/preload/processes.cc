@@ -116,6 +116,16 @@ bool processTitle(char* title, size_t size) {
 
 }  // namespace
 
+void stopRecordingBeforeSeccomp() {
+  if (!active() || !lockWriter()) return;
+  g_process.under_seccomp = true;
+  g_process.closed = true;
+  g_process.writer.close();
+  unlockWriter();
+}
+
+bool underSeccomp() { return g_process.under_seccomp; }
+
 void recordExit(int status, bool flush_stdio) {
   if (!active()) return;
   // What stdio still buffers is written now (exactly what exit would write

@@ -55,6 +55,14 @@ void noteIfSharedEventFd(int fd);
 // The program uses something radar does not record (log/unseen.h): a NOTE
 // in the log, once per image and mechanism, where it began.
 void sayUnseen(log::Unseen what, const char* detail);
+// The process is about to install a seccomp filter: its log is closed now,
+// while radar's calls are still allowed, and nothing more is recorded of
+// it, its children or the programs it executes (which run without the
+// recorder: they would start it under the filter).
+void stopRecordingBeforeSeccomp();
+// Whether stopRecordingBeforeSeccomp() was called in this process (or the
+// one it was forked from).
+bool underSeccomp();
 // Whether a signal with this si_code was sent by a process (kill, sigqueue,
 // tgkill, or a message it queued that a notification asked for), whose pid
 // is then the sender's.

@@ -68,6 +68,7 @@ struct Process {
   int exit_status = 0;
   bool exit_status_known = false;
   bool closed = false;                       // EXIT recorded: nothing more is written
+  bool under_seccomp = false;                // closed before a seccomp filter: none of radar's calls after
   char** argv = nullptr;                     // as given to the constructor
   int fd_floor = 0;                          // our descriptors live at or above this
   std::atomic<uint32_t> threads_created{0};  // pthread_create calls of this image

@@ -56,6 +56,7 @@ void unseenUsed(log::Unseen what, const char* detail, int fd) {
   if (!preload::active() || (fd >= 0 && !mayBeChannel(fd))) return;
   if (what == log::Unseen::Semaphore && preload::recordingSync()) return;  // its waits and posts are recorded
   preload::sayUnseen(what, detail);
+  if (what == log::Unseen::SeccompFilter) preload::stopRecordingBeforeSeccomp();
 }
 
 bool isKnownChannel(int fd) { return preload::active() && preload::channelOf(fd) != 0; }

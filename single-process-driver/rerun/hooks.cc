@@ -2280,6 +2280,10 @@ void unseenUsed(log::Unseen what, const char* detail, int fd) {
   if (what == log::Unseen::IoUring)
     r << "the program sets up io_uring (" << detail
       << "), which radar does not record: what it moves through the ring can be neither fed nor compared";
+  else if (what == log::Unseen::SeccompFilter)
+    r << "the program installs a seccomp filter (" << detail
+      << "), where its recording stopped: radar recorded nothing of it after that, so nothing more can be fed or "
+         "compared";
   else if (what == log::Unseen::RawSystemCall && fd >= 0 && isChannelFd(fd))
     r << "the program calls " << detail << "(fd " << fd
       << ") through syscall(), which radar does not record: the recording has no such call";

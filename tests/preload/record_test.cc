@@ -1670,6 +1670,35 @@ TEST(Record, WhatRadarCannotSeeIsSaid) {
   }
 }
 
+// A program that installs a seccomp filter runs as it would alone: radar
+// closes its log before the filter is in place (a call of radar's own
+// after it could be refused, or kill the process) and says so, with no
+// finding; a program it executes under the filter runs without the
+// recorder (which would start under the filter); a re-run stops there,
+// saying why.
+TEST(Record, AProgramThatInstallsASeccompFilterRunsAsAlone) {
+  for (const char* mode : {"strict", "exec"}) {
+    SCOPED_TRACE(mode);
+    const Result bare = shell(shellQuote(programPath("seccomp_filter")) + " " + mode);
+    ASSERT_EQ(bare.exit_code, 0) << bare.err;
+    Recording rec = record({programPath("seccomp_filter"), mode});
+    EXPECT_EQ(rec.exit_code, 0) << rec.err;
+    EXPECT_EQ(rec.out, bare.out);
+    EXPECT_NE(rec.err.find(": installs a seccomp filter (prctl()): radar records nothing more of it"),
+              std::string::npos)
+        << rec.err;
+    const Result check = radar({"check", "--strict", rec.dir});
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    EXPECT_NE(check.out.find("not seen: seccomp_filter["), std::string::npos) << check.out;
+    ASSERT_EQ(rec.logs.size(), 1u);
+    const Result rerun = shell("timeout 60 " + radarDebug() + " --yes " + shellQuote(rec.dir) + " " +
+                               std::to_string(rec.logs[0].header.pid()) + " --no-gdb");
+    EXPECT_NE(rerun.err.find("the program installs a seccomp filter (prctl()), where its recording stopped"),
+              std::string::npos)
+        << rerun.err;
+  }
+}
+
 // `radar sql` has `count` messages on channels of the types listed.
 void expectMessagesOn(const Recording& rec, const std::string& types, int count) {
   const Result sql = radar({"sql", rec.dir,
