@@ -247,7 +247,7 @@ bool placeNew(const ScriptEvent* e, long real_fd, int want, bool cloexec) {
     return false;
   }
   if (threadsWereStarted() && want >= 0 && sys::fcntl(want, F_GETFD) >= 0) releaseLateClose(e, want);
-  if (!placeAt(static_cast<int>(real_fd), want, cloexec)) {
+  if (!placeAt(static_cast<int>(real_fd), want, cloexec, e)) {
     Report r;
     r << "descriptor " << want << ", new in the recording here, is already open in the re-run";
     char link[32], held[160] = {};

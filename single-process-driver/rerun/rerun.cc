@@ -1524,7 +1524,7 @@ void releaseLateClose(const ScriptEvent* e, int fd) {
   }
 }
 
-bool placeAt(int fd, int want, bool cloexec) {
+bool placeAt(int fd, int want, bool cloexec, const ScriptEvent* made_by) {
   if (fd == want) {
     if (cloexec) sys::fcntl(fd, F_SETFD, FD_CLOEXEC);
     return true;
@@ -1532,12 +1532,19 @@ bool placeAt(int fd, int want, bool cloexec) {
   bool placed = want >= 0 && copyToFreeNumber(fd, want, cloexec);
   // Another thread may hold the number for a moment: a file it reads
   // between two recorded calls, opened live, which in the recording it
-  // opened and closed again before (or after) this call. Counted in short
-  // sleeps, so that time stopped in a debugger does not count.
-  for (int waited = 0; !placed && want >= 0 && waited < kIdleWaitMs && threadsWereStarted(); ++waited) {
+  // opened and closed again before (or after) this call; or a close of it
+  // the thread comes to only now, or a number another thread's call made
+  // for a moment while it places its own. Waited for as long as the other
+  // threads move (a loaded machine runs a thousand threads slowly), in
+  // short sleeps, so that time stopped in a debugger does not count.
+  Patience patience{kIdleWaitMs, /*before_call=*/false};
+  while (!placed && want >= 0 && threadsWereStarted() && replaying()) {
+    if (made_by) releaseLateClose(made_by, want);
+    const uint32_t seen = __atomic_load_n(&g_progress, __ATOMIC_ACQUIRE);
     struct timespec pause = {0, 1000 * 1000};
     sys::raw(SYS_nanosleep, reinterpret_cast<long>(&pause), 0);
     placed = copyToFreeNumber(fd, want, cloexec);
+    if (!placed && patience.exhausted(__atomic_load_n(&g_progress, __ATOMIC_ACQUIRE) != seen, 1)) break;
   }
   sys::close(fd);
   return placed;

@@ -176,8 +176,10 @@ void patchStdio();
 // Puts descriptor `fd` at number `want` (the one the recording has),
 // closing `fd` when it moves; O_CLOEXEC as given. False when `want` is
 // taken (the caller reports it); where other threads run, once it stayed
-// taken a while.
-bool placeAt(int fd, int want, bool cloexec);
+// taken a while; meanwhile, for event `made_by`, the closes of other
+// threads that freed `want` in the recording are let go (releaseLateClose)
+// as each thread comes to them.
+bool placeAt(int fd, int want, bool cloexec, const ScriptEvent* made_by = nullptr);
 
 // Event `e` makes descriptor `fd` while the re-run still has that number
 // open: in the recording another thread's close freed it and returned (was
