@@ -205,5 +205,8 @@ inline bool isDevice(ChannelType t) {
 }
 // The string of the OPEN event an eventfd() call is recorded as.
 inline constexpr char kEventFdOpened[] = "eventfd";
+// A NOTE [title, kTitleNote]: from here the process calls itself `title`,
+// written over its arguments (format 1.12).
+inline constexpr char kTitleNote[] = "title";
 
 }  // namespace radar::log

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "log/sys.h"
 #include "preload/recorder.h"
@@ -90,31 +92,104 @@ uint64_t argumentsHash(char** argv) {
   return h;
 }
 
+// ---- the title a process gives itself ------------------------------------
+
 namespace {
 
-// The title the process gave itself by writing over its arguments
-// ("postgres: checkpointer"), as ps shows it; false when they are as the
-// header has them.
-bool processTitle(char* title, size_t size) {
-  char cmdline[4096];
-  const long fd = sys::openat(AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0) return false;
-  const long n = sys::read(static_cast<int>(fd), cmdline, sizeof(cmdline));
-  sys::close(static_cast<int>(fd));
-  // (Arguments longer than the buffer: not known to differ.)
-  if (n <= 0 || n == sizeof(cmdline) || argumentsHash(cmdline, static_cast<size_t>(n)) == g_process.arguments_hash)
-    return false;
+constexpr uint8_t kMaxTitleNotes = 16;
+
+// The title bytes of an argument area give, as ps shows it: the arguments
+// separated by spaces, up to two NULs in a row, without trailing spaces.
+size_t titleOf(const char* bytes, size_t n, char* title, size_t size) {
   size_t at = 0;
-  for (long i = 0; i < n && at + 1 < size; ++i) {
-    if (!cmdline[i] && (i + 1 == n || !cmdline[i + 1])) break;  // its end
-    title[at++] = cmdline[i] ? cmdline[i] : ' ';
+  for (size_t i = 0; i < n && at + 1 < size; ++i) {
+    if (!bytes[i] && (i + 1 == n || !bytes[i + 1])) break;  // its end
+    title[at++] = bytes[i] ? bytes[i] : ' ';
   }
   while (at && title[at - 1] == ' ') --at;
   title[at] = 0;
-  return at > 0;
+  return at;
+}
+
+// The area's bytes as /proc/self/cmdline gives them: the arguments, and
+// where a title ran over their last NUL, on up to the next one. Read in
+// memory: no descriptor taken, no system call (a seccomp filter, a full
+// descriptor table).
+size_t commandLineSize() {
+  const Process& p = g_process;
+  size_t n = p.args_size;
+  if (n && p.args_begin[n - 1] != 0)
+    while (n < p.args_size + p.env_size && p.args_begin[n] != 0) ++n;
+  return n;
+}
+
+// The title the process gave itself by writing over its arguments
+// ("postgres: checkpointer"), as ps shows it; false when it is the one the
+// header's arguments make.
+bool processTitle(char* title, size_t size) {
+  const Process& p = g_process;
+  if (!p.args_begin || !p.args_size) return false;
+  const size_t n = commandLineSize();
+  if (argumentsHash(p.args_begin, n) == p.arguments_hash) return false;
+  const size_t length = titleOf(p.args_begin, n, title, size);
+  return length > 0 && argumentsHash(title, length) != p.arguments_title_hash;
+}
+
+// The length of a string that is contiguous with the one before it.
+size_t stringSize(const char* s) {
+  size_t n = 0;
+  while (s[n]) ++n;
+  return n + 1;
 }
 
 }  // namespace
+
+void rememberArgumentArea(char** argv, char** envp) {
+  Process& p = g_process;
+  if (!argv || !argv[0]) return;
+  // The kernel lays the arguments' strings out one after the other, then
+  // the environment's: anything else is no area to look at.
+  const char* end = argv[0];
+  for (char** a = argv; *a; ++a) {
+    if (*a != end) return;
+    end += stringSize(*a);
+  }
+  p.args_begin = argv[0];
+  p.args_size = static_cast<size_t>(end - argv[0]);
+  const char* env_end = end;
+  for (char** e = envp; e && *e && *e == env_end; ++e) env_end += stringSize(*e);
+  p.env_size = static_cast<size_t>(env_end - end);
+}
+
+void lookAtTitleAtLogStart() {
+  Process& p = g_process;
+  char title[256] = {};
+  size_t at = 0;
+  for (char** a = p.argv; a && *a && at + 1 < sizeof(title); ++a) {
+    if (a != p.argv) title[at++] = ' ';
+    for (const char* c = *a; *c && at + 1 < sizeof(title); ++c) title[at++] = *c;
+  }
+  while (at && title[at - 1] == ' ') --at;
+  p.arguments_title_hash = argumentsHash(title, at);
+  const size_t k = std::min(sizeof(p.title_prefix), p.args_size + p.env_size);
+  if (p.args_begin) std::memcpy(p.title_prefix, p.args_begin, k);
+  p.title_noted = 0;
+  p.title_notes = 0;
+}
+
+bool titleChanged(char* title, size_t size) {
+  Process& p = g_process;
+  if (!p.args_begin) return false;
+  const size_t k = std::min(sizeof(p.title_prefix), p.args_size + p.env_size);
+  if (std::memcmp(p.args_begin, p.title_prefix, k) == 0) return false;
+  std::memcpy(p.title_prefix, p.args_begin, k);
+  if (p.title_notes >= kMaxTitleNotes || !processTitle(title, size)) return false;
+  const uint64_t h = argumentsHash(title, std::strlen(title));
+  if (h == p.title_noted) return false;
+  p.title_noted = h;
+  ++p.title_notes;
+  return true;
+}
 
 void stopRecordingBeforeSeccomp() {
   if (!active() || !lockWriter()) return;

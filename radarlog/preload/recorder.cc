@@ -322,6 +322,7 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   h.executable_mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
   h.argv = p.argv;
   p.arguments_hash = argumentsHash(p.argv);
+  lookAtTitleAtLogStart();
   h.cwd = cwd;
   h.environment = envp;
   h.redact = g_config.redact[0] ? g_config.redact : nullptr;
@@ -682,6 +683,7 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
   if (!g_config.enabled) return;
   Process& p = g_process;
   p.argv = argv;
+  rememberArgumentArea(argv, envp);
   p.fd_floor = computeFdFloor();
   long m = sys::mmapAside(4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m >= 0 || m < -4095) {

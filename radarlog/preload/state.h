@@ -74,6 +74,15 @@ struct Process {
   std::atomic<uint32_t> threads_created{0};  // pthread_create calls of this image
   std::atomic<uint32_t> unseen_said{0};      // log::Unseen bits said in this log
   uint64_t arguments_hash = 0;               // of the argv the header has (argumentsHash)
+  // Where a process writes its title over its arguments (as ps shows it):
+  // the arguments' bytes as the kernel laid them out, then the
+  // environment's, which a long title runs on into.
+  const char* args_begin = nullptr;
+  size_t args_size = 0, env_size = 0;
+  uint64_t arguments_title_hash = 0;  // of the title the header's argv make (argumentsTitle)
+  char title_prefix[64] = {};         // the area's first bytes when last looked at
+  uint64_t title_noted = 0;           // hash of the title last noted (0: none)
+  uint8_t title_notes = 0;            // notes of this image (a few at most)
 };
 
 // One deferred record: a signal handler recorded something while its
@@ -174,5 +183,14 @@ void adoptFork(log::Origin origin);
 // NUL): a title written over them at exit differs (processes.cc).
 uint64_t argumentsHash(const char* bytes, size_t n);
 uint64_t argumentsHash(char** argv);
+// Where the process's title lives (the constructor's argv and environment).
+void rememberArgumentArea(char** argv, char** envp);
+// At a log's start: the title it starts with is no change.
+void lookAtTitleAtLogStart();
+// Under the writer's lock, before an event: true, with the title, when the
+// process gave itself a new one since (nginx's "worker process" after its
+// fork), for a NOTE, so that the story names it as it worked, not only as
+// it ended. A look at a few bytes when nothing changed.
+bool titleChanged(char* title, size_t size);
 
 }  // namespace radar::preload

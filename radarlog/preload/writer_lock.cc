@@ -279,6 +279,16 @@ void commit(EventFields& e) {
     defer(e);
     return;
   }
+  char title[256];
+  if (titleChanged(title, sizeof(title))) {
+    const char* strings[2] = {title, log::kTitleNote};
+    EventFields note;
+    note.kind = log::Kind::Note;
+    note.tid = e.tid;
+    note.strings = strings;
+    note.string_count = 2;
+    appendLocked(note);
+  }
   appendLocked(e);
   // A handler may run between the last look and the unlock: look again after.
   for (;;) {

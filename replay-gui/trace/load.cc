@@ -60,7 +60,8 @@ struct LogJob {
   bool overflow = false;
   Trace::SentBytes sent;  // LoadOptions::keep_sent_bytes
   std::vector<Process::UnseenUse> unseen;
-  std::string title;  // written over its arguments ("postgres: checkpointer")
+  std::string title;                // written over its arguments, at exit ("postgres: checkpointer")
+  std::vector<std::string> titles;  // those it gave itself while it ran (title NOTEs)
 };
 
 // A title a process wrote over its arguments, as a name: up to its first
@@ -88,6 +89,12 @@ void noteUnseen(const log::Record& r, LogJob& job) {
   for (const auto& u : job.unseen)
     if (u.what == what) return;  // once per mechanism (a log written twice over says it twice)
   job.unseen.push_back({what, std::string(r.strings[3]), job.count});
+}
+
+// A NOTE: a title the process gave itself, or what it used unseen.
+void readNote(const log::Record& r, LogJob& job) {
+  if (r.strings.size() >= 2 && r.strings[1] == log::kTitleNote) job.titles.push_back(shortTitle(r.strings[0]));
+  noteUnseen(r, job);
 }
 
 // A channel end the log defines (or defines again, as it learns more).
@@ -265,7 +272,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
       continue;
     }
     if (r.kind == log::Kind::Note) {
-      noteUnseen(r, job);
+      readNote(r, job);
       continue;
     }
     if (r.kind == log::Kind::Exit && !r.strings.empty()) job.title = shortTitle(r.strings[0]);
@@ -358,9 +365,37 @@ void adoptEventFacts(LogJob& job, uint32_t shift, RawRecording& raw) {
   std::vector<std::pair<uint32_t, SyncCall>>().swap(job.sync_calls);
 }
 
+// The words the titles a process gave itself all begin with: what stays
+// while a state at the end changes ("nginx: worker process" and "... is
+// shutting down"; PostgreSQL's backend by user, database and client, then
+// "authentication", "idle", "SELECT"). The first title where they share no
+// word.
+std::string titleName(std::vector<std::string> titles, const std::string& at_exit) {
+  if (!at_exit.empty()) titles.push_back(at_exit);
+  if (titles.empty()) return "";
+  auto words = [](const std::string& s) {
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+  };
+  std::vector<std::string> common = words(titles[0]);
+  for (const std::string& t : titles) {
+    const std::vector<std::string> these = words(t);
+    size_t n = 0;
+    while (n < common.size() && n < these.size() && common[n] == these[n]) ++n;
+    common.resize(n);
+  }
+  if (common.empty()) return titles[0];
+  std::string name = common[0];
+  for (size_t i = 1; i < common.size(); ++i) name += " " + common[i];
+  return name;
+}
+
+// A process that gave itself titles is named by what they share (above).
 // An MPI rank is named by its rank too ("ring rank 2").
 void nameProcess(const LogJob& job, Process& p) {
-  if (!job.title.empty()) p.recorded_name = job.title;
+  if (const std::string name = titleName(job.titles, job.title); !name.empty()) p.recorded_name = name;
   const std::string rank = " rank " + std::to_string(job.mpi_rank);
   if (job.mpi_rank >= 0 && !p.recorded_name.ends_with(rank)) p.recorded_name += rank;  // read twice: once
   p.mpi_rank = job.mpi_rank;

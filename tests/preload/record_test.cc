@@ -1892,6 +1892,26 @@ TEST(Record, AProcessIsNamedByTheTitleItGaveItself) {
   EXPECT_NE(events.out.find("Process " + label + " sends a message to cat["), std::string::npos) << events.out;
 }
 
+// A process that changes its title as it goes is named by what its titles
+// share: nginx's worker is "nginx: worker process", then "nginx: worker
+// process is shutting down" at its end; PostgreSQL's backend is named by
+// user, database and client, then "idle", "SELECT" after them.
+TEST(Record, AProcessIsNamedByWhatItsTitlesShare) {
+  Recording rec = record({"sh", "-c",
+                          "perl -e '$| = 1; $0 = q(worker process); print qq(x\\n); "
+                          "$0 = q(worker process is shutting down); print qq(y\\n)' | cat"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "x\ny\n");
+  const ProcessLog* perl = nullptr;
+  for (const ProcessLog& log : rec.logs)
+    if (log.exe().starts_with("perl")) perl = &log;
+  ASSERT_NE(perl, nullptr);
+  const std::string pid = std::to_string(perl->header.pid());
+  const Result stats = radar({"stats", rec.dir});
+  EXPECT_NE(stats.out.find("worker process[" + pid + "]"), std::string::npos) << stats.out;
+  EXPECT_EQ(stats.out.find("shutting down"), std::string::npos) << stats.out;
+}
+
 // A process that signals itself (its own process group, as apache2 does at
 // its stop; 0; its pid) runs the handler before kill() returns: the story
 // still tells each kill before the signal it delivered.
