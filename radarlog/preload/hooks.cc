@@ -1216,16 +1216,22 @@ size_t programStrings(const char* program, char* const argv[], const char* (&out
   return n;
 }
 
+// After a seccomp filter the program that starts would start the recorder
+// under it: it runs without, as the program alone would (the environment
+// on the stack: no mapping).
+template <class Run>
+int runWithoutRecorder(char* const envp[], Run&& run) {
+  char* const* from = envp ? envp : environ;
+  radar::inject::EnvArray env(radar::inject::environmentSize(from) + 16, /*may_map=*/false);
+  EnvScratch strings;
+  if (buildBareEnvironment(g_config, from, env.data(), env.capacity(), &strings)) return run(env.data());
+  return run(envp);
+}
+
 template <class Run>
 int recordedExec(const char* check, char* const argv[], char* const envp[], Run&& run) {
   if (!radar::preload::active() && !inVforkChild()) {
-    if (underSeccomp()) {
-      // The new image would start the recorder under the filter: it runs
-      // without it, as the program alone would (on the stack: no mapping).
-      radar::inject::EnvArray env(radar::inject::environmentSize(envp) + 16, /*may_map=*/false);
-      EnvScratch strings;
-      if (buildBareEnvironment(g_config, envp, env.data(), env.capacity(), &strings)) return run(env.data());
-    }
+    if (underSeccomp()) return runWithoutRecorder(envp, run);
     // Not recording this image (or it already exited): still let children be.
     return run(envp);
   }
@@ -1308,7 +1314,7 @@ namespace {
 
 template <class Run>
 int recordedSpawn(pid_t* pid, const char* check, char* const argv[], char* const envp[], Run&& run) {
-  if (!active()) return run(envp);
+  if (!active()) return underSeccomp() ? runWithoutRecorder(envp, run) : run(envp);
   char link[128];
   formatLink(link, sizeof(link), "spawn", logId(), lastCounter(), 0);
   EnvBuffer buffer(envp ? envp : environ);

@@ -192,10 +192,14 @@ bool titleChanged(char* title, size_t size) {
 }
 
 void stopRecordingBeforeSeccomp() {
+  g_process.under_seccomp = true;  // what it starts runs without the recorder, recorded or not
   if (!active() || !lockWriter()) return;
-  g_process.under_seccomp = true;
   g_process.closed = true;
   g_process.writer.close();
+  if (g_process.netlink_fd >= 0) {
+    sys::close(g_process.netlink_fd);
+    g_process.netlink_fd = -1;
+  }
   unlockWriter();
 }
 

@@ -125,7 +125,10 @@ void signalHandled(int, void* context) {
   // back). A thread is so interrupted at most once per hold of the writer,
   // however fast signals come: its handlers' records, deferred meanwhile,
   // cannot pile up faster than it appends them.
-  if (context && holdsWriter()) holdSignalsUntilUnlock(&static_cast<ucontext_t*>(context)->uc_sigmask);
+  // (Nobody holds it: nothing to ask, and no system call made, as under a
+  // seccomp filter, where the recording stopped.)
+  if (context && g_process.lock_owner.load(std::memory_order_relaxed) != 0 && holdsWriter())
+    holdSignalsUntilUnlock(&static_cast<ucontext_t*>(context)->uc_sigmask);
 }
 
 // A new thread's first record is THREAD_START with its creation order.

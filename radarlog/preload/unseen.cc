@@ -50,6 +50,10 @@ bool mayBeChannel(int fd) {
 }  // namespace
 
 void unseenUsed(log::Unseen what, const char* detail, int fd) {
+  if (what == log::Unseen::SeccompFilter && !preload::active()) {
+    preload::stopRecordingBeforeSeccomp();  // not recorded, but what it starts must not record either
+    return;
+  }
   // A raw read or write of a file is nothing radar would have recorded.
   // (Looked at, not classified: a channel defined here would stand, for a
   // re-run, as one the image held from its start.)

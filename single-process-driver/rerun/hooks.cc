@@ -1581,6 +1581,24 @@ void runForkHandlers(ForkSide side) {
   }
 }
 
+bool anyForkHandler(ForkSide side) {
+  const size_t count = __atomic_load_n(&g_fork_handler_count, __ATOMIC_ACQUIRE);
+  for (size_t k = 0; k < count; ++k)
+    if ((side == ForkSide::kParent ? g_fork_handlers[k].parent : g_fork_handlers[k].child) != nullptr) return true;
+  return false;
+}
+
+// The re-run left the recording after the prepare handlers ran: a real
+// fork that does not run them again (_Fork), the rest run here.
+pid_t forkAfterHandlers(bool parent_handlers_pending) {
+  const pid_t pid = _Fork();
+  if (pid == 0)
+    runForkHandlers(ForkSide::kChild);
+  else if (parent_handlers_pending)
+    runForkHandlers(ForkSide::kParent);
+  return pid;
+}
+
 }  // namespace
 
 // pthread_atfork() (libc_nonshared.a) registers through this.
@@ -1603,15 +1621,19 @@ HOOK int __register_atfork(void (*prepare)(), void (*parent)(), void (*child)(),
 HOOK pid_t fork(void) {
   REAL(fork);
   if (!replaying()) return real_fork();
+  // With no fork ahead the call leaves the recording below, and glibc's
+  // fork runs the handlers, once.
   const ScriptEvent* ahead = nextForkOfThisThread(Kind::Fork);
-  runForkHandlers(ForkSide::kPrepare);
-  if (ahead && (ahead->flags & kBranchToChild)) {
-    skipToFork(ahead);  // the parent handlers' calls: the child never made them
-  } else {
-    runForkHandlers(ForkSide::kParent);
+  const bool to_child = ahead && (ahead->flags & kBranchToChild);
+  if (ahead) {
+    runForkHandlers(ForkSide::kPrepare);
+    if (!to_child)
+      runForkHandlers(ForkSide::kParent);
+    else if (anyForkHandler(ForkSide::kParent))
+      skipToFork(ahead);  // the parent handlers' calls: the child never made them
   }
   const ScriptEvent* e = expect(Kind::Fork, -1, "fork()");
-  if (!e) return real_fork();
+  if (!e) return ahead ? forkAfterHandlers(to_child) : real_fork();
   consume(e);
   if (e->flags & kBranchToChild) {
     branchToChild(e);

@@ -1518,8 +1518,9 @@ void releaseLateClose(const ScriptEvent* e, int fd) {
     if (t == e->thread || i == kNoEvent || i <= from || i >= g.header->event_count) continue;
     const ScriptEvent& later = g.events[i];
     if (later.segment != e->segment || later.fd != fd || later.kind != static_cast<uint16_t>(Kind::Close)) continue;
-    __atomic_store_n(&g_early_close[t], i + 1, __ATOMIC_RELEASE);
-    progress();
+    // Progress only when newly let go: two threads placing numbers, each
+    // letting go every millisecond, would keep each other waiting.
+    if (__atomic_exchange_n(&g_early_close[t], i + 1, __ATOMIC_ACQ_REL) != i + 1) progress();
     return;
   }
 }

@@ -160,12 +160,15 @@ TEST(RecordingStatus, ShownBesideAProgramReadingTheTerminal) {
 TEST(RecordingStatus, NotTakenBackBetweenPrompts) {
   const std::string dir = radar::testing::TempDirs::make("radar-status") + "/rec";
   const Session prompts{Where::kInputTerminal,
-                        "sleep 3; for i in 1 2 3 4 5; do stty -icanon; sleep 0.1; stty icanon; sleep 0.1; done", "2"};
+                        "sleep 3; stty -icanon; sleep 1; echo taken; stty icanon; "
+                        "for i in 1 2 3 4; do stty -icanon; sleep 0.1; stty icanon; sleep 0.1; done",
+                        "2"};
   const OnTerminal r = recordOnTerminal(dir, prompts);
   ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.shown;
   const size_t given_back = r.shown.find("\0337\033[r\0338");
   ASSERT_NE(r.shown.find("so far"), std::string::npos) << "never drawn in the first 3 s:\n" << r.shown;
   ASSERT_NE(given_back, std::string::npos) << r.shown;
+  EXPECT_LT(given_back, r.shown.find("taken")) << "not given back when the program took the terminal:\n" << r.shown;
   EXPECT_EQ(r.shown.find("so far", given_back), std::string::npos) << r.shown;
   EXPECT_EQ(r.shown.find("\033[1;23r", given_back), std::string::npos) << r.shown;
 }

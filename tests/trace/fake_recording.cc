@@ -323,9 +323,8 @@ FakeProcess& FakeProcess::user(const std::string& name, int64_t at, const std::s
 FakeProcess& FakeProcess::unseen(const std::string& what, const std::string& text) {
   Item it{log::Kind::Note};
   it.name = text;
-  it.address = what;  // the note's third string
-  items_.push_back(it);
-  ++counter_;
+  it.address = what;     // the note's third string
+  items_.push_back(it);  // a note has no counter
   return *this;
 }
 
