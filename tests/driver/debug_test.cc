@@ -35,6 +35,20 @@ namespace {
 std::string sample(const std::string& name) { return std::string(RADAR_SAMPLES) + "/" + name; }
 std::string driverProgram(const std::string& name) { return std::string(RADAR_DRIVER_PROGRAMS) + "/" + name; }
 
+// The pids of a recording's recorded root and of its forked child (empty
+// where there is none, or the recording cannot be read).
+std::pair<std::string, std::string> parentAndChild(const std::string& dir) {
+  std::string error, parent, child;
+  auto trace = trace::loadTrace({dir}, trace::LoadOptions{}, &error);
+  EXPECT_TRUE(trace) << error;
+  if (!trace) return {};
+  for (const auto& p : trace->processes) {
+    if (p.origin != log::Origin::Forked && !p.external) parent = std::to_string(p.pid);
+    if (p.origin == log::Origin::Forked) child = std::to_string(p.pid);
+  }
+  return {parent, child};
+}
+
 // Records calc on `input` with its stdout a pipe, so that what the
 // interpreter prints is a message in the recording (to outside it).
 std::string recordCalc(const std::string& input, std::string* printed) {
@@ -450,14 +464,7 @@ TEST(Debug, SignalsEndWaitsInSigsuspendAndPause) {
             "signalfd: poll 1, read 128 bytes: signal 10 from the child\n"
             "signalfd: poll 1, readv 128 bytes in two buffers: signal 10 from the child\n"
             "ppoll: -1, interrupted, the handler got 12\nepoll_pwait: -1, interrupted, the handler got 12\n");
-  std::string error;
-  auto trace = trace::loadTrace({dir}, trace::LoadOptions{}, &error);
-  ASSERT_TRUE(trace) << error;
-  std::string pid, child;
-  for (const auto& p : trace->processes) {
-    if (p.origin != log::Origin::Forked && !p.external) pid = std::to_string(p.pid);
-    if (p.origin == log::Origin::Forked) child = std::to_string(p.pid);
-  }
+  const auto [pid, child] = parentAndChild(dir);
   ASSERT_FALSE(pid.empty());
   ASSERT_FALSE(child.empty());
   // The story: each signal taken is told after the kill() that sent it
@@ -501,14 +508,7 @@ TEST(Debug, ForkHandlersRunInTheReRunAsInTheRecording) {
                      shellQuote(driverProgram("fork_handlers")) + " | cat");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_EQ(rec.out, "parent: token 'p'; child: took 1 byte, 'c'\n");
-  std::string error;
-  auto trace = trace::loadTrace({dir}, trace::LoadOptions{}, &error);
-  ASSERT_TRUE(trace) << error;
-  std::string parent, child;
-  for (const auto& p : trace->processes) {
-    if (p.origin != log::Origin::Forked && !p.external) parent = std::to_string(p.pid);
-    if (p.origin == log::Origin::Forked) child = std::to_string(p.pid);
-  }
+  const auto [parent, child] = parentAndChild(dir);
   ASSERT_FALSE(parent.empty());
   ASSERT_FALSE(child.empty());
   for (const std::string& pid : {parent, child}) {
