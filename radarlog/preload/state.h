@@ -79,7 +79,7 @@ struct Process {
   // environment's, which a long title runs on into.
   const char* args_begin = nullptr;
   size_t args_size = 0, env_size = 0;
-  uint64_t arguments_title_hash = 0;  // of the title the header's argv make (argumentsTitle)
+  uint64_t arguments_title_hash = 0;  // of the title the header's argv make, joined by spaces
   char title_prefix[64] = {};         // the area's first bytes when last looked at
   uint64_t title_noted = 0;           // hash of the title last noted (0: none)
   uint8_t title_notes = 0;            // notes of this image (a few at most)

@@ -50,8 +50,11 @@ bool mayBeChannel(int fd) {
 }  // namespace
 
 void unseenUsed(log::Unseen what, const char* detail, int fd) {
-  if (what == log::Unseen::SeccompFilter && !preload::active()) {
-    preload::stopRecordingBeforeSeccomp();  // not recorded, but what it starts must not record either
+  if (what == log::Unseen::SeccompFilter) {
+    // Said while recording; and recorded or not, what the process starts
+    // after the filter must not record either.
+    if (preload::active()) preload::sayUnseen(what, detail);
+    preload::stopRecordingBeforeSeccomp();
     return;
   }
   // A raw read or write of a file is nothing radar would have recorded.
@@ -60,7 +63,6 @@ void unseenUsed(log::Unseen what, const char* detail, int fd) {
   if (!preload::active() || (fd >= 0 && !mayBeChannel(fd))) return;
   if (what == log::Unseen::Semaphore && preload::recordingSync()) return;  // its waits and posts are recorded
   preload::sayUnseen(what, detail);
-  if (what == log::Unseen::SeccompFilter) preload::stopRecordingBeforeSeccomp();
 }
 
 bool isKnownChannel(int fd) { return preload::active() && preload::channelOf(fd) != 0; }

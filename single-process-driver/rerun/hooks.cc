@@ -1581,10 +1581,10 @@ void runForkHandlers(ForkSide side) {
   }
 }
 
-bool anyForkHandler(ForkSide side) {
+bool anyParentHandler() {
   const size_t count = __atomic_load_n(&g_fork_handler_count, __ATOMIC_ACQUIRE);
   for (size_t k = 0; k < count; ++k)
-    if ((side == ForkSide::kParent ? g_fork_handlers[k].parent : g_fork_handlers[k].child) != nullptr) return true;
+    if (g_fork_handlers[k].parent) return true;
   return false;
 }
 
@@ -1629,7 +1629,7 @@ HOOK pid_t fork(void) {
     runForkHandlers(ForkSide::kPrepare);
     if (!to_child)
       runForkHandlers(ForkSide::kParent);
-    else if (anyForkHandler(ForkSide::kParent))
+    else if (anyParentHandler())
       skipToFork(ahead);  // the parent handlers' calls: the child never made them
   }
   const ScriptEvent* e = expect(Kind::Fork, -1, "fork()");
