@@ -7,8 +7,12 @@ namespace radar::trace::merging {
 
 // A deterministic topological order: processes' events in counter order
 // (but for their threads' messages, below), an event only after everything
-// it depends on, ties broken by wall time
-// (then log id and counter, so that the order is the same everywhere).
+// it depends on, ties broken by the wall time each call returned (then log
+// id and counter, so that the order is the same everywhere). A call's
+// effect is known when it returns (a receive has its bytes, a wait its
+// child's end), which is also the order of a process's log; and a call in
+// progress cannot take a place before what has returned already, so the
+// story of a recording still being made is a prefix of its final story.
 // RADAR's number: one more than the largest number of what it depends on.
 //
 // Events of a process are contiguous and edges are sorted by target, so a
@@ -221,8 +225,7 @@ class Linearizer {
   // p's leaf: its head's time if it can be placed now.
   template <class Ready>
   void offer(Ready& ready, uint32_t p) {
-    ready.set(rank_[p],
-              isReady(p) ? m_.wallOf(pulled_[p].empty() ? next_[p] : pulled_[p].back(), false) : ready.kNever);
+    ready.set(rank_[p], isReady(p) ? m_.wallOf(pulled_[p].empty() ? next_[p] : pulled_[p].back(), true) : ready.kNever);
   }
 
   // Nothing is ready. A cycle through a process with threads whose head
@@ -250,7 +253,7 @@ class Linearizer {
     for (uint32_t p = 0; p < processes_; ++p) {
       const uint32_t i = head(p);
       if (i >= raw_.ranges[p].second) continue;
-      if (pick == kNone || m_.wallOf(i, false) < m_.wallOf(pick, false)) pick = i;
+      if (pick == kNone || m_.wallOf(i, true) < m_.wallOf(pick, true)) pick = i;
     }
     const uint32_t p = m_.processOf(pick);
     // Threads: a process's events are in the order its calls returned,

@@ -55,7 +55,7 @@ struct LogJob {
   std::vector<std::pair<uint32_t, SyncCall>> sync_calls;      // likewise, in order
   int32_t mpi_rank = -1;                                      // MPI_Init's rank in MPI_COMM_WORLD
   std::vector<uint32_t> threads;
-  int64_t first_entry = std::numeric_limits<int64_t>::max(), last_entry = std::numeric_limits<int64_t>::min();
+  int64_t first_entry = std::numeric_limits<int64_t>::max(), last_return = std::numeric_limits<int64_t>::min();
   std::string damage;
   bool overflow = false;
   Trace::SentBytes sent;  // LoadOptions::keep_sent_bytes
@@ -300,8 +300,8 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     ev.value = 0;
     ev.entry_ns = r.entry_ns;
     job.first_entry = std::min(job.first_entry, r.entry_ns);
-    job.last_entry = std::max(job.last_entry, r.entry_ns);
     ev.setDuration(r.return_ns - r.entry_ns);
+    job.last_return = std::max(job.last_return, ev.returnNs());
     const uint64_t frame = r.location.frame_offset >> 0;
     ev.where = (frame == log::Location::kTailFrame ? (log::Location::kTailFrame >> 26) : frame) << 26 |
                (r.location.offset & ((1u << 26) - 1));
@@ -776,17 +776,17 @@ void readAgain(LogJob& job, RawRecording& raw, const LoadOptions& options, std::
                      raw.problems.end());
   if (!again.damage.empty()) raw.problems.push_back({job.path, again.damage});
   job.first_entry = again.first_entry;
-  job.last_entry = again.last_entry;
+  job.last_return = again.last_return;
 }
 
 // The wall-clock span of the whole recording.
 void setWallRange(const std::vector<LogJob>& usable, RawRecording& raw) {
   __int128 first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
   for (const LogJob& job : usable) {
-    if (job.first_entry > job.last_entry) continue;  // no events
+    if (job.first_entry > job.last_return) continue;  // no events
     const int64_t offset = raw.processes[job.process].realtime_offset;
     first = std::min(first, __int128{job.first_entry} + offset);
-    last = std::max(last, __int128{job.last_entry} + offset);
+    last = std::max(last, __int128{job.last_return} + offset);
   }
   if (first <= last && first >= std::numeric_limits<int64_t>::min() && last <= std::numeric_limits<int64_t>::max())
     raw.wall_range = {static_cast<int64_t>(first), static_cast<int64_t>(last)};

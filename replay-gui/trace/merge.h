@@ -7,7 +7,8 @@
 //   3. the edges (messages, process creation, signals, exits reaped) and
 //      each process's own order give the partial order; RADAR's global
 //      event number is the longest chain to an event; a deterministic
-//      linearization respects the order and breaks ties by wall time.
+//      linearization respects the order and breaks ties by the wall time
+//      each call returned.
 #pragma once
 
 #include <memory>
