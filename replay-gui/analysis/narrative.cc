@@ -13,7 +13,7 @@
 
 namespace radar::analysis {
 
-Narrator::Narrator(const Trace& trace) : t_(trace) {}
+Narrator::Narrator(const Trace& trace, bool live) : t_(trace), live_(live) {}
 
 std::vector<uint32_t> Narrator::receivers(uint32_t send) const {
   std::vector<uint32_t> out;
@@ -164,7 +164,7 @@ std::string Narrator::sent(uint32_t position) const {
     whom = " to " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
   }
   std::string s = " sends a message" + whom + on + " (" + bytes(e.value) + tag(position, k) + ")";
-  if (to.empty() && !(e.flags & kEventExternal)) s += ", which nobody receives";
+  if (to.empty() && !(e.flags & kEventExternal)) s += live_ ? ", not received yet" : ", which nobody receives";
   return s;
 }
 

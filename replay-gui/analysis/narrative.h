@@ -17,7 +17,9 @@ using namespace radar::trace;
 
 class Narrator {
  public:
-  explicit Narrator(const Trace& trace);
+  // `live`: the recording is still being made, so a send nobody has
+  // received is "not received yet" rather than one "which nobody receives".
+  explicit Narrator(const Trace& trace, bool live = false);
   // The sentence for the event at `position`, with "Event N." at the end.
   std::string sentence(uint32_t position) const;
   // The same without the event number.
@@ -52,6 +54,7 @@ class Narrator {
   std::string channel(const Event& e) const;
 
   const Trace& t_;
+  const bool live_;
 };
 
 using log::signalText;
