@@ -1,11 +1,13 @@
 // `radar events DIR...`: RADAR's running narrative, one line per event.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "analysis/narrative.h"
 #include "analysis/patterns.h"
@@ -14,6 +16,7 @@
 #include "cli/loaded_recording.h"
 #include "export/event_table.h"
 #include "trace/findings.h"
+#include "trace/live.h"
 
 namespace radar::cli {
 
@@ -47,7 +50,10 @@ const char kEventsHelp[] =
     "  --json            the narration as JSON, one object per line\n"
     "  --format F        text (the default), or the event table (the columns of\n"
     "                    `radar sql`'s events table, docs/queries.md) as csv or\n"
-    "                    jsonl: numbers and ids, stable for tools\n" RADAR_NET_HELP RADAR_MERGE_HELP
+    "                    jsonl: numbers and ids, stable for tools\n"
+    "  -f, --follow      while `radar record` is still recording into DIR, tell the\n"
+    "                    events as they happen (like tail -f), each once its place in\n"
+    "                    the story is sure; ends when the recording does\n" RADAR_NET_HELP RADAR_MERGE_HELP
     "\n"
     "Exit status: 0; 2 when the recording cannot be read or an option is wrong;\n"
     "3 when a log was damaged or unreadable (the rest is told: the story is partial).\n";
@@ -64,6 +70,7 @@ const OptionSpec kEventsOptionList[] = {{"process", 'p', "P"},
                                         {"expand", 0, nullptr},
                                         {"json", 0, nullptr},
                                         {"format", 0, "F", InUsage::kOr},
+                                        {"follow", 'f', nullptr},
                                         kNetOption,
                                         kNoNetOption,
                                         kMergeUnrelatedOption};
@@ -230,18 +237,22 @@ std::string readFilter(const Args& args, const trace::Trace& t, trace::EventFilt
 // event), JSON lines, or the event table as csv or jsonl.
 class EventTeller {
  public:
-  EventTeller(const Loaded& loaded, const std::string& format, bool json, bool decode, bool expand)
+  // `live`: the recording is still being made (every event is told, each
+  // alone, as stretches of patterns are not known yet); `header`: the csv
+  // header goes first.
+  EventTeller(const Loaded& loaded, const std::string& format, bool json, bool decode, bool expand, bool live = false,
+              bool header = true)
       : t_(*loaded.trace),
         net_(loaded.net.get()),
         format_(format),
         json_(json),
         decode_(decode),
-        named_(format == "text" && !json && !expand ? Stretches(net_, t_) : Stretches()),
-        narrator_(t_),
+        named_(format == "text" && !json && !expand && !live ? Stretches(net_, t_) : Stretches()),
+        narrator_(t_, live),
         unseen_(t_),
         rows_(t_),
         print_contents_(net_, t_) {
-    if (format_ == "csv") exporting::writeCsvHeader(stdout);
+    if (format_ == "csv" && header) exporting::writeCsvHeader(stdout);
   }
 
   void tell(uint32_t i) {
@@ -290,6 +301,87 @@ class EventTeller {
   ContentsPrinter print_contents_;
 };
 
+// The events from `first` to `last` (positions) that the filter keeps;
+// counts those left out only for being the MPI library's.
+struct Told {
+  uint64_t told = 0, library_hidden = 0;
+};
+void tellEvents(const trace::Trace& t, const trace::EventFilter& filter, uint64_t first, uint64_t last,
+                EventTeller& teller, Told* count) {
+  trace::EventFilter with_library = filter;
+  with_library.mpi_library = true;
+  for (uint64_t position = first; position < last; ++position) {
+    const auto i = static_cast<uint32_t>(position);
+    if (filter.wants(t, i)) {
+      teller.tell(i);
+      ++count->told;
+    } else if (t.byMpiLibrary(i) && with_library.wants(t, i)) {
+      ++count->library_hidden;
+    }
+  }
+}
+
+// What --follow was asked for: the form, and event numbers from and to.
+struct Following {
+  std::string format;
+  uint64_t from = 1, to = ~0ull;
+};
+
+// One look at a recording in progress: tells the events from `told` on
+// whose place is sure (all of them once it ended); returns how far it got.
+uint64_t tellSettled(const Loaded& loaded, const Args& args, const Following& asked, uint64_t told, bool ended) {
+  const trace::Trace& t = *loaded.trace;
+  trace::LiveTimes times;
+  times.now_wall = static_cast<int64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  const uint64_t settled = ended ? t.events.size() : trace::settledEvents(t, times);
+  if (settled <= told) return told;
+  trace::EventFilter filter;
+  // A process or channel the filter names may not have appeared yet.
+  if (!readFilter(args, t, &filter).empty()) return settled;
+  EventTeller teller(loaded, asked.format, args.has("json"), args.has("decode"), true, !ended, told == 0);
+  Told count;
+  tellEvents(t, filter, std::max(told, asked.from - 1), std::min(settled, asked.to), teller, &count);
+  std::fflush(stdout);
+  return settled;
+}
+
+// --follow: the recording read again and again as it grows, each look
+// telling what became sure since the last, until radar record has ended.
+int followEvents(const Args& args, const Following& asked) {
+  const std::vector<std::string>& dirs = args.positional();
+  uint64_t told = 0;
+  bool said_waiting = false;
+  const auto since = std::chrono::steady_clock::now();
+  for (;;) {
+    // Looked at before the logs are read: once it ended, they are whole.
+    const bool ended = std::all_of(dirs.begin(), dirs.end(), trace::recordingEnded);
+    const auto began = std::chrono::steady_clock::now();
+    std::string error;
+    const Loaded loaded = loadQuietly(dirs, netChoice(args), args.has("merge-unrelated"), &error);
+    if (ended && !loaded) {
+      std::fprintf(stderr, "radar events: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    // Said after a second: radar record makes its first log at once.
+    if (!loaded && !said_waiting && began - since > std::chrono::seconds(1)) {
+      std::fprintf(stderr, "radar events: waiting for the recording (%s)\n", error.c_str());
+      said_waiting = true;
+    }
+    if (loaded && (ended || !trace::runningLogUnreadable(*loaded.trace)))
+      told = tellSettled(loaded, args, asked, told, ended);
+    if (ended) {
+      trace::EventFilter filter;
+      if (const std::string e = readFilter(args, *loaded.trace, &filter); !e.empty()) return usageError("events", e);
+      return storyExitStatus(*loaded.trace, kExitOk);
+    }
+    // A look costs as much as the recording is long: at most half the time.
+    const auto took = std::chrono::steady_clock::now() - began;
+    std::this_thread::sleep_for(std::max<std::chrono::steady_clock::duration>(std::chrono::milliseconds(50), took));
+  }
+}
+
 }  // namespace
 
 int runEvents(int argc, char** argv) {
@@ -305,6 +397,7 @@ int runEvents(int argc, char** argv) {
     return usageError("events", "--format: expected text, csv or jsonl, got '" + format + "'");
   if (format != "text" && (args.has("json") || args.has("decode")))
     return usageError("events", "--format " + format + " goes without --json and --decode");
+  if (args.has("follow")) return followEvents(args, {format, from, to});
   const Loaded loaded = loadForCommand("events", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;
@@ -317,24 +410,14 @@ int runEvents(int argc, char** argv) {
                  static_cast<unsigned long long>(t.events.size()));
     return storyExitStatus(t, kExitFindings);
   }
-  trace::EventFilter with_library = filter;
-  with_library.mpi_library = true;
-  uint64_t told = 0, library_hidden = 0;  // events the filter keeps but for being the MPI library's
-  for (uint64_t n = std::max<uint64_t>(from, 1); n <= last; ++n) {
-    const auto position = static_cast<uint32_t>(n - 1);
-    if (filter.wants(t, position)) {
-      teller.tell(position);
-      ++told;
-    } else if (t.byMpiLibrary(position) && with_library.wants(t, position)) {
-      ++library_hidden;
-    }
-  }
+  Told count;
+  tellEvents(t, filter, std::max<uint64_t>(from, 1) - 1, last, teller, &count);
   std::fflush(stdout);  // the notes after the story, where both go to one terminal
-  if (library_hidden > 0)
+  if (count.library_hidden > 0)
     std::fprintf(stderr,
                  "radar events: %llu events of the MPI library not told (its transport); --library tells them\n",
-                 static_cast<unsigned long long>(library_hidden));
-  else if (told == 0 && last > 0)
+                 static_cast<unsigned long long>(count.library_hidden));
+  else if (count.told == 0 && last > 0)
     std::fprintf(stderr, "radar events: no event matches (of events %llu to %llu)\n",
                  std::max<unsigned long long>(from, 1), static_cast<unsigned long long>(last));
   return storyExitStatus(t, kExitOk);

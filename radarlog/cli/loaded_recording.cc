@@ -9,6 +9,24 @@
 
 namespace radar::cli {
 
+namespace {
+
+const char kNetUnusable[] = "the network description cannot be used (--no-net ignores the one a recording carries)";
+
+// The trace with the network description that names and decodes it; none
+// (with `error`) when the description cannot be used.
+Loaded describe(std::unique_ptr<trace::Trace> trace, const NetChoice& net, std::vector<std::string>* unmatched,
+                std::string* error) {
+  Loaded out;
+  out.net = netdesc::Binding::forRecording(*trace, net.path, net.carried, unmatched, error);
+  if (!out.net && !error->empty()) return {};
+  if (out.net) trace->described = out.net->names();
+  out.trace = std::move(trace);
+  return out;
+}
+
+}  // namespace
+
 Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net,
                       bool merge_unrelated, bool keep_hashes, uint64_t keep_sent_bytes) {
   trace::LoadOptions options;
@@ -37,20 +55,26 @@ Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs,
     std::fprintf(stderr, "radar %s: %s%s%s\n", command, p.path.c_str(), p.path.empty() ? "" : ": ", p.message.c_str());
   for (const auto& w : trace->warnings)
     std::fprintf(stderr, "radar %s: warning: %s\n", command, terminalSafe(w).c_str());
-  Loaded out;
   std::vector<std::string> unmatched;
-  out.net = netdesc::Binding::forRecording(*trace, net.path, net.carried, &unmatched, &error);
-  if (!out.net && !error.empty()) {
-    std::fprintf(stderr,
-                 "%s\nradar %s: the network description cannot be used (--no-net ignores the one a "
-                 "recording carries)\n",
-                 error.c_str(), command);
+  Loaded out = describe(std::move(trace), net, &unmatched, &error);
+  if (!out) {
+    std::fprintf(stderr, "%s\nradar %s: %s\n", error.c_str(), command, kNetUnusable);
     return {};
   }
-  if (out.net) trace->described = out.net->names();
   const std::string source = net.path.empty() ? "the recording's network description" : net.path;
   for (const auto& u : unmatched) std::fprintf(stderr, "radar %s: %s: %s\n", command, source.c_str(), u.c_str());
-  out.trace = std::move(trace);
+  return out;
+}
+
+Loaded loadQuietly(const std::vector<std::string>& dirs, const NetChoice& net, bool merge_unrelated,
+                   std::string* error) {
+  trace::LoadOptions options;
+  options.merge_unrelated = merge_unrelated;
+  auto trace = trace::loadTrace(dirs, options, error);
+  if (!trace) return {};
+  std::vector<std::string> unmatched;
+  Loaded out = describe(std::move(trace), net, &unmatched, error);
+  if (!out) *error += std::string("\n") + kNetUnusable;
   return out;
 }
 

@@ -50,6 +50,11 @@ struct Loaded {
 Loaded loadForCommand(const char* command, const std::vector<std::string>& dirs, const NetChoice& net = {},
                       bool merge_unrelated = false, bool keep_hashes = false, uint64_t keep_sent_bytes = 0);
 
+// The same without a word on stderr, for a recording read again and again
+// as it grows: no trace, with `error`, when it cannot be read yet.
+Loaded loadQuietly(const std::vector<std::string>& dirs, const NetChoice& net, bool merge_unrelated,
+                   std::string* error);
+
 // The status of a command that told the story of `t`: `status`, unless a
 // log was damaged or could not be read (kExitDamaged: the story is partial,
 // which a script must be able to tell). A usage error stays one.

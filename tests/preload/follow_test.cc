@@ -1,0 +1,120 @@
+// `radar events --follow`: the story of a program told while it runs, each
+// event once, as the final story tells it.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "recorded.h"
+
+namespace radar::testing {
+namespace {
+
+// A command started with its standard output on a pipe (or /dev/null).
+struct Started {
+  pid_t pid = -1;
+  int out = -1;
+};
+
+Started start(const std::vector<std::string>& args, bool keep_output) {
+  int fds[2] = {-1, -1};
+  if (keep_output && ::pipe2(fds, O_CLOEXEC) != 0) return {};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(keep_output ? fds[1] : null, 1);
+    ::dup2(null, 2);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  if (keep_output) ::close(fds[1]);
+  return {pid, fds[0]};
+}
+
+struct Followed {
+  std::string told;            // everything --follow printed
+  std::string before_the_end;  // what it had printed when radar record ended
+  int status = -1;
+};
+
+// Follows `dir` while radar record records a ticker into it, until the
+// follower ends by itself (killed after a minute: it never does that).
+Followed followWhileRecording(const std::string& dir, long interval_ms, long ticks) {
+  Followed f;
+  const Started follower = start({radarPath(), "events", "--follow", "--json", dir}, true);
+  const Started recorder = start({radarPath(), "record", "-o", dir, "--", programPath("ticker"),
+                                  std::to_string(interval_ms), std::to_string(ticks)},
+                                 false);
+  bool recording = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  for (;;) {
+    if (recording && ::waitpid(recorder.pid, nullptr, WNOHANG) == recorder.pid) {
+      recording = false;
+      f.before_the_end = f.told;
+    }
+    struct pollfd p {
+      follower.out, POLLIN, 0
+    };
+    if (::poll(&p, 1, 50) > 0) {
+      char buf[65536];
+      const ssize_t n = ::read(follower.out, buf, sizeof buf);
+      if (n <= 0) break;
+      f.told.append(buf, static_cast<size_t>(n));
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(follower.pid, SIGKILL);
+      ADD_FAILURE() << "radar events --follow did not end with the recording";
+      break;
+    }
+  }
+  ::close(follower.out);
+  ::waitpid(follower.pid, &f.status, 0);
+  if (recording) ::waitpid(recorder.pid, nullptr, 0);
+  return f;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(Follow, TellsTheStoryAsTheProgramRunsAndAsItEnds) {
+  // 300 ticks 10 ms apart: three seconds of a program sending.
+  const std::string dir = testTempDir() + "/ticking";
+  const Followed f = followWhileRecording(dir, 10, 300);
+  EXPECT_TRUE(WIFEXITED(f.status) && WEXITSTATUS(f.status) == 0) << f.status;
+  // The story while it happened: most ticks were told before the program
+  // ended (the last ones may wait for the end).
+  EXPECT_GE(count(f.before_the_end, " sends a message to ticker["), 150u) << f.before_the_end.size();
+  // Each event told once, and each as the finished recording tells it:
+  // its number and its words (whom a message went to included).
+  const Result final_story = radar({"events", "--json", dir});
+  ASSERT_EQ(final_story.exit_code, 0) << final_story.err;
+  EXPECT_EQ(count(final_story.out, " sends a message to ticker["), 300u);
+  EXPECT_EQ(f.told, final_story.out);
+}
+
+TEST(Follow, AFinishedRecordingIsToldWhole) {
+  const std::string dir = testTempDir() + "/finished";
+  ASSERT_EQ(shell(shellQuote(radarPath()) + " record -o " + dir + " -- " + programPath("ticker") + " 1 20").exit_code,
+            0);
+  const Result followed = radar({"events", "--follow", dir});
+  const Result told = radar({"events", dir});
+  EXPECT_EQ(followed.exit_code, 0) << followed.err;
+  EXPECT_EQ(followed.out, told.out);
+  EXPECT_EQ(count(followed.out, " sends a message to ticker["), 20u);
+}
+
+}  // namespace
+}  // namespace radar::testing
