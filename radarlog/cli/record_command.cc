@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/deadlock_watch.h"
 #include "cli/progress.h"
 #include "cli/recording_status.h"
 #include "log/recorder_env.h"
@@ -79,6 +80,13 @@ const char kRecordHelp[] =
     "                           --until 'grep -qx \"hits = 60\"'); as --until-fail then.\n"
     "                           PROGRAM's standard output goes to a file, copied to\n"
     "                           radar's after each run\n"
+    "  --on deadlock            while the program runs, tell a deadlock as soon as it\n"
+    "                           forms (processes each blocked for half a second on a\n"
+    "                           channel only the next one could use), with its cycle\n"
+    "  --do ACTION              what to do then: mark (say it; the default), stop (also\n"
+    "                           stop its processes with SIGSTOP, for gdb -p), or\n"
+    "                           'run COMMAND' (also run the shell command COMMAND with\n"
+    "                           the deadlock as JSON on its standard input)\n"
     "\n"
     "Exit status: PROGRAM's (128+N when a signal N killed it); 127 when PROGRAM cannot\n"
     "be found or executed, as a shell says; 2 for a bad command line or a recording\n"
@@ -102,7 +110,9 @@ const OptionSpec kRecordOptionList[] = {{"output", 'o', "DIR"},
                                         {"join", 0, "ID|DIR"},
                                         {"repeat", 0, "N"},
                                         {"until-fail", 0, nullptr, InUsage::kWith},
-                                        {"until", 0, "COMMAND", InUsage::kOr}};
+                                        {"until", 0, "COMMAND", InUsage::kOr},
+                                        {"on", 0, "CONDITION"},
+                                        {"do", 0, "ACTION", InUsage::kWith}};
 const std::span<const OptionSpec> kRecordOptions{kRecordOptionList};
 
 namespace {
@@ -252,6 +262,19 @@ int printOutcome(const record::RecordSettings& s, const record::RecordOutcome& o
   return log::shellExitStatus(out.root_status);
 }
 
+// --on and --do: what to watch for while the program runs, and what then.
+std::optional<std::string> readWatch(const Args& args, std::optional<DeadlockAction>* on_deadlock) {
+  if (args.has("do") && !args.has("on")) return "--do needs --on CONDITION";
+  if (!args.has("on")) return std::nullopt;
+  if (args.has("repeat")) return "--on and --repeat: watch one run at a time";
+  if (args.value("on") != "deadlock") return "--on: expected deadlock, got '" + *args.value("on") + "'";
+  DeadlockAction action;
+  std::string error;
+  if (args.has("do") && !parseDeadlockAction(*args.value("do"), &action, &error)) return error;
+  *on_deadlock = action;
+  return std::nullopt;
+}
+
 }  // namespace
 
 int runRecord(int argc, char** argv) {
@@ -267,6 +290,8 @@ int runRecord(int argc, char** argv) {
     return usageError("record", "--until and --until-fail: give one way to tell a failed run");
   if (args.has("join") && args.has("repeat"))
     return usageError("record", "--join and --repeat: each run is a recording of its own");
+  std::optional<DeadlockAction> on_deadlock;
+  if (auto error = readWatch(args, &on_deadlock)) return usageError("record", *error);
   record::RecordSettings s;
   if (auto error = readSettings(args, &s)) return usageError("record", *error);
   if (!readNetwork(args, &s)) return kExitUsage;
@@ -297,8 +322,14 @@ int runRecord(int argc, char** argv) {
   s.version = RADAR_VERSION;
   s.dir = directoryFor(args);
   RecordingStatus status(s.dir);
-  s.started = [&status] { status.start(); };
+  std::optional<DeadlockWatch> watch;
+  if (on_deadlock) watch.emplace(s.dir, *on_deadlock);
+  s.started = [&status, &watch] {
+    status.start();
+    if (watch) watch->start();
+  };
   const record::RecordOutcome out = record::recordProgram(s);
+  if (watch) watch->stop();
   status.stop();
   return printOutcome(s, out);
 }

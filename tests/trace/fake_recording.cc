@@ -328,8 +328,9 @@ FakeProcess& FakeProcess::unseen(const std::string& what, const std::string& tex
   return *this;
 }
 
-FakeProcess& FakeProcess::blockedIn(log::Kind kind, uint32_t channel, int32_t fd, uint64_t last_counter) {
-  blocked_.push_back({static_cast<uint32_t>(pid_), static_cast<uint16_t>(kind), 0, fd, channel, 0, last_counter});
+FakeProcess& FakeProcess::blockedIn(log::Kind kind, uint32_t channel, int32_t fd, uint64_t last_counter,
+                                    int64_t entry) {
+  blocked_.push_back({static_cast<uint32_t>(pid_), static_cast<uint16_t>(kind), 0, fd, channel, entry, last_counter});
   return *this;
 }
 

@@ -88,8 +88,9 @@ class FakeProcess {
   // see into (log/unseen.h): `what` as log::unseenName names it.
   FakeProcess& unseen(const std::string& what, const std::string& text);
   // The call a thread was blocked in when the recording ended, after its
-  // event `last_counter` (0: none said).
-  FakeProcess& blockedIn(log::Kind kind, uint32_t channel, int32_t fd = 3, uint64_t last_counter = 0);
+  // event `last_counter` (0: none said), since `entry` (CLOCK_MONOTONIC).
+  FakeProcess& blockedIn(log::Kind kind, uint32_t channel, int32_t fd = 3, uint64_t last_counter = 0,
+                         int64_t entry = 0);
   // The process read CLOCK_REALTIME `ns` too early against CLOCK_MONOTONIC
   // (preempted between the two reads at its start).
   FakeProcess& clockLag(int64_t ns) {

@@ -1,0 +1,119 @@
+// radar record --on deadlock: the deadlock sample's ring told while it is
+// stuck, before its watchdog kills it, and acted on.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "recorded.h"
+
+namespace radar::testing {
+namespace {
+
+std::string sample(const std::string& name) { return radarPath().substr(0, radarPath().rfind('/') + 1) + name; }
+
+// A process's state letter in /proc (R, S, T ...), '?' when it is gone.
+char processState(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t paren = text.rfind(')');
+  return paren == std::string::npos || paren + 2 >= text.size() ? '?' : text[paren + 2];
+}
+
+struct Watched {
+  std::string err;                     // radar record's standard error, the program's output too
+  std::vector<char> states_when_told;  // the cycle's processes' states when the deadlock was told
+  int status = -1;
+};
+
+// radar record with `radar_args`, of the deadlock sample in `mode`; what
+// it and the program print read as it comes.
+Watched recordDeadlockSample(const std::vector<std::string>& radar_args, const std::string& mode) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
+  std::vector<std::string> args = {radarPath(), "record", "-o", testTempDir() + "/ring"};
+  args.insert(args.end(), radar_args.begin(), radar_args.end());
+  for (const std::string& a : {std::string("--"), sample("deadlock"), mode}) args.push_back(a);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(fds[1], 1);
+    ::dup2(fds[1], 2);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  Watched w;
+  const std::regex stopped("gdb -p PID:((?: [0-9]+)+)");
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) {
+    w.err.append(buf, static_cast<size_t>(n));
+    std::smatch m;
+    if (w.states_when_told.empty() && std::regex_search(w.err, m, stopped)) {
+      std::istringstream pids(m[1].str());
+      for (int p; pids >> p;) w.states_when_told.push_back(processState(p));
+    }
+  }
+  ::close(fds[0]);
+  ::waitpid(pid, &w.status, 0);
+  return w;
+}
+
+TEST(OnDeadlock, TheRingIsToldAndStoppedBeforeItsWatchdogFires) {
+  const Watched w = recordDeadlockSample({"--on", "deadlock", "--do", "stop"}, "ring");
+  ASSERT_TRUE(WIFEXITED(w.status)) << w.err;
+  EXPECT_EQ(WEXITSTATUS(w.status), 3) << w.err;  // the watchdog's status: the program ran as it would
+  const size_t told = w.err.find("radar record: a deadlock: "), watchdog = w.err.find("deadlock: workers killed");
+  ASSERT_NE(told, std::string::npos) << w.err;
+  ASSERT_NE(watchdog, std::string::npos) << w.err;
+  EXPECT_LT(told, watchdog) << w.err;
+  // Its cycle, each process waiting for the one before it in the ring.
+  for (const char* wait : {"alpha[", "beta[", "gamma["}) EXPECT_NE(w.err.find(wait, told), std::string::npos);
+  EXPECT_NE(w.err.find("waits for", told), std::string::npos) << w.err;
+  // Its three processes were stopped when it was told.
+  EXPECT_EQ(w.states_when_told, std::vector<char>({'T', 'T', 'T'})) << w.err;
+}
+
+TEST(OnDeadlock, ACommandGetsTheDeadlockAsJson) {
+  const std::string out = testTempDir() + "/deadlock.json";
+  const Watched w = recordDeadlockSample({"--on", "deadlock", "--do", "run cat > " + out}, "ring");
+  ASSERT_TRUE(WIFEXITED(w.status)) << w.err;
+  std::ifstream file(out);
+  const std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(json.rfind("{\"kind\":\"deadlock\",\"text\":", 0), 0u) << json;
+  for (const char* name : {"\"name\":\"alpha[", "\"name\":\"beta[", "\"name\":\"gamma["})
+    EXPECT_NE(json.find(name), std::string::npos) << json;
+  EXPECT_NE(json.find("\"channels\":[\"pipe "), std::string::npos) << json;
+  // Marked, not stopped: the watchdog still found them running.
+  EXPECT_TRUE(w.states_when_told.empty()) << w.err;
+}
+
+TEST(OnDeadlock, ARingThatTurnsIsNoDeadlock) {
+  const Watched w = recordDeadlockSample({"--on", "deadlock"}, "chain");
+  ASSERT_TRUE(WIFEXITED(w.status) && WEXITSTATUS(w.status) == 0) << w.err;
+  EXPECT_EQ(w.err.find("a deadlock"), std::string::npos) << w.err;
+}
+
+TEST(OnDeadlock, WrongConditionsAndActionsAreRefused) {
+  for (const std::string& line : {std::string(" record --do stop -- true"), std::string(" record --on lunch -- true"),
+                                  std::string(" record --on deadlock --do explode -- true")}) {
+    const Result r = shell(shellQuote(radarPath()) + line);
+    EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.err;
+    EXPECT_NE(r.err.find("radar record:"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace radar::testing
