@@ -35,6 +35,7 @@ const char kVersionHelp[] = "usage: radar version\n\nPrints radar's version.\n";
 const Command kCommands[] = {
 #ifdef RADAR_HAVE_RECORD
     {"record", "run a program and record every process it creates", kRecordHelp, runRecord, kRecordOptions},
+    {"attach", "start recording a program that radar record --dormant runs", kAttachHelp, runAttach},
 #endif
 #ifdef RADAR_HAVE_NETDESC
     {"run", "start a described network of processes and record it", kRunHelp, runRun, kRunOptions},

@@ -52,6 +52,8 @@ extern const std::span<const OptionSpec> kDumpOptions;
 int runRecord(int argc, char** argv);
 extern const char kRecordHelp[];
 extern const std::span<const OptionSpec> kRecordOptions;
+int runAttach(int argc, char** argv);
+extern const char kAttachHelp[];
 int runEvents(int argc, char** argv);
 extern const char kEventsHelp[];
 extern const std::span<const OptionSpec> kEventsOptions;

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "cli/loaded_recording.h"
@@ -39,6 +41,19 @@ bool blockedOnSince(const trace::Trace& t, uint32_t p, uint32_t channel, int64_t
         return true;
   }
   return false;
+}
+
+// Waits (a second at most) for a process sent SIGSTOP to be stopped: the
+// signal is taken when it next runs, a moment later.
+void waitStopped(pid_t pid) {
+  for (int tries = 0; tries < 100; ++tries) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    const std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t paren = text.rfind(')');
+    if (paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'T' || text[paren + 2] == 't')
+      return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 // Runs `command` with `input` on its standard input; waits for it.
@@ -156,8 +171,9 @@ void DeadlockWatch::act(const trace::Trace& t, const trace::Finding& f) {
   std::string what = "radar record: a deadlock: " + terminalSafe(trace::describe(t, f));
   if (action_.kind == DeadlockAction::Kind::Stop) {
     std::string pids;
+    for (uint32_t p : f.processes) ::kill(t.processes[p].pid, SIGSTOP);
     for (uint32_t p : f.processes) {
-      ::kill(t.processes[p].pid, SIGSTOP);
+      waitStopped(t.processes[p].pid);
       pids += " " + std::to_string(t.processes[p].pid);
     }
     what += "; stopped them (SIGSTOP) for gdb -p PID:" + pids;

@@ -80,9 +80,14 @@ const char kRecordHelp[] =
     "                           --until 'grep -qx \"hits = 60\"'); as --until-fail then.\n"
     "                           PROGRAM's standard output goes to a file, copied to\n"
     "                           radar's after each run\n"
-    "  --on deadlock            while the program runs, tell a deadlock as soon as it\n"
-    "                           forms (processes each blocked for half a second on a\n"
-    "                           channel only the next one could use), with its cycle\n"
+    "  --dormant                record nothing until `radar attach PID` (any process of\n"
+    "                           the program's tree): the program runs as without radar,\n"
+    "                           at the cost of a test per call, and is recorded from\n"
+    "                           then on (docs/live.md)\n"
+    "  --on CONDITION           while the program runs, watch for CONDITION: deadlock, a\n"
+    "                           cycle of processes each blocked for half a second on a\n"
+    "                           channel only the next one could use, told with its\n"
+    "                           cycle as soon as it forms\n"
     "  --do ACTION              what to do then: mark (say it; the default), stop (also\n"
     "                           stop its processes with SIGSTOP, for gdb -p), or\n"
     "                           'run COMMAND' (also run the shell command COMMAND with\n"
@@ -111,6 +116,7 @@ const OptionSpec kRecordOptionList[] = {{"output", 'o', "DIR"},
                                         {"repeat", 0, "N"},
                                         {"until-fail", 0, nullptr, InUsage::kWith},
                                         {"until", 0, "COMMAND", InUsage::kOr},
+                                        {"dormant", 0, nullptr},
                                         {"on", 0, "CONDITION"},
                                         {"do", 0, "ACTION", InUsage::kWith}};
 const std::span<const OptionSpec> kRecordOptions{kRecordOptionList};
@@ -206,6 +212,7 @@ std::optional<std::string> readSettings(Args& args, record::RecordSettings* s) {
   s->nondet = args.has("nondet");
   s->sync = args.has("sync");
   s->keep_writes = args.has("keep-writes");
+  s->dormant = args.has("dormant");
   s->dir_given = args.has("output");
   if (const auto join = args.value("join")) {
     std::string error;
@@ -251,6 +258,8 @@ int printOutcome(const record::RecordSettings& s, const record::RecordOutcome& o
     return 127;
   }
   const record::RecordingSummary& summary = out.summary;
+  if (s.dormant && summary.logs == 0)
+    std::fprintf(stderr, "radar: the program was never attached (radar attach PID): nothing was recorded\n");
   std::fprintf(stderr, "radar: recorded %zu process%s, %llu event%s, %s in %.2f s into %s\n", summary.logs,
                summary.logs == 1 ? "" : "es", static_cast<unsigned long long>(summary.events),
                summary.events == 1 ? "" : "s", humanBytes(summary.bytes).c_str(), out.seconds, s.dir.c_str());
@@ -290,6 +299,8 @@ int runRecord(int argc, char** argv) {
     return usageError("record", "--until and --until-fail: give one way to tell a failed run");
   if (args.has("join") && args.has("repeat"))
     return usageError("record", "--join and --repeat: each run is a recording of its own");
+  if (args.has("dormant") && args.has("repeat"))
+    return usageError("record", "--dormant and --repeat: attach to one run at a time");
   std::optional<DeadlockAction> on_deadlock;
   if (auto error = readWatch(args, &on_deadlock)) return usageError("record", *error);
   record::RecordSettings s;
@@ -324,7 +335,12 @@ int runRecord(int argc, char** argv) {
   RecordingStatus status(s.dir);
   std::optional<DeadlockWatch> watch;
   if (on_deadlock) watch.emplace(s.dir, *on_deadlock);
-  s.started = [&status, &watch] {
+  s.started = [&status, &watch, &s](pid_t child) {
+    if (s.dormant)
+      std::fprintf(stderr,
+                   "radar record: dormant: nothing is recorded until `radar attach %d` (or any process of its "
+                   "tree)\n",
+                   static_cast<int>(child));
     status.start();
     if (watch) watch->start();
   };

@@ -16,12 +16,13 @@
 namespace radar::log {
 
 inline constexpr uint32_t kFormatMajor = 1;
-inline constexpr uint32_t kFormatMinor = 12;  // 1.1: Header.open_fds; 1.2: Header.redacted_environment;
+inline constexpr uint32_t kFormatMinor = 13;  // 1.1: Header.open_fds; 1.2: Header.redacted_environment;
                                               // 1.3: Header.start_files; 1.4: EXIT's title, unseen NOTEs;
                                               // 1.5: OUTPUT, INTERFACE; 1.6: POSIX message queues;
                                               // 1.7: eventfds; 1.8: MPI; 1.9: synchronization;
                                               // 1.10: synchronization events without their fd;
-                                              // 1.11: FileControl.tail_frame_at; 1.12: title NOTEs
+                                              // 1.11: FileControl.tail_frame_at; 1.12: title NOTEs;
+                                              // 1.13: the ATTACHED origin
 
 inline constexpr uint32_t kZstdMagic = 0xFD2FB528u;
 inline constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0u;

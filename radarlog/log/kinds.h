@@ -169,6 +169,7 @@ enum class Origin : uint8_t {
   Execed = 5,
   ShellSpawned = 6,
   Unhooked = 7,
+  Attached = 8,  // running before radar attach woke its dormant recorder
 };
 
 const char* channelTypeName(ChannelType t);

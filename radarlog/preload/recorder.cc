@@ -450,8 +450,59 @@ void recordVforkChild() {
 
 }  // namespace
 
+// ---- dormant until radar attach --------------------------------------------
+
+namespace {
+
+// The recording's switch (DIR/attach), mapped read-only and shared: radar
+// attach sets its first byte. Null while this image records, and in one
+// that was never dormant.
+const volatile uint8_t* g_switch = nullptr;
+int32_t g_waking = 0;  // the pid whose thread is opening the log
+uint32_t g_start_generation = 0;
+
+bool mapSwitch() {
+  char path[PATH_MAX + 16];
+  appendStr(path, appendStr(path, 0, sizeof(path), g_config.dir), sizeof(path), "/attach");
+  const long fd = sys::openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+  if (fd < 0) return false;
+  const long m = sys::mmapAside(4096, PROT_READ, MAP_SHARED, static_cast<int>(fd), 0);
+  sys::close(static_cast<int>(fd));
+  if (m < 0 && m > -4096) return false;
+  g_switch = reinterpret_cast<const volatile uint8_t*>(m);
+  return true;
+}
+
+// Whether a dormant image records now: the first call that finds the
+// switch on opens its log (one thread; the others' calls meanwhile go
+// unrecorded, as before).
+__attribute__((noinline)) bool wakeUp() {
+  const volatile uint8_t* on = __atomic_load_n(&g_switch, __ATOMIC_ACQUIRE);
+  if (!on) return true;  // another thread did
+  if (!*on) return false;
+  const auto me = static_cast<int32_t>(sys::getpid());
+  int32_t waking = 0;
+  if (!__atomic_compare_exchange_n(&g_waking, &waking, me, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    // Forked while a thread of its parent was opening the parent's log:
+    // this process has its own to open.
+    if (waking != me) __atomic_compare_exchange_n(&g_waking, &waking, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    return false;
+  }
+  if (g_owner) g_owner->pid = me;
+  if (openLog(log::Origin::Attached, 0, 0, g_start_generation, environ)) classifyDescriptorsAtOpen();
+  __atomic_store_n(&g_switch, nullptr, __ATOMIC_RELEASE);
+  return true;
+}
+
+}  // namespace
+
+bool dormant() { return __atomic_load_n(&g_switch, __ATOMIC_ACQUIRE) != nullptr; }
+
 bool active() {
   if (!g_config.enabled || g_process.closed) return false;
+  // Dormant: one load of the switch, and nothing more while it is off.
+  if (const volatile uint8_t* on = __atomic_load_n(&g_switch, __ATOMIC_ACQUIRE); __builtin_expect(on != nullptr, 0))
+    if (!*on || !wakeUp() || !g_process.writer.isOpen()) return false;
   ThreadState& t = t_thread;
   if (__builtin_expect(t.vfork_pending, 0)) {
     if (sys::getpid() != g_process.pid) return false;  // the vfork child: hands off
@@ -674,6 +725,13 @@ void Call::record() {
 
 namespace {
 
+// stdio writes and reads through write()/read() inside the C library.
+void patchStdio() {
+  for (FILE* f : {stdin, stdout, stderr})
+    patchStdioTable(*reinterpret_cast<void**>(reinterpret_cast<char*>(f) + sizeof(FILE)));
+  if (void* wide = dlsym(RTLD_NEXT, "_IO_wfile_jumps")) patchStdioTable(wide);
+}
+
 __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** envp) {
   (void)argc;
   g_real_clock_gettime = reinterpret_cast<int (*)(clockid_t, struct timespec*)>(dlsym(RTLD_NEXT, "clock_gettime"));
@@ -702,6 +760,20 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
     g_config.enabled = false;
     return;
   }
+  if (g_config.dormant) {
+    // One that cannot see the switch (started with other credentials)
+    // could never be woken: it runs unrecorded.
+    if (!mapSwitch()) {
+      g_config.enabled = false;
+      return;
+    }
+    g_start_generation = link.generation;
+    if (!*g_switch) {
+      patchStdio();
+      return;
+    }
+    g_switch = nullptr;  // attached already: recorded from its start
+  }
   if (!openLog(link.origin, link.parent_log, link.counter, link.generation, environ)) {
     g_config.enabled = false;  // run unrecorded; `radar record` reports the missing log
     return;
@@ -709,10 +781,7 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
   if (g_owner) g_owner->pid = p.pid;
 
   classifyDescriptorsAtOpen();
-  // stdio writes and reads through write()/read() inside the C library.
-  for (FILE* f : {stdin, stdout, stderr})
-    patchStdioTable(*reinterpret_cast<void**>(reinterpret_cast<char*>(f) + sizeof(FILE)));
-  if (void* wide = dlsym(RTLD_NEXT, "_IO_wfile_jumps")) patchStdioTable(wide);
+  patchStdio();
 }
 
 __attribute__((destructor(101))) void radarEnd() {

@@ -25,6 +25,10 @@ using log::Kind;
 // True when this process is being recorded (and is not a vfork child that
 // has not yet exec'd). Cheap: called by every hook first.
 bool active();
+// radar record --dormant: true while this image waits for radar attach. It
+// records nothing, and a child it forks waits too; the first call after
+// radar attach opens its log (log::Origin::Attached).
+bool dormant();
 
 // CLOCK_MONOTONIC in nanoseconds, through the real clock_gettime.
 int64_t now();

@@ -199,7 +199,9 @@ bool clearRecording(int dir_fd) {
   while (dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
     const bool log = name.size() > 5 && name.compare(name.size() - 5, 5, ".rlog") == 0;
-    if (log || name == "recording.txt" || name == "recording.txt.partial") names.push_back(name);
+    if (log || name == "recording.txt" || name == "recording.txt.partial" || name == "attach" ||
+        name == "attach.partial")
+      names.push_back(name);
   }
   ::closedir(d);
   // unlinkat removes a link itself, never what it points to.
@@ -444,6 +446,7 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
                                 "): it could not write one, or it exited before its first instruction");
   for (const auto& r : recording.reaped()) {
     if (pids_with_logs.count(r.pid()) || !reported.insert(r.pid()).second) continue;
+    if (recording.dormant()) continue;  // it may have ended before radar attach
     if (r.pid() == recording.root_pid() && recording.command_size()) {
       // The program radar record started: why it left no log.
       const char* path = std::getenv("PATH");  // radar record gave the program its own environment

@@ -124,6 +124,7 @@ std::vector<std::string> programEnvironment(const RecordSettings& s, const std::
   if (s.nondet) env.push_back("RADAR_NONDET=1");
   if (s.sync) env.push_back("RADAR_SYNC=1");
   if (s.keep_writes) env.push_back("RADAR_KEEP_WRITES=1");
+  if (s.dormant) env.push_back("RADAR_DORMANT=1");
   if (!s.redact.empty()) env.push_back("RADAR_REDACT=" + s.redact);
   const std::string external = externalChannels();
   if (!external.empty()) env.push_back("RADAR_EXTERNAL=" + external);
@@ -153,6 +154,7 @@ proto::Recording describeRecording(const RecordSettings& s, const uint8_t (&id)[
   recording.set_redact(s.redact);
   recording.set_network(s.net_text);
   recording.set_network_file(s.net_path);
+  recording.set_dormant(s.dormant);
   recording.set_start_realtime_ns(clockNs(CLOCK_REALTIME));
   return recording;
 }
@@ -162,6 +164,14 @@ void writeRecordingFile(int dir_fd, const std::string& dir, const proto::Recordi
   google::protobuf::TextFormat::PrintToString(recording, &text);
   if (!writeFileAtomically(dir_fd, "recording.txt", text))
     std::fprintf(stderr, "radar record: cannot write %s/recording.txt: %s\n", dir.c_str(), std::strerror(errno));
+}
+
+// radar record --dormant: the switch its processes map and radar attach
+// turns on (its first byte), a page of zeros.
+bool makeSwitch(int dir_fd, std::string* error) {
+  if (writeFileAtomically(dir_fd, "attach", std::string(4096, '\0'))) return true;
+  *error = std::string("cannot make the switch of a dormant recording (attach): ") + std::strerror(errno);
+  return false;
 }
 
 // Opens (and with --force empties) the recording directory; -1 with `error`.
@@ -387,6 +397,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   // recorder was killed still says what it is.
   proto::Recording recording = describeRecording(s, id);
   writeRecordingFile(dir_fd, s.dir, recording);
+  if (s.dormant && !makeSwitch(dir_fd, &out.error)) return out;
   const int64_t start = clockNs(CLOCK_MONOTONIC);
   // Log files for the processes that drop their privileges, made here.
   LogHandout handout;
@@ -400,7 +411,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
                                    signals, &exec_failed, &out.error);
   if (child < 0) return out;
   g_child = child;
-  if (s.started) s.started();
+  if (s.started) s.started(child);
   recording.set_root_pid(child);
   out.root_status = reapAll(child, recording, children_before);
   out.seconds = static_cast<double>(clockNs(CLOCK_MONOTONIC) - start) / 1e9;

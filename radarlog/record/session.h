@@ -27,6 +27,7 @@ struct RecordSettings {
   bool nondet = false;
   bool sync = false;  // RADAR_SYNC: locks, semaphores, condition variables, barriers
   bool keep_writes = false;
+  bool dormant = false;  // no log until radar attach (DIR/attach, the switch, made here)
   std::optional<uint64_t> payload_limit;
   uint64_t tail = 0;  // 0: the default
   std::string redact;
@@ -34,9 +35,9 @@ struct RecordSettings {
   // radar record --join: the recording id of a recording started on
   // another host (its processes' RADAR_RECORDING_ID), 16 bytes; empty: new.
   std::string join_id;
-  // Called in radar record once the program runs (after its fork), for
-  // what radar shows while it does.
-  std::function<void()> started;
+  // Called in radar record once the program runs (after its fork), with
+  // its pid, for what radar shows while it does.
+  std::function<void(pid_t)> started;
 };
 
 // The recording id `--join` names: 32 hexadecimal digits, or a recording

@@ -164,7 +164,10 @@ std::string Narrator::sent(uint32_t position) const {
     whom = " to " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
   }
   std::string s = " sends a message" + whom + on + " (" + bytes(e.value) + tag(position, k) + ")";
-  if (to.empty() && !(e.flags & kEventExternal)) s += live_ ? ", not received yet" : ", which nobody receives";
+  if (t_.beganBeforeAttach(e.endpoint) && !(e.flags & kEventExternal))
+    s += ", not seen received (the channel was open before radar attach)";
+  else if (to.empty() && !(e.flags & kEventExternal))
+    s += live_ ? ", not received yet" : ", which nobody receives";
   return s;
 }
 
@@ -177,6 +180,7 @@ std::string Narrator::unmatchedWhence(uint32_t position) const {
   if (unfinished.process != kNone)
     return " from " + t_.label(unfinished.process) + ", whose log ended inside its " +
            log::kindName(static_cast<log::Kind>(unfinished.kind)) + "(),";
+  if (t_.beganBeforeAttach(e.endpoint)) return " radar did not see sent (the channel was open before radar attach)";
   if (channelGapExplained(t_, t_.endpoints[e.endpoint].channel, e.process)) return " whose sending radar did not see";
   return " that no recorded process sent";
 }

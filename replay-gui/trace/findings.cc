@@ -370,6 +370,7 @@ bool forksAfter(const Trace& t, uint32_t p, uint64_t counter) {
 // line, says why).
 bool channelGapExplained(const Trace& t, uint32_t channel, uint32_t p) {
   for (uint32_t e : t.channels[channel].endpoints) {
+    if (t.beganBeforeAttach(e)) return true;
     const uint32_t q = t.endpoints[e].process;
     if (q == p) continue;
     if (t.processes[q].control.incomplete) return true;

@@ -45,7 +45,7 @@ std::vector<UnseenLine> unseenLines(const Trace& trace);
 // Whether bytes on `channel` that seem to lack a sender or a receiver may
 // have gone where radar does not see: another holder than `process` lost
 // its last events (a full disk) or moved bytes through io_uring or raw
-// system calls.
+// system calls, or an end was open before radar attach began recording.
 bool channelGapExplained(const Trace& trace, uint32_t channel, uint32_t process);
 
 // A process whose log ended inside a send (write, send ...) that could

@@ -76,7 +76,15 @@ void Merger::linkProcesses() {
       auto it = by_log.find(p.parent_log_id);
       if (it != by_log.end()) parent = it->second;
     }
-    if (parent == kNone && p.ppid && raw_.ranges[p.index].first < raw_.ranges[p.index].second) {
+    if (parent == kNone && p.origin == log::Origin::Attached) {
+      // Both were running when radar attach woke them, in any order: its
+      // parent is the image of its parent pid that was last to start.
+      for (auto& q : procs)
+        if (q.pid == p.ppid && q.boot == p.boot && q.index != p.index &&
+            (parent == kNone || procs[parent].generation < q.generation))
+          parent = q.index;
+      p.parent_counter = 0;  // it was created before the recording began
+    } else if (parent == kNone && p.ppid && raw_.ranges[p.index].first < raw_.ranges[p.index].second) {
       // By pid and time: the image of the parent pid alive when this one started.
       const int64_t start = raw_.events[raw_.ranges[p.index].first].entry_ns;
       for (auto& q : procs) {

@@ -52,7 +52,8 @@ class StreamMatch {
  private:
   using Item = StreamItem;
   // What the loop over millions of events needs, per endpoint, small.
-  enum : uint8_t { kSkip, kDevice, kStream };
+  // kBeforeAttach: an end open before radar attach (Trace::beganBeforeAttach).
+  enum : uint8_t { kSkip, kDevice, kStream, kBeforeAttach };
   struct Route {
     uint8_t what;
     uint32_t send_stream, receive_stream;
@@ -86,6 +87,8 @@ class StreamMatch {
       const Channel& c = t_.channels[eps_[k].channel];
       Route& r = routes_[k];
       r.what = isDevice(c.type) ? kDevice : isStreamType(c.type) ? kStream : kSkip;
+      if (r.what == kStream && eps_[k].inherited && raw_.processes[eps_[k].process].origin == log::Origin::Attached)
+        r.what = kBeforeAttach;
       const uint32_t side = isOneSided(c.type) ? 0 : m_.side_[k];
       r.send_stream = c.index * 2 + side;
       r.receive_stream = c.index * 2 + (isOneSided(c.type) ? side : side ^ 1);
@@ -132,6 +135,16 @@ class StreamMatch {
       const Route& r = routes_[ev.endpoint];
       if (r.what == kSkip) continue;
       const bool send = log::categoryOf(ev.eventKind()) == Category::Send;
+      if (r.what == kBeforeAttach) {  // never matched: from outside, or unseen on the other side
+        const bool outside = t_.channels[eps_[ev.endpoint].channel].external;
+        (send ? sums.sent : sums.received) += ev.value;
+        if (outside && !send) sums.external += ev.value;
+        if (outside)
+          ev.flags |= kEventExternal;
+        else if (!send && ev.value > 0)
+          ev.flags |= kEventUnmatched;
+        continue;
+      }
       if (r.what == kDevice) {
         ev.flags |= kEventExternal;
         if (send) {

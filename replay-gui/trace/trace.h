@@ -534,6 +534,13 @@ class Trace {
   // keep itself: written unseen (a raw system call, io_uring, a process
   // radar did not record). 0 for anything else.
   uint64_t unseenBytes(uint32_t receive) const;
+  // An end that was open before radar attach started recording its process
+  // (radar record --dormant): what went through it then was not seen, and
+  // where its stream stood is not known, so its bytes are not matched.
+  bool beganBeforeAttach(uint32_t endpoint) const {
+    return endpoint < endpoints.size() && endpoints[endpoint].inherited &&
+           processes[endpoints[endpoint].process].origin == log::Origin::Attached;
+  }
 
   // The full record of an event, re-read from its log.
   bool record(uint32_t position, log::Record* out, std::string* payload, std::vector<std::string>* strings,

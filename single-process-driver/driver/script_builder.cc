@@ -279,6 +279,12 @@ class Builder {
       *error = t_.label(proc.index) + "'s log is damaged, so its re-run would stop short: " + proc.damage;
       return false;
     }
+    if (proc.origin == log::Origin::Attached) {
+      *error = t_.label(proc.index) +
+               " was recorded from radar attach on, not from its start: what it did before is not in the "
+               "recording, so it cannot be re-run";
+      return false;
+    }
     if (proc.control.incomplete) {
       *error = t_.label(proc.index) + " lost " + std::to_string(proc.control.lost_events) +
                " events while it was recorded (from its local event " + std::to_string(proc.control.lost_from_counter) +

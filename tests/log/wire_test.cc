@@ -57,6 +57,7 @@ TEST(Wire, KindsMirrorTheProto) {
   EXPECT_EQ(static_cast<int>(ChannelType::EventFd), proto::EVENTFD);
   EXPECT_EQ(static_cast<int>(ChannelType::MpiCommunicator), proto::MPI_COMMUNICATOR);
   EXPECT_EQ(static_cast<int>(Origin::Unhooked), proto::UNHOOKED);
+  EXPECT_EQ(static_cast<int>(Origin::Attached), proto::ATTACHED);
   EXPECT_EQ(static_cast<int>(ChannelOrigin::Received), proto::RECEIVED);
 }
 
