@@ -15,6 +15,7 @@
 
 #include "cli/loaded_recording.h"
 #include "log/escape.h"
+#include "record/session.h"
 #include "trace/findings.h"
 #include "trace/live.h"
 
@@ -60,12 +61,21 @@ void waitStopped(pid_t pid) {
 void runWithInput(const std::string& command, const std::string& input) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return;
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(fds[0], 0);
-    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t pid = record::startOwnChild([&] {
+    const pid_t forked = ::fork();
+    if (forked == 0) {
+      // As a shell would start it: no signal blocked or ignored that
+      // radar record or this thread set for itself.
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      for (int sig : {SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
+      ::dup2(fds[0], 0);
+      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    return forked;
+  });
   ::close(fds[0]);
   if (pid > 0) {
     for (size_t at = 0; at < input.size();) {
@@ -123,7 +133,7 @@ void DeadlockWatch::run() {
   std::unique_lock<std::mutex> hold(lock_);
   while (!wake_.wait_for(hold, kLookEvery, [this] { return stopping_; })) {
     hold.unlock();
-    look();
+    if (!look()) return;
     hold.lock();
   }
 }
@@ -154,17 +164,24 @@ std::string DeadlockWatch::json(const trace::Trace& t, const trace::Finding& f) 
   return out + "]}\n";
 }
 
-void DeadlockWatch::look() {
+bool DeadlockWatch::look() {
   const int64_t now = wallNow();
   std::string error;
-  const Loaded loaded = loadQuietly({dir_}, {}, false, &error);
-  if (!loaded || trace::runningLogUnreadable(*loaded.trace)) return;
+  Loaded loaded;
+  try {
+    loaded = loadQuietly({dir_}, {}, false, &error);
+  } catch (const std::exception& e) {  // out of memory, say: the recording goes on, unwatched
+    std::fprintf(stderr, "radar record: --on deadlock stops watching: %s\n", e.what());
+    return false;
+  }
+  if (!loaded || trace::runningLogUnreadable(*loaded.trace)) return true;
   for (const trace::Finding* f : lastingDeadlocks(*loaded.trace, now, kLastingNs)) {
     std::vector<int> pids;
     for (uint32_t p : f->processes) pids.push_back(loaded.trace->processes[p].pid);
     std::sort(pids.begin(), pids.end());
     if (told_.insert(pids).second) act(*loaded.trace, *f);
   }
+  return true;
 }
 
 void DeadlockWatch::act(const trace::Trace& t, const trace::Finding& f) {

@@ -49,7 +49,7 @@ class DeadlockWatch {
 
  private:
   void run();
-  void look();
+  bool look();  // false when it cannot go on watching
   void act(const trace::Trace& t, const trace::Finding& f);
 
   const std::string dir_;

@@ -329,12 +329,12 @@ struct Following {
 
 // One look at a recording in progress: tells the events from `told` on
 // whose place is sure (all of them once it ended); returns how far it got.
-uint64_t tellSettled(const Loaded& loaded, const Args& args, const Following& asked, uint64_t told, bool ended) {
+// `now_wall`: when the logs began to be read.
+uint64_t tellSettled(const Loaded& loaded, const Args& args, const Following& asked, uint64_t told, bool ended,
+                     int64_t now_wall) {
   const trace::Trace& t = *loaded.trace;
   trace::LiveTimes times;
-  times.now_wall = static_cast<int64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count());
+  times.now_wall = now_wall;
   const uint64_t settled = ended ? t.events.size() : trace::settledEvents(t, times);
   if (settled <= told) return told;
   trace::EventFilter filter;
@@ -358,6 +358,9 @@ int followEvents(const Args& args, const Following& asked) {
     // Looked at before the logs are read: once it ended, they are whole.
     const bool ended = std::all_of(dirs.begin(), dirs.end(), trace::recordingEnded);
     const auto began = std::chrono::steady_clock::now();
+    const int64_t now_wall =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     std::string error;
     const Loaded loaded = loadQuietly(dirs, netChoice(args), args.has("merge-unrelated"), &error);
     if (ended && !loaded) {
@@ -370,7 +373,7 @@ int followEvents(const Args& args, const Following& asked) {
       said_waiting = true;
     }
     if (loaded && (ended || !trace::runningLogUnreadable(*loaded.trace)))
-      told = tellSettled(loaded, args, asked, told, ended);
+      told = tellSettled(loaded, args, asked, told, ended, now_wall);
     if (ended) {
       trace::EventFilter filter;
       if (const std::string e = readFilter(args, *loaded.trace, &filter); !e.empty()) return usageError("events", e);

@@ -194,6 +194,10 @@ bool titleChanged(char* title, size_t size) {
 
 void stopRecordingBeforeSeccomp() {
   g_process.under_seccomp = true;  // what it starts runs without the recorder, recorded or not
+  if (dormant()) {
+    g_config.enabled = false;  // never woken: its log could not be made under the filter
+    return;
+  }
   if (!active() || !lockWriter()) return;
   g_process.closed = true;
   g_process.writer.close();

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
@@ -28,6 +29,23 @@
 extern char** environ;
 
 namespace radar::record {
+namespace {
+std::mutex g_own_children_lock;
+std::set<pid_t> g_own_children;
+
+bool isOwnChild(pid_t pid) {
+  std::lock_guard<std::mutex> hold(g_own_children_lock);
+  return g_own_children.erase(pid) != 0;
+}
+}  // namespace
+
+pid_t startOwnChild(const std::function<pid_t()>& start) {
+  std::lock_guard<std::mutex> hold(g_own_children_lock);
+  const pid_t pid = start();
+  if (pid > 0) g_own_children.insert(pid);
+  return pid;
+}
+
 namespace {
 
 std::string hexBytes(const uint8_t* p, size_t n) {
@@ -319,6 +337,7 @@ int reapAll(pid_t child, proto::Recording& recording, std::set<pid_t> before) {
       break;  // ECHILD: every descendant has ended
     }
     if (before.erase(pid)) continue;  // not the program's (and its pid free to be one of the program's)
+    if (isOwnChild(pid)) continue;
     auto* reaped = recording.add_reaped();
     reaped->set_pid(pid);
     reaped->set_status(status);

@@ -40,6 +40,12 @@ struct RecordSettings {
   std::function<void(pid_t)> started;
 };
 
+// radar record's own children while the program runs (a command that
+// radar record --do runs): reaped by radar record like the program's, but
+// never told as the program's. `start` forks one and returns its pid; it
+// runs with the lock that reaping takes to ask isOwnChild().
+pid_t startOwnChild(const std::function<pid_t()>& start);
+
 // The recording id `--join` names: 32 hexadecimal digits, or a recording
 // directory (its recording.txt says it). Empty with `error` otherwise.
 std::string recordingIdToJoin(const std::string& what, std::string* error);

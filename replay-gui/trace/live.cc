@@ -59,7 +59,8 @@ int64_t unloggedChildren(const Trace& t, const LiveTimes& times) {
       if (child > 0 && !known.count({p.boot, child})) before = std::min(before, t.wallTime(events[k]));
     }
     // A new program image's log comes after the exec.
-    if (p.end == Process::End::Execed && p.next_image == kNone && p.last_event != kNone &&
+    const bool next_unseen = p.next_image == kNone || t.processes[p.next_image].external;
+    if (p.end == Process::End::Execed && next_unseen && p.last_event != kNone &&
         t.wallReturnTime(p.last_event) >= since)
       before = std::min(before, t.wallTime(p.last_event));
   }
