@@ -45,20 +45,9 @@ Dormant startDormant(const std::string& dir, const std::vector<std::string>& pro
   Dormant d;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return d;
-  d.recorder = ::fork();
-  if (d.recorder == 0) {
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(null, 0);
-    ::dup2(null, 1);
-    ::dup2(fds[1], 2);
-    std::vector<std::string> args = {radarPath(), "record", "-o", dir, "--dormant", "--"};
-    args.insert(args.end(), program.begin(), program.end());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  std::vector<std::string> args = {radarPath(), "record", "-o", dir, "--dormant", "--"};
+  args.insert(args.end(), program.begin(), program.end());
+  d.recorder = spawn(args, -1, fds[1]);
   ::close(fds[1]);
   d.err = fds[0];
   const std::regex attach("radar attach ([0-9]+)");
@@ -82,12 +71,6 @@ std::string finish(Dormant& d, int* status) {
   return d.said;
 }
 
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST(Attach, ADormantProgramIsRecordedFromWhenItIsAttached) {
   const std::string dir = testTempDir() + "/dormant";
   Dormant d = startDormant(dir, {programPath("ticker"), "10", "400"});  // four seconds of ticks
@@ -106,12 +89,13 @@ TEST(Attach, ADormantProgramIsRecordedFromWhenItIsAttached) {
   // one side only, and nothing is blamed on either.
   EXPECT_EQ(logsIn(dir), 2u);
   const Result told = radar({"events", dir});
-  const size_t sends = count(told.out, " sends a message on pipe");
+  const size_t sends = occurrences(told.out, " sends a message on pipe");
   EXPECT_GT(sends, 100u) << told.out;
   EXPECT_LT(sends, 400u) << told.out;
-  EXPECT_EQ(count(told.out, "not seen received (the channel was open before radar attach)"), sends);
-  EXPECT_GT(count(told.out, "receives a message radar did not see sent (the channel was open before radar attach)"),
-            100u);
+  EXPECT_EQ(occurrences(told.out, "not seen received (the channel was open before radar attach)"), sends);
+  EXPECT_GT(
+      occurrences(told.out, "receives a message radar did not see sent (the channel was open before radar attach)"),
+      100u);
   const Result checked = radar({"check", dir});
   EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
   EXPECT_EQ(checked.out.find("never-received"), std::string::npos) << checked.out;
@@ -166,11 +150,11 @@ TEST(Attach, AServerAttachedRecordsTheRequestsThatFollowExactly) {
   ASSERT_EQ(told.exit_code, 0) << told.err;
   for (int i = 1; i <= 20; ++i) {
     const std::string n = std::to_string(i);
-    EXPECT_EQ(count(told.out, "\"after " + n + "\\n\""), 1u) << n << "\n" << told.out;
-    EXPECT_EQ(count(told.out, "\"echo: after " + n + "\\n\""), 1u) << n << "\n" << told.out;
+    EXPECT_EQ(occurrences(told.out, "\"after " + n + "\\n\""), 1u) << n << "\n" << told.out;
+    EXPECT_EQ(occurrences(told.out, "\"echo: after " + n + "\\n\""), 1u) << n << "\n" << told.out;
   }
   EXPECT_EQ(told.out.find("\"before "), std::string::npos) << told.out;
-  EXPECT_EQ(count(told.out, " receives a message from 127.0.0.1:"), 21u) << told.out;  // and quit
+  EXPECT_EQ(occurrences(told.out, " receives a message from 127.0.0.1:"), 21u) << told.out;  // and quit
   EXPECT_EQ(told.out.find("open before radar attach"), std::string::npos) << told.out;
   const Result checked = radar({"check", dir});
   EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;

@@ -42,18 +42,7 @@ Watched recordDeadlockSample(const std::vector<std::string>& radar_args, const s
   std::vector<std::string> args = {radarPath(), "record", "-o", testTempDir() + "/ring"};
   args.insert(args.end(), radar_args.begin(), radar_args.end());
   for (const std::string& a : {std::string("--"), sample("deadlock"), mode}) args.push_back(a);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(null, 0);
-    ::dup2(fds[1], 1);
-    ::dup2(fds[1], 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  const int pid = spawn(args, fds[1], fds[1]);
   ::close(fds[1]);
   Watched w;
   const std::regex stopped("gdb -p PID:((?: [0-9]+)+)");

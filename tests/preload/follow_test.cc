@@ -25,18 +25,7 @@ struct Started {
 Started start(const std::vector<std::string>& args, bool keep_output) {
   int fds[2] = {-1, -1};
   if (keep_output && ::pipe2(fds, O_CLOEXEC) != 0) return {};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(null, 0);
-    ::dup2(keep_output ? fds[1] : null, 1);
-    ::dup2(null, 2);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  const int pid = spawn(args, fds[1], -1);
   if (keep_output) ::close(fds[1]);
   return {pid, fds[0]};
 }
@@ -83,12 +72,6 @@ Followed followWhileRecording(const std::string& dir, long interval_ms, long tic
   return f;
 }
 
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST(Follow, TellsTheStoryAsTheProgramRunsAndAsItEnds) {
   // 300 ticks 10 ms apart: three seconds of a program sending.
   const std::string dir = testTempDir() + "/ticking";
@@ -96,12 +79,12 @@ TEST(Follow, TellsTheStoryAsTheProgramRunsAndAsItEnds) {
   EXPECT_TRUE(WIFEXITED(f.status) && WEXITSTATUS(f.status) == 0) << f.status;
   // The story while it happened: most ticks were told before the program
   // ended (the last ones may wait for the end).
-  EXPECT_GE(count(f.before_the_end, " sends a message to ticker["), 150u) << f.before_the_end.size();
+  EXPECT_GE(occurrences(f.before_the_end, " sends a message to ticker["), 150u) << f.before_the_end.size();
   // Each event told once, and each as the finished recording tells it:
   // its number and its words (whom a message went to included).
   const Result final_story = radar({"events", "--json", dir});
   ASSERT_EQ(final_story.exit_code, 0) << final_story.err;
-  EXPECT_EQ(count(final_story.out, " sends a message to ticker["), 300u);
+  EXPECT_EQ(occurrences(final_story.out, " sends a message to ticker["), 300u);
   EXPECT_EQ(f.told, final_story.out);
 }
 
@@ -113,7 +96,7 @@ TEST(Follow, AFinishedRecordingIsToldWhole) {
   const Result told = radar({"events", dir});
   EXPECT_EQ(followed.exit_code, 0) << followed.err;
   EXPECT_EQ(followed.out, told.out);
-  EXPECT_EQ(count(followed.out, " sends a message to ticker["), 20u);
+  EXPECT_EQ(occurrences(followed.out, " sends a message to ticker["), 20u);
 }
 
 }  // namespace

@@ -76,6 +76,28 @@ std::string testTempDir() { return radar::testing::TempDirs::make("radar-rec-");
 
 uint32_t crc(const std::string& bytes) { return radar::crc32c(0, bytes.data(), bytes.size()); }
 
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+int spawn(const std::vector<std::string>& args, int out, int err) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(out >= 0 ? out : null, 1);
+    ::dup2(err >= 0 ? err : null, 2);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;

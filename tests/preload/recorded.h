@@ -75,6 +75,12 @@ bool sandboxAvailable();
 std::string radarDebug();
 std::string shellQuote(const std::string& s);
 std::string slurp(const std::string& path);
+// How many times `what` occurs in `text`.
+size_t occurrences(const std::string& text, const std::string& what);
+// Starts `args` (args[0] a path) with its standard input /dev/null and its
+// output and errors into descriptors `out` and `err` (-1: /dev/null);
+// returns its pid.
+int spawn(const std::vector<std::string>& args, int out, int err);
 
 std::string programPath(const std::string& name);  // a test program
 std::string radarPath();
