@@ -33,5 +33,5 @@ done
 printf '| ping-pong, %s round trips, pinned (median of %s) | bare | floor: empty preload | floor: interposer off | radar record --dormant | radar record |\n' "$rounds" "$runs"
 printf '| --- | --- | --- | --- | --- | --- |\n'
 printf '| time | %s ms | %s ms (%s×) | %s ms (%s×) | %s ms (%s×) | %s ms (%s×) |\n' "$(median bare)" \
-  "$(median empty)" "$(ratio empty bare)" "$(median off)" "$(ratio off bare)" "$(median dormant)" "$(ratio dormant bare)" \
-  "$(median recorded)" "$(ratio recorded bare)"
+  "$(median empty)" "$(ratio empty bare 3)" "$(median off)" "$(ratio off bare 3)" "$(median dormant)" "$(ratio dormant bare 3)" \
+  "$(median recorded)" "$(ratio recorded bare 3)"

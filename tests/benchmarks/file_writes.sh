@@ -19,15 +19,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo 'int radar_benchmark_empty;' | cc -shared -fPIC -x c - -o "$work/empty.so"
 
-now() { date +%s%N; }
-time_ms() {
-  local name=$1; shift
-  local t0 t1
-  t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
-  echo $(( (t1 - t0) / 1000000 )) >> "$work/$name"
-}
-median() { sort -n "$work/$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" 'BEGIN { printf "%.2f", a / b }'; }
+source "$root/tests/benchmarks/timing.sh"
 dd_to() { dd if=/dev/zero of="$1" bs="$bs" count="$count" status=none; }
 
 for i in $(seq "$runs"); do

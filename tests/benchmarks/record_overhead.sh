@@ -18,15 +18,7 @@ rounds=${ROUNDS:-200000} mib=${BULK_MIB:-2048} forks=${FORKS:-2000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-now() { date +%s%N; }
-# time_ms NAME COMMAND...: appends one wall time (ms) to the file $work/NAME
-time_ms() {
-  local name=$1; shift
-  local t0 t1
-  t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
-  echo $(( (t1 - t0) / 1000000 )) >> "$work/$name"
-}
-median() { sort -n "$work/$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+source "$root/tests/benchmarks/timing.sh"
 rec() { "$radar" record --force -o "$work/rec" "$@"; }
 strace_run() { strace -f -o "$work/strace.out" -s 65536 -e trace=read,write "$@"; }
 forker() { sh -c "for i in \$(seq $forks); do /bin/echo message; done | cat > /dev/null"; }
@@ -45,7 +37,6 @@ for i in $(seq "$runs"); do
   time_ms forks_radar rec -- sh -c "for i in \$(seq $forks); do /bin/echo message; done | cat > /dev/null"
 done
 
-ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" 'BEGIN { printf "%.2f", a / b }'; }
 printf '| workload | uninstrumented | radar record | ratio | strace -f | ratio |\n'
 printf '| --- | --- | --- | --- | --- | --- |\n'
 printf '| ping-pong %s round trips, pinned to one core | %s ms | %s ms | %s× | %s ms | %s× |\n' "$rounds" \

@@ -9,4 +9,5 @@ time_ms() {
   echo $(( (t1 - t0) / 1000000 )) >> "$work/$name"
 }
 median() { sort -n "$work/$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" 'BEGIN { printf "%.3f", a / b }'; }
+# ratio A B [DIGITS]: median of A over median of B (2 decimals by default).
+ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" -v d="${3:-2}" 'BEGIN { printf "%.*f", d, a / b }'; }
