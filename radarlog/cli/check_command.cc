@@ -41,15 +41,17 @@ namespace {
 using Findings = std::vector<const trace::Finding*>;
 
 void printJson(const trace::Trace& t, const Findings& shown) {
-  const uint64_t unmatched = t.bytes_received - t.bytes_matched - t.bytes_external;
+  const uint64_t unmatched = t.bytes_received - t.bytes_matched - t.bytes_external - t.bytes_outside_window;
   std::printf(
       "{\"processes\":%zu,\"channels\":%zu,\"events\":%zu,\"bytes_sent\":%llu,"
       "\"bytes_received\":%llu,\"bytes_matched\":%llu,\"bytes_external\":%llu,"
-      "\"bytes_unmatched\":%llu,\"bytes_ambiguous\":%llu,\"placed_by_time\":%llu,\"problems\":[",
+      "\"bytes_unmatched\":%llu,\"bytes_ambiguous\":%llu,\"bytes_outside_window\":%llu,\"placed_by_time\":%llu,"
+      "\"problems\":[",
       t.processes.size(), t.channels.size(), t.events.size(), static_cast<unsigned long long>(t.bytes_sent),
       static_cast<unsigned long long>(t.bytes_received), static_cast<unsigned long long>(t.bytes_matched),
       static_cast<unsigned long long>(t.bytes_external), static_cast<unsigned long long>(unmatched),
-      static_cast<unsigned long long>(t.bytes_ambiguous), static_cast<unsigned long long>(t.placed_by_time));
+      static_cast<unsigned long long>(t.bytes_ambiguous), static_cast<unsigned long long>(t.bytes_outside_window),
+      static_cast<unsigned long long>(t.placed_by_time));
   for (size_t i = 0; i < t.problems.size(); ++i)
     std::printf("%s{\"path\":%s,\"message\":%s}", i ? "," : "", jsonString(t.problems[i].path).c_str(),
                 jsonString(t.problems[i].message).c_str());
@@ -82,7 +84,7 @@ void printJson(const trace::Trace& t, const Findings& shown) {
 }
 
 void printText(const trace::Trace& t, const Findings& shown) {
-  const uint64_t unmatched = t.bytes_received - t.bytes_matched - t.bytes_external;
+  const uint64_t unmatched = t.bytes_received - t.bytes_matched - t.bytes_external - t.bytes_outside_window;
   const auto count = [](size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
@@ -95,6 +97,11 @@ void printText(const trace::Trace& t, const Findings& shown) {
       static_cast<unsigned long long>(t.bytes_sent), static_cast<unsigned long long>(t.bytes_received),
       static_cast<unsigned long long>(t.bytes_matched), static_cast<unsigned long long>(t.bytes_external),
       static_cast<unsigned long long>(unmatched));
+  if (t.bytes_outside_window)
+    std::printf(
+        "%llu of the bytes received were sent where the flight recorder's logs do not reach (before the "
+        "oldest events they kept, or after they were frozen)\n",
+        static_cast<unsigned long long>(t.bytes_outside_window));
   if (t.bytes_ambiguous)
     std::printf(
         "%llu of the matched bytes went through channels with several writers or readers whose "

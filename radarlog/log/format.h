@@ -16,18 +16,24 @@
 namespace radar::log {
 
 inline constexpr uint32_t kFormatMajor = 1;
-inline constexpr uint32_t kFormatMinor = 13;  // 1.1: Header.open_fds; 1.2: Header.redacted_environment;
+inline constexpr uint32_t kFormatMinor = 14;  // 1.1: Header.open_fds; 1.2: Header.redacted_environment;
                                               // 1.3: Header.start_files; 1.4: EXIT's title, unseen NOTEs;
                                               // 1.5: OUTPUT, INTERFACE; 1.6: POSIX message queues;
                                               // 1.7: eventfds; 1.8: MPI; 1.9: synchronization;
                                               // 1.10: synchronization events without their fd;
                                               // 1.11: FileControl.tail_frame_at; 1.12: title NOTEs;
-                                              // 1.13: the ATTACHED origin
+                                              // 1.13: the ATTACHED origin; 1.14: flight logs
 
 inline constexpr uint32_t kZstdMagic = 0xFD2FB528u;
 inline constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0u;
 inline constexpr uint32_t kSkippableMagicBase = 0x184D2A50u;
 inline constexpr uint32_t kFileMagicFrame = 0x184D2A5Au;  // a skippable frame: zstd -d ignores it
+// radar record --flight: the skippable frame right after the tail. Its size
+// says where reading goes on: at first past a reserved, empty slot; once
+// old frames are dropped, to the records carried over from them
+// (record/flight.h).
+inline constexpr uint32_t kFlightMagicFrame = 0x184D2A5Bu;
+inline constexpr uint32_t kFlightSlot = 1024 * 1024;  // sparse: no disk blocks
 inline constexpr char kFileMagic[8] = {'R', 'A', 'D', 'A', 'R', 'L', 'O', 'G'};
 inline constexpr const char* kHeaderMagic = "radarlog";
 

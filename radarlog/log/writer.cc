@@ -85,7 +85,8 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
   // tail fills (reserve()): a store into a mapped page that the file system
   // cannot back would be SIGBUS in the program.
   const size_t first = kControlSize + (cap < kFirstReserve ? cap : kFirstReserve);
-  long r = sys::ftruncate(static_cast<int>(fd), total);
+  const size_t slot = options.flight ? kFlightSlot : 0;
+  long r = sys::ftruncate(static_cast<int>(fd), total + slot);
   if (r == 0) r = sys::fallocate(static_cast<int>(fd), 0, 0, first);
   const bool preallocate = r != -EOPNOTSUPP;  // file systems without fallocate: sparse
   if (r < 0 && preallocate) {
@@ -109,7 +110,17 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
   tail_capacity_ = cap;
   tail_used_ = 0;
   tail_reserved_ = preallocate ? static_cast<uint32_t>(first - kControlSize) : cap;
-  file_end_ = total;
+  file_end_ = total + slot;
+  if (slot) {
+    uint8_t skip[8];
+    wire::storeLE32(skip, kFlightMagicFrame);
+    wire::storeLE32(skip + 4, static_cast<uint32_t>(slot - 8));
+    if (sys::pwrite(static_cast<int>(fd), skip, sizeof(skip), total) != sizeof(skip)) {
+      sys::munmap(reinterpret_cast<void*>(m), total);
+      sys::close(static_cast<int>(fd));
+      return -EIO;
+    }
+  }
   level_ = options.compression_level;
   big_record_ = options.big_record ? options.big_record : cap / 8;
   if (big_record_ > cap / 4) big_record_ = cap / 4;

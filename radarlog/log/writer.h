@@ -35,6 +35,7 @@ struct WriterOptions {
   int compression_level = 1;
   uint32_t big_record = 0;  // records larger than this get their own frame; 0: tail_capacity / 8
   int fd_floor = 0;         // move the descriptor to at least this number (0: leave it)
+  bool flight = false;      // reserve the flight recorder's slot after the tail (format.h)
 };
 
 class LogWriter {

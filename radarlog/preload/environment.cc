@@ -49,6 +49,7 @@ void parseConfig(char* const* envp, const char* self_path, Config* config) {
   if (const char* sync = findEnv(envp, "RADAR_SYNC")) c.sync = sync[0] == '1';
   if (const char* keep = findEnv(envp, "RADAR_KEEP_WRITES")) c.keep_writes = keep[0] == '1';
   if (const char* dormant = findEnv(envp, "RADAR_DORMANT")) c.dormant = dormant[0] == '1';
+  if (const char* flight = findEnv(envp, "RADAR_FLIGHT")) c.flight = flight[0] == '1';
   if (const char* boot = findEnv(envp, "RADAR_BOOT_ID")) appendStr(c.boot_id, 0, sizeof(c.boot_id), boot);
   if (const char* host = findEnv(envp, "RADAR_HOST")) appendStr(c.host, 0, sizeof(c.host), host);
   if (const char* redact = findEnv(envp, "RADAR_REDACT")) {

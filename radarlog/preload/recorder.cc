@@ -236,6 +236,7 @@ bool createLog(char* path, size_t size, size_t stem, const log::HeaderFields& h)
   log::WriterOptions options;
   options.fd_floor = p.fd_floor;
   if (g_config.tail_capacity) options.tail_capacity = g_config.tail_capacity;
+  options.flight = g_config.flight;
   for (int attempt = 0; attempt < 100; ++attempt) {
     size_t end = stem;
     if (attempt) {

@@ -26,6 +26,7 @@ struct Config {
   bool sync = false;         // locks, semaphores, condition variables, barriers
   bool keep_writes = false;  // OUTPUT records keep the bytes written, not only their checksum
   bool dormant = false;      // radar record --dormant: no log until radar attach
+  bool flight = false;       // radar record --flight: logs keep the slot its trimming needs
   uint32_t tail_capacity = 0;
   struct External {
     uint64_t dev, ino;

@@ -166,8 +166,12 @@ std::string Narrator::sent(uint32_t position) const {
   std::string s = " sends a message" + whom + on + " (" + bytes(e.value) + tag(position, k) + ")";
   if (t_.beganBeforeAttach(e.endpoint) && !(e.flags & kEventExternal))
     s += ", not seen received (the channel was open before radar attach)";
+  else if (to.empty() && (e.flags & kEventReceivedWhole))
+    s += ", received before the oldest events the flight recorder kept of its receiver";
   else if (to.empty() && !(e.flags & kEventExternal))
-    s += live_ ? ", not received yet" : ", which nobody receives";
+    s += live_             ? ", not received yet"
+         : t_.frozen_at_ns ? ", not received when the recording was frozen"
+                           : ", which nobody receives";
   return s;
 }
 
@@ -183,6 +187,20 @@ std::string Narrator::unmatchedWhence(uint32_t position) const {
   if (t_.beganBeforeAttach(e.endpoint)) return " radar did not see sent (the channel was open before radar attach)";
   if (channelGapExplained(t_, t_.endpoints[e.endpoint].channel, e.process)) return " whose sending radar did not see";
   return " that no recorded process sent";
+}
+
+// Whether a receive returned after the last event of every other process
+// holding its channel (a freeze copied their logs before it).
+bool Narrator::afterSendersEnd(uint32_t position) const {
+  const Event& e = t_.events[position];
+  bool others = false;
+  for (uint32_t end : t_.channels[t_.endpoints[e.endpoint].channel].endpoints) {
+    const uint32_t p = t_.endpoints[end].process;
+    if (p == e.process || t_.process_events[p].empty()) continue;
+    others = true;
+    if (t_.wallReturnTime(t_.process_events[p].back()) >= t_.wallReturnTime(position)) return false;
+  }
+  return others;
 }
 
 // What a receive did, after its subject: " receives a message from ...".
@@ -205,6 +223,10 @@ std::string Narrator::received(uint32_t position) const {
     whence = " from " + (c.external_peer.empty() ? std::string("outside the recording") : c.external_peer);
   } else if (e.flags & kEventUnmatched) {
     whence = unmatchedWhence(position);
+  } else if (e.value && e.endpoint != kNone && t_.frozen_at_ns && afterSendersEnd(position)) {
+    whence = " sent after its sender's log was frozen";
+  } else if (e.value && e.endpoint != kNone && t_.channelBeganBeforeWindow(t_.endpoints[e.endpoint].channel)) {
+    whence = " sent before the oldest events the flight recorder kept of its sender";
   }
   const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
   std::string unseen;  // some of its bytes, where others came from recorded sends

@@ -36,6 +36,7 @@ class Narrator {
   std::string sent(uint32_t position) const;              // " sends a message to ... (N bytes)"
   std::string received(uint32_t position) const;          // " receives a message from ... (N bytes)"
   std::string unmatchedWhence(uint32_t position) const;   // " that no recorded process sent"
+  bool afterSendersEnd(uint32_t position) const;          // a freeze copied its senders' logs before it
   std::string tag(uint32_t position, log::Kind k) const;  // ", priority 7", ", type 2": a queued message
   std::string processCall(uint32_t position) const;       // " creates worker[12]", " exits with status 0"
   std::string signalCall(uint32_t position) const;        // " sends signal 15 (SIGTERM) to worker[12]"

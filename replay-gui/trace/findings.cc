@@ -370,7 +370,7 @@ bool forksAfter(const Trace& t, uint32_t p, uint64_t counter) {
 // line, says why).
 bool channelGapExplained(const Trace& t, uint32_t channel, uint32_t p) {
   for (uint32_t e : t.channels[channel].endpoints) {
-    if (t.beganBeforeAttach(e)) return true;
+    if (t.beganBeforeAttach(e) || t.beganBeforeWindow(e)) return true;
     const uint32_t q = t.endpoints[e].process;
     if (q == p) continue;
     if (t.processes[q].control.incomplete) return true;
@@ -484,6 +484,7 @@ void join(Map& into_map, Map& from_map) {
 // Sends never received whole, by (channel, sending process): a finding
 // but where another holder of the channel moved bytes radar did not see.
 void findNeverReceived(Trace& t, std::map<std::pair<uint32_t, uint32_t>, Finding>& lost) {
+  if (t.frozen_at_ns) return;  // a freeze: its receivers ran on, and may yet receive
   for (auto& [key, f] : lost) {
     if (channelGapExplained(t, key.first, key.second)) continue;
     f.processes = {key.second};
@@ -556,10 +557,14 @@ void findUnrecorded(Trace& t, const std::vector<uint32_t>& created) {
 std::vector<Blocked> findEndings(Trace& t) {
   auto& out = t.findings;
   std::vector<Blocked> blocked;
+  // A freeze caught its processes running: a call counts as blocked once
+  // it had waited half a second, and none had ended.
+  constexpr int64_t kLastingNs = 500'000'000;
   for (const Process& p : t.processes) {
     if (p.external) continue;
     for (const auto& slot : p.control.threads)
-      if (slot.kind && !log::isSyncKind(static_cast<Kind>(slot.kind)))  // a lock's: findLockDeadlocks
+      if (slot.kind && !log::isSyncKind(static_cast<Kind>(slot.kind)) &&  // a lock's: findLockDeadlocks
+          (!t.frozen_at_ns || slot.entry_ns + p.realtime_offset + kLastingNs <= t.frozen_at_ns))
         blocked.push_back({p.index, slot.channel ? endpointOf(t, p.index, slot.channel) : kNone, slot.kind, slot.fd});
     if (p.end == Process::End::Signaled) {
       Finding f;
@@ -567,7 +572,8 @@ std::vector<Blocked> findEndings(Trace& t) {
       f.processes = {p.index};
       if (const uint32_t seen = lastSeen(t, p.index); seen != kNone) f.events = {seen};
       out.push_back(std::move(f));
-    } else if (p.end == Process::End::Unknown && !p.control.incomplete) {  // an end lost is said below
+    } else if (p.end == Process::End::Unknown && !p.control.incomplete &&  // an end lost is said below
+               !t.frozen_at_ns) {                                          // a freeze: it ran on
       Finding f;
       f.kind = Finding::Kind::NeverEnded;
       f.processes = {p.index};

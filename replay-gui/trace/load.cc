@@ -1,8 +1,10 @@
 #include "trace/load.h"
 
+#include <fcntl.h>
 #include <google/protobuf/text_format.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -20,6 +22,7 @@
 #include "log/crc32c.h"
 #include "log/mpi_event.h"
 #include "log/reader.h"
+#include "log/wire.h"
 
 namespace radar::trace {
 namespace {
@@ -62,6 +65,8 @@ struct LogJob {
   std::vector<Process::UnseenUse> unseen;
   std::string title;                // written over its arguments, at exit ("postgres: checkpointer")
   std::vector<std::string> titles;  // those it gave itself while it ran (title NOTEs)
+  bool flight = false;              // a flight log: it may begin after its process's first event
+  uint64_t counter_base = 0;        // events before the oldest it kept
 };
 
 // A title a process wrote over its arguments, as a name: up to its first
@@ -89,6 +94,22 @@ void noteUnseen(const log::Record& r, LogJob& job) {
   for (const auto& u : job.unseen)
     if (u.what == what) return;  // once per mechanism (a log written twice over says it twice)
   job.unseen.push_back({what, std::string(r.strings[3]), job.count});
+}
+
+// A flight log whose oldest events were dropped: it starts at `counter`,
+// counted from here as 1, and the ends defined so far were open before.
+void startWindow(uint64_t counter, LogJob& job) {
+  job.counter_base = counter - 1;
+  for (Endpoint& e : job.endpoints) e.before_window = true;
+}
+
+// Where the stream stood when a flight log's window began on an end open
+// before it: the offset its first kept send or receive there had.
+void noteWindowOffset(const log::Record& r, const Event& ev, LogJob& job) {
+  if (ev.endpoint == kNone || !r.has_offset) return;
+  Endpoint& e = job.endpoints[ev.endpoint];
+  uint64_t& offset = e.window_offset[log::categoryOf(r.kind) == log::Category::Send ? 0 : 1];
+  if (e.before_window && offset == Endpoint::kNoOffset) offset = r.offset;
 }
 
 // A NOTE: a title the process gave itself, or what it used unseen.
@@ -248,6 +269,43 @@ void fillOther(const log::Record& r, Event& ev) {
   }
 }
 
+// A log holds what its process did from its first event on (a flight log:
+// from the oldest it kept), counted one by one (radar's writer stops at the
+// first event it loses). A gap is damage: the log is read up to it. Makes
+// the record's counter the process's, and says whether it follows the last.
+bool followsLast(log::Record& r, LogJob& job) {
+  if (job.count == 0 && job.flight && r.counter > 1) startWindow(r.counter, job);
+  r.counter -= job.counter_base;
+  if (r.counter == job.count + 1) return true;
+  const bool tail = r.location.frame_offset == log::Location::kTailFrame;
+  job.damage =
+      log::LogError{job.path, tail ? log::kControlSize + r.location.offset : r.location.frame_offset,
+                    "event counter " + std::to_string(r.counter) + " after " + std::to_string(job.count) +
+                        (tail ? " (in the tail)" : " (in the frame at this offset)") + ": events " +
+                        std::to_string(job.count + 1) + " to " + std::to_string(r.counter - 1) + " are missing"}
+          .toString();
+  return false;
+}
+
+// Whether the log reserves the flight recorder's pointer (log/format.h).
+bool isFlightLog(const std::string& path, uint32_t tail_capacity) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  uint8_t magic[4] = {};
+  const bool read = fd >= 0 && ::pread(fd, magic, 4, log::kControlSize + tail_capacity) == 4;
+  if (fd >= 0) ::close(fd);
+  return read && wire::loadLE32(magic) == log::kFlightMagicFrame;
+}
+
+// The counters a flight log's control block gives, as its kept events are
+// counted (from 1 at the oldest kept).
+void shiftCounters(uint64_t base, Process& p) {
+  auto shift = [base](uint64_t& counter) { counter = counter > base ? counter - base : 0; };
+  p.counter_base = base;
+  shift(p.control.last_counter);
+  shift(p.control.lost_from_counter);
+  for (log::ThreadSlot& slot : p.control.threads) shift(slot.last_counter);
+}
+
 // `kept`: bytes of sends kept so far by all the logs' readings.
 void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, std::atomic<uint64_t>& kept,
              const LoadOptions& options) {
@@ -259,6 +317,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
   }
   const int32_t pid = reader->header().pid();
   job.threads.push_back(static_cast<uint32_t>(pid));
+  job.flight = isFlightLog(job.path, reader->control().tail_capacity);
   // The slice its events go to, faulted in with one call rather than a page
   // fault every 85 events.
   faultIn(raw.events.data() + job.begin, size_t{job.capacity} * sizeof(Event));
@@ -277,19 +336,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     }
     if (r.kind == log::Kind::Exit && !r.strings.empty()) job.title = shortTitle(r.strings[0]);
     if (!r.counter) continue;  // other annotations
-    // A log holds what its process did from its first event on, counted one
-    // by one (radar's writer stops at the first event it loses). A gap is
-    // damage: the log is read up to it.
-    if (r.counter != job.count + 1) {
-      const bool tail = r.location.frame_offset == log::Location::kTailFrame;
-      job.damage =
-          log::LogError{job.path, tail ? log::kControlSize + r.location.offset : r.location.frame_offset,
-                        "event counter " + std::to_string(r.counter) + " after " + std::to_string(job.count) +
-                            (tail ? " (in the tail)" : " (in the frame at this offset)") + ": events " +
-                            std::to_string(job.count + 1) + " to " + std::to_string(r.counter - 1) + " are missing"}
-              .toString();
-      break;
-    }
+    if (!followsLast(r, job)) break;
     if (job.count == job.capacity) {
       job.overflow = true;
       break;
@@ -323,6 +370,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     const log::Kind k = r.kind;
     if (log::isData(k)) {
       fillData(r, index, ev, job);
+      if (job.counter_base) noteWindowOffset(r, ev, job);
     } else {
       fillOther(r, ev);
     }
@@ -348,6 +396,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
 
   Process& p = raw.processes[job.process];
   p.control = reader->control();
+  if (job.counter_base) shiftCounters(job.counter_base, p);
 }
 
 // What a log's reading learned of some of its events (addresses, message
@@ -564,6 +613,7 @@ namespace {
 struct OpenedLog {
   proto::Header header;
   uint64_t last_counter = 0, size = 0;
+  uint64_t allocated = 0;  // bytes on disk: a flight log's dropped frames are holes
   std::string error;
 };
 
@@ -584,6 +634,8 @@ std::vector<OpenedLog> openLogs(const std::vector<LogJob>& jobs, int threads) {
       opened[k].header = reader->header();
       opened[k].last_counter = reader->control().last_counter;
       opened[k].size = reader->fileSize();
+      struct stat st {};
+      opened[k].allocated = ::stat(jobs[k].path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
     }
   };
   std::vector<std::thread> helpers;
@@ -615,8 +667,8 @@ bool admitLogs(std::vector<LogJob>& jobs, const std::vector<OpenedLog>& opened, 
     // room is made for no more events than its bytes could hold (radar's
     // records compress to two and a half bytes at best; room is made for
     // eight a byte), and a log holding more after all is read again.
-    job.capacity = static_cast<uint32_t>(
-        std::min<uint64_t>({opened[k].last_counter, opened[k].size * 8 + 1024, kMaxEventsPerLog}));
+    job.capacity = static_cast<uint32_t>(std::min<uint64_t>(
+        {opened[k].last_counter, std::min(opened[k].size, opened[k].allocated) * 8 + 1024, kMaxEventsPerLog}));
     *total_events += job.capacity;
     *total_bytes += job.size;
     usable->push_back(std::move(job));

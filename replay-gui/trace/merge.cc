@@ -99,6 +99,11 @@ void Merger::linkProcesses() {
         p.parent_counter = before == kNone ? 0 : raw_.events[before].counter;
       }
     }
+    // A flight recording: the parent's counters count from its oldest
+    // kept event; a child made before that has no creating event here.
+    if (parent != kNone && procs[parent].counter_base)
+      p.parent_counter =
+          p.parent_counter > procs[parent].counter_base ? p.parent_counter - procs[parent].counter_base : 0;
     p.parent = parent;
     if (parent != kNone && p.origin == log::Origin::Execed) {
       procs[parent].next_image = p.index;
@@ -350,6 +355,7 @@ std::unique_ptr<Trace> merge(RawRecording&& raw, const std::function<void(int st
     for (const auto& e : rec.executables()) t->executables.push_back({e.path(), e.size(), e.mtime_ns(), e.xxh64()});
     for (const auto& p : rec.problems())
       if (p.pid() > 0) t->unrecorded_notes.push_back({p.pid(), p.executable(), p.what()});
+    if (rec.frozen()) t->frozen_at_ns = std::max(t->frozen_at_ns, rec.end_realtime_ns());
   }
   Merger(raw, *t).run(step);
   t->endpoints = std::move(raw.endpoints);

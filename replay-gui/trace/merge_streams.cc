@@ -43,6 +43,7 @@ class StreamMatch {
       t_.bytes_external += w.sums.external;
       t_.bytes_matched += w.sums.matched;
       t_.bytes_ambiguous += w.sums.ambiguous;
+      t_.bytes_outside_window += w.sums.outside_window;
       m_.stream_edges_.push_back(std::move(w.edges));
       m_.notable_.insert(m_.notable_.end(), w.notable.begin(), w.notable.end());  // the halves in order
       t_.received_in_part.insert(t_.received_in_part.end(), w.received_in_part.begin(), w.received_in_part.end());
@@ -59,7 +60,7 @@ class StreamMatch {
     uint32_t send_stream, receive_stream;
   };
   struct Sums {
-    uint64_t sent = 0, received = 0, external = 0, matched = 0, ambiguous = 0;
+    uint64_t sent = 0, received = 0, external = 0, matched = 0, ambiguous = 0, outside_window = 0;
   };
   struct Worker {
     Sums sums;
@@ -254,9 +255,17 @@ class StreamMatch {
     if (!bytes) return;
     if (!r.peek) w.sums.received += bytes;  // a peek's bytes are received later
     uint64_t from = s.consumed, left = bytes;
+    // A flight recording: bytes sent before the sender's window, whose
+    // sends are gone. Nobody's fault, and no edge.
+    const uint64_t before = from < s.start.front() ? std::min(left, s.start.front() - from) : 0;
+    from += before;
+    left -= before;
+    if (!r.peek) w.sums.outside_window += before;
     size_t j = s.k;
     while (j < s.out.size() && s.start[j + 1] <= from) ++j;
-    if (foreign(s, ri, from)) {
+    // (A receive that took bytes from before the window too cannot have
+    // its content checked against the sends.)
+    if (left && !before && foreign(s, ri, from)) {
       // They are nobody's here, and the sends wait for the receives whose
       // bytes they are.
       unaccounted(s, r, bytes, w.sums);
@@ -269,8 +278,14 @@ class StreamMatch {
       left -= take;
       if (from == s.start[j + 1]) ++j;
     }
-    if (!r.peek) w.sums.matched += bytes - left;
-    if (s.several && !s.confirmed[ri] && !r.peek) w.sums.ambiguous += bytes - left;
+    // A freeze copies the logs one after the other: the sender's log was
+    // copied before it sent the bytes no send of it explains.
+    const uint64_t after = j >= s.out.size() && t_.frozen_at_ns ? left : 0;
+    left -= after;
+    if (!r.peek) w.sums.outside_window += after;
+    const uint64_t matched = bytes - before - after - left;
+    if (!r.peek) w.sums.matched += matched;
+    if (s.several && !s.confirmed[ri] && !r.peek) w.sums.ambiguous += matched;
     if (left) unaccounted(s, r, left, w.sums);
     if (!r.peek) {
       s.consumed += bytes;
@@ -287,12 +302,18 @@ class StreamMatch {
     s.several = several_writers || several_readers;
     s.confirmed.clear();
     if (s.several) s.confirmed = m_.orderByContent(s.out, s.in);
-    // Where each send starts in the stream.
-    s.start.assign(s.out.size() + 1, 0);
+    // Where each send starts in the stream, and where the receives start
+    // taking its bytes: at 0, but where a flight recording's window began.
+    uint64_t sent_from = 0, received_from = 0;
+    if (!windowStart(s, &sent_from, &received_from)) {
+      unknownStart(s, w);
+      return;
+    }
+    s.start.assign(s.out.size() + 1, sent_from);
     for (size_t k = 0; k < s.out.size(); ++k) s.start[k + 1] = s.start[k] + s.out[k].bytes;
-    w.sums.sent += s.start.back();
+    w.sums.sent += s.start.back() - sent_from;
     s.k = 0;
-    s.consumed = 0;
+    s.consumed = received_from;
     for (size_t ri = 0; ri < s.in.size(); ++ri) receive(s, ri, w);
     if (s.channel->external && s.start.back() > s.consumed)
       for (const Item& it : s.out) raw_.events[it.index].flags |= kEventExternal;
@@ -304,6 +325,47 @@ class StreamMatch {
       else
         w.received_in_part.emplace_back(s.out[j].index, s.consumed - s.start[j]);
     }
+  }
+
+  // A flight recording keeps each process's last events only. Where an end
+  // open before its window sends or receives, the stream offset of its
+  // first kept event says where that side stands. Offsets are each
+  // process's own, so this holds only where one end sends and one
+  // receives; false otherwise.
+  bool windowStart(const Stream& s, uint64_t* sent_from, uint64_t* received_from) const {
+    auto side = [&](const std::vector<Item>& items, int dir, uint64_t* from) {
+      uint32_t only = kNone;
+      bool several = false, windowed = false;
+      for (const Item& it : items) {
+        const uint32_t e = raw_.events[it.index].endpoint;
+        several |= only != kNone && e != only;
+        only = e;
+        windowed |= eps_[e].before_window;
+      }
+      if (!windowed) return true;
+      const uint64_t offset = eps_[only].window_offset[dir];
+      *from = offset == Endpoint::kNoOffset ? 0 : offset;
+      return !several;
+    };
+    return side(s.out, 0, sent_from) && side(s.in, 1, received_from);
+  }
+
+  // A stream of a flight recording whose start cannot be placed: its bytes
+  // are told as each side saw them, never matched by guess.
+  void unknownStart(const Stream& s, Worker& w) {
+    for (const Item& it : s.out) w.sums.sent += it.bytes;
+    for (const Item& it : s.in) {
+      if (it.peek) continue;
+      w.sums.received += it.bytes;
+      if (s.channel->external) {
+        w.sums.external += it.bytes;
+        raw_.events[it.index].flags |= kEventExternal;
+      } else {
+        w.sums.outside_window += it.bytes;
+      }
+    }
+    if (s.channel->external)
+      for (const Item& it : s.out) raw_.events[it.index].flags |= kEventExternal;
   }
 
   // One of the two threads: its half of the members, then streams in turn.

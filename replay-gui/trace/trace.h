@@ -83,6 +83,9 @@ struct Process {
   uint32_t parent = kNone;      // process that created this image (or the image before an exec)
   uint64_t parent_log_id = 0;   // as the header says
   uint64_t parent_counter = 0;  // the parent's counter at that moment
+  // A flight recording: how many of its first events its log no longer
+  // held (counters here count from the oldest kept, as 1).
+  uint64_t counter_base = 0;
   int32_t ppid = 0;
   int64_t realtime_offset = 0;   // realtime_ns - monotonic_ns for this host
   uint32_t first_event = kNone;  // by position in Trace::events
@@ -136,6 +139,12 @@ struct Endpoint {
   std::string local_address, peer_address;  // struct sockaddr bytes
   std::string path;
   int32_t fd = -1;
+  // A flight recording (radar record --flight): an end its process had
+  // before the oldest event its log kept, and the stream offsets its
+  // first kept send [0] and receive [1] on it had (kNoOffset: none kept).
+  static constexpr uint64_t kNoOffset = ~uint64_t{0};
+  bool before_window = false;
+  uint64_t window_offset[2] = {kNoOffset, kNoOffset};
 };
 
 // A channel: a pipe, a FIFO, a socket connection, a datagram socket...
@@ -443,6 +452,9 @@ class Trace {
   std::vector<bool> mpi_library;
   bool byMpiLibrary(uint32_t position) const { return position < mpi_library.size() && mpi_library[position]; }
   std::vector<std::string> directories;
+  // A freeze of a flight recording (radar dump-flight): when it was taken
+  // (CLOCK_REALTIME ns; 0: not one). Its processes ran on after it.
+  int64_t frozen_at_ns = 0;
   // Network descriptions the recordings carry (radar run, radar record
   // --net): their text and the path they were read from.
   struct CarriedNetwork {
@@ -469,6 +481,9 @@ class Trace {
   uint64_t bytes_sent = 0, bytes_received = 0, bytes_matched = 0;
   uint64_t bytes_external = 0;   // received from outside the recording
   uint64_t bytes_ambiguous = 0;  // matched by time among overlapping writers or readers, unconfirmed by content
+  // A flight recording: received bytes sent where its logs do not reach
+  // (before the sender's oldest kept event, or after its log was frozen).
+  uint64_t bytes_outside_window = 0;
   // Events of multi-threaded processes placed by time where their threads'
   // order and the messages disagree (see linearize()).
   uint64_t placed_by_time = 0;
@@ -540,6 +555,17 @@ class Trace {
   bool beganBeforeAttach(uint32_t endpoint) const {
     return endpoint < endpoints.size() && endpoints[endpoint].inherited &&
            processes[endpoints[endpoint].process].origin == log::Origin::Attached;
+  }
+  // An end open before the oldest event its process's flight log kept
+  // (radar record --flight): what went through it before is gone.
+  bool beganBeforeWindow(uint32_t endpoint) const {
+    return endpoint < endpoints.size() && endpoints[endpoint].before_window;
+  }
+  bool channelBeganBeforeWindow(uint32_t channel) const {
+    if (channel >= channels.size()) return false;
+    for (uint32_t e : channels[channel].endpoints)
+      if (endpoints[e].before_window) return true;
+    return false;
   }
 
   // The full record of an event, re-read from its log.
