@@ -36,6 +36,7 @@ const Command kCommands[] = {
 #ifdef RADAR_HAVE_RECORD
     {"record", "run a program and record every process it creates", kRecordHelp, runRecord, kRecordOptions},
     {"attach", "start recording a program that radar record --dormant runs", kAttachHelp, runAttach},
+    {"dump-flight", "freeze what a flight recording (record --flight) holds now", kDumpFlightHelp, runDumpFlight},
 #endif
 #ifdef RADAR_HAVE_NETDESC
     {"run", "start a described network of processes and record it", kRunHelp, runRun, kRunOptions},

@@ -54,6 +54,8 @@ extern const char kRecordHelp[];
 extern const std::span<const OptionSpec> kRecordOptions;
 int runAttach(int argc, char** argv);
 extern const char kAttachHelp[];
+int runDumpFlight(int argc, char** argv);
+extern const char kDumpFlightHelp[];
 int runEvents(int argc, char** argv);
 extern const char kEventsHelp[];
 extern const std::span<const OptionSpec> kEventsOptions;

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/deadlock_watch.h"
+#include "cli/flight_watch.h"
 #include "cli/progress.h"
 #include "cli/recording_status.h"
 #include "log/recorder_env.h"
@@ -84,6 +85,14 @@ const char kRecordHelp[] =
     "                           the program's tree): the program runs as without radar,\n"
     "                           at the cost of a test per call, and is recorded from\n"
     "                           then on (docs/live.md)\n"
+    "  --flight SIZE            a flight recorder, for programs that do not end: each\n"
+    "                           log keeps only about its last SIZE of events and\n"
+    "                           messages (e.g. 64M; 64K at least). SIGUSR2 to radar\n"
+    "                           record (or `radar dump-flight DIR`) freezes what they\n"
+    "                           hold into DIR/flight-N, a recording of its own\n"
+    "  --save-on crash,error    with --flight: freeze also when a process crashes\n"
+    "                           (SIGSEGV, SIGABRT ...) or exits with a status other\n"
+    "                           than 0\n"
     "  --on CONDITION           while the program runs, watch for CONDITION: deadlock, a\n"
     "                           cycle of processes each blocked for half a second on a\n"
     "                           channel only the next one could use, told with its\n"
@@ -117,6 +126,8 @@ const OptionSpec kRecordOptionList[] = {{"output", 'o', "DIR"},
                                         {"until-fail", 0, nullptr, InUsage::kWith},
                                         {"until", 0, "COMMAND", InUsage::kOr},
                                         {"dormant", 0, nullptr},
+                                        {"flight", 0, "SIZE"},
+                                        {"save-on", 0, "crash,error", InUsage::kWith},
                                         {"on", 0, "CONDITION"},
                                         {"do", 0, "ACTION", InUsage::kWith}};
 const std::span<const OptionSpec> kRecordOptions{kRecordOptionList};
@@ -196,6 +207,10 @@ std::optional<std::string> readSettings(Args& args, record::RecordSettings* s) {
   unsigned long long payload_limit = 0, tail = 0;
   if (!args.number("payload-limit", &payload_limit, 0) || !args.number("tail", &tail, 0)) return args.error();
   if (tail && (tail < 4096 || tail > 64ull * 1024 * 1024)) return "--tail: expected 4K to 64M";
+  unsigned long long flight = 0;
+  if (!args.number("flight", &flight, 0)) return args.error();
+  if (args.has("flight") && flight < 64 * 1024) return "--flight: expected 64K or more";
+  s->flight = flight;
   if (args.has("payload-limit")) s->payload_limit = payload_limit;
   s->tail = tail;
   // Variables whose values the logs leave out.
@@ -301,6 +316,14 @@ int runRecord(int argc, char** argv) {
     return usageError("record", "--join and --repeat: each run is a recording of its own");
   if (args.has("dormant") && args.has("repeat"))
     return usageError("record", "--dormant and --repeat: attach to one run at a time");
+  if (args.has("flight") && args.has("repeat"))
+    return usageError("record", "--flight and --repeat: a flight recorder keeps one run");
+  SaveOn save_on;
+  if (args.has("save-on")) {
+    std::string error;
+    if (!args.has("flight")) return usageError("record", "--save-on needs --flight SIZE");
+    if (!parseSaveOn(*args.value("save-on"), &save_on, &error)) return usageError("record", error);
+  }
   std::optional<DeadlockAction> on_deadlock;
   if (auto error = readWatch(args, &on_deadlock)) return usageError("record", *error);
   record::RecordSettings s;
@@ -335,7 +358,12 @@ int runRecord(int argc, char** argv) {
   RecordingStatus status(s.dir);
   std::optional<DeadlockWatch> watch;
   if (on_deadlock) watch.emplace(s.dir, *on_deadlock);
-  s.started = [&status, &watch, &s](pid_t child) {
+  std::optional<FlightWatch> flight;
+  if (s.flight) flight.emplace(s.dir, s.flight, save_on);
+  s.ended = [&flight](int root_status) {
+    if (flight) flight->ended(root_status);
+  };
+  s.started = [&status, &watch, &flight, &s](pid_t child) {
     if (s.dormant)
       std::fprintf(stderr,
                    "radar record: dormant: nothing is recorded until `radar attach %d` (or any process of its "
@@ -343,9 +371,11 @@ int runRecord(int argc, char** argv) {
                    static_cast<int>(child));
     status.start();
     if (watch) watch->start();
+    if (flight) flight->start();
   };
   const record::RecordOutcome out = record::recordProgram(s);
   if (watch) watch->stop();
+  if (flight) flight->stop();
   status.stop();
   return printOutcome(s, out);
 }

@@ -37,7 +37,15 @@ bool isOwnChild(pid_t pid) {
   std::lock_guard<std::mutex> hold(g_own_children_lock);
   return g_own_children.erase(pid) != 0;
 }
+
+volatile sig_atomic_t g_freeze_requested = 0;
 }  // namespace
+
+bool takeFreezeRequest() {
+  const bool asked = g_freeze_requested;
+  g_freeze_requested = 0;
+  return asked;
+}
 
 pid_t startOwnChild(const std::function<pid_t()>& start) {
   std::lock_guard<std::mutex> hold(g_own_children_lock);
@@ -143,6 +151,7 @@ std::vector<std::string> programEnvironment(const RecordSettings& s, const std::
   if (s.sync) env.push_back("RADAR_SYNC=1");
   if (s.keep_writes) env.push_back("RADAR_KEEP_WRITES=1");
   if (s.dormant) env.push_back("RADAR_DORMANT=1");
+  if (s.flight) env.push_back("RADAR_FLIGHT=1");
   if (!s.redact.empty()) env.push_back("RADAR_REDACT=" + s.redact);
   const std::string external = externalChannels();
   if (!external.empty()) env.push_back("RADAR_EXTERNAL=" + external);
@@ -173,6 +182,7 @@ proto::Recording describeRecording(const RecordSettings& s, const uint8_t (&id)[
   recording.set_network(s.net_text);
   recording.set_network_file(s.net_path);
   recording.set_dormant(s.dormant);
+  recording.set_flight(s.flight);
   recording.set_start_realtime_ns(clockNs(CLOCK_REALTIME));
   return recording;
 }
@@ -216,19 +226,23 @@ void forwardSignal(int sig) {
 
 constexpr int kForwarded[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
 
+void requestFreeze(int) { g_freeze_requested = 1; }
+
 // Ctrl-C and Ctrl-\ reach the whole foreground group: the program decides
 // what they mean; radar record waits for it. Termination requests are
 // passed on. Restored in the program.
 class SignalsForTheProgram {
  public:
-  SignalsForTheProgram() {
+  explicit SignalsForTheProgram(bool flight) {
     struct sigaction ignore {
-    }, forward{};
+    }, forward{}, freeze{};
     ignore.sa_handler = SIG_IGN;
     forward.sa_handler = forwardSignal;
+    freeze.sa_handler = requestFreeze;
+    freeze.sa_flags = SA_RESTART;
     ::sigaction(SIGINT, &ignore, &old_int_);
     ::sigaction(SIGQUIT, &ignore, &old_quit_);
-    for (int sig : kForwarded) ::sigaction(sig, &forward, nullptr);
+    for (int sig : kForwarded) ::sigaction(sig, sig == SIGUSR2 && flight ? &freeze : &forward, nullptr);
   }
   void restoreInChild() const {
     ::sigaction(SIGINT, &old_int_, nullptr);
@@ -424,7 +438,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
     std::fprintf(stderr, "radar record: warning: %s\n", why.c_str());
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   const std::set<pid_t> children_before = childrenNow();
-  const SignalsForTheProgram signals;
+  const SignalsForTheProgram signals(s.flight != 0);
   bool exec_failed = false;
   const pid_t child = startProgram(s, programEnvironment(s, abs_dir, id), nofile_known ? &program_nofile : nullptr,
                                    signals, &exec_failed, &out.error);
@@ -433,6 +447,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   if (s.started) s.started(child);
   recording.set_root_pid(child);
   out.root_status = reapAll(child, recording, children_before);
+  if (s.ended) s.ended(out.root_status);
   out.seconds = static_cast<double>(clockNs(CLOCK_MONOTONIC) - start) / 1e9;
   recording.set_root_status(out.root_status);
   recording.set_end_realtime_ns(clockNs(CLOCK_REALTIME));

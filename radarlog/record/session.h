@@ -28,6 +28,7 @@ struct RecordSettings {
   bool sync = false;  // RADAR_SYNC: locks, semaphores, condition variables, barriers
   bool keep_writes = false;
   bool dormant = false;  // no log until radar attach (DIR/attach, the switch, made here)
+  uint64_t flight = 0;   // radar record --flight: each log keeps about its last `flight` bytes
   std::optional<uint64_t> payload_limit;
   uint64_t tail = 0;  // 0: the default
   std::string redact;
@@ -38,6 +39,9 @@ struct RecordSettings {
   // Called in radar record once the program runs (after its fork), with
   // its pid, for what radar shows while it does.
   std::function<void(pid_t)> started;
+  // Called once every process has ended, with the program's wait status,
+  // before radar record reads the logs.
+  std::function<void(int)> ended;
 };
 
 // radar record's own children while the program runs (a command that
@@ -45,6 +49,10 @@ struct RecordSettings {
 // never told as the program's. `start` forks one and returns its pid; it
 // runs with the lock that reaping takes to ask isOwnChild().
 pid_t startOwnChild(const std::function<pid_t()>& start);
+
+// radar record --flight: SIGUSR2 asks radar record for a freeze instead of
+// being passed on to the program. Whether one was asked since the last call.
+bool takeFreezeRequest();
 
 // The recording id `--join` names: 32 hexadecimal digits, or a recording
 // directory (its recording.txt says it). Empty with `error` otherwise.
