@@ -77,7 +77,7 @@ int runDumpFlight(int argc, char** argv) {
   }
   for (int attempt = 0; attempt < 3; ++attempt) {
     const std::string into = record::nextFreezeDirectory(dir);
-    if (record::freezeFlight(dir, into, recording, &error)) {
+    if (record::freezeRecording(dir, into, recording, &error)) {
       std::printf("%s\n", log::terminalSafe(into).c_str());
       return 0;
     }

@@ -119,7 +119,7 @@ void FlightWatch::freeze(const std::string& why) {
   std::string error;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const std::string into = record::nextFreezeDirectory(dir_);
-    if (record::freezeFlight(dir_, into, recording, &error)) {
+    if (record::freezeRecording(dir_, into, recording, &error)) {
       std::fprintf(stderr, "radar record: flight: %s: froze the logs into %s\n", log::terminalSafe(why).c_str(),
                    log::terminalSafe(into).c_str());
       return;

@@ -11,10 +11,10 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/deadlock_watch.h"
 #include "cli/flight_watch.h"
 #include "cli/progress.h"
 #include "cli/recording_status.h"
+#include "cli/watch.h"
 #include "log/recorder_env.h"
 #include "log/wait_status.h"
 #include "netdesc/description.h"
@@ -93,14 +93,20 @@ const char kRecordHelp[] =
     "  --save-on crash,error    with --flight: freeze also when a process crashes\n"
     "                           (SIGSEGV, SIGABRT ...) or exits with a status other\n"
     "                           than 0\n"
-    "  --on CONDITION           while the program runs, watch for CONDITION: deadlock, a\n"
+    "  --on CONDITION           while the program runs, watch for CONDITION: deadlock (a\n"
     "                           cycle of processes each blocked for half a second on a\n"
     "                           channel only the next one could use, told with its\n"
-    "                           cycle as soon as it forms\n"
+    "                           cycle as soon as it forms), or events that match every\n"
+    "                           term of KEY=VALUE ...: process=NAME, channel=NAME,\n"
+    "                           kind=K (as radar events --kind), user=NAME (a user\n"
+    "                           event), contains=TEXT (a message holding TEXT; a value\n"
+    "                           in double quotes may hold spaces)\n"
     "  --do ACTION              what to do then: mark (say it; the default), stop (also\n"
-    "                           stop its processes with SIGSTOP, for gdb -p), or\n"
-    "                           'run COMMAND' (also run the shell command COMMAND with\n"
-    "                           the deadlock as JSON on its standard input)\n"
+    "                           stop its processes with SIGSTOP, for gdb -p), snapshot\n"
+    "                           (also copy the recording so far into DIR/snapshot-N, a\n"
+    "                           recording of its own), or 'run COMMAND' (also run the\n"
+    "                           shell command COMMAND with what happened as JSON on its\n"
+    "                           standard input)\n"
     "\n"
     "Exit status: PROGRAM's (128+N when a signal N killed it); 127 when PROGRAM cannot\n"
     "be found or executed, as a shell says; 2 for a bad command line or a recording\n"
@@ -287,15 +293,15 @@ int printOutcome(const record::RecordSettings& s, const record::RecordOutcome& o
 }
 
 // --on and --do: what to watch for while the program runs, and what then.
-std::optional<std::string> readWatch(const Args& args, std::optional<DeadlockAction>* on_deadlock) {
+std::optional<std::string> readWatch(const Args& args, std::optional<WatchCondition>* condition, WatchAction* action) {
   if (args.has("do") && !args.has("on")) return "--do needs --on CONDITION";
   if (!args.has("on")) return std::nullopt;
   if (args.has("repeat")) return "--on and --repeat: watch one run at a time";
-  if (args.value("on") != "deadlock") return "--on: expected deadlock, got '" + *args.value("on") + "'";
-  DeadlockAction action;
+  WatchCondition c;
   std::string error;
-  if (args.has("do") && !parseDeadlockAction(*args.value("do"), &action, &error)) return error;
-  *on_deadlock = action;
+  if (!parseWatchCondition(*args.value("on"), &c, &error)) return error;
+  if (args.has("do") && !parseWatchAction(*args.value("do"), action, &error)) return error;
+  *condition = c;
   return std::nullopt;
 }
 
@@ -324,8 +330,9 @@ int runRecord(int argc, char** argv) {
     if (!args.has("flight")) return usageError("record", "--save-on needs --flight SIZE");
     if (!parseSaveOn(*args.value("save-on"), &save_on, &error)) return usageError("record", error);
   }
-  std::optional<DeadlockAction> on_deadlock;
-  if (auto error = readWatch(args, &on_deadlock)) return usageError("record", *error);
+  std::optional<WatchCondition> on;
+  WatchAction action;
+  if (auto error = readWatch(args, &on, &action)) return usageError("record", *error);
   record::RecordSettings s;
   if (auto error = readSettings(args, &s)) return usageError("record", *error);
   if (!readNetwork(args, &s)) return kExitUsage;
@@ -356,8 +363,8 @@ int runRecord(int argc, char** argv) {
   s.version = RADAR_VERSION;
   s.dir = directoryFor(args);
   RecordingStatus status(s.dir);
-  std::optional<DeadlockWatch> watch;
-  if (on_deadlock) watch.emplace(s.dir, *on_deadlock);
+  std::optional<RecordingWatch> watch;
+  if (on) watch.emplace(s.dir, *on, action);
   std::optional<FlightWatch> flight;
   if (s.flight) flight.emplace(s.dir, s.flight, save_on);
   s.ended = [&flight](int root_status) {

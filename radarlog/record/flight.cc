@@ -449,9 +449,10 @@ struct Marks {
 };
 
 bool readMarks(int fd, uint64_t pointer_at, Marks* m) {
+  // (A log of no flight recording may have nothing there yet.)
+  if (!readExactly(fd, &m->pointer, 4, pointer_at + 4)) m->pointer = 0;
   return readExactly(fd, &m->first, 8, 8 + offsetof(log::FileControl, tail_first_counter)) &&
-         readExactly(fd, &m->frame_at, 8, 8 + offsetof(log::FileControl, tail_frame_at)) &&
-         readExactly(fd, &m->pointer, 4, pointer_at + 4);
+         readExactly(fd, &m->frame_at, 8, 8 + offsetof(log::FileControl, tail_frame_at));
 }
 
 // Copies a log its process may be writing and radar record trimming. The
@@ -511,7 +512,7 @@ bool copyLogAsItIs(const std::string& from, const std::string& to, std::string* 
 
 }  // namespace
 
-bool freezeFlight(const std::string& dir, const std::string& into, proto::Recording recording, std::string* error) {
+bool freezeRecording(const std::string& dir, const std::string& into, proto::Recording recording, std::string* error) {
   if (::mkdir(into.c_str(), 0700) != 0) {
     *error = into + ": " + std::strerror(errno);
     return false;
@@ -554,17 +555,18 @@ bool freezeFlight(const std::string& dir, const std::string& into, proto::Record
   return true;
 }
 
-std::string nextFreezeDirectory(const std::string& dir) {
+std::string nextFreezeDirectory(const std::string& dir, const std::string& prefix) {
   int last = 0;
   if (DIR* d = ::opendir(dir.c_str())) {
+    const std::string format = prefix + "-%d%c";
     while (dirent* e = ::readdir(d)) {
       int n = 0;
       char rest = 0;
-      if (std::sscanf(e->d_name, "flight-%d%c", &n, &rest) == 1 && n > last) last = n;
+      if (std::sscanf(e->d_name, format.c_str(), &n, &rest) == 1 && n > last) last = n;
     }
     ::closedir(d);
   }
-  return dir + "/flight-" + std::to_string(last + 1);
+  return dir + "/" + prefix + "-" + std::to_string(last + 1);
 }
 
 }  // namespace radar::record

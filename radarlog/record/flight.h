@@ -107,11 +107,13 @@ class FlightKeeper {
 
 // Copies every log of `dir` as it is now into the new directory `into`
 // (made here, 0700), finalized, with `recording` (recording.txt) marked
-// frozen at this moment. False with *error when nothing usable was made.
-bool freezeFlight(const std::string& dir, const std::string& into, proto::Recording recording, std::string* error);
+// frozen at this moment: a flight recording's, or any recording's while
+// its program runs. False with *error when nothing usable was made.
+bool freezeRecording(const std::string& dir, const std::string& into, proto::Recording recording, std::string* error);
 
-// The directory the next freeze of `dir` goes into: DIR/flight-N, N one
-// more than the last.
-std::string nextFreezeDirectory(const std::string& dir);
+// The directory the next freeze of `dir` goes into: DIR/PREFIX-N, N one
+// more than the last (flight-N for the flight recorder's freezes,
+// snapshot-N for radar record --do snapshot's).
+std::string nextFreezeDirectory(const std::string& dir, const std::string& prefix = "flight");
 
 }  // namespace radar::record

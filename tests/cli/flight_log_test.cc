@@ -171,7 +171,7 @@ TEST(FlightLog, FreezesWhileTheLogIsWrittenAndTrimmed) {
     const std::string into = nextFreezeDirectory(dir);
     EXPECT_EQ(into, dir + "/flight-" + std::to_string(k));
     std::string error;
-    ASSERT_TRUE(freezeFlight(dir, into, recording, &error)) << error;
+    ASSERT_TRUE(freezeRecording(dir, into, recording, &error)) << error;
     std::string read_error;
     const std::vector<log::Record> records = log::testing::readAll(into + "/1-0-prog.rlog", &read_error);
     EXPECT_EQ(read_error, "") << into;

@@ -1,5 +1,6 @@
-// radar record --on deadlock: the deadlock sample's ring told while it is
-// stuck, before its watchdog kills it, and acted on.
+// radar record --on CONDITION --do ACTION: the deadlock sample's ring told
+// while it is stuck, before its watchdog kills it, and the ticker's events
+// acted on as they happen.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -96,12 +97,99 @@ TEST(OnDeadlock, ARingThatTurnsIsNoDeadlock) {
 }
 
 TEST(OnDeadlock, WrongConditionsAndActionsAreRefused) {
-  for (const std::string& line : {std::string(" record --do stop -- true"), std::string(" record --on lunch -- true"),
-                                  std::string(" record --on deadlock --do explode -- true")}) {
+  for (const std::string& line :
+       {std::string(" record --do stop -- true"), std::string(" record --on lunch -- true"),
+        std::string(" record --on colour=red -- true"), std::string(" record --on deadlock --do explode -- true")}) {
     const Result r = shell(shellQuote(radarPath()) + line);
     EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.err;
     EXPECT_NE(r.err.find("radar record:"), std::string::npos) << r.err;
   }
+}
+
+// radar record --on ... of the ticker (ticks every `interval_ms`, `count`
+// of them); radar record's standard error read until `until` shows, or to
+// its end.
+struct Ticking {
+  int recorder = -1, err = -1;
+  std::string dir, said;
+};
+
+Ticking recordTicker(const std::string& name, const std::vector<std::string>& radar_args, int interval_ms, int count,
+                     const std::string& until) {
+  Ticking t;
+  t.dir = testTempDir() + "/" + name;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return t;
+  std::vector<std::string> args = {radarPath(), "record", "-o", t.dir};
+  args.insert(args.end(), radar_args.begin(), radar_args.end());
+  for (const std::string& a :
+       {std::string("--"), programPath("ticker"), std::to_string(interval_ms), std::to_string(count)})
+    args.push_back(a);
+  t.recorder = spawn(args, -1, fds[1]);
+  ::close(fds[1]);
+  t.err = fds[0];
+  char buf[4096];
+  for (ssize_t n; t.said.find(until) == std::string::npos && (n = ::read(t.err, buf, sizeof buf)) > 0;)
+    t.said.append(buf, static_cast<size_t>(n));
+  return t;
+}
+
+int finish(Ticking& t) {
+  char buf[4096];
+  for (ssize_t n; (n = ::read(t.err, buf, sizeof buf)) > 0;) t.said.append(buf, static_cast<size_t>(n));
+  ::close(t.err);
+  int status = -1;
+  ::waitpid(t.recorder, &status, 0);
+  return status;
+}
+
+// The ticks a recording's story holds, as its ticker's writes.
+size_t ticksIn(const std::string& dir) {
+  return occurrences(radar({"events", dir, "--json", "--kind", "write", "--process", "ticker"}).out,
+                     "\"kind\":\"write\"");
+}
+
+TEST(OnEvent, StopStopsTheProcessJustAfterItsEventWithItsLogHoldingIt) {
+  Ticking t =
+      recordTicker("stop", {"--on", "kind=write contains=\"tick 10\"", "--do", "stop"}, 20, 400, "for gdb -p PID:");
+  const std::regex stopped("a message to ticker\\[[0-9]+\\].*gdb -p PID: ([0-9]+)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(t.said, m, stopped)) << t.said;
+  const int pid = std::stoi(m[1].str());
+  EXPECT_EQ(processState(pid), 'T') << t.said;
+  // Its log holds the event, and what it did until it was stopped: a few
+  // ticks more at most (a look every 0.2 s, a tick every 20 ms), not all.
+  const size_t ticks = ticksIn(t.dir);
+  EXPECT_GE(ticks, 10u);
+  EXPECT_LE(ticks, 80u);
+  ::kill(pid, SIGKILL);  // and its child ends on end of file
+  finish(t);
+}
+
+TEST(OnEvent, ACommandGetsTheEventAsJson) {
+  const std::string out = testTempDir() + "/event.json";
+  Ticking t = recordTicker("run", {"--on", "kind=write contains=\"tick 5\"", "--do", "run cat > " + out}, 10, 30, "");
+  const int status = finish(t);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << t.said;
+  const std::string json = slurp(out);
+  EXPECT_EQ(json.rfind("{\"kind\":\"event\",\"event\":", 0), 0u) << json;
+  EXPECT_NE(json.find("\"call\":\"write\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"process\":\"ticker["), std::string::npos) << json;
+  EXPECT_EQ(occurrences(t.said, ": Process ticker["), 1u) << t.said;  // once: only tick 5 matches
+}
+
+TEST(OnEvent, ASnapshotIsTheRecordingSoFar) {
+  Ticking t = recordTicker("snapshot", {"--on", "kind=write contains=\"tick 10\"", "--do", "snapshot"}, 20, 100, "");
+  const int status = finish(t);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << t.said;
+  EXPECT_NE(t.said.find("the recording so far copied into " + t.dir + "/snapshot-1"), std::string::npos) << t.said;
+  const Result check = radar({"check", t.dir + "/snapshot-1", "--json"});
+  EXPECT_NE(check.out.find("\"problems\":[],"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("\"findings\":[]"), std::string::npos) << check.out;
+  const size_t ticks = ticksIn(t.dir + "/snapshot-1");
+  EXPECT_GE(ticks, 10u);
+  EXPECT_LT(ticks, 100u);
+  EXPECT_EQ(ticksIn(t.dir), 100u);
 }
 
 }  // namespace

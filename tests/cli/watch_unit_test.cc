@@ -1,0 +1,103 @@
+// radar record --on CONDITION --do ACTION, a look at a time: a cycle counts
+// once every call in it has been blocked for as long as asked, and an event
+// once it matches every term of the condition.
+#include <gtest/gtest.h>
+
+#include "cli/watch.h"
+#include "fake_recording.h"
+#include "trace/findings.h"
+#include "trace/select.h"
+
+namespace radar::testing {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+TEST(RecordingWatch, ACycleCountsOnceEachOfItsCallsHasLasted) {
+  FakeRecording rec;
+  // alpha blocked since 1 s, beta since 1.4 s (CLOCK_MONOTONIC).
+  rec.process("alpha", 1).pipeEnd(1, 101, true).pipeEnd(2, 102, false).blockedIn(log::Kind::Read, 2, 3, 0, 1000 * kMs);
+  rec.process("beta", 2).pipeEnd(1, 101, false).pipeEnd(2, 102, true).blockedIn(log::Kind::Read, 1, 3, 0, 1400 * kMs);
+  const auto t = rec.load();
+  const int64_t offset = t->processes[0].realtime_offset;
+  const auto at = [&](int64_t monotonic_ms) {
+    return cli::RecordingWatch::lastingDeadlocks(*t, offset + monotonic_ms * kMs, 500 * kMs).size();
+  };
+  EXPECT_EQ(at(1600), 0u);  // beta only 0.2 s: it may yet be woken
+  EXPECT_EQ(at(1950), 1u);
+  const auto found = cli::RecordingWatch::lastingDeadlocks(*t, offset + 1950 * kMs, 500 * kMs);
+  const std::string json = cli::RecordingWatch::deadlock(*t, *found[0]).json;
+  EXPECT_NE(json.find("\"name\":\"alpha[1]\",\"pid\":1"), std::string::npos) << json;
+  EXPECT_NE(json.find("alpha[1] waits for beta[2] on pipe"), std::string::npos) << json;
+}
+
+TEST(RecordingWatch, ActionsAreReadAsWritten) {
+  cli::WatchAction action;
+  std::string error;
+  EXPECT_TRUE(cli::parseWatchAction("stop", &action, &error));
+  EXPECT_EQ(action.kind, cli::WatchAction::Kind::Stop);
+  EXPECT_TRUE(cli::parseWatchAction("snapshot", &action, &error));
+  EXPECT_EQ(action.kind, cli::WatchAction::Kind::Snapshot);
+  EXPECT_TRUE(cli::parseWatchAction("run logger -t radar", &action, &error));
+  EXPECT_EQ(action.kind, cli::WatchAction::Kind::Run);
+  EXPECT_EQ(action.command, "logger -t radar");
+  EXPECT_FALSE(cli::parseWatchAction("run ", &action, &error));
+  EXPECT_FALSE(cli::parseWatchAction("halt", &action, &error));
+  EXPECT_NE(error.find("expected stop, mark, snapshot or 'run COMMAND'"), std::string::npos) << error;
+}
+
+TEST(RecordingWatch, ConditionsAreReadAsWritten) {
+  cli::WatchCondition c;
+  std::string error;
+  ASSERT_TRUE(cli::parseWatchCondition("deadlock", &c, &error)) << error;
+  EXPECT_TRUE(c.deadlock);
+  ASSERT_TRUE(cli::parseWatchCondition("process=worker  kind=send contains=\"HTTP/1.1 500\"", &c, &error)) << error;
+  EXPECT_FALSE(c.deadlock);
+  EXPECT_EQ(c.processes, std::vector<std::string>{"worker"});
+  EXPECT_EQ(c.kinds, std::vector<std::string>{"send"});
+  EXPECT_EQ(c.contains, std::vector<std::string>{"HTTP/1.1 500"});
+  for (const char* bad : {"", "deadlocks", "process", "process=", "colour=red", "contains=\"open"}) {
+    EXPECT_FALSE(cli::parseWatchCondition(bad, &c, &error)) << bad;
+    EXPECT_NE(error.find("--on"), std::string::npos) << error;
+  }
+}
+
+// Which events a condition names: every term must hold.
+TEST(RecordingWatch, AnEventMatchesEveryTermOrNone) {
+  FakeRecording rec;
+  rec.process("client", 1)
+      .pipeEnd(1, 101, true)
+      .send(1, "GET /ok", 10, 20)
+      .send(1, "GET /fail", 30, 40)
+      .user("checkpoint", 50)
+      .user("other", 60);
+  rec.process("server", 2).pipeEnd(1, 101, false).receive(1, "GET /ok", 25, 26).receive(1, "GET /fail", 45, 46);
+  const auto t = rec.load();
+  const auto matching = [&](const std::string& text) {
+    cli::WatchCondition c;
+    std::string error;
+    EXPECT_TRUE(cli::parseWatchCondition(text, &c, &error)) << error;
+    trace::EventFilter filter;
+    std::vector<std::string> said;
+    if (!c.names(*t, &filter)) return said;
+    for (uint32_t i = 0; i < t->events.size(); ++i)
+      if (filter.wants(*t, i) && cli::RecordingWatch::matches(*t, i, c))
+        said.push_back(cli::RecordingWatch::event(*t, i).text);
+    return said;
+  };
+  EXPECT_EQ(matching("contains=fail").size(), 2u);  // its send and its receive
+  const auto sent = matching("contains=fail kind=send process=client");
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_NE(sent[0].find("client[1] sends a message to server[2]"), std::string::npos) << sent[0];
+  EXPECT_TRUE(matching("contains=fail process=nobody").empty());
+  EXPECT_TRUE(matching("contains=fail kind=user").empty());
+  const auto user = matching("user=checkpoint");
+  ASSERT_EQ(user.size(), 1u);
+  EXPECT_NE(user[0].find("checkpoint"), std::string::npos) << user[0];
+  const std::string json = cli::RecordingWatch::event(*t, 0).json;
+  EXPECT_NE(json.find("\"kind\":\"event\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"pid\":"), std::string::npos) << json;
+}
+
+}  // namespace
+}  // namespace radar::testing
