@@ -400,7 +400,15 @@ int runEvents(int argc, char** argv) {
     return usageError("events", "--format: expected text, csv or jsonl, got '" + format + "'");
   if (format != "text" && (args.has("json") || args.has("decode")))
     return usageError("events", "--format " + format + " goes without --json and --decode");
-  if (args.has("follow")) return followEvents(args, {format, from, to});
+  if (args.has("follow")) {
+    for (const std::string& dir : args.positional())
+      if (trace::flightRecorderRunning(dir))
+        return usageError("events", dir +
+                                        " is a flight recording: its logs lose their oldest events as they grow. "
+                                        "Freeze it (radar dump-flight " +
+                                        dir + ") and read the freeze");
+    return followEvents(args, {format, from, to});
+  }
   const Loaded loaded = loadForCommand("events", args.positional(), netChoice(args), args.has("merge-unrelated"));
   if (!loaded) return kExitUsage;
   const trace::Trace& t = *loaded.trace;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -82,8 +83,10 @@ void FlightWatch::stop() {
 
 void FlightWatch::ended(int status) {
   stop();
+  const size_t saved = saved_for_.size();
   look();
-  if (savesOn(save_on_, status)) freeze("the program " + log::statusText(status));
+  // (Unless its own exit, just read, made the freeze already.)
+  if (saved_for_.size() == saved && savesOn(save_on_, status)) freeze("the program " + log::statusText(status));
 }
 
 void FlightWatch::run() {
@@ -103,10 +106,15 @@ void FlightWatch::look() {
   keeper_.trimAll(&problems, &ends);
   for (const std::string& p : problems)
     std::fprintf(stderr, "radar record: flight: %s; it keeps growing\n", log::terminalSafe(p).c_str());
+  std::string why;
   for (const auto& e : ends) {
     const bool saves = e.end.reaped ? savesOn(save_on_, e.end.status) : save_on_.error && e.end.status != 0;
-    if (saves) freeze(endText(e));
+    // A process's end is told by its own exit and by its parent's wait:
+    // one freeze for it.
+    const int pid = e.end.reaped ? e.end.pid : std::atoi(e.log.c_str());
+    if (saves && saved_for_.insert(pid).second && why.empty()) why = endText(e);
   }
+  if (!why.empty()) freeze(why);
 }
 
 // Freezes the logs as they are into the next DIR/flight-N.

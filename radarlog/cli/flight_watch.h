@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -45,6 +46,7 @@ class FlightWatch {
   const std::string dir_;
   const SaveOn save_on_;
   record::FlightKeeper keeper_;
+  std::set<int> saved_for_;  // the pids whose end made a freeze
   std::thread watcher_;
   std::mutex lock_;
   std::condition_variable wake_;

@@ -65,10 +65,12 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
   if (cap > kMaxTailCapacity) cap = kMaxTailCapacity;
   cap = (cap + kPageSize - 1) / kPageSize * kPageSize;
   const size_t total = kControlSize + cap;
+  const size_t slot = options.flight ? kFlightSlot : 0;
 
   // Growing the file past RLIMIT_FSIZE would raise SIGXFSZ in the program.
   struct rlimit64 lim {};
-  if (sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY && lim.rlim_cur < total) {
+  if (sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY &&
+      lim.rlim_cur < total + slot) {
     if (given_fd >= 0) sys::close(given_fd);
     return -EFBIG;
   }
@@ -85,7 +87,6 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
   // tail fills (reserve()): a store into a mapped page that the file system
   // cannot back would be SIGBUS in the program.
   const size_t first = kControlSize + (cap < kFirstReserve ? cap : kFirstReserve);
-  const size_t slot = options.flight ? kFlightSlot : 0;
   long r = sys::ftruncate(static_cast<int>(fd), total + slot);
   if (r == 0) r = sys::fallocate(static_cast<int>(fd), 0, 0, first);
   const bool preallocate = r != -EOPNOTSUPP;  // file systems without fallocate: sparse

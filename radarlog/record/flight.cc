@@ -28,6 +28,9 @@ namespace radar::record {
 namespace {
 
 constexpr uint32_t kSkippableFrame = log::kSkippableMagicBase;  // the gap after the carried frame
+// A frame is read whole to find its channel definitions: one larger (a
+// message of gigabytes, kept whole) makes its log one radar cannot keep.
+constexpr uint64_t kLargestFrame = uint64_t{1} << 30;
 
 bool readExactly(int fd, void* buf, size_t n, uint64_t at) {
   auto* p = static_cast<uint8_t*>(buf);
@@ -152,22 +155,26 @@ FlightLog::Start FlightLog::start(std::string* error) {
   // a log without it yet is one being made.
   const bool read = readExactly(fd_, &c, sizeof(c), 8);
   static constexpr char kNone[sizeof(c.magic)] = {};
-  if (!read || std::memcmp(c.magic, kNone, sizeof(c.magic)) == 0) {
+  auto unusable = [&](const std::string& why) {
+    *error = path_ + ": " + why;
+    ::close(fd_);
+    fd_ = -1;
+    return Start::Unusable;
+  };
+  // (The magic, the version and the tail's size are stored one after the
+  // other: a log with one of them still 0 is being made.)
+  if (!read || std::memcmp(c.magic, kNone, sizeof(c.magic)) == 0 || c.format_major == 0 || c.tail_capacity == 0) {
     ::close(fd_);
     fd_ = -1;
     return Start::NotYet;
   }
   if (std::memcmp(c.magic, log::kFileMagic, sizeof(c.magic)) != 0 || c.tail_capacity < log::kMinTailCapacity ||
-      c.tail_capacity > log::kMaxTailCapacity) {
-    *error = path_ + ": not a radar log";
-    return Start::Unusable;
-  }
+      c.tail_capacity > log::kMaxTailCapacity)
+    return unusable("not a radar log");
   pointer_ = log::kControlSize + uint64_t{c.tail_capacity};
   if (!readExactly(fd_, pointer, 8, pointer_) || wire::loadLE32(pointer) != log::kFlightMagicFrame ||
-      wire::loadLE32(pointer + 4) != log::kFlightSlot - 8) {
-    *error = path_ + ": not a flight log, or one trimmed before (its writer had no flight slot)";
-    return Start::Unusable;
-  }
+      wire::loadLE32(pointer + 4) != log::kFlightSlot - 8)
+    return unusable("not a flight log, or one trimmed before (its writer had no flight slot)");
   live_start_ = frames_end_ = pointer_ + log::kFlightSlot;
   return Start::Ready;
 }
@@ -185,10 +192,15 @@ bool FlightLog::readFrame(uint64_t at, uint64_t end, Frame* frame, bool* whole, 
   }
   const uint64_t size = zstdFrameSize(fd_, at, end);
   if (!size) return true;
+  if (size > kLargestFrame) {
+    *error = path_ + ": offset " + std::to_string(at) + ": a frame of " + std::to_string(size) +
+             " bytes, too large to read for its channels";
+    return false;
+  }
   std::string compressed(size, '\0');
   if (!readExactly(fd_, compressed.data(), size, at)) return true;
   const unsigned long long content = ZSTD_getFrameContentSize(compressed.data(), size);
-  if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN || content > (1ull << 34)) {
+  if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN || content > kLargestFrame) {
     *error = path_ + ": offset " + std::to_string(at) + ": a frame without its size";
     return false;
   }
@@ -253,7 +265,8 @@ void FlightLog::noteEnds(const uint8_t* p, const uint8_t* end, uint64_t* last) {
 bool FlightLog::scanTail() {
   uint64_t first = 0;
   if (!readExactly(fd_, &first, 8, 8 + offsetof(log::FileControl, tail_first_counter)) || !first) return true;
-  if (first != tail_first_) {  // a new tail since: read it from its start
+  if (first != tail_first_ || frames_end_ != tail_frames_end_) {  // a new tail since: read it from its start
+    tail_frames_end_ = frames_end_;
     tail_first_ = first;
     tail_read_ = 0;
     tail_counter_ = first - 1;
@@ -324,6 +337,7 @@ bool FlightLog::trim(uint64_t keep, std::string* error) {
     // Its process closed it, and it was read to its end: its descriptor
     // goes (a server may start thousands of processes).
     done_ = true;
+    punchPending();
     ::close(fd_);
     fd_ = -1;
     frames_.clear();
@@ -331,35 +345,26 @@ bool FlightLog::trim(uint64_t keep, std::string* error) {
   return ok;
 }
 
-std::string FlightLog::carriedContent() const {
-  std::string content = header_;
-  for (const auto& [number, record] : channels_) content += record;
-  for (const std::string& note : notes_) content += note;
-  return content;
+namespace {
+
+constexpr uint64_t kHalfSlot = (log::kFlightSlot - 8) / 2;  // a carried frame's room: two, used in turn
+constexpr uint64_t kRelayEvery = uint64_t{1} << 31;         // skippable frames say their size in 32 bits
+constexpr uint64_t kLongestHop = 8 + uint64_t{0xFFFFFFFF};
+
+// The skippable frames that lead from `from` to `to` across what readers
+// skip: one at `from`, then one at each of `relays`.
+std::vector<std::pair<uint64_t, std::string>> hops(uint64_t from, const std::vector<uint64_t>& relays, uint64_t to) {
+  std::vector<std::pair<uint64_t, std::string>> out;
+  uint64_t at = from;
+  for (uint64_t next : relays) {
+    out.emplace_back(at, skippable(kSkippableFrame, next - at - 8));
+    at = next;
+  }
+  out.emplace_back(at, skippable(kSkippableFrame, to - at - 8));
+  return out;
 }
 
-// Drops the oldest `count` frames (see the file comment for the order).
-bool FlightLog::drop(size_t count, std::string* error) {
-  if (header_.empty()) {
-    *error = path_ + ": its first frame holds no header";
-    return false;
-  }
-  for (size_t k = 0; k < count; ++k)
-    for (std::string& record : frames_[k].carried) {
-      RecordFacts f;
-      const auto* p = reinterpret_cast<const uint8_t*>(record.data());
-      const uint8_t* end = p + record.size();
-      uint64_t len = 0;
-      wire::getVarint(p, end, len);
-      factsOf(p, end, &f);
-      if (f.kind == log::Kind::Channel) {
-        channels_[channelNumber(f.channel)] = std::move(record);
-      } else if (std::find(notes_.begin(), notes_.end(), record) == notes_.end()) {
-        notes_.push_back(std::move(record));
-      }
-    }
-  const uint64_t new_start = frames_[count].offset;
-  const std::string content = carriedContent();
+std::string compressed(const std::string& content) {
   std::string frame(ZSTD_compressBound(content.size()), '\0');
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
@@ -367,43 +372,105 @@ bool FlightLog::drop(size_t count, std::string* error) {
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
   const size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), content.data(), content.size());
   ZSTD_freeCCtx(cctx);
-  if (ZSTD_isError(n)) {
-    *error = path_ + ": cannot compress what is carried over";
+  frame.resize(ZSTD_isError(n) ? 0 : n);
+  return frame;
+}
+
+}  // namespace
+
+std::vector<uint64_t> flightRelays(uint64_t frames_at, int half, uint64_t kept_from) {
+  std::vector<uint64_t> relays;
+  for (uint64_t g = frames_at + (half ? kRelayEvery / 2 : 0); g + 8 <= kept_from; g += kRelayEvery) relays.push_back(g);
+  return relays;
+}
+
+// What the frames dropped so far, and the oldest `count` frames kept, hold
+// that later records need.
+void FlightLog::carryFrom(size_t count, std::map<uint32_t, std::string>* channels,
+                          std::vector<std::string>* notes) const {
+  *channels = channels_;
+  *notes = notes_;
+  for (size_t k = 0; k < count; ++k)
+    for (const std::string& record : frames_[k].carried) {
+      RecordFacts f;
+      const auto* p = reinterpret_cast<const uint8_t*>(record.data());
+      const uint8_t* end = p + record.size();
+      uint64_t len = 0;
+      wire::getVarint(p, end, len);
+      factsOf(p, end, &f);
+      if (f.kind == log::Kind::Channel)
+        (*channels)[channelNumber(f.channel)] = record;
+      else if (std::find(notes->begin(), notes->end(), record) == notes->end())
+        notes->push_back(record);
+    }
+}
+
+// Drops the oldest `count` frames. The carried frame goes into the half of
+// the slot no reader looks at, followed by skippable frames to the oldest
+// frame kept: relays every 2 GiB where frames were dropped before (on a
+// grid of their own for each half, so that the relays readers follow now
+// are never written over), then the pointer moves to it. What readers no
+// longer look at is given back at the next trim: a reader that took the
+// old way a moment ago still finds it.
+bool FlightLog::drop(size_t count, std::string* error) {
+  if (header_.empty()) {
+    *error = path_ + ": its first frame holds no header";
     return false;
   }
-  frame.resize(n);
-  // Where no reader looks now: before the carried frame, or after it in
-  // the gap it skips.
-  const uint64_t need = n + 8;
-  const uint64_t slot_start = pointer_ + 8;
-  const uint64_t before_end = carry_at_ ? carry_at_ : pointer_ + log::kFlightSlot;
-  uint64_t at = 0;
-  if (before_end - slot_start >= need)
-    at = slot_start;
-  else if (carry_at_ && live_start_ - (carry_at_ + carry_size_) >= need)
-    at = carry_at_ + carry_size_;
-  if (!at) {
-    *error = path_ + ": what must be carried over (" + std::to_string(n) + " bytes) does not fit";
+  std::map<uint32_t, std::string> channels;
+  std::vector<std::string> notes;
+  carryFrom(count, &channels, &notes);
+  std::string content = header_;
+  for (const auto& [number, record] : channels) content += record;
+  for (const std::string& note : notes) content += note;
+  const std::string frame = compressed(content);
+  const uint64_t new_start = frames_[count].offset;
+  const int half = carry_half_ == 0 ? 1 : 0;
+  const uint64_t slot_start = pointer_ + 8, at = slot_start + half * kHalfSlot, frames_at = pointer_ + log::kFlightSlot;
+  if (frame.empty() || frame.size() + 8 > kHalfSlot) {
+    *error = path_ + ": what must be carried over (" + std::to_string(content.size()) + " bytes) does not fit";
     return false;
   }
-  const std::string gap = skippable(kSkippableFrame, new_start - (at + need));
+  const std::vector<uint64_t> relays = flightRelays(frames_at, half, live_start_);
+  const uint64_t last = relays.empty() ? at + frame.size() : relays.back();
+  if (new_start - last > kLongestHop) {
+    *error = path_ + ": a frame too large to drop (" + std::to_string(new_start - live_start_) + " bytes)";
+    return false;
+  }
+  punchPending();
+  bool written = writeExactly(fd_, frame.data(), frame.size(), at);
+  for (const auto& [where, header] : hops(at + frame.size(), relays, new_start))
+    written = written && writeExactly(fd_, header.data(), 8, where);
   const std::string pointer = skippable(log::kFlightMagicFrame, at - slot_start);
-  if (!writeExactly(fd_, frame.data(), n, at) || !writeExactly(fd_, gap.data(), 8, at + n) ||
-      !writeExactly(fd_, pointer.data() + 4, 4, pointer_ + 4)) {
+  if (!written || !writeExactly(fd_, pointer.data() + 4, 4, pointer_ + 4)) {
     *error = path_ + ": " + std::strerror(errno);
     return false;
   }
-  // Everything readers skip now gives its blocks back.
-  ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(slot_start),
-              static_cast<off_t>(at - slot_start));
-  ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(at + need),
-              static_cast<off_t>(new_start - (at + need)));
+  // Given back at the next trim: the other half, and what was dropped but
+  // the relays.
+  pending_.clear();
+  pending_.emplace_back(slot_start + (1 - half) * kHalfSlot, slot_start + (2 - half) * kHalfSlot);
+  uint64_t from = frames_at;
+  for (uint64_t g : relays) {
+    pending_.emplace_back(from, g);
+    from = g + 8;
+  }
+  pending_.emplace_back(from, new_start);
   for (size_t k = 0; k < count; ++k) dropped_ += frames_[k].size;
   frames_.erase(frames_.begin(), frames_.begin() + static_cast<ptrdiff_t>(count));
-  carry_at_ = at;
-  carry_size_ = need;
+  channels_ = std::move(channels);
+  notes_ = std::move(notes);
+  carry_half_ = half;
   live_start_ = new_start;
   return true;
+}
+
+void FlightLog::punchPending() {
+  for (const auto& [from, to] : pending_)
+    if (to > from)
+      ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from),
+                  static_cast<off_t>(to - from));
+  pending_.clear();
 }
 
 void FlightKeeper::trimAll(std::vector<std::string>* problems, std::vector<LogEnd>* ends) {
@@ -444,13 +511,31 @@ bool copyData(int in, int out, uint64_t from, uint64_t to, std::string& buf) {
 // What says where a log's writer and trimmer are.
 struct Marks {
   uint64_t first = 0, frame_at = 0;  // the tail's first counter; the frame being written from it
-  uint32_t pointer = 0;              // the flight pointer's size: where reading starts
+  uint64_t kept_from = 0;            // a flight log's oldest frame kept: each trim moves it on
   bool operator==(const Marks&) const = default;
 };
 
+// Where reading a flight log goes to its oldest frame kept, followed as a
+// reader does: the pointer, the carried frame, the skippable frames after
+// it. 0 for a log of no flight recording.
+uint64_t keptFrom(int fd, uint64_t pointer_at) {
+  struct stat st {};
+  uint8_t head[8];
+  if (::fstat(fd, &st) != 0 || !readExactly(fd, head, 8, pointer_at) || wire::loadLE32(head) != log::kFlightMagicFrame)
+    return 0;
+  const auto size = static_cast<uint64_t>(st.st_size);
+  uint64_t at = pointer_at + 8 + wire::loadLE32(head + 4);
+  if (at == pointer_at + log::kFlightSlot) return at;  // nothing dropped yet
+  at += zstdFrameSize(fd, at, size);                   // the carried frame
+  for (int hop = 0;
+       hop < 1 << 16 && at + 8 <= size && readExactly(fd, head, 8, at) && wire::loadLE32(head) == kSkippableFrame;
+       ++hop)
+    at += 8 + uint64_t{wire::loadLE32(head + 4)};
+  return at;
+}
+
 bool readMarks(int fd, uint64_t pointer_at, Marks* m) {
-  // (A log of no flight recording may have nothing there yet.)
-  if (!readExactly(fd, &m->pointer, 4, pointer_at + 4)) m->pointer = 0;
+  m->kept_from = keptFrom(fd, pointer_at);
   return readExactly(fd, &m->first, 8, 8 + offsetof(log::FileControl, tail_first_counter)) &&
          readExactly(fd, &m->frame_at, 8, 8 + offsetof(log::FileControl, tail_frame_at));
 }
@@ -460,7 +545,7 @@ bool readMarks(int fd, uint64_t pointer_at, Marks* m) {
 // then the frames, as far as they go. A frame made since holds records the
 // copied tail holds too, and a reader keeps one copy of them (the tail
 // continues the frames only where it starts after their last counter); a
-// trim since (the pointer moved) starts the copy again.
+// trim since (the oldest frame kept moved on) starts the copy again.
 bool copyLogAsItIs(int in, int out, std::string* why) {
   uint32_t capacity = 0;
   if (!readExactly(in, &capacity, 4, 8 + offsetof(log::FileControl, tail_capacity)) ||
@@ -484,9 +569,9 @@ bool copyLogAsItIs(int in, int out, std::string* why) {
     if (::ftruncate(out, static_cast<off_t>(size)) != 0 || !copyData(in, out, frames_at, size, buf) ||
         !readMarks(in, frames_at, &after))
       break;
-    if (after.pointer == before.pointer) return true;
+    if (after.kept_from == before.kept_from) return true;
   }
-  *why = std::string("it could not be copied whole") + (errno ? std::string(": ") + std::strerror(errno) : "");
+  *why = "it could not be copied whole (it kept changing, or could not be read)";
   return false;
 }
 
@@ -504,7 +589,10 @@ bool copyLogAsItIs(const std::string& from, const std::string& to, std::string* 
   }
   std::string why;
   const bool ok = copyLogAsItIs(in, out, &why);
-  if (!ok) *error = from + ": " + why;
+  if (!ok) {
+    *error = from + ": " + why;
+    ::unlink(to.c_str());
+  }
   ::close(in);
   ::close(out);
   return ok;
@@ -533,9 +621,16 @@ bool freezeRecording(const std::string& dir, const std::string& into, proto::Rec
       log::Record r;
       while (reader->next(r)) {
       }
-      log::finalizeLog(to, *reader, &why);
+      if (reader->error()) read_error = *reader->error();
+      if (!reader->error()) log::finalizeLog(to, *reader, &why);
     }
+    if (!reader || reader->error()) recording.add_problems()->set_what("frozen damaged: " + read_error.toString());
     ++copied;
+  }
+  if (!copied) {
+    ::rmdir(into.c_str());
+    *error = dir + ": no log to freeze";
+    return false;
   }
   recording.set_frozen(true);
   recording.set_end_realtime_ns(static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec);
@@ -546,10 +641,6 @@ bool freezeRecording(const std::string& dir, const std::string& into, proto::Rec
   if (dir_fd >= 0) ::close(dir_fd);
   if (!written) {
     *error = into + ": cannot write recording.txt";
-    return false;
-  }
-  if (!copied) {
-    *error = dir + ": no log to freeze";
     return false;
   }
   return true;

@@ -62,29 +62,38 @@ class FlightLog {
   void keepRecords(const std::string& content, Frame* frame);
   void noteEnds(const uint8_t* p, const uint8_t* end, uint64_t* counter);
   bool scanTail();
+  void carryFrom(size_t count, std::map<uint32_t, std::string>* channels, std::vector<std::string>* notes) const;
   bool drop(size_t frames, std::string* error);
-  std::string carriedContent() const;
+  void punchPending();
 
   std::string path_;
   int fd_ = -1;
-  uint64_t pointer_ = 0;                      // file offset of the pointer frame (after the tail)
-  uint64_t carry_at_ = 0;                     // where the carried frame is (0: nothing dropped yet)
-  uint64_t carry_size_ = 0;                   // its size, with the skippable frame after it
-  uint64_t live_start_ = 0;                   // the oldest frame kept
-  uint64_t frames_end_ = 0;                   // where the frames read so far end
-  uint64_t dropped_ = 0;                      // bytes of frames dropped so far
-  std::vector<Frame> frames_;                 // the frames kept, oldest first
-  std::string header_;                        // the header record, whole (its length first)
-  std::map<uint32_t, std::string> channels_;  // channel definitions of dropped frames, by number
-  std::vector<std::string> notes_;            // their notes (a title, what radar does not see)
+  uint64_t pointer_ = 0;  // file offset of the pointer frame (after the tail)
+  int carry_half_ = -1;   // the half of the slot the carried frame is in (-1: nothing dropped yet)
+  std::vector<std::pair<uint64_t, uint64_t>> pending_;  // what readers skip, given back at the next trim
+  uint64_t live_start_ = 0;                             // the oldest frame kept
+  uint64_t frames_end_ = 0;                             // where the frames read so far end
+  uint64_t dropped_ = 0;                                // bytes of frames dropped so far
+  std::vector<Frame> frames_;                           // the frames kept, oldest first
+  std::string header_;                                  // the header record, whole (its length first)
+  std::map<uint32_t, std::string> channels_;            // channel definitions of dropped frames, by number
+  std::vector<std::string> notes_;                      // their notes (a title, what radar does not see)
   std::vector<End> ends_;
   uint64_t told_to_ = 0;  // the counter of the last event noteEnds() looked at
   // The tail read so far: its first counter, the bytes of its records
   // read, and the counter of the last of them.
   uint64_t tail_first_ = 0, tail_read_ = 0, tail_counter_ = 0;
-  std::string unusable_;  // why the log cannot be kept ("": it can)
-  bool done_ = false;     // closed, and read to its end: nothing more will come
+  uint64_t tail_frames_end_ = 0;  // frames_end_ then: a tail made a frame since starts anew
+  std::string unusable_;          // why the log cannot be kept ("": it can)
+  bool done_ = false;             // closed, and read to its end: nothing more will come
 };
+
+// Where the skippable frames leading from a carried frame (in `half` of
+// the slot) to the frames kept stand, in what was dropped before
+// `kept_from`: one every 2 GiB (a skippable frame's size has 32 bits), on a
+// grid of its own for each half, so that a trim never writes over the way
+// readers take until it switches.
+std::vector<uint64_t> flightRelays(uint64_t frames_at, int half, uint64_t kept_from);
 
 // Every log of a flight recording, new ones as they appear.
 class FlightKeeper {

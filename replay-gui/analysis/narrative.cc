@@ -166,7 +166,8 @@ std::string Narrator::sent(uint32_t position) const {
   std::string s = " sends a message" + whom + on + " (" + bytes(e.value) + tag(position, k) + ")";
   if (t_.beganBeforeAttach(e.endpoint) && !(e.flags & kEventExternal))
     s += ", not seen received (the channel was open before radar attach)";
-  else if (to.empty() && (e.flags & kEventReceivedWhole))
+  else if (to.empty() && (e.flags & kEventReceivedWhole) && e.value && e.endpoint != kNone &&
+           t_.channelBeganBeforeWindow(t_.endpoints[e.endpoint].channel))
     s += ", received before the oldest events the flight recorder kept of its receiver";
   else if (to.empty() && !(e.flags & kEventExternal))
     s += live_             ? ", not received yet"
@@ -226,7 +227,7 @@ std::string Narrator::received(uint32_t position) const {
   } else if (e.value && e.endpoint != kNone && t_.frozen_at_ns && afterSendersEnd(position)) {
     whence = " sent after its sender's log was frozen";
   } else if (e.value && e.endpoint != kNone && t_.channelBeganBeforeWindow(t_.endpoints[e.endpoint].channel)) {
-    whence = " sent before the oldest events the flight recorder kept of its sender";
+    whence = " whose send the flight recorder's window does not hold";
   }
   const std::string verb = (e.flags & kEventPeek) ? " peeks at a message" : " receives a message";
   std::string unseen;  // some of its bytes, where others came from recorded sends

@@ -564,7 +564,8 @@ std::vector<Blocked> findEndings(Trace& t) {
     if (p.external) continue;
     for (const auto& slot : p.control.threads)
       if (slot.kind && !log::isSyncKind(static_cast<Kind>(slot.kind)) &&  // a lock's: findLockDeadlocks
-          (!t.frozen_at_ns || slot.entry_ns + p.realtime_offset + kLastingNs <= t.frozen_at_ns))
+          (!t.frozen_at_ns ||  // (in 128 bits: a damaged log's times are anything)
+           __int128{slot.entry_ns} + p.realtime_offset + kLastingNs <= t.frozen_at_ns))
         blocked.push_back({p.index, slot.channel ? endpointOf(t, p.index, slot.channel) : kNone, slot.kind, slot.fd});
     if (p.end == Process::End::Signaled) {
       Finding f;

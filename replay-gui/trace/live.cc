@@ -81,13 +81,26 @@ bool awaitsASend(const Trace& t, uint32_t receive, const std::vector<CallInProgr
 
 }  // namespace
 
-bool recordingEnded(const std::string& dir) {
+namespace {
+
+bool readRecordingFile(const std::string& dir, proto::Recording* rec) {
   std::ifstream meta(dir + "/recording.txt");
   if (!meta) return false;
   std::stringstream text;
   text << meta.rdbuf();
+  return google::protobuf::TextFormat::ParseFromString(text.str(), rec);
+}
+
+}  // namespace
+
+bool recordingEnded(const std::string& dir) {
   proto::Recording rec;
-  return google::protobuf::TextFormat::ParseFromString(text.str(), &rec) && rec.end_realtime_ns() != 0;
+  return readRecordingFile(dir, &rec) && rec.end_realtime_ns() != 0;
+}
+
+bool flightRecorderRunning(const std::string& dir) {
+  proto::Recording rec;
+  return readRecordingFile(dir, &rec) && rec.flight() && !rec.frozen() && rec.end_realtime_ns() == 0;
 }
 
 bool runningLogUnreadable(const Trace& t) {

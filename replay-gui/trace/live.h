@@ -18,6 +18,10 @@ namespace radar::trace {
 // Whether radar record has finished with the directory (its recording.txt
 // says when it ended). A directory that is not a recording has not.
 bool recordingEnded(const std::string& dir);
+// Whether it is a flight recording radar record is still making: its logs
+// lose their oldest frames as they grow, so it is read through its freezes
+// (radar dump-flight), not followed.
+bool flightRecorderRunning(const std::string& dir);
 
 // Whether reading a running process's log went wrong: a reader can meet
 // its writer moving the tail into a frame. Read again a moment later.

@@ -634,8 +634,12 @@ std::vector<OpenedLog> openLogs(const std::vector<LogJob>& jobs, int threads) {
       opened[k].header = reader->header();
       opened[k].last_counter = reader->control().last_counter;
       opened[k].size = reader->fileSize();
+      // A flight log's dropped frames are holes: its disk space, not its
+      // size, bounds its events.
       struct stat st {};
-      opened[k].allocated = ::stat(jobs[k].path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
+      opened[k].allocated = opened[k].size;
+      if (isFlightLog(jobs[k].path, reader->control().tail_capacity) && ::stat(jobs[k].path.c_str(), &st) == 0)
+        opened[k].allocated = std::min<uint64_t>(opened[k].size, static_cast<uint64_t>(st.st_blocks) * 512);
     }
   };
   std::vector<std::thread> helpers;

@@ -75,6 +75,10 @@ void Merger::linkProcesses() {
     if (p.parent_log_id) {
       auto it = by_log.find(p.parent_log_id);
       if (it != by_log.end()) parent = it->second;
+      // A flight recording: the parent's counters count from its oldest
+      // kept event; a child made before that has no creating event here.
+      const uint64_t base = parent == kNone ? 0 : procs[parent].counter_base;
+      if (base) p.parent_counter = p.parent_counter > base ? p.parent_counter - base : 0;
     }
     if (parent == kNone && p.origin == log::Origin::Attached) {
       // Both were running when radar attach woke them, in any order: its
@@ -99,11 +103,6 @@ void Merger::linkProcesses() {
         p.parent_counter = before == kNone ? 0 : raw_.events[before].counter;
       }
     }
-    // A flight recording: the parent's counters count from its oldest
-    // kept event; a child made before that has no creating event here.
-    if (parent != kNone && procs[parent].counter_base)
-      p.parent_counter =
-          p.parent_counter > procs[parent].counter_base ? p.parent_counter - procs[parent].counter_base : 0;
     p.parent = parent;
     if (parent != kNone && p.origin == log::Origin::Execed) {
       procs[parent].next_image = p.index;

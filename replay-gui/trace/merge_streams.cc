@@ -1,4 +1,6 @@
 // The merge's byte streams: every received byte matched to its send.
+#include <fcntl.h>
+
 #include "trace/merger.h"
 
 namespace radar::trace::merging {
@@ -93,6 +95,13 @@ class StreamMatch {
       const uint32_t side = isOneSided(c.type) ? 0 : m_.side_[k];
       r.send_stream = c.index * 2 + side;
       r.receive_stream = c.index * 2 + (isOneSided(c.type) ? side : side ^ 1);
+      if (r.what != kStream) continue;
+      // Who may write and read each stream, for a flight recording's window.
+      if (windowed_.empty()) windowed_.assign(streams_, Holders{});
+      const bool one_sided = isOneSided(c.type);
+      if (!one_sided || eps_[k].access != O_RDONLY) ++windowed_[r.send_stream].writers;
+      if (!one_sided || eps_[k].access != O_WRONLY) ++windowed_[r.receive_stream].readers;
+      if (eps_[k].before_window) windowed_[r.send_stream].windowed = windowed_[r.receive_stream].windowed = true;
     }
   }
 
@@ -305,7 +314,7 @@ class StreamMatch {
     // Where each send starts in the stream, and where the receives start
     // taking its bytes: at 0, but where a flight recording's window began.
     uint64_t sent_from = 0, received_from = 0;
-    if (!windowStart(s, &sent_from, &received_from)) {
+    if (!windowStart(st, s, &sent_from, &received_from)) {
       unknownStart(s, w);
       return;
     }
@@ -332,22 +341,19 @@ class StreamMatch {
   // first kept event says where that side stands. Offsets are each
   // process's own, so this holds only where one end sends and one
   // receives; false otherwise.
-  bool windowStart(const Stream& s, uint64_t* sent_from, uint64_t* received_from) const {
+  bool windowStart(size_t st, const Stream& s, uint64_t* sent_from, uint64_t* received_from) const {
+    if (windowed_.empty() || !windowed_[st].windowed) return true;
+    // One end writes it and one reads it, whatever happened before the
+    // window: another holder may have moved bytes then that no log keeps.
+    if (windowed_[st].writers != 1 || windowed_[st].readers != 1) return false;
     auto side = [&](const std::vector<Item>& items, int dir, uint64_t* from) {
-      uint32_t only = kNone;
-      bool several = false, windowed = false;
-      for (const Item& it : items) {
-        const uint32_t e = raw_.events[it.index].endpoint;
-        several |= only != kNone && e != only;
-        only = e;
-        windowed |= eps_[e].before_window;
-      }
-      if (!windowed) return true;
-      const uint64_t offset = eps_[only].window_offset[dir];
-      *from = offset == Endpoint::kNoOffset ? 0 : offset;
-      return !several;
+      if (items.empty()) return;
+      const Endpoint& e = eps_[raw_.events[items.front().index].endpoint];
+      if (e.before_window && e.window_offset[dir] != Endpoint::kNoOffset) *from = e.window_offset[dir];
     };
-    return side(s.out, 0, sent_from) && side(s.in, 1, received_from);
+    side(s.out, 0, sent_from);
+    side(s.in, 1, received_from);
+    return true;
   }
 
   // A stream of a flight recording whose start cannot be placed: its bytes
@@ -399,6 +405,13 @@ class StreamMatch {
   const std::vector<Endpoint>& eps_;
   const size_t streams_;
   std::vector<Route> routes_;
+  // Per stream: the ends that may write and read it, and whether one was
+  // open before its process's flight window (empty: none was).
+  struct Holders {
+    uint32_t writers = 0, readers = 0;
+    bool windowed = false;
+  };
+  std::vector<Holders> windowed_;
   uint32_t n_ = 0, mid_ = 0;
   std::vector<uint64_t> begin_, second_half_;
   uint64_t total_receives_ = 0;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -121,6 +122,30 @@ TEST(FlightLog, LeavesAnOrdinaryLogAlone) {
   EXPECT_FALSE(flight.trim(1024, &error));
   EXPECT_NE(error.find("not a flight log"), std::string::npos) << error;
   EXPECT_EQ(log::testing::readFile(path), before);
+}
+
+// A server that runs for days writes terabytes: the way from the carried
+// frame to the frames kept crosses them in hops a skippable frame can say,
+// and the two halves' ways never share a relay.
+TEST(FlightLog, TheWayToTheFramesKeptCrossesAnyDistance) {
+  constexpr uint64_t kFramesAt = 4096 + 256 * 1024 + log::kFlightSlot;
+  constexpr uint64_t kLongestHop = 8 + uint64_t{0xFFFFFFFF};
+  for (uint64_t kept_from : {kFramesAt, kFramesAt + 4096, uint64_t{5} << 30, uint64_t{3} << 40}) {
+    const std::vector<uint64_t> zero = flightRelays(kFramesAt, 0, kept_from);
+    const std::vector<uint64_t> one = flightRelays(kFramesAt, 1, kept_from);
+    for (const auto* relays : {&zero, &one}) {
+      uint64_t at = kFramesAt - log::kFlightSlot / 2;  // a carried frame's end, in the slot
+      for (uint64_t relay : *relays) {
+        EXPECT_GE(relay, kFramesAt);  // where frames were dropped, not in the slot
+        EXPECT_LE(relay + 8, kept_from);
+        EXPECT_LE(relay - at, kLongestHop);
+        at = relay;
+      }
+      // The last hop reaches frames kept up to a gigabyte further on.
+      EXPECT_LE(kept_from + (uint64_t{1} << 30) - at, kLongestHop) << kept_from;
+    }
+    for (uint64_t relay : zero) EXPECT_EQ(std::count(one.begin(), one.end(), relay), 0) << relay;
+  }
 }
 
 // radar record may look at a log its process is still making: it waits.
