@@ -101,7 +101,10 @@ class StreamMatch {
       const bool one_sided = isOneSided(c.type);
       if (!one_sided || eps_[k].access != O_RDONLY) ++windowed_[r.send_stream].writers;
       if (!one_sided || eps_[k].access != O_WRONLY) ++windowed_[r.receive_stream].readers;
-      if (eps_[k].before_window) windowed_[r.send_stream].windowed = windowed_[r.receive_stream].windowed = true;
+      if (eps_[k].before_window) {
+        windowed_[r.send_stream].windowed = windowed_[r.receive_stream].windowed = true;
+        if (!one_sided || eps_[k].access != O_RDONLY) windowed_[r.send_stream].writer_windowed = true;
+      }
     }
   }
 
@@ -353,6 +356,9 @@ class StreamMatch {
     };
     side(s.out, 0, sent_from);
     side(s.in, 1, received_from);
+    // Its one writer kept no send on it: whatever its reader got was sent
+    // before the writer's window (any send after would be in its log).
+    if (s.out.empty() && windowed_[st].writer_windowed) *sent_from = Endpoint::kNoOffset;
     return true;
   }
 
@@ -409,7 +415,7 @@ class StreamMatch {
   // open before its process's flight window (empty: none was).
   struct Holders {
     uint32_t writers = 0, readers = 0;
-    bool windowed = false;
+    bool windowed = false, writer_windowed = false;
   };
   std::vector<Holders> windowed_;
   uint32_t n_ = 0, mid_ = 0;

@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "real_check.h"
 #include "recorded.h"
@@ -809,6 +811,74 @@ TEST(RealPrograms, RedisUnderRedisBenchmark) {
   expectWiresharkReadsTheExport(dir, work, port, "resp", "resp", "resp.bulk_string.value", commands, no_capture);
   expectTrueRecording(dir, "");
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
+}
+
+// ---- redis under a flight recorder: the last quarter megabyte, frozen while it runs ----------
+
+// The largest disk space a log of `dir` takes.
+uint64_t largestLogOnDisk(const std::string& dir) {
+  uint64_t largest = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    struct stat st {};
+    if (entry.path().extension() == ".rlog" && ::stat(entry.path().c_str(), &st) == 0)
+      largest = std::max<uint64_t>(largest, static_cast<uint64_t>(st.st_blocks) * 512);
+  }
+  return largest;
+}
+
+// A freeze, or a flight recording's end, as any recording: no damage, every
+// byte either matched or outside the window, nothing blamed on a process
+// for what the window left out; and its last second's messages there,
+// matched.
+void expectWholeWindow(const std::string& dir) {
+  const Result check = radar({"check", dir, "--json"});
+  EXPECT_NE(check.out.find("\"problems\":[],"), std::string::npos) << dir << ": " << check.out;
+  EXPECT_NE(check.out.find("\"bytes_unmatched\":0,"), std::string::npos) << dir << ": " << check.out;
+  EXPECT_EQ(occurrences(check.out, "no-sender") + occurrences(check.out, "never-received"), 0u) << check.out;
+  const Result reads = radar({"events", dir, "--json", "--kind", "receive"});
+  std::vector<std::string> lines;  // the server's requests (its title names its address)
+  std::istringstream in(reads.out);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("\"process\":\"redis-server") != std::string::npos && line.find("\"bytes\":0,") == std::string::npos)
+      lines.push_back(line);
+  ASSERT_GT(lines.size(), 100u) << dir;
+  // The last requests before the end (the last 100 ms aside: a request on
+  // its way when the freeze came), each from a recorded client.
+  for (size_t k = lines.size() - 100; k + 20 < lines.size(); ++k)
+    EXPECT_NE(lines[k].find("\"from\":[\"redis-benchmark["), std::string::npos) << dir << ": " << lines[k];
+}
+
+TEST(RealPrograms, RedisUnderAFlightRecorderIsFrozenWhileItRuns) {
+  if (!have("redis-server") || !have("redis-benchmark") || !have("redis-cli"))
+    GTEST_SKIP() << "redis is not installed (apt-get install redis-server redis-tools)";
+  const std::string work = testTempDir();
+  const int port = freePort();
+  const std::string p = std::to_string(port);
+  const std::string session =
+      "timeout 300 sh -c " +
+      shellQuote("cd " + work + "; redis-server --port " + p +
+                 " --bind 127.0.0.1 --save '' --appendonly no --daemonize no --logfile '' >/dev/null & " +
+                 "until redis-cli -p " + p + " ping >/dev/null 2>&1; do sleep 0.05; done; " + "redis-benchmark -p " +
+                 p + " -n 200000 -c 4 -t set,get -q >/dev/null && redis-cli -p " + p + " dbsize && redis-cli -p " + p +
+                 " shutdown nosave; wait");
+  const std::string dir = work + "/flight";
+  Result rec;
+  std::thread recording([&] { rec = shell(radarRecord(dir, "--flight 256K") + session); });
+  // A freeze while the benchmark runs.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  const Result dumped = radar({"dump-flight", dir});
+  recording.join();
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "1\n");  // the program saw what it sees unrecorded
+  ASSERT_EQ(dumped.exit_code, 0) << dumped.err;
+  EXPECT_EQ(dumped.out, dir + "/flight-1\n");
+  expectWholeWindow(dir + "/flight-1");
+  expectWholeWindow(dir);
+  // Each log kept its quarter megabyte, its tail and what a trim gives
+  // back at the next, of the megabytes the run wrote.
+  EXPECT_LE(largestLogOnDisk(dir), uint64_t{1} << 20);
+  const Result whole = radar({"events", dir, "--json", "--kind", "receive"});
+  EXPECT_LT(occurrences(whole.out, "\"process\":\"redis-server"), 60000u) << "nothing was dropped";
 }
 
 // ---- memcached: four worker threads under memcslap, re-run in their recorded order ----------
