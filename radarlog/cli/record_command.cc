@@ -87,7 +87,7 @@ const char kRecordHelp[] =
     "                           then on (docs/live.md)\n"
     "  --flight SIZE            a flight recorder, for programs that do not end: each\n"
     "                           log keeps only about its last SIZE of events and\n"
-    "                           messages (e.g. 64M; 64K at least). SIGUSR2 to radar\n"
+    "                           messages (e.g. 64M; 64K to 4G). SIGUSR2 to radar\n"
     "                           record (or `radar dump-flight DIR`) freezes what they\n"
     "                           hold into DIR/flight-N, a recording of its own\n"
     "  --save-on crash,error    with --flight: freeze also when a process crashes\n"
@@ -215,7 +215,9 @@ std::optional<std::string> readSettings(Args& args, record::RecordSettings* s) {
   if (tail && (tail < 4096 || tail > 64ull * 1024 * 1024)) return "--tail: expected 4K to 64M";
   unsigned long long flight = 0;
   if (!args.number("flight", &flight, 0)) return args.error();
-  if (args.has("flight") && flight < 64 * 1024) return "--flight: expected 64K or more";
+  // (A trim drops a quarter of SIZE past the relays of the one before: up
+  // to 4G, that always fits the 32 bits a skippable frame says its size in.)
+  if (args.has("flight") && (flight < 64 * 1024 || flight > (4ull << 30))) return "--flight: expected 64K to 4G";
   s->flight = flight;
   if (args.has("payload-limit")) s->payload_limit = payload_limit;
   s->tail = tail;
@@ -297,6 +299,7 @@ std::optional<std::string> readWatch(const Args& args, std::optional<WatchCondit
   if (args.has("do") && !args.has("on")) return "--do needs --on CONDITION";
   if (!args.has("on")) return std::nullopt;
   if (args.has("repeat")) return "--on and --repeat: watch one run at a time";
+  if (args.has("flight")) return "--on and --flight: a flight recording's oldest events go as it grows; freeze it";
   WatchCondition c;
   std::string error;
   if (!parseWatchCondition(*args.value("on"), &c, &error)) return error;

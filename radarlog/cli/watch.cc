@@ -31,7 +31,8 @@ namespace {
 
 constexpr auto kLookEvery = std::chrono::milliseconds(200);
 constexpr int64_t kLastingNs = 500'000'000;
-constexpr int kMostRuns = 100;  // commands run for one watch: a condition met a million times is no page storm
+constexpr int kMostRuns = 100;      // commands run for one watch: a condition met a million times is no page storm
+constexpr int kMostSnapshots = 10;  // copies of the whole recording: no disk filled by a condition met often
 
 // Copies the recording as it is now into DIR/snapshot-N; its path, or ""
 // with `error`.
@@ -281,7 +282,9 @@ Happened RecordingWatch::event(const trace::Trace& t, uint32_t position) {
   const trace::Process& p = t.processes[e.process];
   Happened h;
   h.text = "event " + std::to_string(position + 1) + ": " + narrator.describe(position);
-  h.pids = {p.pid};
+  // Only a process still running is stopped: an ended one's pid may be
+  // another's now.
+  if (p.end == trace::Process::End::Unknown && p.pid > 0) h.pids = {p.pid};
   const uint32_t channel = t.channelOf(position);
   h.json = "{\"kind\":\"event\",\"event\":" + std::to_string(position + 1) +
            ",\"process\":" + jsonString(t.label(p.index)) + ",\"pid\":" + std::to_string(p.pid) +
@@ -372,7 +375,9 @@ void RecordingWatch::lookAtEvents(const trace::Trace& t, int64_t now) {
 
 void RecordingWatch::act(const Happened& what) {
   std::string said = "radar record: " + terminalSafe(what.text);
-  if (action_.kind == WatchAction::Kind::Stop) {
+  if (action_.kind == WatchAction::Kind::Stop && what.pids.empty()) {
+    said += "; its process has ended: nothing to stop";
+  } else if (action_.kind == WatchAction::Kind::Stop) {
     std::string pids;
     for (int pid : what.pids)
       if (stopped_.insert(pid).second) ::kill(pid, SIGSTOP);
@@ -382,10 +387,11 @@ void RecordingWatch::act(const Happened& what) {
     }
     said += std::string("; stopped ") + (what.pids.size() == 1 ? "it" : "them") + " (SIGSTOP) for gdb -p PID:" + pids;
   }
-  if (action_.kind == WatchAction::Kind::Snapshot) {
+  if (action_.kind == WatchAction::Kind::Snapshot && snapshots_ < kMostSnapshots) {
     std::string error;
     const std::string into = snapshot(dir_, &error);
     said += into.empty() ? "; no snapshot: " + terminalSafe(error) : "; the recording so far copied into " + into;
+    if (++snapshots_ == kMostSnapshots) said += " (" + std::to_string(kMostSnapshots) + " snapshots: no more)";
   }
   std::fprintf(stderr, "%s\n", said.c_str());
   std::fflush(stderr);

@@ -88,7 +88,7 @@ class RecordingWatch {
   std::set<std::vector<int>> told_;  // the cycles told, by their pids
   uint64_t seen_ = 0;                // events looked at so far
   std::set<int> stopped_;
-  int runs_ = 0;
+  int runs_ = 0, snapshots_ = 0;
   std::thread watcher_;
   std::mutex lock_;
   std::condition_variable wake_;

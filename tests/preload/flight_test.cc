@@ -205,6 +205,8 @@ TEST(Flight, ItsOptionsAreChecked) {
   EXPECT_EQ(radar({"record", "--flight", "1K", "--", "true"}).exit_code, 2);
   EXPECT_EQ(radar({"record", "--save-on", "crash", "--", "true"}).exit_code, 2);
   EXPECT_EQ(radar({"record", "--flight", "1M", "--save-on", "oops", "--", "true"}).exit_code, 2);
+  EXPECT_EQ(radar({"record", "--flight", "5G", "--", "true"}).exit_code, 2);
+  EXPECT_EQ(radar({"record", "--flight", "1M", "--on", "kind=write", "--", "true"}).exit_code, 2);
   const std::string dir = testTempDir() + "/not-flight";
   ASSERT_EQ(radar({"record", "-o", dir, "--", "true"}).exit_code, 0);
   const Result dumped = radar({"dump-flight", dir});
