@@ -32,30 +32,26 @@ constexpr uint32_t kSkippableFrame = log::kSkippableMagicBase;  // the gap after
 // message of gigabytes, kept whole) makes its log one radar cannot keep.
 constexpr uint64_t kLargestFrame = uint64_t{1} << 30;
 
-bool readExactly(int fd, void* buf, size_t n, uint64_t at) {
-  auto* p = static_cast<uint8_t*>(buf);
+// pread() or pwrite() of all `n` bytes at `at`, whatever interrupts them.
+template <class Byte, class Call>
+bool whole(Call call, int fd, Byte* p, size_t n, uint64_t at) {
   while (n) {
-    const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    at += static_cast<uint64_t>(r);
-    n -= static_cast<size_t>(r);
+    const ssize_t done = call(fd, p, n, static_cast<off_t>(at));
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) return false;
+    p += done;
+    at += static_cast<uint64_t>(done);
+    n -= static_cast<size_t>(done);
   }
   return true;
 }
 
+bool readExactly(int fd, void* buf, size_t n, uint64_t at) {
+  return whole(::pread, fd, static_cast<char*>(buf), n, at);
+}
+
 bool writeExactly(int fd, const void* buf, size_t n, uint64_t at) {
-  const auto* p = static_cast<const uint8_t*>(buf);
-  while (n) {
-    const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(at));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    at += static_cast<uint64_t>(w);
-    n -= static_cast<size_t>(w);
-  }
-  return true;
+  return whole(::pwrite, fd, static_cast<const char*>(buf), n, at);
 }
 
 std::string skippable(uint32_t magic, uint64_t size) {

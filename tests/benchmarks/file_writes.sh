@@ -17,9 +17,9 @@ runs=${1:-5}
 bs=${BS:-4096} count=${COUNT:-100000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-echo 'int radar_benchmark_empty;' | cc -shared -fPIC -x c - -o "$work/empty.so"
 
 source "$root/tests/benchmarks/timing.sh"
+empty_preload
 dd_to() { dd if=/dev/zero of="$1" bs="$bs" count="$count" status=none; }
 
 for i in $(seq "$runs"); do

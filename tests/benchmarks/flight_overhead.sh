@@ -18,9 +18,9 @@ runs=${1:-5}
 rounds=${ROUNDS:-200000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-echo 'int radar_benchmark_empty;' | cc -shared -fPIC -x c - -o "$work/empty.so"
 
 source "$root/tests/benchmarks/timing.sh"
+empty_preload
 
 for i in $(seq "$runs"); do
   time_ms bare taskset -c 0 "$pingpong" "$rounds"

@@ -778,6 +778,19 @@ TEST(RealPrograms, GoServerTalksTcpToCClients) {
 
 // ---- redis under redis-benchmark -n 5000 -c 4 -------------------------------------------------
 
+// A redis server on `port`, the benchmark's 4 clients (`requests` of SET
+// and GET), redis-cli's dbsize (and `then`, a command, if given), and the
+// server's shutdown: one shell line, recorded or not.
+std::string redisSession(const std::string& work, const std::string& port, int requests, const std::string& then) {
+  const std::string cli = "redis-cli -p " + port;
+  return "timeout 300 sh -c " +
+         shellQuote("cd " + work + "; redis-server --port " + port +
+                    " --bind 127.0.0.1 --save '' --appendonly no --daemonize no --logfile '' >/dev/null & " + "until " +
+                    cli + " ping >/dev/null 2>&1; do sleep 0.05; done; redis-benchmark -p " + port + " -n " +
+                    std::to_string(requests) + " -c 4 -t set,get -q >/dev/null && " + cli + " dbsize && " +
+                    (then.empty() ? "" : cli + then + " && ") + cli + " shutdown nosave; wait");
+}
+
 TEST(RealPrograms, RedisUnderRedisBenchmark) {
   if (!have("redis-server") || !have("redis-benchmark") || !have("redis-cli"))
     GTEST_SKIP() << "redis is not installed (apt-get install redis-server redis-tools)";
@@ -785,13 +798,7 @@ TEST(RealPrograms, RedisUnderRedisBenchmark) {
   const int port = freePort();
   const std::string p = std::to_string(port);
   // The server, the benchmark's 4 clients and redis-cli in one recording.
-  const std::string session =
-      "timeout 300 sh -c " +
-      shellQuote("cd " + work + "; redis-server --port " + p +
-                 " --bind 127.0.0.1 --save '' --appendonly no --daemonize no " + "--logfile '' >/dev/null & " +
-                 "until redis-cli -p " + p + " ping >/dev/null 2>&1; do sleep 0.05; done; " + "redis-benchmark -p " +
-                 p + " -n 5000 -c 4 -t set,get -q >/dev/null && " + "redis-cli -p " + p + " dbsize && redis-cli -p " +
-                 p + " strlen key:__rand_int__ && " + "redis-cli -p " + p + " shutdown nosave; wait");
+  const std::string session = redisSession(work, p, 5000, " strlen key:__rand_int__");
   Result bare = shell(session);
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   ASSERT_EQ(bare.out, "1\n3\n") << bare.out;
@@ -854,13 +861,7 @@ TEST(RealPrograms, RedisUnderAFlightRecorderIsFrozenWhileItRuns) {
   const std::string work = testTempDir();
   const int port = freePort();
   const std::string p = std::to_string(port);
-  const std::string session =
-      "timeout 300 sh -c " +
-      shellQuote("cd " + work + "; redis-server --port " + p +
-                 " --bind 127.0.0.1 --save '' --appendonly no --daemonize no --logfile '' >/dev/null & " +
-                 "until redis-cli -p " + p + " ping >/dev/null 2>&1; do sleep 0.05; done; " + "redis-benchmark -p " +
-                 p + " -n 200000 -c 4 -t set,get -q >/dev/null && redis-cli -p " + p + " dbsize && redis-cli -p " + p +
-                 " shutdown nosave; wait");
+  const std::string session = redisSession(work, p, 200000, "");
   const std::string dir = work + "/flight";
   Result rec;
   std::thread recording([&] { rec = shell(radarRecord(dir, "--flight 256K") + session); });
