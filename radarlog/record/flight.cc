@@ -603,14 +603,20 @@ bool freezeRecording(const std::string& dir, const std::string& into, proto::Rec
   }
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
-  size_t copied = 0;
+  // Every log copied first, one right after the other, then each read
+  // and compacted: the copies are as close together in time as they can be.
+  std::vector<std::string> copies;
   for (const std::string& path : log::listLogs(dir)) {
     const std::string to = into + path.substr(path.rfind('/'));
     std::string why;
-    if (!copyLogAsItIs(path, to, &why)) {
+    if (copyLogAsItIs(path, to, &why))
+      copies.push_back(to);
+    else
       recording.add_problems()->set_what("not frozen: " + why);
-      continue;
-    }
+  }
+  const size_t copied = copies.size();
+  for (const std::string& to : copies) {
+    std::string why;
     log::LogError read_error;
     auto reader = log::LogReader::open(to, &read_error, log::LogReader::Payloads::SkipLarge);
     if (reader) {
@@ -621,7 +627,6 @@ bool freezeRecording(const std::string& dir, const std::string& into, proto::Rec
       if (!reader->error()) log::finalizeLog(to, *reader, &why);
     }
     if (!reader || reader->error()) recording.add_problems()->set_what("frozen damaged: " + read_error.toString());
-    ++copied;
   }
   if (!copied) {
     ::rmdir(into.c_str());

@@ -92,9 +92,10 @@ int secondsToRun() {
 }
 
 // The events of a recording's story whose kind is `kind` ("write",
-// "read") in its last second but for its last 100 ms (where a message may
-// be on its way when the recording ends).
-std::vector<std::string> lastSecond(const std::string& dir, const std::string& kind) {
+// "read") in a second before its last `margin_ms` (where a message may be
+// on its way when the recording ends, or when a freeze copied one log and
+// not yet the other).
+std::vector<std::string> lastSecond(const std::string& dir, const std::string& kind, int64_t margin_ms) {
   const Result events = radar({"events", dir, "--json", "--kind", kind});
   std::vector<std::string> lines;
   std::stringstream in(events.out);
@@ -105,8 +106,8 @@ std::vector<std::string> lastSecond(const std::string& dir, const std::string& k
   const long long end = std::stoll(m[1].str());
   std::vector<std::string> out;
   for (const std::string& line : lines)
-    if (std::regex_search(line, m, time) && std::stoll(m[1].str()) >= end - 1'100'000'000 &&
-        std::stoll(m[1].str()) <= end - 100'000'000)
+    if (std::regex_search(line, m, time) && std::stoll(m[1].str()) >= end - 1'000'000'000 - margin_ms * 1'000'000 &&
+        std::stoll(m[1].str()) <= end - margin_ms * 1'000'000)
       out.push_back(line);
   return out;
 }
@@ -155,14 +156,19 @@ TEST(Flight, AServerUnderLoadKeepsItsLastMegabyteThroughFreezesAndSIGKILL) {
   for (const std::string& d : {dir, dir + "/flight-1", dir + "/flight-2"}) {
     const Result check = radar({"check", d, "--json"});
     EXPECT_NE(check.out.find("\"problems\":[]"), std::string::npos) << d << ": " << check.out;
-    EXPECT_NE(check.out.find("\"bytes_unmatched\":0,"), std::string::npos) << d << ": " << check.out;
-    EXPECT_EQ(occurrences(check.out, "no-sender"), 0u) << d << ": " << check.out;
+    // (Killed with SIGKILL, a process may have sent bytes whose record it
+    // never wrote, between the call and its log: only the freezes, taken
+    // while both ran, have every byte explained.)
     if (d != dir) {
-      EXPECT_EQ(occurrences(check.out, "never-received"), 0u) << d << ": " << check.out;
+      EXPECT_NE(check.out.find("\"bytes_unmatched\":0,"), std::string::npos) << d << ": " << check.out;
+      EXPECT_EQ(occurrences(check.out, "no-sender") + occurrences(check.out, "never-received"), 0u)
+          << d << ": " << check.out;
     }
     // The last second's messages are all there, and all matched.
     for (const char* kind : {"write", "read"}) {
-      const std::vector<std::string> last = lastSecond(d, kind);
+      // (A freeze copies the logs one after the other: half a second aside
+      // for a machine that makes that slow, a sanitized build say.)
+      const std::vector<std::string> last = lastSecond(d, kind, d == dir ? 100 : 500);
       EXPECT_GT(last.size(), 100u) << d << ": " << kind;
       for (const std::string& line : last) {
         const bool matched =
