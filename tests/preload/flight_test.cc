@@ -122,11 +122,13 @@ TEST(Flight, AServerUnderLoadKeepsItsLastMegabyteThroughFreezesAndSIGKILL) {
   FlightRun run = startFlight(dir, {"--flight", "1M"}, {programPath("flight_pair"), std::to_string(run_for + 30)});
   ASSERT_GT(run.recorder, 0);
   std::vector<uint64_t> sizes;
+  bool froze = false;
   for (int t = 0; t < run_for - 4; t += 2) {
     std::this_thread::sleep_for(seconds(2));
     sizes.push_back(largestLog(dir));
     EXPECT_LE(sizes.back(), kBound) << "after " << t + 2 << " s";
-    if (t == run_for / 2) {
+    if (t >= run_for / 2 && !froze) {
+      froze = true;
       // Two freezes, side by side: SIGUSR2 to radar record, radar dump-flight.
       ::kill(run.recorder, SIGUSR2);
       EXPECT_TRUE(waitFor(dir + "/flight-1/recording.txt", seconds(20))) << run.said();
@@ -164,16 +166,23 @@ TEST(Flight, AServerUnderLoadKeepsItsLastMegabyteThroughFreezesAndSIGKILL) {
       EXPECT_EQ(occurrences(check.out, "no-sender") + occurrences(check.out, "never-received"), 0u)
           << d << ": " << check.out;
     }
-    // The last second's messages are all there, and all matched.
+    // The last second's messages are all there, and all matched (in the
+    // recording killed at its end; a freeze's are matched or outside its
+    // window, never unexplained).
     for (const char* kind : {"write", "read"}) {
       // (A freeze copies the logs one after the other: half a second aside
       // for a machine that makes that slow, a sanitized build say.)
       const std::vector<std::string> last = lastSecond(d, kind, d == dir ? 100 : 500);
       EXPECT_GT(last.size(), 100u) << d << ": " << kind;
+      // In a freeze, told as outside the window where a busy machine
+      // spread the copies of the two logs far apart.
+      const bool frozen = d != dir;
       for (const std::string& line : last) {
         const bool matched =
             line.find(std::string(kind) == "write" ? "a message to flight_pair" : "a message from flight_pair") !=
-            std::string::npos;
+                std::string::npos ||
+            (frozen && (line.find("the flight recorder kept of its receiver") != std::string::npos ||
+                        line.find("the flight recorder's window does not hold") != std::string::npos));
         if (!matched) {
           ADD_FAILURE() << d << ": " << line;
           break;
