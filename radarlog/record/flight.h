@@ -6,8 +6,8 @@
 // still need -- the header, the definitions of the channels, the notes --
 // into one frame of their own that reading starts at. Every step leaves a
 // log any reader reads: the new carried frame is written where no reader
-// looks, then one store to the pointer frame switches to it, then the
-// dropped frames' blocks are given back.
+// looks, then one store to the pointer frame switches to it; the dropped
+// frames' blocks are given back at the next trim (docs/log-format.md).
 //
 // A freeze copies every log as it is at that moment into a directory of
 // its own: a recording every command reads, whose processes' first events
