@@ -18,6 +18,7 @@
 #include "inject/library.h"
 #include "inject/text.h"
 #include "log/sys.h"
+#include "preload/place_cache.h"
 #include "preload/recorder.h"
 #include "preload/state.h"
 
@@ -41,25 +42,12 @@ std::atomic<NumberSlot*> g_shared{nullptr};
 std::atomic<int> g_shared_state{0};  // 0 not tried, 1 opening, 2 mapped, 3 failed
 
 // Where a shared object lies: a small cache of /proc/self/maps' answers.
-struct Place {
-  std::atomic<uint64_t> address;
-  uint64_t dev, ino, offset;
-};
-constexpr uint64_t kPlaces = 1024;
-Place g_places[kPlaces];
-
-uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
+constinit PlaceCache<1024> g_places;
 
 // The slot of `key` in `table`, claimed if new; null when the table is full
 // along the key's probe.
 NumberSlot* slotOf(NumberSlot* table, uint64_t size, uint64_t key) {
-  for (uint64_t i = 0, h = mix(key); i < 64; ++i) {
+  for (uint64_t i = 0, h = mixBits(key); i < 64; ++i) {
     NumberSlot& s = table[(h + i) & (size - 1)];
     uint64_t k = s.key.load(std::memory_order_acquire);
     if (k == key) return &s;
@@ -95,7 +83,7 @@ NumberSlot* sharedTable() {
 }
 
 // Reads /proc/self/maps for the shared mapping that holds `address`.
-bool findPlace(uint64_t address, uint64_t* dev, uint64_t* ino, uint64_t* offset) {
+bool findPlace(uint64_t address, Place* place) {
   const long fd = sys::openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return false;
   char buf[4096];
@@ -126,9 +114,9 @@ bool findPlace(uint64_t address, uint64_t* dev, uint64_t* ino, uint64_t* offset)
       uint64_t inode = 0;
       while (*p >= '0' && *p <= '9') inode = inode * 10 + static_cast<uint64_t>(*p++ - '0');
       if (address >= start && address < end && is_shared) {
-        *dev = major << 32 | minor;
-        *ino = inode;
-        *offset = off + (address - start);
+        place->dev = major << 32 | minor;
+        place->ino = inode;
+        place->offset = off + (address - start);
         found = true;
       }
       line = i + 1;
@@ -144,26 +132,20 @@ bool findPlace(uint64_t address, uint64_t* dev, uint64_t* ino, uint64_t* offset)
 }
 
 // The shared object's place, cached by address.
-const Place* placeOf(const void* object) {
+bool placeOf(const void* object, Place* place) {
   const uint64_t address = reinterpret_cast<uint64_t>(object);
-  Place& cached = g_places[mix(address) & (kPlaces - 1)];
-  if (cached.address.load(std::memory_order_acquire) == address) return &cached;
-  uint64_t dev, ino, offset;
-  if (!findPlace(address, &dev, &ino, &offset)) return nullptr;
-  cached.address.store(0, std::memory_order_relaxed);
-  cached.dev = dev;
-  cached.ino = ino;
-  cached.offset = offset;
-  cached.address.store(address, std::memory_order_release);
-  return &cached;
+  if (g_places.find(address, place)) return true;
+  if (!findPlace(address, place)) return false;
+  g_places.keep(address, *place);
+  return true;
 }
 
 NumberSlot* numberSlot(const void* object, bool shared) {
   if (!shared) return slotOf(g_private, kPrivateSlots, reinterpret_cast<uint64_t>(object) | 1);
-  const Place* place = placeOf(object);
-  NumberSlot* table = place ? sharedTable() : nullptr;
+  Place place;
+  NumberSlot* table = placeOf(object, &place) ? sharedTable() : nullptr;
   if (!table) return nullptr;
-  const uint64_t key = mix(place->dev ^ mix(place->ino ^ mix(place->offset))) | 1;
+  const uint64_t key = mixBits(place.dev ^ mixBits(place.ino ^ mixBits(place.offset))) | 1;
   return slotOf(table, kSharedSlots, key);
 }
 
@@ -219,15 +201,16 @@ void syncDone(const SyncOp& op, uint64_t number, int result) {
   e.status = static_cast<int32_t>(op.parties);
   // Its address; a shared object's place first: device, inode, offset.
   uint64_t identity[4] = {reinterpret_cast<uint64_t>(op.object), 0, 0, 0};
-  const Place* place = op.shared ? placeOf(op.object) : nullptr;
-  if (place) {
-    identity[0] = place->dev;
-    identity[1] = place->ino;
-    identity[2] = place->offset;
+  Place place;
+  const bool placed = op.shared && placeOf(op.object, &place);
+  if (placed) {
+    identity[0] = place.dev;
+    identity[1] = place.ino;
+    identity[2] = place.offset;
     identity[3] = reinterpret_cast<uint64_t>(op.object);
   }
   e.address = identity;
-  e.address_len = place ? sizeof(identity) : sizeof(identity[0]);
+  e.address_len = placed ? sizeof(identity) : sizeof(identity[0]);
   commit(e);
   errno = saved;
 }
