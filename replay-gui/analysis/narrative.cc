@@ -225,7 +225,7 @@ std::string Narrator::received(uint32_t position) const {
   } else if (e.flags & kEventUnmatched) {
     whence = unmatchedWhence(position);
   } else if (e.value && e.endpoint != kNone && t_.frozen_at_ns && afterSendersEnd(position)) {
-    whence = " sent after its sender's log was frozen";
+    whence = t_.running ? " whose send its sender's log does not hold yet" : " sent after its sender's log was frozen";
   } else if (e.value && e.endpoint != kNone && t_.channelBeganBeforeWindow(t_.endpoints[e.endpoint].channel)) {
     whence = " whose send the flight recorder's window does not hold";
   }

@@ -65,7 +65,7 @@ MainWindow::MainWindow(std::unique_ptr<trace::Trace> trace, std::unique_ptr<netd
   // Its checkpoints are made in the background: the first frame does not
   // wait for a pass over every event.
   display_ = std::make_unique<trace::DisplayModel>(*trace_, 0, /*background=*/true);
-  narrator_ = std::make_unique<analysis::Narrator>(*trace_);
+  narrator_ = std::make_unique<analysis::Narrator>(*trace_, trace_->running);
   builder_ = std::make_unique<SceneBuilder>(*trace_, *display_);
   if (net_) builder_->placeDescribed(*net_);
   // Many processes: the siblings of one program (a pool's workers, a
@@ -312,10 +312,16 @@ QDockWidget* MainWindow::buildFindingsDock() {
   findings_view_->setTextElideMode(Qt::ElideNone);
   findings_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   findings_box->addWidget(findings_view_);
-  auto* no_findings =
-      new QLabel(tr("No problems found: every message sent was received, every process ended normally, and no "
-                    "processes wait for each other."),
-                 findings_box);
+  // A recording still being made, or a freeze, caught its processes
+  // running: what has not happened yet is not said to have.
+  const QString none =
+      trace_->running ? tr("No problems found so far: the program is still running, and no processes wait for each "
+                           "other.")
+      : trace_->frozen_at_ns
+          ? tr("No problems found: the processes ran on after this freeze, and none waited for each other in it.")
+          : tr("No problems found: every message sent was received, every process ended normally, and no "
+               "processes wait for each other.");
+  auto* no_findings = new QLabel(none, findings_box);
   no_findings->setObjectName(QStringLiteral("no-findings"));
   no_findings->setWordWrap(true);
   no_findings->setAlignment(Qt::AlignTop | Qt::AlignLeft);

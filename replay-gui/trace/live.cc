@@ -1,6 +1,7 @@
 #include "trace/live.h"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 #include <google/protobuf/text_format.h>
 
 #include "radar/proto/radarlog.pb.h"
+#include "trace/merge.h"
 
 namespace radar::trace {
 
@@ -128,6 +130,28 @@ uint32_t settledEvents(const Trace& t, const LiveTimes& times) {
     if (unreceived && times.now_wall - t.wallReturnTime(i) < times.receiver_wait_ns) return i;
   }
   return n;
+}
+
+LiveLook lookAtRecording(const std::vector<std::string>& dirs, bool merge_unrelated) {
+  LiveLook look;
+  const auto began = std::chrono::steady_clock::now();
+  // Looked at before the logs are read: once it ended, they are whole.
+  look.ended = !dirs.empty() && std::all_of(dirs.begin(), dirs.end(), recordingEnded);
+  LiveTimes times;
+  times.now_wall =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  LoadOptions options;
+  options.merge_unrelated = merge_unrelated;
+  options.running_at_ns = look.ended ? 0 : times.now_wall;
+  look.trace = loadTrace(dirs, options, &look.error);
+  if (look.trace && !look.ended && runningLogUnreadable(*look.trace)) {
+    look.trace.reset();
+    look.error = "a log was being written as it was read";
+  }
+  if (look.trace)
+    look.settled = look.ended ? static_cast<uint32_t>(look.trace->events.size()) : settledEvents(*look.trace, times);
+  look.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return look;
 }
 
 }  // namespace radar::trace

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "trace/trace.h"
 
@@ -46,5 +48,19 @@ int64_t completeBefore(const Trace& t, const LiveTimes& times);
 // How many of the story's events are told for good: their place and what
 // they say will not change as the recording grows.
 uint32_t settledEvents(const Trace& t, const LiveTimes& times);
+
+// One look at a recording that may still be being made: its logs read as
+// they stand. A running one is told as a freeze of this moment
+// (LoadOptions::running_at_ns): a send not received yet, a process still
+// running are no finding, and a receive whose send is not logged yet says
+// so.
+struct LiveLook {
+  std::unique_ptr<Trace> trace;  // null: not readable now (error says why)
+  bool ended = false;            // radar record had finished: the trace is whole
+  uint32_t settled = 0;          // events told for good (all, once ended)
+  std::string error;
+  double seconds = 0;  // how long the look took
+};
+LiveLook lookAtRecording(const std::vector<std::string>& dirs, bool merge_unrelated);
 
 }  // namespace radar::trace

@@ -33,6 +33,11 @@ struct LoadOptions {
   // Keep the bytes of sends in memory beside the trace, up to this many
   // (Trace::sent_bytes): for a pass over every message's bytes.
   uint64_t keep_sent_bytes = 0;
+  // A recording radar record is still making, read as it stood then
+  // (CLOCK_REALTIME ns; 0: a finished one): told as a freeze taken at that
+  // moment (Trace::frozen_at_ns), so what has not happened yet is no
+  // finding, and marked Trace::running.
+  int64_t running_at_ns = 0;
 };
 
 // What MPI's matching needs of an MPI event beyond its Event (log kinds
@@ -91,6 +96,7 @@ struct RawRecording {
   std::vector<std::string> warnings;         // read, but the user should know (Trace::warnings)
   std::vector<proto::Recording> recordings;  // each directory's recording.txt
   bool keep_hashes = false;                  // LoadOptions::keep_hashes
+  int64_t running_at_ns = 0;                 // LoadOptions::running_at_ns
   std::vector<Trace::SentBytes> sent_bytes;  // per process: LoadOptions::keep_sent_bytes
 };
 

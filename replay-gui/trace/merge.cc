@@ -356,6 +356,10 @@ std::unique_ptr<Trace> merge(RawRecording&& raw, const std::function<void(int st
       if (p.pid() > 0) t->unrecorded_notes.push_back({p.pid(), p.executable(), p.what()});
     if (rec.frozen()) t->frozen_at_ns = std::max(t->frozen_at_ns, rec.end_realtime_ns());
   }
+  if (raw.running_at_ns) {
+    t->running = true;
+    t->frozen_at_ns = std::max(t->frozen_at_ns, raw.running_at_ns);
+  }
   Merger(raw, *t).run(step);
   t->endpoints = std::move(raw.endpoints);
   t->problems = std::move(raw.problems);
@@ -375,6 +379,7 @@ std::unique_ptr<Trace> loadTrace(const std::vector<std::string>& dirs, const Loa
   StepTimer step;
   if (!loadLogs(dirs, options, &raw, error)) return nullptr;
   raw.keep_hashes = options.keep_hashes;
+  raw.running_at_ns = options.running_at_ns;
   step("load");
   auto t = merge(std::move(raw), options.merge_progress);
   if (t->unrelated_groups.size() > 1 && !options.merge_unrelated) {

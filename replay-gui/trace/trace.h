@@ -455,6 +455,9 @@ class Trace {
   // A freeze of a flight recording (radar dump-flight): when it was taken
   // (CLOCK_REALTIME ns; 0: not one). Its processes ran on after it.
   int64_t frozen_at_ns = 0;
+  // Read while radar record was still making it (LoadOptions::running_at_ns):
+  // frozen_at_ns is when. What comes next is "not yet", not "never".
+  bool running = false;
   // Network descriptions the recordings carry (radar run, radar record
   // --net): their text and the path they were read from.
   struct CarriedNetwork {
