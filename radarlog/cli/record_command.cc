@@ -1,10 +1,13 @@
 // `radar record`: its options into the recorder's settings
 // (record/session.h, record/series.h), then what was recorded, what could
 // not be, and the program's exit status.
+#include <fcntl.h>
+#include <spawn.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +96,10 @@ const char kRecordHelp[] =
     "  --save-on crash,error    with --flight: freeze also when a process crashes\n"
     "                           (SIGSEGV, SIGABRT ...) or exits with a status other\n"
     "                           than 0\n"
+    "  --live                   open the replay window on the recording as it is made\n"
+    "                           (as radar replay --follow DIR): new processes and\n"
+    "                           messages appear as they happen; it stays open once\n"
+    "                           the program has ended. Needs a display\n"
     "  --on CONDITION           while the program runs, watch for CONDITION: deadlock (a\n"
     "                           cycle of processes each blocked for half a second on a\n"
     "                           channel only the next one could use, told with its\n"
@@ -134,6 +141,7 @@ const OptionSpec kRecordOptionList[] = {{"output", 'o', "DIR"},
                                         {"dormant", 0, nullptr},
                                         {"flight", 0, "SIZE"},
                                         {"save-on", 0, "crash,error", InUsage::kWith},
+                                        {"live", 0, nullptr},
                                         {"on", 0, "CONDITION"},
                                         {"do", 0, "ACTION", InUsage::kWith}};
 const std::span<const OptionSpec> kRecordOptions{kRecordOptionList};
@@ -310,6 +318,59 @@ std::optional<std::string> readWatch(const Args& args, std::optional<WatchCondit
 
 }  // namespace
 
+namespace {
+
+// --live: whether the window can be opened here; the reason when not.
+std::optional<std::string> liveProblem(const Args& args) {
+  if (!args.has("live")) return std::nullopt;
+#ifndef RADAR_HAVE_REPLAY
+  return "--live: this radar was built without the replay";
+#else
+  if (args.has("repeat")) return "--live and --repeat: the window follows one run";
+  if (args.has("flight"))
+    return "--live and --flight: a flight recording's oldest events go as it grows; freeze it (radar dump-flight) "
+           "and replay the freeze";
+  if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+    return "--live needs a display (DISPLAY is not set); follow the story with `radar events --follow DIR` instead";
+  return std::nullopt;
+#endif
+}
+
+// The replay window following `dir`, in a session of its own: it outlives
+// radar record, and a Ctrl+C meant for the program does not close it. It
+// holds none of radar record's pipes open (its messages go to a terminal).
+void openLiveWindow(const std::string& dir) {
+  const std::string app = selfDirectory() + "/../libexec/radar/radar-replay";
+  std::string follow = "--follow", where = dir;
+  char* argv[] = {const_cast<char*>(app.c_str()), follow.data(), where.data(), nullptr};
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  for (int fd = 0; fd <= 2; ++fd)
+    if (fd != 2 || !::isatty(2)) posix_spawn_file_actions_addopen(&files, fd, "/dev/null", O_RDWR, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+  pid_t pid = 0;
+  if (const int error = posix_spawn(&pid, app.c_str(), &files, &attr, argv, environ))
+    std::fprintf(stderr, "radar record: --live: cannot start %s: %s\n", app.c_str(), std::strerror(error));
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&files);
+}
+
+// Options that do not go together (--repeat's, with what records one run).
+std::optional<std::string> combinationProblem(const Args& args) {
+  const bool repeat = args.has("repeat");
+  if (args.has("until-fail") && !repeat) return "--until-fail needs --repeat N";
+  if (args.has("until") && !repeat) return "--until needs --repeat N";
+  if (args.has("until") && args.has("until-fail")) return "--until and --until-fail: give one way to tell a failed run";
+  if (args.has("join") && repeat) return "--join and --repeat: each run is a recording of its own";
+  if (args.has("dormant") && repeat) return "--dormant and --repeat: attach to one run at a time";
+  if (args.has("flight") && repeat) return "--flight and --repeat: a flight recorder keeps one run";
+  return liveProblem(args);
+}
+
+}  // namespace
+
 int runRecord(int argc, char** argv) {
   Args args;
   if (!parseRecordArgs(args, argc, argv)) return usageError("record", args.error());
@@ -317,16 +378,7 @@ int runRecord(int argc, char** argv) {
   unsigned long long runs = 0;
   if (!args.number("repeat", &runs, 0)) return usageError("record", args.error());
   if (args.has("repeat") && runs < 1) return usageError("record", "--repeat: expected 1 or more runs");
-  if (args.has("until-fail") && !args.has("repeat")) return usageError("record", "--until-fail needs --repeat N");
-  if (args.has("until") && !args.has("repeat")) return usageError("record", "--until needs --repeat N");
-  if (args.has("until") && args.has("until-fail"))
-    return usageError("record", "--until and --until-fail: give one way to tell a failed run");
-  if (args.has("join") && args.has("repeat"))
-    return usageError("record", "--join and --repeat: each run is a recording of its own");
-  if (args.has("dormant") && args.has("repeat"))
-    return usageError("record", "--dormant and --repeat: attach to one run at a time");
-  if (args.has("flight") && args.has("repeat"))
-    return usageError("record", "--flight and --repeat: a flight recorder keeps one run");
+  if (auto error = combinationProblem(args)) return usageError("record", *error);
   SaveOn save_on;
   if (args.has("save-on")) {
     std::string error;
@@ -373,6 +425,7 @@ int runRecord(int argc, char** argv) {
   s.ended = [&flight](int root_status) {
     if (flight) flight->ended(root_status);
   };
+  if (args.has("live")) s.prepared = [&s] { openLiveWindow(s.dir); };
   s.started = [&status, &watch, &flight, &s](pid_t child) {
     if (s.dormant)
       std::fprintf(stderr,

@@ -15,6 +15,7 @@ namespace radar::cli {
 
 const char kReplayHelp[] =
     "usage: radar replay DIR... [--at-event N] [--seconds-per-event S]\n"
+    "       radar replay --follow DIR...\n"
     "       radar replay --choose [DIR...]\n"
     "       radar replay DIR... --snapshot FILE.png|FILE.svg [--view PART] [--at-event N] [--size WxH]\n"
     "       radar replay DIR... --frames OUT_DIR --at-event A --to-event B [--fps N]\n"
@@ -49,6 +50,10 @@ const char kReplayHelp[] =
     "  --merge-unrelated       show recordings that share no channel side by side\n"
     "  --diff                  two runs of one program side by side, each at the first\n"
     "                          event where they part (as `radar diff`), selected\n"
+    "  --follow                a recording radar record is still making: the window\n"
+    "                          follows it as it grows, each new event shown within a\n"
+    "                          moment; a step or a skip back pauses following, Now\n"
+    "                          (End) comes back to the latest (docs/live.md)\n"
     "  --choose                without DIR, ask for the recording's directory in a\n"
     "                          dialog (the desktop entry opens the window so)\n";
 
@@ -67,6 +72,7 @@ const OptionSpec kReplayOptionList[] = {{"at-event", 0, "N"},
                                         {"no-net", 0, nullptr, InUsage::kOr},
                                         {"merge-unrelated", 0, nullptr},
                                         {"diff", 0, nullptr},
+                                        {"follow", 0, nullptr},
                                         {"choose", 0, nullptr}};
 const std::span<const OptionSpec> kReplayOptions{kReplayOptionList};
 

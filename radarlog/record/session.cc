@@ -437,6 +437,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   if (std::string why; !handout.start(dir_fd, abs_dir, id, &why))
     std::fprintf(stderr, "radar record: warning: %s\n", why.c_str());
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  if (s.prepared) s.prepared();
   const std::set<pid_t> children_before = childrenNow();
   const SignalsForTheProgram signals(s.flight != 0);
   bool exec_failed = false;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "app/live_window.h"
 #include "app/loader.h"
 #include "app/main_window.h"
 #include "app/replay_options.h"
@@ -242,6 +243,11 @@ int main(int argc, char** argv) {
   }
 
   if (options.diff) return sideBySide(options);
+  if (options.follow) {
+    radar::app::LiveWindow live(options.dirs, options.merge_unrelated);
+    live.show();
+    return QApplication::exec();
+  }
   // A picture or an animation's frames: loaded here, drawn, and done.
   if (!options.snapshot.empty() || !options.frames.empty()) {
     radar::trace::LoadOptions load_options;

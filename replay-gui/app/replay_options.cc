@@ -52,6 +52,13 @@ bool optionsAgree(const ReplayOptions& o, std::string* error) {
     *error = "--choose opens the window: not with --snapshot, --frames or --diff";
     return false;
   }
+  if (o.follow && (o.choose || o.diff || !o.snapshot.empty() || !o.frames.empty() || o.at_event || o.critical_path ||
+                   !o.net.empty() || o.no_net || o.seconds_per_event > 0)) {
+    *error =
+        "--follow shows the recording as it grows, with the description it carries: not with --choose, --diff, "
+        "--snapshot, --frames, --at-event, --critical-path, --net, --no-net or --seconds-per-event";
+    return false;
+  }
   if (o.dirs.empty() && !o.choose) {
     *error = "which recording? give its directory (or --choose, to pick it in a dialog)";
     return false;
@@ -162,6 +169,8 @@ bool parseReplayOptions(int argc, char** argv, ReplayOptions* out, std::string* 
       out->diff = true;
     } else if (a == "--choose") {
       out->choose = true;
+    } else if (a == "--follow") {
+      out->follow = true;
     } else if (a == "--merge-unrelated") {
       out->merge_unrelated = true;
     } else if (a == "--critical-path") {

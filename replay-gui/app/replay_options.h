@@ -24,6 +24,7 @@ struct ReplayOptions {
   bool merge_unrelated = false;  // merge directories that share no channel
   bool diff = false;             // two runs side by side, at their first difference
   bool choose = false;           // no directory given: ask for one in a dialog
+  bool follow = false;           // a recording in progress, followed as it grows
   bool help = false;
 };
 

@@ -7,6 +7,7 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QGuiApplication>
 #include <QImage>
 #include <QLabel>
@@ -27,6 +28,7 @@
 #include <set>
 #include <string>
 
+#include "app/live_window.h"
 #include "app/main_window.h"
 #include "app/message_window.h"
 #include "app/runs_window.h"
@@ -705,6 +707,36 @@ TEST(Screenshot, WiresharkReadingNginxsExport) {
 TEST(Screenshot, WiresharkReadingPipesAndUnixSockets) {
   ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
   wiresharkScreenshot("RADAR_SCREENSHOT_PAIR_PCAPNG", QStringLiteral("http || dns"), 5, "export-wireshark-pipes.png");
+}
+
+// A Python pool recorded while the window follows it (docs/live.md): taken
+// while the program runs, at a look that holds its four processes.
+TEST(Screenshot, APoolFollowedWhileItRuns) {
+  ASSERT_EQ(QGuiApplication::platformName(), QStringLiteral("xcb")) << "run by screenshots_test.sh, under Xvfb";
+  const std::string dir = env("RADAR_SCREENSHOT_LIVE_REC"), out = env("RADAR_SCREENSHOT_DIR");
+  ASSERT_FALSE(dir.empty() || out.empty());
+  LiveWindow window({dir}, false);
+  window.resize(1280, 900);
+  window.move(0, 0);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  QElapsedTimer waited;
+  waited.start();
+  auto ready = [&] {
+    return window.replay() && window.replay()->trace().processes.size() >= 4 &&
+           window.replay()->trace().events.size() >= 600;
+  };
+  while (!ready() && !window.ended() && waited.elapsed() < 90000) QTest::qWait(100);
+  ASSERT_TRUE(ready()) << window.status().toStdString();
+  ASSERT_FALSE(window.ended()) << "taken while the program runs";
+  QTest::qWait(300);  // drawn, and the X server has it
+  const QImage screen = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
+  const QImage shot = screen.copy(window.frameGeometry().intersected(screen.rect()));
+  const QString path = QString::fromStdString(out) + QStringLiteral("/live-pool.png");
+  ASSERT_TRUE(shot.save(path)) << path.toStdString();
+  EXPECT_TRUE(window.following());
+  EXPECT_GT(colours(shot), 20);
+  std::printf("screenshot: %s (%s)\n", path.toLocal8Bit().constData(), window.status().toLocal8Bit().constData());
 }
 
 }  // namespace

@@ -9,7 +9,10 @@ out=${2:-$build/screenshots}
 command -v Xvfb > /dev/null || { echo "Xvfb is not installed (apt-get install xvfb): skipped"; exit 77; }
 work=$(mktemp -d)
 xvfb=
+live=
 cleanup() {
+  # The program the live window follows ends once asked.
+  [ -n "$live" ] && touch "$work/live-stop" && wait "$live" 2> /dev/null
   [ -n "$xvfb" ] && kill "$xvfb" 2> /dev/null && wait "$xvfb" 2> /dev/null
   rm -rf "$work"
 }
@@ -166,6 +169,27 @@ xvfb=$!
 for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
 [ -s "$work/display" ] || { echo "Xvfb did not start: $(cat "$work/xvfb.log")"; exit 1; }
 mkdir -p "$out"
+# A pool of three workers squaring numbers sent one every 50 ms, recorded
+# while the live window follows it (until the screenshots are taken).
+cat > "$work/live_pool.py" << 'PY'
+import multiprocessing as mp, os, sys, time
+def square(jobs, answers):
+    for n in iter(jobs.get, None):
+        answers.put((os.getpid(), n * n))
+if __name__ == "__main__":
+    jobs, answers = mp.Queue(), mp.Queue()
+    workers = [mp.Process(target=square, args=(jobs, answers)) for _ in range(3)]
+    for w in workers: w.start()
+    n = 0
+    while not os.path.exists(sys.argv[1]) and n < 3000:
+        jobs.put(n); answers.get(); n += 1
+        time.sleep(0.05)
+    for w in workers: jobs.put(None)
+    for w in workers: w.join()
+    print(n, "squared")
+PY
+"$build/bin/radar" record -o "$work/live" -- /usr/bin/python3 "$work/live_pool.py" "$work/live-stop" > /dev/null 2>> "$said" &
+live=$!
 # Under LeakSanitizer: the D-Bus library Qt's X11 platform loads keeps a
 # buffer to the end, not radar's to free.
 echo "leak:libdbus-1.so" > "$work/lsan.supp"
@@ -183,6 +207,7 @@ DISPLAY=":$(head -1 "$work/display")" QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work
   RADAR_SCREENSHOT_WEB_PCAPNG="$work/web.pcapng" RADAR_SCREENSHOT_WEB_PACKET="$first_http" RADAR_SCREENSHOT_PAIR_PCAPNG="$work/pair.pcapng" \
   RADAR_SCREENSHOT_WIRESHARK_CONFIG="$work/config" RADAR_SCREENSHOT_HOSTS_RING="$work/hosts-ring" \
   RADAR_SCREENSHOT_DEADLOCK_REC="$work/deadlock" RADAR_SCREENSHOT_RUN1="$run1" RADAR_SCREENSHOT_RUN2="$run2" RADAR_SCREENSHOT_NET="$build/bin/calc.netdesc" \
+  RADAR_SCREENSHOT_LIVE_REC="$work/live" \
   "$build/bin/screenshot_tests" || { status=$?; echo "what the recordings said:"; cat "$said"; exit $status; }
 # Every picture docs/ shows is one the screenshots above take.
 source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

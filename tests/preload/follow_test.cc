@@ -99,5 +99,21 @@ TEST(Follow, AFinishedRecordingIsToldWhole) {
   EXPECT_EQ(occurrences(followed.out, " sends a message to ticker["), 20u);
 }
 
+// The window that follows a recording (radar record --live, radar replay
+// --follow) is refused, saying why, where it cannot follow.
+TEST(Live, ItsOptionsAreChecked) {
+  const std::string radar_bin = shellQuote(radarPath());
+  auto refused = [&](const std::string& line, const std::string& why) {
+    const Result r = shell(line);
+    EXPECT_EQ(r.exit_code, 2) << line;
+    EXPECT_NE(r.err.find(why), std::string::npos) << line << ": " << r.err;
+  };
+  refused("env -u DISPLAY -u WAYLAND_DISPLAY " + radar_bin + " record --live -- true", "--live needs a display");
+  refused("DISPLAY=:99 " + radar_bin + " record --live --repeat 2 -- true", "--live and --repeat");
+  refused("DISPLAY=:99 " + radar_bin + " record --live --flight 1M -- true", "--live and --flight");
+  refused(radar_bin + " replay --follow --snapshot x.png somewhere", "--follow shows the recording as it grows");
+  refused(radar_bin + " replay --follow --at-event 3 somewhere", "--follow shows the recording as it grows");
+}
+
 }  // namespace
 }  // namespace radar::testing

@@ -1,0 +1,178 @@
+#include "app/live_window.h"
+
+#include <QAction>
+#include <QFileInfo>
+#include <QLabel>
+#include <QToolBar>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <chrono>
+
+#include "binding/binding.h"
+
+namespace radar::app {
+
+namespace {
+
+int64_t wallNow() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A look's trace with the names the recording's own network description
+// gives (radar run, radar record --net), where it carries one that fits.
+std::unique_ptr<netdesc::Binding> describe(trace::Trace& t) {
+  std::vector<std::string> unmatched;
+  std::string error;
+  auto net = netdesc::Binding::forRecording(t, "", true, &unmatched, &error);
+  if (net) t.described = net->names();
+  return net;
+}
+
+QString counted(size_t n, const QString& one, const QString& many) {
+  return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
+}
+
+}  // namespace
+
+LiveWindow::LiveWindow(std::vector<std::string> dirs, bool merge_unrelated, QWidget* parent)
+    : QWidget(parent), follower_(dirs, merge_unrelated) {
+  const QString name = dirs.empty() ? QString() : QFileInfo(QString::fromStdString(dirs.front())).fileName();
+  setWindowTitle(tr("%1 — radar replay, following the recording").arg(name));
+  layout_ = new QVBoxLayout(this);
+  layout_->setContentsMargins(0, 0, 0, 0);
+  auto* bar = new QToolBar(this);
+  follow_action_ = bar->addAction(tr("Follow"));
+  follow_action_->setObjectName(QStringLiteral("follow"));
+  follow_action_->setCheckable(true);
+  follow_action_->setChecked(true);
+  follow_action_->setToolTip(
+      tr("Show the recording as it grows; a step or a skip back pauses following, Now (End) comes back"));
+  connect(follow_action_, &QAction::toggled, this, &LiveWindow::setFollowing);
+  QAction* now = bar->addAction(tr("Now"), this, &LiveWindow::goToNow);
+  now->setObjectName(QStringLiteral("now"));
+  now->setShortcut(QKeySequence(Qt::Key_End));
+  now->setToolTip(tr("The latest look at the recording, at its last event, following again (End)"));
+  status_ = new QLabel(bar);
+  status_->setObjectName(QStringLiteral("live-status"));
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  bar->addWidget(status_);
+  layout_->addWidget(bar);
+  waiting_ = new QLabel(tr("Waiting for the recording to begin…"), this);
+  static_cast<QLabel*>(waiting_)->setAlignment(Qt::AlignCenter);
+  layout_->addWidget(waiting_, 1);
+  connect(&follower_, &LiveFollower::looked, this, &LiveWindow::looked);
+  connect(&follower_, &LiveFollower::troubled, this, &LiveWindow::updateStatus);
+  connect(&follower_, &LiveFollower::unreadable, this, [this](const QString& error) {
+    unreadable_ = error;
+    updateStatus();
+  });
+  resize(1280, 900);
+  updateStatus();
+  follower_.start();
+}
+
+LiveWindow::~LiveWindow() = default;
+
+uint32_t LiveWindow::newerEvents() const {
+  if (!latest_ || !latest_->trace) return 0;
+  const auto latest = static_cast<uint32_t>(latest_->trace->events.size());
+  return latest > shown_events_ ? latest - shown_events_ : 0;
+}
+
+void LiveWindow::looked(std::shared_ptr<trace::LiveLook> look) {
+  const bool grew = !replay_ || look->ended || look->trace->events.size() != shown_events_ ||
+                    look->trace->processes.size() != replay_->trace().processes.size();
+  if (grew) latest_ = std::move(look);
+  if (latest_ && (following_ || !replay_)) showLook(std::move(latest_));
+  updateStatus();
+}
+
+// The look in view from now on: its replay at the events new since the
+// last look's settled ones, playing them in while following.
+void LiveWindow::showLook(std::shared_ptr<trace::LiveLook> look) {
+  QElapsedTimer making;
+  making.start();
+  latest_.reset();
+  const auto events = static_cast<uint32_t>(look->trace->events.size());
+  // The first look at its end (a recording followed late may be long);
+  // later ones from the last one's settled events on.
+  const uint32_t from = replay_ ? std::min(shown_settled_, events) : events;
+  const int64_t newest = events ? look->trace->wallReturnTime(events - 1) : 0;
+  auto net = describe(*look->trace);
+  auto* replay = new MainWindow(std::move(look->trace), std::move(net), this);
+  replay->setWindowFlags(Qt::Widget);
+  showing_ = true;
+  if (replay_) {
+    replay_->close();  // keeps the boxes the user moved, for the new one
+    layout_->replaceWidget(replay_, replay);
+    replay_->deleteLater();
+  } else {
+    layout_->replaceWidget(waiting_, replay);
+    waiting_->hide();
+  }
+  replay_ = replay;
+  replay_->show();
+  ReplayController& c = replay_->controller();
+  c.skipTo(from);
+  if (following_ && events > from) {
+    // The new events in about the time until the next look.
+    c.setSecondsPerEvent(std::clamp(0.1 / (events - from), ReplayController::kMinSecondsPerEvent, 0.25));
+    c.play();
+  }
+  last_position_ = c.position();
+  connect(&c, &ReplayController::changed, this, &LiveWindow::positionChanged);
+  showing_ = false;
+  shown_events_ = events;
+  shown_settled_ = look->settled;
+  if (newest) lags_.push_back(static_cast<double>(wallNow() - newest) / 1e9);
+  refresh_seconds_ += look->seconds + static_cast<double>(making.nsecsElapsed()) / 1e9;
+  emit shown();
+}
+
+// A step or a skip back is the user looking at the past: following stops.
+void LiveWindow::positionChanged() {
+  if (!replay_) return;
+  const uint32_t position = replay_->controller().position();
+  if (!showing_ && following_ && position < last_position_) setFollowing(false);
+  last_position_ = position;
+}
+
+void LiveWindow::setFollowing(bool following) {
+  if (following_ == following) return;
+  following_ = following;
+  follow_action_->setChecked(following);
+  if (following && latest_) showLook(std::move(latest_));
+  updateStatus();
+}
+
+void LiveWindow::goToNow() {
+  setFollowing(true);
+  if (replay_) replay_->controller().skipTo(static_cast<uint32_t>(replay_->trace().events.size()));
+}
+
+QString LiveWindow::status() const { return status_->text(); }
+
+void LiveWindow::updateStatus() {
+  QString s;
+  if (!unreadable_.isEmpty()) {
+    s = tr("The recording ended and cannot be read: %1").arg(unreadable_);
+  } else if (!replay_) {
+    s = follower_.trouble().isEmpty() ? tr("Waiting for the recording…")
+                                      : tr("Waiting for the recording (%1)").arg(follower_.trouble());
+  } else {
+    const trace::Trace& t = replay_->trace();
+    const QString seen = counted(t.events.size(), tr("event"), tr("events")) + QStringLiteral(", ") +
+                         counted(t.processes.size(), tr("process"), tr("processes"));
+    if (follower_.ended() && !latest_)
+      s = tr("The recording has ended: %1").arg(seen);
+    else if (following_)
+      s = tr("Following the recording: %1").arg(seen);
+    else
+      s = tr("Paused on a look at %1; %2 newer: Now (End) to see them")
+              .arg(seen, counted(newerEvents(), tr("event"), tr("events")));
+  }
+  status_->setText(s);
+}
+
+}  // namespace radar::app

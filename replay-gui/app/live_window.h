@@ -1,0 +1,74 @@
+// The replay window on a recording in progress (radar replay --follow,
+// radar record --live): the replay of the latest look at the recording,
+// following it as it grows. Each look that holds new events is shown
+// (the events new since the last settled one played in); a step or a
+// skip back pauses following and keeps the look in view, and "Now"
+// (End) goes back to the latest.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QWidget>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/live_follower.h"
+#include "app/main_window.h"
+
+class QAction;
+class QLabel;
+class QVBoxLayout;
+
+namespace radar::app {
+
+class LiveWindow : public QWidget {
+  Q_OBJECT
+
+ public:
+  LiveWindow(std::vector<std::string> dirs, bool merge_unrelated, QWidget* parent = nullptr);
+  ~LiveWindow() override;
+
+  // The replay of the look in view; null until a first look has read.
+  MainWindow* replay() { return replay_; }
+  bool following() const { return following_; }
+  void setFollowing(bool following);
+  // Back to the latest look, at its last event, following again.
+  void goToNow();
+  bool ended() const { return follower_.ended(); }
+  // Events of the latest look that the one in view does not have (paused).
+  uint32_t newerEvents() const;
+  QString status() const;
+  // How long after its call returned the newest event of each look shown
+  // appeared in the window (s), in the order shown.
+  const std::vector<double>& lags() const { return lags_; }
+  // The time spent on the looks shown: reading and merging the logs, and
+  // making the replay of each (s, in all).
+  double refreshSeconds() const { return refresh_seconds_; }
+
+ signals:
+  // A look is in view (a new one, or the latest after Now).
+  void shown();
+
+ private:
+  void looked(std::shared_ptr<trace::LiveLook> look);
+  void showLook(std::shared_ptr<trace::LiveLook> look);
+  void positionChanged();
+  void updateStatus();
+
+  LiveFollower follower_;
+  QVBoxLayout* layout_;
+  QLabel* status_;
+  QAction* follow_action_;
+  QWidget* waiting_;
+  MainWindow* replay_ = nullptr;
+  std::shared_ptr<trace::LiveLook> latest_;  // not in view yet (paused)
+  uint32_t shown_events_ = 0, shown_settled_ = 0;
+  uint32_t last_position_ = 0;
+  bool following_ = true;
+  bool showing_ = false;  // the window moves itself: not a step back of the user's
+  std::vector<double> lags_;
+  double refresh_seconds_ = 0;
+  QString unreadable_;
+};
+
+}  // namespace radar::app

@@ -1,0 +1,151 @@
+// The replay window following a recording in progress (radar replay
+// --follow): a program sending a message every 10 ms, recorded by radar
+// record while the window (offscreen) shows each look at it, is seen as it
+// runs; a step back pauses following on the look in view while newer ones
+// come; Now returns to the latest; the end is the finished recording.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <algorithm>
+#include <cstdlib>
+
+#include "app/live_window.h"
+#include "recorded.h"
+#include "trace/merge.h"
+
+namespace radar::app {
+namespace {
+
+using radar::testing::programPath;
+using radar::testing::radarPath;
+using radar::testing::spawn;
+using radar::testing::testTempDir;
+
+// Lets the window work for `ms` milliseconds.
+void work(int ms) {
+  QElapsedTimer timer;
+  timer.start();
+  while (timer.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, 10);
+}
+
+bool ended(pid_t pid, int* status) { return ::waitpid(pid, status, WNOHANG) == pid; }
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
+TEST(LiveWindow, FollowsARunningProgramPausesOnTheLookInViewAndComesBackToNow) {
+  // 20 s of ticks 10 ms apart (RADAR_LIVE_TICKS: how many,
+  // RADAR_LIVE_INTERVAL_MS: how far apart, for the figures).
+  const char* ticks_env = std::getenv("RADAR_LIVE_TICKS");
+  const char* interval_env = std::getenv("RADAR_LIVE_INTERVAL_MS");
+  const int ticks = ticks_env ? std::atoi(ticks_env) : 2000;
+  const std::string interval = interval_env ? interval_env : "10";
+  const std::string dir = testTempDir() + "/live";
+  const pid_t recorder =
+      spawn({radarPath(), "record", "-o", dir, "--", programPath("ticker"), interval, std::to_string(ticks)}, -1, -1);
+  ASSERT_GT(recorder, 0);
+  // A failure midway leaves no recording running.
+  struct Reaper {
+    pid_t pid;
+    ~Reaper() {
+      if (::waitpid(pid, nullptr, WNOHANG) == 0) {
+        ::kill(pid, SIGTERM);
+        ::waitpid(pid, nullptr, 0);
+      }
+    }
+  } reaper{recorder};
+  LiveWindow window({dir}, false);
+  window.show();
+  size_t looks_while_running = 0, false_findings = 0;
+  bool running = true;
+  QObject::connect(&window, &LiveWindow::shown, [&] {
+    if (!window.replay()->trace().running) return;
+    ++looks_while_running;
+    for (const trace::Finding& f : window.replay()->trace().findings)
+      false_findings += f.kind == trace::Finding::Kind::NeverReceived || f.kind == trace::Finding::Kind::NeverEnded;
+    // Nor is it said that every process ended.
+    const auto* none = window.replay()->findChild<QLabel*>(QStringLiteral("no-findings"));
+    false_findings += none && !none->text().contains(QStringLiteral("still running"));
+  });
+  int status = 0;
+  // Running: looks come, with both processes and their messages.
+  QElapsedTimer clock;
+  clock.start();
+  while (!(window.replay() && window.replay()->trace().events.size() > 200) && clock.elapsed() < 60000 &&
+         !ended(recorder, &status))
+    work(50);
+  ASSERT_TRUE(window.replay()) << window.status().toStdString();
+  ASSERT_GT(window.replay()->trace().events.size(), 200u) << window.status().toStdString();
+  EXPECT_EQ(window.replay()->trace().processes.size(), 2u);
+  EXPECT_TRUE(window.following());
+  EXPECT_TRUE(window.status().contains(QStringLiteral("Following"))) << window.status().toStdString();
+
+  // A skip back: following pauses on the look in view; newer looks wait.
+  window.goToNow();
+  const trace::Trace* paused_on = &window.replay()->trace();
+  const size_t paused_events = paused_on->events.size();
+  window.replay()->controller().skipTo(50);
+  EXPECT_FALSE(window.following());
+  window.replay()->controller().stepBack();
+  EXPECT_EQ(window.replay()->controller().position(), 49u) << "single steps in the past";
+  work(1500);
+  running = !ended(recorder, &status);
+  ASSERT_TRUE(running) << "the program ended too soon to be paused on";
+  EXPECT_EQ(&window.replay()->trace(), paused_on) << "the look in view stays while paused";
+  EXPECT_EQ(window.replay()->controller().position(), 49u);
+  EXPECT_GT(window.newerEvents(), 50u);
+  EXPECT_TRUE(window.status().contains(QStringLiteral(" newer: Now"))) << window.status().toStdString();
+
+  // Now: the latest look, at its last event, following again.
+  window.goToNow();
+  EXPECT_TRUE(window.following());
+  EXPECT_GT(window.replay()->trace().events.size(), paused_events);
+  EXPECT_EQ(window.replay()->controller().position(), window.replay()->trace().events.size());
+
+  // The end: the finished recording, as radar replay opens it.
+  while (running && clock.elapsed() < 120000) {
+    running = !ended(recorder, &status);
+    if (running) work(50);
+  }
+  ASSERT_FALSE(running) << "radar record did not end";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  while (!window.ended() && clock.elapsed() < 150000) work(50);
+  work(200);
+  ASSERT_TRUE(window.ended());
+  // The floor of the figures below: the finished recording opened once.
+  QElapsedTimer opening;
+  opening.start();
+  std::string error;
+  auto whole = trace::loadTrace({dir}, {}, &error);
+  ASSERT_TRUE(whole) << error;
+  const size_t whole_events = whole->events.size();
+  { MainWindow once(std::move(whole)); }
+  const double floor_seconds = static_cast<double>(opening.nsecsElapsed()) / 1e9;
+  EXPECT_EQ(window.replay()->trace().events.size(), whole_events);
+  EXPECT_FALSE(window.replay()->trace().running);
+  EXPECT_TRUE(window.status().contains(QStringLiteral("has ended"))) << window.status().toStdString();
+
+  EXPECT_GE(looks_while_running, 5u) << "looks shown while the program ran";
+  EXPECT_EQ(false_findings, 0u) << "a send not received yet, a process running: no finding";
+  // How long after its call the newest event of each look was on screen:
+  // a figure (docs/performance.md), bounded loosely for a busy machine.
+  const double median = percentile(window.lags(), 0.5), p99 = percentile(window.lags(), 0.99);
+  const size_t events = window.replay()->trace().events.size();
+  const double per_event = window.refreshSeconds() * 1e6 / static_cast<double>(events);
+  const double floor_per_event = floor_seconds * 1e6 / static_cast<double>(events);
+  std::printf(
+      "live window: %zu events, %zu looks, on screen after the call: median %.3f s, p99 %.3f s; refresh %.1f us an "
+      "event, floor (opening the finished recording once) %.1f us an event: %.0fx\n",
+      events, window.lags().size(), median, p99, per_event, floor_per_event, per_event / floor_per_event);
+  EXPECT_LT(median, 2.0);
+}
+
+}  // namespace
+}  // namespace radar::app
