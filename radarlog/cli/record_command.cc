@@ -2,6 +2,7 @@
 // (record/session.h, record/series.h), then what was recorded, what could
 // not be, and the program's exit status.
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <unistd.h>
 
@@ -338,8 +339,9 @@ std::optional<std::string> liveProblem(const Args& args) {
 
 // The replay window following `dir`, in a session of its own: it outlives
 // radar record, and a Ctrl+C meant for the program does not close it. It
-// holds none of radar record's pipes open (its messages go to a terminal).
-void openLiveWindow(const std::string& dir) {
+// holds none of radar record's pipes or descriptors open (its messages go
+// to a terminal), and gets the signals' default dispositions. Its pid, or 0.
+pid_t openLiveWindow(const std::string& dir) {
   const std::string app = selfDirectory() + "/../libexec/radar/radar-replay";
   std::string follow = "--follow", where = dir;
   char* argv[] = {const_cast<char*>(app.c_str()), follow.data(), where.data(), nullptr};
@@ -347,14 +349,23 @@ void openLiveWindow(const std::string& dir) {
   posix_spawn_file_actions_init(&files);
   for (int fd = 0; fd <= 2; ++fd)
     if (fd != 2 || !::isatty(2)) posix_spawn_file_actions_addopen(&files, fd, "/dev/null", O_RDWR, 0);
+  posix_spawn_file_actions_addclosefrom_np(&files, 3);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  if (const int error = posix_spawn(&pid, app.c_str(), &files, &attr, argv, environ))
+  if (const int error = posix_spawn(&pid, app.c_str(), &files, &attr, argv, environ)) {
     std::fprintf(stderr, "radar record: --live: cannot start %s: %s\n", app.c_str(), std::strerror(error));
+    pid = 0;
+  }
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&files);
+  return pid;
 }
 
 // Options that do not go together (--repeat's, with what records one run).
@@ -425,7 +436,7 @@ int runRecord(int argc, char** argv) {
   s.ended = [&flight](int root_status) {
     if (flight) flight->ended(root_status);
   };
-  if (args.has("live")) s.prepared = [&s] { openLiveWindow(s.dir); };
+  if (args.has("live")) s.prepared = [&s] { return openLiveWindow(s.dir); };
   s.started = [&status, &watch, &flight, &s](pid_t child) {
     if (s.dormant)
       std::fprintf(stderr,

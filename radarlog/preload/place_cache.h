@@ -30,6 +30,8 @@ inline uint64_t mixBits(uint64_t x) {
   return x ^ (x >> 33);
 }
 
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "read in signal handlers");
+
 template <size_t kEntries>
 class PlaceCache {
   static_assert((kEntries & (kEntries - 1)) == 0, "a power of two");
@@ -55,7 +57,10 @@ class PlaceCache {
   void keep(uint64_t address, const Place& place) {
     Entry& e = entries_[entryOf(address)];
     uint64_t version = e.version.load(std::memory_order_relaxed);
-    if ((version & 1) || !e.version.compare_exchange_strong(version, version + 1, std::memory_order_relaxed)) return;
+    // Acquire: this writer's stores come after the last writer's.
+    if ((version & 1) ||
+        !e.version.compare_exchange_strong(version, version + 1, std::memory_order_acquire, std::memory_order_relaxed))
+      return;
     std::atomic_thread_fence(std::memory_order_release);
     e.address.store(address, std::memory_order_relaxed);
     e.dev.store(place.dev, std::memory_order_relaxed);

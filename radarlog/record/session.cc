@@ -437,8 +437,9 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   if (std::string why; !handout.start(dir_fd, abs_dir, id, &why))
     std::fprintf(stderr, "radar record: warning: %s\n", why.c_str());
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  if (s.prepared) s.prepared();
-  const std::set<pid_t> children_before = childrenNow();
+  const pid_t besides = s.prepared ? s.prepared() : 0;
+  std::set<pid_t> children_before = childrenNow();
+  if (besides > 0) children_before.insert(besides);
   const SignalsForTheProgram signals(s.flight != 0);
   bool exec_failed = false;
   const pid_t child = startProgram(s, programEnvironment(s, abs_dir, id), nofile_known ? &program_nofile : nullptr,

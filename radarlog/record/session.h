@@ -37,9 +37,9 @@ struct RecordSettings {
   // another host (its processes' RADAR_RECORDING_ID), 16 bytes; empty: new.
   std::string join_id;
   // Called once the recording's directory is made, before the program
-  // starts: a process radar record starts then (the --live window) is not
-  // the program's, and radar record does not wait for it to end.
-  std::function<void()> prepared;
+  // starts: the process it returns (the --live window; 0: none) is not the
+  // program's, and radar record does not wait for it to end.
+  std::function<pid_t()> prepared;
   // Called in radar record once the program runs (after its fork), with
   // its pid, for what radar shows while it does.
   std::function<void(pid_t)> started;

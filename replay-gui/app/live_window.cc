@@ -1,6 +1,7 @@
 #include "app/live_window.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QFileInfo>
 #include <QLabel>
 #include <QToolBar>
@@ -27,6 +28,18 @@ std::unique_ptr<netdesc::Binding> describe(trace::Trace& t) {
   auto net = netdesc::Binding::forRecording(t, "", true, &unmatched, &error);
   if (net) t.described = net->names();
   return net;
+}
+
+// Whether a look shows what the one in view does not: events, processes,
+// or findings (a deadlock is told once its calls have waited half a second,
+// in a look with no new event).
+bool differs(const trace::Trace& a, const trace::Trace& b) {
+  if (a.events.size() != b.events.size() || a.processes.size() != b.processes.size() ||
+      a.findings.size() != b.findings.size())
+    return true;
+  for (size_t k = 0; k < a.findings.size(); ++k)
+    if (a.findings[k].kind != b.findings[k].kind || a.findings[k].processes != b.findings[k].processes) return true;
+  return false;
 }
 
 QString counted(size_t n, const QString& one, const QString& many) {
@@ -61,6 +74,9 @@ LiveWindow::LiveWindow(std::vector<std::string> dirs, bool merge_unrelated, QWid
   waiting_ = new QLabel(tr("Waiting for the recording to begin…"), this);
   static_cast<QLabel*>(waiting_)->setAlignment(Qt::AlignCenter);
   layout_->addWidget(waiting_, 1);
+  // A look that waited for the replay's dialog or window to close.
+  retry_.setSingleShot(true);
+  connect(&retry_, &QTimer::timeout, this, &LiveWindow::showLatest);
   connect(&follower_, &LiveFollower::looked, this, &LiveWindow::looked);
   connect(&follower_, &LiveFollower::troubled, this, &LiveWindow::updateStatus);
   connect(&follower_, &LiveFollower::unreadable, this, [this](const QString& error) {
@@ -81,11 +97,31 @@ uint32_t LiveWindow::newerEvents() const {
 }
 
 void LiveWindow::looked(std::shared_ptr<trace::LiveLook> look) {
-  const bool grew = !replay_ || look->ended || look->trace->events.size() != shown_events_ ||
-                    look->trace->processes.size() != replay_->trace().processes.size();
-  if (grew) latest_ = std::move(look);
-  if (latest_ && (following_ || !replay_)) showLook(std::move(latest_));
+  if (!replay_ || look->ended || differs(*look->trace, replay_->trace())) latest_ = std::move(look);
+  if (following_ || !replay_) showLatest();
   updateStatus();
+}
+
+// Whether the replay in view has a dialog or a window of its own open (a
+// message's bytes, Skip to event): a new replay would close it.
+bool LiveWindow::replayInUse() const {
+  if (!replay_) return false;
+  if (QApplication::activeModalWidget()) return true;
+  for (QWidget* w : QApplication::topLevelWidgets()) {
+    if (!w->isVisible()) continue;
+    for (QWidget* p = w->parentWidget(); p; p = p->parentWidget())
+      if (p == replay_) return true;
+  }
+  return false;
+}
+
+void LiveWindow::showLatest() {
+  if (!latest_) return;
+  if (replayInUse()) {
+    retry_.start(200);
+    return;
+  }
+  showLook(std::move(latest_));
 }
 
 // The look in view from now on: its replay at the events new since the
@@ -96,8 +132,13 @@ void LiveWindow::showLook(std::shared_ptr<trace::LiveLook> look) {
   latest_.reset();
   const auto events = static_cast<uint32_t>(look->trace->events.size());
   // The first look at its end (a recording followed late may be long);
-  // later ones from the last one's settled events on.
-  const uint32_t from = replay_ ? std::min(shown_settled_, events) : events;
+  // later ones from where the last one was (the events before it are the
+  // same), the new events played in before the next look comes.
+  // Many at once (a busy program): the last of them played in, the others
+  // passed over, so that the window keeps up.
+  constexpr uint32_t kPlayedIn = 25;
+  uint32_t from = replay_ ? std::min(replay_->controller().position(), events) : events;
+  if (following_ && events - from > kPlayedIn) from = events - kPlayedIn;
   const int64_t newest = events ? look->trace->wallReturnTime(events - 1) : 0;
   auto net = describe(*look->trace);
   auto* replay = new MainWindow(std::move(look->trace), std::move(net), this);
@@ -113,42 +154,61 @@ void LiveWindow::showLook(std::shared_ptr<trace::LiveLook> look) {
   }
   replay_ = replay;
   replay_->show();
+  shown_events_ = events;
+  newest_ = newest;
   ReplayController& c = replay_->controller();
+  connect(&c, &ReplayController::changed, this, &LiveWindow::positionChanged);
+  connect(&c, &ReplayController::stateChanged, this, &LiveWindow::playChanged);
   c.skipTo(from);
   if (following_ && events > from) {
-    // The new events in about the time until the next look.
-    c.setSecondsPerEvent(std::clamp(0.1 / (events - from), ReplayController::kMinSecondsPerEvent, 0.25));
+    // In half the time between looks (50 ms at least): done before the next.
+    c.setSecondsPerEvent(std::clamp(0.025 / (events - from), ReplayController::kMinSecondsPerEvent, 0.25));
     c.play();
   }
   last_position_ = c.position();
-  connect(&c, &ReplayController::changed, this, &LiveWindow::positionChanged);
   showing_ = false;
-  shown_events_ = events;
-  shown_settled_ = look->settled;
-  if (newest) lags_.push_back(static_cast<double>(wallNow() - newest) / 1e9);
   refresh_seconds_ += look->seconds + static_cast<double>(making.nsecsElapsed()) / 1e9;
+  updateStatus();
   emit shown();
 }
 
 // A step or a skip back is the user looking at the past: following stops.
+// The newest event shown whole: how long after its call it got there.
 void LiveWindow::positionChanged() {
   if (!replay_) return;
-  const uint32_t position = replay_->controller().position();
-  if (!showing_ && following_ && position < last_position_) setFollowing(false);
-  last_position_ = position;
+  const ReplayController& c = replay_->controller();
+  if (!showing_ && following_ && c.position() < last_position_) setFollowing(false);
+  last_position_ = c.position();
+  if (newest_ && c.position() == shown_events_ && !c.animating()) {
+    lags_.push_back(static_cast<double>(wallNow() - newest_) / 1e9);
+    newest_ = 0;
+  }
+}
+
+// A pause (Space) or single-step mode before the last event: the user
+// looks at this moment, and following stops.
+void LiveWindow::playChanged() {
+  const ReplayController& c = replay_->controller();
+  if (!showing_ && following_ && !c.playing() && c.position() < c.events()) setFollowing(false);
 }
 
 void LiveWindow::setFollowing(bool following) {
   if (following_ == following) return;
   following_ = following;
   follow_action_->setChecked(following);
-  if (following && latest_) showLook(std::move(latest_));
+  if (following) {
+    showLatest();
+    if (replay_) replay_->controller().skipTo(static_cast<uint32_t>(replay_->trace().events.size()));
+  }
   updateStatus();
 }
 
 void LiveWindow::goToNow() {
+  if (following_) {
+    showLatest();
+    if (replay_) replay_->controller().skipTo(static_cast<uint32_t>(replay_->trace().events.size()));
+  }
   setFollowing(true);
-  if (replay_) replay_->controller().skipTo(static_cast<uint32_t>(replay_->trace().events.size()));
 }
 
 QString LiveWindow::status() const { return status_->text(); }
@@ -171,6 +231,10 @@ void LiveWindow::updateStatus() {
     else
       s = tr("Paused on a look at %1; %2 newer: Now (End) to see them")
               .arg(seen, counted(newerEvents(), tr("event"), tr("events")));
+    // Looks that fail (a log being written as it was read, or damaged):
+    // the one in view is older than it seems.
+    if (!follower_.trouble().isEmpty() && !follower_.ended())
+      s += tr(" — the last look could not read the recording: %1").arg(follower_.trouble());
   }
   status_->setText(s);
 }

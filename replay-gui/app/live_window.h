@@ -7,6 +7,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QTimer>
 #include <QWidget>
 #include <memory>
 #include <string>
@@ -38,8 +39,8 @@ class LiveWindow : public QWidget {
   // Events of the latest look that the one in view does not have (paused).
   uint32_t newerEvents() const;
   QString status() const;
-  // How long after its call returned the newest event of each look shown
-  // appeared in the window (s), in the order shown.
+  // How long after its call returned the newest event of a look was on
+  // screen, shown whole (s), for each look whose play-in got there.
   const std::vector<double>& lags() const { return lags_; }
   // The time spent on the looks shown: reading and merging the logs, and
   // making the replay of each (s, in all).
@@ -51,8 +52,11 @@ class LiveWindow : public QWidget {
 
  private:
   void looked(std::shared_ptr<trace::LiveLook> look);
+  void showLatest();
   void showLook(std::shared_ptr<trace::LiveLook> look);
+  bool replayInUse() const;
   void positionChanged();
+  void playChanged();
   void updateStatus();
 
   LiveFollower follower_;
@@ -62,7 +66,9 @@ class LiveWindow : public QWidget {
   QWidget* waiting_;
   MainWindow* replay_ = nullptr;
   std::shared_ptr<trace::LiveLook> latest_;  // not in view yet (paused)
-  uint32_t shown_events_ = 0, shown_settled_ = 0;
+  QTimer retry_;
+  uint32_t shown_events_ = 0;
+  int64_t newest_ = 0;  // the newest event of the look in view, until it is on screen (wall ns)
   uint32_t last_position_ = 0;
   bool following_ = true;
   bool showing_ = false;  // the window moves itself: not a step back of the user's

@@ -1077,7 +1077,9 @@ void MainWindow::saveLayout() {
   QStringList boxes;
   for (const auto& [p, at] : builder_->movedBoxes())
     boxes << QStringLiteral("%1:%2:%3").arg(trace_->processes[p].log_id).arg(at.x).arg(at.y);
-  QSettings().setValue(settingsKey(), boxes);
+  // Unchanged, not written again (the live window makes a replay a look).
+  QSettings settings;
+  if (settings.value(settingsKey()).toStringList() != boxes) settings.setValue(settingsKey(), boxes);
 }
 
 void MainWindow::restoreLayout() {
@@ -1093,10 +1095,12 @@ void MainWindow::restoreLayout() {
     QSettings settings;
     QStringList recent = settings.value(QStringLiteral("recent")).toStringList();
     const QString dir = QFileInfo(QString::fromStdString(trace_->directories.front())).absoluteFilePath();
-    recent.removeAll(dir);
-    recent.prepend(dir);
-    while (recent.size() > 10) recent.removeLast();
-    settings.setValue(QStringLiteral("recent"), recent);
+    if (recent.value(0) != dir) {
+      recent.removeAll(dir);
+      recent.prepend(dir);
+      while (recent.size() > 10) recent.removeLast();
+      settings.setValue(QStringLiteral("recent"), recent);
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QPointer>
 #include <algorithm>
 #include <cstdlib>
 
@@ -63,9 +64,10 @@ TEST(LiveWindow, FollowsARunningProgramPausesOnTheLookInViewAndComesBackToNow) {
   } reaper{recorder};
   LiveWindow window({dir}, false);
   window.show();
-  size_t looks_while_running = 0, false_findings = 0;
+  size_t looks_while_running = 0, false_findings = 0, looks = 0;
   bool running = true;
   QObject::connect(&window, &LiveWindow::shown, [&] {
+    ++looks;
     if (!window.replay()->trace().running) return;
     ++looks_while_running;
     for (const trace::Finding& f : window.replay()->trace().findings)
@@ -109,6 +111,24 @@ TEST(LiveWindow, FollowsARunningProgramPausesOnTheLookInViewAndComesBackToNow) {
   EXPECT_GT(window.replay()->trace().events.size(), paused_events);
   EXPECT_EQ(window.replay()->controller().position(), window.replay()->trace().events.size());
 
+  // A message's window open on the replay: looks wait for it to close.
+  uint32_t send = 0;
+  const trace::Trace& open_on = window.replay()->trace();
+  while (send < open_on.events.size() && log::categoryOf(open_on.events[send].eventKind()) != log::Category::Send)
+    ++send;
+  ASSERT_LT(send, open_on.events.size());
+  window.replay()->showMessage(send);
+  QPointer<QWidget> message;
+  for (QWidget* w : QApplication::topLevelWidgets())
+    if (w->isVisible() && w->parentWidget() == window.replay()) message = w;
+  ASSERT_TRUE(message);
+  work(600);
+  EXPECT_TRUE(message && message->isVisible()) << "the message's window stays while looks come";
+  EXPECT_EQ(&window.replay()->trace(), &open_on);
+  if (message) message->close();
+  window.goToNow();
+  EXPECT_NE(&window.replay()->trace(), &open_on) << "the latest look once it closed";
+
   // The end: the finished recording, as radar replay opens it.
   while (running && clock.elapsed() < 120000) {
     running = !ended(recorder, &status);
@@ -141,10 +161,37 @@ TEST(LiveWindow, FollowsARunningProgramPausesOnTheLookInViewAndComesBackToNow) {
   const double per_event = window.refreshSeconds() * 1e6 / static_cast<double>(events);
   const double floor_per_event = floor_seconds * 1e6 / static_cast<double>(events);
   std::printf(
-      "live window: %zu events, %zu looks, on screen after the call: median %.3f s, p99 %.3f s; refresh %.1f us an "
-      "event, floor (opening the finished recording once) %.1f us an event: %.0fx\n",
-      events, window.lags().size(), median, p99, per_event, floor_per_event, per_event / floor_per_event);
+      "live window: %zu events, %zu looks shown (%zu played in to their newest event), that event on screen after "
+      "its call: median %.3f s, p99 %.3f s; refresh %.1f us an event, floor (opening the finished recording once) "
+      "%.1f us an event: %.0fx\n",
+      events, looks, window.lags().size(), median, p99, per_event, floor_per_event, per_event / floor_per_event);
   EXPECT_LT(median, 2.0);
+}
+
+// The deadlock sample's ring, followed: the cycle is a finding of a look
+// while its processes still wait (before the sample's watchdog ends them),
+// though no event comes after it forms.
+TEST(LiveWindow, ADeadlockIsShownAsItForms) {
+  const std::string bin = radarPath().substr(0, radarPath().rfind('/'));
+  const std::string dir = testTempDir() + "/live-deadlock";
+  const pid_t recorder = spawn({radarPath(), "record", "-o", dir, "--", bin + "/deadlock", "ring"}, -1, -1);
+  ASSERT_GT(recorder, 0);
+  LiveWindow window({dir}, false);
+  window.show();
+  bool told_running = false;
+  QObject::connect(&window, &LiveWindow::shown, [&] {
+    const trace::Trace& t = window.replay()->trace();
+    for (const trace::Finding& f : t.findings) told_running |= t.running && f.kind == trace::Finding::Kind::Deadlock;
+  });
+  int status = 0;
+  QElapsedTimer clock;
+  clock.start();
+  while (!ended(recorder, &status) && clock.elapsed() < 60000) work(50);
+  while (!window.ended() && clock.elapsed() < 90000) work(50);
+  EXPECT_TRUE(told_running) << "a look of the running ring had its deadlock";
+  ASSERT_TRUE(window.replay());
+  ASSERT_FALSE(window.replay()->trace().findings.empty());
+  EXPECT_EQ(window.replay()->trace().findings.front().kind, trace::Finding::Kind::Deadlock);
 }
 
 }  // namespace

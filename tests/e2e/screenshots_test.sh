@@ -181,7 +181,7 @@ if __name__ == "__main__":
     workers = [mp.Process(target=square, args=(jobs, answers)) for _ in range(3)]
     for w in workers: w.start()
     n = 0
-    while not os.path.exists(sys.argv[1]) and n < 3000:
+    while not os.path.exists(sys.argv[1]) and n < 12000:
         jobs.put(n); answers.get(); n += 1
         time.sleep(0.05)
     for w in workers: jobs.put(None)
