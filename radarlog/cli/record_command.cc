@@ -110,7 +110,9 @@ const char kRecordHelp[] =
     "                           event), contains=TEXT (a message holding TEXT; a value\n"
     "                           in double quotes may hold spaces)\n"
     "  --do ACTION              what to do then: mark (say it; the default), stop (also\n"
-    "                           stop its processes with SIGSTOP, for gdb -p), snapshot\n"
+    "                           stop its processes with SIGSTOP, for gdb -p: at the\n"
+    "                           event itself unless the condition names a process or\n"
+    "                           a channel), snapshot\n"
     "                           (also copy the recording so far into DIR/snapshot-N, a\n"
     "                           recording of its own), or 'run COMMAND' (also run the\n"
     "                           shell command COMMAND with what happened as JSON on its\n"
@@ -402,6 +404,8 @@ int runRecord(int argc, char** argv) {
   record::RecordSettings s;
   if (auto error = readSettings(args, &s)) return usageError("record", *error);
   if (!readNetwork(args, &s)) return kExitUsage;
+  // Each process stops itself at the event, where its recorder can tell.
+  if (on && action.kind == WatchAction::Kind::Stop) s.stop_at = on->forRecorder();
   s.program = findExecutable(s.command[0]);
   if (s.program.empty()) {
     std::fprintf(stderr, "radar record: %s: command not found\n", s.command[0].c_str());

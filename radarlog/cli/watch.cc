@@ -18,6 +18,7 @@
 #include "analysis/narrative.h"
 #include "cli/loaded_recording.h"
 #include "log/escape.h"
+#include "log/stop_at.h"
 #include "radar/proto/radarlog.pb.h"
 #include "record/flight.h"
 #include "record/session.h"
@@ -212,6 +213,28 @@ bool WatchCondition::names(const trace::Trace& t, trace::EventFilter* filter) co
   filter->kinds = kinds;
   if (!users.empty()) filter->kinds.push_back("user");
   return true;
+}
+
+std::string WatchCondition::forRecorder() const {
+  if (deadlock || !processes.empty() || !channels.empty()) return {};
+  std::string spec;
+  auto term = [&](char key, const std::string& value) {
+    static const char kHex[] = "0123456789abcdef";
+    if (!spec.empty()) spec += ',';
+    spec += key;
+    spec += ':';
+    for (const unsigned char c : value) spec.append({kHex[c >> 4], kHex[c & 15]});
+  };
+  for (const std::string& k : kinds) {
+    if (trace::mpiCollectiveCode(k) != 0) return {};
+    term('k', k);
+  }
+  for (const std::string& u : users) term('u', u);
+  for (const std::string& c : contains) {
+    if (c.size() > log::stop_at::kMostBytes) return {};
+    term('c', c);
+  }
+  return spec;
 }
 
 RecordingWatch::RecordingWatch(std::string dir, WatchCondition condition, WatchAction action)

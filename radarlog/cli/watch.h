@@ -41,6 +41,10 @@ struct WatchCondition {
   bool deadlock = false;
   std::vector<std::string> processes, channels, kinds, users, contains;
   bool names(const trace::Trace& t, trace::EventFilter* filter) const;  // false: a name matches nothing yet
+  // The condition as each process's recorder judges it alone (a
+  // RADAR_STOP_AT value, log/stop_at.h); "" where it cannot: a deadlock, a
+  // process or a channel named, an MPI collective's operation.
+  std::string forRecorder() const;
 };
 
 // `deadlock`, or terms KEY=VALUE separated by spaces (a value in double

@@ -7,6 +7,7 @@
 
 #include "inject/text.h"
 #include "log/recorder_env.h"
+#include "log/stop_at.h"
 #include "log/sys.h"
 #include "preload/state.h"
 
@@ -59,6 +60,9 @@ void parseConfig(char* const* envp, const char* self_path, Config* config) {
     else
       appendStr(c.redact, 0, sizeof(c.redact), log::kDefaultRedactPatterns);
   }
+  // A condition too long to keep is left to radar record, whole.
+  if (const char* stop = findEnv(envp, log::kStopAtVariable); stop && std::strlen(stop) < sizeof(c.stop_at))
+    appendStr(c.stop_at, 0, sizeof(c.stop_at), stop);
   if (const char* ext = findEnv(envp, "RADAR_EXTERNAL")) {
     while (*ext && c.external_count < 32) {
       const uint64_t dev = parseDec(ext);

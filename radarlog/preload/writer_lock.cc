@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "inject/text.h"
+#include "log/stop_at.h"
 #include "log/sys.h"
 #include "preload/recorder.h"
 #include "preload/state.h"
@@ -302,6 +303,9 @@ void commit(EventFields& e) {
     unlockWriter();
     if (!deferredPending() || !lockWriter()) break;
   }
+  // radar record --on ... --do stop: the process stops at the event, its
+  // record in the log and nothing after it.
+  if (g_config.stop_at[0] && log::stopAtMatches(g_config.stop_at, e)) sys::raw(SYS_kill, sys::getpid(), SIGSTOP);
 }
 
 }  // namespace radar::preload

@@ -24,6 +24,7 @@
 
 #include "log/asan_options.h"
 #include "log/recorder_env.h"
+#include "log/stop_at.h"
 #include "record/log_handout.h"
 
 extern char** environ;
@@ -152,6 +153,7 @@ std::vector<std::string> programEnvironment(const RecordSettings& s, const std::
   if (s.keep_writes) env.push_back("RADAR_KEEP_WRITES=1");
   if (s.dormant) env.push_back("RADAR_DORMANT=1");
   if (s.flight) env.push_back("RADAR_FLIGHT=1");
+  if (!s.stop_at.empty()) env.push_back(std::string(log::kStopAtVariable) + "=" + s.stop_at);
   if (!s.redact.empty()) env.push_back("RADAR_REDACT=" + s.redact);
   const std::string external = externalChannels();
   if (!external.empty()) env.push_back("RADAR_EXTERNAL=" + external);

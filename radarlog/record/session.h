@@ -28,6 +28,7 @@ struct RecordSettings {
   bool sync = false;  // RADAR_SYNC: locks, semaphores, condition variables, barriers
   bool keep_writes = false;
   bool dormant = false;  // no log until radar attach (DIR/attach, the switch, made here)
+  std::string stop_at;   // RADAR_STOP_AT: events each process stops itself at (log/stop_at.h)
   uint64_t flight = 0;   // radar record --flight: each log keeps about its last `flight` bytes
   std::optional<uint64_t> payload_limit;
   uint64_t tail = 0;  // 0: the default

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "log/kind_match.h"
+
 namespace radar::trace {
 
 namespace {
@@ -69,21 +71,6 @@ std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& sp
   return out;
 }
 
-bool kindMatches(const std::string& want, log::Kind k) {
-  using log::Category;
-  const Category c = log::categoryOf(k);
-  if (want == "send") return c == Category::Send;
-  if (want == "receive") return c == Category::Receive;
-  if (want == "process") return c == Category::Process;
-  if (want == "channel") return c == Category::Channel;
-  if (want == "readiness") return c == Category::Readiness;
-  if (want == "user") return c == Category::User;
-  if (want == "signal") return k == log::Kind::Signal || k == log::Kind::SignalWait || k == log::Kind::Kill;
-  if (want == "message") return c == Category::Send || c == Category::Receive;
-  if (want == "mpi") return log::isMpiKind(k);
-  return want == log::kindName(k);
-}
-
 bool knownKind(const std::string& k) {
   static const std::set<std::string> kinds = {"send", "receive", "process", "channel", "readiness",
                                               "user", "signal",  "message", "mpi"};
@@ -123,7 +110,7 @@ bool EventFilter::wants(const Trace& t, uint32_t i) const {
     return e.eventKind() == Kind::MpiCollective && e.value == mpiCollectiveCode(k);
   };
   return kinds.empty() || std::any_of(kinds.begin(), kinds.end(), [&](const std::string& k) {
-           return kindMatches(k, e.eventKind()) || operation(k);
+           return log::kindMatches(k, e.eventKind()) || operation(k);
          });
 }
 

@@ -16,11 +16,7 @@ namespace radar::trace {
 // ambiguous and `unique` is asked for.
 std::vector<uint32_t> findProcesses(const trace::Trace& t, const std::string& spec, bool unique, std::string* error);
 
-// Whether an event of kind `k` is what a --kind names: a category (send,
-// receive, process, channel, readiness, user), "signal", "message", or a
-// call's name (write, fork ...).
-bool kindMatches(const std::string& want, log::Kind k);
-// Whether a --kind names anything.
+// Whether a --kind names anything (log::kindMatches says what it names).
 bool knownKind(const std::string& want);
 
 // The channels a --channel names, added to `channels`: by name or number;

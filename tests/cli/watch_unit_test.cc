@@ -5,6 +5,7 @@
 
 #include "cli/watch.h"
 #include "fake_recording.h"
+#include "log/stop_at.h"
 #include "trace/findings.h"
 #include "trace/select.h"
 
@@ -97,6 +98,51 @@ TEST(RecordingWatch, AnEventMatchesEveryTermOrNone) {
   const std::string json = cli::RecordingWatch::event(*t, 0).json;
   EXPECT_NE(json.find("\"kind\":\"event\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"pid\":"), std::string::npos) << json;
+}
+
+// What each process's recorder is told of a --do stop condition, and how
+// it judges an event by it: the same terms as radar record's, on what the
+// recorder has (a send's bytes across its buffers, a user event's name).
+TEST(RecordingWatch, TheRecorderJudgesWhatItCanAlone) {
+  const auto told = [](const std::string& text) {
+    cli::WatchCondition c;
+    std::string error;
+    EXPECT_TRUE(cli::parseWatchCondition(text, &c, &error)) << error;
+    return c.forRecorder();
+  };
+  EXPECT_EQ(told("deadlock"), "");
+  EXPECT_EQ(told("process=client contains=x"), "") << "a process's name is radar record's to judge";
+  EXPECT_EQ(told("channel=\"pipe 1\" kind=send"), "");
+  EXPECT_EQ(told("kind=MPI_Allreduce"), "");
+  const std::string spec = told("kind=write kind=sendmsg contains=\"b,c\" user=go");
+  EXPECT_EQ(spec, "k:7772697465,k:73656e646d7367,u:676f,c:622c63");
+
+  log::EventFields e;
+  e.kind = log::Kind::Write;
+  const std::string first = "ab", second = ",cd";
+  const log::Iov parts[2] = {{first.data(), first.size()}, {second.data(), second.size()}};
+  e.payload = parts;
+  e.payload_iov_count = 2;
+  e.payload_len = 5;
+  const std::string holds_bc = told("kind=send contains=\"b,c\"");
+  EXPECT_TRUE(log::stopAtMatches(holds_bc.c_str(), e)) << "across the two buffers";
+  e.payload_len = 3;  // "ab,": only these bytes were kept
+  EXPECT_FALSE(log::stopAtMatches(holds_bc.c_str(), e));
+  e.payload_len = 5;
+  EXPECT_FALSE(log::stopAtMatches(told("kind=read contains=ab").c_str(), e));
+  EXPECT_TRUE(log::stopAtMatches(told("kind=read kind=write").c_str(), e)) << "any of the kinds";
+  EXPECT_FALSE(log::stopAtMatches(told("contains=ab contains=zz").c_str(), e)) << "every text";
+
+  log::EventFields user;
+  user.kind = log::Kind::User;
+  const char* name[] = {"go"};
+  user.strings = name;
+  user.string_count = 1;
+  EXPECT_TRUE(log::stopAtMatches(told("user=go").c_str(), user));
+  EXPECT_FALSE(log::stopAtMatches(told("user=stop").c_str(), user));
+  EXPECT_FALSE(log::stopAtMatches("", user)) << "nothing asked";
+  EXPECT_FALSE(log::stopAtMatches("u:67", user)) << "half a byte";
+  EXPECT_FALSE(log::stopAtMatches("x:676f", user)) << "an unknown key";
 }
 
 }  // namespace

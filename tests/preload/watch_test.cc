@@ -149,7 +149,9 @@ size_t ticksIn(const std::string& dir) {
                      "\"kind\":\"write\"");
 }
 
-TEST(OnEvent, StopStopsTheProcessJustAfterItsEventWithItsLogHoldingIt) {
+// Stopped by its own recorder at the event: its log ends with it (the
+// ticker writes tick 10 and stops there, though 390 more were to come).
+TEST(OnEvent, StopStopsTheProcessAtItsEventWithItsLogEndingThere) {
   Ticking t =
       recordTicker("stop", {"--on", "kind=write contains=\"tick 10\"", "--do", "stop"}, 20, 400, "for gdb -p PID:");
   const std::regex stopped("a message to ticker\\[[0-9]+\\].*gdb -p PID: ([0-9]+)");
@@ -157,12 +159,29 @@ TEST(OnEvent, StopStopsTheProcessJustAfterItsEventWithItsLogHoldingIt) {
   ASSERT_TRUE(std::regex_search(t.said, m, stopped)) << t.said;
   const int pid = std::stoi(m[1].str());
   EXPECT_EQ(processState(pid), 'T') << t.said;
-  // Its log holds the event, and what it did until it was stopped: a few
-  // ticks more at most (a look every 0.2 s, a tick every 20 ms), not all.
+  EXPECT_EQ(ticksIn(t.dir), 10u) << "its log ends with the event";
+  const Result last = radar({"events", t.dir, "--process", "ticker", "--kind", "write", "--from", "1"});
+  EXPECT_NE(last.out.rfind("(8 bytes)"), std::string::npos) << last.out;  // "tick 10\n"
+  ::kill(pid, SIGKILL);                                                   // and its child ends on end of file
+  finish(t);
+}
+
+// A condition that names a process is judged by radar record as it reads
+// the logs: the process stops a moment after its event, its log holding
+// it and what came until then.
+TEST(OnEvent, StopOfANamedProcessComesAsRadarRecordSeesIt) {
+  Ticking t = recordTicker("stop-named", {"--on", "process=ticker kind=write contains=\"tick 10\"", "--do", "stop"}, 20,
+                           400, "for gdb -p PID:");
+  const std::regex stopped("a message to ticker\\[[0-9]+\\].*gdb -p PID: ([0-9]+)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(t.said, m, stopped)) << t.said;
+  const int pid = std::stoi(m[1].str());
+  EXPECT_EQ(processState(pid), 'T') << t.said;
+  // A few ticks more at most (a look every 0.2 s, a tick every 20 ms).
   const size_t ticks = ticksIn(t.dir);
   EXPECT_GE(ticks, 10u);
   EXPECT_LE(ticks, 80u);
-  ::kill(pid, SIGKILL);  // and its child ends on end of file
+  ::kill(pid, SIGKILL);
   finish(t);
 }
 
