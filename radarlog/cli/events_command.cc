@@ -352,11 +352,18 @@ uint64_t tellSettled(const Loaded& loaded, const Args& args, const Following& as
 int followEvents(const Args& args, const Following& asked) {
   const std::vector<std::string>& dirs = args.positional();
   uint64_t told = 0;
-  bool said_waiting = false;
+  bool said_waiting = false, none_alive = false;
   const auto since = std::chrono::steady_clock::now();
   for (;;) {
     // Looked at before the logs are read: once it ended, they are whole.
-    const bool ended = std::all_of(dirs.begin(), dirs.end(), trace::recordingEnded);
+    // So too once radar record was killed and the last look's processes
+    // have all ended since: nobody writes any more.
+    const bool lost = none_alive && std::all_of(dirs.begin(), dirs.end(), trace::recorderGone);
+    const bool ended = lost || std::all_of(dirs.begin(), dirs.end(), trace::recordingEnded);
+    if (lost)
+      std::fprintf(stderr,
+                   "radar events: radar record is no longer recording (it was killed?), and the processes it "
+                   "recorded have ended: the rest of the story, as the logs hold it\n");
     const auto began = std::chrono::steady_clock::now();
     const int64_t now_wall =
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -374,6 +381,7 @@ int followEvents(const Args& args, const Following& asked) {
     }
     if (loaded && (ended || !trace::runningLogUnreadable(*loaded.trace)))
       told = tellSettled(loaded, args, asked, told, ended, now_wall);
+    none_alive = loaded && !trace::anyProcessAlive(*loaded.trace);
     if (ended) {
       trace::EventFilter filter;
       if (const std::string e = readFilter(args, *loaded.trace, &filter); !e.empty()) return usageError("events", e);

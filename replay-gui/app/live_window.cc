@@ -156,6 +156,7 @@ void LiveWindow::showLook(std::shared_ptr<trace::LiveLook> look) {
   replay_->show();
   shown_events_ = events;
   newest_ = newest;
+  lost_ = look->recorder_lost;
   ReplayController& c = replay_->controller();
   connect(&c, &ReplayController::changed, this, &LiveWindow::positionChanged);
   connect(&c, &ReplayController::stateChanged, this, &LiveWindow::playChanged);
@@ -224,7 +225,9 @@ void LiveWindow::updateStatus() {
     const trace::Trace& t = replay_->trace();
     const QString seen = counted(t.events.size(), tr("event"), tr("events")) + QStringLiteral(", ") +
                          counted(t.processes.size(), tr("process"), tr("processes"));
-    if (follower_.ended() && !latest_)
+    if (follower_.ended() && !latest_ && lost_)
+      s = tr("radar record is gone (killed?) and its processes have ended: %1, as their logs hold them").arg(seen);
+    else if (follower_.ended() && !latest_)
       s = tr("The recording has ended: %1").arg(seen);
     else if (following_)
       s = tr("Following the recording: %1").arg(seen);

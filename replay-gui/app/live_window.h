@@ -71,6 +71,7 @@ class LiveWindow : public QWidget {
   int64_t newest_ = 0;  // the newest event of the look in view, until it is on screen (wall ns)
   uint32_t last_position_ = 0;
   bool following_ = true;
+  bool lost_ = false;     // the look in view is the last: radar record was killed, its processes ended
   bool showing_ = false;  // the window moves itself: not a step back of the user's
   std::vector<double> lags_;
   double refresh_seconds_ = 0;

@@ -1,6 +1,12 @@
 #include "trace/live.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -100,6 +106,25 @@ bool recordingEnded(const std::string& dir) {
   return readRecordingFile(dir, &rec) && rec.end_realtime_ns() != 0;
 }
 
+bool recorderGone(const std::string& dir) {
+  proto::Recording rec;
+  if (!readRecordingFile(dir, &rec) || rec.end_realtime_ns() != 0) return false;
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool free = ::flock(fd, LOCK_SH | LOCK_NB) == 0;  // let go as it closes
+  ::close(fd);
+  return free;
+}
+
+bool anyProcessAlive(const Trace& t) {
+  std::string here;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> here;
+  return std::any_of(t.processes.begin(), t.processes.end(), [&](const Process& p) {
+    const bool this_machine = p.boot < t.boots.size() && t.boots[p.boot] == here;
+    return running(p) && p.pid > 0 && (!this_machine || ::kill(p.pid, 0) == 0 || errno == EPERM);
+  });
+}
+
 bool flightRecorderRunning(const std::string& dir) {
   proto::Recording rec;
   return readRecordingFile(dir, &rec) && rec.flight() && !rec.frozen() && rec.end_realtime_ns() == 0;
@@ -144,6 +169,14 @@ LiveLook lookAtRecording(const std::vector<std::string>& dirs, bool merge_unrela
   options.merge_unrelated = merge_unrelated;
   options.running_at_ns = look.ended ? 0 : times.now_wall;
   look.trace = loadTrace(dirs, options, &look.error);
+  // radar record killed, and every process it recorded gone too: nothing
+  // will write any more; read whole, as a finished recording.
+  if (look.trace && !look.ended && std::all_of(dirs.begin(), dirs.end(), recorderGone) &&
+      !anyProcessAlive(*look.trace)) {
+    look.ended = look.recorder_lost = true;
+    options.running_at_ns = 0;
+    look.trace = loadTrace(dirs, options, &look.error);
+  }
   if (look.trace && !look.ended && runningLogUnreadable(*look.trace)) {
     look.trace.reset();
     look.error = "a log was being written as it was read";

@@ -20,6 +20,15 @@ namespace radar::trace {
 // Whether radar record has finished with the directory (its recording.txt
 // says when it ended). A directory that is not a recording has not.
 bool recordingEnded(const std::string& dir);
+// Whether the radar record that was making it is gone without finishing it
+// (killed): recording.txt says it began and not that it ended, and no
+// process holds the lock radar record keeps on the directory while it runs.
+// Its program's processes may still be writing their logs.
+bool recorderGone(const std::string& dir);
+// Whether a process of the trace that has not ended may still run: its pid
+// is there, on this machine.
+bool anyProcessAlive(const Trace& t);
+
 // Whether it is a flight recording radar record is still making: its logs
 // lose their oldest frames as they grow, so it is read through its freezes
 // (radar dump-flight), not followed.
@@ -57,6 +66,7 @@ uint32_t settledEvents(const Trace& t, const LiveTimes& times);
 struct LiveLook {
   std::unique_ptr<Trace> trace;  // null: not readable now (error says why)
   bool ended = false;            // radar record had finished: the trace is whole
+  bool recorder_lost = false;    // ended so: radar record was killed, and its processes have ended too
   uint32_t settled = 0;          // events told for good (all, once ended)
   std::string error;
   double seconds = 0;  // how long the look took

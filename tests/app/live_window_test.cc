@@ -194,5 +194,29 @@ TEST(LiveWindow, ADeadlockIsShownAsItForms) {
   EXPECT_EQ(window.replay()->trace().findings.front().kind, trace::Finding::Kind::Deadlock);
 }
 
+// radar record killed, then its program: the window takes the logs as
+// they are for the end, and says why it ended.
+TEST(LiveWindow, EndsOnceRadarRecordIsKilledAndItsProgramHasEnded) {
+  const std::string dir = testTempDir() + "/live-killed";
+  const pid_t recorder = spawn({radarPath(), "record", "-o", dir, "--", programPath("ticker"), "7", "99992"}, -1, -1);
+  ASSERT_GT(recorder, 0);
+  LiveWindow window({dir}, false);
+  window.show();
+  QElapsedTimer clock;
+  clock.start();
+  while (!(window.replay() && window.replay()->trace().events.size() > 20) && clock.elapsed() < 30000) work(50);
+  ASSERT_TRUE(window.replay()) << window.status().toStdString();
+  ::kill(recorder, SIGKILL);
+  ::waitpid(recorder, nullptr, 0);
+  work(300);
+  EXPECT_FALSE(window.ended()) << "its program runs on, writing its logs";
+  EXPECT_EQ(radar::testing::shell("pkill -KILL -f 'ticke[r] 7 99992'").exit_code, 0);
+  while (!window.ended() && clock.elapsed() < 60000) work(50);
+  work(200);
+  ASSERT_TRUE(window.ended()) << window.status().toStdString();
+  EXPECT_TRUE(window.status().contains(QStringLiteral("radar record is gone"))) << window.status().toStdString();
+  EXPECT_FALSE(window.replay()->trace().running) << "the logs taken as they are, as a finished recording";
+}
+
 }  // namespace
 }  // namespace radar::app

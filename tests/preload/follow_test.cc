@@ -99,6 +99,37 @@ TEST(Follow, AFinishedRecordingIsToldWhole) {
   EXPECT_EQ(occurrences(followed.out, " sends a message to ticker["), 20u);
 }
 
+// radar record killed, and its program with it: nothing will write the
+// logs any more, so the follower tells the rest and ends, saying why,
+// rather than waiting forever for an end that radar record cannot write.
+TEST(Follow, EndsOnceRadarRecordIsKilledAndItsProgramHasEnded) {
+  const std::string dir = testTempDir() + "/killed";
+  const Started recorder = start({radarPath(), "record", "-o", dir, "--", programPath("ticker"), "7", "99991"}, false);
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  const int follower = spawn({radarPath(), "events", "--follow", dir}, -1, fds[1]);
+  ::close(fds[1]);
+  ::usleep(1500 * 1000);
+  ::kill(recorder.pid, SIGKILL);
+  ::waitpid(recorder.pid, nullptr, 0);
+  ::usleep(300 * 1000);
+  EXPECT_EQ(shell("pkill -KILL -f 'ticke[r] 7 99991'").exit_code, 0) << "the ticker ran on without radar record";
+  // Ends by itself within seconds (killed after a minute: it never does).
+  int status = -1;
+  for (int waited = 0; waited < 600 && ::waitpid(follower, &status, WNOHANG) == 0; ++waited) ::usleep(100 * 1000);
+  if (::waitpid(follower, &status, WNOHANG) == 0) {
+    ::kill(follower, SIGKILL);
+    ::waitpid(follower, &status, 0);
+    ADD_FAILURE() << "radar events --follow did not end";
+  }
+  std::string said;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  EXPECT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_NE(said.find("radar record is no longer recording"), std::string::npos) << said;
+}
+
 // The window that follows a recording (radar record --live, radar replay
 // --follow) is refused, saying why, where it cannot follow.
 TEST(Live, ItsOptionsAreChecked) {
