@@ -358,18 +358,20 @@ int followEvents(const Args& args, const Following& asked) {
     // Looked at before the logs are read: once it ended, they are whole.
     // So too once radar record was killed and the last look's processes
     // have all ended since: nobody writes any more.
-    const bool lost = none_alive && std::all_of(dirs.begin(), dirs.end(), trace::recorderGone);
-    const bool ended = lost || std::all_of(dirs.begin(), dirs.end(), trace::recordingEnded);
-    if (lost)
-      std::fprintf(stderr,
-                   "radar events: radar record is no longer recording (it was killed?), and the processes it "
-                   "recorded have ended: the rest of the story, as the logs hold it\n");
+    bool lost = none_alive && trace::recordersGone(dirs);
+    bool ended = lost || std::all_of(dirs.begin(), dirs.end(), trace::recordingEnded);
     const auto began = std::chrono::steady_clock::now();
     const int64_t now_wall =
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();
     std::string error;
     const Loaded loaded = loadQuietly(dirs, netChoice(args), args.has("merge-unrelated"), &error);
+    // A process the last look did not have may still write.
+    if (lost && loaded && trace::anyProcessAlive(*loaded.trace)) ended = lost = none_alive = false;
+    if (lost)
+      std::fprintf(stderr,
+                   "radar events: radar record is no longer recording (it was killed?), and the processes it "
+                   "recorded have ended: the rest of the story, as the logs hold it\n");
     if (ended && !loaded) {
       std::fprintf(stderr, "radar events: %s\n", error.c_str());
       return kExitUsage;

@@ -404,8 +404,6 @@ int runRecord(int argc, char** argv) {
   record::RecordSettings s;
   if (auto error = readSettings(args, &s)) return usageError("record", *error);
   if (!readNetwork(args, &s)) return kExitUsage;
-  // Each process stops itself at the event, where its recorder can tell.
-  if (on && action.kind == WatchAction::Kind::Stop) s.stop_at = on->forRecorder();
   s.program = findExecutable(s.command[0]);
   if (s.program.empty()) {
     std::fprintf(stderr, "radar record: %s: command not found\n", s.command[0].c_str());
@@ -425,6 +423,9 @@ int runRecord(int argc, char** argv) {
     return kExitUsage;
   }
   if (!mpi->empty()) s.interposer += ":" + *mpi;
+  // Each process stops itself at the event, where its recorder can tell
+  // (not in an MPI job, whose library's own events radar record leaves out).
+  if (on && action.kind == WatchAction::Kind::Stop && mpi->empty()) s.stop_at = on->forRecorder();
   if (const std::string problem = record::descriptorLimitProblem(); !problem.empty()) {
     std::fprintf(stderr, "radar record: %s\n", problem.c_str());
     return kExitUsage;

@@ -229,11 +229,15 @@ std::string WatchCondition::forRecorder() const {
     if (trace::mpiCollectiveCode(k) != 0) return {};
     term('k', k);
   }
+  // As names() has it: a user= term makes user events one of the kinds.
+  if (!kinds.empty() && !users.empty()) term('k', "user");
   for (const std::string& u : users) term('u', u);
-  for (const std::string& c : contains) {
-    if (c.size() > log::stop_at::kMostBytes) return {};
-    term('c', c);
-  }
+  for (const std::string& c : contains) term('c', c);
+  // A value or a whole longer than the recorder keeps: left to radar record.
+  const auto too_long = [](const std::string& v) { return v.size() > log::stop_at::kMostBytes; };
+  if (std::any_of(kinds.begin(), kinds.end(), too_long) || std::any_of(users.begin(), users.end(), too_long) ||
+      std::any_of(contains.begin(), contains.end(), too_long) || spec.size() >= log::stop_at::kMostSpec)
+    return {};
   return spec;
 }
 

@@ -25,6 +25,7 @@ constexpr char kStopAtVariable[] = "RADAR_STOP_AT";
 namespace stop_at {
 
 constexpr size_t kMostBytes = 256;  // of one value
+constexpr size_t kMostSpec = 1024;  // of the whole, as the recorder keeps it
 
 inline int hexValue(char c) {
   return c >= '0' && c <= '9'   ? c - '0'
@@ -81,6 +82,8 @@ inline bool payloadHolds(const EventFields& e, const uint8_t* text, size_t n) {
 
 // Whether an event matches every term of a RADAR_STOP_AT value.
 inline bool stopAtMatches(const char* spec, const EventFields& e) {
+  // radar's own records (the header, notes, outputs) are no event of the story.
+  if (categoryOf(e.kind) == Category::Annotation) return false;
   bool kinds = false, kind_matched = false, users = false, user_matched = false;
   size_t at = 0, len = 0;
   char key = 0;

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "log/fields.h"
+#include "log/stop_at.h"
 #include "log/writer.h"
 
 namespace radar::preload {
@@ -35,8 +36,8 @@ struct Config {
   char self_path[PATH_MAX] = {};  // this library, for LD_PRELOAD at exec
   char boot_id[64] = {};          // from radar record, to save every process a read
   char host[128] = {};
-  char redact[1024] = {};   // patterns of variables whose values logs leave out
-  char stop_at[1024] = {};  // radar record --on ... --do stop: log/stop_at.h
+  char redact[1024] = {};                      // patterns of variables whose values logs leave out
+  char stop_at[log::stop_at::kMostSpec] = {};  // radar record --on ... --do stop: log/stop_at.h
   // Our variables as they were at start, re-injected into scrubbed
   // environments at exec.
   static constexpr int kMaxVars = 16;

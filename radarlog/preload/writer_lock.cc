@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "inject/text.h"
@@ -304,8 +305,13 @@ void commit(EventFields& e) {
     if (!deferredPending() || !lockWriter()) break;
   }
   // radar record --on ... --do stop: the process stops at the event, its
-  // record in the log and nothing after it.
-  if (g_config.stop_at[0] && log::stopAtMatches(g_config.stop_at, e)) sys::raw(SYS_kill, sys::getpid(), SIGSTOP);
+  // record in the log and nothing after it -- once, as radar record stops
+  // each process once (a child, its own pid, stops at its own).
+  if (g_config.stop_at[0] && log::stopAtMatches(g_config.stop_at, e)) {
+    static std::atomic<long> stopped_pid{0};
+    const long pid = sys::getpid();
+    if (stopped_pid.exchange(pid) != pid) sys::raw(SYS_kill, pid, SIGSTOP);
+  }
 }
 
 }  // namespace radar::preload

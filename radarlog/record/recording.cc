@@ -161,7 +161,14 @@ int openRecordingDirectory(const std::string& dir, bool* created, bool* empty, s
   // Held while the descriptor is open (radar record's whole run; no
   // recorded program inherits it): a second recorder into the same
   // directory, --force or not, would mix its logs with this one's.
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  // (A follower looking whether radar record still runs holds the lock
+  // shared for an instant: asked again for a tenth of a second.)
+  bool locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  for (int k = 0; k < 10 && !locked && errno == EWOULDBLOCK; ++k) {
+    ::usleep(10000);
+    locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  }
+  if (!locked) {
     *error = errno == EWOULDBLOCK ? "another radar record is recording into " + dir +
                                         ": two recordings in one directory would mix (wait for it to end, or "
                                         "record elsewhere)"

@@ -99,6 +99,15 @@ bool readRecordingFile(const std::string& dir, proto::Recording* rec) {
   return google::protobuf::TextFormat::ParseFromString(text.str(), rec);
 }
 
+// Whether a process of this boot runs (a zombie has ended).
+bool runsHere(int32_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return ::kill(pid, 0) == 0 || errno == EPERM;  // /proc hides it, or it is gone
+  const size_t paren = line.rfind(')');                                         // "pid (name) STATE ..."
+  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
+}
+
 }  // namespace
 
 bool recordingEnded(const std::string& dir) {
@@ -116,12 +125,25 @@ bool recorderGone(const std::string& dir) {
   return free;
 }
 
+bool recordersGone(const std::vector<std::string>& dirs) {
+  bool gone = false;
+  for (const std::string& dir : dirs) {
+    const bool lost = recorderGone(dir);
+    if (!lost && !recordingEnded(dir)) return false;
+    gone |= lost;
+  }
+  return gone;
+}
+
 bool anyProcessAlive(const Trace& t) {
-  std::string here;
-  std::ifstream("/proc/sys/kernel/random/boot_id") >> here;
+  std::string boot;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
   return std::any_of(t.processes.begin(), t.processes.end(), [&](const Process& p) {
-    const bool this_machine = p.boot < t.boots.size() && t.boots[p.boot] == here;
-    return running(p) && p.pid > 0 && (!this_machine || ::kill(p.pid, 0) == 0 || errno == EPERM);
+    if (!running(p) || p.pid <= 0) return false;
+    if (p.boot < t.boots.size() && t.boots[p.boot] == boot) return runsHere(p.pid);
+    return p.host != host;  // another machine's, which may run on; this one's before it booted again, not
   });
 }
 
@@ -171,8 +193,7 @@ LiveLook lookAtRecording(const std::vector<std::string>& dirs, bool merge_unrela
   look.trace = loadTrace(dirs, options, &look.error);
   // radar record killed, and every process it recorded gone too: nothing
   // will write any more; read whole, as a finished recording.
-  if (look.trace && !look.ended && std::all_of(dirs.begin(), dirs.end(), recorderGone) &&
-      !anyProcessAlive(*look.trace)) {
+  if (look.trace && !look.ended && recordersGone(dirs) && !anyProcessAlive(*look.trace)) {
     look.ended = look.recorder_lost = true;
     options.running_at_ns = 0;
     look.trace = loadTrace(dirs, options, &look.error);

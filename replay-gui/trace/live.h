@@ -25,6 +25,8 @@ bool recordingEnded(const std::string& dir);
 // process holds the lock radar record keeps on the directory while it runs.
 // Its program's processes may still be writing their logs.
 bool recorderGone(const std::string& dir);
+// Of several directories: each ended or gone so, and one at least gone.
+bool recordersGone(const std::vector<std::string>& dirs);
 // Whether a process of the trace that has not ended may still run: its pid
 // is there, on this machine.
 bool anyProcessAlive(const Trace& t);

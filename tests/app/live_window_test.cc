@@ -200,6 +200,15 @@ TEST(LiveWindow, EndsOnceRadarRecordIsKilledAndItsProgramHasEnded) {
   const std::string dir = testTempDir() + "/live-killed";
   const pid_t recorder = spawn({radarPath(), "record", "-o", dir, "--", programPath("ticker"), "7", "99992"}, -1, -1);
   ASSERT_GT(recorder, 0);
+  // A failure midway leaves no ticker running.
+  struct Reaper {
+    pid_t pid;
+    ~Reaper() {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      radar::testing::shell("pkill -KILL -f 'ticke[r] 7 99992'");
+    }
+  } reaper{recorder};
   LiveWindow window({dir}, false);
   window.show();
   QElapsedTimer clock;
@@ -207,7 +216,6 @@ TEST(LiveWindow, EndsOnceRadarRecordIsKilledAndItsProgramHasEnded) {
   while (!(window.replay() && window.replay()->trace().events.size() > 20) && clock.elapsed() < 30000) work(50);
   ASSERT_TRUE(window.replay()) << window.status().toStdString();
   ::kill(recorder, SIGKILL);
-  ::waitpid(recorder, nullptr, 0);
   work(300);
   EXPECT_FALSE(window.ended()) << "its program runs on, writing its logs";
   EXPECT_EQ(radar::testing::shell("pkill -KILL -f 'ticke[r] 7 99992'").exit_code, 0);

@@ -115,7 +115,9 @@ TEST(RecordingWatch, TheRecorderJudgesWhatItCanAlone) {
   EXPECT_EQ(told("channel=\"pipe 1\" kind=send"), "");
   EXPECT_EQ(told("kind=MPI_Allreduce"), "");
   const std::string spec = told("kind=write kind=sendmsg contains=\"b,c\" user=go");
-  EXPECT_EQ(spec, "k:7772697465,k:73656e646d7367,u:676f,c:622c63");
+  // user= makes user events one of the kinds, as radar record's filter has it.
+  EXPECT_EQ(spec, "k:7772697465,k:73656e646d7367,k:75736572,u:676f,c:622c63");
+  EXPECT_EQ(told("contains=" + std::string(300, 'x')), "") << "longer than the recorder keeps";
 
   log::EventFields e;
   e.kind = log::Kind::Write;
@@ -139,6 +141,10 @@ TEST(RecordingWatch, TheRecorderJudgesWhatItCanAlone) {
   user.strings = name;
   user.string_count = 1;
   EXPECT_TRUE(log::stopAtMatches(told("user=go").c_str(), user));
+  EXPECT_TRUE(log::stopAtMatches(told("kind=send user=go").c_str(), user));
+  log::EventFields note;
+  note.kind = log::Kind::Note;
+  EXPECT_FALSE(log::stopAtMatches(told("kind=note").c_str(), note)) << "radar's own records are no event";
   EXPECT_FALSE(log::stopAtMatches(told("user=stop").c_str(), user));
   EXPECT_FALSE(log::stopAtMatches("", user)) << "nothing asked";
   EXPECT_FALSE(log::stopAtMatches("u:67", user)) << "half a byte";

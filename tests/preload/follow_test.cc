@@ -109,7 +109,11 @@ TEST(Follow, EndsOnceRadarRecordIsKilledAndItsProgramHasEnded) {
   ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
   const int follower = spawn({radarPath(), "events", "--follow", dir}, -1, fds[1]);
   ::close(fds[1]);
-  ::usleep(1500 * 1000);
+  // Killed once the ticker is under way (however busy the machine).
+  for (int waited = 0; waited < 300; ++waited) {
+    if (occurrences(radar({"events", dir, "--kind", "write"}).out, " sends a message") >= 3) break;
+    ::usleep(100 * 1000);
+  }
   ::kill(recorder.pid, SIGKILL);
   ::waitpid(recorder.pid, nullptr, 0);
   ::usleep(300 * 1000);

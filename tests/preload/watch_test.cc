@@ -129,8 +129,23 @@ Ticking recordTicker(const std::string& name, const std::vector<std::string>& ra
   ::close(fds[1]);
   t.err = fds[0];
   char buf[4096];
-  for (ssize_t n; t.said.find(until) == std::string::npos && (n = ::read(t.err, buf, sizeof buf)) > 0;)
+  // A minute at most: a ticker stopped by its recorder keeps radar record
+  // waiting, and a message that never comes would keep this test so.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (t.said.find(until) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    struct pollfd p {
+      t.err, POLLIN, 0
+    };
+    if (::poll(&p, 1, 100) <= 0) continue;
+    const ssize_t n = ::read(t.err, buf, sizeof buf);
+    if (n <= 0) break;
     t.said.append(buf, static_cast<size_t>(n));
+  }
+  if (t.said.find(until) == std::string::npos) {
+    ADD_FAILURE() << "radar record did not say '" << until << "': " << t.said;
+    ::kill(t.recorder, SIGKILL);
+    shell("pkill -KILL -f 'ticke[r] " + std::to_string(interval_ms) + " " + std::to_string(count) + "'");
+  }
   return t;
 }
 
