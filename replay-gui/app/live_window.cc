@@ -145,11 +145,11 @@ void LiveWindow::showLook(std::shared_ptr<trace::LiveLook> look) {
   replay->setWindowFlags(Qt::Widget);
   showing_ = true;
   if (replay_) {
-    replay_->close();  // keeps the boxes the user moved, for the new one
-    layout_->replaceWidget(replay_, replay);
+    replay_->close();                                // keeps the boxes the user moved, for the new one
+    delete layout_->replaceWidget(replay_, replay);  // the layout's item for the old one
     replay_->deleteLater();
   } else {
-    layout_->replaceWidget(waiting_, replay);
+    delete layout_->replaceWidget(waiting_, replay);
     waiting_->hide();
   }
   replay_ = replay;
