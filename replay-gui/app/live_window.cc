@@ -124,8 +124,8 @@ void LiveWindow::showLatest() {
   showLook(std::move(latest_));
 }
 
-// The look in view from now on: its replay at the events new since the
-// last look's settled ones, playing them in while following.
+// The look in view from now on: its replay, the events new since where the
+// view was played in while following.
 void LiveWindow::showLook(std::shared_ptr<trace::LiveLook> look) {
   QElapsedTimer making;
   making.start();
