@@ -38,7 +38,7 @@ inline int hexValue(char c) {
 // or on a malformed term.
 inline bool nextTerm(const char* spec, size_t* at, char* key, uint8_t* value, size_t* len) {
   const char* p = spec + *at;
-  if (!*p || !p[0] || p[1] != ':') return false;
+  if (!p[0] || p[1] != ':') return false;
   *key = p[0];
   p += 2;
   size_t n = 0;

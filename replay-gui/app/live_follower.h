@@ -27,8 +27,8 @@ class LiveFollower : public QObject {
   const QString& trouble() const { return trouble_; }
 
  signals:
-  // A look that read whole: its trace, how much of it is settled, whether
-  // the recording has ended (no look follows it then).
+  // A look that read whole: its trace, and whether the recording has
+  // ended (no look follows it then).
   void looked(std::shared_ptr<trace::LiveLook> look);
   // The recording ended and cannot be read.
   void unreadable(const QString& error);

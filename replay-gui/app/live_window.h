@@ -1,7 +1,7 @@
 // The replay window on a recording in progress (radar replay --follow,
 // radar record --live): the replay of the latest look at the recording,
 // following it as it grows. Each look that holds new events is shown
-// (the events new since the last settled one played in); a step or a
+// (the events new since where the view was played in); a step or a
 // skip back pauses following and keeps the look in view, and "Now"
 // (End) goes back to the latest.
 #pragma once

@@ -184,12 +184,11 @@ LiveLook lookAtRecording(const std::vector<std::string>& dirs, bool merge_unrela
   const auto began = std::chrono::steady_clock::now();
   // Looked at before the logs are read: once it ended, they are whole.
   look.ended = !dirs.empty() && std::all_of(dirs.begin(), dirs.end(), recordingEnded);
-  LiveTimes times;
-  times.now_wall =
+  const int64_t now_wall =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   LoadOptions options;
   options.merge_unrelated = merge_unrelated;
-  options.running_at_ns = look.ended ? 0 : times.now_wall;
+  options.running_at_ns = look.ended ? 0 : now_wall;
   look.trace = loadTrace(dirs, options, &look.error);
   // radar record killed, and every process it recorded gone too: nothing
   // will write any more; read whole, as a finished recording.
@@ -202,8 +201,6 @@ LiveLook lookAtRecording(const std::vector<std::string>& dirs, bool merge_unrela
     look.trace.reset();
     look.error = "a log was being written as it was read";
   }
-  if (look.trace)
-    look.settled = look.ended ? static_cast<uint32_t>(look.trace->events.size()) : settledEvents(*look.trace, times);
   look.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return look;
 }

@@ -69,7 +69,6 @@ struct LiveLook {
   std::unique_ptr<Trace> trace;  // null: not readable now (error says why)
   bool ended = false;            // radar record had finished: the trace is whole
   bool recorder_lost = false;    // ended so: radar record was killed, and its processes have ended too
-  uint32_t settled = 0;          // events told for good (all, once ended)
   std::string error;
   double seconds = 0;  // how long the look took
 };
