@@ -145,6 +145,11 @@ void LiveWindow::showLook(std::shared_ptr<trace::LiveLook> look) {
   replay->setWindowFlags(Qt::Widget);
   showing_ = true;
   if (replay_) {
+    MainWindow::ViewSetup setup = replay_->viewSetup();
+    // A speed other than the play-in's is the user's: theirs after each play-in.
+    if (setup.seconds_per_event != played_in_speed_) chosen_speed_ = setup.seconds_per_event;
+    setup.seconds_per_event = chosen_speed_;
+    replay->adoptViewSetup(setup);
     replay_->close();                                // keeps the boxes the user moved, for the new one
     delete layout_->replaceWidget(replay_, replay);  // the layout's item for the old one
     replay_->deleteLater();
@@ -163,7 +168,9 @@ void LiveWindow::showLook(std::shared_ptr<trace::LiveLook> look) {
   c.skipTo(from);
   if (following_ && events > from) {
     // In half the time between looks (50 ms at least): done before the next.
+    if (!chosen_speed_) chosen_speed_ = c.secondsPerEvent();
     c.setSecondsPerEvent(std::clamp(0.025 / (events - from), ReplayController::kMinSecondsPerEvent, 0.25));
+    played_in_speed_ = c.secondsPerEvent();
     c.play();
   }
   last_position_ = c.position();
@@ -189,8 +196,13 @@ void LiveWindow::positionChanged() {
 // A pause (Space) or single-step mode before the last event: the user
 // looks at this moment, and following stops.
 void LiveWindow::playChanged() {
-  const ReplayController& c = replay_->controller();
+  ReplayController& c = replay_->controller();
   if (!showing_ && following_ && !c.playing() && c.position() < c.events()) setFollowing(false);
+  // A play-in done: the user's own speed for what they play next.
+  if (!showing_ && !c.playing() && chosen_speed_ && c.secondsPerEvent() == played_in_speed_) {
+    played_in_speed_ = 0;
+    c.setSecondsPerEvent(chosen_speed_);
+  }
 }
 
 void LiveWindow::setFollowing(bool following) {

@@ -70,6 +70,8 @@ class LiveWindow : public QWidget {
   uint32_t shown_events_ = 0;
   int64_t newest_ = 0;  // the newest event of the look in view, until it is on screen (wall ns)
   uint32_t last_position_ = 0;
+  double played_in_speed_ = 0;  // set for the play-in of the look in view (0: none going on)
+  double chosen_speed_ = 0;     // the replay's speed the user chose (0: not known yet)
   bool following_ = true;
   bool lost_ = false;     // the look in view is the last: radar record was killed, its processes ended
   bool showing_ = false;  // the window moves itself: not a step back of the user's

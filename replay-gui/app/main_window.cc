@@ -438,6 +438,46 @@ void MainWindow::applyFilter(const QString& text) {
   refresh();
 }
 
+MainWindow::ViewSetup MainWindow::viewSetup() const {
+  ViewSetup setup;
+  setup.filter = event_model_->filter();
+  setup.filter_typed = filter_->text();
+  setup.hide_polls = hide_polls_->isChecked();
+  setup.show_mpi_library = show_mpi_library_ && show_mpi_library_->isChecked();
+  setup.find = find_->property("searched").toString();
+  setup.find_mode = find_->property("mode").toInt();
+  setup.lanes = spacetime_->timeline().laneFilter();
+  setup.wall_time = spacetime_->timeline().wallTime();
+  setup.seconds_per_event = controller_->secondsPerEvent();
+  return setup;
+}
+
+void MainWindow::adoptViewSetup(const ViewSetup& setup) {
+  {
+    const QSignalBlocker quiet_polls(hide_polls_);
+    hide_polls_->setChecked(setup.hide_polls);
+    event_model_->setHidePolls(setup.hide_polls);
+  }
+  if (show_mpi_library_) {
+    const QSignalBlocker quiet_mpi(show_mpi_library_);
+    show_mpi_library_->setChecked(setup.show_mpi_library);
+    event_model_->setShowMpiLibrary(setup.show_mpi_library);
+  }
+  {
+    const QSignalBlocker quiet_filter(filter_);
+    filter_->setText(setup.filter);
+  }
+  applyFilter(setup.filter);
+  if (setup.filter_typed != setup.filter) {
+    const QSignalBlocker quiet_filter(filter_);
+    filter_->setText(setup.filter_typed);
+  }
+  if (!setup.find.isEmpty()) find(setup.find, static_cast<ContentSearch::Mode>(setup.find_mode));
+  spacetime_->timeline().setLaneFilter(setup.lanes);
+  spacetime_->timeline().setWallTime(setup.wall_time);
+  if (setup.seconds_per_event > 0) controller_->setSecondsPerEvent(setup.seconds_per_event);
+}
+
 // Every view follows the controller; clicking an event anywhere takes every
 // view there.
 void MainWindow::connectViews() {

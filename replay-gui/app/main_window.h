@@ -115,6 +115,21 @@ class MainWindow : public QMainWindow {
   // command is shown to copy when no terminal is found. Returns it.
   QString debugFromHere();
   void selectProcess(uint32_t process) { selected_process_ = process; }
+  // What the user set up to look with: the event filter, the find, the
+  // lanes shown and the speed. A window on a newer look at a recording
+  // being followed takes them over from the one it replaces.
+  struct ViewSetup {
+    QString filter, filter_typed;  // applied, and in the box (Enter not pressed yet)
+    bool hide_polls = false, show_mpi_library = false;
+    QString find;  // searched (empty: none)
+    int find_mode = 0;
+    QString lanes;
+    bool wall_time = false;
+    double seconds_per_event = 0;
+  };
+  ViewSetup viewSetup() const;
+  // The same set up here (the find searches this window's trace).
+  void adoptViewSetup(const ViewSetup& setup);
   // Loads recordings (app/loader.h) and opens a window on them; the one of
   // `parent` closes once the new one shows.
   static void openRecording(const QStringList& dirs, QWidget* parent);

@@ -10,7 +10,9 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPointer>
+#include <QTest>
 #include <algorithm>
 #include <cstdlib>
 
@@ -224,6 +226,64 @@ TEST(LiveWindow, EndsOnceRadarRecordIsKilledAndItsProgramHasEnded) {
   ASSERT_TRUE(window.ended()) << window.status().toStdString();
   EXPECT_TRUE(window.status().contains(QStringLiteral("radar record is gone"))) << window.status().toStdString();
   EXPECT_FALSE(window.replay()->trace().running) << "the logs taken as they are, as a finished recording";
+}
+
+// What the user set up in the replay (the event filter, the find, the lanes
+// shown, the speed) stays as each newer look takes the place of the last;
+// the play-in of a look's new events does not take the user's speed away.
+TEST(LiveWindow, WhatTheUserSetUpStaysAsNewerLooksCome) {
+  const std::string dir = testTempDir() + "/live-setup";
+  const pid_t recorder = spawn({radarPath(), "record", "-o", dir, "--", programPath("ticker"), "10", "1500"}, -1, -1);
+  ASSERT_GT(recorder, 0);
+  struct Reaper {
+    pid_t pid;
+    ~Reaper() {
+      ::kill(pid, SIGTERM);
+      ::waitpid(pid, nullptr, 0);
+    }
+  } reaper{recorder};
+  LiveWindow window({dir}, false);
+  window.show();
+  QElapsedTimer clock;
+  clock.start();
+  while (!(window.replay() && window.replay()->trace().events.size() > 20) && clock.elapsed() < 30000) work(50);
+  ASSERT_TRUE(window.replay()) << window.status().toStdString();
+
+  MainWindow* first = window.replay();
+  auto* filter = first->findChild<QLineEdit*>(QStringLiteral("filter"));
+  ASSERT_TRUE(filter);
+  filter->setText(QStringLiteral("kind:write"));
+  QTest::keyClick(filter, Qt::Key_Return);
+  filter->setText(QStringLiteral("kind:write tick"));  // typed, Enter not pressed yet
+  QString error;
+  ASSERT_TRUE(first->find(QStringLiteral("tick 1"), ContentSearch::Mode::Text, &error)) << error.toStdString();
+  first->spaceTimeView().timeline().setLaneFilter(QStringLiteral("ticker"));
+  first->controller().setSecondsPerEvent(0.5);
+  const MainWindow::ViewSetup set_up = first->viewSetup();
+  ASSERT_EQ(set_up.filter, QStringLiteral("kind:write"));
+
+  // Two newer looks (the second replaces one set up by the window, not by hand).
+  for (int look = 0; look < 2; ++look) {
+    const MainWindow* before = window.replay();
+    while (window.replay() == before && clock.elapsed() < 60000) work(50);
+    ASSERT_NE(window.replay(), before) << "a newer look: " << window.status().toStdString();
+  }
+  MainWindow* now = window.replay();
+  const MainWindow::ViewSetup kept = now->viewSetup();
+  EXPECT_EQ(kept.filter.toStdString(), set_up.filter.toStdString());
+  EXPECT_EQ(now->eventModel().filter().toStdString(), "kind:write") << "applied to the new look's events";
+  EXPECT_EQ(kept.filter_typed.toStdString(), "kind:write tick");
+  EXPECT_EQ(kept.find.toStdString(), "tick 1");
+  EXPECT_EQ(kept.lanes.toStdString(), "ticker");
+  // Between play-ins of new events, the replay is at the user's speed.
+  bool at_users_speed = false;
+  while (!at_users_speed && clock.elapsed() < 60000) {
+    work(20);
+    const ReplayController& c = window.replay()->controller();
+    at_users_speed = !c.playing() && c.secondsPerEvent() == 0.5;
+  }
+  EXPECT_TRUE(at_users_speed) << window.replay()->controller().secondsPerEvent();
+  EXPECT_TRUE(window.following());
 }
 
 }  // namespace
