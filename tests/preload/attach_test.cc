@@ -41,11 +41,14 @@ struct Dormant {
   int program = 0;  // the pid radar record says to attach to
 };
 
-Dormant startDormant(const std::string& dir, const std::vector<std::string>& program) {
+Dormant startDormant(const std::string& dir, const std::vector<std::string>& program,
+                     const std::vector<std::string>& options = {}) {
   Dormant d;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return d;
-  std::vector<std::string> args = {radarPath(), "record", "-o", dir, "--dormant", "--"};
+  std::vector<std::string> args = {radarPath(), "record", "-o", dir, "--dormant"};
+  args.insert(args.end(), options.begin(), options.end());
+  args.push_back("--");
   args.insert(args.end(), program.begin(), program.end());
   d.recorder = spawn(args, -1, fds[1]);
   ::close(fds[1]);
@@ -157,6 +160,59 @@ TEST(Attach, AServerAttachedRecordsTheRequestsThatFollowExactly) {
   EXPECT_EQ(occurrences(told.out, " receives a message from 127.0.0.1:"), 21u) << told.out;  // and quit
   EXPECT_EQ(told.out.find("open before radar attach"), std::string::npos) << told.out;
   const Result checked = radar({"check", dir});
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+}
+
+// A dormant server with a flight recorder: once attached, each process
+// keeps the last of its log; a freeze holds the latest requests whole,
+// matched, and nothing from before the attach.
+TEST(Attach, ADormantFlightRecorderKeepsTheLatestOfWhatFollowsTheAttach) {
+  const std::string dir = testTempDir() + "/dormant-flight", port_file = testTempDir() + "/flight-port";
+  Dormant d = startDormant(dir, {programPath("echo_server"), port_file}, {"--flight", "64K"});
+  ASSERT_GT(d.program, 0) << d.said;
+  int port = 0;
+  for (int tries = 0; tries < 500 && !port; ++tries) {
+    std::ifstream in(port_file);
+    if (!(in >> port)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GT(port, 0) << d.said;
+  EXPECT_EQ(ask(port, "before\n"), "echo: before\n");
+  const Result attached = radar({"attach", std::to_string(d.program)});
+  ASSERT_EQ(attached.exit_code, 0) << attached.err;
+  // Requests of 64 letters drawn at random: what the logs hold does not
+  // compress away, and the first ones leave the 64K ring (beyond the 256K
+  // tail every log has).
+  constexpr int kRequests = 5000;
+  uint32_t seed = 12345;
+  auto request = [&seed](int i) {
+    std::string r = "after " + std::to_string(i) + " ";
+    for (int k = 0; k < 64; ++k) r.push_back(static_cast<char>('a' + (seed = seed * 1103515245 + 12345) % 26));
+    return r + "\n";
+  };
+  std::vector<std::string> sent;
+  for (int i = 1; i <= kRequests; ++i) {
+    sent.push_back(request(i));
+    ASSERT_EQ(ask(port, sent.back()), "echo: " + sent.back());
+  }
+  const Result frozen = radar({"dump-flight", dir});
+  ASSERT_EQ(frozen.exit_code, 0) << frozen.err;
+  const std::string freeze = dir + "/flight-1";
+  ask(port, "quit\n");
+  int status = -1;
+  const std::string said = finish(d, &status);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << said;
+
+  const Result told = radar({"events", "--decode", freeze});
+  ASSERT_EQ(told.exit_code, 0) << told.err;
+  for (int i = kRequests - 9; i <= kRequests; ++i) {
+    const std::string line = sent[static_cast<size_t>(i - 1)];
+    const std::string quoted = line.substr(0, line.size() - 1) + "\\n\"";
+    EXPECT_EQ(occurrences(told.out, "\"" + quoted), 1u) << i;
+    EXPECT_EQ(occurrences(told.out, "\"echo: " + quoted), 1u) << i;
+  }
+  EXPECT_EQ(told.out.find("\"after 1 "), std::string::npos) << "the first requests left the ring";
+  EXPECT_EQ(told.out.find("\"before"), std::string::npos);
+  const Result checked = radar({"check", freeze});
   EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }
 
