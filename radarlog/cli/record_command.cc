@@ -97,6 +97,11 @@ const char kRecordHelp[] =
     "  --save-on crash,error    with --flight: freeze also when a process crashes\n"
     "                           (SIGSEGV, SIGABRT ...) or exits with a status other\n"
     "                           than 0\n"
+    "  --fallback WHEN          record from outside (ptrace) the programs the interposer\n"
+    "                           cannot see into: auto (the default: a statically\n"
+    "                           linked or a Go program run by radar record), always\n"
+    "                           (every process: to check the interposer against it),\n"
+    "                           or off (such programs are said not recorded)\n"
     "  --live                   open the replay window on the recording as it is made\n"
     "                           (as radar replay --follow DIR): new processes and\n"
     "                           messages appear as they happen; it stays open once\n"
@@ -145,6 +150,7 @@ const OptionSpec kRecordOptionList[] = {{"output", 'o', "DIR"},
                                         {"flight", 0, "SIZE"},
                                         {"save-on", 0, "crash,error", InUsage::kWith},
                                         {"live", 0, nullptr},
+                                        {"fallback", 0, "off|auto|always"},
                                         {"on", 0, "CONDITION"},
                                         {"do", 0, "ACTION", InUsage::kWith}};
 const std::span<const OptionSpec> kRecordOptions{kRecordOptionList};
@@ -248,6 +254,19 @@ std::optional<std::string> readSettings(Args& args, record::RecordSettings* s) {
   s->keep_writes = args.has("keep-writes");
   s->dormant = args.has("dormant");
   s->dir_given = args.has("output");
+  if (const auto when = args.value("fallback")) {
+    using Fallback = record::RecordSettings::Fallback;
+    if (*when == "off")
+      s->fallback = Fallback::Off;
+    else if (*when == "auto")
+      s->fallback = Fallback::Auto;
+    else if (*when == "always")
+      s->fallback = Fallback::Always;
+    else
+      return "--fallback: expected off, auto or always, got '" + *when + "'";
+    if (s->dormant && s->fallback == Fallback::Always)
+      return "--fallback always and --dormant: the fallback records from the start";
+  }
   if (const auto join = args.value("join")) {
     std::string error;
     s->join_id = record::recordingIdToJoin(*join, &error);

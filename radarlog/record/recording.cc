@@ -42,6 +42,28 @@ std::string resolveProgram(const std::string& name, const std::string& cwd, cons
   return found.empty() ? name : found;
 }
 
+}  // namespace
+
+std::string unseenByTheInterposer(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  Elf64_Ehdr eh{};
+  if (!in.read(reinterpret_cast<char*>(&eh), sizeof(eh)) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64)
+    return "";
+  bool interp = false;
+  for (int i = 0; i < eh.e_phnum && i < 128; ++i) {
+    Elf64_Phdr ph{};
+    in.seekg(static_cast<std::streamoff>(eh.e_phoff + i * sizeof(ph)));
+    if (!in.read(reinterpret_cast<char*>(&ph), sizeof(ph))) break;
+    interp |= ph.p_type == PT_INTERP;
+  }
+  if (log::isGoExecutable(file.c_str())) return "a Go program (it makes its own system calls)";
+  if (!interp) return "statically linked";
+  return "";
+}
+
+namespace {
+
 // Why a program leaves no log when exec'd under radar.
 std::string unrecordable(const std::string& file) {
   struct stat st {};
@@ -50,20 +72,7 @@ std::string unrecordable(const std::string& file) {
   char caps[64];
   if (::getxattr(file.c_str(), "security.capability", caps, sizeof(caps)) > 0)
     return "not recorded: it has file capabilities";
-  std::ifstream in(file, std::ios::binary);
-  Elf64_Ehdr eh{};
-  if (in.read(reinterpret_cast<char*>(&eh), sizeof(eh)) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-      eh.e_ident[EI_CLASS] == ELFCLASS64) {
-    bool interp = false;
-    for (int i = 0; i < eh.e_phnum && i < 128; ++i) {
-      Elf64_Phdr ph{};
-      in.seekg(static_cast<std::streamoff>(eh.e_phoff + i * sizeof(ph)));
-      if (!in.read(reinterpret_cast<char*>(&ph), sizeof(ph))) break;
-      interp |= ph.p_type == PT_INTERP;
-    }
-    if (log::isGoExecutable(file.c_str())) return "not recorded: a Go program (it makes its own system calls)";
-    if (!interp) return "not recorded: statically linked";
-  }
+  if (const std::string why = unseenByTheInterposer(file); !why.empty()) return "not recorded: " + why;
   return "not recorded: it wrote no log (exec'd with a scrubbed environment, or a raw system call?)";
 }
 

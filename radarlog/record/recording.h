@@ -22,6 +22,11 @@ struct RecordingSummary {
   std::vector<std::string> unseen;
 };
 
+// Why the interposer cannot see into the program in `file`: "statically
+// linked", "a Go program (...)"; empty when it can (or it is no ELF
+// executable radar knows).
+std::string unseenByTheInterposer(const std::string& file);
+
 // A new directory name for a recording: BASE-YYYYMMDD-HHMMSS, with -2,
 // -3 ... when that exists.
 std::string newRecordingDirectory(const std::string& base);

@@ -17,11 +17,13 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
 
+#include "fallback/tracer.h"
 #include "log/asan_options.h"
 #include "log/recorder_env.h"
 #include "log/stop_at.h"
@@ -167,6 +169,46 @@ std::vector<std::string> programEnvironment(const RecordSettings& s, const std::
   return env;
 }
 
+// The program's environment when the fallback records it: without the
+// interposer (it would record the same calls again), with the user's own
+// LD_PRELOAD as it was.
+void leaveTheInterposerOut(std::vector<std::string>& env) {
+  const char* users = std::getenv("LD_PRELOAD");
+  for (auto it = env.begin(); it != env.end(); ++it) {
+    if (it->compare(0, 11, "LD_PRELOAD=") != 0) continue;
+    if (users)
+      *it = std::string("LD_PRELOAD=") + users;
+    else
+      env.erase(it);
+    return;
+  }
+}
+
+fallback::TracerConfig tracerConfig(const RecordSettings& s, const std::string& abs_dir, const uint8_t (&id)[16],
+                                    const std::vector<std::string>& env) {
+  fallback::TracerConfig c;
+  c.dir = abs_dir;
+  std::memcpy(c.recording_id, id, sizeof id);
+  c.version = s.version;
+  c.redact = s.redact;
+  c.payload_limit = s.payload_limit;
+  c.tail_capacity = static_cast<uint32_t>(s.tail);
+  c.flight = s.flight != 0;
+  for (const std::string& e : env) {
+    if (e.compare(0, 14, "RADAR_BOOT_ID=") == 0) c.boot_id = e.substr(14);
+    if (e.compare(0, 11, "RADAR_HOST=") == 0) c.host = e.substr(11);
+    if (e.compare(0, 15, "RADAR_EXTERNAL=") != 0) continue;
+    std::istringstream list(e.substr(15));
+    uint64_t dev = 0, ino = 0;
+    char colon = 0, comma = 0;
+    while (list >> dev >> colon >> ino) {
+      c.external.emplace_back(dev, ino);
+      list >> comma;
+    }
+  }
+  return c;
+}
+
 // What recording.txt says before the program runs.
 proto::Recording describeRecording(const RecordSettings& s, const uint8_t (&id)[16]) {
   proto::Recording recording;
@@ -283,7 +325,9 @@ std::vector<char*> pointersTo(std::vector<std::string>& strings) {
 // whether it could not be run at all: the child writes exec's errno to a
 // pipe a successful exec closes (close-on-exec), so the program never sees it.
 pid_t startProgram(const RecordSettings& s, std::vector<std::string> env, const struct rlimit* nofile,
-                   const SignalsForTheProgram& signals, bool* exec_failed, std::string* error) {
+                   const SignalsForTheProgram& signals, fallback::Tracer* tracer, bool* exec_failed,
+                   std::string* error) {
+  const bool traced = tracer != nullptr;
   std::vector<std::string> argv = s.command;
   std::vector<char*> child_argv = pointersTo(argv), envp = pointersTo(env);
   int exec_report[2] = {-1, -1};
@@ -298,6 +342,7 @@ pid_t startProgram(const RecordSettings& s, std::vector<std::string> env, const 
     setAddressRandomization(s.aslr);
     signals.restoreInChild();
     if (nofile) ::setrlimit(RLIMIT_NOFILE, nofile);
+    if (traced) fallback::stopToBeSeized();
     ::execve(s.program.c_str(), child_argv.data(), envp.data());
     const int failure = errno;
     std::fprintf(stderr, "radar record: cannot run %s: %s\n", s.program.c_str(), std::strerror(failure));
@@ -305,6 +350,8 @@ pid_t startProgram(const RecordSettings& s, std::vector<std::string> env, const 
     ::_exit(127);
   }
   *exec_failed = false;
+  if (std::string why; tracer && !tracer->seizeRoot(child, &why))
+    std::fprintf(stderr, "radar record: the fallback recorder cannot trace %s: %s\n", s.program.c_str(), why.c_str());
   if (exec_report[1] >= 0) {
     ::close(exec_report[1]);
     int failure = 0;
@@ -338,7 +385,7 @@ std::set<pid_t> childrenNow() {
 // process substitution, `radar record … > >(cat)`, forks cat and then
 // execs radar) are not the program's: once the program's own have all
 // ended, they are left alone, as they may be waiting for radar to end.
-int reapAll(pid_t child, proto::Recording& recording, std::set<pid_t> before) {
+int reapAll(pid_t child, proto::Recording& recording, std::set<pid_t> before, fallback::Tracer* tracer) {
   int root_status = 0;
   bool root_ended = false;
   for (;;) {
@@ -347,11 +394,13 @@ int reapAll(pid_t child, proto::Recording& recording, std::set<pid_t> before) {
       if (std::includes(before.begin(), before.end(), now.begin(), now.end())) break;
     }
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
+    const pid_t pid = ::waitpid(-1, &status, tracer ? __WALL : 0);
     if (pid < 0) {
       if (errno == EINTR) continue;
       break;  // ECHILD: every descendant has ended
     }
+    // A traced thread's stop, or a thread's end: the tracer's alone.
+    if (tracer && (WIFSTOPPED(status) || tracer->traces(pid)) && tracer->handle(pid, status)) continue;
     if (before.erase(pid)) continue;  // not the program's (and its pid free to be one of the program's)
     if (isOwnChild(pid)) continue;
     auto* reaped = recording.add_reaped();
@@ -444,13 +493,23 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   if (besides > 0) children_before.insert(besides);
   const SignalsForTheProgram signals(s.flight != 0);
   bool exec_failed = false;
-  const pid_t child = startProgram(s, programEnvironment(s, abs_dir, id), nofile_known ? &program_nofile : nullptr,
-                                   signals, &exec_failed, &out.error);
+  std::vector<std::string> env = programEnvironment(s, abs_dir, id);
+  std::unique_ptr<fallback::Tracer> tracer;
+  if (!s.dormant && (s.fallback == RecordSettings::Fallback::Always ||
+                     (s.fallback == RecordSettings::Fallback::Auto && !unseenByTheInterposer(s.program).empty()))) {
+    tracer = std::make_unique<fallback::Tracer>(tracerConfig(s, abs_dir, id, env));
+    leaveTheInterposerOut(env);
+  }
+  const pid_t child = startProgram(s, std::move(env), nofile_known ? &program_nofile : nullptr, signals, tracer.get(),
+                                   &exec_failed, &out.error);
   if (child < 0) return out;
   g_child = child;
   if (s.started) s.started(child);
   recording.set_root_pid(child);
-  out.root_status = reapAll(child, recording, children_before);
+  out.root_status = reapAll(child, recording, children_before, tracer.get());
+  if (tracer)
+    for (const std::string& problem : tracer->takeProblems())
+      std::fprintf(stderr, "radar record: fallback recorder: %s\n", problem.c_str());
   if (s.ended) s.ended(out.root_status);
   out.seconds = static_cast<double>(clockNs(CLOCK_MONOTONIC) - start) / 1e9;
   recording.set_root_status(out.root_status);

@@ -30,6 +30,10 @@ struct RecordSettings {
   bool dormant = false;  // no log until radar attach (DIR/attach, the switch, made here)
   std::string stop_at;   // RADAR_STOP_AT: events each process stops itself at (log/stop_at.h)
   uint64_t flight = 0;   // radar record --flight: each log keeps about its last `flight` bytes
+  // radar record --fallback: which programs the fallback recorder records
+  // from outside (fallback/tracer.h): those the interposer cannot see into
+  // (Auto), none, or every one (Always: to check the interposer against it).
+  enum class Fallback { Off, Auto, Always } fallback = Fallback::Auto;
   std::optional<uint64_t> payload_limit;
   uint64_t tail = 0;  // 0: the default
   std::string redact;

@@ -14,12 +14,13 @@ cd "$root" || exit 2
 # component -> its folder, and its stage, in the data's order.
 declare -A folder=(
   [radar]=radarlog/include/radar        # the public header; radar/proto/ is generated from proto/
-  [log]=radarlog/log [inject]=radarlog/inject [preload]=radarlog/preload [mpi]=radarlog/mpi [record]=radarlog/record
+  [log]=radarlog/log [inject]=radarlog/inject [preload]=radarlog/preload [mpi]=radarlog/mpi
+  [fallback]=radarlog/fallback [record]=radarlog/record
   [trace]=replay-gui/trace [analysis]=replay-gui/analysis [netdesc]=netdesc [binding]=netdesc/binding
   [export]=replay-gui/export [driver]=single-process-driver/driver [rerun]=single-process-driver/rerun
   [app]=replay-gui/app [cli]=radarlog/cli)
 declare -A stage=(
-  [radar]=0 [log]=0 [inject]=1 [preload]=2 [mpi]=2 [record]=2 [trace]=3 [analysis]=4 [netdesc]=5 [binding]=6
+  [radar]=0 [log]=0 [inject]=1 [preload]=2 [mpi]=2 [fallback]=2 [record]=2 [trace]=3 [analysis]=4 [netdesc]=5 [binding]=6
   [export]=7 [driver]=8 [rerun]=8 [app]=9 [cli]=10)
 # The component a source is in: the longest folder that holds it.
 componentOf() {

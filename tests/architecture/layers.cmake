@@ -9,7 +9,7 @@
 set(RADAR_STAGES
   "radar_proto radar_log"                                  # the log format (proto/, radarlog/log/)
   "radar_inject"                                           # the injection scaffold (radarlog/inject/)
-  "radar_preload radar_mpi radar_record"                   # recording: the interposers (C library, MPI), radar record's work
+  "radar_preload radar_mpi radar_fallback radar_record"    # recording: the interposers (C library, MPI), the fallback recorder, radar record's work
   "radar_trace"                                            # the causal merge (replay-gui/trace/)
   "radar_analysis"                                         # what is asked of a trace (replay-gui/analysis/)
   "radar_netdesc radar-network"                            # netdesc's format and its launcher

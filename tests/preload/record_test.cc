@@ -831,8 +831,10 @@ TEST(Record, ExitStatusOfAKilledProgram) {
   EXPECT_NE(rec.err.find("killed by signal 15"), std::string::npos) << rec.err;
 }
 
+// (radar record's own program, static, is recorded by the fallback:
+// fallback_test.cc; with the fallback off, it is reported.)
 TEST(Record, StaticProgramsAreReportedByName) {
-  Recording direct = record({programPath("static_hello")});
+  Recording direct = record({programPath("static_hello")}, {{"--fallback", "off"}});
   EXPECT_EQ(direct.exit_code, 0);
   EXPECT_NE(direct.err.find("not recorded"), std::string::npos) << direct.err;
   Recording via_shell = record({"sh", "-c", programPath("static_hello") + "; true"});

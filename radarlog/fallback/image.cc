@@ -1,0 +1,182 @@
+#include "fallback/image.h"
+
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "fallback/remote.h"
+
+namespace radar::fallback {
+namespace {
+
+int64_t clockNs(clockid_t clock) {
+  struct timespec ts {};
+  ::clock_gettime(clock, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+// The file name the interposer gives an image's log: PID-GEN-NAME.rlog.
+std::string logStem(const TracerConfig& config, pid_t pid, uint32_t generation, const std::string& exe) {
+  std::string name = exe.substr(exe.rfind('/') + 1).substr(0, 63);
+  for (char& c : name)
+    if (c == ' ') c = '_';
+  return config.dir + "/" + std::to_string(pid) + "-" + std::to_string(generation) + "-" + name;
+}
+
+std::vector<const char*> pointers(const std::vector<std::string>& strings) {
+  std::vector<const char*> out;
+  for (const std::string& s : strings) out.push_back(s.c_str());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+TracedImage::TracedImage(pid_t pid, const TracerConfig& config, const ImageStart& start)
+    : pid_(pid), config_(config), start_(start), generation_(start.generation) {}
+
+TracedImage::~TracedImage() { close(); }
+
+bool TracedImage::open(std::string* error) {
+  if (::getrandom(&log_id_, sizeof log_id_, 0) != sizeof log_id_ || !log_id_)
+    log_id_ = static_cast<uint64_t>(pid_) << 32 | generation_ | 1u << 31;
+  const std::string exe = procLink(pid_, "exe"), cwd = procLink(pid_, "cwd");
+  struct stat st {};
+  if (::stat(exe.c_str(), &st) != 0) st = {};
+  struct stat owner {};
+  ::stat(("/proc/" + std::to_string(pid_)).c_str(), &owner);
+  const std::vector<std::string> argv = splitNulls(procFile(pid_, "cmdline"));
+  const std::vector<std::string> env = splitNulls(procFile(pid_, "environ"));
+  const std::vector<const char*> argv_p = pointers(argv), env_p = pointers(env);
+  const std::vector<int> open_fds = openDescriptors(pid_);
+  const std::vector<int32_t> listed(open_fds.begin(), open_fds.end());
+  const std::string version = "radar " + config_.version + " (fallback: ptrace)";
+
+  log::HeaderFields h;
+  h.recording_id = config_.recording_id;
+  h.log_id = log_id_;
+  h.host_name = config_.host.c_str();
+  h.boot_id = config_.boot_id.c_str();
+  h.pid = pid_;
+  h.ppid = 0;
+  const std::string stat_line = procFile(pid_, "stat");
+  if (const size_t paren = stat_line.rfind(')'); paren != std::string::npos && paren + 4 < stat_line.size())
+    h.ppid = std::atoi(stat_line.c_str() + stat_line.find(' ', paren + 3) + 1);
+  h.origin = start_.origin;
+  h.parent_log_id = start_.parent_log;
+  h.parent_counter = start_.parent_counter;
+  h.generation = generation_;
+  h.executable = exe.c_str();
+  h.executable_size = static_cast<uint64_t>(st.st_size);
+  h.executable_mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+  h.argv = argv_p.data();
+  h.cwd = cwd.c_str();
+  h.environment = env_p.data();
+  h.redact = config_.redact.empty() ? nullptr : config_.redact.c_str();
+  h.realtime_ns = clockNs(CLOCK_REALTIME);
+  h.monotonic_ns = clockNs(CLOCK_MONOTONIC);
+  h.has_payload_limit = config_.payload_limit.has_value();
+  h.payload_limit = config_.payload_limit.value_or(0);
+  h.recorder_version = version.c_str();
+  h.uid = static_cast<int32_t>(owner.st_uid);
+  h.gid = static_cast<int32_t>(owner.st_gid);
+  h.open_fds = listed.data();
+  h.open_fd_count = listed.size();
+  struct rlimit nofile {};
+  if (::prlimit(pid_, RLIMIT_NOFILE, nullptr, &nofile) == 0) {
+    h.has_nofile = true;
+    h.nofile_soft = nofile.rlim_cur;
+    h.nofile_hard = nofile.rlim_max;
+  }
+  log::WriterOptions options;
+  if (config_.tail_capacity) options.tail_capacity = config_.tail_capacity;
+  options.flight = config_.flight;
+  const std::string stem = logStem(config_, pid_, generation_, exe);
+  int r = -EEXIST;
+  for (int attempt = 0; r == -EEXIST && attempt < 100; ++attempt)
+    r = writer_.open((stem + (attempt ? "." + std::to_string(attempt) : "") + ".rlog").c_str(), h, options);
+  if (r != 0) {
+    *error = "cannot create the log of pid " + std::to_string(pid_) + " in " + config_.dir + ": " + std::strerror(-r);
+    return false;
+  }
+  for (int fd : open_fds) descriptor(fd);
+  return true;
+}
+
+void TracedImage::close() {
+  if (writer_.isOpen()) writer_.close();
+}
+
+uint32_t TracedImage::define(int fd, const DescribedFd& d, log::ChannelOrigin origin, uint32_t index) {
+  const bool fresh = !index;
+  if (fresh) index = ++channels_;
+  const log::ChannelFields c = d.channelFields(index, fd, origin);
+  log::EventFields e;
+  e.kind = log::Kind::Channel;
+  e.channel_info = &c;
+  writer_.append(e);
+  if (fresh) moved_[index] = {0, 0};
+  return index;
+}
+
+const TracedImage::Fd& TracedImage::descriptor(int fd, log::ChannelOrigin origin) {
+  if (auto it = fds_.find(fd); it != fds_.end()) return it->second;
+  return created(fd, origin);
+}
+
+const TracedImage::Fd& TracedImage::created(int fd, log::ChannelOrigin origin) {
+  const DescribedFd d = describeDescriptor(pid_, fd, config_.external);
+  Fd& entry = fds_[fd];
+  entry = Fd{d.cls, 0, d.store_received};
+  if (d.cls == FdClass::Channel && writer_.isOpen()) entry.channel = define(fd, d, origin);
+  return entry;
+}
+
+void TracedImage::refresh(int fd) {
+  const Fd* was = known(fd);
+  if (!was || was->cls != FdClass::Channel) {
+    forget(fd);
+    created(fd, log::ChannelOrigin::Inherited);
+    return;
+  }
+  const uint32_t index = was->channel;
+  const DescribedFd d = describeDescriptor(pid_, fd, config_.external);
+  if (d.cls != FdClass::Channel) return;
+  define(fd, d, log::ChannelOrigin::Created, index);
+  fds_[fd].store_received = d.store_received;
+}
+
+void TracedImage::duplicated(int from, int to) {
+  if (from == to) return;
+  const Fd copy = descriptor(from);
+  fds_[to] = copy;
+}
+
+void TracedImage::keepOnlyOpen() {
+  const std::vector<int> open = openDescriptors(pid_);
+  for (auto it = fds_.begin(); it != fds_.end();)
+    it = std::binary_search(open.begin(), open.end(), it->first) ? std::next(it) : fds_.erase(it);
+}
+
+uint64_t TracedImage::append(pid_t tid, log::EventFields& e) {
+  if (!writer_.isOpen()) return 0;
+  e.tid = tid == pid_ ? 0 : static_cast<uint32_t>(tid);
+  if (log::isData(e.kind) && e.channel) {
+    auto it = moved_.find(e.channel);
+    if (it != moved_.end()) {
+      const int dir = log::categoryOf(e.kind) == log::Category::Send ? 0 : 1;
+      e.has_offset = true;
+      e.offset = it->second[dir];
+      it->second[dir] += log::bytesMoved(e.kind, e.result, e.flags, e.lengths, e.length_count);
+    }
+  }
+  return writer_.append(e);
+}
+
+}  // namespace radar::fallback

@@ -1,0 +1,272 @@
+#include "fallback/syscalls.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include <algorithm>
+
+#include "fallback/events.h"
+#include "log/crc32c.h"
+
+namespace radar::fallback {
+
+using log::Kind;
+
+log::EventFields eventOf(Kind kind, int fd, const CallSeen& call) {
+  log::EventFields e;
+  e.kind = kind;
+  e.fd = fd;
+  e.entry_ns = call.entry_ns;
+  e.return_ns = call.return_ns;
+  e.result = call.result < 0 ? -1 : call.result;
+  e.error = call.result < 0 ? static_cast<uint32_t>(-call.result) : 0;
+  return e;
+}
+
+void recordTransfer(TracedImage& image, pid_t tid, const CallSeen& call, const Transfer& t) {
+  const TracedImage::Fd& d = image.descriptor(t.fd);
+  const bool sending = log::categoryOf(t.kind) == log::Category::Send;
+  const std::string bytes = t.moved ? gather(tid, t.iov, t.moved) : std::string();
+  if (d.cls == FdClass::Output && sending && !bytes.empty()) {
+    log::EventFields out = eventOf(Kind::Output, t.fd, call);
+    out.size = t.size;
+    out.has_hash = true;
+    out.hash = crc32c(0, bytes.data(), bytes.size());
+    image.append(tid, out);
+    return;
+  }
+  if (d.cls != FdClass::Channel) return;
+  log::EventFields e = eventOf(t.kind, t.fd, call);
+  e.channel = d.channel;
+  e.size = t.size;
+  e.flags = static_cast<uint32_t>(t.flags);
+  e.status = t.status;
+  const log::Iov payload{bytes.data(), bytes.size()};
+  if (sending || d.store_received) {
+    e.payload = &payload;
+    e.payload_iov_count = 1;
+    e.payload_len = std::min<uint64_t>(bytes.size(), image.payloadLimit());
+    e.payload_omitted = bytes.size() - e.payload_len;
+  }
+  if (!bytes.empty() && (!sending || e.payload_omitted)) {
+    e.has_hash = true;
+    e.hash = crc32c(0, bytes.data(), bytes.size());
+  }
+  if (!t.address.empty()) {
+    e.address = t.address.data();
+    e.address_len = t.address.size();
+  }
+  e.fds = t.fds.data();
+  e.fd_count = t.fds.size();
+  e.lengths = t.messages.data();
+  e.length_count = t.messages.size();
+  image.append(tid, e);
+}
+
+namespace {
+
+std::vector<struct iovec> oneBuffer(uint64_t address, uint64_t len) {
+  return {{reinterpret_cast<void*>(address), len}};
+}
+
+uint64_t iovTotal(const std::vector<struct iovec>& iov) {
+  uint64_t n = 0;
+  for (const auto& v : iov) n += v.iov_len;
+  return n;
+}
+
+// read, write and their vectored forms.
+bool dataCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  const uint64_t* a = call.entry.args;
+  Transfer t{Kind::Unspecified, static_cast<int>(a[0])};
+  switch (call.entry.nr) {
+    case SYS_write:
+    case SYS_read:
+      t.kind = call.entry.nr == SYS_write ? Kind::Write : Kind::Read;
+      t.iov = oneBuffer(a[1], a[2]);
+      t.size = a[2];
+      break;
+    case SYS_writev:
+    case SYS_readv:
+      t.kind = call.entry.nr == SYS_writev ? Kind::Writev : Kind::Readv;
+      t.iov = readIovecs(tid, a[1], a[2]);
+      t.size = iovTotal(t.iov);
+      break;
+    default:
+      return false;
+  }
+  t.moved = call.result > 0 ? static_cast<uint64_t>(call.result) : 0;
+  recordTransfer(image, tid, call, t);
+  return true;
+}
+
+void closeCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  const int fd = static_cast<int>(call.entry.args[0]);
+  const TracedImage::Fd* known = image.known(fd);
+  const TracedImage::Fd d = known ? *known : TracedImage::Fd{};
+  if (call.result == 0) image.forget(fd);
+  if (d.cls != FdClass::Channel) return;
+  log::EventFields e = eventOf(Kind::Close, fd, call);
+  e.channel = d.channel;
+  image.append(tid, e);
+}
+
+void dupCall(TracedImage& image, pid_t tid, int from, const CallSeen& call) {
+  if (call.result < 0) return;
+  const int to = static_cast<int>(call.result);
+  const TracedImage::Fd* was = image.known(to);
+  if (was && was->cls == FdClass::Channel && to != from) {  // dup2 over a channel closes it
+    log::EventFields closing = eventOf(Kind::Close, to, call);
+    closing.result = 0;
+    closing.channel = was->channel;
+    image.append(tid, closing);
+  }
+  image.forget(to);
+  image.duplicated(from, to);
+  const TracedImage::Fd d = image.descriptor(from);
+  if (d.cls != FdClass::Channel) return;
+  log::EventFields e = eventOf(Kind::Dup, from, call);
+  e.channel = d.channel;
+  const int32_t fds[2] = {from, to};
+  // dup2 and dup3 name the number they take; dup and F_DUPFD return it.
+  if (call.entry.nr == SYS_dup2 || call.entry.nr == SYS_dup3) {
+    e.fds = fds;
+    e.fd_count = 2;
+  }
+  image.append(tid, e);
+}
+
+// pipe, pipe2, socketpair: the two new descriptors, defined before the event.
+void pairCall(TracedImage& image, pid_t tid, Kind kind, uint64_t fds_at, const CallSeen& call) {
+  int32_t fds[2] = {-1, -1};
+  const bool made = call.result == 0 && readMemory(tid, fds_at, fds, sizeof fds) == sizeof fds;
+  log::EventFields e = eventOf(kind, -1, call);
+  if (made) {
+    image.forget(fds[0]);
+    image.forget(fds[1]);
+    e.channel = image.created(fds[0], log::ChannelOrigin::Created).channel;
+    image.created(fds[1], log::ChannelOrigin::Created);
+    e.fds = fds;
+    e.fd_count = 2;
+  }
+  image.append(tid, e);
+}
+
+void waitCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  log::EventFields e = eventOf(Kind::Wait, -1, call);
+  e.flags = static_cast<uint32_t>(call.entry.args[2]);
+  int status = 0;
+  if (call.result > 0 && call.entry.args[1]) readMemory(tid, call.entry.args[1], &status, sizeof status);
+  e.peer_pid = call.result > 0 ? static_cast<int32_t>(call.result) : 0;
+  e.status = call.result > 0 ? status : 0;
+  image.append(tid, e);
+}
+
+// waitid: its siginfo told as a wait status, as the interposer does.
+void waitidCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  log::EventFields e = eventOf(Kind::Wait, -1, call);
+  e.flags = static_cast<uint32_t>(call.entry.args[3]);
+  siginfo_t info{};
+  if (call.result == 0 && readMemory(tid, call.entry.args[2], &info, sizeof info) == sizeof info && info.si_pid) {
+    const int s = info.si_status;
+    e.peer_pid = info.si_pid;
+    e.status = info.si_code == CLD_EXITED      ? (s & 0xff) << 8
+               : info.si_code == CLD_KILLED    ? s & 0x7f
+               : info.si_code == CLD_DUMPED    ? (s & 0x7f) | 0x80
+               : info.si_code == CLD_STOPPED   ? ((s & 0xff) << 8) | 0x7f
+               : info.si_code == CLD_CONTINUED ? 0xffff
+                                               : 0;
+  }
+  image.append(tid, e);
+}
+
+// kill, tgkill: a signal sent, to a process (or a group: pid <= 0).
+void killCall(TracedImage& image, pid_t tid, int32_t target, int signal, const CallSeen& call) {
+  log::EventFields e = eventOf(Kind::Kill, -1, call);
+  e.peer_pid = target;
+  e.signal = signal;
+  image.append(tid, e);
+}
+
+}  // namespace
+
+bool mayRecord(long nr) {
+  static constexpr long kRecorded[] = {
+      SYS_read,     SYS_write,      SYS_readv,  SYS_writev, SYS_sendto,  SYS_recvfrom, SYS_sendmsg, SYS_recvmsg,
+      SYS_sendmmsg, SYS_recvmmsg,   SYS_close,  SYS_dup,    SYS_dup2,    SYS_dup3,     SYS_fcntl,   SYS_pipe,
+      SYS_pipe2,    SYS_socketpair, SYS_socket, SYS_accept, SYS_accept4, SYS_connect,  SYS_bind,    SYS_listen,
+      SYS_shutdown, SYS_getsockopt, SYS_wait4,  SYS_waitid, SYS_kill,    SYS_tgkill,   SYS_execve,  SYS_execveat};
+  return std::find(std::begin(kRecorded), std::end(kRecorded), nr) != std::end(kRecorded);
+}
+
+void recordCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  if (dataCall(image, tid, call) || recordSocketCall(image, tid, call)) return;
+  const uint64_t* a = call.entry.args;
+  switch (call.entry.nr) {
+    case SYS_close:
+      return closeCall(image, tid, call);
+    case SYS_dup:
+    case SYS_dup2:
+    case SYS_dup3:
+      return dupCall(image, tid, static_cast<int>(a[0]), call);
+    case SYS_fcntl:
+      if (a[1] == F_DUPFD || a[1] == F_DUPFD_CLOEXEC) dupCall(image, tid, static_cast<int>(a[0]), call);
+      return;
+    case SYS_pipe:
+    case SYS_pipe2:
+      return pairCall(image, tid, Kind::Pipe, a[0], call);
+    case SYS_socketpair:
+      return pairCall(image, tid, Kind::Socketpair, a[3], call);
+    case SYS_wait4:
+      return waitCall(image, tid, call);
+    case SYS_waitid:
+      return waitidCall(image, tid, call);
+    case SYS_kill:
+      return killCall(image, tid, static_cast<int32_t>(a[0]), static_cast<int>(a[1]), call);
+    case SYS_tgkill:
+      return killCall(image, tid, static_cast<int32_t>(a[0]), static_cast<int>(a[2]), call);
+    default:
+      return;
+  }
+}
+
+void recordFork(TracedImage& parent, pid_t tid, bool vfork, pid_t child, int64_t entry_ns) {
+  CallSeen call;
+  call.entry_ns = call.return_ns = entry_ns;
+  call.result = child;
+  log::EventFields e = eventOf(vfork ? Kind::Vfork : Kind::Fork, -1, call);
+  e.peer_pid = child;
+  parent.append(tid, e);
+}
+
+uint64_t recordExec(TracedImage& image, pid_t tid, const std::vector<std::string>& strings, int64_t entry_ns) {
+  CallSeen call;
+  call.entry_ns = call.return_ns = entry_ns;
+  log::EventFields e = eventOf(Kind::Exec, -1, call);
+  std::vector<const char*> pointers;
+  for (const std::string& s : strings) pointers.push_back(s.c_str());
+  e.strings = pointers.data();
+  e.string_count = pointers.size();
+  return image.append(tid, e);
+}
+
+void recordExit(TracedImage& image, pid_t tid, int status, int64_t entry_ns) {
+  CallSeen call;
+  call.entry_ns = call.return_ns = entry_ns;
+  log::EventFields e = eventOf(Kind::Exit, -1, call);
+  e.status = status;
+  image.append(tid, e);
+}
+
+void recordSignal(TracedImage& image, pid_t tid, int signal, pid_t sender, int64_t entry_ns) {
+  CallSeen call;
+  call.entry_ns = call.return_ns = entry_ns;
+  log::EventFields e = eventOf(Kind::Signal, -1, call);
+  e.signal = signal;
+  e.peer_pid = sender;
+  image.append(tid, e);
+}
+
+}  // namespace radar::fallback

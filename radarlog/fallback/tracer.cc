@@ -1,0 +1,289 @@
+#include "fallback/tracer.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <utility>
+
+namespace radar::fallback {
+namespace {
+
+constexpr long kOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
+                          PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
+
+int64_t now() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+unsigned long eventMessage(pid_t tid) {
+  unsigned long message = 0;
+  ::ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &message);
+  return message;
+}
+
+// A call the kernel restarts after a signal (ERESTARTSYS and its kin): the
+// program never sees this return; the call comes again, or fails EINTR.
+bool restarted(int64_t result) { return result <= -512 && result >= -516; }
+
+// Whether thread `tid` has a handler for `signal` (SigCgt in its status).
+bool caught(pid_t tid, int signal) {
+  if (signal < 1 || signal > 64) return false;
+  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.compare(0, 7, "SigCgt:") == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (signal - 1)) & 1;
+  return false;
+}
+
+bool sentByAProcess(int code) { return code == SI_USER || code == SI_QUEUE || code == SI_TKILL || code == SI_MESGQ; }
+
+}  // namespace
+
+void stopToBeSeized() { ::raise(SIGSTOP); }
+
+Tracer::Tracer(TracerConfig config) : config_(std::move(config)) {}
+
+Tracer::~Tracer() = default;
+
+bool Tracer::seizeRoot(pid_t pid, std::string* error) {
+  int status = 0;
+  pid_t r;
+  while ((r = ::waitpid(pid, &status, WUNTRACED)) < 0 && errno == EINTR) {
+  }
+  if (r != pid || !WIFSTOPPED(status)) {
+    *error = "the program ended before it could be traced";
+    return false;
+  }
+  if (::ptrace(PTRACE_SEIZE, pid, nullptr, kOptions) != 0) {
+    *error = std::string("ptrace: ") + std::strerror(errno);
+    ::kill(pid, SIGCONT);
+    return false;
+  }
+  root_ = pid;
+  threads_[pid].process = pid;
+  ::kill(pid, SIGCONT);
+  // Its stops until its exec: radar record waits for the exec before it
+  // reaps (an exec that fails ends it: left for radar record to reap).
+  while (!processes_.count(pid)) {
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WSTOPPED | WNOWAIT | __WALL) != 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (info.si_code == CLD_EXITED || info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED) break;
+    while ((r = ::waitpid(pid, &status, __WALL)) < 0 && errno == EINTR) {
+    }
+    if (r != pid) break;
+    handle(pid, status);
+  }
+  return true;
+}
+
+std::vector<std::string> Tracer::takeProblems() { return std::exchange(problems_, {}); }
+
+Tracer::Process* Tracer::processOf(pid_t tid) {
+  auto t = threads_.find(tid);
+  if (t == threads_.end()) return nullptr;
+  auto p = processes_.find(t->second.process);
+  return p == processes_.end() ? nullptr : &p->second;
+}
+
+void Tracer::resume(pid_t tid, int signal) { ::ptrace(PTRACE_SYSCALL, tid, nullptr, signal); }
+
+bool Tracer::handle(pid_t tid, int status) {
+  if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    const bool process = threads_.count(tid) && threads_[tid].process == tid;
+    onEnded(tid);
+    return !process;  // a thread's end is the tracer's alone
+  }
+  if (!WIFSTOPPED(status)) return true;
+  auto it = threads_.find(tid);
+  if (it == threads_.end()) {
+    early_.insert(tid);  // it waits, stopped, for its creator's event
+    return true;
+  }
+  Thread& t = it->second;
+  const int signal = WSTOPSIG(status), event = status >> 16;
+  if (signal == (SIGTRAP | 0x80)) {
+    onSyscallStop(tid, t);
+    return true;
+  }
+  if (signal == SIGTRAP && event && event != PTRACE_EVENT_STOP) {
+    if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE)
+      onNewTracee(tid, event);
+    else if (event == PTRACE_EVENT_EXEC)
+      onExec(tid);
+    else if (event == PTRACE_EVENT_EXIT)
+      onExit(tid);
+    resume(tid);
+    return true;
+  }
+  if (event == PTRACE_EVENT_STOP) {
+    // A new tracee's first stop is the tracer's; a stopping signal's (job
+    // control) keeps it stopped until SIGCONT, as without a tracer.
+    const bool stopping = signal == SIGSTOP || signal == SIGTSTP || signal == SIGTTIN || signal == SIGTTOU;
+    const bool first = std::exchange(t.first_stop, false);
+    if (stopping && !first)
+      ::ptrace(PTRACE_LISTEN, tid, nullptr, nullptr);
+    else
+      resume(tid);
+    return true;
+  }
+  if (Process* p = processOf(tid); p && p->image && caught(tid, signal)) {
+    siginfo_t info{};
+    const bool sent = ::ptrace(PTRACE_GETSIGINFO, tid, nullptr, &info) == 0 && sentByAProcess(info.si_code);
+    recordSignal(*p->image, tid, signal, sent ? info.si_pid : 0, now());
+    t.in_handler = t.interrupted;
+  }
+  resume(tid, signal);  // the program's signal, delivered
+  return true;
+}
+
+void Tracer::startProcess(pid_t pid, const ImageStart& start) {
+  Process& p = processes_[pid];
+  p.threads.insert(pid);
+  p.image = std::make_unique<TracedImage>(pid, config_, start);
+  std::string error;
+  if (!p.image->open(&error)) {
+    problems_.push_back(error);
+    p.image.reset();
+  }
+}
+
+void Tracer::onSyscallStop(pid_t tid, Thread& t) {
+  SyscallRegs regs;
+  if (!readSyscallRegs(tid, &regs)) return resume(tid);
+  if (!t.in_call) {
+    t.in_call = true;
+    t.call = CallSeen{};
+    t.call.entry = regs;
+    t.call.entry_ns = now();
+    if (regs.nr == SYS_execve || regs.nr == SYS_execveat) {
+      const bool at = regs.nr == SYS_execveat;
+      t.exec_strings = readStringArray(tid, regs.args[at ? 2 : 1]);
+      t.exec_strings.insert(t.exec_strings.begin(), readString(tid, regs.args[at ? 1 : 0]));
+    }
+    return resume(tid);
+  }
+  t.in_call = false;
+  t.call.result = regs.result;
+  t.call.return_ns = now();
+  onCallDone(tid, t);
+  resume(tid);
+}
+
+void Tracer::onCallDone(pid_t tid, Thread& t) {
+  Process* p = processOf(tid);
+  TracedImage* image = p ? p->image.get() : nullptr;
+  if (t.call.entry.nr == SYS_rt_sigreturn && t.interrupted && t.in_handler) {
+    // The handler is done: the interrupted call fails with EINTR, or is
+    // made again (its restart is a call of its own).
+    t.interrupted = t.in_handler = false;
+    if (t.call.result == -EINTR && image) {
+      t.interrupted_call.result = -EINTR;
+      t.interrupted_call.return_ns = t.call.return_ns;
+      recordCall(*image, tid, t.interrupted_call);
+    }
+    return;
+  }
+  if (!t.in_handler) t.interrupted = false;  // restarted with no handler run
+  if (!mayRecord(t.call.entry.nr)) return;
+  if (restarted(t.call.result)) {
+    t.interrupted = true;
+    t.interrupted_call = t.call;
+    return;
+  }
+  if (image) recordCall(*image, tid, t.call);
+}
+
+// A fork, a vfork or a clone: a new process, with a log of its own linked
+// to its parent's FORK event, or a new thread of the same one.
+void Tracer::onNewTracee(pid_t tid, int event) {
+  const auto child = static_cast<pid_t>(eventMessage(tid));
+  Thread& parent = threads_[tid];
+  uint64_t flags = parent.call.entry.args[0];
+  if (parent.call.entry.nr == SYS_clone3 && readMemory(tid, parent.call.entry.args[0], &flags, sizeof flags) != 8)
+    flags = 0;
+  const bool thread = event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD);
+  Process* p = processOf(tid);
+  Thread& c = threads_[child];
+  if (thread) {
+    c.process = parent.process;
+    if (p) p->threads.insert(child);
+  } else {
+    c.process = child;
+    const bool vfork = event == PTRACE_EVENT_VFORK;
+    ImageStart start;
+    start.origin = vfork ? log::Origin::Vforked : log::Origin::Forked;
+    if (p && p->image) {
+      start.parent_log = p->image->logId();
+      start.parent_counter = p->image->lastCounter();
+      recordFork(*p->image, tid, vfork, child, now());
+    }
+    startProcess(child, start);
+  }
+  if (early_.erase(child)) {
+    c.first_stop = false;
+    resume(child);
+  }
+}
+
+// An exec done: the image before it ends with its EXEC event, and the one
+// after starts a log linked to it. The process's other threads are gone.
+void Tracer::onExec(pid_t tid) {
+  const auto former = static_cast<pid_t>(eventMessage(tid));
+  if (former != tid && threads_.count(former)) {
+    threads_[tid] = threads_[former];
+    threads_.erase(former);
+  }
+  Thread& t = threads_[tid];
+  t.process = tid;
+  Process& p = processes_[tid];
+  for (pid_t other : p.threads)
+    if (other != tid) threads_.erase(other);
+  p.threads = {tid};
+  ImageStart start;  // the program's first image: the root
+  if (p.image) {
+    start.origin = log::Origin::Execed;
+    start.parent_log = p.image->logId();
+    start.parent_counter = recordExec(*p.image, tid, t.exec_strings, t.call.entry_ns);
+    start.generation = p.image->generation() + 1;
+    p.image.reset();
+  }
+  startProcess(tid, start);
+}
+
+// A thread leaving: the process's last (or its exit_group) ends its log,
+// with the status it exits with.
+void Tracer::onExit(pid_t tid) {
+  const auto status = static_cast<int>(eventMessage(tid));
+  Process* p = processOf(tid);
+  if (!p || !p->image) return;
+  const bool last = p->threads.size() == 1 || threads_[tid].call.entry.nr == SYS_exit_group;
+  if (!last) return;
+  if (WIFEXITED(status)) recordExit(*p->image, tid, WEXITSTATUS(status), now());
+  p->image.reset();
+}
+
+void Tracer::onEnded(pid_t tid) {
+  early_.erase(tid);
+  auto t = threads_.find(tid);
+  if (t == threads_.end()) return;
+  const pid_t process = t->second.process;
+  threads_.erase(t);
+  auto p = processes_.find(process);
+  if (p == processes_.end()) return;
+  p->second.threads.erase(tid);
+  if (p->second.threads.empty()) processes_.erase(p);
+}
+
+}  // namespace radar::fallback

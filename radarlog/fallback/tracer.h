@@ -1,0 +1,88 @@
+// The fallback recorder: processes the interposer cannot see into (a
+// statically linked program, a Go program, or every process with
+// radar record --fallback=always) recorded from outside, by radar record,
+// through ptrace. Each system call stops its thread at entry and exit; the
+// calls radar records are read from the thread's registers and memory and
+// written as the interposer's events into the same log format, so that the
+// merge, the story, the findings and the exports treat the process like any
+// other (its header's recorder says "fallback: ptrace"). Processes and
+// threads it creates are traced from their first instruction; an exec
+// starts the next image's log, as the interposer's exec hook does.
+//
+// radar record's thread that started the program is the tracer: it passes
+// every wait status of a traced thread to handle().
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fallback/image.h"
+#include "fallback/syscalls.h"
+
+namespace radar::fallback {
+
+// In the program's process before its exec: stops until radar record has
+// seized it (Tracer::seizeRoot), so that its exec is the first thing seen.
+void stopToBeSeized();
+
+class Tracer {
+ public:
+  explicit Tracer(TracerConfig config);
+  ~Tracer();
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  // The program's first process, stopped by stopToBeSeized(): traced from
+  // now on, and recorded from its exec. False with `error` when the kernel
+  // refuses (it then runs on unrecorded).
+  bool seizeRoot(pid_t pid, std::string* error);
+  bool traces(pid_t tid) const { return threads_.count(tid) || early_.count(tid); }
+  // A wait status (waitpid with __WALL) of a traced thread. A stop is
+  // handled, and the thread resumed: true. An end is taken note of (its
+  // process's log closed with its last thread): false, for the caller to
+  // reap it as any other.
+  bool handle(pid_t tid, int status);
+  // What went wrong (a log that could not be made ...), once each.
+  std::vector<std::string> takeProblems();
+
+ private:
+  struct Thread {
+    pid_t process = 0;
+    bool in_call = false;
+    bool first_stop = true;  // the stop a new tracee starts with (PTRACE_EVENT_STOP)
+    CallSeen call;
+    std::vector<std::string> exec_strings;  // an execve's file and arguments, read at its entry
+    // A call a signal interrupted (-ERESTARTSYS ...): restarted, or failed
+    // with EINTR once the signal's handler returns (rt_sigreturn says which).
+    bool interrupted = false, in_handler = false;
+    CallSeen interrupted_call;
+  };
+  struct Process {
+    std::unique_ptr<TracedImage> image;
+    std::set<pid_t> threads;
+  };
+
+  void onSyscallStop(pid_t tid, Thread& t);
+  void onCallDone(pid_t tid, Thread& t);
+  void onNewTracee(pid_t tid, int event);
+  void onExec(pid_t tid);
+  void onExit(pid_t tid);
+  void onEnded(pid_t tid);
+  void startProcess(pid_t pid, const ImageStart& start);
+  void resume(pid_t tid, int signal = 0);
+  Process* processOf(pid_t tid);
+
+  TracerConfig config_;
+  std::map<pid_t, Thread> threads_;
+  std::map<pid_t, Process> processes_;
+  std::set<pid_t> early_;  // stopped new tracees whose creator's event has not come yet
+  pid_t root_ = 0;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace radar::fallback

@@ -1,0 +1,206 @@
+// The fallback recorder (radarlog/fallback/): programs the interposer cannot
+// see into, recorded from outside through ptrace, into the same logs. Each
+// call family it records is checked against the interposer's own log of
+// the same program; a statically linked program is recorded where it was
+// said not to be, its bytes matched, its output unchanged.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "recorded.h"
+
+namespace radar::testing {
+namespace {
+
+// A recording's logs, in pid and image order.
+std::vector<const ProcessLog*> inOrder(const Recording& rec) {
+  std::vector<const ProcessLog*> logs;
+  for (const ProcessLog& l : rec.logs) logs.push_back(&l);
+  std::sort(logs.begin(), logs.end(), [](const ProcessLog* a, const ProcessLog* b) {
+    return std::make_pair(a->header.pid(), a->header.generation()) <
+           std::make_pair(b->header.pid(), b->header.generation());
+  });
+  return logs;
+}
+
+// What two recordings of one program share, whoever made them: each log's
+// events with every field that does not name a pid, an inode, a port or a
+// time (pids as their rank in the recording), and each channel as its type,
+// its descriptor, its access and how it came.
+std::string shape(const Recording& rec) {
+  const std::vector<const ProcessLog*> logs = inOrder(rec);
+  std::map<int32_t, size_t> rank;
+  for (const ProcessLog* l : logs) rank.emplace(l->header.pid(), rank.size());
+  auto who = [&](int32_t pid) { return rank.count(pid) ? "p" + std::to_string(rank[pid]) : std::to_string(pid); };
+  std::ostringstream out;
+  for (const ProcessLog* l : logs) {
+    out << "log " << who(l->header.pid()) << "." << l->header.generation() << " origin " << l->header.origin()
+        << " argv";
+    for (const auto& a : l->header.argv()) out << " " << a;
+    out << "\n";
+    for (const auto& [index, c] : l->channels)
+      out << "  channel " << index << " type " << c.type() << " fd " << c.fd() << " access " << c.access() << " origin "
+          << c.origin() << " external " << c.external() << "\n";
+    for (const Event& e : l->events) {
+      const log::Record& r = e.r;
+      const bool names_a_pid = r.kind == log::Kind::Fork || r.kind == log::Kind::Vfork || r.kind == log::Kind::Wait;
+      const std::string result =
+          names_a_pid && r.result > 0 ? who(static_cast<int32_t>(r.result)) : std::to_string(r.result);
+      out << "  " << log::kindName(r.kind) << " fd " << r.fd << " ch " << r.channel << " size " << r.size << " result "
+          << result << " error " << r.error << " flags " << r.flags << " status " << r.status << " signal " << r.signal
+          << " peer " << (r.peer_pid ? who(r.peer_pid) : "-") << " offset " << r.offset << " hash "
+          << (r.has_hash ? r.hash : 0) << " payload '" << e.payload << "' omitted " << r.payload_omitted << " address "
+          << e.address.size() << " fds";
+      for (int32_t fd : r.fds) out << " " << fd;
+      for (uint64_t n : r.lengths) out << " len " << n;
+      for (const std::string& s : e.strings) out << " '" << s << "'";
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
+// The first lines where two shapes part (the whole of them is long).
+std::string firstDifference(const std::string& a, const std::string& b) {
+  std::istringstream x(a), y(b);
+  std::string left, right;
+  for (int line = 1;; ++line) {
+    const bool more_left = static_cast<bool>(std::getline(x, left)),
+               more_right = static_cast<bool>(std::getline(y, right));
+    if (!more_left && !more_right) return "";
+    if (left != right || more_left != more_right)
+      return "line " + std::to_string(line) + ":\n  " + left + "\n  " + right;
+  }
+}
+
+std::string recorderOf(const ProcessLog& l) { return l.header.recorder_version(); }
+
+TEST(Fallback, EachCallFamilyIsRecordedAsTheInterposerRecordsIt) {
+  const Recording interposed = record({programPath("call_families")});
+  const Recording traced = record({programPath("call_families")}, {{"--fallback", "always"}});
+  ASSERT_EQ(interposed.exit_code, 0) << interposed.err;
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  EXPECT_EQ(traced.out, interposed.out);
+  EXPECT_EQ(traced.out, "call families: done\n");
+  ASSERT_EQ(traced.logs.size(), 3u) << traced.err;
+  for (const ProcessLog& l : traced.logs)
+    EXPECT_NE(recorderOf(l).find("(fallback: ptrace)"), std::string::npos) << l.path;
+  for (const ProcessLog& l : interposed.logs) EXPECT_EQ(recorderOf(l).find("fallback"), std::string::npos);
+  EXPECT_EQ(firstDifference(shape(traced), shape(interposed)), "");
+  const Result check = radar({"check", traced.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
+}
+
+// Statically linked: the interposer cannot be loaded into it, the fallback
+// records it; the same program dynamic, recorded by the interposer, has
+// the same story.
+TEST(Fallback, AStaticallyLinkedProgramIsRecordedAsItsDynamicTwin) {
+  const Recording twin = record({programPath("call_families")});
+  const Recording rec = record({programPath("static_call_families")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "call families: done\n");
+  EXPECT_EQ(rec.err.find("not recorded"), std::string::npos) << rec.err;
+  ASSERT_EQ(rec.logs.size(), 3u) << rec.err;
+  std::string expected = shape(twin), got = shape(rec);
+  // Their argv[0] differs; the glibc startup of the static one reads no
+  // channel, nor does the dynamic one's.
+  for (std::string* s : {&expected, &got})
+    for (size_t at; (at = s->find("static_call_families")) != std::string::npos;) s->replace(at, 20, "call_families");
+  EXPECT_EQ(firstDifference(got, expected), "");
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
+// A static program radar record runs: recorded, where it used to be said
+// not recorded; off, it is as it was.
+TEST(Fallback, AStaticProgramRunByRadarRecordIsRecorded) {
+  const Recording rec = record({programPath("static_upper")}, {{}, "hello\nworld\n"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "HELLO\nWORLD\n");
+  EXPECT_EQ(rec.err.find("not recorded"), std::string::npos) << rec.err;
+  ASSERT_EQ(rec.logs.size(), 1u) << rec.err;
+  const ProcessLog& l = rec.logs[0];
+  EXPECT_NE(recorderOf(l).find("(fallback: ptrace)"), std::string::npos);
+  // Its standard output is a file: what it wrote there, as a checksum.
+  ASSERT_EQ(l.outputs.size(), 1u);
+  EXPECT_EQ(l.outputs[0].result, 12);
+  EXPECT_EQ(l.outputs[0].hash, crc("HELLO\nWORLD\n"));
+  ASSERT_NE(l.first(log::Kind::Exit), nullptr);
+  EXPECT_EQ(l.first(log::Kind::Exit)->r.status, 0);
+  const Recording off = record({programPath("static_upper")}, {{"--fallback", "off"}, "hello\n"});
+  EXPECT_EQ(off.out, "HELLO\n");
+  EXPECT_TRUE(off.logs.empty());
+  EXPECT_NE(off.err.find("not recorded: statically linked"), std::string::npos) << off.err;
+}
+
+// A whole shell pipeline recorded by the fallback: its output unchanged,
+// every byte matched to its send, the images of each process linked.
+TEST(Fallback, AShellPipelineRecordedWhollyMatchesEveryByte) {
+  const std::string line = "printf 'one\\ntwo\\nthree\\n' | tr a-z A-Z | sort -r | cat";
+  const Recording rec = record({"sh", "-c", line}, {{"--fallback", "always"}});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "TWO\nTHREE\nONE\n");
+  EXPECT_EQ(rec.err.find("not recorded"), std::string::npos) << rec.err;
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("bytes sent 42, received 42: 42 matched to their sends"), std::string::npos) << check.out;
+  const Result told = radar({"events", rec.dir});
+  EXPECT_NE(told.out.find("executes /usr/bin/tr"), std::string::npos) << told.out;
+  EXPECT_NE(told.out.find("exits with status 0"), std::string::npos) << told.out;
+}
+
+// Killed with SIGKILL while it writes: every call it completed is in its
+// log, which reads as any other.
+TEST(Fallback, AProcessKilledMidRunLosesNoCompletedCall) {
+  const std::string dir = testTempDir() + "/killed";
+  const std::string out = testTempDir() + "/received";
+  const pid_t recorder = spawn({"/bin/sh", "-c",
+                                "exec " + shellQuote(radarPath()) + " record -o " + shellQuote(dir) + " -- " +
+                                    shellQuote(programPath("static_upper")) + " < /dev/zero > " + shellQuote(out)},
+                               -1, -1);
+  ASSERT_GT(recorder, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ASSERT_EQ(shell("pkill -KILL -x static_upper").exit_code, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(recorder, &status, 0), recorder);
+  const Recording rec = load(dir);
+  ASSERT_EQ(rec.logs.size(), 1u);
+  EXPECT_TRUE(rec.logs[0].error.empty()) << rec.logs[0].error;
+  uint64_t written = 0;
+  for (const Event* e : rec.logs[0].ofKind(log::Kind::Output)) written += static_cast<uint64_t>(e->r.result);
+  for (const log::Record& r : rec.logs[0].outputs) written += static_cast<uint64_t>(r.result);
+  const uint64_t received = slurp(out).size();
+  EXPECT_GT(received, 0u);
+  // What the file got is what the log says was written, but for the one
+  // write the kill may have cut between its return and its record.
+  EXPECT_LE(written, received);
+  EXPECT_GE(written + 4096, received);
+}
+
+// Job control through the tracer: a stopped child stays stopped until
+// SIGCONT, then ends as it would have.
+TEST(Fallback, AStoppedProcessStaysStoppedUntilContinued) {
+  const std::string line =
+      "sleep 1 & p=$!; kill -STOP $p; sleep 0.3; grep State /proc/$p/status; kill -CONT $p; wait $p; echo ended $?";
+  const auto started = std::chrono::steady_clock::now();
+  const Recording rec = record({"sh", "-c", line}, {{"--fallback", "always"}});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  // Stopped ("t (tracing stop)" under a tracer, "T (stopped)" without).
+  EXPECT_TRUE(rec.out.find("State:\tt") == 0 || rec.out.find("State:\tT") == 0) << rec.out;
+  EXPECT_NE(rec.out.find("ended 0"), std::string::npos) << rec.out;
+  EXPECT_LT(seconds, 30.0);
+}
+
+}  // namespace
+}  // namespace radar::testing
