@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "fallback/mark.h"
 #include "log/address.h"
 #include "log/escape.h"
 #include "log/reader.h"
@@ -127,6 +128,8 @@ int runDump(int argc, char** argv) {
     std::printf("  argv:");
     for (const auto& a : h.argv()) std::printf(" %s", terminalSafe(a).c_str());
     std::printf("\n");
+    if (fallback::recordedByTheFallback(h.recorder_version()))
+      std::printf("  recorded by the fallback recorder (ptrace): %s\n", terminalSafe(h.recorder_version()).c_str());
     if (h.redacted_environment_size()) {
       std::printf("  environment values left out (--redact):");
       for (const auto& name : h.redacted_environment()) std::printf(" %s", terminalSafe(name).c_str());

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 
 #include "fallback/remote.h"
 #include "log/unix_peer.h"
@@ -114,7 +115,10 @@ log::ChannelFields DescribedFd::channelFields(uint32_t index, int fd, log::Chann
 DescribedFd describeDescriptor(pid_t pid, int fd, const ExternalFiles& external) {
   DescribedFd d;
   const int copy = duplicateDescriptor(pid, fd);
-  if (copy < 0) return d;
+  if (copy < 0) {
+    if (errno != EBADF && errno != ESRCH) d.refused = errno;  // (EBADF: not open)
+    return d;
+  }
   struct stat st {};
   if (::fstat(copy, &st) != 0) {
     ::close(copy);

@@ -28,6 +28,7 @@ using ExternalFiles = std::vector<std::pair<uint64_t, uint64_t>>;  // dev, ino
 
 struct DescribedFd {
   FdClass cls = FdClass::Unknown;
+  int refused = 0;  // Unknown because the kernel refused a copy of it: errno (EPERM ...)
   log::ChannelType type = log::ChannelType::Unspecified;
   bool store_received = false;  // its receives keep their bytes: its senders may not be recorded
   uint64_t dev = 0, ino = 0, peer_ino = 0, rdev = 0;

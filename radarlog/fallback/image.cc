@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
 
+#include "fallback/mark.h"
 #include "fallback/remote.h"
 
 namespace radar::fallback {
@@ -56,7 +59,7 @@ bool TracedImage::open(std::string* error) {
   const std::vector<const char*> argv_p = pointers(argv), env_p = pointers(env);
   const std::vector<int> open_fds = openDescriptors(pid_);
   const std::vector<int32_t> listed(open_fds.begin(), open_fds.end());
-  const std::string version = "radar " + config_.version + " (fallback: ptrace)";
+  const std::string version = "radar " + config_.version + " " + kMark;
 
   log::HeaderFields h;
   h.recording_id = config_.recording_id;
@@ -130,8 +133,22 @@ const TracedImage::Fd& TracedImage::descriptor(int fd, log::ChannelOrigin origin
   return created(fd, origin);
 }
 
+std::vector<std::pair<int, TracedImage::Fd>> TracedImage::knownIn(uint64_t first, uint64_t last) const {
+  std::vector<std::pair<int, Fd>> out;
+  for (auto it = fds_.lower_bound(static_cast<int>(std::min<uint64_t>(first, INT32_MAX)));
+       it != fds_.end() && static_cast<uint64_t>(it->first) <= last; ++it)
+    out.emplace_back(*it);
+  return out;
+}
+
 const TracedImage::Fd& TracedImage::created(int fd, log::ChannelOrigin origin) {
   const DescribedFd d = describeDescriptor(pid_, fd, config_.external);
+  if (d.cls == FdClass::Unknown) {
+    // Not known now (not open, or not to be examined): asked again on its next use.
+    if (d.refused && !said_refused_) note(d.refused);
+    static const Fd unknown;
+    return unknown;
+  }
   Fd& entry = fds_[fd];
   entry = Fd{d.cls, 0, d.store_received};
   if (d.cls == FdClass::Channel && writer_.isOpen()) entry.channel = define(fd, d, origin);
@@ -158,10 +175,19 @@ void TracedImage::duplicated(int from, int to) {
   fds_[to] = copy;
 }
 
-void TracedImage::keepOnlyOpen() {
-  const std::vector<int> open = openDescriptors(pid_);
-  for (auto it = fds_.begin(); it != fds_.end();)
-    it = std::binary_search(open.begin(), open.end(), it->first) ? std::next(it) : fds_.erase(it);
+// A NOTE, once, that its descriptors cannot be examined: its messages go
+// unrecorded, and the log says why.
+void TracedImage::note(int error) {
+  said_refused_ = true;
+  const std::string text =
+      std::string("the fallback recorder cannot examine this process's descriptors (pidfd_getfd: ") +
+      std::strerror(error) + "): its messages are not recorded";
+  const char* strings[1] = {text.c_str()};
+  log::EventFields e;
+  e.kind = log::Kind::Note;
+  e.strings = strings;
+  e.string_count = 1;
+  writer_.append(e);
 }
 
 uint64_t TracedImage::append(pid_t tid, log::EventFields& e) {

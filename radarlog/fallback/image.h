@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fallback/descriptors.h"
@@ -75,12 +76,12 @@ class TracedImage {
   // A descriptor made by a call (pipe, socket, accept): classified now.
   const Fd& created(int fd, log::ChannelOrigin origin);
   void forget(int fd) { fds_.erase(fd); }
+  // The descriptors known in [first, last] (close_range).
+  std::vector<std::pair<int, Fd>> knownIn(uint64_t first, uint64_t last) const;
   // A socket bound or connected: its channel defined again, under the same
   // index, with its new addresses.
   void refresh(int fd);
   void duplicated(int from, int to);
-  // Descriptors gone at an exec (close-on-exec): those no longer open.
-  void keepOnlyOpen();
 
   // ---- events: the thread (`tid`), the channel's stream offset, and the
   // counter are set here. Returns the counter (0 for annotations).
@@ -88,6 +89,7 @@ class TracedImage {
 
  private:
   uint32_t define(int fd, const DescribedFd& d, log::ChannelOrigin origin, uint32_t index = 0);
+  void note(int error);
 
   pid_t pid_;
   const TracerConfig& config_;
@@ -97,6 +99,7 @@ class TracedImage {
   log::LogWriter writer_;
   std::map<int, Fd> fds_;
   uint32_t channels_ = 0;
+  bool said_refused_ = false;
   std::map<uint32_t, std::array<uint64_t, 2>> moved_;  // per channel: bytes sent, received
 };
 

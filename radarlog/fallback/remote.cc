@@ -19,7 +19,11 @@ bool readSyscallRegs(pid_t tid, SyscallRegs* regs) {
 #if defined(__x86_64__)
   struct user_regs_struct r {};
   if (::ptrace(PTRACE_GETREGS, tid, nullptr, &r) != 0) return false;
-  regs->nr = static_cast<long>(r.orig_rax);
+  // A 32-bit program's calls (its code segment), or x32's: other numbers,
+  // other registers. None is taken for an x86-64 call.
+  constexpr uint64_t kUser64CodeSegment = 0x33, kX32Bit = 0x40000000;
+  const bool native = r.cs == kUser64CodeSegment && !(r.orig_rax & kX32Bit);
+  regs->nr = native ? static_cast<long>(r.orig_rax) : -1;
   const uint64_t args[6] = {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
   std::copy(std::begin(args), std::end(args), regs->args);
   regs->result = static_cast<int64_t>(r.rax);

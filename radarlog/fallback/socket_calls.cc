@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "fallback/events.h"
 
@@ -43,9 +44,15 @@ std::vector<int32_t> passedDescriptors(pid_t tid, const struct msghdr& m) {
   local.msg_controllen = control.size();
   for (struct cmsghdr* c = CMSG_FIRSTHDR(&local); c; c = CMSG_NXTHDR(&local, c)) {
     if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0)) continue;
-    const size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    const auto* data = reinterpret_cast<const int*>(CMSG_DATA(c));
-    for (size_t i = 0; i < n && fds.size() < 64; ++i) fds.push_back(data[i]);
+    // As many as the header says, of those the copy holds.
+    const auto* data = reinterpret_cast<const unsigned char*>(CMSG_DATA(c));
+    const size_t held = static_cast<size_t>(control.data() + control.size() - reinterpret_cast<const char*>(data));
+    const size_t n = std::min((c->cmsg_len - CMSG_LEN(0)) / sizeof(int), held / sizeof(int));
+    for (size_t i = 0; i < n && fds.size() < 64; ++i) {
+      int fd;
+      std::memcpy(&fd, data + i * sizeof fd, sizeof fd);
+      fds.push_back(fd);
+    }
   }
   return fds;
 }
@@ -151,6 +158,8 @@ void connectOutcome(TracedImage& image, pid_t tid, const CallSeen& call) {
   if (a[1] != SOL_SOCKET || a[2] != SO_ERROR) return;
   int32_t value = 0;
   if (call.result == 0 && lengthAt(tid, a[4]) >= sizeof value) readMemory(tid, a[3], &value, sizeof value);
+  // A connect in progress that has ended well: its peer is known now.
+  if (call.result == 0 && value == 0) image.refresh(static_cast<int>(a[0]));
   socketEvent(image, tid, Kind::Connect, static_cast<int>(a[0]), call, static_cast<uint32_t>(value),
               log::kFlagConnectOutcome);
 }

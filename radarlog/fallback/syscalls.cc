@@ -25,34 +25,67 @@ log::EventFields eventOf(Kind kind, int fd, const CallSeen& call) {
   return e;
 }
 
+namespace {
+
+// The bytes a call moved, read from the program's buffers a chunk at a
+// time: their checksum, and the first `keep` of them. `complete` is false
+// when the buffers could not all be read (unmapped since): the event then
+// claims no checksum.
+struct Moved {
+  std::string kept;
+  uint32_t crc = 0;
+  uint64_t read = 0;
+};
+
+Moved readMoved(pid_t tid, const std::vector<struct iovec>& iov, uint64_t moved, uint64_t keep) {
+  Moved m;
+  char chunk[64 * 1024];
+  for (const struct iovec& v : iov) {
+    for (uint64_t at = 0; at < v.iov_len && m.read < moved;) {
+      const size_t want = std::min<uint64_t>({sizeof chunk, v.iov_len - at, moved - m.read});
+      const size_t got = readMemory(tid, reinterpret_cast<uint64_t>(v.iov_base) + at, chunk, want);
+      m.crc = crc32c(m.crc, chunk, got);
+      if (m.kept.size() < keep) m.kept.append(chunk, std::min<uint64_t>(got, keep - m.kept.size()));
+      m.read += got;
+      at += got;
+      if (got < want) return m;
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
 void recordTransfer(TracedImage& image, pid_t tid, const CallSeen& call, const Transfer& t) {
   const TracedImage::Fd& d = image.descriptor(t.fd);
   const bool sending = log::categoryOf(t.kind) == log::Category::Send;
-  const std::string bytes = t.moved ? gather(tid, t.iov, t.moved) : std::string();
-  if (d.cls == FdClass::Output && sending && !bytes.empty()) {
+  const bool kept = d.cls == FdClass::Channel && (sending || d.store_received);
+  if (d.cls != FdClass::Channel && !(d.cls == FdClass::Output && sending && t.moved)) return;
+  const Moved m = readMoved(tid, t.iov, t.moved, kept ? std::min(t.moved, image.payloadLimit()) : 0);
+  const bool whole = m.read == t.moved;
+  if (d.cls == FdClass::Output) {
     log::EventFields out = eventOf(Kind::Output, t.fd, call);
     out.size = t.size;
-    out.has_hash = true;
-    out.hash = crc32c(0, bytes.data(), bytes.size());
+    out.has_hash = whole;
+    out.hash = m.crc;
     image.append(tid, out);
     return;
   }
-  if (d.cls != FdClass::Channel) return;
   log::EventFields e = eventOf(t.kind, t.fd, call);
   e.channel = d.channel;
   e.size = t.size;
   e.flags = static_cast<uint32_t>(t.flags);
   e.status = t.status;
-  const log::Iov payload{bytes.data(), bytes.size()};
-  if (sending || d.store_received) {
+  const log::Iov payload{m.kept.data(), m.kept.size()};
+  if (kept) {
     e.payload = &payload;
     e.payload_iov_count = 1;
-    e.payload_len = std::min<uint64_t>(bytes.size(), image.payloadLimit());
-    e.payload_omitted = bytes.size() - e.payload_len;
+    e.payload_len = m.kept.size();
+    e.payload_omitted = t.moved - m.kept.size();
   }
-  if (!bytes.empty() && (!sending || e.payload_omitted)) {
+  if (t.moved && whole && (!sending || e.payload_omitted)) {
     e.has_hash = true;
-    e.hash = crc32c(0, bytes.data(), bytes.size());
+    e.hash = m.crc;
   }
   if (!t.address.empty()) {
     e.address = t.address.data();
@@ -106,7 +139,7 @@ void closeCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   const int fd = static_cast<int>(call.entry.args[0]);
   const TracedImage::Fd* known = image.known(fd);
   const TracedImage::Fd d = known ? *known : TracedImage::Fd{};
-  if (call.result == 0) image.forget(fd);
+  if (call.result != -EBADF) image.forget(fd);  // a close that fails otherwise has freed the number too
   if (d.cls != FdClass::Channel) return;
   log::EventFields e = eventOf(Kind::Close, fd, call);
   e.channel = d.channel;
@@ -116,22 +149,25 @@ void closeCall(TracedImage& image, pid_t tid, const CallSeen& call) {
 void dupCall(TracedImage& image, pid_t tid, int from, const CallSeen& call) {
   if (call.result < 0) return;
   const int to = static_cast<int>(call.result);
+  const bool named = call.entry.nr == SYS_dup2 || call.entry.nr == SYS_dup3;  // dup and F_DUPFD take a free one
   const TracedImage::Fd* was = image.known(to);
-  if (was && was->cls == FdClass::Channel && to != from) {  // dup2 over a channel closes it
+  if (named && was && was->cls == FdClass::Channel && to != from) {  // dup2 over a channel closes it
     log::EventFields closing = eventOf(Kind::Close, to, call);
     closing.result = 0;
     closing.channel = was->channel;
     image.append(tid, closing);
   }
-  image.forget(to);
-  image.duplicated(from, to);
+  if (to != from) {
+    image.forget(to);
+    image.duplicated(from, to);
+  }
   const TracedImage::Fd d = image.descriptor(from);
   if (d.cls != FdClass::Channel) return;
   log::EventFields e = eventOf(Kind::Dup, from, call);
   e.channel = d.channel;
   const int32_t fds[2] = {from, to};
   // dup2 and dup3 name the number they take; dup and F_DUPFD return it.
-  if (call.entry.nr == SYS_dup2 || call.entry.nr == SYS_dup3) {
+  if (named) {
     e.fds = fds;
     e.fd_count = 2;
   }
@@ -164,6 +200,36 @@ void waitCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   image.append(tid, e);
 }
 
+// close_range: the channels in the range closed, as the interposer's
+// onRangeClosed records them.
+void closeRangeCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  constexpr uint64_t kCloexec = 4;  // CLOSE_RANGE_CLOEXEC: nothing closed now
+  if (call.result != 0 || (call.entry.args[2] & kCloexec)) return;
+  const uint64_t first = call.entry.args[0], last = call.entry.args[1];
+  for (const auto& [fd, d] : image.knownIn(first, last)) {
+    if (d.cls == FdClass::Channel) {
+      log::EventFields e = eventOf(Kind::Close, fd, call);
+      e.channel = d.channel;
+      image.append(tid, e);
+    }
+    image.forget(fd);
+  }
+}
+
+// Calls that return a descriptor radar does not record the making of
+// (open, eventfd, epoll_create ...): whatever the number meant before is
+// forgotten, and what it is now is asked on its first use.
+constexpr long kNewDescriptor[] = {
+    SYS_open,           SYS_openat,          SYS_creat,         SYS_eventfd,           SYS_eventfd2,
+    SYS_epoll_create,   SYS_epoll_create1,   SYS_signalfd,      SYS_signalfd4,         SYS_timerfd_create,
+    SYS_memfd_create,   SYS_inotify_init,    SYS_inotify_init1, SYS_pidfd_open,        SYS_pidfd_getfd,
+    SYS_userfaultfd,    SYS_perf_event_open, SYS_fanotify_init, SYS_open_by_handle_at, SYS_openat2,
+    SYS_io_uring_setup, SYS_mq_open};
+
+bool makesADescriptor(long nr) {
+  return std::find(std::begin(kNewDescriptor), std::end(kNewDescriptor), nr) != std::end(kNewDescriptor);
+}
+
 // waitid: its siginfo told as a wait status, as the interposer does.
 void waitidCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   log::EventFields e = eventOf(Kind::Wait, -1, call);
@@ -194,17 +260,23 @@ void killCall(TracedImage& image, pid_t tid, int32_t target, int signal, const C
 
 bool mayRecord(long nr) {
   static constexpr long kRecorded[] = {
-      SYS_read,     SYS_write,      SYS_readv,  SYS_writev, SYS_sendto,  SYS_recvfrom, SYS_sendmsg, SYS_recvmsg,
-      SYS_sendmmsg, SYS_recvmmsg,   SYS_close,  SYS_dup,    SYS_dup2,    SYS_dup3,     SYS_fcntl,   SYS_pipe,
-      SYS_pipe2,    SYS_socketpair, SYS_socket, SYS_accept, SYS_accept4, SYS_connect,  SYS_bind,    SYS_listen,
-      SYS_shutdown, SYS_getsockopt, SYS_wait4,  SYS_waitid, SYS_kill,    SYS_tgkill,   SYS_execve,  SYS_execveat};
-  return std::find(std::begin(kRecorded), std::end(kRecorded), nr) != std::end(kRecorded);
+      SYS_read,     SYS_write,      SYS_readv,  SYS_writev, SYS_sendto,  SYS_recvfrom,    SYS_sendmsg, SYS_recvmsg,
+      SYS_sendmmsg, SYS_recvmmsg,   SYS_close,  SYS_dup,    SYS_dup2,    SYS_dup3,        SYS_fcntl,   SYS_pipe,
+      SYS_pipe2,    SYS_socketpair, SYS_socket, SYS_accept, SYS_accept4, SYS_connect,     SYS_bind,    SYS_listen,
+      SYS_shutdown, SYS_getsockopt, SYS_wait4,  SYS_waitid, SYS_kill,    SYS_close_range, SYS_execve,  SYS_execveat};
+  return std::find(std::begin(kRecorded), std::end(kRecorded), nr) != std::end(kRecorded) || makesADescriptor(nr);
 }
 
 void recordCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   if (dataCall(image, tid, call) || recordSocketCall(image, tid, call)) return;
   const uint64_t* a = call.entry.args;
+  if (makesADescriptor(call.entry.nr)) {
+    if (call.result >= 0) image.forget(static_cast<int>(call.result));
+    return;
+  }
   switch (call.entry.nr) {
+    case SYS_close_range:
+      return closeRangeCall(image, tid, call);
     case SYS_close:
       return closeCall(image, tid, call);
     case SYS_dup:
@@ -225,8 +297,6 @@ void recordCall(TracedImage& image, pid_t tid, const CallSeen& call) {
       return waitidCall(image, tid, call);
     case SYS_kill:
       return killCall(image, tid, static_cast<int32_t>(a[0]), static_cast<int>(a[1]), call);
-    case SYS_tgkill:
-      return killCall(image, tid, static_cast<int32_t>(a[0]), static_cast<int>(a[2]), call);
     default:
       return;
   }
@@ -250,6 +320,11 @@ uint64_t recordExec(TracedImage& image, pid_t tid, const std::vector<std::string
   e.strings = pointers.data();
   e.string_count = pointers.size();
   return image.append(tid, e);
+}
+
+void recordExecFailed(TracedImage& image, pid_t tid, const CallSeen& call) {
+  log::EventFields e = eventOf(Kind::ExecFailed, -1, call);
+  image.append(tid, e);
 }
 
 void recordExit(TracedImage& image, pid_t tid, int status, int64_t entry_ns) {

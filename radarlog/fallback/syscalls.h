@@ -31,6 +31,7 @@ void recordCall(TracedImage& image, pid_t tid, const CallSeen& call);
 // calls that cause them.
 void recordFork(TracedImage& parent, pid_t tid, bool vfork, pid_t child, int64_t entry_ns);
 uint64_t recordExec(TracedImage& image, pid_t tid, const std::vector<std::string>& strings, int64_t entry_ns);
+void recordExecFailed(TracedImage& image, pid_t tid, const CallSeen& call);
 void recordExit(TracedImage& image, pid_t tid, int status, int64_t entry_ns);
 // A signal about to run the program's handler; `sender` when a process sent it.
 void recordSignal(TracedImage& image, pid_t tid, int signal, pid_t sender, int64_t entry_ns);

@@ -1,12 +1,16 @@
 #include "fallback/tracer.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -44,6 +48,21 @@ bool caught(pid_t tid, int signal) {
   return false;
 }
 
+// Whether executing `path` (as thread `tid` names it, from `dirfd`) would
+// give the process privileges a traced exec does not get.
+bool gainsPrivileges(pid_t tid, int dirfd, const std::string& path) {
+  const std::string proc = "/proc/" + std::to_string(tid) + "/";
+  const std::string where = path.empty()        ? ""
+                            : path[0] == '/'    ? proc + "root" + path
+                            : dirfd == AT_FDCWD ? proc + "cwd/" + path
+                                                : proc + "fd/" + std::to_string(dirfd) + "/" + path;
+  struct stat st {};
+  if (where.empty() || ::stat(where.c_str(), &st) != 0) return false;
+  if (st.st_mode & (S_ISUID | S_ISGID)) return true;
+  char caps[64];
+  return ::getxattr(where.c_str(), "security.capability", caps, sizeof caps) > 0;
+}
+
 bool sentByAProcess(int code) { return code == SI_USER || code == SI_QUEUE || code == SI_TKILL || code == SI_MESGQ; }
 
 }  // namespace
@@ -55,13 +74,17 @@ Tracer::Tracer(TracerConfig config) : config_(std::move(config)) {}
 Tracer::~Tracer() = default;
 
 bool Tracer::seizeRoot(pid_t pid, std::string* error) {
+  // Its stop, looked at first: an end is left for radar record to reap.
+  siginfo_t stopped{};
+  while (::waitid(P_PID, static_cast<id_t>(pid), &stopped, WEXITED | WSTOPPED | WNOWAIT) != 0 && errno == EINTR) {
+  }
+  if (stopped.si_code != CLD_STOPPED) {
+    *error = "the program ended before it could be traced";
+    return false;
+  }
   int status = 0;
   pid_t r;
   while ((r = ::waitpid(pid, &status, WUNTRACED)) < 0 && errno == EINTR) {
-  }
-  if (r != pid || !WIFSTOPPED(status)) {
-    *error = "the program ended before it could be traced";
-    return false;
   }
   if (::ptrace(PTRACE_SEIZE, pid, nullptr, kOptions) != 0) {
     *error = std::string("ptrace: ") + std::strerror(errno);
@@ -101,17 +124,16 @@ void Tracer::resume(pid_t tid, int signal) { ::ptrace(PTRACE_SYSCALL, tid, nullp
 
 bool Tracer::handle(pid_t tid, int status) {
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
-    const bool process = threads_.count(tid) && threads_[tid].process == tid;
+    if (departed_.erase(tid)) return true;  // a thread an exec ended
+    const bool process = !threads_.count(tid) || threads_[tid].process == tid;
     onEnded(tid);
     return !process;  // a thread's end is the tracer's alone
   }
   if (!WIFSTOPPED(status)) return true;
-  auto it = threads_.find(tid);
-  if (it == threads_.end()) {
-    early_.insert(tid);  // it waits, stopped, for its creator's event
-    return true;
-  }
-  Thread& t = it->second;
+  // A new tracee whose first stop comes before its creator's event: it is
+  // taken in now (the event may never come, if its creator is killed).
+  if (!threads_.count(tid)) adoptUnannounced(tid);
+  Thread& t = threads_[tid];
   const int signal = WSTOPSIG(status), event = status >> 16;
   if (signal == (SIGTRAP | 0x80)) {
     onSyscallStop(tid, t);
@@ -171,6 +193,7 @@ void Tracer::onSyscallStop(pid_t tid, Thread& t) {
       const bool at = regs.nr == SYS_execveat;
       t.exec_strings = readStringArray(tid, regs.args[at ? 2 : 1]);
       t.exec_strings.insert(t.exec_strings.begin(), readString(tid, regs.args[at ? 1 : 0]));
+      if (gainsPrivileges(tid, at ? static_cast<int>(regs.args[0]) : AT_FDCWD, t.exec_strings[0])) return letGo(tid, t);
     }
     return resume(tid);
   }
@@ -197,6 +220,8 @@ void Tracer::onCallDone(pid_t tid, Thread& t) {
   }
   if (!t.in_handler) t.interrupted = false;  // restarted with no handler run
   if (!mayRecord(t.call.entry.nr)) return;
+  const bool exec = t.call.entry.nr == SYS_execve || t.call.entry.nr == SYS_execveat;
+  if (exec && t.call.result < 0 && image) recordExecFailed(*image, tid, t.call);
   if (restarted(t.call.result)) {
     t.interrupted = true;
     t.interrupted_call = t.call;
@@ -205,36 +230,69 @@ void Tracer::onCallDone(pid_t tid, Thread& t) {
   if (image) recordCall(*image, tid, t.call);
 }
 
+// An exec of a set-user-ID or set-group-ID program, or of one with file
+// capabilities: traced, it would run without its privileges. Its process
+// is let go, its last image ending with the EXEC; what it runs is not
+// recorded (as under the interposer, which the loader refuses there).
+void Tracer::letGo(pid_t tid, Thread& t) {
+  const pid_t process = t.process;
+  if (Process* p = processOf(tid); p && p->image) recordExec(*p->image, tid, t.exec_strings, t.call.entry_ns);
+  if (auto p = processes_.find(process); p != processes_.end()) {
+    for (pid_t other : p->second.threads)
+      if (other != tid && threads_.erase(other)) departed_.insert(other);
+    processes_.erase(p);
+  }
+  threads_.erase(tid);
+  ::ptrace(PTRACE_DETACH, tid, nullptr, 0);
+}
+
 // A fork, a vfork or a clone: a new process, with a log of its own linked
 // to its parent's FORK event, or a new thread of the same one.
 void Tracer::onNewTracee(pid_t tid, int event) {
   const auto child = static_cast<pid_t>(eventMessage(tid));
-  Thread& parent = threads_[tid];
+  const Thread& parent = threads_[tid];
   uint64_t flags = parent.call.entry.args[0];
   if (parent.call.entry.nr == SYS_clone3 && readMemory(tid, parent.call.entry.args[0], &flags, sizeof flags) != 8)
     flags = 0;
   const bool thread = event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD);
+  const bool vfork = event == PTRACE_EVENT_VFORK;
+  const bool seen = threads_.count(child);  // its first stop came first
+  if (!seen) adoptChild(tid, child, thread, vfork);
   Process* p = processOf(tid);
+  if (!thread && p && p->image) recordFork(*p->image, tid, vfork, child, now());
+}
+
+// A new thread or process: its creator's process has it; a process's log
+// links to its creator's last event (the FORK comes right after it).
+void Tracer::adoptChild(pid_t creator, pid_t child, bool thread, bool vfork) {
   Thread& c = threads_[child];
+  Process* p = processOf(creator);
   if (thread) {
-    c.process = parent.process;
+    c.process = threads_[creator].process;
     if (p) p->threads.insert(child);
-  } else {
-    c.process = child;
-    const bool vfork = event == PTRACE_EVENT_VFORK;
-    ImageStart start;
-    start.origin = vfork ? log::Origin::Vforked : log::Origin::Forked;
-    if (p && p->image) {
-      start.parent_log = p->image->logId();
-      start.parent_counter = p->image->lastCounter();
-      recordFork(*p->image, tid, vfork, child, now());
-    }
-    startProcess(child, start);
+    return;
   }
-  if (early_.erase(child)) {
-    c.first_stop = false;
-    resume(child);
+  c.process = child;
+  ImageStart start;
+  start.origin = vfork ? log::Origin::Vforked : log::Origin::Forked;
+  if (p && p->image) {
+    start.parent_log = p->image->logId();
+    start.parent_counter = p->image->lastCounter();
   }
+  if (::kill(child, 0) == 0) startProcess(child, start);  // (not one that has already ended)
+}
+
+// A tracee the tracer has not heard of: its thread group and its parent
+// say whose it is.
+void Tracer::adoptUnannounced(pid_t tid) {
+  pid_t group = tid, parent = 0;
+  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.compare(0, 5, "Tgid:") == 0) group = std::atoi(line.c_str() + 5);
+    if (line.compare(0, 5, "PPid:") == 0) parent = std::atoi(line.c_str() + 5);
+  }
+  if (group != tid && threads_.count(group)) return adoptChild(group, tid, true, false);
+  adoptChild(threads_.count(parent) ? parent : tid, tid, false, false);
 }
 
 // An exec done: the image before it ends with its EXEC event, and the one
@@ -249,8 +307,9 @@ void Tracer::onExec(pid_t tid) {
   t.process = tid;
   Process& p = processes_[tid];
   for (pid_t other : p.threads)
-    if (other != tid) threads_.erase(other);
+    if (other != tid && threads_.erase(other)) departed_.insert(other);
   p.threads = {tid};
+  p.exiting = 0;
   ImageStart start;  // the program's first image: the root
   if (p.image) {
     start.origin = log::Origin::Execed;
@@ -268,14 +327,15 @@ void Tracer::onExit(pid_t tid) {
   const auto status = static_cast<int>(eventMessage(tid));
   Process* p = processOf(tid);
   if (!p || !p->image) return;
-  const bool last = p->threads.size() == 1 || threads_[tid].call.entry.nr == SYS_exit_group;
+  // Its last thread to leave (a main thread that called pthread_exit
+  // stays listed until the others are gone), or an exit_group.
+  const bool last = ++p->exiting >= p->threads.size() || threads_[tid].call.entry.nr == SYS_exit_group;
   if (!last) return;
   if (WIFEXITED(status)) recordExit(*p->image, tid, WEXITSTATUS(status), now());
   p->image.reset();
 }
 
 void Tracer::onEnded(pid_t tid) {
-  early_.erase(tid);
   auto t = threads_.find(tid);
   if (t == threads_.end()) return;
   const pid_t process = t->second.process;

@@ -41,7 +41,7 @@ class Tracer {
   // now on, and recorded from its exec. False with `error` when the kernel
   // refuses (it then runs on unrecorded).
   bool seizeRoot(pid_t pid, std::string* error);
-  bool traces(pid_t tid) const { return threads_.count(tid) || early_.count(tid); }
+  bool traces(pid_t tid) const { return threads_.count(tid) || departed_.count(tid); }
   // A wait status (waitpid with __WALL) of a traced thread. A stop is
   // handled, and the thread resumed: true. An end is taken note of (its
   // process's log closed with its last thread): false, for the caller to
@@ -65,11 +65,15 @@ class Tracer {
   struct Process {
     std::unique_ptr<TracedImage> image;
     std::set<pid_t> threads;
+    size_t exiting = 0;  // threads that have reached their exit
   };
 
   void onSyscallStop(pid_t tid, Thread& t);
   void onCallDone(pid_t tid, Thread& t);
+  void letGo(pid_t tid, Thread& t);
   void onNewTracee(pid_t tid, int event);
+  void adoptChild(pid_t creator, pid_t child, bool thread, bool vfork);
+  void adoptUnannounced(pid_t tid);
   void onExec(pid_t tid);
   void onExit(pid_t tid);
   void onEnded(pid_t tid);
@@ -80,7 +84,7 @@ class Tracer {
   TracerConfig config_;
   std::map<pid_t, Thread> threads_;
   std::map<pid_t, Process> processes_;
-  std::set<pid_t> early_;  // stopped new tracees whose creator's event has not come yet
+  std::set<pid_t> departed_;  // threads an exec ended, whose end is still to be reported
   pid_t root_ = 0;
   std::vector<std::string> problems_;
 };

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -182,6 +183,16 @@ void leaveTheInterposerOut(std::vector<std::string>& env) {
       env.erase(it);
     return;
   }
+}
+
+// A set-user-ID or set-group-ID program, or one with file capabilities:
+// traced, it would run without its privileges. It is not traced (and is
+// said not recorded, as the interposer cannot be loaded into it either).
+bool runsWithPrivileges(const std::string& program) {
+  struct stat st {};
+  if (::stat(program.c_str(), &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID))) return true;
+  char caps[64];
+  return ::getxattr(program.c_str(), "security.capability", caps, sizeof caps) > 0;
 }
 
 fallback::TracerConfig tracerConfig(const RecordSettings& s, const std::string& abs_dir, const uint8_t (&id)[16],
@@ -495,8 +506,9 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   bool exec_failed = false;
   std::vector<std::string> env = programEnvironment(s, abs_dir, id);
   std::unique_ptr<fallback::Tracer> tracer;
-  if (!s.dormant && (s.fallback == RecordSettings::Fallback::Always ||
-                     (s.fallback == RecordSettings::Fallback::Auto && !unseenByTheInterposer(s.program).empty()))) {
+  if (!s.dormant && !runsWithPrivileges(s.program) &&
+      (s.fallback == RecordSettings::Fallback::Always ||
+       (s.fallback == RecordSettings::Fallback::Auto && !unseenByTheInterposer(s.program).empty()))) {
     tracer = std::make_unique<fallback::Tracer>(tracerConfig(s, abs_dir, id, env));
     leaveTheInterposerOut(env);
   }
