@@ -444,6 +444,7 @@ class Builder {
     l.cwd = h.cwd();
     l.executable_size = h.executable_size();
     l.executable_mtime_ns = h.executable_mtime_ns();
+    l.recorder = h.recorder_version();
     if (h.has_nofile_soft() && h.has_nofile_hard() && h.nofile_soft() > 0 && h.nofile_soft() <= h.nofile_hard()) {
       l.nofile_soft = h.nofile_soft();
       l.nofile_hard = h.nofile_hard();

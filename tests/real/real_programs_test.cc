@@ -776,6 +776,45 @@ TEST(RealPrograms, GoServerTalksTcpToCClients) {
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
 }
 
+// The same Go server run by radar record itself: the fallback recorder
+// records it from outside (the interposer sees nothing of a Go program),
+// every byte of its connections as the capture saw them; radar debug says
+// why it cannot re-run it.
+TEST(RealPrograms, GoServerRecordedByTheFallbackAsTheCaptureSawIt) {
+  if (!have("go") || !have("cc")) GTEST_SKIP() << "Go or cc is not installed (apt-get install golang-go gcc)";
+  const std::string work = testTempDir();
+  std::ofstream(work + "/server.go") << kGoServer;
+  std::ofstream(work + "/client.c") << kCClient;
+  Result built =
+      shell("cd " + shellQuote(work) + " && HOME=" + shellQuote(work) + " GOCACHE=" + shellQuote(work + "/gocache") +
+            " GOFLAGS=-mod=mod GO111MODULE=off go build -o server server.go && cc -O1 -o client client.c");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const int port = freePort();
+  const std::string p = std::to_string(port), dir = work + "/rec";
+  const std::string session =
+      "timeout 120 sh -c " +
+      shellQuote("cd " + work + "; " + radarRecord(dir) + "./server " + p +
+                 " 3 > server.out 2> record.err & for i in 1 2 3; do ./client " + p + " $i; done; wait");
+  std::string no_capture;
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture, [&] { return shell(session); });
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out,
+            "CLIENT 1 LINE 0\nCLIENT 1 LINE 1\nCLIENT 1 LINE 2\nCLIENT 2 LINE 0\nCLIENT 2 LINE 1\nCLIENT 2 LINE "
+            "2\nCLIENT 3 LINE 0\nCLIENT 3 LINE 1\nCLIENT 3 LINE 2\n");
+  EXPECT_EQ(slurp(work + "/server.out"), "served 3 clients\n");
+  const std::string said = slurp(work + "/record.err");
+  EXPECT_EQ(said.find("not recorded"), std::string::npos) << said;
+  const Result dumped = shell(shellQuote(radarPath()) + " dump " + shellQuote(dir) + "/*.rlog");
+  EXPECT_NE(dumped.out.find("recorded by the fallback recorder (ptrace)"), std::string::npos) << dumped.out;
+  const Result check = radar({"check", dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
+  const Result rerun = shell(radarDebug() + " " + shellQuote(dir) + " server --no-gdb --yes");
+  EXPECT_NE(rerun.exit_code, 0);
+  EXPECT_NE(rerun.err.find("was recorded by the fallback recorder (ptrace)"), std::string::npos) << rerun.err;
+  if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
+}
+
 // ---- redis under redis-benchmark -n 5000 -c 4 -------------------------------------------------
 
 // A redis server on `port`, the benchmark's 4 clients (`requests` of SET
