@@ -172,6 +172,7 @@ void TracedImage::refresh(int fd) {
 void TracedImage::duplicated(int from, int to) {
   if (from == to) return;
   const Fd copy = descriptor(from);
+  if (copy.cls == FdClass::Unknown) return forget(to);  // asked again on its next use
   fds_[to] = copy;
 }
 

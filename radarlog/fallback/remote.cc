@@ -1,6 +1,7 @@
 #include "fallback/remote.h"
 
 #include <dirent.h>
+#include <linux/audit.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -19,10 +20,14 @@ bool readSyscallRegs(pid_t tid, SyscallRegs* regs) {
 #if defined(__x86_64__)
   struct user_regs_struct r {};
   if (::ptrace(PTRACE_GETREGS, tid, nullptr, &r) != 0) return false;
-  // A 32-bit program's calls (its code segment), or x32's: other numbers,
-  // other registers. None is taken for an x86-64 call.
-  constexpr uint64_t kUser64CodeSegment = 0x33, kX32Bit = 0x40000000;
-  const bool native = r.cs == kUser64CodeSegment && !(r.orig_rax & kX32Bit);
+  // A 32-bit call (a 32-bit program's, or int $0x80's), or x32's: other
+  // numbers, other registers. None is taken for an x86-64 call. The kernel
+  // says which table a call is of; where it cannot, the code segment does.
+  constexpr uint64_t kCompatCodeSegment = 0x23, kX32Bit = 0x40000000;
+  struct __ptrace_syscall_info info {};
+  const long told = ::ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof info, &info);
+  const bool x86_64 = told > 0 ? info.arch == AUDIT_ARCH_X86_64 : r.cs != kCompatCodeSegment;
+  const bool native = x86_64 && !(r.orig_rax & kX32Bit);
   regs->nr = native ? static_cast<long>(r.orig_rax) : -1;
   const uint64_t args[6] = {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
   std::copy(std::begin(args), std::end(args), regs->args);

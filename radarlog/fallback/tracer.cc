@@ -58,7 +58,8 @@ bool gainsPrivileges(pid_t tid, int dirfd, const std::string& path) {
                                                 : proc + "fd/" + std::to_string(dirfd) + "/" + path;
   struct stat st {};
   if (where.empty() || ::stat(where.c_str(), &st) != 0) return false;
-  if (st.st_mode & (S_ISUID | S_ISGID)) return true;
+  if ((st.st_mode & S_ISUID) || ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP)))
+    return true;  // (S_ISGID alone: locking)
   char caps[64];
   return ::getxattr(where.c_str(), "security.capability", caps, sizeof caps) > 0;
 }
@@ -86,6 +87,11 @@ bool Tracer::seizeRoot(pid_t pid, std::string* error) {
   pid_t r;
   while ((r = ::waitpid(pid, &status, WUNTRACED)) < 0 && errno == EINTR) {
   }
+  if (r == pid && !WIFSTOPPED(status)) {  // killed since it was looked at
+    root_end_ = status;
+    *error = "the program ended before it could be traced";
+    return false;
+  }
   if (::ptrace(PTRACE_SEIZE, pid, nullptr, kOptions) != 0) {
     *error = std::string("ptrace: ") + std::strerror(errno);
     ::kill(pid, SIGCONT);
@@ -96,7 +102,7 @@ bool Tracer::seizeRoot(pid_t pid, std::string* error) {
   ::kill(pid, SIGCONT);
   // Its stops until its exec: radar record waits for the exec before it
   // reaps (an exec that fails ends it: left for radar record to reap).
-  while (!processes_.count(pid)) {
+  while (!processes_.count(pid) && threads_.count(pid)) {
     siginfo_t info{};
     if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WSTOPPED | WNOWAIT | __WALL) != 0) {
       if (errno == EINTR) continue;
@@ -106,6 +112,11 @@ bool Tracer::seizeRoot(pid_t pid, std::string* error) {
     while ((r = ::waitpid(pid, &status, __WALL)) < 0 && errno == EINTR) {
     }
     if (r != pid) break;
+    if (!WIFSTOPPED(status)) {  // killed since it was looked at
+      handle(pid, status);
+      root_end_ = status;
+      break;
+    }
     handle(pid, status);
   }
   return true;
@@ -123,6 +134,10 @@ Tracer::Process* Tracer::processOf(pid_t tid) {
 void Tracer::resume(pid_t tid, int signal) { ::ptrace(PTRACE_SYSCALL, tid, nullptr, signal); }
 
 bool Tracer::handle(pid_t tid, int status) {
+  if (departed_.count(tid) && WIFSTOPPED(status)) {
+    ::ptrace(PTRACE_DETACH, tid, nullptr, 0);  // a thread of a process let go, stopped before its end
+    return true;
+  }
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
     if (departed_.erase(tid)) return true;  // a thread an exec ended
     const bool process = !threads_.count(tid) || threads_[tid].process == tid;
@@ -238,8 +253,9 @@ void Tracer::letGo(pid_t tid, Thread& t) {
   const pid_t process = t.process;
   if (Process* p = processOf(tid); p && p->image) recordExec(*p->image, tid, t.exec_strings, t.call.entry_ns);
   if (auto p = processes_.find(process); p != processes_.end()) {
+    // (A leader whose place the exec gives this thread: its end is never told.)
     for (pid_t other : p->second.threads)
-      if (other != tid && threads_.erase(other)) departed_.insert(other);
+      if (other != tid && threads_.erase(other) && other != process) departed_.insert(other);
     processes_.erase(p);
   }
   threads_.erase(tid);
@@ -256,7 +272,7 @@ void Tracer::onNewTracee(pid_t tid, int event) {
     flags = 0;
   const bool thread = event == PTRACE_EVENT_CLONE && (flags & CLONE_THREAD);
   const bool vfork = event == PTRACE_EVENT_VFORK;
-  const bool seen = threads_.count(child);  // its first stop came first
+  const bool seen = unannounced_.erase(child) > 0;  // its first stop came first (it may have ended since)
   if (!seen) adoptChild(tid, child, thread, vfork);
   Process* p = processOf(tid);
   if (!thread && p && p->image) recordFork(*p->image, tid, vfork, child, now());
@@ -285,6 +301,7 @@ void Tracer::adoptChild(pid_t creator, pid_t child, bool thread, bool vfork) {
 // A tracee the tracer has not heard of: its thread group and its parent
 // say whose it is.
 void Tracer::adoptUnannounced(pid_t tid) {
+  unannounced_.insert(tid);
   pid_t group = tid, parent = 0;
   std::ifstream status("/proc/" + std::to_string(tid) + "/status");
   for (std::string line; std::getline(status, line);) {
@@ -309,7 +326,6 @@ void Tracer::onExec(pid_t tid) {
   for (pid_t other : p.threads)
     if (other != tid && threads_.erase(other)) departed_.insert(other);
   p.threads = {tid};
-  p.exiting = 0;
   ImageStart start;  // the program's first image: the root
   if (p.image) {
     start.origin = log::Origin::Execed;
@@ -329,7 +345,12 @@ void Tracer::onExit(pid_t tid) {
   if (!p || !p->image) return;
   // Its last thread to leave (a main thread that called pthread_exit
   // stays listed until the others are gone), or an exit_group.
-  const bool last = ++p->exiting >= p->threads.size() || threads_[tid].call.entry.nr == SYS_exit_group;
+  threads_[tid].exiting = true;
+  bool last = threads_[tid].call.entry.nr == SYS_exit_group;
+  if (!last) {
+    last = true;
+    for (pid_t other : p->threads) last = last && (!threads_.count(other) || threads_[other].exiting);
+  }
   if (!last) return;
   if (WIFEXITED(status)) recordExit(*p->image, tid, WEXITSTATUS(status), now());
   p->image.reset();

@@ -17,8 +17,10 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fallback/image.h"
@@ -41,6 +43,9 @@ class Tracer {
   // now on, and recorded from its exec. False with `error` when the kernel
   // refuses (it then runs on unrecorded).
   bool seizeRoot(pid_t pid, std::string* error);
+  // The root's wait status, when it ended while it was being seized (the
+  // caller reaps nothing more of it then).
+  std::optional<int> takeRootEnd() { return std::exchange(root_end_, std::nullopt); }
   bool traces(pid_t tid) const { return threads_.count(tid) || departed_.count(tid); }
   // A wait status (waitpid with __WALL) of a traced thread. A stop is
   // handled, and the thread resumed: true. An end is taken note of (its
@@ -55,6 +60,7 @@ class Tracer {
     pid_t process = 0;
     bool in_call = false;
     bool first_stop = true;  // the stop a new tracee starts with (PTRACE_EVENT_STOP)
+    bool exiting = false;    // it has reached its exit (PTRACE_EVENT_EXIT)
     CallSeen call;
     std::vector<std::string> exec_strings;  // an execve's file and arguments, read at its entry
     // A call a signal interrupted (-ERESTARTSYS ...): restarted, or failed
@@ -65,7 +71,6 @@ class Tracer {
   struct Process {
     std::unique_ptr<TracedImage> image;
     std::set<pid_t> threads;
-    size_t exiting = 0;  // threads that have reached their exit
   };
 
   void onSyscallStop(pid_t tid, Thread& t);
@@ -84,7 +89,9 @@ class Tracer {
   TracerConfig config_;
   std::map<pid_t, Thread> threads_;
   std::map<pid_t, Process> processes_;
-  std::set<pid_t> departed_;  // threads an exec ended, whose end is still to be reported
+  std::set<pid_t> departed_;     // threads an exec ended (or let go), whose end is still to be reported
+  std::set<pid_t> unannounced_;  // taken in before their creator's event came
+  std::optional<int> root_end_;  // the root's wait status, when seizing it took it
   pid_t root_ = 0;
   std::vector<std::string> problems_;
 };

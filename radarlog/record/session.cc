@@ -20,6 +20,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -405,7 +406,10 @@ int reapAll(pid_t child, proto::Recording& recording, std::set<pid_t> before, fa
       if (std::includes(before.begin(), before.end(), now.begin(), now.end())) break;
     }
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, tracer ? __WALL : 0);
+    // (The root's end, when seizing it for the fallback recorder took it.)
+    const std::optional<int> seized_end = tracer ? tracer->takeRootEnd() : std::nullopt;
+    if (seized_end) status = *seized_end;
+    const pid_t pid = seized_end ? child : ::waitpid(-1, &status, tracer ? __WALL : 0);
     if (pid < 0) {
       if (errno == EINTR) continue;
       break;  // ECHILD: every descendant has ended

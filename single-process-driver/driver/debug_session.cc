@@ -22,7 +22,6 @@
 #include "driver/script.h"
 #include "driver/script_builder.h"
 #include "driver/stall_watch.h"
-#include "fallback/mark.h"
 #include "log/asan_options.h"
 #include "log/escape.h"
 #include "log/file_hash.h"
@@ -486,13 +485,6 @@ bool DebugSession::prepare(std::string* error, bool* usage) {
   if (options_.at_event && (options_.at_event > trace_.events.size() || options_.at_event > script_.last_number)) {
     *error = terminalSafe(trace_.label(image_)) + " has no event at or after event " +
              std::to_string(options_.at_event) + " (its last is event " + std::to_string(script_.last_number) + ")";
-    return false;
-  }
-  if (fallback::recordedByTheFallback(script_.launch.recorder)) {
-    *error = terminalSafe(trace_.label(image_)) +
-             " was recorded by the fallback recorder (ptrace): a statically linked or a Go program, which does not "
-             "load the library through which radar debug answers a re-run's calls (LD_PRELOAD). It cannot be "
-             "re-run yet; its events and messages are in the recording (radar events, radar replay)";
     return false;
   }
   if (!sameExecutable(script_.launch, trace_, options_.allow_changed, error)) return false;

@@ -18,6 +18,7 @@
 
 #include "analysis/narrative.h"
 #include "driver/script.h"
+#include "fallback/mark.h"
 #include "log/asan_options.h"
 #include "log/crc32c.h"
 #include "log/reader.h"
@@ -361,6 +362,13 @@ class Builder {
       *error = "cannot read " + t_.label(proc.index) + "'s log: " + err.toString();
       return false;
     }
+    if (fallback::recordedByTheFallback(reader->header().recorder_version())) {
+      *error = t_.label(proc.index) +
+               " was recorded by the fallback recorder (ptrace): a statically linked or a Go program, which does not "
+               "load the library through which radar debug answers a re-run's calls (LD_PRELOAD). It cannot be "
+               "re-run yet; its events and messages are in the recording (radar events, radar replay)";
+      return false;
+    }
     if (segment == 0) firstImage(*reader);
     imageRecordedWith(*reader);
     const bool last = segment + 1 == out_->chain.size();
@@ -444,7 +452,6 @@ class Builder {
     l.cwd = h.cwd();
     l.executable_size = h.executable_size();
     l.executable_mtime_ns = h.executable_mtime_ns();
-    l.recorder = h.recorder_version();
     if (h.has_nofile_soft() && h.has_nofile_hard() && h.nofile_soft() > 0 && h.nofile_soft() <= h.nofile_hard()) {
       l.nofile_soft = h.nofile_soft();
       l.nofile_hard = h.nofile_hard();

@@ -22,7 +22,6 @@ struct Launch {
   uint64_t executable_size = 0;  // when recorded, to notice a rebuilt program
   int64_t executable_mtime_ns = 0;
   uint64_t nofile_soft = 0, nofile_hard = 0;  // RLIMIT_NOFILE at start; 0: not recorded
-  std::string recorder;                       // what recorded it ("radar 0.1.0", "... (fallback: ptrace)")
 };
 
 // A growing byte buffer for scripts of hundreds of megabytes: mapped
