@@ -35,6 +35,13 @@ void work(int ms) {
   while (timer.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, 10);
 }
 
+// Whether the window shows a look of more than `events` events before
+// `clock` reaches `ms`.
+bool showsMoreThan(LiveWindow& window, size_t events, const QElapsedTimer& clock, int ms) {
+  while (!(window.replay() && window.replay()->trace().events.size() > events) && clock.elapsed() < ms) work(50);
+  return window.replay() && window.replay()->trace().events.size() > events;
+}
+
 bool ended(pid_t pid, int* status) { return ::waitpid(pid, status, WNOHANG) == pid; }
 
 double percentile(std::vector<double> v, double p) {
@@ -42,6 +49,20 @@ double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
 }
+
+// radar record of the ticker into `dir`; a failure midway leaves no
+// recording running (it is ended, unless the test reaped it).
+struct RecordedTicker {
+  pid_t pid;
+  RecordedTicker(const std::string& dir, const std::string& interval_ms, const std::string& count)
+      : pid(spawn({radarPath(), "record", "-o", dir, "--", programPath("ticker"), interval_ms, count}, -1, -1)) {}
+  ~RecordedTicker() {
+    if (pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == 0) {
+      ::kill(pid, SIGTERM);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+};
 
 TEST(LiveWindow, FollowsARunningProgramPausesOnTheLookInViewAndComesBackToNow) {
   // 20 s of ticks 10 ms apart (RADAR_LIVE_TICKS: how many,
@@ -51,19 +72,9 @@ TEST(LiveWindow, FollowsARunningProgramPausesOnTheLookInViewAndComesBackToNow) {
   const int ticks = ticks_env ? std::atoi(ticks_env) : 2000;
   const std::string interval = interval_env ? interval_env : "10";
   const std::string dir = testTempDir() + "/live";
-  const pid_t recorder =
-      spawn({radarPath(), "record", "-o", dir, "--", programPath("ticker"), interval, std::to_string(ticks)}, -1, -1);
+  const RecordedTicker ticker(dir, interval, std::to_string(ticks));
+  const pid_t recorder = ticker.pid;
   ASSERT_GT(recorder, 0);
-  // A failure midway leaves no recording running.
-  struct Reaper {
-    pid_t pid;
-    ~Reaper() {
-      if (::waitpid(pid, nullptr, WNOHANG) == 0) {
-        ::kill(pid, SIGTERM);
-        ::waitpid(pid, nullptr, 0);
-      }
-    }
-  } reaper{recorder};
   LiveWindow window({dir}, false);
   window.show();
   size_t looks_while_running = 0, false_findings = 0, looks = 0;
@@ -215,8 +226,7 @@ TEST(LiveWindow, EndsOnceRadarRecordIsKilledAndItsProgramHasEnded) {
   window.show();
   QElapsedTimer clock;
   clock.start();
-  while (!(window.replay() && window.replay()->trace().events.size() > 20) && clock.elapsed() < 30000) work(50);
-  ASSERT_TRUE(window.replay()) << window.status().toStdString();
+  ASSERT_TRUE(showsMoreThan(window, 20, clock, 30000)) << window.status().toStdString();
   ::kill(recorder, SIGKILL);
   work(300);
   EXPECT_FALSE(window.ended()) << "its program runs on, writing its logs";
@@ -233,21 +243,13 @@ TEST(LiveWindow, EndsOnceRadarRecordIsKilledAndItsProgramHasEnded) {
 // the play-in of a look's new events does not take the user's speed away.
 TEST(LiveWindow, WhatTheUserSetUpStaysAsNewerLooksCome) {
   const std::string dir = testTempDir() + "/live-setup";
-  const pid_t recorder = spawn({radarPath(), "record", "-o", dir, "--", programPath("ticker"), "10", "1500"}, -1, -1);
-  ASSERT_GT(recorder, 0);
-  struct Reaper {
-    pid_t pid;
-    ~Reaper() {
-      ::kill(pid, SIGTERM);
-      ::waitpid(pid, nullptr, 0);
-    }
-  } reaper{recorder};
+  const RecordedTicker ticker(dir, "10", "1500");
+  ASSERT_GT(ticker.pid, 0);
   LiveWindow window({dir}, false);
   window.show();
   QElapsedTimer clock;
   clock.start();
-  while (!(window.replay() && window.replay()->trace().events.size() > 20) && clock.elapsed() < 30000) work(50);
-  ASSERT_TRUE(window.replay()) << window.status().toStdString();
+  ASSERT_TRUE(showsMoreThan(window, 20, clock, 30000)) << window.status().toStdString();
 
   MainWindow* first = window.replay();
   auto* filter = first->findChild<QLineEdit*>(QStringLiteral("filter"));

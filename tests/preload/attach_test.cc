@@ -109,6 +109,17 @@ TEST(Attach, ADormantProgramIsRecordedFromWhenItIsAttached) {
   EXPECT_NE(rerun.err.find("was recorded from radar attach on, not from its start"), std::string::npos) << rerun.err;
 }
 
+// The port the echo server writes into `port_file` once it listens (0:
+// none came within ten seconds).
+int portIn(const std::string& port_file) {
+  int port = 0;
+  for (int tries = 0; tries < 500 && !port; ++tries) {
+    std::ifstream in(port_file);
+    if (!(in >> port)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return port;
+}
+
 // One request to the echo server on 127.0.0.1:port; its reply.
 std::string ask(int port, const std::string& request) {
   const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -130,11 +141,7 @@ TEST(Attach, AServerAttachedRecordsTheRequestsThatFollowExactly) {
   const std::string dir = testTempDir() + "/server", port_file = testTempDir() + "/port";
   Dormant d = startDormant(dir, {programPath("echo_server"), port_file});
   ASSERT_GT(d.program, 0) << d.said;
-  int port = 0;
-  for (int tries = 0; tries < 500 && !port; ++tries) {
-    std::ifstream in(port_file);
-    if (!(in >> port)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const int port = portIn(port_file);
   ASSERT_GT(port, 0) << d.said;
   for (int i = 1; i <= 5; ++i)
     EXPECT_EQ(ask(port, "before " + std::to_string(i) + "\n"), "echo: before " + std::to_string(i) + "\n");
@@ -170,11 +177,7 @@ TEST(Attach, ADormantFlightRecorderKeepsTheLatestOfWhatFollowsTheAttach) {
   const std::string dir = testTempDir() + "/dormant-flight", port_file = testTempDir() + "/flight-port";
   Dormant d = startDormant(dir, {programPath("echo_server"), port_file}, {"--flight", "64K"});
   ASSERT_GT(d.program, 0) << d.said;
-  int port = 0;
-  for (int tries = 0; tries < 500 && !port; ++tries) {
-    std::ifstream in(port_file);
-    if (!(in >> port)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const int port = portIn(port_file);
   ASSERT_GT(port, 0) << d.said;
   EXPECT_EQ(ask(port, "before\n"), "echo: before\n");
   const Result attached = radar({"attach", std::to_string(d.program)});

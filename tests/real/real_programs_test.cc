@@ -745,14 +745,18 @@ int main(int argc, char** argv) {
 }
 )c";
 
+// The Go server and the C client, built in `work`.
+Result buildGoServerAndClient(const std::string& work) {
+  std::ofstream(work + "/server.go") << kGoServer;
+  std::ofstream(work + "/client.c") << kCClient;
+  return shell("cd " + shellQuote(work) + " && HOME=" + shellQuote(work) + " GOCACHE=" + shellQuote(work + "/gocache") +
+               " GOFLAGS=-mod=mod GO111MODULE=off go build -o server server.go && cc -O1 -o client client.c");
+}
+
 TEST(RealPrograms, GoServerTalksTcpToCClients) {
   if (!have("go") || !have("cc")) GTEST_SKIP() << "Go or cc is not installed (apt-get install golang-go gcc)";
   const std::string work = testTempDir();
-  std::ofstream(work + "/server.go") << kGoServer;
-  std::ofstream(work + "/client.c") << kCClient;
-  Result built =
-      shell("cd " + shellQuote(work) + " && HOME=" + shellQuote(work) + " GOCACHE=" + shellQuote(work + "/gocache") +
-            " GOFLAGS=-mod=mod GO111MODULE=off go build -o server server.go && cc -O1 -o client client.c");
+  const Result built = buildGoServerAndClient(work);
   ASSERT_EQ(built.exit_code, 0) << built.err;
   const int port = freePort();
   const std::string p = std::to_string(port);
@@ -783,11 +787,7 @@ TEST(RealPrograms, GoServerTalksTcpToCClients) {
 TEST(RealPrograms, GoServerRecordedByTheFallbackAsTheCaptureSawIt) {
   if (!have("go") || !have("cc")) GTEST_SKIP() << "Go or cc is not installed (apt-get install golang-go gcc)";
   const std::string work = testTempDir();
-  std::ofstream(work + "/server.go") << kGoServer;
-  std::ofstream(work + "/client.c") << kCClient;
-  Result built =
-      shell("cd " + shellQuote(work) + " && HOME=" + shellQuote(work) + " GOCACHE=" + shellQuote(work + "/gocache") +
-            " GOFLAGS=-mod=mod GO111MODULE=off go build -o server server.go && cc -O1 -o client client.c");
+  const Result built = buildGoServerAndClient(work);
   ASSERT_EQ(built.exit_code, 0) << built.err;
   const int port = freePort();
   const std::string p = std::to_string(port), dir = work + "/rec";
