@@ -32,36 +32,33 @@ Started start(const std::vector<std::string>& args, bool keep_output) {
 }
 
 struct Followed {
-  std::string told;            // everything --follow printed
-  std::string before_the_end;  // what it had printed when radar record ended
+  std::string told;           // everything --follow printed
+  std::string while_running;  // what it had printed while the ticker still ticked
   int status = -1;
 };
 
 // Follows `dir` while radar record records a ticker into it, until the
-// follower ends by itself (killed after a minute: it never does that).
-// With `told_before_end`, the ticker goes on until the follower has told
-// that many of its sends (for ten minutes at most): however slow the
-// machine, the end comes after them.
-Followed followWhileRecording(const std::string& dir, long interval_ms, long ticks, size_t told_before_end = 0) {
+// follower ends by itself (killed a minute after the recording ends: it
+// never does that). The ticker ticks `ticks` times, then on until the
+// follower has told `told_while_running` of its sends (a file says so):
+// however slow the machine, those are told while it runs. Three minutes
+// without them is a failure (and the ticker is stopped).
+Followed followWhileRecording(const std::string& dir, long interval_ms, long ticks, size_t told_while_running) {
   Followed f;
   const std::string until = dir + ".enough";
   const Started follower = start({radarPath(), "events", "--follow", "--json", dir}, true);
-  std::vector<std::string> ticker = {
-      radarPath(),          "record", "-o", dir, "--", programPath("ticker"), std::to_string(interval_ms),
-      std::to_string(ticks)};
-  if (told_before_end) ticker.push_back(until);
-  const Started recorder = start(ticker, false);
-  bool recording = true;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  const Started recorder = start({radarPath(), "record", "-o", dir, "--", programPath("ticker"),
+                                  std::to_string(interval_ms), std::to_string(ticks), until},
+                                 false);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  bool stopped = false;
   for (;;) {
-    if (told_before_end && recording && occurrences(f.told, " sends a message to ticker[") >= told_before_end &&
-        ::access(until.c_str(), F_OK) != 0) {
+    const bool enough = occurrences(f.told, " sends a message to ticker[") >= told_while_running;
+    if (!stopped && (enough || std::chrono::steady_clock::now() > deadline)) {
+      if (enough) f.while_running = f.told;  // the ticker ticks until the file exists
       std::ofstream(until) << "enough\n";
+      stopped = true;
       deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-    }
-    if (recording && ::waitpid(recorder.pid, nullptr, WNOHANG) == recorder.pid) {
-      recording = false;
-      f.before_the_end = f.told;
     }
     struct pollfd p {
       follower.out, POLLIN, 0
@@ -72,7 +69,7 @@ Followed followWhileRecording(const std::string& dir, long interval_ms, long tic
       if (n <= 0) break;
       f.told.append(buf, static_cast<size_t>(n));
     }
-    if (std::chrono::steady_clock::now() > deadline && !(told_before_end && recording)) {
+    if (stopped && std::chrono::steady_clock::now() > deadline) {
       ::kill(follower.pid, SIGKILL);
       ADD_FAILURE() << "radar events --follow did not end with the recording";
       break;
@@ -80,7 +77,7 @@ Followed followWhileRecording(const std::string& dir, long interval_ms, long tic
   }
   ::close(follower.out);
   ::waitpid(follower.pid, &f.status, 0);
-  if (recording) ::waitpid(recorder.pid, nullptr, 0);
+  ::waitpid(recorder.pid, nullptr, 0);
   return f;
 }
 
@@ -91,7 +88,8 @@ TEST(Follow, TellsTheStoryAsTheProgramRunsAndAsItEnds) {
   const std::string dir = testTempDir() + "/ticking";
   const Followed f = followWhileRecording(dir, 10, 300, 150);
   EXPECT_TRUE(WIFEXITED(f.status) && WEXITSTATUS(f.status) == 0) << f.status;
-  EXPECT_GE(occurrences(f.before_the_end, " sends a message to ticker["), 150u) << f.before_the_end.size();
+  EXPECT_GE(occurrences(f.while_running, " sends a message to ticker["), 150u)
+      << "told while the ticker ran: " << f.while_running.size() << " bytes";
   // Each event told once, and each as the finished recording tells it:
   // its number and its words (whom a message went to included).
   const Result final_story = radar({"events", "--json", dir});
