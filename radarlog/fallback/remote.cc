@@ -29,6 +29,10 @@ bool readSyscallRegs(pid_t tid, SyscallRegs* regs) {
   const bool x86_64 = told > 0 ? info.arch == AUDIT_ARCH_X86_64 : r.cs != kCompatCodeSegment;
   const bool native = x86_64 && !(r.orig_rax & kX32Bit);
   regs->nr = native ? static_cast<long>(r.orig_rax) : -1;
+  if (told > 0)
+    regs->stop = info.op == PTRACE_SYSCALL_INFO_ENTRY  ? SyscallRegs::Entry
+                 : info.op == PTRACE_SYSCALL_INFO_EXIT ? SyscallRegs::Exit
+                                                       : SyscallRegs::Unknown;
   const uint64_t args[6] = {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
   std::copy(std::begin(args), std::end(args), regs->args);
   regs->result = static_cast<int64_t>(r.rax);

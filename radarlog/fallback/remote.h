@@ -14,6 +14,8 @@ namespace radar::fallback {
 
 // A system call as its thread's registers hold it (x86-64).
 struct SyscallRegs {
+  enum Stop { Unknown, Entry, Exit };
+  Stop stop = Unknown;  // which stop this is, where the kernel says
   long nr = -1;
   uint64_t args[6] = {};
   int64_t result = 0;  // at its exit: the return value, or -errno

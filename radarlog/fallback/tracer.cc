@@ -22,6 +22,9 @@ namespace {
 
 constexpr long kOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
                           PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
+// A thread of an interposed process traced for its exec: what it creates
+// before the exec is the interposer's to record, not followed.
+constexpr long kOptionsUntilExec = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
 
 int64_t now() {
   struct timespec ts {};
@@ -122,6 +125,43 @@ bool Tracer::seizeRoot(pid_t pid, std::string* error) {
   return true;
 }
 
+bool Tracer::traceThroughExec(pid_t process, pid_t tid, const ImageStart& start, std::string* error) {
+  if (threads_.count(tid) || departed_.count(tid)) {
+    *error = "already traced";
+    return false;
+  }
+  if (::ptrace(PTRACE_SEIZE, tid, nullptr, kOptionsUntilExec) != 0) {
+    *error = std::string("ptrace: ") + std::strerror(errno);
+    return false;
+  }
+  Thread& t = threads_[tid];
+  t.process = process;
+  t.exec_start = start;
+  t.first_stop = false;  // (its first stop is the interrupt's; a job-control stop before it is the program's)
+  processes_[process].threads.insert(tid);
+  ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);  // its first stop; its calls stop it from there
+  return true;
+}
+
+void Tracer::release(pid_t tid) {
+  auto t = threads_.find(tid);
+  if (t == threads_.end() || !t->second.exec_start) return;
+  t->second.release = true;
+  ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+}
+
+// A thread traced for an exec that is not coming, at a stop: detached,
+// with `signal` (the signal it stopped to be given, if any) delivered.
+void Tracer::detachReleased(pid_t tid, int signal) {
+  ::ptrace(PTRACE_DETACH, tid, nullptr, signal);
+  const pid_t process = threads_[tid].process;
+  threads_.erase(tid);
+  auto p = processes_.find(process);
+  if (p == processes_.end()) return;
+  p->second.threads.erase(tid);
+  if (p->second.threads.empty() && !p->second.image) processes_.erase(p);
+}
+
 std::vector<std::string> Tracer::takeProblems() { return std::exchange(problems_, {}); }
 
 Tracer::Process* Tracer::processOf(pid_t tid) {
@@ -145,11 +185,20 @@ bool Tracer::handle(pid_t tid, int status) {
     return !process;  // a thread's end is the tracer's alone
   }
   if (!WIFSTOPPED(status)) return true;
-  // A new tracee whose first stop comes before its creator's event: it is
-  // taken in now (the event may never come, if its creator is killed).
-  if (!threads_.count(tid)) adoptUnannounced(tid);
-  Thread& t = threads_[tid];
   const int signal = WSTOPSIG(status), event = status >> 16;
+  if (auto let_go = threads_.find(tid);
+      let_go != threads_.end() &&
+      (let_go->second.release || (let_go->second.exec_failed && signal != (SIGTRAP | 0x80)))) {
+    detachReleased(tid, event == 0 && signal != (SIGTRAP | 0x80) ? signal : 0);
+    return true;
+  }
+  // A new tracee whose first stop comes before its creator's event: it is
+  // taken in now (the event may never come, if its creator is killed). (An
+  // exec by a thread other than the leader is told under the leader's id:
+  // onExec takes the thread's place.)
+  const bool exec = signal == SIGTRAP && event == PTRACE_EVENT_EXEC;
+  if (!threads_.count(tid) && !exec) adoptUnannounced(tid);
+  Thread& t = threads_[tid];
   if (signal == (SIGTRAP | 0x80)) {
     onSyscallStop(tid, t);
     return true;
@@ -199,12 +248,14 @@ void Tracer::startProcess(pid_t pid, const ImageStart& start) {
 void Tracer::onSyscallStop(pid_t tid, Thread& t) {
   SyscallRegs regs;
   if (!readSyscallRegs(tid, &regs)) return resume(tid);
-  if (!t.in_call) {
+  const bool exec = regs.nr == SYS_execve || regs.nr == SYS_execveat;
+  if (regs.stop == SyscallRegs::Entry || (regs.stop == SyscallRegs::Unknown && !t.in_call)) {
+    if (std::exchange(t.exec_failed, false) && !exec) return detachReleased(tid, 0);
     t.in_call = true;
     t.call = CallSeen{};
     t.call.entry = regs;
     t.call.entry_ns = now();
-    if (regs.nr == SYS_execve || regs.nr == SYS_execveat) {
+    if (exec) {
       const bool at = regs.nr == SYS_execveat;
       t.exec_strings = readStringArray(tid, regs.args[at ? 2 : 1]);
       t.exec_strings.insert(t.exec_strings.begin(), readString(tid, regs.args[at ? 1 : 0]));
@@ -212,6 +263,7 @@ void Tracer::onSyscallStop(pid_t tid, Thread& t) {
     }
     return resume(tid);
   }
+  if (!t.in_call) return resume(tid);  // the exit of a call made before it was traced
   t.in_call = false;
   t.call.result = regs.result;
   t.call.return_ns = now();
@@ -236,6 +288,7 @@ void Tracer::onCallDone(pid_t tid, Thread& t) {
   if (!t.in_handler) t.interrupted = false;  // restarted with no handler run
   if (!mayRecord(t.call.entry.nr)) return;
   const bool exec = t.call.entry.nr == SYS_execve || t.call.entry.nr == SYS_execveat;
+  if (exec && t.call.result < 0 && t.exec_start) t.exec_failed = true;
   if (exec && t.call.result < 0 && image) recordExecFailed(*image, tid, t.call);
   if (restarted(t.call.result)) {
     t.interrupted = true;
@@ -327,7 +380,12 @@ void Tracer::onExec(pid_t tid) {
     if (other != tid && threads_.erase(other)) departed_.insert(other);
   p.threads = {tid};
   ImageStart start;  // the program's first image: the root
-  if (p.image) {
+  if (t.exec_start) {
+    // An interposed process's exec, traced at its asking: linked to its
+    // EXEC event; from here, what it creates is followed.
+    start = *std::exchange(t.exec_start, std::nullopt);
+    ::ptrace(PTRACE_SETOPTIONS, tid, nullptr, kOptions);
+  } else if (p.image) {
     start.origin = log::Origin::Execed;
     start.parent_log = p.image->logId();
     start.parent_counter = recordExec(*p.image, tid, t.exec_strings, t.call.entry_ns);

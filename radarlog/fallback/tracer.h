@@ -46,6 +46,14 @@ class Tracer {
   // The root's wait status, when it ended while it was being seized (the
   // caller reaps nothing more of it then).
   std::optional<int> takeRootEnd() { return std::exchange(root_end_, std::nullopt); }
+  // Thread `tid` of `process`, a process the interposer records, about to
+  // exec a program it cannot see into (log::TraceRequest): traced through
+  // its exec, and the new image recorded from its start, linked as `start`
+  // says. False with `error` when the kernel refuses.
+  bool traceThroughExec(pid_t process, pid_t tid, const ImageStart& start, std::string* error);
+  // A thread traced for an exec that is no longer wanted (its asker gave
+  // up waiting): let go at its next stop.
+  void release(pid_t tid);
   bool traces(pid_t tid) const { return threads_.count(tid) || departed_.count(tid); }
   // A wait status (waitpid with __WALL) of a traced thread. A stop is
   // handled, and the thread resumed: true. An end is taken note of (its
@@ -67,6 +75,12 @@ class Tracer {
     // with EINTR once the signal's handler returns (rt_sigreturn says which).
     bool interrupted = false, in_handler = false;
     CallSeen interrupted_call;
+    // Traced for an exec the interposer asked for: where the new image's
+    // log links to; whether the exec failed (let go at its next call but
+    // another exec: execvp tries each directory of PATH); whether to let
+    // it go at its next stop.
+    std::optional<ImageStart> exec_start;
+    bool exec_failed = false, release = false;
   };
   struct Process {
     std::unique_ptr<TracedImage> image;
@@ -82,6 +96,7 @@ class Tracer {
   void onExec(pid_t tid);
   void onExit(pid_t tid);
   void onEnded(pid_t tid);
+  void detachReleased(pid_t tid, int signal);
   void startProcess(pid_t pid, const ImageStart& start);
   void resume(pid_t tid, int signal = 0);
   Process* processOf(pid_t tid);

@@ -1,11 +1,15 @@
-// Whether an executable is a Go program: Go makes its own system calls, not
-// through the C library, so the interposer sees none of its traffic even
-// when it is dynamically linked. Such a program is reported as not
-// recorded rather than recorded as silent. Raw system calls and no memory
-// allocation: it runs in the interposer's constructor too.
+// Executables the interposer cannot see into. A Go program makes its own
+// system calls, not through the C library, so the interposer sees none of
+// its traffic even when it is dynamically linked; a statically linked
+// program never loads it. Such a program is recorded by the fallback
+// recorder, or reported as not recorded rather than recorded as silent.
+// Raw system calls and no memory allocation: it runs in the interposer's
+// constructor and exec hook too.
 #pragma once
 
 #include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <cstring>
 
@@ -44,12 +48,79 @@ inline bool isGoExecutable(int fd) {
   return false;
 }
 
-inline bool isGoExecutable(const char* path) {
-  const long fd = sys::openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0) return false;
-  const bool go = isGoExecutable(static_cast<int>(fd));
+// `path`, opened to be read if it is a regular file (never a FIFO that
+// would block, never a terminal made the caller's); -1 otherwise.
+inline int openRegularFile(const char* path) {
+  const long fd = sys::openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (sys::fstat(static_cast<int>(fd), &st) == 0 && S_ISREG(st.st_mode)) return static_cast<int>(fd);
   sys::close(static_cast<int>(fd));
+  return -1;
+}
+
+inline bool isGoExecutable(const char* path) {
+  const int fd = openRegularFile(path);
+  if (fd < 0) return false;
+  const bool go = isGoExecutable(fd);
+  sys::close(fd);
   return go;
+}
+
+// A 64-bit ELF executable that names no program interpreter: statically
+// linked, so no LD_PRELOAD library is ever loaded into it. (The dynamic
+// loader itself names none either, and runs what the interposer sees:
+// not one, by its name.)
+inline bool isStaticExecutable(int fd, const char* path) {
+  const char* name = path;
+  for (const char* c = path; *c; ++c)
+    if (*c == '/') name = c + 1;
+  if (std::strncmp(name, "ld-", 3) == 0 || std::strncmp(name, "ld.so", 5) == 0 || std::strncmp(name, "ld64.so", 7) == 0)
+    return false;
+  Elf64_Ehdr eh;
+  if (sys::pread(fd, &eh, sizeof(eh), 0) != static_cast<long>(sizeof(eh)) ||
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
+    return false;
+  Elf64_Phdr chunk[8];  // (a few reads, little stack: it runs in vfork children)
+  for (unsigned first = 0; first < eh.e_phnum; first += 8) {
+    const unsigned count = eh.e_phnum - first < 8 ? eh.e_phnum - first : 8;
+    const long want = static_cast<long>(count * sizeof(Elf64_Phdr));
+    if (sys::pread(fd, chunk, static_cast<size_t>(want), eh.e_phoff + uint64_t{first} * sizeof(Elf64_Phdr)) != want)
+      return false;
+    for (unsigned i = 0; i < count; ++i)
+      if (chunk[i].p_type == PT_INTERP) return false;
+  }
+  return true;
+}
+
+// Why the interposer cannot see into what exec'ing `path` runs (a script:
+// its interpreter, one level down): a Go program, or a statically linked
+// one. nullptr when it can, or when `path` is no regular file it can read.
+inline const char* unseenByTheInterposer(const char* path) {
+  int fd = openRegularFile(path);
+  char line[256];
+  if (fd >= 0 && sys::pread(fd, line, 2, 0) == 2 && line[0] == '#' && line[1] == '!') {
+    const long n = sys::pread(fd, line, sizeof(line) - 1, 2);
+    sys::close(fd);
+    fd = -1;
+    const size_t have = n > 0 ? static_cast<size_t>(n) : 0;
+    size_t start = 0, end = 0;
+    while (start < have && (line[start] == ' ' || line[start] == '\t')) ++start;
+    for (end = start; end < have; ++end)
+      if (line[end] == ' ' || line[end] == '\t' || line[end] == '\n' || line[end] == 0) break;
+    if (end > start && end < sizeof(line) && line[start] == '/') {
+      line[end] = 0;
+      path = line + start;
+      fd = openRegularFile(path);
+    }
+  }
+  if (fd < 0) return nullptr;
+  const char* why = isGoExecutable(fd)             ? "a Go program (it makes its own system calls)"
+                    : isStaticExecutable(fd, path) ? "statically linked"
+                                                   : nullptr;
+  sys::close(fd);
+  return why;
 }
 
 }  // namespace radar::log

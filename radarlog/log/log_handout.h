@@ -6,6 +6,12 @@
 // named after the recording. The request is the log's file name; the answer
 // an int32 errno (0: made) with, when made, the file's descriptor
 // (SCM_RIGHTS). Free of libc calls: the interposer uses it too.
+//
+// The same socket takes a second request, a TraceRequest: a recorded
+// process about to exec a program the interposer cannot see into (static,
+// Go) asks radar record's fallback recorder to trace the exec'ing thread
+// (which, if the exec fails, lets it go at its next call). The answer is
+// the int32 errno.
 #pragma once
 
 #include <sys/socket.h>
@@ -49,6 +55,29 @@ inline bool isHandoutName(const char* name, size_t n) {
     if (name[i] == '/' || name[i] == 0) return false;
   const char* end = name + n - 5;
   return end[0] == '.' && end[1] == 'r' && end[2] == 'l' && end[3] == 'o' && end[4] == 'g';
+}
+
+// A request to trace thread `tid` of the asking process through its exec,
+// the new image linked to event `counter` of log `log_id` (its EXEC, or the
+// VFORK a vfork child came from: `origin`, a log::Origin), as generation
+// `generation`.
+struct TraceRequest {
+  char tag[8];  // kTraceTag: a log's name starts with a digit
+  int32_t tid;
+  uint32_t origin;
+  uint64_t log_id;
+  uint64_t counter;
+  uint32_t generation;
+  uint32_t reserved;
+};
+inline constexpr char kTraceTag[8] = {'!', 't', 'r', 'a', 'c', 'e', '!', 0};
+
+inline bool isTraceRequest(const void* data, size_t n) {
+  if (n != sizeof(TraceRequest)) return false;
+  const char* tag = static_cast<const char*>(data);
+  for (size_t i = 0; i < sizeof(kTraceTag); ++i)
+    if (tag[i] != kTraceTag[i]) return false;
+  return true;
 }
 
 }  // namespace radar::log

@@ -65,6 +65,8 @@
 #include "inject/file_crc.h"
 #include "inject/hook.h"
 #include "inject/interface_query.h"
+#include "log/go_program.h"
+#include "log/log_handout.h"
 #include "log/sys.h"
 #include "preload/environment.h"
 #include "preload/recorder.h"
@@ -1228,8 +1230,65 @@ int runWithoutRecorder(char* const envp[], Run&& run) {
   return run(envp);
 }
 
+// An exec that returned: its EXECFAILED event, errno as the exec left it.
+int execFailed(int r) {
+  const int err = errno;
+  {
+    Call failed(Kind::ExecFailed, -1);
+    failed.finish(r, err);
+    failed.record();
+  }
+  errno = err;
+  return r;
+}
+
+// Whether the program `file` names (found along PATH as execvp finds it,
+// when `search` and it has no slash: the first regular file there the
+// caller may execute) is one the interposer cannot see into: statically
+// linked, or Go.
+bool unseenByTheInterposer(const char* file, bool search) {
+  if (!file || !file[0]) return false;
+  if (!search || std::strchr(file, '/')) return radar::log::unseenByTheInterposer(file) != nullptr;
+  const char* path = "/bin:/usr/bin";
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, "PATH=", 5) == 0) {
+      path = *e + 5;
+      break;
+    }
+  const size_t file_len = std::strlen(file);
+  char candidate[1024];
+  for (const char* dir = path;; ++dir) {
+    const char* end = std::strchr(dir, ':');
+    const size_t len = end ? static_cast<size_t>(end - dir) : std::strlen(dir);
+    if (len + file_len + 3 < sizeof(candidate)) {
+      size_t at = len;
+      std::memcpy(candidate, dir, len);
+      if (at == 0) candidate[at++] = '.';  // an empty entry: the current directory
+      candidate[at++] = '/';
+      std::memcpy(candidate + at, file, file_len + 1);
+      struct stat st;
+      if (sys::stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
+          sys::raw(SYS_access, reinterpret_cast<long>(candidate), X_OK) == 0)
+        return radar::log::unseenByTheInterposer(candidate) != nullptr;
+    }
+    if (!end) return false;
+    dir = end;
+  }
+}
+
+// An exec radar record's fallback recorder traces this thread through (it
+// runs a program the interposer cannot see into): the program starts
+// without the interposer, which it would never load (and whose variables
+// it would see), and its children are traced too. If it fails, the tracer
+// lets the thread go at its next call, and this image goes on as it was.
 template <class Run>
-int recordedExec(const char* check, char* const argv[], char* const envp[], Run&& run) {
+int runTraced(char* const envp[], EnvBuffer& buffer, Run&& run) {
+  const bool bare = buildBareEnvironment(g_config, envp, buffer.env, buffer.capacity, &buffer.strings);
+  return run(bare ? buffer.env : envp);
+}
+
+template <class Run>
+int recordedExec(bool search, const char* check, char* const argv[], char* const envp[], Run&& run) {
   if (!radar::preload::active() && !inVforkChild()) {
     if (underSeccomp()) return runWithoutRecorder(envp, run);
     // Not recording this image (or it already exited): still let children be.
@@ -1239,6 +1298,12 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
   EnvBuffer buffer(envp);
   if (inVforkChild()) {
     noteVforkExec(check);
+    if (unseenByTheInterposer(check, search) && askToBeTraced(radar::log::Origin::Vforked, logId(), vforkCounter(), 0))
+      return runTraced(envp, buffer, [&](char* const* env) {
+        const int r = run(env);
+        noteVforkExecFailed(errno);
+        return r;
+      });
     formatLink(link, sizeof(link), "vfork", logId(), vforkCounter(), 0);
     const bool built = buildExecEnvironment(g_config, envp, link, buffer.env, buffer.capacity, &buffer.strings);
     int r = run(built ? buffer.env : envp);
@@ -1258,6 +1323,9 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
     call.extra.string_count = programStrings(check, argv, strings);
     call.record();
   }
+  if (unseenByTheInterposer(check, search) &&
+      askToBeTraced(radar::log::Origin::Execed, logId(), lastCounter(), generation() + 1))
+    return execFailed(runTraced(envp, buffer, run));
   formatLink(link, sizeof(link), "exec", logId(), lastCounter(), generation() + 1);
   const bool built = buildExecEnvironment(g_config, envp, link, buffer.env, buffer.capacity, &buffer.strings);
   int r = run(built ? buffer.env : envp);
@@ -1275,28 +1343,21 @@ int recordedExec(const char* check, char* const argv[], char* const envp[], Run&
     commitEvent(e);
     r = run(buffer.env);
   }
-  const int err = errno;
-  {
-    Call failed(Kind::ExecFailed, -1);
-    failed.finish(r, err);
-    failed.record();
-  }
-  errno = err;
-  return r;
+  return execFailed(r);
 }
 
 }  // namespace
 
 HOOK int execve(const char* path, char* const argv[], char* const envp[]) {
   REAL(execve);
-  return recordedExec(path, argv, envp, [&](char* const* env) { return real_execve(path, argv, env); });
+  return recordedExec(false, path, argv, envp, [&](char* const* env) { return real_execve(path, argv, env); });
 }
 
 HOOK int execv(const char* path, char* const argv[]) { return execve(path, argv, environ); }
 
 HOOK int execvpe(const char* file, char* const argv[], char* const envp[]) {
   REAL(execvpe);
-  return recordedExec(file, argv, envp, [&](char* const* env) { return real_execvpe(file, argv, env); });
+  return recordedExec(true, file, argv, envp, [&](char* const* env) { return real_execvpe(file, argv, env); });
 }
 
 HOOK int execvp(const char* file, char* const argv[]) { return execvpe(file, argv, environ); }
@@ -1305,7 +1366,7 @@ HOOK int fexecve(int fd, char* const argv[], char* const envp[]) {
   REAL(fexecve);
   char proc[64] = "/proc/self/fd/";
   sys::formatDecimal(proc + 14, sizeof proc - 14, static_cast<unsigned>(fd));
-  return recordedExec(proc, argv, envp, [&](char* const* env) { return real_fexecve(fd, argv, env); });
+  return recordedExec(false, proc, argv, envp, [&](char* const* env) { return real_fexecve(fd, argv, env); });
 }
 
 // execl(), execlp(), execle(): inject/shared_hooks.cc, through execve() and execvpe().

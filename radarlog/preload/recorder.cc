@@ -190,10 +190,11 @@ void classifyDescriptorsAtOpen() {
 
 namespace {
 
-// The log's file made by radar record, for a process that may not create
-// files in the recording directory (log/log_handout.h): its descriptor, or
-// -errno.
-long logFromRecorder(const char* name) {
+// One request to radar record over the log handout's socket
+// (log/log_handout.h): its answer, 0 or -errno; with `fd`, the descriptor
+// that came with it (-1 if none).
+long askRecorder(const void* request, size_t len, int* fd) {
+  if (fd) *fd = -1;
   const long s = sys::raw(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   if (s < 0) return s;
   const struct timeval patience { 5, 0 };  // radar record answers at once; never hang the program
@@ -201,8 +202,7 @@ long logFromRecorder(const char* name) {
   struct sockaddr_un addr;
   const socklen_t addr_len = log::handoutAddress(g_config.recording_id, g_config.dir, &addr);
   long r = sys::raw(SYS_connect, s, reinterpret_cast<long>(&addr), addr_len);
-  if (r == 0)
-    r = sys::raw(SYS_sendto, s, reinterpret_cast<long>(name), static_cast<long>(std::strlen(name)), MSG_NOSIGNAL, 0, 0);
+  if (r == 0) r = sys::raw(SYS_sendto, s, reinterpret_cast<long>(request), static_cast<long>(len), MSG_NOSIGNAL, 0, 0);
   int32_t error = EIO;
   alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   struct iovec iov {
@@ -220,14 +220,41 @@ long logFromRecorder(const char* name) {
   sys::close(static_cast<int>(s));
   if (r < 0) return r;
   if (r != sizeof(error)) return -EIO;
-  if (error) return -error;
   const struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-    return -EIO;
-  int fd;
-  std::memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-  return fd;
+  if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int))) {
+    int given;
+    std::memcpy(&given, CMSG_DATA(c), sizeof(given));
+    if (fd && !error)
+      *fd = given;
+    else
+      sys::close(given);
+  }
+  return error ? -error : 0;
 }
+
+// The log's file made by radar record, for a process that may not create
+// files in the recording directory: its descriptor, or -errno.
+long logFromRecorder(const char* name) {
+  int fd = -1;
+  const long r = askRecorder(name, std::strlen(name), &fd);
+  if (r < 0) return r;
+  return fd >= 0 ? fd : -EIO;
+}
+
+}  // namespace
+
+bool askToBeTraced(log::Origin origin, uint64_t log_id, uint64_t counter, uint32_t generation) {
+  log::TraceRequest request{};
+  std::memcpy(request.tag, log::kTraceTag, sizeof(request.tag));
+  request.tid = static_cast<int32_t>(sys::raw(SYS_gettid));
+  request.log_id = log_id;
+  request.counter = counter;
+  request.generation = generation;
+  request.origin = static_cast<uint32_t>(origin);
+  return askRecorder(&request, sizeof(request), nullptr) == 0;
+}
+
+namespace {
 
 // The log's file, `path` up to `stem` and then ".rlog" (".N.rlog" after a
 // pid reused within the recording: a log is never overwritten).

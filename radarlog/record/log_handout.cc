@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -62,14 +63,14 @@ void LogHandout::serve() {
     if (fds[1].revents) return;
     const int connection = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection < 0) continue;
-    answer(connection);
-    ::close(connection);
+    if (!answer(connection)) ::close(connection);
   }
 }
 
 // One request, one answer: a client that sends nothing is given a second,
-// not the whole recording.
-void LogHandout::answer(int connection) {
+// not the whole recording. True when the connection was passed on (a
+// request to trace a thread, answered by radar record's main thread).
+bool LogHandout::answer(int connection) {
   const struct timeval patience { 1, 0 };
   ::setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof(patience));
   ::setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &patience, sizeof(patience));
@@ -79,10 +80,27 @@ void LogHandout::answer(int connection) {
   socklen_t peer_len = sizeof(peer);
   int32_t error = 0;
   int fd = -1;
-  if (n <= 0 || !log::isHandoutName(name, static_cast<size_t>(n))) {
+  const bool trace = n > 0 && log::isTraceRequest(name, static_cast<size_t>(n));
+  if (n <= 0 || (!trace && !log::isHandoutName(name, static_cast<size_t>(n)))) {
     error = EINVAL;
   } else if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) != 0 || !isDescendant(peer.pid)) {
     error = EPERM;  // not a process of this recording
+  } else if (trace) {
+    TraceRequests::Pending pending;
+    std::memcpy(&pending.request, name, sizeof(pending.request));
+    pending.process = peer.pid;
+    pending.connection = connection;
+    struct stat task {};
+    const std::string thread = "/proc/" + std::to_string(peer.pid) + "/task/" + std::to_string(pending.request.tid);
+    TraceRequests* requests = trace_requests_.load();
+    if (!requests) {
+      error = ENOTSUP;
+    } else if (pending.request.tid <= 0 || ::stat(thread.c_str(), &task) != 0) {
+      error = EPERM;  // not a thread of the asking process
+    } else {
+      requests->hand(pending);
+      return true;
+    }
   } else {
     name[n] = 0;
     fd = ::openat(dir_fd_, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -107,6 +125,7 @@ void LogHandout::answer(int connection) {
   if (::sendmsg(connection, &msg, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof(error)) && fd >= 0)
     ::unlinkat(dir_fd_, name, 0);  // nobody took it: no empty log left
   if (fd >= 0) ::close(fd);
+  return false;
 }
 
 // Whether radar record is an ancestor of `pid`: processes it started, and

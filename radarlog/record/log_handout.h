@@ -6,12 +6,17 @@
 #include <pthread.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
+
+#include "record/trace_requests.h"
 
 namespace radar::record {
 
 // Serves on a thread of its own from start() until it is destroyed. It
+// passes requests to trace a thread (log::TraceRequest) on, from the same
+// processes, for threads of theirs. It
 // answers only the processes radar record started and their descendants
 // (the kernel says who asks: SO_PEERCRED), and makes only files with a
 // log's name, new (O_EXCL), never through a link, 0600, in the directory.
@@ -27,16 +32,19 @@ class LogHandout {
   // cannot: recording goes on, but a process that drops its privileges
   // then writes no log.
   bool start(int dir_fd, const std::string& dir, const uint8_t recording_id[16], std::string* error);
+  // Where requests to trace a thread through its exec go (none: refused).
+  void passTraceRequestsTo(TraceRequests* requests) { trace_requests_.store(requests); }
 
  private:
   void serve();
-  void answer(int connection);
+  bool answer(int connection);
   bool isDescendant(pid_t pid) const;
 
   int dir_fd_ = -1;
   int listener_ = -1;
   int stop_[2] = {-1, -1};
   pid_t self_ = 0;
+  std::atomic<TraceRequests*> trace_requests_{nullptr};
   // A pthread, not a std::thread: where one cannot be made (few
   // descriptors allowed, under a sanitizer) start() says so and recording
   // goes on.

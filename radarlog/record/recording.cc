@@ -1,7 +1,6 @@
 #include "record/recording.h"
 
 #include <dirent.h>
-#include <elf.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -45,21 +44,8 @@ std::string resolveProgram(const std::string& name, const std::string& cwd, cons
 }  // namespace
 
 std::string unseenByTheInterposer(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  Elf64_Ehdr eh{};
-  if (!in.read(reinterpret_cast<char*>(&eh), sizeof(eh)) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-      eh.e_ident[EI_CLASS] != ELFCLASS64)
-    return "";
-  bool interp = false;
-  for (int i = 0; i < eh.e_phnum && i < 128; ++i) {
-    Elf64_Phdr ph{};
-    in.seekg(static_cast<std::streamoff>(eh.e_phoff + i * sizeof(ph)));
-    if (!in.read(reinterpret_cast<char*>(&ph), sizeof(ph))) break;
-    interp |= ph.p_type == PT_INTERP;
-  }
-  if (log::isGoExecutable(file.c_str())) return "a Go program (it makes its own system calls)";
-  if (!interp) return "statically linked";
-  return "";
+  const char* why = log::unseenByTheInterposer(file.c_str());
+  return why ? why : "";
 }
 
 namespace {

@@ -30,6 +30,7 @@
 #include "log/recorder_env.h"
 #include "log/stop_at.h"
 #include "record/log_handout.h"
+#include "record/trace_requests.h"
 
 extern char** environ;
 
@@ -391,16 +392,45 @@ std::set<pid_t> childrenNow() {
   return children;
 }
 
+// Whether thread `tid` is (still) a thread of `process`.
+bool isThreadOf(pid_t tid, pid_t process) {
+  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.compare(0, 5, "Tgid:") == 0) return std::atoi(line.c_str() + 5) == process;
+  return false;
+}
+
+// Requests to trace a thread through its exec, carried out (on the thread
+// that traces) and answered. One whose asker is gone (it gave up waiting,
+// or ended, and its number may be another's now) is let go at once.
+void carryOut(const std::vector<TraceRequests::Pending>& requests, fallback::Tracer& tracer) {
+  for (const TraceRequests::Pending& p : requests) {
+    const log::TraceRequest& r = p.request;
+    fallback::ImageStart start;
+    start.origin = r.origin == static_cast<uint32_t>(log::Origin::Vforked) ? log::Origin::Vforked : log::Origin::Execed;
+    start.parent_log = r.log_id;
+    start.parent_counter = r.counter;
+    start.generation = r.generation;
+    std::string why;
+    const bool traced = tracer.traceThroughExec(p.process, r.tid, start, &why);
+    if (!traced) std::fprintf(stderr, "radar record: the fallback recorder cannot trace %d: %s\n", r.tid, why.c_str());
+    const bool told = TraceRequests::answer(p.connection, traced ? 0 : EPERM);
+    if (traced && (!told || !isThreadOf(r.tid, p.process))) tracer.release(r.tid);
+  }
+}
+
 // Reaps every descendant (orphans come back: radar record is their
 // subreaper) into `recording`; returns the program's wait status. The
 // children radar record had before the program (`before`: a shell's
 // process substitution, `radar record … > >(cat)`, forks cat and then
 // execs radar) are not the program's: once the program's own have all
 // ended, they are left alone, as they may be waiting for radar to end.
-int reapAll(pid_t child, proto::Recording& recording, std::set<pid_t> before, fallback::Tracer* tracer) {
+int reapAll(pid_t child, proto::Recording& recording, std::set<pid_t> before, fallback::Tracer* tracer,
+            TraceRequests* requests) {
   int root_status = 0;
   bool root_ended = false;
   for (;;) {
+    if (tracer) carryOut(requests->take(), *tracer);
     if (root_ended && !before.empty()) {
       const std::set<pid_t> now = childrenNow();
       if (std::includes(before.begin(), before.end(), now.begin(), now.end())) break;
@@ -499,6 +529,7 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   if (s.dormant && !makeSwitch(dir_fd, &out.error)) return out;
   const int64_t start = clockNs(CLOCK_MONOTONIC);
   // Log files for the processes that drop their privileges, made here.
+  TraceRequests trace_requests;  // (before the handout: it outlives the handout's thread)
   LogHandout handout;
   if (std::string why; !handout.start(dir_fd, abs_dir, id, &why))
     std::fprintf(stderr, "radar record: warning: %s\n", why.c_str());
@@ -509,20 +540,26 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   const SignalsForTheProgram signals(s.flight != 0);
   bool exec_failed = false;
   std::vector<std::string> env = programEnvironment(s, abs_dir, id);
+  // The fallback recorder: for the program itself (statically linked, Go,
+  // or with --fallback always), and for what its processes exec that the
+  // interposer cannot see into (they ask: TraceRequests).
   std::unique_ptr<fallback::Tracer> tracer;
-  if (!s.dormant && !runsWithPrivileges(s.program) &&
-      (s.fallback == RecordSettings::Fallback::Always ||
-       (s.fallback == RecordSettings::Fallback::Auto && !unseenByTheInterposer(s.program).empty()))) {
+  const bool trace_root = s.fallback == RecordSettings::Fallback::Always ||
+                          (s.fallback == RecordSettings::Fallback::Auto && !unseenByTheInterposer(s.program).empty());
+  if (!s.dormant && s.fallback != RecordSettings::Fallback::Off) {
     tracer = std::make_unique<fallback::Tracer>(tracerConfig(s, abs_dir, id, env));
-    leaveTheInterposerOut(env);
+    trace_requests.servedByThisThread();
+    handout.passTraceRequestsTo(&trace_requests);
   }
-  const pid_t child = startProgram(s, std::move(env), nofile_known ? &program_nofile : nullptr, signals, tracer.get(),
-                                   &exec_failed, &out.error);
+  const bool root_traced = tracer && trace_root && !runsWithPrivileges(s.program);
+  if (root_traced) leaveTheInterposerOut(env);
+  const pid_t child = startProgram(s, std::move(env), nofile_known ? &program_nofile : nullptr, signals,
+                                   root_traced ? tracer.get() : nullptr, &exec_failed, &out.error);
   if (child < 0) return out;
   g_child = child;
   if (s.started) s.started(child);
   recording.set_root_pid(child);
-  out.root_status = reapAll(child, recording, children_before, tracer.get());
+  out.root_status = reapAll(child, recording, children_before, tracer.get(), &trace_requests);
   if (tracer)
     for (const std::string& problem : tracer->takeProblems())
       std::fprintf(stderr, "radar record: fallback recorder: %s\n", problem.c_str());

@@ -239,5 +239,122 @@ TEST(Fallback, AStoppedProcessStaysStoppedUntilContinued) {
   EXPECT_LT(seconds, 30.0);
 }
 
+// The log `child` is linked to (its header's parent log), or null.
+const ProcessLog* parentOf(const Recording& rec, const ProcessLog& child) {
+  for (const ProcessLog& l : rec.logs)
+    if (l.header.log_id() == child.header.parent_log_id()) return &l;
+  return nullptr;
+}
+
+bool byTheFallback(const ProcessLog& l) { return recorderOf(l).find("(fallback: ptrace)") != std::string::npos; }
+
+// A static program in the middle of a pipeline a dynamic shell runs: the
+// shell's child asks radar record to trace it through its exec, and the
+// static image is recorded by the fallback, linked to the shell's EXEC,
+// between two images the interposer records. Off, it is as it was.
+TEST(Fallback, ADynamicParentExecingAStaticChildHasItRecorded) {
+  const std::string line = "printf 'hello\\nworld\\n' | " + shellQuote(programPath("static_upper")) + " | cat";
+  const Recording rec = record({"sh", "-c", line});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "HELLO\nWORLD\n");
+  EXPECT_EQ(rec.err.find("not recorded"), std::string::npos) << rec.err;
+  const ProcessLog* upper = rec.onlyExe("static_upper");
+  ASSERT_NE(upper, nullptr) << rec.err;
+  EXPECT_TRUE(byTheFallback(*upper));
+  EXPECT_EQ(upper->header.origin(), proto::EXECED);
+  EXPECT_EQ(upper->header.generation(), 1u);
+  const ProcessLog* shell = parentOf(rec, *upper);
+  ASSERT_NE(shell, nullptr);
+  EXPECT_FALSE(byTheFallback(*shell));
+  EXPECT_EQ(shell->header.pid(), upper->header.pid());
+  ASSERT_NE(shell->first(log::Kind::Exec), nullptr);
+  EXPECT_EQ(upper->header.parent_counter(), shell->first(log::Kind::Exec)->r.counter);
+  ASSERT_NE(rec.onlyExe("cat"), nullptr);
+  EXPECT_FALSE(byTheFallback(*rec.onlyExe("cat")));
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("bytes sent 24, received 24: 24 matched to their sends"), std::string::npos) << check.out;
+  const Recording off = record({"sh", "-c", line}, {{"--fallback", "off"}});
+  EXPECT_EQ(off.out, "HELLO\nWORLD\n");
+  EXPECT_TRUE(off.byExe("static_upper").empty());
+  EXPECT_NE(off.err.find("static_upper: not recorded: statically linked"), std::string::npos) << off.err;
+}
+
+// A static program whose children are traced too: its forks are followed,
+// and nothing it runs is recorded twice.
+TEST(Fallback, AStaticChildsOwnChildrenAreTracedWithIt) {
+  const Recording rec = record({"sh", "-c", shellQuote(programPath("static_call_families")) + "; echo $?"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "call families: done\n0\n");
+  const std::vector<const ProcessLog*> logs = rec.byExe("static_call_families");
+  ASSERT_EQ(logs.size(), 3u) << rec.err;
+  for (const ProcessLog* l : logs) EXPECT_TRUE(byTheFallback(*l)) << l->path;
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
+}
+
+// A static program executed by a thread other than the first, found along
+// PATH (execvp): the kernel tells the exec under the process's id; its
+// image is recorded, linked to that thread's EXEC, and no other log is
+// made for the process.
+TEST(Fallback, AStaticProgramExecutedByASecondThreadIsRecorded) {
+  const std::string programs = programPath("static_upper").substr(0, programPath("static_upper").rfind('/'));
+  const Recording rec = record(
+      {"/usr/bin/env", "PATH=/nonexistent:" + programs + ":/usr/bin:/bin", programPath("thread_exec"), "static_upper"},
+      {{}, "hello\n"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "HELLO\n");
+  EXPECT_EQ(rec.err.find("not recorded"), std::string::npos) << rec.err;
+  const ProcessLog* upper = rec.onlyExe("static_upper");
+  ASSERT_NE(upper, nullptr) << rec.err;
+  EXPECT_TRUE(byTheFallback(*upper));
+  const ProcessLog* parent = parentOf(rec, *upper);
+  ASSERT_NE(parent, nullptr);
+  EXPECT_EQ(parent->exe(), "thread_exec");
+  for (const ProcessLog& l : rec.logs)
+    EXPECT_TRUE(&l == upper || !byTheFallback(l)) << l.path << " (a stray log of the fallback)";
+}
+
+// Python starts a static program as a vfork child (subprocess): traced
+// from the vfork child's exec. An exec that fails (the file is not
+// executable) lets the thread go: it goes on untraced, recorded by the
+// interposer.
+TEST(Fallback, AVforkChildsStaticProgramIsRecordedAndAFailedExecLetGo) {
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 is missing";
+  const std::string unrunnable = testTempDir() + "/static_upper";
+  ASSERT_EQ(shell("cp " + shellQuote(programPath("static_upper")) + " " + unrunnable + " && chmod -x " + unrunnable)
+                .exit_code,
+            0);
+  const std::string script =
+      "import os, subprocess\n"
+      "try:\n"
+      "    os.execv('" +
+      unrunnable +
+      "', ['x'])\n"
+      "except OSError as e:\n"
+      "    print('failed', e.errno)\n"
+      "print([l for l in open('/proc/self/status') if l.startswith('TracerPid')][0].split()[1])\n"
+      "print(subprocess.run(['" +
+      programPath("static_upper") +
+      "'], input=b'abc', "
+      "capture_output=True).stdout.decode())\n";
+  const Recording rec = record({"/usr/bin/python3", "-c", script});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "failed 13\n0\nABC\n");
+  EXPECT_EQ(rec.err.find("not recorded"), std::string::npos) << rec.err;
+  const ProcessLog* upper = rec.onlyExe("static_upper");
+  ASSERT_NE(upper, nullptr) << rec.err;
+  EXPECT_TRUE(byTheFallback(*upper));
+  EXPECT_EQ(upper->header.origin(), proto::VFORKED);
+  const ProcessLog* python = parentOf(rec, *upper);
+  ASSERT_NE(python, nullptr);
+  EXPECT_FALSE(byTheFallback(*python));
+  EXPECT_NE(python->first(log::Kind::ExecFailed), nullptr);
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("bytes sent 6, received 6: 6 matched to their sends"), std::string::npos) << check.out;
+}
+
 }  // namespace
 }  // namespace radar::testing

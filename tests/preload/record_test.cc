@@ -837,16 +837,18 @@ TEST(Record, StaticProgramsAreReportedByName) {
   Recording direct = record({programPath("static_hello")}, {{"--fallback", "off"}});
   EXPECT_EQ(direct.exit_code, 0);
   EXPECT_NE(direct.err.find("not recorded"), std::string::npos) << direct.err;
-  Recording via_shell = record({"sh", "-c", programPath("static_hello") + "; true"});
+  Recording via_shell = record({"sh", "-c", programPath("static_hello") + "; true"}, {{"--fallback", "off"}});
   EXPECT_EQ(via_shell.exit_code, 0);
   EXPECT_NE(via_shell.err.find("static_hello: not recorded: statically linked"), std::string::npos) << via_shell.err;
 }
 
-// A program radar cannot record is part of the story: named, with why, on
-// the channels recorded processes share with it; nothing that went to it
-// or came from it is blamed on a recorded process.
+// A program radar cannot record (here, with the fallback recorder off) is
+// part of the story: named, with why, on the channels recorded processes
+// share with it; nothing that went to it or came from it is blamed on a
+// recorded process.
 TEST(Record, UnrecordedProgramsAreNamedOnTheirChannelsAndBlameNobody) {
-  Recording rec = record({"sh", "-c", "echo hello | " + programPath("static_upper") + " | cat"});
+  Recording rec =
+      record({"sh", "-c", "echo hello | " + programPath("static_upper") + " | cat"}, {{"--fallback", "off"}});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(rec.out, "HELLO\n");
   EXPECT_NE(rec.err.find("static_upper: not recorded: statically linked"), std::string::npos) << rec.err;

@@ -767,12 +767,13 @@ TEST(RealPrograms, GoServerTalksTcpToCClients) {
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   const std::string dir = work + "/rec";
   std::string no_capture;
-  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture, [&] { return shell(radarRecord(dir) + session); });
+  Result rec = whileCapturing(work + "/lo.pcap", port, &no_capture,
+                              [&] { return shell(radarRecord(dir, "--fallback off") + session); });
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(sortedLines(rec.out), sortedLines(bare.out));  // the server's last line races the last client's
   EXPECT_NE(rec.out.find("served 3 clients"), std::string::npos) << rec.out;
-  // Reported by name, with why; its peers' bytes went to it and came from
-  // it, not lost.
+  // With the fallback recorder off: reported by name, with why; its peers'
+  // bytes went to it and came from it, not lost.
   EXPECT_NE(rec.err.find("/server: not recorded: a Go program (it makes its own system calls)"), std::string::npos)
       << rec.err;
   expectBytesAsCaptured(dir, work + "/lo.pcap", port, no_capture);
@@ -813,6 +814,33 @@ TEST(RealPrograms, GoServerRecordedByTheFallbackAsTheCaptureSawIt) {
   EXPECT_NE(rerun.exit_code, 0);
   EXPECT_NE(rerun.err.find("was recorded by the fallback recorder (ptrace)"), std::string::npos) << rerun.err;
   if (!no_capture.empty()) GTEST_SKIP() << "no packet capture: " << no_capture;
+}
+
+// The Go server started by a shell radar record runs, beside its C
+// clients: the shell's child asks radar record to trace it through its
+// exec, so both ends of every connection are recorded (the server by the
+// fallback, the clients by the interposer) and every byte is matched.
+TEST(RealPrograms, GoServerAShellStartsIsRecordedWithItsClients) {
+  if (!have("go") || !have("cc")) GTEST_SKIP() << "Go or cc is not installed (apt-get install golang-go gcc)";
+  const std::string work = testTempDir();
+  const Result built = buildGoServerAndClient(work);
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const std::string p = std::to_string(freePort()), dir = work + "/rec";
+  const std::string line =
+      "cd " + work + "; ./server " + p + " 3 > server.out & for i in 1 2 3; do ./client " + p + " $i; done; wait";
+  const Result rec = shell("timeout 120 " + radarRecord(dir) + "sh -c " + shellQuote(line));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out,
+            "CLIENT 1 LINE 0\nCLIENT 1 LINE 1\nCLIENT 1 LINE 2\nCLIENT 2 LINE 0\nCLIENT 2 LINE 1\nCLIENT 2 LINE "
+            "2\nCLIENT 3 LINE 0\nCLIENT 3 LINE 1\nCLIENT 3 LINE 2\n");
+  EXPECT_EQ(slurp(work + "/server.out"), "served 3 clients\n");
+  EXPECT_EQ(rec.err.find("not recorded"), std::string::npos) << rec.err;
+  const Result told = radar({"events", dir});
+  EXPECT_GE(occurrences(told.out, "Process client["), 3u) << told.out;
+  EXPECT_NE(told.out.find("Process server["), std::string::npos) << told.out;
+  const Result check = radar({"check", dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find(" 0 from outside the recording, 0 with no recorded sender"), std::string::npos) << check.out;
 }
 
 // ---- redis under redis-benchmark -n 5000 -c 4 -------------------------------------------------
