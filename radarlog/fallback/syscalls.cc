@@ -193,7 +193,7 @@ void pairCall(TracedImage& image, pid_t tid, Kind kind, uint64_t fds_at, const C
 void waitCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   log::EventFields e = eventOf(Kind::Wait, -1, call);
   e.flags = static_cast<uint32_t>(call.entry.args[2]);
-  int status = 0;
+  int status = call.reaped_status.value_or(0);
   if (call.result > 0 && call.entry.args[1]) readMemory(tid, call.entry.args[1], &status, sizeof status);
   e.peer_pid = call.result > 0 ? static_cast<int32_t>(call.result) : 0;
   e.status = call.result > 0 ? status : 0;

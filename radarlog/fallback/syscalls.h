@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct CallSeen {
   SyscallRegs entry;
   int64_t result = 0;  // the return value, or -errno
   int64_t entry_ns = 0, return_ns = 0;
+  // A wait that reaped a child without asking its status (a null pointer):
+  // the status the tracer saw it end with.
+  std::optional<int> reaped_status;
+  bool recorded = false;  // at its entry already (a signal to itself, which may never return)
 };
 
 // Whether a call of number `nr` may be recorded (its exit is worth a stop).

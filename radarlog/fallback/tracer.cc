@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -65,6 +66,14 @@ bool gainsPrivileges(pid_t tid, int dirfd, const std::string& path) {
     return true;  // (S_ISGID alone: locking)
   char caps[64];
   return ::getxattr(where.c_str(), "security.capability", caps, sizeof caps) > 0;
+}
+
+// Whether kill(`target`, `signal`) by `process` signals `process` itself
+// (its own pid, or its group: 0, or the group's number negated), which
+// cannot fail, as the interposer decides.
+bool signalsItself(pid_t process, pid_t target, int signal) {
+  return signal > 0 && signal < NSIG &&
+         (target == process || target == 0 || (target < -1 && ::getpgid(process) == -target));
 }
 
 bool sentByAProcess(int code) { return code == SI_USER || code == SI_QUEUE || code == SI_TKILL || code == SI_MESGQ; }
@@ -181,6 +190,7 @@ bool Tracer::handle(pid_t tid, int status) {
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
     if (departed_.erase(tid)) return true;  // a thread an exec ended
     const bool process = !threads_.count(tid) || threads_[tid].process == tid;
+    if (process && threads_.count(tid)) ended_[tid] = status;  // (told before its parent can reap it)
     onEnded(tid);
     return !process;  // a thread's end is the tracer's alone
   }
@@ -261,6 +271,14 @@ void Tracer::onSyscallStop(pid_t tid, Thread& t) {
       t.exec_strings.insert(t.exec_strings.begin(), readString(tid, regs.args[at ? 1 : 0]));
       if (gainsPrivileges(tid, at ? static_cast<int>(regs.args[0]) : AT_FDCWD, t.exec_strings[0])) return letGo(tid, t);
     }
+    if (regs.nr == SYS_kill &&
+        signalsItself(t.process, static_cast<pid_t>(regs.args[0]), static_cast<int>(regs.args[1]))) {
+      // It may never return (SIGKILL, a fatal signal): told now, as sent.
+      CallSeen sent = t.call;
+      sent.return_ns = sent.entry_ns;
+      if (Process* p = processOf(tid); p && p->image) recordCall(*p->image, tid, sent);
+      t.call.recorded = true;
+    }
     return resume(tid);
   }
   if (!t.in_call) return resume(tid);  // the exit of a call made before it was traced
@@ -286,7 +304,14 @@ void Tracer::onCallDone(pid_t tid, Thread& t) {
     return;
   }
   if (!t.in_handler) t.interrupted = false;  // restarted with no handler run
-  if (!mayRecord(t.call.entry.nr)) return;
+  if (!mayRecord(t.call.entry.nr) || t.call.recorded) return;
+  if (t.call.entry.nr == SYS_wait4 && t.call.result > 0) {
+    auto reaped = ended_.find(static_cast<pid_t>(t.call.result));
+    if (reaped != ended_.end()) {
+      t.call.reaped_status = reaped->second;
+      ended_.erase(reaped);
+    }
+  }
   const bool exec = t.call.entry.nr == SYS_execve || t.call.entry.nr == SYS_execveat;
   if (exec && t.call.result < 0 && t.exec_start) t.exec_failed = true;
   if (exec && t.call.result < 0 && image) recordExecFailed(*image, tid, t.call);

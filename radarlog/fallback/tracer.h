@@ -107,6 +107,7 @@ class Tracer {
   std::set<pid_t> departed_;     // threads an exec ended (or let go), whose end is still to be reported
   std::set<pid_t> unannounced_;  // taken in before their creator's event came
   std::optional<int> root_end_;  // the root's wait status, when seizing it took it
+  std::map<pid_t, int> ended_;   // traced processes' wait statuses, until their parent's wait4 reaps them
   pid_t root_ = 0;
   std::vector<std::string> problems_;
 };

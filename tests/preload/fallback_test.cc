@@ -92,7 +92,7 @@ TEST(Fallback, EachCallFamilyIsRecordedAsTheInterposerRecordsIt) {
   ASSERT_EQ(traced.exit_code, 0) << traced.err;
   EXPECT_EQ(traced.out, interposed.out);
   EXPECT_EQ(traced.out, "call families: done\n");
-  ASSERT_EQ(traced.logs.size(), 3u) << traced.err;
+  ASSERT_EQ(traced.logs.size(), 4u) << traced.err;
   for (const ProcessLog& l : traced.logs)
     EXPECT_NE(recorderOf(l).find("(fallback: ptrace)"), std::string::npos) << l.path;
   for (const ProcessLog& l : interposed.logs) EXPECT_EQ(recorderOf(l).find("fallback"), std::string::npos);
@@ -111,7 +111,7 @@ TEST(Fallback, AStaticallyLinkedProgramIsRecordedAsItsDynamicTwin) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(rec.out, "call families: done\n");
   EXPECT_EQ(rec.err.find("not recorded"), std::string::npos) << rec.err;
-  ASSERT_EQ(rec.logs.size(), 3u) << rec.err;
+  ASSERT_EQ(rec.logs.size(), 4u) << rec.err;
   std::string expected = shape(twin), got = shape(rec);
   // Their argv[0] differs; the glibc startup of the static one reads no
   // channel, nor does the dynamic one's.
@@ -224,6 +224,18 @@ TEST(Fallback, ASetUserIdProgramIsLetGoNotStrippedOfItsPrivileges) {
   EXPECT_NE(told.out.find("executes /usr/bin/mount"), std::string::npos) << told.out;
 }
 
+// A process that kills itself never returns from kill: the kill is told
+// at its entry, as the interposer tells it before the call.
+TEST(Fallback, AKillOfItselfThatNeverReturnsIsRecorded) {
+  const Recording rec = record({"sh", "-c", "kill -KILL $$"}, {{"--fallback", "always"}});
+  EXPECT_EQ(rec.exit_code, 128 + SIGKILL) << rec.err;
+  ASSERT_EQ(rec.logs.size(), 1u) << rec.err;
+  const Event* kill = rec.logs[0].first(log::Kind::Kill);
+  ASSERT_NE(kill, nullptr) << "no KILL in the log";
+  EXPECT_EQ(kill->r.signal, SIGKILL);
+  EXPECT_EQ(kill->r.peer_pid, rec.logs[0].header.pid());
+}
+
 // Job control through the tracer: a stopped child stays stopped until
 // SIGCONT, then ends as it would have.
 TEST(Fallback, AStoppedProcessStaysStoppedUntilContinued) {
@@ -287,7 +299,7 @@ TEST(Fallback, AStaticChildsOwnChildrenAreTracedWithIt) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_EQ(rec.out, "call families: done\n0\n");
   const std::vector<const ProcessLog*> logs = rec.byExe("static_call_families");
-  ASSERT_EQ(logs.size(), 3u) << rec.err;
+  ASSERT_EQ(logs.size(), 4u) << rec.err;
   for (const ProcessLog* l : logs) EXPECT_TRUE(byTheFallback(*l)) << l->path;
   const Result check = radar({"check", rec.dir});
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;

@@ -161,7 +161,8 @@ static void inet(void) {
   close(v);
 }
 
-// kill with a handler, a read interrupted by one (EINTR), waitid.
+// kill with a handler, a read interrupted by one (EINTR), waitid, a wait4
+// that asks no status.
 static void signals(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -181,6 +182,10 @@ static void signals(void) {
   if (child == 0) _exit(5);
   siginfo_t info;
   CHECK(waitid(P_PID, (id_t)child, &info, WEXITED) == 0 && info.si_status == 5);
+  child = fork();
+  CHECK(child >= 0);
+  if (child == 0) _exit(6);
+  CHECK(wait4(child, NULL, 0, NULL) == child);
 }
 
 int main(void) {
