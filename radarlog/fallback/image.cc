@@ -191,6 +191,17 @@ void TracedImage::note(int error) {
   writer_.append(e);
 }
 
+void TracedImage::sayUnseen(log::Unseen what, const std::string& detail) {
+  const std::string text = std::string(log::unseenDoes(what)) + (detail.empty() ? "" : " (" + detail + ")") + ": " +
+                           log::unseenConsequence(what);
+  const char* strings[4] = {text.c_str(), log::kUnseenNote, log::unseenName(what), detail.c_str()};
+  log::EventFields e;
+  e.kind = log::Kind::Note;
+  e.strings = strings;
+  e.string_count = 4;
+  writer_.append(e);
+}
+
 uint64_t TracedImage::append(pid_t tid, log::EventFields& e) {
   if (!writer_.isOpen()) return 0;
   e.tid = tid == pid_ ? 0 : static_cast<uint32_t>(tid);

@@ -17,6 +17,7 @@
 
 #include "fallback/descriptors.h"
 #include "log/fields.h"
+#include "log/unseen.h"
 #include "log/writer.h"
 
 namespace radar::fallback {
@@ -82,6 +83,9 @@ class TracedImage {
   // index, with its new addresses.
   void refresh(int fd);
   void duplicated(int from, int to);
+
+  // A mechanism radar does not see through (log/unseen.h), said in the log.
+  void sayUnseen(log::Unseen what, const std::string& detail);
 
   // ---- events: the thread (`tid`), the channel's stream offset, and the
   // counter are set here. Returns the counter (0 for annotations).

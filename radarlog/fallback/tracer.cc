@@ -163,12 +163,46 @@ void Tracer::release(pid_t tid) {
 // with `signal` (the signal it stopped to be given, if any) delivered.
 void Tracer::detachReleased(pid_t tid, int signal) {
   ::ptrace(PTRACE_DETACH, tid, nullptr, signal);
-  const pid_t process = threads_[tid].process;
-  threads_.erase(tid);
+  onEnded(tid);
+}
+
+// A ptrace call at its entry. A program that traces (a debugger, strace)
+// needs what radar traces: PTRACE_TRACEME lets the caller's process go,
+// and an attach to a traced process lets that process go (the caller held
+// until it is), so that the call does what it would have done; the log of
+// the process let go says so. True when the caller is held or let go.
+bool Tracer::onPtraceCall(pid_t tid, const Thread& t, const SyscallRegs& regs) {
+  const long request = static_cast<long>(regs.args[0]);
+  if (request == PTRACE_TRACEME) {
+    handOver(t.process, "PTRACE_TRACEME: its parent traces it", 0, tid);
+    return true;
+  }
+  if (request != PTRACE_ATTACH && request != PTRACE_SEIZE) return false;
+  const auto target = threads_.find(static_cast<pid_t>(regs.args[1]));
+  if (target == threads_.end() || target->second.process == t.process) return false;
+  handOver(target->second.process, "by process " + std::to_string(t.process), tid, 0);
+  return held_.count(tid) > 0;
+}
+
+// Lets every thread of `process` go: `stopped` (in its stop now) at once,
+// the others at their next stop, `caller` held until they are.
+void Tracer::handOver(pid_t process, const std::string& detail, pid_t caller, pid_t stopped) {
   auto p = processes_.find(process);
   if (p == processes_.end()) return;
-  p->second.threads.erase(tid);
-  if (p->second.threads.empty() && !p->second.image) processes_.erase(p);
+  if (p->second.image) {
+    p->second.image->sayUnseen(log::Unseen::Ptrace, detail);
+    p->second.image.reset();
+  }
+  const std::set<pid_t> threads = p->second.threads;
+  for (pid_t thread : threads) {
+    if (thread == stopped) {
+      detachReleased(thread, 0);
+      continue;
+    }
+    threads_[thread].release = true;
+    ::ptrace(PTRACE_INTERRUPT, thread, nullptr, nullptr);
+    if (caller) held_[caller].insert(thread);
+  }
 }
 
 std::vector<std::string> Tracer::takeProblems() { return std::exchange(problems_, {}); }
@@ -271,6 +305,7 @@ void Tracer::onSyscallStop(pid_t tid, Thread& t) {
       t.exec_strings.insert(t.exec_strings.begin(), readString(tid, regs.args[at ? 1 : 0]));
       if (gainsPrivileges(tid, at ? static_cast<int>(regs.args[0]) : AT_FDCWD, t.exec_strings[0])) return letGo(tid, t);
     }
+    if (regs.nr == SYS_ptrace && onPtraceCall(tid, t, regs)) return;
     if (regs.nr == SYS_kill &&
         signalsItself(t.process, static_cast<pid_t>(regs.args[0]), static_cast<int>(regs.args[1]))) {
       // It may never return (SIGKILL, a fatal signal): told now, as sent.
@@ -440,6 +475,16 @@ void Tracer::onExit(pid_t tid) {
 }
 
 void Tracer::onEnded(pid_t tid) {
+  // A caller held until this thread was let go (or ended) goes on.
+  for (auto h = held_.begin(); h != held_.end();) {
+    if (h->second.erase(tid) && h->second.empty()) {
+      const pid_t caller = h->first;
+      h = held_.erase(h);
+      if (threads_.count(caller)) resume(caller);
+    } else {
+      ++h;
+    }
+  }
   auto t = threads_.find(tid);
   if (t == threads_.end()) return;
   const pid_t process = t->second.process;

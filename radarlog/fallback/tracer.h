@@ -97,6 +97,8 @@ class Tracer {
   void onExit(pid_t tid);
   void onEnded(pid_t tid);
   void detachReleased(pid_t tid, int signal);
+  bool onPtraceCall(pid_t tid, const Thread& t, const SyscallRegs& regs);
+  void handOver(pid_t process, const std::string& detail, pid_t caller, pid_t stopped);
   void startProcess(pid_t pid, const ImageStart& start);
   void resume(pid_t tid, int signal = 0);
   Process* processOf(pid_t tid);
@@ -108,6 +110,9 @@ class Tracer {
   std::set<pid_t> unannounced_;  // taken in before their creator's event came
   std::optional<int> root_end_;  // the root's wait status, when seizing it took it
   std::map<pid_t, int> ended_;   // traced processes' wait statuses, until their parent's wait4 reaps them
+  // Threads held at their ptrace(PTRACE_ATTACH or PTRACE_SEIZE) until the
+  // threads of the process they attach to are let go.
+  std::map<pid_t, std::set<pid_t>> held_;
   pid_t root_ = 0;
   std::vector<std::string> problems_;
 };

@@ -21,8 +21,9 @@ enum class Unseen : uint8_t {
   SysvSemaphore,     // semop / semtimedop
   EventFd,           // an eventfd shared with another process
   SeccompFilter,     // a seccomp filter the process installs: its recording stops there
+  Ptrace,            // another program traces it (the fallback recorder lets it go)
 };
-inline constexpr unsigned kUnseenCount = 9;
+inline constexpr unsigned kUnseenCount = 10;
 inline constexpr char kUnseenNote[] = "unseen";
 
 // One entry of a table by mechanism, or `fallback` for a value no mechanism has.
@@ -33,9 +34,9 @@ inline const char* unseenEntry(const char* const (&table)[kUnseenCount], Unseen 
 
 // The machine name (the note's strings[2], `radar check --json`).
 inline const char* unseenName(Unseen u) {
-  static const char* const names[kUnseenCount] = {"io_uring",       "raw-system-call", "shared-memory",
-                                                  "semaphore",      "message-queue",   "sysv-message-queue",
-                                                  "sysv-semaphore", "eventfd",         "seccomp-filter"};
+  static const char* const names[kUnseenCount] = {
+      "io_uring",           "raw-system-call", "shared-memory", "semaphore",      "message-queue",
+      "sysv-message-queue", "sysv-semaphore",  "eventfd",       "seccomp-filter", "ptrace"};
   return unseenEntry(names, u, "unknown");
 }
 
@@ -51,6 +52,7 @@ inline const char* unseenDoes(Unseen u) {
       "uses a System V semaphore set",
       "uses an eventfd it shares with another process",
       "installs a seccomp filter",
+      "is traced by another program",
   };
   return unseenEntry(does, u, "uses something radar does not record");
 }
@@ -67,13 +69,14 @@ inline const char* unseenConsequence(Unseen u) {
       "its operations are not recorded",
       "its counts are not recorded",
       "radar records nothing more of it (the filter could refuse a call of radar's own, or kill the process for it)",
+      "radar records nothing more of it (a process has one tracer, and the fallback recorder was it)",
   };
   return unseenEntry(what, u, "it is not recorded");
 }
 
 // Whether bytes of a recorded channel may have moved through it unseen.
 inline bool unseenMovesChannelBytes(Unseen u) {
-  return u == Unseen::IoUring || u == Unseen::RawSystemCall || u == Unseen::SeccompFilter;
+  return u == Unseen::IoUring || u == Unseen::RawSystemCall || u == Unseen::SeccompFilter || u == Unseen::Ptrace;
 }
 
 // The mechanism a note's strings[2] names; false when none.

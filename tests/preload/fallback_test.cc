@@ -236,6 +236,29 @@ TEST(Fallback, AKillOfItselfThatNeverReturnsIsRecorded) {
   EXPECT_EQ(kill->r.peer_pid, rec.logs[0].header.pid());
 }
 
+// A program that traces others needs what radar traces: strace attaching
+// to its child, gdb's child asking to be traced (PTRACE_TRACEME). Each
+// works as it would without radar; the process let go is said unseen from
+// there.
+TEST(Fallback, AProgramThatTracesIsNotBroken) {
+  if (::access("/usr/bin/strace", X_OK) != 0 || ::access("/usr/bin/gdb", X_OK) != 0)
+    GTEST_SKIP() << "strace or gdb is missing";
+  const Recording straced =
+      record({"/usr/bin/strace", "-f", "-o", "/dev/null", "/bin/echo", "traced"}, {{"--fallback", "always"}});
+  ASSERT_EQ(straced.exit_code, 0) << straced.err;
+  EXPECT_EQ(straced.out, "traced\n");
+  const Result check = radar({"check", straced.dir});
+  EXPECT_NE(check.out.find("is traced by another program (by process "), std::string::npos) << check.out;
+  const Recording debugged = record({"/usr/bin/gdb", "-nx", "-batch", "-ex", "run", "--args", "/bin/echo", "debugged"},
+                                    {{"--fallback", "always"}});
+  ASSERT_EQ(debugged.exit_code, 0) << debugged.err;
+  EXPECT_NE(debugged.out.find("debugged\n"), std::string::npos) << debugged.out;
+  EXPECT_NE(debugged.out.find("exited normally"), std::string::npos) << debugged.out;
+  const Result told = radar({"check", debugged.dir});
+  EXPECT_NE(told.out.find("is traced by another program (PTRACE_TRACEME: its parent traces it)"), std::string::npos)
+      << told.out;
+}
+
 // Job control through the tracer: a stopped child stays stopped until
 // SIGCONT, then ends as it would have.
 TEST(Fallback, AStoppedProcessStaysStoppedUntilContinued) {
