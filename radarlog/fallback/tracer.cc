@@ -134,27 +134,41 @@ bool Tracer::seizeRoot(pid_t pid, std::string* error) {
   return true;
 }
 
-bool Tracer::traceThroughExec(pid_t process, pid_t tid, const ImageStart& start, std::string* error) {
+// Thread `tid` of `process`, which the interposer records, seized at its
+// asking, with `options`; its first stop is the interrupt's, and its calls
+// stop it from there.
+bool Tracer::seizeForTheInterposer(pid_t process, pid_t tid, long options, std::string* error) {
   if (threads_.count(tid) || departed_.count(tid)) {
     *error = "already traced";
     return false;
   }
-  if (::ptrace(PTRACE_SEIZE, tid, nullptr, kOptionsUntilExec) != 0) {
+  if (::ptrace(PTRACE_SEIZE, tid, nullptr, options) != 0) {
     *error = std::string("ptrace: ") + std::strerror(errno);
     return false;
   }
   Thread& t = threads_[tid];
   t.process = process;
-  t.exec_start = start;
-  t.first_stop = false;  // (its first stop is the interrupt's; a job-control stop before it is the program's)
+  t.first_stop = false;  // (a job-control stop before the interrupt's is the program's)
   processes_[process].threads.insert(tid);
-  ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);  // its first stop; its calls stop it from there
+  ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+  return true;
+}
+
+bool Tracer::traceThroughExec(pid_t process, pid_t tid, const ImageStart& start, std::string* error) {
+  if (!seizeForTheInterposer(process, tid, kOptionsUntilExec, error)) return false;
+  threads_[tid].exec_start = start;
+  return true;
+}
+
+bool Tracer::traceItsSpawn(pid_t process, pid_t tid, const ImageStart& start, std::string* error) {
+  if (!seizeForTheInterposer(process, tid, kOptions, error)) return false;  // (its child inherits them)
+  threads_[tid].spawn_start = start;
   return true;
 }
 
 void Tracer::release(pid_t tid) {
   auto t = threads_.find(tid);
-  if (t == threads_.end() || !t->second.exec_start) return;
+  if (t == threads_.end() || !(t->second.exec_start || t->second.spawn_start)) return;
   t->second.release = true;
   ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
 }
@@ -402,6 +416,14 @@ void Tracer::adoptChild(pid_t creator, pid_t child, bool thread, bool vfork) {
     return;
   }
   c.process = child;
+  if (const std::optional<ImageStart> spawning = threads_[creator].spawn_start) {
+    // The process an interposed one spawns: traced through its exec; its
+    // creator, its spawn made, let go at its next stop.
+    c.exec_start = spawning;
+    processes_[child].threads.insert(child);
+    threads_[creator].release = true;
+    return;
+  }
   ImageStart start;
   start.origin = vfork ? log::Origin::Vforked : log::Origin::Forked;
   if (p && p->image) {
@@ -422,7 +444,12 @@ void Tracer::adoptUnannounced(pid_t tid) {
     if (line.compare(0, 5, "PPid:") == 0) parent = std::atoi(line.c_str() + 5);
   }
   if (group != tid && threads_.count(group)) return adoptChild(group, tid, true, false);
-  adoptChild(threads_.count(parent) ? parent : tid, tid, false, false);
+  // Its creator: a traced thread of its parent (the process's leader, or
+  // the one thread an interposed process has traced for its spawn).
+  pid_t creator = threads_.count(parent) ? parent : tid;
+  for (const auto& [other, thread] : threads_)
+    if (creator == tid && other != tid && thread.process == parent) creator = other;
+  adoptChild(creator, tid, false, false);
 }
 
 // An exec done: the image before it ends with its EXEC event, and the one

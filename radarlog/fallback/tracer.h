@@ -51,8 +51,12 @@ class Tracer {
   // its exec, and the new image recorded from its start, linked as `start`
   // says. False with `error` when the kernel refuses.
   bool traceThroughExec(pid_t process, pid_t tid, const ImageStart& start, std::string* error);
-  // A thread traced for an exec that is no longer wanted (its asker gave
-  // up waiting): let go at its next stop.
+  // The same thread about to spawn a process (posix_spawn) that runs such
+  // a program: the process it creates is traced through its exec, linked
+  // as `start` says, and the thread let go.
+  bool traceItsSpawn(pid_t process, pid_t tid, const ImageStart& start, std::string* error);
+  // A thread traced for an exec or a spawn that is no longer wanted (its
+  // asker gave up waiting, or its spawn failed): let go at its next stop.
   void release(pid_t tid);
   bool traces(pid_t tid) const { return threads_.count(tid) || departed_.count(tid); }
   // A wait status (waitpid with __WALL) of a traced thread. A stop is
@@ -81,6 +85,7 @@ class Tracer {
     // it go at its next stop.
     std::optional<ImageStart> exec_start;
     bool exec_failed = false, release = false;
+    std::optional<ImageStart> spawn_start;  // traced for a spawn: where its child's image links to
   };
   struct Process {
     std::unique_ptr<TracedImage> image;
@@ -97,6 +102,7 @@ class Tracer {
   void onExit(pid_t tid);
   void onEnded(pid_t tid);
   void detachReleased(pid_t tid, int signal);
+  bool seizeForTheInterposer(pid_t process, pid_t tid, long options, std::string* error);
   bool onPtraceCall(pid_t tid, const Thread& t, const SyscallRegs& regs);
   void handOver(pid_t process, const std::string& detail, pid_t caller, pid_t stopped);
   void startProcess(pid_t pid, const ImageStart& start);

@@ -57,18 +57,21 @@ inline bool isHandoutName(const char* name, size_t n) {
   return end[0] == '.' && end[1] == 'r' && end[2] == 'l' && end[3] == 'o' && end[4] == 'g';
 }
 
-// A request to trace thread `tid` of the asking process through its exec,
-// the new image linked to event `counter` of log `log_id` (its EXEC, or the
-// VFORK a vfork child came from: `origin`, a log::Origin), as generation
-// `generation`.
+// A request about thread `tid` of the asking process (`op`): to trace it
+// through its exec (Exec), or to trace the process it is about to spawn
+// (posix_spawn) from that process's exec (Spawn); the new image linked to
+// event `counter` of log `log_id` (its EXEC, the VFORK a vfork child came
+// from, the event before a spawn: `origin`, a log::Origin), as generation
+// `generation`. Or, the spawn done, to let the thread go (Done).
 struct TraceRequest {
+  enum Op : uint32_t { Exec = 0, Spawn = 1, Done = 2 };
   char tag[8];  // kTraceTag: a log's name starts with a digit
   int32_t tid;
   uint32_t origin;
   uint64_t log_id;
   uint64_t counter;
   uint32_t generation;
-  uint32_t reserved;
+  uint32_t op;
 };
 inline constexpr char kTraceTag[8] = {'!', 't', 'r', 'a', 'c', 'e', '!', 0};
 

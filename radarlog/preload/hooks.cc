@@ -81,6 +81,7 @@ using radar::log::EventFields;
 using radar::log::Iov;
 using radar::log::Kind;
 using radar::log::ReadyFd;
+using radar::log::TraceRequest;
 using namespace radar::preload;
 namespace sys = radar::sys;
 
@@ -1298,7 +1299,8 @@ int recordedExec(bool search, const char* check, char* const argv[], char* const
   EnvBuffer buffer(envp);
   if (inVforkChild()) {
     noteVforkExec(check);
-    if (unseenByTheInterposer(check, search) && askToBeTraced(radar::log::Origin::Vforked, logId(), vforkCounter(), 0))
+    if (unseenByTheInterposer(check, search) &&
+        askToBeTraced(TraceRequest::Exec, radar::log::Origin::Vforked, logId(), vforkCounter(), 0))
       return runTraced(envp, buffer, [&](char* const* env) {
         const int r = run(env);
         noteVforkExecFailed(errno);
@@ -1324,7 +1326,7 @@ int recordedExec(bool search, const char* check, char* const argv[], char* const
     call.record();
   }
   if (unseenByTheInterposer(check, search) &&
-      askToBeTraced(radar::log::Origin::Execed, logId(), lastCounter(), generation() + 1))
+      askToBeTraced(TraceRequest::Exec, radar::log::Origin::Execed, logId(), lastCounter(), generation() + 1))
     return execFailed(runTraced(envp, buffer, run));
   formatLink(link, sizeof(link), "exec", logId(), lastCounter(), generation() + 1);
   const bool built = buildExecEnvironment(g_config, envp, link, buffer.env, buffer.capacity, &buffer.strings);
@@ -1374,15 +1376,23 @@ HOOK int fexecve(int fd, char* const argv[], char* const envp[]) {
 namespace {
 
 template <class Run>
-int recordedSpawn(pid_t* pid, const char* check, char* const argv[], char* const envp[], Run&& run) {
+int recordedSpawn(bool search, pid_t* pid, const char* check, char* const argv[], char* const envp[], Run&& run) {
   if (!active()) return underSeccomp() ? runWithoutRecorder(envp, run) : run(envp);
   char link[128];
   formatLink(link, sizeof(link), "spawn", logId(), lastCounter(), 0);
   EnvBuffer buffer(envp ? envp : environ);
+  // A program the interposer cannot see into: radar record's fallback
+  // recorder traces the process spawned from its exec, which starts
+  // without the interposer (see runTraced).
+  const bool traced = unseenByTheInterposer(check, search) &&
+                      askToBeTraced(TraceRequest::Spawn, radar::log::Origin::Spawned, logId(), lastCounter(), 0);
   const bool built =
-      buildExecEnvironment(g_config, envp ? envp : environ, link, buffer.env, buffer.capacity, &buffer.strings);
+      traced
+          ? buildBareEnvironment(g_config, envp ? envp : environ, buffer.env, buffer.capacity, &buffer.strings)
+          : buildExecEnvironment(g_config, envp ? envp : environ, link, buffer.env, buffer.capacity, &buffer.strings);
   Call call(Kind::Spawn, -1);
   const int r = run(built ? buffer.env : envp);
+  if (traced) askToBeTraced(TraceRequest::Done, radar::log::Origin::Spawned, 0, 0, 0);
   call.finish(r == 0 ? (pid ? *pid : 0) : -1, r);
   const char* strings[kProgramStrings];
   call.extra.strings = strings;
@@ -1397,14 +1407,14 @@ int recordedSpawn(pid_t* pid, const char* check, char* const argv[], char* const
 HOOK int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                      const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   REAL(posix_spawn);
-  return recordedSpawn(pid, path, argv, envp,
+  return recordedSpawn(false, pid, path, argv, envp,
                        [&](char* const* env) { return real_posix_spawn(pid, path, actions, attr, argv, env); });
 }
 
 HOOK int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                       const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   REAL(posix_spawnp);
-  return recordedSpawn(pid, file, argv, envp,
+  return recordedSpawn(true, pid, file, argv, envp,
                        [&](char* const* env) { return real_posix_spawnp(pid, file, actions, attr, argv, env); });
 }
 

@@ -243,7 +243,7 @@ long logFromRecorder(const char* name) {
 
 }  // namespace
 
-bool askToBeTraced(log::Origin origin, uint64_t log_id, uint64_t counter, uint32_t generation) {
+bool askToBeTraced(uint32_t op, log::Origin origin, uint64_t log_id, uint64_t counter, uint32_t generation) {
   log::TraceRequest request{};
   std::memcpy(request.tag, log::kTraceTag, sizeof(request.tag));
   request.tid = static_cast<int32_t>(sys::raw(SYS_gettid));
@@ -251,6 +251,7 @@ bool askToBeTraced(log::Origin origin, uint64_t log_id, uint64_t counter, uint32
   request.counter = counter;
   request.generation = generation;
   request.origin = static_cast<uint32_t>(origin);
+  request.op = op;
   return askRecorder(&request, sizeof(request), nullptr) == 0;
 }
 

@@ -201,9 +201,10 @@ uint64_t lastCounter();
 uint64_t logId();
 uint32_t generation();
 // Asks radar record's fallback recorder to trace this thread through the
-// exec it is about to make (log::TraceRequest), the new image linked to
+// exec it is about to make (log::TraceRequest, `op` Exec), or the process it
+// is about to spawn (Spawn; Done once spawned), the new image linked to
 // `counter` of log `log_id`, as `origin` says. True when radar record did.
-bool askToBeTraced(log::Origin origin, uint64_t log_id, uint64_t counter, uint32_t generation);
+bool askToBeTraced(uint32_t op, log::Origin origin, uint64_t log_id, uint64_t counter, uint32_t generation);
 
 // Exec: the environment for the new image, preload/environment.h.
 bool inVforkChild();

@@ -406,13 +406,22 @@ bool isThreadOf(pid_t tid, pid_t process) {
 void carryOut(const std::vector<TraceRequests::Pending>& requests, fallback::Tracer& tracer) {
   for (const TraceRequests::Pending& p : requests) {
     const log::TraceRequest& r = p.request;
+    if (r.op == log::TraceRequest::Done) {
+      tracer.release(r.tid);
+      TraceRequests::answer(p.connection, 0);
+      continue;
+    }
+    const bool spawn = r.op == log::TraceRequest::Spawn;
     fallback::ImageStart start;
-    start.origin = r.origin == static_cast<uint32_t>(log::Origin::Vforked) ? log::Origin::Vforked : log::Origin::Execed;
+    start.origin = spawn                                                     ? log::Origin::Spawned
+                   : r.origin == static_cast<uint32_t>(log::Origin::Vforked) ? log::Origin::Vforked
+                                                                             : log::Origin::Execed;
     start.parent_log = r.log_id;
     start.parent_counter = r.counter;
     start.generation = r.generation;
     std::string why;
-    const bool traced = tracer.traceThroughExec(p.process, r.tid, start, &why);
+    const bool traced = spawn ? tracer.traceItsSpawn(p.process, r.tid, start, &why)
+                              : tracer.traceThroughExec(p.process, r.tid, start, &why);
     if (!traced) std::fprintf(stderr, "radar record: the fallback recorder cannot trace %d: %s\n", r.tid, why.c_str());
     const bool told = TraceRequests::answer(p.connection, traced ? 0 : EPERM);
     if (traced && (!told || !isThreadOf(r.tid, p.process))) tracer.release(r.tid);

@@ -391,5 +391,33 @@ TEST(Fallback, AVforkChildsStaticProgramIsRecordedAndAFailedExecLetGo) {
   EXPECT_NE(check.out.find("bytes sent 6, received 6: 6 matched to their sends"), std::string::npos) << check.out;
 }
 
+// Python's os.posix_spawn of a static program: the process spawned is
+// traced from its exec, linked to its spawner's story as a spawn.
+TEST(Fallback, AStaticProgramStartedByPosixSpawnIsRecorded) {
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 is missing";
+  const std::string script =
+      "import os\n"
+      "pid = os.posix_spawn('" +
+      programPath("static_upper") +
+      "', ['static_upper'], os.environ)\n"
+      "print(os.waitpid(pid, 0)[1])\n";
+  const Recording rec = record({"/usr/bin/python3", "-c", script}, {{}, "abc\n"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "ABC\n0\n");
+  EXPECT_EQ(rec.err.find("not recorded"), std::string::npos) << rec.err;
+  const ProcessLog* upper = rec.onlyExe("static_upper");
+  ASSERT_NE(upper, nullptr) << rec.err;
+  EXPECT_TRUE(byTheFallback(*upper));
+  EXPECT_EQ(upper->header.origin(), proto::SPAWNED);
+  const ProcessLog* python = parentOf(rec, *upper);
+  ASSERT_NE(python, nullptr);
+  EXPECT_FALSE(byTheFallback(*python));
+  ASSERT_NE(python->first(log::Kind::Spawn), nullptr);
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  for (const ProcessLog& l : rec.logs)
+    EXPECT_TRUE(&l == upper || !byTheFallback(l)) << l.path << " (a stray log of the fallback)";
+}
+
 }  // namespace
 }  // namespace radar::testing
