@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -74,6 +75,14 @@ bool gainsPrivileges(pid_t tid, int dirfd, const std::string& path) {
 bool signalsItself(pid_t process, pid_t target, int signal) {
   return signal > 0 && signal < NSIG &&
          (target == process || target == 0 || (target < -1 && ::getpgid(process) == -target));
+}
+
+// Whether thread `tid` has ended, its process still there (a zombie).
+bool isZombie(pid_t tid) {
+  std::ifstream stat("/proc/" + std::to_string(tid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
 }
 
 bool sentByAProcess(int code) { return code == SI_USER || code == SI_QUEUE || code == SI_TKILL || code == SI_MESGQ; }
@@ -180,6 +189,20 @@ void Tracer::detachReleased(pid_t tid, int signal) {
   onEnded(tid);
 }
 
+// A thread let go at the stop of a fork, vfork or clone it made: what it
+// made (the kernel traces it already) is let go too, at its first stop.
+void Tracer::letGoOfNewTracee(pid_t tid) {
+  const auto child = static_cast<pid_t>(eventMessage(tid));
+  unannounced_.erase(child);
+  Thread& c = threads_[child];
+  if (!c.process) c.process = child;
+  processes_[c.process].threads.insert(child);
+  c.release = true;
+  for (auto& [caller, threads] : held_)
+    if (threads.count(tid)) threads.insert(child);
+  ::ptrace(PTRACE_INTERRUPT, child, nullptr, nullptr);
+}
+
 // A ptrace call at its entry. A program that traces (a debugger, strace)
 // needs what radar traces: PTRACE_TRACEME lets the caller's process go,
 // and an attach to a traced process lets that process go (the caller held
@@ -215,7 +238,8 @@ void Tracer::handOver(pid_t process, const std::string& detail, pid_t caller, pi
     }
     threads_[thread].release = true;
     ::ptrace(PTRACE_INTERRUPT, thread, nullptr, nullptr);
-    if (caller) held_[caller].insert(thread);
+    // (Not for a leader that left before its threads: it stops no more.)
+    if (caller && !isZombie(thread)) held_[caller].insert(thread);
   }
 }
 
@@ -238,7 +262,11 @@ bool Tracer::handle(pid_t tid, int status) {
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
     if (departed_.erase(tid)) return true;  // a thread an exec ended
     const bool process = !threads_.count(tid) || threads_[tid].process == tid;
-    if (process && threads_.count(tid)) ended_[tid] = status;  // (told before its parent can reap it)
+    // (Told before its parent can reap it; kept for a traced parent's wait.)
+    if (process && threads_.count(tid)) {
+      const auto p = processes_.find(tid);
+      if (p != processes_.end() && processes_.count(p->second.parent)) ended_[tid] = status;
+    }
     onEnded(tid);
     return !process;  // a thread's end is the tracer's alone
   }
@@ -247,7 +275,11 @@ bool Tracer::handle(pid_t tid, int status) {
   if (auto let_go = threads_.find(tid);
       let_go != threads_.end() &&
       (let_go->second.release || (let_go->second.exec_failed && signal != (SIGTRAP | 0x80)))) {
+    if (signal == SIGTRAP && (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE))
+      letGoOfNewTracee(tid);
+    const auto former = static_cast<pid_t>(signal == SIGTRAP && event == PTRACE_EVENT_EXEC ? eventMessage(tid) : tid);
     detachReleased(tid, event == 0 && signal != (SIGTRAP | 0x80) ? signal : 0);
+    if (former != tid) onEnded(former);  // (an exec by another thread, told under the leader's id)
     return true;
   }
   // A new tracee whose first stop comes before its creator's event: it is
@@ -408,6 +440,7 @@ void Tracer::onNewTracee(pid_t tid, int event) {
 // A new thread or process: its creator's process has it; a process's log
 // links to its creator's last event (the FORK comes right after it).
 void Tracer::adoptChild(pid_t creator, pid_t child, bool thread, bool vfork) {
+  ended_.erase(child);  // (a number used again)
   Thread& c = threads_[child];
   Process* p = processOf(creator);
   if (thread) {
@@ -430,7 +463,9 @@ void Tracer::adoptChild(pid_t creator, pid_t child, bool thread, bool vfork) {
     start.parent_log = p->image->logId();
     start.parent_counter = p->image->lastCounter();
   }
-  if (::kill(child, 0) == 0) startProcess(child, start);  // (not one that has already ended)
+  if (::kill(child, 0) != 0) return;  // (not one that has already ended)
+  startProcess(child, start);
+  processes_[child].parent = threads_[creator].process;
 }
 
 // A tracee the tracer has not heard of: its thread group and its parent
@@ -448,7 +483,7 @@ void Tracer::adoptUnannounced(pid_t tid) {
   // the one thread an interposed process has traced for its spawn).
   pid_t creator = threads_.count(parent) ? parent : tid;
   for (const auto& [other, thread] : threads_)
-    if (creator == tid && other != tid && thread.process == parent) creator = other;
+    if (creator == tid && other != tid && thread.process == parent && thread.spawn_start) creator = other;
   adoptChild(creator, tid, false, false);
 }
 
@@ -502,6 +537,7 @@ void Tracer::onExit(pid_t tid) {
 }
 
 void Tracer::onEnded(pid_t tid) {
+  held_.erase(tid);
   // A caller held until this thread was let go (or ended) goes on.
   for (auto h = held_.begin(); h != held_.end();) {
     if (h->second.erase(tid) && h->second.empty()) {

@@ -90,6 +90,7 @@ class Tracer {
   struct Process {
     std::unique_ptr<TracedImage> image;
     std::set<pid_t> threads;
+    pid_t parent = 0;  // the traced process that made it, if any
   };
 
   void onSyscallStop(pid_t tid, Thread& t);
@@ -104,6 +105,7 @@ class Tracer {
   void detachReleased(pid_t tid, int signal);
   bool seizeForTheInterposer(pid_t process, pid_t tid, long options, std::string* error);
   bool onPtraceCall(pid_t tid, const Thread& t, const SyscallRegs& regs);
+  void letGoOfNewTracee(pid_t tid);
   void handOver(pid_t process, const std::string& detail, pid_t caller, pid_t stopped);
   void startProcess(pid_t pid, const ImageStart& start);
   void resume(pid_t tid, int signal = 0);

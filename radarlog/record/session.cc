@@ -407,7 +407,7 @@ void carryOut(const std::vector<TraceRequests::Pending>& requests, fallback::Tra
   for (const TraceRequests::Pending& p : requests) {
     const log::TraceRequest& r = p.request;
     if (r.op == log::TraceRequest::Done) {
-      tracer.release(r.tid);
+      if (isThreadOf(r.tid, p.process)) tracer.release(r.tid);
       TraceRequests::answer(p.connection, 0);
       continue;
     }
