@@ -18,21 +18,31 @@ namespace radar::fallback {
 
 bool readSyscallRegs(pid_t tid, SyscallRegs* regs) {
 #if defined(__x86_64__)
-  struct user_regs_struct r {};
-  if (::ptrace(PTRACE_GETREGS, tid, nullptr, &r) != 0) return false;
   // A 32-bit call (a 32-bit program's, or int $0x80's), or x32's: other
   // numbers, other registers. None is taken for an x86-64 call. The kernel
-  // says which table a call is of; where it cannot, the code segment does.
+  // says which table a call is of, and whether this is its entry or exit,
+  // in one request (half the requests of reading the registers too);
+  // where it cannot, the registers and the code segment say.
   constexpr uint64_t kCompatCodeSegment = 0x23, kX32Bit = 0x40000000;
   struct __ptrace_syscall_info info {};
   const long told = ::ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof info, &info);
+  if (told > 0 && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+    regs->stop = SyscallRegs::Entry;
+    const bool native = info.arch == AUDIT_ARCH_X86_64 && !(info.entry.nr & kX32Bit);
+    regs->nr = native ? static_cast<long>(info.entry.nr) : -1;
+    std::copy(std::begin(info.entry.args), std::end(info.entry.args), regs->args);
+    return true;
+  }
+  if (told > 0 && info.op == PTRACE_SYSCALL_INFO_EXIT) {
+    regs->stop = SyscallRegs::Exit;
+    regs->result = info.exit.rval;
+    return true;
+  }
+  struct user_regs_struct r {};
+  if (::ptrace(PTRACE_GETREGS, tid, nullptr, &r) != 0) return false;
   const bool x86_64 = told > 0 ? info.arch == AUDIT_ARCH_X86_64 : r.cs != kCompatCodeSegment;
   const bool native = x86_64 && !(r.orig_rax & kX32Bit);
   regs->nr = native ? static_cast<long>(r.orig_rax) : -1;
-  if (told > 0)
-    regs->stop = info.op == PTRACE_SYSCALL_INFO_ENTRY  ? SyscallRegs::Entry
-                 : info.op == PTRACE_SYSCALL_INFO_EXIT ? SyscallRegs::Exit
-                                                       : SyscallRegs::Unknown;
   const uint64_t args[6] = {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
   std::copy(std::begin(args), std::end(args), regs->args);
   regs->result = static_cast<int64_t>(r.rax);
