@@ -1,11 +1,15 @@
 #include "fallback/syscalls.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "fallback/events.h"
 #include "log/crc32c.h"
@@ -248,6 +252,95 @@ void waitidCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   image.append(tid, e);
 }
 
+// ---- readiness: poll, ppoll, select, pselect6, the epoll waits, epoll_ctl,
+// as the interposer records them (the ready descriptors, at most 256).
+constexpr size_t kMaxReady = 256;
+
+void pollCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  log::EventFields e = eventOf(Kind::Poll, -1, call);
+  const uint64_t n = call.entry.args[1];
+  std::vector<log::ReadyFd> ready;
+  if (call.result > 0) {
+    std::vector<struct pollfd> fds(std::min<uint64_t>(n, 65536));
+    fds.resize(readMemory(tid, call.entry.args[0], fds.data(), fds.size() * sizeof(struct pollfd)) /
+               sizeof(struct pollfd));
+    for (const struct pollfd& p : fds)
+      if (p.revents && ready.size() < kMaxReady) ready.push_back({p.fd, static_cast<uint32_t>(p.revents), 0});
+  }
+  e.size = n;
+  e.ready = ready.data();
+  e.ready_count = ready.size();
+  e.has_timeout = true;
+  e.timeout_ms = call.timeout_ms;
+  image.append(tid, e);
+}
+
+void selectCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  log::EventFields e = eventOf(Kind::Select, -1, call);
+  const int nfds = static_cast<int>(call.entry.args[0]);
+  std::vector<log::ReadyFd> ready;
+  if (call.result > 0 && nfds > 0) {
+    const int upto = std::min(nfds, FD_SETSIZE);
+    fd_set sets[3];
+    for (int k = 0; k < 3; ++k) {
+      FD_ZERO(&sets[k]);
+      if (call.entry.args[1 + k]) readMemory(tid, call.entry.args[1 + k], &sets[k], (upto + 7) / 8);
+    }
+    for (int fd = 0; fd < upto && ready.size() < kMaxReady; ++fd) {
+      const uint32_t bits = (call.entry.args[1] && FD_ISSET(fd, &sets[0]) ? 1u : 0u) |
+                            (call.entry.args[2] && FD_ISSET(fd, &sets[1]) ? 2u : 0u) |
+                            (call.entry.args[3] && FD_ISSET(fd, &sets[2]) ? 4u : 0u);
+      if (bits) ready.push_back({fd, bits, 0});
+    }
+  }
+  e.size = static_cast<uint64_t>(nfds > 0 ? nfds : 0);
+  e.ready = ready.data();
+  e.ready_count = ready.size();
+  e.has_timeout = true;
+  e.timeout_ms = call.timeout_ms;
+  image.append(tid, e);
+}
+
+void epollWaitCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  log::EventFields e = eventOf(Kind::EpollWait, static_cast<int>(call.entry.args[0]), call);
+  std::vector<log::ReadyFd> ready;
+  if (call.result > 0) {
+    std::vector<struct epoll_event> events(std::min<uint64_t>(static_cast<uint64_t>(call.result), kMaxReady));
+    events.resize(readMemory(tid, call.entry.args[1], events.data(), events.size() * sizeof(struct epoll_event)) /
+                  sizeof(struct epoll_event));
+    for (const struct epoll_event& ev : events) ready.push_back({-1, ev.events, ev.data.u64});
+  }
+  e.ready = ready.data();
+  e.ready_count = ready.size();
+  e.has_timeout = true;
+  e.timeout_ms = call.timeout_ms;
+  image.append(tid, e);
+}
+
+void epollCtlCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  const uint64_t* a = call.entry.args;
+  log::EventFields e = eventOf(Kind::EpollCtl, static_cast<int>(a[0]), call);
+  struct epoll_event event {};
+  const bool given = a[3] && readMemory(tid, a[3], &event, sizeof event) == sizeof event;
+  int32_t args[3] = {static_cast<int32_t>(a[0]), static_cast<int32_t>(a[1]), static_cast<int32_t>(a[2])};
+  log::ReadyFd interest{static_cast<int32_t>(a[2]), given ? event.events : 0, given ? event.data.u64 : 0};
+  e.fds = args;
+  e.fd_count = 3;
+  e.ready = &interest;
+  e.ready_count = 1;
+  image.append(tid, e);
+}
+
+// A timeout in milliseconds, as the interposer counts it: a timespec's or
+// timeval's, -1 for none (a null pointer), capped at INT_MAX.
+int32_t timeoutAt(pid_t tid, uint64_t address, bool timeval) {
+  if (!address) return -1;
+  int64_t t[2] = {0, 0};
+  if (readMemory(tid, address, t, sizeof t) != sizeof t) return -1;
+  const long long ms = t[0] * 1000LL + (timeval ? t[1] / 1000 : t[1] / 1000000);
+  return ms > INT32_MAX ? INT32_MAX : static_cast<int32_t>(ms);
+}
+
 // kill, tgkill: a signal sent, to a process (or a group: pid <= 0).
 void killCall(TracedImage& image, pid_t tid, int32_t target, int signal, const CallSeen& call) {
   log::EventFields e = eventOf(Kind::Kill, -1, call);
@@ -260,10 +353,12 @@ void killCall(TracedImage& image, pid_t tid, int32_t target, int signal, const C
 
 bool mayRecord(long nr) {
   static constexpr long kRecorded[] = {
-      SYS_read,     SYS_write,      SYS_readv,  SYS_writev, SYS_sendto,  SYS_recvfrom,    SYS_sendmsg, SYS_recvmsg,
-      SYS_sendmmsg, SYS_recvmmsg,   SYS_close,  SYS_dup,    SYS_dup2,    SYS_dup3,        SYS_fcntl,   SYS_pipe,
-      SYS_pipe2,    SYS_socketpair, SYS_socket, SYS_accept, SYS_accept4, SYS_connect,     SYS_bind,    SYS_listen,
-      SYS_shutdown, SYS_getsockopt, SYS_wait4,  SYS_waitid, SYS_kill,    SYS_close_range, SYS_execve,  SYS_execveat};
+      SYS_read,     SYS_write,       SYS_readv,       SYS_writev,       SYS_sendto,     SYS_recvfrom, SYS_sendmsg,
+      SYS_recvmsg,  SYS_sendmmsg,    SYS_recvmmsg,    SYS_close,        SYS_dup,        SYS_dup2,     SYS_dup3,
+      SYS_fcntl,    SYS_pipe,        SYS_pipe2,       SYS_socketpair,   SYS_socket,     SYS_accept,   SYS_accept4,
+      SYS_connect,  SYS_bind,        SYS_listen,      SYS_shutdown,     SYS_getsockopt, SYS_wait4,    SYS_waitid,
+      SYS_kill,     SYS_close_range, SYS_execve,      SYS_execveat,     SYS_poll,       SYS_ppoll,    SYS_select,
+      SYS_pselect6, SYS_epoll_wait,  SYS_epoll_pwait, SYS_epoll_pwait2, SYS_epoll_ctl};
   return std::find(std::begin(kRecorded), std::end(kRecorded), nr) != std::end(kRecorded) || makesADescriptor(nr);
 }
 
@@ -297,6 +392,41 @@ void recordCall(TracedImage& image, pid_t tid, const CallSeen& call) {
       return waitidCall(image, tid, call);
     case SYS_kill:
       return killCall(image, tid, static_cast<int32_t>(a[0]), static_cast<int>(a[1]), call);
+    case SYS_poll:
+    case SYS_ppoll:
+      return pollCall(image, tid, call);
+    case SYS_select:
+    case SYS_pselect6:
+      return selectCall(image, tid, call);
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait:
+    case SYS_epoll_pwait2:
+      return epollWaitCall(image, tid, call);
+    case SYS_epoll_ctl:
+      return epollCtlCall(image, tid, call);
+    default:
+      return;
+  }
+}
+
+void readAtEntry(pid_t tid, CallSeen* call) {
+  const uint64_t* a = call->entry.args;
+  switch (call->entry.nr) {
+    case SYS_poll:
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait:
+      call->timeout_ms = static_cast<int32_t>(a[call->entry.nr == SYS_poll ? 2 : 3]);
+      return;
+    case SYS_ppoll:
+      call->timeout_ms = timeoutAt(tid, a[2], false);
+      return;
+    case SYS_epoll_pwait2:
+      call->timeout_ms = timeoutAt(tid, a[3], false);
+      return;
+    case SYS_select:
+    case SYS_pselect6:
+      call->timeout_ms = timeoutAt(tid, a[4], call->entry.nr == SYS_select);
+      return;
     default:
       return;
   }

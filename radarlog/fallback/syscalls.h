@@ -23,8 +23,13 @@ struct CallSeen {
   // A wait that reaped a child without asking its status (a null pointer):
   // the status the tracer saw it end with.
   std::optional<int> reaped_status;
-  bool recorded = false;  // at its entry already (a signal to itself, which may never return)
+  bool recorded = false;    // at its entry already (a signal to itself, which may never return)
+  int32_t timeout_ms = -1;  // a readiness call's, read at its entry (select and ppoll change it)
 };
+
+// What a call's entry must be read for now, before the kernel changes it:
+// a readiness call's timeout.
+void readAtEntry(pid_t tid, CallSeen* call);
 
 // Whether a call of number `nr` may be recorded (its exit is worth a stop).
 bool mayRecord(long nr);

@@ -345,6 +345,7 @@ void Tracer::onSyscallStop(pid_t tid, Thread& t) {
     t.call = CallSeen{};
     t.call.entry = regs;
     t.call.entry_ns = now();
+    readAtEntry(tid, &t.call);
     if (exec) {
       const bool at = regs.nr == SYS_execveat;
       t.exec_strings = readStringArray(tid, regs.args[at ? 2 : 1]);

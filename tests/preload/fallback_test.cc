@@ -35,8 +35,9 @@ std::vector<const ProcessLog*> inOrder(const Recording& rec) {
 
 // What two recordings of one program share, whoever made them: each log's
 // events with every field that does not name a pid, an inode, a port or a
-// time (pids as their rank in the recording), and each channel as its type,
-// its descriptor, its access and how it came.
+// time (pids as their rank in the recording; a readiness call's descriptors
+// and timeout included), and each channel as its type, its descriptor, its
+// access and how it came.
 std::string shape(const Recording& rec) {
   const std::vector<const ProcessLog*> logs = inOrder(rec);
   std::map<int32_t, size_t> rank;
@@ -63,6 +64,9 @@ std::string shape(const Recording& rec) {
           << e.address.size() << " fds";
       for (int32_t fd : r.fds) out << " " << fd;
       for (uint64_t n : r.lengths) out << " len " << n;
+      for (const log::ReadyFd& ready : r.ready)
+        out << " ready " << ready.fd << "/" << ready.events << "/" << ready.data;
+      if (r.has_timeout) out << " timeout " << r.timeout_ms;
       for (const std::string& s : e.strings) out << " '" << s << "'";
       out << "\n";
     }

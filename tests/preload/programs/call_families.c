@@ -1,4 +1,4 @@
-// One call of each family radar records, each with a result that does not
+// One call of each family radar records (readiness calls too), each with a result that does not
 // depend on timing (a child writes and ends before its parent reads), so
 // that two recordings of it, by the interposer and by the fallback
 // recorder, hold the same events. Built dynamic and static.
@@ -7,10 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -188,9 +191,36 @@ static void signals(void) {
   CHECK(wait4(child, NULL, 0, NULL) == child);
 }
 
+// poll, select, epoll_ctl and epoll_wait on a pipe with bytes in it (each
+// ready at once: its result does not depend on timing), then the read.
+static void readiness(void) {
+  int p[2];
+  CHECK(pipe(p) == 0);
+  CHECK(write(p[1], "ready", 5) == 5);
+  struct pollfd fds[2] = {{p[0], POLLIN, 0}, {p[1], POLLOUT, 0}};
+  CHECK(poll(fds, 2, 1000) == 2);
+  fd_set readable;
+  FD_ZERO(&readable);
+  FD_SET(p[0], &readable);
+  struct timeval patience = {1, 500000};
+  CHECK(select(p[0] + 1, &readable, NULL, NULL, &patience) == 1);
+  const int ep = epoll_create1(EPOLL_CLOEXEC);
+  CHECK(ep >= 0);
+  struct epoll_event interest = {EPOLLIN, {.u64 = 42}};
+  CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &interest) == 0);
+  struct epoll_event got_events[4];
+  CHECK(epoll_wait(ep, got_events, 4, 1000) == 1 && got_events[0].data.u64 == 42);
+  char b[5];
+  CHECK(read(p[0], b, sizeof b) == 5);
+  close(ep);
+  close(p[0]);
+  close(p[1]);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0);
   pipes();
+  readiness();
   unixSockets();
   inet();
   signals();
