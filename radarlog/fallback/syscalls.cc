@@ -256,6 +256,16 @@ void waitidCall(TracedImage& image, pid_t tid, const CallSeen& call) {
 // as the interposer records them (the ready descriptors, at most 256).
 constexpr size_t kMaxReady = 256;
 
+// A readiness call's event, with what was ready and its timeout.
+void appendReadiness(TracedImage& image, pid_t tid, log::EventFields& e, const std::vector<log::ReadyFd>& ready,
+                     const CallSeen& call) {
+  e.ready = ready.data();
+  e.ready_count = ready.size();
+  e.has_timeout = true;
+  e.timeout_ms = call.timeout_ms;
+  image.append(tid, e);
+}
+
 void pollCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   log::EventFields e = eventOf(Kind::Poll, -1, call);
   const uint64_t n = call.entry.args[1];
@@ -268,11 +278,7 @@ void pollCall(TracedImage& image, pid_t tid, const CallSeen& call) {
       if (p.revents && ready.size() < kMaxReady) ready.push_back({p.fd, static_cast<uint32_t>(p.revents), 0});
   }
   e.size = n;
-  e.ready = ready.data();
-  e.ready_count = ready.size();
-  e.has_timeout = true;
-  e.timeout_ms = call.timeout_ms;
-  image.append(tid, e);
+  appendReadiness(image, tid, e, ready, call);
 }
 
 void selectCall(TracedImage& image, pid_t tid, const CallSeen& call) {
@@ -294,11 +300,7 @@ void selectCall(TracedImage& image, pid_t tid, const CallSeen& call) {
     }
   }
   e.size = static_cast<uint64_t>(nfds > 0 ? nfds : 0);
-  e.ready = ready.data();
-  e.ready_count = ready.size();
-  e.has_timeout = true;
-  e.timeout_ms = call.timeout_ms;
-  image.append(tid, e);
+  appendReadiness(image, tid, e, ready, call);
 }
 
 void epollWaitCall(TracedImage& image, pid_t tid, const CallSeen& call) {
@@ -310,11 +312,7 @@ void epollWaitCall(TracedImage& image, pid_t tid, const CallSeen& call) {
                   sizeof(struct epoll_event));
     for (const struct epoll_event& ev : events) ready.push_back({-1, ev.events, ev.data.u64});
   }
-  e.ready = ready.data();
-  e.ready_count = ready.size();
-  e.has_timeout = true;
-  e.timeout_ms = call.timeout_ms;
-  image.append(tid, e);
+  appendReadiness(image, tid, e, ready, call);
 }
 
 void epollCtlCall(TracedImage& image, pid_t tid, const CallSeen& call) {
