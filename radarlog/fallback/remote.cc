@@ -157,6 +157,12 @@ std::string procFile(pid_t pid, const char* name) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+long procStatusNumber(pid_t pid, const char* name) {
+  const std::string status = procFile(pid, "status"), key = std::string("\n") + name + ":";
+  const size_t at = status.find(key);
+  return at == std::string::npos ? -1 : std::atol(status.c_str() + at + key.size());
+}
+
 std::string procLink(pid_t pid, const std::string& name) {
   char target[4096];
   const std::string path = "/proc/" + std::to_string(pid) + "/" + name;

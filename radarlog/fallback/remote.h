@@ -47,6 +47,9 @@ int duplicateDescriptor(pid_t pid, int fd);
 std::vector<int> openDescriptors(pid_t pid);
 // What /proc/PID/<name> holds (cmdline, environ: NUL-separated).
 std::string procFile(pid_t pid, const char* name);
+// A number of /proc/PID/status (`name`: "Tgid", "PPid" ...); -1 when the
+// process is gone or the field missing.
+long procStatusNumber(pid_t pid, const char* name);
 // /proc/PID/<name> as a link (exe, cwd, fd/N); empty when unreadable.
 std::string procLink(pid_t pid, const std::string& name);
 // NUL-separated strings split.

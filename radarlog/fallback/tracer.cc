@@ -15,7 +15,6 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <utility>
 
@@ -79,8 +78,7 @@ bool signalsItself(pid_t process, pid_t target, int signal) {
 
 // Whether thread `tid` has ended, its process still there (a zombie).
 bool isZombie(pid_t tid) {
-  std::ifstream stat("/proc/" + std::to_string(tid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::string text = procFile(tid, "stat");
   const size_t close = text.rfind(')');
   return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
 }
@@ -263,10 +261,8 @@ bool Tracer::handle(pid_t tid, int status) {
     if (departed_.erase(tid)) return true;  // a thread an exec ended
     const bool process = !threads_.count(tid) || threads_[tid].process == tid;
     // (Told before its parent can reap it; kept for a traced parent's wait.)
-    if (process && threads_.count(tid)) {
-      const auto p = processes_.find(tid);
-      if (p != processes_.end() && processes_.count(p->second.parent)) ended_[tid] = status;
-    }
+    if (const auto p = processes_.find(tid); process && p != processes_.end() && processes_.count(p->second.parent))
+      ended_[tid] = status;
     onEnded(tid);
     return !process;  // a thread's end is the tracer's alone
   }
@@ -473,18 +469,18 @@ void Tracer::adoptChild(pid_t creator, pid_t child, bool thread, bool vfork) {
 // say whose it is.
 void Tracer::adoptUnannounced(pid_t tid) {
   unannounced_.insert(tid);
-  pid_t group = tid, parent = 0;
-  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.compare(0, 5, "Tgid:") == 0) group = std::atoi(line.c_str() + 5);
-    if (line.compare(0, 5, "PPid:") == 0) parent = std::atoi(line.c_str() + 5);
-  }
+  const auto group = static_cast<pid_t>(procStatusNumber(tid, "Tgid"));
+  const auto parent = static_cast<pid_t>(procStatusNumber(tid, "PPid"));
   if (group != tid && threads_.count(group)) return adoptChild(group, tid, true, false);
   // Its creator: a traced thread of its parent (the process's leader, or
   // the one thread an interposed process has traced for its spawn).
   pid_t creator = threads_.count(parent) ? parent : tid;
-  for (const auto& [other, thread] : threads_)
-    if (creator == tid && other != tid && thread.process == parent && thread.spawn_start) creator = other;
+  if (creator == tid)
+    for (const auto& [other, thread] : threads_)
+      if (other != tid && thread.process == parent && thread.spawn_start) {
+        creator = other;
+        break;
+      }
   adoptChild(creator, tid, false, false);
 }
 

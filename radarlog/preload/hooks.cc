@@ -1392,7 +1392,9 @@ int recordedSpawn(bool search, pid_t* pid, const char* check, char* const argv[]
           : buildExecEnvironment(g_config, envp ? envp : environ, link, buffer.env, buffer.capacity, &buffer.strings);
   Call call(Kind::Spawn, -1);
   const int r = run(built ? buffer.env : envp);
-  if (traced) askToBeTraced(TraceRequest::Done, radar::log::Origin::Spawned, 0, 0, 0);
+  // (A child made lets the thread go at once: only a spawn that failed
+  // may leave it traced.)
+  if (traced && r != 0) askToBeTraced(TraceRequest::Done, radar::log::Origin::Spawned, 0, 0, 0);
   call.finish(r == 0 ? (pid ? *pid : 0) : -1, r);
   const char* strings[kProgramStrings];
   call.extra.strings = strings;

@@ -25,6 +25,7 @@
 #include <set>
 #include <sstream>
 
+#include "fallback/remote.h"
 #include "fallback/tracer.h"
 #include "log/asan_options.h"
 #include "log/recorder_env.h"
@@ -393,12 +394,7 @@ std::set<pid_t> childrenNow() {
 }
 
 // Whether thread `tid` is (still) a thread of `process`.
-bool isThreadOf(pid_t tid, pid_t process) {
-  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.compare(0, 5, "Tgid:") == 0) return std::atoi(line.c_str() + 5) == process;
-  return false;
-}
+bool isThreadOf(pid_t tid, pid_t process) { return fallback::procStatusNumber(tid, "Tgid") == process; }
 
 // Requests to trace a thread through its exec, carried out (on the thread
 // that traces) and answered. One whose asker is gone (it gave up waiting,
