@@ -103,7 +103,12 @@ void printRecord(const log::Record& r, int64_t start_ns, bool payload) {
     std::printf(" payload %zu B", r.payload.size());
     if (payload) std::printf(" \"%s\"", escaped(r.payload, 4096).c_str());
   }
-  if (r.payload_omitted) std::printf(" (%llu B not stored)", static_cast<unsigned long long>(r.payload_omitted));
+  if (r.same_as)
+    std::printf(" (%llu B kept once: those received at event %llu, from byte %llu)",
+                static_cast<unsigned long long>(r.payload_omitted), static_cast<unsigned long long>(r.same_as),
+                static_cast<unsigned long long>(r.same_from));
+  else if (r.payload_omitted)
+    std::printf(" (%llu B not stored)", static_cast<unsigned long long>(r.payload_omitted));
   std::printf(" [%.1f us]\n", static_cast<double>(r.return_ns - r.entry_ns) / 1e3);
 }
 

@@ -323,19 +323,12 @@ Happened RecordingWatch::event(const trace::Trace& t, uint32_t position) {
 
 namespace {
 
-// The bytes a message carried: a send's own; for a receive (whose log keeps
-// only their checksum), those of the sends it got them from.
+// The bytes a message carried: a send's (its own, or those of the receive
+// it passed on); for a receive, those of the sends it got them from.
 std::string messageBytes(const trace::Trace& t, uint32_t position) {
-  const log::Kind kind = t.events[position].eventKind();
-  std::string bytes, payload;
-  log::Record r;
-  if (log::categoryOf(kind) == log::Category::Send) {
-    t.record(position, &r, &bytes, nullptr, nullptr);
-  } else if (log::categoryOf(kind) == log::Category::Receive) {
-    for (auto [edge, end] = t.incoming(position); edge != end; ++edge)
-      if (edge->why == trace::Edge::Why::Message && t.record(edge->from, &r, &payload, nullptr, nullptr))
-        bytes += payload;
-  }
+  const log::Category category = log::categoryOf(t.events[position].eventKind());
+  std::string bytes;
+  if (category == log::Category::Send || category == log::Category::Receive) t.payload(position, &bytes, nullptr);
   return bytes;
 }
 

@@ -146,6 +146,8 @@ void encodeEventPrefix(Sink& s, const EventFields& e, const Explicit& x) {
       for (size_t i = 0; i < e.length_count; ++i) body.varint(e.lengths[i]);
     });
   }
+  if (e.same_as) putUint(s, f::kSameAs, e.same_as);
+  if (e.same_from) putUint(s, f::kSameFrom, e.same_from);
   if (e.payload_len) {
     s.varint(tag(f::kPayload, kLengthDelimited));
     s.varint(e.payload_len);

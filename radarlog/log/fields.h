@@ -40,6 +40,8 @@ enum EventField : uint32_t {
   kChannelInfo = 24,
   kTimeout = 25,
   kLengths = 26,
+  kSameAs = 27,
+  kSameFrom = 28,
 };
 enum HeaderField : uint32_t {
   kMagic = 1,
@@ -220,6 +222,10 @@ struct EventFields {
   const ChannelFields* channel_info = nullptr;
   bool has_timeout = false;
   int32_t timeout_ms = 0;
+  // A send whose bytes are those of this process's receive with counter
+  // `same_as` (0: none), from its byte `same_from` (format 1.15).
+  uint64_t same_as = 0;
+  uint64_t same_from = 0;
 };
 
 // In a data event's flags, beside the call's own (MSG_*): the bytes went

@@ -16,13 +16,14 @@
 namespace radar::log {
 
 inline constexpr uint32_t kFormatMajor = 1;
-inline constexpr uint32_t kFormatMinor = 14;  // 1.1: Header.open_fds; 1.2: Header.redacted_environment;
+inline constexpr uint32_t kFormatMinor = 15;  // 1.1: Header.open_fds; 1.2: Header.redacted_environment;
                                               // 1.3: Header.start_files; 1.4: EXIT's title, unseen NOTEs;
                                               // 1.5: OUTPUT, INTERFACE; 1.6: POSIX message queues;
                                               // 1.7: eventfds; 1.8: MPI; 1.9: synchronization;
                                               // 1.10: synchronization events without their fd;
                                               // 1.11: FileControl.tail_frame_at; 1.12: title NOTEs;
-                                              // 1.13: the ATTACHED origin; 1.14: flight logs
+                                              // 1.13: the ATTACHED origin; 1.14: flight logs;
+                                              // 1.15: sends kept once (Event.same_as)
 
 inline constexpr uint32_t kZstdMagic = 0xFD2FB528u;
 inline constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0u;

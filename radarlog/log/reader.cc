@@ -197,6 +197,7 @@ void clearRecord(Record& r, WireEvent& w) {
   r.channel_bytes = {};
   r.has_timeout = false;
   r.timeout_ms = 0;
+  r.same_as = r.same_from = 0;
   w = {};
 }
 
@@ -264,6 +265,12 @@ inline void varintField(uint32_t f, uint64_t v, Record& r, WireEvent& w, bool& h
     case field::kTimeout:
       r.has_timeout = true;
       r.timeout_ms = static_cast<int32_t>(wire::unzigzag(v));
+      break;
+    case field::kSameAs:
+      r.same_as = v;
+      break;
+    case field::kSameFrom:
+      r.same_from = v;
       break;
     default:
       break;  // a newer field

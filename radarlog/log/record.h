@@ -123,6 +123,8 @@ struct Record {
   std::string_view channel_bytes;  // serialized radar.proto.ChannelInfo
   bool has_timeout = false;
   int32_t timeout_ms = 0;
+  uint64_t same_as = 0;  // a send of bytes received at this counter (fields.h)
+  uint64_t same_from = 0;
 
   uint64_t bytesMoved() const { return log::bytesMoved(kind, result, flags, lengths.data(), lengths.size()); }
 };

@@ -250,7 +250,7 @@ void LogWriter::advance(const EventFields& e, uint64_t counter) {
 // behind the record, where the next one's length goes and zero means "end").
 bool LogWriter::appendSimple(const EventFields& e, uint64_t counter) {
   constexpr size_t kLongestLength = 4;  // varint of a body below 256 MiB
-  const size_t worst = kLongestLength + 200 + e.address_len + e.payload_len;
+  const size_t worst = kLongestLength + 232 + e.address_len + e.payload_len;
   if (tail_used_ + worst > tail_capacity_ || worst > big_record_) return false;
   if (!reserve(tail_used_ + worst)) return false;
   const Explicit x = decide(e, counter);

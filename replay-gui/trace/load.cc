@@ -60,6 +60,8 @@ struct LogJob {
   std::vector<uint32_t> threads;
   int64_t first_entry = std::numeric_limits<int64_t>::max(), last_return = std::numeric_limits<int64_t>::min();
   std::string damage;
+  uint64_t same_bytes_sends = 0;  // sends kept once
+  std::string bad_reference;      // the first of them whose reference does not hold
   bool overflow = false;
   Trace::SentBytes sent;  // LoadOptions::keep_sent_bytes
   std::vector<Process::UnseenUse> unseen;
@@ -269,6 +271,12 @@ void fillOther(const log::Record& r, Event& ev) {
   }
 }
 
+// Where a record is in its log file: a frame's start, or the record's own
+// place in the tail.
+uint64_t fileOffset(const log::Location& at) {
+  return at.frame_offset == log::Location::kTailFrame ? log::kControlSize + at.offset : at.frame_offset;
+}
+
 // A log holds what its process did from its first event on (a flight log:
 // from the oldest it kept), counted one by one (radar's writer stops at the
 // first event it loses). A gap is damage: the log is read up to it. Makes
@@ -279,7 +287,7 @@ bool followsLast(log::Record& r, LogJob& job) {
   if (r.counter == job.count + 1) return true;
   const bool tail = r.location.frame_offset == log::Location::kTailFrame;
   job.damage =
-      log::LogError{job.path, tail ? log::kControlSize + r.location.offset : r.location.frame_offset,
+      log::LogError{job.path, fileOffset(r.location),
                     "event counter " + std::to_string(r.counter) + " after " + std::to_string(job.count) +
                         (tail ? " (in the tail)" : " (in the frame at this offset)") + ": events " +
                         std::to_string(job.count + 1) + " to " + std::to_string(r.counter - 1) + " are missing"}
@@ -304,6 +312,35 @@ void shiftCounters(uint64_t base, Process& p) {
   shift(p.control.last_counter);
   shift(p.control.lost_from_counter);
   for (log::ThreadSlot& slot : p.control.threads) shift(slot.last_counter);
+}
+
+// A send kept once (log 1.15) names a receive of its own process: an
+// earlier one that moved at least the bytes it refers to, and, when it
+// refers to all of them, whose checksum is the send's. Both are in this log
+// (a flight log may have dropped the receive: then nothing is known).
+void checkReference(const log::Record& r, const RawRecording& raw, LogJob& job) {
+  if (!job.bad_reference.empty() || r.same_as <= job.counter_base) return;
+  const uint64_t counter = r.same_as - job.counter_base;
+  const uint64_t moved = r.bytesMoved();
+  std::string why;
+  if (counter >= r.counter) {
+    why = "a later event";
+  } else {
+    const Event& got = raw.events[job.begin + counter - 1];
+    if (log::categoryOf(got.eventKind()) != log::Category::Receive || (got.flags & (kEventFailed | kEventPeek)))
+      why = "no receive";
+    else if (r.same_from > got.value || moved > got.value - r.same_from)
+      why = "a receive of fewer bytes";
+    else if (!r.has_hash ||
+             (r.same_from == 0 && moved == got.value && (got.flags & kEventHasHash) && got.hash != r.hash))
+      why = "a receive of other bytes";
+  }
+  if (why.empty()) return;
+  job.bad_reference = log::LogError{job.path, fileOffset(r.location),
+                                    "its event " + std::to_string(r.counter + job.counter_base) + " (" +
+                                        log::kindName(r.kind) + ") says it sent the bytes of its event " +
+                                        std::to_string(r.same_as) + ", which is " + why + ": the log is damaged"}
+                          .toString();
 }
 
 // `kept`: bytes of sends kept so far by all the logs' readings.
@@ -359,7 +396,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     ev.flags = 0;
     if (r.error || r.result < 0) ev.flags |= kEventFailed;
     if (r.flags & log::kFlagNeverReturned) ev.result = kResultNeverReturned;
-    if (!r.payload.empty()) ev.flags |= kEventHasPayload;
+    if (!r.payload.empty() || r.same_as) ev.flags |= kEventHasPayload;  // kept once: its bytes are known too
     // The thread, as a small index.
     uint32_t t = 0;
     while (t < job.threads.size() && job.threads[t] != r.tid) ++t;
@@ -376,7 +413,10 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     }
     if (log::isMpiKind(k)) noteMpiCall(r, index, job);
     if (log::isSyncKind(k)) noteSyncCall(r, index, job);
-    if (keep && log::categoryOf(k) == log::Category::Send && !r.payload.empty()) {
+    if (r.same_as) {  // kept once: its bytes are a receive's (none here: Trace::sentPayload)
+      ++job.same_bytes_sends;
+      checkReference(r, raw, job);
+    } else if (keep && log::categoryOf(k) == log::Category::Send && (!r.payload.empty() || r.payload_omitted)) {
       // Kept whole or not at all: a send whose bytes the recording left
       // out in part, or beyond the budget, and the log's later ones are
       // read from the log.
@@ -746,6 +786,12 @@ bool readLogs(std::vector<LogJob>& usable, RawRecording& raw, const LoadOptions&
   if (options.progress) options.progress(done_bytes.load(), total_bytes);
   return !(options.cancel && options.cancel->load());
 }
+// Its sends kept once, and a reference that does not hold: a problem of
+// the log, not damage (it was read to its end).
+void adoptReferences(const LogJob& job, Process& p, RawRecording& raw) {
+  p.same_bytes_sends = job.same_bytes_sends;
+  if (!job.bad_reference.empty()) raw.problems.push_back({job.path, job.bad_reference});
+}
 
 // Each log's events to the front of its slice, slices together.
 void compactLogs(std::vector<LogJob>& usable, RawRecording& raw, const LoadOptions& options) {
@@ -776,6 +822,7 @@ void compactLogs(std::vector<LogJob>& usable, RawRecording& raw, const LoadOptio
     nameProcess(job, p);
     p.damage = job.damage;
     if (!job.damage.empty()) raw.problems.push_back({job.path, job.damage});
+    adoptReferences(job, p, raw);
     raw.ranges[job.process] = {write, write + job.count};
     write += job.count;
     if (options.keep_sent_bytes) raw.sent_bytes[job.process] = std::move(job.sent);
@@ -831,6 +878,7 @@ void readAgain(LogJob& job, RawRecording& raw, const LoadOptions& options, std::
                                     [&](const LoadProblem& problem) { return problem.path == job.path; }),
                      raw.problems.end());
   if (!again.damage.empty()) raw.problems.push_back({job.path, again.damage});
+  adoptReferences(again, p, raw);
   job.first_entry = again.first_entry;
   job.last_return = again.last_return;
 }

@@ -321,6 +321,7 @@ uint64_t Trace::unseenBytes(uint32_t receive) const {
 
 bool Trace::sentPayload(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const {
   const Event& ev = events[send];
+  if (processes[ev.process].same_bytes_sends && sameSend(send)) return sameBytes(send, out, omitted, error);
   const uint64_t k = ev.counter;  // from 1
   if (ev.process < sent_bytes.size() && k >= 1 && k <= sent_bytes[ev.process].ends.size()) {
     const SentBytes& s = sent_bytes[ev.process];

@@ -86,6 +86,8 @@ struct Process {
   // A flight recording: how many of its first events its log no longer
   // held (counters here count from the oldest kept, as 1).
   uint64_t counter_base = 0;
+  // Sends its log keeps once (log 1.15): their bytes are a receive's.
+  uint64_t same_bytes_sends = 0;
   int32_t ppid = 0;
   int64_t realtime_offset = 0;   // realtime_ns - monotonic_ns for this host
   uint32_t first_event = kNone;  // by position in Trace::events
@@ -613,6 +615,30 @@ class Trace {
   mutable log::Record cached_send_record_;
   mutable std::string received_bytes_;                       // a receive's bytes, behind the last view of them
   bool cachedSend(uint32_t send, std::string* error) const;  // reads it into cached_send_record_
+  // Sends kept once (log 1.15: the bytes of a receive of their own
+  // process), each as the pieces of bytes that other events' records hold
+  // (sends that kept theirs, receives from outside): worked out once, in the
+  // order of the story, so that a send at the end of a long pipeline, or of
+  // a long exchange of the same bytes back and forth, is read in one step.
+  struct SamePiece {
+    uint32_t event;  // kNone: bytes the recording does not have
+    uint64_t skip, bytes;
+  };
+  struct SameSend {
+    uint32_t send;
+    uint32_t hash;  // the send's CRC-32C, which the bytes put together must have
+    uint64_t first_piece;
+  };
+  mutable bool same_resolved_ = false;
+  mutable std::vector<SameSend> same_sends_;  // by position
+  mutable std::vector<SamePiece> same_pieces_;
+  mutable std::string same_bytes_;  // behind the last view sameBytes() gave
+  void resolveSameBytes() const;
+  const SameSend* sameSend(uint32_t send) const;
+  void appendSamePieces(uint32_t send, uint32_t receive, uint64_t from, uint64_t moved) const;
+  static void appendSlice(const SamePiece* begin, const SamePiece* end, uint64_t from, uint64_t n,
+                          std::vector<SamePiece>* out);
+  bool sameBytes(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const;
   // A send's bytes as recorded, from sent_bytes or else its log (then valid
   // until the next cachedSend()); *omitted: those the recording left out.
   bool sentPayload(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const;

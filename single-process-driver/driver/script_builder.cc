@@ -661,6 +661,20 @@ class Builder {
     return true;
   }
 
+  // A send kept once: the bytes of the receive before it that it names.
+  bool sameBytes(uint32_t position, ScriptEvent* e, std::string* error) {
+    std::string_view bytes;
+    std::string why;
+    uint64_t omitted = 0;
+    if (!t_.payloadView(position, &bytes, &why, &omitted)) {
+      *error = "cannot read the bytes sent at " + eventName(t_, position) + ": " + why;
+      return false;
+    }
+    e->data = w_.put(bytes);
+    e->omitted = omitted;
+    return true;
+  }
+
   bool addEvent(uint32_t segment, const Process& proc, const log::Record& r, uint32_t position, bool branch,
                 std::string* error) {
     ScriptEvent e{};
@@ -706,6 +720,7 @@ class Builder {
       e.data = w_.put(bytes);
     } else {
       e.data = w_.put(r.payload);
+      if (r.same_as && !sameBytes(position, &e, error)) return false;
       if (category == Category::Send) {
         const uint32_t ep = t_.events[position].endpoint;
         if (ep != kNone) {

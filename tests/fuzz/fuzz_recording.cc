@@ -173,6 +173,8 @@ bool readRecording(const std::string& dir, FuzzRecording* out, std::string* erro
       }
       if (r.has_timeout) e->set_timeout_ms(r.timeout_ms);
       for (uint64_t n : r.lengths) e->add_lengths(n);
+      e->set_same_as(r.same_as);
+      e->set_same_from(r.same_from);
     }
     if (reader->error()) {
       *error = reader->error()->toString();

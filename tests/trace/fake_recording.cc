@@ -119,6 +119,14 @@ FakeProcess& FakeProcess::sendCut(uint32_t channel, const std::string& bytes, ui
   return *this;
 }
 
+FakeProcess& FakeProcess::sendSameAs(uint32_t channel, const std::string& bytes, uint64_t same_as, uint64_t from,
+                                     int64_t entry, int64_t ret) {
+  send(channel, bytes, entry, ret);
+  items_.back().same_as = same_as;
+  items_.back().same_from = from;
+  return *this;
+}
+
 FakeProcess& FakeProcess::receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret,
                                   uint32_t tid) {
   Item it{log::Kind::Read, channel, bytes, entry, ret, static_cast<int64_t>(bytes.size())};
@@ -465,7 +473,13 @@ std::string FakeRecording::write() {
         auto& offset = is_send ? sent[it.channel] : received[it.channel];
         e.offset = offset;
         if (it.result > 0) offset += static_cast<uint64_t>(it.result);
-        if (is_send) {
+        if (is_send && it.same_as) {
+          e.same_as = it.same_as;
+          e.same_from = it.same_from;
+          e.has_hash = true;
+          e.hash = crc32c(0, it.bytes.data(), it.bytes.size());
+          e.payload_omitted = it.bytes.size();
+        } else if (is_send) {
           e.payload = &iov;
           e.payload_iov_count = 1;
           e.payload_len = it.bytes.size();

@@ -37,6 +37,11 @@ class FakeProcess {
   // record --payload-limit).
   FakeProcess& sendCut(uint32_t channel, const std::string& bytes, uint64_t omitted, int64_t entry, int64_t ret);
   FakeProcess& receive(uint32_t channel, const std::string& bytes, int64_t entry, int64_t ret, uint32_t tid = 0);
+  // A send kept once (log 1.15): `bytes`, which its log says are those this
+  // process received at its event `same_as`, from byte `from` on (its log
+  // keeps their checksum only).
+  FakeProcess& sendSameAs(uint32_t channel, const std::string& bytes, uint64_t same_as, uint64_t from, int64_t entry,
+                          int64_t ret);
   // sendto / recvfrom with the datagram's address (sockaddr bytes).
   FakeProcess& sendTo(uint32_t channel, const std::string& bytes, const std::string& to, int64_t entry, int64_t ret);
   FakeProcess& receiveFrom(uint32_t channel, const std::string& bytes, const std::string& from, int64_t entry,
@@ -122,8 +127,9 @@ class FakeProcess {
     uint64_t size = 0;   // the buffer; 0: as long as the bytes
     uint32_t flags = 0;  // the call's (MSG_PEEK ...)
     bool annotation = false;
-    bool keep = false;     // a receive that keeps its bytes
-    uint64_t omitted = 0;  // a send's bytes left out of the log
+    bool keep = false;                    // a receive that keeps its bytes
+    uint64_t omitted = 0;                 // a send's bytes left out of the log
+    uint64_t same_as = 0, same_from = 0;  // a send kept once
     log::ChannelFields info;
     std::string name;
     std::string address;        // a datagram's, or a socket's local one
