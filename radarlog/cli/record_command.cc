@@ -53,6 +53,9 @@ const char kRecordHelp[] =
     "  --keep-writes            keep the bytes each write to a file or device wrote (by\n"
     "                           default only their length and checksum), so that a\n"
     "                           re-run that writes otherwise shows the bytes that differ\n"
+    "  --copies                 keep in each sender's log a copy of every message it sent;\n"
+    "                           by default a send of bytes its process just received (a\n"
+    "                           pipeline stage, a proxy) refers to that receive instead\n"
     "  --aslr                   keep address-space randomization on (radar turns it off\n"
     "                           for the program, so that a re-run has the same addresses)\n"
     "  --net FILE               a network description (docs/netdesc.md) the recording\n"
@@ -137,6 +140,7 @@ const OptionSpec kRecordOptionList[] = {{"output", 'o', "DIR"},
                                         {"nondet", 0, nullptr},
                                         {"sync", 0, nullptr},
                                         {"keep-writes", 0, nullptr},
+                                        {"copies", 0, nullptr},
                                         {"aslr", 0, nullptr},
                                         {"redact", 0, "PATTERN"},
                                         {"no-default-redact", 0, nullptr},
@@ -189,7 +193,7 @@ void reportCaughtRun(const record::SeriesSettings& s, const record::SeriesOutcom
 int recordRepeatedly(const Args& args, unsigned long long runs) {
   record::SeriesSettings s;
   s.recorder = {selfDirectory() + "/radar", "record"};
-  for (const char* flag : {"aslr", "nondet", "sync", "keep-writes", "no-default-redact", "mpi", "no-mpi"})
+  for (const char* flag : {"aslr", "nondet", "sync", "keep-writes", "copies", "no-default-redact", "mpi", "no-mpi"})
     if (args.has(flag)) s.recorder.push_back(std::string("--") + flag);
   for (const char* option : {"payload-limit", "tail", "net", "redact"})
     for (const auto& v : args.values(option)) s.recorder.insert(s.recorder.end(), {std::string("--") + option, v});
@@ -253,6 +257,7 @@ std::optional<std::string> readSettings(Args& args, record::RecordSettings* s) {
   s->nondet = args.has("nondet");
   s->sync = args.has("sync");
   s->keep_writes = args.has("keep-writes");
+  s->copies = args.has("copies");
   s->dormant = args.has("dormant");
   s->dir_given = args.has("output");
   if (const auto when = args.value("fallback")) {

@@ -11,9 +11,9 @@
 namespace radar::log {
 
 inline constexpr const char* kRecorderVariables[] = {
-    "RADAR_DIR",         "RADAR_RECORDING_ID", "RADAR_PAYLOAD_LIMIT", "RADAR_TAIL",   "RADAR_NONDET",
-    "RADAR_EXTERNAL",    "RADAR_LINK",         "RADAR_BOOT_ID",       "RADAR_HOST",   "RADAR_REDACT",
-    "RADAR_KEEP_WRITES", "RADAR_SYNC",         "RADAR_DORMANT",       "RADAR_FLIGHT", "RADAR_STOP_AT",
+    "RADAR_DIR",     "RADAR_RECORDING_ID", "RADAR_PAYLOAD_LIMIT", "RADAR_TAIL",   "RADAR_NONDET",      "RADAR_EXTERNAL",
+    "RADAR_LINK",    "RADAR_BOOT_ID",      "RADAR_HOST",          "RADAR_REDACT", "RADAR_KEEP_WRITES", "RADAR_SYNC",
+    "RADAR_DORMANT", "RADAR_FLIGHT",       "RADAR_STOP_AT",       "RADAR_COPIES",
 };
 
 // ---- descriptors ------------------------------------------------------------

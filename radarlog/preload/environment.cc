@@ -51,6 +51,7 @@ void parseConfig(char* const* envp, const char* self_path, Config* config) {
   if (const char* keep = findEnv(envp, "RADAR_KEEP_WRITES")) c.keep_writes = keep[0] == '1';
   if (const char* dormant = findEnv(envp, "RADAR_DORMANT")) c.dormant = dormant[0] == '1';
   if (const char* flight = findEnv(envp, "RADAR_FLIGHT")) c.flight = flight[0] == '1';
+  if (const char* copies = findEnv(envp, "RADAR_COPIES")) c.same_bytes = copies[0] != '1';
   if (const char* boot = findEnv(envp, "RADAR_BOOT_ID")) appendStr(c.boot_id, 0, sizeof(c.boot_id), boot);
   if (const char* host = findEnv(envp, "RADAR_HOST")) appendStr(c.host, 0, sizeof(c.host), host);
   if (const char* redact = findEnv(envp, "RADAR_REDACT")) {
@@ -63,6 +64,7 @@ void parseConfig(char* const* envp, const char* self_path, Config* config) {
   // A condition too long to keep is left to radar record, whole.
   if (const char* stop = findEnv(envp, log::kStopAtVariable); stop && std::strlen(stop) < sizeof(c.stop_at))
     appendStr(c.stop_at, 0, sizeof(c.stop_at), stop);
+  if (c.flight || c.stop_at[0] || c.has_payload_limit) c.same_bytes = false;
   if (const char* ext = findEnv(envp, "RADAR_EXTERNAL")) {
     while (*ext && c.external_count < 32) {
       const uint64_t dev = parseDec(ext);

@@ -51,10 +51,10 @@ using namespace radar::inject;  // text without libc state
 
 Config g_config;
 Process g_process;
-__thread ThreadState t_thread
-    __attribute__((tls_model("initial-exec"))) = {0, 0, -1, false, false, 0, 0, 0, false, {}, {}, false, 0};
-// Up to inject::kThreadLocalBytes, as the re-run's.
-static_assert(sizeof(ThreadState) < kThreadLocalBytes);
+__thread ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {.slot = -1};
+// Up to inject::kThreadLocalBytes, as the re-run's: the padding below
+// starts where the state ends.
+static_assert(sizeof(ThreadState) < kThreadLocalBytes && sizeof(ThreadState) % 16 == 0);
 alignas(16) __thread char t_layout_pad[kThreadLocalBytes - sizeof(ThreadState)]
     __attribute__((used, tls_model("initial-exec")));
 OwnerPage* g_owner = nullptr;
@@ -640,6 +640,8 @@ void Call::send(const Iov* iov, size_t iov_count, uint64_t size, uint64_t moved,
     e.payload_omitted = moved - g_config.payload_limit;
     e.has_hash = true;
     e.hash = log::crc32cOfFirst(iov, iov_count, moved);
+  } else {
+    referToReceive(e, iov, iov_count, moved);
   }
   if (to && to_len) {
     e.address = to;

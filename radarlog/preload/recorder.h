@@ -191,6 +191,17 @@ void evictOwnFd(int fd);
 // dup2() implies).
 void commitEvent(log::EventFields& e);
 
+// Bytes kept once (same_bytes.cc): a receive, once it has its counter, is
+// remembered by its thread; a send of the same bytes becomes a reference to
+// it (fills `e` and returns true).
+void rememberReceive(const log::EventFields& e, uint64_t counter);
+bool referToReceive(log::EventFields& e, const Iov* iov, size_t iov_count, uint64_t moved);
+// Under the writer lock: a reference made for another log becomes a copy.
+void dropStaleReference(log::EventFields& e);
+// A reference made into a copy (a signal handler's send, deferred: it may
+// be appended to another log).
+void keepACopyInstead(log::EventFields& e);
+
 // Processes.
 void beforeFork();
 void afterForkInChild();

@@ -28,6 +28,13 @@ struct Config {
   bool keep_writes = false;  // OUTPUT records keep the bytes written, not only their checksum
   bool dormant = false;      // radar record --dormant: no log until radar attach
   bool flight = false;       // radar record --flight: logs keep the slot its trimming needs
+  // A send of bytes the thread received just before refers to that receive
+  // instead of keeping a copy (same_bytes.cc). Off with radar record
+  // --copies, and where the referred bytes may be gone or must be seen in
+  // the send itself: --flight (old frames are dropped), --on ... --do stop
+  // (its content terms look at the send's bytes), --payload-limit (the
+  // receive's bytes may be past what its sender kept).
+  bool same_bytes = true;
   uint32_t tail_capacity = 0;
   struct External {
     uint64_t dev, ino;
@@ -125,12 +132,30 @@ struct DeferredQueue {
   uint32_t drained;   // entries the drain has taken
 };
 
+// One of a thread's latest receives (same_bytes.cc).
+struct RecentReceive {
+  uint64_t counter;  // 0: none
+  uint32_t len;
+  uint32_t crc;
+};
+// Three: a proxy's two directions and one more. The thread's state fits in
+// inject::kThreadLocalBytes.
+inline constexpr int kRecentReceives = 3;
+
+// Laid out to fill inject::kThreadLocalBytes exactly as the re-run's
+// library does (recorder.cc): the small fields sit in what would be
+// padding.
 struct ThreadState {
   uint32_t tid;
   uint32_t slot_gen;   // log_gen the slot belongs to
   int slot;            // thread slot in the log's control block, -1 none
   bool vfork_pending;  // vfork() called; the child may run on this TLS
   bool in_fork;        // inside our fork hook (atfork handlers run)
+  // Its latest receives (`recent` below) are in order from here, and are
+  // changing while `recent_version` is odd: a signal handler's receive may
+  // come between a send's look at them and its use.
+  uint8_t recent_next;
+  uint8_t recent_version;
   uint64_t vfork_counter;
   // Left by the vfork child (it runs on this thread's memory) for the
   // parent to record when it resumes: who it was and what it exec'd.
@@ -142,7 +167,10 @@ struct ThreadState {
   // Signals held back while this thread holds the writer, and the mask the
   // thread had before, given back by unlockWriter().
   bool signals_held;
+  uint32_t recent_log_gen;  // the log the counters of `recent` are of (a forked child has a new one)
   uint64_t resume_mask;
+  // Its latest receives, for sends that pass their bytes on.
+  RecentReceive recent[kRecentReceives];
 };
 
 extern Config g_config;

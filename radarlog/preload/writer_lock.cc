@@ -106,6 +106,7 @@ void appendLocked(EventFields& e) {
     }
     e.flags = 0;
   } else if (log::isData(e.kind) && e.channel) {
+    dropStaleReference(e);
     if (ChannelState* cs = channelState(e.channel)) {
       const int dir = log::categoryOf(e.kind) == log::Category::Send ? 0 : 1;
       e.has_offset = true;
@@ -114,6 +115,7 @@ void appendLocked(EventFields& e) {
     }
   }
   const uint64_t counter = p.writer.append(e);
+  rememberReceive(e, counter);
   if (counter && t_thread.slot >= 0 && t_thread.slot_gen == p.log_gen)
     p.writer.control()->threads[t_thread.slot].last_counter = counter;
 }
@@ -184,7 +186,9 @@ bool deferredPending() {
 // Keeps what a signal handler recorded while its thread held the writer.
 // Pointers into the handler's memory do not survive it: the payload and
 // every variable-length field are copied into memory of the entry's own.
-void defer(const EventFields& e) {
+void defer(const EventFields& sent) {
+  EventFields e = sent;
+  keepACopyInstead(e);
   DeferredQueue& q = t_thread.deferred;
   const uint32_t i = __atomic_fetch_add(&q.reserved, 1u, __ATOMIC_ACQ_REL);
   Deferred* d = deferredEntry(q, i, true);

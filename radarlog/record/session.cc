@@ -157,6 +157,7 @@ std::vector<std::string> programEnvironment(const RecordSettings& s, const std::
   if (s.nondet) env.push_back("RADAR_NONDET=1");
   if (s.sync) env.push_back("RADAR_SYNC=1");
   if (s.keep_writes) env.push_back("RADAR_KEEP_WRITES=1");
+  if (s.copies) env.push_back("RADAR_COPIES=1");
   if (s.dormant) env.push_back("RADAR_DORMANT=1");
   if (s.flight) env.push_back("RADAR_FLIGHT=1");
   if (!s.stop_at.empty()) env.push_back(std::string(log::kStopAtVariable) + "=" + s.stop_at);

@@ -27,6 +27,7 @@ struct RecordSettings {
   bool nondet = false;
   bool sync = false;  // RADAR_SYNC: locks, semaphores, condition variables, barriers
   bool keep_writes = false;
+  bool copies = false;   // RADAR_COPIES: every send keeps its bytes, none refers to a receive
   bool dormant = false;  // no log until radar attach (DIR/attach, the switch, made here)
   std::string stop_at;   // RADAR_STOP_AT: events each process stops itself at (log/stop_at.h)
   uint64_t flight = 0;   // radar record --flight: each log keeps about its last `flight` bytes

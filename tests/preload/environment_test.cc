@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "log/recorder_env.h"
+#include "log/stop_at.h"
 #include "preload/state.h"
 
 namespace radar::preload {
@@ -63,6 +64,17 @@ TEST(RecorderEnvironment, ConfigComesFromRadarsVariablesAndIsOffWithoutADirector
   EXPECT_EQ(vars, (std::vector<std::string>{"RADAR_DIR=/tmp/rec", "RADAR_RECORDING_ID=000102030405060708090a0b0c0d0e0f",
                                             "RADAR_PAYLOAD_LIMIT=4096", "RADAR_TAIL=65536", "RADAR_NONDET=1",
                                             "RADAR_EXTERNAL=2049:77,2049:78", "RADAR_HOST=box"}));
+}
+
+// Sends refer to the receives whose bytes they pass on, unless told not to
+// (--copies) or where the bytes referred to may be gone or cut: a flight
+// recording, a payload limit, a stop condition that looks at sends' bytes.
+TEST(RecorderEnvironment, BytesAreKeptOnceUnlessCopiesAreAskedOrNeeded) {
+  EXPECT_TRUE(configFrom({"RADAR_DIR=/d"}).same_bytes);
+  EXPECT_FALSE(configFrom({"RADAR_DIR=/d", "RADAR_COPIES=1"}).same_bytes);
+  EXPECT_FALSE(configFrom({"RADAR_DIR=/d", "RADAR_FLIGHT=1"}).same_bytes);
+  EXPECT_FALSE(configFrom({"RADAR_DIR=/d", "RADAR_PAYLOAD_LIMIT=0"}).same_bytes);
+  EXPECT_FALSE(configFrom({"RADAR_DIR=/d", std::string(log::kStopAtVariable) + "=c:hello"}).same_bytes);
 }
 
 TEST(RecorderEnvironment, AnOverlongRedactListFallsBackToTheDefaultsRatherThanHalfAPattern) {
