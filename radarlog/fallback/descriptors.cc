@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 #include "fallback/remote.h"
 #include "log/unix_peer.h"
@@ -87,6 +89,32 @@ void describeDevice(int copy, const struct stat& st, pid_t pid, int fd, Describe
   d.store_received = d.external = true;
 }
 
+// A number after `key` in /proc's text (fdinfo), and whether it is there.
+bool fieldAfter(const std::string& text, const char* key, uint64_t* value) {
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return false;
+  *value = std::strtoull(text.c_str() + at + std::strlen(key), nullptr, 0);
+  return true;
+}
+
+// An anonymous inode: an eventfd is a channel, known across processes by
+// the id the kernel gives it (as the interposer knows it); the rest (epoll,
+// signalfd, timerfd ...) is not.
+void describeAnonymous(pid_t pid, int fd, DescribedFd& d) {
+  d.cls = FdClass::NotChannel;
+  if (procLink(pid, "fd/" + std::to_string(fd)) != "anon_inode:[eventfd]") return;
+  const std::string info = procFile(pid, ("fdinfo/" + std::to_string(fd)).c_str());
+  uint64_t id = 0, semaphore = 0;
+  if (!fieldAfter(info, "eventfd-id:", &id)) return;  // an older kernel: no identity to pair ends by
+  fieldAfter(info, "eventfd-count:", &d.count);
+  fieldAfter(info, "eventfd-semaphore:", &semaphore);
+  d.cls = FdClass::Channel;
+  d.type = ChannelType::EventFd;
+  d.ino = id;
+  d.semaphore = semaphore != 0;
+  d.store_received = true;  // a read takes a count: kept as the interposer keeps it
+}
+
 }  // namespace
 
 log::ChannelFields DescribedFd::channelFields(uint32_t index, int fd, log::ChannelOrigin origin) const {
@@ -109,6 +137,8 @@ log::ChannelFields DescribedFd::channelFields(uint32_t index, int fd, log::Chann
   c.socket_type = socket_type;
   c.protocol = protocol;
   c.rdev = rdev;
+  c.count = count;
+  c.semaphore = semaphore;
   return c;
 }
 
@@ -152,7 +182,7 @@ DescribedFd describeDescriptor(pid_t pid, int fd, const ExternalFiles& external)
       d.cls = FdClass::Output;
       break;
     default:
-      d.cls = FdClass::NotChannel;  // anonymous inodes (eventfd, epoll ...): not recorded here yet
+      describeAnonymous(pid, fd, d);
   }
   ::close(copy);
   if (d.cls == FdClass::Channel &&

@@ -32,6 +32,8 @@ struct DescribedFd {
   log::ChannelType type = log::ChannelType::Unspecified;
   bool store_received = false;  // its receives keep their bytes: its senders may not be recorded
   uint64_t dev = 0, ino = 0, peer_ino = 0, rdev = 0;
+  uint64_t count = 0;      // an eventfd's, when described
+  bool semaphore = false;  // an eventfd made with EFD_SEMAPHORE
   uint32_t access = 0;
   bool external = false;
   int32_t domain = 0, socket_type = 0, protocol = 0;

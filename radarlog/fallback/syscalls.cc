@@ -221,7 +221,7 @@ void closeRangeCall(TracedImage& image, pid_t tid, const CallSeen& call) {
 }
 
 // Calls that return a descriptor radar does not record the making of
-// (open, eventfd, epoll_create ...): whatever the number meant before is
+// (open, epoll_create ...; eventfd is recorded above): whatever the number meant before is
 // forgotten, and what it is now is asked on its first use.
 constexpr long kNewDescriptor[] = {
     SYS_open,           SYS_openat,          SYS_creat,         SYS_eventfd,           SYS_eventfd2,
@@ -232,6 +232,24 @@ constexpr long kNewDescriptor[] = {
 
 bool makesADescriptor(long nr) {
   return std::find(std::begin(kNewDescriptor), std::end(kNewDescriptor), nr) != std::end(kNewDescriptor);
+}
+
+// eventfd, eventfd2: an OPEN of the new channel with its initial count and
+// flags, as the interposer records eventfd().
+void eventfdCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  log::EventFields e = eventOf(Kind::Open, -1, call);
+  if (call.result >= 0) {
+    const int fd = static_cast<int>(call.result);
+    image.forget(fd);
+    const TracedImage::Fd& d = image.created(fd, log::ChannelOrigin::Created);
+    if (d.cls == FdClass::Channel) e.channel = d.channel;
+  }
+  const char* strings[] = {log::kEventFdOpened};
+  e.strings = strings;
+  e.string_count = 1;
+  e.flags = call.entry.nr == SYS_eventfd2 ? static_cast<uint32_t>(call.entry.args[1]) : 0;
+  e.size = static_cast<uint32_t>(call.entry.args[0]);
+  image.append(tid, e);
 }
 
 // waitid: its siginfo told as a wait status, as the interposer does.
@@ -363,6 +381,7 @@ bool mayRecord(long nr) {
 void recordCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   if (dataCall(image, tid, call) || recordSocketCall(image, tid, call)) return;
   const uint64_t* a = call.entry.args;
+  if (call.entry.nr == SYS_eventfd || call.entry.nr == SYS_eventfd2) return eventfdCall(image, tid, call);
   if (makesADescriptor(call.entry.nr)) {
     if (call.result >= 0) image.forget(static_cast<int>(call.result));
     return;

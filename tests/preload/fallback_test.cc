@@ -106,6 +106,24 @@ TEST(Fallback, EachCallFamilyIsRecordedAsTheInterposerRecordsIt) {
   EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
 }
 
+// Eventfds made, inherited, counted through (read, write, poll, epoll):
+// the fallback's logs are the interposer's, and both processes' counts
+// are matched.
+TEST(Fallback, EventfdsAreRecordedAsTheInterposerRecordsThem) {
+  for (const char* mode : {"pair", "reuse"}) {
+    const Recording interposed = record({programPath("eventfds"), mode});
+    const Recording traced = record({programPath("eventfds"), mode}, {{"--fallback", "always"}});
+    ASSERT_EQ(interposed.exit_code, 0) << interposed.err;
+    ASSERT_EQ(traced.exit_code, 0) << traced.err;
+    EXPECT_EQ(traced.out, interposed.out);
+    ASSERT_EQ(traced.logs.size(), 2u) << traced.err;
+    EXPECT_EQ(firstDifference(shape(traced), shape(interposed)), "") << mode;
+    const Result check = radar({"check", traced.dir});
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
+  }
+}
+
 // Statically linked: the interposer cannot be loaded into it, the fallback
 // records it; the same program dynamic, recorded by the interposer, has
 // the same story.
