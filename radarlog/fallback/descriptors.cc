@@ -89,6 +89,20 @@ void describeDevice(int copy, const struct stat& st, pid_t pid, int fd, Describe
   d.store_received = d.external = true;
 }
 
+// A regular file is an output, but for a POSIX message queue's descriptor
+// (a file of the mqueue file system): a channel named as it was opened.
+void describeFile(int copy, const struct stat& st, pid_t pid, int fd, DescribedFd& d) {
+  constexpr long kMqueueMagic = 0x19800202;  // MQUEUE_MAGIC
+  struct statfs fs {};
+  if (!S_ISREG(st.st_mode) || ::fstatfs(copy, &fs) != 0 || fs.f_type != kMqueueMagic) {
+    d.cls = FdClass::Output;
+    return;
+  }
+  d.type = ChannelType::MessageQueue;
+  d.path = procLink(pid, "fd/" + std::to_string(fd));
+  d.store_received = true;  // anyone may open it
+}
+
 // A number after `key` in /proc's text (fdinfo), and whether it is there.
 bool fieldAfter(const std::string& text, const char* key, uint64_t* value) {
   const size_t at = text.find(key);
@@ -179,7 +193,7 @@ DescribedFd describeDescriptor(pid_t pid, int fd, const ExternalFiles& external)
       break;
     case S_IFREG:
     case S_IFBLK:
-      d.cls = FdClass::Output;
+      describeFile(copy, st, pid, fd, d);
       break;
     default:
       describeAnonymous(pid, fd, d);

@@ -37,5 +37,7 @@ void recordTransfer(TracedImage& image, pid_t tid, const CallSeen& call, const T
 
 // The socket calls (socket_calls.cc): true when `call` was one.
 bool recordSocketCall(TracedImage& image, pid_t tid, const CallSeen& call);
+// The POSIX message queue calls (queue_calls.cc): true when `call` was one.
+bool recordQueueCall(TracedImage& image, pid_t tid, const CallSeen& call);
 
 }  // namespace radar::fallback

@@ -221,7 +221,7 @@ void closeRangeCall(TracedImage& image, pid_t tid, const CallSeen& call) {
 }
 
 // Calls that return a descriptor radar does not record the making of
-// (open, epoll_create ...; eventfd is recorded above): whatever the number meant before is
+// (open, epoll_create ...; eventfd and mq_open are recorded above): whatever the number meant before is
 // forgotten, and what it is now is asked on its first use.
 constexpr long kNewDescriptor[] = {
     SYS_open,           SYS_openat,          SYS_creat,         SYS_eventfd,           SYS_eventfd2,
@@ -369,17 +369,19 @@ void killCall(TracedImage& image, pid_t tid, int32_t target, int signal, const C
 
 bool mayRecord(long nr) {
   static constexpr long kRecorded[] = {
-      SYS_read,     SYS_write,       SYS_readv,       SYS_writev,       SYS_sendto,     SYS_recvfrom, SYS_sendmsg,
-      SYS_recvmsg,  SYS_sendmmsg,    SYS_recvmmsg,    SYS_close,        SYS_dup,        SYS_dup2,     SYS_dup3,
-      SYS_fcntl,    SYS_pipe,        SYS_pipe2,       SYS_socketpair,   SYS_socket,     SYS_accept,   SYS_accept4,
-      SYS_connect,  SYS_bind,        SYS_listen,      SYS_shutdown,     SYS_getsockopt, SYS_wait4,    SYS_waitid,
-      SYS_kill,     SYS_close_range, SYS_execve,      SYS_execveat,     SYS_poll,       SYS_ppoll,    SYS_select,
-      SYS_pselect6, SYS_epoll_wait,  SYS_epoll_pwait, SYS_epoll_pwait2, SYS_epoll_ctl};
+      SYS_read,       SYS_write,         SYS_readv,        SYS_writev,    SYS_sendto,       SYS_recvfrom,
+      SYS_sendmsg,    SYS_recvmsg,       SYS_sendmmsg,     SYS_recvmmsg,  SYS_close,        SYS_dup,
+      SYS_dup2,       SYS_dup3,          SYS_fcntl,        SYS_pipe,      SYS_pipe2,        SYS_socketpair,
+      SYS_socket,     SYS_accept,        SYS_accept4,      SYS_connect,   SYS_bind,         SYS_listen,
+      SYS_shutdown,   SYS_getsockopt,    SYS_wait4,        SYS_waitid,    SYS_kill,         SYS_close_range,
+      SYS_execve,     SYS_execveat,      SYS_poll,         SYS_ppoll,     SYS_select,       SYS_pselect6,
+      SYS_epoll_wait, SYS_epoll_pwait,   SYS_epoll_pwait2, SYS_epoll_ctl, SYS_mq_timedsend, SYS_mq_timedreceive,
+      SYS_mq_notify,  SYS_mq_getsetattr, SYS_mq_unlink};
   return std::find(std::begin(kRecorded), std::end(kRecorded), nr) != std::end(kRecorded) || makesADescriptor(nr);
 }
 
 void recordCall(TracedImage& image, pid_t tid, const CallSeen& call) {
-  if (dataCall(image, tid, call) || recordSocketCall(image, tid, call)) return;
+  if (dataCall(image, tid, call) || recordSocketCall(image, tid, call) || recordQueueCall(image, tid, call)) return;
   const uint64_t* a = call.entry.args;
   if (call.entry.nr == SYS_eventfd || call.entry.nr == SYS_eventfd2) return eventfdCall(image, tid, call);
   if (makesADescriptor(call.entry.nr)) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -118,6 +119,29 @@ TEST(Fallback, EventfdsAreRecordedAsTheInterposerRecordsThem) {
     EXPECT_EQ(traced.out, interposed.out);
     ASSERT_EQ(traced.logs.size(), 2u) << traced.err;
     EXPECT_EQ(firstDifference(shape(traced), shape(interposed)), "") << mode;
+    const Result check = radar({"check", traced.dir});
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
+  }
+}
+
+// POSIX message queues opened, messages sent and taken by priority, the
+// attributes asked, a notification by signal, the queues unlinked: the
+// fallback's logs are the interposer's.
+TEST(Fallback, MessageQueuesAreRecordedAsTheInterposerRecordsThem) {
+  for (const char* mode : {"pair", "notify"}) {
+    const Recording interposed = record({programPath("message_queues"), mode});
+    const Recording traced = record({programPath("message_queues"), mode}, {{"--fallback", "always"}});
+    ASSERT_EQ(interposed.exit_code, 0) << interposed.err;
+    ASSERT_EQ(traced.exit_code, 0) << traced.err;
+    EXPECT_EQ(traced.out, interposed.out);
+    ASSERT_EQ(traced.logs.size(), 2u) << traced.err;
+    // The queues are named after the parent's pid.
+    const std::regex pid(R"((/radar-mq-[a-z]+-)\d+)");
+    EXPECT_EQ(firstDifference(std::regex_replace(shape(traced), pid, "$1PID"),
+                              std::regex_replace(shape(interposed), pid, "$1PID")),
+              "")
+        << mode;
     const Result check = radar({"check", traced.dir});
     EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
     EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
