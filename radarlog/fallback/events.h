@@ -31,7 +31,8 @@ struct Transfer {
   std::string address;       // a sockaddr
   std::vector<int32_t> fds;  // passed with SCM_RIGHTS
   std::vector<uint64_t> messages;
-  int32_t status = 0;  // recvmsg's msg_flags
+  int32_t status = 0;    // recvmsg's msg_flags
+  uint32_t channel = 0;  // a channel with no descriptor (a System V queue): this one, not fd's
 };
 void recordTransfer(TracedImage& image, pid_t tid, const CallSeen& call, const Transfer& t);
 

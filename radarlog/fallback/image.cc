@@ -202,6 +202,18 @@ void TracedImage::sayUnseen(log::Unseen what, const std::string& detail) {
   writer_.append(e);
 }
 
+uint32_t TracedImage::sysvQueue(int id) {
+  if (id < 0) return 0;
+  if (auto it = sysv_queues_.find(id); it != sysv_queues_.end()) return it->second;
+  DescribedFd d;
+  d.cls = FdClass::Channel;
+  d.type = log::ChannelType::SysvMessageQueue;
+  d.ino = uint64_t{1} << 32 | static_cast<uint32_t>(id);
+  d.path = std::to_string(id);
+  d.store_received = true;  // anyone may use the queue by its id
+  return sysv_queues_[id] = define(-1, d, log::ChannelOrigin::Opened);
+}
+
 uint64_t TracedImage::append(pid_t tid, log::EventFields& e) {
   if (!writer_.isOpen()) return 0;
   e.tid = tid == pid_ ? 0 : static_cast<uint32_t>(tid);

@@ -83,6 +83,9 @@ class TracedImage {
   // index, with its new addresses.
   void refresh(int fd);
   void duplicated(int from, int to);
+  // A System V message queue's channel, by its id (defined on first use, as
+  // the interposer defines one: fd -1, inode 2^32 + id).
+  uint32_t sysvQueue(int id);
 
   // A mechanism radar does not see through (log/unseen.h), said in the log.
   void sayUnseen(log::Unseen what, const std::string& detail);
@@ -102,6 +105,7 @@ class TracedImage {
   uint32_t generation_ = 0;
   log::LogWriter writer_;
   std::map<int, Fd> fds_;
+  std::map<int, uint32_t> sysv_queues_;  // id -> channel
   uint32_t channels_ = 0;
   bool said_refused_ = false;
   std::map<uint32_t, std::array<uint64_t, 2>> moved_;  // per channel: bytes sent, received

@@ -1,10 +1,12 @@
-// POSIX message queues, as the interposer's hooks record mq_* (preload/
-// message_queue_hooks.cc) from the system calls the C library makes for
-// them: an open (failed or not) with the queue's name, each message sent
-// or taken with its bytes and priority, notifications asked for, unlinks,
-// and the attributes the kernel returned.
+// Message queues, as the interposer's hooks record them (preload/
+// message_queue_hooks.cc), from the system calls the C library makes:
+// POSIX queues (mq_*: an open, failed or not, with the queue's name, each
+// message sent or taken with its bytes and priority, notifications asked
+// for, unlinks, the attributes the kernel returned) and System V ones
+// (msgget, msgsnd, msgrcv, msgctl: a channel per queue id).
 #include <mqueue.h>
 #include <signal.h>
+#include <sys/msg.h>
 #include <sys/syscall.h>
 
 #include "fallback/events.h"
@@ -98,6 +100,62 @@ void queueUnlink(TracedImage& image, pid_t tid, const CallSeen& call) {
   image.append(tid, e);
 }
 
+// ---- System V queues: a channel per queue id, no descriptor.
+
+void sysvGet(TracedImage& image, pid_t tid, const CallSeen& call) {
+  log::EventFields e = eventOf(Kind::Msgget, -1, call);
+  e.channel = call.result >= 0 ? image.sysvQueue(static_cast<int>(call.result)) : 0;
+  e.status = static_cast<int32_t>(call.entry.args[0]);
+  e.flags = static_cast<uint32_t>(call.entry.args[1]);
+  image.append(tid, e);
+}
+
+// msgsnd, msgrcv: the message's type leads the program's buffer (struct
+// msgbuf), its text follows; the text is the message's bytes.
+void sysvMessage(TracedImage& image, pid_t tid, const CallSeen& call) {
+  const uint64_t* a = call.entry.args;
+  const bool sending = call.entry.nr == SYS_msgsnd;
+  Transfer t{sending ? Kind::Msgsnd : Kind::Msgrcv, -1};
+  t.channel = image.sysvQueue(static_cast<int>(a[0]));
+  t.iov = {{reinterpret_cast<void*>(a[1] + sizeof(long)), a[2]}};
+  t.size = a[2];
+  t.flags = static_cast<int>(sending ? a[3] : a[4]);
+  CallSeen seen = call;
+  if (sending && call.result == 0) seen.result = static_cast<int64_t>(a[2]);  // the bytes of text sent
+  t.moved = seen.result > 0 ? static_cast<uint64_t>(seen.result) : 0;
+  if (!t.channel) {  // no queue (a negative id): the call failed, said as the interposer says it
+    log::EventFields e = eventOf(t.kind, -1, seen);
+    e.size = t.size;
+    e.flags = static_cast<uint32_t>(t.flags);
+    image.append(tid, e);
+    return;
+  }
+  long type = 0;
+  if (call.result >= 0) readMemory(tid, a[1], &type, sizeof type);
+  t.status = static_cast<int32_t>(type);
+  recordTransfer(image, tid, seen, t);
+}
+
+void sysvControl(TracedImage& image, pid_t tid, const CallSeen& call) {
+  const uint64_t* a = call.entry.args;
+  const int cmd = static_cast<int>(a[1]);
+  const bool info = cmd == IPC_INFO || cmd == MSG_INFO;
+  log::EventFields e = eventOf(Kind::Msgctl, -1, call);
+  const bool no_queue = call.result < 0 || info || cmd == MSG_STAT || cmd == MSG_STAT_ANY;
+  e.channel = no_queue ? 0 : image.sysvQueue(static_cast<int>(a[0]));
+  e.flags = static_cast<uint32_t>(cmd);
+  const bool fills = cmd == IPC_STAT || cmd == MSG_STAT || cmd == MSG_STAT_ANY || info;
+  const size_t size = info ? sizeof(struct msginfo) : sizeof(struct msqid_ds);
+  const std::string filled = call.result >= 0 && fills && a[2] ? readBytes(tid, a[2], size) : std::string();
+  const log::Iov payload{filled.data(), filled.size()};
+  if (!filled.empty()) {
+    e.payload = &payload;
+    e.payload_iov_count = 1;
+    e.payload_len = filled.size();
+  }
+  image.append(tid, e);
+}
+
 }  // namespace
 
 bool recordQueueCall(TracedImage& image, pid_t tid, const CallSeen& call) {
@@ -117,6 +175,16 @@ bool recordQueueCall(TracedImage& image, pid_t tid, const CallSeen& call) {
       return true;
     case SYS_mq_unlink:
       queueUnlink(image, tid, call);
+      return true;
+    case SYS_msgget:
+      sysvGet(image, tid, call);
+      return true;
+    case SYS_msgsnd:
+    case SYS_msgrcv:
+      sysvMessage(image, tid, call);
+      return true;
+    case SYS_msgctl:
+      sysvControl(image, tid, call);
       return true;
     default:
       return false;

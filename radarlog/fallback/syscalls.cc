@@ -61,7 +61,8 @@ Moved readMoved(pid_t tid, const std::vector<struct iovec>& iov, uint64_t moved,
 }  // namespace
 
 void recordTransfer(TracedImage& image, pid_t tid, const CallSeen& call, const Transfer& t) {
-  const TracedImage::Fd& d = image.descriptor(t.fd);
+  const TracedImage::Fd queue{FdClass::Channel, t.channel, true};
+  const TracedImage::Fd& d = t.channel ? queue : image.descriptor(t.fd);
   const bool sending = log::categoryOf(t.kind) == log::Category::Send;
   const bool kept = d.cls == FdClass::Channel && (sending || d.store_received);
   if (d.cls != FdClass::Channel && !(d.cls == FdClass::Output && sending && t.moved)) return;
@@ -376,7 +377,8 @@ bool mayRecord(long nr) {
       SYS_shutdown,   SYS_getsockopt,    SYS_wait4,        SYS_waitid,    SYS_kill,         SYS_close_range,
       SYS_execve,     SYS_execveat,      SYS_poll,         SYS_ppoll,     SYS_select,       SYS_pselect6,
       SYS_epoll_wait, SYS_epoll_pwait,   SYS_epoll_pwait2, SYS_epoll_ctl, SYS_mq_timedsend, SYS_mq_timedreceive,
-      SYS_mq_notify,  SYS_mq_getsetattr, SYS_mq_unlink};
+      SYS_mq_notify,  SYS_mq_getsetattr, SYS_mq_unlink,    SYS_msgget,    SYS_msgsnd,       SYS_msgrcv,
+      SYS_msgctl};
   return std::find(std::begin(kRecorded), std::end(kRecorded), nr) != std::end(kRecorded) || makesADescriptor(nr);
 }
 
