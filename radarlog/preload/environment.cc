@@ -64,7 +64,7 @@ void parseConfig(char* const* envp, const char* self_path, Config* config) {
   // A condition too long to keep is left to radar record, whole.
   if (const char* stop = findEnv(envp, log::kStopAtVariable); stop && std::strlen(stop) < sizeof(c.stop_at))
     appendStr(c.stop_at, 0, sizeof(c.stop_at), stop);
-  if (c.flight || c.stop_at[0] || c.has_payload_limit) c.same_bytes = false;
+  if (c.flight || c.stop_at[0] || c.has_payload_limit || c.dormant) c.same_bytes = false;
   if (const char* ext = findEnv(envp, "RADAR_EXTERNAL")) {
     while (*ext && c.external_count < 32) {
       const uint64_t dev = parseDec(ext);

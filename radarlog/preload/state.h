@@ -33,7 +33,8 @@ struct Config {
   // --copies, and where the referred bytes may be gone or must be seen in
   // the send itself: --flight (old frames are dropped), --on ... --do stop
   // (its content terms look at the send's bytes), --payload-limit (the
-  // receive's bytes may be past what its sender kept).
+  // receive's bytes may be past what its sender kept), --dormant (a
+  // channel open before radar attach is not matched).
   bool same_bytes = true;
   uint32_t tail_capacity = 0;
   struct External {

@@ -323,7 +323,9 @@ void checkReference(const log::Record& r, const RawRecording& raw, LogJob& job) 
   const uint64_t counter = r.same_as - job.counter_base;
   const uint64_t moved = r.bytesMoved();
   std::string why;
-  if (counter >= r.counter) {
+  if (log::categoryOf(r.kind) != log::Category::Send) {
+    why = "named by an event that sends nothing";
+  } else if (counter >= r.counter) {
     why = "a later event";
   } else {
     const Event& got = raw.events[job.begin + counter - 1];
@@ -396,7 +398,9 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     ev.flags = 0;
     if (r.error || r.result < 0) ev.flags |= kEventFailed;
     if (r.flags & log::kFlagNeverReturned) ev.result = kResultNeverReturned;
-    if (!r.payload.empty() || r.same_as) ev.flags |= kEventHasPayload;  // kept once: its bytes are known too
+    // A send kept once has its bytes too (a receive's: Trace::sentPayload).
+    if (!r.payload.empty() || (r.same_as && log::categoryOf(r.kind) == log::Category::Send))
+      ev.flags |= kEventHasPayload;
     // The thread, as a small index.
     uint32_t t = 0;
     while (t < job.threads.size() && job.threads[t] != r.tid) ++t;
@@ -414,7 +418,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
     if (log::isMpiKind(k)) noteMpiCall(r, index, job);
     if (log::isSyncKind(k)) noteSyncCall(r, index, job);
     if (r.same_as) {  // kept once: its bytes are a receive's (none here: Trace::sentPayload)
-      ++job.same_bytes_sends;
+      job.same_bytes_sends += log::categoryOf(k) == log::Category::Send;
       checkReference(r, raw, job);
     } else if (keep && log::categoryOf(k) == log::Category::Send && (!r.payload.empty() || r.payload_omitted)) {
       // Kept whole or not at all: a send whose bytes the recording left

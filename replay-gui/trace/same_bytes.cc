@@ -45,19 +45,24 @@ void Trace::resolveSameBytes() const {
     uint64_t from, moved;
   };
   std::vector<Found> found;
-  log::Record r;
   for (uint32_t p = 0; p < processes.size(); ++p) {
     if (!processes[p].same_bytes_sends) continue;
     for (uint32_t position : process_events[p]) {
       const Event& ev = events[position];
       if (log::categoryOf(ev.eventKind()) != log::Category::Send || !(ev.flags & kEventHasPayload)) continue;
-      if (!record(position, &r, nullptr, nullptr, nullptr) || !r.same_as) continue;
+      // Read with the sends' own readers: a caller's record() stays valid.
+      if (!cachedSend(position, nullptr) || !cached_send_record_.same_as) continue;
+      const log::Record& r = cached_send_record_;
       const uint64_t base = processes[p].counter_base;
       const uint32_t receive = r.same_as > base ? positionOfCounter(p, r.same_as - base) : kNone;
       found.push_back({position, receive, r.hash, r.same_from, r.bytesMoved()});
     }
   }
   std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.send < b.send; });
+  // A send placed before the bytes it passes on (the merge keeps such an
+  // edge where the story contradicts itself): not known, never itself.
+  same_referring_.clear();
+  for (const Found& f : found) same_referring_.push_back(f.send);
   for (const Found& f : found) {
     const uint64_t first = same_pieces_.size();
     appendSamePieces(f.send, f.receive, f.from, f.moved);
@@ -82,7 +87,8 @@ void Trace::appendSamePieces(uint32_t send, uint32_t receive, uint64_t from, uin
       matched += piece.bytes;
       const SameSend* same = sameSend(piece.send);
       if (!same) {
-        whole.push_back({piece.send, piece.skip, piece.bytes});
+        const bool unresolved = std::binary_search(same_referring_.begin(), same_referring_.end(), piece.send);
+        whole.push_back({unresolved ? kNone : piece.send, piece.skip, piece.bytes});
         continue;
       }
       const SamePiece* begin = same_pieces_.data() + same->first_piece;
@@ -99,6 +105,11 @@ void Trace::appendSamePieces(uint32_t send, uint32_t receive, uint64_t from, uin
 }
 
 bool Trace::sameBytes(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const {
+  if (same_bytes_send_ == send) {  // a big message read in many pieces: put together once
+    *out = same_bytes_;
+    *omitted = same_bytes_omitted_;
+    return true;
+  }
   const SameSend* same = sameSend(send);
   const uint64_t end =
       same + 1 != same_sends_.data() + same_sends_.size() ? (same + 1)->first_piece : same_pieces_.size();
@@ -117,7 +128,7 @@ bool Trace::sameBytes(uint32_t send, std::string_view* out, uint64_t* omitted, s
       continue;
     }
     if (log::categoryOf(events[piece.event].eventKind()) == log::Category::Send) {
-      if (!sentPayload(piece.event, &held, &left_out, error)) return false;
+      if (!storedPayload(piece.event, &held, &left_out, error)) return false;
     } else {
       log::Record r;
       if (!record(piece.event, &r, &own, nullptr, error)) return false;
@@ -131,8 +142,10 @@ bool Trace::sameBytes(uint32_t send, std::string_view* out, uint64_t* omitted, s
   // wrong sends where several processes share a stream): not shown.
   if (bytes.size() == moved && crc32c(0, bytes.data(), bytes.size()) != same->hash) bytes.clear();
   same_bytes_ = std::move(bytes);
+  same_bytes_send_ = send;
+  same_bytes_omitted_ = moved - same_bytes_.size();
   *out = same_bytes_;
-  *omitted = moved - same_bytes_.size();
+  *omitted = same_bytes_omitted_;
   return true;
 }
 

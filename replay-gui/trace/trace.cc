@@ -322,8 +322,15 @@ uint64_t Trace::unseenBytes(uint32_t receive) const {
 bool Trace::sentPayload(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const {
   const Event& ev = events[send];
   if (processes[ev.process].same_bytes_sends && sameSend(send)) return sameBytes(send, out, omitted, error);
+  return storedPayload(send, out, omitted, error);
+}
+
+bool Trace::storedPayload(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const {
+  const Event& ev = events[send];
   const uint64_t k = ev.counter;  // from 1
-  if (ev.process < sent_bytes.size() && k >= 1 && k <= sent_bytes[ev.process].ends.size()) {
+  // Kept at load (a send kept once has an empty place there: read its log).
+  if (ev.process < sent_bytes.size() && k >= 1 && k <= sent_bytes[ev.process].ends.size() &&
+      (sent_bytes[ev.process].ends[k - 1] > (k > 1 ? sent_bytes[ev.process].ends[k - 2] : 0) || !ev.value)) {
     const SentBytes& s = sent_bytes[ev.process];
     const uint64_t begin = k > 1 ? s.ends[k - 2] : 0;
     *out = std::string_view(s.bytes).substr(begin, s.ends[k - 1] - begin);

@@ -632,7 +632,10 @@ class Trace {
   mutable bool same_resolved_ = false;
   mutable std::vector<SameSend> same_sends_;  // by position
   mutable std::vector<SamePiece> same_pieces_;
-  mutable std::string same_bytes_;  // behind the last view sameBytes() gave
+  mutable std::vector<uint32_t> same_referring_;  // every send kept once, by position
+  mutable std::string same_bytes_;                // behind the last view sameBytes() gave:
+  mutable uint32_t same_bytes_send_ = kNone;      // this send's bytes
+  mutable uint64_t same_bytes_omitted_ = 0;
   void resolveSameBytes() const;
   const SameSend* sameSend(uint32_t send) const;
   void appendSamePieces(uint32_t send, uint32_t receive, uint64_t from, uint64_t moved) const;
@@ -642,6 +645,8 @@ class Trace {
   // A send's bytes as recorded, from sent_bytes or else its log (then valid
   // until the next cachedSend()); *omitted: those the recording left out.
   bool sentPayload(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const;
+  // The same for a send that keeps its own bytes (or left them out).
+  bool storedPayload(uint32_t send, std::string_view* out, uint64_t* omitted, std::string* error) const;
   log::LogReader* openReader(std::vector<std::unique_ptr<log::LogReader>>& set, uint32_t process,
                              std::string* error) const;
   // Made on first use, once even when threads ask together (the replay

@@ -68,12 +68,14 @@ TEST(RecorderEnvironment, ConfigComesFromRadarsVariablesAndIsOffWithoutADirector
 
 // Sends refer to the receives whose bytes they pass on, unless told not to
 // (--copies) or where the bytes referred to may be gone or cut: a flight
-// recording, a payload limit, a stop condition that looks at sends' bytes.
+// recording, a payload limit, a stop condition that looks at sends' bytes,
+// a dormant recording (ends open before radar attach are not matched).
 TEST(RecorderEnvironment, BytesAreKeptOnceUnlessCopiesAreAskedOrNeeded) {
   EXPECT_TRUE(configFrom({"RADAR_DIR=/d"}).same_bytes);
   EXPECT_FALSE(configFrom({"RADAR_DIR=/d", "RADAR_COPIES=1"}).same_bytes);
   EXPECT_FALSE(configFrom({"RADAR_DIR=/d", "RADAR_FLIGHT=1"}).same_bytes);
   EXPECT_FALSE(configFrom({"RADAR_DIR=/d", "RADAR_PAYLOAD_LIMIT=0"}).same_bytes);
+  EXPECT_FALSE(configFrom({"RADAR_DIR=/d", "RADAR_DORMANT=1"}).same_bytes);
   EXPECT_FALSE(configFrom({"RADAR_DIR=/d", std::string(log::kStopAtVariable) + "=c:hello"}).same_bytes);
 }
 

@@ -152,6 +152,28 @@ TEST(SameBytes, ALongExchangeOfTheSameBytesIsReadAtOnce) {
   EXPECT_EQ(bytesOf(*t, at(*t, 20, rounds)), m);
 }
 
+// A crafted pair of logs where each process passes on what the other
+// passed on to it: the story contradicts itself (each receive would come
+// after its own send) and the references go round in a circle. Reading
+// them ends, and says the bytes are not known.
+TEST(SameBytes, ReferencesInACircleAreNotKnownAndReadingThemEnds) {
+  const std::string m = message('c', 100);
+  FakeRecording rec;
+  FakeProcess& p = rec.process("p", 10).pipeEnd(1, 101, false).pipeEnd(2, 102, true);
+  FakeProcess& q = rec.process("q", 20).pipeEnd(1, 102, false).pipeEnd(2, 101, true);
+  p.receive(1, m, 10, 11).sendSameAs(2, m, 1, 0, 12, 13);
+  q.receive(1, m, 10, 11).sendSameAs(2, m, 1, 0, 12, 13);
+  auto t = rec.load();
+  for (int32_t pid : {10, 20}) {
+    std::string bytes, error;
+    uint64_t omitted = 0;
+    ASSERT_TRUE(t->payload(at(*t, pid, 2), &bytes, &error, &omitted)) << error;
+    EXPECT_EQ(bytes.size() + omitted, m.size());
+    EXPECT_TRUE(bytes.empty() || bytes == m.substr(0, bytes.size()));
+    ASSERT_TRUE(t->payload(at(*t, pid, 1), &bytes, &error, &omitted)) << error;
+  }
+}
+
 // A receive from outside the recording that kept its bytes itself, passed
 // on: read from the receive's own record.
 TEST(SameBytes, BytesFromOutsideArePassedOnToo) {
