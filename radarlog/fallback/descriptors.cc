@@ -103,11 +103,12 @@ void describeFile(int copy, const struct stat& st, pid_t pid, int fd, DescribedF
   d.store_received = true;  // anyone may open it
 }
 
-// A number after `key` in /proc's text (fdinfo), and whether it is there.
-bool fieldAfter(const std::string& text, const char* key, uint64_t* value) {
+// A number after `key` in /proc's text (fdinfo), in `base`, and whether
+// it is there (the kernel prints an eventfd's count in hex).
+bool fieldAfter(const std::string& text, const char* key, uint64_t* value, int base = 10) {
   const size_t at = text.find(key);
   if (at == std::string::npos) return false;
-  *value = std::strtoull(text.c_str() + at + std::strlen(key), nullptr, 0);
+  *value = std::strtoull(text.c_str() + at + std::strlen(key), nullptr, base);
   return true;
 }
 
@@ -120,7 +121,7 @@ void describeAnonymous(pid_t pid, int fd, DescribedFd& d) {
   const std::string info = procFile(pid, ("fdinfo/" + std::to_string(fd)).c_str());
   uint64_t id = 0, semaphore = 0;
   if (!fieldAfter(info, "eventfd-id:", &id)) return;  // an older kernel: no identity to pair ends by
-  fieldAfter(info, "eventfd-count:", &d.count);
+  fieldAfter(info, "eventfd-count:", &d.count, 16);
   fieldAfter(info, "eventfd-semaphore:", &semaphore);
   d.cls = FdClass::Channel;
   d.type = ChannelType::EventFd;

@@ -4,6 +4,7 @@
 // message sent or taken with its bytes and priority, notifications asked
 // for, unlinks, the attributes the kernel returned) and System V ones
 // (msgget, msgsnd, msgrcv, msgctl: a channel per queue id).
+#include <errno.h>
 #include <mqueue.h>
 #include <signal.h>
 #include <sys/msg.h>
@@ -17,8 +18,12 @@ namespace {
 using log::Kind;
 
 // The queue's name as the program gave it: the C library passes the
-// kernel the name without its leading '/'.
-std::string queueName(pid_t tid, uint64_t at) { return "/" + readString(tid, at); }
+// kernel the name without its leading '/' (a program making the call
+// itself may not).
+std::string queueName(pid_t tid, uint64_t at) {
+  const std::string name = readString(tid, at);
+  return name.empty() || name[0] != '/' ? "/" + name : name;
+}
 
 void queueOpen(TracedImage& image, pid_t tid, const CallSeen& call) {
   log::EventFields e = eventOf(Kind::Open, -1, call);
@@ -47,7 +52,7 @@ void queueMessage(TracedImage& image, pid_t tid, const CallSeen& call) {
   if (sending) {
     if (call.result == 0) seen.result = static_cast<int64_t>(a[2]);
     t.moved = call.result == 0 ? a[2] : 0;
-    t.status = call.result == 0 ? static_cast<int32_t>(a[3]) : 0;
+    t.status = static_cast<int32_t>(a[3]);  // the priority asked, sent or not
   } else {
     t.moved = call.result > 0 ? static_cast<uint64_t>(call.result) : 0;
     uint32_t priority = 0;
@@ -93,6 +98,7 @@ void queueAttributes(TracedImage& image, pid_t tid, const CallSeen& call) {
 
 void queueUnlink(TracedImage& image, pid_t tid, const CallSeen& call) {
   log::EventFields e = eventOf(Kind::MqUnlink, -1, call);
+  if (call.result == -EPERM) e.error = EACCES;  // as the C library tells the program
   const std::string name = queueName(tid, call.entry.args[0]);
   const char* strings[] = {name.c_str()};
   e.strings = strings;

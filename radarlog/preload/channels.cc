@@ -165,13 +165,20 @@ struct EventFdInfo {
   uint64_t id = 0, count = 0;
   bool semaphore = false;
 };
-uint64_t fieldAfter(const char* text, const char* name, bool* found) {
+// A number after `name`, in `base` (the kernel prints the count in hex).
+uint64_t fieldAfter(const char* text, const char* name, bool* found, unsigned base = 10) {
   const char* at = std::strstr(text, name);
   if (!at) return 0;
   at += std::strlen(name);
   while (*at == ' ' || *at == '\t') ++at;
   uint64_t v = 0;
-  for (; *at >= '0' && *at <= '9'; ++at) v = v * 10 + static_cast<uint64_t>(*at - '0');
+  for (;; ++at) {
+    const unsigned digit = *at >= '0' && *at <= '9'   ? static_cast<unsigned>(*at - '0')
+                           : *at >= 'a' && *at <= 'f' ? static_cast<unsigned>(*at - 'a' + 10)
+                                                      : base;
+    if (digit >= base) break;
+    v = v * base + digit;
+  }
   *found = true;
   return v;
 }
@@ -187,7 +194,7 @@ bool eventFdInfo(int fd, EventFdInfo* out) {
   text[n] = 0;
   bool has_id = false, unused = false;
   out->id = fieldAfter(text, "eventfd-id:", &has_id);
-  out->count = fieldAfter(text, "eventfd-count:", &unused);
+  out->count = fieldAfter(text, "eventfd-count:", &unused, 16);
   out->semaphore = fieldAfter(text, "eventfd-semaphore:", &unused) != 0;
   return has_id;
 }

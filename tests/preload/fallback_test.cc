@@ -111,7 +111,7 @@ TEST(Fallback, EachCallFamilyIsRecordedAsTheInterposerRecordsIt) {
 // the fallback's logs are the interposer's, and both processes' counts
 // are matched.
 TEST(Fallback, EventfdsAreRecordedAsTheInterposerRecordsThem) {
-  for (const char* mode : {"pair", "reuse"}) {
+  for (const char* mode : {"pair", "reuse", "count"}) {
     const Recording interposed = record({programPath("eventfds"), mode});
     const Recording traced = record({programPath("eventfds"), mode}, {{"--fallback", "always"}});
     ASSERT_EQ(interposed.exit_code, 0) << interposed.err;
@@ -119,6 +119,16 @@ TEST(Fallback, EventfdsAreRecordedAsTheInterposerRecordsThem) {
     EXPECT_EQ(traced.out, interposed.out);
     ASSERT_EQ(traced.logs.size(), 2u) << traced.err;
     EXPECT_EQ(firstDifference(shape(traced), shape(interposed)), "") << mode;
+    // The count an inherited eventfd held, which the merge pairs ends by
+    // (the kernel prints it in hex: 26 is "1a").
+    if (std::string(mode) == "count")
+      for (const Recording* rec : {&interposed, &traced}) {
+        std::vector<uint64_t> counts;
+        for (const ProcessLog& l : rec->logs)
+          for (const auto& [index, c] : l.channels)
+            if (c.type() == proto::EVENTFD) counts.push_back(c.count());
+        EXPECT_EQ(counts, (std::vector<uint64_t>{26, 26})) << rec->dir;
+      }
     const Result check = radar({"check", traced.dir});
     EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
     EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;

@@ -4,7 +4,8 @@
 // parent adds next (5). The parent waits for the answer with epoll, then
 // takes the semaphore's units one by one.
 // "reuse": an eventfd closed, then another made (the kernel gives the
-// second the first one's id), each with a count of its own.
+// second the first one's id), each with a count of its own. "count": see
+// count() below.
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,8 +75,23 @@ static int reuse(void) {
   return n == 9 ? 0 : 7;
 }
 
+// "count": a child inherits an eventfd holding 26 (the kernel says 1a)
+// and takes it.
+static int count(void) {
+  const int fd = eventfd(26, 0);
+  if (fd < 0) return 2;
+  const pid_t child = fork();
+  if (child < 0) return 3;
+  if (child == 0) _exit(take(fd) == 26 ? 0 : 4);
+  int status = 0;
+  waitpid(child, &status, 0);
+  printf("child took 26: %s\n", WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "yes" : "no");
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 5;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   if (argc > 1 && strcmp(argv[1], "reuse") == 0) return reuse();
+  if (argc > 1 && strcmp(argv[1], "count") == 0) return count();
   return pair();
 }
