@@ -76,6 +76,12 @@ class TracedImage {
   }
   // A descriptor made by a call (pipe, socket, accept): classified now.
   const Fd& created(int fd, log::ChannelOrigin origin);
+  // The same for a number whatever it was before: its channel (0: none).
+  uint32_t remade(int fd, log::ChannelOrigin origin) {
+    forget(fd);
+    const Fd& d = created(fd, origin);
+    return d.cls == FdClass::Channel ? d.channel : 0;
+  }
   void forget(int fd) { fds_.erase(fd); }
   // The descriptors known in [first, last] (close_range).
   std::vector<std::pair<int, Fd>> knownIn(uint64_t first, uint64_t last) const;

@@ -27,12 +27,7 @@ std::string queueName(pid_t tid, uint64_t at) {
 
 void queueOpen(TracedImage& image, pid_t tid, const CallSeen& call) {
   log::EventFields e = eventOf(Kind::Open, -1, call);
-  if (call.result >= 0) {
-    const int fd = static_cast<int>(call.result);
-    image.forget(fd);
-    const TracedImage::Fd& d = image.created(fd, log::ChannelOrigin::Opened);
-    if (d.cls == FdClass::Channel) e.channel = d.channel;
-  }
+  if (call.result >= 0) e.channel = image.remade(static_cast<int>(call.result), log::ChannelOrigin::Opened);
   const std::string name = queueName(tid, call.entry.args[0]);
   const char* strings[] = {name.c_str()};
   e.strings = strings;

@@ -239,12 +239,7 @@ bool makesADescriptor(long nr) {
 // flags, as the interposer records eventfd().
 void eventfdCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   log::EventFields e = eventOf(Kind::Open, -1, call);
-  if (call.result >= 0) {
-    const int fd = static_cast<int>(call.result);
-    image.forget(fd);
-    const TracedImage::Fd& d = image.created(fd, log::ChannelOrigin::Created);
-    if (d.cls == FdClass::Channel) e.channel = d.channel;
-  }
+  if (call.result >= 0) e.channel = image.remade(static_cast<int>(call.result), log::ChannelOrigin::Created);
   const char* strings[] = {log::kEventFdOpened};
   e.strings = strings;
   e.string_count = 1;
