@@ -192,6 +192,9 @@ void TracedImage::note(int error) {
 }
 
 void TracedImage::sayUnseen(log::Unseen what, const std::string& detail) {
+  const uint32_t bit = 1u << static_cast<unsigned>(what);
+  if (said_unseen_ & bit) return;
+  said_unseen_ |= bit;
   const std::string text = std::string(log::unseenDoes(what)) + (detail.empty() ? "" : " (" + detail + ")") + ": " +
                            log::unseenConsequence(what);
   const char* strings[4] = {text.c_str(), log::kUnseenNote, log::unseenName(what), detail.c_str()};

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fallback/descriptors.h"
+#include "fallback/uring.h"
 #include "log/fields.h"
 #include "log/unseen.h"
 #include "log/writer.h"
@@ -93,8 +94,12 @@ class TracedImage {
   // the interposer defines one: fd -1, inode 2^32 + id).
   uint32_t sysvQueue(int id);
 
-  // A mechanism radar does not see through (log/unseen.h), said in the log.
+  // A mechanism radar does not see through (log/unseen.h), said in the log
+  // (once an image and mechanism, as the interposer says it).
   void sayUnseen(log::Unseen what, const std::string& detail);
+
+  // The io_uring rings it set up, followed (uring.h).
+  Rings& rings() { return rings_; }
 
   // ---- events: the thread (`tid`), the channel's stream offset, and the
   // counter are set here. Returns the counter (0 for annotations).
@@ -114,7 +119,9 @@ class TracedImage {
   std::map<int, uint32_t> sysv_queues_;  // id -> channel
   uint32_t channels_ = 0;
   bool said_refused_ = false;
+  uint32_t said_unseen_ = 0;                           // a bit per log::Unseen
   std::map<uint32_t, std::array<uint64_t, 2>> moved_;  // per channel: bytes sent, received
+  Rings rings_;
 };
 
 }  // namespace radar::fallback

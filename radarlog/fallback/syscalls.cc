@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -248,6 +249,23 @@ void eventfdCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   image.append(tid, e);
 }
 
+// A mapping other processes may write to (shared and writable, or shared
+// and anonymous), as the interposer says it (inject/unseen_hooks.cc): not
+// recorded, said. A POSIX named semaphore is such a mapping of a file
+// /dev/shm/sem.* (named at random when sem_open creates it, linked to its
+// name only after: so said with no name).
+void mappedCall(TracedImage& image, pid_t tid, const CallSeen& call) {
+  const uint64_t* a = call.entry.args;
+  const int fd = static_cast<int>(a[4]), type = static_cast<int>(a[3]) & MAP_TYPE;
+  const bool shared = type == MAP_SHARED || type == MAP_SHARED_VALIDATE;
+  if (call.result < 0 || !shared || !((a[3] & MAP_ANONYMOUS) || (a[2] & PROT_WRITE)) || image.rings().has(fd)) return;
+  if (a[3] & MAP_ANONYMOUS)
+    return image.sayUnseen(log::Unseen::SharedMemory, "anonymous, " + std::to_string((a[1] + 1023) / 1024) + " KiB");
+  const std::string path = procLink(tid, "fd/" + std::to_string(fd));
+  if (path.rfind("/dev/shm/sem.", 0) == 0) return image.sayUnseen(log::Unseen::Semaphore, "");
+  image.sayUnseen(log::Unseen::SharedMemory, path);
+}
+
 // waitid: its siginfo told as a wait status, as the interposer does.
 void waitidCall(TracedImage& image, pid_t tid, const CallSeen& call) {
   log::EventFields e = eventOf(Kind::Wait, -1, call);
@@ -365,15 +383,15 @@ void killCall(TracedImage& image, pid_t tid, int32_t target, int signal, const C
 
 bool mayRecord(long nr) {
   static constexpr long kRecorded[] = {
-      SYS_read,       SYS_write,         SYS_readv,        SYS_writev,    SYS_sendto,       SYS_recvfrom,
-      SYS_sendmsg,    SYS_recvmsg,       SYS_sendmmsg,     SYS_recvmmsg,  SYS_close,        SYS_dup,
-      SYS_dup2,       SYS_dup3,          SYS_fcntl,        SYS_pipe,      SYS_pipe2,        SYS_socketpair,
-      SYS_socket,     SYS_accept,        SYS_accept4,      SYS_connect,   SYS_bind,         SYS_listen,
-      SYS_shutdown,   SYS_getsockopt,    SYS_wait4,        SYS_waitid,    SYS_kill,         SYS_close_range,
-      SYS_execve,     SYS_execveat,      SYS_poll,         SYS_ppoll,     SYS_select,       SYS_pselect6,
-      SYS_epoll_wait, SYS_epoll_pwait,   SYS_epoll_pwait2, SYS_epoll_ctl, SYS_mq_timedsend, SYS_mq_timedreceive,
-      SYS_mq_notify,  SYS_mq_getsetattr, SYS_mq_unlink,    SYS_msgget,    SYS_msgsnd,       SYS_msgrcv,
-      SYS_msgctl};
+      SYS_read,       SYS_write,         SYS_readv,          SYS_writev,    SYS_sendto,       SYS_recvfrom,
+      SYS_sendmsg,    SYS_recvmsg,       SYS_sendmmsg,       SYS_recvmmsg,  SYS_close,        SYS_dup,
+      SYS_dup2,       SYS_dup3,          SYS_fcntl,          SYS_pipe,      SYS_pipe2,        SYS_socketpair,
+      SYS_socket,     SYS_accept,        SYS_accept4,        SYS_connect,   SYS_bind,         SYS_listen,
+      SYS_shutdown,   SYS_getsockopt,    SYS_wait4,          SYS_waitid,    SYS_kill,         SYS_close_range,
+      SYS_execve,     SYS_execveat,      SYS_poll,           SYS_ppoll,     SYS_select,       SYS_pselect6,
+      SYS_epoll_wait, SYS_epoll_pwait,   SYS_epoll_pwait2,   SYS_epoll_ctl, SYS_mq_timedsend, SYS_mq_timedreceive,
+      SYS_mq_notify,  SYS_mq_getsetattr, SYS_mq_unlink,      SYS_msgget,    SYS_msgsnd,       SYS_msgrcv,
+      SYS_msgctl,     SYS_mmap,          SYS_io_uring_enter, SYS_shmat,     SYS_semop,        SYS_semtimedop};
   return std::find(std::begin(kRecorded), std::end(kRecorded), nr) != std::end(kRecorded) || makesADescriptor(nr);
 }
 
@@ -420,6 +438,13 @@ void recordCall(TracedImage& image, pid_t tid, const CallSeen& call) {
       return epollWaitCall(image, tid, call);
     case SYS_epoll_ctl:
       return epollCtlCall(image, tid, call);
+    case SYS_mmap:
+      return mappedCall(image, tid, call);
+    case SYS_shmat:
+      return image.sayUnseen(log::Unseen::SharedMemory, "System V segment " + std::to_string(a[0]));
+    case SYS_semop:
+    case SYS_semtimedop:
+      return image.sayUnseen(log::Unseen::SysvSemaphore, "set " + std::to_string(a[0]));
     default:
       return;
   }

@@ -342,6 +342,7 @@ void Tracer::onSyscallStop(pid_t tid, Thread& t) {
     t.call.entry = regs;
     t.call.entry_ns = now();
     readAtEntry(tid, &t.call);
+    lookAtRings(tid);
     if (exec) {
       const bool at = regs.nr == SYS_execveat;
       t.exec_strings = readStringArray(tid, regs.args[at ? 2 : 1]);
@@ -367,6 +368,14 @@ void Tracer::onSyscallStop(pid_t tid, Thread& t) {
   resume(tid);
 }
 
+// A stop of any thread of an image with io_uring requests in flight:
+// the completions posted since, recorded before the call that stops it
+// (whose story may follow from them).
+void Tracer::lookAtRings(pid_t tid) {
+  Process* p = processOf(tid);
+  if (p && p->image && p->image->rings().inFlight()) p->image->rings().complete(*p->image, tid, now());
+}
+
 void Tracer::onCallDone(pid_t tid, Thread& t) {
   Process* p = processOf(tid);
   TracedImage* image = p ? p->image.get() : nullptr;
@@ -382,6 +391,7 @@ void Tracer::onCallDone(pid_t tid, Thread& t) {
     return;
   }
   if (!t.in_handler) t.interrupted = false;  // restarted with no handler run
+  if (image) image->rings().onCallDone(*image, tid, t.call, t.call.return_ns);
   if (!mayRecord(t.call.entry.nr) || t.call.recorded) return;
   if (t.call.entry.nr == SYS_wait4 && t.call.result > 0) {
     auto reaped = ended_.find(static_cast<pid_t>(t.call.result));
@@ -523,6 +533,7 @@ void Tracer::onExit(pid_t tid) {
   // Its last thread to leave (a main thread that called pthread_exit
   // stays listed until the others are gone), or an exit_group.
   threads_[tid].exiting = true;
+  p->image->rings().complete(*p->image, tid, now());  // (its memory is still there)
   bool last = threads_[tid].call.entry.nr == SYS_exit_group;
   if (!last) {
     last = true;

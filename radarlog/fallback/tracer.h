@@ -95,6 +95,7 @@ class Tracer {
 
   void onSyscallStop(pid_t tid, Thread& t);
   void onCallDone(pid_t tid, Thread& t);
+  void lookAtRings(pid_t tid);
   void letGo(pid_t tid, Thread& t);
   void onNewTracee(pid_t tid, int event);
   void adoptChild(pid_t creator, pid_t child, bool thread, bool vfork);

@@ -1,7 +1,8 @@
 // Executables the interposer cannot see into. A Go program makes its own
 // system calls, not through the C library, so the interposer sees none of
 // its traffic even when it is dynamically linked; a statically linked
-// program never loads it. Such a program is recorded by the fallback
+// program never loads it; a program that uses liburing moves its bytes
+// through io_uring's rings, which the interposer does not follow. Such a program is recorded by the fallback
 // recorder, or reported as not recorded rather than recorded as silent.
 // Raw system calls and no memory allocation: it runs in the interposer's
 // constructor and exec hook too.
@@ -94,10 +95,55 @@ inline bool isStaticExecutable(int fd, const char* path) {
   return true;
 }
 
+// A dynamically linked executable that needs liburing: io_uring's requests
+// go through rings in memory, submitted by system calls liburing makes
+// itself, so the interposer would see none of its transfers.
+inline bool needsLiburing(int fd) {
+  Elf64_Ehdr eh;
+  if (sys::pread(fd, &eh, sizeof(eh), 0) != static_cast<long>(sizeof(eh)) ||
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
+    return false;
+  // The dynamic section, and the loaded segments to find its strings by.
+  Elf64_Phdr dynamic{}, loads[16];
+  unsigned load_count = 0;
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    if (sys::pread(fd, &ph, sizeof(ph), eh.e_phoff + uint64_t{i} * sizeof(Elf64_Phdr)) != static_cast<long>(sizeof(ph)))
+      return false;
+    if (ph.p_type == PT_DYNAMIC) dynamic = ph;
+    if (ph.p_type == PT_LOAD && load_count < 16) loads[load_count++] = ph;
+  }
+  uint64_t strtab = 0, needed[64];
+  unsigned needed_count = 0;
+  Elf64_Dyn chunk[32];
+  for (uint64_t at = 0; at < dynamic.p_filesz && at < 64 * sizeof(chunk); at += sizeof(chunk)) {
+    const long got = sys::pread(fd, chunk, sizeof(chunk), dynamic.p_offset + at);
+    if (got <= 0) break;
+    for (long k = 0; k < got / static_cast<long>(sizeof(Elf64_Dyn)); ++k) {
+      if (chunk[k].d_tag == DT_STRTAB) strtab = chunk[k].d_un.d_ptr;
+      if (chunk[k].d_tag == DT_NEEDED && needed_count < 64) needed[needed_count++] = chunk[k].d_un.d_val;
+    }
+  }
+  for (unsigned i = 0; i < load_count; ++i) {
+    if (strtab < loads[i].p_vaddr || strtab >= loads[i].p_vaddr + loads[i].p_filesz) continue;
+    const uint64_t strings = strtab - loads[i].p_vaddr + loads[i].p_offset;
+    for (unsigned k = 0; k < needed_count; ++k) {
+      char name[12];
+      if (sys::pread(fd, name, sizeof(name), strings + needed[k]) == static_cast<long>(sizeof(name)) &&
+          std::memcmp(name, "liburing.so", 11) == 0)
+        return true;
+    }
+  }
+  return false;
+}
+
 // Why the interposer cannot see into what exec'ing `path` runs (a script:
 // its interpreter, one level down): a Go program, or a statically linked
-// one. nullptr when it can, or when `path` is no regular file it can read.
-inline const char* unseenByTheInterposer(const char* path) {
+// one; with `or_missed`, also why it would miss what the program's
+// messages go through (liburing). nullptr when it can, or when `path` is
+// no regular file it can read.
+inline const char* unseenByTheInterposer(const char* path, bool or_missed = false) {
   int fd = openRegularFile(path);
   char line[256];
   if (fd >= 0 && sys::pread(fd, line, 2, 0) == 2 && line[0] == '#' && line[1] == '!') {
@@ -116,9 +162,10 @@ inline const char* unseenByTheInterposer(const char* path) {
     }
   }
   if (fd < 0) return nullptr;
-  const char* why = isGoExecutable(fd)             ? "a Go program (it makes its own system calls)"
-                    : isStaticExecutable(fd, path) ? "statically linked"
-                                                   : nullptr;
+  const char* why = isGoExecutable(fd)               ? "a Go program (it makes its own system calls)"
+                    : isStaticExecutable(fd, path)   ? "statically linked"
+                    : or_missed && needsLiburing(fd) ? "it uses io_uring through liburing"
+                                                     : nullptr;
   sys::close(fd);
   return why;
 }

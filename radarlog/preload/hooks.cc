@@ -1246,10 +1246,10 @@ int execFailed(int r) {
 // Whether the program `file` names (found along PATH as execvp finds it,
 // when `search` and it has no slash: the first regular file there the
 // caller may execute) is one the interposer cannot see into: statically
-// linked, or Go.
+// linked, Go, or using liburing (whose rings it does not follow).
 bool unseenByTheInterposer(const char* file, bool search) {
   if (!file || !file[0]) return false;
-  if (!search || std::strchr(file, '/')) return radar::log::unseenByTheInterposer(file) != nullptr;
+  if (!search || std::strchr(file, '/')) return radar::log::unseenByTheInterposer(file, true) != nullptr;
   const char* path = "/bin:/usr/bin";
   for (char** e = environ; e && *e; ++e)
     if (std::strncmp(*e, "PATH=", 5) == 0) {
@@ -1270,7 +1270,7 @@ bool unseenByTheInterposer(const char* file, bool search) {
       struct stat st;
       if (sys::stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
           sys::raw(SYS_access, reinterpret_cast<long>(candidate), X_OK) == 0)
-        return radar::log::unseenByTheInterposer(candidate) != nullptr;
+        return radar::log::unseenByTheInterposer(candidate, true) != nullptr;
     }
     if (!end) return false;
     dir = end;

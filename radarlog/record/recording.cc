@@ -43,8 +43,8 @@ std::string resolveProgram(const std::string& name, const std::string& cwd, cons
 
 }  // namespace
 
-std::string unseenByTheInterposer(const std::string& file) {
-  const char* why = log::unseenByTheInterposer(file.c_str());
+std::string unseenByTheInterposer(const std::string& file, bool or_missed) {
+  const char* why = log::unseenByTheInterposer(file.c_str(), or_missed);
   return why ? why : "";
 }
 

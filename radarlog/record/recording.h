@@ -23,9 +23,10 @@ struct RecordingSummary {
 };
 
 // Why the interposer cannot see into the program in `file`: "statically
-// linked", "a Go program (...)"; empty when it can (or it is no ELF
-// executable radar knows).
-std::string unseenByTheInterposer(const std::string& file);
+// linked", "a Go program (...)"; with `or_missed`, also "it uses io_uring
+// through liburing" (the fallback recorder sees more of it). Empty when it
+// can (or it is no ELF executable radar knows).
+std::string unseenByTheInterposer(const std::string& file, bool or_missed = false);
 
 // A new directory name for a recording: BASE-YYYYMMDD-HHMMSS, with -2,
 // -3 ... when that exists.

@@ -547,11 +547,12 @@ RecordOutcome recordProgram(const RecordSettings& s) {
   bool exec_failed = false;
   std::vector<std::string> env = programEnvironment(s, abs_dir, id);
   // The fallback recorder: for the program itself (statically linked, Go,
-  // or with --fallback always), and for what its processes exec that the
+  // using liburing, or with --fallback always), and for what its processes exec that the
   // interposer cannot see into (they ask: TraceRequests).
   std::unique_ptr<fallback::Tracer> tracer;
-  const bool trace_root = s.fallback == RecordSettings::Fallback::Always ||
-                          (s.fallback == RecordSettings::Fallback::Auto && !unseenByTheInterposer(s.program).empty());
+  const bool trace_root =
+      s.fallback == RecordSettings::Fallback::Always ||
+      (s.fallback == RecordSettings::Fallback::Auto && !unseenByTheInterposer(s.program, true).empty());
   if (!s.dormant && s.fallback != RecordSettings::Fallback::Off) {
     tracer = std::make_unique<fallback::Tracer>(tracerConfig(s, abs_dir, id, env));
     trace_requests.servedByThisThread();

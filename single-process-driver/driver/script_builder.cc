@@ -364,9 +364,11 @@ class Builder {
     }
     if (fallback::recordedByTheFallback(reader->header().recorder_version())) {
       *error = t_.label(proc.index) +
-               " was recorded by the fallback recorder (ptrace): a statically linked or a Go program, which does not "
-               "load the library through which radar debug answers a re-run's calls (LD_PRELOAD). It cannot be "
-               "re-run yet; its events and messages are in the recording (radar events, radar replay)";
+               " was recorded by the fallback recorder (ptrace), as a statically linked program, a Go program, one "
+               "that uses io_uring, or any with radar record --fallback always is. radar debug answers a re-run's "
+               "calls through a library loaded into it (LD_PRELOAD), which such a program does not load or goes "
+               "around: it cannot be re-run yet; its events and messages are in the recording (radar events, "
+               "radar replay)";
       return false;
     }
     if (segment == 0) firstImage(*reader);

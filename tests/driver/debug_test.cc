@@ -742,6 +742,7 @@ TEST(Debug, EveryMechanismIsRecordedCheckedDecodedAndReRun) {
     std::string shell;
     bool seen;
     const char* refused = "";  // a program whose re-run is refused: bytes the recording could not keep
+    const char* options = "";  // radar record's
   };
   auto program = [](const char* name, const std::string& args) {
     return shellQuote(programPath(name)) + (args.empty() ? "" : " " + args);
@@ -761,12 +762,15 @@ TEST(Debug, EveryMechanismIsRecordedCheckedDecodedAndReRun) {
       {"shared memory", program("unseen", "shm"), false},
       {"named semaphore", program("unseen", "sem"), false},
       {"raw system call", program("unseen", "raw"), false},
-      {"io_uring", program("unseen", "uring"), false},
+      // (The interposer's account: by default the fallback recorder follows
+      // the rings of a program that uses liburing, and radar debug cannot
+      // re-run what it recorded yet.)
+      {"io_uring", program("uring", "writer"), false, "", "--fallback off "},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const std::string dir = testTempDir() + "/rec";
-    Result rec = shell("cd " + shellQuote(scratch) + " && " + shellQuote(radarPath()) + " record -o " +
+    Result rec = shell("cd " + shellQuote(scratch) + " && " + shellQuote(radarPath()) + " record " + c.options + "-o " +
                        shellQuote(dir) + " -- sh -c " + shellQuote(c.shell) + " < /dev/null");
     if (rec.exit_code == 77) {
       std::printf("[  SKIPPED ] %s: the test program was built without it\n", c.name);

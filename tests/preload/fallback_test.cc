@@ -163,6 +163,79 @@ TEST(Fallback, MessageQueuesAreRecordedAsTheInterposerRecordsThem) {
   }
 }
 
+// io_uring's requests, recorded by the fallback as the calls they stand
+// for (a READ as a read, a SEND as a send ...): a program's log through its
+// rings is the interposer's log of its twin, which makes the same calls
+// through the C library; every byte is matched to its send.
+TEST(Fallback, IoUringRequestsAreRecordedAsTheCallsTheyStandFor) {
+  for (const std::string mode : {"pipe", "socket"}) {
+    SCOPED_TRACE(mode);
+    // (By default: a program that uses liburing is the fallback's.)
+    const Recording traced = record({programPath("uring"), mode});
+    if (traced.exit_code == 77)
+      GTEST_SKIP() << "the test program was built without liburing (apt-get install liburing-dev)";
+    const Recording twin = record({programPath("uring"), mode, "libc"});
+    ASSERT_EQ(traced.exit_code, 0) << traced.err;
+    ASSERT_EQ(twin.exit_code, 0) << twin.err;
+    EXPECT_EQ(traced.out, twin.out);
+    EXPECT_EQ(traced.err.find("not seen"), std::string::npos) << traced.err;
+    for (const ProcessLog& l : traced.logs)
+      EXPECT_NE(recorderOf(l).find("(fallback: ptrace)"), std::string::npos) << l.path;
+    const std::string twin_shape = std::regex_replace(shape(twin), std::regex(" libc\n"), "\n");
+    EXPECT_EQ(firstDifference(shape(traced), twin_shape), "");
+    const Result check = radar({"check", traced.dir});
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    const std::string matched = mode == "pipe" ? "received 14: 14 matched" : "received 48: 48 matched";
+    EXPECT_NE(check.out.find(matched), std::string::npos) << check.out;
+    EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
+  }
+}
+
+// The same program run by a shell: its exec is traced, its rings followed.
+TEST(Fallback, AProgramExecutedThatUsesIoUringIsRecordedByTheFallback) {
+  const Recording rec = record({"sh", "-c", shellQuote(programPath("uring")) + " pipe"});
+  if (rec.exit_code == 77) GTEST_SKIP() << "the test program was built without liburing (apt-get install liburing-dev)";
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "child read 14: one\ntwo three\n");
+  size_t traced = 0;
+  for (const ProcessLog& l : rec.logs) traced += recorderOf(l).find("(fallback: ptrace)") != std::string::npos;
+  EXPECT_EQ(traced, 2u) << rec.err;  // the program and its child, not the shell
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("received 14: 14 matched"), std::string::npos) << check.out;
+}
+
+// A ring the kernel polls takes requests with no system call: the fallback
+// cannot follow it, and says so; what the reader got is blamed on nobody.
+TEST(Fallback, AnIoUringRingTheKernelPollsIsSaidUnseen) {
+  const Recording traced = record({programPath("uring"), "sqpoll"}, {{"--fallback", "always"}});
+  if (traced.exit_code == 77)
+    GTEST_SKIP() << "the test program was built without liburing (apt-get install liburing-dev)";
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  EXPECT_EQ(traced.out, "child read 14: one\ntwo three\n");
+  EXPECT_NE(traced.err.find("uses io_uring (a ring the kernel polls)"), std::string::npos) << traced.err;
+  const Result check = radar({"check", traced.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("not seen: uring["), std::string::npos) << check.out;
+}
+
+// What the fallback does not record either (memory shared between
+// processes, a POSIX semaphore) is said as the interposer says it, never
+// left silent.
+TEST(Fallback, SharedMemoryAndSemaphoresAreSaidUnseen) {
+  for (const auto& [mode, said] : {std::pair<std::string, std::string>{"shm", "maps shared memory (anonymous, 1 KiB)"},
+                                   {"sem", "opens a POSIX semaphore"}}) {
+    SCOPED_TRACE(mode);
+    const Recording traced = record({programPath("unseen"), mode}, {{"--fallback", "always"}});
+    ASSERT_EQ(traced.exit_code, 0) << traced.err;
+    EXPECT_NE(traced.err.find("unseen: " + said + ": "), std::string::npos) << traced.err;
+    const Result check = radar({"check", "--strict", traced.dir});
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    EXPECT_NE(check.out.find("] " + said), std::string::npos) << check.out;
+  }
+}
+
 // Statically linked: the interposer cannot be loaded into it, the fallback
 // records it; the same program dynamic, recorded by the interposer, has
 // the same story.

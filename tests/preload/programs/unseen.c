@@ -10,7 +10,6 @@
 //            libuv does: recorded as the calls they are
 //   rawsocket  makes a socket with syscall(SYS_socket), prints its number
 //            and closes it with syscall(SYS_close): unseen, as a whole
-//   uring    the parent writes to a pipe through io_uring (built with liburing only)
 #include <fcntl.h>
 #include <semaphore.h>
 #include <sys/mman.h>
@@ -18,33 +17,12 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#ifdef HAVE_LIBURING
-#include <liburing.h>
-#endif
 
 #include "common.h"
 
-static void pipeWriteUring(int fd) {
-#ifdef HAVE_LIBURING
-  struct io_uring ring;
-  CHECK(io_uring_queue_init(4, &ring, 0) == 0);
-  struct io_uring_sqe* sqe = io_uring_get_sqe(&ring);
-  io_uring_prep_write(sqe, fd, "hello\n", 6, 0);
-  CHECK(io_uring_submit(&ring) == 1);
-  struct io_uring_cqe* cqe;
-  CHECK(io_uring_wait_cqe(&ring, &cqe) == 0 && cqe->res == 6);
-  io_uring_cqe_seen(&ring, cqe);
-  io_uring_queue_exit(&ring);
-#else
-  (void)fd;
-  fprintf(stderr, "built without liburing\n");
-  exit(77);
-#endif
-}
-
 // The pipe modes: the child reads what the parent wrote (unseen but with
 // rawrw).
-static int overPipe(int uring, int rawrw) {
+static int overPipe(int rawrw) {
   int p[2];
   CHECK(pipe(p) == 0);
   fflush(stdout);
@@ -58,9 +36,7 @@ static int overPipe(int uring, int rawrw) {
     return n == 6 ? 0 : 1;
   }
   close(p[0]);
-  if (uring) {
-    pipeWriteUring(p[1]);
-  } else if (rawrw) {
+  if (rawrw) {
     CHECK(syscall(SYS_write, p[1], "hello\n", 6) == 6);
   } else {
     struct iovec v = {"hello\n", 6};
@@ -105,8 +81,7 @@ static int waitChild(pid_t child) {
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
-  if (!strcmp(mode, "raw") || !strcmp(mode, "uring") || !strcmp(mode, "rawrw"))
-    return overPipe(!strcmp(mode, "uring"), !strcmp(mode, "rawrw"));
+  if (!strcmp(mode, "raw") || !strcmp(mode, "rawrw")) return overPipe(!strcmp(mode, "rawrw"));
   if (!strcmp(mode, "rawmix")) return mixedPipe();
   if (!strcmp(mode, "rawsocket")) {
     const long s = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
@@ -144,6 +119,6 @@ int main(int argc, char** argv) {
     printf("parent was posted\n");
     return waitChild(child);
   }
-  fprintf(stderr, "usage: unseen shm|sem|raw|rawmix|rawrw|rawsocket|uring\n");
+  fprintf(stderr, "usage: unseen shm|sem|raw|rawmix|rawrw|rawsocket\n");
   return 2;
 }
