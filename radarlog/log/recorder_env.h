@@ -63,13 +63,39 @@ inline size_t variableNameLength(const char* entry) {
   return n;
 }
 
+// A pattern with no wildcard but a `*` at either end ("*SECRET*", "*_KEY",
+// "PGPASS*", as most are), matched as a substring, suffix, prefix or the
+// whole name: a scan, where the general match backtracks at each letter.
+// Every new log's header asks it of every variable: it must be quick.
+// False with `*simple` false for any other pattern.
+inline bool literalMatches(const char* pattern, size_t plen, const char* name, size_t nlen, bool* simple) {
+  const bool any_before = plen && pattern[0] == '*', any_after = plen > 1 && pattern[plen - 1] == '*';
+  const char* lit = pattern + any_before;
+  const size_t llen = plen - any_before - (any_after ? 1 : 0);
+  *simple = llen > 0;
+  for (size_t i = 0; i < llen && *simple; ++i) *simple = lit[i] != '*' && lit[i] != '?';
+  if (!*simple || llen > nlen) return false;
+  auto at = [&](size_t start) {
+    for (size_t i = 0; i < llen; ++i)
+      if (foldCase(lit[i]) != foldCase(name[start + i])) return false;
+    return true;
+  };
+  if (!any_before) return at(0) && (any_after || llen == nlen);
+  if (!any_after) return at(nlen - llen);
+  for (size_t start = 0; start + llen <= nlen; ++start)
+    if (at(start)) return true;
+  return false;
+}
+
 // Whether the variable "NAME=value" matches one of `patterns`.
 inline bool isRedacted(const char* patterns, const char* entry) {
   const size_t nlen = variableNameLength(entry);
   for (const char* p = patterns; *p;) {
     size_t len = 0;
     while (p[len] && p[len] != ':') ++len;
-    if (len && globMatches(p, len, entry, nlen)) return true;
+    bool simple = false;
+    if (len && literalMatches(p, len, entry, nlen, &simple)) return true;
+    if (len && !simple && globMatches(p, len, entry, nlen)) return true;
     p += len;
     if (*p) ++p;
   }

@@ -99,6 +99,10 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
     sys::close(static_cast<int>(fd));
     return static_cast<int>(m);
   }
+  // The tail is written a page at a time, never read first: a fault must
+  // not read ahead (and fill with zeros) pages a short-lived process never
+  // comes to.
+  sys::madvise(reinterpret_cast<void*>(m), total, MADV_RANDOM);
   struct stat st {};
   sys::fstat(static_cast<int>(fd), &st);
 
@@ -599,8 +603,9 @@ void LogWriter::close() {
   if (!control_) return;
   if (flush() == 0) {
     __atomic_or_fetch(&control_->state, kStateClosed, __ATOMIC_RELEASE);
-    // The tail is empty: give its blocks back (the size stays).
-    sys::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize, tail_capacity_);
+    // The tail is empty: give its blocks back (the size stays): those
+    // reserved, as the tail never goes past them.
+    sys::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize, tail_reserved_);
   }
   abandon();
 }

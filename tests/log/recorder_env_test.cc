@@ -3,12 +3,41 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "log/log_handout.h"
 #include "log/recorder_env.h"
 
 namespace radar::log {
 namespace {
+
+// The quick match of the patterns most are (a literal with a `*` at either
+// end) agrees with the general one, on every pattern and name of a small
+// alphabet, in any case.
+TEST(Redact, TheQuickMatchAgreesWithTheGeneralOne) {
+  const std::string letters = "AB_*?a";
+  auto all = [&](size_t max) {
+    std::vector<std::string> out{""};
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i].size() < max)
+        for (char c : letters) out.push_back(out[i] + c);
+    return out;
+  };
+  size_t quick = 0;
+  for (const std::string& pattern : all(4)) {
+    if (pattern.empty()) continue;
+    for (std::string name : all(4)) {
+      if (name.find_first_of("*?") != std::string::npos) continue;
+      bool simple = false;
+      const bool fast = literalMatches(pattern.data(), pattern.size(), name.data(), name.size(), &simple);
+      const bool general = globMatches(pattern.data(), pattern.size(), name.data(), name.size());
+      if (simple) ++quick;
+      ASSERT_EQ(simple ? fast : general, general) << pattern << " " << name;
+      ASSERT_EQ(isRedacted(pattern.c_str(), (name + "=v").c_str()), general) << pattern << " " << name;
+    }
+  }
+  EXPECT_GT(quick, 10000u);  // (the quick path was taken)
+}
 
 TEST(Redact, PatternsMatchWholeNamesInAnyCase) {
   EXPECT_TRUE(isRedacted("*TOKEN*", "GITHUB_TOKEN=x"));
