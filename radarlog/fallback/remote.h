@@ -24,6 +24,26 @@ struct SyscallRegs {
 // The registers of a thread at a syscall stop; false when it is gone.
 bool readSyscallRegs(pid_t tid, SyscallRegs* regs);
 
+// Copies of parts of a process's memory, taken earlier: while a
+// MemoryAsItWas lives, a read that falls wholly within one of them is
+// served from the copy, not from the process (which may have reused that
+// memory since). io_uring's requests are recorded at their completion
+// from the arguments the kernel copied at their submission.
+struct MemoryCopy {
+  uint64_t address = 0;
+  std::string bytes;
+};
+class MemoryAsItWas {
+ public:
+  explicit MemoryAsItWas(const std::vector<MemoryCopy>& copies);
+  ~MemoryAsItWas();
+  MemoryAsItWas(const MemoryAsItWas&) = delete;
+  MemoryAsItWas& operator=(const MemoryAsItWas&) = delete;
+
+ private:
+  const std::vector<MemoryCopy>* before_;
+};
+
 // Up to `len` bytes at `address` of process `pid` into `out`; how many
 // could be read (its memory as the process sees it: a fault reads short).
 size_t readMemory(pid_t pid, uint64_t address, void* out, size_t len);

@@ -442,6 +442,7 @@ void Tracer::onNewTracee(pid_t tid, int event) {
   if (!seen) adoptChild(tid, child, thread, vfork);
   Process* p = processOf(tid);
   if (!thread && p && p->image) recordFork(*p->image, tid, vfork, child, now());
+  if (!thread && !vfork && p && p->image) p->image->rings().forked(*p->image);
 }
 
 // A new thread or process: its creator's process has it; a process's log

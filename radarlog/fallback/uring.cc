@@ -1,9 +1,14 @@
 #include "fallback/uring.h"
 
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "fallback/events.h"
@@ -20,6 +25,9 @@ constexpr uint32_t kSetupRegisteredFdOnly = 1u << 15;  // IORING_SETUP_REGISTERE
 constexpr uint32_t kSetupNoSqArray = 1u << 16;         // IORING_SETUP_NO_SQARRAY
 constexpr uint32_t kEnterRegisteredRing = 1u << 4;     // IORING_ENTER_REGISTERED_RING
 constexpr uint32_t kCqeNotification = 1u << 3;         // IORING_CQE_F_NOTIF
+constexpr uint32_t kKnownSetupFlags = (1u << 17) - 1;  // IOPOLL .. NO_SQARRAY: layouts radar reads
+constexpr uint32_t kRegisterResizeRings = 33;          // IORING_REGISTER_RESIZE_RINGS
+constexpr uint32_t kRegisterByIndex = 1u << 31;        // IORING_REGISTER_USE_REGISTERED_RING
 
 // What a request is to the recorder.
 enum class Meaning {
@@ -45,8 +53,9 @@ Meaning asCall(const struct io_uring_sqe& s, SyscallRegs* regs, std::string* why
                          IORING_OP_ACCEPT, IORING_OP_CONNECT, IORING_OP_SHUTDOWN, IORING_OP_EPOLL_CTL});
   if (transfer && (s.flags & IOSQE_FIXED_FILE)) return *why = "a request on a registered file", Meaning::Unseen;
   if (transfer && (s.flags & IOSQE_BUFFER_SELECT)) return *why = "a buffer the kernel chooses", Meaning::Unseen;
-  if (transfer && (s.flags & IOSQE_CQE_SKIP_SUCCESS))
-    return *why = "a request with no completion when it succeeds", Meaning::Unseen;
+  const bool message = isOneOf(s.opcode, {IORING_OP_SEND, IORING_OP_RECV, IORING_OP_SENDMSG, IORING_OP_RECVMSG});
+  if (message && (s.ioprio & ~IORING_RECVSEND_POLL_FIRST))
+    return *why = "a send or receive with flags radar does not translate", Meaning::Unseen;
   switch (s.opcode) {
     case IORING_OP_READ:
     case IORING_OP_READ_FIXED:
@@ -100,6 +109,42 @@ Meaning asCall(const struct io_uring_sqe& s, SyscallRegs* regs, std::string* why
   return Meaning::Unseen;
 }
 
+// What the kernel copies from the program's memory when it takes a request
+// of `regs`' call, as the decoders will read it: a vector, a message's
+// header with its vector, name and control, an address, an epoll event.
+std::vector<MemoryCopy> copiedAtSubmission(pid_t tid, const SyscallRegs& regs) {
+  std::vector<MemoryCopy> out;
+  auto copy = [&](uint64_t address, uint64_t len) {
+    if (address && len) out.push_back({address, readBytes(tid, address, std::min<uint64_t>(len, 1 << 16))});
+  };
+  const uint64_t* a = regs.args;
+  switch (regs.nr) {
+    case SYS_readv:
+    case SYS_writev:
+      copy(a[1], std::min<uint64_t>(a[2], 1024) * sizeof(struct iovec));
+      break;
+    case SYS_sendmsg: {
+      struct msghdr m {};
+      if (readMemory(tid, a[1], &m, sizeof m) != sizeof m) break;
+      copy(a[1], sizeof m);
+      copy(reinterpret_cast<uint64_t>(m.msg_iov), std::min<uint64_t>(m.msg_iovlen, 1024) * sizeof(struct iovec));
+      copy(reinterpret_cast<uint64_t>(m.msg_name), m.msg_namelen);
+      copy(reinterpret_cast<uint64_t>(m.msg_control), m.msg_controllen);
+      break;
+    }
+    case SYS_sendto:
+    case SYS_connect:
+      copy(regs.nr == SYS_sendto ? a[4] : a[1], regs.nr == SYS_sendto ? a[5] : a[2]);
+      break;
+    case SYS_epoll_ctl:
+      copy(a[3], sizeof(struct epoll_event));
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
 // Two requests in flight with one user_data can be told apart only when
 // they are the same request.
 bool sameRequest(const struct io_uring_sqe& a, const struct io_uring_sqe& b) {
@@ -115,28 +160,54 @@ uint32_t readU32(pid_t tid, uint64_t address, bool* ok) {
 }  // namespace
 
 void Rings::onCallDone(TracedImage& image, pid_t tid, const CallSeen& call, int64_t now_ns) {
+  const uint64_t* a = call.entry.args;
   switch (call.entry.nr) {
     case SYS_io_uring_setup:
       if (call.result >= 0) setUp(image, tid, call);
       return;
     case SYS_mmap:
-      if (call.result >= 0 || call.result < -4095) mapped(call);
+      if (call.result >= 0) mapped(call);
       return;
     case SYS_io_uring_enter:
       if (Ring* ring = entered(image, call)) {
         takeSubmissions(image, *ring, tid, call);
-        completeRing(image, *ring, tid, now_ns);
+        if (ring->followed) completeRing(image, *ring, tid, now_ns, true);
       }
       return;
+    case SYS_io_uring_register:
+      if ((a[1] & ~uint64_t{kRegisterByIndex}) == kRegisterResizeRings && call.result == 0)
+        for (auto& [fd, ring] : rings_) lose(image, ring, "a ring resized");
+      return;
     case SYS_close:
-      if (call.result == 0 && rings_.count(static_cast<int>(call.entry.args[0]))) {
-        in_flight_ -= rings_[static_cast<int>(call.entry.args[0])].pending.size();
-        rings_.erase(static_cast<int>(call.entry.args[0]));
-      }
+      if (call.result == 0) closed(image, static_cast<int>(a[0]));
+      return;
+    case SYS_close_range:
+      if (call.result == 0 && !(a[2] & 4))  // (CLOSE_RANGE_CLOEXEC closes nothing now)
+        for (auto it = rings_.lower_bound(static_cast<int>(std::min<uint64_t>(a[0], INT32_MAX)));
+             it != rings_.end() && static_cast<uint64_t>(it->first) <= a[1];)
+          closed(image, (it++)->first);
+      return;
+    case SYS_dup2:
+    case SYS_dup3:
+      if (call.result >= 0 && a[0] != a[1]) closed(image, static_cast<int>(a[1]));
       return;
     default:
       return;
   }
+}
+
+// A ring's descriptor closed. The ring lives on while it is mapped (and a
+// program may go on entering it by a registered index): requests still
+// in flight are no longer followed, and said so.
+void Rings::closed(TracedImage& image, int fd) {
+  auto it = rings_.find(fd);
+  if (it == rings_.end()) return;
+  if (!it->second.pending.empty()) lose(image, it->second, "a ring whose descriptor was closed while in use");
+  rings_.erase(it);
+}
+
+void Rings::forked(TracedImage& image) {
+  for (auto& [fd, ring] : rings_) lose(image, ring, "a ring shared with a child it forked");
 }
 
 void Rings::setUp(TracedImage& image, pid_t tid, const CallSeen& call) {
@@ -148,6 +219,7 @@ void Rings::setUp(TracedImage& image, pid_t tid, const CallSeen& call) {
     return lose(image, ring, "its parameters could not be read");
   const uint32_t flags = ring.params.flags;
   if (flags & IORING_SETUP_SQPOLL) return lose(image, ring, "a ring the kernel polls");
+  if (flags & ~kKnownSetupFlags) return lose(image, ring, "a ring set up with flags newer than radar");
   if (flags & kSetupRegisteredFdOnly) return lose(image, ring, "a ring known only by a registered index");
   if (flags & kSetupNoMmap) {  // the program's own memory: the rings in one area, the entries in another
     ring.sq_ring = ring.cq_ring = ring.params.cq_off.resv2;
@@ -182,6 +254,7 @@ Rings::Ring* Rings::entered(TracedImage& image, const CallSeen& call) {
     // By its registered index: the process's only ring, or none known.
     if (rings_.size() == 1) return rings_.begin()->second.followed ? &rings_.begin()->second : nullptr;
     for (auto& [fd, ring] : rings_) lose(image, ring, "a ring entered by a registered index");
+    if (rings_.empty()) image.sayUnseen(log::Unseen::IoUring, "a ring entered by a registered index");
     return nullptr;
   }
   auto it = rings_.find(static_cast<int>(call.entry.args[0]));
@@ -213,34 +286,40 @@ void Rings::takeSubmissions(TracedImage& image, Ring& ring, pid_t tid, const Cal
     r.submitted_ns = call.entry_ns;
     if (!ok || index >= entries || readMemory(tid, ring.sqes + index * sqe_size, &r.sqe, sizeof r.sqe) != sizeof r.sqe)
       return lose(image, ring, "its submission queue could not be read");
-    take(image, ring, r);
+    take(image, ring, std::move(r));
     if (!ring.followed) return;
   }
   ring.sq_head = head;
 }
 
-void Rings::take(TracedImage& image, Ring& ring, const Request& r) {
+void Rings::take(TracedImage& image, Ring& ring, Request r) {
   SyscallRegs regs;
   std::string why;
-  if (asCall(r.sqe, &regs, &why) == Meaning::Unseen) return lose(image, ring, why);
+  const Meaning meaning = asCall(r.sqe, &regs, &why);
+  if (meaning == Meaning::Unseen) return lose(image, ring, why);
+  if (r.sqe.flags & IOSQE_CQE_SKIP_SUCCESS) {  // no completion to wait for, if it succeeds
+    if (meaning == Meaning::Recorded) lose(image, ring, "a request with no completion when it succeeds");
+    return;
+  }
   const auto same = ring.pending.equal_range(r.sqe.user_data);
   for (auto it = same.first; it != same.second; ++it)
     if (!sameRequest(it->second.sqe, r.sqe)) return lose(image, ring, "requests in flight with one user_data");
-  auto taken = ring.pending.emplace(r.sqe.user_data, r);
-  if (r.sqe.opcode == IORING_OP_READV || r.sqe.opcode == IORING_OP_WRITEV)
-    taken->second.iov = readIovecs(r.tid, r.sqe.addr, r.sqe.len);
+  if (meaning == Meaning::Recorded) r.copied = copiedAtSubmission(r.tid, regs);
+  ring.pending.emplace(r.sqe.user_data, std::move(r));
   ++in_flight_;
 }
 
 void Rings::complete(TracedImage& image, pid_t tid, int64_t now_ns) {
   for (auto& [fd, ring] : rings_)
-    if (ring.followed && !ring.pending.empty()) completeRing(image, ring, tid, now_ns);
+    if (ring.followed && !ring.pending.empty()) completeRing(image, ring, tid, now_ns, false);
 }
 
 // The completions posted since the last look, each recorded as its
 // request's call; read from the ring's memory, where they stay until the
-// kernel reuses their slots.
-void Rings::completeRing(TracedImage& image, Ring& ring, pid_t tid, int64_t now_ns) {
+// kernel reuses their slots. One whose request was not seen taken is
+// skipped at an io_uring_enter's exit (nothing radar followed submitted
+// it), and waited for at any other look.
+void Rings::completeRing(TracedImage& image, Ring& ring, pid_t tid, int64_t now_ns, bool at_enter) {
   if (!ring.cq_ring) return lose(image, ring, "a ring not mapped where radar could see it");
   const struct io_cqring_offsets& cq = ring.params.cq_off;
   bool ok = true;
@@ -255,17 +334,23 @@ void Rings::completeRing(TracedImage& image, Ring& ring, pid_t tid, int64_t now_
     if (readMemory(tid, at, &cqe, sizeof cqe) != sizeof cqe) return lose(image, ring, "a completion could not be read");
     if (cqe.flags & kCqeNotification) continue;  // a zero-copy send's buffer given back
     auto it = ring.pending.find(cqe.user_data);
-    if (it == ring.pending.end()) continue;  // a request radar did not see submitted
-    const Request r = it->second;
+    if (it == ring.pending.end()) {
+      if (at_enter) continue;
+      return;
+    }
+    Request r = it->second;
     if (!(cqe.flags & IORING_CQE_F_MORE)) {  // (a multishot request stays)
       ring.pending.erase(it);
       --in_flight_;
     }
-    record(image, r, cqe, now_ns);
+    record(image, tid, r, cqe, now_ns);
   }
 }
 
-void Rings::record(TracedImage& image, const Request& r, const struct io_uring_cqe& cqe, int64_t now_ns) {
+// A request recorded as the call it stands for, read as the kernel saw its
+// arguments, and told as its submitting thread's (read through the
+// stopped thread when that one has ended since).
+void Rings::record(TracedImage& image, pid_t tid, const Request& r, const struct io_uring_cqe& cqe, int64_t now_ns) {
   CallSeen call;
   std::string why;
   if (asCall(r.sqe, &call.entry, &why) != Meaning::Recorded) return;
@@ -273,12 +358,9 @@ void Rings::record(TracedImage& image, const Request& r, const struct io_uring_c
   call.result = cqe.res;
   call.entry_ns = r.submitted_ns;
   call.return_ns = now_ns;
-  if (r.sqe.opcode != IORING_OP_READV && r.sqe.opcode != IORING_OP_WRITEV) return recordCall(image, r.tid, call);
-  // As the readv or writev it stands for (syscalls.cc), with its vector as submitted.
-  Transfer t{r.sqe.opcode == IORING_OP_READV ? log::Kind::Readv : log::Kind::Writev, r.sqe.fd, r.iov};
-  for (const struct iovec& v : r.iov) t.size += v.iov_len;
-  t.moved = cqe.res > 0 ? std::min<uint64_t>(static_cast<uint64_t>(cqe.res), t.size) : 0;
-  recordTransfer(image, r.tid, call, t);
+  const bool submitter_here = ::syscall(SYS_tgkill, image.pid(), r.tid, 0) == 0;
+  const MemoryAsItWas as_submitted(r.copied);
+  recordCall(image, submitter_here ? r.tid : tid, call);
 }
 
 void Rings::lose(TracedImage& image, Ring& ring, const std::string& why) {

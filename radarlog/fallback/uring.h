@@ -8,11 +8,14 @@
 //
 // A completion is seen at the next stop of one of the image's threads: the
 // io_uring_enter that submitted or waited for it, or any other call. The
-// bytes of a request are read then, from the program's buffer. What cannot
-// be followed is said as unseen: a ring the kernel polls, requests on
-// registered files or into buffers the kernel chooses, operations radar
-// does not translate, more completions between two looks than the ring
-// holds, requests that cannot be told apart.
+// bytes a request moved are read then, from the program's buffer; what the
+// kernel copied when it took the request (vectors, message headers,
+// addresses) is read at its submission. What cannot be followed is said as
+// unseen: a ring the kernel polls, a ring set up or resized in ways radar
+// does not know, rings shared with a forked child, requests on registered
+// files or into buffers the kernel chooses, operations radar does not
+// translate, more completions between two looks than the ring holds,
+// requests that cannot be told apart.
 #pragma once
 
 #include <linux/io_uring.h>
@@ -24,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "fallback/remote.h"
+
 namespace radar::fallback {
 
 class TracedImage;
@@ -32,12 +37,18 @@ struct CallSeen;
 class Rings {
  public:
   // A call's exit: io_uring_setup (a ring made), mmap (a ring's areas
-  // placed), io_uring_enter (requests taken, completions posted), close (a
-  // ring's descriptor gone). Other calls are no concern of the rings.
+  // placed), io_uring_enter (requests taken, completions posted),
+  // io_uring_register (a ring resized), close, close_range, dup2 and dup3
+  // (a ring's descriptor gone). Other calls are no concern of the rings.
   void onCallDone(TracedImage& image, pid_t tid, const CallSeen& call, int64_t now_ns);
-  // The completions posted since the last look, recorded.
+  // The completions posted since the last look, recorded, up to the first
+  // one whose request radar has not yet seen taken (another thread's
+  // io_uring_enter still under way): that one waits for its exit.
   // `tid`: a stopped thread of the image, to read the rings through.
   void complete(TracedImage& image, pid_t tid, int64_t now_ns);
+  // A fork: the child shares the rings, and what either submits moves
+  // both's queues. They are no longer followed.
+  void forked(TracedImage& image);
   // Whether a request is waiting for its completion (worth a look at every stop).
   bool inFlight() const { return in_flight_ > 0; }
   // Whether `fd` is a ring's descriptor (its mappings are no shared memory of the program's).
@@ -48,9 +59,10 @@ class Rings {
     struct io_uring_sqe sqe;
     pid_t tid = 0;  // the thread that submitted it
     int64_t submitted_ns = 0;
-    // A READV's or WRITEV's vector, read when submitted: the kernel has
-    // copied it then, and the program may reuse it before the completion.
-    std::vector<struct iovec> iov;
+    // What the kernel copied from the program's memory when it took the
+    // request (a vector, a message header, an address), as it was then:
+    // the program may reuse that memory before the completion.
+    std::vector<MemoryCopy> copied;
   };
   struct Ring {
     struct io_uring_params params {};
@@ -65,9 +77,10 @@ class Rings {
   void mapped(const CallSeen& call);
   Ring* entered(TracedImage& image, const CallSeen& call);
   void takeSubmissions(TracedImage& image, Ring& ring, pid_t tid, const CallSeen& call);
-  void take(TracedImage& image, Ring& ring, const Request& r);
-  void record(TracedImage& image, const Request& r, const struct io_uring_cqe& cqe, int64_t now_ns);
-  void completeRing(TracedImage& image, Ring& ring, pid_t tid, int64_t now_ns);
+  void take(TracedImage& image, Ring& ring, Request r);
+  void record(TracedImage& image, pid_t tid, const Request& r, const struct io_uring_cqe& cqe, int64_t now_ns);
+  void completeRing(TracedImage& image, Ring& ring, pid_t tid, int64_t now_ns, bool at_enter);
+  void closed(TracedImage& image, int fd);
   void lose(TracedImage& image, Ring& ring, const std::string& why);
 
   std::map<int, Ring> rings_;  // by descriptor

@@ -117,10 +117,13 @@ inline bool needsLiburing(int fd) {
   uint64_t strtab = 0, needed[64];
   unsigned needed_count = 0;
   Elf64_Dyn chunk[32];
-  for (uint64_t at = 0; at < dynamic.p_filesz && at < 64 * sizeof(chunk); at += sizeof(chunk)) {
-    const long got = sys::pread(fd, chunk, sizeof(chunk), dynamic.p_offset + at);
+  bool ended = false;  // at DT_NULL, or the section's end
+  for (uint64_t at = 0; !ended && at < dynamic.p_filesz && at < 64 * sizeof(chunk); at += sizeof(chunk)) {
+    const uint64_t want = dynamic.p_filesz - at < sizeof(chunk) ? dynamic.p_filesz - at : sizeof(chunk);
+    const long got = sys::pread(fd, chunk, want, dynamic.p_offset + at);
     if (got <= 0) break;
-    for (long k = 0; k < got / static_cast<long>(sizeof(Elf64_Dyn)); ++k) {
+    for (long k = 0; !ended && k < got / static_cast<long>(sizeof(Elf64_Dyn)); ++k) {
+      ended = chunk[k].d_tag == DT_NULL;
       if (chunk[k].d_tag == DT_STRTAB) strtab = chunk[k].d_un.d_ptr;
       if (chunk[k].d_tag == DT_NEEDED && needed_count < 64) needed[needed_count++] = chunk[k].d_un.d_val;
     }
@@ -129,9 +132,10 @@ inline bool needsLiburing(int fd) {
     if (strtab < loads[i].p_vaddr || strtab >= loads[i].p_vaddr + loads[i].p_filesz) continue;
     const uint64_t strings = strtab - loads[i].p_vaddr + loads[i].p_offset;
     for (unsigned k = 0; k < needed_count; ++k) {
-      char name[12];
-      if (sys::pread(fd, name, sizeof(name), strings + needed[k]) == static_cast<long>(sizeof(name)) &&
-          std::memcmp(name, "liburing.so", 11) == 0)
+      char name[16];  // liburing.so.2, liburing-ffi.so.2
+      const long got = sys::pread(fd, name, sizeof(name), strings + needed[k]);
+      if ((got >= 11 && std::memcmp(name, "liburing.so", 11) == 0) ||
+          (got >= 15 && std::memcmp(name, "liburing-ffi.so", 15) == 0))
         return true;
     }
   }

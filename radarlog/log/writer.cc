@@ -50,6 +50,26 @@ void publishLength(uint8_t* at, uint64_t len) {
   __atomic_store_n(at, bytes[0], __ATOMIC_RELEASE);
 }
 
+// The new log file at its full size (`total` mapped, and `slot` more),
+// its first `first` bytes' blocks reserved, mapped: the mapping's address,
+// or -errno. Blocks behind the tail are reserved as the tail fills
+// (reserve()): a store into a mapped page that the file system cannot
+// back would be SIGBUS in the program. `*preallocate` is false on a file
+// system without fallocate (the file is then sparse).
+long sizeAndMap(int fd, size_t total, size_t slot, size_t first, bool* preallocate) {
+  long r = sys::ftruncate(fd, total + slot);
+  if (r == 0) r = sys::fallocate(fd, 0, 0, first);
+  *preallocate = r != -EOPNOTSUPP;
+  if (r < 0 && *preallocate) return r;
+  const long m = sys::mmapAside(total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (m < 0 && m > -4096) return m;
+  // The tail is written a page at a time, never read first: a fault must
+  // not read ahead (and fill with zeros) pages a short-lived process never
+  // comes to.
+  sys::madvise(reinterpret_cast<void*>(m), total, MADV_RANDOM);
+  return m;
+}
+
 }  // namespace
 
 int LogWriter::open(const char* path, const HeaderFields& header, const WriterOptions& options, int given_fd) {
@@ -83,26 +103,13 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
     if (moved < 0) return static_cast<int>(moved);
     fd = moved;
   }
-  // The file has its full size; blocks behind the tail are reserved as the
-  // tail fills (reserve()): a store into a mapped page that the file system
-  // cannot back would be SIGBUS in the program.
   const size_t first = kControlSize + (cap < kFirstReserve ? cap : kFirstReserve);
-  long r = sys::ftruncate(static_cast<int>(fd), total + slot);
-  if (r == 0) r = sys::fallocate(static_cast<int>(fd), 0, 0, first);
-  const bool preallocate = r != -EOPNOTSUPP;  // file systems without fallocate: sparse
-  if (r < 0 && preallocate) {
-    sys::close(static_cast<int>(fd));
-    return static_cast<int>(r);
-  }
-  long m = sys::mmapAside(total, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
-  if (m < 0 && m > -4096) {
+  bool preallocate = true;
+  const long m = sizeAndMap(static_cast<int>(fd), total, slot, first, &preallocate);
+  if (m < 0) {
     sys::close(static_cast<int>(fd));
     return static_cast<int>(m);
   }
-  // The tail is written a page at a time, never read first: a fault must
-  // not read ahead (and fill with zeros) pages a short-lived process never
-  // comes to.
-  sys::madvise(reinterpret_cast<void*>(m), total, MADV_RANDOM);
   struct stat st {};
   sys::fstat(static_cast<int>(fd), &st);
 

@@ -174,9 +174,10 @@ TEST(Fallback, IoUringRequestsAreRecordedAsTheCallsTheyStandFor) {
     const Recording traced = record({programPath("uring"), mode});
     if (traced.exit_code == 77)
       GTEST_SKIP() << "the test program was built without liburing (apt-get install liburing-dev)";
-    const Recording twin = record({programPath("uring"), mode, "libc"});
+    const Recording twin = record({programPath("uring"), mode, "libc"}, {{"--fallback", "off"}});
     ASSERT_EQ(traced.exit_code, 0) << traced.err;
     ASSERT_EQ(twin.exit_code, 0) << twin.err;
+    for (const ProcessLog& l : twin.logs) EXPECT_EQ(recorderOf(l).find("fallback"), std::string::npos) << l.path;
     EXPECT_EQ(traced.out, twin.out);
     EXPECT_EQ(traced.err.find("not seen"), std::string::npos) << traced.err;
     for (const ProcessLog& l : traced.logs)
@@ -189,6 +190,24 @@ TEST(Fallback, IoUringRequestsAreRecordedAsTheCallsTheyStandFor) {
     EXPECT_NE(check.out.find(matched), std::string::npos) << check.out;
     EXPECT_NE(check.out.find(", 0 with no recorded sender"), std::string::npos) << check.out;
   }
+}
+
+// A request's arguments as the kernel took them: the readv's vector, gone
+// from the program's memory before the data came, still says where the
+// bytes went.
+TEST(Fallback, AnIoUringRequestIsReadAsTheKernelTookIt) {
+  const Recording rec = record({programPath("uring"), "reuse"});
+  if (rec.exit_code == 77) GTEST_SKIP() << "the test program was built without liburing (apt-get install liburing-dev)";
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "child read: hello\n");
+  const Result check = radar({"check", rec.dir});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("received 7: 7 matched"), std::string::npos) << check.out;
+  size_t found = 0;
+  for (const ProcessLog& l : rec.logs)
+    for (const Event& e : l.events)
+      if (e.r.kind == log::Kind::Readv) found += e.r.size == 15 && e.r.result == 6 && e.r.has_hash;
+  EXPECT_EQ(found, 1u);
 }
 
 // The same program run by a shell: its exec is traced, its rings followed.
