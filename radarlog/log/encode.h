@@ -45,7 +45,8 @@ void encodeHeader(Sink& s, const HeaderFields& h) {
   if (h.cwd) putString(s, f::kCwd, h.cwd);
   if (h.environment)
     for (const char* const* e = h.environment; *e; ++e) {
-      if (h.redact && isRedacted(h.redact, *e))
+      const bool hidden = h.redacted ? h.redacted[e - h.environment] : h.redact && isRedacted(h.redact, *e);
+      if (hidden)
         putBytes(s, f::kRedactedEnvironment, *e, variableNameLength(*e));
       else
         putString(s, f::kEnvironment, *e);

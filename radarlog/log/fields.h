@@ -144,6 +144,9 @@ struct HeaderFields {
   const char* const* environment = nullptr;  // null-terminated
   // Name patterns (recorder_env.h) of variables whose values are left out.
   const char* redact = nullptr;
+  // Whether each environment entry matched them, when the caller knows
+  // already (null: matched while encoding).
+  const bool* redacted = nullptr;
   int64_t realtime_ns = 0;
   int64_t monotonic_ns = 0;
   bool has_payload_limit = false;

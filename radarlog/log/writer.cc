@@ -50,22 +50,42 @@ void publishLength(uint8_t* at, uint64_t len) {
   __atomic_store_n(at, bytes[0], __ATOMIC_RELEASE);
 }
 
-// The new log file at its full size (`total` mapped, and `slot` more),
-// its first `first` bytes' blocks reserved, mapped: the mapping's address,
-// or -errno. Blocks behind the tail are reserved as the tail fills
-// (reserve()): a store into a mapped page that the file system cannot
-// back would be SIGBUS in the program. `*preallocate` is false on a file
-// system without fallocate (the file is then sparse).
-long sizeAndMap(int fd, size_t total, size_t slot, size_t first, bool* preallocate) {
+// Zeros written over [off, off + len) of the log: its blocks reserved as
+// fallocate would (a full disk says so here, not as SIGBUS at a store into
+// the mapping), and the pages put in the page cache, so that a store into
+// them faults with nothing to read; the file system allocates the blocks
+// when it writes the pages back, or never, for those given back at close.
+// 0 or -errno.
+long writeZeros(int fd, uint64_t off, uint64_t len) {
+  static const uint8_t zeros[kPageSize] = {};
+  struct iovec iov[16];
+  for (struct iovec& v : iov) v = {const_cast<uint8_t*>(zeros), sizeof(zeros)};
+  while (len) {
+    const uint64_t chunk = len < sizeof(iov) / sizeof(iov[0]) * kPageSize ? len : 16 * kPageSize;
+    const int count = static_cast<int>((chunk + kPageSize - 1) / kPageSize);
+    iov[count - 1].iov_len = chunk - uint64_t{kPageSize} * (count - 1);
+    const long w = sys::pwritev(fd, iov, count, off);
+    iov[count - 1].iov_len = kPageSize;
+    if (w <= 0) return w < 0 ? w : -ENOSPC;
+    off += static_cast<uint64_t>(w);
+    len -= static_cast<uint64_t>(w);
+  }
+  return 0;
+}
+
+// The new log file at its full size (`total` mapped, and `slot` more), its
+// first `first` bytes written (reserved), mapped: the mapping's address, or
+// -errno. Blocks behind the tail are reserved as the tail fills
+// (reserve()): a store into a mapped page that the file system cannot back
+// would be SIGBUS in the program.
+long sizeAndMap(int fd, size_t total, size_t slot, size_t first) {
   long r = sys::ftruncate(fd, total + slot);
-  if (r == 0) r = sys::fallocate(fd, 0, 0, first);
-  *preallocate = r != -EOPNOTSUPP;
-  if (r < 0 && *preallocate) return r;
+  if (r == 0) r = writeZeros(fd, 0, first);
+  if (r < 0) return r;
   const long m = sys::mmapAside(total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (m < 0 && m > -4096) return m;
   // The tail is written a page at a time, never read first: a fault must
-  // not read ahead (and fill with zeros) pages a short-lived process never
-  // comes to.
+  // not read ahead pages a short-lived process never comes to.
   sys::madvise(reinterpret_cast<void*>(m), total, MADV_RANDOM);
   return m;
 }
@@ -104,8 +124,7 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
     fd = moved;
   }
   const size_t first = kControlSize + (cap < kFirstReserve ? cap : kFirstReserve);
-  bool preallocate = true;
-  const long m = sizeAndMap(static_cast<int>(fd), total, slot, first, &preallocate);
+  const long m = sizeAndMap(static_cast<int>(fd), total, slot, first);
   if (m < 0) {
     sys::close(static_cast<int>(fd));
     return static_cast<int>(m);
@@ -121,7 +140,7 @@ int LogWriter::open(const char* path, const HeaderFields& header, const WriterOp
   tail_ = map_ + kControlSize;
   tail_capacity_ = cap;
   tail_used_ = 0;
-  tail_reserved_ = preallocate ? static_cast<uint32_t>(first - kControlSize) : cap;
+  tail_reserved_ = static_cast<uint32_t>(first - kControlSize);
   file_end_ = total + slot;
   if (slot) {
     uint8_t skip[8];
@@ -174,7 +193,7 @@ bool LogWriter::reserve(size_t end) {
   size_t want = tail_reserved_ + kReserveStep;
   while (want < end) want += kReserveStep;
   if (want > tail_capacity_) want = tail_capacity_;
-  if (sys::fallocate(fd_, 0, kControlSize + tail_reserved_, want - tail_reserved_) != 0) {
+  if (writeZeros(fd_, kControlSize + tail_reserved_, want - tail_reserved_) != 0) {
     write_failed_ = true;
     if (!lost_errno_) lost_errno_ = ENOSPC;
     return false;

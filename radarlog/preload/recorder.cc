@@ -285,6 +285,61 @@ bool createLog(char* path, size_t size, size_t stem, const log::HeaderFields& h)
   return false;
 }
 
+// Which environment entries the redaction patterns hide, matched once per
+// entry and remembered: a forked child, whose environment is its parent's,
+// matches none anew (each header's matching was most of a short-lived
+// child's own cost). An entry is taken as the one remembered when its
+// address and its name's hash are. Null where there are more entries than
+// are remembered (the header's encoding then matches them itself).
+constexpr size_t kEnvRemembered = 512;
+const char* g_env_entry[kEnvRemembered];
+uint64_t g_env_name_hash[kEnvRemembered];
+bool g_env_redacted[kEnvRemembered];
+const char* g_env_patterns = nullptr;
+
+uint64_t nameHash(const char* entry) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (const char* c = entry; *c && *c != '='; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+  return h;
+}
+
+const bool* redactionOf(char* const* envp, const char* patterns) {
+  if (!patterns || !envp) return nullptr;
+  if (patterns != g_env_patterns) {
+    for (const char*& e : g_env_entry) e = nullptr;
+    g_env_patterns = patterns;
+  }
+  for (size_t i = 0; envp[i]; ++i) {
+    if (i == kEnvRemembered) return nullptr;
+    const uint64_t hash = nameHash(envp[i]);
+    if (g_env_entry[i] == envp[i] && g_env_name_hash[i] == hash) continue;
+    g_env_entry[i] = envp[i];
+    g_env_name_hash[i] = hash;
+    g_env_redacted[i] = log::isRedacted(patterns, envp[i]);
+  }
+  return g_env_redacted;
+}
+
+// The running executable: its path, size and time. A forked child runs
+// its parent's, and is told it without asking the kernel again.
+struct Executable {
+  char path[PATH_MAX] = {};
+  struct stat st {};
+  bool known = false;
+};
+Executable g_executable;
+
+const Executable& executable(log::Origin origin) {
+  Executable& x = g_executable;
+  if (x.known && origin == log::Origin::Forked) return x;
+  const long n = sys::readlink("/proc/self/exe", x.path, sizeof(x.path) - 1);
+  x.path[n > 0 ? n : 0] = 0;
+  if (sys::raw(SYS_newfstatat, AT_FDCWD, reinterpret_cast<long>(x.path), reinterpret_cast<long>(&x.st), 0) != 0)
+    x.st = {};
+  x.known = n > 0;
+  return x;
+}
+
 }  // namespace
 
 bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter, uint32_t generation, char** envp) {
@@ -297,11 +352,9 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   sys::getrandom(&id, sizeof(id), 0);
   p.log_id = id ? id : static_cast<uint64_t>(p.pid) << 32 | generation;
 
-  char exe[PATH_MAX] = {};
-  const long n = sys::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n > 0) exe[n] = 0;
-  struct stat st {};
-  if (sys::raw(SYS_newfstatat, AT_FDCWD, reinterpret_cast<long>(exe), reinterpret_cast<long>(&st), 0) != 0) st = {};
+  const Executable& x = executable(origin);
+  const char* exe = x.path;
+  const struct stat& st = x.st;
   const char* base = std::strrchr(exe, '/');
   base = base ? base + 1 : exe;
 
@@ -355,6 +408,7 @@ bool openLog(log::Origin origin, uint64_t parent_log_id, uint64_t parent_counter
   h.cwd = cwd;
   h.environment = envp;
   h.redact = g_config.redact[0] ? g_config.redact : nullptr;
+  h.redacted = redactionOf(envp, h.redact);
   h.realtime_ns = realtime_ns;
   h.monotonic_ns = monotonic_ns;
   h.has_payload_limit = g_config.has_payload_limit;

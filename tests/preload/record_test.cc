@@ -560,6 +560,37 @@ TEST(Record, BatchedPeekedAndFailedChannelCallsAreToldTrue) {
   EXPECT_EQ(events.out.find("outside the recording"), std::string::npos) << events.out;
 }
 
+// A process that changes its environment before it forks: the child's log
+// leaves out the secrets of the environment it was forked with. Which
+// entries are secret is remembered from a process's own log to its
+// children's; removing a variable moves the ones after it, so here the
+// token comes to stand where a plain variable stood.
+TEST(Record, SecretsMovedBeforeAForkAreLeftOut) {
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 is missing";
+  const std::string script = testTempDir() + "/moved.py";
+  std::ofstream(script) << "import os, sys\n"
+                           "if len(sys.argv) < 2:\n"
+                           "    env = {'A_PLAIN': 'visible', 'B_TOKEN': 's3cr3t'}\n"
+                           "    os.execve(sys.executable, [sys.executable, sys.argv[0], 'again'], env)\n"
+                           "del os.environ['A_PLAIN']\n"
+                           "pid = os.fork()\n"
+                           "if pid == 0:\n"
+                           "    os._exit(0)\n"
+                           "os.waitpid(pid, 0)\n";
+  const Recording rec = record({"/usr/bin/python3", script});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  size_t children = 0;
+  for (const auto& l : rec.logs) {
+    SCOPED_TRACE(l.path);
+    for (const std::string& entry : l.header.environment()) EXPECT_EQ(entry.find("s3cr3t"), std::string::npos) << entry;
+    if (l.header.origin() != proto::FORKED) continue;
+    ++children;
+    const auto& names = l.header.redacted_environment();
+    EXPECT_NE(std::find(names.begin(), names.end(), "B_TOKEN"), names.end());
+  }
+  EXPECT_EQ(children, 1u);
+}
+
 // Secrets in the environment stay out of the logs: by the default
 // patterns and by the user's own, names kept, values not.
 TEST(Record, SecretsAreLeftOutOfTheLogs) {
