@@ -52,10 +52,11 @@ void publishLength(uint8_t* at, uint64_t len) {
 
 // Zeros written over [off, off + len) of the log: its blocks reserved as
 // fallocate would (a full disk says so here, not as SIGBUS at a store into
-// the mapping), and the pages put in the page cache, so that a store into
-// them faults with nothing to read; the file system allocates the blocks
-// when it writes the pages back, or never, for those given back at close.
-// 0 or -errno.
+// the mapping, on file systems that delay allocation or write in place:
+// ext4, XFS, tmpfs), and the pages put in the page cache, so that a store
+// into them faults with nothing to read; the file system allocates the
+// blocks when it writes the pages back, or never, for those given back at
+// close. 0 or -errno.
 long writeZeros(int fd, uint64_t off, uint64_t len) {
   static const uint8_t zeros[kPageSize] = {};
   struct iovec iov[16];
@@ -66,6 +67,7 @@ long writeZeros(int fd, uint64_t off, uint64_t len) {
     iov[count - 1].iov_len = chunk - uint64_t{kPageSize} * (count - 1);
     const long w = sys::pwritev(fd, iov, count, off);
     iov[count - 1].iov_len = kPageSize;
+    if (w == -EINTR) continue;
     if (w <= 0) return w < 0 ? w : -ENOSPC;
     off += static_cast<uint64_t>(w);
     len -= static_cast<uint64_t>(w);
@@ -193,9 +195,17 @@ bool LogWriter::reserve(size_t end) {
   size_t want = tail_reserved_ + kReserveStep;
   while (want < end) want += kReserveStep;
   if (want > tail_capacity_) want = tail_capacity_;
-  if (writeZeros(fd_, kControlSize + tail_reserved_, want - tail_reserved_) != 0) {
+  // Written into only if it is still our file, and never past
+  // RLIMIT_FSIZE (a write there is SIGXFSZ, even inside the file's size).
+  struct rlimit64 lim {};
+  int rc = checkFd();
+  if (!rc && sys::prlimit(0, RLIMIT_FSIZE, nullptr, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY &&
+      kControlSize + want > lim.rlim_cur)
+    rc = -EFBIG;
+  if (!rc) rc = static_cast<int>(writeZeros(fd_, kControlSize + tail_reserved_, want - tail_reserved_));
+  if (rc) {
     write_failed_ = true;
-    if (!lost_errno_) lost_errno_ = ENOSPC;
+    if (!lost_errno_) lost_errno_ = -rc;
     return false;
   }
   tail_reserved_ = static_cast<uint32_t>(want);
@@ -630,8 +640,8 @@ void LogWriter::close() {
   if (flush() == 0) {
     __atomic_or_fetch(&control_->state, kStateClosed, __ATOMIC_RELEASE);
     // The tail is empty: give its blocks back (the size stays): those
-    // reserved, as the tail never goes past them.
-    sys::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize, tail_reserved_);
+    // reserved, as the tail never goes past them; in our file only.
+    if (checkFd() == 0) sys::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kControlSize, tail_reserved_);
   }
   abandon();
 }

@@ -313,9 +313,14 @@ const bool* redactionOf(char* const* envp, const char* patterns) {
     if (i == kEnvRemembered) return nullptr;
     const uint64_t hash = nameHash(envp[i]);
     if (g_env_entry[i] == envp[i] && g_env_name_hash[i] == hash) continue;
-    g_env_entry[i] = envp[i];
+    // Remembered in an order a fork by another thread (a wake-up opens the
+    // log with the program's threads running) never copies half of: no
+    // entry, then its answer, then the entry.
+    __atomic_store_n(&g_env_entry[i], nullptr, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     g_env_name_hash[i] = hash;
     g_env_redacted[i] = log::isRedacted(patterns, envp[i]);
+    __atomic_store_n(&g_env_entry[i], envp[i], __ATOMIC_RELEASE);
   }
   return g_env_redacted;
 }

@@ -981,6 +981,24 @@ TEST(Record, FileSizeLimitNeverKillsTheProgram) {
     EXPECT_EQ(check.out.find(blame), std::string::npos) << blame << " in:\n" << check.out;
 }
 
+// The same limit set by the program itself once its log is open: the
+// log's growth stops there (a write past it is SIGXFSZ, even inside the
+// file's size), and the program runs on.
+TEST(Record, AFileSizeLimitSetLaterNeverKillsTheProgram) {
+  // (perl: Python ignores SIGXFSZ.) setrlimit(RLIMIT_FSIZE, 8 KiB), then
+  // 20 000 round trips through a pipe.
+  if (::access("/usr/bin/perl", X_OK) != 0) GTEST_SKIP() << "/usr/bin/perl is missing";
+  const std::string script =
+      "my $limit = pack('QQ', 8192, 8192); syscall(160, 1, $limit) == 0 or die 'setrlimit: ' . $!;"
+      "pipe(my $r, my $w) or die;"
+      "for (1..20000) { syswrite($w, 'x' x 64); sysread($r, my $b, 64); }"
+      "print qq(done\\n);";
+  const Recording rec = record({"/usr/bin/perl", "-e", script}, {.radar_args = {"--tail", "1M"}});
+  EXPECT_EQ(rec.exit_code, 0) << "no SIGXFSZ: " << rec.err;
+  EXPECT_EQ(rec.out, "done\n");
+  EXPECT_NE(rec.err.find("File too large"), std::string::npos) << rec.err;
+}
+
 TEST(Record, RefusesANonEmptyDirectoryWithoutForce) {
   const std::string dir = testTempDir();
   std::FILE* f = std::fopen((dir + "/something").c_str(), "w");
