@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -32,6 +33,23 @@ std::vector<const ProcessLog*> inOrder(const Recording& rec) {
            std::make_pair(b->header.pid(), b->header.generation());
   });
   return logs;
+}
+
+// Bytes as one line of text: printable ones as they are, the others (a
+// quote, a newline, binary state) as \xHH, so that a shape's lines and
+// the patterns applied to them never depend on what the bytes happen to be.
+std::string escaped(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') {
+      out += static_cast<char>(c);
+      continue;
+    }
+    char hex[5];
+    std::snprintf(hex, sizeof hex, "\\x%02x", c);
+    out += hex;
+  }
+  return out;
 }
 
 // What two recordings of one program share, whoever made them: each log's
@@ -61,8 +79,8 @@ std::string shape(const Recording& rec) {
       out << "  " << log::kindName(r.kind) << " fd " << r.fd << " ch " << r.channel << " size " << r.size << " result "
           << result << " error " << r.error << " flags " << r.flags << " status " << r.status << " signal " << r.signal
           << " peer " << (r.peer_pid ? who(r.peer_pid) : "-") << " offset " << r.offset << " hash "
-          << (r.has_hash ? r.hash : 0) << " payload '" << e.payload << "' omitted " << r.payload_omitted << " address "
-          << e.address.size() << " fds";
+          << (r.has_hash ? r.hash : 0) << " payload '" << escaped(e.payload) << "' omitted " << r.payload_omitted
+          << " address " << e.address.size() << " fds";
       for (int32_t fd : r.fds) out << " " << fd;
       for (uint64_t n : r.lengths) out << " len " << n;
       for (const log::ReadyFd& ready : r.ready)
