@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -19,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "log/escape.h"
 #include "recorded.h"
 
 namespace radar::testing {
@@ -35,20 +35,12 @@ std::vector<const ProcessLog*> inOrder(const Recording& rec) {
   return logs;
 }
 
-// Bytes as one line of text: printable ones as they are, the others (a
-// quote, a newline, binary state) as \xHH, so that a shape's lines and
-// the patterns applied to them never depend on what the bytes happen to be.
-std::string escaped(const std::string& bytes) {
+// A payload as one line of text, as radar dump writes it (every byte that
+// is not printable ASCII, a quote and a backslash escaped): a shape's
+// lines, and the patterns applied to them, never depend on the bytes.
+std::string payloadText(const std::string& bytes) {
   std::string out;
-  for (unsigned char c : bytes) {
-    if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') {
-      out += static_cast<char>(c);
-      continue;
-    }
-    char hex[5];
-    std::snprintf(hex, sizeof hex, "\\x%02x", c);
-    out += hex;
-  }
+  log::appendEscaped(out, bytes, log::Escaping::Ascii);
   return out;
 }
 
@@ -79,7 +71,7 @@ std::string shape(const Recording& rec) {
       out << "  " << log::kindName(r.kind) << " fd " << r.fd << " ch " << r.channel << " size " << r.size << " result "
           << result << " error " << r.error << " flags " << r.flags << " status " << r.status << " signal " << r.signal
           << " peer " << (r.peer_pid ? who(r.peer_pid) : "-") << " offset " << r.offset << " hash "
-          << (r.has_hash ? r.hash : 0) << " payload '" << escaped(e.payload) << "' omitted " << r.payload_omitted
+          << (r.has_hash ? r.hash : 0) << " payload \"" << payloadText(e.payload) << "\" omitted " << r.payload_omitted
           << " address " << e.address.size() << " fds";
       for (int32_t fd : r.fds) out << " " << fd;
       for (uint64_t n : r.lengths) out << " len " << n;
@@ -175,7 +167,7 @@ TEST(Fallback, MessageQueuesAreRecordedAsTheInterposerRecordsThem) {
     auto runFree = [](std::string shape) {
       shape = std::regex_replace(shape, std::regex(R"((/radar-mq-[a-z]+-)\d+)"), "$1PID");
       shape = std::regex_replace(shape, std::regex(R"((msgget fd -1 ch \d+ size \d+ result )\d+)"), "$1ID");
-      return std::regex_replace(shape, std::regex(R"((msgctl .* payload ')[^']*)"), "$1STATE");
+      return std::regex_replace(shape, std::regex(R"((msgctl .* payload ")(\\.|[^"\\])*)"), "$1STATE");
     };
     EXPECT_EQ(firstDifference(runFree(shape(traced)), runFree(shape(interposed))), "") << mode;
   }
