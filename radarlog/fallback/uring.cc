@@ -3,6 +3,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,7 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "fallback/events.h"
 #include "fallback/image.h"
 #include "fallback/remote.h"
 #include "fallback/syscalls.h"

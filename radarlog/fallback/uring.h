@@ -20,7 +20,6 @@
 
 #include <linux/io_uring.h>
 #include <sys/types.h>
-#include <sys/uio.h>
 
 #include <cstdint>
 #include <map>
