@@ -24,14 +24,20 @@
 namespace radar::testing {
 namespace {
 
-// A recording's logs, in pid and image order.
+// A recording's logs, in the order their pids were handed out (counted
+// from the first process's, as pids wrap around at pid_max), then image order.
 std::vector<const ProcessLog*> inOrder(const Recording& rec) {
   std::vector<const ProcessLog*> logs;
   for (const ProcessLog& l : rec.logs) logs.push_back(&l);
-  std::sort(logs.begin(), logs.end(), [](const ProcessLog* a, const ProcessLog* b) {
-    return std::make_pair(a->header.pid(), a->header.generation()) <
-           std::make_pair(b->header.pid(), b->header.generation());
-  });
+  long pid_max = 4194304;
+  std::istringstream(slurp("/proc/sys/kernel/pid_max")) >> pid_max;
+  int64_t first = 0;
+  for (const ProcessLog* l : logs)
+    if (l->header.origin() == proto::ROOT) first = l->header.pid();
+  auto rank = [&](const ProcessLog* l) {
+    return std::make_pair((l->header.pid() - first + pid_max) % pid_max, l->header.generation());
+  };
+  std::sort(logs.begin(), logs.end(), [&](const ProcessLog* a, const ProcessLog* b) { return rank(a) < rank(b); });
   return logs;
 }
 
