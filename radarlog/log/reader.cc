@@ -423,7 +423,8 @@ bool LogReader::fail(DecodeState& s, uint64_t offset, std::string message) {
 // Reads through a window of the file: frames are read header, block
 // header, block ... and most logs are small, so one pread serves many.
 bool LogReader::readAt(uint64_t offset, void* buf, size_t n) {
-  const size_t kWindow = window_size_;
+  const bool skipped = skip_large_payloads_ && offset > window_start_ + window_.size();
+  const size_t kWindow = skipped ? kAfterSkipWindow : window_size_;
   if (offset >= window_start_ && offset + n <= window_start_ + window_.size()) {
     std::memcpy(buf, window_.data() + (offset - window_start_), n);
     return true;

@@ -169,8 +169,9 @@ class LogReader {
   Bytes window_;                   // a read-ahead window of the file
   uint64_t window_start_ = 0;
   // Skipping payloads, the window stays small: a wide one would read the
-  // payloads skipped.
-  static constexpr size_t kReadWindow = 256 * 1024, kSkippingWindow = 8 * 1024;
+  // payloads skipped. Just past a payload skipped, smaller still: the next
+  // frame is likely another large one, of which only the head is read.
+  static constexpr size_t kReadWindow = 256 * 1024, kSkippingWindow = 8 * 1024, kAfterSkipWindow = 2 * 1024;
   size_t window_size_ = kReadWindow;
   bool skip_large_payloads_ = false;
 };
