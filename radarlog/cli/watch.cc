@@ -1,7 +1,10 @@
 #include "cli/watch.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <google/protobuf/text_format.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,7 +20,9 @@
 
 #include "analysis/narrative.h"
 #include "cli/loaded_recording.h"
+#include "fallback/mark.h"
 #include "log/escape.h"
+#include "log/reader.h"
 #include "log/stop_at.h"
 #include "radar/proto/radarlog.pb.h"
 #include "record/flight.h"
@@ -82,6 +87,51 @@ void waitStopped(pid_t pid) {
   }
 }
 
+// Whether `pid` holds open the file at `path`.
+bool holdsOpen(int pid, const std::string& path) {
+  struct stat want {};
+  if (::stat(path.c_str(), &want) != 0) return false;
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* dir = ::opendir(fds.c_str());
+  if (!dir) return false;
+  bool found = false;
+  while (const dirent* d = ::readdir(dir)) {
+    struct stat st {};
+    if (d->d_name[0] != '.' && ::stat((fds + "/" + d->d_name).c_str(), &st) == 0 && st.st_dev == want.st_dev &&
+        st.st_ino == want.st_ino) {
+      found = true;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return found;
+}
+
+// Whether a thread of this process traces `pid` (the fallback recorder's).
+bool tracedByUs(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("TracerPid:", 0) != 0) continue;
+    const int tracer = std::atoi(line.c_str() + 10);
+    return tracer > 0 && ::access(("/proc/self/task/" + std::to_string(tracer)).c_str(), F_OK) == 0;
+  }
+  return false;
+}
+
+// SIGSTOP to the process, if it still is the recorded one. Through a
+// pidfd, so that the pid cannot change hands between the look and the
+// signal: a process that ended after the look is sent nothing.
+bool stopIfStillThere(const Involved& who) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, who.pid, 0));
+  if (pidfd < 0 && errno != ENOSYS) return false;  // ended
+  bool sent = false;
+  if (stillTheImage(who.pid, who))
+    sent =
+        pidfd >= 0 ? ::syscall(SYS_pidfd_send_signal, pidfd, SIGSTOP, nullptr, 0) == 0 : ::kill(who.pid, SIGSTOP) == 0;
+  if (pidfd >= 0) ::close(pidfd);
+  return sent;
+}
+
 // Runs `command` with `input` on its standard input; waits for it.
 void runWithInput(const std::string& command, const std::string& input) {
   int fds[2];
@@ -117,6 +167,13 @@ void runWithInput(const std::string& command, const std::string& input) {
 }
 
 }  // namespace
+
+bool stillTheImage(int pid, const Involved& who) {
+  if (holdsOpen(pid, who.log_path)) return true;
+  log::LogError error;
+  const auto reader = log::LogReader::open(who.log_path, &error);
+  return reader && fallback::recordedByTheFallback(reader->header().recorder_version()) && tracedByUs(pid);
+}
 
 bool parseWatchAction(const std::string& text, WatchAction* action, std::string* error) {
   if (text == "stop" || text == "mark" || text == "snapshot") {
@@ -287,13 +344,17 @@ std::vector<const trace::Finding*> RecordingWatch::lastingDeadlocks(const trace:
   return out;
 }
 
+namespace {
+Involved involved(const trace::Process& p) { return Involved{p.pid, p.log_path}; }
+}  // namespace
+
 Happened RecordingWatch::deadlock(const trace::Trace& t, const trace::Finding& f) {
   Happened h;
   h.text = "a deadlock: " + trace::describe(t, f);
   h.json = "{\"kind\":\"deadlock\",\"text\":" + jsonString(trace::describe(t, f)) + ",\"processes\":[";
   for (size_t k = 0; k < f.processes.size(); ++k) {
     const trace::Process& p = t.processes[f.processes[k]];
-    h.pids.push_back(p.pid);
+    h.processes.push_back(involved(p));
     h.json += (k ? "," : "") + std::string("{\"name\":") + jsonString(t.label(p.index)) +
               ",\"pid\":" + std::to_string(p.pid) + "}";
   }
@@ -311,7 +372,7 @@ Happened RecordingWatch::event(const trace::Trace& t, uint32_t position) {
   h.text = "event " + std::to_string(position + 1) + ": " + narrator.describe(position);
   // Only a process still running is stopped: an ended one's pid may be
   // another's now.
-  if (p.end == trace::Process::End::Unknown && p.pid > 0) h.pids = {p.pid};
+  if (p.end == trace::Process::End::Unknown && p.pid > 0) h.processes = {involved(p)};
   const uint32_t channel = t.channelOf(position);
   h.json = "{\"kind\":\"event\",\"event\":" + std::to_string(position + 1) +
            ",\"process\":" + jsonString(t.label(p.index)) + ",\"pid\":" + std::to_string(p.pid) +
@@ -393,20 +454,34 @@ void RecordingWatch::lookAtEvents(const trace::Trace& t, int64_t now) {
   seen_ = settled;
 }
 
+// Stops the processes that still are the recorded ones, and says which.
+std::string RecordingWatch::stopAll(const std::vector<Involved>& processes) {
+  std::vector<int> now_stopped;
+  std::string pids, gone;
+  for (const Involved& who : processes) {
+    const std::string pid = " " + std::to_string(who.pid);
+    if (stopped_.count(who.pid) || stopIfStillThere(who)) {
+      stopped_.insert(who.pid);
+      now_stopped.push_back(who.pid);
+      pids += pid;
+    } else {
+      gone += pid;
+    }
+  }
+  for (int pid : now_stopped) waitStopped(pid);
+  std::string said;
+  if (!now_stopped.empty())
+    said = std::string("; stopped ") + (now_stopped.size() == 1 ? "it" : "them") + " (SIGSTOP) for gdb -p PID:" + pids;
+  if (!gone.empty()) said += "; not stopped, no longer the recorded process:" + gone;
+  return said;
+}
+
 void RecordingWatch::act(const Happened& what) {
   std::string said = "radar record: " + terminalSafe(what.text);
-  if (action_.kind == WatchAction::Kind::Stop && what.pids.empty()) {
+  if (action_.kind == WatchAction::Kind::Stop && what.processes.empty())
     said += "; its process has ended: nothing to stop";
-  } else if (action_.kind == WatchAction::Kind::Stop) {
-    std::string pids;
-    for (int pid : what.pids)
-      if (stopped_.insert(pid).second) ::kill(pid, SIGSTOP);
-    for (int pid : what.pids) {
-      waitStopped(pid);
-      pids += " " + std::to_string(pid);
-    }
-    said += std::string("; stopped ") + (what.pids.size() == 1 ? "it" : "them") + " (SIGSTOP) for gdb -p PID:" + pids;
-  }
+  else if (action_.kind == WatchAction::Kind::Stop)
+    said += stopAll(what.processes);
   if (action_.kind == WatchAction::Kind::Snapshot && snapshots_ < kMostSnapshots) {
     std::string error;
     const std::string into = snapshot(dir_, &error);

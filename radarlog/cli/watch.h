@@ -51,11 +51,22 @@ struct WatchCondition {
 // quotes may hold spaces); false (with `error`) for anything else.
 bool parseWatchCondition(const std::string& text, WatchCondition* condition, std::string* error);
 
+// A process involved, and how to tell that its pid still is it: a pid
+// whose process ended may be another's by the time it is acted on.
+struct Involved {
+  int pid = 0;
+  std::string log_path;  // the log of the image, which its interposer holds open
+};
+// Whether `pid` is still the recorded image `who` names: it holds the
+// image's log open, or, for an image radar record's fallback recorder
+// records, a thread of this process traces it.
+bool stillTheImage(int pid, const Involved& who);
+
 // What happened, as said and acted on.
 struct Happened {
-  std::string text;       // one line
-  std::vector<int> pids;  // the processes involved
-  std::string json;       // one line of JSON, for a command
+  std::string text;                 // one line
+  std::vector<Involved> processes;  // the processes involved
+  std::string json;                 // one line of JSON, for a command
 };
 
 class RecordingWatch {
@@ -85,6 +96,7 @@ class RecordingWatch {
   void lookForDeadlocks(const trace::Trace& t, int64_t now);
   void lookAtEvents(const trace::Trace& t, int64_t now);
   void act(const Happened& what);
+  std::string stopAll(const std::vector<Involved>& processes);
 
   const std::string dir_;
   const WatchCondition condition_;

@@ -1,11 +1,17 @@
 // radar record --on CONDITION --do ACTION, a look at a time: a cycle counts
 // once every call in it has been blocked for as long as asked, and an event
 // once it matches every term of the condition.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include "cli/watch.h"
 #include "fake_recording.h"
 #include "log/stop_at.h"
+#include "temp_dirs.h"
 #include "trace/findings.h"
 #include "trace/select.h"
 
@@ -149,6 +155,41 @@ TEST(RecordingWatch, TheRecorderJudgesWhatItCanAlone) {
   EXPECT_FALSE(log::stopAtMatches("", user)) << "nothing asked";
   EXPECT_FALSE(log::stopAtMatches("u:67", user)) << "half a byte";
   EXPECT_FALSE(log::stopAtMatches("x:676f", user)) << "an unknown key";
+}
+
+// --do stop acts on a pid some time after its process was recorded: by
+// then the process may have ended and its pid be another's. A pid is
+// taken for the recorded image only while it holds the image's log open.
+TEST(RecordingWatch, APidIsTheRecordedProcessOnlyWhileItHoldsItsLog) {
+  const std::string dir = TempDirs::make("radar-watch-");
+  ASSERT_FALSE(dir.empty());
+  const std::string log = dir + "/1-0-p.rlog", other = dir + "/2-0-q.rlog";
+  const int held = ::open(log.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::close(::open(other.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600)), 0);
+  EXPECT_TRUE(cli::stillTheImage(::getpid(), {::getpid(), log}));
+  EXPECT_FALSE(cli::stillTheImage(::getpid(), {::getpid(), other})) << "another image's log";
+
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(held);  // a process that took the pid over holds no log of ours
+    ::close(ready[0]);
+    ::close(ready[1]);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char byte;
+  EXPECT_EQ(::read(ready[0], &byte, 1), 0);  // the child has closed its copies
+  ::close(ready[0]);
+  EXPECT_FALSE(cli::stillTheImage(child, {child, log}));
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_FALSE(cli::stillTheImage(child, {child, log})) << "an ended process";
+  ::close(held);
 }
 
 }  // namespace
