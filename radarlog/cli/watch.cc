@@ -1,11 +1,10 @@
 #include "cli/watch.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <google/protobuf/text_format.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,9 +19,7 @@
 
 #include "analysis/narrative.h"
 #include "cli/loaded_recording.h"
-#include "fallback/mark.h"
 #include "log/escape.h"
-#include "log/reader.h"
 #include "log/stop_at.h"
 #include "radar/proto/radarlog.pb.h"
 #include "record/flight.h"
@@ -87,49 +84,25 @@ void waitStopped(pid_t pid) {
   }
 }
 
-// Whether `pid` holds open the file at `path`.
-bool holdsOpen(int pid, const std::string& path) {
-  struct stat want {};
-  if (::stat(path.c_str(), &want) != 0) return false;
-  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
-  DIR* dir = ::opendir(fds.c_str());
-  if (!dir) return false;
-  bool found = false;
-  while (const dirent* d = ::readdir(dir)) {
-    struct stat st {};
-    if (d->d_name[0] != '.' && ::stat((fds + "/" + d->d_name).c_str(), &st) == 0 && st.st_dev == want.st_dev &&
-        st.st_ino == want.st_ino) {
-      found = true;
-      break;
+// When `pid` started, in CLOCK_MONOTONIC ns (the kernel counts from boot,
+// suspended time included: taken off by the two clocks' difference now);
+// -1 when there is no such process.
+int64_t startedAt(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t paren = text.rfind(')');
+  if (paren == std::string::npos) return -1;
+  std::istringstream fields(text.substr(paren + 2));
+  std::string field;
+  for (int k = 3; k <= 22 && fields >> field; ++k)  // field 22: the start, in clock ticks since boot
+    if (k == 22) {
+      timespec boot{}, mono{};
+      ::clock_gettime(CLOCK_BOOTTIME, &boot);
+      ::clock_gettime(CLOCK_MONOTONIC, &mono);
+      const int64_t asleep = (boot.tv_sec - mono.tv_sec) * 1'000'000'000LL + (boot.tv_nsec - mono.tv_nsec);
+      return static_cast<int64_t>(std::stoull(field) * (1'000'000'000ULL / ::sysconf(_SC_CLK_TCK))) - asleep;
     }
-  }
-  ::closedir(dir);
-  return found;
-}
-
-// Whether a thread of this process traces `pid` (the fallback recorder's).
-bool tracedByUs(int pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind("TracerPid:", 0) != 0) continue;
-    const int tracer = std::atoi(line.c_str() + 10);
-    return tracer > 0 && ::access(("/proc/self/task/" + std::to_string(tracer)).c_str(), F_OK) == 0;
-  }
-  return false;
-}
-
-// SIGSTOP to the process, if it still is the recorded one. Through a
-// pidfd, so that the pid cannot change hands between the look and the
-// signal: a process that ended after the look is sent nothing.
-bool stopIfStillThere(const Involved& who) {
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, who.pid, 0));
-  if (pidfd < 0 && errno != ENOSYS) return false;  // ended
-  bool sent = false;
-  if (stillTheImage(who.pid, who))
-    sent =
-        pidfd >= 0 ? ::syscall(SYS_pidfd_send_signal, pidfd, SIGSTOP, nullptr, 0) == 0 : ::kill(who.pid, SIGSTOP) == 0;
-  if (pidfd >= 0) ::close(pidfd);
-  return sent;
+  return -1;
 }
 
 // Runs `command` with `input` on its standard input; waits for it.
@@ -169,10 +142,22 @@ void runWithInput(const std::string& command, const std::string& input) {
 }  // namespace
 
 bool stillTheImage(int pid, const Involved& who) {
-  if (holdsOpen(pid, who.log_path)) return true;
-  log::LogError error;
-  const auto reader = log::LogReader::open(who.log_path, &error);
-  return reader && fallback::recordedByTheFallback(reader->header().recorder_version()) && tracedByUs(pid);
+  const int64_t started = startedAt(pid);
+  const int64_t tick = 1'000'000'000LL / ::sysconf(_SC_CLK_TCK);
+  return started >= 0 && who.alive_at_ns != INT64_MAX && started - tick <= who.alive_at_ns;
+}
+
+// Through a pidfd taken before the look, so that a pid that changes hands
+// after it is sent nothing (the pidfd's process has ended).
+bool stopIfStillTheImage(const Involved& who) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, who.pid, 0));
+  if (pidfd < 0 && errno == ESRCH) return false;  // ended
+  bool sent = false;
+  if (stillTheImage(who.pid, who))
+    sent =
+        pidfd >= 0 ? ::syscall(SYS_pidfd_send_signal, pidfd, SIGSTOP, nullptr, 0) == 0 : ::kill(who.pid, SIGSTOP) == 0;
+  if (pidfd >= 0) ::close(pidfd);
+  return sent;
 }
 
 bool parseWatchAction(const std::string& text, WatchAction* action, std::string* error) {
@@ -345,7 +330,13 @@ std::vector<const trace::Finding*> RecordingWatch::lastingDeadlocks(const trace:
 }
 
 namespace {
-Involved involved(const trace::Process& p) { return Involved{p.pid, p.log_path}; }
+Involved involved(const trace::Trace& t, const trace::Process& p) {
+  // A moment it surely ran: its first event, or a call it is in.
+  int64_t alive_at = p.first_event != trace::kNone ? t.events[p.first_event].entry_ns : INT64_MAX;
+  for (const log::ThreadSlot& slot : p.control.threads)
+    if (slot.tid && slot.kind) alive_at = std::min(alive_at, slot.entry_ns);
+  return Involved{p.pid, alive_at};
+}
 }  // namespace
 
 Happened RecordingWatch::deadlock(const trace::Trace& t, const trace::Finding& f) {
@@ -354,7 +345,7 @@ Happened RecordingWatch::deadlock(const trace::Trace& t, const trace::Finding& f
   h.json = "{\"kind\":\"deadlock\",\"text\":" + jsonString(trace::describe(t, f)) + ",\"processes\":[";
   for (size_t k = 0; k < f.processes.size(); ++k) {
     const trace::Process& p = t.processes[f.processes[k]];
-    h.processes.push_back(involved(p));
+    h.processes.push_back(involved(t, p));
     h.json += (k ? "," : "") + std::string("{\"name\":") + jsonString(t.label(p.index)) +
               ",\"pid\":" + std::to_string(p.pid) + "}";
   }
@@ -372,7 +363,7 @@ Happened RecordingWatch::event(const trace::Trace& t, uint32_t position) {
   h.text = "event " + std::to_string(position + 1) + ": " + narrator.describe(position);
   // Only a process still running is stopped: an ended one's pid may be
   // another's now.
-  if (p.end == trace::Process::End::Unknown && p.pid > 0) h.processes = {involved(p)};
+  if (p.end == trace::Process::End::Unknown && p.pid > 0) h.processes = {involved(t, p)};
   const uint32_t channel = t.channelOf(position);
   h.json = "{\"kind\":\"event\",\"event\":" + std::to_string(position + 1) +
            ",\"process\":" + jsonString(t.label(p.index)) + ",\"pid\":" + std::to_string(p.pid) +
@@ -460,8 +451,7 @@ std::string RecordingWatch::stopAll(const std::vector<Involved>& processes) {
   std::string pids, gone;
   for (const Involved& who : processes) {
     const std::string pid = " " + std::to_string(who.pid);
-    if (stopped_.count(who.pid) || stopIfStillThere(who)) {
-      stopped_.insert(who.pid);
+    if (stopIfStillTheImage(who)) {  // again, if it was before: its pid may be another's now
       now_stopped.push_back(who.pid);
       pids += pid;
     } else {

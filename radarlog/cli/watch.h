@@ -55,12 +55,14 @@ bool parseWatchCondition(const std::string& text, WatchCondition* condition, std
 // whose process ended may be another's by the time it is acted on.
 struct Involved {
   int pid = 0;
-  std::string log_path;  // the log of the image, which its interposer holds open
+  int64_t alive_at_ns = 0;  // CLOCK_MONOTONIC: a moment it surely ran
 };
-// Whether `pid` is still the recorded image `who` names: it holds the
-// image's log open, or, for an image radar record's fallback recorder
-// records, a thread of this process traces it.
+// Whether `pid` is still the recorded process `who` names: it started
+// before that moment (to the kernel's tick). A process that took the pid
+// over started after the recorded one had ended.
 bool stillTheImage(int pid, const Involved& who);
+// SIGSTOP to it, if it still is: whether it was sent.
+bool stopIfStillTheImage(const Involved& who);
 
 // What happened, as said and acted on.
 struct Happened {
@@ -103,7 +105,6 @@ class RecordingWatch {
   const WatchAction action_;
   std::set<std::vector<int>> told_;  // the cycles told, by their pids
   uint64_t seen_ = 0;                // events looked at so far
-  std::set<int> stopped_;
   int runs_ = 0, snapshots_ = 0;
   std::thread watcher_;
   std::mutex lock_;

@@ -1,17 +1,19 @@
 // radar record --on CONDITION --do ACTION, a look at a time: a cycle counts
 // once every call in it has been blocked for as long as asked, and an event
 // once it matches every term of the condition.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include "cli/watch.h"
 #include "fake_recording.h"
 #include "log/stop_at.h"
-#include "temp_dirs.h"
 #include "trace/findings.h"
 #include "trace/select.h"
 
@@ -158,38 +160,45 @@ TEST(RecordingWatch, TheRecorderJudgesWhatItCanAlone) {
 }
 
 // --do stop acts on a pid some time after its process was recorded: by
-// then the process may have ended and its pid be another's. A pid is
-// taken for the recorded image only while it holds the image's log open.
-TEST(RecordingWatch, APidIsTheRecordedProcessOnlyWhileItHoldsItsLog) {
-  const std::string dir = TempDirs::make("radar-watch-");
-  ASSERT_FALSE(dir.empty());
-  const std::string log = dir + "/1-0-p.rlog", other = dir + "/2-0-q.rlog";
-  const int held = ::open(log.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
-  ASSERT_GE(held, 0);
-  ASSERT_EQ(::close(::open(other.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600)), 0);
-  EXPECT_TRUE(cli::stillTheImage(::getpid(), {::getpid(), log}));
-  EXPECT_FALSE(cli::stillTheImage(::getpid(), {::getpid(), other})) << "another image's log";
+// then the process may have ended and its pid be another's, which started
+// after the recorded one ran.
+TEST(RecordingWatch, APidIsStoppedOnlyWhileItIsTheRecordedProcess) {
+  const auto monotonicNs = [] {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+  };
+  EXPECT_TRUE(cli::stillTheImage(::getpid(), {::getpid(), monotonicNs()}));
 
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
+  const int64_t before = monotonicNs();
+  ::usleep(100'000);  // ten of the kernel's ticks at least
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    ::close(held);  // a process that took the pid over holds no log of ours
-    ::close(ready[0]);
-    ::close(ready[1]);
     ::pause();
     ::_exit(0);
   }
-  ::close(ready[1]);
-  char byte;
-  EXPECT_EQ(::read(ready[0], &byte, 1), 0);  // the child has closed its copies
-  ::close(ready[0]);
-  EXPECT_FALSE(cli::stillTheImage(child, {child, log}));
+  const auto state = [&] {
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t paren = text.rfind(')');
+    return paren == std::string::npos || paren + 2 >= text.size() ? '?' : text[paren + 2];
+  };
+  // Recorded running before it started: the pid is another's now.
+  EXPECT_FALSE(cli::stillTheImage(child, {child, before}));
+  EXPECT_FALSE(cli::stopIfStillTheImage({child, before}));
+  EXPECT_FALSE(cli::stopIfStillTheImage({child, INT64_MAX})) << "never seen running: nothing to tell";
+  ::usleep(100'000);
+  EXPECT_NE(state(), 'T') << "another process was stopped";
+
+  EXPECT_TRUE(cli::stillTheImage(child, {child, monotonicNs()}));
+  EXPECT_TRUE(cli::stopIfStillTheImage({child, monotonicNs()}));
+  for (int tries = 0; tries < 500 && state() != 'T'; ++tries) ::usleep(10'000);
+  EXPECT_EQ(state(), 'T');
+
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
-  EXPECT_FALSE(cli::stillTheImage(child, {child, log})) << "an ended process";
-  ::close(held);
+  EXPECT_FALSE(cli::stopIfStillTheImage({child, monotonicNs()})) << "an ended process";
 }
 
 }  // namespace
