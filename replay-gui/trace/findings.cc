@@ -553,6 +553,24 @@ void findUnrecorded(Trace& t, const std::vector<uint32_t>& created) {
   }
 }
 
+// Whether none of the process's threads can go on by itself: each thread
+// it is known to have is in a send or receive on a channel that has lasted,
+// or waits for its own threads (a lock, a join: recorded with --sync). A
+// thread outside every recorded call (working, sleeping, in a join not
+// recorded), or in one that returns by itself (a poll with a timeout), may
+// yet send what another process waits for: its process waits for nobody.
+template <class Lasted>
+bool everyThreadWaits(const Process& p, const Lasted& lasted) {
+  for (const auto& slot : p.control.threads) {
+    if (!slot.tid) continue;
+    const auto kind = static_cast<Kind>(slot.kind);
+    const log::Category cat = log::categoryOf(kind);
+    const bool on_channel = (cat == log::Category::Send || cat == log::Category::Receive) && slot.channel;
+    if (!slot.kind || !(log::isSyncKind(kind) || (on_channel && lasted(slot)))) return false;
+  }
+  return true;
+}
+
 // How processes ended, and what the unfinished ones were blocked in.
 std::vector<Blocked> findEndings(Trace& t) {
   auto& out = t.findings;
@@ -562,11 +580,15 @@ std::vector<Blocked> findEndings(Trace& t) {
   constexpr int64_t kLastingNs = 500'000'000;
   for (const Process& p : t.processes) {
     if (p.external) continue;
-    for (const auto& slot : p.control.threads)
-      if (slot.kind && !log::isSyncKind(static_cast<Kind>(slot.kind)) &&  // a lock's: findLockDeadlocks
-          (!t.frozen_at_ns ||  // (in 128 bits: a damaged log's times are anything)
-           __int128{slot.entry_ns} + p.realtime_offset + kLastingNs <= t.frozen_at_ns))
-        blocked.push_back({p.index, slot.channel ? endpointOf(t, p.index, slot.channel) : kNone, slot.kind, slot.fd});
+    const auto lasted = [&](const log::ThreadSlot& slot) {
+      return !t.frozen_at_ns ||  // (in 128 bits: a damaged log's times are anything)
+             __int128{slot.entry_ns} + p.realtime_offset + kLastingNs <= t.frozen_at_ns;
+    };
+    if (everyThreadWaits(p, lasted))
+      for (const auto& slot : p.control.threads)
+        if (slot.tid && slot.kind && !log::isSyncKind(static_cast<Kind>(slot.kind)) &&  // a lock's: findLockDeadlocks
+            lasted(slot))
+          blocked.push_back({p.index, slot.channel ? endpointOf(t, p.index, slot.channel) : kNone, slot.kind, slot.fd});
     if (p.end == Process::End::Signaled) {
       Finding f;
       f.kind = Finding::Kind::Abnormal;

@@ -342,6 +342,11 @@ FakeProcess& FakeProcess::blockedIn(log::Kind kind, uint32_t channel, int32_t fd
   return *this;
 }
 
+FakeProcess& FakeProcess::thread(uint32_t tid, log::Kind kind, uint32_t channel) {
+  blocked_.push_back({tid, static_cast<uint16_t>(kind), 0, 3, channel, 0, 0});
+  return *this;
+}
+
 FakeRecording::FakeRecording() : dir_(TempDirs::make("radar-fake-")) {}
 
 FakeProcess& FakeRecording::process(const std::string& name, int32_t pid) {

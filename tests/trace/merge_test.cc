@@ -462,6 +462,25 @@ TEST(Merge, DeadlockFindingPointsAtWhereEachProcessWasLastSeen) {
     }
 }
 
+// Two processes talking both ways, each with a thread that reads what the
+// other sends: both readers wait, yet each process has a thread that may
+// send next (working, or in a call that returns by itself).
+TEST(Merge, NoDeadlockWhileAnotherThreadOfTheProcessMayStillSend) {
+  for (const log::Kind other : {log::Kind{}, log::Kind::Poll}) {
+    FakeRecording rec;
+    rec.process("client", 1).socketEnd(1, 11, 12).blockedIn(log::Kind::Read, 1).thread(101, other);
+    rec.process("server", 2).socketEnd(1, 12, 11).blockedIn(log::Kind::Read, 1).thread(201, other);
+    auto t = rec.load();
+    EXPECT_FALSE(findingOf(*t, Finding::Kind::Deadlock)) << log::kindName(other);
+  }
+  // Every thread of both in a read of the other: a deadlock.
+  FakeRecording rec;
+  rec.process("client", 1).socketEnd(1, 11, 12).blockedIn(log::Kind::Read, 1).thread(101, log::Kind::Read, 1);
+  rec.process("server", 2).socketEnd(1, 12, 11).blockedIn(log::Kind::Read, 1).thread(201, log::Kind::Recv, 1);
+  auto t = rec.load();
+  EXPECT_TRUE(findingOf(*t, Finding::Kind::Deadlock));
+}
+
 TEST(Merge, NoDeadlockWhenTheWriterCouldStillSend) {
   FakeRecording rec;
   rec.process("reader", 1).pipeEnd(1, 301, false).blockedIn(log::Kind::Read, 1);
