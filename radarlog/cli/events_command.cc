@@ -327,31 +327,43 @@ struct Following {
   uint64_t from = 1, to = ~0ull;
 };
 
-// One look at a recording in progress: tells the events from `told` on
-// whose place is sure (all of them once it ended); returns how far it got.
+// How far --follow got: the events told (by position), and whether a CSV
+// header is still to come (it comes with the first look that tells).
+struct Progress {
+  uint64_t told = 0;
+  bool header_due = true;
+};
+
+// One look at a recording in progress: tells the events from `done.told`
+// on whose place is sure (all of them once it ended), and moves `done` on.
 // `now_wall`: when the logs began to be read.
-uint64_t tellSettled(const Loaded& loaded, const Args& args, const Following& asked, uint64_t told, bool ended,
-                     int64_t now_wall) {
+void tellSettled(const Loaded& loaded, const Args& args, const Following& asked, bool ended, int64_t now_wall,
+                 Progress& done) {
   const trace::Trace& t = *loaded.trace;
   trace::LiveTimes times;
   times.now_wall = now_wall;
   const uint64_t settled = ended ? t.events.size() : trace::settledEvents(t, times);
-  if (settled <= told) return told;
+  if (settled <= done.told) return;
   trace::EventFilter filter;
-  // A process or channel the filter names may not have appeared yet.
-  if (!readFilter(args, t, &filter).empty()) return settled;
-  EventTeller teller(loaded, asked.format, args.has("json"), args.has("decode"), true, !ended, told == 0);
+  // A process or channel the filter names may not have appeared yet: none
+  // of these events is its.
+  if (!readFilter(args, t, &filter).empty()) {
+    done.told = settled;
+    return;
+  }
+  EventTeller teller(loaded, asked.format, args.has("json"), args.has("decode"), true, !ended, done.header_due);
+  done.header_due = false;
   Told count;
-  tellEvents(t, filter, std::max(told, asked.from - 1), std::min(settled, asked.to), teller, &count);
+  tellEvents(t, filter, std::max(done.told, asked.from - 1), std::min(settled, asked.to), teller, &count);
   std::fflush(stdout);
-  return settled;
+  done.told = settled;
 }
 
 // --follow: the recording read again and again as it grows, each look
 // telling what became sure since the last, until radar record has ended.
 int followEvents(const Args& args, const Following& asked) {
   const std::vector<std::string>& dirs = args.positional();
-  uint64_t told = 0;
+  Progress done;
   bool said_waiting = false, none_alive = false;
   const auto since = std::chrono::steady_clock::now();
   for (;;) {
@@ -382,7 +394,7 @@ int followEvents(const Args& args, const Following& asked) {
       said_waiting = true;
     }
     if (loaded && (ended || !trace::runningLogUnreadable(*loaded.trace)))
-      told = tellSettled(loaded, args, asked, told, ended, now_wall);
+      tellSettled(loaded, args, asked, ended, now_wall, done);
     none_alive = loaded && !trace::anyProcessAlive(*loaded.trace);
     if (ended) {
       trace::EventFilter filter;

@@ -144,6 +144,46 @@ TEST(Follow, EndsOnceRadarRecordIsKilledAndItsProgramHasEnded) {
   EXPECT_NE(said.find("radar record is no longer recording"), std::string::npos) << said;
 }
 
+// A CSV told as the recording grows has its header first, though the
+// process the filter names is not there at the first looks (the shell
+// that will become it sleeps first): each row once, as the finished
+// recording's CSV has them.
+TEST(Follow, ACsvHasItsHeaderThoughTheProcessNamedComesLater) {
+  const std::string dir = testTempDir() + "/csv";
+  const Started follower =
+      start({radarPath(), "events", "--follow", "--format", "csv", "--process", "ticker", dir}, true);
+  const Started recorder = start({radarPath(), "record", "-o", dir, "--", "sh", "-c",
+                                  "sleep 3; exec " + shellQuote(programPath("ticker")) + " 1 20"},
+                                 false);
+  std::string told;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  for (;;) {
+    struct pollfd p {
+      follower.out, POLLIN, 0
+    };
+    if (::poll(&p, 1, 100) > 0) {
+      char buf[65536];
+      const ssize_t n = ::read(follower.out, buf, sizeof buf);
+      if (n <= 0) break;
+      told.append(buf, static_cast<size_t>(n));
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(follower.pid, SIGKILL);
+      ADD_FAILURE() << "radar events --follow did not end with the recording";
+      break;
+    }
+  }
+  ::close(follower.out);
+  int status = -1;
+  ::waitpid(follower.pid, &status, 0);
+  ::waitpid(recorder.pid, nullptr, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const Result whole = radar({"events", "--format", "csv", "--process", "ticker", dir});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  ASSERT_GE(occurrences(whole.out, "\n"), 21u) << whole.out;
+  EXPECT_EQ(told, whole.out);
+}
+
 // The window that follows a recording (radar record --live, radar replay
 // --follow) is refused, saying why, where it cannot follow.
 TEST(Live, ItsOptionsAreChecked) {
