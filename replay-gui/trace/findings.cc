@@ -553,20 +553,32 @@ void findUnrecorded(Trace& t, const std::vector<uint32_t>& created) {
   }
 }
 
-// Whether none of the process's threads can go on by itself: each thread
-// it is known to have is in a send or receive on a channel that has lasted,
-// or waits for its own threads (a lock, a join: recorded with --sync). A
-// thread outside every recorded call (working, sleeping, in a join not
-// recorded), or in one that returns by itself (a poll with a timeout), may
-// yet send what another process waits for: its process waits for nobody.
+// Whether none of the process's threads can go on by itself, in a freeze
+// taken while it ran (a look at a recording being made): each thread it is
+// known to have is in a send or receive on a channel that has lasted, or
+// has been quiet for kQuietNs — in one call (a join, a lock, a poll), or
+// in none since its last event. A thread that works, or wakes on a timer,
+// makes calls, and may yet send what another process waits for: its
+// process then waits for nobody. (After the end, a blocked call counts as
+// it did: what the other threads were doing is not known.)
+constexpr int64_t kQuietNs = 2'000'000'000;
 template <class Lasted>
-bool everyThreadWaits(const Process& p, const Lasted& lasted) {
+bool everyThreadWaits(const Trace& t, const Process& p, const Lasted& lasted) {
+  if (!t.frozen_at_ns) return true;
+  const auto quietSince = [&](int64_t monotonic_ns) {  // (in 128 bits: a damaged log's times are anything)
+    return __int128{monotonic_ns} + p.realtime_offset + kQuietNs <= t.frozen_at_ns;
+  };
   for (const auto& slot : p.control.threads) {
     if (!slot.tid) continue;
     const auto kind = static_cast<Kind>(slot.kind);
     const log::Category cat = log::categoryOf(kind);
-    const bool on_channel = (cat == log::Category::Send || cat == log::Category::Receive) && slot.channel;
-    if (!slot.kind || !(log::isSyncKind(kind) || (on_channel && lasted(slot)))) return false;
+    if (slot.kind && (cat == log::Category::Send || cat == log::Category::Receive) && slot.channel && lasted(slot))
+      continue;
+    if (slot.kind && quietSince(slot.entry_ns)) continue;
+    const uint32_t last =
+        slot.last_counter > p.counter_base ? t.positionOfCounter(p.index, slot.last_counter - p.counter_base) : kNone;
+    if (!slot.kind && last != kNone && quietSince(t.events[last].returnNs())) continue;
+    return false;
   }
   return true;
 }
@@ -584,7 +596,7 @@ std::vector<Blocked> findEndings(Trace& t) {
       return !t.frozen_at_ns ||  // (in 128 bits: a damaged log's times are anything)
              __int128{slot.entry_ns} + p.realtime_offset + kLastingNs <= t.frozen_at_ns;
     };
-    if (everyThreadWaits(p, lasted))
+    if (everyThreadWaits(t, p, lasted))
       for (const auto& slot : p.control.threads)
         if (slot.tid && slot.kind && !log::isSyncKind(static_cast<Kind>(slot.kind)) &&  // a lock's: findLockDeadlocks
             lasted(slot))

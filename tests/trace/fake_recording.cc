@@ -342,8 +342,8 @@ FakeProcess& FakeProcess::blockedIn(log::Kind kind, uint32_t channel, int32_t fd
   return *this;
 }
 
-FakeProcess& FakeProcess::thread(uint32_t tid, log::Kind kind, uint32_t channel) {
-  blocked_.push_back({tid, static_cast<uint16_t>(kind), 0, 3, channel, 0, 0});
+FakeProcess& FakeProcess::thread(uint32_t tid, log::Kind kind, uint32_t channel, int64_t entry, uint64_t last_counter) {
+  blocked_.push_back({tid, static_cast<uint16_t>(kind), 0, 3, channel, entry, last_counter});
   return *this;
 }
 

@@ -97,8 +97,10 @@ class FakeProcess {
   FakeProcess& blockedIn(log::Kind kind, uint32_t channel, int32_t fd = 3, uint64_t last_counter = 0,
                          int64_t entry = 0);
   // Another thread, `tid`, in no call when the recording ended (kind 0), or
-  // in a call of `kind` on `channel`.
-  FakeProcess& thread(uint32_t tid, log::Kind kind = log::Kind{}, uint32_t channel = 0);
+  // in a call of `kind` on `channel` since `entry`; its last event the
+  // process's `last_counter`-th (0: none said).
+  FakeProcess& thread(uint32_t tid, log::Kind kind = log::Kind{}, uint32_t channel = 0, int64_t entry = 0,
+                      uint64_t last_counter = 0);
   // The process read CLOCK_REALTIME `ns` too early against CLOCK_MONOTONIC
   // (preempted between the two reads at its start).
   FakeProcess& clockLag(int64_t ns) {

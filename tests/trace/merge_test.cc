@@ -463,22 +463,38 @@ TEST(Merge, DeadlockFindingPointsAtWhereEachProcessWasLastSeen) {
 }
 
 // Two processes talking both ways, each with a thread that reads what the
-// other sends: both readers wait, yet each process has a thread that may
-// send next (working, or in a call that returns by itself).
+// other sends, looked at while they run (3 s in): both readers wait, yet
+// a process whose other thread was busy a moment ago, or is in a call that
+// began a moment ago (a poll that may time out), may still send. One whose
+// other thread has been quiet for two seconds waits too. After the end, a
+// blocked call counts as it did.
 TEST(Merge, NoDeadlockWhileAnotherThreadOfTheProcessMayStillSend) {
-  for (const log::Kind other : {log::Kind{}, log::Kind::Poll}) {
+  constexpr int64_t kS = 1'000'000'000;
+  struct Look {
+    log::Kind kind;  // the other thread's call, or none
+    int64_t at;      // since when it is in it, or when its last event was
+    bool running, deadlock;
+  };
+  for (const Look c : {Look{log::Kind{}, 2'900'000'000, true, false}, Look{log::Kind::Poll, 2'500'000'000, true, false},
+                       Look{log::Kind{}, kS / 10, true, true}, Look{log::Kind::Poll, kS / 2, true, true},
+                       Look{log::Kind::Read, kS, true, true}, Look{log::Kind{}, 2'900'000'000, false, true}}) {
     FakeRecording rec;
-    rec.process("client", 1).socketEnd(1, 11, 12).blockedIn(log::Kind::Read, 1).thread(101, other);
-    rec.process("server", 2).socketEnd(1, 12, 11).blockedIn(log::Kind::Read, 1).thread(201, other);
-    auto t = rec.load();
-    EXPECT_FALSE(findingOf(*t, Finding::Kind::Deadlock)) << log::kindName(other);
+    for (const int32_t pid : {1, 2}) {
+      FakeProcess& p = rec.process(pid == 1 ? "client" : "server", pid);
+      p.socketEnd(1, pid == 1 ? 11 : 12, pid == 1 ? 12 : 11)
+          .user("busy", c.at - 1000, "")
+          .blockedIn(log::Kind::Read, 1);
+      if (c.kind == log::Kind{})
+        p.thread(100 * pid, log::Kind{}, 0, 0, 1);
+      else
+        p.thread(100 * pid, c.kind, c.kind == log::Kind::Read ? 1 : 0, c.at);
+    }
+    trace::LoadOptions options;
+    if (c.running) options.running_at_ns = 1'700'000'000'000'000'000 + 3 * kS;
+    auto t = rec.load(options);
+    EXPECT_EQ(findingOf(*t, Finding::Kind::Deadlock) != nullptr, c.deadlock)
+        << log::kindName(c.kind) << " at " << c.at << (c.running ? ", running" : ", ended");
   }
-  // Every thread of both in a read of the other: a deadlock.
-  FakeRecording rec;
-  rec.process("client", 1).socketEnd(1, 11, 12).blockedIn(log::Kind::Read, 1).thread(101, log::Kind::Read, 1);
-  rec.process("server", 2).socketEnd(1, 12, 11).blockedIn(log::Kind::Read, 1).thread(201, log::Kind::Recv, 1);
-  auto t = rec.load();
-  EXPECT_TRUE(findingOf(*t, Finding::Kind::Deadlock));
 }
 
 TEST(Merge, NoDeadlockWhenTheWriterCouldStillSend) {
