@@ -12,10 +12,13 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "analysis/narrative.h"
 #include "cli/loaded_recording.h"
@@ -71,38 +74,57 @@ bool blockedOnSince(const trace::Trace& t, uint32_t p, uint32_t channel, int64_t
   return false;
 }
 
+// Fields 3 on of /proc/PID/stat (after the name, which may hold spaces
+// and parentheses); empty when there is no such process.
+std::vector<std::string> statFields(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t paren = text.rfind(')');
+  std::vector<std::string> fields;
+  if (paren == std::string::npos) return fields;
+  std::istringstream words(text.substr(paren + 1));
+  for (std::string word; words >> word;) fields.push_back(word);
+  return fields;
+}
+
 // Waits (a second at most) for a process sent SIGSTOP to be stopped: the
 // signal is taken when it next runs, a moment later.
 void waitStopped(pid_t pid) {
   for (int tries = 0; tries < 100; ++tries) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    const std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const size_t paren = text.rfind(')');
-    if (paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'T' || text[paren + 2] == 't')
-      return;
+    const std::vector<std::string> fields = statFields(pid);
+    if (fields.empty() || fields[0] == "T" || fields[0] == "t") return;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+}
+
+// Whether `pid` descends from this process. radar record is its program's
+// subreaper: every process it records stays below it, however it
+// detaches, while a pid of another host or of a pid namespace below (as
+// its logs give them) is, here, most likely nobody's of ours.
+bool descendsFromUs(int pid) {
+  const int self = static_cast<int>(::getpid());
+  for (int hops = 0; hops < 4096 && pid > 1; ++hops) {
+    const std::vector<std::string> fields = statFields(pid);
+    if (fields.size() < 2) return false;
+    pid = std::atoi(fields[1].c_str());  // field 4: the parent
+    if (pid == self) return true;
+  }
+  return false;
 }
 
 // When `pid` started, in CLOCK_MONOTONIC ns (the kernel counts from boot,
 // suspended time included: taken off by the two clocks' difference now);
 // -1 when there is no such process.
 int64_t startedAt(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t paren = text.rfind(')');
-  if (paren == std::string::npos) return -1;
-  std::istringstream fields(text.substr(paren + 2));
-  std::string field;
-  for (int k = 3; k <= 22 && fields >> field; ++k)  // field 22: the start, in clock ticks since boot
-    if (k == 22) {
-      timespec boot{}, mono{};
-      ::clock_gettime(CLOCK_BOOTTIME, &boot);
-      ::clock_gettime(CLOCK_MONOTONIC, &mono);
-      const int64_t asleep = (boot.tv_sec - mono.tv_sec) * 1'000'000'000LL + (boot.tv_nsec - mono.tv_nsec);
-      return static_cast<int64_t>(std::stoull(field) * (1'000'000'000ULL / ::sysconf(_SC_CLK_TCK))) - asleep;
-    }
-  return -1;
+  const std::vector<std::string> fields = statFields(pid);
+  if (fields.size() < 20) return -1;
+  const unsigned long long ticks = std::strtoull(fields[19].c_str(), nullptr, 10);  // field 22, since boot
+  timespec boot{}, mono{};
+  ::clock_gettime(CLOCK_BOOTTIME, &boot);
+  ::clock_gettime(CLOCK_MONOTONIC, &mono);
+  const int64_t asleep = (boot.tv_sec - mono.tv_sec) * 1'000'000'000LL + (boot.tv_nsec - mono.tv_nsec);
+  return static_cast<int64_t>(ticks * (1'000'000'000ULL / static_cast<unsigned long long>(::sysconf(_SC_CLK_TCK)))) -
+         asleep;
 }
 
 // Runs `command` with `input` on its standard input; waits for it.
@@ -144,7 +166,7 @@ void runWithInput(const std::string& command, const std::string& input) {
 bool stillTheImage(int pid, const Involved& who) {
   const int64_t started = startedAt(pid);
   const int64_t tick = 1'000'000'000LL / ::sysconf(_SC_CLK_TCK);
-  return started >= 0 && who.alive_at_ns != INT64_MAX && started - tick <= who.alive_at_ns;
+  return started >= 0 && who.alive_at_ns != INT64_MAX && started - tick <= who.alive_at_ns && descendsFromUs(pid);
 }
 
 // Through a pidfd taken before the look, so that a pid that changes hands

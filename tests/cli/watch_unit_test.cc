@@ -161,15 +161,13 @@ TEST(RecordingWatch, TheRecorderJudgesWhatItCanAlone) {
 
 // --do stop acts on a pid some time after its process was recorded: by
 // then the process may have ended and its pid be another's, which started
-// after the recorded one ran.
+// after the recorded one ran, or was never a descendant of radar record.
 TEST(RecordingWatch, APidIsStoppedOnlyWhileItIsTheRecordedProcess) {
   const auto monotonicNs = [] {
     timespec ts{};
     ::clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
   };
-  EXPECT_TRUE(cli::stillTheImage(::getpid(), {::getpid(), monotonicNs()}));
-
   const int64_t before = monotonicNs();
   ::usleep(100'000);  // ten of the kernel's ticks at least
   const pid_t child = ::fork();
@@ -188,6 +186,7 @@ TEST(RecordingWatch, APidIsStoppedOnlyWhileItIsTheRecordedProcess) {
   EXPECT_FALSE(cli::stillTheImage(child, {child, before}));
   EXPECT_FALSE(cli::stopIfStillTheImage({child, before}));
   EXPECT_FALSE(cli::stopIfStillTheImage({child, INT64_MAX})) << "never seen running: nothing to tell";
+  EXPECT_FALSE(cli::stillTheImage(::getppid(), {::getppid(), monotonicNs()})) << "not a descendant";
   ::usleep(100'000);
   EXPECT_NE(state(), 'T') << "another process was stopped";
 
