@@ -570,14 +570,19 @@ __attribute__((noinline)) bool wakeUp() {
   if (!*on) return false;
   const auto me = static_cast<int32_t>(sys::getpid());
   int32_t waking = 0;
-  if (!__atomic_compare_exchange_n(&g_waking, &waking, me, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+  if (__atomic_compare_exchange_n(&g_waking, &waking, me, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (g_owner) g_owner->pid = me;
+    if (openLog(log::Origin::Attached, 0, 0, g_start_generation, environ)) classifyDescriptorsAtOpen();
+  } else if (waking != me &&
+             __atomic_compare_exchange_n(&g_waking, &waking, me, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     // Forked while a thread of its parent was opening the parent's log:
-    // this process has its own to open.
-    if (waking != me) __atomic_compare_exchange_n(&g_waking, &waking, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-    return false;
+    // its copy of that log is half made, and of the writer's lock too (the
+    // thread that held it is not in this process). Left as a forked child
+    // leaves its parent's; its own log opened.
+    adoptFork(log::Origin::Attached);
+  } else {
+    return false;  // another thread of this process is opening the log
   }
-  if (g_owner) g_owner->pid = me;
-  if (openLog(log::Origin::Attached, 0, 0, g_start_generation, environ)) classifyDescriptorsAtOpen();
   __atomic_store_n(&g_switch, nullptr, __ATOMIC_RELEASE);
   return true;
 }

@@ -219,6 +219,26 @@ TEST(Attach, ADormantFlightRecorderKeepsTheLatestOfWhatFollowsTheAttach) {
   EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }
 
+// radar attach wakes a program while it forks: a child forked while a
+// thread of its parent opens the parent's log (and holds its lock) has a
+// copy caught half made. It opens its own, and never waits for a thread
+// it does not have.
+TEST(Attach, ChildrenForkedWhileTheirParentWakesAreRecordedAndNeverHang) {
+  const std::string dir = testTempDir() + "/forking";
+  Dormant d = startDormant(dir, {programPath("forks_while_woken"), "3", "400"});
+  ASSERT_GT(d.program, 0) << d.said;
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const Result attached = radar({"attach", std::to_string(d.program)});
+  EXPECT_EQ(attached.exit_code, 0) << attached.err;
+  int status = -1;
+  const std::string said = finish(d, &status);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << said;
+  EXPECT_EQ(said.find("hangs"), std::string::npos) << said;
+  EXPECT_GT(logsIn(dir), 10u) << "children recorded after the attach";
+  const Result checked = radar({"check", dir});
+  EXPECT_EQ(checked.out.find("damaged"), std::string::npos) << checked.out;
+}
+
 TEST(Attach, ANeverAttachedProgramLeavesNoLogAndNoComplaint) {
   const std::string dir = testTempDir() + "/never";
   Dormant d = startDormant(dir, {programPath("ticker"), "10", "20"});
