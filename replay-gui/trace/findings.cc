@@ -565,8 +565,8 @@ constexpr int64_t kQuietNs = 2'000'000'000;
 template <class Lasted>
 bool everyThreadWaits(const Trace& t, const Process& p, const Lasted& lasted) {
   if (!t.frozen_at_ns) return true;
-  const auto quietSince = [&](int64_t monotonic_ns) {  // (in 128 bits: a damaged log's times are anything)
-    return __int128{monotonic_ns} + p.realtime_offset + kQuietNs <= t.frozen_at_ns;
+  const auto quietSince = [&](__int128 monotonic_ns) {  // (in 128 bits: a damaged log's times are anything)
+    return monotonic_ns + p.realtime_offset + kQuietNs <= t.frozen_at_ns;
   };
   for (const auto& slot : p.control.threads) {
     if (!slot.tid) continue;
@@ -575,9 +575,10 @@ bool everyThreadWaits(const Trace& t, const Process& p, const Lasted& lasted) {
     if (slot.kind && (cat == log::Category::Send || cat == log::Category::Receive) && slot.channel && lasted(slot))
       continue;
     if (slot.kind && quietSince(slot.entry_ns)) continue;
-    const uint32_t last =
-        slot.last_counter > p.counter_base ? t.positionOfCounter(p.index, slot.last_counter - p.counter_base) : kNone;
-    if (!slot.kind && last != kNone && quietSince(t.events[last].returnNs())) continue;
+    // (The control block's counters count as the kept events do: load.cc.)
+    const uint32_t last = slot.last_counter ? t.positionOfCounter(p.index, slot.last_counter) : kNone;
+    if (!slot.kind && last != kNone && quietSince(__int128{t.events[last].entry_ns} + t.events[last].durationNs()))
+      continue;
     return false;
   }
   return true;
