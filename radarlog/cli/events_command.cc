@@ -345,12 +345,9 @@ void tellSettled(const Loaded& loaded, const Args& args, const Following& asked,
   const uint64_t settled = ended ? t.events.size() : trace::settledEvents(t, times);
   if (settled <= done.told) return;
   trace::EventFilter filter;
-  // A process or channel the filter names may not have appeared yet: none
-  // of these events is its.
-  if (!readFilter(args, t, &filter).empty()) {
-    done.told = settled;
-    return;
-  }
+  // A process or channel the filter names may not have appeared yet: told
+  // from where it stopped once it has (with the others it names).
+  if (!readFilter(args, t, &filter).empty()) return;
   EventTeller teller(loaded, asked.format, args.has("json"), args.has("decode"), true, !ended, done.header_due);
   done.header_due = false;
   Told count;
@@ -399,6 +396,7 @@ int followEvents(const Args& args, const Following& asked) {
     if (ended) {
       trace::EventFilter filter;
       if (const std::string e = readFilter(args, *loaded.trace, &filter); !e.empty()) return usageError("events", e);
+      if (done.header_due && asked.format == "csv") exporting::writeCsvHeader(stdout);  // a recording of no events
       return storyExitStatus(*loaded.trace, kExitOk);
     }
     // A look costs as much as the recording is long: at most half the time.
