@@ -242,12 +242,14 @@ LogWriter::ChannelState* LogWriter::channelState(uint32_t index) {
     while (want <= index) want *= 2;
     auto* grown = static_cast<ChannelState*>(mapAnonymous(want * sizeof(ChannelState)));
     if (!grown) return nullptr;
-    if (channels_) {
-      std::memcpy(grown, channels_, channel_cap_ * sizeof(ChannelState));
-      sys::munmap(channels_, channel_cap_ * sizeof(ChannelState));
-    }
+    // The old table let go of only once the new one is in place: a fork by
+    // another thread in between leaves its child a table it has.
+    ChannelState* const old = channels_;
+    const size_t old_cap = channel_cap_;
+    if (old) std::memcpy(grown, old, old_cap * sizeof(ChannelState));
     channels_ = grown;
     channel_cap_ = want;
+    if (old) sys::munmap(old, old_cap * sizeof(ChannelState));
   }
   return &channels_[index];
 }

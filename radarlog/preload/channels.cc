@@ -610,6 +610,17 @@ void evictOwnFd(int fd) {
     return;
   }
   if (fd != g_process.writer.fd()) return;
+  const int32_t owner = g_owner ? g_owner->pid : static_cast<int32_t>(sys::getpid());
+  if (owner == 0) {
+    // A child forked by other means than our hook, not yet on a log of its
+    // own: the descriptor is its copy of its parent's log, and the writer's
+    // lock may be held by a thread it does not have. The program's dup2
+    // takes the number; the copy is forgotten, not closed later.
+    g_process.writer.setFd(-1);
+    return;
+  }
+  // A vfork child: its descriptors are its own, the writer its parent's.
+  if (owner != static_cast<int32_t>(sys::getpid())) return;
   if (!lockWriter()) return;
   const long moved = sys::dupAtOrAbove(fd, g_process.fd_floor);
   if (moved >= 0) {
@@ -637,12 +648,14 @@ ChannelState* channelState(uint32_t index) {
     long m = sys::mmapAside(want * sizeof(ChannelState), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0 && m > -4096) return nullptr;
     auto* grown = reinterpret_cast<ChannelState*>(m);
-    if (p.channel_table) {
-      std::memcpy(grown, p.channel_table, p.channel_capacity * sizeof(ChannelState));
-      sys::munmap(p.channel_table, p.channel_capacity * sizeof(ChannelState));
-    }
+    // The old table let go of only once the new one is in place: a fork by
+    // another thread in between leaves its child a table it has.
+    ChannelState* const old = p.channel_table;
+    const size_t old_cap = p.channel_capacity;
+    if (old) std::memcpy(grown, old, old_cap * sizeof(ChannelState));
     p.channel_table = grown;
     p.channel_capacity = want;
+    if (old) sys::munmap(old, old_cap * sizeof(ChannelState));
   }
   return &p.channel_table[index];
 }

@@ -569,6 +569,9 @@ __attribute__((noinline)) bool wakeUp() {
   if (!on) return true;  // another thread did
   if (!*on) return false;
   const auto me = static_cast<int32_t>(sys::getpid());
+  // A vfork child runs in its parent's memory until it execs or ends: it
+  // must not make the parent's state its own.
+  if (g_owner && g_owner->pid != 0 && g_owner->pid != me) return false;
   int32_t waking = 0;
   if (__atomic_compare_exchange_n(&g_waking, &waking, me, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     if (g_owner) g_owner->pid = me;
@@ -864,6 +867,7 @@ __attribute__((constructor(101))) void radarStart(int argc, char** argv, char** 
     }
     g_start_generation = link.generation;
     if (!*g_switch) {
+      if (g_owner) g_owner->pid = static_cast<int32_t>(sys::getpid());  // (wakeUp tells a vfork child by it)
       patchStdio();
       return;
     }
