@@ -8,7 +8,8 @@ compare style:
   3. `radar events`: the sample's story appears in the narrative, in an order
      consistent with causality (every receive after the sends it got);
   4. `radar debug --no-gdb`: every process image re-runs alone, fed from the
-     recording, with zero divergences;
+     recording, with zero divergences (tried again, for a sample that says
+     so, only where radar blames memory its threads shared unsynchronized);
   5. `radar replay --snapshot`: the replay window renders the recording
      headless at its last event (when the GUI is built);
   6. `radar events --net SAMPLE.netdesc --decode`: the sample's network
@@ -29,10 +30,17 @@ import sys
 import tempfile
 
 
+UNRECORDED_SYNC = "memory one thread wrote and another read with no synchronization radar records"
+
+
 class Sample:
     def __init__(self, command, stdin="", status=0, stdout=(), story=(), findings=(), allowed=(), needs=(),
-                 net=None, record_options=()):
+                 net=None, record_options=(), rerun_tries=1):
         self.command = command      # relative to the build's bin directory, or a program on PATH
+        # Re-runs of an image whose divergence radar blames on memory its
+        # threads shared without a synchronization it records (a known
+        # limit: CPython's interpreter lock hands over through atomics).
+        self.rerun_tries = rerun_tries
         self.record_options = list(record_options)  # radar record's, before the command
         self.stdin = stdin
         self.status = status        # the program's exit status
@@ -168,6 +176,7 @@ SAMPLES = {
         # end): their order and the clock's readings, recorded, make the
         # re-run exact however the machine is loaded.
         record_options=["--sync", "--nondet"],
+        rerun_tries=3,
     ),
     "ports_demo": Sample(
         ["python3", "ports_demo.py", "launch"],
@@ -296,8 +305,11 @@ def main():
             spec = "%s.%s" % (pid, generation)
             argv = [radar, "debug", "--yes", rec, spec, "--no-gdb"] + ([] if sandbox_available() else ["--no-sandbox"])
             reproduce = " ".join(argv)
-            r = run(argv, timeout=60)
-            report = text(r.stderr)
+            for _ in range(sample.rerun_tries):
+                r = run(argv, timeout=60)
+                report = text(r.stderr)
+                if r.returncode == 0 or UNRECORDED_SYNC not in report:
+                    break
             if r.returncode != 0:
                 raise Failure("the re-run of %s exited %d:\n%s" % (image, r.returncode, report))
             if not re.search(r"as recorded|execs here", report):
