@@ -31,6 +31,19 @@ Started start(const std::vector<std::string>& args, bool keep_output) {
   return {pid, fds[0]};
 }
 
+// What `fd` has to read within 50 ms, appended to `into`; false at its end.
+bool readSome(int fd, std::string& into) {
+  struct pollfd p {
+    fd, POLLIN, 0
+  };
+  if (::poll(&p, 1, 50) <= 0) return true;
+  char buf[65536];
+  const ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n <= 0) return false;
+  into.append(buf, static_cast<size_t>(n));
+  return true;
+}
+
 struct Followed {
   std::string told;           // everything --follow printed
   std::string while_running;  // what it had printed while the ticker still ticked
@@ -60,15 +73,7 @@ Followed followWhileRecording(const std::string& dir, long interval_ms, long tic
       stopped = true;
       deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
     }
-    struct pollfd p {
-      follower.out, POLLIN, 0
-    };
-    if (::poll(&p, 1, 50) > 0) {
-      char buf[65536];
-      const ssize_t n = ::read(follower.out, buf, sizeof buf);
-      if (n <= 0) break;
-      f.told.append(buf, static_cast<size_t>(n));
-    }
+    if (!readSome(follower.out, f.told)) break;
     if (stopped && std::chrono::steady_clock::now() > deadline) {
       ::kill(follower.pid, SIGKILL);
       ADD_FAILURE() << "radar events --follow did not end with the recording";
@@ -161,15 +166,7 @@ TEST(Follow, ACsvHasItsHeaderThoughTheProcessNamedComesLater) {
   std::string told;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
   for (;;) {
-    struct pollfd p {
-      follower.out, POLLIN, 0
-    };
-    if (::poll(&p, 1, 100) > 0) {
-      char buf[65536];
-      const ssize_t n = ::read(follower.out, buf, sizeof buf);
-      if (n <= 0) break;
-      told.append(buf, static_cast<size_t>(n));
-    }
+    if (!readSome(follower.out, told)) break;
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(follower.pid, SIGKILL);
       ADD_FAILURE() << "radar events --follow did not end with the recording";
