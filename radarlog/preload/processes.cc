@@ -56,10 +56,7 @@ void adoptFork(log::Origin origin) {
 
 void afterForkInChild() {
   t_thread.in_fork = false;
-  if (dormant()) {  // its log opens when it is woken
-    if (g_owner) g_owner->pid = static_cast<int32_t>(sys::getpid());
-    return;
-  }
+  if (dormant()) return;                                                       // its log opens when it is woken
   if (g_owner && g_owner->pid == static_cast<int32_t>(sys::getpid())) return;  // done already
   adoptFork(log::Origin::Forked);
 }
