@@ -31,8 +31,10 @@ const char kDebugHelp[] =
     "results it saw in the recording. What it sends is compared with what it\n"
     "sent then and discarded; the first difference is reported and stops it.\n"
     "Its peers are never started and never touched.\n\n"
-    "PROCESS is a pid, a name (when unique), name[pid], or pid.generation for\n"
-    "the image a pid exec'd into.\n\n"
+    "PROCESS is a pid, a name (when unique), name[pid], pid.generation for\n"
+    "the image a pid exec'd into, or \"rank N\" for an MPI job's rank: it\n"
+    "re-runs without mpirun or the other ranks, its MPI calls answered from\n"
+    "the recording.\n\n"
     "  --at-event N      stop just before the replay's event N (the number\n"
     "                    radar events and radar replay show)\n"
     "  --no-gdb          run it without a debugger; exit 0 when it did what\n"
@@ -157,6 +159,7 @@ bool findInstallation(bool no_gdb, driver::Installation* out) {
   out->library = self + "/../lib/radar/libradar-rerun.so";
   out->launcher = self + "/../libexec/radar/radar-launch";
   out->extension = self + "/../share/radar/gdb/radar.py";
+  out->mpi_library = self + "/../lib/radar/libradar-rerun-mpi.so";
   for (const std::string& f : {out->library, out->launcher, out->extension})
     if (::access(f.c_str(), R_OK) != 0) {
       std::fprintf(stderr, "radar debug: %s is missing: this radar installation is incomplete\n", f.c_str());

@@ -15,6 +15,15 @@ namespace radar::log {
 inline constexpr int32_t kMpiAnySource = -1;
 inline constexpr int32_t kMpiAnyTag = -1;
 
+// An MPI_SEND's flags: its mode, and whether it was nonblocking.
+enum MpiSendMode : uint32_t {
+  kMpiStandard = 0,
+  kMpiSynchronous = 1,
+  kMpiBuffered = 2,
+  kMpiReady = 3,
+  kMpiNonblocking = 8
+};
+
 // MPI's collectives by a small code (1, 2, ...; 0: one radar does not
 // know): a thread slot's fd while a rank is in one (ThreadSlot, kind
 // MPI_COLLECTIVE, channel its communicator), and the replay's code of an
@@ -44,6 +53,10 @@ struct MpiEvent {
   const void* bytes = nullptr;  // the bytes moved (result of them)
   bool keep_bytes = false;      // a send's (or a collective's): kept, up to the payload limit;
                                 // otherwise only their checksum
+  // A collective's: what the rank got (kept after its contribution, the
+  // payload limit applying to both), so that a rank re-runs alone.
+  const void* result_bytes = nullptr;
+  uint64_t result_size = 0;
 };
 
 }  // namespace radar::log

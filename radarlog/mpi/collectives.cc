@@ -1,6 +1,7 @@
 // Collectives and communicators: one event per rank per collective, with
-// the bytes this rank contributes; the merge matches the n-th collective
-// on a communicator across its ranks. Communicators made collectively are
+// the bytes this rank contributes, then those it got (a rank re-runs alone
+// on them); the merge matches the n-th collective on a communicator across
+// its ranks. Communicators made collectively are
 // named alike in every member (mpi_state.h).
 #include <dlfcn.h>
 
@@ -21,13 +22,22 @@ struct Contribution {
   int count;
   MPI_Datatype type;
 };
+const Contribution kNothing{nullptr, 0, {}};
+// What a rank got where its layout is not one piece (the v-collectives'
+// displacements with gaps): not kept, and the event says so.
+const Contribution kNotKept{nullptr, -1, {}};
 
-int collective(const char* name, int64_t entry, MPI_Comm comm, int root, const Contribution& mine, int rc) {
+// `mine`: what the rank gave; `got`: what it got. The event's ints are the
+// count given and the bytes got (-1: not kept).
+int collective(const char* name, int64_t entry, MPI_Comm comm, int root, const Contribution& mine,
+               const Contribution& got, int rc) {
   if (!m::recording()) return rc;
   const bool in_place = mine.buf == MPI_IN_PLACE;
   m::Bytes bytes(in_place ? nullptr : mine.buf, mine.count, mine.type, comm);
+  const bool got_kept = rc == MPI_SUCCESS && got.count >= 0;
+  m::Bytes result(got_kept && got.buf != MPI_IN_PLACE ? got.buf : nullptr, got.count, got.type, comm);
   const char* strings[] = {name, mine.count > 0 ? m::typeInfo(mine.type).name : ""};
-  const int32_t ints[] = {mine.count};
+  const int32_t ints[] = {mine.count, got_kept ? static_cast<int32_t>(result.size()) : -1};
   MpiEvent e;
   e.kind = static_cast<uint16_t>(Kind::MpiCollective);
   e.entry_ns = entry;
@@ -36,11 +46,13 @@ int collective(const char* name, int64_t entry, MPI_Comm comm, int root, const C
   e.size = bytes.size();
   e.result = rc == MPI_SUCCESS ? static_cast<int64_t>(bytes.size()) : -int64_t{rc};
   e.ints = ints;
-  e.int_count = 1;
+  e.int_count = 2;
   e.strings = strings;
   e.string_count = 2;
   e.bytes = bytes.data();
   e.keep_bytes = true;
+  e.result_bytes = result.data();
+  e.result_size = result.size();
   m::record(e);
   return rc;
 }
@@ -50,6 +62,25 @@ int rankIn(MPI_Comm comm) {
   int rank = -1;
   pmpi_Comm_rank(comm, &rank);
   return rank;
+}
+
+int sizeOf(MPI_Comm comm) {
+  PMPI(Comm_size);
+  int size = 0;
+  pmpi_Comm_size(comm, &size);
+  return size;
+}
+
+// The pieces of a v-collective's buffer as one: where they lie side by
+// side in rank order, from the first.
+Contribution piecesInOrder(MPI_Comm comm, void* buf, const int counts[], const int displs[], MPI_Datatype type) {
+  const int size = sizeOf(comm);
+  int total = 0;
+  for (int i = 0; i < size; ++i) {
+    if (displs[i] != total) return kNotKept;
+    total += counts[i];
+  }
+  return {buf, total, type};
 }
 
 // What a rooted collective's rank contributes: the root its buffer for the
@@ -63,7 +94,7 @@ Contribution fromRoot(MPI_Comm comm, int root, const Contribution& c) {
 HOOK int MPI_Barrier(MPI_Comm comm) {
   PMPI(Barrier);
   const m::InCollective in("MPI_Barrier", comm);
-  return collective("MPI_Barrier", in.entry, comm, -1, {nullptr, 0, {}}, pmpi_Barrier(comm));
+  return collective("MPI_Barrier", in.entry, comm, -1, kNothing, kNothing, pmpi_Barrier(comm));
 }
 
 HOOK int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
@@ -71,7 +102,9 @@ HOOK int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   const m::InCollective in("MPI_Bcast", comm);
   const int rc = pmpi_Bcast(buf, count, type, root, comm);
   if (!m::recording()) return rc;
-  return collective("MPI_Bcast", in.entry, comm, root, fromRoot(comm, root, {buf, count, type}), rc);
+  const bool root_here = rankIn(comm) == root;
+  return collective("MPI_Bcast", in.entry, comm, root, fromRoot(comm, root, {buf, count, type}),
+                    root_here ? kNothing : Contribution{buf, count, type}, rc);
 }
 
 HOOK int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
@@ -79,8 +112,10 @@ HOOK int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   PMPI(Reduce);
   const m::InCollective in("MPI_Reduce", comm);
   const int rc = pmpi_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+  if (!m::recording()) return rc;
   const void* mine = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return collective("MPI_Reduce", in.entry, comm, root, {mine, count, type}, rc);
+  const Contribution got = rankIn(comm) == root ? Contribution{recvbuf, count, type} : kNothing;
+  return collective("MPI_Reduce", in.entry, comm, root, {mine, count, type}, got, rc);
 }
 
 HOOK int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
@@ -90,7 +125,8 @@ HOOK int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   // In place, the contribution is overwritten by the result: recorded as
   // the result (the bytes before are gone).
   const int rc = pmpi_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-  return collective("MPI_Allreduce", in.entry, comm, -1, {in_place ? recvbuf : sendbuf, count, type}, rc);
+  return collective("MPI_Allreduce", in.entry, comm, -1, {in_place ? recvbuf : sendbuf, count, type},
+                    {recvbuf, count, type}, rc);
 }
 
 HOOK int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -98,7 +134,9 @@ HOOK int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   PMPI(Gather);
   const m::InCollective in("MPI_Gather", comm);
   const int rc = pmpi_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  return collective("MPI_Gather", in.entry, comm, root, {sendbuf, sendcount, sendtype}, rc);
+  if (!m::recording()) return rc;
+  const Contribution got = rankIn(comm) == root ? Contribution{recvbuf, recvcount * sizeOf(comm), recvtype} : kNothing;
+  return collective("MPI_Gather", in.entry, comm, root, {sendbuf, sendcount, sendtype}, got, rc);
 }
 
 HOOK int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -106,7 +144,9 @@ HOOK int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   PMPI(Gatherv);
   const m::InCollective in("MPI_Gatherv", comm);
   const int rc = pmpi_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-  return collective("MPI_Gatherv", in.entry, comm, root, {sendbuf, sendcount, sendtype}, rc);
+  if (!m::recording()) return rc;
+  const Contribution got = rankIn(comm) == root ? piecesInOrder(comm, recvbuf, recvcounts, displs, recvtype) : kNothing;
+  return collective("MPI_Gatherv", in.entry, comm, root, {sendbuf, sendcount, sendtype}, got, rc);
 }
 
 HOOK int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -115,10 +155,8 @@ HOOK int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   const m::InCollective in("MPI_Scatter", comm);
   const int rc = pmpi_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (!m::recording()) return rc;
-  PMPI(Comm_size);
-  int size = 0;
-  pmpi_Comm_size(comm, &size);
-  return collective("MPI_Scatter", in.entry, comm, root, fromRoot(comm, root, {sendbuf, sendcount * size, sendtype}),
+  return collective("MPI_Scatter", in.entry, comm, root,
+                    fromRoot(comm, root, {sendbuf, sendcount * sizeOf(comm), sendtype}), {recvbuf, recvcount, recvtype},
                     rc);
 }
 
@@ -127,8 +165,12 @@ HOOK int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int dis
   PMPI(Scatterv);
   const m::InCollective in("MPI_Scatterv", comm);
   const int rc = pmpi_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  // The pieces may lie anywhere in the root's buffer: the part it got is recorded.
-  return collective("MPI_Scatterv", in.entry, comm, root, {recvbuf, recvcount, recvtype}, rc);
+  if (!m::recording()) return rc;
+  // The root's pieces, where they lie side by side in rank order.
+  const Contribution given =
+      rankIn(comm) == root ? piecesInOrder(comm, const_cast<void*>(sendbuf), sendcounts, displs, sendtype) : kNothing;
+  return collective("MPI_Scatterv", in.entry, comm, root, given.count < 0 ? kNothing : given,
+                    {recvbuf, recvcount, recvtype}, rc);
 }
 
 HOOK int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -136,7 +178,9 @@ HOOK int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   PMPI(Allgather);
   const m::InCollective in("MPI_Allgather", comm);
   const int rc = pmpi_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return collective("MPI_Allgather", in.entry, comm, -1, {sendbuf, sendcount, sendtype}, rc);
+  if (!m::recording()) return rc;
+  return collective("MPI_Allgather", in.entry, comm, -1, {sendbuf, sendcount, sendtype},
+                    {recvbuf, recvcount * sizeOf(comm), recvtype}, rc);
 }
 
 HOOK int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -145,10 +189,9 @@ HOOK int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   const m::InCollective in("MPI_Alltoall", comm);
   const int rc = pmpi_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (!m::recording()) return rc;
-  PMPI(Comm_size);
-  int size = 0;
-  pmpi_Comm_size(comm, &size);
-  return collective("MPI_Alltoall", in.entry, comm, -1, {sendbuf, sendcount * size, sendtype}, rc);
+  const int size = sizeOf(comm);
+  return collective("MPI_Alltoall", in.entry, comm, -1, {sendbuf, sendcount * size, sendtype},
+                    {recvbuf, recvcount * size, recvtype}, rc);
 }
 
 HOOK int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -157,8 +200,11 @@ HOOK int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sd
   PMPI(Alltoallv);
   const m::InCollective in("MPI_Alltoallv", comm);
   const int rc = pmpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  // Pieces anywhere in the buffer: the event tells the operation, not the bytes.
-  return collective("MPI_Alltoallv", in.entry, comm, -1, {nullptr, 0, sendtype}, rc);
+  // Pieces anywhere in the buffer: the event tells the operation, not the
+  // bytes given; those got are kept where they lie in rank order.
+  if (!m::recording()) return rc;
+  return collective("MPI_Alltoallv", in.entry, comm, -1, {nullptr, 0, sendtype},
+                    piecesInOrder(comm, recvbuf, recvcounts, rdispls, recvtype), rc);
 }
 
 // ==== communicators ==================================================================

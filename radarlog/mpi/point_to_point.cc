@@ -17,7 +17,9 @@ namespace m = radar::mpi;
 
 namespace {
 
-enum SendMode : uint32_t { kStandard = 0, kSynchronous = 1, kBuffered = 2, kReady = 3, kNonblocking = 8 };
+constexpr uint32_t kStandard = radar::log::kMpiStandard, kSynchronous = radar::log::kMpiSynchronous,
+                   kBuffered = radar::log::kMpiBuffered, kReady = radar::log::kMpiReady,
+                   kNonblocking = radar::log::kMpiNonblocking;
 
 // Minus the MPI error code, or what `ok` says on success.
 int64_t outcome(int rc, int64_t ok) { return rc == MPI_SUCCESS ? ok : -int64_t{rc}; }

@@ -64,20 +64,22 @@ HOOK int radar_mpi_record(const radar::log::MpiEvent* m) {
   e.fd_count = m->int_count;
   e.strings = m->strings;
   e.string_count = m->string_count;
-  const uint64_t moved = m->bytes && m->result > 0 ? static_cast<uint64_t>(m->result) : 0;
-  const Iov bytes{m->bytes, moved};
+  const uint64_t given = m->bytes && m->result > 0 ? static_cast<uint64_t>(m->result) : 0;
+  const uint64_t got = m->result_bytes ? m->result_size : 0;
+  const uint64_t moved = given + got;
+  const Iov bytes[] = {{m->bytes, given}, {m->result_bytes, got}};
   if (moved && !m->keep_bytes) {
     e.has_hash = true;
-    e.hash = radar::log::crc32cOfFirst(&bytes, 1, moved);
+    e.hash = radar::log::crc32cOfFirst(bytes, 2, moved);
   } else if (moved) {
-    e.payload = &bytes;
-    e.payload_iov_count = 1;
+    e.payload = bytes;
+    e.payload_iov_count = 2;
     e.payload_len = moved;
     if (g_config.has_payload_limit && moved > g_config.payload_limit) {
       e.payload_len = g_config.payload_limit;
       e.payload_omitted = moved - g_config.payload_limit;
       e.has_hash = true;
-      e.hash = radar::log::crc32cOfFirst(&bytes, 1, moved);
+      e.hash = radar::log::crc32cOfFirst(bytes, 2, moved);
     }
   }
   commit(e);

@@ -36,6 +36,19 @@ using log::terminalSafe;
 
 namespace {
 
+// "rank N": the image that was rank N of MPI_COMM_WORLD (in a recording of
+// one job), or none with `error` set. False when `spec` says no rank.
+bool rankImage(const trace::Trace& t, const std::string& spec, std::vector<uint32_t>* found) {
+  constexpr std::string_view kRank = "rank ";
+  if (!spec.starts_with(kRank) || spec.size() == kRank.size() || spec.size() > kRank.size() + 9 ||
+      spec.find_first_not_of("0123456789", kRank.size()) != std::string::npos)
+    return false;
+  const long rank = std::strtol(spec.c_str() + kRank.size(), nullptr, 10);
+  for (const auto& p : t.processes)
+    if (p.mpi_rank == rank && !p.external) found->push_back(p.index);
+  return true;
+}
+
 // PROCESS as the user wrote it: one image.
 bool chooseImage(const trace::Trace& t, const std::string& spec, uint32_t* image, std::string* error) {
   // pid.generation
@@ -52,7 +65,8 @@ bool chooseImage(const trace::Trace& t, const std::string& spec, uint32_t* image
     *error = "no process image " + spec + " in this recording";
     return false;
   }
-  std::vector<uint32_t> found = trace::findProcesses(t, spec, true, error);
+  std::vector<uint32_t> found;
+  if (!rankImage(t, spec, &found)) found = trace::findProcesses(t, spec, true, error);
   std::erase_if(found, [&](uint32_t i) { return t.processes[i].external; });
   if (found.empty()) {
     if (error->empty()) *error = "no recorded process '" + spec + "'";
@@ -70,15 +84,15 @@ bool chooseImage(const trace::Trace& t, const std::string& spec, uint32_t* image
   return true;
 }
 
-// Whether the image can re-run alone. An MPI rank cannot yet: its MPI
-// library would look for mpirun and the other ranks, and the re-run would
-// part from the recording at the library's first call to them.
-bool alone(const trace::Trace& t, uint32_t image, std::string* error) {
+// Whether the image can re-run alone. An MPI rank can with the MPI
+// stand-ins (rerun/mpi), which answer its MPI calls from the recording:
+// its MPI library would otherwise look for mpirun and the other ranks.
+bool alone(const trace::Trace& t, uint32_t image, const Installation& installed, std::string* error) {
   const int32_t rank = t.processes[image].mpi_rank;
-  if (rank < 0) return true;
+  if (rank < 0 || ::access(installed.mpi_library.c_str(), R_OK) == 0) return true;
   *error = t.label(image) + " is rank " + std::to_string(rank) +
-           " of an MPI job: re-running one rank alone, its MPI calls answered from the recording, is not "
-           "supported yet (its MPI library would look for mpirun and the other ranks)";
+           " of an MPI job, and this radar was built without an MPI library (libopenmpi-dev): it has no MPI "
+           "stand-ins to answer the rank's MPI calls from the recording, so it cannot re-run it alone";
   return false;
 }
 
@@ -245,8 +259,10 @@ bool changeEnvironment(const std::vector<std::string>& changes, const std::vecto
 // recorded LD_PRELOAD's place, and shows the program the recorded value
 // (RADAR_REPLAY_PRELOAD), as a string only. A program built with ASan
 // would abort with it preloaded (asan_options.h).
-void preloadReRunLibrary(const std::string& library, std::vector<std::string>* environment) {
-  const std::string this_library = "LD_PRELOAD=" + std::filesystem::weakly_canonical(library).string();
+void preloadReRunLibrary(const std::vector<std::string>& libraries, std::vector<std::string>* environment) {
+  std::string this_library = "LD_PRELOAD=";
+  for (size_t i = 0; i < libraries.size(); ++i)
+    this_library += (i ? ":" : "") + std::filesystem::weakly_canonical(libraries[i]).string();
   auto preload = std::find_if(environment->begin(), environment->end(),
                               [](const std::string& e) { return e.rfind("LD_PRELOAD=", 0) == 0; });
   if (preload != environment->end()) {
@@ -478,7 +494,7 @@ const std::vector<std::string>& DebugSession::ownVariables() {
 
 bool DebugSession::prepare(std::string* error, bool* usage) {
   *usage = false;
-  if (!chooseImage(trace_, options_.process, &image_, error) || !alone(trace_, image_, error)) return false;
+  if (!chooseImage(trace_, options_.process, &image_, error) || !alone(trace_, image_, installed_, error)) return false;
   temp_ = std::make_unique<TempDir>();
   if (!temp_->create(error) || !makeScript(error)) return false;
   built_ns_ = monotonicNs();
@@ -536,7 +552,9 @@ bool DebugSession::writeFiles(std::string* error) {
 // What the re-run library is told, after the user agreed to the launch.
 void DebugSession::addRadarVariables() {
   std::vector<std::string>& env = launch_.environment;
-  preloadReRunLibrary(installed_.library, &env);
+  std::vector<std::string> libraries{installed_.library};
+  if (trace_.processes[image_].mpi_rank >= 0) libraries.push_back(installed_.mpi_library);
+  preloadReRunLibrary(libraries, &env);
   env.push_back(std::string(kScriptEnv) + "=" + script_path_);
   env.push_back(std::string(kStatusEnv) + "=" + status_path_);
   if (installed_.gdb.empty()) {

@@ -21,6 +21,7 @@ namespace radar::driver {
 struct Installation {
   std::string gdb;  // empty: re-run without it
   std::string library, launcher, extension;
+  std::string mpi_library;  // the MPI stand-ins: absent where radar was built without MPI
 };
 
 struct DebugOptions {

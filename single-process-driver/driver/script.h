@@ -24,7 +24,7 @@
 namespace radar::driver {
 
 inline constexpr char kScriptMagic[8] = {'R', 'A', 'D', 'A', 'R', 'R', 'P', 'L'};
-inline constexpr uint32_t kScriptVersion = 7;
+inline constexpr uint32_t kScriptVersion = 8;
 inline constexpr uint32_t kNoEvent = ~0u;
 
 struct Blob {
@@ -124,7 +124,11 @@ enum class StandIn : uint32_t {
   Null = 4,
   Placeholder = 5,
   File = 6,
-  EventFd = 7
+  EventFd = 7,
+  // A terminal: kept where one is open there (radar debug's), else
+  // /dev/null; standard output is line-buffered as a terminal's, so that
+  // what the program prints leaves when it did.
+  Terminal = 8
 };
 struct ScriptFd {
   int32_t fd;
@@ -176,17 +180,18 @@ struct ScriptEvent {
                            // before this one returns (kNoEvent: none), see below
   uint32_t after_sync;     // a synchronization's: the one before it on its object, in
                            // the recorded order (kNoEvent: none here), see below
-  uint32_t reserved;
-  uint64_t omitted;   // bytes of a send the recording did not keep
-  Blob data;          // receives: the bytes to deliver; sends: the bytes expected;
-                      // CLOCK/RANDOM: the value; USER: the user data
-  Blob address;       // struct sockaddr (accept, recvfrom, connect, bind, sendto)
-  Blob fds;           // int32_t[]: pipe/socketpair pair, SCM_RIGHTS, epoll_ctl [epfd, op, fd]
-  Blob ready;         // ScriptReady[]: poll/select/epoll results
-  Blob lengths;       // uint64_t[]: sendmmsg/recvmmsg per-message lengths
-  Blob strings;       // NUL-separated: exec path and argv, user event name ...
-  Blob text;          // the narrative line, NUL-terminated
-  SocketNames names;  // socket, bind, listen, connect, accept: the socket's names after it
+  uint32_t channel;        // the log's channel: MPI calls' communicator
+  uint64_t omitted;        // bytes of a send the recording did not keep
+  Blob data;               // receives: the bytes to deliver; sends: the bytes expected;
+                           // CLOCK/RANDOM: the value; USER: the user data
+  Blob address;            // struct sockaddr (accept, recvfrom, connect, bind, sendto)
+  Blob fds;                // int32_t[]: pipe/socketpair pair, SCM_RIGHTS, epoll_ctl [epfd, op, fd],
+                           // an MPI call's integers (MPI_COMM: then the rank and size in it)
+  Blob ready;              // ScriptReady[]: poll/select/epoll results
+  Blob lengths;            // uint64_t[]: sendmmsg/recvmmsg per-message lengths
+  Blob strings;            // NUL-separated: exec path and argv, user event name ...
+  Blob text;               // the narrative line, NUL-terminated
+  SocketNames names;       // socket, bind, listen, connect, accept: the socket's names after it
 };
 // after_arrival: a thread's receive (or poll that found it readable) got
 // bytes another thread of the process wrote in a call that returned later:

@@ -141,6 +141,10 @@ ScriptFd standInFor(const trace::Endpoint& ep, int fd) {
     case ChannelType::EventFd:
       f.stand_in = StandIn::EventFd;
       break;
+    case ChannelType::Terminal:
+      f.stand_in = StandIn::Terminal;
+      if (!f.access) f.access = O_RDWR;
+      break;
     default:
       f.stand_in = StandIn::Null;
       if (!f.access) f.access = O_RDWR;
@@ -406,8 +410,12 @@ class Builder {
       ++expected_counter;
       const uint32_t position = t_.positionOfCounter(p, r.counter);
       last_number = position + 1;
+      // The MPI library's own calls (its transport, its threads) are not
+      // made in a re-run: its MPI calls are answered from the recording.
+      if (t_.byMpiLibrary(position)) continue;
       fds.event(r, segment == 0);
       if (!addEvent(segment, proc, r, position, position == fork_position, error)) return false;
+      if (r.kind == Kind::MpiComm) rankAndSizeIn(channels, r.channel);
       if (hasSocketNames(r.kind) && r.channel) {
         auto it = channels.find(r.channel);
         if (it != channels.end()) {
@@ -445,6 +453,19 @@ class Builder {
     if (segment == 0) standIns(p, fds.inherited, fds.created_ever);
     if (last) endOf(proc);
     return true;
+  }
+
+  // A communicator's: the rank and size in it, after the call's integers.
+  void rankAndSizeIn(const std::map<uint32_t, proto::ChannelInfo>& channels, uint32_t channel) {
+    ScriptEvent& e = w_.events.back();
+    const auto it = channels.find(channel);
+    if (it == channels.end()) return;
+    const std::string_view had = w_.view(e.fds);
+    std::vector<int32_t> ints(had.size() / sizeof(int32_t));
+    std::memcpy(ints.data(), had.data(), ints.size() * sizeof(int32_t));
+    ints.push_back(it->second.mpi_rank());
+    ints.push_back(it->second.mpi_size());
+    e.fds = w_.put(ints.data(), ints.size() * sizeof(int32_t));
   }
 
   void launchOf(const proto::Header& h) {
@@ -697,6 +718,7 @@ class Builder {
     e.hash = r.hash;
     e.after_arrival = kNoEvent;
     e.after_sync = kNoEvent;
+    e.channel = r.channel;
     e.omitted = r.payload_omitted;
     if (r.has_hash) e.flags |= kHashKnown;
     if (branch) e.flags |= kBranchToChild;

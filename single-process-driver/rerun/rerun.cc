@@ -11,9 +11,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <termios.h>
 
 #include <algorithm>
 #include <atomic>
@@ -1598,7 +1600,17 @@ bool replacesOpen(const ScriptFd& f) {
   return f.stand_in == StandIn::File || (f.stand_in == StandIn::Placeholder && !f.path.size && f.fd >= 0 && f.fd <= 2);
 }
 
+// Standard output that was a terminal is line-buffered, as stdio made it
+// there, whatever holds descriptor 1 now (a pipe would be fully buffered:
+// what the program prints would leave later than recorded).
+void bufferedAsTerminal(const ScriptFd& f) {
+  struct termios t;
+  if (f.stand_in == StandIn::Terminal && f.fd == 1 && sys::raw(SYS_ioctl, 1, TCGETS, reinterpret_cast<long>(&t)) != 0)
+    setvbuf(stdout, nullptr, _IOLBF, 0);
+}
+
 void standIn(const ScriptFd& f) {
+  bufferedAsTerminal(f);
   if (!replacesOpen(f) && sys::fcntl(f.fd, F_GETFD) >= 0) return;
   long fd = -1;
   int pair[2];
@@ -1631,6 +1643,7 @@ void standIn(const ScriptFd& f) {
       break;
     case StandIn::Placeholder:
     case StandIn::Null:
+    case StandIn::Terminal:
       fd = sys::openat(AT_FDCWD, "/dev/null", static_cast<int>(f.access & O_ACCMODE), 0);
       break;
   }

@@ -15,7 +15,7 @@ set(RADAR_STAGES
   "radar_netdesc radar-network"                            # netdesc's format and its launcher
   "radar_binding"                                          # netdesc bound to a trace (netdesc/binding/)
   "radar_export"                                           # the trace in other tools' formats (replay-gui/export/)
-  "radar_driver radar_rerun_preload radar-launch"         # the re-run (single-process-driver/)
+  "radar_driver radar_rerun_preload radar_rerun_mpi radar-launch"       # the re-run (single-process-driver/)
   "radar_app radar-replay"                                # the replay window (replay-gui/app/)
   "radar_cli radar_commands radar")                        # the front door (radarlog/cli/)
 

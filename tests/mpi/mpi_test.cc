@@ -193,6 +193,28 @@ class Mpi : public ::testing::Test {
     std::printf("%zu receives matched to the sends their ranks printed\n", checked);
   }
 
+  // Every rank re-run alone (`radar debug DIR "rank N"`: no mpirun, no
+  // other rank), its MPI calls answered from the recording: as recorded,
+  // and printing what it printed in the job.
+  void expectEveryRankReRunsAlone(int ranks, const Result& recorded) {
+    for (int rank = 0; rank < ranks; ++rank) {
+      const std::string name = "rank " + std::to_string(rank);
+      const Result rerun = radar({"debug", "--yes", "--no-gdb", dir_, name});
+      EXPECT_EQ(rerun.exit_code, 0) << name << "\n" << rerun.err;
+      EXPECT_TRUE(std::regex_search(rerun.err, std::regex("replayed (\\d+) of \\1 events; .* as recorded")))
+          << name << "\n"
+          << rerun.err;
+      std::istringstream printed(recorded.out);
+      size_t lines = 0;
+      for (std::string line; std::getline(printed, line);) {
+        if (!line.starts_with(name + " ")) continue;
+        ++lines;
+        EXPECT_NE(rerun.out.find(line + "\n"), std::string::npos) << line << "\n" << rerun.out;
+      }
+      EXPECT_GT(lines, 0u) << name;
+    }
+  }
+
   // What the ranks printed, after checking the recording against it:
   // sends, receives, and the story's causal order.
   PrintedRun expectAsPrinted(const Result& recorded, const std::string& name) {
@@ -274,13 +296,21 @@ TEST_F(Mpi, RingOfFourRanksIsRecordedMessageByMessage) {
     if (transport) ranks_with_transport.insert(line.substr(0, line.find('[')));
   }
   EXPECT_EQ(ranks_with_transport.size(), 4u);
-  // A rank is not re-run alone yet: said plainly, never "as recorded".
-  const size_t at = mpi.out.find("Process ring rank 2[");
-  ASSERT_NE(at, std::string::npos);
-  const std::string pid = mpi.out.substr(at + 20, mpi.out.find(']', at) - at - 20);
-  const Result debug = radar({"debug", dir_, pid + ".1", "--no-gdb", "--yes"});
-  EXPECT_EQ(debug.exit_code, 2) << debug.out << debug.err;
-  EXPECT_NE(debug.err.find("is rank 2 of an MPI job"), std::string::npos) << debug.err;
+  expectEveryRankReRunsAlone(4, recorded);
+  // A change planted in rank 1 (what it sends from its second lap on, not
+  // what it prints) is caught at that send: the first that differs.
+  const Result sends = radar({"events", "--rank", "1", "-k", "MPI_Send", dir_});
+  std::vector<std::string> numbers;
+  const std::regex event_number(R"(Event (\d+)\.)");
+  for (std::sregex_iterator it(sends.out.begin(), sends.out.end(), event_number), end; it != end; ++it)
+    numbers.push_back((*it)[1]);
+  ASSERT_EQ(numbers.size(), 3u) << sends.out << sends.err;
+  const Result planted = radar({"debug", "--yes", "--no-gdb", "--env", "RING_EXTRA=5", dir_, "rank 1"});
+  EXPECT_EQ(planted.exit_code, 1) << planted.err;
+  EXPECT_NE(planted.err.find("left the recording at event " + numbers[1] + " "), std::string::npos) << planted.err;
+  EXPECT_NE(planted.err.find("MPI_Send(to rank 2, tag 1, 4 bytes) sends other bytes than the recording"),
+            std::string::npos)
+      << planted.err;
 }
 
 // A 4-rank ring on two machines: Open MPI's launcher on host-a starts its
@@ -336,6 +366,7 @@ TEST_F(Mpi, MasterTakesAnswersFromAnySourceInTheOrderTheyCame) {
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   const PrintedRun printed = expectAsPrinted(recorded, "master_worker");
   EXPECT_EQ(printed.receives.at(0).size(), 12u) << recorded.out;
+  expectEveryRankReRunsAlone(4, recorded);  // the master's receives from any source as they came
 }
 
 TEST_F(Mpi, HaloExchangeWithIsendIrecvWaitallAndCollectives) {
@@ -360,6 +391,9 @@ TEST_F(Mpi, HaloExchangeWithIsendIrecvWaitallAndCollectives) {
     EXPECT_NE(line.find("tag 1)"), std::string::npos) << line;
   }
   EXPECT_EQ(radar({"events", "--rank", "9", dir_}).exit_code, 2);
+  // Each rank alone: its Irecv/Isend/Waitall, and what each collective
+  // gave it (a broadcast's value, an Allreduce's sum in its half).
+  expectEveryRankReRunsAlone(4, recorded);
 }
 
 // The classic MPI bug: ranks calling their collectives in another order.
@@ -413,6 +447,7 @@ TEST_F(Mpi, ReceivesFromAnySourceThatCouldHaveGotAnotherMessageAreARace) {
   // The first it got is the one it printed first; the other is another.
   EXPECT_EQ(std::stoi(m[1]), printed.receives.at(0).front().peer) << check.out;
   EXPECT_NE(m[2], m[1]);
+  expectEveryRankReRunsAlone(4, recorded);  // rank 0 gets them in the order they came then
   // The program that named its sources has no race.
   const Result ring = recordJob(3, "ring", "1");
   ASSERT_EQ(ring.exit_code, 0) << ring.err;

@@ -12,6 +12,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
   int laps = argc > 1 ? atoi(argv[1]) : 2;
+  /* RING_EXTRA: added to what rank 1 sends from its second lap on, not to
+   * what it prints: a change a re-run plants (radar debug --env) to be
+   * caught at that send. */
+  const char* extra = getenv("RING_EXTRA");
   int token = 0;
   for (int lap = 0; lap < laps; ++lap) {
     if (rank == 0) {
@@ -25,7 +29,8 @@ int main(int argc, char** argv) {
       printf("rank %d got %d from %d tag %d\n", rank, token, prev, lap);
       token += 1;
       printf("rank %d sends %d to %d tag %d\n", rank, token, next, lap);
-      MPI_Send(&token, 1, MPI_INT, next, lap, MPI_COMM_WORLD);
+      const int sent = token + (extra && rank == 1 && lap > 0 ? atoi(extra) : 0);
+      MPI_Send(&sent, 1, MPI_INT, next, lap, MPI_COMM_WORLD);
     }
   }
   int sum = 0;

@@ -1,0 +1,391 @@
+// The stand-ins' state, MPI's start and end, communicators and the calls
+// that only ask (rank, size, counts, the clock).
+#include "rerun/mpi/stand_ins.h"
+
+#include <dlfcn.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <iterator>
+
+#include "inject/hook.h"
+#include "log/kinds.h"
+
+#include "log/injected.h"
+
+namespace radar::rerun_mpi {
+namespace {
+
+class SpinLock {
+ public:
+  void lock() {
+    while (flag_.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void unlock() { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+};
+struct Held {
+  explicit Held(SpinLock& l) : lock(l) { lock.lock(); }
+  ~Held() { lock.unlock(); }
+  SpinLock& lock;
+};
+SpinLock g_lock;
+
+void* symbol(const char* name) { return dlsym(RTLD_DEFAULT, name); }
+
+template <class Fn>
+Fn entry(const char* name) {
+  return reinterpret_cast<Fn>(symbol(name));
+}
+
+// Communicators: world and self, then those made (their handle is the
+// address of their slot, which the program only passes back).
+constexpr int kCommunicators = 256;
+struct CommSlot {
+  bool used = false;
+  Communicator c;
+};
+CommSlot g_comms[kCommunicators];
+Communicator g_world;
+bool g_started = false, g_finalized = false;
+
+constexpr int kPending = 4096;
+struct PendingSlot {
+  bool used = false;
+  Pending p;
+};
+PendingSlot g_pending[kPending];
+
+struct TypeName {
+  const char* symbol;
+  int size;
+};
+// Open MPI's predefined datatypes whose elements lie side by side.
+constexpr TypeName kTypes[] = {{"ompi_mpi_char", 1},
+                               {"ompi_mpi_signed_char", 1},
+                               {"ompi_mpi_unsigned_char", 1},
+                               {"ompi_mpi_byte", 1},
+                               {"ompi_mpi_packed", 1},
+                               {"ompi_mpi_wchar", 4},
+                               {"ompi_mpi_short", 2},
+                               {"ompi_mpi_unsigned_short", 2},
+                               {"ompi_mpi_int", 4},
+                               {"ompi_mpi_unsigned", 4},
+                               {"ompi_mpi_long", 8},
+                               {"ompi_mpi_unsigned_long", 8},
+                               {"ompi_mpi_long_long_int", 8},
+                               {"ompi_mpi_unsigned_long_long", 8},
+                               {"ompi_mpi_float", 4},
+                               {"ompi_mpi_double", 8},
+                               {"ompi_mpi_long_double", 16},
+                               {"ompi_mpi_int8_t", 1},
+                               {"ompi_mpi_uint8_t", 1},
+                               {"ompi_mpi_int16_t", 2},
+                               {"ompi_mpi_uint16_t", 2},
+                               {"ompi_mpi_int32_t", 4},
+                               {"ompi_mpi_uint32_t", 4},
+                               {"ompi_mpi_int64_t", 8},
+                               {"ompi_mpi_uint64_t", 8},
+                               {"ompi_mpi_c_bool", 1},
+                               {"ompi_mpi_aint", 8},
+                               {"ompi_mpi_offset", 8},
+                               {"ompi_mpi_count", 8},
+                               {"ompi_mpi_c_float_complex", 8},
+                               {"ompi_mpi_c_double_complex", 16}};
+
+}  // namespace
+
+MPI_Comm world() { return static_cast<MPI_Comm>(symbol("ompi_mpi_comm_world")); }
+MPI_Comm self() { return static_cast<MPI_Comm>(symbol("ompi_mpi_comm_self")); }
+MPI_Comm nullComm() { return static_cast<MPI_Comm>(symbol("ompi_mpi_comm_null")); }
+MPI_Request nullRequest() { return static_cast<MPI_Request>(symbol("ompi_request_null")); }
+
+bool ask(const radar_rerun_mpi_call& call, radar_rerun_mpi_answer* answer) {
+  static const auto fn = entry<radar_rerun_mpi_replay_fn>("radar_rerun_mpi_replay");
+  *answer = {};
+  return fn && fn(&call, answer) == 1;
+}
+
+bool next(uint16_t kind, radar_rerun_mpi_answer* answer) {
+  static const auto fn = entry<radar_rerun_mpi_next_fn>("radar_rerun_mpi_next");
+  *answer = {};
+  return fn && fn(kind, answer) == 1;
+}
+
+void cannot(const char* report) {
+  static const auto fn = entry<radar_rerun_mpi_diverge_fn>("radar_rerun_mpi_diverge");
+  if (fn) fn(report);
+}
+
+bool communicator(MPI_Comm comm, Communicator* out) {
+  if (comm == world() && g_started) {
+    *out = g_world;
+    return true;
+  }
+  if (comm == self()) {
+    *out = Communicator{};
+    return true;
+  }
+  Held held(g_lock);
+  for (CommSlot& slot : g_comms) {
+    if (slot.used && reinterpret_cast<MPI_Comm>(&slot) == comm) {
+      *out = slot.c;
+      return true;
+    }
+  }
+  return false;
+}
+
+void started(uint32_t world_channel, int rank, int size) {
+  g_world = Communicator{world_channel, rank, size};
+  g_started = true;
+}
+
+MPI_Comm made(const Communicator& c) {
+  Held held(g_lock);
+  for (CommSlot& slot : g_comms) {
+    if (slot.used) continue;
+    slot.used = true;
+    slot.c = c;
+    return reinterpret_cast<MPI_Comm>(&slot);
+  }
+  cannot("the re-run's MPI stand-ins have room for 256 communicators at once, and the program made more");
+  return nullComm();
+}
+
+void freed(MPI_Comm comm) {
+  Held held(g_lock);
+  for (CommSlot& slot : g_comms)
+    if (reinterpret_cast<MPI_Comm>(&slot) == comm) slot.used = false;
+}
+
+int typeSize(MPI_Datatype type) {
+  // Looked up once (a race only looks them up twice, alike).
+  static MPI_Datatype handles[std::size(kTypes)];
+  static std::atomic<bool> found{false};
+  if (!found.load(std::memory_order_acquire)) {
+    for (size_t i = 0; i < std::size(kTypes); ++i) handles[i] = static_cast<MPI_Datatype>(symbol(kTypes[i].symbol));
+    found.store(true, std::memory_order_release);
+  }
+  for (size_t i = 0; i < std::size(kTypes); ++i)
+    if (handles[i] && handles[i] == type) return kTypes[i].size;
+  return -1;
+}
+
+bool bytesOf(MPI_Datatype type, int count, const char* call, uint64_t* bytes) {
+  const int size = typeSize(type);
+  if (size < 0) {
+    Text t;
+    t << "the program's " << call
+      << " moves a derived datatype, whose layout only the MPI library knows: a rank re-run alone answers "
+         "predefined datatypes only";
+    cannot(t.str());
+    return false;
+  }
+  *bytes = count > 0 ? uint64_t(count) * uint64_t(size) : 0;
+  return true;
+}
+
+MPI_Request posted(const Pending& p) {
+  Held held(g_lock);
+  for (PendingSlot& slot : g_pending) {
+    if (slot.used) continue;
+    slot.used = true;
+    slot.p = p;
+    return reinterpret_cast<MPI_Request>(&slot);
+  }
+  cannot("the re-run's MPI stand-ins have room for 4096 nonblocking calls at once, and the program made more");
+  return nullRequest();
+}
+
+bool pending(MPI_Request request, Pending* out) {
+  Held held(g_lock);
+  for (PendingSlot& slot : g_pending) {
+    if (slot.used && reinterpret_cast<MPI_Request>(&slot) == request) {
+      *out = slot.p;
+      return true;
+    }
+  }
+  return false;
+}
+
+void completed(MPI_Request* request) {
+  {
+    Held held(g_lock);
+    for (PendingSlot& slot : g_pending)
+      if (reinterpret_cast<MPI_Request>(&slot) == *request) slot.used = false;
+  }
+  *request = nullRequest();
+}
+
+void setStatus(MPI_Status* status, int source, int tag, uint64_t bytes, int error) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = source;
+  status->MPI_TAG = tag;
+  status->MPI_ERROR = error;
+  status->_cancelled = 0;
+  status->_ucount = static_cast<size_t>(bytes);
+}
+
+Text& Text::operator<<(const char* s) {
+  while (s && *s && len_ + 1 < sizeof buf_) buf_[len_++] = *s++;
+  buf_[len_] = 0;
+  return *this;
+}
+
+Text& Text::operator<<(int64_t v) {
+  char digits[24];
+  int k = 0;
+  const bool negative = v < 0;
+  uint64_t u = negative ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+  do digits[k++] = static_cast<char>('0' + u % 10);
+  while ((u /= 10) && k < 23);
+  if (negative) digits[k++] = '-';
+  while (k > 0 && len_ + 1 < sizeof buf_) buf_[len_++] = digits[--k];
+  buf_[len_] = 0;
+  return *this;
+}
+
+}  // namespace radar::rerun_mpi
+
+namespace r = radar::rerun_mpi;
+using radar::log::Kind;
+
+namespace {
+
+int start(const char* name) {
+  radar_rerun_mpi_call call{};
+  call.kind = static_cast<uint16_t>(Kind::MpiInit);
+  call.what = name;
+  radar_rerun_mpi_answer a;
+  if (!r::ask(call, &a)) return r::kFailed;
+  r::started(a.channel, a.rank, a.size);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+HOOK int MPI_Init(int*, char***) { return start("MPI_Init()"); }
+
+// Any level of threads is given: the stand-ins take a lock.
+HOOK int MPI_Init_thread(int*, char***, int required, int* provided) {
+  const int rc = start("MPI_Init_thread()");
+  if (rc == MPI_SUCCESS && provided) *provided = required;
+  return rc;
+}
+
+HOOK int MPI_Initialized(int* flag) {
+  *flag = r::g_started;
+  return MPI_SUCCESS;
+}
+
+HOOK int MPI_Finalized(int* flag) {
+  *flag = r::g_finalized;
+  return MPI_SUCCESS;
+}
+
+HOOK int MPI_Finalize() {
+  radar_rerun_mpi_call call{};
+  call.kind = static_cast<uint16_t>(Kind::MpiFinalize);
+  call.channel = r::g_world.channel;
+  call.what = "MPI_Finalize()";
+  radar_rerun_mpi_answer a;
+  if (!r::ask(call, &a)) return r::kFailed;
+  r::g_finalized = true;
+  return MPI_SUCCESS;
+}
+
+// The other ranks are not there to abort: the rank ends as mpirun ends it.
+HOOK int MPI_Abort(MPI_Comm, int code) { _exit(code); }
+
+HOOK int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+  r::Communicator c;
+  if (!r::communicator(comm, &c)) return MPI_ERR_COMM;
+  *rank = c.rank;
+  return MPI_SUCCESS;
+}
+
+HOOK int MPI_Comm_size(MPI_Comm comm, int* size) {
+  r::Communicator c;
+  if (!r::communicator(comm, &c)) return MPI_ERR_COMM;
+  *size = c.size;
+  return MPI_SUCCESS;
+}
+
+namespace {
+int makeCommunicator(const char* operation, MPI_Comm parent, int color, int key, MPI_Comm* made) {
+  r::Communicator p;
+  if (!r::communicator(parent, &p)) return MPI_ERR_COMM;
+  const int32_t ints[] = {static_cast<int32_t>(p.channel), color, key};
+  radar_rerun_mpi_call call{};
+  call.kind = static_cast<uint16_t>(Kind::MpiComm);
+  call.channel = p.channel;
+  call.operation = operation;
+  call.ints = ints;
+  call.int_count = 3;
+  r::Text what;
+  what << operation << "(color " << color << ", key " << key << ")";
+  call.what = what.str();
+  radar_rerun_mpi_answer a;
+  if (!r::ask(call, &a)) return r::kFailed;
+  *made = r::made(r::Communicator{a.channel, a.rank, a.size});
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+HOOK int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  if (color == MPI_UNDEFINED) {  // not a member: nothing recorded
+    *newcomm = r::nullComm();
+    return MPI_SUCCESS;
+  }
+  return makeCommunicator("MPI_Comm_split", comm, color, key, newcomm);
+}
+
+HOOK int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return makeCommunicator("MPI_Comm_dup", comm, -1, 0, newcomm);
+}
+
+HOOK int MPI_Comm_create(MPI_Comm, MPI_Group, MPI_Comm*) {
+  r::cannot(
+      "the program calls MPI_Comm_create(), whose group only the MPI library knows: a rank re-run alone answers "
+      "MPI_Comm_split and MPI_Comm_dup");
+  return r::kFailed;
+}
+
+HOOK int MPI_Comm_free(MPI_Comm* comm) {
+  r::freed(*comm);
+  *comm = r::nullComm();
+  return MPI_SUCCESS;
+}
+
+HOOK int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
+  const int size = r::typeSize(type);
+  if (size <= 0) return MPI_ERR_TYPE;
+  *count = status->_ucount % size ? MPI_UNDEFINED : static_cast<int>(status->_ucount / size);
+  return MPI_SUCCESS;
+}
+
+HOOK int MPI_Type_size(MPI_Datatype type, int* size) {
+  *size = r::typeSize(type);
+  return *size < 0 ? MPI_ERR_TYPE : MPI_SUCCESS;
+}
+
+HOOK double MPI_Wtime() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+HOOK double MPI_Wtick() { return 1e-9; }
+
+HOOK int MPI_Get_processor_name(char* name, int* length) {
+  if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) name[0] = 0;
+  name[MPI_MAX_PROCESSOR_NAME - 1] = 0;
+  *length = static_cast<int>(std::strlen(name));
+  return MPI_SUCCESS;
+}

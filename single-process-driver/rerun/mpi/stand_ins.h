@@ -1,0 +1,85 @@
+// libradar-rerun-mpi.so: the MPI calls of a rank re-run alone, answered
+// from the recording by libradar-rerun.so (rerun/mpi_api.h). Preloaded
+// before the program's MPI library, so that its MPI_* are these: the
+// library never starts, looks for no mpirun and no other rank.
+//
+// Built against Open MPI's <mpi.h> and linked against no MPI library, as
+// the recorder's (radarlog/mpi): the library's handles are found by name.
+// Code that runs inside the program: no allocation, fixed tables.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "rerun/mpi_api.h"
+
+namespace radar::rerun_mpi {
+
+// The library's predefined handles, found by name (their macros name its data).
+MPI_Comm world();
+MPI_Comm self();
+MPI_Comm nullComm();
+MPI_Request nullRequest();
+
+// Asks the replay for the call's answer; false when the re-run is not
+// replaying (left the recording, reported): the stand-in fails the call.
+bool ask(const radar_rerun_mpi_call& call, radar_rerun_mpi_answer* answer);
+// A look at the calling thread's next recorded call.
+bool next(uint16_t kind, radar_rerun_mpi_answer* answer);
+// A call the stand-ins cannot answer: reported as the re-run's divergence.
+void cannot(const char* report);
+// What a stand-in returns when it could not answer.
+inline constexpr int kFailed = MPI_ERR_OTHER;
+
+// Communicators the program knows: MPI_COMM_WORLD from MPI_Init on,
+// MPI_COMM_SELF, and those it made; by their channel in the recording.
+struct Communicator {
+  uint32_t channel = 0;
+  int rank = 0;
+  int size = 1;
+};
+bool communicator(MPI_Comm comm, Communicator* out);
+void started(uint32_t world_channel, int rank, int size);
+MPI_Comm made(const Communicator& c);  // a new handle for it
+void freed(MPI_Comm comm);
+
+// A predefined datatype's size, -1 for one radar does not know (a derived
+// type: its layout is the MPI library's, which does not run).
+int typeSize(MPI_Datatype type);
+// The bytes of `count` elements of `type`, or false (reported) where the
+// type is not known.
+bool bytesOf(MPI_Datatype type, int count, const char* call, uint64_t* bytes);
+
+// Nonblocking calls: a request handle of the stand-ins' own per call.
+struct Pending {
+  bool receive = false;
+  uint32_t serial = 0;  // MPI_Irecv's, as recorded
+  uint32_t channel = 0;
+  void* buf = nullptr;
+  int count = 0;
+  uint64_t room = 0;
+  int source = 0, tag = 0;  // asked, as the log has them
+};
+MPI_Request posted(const Pending& p);  // null request when the table is full (reported)
+bool pending(MPI_Request request, Pending* out);
+void completed(MPI_Request* request);
+
+// The status of a call that got `bytes` from `source` with `tag`.
+void setStatus(MPI_Status* status, int source, int tag, uint64_t bytes, int error);
+
+// A short text for reports, built without allocating.
+class Text {
+ public:
+  Text& operator<<(const char* s);
+  Text& operator<<(int64_t v);
+  Text& operator<<(int v) { return *this << static_cast<int64_t>(v); }
+  Text& operator<<(uint64_t v) { return *this << static_cast<int64_t>(v); }
+  const char* str() const { return buf_; }
+
+ private:
+  char buf_[256] = {};
+  size_t len_ = 0;
+};
+
+}  // namespace radar::rerun_mpi
