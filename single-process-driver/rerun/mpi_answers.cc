@@ -107,9 +107,14 @@ bool sameCollective(const ScriptEvent* e, const radar_rerun_mpi_call& c) {
 
 bool deliverCollective(const ScriptEvent* e, const radar_rerun_mpi_call& c, radar_rerun_mpi_answer* a) {
   const uint64_t given = e->result > 0 ? static_cast<uint64_t>(e->result) : 0;
+  size_t ints = 0;
+  intsOf(e, &ints);
   const int32_t got = intAt(e, 1, -1);
   Report r;
-  if (got < 0) {
+  if (ints < 2) {
+    r << "the recording was made by a radar that did not keep what a collective gave each rank, so " << c.what
+      << " cannot be answered: " << text(e);
+  } else if (got < 0) {
     r << "the recording does not have what " << c.what
       << " gave this rank (its pieces were not side by side): " << text(e);
   } else if (given + static_cast<uint64_t>(got) > e->data.size) {
