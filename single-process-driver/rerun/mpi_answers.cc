@@ -42,8 +42,10 @@ bool differs(const ScriptEvent* e, const radar_rerun_mpi_call& c, const char* wh
 }
 
 // The bytes a send or contribution carries against the recorded ones (the
-// first `kept` of `recorded` bytes in the script; the rest by checksum).
-bool sameBytes(const ScriptEvent* e, const radar_rerun_mpi_call& c, uint64_t recorded, uint64_t kept) {
+// first `kept` of `recorded` bytes in the script; the rest by checksum,
+// where the checksum is of them alone).
+bool sameBytes(const ScriptEvent* e, const radar_rerun_mpi_call& c, uint64_t recorded, uint64_t kept,
+               bool checksum_of_these = true) {
   if (c.size != recorded) {
     Report r;
     r << "the program's " << c.what << " gives " << c.size << " bytes where the recording gives " << recorded << ": "
@@ -56,8 +58,8 @@ bool sameBytes(const ScriptEvent* e, const radar_rerun_mpi_call& c, uint64_t rec
   const uint64_t common = kept < recorded ? kept : recorded;
   uint64_t at = 0;
   while (at < common && expected[at] == got[at]) ++at;
-  const bool hash_differs =
-      at == common && common < recorded && (e->flags & kHashKnown) && radar::crc32c(0, got, recorded) != e->hash;
+  const bool hash_differs = at == common && common < recorded && checksum_of_these && (e->flags & kHashKnown) &&
+                            radar::crc32c(0, got, recorded) != e->hash;
   if (at == common && !hash_differs) return true;
   Report r;
   r << "the program's " << c.what << " sends other bytes than the recording: " << text(e);
@@ -100,9 +102,10 @@ bool sameCollective(const ScriptEvent* e, const radar_rerun_mpi_call& c) {
     return false;
   }
   if (differs(e, c, "root rank", e->peer_pid, c.peer)) return false;
-  if (!c.bytes) return true;  // in place: what it gave was recorded after the call
+  if (c.flags & RADAR_RERUN_MPI_IN_PLACE) return true;  // what it gave was recorded after the call
   const uint64_t given = e->result > 0 ? static_cast<uint64_t>(e->result) : 0;
-  return sameBytes(e, c, given, e->data.size < given ? e->data.size : given);
+  // The checksum is of what it gave and got (log/mpi_event.h).
+  return sameBytes(e, c, given, e->data.size < given ? e->data.size : given, intAt(e, 1, 0) == 0);
 }
 
 bool deliverCollective(const ScriptEvent* e, const radar_rerun_mpi_call& c, radar_rerun_mpi_answer* a) {
@@ -120,7 +123,7 @@ bool deliverCollective(const ScriptEvent* e, const radar_rerun_mpi_call& c, rada
   } else if (given + static_cast<uint64_t>(got) > e->data.size) {
     r << "the recording kept only the first bytes of what " << c.what
       << " gave this rank (radar record --payload-limit): " << text(e);
-  } else if (static_cast<uint64_t>(got) > c.room) {
+  } else if (static_cast<uint64_t>(got) != c.room) {
     r << "the program's " << c.what << " has room for " << c.room << " bytes where the recording got " << got << ": "
       << text(e);
   } else {

@@ -11,6 +11,9 @@
 extern "C" {
 #endif
 
+// A collective's flag: the rank gives in place (MPI_IN_PLACE).
+#define RADAR_RERUN_MPI_IN_PLACE 1u
+
 // One MPI call of the program, as the recorder would have recorded it.
 struct radar_rerun_mpi_call {
   uint16_t kind;          // log::Kind, one of the Mpi* kinds
@@ -19,7 +22,8 @@ struct radar_rerun_mpi_call {
                           // (log::kMpiAnySource), a collective's root (-1: none)
   int32_t tag;            // a send's tag, a receive's or probe's tag asked (log::kMpiAnyTag)
   int32_t count;          // elements sent, or room for them
-  uint32_t flags;         // a send's mode, as the recorder's; a probe: 1 for MPI_Iprobe
+  uint32_t flags;         // a send's mode, as the recorder's; a probe: 1 for MPI_Iprobe;
+                          // a collective: RADAR_RERUN_MPI_IN_PLACE
   uint32_t serial;        // a nonblocking receive completed: its MPI_Irecv's serial
   const char* operation;  // a collective or communicator call: "MPI_Allreduce"
   const int32_t* ints;    // a communicator call's: its parent's channel, color, key

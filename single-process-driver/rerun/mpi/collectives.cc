@@ -31,6 +31,7 @@ int collective(const char* name, MPI_Comm comm, int root, const Part& gives, con
   if (giving && !r::bytesOf(gives.type, gives.count, name, &call.size)) return r::kFailed;
   if (getting && !r::bytesOf(gets.type, gets.count, name, &call.room)) return r::kFailed;
   call.kind = static_cast<uint16_t>(Kind::MpiCollective);
+  call.flags = gives.buf == MPI_IN_PLACE ? RADAR_RERUN_MPI_IN_PLACE : 0;
   call.channel = c.channel;
   call.peer = root;
   call.operation = name;
@@ -79,14 +80,14 @@ HOOK int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
 
 HOOK int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op, int root, MPI_Comm comm) {
   const bool root_here = rankIn(comm) == root;
-  // In place at the root, the contribution was recorded as the result (the
-  // bytes before were gone): nothing to compare it with before the call.
-  const Part gives = sendbuf == MPI_IN_PLACE ? kNothing : Part{sendbuf, count, type};
+  // In place, the contribution was recorded as the result (the bytes
+  // before were gone): nothing to compare it with before the call.
+  const Part gives = {sendbuf, count, type};
   return collective("MPI_Reduce", comm, root, gives, root_here ? Part{recvbuf, count, type} : kNothing);
 }
 
 HOOK int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op, MPI_Comm comm) {
-  const Part gives = sendbuf == MPI_IN_PLACE ? kNothing : Part{sendbuf, count, type};
+  const Part gives = {sendbuf, count, type};
   return collective("MPI_Allreduce", comm, -1, gives, {recvbuf, count, type});
 }
 

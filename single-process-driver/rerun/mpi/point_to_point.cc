@@ -169,6 +169,7 @@ HOOK int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* s
   r::Communicator c;
   *flag = r::next(static_cast<uint16_t>(Kind::MpiProbe), &a) && (a.flags & 1) && r::communicator(comm, &c) &&
           a.channel == c.channel && a.asked_source == askedSource(source) && a.asked_tag == askedTag(tag);
+  if (!*flag) r::foundNothing("MPI_Iprobe");
   return *flag ? probe(source, tag, comm, status, 1) : MPI_SUCCESS;
 }
 
@@ -225,6 +226,7 @@ HOOK int MPI_Wait(MPI_Request* request, MPI_Status* status) { return complete(re
 HOOK int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   int receive = -1;
   *flag = *request == r::nullRequest() || completesNow(1, request, &receive) == 0;
+  if (!*flag) r::foundNothing("MPI_Test");
   return *flag ? complete(request, status) : MPI_SUCCESS;
 }
 
@@ -243,6 +245,7 @@ HOOK int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status st
   int receive = -1;
   const int now = completesNow(count, requests, &receive);
   *flag = !anyActive(count, requests) || receive < 0 || now == receive;
+  if (!*flag) r::foundNothing("MPI_Testall");
   return *flag ? MPI_Waitall(count, requests, statuses) : MPI_SUCCESS;
 }
 
@@ -262,6 +265,7 @@ HOOK int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, M
   int receive = -1;
   *index = completesNow(count, requests, &receive);
   *flag = *index >= 0 || !anyActive(count, requests);
+  if (!*flag) r::foundNothing("MPI_Testany");
   if (*index < 0) {
     *index = MPI_UNDEFINED;
     return MPI_SUCCESS;
@@ -283,6 +287,7 @@ int some(int count, MPI_Request requests[], int* outcount, int indices[], MPI_St
     int receive = -1;
     int now = completesNow(count, requests, &receive);
     if (now < 0 && wait && *outcount == 0) now = receive;
+    if (now < 0 && *outcount == 0) r::foundNothing("MPI_Testsome");
     if (now < 0) return rc;
     indices[*outcount] = now;
     const int one = complete(&requests[now], statusAt(statuses, *outcount));

@@ -105,10 +105,24 @@ MPI_Comm self() { return static_cast<MPI_Comm>(symbol("ompi_mpi_comm_self")); }
 MPI_Comm nullComm() { return static_cast<MPI_Comm>(symbol("ompi_mpi_comm_null")); }
 MPI_Request nullRequest() { return static_cast<MPI_Request>(symbol("ompi_request_null")); }
 
+thread_local uint32_t t_fruitless = 0;  // polls that found nothing since the last call answered
+
 bool ask(const radar_rerun_mpi_call& call, radar_rerun_mpi_answer* answer) {
   static const auto fn = entry<radar_rerun_mpi_replay_fn>("radar_rerun_mpi_replay");
   *answer = {};
+  t_fruitless = 0;
   return fn && fn(&call, answer) == 1;
+}
+
+void foundNothing(const char* poll) {
+  // A recorded poll that found something is answered at once; one that
+  // keeps finding nothing waits for what the recording does not have next.
+  if (++t_fruitless < kFruitlessPolls) return;
+  t_fruitless = 0;
+  Text t;
+  t << "the program polls with " << poll << " " << int64_t{kFruitlessPolls}
+    << " times for what the recording does not have next";
+  cannot(t.str());
 }
 
 bool next(uint16_t kind, radar_rerun_mpi_answer* answer) {
@@ -321,6 +335,10 @@ namespace {
 int makeCommunicator(const char* operation, MPI_Comm parent, int color, int key, MPI_Comm* made) {
   r::Communicator p;
   if (!r::communicator(parent, &p)) return MPI_ERR_COMM;
+  if (!p.channel) {  // made from MPI_COMM_SELF: the recorder had no name for it, nor an event
+    *made = r::made(p);
+    return MPI_SUCCESS;
+  }
   const int32_t ints[] = {static_cast<int32_t>(p.channel), color, key};
   radar_rerun_mpi_call call{};
   call.kind = static_cast<uint16_t>(Kind::MpiComm);

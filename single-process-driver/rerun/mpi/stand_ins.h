@@ -29,6 +29,10 @@ bool ask(const radar_rerun_mpi_call& call, radar_rerun_mpi_answer* answer);
 bool next(uint16_t kind, radar_rerun_mpi_answer* answer);
 // A call the stand-ins cannot answer: reported as the re-run's divergence.
 void cannot(const char* report);
+// A Test or Iprobe found nothing; after kFruitlessPolls in a row with no
+// call answered, the re-run is waiting for what never comes: reported.
+inline constexpr uint32_t kFruitlessPolls = 1u << 22;
+void foundNothing(const char* poll);
 // What a stand-in returns when it could not answer.
 inline constexpr int kFailed = MPI_ERR_OTHER;
 
