@@ -243,6 +243,9 @@ inline constexpr uint32_t kFlagNeverReturned = 0x20000000;
 // kernel telling the program how a connect in progress ended; size is the
 // error it gave (0: connected), result getsockopt's own.
 inline constexpr uint32_t kFlagConnectOutcome = 0x10000000;
+// In any event's flags but an MPI call's: made inside an MPI call (by the
+// MPI library, its transport and progress), as libradar-mpi.so says.
+inline constexpr uint32_t kFlagInMpiCall = 0x08000000;
 
 // Bytes a data event moved on its channel: the implied offset of the next
 // event in the same direction advances by this much.

@@ -74,4 +74,7 @@ typedef int (*radar_mpi_record_fn)(const radar::log::MpiEvent* event);
 // Returns 0 when not recording (then no leave is due).
 typedef int (*radar_mpi_enter_fn)(uint16_t kind, int32_t what, uint32_t channel, int64_t entry_ns);
 typedef void (*radar_mpi_leave_fn)();
+// The calling thread enters (+1) or leaves (-1) an MPI call: the events
+// recorded meanwhile are the MPI library's (log::kFlagInMpiCall).
+typedef void (*radar_mpi_inside_fn)(int delta);
 }

@@ -5,6 +5,8 @@
 // named alike in every member (mpi_state.h).
 #include <dlfcn.h>
 
+#include <climits>
+
 #include "inject/hook.h"
 #include "log/kinds.h"
 #include "mpi/mpi_state.h"
@@ -34,7 +36,9 @@ int collective(const char* name, int64_t entry, MPI_Comm comm, int root, const C
   if (!m::recording()) return rc;
   const bool in_place = mine.buf == MPI_IN_PLACE;
   m::Bytes bytes(in_place ? nullptr : mine.buf, mine.count, mine.type, comm);
-  const bool got_kept = rc == MPI_SUCCESS && got.count >= 0;
+  // (A result of 2 GiB and more is not kept: the event's integers are 32 bits.)
+  const bool got_kept = rc == MPI_SUCCESS && got.count >= 0 &&
+                        uint64_t(got.count) * uint64_t(got.count > 0 ? m::typeInfo(got.type).size : 0) <= INT32_MAX;
   m::Bytes result(got_kept && got.buf != MPI_IN_PLACE ? got.buf : nullptr, got.count, got.type, comm);
   const char* strings[] = {name, mine.count > 0 ? m::typeInfo(mine.type).name : ""};
   const int32_t ints[] = {mine.count, got_kept ? static_cast<int32_t>(result.size()) : -1};
@@ -92,12 +96,14 @@ Contribution fromRoot(MPI_Comm comm, int root, const Contribution& c) {
 }  // namespace
 
 HOOK int MPI_Barrier(MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Barrier);
   const m::InCollective in("MPI_Barrier", comm);
   return collective("MPI_Barrier", in.entry, comm, -1, kNothing, kNothing, pmpi_Barrier(comm));
 }
 
 HOOK int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Bcast);
   const m::InCollective in("MPI_Bcast", comm);
   const int rc = pmpi_Bcast(buf, count, type, root, comm);
@@ -109,6 +115,7 @@ HOOK int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
 
 HOOK int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                     MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Reduce);
   const m::InCollective in("MPI_Reduce", comm);
   const int rc = pmpi_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
@@ -119,6 +126,7 @@ HOOK int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 }
 
 HOOK int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Allreduce);
   const m::InCollective in("MPI_Allreduce", comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -131,6 +139,7 @@ HOOK int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 
 HOOK int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Gather);
   const m::InCollective in("MPI_Gather", comm);
   const int rc = pmpi_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -141,6 +150,7 @@ HOOK int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 HOOK int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Gatherv);
   const m::InCollective in("MPI_Gatherv", comm);
   const int rc = pmpi_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
@@ -151,6 +161,7 @@ HOOK int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 HOOK int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Scatter);
   const m::InCollective in("MPI_Scatter", comm);
   const int rc = pmpi_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -162,6 +173,7 @@ HOOK int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 HOOK int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                       void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Scatterv);
   const m::InCollective in("MPI_Scatterv", comm);
   const int rc = pmpi_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -175,6 +187,7 @@ HOOK int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int dis
 
 HOOK int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Allgather);
   const m::InCollective in("MPI_Allgather", comm);
   const int rc = pmpi_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -185,6 +198,7 @@ HOOK int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 
 HOOK int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Alltoall);
   const m::InCollective in("MPI_Alltoall", comm);
   const int rc = pmpi_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -197,6 +211,7 @@ HOOK int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
 HOOK int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm) {
+  const m::Inside inside;
   PMPI(Alltoallv);
   const m::InCollective in("MPI_Alltoallv", comm);
   const int rc = pmpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -231,6 +246,7 @@ int made(const char* how, int64_t entry, MPI_Comm parent, MPI_Comm* made_comm, i
 }  // namespace
 
 HOOK int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  const m::Inside inside;
   PMPI(Comm_split);
   const int64_t entry = m::now();
   const int rc = pmpi_Comm_split(comm, color, key, newcomm);
@@ -238,18 +254,21 @@ HOOK int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 }
 
 HOOK int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  const m::Inside inside;
   PMPI(Comm_dup);
   const int64_t entry = m::now();
   return made("MPI_Comm_dup", entry, comm, newcomm, -1, 0, pmpi_Comm_dup(comm, newcomm));
 }
 
 HOOK int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  const m::Inside inside;
   PMPI(Comm_create);
   const int64_t entry = m::now();
   return made("MPI_Comm_create", entry, comm, newcomm, -1, 0, pmpi_Comm_create(comm, group, newcomm));
 }
 
 HOOK int MPI_Comm_free(MPI_Comm* comm) {
+  const m::Inside inside;
   PMPI(Comm_free);
   if (m::recording() && comm) m::forgetCommunicator(*comm);
   return pmpi_Comm_free(comm);

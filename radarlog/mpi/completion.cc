@@ -71,6 +71,7 @@ int statusError(int rc, const MPI_Status& s) { return rc == MPI_ERR_IN_STATUS ? 
 }  // namespace
 
 HOOK int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  const m::Inside inside;
   PMPI(Wait);
   if (!following() || !request) return pmpi_Wait(request, status);
   Completion c(1, request, status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status);
@@ -80,6 +81,7 @@ HOOK int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 }
 
 HOOK int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  const m::Inside inside;
   PMPI(Test);
   if (!following() || !request) return pmpi_Test(request, flag, status);
   Completion c(1, request, status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status);
@@ -89,6 +91,7 @@ HOOK int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 HOOK int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  const m::Inside inside;
   PMPI(Waitall);
   if (!following()) return pmpi_Waitall(count, requests, statuses);
   Completion c(count, requests, statuses);
@@ -99,6 +102,7 @@ HOOK int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
 }
 
 HOOK int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  const m::Inside inside;
   PMPI(Testall);
   if (!following()) return pmpi_Testall(count, requests, flag, statuses);
   Completion c(count, requests, statuses);
@@ -110,6 +114,7 @@ HOOK int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status st
 }
 
 HOOK int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  const m::Inside inside;
   PMPI(Waitany);
   if (!following()) return pmpi_Waitany(count, requests, index, status);
   Completion c(count, requests, MPI_STATUSES_IGNORE);
@@ -121,6 +126,7 @@ HOOK int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* 
 }
 
 HOOK int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  const m::Inside inside;
   PMPI(Testany);
   if (!following()) return pmpi_Testany(count, requests, index, flag, status);
   Completion c(count, requests, MPI_STATUSES_IGNORE);
@@ -144,6 +150,7 @@ int some(int count, MPI_Request requests[], int* outcount, int indices[], MPI_St
 }  // namespace
 
 HOOK int MPI_Waitsome(int count, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  const m::Inside inside;
   PMPI(Waitsome);
   if (!following()) return pmpi_Waitsome(count, requests, outcount, indices, statuses);
   return some(count, requests, outcount, indices, statuses,
@@ -151,6 +158,7 @@ HOOK int MPI_Waitsome(int count, MPI_Request requests[], int* outcount, int indi
 }
 
 HOOK int MPI_Testsome(int count, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  const m::Inside inside;
   PMPI(Testsome);
   if (!following()) return pmpi_Testsome(count, requests, outcount, indices, statuses);
   return some(count, requests, outcount, indices, statuses,

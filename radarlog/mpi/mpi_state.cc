@@ -138,6 +138,28 @@ int64_t now() {
 
 MPI_Comm world() { return g_world; }
 
+namespace {
+// The interposer's radar_mpi_inside, looked up on first use (MPI_Init's
+// wrapper is the first, before start()); null without the interposer.
+radar_mpi_inside_fn insideFn() {
+  static std::atomic<radar_mpi_inside_fn> fn{nullptr};
+  static std::atomic<bool> looked{false};
+  if (!looked.load(std::memory_order_acquire)) {
+    fn.store(reinterpret_cast<radar_mpi_inside_fn>(dlsym(RTLD_DEFAULT, "radar_mpi_inside")), std::memory_order_relaxed);
+    looked.store(true, std::memory_order_release);
+  }
+  return fn.load(std::memory_order_relaxed);
+}
+}  // namespace
+
+Inside::Inside() {
+  if (const radar_mpi_inside_fn fn = insideFn()) fn(1);
+}
+
+Inside::~Inside() {
+  if (const radar_mpi_inside_fn fn = insideFn()) fn(-1);
+}
+
 InCollective::InCollective(const char* operation, MPI_Comm comm) : entry(now()) {
   marked_ = recording() && g_enter &&
             g_enter(static_cast<uint16_t>(log::Kind::MpiCollective),

@@ -40,6 +40,18 @@ uint32_t channelOf(MPI_Comm comm);
 void nameCommunicator(MPI_Comm parent, MPI_Comm made, int color);
 void forgetCommunicator(MPI_Comm comm);
 
+// The calling thread is inside an MPI call for as long as this lives: the
+// system calls recorded meanwhile are the MPI library's. Every wrapper
+// has one, the calls it records and those it does not (a Test that found
+// nothing), from before MPI_Init's start.
+class Inside {
+ public:
+  Inside();
+  ~Inside();
+  Inside(const Inside&) = delete;
+  Inside& operator=(const Inside&) = delete;
+};
+
 // A rank in a collective, for as long as it is in it: its thread's slot in
 // the log says so (a rank killed while it waited there is told as
 // waiting in it). `entry`: the clock when it came.

@@ -88,6 +88,7 @@ int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_C
 }  // namespace
 
 HOOK int MPI_Init(int* argc, char*** argv) {
+  const m::Inside inside;
   PMPI(Init);
   const int64_t entry = m::now();
   const int rc = pmpi_Init(argc, argv);
@@ -118,6 +119,7 @@ HOOK int MPI_Init(int* argc, char*** argv) {
 }
 
 HOOK int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const m::Inside inside;
   PMPI(Init_thread);
   // Its entry before the call: what the library does in it is the library's.
   const int64_t entry = m::now();
@@ -144,6 +146,7 @@ HOOK int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 // Recorded when it returns, so that what the library does to end itself
 // (closing its connections, joining its threads) lies inside the call.
 HOOK int MPI_Finalize() {
+  const m::Inside inside;
   PMPI(Finalize);
   if (!m::recording()) return pmpi_Finalize();
   MpiEvent e;
@@ -158,6 +161,7 @@ HOOK int MPI_Finalize() {
 #define BLOCKING_SEND(name, mode)                                                                                \
   HOOK int MPI_##name(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {         \
     PMPI(name);                                                                                                  \
+    const m::Inside inside;                                                                                      \
     const int64_t entry = m::now();                                                                              \
     return send(buf, count, type, dest, tag, comm, mode, pmpi_##name(buf, count, type, dest, tag, comm), entry); \
   }
@@ -172,6 +176,7 @@ BLOCKING_SEND(Rsend, kReady)
   HOOK int MPI_##name(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
                       MPI_Request* request) {                                                          \
     PMPI(name);                                                                                        \
+    const m::Inside inside;                                                                            \
     const int64_t entry = m::now();                                                                    \
     return send(buf, count, type, dest, tag, comm, (mode) | kNonblocking,                              \
                 pmpi_##name(buf, count, type, dest, tag, comm, request), entry);                       \
@@ -182,6 +187,7 @@ NONBLOCKING_SEND(Ibsend, kBuffered)
 NONBLOCKING_SEND(Irsend, kReady)
 
 HOOK int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  const m::Inside inside;
   PMPI(Recv);
   if (!m::recording() || source == MPI_PROC_NULL) return pmpi_Recv(buf, count, type, source, tag, comm, status);
   const int64_t entry = m::now();
@@ -194,6 +200,7 @@ HOOK int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, 
 }
 
 HOOK int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  const m::Inside inside;
   PMPI(Irecv);
   const int64_t entry = m::now();
   const int rc = pmpi_Irecv(buf, count, type, source, tag, comm, request);
@@ -215,6 +222,7 @@ HOOK int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
 HOOK int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                       int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                       MPI_Status* status) {
+  const m::Inside inside;
   PMPI(Sendrecv);
   if (!m::recording())
     return pmpi_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
@@ -256,6 +264,7 @@ void recordProbe(int64_t entry, MPI_Comm comm, int source, int tag, const MPI_St
 }  // namespace
 
 HOOK int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  const m::Inside inside;
   PMPI(Probe);
   if (!m::recording()) return pmpi_Probe(source, tag, comm, status);
   const int64_t entry = m::now();
@@ -267,6 +276,7 @@ HOOK int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
 }
 
 HOOK int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  const m::Inside inside;
   PMPI(Iprobe);
   if (!m::recording()) return pmpi_Iprobe(source, tag, comm, flag, status);
   const int64_t entry = m::now();

@@ -279,6 +279,7 @@ void releaseDeferred(bool unmap) {
 }
 
 void commit(EventFields& e) {
+  if (t_thread.in_mpi_call && !log::isMpiKind(e.kind)) e.flags |= log::kFlagInMpiCall;
   const uint32_t tid = currentTid();
   e.tid = tid == static_cast<uint32_t>(g_process.pid) ? 0 : tid;
   if (!lockWriter()) {

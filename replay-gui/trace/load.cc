@@ -57,6 +57,7 @@ struct LogJob {
   std::vector<std::pair<uint32_t, MpiCall>> mpi_calls;        // likewise, in order
   std::vector<std::pair<uint32_t, SyncCall>> sync_calls;      // likewise, in order
   int32_t mpi_rank = -1;                                      // MPI_Init's rank in MPI_COMM_WORLD
+  std::vector<uint32_t> in_mpi_calls;                         // counters: Process::in_mpi_calls
   std::vector<uint32_t> threads;
   int64_t first_entry = std::numeric_limits<int64_t>::max(), last_return = std::numeric_limits<int64_t>::min();
   std::string damage;
@@ -416,6 +417,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
       fillOther(r, ev);
     }
     if (log::isMpiKind(k)) noteMpiCall(r, index, job);
+    if ((r.flags & log::kFlagInMpiCall) && !log::isMpiKind(k)) job.in_mpi_calls.push_back(ev.counter);
     if (log::isSyncKind(k)) noteSyncCall(r, index, job);
     if (r.same_as) {  // kept once: its bytes are a receive's (none here: Trace::sentPayload)
       job.same_bytes_sends += log::categoryOf(k) == log::Category::Send;
@@ -440,6 +442,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
 
   Process& p = raw.processes[job.process];
   p.control = reader->control();
+  p.in_mpi_calls = std::move(job.in_mpi_calls);
   if (job.counter_base) shiftCounters(job.counter_base, p);
 }
 

@@ -64,6 +64,8 @@ void markMpiLibrary(Trace& t) {
     if (t.mpi_library.empty()) t.mpi_library.assign(t.events.size(), false);
     markInsideCalls(t, t.process_events[p.index]);
     markLibraryThreads(t, t.process_events[p.index]);
+    for (const uint32_t counter : p.in_mpi_calls)  // as the recorder saw them
+      if (const uint32_t at = t.positionOfCounter(p.index, counter); at != kNone) t.mpi_library[at] = true;
   }
 }
 

@@ -79,6 +79,9 @@ struct Process {
   std::vector<std::string> radar_variables;
   std::string recorded_name;  // its program, or the script an interpreter runs; shown: Trace::processName()
   int32_t mpi_rank = -1;      // its rank in MPI_COMM_WORLD, when it called MPI_Init (recorded by radar's MPI layer)
+  // Its events made inside its MPI calls (log::kFlagInMpiCall), by counter:
+  // the MPI library's (markMpiLibrary).
+  std::vector<uint32_t> in_mpi_calls;
   log::Origin origin = log::Origin::Unspecified;
   uint32_t parent = kNone;      // process that created this image (or the image before an exec)
   uint64_t parent_log_id = 0;   // as the header says

@@ -193,13 +193,16 @@ class Mpi : public ::testing::Test {
     std::printf("%zu receives matched to the sends their ranks printed\n", checked);
   }
 
-  // Every rank re-run alone (`radar debug DIR "rank N"`: no mpirun, no
-  // other rank), its MPI calls answered from the recording: as recorded,
-  // and printing what it printed in the job.
+  // Every rank re-run alone (`radar debug DIR... "rank N"`: no mpirun, no
+  // other rank), its MPI calls answered from the job's recordings: as
+  // recorded, and printing what it printed in the job.
   void expectEveryRankReRunsAlone(int ranks, const Result& recorded) {
     for (int rank = 0; rank < ranks; ++rank) {
       const std::string name = "rank " + std::to_string(rank);
-      const Result rerun = radar({"debug", "--yes", "--no-gdb", dir_, name});
+      std::vector<std::string> debug{"debug", "--yes", "--no-gdb"};
+      debug.insert(debug.end(), dirs_.begin(), dirs_.end());
+      debug.push_back(name);
+      const Result rerun = radar(debug);
       EXPECT_EQ(rerun.exit_code, 0) << name << "\n" << rerun.err;
       EXPECT_TRUE(std::regex_search(rerun.err, std::regex("replayed (\\d+) of \\1 events; .* as recorded")))
           << name << "\n"
@@ -359,6 +362,9 @@ TEST_F(Mpi, RingOfFourRanksOnTwoHostsIsOneStory) {
   EXPECT_EQ(std::stoll(c[1]), 0);
   EXPECT_LE(std::stoll(c[2]), 0);
   EXPECT_GE(std::stoll(c[3]), 0);
+  // Each rank re-run here from the four recordings, its messages from the
+  // other host's ranks over TCP answered from their logs.
+  expectEveryRankReRunsAlone(4, run);
 }
 
 TEST_F(Mpi, MasterTakesAnswersFromAnySourceInTheOrderTheyCame) {
@@ -394,6 +400,26 @@ TEST_F(Mpi, HaloExchangeWithIsendIrecvWaitallAndCollectives) {
   // Each rank alone: its Irecv/Isend/Waitall, and what each collective
   // gave it (a broadcast's value, an Allreduce's sum in its half).
   expectEveryRankReRunsAlone(4, recorded);
+}
+
+// A rank that polls (MPI_Test, MPI_Iprobe) while the other takes its time:
+// what the MPI library does between the polls that find nothing is the
+// library's, hidden from the rank's story and not made in its re-run, which
+// finds the message at the poll where the recorded one did.
+TEST_F(Mpi, PollsThatFoundNothingAreTheLibrarysAndReRunAsRecorded) {
+  const Result recorded = recordJob(2, "polling");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const PrintedRun printed = expectAsPrinted(recorded, "polling");
+  EXPECT_EQ(printed.receives.at(1).size(), 2u) << recorded.out;
+  const Result story = radar({"events", "--rank", "1", dir_});
+  std::istringstream told(story.out);
+  for (std::string line; std::getline(told, line);)
+    EXPECT_TRUE(std::regex_search(line, std::regex("(starts|finishes) MPI|posts a receive|receives a message|probes|"
+                                                   "sends a message to .* on (terminal|pipe) |joins MPI_Barrier|"
+                                                   "exits with status")))
+        << line;
+  EXPECT_GT(count(radar({"events", "--rank", "1", "--library", dir_}).out, "\n"), count(story.out, "\n"));
+  expectEveryRankReRunsAlone(2, recorded);
 }
 
 // The classic MPI bug: ranks calling their collectives in another order.

@@ -134,9 +134,10 @@ HOOK int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
 HOOK int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                       int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                       MPI_Status* status) {
-  const int rc = send("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm, lg::kMpiStandard);
-  if (rc != MPI_SUCCESS) return rc;
-  return MPI_Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  // Both halves were recorded, whatever the call returned.
+  const int sent = send("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm, lg::kMpiStandard);
+  const int got = MPI_Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  return sent != MPI_SUCCESS ? sent : got;
 }
 
 namespace {
