@@ -244,8 +244,12 @@ inline constexpr uint32_t kFlagNeverReturned = 0x20000000;
 // error it gave (0: connected), result getsockopt's own.
 inline constexpr uint32_t kFlagConnectOutcome = 0x10000000;
 // In any event's flags but an MPI call's: made inside an MPI call (by the
-// MPI library, its transport and progress), as libradar-mpi.so says.
+// MPI library, its transport and progress), as libradar-mpi.so says. Not
+// in a CLOCK's: a CPU-time clock's id is negative, its high bits set.
 inline constexpr uint32_t kFlagInMpiCall = 0x08000000;
+inline bool canMarkInMpiCall(Kind kind, uint32_t flags) {
+  return !isMpiKind(kind) && !(kind == Kind::Clock && (flags & 0x80000000u));
+}
 
 // Bytes a data event moved on its channel: the implied offset of the next
 // event in the same direction advances by this much.

@@ -402,6 +402,8 @@ const char* decodeEvent(const uint8_t* p, const uint8_t* end, const uint8_t* bas
   }
   if (!has_kind || r.kind == Kind::Unspecified) return "record has no kind";
   if (isSyncKind(r.kind)) r.fd = -1;  // not stored since format 1.10
+  r.in_mpi_call = (r.flags & kFlagInMpiCall) && canMarkInMpiCall(r.kind, r.flags);
+  if (r.in_mpi_call) r.flags &= ~kFlagInMpiCall;
   return "";
 }
 

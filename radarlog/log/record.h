@@ -104,7 +104,8 @@ struct Record {
   uint64_t size = 0;
   int64_t result = 0;
   uint32_t error = 0;
-  uint32_t flags = 0;
+  uint32_t flags = 0;        // the call's own (kFlagInMpiCall taken out: in_mpi_call)
+  bool in_mpi_call = false;  // made inside an MPI call (log/fields.h)
   bool has_hash = false;
   uint32_t hash = 0;
   uint64_t payload_omitted = 0;

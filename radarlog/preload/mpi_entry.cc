@@ -47,7 +47,7 @@ HOOK int radar_mpi_enter(uint16_t kind, int32_t what, uint32_t channel, int64_t 
 
 HOOK void radar_mpi_leave() { radar::preload::leaveCall(); }
 
-HOOK void radar_mpi_inside(int delta) { radar::preload::t_thread.in_mpi_call += static_cast<uint16_t>(delta); }
+HOOK void radar_mpi_inside(int delta) { radar::preload::t_thread.in_mpi_call += static_cast<uint8_t>(delta); }
 
 HOOK int radar_mpi_record(const radar::log::MpiEvent* m) {
   if (!active() || !m) return 0;

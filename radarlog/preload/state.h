@@ -168,7 +168,8 @@ struct ThreadState {
   // Signals held back while this thread holds the writer, and the mask the
   // thread had before, given back by unlockWriter().
   bool signals_held;
-  uint16_t in_mpi_call;     // MPI calls the thread is inside (radar_mpi_inside): log::kFlagInMpiCall
+  uint8_t in_mpi_call;      // MPI calls the thread is inside (radar_mpi_inside): log::kFlagInMpiCall
+  uint8_t in_handler;       // signal handlers it runs (that interrupted them)
   uint32_t recent_log_gen;  // the log the counters of `recent` are of (a forked child has a new one)
   uint64_t resume_mask;
   // Its latest receives, for sends that pass their bytes on.

@@ -109,6 +109,7 @@ bool wrapsSignals() { return g_config.enabled; }
 
 // A delivery is an event, recorded before the program's handler runs.
 bool signalArrives(int sig, const siginfo_t* info) {
+  ++t_thread.in_handler;  // what it records is the program's, in an MPI call or not
   if (active()) {
     Call call(Kind::Signal, -1);
     call.finish(0);
@@ -120,6 +121,7 @@ bool signalArrives(int sig, const siginfo_t* info) {
 }
 
 void signalHandled(int, void* context) {
+  if (t_thread.in_handler) --t_thread.in_handler;
   // The code this handler interrupted holds the writer: it resumes with
   // signals held back until it releases it (unlockWriter() gives the mask
   // back). A thread is so interrupted at most once per hold of the writer,

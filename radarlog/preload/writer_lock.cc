@@ -279,7 +279,9 @@ void releaseDeferred(bool unmap) {
 }
 
 void commit(EventFields& e) {
-  if (t_thread.in_mpi_call && !log::isMpiKind(e.kind)) e.flags |= log::kFlagInMpiCall;
+  // (Not a signal handler's, which interrupted the MPI call: the program's.)
+  if (t_thread.in_mpi_call && !t_thread.in_handler && log::canMarkInMpiCall(e.kind, e.flags))
+    e.flags |= log::kFlagInMpiCall;
   const uint32_t tid = currentTid();
   e.tid = tid == static_cast<uint32_t>(g_process.pid) ? 0 : tid;
   if (!lockWriter()) {

@@ -417,7 +417,7 @@ void readLog(LogJob& job, RawRecording& raw, std::atomic<uint64_t>& done_bytes, 
       fillOther(r, ev);
     }
     if (log::isMpiKind(k)) noteMpiCall(r, index, job);
-    if ((r.flags & log::kFlagInMpiCall) && !log::isMpiKind(k)) job.in_mpi_calls.push_back(ev.counter);
+    if (r.in_mpi_call) job.in_mpi_calls.push_back(ev.counter);
     if (log::isSyncKind(k)) noteSyncCall(r, index, job);
     if (r.same_as) {  // kept once: its bytes are a receive's (none here: Trace::sentPayload)
       job.same_bytes_sends += log::categoryOf(k) == log::Category::Send;

@@ -60,6 +60,39 @@ TEST(WriterReader, EveryKindRoundTrips) {
   expectRoundTrip(events, {});
 }
 
+// An event made inside an MPI call carries kFlagInMpiCall: read back as
+// Record::in_mpi_call, its own flags as they were. A CPU-time clock's id
+// (negative: its high bits set) is a clock id, never that mark.
+TEST(WriterReader, EventsMadeInsideAnMpiCallAreToldSoWithTheirOwnFlags) {
+  EventGenerator gen(1, 77);
+  auto made = [&](Kind kind, uint32_t flags) {
+    OwnedEvent e = gen.next();
+    while (e.is_channel) e = gen.next();
+    e.kind = kind;
+    e.channel = 0;
+    e.has_offset = false;
+    e.has_hash = false;
+    e.flags = flags;
+    return e;
+  };
+  const uint32_t cpu_clock = static_cast<uint32_t>((~int32_t{4321} << 3) | 6);
+  const std::vector<OwnedEvent> events = {made(Kind::Poll, 0), made(Kind::Poll, kFlagInMpiCall),
+                                          made(Kind::Recv, 0x2 | kFlagInMpiCall), made(Kind::Clock, cpu_clock),
+                                          made(Kind::MpiSend, kFlagInMpiCall)};
+  const std::string path = makeTempDir() + "/log.rlog";
+  writeLog(path, events, {});
+  std::string error;
+  const auto records = readAll(path, &error);
+  ASSERT_EQ(error, "");
+  ASSERT_EQ(records.size(), events.size());
+  const bool inside[] = {false, true, true, false, false};
+  const uint32_t flags[] = {0, 0, 0x2, cpu_clock, kFlagInMpiCall};
+  for (size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(records[i].in_mpi_call, inside[i]) << i;
+    EXPECT_EQ(records[i].flags, flags[i]) << i;
+  }
+}
+
 TEST(WriterReader, HeaderAndControl) {
   const std::string path = makeTempDir() + "/h.rlog";
   LogWriter w;

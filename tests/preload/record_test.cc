@@ -735,6 +735,22 @@ TEST(Record, SignalHandlerWritingDuringRecordedCalls) {
   expectDenseCounters(l);
 }
 
+// What a thread records inside an MPI call is the MPI library's, as
+// libradar-mpi.so tells the interposer; a signal handler that interrupts
+// the call runs the program's code, and its calls are the program's.
+TEST(Record, CallsInsideAnMpiCallAreTheLibrarysButNotASignalHandlers) {
+  Recording rec = record({programPath("inside_mpi")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.out, "told\n");
+  const ProcessLog& l = rec.logs.at(0);
+  std::string inside, outside;
+  for (const auto* w : l.ofKind(Kind::Write)) (w->r.in_mpi_call ? inside : outside) += w->payload;
+  EXPECT_EQ(inside, "ll");
+  EXPECT_TRUE(outside.starts_with("ahz")) << outside;
+  ASSERT_EQ(l.ofKind(Kind::Signal).size(), 1u);
+  EXPECT_FALSE(l.ofKind(Kind::Signal)[0]->r.in_mpi_call);
+}
+
 // A signal that arrives while fork() is under way is told after the fork,
 // as it ran: told before it, a re-run would run its handler before the
 // fork, in the child too.
