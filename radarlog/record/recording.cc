@@ -240,6 +240,7 @@ struct Image {
   bool readable = false;
   int pid = 0;
   uint32_t generation = 0;
+  int64_t started_ns = 0;  // CLOCK_MONOTONIC when it started (its log's header)
   bool ended_in_exec = false;
   bool ended_seen = false;  // an EXIT or EXEC event, or a log closed cleanly
   std::string exec_path;
@@ -296,6 +297,7 @@ Image summarizeLog(const std::string& path, bool finalize) {
   img.exe_mtime_ns = h.executable_mtime_ns();
   img.pid = h.pid();
   img.generation = h.generation();
+  img.started_ns = h.monotonic_ns();
   img.cwd = h.cwd();
   img.path_env = envValue(h, "PATH");
   log::Record r;
@@ -391,11 +393,11 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
   std::vector<Image::Child> children;
   std::map<int, int> reaped_by_parents;  // pid -> wait status a recorded parent got
 
-  // In the order the processes were made, as far as pids tell (log names
-  // sort as text: pid 100001 before pid 99998).
+  // In the order the images started (log names sort as text, pid 100001
+  // before pid 99998, and pids wrap round at pid_max).
   std::vector<Image> summarized = summarizeLogs(log::listLogs(dir), finalize);
   std::stable_sort(summarized.begin(), summarized.end(), [](const Image& a, const Image& b) {
-    return std::tie(a.pid, a.generation) < std::tie(b.pid, b.generation);
+    return std::tie(a.started_ns, a.pid, a.generation) < std::tie(b.started_ns, b.pid, b.generation);
   });
   for (Image& img : summarized) {
     s.bytes += img.bytes;

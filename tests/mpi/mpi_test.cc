@@ -422,6 +422,20 @@ TEST_F(Mpi, PollsThatFoundNothingAreTheLibrarysAndReRunAsRecorded) {
   expectEveryRankReRunsAlone(2, recorded);
 }
 
+// Derived datatypes (a matrix's column, a pair), recorded as they travel
+// (packed), and each rank re-run alone with the same columns in its matrix.
+TEST_F(Mpi, DerivedDatatypesTravelPackedAndReRunAsRecorded) {
+  const Result recorded = recordJob(3, "derived");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const Result sends = radar({"events", "-k", "MPI_Send", "-k", "MPI_Recv", dir_});
+  EXPECT_EQ(count(sends.out, "(16 bytes, tag 1)"), 2u) << sends.out;  // the column, sent and received
+  EXPECT_EQ(count(sends.out, "(8 bytes, tag 2)"), 2u) << sends.out;   // the pair
+  expectCausalStory();
+  EXPECT_NE(recorded.out.find("rank 1 column 2 12 22 32\n"), std::string::npos) << recorded.out;
+  EXPECT_NE(recorded.out.find("rank 2 broadcast column 101 111 121 131\n"), std::string::npos) << recorded.out;
+  expectEveryRankReRunsAlone(3, recorded);
+}
+
 // The classic MPI bug: ranks calling their collectives in another order.
 // Open MPI lets this one through (its broadcast is small), so the output is
 // right, and only the recording shows that the ranks disagreed.

@@ -28,15 +28,18 @@ int collective(const char* name, MPI_Comm comm, int root, const Part& gives, con
   radar_rerun_mpi_call call{};
   const bool giving = gives.buf && gives.buf != MPI_IN_PLACE && gives.count > 0;
   const bool getting = gets.buf && gets.buf != MPI_IN_PLACE && gets.count > 0;
-  if (giving && !r::bytesOf(gives.type, gives.count, name, &call.size)) return r::kFailed;
-  if (getting && !r::bytesOf(gets.type, gets.count, name, &call.room)) return r::kFailed;
+  r::Message given(giving ? gives.buf : nullptr, giving ? gives.count : 0, gives.type, name);
+  r::Message got(getting ? gets.buf : nullptr, getting ? gets.count : 0, gets.type, name);
+  if ((giving && !given.ok()) || (getting && !got.ok())) return r::kFailed;
+  call.size = given.size();
+  call.room = got.size();
   call.kind = static_cast<uint16_t>(Kind::MpiCollective);
   call.flags = gives.buf == MPI_IN_PLACE ? RADAR_RERUN_MPI_IN_PLACE : 0;
   call.channel = c.channel;
   call.peer = root;
   call.operation = name;
-  call.bytes = giving ? gives.buf : nullptr;
-  call.into = getting ? const_cast<void*>(gets.buf) : nullptr;
+  call.bytes = giving ? given.packed() : nullptr;
+  call.into = getting ? got.room() : nullptr;
   r::Text what;
   what << name << "(" << call.size << " bytes given";
   if (root >= 0) what << ", root rank " << root;
@@ -44,6 +47,7 @@ int collective(const char* name, MPI_Comm comm, int root, const Part& gives, con
   call.what = what.str();
   radar_rerun_mpi_answer a;
   if (!r::ask(call, &a)) return r::kFailed;
+  got.unpack(a.bytes);
   return a.error;
 }
 

@@ -25,15 +25,17 @@ int send(const char* name, const void* buf, int count, MPI_Datatype type, int de
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   r::Communicator c;
   if (!r::communicator(comm, &c)) return MPI_ERR_COMM;
+  r::Message message(buf, count, type, name);
+  if (!message.ok()) return r::kFailed;
   radar_rerun_mpi_call call{};
-  if (!r::bytesOf(type, count, name, &call.size)) return r::kFailed;
+  call.size = message.size();
   call.kind = static_cast<uint16_t>(Kind::MpiSend);
   call.channel = c.channel;
   call.peer = dest;
   call.tag = tag;
   call.count = count;
   call.flags = mode;
-  call.bytes = buf;
+  call.bytes = message.packed();
   r::Text what;
   what << name << "(to rank " << dest << ", tag " << tag << ", " << call.size << " bytes)";
   call.what = what.str();
@@ -44,6 +46,8 @@ int send(const char* name, const void* buf, int count, MPI_Datatype type, int de
 
 // A receive that completes: blocking (serial 0) or posted by MPI_Irecv.
 int receive(const r::Pending& p, MPI_Status* status) {
+  r::Message message(p.buf, p.count, p.type, "MPI_Recv");
+  if (!message.ok()) return r::kFailed;
   radar_rerun_mpi_call call{};
   call.kind = static_cast<uint16_t>(Kind::MpiRecv);
   call.channel = p.channel;
@@ -51,14 +55,15 @@ int receive(const r::Pending& p, MPI_Status* status) {
   call.tag = p.tag;
   call.count = p.count;
   call.serial = p.serial;
-  call.into = p.buf;
-  call.room = p.room;
+  call.into = message.room();
+  call.room = message.size();
   r::Text what;
   what << (p.serial ? "the completion of MPI_Irecv" : "MPI_Recv") << "(from rank " << p.source << ", tag " << p.tag
        << ", room for " << p.room << " bytes)";
   call.what = what.str();
   radar_rerun_mpi_answer a;
   if (!r::ask(call, &a)) return r::kFailed;
+  message.unpack(a.bytes);
   r::setStatus(status, a.peer, a.tag, a.bytes, a.error);
   return a.error;
 }
@@ -71,6 +76,7 @@ bool receiveOf(const char* name, void* buf, int count, MPI_Datatype type, int so
   p->channel = c.channel;
   p->buf = buf;
   p->count = count;
+  p->type = type;
   p->source = askedSource(source);
   p->tag = askedTag(tag);
   return r::bytesOf(type, count, name, &p->room);

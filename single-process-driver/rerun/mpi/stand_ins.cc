@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <cstring>
-#include <iterator>
 
 #include "inject/hook.h"
 #include "log/kinds.h"
@@ -18,22 +17,6 @@
 namespace radar::rerun_mpi {
 namespace {
 
-class SpinLock {
- public:
-  void lock() {
-    while (flag_.test_and_set(std::memory_order_acquire)) {
-    }
-  }
-  void unlock() { flag_.clear(std::memory_order_release); }
-
- private:
-  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
-};
-struct Held {
-  explicit Held(SpinLock& l) : lock(l) { lock.lock(); }
-  ~Held() { lock.unlock(); }
-  SpinLock& lock;
-};
 SpinLock g_lock;
 
 void* symbol(const char* name) { return dlsym(RTLD_DEFAULT, name); }
@@ -60,43 +43,6 @@ struct PendingSlot {
   Pending p;
 };
 PendingSlot g_pending[kPending];
-
-struct TypeName {
-  const char* symbol;
-  int size;
-};
-// Open MPI's predefined datatypes whose elements lie side by side.
-constexpr TypeName kTypes[] = {{"ompi_mpi_char", 1},
-                               {"ompi_mpi_signed_char", 1},
-                               {"ompi_mpi_unsigned_char", 1},
-                               {"ompi_mpi_byte", 1},
-                               {"ompi_mpi_packed", 1},
-                               {"ompi_mpi_wchar", 4},
-                               {"ompi_mpi_short", 2},
-                               {"ompi_mpi_unsigned_short", 2},
-                               {"ompi_mpi_int", 4},
-                               {"ompi_mpi_unsigned", 4},
-                               {"ompi_mpi_long", 8},
-                               {"ompi_mpi_unsigned_long", 8},
-                               {"ompi_mpi_long_long_int", 8},
-                               {"ompi_mpi_unsigned_long_long", 8},
-                               {"ompi_mpi_float", 4},
-                               {"ompi_mpi_double", 8},
-                               {"ompi_mpi_long_double", 16},
-                               {"ompi_mpi_int8_t", 1},
-                               {"ompi_mpi_uint8_t", 1},
-                               {"ompi_mpi_int16_t", 2},
-                               {"ompi_mpi_uint16_t", 2},
-                               {"ompi_mpi_int32_t", 4},
-                               {"ompi_mpi_uint32_t", 4},
-                               {"ompi_mpi_int64_t", 8},
-                               {"ompi_mpi_uint64_t", 8},
-                               {"ompi_mpi_c_bool", 1},
-                               {"ompi_mpi_aint", 8},
-                               {"ompi_mpi_offset", 8},
-                               {"ompi_mpi_count", 8},
-                               {"ompi_mpi_c_float_complex", 8},
-                               {"ompi_mpi_c_double_complex", 16}};
 
 }  // namespace
 
@@ -176,33 +122,6 @@ void freed(MPI_Comm comm) {
   Held held(g_lock);
   for (CommSlot& slot : g_comms)
     if (reinterpret_cast<MPI_Comm>(&slot) == comm) slot.used = false;
-}
-
-int typeSize(MPI_Datatype type) {
-  // Looked up once (a race only looks them up twice, alike).
-  static MPI_Datatype handles[std::size(kTypes)];
-  static std::atomic<bool> found{false};
-  if (!found.load(std::memory_order_acquire)) {
-    for (size_t i = 0; i < std::size(kTypes); ++i) handles[i] = static_cast<MPI_Datatype>(symbol(kTypes[i].symbol));
-    found.store(true, std::memory_order_release);
-  }
-  for (size_t i = 0; i < std::size(kTypes); ++i)
-    if (handles[i] && handles[i] == type) return kTypes[i].size;
-  return -1;
-}
-
-bool bytesOf(MPI_Datatype type, int count, const char* call, uint64_t* bytes) {
-  const int size = typeSize(type);
-  if (size < 0) {
-    Text t;
-    t << "the program's " << call
-      << " moves a derived datatype, whose layout only the MPI library knows: a rank re-run alone answers "
-         "predefined datatypes only";
-    cannot(t.str());
-    return false;
-  }
-  *bytes = count > 0 ? uint64_t(count) * uint64_t(size) : 0;
-  return true;
 }
 
 MPI_Request posted(const Pending& p) {
@@ -381,16 +300,33 @@ HOOK int MPI_Comm_free(MPI_Comm* comm) {
   return MPI_SUCCESS;
 }
 
-HOOK int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
-  const int size = r::typeSize(type);
-  if (size <= 0) return MPI_ERR_TYPE;
-  *count = status->_ucount % size ? MPI_UNDEFINED : static_cast<int>(status->_ucount / size);
+// A re-run's calls fail only where the recorded ones did: an error
+// handler has nothing to change.
+HOOK int MPI_Comm_set_errhandler(MPI_Comm, MPI_Errhandler) { return MPI_SUCCESS; }
+
+HOOK int MPI_Error_class(int code, int* error_class) {
+  *error_class = code;
   return MPI_SUCCESS;
 }
 
-HOOK int MPI_Type_size(MPI_Datatype type, int* size) {
-  *size = r::typeSize(type);
-  return *size < 0 ? MPI_ERR_TYPE : MPI_SUCCESS;
+HOOK int MPI_Error_string(int code, char* text, int* length) {
+  r::Text t;
+  t << "MPI error " << code << " (as recorded)";
+  std::strncpy(text, t.str(), MPI_MAX_ERROR_STRING - 1);
+  text[MPI_MAX_ERROR_STRING - 1] = 0;
+  *length = static_cast<int>(std::strlen(text));
+  return MPI_SUCCESS;
+}
+
+HOOK int MPI_Query_thread(int* provided) {
+  *provided = MPI_THREAD_MULTIPLE;
+  return MPI_SUCCESS;
+}
+
+HOOK int MPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
 }
 
 HOOK double MPI_Wtime() {

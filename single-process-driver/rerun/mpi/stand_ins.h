@@ -10,11 +10,31 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "rerun/mpi_api.h"
 
 namespace radar::rerun_mpi {
+
+// The stand-ins' tables are shared by the program's threads (a lock that
+// spins: no allocation, no system call).
+class SpinLock {
+ public:
+  void lock() {
+    while (flag_.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void unlock() { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+};
+struct Held {
+  explicit Held(SpinLock& l) : lock(l) { lock.lock(); }
+  ~Held() { lock.unlock(); }
+  SpinLock& lock;
+};
 
 // The library's predefined handles, found by name (their macros name its data).
 MPI_Comm world();
@@ -48,12 +68,38 @@ void started(uint32_t world_channel, int rank, int size);
 MPI_Comm made(const Communicator& c);  // a new handle for it
 void freed(MPI_Comm comm);
 
-// A predefined datatype's size, -1 for one radar does not know (a derived
-// type: its layout is the MPI library's, which does not run).
+// A datatype's size in bytes (its data, not its extent): Open MPI's
+// predefined ones, and those the program made with MPI_Type_contiguous and
+// MPI_Type_vector (datatypes.cc); -1 for one the stand-ins do not know.
 int typeSize(MPI_Datatype type);
 // The bytes of `count` elements of `type`, or false (reported) where the
 // type is not known.
 bool bytesOf(MPI_Datatype type, int count, const char* call, uint64_t* bytes);
+
+// `count` elements of `type` at `buf` as MPI moves them: packed in the
+// type's order where its elements have holes (as the recorder packed them),
+// the buffer itself where they do not.
+class Message {
+ public:
+  // Reports a type the stand-ins do not know (ok() false).
+  Message(const void* buf, int count, MPI_Datatype type, const char* call);
+  ~Message();
+  Message(const Message&) = delete;
+  Message& operator=(const Message&) = delete;
+  bool ok() const { return ok_; }
+  uint64_t size() const { return size_; }
+  const void* packed();  // what a send carries
+  void* room();          // where a receive's bytes go, then unpack()
+  void unpack(uint64_t got);
+
+ private:
+  bool ok_ = false;
+  const void* buf_;
+  int count_ = 0;
+  MPI_Datatype type_;
+  uint64_t size_ = 0;
+  void* mapped_ = nullptr;  // the packed copy, where the type has holes
+};
 
 // Nonblocking calls: a request handle of the stand-ins' own per call.
 struct Pending {
@@ -62,6 +108,7 @@ struct Pending {
   uint32_t channel = 0;
   void* buf = nullptr;
   int count = 0;
+  MPI_Datatype type{};
   uint64_t room = 0;
   int source = 0, tag = 0;  // asked, as the log has them
 };
