@@ -240,7 +240,7 @@ struct Image {
   bool readable = false;
   int pid = 0;
   uint32_t generation = 0;
-  int64_t started_ns = 0;  // CLOCK_MONOTONIC when it started (its log's header)
+  int64_t started_ns = 0;  // CLOCK_REALTIME when its log began (as its header says)
   bool ended_in_exec = false;
   bool ended_seen = false;  // an EXIT or EXEC event, or a log closed cleanly
   std::string exec_path;
@@ -297,7 +297,7 @@ Image summarizeLog(const std::string& path, bool finalize) {
   img.exe_mtime_ns = h.executable_mtime_ns();
   img.pid = h.pid();
   img.generation = h.generation();
-  img.started_ns = h.monotonic_ns();
+  img.started_ns = h.realtime_ns();
   img.cwd = h.cwd();
   img.path_env = envValue(h, "PATH");
   log::Record r;
@@ -393,8 +393,9 @@ RecordingSummary summarizeRecording(const std::string& dir, const proto::Recordi
   std::vector<Image::Child> children;
   std::map<int, int> reaped_by_parents;  // pid -> wait status a recorded parent got
 
-  // In the order the images started (log names sort as text, pid 100001
-  // before pid 99998, and pids wrap round at pid_max).
+  // In the order their logs began, by the wall clock (comparable across
+  // hosts, as a monotonic clock is not): log names sort as text, pid 100001
+  // before pid 99998, and pids wrap round at pid_max.
   std::vector<Image> summarized = summarizeLogs(log::listLogs(dir), finalize);
   std::stable_sort(summarized.begin(), summarized.end(), [](const Image& a, const Image& b) {
     return std::tie(a.started_ns, a.pid, a.generation) < std::tie(b.started_ns, b.pid, b.generation);

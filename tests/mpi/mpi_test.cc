@@ -433,6 +433,7 @@ TEST_F(Mpi, DerivedDatatypesTravelPackedAndReRunAsRecorded) {
   expectCausalStory();
   EXPECT_NE(recorded.out.find("rank 1 column 2 12 22 32\n"), std::string::npos) << recorded.out;
   EXPECT_NE(recorded.out.find("rank 2 broadcast column 101 111 121 131\n"), std::string::npos) << recorded.out;
+  EXPECT_EQ(count(recorded.out, " broadcast block xx\n"), 3u) << recorded.out;
   expectEveryRankReRunsAlone(3, recorded);
 }
 

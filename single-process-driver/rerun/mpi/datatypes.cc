@@ -66,12 +66,14 @@ struct Layout {
   uint64_t size = 0;
   int64_t extent = 0;
 };
+// A freed type stays known by its handle (a receive posted with it may
+// complete later), and its slot is taken again only when none is left.
 struct Derived {
-  bool used = false;
+  bool used = false, freed = false;
   Layout layout;
 };
 constexpr uint32_t kBlocks = 1u << 16;
-constexpr int kDerived = 256;
+constexpr int kDerived = 4096;
 Block g_blocks[kBlocks];
 uint32_t g_blocks_used = 0;  // a freed type's blocks are not given back
 Derived g_derived[kDerived];
@@ -116,16 +118,20 @@ bool sideBySide(const Layout& l) {
          l.extent == static_cast<int64_t>(l.size);
 }
 
-// A new type of `copies` runs of `run` elements of `old`, the runs
-// `stride` elements apart; its handle, or MPI_DATATYPE_NULL's where the
-// tables are full.
-int madeType(const Layout& old, int copies, int run, int stride, MPI_Datatype* type) {
-  Held held(g_types_lock);
-  const uint64_t blocks = uint64_t(copies) * uint64_t(run) * old.count;
-  Derived* slot = nullptr;
+Derived* freeSlot() {
   for (Derived& d : g_derived)
-    if (!d.used && !slot) slot = &d;
-  if (!slot || blocks > kBlocks - g_blocks_used) return MPI_ERR_INTERN;
+    if (!d.used) return &d;
+  for (Derived& d : g_derived)
+    if (d.freed) return &d;
+  return nullptr;
+}
+
+// A new type of `copies` runs of `run` elements of `old`, the runs
+// `stride` elements apart: its handle; false where the tables are full.
+bool madeType(const Layout& old, int copies, int run, int stride, MPI_Datatype* type) {
+  Held held(g_types_lock);
+  Derived* slot = freeSlot();
+  if (!slot) return false;
   Block* first = &g_blocks[g_blocks_used];
   uint32_t n = 0;
   for (int i = 0; i < copies; ++i) {
@@ -133,19 +139,31 @@ int madeType(const Layout& old, int copies, int run, int stride, MPI_Datatype* t
       const int64_t base = (int64_t(i) * stride + j) * old.extent;
       for (uint32_t b = 0; b < old.count; ++b) {
         const Block block{base + old.blocks[b].offset, old.blocks[b].length};
-        if (n && first[n - 1].offset + int64_t(first[n - 1].length) == block.offset)
+        if (n && first[n - 1].offset + int64_t(first[n - 1].length) == block.offset) {
           first[n - 1].length += block.length;  // side by side: one block
-        else
-          first[n++] = block;
+          continue;
+        }
+        if (n >= kBlocks - g_blocks_used) return false;
+        first[n++] = block;
       }
     }
   }
   g_blocks_used += n;
-  const int64_t extent = copies > 0 ? (int64_t(copies - 1) * stride + run) * old.extent : 0;
+  const int64_t extent = copies > 0 && run > 0 ? (int64_t(copies - 1) * stride + run) * old.extent : 0;
   slot->used = true;
+  slot->freed = false;
   slot->layout = {first, n, uint64_t(copies) * uint64_t(run) * old.size, extent};
   *type = reinterpret_cast<MPI_Datatype>(slot);
-  return MPI_SUCCESS;
+  return true;
+}
+
+int typeMade(const char* call, const Layout& old, int copies, int run, int stride, MPI_Datatype* type) {
+  if (madeType(old, copies, run, stride, type)) return MPI_SUCCESS;
+  Text t;
+  t << "the program's " << call << " makes a datatype the MPI stand-ins have no more room for (4096 types of "
+    << int64_t{kBlocks} << " blocks in all)";
+  cannot(t.str());
+  return MPI_ERR_INTERN;
 }
 
 }  // namespace
@@ -223,16 +241,29 @@ void Message::unpack(uint64_t got) {
 
 namespace r = radar::rerun_mpi;
 
+namespace {
+// A datatype made of one the stand-ins do not know, or with a negative
+// stride (legal in MPI: its lower bound is not 0), is said not answered.
+int notAnswered(const char* call) {
+  r::Text t;
+  t << "the program's " << call
+    << " makes a datatype of one the MPI stand-ins do not know, or with a negative stride: a rank re-run alone "
+       "answers contiguous and vector types of predefined ones";
+  r::cannot(t.str());
+  return MPI_ERR_TYPE;
+}
+}  // namespace
+
 HOOK int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype* type) {
   r::Layout l;
-  if (count < 0 || !r::layoutOf(old, &l)) return MPI_ERR_TYPE;
-  return r::madeType(l, count, 1, 1, type);
+  if (count < 0 || !r::layoutOf(old, &l)) return notAnswered("MPI_Type_contiguous()");
+  return r::typeMade("MPI_Type_contiguous()", l, count, 1, 1, type);
 }
 
 HOOK int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old, MPI_Datatype* type) {
   r::Layout l;
-  if (count < 0 || blocklength < 0 || stride < 0 || !r::layoutOf(old, &l)) return MPI_ERR_TYPE;
-  return r::madeType(l, count, blocklength, stride, type);
+  if (count < 0 || blocklength < 0 || stride < 0 || !r::layoutOf(old, &l)) return notAnswered("MPI_Type_vector()");
+  return r::typeMade("MPI_Type_vector()", l, count, blocklength, stride, type);
 }
 
 HOOK int MPI_Type_commit(MPI_Datatype* type) {
@@ -242,10 +273,13 @@ HOOK int MPI_Type_commit(MPI_Datatype* type) {
 
 HOOK int MPI_Type_free(MPI_Datatype* type) {
   r::Held held(r::g_types_lock);
-  for (r::Derived& d : r::g_derived)
-    if (reinterpret_cast<MPI_Datatype>(&d) == *type) d.used = false;
-  *type = static_cast<MPI_Datatype>(dlsym(RTLD_DEFAULT, "ompi_mpi_datatype_null"));
-  return MPI_SUCCESS;
+  for (r::Derived& d : r::g_derived) {
+    if (reinterpret_cast<MPI_Datatype>(&d) != *type || !d.used || d.freed) continue;
+    d.freed = true;
+    *type = static_cast<MPI_Datatype>(dlsym(RTLD_DEFAULT, "ompi_mpi_datatype_null"));
+    return MPI_SUCCESS;
+  }
+  return MPI_ERR_TYPE;  // a predefined type, or one not made
 }
 
 HOOK int MPI_Type_size(MPI_Datatype type, int* size) {
@@ -263,7 +297,11 @@ HOOK int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint* lb, MPI_Aint* extent) 
 
 HOOK int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
   const int size = r::typeSize(type);
-  if (size <= 0) return MPI_ERR_TYPE;
+  if (size < 0 || status == MPI_STATUS_IGNORE) return MPI_ERR_TYPE;
+  if (size == 0) {
+    *count = 0;
+    return MPI_SUCCESS;
+  }
   *count = status->_ucount % size ? MPI_UNDEFINED : static_cast<int>(status->_ucount / size);
   return MPI_SUCCESS;
 }

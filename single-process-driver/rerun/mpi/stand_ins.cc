@@ -36,6 +36,7 @@ struct CommSlot {
 CommSlot g_comms[kCommunicators];
 Communicator g_world;
 bool g_started = false, g_finalized = false;
+int g_thread_level = MPI_THREAD_SINGLE;  // as MPI_Init or MPI_Init_thread gave it
 
 constexpr int kPending = 4096;
 struct PendingSlot {
@@ -208,6 +209,7 @@ HOOK int MPI_Init(int*, char***) { return start("MPI_Init()"); }
 // Any level of threads is given: the stand-ins take a lock.
 HOOK int MPI_Init_thread(int*, char***, int required, int* provided) {
   const int rc = start("MPI_Init_thread()");
+  if (rc == MPI_SUCCESS) r::g_thread_level = required;
   if (rc == MPI_SUCCESS && provided) *provided = required;
   return rc;
 }
@@ -319,7 +321,7 @@ HOOK int MPI_Error_string(int code, char* text, int* length) {
 }
 
 HOOK int MPI_Query_thread(int* provided) {
-  *provided = MPI_THREAD_MULTIPLE;
+  *provided = r::g_thread_level;
   return MPI_SUCCESS;
 }
 

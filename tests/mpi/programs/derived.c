@@ -5,6 +5,7 @@
  * receive is printed. */
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 enum { N = 4 };
 
@@ -37,6 +38,15 @@ int main(int argc, char** argv) {
   }
   MPI_Bcast(&matrix[0][1], 1, column, 1, MPI_COMM_WORLD);
   printf("rank %d broadcast column %d %d %d %d\n", rank, matrix[0][1], matrix[1][1], matrix[2][1], matrix[3][1]);
+  /* A large block as one type (70 000 characters side by side). */
+  static char big[70000];
+  MPI_Datatype block;
+  MPI_Type_contiguous(sizeof big, MPI_CHAR, &block);
+  MPI_Type_commit(&block);
+  if (rank == 0) memset(big, 'x', sizeof big);
+  MPI_Bcast(big, 1, block, 0, MPI_COMM_WORLD);
+  printf("rank %d broadcast block %c%c\n", rank, big[0], big[sizeof big - 1]);
+  MPI_Type_free(&block);
   MPI_Type_free(&column);
   MPI_Type_free(&pair);
   MPI_Finalize();
