@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "inject/spin_lock.h"
 #include "log/kinds.h"
 
 #include "log/injected.h"
@@ -21,22 +22,8 @@ radar_mpi_leave_fn g_leave = nullptr;
 std::atomic<bool> g_recording{false};
 MPI_Comm g_world{};
 
-class SpinLock {
- public:
-  void lock() {
-    while (flag_.test_and_set(std::memory_order_acquire)) {
-    }
-  }
-  void unlock() { flag_.clear(std::memory_order_release); }
-
- private:
-  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
-};
-struct Held {
-  explicit Held(SpinLock& l) : lock(l) { lock.lock(); }
-  ~Held() { lock.unlock(); }
-  SpinLock& lock;
-};
+using inject::Held;
+using inject::SpinLock;
 
 // Communicators named so far (more than 256 at once are rare: the rest go
 // unrecorded, their channel 0).

@@ -13,28 +13,14 @@
 #include <atomic>
 #include <cstdint>
 
+#include "inject/spin_lock.h"
 #include "rerun/mpi_api.h"
 
 namespace radar::rerun_mpi {
 
-// The stand-ins' tables are shared by the program's threads (a lock that
-// spins: no allocation, no system call).
-class SpinLock {
- public:
-  void lock() {
-    while (flag_.test_and_set(std::memory_order_acquire)) {
-    }
-  }
-  void unlock() { flag_.clear(std::memory_order_release); }
-
- private:
-  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
-};
-struct Held {
-  explicit Held(SpinLock& l) : lock(l) { lock.lock(); }
-  ~Held() { lock.unlock(); }
-  SpinLock& lock;
-};
+// The stand-ins' tables are shared by the program's threads.
+using inject::Held;
+using inject::SpinLock;
 
 // The library's predefined handles, found by name (their macros name its data).
 MPI_Comm world();
