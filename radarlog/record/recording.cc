@@ -258,11 +258,15 @@ struct Image {
 };
 
 // A NOTE saying the image used what radar does not record. Anonymous shared
-// memory counts only once the image forks (the merge's rule too).
+// memory counts only once the image forks (the merge's rule too); shared
+// memory mapped inside an MPI call is the MPI library's transport.
 void noteUnseen(const log::Record& r, Image& img) {
   if (r.strings.size() < 4 || r.strings[1] != log::kUnseenNote) return;
-  const std::string text(r.strings[0]);
-  if (r.strings[2] == log::unseenName(log::Unseen::SharedMemory) && r.strings[3].starts_with("anonymous"))
+  std::string text(r.strings[0]);
+  const bool shared_memory = r.strings[2] == log::unseenName(log::Unseen::SharedMemory);
+  if (shared_memory && r.in_mpi_call)
+    text += "; mapped by the MPI library: its transport, whose messages are recorded as MPI calls";
+  if (shared_memory && r.strings[3].starts_with("anonymous"))
     img.unshared_memory = text;
   else
     img.unseen.push_back(text);

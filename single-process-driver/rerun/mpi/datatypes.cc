@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstring>
 #include <iterator>
 

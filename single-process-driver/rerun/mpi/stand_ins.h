@@ -10,7 +10,6 @@
 
 #include <mpi.h>
 
-#include <atomic>
 #include <cstdint>
 
 #include "inject/spin_lock.h"
