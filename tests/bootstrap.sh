@@ -24,12 +24,14 @@ radar_packages=(
   iproute2
   debootstrap desktop-file-utils zsh
 )
-# The real programs the `real` tests record (tests/real), and Wireshark
-# with xdotool for docs' screenshots of it; without them those tests skip,
-# saying what is missing.
+# The real programs the `real` tests record (tests/real), Slurm for the
+# `mpi` test that launches a job with srun, and Wireshark with xdotool for
+# docs' screenshots of it; without them those tests skip, saying what is
+# missing.
 radar_real_packages=(
   nginx-light curl postgresql redis-server redis-tools golang-go tcpdump make
   apache2-bin apache2-utils nodejs dnsmasq-base bind9-dnsutils memcached libmemcached-tools
+  slurmctld slurmd slurm-client
   wireshark-qt xdotool
 )
 

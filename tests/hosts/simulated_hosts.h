@@ -67,9 +67,11 @@ class SimulatedHosts {
     skewed_ = shell("unshare --time --monotonic 5 true").exit_code == 0;
   }
   ~SimulatedHosts() {
-    if (made_)
-      shell("ip netns del " + ns_[0] + "; ip netns del " + ns_[1] + "; rm -rf /etc/netns/" + ns_[0] + " /etc/netns/" +
-            ns_[1]);
+    if (!made_) return;
+    // Nothing outlives its host: what a test left running there is ended.
+    shell("for ns in " + ns_[0] + " " + ns_[1] + "; do ip netns pids $ns | xargs -r kill -KILL; done 2>/dev/null");
+    shell("ip netns del " + ns_[0] + "; ip netns del " + ns_[1] + "; rm -rf /etc/netns/" + ns_[0] + " /etc/netns/" +
+          ns_[1]);
   }
   SimulatedHosts(const SimulatedHosts&) = delete;
   SimulatedHosts& operator=(const SimulatedHosts&) = delete;
@@ -87,6 +89,18 @@ class SimulatedHosts {
            shellQuote("mount --bind " + shellQuote(work_ + "/boot-id-" + names_[host]) +
                       " /proc/sys/kernel/random/boot_id && hostname " + names_[host] + " && exec " + command);
   }
+
+  // As on(), but this machine's /sys stays, and with it its cgroups, which
+  // a node daemon (Slurm's slurmd) reads: the network namespace is entered
+  // with nsenter, and the host's /etc/hosts bound as `ip netns exec` does.
+  std::string daemonOn(int host, const std::string& command, bool skew = false) const {
+    const std::string clock = skew && skewed_ ? " --time --monotonic 5 --boottime 5" : "";
+    return "nsenter --net=/run/netns/" + ns_[host] + " unshare --uts --mount" + clock + " sh -c " +
+           shellQuote("mount --bind /etc/netns/" + ns_[host] + "/hosts /etc/hosts && mount --bind " +
+                      shellQuote(work_ + "/boot-id-" + names_[host]) + " /proc/sys/kernel/random/boot_id && hostname " +
+                      names_[host] + " && exec " + command);
+  }
+  const std::string& name(int host) const { return names_[host]; }
 
   // An agent for launchers that start their daemons through ssh (Open
   // MPI's plm_rsh_agent): "AGENT [-options] HOST COMMAND" runs COMMAND on

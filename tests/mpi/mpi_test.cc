@@ -17,6 +17,7 @@
 #include "real_check.h"
 #include "recorded.h"
 #include "simulated_hosts.h"
+#include "simulated_slurm.h"
 
 namespace radar::testing {
 namespace {
@@ -364,6 +365,49 @@ TEST_F(Mpi, RingOfFourRanksOnTwoHostsIsOneStory) {
   EXPECT_GE(std::stoll(c[3]), 0);
   // Each rank re-run here from the four recordings, its messages from the
   // other host's ranks over TCP answered from their logs.
+  expectEveryRankReRunsAlone(4, run);
+}
+
+// The same ring launched by Slurm: a controller on host-a, a node daemon on
+// each host (host-b's clock 5 s ahead), and `srun --mpi=pmix -N 2 -n 4`
+// starting each rank under `radar record` as it starts any program, the
+// ranks meeting through Slurm's PMIx servers instead of mpirun's. Ranks 0
+// and 1 on host-a, 2 and 3 on host-b; the four recordings one story, in
+// causal order whatever host-b's clock says (expectAsPrinted).
+TEST_F(Mpi, SrunStartsARecordedRingOnTwoHosts) {
+  if (::geteuid() != 0) GTEST_SKIP() << "making network namespaces needs root";
+  if (!have("ip") || !have("unshare")) GTEST_SKIP() << "needs ip and unshare";
+  const std::string work = testTempDir();
+  SimulatedHosts hosts("host-a", "host-b", 2, work);
+  if (!hosts.ok()) GTEST_SKIP() << "cannot simulate hosts here: " << hosts.why();
+  SimulatedSlurm slurm(hosts, work);
+  if (!slurm.ok()) GTEST_SKIP() << "cannot run Slurm here: " << slurm.why();
+  const std::string each_rank =
+      "sh -c " + shellQuote("exec " + shellQuote(radarPath()) + " record -o " + shellQuote(work + "/rank-") +
+                            "$SLURM_PROCID -- " + shellQuote(program("ring")) + " 3");
+  const Result run = shell(slurm.srun("--mpi=pmix -N 2 -n 4 " + each_rank));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  for (int rank = 0; rank < 4; ++rank) dirs_.push_back(work + "/rank-" + std::to_string(rank));
+  expectAsPrinted(run, "ring");
+  // The shared memory each rank's MPI library maps is said to be its
+  // transport when the rank's recording ends.
+  std::istringstream said(run.err);
+  size_t transports = 0;
+  for (std::string line; std::getline(said, line);) {
+    if (line.find("maps shared memory") == std::string::npos) continue;
+    EXPECT_NE(line.find("; mapped by the MPI library: its transport, whose messages are recorded as MPI calls"),
+              std::string::npos)
+        << line;
+    ++transports;
+  }
+  EXPECT_EQ(transports, 4u) << run.err;
+  std::vector<std::string> mpi{"events", "-k", "MPI_Init"};
+  mpi.insert(mpi.end(), dirs_.begin(), dirs_.end());
+  const Result inits = radar(mpi);
+  for (const char* rank : {"0\\[\\d+@host-a\\]", "1\\[\\d+@host-a\\]", "2\\[\\d+@host-b\\]", "3\\[\\d+@host-b\\]"})
+    EXPECT_TRUE(std::regex_search(inits.out, std::regex(std::string("Process ring rank ") + rank + " starts MPI")))
+        << rank << "\n"
+        << inits.out;
   expectEveryRankReRunsAlone(4, run);
 }
 
