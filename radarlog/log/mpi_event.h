@@ -37,6 +37,18 @@ inline uint32_t mpiCollectiveCode(std::string_view operation) {
   return 0;
 }
 
+// MPI_Comm_create's group, recorded in its MPI_COMM event where other
+// calls have a key (ints[2]): its members as ranks of the parent
+// communicator, in their new order, folded (FNV-1a) one by one. Never 0,
+// which a recording made before it was kept has there.
+inline constexpr uint32_t kMpiMembersSeed = 2166136261u;
+inline uint32_t mpiMembersStep(uint32_t h, int32_t parent_rank) {
+  auto v = static_cast<uint32_t>(parent_rank);
+  for (int i = 0; i < 4; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 16777619u;
+  return h;
+}
+inline int32_t mpiMembersChecksum(uint32_t h) { return static_cast<int32_t>(h | 1u); }
+
 struct MpiEvent {
   uint16_t kind = 0;     // log::Kind, one of the Mpi* kinds
   int64_t entry_ns = 0;  // CLOCK_MONOTONIC when the call began

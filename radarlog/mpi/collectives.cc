@@ -16,6 +16,7 @@
 using radar::log::Kind;
 using radar::log::MpiEvent;
 namespace m = radar::mpi;
+namespace lg = radar::log;
 
 namespace {
 
@@ -225,11 +226,35 @@ HOOK int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sd
 // ==== communicators ==================================================================
 
 namespace {
-int made(const char* how, int64_t entry, MPI_Comm parent, MPI_Comm* made_comm, int color, int key, int rc) {
+// A member's MPI_Comm_create records its group (log/mpi_event.h).
+int32_t membersOf(MPI_Comm parent, MPI_Group group) {
+  PMPI(Comm_group);
+  PMPI(Group_size);
+  PMPI(Group_translate_ranks);
+  PMPI(Group_free);
+  MPI_Group parent_group;
+  int size = 0;
+  if (pmpi_Comm_group(parent, &parent_group) != MPI_SUCCESS) return 0;
+  uint32_t h = lg::kMpiMembersSeed;
+  if (pmpi_Group_size(group, &size) != MPI_SUCCESS) size = 0;
+  for (int i = 0; i < size; ++i) {
+    int rank = MPI_UNDEFINED;
+    pmpi_Group_translate_ranks(group, 1, &i, parent_group, &rank);
+    h = lg::mpiMembersStep(h, rank);
+  }
+  pmpi_Group_free(&parent_group);
+  return lg::mpiMembersChecksum(h);
+}
+
+// A communicator made (`group`: MPI_Comm_create's, whose members take the
+// place of a key).
+int made(const char* how, int64_t entry, MPI_Comm parent, MPI_Comm* made_comm, int color, int key, int rc,
+         const MPI_Group* group = nullptr) {
   if (!m::recording() || rc != MPI_SUCCESS) return rc;
   m::nameCommunicator(parent, *made_comm, color);
   const uint32_t channel = m::channelOf(*made_comm);
   if (!channel) return rc;  // not a member (MPI_COMM_NULL)
+  if (group) key = membersOf(parent, *group);
   const int32_t ints[] = {static_cast<int32_t>(m::channelOf(parent)), color, key};
   const char* strings[] = {how};
   MpiEvent e;
@@ -264,7 +289,7 @@ HOOK int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   const m::Inside inside;
   PMPI(Comm_create);
   const int64_t entry = m::now();
-  return made("MPI_Comm_create", entry, comm, newcomm, -1, 0, pmpi_Comm_create(comm, group, newcomm));
+  return made("MPI_Comm_create", entry, comm, newcomm, -1, 0, pmpi_Comm_create(comm, group, newcomm), &group);
 }
 
 HOOK int MPI_Comm_free(MPI_Comm* comm) {

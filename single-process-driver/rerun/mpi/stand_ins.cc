@@ -272,7 +272,8 @@ int makeCommunicator(const char* operation, MPI_Comm parent, int color, int key,
   call.what = what.str();
   radar_rerun_mpi_answer a;
   if (!r::ask(call, &a)) return r::kFailed;
-  *made = r::made(r::Communicator{a.channel, a.rank, a.size});
+  const bool duplicate = std::strcmp(operation, "MPI_Comm_dup") == 0;
+  *made = r::made(r::Communicator{a.channel, a.rank, a.size, duplicate ? r::rankSpace(p) : 0});
   return MPI_SUCCESS;
 }
 }  // namespace
@@ -287,13 +288,6 @@ HOOK int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 
 HOOK int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   return makeCommunicator("MPI_Comm_dup", comm, -1, 0, newcomm);
-}
-
-HOOK int MPI_Comm_create(MPI_Comm, MPI_Group, MPI_Comm*) {
-  r::cannot(
-      "the program calls MPI_Comm_create(), whose group only the MPI library knows: a rank re-run alone answers "
-      "MPI_Comm_split and MPI_Comm_dup");
-  return r::kFailed;
 }
 
 HOOK int MPI_Comm_free(MPI_Comm* comm) {

@@ -47,7 +47,11 @@ struct Communicator {
   uint32_t channel = 0;
   int rank = 0;
   int size = 1;
+  uint32_t ranks_of = 0;  // a duplicate's: the channel whose ranks its ranks are (0: its own)
 };
+// The channel whose ranks a communicator's are: a group taken from it
+// is of those.
+inline uint32_t rankSpace(const Communicator& c) { return c.ranks_of ? c.ranks_of : c.channel; }
 bool communicator(MPI_Comm comm, Communicator* out);
 void started(uint32_t world_channel, int rank, int size);
 MPI_Comm made(const Communicator& c);  // a new handle for it
