@@ -162,6 +162,11 @@ void noteMpiCall(const log::Record& r, uint32_t index, LogJob& job) {
     if (!r.fds.empty()) job.mpi_rank = r.fds[0];
     return;
   }
+  // Room for every event the log is expected to have left: pages are
+  // touched only as calls fill them, where growing by doubling would copy
+  // them all into fresh memory again and again.
+  if (job.mpi_calls.empty() && job.begin + job.capacity > index)
+    job.mpi_calls.reserve(job.begin + job.capacity - index);
   MpiCall call;
   call.peer = r.peer_pid;
   call.tag = r.status;

@@ -1,5 +1,6 @@
 // The merge's MPI messages: each receive matched to the send it got by
 // MPI's rules, and each collective tied across its ranks.
+#include <algorithm>
 #include <unordered_map>
 
 #include "trace/merger.h"
@@ -69,13 +70,33 @@ void findRaceCandidates(const Sends& sends, std::vector<Wildcard>& wildcards,
   }
 }
 
+// A map by route whose last entry is kept at hand: a rank's calls follow
+// one route for long stretches (a ring, a halo's few neighbours).
+template <class T>
+class ByRoute {
+ public:
+  std::vector<T>& operator[](const Route& route) {
+    if (!last_ || route != last_route_) {
+      last_ = &map_[route];
+      last_route_ = route;
+    }
+    return *last_;
+  }
+  std::map<Route, std::vector<T>>& all() { return map_; }
+
+ private:
+  std::map<Route, std::vector<T>> map_;
+  Route last_route_{};
+  std::vector<T>* last_ = nullptr;
+};
+
 }  // namespace
 
 void Merger::matchMpi() {
   if (raw_.mpi_calls.empty()) return;
   const auto& eps = raw_.endpoints;
-  Sends sends;
-  std::map<Route, std::vector<Posted>> receives;
+  ByRoute<uint32_t> sends_by_route;
+  ByRoute<Posted> receives_by_route;
   std::vector<Wildcard> wildcards;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> posts;  // (process, serial) -> its MPI_IRECV
   std::vector<std::vector<uint32_t>> collectives(eps.size());
@@ -85,7 +106,8 @@ void Merger::matchMpi() {
     const Endpoint& end = eps[ev.endpoint];
     switch (ev.eventKind()) {
       case Kind::MpiSend:
-        sends[{end.channel, end.mpi_rank, call.peer, call.tag}].push_back(i);
+        sends_by_route[{end.channel, end.mpi_rank, call.peer, call.tag}].push_back(i);
+        t_.bytes_sent += ev.value;
         break;
       case Kind::MpiIrecv:
         posts[{ev.process, call.serial}] = i;
@@ -94,7 +116,8 @@ void Merger::matchMpi() {
         auto post = call.serial ? posts.find({ev.process, call.serial}) : posts.end();
         const Route route{end.channel, call.peer, end.mpi_rank, call.tag};
         const Posted posted{post == posts.end() ? i : post->second, i};
-        receives[route].push_back(posted);
+        receives_by_route[route].push_back(posted);
+        t_.bytes_received += ev.value;
         if (call.any_source) wildcards.push_back({posted, route, call.any_tag});
         break;
       }
@@ -105,29 +128,29 @@ void Merger::matchMpi() {
         break;
     }
   }
+  const Sends& sends = sends_by_route.all();
   std::unordered_map<uint32_t, uint32_t> got, post_of;  // for the races: only where a receive took any source
-  for (auto& [route, posted] : receives) {
-    std::stable_sort(posted.begin(), posted.end(), [](const Posted& a, const Posted& b) { return a.post < b.post; });
+  const auto by_post = [](const Posted& a, const Posted& b) { return a.post < b.post; };
+  for (auto& [route, posted] : receives_by_route.all()) {
+    if (!std::is_sorted(posted.begin(), posted.end(), by_post))  // posted by MPI_Irecv
+      std::stable_sort(posted.begin(), posted.end(), by_post);
     const auto found = sends.find(route);
     const std::vector<uint32_t> none;
     const std::vector<uint32_t>& sent = found == sends.end() ? none : found->second;
     for (size_t n = 0; n < posted.size(); ++n) {
-      Event& receive = raw_.events[posted[n].receive];
-      t_.bytes_received += receive.value;
       if (n >= sent.size()) {
-        receive.flags |= kEventUnmatched;  // from a rank radar did not record
+        raw_.events[posted[n].receive].flags |= kEventUnmatched;  // from a rank radar did not record
         continue;
       }
-      edges_.push_back(makeEdge(sent[n], Edge::Why::Message, posted[n].receive, receive.value));
+      const uint32_t bytes = raw_.events[posted[n].receive].value;  // as the receive counted them
+      edges_.push_back(makeEdge(sent[n], Edge::Why::Message, posted[n].receive, bytes));
       raw_.events[sent[n]].flags |= kEventReceivedWhole;
-      t_.bytes_matched += receive.value;
+      t_.bytes_matched += bytes;
       if (wildcards.empty()) continue;
       got[posted[n].receive] = sent[n];
       post_of[sent[n]] = posted[n].post;
     }
   }
-  for (const auto& [route, sent] : sends)
-    for (uint32_t s : sent) t_.bytes_sent += raw_.events[s].value;
   findRaceCandidates(sends, wildcards, got, post_of, t_.mpi_races);
   matchMpiCollectives(collectives);
 }
@@ -157,6 +180,7 @@ void Merger::matchMpiCollectives(const std::vector<std::vector<uint32_t>>& by_en
     if (!log::isMpiType(c.type)) continue;
     size_t rounds = 0;
     for (uint32_t ep : c.endpoints) rounds = std::max(rounds, by_endpoint[ep].size());
+    std::vector<uint32_t> arrivals(c.endpoints.size());  // each rank's in round n, found once
     for (size_t n = 0; n < rounds; ++n) {
       // Where the ranks call different collectives, the n-th are not one
       // collective any more (a finding says so): no edge claims they are.
@@ -169,21 +193,26 @@ void Merger::matchMpiCollectives(const std::vector<std::vector<uint32_t>>& by_en
           called = mine;
         }
       if (!same) break;
+      for (size_t k = 0; k < c.endpoints.size(); ++k) {
+        const std::vector<uint32_t>& mine = by_endpoint[c.endpoints[k]];
+        arrivals[k] = n < mine.size() ? arrivalAt(mine[n]) : kNone;
+      }
       for (uint32_t to_ep : c.endpoints) {
         if (n >= by_endpoint[to_ep].size()) continue;
         const uint32_t to = by_endpoint[to_ep][n];
         const std::string_view operation = mpiCollectiveName(raw_.events[to].value);
-        const MpiCall* call = raw_.mpiCallAt(to);
-        const int32_t root = call ? call->peer : -1;
         const bool from_root_only =
             operation == "MPI_Bcast" || operation == "MPI_Scatter" || operation == "MPI_Scatterv";
         const bool to_root_only = operation == "MPI_Reduce" || operation == "MPI_Gather" || operation == "MPI_Gatherv";
-        for (uint32_t from_ep : c.endpoints) {
-          if (from_ep == to_ep || n >= by_endpoint[from_ep].size()) continue;
+        const MpiCall* call =
+            from_root_only || to_root_only ? raw_.mpiCallAt(to) : nullptr;  // a search: only if need be
+        const int32_t root = call ? call->peer : -1;
+        if (to_root_only && raw_.endpoints[to_ep].mpi_rank != root) continue;
+        for (size_t k = 0; k < c.endpoints.size(); ++k) {
+          const uint32_t from_ep = c.endpoints[k];
+          if (from_ep == to_ep || arrivals[k] == kNone) continue;
           if (from_root_only && raw_.endpoints[from_ep].mpi_rank != root) continue;
-          if (to_root_only && raw_.endpoints[to_ep].mpi_rank != root) continue;
-          const uint32_t arrival = arrivalAt(by_endpoint[from_ep][n]);
-          if (arrival != kNone) edges_.push_back(makeEdge(arrival, Edge::Why::Collective, to, 0));
+          edges_.push_back(makeEdge(arrivals[k], Edge::Why::Collective, to, 0));
         }
       }
     }
