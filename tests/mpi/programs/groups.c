@@ -2,12 +2,19 @@
  * even ranks (MPI_Group_incl) and its odd ones (MPI_Group_excl), a
  * communicator made of each (MPI_Comm_create, collective over
  * MPI_COMM_WORLD: each rank is a member of one), a token passed round each
- * and an Allreduce in each. Every rank prints what the group calls told it
- * and what it passes and gets, naming ranks of MPI_COMM_WORLD
- * (MPI_Group_translate_ranks). */
+ * and two Allreduces in each (a sum, then a reduction of the program's
+ * own). Every rank prints what the group calls told it and what it passes
+ * and gets, naming ranks of MPI_COMM_WORLD (MPI_Group_translate_ranks). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* A reduction of the program's own: the highest of the ranks. */
+static void highest(void* in, void* inout, int* count, MPI_Datatype* type) {
+  (void)type;
+  for (int i = 0; i < *count; ++i)
+    if (((int*)in)[i] > ((int*)inout)[i]) ((int*)inout)[i] = ((int*)in)[i];
+}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -70,6 +77,12 @@ int main(int argc, char** argv) {
   int sum = 0;
   MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, mine);
   printf("rank %d: the %s' ranks sum to %d\n", rank, odd ? "odds" : "evens", sum);
+  MPI_Op op;
+  MPI_Op_create(highest, 1, &op);
+  int top = -1;
+  MPI_Allreduce(&rank, &top, 1, MPI_INT, op, mine);
+  printf("rank %d: the %s' highest rank is %d\n", rank, odd ? "odds" : "evens", top);
+  MPI_Op_free(&op);
 
   MPI_Comm_free(&mine);
   MPI_Group_free(&evens);
