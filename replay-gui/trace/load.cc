@@ -54,8 +54,8 @@ struct LogJob {
   std::map<uint32_t, std::string> addresses;                  // event index (global) -> address
   std::map<uint32_t, std::vector<uint32_t>> message_lengths;  // likewise
   std::map<uint32_t, uint64_t> counts;                        // likewise
-  std::vector<std::pair<uint32_t, MpiCall>> mpi_calls;        // likewise, in order
-  std::vector<std::pair<uint32_t, SyncCall>> sync_calls;      // likewise, in order
+  std::vector<std::pair<uint32_t, MpiCall>> mpi_calls;        // by offset from begin, in order
+  std::vector<std::pair<uint32_t, SyncCall>> sync_calls;      // by index (global), in order
   int32_t mpi_rank = -1;                                      // MPI_Init's rank in MPI_COMM_WORLD
   std::vector<uint32_t> in_mpi_calls;                         // counters: Process::in_mpi_calls
   std::vector<uint32_t> threads;
@@ -177,7 +177,7 @@ void noteMpiCall(const log::Record& r, uint32_t index, LogJob& job) {
     call.any_tag = at(1) == log::kMpiAnyTag;
     call.asked_tag = at(1);
   }
-  job.mpi_calls.emplace_back(index, call);
+  job.mpi_calls.emplace_back(index - job.begin, call);
 }
 
 // A synchronization's object and numbers, kept for the merge's edges.
@@ -459,9 +459,9 @@ void adoptEventFacts(LogJob& job, uint32_t shift, RawRecording& raw) {
   for (auto& [index, lengths] : job.message_lengths)
     raw.message_lengths.insert_or_assign(index + shift, std::move(lengths));
   for (auto& [index, count] : job.counts) raw.counts.insert_or_assign(index + shift, count);
-  // Logs are adopted in the order of their places: the calls stay sorted.
-  for (const auto& [index, call] : job.mpi_calls) raw.mpi_calls.emplace_back(index + shift, call);
-  std::vector<std::pair<uint32_t, MpiCall>>().swap(job.mpi_calls);
+  // By their offsets in the process's events, which stay as they move.
+  if (raw.mpi_calls.size() <= job.process) raw.mpi_calls.resize(job.process + 1);
+  raw.mpi_calls[job.process] = std::move(job.mpi_calls);
   for (const auto& [index, call] : job.sync_calls) raw.sync_calls.emplace_back(index + shift, call);
   std::vector<std::pair<uint32_t, SyncCall>>().swap(job.sync_calls);
 }
@@ -810,9 +810,7 @@ void compactLogs(std::vector<LogJob>& usable, RawRecording& raw, const LoadOptio
   uint32_t write = 0;
   raw.ranges.assign(raw.processes.size(), {0, 0});
   if (options.keep_sent_bytes) raw.sent_bytes.resize(raw.processes.size());
-  size_t mpi_calls = 0;
-  for (const LogJob& job : usable) mpi_calls += job.mpi_calls.size();
-  raw.mpi_calls.reserve(mpi_calls);  // one allocation, not a copy each time it grows
+  raw.mpi_calls.assign(raw.processes.size(), {});
   for (LogJob& job : usable) {
     if (write != job.begin) {
       std::move(raw.events.begin() + job.begin, raw.events.begin() + job.begin + job.count, raw.events.begin() + write);

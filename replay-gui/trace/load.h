@@ -82,12 +82,20 @@ struct RawRecording {
   std::map<uint32_t, std::vector<uint32_t>> message_lengths;
   // An eventfd's writes and reads: the count each added or took.
   std::map<uint32_t, uint64_t> counts;
-  std::vector<std::pair<uint32_t, MpiCall>> mpi_calls;    // MPI events, by position (a map's nodes cost 3x)
+  // MPI events by process, in its order: each one's offset in the
+  // process's range (its position less ranges[p].first) and call. Kept as
+  // each log's reading made them: gathering them into one array would fill
+  // as much fresh memory again (a map's nodes would cost 3x).
+  std::vector<std::vector<std::pair<uint32_t, MpiCall>>> mpi_calls;
   std::vector<std::pair<uint32_t, SyncCall>> sync_calls;  // synchronization events, by position
   const MpiCall* mpiCallAt(uint32_t position) const {
-    auto it = std::lower_bound(mpi_calls.begin(), mpi_calls.end(), position,
-                               [](const auto& call, uint32_t p) { return call.first < p; });
-    return it != mpi_calls.end() && it->first == position ? &it->second : nullptr;
+    const uint32_t p = position < events.size() ? events[position].process : kNone;
+    if (p >= mpi_calls.size() || p >= ranges.size() || position < ranges[p].first) return nullptr;
+    const uint32_t offset = position - ranges[p].first;
+    const auto& calls = mpi_calls[p];
+    auto it = std::lower_bound(calls.begin(), calls.end(), offset,
+                               [](const auto& call, uint32_t o) { return call.first < o; });
+    return it != calls.end() && it->first == offset ? &it->second : nullptr;
   }
   std::vector<std::string> boots;
   std::vector<std::string> directories;

@@ -34,7 +34,7 @@ void Merger::run(StepTimer& step) {
   matchCounters();
   step("counters");
   matchMpi();
-  std::vector<std::pair<uint32_t, MpiCall>>().swap(raw_.mpi_calls);
+  std::vector<std::vector<std::pair<uint32_t, MpiCall>>>().swap(raw_.mpi_calls);
   step("mpi");
   matchSync();
   step("sync");

@@ -93,39 +93,44 @@ class ByRoute {
 }  // namespace
 
 void Merger::matchMpi() {
-  if (raw_.mpi_calls.empty()) return;
+  if (std::all_of(raw_.mpi_calls.begin(), raw_.mpi_calls.end(), [](const auto& calls) { return calls.empty(); }))
+    return;
   const auto& eps = raw_.endpoints;
   ByRoute<uint32_t> sends_by_route;
   ByRoute<Posted> receives_by_route;
   std::vector<Wildcard> wildcards;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> posts;  // (process, serial) -> its MPI_IRECV
   std::vector<std::vector<uint32_t>> collectives(eps.size());
-  for (const auto& [i, call] : raw_.mpi_calls) {  // by position: each process's in its order
-    const Event& ev = raw_.events[i];
-    if (ev.endpoint == kNone || !log::isMpiType(eps[ev.endpoint].type) || (ev.flags & kEventFailed)) continue;
-    const Endpoint& end = eps[ev.endpoint];
-    switch (ev.eventKind()) {
-      case Kind::MpiSend:
-        sends_by_route[{end.channel, end.mpi_rank, call.peer, call.tag}].push_back(i);
-        t_.bytes_sent += ev.value;
-        break;
-      case Kind::MpiIrecv:
-        posts[{ev.process, call.serial}] = i;
-        break;
-      case Kind::MpiRecv: {
-        auto post = call.serial ? posts.find({ev.process, call.serial}) : posts.end();
-        const Route route{end.channel, call.peer, end.mpi_rank, call.tag};
-        const Posted posted{post == posts.end() ? i : post->second, i};
-        receives_by_route[route].push_back(posted);
-        t_.bytes_received += ev.value;
-        if (call.any_source) wildcards.push_back({posted, route, call.any_tag});
-        break;
+  for (const uint32_t p : owners_) {  // the processes by where their events lie, each's in its order
+    if (p >= raw_.mpi_calls.size()) continue;
+    for (const auto& [offset, call] : raw_.mpi_calls[p]) {
+      const uint32_t i = raw_.ranges[p].first + offset;
+      const Event& ev = raw_.events[i];
+      if (ev.endpoint == kNone || !log::isMpiType(eps[ev.endpoint].type) || (ev.flags & kEventFailed)) continue;
+      const Endpoint& end = eps[ev.endpoint];
+      switch (ev.eventKind()) {
+        case Kind::MpiSend:
+          sends_by_route[{end.channel, end.mpi_rank, call.peer, call.tag}].push_back(i);
+          t_.bytes_sent += ev.value;
+          break;
+        case Kind::MpiIrecv:
+          posts[{ev.process, call.serial}] = i;
+          break;
+        case Kind::MpiRecv: {
+          auto post = call.serial ? posts.find({ev.process, call.serial}) : posts.end();
+          const Route route{end.channel, call.peer, end.mpi_rank, call.tag};
+          const Posted posted{post == posts.end() ? i : post->second, i};
+          receives_by_route[route].push_back(posted);
+          t_.bytes_received += ev.value;
+          if (call.any_source) wildcards.push_back({posted, route, call.any_tag});
+          break;
+        }
+        case Kind::MpiCollective:
+          collectives[ev.endpoint].push_back(i);
+          break;
+        default:
+          break;
       }
-      case Kind::MpiCollective:
-        collectives[ev.endpoint].push_back(i);
-        break;
-      default:
-        break;
     }
   }
   const Sends& sends = sends_by_route.all();
