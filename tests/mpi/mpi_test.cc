@@ -229,6 +229,18 @@ class Mpi : public ::testing::Test {
     return printed;
   }
 
+  // A 4-rank ring on two hosts: ranks 0 and 1 on host-a, 2 and 3 on
+  // host-b, named so.
+  void expectRingRanksOnTwoHosts() {
+    std::vector<std::string> mpi{"events", "-k", "MPI_Init"};
+    mpi.insert(mpi.end(), dirs_.begin(), dirs_.end());
+    const Result inits = radar(mpi);
+    for (const char* rank : {"0\\[\\d+@host-a\\]", "1\\[\\d+@host-a\\]", "2\\[\\d+@host-b\\]", "3\\[\\d+@host-b\\]"})
+      EXPECT_TRUE(std::regex_search(inits.out, std::regex(std::string("Process ring rank ") + rank + " starts MPI")))
+          << rank << "\n"
+          << inits.out;
+  }
+
   void expectCausalStory() {
     const CausalCheck causal = checkCausalOrder(readStory(dirs_));
     for (size_t i = 0; i < causal.violations.size() && i < 10; ++i) ADD_FAILURE() << causal.violations[i];
@@ -342,14 +354,7 @@ TEST_F(Mpi, RingOfFourRanksOnTwoHostsIsOneStory) {
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   for (int rank = 0; rank < 4; ++rank) dirs_.push_back(work + "/rank-" + std::to_string(rank));
   expectAsPrinted(run, "ring");
-  // Ranks 0 and 1 on host-a, 2 and 3 on host-b, named so.
-  std::vector<std::string> mpi{"events", "-k", "MPI_Init"};
-  mpi.insert(mpi.end(), dirs_.begin(), dirs_.end());
-  const Result inits = radar(mpi);
-  for (const char* rank : {"0\\[\\d+@host-a\\]", "1\\[\\d+@host-a\\]", "2\\[\\d+@host-b\\]", "3\\[\\d+@host-b\\]"})
-    EXPECT_TRUE(std::regex_search(inits.out, std::regex(std::string("Process ring rank ") + rank + " starts MPI")))
-        << rank << "\n"
-        << inits.out;
+  expectRingRanksOnTwoHosts();
   // host-b's clock lined up with host-a's by an interval that holds the
   // truth (one machine's clock, really), and left as read.
   std::vector<std::string> stats{"stats", "--json"};
@@ -401,13 +406,7 @@ TEST_F(Mpi, SrunStartsARecordedRingOnTwoHosts) {
     ++transports;
   }
   EXPECT_EQ(transports, 4u) << run.err;
-  std::vector<std::string> mpi{"events", "-k", "MPI_Init"};
-  mpi.insert(mpi.end(), dirs_.begin(), dirs_.end());
-  const Result inits = radar(mpi);
-  for (const char* rank : {"0\\[\\d+@host-a\\]", "1\\[\\d+@host-a\\]", "2\\[\\d+@host-b\\]", "3\\[\\d+@host-b\\]"})
-    EXPECT_TRUE(std::regex_search(inits.out, std::regex(std::string("Process ring rank ") + rank + " starts MPI")))
-        << rank << "\n"
-        << inits.out;
+  expectRingRanksOnTwoHosts();
   expectEveryRankReRunsAlone(4, run);
 }
 
