@@ -40,6 +40,9 @@ uint32_t takeThreadOrdinal();
 void returnThreadOrdinal();
 // First thing in a new thread, with its creation order.
 void threadStarts(uint32_t ordinal);
+// pthread_create() has started one (a re-run holds the creator to the
+// recorded order: the new thread's first steps may come before its next).
+void threadCreated(uint32_t ordinal);
 
 // ---- what radar does not record (unseen_hooks.cc) -------------------------------
 // The program used `what` (`detail` names it: a path, a queue, a call; `fd`

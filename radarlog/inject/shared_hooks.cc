@@ -128,11 +128,14 @@ HOOK int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*s
   if (!slot) return real_pthread_create(thread, attr, start, arg);
   slot->start = start;
   slot->arg = arg;
-  slot->ordinal = radar::inject::takeThreadOrdinal();
+  const uint32_t ordinal = radar::inject::takeThreadOrdinal();
+  slot->ordinal = ordinal;
   const int r = real_pthread_create(thread, attr, launchedThread, slot);
   if (r != 0) {
     radar::inject::returnThreadOrdinal();
     slot->busy.store(0, std::memory_order_release);
+  } else {
+    radar::inject::threadCreated(ordinal);
   }
   return r;
 }

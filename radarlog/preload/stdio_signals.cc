@@ -137,6 +137,7 @@ void signalHandled(int, void* context) {
 bool announcesThreads() { return active(); }
 uint32_t takeThreadOrdinal() { return g_process.threads_created.fetch_add(1, std::memory_order_relaxed) + 1; }
 void returnThreadOrdinal() { g_process.threads_created.fetch_sub(1, std::memory_order_relaxed); }
+void threadCreated(uint32_t) {}
 void threadStarts(uint32_t ordinal) {
   if (!active()) return;
   Call call(Kind::ThreadStart, -1);

@@ -2278,6 +2278,7 @@ bool announcesThreads() { return replaying(); }
 uint32_t takeThreadOrdinal() { return radar::rerun::nextThreadOrdinal(); }
 void returnThreadOrdinal() { radar::rerun::returnThreadOrdinal(); }
 void threadStarts(uint32_t ordinal) { radar::rerun::threadStarts(ordinal); }
+void threadCreated(uint32_t ordinal) { radar::rerun::threadCreated(ordinal); }
 
 // Synchronization recorded (--sync) is held to its recorded order (rerun.cc).
 SyncMode syncMode() { return radar::rerun::ordersSync() ? SyncMode::Replay : SyncMode::Off; }

@@ -493,9 +493,25 @@ bool waitTurn(const ScriptEvent* e) {
 // Per script thread: a close let go before its turn (releaseLateClose).
 uint32_t g_early_close[kMaxThreads];
 
+// Whether a thread may be held, between calls, until the others' events
+// before its next one are replayed. Before any call but a synchronization,
+// and before a lock taken exclusively: a thread that ran ahead to it would
+// read memory the others had not written yet (CPython's request to hand
+// over its interpreter lock, set under the lock by a waiting thread). Not
+// before a release (the recorder may count it after the acquisition it let
+// through), a semaphore wait or a read lock (a post or another reader can
+// be counted before it and still wait for it in the object's order), a
+// condition wait (counted after its wake-up) or a barrier (it ends only
+// when every party arrives): holding those would stall both sides.
+bool heldBefore(uint32_t next) {
+  const ScriptEvent& e = g.events[next];
+  if (!isSyncEvent(next)) return true;
+  return e.kind == static_cast<uint16_t>(Kind::MutexLock) && !(e.call_flags & log::kSyncRead);
+}
+
 void holdUntilNext(int32_t index) {
   const uint32_t next = g_cursor[index];
-  if (next == kNoEvent || isSyncEvent(next)) return;
+  if (next == kNoEvent || !heldBefore(next)) return;
   waitFor([&] { return replayedBefore(next) || __atomic_load_n(&g_early_close[index], __ATOMIC_ACQUIRE) == next + 1; },
           kIdleHoldMs, false);
 }
@@ -1423,6 +1439,48 @@ void threadStarts(uint32_t ordinal) {
   publishNext(found);
   checkStops(*e);
   consume(e);
+}
+
+namespace {
+// The script thread a new thread of creation order `ordinal` will play, or -1.
+int32_t recordedThread(uint32_t ordinal, uint32_t segment) {
+  for (uint32_t i = 0; i < g.header->thread_count && i < kMaxThreads; ++i) {
+    const ScriptThread& t = g.threads[i];
+    if (t.segment != segment || t.first_event >= g.header->event_count) continue;
+    const ScriptEvent& first = g.events[t.first_event];
+    if (first.kind == static_cast<uint16_t>(Kind::ThreadStart) && first.size == ordinal) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+// Whether the next event to replay is a thread's that no thread plays yet,
+// other than `newborn`: one the creator has still to start, going on.
+bool nextIsUnborn(int32_t newborn) {
+  const uint32_t p = __atomic_load_n(&g_prefix, __ATOMIC_ACQUIRE);
+  if (p >= g.header->event_count) return false;
+  const uint32_t owner = g.events[p].thread;
+  return owner < kMaxThreads && static_cast<int32_t>(owner) != newborn &&
+         !g_player[owner].load(std::memory_order_relaxed);
+}
+}  // namespace
+
+// The creator waits, as between two calls, for the events recorded before
+// its next one, the new thread's first steps among them -- unless those
+// wait for a thread it has yet to create. A new thread takes a while to
+// begin: its start is waited for as long as a call waits for its turn; what
+// it does next, as briefly as any hold between two calls (it may wait for
+// the creator's next step, made with no call).
+void threadCreated(uint32_t ordinal) {
+  if (!replaying()) return;
+  const uint32_t segment = g.segment.load(std::memory_order_acquire);
+  if (t_place.index < 0 || t_place.segment != segment) return;
+  const uint32_t next = g_cursor[t_place.index];
+  if (next == kNoEvent || !heldBefore(next)) return;
+  const int32_t newborn = recordedThread(ordinal, segment);
+  auto done = [&] { return replayedBefore(next) || nextIsUnborn(newborn); };
+  if (newborn >= 0)
+    waitFor([&] { return done() || isSet(g_replayed, g.threads[newborn].first_event); }, kIdleWaitMs, false);
+  waitFor(done, kIdleHoldMs, false);
 }
 
 void branchToChild(const ScriptEvent* e) {

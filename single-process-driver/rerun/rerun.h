@@ -121,6 +121,11 @@ void checkCopiedOutput(int fd, long result, uint32_t crc);
 uint32_t nextThreadOrdinal();
 void returnThreadOrdinal();  // the thread could not be created
 void threadStarts(uint32_t ordinal);
+// The calling thread has created one: it goes on once the events recorded
+// before its next call, the new thread's first among them, are replayed
+// (where that call is one a thread is held before between its calls, and
+// unless those events wait for a thread it has yet to create).
+void threadCreated(uint32_t ordinal);
 // The program has started threads in this image.
 bool threadsWereStarted();
 
